@@ -1,0 +1,214 @@
+package mech
+
+import (
+	"slices"
+)
+
+// Utility is an N×M matrix of real utilities u'(x_i, y_j); higher is better.
+type Utility [][]float64
+
+// NewUtility validates u: non-empty, rectangular and finite.
+func NewUtility(u [][]float64) (Utility, error) {
+	if _, _, err := checkMatrix("utility", u); err != nil {
+		return nil, err
+	}
+	return Utility(u), nil
+}
+
+// Dims returns the number of inputs N and outputs M.
+func (u Utility) Dims() (n, m int) {
+	if len(u) == 0 {
+		return 0, 0
+	}
+	return len(u), len(u[0])
+}
+
+// Order returns the utility order U of u under the package's tie rule: the
+// rank of u_ij is the number of entries of row i that are ≤ u_ij.
+func (u Utility) Order() Order {
+	o := make(Order, len(u))
+	for i, row := range u {
+		o[i] = maxRanks(row)
+	}
+	return o
+}
+
+// Values returns the distinct utility values of u in ascending order: the
+// candidate thresholds of the worst-case-value objective.
+func (u Utility) Values() []float64 {
+	var vs []float64
+	for _, row := range u {
+		vs = append(vs, row...)
+	}
+	slices.Sort(vs)
+	return slices.Compact(vs)
+}
+
+// Pattern returns the zero pattern that forbids every pair with u_ij < v.
+func (u Utility) Pattern(v float64) Pattern {
+	pat := make(Pattern, len(u))
+	for i, row := range u {
+		pat[i] = make([]bool, len(row))
+		for j, x := range row {
+			pat[i][j] = x >= v
+		}
+	}
+	return pat
+}
+
+// maxRanks ranks the entries of row: rank = #{k : row[k] ≤ row[j]}.
+func maxRanks(row []float64) []int {
+	m := len(row)
+	idx := make([]int, m)
+	for j := range idx {
+		idx[j] = j
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		switch {
+		case row[a] < row[b]:
+			return -1
+		case row[a] > row[b]:
+			return 1
+		}
+		return 0
+	})
+	r := make([]int, m)
+	for k := 0; k < m; {
+		e := k
+		for e+1 < m && row[idx[e+1]] == row[idx[k]] {
+			e++
+		}
+		for t := k; t <= e; t++ {
+			r[idx[t]] = e + 1
+		}
+		k = e + 1
+	}
+	return r
+}
+
+// Order is an N×M utility order: U[i][j] is the rank of u'(x_i, y_j) inside
+// row i, ascending, 1 = lowest. Each row is a permutation of 1..M or, with
+// ties, a ranking under the package's tie rule (see the package doc).
+type Order [][]int
+
+// NewOrder validates o: non-empty, rectangular, and each row a ranking, that
+// is, each row equals the max-rank of its own entries (a permutation of 1..M
+// when there are no ties).
+func NewOrder(o [][]int) (Order, error) {
+	if len(o) == 0 {
+		return nil, errorf("order", -1, -1, "has no rows")
+	}
+	m := len(o[0])
+	if m == 0 {
+		return nil, errorf("order", 0, -1, "has no columns")
+	}
+	f := make([]float64, m)
+	for i, row := range o {
+		if len(row) != m {
+			return nil, errorf("order", i, -1, "has %d entries, row 1 has %d", len(row), m)
+		}
+		for j, v := range row {
+			if v < 1 || v > m {
+				return nil, errorf("order", i, j, "is %d, outside 1..%d", v, m)
+			}
+			f[j] = float64(v)
+		}
+		want := maxRanks(f)
+		for j, v := range row {
+			if want[j] != v {
+				return nil, errorf("order", i, j, "row %v is not a ranking of 1..%d (a tie group of size c must share the rank of its largest position, e.g. 1 3 3 or 2 2 3)", row, m)
+			}
+		}
+	}
+	return Order(o), nil
+}
+
+// Dims returns the number of inputs N and outputs M.
+func (o Order) Dims() (n, m int) {
+	if len(o) == 0 {
+		return 0, 0
+	}
+	return len(o), len(o[0])
+}
+
+// Pattern returns the zero pattern of threshold h: pair (i, j) is allowed iff
+// U[i][j] ≥ h.
+func (o Order) Pattern(h int) Pattern {
+	pat := make(Pattern, len(o))
+	for i, row := range o {
+		pat[i] = make([]bool, len(row))
+		for j, r := range row {
+			pat[i][j] = r >= h
+		}
+	}
+	return pat
+}
+
+// Pattern is a zero pattern: Pattern[i][j] is true when p_ij may be positive
+// and false when the mechanism must have p_ij = 0.
+type Pattern [][]bool
+
+// Holds reports whether p is zero on every forbidden pair of pat.
+func (pat Pattern) Holds(p Mechanism) bool {
+	for i, row := range pat {
+		for j, ok := range row {
+			if !ok && p[i][j] != 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Columns returns, for each output j, whether some input may use it: the set
+// Y+(h) of seed 002.
+func (pat Pattern) Columns() []bool {
+	if len(pat) == 0 {
+		return nil
+	}
+	used := make([]bool, len(pat[0]))
+	for _, row := range pat {
+		for j, ok := range row {
+			used[j] = used[j] || ok
+		}
+	}
+	return used
+}
+
+// WorstCaseOrder returns h(P) = min over p_ij > 0 of U[i][j].
+func (o Order) WorstCaseOrder(p Mechanism) int {
+	h := 0
+	for i, row := range p {
+		for j, v := range row {
+			if v > 0 && (h == 0 || o[i][j] < h) {
+				h = o[i][j]
+			}
+		}
+	}
+	return h
+}
+
+// WorstCaseValue returns min over p_ij > 0 of u_ij.
+func (u Utility) WorstCaseValue(p Mechanism) float64 {
+	first := true
+	w := 0.0
+	for i, row := range p {
+		for j, v := range row {
+			if v > 0 && (first || u[i][j] < w) {
+				w, first = u[i][j], false
+			}
+		}
+	}
+	return w
+}
+
+// ExpectedUtility returns Σ_ij π_i p_ij u_ij.
+func (u Utility) ExpectedUtility(pi Prior, p Mechanism) float64 {
+	s := 0.0
+	for i, row := range p {
+		for j, v := range row {
+			s += pi[i] * v * u[i][j]
+		}
+	}
+	return s
+}

@@ -1,0 +1,73 @@
+package solver
+
+import (
+	"github.com/pmlopt/pmlopt/lp"
+)
+
+// Status is the outcome of a solve.
+type Status int
+
+// The outcomes of a solve.
+const (
+	Optimal    Status = iota // an optimal basic solution was found
+	Infeasible               // the constraints have no solution
+	Unbounded                // the objective is unbounded on the feasible set
+	Limit                    // an iteration or time limit stopped the solve
+)
+
+func (s Status) String() string {
+	switch s {
+	case Optimal:
+		return "optimal"
+	case Infeasible:
+		return "infeasible"
+	case Unbounded:
+		return "unbounded"
+	case Limit:
+		return "limit"
+	}
+	return "unknown"
+}
+
+// Solution is what a backend returns. X, RowActivity and the duals are set
+// when Status is Optimal; Certificate may be set when Status is Infeasible
+// and the engine provides a Farkas ray (one entry per row), else it is nil.
+type Solution struct {
+	Status      Status
+	Objective   float64   // ColCosts·X + Offset
+	X           []float64 // primal values, one per column
+	RowActivity []float64 // A X, one per row
+	RowDuals    []float64 // one per row; sign convention of the backend's doc
+	ColDuals    []float64 // reduced costs, one per column
+	Certificate []float64 // infeasibility ray on the rows, or nil
+	Iterations  int
+}
+
+// Solver solves a Model from scratch.
+type Solver interface {
+	// Name identifies the backend: "gonum", "clp", ...
+	Name() string
+	// Solve validates and solves m. An error means the model was invalid or
+	// the engine failed; infeasible and unbounded models are not errors but
+	// a Status.
+	Solve(m *lp.Model) (*Solution, error)
+}
+
+// Session is a model loaded into a backend that can be changed in place and
+// re-solved, starting from the previous basis where the backend can.
+type Session interface {
+	SetColBounds(col int, lower, upper float64)
+	SetRowBounds(row int, lower, upper float64)
+	// SetCoef changes an entry of A that is present in the loaded model.
+	SetCoef(row, col int, val float64)
+	SetColCost(col int, cost float64)
+	Solve() (*Solution, error)
+	// Close frees the engine's memory. The session may not be used after.
+	Close()
+}
+
+// WarmSolver is a Solver that can also load a model into a Session.
+type WarmSolver interface {
+	Solver
+	Load(m *lp.Model) (Session, error)
+}
