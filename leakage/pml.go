@@ -1,0 +1,38 @@
+package leakage
+
+import (
+	"math"
+
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+// PMLPerOutput returns ℓ(X→y_j) = log max_i p_ij / q_j for every output j.
+// Unused outputs (q_j = 0) are outside S_Y and get -Inf, so they never
+// raise a maximum.
+func PMLPerOutput(pi mech.Prior, p mech.Mechanism) []float64 {
+	q := p.Marginal(pi)
+	out := make([]float64, len(q))
+	for j, qj := range q {
+		if qj <= 0 {
+			out[j] = math.Inf(-1)
+			continue
+		}
+		mx := 0.0
+		for i := range p {
+			mx = math.Max(mx, p[i][j])
+		}
+		out[j] = math.Log(mx / qj)
+	}
+	return out
+}
+
+// PML returns the pointwise maximal leakage of the mechanism,
+// max over y ∈ S_Y of ℓ(X→y). It is ≥ 0, and 0 exactly when every used
+// column of p is constant (Y independent of X).
+func PML(pi mech.Prior, p mech.Mechanism) float64 {
+	best := 0.0
+	for _, v := range PMLPerOutput(pi, p) {
+		best = math.Max(best, v)
+	}
+	return best
+}
