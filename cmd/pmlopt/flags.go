@@ -1,0 +1,75 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// flagSet wraps flag.FlagSet with the conventions of pmlopt: flags may come
+// before or after the positional arguments, and --help prints the usage of
+// the command to stdout.
+type flagSet struct {
+	*flag.FlagSet
+	usageLine string
+	help      string
+	out       io.Writer
+}
+
+func newFlagSet(e *env, name, usageLine, help string) *flagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return &flagSet{FlagSet: fs, usageLine: usageLine, help: help, out: e.stdout}
+}
+
+func (fs *flagSet) printUsage(w io.Writer) {
+	fmt.Fprintf(w, "Usage: pmlopt %s\n\n%s\n\nFlags:\n", fs.usageLine, strings.TrimSpace(fs.help))
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+}
+
+// parse parses args, allowing flags and positional arguments in any order,
+// and returns the positional arguments. It checks their number against
+// want (or at least min when want < 0).
+func (fs *flagSet) parse(args []string, want int) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if err == flag.ErrHelp {
+				fs.printUsage(fs.out)
+				return nil, errHelp
+			}
+			return nil, usagef("%v", err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		if args[0] == "--" {
+			pos = append(pos, args[1:]...)
+			break
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+	if want >= 0 && len(pos) != want {
+		if want == 1 && len(pos) == 0 {
+			return nil, usagef("missing problem FILE")
+		}
+		return nil, usagef("want %d argument(s), got %d: %s", want, len(pos), strings.Join(pos, " "))
+	}
+	return pos, nil
+}
+
+// isSet reports whether the flag name was given on the command line.
+func (fs *flagSet) isSet(name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == name {
+			set = true
+		}
+	})
+	return set
+}

@@ -1,0 +1,123 @@
+// Command pmlopt designs and audits discrete privacy mechanisms under
+// pointwise maximal leakage (PML) and its relatives.
+//
+// Usage:
+//
+//	pmlopt <command> [arguments]
+//
+// Run "pmlopt help" for the list of commands and "pmlopt <command> --help"
+// for the flags of one.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+)
+
+// exit codes, as the standard library's tools use them.
+const (
+	exitOK    = 0
+	exitError = 1 // the command ran and failed (bad input, infeasible request)
+	exitUsage = 2 // the command line was wrong
+)
+
+// command is one subcommand of pmlopt.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, env *env, args []string) error
+}
+
+// env is what a command writes to; tests substitute buffers.
+type env struct {
+	stdout io.Writer
+	stderr io.Writer
+	stdin  io.Reader
+}
+
+var commands []command
+
+func register(c command) { commands = append(commands, c) }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], &env{stdout: os.Stdout, stderr: os.Stderr, stdin: os.Stdin}))
+}
+
+// run executes one pmlopt command line and returns the exit status.
+func run(ctx context.Context, args []string, e *env) int {
+	if len(args) == 0 {
+		usage(e.stderr)
+		return exitUsage
+	}
+	name := args[0]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		if len(args) > 1 {
+			return run(ctx, []string{args[1], "--help"}, e)
+		}
+		usage(e.stdout)
+		return exitOK
+	}
+	for _, c := range commands {
+		if c.name == name {
+			err := c.run(ctx, e, args[1:])
+			return report(e, name, err)
+		}
+	}
+	fmt.Fprintf(e.stderr, "pmlopt: unknown command %q\nRun 'pmlopt help' for usage.\n", name)
+	return exitUsage
+}
+
+// usageError marks an error in the command line rather than in the data.
+type usageError struct{ msg string }
+
+func (u *usageError) Error() string { return u.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// errHelp is returned when --help was asked for and printed.
+var errHelp = errors.New("help requested")
+
+// report prints err as one line and maps it to an exit status.
+func report(e *env, name string, err error) int {
+	if err == nil || errors.Is(err, errHelp) {
+		return exitOK
+	}
+	msg := strings.TrimSpace(strings.ReplaceAll(err.Error(), "\n", "; "))
+	fmt.Fprintf(e.stderr, "pmlopt %s: %s\n", name, msg)
+	var u *usageError
+	if errors.As(err, &u) {
+		fmt.Fprintf(e.stderr, "Run 'pmlopt %s --help' for usage.\n", name)
+		return exitUsage
+	}
+	return exitError
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, `pmlopt designs and audits discrete privacy mechanisms under pointwise maximal
+leakage (PML), ALIP, LIP and LDP.
+
+Usage:
+
+	pmlopt <command> [arguments]
+
+Commands:`)
+	cs := append([]command(nil), commands...)
+	sort.Slice(cs, func(i, j int) bool { return cs[i].name < cs[j].name })
+	for _, c := range cs {
+		fmt.Fprintf(w, "\t%-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, `
+Every command reads a problem file (YAML or JSON, see SPEC §7) and takes
+--json for machine-readable output. Use "pmlopt <command> --help" for more.`)
+}

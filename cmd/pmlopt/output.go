@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// jfloat is a float64 that encodes ±Inf as the strings "inf" and "-inf"
+// (SPEC §8) and NaN as null.
+type jfloat float64
+
+func (f jfloat) MarshalJSON() ([]byte, error) {
+	v := float64(f)
+	switch {
+	case math.IsInf(v, 1):
+		return []byte(`"inf"`), nil
+	case math.IsInf(v, -1):
+		return []byte(`"-inf"`), nil
+	case math.IsNaN(v):
+		return []byte(`null`), nil
+	}
+	return []byte(strconv.FormatFloat(v, 'g', -1, 64)), nil
+}
+
+func jfloats(v []float64) []jfloat {
+	out := make([]jfloat, len(v))
+	for i, x := range v {
+		out[i] = jfloat(x)
+	}
+	return out
+}
+
+func jmatrix(a [][]float64) [][]jfloat {
+	out := make([][]jfloat, len(a))
+	for i, row := range a {
+		out[i] = jfloats(row)
+	}
+	return out
+}
+
+// writeJSON encodes v, indented, to w in one write, so that a failure leaves
+// nothing half-written.
+func writeJSON(w io.Writer, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// num formats a number for tables: up to 10 significant digits, "inf" for
+// infinity.
+func num(v float64) string {
+	switch {
+	case math.IsInf(v, 1):
+		return "inf"
+	case math.IsInf(v, -1):
+		return "-inf"
+	}
+	return strconv.FormatFloat(v, 'g', 10, 64)
+}
+
+// writeMatrix prints a mechanism as an aligned table with optional labels.
+func writeMatrix(w io.Writer, p [][]float64, inputs, outputs []string) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	m := 0
+	if len(p) > 0 {
+		m = len(p[0])
+	}
+	fmt.Fprint(tw, "x\\y\t")
+	for j := 0; j < m; j++ {
+		fmt.Fprintf(tw, "%s\t", label(outputs, j))
+	}
+	fmt.Fprintln(tw)
+	for i, row := range p {
+		fmt.Fprintf(tw, "%s\t", label(inputs, i))
+		for _, v := range row {
+			fmt.Fprintf(tw, "%s\t", strconv.FormatFloat(v, 'g', 6, 64))
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+}
+
+func label(labels []string, k int) string {
+	if k < len(labels) && labels[k] != "" {
+		return labels[k]
+	}
+	return strconv.Itoa(k)
+}
+
+// table is a small helper for aligned key/value reports.
+type table struct {
+	tw *tabwriter.Writer
+}
+
+func newTable(w io.Writer) *table {
+	return &table{tw: tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)}
+}
+
+func (t *table) row(cells ...string) { fmt.Fprintln(t.tw, strings.Join(cells, "\t")) }
+
+func (t *table) flush() { t.tw.Flush() }
+
+// buffered collects a command's stdout and writes it only when the command
+// succeeded, so that an error leaves nothing half-written.
+type buffered struct {
+	bytes.Buffer
+}
+
+func (b *buffered) commit(w io.Writer) error {
+	_, err := w.Write(b.Bytes())
+	return err
+}
