@@ -1,0 +1,117 @@
+package solver
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/pmlopt/pmlopt/lp"
+)
+
+// checkModel reports the first defect of m that no backend can solve: slices
+// of the wrong length, NaN anywhere, infinite costs or coefficients, a lower
+// bound of +Inf or an upper bound of −Inf, a non-zero out of range or given
+// twice. A lower bound above the upper bound is not a defect of the model:
+// it makes the model infeasible and backends report it as such.
+func checkModel(m *lp.Model) error {
+	if m == nil {
+		return fmt.Errorf("solver: nil model")
+	}
+	n, r := m.NumCols(), m.NumRows()
+	if len(m.ColLower) != n || len(m.ColUpper) != n {
+		return fmt.Errorf("solver: model has %d costs but %d column lower and %d column upper bounds", n, len(m.ColLower), len(m.ColUpper))
+	}
+	if len(m.RowUpper) != r {
+		return fmt.Errorf("solver: model has %d row lower but %d row upper bounds", r, len(m.RowUpper))
+	}
+	if math.IsNaN(m.Offset) || math.IsInf(m.Offset, 0) {
+		return fmt.Errorf("solver: objective offset is %v", m.Offset)
+	}
+	for j := 0; j < n; j++ {
+		if c := m.ColCosts[j]; math.IsNaN(c) || math.IsInf(c, 0) {
+			return fmt.Errorf("solver: cost of column %d is %v", j, c)
+		}
+		if err := checkBounds("column", j, m.ColLower[j], m.ColUpper[j]); err != nil {
+			return err
+		}
+	}
+	for i := 0; i < r; i++ {
+		if err := checkBounds("row", i, m.RowLower[i], m.RowUpper[i]); err != nil {
+			return err
+		}
+	}
+	seen := make(map[[2]int]struct{}, len(m.ConstMatrix))
+	for k, e := range m.ConstMatrix {
+		if e.Row < 0 || e.Row >= r || e.Col < 0 || e.Col >= n {
+			return fmt.Errorf("solver: non-zero %d at (%d, %d) is outside the %d×%d matrix", k, e.Row, e.Col, r, n)
+		}
+		if math.IsNaN(e.Val) || math.IsInf(e.Val, 0) {
+			return fmt.Errorf("solver: coefficient at (%d, %d) is %v", e.Row, e.Col, e.Val)
+		}
+		key := [2]int{e.Row, e.Col}
+		if _, dup := seen[key]; dup {
+			return fmt.Errorf("solver: coefficient at (%d, %d) is given twice", e.Row, e.Col)
+		}
+		seen[key] = struct{}{}
+	}
+	return nil
+}
+
+func checkBounds(what string, k int, lower, upper float64) error {
+	switch {
+	case math.IsNaN(lower) || math.IsNaN(upper):
+		return fmt.Errorf("solver: %s %d has bounds [%v, %v]", what, k, lower, upper)
+	case math.IsInf(lower, 1):
+		return fmt.Errorf("solver: %s %d has lower bound +Inf", what, k)
+	case math.IsInf(upper, -1):
+		return fmt.Errorf("solver: %s %d has upper bound -Inf", what, k)
+	}
+	return nil
+}
+
+// boundsConsistent reports whether every lower bound of m is at most its
+// upper bound.
+func boundsConsistent(m *lp.Model) bool {
+	for j := range m.ColLower {
+		if m.ColLower[j] > m.ColUpper[j] {
+			return false
+		}
+	}
+	for i := range m.RowLower {
+		if m.RowLower[i] > m.RowUpper[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// cloneModel returns a deep copy of m.
+func cloneModel(m *lp.Model) *lp.Model {
+	c := *m
+	c.ColCosts = append([]float64(nil), m.ColCosts...)
+	c.ColLower = append([]float64(nil), m.ColLower...)
+	c.ColUpper = append([]float64(nil), m.ColUpper...)
+	c.RowLower = append([]float64(nil), m.RowLower...)
+	c.RowUpper = append([]float64(nil), m.RowUpper...)
+	c.ConstMatrix = append([]lp.Nonzero(nil), m.ConstMatrix...)
+	c.ColNames = append([]string(nil), m.ColNames...)
+	c.RowNames = append([]string(nil), m.RowNames...)
+	return &c
+}
+
+// rowActivity returns A x.
+func rowActivity(m *lp.Model, x []float64) []float64 {
+	act := make([]float64, m.NumRows())
+	for _, e := range m.ConstMatrix {
+		act[e.Row] += e.Val * x[e.Col]
+	}
+	return act
+}
+
+// objective returns ColCosts·x + Offset.
+func objective(m *lp.Model, x []float64) float64 {
+	f := m.Offset
+	for j, c := range m.ColCosts {
+		f += c * x[j]
+	}
+	return f
+}

@@ -1,0 +1,501 @@
+package solver
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/pmlopt/pmlopt/lp"
+	"gonum.org/v1/gonum/mat"
+	glp "gonum.org/v1/gonum/optimize/convex/lp"
+)
+
+func init() { mustRegister("gonum", Gonum) }
+
+// Gonum returns the pure-Go backend on gonum's dense simplex
+// (gonum.org/v1/gonum/optimize/convex/lp). It is always built in. The value
+// also implements WarmSolver, with sessions that re-solve from scratch.
+//
+// Rows duals and reduced costs are recovered from the final basis when that
+// basis is dual feasible, which it is at every non-degenerate optimum; when it
+// is not, RowDuals and ColDuals are nil. Certificate is always nil and
+// Iterations is always 0. The engine is dense: use it for models of a few
+// hundred rows and columns.
+func Gonum() Solver { return gonumSolver{} }
+
+type gonumSolver struct{}
+
+func (gonumSolver) Name() string { return "gonum" }
+
+func (g gonumSolver) Load(m *lp.Model) (Session, error) { return ColdSession(g, m) }
+
+// Tolerances of the gonum backend.
+const (
+	gonumCostTol = 1e-11 // reduced cost optimality in gonum's simplex
+	gonumFeasTol = 1e-9  // relative primal feasibility
+	gonumIndTol  = 1e-9  // relative residual for linear independence
+)
+
+func (gonumSolver) Solve(m *lp.Model) (*Solution, error) {
+	if err := checkModel(m); err != nil {
+		return nil, err
+	}
+	if !boundsConsistent(m) {
+		return &Solution{Status: Infeasible}, nil
+	}
+	sf := toStandard(m)
+	st, x, y, err := solveStandard(sf.c, sf.a, sf.b)
+	if err != nil {
+		return nil, err
+	}
+	sol := &Solution{Status: st}
+	if st != Optimal {
+		return sol, nil
+	}
+	sol.X = sf.recover(x)
+	sol.RowActivity = rowActivity(m, sol.X)
+	sol.Objective = objective(m, sol.X)
+	if err := verifyPrimal(m, sol.X, sol.RowActivity); err != nil {
+		return nil, fmt.Errorf("solver: gonum: %w", err)
+	}
+	if y != nil {
+		sol.RowDuals = make([]float64, m.NumRows())
+		for i, r := range sf.rowOf {
+			if r >= 0 {
+				sol.RowDuals[i] = y[r]
+				if m.Maximize {
+					sol.RowDuals[i] = -y[r]
+				}
+			}
+		}
+		sol.ColDuals = reducedCosts(m, sol.RowDuals)
+	}
+	return sol, nil
+}
+
+// reducedCosts returns c − Aᵀy.
+func reducedCosts(m *lp.Model, y []float64) []float64 {
+	d := append([]float64(nil), m.ColCosts...)
+	for _, e := range m.ConstMatrix {
+		d[e.Col] -= e.Val * y[e.Row]
+	}
+	return d
+}
+
+// verifyPrimal checks x against the bounds of m, relative to the size of the
+// bound, and reports the worst violation beyond gonumFeasTol·1e2.
+func verifyPrimal(m *lp.Model, x, act []float64) error {
+	const tol = gonumFeasTol * 100
+	viol := func(v, lo, up float64) bool {
+		return v < lo-tol*math.Max(1, math.Abs(lo)) || v > up+tol*math.Max(1, math.Abs(up))
+	}
+	for j, v := range x {
+		if viol(v, m.ColLower[j], m.ColUpper[j]) {
+			return fmt.Errorf("numerical failure: column %d = %g outside [%g, %g]", j, v, m.ColLower[j], m.ColUpper[j])
+		}
+	}
+	for i, v := range act {
+		if viol(v, m.RowLower[i], m.RowUpper[i]) {
+			return fmt.Errorf("numerical failure: row %d = %g outside [%g, %g]", i, v, m.RowLower[i], m.RowUpper[i])
+		}
+	}
+	return nil
+}
+
+// colMap says how an original column is written in standard-form columns:
+// x = base + sign·x'[k] (− x'[k2] for a free column), or x = base if k < 0.
+type colMap struct {
+	base    float64
+	sign    float64
+	k, k2   int
+	hasNeg  bool
+	isFixed bool
+}
+
+// standard is min cᵀx', A x' = b, x' ≥ 0 together with the map back.
+type standard struct {
+	c     []float64
+	a     [][]float64 // dense rows
+	b     []float64
+	cols  []colMap
+	rowOf []int // standard row of each original row, or −1 for a free row
+}
+
+func (s *standard) recover(xs []float64) []float64 {
+	x := make([]float64, len(s.cols))
+	for j, cm := range s.cols {
+		v := cm.base
+		if !cm.isFixed {
+			v += cm.sign * xs[cm.k]
+			if cm.hasNeg {
+				v -= xs[cm.k2]
+			}
+		}
+		x[j] = v
+	}
+	return x
+}
+
+// toStandard writes the bounded model m in standard form. Fixed columns are
+// substituted, finite lower bounds shifted, columns bounded only above
+// mirrored, free columns split; a finite upper bound on a column and every
+// inequality row get a slack column; two-sided rows get a bounded slack.
+func toStandard(m *lp.Model) *standard {
+	n, r := m.NumCols(), m.NumRows()
+	s := &standard{cols: make([]colMap, n), rowOf: make([]int, r)}
+	sense := 1.0
+	if m.Maximize {
+		sense = -1
+	}
+	type ub struct {
+		k   int
+		val float64
+	}
+	var ubs []ub
+	newCol := func(cost float64) int {
+		s.c = append(s.c, cost)
+		return len(s.c) - 1
+	}
+	for j := 0; j < n; j++ {
+		lo, up, c := m.ColLower[j], m.ColUpper[j], sense*m.ColCosts[j]
+		switch {
+		case lo == up:
+			s.cols[j] = colMap{base: lo, isFixed: true, k: -1}
+		case !math.IsInf(lo, -1):
+			k := newCol(c)
+			s.cols[j] = colMap{base: lo, sign: 1, k: k}
+			if !math.IsInf(up, 1) {
+				ubs = append(ubs, ub{k, up - lo})
+			}
+		case !math.IsInf(up, 1):
+			s.cols[j] = colMap{base: up, sign: -1, k: newCol(-c)}
+		default:
+			k := newCol(c)
+			s.cols[j] = colMap{sign: 1, k: k, k2: newCol(-c), hasNeg: true}
+		}
+	}
+	// Rows of the original matrix on the standard columns.
+	rows := make([]map[int]float64, r)
+	konst := make([]float64, r)
+	for i := range rows {
+		rows[i] = map[int]float64{}
+	}
+	for _, e := range m.ConstMatrix {
+		cm := s.cols[e.Col]
+		konst[e.Row] += e.Val * cm.base
+		if cm.isFixed {
+			continue
+		}
+		rows[e.Row][cm.k] += e.Val * cm.sign
+		if cm.hasNeg {
+			rows[e.Row][cm.k2] -= e.Val
+		}
+	}
+	type srow struct {
+		ent map[int]float64
+		rhs float64
+	}
+	var out []srow
+	for i := 0; i < r; i++ {
+		lo, up := m.RowLower[i]-konst[i], m.RowUpper[i]-konst[i]
+		switch {
+		case math.IsInf(lo, -1) && math.IsInf(up, 1):
+			s.rowOf[i] = -1
+			continue
+		case m.RowLower[i] == m.RowUpper[i]:
+			out = append(out, srow{rows[i], lo})
+		case !math.IsInf(lo, -1):
+			sl := newCol(0)
+			rows[i][sl] = -1
+			out = append(out, srow{rows[i], lo})
+			if !math.IsInf(up, 1) {
+				ubs = append(ubs, ub{sl, up - lo})
+			}
+		default:
+			sl := newCol(0)
+			rows[i][sl] = 1
+			out = append(out, srow{rows[i], up})
+		}
+		s.rowOf[i] = len(out) - 1
+	}
+	for _, u := range ubs {
+		t := newCol(0)
+		out = append(out, srow{map[int]float64{u.k: 1, t: 1}, u.val})
+	}
+	ns := len(s.c)
+	s.a = make([][]float64, len(out))
+	s.b = make([]float64, len(out))
+	for i, sr := range out {
+		row := make([]float64, ns)
+		for k, v := range sr.ent {
+			row[k] = v
+		}
+		s.a[i], s.b[i] = row, sr.rhs
+	}
+	return s
+}
+
+// gsBasis is an orthonormal basis grown one vector at a time (modified
+// Gram-Schmidt with re-orthogonalisation), used to pick linearly independent
+// rows and columns.
+type gsBasis struct{ q [][]float64 }
+
+// add appends v if it is independent of the vectors already in g.
+func (g *gsBasis) add(v []float64) bool {
+	n0 := norm2(v)
+	if n0 == 0 {
+		return false
+	}
+	r := append([]float64(nil), v...)
+	for pass := 0; pass < 2; pass++ {
+		for _, q := range g.q {
+			d := dot(q, r)
+			for i := range r {
+				r[i] -= d * q[i]
+			}
+		}
+	}
+	nr := norm2(r)
+	if nr <= gonumIndTol*n0 {
+		return false
+	}
+	for i := range r {
+		r[i] /= nr
+	}
+	g.q = append(g.q, r)
+	return true
+}
+
+func dot(a, b []float64) float64 {
+	var s float64
+	for i, v := range a {
+		s += v * b[i]
+	}
+	return s
+}
+
+func norm2(a []float64) float64 { return math.Sqrt(dot(a, a)) }
+
+// callSimplex runs gonum's Simplex and turns a panic into an error.
+func callSimplex(c []float64, a *mat.Dense, b []float64, basic []int) (x []float64, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			x, err = nil, fmt.Errorf("solver: gonum simplex: %v", r)
+		}
+	}()
+	_, x, err = glp.Simplex(c, a, b, gonumCostTol, basic)
+	return x, err
+}
+
+// solveStandard solves min cᵀx, A x = b, x ≥ 0 and returns the status, x
+// and, when it can be certified, an optimal dual y (cᵀ − yᵀA ≥ 0).
+//
+// Gonum's Simplex needs a full-row-rank A without zero rows or columns, and
+// its own phase I can give up on degenerate problems, so this function drops
+// zero columns and dependent rows itself and runs phase I on the problem with
+// one artificial column per row, started from the artificial basis.
+func solveStandard(c []float64, a [][]float64, b []float64) (Status, []float64, []float64, error) {
+	m := len(a)
+	n := len(c)
+	x := make([]float64, n)
+	scale := 1.0
+	for _, v := range b {
+		scale = math.Max(scale, math.Abs(v))
+	}
+	feasTol := gonumFeasTol * scale
+
+	// Zero columns stay at 0; one with a negative cost makes a feasible
+	// problem unbounded.
+	var cols []int
+	rayFree := false
+	for j := 0; j < n; j++ {
+		zero := true
+		for i := 0; i < m; i++ {
+			if a[i][j] != 0 {
+				zero = false
+				break
+			}
+		}
+		switch {
+		case !zero:
+			cols = append(cols, j)
+		case c[j] < 0:
+			rayFree = true
+		}
+	}
+	// Independent rows.
+	var g gsBasis
+	var rows, dropped []int
+	for i := 0; i < m; i++ {
+		v := make([]float64, len(cols))
+		for k, j := range cols {
+			v[k] = a[i][j]
+		}
+		if g.add(v) {
+			rows = append(rows, i)
+		} else {
+			dropped = append(dropped, i)
+		}
+	}
+	mk, nk := len(rows), len(cols)
+	checkDropped := func() bool {
+		for _, i := range dropped {
+			var s float64
+			for _, j := range cols {
+				s += a[i][j] * x[j]
+			}
+			if math.Abs(s-b[i]) > feasTol {
+				return false
+			}
+		}
+		return true
+	}
+	if mk == 0 {
+		if !checkDropped() {
+			return Infeasible, nil, nil, nil
+		}
+		if rayFree {
+			return Unbounded, nil, nil, nil
+		}
+		return Optimal, x, make([]float64, m), nil
+	}
+
+	// Phase I: min Σ art, [A I] (x, art) = b with b ≥ 0 by row signs.
+	a1 := mat.NewDense(mk, nk+mk, nil)
+	b1 := make([]float64, mk)
+	c1 := make([]float64, nk+mk)
+	basic := make([]int, mk)
+	for r, i := range rows {
+		sg := 1.0
+		if b[i] < 0 {
+			sg = -1
+		}
+		for k, j := range cols {
+			a1.Set(r, k, sg*a[i][j])
+		}
+		a1.Set(r, nk+r, 1)
+		b1[r] = sg * b[i]
+		c1[nk+r] = 1
+		basic[r] = nk + r
+	}
+	x1, err := callSimplex(c1, a1, b1, basic)
+	if err != nil {
+		return 0, nil, nil, fmt.Errorf("solver: gonum phase I: %w", err)
+	}
+	var infeas float64
+	for r := 0; r < mk; r++ {
+		infeas += math.Abs(x1[nk+r])
+	}
+	if infeas > feasTol {
+		return Infeasible, nil, nil, nil
+	}
+	for k, j := range cols {
+		x[j] = x1[k]
+	}
+	if !checkDropped() {
+		return Infeasible, nil, nil, nil
+	}
+	if rayFree {
+		return Unbounded, nil, nil, nil
+	}
+
+	// Phase II from the basis of phase I's vertex, completed to a full basis.
+	a2 := mat.NewDense(mk, nk, nil)
+	b2 := make([]float64, mk)
+	c2 := make([]float64, nk)
+	for r, i := range rows {
+		for k, j := range cols {
+			a2.Set(r, k, a[i][j])
+		}
+		b2[r] = b[i]
+	}
+	for k, j := range cols {
+		c2[k] = c[j]
+	}
+	basis2 := completeBasis(a2, x1[:nk])
+	x2, err := callSimplex(c2, a2, b2, basis2)
+	if err != nil && !errors.Is(err, glp.ErrUnbounded) && len(basis2) == mk {
+		// The phase I vertex may be infeasible by more than gonum's 1e-13
+		// for the completed basis: let gonum find its own start.
+		x2, err = callSimplex(c2, a2, b2, nil)
+	}
+	switch {
+	case errors.Is(err, glp.ErrUnbounded):
+		return Unbounded, nil, nil, nil
+	case errors.Is(err, glp.ErrInfeasible):
+		return 0, nil, nil, fmt.Errorf("solver: gonum phase II lost feasibility: %w", err)
+	case err != nil:
+		return 0, nil, nil, fmt.Errorf("solver: gonum phase II: %w", err)
+	}
+	for k, j := range cols {
+		x[j] = x2[k]
+	}
+	y := standardDuals(a2, c2, x2)
+	var yFull []float64
+	if y != nil {
+		yFull = make([]float64, m)
+		for r, i := range rows {
+			yFull[i] = y[r]
+		}
+	}
+	return Optimal, x, yFull, nil
+}
+
+// completeBasis returns the columns of a where x > 0 completed by further
+// columns to a set of rank rows(a). If a has no such set it returns what it
+// found.
+func completeBasis(a *mat.Dense, x []float64) []int {
+	mk, nk := a.Dims()
+	var g gsBasis
+	var basis []int
+	in := make([]bool, nk)
+	try := func(j int) {
+		if len(basis) < mk && !in[j] && g.add(mat.Col(nil, j, a)) {
+			basis = append(basis, j)
+			in[j] = true
+		}
+	}
+	for j, v := range x {
+		if v > 0 {
+			try(j)
+		}
+	}
+	// Slack-like columns last, as gonum does.
+	for j := nk - 1; j >= 0; j-- {
+		try(j)
+	}
+	return basis
+}
+
+// standardDuals recovers y from the basis of the vertex x (its positive
+// entries completed to a basis) and returns it if it is dual feasible,
+// cᵀ − yᵀA ≥ −tol, else nil.
+func standardDuals(a *mat.Dense, c, x []float64) []float64 {
+	mk, _ := a.Dims()
+	basis := completeBasis(a, x)
+	if len(basis) != mk {
+		return nil
+	}
+	bm := mat.NewDense(mk, mk, nil)
+	cb := mat.NewVecDense(mk, nil)
+	for k, j := range basis {
+		bm.SetCol(k, mat.Col(nil, j, a))
+		cb.SetVec(k, c[j])
+	}
+	var y mat.VecDense
+	if err := y.SolveVec(bm.T(), cb); err != nil {
+		return nil
+	}
+	var d mat.VecDense
+	d.MulVec(a.T(), &y)
+	cmax := 1.0
+	for _, v := range c {
+		cmax = math.Max(cmax, math.Abs(v))
+	}
+	for j, v := range c {
+		if v-d.AtVec(j) < -1e-9*cmax {
+			return nil
+		}
+	}
+	return mat.Col(nil, 0, &y)
+}
