@@ -115,3 +115,50 @@ func objective(m *lp.Model, x []float64) float64 {
 	}
 	return f
 }
+
+// FarkasGap measures how well y, one multiplier per row of m, proves that m
+// is infeasible. With z = Aᵀy, every x within the column bounds and inside
+// the row bounds satisfies
+//
+//	Σ_i min(y_i·RowLower_i, y_i·RowUpper_i) ≤ yᵀAx = zᵀx ≤ Σ_j max(z_j·ColLower_j, z_j·ColUpper_j),
+//
+// so a positive gap (left side minus right side) proves that no such x
+// exists. Products with an infinite bound count as 0 when the multiplier is
+// zero; entries of z below 1e-9 of the magnitude of the terms that make them
+// count as zero. The result is −Inf when the right side is +Inf or the left
+// side −Inf, that is when y proves nothing.
+func FarkasGap(m *lp.Model, y []float64) float64 {
+	if m == nil || len(y) != m.NumRows() {
+		return math.Inf(-1)
+	}
+	z := make([]float64, m.NumCols())
+	mag := make([]float64, m.NumCols())
+	for _, e := range m.ConstMatrix {
+		z[e.Col] += e.Val * y[e.Row]
+		mag[e.Col] += math.Abs(e.Val * y[e.Row])
+	}
+	var left, right float64
+	for i, v := range y {
+		switch {
+		case v > 0:
+			left += v * m.RowLower[i]
+		case v < 0:
+			left += v * m.RowUpper[i]
+		}
+	}
+	for j, v := range z {
+		if math.Abs(v) <= 1e-9*mag[j] {
+			continue
+		}
+		if v > 0 {
+			right += v * m.ColUpper[j]
+		} else {
+			right += v * m.ColLower[j]
+		}
+	}
+	gap := left - right
+	if math.IsNaN(gap) {
+		return math.Inf(-1)
+	}
+	return gap
+}
