@@ -1,0 +1,378 @@
+package revised
+
+import "math"
+
+// Factorisation tolerances.
+const (
+	// luThreshold is the threshold-pivoting parameter u: an entry may be a
+	// pivot only if it is at least u times the largest entry of its active
+	// row. It bounds the growth of the eliminated entries by 1/u per step.
+	luThreshold = 0.1
+	// luAbsTol is the smallest magnitude accepted as a pivot; a basis whose
+	// remaining active entries are all below it is treated as singular.
+	luAbsTol = 1e-11
+	// luSearchCols is how many candidate columns the Markowitz search
+	// examines before taking the best pivot found.
+	luSearchCols = 4
+)
+
+// factor is a sparse LU factorisation of a basis matrix B (m×m, rows are the
+// constraint rows, columns are the basis positions) followed by a file of
+// product-form eta updates.
+//
+// Gaussian elimination gives E B = U', with E = E_{m-1}···E_0 the elimination
+// steps (step k subtracts multiples of pivot row r_k from other rows) and U'
+// a row and column permutation of an upper triangular matrix: row r_k of U'
+// is U row k, whose pivot is in column c_k and whose other entries are in
+// columns pivoted later. Each basis change B' = B F adds one eta F.
+type factor struct {
+	m int
+
+	pivRow, pivCol []int
+
+	lStart []int
+	lIdx   []int
+	lVal   []float64
+
+	uStart []int
+	uCol   []int
+	uVal   []float64
+	uDiag  []float64
+
+	// Product-form etas: eta t replaces basis position ePos[t]; its entries
+	// are eIdx/eVal[eStart[t]:eStart[t+1]] (η of F⁻¹ = I + η e_pᵀ).
+	ePos   []int
+	eStart []int
+	eIdx   []int
+	eVal   []float64
+
+	// active submatrix work space
+	rc   [][]int
+	rv   [][]float64
+	cr   [][]int
+	mark []int
+	rowD []bool
+	colD []bool
+	work []float64
+}
+
+func newFactor(m int) *factor {
+	f := &factor{m: m}
+	f.rc = make([][]int, m)
+	f.rv = make([][]float64, m)
+	f.cr = make([][]int, m)
+	f.mark = make([]int, m)
+	f.rowD = make([]bool, m)
+	f.colD = make([]bool, m)
+	f.work = make([]float64, m)
+	return f
+}
+
+// numEtas is the number of product-form updates since the last factorisation.
+func (f *factor) numEtas() int { return len(f.ePos) }
+
+// factorize computes the LU factors of the matrix whose column p has the
+// non-zeros colFn(p). When the matrix is numerically singular it returns the
+// positions and rows left without a pivot (equal in number); the factors are
+// then not usable.
+func (f *factor) factorize(colFn func(p int) ([]int, []float64)) (badPos, badRows []int) {
+	m := f.m
+	for i := 0; i < m; i++ {
+		f.rc[i] = f.rc[i][:0]
+		f.rv[i] = f.rv[i][:0]
+		f.cr[i] = f.cr[i][:0]
+		f.rowD[i] = false
+		f.colD[i] = false
+		f.mark[i] = -1
+	}
+	for p := 0; p < m; p++ {
+		idx, val := colFn(p)
+		for k, i := range idx {
+			if val[k] == 0 {
+				continue
+			}
+			f.rc[i] = append(f.rc[i], p)
+			f.rv[i] = append(f.rv[i], val[k])
+			f.cr[p] = append(f.cr[p], i)
+		}
+	}
+	f.pivRow = f.pivRow[:0]
+	f.pivCol = f.pivCol[:0]
+	f.lStart = append(f.lStart[:0], 0)
+	f.lIdx = f.lIdx[:0]
+	f.lVal = f.lVal[:0]
+	f.uStart = append(f.uStart[:0], 0)
+	f.uCol = f.uCol[:0]
+	f.uVal = f.uVal[:0]
+	f.uDiag = f.uDiag[:0]
+	f.ePos = f.ePos[:0]
+	f.eStart = append(f.eStart[:0], 0)
+	f.eIdx = f.eIdx[:0]
+	f.eVal = f.eVal[:0]
+
+	for step := 0; step < m; step++ {
+		r, c, ok := f.choosePivot()
+		if !ok {
+			for p := 0; p < m; p++ {
+				if !f.colD[p] {
+					badPos = append(badPos, p)
+				}
+			}
+			for i := 0; i < m; i++ {
+				if !f.rowD[i] {
+					badRows = append(badRows, i)
+				}
+			}
+			return badPos, badRows
+		}
+		f.eliminate(r, c)
+	}
+	return nil, nil
+}
+
+// rowEntry returns the value of column c in active row i and its slot.
+func (f *factor) rowEntry(i, c int) (float64, int) {
+	for k, j := range f.rc[i] {
+		if j == c {
+			return f.rv[i][k], k
+		}
+	}
+	return 0, -1
+}
+
+func rowMax(v []float64) float64 {
+	mx := 0.0
+	for _, a := range v {
+		if a := math.Abs(a); a > mx {
+			mx = a
+		}
+	}
+	return mx
+}
+
+// choosePivot picks the next pivot by Markowitz cost (r−1)(c−1) among the
+// entries passing the threshold test, searching row singletons first, then
+// the columns of least count.
+func (f *factor) choosePivot() (r, c int, ok bool) {
+	m := f.m
+	// Row singletons are free pivots (cost 0, no threshold issue in the row).
+	for i := 0; i < m; i++ {
+		if !f.rowD[i] && len(f.rc[i]) == 1 && math.Abs(f.rv[i][0]) > luAbsTol {
+			return i, f.rc[i][0], true
+		}
+	}
+	minCnt := math.MaxInt
+	for p := 0; p < m; p++ {
+		if !f.colD[p] && len(f.cr[p]) < minCnt {
+			minCnt = len(f.cr[p])
+		}
+	}
+	if minCnt == 0 || minCnt == math.MaxInt {
+		return 0, 0, false
+	}
+	bestCost := math.MaxInt
+	bestRatio := 0.0
+	r, c = -1, -1
+	examined := 0
+	for cnt := minCnt; cnt <= m && examined < luSearchCols; cnt++ {
+		for p := 0; p < m && examined < luSearchCols; p++ {
+			if f.colD[p] || len(f.cr[p]) != cnt {
+				continue
+			}
+			examined++
+			for _, i := range f.cr[p] {
+				a, _ := f.rowEntry(i, p)
+				aa := math.Abs(a)
+				if aa <= luAbsTol {
+					continue
+				}
+				mx := rowMax(f.rv[i])
+				if aa < luThreshold*mx {
+					continue
+				}
+				cost := (cnt - 1) * (len(f.rc[i]) - 1)
+				ratio := aa / mx
+				if cost < bestCost || (cost == bestCost && ratio > bestRatio) {
+					bestCost, bestRatio, r, c = cost, ratio, i, p
+				}
+			}
+			if bestCost == 0 {
+				return r, c, true
+			}
+		}
+		if cnt > minCnt+8 && r >= 0 {
+			break
+		}
+	}
+	if r >= 0 {
+		return r, c, true
+	}
+	// No entry passes the threshold in the columns examined: take the
+	// relatively largest entry anywhere.
+	for p := 0; p < m; p++ {
+		if f.colD[p] {
+			continue
+		}
+		for _, i := range f.cr[p] {
+			a, _ := f.rowEntry(i, p)
+			aa := math.Abs(a)
+			if aa <= luAbsTol {
+				continue
+			}
+			if ratio := aa / rowMax(f.rv[i]); ratio > bestRatio {
+				bestRatio, r, c = ratio, i, p
+			}
+		}
+	}
+	return r, c, r >= 0
+}
+
+func removeInt(s []int, v int) []int {
+	for k, x := range s {
+		if x == v {
+			s[k] = s[len(s)-1]
+			return s[:len(s)-1]
+		}
+	}
+	return s
+}
+
+// eliminate performs one elimination step with pivot (r, c).
+func (f *factor) eliminate(r, c int) {
+	pr, pv := f.rc[r], f.rv[r]
+	var piv float64
+	for k, j := range pr {
+		f.cr[j] = removeInt(f.cr[j], r)
+		if j == c {
+			piv = pv[k]
+		} else {
+			f.uCol = append(f.uCol, j)
+			f.uVal = append(f.uVal, pv[k])
+		}
+	}
+	f.uDiag = append(f.uDiag, piv)
+	f.uStart = append(f.uStart, len(f.uCol))
+	f.pivRow = append(f.pivRow, r)
+	f.pivCol = append(f.pivCol, c)
+	f.rowD[r] = true
+	f.colD[c] = true
+
+	for _, i := range f.cr[c] {
+		a, slot := f.rowEntry(i, c)
+		l := a / piv
+		f.lIdx = append(f.lIdx, i)
+		f.lVal = append(f.lVal, l)
+		// remove entry c from row i
+		last := len(f.rc[i]) - 1
+		f.rc[i][slot] = f.rc[i][last]
+		f.rv[i][slot] = f.rv[i][last]
+		f.rc[i] = f.rc[i][:last]
+		f.rv[i] = f.rv[i][:last]
+		for k, j := range f.rc[i] {
+			f.mark[j] = k
+		}
+		for k, j := range pr {
+			if j == c {
+				continue
+			}
+			if s := f.mark[j]; s >= 0 {
+				f.rv[i][s] -= l * pv[k]
+			} else {
+				f.rc[i] = append(f.rc[i], j)
+				f.rv[i] = append(f.rv[i], -l*pv[k])
+				f.cr[j] = append(f.cr[j], i)
+			}
+		}
+		for _, j := range f.rc[i] {
+			f.mark[j] = -1
+		}
+	}
+	f.cr[c] = f.cr[c][:0]
+	f.lStart = append(f.lStart, len(f.lIdx))
+	f.rc[r] = f.rc[r][:0]
+	f.rv[r] = f.rv[r][:0]
+}
+
+// ftran overwrites a (indexed by row) with B⁻¹a (indexed by basis position).
+func (f *factor) ftran(a []float64) {
+	for k, r := range f.pivRow {
+		ar := a[r]
+		if ar == 0 {
+			continue
+		}
+		for t := f.lStart[k]; t < f.lStart[k+1]; t++ {
+			a[f.lIdx[t]] -= f.lVal[t] * ar
+		}
+	}
+	x := f.work
+	for k := len(f.pivRow) - 1; k >= 0; k-- {
+		s := a[f.pivRow[k]]
+		for t := f.uStart[k]; t < f.uStart[k+1]; t++ {
+			s -= f.uVal[t] * x[f.uCol[t]]
+		}
+		x[f.pivCol[k]] = s / f.uDiag[k]
+	}
+	copy(a, x)
+	for t, p := range f.ePos {
+		xp := a[p]
+		if xp == 0 {
+			continue
+		}
+		for s := f.eStart[t]; s < f.eStart[t+1]; s++ {
+			i := f.eIdx[s]
+			if i == p {
+				a[p] += f.eVal[s] * xp
+			} else {
+				a[i] += f.eVal[s] * xp
+			}
+		}
+	}
+}
+
+// btran overwrites c (indexed by basis position) with B⁻ᵀc (indexed by row).
+func (f *factor) btran(c []float64) {
+	for t := len(f.ePos) - 1; t >= 0; t-- {
+		p := f.ePos[t]
+		s := 0.0
+		for q := f.eStart[t]; q < f.eStart[t+1]; q++ {
+			s += f.eVal[q] * c[f.eIdx[q]]
+		}
+		c[p] += s
+	}
+	z := f.work
+	for k, col := range f.pivCol {
+		zr := c[col] / f.uDiag[k]
+		z[f.pivRow[k]] = zr
+		if zr == 0 {
+			continue
+		}
+		for t := f.uStart[k]; t < f.uStart[k+1]; t++ {
+			c[f.uCol[t]] -= f.uVal[t] * zr
+		}
+	}
+	for k := len(f.pivRow) - 1; k >= 0; k-- {
+		s := 0.0
+		for t := f.lStart[k]; t < f.lStart[k+1]; t++ {
+			s += f.lVal[t] * z[f.lIdx[t]]
+		}
+		z[f.pivRow[k]] -= s
+	}
+	copy(c, z)
+}
+
+// update records the basis change that puts a column with B⁻¹a = alpha
+// (indexed by basis position) into position p.
+func (f *factor) update(alpha []float64, p int) {
+	ap := alpha[p]
+	for i, a := range alpha {
+		if i == p {
+			f.eIdx = append(f.eIdx, p)
+			f.eVal = append(f.eVal, 1/ap-1)
+		} else if a != 0 {
+			f.eIdx = append(f.eIdx, i)
+			f.eVal = append(f.eVal, -a/ap)
+		}
+	}
+	f.ePos = append(f.ePos, p)
+	f.eStart = append(f.eStart, len(f.eIdx))
+}

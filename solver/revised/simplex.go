@@ -1,0 +1,771 @@
+package revised
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/pmlopt/pmlopt/lp"
+)
+
+// Status is the outcome of a solve.
+type Status int
+
+// The outcomes of a solve.
+const (
+	Optimal        Status = iota // an optimal basic solution was found
+	Infeasible                   // no point satisfies the constraints
+	Unbounded                    // the objective is unbounded on the feasible set
+	IterationLimit               // Options.MaxIter iterations were not enough
+)
+
+func (s Status) String() string {
+	switch s {
+	case Optimal:
+		return "optimal"
+	case Infeasible:
+		return "infeasible"
+	case Unbounded:
+		return "unbounded"
+	case IterationLimit:
+		return "iteration limit"
+	}
+	return fmt.Sprintf("Status(%d)", int(s))
+}
+
+// Options are the tolerances and limits of the engine. A zero field takes
+// its default.
+type Options struct {
+	// FeasTol is the primal feasibility tolerance: a variable or row
+	// activity may violate its bound by at most this much (default 1e-9).
+	FeasTol float64
+	// OptTol is the dual feasibility tolerance on reduced costs
+	// (default 1e-9).
+	OptTol float64
+	// PivotTol is the smallest |entry| of the pivot column accepted as a
+	// pivot in the ratio test (default 1e-9).
+	PivotTol float64
+	// MaxIter bounds the simplex iterations of one Solve
+	// (default 100·(rows+cols) + 10000).
+	MaxIter int
+	// RefactorEvery is the number of basis updates between two fresh LU
+	// factorisations (default 100).
+	RefactorEvery int
+}
+
+func (o *Options) fill(m, n int) {
+	if o.FeasTol <= 0 {
+		o.FeasTol = 1e-9
+	}
+	if o.OptTol <= 0 {
+		o.OptTol = 1e-9
+	}
+	if o.PivotTol <= 0 {
+		o.PivotTol = 1e-9
+	}
+	if o.MaxIter <= 0 {
+		o.MaxIter = 100*(m+n) + 10000
+	}
+	if o.RefactorEvery <= 0 {
+		o.RefactorEvery = 100
+	}
+}
+
+// Result is the outcome of a solve. X, RowActivity, RowDuals and ColDuals
+// are set when Status is Optimal; Certificate is set when Status is
+// Infeasible.
+//
+// Dual sign convention: RowDuals[i] is the rate of change of the objective
+// per unit increase of the active bound of row i, and ColDuals[j] =
+// ColCosts[j] − Σ_i A_ij RowDuals[i] is the reduced cost of column j, the
+// rate of change of the objective per unit increase of x_j (or of its active
+// bound). For a minimisation a row at its lower bound has RowDuals ≥ 0 and
+// at its upper bound ≤ 0; for a maximisation the signs are reversed.
+//
+// Certificate y (one entry per row) proves infeasibility by
+//
+//	max { (Aᵀy)·x : ColLower ≤ x ≤ ColUpper } < min { y·r : RowLower ≤ r ≤ RowUpper },
+//
+// which no x with RowLower ≤ Ax ≤ RowUpper can satisfy, since (Aᵀy)·x = y·(Ax).
+type Result struct {
+	Status      Status
+	Objective   float64
+	X           []float64
+	RowActivity []float64
+	RowDuals    []float64
+	ColDuals    []float64
+	Certificate []float64
+	Iterations  int
+}
+
+// Nonbasic positions of a variable.
+const (
+	atLower int8 = iota
+	atUpper
+	atZero // free nonbasic at 0
+	basic
+)
+
+// Simplex is an lp.Model loaded into the engine, with its current basis.
+// Change it with the Set methods and call Solve again to re-solve from the
+// last basis. A Simplex is not safe for concurrent use.
+type Simplex struct {
+	m, n     int
+	opt      Options
+	maximize bool
+	offset   float64
+
+	// A in compressed sparse column form.
+	colStart []int
+	rowIdx   []int
+	val      []float64
+
+	cost   []float64 // internal costs (negated for maximisation), length n
+	lb, ub []float64 // length n+m; variable n+i is the activity of row i
+
+	head  []int  // basis position -> variable
+	state []int8 // per variable
+	x     []float64
+
+	f *factor
+
+	// scratch
+	cB, y, alpha, rhs, d []float64
+	bp                   []breakpoint
+
+	iter int
+}
+
+type breakpoint struct {
+	t    float64
+	p    int
+	inc  float64
+	toLB bool
+}
+
+// ErrInvalid wraps the reasons a model is refused.
+var ErrInvalid = errors.New("revised: invalid model")
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+}
+
+// Solve solves m from scratch with the options opt (nil for defaults).
+func Solve(m *lp.Model, opt *Options) (*Result, error) {
+	s, err := New(m, opt)
+	if err != nil {
+		return nil, err
+	}
+	return s.Solve()
+}
+
+// New validates m and loads it with the slack basis. The model is copied;
+// later changes to m do not affect the Simplex.
+func New(m *lp.Model, opt *Options) (*Simplex, error) {
+	if m == nil {
+		return nil, invalid("nil model")
+	}
+	n, rows := m.NumCols(), m.NumRows()
+	if len(m.ColLower) != n || len(m.ColUpper) != n {
+		return nil, invalid("%d costs but %d lower and %d upper column bounds", n, len(m.ColLower), len(m.ColUpper))
+	}
+	if len(m.RowUpper) != rows {
+		return nil, invalid("%d lower but %d upper row bounds", rows, len(m.RowUpper))
+	}
+	if math.IsNaN(m.Offset) || math.IsInf(m.Offset, 0) {
+		return nil, invalid("offset %v", m.Offset)
+	}
+	for j := 0; j < n; j++ {
+		if c := m.ColCosts[j]; math.IsNaN(c) || math.IsInf(c, 0) {
+			return nil, invalid("cost of column %d is %v", j, c)
+		}
+		if err := checkBounds("column", j, m.ColLower[j], m.ColUpper[j]); err != nil {
+			return nil, err
+		}
+	}
+	for i := 0; i < rows; i++ {
+		if err := checkBounds("row", i, m.RowLower[i], m.RowUpper[i]); err != nil {
+			return nil, err
+		}
+	}
+	s := &Simplex{m: rows, n: n, maximize: m.Maximize, offset: m.Offset}
+	if opt != nil {
+		s.opt = *opt
+	}
+	s.opt.fill(rows, n)
+
+	// CSC, rejecting duplicates.
+	count := make([]int, n+1)
+	for k, e := range m.ConstMatrix {
+		if e.Row < 0 || e.Row >= rows || e.Col < 0 || e.Col >= n {
+			return nil, invalid("non-zero %d at (%d, %d) is outside the %d×%d matrix", k, e.Row, e.Col, rows, n)
+		}
+		if math.IsNaN(e.Val) || math.IsInf(e.Val, 0) {
+			return nil, invalid("entry (%d, %d) is %v", e.Row, e.Col, e.Val)
+		}
+		count[e.Col+1]++
+	}
+	for j := 0; j < n; j++ {
+		count[j+1] += count[j]
+	}
+	s.colStart = append([]int(nil), count...)
+	s.rowIdx = make([]int, len(m.ConstMatrix))
+	s.val = make([]float64, len(m.ConstMatrix))
+	next := count[:n]
+	for _, e := range m.ConstMatrix {
+		k := next[e.Col]
+		s.rowIdx[k] = e.Row
+		s.val[k] = e.Val
+		next[e.Col]++
+	}
+	seen := make([]int, rows)
+	for i := range seen {
+		seen[i] = -1
+	}
+	for j := 0; j < n; j++ {
+		for k := s.colStart[j]; k < s.colStart[j+1]; k++ {
+			if seen[s.rowIdx[k]] == j {
+				return nil, invalid("entry (%d, %d) is given twice", s.rowIdx[k], j)
+			}
+			seen[s.rowIdx[k]] = j
+		}
+	}
+
+	s.cost = make([]float64, n)
+	for j, c := range m.ColCosts {
+		if s.maximize {
+			c = -c
+		}
+		s.cost[j] = c
+	}
+	s.lb = make([]float64, n+rows)
+	s.ub = make([]float64, n+rows)
+	copy(s.lb, m.ColLower)
+	copy(s.ub, m.ColUpper)
+	copy(s.lb[n:], m.RowLower)
+	copy(s.ub[n:], m.RowUpper)
+
+	s.head = make([]int, rows)
+	s.state = make([]int8, n+rows)
+	s.x = make([]float64, n+rows)
+	for j := 0; j < n; j++ {
+		s.state[j] = s.restState(j)
+	}
+	for i := 0; i < rows; i++ {
+		s.head[i] = n + i
+		s.state[n+i] = basic
+	}
+	s.f = newFactor(rows)
+	s.cB = make([]float64, rows)
+	s.y = make([]float64, rows)
+	s.alpha = make([]float64, rows)
+	s.rhs = make([]float64, rows)
+	s.d = make([]float64, n+rows)
+	return s, nil
+}
+
+func checkBounds(kind string, k int, lo, up float64) error {
+	if math.IsNaN(lo) || math.IsNaN(up) {
+		return invalid("%s %d has a NaN bound", kind, k)
+	}
+	if math.IsInf(lo, 1) || math.IsInf(up, -1) {
+		return invalid("%s %d has bounds [%v, %v]", kind, k, lo, up)
+	}
+	if lo > up {
+		return invalid("%s %d has lower bound %v above upper bound %v", kind, k, lo, up)
+	}
+	return nil
+}
+
+// restState is where a nonbasic variable j rests: its finite lower bound,
+// else its finite upper bound, else 0.
+func (s *Simplex) restState(j int) int8 {
+	switch {
+	case !math.IsInf(s.lb[j], -1):
+		return atLower
+	case !math.IsInf(s.ub[j], 1):
+		return atUpper
+	}
+	return atZero
+}
+
+// NumRows and NumCols return the size of the loaded model.
+func (s *Simplex) NumRows() int { return s.m }
+
+// NumCols returns the number of structural variables.
+func (s *Simplex) NumCols() int { return s.n }
+
+// SetCoef changes the entry (row, col) of A, which must be a non-zero of the
+// loaded model.
+func (s *Simplex) SetCoef(row, col int, v float64) error {
+	if col < 0 || col >= s.n || row < 0 || row >= s.m {
+		return invalid("entry (%d, %d) is outside the %d×%d matrix", row, col, s.m, s.n)
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return invalid("entry (%d, %d) set to %v", row, col, v)
+	}
+	for k := s.colStart[col]; k < s.colStart[col+1]; k++ {
+		if s.rowIdx[k] == row {
+			s.val[k] = v
+			return nil
+		}
+	}
+	return invalid("entry (%d, %d) is not a non-zero of the loaded model", row, col)
+}
+
+// SetColBounds changes the bounds of column col.
+func (s *Simplex) SetColBounds(col int, lower, upper float64) error {
+	if col < 0 || col >= s.n {
+		return invalid("column %d out of range [0, %d)", col, s.n)
+	}
+	return s.setBounds(col, lower, upper, "column")
+}
+
+// SetRowBounds changes the bounds of row row.
+func (s *Simplex) SetRowBounds(row int, lower, upper float64) error {
+	if row < 0 || row >= s.m {
+		return invalid("row %d out of range [0, %d)", row, s.m)
+	}
+	return s.setBounds(s.n+row, lower, upper, "row")
+}
+
+func (s *Simplex) setBounds(j int, lower, upper float64, kind string) error {
+	k := j
+	if kind == "row" {
+		k = j - s.n
+	}
+	if err := checkBounds(kind, k, lower, upper); err != nil {
+		return err
+	}
+	s.lb[j], s.ub[j] = lower, upper
+	if s.state[j] != basic {
+		switch {
+		case s.state[j] == atLower && math.IsInf(lower, -1),
+			s.state[j] == atUpper && math.IsInf(upper, 1),
+			s.state[j] == atZero:
+			s.state[j] = s.restState(j)
+		}
+	}
+	return nil
+}
+
+// SetColCost changes the objective coefficient of column col (in the sense
+// of the loaded model: a maximisation stays one).
+func (s *Simplex) SetColCost(col int, cost float64) error {
+	if col < 0 || col >= s.n {
+		return invalid("column %d out of range [0, %d)", col, s.n)
+	}
+	if math.IsNaN(cost) || math.IsInf(cost, 0) {
+		return invalid("cost of column %d set to %v", col, cost)
+	}
+	if s.maximize {
+		cost = -cost
+	}
+	s.cost[col] = cost
+	return nil
+}
+
+// column returns the non-zeros of variable j's column in [A −I].
+var minusOne = []float64{-1}
+
+func (s *Simplex) column(j int, idx *[1]int) ([]int, []float64) {
+	if j < s.n {
+		return s.rowIdx[s.colStart[j]:s.colStart[j+1]], s.val[s.colStart[j]:s.colStart[j+1]]
+	}
+	idx[0] = j - s.n
+	return idx[:], minusOne
+}
+
+// dot returns a_jᵀ y.
+func (s *Simplex) dot(j int, y []float64) float64 {
+	if j >= s.n {
+		return -y[j-s.n]
+	}
+	d := 0.0
+	for k := s.colStart[j]; k < s.colStart[j+1]; k++ {
+		d += s.val[k] * y[s.rowIdx[k]]
+	}
+	return d
+}
+
+// refactor computes a fresh LU of the basis, repairing a singular basis by
+// swapping in logical variables, and recomputes the basic values.
+func (s *Simplex) refactor() error {
+	var one [1]int
+	for attempt := 0; ; attempt++ {
+		badPos, badRows := s.f.factorize(func(p int) ([]int, []float64) {
+			return s.column(s.head[p], &one)
+		})
+		if badPos == nil {
+			break
+		}
+		if attempt > s.m || len(badPos) != len(badRows) {
+			return errors.New("revised: cannot repair a singular basis")
+		}
+		for k, p := range badPos {
+			v := s.head[p]
+			s.state[v] = s.restState(v)
+			lg := s.n + badRows[k]
+			if s.state[lg] == basic {
+				return errors.New("revised: singular basis holds the logical of an unpivoted row")
+			}
+			s.head[p] = lg
+			s.state[lg] = basic
+		}
+	}
+	s.computeX()
+	return nil
+}
+
+// computeX sets nonbasic variables to their bounds and solves for the basics.
+func (s *Simplex) computeX() {
+	for i := range s.rhs {
+		s.rhs[i] = 0
+	}
+	for j := 0; j < s.n+s.m; j++ {
+		switch s.state[j] {
+		case basic:
+			continue
+		case atLower:
+			s.x[j] = s.lb[j]
+		case atUpper:
+			s.x[j] = s.ub[j]
+		case atZero:
+			s.x[j] = 0
+		}
+		if xj := s.x[j]; xj != 0 {
+			if j >= s.n {
+				s.rhs[j-s.n] += xj
+				continue
+			}
+			for k := s.colStart[j]; k < s.colStart[j+1]; k++ {
+				s.rhs[s.rowIdx[k]] -= s.val[k] * xj
+			}
+		}
+	}
+	s.f.ftran(s.rhs)
+	for p, v := range s.head {
+		s.x[v] = s.rhs[p]
+	}
+}
+
+// Solve runs the primal simplex method from the current basis: phase 1
+// minimises the sum of infeasibilities, phase 2 the objective.
+func (s *Simplex) Solve() (*Result, error) {
+	if err := s.refactor(); err != nil {
+		return nil, err
+	}
+	opt := &s.opt
+	ftol, dtol, ptol := opt.FeasTol, opt.OptTol, opt.PivotTol
+	iters := 0
+	degenerate := 0
+	fresh := true // factors and x_B computed from scratch, no update since
+	var one [1]int
+	for {
+		if s.f.numEtas() >= opt.RefactorEvery {
+			if err := s.refactor(); err != nil {
+				return nil, err
+			}
+			fresh = true
+		}
+		// Phase and basic costs.
+		phase1 := false
+		for p, v := range s.head {
+			xv := s.x[v]
+			switch {
+			case xv < s.lb[v]-ftol:
+				s.cB[p] = -1
+				phase1 = true
+			case xv > s.ub[v]+ftol:
+				s.cB[p] = 1
+				phase1 = true
+			default:
+				s.cB[p] = 0
+			}
+		}
+		if !phase1 {
+			for p, v := range s.head {
+				if v < s.n {
+					s.cB[p] = s.cost[v]
+				} else {
+					s.cB[p] = 0
+				}
+			}
+		}
+		copy(s.y, s.cB)
+		s.f.btran(s.y)
+
+		// Pricing.
+		bland := degenerate > 50
+		q, dq, best := -1, 0.0, 0.0
+		for j := 0; j < s.n+s.m; j++ {
+			st := s.state[j]
+			if st == basic || s.lb[j] == s.ub[j] {
+				continue
+			}
+			c := 0.0
+			if !phase1 && j < s.n {
+				c = s.cost[j]
+			}
+			dj := c - s.dot(j, s.y)
+			var score float64
+			switch {
+			case dj < -dtol && st != atUpper:
+				score = -dj
+			case dj > dtol && st != atLower:
+				score = dj
+			default:
+				continue
+			}
+			if bland {
+				q, dq = j, dj
+				break
+			}
+			if score > best {
+				q, dq, best = j, dj, score
+			}
+		}
+		if q < 0 {
+			if !fresh {
+				if err := s.refactor(); err != nil {
+					return nil, err
+				}
+				fresh = true
+				continue
+			}
+			if phase1 {
+				return s.infeasible(iters), nil
+			}
+			return s.optimal(iters), nil
+		}
+		if iters >= opt.MaxIter {
+			return &Result{Status: IterationLimit, Iterations: iters}, nil
+		}
+		iters++
+		s.iter++
+
+		// Column of the entering variable.
+		for i := range s.alpha {
+			s.alpha[i] = 0
+		}
+		idx, vals := s.column(q, &one)
+		for k, i := range idx {
+			s.alpha[i] = vals[k]
+		}
+		s.f.ftran(s.alpha)
+		dir := 1.0
+		if dq > 0 {
+			dir = -1
+		}
+
+		// Ratio test: Harris two-pass over the hard stops, then the phase 1
+		// breakpoints where an infeasible basic reaches its bound.
+		theta := math.Inf(1)
+		if !math.IsInf(s.ub[q], 1) && !math.IsInf(s.lb[q], -1) {
+			theta = s.ub[q] - s.lb[q]
+		}
+		s.bp = s.bp[:0]
+		for p, v := range s.head {
+			rate := -dir * s.alpha[p]
+			if math.Abs(rate) <= ptol {
+				continue
+			}
+			xv, lo, up := s.x[v], s.lb[v], s.ub[v]
+			tol := ftol
+			if bland {
+				tol = 0
+			}
+			switch {
+			case phase1 && xv < lo-ftol:
+				if rate > 0 {
+					s.bp = append(s.bp, breakpoint{t: (lo - xv) / rate, p: p, inc: rate, toLB: true})
+					if !math.IsInf(up, 1) {
+						theta = math.Min(theta, (up+tol-xv)/rate)
+					}
+				}
+			case phase1 && xv > up+ftol:
+				if rate < 0 {
+					s.bp = append(s.bp, breakpoint{t: (up - xv) / rate, p: p, inc: -rate})
+					if !math.IsInf(lo, -1) {
+						theta = math.Min(theta, (lo-tol-xv)/rate)
+					}
+				}
+			case rate > 0:
+				if !math.IsInf(up, 1) {
+					theta = math.Min(theta, (up+tol-xv)/rate)
+				}
+			default:
+				if !math.IsInf(lo, -1) {
+					theta = math.Min(theta, (lo-tol-xv)/rate)
+				}
+			}
+		}
+		leave, step, toLB := -1, 0.0, false
+		if len(s.bp) > 0 {
+			sort.Slice(s.bp, func(a, b int) bool {
+				if s.bp[a].t != s.bp[b].t {
+					return s.bp[a].t < s.bp[b].t
+				}
+				return s.head[s.bp[a].p] < s.head[s.bp[b].p]
+			})
+			slope := -math.Abs(dq)
+			for _, b := range s.bp {
+				if b.t > theta {
+					break
+				}
+				slope += b.inc
+				if slope >= 0 {
+					leave, step, toLB = b.p, b.t, b.toLB
+					break
+				}
+			}
+		}
+		if leave < 0 && !math.IsInf(theta, 1) {
+			// Second Harris pass: the largest pivot among the hard stops
+			// reached within theta.
+			bestRate := 0.0
+			bestVar := math.MaxInt
+			for p, v := range s.head {
+				rate := -dir * s.alpha[p]
+				ar := math.Abs(rate)
+				if ar <= ptol {
+					continue
+				}
+				xv, lo, up := s.x[v], s.lb[v], s.ub[v]
+				var t float64
+				var lower bool
+				switch {
+				case phase1 && xv < lo-ftol:
+					if rate <= 0 || math.IsInf(up, 1) {
+						continue
+					}
+					t = (up - xv) / rate
+				case phase1 && xv > up+ftol:
+					if rate >= 0 || math.IsInf(lo, -1) {
+						continue
+					}
+					t, lower = (lo-xv)/rate, true
+				case rate > 0:
+					if math.IsInf(up, 1) {
+						continue
+					}
+					t = (up - xv) / rate
+				default:
+					if math.IsInf(lo, -1) {
+						continue
+					}
+					t, lower = (lo-xv)/rate, true
+				}
+				if t > theta {
+					continue
+				}
+				if bland {
+					if t < step || leave < 0 || (t == step && v < bestVar) {
+						leave, step, toLB, bestVar = p, t, lower, v
+					}
+					continue
+				}
+				if ar > bestRate {
+					leave, step, toLB, bestRate = p, t, lower, ar
+				}
+			}
+			if step < 0 {
+				step = 0
+			}
+		}
+		flip := false
+		if rng := s.ub[q] - s.lb[q]; !math.IsInf(rng, 1) && (leave < 0 || rng <= step) {
+			flip, step = true, rng
+		}
+		if leave < 0 && !flip {
+			if phase1 {
+				// Cannot happen in exact arithmetic; start afresh.
+				if fresh {
+					return nil, errors.New("revised: phase 1 ray found, numerical trouble")
+				}
+				if err := s.refactor(); err != nil {
+					return nil, err
+				}
+				fresh = true
+				continue
+			}
+			return &Result{Status: Unbounded, Iterations: iters}, nil
+		}
+		if step <= 1e-12 {
+			degenerate++
+		} else {
+			degenerate = 0
+		}
+
+		// Update the primal values.
+		if step != 0 {
+			s.x[q] += dir * step
+			for p, v := range s.head {
+				if a := s.alpha[p]; a != 0 {
+					s.x[v] -= dir * a * step
+				}
+			}
+		}
+		if flip {
+			if dir > 0 {
+				s.state[q], s.x[q] = atUpper, s.ub[q]
+			} else {
+				s.state[q], s.x[q] = atLower, s.lb[q]
+			}
+			continue
+		}
+		v := s.head[leave]
+		if toLB {
+			s.state[v], s.x[v] = atLower, s.lb[v]
+		} else {
+			s.state[v], s.x[v] = atUpper, s.ub[v]
+		}
+		if s.lb[v] == s.ub[v] {
+			s.state[v] = atLower
+		}
+		s.head[leave] = q
+		s.state[q] = basic
+		s.f.update(s.alpha, leave)
+		fresh = false
+	}
+}
+
+// optimal assembles the result at an optimal basis; s.y holds the duals.
+func (s *Simplex) optimal(iters int) *Result {
+	r := &Result{Status: Optimal, Iterations: iters}
+	r.X = append([]float64(nil), s.x[:s.n]...)
+	r.RowActivity = make([]float64, s.m)
+	for j := 0; j < s.n; j++ {
+		for k := s.colStart[j]; k < s.colStart[j+1]; k++ {
+			r.RowActivity[s.rowIdx[k]] += s.val[k] * r.X[j]
+		}
+	}
+	sign := 1.0
+	if s.maximize {
+		sign = -1
+	}
+	r.RowDuals = make([]float64, s.m)
+	for i, yi := range s.y {
+		r.RowDuals[i] = sign * yi
+	}
+	r.ColDuals = make([]float64, s.n)
+	obj := s.offset
+	for j := 0; j < s.n; j++ {
+		r.ColDuals[j] = sign * (s.cost[j] - s.dot(j, s.y))
+		obj += sign * s.cost[j] * r.X[j]
+	}
+	r.Objective = obj
+	return r
+}
+
+// infeasible assembles the result of phase 1 ending with a positive sum of
+// infeasibilities; s.y holds the phase 1 duals, which are a Farkas ray.
+func (s *Simplex) infeasible(iters int) *Result {
+	r := &Result{Status: Infeasible, Iterations: iters}
+	r.Certificate = make([]float64, s.m)
+	for i, yi := range s.y {
+		r.Certificate[i] = yi
+	}
+	return r
+}
