@@ -1,0 +1,353 @@
+package problem
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+// The keys of the schema, in the order Marshal writes them.
+var (
+	topKeys     = []string{"name", "inputs", "outputs", "prior", "utility", "order", "mechanism", "privacy", "objective"}
+	privacyKeys = []string{"measure", "epsilon", "epsilon_lower", "epsilon_upper"}
+)
+
+// decode builds a Problem from a document tree and validates it.
+func decode(root node) (*Problem, error) {
+	switch root.kind {
+	case nullNode:
+		return nil, fieldErr("problem", -1, -1, "the file is empty")
+	case mapNode:
+	default:
+		return nil, fieldErr("problem", -1, -1, "the file must hold a mapping of keys (%s), not %s", strings.Join(topKeys, ", "), root.describe())
+	}
+	p := &Problem{}
+	if err := checkKeys("", root, topKeys); err != nil {
+		return nil, err
+	}
+	for i, key := range root.keys {
+		v := &root.kids[i]
+		var err error
+		switch key {
+		case "name":
+			p.Name, err = scalarText("name", -1, v, "a name")
+		case "inputs":
+			p.Inputs, err = labels("inputs", v)
+		case "outputs":
+			p.Outputs, err = labels("outputs", v)
+		case "prior":
+			p.Prior, err = vector("prior", v)
+		case "utility":
+			var a [][]float64
+			a, err = matrix("utility", v)
+			p.Utility = a
+		case "order":
+			p.Order, err = intMatrix("order", v)
+		case "mechanism":
+			var a [][]float64
+			a, err = matrix("mechanism", v)
+			p.Mechanism = a
+		case "privacy":
+			p.Privacy, err = budget(v)
+		case "objective":
+			var s string
+			s, err = scalarText("objective", -1, v, "an objective")
+			if err == nil {
+				if _, perr := ParseObjective(s); perr != nil {
+					err = fieldErr("objective", -1, -1, "%s is not one of worst-case-order, worst-case-value, expected-utility", quote(s))
+				}
+				p.Objective = Objective(s)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if p.Order == nil && p.Utility != nil {
+		p.Order = p.Utility.Order()
+	}
+	return p, nil
+}
+
+// checkKeys refuses unknown, repeated and missing-valued keys of a mapping.
+// prefix is "" for the document and "privacy." inside the privacy block.
+func checkKeys(prefix string, m node, allowed []string) error {
+	seen := make(map[string]bool, len(m.keys))
+	for _, k := range m.keys {
+		known := false
+		for _, a := range allowed {
+			known = known || a == k
+		}
+		if !known {
+			field := strings.TrimSuffix(prefix, ".")
+			if field == "" {
+				field = "problem"
+			}
+			return fieldErr(field, -1, -1, "unknown key %s; allowed keys are %s", quote(k), strings.Join(allowed, ", "))
+		}
+		if seen[k] {
+			return fieldErr(prefix+k, -1, -1, "is given twice")
+		}
+		seen[k] = true
+	}
+	return nil
+}
+
+// scalarText returns the text of a scalar field.
+func scalarText(field string, col int, v *node, what string) (string, error) {
+	if v.kind != scalarNode {
+		return "", fieldErr(field, -1, col, "is %s, not %s", v.describe(), what)
+	}
+	return v.text, nil
+}
+
+func labels(field string, v *node) ([]string, error) {
+	if v.kind != seqNode {
+		return nil, fieldErr(field, -1, -1, "is %s, not a list of labels", v.describe())
+	}
+	out := make([]string, len(v.kids))
+	for i := range v.kids {
+		s, err := scalarText(field, i, &v.kids[i], "a label")
+		if err != nil {
+			return nil, err
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+func vector(field string, v *node) ([]float64, error) {
+	if v.kind != seqNode {
+		return nil, fieldErr(field, -1, -1, "is %s, not a list of numbers", v.describe())
+	}
+	out := make([]float64, len(v.kids))
+	for i := range v.kids {
+		x, msg := number(&v.kids[i])
+		if msg != "" {
+			return nil, fieldErr(field, -1, i, "%s", msg)
+		}
+		out[i] = x
+	}
+	return out, nil
+}
+
+func matrix(field string, v *node) ([][]float64, error) {
+	if v.kind != seqNode {
+		return nil, fieldErr(field, -1, -1, "is %s, not a list of rows", v.describe())
+	}
+	out := make([][]float64, len(v.kids))
+	for i := range v.kids {
+		row := &v.kids[i]
+		if row.kind != seqNode {
+			return nil, fieldErr(field, i, -1, "is %s, not a list of numbers", row.describe())
+		}
+		out[i] = make([]float64, len(row.kids))
+		for j := range row.kids {
+			x, msg := number(&row.kids[j])
+			if msg != "" {
+				return nil, fieldErr(field, i, j, "%s", msg)
+			}
+			out[i][j] = x
+		}
+	}
+	return out, nil
+}
+
+func intMatrix(field string, v *node) ([][]int, error) {
+	if v.kind != seqNode {
+		return nil, fieldErr(field, -1, -1, "is %s, not a list of rows", v.describe())
+	}
+	out := make([][]int, len(v.kids))
+	for i := range v.kids {
+		row := &v.kids[i]
+		if row.kind != seqNode {
+			return nil, fieldErr(field, i, -1, "is %s, not a list of integers", row.describe())
+		}
+		out[i] = make([]int, len(row.kids))
+		for j := range row.kids {
+			x, msg := integer(&row.kids[j])
+			if msg != "" {
+				return nil, fieldErr(field, i, j, "%s", msg)
+			}
+			out[i][j] = x
+		}
+	}
+	return out, nil
+}
+
+func budget(v *node) (*mech.Budget, error) {
+	if v.kind != mapNode {
+		return nil, fieldErr("privacy", -1, -1, "is %s, not a mapping with measure and epsilon", v.describe())
+	}
+	if err := checkKeys("privacy.", *v, privacyKeys); err != nil {
+		return nil, err
+	}
+	b := &mech.Budget{}
+	given := map[string]bool{}
+	for i, k := range v.keys {
+		kid := &v.kids[i]
+		given[k] = true
+		if k == "measure" {
+			s, err := scalarText("privacy.measure", -1, kid, "a measure")
+			if err != nil {
+				return nil, err
+			}
+			m, err := mech.ParseMeasure(s)
+			if err != nil {
+				return nil, fieldErr("privacy.measure", -1, -1, "%s is not one of pml, alip, lip, ldp", quote(s))
+			}
+			b.Measure = m
+			continue
+		}
+		x, msg := number(kid)
+		if msg == "" {
+			msg = checkEpsilon(x)
+		}
+		if msg != "" {
+			return nil, fieldErr("privacy."+k, -1, -1, "%s", msg)
+		}
+		switch k {
+		case "epsilon":
+			b.Epsilon = x
+		case "epsilon_lower":
+			b.EpsilonLower = x
+		case "epsilon_upper":
+			b.EpsilonUpper = x
+		}
+	}
+	if b.Measure == "" {
+		return nil, missing("privacy.measure", "want pml, alip, lip or ldp")
+	}
+	for _, k := range privacyKeys[1:] {
+		used := (b.Measure == mech.ALIP) != (k == "epsilon")
+		switch {
+		case used && !given[k]:
+			return nil, missing("privacy."+k, "measure "+string(b.Measure)+" needs it")
+		case !used && given[k]:
+			return nil, fieldErr("privacy."+k, -1, -1, "is not used by measure %s (%s)", b.Measure, usesOf(b.Measure))
+		}
+	}
+	return b, nil
+}
+
+// number reads a real number: a YAML or JSON number, or a string holding a
+// decimal number or a fraction a/b. It returns a message for the user when v
+// is not one.
+func number(v *node) (float64, string) {
+	if v.kind != scalarNode {
+		return 0, "is " + v.describe() + ", not a number"
+	}
+	s := strings.TrimSpace(v.text)
+	if msg := special(s); msg != "" {
+		return 0, msg
+	}
+	num, den, frac := strings.Cut(s, "/")
+	a, ok := decimal(strings.TrimSpace(num))
+	if !ok {
+		return 0, quote(v.text) + " is not a number"
+	}
+	if !frac {
+		if math.IsInf(a, 0) {
+			return 0, quote(v.text) + " is out of range"
+		}
+		return a, ""
+	}
+	b, ok := decimal(strings.TrimSpace(den))
+	if !ok {
+		return 0, quote(v.text) + " is not a number (a fraction is written a/b)"
+	}
+	if b == 0 {
+		return 0, quote(v.text) + " has a zero denominator"
+	}
+	x := a / b
+	if math.IsInf(a, 0) || math.IsInf(b, 0) || math.IsInf(x, 0) {
+		return 0, quote(v.text) + " is out of range"
+	}
+	return x, ""
+}
+
+// special recognises the spellings of NaN and infinity that YAML and Go
+// accept, so that they are refused with a clear message.
+func special(s string) string {
+	t := strings.ToLower(strings.TrimLeft(s, "+-"))
+	switch t {
+	case "nan", ".nan":
+		return "is NaN"
+	case "inf", ".inf", "infinity":
+		return "is infinite"
+	}
+	return ""
+}
+
+// decimal parses [+-]digits[.digits][e[+-]digits] (with digits on at least
+// one side of the point). Overflow gives ±Inf and ok.
+func decimal(s string) (float64, bool) {
+	if !isDecimal(s) {
+		return 0, false
+	}
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil && !math.IsInf(x, 0) {
+		return 0, false
+	}
+	return x, true
+}
+
+func isDecimal(s string) bool {
+	i := 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	digits := 0
+	for i < len(s) && isDigit(s[i]) {
+		i, digits = i+1, digits+1
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		for i < len(s) && isDigit(s[i]) {
+			i, digits = i+1, digits+1
+		}
+	}
+	if digits == 0 {
+		return false
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		exp := 0
+		for i < len(s) && isDigit(s[i]) {
+			i, exp = i+1, exp+1
+		}
+		if exp == 0 {
+			return false
+		}
+	}
+	return i == len(s)
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// integer reads an order entry: an integer written as a number.
+func integer(v *node) (int, string) {
+	if v.kind != scalarNode {
+		return 0, "is " + v.describe() + ", not an integer"
+	}
+	if v.str {
+		return 0, quote(v.text) + " is a string, not an integer"
+	}
+	s := strings.TrimSpace(v.text)
+	x, err := strconv.Atoi(s)
+	if err != nil {
+		if msg := special(s); msg != "" {
+			return 0, msg
+		}
+		return 0, quote(v.text) + " is not an integer"
+	}
+	return x, ""
+}

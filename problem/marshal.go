@@ -1,0 +1,209 @@
+package problem
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+// Marshal writes a valid problem as a YAML or JSON problem file (Auto means
+// YAML). Numbers are written in the shortest form that reads back exactly,
+// so Parse(Marshal(p)) gives back p. When p has a utility the order is left
+// out: it is derived from the utility on reading. Marshal refuses a problem
+// that Validate refuses.
+func Marshal(p *Problem, format Format) ([]byte, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	fields := entries(p)
+	switch format {
+	case Auto, YAML:
+		return marshalYAML(fields)
+	case JSON:
+		return marshalJSON(fields), nil
+	}
+	return nil, fmt.Errorf("unknown problem file format %q (want yaml or json)", string(format))
+}
+
+// An entry is one key of the file and its value: a string, []string,
+// []float64, [][]float64, [][]int or []entry (a mapping).
+type entry struct {
+	key string
+	val any
+}
+
+func entries(p *Problem) []entry {
+	var es []entry
+	if p.Name != "" {
+		es = append(es, entry{"name", p.Name})
+	}
+	if p.Inputs != nil {
+		es = append(es, entry{"inputs", p.Inputs})
+	}
+	if p.Outputs != nil {
+		es = append(es, entry{"outputs", p.Outputs})
+	}
+	es = append(es, entry{"prior", []float64(p.Prior)})
+	if p.Utility != nil {
+		es = append(es, entry{"utility", [][]float64(p.Utility)})
+	} else if p.Order != nil {
+		es = append(es, entry{"order", [][]int(p.Order)})
+	}
+	if p.Mechanism != nil {
+		es = append(es, entry{"mechanism", [][]float64(p.Mechanism)})
+	}
+	if b := p.Privacy; b != nil {
+		priv := []entry{{"measure", string(b.Measure)}}
+		if b.Measure == mech.ALIP {
+			priv = append(priv, entry{"epsilon_lower", b.EpsilonLower}, entry{"epsilon_upper", b.EpsilonUpper})
+		} else {
+			priv = append(priv, entry{"epsilon", b.Epsilon})
+		}
+		es = append(es, entry{"privacy", priv})
+	}
+	if p.Objective != "" {
+		es = append(es, entry{"objective", string(p.Objective)})
+	}
+	return es
+}
+
+func formatFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+func marshalYAML(es []entry) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(yamlMap(es)); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func yamlMap(es []entry) *yaml.Node {
+	m := &yaml.Node{Kind: yaml.MappingNode}
+	for _, e := range es {
+		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: e.key}, yamlValue(e.val))
+	}
+	return m
+}
+
+func yamlValue(v any) *yaml.Node {
+	str := func(s string) *yaml.Node {
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Style: yaml.DoubleQuotedStyle, Value: s}
+	}
+	num := func(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: s} }
+	flow := func() *yaml.Node { return &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle} }
+	switch v := v.(type) {
+	case string:
+		return str(v)
+	case float64:
+		return num(formatFloat(v))
+	case []string:
+		s := flow()
+		for _, x := range v {
+			s.Content = append(s.Content, str(x))
+		}
+		return s
+	case []float64:
+		s := flow()
+		for _, x := range v {
+			s.Content = append(s.Content, num(formatFloat(x)))
+		}
+		return s
+	case [][]float64:
+		s := &yaml.Node{Kind: yaml.SequenceNode}
+		for _, row := range v {
+			s.Content = append(s.Content, yamlValue(row))
+		}
+		return s
+	case [][]int:
+		s := &yaml.Node{Kind: yaml.SequenceNode}
+		for _, row := range v {
+			r := flow()
+			for _, x := range row {
+				r.Content = append(r.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(x)})
+			}
+			s.Content = append(s.Content, r)
+		}
+		return s
+	case []entry:
+		return yamlMap(v)
+	}
+	panic(fmt.Sprintf("problem: unexpected value %T", v)) // unreachable: entries builds only the types above
+}
+
+func marshalJSON(es []entry) []byte {
+	var buf bytes.Buffer
+	writeJSONMap(&buf, es, "")
+	buf.WriteByte('\n')
+	return buf.Bytes()
+}
+
+func writeJSONMap(buf *bytes.Buffer, es []entry, indent string) {
+	buf.WriteString("{\n")
+	for k, e := range es {
+		buf.WriteString(indent + "  ")
+		writeJSONString(buf, e.key)
+		buf.WriteString(": ")
+		writeJSONValue(buf, e.val, indent+"  ")
+		if k < len(es)-1 {
+			buf.WriteByte(',')
+		}
+		buf.WriteByte('\n')
+	}
+	buf.WriteString(indent + "}")
+}
+
+func writeJSONString(buf *bytes.Buffer, s string) {
+	b, _ := json.Marshal(s) // a string always marshals
+	buf.Write(b)
+}
+
+func writeJSONValue(buf *bytes.Buffer, v any, indent string) {
+	list := func(n int, item func(int)) {
+		buf.WriteByte('[')
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				buf.WriteString(", ")
+			}
+			item(i)
+		}
+		buf.WriteByte(']')
+	}
+	rows := func(n int, row func(int)) {
+		buf.WriteString("[\n")
+		for i := 0; i < n; i++ {
+			buf.WriteString(indent + "  ")
+			row(i)
+			if i < n-1 {
+				buf.WriteByte(',')
+			}
+			buf.WriteByte('\n')
+		}
+		buf.WriteString(indent + "]")
+	}
+	switch v := v.(type) {
+	case string:
+		writeJSONString(buf, v)
+	case float64:
+		buf.WriteString(formatFloat(v))
+	case []string:
+		list(len(v), func(i int) { writeJSONString(buf, v[i]) })
+	case []float64:
+		list(len(v), func(i int) { buf.WriteString(formatFloat(v[i])) })
+	case [][]float64:
+		rows(len(v), func(i int) { writeJSONValue(buf, v[i], indent) })
+	case [][]int:
+		rows(len(v), func(i int) { list(len(v[i]), func(j int) { buf.WriteString(strconv.Itoa(v[i][j])) }) })
+	case []entry:
+		writeJSONMap(buf, v, indent)
+	}
+}

@@ -1,0 +1,246 @@
+package problem
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// A node is one value of a parsed document, in a form shared by YAML and
+// JSON so that both formats are checked by the same code and give the same
+// messages.
+type node struct {
+	kind   kind
+	str    bool     // a scalar written as a string (quoted in YAML, a JSON string)
+	text   string   // the text of a scalar
+	keys   []string // the keys of a mapping, in document order
+	kids   []node   // the items of a sequence, or the values of a mapping
+	pruned bool     // a collection below maxDepth whose content was not kept
+}
+
+type kind uint8
+
+const (
+	nullNode kind = iota
+	scalarNode
+	seqNode
+	mapNode
+	aliasNode // a YAML alias, refused wherever it appears
+)
+
+// maxDepth is the deepest level the schema looks at: the document mapping is
+// at depth 0, a matrix at 1, its rows at 2 and their entries at 3. Content
+// below is replaced by an empty node of the same kind, which the decoder
+// refuses by kind, so deeply nested input costs no memory.
+const maxDepth = 3
+
+func (n *node) describe() string {
+	switch n.kind {
+	case nullNode:
+		return "empty (null)"
+	case seqNode:
+		return "a list"
+	case mapNode:
+		return "a mapping"
+	case aliasNode:
+		return "a YAML alias"
+	}
+	return quote(n.text)
+}
+
+// quote quotes s for an error message, shortened so that the message stays
+// one readable line.
+func quote(s string) string {
+	const max = 40
+	r := []rune(s)
+	if len(r) > max {
+		return fmt.Sprintf("%q", string(r[:max])+"…")
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// parseYAML parses one YAML document into a node tree.
+func parseYAML(data []byte) (node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return node{kind: nullNode}, nil
+		}
+		return node{}, syntaxError("YAML", err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		if err != nil {
+			return node{}, syntaxError("YAML", err)
+		}
+		return node{}, fieldErr("problem", -1, -1, "the file holds more than one YAML document")
+	}
+	return fromYAML(&doc, 0), nil
+}
+
+func fromYAML(y *yaml.Node, depth int) node {
+	switch y.Kind {
+	case yaml.DocumentNode:
+		if len(y.Content) == 0 {
+			return node{kind: nullNode}
+		}
+		return fromYAML(y.Content[0], depth)
+	case yaml.AliasNode:
+		return node{kind: aliasNode}
+	case yaml.SequenceNode:
+		n := node{kind: seqNode}
+		if depth >= maxDepth {
+			n.pruned = true
+			return n
+		}
+		n.kids = make([]node, len(y.Content))
+		for i, c := range y.Content {
+			n.kids[i] = fromYAML(c, depth+1)
+		}
+		return n
+	case yaml.MappingNode:
+		n := node{kind: mapNode}
+		if depth >= maxDepth {
+			n.pruned = true
+			return n
+		}
+		k := len(y.Content) / 2
+		n.keys = make([]string, k)
+		n.kids = make([]node, k)
+		for i := 0; i < k; i++ {
+			key := y.Content[2*i]
+			switch key.Kind {
+			case yaml.ScalarNode:
+				n.keys[i] = key.Value
+			case yaml.AliasNode:
+				n.keys[i] = "*" + key.Value
+			default:
+				n.keys[i] = "?" // a complex key, which no schema key matches
+			}
+			n.kids[i] = fromYAML(y.Content[2*i+1], depth+1)
+		}
+		return n
+	}
+	// A scalar.
+	if y.Tag == "!!null" {
+		return node{kind: nullNode}
+	}
+	str := y.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 ||
+		(y.Style&yaml.TaggedStyle != 0 && y.Tag == "!!str")
+	return node{kind: scalarNode, str: str, text: y.Value}
+}
+
+// parseJSON parses one JSON value into a node tree.
+func parseJSON(data []byte) (node, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return node{kind: nullNode}, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	n, err := readJSON(dec, 0)
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return node{}, syntaxError("JSON", fmt.Errorf("line %d: %w", lineAt(data, dec.InputOffset()), err))
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return node{}, fieldErr("problem", -1, -1, "the file holds more than one JSON value")
+	}
+	return n, nil
+}
+
+func readJSON(dec *json.Decoder, depth int) (node, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return node{}, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		if depth >= maxDepth {
+			return node{kind: delimKind(t), pruned: true}, skipJSON(dec)
+		}
+		if t == '[' {
+			n := node{kind: seqNode, kids: []node{}}
+			for dec.More() {
+				kid, err := readJSON(dec, depth+1)
+				if err != nil {
+					return node{}, err
+				}
+				n.kids = append(n.kids, kid)
+			}
+			_, err := dec.Token() // ]
+			return n, err
+		}
+		n := node{kind: mapNode}
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return node{}, err
+			}
+			key, _ := kt.(string)
+			kid, err := readJSON(dec, depth+1)
+			if err != nil {
+				return node{}, err
+			}
+			n.keys = append(n.keys, key)
+			n.kids = append(n.kids, kid)
+		}
+		_, err := dec.Token() // }
+		return n, err
+	case string:
+		return node{kind: scalarNode, str: true, text: t}, nil
+	case json.Number:
+		return node{kind: scalarNode, text: string(t)}, nil
+	case bool:
+		return node{kind: scalarNode, text: fmt.Sprint(t)}, nil
+	}
+	return node{kind: nullNode}, nil
+}
+
+func delimKind(d json.Delim) kind {
+	if d == '[' {
+		return seqNode
+	}
+	return mapNode
+}
+
+// skipJSON consumes the rest of a collection whose opening delimiter has been
+// read, without recursion.
+func skipJSON(dec *json.Decoder) error {
+	for open := 1; open > 0; {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		if d, ok := tok.(json.Delim); ok {
+			if d == '[' || d == '{' {
+				open++
+			} else {
+				open--
+			}
+		}
+	}
+	return nil
+}
+
+// syntaxError turns a parser error into one line.
+func syntaxError(format string, err error) error {
+	msg := strings.Join(strings.Fields(err.Error()), " ")
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	return fieldErr("problem", -1, -1, "not valid %s: %s", format, msg)
+}
+
+// lineAt returns the 1-based line of byte offset off in data.
+func lineAt(data []byte, off int64) int {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	return 1 + bytes.Count(data[:off], []byte("\n"))
+}

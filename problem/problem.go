@@ -1,0 +1,266 @@
+package problem
+
+import (
+	"fmt"
+
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+// Objective names what a solve optimises.
+type Objective string
+
+// The objectives a problem file can ask for. The empty Objective means the
+// file does not say.
+const (
+	WorstCaseOrder  Objective = "worst-case-order"  // maximise min over used pairs of the utility order U
+	WorstCaseValue  Objective = "worst-case-value"  // maximise min over used pairs of the utility u'
+	ExpectedUtility Objective = "expected-utility"  // maximise Σ π_i p_ij u'_ij
+)
+
+// ParseObjective returns the Objective named s.
+func ParseObjective(s string) (Objective, error) {
+	switch o := Objective(s); o {
+	case WorstCaseOrder, WorstCaseValue, ExpectedUtility:
+		return o, nil
+	}
+	return "", fmt.Errorf("unknown objective %q (want worst-case-order, worst-case-value or expected-utility)", s)
+}
+
+// Problem is the content of a problem file in the domain types of package
+// mech. Fields that the file does not give are nil (or empty).
+type Problem struct {
+	Name    string
+	Inputs  []string // labels of the N inputs, or nil
+	Outputs []string // labels of the M outputs, or nil
+
+	Prior   mech.Prior
+	Utility mech.Utility // nil if absent
+	// Order is the utility order: as given, or derived from Utility by
+	// Utility.Order() when the file gives only a utility; nil if neither.
+	Order     mech.Order
+	Mechanism mech.Mechanism // nil if absent
+	Privacy   *mech.Budget   // nil if absent
+	Objective Objective      // empty if absent
+}
+
+// N returns the number of inputs, the length of the prior.
+func (p *Problem) N() int { return len(p.Prior) }
+
+// M returns the number of outputs: the column count of the utility, order or
+// mechanism, or the number of output labels when no matrix is given, or 0.
+func (p *Problem) M() int {
+	switch {
+	case len(p.Utility) > 0:
+		return len(p.Utility[0])
+	case len(p.Order) > 0:
+		return len(p.Order[0])
+	case len(p.Mechanism) > 0:
+		return len(p.Mechanism[0])
+	}
+	return len(p.Outputs)
+}
+
+// RequireUtility returns the utility matrix, or an error saying the problem
+// has none.
+func (p *Problem) RequireUtility() (mech.Utility, error) {
+	if p.Utility == nil {
+		return nil, missing("utility", "this command needs a utility matrix")
+	}
+	return p.Utility, nil
+}
+
+// RequireOrder returns the utility order: the given one, or the one derived
+// from the utility, or an error when the problem has neither.
+func (p *Problem) RequireOrder() (mech.Order, error) {
+	switch {
+	case p.Order != nil:
+		return p.Order, nil
+	case p.Utility != nil:
+		return p.Utility.Order(), nil
+	}
+	return nil, missing("order", "this command needs a utility order (give order or utility)")
+}
+
+// RequireMechanism returns the mechanism, or an error saying the problem has
+// none.
+func (p *Problem) RequireMechanism() (mech.Mechanism, error) {
+	if p.Mechanism == nil {
+		return nil, missing("mechanism", "this command needs a mechanism")
+	}
+	return p.Mechanism, nil
+}
+
+// RequirePrivacy returns the privacy budget, or an error saying the problem
+// has none.
+func (p *Problem) RequirePrivacy() (mech.Budget, error) {
+	if p.Privacy == nil {
+		return mech.Budget{}, missing("privacy", "this command needs a privacy budget (measure and epsilon)")
+	}
+	return *p.Privacy, nil
+}
+
+func missing(field, why string) error {
+	return &mech.FieldError{Field: field, Row: -1, Col: -1, Msg: "is missing; " + why}
+}
+
+func fieldErr(field string, row, col int, format string, args ...any) *mech.FieldError {
+	return &mech.FieldError{Field: field, Row: row, Col: col, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Validate checks a problem built in code by the rules a problem file
+// obeys: a valid prior; a valid utility, order and mechanism when present,
+// each with one row per prior letter and all with the same number of
+// columns; an order that equals the utility's order when both are present;
+// label counts that match; a complete privacy budget; a known objective.
+// It returns the first problem found as a *mech.FieldError. Validate does
+// not modify p.
+func (p *Problem) Validate() error {
+	if p == nil {
+		return fieldErr("problem", -1, -1, "is nil")
+	}
+	if p.Prior == nil {
+		return missing("prior", "every problem needs a prior")
+	}
+	if _, err := mech.NewPrior(p.Prior); err != nil {
+		return err
+	}
+	n := len(p.Prior)
+	m, mField := -1, ""
+	shape := func(field string, rows, cols int) error {
+		if rows != n {
+			return fieldErr(field, -1, -1, "has %d rows, but the prior has %d letters", rows, n)
+		}
+		if m >= 0 && cols != m {
+			return fieldErr(field, -1, -1, "has %d columns, but %s has %d", cols, mField, m)
+		}
+		if m < 0 {
+			m, mField = cols, field
+		}
+		return nil
+	}
+	if p.Utility != nil {
+		if _, err := mech.NewUtility(p.Utility); err != nil {
+			return err
+		}
+		if err := shape("utility", len(p.Utility), len(p.Utility[0])); err != nil {
+			return err
+		}
+	}
+	if p.Order != nil {
+		if _, err := mech.NewOrder(p.Order); err != nil {
+			return err
+		}
+		if err := shape("order", len(p.Order), len(p.Order[0])); err != nil {
+			return err
+		}
+		if p.Utility != nil {
+			want := p.Utility.Order()
+			for i, row := range p.Order {
+				for j, v := range row {
+					if v != want[i][j] {
+						return fieldErr("order", i, j, "is %d, but the utility ranks this entry %d (an order given with a utility must equal its ranks)", v, want[i][j])
+					}
+				}
+			}
+		}
+	}
+	if p.Mechanism != nil {
+		if _, err := mech.NewMechanism(p.Mechanism); err != nil {
+			return err
+		}
+		if err := shape("mechanism", len(p.Mechanism), len(p.Mechanism[0])); err != nil {
+			return err
+		}
+	}
+	if p.Inputs != nil {
+		if len(p.Inputs) != n {
+			return fieldErr("inputs", -1, -1, "has %d labels, but the prior has %d letters", len(p.Inputs), n)
+		}
+		if err := distinct("inputs", p.Inputs); err != nil {
+			return err
+		}
+	}
+	if p.Outputs != nil {
+		if m >= 0 && len(p.Outputs) != m {
+			return fieldErr("outputs", -1, -1, "has %d labels, but %s has %d columns", len(p.Outputs), mField, m)
+		}
+		if len(p.Outputs) == 0 {
+			return fieldErr("outputs", -1, -1, "is empty")
+		}
+		if err := distinct("outputs", p.Outputs); err != nil {
+			return err
+		}
+	}
+	if p.Privacy != nil {
+		if err := validateBudget(*p.Privacy); err != nil {
+			return err
+		}
+	}
+	if p.Objective != "" {
+		if _, err := ParseObjective(string(p.Objective)); err != nil {
+			return fieldErr("objective", -1, -1, "%s is not one of worst-case-order, worst-case-value, expected-utility", quote(string(p.Objective)))
+		}
+	}
+	return nil
+}
+
+func distinct(field string, labels []string) error {
+	seen := make(map[string]int, len(labels))
+	for i, s := range labels {
+		if k, ok := seen[s]; ok {
+			return fieldErr(field, -1, i, "%s repeats entry %d", quote(s), k+1)
+		}
+		seen[s] = i
+	}
+	return nil
+}
+
+// validateBudget checks a budget built in code: a known measure, the
+// epsilon fields it uses finite and non-negative, the others zero.
+func validateBudget(b mech.Budget) error {
+	if _, err := mech.ParseMeasure(string(b.Measure)); err != nil {
+		if b.Measure == "" {
+			return missing("privacy.measure", "want pml, alip, lip or ldp")
+		}
+		return fieldErr("privacy.measure", -1, -1, "%s is not one of pml, alip, lip, ldp", quote(string(b.Measure)))
+	}
+	type eps struct {
+		name string
+		v    float64
+	}
+	all := []eps{{"epsilon", b.Epsilon}, {"epsilon_lower", b.EpsilonLower}, {"epsilon_upper", b.EpsilonUpper}}
+	for _, e := range all {
+		used := (b.Measure == mech.ALIP) != (e.name == "epsilon")
+		if !used {
+			if e.v != 0 {
+				return fieldErr("privacy."+e.name, -1, -1, "is not used by measure %s (%s)", b.Measure, usesOf(b.Measure))
+			}
+			continue
+		}
+		if msg := checkEpsilon(e.v); msg != "" {
+			return fieldErr("privacy."+e.name, -1, -1, "%s", msg)
+		}
+	}
+	return nil
+}
+
+func usesOf(m mech.Measure) string {
+	if m == mech.ALIP {
+		return "it uses epsilon_lower and epsilon_upper"
+	}
+	return "it uses epsilon"
+}
+
+func checkEpsilon(v float64) string {
+	switch {
+	case v != v:
+		return "is NaN"
+	case v > maxFinite || v < -maxFinite:
+		return "is infinite"
+	case v < 0:
+		return fmt.Sprintf("is negative (%g)", v)
+	}
+	return ""
+}
+
+const maxFinite = 1.7976931348623157e308
