@@ -12,9 +12,9 @@ type Objective string
 // The objectives a problem file can ask for. The empty Objective means the
 // file does not say.
 const (
-	WorstCaseOrder  Objective = "worst-case-order"  // maximise min over used pairs of the utility order U
-	WorstCaseValue  Objective = "worst-case-value"  // maximise min over used pairs of the utility u'
-	ExpectedUtility Objective = "expected-utility"  // maximise Σ π_i p_ij u'_ij
+	WorstCaseOrder  Objective = "worst-case-order" // maximise min over used pairs of the utility order U
+	WorstCaseValue  Objective = "worst-case-value" // maximise min over used pairs of the utility u'
+	ExpectedUtility Objective = "expected-utility" // maximise Σ π_i p_ij u'_ij
 )
 
 // ParseObjective returns the Objective named s.
