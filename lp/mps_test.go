@@ -13,7 +13,7 @@ import (
 // every returns a model that uses every row type, range and bound type.
 func every() *Model {
 	m := &Model{Maximize: true, Offset: 1.5}
-	a := m.AddCol(3, 0, Inf, "a")            // default bounds
+	a := m.AddCol(3, 0, Inf, "a")             // default bounds
 	b := m.AddCol(-1, math.Inf(-1), Inf, "b") // FR
 	c := m.AddCol(0, math.Inf(-1), 2, "c")    // MI + UP
 	d := m.AddCol(0.1, 0.25, 0.25, "d")       // FX
