@@ -1,0 +1,687 @@
+package leakage
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/optimize"
+
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+// alphaTol is the certified accuracy, in nats, that MaximalAlphaLeakage and
+// MaximalAlphaBetaLeakage aim for; alphaFail is the certified gap beyond
+// which they report an error instead of a value.
+const (
+	alphaTol  = 1e-11
+	alphaFail = 1e-7
+)
+
+// MaximalAlphaLeakage returns the maximal α-leakage of Liao et al.,
+//
+//	sup over P̃ on supp π of I_α^S(P̃, P),
+//	I_α^S(P̃, P) = α/(α−1) log Σ_j (Σ_i P̃_i p_ij^α)^{1/α}
+//
+// (seed 001 eq. 2, Sibson's mutual information of order α). α = +Inf gives
+// the limit, the maximal leakage log Σ_j max_i p_ij.
+//
+// For α ∈ (1, ∞) the supremum is a concave maximisation over the simplex:
+// P̃ ↦ Σ_i P̃_i p_ij^α is linear, t ↦ t^{1/α} is concave and non-decreasing
+// for 1/α ≤ 1, so each (Σ_i P̃_i p_ij^α)^{1/α} is concave in P̃, so is their
+// sum, so is its logarithm (log is concave and increasing), and α/(α−1) > 0
+// (seed 001 §III: the argument of the log in (6) is concave for β ≤ α; here
+// β = 1). A local maximiser is therefore global. It is found with gonum's
+// BFGS on a softmax parametrisation of P̃ and certified by the Frank–Wolfe
+// duality gap: for the concave G = log Σ_j (…)^{1/α} and any P̃,
+// sup G ≤ G(P̃) + max_i ∂_i G(P̃) − Σ_i P̃_i ∂_i G(P̃). The returned value is
+// attained by a prior and is within 1e-9 of the supremum; see
+// MaximalAlphaLeakageBounds for the certified bracket.
+//
+// It returns an error if the dimensions of pi and p differ, α is NaN or
+// α ≤ 1, or the optimiser cannot certify the value to 1e-7.
+func MaximalAlphaLeakage(pi mech.Prior, p mech.Mechanism, alpha float64) (float64, error) {
+	lo, _, err := MaximalAlphaLeakageBounds(pi, p, alpha)
+	return lo, err
+}
+
+// MaximalAlphaLeakageBounds returns a certified bracket lower ≤ L ≤ upper on
+// the maximal α-leakage L of MaximalAlphaLeakage: lower is I_α^S at the prior
+// the optimiser found, upper adds the Frank–Wolfe duality gap. For α = +Inf
+// the two are equal.
+func MaximalAlphaLeakageBounds(pi mech.Prior, p mech.Mechanism, alpha float64) (lower, upper float64, err error) {
+	return MaximalAlphaBetaLeakageBounds(pi, p, alpha, 1)
+}
+
+// MaximalAlphaBetaLeakage returns the maximal (α,β)-leakage of Gilani et al.
+// (seed 001 Def. 4), for α ∈ (1, ∞] and β ∈ [1, ∞], in its simplified form
+// (seed 001 Thm 1, eq. 6):
+//
+//	max_k sup_P̃ α/((α−1)β) log Σ_j p_kj^{1−β} (Σ_i P̃_i p_ij^α)^{β/α},
+//
+// with k and P̃ ranging over supp π. Outputs no input in supp π produces are
+// ignored. For β > 1 a term with p_kj = 0 < p_ij is +Inf, so the leakage is
+// +Inf when a used column mixes zero and non-zero entries.
+//
+//   - β ≤ α < ∞: the argument of the log is concave in P̃ (t ↦ t^{β/α} is
+//     concave for β/α ≤ 1) and the supremum is found and certified as in
+//     MaximalAlphaLeakage. β = 1 gives maximal α-leakage.
+//   - β ≥ α: the argument is convex in P̃, so the supremum is at a vertex
+//     (eq. 11): max_{k,i} α/((α−1)β) log Σ_j p_kj^{1−β} p_ij^β, a scaled LRDP of
+//     order β; α = β gives LRDP of order α (eq. 12).
+//   - α = ∞, β < ∞: eq. 15, max_k 1/β log Σ_j p_kj^{1−β} max_i p_ij^β; β = 1
+//     gives maximal leakage.
+//   - α < ∞, β = ∞: the β → ∞ limit of eq. 11, α/(α−1) LDP.
+//   - α = β = ∞: LDP (eqs. 13-14).
+//
+// It returns an error if the dimensions of pi and p differ, α is NaN or
+// α ≤ 1, β is NaN or β < 1, or the optimiser cannot certify the value to
+// 1e-7.
+func MaximalAlphaBetaLeakage(pi mech.Prior, p mech.Mechanism, alpha, beta float64) (float64, error) {
+	lo, _, err := MaximalAlphaBetaLeakageBounds(pi, p, alpha, beta)
+	return lo, err
+}
+
+// MaximalAlphaBetaLeakageBounds returns a certified bracket
+// lower ≤ L_{α,β} ≤ upper on the maximal (α,β)-leakage of
+// MaximalAlphaBetaLeakage. The two are equal in the closed-form cases
+// (β ≥ α, or α or β infinite).
+func MaximalAlphaBetaLeakageBounds(pi mech.Prior, p mech.Mechanism, alpha, beta float64) (lower, upper float64, err error) {
+	if err := checkAlpha(alpha); err != nil {
+		return 0, 0, err
+	}
+	if err := checkBeta(beta); err != nil {
+		return 0, 0, err
+	}
+	if err := checkDims(pi, p); err != nil {
+		return 0, 0, err
+	}
+	rows := supportRows(pi, p)
+	if len(rows) == 0 {
+		return 0, 0, &mech.FieldError{Field: "prior", Row: -1, Col: -1, Msg: "has no positive entry"}
+	}
+	cols := usedColumns(rows)
+	infA, infB := math.IsInf(alpha, 1), math.IsInf(beta, 1)
+	switch {
+	case infB:
+		v := ldp(rows)
+		if !infA {
+			v *= alpha / (alpha - 1)
+		}
+		return v, v, nil
+	case beta > 1 && mixed(rows, cols):
+		inf := math.Inf(1)
+		return inf, inf, nil
+	case infA:
+		v := alphaInf(rows, cols, beta)
+		return v, v, nil
+	case beta >= alpha:
+		v := vertexForm(rows, cols, alpha, beta)
+		return v, v, nil
+	}
+	scale := alpha / ((alpha - 1) * beta)
+	lower, upper = math.Inf(-1), math.Inf(-1)
+	ks := []int{0}
+	if beta > 1 {
+		ks = ks[:0]
+		for k := range rows {
+			ks = append(ks, k)
+		}
+	}
+	for _, k := range ks {
+		lo, up := concaveSup(rows, cols, k, alpha, beta, alphaTol/scale)
+		lower = math.Max(lower, scale*lo)
+		upper = math.Max(upper, scale*up)
+	}
+	// The leakage is ≥ 0 (seed 001 Thm 2); clamp rounding.
+	lower, upper = math.Max(0, lower), math.Max(0, upper)
+	if upper-lower > alphaFail {
+		return lower, upper, fmt.Errorf("leakage: maximal (α,β)-leakage not certified: bracket [%g, %g]", lower, upper)
+	}
+	return lower, upper, nil
+}
+
+// checkDims reports whether pi has one entry per row of a non-empty p.
+func checkDims(pi mech.Prior, p mech.Mechanism) error {
+	if n, m := p.Dims(); n == 0 || m == 0 {
+		return &mech.FieldError{Field: "mechanism", Row: -1, Col: -1, Msg: "is empty"}
+	}
+	return p.CheckPrior(pi)
+}
+
+// supportRows returns the rows of p whose input has positive prior mass.
+func supportRows(pi mech.Prior, p mech.Mechanism) mech.Mechanism {
+	var rows mech.Mechanism
+	for i, row := range p {
+		if pi[i] > 0 {
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}
+
+// usedColumns returns the columns of rows with some positive entry.
+func usedColumns(rows mech.Mechanism) []int {
+	var cols []int
+	for j := range rows[0] {
+		for _, row := range rows {
+			if row[j] > 0 {
+				cols = append(cols, j)
+				break
+			}
+		}
+	}
+	return cols
+}
+
+// mixed reports whether a used column has a zero entry.
+func mixed(rows mech.Mechanism, cols []int) bool {
+	for _, j := range cols {
+		for _, row := range rows {
+			if row[j] == 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// colMax returns log max_i p_ij for each used column.
+func colMaxLog(rows mech.Mechanism, cols []int) []float64 {
+	lm := make([]float64, len(cols))
+	for c, j := range cols {
+		mx := 0.0
+		for _, row := range rows {
+			mx = math.Max(mx, row[j])
+		}
+		lm[c] = math.Log(mx)
+	}
+	return lm
+}
+
+// alphaInf evaluates seed 001 eq. 15, max_k 1/β log Σ_j p_kj^{1−β} max_i p_ij^β,
+// for a mechanism without mixed columns when β > 1.
+func alphaInf(rows mech.Mechanism, cols []int, beta float64) float64 {
+	lm := colMaxLog(rows, cols)
+	best := 0.0
+	terms := make([]float64, len(cols))
+	for _, rk := range rows {
+		for c, j := range cols {
+			lk := 0.0 // p_kj^0 = 1 for β = 1, even where p_kj = 0
+			if beta != 1 {
+				lk = (1 - beta) * math.Log(rk[j])
+			}
+			terms[c] = lk + beta*lm[c]
+		}
+		best = math.Max(best, logSumExp(terms)/beta)
+	}
+	return best
+}
+
+// vertexForm evaluates seed 001 eq. 11 for β ≥ α > 1 on a mechanism without
+// mixed columns: max_{k,i} α/((α−1)β) log Σ_j p_kj^{1−β} p_ij^β.
+func vertexForm(rows mech.Mechanism, cols []int, alpha, beta float64) float64 {
+	scale := alpha / ((alpha - 1) * beta)
+	best := 0.0
+	terms := make([]float64, 0, len(cols))
+	for _, rk := range rows {
+		for _, ri := range rows {
+			terms = terms[:0]
+			for _, j := range cols {
+				if ri[j] > 0 {
+					terms = append(terms, (1-beta)*math.Log(rk[j])+beta*math.Log(ri[j]))
+				}
+			}
+			best = math.Max(best, scale*logSumExp(terms))
+		}
+	}
+	return best
+}
+
+// concaveProblem is G(w) = log Σ_c exp(lc_c) s_c(w)^r with
+// s_c(w) = Σ_i w_i a_ic, a_ic = (p_ij/m_j)^α ∈ [0, 1], m_j = max_i p_ij and
+// r = β/α ∈ (0, 1]: the log of the argument of seed 001 eq. 6 for one k,
+// up to the additive constant lc0, with the column maxima factored out so
+// that nothing overflows or underflows.
+type concaveProblem struct {
+	a   [][]float64 // n × C
+	lc  []float64   // log weights, shifted so that max = 0
+	lc0 float64     // the shift
+	r   float64
+	s   []float64 // scratch: s_c
+}
+
+func newConcaveProblem(rows mech.Mechanism, cols []int, k int, alpha, beta float64) *concaveProblem {
+	lm := colMaxLog(rows, cols)
+	n, nc := len(rows), len(cols)
+	cp := &concaveProblem{a: make([][]float64, n), lc: make([]float64, nc), r: beta / alpha, s: make([]float64, nc)}
+	for i, row := range rows {
+		cp.a[i] = make([]float64, nc)
+		for c, j := range cols {
+			if row[j] > 0 {
+				cp.a[i][c] = math.Exp(alpha * (math.Log(row[j]) - lm[c]))
+			}
+		}
+	}
+	// log(p_kj^{1−β} m_j^β) for β > 1; m_j for β = 1 (p_kj^0 = 1).
+	cp.lc0 = math.Inf(-1)
+	for c, j := range cols {
+		v := beta * lm[c]
+		if beta != 1 {
+			v += (1 - beta) * math.Log(rows[k][j])
+		}
+		cp.lc[c] = v
+		cp.lc0 = math.Max(cp.lc0, v)
+	}
+	for c := range cp.lc {
+		cp.lc[c] -= cp.lc0
+	}
+	return cp
+}
+
+// eval returns G(w) without lc0 and, if grad is not nil, stores ∇G(w).
+func (cp *concaveProblem) eval(w, grad []float64) float64 {
+	for c := range cp.s {
+		cp.s[c] = 0
+	}
+	for i, wi := range w {
+		if wi == 0 {
+			continue
+		}
+		for c, v := range cp.a[i] {
+			cp.s[c] += wi * v
+		}
+	}
+	f := 0.0
+	for c, sc := range cp.s {
+		if sc > 0 {
+			f += math.Exp(cp.lc[c]) * math.Pow(sc, cp.r)
+		}
+	}
+	if grad != nil {
+		for i := range grad {
+			g := 0.0
+			for c, v := range cp.a[i] {
+				if v == 0 {
+					continue
+				}
+				if cp.s[c] > 0 {
+					g += math.Exp(cp.lc[c]) * math.Pow(cp.s[c], cp.r-1) * v
+				} else {
+					g = math.Inf(1)
+					break
+				}
+			}
+			grad[i] = cp.r * g / f
+		}
+	}
+	return math.Log(f)
+}
+
+// softmax writes the softmax of z into w.
+func softmax(z, w []float64) {
+	mx := math.Inf(-1)
+	for _, v := range z {
+		mx = math.Max(mx, v)
+	}
+	s := 0.0
+	for i, v := range z {
+		w[i] = math.Exp(v - mx)
+		s += w[i]
+	}
+	for i := range w {
+		w[i] /= s
+	}
+}
+
+// certify returns G(w) and the Frank–Wolfe upper bound G(w) + max_i ∂_i G −
+// Σ_i w_i ∂_i G on sup G.
+func (cp *concaveProblem) certify(w []float64) (lo, up float64) {
+	g := make([]float64, len(w))
+	lo = cp.eval(w, g)
+	mx, dot := math.Inf(-1), 0.0
+	for i, gi := range g {
+		mx = math.Max(mx, gi)
+		if w[i] > 0 {
+			dot += w[i] * gi
+		}
+	}
+	return lo, lo + math.Max(0, mx-dot)
+}
+
+// concaveSup maximises the concave G of rows, column set cols and row k over
+// the simplex and returns a certified bracket on its supremum, including the
+// constant lc0. It stops once the bracket is narrower than tol.
+//
+// A first pass runs gonum's BFGS on a softmax parametrisation of w; an
+// active-set Newton method on the simplex then polishes the result, since
+// softmax gradients vanish on the boundary where the optimum often lies.
+func concaveSup(rows mech.Mechanism, cols []int, k int, alpha, beta, tol float64) (lo, up float64) {
+	cp := newConcaveProblem(rows, cols, k, alpha, beta)
+	n := len(rows)
+	w := make([]float64, n)
+	for i := range w {
+		w[i] = 1 / float64(n)
+	}
+	bestLo, bestUp := cp.certify(w)
+	if n == 1 || bestUp-bestLo <= tol {
+		return cp.lc0 + bestLo, cp.lc0 + bestUp
+	}
+	g := make([]float64, n)
+	prob := optimize.Problem{
+		Func: func(z []float64) float64 {
+			softmax(z, w)
+			return -cp.eval(w, nil)
+		},
+		Grad: func(grad, z []float64) {
+			softmax(z, w)
+			cp.eval(w, g)
+			dot := 0.0
+			for i := range g {
+				dot += w[i] * g[i]
+			}
+			for i := range grad {
+				grad[i] = -w[i] * (g[i] - dot)
+			}
+		},
+	}
+	z := make([]float64, n)
+	settings := &optimize.Settings{
+		GradientThreshold: 1e-14,
+		Converger:         &optimize.FunctionConverge{Absolute: 1e-15, Iterations: 20},
+		MajorIterations:   1000,
+	}
+	if res, _ := optimize.Minimize(prob, z, settings, &optimize.BFGS{}); res != nil {
+		copy(z, res.X)
+	}
+	softmax(z, w)
+	// Keep every input slightly alive: BFGS may leave weights so small
+	// that the gradient of a column they alone carry overflows.
+	for i := range w {
+		w[i] = (1-1e-9)*w[i] + 1e-9/float64(n)
+	}
+	l, u := cp.newton(w, tol)
+	bestLo, bestUp = math.Max(bestLo, l), math.Min(bestUp, u)
+	if bestUp-bestLo > tol {
+		for i := range w {
+			w[i] = 1 / float64(n)
+		}
+		l, u = cp.newton(w, tol)
+		bestLo, bestUp = math.Max(bestLo, l), math.Min(bestUp, u)
+	}
+	return cp.lc0 + bestLo, cp.lc0 + bestUp
+}
+
+// hess returns G(w) and stores ∇G in g and ∇²G in h:
+// with F = Σ_c e_c s_c^r, ∂_i F = r Σ_c e_c s_c^{r−1} a_ic and
+// ∂_ik F = r(r−1) Σ_c e_c s_c^{r−2} a_ic a_kc, so ∂_i G = ∂_i F / F and
+// ∂_ik G = ∂_ik F / F − ∂_i G ∂_k G. Gradient entries are +Inf where a
+// column with a_ic > 0 has s_c = 0; h is then not filled.
+func (cp *concaveProblem) hess(w, g []float64, h [][]float64) (float64, bool) {
+	G := cp.eval(w, g)
+	f := math.Exp(G)
+	for _, gi := range g {
+		if math.IsInf(gi, 1) {
+			return G, false
+		}
+	}
+	n := len(w)
+	e := make([]float64, len(cp.s))
+	for c, sc := range cp.s {
+		if sc > 0 {
+			e[c] = cp.r * (cp.r - 1) * math.Exp(cp.lc[c]) * math.Pow(sc, cp.r-2) / f
+		}
+	}
+	for i := 0; i < n; i++ {
+		for kk := i; kk < n; kk++ {
+			v := 0.0
+			ai, ak := cp.a[i], cp.a[kk]
+			for c, ec := range e {
+				v += ec * ai[c] * ak[c]
+			}
+			v -= g[i] * g[kk]
+			h[i][kk], h[kk][i] = v, v
+		}
+	}
+	return G, true
+}
+
+// newton maximises G over the simplex from w by an active-set Newton method
+// and returns G at the best point found with its Frank–Wolfe upper bound.
+func (cp *concaveProblem) newton(w []float64, tol float64) (lo, up float64) {
+	n := len(w)
+	g := make([]float64, n)
+	h := make([][]float64, n)
+	for i := range h {
+		h[i] = make([]float64, n)
+	}
+	trial := make([]float64, n)
+	lo, up = math.Inf(-1), math.Inf(1)
+	mu := 1e-14
+	for iter := 0; iter < 500; iter++ {
+		G, finite := cp.hess(w, g, h)
+		mx, imx, dot := math.Inf(-1), 0, 0.0
+		for i, gi := range g {
+			if gi > mx {
+				mx, imx = gi, i
+			}
+			if w[i] > 0 {
+				dot += w[i] * gi
+			}
+		}
+		if G > lo {
+			lo = G
+		}
+		if finite {
+			up = math.Min(up, G+math.Max(0, mx-dot))
+		}
+		if up-lo <= tol {
+			break
+		}
+		if !finite {
+			// A used column lost all its mass; the derivative towards the
+			// input that restores it is infinite, so a small step helps.
+			for th := 1e-3; th > 1e-300; th /= 16 {
+				for i := range trial {
+					trial[i] = (1 - th) * w[i]
+				}
+				trial[imx] += th
+				if cp.eval(trial, nil) > G {
+					copy(w, trial)
+					break
+				}
+			}
+			continue
+		}
+		// Free set: inputs with mass, and those whose gradient says grow.
+		var free []int
+		for i := range w {
+			if w[i] > 0 || g[i] > dot {
+				free = append(free, i)
+			}
+		}
+		// Inputs at zero that the Newton step would push negative leave the
+		// free set; solve again without them.
+		var d []float64
+		ok := false
+		for len(free) > 0 {
+			d, ok = newtonDirection(h, g, free, mu)
+			if !ok {
+				break
+			}
+			kept := free[:0]
+			for _, i := range free {
+				if w[i] > 0 || d[i] > 0 {
+					kept = append(kept, i)
+				}
+			}
+			if len(kept) == len(free) {
+				break
+			}
+			free = kept
+		}
+		if !ok {
+			mu = math.Max(1e-12, 10*mu)
+			continue
+		}
+		// Ratio test keeps w ≥ 0.
+		// An input that alone carries some column is never zeroed (G has an
+		// infinite slope there): the step may at most halve it.
+		tmax, block := 1.0, -1
+		for _, i := range free {
+			if d[i] < 0 && w[i]+d[i] < 0 {
+				t, sole := w[i] / -d[i], cp.sole(w, i)
+				if sole {
+					t /= 2
+				}
+				if t < tmax {
+					tmax, block = t, i
+					if sole {
+						block = -1
+					}
+				}
+			}
+		}
+		slope := 0.0
+		for _, i := range free {
+			slope += g[i] * d[i]
+		}
+		moved := false
+		for t, try := tmax, 0; try < 60; t, try = t/2, try+1 {
+			for i := range trial {
+				trial[i] = w[i] + t*d[i]
+				if trial[i] < 0 || (try == 0 && i == block) {
+					trial[i] = 0
+				}
+			}
+			normalise(trial)
+			Gt := cp.eval(trial, nil)
+			if Gt >= G+1e-4*t*slope && Gt > G {
+				copy(w, trial)
+				moved = true
+				break
+			}
+			// A step that reaches a bound changes the active set; take it
+			// if G does not fall beyond rounding.
+			if try == 0 && block >= 0 && Gt >= G-1e-15*(1+math.Abs(G)) {
+				copy(w, trial)
+				moved = true
+				break
+			}
+			// Near the optimum G stops resolving progress; accept a step
+			// that keeps G within rounding and shrinks the certificate.
+			if Gt >= G-1e-15*(1+math.Abs(G)) {
+				if l, u := cp.certify(trial); u-l < up-lo && u-l < mx-dot {
+					copy(w, trial)
+					moved = true
+					break
+				}
+			}
+		}
+		if moved {
+			mu = math.Max(1e-14, mu/10)
+		} else {
+			// Fall back on a Frank–Wolfe step towards the steepest vertex.
+			if !cp.fwStep(w, trial, imx, G) && mu > 1e6 {
+				break
+			}
+			mu = math.Max(1e-12, 10*mu)
+		}
+	}
+	return lo, up
+}
+
+// newtonDirection solves the Newton step of the concave G restricted to the
+// inputs in free and to directions with Σ d = 0: with A = −H + μI on free,
+// d = A⁻¹(g + ν1), ν chosen so that Σ d = 0.
+func newtonDirection(h [][]float64, g []float64, free []int, mu float64) ([]float64, bool) {
+	nf := len(free)
+	d := make([]float64, len(g))
+	if nf < 2 {
+		return d, nf == 1
+	}
+	a := mat.NewSymDense(nf, nil)
+	scale := 0.0
+	for x, i := range free {
+		for y, k := range free {
+			a.SetSym(x, y, -h[i][k])
+		}
+		scale = math.Max(scale, math.Abs(h[i][i]))
+	}
+	for x := range free {
+		a.SetSym(x, x, a.At(x, x)+mu*(1+scale))
+	}
+	var chol mat.Cholesky
+	if !chol.Factorize(a) {
+		return nil, false
+	}
+	rhs := mat.NewDense(nf, 2, nil)
+	for x, i := range free {
+		rhs.Set(x, 0, g[i])
+		rhs.Set(x, 1, 1)
+	}
+	var sol mat.Dense
+	if err := chol.SolveTo(&sol, rhs); err != nil {
+		return nil, false
+	}
+	s0, s1 := 0.0, 0.0
+	for x := range free {
+		s0 += sol.At(x, 0)
+		s1 += sol.At(x, 1)
+	}
+	if !(s1 > 0) {
+		return nil, false
+	}
+	nu := -s0 / s1
+	for x, i := range free {
+		d[i] = sol.At(x, 0) + nu*sol.At(x, 1)
+	}
+	return d, true
+}
+
+// sole reports whether input i alone gives mass to some column at w.
+func (cp *concaveProblem) sole(w []float64, i int) bool {
+	for c, v := range cp.a[i] {
+		if v == 0 {
+			continue
+		}
+		other := false
+		for k, wk := range w {
+			if k != i && wk > 0 && cp.a[k][c] > 0 {
+				other = true
+				break
+			}
+		}
+		if !other {
+			return true
+		}
+	}
+	return false
+}
+
+// fwStep moves w towards vertex i by the largest θ = 2^-k that raises G
+// above g0 and reports whether it moved.
+func (cp *concaveProblem) fwStep(w, trial []float64, i int, g0 float64) bool {
+	for th := 1.0; th > 1e-18; th /= 2 {
+		for k := range trial {
+			trial[k] = (1 - th) * w[k]
+		}
+		trial[i] += th
+		if cp.eval(trial, nil) > g0 {
+			copy(w, trial)
+			return true
+		}
+	}
+	return false
+}
+
+// normalise rescales w to sum to 1.
+func normalise(w []float64) {
+	s := 0.0
+	for _, v := range w {
+		s += v
+	}
+	for i := range w {
+		w[i] /= s
+	}
+}

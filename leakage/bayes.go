@@ -1,0 +1,85 @@
+package leakage
+
+import (
+	"math"
+
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+// Lift returns max over p_ij > 0 (and q_j > 0) of p_ij / q_j, the largest
+// ratio of posterior to prior belief (seed 004 Defn 2). It equals exp(PML).
+//
+// The input is assumed valid (mech.NewPrior and mech.NewMechanism) with
+// matching dimensions.
+func Lift(pi mech.Prior, p mech.Mechanism) float64 {
+	q := p.Marginal(pi)
+	best := 1.0
+	for j, qj := range q {
+		if qj <= 0 {
+			continue
+		}
+		for i := range p {
+			best = math.Max(best, p[i][j]/qj)
+		}
+	}
+	return best
+}
+
+// BayesCapacity returns Σ_j max_i p_ij, the multiplicative Bayes leakage of
+// the mechanism maximised over all priors and gain functions (seed 004 eqs.
+// 11-13; the maximum is reached at the uniform prior). It does not depend
+// on the prior: pi, which must have full support, is taken for symmetry with
+// the other measures.
+//
+// The input is assumed valid, as for Lift.
+func BayesCapacity(pi mech.Prior, p mech.Mechanism) float64 {
+	_ = pi
+	_, m := p.Dims()
+	s := 0.0
+	for j := 0; j < m; j++ {
+		mx := 0.0
+		for i := range p {
+			mx = math.Max(mx, p[i][j])
+		}
+		s += mx
+	}
+	return s
+}
+
+// MaximalLeakage returns log Σ_j max_i p_ij, the maximal leakage of Issa et
+// al.: the log of the Bayes capacity, and the α → ∞ limit of maximal
+// α-leakage (seed 001 §III). Like the Bayes capacity it does not depend on a
+// prior with full support.
+//
+// The input is assumed valid, as for Lift.
+func MaximalLeakage(pi mech.Prior, p mech.Mechanism) float64 {
+	// Σ_j max_i p_ij ≥ Σ_j p_1j = 1; clamp rounding so the leakage is ≥ 0.
+	return math.Max(0, math.Log(BayesCapacity(pi, p)))
+}
+
+// PosteriorBayesVulnerability returns Σ_j max_i π_i p_ij, the probability
+// that an adversary guessing X in one try after seeing Y is right (seed 004
+// eq. 7 with the identity gain function).
+//
+// The input is assumed valid, as for Lift.
+func PosteriorBayesVulnerability(pi mech.Prior, p mech.Mechanism) float64 {
+	_, m := p.Dims()
+	s := 0.0
+	for j := 0; j < m; j++ {
+		mx := 0.0
+		for i := range p {
+			mx = math.Max(mx, pi[i]*p[i][j])
+		}
+		s += mx
+	}
+	return s
+}
+
+// BayesLeakage returns the multiplicative Bayes leakage: the posterior Bayes
+// vulnerability divided by the prior one, max_i π_i (seed 004 eq. 10). It
+// lies in [1, BayesCapacity].
+//
+// The input is assumed valid, as for Lift.
+func BayesLeakage(pi mech.Prior, p mech.Mechanism) float64 {
+	return math.Max(1, PosteriorBayesVulnerability(pi, p)/pi.Max())
+}

@@ -1,0 +1,72 @@
+package leakage
+
+import (
+	"math"
+
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+// PMCPerOutput returns the pointwise maximal cost of every output,
+// Λ(X→y_j) = log max_i q_j / p_ij = −min_i i(x_i; y_j) (seed 000, Thm 1 and
+// Cor 5). A used output (q_j > 0) that some input never produces
+// (p_ij = 0) has Λ = +Inf. Unused outputs (q_j = 0) are outside S_Y and get
+// −Inf, so they never raise a maximum.
+//
+// The input is assumed valid (mech.NewPrior and mech.NewMechanism) with
+// matching dimensions.
+func PMCPerOutput(pi mech.Prior, p mech.Mechanism) []float64 {
+	q := p.Marginal(pi)
+	out := make([]float64, len(q))
+	for j, qj := range q {
+		if qj <= 0 {
+			out[j] = math.Inf(-1)
+			continue
+		}
+		mn := math.Inf(1)
+		for i := range p {
+			mn = math.Min(mn, p[i][j])
+		}
+		if mn <= 0 {
+			out[j] = math.Inf(1)
+			continue
+		}
+		// q_j ≥ min_i p_ij mathematically; clamp rounding so Λ ≥ 0.
+		out[j] = math.Max(0, math.Log(qj/mn))
+	}
+	return out
+}
+
+// PMC returns the pointwise maximal cost of the mechanism, max over y ∈ S_Y
+// of Λ(X→y): the least ε for which P satisfies ε-PMC. It is ≥ 0, 0 exactly
+// when every used column is constant, and +Inf when a used output has a
+// zero entry.
+//
+// The input is assumed valid, as for PMCPerOutput.
+func PMC(pi mech.Prior, p mech.Mechanism) float64 {
+	best := 0.0
+	for _, v := range PMCPerOutput(pi, p) {
+		best = math.Max(best, v)
+	}
+	return best
+}
+
+// ALIP returns the tightest asymmetric local information privacy pair:
+// lower = max_y Λ(X→y) (the PMC) and upper = max_y ℓ(X→y) (the PML), so that
+// −lower ≤ i(x; y) ≤ upper for every x and every y ∈ S_Y, and the mechanism
+// is (ε_l, ε_u)-ALIP exactly when ε_l ≥ lower and ε_u ≥ upper
+// (seed 003 §II, seed 000 Def. 5). lower is +Inf when a used output has a
+// zero entry.
+//
+// The input is assumed valid, as for PMCPerOutput.
+func ALIP(pi mech.Prior, p mech.Mechanism) (lower, upper float64) {
+	return PMC(pi, p), PML(pi, p)
+}
+
+// LIP returns the local information privacy level max(ε_l, ε_u) of the ALIP
+// pair: the least ε with |i(x; y)| ≤ ε for every x and y ∈ S_Y.
+//
+// The input is assumed valid, as for PMCPerOutput.
+func LIP(pi mech.Prior, p mech.Mechanism) float64 {
+	l, u := ALIP(pi, p)
+	return math.Max(l, u)
+}
