@@ -530,7 +530,7 @@ func (cp *concaveProblem) newton(w []float64, tol float64) (lo, up float64) {
 		tmax, block := 1.0, -1
 		for _, i := range free {
 			if d[i] < 0 && w[i]+d[i] < 0 {
-				t, sole := w[i] / -d[i], cp.sole(w, i)
+				t, sole := w[i]/-d[i], cp.sole(w, i)
 				if sole {
 					t /= 2
 				}
