@@ -1,8 +1,8 @@
 package closedform
 
 import (
-	"container/heap"
 	"math"
+	"math/bits"
 
 	"github.com/pmlopt/pmlopt/mech"
 )
@@ -95,8 +95,8 @@ func SafeEpsilon(pi mech.Prior, o mech.Order, h int) (float64, error) {
 // SafeCurve returns ε_S(h) for h = 1..M (element h−1 holds ε_S(h)), in one
 // sweep of O(NM log M) time: entries are bucketed by rank, the column sums
 // S_j(h) = Σ_{i : U_ij ≥ h} π_i are accumulated from h = M down to 1, and
-// the smallest positive S_j is kept in an indexed heap (as h falls, sums
-// only grow and columns only join Y+(h)).
+// the smallest positive S_j is kept in a lazy heap (as h falls, sums only
+// grow and columns only join Y+(h)).
 //
 // ε_S(1) = 0 always. The curve need not be monotone (see SafeEpsilon).
 func SafeCurve(pi mech.Prior, o mech.Order) ([]float64, error) {
@@ -130,53 +130,126 @@ func SafeCurve(pi mech.Prior, o mech.Order) ([]float64, error) {
 		}
 	}
 
-	h := &colHeap{sum: make([]float64, m), pos: make([]int, m)}
-	for j := range h.pos {
-		h.pos[j] = -1
-	}
+	h := newColHeap(m)
 	curve := make([]float64, m)
 	for r := m; r >= 1; r-- {
-		for _, e := range ent[start[r]:start[r+1]] {
-			h.sum[e.j] += pi[e.i]
+		bucket := ent[start[r]:start[r+1]]
+		for _, e := range bucket {
+			h.add(e.j, pi[e.i])
 		}
-		for _, e := range ent[start[r]:start[r+1]] {
-			j := int(e.j)
-			if h.pos[j] < 0 {
-				heap.Push(h, j)
-			} else {
-				heap.Fix(h, h.pos[j])
-			}
+		// When a step touches many columns, a linear scan is cheaper than
+		// refreshing the heap; it costs O(M) ≤ O(len(bucket)·log M).
+		if len(bucket)*bits.Len(uint(m)) >= len(h.cols) {
+			curve[r-1] = negLog(h.scanMin())
+		} else {
+			curve[r-1] = negLog(h.min())
 		}
-		curve[r-1] = negLog(h.sum[h.cols[0]])
 	}
 	return curve, nil
 }
 
-// colHeap is a min-heap of columns keyed by their current sums, with the
-// position of every column so that a grown sum can be fixed in O(log M).
+// colHeap is a lazy binary min-heap of columns. Column sums only grow, so
+// the heap is ordered by keys that may lag behind the sums (key[j] ≤
+// sum[j]); min refreshes stale keys only while they are on top. A top whose
+// key is current is the true minimum, since every other sum is at least its
+// key, which is at least the top key. Additions cost O(1), insertions and
+// refreshes O(log M).
 type colHeap struct {
-	cols []int
-	sum  []float64
-	pos  []int // pos[j] is j's index in cols, or −1 when j is not in the heap
+	cols []int32   // heap order by key
+	pos  []int32   // pos[j] is j's index in cols, or −1 before j joins
+	key  []float64 // key[j] ≤ sum[j]
+	sum  []float64 // sum[j] is the current S_j
+
+	stale bool // the heap order needs a rebuild before min
 }
 
-func (h *colHeap) Len() int           { return len(h.cols) }
-func (h *colHeap) Less(a, b int) bool { return h.sum[h.cols[a]] < h.sum[h.cols[b]] }
-func (h *colHeap) Swap(a, b int) {
-	h.cols[a], h.cols[b] = h.cols[b], h.cols[a]
-	h.pos[h.cols[a]] = a
-	h.pos[h.cols[b]] = b
+func newColHeap(m int) *colHeap {
+	h := &colHeap{cols: make([]int32, 0, m), pos: make([]int32, m), key: make([]float64, m), sum: make([]float64, m)}
+	for j := range h.pos {
+		h.pos[j] = -1
+	}
+	return h
 }
-func (h *colHeap) Push(x any) {
-	j := x.(int)
-	h.pos[j] = len(h.cols)
-	h.cols = append(h.cols, j)
+
+// add increases the sum of column j by v ≥ 0, inserting j if needed.
+func (h *colHeap) add(j int32, v float64) {
+	h.sum[j] += v
+	if h.pos[j] < 0 {
+		h.key[j] = h.sum[j]
+		h.cols = append(h.cols, j)
+		h.up(int32(len(h.cols) - 1))
+	}
 }
-func (h *colHeap) Pop() any {
-	j := h.cols[len(h.cols)-1]
-	h.cols = h.cols[:len(h.cols)-1]
-	h.pos[j] = -1
-	return j
+
+// scanMin returns the least sum of the columns in the heap by a linear
+// scan, and marks the heap for a rebuild.
+func (h *colHeap) scanMin() float64 {
+	// Columns outside the heap have sum 0 (the prior has full support).
+	lo := math.Inf(1)
+	for _, v := range h.sum {
+		if v > 0 && v < lo {
+			lo = v
+		}
+	}
+	h.stale = true
+	return lo
+}
+
+// min returns the least sum of the columns in the heap.
+func (h *colHeap) min() float64 {
+	if h.stale {
+		// Rebuild with current keys in O(M).
+		for _, j := range h.cols {
+			h.key[j] = h.sum[j]
+		}
+		for k := int32(len(h.cols)/2 - 1); k >= 0; k-- {
+			h.down(k)
+		}
+		h.stale = false
+	}
+	for {
+		j := h.cols[0]
+		if h.key[j] == h.sum[j] {
+			return h.sum[j]
+		}
+		h.key[j] = h.sum[j]
+		h.down(0)
+	}
+}
+
+func (h *colHeap) up(k int32) {
+	j := h.cols[k]
+	for k > 0 {
+		parent := (k - 1) / 2
+		pj := h.cols[parent]
+		if h.key[pj] <= h.key[j] {
+			break
+		}
+		h.cols[k], h.pos[pj] = pj, k
+		k = parent
+	}
+	h.cols[k], h.pos[j] = j, k
+}
+
+func (h *colHeap) down(k int32) {
+	j := h.cols[k]
+	n := int32(len(h.cols))
+	for {
+		c := 2*k + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && h.key[h.cols[c+1]] < h.key[h.cols[c]] {
+			c++
+		}
+		cj := h.cols[c]
+		if h.key[j] <= h.key[cj] {
+			break
+		}
+		h.cols[k], h.pos[cj] = cj, k
+		k = c
+	}
+	h.cols[k], h.pos[j] = j, k
 }
 
 // scheduleTol is the relative tolerance of SafeSchedule, so that a budget
@@ -196,14 +269,18 @@ const scheduleTol = 1e-12
 // PML 0.
 //
 // Comparisons allow a tolerance of 1e-12·max(1, eps). Since ε_S need not be
-// monotone, every h is examined. eps must be a non-negative number.
-func SafeSchedule(pi mech.Prior, o mech.Order, eps float64) (h int, epsS float64, err error) {
+// monotone, every h is examined.
+//
+// Invalid input (a NaN or negative eps, or a prior or order that SafeCurve
+// refuses) yields h = 0 and epsS = NaN; validate with SafeCurve or
+// SafeEpsilon to obtain the error.
+func SafeSchedule(pi mech.Prior, o mech.Order, eps float64) (h int, epsS float64) {
 	if math.IsNaN(eps) || eps < 0 {
-		return 0, 0, &mech.FieldError{Field: "epsilon", Row: -1, Col: -1, Msg: "must be a non-negative number"}
+		return 0, math.NaN()
 	}
 	curve, err := SafeCurve(pi, o)
 	if err != nil {
-		return 0, 0, err
+		return 0, math.NaN()
 	}
 	limit := eps + scheduleTol*math.Max(1, eps)
 	for h := len(curve); h > 1; h-- {
@@ -211,13 +288,13 @@ func SafeSchedule(pi mech.Prior, o mech.Order, eps float64) (h int, epsS float64
 			continue
 		}
 		if equalRowCounts(o, h) {
-			return h, curve[h-1], nil
+			return h, curve[h-1]
 		}
 		if v := safePML(pi, o, h); v <= limit {
-			return h, v, nil
+			return h, v
 		}
 	}
-	return 1, 0, nil
+	return 1, 0
 }
 
 // equalRowCounts reports whether every row of o has the same number of
