@@ -1,0 +1,198 @@
+package guarantee
+
+import (
+	"fmt"
+	"math"
+)
+
+// The measures a Guarantee can be stated in.
+const (
+	PML  = "pml"
+	PMC  = "pmc"
+	ALIP = "alip"
+	LIP  = "lip"
+	LDP  = "ldp"
+)
+
+// Guarantee is a privacy guarantee: ε-PML, ε-PMC, ε-LIP and ε-LDP use
+// Epsilon; (ε_l, ε_u)-ALIP uses EpsilonLower and EpsilonUpper.
+type Guarantee struct {
+	Measure      string
+	Epsilon      float64
+	EpsilonLower float64
+	EpsilonUpper float64
+}
+
+// String formats g as, e.g., "0.5-pml" or "(0.3, 0.5)-alip".
+func (g Guarantee) String() string {
+	if g.Measure == ALIP {
+		return fmt.Sprintf("(%g, %g)-alip", g.EpsilonLower, g.EpsilonUpper)
+	}
+	return fmt.Sprintf("%g-%s", g.Epsilon, g.Measure)
+}
+
+// Implication is one guarantee implied by another. When Holds is false the
+// source guarantee implies nothing in Implied's measure and Implied carries
+// only the Measure; Regime says when the implication holds and cites where
+// it comes from.
+type Implication struct {
+	Implied Guarantee
+	Holds   bool
+	Regime  string
+}
+
+// HighPrivacyBound returns log 1/(1 − p_min), the end of PML's high-privacy
+// regime (seed 003 §II, seed 000 Thm 4): below it an ε-PML mechanism has no
+// zero entry in a used column, at and above it it may. It is +Inf for
+// p_min = 1.
+func HighPrivacyBound(pmin float64) float64 {
+	return -math.Log1p(-pmin)
+}
+
+// PMCFromPML returns ε_l*(ε_u) = log( p_min / (1 − e^{ε_u}(1 − p_min)) ), the
+// PMC level implied by ε_u-PML (seed 000 Thm 4.1, seed 003 Prop 1 eq. 7). It
+// is tight: the PML-extremal mechanism attains it (seed 000 Ex. 4, Remark 6).
+// It is +Inf outside the high-privacy regime ε_u < log 1/(1−p_min).
+func PMCFromPML(epsU, pmin float64) float64 {
+	den := 1 - math.Exp(epsU)*(1-pmin)
+	if !(den > 0) {
+		return math.Inf(1)
+	}
+	return math.Max(0, math.Log(pmin/den))
+}
+
+// PMLFromPMC returns ε_u*(ε_l) = log( (1 − e^{−ε_l}(1 − p_min)) / p_min ), the
+// PML level implied by ε_l-PMC (seed 000 Thm 4.2, seed 003 Prop 2 eq. 12). It
+// is finite for every ε_l ≥ 0, at most −log p_min, and +Inf never arises: an
+// ε_l = +Inf PMC guarantee gives −log p_min, the PML of any mechanism.
+func PMLFromPMC(epsL, pmin float64) float64 {
+	return math.Max(0, math.Log((1-math.Exp(-epsL)*(1-pmin))/pmin))
+}
+
+// FromLDP returns the levels implied by ε-LDP (seed 000 Prop 1, from [18,
+// Thm 1]):
+//
+//	ε1 = log(p_min + e^{ε}(1 − p_min)),   ε2 = −log(p_min + e^{−ε}(1 − p_min)),
+//
+// so that ε-LDP implies ε1-LIP, (ε1, ε2)-ALIP, ε2-PML and, by seed 000
+// Prop 3 (whose ε' = log(e^ε − p_min(e^ε − 1)) equals ε1), ε1-PMC.
+func FromLDP(eps, pmin float64) (eps1, eps2 float64) {
+	e1 := math.Log(pmin + math.Exp(eps)*(1-pmin))
+	e2 := -math.Log(pmin + math.Exp(-eps)*(1-pmin))
+	return math.Max(0, e1), math.Max(0, e2)
+}
+
+// PMLFromLDP returns ε2 of FromLDP, the PML level implied by ε-LDP.
+func PMLFromLDP(eps, pmin float64) float64 {
+	_, e2 := FromLDP(eps, pmin)
+	return e2
+}
+
+// LDPForPML returns the largest LDP level ε̄ whose guarantee implies ε-PML
+// (seed 002 Prop 1, after [14, Prop 6]): ε̄ = −log((e^{−ε} − p_min)/(1 − p_min))
+// for ε < −log p_min, and +Inf for ε ≥ −log p_min, where every mechanism is
+// ε-PML. It inverts PMLFromLDP. This is the calibration used for the DP
+// baselines of seed 002 §IV-A.
+func LDPForPML(eps, pmin float64) float64 {
+	num := math.Exp(-eps) - pmin
+	if !(num > 0) || pmin >= 1 {
+		return math.Inf(1)
+	}
+	return math.Max(0, -math.Log(num/(1-pmin)))
+}
+
+// Implied returns every guarantee implied by from for a prior with smallest
+// probability pmin, in the order PML, PMC, ALIP, LIP, LDP (the source measure
+// itself is left out). The arrows are those of SPEC §3:
+//
+//   - ε_u-PML, ε_u < log 1/(1−p_min) (the high-privacy regime): ε_l*-PMC,
+//     (ε_l*, ε_u)-ALIP, max(ε_l*, ε_u)-LIP, (ε_l* + ε_u)-LDP with
+//     ε_l* = PMCFromPML(ε_u) (seed 000 Thm 4 and Cor 3.1; seed 003 Cors 1-3).
+//     Outside the regime PML allows zeros and implies none of them.
+//   - ε_l-PMC: ε_u*-PML, (ε_l, ε_u*)-ALIP, max(ε_l, ε_u*)-LIP,
+//     (ε_l + ε_u*)-LDP with ε_u* = PMLFromPMC(ε_l) (seed 000 Thm 4, Cor 3.2).
+//   - (ε_l, ε_u)-ALIP: ε_u-PML, ε_l-PMC, max(ε_l, ε_u)-LIP (by definition) and
+//     (ε_l + ε_u)-LDP (seed 000 §II-D, from [19, Prop 1]); the PML and PMC
+//     levels are tightened by PMLFromPMC and PMCFromPML when those are
+//     smaller.
+//   - ε-LIP: (ε, ε)-ALIP and everything ALIP implies, in particular 2ε-LDP
+//     ([18, Prop 1]).
+//   - ε-LDP: ε2-PML, ε1-PMC, (ε1, ε2)-ALIP, ε1-LIP with ε1, ε2 of FromLDP
+//     (seed 000 Prop 1 and Prop 3).
+//
+// It returns an error for an unknown measure, a negative or NaN level, or
+// pmin outside (0, 1].
+func Implied(from Guarantee, pmin float64) ([]Implication, error) {
+	if math.IsNaN(pmin) || pmin <= 0 || pmin > 1 {
+		return nil, fmt.Errorf("guarantee: p_min = %g, want a number in (0, 1]", pmin)
+	}
+	check := func(name string, v float64) error {
+		if math.IsNaN(v) || v < 0 {
+			return fmt.Errorf("guarantee: %s = %g, want a number ≥ 0", name, v)
+		}
+		return nil
+	}
+	switch from.Measure {
+	case PML, PMC, LIP, LDP:
+		if err := check("epsilon", from.Epsilon); err != nil {
+			return nil, err
+		}
+	case ALIP:
+		if err := check("epsilon_lower", from.EpsilonLower); err != nil {
+			return nil, err
+		}
+		if err := check("epsilon_upper", from.EpsilonUpper); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("guarantee: unknown measure %q (want pml, pmc, alip, lip or ldp)", from.Measure)
+	}
+
+	var out []Implication
+	add := func(g Guarantee, regime string) {
+		if g.Measure != from.Measure {
+			out = append(out, Implication{Implied: g, Holds: true, Regime: regime})
+		}
+	}
+	none := func(measure, regime string) {
+		out = append(out, Implication{Implied: Guarantee{Measure: measure}, Holds: false, Regime: regime})
+	}
+	// fromALIP adds the consequences of an (l, u)-ALIP guarantee.
+	fromALIP := func(l, u float64, regime string) {
+		pml := math.Min(u, PMLFromPMC(l, pmin))
+		pmc := math.Min(l, PMCFromPML(u, pmin))
+		add(Guarantee{Measure: PML, Epsilon: pml}, regime)
+		add(Guarantee{Measure: PMC, Epsilon: pmc}, regime)
+		add(Guarantee{Measure: ALIP, EpsilonLower: l, EpsilonUpper: u}, regime)
+		add(Guarantee{Measure: LIP, Epsilon: math.Max(l, u)}, regime)
+		add(Guarantee{Measure: LDP, Epsilon: l + u}, regime)
+	}
+
+	switch from.Measure {
+	case PML:
+		eu := from.Epsilon
+		if hp := HighPrivacyBound(pmin); !(eu < hp) {
+			regime := fmt.Sprintf("none: ε = %g ≥ log 1/(1−p_min) = %g, outside the high-privacy regime an ε-PML mechanism may have zeros (seed 000 Remark 5)", eu, hp)
+			for _, m := range []string{PMC, ALIP, LIP, LDP} {
+				none(m, regime)
+			}
+			return out, nil
+		}
+		fromALIP(PMCFromPML(eu, pmin), eu, "high-privacy regime ε < log 1/(1−p_min) (seed 000 Thm 4.1, Cor 3.1; seed 003 Cors 1-3)")
+	case PMC:
+		el := from.Epsilon
+		fromALIP(el, PMLFromPMC(el, pmin), "every ε ≥ 0 (seed 000 Thm 4.2, Cor 3.2; seed 003 Prop 2)")
+	case ALIP:
+		fromALIP(from.EpsilonLower, from.EpsilonUpper, "every (ε_l, ε_u) (ALIP definition; seed 000 §II-D from [19, Prop 1])")
+	case LIP:
+		fromALIP(from.Epsilon, from.Epsilon, "every ε (LIP = ALIP with ε_l = ε_u; ε-LIP implies 2ε-LDP, [18, Prop 1])")
+	case LDP:
+		e1, e2 := FromLDP(from.Epsilon, pmin)
+		regime := "every ε (seed 000 Prop 1 and Prop 3)"
+		add(Guarantee{Measure: PML, Epsilon: e2}, regime)
+		add(Guarantee{Measure: PMC, Epsilon: e1}, regime)
+		add(Guarantee{Measure: ALIP, EpsilonLower: e1, EpsilonUpper: e2}, regime)
+		add(Guarantee{Measure: LIP, Epsilon: math.Max(e1, e2)}, regime)
+	}
+	return out, nil
+}
