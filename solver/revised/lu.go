@@ -51,9 +51,11 @@ type factor struct {
 	rv   [][]float64
 	cr   [][]int
 	mark []int
-	rowD []bool
-	colD []bool
-	work []float64
+	// stacks of rows / columns whose active count dropped to 1
+	rowS, colS []int
+	rowD       []bool
+	colD       []bool
+	work       []float64
 }
 
 func newFactor(m int) *factor {
@@ -109,6 +111,15 @@ func (f *factor) factorize(colFn func(p int) ([]int, []float64)) (badPos, badRow
 	f.eStart = append(f.eStart[:0], 0)
 	f.eIdx = f.eIdx[:0]
 	f.eVal = f.eVal[:0]
+	f.rowS, f.colS = f.rowS[:0], f.colS[:0]
+	for i := 0; i < m; i++ {
+		if len(f.rc[i]) == 1 {
+			f.rowS = append(f.rowS, i)
+		}
+		if len(f.cr[i]) == 1 {
+			f.colS = append(f.colS, i)
+		}
+	}
 
 	for step := 0; step < m; step++ {
 		r, c, ok := f.choosePivot()
@@ -156,9 +167,24 @@ func rowMax(v []float64) float64 {
 func (f *factor) choosePivot() (r, c int, ok bool) {
 	m := f.m
 	// Row singletons are free pivots (cost 0, no threshold issue in the row).
-	for i := 0; i < m; i++ {
+	for len(f.rowS) > 0 {
+		i := f.rowS[len(f.rowS)-1]
+		f.rowS = f.rowS[:len(f.rowS)-1]
 		if !f.rowD[i] && len(f.rc[i]) == 1 && math.Abs(f.rv[i][0]) > luAbsTol {
 			return i, f.rc[i][0], true
+		}
+	}
+	// Column singletons cost 0 too when they pass the threshold.
+	for len(f.colS) > 0 {
+		p := f.colS[len(f.colS)-1]
+		f.colS = f.colS[:len(f.colS)-1]
+		if f.colD[p] || len(f.cr[p]) != 1 {
+			continue
+		}
+		i := f.cr[p][0]
+		a, _ := f.rowEntry(i, p)
+		if aa := math.Abs(a); aa > luAbsTol && aa >= luThreshold*rowMax(f.rv[i]) {
+			return i, p, true
 		}
 	}
 	minCnt := math.MaxInt
@@ -243,6 +269,9 @@ func (f *factor) eliminate(r, c int) {
 	var piv float64
 	for k, j := range pr {
 		f.cr[j] = removeInt(f.cr[j], r)
+		if len(f.cr[j]) == 1 {
+			f.colS = append(f.colS, j)
+		}
 		if j == c {
 			piv = pv[k]
 		} else {
@@ -285,6 +314,9 @@ func (f *factor) eliminate(r, c int) {
 		}
 		for _, j := range f.rc[i] {
 			f.mark[j] = -1
+		}
+		if len(f.rc[i]) == 1 {
+			f.rowS = append(f.rowS, i)
 		}
 	}
 	f.cr[c] = f.cr[c][:0]

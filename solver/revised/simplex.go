@@ -74,7 +74,8 @@ func (o *Options) fill(m, n int) {
 
 // Result is the outcome of a solve. X, RowActivity, RowDuals and ColDuals
 // are set when Status is Optimal; Certificate is set when Status is
-// Infeasible.
+// Infeasible, unless the infeasibility is a variable or row whose lower bound
+// exceeds its upper bound.
 //
 // Dual sign convention: RowDuals[i] is the rate of change of the objective
 // per unit increase of the active bound of row i, and ColDuals[j] =
@@ -272,10 +273,18 @@ func checkBounds(kind string, k int, lo, up float64) error {
 	if math.IsInf(lo, 1) || math.IsInf(up, -1) {
 		return invalid("%s %d has bounds [%v, %v]", kind, k, lo, up)
 	}
-	if lo > up {
-		return invalid("%s %d has lower bound %v above upper bound %v", kind, k, lo, up)
-	}
 	return nil
+}
+
+// crossed reports whether some variable has its lower bound above its upper
+// bound, which makes the model infeasible.
+func (s *Simplex) crossed() bool {
+	for j, lo := range s.lb {
+		if lo > s.ub[j] {
+			return true
+		}
+	}
+	return false
 }
 
 // restState is where a nonbasic variable j rests: its finite lower bound,
@@ -296,8 +305,8 @@ func (s *Simplex) NumRows() int { return s.m }
 // NumCols returns the number of structural variables.
 func (s *Simplex) NumCols() int { return s.n }
 
-// SetCoef changes the entry (row, col) of A, which must be a non-zero of the
-// loaded model.
+// SetCoef changes the entry (row, col) of A, adding it when it is not a
+// non-zero of the loaded model.
 func (s *Simplex) SetCoef(row, col int, v float64) error {
 	if col < 0 || col >= s.n || row < 0 || row >= s.m {
 		return invalid("entry (%d, %d) is outside the %d×%d matrix", row, col, s.m, s.n)
@@ -311,7 +320,14 @@ func (s *Simplex) SetCoef(row, col int, v float64) error {
 			return nil
 		}
 	}
-	return invalid("entry (%d, %d) is not a non-zero of the loaded model", row, col)
+	// A new non-zero: insert it at the end of its column.
+	k := s.colStart[col+1]
+	s.rowIdx = append(s.rowIdx[:k], append([]int{row}, s.rowIdx[k:]...)...)
+	s.val = append(s.val[:k], append([]float64{v}, s.val[k:]...)...)
+	for j := col + 1; j <= s.n; j++ {
+		s.colStart[j]++
+	}
+	return nil
 }
 
 // SetColBounds changes the bounds of column col.
@@ -453,6 +469,9 @@ func (s *Simplex) computeX() {
 // Solve runs the primal simplex method from the current basis: phase 1
 // minimises the sum of infeasibilities, phase 2 the objective.
 func (s *Simplex) Solve() (*Result, error) {
+	if s.crossed() {
+		return &Result{Status: Infeasible}, nil
+	}
 	if err := s.refactor(); err != nil {
 		return nil, err
 	}

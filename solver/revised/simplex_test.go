@@ -111,6 +111,31 @@ func TestFreeFixedRanged(t *testing.T) {
 	assert.InDeltaSlice(t, []float64{-1, 2}, r.RowDuals, 1e-12)
 }
 
+// TestCrossedBoundsAndNewCoef: crossed bounds are infeasible, not an error,
+// and SetCoef may add a non-zero.
+func TestCrossedBoundsAndNewCoef(t *testing.T) {
+	m := &lp.Model{Maximize: true}
+	x := m.AddCol(1, 0, inf, "")
+	y := m.AddCol(1, 0, 2, "")
+	m.AddRow(-inf, 1, "", lp.Entry(x, 1))
+	s, err := New(m, nil)
+	require.NoError(t, err)
+	r, err := s.Solve()
+	require.NoError(t, err)
+	assert.InDelta(t, 3, r.Objective, 1e-12)
+	require.NoError(t, s.SetColBounds(y, 2, 1))
+	r, err = s.Solve()
+	require.NoError(t, err)
+	assert.Equal(t, Infeasible, r.Status)
+	require.NoError(t, s.SetColBounds(y, 0, 2))
+	require.NoError(t, s.SetCoef(0, y, 1)) // x + y ≤ 1
+	r, err = s.Solve()
+	require.NoError(t, err)
+	assert.InDelta(t, 1, r.Objective, 1e-12)
+	m.ConstMatrix = append(m.ConstMatrix, lp.Nonzero{Row: 0, Col: y, Val: 1})
+	checkOptimal(t, m, r, 1e-12)
+}
+
 func TestEmptyAndOffset(t *testing.T) {
 	m := &lp.Model{Offset: 2.5}
 	m.AddCol(1, 1, 3, "")
@@ -125,7 +150,6 @@ func TestInvalid(t *testing.T) {
 	for name, m := range map[string]*lp.Model{
 		"nil":       nil,
 		"nan cost":  {ColCosts: []float64{math.NaN()}, ColLower: []float64{0}, ColUpper: []float64{1}},
-		"crossed":   {ColCosts: []float64{1}, ColLower: []float64{2}, ColUpper: []float64{1}},
 		"inf lower": {ColCosts: []float64{1}, ColLower: []float64{inf}, ColUpper: []float64{inf}},
 		"bad entry": {ColCosts: []float64{1}, ColLower: []float64{0}, ColUpper: []float64{1},
 			RowLower: []float64{0}, RowUpper: []float64{1}, ConstMatrix: []lp.Nonzero{{Row: 1, Col: 0, Val: 1}}},
@@ -142,7 +166,7 @@ func TestInvalid(t *testing.T) {
 	s, err := New(m, nil)
 	require.NoError(t, err)
 	assert.Error(t, s.SetCoef(0, 1, 1))
-	assert.Error(t, s.SetColBounds(0, 2, 1))
+	assert.Error(t, s.SetColBounds(0, math.NaN(), 1))
 	assert.Error(t, s.SetRowBounds(3, 0, 1))
 	assert.Error(t, s.SetColCost(0, math.Inf(1)))
 }
