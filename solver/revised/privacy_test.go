@@ -229,3 +229,79 @@ func TestPMLRandomWarmEqualsCold(t *testing.T) {
 		}
 	}
 }
+
+// TestPML16BoundaryWarmCold bisects ε*(h) of a random 16×16 instance with a
+// warm session and checks, at points 1e-7 either side of the threshold,
+// that a cold solve agrees and that the feasible side's mechanism has PML
+// within ε.
+func TestPML16BoundaryWarmCold(t *testing.T) {
+	rng := rand.New(rand.NewPCG(99, 1))
+	prior, order, _ := randomPML(rng, 16, 16)
+	h := 9
+	l := newPMLLP(prior, order, h, nil, 0)
+	s, err := New(l.model, nil)
+	require.NoError(t, err)
+	lo, hi := 0.0, 5.0
+	for hi-lo > 1e-9 {
+		mid := (lo + hi) / 2
+		require.NoError(t, l.setEps(s, mid))
+		r, err := s.Solve()
+		require.NoError(t, err)
+		if r.Status == Optimal {
+			hi = mid
+		} else {
+			require.Equal(t, Infeasible, r.Status)
+			lo = mid
+		}
+	}
+	// The utility-safe mechanism M*(h) is feasible, so ε*(h) is at most its
+	// PML ε_S(h) (seed 002 Cor 1).
+	safe := 0.0
+	for j := 0; j < 16; j++ {
+		mass := 0.0
+		for i := 0; i < 16; i++ {
+			if order[i][j] >= h {
+				mass += prior[i]
+			}
+		}
+		safe = math.Max(safe, -math.Log(mass))
+	}
+	assert.LessOrEqual(t, hi, safe+1e-9)
+	for _, tc := range []struct {
+		eps  float64
+		want Status
+	}{{hi + 1e-7, Optimal}, {lo - 1e-7, Infeasible}} {
+		fresh := newPMLLP(prior, order, h, nil, tc.eps)
+		cold, err := Solve(fresh.model, nil)
+		require.NoError(t, err)
+		require.NoError(t, l.setEps(s, tc.eps))
+		warm, err := s.Solve()
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, cold.Status)
+		assert.Equal(t, tc.want, warm.Status)
+		if tc.want == Optimal {
+			checkOptimal(t, fresh.model, cold, 1e-9)
+			checkOptimal(t, fresh.model, warm, 1e-9)
+			p := fresh.mechanism(warm.X)
+			q := p.Marginal(prior)
+			for j, lj := range leakage.PMLPerOutput(prior, p) {
+				if q[j] > 1e-6 {
+					assert.LessOrEqual(t, lj, tc.eps+1e-6)
+				}
+			}
+		} else {
+			checkFarkas(t, fresh.model, cold.Certificate)
+			checkFarkas(t, fresh.model, warm.Certificate)
+		}
+	}
+}
+
+func TestIterationLimit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	prior, order, util := randomPML(rng, 6, 6)
+	l := newPMLLP(prior, order, 2, util, 1)
+	r, err := Solve(l.model, &Options{MaxIter: 3})
+	require.NoError(t, err)
+	assert.Equal(t, IterationLimit, r.Status)
+	assert.Equal(t, 3, r.Iterations)
+}
