@@ -1,0 +1,123 @@
+package sample
+
+import (
+	"bytes"
+	"encoding/csv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+// A deterministic mechanism (a permutation) makes the output predictable.
+var shift = mech.Mechanism{{0, 1, 0}, {0, 0, 1}, {1, 0, 0}}
+
+func TestPrivatizeCSVLabels(t *testing.T) {
+	s, err := NewSampler(shift, 1)
+	require.NoError(t, err)
+	in := "id,colour,note\n1,blue,\"a, quoted\"\n2,green,x\n3,brown,y\n"
+	var out bytes.Buffer
+	err = PrivatizeCSV(strings.NewReader(in), &out, "colour",
+		[]string{"blue", "green", "brown"}, []string{"B", "G", "R"}, s)
+	require.NoError(t, err)
+	assert.Equal(t, "id,colour,note\n1,G,\"a, quoted\"\n2,R,x\n3,B,y\n", out.String())
+}
+
+func TestPrivatizeCSVIndices(t *testing.T) {
+	s, err := NewSampler(shift, 1)
+	require.NoError(t, err)
+	var out bytes.Buffer
+	err = PrivatizeCSV(strings.NewReader("count\n0\n2\n+1\n"), &out, "count", nil, nil, s)
+	require.NoError(t, err)
+	assert.Equal(t, "count\n1\n0\n2\n", out.String())
+}
+
+// Random mechanism, many records: the other columns survive, every output
+// is a label, and the draws equal SampleAll's with the same seed.
+func TestPrivatizeCSVRoundTrip(t *testing.T) {
+	p := mech.Mechanism{{0.5, 0.5, 0}, {0.1, 0.2, 0.7}}
+	inputs, outputs := []string{"no", "yes"}, []string{"low", "mid", "high"}
+	var b strings.Builder
+	b.WriteString("name,smoker\n")
+	var idx []int
+	for k := 0; k < 500; k++ {
+		i := k % 3 % 2
+		idx = append(idx, i)
+		b.WriteString("p" + string(rune('a'+k%26)) + "," + inputs[i] + "\n")
+	}
+	s, _ := NewSampler(p, 5)
+	var out bytes.Buffer
+	require.NoError(t, PrivatizeCSV(strings.NewReader(b.String()), &out, "smoker", inputs, outputs, s))
+
+	ref, _ := NewSampler(p, 5)
+	want, err := ref.SampleAll(idx)
+	require.NoError(t, err)
+
+	recs, err := csv.NewReader(&out).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, recs, 501)
+	assert.Equal(t, []string{"name", "smoker"}, recs[0])
+	inRecs, _ := csv.NewReader(strings.NewReader(b.String())).ReadAll()
+	for k, rec := range recs[1:] {
+		assert.Equal(t, inRecs[k+1][0], rec[0])
+		assert.Equal(t, outputs[want[k]], rec[1])
+		if idx[k] == 0 {
+			assert.NotEqual(t, "high", rec[1], "p_{no,high} = 0")
+		}
+	}
+}
+
+func TestPrivatizeCSVErrors(t *testing.T) {
+	counting := make(mech.Mechanism, 7)
+	for i := range counting {
+		counting[i] = []float64{1.0 / 7, 1.0 / 7, 1.0 / 7, 1.0 / 7, 1.0 / 7, 1.0 / 7, 1.0 / 7}
+	}
+	cases := []struct {
+		name, in, column string
+		inputs, outputs  []string
+		want             string
+	}{
+		{"bad value", "id,count\n1,3\n2,4\n3,0\n4,6\n5,1\n6,9\n7,2\n", "count", nil, nil,
+			`line 7: value "9" of column count is not an input label (the inputs are the indices 0..6)`},
+		{"negative index", "count\n-1\n", "count", nil, nil, `line 2: value "-1" of column count`},
+		{"label not index", "count\n3\n", "count", []string{"a", "b", "c", "d", "e", "f", "g"}, nil,
+			`line 2: value "3" of column count is not an input label (the inputs are ["a" "b" "c" "d" "e" "f" "g"])`},
+		{"multi-line record", "id,count\n\"x\ny\",2\n\"z\",8\n", "count", nil, nil, `line 4: value "8"`},
+		{"missing column", "id,cnt\n1,2\n", "count", nil, nil, `no column "count" in the header ["id" "cnt"]`},
+		{"duplicate column", "count,count\n1,2\n", "count", nil, nil, `column "count" appears twice`},
+		{"field count", "id,count\n1,2\n3\n", "count", nil, nil, "line 3"},
+		{"syntax", "id,count\n1,\"2\n", "count", nil, nil, "line"},
+		{"empty", "", "count", nil, nil, "empty"},
+		{"input labels", "count\n1\n", "count", []string{"a"}, nil, "1 input labels for a mechanism with 7 inputs"},
+		{"output labels", "count\n1\n", "count", nil, []string{"a", "b"}, "2 output labels for a mechanism with 7 outputs"},
+		{"duplicate labels", "count\n1\n", "count", []string{"a", "b", "c", "a", "e", "f", "g"}, nil, `input label "a" is used twice (input 1 and 4)`},
+	}
+	for _, c := range cases {
+		s, err := NewSampler(counting, 3)
+		require.NoError(t, err)
+		var out bytes.Buffer
+		err = PrivatizeCSV(strings.NewReader(c.in), &out, c.column, c.inputs, c.outputs, s)
+		require.Error(t, err, c.name)
+		assert.Contains(t, err.Error(), c.want, c.name)
+		assert.Zero(t, out.Len(), "%s: nothing may be written", c.name)
+
+		// The sampler was not advanced.
+		fresh, _ := NewSampler(counting, 3)
+		got, _ := s.SampleAll([]int{0, 1, 2, 3, 4, 5, 6})
+		want, _ := fresh.SampleAll([]int{0, 1, 2, 3, 4, 5, 6})
+		assert.Equal(t, want, got, c.name)
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, assert.AnError }
+
+func TestPrivatizeCSVWriteError(t *testing.T) {
+	s, _ := NewSampler(shift, 1)
+	err := PrivatizeCSV(strings.NewReader("c\n0\n"), failWriter{}, "c", nil, nil, s)
+	require.ErrorIs(t, err, assert.AnError)
+}
