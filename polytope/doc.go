@@ -1,0 +1,83 @@
+// Package polytope writes the privacy constraint sets of SPEC §5 — ε-PML,
+// (ε_l, ε_u)-ALIP, ε-LIP and ε-LDP, each combined with an optional zero
+// pattern — as sparse linear programs (package lp), with O(NM) non-zeros,
+// no column for any forbidden pair, and as few budget-dependent
+// coefficients as possible, so that a bisection on ε re-solves a loaded
+// session after changing M (PML, LDP) or 2M (ALIP, LIP) coefficients
+// (Model.SetBudget).
+//
+// Build(spec) returns a Model: the lp.Model, the column of every allowed
+// p_ij (Model.P) and of the auxiliary variables (Model.Aux, Model.Aux2).
+// Model.Point maps a mechanism to an LP point and Model.Mechanism maps a
+// solution back; an exported model is written with Model.LP.WriteMPS.
+//
+// Notation: π is the prior (π_i > 0 for all i), p_ij = P(y_j | x_i),
+// q_j = Σ_k π_k p_kj, A_j = { i : the pair (i, j) is allowed }. Every
+// formulation has the rows sum[i]: Σ_{j: (i,j) has a column} p_ij = 1 and
+// p ≥ 0; a forbidden pair has no column, which is the same as p_ij = 0.
+// Row and column names are 1-based like the papers: p[i,j], t[j], sum[i].
+//
+// # ε-PML
+//
+// ε-PML asks p_ij ≤ e^ε q_j for all i and every j with q_j > 0 (SPEC §2:
+// log max_i p_ij / q_j ≤ ε); for q_j = 0 the column is zero and the
+// inequality holds too, so ε-PML ⇔ p_ij ≤ e^ε q_j for all i, j. With one
+// auxiliary t_j = e^ε q_j per output the rows are
+//
+//	marg[j]:  e^{−ε} t_j − Σ_{k∈A_j} π_k p_kj = 0
+//	up[i,j]:  p_ij − t_j ≤ 0                      (i ∈ A_j)
+//
+// The first forces t_j = e^ε q_j, the second is then p_ij ≤ e^ε q_j: the
+// feasible set, projected on p, is exactly the ε-PML mechanisms with the
+// pattern. Only the M coefficients e^{−ε} depend on ε. With a_j = |A_j|,
+// the model has Σ a_j + M columns, N + M + Σ a_j rows and 4 Σ a_j + M
+// non-zeros (≤ 4NM + M).
+//
+// Pruning (Spec.Prune, seed 002 §III-B). If an output j is used (q_j > 0),
+// q_j = Σ_{i∈A_j} π_i p_ij ≤ (max_i p_ij) Σ_{i∈A_j} π_i, so its PML is at
+// least −log Σ_{i∈A_j} π_i. When that exceeds ε, no ε-PML mechanism uses j:
+// p_ij = 0 for all i on the whole feasible set, and removing the output's
+// variables and rows changes neither the feasible set (projected on p) nor
+// any optimum. Outputs with A_j empty are always dropped. SetBudget refuses
+// an ε that would make a pruned output usable again.
+//
+// # (ε_l, ε_u)-ALIP and ε-LIP
+//
+// ALIP asks −ε_l ≤ log(p_ij / q_j) ≤ ε_u for all i and every j with
+// q_j > 0, i.e. e^{−ε_l} q_j ≤ p_ij ≤ e^{ε_u} q_j; a column with q_j = 0 is
+// all zero and satisfies both sides too, so ALIP is exactly these linear
+// inequalities for all i, j. LIP is ALIP with ε_l = ε_u = ε. With
+// t_j = e^{ε_u} q_j and s_j = e^{−ε_l} q_j:
+//
+//	marg[j]:  e^{−ε_u} t_j − Σ_k π_k p_kj = 0
+//	link[j]:  e^{−ε_l−ε_u} t_j − s_j = 0
+//	up[i,j]:  p_ij − t_j ≤ 0
+//	lo[i,j]:  p_ij − s_j ≥ 0
+//
+// A forbidden pair (i, j) means p_ij = 0 ≥ e^{−ε_l} q_j, so q_j = 0 and,
+// as π has full support, the whole column is zero. Such outputs are
+// dropped (no variables, Model.Dropped[j]); only outputs without a
+// forbidden pair keep columns, and in them every p_ij exists. Pruning is
+// then moot: a kept output has Σ_{i∈A_j} π_i = 1 and −log 1 = 0 ≤ ε_u.
+// 2M coefficients depend on the budget; there are 6 Σ a_j + 3M non-zeros.
+//
+// # ε-LDP
+//
+// ε-LDP asks p_ij ≤ e^ε p_kj for all i, k, j (a column mixing zero and
+// non-zero entries violates it). That is: l_j := min_i p_ij satisfies
+// max_i p_ij ≤ e^ε l_j. With auxiliaries l_j and u_j = e^ε l_j:
+//
+//	link[j]:  e^ε l_j − u_j = 0
+//	lo[i,j]:  p_ij − l_j ≥ 0
+//	up[i,j]:  p_ij − u_j ≤ 0
+//
+// If p is ε-LDP, l_j = min_i p_ij, u_j = e^ε l_j is feasible; conversely,
+// any feasible point has p_ij ≤ u_j = e^ε l_j ≤ e^ε p_kj. A forbidden pair
+// forces l_j = 0, hence the whole column to 0, and the output is dropped
+// as for ALIP. M coefficients depend on ε; 5 Σ a_j + 2M non-zeros.
+//
+// # Objectives
+//
+// Feasibility leaves every cost 0 (minimise 0). ExpectedUtility maximises
+// Σ_ij π_i u'_ij p_ij, the cost of column p[i,j] being π_i u'_ij.
+package polytope

@@ -1,0 +1,424 @@
+package polytope
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/pmlopt/pmlopt/lp"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/solver"
+)
+
+// Objective selects the cost vector of the model.
+type Objective int
+
+const (
+	// Feasibility gives every column cost zero: the model only asks
+	// whether the privacy polytope is non-empty.
+	Feasibility Objective = iota
+	// ExpectedUtility maximises Σ_ij π_i u'_ij p_ij.
+	ExpectedUtility
+)
+
+func (o Objective) String() string {
+	switch o {
+	case Feasibility:
+		return "feasibility"
+	case ExpectedUtility:
+		return "expected-utility"
+	}
+	return fmt.Sprintf("Objective(%d)", int(o))
+}
+
+// Spec describes a privacy polytope and what to optimise over it.
+type Spec struct {
+	Prior     mech.Prior
+	Budget    mech.Budget  // PML: Epsilon; ALIP: EpsilonLower/EpsilonUpper; LIP, LDP: Epsilon
+	Pattern   mech.Pattern // nil = every pair allowed; false entries are forced to zero
+	Objective Objective
+	Utility   mech.Utility // required for ExpectedUtility
+	// Prune (PML only) drops the outputs j whose −log Σ_{i allowed} π_i
+	// exceeds ε: no ε-PML mechanism can use them (seed 002 §III-B). For
+	// ALIP, LIP and LDP it changes nothing: see the package documentation.
+	Prune bool
+	// Outputs is the number of outputs M. It may be left 0 when Pattern or
+	// Utility gives it; when set, it must agree with them.
+	Outputs int
+}
+
+// Model is a privacy polytope written as a sparse LP, with the map from
+// mechanism entries to LP columns.
+type Model struct {
+	LP   *lp.Model
+	N, M int
+	P    [][]int // P[i][j] = column of p_ij in LP, or -1 when the pair is forbidden/pruned (never a column)
+	Aux  []int   // column of the auxiliary variable of output j (q_j-like for PML/ALIP/LIP, l_j for LDP), -1 if none
+
+	// Aux2 is the second auxiliary column of output j, -1 if none: s_j
+	// (= e^{−ε_l} q_j) for ALIP and LIP, u_j (= e^ε l_j) for LDP; nil for
+	// PML.
+	Aux2 []int
+	// Dropped[j] reports that output j has no variables at all: every
+	// feasible mechanism has p_ij = 0 for all i. Dropped outputs are those
+	// whose pairs are all forbidden, pruned outputs (PML), and for ALIP,
+	// LIP and LDP outputs with at least one forbidden pair.
+	Dropped []bool
+	// Budget is the budget the coefficients currently encode.
+	Budget mech.Budget
+
+	prior  mech.Prior
+	mass   []float64 // Σ_{i allowed} π_i per output
+	pruned []bool
+	eps    []epsCoef // the coefficients that depend on the budget
+}
+
+// epsCoef is one budget-dependent entry of the constraint matrix:
+// ConstMatrix[idx] at (row, col) holds exp(sign_u ε_u + sign_l ε_l) for
+// ALIP and LIP (after normBudget), exp(sign_u ε) for PML and LDP.
+type epsCoef struct {
+	idx, row, col int
+	su, sl        float64
+}
+
+func (c epsCoef) value(b mech.Budget) float64 {
+	if b.Measure == mech.ALIP || b.Measure == mech.LIP {
+		return math.Exp(c.su*b.EpsilonUpper + c.sl*b.EpsilonLower)
+	}
+	return math.Exp(c.su * b.Epsilon)
+}
+
+// normBudget returns b with LIP's ε copied into both ALIP fields, so that
+// ALIP and LIP share one formulation.
+func normBudget(b mech.Budget) mech.Budget {
+	if b.Measure == mech.LIP {
+		b.EpsilonLower, b.EpsilonUpper = b.Epsilon, b.Epsilon
+	}
+	return b
+}
+
+// checkBudget validates the levels the measure uses.
+func checkBudget(b mech.Budget) error {
+	check := func(field string, v float64) error {
+		switch {
+		case math.IsNaN(v):
+			return &mech.FieldError{Field: field, Row: -1, Col: -1, Msg: "is NaN"}
+		case math.IsInf(v, 0):
+			return &mech.FieldError{Field: field, Row: -1, Col: -1, Msg: "is infinite; a finite budget is needed"}
+		case v < 0:
+			return &mech.FieldError{Field: field, Row: -1, Col: -1, Msg: fmt.Sprintf("is negative (%g)", v)}
+		}
+		return nil
+	}
+	switch b.Measure {
+	case mech.PML, mech.LIP, mech.LDP:
+		return check("budget.epsilon", b.Epsilon)
+	case mech.ALIP:
+		if err := check("budget.epsilon_lower", b.EpsilonLower); err != nil {
+			return err
+		}
+		return check("budget.epsilon_upper", b.EpsilonUpper)
+	}
+	return &mech.FieldError{Field: "budget.measure", Row: -1, Col: -1,
+		Msg: fmt.Sprintf("unknown privacy measure %q (want pml, alip, lip or ldp)", b.Measure)}
+}
+
+// Build validates s and writes its privacy polytope as an LP. The
+// formulations are documented in the package documentation. Errors are
+// *mech.FieldError values naming the field of s at fault.
+func Build(s Spec) (*Model, error) {
+	if _, err := mech.NewPrior(s.Prior); err != nil {
+		return nil, err
+	}
+	if err := checkBudget(s.Budget); err != nil {
+		return nil, err
+	}
+	n := len(s.Prior)
+	m := s.Outputs
+	fieldErr := func(field string, row, col int, format string, args ...any) error {
+		return &mech.FieldError{Field: field, Row: row, Col: col, Msg: fmt.Sprintf(format, args...)}
+	}
+	if m < 0 {
+		return nil, fieldErr("outputs", -1, -1, "is negative (%d)", m)
+	}
+	if s.Pattern != nil {
+		if len(s.Pattern) != n {
+			return nil, fieldErr("pattern", -1, -1, "has %d rows but the prior has %d letters", len(s.Pattern), n)
+		}
+		if m == 0 {
+			m = len(s.Pattern[0])
+		}
+		for i, row := range s.Pattern {
+			if len(row) != m {
+				return nil, fieldErr("pattern", i, -1, "has %d entries, want %d", len(row), m)
+			}
+		}
+	}
+	switch s.Objective {
+	case Feasibility:
+	case ExpectedUtility:
+		if s.Utility == nil {
+			return nil, fieldErr("utility", -1, -1, "is required for the expected-utility objective")
+		}
+	default:
+		return nil, fieldErr("objective", -1, -1, "unknown objective %d", int(s.Objective))
+	}
+	if s.Utility != nil {
+		if _, err := mech.NewUtility(s.Utility); err != nil {
+			return nil, err
+		}
+		if len(s.Utility) != n {
+			return nil, fieldErr("utility", -1, -1, "has %d rows but the prior has %d letters", len(s.Utility), n)
+		}
+		if m == 0 {
+			m = len(s.Utility[0])
+		}
+		if len(s.Utility[0]) != m {
+			return nil, fieldErr("utility", -1, -1, "has %d columns, want %d", len(s.Utility[0]), m)
+		}
+	}
+	if m == 0 {
+		return nil, fieldErr("outputs", -1, -1, "unknown: give a pattern, a utility or the number of outputs")
+	}
+
+	b := normBudget(s.Budget)
+	mod := &Model{
+		LP:      &lp.Model{Maximize: s.Objective == ExpectedUtility},
+		N:       n,
+		M:       m,
+		P:       make([][]int, n),
+		Aux:     make([]int, m),
+		Dropped: make([]bool, m),
+		Budget:  s.Budget,
+		prior:   s.Prior,
+		mass:    make([]float64, m),
+		pruned:  make([]bool, m),
+	}
+	allowed := func(i, j int) bool { return s.Pattern == nil || s.Pattern[i][j] }
+	full := make([]bool, m) // no forbidden pair in the column
+	for j := range m {
+		full[j] = true
+		for i := range n {
+			if allowed(i, j) {
+				mod.mass[j] += s.Prior[i]
+			} else {
+				full[j] = false
+			}
+		}
+	}
+	for j := range m {
+		switch {
+		case mod.mass[j] == 0:
+			mod.Dropped[j] = true
+		case b.Measure == mech.PML:
+			if s.Prune && -math.Log(mod.mass[j]) > b.Epsilon {
+				mod.Dropped[j], mod.pruned[j] = true, true
+			}
+		default: // ALIP, LIP, LDP: a forbidden pair forces the column to zero.
+			mod.Dropped[j] = !full[j]
+		}
+	}
+
+	// Columns p[i,j], row-major, then the auxiliaries.
+	l := mod.LP
+	for i := range n {
+		mod.P[i] = make([]int, m)
+		for j := range m {
+			mod.P[i][j] = -1
+			if mod.Dropped[j] || !allowed(i, j) {
+				continue
+			}
+			cost := 0.0
+			if s.Objective == ExpectedUtility {
+				cost = s.Prior[i] * s.Utility[i][j]
+			}
+			mod.P[i][j] = l.AddCol(cost, 0, lp.Inf, fmt.Sprintf("p[%d,%d]", i+1, j+1))
+		}
+	}
+	auxName, aux2Name := "t", ""
+	switch b.Measure {
+	case mech.ALIP, mech.LIP:
+		aux2Name = "s"
+	case mech.LDP:
+		auxName, aux2Name = "l", "u"
+	}
+	if aux2Name != "" {
+		mod.Aux2 = make([]int, m)
+	}
+	for j := range m {
+		mod.Aux[j] = -1
+		if mod.Aux2 != nil {
+			mod.Aux2[j] = -1
+		}
+		if mod.Dropped[j] {
+			continue
+		}
+		mod.Aux[j] = l.AddCol(0, 0, lp.Inf, fmt.Sprintf("%s[%d]", auxName, j+1))
+		if mod.Aux2 != nil {
+			mod.Aux2[j] = l.AddCol(0, 0, lp.Inf, fmt.Sprintf("%s[%d]", aux2Name, j+1))
+		}
+	}
+
+	// Rows: Σ_j p_ij = 1 for every input.
+	for i := range n {
+		var e []lp.Nonzero
+		for j := range m {
+			if c := mod.P[i][j]; c >= 0 {
+				e = append(e, lp.Entry(c, 1))
+			}
+		}
+		l.AddRow(1, 1, fmt.Sprintf("sum[%d]", i+1), e...)
+	}
+	// epsRow adds a row whose first entry is budget-dependent.
+	epsRow := func(lo, up float64, name string, c epsCoef, rest ...lp.Nonzero) {
+		c.idx = len(l.ConstMatrix)
+		c.row = l.AddRow(lo, up, name, append([]lp.Nonzero{lp.Entry(c.col, c.value(b))}, rest...)...)
+		mod.eps = append(mod.eps, c)
+	}
+	for j := range m {
+		if mod.Dropped[j] {
+			continue
+		}
+		a, a2 := mod.Aux[j], -1
+		if mod.Aux2 != nil {
+			a2 = mod.Aux2[j]
+		}
+		switch b.Measure {
+		case mech.PML, mech.ALIP, mech.LIP:
+			// marg[j]: e^{−ε_u} t_j − Σ_k π_k p_kj = 0, so t_j = e^{ε_u} q_j.
+			var e []lp.Nonzero
+			for i := range n {
+				if c := mod.P[i][j]; c >= 0 {
+					e = append(e, lp.Entry(c, -s.Prior[i]))
+				}
+			}
+			epsRow(0, 0, fmt.Sprintf("marg[%d]", j+1), epsCoef{col: a, su: -1}, e...)
+			if a2 >= 0 {
+				// link[j]: e^{−ε_l−ε_u} t_j − s_j = 0, so s_j = e^{−ε_l} q_j.
+				epsRow(0, 0, fmt.Sprintf("link[%d]", j+1), epsCoef{col: a, su: -1, sl: -1}, lp.Entry(a2, -1))
+			}
+			for i := range n {
+				if c := mod.P[i][j]; c >= 0 {
+					l.AddRow(math.Inf(-1), 0, fmt.Sprintf("up[%d,%d]", i+1, j+1), lp.Entry(c, 1), lp.Entry(a, -1))
+					if a2 >= 0 {
+						l.AddRow(0, lp.Inf, fmt.Sprintf("lo[%d,%d]", i+1, j+1), lp.Entry(c, 1), lp.Entry(a2, -1))
+					}
+				}
+			}
+		case mech.LDP:
+			// link[j]: e^ε l_j − u_j = 0; then l_j ≤ p_ij ≤ u_j.
+			epsRow(0, 0, fmt.Sprintf("link[%d]", j+1), epsCoef{col: a, su: 1}, lp.Entry(a2, -1))
+			for i := range n {
+				if c := mod.P[i][j]; c >= 0 {
+					l.AddRow(math.Inf(-1), 0, fmt.Sprintf("up[%d,%d]", i+1, j+1), lp.Entry(c, 1), lp.Entry(a2, -1))
+					l.AddRow(0, lp.Inf, fmt.Sprintf("lo[%d,%d]", i+1, j+1), lp.Entry(c, 1), lp.Entry(a, -1))
+				}
+			}
+		}
+	}
+	return mod, nil
+}
+
+// Mechanism extracts the mechanism of a solution x of the LP: entries
+// below 1e-12 in absolute value and negative entries become 0, and each
+// row is renormalised to sum to 1. Forbidden and dropped pairs are 0. A row
+// with nothing left (impossible for a feasible x) stays all zero. It panics
+// if len(x) is not the number of LP columns.
+func (m *Model) Mechanism(x []float64) mech.Mechanism {
+	if len(x) != m.LP.NumCols() {
+		panic(fmt.Sprintf("polytope: solution has %d entries, the LP has %d columns", len(x), m.LP.NumCols()))
+	}
+	p := mech.Zeros(m.N, m.M)
+	for i, row := range m.P {
+		sum := 0.0
+		for j, c := range row {
+			if c < 0 {
+				continue
+			}
+			if v := x[c]; v > 1e-12 {
+				p[i][j] = v
+				sum += v
+			}
+		}
+		if sum > 0 {
+			for j := range p[i] {
+				p[i][j] /= sum
+			}
+		}
+	}
+	return p
+}
+
+// Point returns the LP point of mechanism p: p_ij in the column of each
+// pair that has one, and the auxiliary variables set to the values the
+// formulation gives them (t_j = e^{ε_u} q_j, s_j = e^{−ε_l} q_j for
+// PML/ALIP/LIP; l_j = min_i p_ij, u_j = e^ε l_j for LDP), with q_j the
+// output marginal of p. Entries of p on forbidden or dropped pairs have no
+// column, so such a p gives a point that violates its row's sum: the point
+// is feasible (lp.Model.MaxViolation ≈ 0) exactly when p satisfies the
+// pattern and the budget. It panics if p is not N×M.
+func (m *Model) Point(p mech.Mechanism) []float64 {
+	if n, mm := p.Dims(); n != m.N || mm != m.M {
+		panic(fmt.Sprintf("polytope: mechanism is %d×%d, model is %d×%d", n, mm, m.N, m.M))
+	}
+	x := make([]float64, m.LP.NumCols())
+	b := normBudget(m.Budget)
+	for j := range m.M {
+		q, lo := 0.0, math.Inf(1)
+		for i := range m.N {
+			if c := m.P[i][j]; c >= 0 {
+				x[c] = p[i][j]
+				q += m.prior[i] * p[i][j]
+				lo = math.Min(lo, p[i][j])
+			}
+		}
+		if m.Aux[j] < 0 {
+			continue
+		}
+		switch b.Measure {
+		case mech.PML:
+			x[m.Aux[j]] = math.Exp(b.Epsilon) * q
+		case mech.ALIP, mech.LIP:
+			x[m.Aux[j]] = math.Exp(b.EpsilonUpper) * q
+			x[m.Aux2[j]] = math.Exp(-b.EpsilonLower) * q
+		case mech.LDP:
+			x[m.Aux[j]] = lo
+			x[m.Aux2[j]] = math.Exp(b.Epsilon) * lo
+		}
+	}
+	return x
+}
+
+// SetBudget changes the budget of the model and of sess, a session into
+// which m.LP was loaded, in place: only the budget-dependent coefficients
+// change (M of them for PML and LDP, 2M for ALIP and LIP), so a warm
+// backend can re-solve from its last basis. b must have the model's
+// measure. For a pruned PML model, b may not raise ε so far that a pruned
+// output becomes usable (−log Σ_{i allowed} π_i ≤ ε): rebuild the model
+// instead. sess may be nil to update only m.LP.
+func (m *Model) SetBudget(sess solver.Session, b mech.Budget) error {
+	if b.Measure != m.Budget.Measure {
+		return &mech.FieldError{Field: "budget.measure", Row: -1, Col: -1,
+			Msg: fmt.Sprintf("is %q, the model was built for %q", b.Measure, m.Budget.Measure)}
+	}
+	if err := checkBudget(b); err != nil {
+		return err
+	}
+	if b.Measure == mech.PML {
+		for j, pr := range m.pruned {
+			if pr && -math.Log(m.mass[j]) <= b.Epsilon {
+				return &mech.FieldError{Field: "budget.epsilon", Row: -1, Col: -1,
+					Msg: fmt.Sprintf("%g makes pruned output %d usable; rebuild the model", b.Epsilon, j+1)}
+			}
+		}
+	}
+	nb := normBudget(b)
+	for _, c := range m.eps {
+		v := c.value(nb)
+		m.LP.ConstMatrix[c.idx].Val = v
+		if sess != nil {
+			sess.SetCoef(c.row, c.col, v)
+		}
+	}
+	m.Budget = b
+	return nil
+}
