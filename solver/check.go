@@ -10,9 +10,25 @@ import (
 // checkModel reports the first defect of m that no backend can solve: slices
 // of the wrong length, NaN anywhere, infinite costs or coefficients, a lower
 // bound of +Inf or an upper bound of −Inf, a non-zero out of range or given
-// twice. A lower bound above the upper bound is not a defect of the model:
-// it makes the model infeasible and backends report it as such.
+// twice, names that are not one per row or column (lp.Model.Validate). A
+// lower bound above the upper bound is not a defect here, although Validate
+// calls it one: a Session may cross bounds while it branches, so backends
+// report such a model as Infeasible.
 func checkModel(m *lp.Model) error {
+	if err := checkStructure(m); err != nil {
+		return err
+	}
+	if boundsConsistent(m) {
+		if err := m.Validate(); err != nil {
+			return fmt.Errorf("solver: %w", err)
+		}
+	}
+	return nil
+}
+
+// checkStructure is the part of checkModel that does not depend on bounds
+// being consistent.
+func checkStructure(m *lp.Model) error {
 	if m == nil {
 		return fmt.Errorf("solver: nil model")
 	}

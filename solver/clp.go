@@ -299,13 +299,15 @@ func (s *clpSession) solution() (*Solution, error) {
 		sol.RowActivity = goFloats(C.Clp_getRowActivity(model), r)
 		sol.RowDuals = goFloats(C.Clp_getRowPrice(model), r)
 		sol.ColDuals = goFloats(C.Clp_getReducedCost(model), n)
+		sign := 1.0
 		if s.m.Maximize {
-			for i := range sol.RowDuals {
-				sol.RowDuals[i] = -sol.RowDuals[i]
-			}
-			for j := range sol.ColDuals {
-				sol.ColDuals[j] = -sol.ColDuals[j]
-			}
+			sign = -1
+		}
+		for i := range sol.RowDuals {
+			sol.RowDuals[i] = sign*sol.RowDuals[i] + 0 // no −0
+		}
+		for j := range sol.ColDuals {
+			sol.ColDuals[j] = sign*sol.ColDuals[j] + 0
 		}
 		sol.Objective = objective(s.m, sol.X)
 	case Infeasible:

@@ -62,9 +62,9 @@ func (gonumSolver) Solve(m *lp.Model) (*Solution, error) {
 		sol.RowDuals = make([]float64, m.NumRows())
 		for i, r := range sf.rowOf {
 			if r >= 0 {
-				sol.RowDuals[i] = y[r]
+				sol.RowDuals[i] = y[r] + 0 // no −0
 				if m.Maximize {
-					sol.RowDuals[i] = -y[r]
+					sol.RowDuals[i] = 0 - y[r]
 				}
 			}
 		}
@@ -78,6 +78,9 @@ func reducedCosts(m *lp.Model, y []float64) []float64 {
 	d := append([]float64(nil), m.ColCosts...)
 	for _, e := range m.ConstMatrix {
 		d[e.Col] -= e.Val * y[e.Row]
+	}
+	for j := range d {
+		d[j] += 0 // no −0
 	}
 	return d
 }
