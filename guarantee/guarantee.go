@@ -55,7 +55,7 @@ func HighPrivacyBound(pmin float64) float64 {
 // It is +Inf outside the high-privacy regime ε_u < log 1/(1−p_min).
 func PMCFromPML(epsU, pmin float64) float64 {
 	den := 1 - math.Exp(epsU)*(1-pmin)
-	if !(den > 0) {
+	if !(epsU < HighPrivacyBound(pmin)) || !(den > 0) {
 		return math.Inf(1)
 	}
 	return math.Max(0, math.Log(pmin/den))

@@ -1,0 +1,173 @@
+package guarantee
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+const tol = 1e-9
+
+func TestInverses(t *testing.T) {
+	for _, pmin := range []float64{0.02, 0.1, 0.3, 0.5} {
+		for _, eps := range []float64{0, 0.01, 0.3, 1, 3} {
+			// Seed 002 Prop 1 inverts the ε2 of seed 000 Prop 1.
+			if eps < -math.Log(pmin) {
+				assert.InDelta(t, eps, PMLFromLDP(LDPForPML(eps, pmin), pmin), tol)
+			} else {
+				assert.True(t, math.IsInf(LDPForPML(eps, pmin), 1))
+			}
+			// Binary uniform prior: ε_l* and ε_u* are inverse (seed 000 Cor 4).
+			if pmin == 0.5 && eps < math.Log(2) {
+				assert.InDelta(t, eps, PMLFromPMC(PMCFromPML(eps, 0.5), 0.5), tol)
+			}
+		}
+		assert.True(t, math.IsInf(PMCFromPML(HighPrivacyBound(pmin), pmin), 1))
+	}
+}
+
+func TestImpliedRegime(t *testing.T) {
+	imps, err := Implied(Guarantee{Measure: PML, Epsilon: 0.5}, 0.25) // log 4/3 ≈ 0.288
+	require.NoError(t, err)
+	require.Len(t, imps, 4)
+	for _, im := range imps {
+		assert.False(t, im.Holds, im.Implied.Measure)
+		assert.NotEmpty(t, im.Regime)
+	}
+	imps, err = Implied(Guarantee{Measure: PML, Epsilon: 0.1}, 0.25)
+	require.NoError(t, err)
+	el := math.Log(0.25 / (1 - math.Exp(0.1)*0.75))
+	want := map[string]Guarantee{
+		PMC:  {Measure: PMC, Epsilon: el},
+		ALIP: {Measure: ALIP, EpsilonLower: el, EpsilonUpper: 0.1},
+		LIP:  {Measure: LIP, Epsilon: el},
+		LDP:  {Measure: LDP, Epsilon: el + 0.1},
+	}
+	require.Len(t, imps, 4)
+	for _, im := range imps {
+		assert.True(t, im.Holds)
+		w := want[im.Implied.Measure]
+		assert.InDelta(t, w.Epsilon, im.Implied.Epsilon, tol)
+		assert.InDelta(t, w.EpsilonLower, im.Implied.EpsilonLower, tol)
+		assert.InDelta(t, w.EpsilonUpper, im.Implied.EpsilonUpper, tol)
+	}
+	for _, bad := range []Guarantee{{Measure: "dp", Epsilon: 1}, {Measure: PML, Epsilon: -1}, {Measure: ALIP, EpsilonLower: math.NaN()}} {
+		_, err := Implied(bad, 0.2)
+		assert.Error(t, err)
+	}
+	_, err = Implied(Guarantee{Measure: PML, Epsilon: 1}, 0)
+	assert.Error(t, err)
+}
+
+// satisfied asserts that (pi, p) meets guarantee g, as audited by leakage.
+func satisfied(t *testing.T, g Guarantee, pi mech.Prior, p mech.Mechanism) {
+	t.Helper()
+	l, u := leakage.ALIP(pi, p)
+	switch g.Measure {
+	case PML:
+		assert.LessOrEqual(t, u, g.Epsilon+tol, "pml")
+	case PMC:
+		assert.LessOrEqual(t, l, g.Epsilon+tol, "pmc")
+	case ALIP:
+		assert.LessOrEqual(t, l, g.EpsilonLower+tol, "alip lower")
+		assert.LessOrEqual(t, u, g.EpsilonUpper+tol, "alip upper")
+	case LIP:
+		assert.LessOrEqual(t, leakage.LIP(pi, p), g.Epsilon+tol, "lip")
+	case LDP:
+		assert.LessOrEqual(t, leakage.LDP(pi, p), g.Epsilon+tol, "ldp")
+	}
+}
+
+func TestImplicationsHoldOnRandomMechanisms(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 8))
+	checked := map[string]int{}
+	for trial := 0; trial < 2000; trial++ {
+		n, m := 2+rng.IntN(3), 2+rng.IntN(4)
+		pi := make(mech.Prior, n)
+		s := 0.0
+		for i := range pi {
+			pi[i] = 0.05 + rng.Float64()
+			s += pi[i]
+		}
+		for i := range pi {
+			pi[i] /= s
+		}
+		p := mech.Zeros(n, m)
+		// Mostly near-independent mechanisms, so that high-privacy PML
+		// guarantees occur; some with zeros.
+		mix := rng.Float64() * rng.Float64() * rng.Float64()
+		base := make([]float64, m)
+		for j := range base {
+			base[j] = rng.Float64()
+		}
+		for i := range p {
+			rs := 0.0
+			for j := range p[i] {
+				v := rng.Float64()
+				if rng.Float64() < 0.1 {
+					v = 0
+				}
+				p[i][j] = (1-mix)*base[j] + mix*v
+				rs += p[i][j]
+			}
+			for j := range p[i] {
+				p[i][j] /= rs
+			}
+		}
+		l, u := leakage.ALIP(pi, p)
+		sources := []Guarantee{
+			{Measure: PML, Epsilon: u},
+			{Measure: ALIP, EpsilonLower: l, EpsilonUpper: u},
+			{Measure: LIP, Epsilon: math.Max(l, u)},
+			{Measure: LDP, Epsilon: leakage.LDP(pi, p)},
+			{Measure: PMC, Epsilon: l},
+		}
+		for _, src := range sources {
+			if math.IsInf(src.Epsilon, 0) || math.IsInf(src.EpsilonLower, 0) {
+				continue
+			}
+			imps, err := Implied(src, pi.Min())
+			require.NoError(t, err)
+			for _, im := range imps {
+				if im.Holds {
+					satisfied(t, im.Implied, pi, p)
+					checked[src.Measure+"->"+im.Implied.Measure]++
+				}
+			}
+		}
+	}
+	// Every arrow was exercised.
+	for _, from := range []string{PML, PMC, ALIP, LIP, LDP} {
+		for _, to := range []string{PML, PMC, ALIP, LIP, LDP} {
+			if from != to {
+				assert.Positive(t, checked[from+"->"+to], from+"->"+to)
+			}
+		}
+	}
+}
+
+// Seed 000 Cor 4: binary uniform prior, ε-PML ⇔ ε_l*-PMC ⇔ (ε_l*, ε)-ALIP
+// ⇔ (ε_l* + ε)-LDP; the PML-extremal mechanism is randomized response.
+func TestBinaryUniform(t *testing.T) {
+	pi := mech.Uniform(2)
+	for _, eps := range []float64{0.05, 0.3, 0.6} {
+		el := PMCFromPML(eps, 0.5)
+		p := mech.Mechanism{{1 - math.Exp(eps)/2, math.Exp(eps) / 2}, {math.Exp(eps) / 2, 1 - math.Exp(eps)/2}}
+		assert.InDelta(t, eps, leakage.PML(pi, p), tol)
+		assert.InDelta(t, el, leakage.PMC(pi, p), tol)
+		assert.InDelta(t, el+eps, leakage.LDP(pi, p), tol)
+		assert.InDelta(t, el, leakage.LIP(pi, p), tol)
+		// And the reverse arrows give back ε exactly.
+		assert.InDelta(t, eps, PMLFromPMC(el, 0.5), tol)
+		_, e2 := FromLDP(el+eps, 0.5)
+		assert.InDelta(t, eps, e2, tol)
+		e1, _ := FromLDP(el+eps, 0.5)
+		assert.InDelta(t, el, e1, tol)
+	}
+}
