@@ -383,6 +383,7 @@ func TestSizes(t *testing.T) {
 			rec := &recorder{}
 			require.NoError(t, mod.SetBudget(rec, tc.anotherBudget))
 			assert.Equal(t, tc.epsDependentCoefs, rec.coefs)
+			assert.Zero(t, rec.other, "only coefficients change")
 			assert.Equal(t, other.LP, mod.LP)
 			assert.Equal(t, tc.anotherBudget, mod.Budget)
 		})
