@@ -826,3 +826,51 @@ func contains(s []string, x string) bool {
 	}
 	return false
 }
+
+// TestPMLAgreement solves larger ε-PML LPs (random priors and utilities,
+// up to 8×8) with every backend; they must agree to 1e-7, and none may go
+// below the best data-independent mechanism, which is always feasible.
+func TestPMLAgreement(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	bs := backends(t)
+	for k := 0; k < 6; k++ {
+		n := 3 + rng.IntN(6)
+		prior := make([]float64, n)
+		var sum float64
+		for i := range prior {
+			prior[i] = 0.05 + rng.Float64()
+			sum += prior[i]
+		}
+		u := make([][]float64, n)
+		for i := range prior {
+			prior[i] /= sum
+			u[i] = make([]float64, n)
+			for j := range u[i] {
+				u[i][j] = -math.Abs(float64(i-j)) + rng.Float64()
+			}
+		}
+		eps := 0.1 + rng.Float64()
+		var best0 float64 = math.Inf(-1)
+		for j := 0; j < n; j++ {
+			var s float64
+			for i := range prior {
+				s += prior[i] * u[i][j]
+			}
+			best0 = math.Max(best0, s)
+		}
+		var ref float64
+		for b, s := range bs {
+			m := pmlLP(prior, u, eps)
+			sol, err := s.Solve(m)
+			require.NoError(t, err, s.Name())
+			require.Equal(t, solver.Optimal, sol.Status, s.Name())
+			checkKKT(t, m, sol)
+			assert.GreaterOrEqual(t, sol.Objective, best0-tol)
+			if b == 0 {
+				ref = sol.Objective
+				continue
+			}
+			assert.InDelta(t, ref, sol.Objective, 1e-7, "%s vs %s, N = %d", bs[0].Name(), s.Name(), n)
+		}
+	}
+}

@@ -363,34 +363,74 @@ func solveStandard(c []float64, a [][]float64, b []float64) (Status, []float64, 
 		return Optimal, x, make([]float64, m), nil
 	}
 
-	// Phase I: min Σ art, [A I] (x, art) = b with b ≥ 0 by row signs.
-	a1 := mat.NewDense(mk, nk+mk, nil)
-	b1 := make([]float64, mk)
-	c1 := make([]float64, nk+mk)
-	basic := make([]int, mk)
+	// Phase I: min Σ art, [A I_art] (x, art) = b with b ≥ 0 by row signs.
+	// A row whose sign-adjusted b is matched by a column that has its only
+	// non-zero there (a slack, typically) starts with that column basic;
+	// only the other rows get an artificial column.
+	sg := make([]float64, mk)
 	for r, i := range rows {
-		sg := 1.0
+		sg[r] = 1
 		if b[i] < 0 {
-			sg = -1
+			sg[r] = -1
 		}
-		for k, j := range cols {
-			a1.Set(r, k, sg*a[i][j])
+	}
+	single := make([]int, mk) // starting basic column of each row, or −1
+	for r := range single {
+		single[r] = -1
+	}
+	for k, j := range cols {
+		rr, cnt := -1, 0
+		for r, i := range rows {
+			if a[i][j] != 0 {
+				rr, cnt = r, cnt+1
+			}
 		}
-		a1.Set(r, nk+r, 1)
-		b1[r] = sg * b[i]
-		c1[nk+r] = 1
-		basic[r] = nk + r
+		if cnt == 1 && single[rr] < 0 && (sg[rr]*a[rows[rr]][j] > 0 || b[rows[rr]] == 0) {
+			single[rr] = k
+		}
 	}
-	x1, err := callSimplex(c1, a1, b1, basic)
-	if err != nil {
-		return 0, nil, nil, fmt.Errorf("solver: gonum phase I: %w", err)
+	var artRows []int
+	for r := range single {
+		if single[r] < 0 {
+			artRows = append(artRows, r)
+		}
 	}
-	var infeas float64
-	for r := 0; r < mk; r++ {
-		infeas += math.Abs(x1[nk+r])
-	}
-	if infeas > feasTol {
-		return Infeasible, nil, nil, nil
+	na := len(artRows)
+	var x1 []float64
+	if na == 0 {
+		x1 = make([]float64, nk)
+		for r, k := range single {
+			x1[k] = b[rows[r]] / a[rows[r]][cols[k]]
+		}
+	} else {
+		a1 := mat.NewDense(mk, nk+na, nil)
+		b1 := make([]float64, mk)
+		c1 := make([]float64, nk+na)
+		basic := make([]int, mk)
+		for r, i := range rows {
+			for k, j := range cols {
+				a1.Set(r, k, sg[r]*a[i][j])
+			}
+			b1[r] = sg[r] * b[i]
+			basic[r] = single[r]
+		}
+		for t, r := range artRows {
+			a1.Set(r, nk+t, 1)
+			c1[nk+t] = 1
+			basic[r] = nk + t
+		}
+		var err error
+		x1, err = callSimplex(c1, a1, b1, basic)
+		if err != nil {
+			return 0, nil, nil, fmt.Errorf("solver: gonum phase I: %w", err)
+		}
+		var infeas float64
+		for t := 0; t < na; t++ {
+			infeas += math.Abs(x1[nk+t])
+		}
+		if infeas > feasTol {
+			return Infeasible, nil, nil, nil
+		}
 	}
 	for k, j := range cols {
 		x[j] = x1[k]
