@@ -1,0 +1,232 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/pmlopt/pmlopt/guarantee"
+	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/problem"
+)
+
+func init() {
+	register(command{name: "audit", summary: "every leakage measure of the file's mechanism, and what it implies", run: runAudit})
+}
+
+const auditHelp = `Reads a prior and a mechanism and reports, per output, the marginal, PML and
+PMC; then the mechanism-level measures (PML, PMC, ALIP, LIP, LDP, lift, Bayes
+capacity, maximal leakage, Bayes vulnerability and leakage, maximal α- and
+(α,β)-leakage, LRDP of order α); then the guarantees the measured PML, PMC
+and LDP imply for the file's prior (SPEC §3). Logarithms are natural (nats).`
+
+// impliedJSON is one implied guarantee in the audit's "implied" object.
+type impliedJSON struct {
+	Measure      string `json:"measure"`
+	Epsilon      jfloat `json:"epsilon,omitempty"`
+	EpsilonLower jfloat `json:"epsilon_lower,omitempty"`
+	EpsilonUpper jfloat `json:"epsilon_upper,omitempty"`
+	Holds        bool   `json:"holds"`
+	Regime       string `json:"regime"`
+}
+
+type auditJSON struct {
+	PML                         jfloat                   `json:"pml"`
+	PMLPerOutput                []jfloat                 `json:"pml_per_output"`
+	PMC                         jfloat                   `json:"pmc"`
+	PMCPerOutput                []jfloat                 `json:"pmc_per_output"`
+	ALIPLower                   jfloat                   `json:"alip_lower"`
+	ALIPUpper                   jfloat                   `json:"alip_upper"`
+	LIP                         jfloat                   `json:"lip"`
+	LDP                         jfloat                   `json:"ldp"`
+	Lift                        jfloat                   `json:"lift"`
+	BayesCapacity               jfloat                   `json:"bayes_capacity"`
+	MaximalLeakage              jfloat                   `json:"maximal_leakage"`
+	PosteriorBayesVulnerability jfloat                   `json:"posterior_bayes_vulnerability"`
+	BayesLeakage                jfloat                   `json:"bayes_leakage"`
+	MaximalAlphaLeakage         jfloat                   `json:"maximal_alpha_leakage"`
+	MaximalAlphaBetaLeakage     jfloat                   `json:"maximal_alpha_beta_leakage"`
+	LRDP                        jfloat                   `json:"lrdp"`
+	Alpha                       jfloat                   `json:"alpha"`
+	Beta                        jfloat                   `json:"beta"`
+	Marginal                    []jfloat                 `json:"output_marginal"`
+	PMin                        jfloat                   `json:"p_min"`
+	Implied                     map[string][]impliedJSON `json:"implied"`
+}
+
+func runAudit(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "audit", "audit FILE [--alpha A] [--beta B] [--json]", auditHelp)
+	alpha := fs.Float64("alpha", 2, "order `α` > 1 of maximal α-leakage, (α,β)-leakage and LRDP (inf allowed)")
+	beta := fs.Float64("beta", 1, "order `β` ≥ 1 of maximal (α,β)-leakage (inf allowed)")
+	asJSON := fs.Bool("json", false, "write JSON (SPEC §8 keys)")
+	pos, err := fs.parse(args, 1)
+	if err != nil {
+		return err
+	}
+	p, err := problem.Load(pos[0])
+	if err != nil {
+		return err
+	}
+	m, err := p.RequireMechanism()
+	if err != nil {
+		return err
+	}
+	r, err := leakage.Audit(p.Prior, m, *alpha, *beta)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	implied, err := impliedBy(r, p.Prior.Min())
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(e.stdout, toAuditJSON(r, p.Prior.Min(), implied))
+	}
+	var b buffered
+	writeAuditReport(&b, p, m, r, implied)
+	return b.commit(e.stdout)
+}
+
+// impliedFrom lists the measured guarantees whose implications the audit
+// reports, in order.
+var impliedFrom = []string{guarantee.PML, guarantee.PMC, guarantee.LDP}
+
+// impliedBy derives what the measured PML, PMC and LDP imply for p_min.
+func impliedBy(r leakage.Report, pmin float64) (map[string][]guarantee.Implication, error) {
+	out := map[string][]guarantee.Implication{}
+	for _, from := range impliedFrom {
+		var eps float64
+		switch from {
+		case guarantee.PML:
+			eps = r.PML
+		case guarantee.PMC:
+			eps = r.PMC
+		case guarantee.LDP:
+			eps = r.LDP
+		}
+		if math.IsInf(eps, 1) {
+			continue // an infinite guarantee implies nothing
+		}
+		imps, err := guarantee.Implied(guarantee.Guarantee{Measure: from, Epsilon: eps}, pmin)
+		if err != nil {
+			return nil, err
+		}
+		out[from] = imps
+	}
+	return out, nil
+}
+
+func toImpliedJSON(imps []guarantee.Implication) []impliedJSON {
+	out := make([]impliedJSON, len(imps))
+	for k, im := range imps {
+		g := im.Implied
+		out[k] = impliedJSON{Measure: g.Measure, Holds: im.Holds, Regime: im.Regime}
+		if !im.Holds {
+			continue
+		}
+		if g.Measure == guarantee.ALIP {
+			out[k].EpsilonLower, out[k].EpsilonUpper = jfloat(g.EpsilonLower), jfloat(g.EpsilonUpper)
+		} else {
+			out[k].Epsilon = jfloat(g.Epsilon)
+		}
+	}
+	return out
+}
+
+func toAuditJSON(r leakage.Report, pmin float64, implied map[string][]guarantee.Implication) auditJSON {
+	j := auditJSON{
+		PML: jfloat(r.PML), PMLPerOutput: jfloats(r.PMLPerOutput),
+		PMC: jfloat(r.PMC), PMCPerOutput: jfloats(r.PMCPerOutput),
+		ALIPLower: jfloat(r.ALIPLower), ALIPUpper: jfloat(r.ALIPUpper),
+		LIP: jfloat(r.LIP), LDP: jfloat(r.LDP), Lift: jfloat(r.Lift),
+		BayesCapacity: jfloat(r.BayesCapacity), MaximalLeakage: jfloat(r.MaximalLeakage),
+		PosteriorBayesVulnerability: jfloat(r.PosteriorBayesVulnerability), BayesLeakage: jfloat(r.BayesLeakage),
+		MaximalAlphaLeakage: jfloat(r.MaximalAlphaLeakage), MaximalAlphaBetaLeakage: jfloat(r.MaximalAlphaBetaLeakage),
+		LRDP: jfloat(r.LRDP), Alpha: jfloat(r.Alpha), Beta: jfloat(r.Beta),
+		Marginal: jfloats(r.Marginal), PMin: jfloat(pmin),
+		Implied: map[string][]impliedJSON{},
+	}
+	for from, imps := range implied {
+		j.Implied[from] = toImpliedJSON(imps)
+	}
+	return j
+}
+
+func writeAuditReport(b *buffered, p *problem.Problem, m mech.Mechanism, r leakage.Report, implied map[string][]guarantee.Implication) {
+	n, mm := m.Dims()
+	fmt.Fprintf(b, "audit of a %d×%d mechanism, p_min = %s (all values in nats unless noted)\n\n", n, mm, num(p.Prior.Min()))
+	t := newTable(b)
+	t.row("output", "P(y)", "PML ℓ(X→y)", "PMC Λ(X→y)")
+	for j := 0; j < mm; j++ {
+		t.row(label(p.Outputs, j), num(r.Marginal[j]), perOutput(r.Marginal[j], r.PMLPerOutput[j]), perOutput(r.Marginal[j], r.PMCPerOutput[j]))
+	}
+	t.flush()
+	fmt.Fprintln(b)
+	t = newTable(b)
+	t.row("PML", num(r.PML))
+	t.row("PMC", num(r.PMC))
+	t.row("ALIP (ε_l, ε_u)", fmt.Sprintf("(%s, %s)", num(r.ALIPLower), num(r.ALIPUpper)))
+	t.row("LIP", num(r.LIP))
+	t.row("LDP", num(r.LDP))
+	t.row("lift", num(r.Lift)+" (ratio)")
+	t.row("Bayes capacity", num(r.BayesCapacity)+" (ratio)")
+	t.row("maximal leakage", num(r.MaximalLeakage))
+	t.row("posterior Bayes vulnerability", num(r.PosteriorBayesVulnerability)+" (probability)")
+	t.row("multiplicative Bayes leakage", num(r.BayesLeakage)+" (ratio)")
+	t.row(fmt.Sprintf("maximal α-leakage, α = %s", num(r.Alpha)), num(r.MaximalAlphaLeakage))
+	t.row(fmt.Sprintf("maximal (α,β)-leakage, α = %s, β = %s", num(r.Alpha), num(r.Beta)), num(r.MaximalAlphaBetaLeakage))
+	t.row(fmt.Sprintf("LRDP, α = %s", num(r.Alpha)), num(r.LRDP))
+	if p.Order != nil {
+		t.row("worst-case utility order h(P)", fmt.Sprint(p.Order.WorstCaseOrder(m)))
+	}
+	if p.Utility != nil {
+		t.row("worst-case utility value", num(p.Utility.WorstCaseValue(m)))
+		t.row("expected utility", num(p.Utility.ExpectedUtility(p.Prior, m)))
+	}
+	t.flush()
+	fmt.Fprintln(b, "\nimplied guarantees (SPEC §3):")
+	t = newTable(b)
+	for _, from := range impliedFrom {
+		for _, line := range describeImplications(implied[from]) {
+			t.row("  measured "+from, line[0], line[1])
+		}
+	}
+	t.flush()
+}
+
+// describeImplications renders implications as (guarantee, regime) pairs,
+// folding the ones that do not hold into one line per distinct regime.
+func describeImplications(imps []guarantee.Implication) [][2]string {
+	var out [][2]string
+	var none []string
+	noneRegime := ""
+	for _, im := range imps {
+		if im.Holds {
+			out = append(out, [2]string{"⇒ " + formatGuarantee(im.Implied), im.Regime})
+			continue
+		}
+		none = append(none, im.Implied.Measure)
+		noneRegime = im.Regime
+	}
+	if len(none) > 0 {
+		out = append(out, [2]string{"⇒ no " + strings.Join(none, ", ") + " guarantee", noneRegime})
+	}
+	return out
+}
+
+// formatGuarantee prints a guarantee with table precision.
+func formatGuarantee(g guarantee.Guarantee) string {
+	if g.Measure == guarantee.ALIP {
+		return fmt.Sprintf("(%s, %s)-alip", num(g.EpsilonLower), num(g.EpsilonUpper))
+	}
+	return num(g.Epsilon) + "-" + g.Measure
+}
+
+func perOutput(q, v float64) string {
+	if q == 0 {
+		return "unused"
+	}
+	return num(v)
+}
