@@ -30,7 +30,10 @@ func Marshal(p *Problem, format Format) ([]byte, error) {
 	return nil, fmt.Errorf("unknown problem file format %q (want yaml or json)", string(format))
 }
 
-// An entry is one key of the file and its value: a string, []string,
+// A word is a string written without quotes: a measure or an objective.
+type word string
+
+// An entry is one key of the file and its value: a string, word, []string,
 // []float64, [][]float64, [][]int or []entry (a mapping).
 type entry struct {
 	key string
@@ -58,7 +61,7 @@ func entries(p *Problem) []entry {
 		es = append(es, entry{"mechanism", [][]float64(p.Mechanism)})
 	}
 	if b := p.Privacy; b != nil {
-		priv := []entry{{"measure", string(b.Measure)}}
+		priv := []entry{{"measure", word(b.Measure)}}
 		if b.Measure == mech.ALIP {
 			priv = append(priv, entry{"epsilon_lower", b.EpsilonLower}, entry{"epsilon_upper", b.EpsilonUpper})
 		} else {
@@ -67,7 +70,7 @@ func entries(p *Problem) []entry {
 		es = append(es, entry{"privacy", priv})
 	}
 	if p.Objective != "" {
-		es = append(es, entry{"objective", string(p.Objective)})
+		es = append(es, entry{"objective", word(p.Objective)})
 	}
 	return es
 }
@@ -99,11 +102,13 @@ func yamlValue(v any) *yaml.Node {
 	str := func(s string) *yaml.Node {
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Style: yaml.DoubleQuotedStyle, Value: s}
 	}
-	num := func(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: s} }
+	num := func(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Value: s} }
 	flow := func() *yaml.Node { return &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle} }
 	switch v := v.(type) {
 	case string:
 		return str(v)
+	case word:
+		return &yaml.Node{Kind: yaml.ScalarNode, Value: string(v)}
 	case float64:
 		return num(formatFloat(v))
 	case []string:
@@ -129,7 +134,7 @@ func yamlValue(v any) *yaml.Node {
 		for _, row := range v {
 			r := flow()
 			for _, x := range row {
-				r.Content = append(r.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(x)})
+				r.Content = append(r.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: strconv.Itoa(x)})
 			}
 			s.Content = append(s.Content, r)
 		}
@@ -193,6 +198,8 @@ func writeJSONValue(buf *bytes.Buffer, v any, indent string) {
 	switch v := v.(type) {
 	case string:
 		writeJSONString(buf, v)
+	case word:
+		writeJSONString(buf, string(v))
 	case float64:
 		buf.WriteString(formatFloat(v))
 	case []string:
