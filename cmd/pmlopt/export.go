@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/polytope"
+	"github.com/pmlopt/pmlopt/problem"
+)
+
+func init() {
+	register(command{name: "export", summary: "write the file's privacy LP as free MPS for another solver", run: runExport})
+}
+
+const exportHelp = `Builds the LP of the file's problem and writes it as free MPS. With an
+expected-utility objective it is the full optimisation problem; otherwise it
+is the feasibility LP (10) of seed 002 for the file's budget, with the zero
+pattern of --h (an order threshold) or --value (a utility threshold) if
+given.`
+
+func runExport(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "export", "export FILE --mps out.mps [--h H | --value V]", exportHelp)
+	out := fs.String("mps", "", "output `file` (- for stdout)")
+	h := fs.Int("h", 0, "forbid pairs whose utility order is below `H`")
+	v := fs.Float64("value", 0, "forbid pairs whose utility is below `V`")
+	pos, err := fs.parse(args, 1)
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		return usagef("--mps is required")
+	}
+	p, err := problem.Load(pos[0])
+	if err != nil {
+		return err
+	}
+	b, err := p.RequirePrivacy()
+	if err != nil {
+		return err
+	}
+	spec := polytope.Spec{Prior: p.Prior, Budget: b, Objective: polytope.Feasibility, Outputs: p.M()}
+	if p.Objective == problem.ExpectedUtility {
+		if spec.Utility, err = p.RequireUtility(); err != nil {
+			return err
+		}
+		spec.Objective = polytope.ExpectedUtility
+	}
+	switch {
+	case fs.isSet("h") && fs.isSet("value"):
+		return usagef("give --h or --value, not both")
+	case fs.isSet("h"):
+		o, err := p.RequireOrder()
+		if err != nil {
+			return err
+		}
+		if *h < 1 || *h > p.M() {
+			return usagef("--h must be in 1..%d, got %d", p.M(), *h)
+		}
+		spec.Pattern = o.Pattern(*h)
+	case fs.isSet("value"):
+		u, err := p.RequireUtility()
+		if err != nil {
+			return err
+		}
+		spec.Pattern = u.Pattern(*v)
+	}
+	mod, err := polytope.Build(spec)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := mod.LP.WriteMPS(&buf); err != nil {
+		return err
+	}
+	if *out == "-" {
+		_, err = e.stdout.Write(buf.Bytes())
+		return err
+	}
+	if err := writeFileAtomic(*out, buf.Bytes()); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "wrote %s: %d rows, %d columns, %d non-zeros (%s)\n", *out,
+		mod.LP.NumRows(), mod.LP.NumCols(), mod.LP.NumNonzeros(), describeBudget(b))
+	return nil
+}
+
+func describeBudget(b mech.Budget) string {
+	if b.Measure == mech.ALIP {
+		return fmt.Sprintf("(%s, %s)-alip", num(b.EpsilonLower), num(b.EpsilonUpper))
+	}
+	return num(b.Epsilon) + "-" + string(b.Measure)
+}
+
+// writeFileAtomic writes data to a temporary file next to path and renames
+// it into place, so that a failure never leaves a half-written file.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".pmlopt-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/pmlopt/pmlopt"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/problem"
+	"github.com/pmlopt/pmlopt/solver"
+)
+
+func init() {
+	register(command{name: "solve", summary: "the optimal mechanism for the file's budget and objective", run: runSolve})
+}
+
+const solveHelp = `Computes the optimal mechanism for the file's privacy budget and objective:
+worst-case-order / worst-case-value (the best worst case reachable under an
+ε-PML budget, and among those a mechanism of least PML, found by LP and
+bisection) or expected-utility (an LP over the PML, ALIP, LIP or LDP
+polytope). The mechanism is audited before it is printed; epsilon is its
+audited level and epsilon_lower a certified lower bound on the least ε that
+reaches the same worst case. --measure, --epsilon and --objective override
+the file.`
+
+type solveJSON struct {
+	Status          string     `json:"status"`
+	Objective       string     `json:"objective"`
+	Measure         string     `json:"measure"`
+	Epsilon         jfloat     `json:"epsilon"`
+	EpsilonLower    jfloat     `json:"epsilon_lower"`
+	ALIPLower       *jfloat    `json:"alip_lower,omitempty"`
+	WorstCaseOrder  *int       `json:"worst_case_order"`
+	WorstCaseValue  *jfloat    `json:"worst_case_value"`
+	ExpectedUtility *jfloat    `json:"expected_utility"`
+	Mechanism       [][]jfloat `json:"mechanism"`
+	Solver          string     `json:"solver"`
+	LPSolves        int        `json:"lp_solves"`
+}
+
+// solverFlag adds --solver to fs and returns a function resolving it.
+func solverFlag(fs *flagSet) func() (solver.Solver, error) {
+	name := fs.String("solver", "auto", "LP `backend`: auto or one of "+strings.Join(solver.Names(), ", "))
+	return func() (solver.Solver, error) {
+		if *name == "auto" {
+			return solver.Auto(), nil
+		}
+		s, err := solver.Get(*name)
+		if err != nil {
+			return nil, usagef("--solver: %v (built in: auto, %s)", err, strings.Join(solver.Names(), ", "))
+		}
+		return s, nil
+	}
+}
+
+func optFloat(v float64) *jfloat {
+	if math.IsNaN(v) {
+		return nil
+	}
+	j := jfloat(v)
+	return &j
+}
+
+func runSolve(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "solve", "solve FILE [--objective O] [--measure M --epsilon E] [--solver S] [--tol T] [--json]", solveHelp)
+	getSolver := solverFlag(fs)
+	objective := fs.String("objective", "", "override the file's `objective`: worst-case-order, worst-case-value or expected-utility")
+	measure := fs.String("measure", "", "override the file's privacy `measure`: pml, lip or ldp (alip needs the file)")
+	eps := fs.Float64("epsilon", math.NaN(), "override the file's budget `E` (nats)")
+	tol := fs.Float64("tol", 1e-9, "width of the ε bracket of the worst-case objectives")
+	asJSON := fs.Bool("json", false, "write JSON (SPEC §8 keys)")
+	pos, err := fs.parse(args, 1)
+	if err != nil {
+		return err
+	}
+	slv, err := getSolver()
+	if err != nil {
+		return err
+	}
+	p, err := problem.Load(pos[0])
+	if err != nil {
+		return err
+	}
+	if err := applyOverrides(p, *objective, *measure, *eps, fs.isSet("epsilon")); err != nil {
+		return err
+	}
+	if !(*tol > 0) || math.IsInf(*tol, 0) {
+		return usagef("--tol must be a positive number, got %v", *tol)
+	}
+	sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{Solver: slv, Tol: *tol})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		j := solveJSON{
+			Status: sol.Status, Objective: string(sol.Objective), Measure: string(sol.Measure),
+			Epsilon: jfloat(sol.Epsilon), EpsilonLower: jfloat(sol.EpsilonLower),
+			WorstCaseValue: optFloat(sol.WorstCaseValue), ExpectedUtility: optFloat(sol.ExpectedUtility),
+			Mechanism: jmatrix(sol.Mechanism), Solver: sol.Solver, LPSolves: sol.LPSolves,
+		}
+		if p.Order != nil {
+			j.WorstCaseOrder = &sol.WorstCaseOrder
+		}
+		if sol.Measure == mech.ALIP {
+			j.ALIPLower = optFloat(sol.ALIPLower)
+		}
+		return writeJSON(e.stdout, j)
+	}
+	var b buffered
+	fmt.Fprintf(&b, "objective  %s\n", sol.Objective)
+	switch sol.Measure {
+	case mech.ALIP:
+		fmt.Fprintf(&b, "privacy    (ε_l, ε_u)-ALIP audited (%s, %s), budget (%s, %s)\n",
+			num(sol.ALIPLower), num(sol.Epsilon), num(p.Privacy.EpsilonLower), num(p.Privacy.EpsilonUpper))
+	default:
+		fmt.Fprintf(&b, "privacy    %s audited %s, budget %s\n", sol.Measure, num(sol.Epsilon), num(p.Privacy.Epsilon))
+	}
+	if sol.Objective != problem.ExpectedUtility {
+		fmt.Fprintf(&b, "least ε    in [%s, %s] for this worst case\n", num(sol.EpsilonLower), num(sol.Epsilon))
+	}
+	if p.Order != nil {
+		fmt.Fprintf(&b, "worst-case utility order  %d of %d\n", sol.WorstCaseOrder, p.M())
+	}
+	if !math.IsNaN(sol.WorstCaseValue) {
+		fmt.Fprintf(&b, "worst-case utility value  %s\n", num(sol.WorstCaseValue))
+		fmt.Fprintf(&b, "expected utility          %s\n", num(sol.ExpectedUtility))
+	}
+	fmt.Fprintf(&b, "solver     %s, %d LP solve(s)\n\n", sol.Solver, sol.LPSolves)
+	writeMatrix(&b, sol.Mechanism, p.Inputs, p.Outputs)
+	return b.commit(e.stdout)
+}
+
+// applyOverrides replaces the file's objective and budget by the flags'.
+func applyOverrides(p *problem.Problem, objective, measure string, eps float64, epsSet bool) error {
+	if objective != "" {
+		o, err := problem.ParseObjective(objective)
+		if err != nil {
+			return usagef("--objective: %v", err)
+		}
+		p.Objective = o
+	}
+	if measure == "" && !epsSet {
+		return nil
+	}
+	b := mech.Budget{Measure: mech.PML}
+	if p.Privacy != nil {
+		b = *p.Privacy
+	}
+	if measure != "" {
+		m, err := mech.ParseMeasure(measure)
+		if err != nil {
+			return usagef("--measure: %v", err)
+		}
+		if m == mech.ALIP && b.Measure != mech.ALIP {
+			return usagef("--measure alip needs epsilon_lower and epsilon_upper: give them in the file")
+		}
+		b.Measure = m
+	}
+	if epsSet {
+		if math.IsNaN(eps) || eps < 0 || math.IsInf(eps, 0) {
+			return usagef("--epsilon must be a finite non-negative number, got %v", eps)
+		}
+		if b.Measure == mech.ALIP {
+			return usagef("--epsilon does not apply to an alip budget; edit epsilon_lower/epsilon_upper in the file")
+		}
+		b.Epsilon = eps
+	}
+	if b.Measure != mech.ALIP && math.IsNaN(b.Epsilon) {
+		return usagef("--measure %s needs --epsilon", b.Measure)
+	}
+	p.Privacy = &b
+	return nil
+}

@@ -1,0 +1,228 @@
+package pmlopt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/pmlopt/pmlopt/bisect"
+	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/polytope"
+	"github.com/pmlopt/pmlopt/problem"
+	"github.com/pmlopt/pmlopt/solver"
+)
+
+// LoadProblem reads a problem file (YAML or JSON, SPEC §7).
+func LoadProblem(path string) (*problem.Problem, error) { return problem.Load(path) }
+
+// Options configures Solve and Curve. The zero value is ready to use.
+type Options struct {
+	// Solver is the LP backend; nil means solver.Auto().
+	Solver solver.Solver
+	// Tol is the width of the ε brackets of the worst-case objectives;
+	// 0 means bisect.DefaultTol (1e-9).
+	Tol float64
+	// Workers is the number of thresholds a curve solves at once; 0 means
+	// GOMAXPROCS.
+	Workers int
+	// Progress, if not nil, is called as a curve advances.
+	Progress func(done, total int)
+}
+
+func (o Options) solver() solver.Solver {
+	if o.Solver == nil {
+		return solver.Auto()
+	}
+	return o.Solver
+}
+
+func (o Options) bisect() bisect.Options {
+	return bisect.Options{Solver: o.solver(), Tol: o.Tol, Workers: o.Workers, Progress: o.Progress}
+}
+
+// Solution is an optimal mechanism and what it achieves (SPEC §8).
+type Solution struct {
+	Status    string            // "optimal"
+	Objective problem.Objective // what was optimised
+	Measure   mech.Measure      // the budget's measure
+	// Epsilon is the audited level of Measure reached by Mechanism (for
+	// ALIP the upper level ε_u; ALIPLower holds ε_l).
+	Epsilon float64
+	// EpsilonLower is a certified lower bound: for the worst-case
+	// objectives the least ε at which the reported worst case is reachable
+	// lies in [EpsilonLower, Epsilon]; for expected utility it equals
+	// Epsilon.
+	EpsilonLower float64
+	ALIPLower    float64 // audited ε_l when Measure is ALIP, else 0
+
+	// WorstCaseOrder is h(P) (0 without an order); WorstCaseValue and
+	// ExpectedUtility are NaN without utilities.
+	WorstCaseOrder  int
+	WorstCaseValue  float64
+	ExpectedUtility float64
+
+	Mechanism mech.Mechanism
+	Solver    string // the backend's name
+	LPSolves  int
+}
+
+// ErrNoObjective is returned when a problem names no objective.
+var ErrNoObjective = errors.New("objective: missing (want worst-case-order, worst-case-value or expected-utility)")
+
+// Solve computes the optimal mechanism of p for its privacy budget and
+// objective. Every returned mechanism has been audited: Solve fails rather
+// than return a mechanism that breaks its zero pattern or budget.
+func Solve(ctx context.Context, p *problem.Problem, opt Options) (*Solution, error) {
+	b, err := p.RequirePrivacy()
+	if err != nil {
+		return nil, err
+	}
+	slv := opt.solver()
+	var sol *Solution
+	switch p.Objective {
+	case problem.ExpectedUtility:
+		sol, err = solveExpected(p, b, slv)
+	case problem.WorstCaseOrder, problem.WorstCaseValue:
+		if b.Measure != mech.PML {
+			return nil, fmt.Errorf("objective: %s is defined for pml budgets (seed 002), the file's measure is %s", p.Objective, b.Measure)
+		}
+		sol, err = solveWorstCase(ctx, p, b.Epsilon, opt)
+	case "":
+		return nil, ErrNoObjective
+	default:
+		return nil, fmt.Errorf("objective: unknown %q", p.Objective)
+	}
+	if err != nil {
+		return nil, err
+	}
+	sol.Objective, sol.Measure, sol.Solver, sol.Status = p.Objective, b.Measure, slv.Name(), "optimal"
+	describe(p, sol)
+	return sol, nil
+}
+
+// solveExpected maximises the expected utility over the budget's polytope.
+func solveExpected(p *problem.Problem, b mech.Budget, slv solver.Solver) (*Solution, error) {
+	u, err := p.RequireUtility()
+	if err != nil {
+		return nil, err
+	}
+	mod, err := polytope.Build(polytope.Spec{Prior: p.Prior, Budget: b, Objective: polytope.ExpectedUtility, Utility: u})
+	if err != nil {
+		return nil, err
+	}
+	res, err := slv.Solve(mod.LP)
+	if err != nil {
+		return nil, fmt.Errorf("solver %s: %w", slv.Name(), err)
+	}
+	if res.Status != solver.Optimal {
+		// Every polytope holds the independent mechanism, so this is an
+		// engine failure, not a property of the problem.
+		return nil, fmt.Errorf("solver %s: %s on a feasible problem", slv.Name(), res.Status)
+	}
+	m := mod.Mechanism(res.X)
+	lvl, lower, err := audited(p.Prior, m, b)
+	if err != nil {
+		return nil, err
+	}
+	return &Solution{Mechanism: m, Epsilon: lvl, EpsilonLower: lvl, ALIPLower: lower, LPSolves: 1}, nil
+}
+
+// solveWorstCase answers problem (1) of seed 002 with bisect.
+func solveWorstCase(ctx context.Context, p *problem.Problem, eps float64, opt Options) (*Solution, error) {
+	var r bisect.Result
+	var err error
+	if p.Objective == problem.WorstCaseOrder {
+		var o mech.Order
+		if o, err = p.RequireOrder(); err != nil {
+			return nil, err
+		}
+		_, r, err = bisect.BestOrder(ctx, p.Prior, o, eps, opt.bisect())
+	} else {
+		var u mech.Utility
+		if u, err = p.RequireUtility(); err != nil {
+			return nil, err
+		}
+		_, r, err = bisect.BestValue(ctx, p.Prior, u, eps, opt.bisect())
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Solution{Mechanism: r.Mechanism, Epsilon: r.EpsUpper, EpsilonLower: r.EpsLower, LPSolves: r.LPSolves}, nil
+}
+
+// auditTol is the slack within which a returned mechanism must meet its
+// budget; the LP engines work to 1e-9 feasibility.
+const auditTol = 1e-7
+
+// audited returns the level of b's measure that m reaches (ε_u and ε_l for
+// ALIP) and fails if it exceeds the budget by more than auditTol.
+func audited(pi mech.Prior, m mech.Mechanism, b mech.Budget) (level, alipLower float64, err error) {
+	var limit float64
+	switch b.Measure {
+	case mech.PML:
+		level, limit = leakage.PML(pi, m), b.Epsilon
+	case mech.LIP:
+		level, limit = leakage.LIP(pi, m), b.Epsilon
+	case mech.LDP:
+		level, limit = leakage.LDP(pi, m), b.Epsilon
+	case mech.ALIP:
+		alipLower, level = leakage.ALIP(pi, m)
+		if alipLower > b.EpsilonLower+auditTol {
+			return 0, 0, fmt.Errorf("audit: the solver's mechanism has ALIP ε_l = %g above the budget %g", alipLower, b.EpsilonLower)
+		}
+		limit = b.EpsilonUpper
+	default:
+		return 0, 0, fmt.Errorf("privacy.measure: unknown %q", b.Measure)
+	}
+	if level > limit+auditTol {
+		return 0, 0, fmt.Errorf("audit: the solver's mechanism has %s %g above the budget %g", b.Measure, level, limit)
+	}
+	return level, alipLower, nil
+}
+
+// describe fills the utility summaries of sol from p.
+func describe(p *problem.Problem, sol *Solution) {
+	sol.WorstCaseValue, sol.ExpectedUtility = math.NaN(), math.NaN()
+	if p.Order != nil {
+		sol.WorstCaseOrder = p.Order.WorstCaseOrder(sol.Mechanism)
+	}
+	if p.Utility != nil {
+		sol.WorstCaseValue = p.Utility.WorstCaseValue(sol.Mechanism)
+		sol.ExpectedUtility = p.Utility.ExpectedUtility(p.Prior, sol.Mechanism)
+	}
+}
+
+// Curve computes the trade-off curve of p for a worst-case objective: for
+// every order h (worst-case-order) or every reachable utility value where
+// the optimal ε changes (worst-case-value), the utility-safe ε and the
+// optimal ε with its certified lower bound. An empty objective means
+// worst-case-order.
+func Curve(ctx context.Context, p *problem.Problem, objective problem.Objective, opt Options) ([]bisect.Point, error) {
+	switch objective {
+	case problem.WorstCaseOrder, "":
+		o, err := p.RequireOrder()
+		if err != nil {
+			return nil, err
+		}
+		return bisect.OrderCurve(ctx, p.Prior, o, opt.bisect())
+	case problem.WorstCaseValue:
+		u, err := p.RequireUtility()
+		if err != nil {
+			return nil, err
+		}
+		return bisect.ValueCurve(ctx, p.Prior, u, opt.bisect())
+	}
+	return nil, fmt.Errorf("objective: curves are for worst-case-order or worst-case-value, not %q", objective)
+}
+
+// Audit computes every measure of SPEC §2 for p's prior and mechanism, with
+// maximal α-leakage, (α,β)-leakage and LRDP at the given orders.
+func Audit(p *problem.Problem, alpha, beta float64) (leakage.Report, error) {
+	m, err := p.RequireMechanism()
+	if err != nil {
+		return leakage.Report{}, err
+	}
+	return leakage.Audit(p.Prior, m, alpha, beta)
+}
