@@ -1,0 +1,23 @@
+// Package figure draws the line and staircase plots of pmlopt — privacy-utility
+// trade-off curves and the paper's figures — with gonum/plot, and writes them
+// as SVG, PNG, PDF or EPS.
+//
+// A Figure is a title, two axis labels and a list of Series; each Series is a
+// named set of (x, y) points drawn as a straight polyline or, when Step is set,
+// as a staircase that holds each y until the next x (the shape of every
+// h ↦ ε(h) or ε ↦ utility curve in pmlopt). Points whose x or y is NaN or
+// infinite are not drawn and break the line there, so a curve with an
+// unsolved point shows a gap instead of failing.
+//
+//	f := figure.Figure{
+//		Title:  "Utility-safe PML",
+//		XLabel: "threshold h",
+//		YLabel: "ε (nats)",
+//		Series: []figure.Series{{Name: "ε_S(h)", X: hs, Y: eps, Step: true}},
+//	}
+//	err := f.Save("curve.svg") // the format follows the extension
+//
+// Staircase is the one-call form used by the CLI. The package never panics on
+// user data: malformed series (unequal lengths, nothing finite to draw, an
+// unknown format) are reported as errors.
+package figure

@@ -1,0 +1,247 @@
+package figure
+
+import (
+	"errors"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Format is an output format: "svg", "png", "pdf" or "eps".
+type Format string
+
+// The formats Figure.Write understands.
+const (
+	SVG Format = "svg"
+	PNG Format = "png"
+	PDF Format = "pdf"
+	EPS Format = "eps"
+)
+
+// ParseFormat returns the Format named by s, ignoring case and a leading dot
+// (so a file extension such as ".PNG" is accepted).
+func ParseFormat(s string) (Format, error) {
+	f := Format(strings.ToLower(strings.TrimPrefix(s, ".")))
+	switch f {
+	case SVG, PNG, PDF, EPS:
+		return f, nil
+	}
+	return "", fmt.Errorf("figure: unknown format %q (want svg, png, pdf or eps)", s)
+}
+
+// Series is one named curve of a Figure.
+type Series struct {
+	// Name is the legend entry; an empty name is left out of the legend.
+	Name string
+	// X and Y are the points, of equal length. Points with a NaN or
+	// infinite coordinate are skipped and break the line.
+	X, Y []float64
+	// Step draws a staircase: y_k is held from x_k to x_{k+1}, then the
+	// line jumps vertically. Otherwise consecutive points are joined by
+	// straight segments.
+	Step bool
+	// Marks draws a glyph at every finite point as well.
+	Marks bool
+	// Dashed draws the line dashed, to tell overlapping curves apart.
+	Dashed bool
+}
+
+// Figure is a plot of one or more Series.
+type Figure struct {
+	Title, XLabel, YLabel string
+	Series                []Series
+	// Width and Height are the size of the drawing in inches; zero means
+	// 7 × 4.5. PNG output uses 96 dots per inch.
+	Width, Height float64
+	// Legend is where the legend goes: "top-left", "top-right" (the
+	// default), "bottom-left" or "bottom-right".
+	Legend string
+}
+
+// palette is a colour-blind-safe qualitative palette (Okabe–Ito).
+var palette = []color.Color{
+	color.RGBA{R: 0x00, G: 0x72, B: 0xB2, A: 0xff}, // blue
+	color.RGBA{R: 0xD5, G: 0x5E, B: 0x00, A: 0xff}, // vermillion
+	color.RGBA{R: 0x00, G: 0x9E, B: 0x73, A: 0xff}, // bluish green
+	color.RGBA{R: 0xCC, G: 0x79, B: 0xA7, A: 0xff}, // reddish purple
+	color.RGBA{R: 0xE6, G: 0x9F, B: 0x00, A: 0xff}, // orange
+	color.RGBA{R: 0x56, G: 0xB4, B: 0xE9, A: 0xff}, // sky blue
+	color.RGBA{R: 0x00, G: 0x00, B: 0x00, A: 0xff}, // black
+}
+
+// glyphs are the point shapes, cycled with the colours.
+var glyphs = []draw.GlyphDrawer{
+	draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{},
+	draw.PlusGlyph{}, draw.CrossGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{},
+}
+
+// segments splits the finite points of s into runs of consecutive finite points.
+func (s Series) segments() ([]plotter.XYs, error) {
+	if len(s.X) != len(s.Y) {
+		return nil, fmt.Errorf("figure: series %q has %d x values and %d y values", s.Name, len(s.X), len(s.Y))
+	}
+	var segs []plotter.XYs
+	var cur plotter.XYs
+	for k := range s.X {
+		x, y := s.X[k], s.Y[k]
+		if math.IsNaN(x) || math.IsInf(x, 0) || math.IsNaN(y) || math.IsInf(y, 0) {
+			if len(cur) > 0 {
+				segs = append(segs, cur)
+				cur = nil
+			}
+			continue
+		}
+		cur = append(cur, plotter.XY{X: x, Y: y})
+	}
+	if len(cur) > 0 {
+		segs = append(segs, cur)
+	}
+	return segs, nil
+}
+
+// Plot builds the gonum plot of f, for callers that want to adjust it
+// further before saving it themselves.
+func (f Figure) Plot() (*plot.Plot, error) {
+	if len(f.Series) == 0 {
+		return nil, errors.New("figure: no series to draw")
+	}
+	p := plot.New()
+	p.Title.Text = f.Title
+	p.X.Label.Text = f.XLabel
+	p.Y.Label.Text = f.YLabel
+	p.Title.TextStyle.Font.Size = vg.Points(13)
+	p.X.Label.TextStyle.Font.Size = vg.Points(11)
+	p.Y.Label.TextStyle.Font.Size = vg.Points(11)
+	p.Add(plotter.NewGrid())
+	switch f.Legend {
+	case "", "top-right":
+		p.Legend.Top = true
+	case "top-left":
+		p.Legend.Top, p.Legend.Left = true, true
+	case "bottom-left":
+		p.Legend.Left = true
+	case "bottom-right":
+	default:
+		return nil, fmt.Errorf("figure: unknown legend position %q", f.Legend)
+	}
+	p.Legend.Padding = vg.Points(3)
+	p.Legend.TextStyle.Font.Size = vg.Points(10)
+
+	drawn := 0
+	for k, s := range f.Series {
+		segs, err := s.segments()
+		if err != nil {
+			return nil, err
+		}
+		col := palette[k%len(palette)]
+		style := draw.LineStyle{Color: col, Width: vg.Points(1.6)}
+		if s.Dashed {
+			style.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+		}
+		glyph := draw.GlyphStyle{Color: col, Radius: vg.Points(2.5), Shape: glyphs[k%len(glyphs)]}
+		var thumbs []plot.Thumbnailer
+		for _, seg := range segs {
+			l, err := plotter.NewLine(seg)
+			if err != nil {
+				return nil, fmt.Errorf("figure: series %q: %w", s.Name, err)
+			}
+			l.LineStyle = style
+			if s.Step {
+				l.StepStyle = plotter.PostStep
+			}
+			p.Add(l)
+			if len(thumbs) == 0 {
+				thumbs = append(thumbs, l)
+			}
+			if s.Marks {
+				sc, err := plotter.NewScatter(seg)
+				if err != nil {
+					return nil, fmt.Errorf("figure: series %q: %w", s.Name, err)
+				}
+				sc.GlyphStyle = glyph
+				p.Add(sc)
+				if len(thumbs) == 1 {
+					thumbs = append(thumbs, sc)
+				}
+			}
+			drawn += len(seg)
+		}
+		if s.Name != "" && len(thumbs) > 0 {
+			p.Legend.Add(s.Name, thumbs...)
+		}
+	}
+	if drawn == 0 {
+		return nil, errors.New("figure: no finite point to draw")
+	}
+	return p, nil
+}
+
+// Write draws f in the given format to w.
+func (f Figure) Write(w io.Writer, format Format) error {
+	ft, err := ParseFormat(string(format))
+	if err != nil {
+		return err
+	}
+	p, err := f.Plot()
+	if err != nil {
+		return err
+	}
+	wd, ht := f.Width, f.Height
+	if wd <= 0 || math.IsNaN(wd) || math.IsInf(wd, 0) {
+		wd = 7
+	}
+	if ht <= 0 || math.IsNaN(ht) || math.IsInf(ht, 0) {
+		ht = 4.5
+	}
+	wt, err := p.WriterTo(vg.Length(wd)*vg.Inch, vg.Length(ht)*vg.Inch, string(ft))
+	if err != nil {
+		return fmt.Errorf("figure: %w", err)
+	}
+	if _, err := wt.WriteTo(w); err != nil {
+		return fmt.Errorf("figure: %w", err)
+	}
+	return nil
+}
+
+// Save draws f into the file path, in the format given by its extension
+// (.svg, .png, .pdf or .eps). Nothing is created if the figure cannot be
+// drawn.
+func (f Figure) Save(path string) error {
+	ft, err := ParseFormat(filepath.Ext(path))
+	if err != nil {
+		return err
+	}
+	if _, err := f.Plot(); err != nil {
+		return err
+	}
+	out, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := f.Write(out, ft); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// Staircase writes a staircase plot of the series to w in the given format:
+// every series is drawn with Step set, with marks at its points, under the
+// title and axis labels given. It is the one-call form of Figure.Write.
+func Staircase(w io.Writer, format Format, title, xlabel, ylabel string, series ...Series) error {
+	ss := make([]Series, len(series))
+	for k, s := range series {
+		s.Step, s.Marks = true, true
+		ss[k] = s
+	}
+	return Figure{Title: title, XLabel: xlabel, YLabel: ylabel, Series: ss}.Write(w, format)
+}

@@ -1,0 +1,109 @@
+package figure
+
+import (
+	"bytes"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/plot/plotter"
+)
+
+func TestParseFormat(t *testing.T) {
+	for in, want := range map[string]Format{"svg": SVG, ".PNG": PNG, "pdf": PDF, ".eps": EPS} {
+		got, err := ParseFormat(in)
+		require.NoError(t, err, in)
+		assert.Equal(t, want, got, in)
+	}
+	for _, bad := range []string{"", "gif", ".jpeg", "svgz"} {
+		_, err := ParseFormat(bad)
+		assert.Error(t, err, bad)
+	}
+}
+
+func TestSegmentsSplitAtNonFinite(t *testing.T) {
+	s := Series{
+		X: []float64{1, 2, 3, 4, 5, 6},
+		Y: []float64{1, math.NaN(), 3, 4, math.Inf(1), 6},
+	}
+	segs, err := s.segments()
+	require.NoError(t, err)
+	assert.Equal(t, []plotter.XYs{
+		{{X: 1, Y: 1}},
+		{{X: 3, Y: 3}, {X: 4, Y: 4}},
+		{{X: 6, Y: 6}},
+	}, segs)
+
+	_, err = Series{Name: "bad", X: []float64{1, 2}, Y: []float64{1}}.segments()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `"bad" has 2 x values and 1 y values`)
+}
+
+func TestWriteSVGHasTextAndSteps(t *testing.T) {
+	var buf bytes.Buffer
+	err := Staircase(&buf, SVG, "Trade-off", "threshold h", "ε (nats)",
+		Series{Name: "utility-safe", X: []float64{1, 2, 3}, Y: []float64{0, 0.5, 1.2}})
+	require.NoError(t, err)
+	svg := buf.String()
+	require.True(t, strings.HasPrefix(strings.TrimSpace(svg), "<?xml"), "not an SVG document")
+	for _, text := range []string{"Trade-off", "threshold h", "ε (nats)", "utility-safe"} {
+		assert.Contains(t, svg, text)
+	}
+}
+
+func TestPostStepShape(t *testing.T) {
+	// A staircase through (0,0), (1,1) must pass through the corner (1,0):
+	// compare the SVG path of the stepped and the straight line.
+	draw := func(step bool) string {
+		var buf bytes.Buffer
+		f := Figure{Series: []Series{{X: []float64{0, 1}, Y: []float64{0, 1}, Step: step}}}
+		require.NoError(t, f.Write(&buf, SVG))
+		return buf.String()
+	}
+	// The stepped path has one more vertex ("L" command) than the straight one.
+	assert.Equal(t, strings.Count(draw(false), "L")+1, strings.Count(draw(true), "L"))
+}
+
+func TestWritePNGSize(t *testing.T) {
+	var buf bytes.Buffer
+	f := Figure{Title: "t", Width: 5, Height: 3,
+		Series: []Series{{Name: "a", X: []float64{0, 1}, Y: []float64{1, 2}, Marks: true, Dashed: true}}}
+	require.NoError(t, f.Write(&buf, PNG))
+	img, err := png.Decode(&buf)
+	require.NoError(t, err)
+	assert.Equal(t, 5*96, img.Bounds().Dx())
+	assert.Equal(t, 3*96, img.Bounds().Dy())
+}
+
+func TestSaveByExtension(t *testing.T) {
+	dir := t.TempDir()
+	f := Figure{Series: []Series{{X: []float64{0, 1}, Y: []float64{0, 1}}}}
+	p := filepath.Join(dir, "a.png")
+	require.NoError(t, f.Save(p))
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	assert.Equal(t, []byte("\x89PNG"), b[:4])
+
+	bad := filepath.Join(dir, "a.gif")
+	require.Error(t, f.Save(bad))
+	_, err = os.Stat(bad)
+	assert.True(t, os.IsNotExist(err), "a failed Save must not create the file")
+
+	empty := filepath.Join(dir, "empty.svg")
+	require.Error(t, Figure{Series: []Series{{X: []float64{math.NaN()}, Y: []float64{1}}}}.Save(empty))
+	_, err = os.Stat(empty)
+	assert.True(t, os.IsNotExist(err))
+}
+
+func TestErrors(t *testing.T) {
+	var buf bytes.Buffer
+	assert.ErrorContains(t, Figure{}.Write(&buf, SVG), "no series")
+	assert.ErrorContains(t, Figure{Series: []Series{{X: []float64{1}, Y: []float64{math.Inf(-1)}}}}.Write(&buf, SVG), "no finite point")
+	assert.ErrorContains(t, Figure{Legend: "middle", Series: []Series{{X: []float64{1}, Y: []float64{1}}}}.Write(&buf, SVG), "legend")
+	assert.ErrorContains(t, Figure{Series: []Series{{X: []float64{1}, Y: []float64{1}}}}.Write(&buf, "bmp"), "unknown format")
+}
