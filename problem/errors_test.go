@@ -222,9 +222,15 @@ func TestLongTextIsShortened(t *testing.T) {
 // Deep nesting, which the schema never needs, is refused without recursion
 // into it.
 func TestDeepNesting(t *testing.T) {
-	deep := strings.Repeat("[", 200000) + strings.Repeat("]", 200000)
+	deep := strings.Repeat("[", 5000) + strings.Repeat("]", 5000)
 	_, err := Parse([]byte(`{"utility": `+deep+`, "prior": [1]}`), JSON)
 	require.EqualError(t, err, "utility row 1, column 1: is a list, not a number")
+	_, err = Parse([]byte("utility: "+deep+"\nprior: [1]\n"), YAML)
+	require.EqualError(t, err, "utility row 1, column 1: is a list, not a number")
+	deeper := strings.Repeat("[", 200000) + strings.Repeat("]", 200000)
+	_, err = Parse([]byte(`{"utility": `+deeper+`}`), JSON)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "exceeded max depth")
 	_, err = Parse([]byte(`{"utility": [[[`), JSON)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "not valid JSON")

@@ -2,7 +2,6 @@ package problem
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -134,100 +133,6 @@ func fromYAML(y *yaml.Node, depth int) node {
 	str := y.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 ||
 		(y.Style&yaml.TaggedStyle != 0 && y.Tag == "!!str")
 	return node{kind: scalarNode, str: str, text: y.Value}
-}
-
-// parseJSON parses one JSON value into a node tree.
-func parseJSON(data []byte) (node, error) {
-	if len(bytes.TrimSpace(data)) == 0 {
-		return node{kind: nullNode}, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	n, err := readJSON(dec, 0)
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
-		return node{}, syntaxError("JSON", fmt.Errorf("line %d: %w", lineAt(data, dec.InputOffset()), err))
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return node{}, fieldErr("problem", -1, -1, "the file holds more than one JSON value")
-	}
-	return n, nil
-}
-
-func readJSON(dec *json.Decoder, depth int) (node, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return node{}, err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		if depth >= maxDepth {
-			return node{kind: delimKind(t), pruned: true}, skipJSON(dec)
-		}
-		if t == '[' {
-			n := node{kind: seqNode, kids: []node{}}
-			for dec.More() {
-				kid, err := readJSON(dec, depth+1)
-				if err != nil {
-					return node{}, err
-				}
-				n.kids = append(n.kids, kid)
-			}
-			_, err := dec.Token() // ]
-			return n, err
-		}
-		n := node{kind: mapNode}
-		for dec.More() {
-			kt, err := dec.Token()
-			if err != nil {
-				return node{}, err
-			}
-			key, _ := kt.(string)
-			kid, err := readJSON(dec, depth+1)
-			if err != nil {
-				return node{}, err
-			}
-			n.keys = append(n.keys, key)
-			n.kids = append(n.kids, kid)
-		}
-		_, err := dec.Token() // }
-		return n, err
-	case string:
-		return node{kind: scalarNode, str: true, text: t}, nil
-	case json.Number:
-		return node{kind: scalarNode, text: string(t)}, nil
-	case bool:
-		return node{kind: scalarNode, text: fmt.Sprint(t)}, nil
-	}
-	return node{kind: nullNode}, nil
-}
-
-func delimKind(d json.Delim) kind {
-	if d == '[' {
-		return seqNode
-	}
-	return mapNode
-}
-
-// skipJSON consumes the rest of a collection whose opening delimiter has been
-// read, without recursion.
-func skipJSON(dec *json.Decoder) error {
-	for open := 1; open > 0; {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		if d, ok := tok.(json.Delim); ok {
-			if d == '[' || d == '{' {
-				open++
-			} else {
-				open--
-			}
-		}
-	}
-	return nil
 }
 
 // syntaxError turns a parser error into one line.
