@@ -122,7 +122,7 @@ func (r *jsonReader) str() string {
 	if v := r.s[start+1 : r.i-1]; !escaped && utf8.ValidString(v) {
 		return v
 	}
-	var v string // invalid UTF-8 becomes U+FFFD, as encoding/json does
+	var v string                                   // invalid UTF-8 becomes U+FFFD, as encoding/json does
 	_ = json.Unmarshal([]byte(r.s[start:r.i]), &v) // valid by construction
 	return v
 }
