@@ -114,12 +114,19 @@ func (clpSolver) Load(m *lp.Model) (Session, error) {
 	model := s.model
 	s.cleanup = runtime.AddCleanup(s, func(p unsafe.Pointer) { C.Clp_deleteModel(p) }, model)
 	C.Clp_setLogLevel(model, 0)
+	// Clp's default tolerances (1e-7) are too loose for a bisection to 1e-9
+	// on ε: use the same 1e-9 as the revised backend.
+	C.Clp_setPrimalTolerance(model, feasTol)
+	C.Clp_setDualTolerance(model, feasTol)
 	collb, colub, obj := clpArray(m.ColLower), clpArray(m.ColUpper), s.clpCosts()
 	rowlb, rowub := clpArray(m.RowLower), clpArray(m.RowUpper)
 	C.Clp_loadProblem(model, C.int(n), C.int(r), ptr(start), ptr(index), ptr(value),
 		ptr(collb), ptr(colub), ptr(obj), ptr(rowlb), ptr(rowub))
 	return s, nil
 }
+
+// feasTol is the primal and dual feasibility tolerance given to Clp.
+const feasTol = 1e-9
 
 // clpCosts returns the costs Clp minimises: the model's, negated when it
 // maximises. Clp's own maximisation gives infeasibility rays that are not

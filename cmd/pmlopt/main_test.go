@@ -180,8 +180,11 @@ func TestSolveExample1(t *testing.T) {
 	// Seed 002 Example 1 with π_2 + π_3 ≤ 1/2 and ε = 1: h = 2 at PML log 2.
 	v := runJSON(t, "solve", td+"example1.yaml", "--json")
 	assert.Equal(t, 2.0, v["worst_case_order"])
-	assert.InDelta(t, math.Log(2), v["epsilon"].(float64), 1e-9)
-	assert.InDelta(t, math.Log(2), v["epsilon_lower"].(float64), 1e-9)
+	lo, hi := v["epsilon_lower"].(float64), v["epsilon"].(float64)
+	assert.InDelta(t, math.Log(2), hi, 1e-9)
+	assert.GreaterOrEqual(t, hi, math.Log(2)-1e-12, "an audited PML can not be below the optimum")
+	assert.LessOrEqual(t, lo, math.Log(2)+1e-12, "the certified lower bound is below the optimum")
+	assert.LessOrEqual(t, hi-lo, 2e-9)
 	// --epsilon overrides the file: below log 2 only h = 1 is reachable.
 	v = runJSON(t, "solve", td+"example1.yaml", "--epsilon", "0.6", "--json")
 	assert.Equal(t, 1.0, v["worst_case_order"])
