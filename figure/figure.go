@@ -65,6 +65,9 @@ type Figure struct {
 	// Legend is where the legend goes: "top-left", "top-right" (the
 	// default), "bottom-left" or "bottom-right".
 	Legend string
+	// LogX and LogY put an axis on a logarithmic scale. Points with a
+	// coordinate ≤ 0 on a logarithmic axis are skipped like NaN.
+	LogX, LogY bool
 }
 
 // palette is a colour-blind-safe qualitative palette (Okabe–Ito).
@@ -84,8 +87,10 @@ var glyphs = []draw.GlyphDrawer{
 	draw.PlusGlyph{}, draw.CrossGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{},
 }
 
-// segments splits the finite points of s into runs of consecutive finite points.
-func (s Series) segments() ([]plotter.XYs, error) {
+// segments splits the drawable points of s into runs of consecutive drawable
+// points. A point is drawable when both coordinates are finite and, on a
+// logarithmic axis (logX, logY), positive.
+func (s Series) segments(logX, logY bool) ([]plotter.XYs, error) {
 	if len(s.X) != len(s.Y) {
 		return nil, fmt.Errorf("figure: series %q has %d x values and %d y values", s.Name, len(s.X), len(s.Y))
 	}
@@ -93,7 +98,7 @@ func (s Series) segments() ([]plotter.XYs, error) {
 	var cur plotter.XYs
 	for k := range s.X {
 		x, y := s.X[k], s.Y[k]
-		if math.IsNaN(x) || math.IsInf(x, 0) || math.IsNaN(y) || math.IsInf(y, 0) {
+		if math.IsNaN(x) || math.IsInf(x, 0) || math.IsNaN(y) || math.IsInf(y, 0) || (logX && x <= 0) || (logY && y <= 0) {
 			if len(cur) > 0 {
 				segs = append(segs, cur)
 				cur = nil
@@ -133,12 +138,20 @@ func (f Figure) Plot() (*plot.Plot, error) {
 	default:
 		return nil, fmt.Errorf("figure: unknown legend position %q", f.Legend)
 	}
+	if f.LogX {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
+	if f.LogY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
 	p.Legend.Padding = vg.Points(3)
 	p.Legend.TextStyle.Font.Size = vg.Points(10)
 
 	drawn := 0
 	for k, s := range f.Series {
-		segs, err := s.segments()
+		segs, err := s.segments(f.LogX, f.LogY)
 		if err != nil {
 			return nil, err
 		}
@@ -180,7 +193,7 @@ func (f Figure) Plot() (*plot.Plot, error) {
 		}
 	}
 	if drawn == 0 {
-		return nil, errors.New("figure: no finite point to draw")
+		return nil, errors.New("figure: no finite point to draw (or none positive on a log axis)")
 	}
 	return p, nil
 }

@@ -31,7 +31,7 @@ func TestSegmentsSplitAtNonFinite(t *testing.T) {
 		X: []float64{1, 2, 3, 4, 5, 6},
 		Y: []float64{1, math.NaN(), 3, 4, math.Inf(1), 6},
 	}
-	segs, err := s.segments()
+	segs, err := s.segments(false, false)
 	require.NoError(t, err)
 	assert.Equal(t, []plotter.XYs{
 		{{X: 1, Y: 1}},
@@ -39,7 +39,12 @@ func TestSegmentsSplitAtNonFinite(t *testing.T) {
 		{{X: 6, Y: 6}},
 	}, segs)
 
-	_, err = Series{Name: "bad", X: []float64{1, 2}, Y: []float64{1}}.segments()
+	// On log axes non-positive coordinates are skipped as well.
+	segs, err = Series{X: []float64{-1, 1, 2, 3}, Y: []float64{1, 1, 0, 3}}.segments(true, true)
+	require.NoError(t, err)
+	assert.Equal(t, []plotter.XYs{{{X: 1, Y: 1}}, {{X: 3, Y: 3}}}, segs)
+
+	_, err = Series{Name: "bad", X: []float64{1, 2}, Y: []float64{1}}.segments(false, false)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `"bad" has 2 x values and 1 y values`)
 }
@@ -106,4 +111,12 @@ func TestErrors(t *testing.T) {
 	assert.ErrorContains(t, Figure{Series: []Series{{X: []float64{1}, Y: []float64{math.Inf(-1)}}}}.Write(&buf, SVG), "no finite point")
 	assert.ErrorContains(t, Figure{Legend: "middle", Series: []Series{{X: []float64{1}, Y: []float64{1}}}}.Write(&buf, SVG), "legend")
 	assert.ErrorContains(t, Figure{Series: []Series{{X: []float64{1}, Y: []float64{1}}}}.Write(&buf, "bmp"), "unknown format")
+}
+
+func TestLogAxesDoNotPanicOnNonPositive(t *testing.T) {
+	var buf bytes.Buffer
+	f := Figure{LogX: true, LogY: true, Series: []Series{{X: []float64{0, 10, 100}, Y: []float64{1e-3, 0, 2}}}}
+	require.NoError(t, f.Write(&buf, SVG))
+	f.Series[0].Y = []float64{0, 0, -1}
+	require.Error(t, f.Write(&buf, SVG))
 }
