@@ -86,6 +86,7 @@ func TestPrivatizeCSVErrors(t *testing.T) {
 		{"label not index", "count\n3\n", "count", []string{"a", "b", "c", "d", "e", "f", "g"}, nil,
 			`line 2: value "3" of column count is not an input label (the inputs are ["a" "b" "c" "d" "e" "f" "g"])`},
 		{"multi-line record", "id,count\n\"x\ny\",2\n\"z\",8\n", "count", nil, nil, `line 4: value "8"`},
+		{"value after a multi-line field", "id,count\n\"x\ny\",9\n", "count", nil, nil, `line 3: value "9"`},
 		{"missing column", "id,cnt\n1,2\n", "count", nil, nil, `no column "count" in the header ["id" "cnt"]`},
 		{"duplicate column", "count,count\n1,2\n", "count", nil, nil, `column "count" appears twice`},
 		{"field count", "id,count\n1,2\n3\n", "count", nil, nil, "line 3"},
