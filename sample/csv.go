@@ -28,6 +28,9 @@ import (
 // The other columns are copied unchanged; the CSV is re-encoded by
 // encoding/csv, so quoting may differ from the input's.
 func PrivatizeCSV(r io.Reader, w io.Writer, column string, inputs, outputs []string, s *Sampler) error {
+	if s == nil {
+		return errors.New("sample: PrivatizeCSV needs a Sampler, got nil")
+	}
 	n, m := s.Dims()
 	index, err := labelIndex("input", inputs, n)
 	if err != nil {

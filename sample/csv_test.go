@@ -117,6 +117,13 @@ type failWriter struct{}
 
 func (failWriter) Write([]byte) (int, error) { return 0, assert.AnError }
 
+func TestPrivatizeCSVNilSampler(t *testing.T) {
+	var out bytes.Buffer
+	err := PrivatizeCSV(strings.NewReader("c\n0\n"), &out, "c", nil, nil, nil)
+	require.ErrorContains(t, err, "nil")
+	assert.Zero(t, out.Len())
+}
+
 func TestPrivatizeCSVWriteError(t *testing.T) {
 	s, _ := NewSampler(shift, 1)
 	err := PrivatizeCSV(strings.NewReader("c\n0\n"), failWriter{}, "c", nil, nil, s)
