@@ -147,3 +147,22 @@ func TestSamplerErrors(t *testing.T) {
 	got, _ := s.SampleAll([]int{0, 1, 0, 1, 0, 1})
 	assert.Equal(t, want, got)
 }
+
+// One draw costs O(1) whatever M: compare M = 10 and M = 10 000.
+func BenchmarkSample(b *testing.B) {
+	for _, m := range []int{10, 10000} {
+		row := make([]float64, m)
+		for j := range row {
+			row[j] = float64(j+1) * 2 / float64(m*(m+1))
+		}
+		s, err := NewSampler(mech.Mechanism{row}, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(map[int]string{10: "M=10", 10000: "M=10000"}[m], func(b *testing.B) {
+			for b.Loop() {
+				s.Sample(0)
+			}
+		})
+	}
+}
