@@ -1,0 +1,166 @@
+package bisect
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+// family is a chain of zero patterns indexed 0..k−1, each forbidding at least
+// what the previous one forbids, so that ε* is non-decreasing along it
+// (seed 002 Lemma 1). Pattern 0 forbids nothing that matters: some output is
+// allowed for every input, so ε*(0) = 0.
+type family struct {
+	k       int
+	pattern func(k int) mech.Pattern
+}
+
+// orderFamily is the chain of thresholds h = 1..M of an order.
+func orderFamily(pi mech.Prior, o mech.Order) (family, error) {
+	if _, err := mech.NewPrior(pi); err != nil {
+		return family{}, err
+	}
+	if _, err := mech.NewOrder(o); err != nil {
+		return family{}, err
+	}
+	if len(o) != len(pi) {
+		return family{}, &mech.FieldError{Field: "order", Row: -1, Col: -1,
+			Msg: fmt.Sprintf("has %d rows but the prior has %d letters", len(o), len(pi))}
+	}
+	_, m := o.Dims()
+	return family{k: m, pattern: func(k int) mech.Pattern { return o.Pattern(k + 1) }}, nil
+}
+
+// valueFamily is the chain of reachable distinct utility values: v is
+// reachable when every row has some u'_ij ≥ v, i.e. v ≤ min_i max_j u'_ij.
+func valueFamily(pi mech.Prior, u mech.Utility) (family, []float64, error) {
+	if _, err := mech.NewPrior(pi); err != nil {
+		return family{}, nil, err
+	}
+	if _, err := mech.NewUtility(u); err != nil {
+		return family{}, nil, err
+	}
+	if len(u) != len(pi) {
+		return family{}, nil, &mech.FieldError{Field: "utility", Row: -1, Col: -1,
+			Msg: fmt.Sprintf("has %d rows but the prior has %d letters", len(u), len(pi))}
+	}
+	reach := math.Inf(1)
+	for _, row := range u {
+		mx := math.Inf(-1)
+		for _, v := range row {
+			mx = math.Max(mx, v)
+		}
+		reach = math.Min(reach, mx)
+	}
+	var vs []float64
+	for _, v := range u.Values() {
+		if v <= reach {
+			vs = append(vs, v)
+		}
+	}
+	return family{k: len(vs), pattern: func(k int) mech.Pattern { return u.Pattern(vs[k]) }}, vs, nil
+}
+
+// BestOrder solves problem (1) of seed 002 for the budget eps: the largest
+// order threshold h with ε*(h) ≤ eps, so that an eps-PML mechanism with
+// worst-case order at least h exists, and then the least ε for that h, so
+// that r.Mechanism has the least PML among the mechanisms reaching h.
+//
+// ε* is non-decreasing in h (Lemma 1), so h is found by binary search. Each
+// decision is free when the utility-safe mechanism is already eps-PML (yes)
+// or the pruning bound exceeds eps (no); otherwise it is one feasibility LP
+// at eps. eps is compared with a relative tolerance of 1e-12, so a budget
+// typed as a breakpoint (e.g. log 2) selects it. r.LPSolves counts every LP,
+// including the decisions.
+func BestOrder(ctx context.Context, pi mech.Prior, o mech.Order, eps float64, opt Options) (h int, r Result, err error) {
+	fam, err := orderFamily(pi, o)
+	if err != nil {
+		return 0, Result{}, err
+	}
+	k, r, err := best(ctx, pi, fam, eps, opt)
+	return k + 1, r, err
+}
+
+// BestValue is BestOrder for thresholds on the utility values: the largest
+// reachable distinct value v of u such that an eps-PML mechanism exists that
+// never releases a pair with u'_ij < v, and the least-PML such mechanism.
+// The worst-case value of r.Mechanism (u.WorstCaseValue) is at least v.
+func BestValue(ctx context.Context, pi mech.Prior, u mech.Utility, eps float64, opt Options) (v float64, r Result, err error) {
+	fam, vs, err := valueFamily(pi, u)
+	if err != nil {
+		return 0, Result{}, err
+	}
+	k, r, err := best(ctx, pi, fam, eps, opt)
+	if err != nil {
+		return 0, r, err
+	}
+	return vs[k], r, nil
+}
+
+// best returns the largest index k of fam with ε*(k) ≤ eps and the least-ε
+// result for it.
+func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Options) (int, Result, error) {
+	cfg, err := opt.config()
+	if err != nil {
+		return 0, Result{}, err
+	}
+	if math.IsNaN(eps) || eps < 0 {
+		return 0, Result{}, fmt.Errorf("bisect: budget ε = %g is not a non-negative number", eps)
+	}
+	limit := eps + budgetSlack*math.Max(1, eps)
+
+	// Invariant: ε*(yes) ≤ eps, with yesMech an eps-PML mechanism of
+	// pattern yes (nil for yes = 0, whose ε* = 0 is proven), and
+	// ε*(no) > eps, with no = fam.k standing for "beyond the chain".
+	yes, no := 0, fam.k
+	var (
+		yesMech mech.Mechanism
+		yesPML  float64
+		solves  int
+	)
+	for no-yes > 1 {
+		if err := ctx.Err(); err != nil {
+			return 0, Result{}, err
+		}
+		mid := yes + (no-yes)/2
+		pat := fam.pattern(mid)
+		c, all := columnBounds(pi, pat)
+		if all >= 0 {
+			yes, yesMech = mid, nil
+			continue
+		}
+		if pruningBound(pat, c) > limit {
+			no = mid
+			continue
+		}
+		if safe := uniformOnAllowed(pat); leakage.PML(pi, safe) <= limit {
+			yes, yesMech, yesPML = mid, safe, leakage.PML(pi, safe)
+			continue
+		}
+		p := &prober{pi: pi, pat: pat, c: c, slv: cfg.slv}
+		v, mm, a, err := p.probe(limit, limit)
+		p.close()
+		solves += p.solves
+		if err != nil {
+			return 0, Result{}, err
+		}
+		// An inconclusive verdict (the solver's point audits above the
+		// budget) counts as no: the answer must be an eps-PML mechanism.
+		if v == feasible {
+			yes, yesMech, yesPML = mid, mm, a
+		} else {
+			no = mid
+		}
+	}
+
+	h := hint{}
+	if yesMech != nil {
+		h.hiMech, h.hi = yesMech, yesPML
+	}
+	r, err := search(ctx, pi, fam.pattern(yes), cfg.slv, cfg.tol, h)
+	r.LPSolves += solves
+	return yes, r, err
+}

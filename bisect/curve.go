@@ -1,0 +1,242 @@
+package bisect
+
+import (
+	"context"
+	"math"
+	"sync"
+
+	"github.com/pmlopt/pmlopt/closedform"
+	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+// OrderCurve returns the trade-off curve of the order o: one Point for every
+// threshold h = 1..M with the utility-safe ε_S(h) and the bracket of the
+// optimal ε*(h).
+//
+// The thresholds are solved by divide and conquer: h = 1 and h = M first,
+// then the middle of every unresolved interval [a, b], with the lower bound
+// of a and the mechanism of b passed in as a starting bracket (Lemma 1:
+// ε*(a) ≤ ε*(h) ≤ ε*(b), and b's mechanism respects h's pattern). When the
+// brackets of a and b fit together within Tol, every threshold between them
+// inherits [EpsLower(a), EpsUpper(b)] and b's mechanism without an LP. The
+// searches of the solved thresholds stop at Tol/2, so an inherited bracket
+// is at most Tol wide too. Up to opt.Workers searches run at once; the LPs
+// solved and the results do not depend on the number of workers.
+//
+// If ctx is cancelled, OrderCurve stops, and returns the points resolved so
+// far (in order of h, possibly with gaps) with ctx.Err().
+func OrderCurve(ctx context.Context, pi mech.Prior, o mech.Order, opt Options) ([]Point, error) {
+	fam, err := orderFamily(pi, o)
+	if err != nil {
+		return nil, err
+	}
+	safe, err := closedform.SafeCurve(pi, o)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := opt.config()
+	if err != nil {
+		return nil, err
+	}
+	res, err := runCurve(ctx, pi, fam, cfg)
+	var pts []Point
+	for k, r := range res {
+		if r == nil {
+			continue
+		}
+		h := float64(k + 1)
+		pts = append(pts, point(k+1, h, h, safe[k], r))
+	}
+	return pts, err
+}
+
+// ValueCurve returns the trade-off curve of the utility values of u: for the
+// reachable distinct values v_1 < v_2 < ... of u (every row has some
+// u'_ij ≥ v), ε*(v) is a non-decreasing step function, and ValueCurve
+// returns one Point where each step starts: v_1 (where ε* = 0), and every
+// v_k whose ε* exceeds that of v_{k−1} by more than Tol (precisely: whose
+// EpsUpper exceeds the EpsLower of v_{k−1} by more than Tol). ε* stays
+// within the Point's bracket from Threshold up to ThresholdMax.
+//
+// The search is the divide and conquer of OrderCurve over the sorted
+// values, so a plateau of equal ε* costs no LP inside it. If ctx is
+// cancelled, the points resolved so far are returned with ctx.Err(); a
+// point is then reported only where both it and its predecessor are known.
+func ValueCurve(ctx context.Context, pi mech.Prior, u mech.Utility, opt Options) ([]Point, error) {
+	fam, vs, err := valueFamily(pi, u)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := opt.config()
+	if err != nil {
+		return nil, err
+	}
+	res, err := runCurve(ctx, pi, fam, cfg)
+	var starts []int
+	for k, r := range res {
+		if r == nil {
+			continue
+		}
+		if k == 0 || (res[k-1] != nil && r.EpsUpper-res[k-1].EpsLower > cfg.tol) {
+			starts = append(starts, k)
+		}
+	}
+	pts := make([]Point, 0, len(starts))
+	for s, k := range starts {
+		last := len(vs) - 1
+		if s+1 < len(starts) {
+			last = starts[s+1] - 1
+		}
+		safe := leakage.PML(pi, uniformOnAllowed(fam.pattern(k)))
+		pts = append(pts, point(k+1, vs[k], vs[last], safe, res[k]))
+	}
+	return pts, err
+}
+
+func point(h int, v, vmax, safe float64, r *Result) Point {
+	return Point{
+		H:                   h,
+		Threshold:           v,
+		ThresholdMax:        vmax,
+		SafeEpsilon:         safe,
+		OptimalEpsilon:      r.EpsUpper,
+		OptimalEpsilonLower: r.EpsLower,
+		Lower:               r.Lower,
+		Mechanism:           r.Mechanism,
+		LPSolves:            r.LPSolves,
+	}
+}
+
+// curveRun is the shared state of one divide-and-conquer run.
+type curveRun struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	pi     mech.Prior
+	fam    family
+	cfg    config
+	sem    chan struct{} // one token per running search
+
+	mu   sync.Mutex
+	res  []*Result
+	done int
+	err  error
+}
+
+// runCurve resolves every index of fam. On failure or cancellation the
+// unresolved indices are nil.
+func runCurve(parent context.Context, pi mech.Prior, fam family, cfg config) ([]*Result, error) {
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	c := &curveRun{
+		ctx: ctx, cancel: cancel, pi: pi, fam: fam, cfg: cfg,
+		sem: make(chan struct{}, cfg.workers),
+		res: make([]*Result, fam.k),
+	}
+	last := fam.k - 1
+	var wg sync.WaitGroup
+	wg.Go(func() { c.solve(0, hint{}) })
+	if last > 0 {
+		wg.Go(func() { c.solve(last, hint{}) })
+	}
+	wg.Wait()
+	if c.failed() == nil {
+		c.rec(0, last)
+	}
+	if err := c.failed(); err != nil {
+		return c.res, err
+	}
+	for _, r := range c.res {
+		if r == nil {
+			// rec stopped early without recording why: the caller's
+			// context ended.
+			return c.res, parent.Err()
+		}
+	}
+	return c.res, nil
+}
+
+func (c *curveRun) failed() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+func (c *curveRun) fail(err error) {
+	c.mu.Lock()
+	if c.err == nil {
+		c.err = err
+	}
+	c.mu.Unlock()
+	c.cancel()
+}
+
+func (c *curveRun) get(k int) *Result {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.res[k]
+}
+
+// set records the results of indices k0, k0+1, ... and reports progress.
+func (c *curveRun) set(k0 int, rs ...*Result) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, r := range rs {
+		c.res[k0+i] = r
+	}
+	c.done += len(rs)
+	if c.cfg.progress != nil && len(rs) > 0 {
+		c.cfg.progress(c.done, c.fam.k)
+	}
+}
+
+// solve runs the least-ε search of index k from the bracket h, and reports
+// whether it succeeded.
+func (c *curveRun) solve(k int, h hint) bool {
+	select {
+	case c.sem <- struct{}{}:
+	case <-c.ctx.Done():
+		c.fail(c.ctx.Err())
+		return false
+	}
+	r, err := search(c.ctx, c.pi, c.fam.pattern(k), c.cfg.slv, c.cfg.tol/2, h)
+	<-c.sem
+	if err != nil {
+		c.fail(err)
+		return false
+	}
+	c.set(k, &r)
+	return true
+}
+
+// rec resolves the indices strictly between a and b, which are resolved.
+func (c *curveRun) rec(a, b int) {
+	if b-a <= 1 || c.ctx.Err() != nil {
+		return
+	}
+	ra, rb := c.get(a), c.get(b)
+	if rb.EpsUpper-ra.EpsLower <= c.cfg.tol {
+		// ε*(a) ≤ ε*(k) ≤ ε*(b) for a < k < b, and b's mechanism respects
+		// k's pattern: the bracket is inherited.
+		rs := make([]*Result, 0, b-a-1)
+		for k := a + 1; k < b; k++ {
+			r := &Result{EpsLower: ra.EpsLower, Lower: ra.Lower, EpsUpper: rb.EpsUpper, Mechanism: rb.Mechanism.Clone()}
+			pat := c.fam.pattern(k)
+			cb, _ := columnBounds(c.pi, pat)
+			if lb := pruningBound(pat, cb); lb > r.EpsLower {
+				r.EpsLower, r.Lower = math.Min(lb, r.EpsUpper), BoundPruning
+			}
+			rs = append(rs, r)
+		}
+		c.set(a+1, rs...)
+		return
+	}
+	mid := a + (b-a)/2
+	if !c.solve(mid, hint{lo: ra.EpsLower, loKind: ra.Lower, hiMech: rb.Mechanism, hi: rb.EpsUpper}) {
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { c.rec(a, mid) })
+	c.rec(mid, b)
+	wg.Wait()
+}

@@ -1,0 +1,71 @@
+// Package bisect finds the least PML ε at which a worst-case utility is
+// reachable, the best worst case for a budget, and the trade-off curves
+// between the two (seed 002 problems (1) and (2), SPEC §5).
+//
+// # Least ε for a zero pattern
+//
+// LeastEpsilon takes a zero pattern (from an order threshold h, mech.Order
+// Pattern, or a value threshold v, mech.Utility Pattern) and brackets
+//
+//	ε* = min { PML(P) : P row-stochastic, p_ij = 0 on every forbidden pair },
+//
+// which is attained (the feasible sets are closed) and is the least ε at
+// which the feasibility LP (10) of seed 002, built by polytope.Build, is
+// feasible. The search uses free bounds before any LP:
+//
+//   - ε* = 0 exactly when some output is allowed for every input (send
+//     everything there); no LP is solved.
+//   - Pruning bound: the PML of an output y_j is at least c_j = −log Σ_{k
+//     allowed for j} π_k (seed 002 Lemmas 2-3), and every row must use an
+//     allowed output, so ε* ≥ max_i min_{j allowed for i} c_j.
+//   - Utility-safe bound: the mechanism uniform over each row's allowed
+//     outputs respects the pattern; its audited PML bounds ε* above (it is
+//     ε_S(h) of Cor 1 for strict orders).
+//   - On a curve, Lemma 1 (ε* non-decreasing as the pattern shrinks) passes
+//     a lower bound up and a mechanism down.
+//
+// Then the bracket [lo, hi] is narrowed by feasibility LPs: first just
+// below hi (the utility-safe mechanism is often optimal) and at a proven lo
+// (the pruning bound is sometimes tight), then at midpoints. An infeasible
+// LP at t raises lo to t. A feasible LP yields a mechanism whose audited PML
+// (leakage.PML) — often well below t — becomes hi when lower. Outputs are
+// pruned at the upper end of the bracket: an output pruned there can not be
+// used at any smaller ε, so one model serves the whole search. With a
+// solver.WarmSolver the model is loaded once into a Session and ε is moved
+// by polytope.Model.SetBudget; other solvers rebuild the model each time.
+//
+// # What the bracket certifies
+//
+// EpsUpper is the audited PML of Result.Mechanism, which respects the
+// pattern: ε* ≤ EpsUpper holds exactly. EpsLower is, as Result.Lower says,
+// 0, the pruning bound (a proof), or an ε at which the solver reported the
+// feasibility LP infeasible, for this pattern or, on a curve, for a weaker
+// one: so the LP is infeasible at every ε < EpsLower, and at EpsLower itself
+// when Lower is BoundInfeasible. The search stops when EpsUpper − EpsLower
+// ≤ Tol (default 1e-9).
+//
+// # Numerics
+//
+// Backends accept points within an absolute tolerance (about 1e-9) of the
+// rows, and a row violated by τ moves the PML of an output of mass q by
+// about τ/q. The search therefore hands solvers the model with every row
+// multiplied by 2^10 (the same feasible set), audits every point, drops
+// outputs of noise-level mass that break the budget, and calls a claimed
+// feasible point that still audits above t inconclusive: it steers the
+// bisection but certifies nothing. An infeasibility claim gets a second
+// opinion from a cold solve of the unscaled model, which overrides it only
+// with an audited point. A backend error at a point is retried at two other
+// points; if errors keep the bracket wider than Tol, the sound bracket is
+// returned with the error.
+//
+// # Best worst case and curves
+//
+// BestOrder and BestValue binary-search the largest threshold with ε* ≤ ε
+// (free yes when the utility-safe mechanism fits the budget, free no when
+// the pruning bound exceeds it, else one LP at ε), then run LeastEpsilon on
+// it, so the mechanism returned has the least PML among the optimal ones.
+// OrderCurve and ValueCurve resolve every threshold by divide and conquer
+// with bracket passing; a plateau whose ends agree within Tol costs no LP
+// inside it. They run up to Options.Workers searches at once, report
+// progress, and stop on context cancellation with what is done.
+package bisect

@@ -1,0 +1,42 @@
+package bisect_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/pmlopt/pmlopt/bisect"
+	"github.com/pmlopt/pmlopt/closedform"
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+// Example 1 of seed 002: with π_2 + π_3 < 1/2 the least PML at which no
+// input gets its worst output is log 2, below the utility-safe −log(π_2+π_3).
+func ExampleLeastEpsilon() {
+	pi := mech.Prior{0.6, 0.25, 0.15}
+	o := mech.Order{{3, 2, 1}, {1, 3, 2}, {2, 1, 3}}
+	r, err := bisect.LeastEpsilon(context.Background(), pi, o.Pattern(2), bisect.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	safe, _ := closedform.SafeEpsilon(pi, o, 2)
+	fmt.Printf("ε* = %.9f (log 2 = %.9f), utility-safe %.9f\n", r.EpsUpper, math.Log(2), safe)
+	fmt.Printf("bracket within 1e-9: %v\n", r.EpsUpper-r.EpsLower <= 1e-9)
+	// Output:
+	// ε* = 0.693147181 (log 2 = 0.693147181), utility-safe 0.916290732
+	// bracket within 1e-9: true
+}
+
+func ExampleBestOrder() {
+	pi := mech.Prior{0.6, 0.25, 0.15}
+	o := mech.Order{{3, 2, 1}, {1, 3, 2}, {2, 1, 3}}
+	h, r, err := bisect.BestOrder(context.Background(), pi, o, 0.8, bisect.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("budget 0.8: worst-case order %d at PML %.6f\n", h, r.EpsUpper)
+	// Output:
+	// budget 0.8: worst-case order 2 at PML 0.693147
+}

@@ -1,0 +1,143 @@
+package bisect
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/solver"
+)
+
+// DefaultTol is the bracket width EpsUpper − EpsLower that the searches aim
+// for when Options.Tol is zero.
+const DefaultTol = 1e-9
+
+// budgetSlack is the relative tolerance with which a budget ε is compared
+// in BestOrder and BestValue, so that a budget typed as a breakpoint itself
+// (e.g. ε = log 2) selects it despite rounding.
+const budgetSlack = 1e-12
+
+// Options configures the searches. The zero value is ready to use.
+type Options struct {
+	// Solver solves the feasibility LPs. nil means solver.Auto(). When it
+	// is a solver.WarmSolver, each pattern is loaded once into a Session
+	// and ε is moved in place. With Workers > 1 the curves call it from
+	// several goroutines at once, so it must be safe for concurrent use
+	// (the built-in backends are: each Solve or Load has its own state).
+	Solver solver.Solver
+	// Tol is the width of the bracket [EpsLower, EpsUpper] at which a
+	// search stops; 0 means DefaultTol. It must not be negative or NaN.
+	Tol float64
+	// Workers is the number of thresholds the curves solve at once; 0 means
+	// runtime.GOMAXPROCS(0). LeastEpsilon, BestOrder and BestValue are
+	// sequential.
+	Workers int
+	// Progress, if not nil, is called by the curves after each threshold
+	// is resolved with the number resolved so far and the total. Calls are
+	// serialised (never concurrent) and done increases by at least one per
+	// call.
+	Progress func(done, total int)
+}
+
+// config is Options with defaults filled in.
+type config struct {
+	slv      solver.Solver
+	tol      float64
+	workers  int
+	progress func(done, total int)
+}
+
+func (o Options) config() (config, error) {
+	c := config{slv: o.Solver, tol: o.Tol, workers: o.Workers, progress: o.Progress}
+	if c.slv == nil {
+		c.slv = solver.Auto()
+	}
+	switch {
+	case math.IsNaN(c.tol) || c.tol < 0 || math.IsInf(c.tol, 0):
+		return c, fmt.Errorf("bisect: tolerance %g is not a finite non-negative number", o.Tol)
+	case c.tol == 0:
+		c.tol = DefaultTol
+	}
+	if c.workers < 0 {
+		return c, fmt.Errorf("bisect: %d workers", o.Workers)
+	}
+	if c.workers == 0 {
+		c.workers = runtime.GOMAXPROCS(0)
+	}
+	return c, nil
+}
+
+// Bound says how EpsLower of a Result is known. In every case no mechanism
+// that respects the pattern has a PML below EpsLower: the feasibility LP is
+// infeasible at every ε < EpsLower.
+type Bound int
+
+const (
+	// BoundZero: EpsLower = 0, because a PML is never negative.
+	BoundZero Bound = iota
+	// BoundPruning: EpsLower = max_i min_{j allowed for i} −log Σ_{k
+	// allowed for j} π_k. Row i must use an allowed output j, and the PML
+	// of an output is at least −log of the prior mass of the inputs that
+	// can produce it (seed 002 Lemmas 2 and 3).
+	BoundPruning
+	// BoundInfeasible: the feasibility LP at ε = EpsLower was reported
+	// infeasible by the solver, either for this pattern or for a weaker
+	// one (a smaller threshold on a curve, whose infeasibility implies
+	// this pattern's).
+	BoundInfeasible
+)
+
+func (b Bound) String() string {
+	switch b {
+	case BoundZero:
+		return "zero"
+	case BoundPruning:
+		return "pruning"
+	case BoundInfeasible:
+		return "infeasible-lp"
+	}
+	return "unknown"
+}
+
+// Result is the outcome of a least-ε search for one zero pattern.
+//
+// The least ε at which an ε-PML mechanism with the pattern exists, ε*, lies
+// in [EpsLower, EpsUpper]. EpsUpper is the audited PML (leakage.PML) of
+// Mechanism, which respects the pattern; Lower says how EpsLower is known.
+// When ε* = 0 is proven (an output allowed for every input), EpsLower =
+// EpsUpper = 0 and Mechanism sends every input to that output.
+type Result struct {
+	EpsLower, EpsUpper float64
+	Lower              Bound
+	Mechanism          mech.Mechanism
+	LPSolves           int
+}
+
+// Point is one point of a trade-off curve.
+//
+// For OrderCurve, H is the order threshold h and Threshold = float64(H).
+// For ValueCurve, Threshold is a utility value v (pairs with u'_ij < v are
+// forbidden) and H is its 1-based position among the reachable distinct
+// values. ThresholdMax is the largest threshold with the same ε* (within
+// Tol): the best worst case reachable at OptimalEpsilon. For OrderCurve,
+// where every h is reported, ThresholdMax = Threshold.
+//
+// SafeEpsilon is the PML of the utility-safe mechanism of the threshold
+// (closedform.SafeEpsilon for orders, the audited PML of the mechanism
+// uniform over each row's allowed outputs for values). OptimalEpsilonLower
+// and OptimalEpsilon bracket ε* as EpsLower and EpsUpper of a Result do,
+// Mechanism reaches OptimalEpsilon, and LPSolves counts the LPs spent on
+// this point (0 when its bracket was inherited from its neighbours by
+// monotonicity).
+type Point struct {
+	H                   int
+	Threshold           float64
+	ThresholdMax        float64
+	SafeEpsilon         float64
+	OptimalEpsilon      float64
+	OptimalEpsilonLower float64
+	Lower               Bound
+	Mechanism           mech.Mechanism
+	LPSolves            int
+}
