@@ -332,3 +332,29 @@ func TestHelp(t *testing.T) {
 		assert.Contains(t, out, c.name)
 	}
 }
+
+func TestStaircase(t *testing.T) {
+	// ε_S need not be monotone in h: the staircase takes the best h
+	// reachable at each budget.
+	xs, ys := staircase([]float64{0, math.Log(10), 0}, []float64{1, 2, 3}, 3)
+	assert.Equal(t, []float64{0, math.Log(10), 3}, xs)
+	assert.Equal(t, []float64{3, 3, 3}, ys)
+	xs, ys = staircase([]float64{0, 0.5, 0.5, 1}, []float64{1, 2, 3, 4}, 2)
+	assert.Equal(t, []float64{0, 0.5, 1, 2}, xs)
+	assert.Equal(t, []float64{1, 3, 4, 4}, ys)
+}
+
+func TestCurvePlot(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"c.svg", "c.png"} {
+		path := filepath.Join(dir, name)
+		_, stderr, code := cli(t, "curve", td+"counting-query.yaml", "--plot", path, "--quiet")
+		require.Equal(t, 0, code, stderr)
+		st, err := os.Stat(path)
+		require.NoError(t, err)
+		assert.Greater(t, st.Size(), int64(1000))
+	}
+	svg, err := os.ReadFile(filepath.Join(dir, "c.svg"))
+	require.NoError(t, err)
+	assert.Contains(t, string(svg), "utility-safe")
+}

@@ -1,11 +1,13 @@
 package main
 
 import (
-	"fmt"
+	"math"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/pmlopt/pmlopt/bisect"
+	"github.com/pmlopt/pmlopt/figure"
 	"github.com/pmlopt/pmlopt/problem"
 )
 
@@ -17,6 +19,62 @@ func checkPlotPath(path string) error {
 	return usagef("--plot: %q must end in .svg or .png", path)
 }
 
+// staircase turns (ε(t), t) pairs into the best worst case reachable at each
+// budget: y(ε) = max{ t : ε(t) ≤ ε }, one point per distinct ε, plus a last
+// point at xmax so the final step is drawn.
+func staircase(eps, thr []float64, xmax float64) (xs, ys []float64) {
+	idx := make([]int, len(eps))
+	for k := range idx {
+		idx[k] = k
+	}
+	sort.Slice(idx, func(a, b int) bool { return eps[idx[a]] < eps[idx[b]] })
+	best := math.Inf(-1)
+	for _, k := range idx {
+		best = math.Max(best, thr[k])
+		if n := len(xs); n > 0 && xs[n-1] == eps[k] {
+			ys[n-1] = best
+			continue
+		}
+		xs, ys = append(xs, eps[k]), append(ys, best)
+	}
+	if n := len(xs); n > 0 && xmax > xs[n-1] {
+		xs, ys = append(xs, xmax), append(ys, ys[n-1])
+	}
+	return xs, ys
+}
+
+// plotCurve draws the utility-safe and optimal staircases: the best worst
+// case reachable against the PML budget ε.
 func plotCurve(path, title string, obj problem.Objective, pts []bisect.Point) error {
-	return fmt.Errorf("--plot: not available yet")
+	n := len(pts)
+	safe, opt, thrSafe, thrOpt := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	xmax := 0.0
+	for k, pt := range pts {
+		// SafeEpsilon belongs to Threshold; OptimalEpsilon holds up to
+		// ThresholdMax (the value curve reports only where ε* changes).
+		safe[k], opt[k], thrSafe[k], thrOpt[k] = pt.SafeEpsilon, pt.OptimalEpsilon, pt.Threshold, pt.ThresholdMax
+		for _, v := range []float64{pt.SafeEpsilon, pt.OptimalEpsilon} {
+			if !math.IsInf(v, 0) {
+				xmax = math.Max(xmax, v)
+			}
+		}
+	}
+	xmax = xmax*1.1 + 0.05
+	sx, sy := staircase(safe, thrSafe, xmax)
+	ox, oy := staircase(opt, thrOpt, xmax)
+	ylabel := "worst-case utility order h"
+	if obj == problem.WorstCaseValue {
+		ylabel = "worst-case utility value"
+	}
+	f := figure.Figure{
+		Title:  title,
+		XLabel: "PML budget ε (nats)",
+		YLabel: ylabel,
+		Legend: "bottom-right",
+		Series: []figure.Series{
+			{Name: "utility-safe M*(h)", X: sx, Y: sy, Step: true},
+			{Name: "optimal (LP)", X: ox, Y: oy, Step: true},
+		},
+	}
+	return f.Save(path)
 }
