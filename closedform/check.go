@@ -67,8 +67,13 @@ func checkH(h, m int) error {
 	return nil
 }
 
-// negLog returns −log s clamped at 0: a PML value computed from a sum of
-// prior probabilities that rounding may push a hair above 1.
+// negLog returns −log s for a sum s of prior probabilities, snapped to 0
+// when s is within 1e-12 of 1 (a column every input may use: Σπ_i = 1 up to
+// rounding, in either direction), far below the 1e-9 pmlopt works to.
 func negLog(s float64) float64 {
-	return math.Max(0, -math.Log(s))
+	if s >= 1-1e-12 {
+		// The mass of every input: rounding of Σπ_i, not leakage.
+		return 0
+	}
+	return -math.Log(s)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/pmlopt/pmlopt/guarantee"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
@@ -169,13 +170,4 @@ func checkUtility(u mech.Utility) (n, m int, err error) {
 // ε̄ grows to +Inf as ε approaches −log p_min. Randomized response calibrated
 // this way has PML exactly eps. It returns NaN for a negative or NaN eps and
 // for pmin outside (0, 1].
-func LDPForPML(eps, pmin float64) float64 {
-	if math.IsNaN(eps) || eps < 0 || !(pmin > 0 && pmin <= 1) {
-		return math.NaN()
-	}
-	if eps >= -math.Log(pmin) {
-		return math.Inf(1)
-	}
-	// (e^{−ε} − p_min)/(1 − p_min) = 1 − (1 − e^{−ε})/(1 − p_min).
-	return -math.Log1p(math.Expm1(-eps) / (1 - pmin))
-}
+func LDPForPML(eps, pmin float64) float64 { return guarantee.LDPForPML(eps, pmin) }

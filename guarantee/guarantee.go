@@ -91,14 +91,18 @@ func PMLFromLDP(eps, pmin float64) float64 {
 // LDPForPML returns the largest LDP level ε̄ whose guarantee implies ε-PML
 // (seed 002 Prop 1, after [14, Prop 6]): ε̄ = −log((e^{−ε} − p_min)/(1 − p_min))
 // for ε < −log p_min, and +Inf for ε ≥ −log p_min, where every mechanism is
-// ε-PML. It inverts PMLFromLDP. This is the calibration used for the DP
+// ε-PML. It returns NaN for a negative or NaN eps and for pmin outside
+// (0, 1]. It inverts PMLFromLDP. This is the calibration used for the DP
 // baselines of seed 002 §IV-A.
 func LDPForPML(eps, pmin float64) float64 {
-	num := math.Exp(-eps) - pmin
-	if !(num > 0) || pmin >= 1 {
+	if math.IsNaN(eps) || eps < 0 || !(pmin > 0 && pmin <= 1) {
+		return math.NaN()
+	}
+	if eps >= -math.Log(pmin) {
 		return math.Inf(1)
 	}
-	return math.Max(0, -math.Log(num/(1-pmin)))
+	// (e^{−ε} − p_min)/(1 − p_min) = 1 + expm1(−ε)/(1 − p_min), accurate for small ε.
+	return math.Max(0, -math.Log1p(math.Expm1(-eps)/(1-pmin)))
 }
 
 // Implied returns every guarantee implied by from for a prior with smallest
