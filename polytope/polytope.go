@@ -318,26 +318,43 @@ func Build(s Spec) (*Model, error) {
 	return mod, nil
 }
 
-// Mechanism extracts the mechanism of a solution x of the LP: entries
-// below 1e-12 in absolute value and negative entries become 0, and each
-// row is renormalised to sum to 1. Forbidden and dropped pairs are 0. A row
-// with nothing left (impossible for a feasible x) stays all zero. It panics
-// if len(x) is not the number of LP columns.
+// Mechanism extracts the mechanism of a solution x of the LP. Negative
+// entries become 0; an output that breaks the model's budget although its
+// largest entry is at most 1e-6 is solver noise (the engines are feasible to
+// about 1e-9 on each row, which a tiny q_j turns into an arbitrary ratio) and
+// is dropped whole; for PML, entries up to 1e-12 become 0. Each row is then
+// renormalised to sum to 1. Outputs that meet the budget are never dropped,
+// so a clean solution passes through unchanged up to the renormalisation.
+// Forbidden and dropped pairs are 0. A row with nothing left (impossible
+// for a feasible x) stays all zero. It panics if len(x) is not the number of
+// LP columns.
 func (m *Model) Mechanism(x []float64) mech.Mechanism {
 	if len(x) != m.LP.NumCols() {
 		panic(fmt.Sprintf("polytope: solution has %d entries, the LP has %d columns", len(x), m.LP.NumCols()))
 	}
 	p := mech.Zeros(m.N, m.M)
 	for i, row := range m.P {
-		sum := 0.0
 		for j, c := range row {
-			if c < 0 {
-				continue
+			if c >= 0 && x[c] > 0 {
+				p[i][j] = x[c]
 			}
-			if v := x[c]; v > 1e-12 {
-				p[i][j] = v
-				sum += v
+		}
+	}
+	b := normBudget(m.Budget)
+	for j := 0; j < m.M; j++ {
+		if columnMax(p, j) <= noiseColumn && breaks(m.prior, p, j, b) {
+			for i := range p {
+				p[i][j] = 0
 			}
+		}
+	}
+	for i := range p {
+		sum := 0.0
+		for j, v := range p[i] {
+			if v <= noiseEntry && b.Measure == mech.PML {
+				p[i][j], v = 0, 0
+			}
+			sum += v
 		}
 		if sum > 0 {
 			for j := range p[i] {
@@ -346,6 +363,44 @@ func (m *Model) Mechanism(x []float64) mech.Mechanism {
 		}
 	}
 	return p
+}
+
+// Solution cleaning thresholds of Mechanism.
+const (
+	noiseEntry  = 1e-12 // PML entries at most this are rounding
+	noiseColumn = 1e-6  // an output this small that breaks the budget is noise
+)
+
+func columnMax(p mech.Mechanism, j int) float64 {
+	mx := 0.0
+	for i := range p {
+		mx = math.Max(mx, p[i][j])
+	}
+	return mx
+}
+
+// breaks reports whether output j of p violates budget b by more than a
+// relative 1e-9: for PML and ALIP/LIP p_ij/q_j must lie in
+// [e^{−ε_l}, e^{ε_u}], for LDP the column's largest and smallest entries
+// must be within a factor e^ε. An unused output breaks nothing.
+func breaks(pi mech.Prior, p mech.Mechanism, j int, b mech.Budget) bool {
+	const slack = 1 + 1e-9
+	q, lo, hi := 0.0, math.Inf(1), 0.0
+	for i := range p {
+		q += pi[i] * p[i][j]
+		lo, hi = math.Min(lo, p[i][j]), math.Max(hi, p[i][j])
+	}
+	if q == 0 {
+		return false
+	}
+	switch b.Measure {
+	case mech.PML:
+		return hi > math.Exp(b.Epsilon)*q*slack
+	case mech.LDP:
+		return hi > math.Exp(b.Epsilon)*lo*slack
+	default: // ALIP, LIP after normBudget
+		return hi > math.Exp(b.EpsilonUpper)*q*slack || lo*slack < math.Exp(-b.EpsilonLower)*q
+	}
 }
 
 // Point returns the LP point of mechanism p: p_ij in the column of each

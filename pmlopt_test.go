@@ -1,0 +1,251 @@
+package pmlopt_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pmlopt/pmlopt"
+	"github.com/pmlopt/pmlopt/closedform"
+	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/problem"
+	"github.com/pmlopt/pmlopt/solver"
+)
+
+// level is the audited level of b's measure reached by m (ε_u for ALIP),
+// and whether m meets b within tol.
+func level(pi mech.Prior, m mech.Mechanism, b mech.Budget, tol float64) (float64, bool) {
+	switch b.Measure {
+	case mech.PML:
+		v := leakage.PML(pi, m)
+		return v, v <= b.Epsilon+tol
+	case mech.LIP:
+		v := leakage.LIP(pi, m)
+		return v, v <= b.Epsilon+tol
+	case mech.LDP:
+		v := leakage.LDP(pi, m)
+		return v, v <= b.Epsilon+tol
+	case mech.ALIP:
+		lo, up := leakage.ALIP(pi, m)
+		return up, lo <= b.EpsilonLower+tol && up <= b.EpsilonUpper+tol
+	}
+	panic("unknown measure")
+}
+
+// checkMechanism is the audit every returned mechanism must pass.
+func checkMechanism(t *testing.T, p *problem.Problem, sol *pmlopt.Solution) {
+	t.Helper()
+	_, err := mech.NewMechanism(sol.Mechanism)
+	require.NoError(t, err, "rows sum to 1 and are non-negative")
+	lvl, ok := level(p.Prior, sol.Mechanism, *p.Privacy, 1e-9)
+	assert.True(t, ok, "audited %s level %g exceeds the budget %+v", p.Privacy.Measure, lvl, *p.Privacy)
+	assert.InDelta(t, lvl, sol.Epsilon, 1e-12, "the reported ε is the audited one")
+	assert.LessOrEqual(t, sol.EpsilonLower, sol.Epsilon)
+	if p.Order != nil {
+		h := sol.WorstCaseOrder
+		assert.True(t, p.Order.Pattern(h).Holds(sol.Mechanism), "zero pattern of h = %d", h)
+	}
+}
+
+// closedForms lists the closed-form mechanisms of SPEC §4 for p over a grid
+// of parameters.
+func closedForms(t *testing.T, p *problem.Problem) map[string]mech.Mechanism {
+	out := map[string]mech.Mechanism{}
+	n, m := p.N(), p.M()
+	for h := 1; h <= m; h++ {
+		ms, err := closedform.UtilitySafe(p.Order, h)
+		require.NoError(t, err)
+		out[fmt.Sprintf("M*(%d)", h)] = ms
+	}
+	for k := 0; k <= 40; k++ {
+		e := float64(k) * 0.1
+		if n == m {
+			rr, err := closedform.RandomizedResponse(n, e)
+			require.NoError(t, err)
+			out[fmt.Sprintf("RR(%.1f)", e)] = rr
+			if e <= closedform.ExtremalLimit(p.Prior) {
+				ex, err := closedform.Extremal(p.Prior, e)
+				require.NoError(t, err)
+				out[fmt.Sprintf("extremal(%.1f)", e)] = ex
+			}
+		}
+		em, err := closedform.Exponential(p.Utility, e, closedform.Sensitivity(p.Utility))
+		require.NoError(t, err)
+		out[fmt.Sprintf("exponential(%.1f)", e)] = em
+	}
+	return out
+}
+
+func TestExpectedUtilityBeatsClosedForms(t *testing.T) {
+	files, err := filepath.Glob("testdata/expected-utility*.yaml")
+	require.NoError(t, err)
+	require.Len(t, files, 4)
+	for _, f := range files {
+		p, err := pmlopt.LoadProblem(f)
+		require.NoError(t, err)
+		for _, name := range solver.Names() {
+			s, err := solver.Get(name)
+			require.NoError(t, err)
+			sol, err := pmlopt.Solve(context.Background(), p, pmlopt.Options{Solver: s})
+			require.NoError(t, err, "%s on %s", f, name)
+			checkMechanism(t, p, sol)
+			assert.InDelta(t, p.Utility.ExpectedUtility(p.Prior, sol.Mechanism), sol.ExpectedUtility, 1e-12)
+			beaten := 0
+			for cf, m := range closedForms(t, p) {
+				if _, ok := level(p.Prior, m, *p.Privacy, 0); !ok {
+					continue
+				}
+				beaten++
+				assert.GreaterOrEqual(t, sol.ExpectedUtility, p.Utility.ExpectedUtility(p.Prior, m)-1e-9,
+					"%s (%s): the optimum is worse than the feasible closed form %s", f, name, cf)
+			}
+			assert.Positive(t, beaten, "%s: no closed form was feasible, the comparison is empty", f)
+		}
+	}
+}
+
+func TestExpectedUtilityRandomAcrossBackends(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for trial := 0; trial < 12; trial++ {
+		n := 2 + rng.IntN(5)
+		pi := make([]float64, n)
+		sum := 0.0
+		for i := range pi {
+			pi[i] = 0.1 + rng.Float64()
+			sum += pi[i]
+		}
+		for i := range pi {
+			pi[i] /= sum
+		}
+		u := make(mech.Utility, n)
+		for i := range u {
+			u[i] = make([]float64, n)
+			for j := range u[i] {
+				u[i][j] = math.Round(rng.Float64()*20) - 10
+			}
+		}
+		measures := []mech.Budget{
+			{Measure: mech.PML, Epsilon: 0.1 + rng.Float64()},
+			{Measure: mech.LDP, Epsilon: 0.1 + 2*rng.Float64()},
+			{Measure: mech.LIP, Epsilon: 0.1 + rng.Float64()},
+			{Measure: mech.ALIP, EpsilonLower: 0.1 + rng.Float64(), EpsilonUpper: 0.1 + rng.Float64()},
+		}
+		for _, b := range measures {
+			b := b
+			p := &problem.Problem{Prior: pi, Utility: u, Order: u.Order(), Privacy: &b, Objective: problem.ExpectedUtility}
+			require.NoError(t, p.Validate())
+			var first *pmlopt.Solution
+			for _, name := range solver.Names() {
+				s, _ := solver.Get(name)
+				sol, err := pmlopt.Solve(context.Background(), p, pmlopt.Options{Solver: s})
+				require.NoError(t, err)
+				checkMechanism(t, p, sol)
+				if first == nil {
+					first = sol
+					continue
+				}
+				assert.InDelta(t, first.ExpectedUtility, sol.ExpectedUtility, 1e-7, "%s vs %s on %+v", first.Solver, name, b)
+			}
+		}
+	}
+}
+
+func TestWorstCaseFiles(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		h    int
+		eps  float64
+	}{
+		{"testdata/counting-query.yaml", 6, math.Log(3.5)},            // ε = 1.3: one order above M*(5)
+		{"testdata/example1.yaml", 2, math.Log(2)},                    // seed 002 (9)
+		{"testdata/example1-large.yaml", 2, -math.Log(0.35 + 0.25)},   // M*(2) is optimal
+		{"testdata/circulant-one-low.yaml", 3, -math.Log(0.1 + 0.3)},  // Fig. 2: ε* = ε_S(3) = −log(π_1+π_4)
+		{"testdata/circulant-three-low.yaml", 2, 0.40546510810816444}, // Fig. 3 regime: below ε_S(2)
+	} {
+		p, err := pmlopt.LoadProblem(c.file)
+		require.NoError(t, err)
+		sol, err := pmlopt.Solve(context.Background(), p, pmlopt.Options{})
+		require.NoError(t, err, c.file)
+		checkMechanism(t, p, sol)
+		assert.Equal(t, c.h, sol.WorstCaseOrder, c.file)
+		assert.InDelta(t, c.eps, sol.Epsilon, 1e-8, c.file)
+		assert.LessOrEqual(t, sol.Epsilon-sol.EpsilonLower, 2e-9, c.file)
+		// The utility-safe schedule never does better.
+		hs, _ := closedform.SafeSchedule(p.Prior, p.Order, p.Privacy.Epsilon)
+		assert.GreaterOrEqual(t, sol.WorstCaseOrder, hs, c.file)
+	}
+}
+
+func TestCurveNeverAboveSafe(t *testing.T) {
+	for _, f := range []string{"testdata/counting-query.yaml", "testdata/circulant-one-low.yaml", "testdata/circulant-three-low.yaml"} {
+		p, err := pmlopt.LoadProblem(f)
+		require.NoError(t, err)
+		for _, obj := range []problem.Objective{problem.WorstCaseOrder, problem.WorstCaseValue} {
+			if obj == problem.WorstCaseValue && p.Utility == nil {
+				continue
+			}
+			pts, err := pmlopt.Curve(context.Background(), p, obj, pmlopt.Options{})
+			require.NoError(t, err)
+			require.NotEmpty(t, pts)
+			prev := -1.0
+			for _, pt := range pts {
+				assert.LessOrEqual(t, pt.OptimalEpsilon, pt.SafeEpsilon+1e-9, "%s %s h=%d", f, obj, pt.H)
+				assert.GreaterOrEqual(t, pt.OptimalEpsilon, prev-1e-9, "Lemma 1: ε* is non-decreasing")
+				prev = pt.OptimalEpsilon
+				assert.InDelta(t, leakage.PML(p.Prior, pt.Mechanism), pt.OptimalEpsilon, 1e-9)
+			}
+		}
+	}
+}
+
+func TestSolveErrors(t *testing.T) {
+	p, err := pmlopt.LoadProblem("testdata/eye-colour.json")
+	require.NoError(t, err)
+	_, err = pmlopt.Solve(context.Background(), p, pmlopt.Options{})
+	assert.ErrorContains(t, err, "privacy")
+	q, err := pmlopt.LoadProblem("testdata/expected-utility-ldp.yaml")
+	require.NoError(t, err)
+	q.Objective = problem.WorstCaseOrder
+	_, err = pmlopt.Solve(context.Background(), q, pmlopt.Options{})
+	assert.ErrorContains(t, err, "pml")
+	q.Objective = ""
+	_, err = pmlopt.Solve(context.Background(), q, pmlopt.Options{})
+	assert.ErrorIs(t, err, pmlopt.ErrNoObjective)
+}
+
+func ExampleSolve() {
+	p, err := pmlopt.LoadProblem("testdata/example1.yaml")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	sol, err := pmlopt.Solve(context.Background(), p, pmlopt.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("worst-case order %d at PML %.6f (log 2 = %.6f)\n", sol.WorstCaseOrder, sol.Epsilon, math.Log(2))
+	// Output: worst-case order 2 at PML 0.693147 (log 2 = 0.693147)
+}
+
+func ExampleAudit() {
+	p, err := pmlopt.LoadProblem("testdata/eye-colour.json")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r, err := pmlopt.Audit(p, 2, 1)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("LDP %.4f = log 15, lift %.4f = 19/11, Bayes capacity %.2f\n", r.LDP, r.Lift, r.BayesCapacity)
+	// Output: LDP 2.7081 = log 15, lift 1.7273 = 19/11, Bayes capacity 1.70
+}
