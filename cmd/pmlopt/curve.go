@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"sync"
 	"time"
@@ -175,7 +176,7 @@ func writeCurveTable(w io.Writer, obj problem.Objective, pts []bisect.Point, sol
 	total := 0
 	for _, pt := range pts {
 		t.row(thresholdString(obj, pt), num(pt.SafeEpsilon), num(pt.OptimalEpsilonLower), num(pt.OptimalEpsilon),
-			num(pt.SafeEpsilon-pt.OptimalEpsilon), strconv.Itoa(pt.LPSolves))
+			num(gap(pt.SafeEpsilon, pt.OptimalEpsilon)), strconv.Itoa(pt.LPSolves))
 		total += pt.LPSolves
 	}
 	t.flush()
@@ -236,4 +237,13 @@ func (p *progress) done() {
 	if p.shown {
 		fmt.Fprintln(p.w)
 	}
+}
+
+// gap is ε_S − ε*, with differences below 1e-12 (rounding of equal values)
+// shown as 0.
+func gap(safe, opt float64) float64 {
+	if g := safe - opt; math.Abs(g) >= 1e-12 {
+		return g
+	}
+	return 0
 }

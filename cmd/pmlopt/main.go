@@ -118,6 +118,6 @@ Commands:`)
 		fmt.Fprintf(w, "\t%-8s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, `
-Every command reads a problem file (YAML or JSON, see SPEC §7) and takes
---json for machine-readable output. Use "pmlopt <command> --help" for more.`)
+Problem files are YAML or JSON (see README.md). Every command takes --json
+for machine-readable output. Use "pmlopt <command> --help" for more.`)
 }
