@@ -121,24 +121,73 @@ func (f *factor) factorize(colFn func(p int) ([]int, []float64)) (badPos, badRow
 		}
 	}
 
-	for step := 0; step < m; step++ {
+	for done := 0; done < m; {
 		r, c, ok := f.choosePivot()
 		if !ok {
+			// Drop the columns without a usable entry (all of the active
+			// ones if every one has some) and go on with the others, so
+			// that the repair replaces as few basic variables as it can.
+			dropped := false
 			for p := 0; p < m; p++ {
-				if !f.colD[p] {
+				if !f.colD[p] && f.colNegligible(p) {
+					f.dropColumn(p)
 					badPos = append(badPos, p)
+					done++
+					dropped = true
 				}
 			}
-			for i := 0; i < m; i++ {
-				if !f.rowD[i] {
-					badRows = append(badRows, i)
+			if !dropped {
+				for p := 0; p < m; p++ {
+					if !f.colD[p] {
+						f.dropColumn(p)
+						badPos = append(badPos, p)
+						done++
+					}
 				}
 			}
-			return badPos, badRows
+			continue
 		}
 		f.eliminate(r, c)
+		done++
 	}
-	return nil, nil
+	if badPos == nil {
+		return nil, nil
+	}
+	for i := 0; i < m; i++ {
+		if !f.rowD[i] {
+			badRows = append(badRows, i)
+		}
+	}
+	return badPos, badRows
+}
+
+// colNegligible reports whether active column p has no entry above luAbsTol.
+func (f *factor) colNegligible(p int) bool {
+	for _, i := range f.cr[p] {
+		if a, _ := f.rowEntry(i, p); math.Abs(a) > luAbsTol {
+			return false
+		}
+	}
+	return true
+}
+
+// dropColumn removes active column p from the active submatrix without a
+// pivot: it is left for the singular-basis repair.
+func (f *factor) dropColumn(p int) {
+	for _, i := range f.cr[p] {
+		if _, slot := f.rowEntry(i, p); slot >= 0 {
+			last := len(f.rc[i]) - 1
+			f.rc[i][slot] = f.rc[i][last]
+			f.rv[i][slot] = f.rv[i][last]
+			f.rc[i] = f.rc[i][:last]
+			f.rv[i] = f.rv[i][:last]
+			if len(f.rc[i]) == 1 {
+				f.rowS = append(f.rowS, i)
+			}
+		}
+	}
+	f.cr[p] = f.cr[p][:0]
+	f.colD[p] = true
 }
 
 // rowEntry returns the value of column c in active row i and its slot.

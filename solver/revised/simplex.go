@@ -123,6 +123,13 @@ type Simplex struct {
 	val      []float64
 
 	cost   []float64 // internal costs (negated for maximisation), length n
+	// rs[i] is the power of 2 that row i of A and its bounds are multiplied
+	// by inside the engine, so that its largest entry is near 1.
+	rs []float64
+	// ftol[v] is the feasibility tolerance of variable v in internal units:
+	// FeasTol for a column, FeasTol·rs[i] for the activity of row i, so
+	// that the tolerance stays FeasTol in the units of the model.
+	ftol []float64
 	lb, ub []float64 // length n+m; variable n+i is the activity of row i
 
 	head  []int  // basis position -> variable
@@ -144,6 +151,8 @@ type breakpoint struct {
 	inc  float64
 	toLB bool
 }
+
+var debugTrace func(s *Simplex, it int, phase1 bool, q, leave int, step, dq float64, bland, flip bool)
 
 // ErrInvalid wraps the reasons a model is refused.
 var ErrInvalid = errors.New("revised: invalid model")
@@ -220,6 +229,26 @@ func New(m *lp.Model, opt *Options) (*Simplex, error) {
 		s.val[k] = e.Val
 		next[e.Col]++
 	}
+	// Row scaling by powers of 2 (exact): a model whose rows were
+	// multiplied by a constant, as bisect does to tighten the tolerance,
+	// is then solved on the same numbers as the unscaled one.
+	s.rs = make([]float64, rows)
+	for i := range s.rs {
+		s.rs[i] = 1
+	}
+	rowMaxAbs := make([]float64, rows)
+	for k, i := range s.rowIdx {
+		rowMaxAbs[i] = math.Max(rowMaxAbs[i], math.Abs(s.val[k]))
+	}
+	for i, mx := range rowMaxAbs {
+		if mx > 0 {
+			_, e := math.Frexp(mx)
+			s.rs[i] = math.Ldexp(1, 1-e)
+		}
+	}
+	for k, i := range s.rowIdx {
+		s.val[k] *= s.rs[i]
+	}
 	seen := make([]int, rows)
 	for i := range seen {
 		seen[i] = -1
@@ -246,6 +275,15 @@ func New(m *lp.Model, opt *Options) (*Simplex, error) {
 	copy(s.ub, m.ColUpper)
 	copy(s.lb[n:], m.RowLower)
 	copy(s.ub[n:], m.RowUpper)
+	s.ftol = make([]float64, n+rows)
+	for j := range s.ftol {
+		s.ftol[j] = s.opt.FeasTol
+	}
+	for i, r := range s.rs {
+		s.lb[n+i] *= r
+		s.ub[n+i] *= r
+		s.ftol[n+i] *= r
+	}
 
 	s.head = make([]int, rows)
 	s.state = make([]int8, n+rows)
@@ -314,6 +352,7 @@ func (s *Simplex) SetCoef(row, col int, v float64) error {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return invalid("entry (%d, %d) set to %v", row, col, v)
 	}
+	v *= s.rs[row]
 	for k := s.colStart[col]; k < s.colStart[col+1]; k++ {
 		if s.rowIdx[k] == row {
 			s.val[k] = v
@@ -353,6 +392,10 @@ func (s *Simplex) setBounds(j int, lower, upper float64, kind string) error {
 	}
 	if err := checkBounds(kind, k, lower, upper); err != nil {
 		return err
+	}
+	if kind == "row" {
+		lower *= s.rs[k]
+		upper *= s.rs[k]
 	}
 	s.lb[j], s.ub[j] = lower, upper
 	if s.state[j] != basic {
@@ -419,9 +462,15 @@ func (s *Simplex) refactor() error {
 		if attempt > s.m || len(badPos) != len(badRows) {
 			return errors.New("revised: cannot repair a singular basis")
 		}
-		for k, p := range badPos {
+		// The logical of an unpivoted row can only sit at an unpivoted
+		// position (its column has its one entry in that row), so after
+		// the variables at those positions leave, every such logical is
+		// nonbasic and can take one of them.
+		for _, p := range badPos {
 			v := s.head[p]
 			s.state[v] = s.restState(v)
+		}
+		for k, p := range badPos {
 			lg := s.n + badRows[k]
 			if s.state[lg] == basic {
 				return errors.New("revised: singular basis holds the logical of an unpivoted row")
@@ -476,7 +525,7 @@ func (s *Simplex) Solve() (*Result, error) {
 		return nil, err
 	}
 	opt := &s.opt
-	ftol, dtol, ptol := opt.FeasTol, opt.OptTol, opt.PivotTol
+	dtol := opt.OptTol
 	iters := 0
 	degenerate := 0
 	fresh := true // factors and x_B computed from scratch, no update since
@@ -491,7 +540,7 @@ func (s *Simplex) Solve() (*Result, error) {
 		// Phase and basic costs.
 		phase1 := false
 		for p, v := range s.head {
-			xv := s.x[v]
+			xv, ftol := s.x[v], s.ftol[v]
 			switch {
 			case xv < s.lb[v]-ftol:
 				s.cB[p] = -1
@@ -577,6 +626,15 @@ func (s *Simplex) Solve() (*Result, error) {
 		if dq > 0 {
 			dir = -1
 		}
+		// Pivot tolerance relative to the column: an entry below 1e-9 of
+		// the largest one is rounding noise of the FTRAN, not a pivot.
+		amax := 0.0
+		for _, a := range s.alpha {
+			if a := math.Abs(a); a > amax {
+				amax = a
+			}
+		}
+		ptol := math.Max(opt.PivotTol, 1e-9*amax)
 
 		// Ratio test: Harris two-pass over the hard stops, then the phase 1
 		// breakpoints where an infeasible basic reaches its bound.
@@ -590,7 +648,7 @@ func (s *Simplex) Solve() (*Result, error) {
 			if math.Abs(rate) <= ptol {
 				continue
 			}
-			xv, lo, up := s.x[v], s.lb[v], s.ub[v]
+			xv, lo, up, ftol := s.x[v], s.lb[v], s.ub[v], s.ftol[v]
 			tol := ftol
 			if bland {
 				tol = 0
@@ -628,15 +686,32 @@ func (s *Simplex) Solve() (*Result, error) {
 				}
 				return s.head[s.bp[a].p] < s.head[s.bp[b].p]
 			})
+			// Pass breakpoints while the slope stays negative. Any
+			// breakpoint passed so far is a valid place to stop (the
+			// objective decreases up to it), so stop at the last one
+			// whose pivot is not small compared with the largest of
+			// them: a long step that ends on a tiny pivot would leave an
+			// ill-conditioned basis.
 			slope := -math.Abs(dq)
-			for _, b := range s.bp {
+			last := -1
+			incMax := 0.0
+			for k, b := range s.bp {
 				if b.t > theta {
 					break
 				}
+				last = k
+				incMax = math.Max(incMax, b.inc)
 				slope += b.inc
 				if slope >= 0 {
-					leave, step, toLB = b.p, b.t, b.toLB
 					break
+				}
+			}
+			if last >= 0 && slope >= 0 {
+				for k := last; k >= 0; k-- {
+					if b := s.bp[k]; b.inc >= 0.1*incMax {
+						leave, step, toLB = b.p, b.t, b.toLB
+						break
+					}
 				}
 			}
 		}
@@ -651,7 +726,7 @@ func (s *Simplex) Solve() (*Result, error) {
 				if ar <= ptol {
 					continue
 				}
-				xv, lo, up := s.x[v], s.lb[v], s.ub[v]
+				xv, lo, up, ftol := s.x[v], s.lb[v], s.ub[v], s.ftol[v]
 				var t float64
 				var lower bool
 				switch {
@@ -711,6 +786,9 @@ func (s *Simplex) Solve() (*Result, error) {
 			}
 			return &Result{Status: Unbounded, Iterations: iters}, nil
 		}
+		if debugTrace != nil {
+			debugTrace(s, iters, phase1, q, leave, step, dq, bland, flip)
+		}
 		if step <= 1e-12 {
 			degenerate++
 		} else {
@@ -760,13 +838,16 @@ func (s *Simplex) optimal(iters int) *Result {
 			r.RowActivity[s.rowIdx[k]] += s.val[k] * r.X[j]
 		}
 	}
+	for i, rs := range s.rs {
+		r.RowActivity[i] /= rs
+	}
 	sign := 1.0
 	if s.maximize {
 		sign = -1
 	}
 	r.RowDuals = make([]float64, s.m)
 	for i, yi := range s.y {
-		r.RowDuals[i] = sign * yi
+		r.RowDuals[i] = sign * yi * s.rs[i]
 	}
 	r.ColDuals = make([]float64, s.n)
 	obj := s.offset
@@ -782,9 +863,120 @@ func (s *Simplex) optimal(iters int) *Result {
 // infeasibilities; s.y holds the phase 1 duals, which are a Farkas ray.
 func (s *Simplex) infeasible(iters int) *Result {
 	r := &Result{Status: Infeasible, Iterations: iters}
-	r.Certificate = make([]float64, s.m)
-	for i, yi := range s.y {
-		r.Certificate[i] = yi
+	r.Certificate = s.certificate(s.y)
+	// In the units of the model, normalised to max |y_i| = 1 (a ray's
+	// length is arbitrary; this keeps absolute tolerances on Aᵀy meaningful).
+	ymax := 0.0
+	for i, rs := range s.rs {
+		r.Certificate[i] *= rs
+		ymax = math.Max(ymax, math.Abs(r.Certificate[i]))
+	}
+	if ymax > 0 {
+		for i := range r.Certificate {
+			r.Certificate[i] /= ymax
+		}
 	}
 	return r
+}
+
+// certificate returns the Farkas ray y of the phase 1 duals, cleaned of the
+// rounding noise that would make it prove nothing: a row whose bound in the
+// direction of y_i is infinite contributes −∞ to min y·r unless y_i is
+// exactly 0, and at a phase 1 optimum such a y_i is the reduced cost of a
+// nonbasic logical, so of the right sign up to OptTol. Entries of the wrong
+// sign within OptTol are therefore set to zero.
+func (s *Simplex) certificate(y []float64) []float64 {
+	c := make([]float64, s.m)
+	for i, yi := range y {
+		lo, up := s.lb[s.n+i], s.ub[s.n+i]
+		if (yi > 0 && math.IsInf(lo, -1)) || (yi < 0 && math.IsInf(up, 1)) {
+			if math.Abs(yi) <= s.opt.OptTol {
+				yi = 0
+			}
+		}
+		c[i] = yi
+	}
+	s.repairColumns(c)
+	return c
+}
+
+// repairColumns removes the wrong-sign rounding noise of z = Aᵀy on the
+// columns whose bound in that direction is infinite (a nonbasic column
+// priced within OptTol, or a basic one whose B⁻ᵀ solve left noise): such a
+// z_j, however small, makes max z·x infinite. For each one it moves one
+// y_i of the column (the largest |A_ij| whose row stays bounded in the new
+// direction of y_i) by −z_j/A_ij, which makes z_j zero up to rounding and
+// changes the other terms of the gap by about |z_j|.
+func (s *Simplex) repairColumns(y []float64) {
+	for pass := 0; pass < 3; pass++ {
+		changed := false
+		for j := 0; j < s.n; j++ {
+			z, mag := 0.0, 0.0
+			for k := s.colStart[j]; k < s.colStart[j+1]; k++ {
+				t := s.val[k] * y[s.rowIdx[k]]
+				z += t
+				mag += math.Abs(t)
+			}
+			if math.Abs(z) <= 1e-9*mag || (z > 0 && !math.IsInf(s.ub[j], 1)) || (z < 0 && !math.IsInf(s.lb[j], -1)) {
+				continue
+			}
+			if math.Abs(z) > s.opt.OptTol*(1+mag) {
+				continue // not noise; leave the certificate as it is
+			}
+			best, bestA, bestY := -1, 0.0, 0.0
+			for k := s.colStart[j]; k < s.colStart[j+1]; k++ {
+				i, a := s.rowIdx[k], s.val[k]
+				ny := y[i] - z/a
+				if (ny > 0 && math.IsInf(s.lb[s.n+i], -1)) || (ny < 0 && math.IsInf(s.ub[s.n+i], 1)) {
+					continue
+				}
+				if math.Abs(a) > bestA {
+					best, bestA, bestY = i, math.Abs(a), ny
+				}
+			}
+			if best >= 0 {
+				y[best] = bestY
+				changed = true
+			}
+		}
+		if !changed {
+			return
+		}
+	}
+}
+
+// farkasGap is solver.FarkasGap on the loaded model: min y·r over the row
+// box minus max (Aᵀy)·x over the column box, entries of Aᵀy below 1e-9 of
+// the magnitude of their terms counting as zero; −Inf when y proves nothing.
+func (s *Simplex) farkasGap(y []float64) float64 {
+	var left, right float64
+	for i, v := range y {
+		switch {
+		case v > 0:
+			left += v * s.lb[s.n+i]
+		case v < 0:
+			left += v * s.ub[s.n+i]
+		}
+	}
+	for j := 0; j < s.n; j++ {
+		z, mag := 0.0, 0.0
+		for k := s.colStart[j]; k < s.colStart[j+1]; k++ {
+			t := s.val[k] * y[s.rowIdx[k]]
+			z += t
+			mag += math.Abs(t)
+		}
+		if math.Abs(z) <= 1e-9*mag {
+			continue
+		}
+		if z > 0 {
+			right += z * s.ub[j]
+		} else {
+			right += z * s.lb[j]
+		}
+	}
+	gap := left - right
+	if math.IsNaN(gap) {
+		return math.Inf(-1)
+	}
+	return gap
 }
