@@ -122,14 +122,14 @@ type Simplex struct {
 	rowIdx   []int
 	val      []float64
 
-	cost   []float64 // internal costs (negated for maximisation), length n
+	cost []float64 // internal costs (negated for maximisation), length n
 	// rs[i] is the power of 2 that row i of A and its bounds are multiplied
 	// by inside the engine, so that its largest entry is near 1.
 	rs []float64
 	// ftol[v] is the feasibility tolerance of variable v in internal units:
 	// FeasTol for a column, FeasTol·rs[i] for the activity of row i, so
 	// that the tolerance stays FeasTol in the units of the model.
-	ftol []float64
+	ftol   []float64
 	lb, ub []float64 // length n+m; variable n+i is the activity of row i
 
 	head  []int  // basis position -> variable
