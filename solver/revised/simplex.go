@@ -143,6 +143,54 @@ type Simplex struct {
 	bp                   []breakpoint
 
 	iter int
+
+	// Bound perturbation against stalling: the true bounds while the
+	// engine works on relaxed ones.
+	perturbed, perturbDone bool
+	saveLB, saveUB         []float64
+	rng                    uint64
+}
+
+// perturb relaxes every finite bound by a pseudo-random amount between
+// 100 and 1000 times the variable's feasibility tolerance (times 1 + |bound|),
+// which breaks the ties of a degenerate vertex.
+func (s *Simplex) perturb() {
+	s.perturbed, s.perturbDone = true, true
+	s.saveLB = append(s.saveLB[:0], s.lb...)
+	s.saveUB = append(s.saveUB[:0], s.ub...)
+	for j := range s.lb {
+		if math.IsInf(s.lb[j], -1) && math.IsInf(s.ub[j], 1) {
+			continue
+		}
+		if !math.IsInf(s.lb[j], -1) {
+			s.lb[j] -= s.ftol[j] * (100 + 900*s.rand()) * (1 + math.Abs(s.lb[j]))
+		}
+		if !math.IsInf(s.ub[j], 1) {
+			s.ub[j] += s.ftol[j] * (100 + 900*s.rand()) * (1 + math.Abs(s.ub[j]))
+		}
+	}
+}
+
+// unperturb restores the true bounds; nonbasic variables move back onto
+// them at the next refactor.
+func (s *Simplex) unperturb() {
+	if !s.perturbed {
+		return
+	}
+	copy(s.lb, s.saveLB)
+	copy(s.ub, s.saveUB)
+	s.perturbed = false
+}
+
+// rand returns a deterministic pseudo-random number in [0, 1)
+// (splitmix64), so that solves are reproducible.
+func (s *Simplex) rand() float64 {
+	s.rng += 0x9e3779b97f4a7c15
+	z := s.rng
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	z ^= z >> 31
+	return float64(z>>11) / (1 << 53)
 }
 
 type breakpoint struct {
@@ -521,6 +569,8 @@ func (s *Simplex) Solve() (*Result, error) {
 	if s.crossed() {
 		return &Result{Status: Infeasible}, nil
 	}
+	defer s.unperturb()
+	s.perturbDone = false
 	if err := s.refactor(); err != nil {
 		return nil, err
 	}
@@ -565,6 +615,18 @@ func (s *Simplex) Solve() (*Result, error) {
 		s.f.btran(s.y)
 
 		// Pricing.
+		if degenerate > 50 && !s.perturbDone {
+			// A long run of degenerate steps: relax the bounds by small
+			// random amounts and go on; the answer is cleaned up on the
+			// true bounds when this relaxed problem is solved.
+			s.perturb()
+			if err := s.refactor(); err != nil {
+				return nil, err
+			}
+			fresh = true
+			degenerate = 0
+			continue
+		}
 		bland := degenerate > 50
 		q, dq, best := -1, 0.0, 0.0
 		for j := 0; j < s.n+s.m; j++ {
@@ -600,6 +662,16 @@ func (s *Simplex) Solve() (*Result, error) {
 					return nil, err
 				}
 				fresh = true
+				continue
+			}
+			if s.perturbed {
+				// Solved the relaxed problem: back to the true bounds,
+				// from this basis.
+				s.unperturb()
+				if err := s.refactor(); err != nil {
+					return nil, err
+				}
+				degenerate = 0
 				continue
 			}
 			if phase1 {
@@ -782,6 +854,15 @@ func (s *Simplex) Solve() (*Result, error) {
 					return nil, err
 				}
 				fresh = true
+				continue
+			}
+			if s.perturbed {
+				s.unperturb()
+				if err := s.refactor(); err != nil {
+					return nil, err
+				}
+				fresh = true
+				degenerate = 0
 				continue
 			}
 			return &Result{Status: Unbounded, Iterations: iters}, nil
