@@ -29,6 +29,21 @@ func (gonumSolver) Name() string { return "gonum" }
 
 func (g gonumSolver) Load(m *lp.Model) (Session, error) { return ColdSession(g, m) }
 
+// Size limits of the gonum backend. Gonum's Simplex is dense (every
+// iteration solves with the full basis, O(rows³)), has no iteration limit
+// and cannot be interrupted, so a model whose standard form exceeds these
+// is refused with an error wrapping ErrTooLarge rather than left to run for
+// hours. A 12×12 ε-PML LP (about 170 rows, 330 columns in standard form)
+// is within them.
+const (
+	GonumMaxRows    = 400
+	GonumMaxEntries = 200000
+)
+
+// ErrTooLarge is wrapped by the error of a backend that refuses a model for
+// its size.
+var ErrTooLarge = errors.New("model too large for this backend")
+
 // Tolerances of the gonum backend.
 const (
 	gonumCostTol = 1e-11 // reduced cost optimality in gonum's simplex
@@ -44,6 +59,9 @@ func (gonumSolver) Solve(m *lp.Model) (*Solution, error) {
 		return &Solution{Status: Infeasible}, nil
 	}
 	sf := toStandard(m)
+	if rows, cols := len(sf.a), len(sf.c); rows > GonumMaxRows || rows*cols > GonumMaxEntries {
+		return nil, fmt.Errorf("solver: gonum: %w: standard form is %d×%d (limits %d rows, %d entries); use the revised or clp backend", ErrTooLarge, rows, cols, GonumMaxRows, GonumMaxEntries)
+	}
 	st, x, y, err := solveStandard(sf.c, sf.a, sf.b)
 	if err != nil {
 		return nil, err
@@ -421,6 +439,11 @@ func solveStandard(c []float64, a [][]float64, b []float64) (Status, []float64, 
 		}
 		var err error
 		x1, err = callSimplex(c1, a1, b1, basic)
+		if err != nil && !errors.Is(err, glp.ErrInfeasible) && !errors.Is(err, glp.ErrUnbounded) {
+			// A near-singular basis on the way (degenerate PML vertices):
+			// let gonum start phase I from its own basis instead.
+			x1, err = callSimplex(c1, a1, b1, nil)
+		}
 		if err != nil {
 			return 0, nil, nil, fmt.Errorf("solver: gonum phase I: %w", err)
 		}
@@ -440,6 +463,20 @@ func solveStandard(c []float64, a [][]float64, b []float64) (Status, []float64, 
 	}
 	if rayFree {
 		return Unbounded, nil, nil, nil
+	}
+
+	// A feasibility problem (all costs zero, as the ε-PML LPs of a
+	// bisection) is solved by phase I's vertex, with zero duals: phase II
+	// would only risk gonum losing feasibility at a degenerate vertex.
+	zeroCost := true
+	for _, j := range cols {
+		if c[j] != 0 {
+			zeroCost = false
+			break
+		}
+	}
+	if zeroCost {
+		return Optimal, x, make([]float64, m), nil
 	}
 
 	// Phase II from the basis of phase I's vertex, completed to a full basis.
