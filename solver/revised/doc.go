@@ -29,10 +29,28 @@
 // variable reaching its violated bound is a breakpoint of the piecewise
 // linear objective: the step passes breakpoints while the slope stays
 // negative (the "long step" of a composite phase 1), so a single iteration
-// can repair several infeasibilities. After 50 consecutive degenerate steps
-// the engine switches to Bland's smallest-index rule with an exact ratio
-// test until a step makes progress, which prevents cycling (Beale's example
-// is in the tests).
+// can repair several infeasibilities. The long step stops at the last
+// breakpoint passed whose pivot is at least 0.1 of the largest one passed,
+// and pivots below 1e-9 of the largest entry of the column are ignored, so
+// that the basis stays well conditioned. After 50 consecutive degenerate
+// steps the engine relaxes every finite bound by a pseudo-random 100 to 1000
+// times its feasibility tolerance (deterministic, so solves are
+// reproducible), solves the relaxed problem, restores the true bounds and
+// continues from that basis: the ε-PML LPs are massively degenerate, and
+// without this phase 1 could stall for 100 000 iterations. If the steps
+// stall again on the true bounds, the engine switches to Bland's
+// smallest-index rule with an exact ratio test until a step makes progress
+// (Beale's example is in the tests).
+//
+// # Scaling
+//
+// Each row of A (and its bounds) is multiplied inside the engine by the
+// power of 2 that brings its largest entry into [1, 2), which is exact in
+// floating point. The feasibility tolerance of a row activity is scaled with
+// it, so FeasTol stays absolute in the units of the model: a model whose
+// rows were multiplied by 1024 (as bisect does) is solved on the same
+// numbers as the unscaled one, with a 1024 times tighter tolerance on the
+// unscaled rows.
 //
 // The basis is factorised by sparse Gaussian elimination with Markowitz
 // pivot selection (row and column singletons first, then the columns of
@@ -54,7 +72,11 @@
 // the ratio test. Infeasible is reported only when phase 1 ends with every
 // reduced cost of the right sign and an infeasibility above FeasTol; the
 // phase 1 duals y are then returned as a Farkas certificate
-// (max over the column box of (Aᵀy)·x < min over the row box of y·r).
+// (max over the column box of (Aᵀy)·x < min over the row box of y·r, the
+// convention of solver.FarkasGap), cleaned of rounding noise: a wrong-sign
+// entry of y, or of Aᵀy, within OptTol against an infinite bound (which
+// would make that side infinite) is zeroed, for Aᵀy by moving one y_i of
+// the column, and y is normalised to max |y_i| = 1.
 // Near the feasibility boundary the answer is therefore the exact one for a
 // model whose bounds are relaxed by at most FeasTol: a bisection on a
 // parameter of the model converges to the threshold within the parameter

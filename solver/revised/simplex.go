@@ -200,8 +200,6 @@ type breakpoint struct {
 	toLB bool
 }
 
-var debugTrace func(s *Simplex, it int, phase1 bool, q, leave int, step, dq float64, bland, flip bool)
-
 // ErrInvalid wraps the reasons a model is refused.
 var ErrInvalid = errors.New("revised: invalid model")
 
@@ -866,9 +864,6 @@ func (s *Simplex) Solve() (*Result, error) {
 				continue
 			}
 			return &Result{Status: Unbounded, Iterations: iters}, nil
-		}
-		if debugTrace != nil {
-			debugTrace(s, iters, phase1, q, leave, step, dq, bland, flip)
 		}
 		if step <= 1e-12 {
 			degenerate++
