@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 )
@@ -55,7 +56,7 @@ func TestExtremal(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	for trial := 0; trial < 200; trial++ {
 		n := 2 + rng.IntN(6)
-		pi := randomPrior(rng, n)
+		pi := randinst.Prior(rng, n, 0.01)
 		limit := ExtremalLimit(pi)
 		require.InDelta(t, math.Log(1/(1-pi.Min())), limit, 1e-12)
 		eps := limit * rng.Float64()
@@ -136,7 +137,7 @@ func TestRandomizedResponsePMC(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	for trial := 0; trial < 200; trial++ {
 		k := 2 + rng.IntN(6)
-		pi := randomPrior(rng, k)
+		pi := randinst.Prior(rng, k, 0.01)
 		epsBar := 4 * rng.Float64()
 		p, err := RandomizedResponse(k, epsBar)
 		require.NoError(t, err)
@@ -176,7 +177,7 @@ func TestCalibratedMechanismsArePML(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
 	for trial := 0; trial < 300; trial++ {
 		n := 2 + rng.IntN(6)
-		pi := randomPrior(rng, n)
+		pi := randinst.Prior(rng, n, 0.01)
 		eps := -math.Log(pi.Min()) * rng.Float64()
 		eb := LDPForPML(eps, pi.Min())
 

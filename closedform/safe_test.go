@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 )
@@ -140,44 +141,6 @@ func TestExample1(t *testing.T) {
 	assert.Less(t, math.Log(2), e)
 }
 
-// randomStrictOrder returns an n×m order whose rows are random permutations.
-func randomStrictOrder(rng *rand.Rand, n, m int) mech.Order {
-	o := make(mech.Order, n)
-	for i := range o {
-		o[i] = rng.Perm(m)
-		for j := range o[i] {
-			o[i][j]++
-		}
-	}
-	return o
-}
-
-// randomTiedOrder returns an n×m order with ties: the max ranks of random
-// values drawn from a small set.
-func randomTiedOrder(rng *rand.Rand, n, m int) mech.Order {
-	u := make(mech.Utility, n)
-	for i := range u {
-		u[i] = make([]float64, m)
-		for j := range u[i] {
-			u[i][j] = float64(rng.IntN(3))
-		}
-	}
-	return u.Order()
-}
-
-func randomPrior(rng *rand.Rand, n int) mech.Prior {
-	pi := make(mech.Prior, n)
-	s := 0.0
-	for i := range pi {
-		pi[i] = 0.01 + rng.Float64()
-		s += pi[i]
-	}
-	for i := range pi {
-		pi[i] /= s
-	}
-	return pi
-}
-
 // For strict orders ε_S(h) is the PML of M*(h) (Cor 1), the output PML is the
 // Cor 1 term (Cor 2), and the posterior keeps the prior's ratios on the
 // support (Cor 2).
@@ -185,8 +148,8 @@ func TestSafeEpsilonIsPMLStrict(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for trial := 0; trial < 300; trial++ {
 		n, m := 1+rng.IntN(7), 1+rng.IntN(7)
-		o := randomStrictOrder(rng, n, m)
-		pi := randomPrior(rng, n)
+		o := randinst.StrictOrder(rng, n, m)
+		pi := randinst.Prior(rng, n, 0.01)
 		curve, err := SafeCurve(pi, o)
 		require.NoError(t, err)
 		for h := 1; h <= m; h++ {
@@ -227,8 +190,8 @@ func TestTiedOrders(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for trial := 0; trial < 300; trial++ {
 		n, m := 1+rng.IntN(6), 1+rng.IntN(6)
-		o := randomTiedOrder(rng, n, m)
-		pi := randomPrior(rng, n)
+		o := randinst.Utility(rng, n, m, 3).Order()
+		pi := randinst.Prior(rng, n, 0.01)
 		curve, err := SafeCurve(pi, o)
 		require.NoError(t, err)
 		for h := 1; h <= m; h++ {
@@ -375,8 +338,8 @@ func TestCheckOrderMatchesNewOrder(t *testing.T) {
 
 func BenchmarkSafeCurve1000(b *testing.B) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	o := randomStrictOrder(rng, 1000, 1000)
-	pi := randomPrior(rng, 1000)
+	o := randinst.StrictOrder(rng, 1000, 1000)
+	pi := randinst.Prior(rng, 1000, 0.01)
 	b.ResetTimer()
 	for b.Loop() {
 		if _, err := SafeCurve(pi, o); err != nil {
@@ -388,8 +351,8 @@ func BenchmarkSafeCurve1000(b *testing.B) {
 // A wide problem (M ≫ N) exercises the heap path of SafeCurve.
 func BenchmarkSafeCurveWide(b *testing.B) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	o := randomStrictOrder(rng, 10, 100000)
-	pi := randomPrior(rng, 10)
+	o := randinst.StrictOrder(rng, 10, 100000)
+	pi := randinst.Prior(rng, 10, 0.01)
 	b.ResetTimer()
 	for b.Loop() {
 		if _, err := SafeCurve(pi, o); err != nil {
@@ -403,8 +366,8 @@ func BenchmarkSafeCurveWide(b *testing.B) {
 func TestSafeCurveShapes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for _, dims := range [][2]int{{3, 200}, {200, 3}, {40, 40}} {
-		for _, o := range []mech.Order{randomStrictOrder(rng, dims[0], dims[1]), randomTiedOrder(rng, dims[0], dims[1])} {
-			pi := randomPrior(rng, dims[0])
+		for _, o := range []mech.Order{randinst.StrictOrder(rng, dims[0], dims[1]), randinst.Utility(rng, dims[0], dims[1], 3).Order()} {
+			pi := randinst.Prior(rng, dims[0], 0.01)
 			curve, err := SafeCurve(pi, o)
 			require.NoError(t, err)
 			for h := 1; h <= dims[1]; h++ {

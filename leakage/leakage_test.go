@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
@@ -181,46 +182,12 @@ func gridMax(p mech.Mechanism, alpha float64, k int) float64 {
 	return best
 }
 
-func randomMechanism(rng *rand.Rand, n, m int, zeros float64) mech.Mechanism {
-	p := mech.Zeros(n, m)
-	for i := range p {
-		s := 0.0
-		for j := range p[i] {
-			if rng.Float64() < zeros {
-				continue
-			}
-			p[i][j] = rng.ExpFloat64()
-			s += p[i][j]
-		}
-		if s == 0 {
-			p[i][rng.IntN(m)], s = 1, 1
-		}
-		for j := range p[i] {
-			p[i][j] /= s
-		}
-	}
-	return p
-}
-
-func randomPrior(rng *rand.Rand, n int) mech.Prior {
-	pi := make(mech.Prior, n)
-	s := 0.0
-	for i := range pi {
-		pi[i] = 0.05 + rng.Float64()
-		s += pi[i]
-	}
-	for i := range pi {
-		pi[i] /= s
-	}
-	return pi
-}
-
 func TestMaximalAlphaLeakageBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	for trial := 0; trial < 40; trial++ {
 		n := 2 + trial%2
-		p := randomMechanism(rng, n, 2+rng.IntN(3), 0.2)
-		pi := randomPrior(rng, n)
+		p := randinst.Mechanism(rng, n, 2+rng.IntN(3), 0.2)
+		pi := randinst.Prior(rng, n, 0.05)
 		alpha := []float64{1.5, 2, 4, 10}[trial%4]
 		lo, up, err := MaximalAlphaLeakageBounds(pi, p, alpha)
 		require.NoError(t, err)
@@ -266,8 +233,8 @@ func TestAlphaBetaIdentities(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
 	for trial := 0; trial < 30; trial++ {
 		n, m := 2+rng.IntN(3), 2+rng.IntN(3)
-		p := randomMechanism(rng, n, m, 0)
-		pi := randomPrior(rng, n)
+		p := randinst.Mechanism(rng, n, m, 0)
+		pi := randinst.Prior(rng, n, 0.05)
 		for _, a := range []float64{1.5, 3, 8} {
 			// α = β: LRDP (seed 001 eq. 12).
 			ab, err := MaximalAlphaBetaLeakage(pi, p, a, a)
@@ -306,8 +273,8 @@ func TestPropertiesRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for trial := 0; trial < 300; trial++ {
 		n, m := 1+rng.IntN(5), 1+rng.IntN(5)
-		p := randomMechanism(rng, n, m, 0.25)
-		pi := randomPrior(rng, n)
+		p := randinst.Mechanism(rng, n, m, 0.25)
+		pi := randinst.Prior(rng, n, 0.05)
 		r, err := Audit(pi, p, 2, 1.5)
 		require.NoError(t, err)
 		assert.GreaterOrEqual(t, r.PML, 0.0)
