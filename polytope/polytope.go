@@ -18,6 +18,12 @@ const (
 	Feasibility Objective = iota
 	// ExpectedUtility maximises Σ_ij π_i u'_ij p_ij.
 	ExpectedUtility
+	// Infeasibility (PML only) relaxes the marg rows by a slack r_j ≥ 0
+	// per output and minimises Σ_j r_j: with s = e^{−ε}, the optimum is
+	// G(s) = min over mechanisms with the pattern of
+	// Σ_j max(0, s max_i p_ij − q_j), which is 0 exactly when an ε-PML
+	// mechanism exists. See the package documentation.
+	Infeasibility
 )
 
 func (o Objective) String() string {
@@ -26,6 +32,8 @@ func (o Objective) String() string {
 		return "feasibility"
 	case ExpectedUtility:
 		return "expected-utility"
+	case Infeasibility:
+		return "infeasibility"
 	}
 	return fmt.Sprintf("Objective(%d)", int(o))
 }
@@ -63,6 +71,13 @@ type Model struct {
 	// whose pairs are all forbidden, pruned outputs (PML), and for ALIP,
 	// LIP and LDP outputs with at least one forbidden pair.
 	Dropped []bool
+	// Slack is the column of the slack r_j of output j's marg row for the
+	// Infeasibility objective, -1 for a dropped output; nil for the other
+	// objectives.
+	Slack []int
+	// Marg is the row of output j's marg row (PML, ALIP, LIP), -1 for a
+	// dropped output; nil for LDP. The rows sum[i] are rows 0..N−1.
+	Marg []int
 	// Budget is the budget the coefficients currently encode.
 	Budget mech.Budget
 
@@ -159,6 +174,10 @@ func Build(s Spec) (*Model, error) {
 		if s.Utility == nil {
 			return nil, fieldErr("utility", -1, -1, "is required for the expected-utility objective")
 		}
+	case Infeasibility:
+		if s.Budget.Measure != mech.PML {
+			return nil, fieldErr("objective", -1, -1, "infeasibility is defined for the pml measure only, not %q", s.Budget.Measure)
+		}
 	default:
 		return nil, fieldErr("objective", -1, -1, "unknown objective %d", int(s.Objective))
 	}
@@ -244,6 +263,12 @@ func Build(s Spec) (*Model, error) {
 	if aux2Name != "" {
 		mod.Aux2 = make([]int, m)
 	}
+	if b.Measure != mech.LDP {
+		mod.Marg = make([]int, m)
+		for j := range mod.Marg {
+			mod.Marg[j] = -1
+		}
+	}
 	for j := range m {
 		mod.Aux[j] = -1
 		if mod.Aux2 != nil {
@@ -255,6 +280,15 @@ func Build(s Spec) (*Model, error) {
 		mod.Aux[j] = l.AddCol(0, 0, lp.Inf, fmt.Sprintf("%s[%d]", auxName, j+1))
 		if mod.Aux2 != nil {
 			mod.Aux2[j] = l.AddCol(0, 0, lp.Inf, fmt.Sprintf("%s[%d]", aux2Name, j+1))
+		}
+	}
+	if s.Objective == Infeasibility {
+		mod.Slack = make([]int, m)
+		for j := range m {
+			mod.Slack[j] = -1
+			if !mod.Dropped[j] {
+				mod.Slack[j] = l.AddCol(1, 0, lp.Inf, fmt.Sprintf("r[%d]", j+1))
+			}
 		}
 	}
 
@@ -291,7 +325,14 @@ func Build(s Spec) (*Model, error) {
 					e = append(e, lp.Entry(c, -s.Prior[i]))
 				}
 			}
-			epsRow(0, 0, fmt.Sprintf("marg[%d]", j+1), epsCoef{col: a, su: -1}, e...)
+			if mod.Slack != nil {
+				// Infeasibility: e^{−ε} t_j − Σ_k π_k p_kj − r_j ≤ 0.
+				e = append(e, lp.Entry(mod.Slack[j], -1))
+				epsRow(math.Inf(-1), 0, fmt.Sprintf("marg[%d]", j+1), epsCoef{col: a, su: -1}, e...)
+			} else {
+				epsRow(0, 0, fmt.Sprintf("marg[%d]", j+1), epsCoef{col: a, su: -1}, e...)
+			}
+			mod.Marg[j] = mod.eps[len(mod.eps)-1].row
 			if a2 >= 0 {
 				// link[j]: e^{−ε_l−ε_u} t_j − s_j = 0, so s_j = e^{−ε_l} q_j.
 				epsRow(0, 0, fmt.Sprintf("link[%d]", j+1), epsCoef{col: a, su: -1, sl: -1}, lp.Entry(a2, -1))
@@ -476,4 +517,82 @@ func (m *Model) SetBudget(sess solver.Session, b mech.Budget) error {
 	}
 	m.Budget = b
 	return nil
+}
+
+// LowerBound turns a dual point of a PML model into a proof that no ε-PML
+// mechanism with the model's pattern exists for ε < the returned value. It
+// returns ok = false when the dual point proves nothing.
+//
+// rowDuals has one entry per row, in the sign convention of package solver
+// for a minimisation: the duals of an optimal solution of the
+// Infeasibility model are the intended input, but any vector is accepted:
+// the proof is checked here, in floating point with a safety margin, and
+// does not rely on the solver's tolerances. With α_i the dual of sum[i] and
+// λ_j = max(0, −dual of marg[j]), every mechanism P with the pattern
+// satisfies, for s = e^{−ε} and t_j = max_i p_ij,
+//
+//	Σ_i α_i = Σ_j Σ_{i∈A_j} α_i p_ij ≤ Σ_j (C_j t_j − λ_j q_j),  C_j = Σ_{i∈A_j} max(0, α_i + π_i λ_j),
+//
+// and if P is ε-PML (s t_j ≤ q_j) with C_j ≤ s λ_j for all j, the right
+// side is at most 0. So when Σ_i α_i > 0 no ε-PML mechanism exists for any
+// s ≥ s_min = max_j C_j / λ_j, i.e. for ε ≤ −log s_min. The α_i are first
+// shifted down uniformly, where needed, so that outputs with λ_j = 0 have
+// C_j = 0. Outputs the model pruned can not be used below their bound
+// −log Σ_{i∈A_j} π_i, so the result is capped there.
+func (m *Model) LowerBound(rowDuals []float64) (eps float64, ok bool) {
+	if m.Budget.Measure != mech.PML || len(rowDuals) != m.LP.NumRows() {
+		return 0, false
+	}
+	alpha := rowDuals[:m.N]
+	lambda := make([]float64, m.M)
+	shift := 0.0
+	for j := range m.M {
+		if m.Dropped[j] {
+			continue
+		}
+		lambda[j] = math.Max(0, -rowDuals[m.Marg[j]])
+		if lambda[j] > 0 && !math.IsInf(lambda[j], 0) {
+			continue
+		}
+		lambda[j] = 0
+		for i := range m.N {
+			if m.P[i][j] >= 0 {
+				shift = math.Max(shift, alpha[i])
+			}
+		}
+	}
+	sum, abs := 0.0, 0.0
+	for _, a := range alpha {
+		sum += a - shift
+		abs += math.Abs(a - shift)
+	}
+	if !(sum > 1e-13*abs) {
+		return 0, false
+	}
+	smin := 0.0
+	for j := range m.M {
+		if m.Dropped[j] || lambda[j] == 0 {
+			continue
+		}
+		c := 0.0
+		for i := range m.N {
+			if m.P[i][j] >= 0 {
+				c += math.Max(0, alpha[i]-shift+m.prior[i]*lambda[j])
+			}
+		}
+		smin = math.Max(smin, c/lambda[j])
+	}
+	if !(smin > 0) || math.IsInf(smin, 0) {
+		return 0, false
+	}
+	eps = -math.Log(smin*(1+1e-13)) - 1e-14
+	for j, pr := range m.pruned {
+		if pr {
+			eps = math.Min(eps, -math.Log(m.mass[j]))
+		}
+	}
+	if eps < 0 {
+		return 0, false
+	}
+	return eps, true
 }
