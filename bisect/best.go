@@ -141,7 +141,7 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 			continue
 		}
 		p := &prober{pi: pi, pat: pat, c: c, slv: cfg.slv}
-		v, mm, a, err := p.probe(limit, limit)
+		o, err := p.probe(limit, limit)
 		p.close()
 		solves += p.solves
 		if err != nil {
@@ -149,8 +149,8 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 		}
 		// An inconclusive verdict (the solver's point audits above the
 		// budget) counts as no: the answer must be an eps-PML mechanism.
-		if v == feasible {
-			yes, yesMech, yesPML = mid, mm, a
+		if o.v == feasible {
+			yes, yesMech, yesPML = mid, o.m, o.a
 		} else {
 			no = mid
 		}

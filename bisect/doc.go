@@ -27,7 +27,7 @@
 // Then the bracket [lo, hi] is narrowed by feasibility LPs: first just
 // below hi (the utility-safe mechanism is often optimal) and at a proven lo
 // (the pruning bound is sometimes tight), then at midpoints. An infeasible
-// LP at t raises lo to t. A feasible LP yields a mechanism whose audited PML
+// LP at t raises lo to the bound its proof gives (t up to 1e-13). A feasible LP yields a mechanism whose audited PML
 // (leakage.PML) — often well below t — becomes hi when lower. Outputs are
 // pruned at the upper end of the bracket: an output pruned there can not be
 // used at any smaller ε, so one model serves the whole search. With a
@@ -38,11 +38,19 @@
 //
 // EpsUpper is the audited PML of Result.Mechanism, which respects the
 // pattern: ε* ≤ EpsUpper holds exactly. EpsLower is, as Result.Lower says,
-// 0, the pruning bound (a proof), or an ε at which the solver reported the
-// feasibility LP infeasible, for this pattern or, on a curve, for a weaker
-// one: so the LP is infeasible at every ε < EpsLower, and at EpsLower itself
-// when Lower is BoundInfeasible. The search stops when EpsUpper − EpsLower
-// ≤ Tol (default 1e-9).
+// 0, the pruning bound, or a bound proven by a dual point — the solver's
+// Farkas certificate of the feasibility LP, or the duals of the
+// infeasibility LP (polytope's Infeasibility objective) — that
+// polytope.Model.LowerBound checks in floating point, for this pattern or,
+// on a curve, for a weaker one. No solver status is trusted: an
+// "infeasible" without a proof only steers the search (engines can be wrong
+// at degenerate points), so no mechanism with the pattern has PML below
+// EpsLower whatever the engine's tolerances. The search stops when
+// EpsUpper − EpsLower ≤ Tol (default 1e-9). Where the optimum is
+// degenerate (e.g. a double root of the infeasibility measure) the
+// engines' feasibility tolerance (1e-9 on the rows) can stop the proofs a
+// hair short: the bracket is then at most a few per cent wider than Tol,
+// and still certified.
 //
 // # Numerics
 //
@@ -52,9 +60,12 @@
 // multiplied by 2^10 (the same feasible set), audits every point, drops
 // outputs of noise-level mass that break the budget, and calls a claimed
 // feasible point that still audits above t inconclusive: it steers the
-// bisection but certifies nothing. An infeasibility claim gets a second
-// opinion from a cold solve of the unscaled model, which overrides it only
-// with an audited point. A backend error at a point is retried at two other
+// bisection but certifies nothing. A claim without a proof, either way, is
+// checked by the infeasibility LP, whose optimum G(e^{−t}) vanishes exactly
+// when a t-PML mechanism exists: its point is audited and its duals are a
+// candidate proof. Just before returning, the search tries to close a
+// bracket still wider than Tol with proofs at EpsUpper − Tol/2 and
+// EpsUpper − 0.9·Tol. A backend error at a point is retried at two other
 // points; if errors keep the bracket wider than Tol, the sound bracket is
 // returned with the error.
 //

@@ -177,13 +177,11 @@ func pruned(pat mech.Pattern, c []float64, level float64) mech.Pattern {
 	return out
 }
 
-var debugProbe func(t float64, v verdict, a float64, err error)
-
 func pmlBudget(eps float64) mech.Budget { return mech.Budget{Measure: mech.PML, Epsilon: eps} }
 
-// prober answers "is the feasibility LP feasible at ε?" for one pattern,
-// through a warm Session when the solver has one and by rebuilding
-// otherwise.
+// prober answers "is there an ε-PML mechanism with the pattern at ε = t?"
+// for one pattern, through a warm Session when the solver has one and by
+// rebuilding otherwise.
 type prober struct {
 	pi     mech.Prior
 	pat    mech.Pattern
@@ -199,79 +197,88 @@ type prober struct {
 type verdict int
 
 const (
-	infeasible   verdict = iota // the solver proved the LP infeasible: ε* > t
-	feasible                    // a mechanism with audited PML ≤ t + slop was found
-	inconclusive                // the solver claimed feasible, but its point audits above t
+	// infeasible: proven, by a dual point that polytope.Model.LowerBound
+	// checks in floating point, that no mechanism exists below lb.
+	infeasible verdict = iota
+	// feasible: a mechanism with audited PML ≤ t + auditSlop was found.
+	feasible
+	// inconclusive: the solver claimed feasible, but its point audits
+	// above t (a point accepted only within the solver's tolerance).
+	inconclusive
+	// unproven: the solver claimed infeasible, and neither its
+	// certificate nor the infeasibility LP's duals prove it.
+	unproven
 )
+
+// outcome is a probe's verdict with its evidence: the best mechanism found
+// and its audited PML (feasible, inconclusive), or the proven bound lb
+// (infeasible).
+type outcome struct {
+	v  verdict
+	m  mech.Mechanism
+	a  float64
+	lb float64
+	g  float64 // the infeasibility LP's optimum G, when it was solved
+}
+
+// proofMargin is how far below t a proven bound may fall and still count as
+// proving t infeasible: polytope.Model.LowerBound gives up about 1e-13 to
+// rounding.
+const proofMargin = 1e-12
 
 // auditSlop is how far above the tested ε a returned point may audit and
 // still count as a feasible verdict: rounding, not solver tolerance.
 const auditSlop = 1e-13
 
-// probe solves the feasibility LP at t ≤ level (level: the pruning level of
-// a warm model, the upper end of the bracket). It returns the verdict and,
-// unless infeasible, the best mechanism extracted with its audited PML.
+// probe tests t ≤ level (level: the pruning level of a warm model, the
+// upper end of the bracket).
 //
-// Solvers accept points that violate rows by an absolute tolerance (about
-// 1e-9), which lets a column of tiny mass have any ratio p_ij/q_j: its
-// relative violation is tolerance/q_j. The audit sees that; so a claimed
-// feasible point whose audit exceeds t is cleaned (such columns dropped) and,
-// on a warm session, the LP is solved once more from scratch before the
-// verdict is called inconclusive.
-func (p *prober) probe(t, level float64) (verdict, mech.Mechanism, float64, error) {
-	// A feasible verdict is hard evidence: its point audits at most t. An
-	// infeasibility claim is not (a backend can be wrong near degenerate
-	// points, and a certificate check proved too brittle), so it gets a
-	// second opinion from a cold solve of the unscaled model, and is taken
-	// unless that opinion finds an audited point. A failed warm solve is
-	// retried cold and scaled first.
-	warm := false
-	if _, ok := p.slv.(solver.WarmSolver); ok {
-		warm = true
+// A feasible verdict is hard evidence: its point audits at most t. An
+// infeasibility claim is taken as a bound only with a proof: the solver's
+// Farkas certificate, or the duals of the infeasibility LP (polytope's
+// Infeasibility objective), checked by polytope.Model.LowerBound. Solvers
+// accept points that violate rows by an absolute tolerance (about 1e-9),
+// and at degenerate points an engine can even call a feasible LP
+// infeasible: neither may move the certified lower end.
+func (p *prober) probe(t, level float64) (outcome, error) {
+	_, warm := p.slv.(solver.WarmSolver)
+	o, err := p.solveFeasibility(t, level, warm, true)
+	if err != nil && warm {
+		o, err = p.solveFeasibility(t, level, false, true)
 	}
-	var (
-		sawInf  bool
-		bestM   mech.Mechanism
-		bestA   = math.Inf(1)
-		lastErr error
-	)
-	try := func(w, sc bool) bool {
-		v, mm, a, err := p.solve(t, level, w, sc)
-		switch {
-		case err != nil:
-			lastErr = err
-			return false
-		case v == infeasible:
-			sawInf = true
-		case mm != nil && a < bestA:
-			bestM, bestA = mm, a
-		}
-		return v == feasible
+	if err != nil {
+		o, err = p.solveFeasibility(t, level, false, false)
 	}
-	if try(warm, true) {
-		return feasible, bestM, bestA, nil
+	if err != nil {
+		return o, err
 	}
-	if warm && lastErr != nil && !sawInf && bestM == nil {
-		lastErr = nil
-		if try(false, true) {
-			return feasible, bestM, bestA, nil
-		}
+	if o.v == feasible || o.v == infeasible {
+		return o, nil
 	}
-	if try(false, false) {
-		return feasible, bestM, bestA, nil
-	}
+	g, err := p.solveInfeasibility(t)
 	switch {
-	case sawInf:
-		return infeasible, bestM, bestA, nil
-	case bestM != nil:
-		return inconclusive, bestM, bestA, nil
+	case err != nil:
+		return o, nil // the first answer stands
+	case g.v == feasible || g.v == infeasible:
+		return g, nil
+	case o.v == unproven && g.g <= gNoise:
+		// An infeasibility claim without proof while G vanishes: a
+		// mechanism exists within the solvers' tolerance, so the search
+		// steers down as for a claimed-feasible point.
+		return g, nil
+	case g.m != nil && (o.m == nil || g.a < o.a):
+		o.m, o.a = g.m, g.a
 	}
-	return 0, nil, 0, lastErr
+	return o, nil
 }
 
-// solve is one LP solve at t, warm or cold, with rows scaled or not, and the
-// audit of its point.
-func (p *prober) solve(t, level float64, warm, scale bool) (verdict, mech.Mechanism, float64, error) {
+// gNoise is the value of the infeasibility LP's optimum G (a sum of row
+// violations of the unscaled LP) below which it is solver noise.
+const gNoise = 1e-9
+
+// solveFeasibility solves the feasibility LP (10) at t, warm or cold, with
+// rows scaled or not, and judges its answer.
+func (p *prober) solveFeasibility(t, level float64, warm, scale bool) (outcome, error) {
 	var (
 		sol *solver.Solution
 		m   *polytope.Model
@@ -279,25 +286,25 @@ func (p *prober) solve(t, level float64, warm, scale bool) (verdict, mech.Mechan
 	)
 	if warm {
 		if p.sess == nil {
-			p.model, err = p.build(level, level)
+			p.model, err = p.build(level, level, polytope.Feasibility)
 			if err != nil {
-				return 0, nil, 0, err
+				return outcome{}, err
 			}
 			sess, err := p.slv.(solver.WarmSolver).Load(scaled(p.model.LP))
 			if err != nil {
-				return 0, nil, 0, fmt.Errorf("bisect: loading the feasibility LP: %w", err)
+				return outcome{}, fmt.Errorf("bisect: loading the feasibility LP: %w", err)
 			}
 			p.sess = scaledSession{sess}
 		}
 		if err := p.model.SetBudget(p.sess, pmlBudget(t)); err != nil {
-			return 0, nil, 0, fmt.Errorf("bisect: moving ε to %g: %w", t, err)
+			return outcome{}, fmt.Errorf("bisect: moving ε to %g: %w", t, err)
 		}
 		m = p.model
 		sol, err = p.sess.Solve()
 	} else {
-		m, err = p.build(t, t)
+		m, err = p.build(t, t, polytope.Feasibility)
 		if err != nil {
-			return 0, nil, 0, err
+			return outcome{}, err
 		}
 		loaded := m.LP
 		if scale {
@@ -307,16 +314,72 @@ func (p *prober) solve(t, level float64, warm, scale bool) (verdict, mech.Mechan
 	}
 	p.solves++
 	if err != nil {
-		return 0, nil, 0, fmt.Errorf("bisect: solving the feasibility LP at ε = %.17g with %s: %w", t, p.slv.Name(), err)
+		return outcome{}, fmt.Errorf("bisect: solving the feasibility LP at ε = %.17g with %s: %w", t, p.slv.Name(), err)
 	}
 	switch sol.Status {
 	case solver.Infeasible:
-		return infeasible, nil, 0, nil
+		if lb, ok := proven(m, sol.Certificate); ok {
+			return outcome{v: infeasible, lb: lb}, nil
+		}
+		return outcome{v: unproven}, nil
 	case solver.Optimal:
-	default:
-		return 0, nil, 0, fmt.Errorf("bisect: feasibility LP at ε = %.17g: solver %s returned status %v", t, p.slv.Name(), sol.Status)
+		return p.judge(m, sol.X, t), nil
 	}
-	mm := m.Mechanism(sol.X)
+	return outcome{}, fmt.Errorf("bisect: feasibility LP at ε = %.17g: solver %s returned status %v", t, p.slv.Name(), sol.Status)
+}
+
+// solveInfeasibility solves the infeasibility LP at t from scratch: its
+// optimum is 0 exactly when an ε-PML mechanism exists, its point is a
+// candidate mechanism and its duals a candidate proof.
+func (p *prober) solveInfeasibility(t float64) (outcome, error) {
+	m, err := p.build(t, t, polytope.Infeasibility)
+	if err != nil {
+		return outcome{}, err
+	}
+	sol, err := p.slv.Solve(scaled(m.LP))
+	p.solves++
+	if err != nil {
+		return outcome{}, err
+	}
+	if sol.Status != solver.Optimal {
+		return outcome{}, fmt.Errorf("bisect: infeasibility LP at ε = %.17g: solver %s returned status %v", t, p.slv.Name(), sol.Status)
+	}
+	if lb, ok := proven(m, sol.RowDuals); ok && lb >= t-proofMargin {
+		return outcome{v: infeasible, lb: lb}, nil
+	}
+	o := p.judge(m, sol.X, t)
+	o.g = sol.Objective / rowScale
+	if o.v == inconclusive {
+		if lb, ok := proven(m, sol.RowDuals); ok {
+			o.lb = lb // a weaker proof than t: kept by the caller's search
+		}
+	}
+	return o, nil
+}
+
+// proven returns the lower bound a dual vector y of m's rows proves, trying
+// both signs (certificate conventions differ between engines; the proof is
+// checked either way), and whether it proves anything.
+func proven(m *polytope.Model, y []float64) (float64, bool) {
+	if len(y) != m.LP.NumRows() {
+		return 0, false
+	}
+	best, ok := 0.0, false
+	neg := make([]float64, len(y))
+	for i, v := range y {
+		neg[i] = -v
+	}
+	for _, d := range [][]float64{y, neg} {
+		if lb, k := m.LowerBound(d); k && (!ok || lb > best) {
+			best, ok = lb, true
+		}
+	}
+	return best, ok
+}
+
+// judge audits the mechanism of an LP point against t.
+func (p *prober) judge(m *polytope.Model, x []float64, t float64) outcome {
+	mm := m.Mechanism(x)
 	a := leakage.PML(p.pi, mm)
 	if a > t+auditSlop {
 		if cm := clean(p.pi, mm, t); cm != nil {
@@ -326,9 +389,9 @@ func (p *prober) solve(t, level float64, warm, scale bool) (verdict, mech.Mechan
 		}
 	}
 	if a > t+auditSlop {
-		return inconclusive, mm, a, nil
+		return outcome{v: inconclusive, m: mm, a: a}
 	}
-	return feasible, mm, a, nil
+	return outcome{v: feasible, m: mm, a: a}
 }
 
 // rowScale multiplies every row of the LPs handed to a solver. Backends
@@ -403,13 +466,13 @@ func clean(pi mech.Prior, p mech.Mechanism, t float64) mech.Mechanism {
 	return c
 }
 
-// build makes the feasibility LP at eps with the outputs pruned at level.
-func (p *prober) build(eps, level float64) (*polytope.Model, error) {
+// build makes the LP at eps with the outputs pruned at level.
+func (p *prober) build(eps, level float64, obj polytope.Objective) (*polytope.Model, error) {
 	m, err := polytope.Build(polytope.Spec{
 		Prior:     p.pi,
 		Budget:    pmlBudget(eps),
 		Pattern:   pruned(p.pat, p.c, level),
-		Objective: polytope.Feasibility,
+		Objective: obj,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("bisect: building the feasibility LP: %w", err)
@@ -448,12 +511,15 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, slv solver.Sol
 	}
 
 	// The search keeps lo (a proven lower bound: ε* ≥ lo) and the audited
-	// upper end r.EpsUpper, and bisects [lo, hv], where hv ≤ r.EpsUpper is
-	// the least ε tested whose LP the solver called feasible. hv runs below
-	// r.EpsUpper only when a claimed-feasible point audits above its ε
-	// (inconclusive); then the bracket can stay wider than tol, and the
-	// search stops once [lo, hv] is below tol/64 wide.
-	lo, hv := r.EpsLower, r.EpsUpper
+	// upper end r.EpsUpper, and bisects the steering interval [sl, hv]:
+	// sl ≥ lo is the largest ε the solver called infeasible (proven or
+	// not), hv ≤ r.EpsUpper the least ε it called feasible. They differ from
+	// the certified ends only when a verdict is unproven (sl > lo) or a
+	// claimed-feasible point audits above its ε (hv < r.EpsUpper); then the
+	// bracket can stay wider than tol, and the search stops once [sl, hv]
+	// is below tol/64 wide.
+	lo := r.EpsLower
+	sl, hv := lo, r.EpsUpper
 	p := &prober{pi: pi, pat: pat, c: c, slv: slv}
 	defer p.close()
 	level := hv // the pruning level of a warm model: valid for every ε ≤ hv
@@ -468,25 +534,22 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, slv solver.Sol
 	}
 	failures := 0
 	var lastErr error
-	for k := 0; r.EpsUpper-lo > tol && hv-lo > tol/64 && k < maxProbes; k++ {
+	for k := 0; r.EpsUpper-lo > tol && hv-sl > tol/64 && k < maxProbes; k++ {
 		if err := ctx.Err(); err != nil {
 			return finish(r, lo, p), err
 		}
-		t := lo + (hv-lo)/2
+		t := sl + (hv-sl)/2
 		switch {
 		case failures > 0:
 			// Another point of the bracket after a solver failure.
-			t = lo + (hv-lo)*[]float64{0.3, 0.7}[failures-1]
+			t = sl + (hv-sl)*[]float64{0.3, 0.7}[failures-1]
 		case k < len(first):
 			t = first[k]
-			if t < lo || t >= hv {
+			if t < sl || t >= hv {
 				continue
 			}
 		}
-		v, mm, a, err := p.probe(t, level)
-		if debugProbe != nil {
-			debugProbe(t, v, a, err)
-		}
+		o, err := p.probe(t, level)
 		if err != nil {
 			// A backend may fail at a degenerate point: two other points
 			// of the bracket get a chance, then the search steers below
@@ -500,14 +563,49 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, slv solver.Sol
 			continue
 		}
 		failures = 0
-		if v == infeasible {
-			lo, r.Lower = t, BoundInfeasible
+		switch o.v {
+		case infeasible:
+			if lb := math.Min(o.lb, r.EpsUpper); lb > lo {
+				lo, r.Lower = lb, BoundInfeasible
+			}
+			sl = math.Max(sl, math.Max(t, lo))
+			continue
+		case unproven:
+			sl = math.Max(sl, t)
 			continue
 		}
-		if a < r.EpsUpper && pat.Holds(mm) {
-			r.Mechanism, r.EpsUpper = mm, a
+		if o.m != nil && o.a < r.EpsUpper && pat.Holds(o.m) {
+			r.Mechanism, r.EpsUpper = o.m, o.a
+		}
+		if o.lb > lo && o.lb <= r.EpsUpper {
+			lo, r.Lower = o.lb, BoundInfeasible
 		}
 		hv = math.Min(t, r.EpsUpper)
+		if hv < sl {
+			// An unproven infeasibility above a feasible point: the
+			// solver contradicted itself; trust the audited point.
+			sl = lo
+		}
+	}
+	// The steering interval can collapse while the certified lower end
+	// lags (unproven verdicts near ε*, or a proof that gives up its
+	// rounding margin): close the bracket with proofs just below the
+	// upper end.
+	for _, f := range []float64{0.5, 0.9} {
+		t := r.EpsUpper - f*tol
+		if r.EpsUpper-lo <= tol || t <= lo || ctx.Err() != nil {
+			break
+		}
+		o, err := p.probe(t, level)
+		switch {
+		case err != nil:
+		case o.v == infeasible:
+			if lb := math.Min(o.lb, r.EpsUpper); lb > lo {
+				lo, r.Lower = lb, BoundInfeasible
+			}
+		case o.m != nil && o.a < r.EpsUpper && pat.Holds(o.m):
+			r.Mechanism, r.EpsUpper = o.m, o.a
+		}
 	}
 	if r.EpsUpper-lo > tol && lastErr != nil {
 		return finish(r, lo, p), lastErr

@@ -118,6 +118,9 @@ func (clpSolver) Load(m *lp.Model) (Session, error) {
 	// on ε: use the same 1e-9 as the revised backend.
 	C.Clp_setPrimalTolerance(model, feasTol)
 	C.Clp_setDualTolerance(model, feasTol)
+	// No automatic scaling: it would undo the exact row scaling callers use
+	// to tighten the tolerance (bisect multiplies rows by 2^10).
+	C.Clp_scaling(model, 0)
 	collb, colub, obj := clpArray(m.ColLower), clpArray(m.ColUpper), s.clpCosts()
 	rowlb, rowub := clpArray(m.RowLower), clpArray(m.RowUpper)
 	C.Clp_loadProblem(model, C.int(n), C.int(r), ptr(start), ptr(index), ptr(value),
