@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestQuickReport runs the whole benchmark in -quick mode and checks the
+// files and the paper's statements: S jumps at the grid points just above
+// log 7/3, log 7/2 and log 7 (seed 002 §IV-A), the optimal worst case never
+// loses to S, Figure 2's curves coincide and Figure 3's h = 2 gap grows as
+// p_min falls.
+func TestQuickReport(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := parseFlags([]string{"-out", dir, "-quick", "-problem", "../testdata/counting-query.yaml"}, os.Stderr)
+	require.NoError(t, err)
+	require.NoError(t, run(context.Background(), cfg))
+
+	for _, f := range []string{"report.md", "fig1.csv", "fig1.svg", "fig1.png", "fig2.csv", "fig2.svg", "fig2.png",
+		"fig3.csv", "fig3.svg", "fig3.png", "scaling.csv", "scaling.svg", "scaling.png"} {
+		st, err := os.Stat(filepath.Join(dir, f))
+		require.NoError(t, err, f)
+		assert.Positive(t, st.Size(), f)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "![Figure 1](fig1.png)")
+
+	// Re-run the parts to inspect their data.
+	f1, err := figure1(context.Background(), cfg)
+	require.NoError(t, err)
+	require.Len(t, f1.JumpsAt, 3)
+	for k, want := range []float64{0.85, 1.30, 1.95} {
+		assert.InDelta(t, want, f1.JumpsAt[k], 1e-12)
+	}
+	for k, b := range []float64{math.Log(7.0 / 3), math.Log(3.5), math.Log(7)} {
+		assert.InDelta(t, b, f1.Breaks[k], 1e-12)
+	}
+	for _, r := range f1.Rows {
+		assert.GreaterOrEqual(t, r.OWorst, r.SWorst, "ε = %v: the optimum never loses to S", r.Eps)
+		assert.LessOrEqual(t, r.OEps, r.Eps+1e-9, "ε = %v: O is within budget", r.Eps)
+		assert.LessOrEqual(t, r.SEps, r.Eps+1e-12)
+		assert.GreaterOrEqual(t, r.SMin, r.SWorst, "a sample minimum is never below the exact worst case")
+	}
+
+	f23, err := figures23(context.Background(), cfg)
+	require.NoError(t, err)
+	for _, r := range f23.Rows {
+		assert.LessOrEqual(t, r.OptUpper, r.Safe+1e-9)
+		assert.LessOrEqual(t, r.OptUpper-r.OptLower, 1.05e-9)
+		if r.Pattern == "one-low-three-high" || r.H == 3 {
+			assert.InDelta(t, r.Safe, r.OptUpper, 1e-9, "%s p_min %v h %d: S is optimal", r.Pattern, r.PMin, r.H)
+		}
+	}
+	gaps := f23.sel("three-low-one-high", 2)
+	require.GreaterOrEqual(t, len(gaps), 2)
+	for k := 1; k < len(gaps); k++ {
+		require.Less(t, gaps[k-1].PMin, gaps[k].PMin)
+		assert.Greater(t, gaps[k-1].Gap, gaps[k].Gap, "Fig. 3: the h = 2 gap grows as p_min falls")
+	}
+	assert.Greater(t, gaps[len(gaps)-1].Gap, 0.05)
+
+	csv, err := os.ReadFile(filepath.Join(dir, "scaling.csv"))
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(csv), "N,"))
+}

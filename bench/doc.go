@@ -1,0 +1,33 @@
+// Command bench regenerates pmlopt's experimental report: the three figures of
+// seed 002 §IV (SPEC §6), a scaling study of the closed-form schedule and of
+// the optimal trade-off curve per LP backend, and a report.md that embeds the
+// plots and states in words, computed from the data, what they show.
+//
+//	go run ./bench -out report/             # default set, a few minutes on 2 cores
+//	go run -tags clp ./bench -out report/   # with the Clp backend as well
+//	go run ./bench -out /tmp/r -quick       # small grids, N up to 16
+//
+// Flags:
+//
+//	-out dir        output folder (created); default "report"
+//	-quick          small ε grid subset, three p_min values, N up to 16
+//	-sizes list     N = M of the scaling study, e.g. 8,16,32 (default 8,...,256)
+//	-big n          size of the closed-form-only scaling point (default 1000, 0 = off)
+//	-budget d       time budget per instance and backend (default 60s)
+//	-gonum-max n    largest N whose curve the gonum backend solves (default 0:
+//	                its dense Simplex can cycle on degenerate LPs and can not
+//	                be interrupted)
+//	-solvers s      auto, all, or a comma-separated list of backend names
+//	-workers n      thresholds solved at once by the curves (0 = GOMAXPROCS)
+//	-seed n         seed of the samplers and of the random instances
+//	-problem path   the counting-query problem file (default testdata/counting-query.yaml)
+//
+// The folder receives fig1.csv, fig2.csv, fig3.csv, scaling.csv and
+// bigsafe.csv, an SVG and a PNG of every plot, and report.md. Progress goes to
+// stderr. Sizes that a backend cannot finish within the budget are reported as
+// skipped with the reason, never dropped.
+//
+// The Go benchmarks of the same computations run with
+//
+//	go test -run '^$' -bench . ./bench/
+package main
