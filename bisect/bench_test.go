@@ -4,6 +4,8 @@ import (
 	"context"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/pmlopt/pmlopt/internal/randinst"
 )
 
 // BenchmarkOrderCurve solves the whole order curve of a seeded random
@@ -11,7 +13,7 @@ import (
 func BenchmarkOrderCurve(b *testing.B) {
 	for _, size := range []int{16, 32} {
 		rng := rand.New(rand.NewPCG(uint64(size), 1))
-		pi, o := randomPrior(rng, size), randomOrder(rng, size, size)
+		pi, o := randinst.Prior(rng, size, 0.05), randinst.StrictOrder(rng, size, size)
 		for _, s := range backends(b) {
 			b.Run(s.Name()+"/"+string(rune('0'+size/10))+string(rune('0'+size%10)), func(b *testing.B) {
 				lps := 0

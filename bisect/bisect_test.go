@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmlopt/pmlopt/closedform"
+	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
@@ -253,30 +254,6 @@ func TestFigure3ThreeLowOneHigh(t *testing.T) {
 	}
 }
 
-func randomPrior(rng *rand.Rand, n int) mech.Prior {
-	pi := make(mech.Prior, n)
-	sum := 0.0
-	for i := range pi {
-		pi[i] = 0.05 + rng.Float64()
-		sum += pi[i]
-	}
-	for i := range pi {
-		pi[i] /= sum
-	}
-	return pi
-}
-
-func randomOrder(rng *rand.Rand, n, m int) mech.Order {
-	o := make(mech.Order, n)
-	for i := range o {
-		o[i] = make([]int, m)
-		for j, r := range rng.Perm(m) {
-			o[i][j] = r + 1
-		}
-	}
-	return o
-}
-
 func TestOptimalBelowSafe(t *testing.T) {
 	// Property: ε*(h) ≤ ε_S(h), ε* non-decreasing in h, every bracket
 	// audited and certified, on random strict orders.
@@ -284,7 +261,7 @@ func TestOptimalBelowSafe(t *testing.T) {
 	s := solver.Auto()
 	for trial := 0; trial < 40; trial++ {
 		n, m := 2+rng.IntN(4), 2+rng.IntN(4)
-		pi, o := randomPrior(rng, n), randomOrder(rng, n, m)
+		pi, o := randinst.Prior(rng, n, 0.05), randinst.StrictOrder(rng, n, m)
 		prev := 0.0
 		for h := 1; h <= m; h++ {
 			pat := o.Pattern(h)
@@ -306,7 +283,7 @@ func TestBackendsAgree(t *testing.T) {
 	ss := backends(t)
 	for trial := 0; trial < 10; trial++ {
 		n, m := 3+rng.IntN(3), 3+rng.IntN(3)
-		pi, o := randomPrior(rng, n), randomOrder(rng, n, m)
+		pi, o := randinst.Prior(rng, n, 0.05), randinst.StrictOrder(rng, n, m)
 		var ref []Point
 		for _, s := range ss {
 			if s.Name() == "gonum" {
@@ -351,7 +328,7 @@ func TestWarmAndColdAgree(t *testing.T) {
 	for _, s := range backends(t) {
 		for trial := 0; trial < 5; trial++ {
 			n, m := 3+rng.IntN(3), 3+rng.IntN(3)
-			pi, o := randomPrior(rng, n), randomOrder(rng, n, m)
+			pi, o := randinst.Prior(rng, n, 0.05), randinst.StrictOrder(rng, n, m)
 			h := 2 + rng.IntN(m-1)
 			pat := o.Pattern(h)
 			warm, err := LeastEpsilon(context.Background(), pi, pat, Options{Solver: s})
@@ -421,7 +398,7 @@ func TestBestOrderMatchesCurve(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for trial := 0; trial < 15; trial++ {
 		n, m := 2+rng.IntN(4), 2+rng.IntN(5)
-		pi, o := randomPrior(rng, n), randomOrder(rng, n, m)
+		pi, o := randinst.Prior(rng, n, 0.05), randinst.StrictOrder(rng, n, m)
 		pts, err := OrderCurve(context.Background(), pi, o, Options{})
 		require.NoError(t, err)
 		// Budgets between consecutive distinct values of the curve, and
@@ -449,24 +426,13 @@ func TestBestOrderMatchesCurve(t *testing.T) {
 	}
 }
 
-func randomUtility(rng *rand.Rand, n, m, levels int) mech.Utility {
-	u := make(mech.Utility, n)
-	for i := range u {
-		u[i] = make([]float64, m)
-		for j := range u[i] {
-			u[i][j] = float64(rng.IntN(levels))
-		}
-	}
-	return u
-}
-
 func TestValueCurveMatchesEveryThreshold(t *testing.T) {
 	// The divide and conquer reports exactly the steps of ε*(v) found by
 	// solving every reachable threshold on its own.
 	rng := rand.New(rand.NewPCG(9, 10))
 	for trial := 0; trial < 15; trial++ {
 		n, m := 2+rng.IntN(4), 2+rng.IntN(4)
-		pi, u := randomPrior(rng, n), randomUtility(rng, n, m, 3+rng.IntN(6))
+		pi, u := randinst.Prior(rng, n, 0.05), randinst.Utility(rng, n, m, 3+rng.IntN(6))
 		reach := math.Inf(1)
 		for _, row := range u {
 			reach = math.Min(reach, slices.Max(row))
@@ -536,7 +502,7 @@ func TestTiedOrder(t *testing.T) {
 
 func TestWorkersAndProgress(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
-	pi, o := randomPrior(rng, 6), randomOrder(rng, 6, 9)
+	pi, o := randinst.Prior(rng, 6, 0.05), randinst.StrictOrder(rng, 6, 9)
 	var calls []int
 	one, err := OrderCurve(context.Background(), pi, o, Options{Workers: 1, Progress: func(done, total int) {
 		assert.Equal(t, 9, total)
@@ -553,7 +519,7 @@ func TestWorkersAndProgress(t *testing.T) {
 
 func TestCancel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
-	pi, o := randomPrior(rng, 6), randomOrder(rng, 6, 12)
+	pi, o := randinst.Prior(rng, 6, 0.05), randinst.StrictOrder(rng, 6, 12)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

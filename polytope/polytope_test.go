@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/solver"
@@ -99,39 +100,6 @@ func uniformOnAllowed(pat mech.Pattern) mech.Mechanism {
 	return p
 }
 
-func randomMechanism(r *rand.Rand, n, m int, zeros float64) mech.Mechanism {
-	p := mech.Zeros(n, m)
-	for i := range p {
-		s := 0.0
-		for j := range p[i] {
-			if r.Float64() >= zeros {
-				p[i][j] = 0.05 + r.Float64()
-			}
-			s += p[i][j]
-		}
-		if s == 0 {
-			p[i][r.IntN(m)], s = 1, 1
-		}
-		for j := range p[i] {
-			p[i][j] /= s
-		}
-	}
-	return p
-}
-
-func randomPrior(r *rand.Rand, n int) mech.Prior {
-	pi := make(mech.Prior, n)
-	s := 0.0
-	for i := range pi {
-		pi[i] = 0.1 + r.Float64()
-		s += pi[i]
-	}
-	for i := range pi {
-		pi[i] /= s
-	}
-	return pi
-}
-
 var (
 	prior3 = mech.Prior{0.5, 0.3, 0.2}
 	order3 = mech.Order{{3, 2, 1}, {1, 3, 2}, {2, 1, 3}} // seed 002 Example 1
@@ -204,8 +172,8 @@ func TestPMLRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for k := range 200 {
 		n, m := 2+r.IntN(4), 2+r.IntN(4)
-		pi := randomPrior(r, n)
-		p := randomMechanism(r, n, m, []float64{0, 0.3}[k%2])
+		pi := randinst.Prior(r, n, 0.05)
+		p := randinst.Mechanism(r, n, m, []float64{0, 0.3}[k%2])
 		checkPML(t, pi, nil, p, k%3 == 0)
 	}
 }
@@ -328,8 +296,8 @@ func TestALIPLDPRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for k := range 200 {
 		n, m := 2+r.IntN(4), 2+r.IntN(4)
-		pi := randomPrior(r, n)
-		p := randomMechanism(r, n, m, []float64{0, 0, 0.2}[k%3])
+		pi := randinst.Prior(r, n, 0.05)
+		p := randinst.Mechanism(r, n, m, []float64{0, 0, 0.2}[k%3])
 		checkALIP(t, pi, nil, p)
 		checkLDP(t, pi, nil, p)
 	}

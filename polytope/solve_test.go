@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/solver"
@@ -41,7 +42,7 @@ func TestVerticesPassAudit(t *testing.T) {
 	}
 	for k := range 40 {
 		n, m := 2+r.IntN(3), 2+r.IntN(3)
-		pi := randomPrior(r, n)
+		pi := randinst.Prior(r, n, 0.05)
 		u := make(mech.Utility, n)
 		for i := range u {
 			u[i] = make([]float64, m)
@@ -108,7 +109,7 @@ func TestPruningKeepsOptimum(t *testing.T) {
 	pruned := 0
 	for range 30 {
 		n, m := 3+r.IntN(2), 3+r.IntN(2)
-		pi := randomPrior(r, n)
+		pi := randinst.Prior(r, n, 0.05)
 		u := make(mech.Utility, n)
 		for i := range u {
 			u[i] = make([]float64, m)
