@@ -143,6 +143,13 @@ func run(ctx context.Context, cfg Config) error {
 		{"Figure 1 (counting query)", func() (err error) { rep.Fig1, err = figure1(ctx, cfg); return }},
 		{"Figures 2 and 3 (4×4 circulant)", func() (err error) { rep.Fig23, err = figures23(ctx, cfg); return }},
 		{"Scaling study", func() (err error) { rep.Scaling, err = scaling(ctx, cfg); return }},
+		{"Expected-utility LP", func() error {
+			e, err := euLP(ctx, cfg)
+			if err == nil {
+				rep.EULP, err = e, e.write(cfg.Out)
+			}
+			return err
+		}},
 	}
 	for _, p := range parts {
 		fmt.Fprintf(cfg.Log, "bench: %s ...\n", p.name)

@@ -24,6 +24,7 @@ type Report struct {
 	Fig1    *Fig1
 	Fig23   *Fig23
 	Scaling *Scaling
+	EULP    *EULP
 }
 
 // coincideTol is the largest |ε_S − ε*| reported as "coincide": the
@@ -56,6 +57,9 @@ func (r *Report) write() error {
 	}
 	if r.Scaling != nil {
 		r.writeScaling(&b)
+	}
+	if r.EULP != nil {
+		r.writeEULP(&b)
 	}
 	w("## Go benchmarks\n\n")
 	w("`go test -run '^$' -bench . ./bench/` times SafeCurve at 1000×1000, one PML expected-utility LP at N = M = 16, 64 and 128 per backend, LeastEpsilon at 32×32 and OrderCurve at 16×16 (add `-tags clp` for the Clp backend).\n")

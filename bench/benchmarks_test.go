@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/pmlopt/pmlopt/bisect"
+	"github.com/pmlopt/pmlopt/closedform"
+	"github.com/pmlopt/pmlopt/solver"
+)
+
+// The hot paths, timed by `go test -run '^$' -bench . ./bench/` (add
+// -tags clp for the Clp backend). Instances are the scaling study's.
+
+func BenchmarkSafeCurve1000(b *testing.B) {
+	in := randomInstance(1000, 2026)
+	for b.Loop() {
+		if _, err := closedform.SafeCurve(in.Prior, in.Order); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// pureOrClp lists the backends worth timing: gonum's dense Simplex is a
+// reference for tiny models only.
+func pureOrClp() []string {
+	var out []string
+	for _, n := range solver.Names() {
+		if n != "gonum" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func BenchmarkExpectedUtilityLP(b *testing.B) {
+	for _, n := range []int{16, 64, 128} {
+		in := randomInstance(n, 2026)
+		for _, name := range pureOrClp() {
+			s, _ := solver.Get(name)
+			b.Run(fmt.Sprintf("%s/N=%d", name, n), func(b *testing.B) {
+				for b.Loop() {
+					if _, err := euSolve(in, s); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkLeastEpsilon32(b *testing.B) {
+	in := randomInstance(32, 2026)
+	pat := in.Order.Pattern(16)
+	for _, name := range pureOrClp() {
+		s, _ := solver.Get(name)
+		b.Run(name, func(b *testing.B) {
+			lps := 0
+			for b.Loop() {
+				r, err := bisect.LeastEpsilon(context.Background(), in.Prior, pat, bisect.Options{Solver: s})
+				if err != nil {
+					b.Fatal(err)
+				}
+				lps = r.LPSolves
+			}
+			b.ReportMetric(float64(lps), "LPs")
+		})
+	}
+}
+
+func BenchmarkOrderCurve16(b *testing.B) {
+	in := randomInstance(16, 2026)
+	for _, name := range pureOrClp() {
+		s, _ := solver.Get(name)
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := bisect.OrderCurve(context.Background(), in.Prior, in.Order, bisect.Options{Solver: s, Workers: 1}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

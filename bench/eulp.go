@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/polytope"
+	"github.com/pmlopt/pmlopt/solver"
+)
+
+// euEpsilon is the PML budget of the expected-utility LP study.
+const euEpsilon = 0.5
+
+// EURow is one cold solve of the ε-PML expected-utility LP.
+type EURow struct {
+	N, Rows, Cols, Nonzeros int
+	Backend                 string
+	Time                    time.Duration
+	Objective               float64
+	PML                     float64 // audited PML of the optimum
+	Skipped                 string
+}
+
+// EULP is the expected-utility LP study of the LP-core issue: model size and
+// time of one solve per size and backend, and the largest N the pure-Go
+// default backend solves within the time limit.
+type EULP struct {
+	Rows       []EURow
+	Limit      time.Duration
+	LargestN   int // largest N solved by the pure-Go backend within Limit
+	LargestFor string
+}
+
+// euSolve builds the instance's ε-PML expected-utility LP and solves it once.
+func euSolve(in Instance, s solver.Solver) (EURow, error) {
+	m, err := polytope.Build(polytope.Spec{Prior: in.Prior, Budget: mech.Budget{Measure: mech.PML, Epsilon: euEpsilon},
+		Objective: polytope.ExpectedUtility, Utility: in.Utility})
+	if err != nil {
+		return EURow{}, err
+	}
+	row := EURow{N: in.N, Rows: m.LP.NumRows(), Cols: m.LP.NumCols(), Nonzeros: m.LP.NumNonzeros(), Backend: s.Name()}
+	t0 := time.Now()
+	sol, err := s.Solve(m.LP)
+	row.Time = time.Since(t0)
+	if err != nil {
+		return row, err
+	}
+	if sol.Status != solver.Optimal {
+		return row, fmt.Errorf("%s: status %v on a feasible LP", s.Name(), sol.Status)
+	}
+	row.Objective = sol.Objective
+	row.PML = leakage.PML(in.Prior, m.Mechanism(sol.X))
+	return row, nil
+}
+
+func euLP(ctx context.Context, cfg Config) (*EULP, error) {
+	sizes := []int{16, 64, 128, 256}
+	if cfg.Quick {
+		sizes = []int{16, 32}
+	}
+	res := &EULP{Limit: 10 * time.Second}
+	slow := map[string]bool{}
+	for _, n := range sizes {
+		in := randomInstance(n, cfg.Seed)
+		for _, name := range cfg.Solvers {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			s, _ := solver.Get(name)
+			if slow[name] {
+				res.Rows = append(res.Rows, EURow{N: n, Backend: name, Skipped: fmt.Sprintf("a smaller N took over %v", res.Limit)})
+				continue
+			}
+			row, err := euSolve(in, s)
+			switch {
+			case errors.Is(err, solver.ErrTooLarge):
+				row.Skipped = "refused: " + err.Error()
+				slow[name] = true
+			case err != nil:
+				return nil, fmt.Errorf("N = %d: %w", n, err)
+			}
+			if row.Time > res.Limit {
+				slow[name] = true
+			}
+			fmt.Fprintf(cfg.Log, "  N=%d %s: %d rows, %d cols, %d non-zeros, %v %s\n", n, name, row.Rows, row.Cols, row.Nonzeros,
+				row.Time.Round(time.Microsecond), row.Skipped)
+			res.Rows = append(res.Rows, row)
+		}
+	}
+	// The largest N the pure-Go default backend solves within the limit:
+	// double from 16 while a solve stays under it.
+	pure := "revised"
+	if _, err := solver.Get(pure); err != nil {
+		return res, nil
+	}
+	s, _ := solver.Get(pure)
+	res.LargestFor = pure
+	maxN := 512
+	if cfg.Quick {
+		maxN = 32
+	}
+	for n := 16; n <= maxN && ctx.Err() == nil; n *= 2 {
+		row, err := euSolve(randomInstance(n, cfg.Seed), s)
+		if err != nil || row.Time > res.Limit {
+			break
+		}
+		res.LargestN = n
+		fmt.Fprintf(cfg.Log, "  largest-N search: %s solved N=%d in %v\n", pure, n, row.Time.Round(time.Millisecond))
+	}
+	return res, nil
+}
+
+func (e *EULP) write(dir string) error {
+	var rows [][]string
+	for _, r := range e.Rows {
+		rows = append(rows, []string{fi(r.N), r.Backend, fi(r.Rows), fi(r.Cols), fi(r.Nonzeros),
+			ff(r.Time.Seconds()), ff(r.Objective), ff(r.PML), r.Skipped})
+	}
+	return writeCSV(dir, "eulp.csv", []string{"N", "backend", "rows", "cols", "nonzeros", "seconds", "expected_utility", "audited_pml", "note"}, rows)
+}
+
+func (r *Report) writeEULP(b *strings.Builder) {
+	e := r.EULP
+	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	w("## Expected-utility LP\n\n")
+	w("One cold solve of the ε-PML expected-utility LP (ε = %g) on the scaling study's random instances (data: [eulp.csv](eulp.csv)). The model has N·M + M columns and N + M + N·M rows (O(NM) non-zeros).\n\n", euEpsilon)
+	w("| N = M | backend | rows | cols | non-zeros | time | expected utility | audited PML |\n|---|---|---|---|---|---|---|---|\n")
+	for _, x := range e.Rows {
+		if x.Skipped != "" {
+			w("| %d | %s | %d | %d | %d | skipped: %s | | |\n", x.N, x.Backend, x.Rows, x.Cols, x.Nonzeros, x.Skipped)
+			continue
+		}
+		w("| %d | %s | %d | %d | %d | %v | %.9f | %.9f |\n", x.N, x.Backend, x.Rows, x.Cols, x.Nonzeros, x.Time.Round(time.Microsecond), x.Objective, x.PML)
+	}
+	if e.LargestFor != "" {
+		w("\nThe largest N = M (doubling from 16) that the pure-Go `%s` backend solves within %v: **%d**.\n\n", e.LargestFor, e.Limit, e.LargestN)
+	}
+}
