@@ -13,7 +13,7 @@
 //	-quick          small ε grid subset, three p_min values, N up to 16
 //	-sizes list     N = M of the scaling study, e.g. 8,16,32 (default 8,...,256)
 //	-big n          size of the closed-form-only scaling point (default 1000, 0 = off)
-//	-budget d       time budget per instance and backend (default 60s)
+//	-budget d       time budget of each curve, per instance and backend (default 30s)
 //	-gonum-max n    largest N whose curve the gonum backend solves (default 0:
 //	                its dense Simplex can cycle on degenerate LPs and can not
 //	                be interrupted)

@@ -60,59 +60,73 @@ func euSolve(in Instance, s solver.Solver) (EURow, error) {
 
 func euLP(ctx context.Context, cfg Config) (*EULP, error) {
 	sizes := []int{16, 64, 128, 256}
+	maxN := 512
 	if cfg.Quick {
-		sizes = []int{16, 32}
+		sizes, maxN = []int{16, 32}, 32
 	}
 	res := &EULP{Limit: 10 * time.Second}
-	slow := map[string]bool{}
+	// First the largest N the pure-Go default backend solves within the
+	// limit: double from 16 while a solve stays under it. Its solves are
+	// reused below, and sizes beyond it are not attempted: a solve can not
+	// be interrupted, so each one over the limit costs its full time.
+	pure := ""
+	measured := map[int]EURow{}
+	tooSlow := 0 // smallest N over the limit, 0 if none
+	if _, err := solver.Get("revised"); err == nil && contains(cfg.Solvers, "revised") {
+		pure = "revised"
+		res.LargestFor = pure
+		s, _ := solver.Get(pure)
+		for n := 16; n <= maxN && ctx.Err() == nil; n *= 2 {
+			row, err := euSolve(randomInstance(n, cfg.Seed), s)
+			if err != nil {
+				return nil, fmt.Errorf("N = %d: %w", n, err)
+			}
+			measured[n] = row
+			fmt.Fprintf(cfg.Log, "  largest-N search: %s solved N=%d in %v\n", pure, n, row.Time.Round(time.Millisecond))
+			if row.Time > res.Limit {
+				tooSlow = n
+				break
+			}
+			res.LargestN = n
+		}
+	}
 	for _, n := range sizes {
 		in := randomInstance(n, cfg.Seed)
 		for _, name := range cfg.Solvers {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			s, _ := solver.Get(name)
-			if slow[name] {
-				res.Rows = append(res.Rows, EURow{N: n, Backend: name, Skipped: fmt.Sprintf("a smaller N took over %v", res.Limit)})
+			if name == pure {
+				row, ok := measured[n]
+				if !ok {
+					row = EURow{N: n, Backend: name, Skipped: fmt.Sprintf("not attempted: N = %d already took over %v", tooSlow, res.Limit)}
+				}
+				res.Rows = append(res.Rows, row)
 				continue
 			}
+			s, _ := solver.Get(name)
 			row, err := euSolve(in, s)
 			switch {
 			case errors.Is(err, solver.ErrTooLarge):
 				row.Skipped = "refused: " + err.Error()
-				slow[name] = true
 			case err != nil:
 				return nil, fmt.Errorf("N = %d: %w", n, err)
-			}
-			if row.Time > res.Limit {
-				slow[name] = true
 			}
 			fmt.Fprintf(cfg.Log, "  N=%d %s: %d rows, %d cols, %d non-zeros, %v %s\n", n, name, row.Rows, row.Cols, row.Nonzeros,
 				row.Time.Round(time.Microsecond), row.Skipped)
 			res.Rows = append(res.Rows, row)
 		}
 	}
-	// The largest N the pure-Go default backend solves within the limit:
-	// double from 16 while a solve stays under it.
-	pure := "revised"
-	if _, err := solver.Get(pure); err != nil {
-		return res, nil
-	}
-	s, _ := solver.Get(pure)
-	res.LargestFor = pure
-	maxN := 512
-	if cfg.Quick {
-		maxN = 32
-	}
-	for n := 16; n <= maxN && ctx.Err() == nil; n *= 2 {
-		row, err := euSolve(randomInstance(n, cfg.Seed), s)
-		if err != nil || row.Time > res.Limit {
-			break
-		}
-		res.LargestN = n
-		fmt.Fprintf(cfg.Log, "  largest-N search: %s solved N=%d in %v\n", pure, n, row.Time.Round(time.Millisecond))
-	}
 	return res, nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
 }
 
 func (e *EULP) write(dir string) error {

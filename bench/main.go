@@ -51,7 +51,7 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 	quick := fs.Bool("quick", false, "small ε grid subset, fewer p_min, N up to 16")
 	sizes := fs.String("sizes", "", "comma-separated N = M of the scaling study (default 8,16,32,64,128,256; quick: 8,16)")
 	big := fs.Int("big", -1, "size of the closed-form-only scaling point, 0 = off (default 1000; quick: 200)")
-	budget := fs.Duration("budget", 60*time.Second, "time budget per instance and backend")
+	budget := fs.Duration("budget", 30*time.Second, "time budget of each curve (instance and backend)")
 	gonumMax := fs.Int("gonum-max", 0, "largest N whose curve the dense gonum backend solves (its Simplex can cycle on degenerate LPs and can not be interrupted)")
 	solvers := fs.String("solvers", "all", "auto, all, or comma-separated backend names ("+strings.Join(solver.Names(), ", ")+")")
 	workers := fs.Int("workers", 0, "thresholds solved at once by the curves (0 = GOMAXPROCS)")
