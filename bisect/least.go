@@ -403,20 +403,7 @@ func (p *prober) judge(m *polytope.Model, x []float64, t float64) outcome {
 const rowScale = 1024
 
 // scaled returns a copy of m with every row multiplied by rowScale.
-func scaled(m *lp.Model) *lp.Model {
-	s := *m
-	s.ConstMatrix = make([]lp.Nonzero, len(m.ConstMatrix))
-	for k, e := range m.ConstMatrix {
-		s.ConstMatrix[k] = lp.Nonzero{Row: e.Row, Col: e.Col, Val: e.Val * rowScale}
-	}
-	s.RowLower = make([]float64, len(m.RowLower))
-	s.RowUpper = make([]float64, len(m.RowUpper))
-	for i := range m.RowLower {
-		s.RowLower[i] = m.RowLower[i] * rowScale
-		s.RowUpper[i] = m.RowUpper[i] * rowScale
-	}
-	return &s
-}
+func scaled(m *lp.Model) *lp.Model { return m.ScaledRows(rowScale) }
 
 // scaledSession is a Session of a scaled model that takes the coefficients
 // of the unscaled one.

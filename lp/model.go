@@ -83,3 +83,24 @@ func appendName(names []string, k int, name string) []string {
 
 // Entry is a shorthand for a non-zero in column col, for AddRow.
 func Entry(col int, val float64) Nonzero { return Nonzero{Col: col, Val: val} }
+
+// ScaledRows returns a copy of m with every row multiplied by f > 0: the
+// same feasible set and objective, and row activities and duals scaled by f
+// and 1/f. Engines check rows against an absolute tolerance, so scaling the
+// rows of a well-scaled model by a power of two (exact in floating point)
+// tightens the tolerance the solution meets by that factor. The column
+// data is shared with m.
+func (m *Model) ScaledRows(f float64) *Model {
+	s := *m
+	s.ConstMatrix = make([]Nonzero, len(m.ConstMatrix))
+	for k, e := range m.ConstMatrix {
+		s.ConstMatrix[k] = Nonzero{Row: e.Row, Col: e.Col, Val: e.Val * f}
+	}
+	s.RowLower = make([]float64, len(m.RowLower))
+	s.RowUpper = make([]float64, len(m.RowUpper))
+	for i := range m.RowLower {
+		s.RowLower[i] = m.RowLower[i] * f
+		s.RowUpper[i] = m.RowUpper[i] * f
+	}
+	return &s
+}
