@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/pmlopt/pmlopt/closedform"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 )
@@ -136,7 +137,7 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 			no = mid
 			continue
 		}
-		if safe := uniformOnAllowed(pat); leakage.PML(pi, safe) <= limit {
+		if safe := closedform.UniformOnAllowed(pat); leakage.PML(pi, safe) <= limit {
 			yes, yesMech, yesPML = mid, safe, leakage.PML(pi, safe)
 			continue
 		}

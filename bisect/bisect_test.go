@@ -496,7 +496,7 @@ func TestTiedOrder(t *testing.T) {
 		r := Result{EpsLower: p.OptimalEpsilonLower, EpsUpper: p.OptimalEpsilon, Lower: p.Lower, Mechanism: p.Mechanism}
 		audit(t, pi, pat, r, DefaultTol)
 		infeasibleBelow(t, solver.Auto(), pi, pat, r)
-		assert.LessOrEqual(t, p.OptimalEpsilon, leakage.PML(pi, uniformOnAllowed(pat))+1e-12)
+		assert.LessOrEqual(t, p.OptimalEpsilon, leakage.PML(pi, closedform.UniformOnAllowed(pat))+1e-12)
 	}
 }
 

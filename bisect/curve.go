@@ -88,7 +88,7 @@ func ValueCurve(ctx context.Context, pi mech.Prior, u mech.Utility, opt Options)
 		if s+1 < len(starts) {
 			last = starts[s+1] - 1
 		}
-		safe := leakage.PML(pi, uniformOnAllowed(fam.pattern(k)))
+		safe := leakage.PML(pi, closedform.UniformOnAllowed(fam.pattern(k)))
 		pts = append(pts, point(k+1, vs[k], vs[last], safe, res[k]))
 	}
 	return pts, err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/pmlopt/pmlopt/closedform"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
@@ -133,26 +134,6 @@ func pruningBound(pat mech.Pattern, c []float64) float64 {
 		lb = math.Max(lb, best)
 	}
 	return lb
-}
-
-// uniformOnAllowed returns the mechanism whose row i is uniform over the
-// outputs pat allows for i: the utility-safe mechanism of the pattern.
-func uniformOnAllowed(pat mech.Pattern) mech.Mechanism {
-	p := mech.Zeros(len(pat), len(pat[0]))
-	for i, row := range pat {
-		k := 0
-		for _, a := range row {
-			if a {
-				k++
-			}
-		}
-		for j, a := range row {
-			if a {
-				p[i][j] = 1 / float64(k)
-			}
-		}
-	}
-	return p
 }
 
 // independent returns the mechanism that sends every input to output j.
@@ -491,7 +472,7 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, slv solver.Sol
 	if h.lo > r.EpsLower {
 		r.EpsLower, r.Lower = h.lo, h.loKind
 	}
-	r.Mechanism = uniformOnAllowed(pat)
+	r.Mechanism = closedform.UniformOnAllowed(pat)
 	r.EpsUpper = leakage.PML(pi, r.Mechanism)
 	if h.hiMech != nil && h.hi < r.EpsUpper {
 		r.Mechanism, r.EpsUpper = h.hiMech, h.hi

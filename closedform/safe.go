@@ -20,29 +20,40 @@ import (
 //
 // h outside 1..M or an invalid order is an error.
 func UtilitySafe(o mech.Order, h int) (mech.Mechanism, error) {
-	n, m, err := checkOrder(o)
+	_, m, err := checkOrder(o)
 	if err != nil {
 		return nil, err
 	}
 	if err := checkH(h, m); err != nil {
 		return nil, err
 	}
-	p := mech.Zeros(n, m)
-	for i, row := range o {
+	return UniformOnAllowed(o.Pattern(h)), nil
+}
+
+// UniformOnAllowed returns the mechanism whose row i is uniform over the
+// outputs pat allows for i: the utility-safe mechanism of a general zero
+// pattern (UtilitySafe is the pattern of an order threshold). A row that
+// allows nothing stays all zero.
+func UniformOnAllowed(pat mech.Pattern) mech.Mechanism {
+	m := 0
+	if len(pat) > 0 {
+		m = len(pat[0])
+	}
+	p := mech.Zeros(len(pat), m)
+	for i, row := range pat {
 		k := 0
-		for _, r := range row {
-			if r >= h {
+		for _, a := range row {
+			if a {
 				k++
 			}
 		}
-		v := 1 / float64(k)
-		for j, r := range row {
-			if r >= h {
-				p[i][j] = v
+		for j, a := range row {
+			if a {
+				p[i][j] = 1 / float64(k)
 			}
 		}
 	}
-	return p, nil
+	return p
 }
 
 // SafeEpsilon returns ε_S(h) of seed 002 Cor 1,

@@ -378,3 +378,19 @@ func TestSafeCurveShapes(t *testing.T) {
 		}
 	}
 }
+
+func TestUniformOnAllowed(t *testing.T) {
+	pat := mech.Pattern{{true, false, true}, {false, true, false}, {false, false, false}}
+	p := UniformOnAllowed(pat)
+	assert.Equal(t, mech.Mechanism{{0.5, 0, 0.5}, {0, 1, 0}, {0, 0, 0}}, p)
+	// For an order threshold it is M*(h).
+	o := mech.Order{{3, 2, 1}, {1, 3, 2}, {2, 1, 3}}
+	for h := 1; h <= 3; h++ {
+		ms, err := UtilitySafe(o, h)
+		require.NoError(t, err)
+		assert.Equal(t, UniformOnAllowed(o.Pattern(h)), ms)
+		for i := range ms {
+			assert.InDelta(t, 1, ms[i][0]+ms[i][1]+ms[i][2], 1e-15)
+		}
+	}
+}

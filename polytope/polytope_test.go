@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pmlopt/pmlopt/closedform"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
@@ -81,25 +82,6 @@ func extremal(pi mech.Prior, eps float64) mech.Mechanism {
 	return p
 }
 
-// uniformOnAllowed is the utility-safe mechanism M*(h) for the pattern.
-func uniformOnAllowed(pat mech.Pattern) mech.Mechanism {
-	p := mech.Zeros(len(pat), len(pat[0]))
-	for i, row := range pat {
-		c := 0
-		for _, ok := range row {
-			if ok {
-				c++
-			}
-		}
-		for j, ok := range row {
-			if ok {
-				p[i][j] = 1 / float64(c)
-			}
-		}
-	}
-	return p
-}
-
 var (
 	prior3 = mech.Prior{0.5, 0.3, 0.2}
 	order3 = mech.Order{{3, 2, 1}, {1, 3, 2}, {2, 1, 3}} // seed 002 Example 1
@@ -151,7 +133,7 @@ func TestPMLKnownMechanisms(t *testing.T) {
 	// Utility-safe mechanisms with their pattern: PML = ε_S(h) (seed 002 Cor 1).
 	for h := 1; h <= 3; h++ {
 		pat := order3.Pattern(h)
-		p := uniformOnAllowed(pat)
+		p := closedform.UniformOnAllowed(pat)
 		epsS := map[int]float64{1: 0, 2: -math.Log(0.5), 3: -math.Log(0.2)}[h]
 		require.InDelta(t, epsS, leakage.PML(prior3, p), 1e-12)
 		checkPML(t, prior3, pat, p, false)
@@ -279,8 +261,8 @@ func TestALIPLIPLDPKnownMechanisms(t *testing.T) {
 	// q_2 > 0 with a zero, so it is neither ALIP nor LDP; the one that also
 	// avoids output 2 is both, with levels of its remaining columns.
 	pat := mech.Pattern{{true, true, true}, {true, true, true}, {true, false, true}}
-	checkALIP(t, pi, pat, uniformOnAllowed(pat))
-	checkLDP(t, pi, pat, uniformOnAllowed(pat))
+	checkALIP(t, pi, pat, closedform.UniformOnAllowed(pat))
+	checkLDP(t, pi, pat, closedform.UniformOnAllowed(pat))
 	avoid := mech.Mechanism{{0.7, 0, 0.3}, {0.4, 0, 0.6}, {0.5, 0, 0.5}}
 	checkALIP(t, pi, pat, avoid)
 	checkLDP(t, pi, pat, avoid)
@@ -406,7 +388,7 @@ func TestPruning(t *testing.T) {
 		assert.NotEqual(t, "t[3]", name)
 	}
 	// x_3 has no usable output: every point violates sum[3] by 1.
-	ev := mod.LP.Eval(mod.Point(uniformOnAllowed(pat)))
+	ev := mod.LP.Eval(mod.Point(closedform.UniformOnAllowed(pat)))
 	assert.Equal(t, "row 2 (sum[3])", mod.LP.Where(ev))
 
 	// SetBudget may lower ε but not raise it past 1.609.
@@ -420,11 +402,11 @@ func TestPruning(t *testing.T) {
 	full, err := Build(s)
 	require.NoError(t, err)
 	assert.Equal(t, []bool{false, false, false}, full.Dropped)
-	assert.Greater(t, full.LP.MaxViolation(full.Point(uniformOnAllowed(pat))), 1e-3)
+	assert.Greater(t, full.LP.MaxViolation(full.Point(closedform.UniformOnAllowed(pat))), 1e-3)
 	s.Budget.Epsilon = -math.Log(0.2)
 	full, err = Build(s)
 	require.NoError(t, err)
-	assert.LessOrEqual(t, full.LP.MaxViolation(full.Point(uniformOnAllowed(pat))), feasTol)
+	assert.LessOrEqual(t, full.LP.MaxViolation(full.Point(closedform.UniformOnAllowed(pat))), feasTol)
 }
 
 func TestMechanismExtraction(t *testing.T) {
