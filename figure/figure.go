@@ -140,11 +140,11 @@ func (f Figure) Plot() (*plot.Plot, error) {
 	}
 	if f.LogX {
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.X.Tick.Marker = plot.LogTicks{Prec: 1} // one significant digit: 1e-05, not 9.999999999999999e-05
 	}
 	if f.LogY {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.Y.Tick.Marker = plot.LogTicks{Prec: 1} // one significant digit: 1e-05, not 9.999999999999999e-05
 	}
 	p.Legend.Padding = vg.Points(3)
 	p.Legend.TextStyle.Font.Size = vg.Points(10)
