@@ -62,8 +62,10 @@ type Figure struct {
 	// Width and Height are the size of the drawing in inches; zero means
 	// 7 × 4.5. PNG output uses 96 dots per inch.
 	Width, Height float64
-	// Legend is where the legend goes: "top-left", "top-right" (the
-	// default), "bottom-left" or "bottom-right".
+	// Legend is where the legend goes: "right" (the default: outside the
+	// plotting area, to its right, so it never hides a curve), or inside
+	// the plotting area at "top-left", "top-right", "bottom-left" or
+	// "bottom-right".
 	Legend string
 	// LogX and LogY put an axis on a logarithmic scale. Points with a
 	// coordinate ≤ 0 on a logarithmic axis are skipped like NaN.
@@ -128,7 +130,7 @@ func (f Figure) Plot() (*plot.Plot, error) {
 	p.Y.Label.TextStyle.Font.Size = vg.Points(11)
 	p.Add(plotter.NewGrid())
 	switch f.Legend {
-	case "", "top-right":
+	case "", "right", "top-right":
 		p.Legend.Top = true
 	case "top-left":
 		p.Legend.Top, p.Legend.Left = true, true
@@ -215,11 +217,32 @@ func (f Figure) Write(w io.Writer, format Format) error {
 	if ht <= 0 || math.IsNaN(ht) || math.IsInf(ht, 0) {
 		ht = 4.5
 	}
-	wt, err := p.WriterTo(vg.Length(wd)*vg.Inch, vg.Length(ht)*vg.Inch, string(ft))
+	c, err := draw.NewFormattedCanvas(vg.Length(wd)*vg.Inch, vg.Length(ht)*vg.Inch, string(ft))
 	if err != nil {
 		return fmt.Errorf("figure: %w", err)
 	}
-	if _, err := wt.WriteTo(w); err != nil {
+	dc := draw.New(c)
+	// A little room on the right and top so that the last tick label and
+	// the title are not cut at the edge.
+	pad := vg.Points(8)
+	area := draw.Crop(dc, 0, -pad, 0, -pad/2)
+	if f.Legend == "" || f.Legend == "right" {
+		leg := p.Legend
+		p.Legend = plot.NewLegend()
+		lw := leg.Rectangle(area).Size().X
+		if lw > 0 && lw < area.Size().X/2 {
+			gap := vg.Points(6)
+			legArea := draw.Crop(area, area.Size().X-lw, 0, 0, -vg.Points(24))
+			leg.Top, leg.Left = true, true
+			leg.Draw(legArea)
+			area = draw.Crop(area, 0, -(lw + gap), 0, 0)
+		} else {
+			// Too wide to sit beside the plot: keep it inside.
+			p.Legend = leg
+		}
+	}
+	p.Draw(area)
+	if _, err := c.WriteTo(w); err != nil {
 		return fmt.Errorf("figure: %w", err)
 	}
 	return nil

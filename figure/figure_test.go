@@ -120,3 +120,17 @@ func TestLogAxesDoNotPanicOnNonPositive(t *testing.T) {
 	f.Series[0].Y = []float64{0, 0, -1}
 	require.Error(t, f.Write(&buf, SVG))
 }
+
+func TestLegendPositions(t *testing.T) {
+	s := []Series{{Name: "alpha", X: []float64{0, 1}, Y: []float64{0, 1}}}
+	for _, pos := range []string{"", "right", "top-left", "top-right", "bottom-left", "bottom-right"} {
+		var buf bytes.Buffer
+		require.NoError(t, Figure{Legend: pos, Series: s}.Write(&buf, SVG), pos)
+		assert.Contains(t, buf.String(), "alpha", pos)
+	}
+	// A legend wider than half the drawing does not fit beside the plot and
+	// is drawn inside instead of squeezing the plot away.
+	long := []Series{{Name: strings.Repeat("very long legend entry ", 8), X: []float64{0, 1}, Y: []float64{0, 1}}}
+	var buf bytes.Buffer
+	require.NoError(t, Figure{Series: long}.Write(&buf, PNG))
+}
