@@ -223,7 +223,7 @@ func (f *Fig1) write(dir string) error {
 	header := []string{"eps", "S_h", "S_eps", "S_min", "S_worst", "epsbar", "E_min", "E_worst",
 		"R_min", "R_worst", "O_value", "O_eps", "O_min", "O_worst", "O_lp_solves"}
 	var rows [][]string
-	var xs, s, e, r, o, ow []float64
+	var xs, s, e, r, o []float64
 	for _, x := range f.Rows {
 		rows = append(rows, []string{ff(x.Eps), fi(x.SH), ff(x.SEps), ff(x.SMin), ff(x.SWorst), ff(x.EpsBar),
 			ff(x.EMin), ff(x.EWorst), ff(x.RMin), ff(x.RWorst), ff(x.OValue), ff(x.OEps), ff(x.OMin), ff(x.OWorst), fi(x.OLPSolves)})
@@ -232,7 +232,6 @@ func (f *Fig1) write(dir string) error {
 		e = append(e, x.EMin)
 		r = append(r, x.RMin)
 		o = append(o, x.OMin)
-		ow = append(ow, x.OWorst)
 	}
 	if err := writeCSV(dir, "fig1.csv", header, rows); err != nil {
 		return err
@@ -241,13 +240,12 @@ func (f *Fig1) write(dir string) error {
 		Title:  fmt.Sprintf("Figure 1: counting query, sample minimum of u'(X, Y) over %d draws", f.Draws),
 		XLabel: "PML budget ε (nats)",
 		YLabel: "minimum utility u'(X, Y)",
-		Legend: "bottom-right",
+		Width:  9,
 		Series: []figure.Series{
 			{Name: "S: utility-safe", X: xs, Y: s, Step: true, Marks: true},
 			{Name: "E: exponential", X: xs, Y: e, Step: true, Marks: true},
 			{Name: "R: randomized response", X: xs, Y: r, Step: true, Marks: true},
 			{Name: "O: optimal worst-case value", X: xs, Y: o, Step: true, Marks: true, Dashed: true},
-			{Name: "O: exact worst case", X: xs, Y: ow, Step: true, Dashed: true},
 		},
 	}
 	return savePlots(dir, "fig1", fig)

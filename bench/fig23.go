@@ -114,8 +114,8 @@ func (f *Fig23) write(dir string) error {
 				o = append(o, r.OptUpper)
 			}
 			series = append(series,
-				figure.Series{Name: fmt.Sprintf("S (utility-safe), h = %d", h), X: xs, Y: s, Marks: true, Dashed: h == 3},
-				figure.Series{Name: fmt.Sprintf("O (optimal, LP), h = %d", h), X: xs, Y: o, Marks: true, Dashed: h == 3})
+				figure.Series{Name: fmt.Sprintf("S (utility-safe), h = %d", h), X: xs, Y: s, Marks: true},
+				figure.Series{Name: fmt.Sprintf("O (optimal, LP), h = %d", h), X: xs, Y: o, Marks: true, Dashed: true})
 		}
 		if err := writeCSV(dir, name+".csv", header, rows); err != nil {
 			return err
@@ -124,6 +124,7 @@ func (f *Fig23) write(dir string) error {
 			Title:  fmt.Sprintf("Figure %d: least PML for worst-case order h, %s prior", k+2, pattern),
 			XLabel: "smallest prior probability p_min",
 			YLabel: "least PML ε (nats)",
+			Width:  9,
 			Series: series,
 		}
 		if err := savePlots(dir, name, fig); err != nil {

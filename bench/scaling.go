@@ -242,7 +242,7 @@ func (s *Scaling) write(dir string) error {
 		Title:  "Scaling: time of the utility-safe curve and of the optimal curve (N = M)",
 		XLabel: "N = M (log scale)",
 		YLabel: "wall time (s, log scale)",
-		Legend: "top-left",
+		Width:  9,
 		LogX:   true,
 		LogY:   true,
 		Series: series,
