@@ -88,37 +88,15 @@ type hint struct {
 // π_k (+Inf for an output no input may use), and the index of an output
 // allowed for every input, or −1.
 func columnBounds(pi mech.Prior, pat mech.Pattern) (c []float64, all int) {
-	m := len(pat[0])
-	mass := make([]float64, m)
-	count := make([]int, m)
-	for i, row := range pat {
-		for j, a := range row {
-			if a {
-				mass[j] += pi[i]
-				count[j]++
-			}
-		}
-	}
-	c = make([]float64, m)
+	c = pat.OutputBounds(pi)
 	all = -1
-	for j := range c {
-		c[j] = negLog(mass[j])
-		if count[j] == len(pat) {
-			c[j] = 0 // exactly, whatever the rounding of the prior's sum
-			if all < 0 {
-				all = j
-			}
+	for j, v := range c {
+		if v == 0 { // exactly 0 only for an output every input may use
+			all = j
+			break
 		}
 	}
 	return c, all
-}
-
-// negLog returns −log s, clamped at 0 for sums that round above 1.
-func negLog(s float64) float64 {
-	if s <= 0 {
-		return math.Inf(1)
-	}
-	return math.Max(0, -math.Log(s))
 }
 
 // pruningBound returns max_i min_{j allowed for i} c_j.

@@ -86,21 +86,13 @@ func SafeEpsilon(pi mech.Prior, o mech.Order, h int) (float64, error) {
 	if err := checkH(h, m); err != nil {
 		return 0, err
 	}
-	s := make([]float64, m)
-	for i, row := range o {
-		for j, r := range row {
-			if r >= h {
-				s[j] += pi[i]
-			}
+	eps := 0.0 // max over Y+(h) of the Cor 1 terms
+	for _, c := range o.Pattern(h).OutputBounds(pi) {
+		if !math.IsInf(c, 1) {
+			eps = math.Max(eps, c)
 		}
 	}
-	lo := math.Inf(1)
-	for _, v := range s {
-		if v > 0 {
-			lo = math.Min(lo, v)
-		}
-	}
-	return negLog(lo), nil
+	return eps, nil
 }
 
 // SafeCurve returns ε_S(h) for h = 1..M (element h−1 holds ε_S(h)), in one

@@ -1,6 +1,7 @@
 package mech
 
 import (
+	"math"
 	"slices"
 )
 
@@ -211,4 +212,37 @@ func (u Utility) ExpectedUtility(pi Prior, p Mechanism) float64 {
 		}
 	}
 	return s
+}
+
+// OutputBounds returns, for every output j, c_j = −log Σ_{i : (i,j) allowed}
+// π_i: the least PML output j can have in any mechanism with the pattern
+// that uses it (seed 002 Lemmas 2-3, Cor 1; the pruning rule of §III-B).
+// It is exactly 0 for an output every input may use (whatever the rounding
+// of Σπ_i) and +Inf for an output no input may use.
+func (pat Pattern) OutputBounds(pi Prior) []float64 {
+	if len(pat) == 0 {
+		return nil
+	}
+	mass := make([]float64, len(pat[0]))
+	count := make([]int, len(pat[0]))
+	for i, row := range pat {
+		for j, a := range row {
+			if a {
+				mass[j] += pi[i]
+				count[j]++
+			}
+		}
+	}
+	c := make([]float64, len(mass))
+	for j, s := range mass {
+		switch {
+		case count[j] == len(pat):
+			c[j] = 0
+		case s <= 0:
+			c[j] = math.Inf(1)
+		default:
+			c[j] = math.Max(0, -math.Log(s))
+		}
+	}
+	return c
 }

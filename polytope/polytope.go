@@ -82,7 +82,7 @@ type Model struct {
 	Budget mech.Budget
 
 	prior  mech.Prior
-	mass   []float64 // Σ_{i allowed} π_i per output
+	bound  []float64 // −log Σ_{i allowed} π_i per output (mech.Pattern.OutputBounds)
 	pruned []bool
 	eps    []epsCoef // the coefficients that depend on the budget
 }
@@ -209,7 +209,6 @@ func Build(s Spec) (*Model, error) {
 		Dropped: make([]bool, m),
 		Budget:  s.Budget,
 		prior:   s.Prior,
-		mass:    make([]float64, m),
 		pruned:  make([]bool, m),
 	}
 	allowed := func(i, j int) bool { return s.Pattern == nil || s.Pattern[i][j] }
@@ -217,19 +216,22 @@ func Build(s Spec) (*Model, error) {
 	for j := range m {
 		full[j] = true
 		for i := range n {
-			if allowed(i, j) {
-				mod.mass[j] += s.Prior[i]
-			} else {
+			if !allowed(i, j) {
 				full[j] = false
 			}
 		}
 	}
+	pat := s.Pattern
+	if pat == nil {
+		pat = mech.Utility(mech.Zeros(n, m)).Pattern(0) // every pair allowed
+	}
+	mod.bound = pat.OutputBounds(s.Prior)
 	for j := range m {
 		switch {
-		case mod.mass[j] == 0:
+		case math.IsInf(mod.bound[j], 1):
 			mod.Dropped[j] = true
 		case b.Measure == mech.PML:
-			if s.Prune && -math.Log(mod.mass[j]) > b.Epsilon {
+			if s.Prune && mod.bound[j] > b.Epsilon {
 				mod.Dropped[j], mod.pruned[j] = true, true
 			}
 		default: // ALIP, LIP, LDP: a forbidden pair forces the column to zero.
@@ -501,7 +503,7 @@ func (m *Model) SetBudget(sess solver.Session, b mech.Budget) error {
 	}
 	if b.Measure == mech.PML {
 		for j, pr := range m.pruned {
-			if pr && -math.Log(m.mass[j]) <= b.Epsilon {
+			if pr && m.bound[j] <= b.Epsilon {
 				return &mech.FieldError{Field: "budget.epsilon", Row: -1, Col: -1,
 					Msg: fmt.Sprintf("%g makes pruned output %d usable; rebuild the model", b.Epsilon, j+1)}
 			}
@@ -588,7 +590,7 @@ func (m *Model) LowerBound(rowDuals []float64) (eps float64, ok bool) {
 	eps = -math.Log(smin*(1+1e-13)) - 1e-14
 	for j, pr := range m.pruned {
 		if pr {
-			eps = math.Min(eps, -math.Log(m.mass[j]))
+			eps = math.Min(eps, m.bound[j])
 		}
 	}
 	if eps < 0 {
