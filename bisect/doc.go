@@ -24,13 +24,21 @@
 //   - On a curve, Lemma 1 (ε* non-decreasing as the pattern shrinks) passes
 //     a lower bound up and a mechanism down.
 //
-// Then the bracket [lo, hi] is narrowed by feasibility LPs: first just
-// below hi (the utility-safe mechanism is often optimal) and at a proven lo
-// (the pruning bound is sometimes tight), then at midpoints. An infeasible
-// LP at t raises lo to the bound its proof gives (t up to 1e-13). A feasible LP yields a mechanism whose audited PML
-// (leakage.PML) — often well below t — becomes hi when lower. Outputs are
-// pruned at the upper end of the bracket: an output pruned there can not be
-// used at any smaller ε, so one model serves the whole search. With a
+// Then the bracket [lo, hi] is narrowed by feasibility LPs. An infeasible
+// LP at t comes with a dual point (the engine's Farkas ray, or the duals of
+// the infeasibility LP), and polytope.DualBound turns its multipliers α of
+// the rows Σ_j p_ij = 1 into a proven bound, re-optimising the other
+// multipliers exactly: the bound is often well above t, sometimes ε*
+// itself. Near ε* the map t ↦ bound(t) is close to affine with ε* as its
+// fixed point, so each probe aims just above the secant prediction from the
+// last two proofs (with one proof: at the proof), and, once a feasible point
+// is that close, just below the upper end; bisection takes over when two
+// probes in a row fail to halve the bracket. A feasible LP yields a
+// mechanism whose audited PML (leakage.PML) becomes hi when lower. The
+// first probe is at lo itself (the pruning bound is sometimes tight).
+// Outputs are pruned at the upper end of the bracket: an output pruned
+// there can not be used at any smaller ε, so one model serves the whole
+// search (the proofs cover the whole pattern, pruned outputs included). With a
 // solver.WarmSolver the model is loaded once into a Session and ε is moved
 // by polytope.Model.SetBudget; other solvers rebuild the model each time.
 //
@@ -41,7 +49,7 @@
 // 0, the pruning bound, or a bound proven by a dual point — the solver's
 // Farkas certificate of the feasibility LP, or the duals of the
 // infeasibility LP (polytope's Infeasibility objective) — that
-// polytope.Model.LowerBound checks in floating point, for this pattern or,
+// polytope.DualBound checks in floating point, for this pattern or,
 // on a curve, for a weaker one. No solver status is trusted: an
 // "infeasible" without a proof only steers the search (engines can be wrong
 // at degenerate points), so no mechanism with the pattern has PML below

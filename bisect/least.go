@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/pmlopt/pmlopt/closedform"
 	"github.com/pmlopt/pmlopt/leakage"
@@ -156,7 +157,7 @@ type prober struct {
 type verdict int
 
 const (
-	// infeasible: proven, by a dual point that polytope.Model.LowerBound
+	// infeasible: proven, by a dual point that polytope.DualBound
 	// checks in floating point, that no mechanism exists below lb.
 	infeasible verdict = iota
 	// feasible: a mechanism with audited PML ≤ t + auditSlop was found.
@@ -181,7 +182,7 @@ type outcome struct {
 }
 
 // proofMargin is how far below t a proven bound may fall and still count as
-// proving t infeasible: polytope.Model.LowerBound gives up about 1e-13 to
+// proving t infeasible: polytope.DualBound gives up about 1e-13 to
 // rounding.
 const proofMargin = 1e-12
 
@@ -195,7 +196,7 @@ const auditSlop = 1e-13
 // A feasible verdict is hard evidence: its point audits at most t. An
 // infeasibility claim is taken as a bound only with a proof: the solver's
 // Farkas certificate, or the duals of the infeasibility LP (polytope's
-// Infeasibility objective), checked by polytope.Model.LowerBound. Solvers
+// Infeasibility objective), checked by polytope.DualBound. Solvers
 // accept points that violate rows by an absolute tolerance (about 1e-9),
 // and at degenerate points an engine can even call a feasible LP
 // infeasible: neither may move the certified lower end.
@@ -277,7 +278,7 @@ func (p *prober) solveFeasibility(t, level float64, warm, scale bool) (outcome, 
 	}
 	switch sol.Status {
 	case solver.Infeasible:
-		if lb, ok := proven(m, sol.Certificate); ok {
+		if lb, ok := p.proven(sol.Certificate); ok {
 			return outcome{v: infeasible, lb: lb}, nil
 		}
 		return outcome{v: unproven}, nil
@@ -303,35 +304,39 @@ func (p *prober) solveInfeasibility(t float64) (outcome, error) {
 	if sol.Status != solver.Optimal {
 		return outcome{}, fmt.Errorf("bisect: infeasibility LP at ε = %.17g: solver %s returned status %v", t, p.slv.Name(), sol.Status)
 	}
-	if lb, ok := proven(m, sol.RowDuals); ok && lb >= t-proofMargin {
+	if lb, ok := p.proven(sol.RowDuals); ok && lb >= t-proofMargin {
 		return outcome{v: infeasible, lb: lb}, nil
 	}
 	o := p.judge(m, sol.X, t)
 	o.g = sol.Objective / rowScale
 	if o.v == inconclusive {
-		if lb, ok := proven(m, sol.RowDuals); ok {
+		if lb, ok := p.proven(sol.RowDuals); ok {
 			o.lb = lb // a weaker proof than t: kept by the caller's search
 		}
 	}
 	return o, nil
 }
 
-// proven returns the lower bound a dual vector y of m's rows proves, trying
-// both signs (certificate conventions differ between engines; the proof is
-// checked either way), and whether it proves anything.
-func proven(m *polytope.Model, y []float64) (float64, bool) {
-	if len(y) != m.LP.NumRows() {
+// proven returns the lower bound a dual vector y of a feasibility or
+// infeasibility LP of the pattern proves, and whether it proves anything.
+// Only the duals of the rows sum[i] (the first N rows of every model) enter
+// the proof, polytope.DualBound's, which is checked in floating point and
+// taken over the whole pattern: the models hand the solver the pattern
+// with outputs pruned, and a proof for the pruned pattern alone would hold
+// only below the pruning level. Both signs are tried (certificate
+// conventions differ between engines; the proof holds either way).
+func (p *prober) proven(y []float64) (float64, bool) {
+	n := len(p.pi)
+	if len(y) < n {
 		return 0, false
 	}
-	best, ok := 0.0, false
-	neg := make([]float64, len(y))
-	for i, v := range y {
-		neg[i] = -v
+	alpha := slices.Clone(y[:n])
+	best, ok := polytope.DualBound(p.pi, p.pat, alpha)
+	for i := range alpha {
+		alpha[i] = -alpha[i]
 	}
-	for _, d := range [][]float64{y, neg} {
-		if lb, k := m.LowerBound(d); k && (!ok || lb > best) {
-			best, ok = lb, true
-		}
+	if lb, k := polytope.DualBound(p.pi, p.pat, alpha); k && (!ok || lb > best) {
+		best, ok = lb, true
 	}
 	return best, ok
 }
@@ -470,14 +475,13 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, slv solver.Sol
 	defer p.close()
 	level := hv // the pruning level of a warm model: valid for every ε ≤ hv
 
-	// The first probes test the ends: just below the upper end (the
-	// utility-safe mechanism, or the neighbour's, is often optimal) and, for
-	// a proven bound, lo itself (the pruning bound is sometimes tight).
-	// Then the bracket is bisected.
-	first := []float64{hv - tol/2}
-	if r.Lower == BoundPruning {
-		first = append(first, lo)
-	}
+	// The first probe tests lo (the pruning bound is sometimes tight).
+	// Then each probe aims at a prediction of ε* from the proofs so far
+	// (predict), just above it while no feasible point is near, just
+	// below the upper end once one is; bisection takes over when the
+	// predictions stop halving the steering interval.
+	var proofs []proofPoint
+	slow, uses := 0, 0
 	failures := 0
 	var lastErr error
 	for k := 0; r.EpsUpper-lo > tol && hv-sl > tol/64 && k < maxProbes; k++ {
@@ -489,12 +493,26 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, slv solver.Sol
 		case failures > 0:
 			// Another point of the bracket after a solver failure.
 			t = sl + (hv-sl)*[]float64{0.3, 0.7}[failures-1]
-		case k < len(first):
-			t = first[k]
-			if t < sl || t >= hv {
-				continue
+		case k == 0:
+			t = lo
+		case slow < 2 && uses < 2:
+			// A prediction serves two probes at most: one just above
+			// it, then, once a feasible point is that close, one just
+			// below the upper end.
+			if e, ok := predict(proofs); ok {
+				c := e + tol/4
+				if hv-e <= tol/2 {
+					c = hv - 0.75*tol
+				}
+				if c > sl && c < hv {
+					t = c
+					uses++
+				}
 			}
+		default:
+			slow = 0
 		}
+		width := hv - sl
 		o, err := p.probe(t, level)
 		if err != nil {
 			// A backend may fail at a degenerate point: two other points
@@ -515,9 +533,12 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, slv solver.Sol
 				lo, r.Lower = lb, BoundInfeasible
 			}
 			sl = math.Max(sl, math.Max(t, lo))
+			proofs, uses = append(proofs, proofPoint{t: t, lb: o.lb}), 0
+			slow = progress(slow, width, hv-sl)
 			continue
 		case unproven:
 			sl = math.Max(sl, t)
+			slow = progress(slow, width, hv-sl)
 			continue
 		}
 		if o.m != nil && o.a < r.EpsUpper && pat.Holds(o.m) {
@@ -532,6 +553,7 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, slv solver.Sol
 			// solver contradicted itself; trust the audited point.
 			sl = lo
 		}
+		slow = progress(slow, width, hv-sl)
 	}
 	// The steering interval can collapse while the certified lower end
 	// lags (unproven verdicts near ε*, or a proof that gives up its
@@ -557,6 +579,41 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, slv solver.Sol
 		return finish(r, lo, p), lastErr
 	}
 	return finish(r, lo, p), nil
+}
+
+// proofPoint is an infeasible probe: the tested ε and the bound its proof
+// gave (often well above t: polytope.DualBound optimises the multipliers).
+type proofPoint struct{ t, lb float64 }
+
+// predict estimates ε* from the proofs so far. The map φ: t ↦ lb(t) has ε*
+// as its fixed point and, near it, is close to affine with a slope r in
+// [0, 1) (about 0.4 on random instances, 0 where a proof is exact); the
+// secant through the last two proofs gives r, and ε* ≈ (lb − r t)/(1 − r).
+// With one proof, r = 0: the first guess is that the proof is exact.
+func predict(ps []proofPoint) (float64, bool) {
+	if len(ps) == 0 {
+		return 0, false
+	}
+	b := ps[len(ps)-1]
+	r := 0.0
+	if len(ps) > 1 {
+		a := ps[len(ps)-2]
+		if d := b.t - a.t; d != 0 {
+			if q := (b.lb - a.lb) / d; q >= 0 && q <= 0.9 {
+				r = q
+			}
+		}
+	}
+	return (b.lb - r*b.t) / (1 - r), true
+}
+
+// progress counts the probes in a row that did not halve the steering
+// interval.
+func progress(slow int, before, after float64) int {
+	if after <= before/2 {
+		return 0
+	}
+	return slow + 1
 }
 
 // finish completes r with the lower end lo and the LP count. A lower end

@@ -81,10 +81,11 @@ type Model struct {
 	// Budget is the budget the coefficients currently encode.
 	Budget mech.Budget
 
-	prior  mech.Prior
-	bound  []float64 // −log Σ_{i allowed} π_i per output (mech.Pattern.OutputBounds)
-	pruned []bool
-	eps    []epsCoef // the coefficients that depend on the budget
+	prior   mech.Prior
+	pattern mech.Pattern // the spec's pattern; nil when every pair is allowed
+	bound   []float64    // −log Σ_{i allowed} π_i per output (mech.Pattern.OutputBounds)
+	pruned  []bool
+	eps     []epsCoef // the coefficients that depend on the budget
 }
 
 // epsCoef is one budget-dependent entry of the constraint matrix:
@@ -209,6 +210,7 @@ func Build(s Spec) (*Model, error) {
 		Dropped: make([]bool, m),
 		Budget:  s.Budget,
 		prior:   s.Prior,
+		pattern: s.Pattern,
 		pruned:  make([]bool, m),
 	}
 	allowed := func(i, j int) bool { return s.Pattern == nil || s.Pattern[i][j] }
@@ -525,76 +527,16 @@ func (m *Model) SetBudget(sess solver.Session, b mech.Budget) error {
 // mechanism with the model's pattern exists for ε < the returned value. It
 // returns ok = false when the dual point proves nothing.
 //
-// rowDuals has one entry per row, in the sign convention of package solver
-// for a minimisation: the duals of an optimal solution of the
-// Infeasibility model are the intended input, but any vector is accepted:
-// the proof is checked here, in floating point with a safety margin, and
-// does not rely on the solver's tolerances. With α_i the dual of sum[i] and
-// λ_j = max(0, −dual of marg[j]), every mechanism P with the pattern
-// satisfies, for s = e^{−ε} and t_j = max_i p_ij,
-//
-//	Σ_i α_i = Σ_j Σ_{i∈A_j} α_i p_ij ≤ Σ_j (C_j t_j − λ_j q_j),  C_j = Σ_{i∈A_j} max(0, α_i + π_i λ_j),
-//
-// and if P is ε-PML (s t_j ≤ q_j) with C_j ≤ s λ_j for all j, the right
-// side is at most 0. So when Σ_i α_i > 0 no ε-PML mechanism exists for any
-// s ≥ s_min = max_j C_j / λ_j, i.e. for ε ≤ −log s_min. The α_i are first
-// shifted down uniformly, where needed, so that outputs with λ_j = 0 have
-// C_j = 0. Outputs the model pruned can not be used below their bound
-// −log Σ_{i∈A_j} π_i, so the result is capped there.
+// Only the duals α_i of the rows sum[i] (rows 0..N−1) are used, in any sign
+// convention that makes Σ_i α_i > 0 the claim; the proof is DualBound's,
+// checked in floating point with a safety margin, so it does not rely on
+// the solver's tolerances: the duals of an optimal solution of the
+// Infeasibility model and an engine's Farkas ray of the feasibility model
+// are the intended inputs, but any vector is accepted. The proof covers the
+// whole pattern, pruned outputs included.
 func (m *Model) LowerBound(rowDuals []float64) (eps float64, ok bool) {
 	if m.Budget.Measure != mech.PML || len(rowDuals) != m.LP.NumRows() {
 		return 0, false
 	}
-	alpha := rowDuals[:m.N]
-	lambda := make([]float64, m.M)
-	shift := 0.0
-	for j := range m.M {
-		if m.Dropped[j] {
-			continue
-		}
-		lambda[j] = math.Max(0, -rowDuals[m.Marg[j]])
-		if lambda[j] > 0 && !math.IsInf(lambda[j], 0) {
-			continue
-		}
-		lambda[j] = 0
-		for i := range m.N {
-			if m.P[i][j] >= 0 {
-				shift = math.Max(shift, alpha[i])
-			}
-		}
-	}
-	sum, abs := 0.0, 0.0
-	for _, a := range alpha {
-		sum += a - shift
-		abs += math.Abs(a - shift)
-	}
-	if !(sum > 1e-13*abs) {
-		return 0, false
-	}
-	smin := 0.0
-	for j := range m.M {
-		if m.Dropped[j] || lambda[j] == 0 {
-			continue
-		}
-		c := 0.0
-		for i := range m.N {
-			if m.P[i][j] >= 0 {
-				c += math.Max(0, alpha[i]-shift+m.prior[i]*lambda[j])
-			}
-		}
-		smin = math.Max(smin, c/lambda[j])
-	}
-	if !(smin > 0) || math.IsInf(smin, 0) {
-		return 0, false
-	}
-	eps = -math.Log(smin*(1+1e-13)) - 1e-14
-	for j, pr := range m.pruned {
-		if pr {
-			eps = math.Min(eps, m.bound[j])
-		}
-	}
-	if eps < 0 {
-		return 0, false
-	}
-	return eps, true
+	return DualBound(m.prior, m.pattern, rowDuals[:m.N])
 }

@@ -1,0 +1,89 @@
+package polytope
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pmlopt/pmlopt/internal/randinst"
+	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/solver"
+)
+
+// TestDualBoundIsSound checks the proof against mechanisms: whatever α is,
+// the bound it proves is at most the PML of every mechanism respecting the
+// pattern.
+func TestDualBoundIsSound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	proofs := 0
+	for trial := range 3000 {
+		n, m := 2+rng.IntN(5), 2+rng.IntN(5)
+		pi := randinst.Prior(rng, n, 0.02)
+		p := randinst.Mechanism(rng, n, m, 0.4)
+		pat := make(mech.Pattern, n)
+		for i := range pat {
+			pat[i] = make([]bool, m)
+			for j := range pat[i] {
+				pat[i][j] = p[i][j] > 0 || rng.Float64() < 0.3
+			}
+		}
+		eps := leakage.PML(pi, p)
+		alpha := make([]float64, n)
+		for i := range alpha {
+			alpha[i] = rng.NormFloat64()
+		}
+		lb, ok := DualBound(pi, pat, alpha)
+		if ok {
+			proofs++
+			require.LessOrEqual(t, lb, eps+1e-12, "trial %d: α %v proves %v but P %v has PML %v (π %v, pattern %v)", trial, alpha, lb, p, eps, pi, pat)
+		}
+	}
+	require.Greater(t, proofs, 500, "random α prove something about a quarter of the time")
+}
+
+// TestDualBoundFromDuals takes α from the infeasibility LP's optimal duals,
+// the proofs the search relies on, and checks them against the feasibility
+// LP: just below the proven bound it must be infeasible, and the proof at ε
+// must reach ε itself (the multipliers are re-optimised, so a proof from an
+// optimal dual point is never weaker than the point's own).
+func TestDualBoundFromDuals(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	for _, name := range solver.Names() {
+		if name == "gonum" {
+			continue
+		}
+		s, err := solver.Get(name)
+		require.NoError(t, err)
+		proofs := 0
+		for trial := range 40 {
+			n := 3 + rng.IntN(5)
+			pi := randinst.Prior(rng, n, 0.05)
+			pat := randinst.StrictOrder(rng, n, n).Pattern(2 + rng.IntN(n-1))
+			eps := 2 * rng.Float64()
+			m, err := Build(Spec{Prior: pi, Budget: mech.Budget{Measure: mech.PML, Epsilon: eps}, Pattern: pat, Objective: Infeasibility})
+			require.NoError(t, err)
+			sol, err := s.Solve(m.LP)
+			require.NoError(t, err)
+			require.Equal(t, solver.Optimal, sol.Status)
+			lb, ok := m.LowerBound(sol.RowDuals)
+			if sol.Objective < 1e-7 {
+				continue // feasible at ε: nothing to prove
+			}
+			require.True(t, ok, "%s trial %d: G = %g > 0 but the duals prove nothing", name, trial, sol.Objective)
+			proofs++
+			require.GreaterOrEqual(t, lb, eps-1e-9, "%s trial %d", name, trial)
+			below := lb - 1e-7
+			f, err := Build(Spec{Prior: pi, Budget: mech.Budget{Measure: mech.PML, Epsilon: below}, Pattern: pat})
+			require.NoError(t, err)
+			fs, err := s.Solve(f.LP)
+			require.NoError(t, err)
+			if fs.Status == solver.Optimal {
+				assert.Greater(t, leakage.PML(pi, f.Mechanism(fs.X)), below+1e-9, "%s trial %d: a mechanism below the proven bound %v", name, trial, lb)
+			}
+		}
+		require.Greater(t, proofs, 10, name)
+	}
+}
