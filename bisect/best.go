@@ -142,7 +142,7 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 			continue
 		}
 		p := &prober{pi: pi, pat: pat, c: c, slv: cfg.slv}
-		o, err := p.probe(limit, limit)
+		o, err := p.probe(limit, limit, true)
 		p.close()
 		solves += p.solves
 		if err != nil {

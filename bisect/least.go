@@ -151,6 +151,8 @@ type prober struct {
 
 	model *polytope.Model // warm path: loaded once, pruned at level
 	sess  solver.Session
+
+	stuck bool // the last probe's verdict was unproven or inconclusive
 }
 
 // verdict is the outcome of one probe.
@@ -199,8 +201,12 @@ const auditSlop = 1e-13
 // Infeasibility objective), checked by polytope.DualBound. Solvers
 // accept points that violate rows by an absolute tolerance (about 1e-9),
 // and at degenerate points an engine can even call a feasible LP
-// infeasible: neither may move the certified lower end.
-func (p *prober) probe(t, level float64) (outcome, error) {
+// infeasible: neither may move the certified lower end. With settle, a
+// verdict without evidence (unproven, inconclusive) is settled by a cold
+// solve of the infeasibility LP; without it, it only steers the search,
+// which saves that solve where later probes will bring the evidence; two
+// such verdicts in a row are settled all the same.
+func (p *prober) probe(t, level float64, settle bool) (outcome, error) {
 	_, warm := p.slv.(solver.WarmSolver)
 	o, err := p.solveFeasibility(t, level, warm, true)
 	if err != nil && warm {
@@ -212,9 +218,11 @@ func (p *prober) probe(t, level float64) (outcome, error) {
 	if err != nil {
 		return o, err
 	}
-	if o.v == feasible || o.v == infeasible {
+	if o.v == feasible || o.v == infeasible || (!settle && !p.stuck) {
+		p.stuck = o.v != feasible && o.v != infeasible
 		return o, nil
 	}
+	p.stuck = false
 	g, err := p.solveInfeasibility(t)
 	switch {
 	case err != nil:
@@ -278,7 +286,11 @@ func (p *prober) solveFeasibility(t, level float64, warm, scale bool) (outcome, 
 	}
 	switch sol.Status {
 	case solver.Infeasible:
-		if lb, ok := p.proven(sol.Certificate); ok {
+		lb, ok := p.proven(sol.Certificate)
+		if rl, rok := p.proven(sol.Ray); rok && (!ok || rl > lb) {
+			lb, ok = rl, true
+		}
+		if ok {
 			return outcome{v: infeasible, lb: lb}, nil
 		}
 		return outcome{v: unproven}, nil
@@ -495,11 +507,17 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, slv solver.Sol
 			t = sl + (hv-sl)*[]float64{0.3, 0.7}[failures-1]
 		case k == 0:
 			t = lo
-		case slow < 2 && uses < 2:
+		case slow >= 3:
+			slow = 0 // bisect
+		default:
 			// A prediction serves two probes at most: one just above
 			// it, then, once a feasible point is that close, one just
-			// below the upper end.
-			if e, ok := predict(proofs); ok {
+			// below the upper end. Without one, the probe is at the
+			// geometric mean of the distance to sl and tol: the proofs
+			// tend to land close to ε*, and a feasible answer there
+			// shrinks the interval from d to √(d·tol).
+			t = sl + math.Min((hv-sl)/2, math.Sqrt((hv-sl)*tol))
+			if e, ok := predict(proofs); ok && uses < 2 {
 				c := e + tol/4
 				if hv-e <= tol/2 {
 					c = hv - 0.75*tol
@@ -509,11 +527,9 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, slv solver.Sol
 					uses++
 				}
 			}
-		default:
-			slow = 0
 		}
 		width := hv - sl
-		o, err := p.probe(t, level)
+		o, err := p.probe(t, level, false)
 		if err != nil {
 			// A backend may fail at a degenerate point: two other points
 			// of the bracket get a chance, then the search steers below
@@ -564,7 +580,7 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, slv solver.Sol
 		if r.EpsUpper-lo <= tol || t <= lo || ctx.Err() != nil {
 			break
 		}
-		o, err := p.probe(t, level)
+		o, err := p.probe(t, level, true)
 		switch {
 		case err != nil:
 		case o.v == infeasible:

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"unsafe"
 
@@ -325,6 +326,7 @@ func (s *clpSession) solution() (*Solution, error) {
 		if ray != nil {
 			y := goFloats(ray, r)
 			C.Clp_freeRay(model, ray)
+			sol.Ray = slices.Clone(y)
 			switch {
 			case FarkasGap(s.m, y) > 0:
 				sol.Certificate = y

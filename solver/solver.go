@@ -40,7 +40,14 @@ type Solution struct {
 	RowDuals    []float64 // one per row; sign convention of the backend's doc
 	ColDuals    []float64 // reduced costs, one per column
 	Certificate []float64 // infeasibility ray on the rows, or nil
-	Iterations  int
+
+	// Ray is the engine's own infeasibility ray on the rows when Status is
+	// Infeasible and the engine gives one, whether or not it verifies as
+	// a Farkas certificate (engines return rays accurate only to their
+	// tolerances). Callers that check a proof themselves (package
+	// polytope's DualBound) can use what Certificate had to refuse.
+	Ray        []float64
+	Iterations int
 }
 
 // Solver solves a Model from scratch.
