@@ -85,9 +85,9 @@ func (clpSolver) Load(m *lp.Model) (Session, error) {
 	}
 	s := &clpSession{m: cloneModel(m)}
 	n, r := m.NumCols(), m.NumRows()
-	s.idx = make(map[[2]int]struct{}, m.NumNonzeros())
-	for _, e := range m.ConstMatrix {
-		s.idx[[2]int{e.Row, e.Col}] = struct{}{}
+	s.idx = make(map[[2]int]int, m.NumNonzeros())
+	for k, e := range s.m.ConstMatrix {
+		s.idx[[2]int{e.Row, e.Col}] = k
 	}
 	// Column-major copy of A.
 	nz := append([]lp.Nonzero(nil), m.ConstMatrix...)
@@ -152,7 +152,7 @@ type clpSession struct {
 	model   unsafe.Pointer
 	cleanup runtime.Cleanup
 	m       *lp.Model
-	idx     map[[2]int]struct{}
+	idx     map[[2]int]int // position of each entry in m.ConstMatrix
 	err     error
 
 	colsDirty, rowsDirty, costDirty, coefDirty bool
@@ -221,15 +221,10 @@ func (s *clpSession) SetCoef(row, col int, val float64) {
 		return
 	}
 	key := [2]int{row, col}
-	if _, ok := s.idx[key]; ok {
-		for k := range s.m.ConstMatrix {
-			if e := &s.m.ConstMatrix[k]; e.Row == row && e.Col == col {
-				e.Val = val
-				break
-			}
-		}
+	if k, ok := s.idx[key]; ok {
+		s.m.ConstMatrix[k].Val = val
 	} else {
-		s.idx[key] = struct{}{}
+		s.idx[key] = len(s.m.ConstMatrix)
 		s.m.ConstMatrix = append(s.m.ConstMatrix, lp.Nonzero{Row: row, Col: col, Val: val})
 	}
 	C.Clp_modifyCoefficient(s.model, C.int(row), C.int(col), C.double(val), C.bool(true))
