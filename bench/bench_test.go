@@ -54,7 +54,7 @@ func TestQuickReport(t *testing.T) {
 	require.NoError(t, err)
 	for _, r := range f23.Rows {
 		assert.LessOrEqual(t, r.OptUpper, r.Safe+1e-9)
-		assert.LessOrEqual(t, r.OptUpper-r.OptLower, 1.05e-9)
+		assert.LessOrEqual(t, r.OptUpper-r.OptLower, 1e-9)
 		if r.Pattern == "one-low-three-high" || r.H == 3 {
 			assert.InDelta(t, r.Safe, r.OptUpper, 1e-9, "%s p_min %v h %d: S is optimal", r.Pattern, r.PMin, r.H)
 		}

@@ -67,9 +67,9 @@ func audit(t *testing.T, pi mech.Prior, pat mech.Pattern, r Result, tol float64)
 	require.LessOrEqual(t, leakage.PML(pi, p), r.EpsUpper+1e-9)
 	require.LessOrEqual(t, r.EpsLower, r.EpsUpper)
 	require.GreaterOrEqual(t, r.EpsLower, 0.0)
-	// Tol, or a few per cent more where the engines' 1e-9 row tolerance
-	// stops the proofs short of a degenerate optimum (see the package doc).
-	require.LessOrEqual(t, r.EpsUpper-r.EpsLower, tol*1.05, "bracket [%v, %v]", r.EpsLower, r.EpsUpper)
+	// Tol exactly: the proofs are checked by DualBound, which does not
+	// inherit the engines' 1e-9 row tolerance.
+	require.LessOrEqual(t, r.EpsUpper-r.EpsLower, tol, "bracket [%v, %v]", r.EpsLower, r.EpsUpper)
 }
 
 // infeasibleBelow solves the feasibility LP (10) at EpsLower − 1e-7, unpruned
@@ -281,23 +281,24 @@ func TestOptimalBelowSafe(t *testing.T) {
 func TestBackendsAgree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	ss := backends(t)
+	gonumFailed := 0
+	defer func() {
+		// gonum must take part: most curves close with it too.
+		assert.LessOrEqual(t, gonumFailed, 3, "gonum failed on too many curves")
+	}()
 	for trial := 0; trial < 10; trial++ {
 		n, m := 3+rng.IntN(3), 3+rng.IntN(3)
 		pi, o := randinst.Prior(rng, n, 0.05), randinst.StrictOrder(rng, n, m)
 		var ref []Point
 		for _, s := range ss {
-			if s.Name() == "gonum" {
-				// Known backend defect, reported: gonum's Simplex fails
-				// ("phase II lost feasibility") or does not return on the
-				// degenerate LPs next to some thresholds of this test.
-				continue
-			}
 			pts, err := OrderCurve(context.Background(), pi, o, Options{Solver: s, Tol: 1e-10})
-			if err != nil && s.Name() != solver.Auto().Name() {
-				// Known backend failure (gonum: "phase II lost
-				// feasibility" next to degenerate thresholds); the
-				// search reports it rather than a loose bracket.
+			if err != nil && s.Name() == "gonum" {
+				// Known backend limits: gonum's dense Simplex gives no
+				// certificates, no duals at degenerate optima, and can
+				// fail ("phase II lost feasibility"); the search reports
+				// ErrUnproven or the failure rather than a loose bracket.
 				t.Logf("%s, trial %d: %v", s.Name(), trial, err)
+				gonumFailed++
 				continue
 			}
 			require.NoError(t, err)

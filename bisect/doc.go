@@ -54,11 +54,12 @@
 // "infeasible" without a proof only steers the search (engines can be wrong
 // at degenerate points), so no mechanism with the pattern has PML below
 // EpsLower whatever the engine's tolerances. The search stops when
-// EpsUpper − EpsLower ≤ Tol (default 1e-9). Where the optimum is
-// degenerate (e.g. a double root of the infeasibility measure) the
-// engines' feasibility tolerance (1e-9 on the rows) can stop the proofs a
-// hair short: the bracket is then at most a few per cent wider than Tol,
-// and still certified.
+// EpsUpper − EpsLower ≤ Tol (default 1e-9). Because DualBound re-optimises
+// the multipliers of a dual point, a proof from an engine's ray is not
+// limited by the engine's 1e-9 row tolerance; should an engine give no
+// usable proof near ε* (after the closing probes and the infeasibility LP),
+// the bracket returned is still certified, only wider than Tol, and
+// EpsUpper − EpsLower says so.
 //
 // # Numerics
 //
