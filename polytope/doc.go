@@ -80,4 +80,17 @@
 //
 // Feasibility leaves every cost 0 (minimise 0). ExpectedUtility maximises
 // Σ_ij π_i u'_ij p_ij, the cost of column p[i,j] being π_i u'_ij.
+// Infeasibility (PML only) relaxes each marg row by a slack r_j ≥ 0 and
+// minimises Σ_j r_j: the optimum G vanishes exactly when an ε-PML mechanism
+// with the pattern exists.
+//
+// # Proofs of infeasibility
+//
+// DualBound turns any vector α (one entry per input: the duals of the rows
+// sum[i] of any of these PML models, or an engine's Farkas ray) into a
+// lower bound on the least ε of a pattern, by the Lagrangian inequality
+// Σ_i α_i ≤ Σ_j (C_j t_j − λ_j q_j) with the best λ_j per output found
+// exactly and every sum rounded with a margin: the bound holds in exact
+// arithmetic whatever the solver's tolerances. Model.LowerBound applies it
+// to a model's row duals.
 package polytope
