@@ -67,6 +67,13 @@ func audit(t *testing.T, pi mech.Prior, pat mech.Pattern, r Result, tol float64)
 	require.LessOrEqual(t, leakage.PML(pi, p), r.EpsUpper+1e-9)
 	require.LessOrEqual(t, r.EpsLower, r.EpsUpper)
 	require.GreaterOrEqual(t, r.EpsLower, 0.0)
+	if r.Lower == BoundInfeasible {
+		// The certificate travels with the result and checks on its own.
+		require.NotNil(t, r.Proof, "a proven lower end without its proof")
+		lb, ok := polytope.DualBound(pi, pat, r.Proof)
+		require.True(t, ok)
+		require.GreaterOrEqual(t, lb, r.EpsLower, "the proof gives less than the lower end")
+	}
 	// Tol exactly: the proofs are checked by DualBound, which does not
 	// inherit the engines' 1e-9 row tolerance.
 	require.LessOrEqual(t, r.EpsUpper-r.EpsLower, tol, "bracket [%v, %v]", r.EpsLower, r.EpsUpper)
@@ -305,7 +312,7 @@ func TestBackendsAgree(t *testing.T) {
 			require.Len(t, pts, m)
 			for k, p := range pts {
 				pat := o.Pattern(p.H)
-				audit(t, pi, pat, Result{EpsLower: p.OptimalEpsilonLower, EpsUpper: p.OptimalEpsilon, Mechanism: p.Mechanism}, 1e-10)
+				audit(t, pi, pat, Result{EpsLower: p.OptimalEpsilonLower, EpsUpper: p.OptimalEpsilon, Mechanism: p.Mechanism, Lower: p.Lower, Proof: p.Proof}, 1e-10)
 				if ref != nil {
 					assert.InDelta(t, ref[k].OptimalEpsilon, p.OptimalEpsilon, 1e-9, "%s, trial %d, h %d", s.Name(), trial, p.H)
 				}
@@ -359,7 +366,7 @@ func TestCountingQuery(t *testing.T) {
 		assert.GreaterOrEqual(t, p.OptimalEpsilon, prev-DefaultTol)
 		prev = p.OptimalEpsilon
 		pat := countingOrder.Pattern(p.H)
-		r := Result{EpsLower: p.OptimalEpsilonLower, EpsUpper: p.OptimalEpsilon, Lower: p.Lower, Mechanism: p.Mechanism}
+		r := Result{EpsLower: p.OptimalEpsilonLower, EpsUpper: p.OptimalEpsilon, Lower: p.Lower, Mechanism: p.Mechanism, Proof: p.Proof}
 		audit(t, pi, pat, r, DefaultTol)
 		infeasibleBelow(t, solver.Auto(), pi, pat, r)
 		t.Logf("h %d: ε_S %.6f, ε* in [%.9f, %.9f], %d LPs", p.H, p.SafeEpsilon, p.OptimalEpsilonLower, p.OptimalEpsilon, p.LPSolves)
@@ -466,7 +473,7 @@ func TestValueCurveMatchesEveryThreshold(t *testing.T) {
 				assert.Equal(t, vs[len(vs)-1], p.ThresholdMax)
 			}
 			pat := u.Pattern(p.Threshold)
-			audit(t, pi, pat, Result{EpsLower: p.OptimalEpsilonLower, EpsUpper: p.OptimalEpsilon, Mechanism: p.Mechanism}, DefaultTol)
+			audit(t, pi, pat, Result{EpsLower: p.OptimalEpsilonLower, EpsUpper: p.OptimalEpsilon, Mechanism: p.Mechanism, Lower: p.Lower, Proof: p.Proof}, DefaultTol)
 			assert.LessOrEqual(t, p.OptimalEpsilon, p.SafeEpsilon+1e-12)
 		}
 		assert.Equal(t, want, got, "trial %d", trial)
@@ -494,7 +501,7 @@ func TestTiedOrder(t *testing.T) {
 	require.Len(t, pts, 4)
 	for _, p := range pts {
 		pat := o.Pattern(p.H)
-		r := Result{EpsLower: p.OptimalEpsilonLower, EpsUpper: p.OptimalEpsilon, Lower: p.Lower, Mechanism: p.Mechanism}
+		r := Result{EpsLower: p.OptimalEpsilonLower, EpsUpper: p.OptimalEpsilon, Lower: p.Lower, Mechanism: p.Mechanism, Proof: p.Proof}
 		audit(t, pi, pat, r, DefaultTol)
 		infeasibleBelow(t, solver.Auto(), pi, pat, r)
 		assert.LessOrEqual(t, p.OptimalEpsilon, leakage.PML(pi, closedform.UniformOnAllowed(pat))+1e-12)
@@ -543,7 +550,7 @@ func TestCancel(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Less(t, len(pts), 12)
 	for _, p := range pts {
-		audit(t, pi, o.Pattern(p.H), Result{EpsLower: p.OptimalEpsilonLower, EpsUpper: p.OptimalEpsilon, Mechanism: p.Mechanism}, DefaultTol)
+		audit(t, pi, o.Pattern(p.H), Result{EpsLower: p.OptimalEpsilonLower, EpsUpper: p.OptimalEpsilon, Mechanism: p.Mechanism, Lower: p.Lower, Proof: p.Proof}, DefaultTol)
 	}
 
 	// LeastEpsilon returns the valid bracket it has.

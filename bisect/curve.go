@@ -8,6 +8,7 @@ import (
 	"github.com/pmlopt/pmlopt/closedform"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/polytope"
 )
 
 // OrderCurve returns the trade-off curve of the order o: one Point for every
@@ -105,6 +106,7 @@ func point(h int, v, vmax, safe float64, r *Result) Point {
 		Lower:               r.Lower,
 		Mechanism:           r.Mechanism,
 		LPSolves:            r.LPSolves,
+		Proof:               r.Proof,
 	}
 }
 
@@ -220,11 +222,11 @@ func (c *curveRun) rec(a, b int) {
 		// k's pattern: the bracket is inherited.
 		rs := make([]*Result, 0, b-a-1)
 		for k := a + 1; k < b; k++ {
-			r := &Result{EpsLower: ra.EpsLower, Lower: ra.Lower, EpsUpper: rb.EpsUpper, Mechanism: rb.Mechanism.Clone()}
+			r := &Result{EpsLower: ra.EpsLower, Lower: ra.Lower, EpsUpper: rb.EpsUpper, Mechanism: rb.Mechanism.Clone(), Proof: ra.Proof}
 			pat := c.fam.pattern(k)
 			cb, _ := columnBounds(c.pi, pat)
 			if lb := pruningBound(pat, cb); lb > r.EpsLower {
-				r.EpsLower, r.Lower = math.Min(lb, r.EpsUpper), BoundPruning
+				r.EpsLower, r.Lower, r.Proof = math.Min(lb, r.EpsUpper), BoundPruning, nil
 			}
 			rs = append(rs, r)
 		}
@@ -232,7 +234,15 @@ func (c *curveRun) rec(a, b int) {
 		return
 	}
 	mid := a + (b-a)/2
-	if !c.solve(mid, hint{lo: ra.EpsLower, loKind: ra.Lower, hiMech: rb.Mechanism, hi: rb.EpsUpper}) {
+	h := hint{lo: ra.EpsLower, loKind: ra.Lower, proof: ra.Proof, hiMech: rb.Mechanism, hi: rb.EpsUpper}
+	// The proof of b (a stronger pattern) often holds for mid too: on a
+	// plateau of the staircase it closes mid's bracket without an LP.
+	if rb.Proof != nil {
+		if lb, ok := polytope.DualBound(c.pi, c.fam.pattern(mid), rb.Proof); ok && lb > h.lo {
+			h.lo, h.loKind, h.proof = math.Min(lb, rb.EpsUpper), BoundInfeasible, rb.Proof
+		}
+	}
+	if !c.solve(mid, h) {
 		return
 	}
 	var wg sync.WaitGroup

@@ -88,6 +88,7 @@ func checkPattern(pat mech.Pattern, n int) error {
 type hint struct {
 	lo     float64
 	loKind Bound
+	proof  []float64 // α proving lo (loKind BoundInfeasible), or nil
 	hiMech mech.Mechanism // nil if none
 	hi     float64        // audited PML of hiMech
 }
@@ -188,6 +189,8 @@ type outcome struct {
 	a  float64
 	lb float64
 	g  float64 // the infeasibility LP's optimum G, when it was solved
+
+	alpha []float64 // the multipliers proving lb (polytope.DualBound)
 }
 
 // proofMargin is how far below t a proven bound may fall and still count as
@@ -293,12 +296,12 @@ func (p *prober) solveFeasibility(t, level float64, warm, scale bool) (outcome, 
 	}
 	switch sol.Status {
 	case solver.Infeasible:
-		lb, ok := p.proven(sol.Certificate)
-		if rl, rok := p.proven(sol.Ray); rok && (!ok || rl > lb) {
-			lb, ok = rl, true
+		lb, alpha, ok := p.proven(sol.Certificate)
+		if rl, ra, rok := p.proven(sol.Ray); rok && (!ok || rl > lb) {
+			lb, alpha, ok = rl, ra, true
 		}
 		if ok {
-			return outcome{v: infeasible, lb: lb}, nil
+			return outcome{v: infeasible, lb: lb, alpha: alpha}, nil
 		}
 		return outcome{v: unproven}, nil
 	case solver.Optimal:
@@ -323,14 +326,14 @@ func (p *prober) solveInfeasibility(t float64) (outcome, error) {
 	if sol.Status != solver.Optimal {
 		return outcome{}, fmt.Errorf("bisect: infeasibility LP at ε = %.17g: solver %s returned status %v", t, p.slv.Name(), sol.Status)
 	}
-	if lb, ok := p.proven(sol.RowDuals); ok && lb >= t-proofMargin {
-		return outcome{v: infeasible, lb: lb}, nil
+	if lb, alpha, ok := p.proven(sol.RowDuals); ok && lb >= t-proofMargin {
+		return outcome{v: infeasible, lb: lb, alpha: alpha}, nil
 	}
 	o := p.judge(m, sol.X, t)
 	o.g = sol.Objective / rowScale
 	if o.v == inconclusive {
-		if lb, ok := p.proven(sol.RowDuals); ok {
-			o.lb = lb // a weaker proof than t: kept by the caller's search
+		if lb, alpha, ok := p.proven(sol.RowDuals); ok {
+			o.lb, o.alpha = lb, alpha // a weaker proof than t: kept by the caller's search
 		}
 	}
 	return o, nil
@@ -344,20 +347,21 @@ func (p *prober) solveInfeasibility(t float64) (outcome, error) {
 // with outputs pruned, and a proof for the pruned pattern alone would hold
 // only below the pruning level. Both signs are tried (certificate
 // conventions differ between engines; the proof holds either way).
-func (p *prober) proven(y []float64) (float64, bool) {
+func (p *prober) proven(y []float64) (float64, []float64, bool) {
 	n := len(p.pi)
 	if len(y) < n {
-		return 0, false
+		return 0, nil, false
 	}
 	alpha := slices.Clone(y[:n])
 	best, ok := polytope.DualBound(p.pi, p.pat, alpha)
-	for i := range alpha {
-		alpha[i] = -alpha[i]
+	neg := make([]float64, n)
+	for i, a := range alpha {
+		neg[i] = -a
 	}
-	if lb, k := polytope.DualBound(p.pi, p.pat, alpha); k && (!ok || lb > best) {
-		best, ok = lb, true
+	if lb, k := polytope.DualBound(p.pi, p.pat, neg); k && (!ok || lb > best) {
+		return lb, neg, true
 	}
-	return best, ok
+	return best, alpha, ok
 }
 
 // judge audits the mechanism of an LP point against t.
@@ -472,7 +476,7 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, slv solver.Sol
 		r.EpsLower, r.Lower = lb, BoundPruning
 	}
 	if h.lo > r.EpsLower {
-		r.EpsLower, r.Lower = h.lo, h.loKind
+		r.EpsLower, r.Lower, r.Proof = h.lo, h.loKind, h.proof
 	}
 	r.Mechanism = closedform.UniformOnAllowed(pat)
 	r.EpsUpper = leakage.PML(pi, r.Mechanism)
@@ -553,7 +557,7 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, slv solver.Sol
 		switch o.v {
 		case infeasible:
 			if lb := math.Min(o.lb, r.EpsUpper); lb > lo {
-				lo, r.Lower = lb, BoundInfeasible
+				lo, r.Lower, r.Proof = lb, BoundInfeasible, o.alpha
 			}
 			sl = math.Max(sl, math.Max(t, lo))
 			proofs, uses = append(proofs, proofPoint{t: t, lb: o.lb}), 0
@@ -568,7 +572,7 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, slv solver.Sol
 			r.Mechanism, r.EpsUpper = o.m, o.a
 		}
 		if o.lb > lo && o.lb <= r.EpsUpper {
-			lo, r.Lower = o.lb, BoundInfeasible
+			lo, r.Lower, r.Proof = o.lb, BoundInfeasible, o.alpha
 		}
 		hv = math.Min(t, r.EpsUpper)
 		if hv < sl {
@@ -592,7 +596,7 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, slv solver.Sol
 		case err != nil:
 		case o.v == infeasible:
 			if lb := math.Min(o.lb, r.EpsUpper); lb > lo {
-				lo, r.Lower = lb, BoundInfeasible
+				lo, r.Lower, r.Proof = lb, BoundInfeasible, o.alpha
 			}
 		case o.m != nil && o.a < r.EpsUpper && pat.Holds(o.m):
 			r.Mechanism, r.EpsUpper = o.m, o.a
@@ -649,5 +653,8 @@ func progress(slow int, before, after float64) int {
 func finish(r Result, lo float64, p *prober) Result {
 	r.EpsLower = math.Min(lo, r.EpsUpper)
 	r.LPSolves = p.solves
+	if r.Lower != BoundInfeasible {
+		r.Proof = nil
+	}
 	return r
 }

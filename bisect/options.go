@@ -107,11 +107,17 @@ func (b Bound) String() string {
 // Mechanism, which respects the pattern; Lower says how EpsLower is known.
 // When ε* = 0 is proven (an output allowed for every input), EpsLower =
 // EpsUpper = 0 and Mechanism sends every input to that output.
+//
+// When Lower is BoundInfeasible, Proof holds multipliers α (one per input,
+// on the rows Σ_j p_ij = 1) from which polytope.DualBound proves at least
+// EpsLower for the pattern: a certificate anyone can check without an LP
+// solver. It is nil for the other kinds of lower end.
 type Result struct {
 	EpsLower, EpsUpper float64
 	Lower              Bound
 	Mechanism          mech.Mechanism
 	LPSolves           int
+	Proof              []float64
 }
 
 // Point is one point of a trade-off curve.
@@ -140,4 +146,5 @@ type Point struct {
 	Lower               Bound
 	Mechanism           mech.Mechanism
 	LPSolves            int
+	Proof               []float64 // as Result.Proof
 }
