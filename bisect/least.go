@@ -88,7 +88,7 @@ func checkPattern(pat mech.Pattern, n int) error {
 type hint struct {
 	lo     float64
 	loKind Bound
-	proof  []float64 // α proving lo (loKind BoundInfeasible), or nil
+	proof  []float64      // α proving lo (loKind BoundInfeasible), or nil
 	hiMech mech.Mechanism // nil if none
 	hi     float64        // audited PML of hiMech
 }
