@@ -145,6 +145,8 @@ func runCurve(parent context.Context, pi mech.Prior, fam family, cfg config) ([]
 	if c.failed() == nil {
 		c.rec(0, last)
 	}
+	c.dropBasis(0)
+	c.dropBasis(last)
 	if err := c.failed(); err != nil {
 		return c.res, err
 	}
@@ -234,7 +236,9 @@ func (c *curveRun) rec(a, b int) {
 		return
 	}
 	mid := a + (b-a)/2
-	h := hint{lo: ra.EpsLower, loKind: ra.Lower, proof: ra.Proof, hiMech: rb.Mechanism, hi: rb.EpsUpper}
+	// b's last basis starts mid's first LP: b's model has a subset of
+	// mid's columns and rows, so the mapped basis has the right size.
+	h := hint{lo: ra.EpsLower, loKind: ra.Lower, proof: ra.Proof, hiMech: rb.Mechanism, hi: rb.EpsUpper, basis: c.basis(b)}
 	// The proof of b (a stronger pattern) often holds for mid too: on a
 	// plateau of the staircase it closes mid's bracket without an LP.
 	if rb.Proof != nil {
@@ -249,4 +253,23 @@ func (c *curveRun) rec(a, b int) {
 	wg.Go(func() { c.rec(a, mid) })
 	c.rec(mid, b)
 	wg.Wait()
+	c.dropBasis(mid) // only rec(a, mid) starts from it: memory stays O(NM log M)
+}
+
+// basis returns the final basis of index k, or nil.
+func (c *curveRun) basis(k int) *polytope.KeyedBasis {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.res[k] == nil {
+		return nil
+	}
+	return c.res[k].basis
+}
+
+func (c *curveRun) dropBasis(k int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.res[k] != nil {
+		c.res[k].basis = nil
+	}
 }

@@ -51,7 +51,9 @@ func LeastEpsilon(ctx context.Context, pi mech.Prior, pat mech.Pattern, opt Opti
 	if err := checkPattern(pat, len(pi)); err != nil {
 		return Result{}, err
 	}
-	return search(ctx, pi, pat, cfg.slv, cfg.tol, hint{})
+	r, err := search(ctx, pi, pat, cfg.slv, cfg.tol, hint{})
+	r.basis = nil // only curves pass bases on
+	return r, err
 }
 
 // checkPattern verifies that pat is an n×M pattern with an allowed output in
@@ -88,9 +90,10 @@ func checkPattern(pat mech.Pattern, n int) error {
 type hint struct {
 	lo     float64
 	loKind Bound
-	proof  []float64      // α proving lo (loKind BoundInfeasible), or nil
-	hiMech mech.Mechanism // nil if none
-	hi     float64        // audited PML of hiMech
+	proof  []float64            // α proving lo (loKind BoundInfeasible), or nil
+	hiMech mech.Mechanism       // nil if none
+	hi     float64              // audited PML of hiMech
+	basis  *polytope.KeyedBasis // a final basis of a neighbouring pattern, or nil
 }
 
 // columnBounds returns, for every output j, c_j = −log Σ_{k allowed for j}
@@ -159,6 +162,8 @@ type prober struct {
 
 	model *polytope.Model // warm path: loaded once, pruned at level
 	sess  solver.Session
+	raw   solver.Session       // sess without the row scaling
+	start *polytope.KeyedBasis // a neighbouring pattern's basis for the first solve, or nil
 
 	stuck bool // the last probe's verdict was unproven or inconclusive
 }
@@ -272,7 +277,13 @@ func (p *prober) solveFeasibility(t, level float64, warm, scale bool) (outcome, 
 			if err != nil {
 				return outcome{}, fmt.Errorf("bisect: loading the feasibility LP: %w", err)
 			}
-			p.sess = scaledSession{sess}
+			if bs, ok := sess.(solver.BasisSession); ok && p.start != nil {
+				// Row scaling changes no basis status.
+				if b, err := p.model.Basis(p.start); err == nil {
+					_ = bs.SetBasis(b) // a refused basis only costs the warm start
+				}
+			}
+			p.raw, p.sess = sess, scaledSession{sess}
 		}
 		if err := p.model.SetBudget(p.sess, pmlBudget(t)); err != nil {
 			return outcome{}, fmt.Errorf("bisect: moving ε to %g: %w", t, err)
@@ -457,8 +468,26 @@ func (p *prober) build(eps, level float64, obj polytope.Objective) (*polytope.Mo
 func (p *prober) close() {
 	if p.sess != nil {
 		p.sess.Close()
-		p.sess = nil
+		p.sess, p.raw = nil, nil
 	}
+}
+
+// finalBasis returns the keyed basis of the warm session's last solve, or
+// nil.
+func (p *prober) finalBasis() *polytope.KeyedBasis {
+	bs, ok := p.raw.(solver.BasisSession)
+	if !ok {
+		return nil
+	}
+	b, ok := bs.Basis()
+	if !ok {
+		return nil
+	}
+	k, err := p.model.KeyBasis(b)
+	if err != nil {
+		return nil
+	}
+	return k
 }
 
 // search is LeastEpsilon on validated input, starting from what h knows.
@@ -494,7 +523,7 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, slv solver.Sol
 	// is below tol/64 wide.
 	lo := r.EpsLower
 	sl, hv := lo, r.EpsUpper
-	p := &prober{pi: pi, pat: pat, c: c, slv: slv}
+	p := &prober{pi: pi, pat: pat, c: c, slv: slv, start: h.basis}
 	defer p.close()
 	level := hv // the pruning level of a warm model: valid for every ε ≤ hv
 
@@ -653,6 +682,7 @@ func progress(slow int, before, after float64) int {
 func finish(r Result, lo float64, p *prober) Result {
 	r.EpsLower = math.Min(lo, r.EpsUpper)
 	r.LPSolves = p.solves
+	r.basis = p.finalBasis()
 	if r.Lower != BoundInfeasible {
 		r.Proof = nil
 	}

@@ -6,6 +6,7 @@ import (
 	"runtime"
 
 	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/polytope"
 	"github.com/pmlopt/pmlopt/solver"
 )
 
@@ -118,6 +119,8 @@ type Result struct {
 	Mechanism          mech.Mechanism
 	LPSolves           int
 	Proof              []float64
+
+	basis *polytope.KeyedBasis // the warm session's last basis, for a neighbour; cleared by the curve
 }
 
 // Point is one point of a trade-off curve.

@@ -78,6 +78,9 @@ type Model struct {
 	// Marg is the row of output j's marg row (PML, ALIP, LIP), -1 for a
 	// dropped output; nil for LDP. The rows sum[i] are rows 0..N−1.
 	Marg []int
+	// Up[i][j] is the row up[i,j] (p_ij − t_j ≤ 0, or p_ij − u_j ≤ 0 for
+	// LDP), -1 when p_ij has no column.
+	Up [][]int
 	// Budget is the budget the coefficients currently encode.
 	Budget mech.Budget
 
@@ -243,7 +246,12 @@ func Build(s Spec) (*Model, error) {
 
 	// Columns p[i,j], row-major, then the auxiliaries.
 	l := mod.LP
+	mod.Up = make([][]int, n)
 	for i := range n {
+		mod.Up[i] = make([]int, m)
+		for j := range mod.Up[i] {
+			mod.Up[i][j] = -1
+		}
 		mod.P[i] = make([]int, m)
 		for j := range m {
 			mod.P[i][j] = -1
@@ -343,7 +351,7 @@ func Build(s Spec) (*Model, error) {
 			}
 			for i := range n {
 				if c := mod.P[i][j]; c >= 0 {
-					l.AddRow(math.Inf(-1), 0, fmt.Sprintf("up[%d,%d]", i+1, j+1), lp.Entry(c, 1), lp.Entry(a, -1))
+					mod.Up[i][j] = l.AddRow(math.Inf(-1), 0, fmt.Sprintf("up[%d,%d]", i+1, j+1), lp.Entry(c, 1), lp.Entry(a, -1))
 					if a2 >= 0 {
 						l.AddRow(0, lp.Inf, fmt.Sprintf("lo[%d,%d]", i+1, j+1), lp.Entry(c, 1), lp.Entry(a2, -1))
 					}
@@ -354,7 +362,7 @@ func Build(s Spec) (*Model, error) {
 			epsRow(0, 0, fmt.Sprintf("link[%d]", j+1), epsCoef{col: a, su: 1}, lp.Entry(a2, -1))
 			for i := range n {
 				if c := mod.P[i][j]; c >= 0 {
-					l.AddRow(math.Inf(-1), 0, fmt.Sprintf("up[%d,%d]", i+1, j+1), lp.Entry(c, 1), lp.Entry(a2, -1))
+					mod.Up[i][j] = l.AddRow(math.Inf(-1), 0, fmt.Sprintf("up[%d,%d]", i+1, j+1), lp.Entry(c, 1), lp.Entry(a2, -1))
 					l.AddRow(0, lp.Inf, fmt.Sprintf("lo[%d,%d]", i+1, j+1), lp.Entry(c, 1), lp.Entry(a, -1))
 				}
 			}

@@ -231,6 +231,68 @@ func (s *clpSession) SetCoef(row, col int, val float64) {
 	s.coefDirty = true
 }
 
+// Clp's status codes (ClpSimplex.hpp).
+const (
+	clpFree, clpBasic, clpAtUpper, clpAtLower, clpSuperBasic, clpFixed = 0, 1, 2, 3, 4, 5
+)
+
+func (s *clpSession) Basis() (Basis, bool) {
+	if s.model == nil || !s.solved || C.Clp_statusExists(s.model) == 0 {
+		return Basis{}, false
+	}
+	n, r := s.m.NumCols(), s.m.NumRows()
+	st := unsafe.Slice((*byte)(unsafe.Pointer(C.Clp_statusArray(s.model))), n+r)
+	conv := func(c byte) BasisStatus {
+		switch c & 7 {
+		case clpBasic:
+			return Basic
+		case clpAtUpper:
+			return AtUpper
+		case clpAtLower, clpFixed:
+			return AtLower
+		}
+		return Free
+	}
+	b := Basis{Cols: make([]BasisStatus, n), Rows: make([]BasisStatus, r)}
+	for j := range b.Cols {
+		b.Cols[j] = conv(st[j])
+	}
+	for i := range b.Rows {
+		b.Rows[i] = conv(st[n+i])
+	}
+	return b, true
+}
+
+func (s *clpSession) SetBasis(b Basis) error {
+	if s.model == nil {
+		return fmt.Errorf("solver: clp: SetBasis on a closed session")
+	}
+	n, r := s.m.NumCols(), s.m.NumRows()
+	if len(b.Cols) != n || len(b.Rows) != r {
+		return fmt.Errorf("solver: clp: SetBasis: basis of %d columns and %d rows for a %d×%d model", len(b.Cols), len(b.Rows), r, n)
+	}
+	conv := func(v BasisStatus) C.uchar {
+		switch v {
+		case Basic:
+			return clpBasic
+		case AtUpper:
+			return clpAtUpper
+		case Free:
+			return clpSuperBasic
+		}
+		return clpAtLower
+	}
+	st := make([]C.uchar, n+r)
+	for j, v := range b.Cols {
+		st[j] = conv(v)
+	}
+	for i, v := range b.Rows {
+		st[n+i] = conv(v)
+	}
+	C.Clp_copyinStatus(s.model, ptr(st))
+	return nil
+}
+
 func (s *clpSession) Close() {
 	if s.model == nil {
 		return

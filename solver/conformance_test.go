@@ -874,3 +874,51 @@ func TestPMLAgreement(t *testing.T) {
 		}
 	}
 }
+
+// TestBasisTransfer: a basis read from one session and set in a fresh
+// session of the same model restarts at the optimum (no simplex
+// iterations), and a basis of the wrong shape is refused.
+func TestBasisTransfer(t *testing.T) {
+	m := pmlLP([]float64{0.5, 0.3, 0.2}, [][]float64{{3, 1, 0}, {1, 3, 1}, {0, 1, 3}}, 0.4)
+	tested := 0
+	defer func() {
+		if contains(solver.Names(), "clp") {
+			assert.Positive(t, tested, "the Clp backend keeps a basis")
+		}
+	}()
+	for _, s := range backends(t) {
+		ws, ok := s.(solver.WarmSolver)
+		if !ok {
+			continue
+		}
+		a, err := ws.Load(m)
+		require.NoError(t, err)
+		ba, ok := a.(solver.BasisSession)
+		if !ok {
+			a.Close()
+			continue
+		}
+		_, ok = ba.Basis()
+		assert.False(t, ok, "%s: a basis before the first Solve", s.Name())
+		first, err := a.Solve()
+		require.NoError(t, err)
+		require.Equal(t, solver.Optimal, first.Status)
+		basis, ok := ba.Basis()
+		require.True(t, ok)
+		a.Close()
+
+		b, err := ws.Load(m)
+		require.NoError(t, err)
+		bb := b.(solver.BasisSession)
+		require.Error(t, bb.SetBasis(solver.Basis{Cols: basis.Cols[1:], Rows: basis.Rows}))
+		require.NoError(t, bb.SetBasis(basis))
+		again, err := b.Solve()
+		require.NoError(t, err)
+		require.Equal(t, solver.Optimal, again.Status)
+		assert.InDelta(t, first.Objective, again.Objective, 1e-9, s.Name())
+		assert.Zero(t, again.Iterations, "%s: restarted from the optimal basis", s.Name())
+		assert.Greater(t, first.Iterations, 0, s.Name())
+		b.Close()
+		tested++
+	}
+}
