@@ -30,10 +30,11 @@
 // the rows Σ_j p_ij = 1 into a proven bound, re-optimising the other
 // multipliers exactly: the bound is often well above t, sometimes ε*
 // itself. Near ε* the map t ↦ bound(t) is close to affine with ε* as its
-// fixed point, so each probe aims just above the secant prediction from the
-// last two proofs (with one proof: at the proof), and, once a feasible point
-// is that close, just below the upper end; bisection takes over when two
-// probes in a row fail to halve the bracket. A feasible LP yields a
+// fixed point, so after each proof the search probes just above the secant
+// prediction from the last two proofs (with one proof: at the proof), and
+// otherwise at the lower end plus Tol/2, which closes the bracket when the
+// proof was exact; bisection takes over when three probes in a row fail to
+// halve the bracket. A feasible LP yields a
 // mechanism whose audited PML (leakage.PML) becomes hi when lower. The
 // first probe is at lo itself (the pruning bound is sometimes tight).
 // Outputs are pruned at the upper end of the bracket: an output pruned

@@ -550,16 +550,17 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, slv solver.Sol
 		case slow >= 3:
 			slow = 0 // bisect
 		default:
-			// A prediction serves two probes at most: one just above
-			// it, then, once a feasible point is that close, one just
-			// below the upper end. Without one, the probe is at the
-			// geometric mean of the distance to sl and tol: the proofs
-			// tend to land close to ε*, and a feasible answer there
-			// shrinks the interval from d to √(d·tol).
-			t = sl + math.Min((hv-sl)/2, math.Sqrt((hv-sl)*tol))
-			if e, ok := predict(proofs); ok && uses < 2 {
+			// A fresh prediction is probed just above (or, predicted
+			// at the upper end, just below that). Otherwise the probe
+			// tests whether the last proof is exact, at sl + tol/2: the
+			// proofs often land on ε* itself, and an infeasible answer
+			// brings a new proof and a new prediction.
+			t = sl + math.Min((hv-sl)/2, tol/2)
+			if e, ok := predict(proofs); ok && uses < 1 {
 				c := e + tol/4
-				if hv-e <= tol/2 {
+				if c >= hv && e-hv <= hv-sl {
+					// Predicted at or just above the upper end: a
+					// proof just below it closes the bracket.
 					c = hv - 0.75*tol
 				}
 				if c > sl && c < hv {
