@@ -528,10 +528,9 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, slv solver.Sol
 	level := hv // the pruning level of a warm model: valid for every ε ≤ hv
 
 	// The first probe tests lo (the pruning bound is sometimes tight).
-	// Then each probe aims at a prediction of ε* from the proofs so far
-	// (predict), just above it while no feasible point is near, just
-	// below the upper end once one is; bisection takes over when the
-	// predictions stop halving the steering interval.
+	// Then each proof's prediction of ε* (predict) is probed once, and
+	// between predictions the probe tests lo + tol/2; bisection takes
+	// over when three probes in a row fail to halve [sl, hv].
 	var proofs []proofPoint
 	slow, uses := 0, 0
 	failures := 0
