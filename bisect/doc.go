@@ -57,10 +57,11 @@
 // EpsLower whatever the engine's tolerances. The search stops when
 // EpsUpper − EpsLower ≤ Tol (default 1e-9). Because DualBound re-optimises
 // the multipliers of a dual point, a proof from an engine's ray is not
-// limited by the engine's 1e-9 row tolerance; should an engine give no
-// usable proof near ε* (after the closing probes and the infeasibility LP),
-// the bracket returned is still certified, only wider than Tol, and
-// EpsUpper − EpsLower says so.
+// limited by the engine's 1e-9 row tolerance. Should an engine give no
+// usable proof near ε* (gonum gives no certificates and, at degenerate
+// optima, no duals; Clp's rays near ε* at N ≥ 128 with a prior of masses
+// near 1e-4 can stop short), the bracket returned is still certified, only
+// wider than Tol, and EpsUpper − EpsLower says so; the CLI warns.
 //
 // # Numerics
 //

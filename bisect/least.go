@@ -2,7 +2,6 @@ package bisect
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -14,12 +13,6 @@ import (
 	"github.com/pmlopt/pmlopt/polytope"
 	"github.com/pmlopt/pmlopt/solver"
 )
-
-// ErrUnproven reports a search that ended with a bracket wider than its
-// tolerance because the solver gave no usable proof of infeasibility near ε*
-// (gonum's dense backend gives no certificates and, at degenerate points, no
-// duals). The Result returned with it is still a certified bracket.
-var ErrUnproven = errors.New("bisect: bracket not closed")
 
 // maxProbes caps the number of LPs of one search. Halving a bracket of at
 // most −log p_min ≤ 745 nats down to 1e-15 takes about 60 probes.
@@ -633,10 +626,6 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, slv solver.Sol
 	}
 	if r.EpsUpper-lo > tol && lastErr != nil {
 		return finish(r, lo, p), lastErr
-	}
-	if r.EpsUpper-lo > tol && ctx.Err() == nil {
-		return finish(r, lo, p), fmt.Errorf("%w: %s proved no lower bound above %.17g, the best mechanism found has PML %.17g (tolerance %g)",
-			ErrUnproven, p.slv.Name(), lo, r.EpsUpper, tol)
 	}
 	return finish(r, lo, p), nil
 }

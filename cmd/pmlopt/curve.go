@@ -92,6 +92,7 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 		}
 		return err
 	}
+	warnOpen(e.stderr, pts, *tol)
 	var b buffered
 	switch {
 	case *asJSON:
@@ -246,4 +247,16 @@ func gap(safe, opt float64) float64 {
 		return g
 	}
 	return 0
+}
+
+// warnOpen tells stderr about thresholds whose bracket on ε* is wider than
+// tol: the solver gave no proof close enough to ε* (the bracket is still
+// certified, and printed).
+func warnOpen(w io.Writer, pts []bisect.Point, tol float64) {
+	for _, p := range pts {
+		if p.OptimalEpsilon-p.OptimalEpsilonLower > tol {
+			fmt.Fprintf(w, "pmlopt curve: warning: threshold %d: ε* in [%.12g, %.12g], wider than --tol %g (the solver proved no closer lower bound)\n",
+				p.H, p.OptimalEpsilonLower, p.OptimalEpsilon, tol)
+		}
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
@@ -357,4 +358,14 @@ func TestCurvePlot(t *testing.T) {
 	svg, err := os.ReadFile(filepath.Join(dir, "c.svg"))
 	require.NoError(t, err)
 	assert.Contains(t, string(svg), "utility-safe")
+}
+
+func TestWarnOpenBrackets(t *testing.T) {
+	var b strings.Builder
+	warnOpen(&b, []bisect.Point{
+		{H: 1, OptimalEpsilonLower: 0.5, OptimalEpsilon: 0.5 + 1e-10},
+		{H: 2, OptimalEpsilonLower: 0.5, OptimalEpsilon: 0.5 + 1e-6},
+	}, 1e-9)
+	assert.NotContains(t, b.String(), "threshold 1:")
+	assert.Contains(t, b.String(), "threshold 2: ε* in [0.5, 0.500001], wider than --tol 1e-09")
 }
