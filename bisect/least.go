@@ -523,7 +523,8 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, slv solver.Sol
 	// The first probe tests lo (the pruning bound is sometimes tight).
 	// Then each proof's prediction of ε* (predict) is probed once, and
 	// between predictions the probe tests lo + tol/2; bisection takes
-	// over when three probes in a row fail to halve [sl, hv].
+	// over when five probes in a row fail to halve [sl, hv] (proofs that
+	// creep up from far below do not halve it, and should not trigger it).
 	var proofs []proofPoint
 	slow, uses := 0, 0
 	failures := 0
@@ -539,7 +540,7 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, slv solver.Sol
 			t = sl + (hv-sl)*[]float64{0.3, 0.7}[failures-1]
 		case k == 0:
 			t = lo
-		case slow >= 3:
+		case slow >= 5:
 			slow = 0 // bisect
 		default:
 			// A fresh prediction is probed just above (or, predicted
@@ -582,7 +583,11 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, slv solver.Sol
 				lo, r.Lower, r.Proof = lb, BoundInfeasible, o.alpha
 			}
 			sl = math.Max(sl, math.Max(t, lo))
-			proofs, uses = append(proofs, proofPoint{t: t, lb: o.lb}), 0
+			proofs, uses = append(proofs, proofPoint{t: t, lb: o.lb, alpha: o.alpha}), 0
+			if lb, alpha, ok := p.extrapolate(proofs); ok && lb > lo {
+				lo, r.Lower, r.Proof = math.Min(lb, r.EpsUpper), BoundInfeasible, alpha
+				sl = math.Max(sl, lo)
+			}
 			slow = progress(slow, width, hv-sl)
 			continue
 		case unproven:
@@ -632,7 +637,50 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, slv solver.Sol
 
 // proofPoint is an infeasible probe: the tested ε and the bound its proof
 // gave (often well above t: polytope.DualBound optimises the multipliers).
-type proofPoint struct{ t, lb float64 }
+type proofPoint struct {
+	t, lb float64
+	alpha []float64
+}
+
+// extrapolate tries, without an LP, multipliers extrapolated from the last
+// two proofs' α (normalised to Σ|α| = 1) towards the predicted ε*: within
+// one piece of the parametric LP the certificate moves almost linearly
+// with t, so the extrapolated α often proves more than either.
+func (p *prober) extrapolate(ps []proofPoint) (float64, []float64, bool) {
+	if len(ps) < 2 {
+		return 0, nil, false
+	}
+	a, b := ps[len(ps)-2], ps[len(ps)-1]
+	if a.alpha == nil || b.alpha == nil || b.t == a.t {
+		return 0, nil, false
+	}
+	e, _ := predict(ps)
+	na, nb := normalised(a.alpha), normalised(b.alpha)
+	best, bestA, ok := 0.0, []float64(nil), false
+	for _, f := range []float64{0.5, 1, 1.5} {
+		x := f * (e - b.t) / (b.t - a.t)
+		alpha := make([]float64, len(nb))
+		for i := range alpha {
+			alpha[i] = nb[i] + x*(nb[i]-na[i])
+		}
+		if lb, k := polytope.DualBound(p.pi, p.pat, alpha); k && lb > best {
+			best, bestA, ok = lb, alpha, true
+		}
+	}
+	return best, bestA, ok
+}
+
+func normalised(v []float64) []float64 {
+	s := 0.0
+	for _, x := range v {
+		s += math.Abs(x)
+	}
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = x / s
+	}
+	return out
+}
 
 // predict estimates ε* from the proofs so far. The map φ: t ↦ lb(t) has ε*
 // as its fixed point and, near it, is close to affine with a slope r in
