@@ -236,8 +236,11 @@ func (c *curveRun) rec(a, b int) {
 		return
 	}
 	mid := a + (b-a)/2
-	// b's last basis starts mid's first LP: b's model has a subset of
-	// mid's columns and rows, so the mapped basis has the right size.
+	// b's last basis starts mid's first LP. b's pattern is stronger, so
+	// its model has a subset of mid's columns and rows unless mid prunes
+	// an output b kept (mid's pruning level, b's ε*, can be lower than
+	// b's); the mapped basis then lacks basic variables and Clp repairs
+	// it.
 	h := hint{lo: ra.EpsLower, loKind: ra.Lower, proof: ra.Proof, hiMech: rb.Mechanism, hi: rb.EpsUpper, basis: c.basis(b)}
 	// The proof of b (a stronger pattern) often holds for mid too: on a
 	// plateau of the staircase it closes mid's bracket without an LP.

@@ -334,7 +334,7 @@ func (p *prober) solveInfeasibility(t float64) (outcome, error) {
 		return outcome{v: infeasible, lb: lb, alpha: alpha}, nil
 	}
 	o := p.judge(m, sol.X, t)
-	o.g = sol.Objective / rowScale
+	o.g = sol.Objective // Σ r_j: row scaling leaves the objective unscaled
 	if o.v == inconclusive {
 		if lb, alpha, ok := p.proven(sol.RowDuals); ok {
 			o.lb, o.alpha = lb, alpha // a weaker proof than t: kept by the caller's search
@@ -503,7 +503,7 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, slv solver.Sol
 	r.Mechanism = closedform.UniformOnAllowed(pat)
 	r.EpsUpper = leakage.PML(pi, r.Mechanism)
 	if h.hiMech != nil && h.hi < r.EpsUpper {
-		r.Mechanism, r.EpsUpper = h.hiMech, h.hi
+		r.Mechanism, r.EpsUpper = h.hiMech.Clone(), h.hi
 	}
 
 	// The search keeps lo (a proven lower bound: ε* ≥ lo) and the audited

@@ -26,12 +26,14 @@ const unitRoundoff = 0x1p-53
 // found exactly (s_j = min over ν = 1/λ_j of the convex piecewise-linear
 // Σ_{i∈A_j} max(0, π_i + ν α_i), or 0 when α ≤ 0 on A_j, where λ_j = 0
 // works), and α is first shifted uniformly so that Σ_i α_i is a small
-// positive fraction (32 N 2^−53) of Σ_i |α_i|, which lowers every s_j. The bound
+// positive fraction (32 N 2^−53) of Σ_i |α_i| (shifting down lowers every
+// s_j; a vector with Σ_i α_i ≤ 0 is shifted up, and proves less). The bound
 // is −log max_j s_j. Every sum is taken with an explicit rounding margin, so
 // the proof holds in exact arithmetic whatever α is: α can come from an
 // engine's optimal duals, its Farkas ray, or anywhere else.
 //
-// It panics if len(alpha) or the shape of pat does not match pi.
+// It panics if len(alpha) or the shape of pat does not match pi, or if pat
+// is ragged.
 func DualBound(pi mech.Prior, pat mech.Pattern, alpha []float64) (eps float64, ok bool) {
 	n := len(pi)
 	if len(alpha) != n || (pat != nil && len(pat) != n) {
@@ -40,6 +42,11 @@ func DualBound(pi mech.Prior, pat mech.Pattern, alpha []float64) (eps float64, o
 	m := 0
 	if pat != nil {
 		m = len(pat[0])
+		for _, row := range pat {
+			if len(row) != m {
+				panic("polytope: DualBound: ragged pattern")
+			}
+		}
 	}
 	var sum, abs float64
 	for _, a := range alpha {
@@ -92,7 +99,10 @@ func DualBound(pi mech.Prior, pat mech.Pattern, alpha []float64) (eps float64, o
 	if !(smin > 0) || smin >= 1 {
 		return 0, false
 	}
-	eps = -math.Log(smin*(1+1e-14)) - 1e-15
+	// math.Log errs by up to an ulp, which grows with ε (1.4e-14 from
+	// ε ≈ 64): the margin grows with it.
+	eps = -math.Log(smin * (1 + 1e-14))
+	eps -= 8*unitRoundoff*eps + 1e-15
 	if !(eps > 0) {
 		return 0, false
 	}

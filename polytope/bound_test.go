@@ -1,6 +1,7 @@
 package polytope
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -86,4 +87,30 @@ func TestDualBoundFromDuals(t *testing.T) {
 		}
 		require.Greater(t, proofs, 10, name)
 	}
+}
+
+// TestDualBoundTinyPriors: with π = (1−p, p) and the identity pattern the
+// least ε is exactly −log p, and the proof from α = (−1, 1) must not exceed
+// it even where −log p is in the hundreds (math.Log's error grows with ε).
+func TestDualBoundTinyPriors(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	pat := mech.Pattern{{true, false}, {false, true}}
+	proved := 0
+	for range 20000 {
+		e := 2 + 338*rng.Float64()
+		p := math.Exp(-e)
+		pi := mech.Prior{1 - p, p}
+		lb, ok := DualBound(pi, pat, []float64{-1, 1})
+		if !ok {
+			continue
+		}
+		proved++
+		// math.Log(p) itself may err by an ulp: the proof must stay two
+		// ulps below it to be below the exact −log p.
+		ref := -math.Log(p)
+		ulp := math.Nextafter(ref, math.Inf(1)) - ref
+		require.LessOrEqual(t, lb, ref-2*ulp, "p = %v", p)
+		require.Greater(t, lb, -math.Log(p)*(1-1e-13), "p = %v: the proof should be nearly exact", p)
+	}
+	require.Greater(t, proved, 19000)
 }
