@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 )
@@ -262,6 +263,7 @@ func (r *Report) writeScaling(b *strings.Builder) {
 	if s.Big != nil {
 		w("The closed-form curve at N = M = %d takes %v.\n\n", s.Big.N, s.Big.SafeTime)
 	}
+	r.writeTargets(b)
 	// Words from the data: largest gap seen, and growth of the curve time.
 	maxGap, gapN, gapB := math.Inf(-1), 0, ""
 	for _, x := range s.Rows {
@@ -277,6 +279,74 @@ func (r *Report) writeScaling(b *strings.Builder) {
 	if len(s.Rows) >= 2 {
 		a, z := s.Rows[0], s.Rows[len(s.Rows)-1]
 		w("SafeCurve grows from %v at N = %d to %v at N = %d (the input grows %.0f×).\n", a.SafeTime, a.N, z.SafeTime, z.N, float64(z.N*z.N)/float64(a.N*a.N))
+	}
+	w("\n")
+}
+
+// curveTarget is a speed target of the performance issue: the full optimal
+// curve of an N×N instance on a backend within a time.
+type curveTarget struct {
+	backend string
+	n       int
+	limit   time.Duration
+}
+
+var curveTargets = []curveTarget{
+	{"clp", 64, 3 * time.Second},
+	{"clp", 128, 30 * time.Second},
+	{"clp", 256, 5 * time.Minute},
+	{"revised", 32, time.Minute},
+}
+
+// writeTargets compares the scaling study with the performance targets and,
+// for each curve solved, says how its time splits into LPs: LPs per
+// threshold and LP time per LP (wall time × workers / LPs).
+func (r *Report) writeTargets(b *strings.Builder) {
+	s := r.Scaling
+	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	workers := s.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	w("### Targets\n\n")
+	w("| target | measured | met | LPs | LPs per threshold | LP time per LP |\n|---|---|---|---|---|---|\n")
+	for _, t := range curveTargets {
+		var c *CurveRun
+		for i := range s.Rows {
+			if s.Rows[i].N != t.n {
+				continue
+			}
+			for k := range s.Rows[i].Curves {
+				if s.Rows[i].Curves[k].Backend == t.backend {
+					c = &s.Rows[i].Curves[k]
+				}
+			}
+		}
+		name := fmt.Sprintf("%s, N = %d, < %v", t.backend, t.n, t.limit)
+		switch {
+		case c == nil:
+			w("| %s | not run | | | | |\n", name)
+		case c.Skipped != "":
+			w("| %s | not finished: %s | no | | | |\n", name, c.Skipped)
+		default:
+			met := "yes"
+			if c.Time > t.limit {
+				met = fmt.Sprintf("no (%.1f× the target)", c.Time.Seconds()/t.limit.Seconds())
+			}
+			per := time.Duration(0)
+			if c.LPSolves > 0 {
+				per = c.Time * time.Duration(workers) / time.Duration(c.LPSolves)
+			}
+			w("| %s | %v | %s | %d | %.1f | %v |\n", name, c.Time.Round(time.Millisecond), met, c.LPSolves,
+				float64(c.LPSolves)/float64(t.n), per.Round(10*time.Microsecond))
+		}
+	}
+	if s.Big != nil {
+		met := "yes"
+		if s.Big.SafeTime > 50*time.Millisecond {
+			met = "no"
+		}
+		w("| closed-form curve, N = %d, < 50ms | %v | %s | | | |\n", s.Big.N, s.Big.SafeTime, met)
 	}
 	w("\n")
 }
