@@ -162,7 +162,6 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 		h.hiMech, h.hi = yesMech, yesPML
 	}
 	r, err := search(ctx, pi, fam.pattern(yes), cfg.slv, cfg.tol, h)
-	r.basis = nil
 	r.LPSolves += solves
 	return yes, r, err
 }

@@ -213,6 +213,21 @@ func pmins() []float64 {
 	return ps
 }
 
+// circulantLeast brackets ε*(h) of the 4×4 circulant order of Figures 2-3,
+// audits the result, checks the LP is infeasible below its lower end, and
+// returns it with the utility-safe ε_S(h).
+func circulantLeast(t *testing.T, s solver.Solver, pi mech.Prior, h int) (Result, float64) {
+	t.Helper()
+	pat := circulant.Pattern(h)
+	r, err := LeastEpsilon(context.Background(), pi, pat, Options{Solver: s})
+	require.NoError(t, err)
+	audit(t, pi, pat, r, DefaultTol)
+	infeasibleBelow(t, s, pi, pat, r)
+	safe, err := closedform.SafeEpsilon(pi, circulant, h)
+	require.NoError(t, err)
+	return r, safe
+}
+
 func TestFigure2OneLowThreeHigh(t *testing.T) {
 	// Seed 002 Figure 2: the utility-safe mechanism is optimal.
 	s := solver.Auto()
@@ -220,13 +235,7 @@ func TestFigure2OneLowThreeHigh(t *testing.T) {
 		for low := range 4 {
 			pi := onePrior(pmin, low)
 			for _, h := range []int{2, 3} {
-				pat := circulant.Pattern(h)
-				r, err := LeastEpsilon(context.Background(), pi, pat, Options{Solver: s})
-				require.NoError(t, err)
-				audit(t, pi, pat, r, DefaultTol)
-				infeasibleBelow(t, s, pi, pat, r)
-				safe, err := closedform.SafeEpsilon(pi, circulant, h)
-				require.NoError(t, err)
+				r, safe := circulantLeast(t, s, pi, h)
 				assert.InDelta(t, safe, r.EpsUpper, 1e-9, "p_min %v, low %d, h %d", pmin, low, h)
 			}
 		}
@@ -241,13 +250,7 @@ func TestFigure3ThreeLowOneHigh(t *testing.T) {
 	for _, pmin := range pmins() {
 		pi := threePrior(pmin, 0)
 		for _, h := range []int{2, 3} {
-			pat := circulant.Pattern(h)
-			r, err := LeastEpsilon(context.Background(), pi, pat, Options{Solver: s})
-			require.NoError(t, err)
-			audit(t, pi, pat, r, DefaultTol)
-			infeasibleBelow(t, s, pi, pat, r)
-			safe, err := closedform.SafeEpsilon(pi, circulant, h)
-			require.NoError(t, err)
+			r, safe := circulantLeast(t, s, pi, h)
 			if h == 3 {
 				assert.InDelta(t, safe, r.EpsUpper, 1e-9, "p_min %v", pmin)
 				continue

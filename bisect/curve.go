@@ -137,9 +137,9 @@ func runCurve(parent context.Context, pi mech.Prior, fam family, cfg config) ([]
 	}
 	last := fam.k - 1
 	var wg sync.WaitGroup
-	wg.Go(func() { c.solve(0, hint{}) })
+	wg.Go(func() { c.solve(0, hint{keepBasis: true}) })
 	if last > 0 {
-		wg.Go(func() { c.solve(last, hint{}) })
+		wg.Go(func() { c.solve(last, hint{keepBasis: true}) })
 	}
 	wg.Wait()
 	if c.failed() == nil {
@@ -241,7 +241,7 @@ func (c *curveRun) rec(a, b int) {
 	// an output b kept (mid's pruning level, b's ε*, can be lower than
 	// b's); the mapped basis then lacks basic variables and Clp repairs
 	// it.
-	h := hint{lo: ra.EpsLower, loKind: ra.Lower, proof: ra.Proof, hiMech: rb.Mechanism, hi: rb.EpsUpper, basis: c.basis(b)}
+	h := hint{lo: ra.EpsLower, loKind: ra.Lower, proof: ra.Proof, hiMech: rb.Mechanism, hi: rb.EpsUpper, basis: c.basis(b), keepBasis: true}
 	// The proof of b (a stronger pattern) often holds for mid too: on a
 	// plateau of the staircase it closes mid's bracket without an LP.
 	if rb.Proof != nil {

@@ -44,9 +44,7 @@ func LeastEpsilon(ctx context.Context, pi mech.Prior, pat mech.Pattern, opt Opti
 	if err := checkPattern(pat, len(pi)); err != nil {
 		return Result{}, err
 	}
-	r, err := search(ctx, pi, pat, cfg.slv, cfg.tol, hint{})
-	r.basis = nil // only curves pass bases on
-	return r, err
+	return search(ctx, pi, pat, cfg.slv, cfg.tol, hint{})
 }
 
 // checkPattern verifies that pat is an n×M pattern with an allowed output in
@@ -87,6 +85,10 @@ type hint struct {
 	hiMech mech.Mechanism       // nil if none
 	hi     float64              // audited PML of hiMech
 	basis  *polytope.KeyedBasis // a final basis of a neighbouring pattern, or nil
+
+	// keepBasis asks for the final basis in Result (curves pass it on to
+	// neighbours; other callers would only discard it).
+	keepBasis bool
 }
 
 // columnBounds returns, for every output j, c_j = −log Σ_{k allowed for j}
@@ -153,10 +155,11 @@ type prober struct {
 	slv    solver.Solver
 	solves int
 
-	model *polytope.Model // warm path: loaded once, pruned at level
-	sess  solver.Session
-	raw   solver.Session       // sess without the row scaling
-	start *polytope.KeyedBasis // a neighbouring pattern's basis for the first solve, or nil
+	model     *polytope.Model // warm path: loaded once, pruned at level
+	sess      solver.Session
+	raw       solver.Session       // sess without the row scaling
+	start     *polytope.KeyedBasis // a neighbouring pattern's basis for the first solve, or nil
+	keepBasis bool                 // key the final basis for the Result (finish)
 
 	stuck bool // the last probe's verdict was unproven or inconclusive
 }
@@ -300,11 +303,13 @@ func (p *prober) solveFeasibility(t, level float64, warm, scale bool) (outcome, 
 	}
 	switch sol.Status {
 	case solver.Infeasible:
-		lb, alpha, ok := p.proven(sol.Certificate)
-		if rl, ra, rok := p.proven(sol.Ray); rok && (!ok || rl > lb) {
-			lb, alpha, ok = rl, ra, true
+		// The raw ray when the engine gives one: a verified Certificate
+		// is the same vector up to sign, and proven tries both signs.
+		y := sol.Ray
+		if y == nil {
+			y = sol.Certificate
 		}
-		if ok {
+		if lb, alpha, ok := p.proven(y); ok {
 			return outcome{v: infeasible, lb: lb, alpha: alpha}, nil
 		}
 		return outcome{v: unproven}, nil
@@ -516,7 +521,7 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, slv solver.Sol
 	// is below tol/64 wide.
 	lo := r.EpsLower
 	sl, hv := lo, r.EpsUpper
-	p := &prober{pi: pi, pat: pat, c: c, slv: slv, start: h.basis}
+	p := &prober{pi: pi, pat: pat, c: c, slv: slv, start: h.basis, keepBasis: h.keepBasis}
 	defer p.close()
 	level := hv // the pruning level of a warm model: valid for every ε ≤ hv
 
@@ -525,6 +530,13 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, slv solver.Sol
 	// between predictions the probe tests lo + tol/2; bisection takes
 	// over when five probes in a row fail to halve [sl, hv] (proofs that
 	// creep up from far below do not halve it, and should not trigger it).
+	// raise takes a proven bound (capped at the audited upper end) as the
+	// new lower end when it is higher.
+	raise := func(lb float64, alpha []float64) {
+		if lb = math.Min(lb, r.EpsUpper); lb > lo {
+			lo, r.Lower, r.Proof = lb, BoundInfeasible, alpha
+		}
+	}
 	var proofs []proofPoint
 	slow, uses := 0, 0
 	failures := 0
@@ -579,15 +591,12 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, slv solver.Sol
 		failures = 0
 		switch o.v {
 		case infeasible:
-			if lb := math.Min(o.lb, r.EpsUpper); lb > lo {
-				lo, r.Lower, r.Proof = lb, BoundInfeasible, o.alpha
+			raise(o.lb, o.alpha)
+			proofs, uses = append(proofs, proofPoint{t: t, lb: o.lb, alpha: o.alpha}), 0
+			if lb, alpha, ok := p.extrapolate(proofs); ok {
+				raise(lb, alpha)
 			}
 			sl = math.Max(sl, math.Max(t, lo))
-			proofs, uses = append(proofs, proofPoint{t: t, lb: o.lb, alpha: o.alpha}), 0
-			if lb, alpha, ok := p.extrapolate(proofs); ok && lb > lo {
-				lo, r.Lower, r.Proof = math.Min(lb, r.EpsUpper), BoundInfeasible, alpha
-				sl = math.Max(sl, lo)
-			}
 			slow = progress(slow, width, hv-sl)
 			continue
 		case unproven:
@@ -622,9 +631,7 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, slv solver.Sol
 		switch {
 		case err != nil:
 		case o.v == infeasible:
-			if lb := math.Min(o.lb, r.EpsUpper); lb > lo {
-				lo, r.Lower, r.Proof = lb, BoundInfeasible, o.alpha
-			}
+			raise(o.lb, o.alpha)
 		case o.m != nil && o.a < r.EpsUpper && pat.Holds(o.m):
 			r.Mechanism, r.EpsUpper = o.m, o.a
 		}
@@ -721,7 +728,9 @@ func progress(slow int, before, after float64) int {
 func finish(r Result, lo float64, p *prober) Result {
 	r.EpsLower = math.Min(lo, r.EpsUpper)
 	r.LPSolves = p.solves
-	r.basis = p.finalBasis()
+	if p.keepBasis {
+		r.basis = p.finalBasis()
+	}
 	if r.Lower != BoundInfeasible {
 		r.Proof = nil
 	}
