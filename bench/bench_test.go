@@ -69,6 +69,19 @@ func TestQuickReport(t *testing.T) {
 	}
 	assert.Greater(t, gaps[len(gaps)-1].Gap, 0.05)
 
+	eu, err := euLP(context.Background(), cfg)
+	require.NoError(t, err)
+	require.NotEmpty(t, eu.Rows)
+	for _, r := range eu.Rows {
+		if r.Skipped != "" {
+			continue
+		}
+		assert.LessOrEqual(t, r.PML, euEpsilon+1e-9, "N = %d, %s: the optimum meets the budget", r.N, r.Backend)
+		if r.Backend != "gonum" {
+			assert.Equal(t, 1, r.LPSolves, "N = %d, %s: one solve of the row-scaled LP", r.N, r.Backend)
+		}
+	}
+
 	csv, err := os.ReadFile(filepath.Join(dir, "scaling.csv"))
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(csv), "N,"))

@@ -394,25 +394,42 @@ func (m *Model) Mechanism(x []float64) mech.Mechanism {
 		}
 	}
 	b := normBudget(m.Budget)
-	for j := 0; j < m.M; j++ {
-		if columnMax(p, j) <= noiseColumn && breaks(m.prior, p, j, b) {
-			for i := range p {
-				p[i][j] = 0
+	if b.Measure == mech.PML {
+		for i := range p {
+			for j, v := range p[i] {
+				if v <= noiseEntry {
+					p[i][j] = 0
+				}
 			}
 		}
 	}
-	for i := range p {
-		sum := 0.0
-		for j, v := range p[i] {
-			if v <= noiseEntry && b.Measure == mech.PML {
-				p[i][j], v = 0, 0
+	// Dropping a noisy output and renormalising the rows changes the
+	// other outputs' ratios a little, which can push another tiny output
+	// over the budget: repeat until no tiny output breaks it (each pass
+	// drops at least one output, so at most M passes).
+	for pass := 0; pass <= m.M; pass++ {
+		dropped := false
+		for j := 0; j < m.M; j++ {
+			if columnMax(p, j) > 0 && columnMax(p, j) <= noiseColumn && breaks(m.prior, p, j, b) {
+				for i := range p {
+					p[i][j] = 0
+				}
+				dropped = true
 			}
-			sum += v
 		}
-		if sum > 0 {
-			for j := range p[i] {
-				p[i][j] /= sum
+		for i := range p {
+			sum := 0.0
+			for _, v := range p[i] {
+				sum += v
 			}
+			if sum > 0 {
+				for j := range p[i] {
+					p[i][j] /= sum
+				}
+			}
+		}
+		if !dropped {
+			break
 		}
 	}
 	return p

@@ -428,6 +428,24 @@ func TestMechanismExtraction(t *testing.T) {
 	assert.Panics(t, func() { mod.Point(q[:2]) })
 }
 
+// A tiny output that meets the budget only thanks to an entry below the
+// rounding threshold must be dropped once that entry is cleared: Clp's
+// optimum of the row-scaled 128×128 expected-utility LP had four such
+// outputs (q_j ≈ 1e-12), and the extracted mechanism audited at PML 1.67
+// for a budget of 0.5.
+func TestMechanismDropsOutputsBrokenByClearing(t *testing.T) {
+	pi := mech.Prior{0.5, 0.5}
+	mod, err := Build(Spec{Prior: pi, Budget: mech.Budget{Measure: mech.PML, Epsilon: 0.5}, Outputs: 2})
+	require.NoError(t, err)
+	x := make([]float64, mod.LP.NumCols())
+	x[mod.P[0][0]], x[mod.P[1][0]] = 1, 1
+	// Output 1 before clearing: max 2e-12 ≤ e^0.5 q = 1.65 × 1.45e-12.
+	x[mod.P[0][1]], x[mod.P[1][1]] = 2e-12, 0.9e-12
+	p := mod.Mechanism(x)
+	assert.Equal(t, mech.Mechanism{{1, 0}, {1, 0}}, p)
+	assert.LessOrEqual(t, leakage.PML(pi, p), 0.5)
+}
+
 func TestBuildErrors(t *testing.T) {
 	ok := mech.Budget{Measure: mech.PML, Epsilon: 1}
 	for _, tc := range []struct {
