@@ -151,7 +151,7 @@ func solveExpected(p *problem.Problem, b mech.Budget, slv solver.Solver) (*Solut
 		if firstErr == nil {
 			firstErr = err
 		}
-		if best != nil && bestExcess <= polishTol {
+		if (best != nil && bestExcess <= polishTol) || errors.Is(err, solver.ErrTooLarge) {
 			break
 		}
 	}

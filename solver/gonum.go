@@ -59,9 +59,12 @@ func (gonumSolver) Solve(m *lp.Model) (*Solution, error) {
 		return &Solution{Status: Infeasible}, nil
 	}
 	sf := toStandard(m)
-	if rows, cols := len(sf.a), len(sf.c); rows > GonumMaxRows || rows*cols > GonumMaxEntries {
+	// The size check comes before the dense copy, which alone would take
+	// gigabytes for a model the backend refuses (4 GB at N = M = 128).
+	if rows, cols := len(sf.sparse), len(sf.c); rows > GonumMaxRows || rows*cols > GonumMaxEntries {
 		return nil, fmt.Errorf("solver: gonum: %w: standard form is %d×%d (limits %d rows, %d entries); use the revised or clp backend", ErrTooLarge, rows, cols, GonumMaxRows, GonumMaxEntries)
 	}
+	sf.densify()
 	st, x, y, err := solveStandard(sf.c, sf.a, sf.b)
 	if err != nil {
 		return nil, err
@@ -135,11 +138,33 @@ type colMap struct {
 
 // standard is min cᵀx', A x' = b, x' ≥ 0 together with the map back.
 type standard struct {
-	c     []float64
-	a     [][]float64 // dense rows
-	b     []float64
-	cols  []colMap
-	rowOf []int // standard row of each original row, or −1 for a free row
+	c      []float64
+	a      [][]float64 // dense rows, filled by densify
+	b      []float64
+	cols   []colMap
+	rowOf  []int // standard row of each original row, or −1 for a free row
+	sparse []srow
+}
+
+// srow is a row of the standard form before densify.
+type srow struct {
+	ent map[int]float64
+	rhs float64
+}
+
+// densify fills a and b from the sparse rows.
+func (s *standard) densify() {
+	ns := len(s.c)
+	s.a = make([][]float64, len(s.sparse))
+	s.b = make([]float64, len(s.sparse))
+	for i, sr := range s.sparse {
+		row := make([]float64, ns)
+		for k, v := range sr.ent {
+			row[k] = v
+		}
+		s.a[i], s.b[i] = row, sr.rhs
+	}
+	s.sparse = nil
 }
 
 func (s *standard) recover(xs []float64) []float64 {
@@ -212,10 +237,6 @@ func toStandard(m *lp.Model) *standard {
 			rows[e.Row][cm.k2] -= e.Val
 		}
 	}
-	type srow struct {
-		ent map[int]float64
-		rhs float64
-	}
 	var out []srow
 	for i := 0; i < r; i++ {
 		lo, up := m.RowLower[i]-konst[i], m.RowUpper[i]-konst[i]
@@ -243,16 +264,7 @@ func toStandard(m *lp.Model) *standard {
 		t := newCol(0)
 		out = append(out, srow{map[int]float64{u.k: 1, t: 1}, u.val})
 	}
-	ns := len(s.c)
-	s.a = make([][]float64, len(out))
-	s.b = make([]float64, len(out))
-	for i, sr := range out {
-		row := make([]float64, ns)
-		for k, v := range sr.ent {
-			row[k] = v
-		}
-		s.a[i], s.b[i] = row, sr.rhs
-	}
+	s.sparse = out
 	return s
 }
 
