@@ -116,50 +116,55 @@ func solveExpected(p *problem.Problem, b mech.Budget, slv solver.Solver) (*Solut
 	// The model as built first. Engines keep each row feasible to an
 	// absolute 1e-9, which lets an output of little mass exceed the budget
 	// by far more (Clp's optimum audited 1.6e-8 above ε at N = 32, 4.5e-6
-	// at 40, 2.6e-8 at 128); if it does by more than polishTol, the optimum
-	// is polished by a second solve with every row scaled by 2^10 (exact,
-	// and a 1024× tighter tolerance), started from the first solve's
-	// basis (a few iterations). Scaling from the start would slow the
-	// pure-Go backend 15× (it is exact here anyway) and breaks gonum's.
-	var (
-		best       *Solution
-		bestExcess float64
-		firstErr   error
-		basis      *solver.Basis
-		solves     int
-	)
-	for _, lpm := range []*lp.Model{mod.LP, mod.LP.ScaledRows(1024)} {
-		res, next, err := solveFrom(slv, lpm, basis)
-		solves++
-		basis = next
-		switch {
-		case err != nil:
-			err = fmt.Errorf("solver %s: %w", slv.Name(), err)
-		case res.Status != solver.Optimal:
-			// Every polytope holds the independent mechanism, so this is
-			// an engine failure, not a property of the problem.
-			err = fmt.Errorf("solver %s: %s on a feasible problem", slv.Name(), res.Status)
-		default:
-			m := mod.Mechanism(res.X)
-			var lvl, lower float64
-			if lvl, lower, err = audited(p.Prior, m, b); err == nil {
-				if x := excess(b, lvl, lower); best == nil || x < bestExcess {
-					best, bestExcess = &Solution{Mechanism: m, Epsilon: lvl, EpsilonLower: lvl, ALIPLower: lower}, x
-				}
-			}
-		}
-		if firstErr == nil {
-			firstErr = err
-		}
-		if (best != nil && bestExcess <= polishTol) || errors.Is(err, solver.ErrTooLarge) {
-			break
+	// at 40, 2.6e-8 at 128). If it does by more than polishTol, or fails
+	// the audit, the optimum is polished: the same LP is solved again with
+	// every row scaled by 2^10 (exact, and a 1024× tighter tolerance),
+	// starting from the first solve's basis where the backend gives one
+	// (Clp: a few iterations). Scaling from the start would slow the
+	// pure-Go backend 15× (its optimum is exact here anyway) and gonum's
+	// Simplex finds the scaled basis singular.
+	res, basis, err := solveFrom(slv, mod.LP, nil)
+	if err := optimal(slv, res, err); err != nil {
+		return nil, err
+	}
+	sol, x, auditErr := assess(p.Prior, b, mod, res)
+	sol.LPSolves = 1
+	if auditErr == nil && x <= polishTol {
+		return sol, nil
+	}
+	res, _, err = solveFrom(slv, mod.LP.ScaledRows(1024), basis)
+	if optimal(slv, res, err) == nil {
+		// Both are optima of the same LP: keep the one nearer the budget.
+		if sol2, x2, err2 := assess(p.Prior, b, mod, res); err2 == nil && (auditErr != nil || x2 < x) {
+			sol, auditErr = sol2, nil
 		}
 	}
-	if best == nil {
-		return nil, firstErr
+	if auditErr != nil {
+		return nil, auditErr
 	}
-	best.LPSolves = solves
-	return best, nil
+	sol.LPSolves = 2
+	return sol, nil
+}
+
+// optimal turns a solve that did not end optimal into an error: every
+// polytope holds the independent mechanism, so that is an engine failure,
+// not a property of the problem.
+func optimal(slv solver.Solver, res *solver.Solution, err error) error {
+	switch {
+	case err != nil:
+		return fmt.Errorf("solver %s: %w", slv.Name(), err)
+	case res.Status != solver.Optimal:
+		return fmt.Errorf("solver %s: %s on a feasible problem", slv.Name(), res.Status)
+	}
+	return nil
+}
+
+// assess extracts and audits the mechanism of an optimal solution, and
+// returns how far it exceeds the budget.
+func assess(pi mech.Prior, b mech.Budget, mod *polytope.Model, res *solver.Solution) (*Solution, float64, error) {
+	m := mod.Mechanism(res.X)
+	lvl, lower, err := audited(pi, m, b)
+	return &Solution{Mechanism: m, Epsilon: lvl, EpsilonLower: lvl, ALIPLower: lower}, excess(b, lvl, lower), err
 }
 
 // polishTol is the excess over the budget above which an expected-utility

@@ -77,7 +77,6 @@ func TestQuickReport(t *testing.T) {
 			continue
 		}
 		assert.LessOrEqual(t, r.PML, euEpsilon+1e-9, "N = %d, %s: the optimum meets the budget", r.N, r.Backend)
-		assert.Contains(t, []int{1, 2}, r.LPSolves, "N = %d, %s: one solve, and a polish only if needed", r.N, r.Backend)
 	}
 
 	csv, err := os.ReadFile(filepath.Join(dir, "scaling.csv"))

@@ -372,12 +372,14 @@ func Build(s Spec) (*Model, error) {
 }
 
 // Mechanism extracts the mechanism of a solution x of the LP. Negative
-// entries become 0; an output that breaks the model's budget although its
-// largest entry is at most 1e-6 is solver noise (the engines are feasible to
-// about 1e-9 on each row, which a tiny q_j turns into an arbitrary ratio) and
-// is dropped whole; for PML, entries up to 1e-12 become 0. Each row is then
-// renormalised to sum to 1. Outputs that meet the budget are never dropped,
-// so a clean solution passes through unchanged up to the renormalisation.
+// entries become 0; for PML, entries up to 1e-12 become 0 unless that is
+// what makes their output break the budget; an output that breaks the
+// model's budget although its largest entry is at most 1e-6 is solver noise
+// (the engines are feasible to about 1e-9 on each row, which a tiny q_j
+// turns into an arbitrary ratio) and is dropped whole. Each row is then
+// renormalised to sum to 1, and the check for noisy outputs repeated.
+// Outputs that meet the budget are never dropped, so a clean solution passes
+// through unchanged up to the renormalisation.
 // Forbidden and dropped pairs are 0. A row with nothing left (impossible
 // for a feasible x) stays all zero. It panics if len(x) is not the number of
 // LP columns.
@@ -395,18 +397,37 @@ func (m *Model) Mechanism(x []float64) mech.Mechanism {
 	}
 	b := normBudget(m.Budget)
 	if b.Measure == mech.PML {
-		for i := range p {
-			for j, v := range p[i] {
-				if v <= noiseEntry {
-					p[i][j] = 0
+		// Entries up to noiseEntry are rounding, unless clearing them is
+		// what makes their output break the budget (it lowers q_j, by a
+		// relative 1e-6 for an output of mass 1e-6): then they stay.
+		for j := 0; j < m.M; j++ {
+			var cleared []int
+			for i := range p {
+				if v := p[i][j]; v > 0 && v <= noiseEntry {
+					cleared = append(cleared, i)
+				}
+			}
+			if len(cleared) == 0 {
+				continue
+			}
+			before := breaks(m.prior, p, j, b)
+			saved := make([]float64, len(cleared))
+			for k, i := range cleared {
+				saved[k], p[i][j] = p[i][j], 0
+			}
+			if !before && breaks(m.prior, p, j, b) {
+				for k, i := range cleared {
+					p[i][j] = saved[k]
 				}
 			}
 		}
 	}
 	// Dropping a noisy output and renormalising the rows changes the
-	// other outputs' ratios a little, which can push another tiny output
-	// over the budget: repeat until no tiny output breaks it (each pass
-	// drops at least one output, so at most M passes).
+	// other outputs' ratios a little (by at most the mass dropped from a
+	// row, M·1e-6 in all), which can push another tiny output over the
+	// budget: repeat until no tiny output breaks it (each pass drops at
+	// least one output, so at most M passes). A larger output moved over
+	// by the renormalisation is left to the caller's audit.
 	for pass := 0; pass <= m.M; pass++ {
 		dropped := false
 		for j := 0; j < m.M; j++ {
