@@ -45,11 +45,10 @@ type EULP struct {
 // audit), and reports the LP's size.
 func euSolve(in Instance, s solver.Solver) (EURow, error) {
 	b := mech.Budget{Measure: mech.PML, Epsilon: euEpsilon}
-	m, err := polytope.Build(polytope.Spec{Prior: in.Prior, Budget: b, Objective: polytope.ExpectedUtility, Utility: in.Utility})
+	row, err := euSize(in, s.Name())
 	if err != nil {
-		return EURow{}, err
+		return row, err
 	}
-	row := EURow{N: in.N, Rows: m.LP.NumRows(), Cols: m.LP.NumCols(), Nonzeros: m.LP.NumNonzeros(), Backend: s.Name()}
 	p := &problem.Problem{Prior: in.Prior, Utility: in.Utility, Privacy: &b, Objective: problem.ExpectedUtility}
 	t0 := time.Now()
 	sol, err := pmlopt.Solve(context.Background(), p, pmlopt.Options{Solver: s})
@@ -59,6 +58,16 @@ func euSolve(in Instance, s solver.Solver) (EURow, error) {
 	}
 	row.Objective, row.PML, row.LPSolves = sol.ExpectedUtility, leakage.PML(in.Prior, sol.Mechanism), sol.LPSolves
 	return row, nil
+}
+
+// euSize returns a row with the size of the instance's expected-utility LP.
+func euSize(in Instance, backend string) (EURow, error) {
+	m, err := polytope.Build(polytope.Spec{Prior: in.Prior, Budget: mech.Budget{Measure: mech.PML, Epsilon: euEpsilon},
+		Objective: polytope.ExpectedUtility, Utility: in.Utility})
+	if err != nil {
+		return EURow{}, err
+	}
+	return EURow{N: in.N, Rows: m.LP.NumRows(), Cols: m.LP.NumCols(), Nonzeros: m.LP.NumNonzeros(), Backend: backend}, nil
 }
 
 func euLP(ctx context.Context, cfg Config) (*EULP, error) {
@@ -102,7 +111,11 @@ func euLP(ctx context.Context, cfg Config) (*EULP, error) {
 			if name == pure {
 				row, ok := measured[n]
 				if !ok {
-					row = EURow{N: n, Backend: name, Skipped: fmt.Sprintf("not attempted: N = %d already took over %v", tooSlow, res.Limit)}
+					var err error
+					if row, err = euSize(in, name); err != nil {
+						return nil, err
+					}
+					row.Skipped = fmt.Sprintf("not attempted: N = %d already took over %v", tooSlow, res.Limit)
 				}
 				res.Rows = append(res.Rows, row)
 				continue
@@ -111,7 +124,7 @@ func euLP(ctx context.Context, cfg Config) (*EULP, error) {
 			row, err := euSolve(in, s)
 			switch {
 			case errors.Is(err, solver.ErrTooLarge):
-				row.Skipped = "refused: " + err.Error()
+				row.Skipped = "refused: " + solver.ErrTooLarge.Error()
 			case err != nil:
 				return nil, fmt.Errorf("N = %d: %w", n, err)
 			}
