@@ -54,8 +54,11 @@
 //
 // The basis is factorised by sparse Gaussian elimination with Markowitz
 // pivot selection (row and column singletons first, then the columns of
-// least count) and threshold pivoting (a pivot must be ≥ 0.1 times the
-// largest entry of its active row, and > 1e-11). A numerically singular
+// least count, then, if none of their entries passes the threshold, the
+// rows of least count; counts are kept in buckets) and threshold pivoting (a
+// pivot must be ≥ 0.1 times the largest entry of its active row, and
+// > 1e-11). L and U are also stored transposed, so that ftran and btran
+// skip the zero entries of the vector they solve for. A numerically singular
 // basis is repaired by replacing the columns left without a pivot with the
 // logicals of the rows left without one. Basis changes are product-form eta
 // updates; the basis is refactorised every RefactorEvery (100) updates, at

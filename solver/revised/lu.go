@@ -63,6 +63,18 @@ type factor struct {
 	// colB and rowB hold the active columns and rows by count, for the
 	// Markowitz search.
 	colB, rowB buckets
+
+	// The factors again in the other orientation, so that ftran and btran
+	// skip the zeros of their vector: U by columns (ucRow/ucVal[ucStart[k]:
+	// ucStart[k+1]] are the entries of the column pivoted at step k, by the
+	// constraint row of their U row) and L by target (lrRow/lrVal[lrStart[k]:
+	// lrStart[k+1]] are the multipliers applied to row pivRow[k], by the
+	// pivot row they multiply).
+	ucStart, ucRow []int
+	ucVal          []float64
+	lrStart, lrRow []int
+	lrVal          []float64
+	stepOf         []int
 }
 
 // buckets holds indices by count lazily: an index is appended to the bucket
@@ -201,6 +213,7 @@ func (f *factor) factorize(colFn func(p int) ([]int, []float64)) (badPos, badRow
 		done++
 	}
 	if badPos == nil {
+		f.transpose()
 		return nil, nil
 	}
 	for i := 0; i < m; i++ {
@@ -209,6 +222,74 @@ func (f *factor) factorize(colFn func(p int) ([]int, []float64)) (badPos, badRow
 		}
 	}
 	return badPos, badRows
+}
+
+// transpose builds U by columns and L by target rows from a complete
+// factorisation.
+func (f *factor) transpose() {
+	m := f.m
+	if len(f.stepOf) != m {
+		f.stepOf = make([]int, m)
+	}
+	// U: entry t of row k sits in the column pivoted at step stepOf[uCol[t]].
+	for k, c := range f.pivCol {
+		f.stepOf[c] = k
+	}
+	f.ucStart = countStarts(f.ucStart, m, f.uCol, f.stepOf)
+	f.ucRow = resize(f.ucRow, len(f.uCol))
+	f.ucVal = resizeF(f.ucVal, len(f.uCol))
+	pos := make([]int, m)
+	copy(pos, f.ucStart[:m])
+	for k := range f.pivRow {
+		for t := f.uStart[k]; t < f.uStart[k+1]; t++ {
+			kc := f.stepOf[f.uCol[t]]
+			f.ucRow[pos[kc]], f.ucVal[pos[kc]] = f.pivRow[k], f.uVal[t]
+			pos[kc]++
+		}
+	}
+	// L: multiplier t of step k targets row lIdx[t], pivoted at step
+	// stepOf[lIdx[t]].
+	for k, r := range f.pivRow {
+		f.stepOf[r] = k
+	}
+	f.lrStart = countStarts(f.lrStart, m, f.lIdx, f.stepOf)
+	f.lrRow = resize(f.lrRow, len(f.lIdx))
+	f.lrVal = resizeF(f.lrVal, len(f.lIdx))
+	copy(pos, f.lrStart[:m])
+	for k := range f.pivRow {
+		for t := f.lStart[k]; t < f.lStart[k+1]; t++ {
+			ki := f.stepOf[f.lIdx[t]]
+			f.lrRow[pos[ki]], f.lrVal[pos[ki]] = f.pivRow[k], f.lVal[t]
+			pos[ki]++
+		}
+	}
+}
+
+// countStarts returns the m+1 bucket starts of the keys step[idx[t]].
+func countStarts(starts []int, m int, idx, step []int) []int {
+	starts = resize(starts, m+1)
+	clear(starts)
+	for _, i := range idx {
+		starts[step[i]+1]++
+	}
+	for k := 0; k < m; k++ {
+		starts[k+1] += starts[k]
+	}
+	return starts
+}
+
+func resize(s []int, n int) []int {
+	if cap(s) < n {
+		return make([]int, n)
+	}
+	return s[:n]
+}
+
+func resizeF(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	return s[:n]
 }
 
 // colNegligible reports whether active column p has no entry above luAbsTol.
@@ -498,13 +579,20 @@ func (f *factor) ftran(a []float64) {
 			a[f.lIdx[t]] -= f.lVal[t] * ar
 		}
 	}
+	// U by columns: each x_k, once known, is taken out of the rows of the
+	// earlier steps; a zero x_k costs nothing.
 	x := f.work
 	for k := len(f.pivRow) - 1; k >= 0; k-- {
 		s := a[f.pivRow[k]]
-		for t := f.uStart[k]; t < f.uStart[k+1]; t++ {
-			s -= f.uVal[t] * x[f.uCol[t]]
+		if s == 0 {
+			x[f.pivCol[k]] = 0
+			continue
 		}
-		x[f.pivCol[k]] = s / f.uDiag[k]
+		xk := s / f.uDiag[k]
+		x[f.pivCol[k]] = xk
+		for t := f.ucStart[k]; t < f.ucStart[k+1]; t++ {
+			a[f.ucRow[t]] -= f.ucVal[t] * xk
+		}
 	}
 	copy(a, x)
 	for t, p := range f.ePos {
@@ -544,12 +632,17 @@ func (f *factor) btran(c []float64) {
 			c[f.uCol[t]] -= f.uVal[t] * zr
 		}
 	}
+	// Lᵀ by target rows: z of a row is final once the later steps are
+	// done, and is then pushed to the pivot rows whose multipliers
+	// targeted it; a zero costs nothing.
 	for k := len(f.pivRow) - 1; k >= 0; k-- {
-		s := 0.0
-		for t := f.lStart[k]; t < f.lStart[k+1]; t++ {
-			s += f.lVal[t] * z[f.lIdx[t]]
+		v := z[f.pivRow[k]]
+		if v == 0 {
+			continue
 		}
-		z[f.pivRow[k]] -= s
+		for t := f.lrStart[k]; t < f.lrStart[k+1]; t++ {
+			z[f.lrRow[t]] -= f.lrVal[t] * v
+		}
 	}
 	copy(c, z)
 }

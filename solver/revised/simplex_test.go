@@ -260,14 +260,29 @@ func TestWarmEqualsCold(t *testing.T) {
 
 // TestLUSolves checks FTRAN/BTRAN with eta updates against dense products.
 func TestLUSolves(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	const n = 30
+	for _, n := range []int{30, 150} {
+		testLUSolves(t, n, 0)
+		// Rows with one large entry: most candidates fail the threshold
+		// test, and the Markowitz search falls back on rows.
+		testLUSolves(t, n, 20)
+	}
+}
+
+// testLUSolves factorises a random sparse n×n matrix (entries of row 0 and
+// of every seventh row multiplied by big when it is not 0), then checks ftran
+// and btran against dense products, with dense and with unit vectors, before
+// and after product-form updates.
+func testLUSolves(t *testing.T, n int, big float64) {
+	rng := rand.New(rand.NewPCG(5, uint64(n)))
 	cols := make([][]float64, n)
 	for p := range cols {
 		cols[p] = make([]float64, n)
 		cols[p][p] = 1 + rng.Float64()
 		for k := 0; k < 3; k++ {
 			cols[p][rng.IntN(n)] += rng.NormFloat64()
+		}
+		if big != 0 && p%7 == 0 {
+			cols[p][rng.IntN(n)] += big
 		}
 	}
 	f := newFactor(n)
@@ -285,26 +300,17 @@ func TestLUSolves(t *testing.T) {
 	bad, _ := f.factorize(colFn)
 	require.Nil(t, bad)
 	check := func() {
-		x := make([]float64, n)
-		for i := range x {
-			x[i] = rng.NormFloat64()
-		}
-		b := make([]float64, n) // B x
-		for p := 0; p < n; p++ {
-			for i := 0; i < n; i++ {
-				b[i] += cols[p][i] * x[p]
+		for k := -1; k < 3; k++ {
+			x := make([]float64, n)
+			if k < 0 {
+				for i := range x {
+					x[i] = rng.NormFloat64()
+				}
+			} else {
+				x[rng.IntN(n)] = 1 // a unit vector: the solves skip its zeros
 			}
+			checkSolves(t, f, cols, x)
 		}
-		f.ftran(b)
-		assert.InDeltaSlice(t, x, b, 1e-9)
-		c := make([]float64, n) // Bᵀ x
-		for p := 0; p < n; p++ {
-			for i := 0; i < n; i++ {
-				c[p] += cols[p][i] * x[i]
-			}
-		}
-		f.btran(c)
-		assert.InDeltaSlice(t, x, c, 1e-9)
 	}
 	check()
 	for u := 0; u < 10; u++ {
@@ -323,4 +329,69 @@ func TestLUSolves(t *testing.T) {
 		cols[p] = a
 		check()
 	}
+}
+
+// checkSolves checks ftran(B x) = x and btran(Bᵀ x) = x.
+func checkSolves(t *testing.T, f *factor, cols [][]float64, x []float64) {
+	t.Helper()
+	n := len(x)
+	{
+		b := make([]float64, n) // B x
+		for p := 0; p < n; p++ {
+			for i := 0; i < n; i++ {
+				b[i] += cols[p][i] * x[p]
+			}
+		}
+		f.ftran(b)
+		assert.InDeltaSlice(t, x, b, 1e-9)
+		c := make([]float64, n) // Bᵀ x
+		for p := 0; p < n; p++ {
+			for i := 0; i < n; i++ {
+				c[p] += cols[p][i] * x[i]
+			}
+		}
+		f.btran(c)
+		assert.InDeltaSlice(t, x, c, 1e-9)
+	}
+}
+
+// TestLUThresholdFallback factorises a matrix on which the Markowitz search
+// of the columns of least count finds no pivot passing the threshold: every
+// row's largest entry (100) is in one of four dense "hub" columns, and the
+// sparse columns hold only entries of size 1 (ratio 0.01 < 0.1). The search
+// then goes on over the rows of least count; the solves must still be exact.
+func TestLUThresholdFallback(t *testing.T) {
+	const n = 40
+	cols := make([][]float64, n)
+	for p := range cols {
+		cols[p] = make([]float64, n)
+	}
+	for i := 0; i < n; i++ {
+		cols[i/10*10][i] = 100 + float64(i) // hub columns 0, 10, 20, 30
+	}
+	for p := 0; p < n; p++ {
+		if p%10 != 0 {
+			cols[p][p] += 1
+			cols[p][(p+n-1)%n] += 1 + 0.01*float64(p)
+		}
+	}
+	f := newFactor(n)
+	bad, _ := f.factorize(func(p int) ([]int, []float64) {
+		var idx []int
+		var val []float64
+		for i, v := range cols[p] {
+			if v != 0 {
+				idx = append(idx, i)
+				val = append(val, v)
+			}
+		}
+		return idx, val
+	})
+	require.Nil(t, bad)
+	rng := rand.New(rand.NewPCG(1, 2))
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = rng.NormFloat64()
+	}
+	checkSolves(t, f, cols, x)
 }
