@@ -74,7 +74,7 @@ type factor struct {
 	ucVal          []float64
 	lrStart, lrRow []int
 	lrVal          []float64
-	stepOf         []int
+	stepOf, pos    []int
 }
 
 // buckets holds indices by count lazily: an index is appended to the bucket
@@ -216,6 +216,10 @@ func (f *factor) factorize(colFn func(p int) ([]int, []float64)) (badPos, badRow
 		f.transpose()
 		return nil, nil
 	}
+	// The factors are not usable: make a misuse fail loudly (ftran and
+	// btran index the transposed starts) rather than solve with the last
+	// factorisation's transposes.
+	f.ucStart, f.lrStart = f.ucStart[:0], f.lrStart[:0]
 	for i := 0; i < m; i++ {
 		if !f.rowD[i] {
 			badRows = append(badRows, i)
@@ -238,7 +242,8 @@ func (f *factor) transpose() {
 	f.ucStart = countStarts(f.ucStart, m, f.uCol, f.stepOf)
 	f.ucRow = resize(f.ucRow, len(f.uCol))
 	f.ucVal = resizeF(f.ucVal, len(f.uCol))
-	pos := make([]int, m)
+	f.pos = resize(f.pos, m)
+	pos := f.pos
 	copy(pos, f.ucStart[:m])
 	for k := range f.pivRow {
 		for t := f.uStart[k]; t < f.uStart[k+1]; t++ {
@@ -354,7 +359,8 @@ func absMax(v []float64) float64 {
 
 // choosePivot picks the next pivot by Markowitz cost (r−1)(c−1) among the
 // entries passing the threshold test, searching row singletons first, then
-// the columns of least count.
+// column singletons, then the columns of least count and, if no entry of
+// those passes the threshold, the rows of least count.
 func (f *factor) choosePivot() (r, c int, ok bool) {
 	m := f.m
 	// Row singletons are free pivots (cost 0, no threshold issue in the row).
@@ -469,25 +475,10 @@ func (f *factor) choosePivot() (r, c int, ok bool) {
 	if r >= 0 {
 		return r, c, true
 	}
-	// Every active entry is below luAbsTol or fails its row's threshold
-	// (only possible for a numerically singular basis): take the
-	// relatively largest entry anywhere.
-	for p := 0; p < m; p++ {
-		if f.colD[p] {
-			continue
-		}
-		for _, i := range f.cr[p] {
-			a, _ := f.rowEntry(i, p)
-			aa := math.Abs(a)
-			if aa <= luAbsTol {
-				continue
-			}
-			if ratio := aa / f.rowMax(i); ratio > bestRatio {
-				bestRatio, r, c = ratio, i, p
-			}
-		}
-	}
-	return r, c, r >= 0
+	// Every active row's entries are all at most luAbsTol (a row's largest
+	// entry always passes the threshold): the basis is numerically
+	// singular, and the caller drops the columns left.
+	return 0, 0, false
 }
 
 func removeInt(s []int, v int) []int {

@@ -262,16 +262,17 @@ func TestWarmEqualsCold(t *testing.T) {
 func TestLUSolves(t *testing.T) {
 	for _, n := range []int{30, 150} {
 		testLUSolves(t, n, 0)
-		// Rows with one large entry: most candidates fail the threshold
-		// test, and the Markowitz search falls back on rows.
+		// Some large entries, so that some candidates fail the
+		// threshold test.
 		testLUSolves(t, n, 20)
 	}
 }
 
-// testLUSolves factorises a random sparse n×n matrix (entries of row 0 and
-// of every seventh row multiplied by big when it is not 0), then checks ftran
-// and btran against dense products, with dense and with unit vectors, before
-// and after product-form updates.
+// testLUSolves factorises a random sparse n×n matrix (with big added to one
+// random entry of every seventh column when big is not 0), checks that every
+// pivot passed the threshold test, then checks ftran and btran against dense
+// products, with dense and with unit vectors, before and after product-form
+// updates.
 func testLUSolves(t *testing.T, n int, big float64) {
 	rng := rand.New(rand.NewPCG(5, uint64(n)))
 	cols := make([][]float64, n)
@@ -299,6 +300,7 @@ func testLUSolves(t *testing.T, n int, big float64) {
 	}
 	bad, _ := f.factorize(colFn)
 	require.Nil(t, bad)
+	checkThreshold(t, f)
 	check := func() {
 		for k := -1; k < 3; k++ {
 			x := make([]float64, n)
@@ -329,6 +331,23 @@ func testLUSolves(t *testing.T, n int, big float64) {
 		cols[p] = a
 		check()
 	}
+}
+
+// checkThreshold checks the threshold test on the factors: each pivot is at
+// least luThreshold times every other entry of its U row (the active row it
+// was chosen in). A pivot search that misses a row's change, or takes an
+// entry that fails the test, breaks it.
+func checkThreshold(t *testing.T, f *factor) {
+	t.Helper()
+	bad := 0
+	for k := range f.pivRow {
+		for q := f.uStart[k]; q < f.uStart[k+1]; q++ {
+			if math.Abs(f.uDiag[k]) < luThreshold*math.Abs(f.uVal[q])*(1-1e-12) {
+				bad++
+			}
+		}
+	}
+	assert.Zero(t, bad, "U entries larger than 1/luThreshold times their pivot")
 }
 
 // checkSolves checks ftran(B x) = x and btran(Bᵀ x) = x.
@@ -388,6 +407,7 @@ func TestLUThresholdFallback(t *testing.T) {
 		return idx, val
 	})
 	require.Nil(t, bad)
+	checkThreshold(t, f)
 	rng := rand.New(rand.NewPCG(1, 2))
 	x := make([]float64, n)
 	for i := range x {
