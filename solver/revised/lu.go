@@ -84,6 +84,7 @@ type buckets struct {
 	b     [][]int
 	stamp []int
 	gen   int
+	out   []int
 }
 
 func (k *buckets) reset(m int) {
@@ -98,19 +99,27 @@ func (k *buckets) reset(m int) {
 
 func (k *buckets) push(cnt, idx int) { k.b[cnt] = append(k.b[cnt], idx) }
 
-// live returns bucket cnt without the entries that valid rejects (stale:
-// the index is done or its count has changed since) and without repeats.
-func (k *buckets) live(cnt int, valid func(idx int) bool) []int {
+// first returns up to want distinct valid indices of bucket cnt, dropping
+// the stale entries (the index is done or its count has changed since) it
+// meets on the way. It stops as soon as it has want, so a large bucket costs
+// only what is read of it. The result is valid until the next call.
+func (k *buckets) first(cnt, want int, valid func(idx int) bool) []int {
 	k.gen++
-	b := k.b[cnt][:0]
-	for _, x := range k.b[cnt] {
-		if k.stamp[x] != k.gen && valid(x) {
-			k.stamp[x] = k.gen
-			b = append(b, x)
+	b := k.b[cnt]
+	k.out = k.out[:0]
+	for q := 0; q < len(b) && len(k.out) < want; {
+		x := b[q]
+		if k.stamp[x] == k.gen || !valid(x) {
+			b[q] = b[len(b)-1]
+			b = b[:len(b)-1]
+			continue
 		}
+		k.stamp[x] = k.gen
+		k.out = append(k.out, x)
+		q++
 	}
 	k.b[cnt] = b
-	return b
+	return k.out
 }
 
 func newFactor(m int) *factor {
@@ -389,7 +398,7 @@ func (f *factor) choosePivot() (r, c int, ok bool) {
 	rowOK := func(i int) bool { return !f.rowD[i] && len(f.rc[i]) == cnt }
 	minCnt := -1
 	for cnt = 0; cnt <= m; cnt++ {
-		if len(f.colB.live(cnt, colOK)) > 0 {
+		if len(f.colB.first(cnt, 1, colOK)) > 0 {
 			minCnt = cnt
 			break
 		}
@@ -402,7 +411,7 @@ func (f *factor) choosePivot() (r, c int, ok bool) {
 	r, c = -1, -1
 	examined := 0
 	for cnt = minCnt; cnt <= m && examined < luSearchCols; cnt++ {
-		for _, p := range f.colB.live(cnt, colOK) {
+		for _, p := range f.colB.first(cnt, luSearchCols-examined, colOK) {
 			if examined >= luSearchCols {
 				break
 			}
@@ -440,31 +449,37 @@ func (f *factor) choosePivot() (r, c int, ok bool) {
 	// of a 56×56 expected-utility solve.
 	minCnt = -1
 	for cnt = 1; cnt <= m; cnt++ {
-		if len(f.rowB.live(cnt, rowOK)) > 0 {
+		if len(f.rowB.first(cnt, 1, rowOK)) > 0 {
 			minCnt = cnt
 			break
 		}
 	}
 	examined = 0
 	for cnt = max(minCnt, 1); minCnt > 0 && cnt <= m && examined < luSearchCols; cnt++ {
-		for _, i := range f.rowB.live(cnt, rowOK) {
-			if examined >= luSearchCols {
+		// Rows whose entries are all negligible do not count as
+		// examined: read further into the bucket for them.
+		for got := 0; examined < luSearchCols; {
+			rows := f.rowB.first(cnt, got+luSearchCols-examined, rowOK)
+			if len(rows) <= got {
 				break
 			}
-			mx := f.rowMax(i)
-			if mx <= luAbsTol {
-				continue
-			}
-			examined++
-			for k, p := range f.rc[i] {
-				aa := math.Abs(f.rv[i][k])
-				if aa <= luAbsTol || aa < luThreshold*mx {
+			for _, i := range rows[got:] {
+				got++
+				mx := f.rowMax(i)
+				if mx <= luAbsTol {
 					continue
 				}
-				cost := (cnt - 1) * (len(f.cr[p]) - 1)
-				ratio := aa / mx
-				if cost < bestCost || (cost == bestCost && ratio > bestRatio) {
-					bestCost, bestRatio, r, c = cost, ratio, i, p
+				examined++
+				for k, p := range f.rc[i] {
+					aa := math.Abs(f.rv[i][k])
+					if aa <= luAbsTol || aa < luThreshold*mx {
+						continue
+					}
+					cost := (cnt - 1) * (len(f.cr[p]) - 1)
+					ratio := aa / mx
+					if cost < bestCost || (cost == bestCost && ratio > bestRatio) {
+						bestCost, bestRatio, r, c = cost, ratio, i, p
+					}
 				}
 			}
 		}
