@@ -21,7 +21,11 @@
 // the sum of infeasibilities (−1 for a basic variable below its lower bound,
 // +1 above its upper bound); otherwise they are the model's costs (a
 // composite, one-loop phase 1 / phase 2). Pricing is Dantzig's rule on the
-// full set of reduced costs d_j = c_j − a_jᵀy, y = B⁻ᵀc_B.
+// reduced costs d_j = c_j − a_jᵀy, y = B⁻ᵀc_B, read partially: each pass
+// starts where the last one stopped and ends, once a candidate is found,
+// after max(2000, (n+m)/8) columns; optimality is declared only when a pass
+// over every column finds none. (On the 128×128 expected-utility LP this
+// halves the time against full pricing.)
 //
 // The ratio test is Harris's two-pass test with bounds relaxed by FeasTol,
 // choosing the largest pivot among the blocking variables, and it can end

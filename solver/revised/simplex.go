@@ -34,6 +34,10 @@ func (s Status) String() string {
 	return fmt.Sprintf("Status(%d)", int(s))
 }
 
+// Partial pricing reads at least partialMin columns, or 1/partialParts of
+// them, per iteration before taking the best candidate found.
+var partialMin, partialParts = 2000, 8
+
 // Options are the tolerances and limits of the engine. A zero field takes
 // its default.
 type Options struct {
@@ -147,8 +151,10 @@ type Simplex struct {
 	// Bound perturbation against stalling: the true bounds while the
 	// engine works on relaxed ones.
 	perturbed, perturbDone bool
-	saveLB, saveUB         []float64
-	rng                    uint64
+	// priceFrom is where the next partial pricing pass starts.
+	priceFrom      int
+	saveLB, saveUB []float64
+	rng            uint64
 }
 
 // perturb relaxes every finite bound by a pseudo-random amount between
@@ -627,7 +633,25 @@ func (s *Simplex) Solve() (*Result, error) {
 		}
 		bland := degenerate > 50
 		q, dq, best := -1, 0.0, 0.0
-		for j := 0; j < s.n+s.m; j++ {
+		// Partial pricing: the scan starts where the last one stopped
+		// and stops once a chunk of the columns has been read and a
+		// candidate found; optimality is declared only after a scan of
+		// every column finds none. (Bland's rule scans in index order.)
+		total := s.n + s.m
+		chunk := max(partialMin, total/partialParts)
+		from := s.priceFrom
+		if bland {
+			from = 0
+		}
+		for k := 0; k < total; k++ {
+			if q >= 0 && k >= chunk && !bland {
+				break
+			}
+			j := from + k
+			if j >= total {
+				j -= total
+			}
+			s.priceFrom = j + 1
 			st := s.state[j]
 			if st == basic || s.lb[j] == s.ub[j] {
 				continue
