@@ -99,24 +99,29 @@ func (k *buckets) reset(m int) {
 
 func (k *buckets) push(cnt, idx int) { k.b[cnt] = append(k.b[cnt], idx) }
 
-// first returns up to want distinct valid indices of bucket cnt, dropping
-// the stale entries (the index is done or its count has changed since) it
-// meets on the way. It stops as soon as it has want, so a large bucket costs
-// only what is read of it. The result is valid until the next call.
+// first returns up to want distinct valid indices of bucket cnt, in the
+// order they were pushed, dropping the stale entries (the index is done or
+// its count has changed since) and repeats it meets on the way. It stops as
+// soon as it has want, so a large bucket costs only what is read of it
+// (plus a memmove of the rest when something before it was dropped). The
+// result is valid until the next call.
 func (k *buckets) first(cnt, want int, valid func(idx int) bool) []int {
 	k.gen++
 	b := k.b[cnt]
 	k.out = k.out[:0]
-	for q := 0; q < len(b) && len(k.out) < want; {
+	w, q := 0, 0
+	for ; q < len(b) && len(k.out) < want; q++ {
 		x := b[q]
 		if k.stamp[x] == k.gen || !valid(x) {
-			b[q] = b[len(b)-1]
-			b = b[:len(b)-1]
 			continue
 		}
 		k.stamp[x] = k.gen
 		k.out = append(k.out, x)
-		q++
+		b[w] = x
+		w++
+	}
+	if w < q {
+		b = b[:w+copy(b[w:], b[q:])]
 	}
 	k.b[cnt] = b
 	return k.out
