@@ -118,9 +118,9 @@ func solveExpected(p *problem.Problem, b mech.Budget, slv solver.Solver) (*Solut
 	// by far more (Clp's optimum audited 1.6e-8 above ε at N = 32, 4.5e-6
 	// at 40, 2.6e-8 at 128). If it does by more than polishTol, or fails
 	// the audit, the optimum is polished: the same LP is solved again with
-	// every row scaled by 2^10 (exact, and a 1024× tighter tolerance),
-	// starting from the first solve's basis where the backend gives one
-	// (Clp: a few iterations). Scaling from the start would slow the
+	// every row multiplied by polytope.RowScale (exact; a 1024× tighter
+	// tolerance), starting from the first solve's basis where the backend
+	// gives one (Clp: a few iterations). Scaling from the start would slow the
 	// pure-Go backend 15× (its optimum is exact here anyway) and gonum's
 	// Simplex finds the scaled basis singular.
 	res, basis, err := solveFrom(slv, mod.LP, nil)
@@ -132,7 +132,7 @@ func solveExpected(p *problem.Problem, b mech.Budget, slv solver.Solver) (*Solut
 	if auditErr == nil && x <= polishTol {
 		return sol, nil
 	}
-	res, _, err = solveFrom(slv, mod.LP.ScaledRows(1024), basis)
+	res, _, err = solveFrom(slv, mod.LP.ScaledRows(polytope.RowScale), basis)
 	if optimal(slv, res, err) == nil {
 		// Both are optima of the same LP: keep the one nearer the budget.
 		if sol2, x2, err2 := assess(p.Prior, b, mod, res); err2 == nil && (auditErr != nil || x2 < x) {
@@ -163,22 +163,13 @@ func optimal(slv solver.Solver, res *solver.Solution, err error) error {
 // returns how far it exceeds the budget.
 func assess(pi mech.Prior, b mech.Budget, mod *polytope.Model, res *solver.Solution) (*Solution, float64, error) {
 	m := mod.Mechanism(res.X)
-	lvl, lower, err := audited(pi, m, b)
-	return &Solution{Mechanism: m, Epsilon: lvl, EpsilonLower: lvl, ALIPLower: lower}, excess(b, lvl, lower), err
+	lvl, lower, x, err := audited(pi, m, b)
+	return &Solution{Mechanism: m, Epsilon: lvl, EpsilonLower: lvl, ALIPLower: lower}, x, err
 }
 
 // polishTol is the excess over the budget above which an expected-utility
 // optimum is polished by a solve of the row-scaled LP.
 const polishTol = 1e-9
-
-// excess is how far the audited levels lvl (ε_u for ALIP) and lower (ε_l)
-// exceed budget b.
-func excess(b mech.Budget, lvl, lower float64) float64 {
-	if b.Measure == mech.ALIP {
-		return math.Max(lvl-b.EpsilonUpper, lower-b.EpsilonLower)
-	}
-	return lvl - b.Epsilon
-}
 
 // solveFrom solves lpm with slv, starting from basis start when the backend
 // takes one (row scaling changes no basis status), and returns the final
@@ -236,9 +227,12 @@ func solveWorstCase(ctx context.Context, p *problem.Problem, eps float64, opt Op
 const auditTol = 1e-7
 
 // audited returns the level of b's measure that m reaches (ε_u and ε_l for
-// ALIP) and fails if it exceeds the budget by more than auditTol.
-func audited(pi mech.Prior, m mech.Mechanism, b mech.Budget) (level, alipLower float64, err error) {
+// ALIP) and how far it exceeds the budget (negative below it; for ALIP the
+// larger of the two excesses), and fails if it exceeds the budget by more
+// than auditTol.
+func audited(pi mech.Prior, m mech.Mechanism, b mech.Budget) (level, alipLower, excess float64, err error) {
 	var limit float64
+	excess = math.Inf(-1)
 	switch b.Measure {
 	case mech.PML:
 		level, limit = leakage.PML(pi, m), b.Epsilon
@@ -248,17 +242,17 @@ func audited(pi mech.Prior, m mech.Mechanism, b mech.Budget) (level, alipLower f
 		level, limit = leakage.LDP(pi, m), b.Epsilon
 	case mech.ALIP:
 		alipLower, level = leakage.ALIP(pi, m)
-		if alipLower > b.EpsilonLower+auditTol {
-			return 0, 0, fmt.Errorf("audit: the solver's mechanism has ALIP ε_l = %g above the budget %g", alipLower, b.EpsilonLower)
+		if excess = alipLower - b.EpsilonLower; excess > auditTol {
+			return 0, 0, 0, fmt.Errorf("audit: the solver's mechanism has ALIP ε_l = %g above the budget %g", alipLower, b.EpsilonLower)
 		}
 		limit = b.EpsilonUpper
 	default:
-		return 0, 0, fmt.Errorf("privacy.measure: unknown %q", b.Measure)
+		return 0, 0, 0, fmt.Errorf("privacy.measure: unknown %q", b.Measure)
 	}
 	if level > limit+auditTol {
-		return 0, 0, fmt.Errorf("audit: the solver's mechanism has %s %g above the budget %g", b.Measure, level, limit)
+		return 0, 0, 0, fmt.Errorf("audit: the solver's mechanism has %s %g above the budget %g", b.Measure, level, limit)
 	}
-	return level, alipLower, nil
+	return level, alipLower, math.Max(excess, level-limit), nil
 }
 
 // describe fills the utility summaries of sol from p.

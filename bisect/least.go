@@ -390,13 +390,9 @@ func (p *prober) judge(m *polytope.Model, x []float64, t float64) outcome {
 	return outcome{v: feasible, m: mm, a: a}
 }
 
-// rowScale multiplies every row of the LPs handed to a solver. Backends
-// check feasibility with an absolute tolerance τ (about 1e-9) on the rows,
-// and a row violated by τ moves the PML of an output of mass q_j by about
-// τ/q_j, so unscaled rows would blur ε* by a few 1e-9. Scaling the rows by
-// 2^10 (exact in floating point) tightens that by three orders without
-// changing the feasible set.
-const rowScale = 1024
+// rowScale multiplies every row of the LPs handed to a solver: unscaled
+// rows would blur ε* by a few 1e-9 (see polytope.RowScale).
+const rowScale = polytope.RowScale
 
 // scaled returns a copy of m with every row multiplied by rowScale.
 func scaled(m *lp.Model) *lp.Model { return m.ScaledRows(rowScale) }

@@ -456,6 +456,14 @@ func (m *Model) Mechanism(x []float64) mech.Mechanism {
 	return p
 }
 
+// RowScale (2^10) is the factor by which callers multiply every row of a
+// model (lp.Model.ScaledRows) to tighten an engine's feasibility tolerance.
+// Engines check rows with an absolute tolerance τ (about 1e-9), and a row
+// violated by τ moves the PML of an output of mass q_j by about τ/q_j;
+// multiplying by a power of 2 is exact in floating point, keeps the feasible
+// set and every basis status, and divides that error by 1024.
+const RowScale = 1024
+
 // Solution cleaning thresholds of Mechanism.
 const (
 	noiseEntry  = 1e-12 // PML entries at most this are rounding
