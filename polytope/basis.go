@@ -36,25 +36,7 @@ func (m *Model) KeyBasis(b solver.Basis) (*KeyedBasis, error) {
 	}
 	k := &KeyedBasis{n: m.N, m: m.M,
 		p: fill(m.N * m.M), up: fill(m.N * m.M), t: fill(m.M), marg: fill(m.M), sum: fill(m.N)}
-	for i := range m.N {
-		k.sum[i] = b.Rows[i]
-		for j := range m.M {
-			if c := m.P[i][j]; c >= 0 {
-				k.p[i*m.M+j] = b.Cols[c]
-			}
-			if r := m.Up[i][j]; r >= 0 {
-				k.up[i*m.M+j] = b.Rows[r]
-			}
-		}
-	}
-	for j := range m.M {
-		if c := m.Aux[j]; c >= 0 {
-			k.t[j] = b.Cols[c]
-		}
-		if r := m.Marg[j]; r >= 0 {
-			k.marg[j] = b.Rows[r]
-		}
-	}
+	m.pair(k, b, func(key, st *solver.BasisStatus) { *key = *st })
 	return k, nil
 }
 
@@ -70,31 +52,36 @@ func (m *Model) Basis(k *KeyedBasis) (solver.Basis, error) {
 	for i := range b.Rows {
 		b.Rows[i] = solver.Basic
 	}
-	set := func(dst *solver.BasisStatus, v solver.BasisStatus) {
-		if v != absent {
-			*dst = v
+	m.pair(k, b, func(key, st *solver.BasisStatus) {
+		if *key != absent {
+			*st = *key
 		}
-	}
+	})
+	return b, nil
+}
+
+// pair calls f with the entry of k and the status in b of every variable
+// and row of m that a KeyedBasis keys: p_ij, t_j, sum[i], up[i,j], marg[j].
+func (m *Model) pair(k *KeyedBasis, b solver.Basis, f func(key, st *solver.BasisStatus)) {
 	for i := range m.N {
-		set(&b.Rows[i], k.sum[i])
+		f(&k.sum[i], &b.Rows[i])
 		for j := range m.M {
 			if c := m.P[i][j]; c >= 0 {
-				set(&b.Cols[c], k.p[i*m.M+j])
+				f(&k.p[i*m.M+j], &b.Cols[c])
 			}
 			if r := m.Up[i][j]; r >= 0 {
-				set(&b.Rows[r], k.up[i*m.M+j])
+				f(&k.up[i*m.M+j], &b.Rows[r])
 			}
 		}
 	}
 	for j := range m.M {
 		if c := m.Aux[j]; c >= 0 {
-			set(&b.Cols[c], k.t[j])
+			f(&k.t[j], &b.Cols[c])
 		}
 		if r := m.Marg[j]; r >= 0 {
-			set(&b.Rows[r], k.marg[j])
+			f(&k.marg[j], &b.Rows[r])
 		}
 	}
-	return b, nil
 }
 
 func fill(n int) []solver.BasisStatus {
