@@ -213,17 +213,17 @@ func pmins() []float64 {
 	return ps
 }
 
-// circulantLeast brackets ε*(h) of the 4×4 circulant order of Figures 2-3,
-// audits the result, checks the LP is infeasible below its lower end, and
-// returns it with the utility-safe ε_S(h).
-func circulantLeast(t *testing.T, s solver.Solver, pi mech.Prior, h int) (Result, float64) {
+// checkedLeast brackets ε*(h) of order o, audits the result, checks the LP
+// is infeasible below its lower end, and returns it with the utility-safe
+// ε_S(h).
+func checkedLeast(t *testing.T, s solver.Solver, pi mech.Prior, o mech.Order, h int) (Result, float64) {
 	t.Helper()
-	pat := circulant.Pattern(h)
+	pat := o.Pattern(h)
 	r, err := LeastEpsilon(context.Background(), pi, pat, Options{Solver: s})
 	require.NoError(t, err)
 	audit(t, pi, pat, r, DefaultTol)
 	infeasibleBelow(t, s, pi, pat, r)
-	safe, err := closedform.SafeEpsilon(pi, circulant, h)
+	safe, err := closedform.SafeEpsilon(pi, o, h)
 	require.NoError(t, err)
 	return r, safe
 }
@@ -235,7 +235,7 @@ func TestFigure2OneLowThreeHigh(t *testing.T) {
 		for low := range 4 {
 			pi := onePrior(pmin, low)
 			for _, h := range []int{2, 3} {
-				r, safe := circulantLeast(t, s, pi, h)
+				r, safe := checkedLeast(t, s, pi, circulant, h)
 				assert.InDelta(t, safe, r.EpsUpper, 1e-9, "p_min %v, low %d, h %d", pmin, low, h)
 			}
 		}
@@ -250,7 +250,7 @@ func TestFigure3ThreeLowOneHigh(t *testing.T) {
 	for _, pmin := range pmins() {
 		pi := threePrior(pmin, 0)
 		for _, h := range []int{2, 3} {
-			r, safe := circulantLeast(t, s, pi, h)
+			r, safe := checkedLeast(t, s, pi, circulant, h)
 			if h == 3 {
 				assert.InDelta(t, safe, r.EpsUpper, 1e-9, "p_min %v", pmin)
 				continue
@@ -274,13 +274,7 @@ func TestOptimalBelowSafe(t *testing.T) {
 		pi, o := randinst.Prior(rng, n, 0.05), randinst.StrictOrder(rng, n, m)
 		prev := 0.0
 		for h := 1; h <= m; h++ {
-			pat := o.Pattern(h)
-			r, err := LeastEpsilon(context.Background(), pi, pat, Options{Solver: s})
-			require.NoError(t, err)
-			audit(t, pi, pat, r, DefaultTol)
-			infeasibleBelow(t, s, pi, pat, r)
-			safe, err := closedform.SafeEpsilon(pi, o, h)
-			require.NoError(t, err)
+			r, safe := checkedLeast(t, s, pi, o, h)
 			require.LessOrEqual(t, r.EpsUpper, safe+1e-12, "trial %d, h %d", trial, h)
 			require.GreaterOrEqual(t, r.EpsUpper, prev-DefaultTol, "ε* must be non-decreasing (trial %d, h %d)", trial, h)
 			prev = r.EpsUpper

@@ -287,18 +287,7 @@ func testLUSolves(t *testing.T, n int, big float64) {
 		}
 	}
 	f := newFactor(n)
-	colFn := func(p int) ([]int, []float64) {
-		var idx []int
-		var val []float64
-		for i, v := range cols[p] {
-			if v != 0 {
-				idx = append(idx, i)
-				val = append(val, v)
-			}
-		}
-		return idx, val
-	}
-	bad, _ := f.factorize(colFn)
+	bad, _ := f.factorize(denseColumns(cols))
 	require.Nil(t, bad)
 	checkThreshold(t, f)
 	check := func() {
@@ -330,6 +319,22 @@ func testLUSolves(t *testing.T, n int, big float64) {
 		f.update(alpha, p)
 		cols[p] = a
 		check()
+	}
+}
+
+// denseColumns gives the non-zeros of the dense columns cols in the form
+// factorize reads.
+func denseColumns(cols [][]float64) func(p int) ([]int, []float64) {
+	return func(p int) ([]int, []float64) {
+		var idx []int
+		var val []float64
+		for i, v := range cols[p] {
+			if v != 0 {
+				idx = append(idx, i)
+				val = append(val, v)
+			}
+		}
+		return idx, val
 	}
 }
 
@@ -395,17 +400,7 @@ func TestLUThresholdFallback(t *testing.T) {
 		}
 	}
 	f := newFactor(n)
-	bad, _ := f.factorize(func(p int) ([]int, []float64) {
-		var idx []int
-		var val []float64
-		for i, v := range cols[p] {
-			if v != 0 {
-				idx = append(idx, i)
-				val = append(val, v)
-			}
-		}
-		return idx, val
-	})
+	bad, _ := f.factorize(denseColumns(cols))
 	require.Nil(t, bad)
 	checkThreshold(t, f)
 	rng := rand.New(rand.NewPCG(1, 2))
