@@ -226,11 +226,10 @@ func Build(s Spec) (*Model, error) {
 			}
 		}
 	}
-	pat := s.Pattern
-	if pat == nil {
-		pat = mech.Utility(mech.Zeros(n, m)).Pattern(0) // every pair allowed
+	mod.bound = make([]float64, m) // every output open to every input: 0
+	if s.Pattern != nil {
+		mod.bound = s.Pattern.OutputBounds(s.Prior)
 	}
-	mod.bound = pat.OutputBounds(s.Prior)
 	for j := range m {
 		switch {
 		case math.IsInf(mod.bound[j], 1):
@@ -431,7 +430,7 @@ func (m *Model) Mechanism(x []float64) mech.Mechanism {
 	for pass := 0; pass <= m.M; pass++ {
 		dropped := false
 		for j := 0; j < m.M; j++ {
-			if columnMax(p, j) > 0 && columnMax(p, j) <= noiseColumn && breaks(m.prior, p, j, b) {
+			if mx := columnMax(p, j); mx > 0 && mx <= noiseColumn && breaks(m.prior, p, j, b) {
 				for i := range p {
 					p[i][j] = 0
 				}
