@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/pmlopt/pmlopt/bisect"
+	"github.com/pmlopt/pmlopt/ipm"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
@@ -20,7 +21,11 @@ func LoadProblem(path string) (*problem.Problem, error) { return problem.Load(pa
 
 // Options configures Solve and Curve. The zero value is ready to use.
 type Options struct {
-	// Solver is the LP backend; nil means solver.Auto().
+	// Solver is the LP backend; nil means solver.Auto(). For an ε-PML
+	// expected-utility problem, nil means package ipm's structured
+	// interior-point method instead of an LP (certified by its upper
+	// bound; it falls back to solver.Auto()'s LP if it can not certify the
+	// optimum), while a named backend always solves the LP.
 	Solver solver.Solver
 	// Tol is the width of the ε brackets of the worst-case objectives;
 	// 0 means bisect.DefaultTol (1e-9).
@@ -63,9 +68,13 @@ type Solution struct {
 	WorstCaseOrder  int
 	WorstCaseValue  float64
 	ExpectedUtility float64
+	// ExpectedUtilityBound is a proven upper bound on the optimal expected
+	// utility when the method certifies one (ipm), else NaN: the optimum
+	// lies in [ExpectedUtility, ExpectedUtilityBound].
+	ExpectedUtilityBound float64
 
 	Mechanism mech.Mechanism
-	Solver    string // the backend's name
+	Solver    string // the backend's name, or "ipm"
 	LPSolves  int
 }
 
@@ -84,6 +93,14 @@ func Solve(ctx context.Context, p *problem.Problem, opt Options) (*Solution, err
 	var sol *Solution
 	switch p.Objective {
 	case problem.ExpectedUtility:
+		if b.Measure == mech.PML && opt.Solver == nil {
+			if sol, err = solveStructured(p, b); err == nil {
+				break
+			}
+			if !errors.Is(err, ipm.ErrNotConverged) {
+				return nil, err
+			}
+		}
 		sol, err = solveExpected(p, b, slv)
 	case problem.WorstCaseOrder, problem.WorstCaseValue:
 		if b.Measure != mech.PML {
@@ -98,9 +115,31 @@ func Solve(ctx context.Context, p *problem.Problem, opt Options) (*Solution, err
 	if err != nil {
 		return nil, err
 	}
-	sol.Objective, sol.Measure, sol.Solver, sol.Status = p.Objective, b.Measure, slv.Name(), "optimal"
+	sol.Objective, sol.Measure, sol.Status = p.Objective, b.Measure, "optimal"
+	if sol.Solver == "" { // an LP backend: no bound beyond the LP's optimum
+		sol.Solver, sol.ExpectedUtilityBound = slv.Name(), math.NaN()
+	}
 	describe(p, sol)
 	return sol, nil
+}
+
+// solveStructured maximises the expected utility over the ε-PML polytope
+// with package ipm and audits the result like an LP optimum.
+func solveStructured(p *problem.Problem, b mech.Budget) (*Solution, error) {
+	u, err := p.RequireUtility()
+	if err != nil {
+		return nil, err
+	}
+	r, err := ipm.Solve(ipm.Problem{Prior: p.Prior, Utility: u, Epsilon: b.Epsilon}, ipm.Options{})
+	if err != nil {
+		return nil, err
+	}
+	lvl, lower, _, err := audited(p.Prior, r.Mechanism, b)
+	if err != nil {
+		return nil, err
+	}
+	return &Solution{Mechanism: r.Mechanism, Epsilon: lvl, EpsilonLower: lvl, ALIPLower: lower,
+		ExpectedUtilityBound: r.Bound, Solver: "ipm"}, nil
 }
 
 // solveExpected maximises the expected utility over the budget's polytope.

@@ -13,6 +13,7 @@ import (
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/problem"
+	"github.com/pmlopt/pmlopt/solver"
 )
 
 func init() {
@@ -78,6 +79,9 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	slv, err := getSolver()
 	if err != nil {
 		return err
+	}
+	if slv == nil {
+		slv = solver.Auto()
 	}
 	p, err := problem.Load(pos[0])
 	if err != nil {

@@ -26,26 +26,31 @@ reaches the same worst case. --measure, --epsilon and --objective override
 the file.`
 
 type solveJSON struct {
-	Status          string     `json:"status"`
-	Objective       string     `json:"objective"`
-	Measure         string     `json:"measure"`
-	Epsilon         jfloat     `json:"epsilon"`
-	EpsilonLower    jfloat     `json:"epsilon_lower"`
-	ALIPLower       *jfloat    `json:"alip_lower,omitempty"`
-	WorstCaseOrder  *int       `json:"worst_case_order"`
-	WorstCaseValue  *jfloat    `json:"worst_case_value"`
-	ExpectedUtility *jfloat    `json:"expected_utility"`
-	Mechanism       [][]jfloat `json:"mechanism"`
-	Solver          string     `json:"solver"`
-	LPSolves        int        `json:"lp_solves"`
+	Status          string  `json:"status"`
+	Objective       string  `json:"objective"`
+	Measure         string  `json:"measure"`
+	Epsilon         jfloat  `json:"epsilon"`
+	EpsilonLower    jfloat  `json:"epsilon_lower"`
+	ALIPLower       *jfloat `json:"alip_lower,omitempty"`
+	WorstCaseOrder  *int    `json:"worst_case_order"`
+	WorstCaseValue  *jfloat `json:"worst_case_value"`
+	ExpectedUtility *jfloat `json:"expected_utility"`
+	// ExpectedUtilityBound is a proven upper bound on the optimum, when
+	// the method gives one (an addition to SPEC §8's keys).
+	ExpectedUtilityBound *jfloat    `json:"expected_utility_bound,omitempty"`
+	Mechanism            [][]jfloat `json:"mechanism"`
+	Solver               string     `json:"solver"`
+	LPSolves             int        `json:"lp_solves"`
 }
 
-// solverFlag adds --solver to fs and returns a function resolving it.
+// solverFlag adds --solver to fs and returns a function resolving it: nil
+// for auto, which lets pmlopt choose the method (package ipm for ε-PML
+// expected utility, solver.Auto() for every LP).
 func solverFlag(fs *flagSet) func() (solver.Solver, error) {
 	name := fs.String("solver", "auto", "LP `backend`: auto or one of "+strings.Join(solver.Names(), ", "))
 	return func() (solver.Solver, error) {
 		if *name == "auto" {
-			return solver.Auto(), nil
+			return nil, nil
 		}
 		s, err := solver.Get(*name)
 		if err != nil {
@@ -98,7 +103,8 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 			Status: sol.Status, Objective: string(sol.Objective), Measure: string(sol.Measure),
 			Epsilon: jfloat(sol.Epsilon), EpsilonLower: jfloat(sol.EpsilonLower),
 			WorstCaseValue: optFloat(sol.WorstCaseValue), ExpectedUtility: optFloat(sol.ExpectedUtility),
-			Mechanism: jmatrix(sol.Mechanism), Solver: sol.Solver, LPSolves: sol.LPSolves,
+			ExpectedUtilityBound: optFloat(sol.ExpectedUtilityBound),
+			Mechanism:            jmatrix(sol.Mechanism), Solver: sol.Solver, LPSolves: sol.LPSolves,
 		}
 		if p.Order != nil {
 			j.WorstCaseOrder = &sol.WorstCaseOrder
@@ -127,7 +133,14 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(&b, "worst-case utility value  %s\n", num(sol.WorstCaseValue))
 		fmt.Fprintf(&b, "expected utility          %s\n", num(sol.ExpectedUtility))
 	}
-	fmt.Fprintf(&b, "solver     %s, %d LP solve(s)\n\n", sol.Solver, sol.LPSolves)
+	if !math.IsNaN(sol.ExpectedUtilityBound) {
+		fmt.Fprintf(&b, "optimum at most           %s (proven by the row multipliers)\n", num(sol.ExpectedUtilityBound))
+	}
+	if sol.Solver == "ipm" {
+		fmt.Fprintf(&b, "solver     ipm (structured interior point, no LP)\n\n")
+	} else {
+		fmt.Fprintf(&b, "solver     %s, %d LP solve(s)\n\n", sol.Solver, sol.LPSolves)
+	}
 	writeMatrix(&b, sol.Mechanism, p.Inputs, p.Outputs)
 	return b.commit(e.stdout)
 }

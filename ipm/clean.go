@@ -1,0 +1,55 @@
+package ipm
+
+import (
+	"math"
+
+	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+// noiseEntry is the size below which an interior point's entry is taken
+// for zero.
+const noiseEntry = 1e-11
+
+// clean turns an interior point into a mechanism: negative and tiny entries
+// cleared, rows renormalised, and, if its PML still exceeds eps, mixed with
+// the independent mechanism of the same output marginal: that keeps the
+// marginal q and moves every ratio p_ij/q_j towards 1, so θ =
+// (R − e^ε)/(R − 1) for the largest ratio R brings the PML to ε.
+func clean(pi mech.Prior, p mech.Mechanism, eps float64) mech.Mechanism {
+	for _, row := range p {
+		top := 0.0
+		for _, v := range row {
+			top = math.Max(top, v)
+		}
+		sum := 0.0
+		for j, v := range row {
+			if v < noiseEntry && v < top {
+				row[j] = 0
+			}
+			sum += row[j]
+		}
+		for j := range row {
+			row[j] /= sum
+		}
+	}
+	a := leakage.PML(pi, p)
+	if a <= eps {
+		return p
+	}
+	q := make([]float64, len(p[0]))
+	for i, row := range p {
+		for j, v := range row {
+			q[j] += pi[i] * v
+		}
+	}
+	r, b := math.Exp(a), math.Exp(eps)
+	theta := (r - b) / (r - 1)
+	theta = math.Min(1, theta*(1+1e-12)+1e-16)
+	for _, row := range p {
+		for j := range row {
+			row[j] = (1-theta)*row[j] + theta*q[j]
+		}
+	}
+	return p
+}
