@@ -50,16 +50,25 @@
 // t_j = e^{ε_u} q_j and s_j = e^{−ε_l} q_j:
 //
 //	marg[j]:  e^{−ε_u} t_j − Σ_k π_k p_kj = 0
-//	link[j]:  e^{−ε_l−ε_u} t_j − s_j = 0
+//	link[j]:  e^{ε_l} s_j − Σ_k π_k p_kj = 0
 //	up[i,j]:  p_ij − t_j ≤ 0
 //	lo[i,j]:  p_ij − s_j ≥ 0
+//
+// Above ε_u = 5 nats marg[j] becomes e^{−ε_u} t_j − Σ_k π_k p_kj ≤ 0 with
+// 0 ≤ t_j ≤ 1 (t_j = min(1, e^{ε_u} q_j) is feasible, so the polytope is
+// the same): as an equality t_j = e^{ε_u} q_j reaches 5e8 at ε_u = 20, and
+// tying s_j to t_j, as an earlier link row did, put e^{−ε_l−ε_u} (4e-18
+// at 20) into the matrix; the engines then returned optima 10–30 % below
+// the true one. The PML expected-utility model does the same above 5
+// nats. Below, the equality stays (gonum's Simplex finds the bases of the
+// inequality form singular).
 //
 // A forbidden pair (i, j) means p_ij = 0 ≥ e^{−ε_l} q_j, so q_j = 0 and,
 // as π has full support, the whole column is zero. Such outputs are
 // dropped (no variables, Model.Dropped[j]); only outputs without a
 // forbidden pair keep columns, and in them every p_ij exists. Pruning is
 // then moot: a kept output has Σ_{i∈A_j} π_i = 1 and −log 1 = 0 ≤ ε_u.
-// 2M coefficients depend on the budget; there are 6 Σ a_j + 3M non-zeros.
+// 2M coefficients depend on the budget; there are 7 Σ a_j + 2M non-zeros.
 //
 // # ε-LDP
 //

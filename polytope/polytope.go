@@ -91,6 +91,11 @@ type Model struct {
 	eps     []epsCoef // the coefficients that depend on the budget
 }
 
+// wideBudget is the upper level ε_u (nats) above which the marg rows of the
+// ALIP, LIP and PML expected-utility models become inequalities with
+// t_j ≤ 1 (see Build): e^5 ≈ 148 keeps t_j = e^{ε_u} q_j well scaled.
+const wideBudget = 5
+
 // epsCoef is one budget-dependent entry of the constraint matrix:
 // ConstMatrix[idx] at (row, col) holds exp(sign_u ε_u + sign_l ε_l) for
 // ALIP and LIP (after normBudget), exp(sign_u ε) for PML and LDP.
@@ -336,17 +341,33 @@ func Build(s Spec) (*Model, error) {
 					e = append(e, lp.Entry(c, -s.Prior[i]))
 				}
 			}
-			if mod.Slack != nil {
+			switch {
+			case mod.Slack != nil:
 				// Infeasibility: e^{−ε} t_j − Σ_k π_k p_kj − r_j ≤ 0.
 				e = append(e, lp.Entry(mod.Slack[j], -1))
 				epsRow(math.Inf(-1), 0, fmt.Sprintf("marg[%d]", j+1), epsCoef{col: a, su: -1}, e...)
-			} else {
+			case b.EpsilonUpper+b.Epsilon > wideBudget && (a2 >= 0 || s.Objective == ExpectedUtility):
+				// e^{−ε_u} t_j ≤ q_j with t_j ≤ 1: the same polytope
+				// (t_j = min(1, e^{ε_u} q_j) ≥ max_i p_ij), but t_j stays
+				// of order one at a large ε_u. As an equality, t_j =
+				// e^ε q_j reaches 5e8 at ε = 20, and Clp and the revised
+				// backend returned optima 10–30 % below the true one.
+				// Below wideBudget the equality stays: gonum's Simplex
+				// finds this form's bases singular (16×16 at ε = 0.5), and
+				// the PML feasibility models of package bisect, whose ε
+				// stays below −log p_min, were tuned on it.
+				l.ColUpper[a] = 1
+				epsRow(math.Inf(-1), 0, fmt.Sprintf("marg[%d]", j+1), epsCoef{col: a, su: -1}, e...)
+			default:
 				epsRow(0, 0, fmt.Sprintf("marg[%d]", j+1), epsCoef{col: a, su: -1}, e...)
 			}
 			mod.Marg[j] = mod.eps[len(mod.eps)-1].row
 			if a2 >= 0 {
-				// link[j]: e^{−ε_l−ε_u} t_j − s_j = 0, so s_j = e^{−ε_l} q_j.
-				epsRow(0, 0, fmt.Sprintf("link[%d]", j+1), epsCoef{col: a, su: -1, sl: -1}, lp.Entry(a2, -1))
+				// link[j]: e^{ε_l} s_j − Σ_k π_k p_kj = 0, so s_j =
+				// e^{−ε_l} q_j. Tying s_j to t_j instead (one
+				// coefficient e^{−ε_l−ε_u}) put 4e-18 into the matrix
+				// at ε_l = ε_u = 20, below the engines' tolerances.
+				epsRow(0, 0, fmt.Sprintf("link[%d]", j+1), epsCoef{col: a2, sl: 1}, e...)
 			}
 			for i := range n {
 				if c := mod.P[i][j]; c >= 0 {
@@ -529,9 +550,10 @@ func (m *Model) Point(p mech.Mechanism) []float64 {
 		}
 		switch b.Measure {
 		case mech.PML:
-			x[m.Aux[j]] = math.Exp(b.Epsilon) * q
+			// t_j is bounded by 1 where the marg row is an inequality.
+			x[m.Aux[j]] = math.Min(m.LP.ColUpper[m.Aux[j]], math.Exp(b.Epsilon)*q)
 		case mech.ALIP, mech.LIP:
-			x[m.Aux[j]] = math.Exp(b.EpsilonUpper) * q
+			x[m.Aux[j]] = math.Min(m.LP.ColUpper[m.Aux[j]], math.Exp(b.EpsilonUpper)*q)
 			x[m.Aux2[j]] = math.Exp(-b.EpsilonLower) * q
 		case mech.LDP:
 			x[m.Aux[j]] = lo
