@@ -159,23 +159,30 @@ func Solve(p Problem, opt Options) (*Result, error) {
 		}
 	}
 	w := newWorkspace(p, st, mu)
-	best := (*Result)(nil)
-	for it := 1; it <= maxIter; it++ {
-		done, err := w.step()
-		if err != nil {
-			break
-		}
-		if w.gapMeasure() < 1e-7 || done {
-			r := w.result(p, mu)
+	var best *Result
+	stale := 0
+	for it := 0; it <= maxIter; it++ {
+		w.residuals()
+		if w.gapMeasure() < 1e-6 {
+			// Near the end every point is a candidate: certify it.
+			r := w.result(p)
 			r.Iterations = it
 			if best == nil || r.Bound-r.Value < best.Bound-best.Value {
-				best = r
+				best, stale = r, 0
+			} else {
+				stale++
 			}
 			if best.Bound-best.Value <= gap*math.Max(1, math.Abs(best.Value)) {
 				return best, nil
 			}
 		}
-		if done {
+		// Rounding ends the progress: the complementarity at the level of
+		// the entries' last digits, or five certified points in a row
+		// that do not improve the best.
+		if w.lastGap < 1e-15 || stale >= 5 || it == maxIter {
+			break
+		}
+		if err := w.step(); err != nil {
 			break
 		}
 	}
@@ -488,18 +495,13 @@ func stepTo(x, dx, y, dy []float64) float64 {
 	return a
 }
 
-// step makes one predictor-corrector iteration. done reports that the
-// point can not be improved further (complementarity and residuals at
-// rounding level).
-func (w *workspace) step() (done bool, err error) {
-	comp := w.residuals()
-	K := float64(2 * len(w.p))
-	muC := comp / K
-	if comp < 1e-15 && w.lastPrimI < 1e-14 && w.lastDualI < 1e-14 {
-		return true, nil
-	}
+// step makes one predictor-corrector iteration from the current point,
+// whose residuals must be up to date.
+func (w *workspace) step() error {
+	comp := w.lastGap
+	muC := comp / float64(2*len(w.p))
 	if err := w.factor(); err != nil {
-		return false, err
+		return err
 	}
 	// Predictor (affine scaling).
 	for k := range w.p {
@@ -507,7 +509,7 @@ func (w *workspace) step() (done bool, err error) {
 		w.rsw[k] = -w.s[k] * w.w[k]
 	}
 	if err := w.solve(w.rpz, w.rsw, w.dp, w.ds, w.dt, w.da, w.db, w.dz, w.dw); err != nil {
-		return false, err
+		return err
 	}
 	ap := stepTo(w.p, w.dp, w.s, w.ds)
 	ad := stepTo(w.z, w.dz, w.w, w.dw)
@@ -522,7 +524,7 @@ func (w *workspace) step() (done bool, err error) {
 		w.rsw[k] = sigma*muC - w.s[k]*w.w[k] - w.ds[k]*w.dw[k]
 	}
 	if err := w.solve(w.rpz, w.rsw, w.dp2, w.ds2, w.dt2, w.da2, w.db2, w.dz2, w.dw2); err != nil {
-		return false, err
+		return err
 	}
 	ap = stepTo(w.p, w.dp2, w.s, w.ds2)
 	ad = stepTo(w.z, w.dz2, w.w, w.dw2)
@@ -541,12 +543,12 @@ func (w *workspace) step() (done bool, err error) {
 	for i := range w.a {
 		w.a[i] += ad * w.da2[i]
 	}
-	return false, nil
+	return nil
 }
 
 // result turns the current point into a cleaned, audited mechanism with
 // its value and the bound its multipliers prove.
-func (w *workspace) result(p Problem, mu float64) *Result {
+func (w *workspace) result(p Problem) *Result {
 	st := w.st
 	P := mech.Zeros(st.n, st.m)
 	for k, i := range st.row {
@@ -559,20 +561,8 @@ func (w *workspace) result(p Problem, mu float64) *Result {
 	}
 	return &Result{
 		Mechanism: P,
-		Value:     expected(p.Prior, p.Utility, P),
+		Value:     p.Utility.ExpectedUtility(p.Prior, P),
 		Bound:     UpperBound(p.Prior, p.Utility, p.Pattern, p.Epsilon, alpha),
 		Alpha:     alpha,
 	}
-}
-
-func expected(pi mech.Prior, u mech.Utility, p mech.Mechanism) float64 {
-	v := 0.0
-	for i, row := range p {
-		for j, x := range row {
-			if x != 0 {
-				v += pi[i] * u[i][j] * x
-			}
-		}
-	}
-	return v
 }

@@ -1,26 +1,180 @@
 package ipm
 
 import (
+	"errors"
+	"math"
 	"math/rand/v2"
 	"testing"
-	"time"
 
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/polytope"
+	"github.com/pmlopt/pmlopt/solver"
 )
 
-func TestSolveRandom(t *testing.T) {
-	for _, n := range []int{4, 16, 64, 128, 256} {
-		r := rand.New(rand.NewPCG(2026, uint64(n)))
-		pi := randinst.Dirichlet(r, n)
-		u := randinst.Utility(r, n, n, 0)
-		t0 := time.Now()
-		res, err := Solve(Problem{Prior: pi, Utility: u, Epsilon: 0.5}, Options{})
-		if res != nil {
-			t.Logf("n=%d it=%d value=%.12f bound=%.12f gap=%.2e pml=%.15f %v", n, res.Iterations, res.Value, res.Bound, res.Bound-res.Value, leakage.PML(pi, res.Mechanism), time.Since(t0))
+// checkResult audits r as the tests of every returned mechanism do: rows
+// sum to 1, entries are non-negative, the PML is within rounding of the
+// budget, the value is that of the mechanism, and the certificate brackets
+// it within the gap.
+func checkResult(t *testing.T, p Problem, r *Result) {
+	t.Helper()
+	n, m := p.Utility.Dims()
+	if got, gm := r.Mechanism.Dims(); got != n || gm != m {
+		t.Fatalf("mechanism is %d×%d, want %d×%d", got, gm, n, m)
+	}
+	for i, row := range r.Mechanism {
+		s := 0.0
+		for j, v := range row {
+			if !(v >= 0) {
+				t.Fatalf("p[%d][%d] = %g", i, j, v)
+			}
+			s += v
 		}
+		if math.Abs(s-1) > 1e-12 {
+			t.Fatalf("row %d sums to %.17g", i, s)
+		}
+	}
+	if a := leakage.PML(p.Prior, r.Mechanism); a > p.Epsilon+1e-12 {
+		t.Fatalf("PML %.17g exceeds the budget %g", a, p.Epsilon)
+	}
+	if v := p.Utility.ExpectedUtility(p.Prior, r.Mechanism); v != r.Value {
+		t.Fatalf("Value %.17g, the mechanism's expected utility %.17g", r.Value, v)
+	}
+	if b := UpperBound(p.Prior, p.Utility, nil, p.Epsilon, r.Alpha); b != r.Bound {
+		t.Fatalf("Bound %.17g, UpperBound of Alpha %.17g", r.Bound, b)
+	}
+	if !(r.Bound >= r.Value) || r.Bound-r.Value > 1e3*DefaultGap*math.Max(1, math.Abs(r.Value)) {
+		t.Fatalf("certificate [%.17g, %.17g] is not within the gap", r.Value, r.Bound)
+	}
+}
+
+// lpOptimum solves the expected-utility LP with s.
+func lpOptimum(t *testing.T, s solver.Solver, p Problem) float64 {
+	t.Helper()
+	mod, err := polytope.Build(polytope.Spec{Prior: p.Prior, Utility: p.Utility, Objective: polytope.ExpectedUtility,
+		Budget: mech.Budget{Measure: mech.PML, Epsilon: p.Epsilon}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sol, err := s.Solve(mod.LP)
+	if err != nil || sol.Status != solver.Optimal {
+		t.Fatalf("%s: %v %v", s.Name(), sol, err)
+	}
+	return sol.Objective
+}
+
+// TestSolveMatchesTheLP compares Solve with the LP backends on random
+// instances, square and not, across budgets from 0 to beyond −log p_min.
+func TestSolveMatchesTheLP(t *testing.T) {
+	backends := []solver.Solver{solver.Auto()}
+	if s, err := solver.Get("revised"); err == nil && s.Name() != backends[0].Name() {
+		backends = append(backends, s)
+	}
+	rng := rand.New(rand.NewPCG(7, 11))
+	for trial := range 40 {
+		n, m := 1+rng.IntN(12), 1+rng.IntN(12)
+		var pi mech.Prior
+		if trial%2 == 0 {
+			pi = randinst.Dirichlet(rng, n)
+		} else {
+			pi = randinst.Prior(rng, n, 0.01)
+		}
+		levels := 0
+		if trial%3 == 0 {
+			levels = 3 // ties in the utility
+		}
+		u := randinst.Utility(rng, n, m, levels)
+		eps := []float64{0, 0.01, 0.3, 1, 3, 20}[trial%6]
+		p := Problem{Prior: pi, Utility: u, Epsilon: eps}
+		r, err := Solve(p, Options{})
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("trial %d (%d×%d, ε = %g): %v", trial, n, m, eps, err)
 		}
+		checkResult(t, p, r)
+		for _, s := range backends {
+			if want := lpOptimum(t, s, p); math.Abs(r.Value-want) > 1e-8*math.Max(1, math.Abs(want)) {
+				t.Errorf("trial %d (%d×%d, ε = %g): ipm %.15g, %s %.15g", trial, n, m, eps, r.Value, s.Name(), want)
+			}
+		}
+	}
+}
+
+// TestSolveBinaryIdentity is a worked example: a uniform binary prior, the
+// identity utility and ε = log 1.5. Column 1's PML constraints read
+// p11 ≤ 3(1 − p22) and column 2's p22 ≤ 3(1 − p11), so the optimum is
+// p11 = p22 = 3/4 with expected utility 3/4.
+func TestSolveBinaryIdentity(t *testing.T) {
+	p := Problem{Prior: mech.Prior{0.5, 0.5}, Utility: mech.Utility{{1, 0}, {0, 1}}, Epsilon: math.Log(1.5)}
+	r, err := Solve(p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkResult(t, p, r)
+	want := [][]float64{{0.75, 0.25}, {0.25, 0.75}}
+	for i := range want {
+		for j := range want[i] {
+			if math.Abs(r.Mechanism[i][j]-want[i][j]) > 1e-10 {
+				t.Fatalf("mechanism %v, want %v", r.Mechanism, want)
+			}
+		}
+	}
+	if math.Abs(r.Value-0.75) > 1e-12 || math.Abs(r.Bound-0.75) > 1e-12 {
+		t.Fatalf("value %.17g, bound %.17g, want 0.75", r.Value, r.Bound)
+	}
+}
+
+// TestSolveLargerInstances checks certificate and audit at sizes where the
+// reduced system is ill-conditioned near the end, against Clp or the
+// revised backend at 40.
+func TestSolveLargerInstances(t *testing.T) {
+	for _, n := range []int{40, 96} {
+		rng := rand.New(rand.NewPCG(2026, uint64(n)))
+		p := Problem{Prior: randinst.Dirichlet(rng, n), Utility: randinst.Utility(rng, n, n, 0), Epsilon: 0.5}
+		r, err := Solve(p, Options{})
+		if err != nil {
+			t.Fatalf("N = %d: %v", n, err)
+		}
+		checkResult(t, p, r)
+		if n == 40 {
+			if want := lpOptimum(t, solver.Auto(), p); math.Abs(r.Value-want) > 1e-8 {
+				t.Fatalf("N = 40: ipm %.15g, LP %.15g", r.Value, want)
+			}
+		}
+	}
+}
+
+// TestSolveZeroBudget: at ε = 0 only independent mechanisms are allowed, and
+// the best sends every input to the output of largest mean utility.
+func TestSolveZeroBudget(t *testing.T) {
+	p := Problem{Prior: mech.Prior{0.2, 0.3, 0.5}, Utility: mech.Utility{{1, 0, 5}, {2, 3, 0}, {0, 1, 1}}, Epsilon: 0}
+	r, err := Solve(p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkResult(t, p, r)
+	// Column means: 0.8, 1.4, 1.5.
+	if math.Abs(r.Value-1.5) > 1e-9 {
+		t.Fatalf("value %.17g, want 1.5", r.Value)
+	}
+}
+
+func TestSolveRejectsBadInput(t *testing.T) {
+	good := Problem{Prior: mech.Prior{0.5, 0.5}, Utility: mech.Utility{{1, 0}, {0, 1}}, Epsilon: 1}
+	cases := map[string]Problem{
+		"negative ε":  {Prior: good.Prior, Utility: good.Utility, Epsilon: -1},
+		"NaN ε":       {Prior: good.Prior, Utility: good.Utility, Epsilon: math.NaN()},
+		"rows":        {Prior: mech.Prior{1}, Utility: good.Utility, Epsilon: 1},
+		"prior":       {Prior: mech.Prior{0.5, 0.6}, Utility: good.Utility, Epsilon: 1},
+		"utility NaN": {Prior: good.Prior, Utility: mech.Utility{{1, math.NaN()}, {0, 1}}, Epsilon: 1},
+	}
+	for name, p := range cases {
+		var fe *mech.FieldError
+		if _, err := Solve(p, Options{}); !errors.As(err, &fe) {
+			t.Errorf("%s: error %v, want a *mech.FieldError", name, err)
+		}
+	}
+	if _, err := Solve(good, Options{Gap: -1}); err == nil {
+		t.Error("a negative gap was accepted")
 	}
 }
