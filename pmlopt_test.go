@@ -86,6 +86,41 @@ func closedForms(t *testing.T, p *problem.Problem) map[string]mech.Mechanism {
 	return out
 }
 
+// methods lists the ways Solve can be run: the default (nil Solver, which
+// for ε-PML expected utility means package ipm) and every LP backend.
+func methods() []struct {
+	name string
+	opt  pmlopt.Options
+} {
+	out := []struct {
+		name string
+		opt  pmlopt.Options
+	}{{"default", pmlopt.Options{}}}
+	for _, name := range solver.Names() {
+		s, _ := solver.Get(name)
+		out = append(out, struct {
+			name string
+			opt  pmlopt.Options
+		}{name, pmlopt.Options{Solver: s}})
+	}
+	return out
+}
+
+// checkStructured checks what the default method reports for ε-PML
+// expected utility: ipm with a certified bound at most 1e-9 above the
+// value; an LP backend reports no bound.
+func checkStructured(t *testing.T, p *problem.Problem, opt pmlopt.Options, sol *pmlopt.Solution) {
+	t.Helper()
+	if opt.Solver != nil || p.Privacy.Measure != mech.PML {
+		assert.True(t, math.IsNaN(sol.ExpectedUtilityBound), "an LP solve reported a bound %g", sol.ExpectedUtilityBound)
+		return
+	}
+	assert.Equal(t, "ipm", sol.Solver)
+	assert.Zero(t, sol.LPSolves)
+	assert.GreaterOrEqual(t, sol.ExpectedUtilityBound, sol.ExpectedUtility)
+	assert.LessOrEqual(t, sol.ExpectedUtilityBound-sol.ExpectedUtility, 1e-9*math.Max(1, math.Abs(sol.ExpectedUtility)))
+}
+
 func TestExpectedUtilityBeatsClosedForms(t *testing.T) {
 	files, err := filepath.Glob("testdata/expected-utility*.yaml")
 	require.NoError(t, err)
@@ -93,12 +128,12 @@ func TestExpectedUtilityBeatsClosedForms(t *testing.T) {
 	for _, f := range files {
 		p, err := pmlopt.LoadProblem(f)
 		require.NoError(t, err)
-		for _, name := range solver.Names() {
-			s, err := solver.Get(name)
-			require.NoError(t, err)
-			sol, err := pmlopt.Solve(context.Background(), p, pmlopt.Options{Solver: s})
+		for _, me := range methods() {
+			name := me.name
+			sol, err := pmlopt.Solve(context.Background(), p, me.opt)
 			require.NoError(t, err, "%s on %s", f, name)
 			checkMechanism(t, p, sol)
+			checkStructured(t, p, me.opt, sol)
 			assert.InDelta(t, p.Utility.ExpectedUtility(p.Prior, sol.Mechanism), sol.ExpectedUtility, 1e-12)
 			beaten := 0
 			for cf, m := range closedForms(t, p) {
@@ -145,11 +180,12 @@ func TestExpectedUtilityRandomAcrossBackends(t *testing.T) {
 			p := &problem.Problem{Prior: pi, Utility: u, Order: u.Order(), Privacy: &b, Objective: problem.ExpectedUtility}
 			require.NoError(t, p.Validate())
 			var first *pmlopt.Solution
-			for _, name := range solver.Names() {
-				s, _ := solver.Get(name)
-				sol, err := pmlopt.Solve(context.Background(), p, pmlopt.Options{Solver: s})
+			for _, me := range methods() {
+				name := me.name
+				sol, err := pmlopt.Solve(context.Background(), p, me.opt)
 				require.NoError(t, err)
 				checkMechanism(t, p, sol)
+				checkStructured(t, p, me.opt, sol)
 				if first == nil {
 					first = sol
 					continue
@@ -165,16 +201,16 @@ func TestExpectedUtilityRandomAcrossBackends(t *testing.T) {
 // 32×32 instance audits 1.6e-8 above the budget (4.5e-6 at 40). Whatever
 // the backend, Solve must return a mechanism within 1e-9 of the budget.
 func TestExpectedUtilityMeetsBudgetWithTinyMasses(t *testing.T) {
-	for _, name := range solver.Names() {
+	for _, me := range methods() {
 		n := 32
-		if name != "clp" {
-			n = 10 // the pure-Go backends are slow at 32
+		if me.name != "clp" && me.name != "default" {
+			n = 10 // the pure-Go LP backends are slow at 32
 		}
 		p := tinyMassProblem(n)
-		s, _ := solver.Get(name)
-		sol, err := pmlopt.Solve(context.Background(), p, pmlopt.Options{Solver: s})
-		require.NoError(t, err, name)
+		sol, err := pmlopt.Solve(context.Background(), p, me.opt)
+		require.NoError(t, err, me.name)
 		checkMechanism(t, p, sol)
+		checkStructured(t, p, me.opt, sol)
 	}
 }
 

@@ -11,8 +11,13 @@ import (
 // for zero.
 const noiseEntry = 1e-11
 
+// noiseColumn is the largest entry of an output that clean drops when its
+// PML exceeds the budget.
+const noiseColumn = 1e-9
+
 // clean turns an interior point into a mechanism: negative and tiny entries
-// cleared, rows renormalised, and, if its PML still exceeds eps, mixed with
+// cleared, outputs of noise that break the budget dropped, rows
+// renormalised, and, if its PML still exceeds eps, mixed with
 // the independent mechanism of the same output marginal: that keeps the
 // marginal q and moves every ratio p_ij/q_j towards 1, so θ =
 // (R − e^ε)/(R − 1) for the largest ratio R brings the PML to ε.
@@ -31,6 +36,35 @@ func clean(pi mech.Prior, p mech.Mechanism, eps float64) mech.Mechanism {
 		}
 		for j := range row {
 			row[j] /= sum
+		}
+	}
+	// An output whose entries are all noise can have any ratio: drop it
+	// when it breaks the budget (the rows lose at most M·1e-9).
+	drop := false
+	for j, l := range leakage.PMLPerOutput(pi, p) {
+		if l <= eps {
+			continue
+		}
+		small := true
+		for i := range p {
+			small = small && p[i][j] <= noiseColumn
+		}
+		if small {
+			for i := range p {
+				p[i][j] = 0
+			}
+			drop = true
+		}
+	}
+	if drop {
+		for _, row := range p {
+			sum := 0.0
+			for _, v := range row {
+				sum += v
+			}
+			for j := range row {
+				row[j] /= sum
+			}
 		}
 	}
 	a := leakage.PML(pi, p)

@@ -163,7 +163,7 @@ func Solve(p Problem, opt Options) (*Result, error) {
 	stale := 0
 	for it := 0; it <= maxIter; it++ {
 		w.residuals()
-		if w.gapMeasure() < 1e-6 {
+		if w.gapMeasure() < 1e-6 || w.lastGap < 1e-12 {
 			// Near the end every point is a candidate: certify it.
 			r := w.result(p)
 			r.Iterations = it

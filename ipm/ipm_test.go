@@ -178,3 +178,28 @@ func TestSolveRejectsBadInput(t *testing.T) {
 		t.Error("a negative gap was accepted")
 	}
 }
+
+// TestSolveCertifies runs Solve on many small instances of every kind the
+// other tests draw from (integer utilities with ties, floors on the prior,
+// budgets from 0 to 5 nats) and requires a certificate for each: a
+// fallback to the LP would be correct but is not expected here.
+func TestSolveCertifies(t *testing.T) {
+	rng := rand.New(rand.NewPCG(99, 1))
+	for trial := range 400 {
+		n, m := 1+rng.IntN(9), 1+rng.IntN(9)
+		pi := randinst.Prior(rng, n, []float64{0, 0.001, 0.05}[trial%3])
+		u := make(mech.Utility, n)
+		for i := range u {
+			u[i] = make([]float64, m)
+			for j := range u[i] {
+				u[i][j] = math.Round(rng.Float64()*20) - 10
+			}
+		}
+		p := Problem{Prior: pi, Utility: u, Epsilon: 5 * rng.Float64() * rng.Float64()}
+		r, err := Solve(p, Options{})
+		if err != nil {
+			t.Fatalf("trial %d (%d×%d, ε = %g): %v", trial, n, m, p.Epsilon, err)
+		}
+		checkResult(t, p, r)
+	}
+}
