@@ -37,15 +37,28 @@ type EULP struct {
 	Limit      time.Duration
 	LargestN   int // largest N solved by the pure-Go backend within Limit
 	LargestFor string
+	// LargestIPM is the largest N (doubling from 16) that package ipm, the
+	// default method of pmlopt solve, solves within Limit; 0 if not run.
+	LargestIPM int
 }
 
+// ipmName is the EU study's name for the default method, pmlopt.Solve
+// without a Solver (package ipm).
+const ipmName = "ipm"
+
 // euSolve solves the instance's ε-PML expected-utility problem once with
-// pmlopt.Solve, exactly as `pmlopt solve` does (the LP, a warm polish with
-// its rows scaled if the optimum exceeds the budget by over 1e-9, and the
-// audit), and reports the LP's size.
+// pmlopt.Solve, exactly as `pmlopt solve --solver NAME` does (the LP, a
+// warm polish with its rows scaled if the optimum exceeds the budget by
+// over 1e-9, and the audit), and reports the LP's size. A nil s is the
+// default method, package ipm (no LP; the row gives the LP's size all the
+// same, for comparison).
 func euSolve(in Instance, s solver.Solver) (EURow, error) {
 	b := mech.Budget{Measure: mech.PML, Epsilon: euEpsilon}
-	row, err := euSize(in, s.Name())
+	name := ipmName
+	if s != nil {
+		name = s.Name()
+	}
+	row, err := euSize(in, name)
 	if err != nil {
 		return row, err
 	}
@@ -102,8 +115,25 @@ func euLP(ctx context.Context, cfg Config) (*EULP, error) {
 			res.LargestN = n
 		}
 	}
+	// The default method: every size, and its own largest N.
+	ipmRows := map[int]EURow{}
+	for n := 16; n <= 2*maxN && ctx.Err() == nil; n *= 2 {
+		row, err := euSolve(randomInstance(n, cfg.Seed), nil)
+		if err != nil {
+			return nil, fmt.Errorf("N = %d, %s: %w", n, ipmName, err)
+		}
+		ipmRows[n] = row
+		fmt.Fprintf(cfg.Log, "  N=%d %s: %v (largest-N search)\n", n, ipmName, row.Time.Round(time.Microsecond))
+		if row.Time > res.Limit {
+			break
+		}
+		res.LargestIPM = n
+	}
 	for _, n := range sizes {
 		in := randomInstance(n, cfg.Seed)
+		if row, ok := ipmRows[n]; ok {
+			res.Rows = append(res.Rows, row)
+		}
 		for _, name := range cfg.Solvers {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -168,6 +198,10 @@ func (r *Report) writeEULP(b *strings.Builder) {
 		w("| %d | %s | %d | %d | %d | %v | %d | %.9f | %.12f |\n", x.N, x.Backend, x.Rows, x.Cols, x.Nonzeros, x.Time.Round(time.Microsecond), x.LPSolves, x.Objective, x.PML)
 	}
 	if e.LargestFor != "" {
-		w("\nThe largest N = M (doubling from 16) that the pure-Go `%s` backend solves within %v: **%d**.\n\n", e.LargestFor, e.Limit, e.LargestN)
+		w("\nThe largest N = M (doubling from 16) that the pure-Go `%s` backend solves within %v: **%d**.\n", e.LargestFor, e.Limit, e.LargestN)
 	}
+	if e.LargestIPM > 0 {
+		w("\nRows `%s` are the default method of `pmlopt solve` for this problem: package ipm's structured interior-point method (pure Go, no LP; the LP's size is shown for comparison), certified by the upper bound its row multipliers prove. The largest N = M it solves within %v (doubling from 16): **%d**.\n", ipmName, e.Limit, e.LargestIPM)
+	}
+	w("\n")
 }
