@@ -86,39 +86,44 @@ func closedForms(t *testing.T, p *problem.Problem) map[string]mech.Mechanism {
 	return out
 }
 
-// methods lists the ways Solve can be run: the default (nil Solver, which
-// for ε-PML expected utility means package ipm) and every LP backend.
-func methods() []struct {
+// method is one way to run Solve.
+type method struct {
 	name string
 	opt  pmlopt.Options
-} {
-	out := []struct {
-		name string
-		opt  pmlopt.Options
-	}{{"default", pmlopt.Options{}}}
+}
+
+// methods lists the ways Solve can be run on an expected-utility problem:
+// the default (package ipm for ε-PML), and every LP backend both finishing
+// ipm's solve and on the full LP.
+func methods() []method {
+	out := []method{{"default", pmlopt.Options{}}}
 	for _, name := range solver.Names() {
 		s, _ := solver.Get(name)
-		out = append(out, struct {
-			name string
-			opt  pmlopt.Options
-		}{name, pmlopt.Options{Solver: s}})
+		out = append(out, method{name, pmlopt.Options{Solver: s}}, method{name + " full LP", pmlopt.Options{Solver: s, FullLP: true}})
 	}
 	return out
 }
 
-// checkStructured checks what the default method reports for ε-PML
-// expected utility: ipm with a certified bound at most 1e-9 above the
-// value; an LP backend reports no bound.
+// checkStructured checks what each method reports for ε-PML expected
+// utility: ipm's point (no LP) or a backend's vertex on its support, both
+// with ipm's certified bound at most 1e-9 from the value; the full LP
+// reports no bound.
 func checkStructured(t *testing.T, p *problem.Problem, opt pmlopt.Options, sol *pmlopt.Solution) {
 	t.Helper()
-	if opt.Solver != nil || p.Privacy.Measure != mech.PML {
+	if opt.FullLP || p.Privacy.Measure != mech.PML {
 		assert.True(t, math.IsNaN(sol.ExpectedUtilityBound), "an LP solve reported a bound %g", sol.ExpectedUtilityBound)
 		return
 	}
-	assert.Equal(t, "ipm", sol.Solver)
-	assert.Zero(t, sol.LPSolves)
-	assert.GreaterOrEqual(t, sol.ExpectedUtilityBound, sol.ExpectedUtility)
-	assert.LessOrEqual(t, sol.ExpectedUtilityBound-sol.ExpectedUtility, 1e-9*math.Max(1, math.Abs(sol.ExpectedUtility)))
+	if opt.Solver == nil {
+		assert.Equal(t, "ipm", sol.Solver)
+		assert.Zero(t, sol.LPSolves)
+	} else {
+		assert.Equal(t, opt.Solver.Name(), sol.Solver)
+		assert.Positive(t, sol.LPSolves)
+	}
+	slack := 1e-9 * math.Max(1, math.Abs(sol.ExpectedUtility))
+	assert.GreaterOrEqual(t, sol.ExpectedUtilityBound, sol.ExpectedUtility-slack)
+	assert.LessOrEqual(t, sol.ExpectedUtilityBound-sol.ExpectedUtility, slack)
 }
 
 func TestExpectedUtilityBeatsClosedForms(t *testing.T) {
@@ -203,7 +208,7 @@ func TestExpectedUtilityRandomAcrossBackends(t *testing.T) {
 func TestExpectedUtilityMeetsBudgetWithTinyMasses(t *testing.T) {
 	for _, me := range methods() {
 		n := 32
-		if me.name != "clp" && me.name != "default" {
+		if me.name != "clp" && me.name != "clp full LP" && me.name != "default" {
 			n = 10 // the pure-Go LP backends are slow at 32
 		}
 		p := tinyMassProblem(n)
@@ -251,11 +256,11 @@ func (s *sloppy) Solve(m *lp.Model) (*solver.Solution, error) {
 // first optimum breaks the budget.
 func TestExpectedUtilityPolish(t *testing.T) {
 	p := tinyMassProblem(8)
-	clean, err := pmlopt.Solve(context.Background(), p, pmlopt.Options{Solver: solver.Revised()})
+	clean, err := pmlopt.Solve(context.Background(), p, pmlopt.Options{Solver: solver.Revised(), FullLP: true})
 	require.NoError(t, err)
 	require.Equal(t, 1, clean.LPSolves)
 	solve := func(s *sloppy) (*pmlopt.Solution, error) {
-		return pmlopt.Solve(context.Background(), p, pmlopt.Options{Solver: s})
+		return pmlopt.Solve(context.Background(), p, pmlopt.Options{Solver: s, FullLP: true})
 	}
 
 	// Noise of 1e-8: the first optimum passes the audit (1e-7) but not
@@ -385,4 +390,29 @@ func ExampleAudit() {
 	}
 	fmt.Printf("LDP %.4f = log 15, lift %.4f = 19/11, Bayes capacity %.2f\n", r.LDP, r.Lift, r.BayesCapacity)
 	// Output: LDP 2.7081 = log 15, lift 1.7273 = 19/11, Bayes capacity 1.70
+}
+
+// TestExpectedUtilityOnSupport: with a backend, an ε-PML expected-utility
+// solve is ipm's point finished by an LP on its support, certified by ipm's
+// bound; if that LP fails, the full LP decides.
+func TestExpectedUtilityOnSupport(t *testing.T) {
+	p := tinyMassProblem(8)
+	full, err := pmlopt.Solve(context.Background(), p, pmlopt.Options{Solver: solver.Revised(), FullLP: true})
+	require.NoError(t, err)
+
+	s := &sloppy{}
+	sol, err := pmlopt.Solve(context.Background(), p, pmlopt.Options{Solver: s})
+	require.NoError(t, err)
+	assert.Equal(t, 1, s.calls, "one LP, on the support")
+	checkMechanism(t, p, sol)
+	checkStructured(t, p, pmlopt.Options{Solver: s}, sol)
+	assert.InDelta(t, full.ExpectedUtility, sol.ExpectedUtility, 1e-9)
+
+	// The LP on the support fails: the full LP (the second call) is solved.
+	s = &sloppy{failFirst: true}
+	sol, err = pmlopt.Solve(context.Background(), p, pmlopt.Options{Solver: s})
+	require.NoError(t, err)
+	assert.Equal(t, 2, s.calls)
+	assert.True(t, math.IsNaN(sol.ExpectedUtilityBound), "the full LP reports no bound")
+	assert.InDelta(t, full.ExpectedUtility, sol.ExpectedUtility, 1e-9)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/pmlopt/pmlopt/bisect"
@@ -34,18 +35,30 @@ func pureOrClp() []string {
 	return out
 }
 
+// BenchmarkExpectedUtilityLP times one ε-PML expected-utility solve per
+// method: ipm alone, ipm finished by each backend on its support, and each
+// backend's full LP.
 func BenchmarkExpectedUtilityLP(b *testing.B) {
 	for _, n := range []int{16, 64, 128} {
 		in := randomInstance(n, 2026)
+		b.Run(fmt.Sprintf("%s/N=%d", ipmName, n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := euSolve(in, nil, false); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 		for _, name := range pureOrClp() {
 			s, _ := solver.Get(name)
-			b.Run(fmt.Sprintf("%s/N=%d", name, n), func(b *testing.B) {
-				for b.Loop() {
-					if _, err := euSolve(in, s); err != nil {
-						b.Fatal(err)
+			for _, full := range []bool{false, true} {
+				b.Run(fmt.Sprintf("%s%s/N=%d", name, strings.ReplaceAll(fullSuffix(full), " ", "-"), n), func(b *testing.B) {
+					for b.Loop() {
+						if _, err := euSolve(in, s, full); err != nil {
+							b.Fatal(err)
+						}
 					}
-				}
-			})
+				})
+			}
 		}
 	}
 }

@@ -47,16 +47,16 @@ type EULP struct {
 const ipmName = "ipm"
 
 // euSolve solves the instance's ε-PML expected-utility problem once with
-// pmlopt.Solve, exactly as `pmlopt solve --solver NAME` does (the LP, a
-// warm polish with its rows scaled if the optimum exceeds the budget by
-// over 1e-9, and the audit), and reports the LP's size. A nil s is the
-// default method, package ipm (no LP; the row gives the LP's size all the
-// same, for comparison).
-func euSolve(in Instance, s solver.Solver) (EURow, error) {
+// pmlopt.Solve and reports the full LP's size. A nil s is the default
+// method, package ipm alone (no LP). With a backend, the solve is what
+// `pmlopt solve --solver NAME` does: ipm, then the backend's LP on ipm's
+// support; with full, the whole LP instead (and a warm polish with its
+// rows scaled if the optimum exceeds the budget by over 1e-9).
+func euSolve(in Instance, s solver.Solver, full bool) (EURow, error) {
 	b := mech.Budget{Measure: mech.PML, Epsilon: euEpsilon}
 	name := ipmName
 	if s != nil {
-		name = s.Name()
+		name = s.Name() + fullSuffix(full)
 	}
 	row, err := euSize(in, name)
 	if err != nil {
@@ -64,13 +64,20 @@ func euSolve(in Instance, s solver.Solver) (EURow, error) {
 	}
 	p := &problem.Problem{Prior: in.Prior, Utility: in.Utility, Privacy: &b, Objective: problem.ExpectedUtility}
 	t0 := time.Now()
-	sol, err := pmlopt.Solve(context.Background(), p, pmlopt.Options{Solver: s})
+	sol, err := pmlopt.Solve(context.Background(), p, pmlopt.Options{Solver: s, FullLP: full})
 	row.Time = time.Since(t0)
 	if err != nil {
 		return row, err
 	}
 	row.Objective, row.PML, row.LPSolves = sol.ExpectedUtility, leakage.PML(in.Prior, sol.Mechanism), sol.LPSolves
 	return row, nil
+}
+
+func fullSuffix(full bool) string {
+	if full {
+		return " full LP"
+	}
+	return ""
 }
 
 // euSize returns a row with the size of the instance's expected-utility LP.
@@ -102,7 +109,7 @@ func euLP(ctx context.Context, cfg Config) (*EULP, error) {
 		res.LargestFor = pure
 		s, _ := solver.Get(pure)
 		for n := 16; n <= maxN && ctx.Err() == nil; n *= 2 {
-			row, err := euSolve(randomInstance(n, cfg.Seed), s)
+			row, err := euSolve(randomInstance(n, cfg.Seed), s, true)
 			if err != nil {
 				return nil, fmt.Errorf("N = %d: %w", n, err)
 			}
@@ -118,7 +125,7 @@ func euLP(ctx context.Context, cfg Config) (*EULP, error) {
 	// The default method: every size, and its own largest N.
 	ipmRows := map[int]EURow{}
 	for n := 16; n <= 2*maxN && ctx.Err() == nil; n *= 2 {
-		row, err := euSolve(randomInstance(n, cfg.Seed), nil)
+		row, err := euSolve(randomInstance(n, cfg.Seed), nil, false)
 		if err != nil {
 			return nil, fmt.Errorf("N = %d, %s: %w", n, ipmName, err)
 		}
@@ -138,11 +145,22 @@ func euLP(ctx context.Context, cfg Config) (*EULP, error) {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
+			s, _ := solver.Get(name)
+			if name != "gonum" {
+				// ipm finished on its support by the backend: what
+				// `pmlopt solve --solver NAME` does.
+				row, err := euSolve(in, s, false)
+				if err != nil {
+					return nil, fmt.Errorf("N = %d: %w", n, err)
+				}
+				logEU(cfg, row)
+				res.Rows = append(res.Rows, row)
+			}
 			if name == pure {
 				row, ok := measured[n]
 				if !ok {
 					var err error
-					if row, err = euSize(in, name); err != nil {
+					if row, err = euSize(in, name+fullSuffix(true)); err != nil {
 						return nil, err
 					}
 					row.Skipped = fmt.Sprintf("not attempted: N = %d already took over %v", tooSlow, res.Limit)
@@ -150,20 +168,23 @@ func euLP(ctx context.Context, cfg Config) (*EULP, error) {
 				res.Rows = append(res.Rows, row)
 				continue
 			}
-			s, _ := solver.Get(name)
-			row, err := euSolve(in, s)
+			row, err := euSolve(in, s, true)
 			switch {
 			case errors.Is(err, solver.ErrTooLarge):
 				row.Skipped = "refused: " + solver.ErrTooLarge.Error()
 			case err != nil:
 				return nil, fmt.Errorf("N = %d: %w", n, err)
 			}
-			fmt.Fprintf(cfg.Log, "  N=%d %s: %d rows, %d cols, %d non-zeros, %v %s\n", n, name, row.Rows, row.Cols, row.Nonzeros,
-				row.Time.Round(time.Microsecond), row.Skipped)
+			logEU(cfg, row)
 			res.Rows = append(res.Rows, row)
 		}
 	}
 	return res, nil
+}
+
+func logEU(cfg Config, row EURow) {
+	fmt.Fprintf(cfg.Log, "  N=%d %s: %d rows, %d cols, %d non-zeros, %v %s\n", row.N, row.Backend, row.Rows, row.Cols, row.Nonzeros,
+		row.Time.Round(time.Microsecond), row.Skipped)
 }
 
 func contains(xs []string, x string) bool {
@@ -188,7 +209,7 @@ func (r *Report) writeEULP(b *strings.Builder) {
 	e := r.EULP
 	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	w("## Expected-utility LP\n\n")
-	w("One `pmlopt solve` of the ε-PML expected-utility problem (ε = %g) on the scaling study's random instances (data: [eulp.csv](eulp.csv)): a cold solve of the LP and, if its optimum exceeds ε by more than 1e-9 (an engine's absolute row tolerance lets outputs of little mass slip), a polish: a second solve with every row scaled by 2^10, started from the first one's basis where the backend keeps one (LPs = 2). The time is that of `pmlopt.Solve`: the model build, both solves and the audit (reports before this change timed the LP solve alone). The model has N·M + M columns and N + M + N·M rows (O(NM) non-zeros).\n\n", euEpsilon)
+	w("One `pmlopt solve` of the ε-PML expected-utility problem (ε = %g) on the scaling study's random instances (data: [eulp.csv](eulp.csv)). Rows `ipm`: the default method, package ipm's structured interior-point method alone (no LP). Rows with a backend name: `--solver NAME`, ipm followed by the backend's LP restricted to the pairs ipm's point uses, whose optimal vertex ipm's bound certifies. Rows `NAME full LP`: the whole LP (`pmlopt.Options.FullLP`), cold, and, if its optimum exceeds ε by more than 1e-9 (an engine's absolute row tolerance lets outputs of little mass slip), a polish: a second solve with every row scaled by 2^10, started from the first one's basis where the backend keeps one (LPs = 2). The time is that of `pmlopt.Solve`: builds, solves and the audit. The columns give the full LP's size: N·M + M columns and N + M + N·M rows (O(NM) non-zeros).\n\n", euEpsilon)
 	w("| N = M | backend | rows | cols | non-zeros | time | LPs | expected utility | audited PML |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, x := range e.Rows {
 		if x.Skipped != "" {

@@ -11,12 +11,13 @@ import (
 )
 
 // Problem is an ε-PML expected-utility problem: maximise Σ_ij π_i u_ij p_ij
-// over the mechanisms P with PML at most Epsilon that are zero wherever
-// Pattern forbids a pair.
+// over the mechanisms P with PML at most Epsilon. (The iterations would
+// take a zero pattern as they are, but the exact repair of the result
+// mixes in the independent mechanism, which fills every column; so no
+// pattern is offered.)
 type Problem struct {
 	Prior   mech.Prior
 	Utility mech.Utility
-	Pattern mech.Pattern // nil: every pair is allowed
 	Epsilon float64
 }
 
@@ -51,7 +52,8 @@ type Result struct {
 // certified (a numerically hard instance; an LP backend is the fallback).
 var ErrNotConverged = errors.New("ipm: the interior-point method did not certify the optimum")
 
-// structure is the problem's sparsity: the allowed pairs grouped by output.
+// structure is the problem's sparsity: its pairs grouped by output (every
+// pair; the reduction works for any subset).
 type structure struct {
 	n, m     int
 	colStart []int // pairs of output j: colStart[j] ≤ k < colStart[j+1]
@@ -67,22 +69,10 @@ func (p Problem) validate() error {
 	if _, err := mech.NewUtility(p.Utility); err != nil {
 		return err
 	}
-	n, m := p.Utility.Dims()
+	n, _ := p.Utility.Dims()
 	if n != len(pi) {
 		return &mech.FieldError{Field: "utility", Row: -1, Col: -1,
 			Msg: fmt.Sprintf("has %d rows but the prior has %d letters", n, len(pi))}
-	}
-	if p.Pattern != nil {
-		if len(p.Pattern) != n {
-			return &mech.FieldError{Field: "pattern", Row: -1, Col: -1,
-				Msg: fmt.Sprintf("has %d rows but the prior has %d letters", len(p.Pattern), n)}
-		}
-		for i, r := range p.Pattern {
-			if len(r) != m {
-				return &mech.FieldError{Field: "pattern", Row: i, Col: -1,
-					Msg: fmt.Sprintf("has %d entries, want %d", len(r), m)}
-			}
-		}
 	}
 	if math.IsNaN(p.Epsilon) || math.IsInf(p.Epsilon, 0) || p.Epsilon < 0 {
 		return &mech.FieldError{Field: "budget.epsilon", Row: -1, Col: -1,
@@ -91,29 +81,15 @@ func (p Problem) validate() error {
 	return nil
 }
 
-// usable returns the pairs of the outputs that an ε-PML mechanism can use:
-// allowed pairs of outputs j with π(allowed inputs of j) ≥ e^{−ε} (below
-// it the output's PML can not reach ε, seed 002 §III-B).
-func (p Problem) usable(mu float64) structure {
+// pairs returns every pair of the problem, grouped by output.
+func (p Problem) pairs() structure {
 	n, m := p.Utility.Dims()
 	s := structure{n: n, m: m, colStart: make([]int, m+1)}
-	allowed := func(i, j int) bool { return p.Pattern == nil || p.Pattern[i][j] }
 	for j := range m {
 		s.colStart[j] = len(s.row)
-		mass := 0.0
 		for i := range n {
-			if allowed(i, j) {
-				mass += p.Prior[i]
-			}
-		}
-		if mass < mu*(1-1e-12) {
-			continue
-		}
-		for i := range n {
-			if allowed(i, j) {
-				s.row = append(s.row, i)
-				s.col = append(s.col, j)
-			}
+			s.row = append(s.row, i)
+			s.col = append(s.col, j)
 		}
 	}
 	s.colStart[m] = len(s.row)
@@ -151,14 +127,7 @@ func Solve(p Problem, opt Options) (*Result, error) {
 		maxIter = 200
 	}
 	mu := math.Exp(-p.Epsilon)
-	st := p.usable(mu)
-	for i := range st.n {
-		if !st.hasRow(i) {
-			return nil, &mech.FieldError{Field: "pattern", Row: i, Col: -1,
-				Msg: fmt.Sprintf("leaves no output an ε = %g mechanism can use", p.Epsilon)}
-		}
-	}
-	w := newWorkspace(p, st, mu)
+	w := newWorkspace(p, p.pairs(), mu)
 	var best *Result
 	stale := 0
 	for it := 0; it <= maxIter; it++ {
@@ -192,15 +161,6 @@ func Solve(p Problem, opt Options) (*Result, error) {
 		return best, nil
 	}
 	return best, ErrNotConverged
-}
-
-func (s structure) hasRow(i int) bool {
-	for _, r := range s.row {
-		if r == i {
-			return true
-		}
-	}
-	return false
 }
 
 // workspace is the state of the interior-point iterations.
@@ -562,7 +522,7 @@ func (w *workspace) result(p Problem) *Result {
 	return &Result{
 		Mechanism: P,
 		Value:     p.Utility.ExpectedUtility(p.Prior, P),
-		Bound:     UpperBound(p.Prior, p.Utility, p.Pattern, p.Epsilon, alpha),
+		Bound:     UpperBound(p.Prior, p.Utility, nil, p.Epsilon, alpha),
 		Alpha:     alpha,
 	}
 }
