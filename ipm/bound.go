@@ -22,30 +22,34 @@ import (
 // arithmetic for any finite alpha; +Inf is returned for a non-finite one.
 func UpperBound(pi mech.Prior, u mech.Utility, pat mech.Pattern, eps float64, alpha []float64) float64 {
 	n, m := u.Dims()
-	lam := math.Exp(eps)
-	sum, mag := 0.0, 0.0
-	for _, a := range alpha {
+	// Caps rounded up: a larger cap can only raise a knapsack's maximum.
+	lam := math.Exp(eps) * (1 + 8*unitRoundoff)
+	sum, mag, mass := 0.0, 0.0, 0.0
+	for i, a := range alpha {
 		if math.IsNaN(a) || math.IsInf(a, 0) {
 			return math.Inf(1)
 		}
 		sum += a
 		mag += math.Abs(a)
+		mass += pi[i]
 	}
-	type item struct{ g, cap float64 }
+	type item struct{ g, cap, size float64 }
 	items := make([]item, 0, n)
 	worst := 0.0
 	for j := range m {
 		items = items[:0]
-		mass := 0.0
+		allowed := 0.0
 		for i := range n {
 			if pat != nil && !pat[i][j] {
 				continue
 			}
-			items = append(items, item{g: u[i][j] - alpha[i]/pi[i], cap: lam * pi[i]})
-			mass += pi[i]
+			r := alpha[i] / pi[i]
+			// size bounds the rounding error of g relative to 2^−53.
+			items = append(items, item{g: u[i][j] - r, cap: lam * pi[i] * (1 + 8*unitRoundoff), size: math.Abs(u[i][j]) + math.Abs(r)})
+			allowed += pi[i]
 		}
-		if lam*mass < 1 {
-			continue // the output can not be used
+		if len(items) == 0 || (pat != nil && lam*allowed < 1-64*float64(n)*unitRoundoff) {
+			continue // no mechanism can use the output
 		}
 		slices.SortFunc(items, func(a, b item) int {
 			switch {
@@ -56,27 +60,29 @@ func UpperBound(pi mech.Prior, u mech.Utility, pat mech.Pattern, eps float64, al
 			}
 			return 0
 		})
-		left, k, gmag := 1.0, 0.0, 0.0
+		left, k, err := 1.0, 0.0, 0.0
 		for _, it := range items {
 			y := math.Min(it.cap, left)
 			k += y * it.g
-			gmag += y * math.Abs(it.g)
+			err += y * (it.size + math.Abs(it.g))
 			if left -= y; left <= 0 {
 				break
 			}
 		}
 		if left > 0 {
-			// Rounding left a sliver: it goes to the worst item, which
-			// bounds the knapsack from above only if g ≥ that item's g;
-			// use the best g instead to stay an upper bound.
+			// The caps (rounded) fall short of 1: the rest goes to the
+			// best item, which only raises the bound.
 			k += left * items[0].g
-			gmag += left * math.Abs(items[0].g)
+			err += left * (items[0].size + math.Abs(items[0].g))
 		}
-		k += 4 * float64(len(items)+2) * unitRoundoff * gmag
+		k += 8 * float64(len(items)+2) * unitRoundoff * err
 		worst = math.Max(worst, k)
 	}
+	// Σ_j q_j = Σ_i π_i, which the prior's validation allows to differ
+	// from 1 by 1e-9.
+	worst *= math.Max(1, mass)
 	bound := sum + worst
-	return bound + 4*float64(n+2)*unitRoundoff*(mag+math.Abs(worst))
+	return bound + 8*float64(n+2)*unitRoundoff*(mag+math.Abs(worst))
 }
 
 // unitRoundoff is 2^−53, the relative rounding error of one float64 operation.

@@ -72,10 +72,15 @@ func clean(pi mech.Prior, p mech.Mechanism, eps float64) mech.Mechanism {
 		return p
 	}
 	q := make([]float64, len(p[0]))
+	total := 0.0
 	for i, row := range p {
 		for j, v := range row {
 			q[j] += pi[i] * v
 		}
+		total += pi[i]
+	}
+	for j := range q {
+		q[j] /= total // Σ_j q_j = Σ_i π_i, which may differ from 1 by 1e-9
 	}
 	r, b := math.Exp(a), math.Exp(eps)
 	theta := (r - b) / (r - 1)

@@ -25,7 +25,8 @@ type Problem struct {
 type Options struct {
 	// Gap is the certified optimality gap at which Solve stops: the
 	// returned mechanism's expected utility is within Gap·max(1, |value|)
-	// of the optimum. 0 means DefaultGap.
+	// of the optimum. 0 means DefaultGap, and then a gap up to 1e-7 is
+	// accepted when rounding stops the progress before 1e-10.
 	Gap float64
 	// MaxIter caps the interior-point iterations; 0 means 200.
 	MaxIter int
@@ -36,8 +37,8 @@ const DefaultGap = 1e-10
 
 // Result is an optimal mechanism with its certificate.
 type Result struct {
-	// Mechanism has PML at most Epsilon (audited: rows sum to 1, the
-	// pattern holds) and expected utility Value.
+	// Mechanism has PML at most Epsilon (up to rounding), rows that sum
+	// to 1 within 1e-12, and expected utility Value.
 	Mechanism mech.Mechanism
 	Value     float64
 	// Bound is an upper bound on the optimum, proven by UpperBound from
@@ -115,9 +116,11 @@ func Solve(p Problem, opt Options) (*Result, error) {
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
-	gap := opt.Gap
+	gap, accept := opt.Gap, opt.Gap
 	if gap == 0 {
-		gap = DefaultGap
+		// The default aims at 1e-10 and accepts 1e-7 (the callers'
+		// cross-backend tolerance) when rounding ends the progress first.
+		gap, accept = DefaultGap, 1e3*DefaultGap
 	}
 	if !(gap > 0) {
 		return nil, fmt.Errorf("ipm: gap %g is not positive", opt.Gap)
@@ -136,12 +139,14 @@ func Solve(p Problem, opt Options) (*Result, error) {
 			// Near the end every point is a candidate: certify it.
 			r := w.result(p)
 			r.Iterations = it
-			if best == nil || r.Bound-r.Value < best.Bound-best.Value {
+			// A bound below the value (beyond rounding) would be a
+			// broken proof: such a point never counts.
+			if r.valid() && (best == nil || r.Bound-r.Value < best.Bound-best.Value) {
 				best, stale = r, 0
 			} else {
 				stale++
 			}
-			if best.Bound-best.Value <= gap*math.Max(1, math.Abs(best.Value)) {
+			if best != nil && best.Bound-best.Value <= gap*math.Max(1, math.Abs(best.Value)) {
 				return best, nil
 			}
 		}
@@ -155,12 +160,28 @@ func Solve(p Problem, opt Options) (*Result, error) {
 			break
 		}
 	}
-	if best != nil && best.Bound-best.Value <= 1e3*gap*math.Max(1, math.Abs(best.Value)) {
-		// The last digits were lost to rounding; still far within the
-		// tolerances the callers compare with (1e-7).
+	if best != nil && best.Bound-best.Value <= accept*math.Max(1, math.Abs(best.Value)) {
 		return best, nil
 	}
 	return best, ErrNotConverged
+}
+
+// valid reports that the result's bracket is a bracket: its bound is not
+// below its value beyond rounding, and its rows sum to 1.
+func (r *Result) valid() bool {
+	if !(r.Bound >= r.Value-1e-12*math.Max(1, math.Abs(r.Value))) {
+		return false
+	}
+	for _, row := range r.Mechanism {
+		s := 0.0
+		for _, v := range row {
+			s += v
+		}
+		if math.Abs(s-1) > 1e-12 {
+			return false
+		}
+	}
+	return true
 }
 
 // workspace is the state of the interior-point iterations.
@@ -347,7 +368,7 @@ func (w *workspace) factor() error {
 		i11, i12, i21, i22 := k22/det, -k12/det, -k21/det, k11/det
 		w.k[j] = [4]float64{i11, i12, i21, i22}
 		// Rank-2 update over the pairs of output j:
-		// M[i][l] −= u1_i v1_l + u2_i v2_l with
+		// M[i][l] += u1_i v1_l − u2_i π_l d_l with
 		// u1 = d(π_i i11 + e i21), u2 = d(π_i i12 + e i22), v1 = e d, v2 = −π d.
 		for kk := k0; kk < k1; kk++ {
 			i := st.row[kk]

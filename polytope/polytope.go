@@ -111,6 +111,15 @@ func (c epsCoef) value(b mech.Budget) float64 {
 	return math.Exp(c.su * b.Epsilon)
 }
 
+// upperLevel is the upper level of a normalised budget: ε_u for ALIP and
+// LIP, ε for PML and LDP.
+func upperLevel(b mech.Budget) float64 {
+	if b.Measure == mech.ALIP || b.Measure == mech.LIP {
+		return b.EpsilonUpper
+	}
+	return b.Epsilon
+}
+
 // normBudget returns b with LIP's ε copied into both ALIP fields, so that
 // ALIP and LIP share one formulation.
 func normBudget(b mech.Budget) mech.Budget {
@@ -346,7 +355,7 @@ func Build(s Spec) (*Model, error) {
 				// Infeasibility: e^{−ε} t_j − Σ_k π_k p_kj − r_j ≤ 0.
 				e = append(e, lp.Entry(mod.Slack[j], -1))
 				epsRow(math.Inf(-1), 0, fmt.Sprintf("marg[%d]", j+1), epsCoef{col: a, su: -1}, e...)
-			case b.EpsilonUpper+b.Epsilon > wideBudget && (a2 >= 0 || s.Objective == ExpectedUtility):
+			case upperLevel(b) > wideBudget && (a2 >= 0 || s.Objective == ExpectedUtility):
 				// e^{−ε_u} t_j ≤ q_j with t_j ≤ 1: the same polytope
 				// (t_j = min(1, e^{ε_u} q_j) ≥ max_i p_ij), but t_j stays
 				// of order one at a large ε_u. As an equality, t_j =
@@ -569,7 +578,10 @@ func (m *Model) Point(p mech.Mechanism) []float64 {
 // backend can re-solve from its last basis. b must have the model's
 // measure. For a pruned PML model, b may not raise ε so far that a pruned
 // output becomes usable (−log Σ_{i allowed} π_i ≤ ε): rebuild the model
-// instead. sess may be nil to update only m.LP.
+// instead. The form of the marg rows (an equality, or above 5 nats an
+// inequality with t_j ≤ 1) is chosen by Build from its budget and stays:
+// both are correct at any budget, only the scaling differs. sess may be
+// nil to update only m.LP.
 func (m *Model) SetBudget(sess solver.Session, b mech.Budget) error {
 	if b.Measure != m.Budget.Measure {
 		return &mech.FieldError{Field: "budget.measure", Row: -1, Col: -1,

@@ -97,3 +97,32 @@ func level(pi mech.Prior, p mech.Mechanism, m mech.Measure) float64 {
 	}
 	return leakage.LIP(pi, p)
 }
+
+// TestWideBudgetForm: the marg rows become inequalities with t_j ≤ 1 only
+// above 5 nats of the upper level (ε_u for ALIP and LIP, ε for PML), and
+// for PML only in the expected-utility model; LDP keeps its form.
+func TestWideBudgetForm(t *testing.T) {
+	pi := mech.Prior{0.5, 0.3, 0.2}
+	u := mech.Utility{{1, 0}, {0, 1}, {1, 1}}
+	for _, c := range []struct {
+		b    mech.Budget
+		obj  Objective
+		wide bool
+	}{
+		{mech.Budget{Measure: mech.LIP, Epsilon: 3}, ExpectedUtility, false},
+		{mech.Budget{Measure: mech.LIP, Epsilon: 6}, Feasibility, true},
+		{mech.Budget{Measure: mech.ALIP, EpsilonLower: 9, EpsilonUpper: 4}, ExpectedUtility, false},
+		{mech.Budget{Measure: mech.ALIP, EpsilonLower: 1, EpsilonUpper: 5.5}, ExpectedUtility, true},
+		{mech.Budget{Measure: mech.PML, Epsilon: 4.9}, ExpectedUtility, false},
+		{mech.Budget{Measure: mech.PML, Epsilon: 6}, ExpectedUtility, true},
+		{mech.Budget{Measure: mech.PML, Epsilon: 6}, Feasibility, false},
+	} {
+		mod, err := Build(Spec{Prior: pi, Utility: u, Objective: c.obj, Budget: c.b})
+		require.NoError(t, err)
+		for j := range mod.M {
+			wide := mod.LP.ColUpper[mod.Aux[j]] == 1
+			require.Equal(t, c.wide, wide, "%+v %v: t_j bounded", c.b, c.obj)
+			require.Equal(t, c.wide, math.IsInf(mod.LP.RowLower[mod.Marg[j]], -1), "%+v %v: marg an inequality", c.b, c.obj)
+		}
+	}
+}
