@@ -11,7 +11,9 @@ import (
 )
 
 // Problem is an ε-PML expected-utility problem: maximise Σ_ij π_i u_ij p_ij
-// over the mechanisms P with PML at most Epsilon. (The iterations would
+// over the mechanisms P with PML at most Epsilon. Solve divides the prior
+// by its sum first (mech.NewPrior accepts sums within 1e-9 of 1); the
+// Result's value, bound and PML refer to that normalised prior. (The iterations would
 // take a zero pattern as they are, but the exact repair of the result
 // mixes in the independent mechanism, which fills every column; so no
 // pattern is offered.)
@@ -25,15 +27,20 @@ type Problem struct {
 type Options struct {
 	// Gap is the certified optimality gap at which Solve stops: the
 	// returned mechanism's expected utility is within Gap·max(1, |value|)
-	// of the optimum. 0 means DefaultGap, and then a gap up to 1e-7 is
-	// accepted when rounding stops the progress before 1e-10.
+	// of the optimum. 0 means DefaultGap, and then a gap up to
+	// AcceptedGap is accepted when rounding stops the progress first.
 	Gap float64
 	// MaxIter caps the interior-point iterations; 0 means 200.
 	MaxIter int
 }
 
-// DefaultGap is the relative optimality gap Solve certifies by default.
-const DefaultGap = 1e-10
+// DefaultGap is the relative optimality gap Solve aims at by default; one
+// more iteration than 1e-10 usually brings the gap to rounding level.
+const DefaultGap = 1e-12
+
+// AcceptedGap is the largest relative gap Solve accepts with the default
+// Gap: the cross-backend tolerance of pmlopt's callers is 1e-7.
+const AcceptedGap = 1e-8
 
 // Result is an optimal mechanism with its certificate.
 type Result struct {
@@ -118,9 +125,7 @@ func Solve(p Problem, opt Options) (*Result, error) {
 	}
 	gap, accept := opt.Gap, opt.Gap
 	if gap == 0 {
-		// The default aims at 1e-10 and accepts 1e-7 (the callers'
-		// cross-backend tolerance) when rounding ends the progress first.
-		gap, accept = DefaultGap, 1e3*DefaultGap
+		gap, accept = DefaultGap, AcceptedGap
 	}
 	if !(gap > 0) {
 		return nil, fmt.Errorf("ipm: gap %g is not positive", opt.Gap)
@@ -129,6 +134,7 @@ func Solve(p Problem, opt Options) (*Result, error) {
 	if maxIter == 0 {
 		maxIter = 200
 	}
+	p.Prior = normalised(p.Prior)
 	mu := math.Exp(-p.Epsilon)
 	w := newWorkspace(p, p.pairs(), mu)
 	var best *Result
@@ -164,6 +170,21 @@ func Solve(p Problem, opt Options) (*Result, error) {
 		return best, nil
 	}
 	return best, ErrNotConverged
+}
+
+// normalised returns pi divided by its sum. NewPrior accepts sums within
+// 1e-9 of 1, but at ε = 0 a sum below 1 leaves no mechanism at all
+// (p_ij ≤ q_j and Σ_j p_ij = 1 need Σ_j q_j = Σ_i π_i ≥ 1).
+func normalised(pi mech.Prior) mech.Prior {
+	s := 0.0
+	for _, v := range pi {
+		s += v
+	}
+	out := make(mech.Prior, len(pi))
+	for i, v := range pi {
+		out[i] = v / s
+	}
+	return out
 }
 
 // valid reports that the result's bracket is a bracket: its bound is not
