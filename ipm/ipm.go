@@ -236,8 +236,8 @@ type workspace struct {
 	dz2, dw2  []float64
 	dt2, da2  []float64
 	db2       []float64
-	u1, u2    []float64
-	v1, v2    []float64
+	u1, u2    []float64 // per pair: the rank-2 factors of its output (factor)
+	v1, v2    []float64 // per pair: e d and π d
 	rpz, rsw  []float64
 	gw        []float64
 	h         []float64
@@ -277,7 +277,7 @@ func newWorkspace(p Problem, st structure, mu float64) *workspace {
 	w.dp2, w.ds2, w.dz2, w.dw2 = vec(K), vec(K), vec(K), vec(K)
 	w.dt, w.db, w.dt2, w.db2 = vec(m), vec(m), vec(m), vec(m)
 	w.da, w.da2 = vec(n), vec(n)
-	w.u1, w.u2, w.v1, w.v2 = vec(n), vec(n), vec(n), vec(n)
+	w.u1, w.u2, w.v1, w.v2 = vec(K), vec(K), vec(K), vec(K)
 	w.rpz, w.rsw, w.gw, w.h = vec(K), vec(K), vec(K), vec(K)
 	w.colB1, w.colB2 = vec(m), vec(m)
 	w.rowSumD, w.rowB3 = vec(n), vec(n)
@@ -308,8 +308,8 @@ func newWorkspace(p Problem, st structure, mu float64) *workspace {
 }
 
 // residuals computes the residuals of the KKT conditions at the current
-// point and returns the complementarity Σ p z + Σ s w.
-func (w *workspace) residuals() float64 {
+// point, and the complementarity Σ p z + Σ s w into lastGap.
+func (w *workspace) residuals() {
 	st := w.st
 	clear(w.ra)
 	for j := range st.m {
@@ -335,7 +335,6 @@ func (w *workspace) residuals() float64 {
 	w.lastGap = comp
 	w.lastPrimI = math.Max(maxAbs(w.ra), math.Max(maxAbs(w.rb), maxAbs(w.rc)))
 	w.lastDualI = math.Max(maxAbs(w.rd), maxAbs(w.rt))
-	return comp
 }
 
 // gapMeasure is the largest of the last complementarity and residuals.
@@ -374,9 +373,10 @@ func (w *workspace) factor() error {
 		for k := k0; k < k1; k++ {
 			pi := w.pi[st.row[k]]
 			d, e := w.d[k], w.e[k]
-			epd += pi * e * d
-			ppd += pi * pi * d
-			es += e * d * w.z[k] / w.p[k] // e(1 − e d) = e f d
+			w.v1[k], w.v2[k] = e*d, pi*d
+			epd += pi * w.v1[k]
+			ppd += pi * w.v2[k]
+			es += w.v1[k] * w.z[k] / w.p[k] // e(1 − e d) = e f d
 			w.rowSumD[st.row[k]] += d
 		}
 		// K = [[μ − Epd, Σ e f d], [Ppd, Epd − μ]].
@@ -389,18 +389,20 @@ func (w *workspace) factor() error {
 		i11, i12, i21, i22 := k22/det, -k12/det, -k21/det, k11/det
 		w.k[j] = [4]float64{i11, i12, i21, i22}
 		// Rank-2 update over the pairs of output j:
-		// M[i][l] += u1_i v1_l − u2_i π_l d_l with
-		// u1 = d(π_i i11 + e i21), u2 = d(π_i i12 + e i22), v1 = e d, v2 = −π d.
+		// M[i][l] += u1_i v1_l − u2_i v2_l with
+		// u1 = d(π_i i11 + e i21), u2 = d(π_i i12 + e i22), v1 = e d, v2 = π d
+		// (u1 and u2 are kept for the right-hand sides of solve).
+		for k := k0; k < k1; k++ {
+			pi, d, e := w.pi[st.row[k]], w.d[k], w.e[k]
+			w.u1[k] = d * (pi*i11 + e*i21)
+			w.u2[k] = d * (pi*i12 + e*i22)
+		}
+		rows, v1, v2 := st.row[k0:k1], w.v1[k0:k1], w.v2[k0:k1]
 		for kk := k0; kk < k1; kk++ {
-			i := st.row[kk]
-			pi := w.pi[i]
-			d, e := w.d[kk], w.e[kk]
-			u1 := d * (pi*i11 + e*i21)
-			u2 := d * (pi*i12 + e*i22)
-			rowData := data[i*n : (i+1)*n]
-			for l := k0; l < k1; l++ {
-				li := st.row[l]
-				rowData[li] += u1*w.e[l]*w.d[l] - u2*w.pi[li]*w.d[l]
+			u1, u2 := w.u1[kk], w.u2[kk]
+			rowData := data[st.row[kk]*n : (st.row[kk]+1)*n]
+			for l, li := range rows {
+				rowData[li] += u1*v1[l] - u2*v2[l]
 			}
 		}
 	}
@@ -430,20 +432,13 @@ func (w *workspace) solve(rpz, rsw, dp, ds, dt, da, db, dz, dw []float64) error 
 		b1 = -w.rt[j]
 		b2 = -w.rb[j]
 		for k := k0; k < k1; k++ {
-			pi := w.pi[st.row[k]]
-			b1 += w.gw[k] + w.e[k]*w.d[k]*w.h[k]
-			b2 -= pi * w.d[k] * w.h[k]
+			b1 += w.gw[k] + w.v1[k]*w.h[k]
+			b2 -= w.v2[k] * w.h[k]
 			w.rowB3[st.row[k]] -= w.d[k] * w.h[k]
 		}
 		w.colB1[j], w.colB2[j] = b1, b2
-		ik := w.k[j]
 		for k := k0; k < k1; k++ {
-			i := st.row[k]
-			pi := w.pi[i]
-			d, e := w.d[k], w.e[k]
-			u1 := d * (pi*ik[0] + e*ik[2])
-			u2 := d * (pi*ik[1] + e*ik[3])
-			w.rowB3[i] -= u1*b1 + u2*b2
+			w.rowB3[st.row[k]] -= w.u1[k]*b1 + w.u2[k]*b2
 		}
 	}
 	copy(w.rhs.RawVector().Data, w.rowB3)
@@ -461,9 +456,8 @@ func (w *workspace) solve(rpz, rsw, dp, ds, dt, da, db, dz, dw []float64) error 
 		k0, k1 := st.colStart[j], st.colStart[j+1]
 		var x, y float64
 		for k := k0; k < k1; k++ {
-			i := st.row[k]
-			x += w.e[k] * w.d[k] * da[i]
-			y += w.pi[i] * w.d[k] * da[i]
+			x += w.v1[k] * da[st.row[k]]
+			y += w.v2[k] * da[st.row[k]]
 		}
 		ik := w.k[j]
 		r1, r2 := w.colB1[j]+x, w.colB2[j]-y
