@@ -431,15 +431,8 @@ func clean(pi mech.Prior, p mech.Mechanism, t float64) mech.Mechanism {
 		for _, j := range drop {
 			c[i][j] = 0
 		}
-		sum := 0.0
-		for _, v := range c[i] {
-			sum += v
-		}
-		if sum <= 0 {
+		if mech.Normalise(c[i]) <= 0 {
 			return nil
-		}
-		for j := range c[i] {
-			c[i][j] /= sum
 		}
 	}
 	return c

@@ -554,7 +554,7 @@ func (cp *concaveProblem) newton(w []float64, tol float64) (lo, up float64) {
 					trial[i] = 0
 				}
 			}
-			normalise(trial)
+			mech.Normalise(trial)
 			Gt := cp.eval(trial, nil)
 			if Gt >= G+1e-4*t*slope && Gt > G {
 				copy(w, trial)
@@ -673,15 +673,4 @@ func (cp *concaveProblem) fwStep(w, trial []float64, i int, g0 float64) bool {
 		}
 	}
 	return false
-}
-
-// normalise rescales w to sum to 1.
-func normalise(w []float64) {
-	s := 0.0
-	for _, v := range w {
-		s += v
-	}
-	for i := range w {
-		w[i] /= s
-	}
 }

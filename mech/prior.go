@@ -45,6 +45,21 @@ func Uniform(n int) Prior {
 	return p
 }
 
+// Normalise divides v in place by its sum, if the sum is positive, and
+// returns the sum.
+func Normalise(v []float64) float64 {
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	if s > 0 {
+		for i := range v {
+			v[i] /= s
+		}
+	}
+	return s
+}
+
 // Len returns the number of input letters N.
 func (p Prior) Len() int { return len(p) }
 

@@ -451,38 +451,39 @@ func (m *Model) Mechanism(x []float64) mech.Mechanism {
 			}
 		}
 	}
-	// Dropping a noisy output and renormalising the rows changes the
-	// other outputs' ratios a little (by at most the mass dropped from a
-	// row, M·1e-6 in all), which can push another tiny output over the
-	// budget: repeat until no tiny output breaks it (each pass drops at
-	// least one output, so at most M passes). A larger output moved over
-	// by the renormalisation is left to the caller's audit.
-	for pass := 0; pass <= m.M; pass++ {
+	DropNoise(m.prior, p, b, noiseColumn)
+	return p
+}
+
+// DropNoise drops from p, in place, every output whose entries are all at
+// most largest and that breaks the budget b by more than a relative 1e-9
+// (solver noise: a row feasible to 1e-9 turns a tiny q_j into an arbitrary
+// ratio), and renormalises the rows (a row with nothing left stays zero).
+// Dropping an output and renormalising changes the other outputs' ratios a
+// little (by at most the mass dropped from a row), which can push another
+// tiny output over the budget: it repeats until no tiny output breaks it
+// (each pass drops at least one output, so at most M passes). A larger
+// output moved over by the renormalisation is left to the caller's audit.
+func DropNoise(pi mech.Prior, p mech.Mechanism, b mech.Budget, largest float64) {
+	b = normBudget(b)
+	_, m := p.Dims()
+	for pass := 0; pass <= m; pass++ {
 		dropped := false
-		for j := 0; j < m.M; j++ {
-			if mx := columnMax(p, j); mx > 0 && mx <= noiseColumn && breaks(m.prior, p, j, b) {
+		for j := 0; j < m; j++ {
+			if mx := columnMax(p, j); mx > 0 && mx <= largest && breaks(pi, p, j, b) {
 				for i := range p {
 					p[i][j] = 0
 				}
 				dropped = true
 			}
 		}
-		for i := range p {
-			sum := 0.0
-			for _, v := range p[i] {
-				sum += v
-			}
-			if sum > 0 {
-				for j := range p[i] {
-					p[i][j] /= sum
-				}
-			}
+		for _, row := range p {
+			mech.Normalise(row)
 		}
 		if !dropped {
 			break
 		}
 	}
-	return p
 }
 
 // RowScale (2^10) is the factor by which callers multiply every row of a

@@ -32,13 +32,7 @@ func Dirichlet(rng *rand.Rand, n int) mech.Prior {
 }
 
 func normalise(v []float64) []float64 {
-	s := 0.0
-	for _, x := range v {
-		s += x
-	}
-	for i := range v {
-		v[i] /= s
-	}
+	mech.Normalise(v)
 	return v
 }
 
