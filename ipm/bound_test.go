@@ -8,30 +8,8 @@ import (
 	"testing"
 
 	"github.com/pmlopt/pmlopt/internal/randinst"
-	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 )
-
-// withinBudget mixes p with the independent mechanism of its output
-// marginal until its PML is at most eps (the zeros of p stay zeros only in
-// columns p does not use, so pat must allow the used columns fully; the
-// caller passes a pattern that does).
-func withinBudget(pi mech.Prior, p mech.Mechanism, eps float64) mech.Mechanism {
-	a := leakage.PML(pi, p)
-	if a <= eps {
-		return p
-	}
-	q := p.Marginal(pi)
-	th := (math.Exp(a) - math.Exp(eps)) / (math.Exp(a) - 1)
-	th = math.Min(1, th*(1+1e-9))
-	out := p.Clone()
-	for i := range out {
-		for j := range out[i] {
-			out[i][j] = (1-th)*p[i][j] + th*q[j]
-		}
-	}
-	return out
-}
 
 // TestUpperBoundHolds: for random multipliers, every ε-PML mechanism with
 // the pattern has expected utility at most the bound.
@@ -79,7 +57,7 @@ func TestUpperBoundHolds(t *testing.T) {
 				p[i][j] /= s
 			}
 		}
-		p = withinBudget(pi, p, eps)
+		p = mixToBudget(pi, p, eps) // the columns it fills are open to every input
 		alpha := make([]float64, n)
 		for i := range alpha {
 			alpha[i] = rng.NormFloat64()

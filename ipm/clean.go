@@ -5,6 +5,7 @@ import (
 
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/polytope"
 )
 
 // noiseEntry is the size below which an interior point's entry is taken
@@ -15,58 +16,34 @@ const noiseEntry = 1e-11
 // PML exceeds the budget.
 const noiseColumn = 1e-9
 
-// clean turns an interior point into a mechanism: negative and tiny entries
-// cleared, outputs of noise that break the budget dropped, rows
-// renormalised, and, if its PML still exceeds eps, mixed with
-// the independent mechanism of the same output marginal: that keeps the
-// marginal q and moves every ratio p_ij/q_j towards 1, so θ =
-// (R − e^ε)/(R − 1) for the largest ratio R brings the PML to ε.
+// clean turns an interior point into a mechanism in place: negative and
+// tiny entries cleared (each row keeps its largest), outputs of noise that
+// break the budget dropped and rows renormalised (polytope.DropNoise, as
+// for an LP's solution), and, if its PML still exceeds eps, mixed into the
+// budget (mixToBudget).
 func clean(pi mech.Prior, p mech.Mechanism, eps float64) mech.Mechanism {
 	for _, row := range p {
 		top := 0.0
 		for _, v := range row {
 			top = math.Max(top, v)
 		}
-		sum := 0.0
 		for j, v := range row {
 			if v < noiseEntry && v < top {
 				row[j] = 0
 			}
-			sum += row[j]
-		}
-		for j := range row {
-			row[j] /= sum
 		}
 	}
 	// An output whose entries are all noise can have any ratio: drop it
 	// when it breaks the budget (the rows lose at most M·1e-9).
-	drop := false
-	for j, l := range leakage.PMLPerOutput(pi, p) {
-		if l <= eps {
-			continue
-		}
-		small := true
-		for i := range p {
-			small = small && p[i][j] <= noiseColumn
-		}
-		if small {
-			for i := range p {
-				p[i][j] = 0
-			}
-			drop = true
-		}
-	}
-	if drop {
-		for _, row := range p {
-			sum := 0.0
-			for _, v := range row {
-				sum += v
-			}
-			for j := range row {
-				row[j] /= sum
-			}
-		}
-	}
+	polytope.DropNoise(pi, p, mech.Budget{Measure: mech.PML, Epsilon: eps}, noiseColumn)
+	return mixToBudget(pi, p, eps)
+}
+
+// mixToBudget returns p, mixed in place with the independent mechanism of
+// its own output marginal if its PML exceeds eps: that keeps the marginal
+// and moves every ratio p_ij/q_j towards 1, so θ = (R − e^ε)/(R − 1) for
+// the largest ratio R brings the PML to ε.
+func mixToBudget(pi mech.Prior, p mech.Mechanism, eps float64) mech.Mechanism {
 	a := leakage.PML(pi, p)
 	if a <= eps {
 		return p

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -176,14 +177,8 @@ func Solve(p Problem, opt Options) (*Result, error) {
 // 1e-9 of 1, but at ε = 0 a sum below 1 leaves no mechanism at all
 // (p_ij ≤ q_j and Σ_j p_ij = 1 need Σ_j q_j = Σ_i π_i ≥ 1).
 func normalised(pi mech.Prior) mech.Prior {
-	s := 0.0
-	for _, v := range pi {
-		s += v
-	}
-	out := make(mech.Prior, len(pi))
-	for i, v := range pi {
-		out[i] = v / s
-	}
+	out := slices.Clone(pi)
+	mech.Normalise(out)
 	return out
 }
 
