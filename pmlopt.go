@@ -120,8 +120,8 @@ func Solve(ctx context.Context, p *problem.Problem, opt Options) (*Solution, err
 		return nil, err
 	}
 	sol.Objective, sol.Measure, sol.Status = p.Objective, b.Measure, "optimal"
-	if sol.Solver == "" { // an LP alone: no bound beyond the LP's optimum
-		sol.Solver, sol.ExpectedUtilityBound = slv.Name(), math.NaN()
+	if sol.Solver == "" {
+		sol.Solver = slv.Name()
 	}
 	describe(p, sol)
 	return sol, nil
@@ -256,7 +256,7 @@ func optimal(slv solver.Solver, res *solver.Solution, err error) error {
 func assess(pi mech.Prior, b mech.Budget, mod *polytope.Model, res *solver.Solution) (*Solution, float64, error) {
 	m := mod.Mechanism(res.X)
 	lvl, lower, x, err := audited(pi, m, b)
-	return &Solution{Mechanism: m, Epsilon: lvl, EpsilonLower: lvl, ALIPLower: lower}, x, err
+	return &Solution{Mechanism: m, Epsilon: lvl, EpsilonLower: lvl, ALIPLower: lower, ExpectedUtilityBound: math.NaN()}, x, err
 }
 
 // polishTol is the excess over the budget above which an expected-utility
@@ -311,7 +311,8 @@ func solveWorstCase(ctx context.Context, p *problem.Problem, eps float64, opt Op
 	if err != nil {
 		return nil, err
 	}
-	return &Solution{Mechanism: r.Mechanism, Epsilon: r.EpsUpper, EpsilonLower: r.EpsLower, LPSolves: r.LPSolves}, nil
+	return &Solution{Mechanism: r.Mechanism, Epsilon: r.EpsUpper, EpsilonLower: r.EpsLower, LPSolves: r.LPSolves,
+		ExpectedUtilityBound: math.NaN()}, nil
 }
 
 // auditTol is the slack within which a returned mechanism must meet its
