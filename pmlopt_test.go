@@ -319,6 +319,7 @@ func TestWorstCaseFiles(t *testing.T) {
 		assert.Equal(t, c.h, sol.WorstCaseOrder, c.file)
 		assert.InDelta(t, c.eps, sol.Epsilon, 1e-8, c.file)
 		assert.LessOrEqual(t, sol.Epsilon-sol.EpsilonLower, 2e-9, c.file)
+		assert.True(t, math.IsNaN(sol.ExpectedUtilityBound), "%s: a worst-case solve reported an expected-utility bound", c.file)
 		// The utility-safe schedule never does better.
 		hs, _ := closedform.SafeSchedule(p.Prior, p.Order, p.Privacy.Epsilon)
 		assert.GreaterOrEqual(t, sol.WorstCaseOrder, hs, c.file)
