@@ -253,35 +253,34 @@ func (f *factor) transpose() {
 	for k, c := range f.pivCol {
 		f.stepOf[c] = k
 	}
-	f.ucStart = countStarts(f.ucStart, m, f.uCol, f.stepOf)
-	f.ucRow = resize(f.ucRow, len(f.uCol))
-	f.ucVal = resizeF(f.ucVal, len(f.uCol))
-	f.pos = resize(f.pos, m)
-	pos := f.pos
-	copy(pos, f.ucStart[:m])
-	for k := range f.pivRow {
-		for t := f.uStart[k]; t < f.uStart[k+1]; t++ {
-			kc := f.stepOf[f.uCol[t]]
-			f.ucRow[pos[kc]], f.ucVal[pos[kc]] = f.pivRow[k], f.uVal[t]
-			pos[kc]++
-		}
-	}
+	f.ucStart, f.ucRow, f.ucVal = f.bucket(f.ucStart, f.ucRow, f.ucVal, f.uStart, f.uCol, f.uVal)
 	// L: multiplier t of step k targets row lIdx[t], pivoted at step
 	// stepOf[lIdx[t]].
 	for k, r := range f.pivRow {
 		f.stepOf[r] = k
 	}
-	f.lrStart = countStarts(f.lrStart, m, f.lIdx, f.stepOf)
-	f.lrRow = resize(f.lrRow, len(f.lIdx))
-	f.lrVal = resizeF(f.lrVal, len(f.lIdx))
-	copy(pos, f.lrStart[:m])
+	f.lrStart, f.lrRow, f.lrVal = f.bucket(f.lrStart, f.lrRow, f.lrVal, f.lStart, f.lIdx, f.lVal)
+}
+
+// bucket regroups the per-step lists (start, idx, val) by the step
+// stepOf[idx[t]] of their keys, recording for each entry the pivot row of
+// the step it came from, into the reused slices starts, rows and vals.
+func (f *factor) bucket(starts, rows []int, vals []float64, start, idx []int, val []float64) ([]int, []int, []float64) {
+	m := f.m
+	starts = countStarts(starts, m, idx, f.stepOf)
+	rows = resize(rows, len(idx))
+	vals = resizeF(vals, len(idx))
+	f.pos = resize(f.pos, m)
+	pos := f.pos
+	copy(pos, starts[:m])
 	for k := range f.pivRow {
-		for t := f.lStart[k]; t < f.lStart[k+1]; t++ {
-			ki := f.stepOf[f.lIdx[t]]
-			f.lrRow[pos[ki]], f.lrVal[pos[ki]] = f.pivRow[k], f.lVal[t]
-			pos[ki]++
+		for t := start[k]; t < start[k+1]; t++ {
+			b := f.stepOf[idx[t]]
+			rows[pos[b]], vals[pos[b]] = f.pivRow[k], val[t]
+			pos[b]++
 		}
 	}
+	return starts, rows, vals
 }
 
 // countStarts returns the m+1 bucket starts of the keys step[idx[t]].
