@@ -72,12 +72,21 @@ func TestQuickReport(t *testing.T) {
 	eu, err := euLP(context.Background(), cfg)
 	require.NoError(t, err)
 	require.NotEmpty(t, eu.Rows)
+	first := map[int]EURow{}
 	for _, r := range eu.Rows {
 		if r.Skipped != "" {
 			continue
 		}
 		assert.LessOrEqual(t, r.PML, euEpsilon+1e-9, "N = %d, %s: the optimum meets the budget", r.N, r.Backend)
+		// ipm and every LP backend, on the support or the full LP, find
+		// the same optimum.
+		if f, ok := first[r.N]; ok {
+			assert.InDelta(t, f.Objective, r.Objective, 1e-7, "N = %d: %s vs %s", r.N, f.Backend, r.Backend)
+		} else {
+			first[r.N] = r
+		}
 	}
+	assert.Contains(t, first, 32, "the quick study solves N = 32")
 
 	csv, err := os.ReadFile(filepath.Join(dir, "scaling.csv"))
 	require.NoError(t, err)

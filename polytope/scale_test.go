@@ -126,3 +126,56 @@ func TestWideBudgetForm(t *testing.T) {
 		}
 	}
 }
+
+// TestWideBudgetPoints: in the form used above 5 nats, a mechanism's point
+// is feasible at its own audited level (leakage.PML, LIP, ALIP) and above
+// it, and infeasible below it, as in the equality form (checkPML).
+func TestWideBudgetPoints(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	skipped := 0
+	for trial := range 40 {
+		n, m := 2+rng.IntN(5), 2+rng.IntN(5)
+		// A rare first letter whose best output no other letter prefers
+		// gives a PML near −log π_1 ≈ 9; δ down to 1e-5 gives LIP and
+		// ALIP levels up to about 12.
+		pi := randinst.Prior(rng, n, 1e-3)
+		pi[0] *= 1e-4
+		mech.Normalise(pi)
+		u := randinst.Utility(rng, n, m, 0)
+		for i := 1; i < n; i++ {
+			u[i][0] = -1
+		}
+		u[0][0] = 2
+		p := nearArgmax(u, math.Pow(10, -2-3*rng.Float64()))
+		for _, meas := range []mech.Measure{mech.PML, mech.LIP, mech.ALIP} {
+			lvl := level(pi, p, meas)
+			lo, up := leakage.ALIP(pi, p)
+			budget := func(shift float64) mech.Budget {
+				switch meas {
+				case mech.ALIP:
+					return mech.Budget{Measure: meas, EpsilonLower: lo + shift, EpsilonUpper: up + shift}
+				}
+				return mech.Budget{Measure: meas, Epsilon: lvl + shift}
+			}
+			b := budget(0)
+			if upperLevel(normBudget(b)) <= wideBudget+margin {
+				skipped++
+				continue // the equality form, checked elsewhere
+			}
+			// Below, the lower side of LIP/ALIP moves a row by only
+			// e^{−ε_l} q_j (e^{0.1} − 1), about 1e-7 at 10 nats.
+			for _, shift := range []float64{0, margin, -0.1} {
+				mod, err := Build(Spec{Prior: pi, Utility: u, Objective: ExpectedUtility, Budget: budget(shift)})
+				require.NoError(t, err)
+				require.Equal(t, 1.0, mod.LP.ColUpper[mod.Aux[0]], "the wide form")
+				v := mod.LP.MaxViolation(mod.Point(p))
+				if shift >= 0 {
+					require.LessOrEqual(t, v, feasTol, "trial %d %s at level %g%+g", trial, meas, lvl, shift)
+				} else {
+					require.Greater(t, v, 10*feasTol, "trial %d %s below level %g", trial, meas, lvl)
+				}
+			}
+		}
+	}
+	require.Less(t, skipped, 30, "most of the 120 cases must reach the wide form")
+}
