@@ -67,7 +67,6 @@ type structure struct {
 	n, m     int
 	colStart []int // pairs of output j: colStart[j] ≤ k < colStart[j+1]
 	row      []int // input of pair k
-	col      []int // output of pair k
 }
 
 func (p Problem) validate() error {
@@ -98,7 +97,6 @@ func (p Problem) pairs() structure {
 		s.colStart[j] = len(s.row)
 		for i := range n {
 			s.row = append(s.row, i)
-			s.col = append(s.col, j)
 		}
 	}
 	s.colStart[m] = len(s.row)
@@ -249,9 +247,11 @@ func newWorkspace(p Problem, st structure, mu float64) *workspace {
 	K, n, m := len(st.row), st.n, st.m
 	w := &workspace{st: st, pi: p.Prior, mu: mu}
 	w.c = make([]float64, K)
-	for k := range K {
-		w.c[k] = p.Prior[st.row[k]] * p.Utility[st.row[k]][st.col[k]]
-		w.scale = math.Max(w.scale, math.Abs(w.c[k]))
+	for j := range m {
+		for k := st.colStart[j]; k < st.colStart[j+1]; k++ {
+			w.c[k] = p.Prior[st.row[k]] * p.Utility[st.row[k]][j]
+			w.scale = math.Max(w.scale, math.Abs(w.c[k]))
+		}
 	}
 	if w.scale == 0 {
 		w.scale = 1
@@ -542,8 +542,10 @@ func (w *workspace) step() error {
 func (w *workspace) result(p Problem) *Result {
 	st := w.st
 	P := mech.Zeros(st.n, st.m)
-	for k, i := range st.row {
-		P[i][st.col[k]] = w.p[k]
+	for j := range st.m {
+		for k := st.colStart[j]; k < st.colStart[j+1]; k++ {
+			P[st.row[k]][j] = w.p[k]
+		}
 	}
 	P = clean(p.Prior, P, p.Epsilon)
 	alpha := make([]float64, st.n)
