@@ -186,16 +186,7 @@ func (r *Result) valid() bool {
 	if !(r.Bound >= r.Value-1e-12*math.Max(1, math.Abs(r.Value))) {
 		return false
 	}
-	for _, row := range r.Mechanism {
-		s := 0.0
-		for _, v := range row {
-			s += v
-		}
-		if math.Abs(s-1) > 1e-12 {
-			return false
-		}
-	}
-	return true
+	return rowsSumToOne(r.Mechanism)
 }
 
 // workspace is the state of the interior-point iterations.
@@ -210,37 +201,51 @@ type workspace struct {
 	// z (per pair, for p), w (per pair, for s).
 	p, s, t, a, b, z, w []float64
 
-	// residuals
-	rd, rc []float64 // per pair
-	ra     []float64 // per row
-	rb, rt []float64 // per output
+	res residual // the KKT residuals at the current point
 
 	// Newton system
-	d, e      []float64 // per pair
-	k         [][4]float64
-	mat       *mat.Dense
-	lu        mat.LU
-	rhs, sol  *mat.VecDense
-	dp, ds    []float64
-	dt, da    []float64
-	db        []float64
-	dz, dw    []float64
-	dp2, ds2  []float64
-	dz2, dw2  []float64
-	dt2, da2  []float64
-	db2       []float64
-	u1, u2    []float64 // per pair: the rank-2 factors of its output (factor)
-	v1, v2    []float64 // per pair: e d and π d
-	rpz, rsw  []float64
-	gw        []float64
-	h         []float64
-	colB1     []float64
-	colB2     []float64
-	rowSumD   []float64
-	rowB3     []float64
+	d, e     []float64 // per pair
+	k        [][4]float64
+	mat      *mat.Dense
+	lu       mat.LU
+	rhs, sol *mat.VecDense
+	aff, cor direction // predictor and corrector
+	u1, u2   []float64 // per pair: the rank-2 factors of its output (factor)
+	v1, v2   []float64 // per pair: e d and π d
+	rpz, rsw []float64
+	gw       []float64
+	h        []float64
+	colB1    []float64
+	colB2    []float64
+	rowSumD  []float64
+	rowB3    []float64
+
 	lastGap   float64
 	lastPrimI float64
 	lastDualI float64
+}
+
+// residual holds the residuals of the KKT conditions: rd (dual, per pair),
+// rc (caps, per pair), ra (row sums), rb (marginals, per output) and rt
+// (dual of t, per output).
+type residual struct {
+	rd, rc, ra, rb, rt []float64
+}
+
+func newResidual(K, n, m int) residual {
+	return residual{rd: make([]float64, K), rc: make([]float64, K), ra: make([]float64, n),
+		rb: make([]float64, m), rt: make([]float64, m)}
+}
+
+// direction is a Newton direction: per pair (p, s, z, w), per output (t,
+// b) and per row (a).
+type direction struct {
+	p, s, z, w, t, b, a []float64
+}
+
+func newDirection(K, n, m int) direction {
+	v := func(l int) []float64 { return make([]float64, l) }
+	return direction{p: v(K), s: v(K), z: v(K), w: v(K), t: v(m), b: v(m), a: v(n)}
 }
 
 func newWorkspace(p Problem, st structure, mu float64) *workspace {
@@ -261,17 +266,14 @@ func newWorkspace(p Problem, st structure, mu float64) *workspace {
 	}
 	vec := func(l int) []float64 { return make([]float64, l) }
 	w.p, w.s, w.z, w.w = vec(K), vec(K), vec(K), vec(K)
-	w.t, w.b, w.rb, w.rt = vec(m), vec(m), vec(m), vec(m)
-	w.a, w.ra = vec(n), vec(n)
-	w.rd, w.rc = vec(K), vec(K)
+	w.t, w.b = vec(m), vec(m)
+	w.a = vec(n)
+	w.res = newResidual(K, n, m)
 	w.d, w.e = vec(K), vec(K)
 	w.k = make([][4]float64, m)
 	w.mat = mat.NewDense(n, n, nil)
 	w.rhs, w.sol = mat.NewVecDense(n, nil), mat.NewVecDense(n, nil)
-	w.dp, w.ds, w.dz, w.dw = vec(K), vec(K), vec(K), vec(K)
-	w.dp2, w.ds2, w.dz2, w.dw2 = vec(K), vec(K), vec(K), vec(K)
-	w.dt, w.db, w.dt2, w.db2 = vec(m), vec(m), vec(m), vec(m)
-	w.da, w.da2 = vec(n), vec(n)
+	w.aff, w.cor = newDirection(K, n, m), newDirection(K, n, m)
 	w.u1, w.u2, w.v1, w.v2 = vec(K), vec(K), vec(K), vec(K)
 	w.rpz, w.rsw, w.gw, w.h = vec(K), vec(K), vec(K), vec(K)
 	w.colB1, w.colB2 = vec(m), vec(m)
@@ -305,31 +307,31 @@ func newWorkspace(p Problem, st structure, mu float64) *workspace {
 // residuals computes the residuals of the KKT conditions at the current
 // point, and the complementarity Σ p z + Σ s w into lastGap.
 func (w *workspace) residuals() {
-	st := w.st
-	clear(w.ra)
+	st, r := w.st, &w.res
+	clear(r.ra)
 	for j := range st.m {
 		var q, ws float64
 		for k := st.colStart[j]; k < st.colStart[j+1]; k++ {
 			i := st.row[k]
-			w.rd[k] = -w.c[k] - w.a[i] - w.pi[i]*w.b[j] + w.w[k] - w.z[k]
-			w.rc[k] = w.t[j] - w.p[k] - w.s[k]
-			w.ra[i] += w.p[k]
+			r.rd[k] = -w.c[k] - w.a[i] - w.pi[i]*w.b[j] + w.w[k] - w.z[k]
+			r.rc[k] = w.t[j] - w.p[k] - w.s[k]
+			r.ra[i] += w.p[k]
 			q += w.pi[i] * w.p[k]
 			ws += w.w[k]
 		}
-		w.rb[j] = q - w.mu*w.t[j]
-		w.rt[j] = w.mu*w.b[j] - ws
+		r.rb[j] = q - w.mu*w.t[j]
+		r.rt[j] = w.mu*w.b[j] - ws
 	}
-	for i := range w.ra {
-		w.ra[i]--
+	for i := range r.ra {
+		r.ra[i]--
 	}
 	comp := 0.0
 	for k := range w.p {
 		comp += w.p[k]*w.z[k] + w.s[k]*w.w[k]
 	}
 	w.lastGap = comp
-	w.lastPrimI = math.Max(maxAbs(w.ra), math.Max(maxAbs(w.rb), maxAbs(w.rc)))
-	w.lastDualI = math.Max(maxAbs(w.rd), maxAbs(w.rt))
+	w.lastPrimI = math.Max(maxAbs(r.ra), math.Max(maxAbs(r.rb), maxAbs(r.rc)))
+	w.lastDualI = math.Max(maxAbs(r.rd), maxAbs(r.rt))
 }
 
 // gapMeasure is the largest of the last complementarity and residuals.
@@ -408,24 +410,24 @@ func (w *workspace) factor() error {
 	return nil
 }
 
-// solve computes the Newton direction for the complementarity right-hand
-// sides rpz (for p z) and rsw (for s w) into dp, ds, dt, da, db, dz, dw.
-func (w *workspace) solve(rpz, rsw, dp, ds, dt, da, db, dz, dw []float64) error {
+// solve computes the Newton direction for the residuals r and the
+// complementarity right-hand sides rpz (for p z) and rsw (for s w) into d.
+func (w *workspace) solve(r *residual, rpz, rsw []float64, d direction) error {
 	st := w.st
 	n := st.n
 	// g_w = rsw/s − e rc; h = −rd − g_w + rpz/p.
 	for k := range w.p {
-		w.gw[k] = rsw[k]/w.s[k] - w.e[k]*w.rc[k]
-		w.h[k] = -w.rd[k] - w.gw[k] + rpz[k]/w.p[k]
+		w.gw[k] = rsw[k]/w.s[k] - w.e[k]*r.rc[k]
+		w.h[k] = -r.rd[k] - w.gw[k] + rpz[k]/w.p[k]
 	}
 	for i := range n {
-		w.rowB3[i] = -w.ra[i]
+		w.rowB3[i] = -r.ra[i]
 	}
 	for j := range st.m {
 		k0, k1 := st.colStart[j], st.colStart[j+1]
 		var b1, b2 float64
-		b1 = -w.rt[j]
-		b2 = -w.rb[j]
+		b1 = -r.rt[j]
+		b2 = -r.rb[j]
 		for k := k0; k < k1; k++ {
 			b1 += w.gw[k] + w.v1[k]*w.h[k]
 			b2 -= w.v2[k] * w.h[k]
@@ -446,6 +448,7 @@ func (w *workspace) solve(rpz, rsw, dp, ds, dt, da, db, dz, dw []float64) error 
 			return err
 		}
 	}
+	da := d.a
 	copy(da, w.sol.RawVector().Data)
 	for j := range st.m {
 		k0, k1 := st.colStart[j], st.colStart[j+1]
@@ -456,14 +459,14 @@ func (w *workspace) solve(rpz, rsw, dp, ds, dt, da, db, dz, dw []float64) error 
 		}
 		ik := w.k[j]
 		r1, r2 := w.colB1[j]+x, w.colB2[j]-y
-		db[j] = ik[0]*r1 + ik[1]*r2
-		dt[j] = ik[2]*r1 + ik[3]*r2
+		d.b[j] = ik[0]*r1 + ik[1]*r2
+		d.t[j] = ik[2]*r1 + ik[3]*r2
 		for k := k0; k < k1; k++ {
 			i := st.row[k]
-			dp[k] = w.d[k] * (w.h[k] + da[i] + w.pi[i]*db[j] + w.e[k]*dt[j])
-			ds[k] = dt[j] - dp[k] + w.rc[k]
-			dz[k] = (rpz[k] - w.z[k]*dp[k]) / w.p[k]
-			dw[k] = (rsw[k] - w.w[k]*ds[k]) / w.s[k]
+			d.p[k] = w.d[k] * (w.h[k] + da[i] + w.pi[i]*d.b[j] + w.e[k]*d.t[j])
+			d.s[k] = d.t[j] - d.p[k] + r.rc[k]
+			d.z[k] = (rpz[k] - w.z[k]*d.p[k]) / w.p[k]
+			d.w[k] = (rsw[k] - w.w[k]*d.s[k]) / w.s[k]
 		}
 	}
 	return nil
@@ -499,42 +502,49 @@ func (w *workspace) step() error {
 		w.rpz[k] = -w.p[k] * w.z[k]
 		w.rsw[k] = -w.s[k] * w.w[k]
 	}
-	if err := w.solve(w.rpz, w.rsw, w.dp, w.ds, w.dt, w.da, w.db, w.dz, w.dw); err != nil {
+	d := w.aff
+	if err := w.solve(&w.res, w.rpz, w.rsw, d); err != nil {
 		return err
 	}
-	ap := stepTo(w.p, w.dp, w.s, w.ds)
-	ad := stepTo(w.z, w.dz, w.w, w.dw)
+	ap := stepTo(w.p, d.p, w.s, d.s)
+	ad := stepTo(w.z, d.z, w.w, d.w)
 	aff := 0.0
 	for k := range w.p {
-		aff += (w.p[k]+ap*w.dp[k])*(w.z[k]+ad*w.dz[k]) + (w.s[k]+ap*w.ds[k])*(w.w[k]+ad*w.dw[k])
+		aff += (w.p[k]+ap*d.p[k])*(w.z[k]+ad*d.z[k]) + (w.s[k]+ap*d.s[k])*(w.w[k]+ad*d.w[k])
 	}
 	sigma := math.Pow(aff/comp, 3)
 	// Corrector.
 	for k := range w.p {
-		w.rpz[k] = sigma*muC - w.p[k]*w.z[k] - w.dp[k]*w.dz[k]
-		w.rsw[k] = sigma*muC - w.s[k]*w.w[k] - w.ds[k]*w.dw[k]
+		w.rpz[k] = sigma*muC - w.p[k]*w.z[k] - d.p[k]*d.z[k]
+		w.rsw[k] = sigma*muC - w.s[k]*w.w[k] - d.s[k]*d.w[k]
 	}
-	if err := w.solve(w.rpz, w.rsw, w.dp2, w.ds2, w.dt2, w.da2, w.db2, w.dz2, w.dw2); err != nil {
+	d = w.cor
+	if err := w.solve(&w.res, w.rpz, w.rsw, d); err != nil {
 		return err
 	}
-	ap = stepTo(w.p, w.dp2, w.s, w.ds2)
-	ad = stepTo(w.z, w.dz2, w.w, w.dw2)
+	ap = stepTo(w.p, d.p, w.s, d.s)
+	ad = stepTo(w.z, d.z, w.w, d.w)
 	eta := math.Max(0.9, 1-10*muC)
 	ap, ad = math.Min(1, eta*ap), math.Min(1, eta*ad)
+	w.move(d, ap, ad)
+	return nil
+}
+
+// move steps the primal variables by ap along d and the dual ones by ad.
+func (w *workspace) move(d direction, ap, ad float64) {
 	for k := range w.p {
-		w.p[k] += ap * w.dp2[k]
-		w.s[k] += ap * w.ds2[k]
-		w.z[k] += ad * w.dz2[k]
-		w.w[k] += ad * w.dw2[k]
+		w.p[k] += ap * d.p[k]
+		w.s[k] += ap * d.s[k]
+		w.z[k] += ad * d.z[k]
+		w.w[k] += ad * d.w[k]
 	}
 	for j := range w.t {
-		w.t[j] += ap * w.dt2[j]
-		w.b[j] += ad * w.db2[j]
+		w.t[j] += ap * d.t[j]
+		w.b[j] += ad * d.b[j]
 	}
 	for i := range w.a {
-		w.a[i] += ad * w.da2[i]
+		w.a[i] += ad * d.a[i]
 	}
-	return nil
 }
 
 // result turns the current point into a cleaned, audited mechanism with
