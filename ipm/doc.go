@@ -18,4 +18,9 @@
 // returns it as it is by default; given an LP backend, it hands the backend
 // the LP restricted to the point's support (about a tenth of the pairs at
 // N = M = 128), whose optimal vertex the same bound certifies.
+//
+// Probe runs the same iterations for a question of bisect's least-ε search:
+// is there an ε-PML mechanism with a zero pattern? It returns an audited
+// mechanism with the pattern, multipliers for polytope.DualBound, or both,
+// and the search settles with an LP only what they leave open.
 package ipm

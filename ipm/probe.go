@@ -1,0 +1,149 @@
+package ipm
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/polytope"
+)
+
+// ProbeResult is what Probe learnt about one budget and pattern.
+type ProbeResult struct {
+	// Mechanism respects the pattern (nil if no iterate gave one) and PML
+	// is its audited PML: the least ε is at most PML.
+	Mechanism mech.Mechanism
+	PML       float64
+	// Lower is proven by polytope.DualBound(pi, pat, Alpha): the least ε
+	// is at least Lower. 0 with a nil Alpha when nothing was proven.
+	Lower float64
+	Alpha []float64
+	// Iterations is the number of interior-point iterations.
+	Iterations int
+}
+
+// Probe asks whether an eps-PML mechanism with the zero pattern pat exists,
+// and returns the evidence either way: an audited mechanism with the
+// pattern, or multipliers α for polytope.DualBound (bisect's search takes
+// both).
+//
+// It runs Solve's iterations on the expected-utility problem over every
+// pair with utility −1 on the pairs pat forbids and 0 on the others, at
+// budget eps: its optimum is 0 exactly when such a mechanism exists, the
+// problem is always feasible (every pair is a variable), and the row
+// multipliers of an optimum below 0 are a proof for DualBound (the pairs
+// pat allows carry no utility, so each output's column condition is
+// DualBound's). It stops as soon as either side settles the question (a
+// mechanism of PML at most eps, or a proof of at least eps), and otherwise
+// when the iterations stop improving; the caller then settles it with an
+// LP. Both the mechanism and the bound are checked on their own, so
+// nothing rests on the iterations' tolerances.
+func Probe(pi mech.Prior, pat mech.Pattern, eps float64) (*ProbeResult, error) {
+	if _, err := mech.NewPrior(pi); err != nil {
+		return nil, err
+	}
+	n := len(pi)
+	if len(pat) != n {
+		return nil, &mech.FieldError{Field: "pattern", Row: -1, Col: -1,
+			Msg: fmt.Sprintf("has %d rows but the prior has %d letters", len(pat), n)}
+	}
+	m := len(pat[0])
+	penalty := make(mech.Utility, n)
+	for i, row := range pat {
+		if len(row) != m {
+			return nil, &mech.FieldError{Field: "pattern", Row: i, Col: -1,
+				Msg: fmt.Sprintf("has %d entries, row 1 has %d", len(row), m)}
+		}
+		penalty[i] = make([]float64, m)
+		for j, a := range row {
+			if !a {
+				penalty[i][j] = -1
+			}
+		}
+	}
+	if math.IsNaN(eps) || math.IsInf(eps, 0) || eps < 0 {
+		return nil, fmt.Errorf("ipm: budget %g is not a finite number ≥ 0", eps)
+	}
+	p := Problem{Prior: normalised(pi), Utility: penalty, Epsilon: eps}
+	w := newWorkspace(p, p.pairs(), math.Exp(-eps))
+	res := &ProbeResult{}
+	stale := 0
+	for it := 0; it <= 200; it++ {
+		w.residuals()
+		if w.gapMeasure() < 1e-4 {
+			res.Iterations = it
+			if res.observe(w, pi, pat, eps) {
+				stale = 0
+			} else {
+				stale++
+			}
+			if res.Lower >= eps || (res.Mechanism != nil && res.PML <= eps) {
+				return res, nil
+			}
+		}
+		if w.lastGap < 1e-15 || stale >= 5 {
+			break
+		}
+		if err := w.step(); err != nil {
+			break
+		}
+	}
+	return res, nil
+}
+
+// observe reads a mechanism with the pattern and a proof off the current
+// point, keeps whichever improves on res, and reports whether one did.
+func (res *ProbeResult) observe(w *workspace, pi mech.Prior, pat mech.Pattern, eps float64) bool {
+	st := w.st
+	better := false
+	p := mech.Zeros(st.n, st.m)
+	for j := range st.m {
+		for k := st.colStart[j]; k < st.colStart[j+1]; k++ {
+			if i := st.row[k]; pat[i][j] {
+				p[i][j] = math.Max(0, w.p[k])
+			}
+		}
+	}
+	ok := true
+	for _, row := range p {
+		top := slices.Max(row)
+		for j, v := range row {
+			if v < noiseEntry && v < top {
+				row[j] = 0
+			}
+		}
+		ok = ok && mech.Normalise(row) > 0
+	}
+	if ok {
+		polytope.DropNoise(pi, p, mech.Budget{Measure: mech.PML, Epsilon: eps}, noiseColumn)
+		if a := leakage.PML(pi, p); rowsSumToOne(p) && (res.Mechanism == nil || a < res.PML) {
+			res.Mechanism, res.PML, better = p, a, true
+		}
+	}
+	// The maximisation's row multipliers are −a (scaled); DualBound wants
+	// those of the pattern's feasibility problem, which are a.
+	alpha := make([]float64, st.n)
+	for i, a := range w.a {
+		alpha[i] = a * w.scale
+	}
+	if lb, ok := polytope.DualBound(pi, pat, alpha); ok && lb > res.Lower {
+		res.Lower, res.Alpha, better = lb, alpha, true
+	}
+	return better
+}
+
+// rowsSumToOne reports that every row of p sums to 1 within 1e-12.
+func rowsSumToOne(p mech.Mechanism) bool {
+	for _, row := range p {
+		s := 0.0
+		for _, v := range row {
+			s += v
+		}
+		if math.Abs(s-1) > 1e-12 {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,90 @@
+package ipm_test
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pmlopt/pmlopt/bisect"
+	"github.com/pmlopt/pmlopt/internal/randinst"
+	"github.com/pmlopt/pmlopt/ipm"
+	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/polytope"
+)
+
+// TestProbeAgainstLP probes random patterns below, near and above the
+// least ε that the LP search brackets: the evidence is always sound (a
+// proof never above ε*, a mechanism with the pattern never below it), and
+// away from ε* it settles the question the right way.
+func TestProbeAgainstLP(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	settled := 0
+	for trial := 0; trial < 40; trial++ {
+		n, m := 3+rng.IntN(10), 3+rng.IntN(10)
+		pi, o := randinst.Prior(rng, n, 0.01), randinst.StrictOrder(rng, n, m)
+		pat := o.Pattern(2 + rng.IntN(m-1))
+		ref, err := bisect.LeastEpsilon(context.Background(), pi, pat, bisect.Options{Probes: bisect.ProbesLP, Tol: 1e-10})
+		require.NoError(t, err)
+		star := ref.EpsUpper
+		for _, d := range []float64{-0.05, -1e-3, 0, 1e-3, 0.05} {
+			eps := star + d
+			if eps < 0 {
+				continue
+			}
+			r, err := ipm.Probe(pi, pat, eps)
+			require.NoError(t, err)
+			if r.Alpha != nil {
+				assert.LessOrEqual(t, r.Lower, ref.EpsUpper+1e-12, "trial %d: a proof above ε*", trial)
+				lb, ok := polytope.DualBound(pi, pat, r.Alpha)
+				require.True(t, ok)
+				assert.Equal(t, lb, r.Lower)
+			}
+			if r.Mechanism != nil {
+				require.True(t, pat.Holds(r.Mechanism), "trial %d: a forbidden pair used", trial)
+				for i, row := range r.Mechanism {
+					s := 0.0
+					for _, v := range row {
+						require.GreaterOrEqual(t, v, 0.0)
+						s += v
+					}
+					require.InDelta(t, 1, s, 1e-12, "trial %d, row %d", trial, i)
+				}
+				assert.Equal(t, leakage.PML(pi, r.Mechanism), r.PML)
+				assert.GreaterOrEqual(t, r.PML, ref.EpsLower-1e-12, "trial %d: a mechanism below ε*", trial)
+			}
+			switch {
+			case d < 0 && ref.EpsLower > 0 && eps > 0:
+				// Below ε*: proven infeasible.
+				if assert.NotNil(t, r.Alpha, "trial %d, ε* %+g", trial, d) {
+					assert.GreaterOrEqual(t, r.Lower, eps, "trial %d, ε* %+g", trial, d)
+					settled++
+				}
+			case d > 0:
+				// Above ε*: a mechanism within the budget.
+				if assert.NotNil(t, r.Mechanism, "trial %d, ε* %+g", trial, d) {
+					assert.LessOrEqual(t, r.PML, eps, "trial %d, ε* %+g", trial, d)
+					settled++
+				}
+			}
+		}
+	}
+	assert.Greater(t, settled, 100)
+}
+
+// TestProbeErrors checks the input errors.
+func TestProbeErrors(t *testing.T) {
+	pi := []float64{0.5, 0.5}
+	pat := [][]bool{{true, false}, {false, true}}
+	_, err := ipm.Probe(pi, pat[:1], 1)
+	assert.ErrorContains(t, err, "pattern")
+	_, err = ipm.Probe(pi, [][]bool{{true, false}, {true}}, 1)
+	assert.ErrorContains(t, err, "row 1")
+	_, err = ipm.Probe(pi, pat, math.NaN())
+	assert.Error(t, err)
+	_, err = ipm.Probe([]float64{0.5, 0.6}, pat, 1)
+	assert.Error(t, err)
+}
