@@ -39,6 +39,10 @@ type Options struct {
 	Workers int
 	// Progress, if not nil, is called as a curve advances.
 	Progress func(done, total int)
+	// Probes says who answers the worst-case searches' probes (see
+	// bisect.Options.Probes); the zero value asks ipm.Probe first from
+	// bisect.IPMLetters letters.
+	Probes bisect.Probes
 }
 
 func (o Options) solver() solver.Solver {
@@ -49,7 +53,7 @@ func (o Options) solver() solver.Solver {
 }
 
 func (o Options) bisect() bisect.Options {
-	return bisect.Options{Solver: o.solver(), Tol: o.Tol, Workers: o.Workers, Progress: o.Progress}
+	return bisect.Options{Solver: o.solver(), Tol: o.Tol, Workers: o.Workers, Progress: o.Progress, Probes: o.Probes}
 }
 
 // Solution is an optimal mechanism and what it achieves (SPEC §8).

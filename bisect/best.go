@@ -121,6 +121,7 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 		yesMech mech.Mechanism
 		yesPML  float64
 		solves  int
+		probes  int // ipm.Probe calls
 	)
 	for no-yes > 1 {
 		if err := ctx.Err(); err != nil {
@@ -141,10 +142,11 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 			yes, yesMech, yesPML = mid, safe, leakage.PML(pi, safe)
 			continue
 		}
-		p := &prober{pi: pi, pat: pat, c: c, slv: cfg.slv}
+		p := &prober{pi: pi, pat: pat, c: c, slv: cfg.slv, ipm: cfg.ipmFor(len(pi))}
 		o, err := p.probe(limit, limit, true)
 		p.close()
 		solves += p.solves
+		probes += p.probes
 		if err != nil {
 			return 0, Result{}, err
 		}
@@ -161,7 +163,8 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 	if yesMech != nil {
 		h.hiMech, h.hi = yesMech, yesPML
 	}
-	r, err := search(ctx, pi, fam.pattern(yes), cfg.slv, cfg.tol, h)
+	r, err := search(ctx, pi, fam.pattern(yes), cfg, cfg.tol, h)
 	r.LPSolves += solves
+	r.IPMProbes += probes
 	return yes, r, err
 }

@@ -106,6 +106,7 @@ func point(h int, v, vmax, safe float64, r *Result) Point {
 		Lower:               r.Lower,
 		Mechanism:           r.Mechanism,
 		LPSolves:            r.LPSolves,
+		IPMProbes:           r.IPMProbes,
 		Proof:               r.Proof,
 	}
 }
@@ -203,7 +204,7 @@ func (c *curveRun) solve(k int, h hint) bool {
 		c.fail(c.ctx.Err())
 		return false
 	}
-	r, err := search(c.ctx, c.pi, c.fam.pattern(k), c.cfg.slv, c.cfg.tol/2, h)
+	r, err := search(c.ctx, c.pi, c.fam.pattern(k), c.cfg, c.cfg.tol/2, h)
 	<-c.sem
 	if err != nil {
 		c.fail(err)

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/pmlopt/pmlopt/closedform"
+	"github.com/pmlopt/pmlopt/ipm"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
@@ -44,7 +45,7 @@ func LeastEpsilon(ctx context.Context, pi mech.Prior, pat mech.Pattern, opt Opti
 	if err := checkPattern(pat, len(pi)); err != nil {
 		return Result{}, err
 	}
-	return search(ctx, pi, pat, cfg.slv, cfg.tol, hint{})
+	return search(ctx, pi, pat, cfg, cfg.tol, hint{})
 }
 
 // checkPattern verifies that pat is an n×M pattern with an allowed output in
@@ -154,6 +155,8 @@ type prober struct {
 	c      []float64
 	slv    solver.Solver
 	solves int
+	ipm    bool // ask ipm.Probe first
+	probes int  // ipm.Probe calls
 
 	model     *polytope.Model // warm path: loaded once, pruned at level
 	sess      solver.Session
@@ -218,6 +221,52 @@ const auditSlop = 1e-13
 // which saves that solve where later probes will bring the evidence; two
 // such verdicts in a row are settled all the same.
 func (p *prober) probe(t, level float64, settle bool) (outcome, error) {
+	var ev *ipm.ProbeResult
+	if p.ipm {
+		var o outcome
+		if o, ev = p.ipmProbe(t); o.v == feasible || o.v == infeasible {
+			return o, nil
+		}
+	}
+	o, err := p.lpProbe(t, level, settle)
+	if err == nil && ev != nil {
+		o = o.with(ev)
+	}
+	return o, err
+}
+
+// ipmProbe asks ipm.Probe about t. Its verdict is feasible or infeasible
+// when the evidence settles the question, and unproven otherwise (then ev
+// holds whatever it found, for the LP's outcome).
+func (p *prober) ipmProbe(t float64) (o outcome, ev *ipm.ProbeResult) {
+	r, err := ipm.Probe(p.pi, p.pat, t)
+	p.probes++
+	if err != nil {
+		return outcome{v: unproven}, nil
+	}
+	switch {
+	case r.Alpha != nil && r.Lower >= t-proofMargin:
+		return outcome{v: infeasible, lb: r.Lower, alpha: r.Alpha}, r
+	case r.Mechanism != nil && r.PML <= t+auditSlop:
+		return outcome{v: feasible, m: r.Mechanism, a: r.PML, lb: r.Lower, alpha: r.Alpha}, r
+	}
+	return outcome{v: unproven}, r
+}
+
+// with adds ipm.Probe's evidence to an LP's outcome: a higher proven bound,
+// and a better mechanism for a verdict that keeps one.
+func (o outcome) with(ev *ipm.ProbeResult) outcome {
+	if ev.Alpha != nil && ev.Lower > o.lb {
+		o.lb, o.alpha = ev.Lower, ev.Alpha
+	}
+	if ev.Mechanism != nil && o.v != infeasible && (o.m == nil || ev.PML < o.a) {
+		o.m, o.a = ev.Mechanism, ev.PML
+	}
+	return o
+}
+
+// lpProbe is probe with the solver's LPs.
+func (p *prober) lpProbe(t, level float64, settle bool) (outcome, error) {
 	_, warm := p.slv.(solver.WarmSolver)
 	o, err := p.solveFeasibility(t, level, warm, true)
 	if err != nil && warm {
@@ -478,7 +527,7 @@ func (p *prober) finalBasis() *polytope.KeyedBasis {
 }
 
 // search is LeastEpsilon on validated input, starting from what h knows.
-func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, slv solver.Solver, tol float64, h hint) (Result, error) {
+func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, tol float64, h hint) (Result, error) {
 	n, m := len(pat), len(pat[0])
 	c, all := columnBounds(pi, pat)
 	if all >= 0 {
@@ -510,7 +559,7 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, slv solver.Sol
 	// is below tol/64 wide.
 	lo := r.EpsLower
 	sl, hv := lo, r.EpsUpper
-	p := &prober{pi: pi, pat: pat, c: c, slv: slv, start: h.basis, keepBasis: h.keepBasis}
+	p := &prober{pi: pi, pat: pat, c: c, slv: cfg.slv, start: h.basis, keepBasis: h.keepBasis, ipm: cfg.ipmFor(len(pi))}
 	defer p.close()
 	level := hv // the pruning level of a warm model: valid for every ε ≤ hv
 
@@ -717,6 +766,7 @@ func progress(slow int, before, after float64) int {
 func finish(r Result, lo float64, p *prober) Result {
 	r.EpsLower = math.Min(lo, r.EpsUpper)
 	r.LPSolves = p.solves
+	r.IPMProbes = p.probes
 	if p.keepBasis {
 		r.basis = p.finalBasis()
 	}

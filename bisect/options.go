@@ -34,6 +34,12 @@ type Options struct {
 	// runtime.GOMAXPROCS(0). LeastEpsilon, BestOrder and BestValue are
 	// sequential.
 	Workers int
+	// Probes chooses who answers the search's probes "is there an ε-PML
+	// mechanism with the pattern at ε = t?": ProbesAuto (the zero value)
+	// asks ipm.Probe first when the prior has at least IPMLetters letters
+	// and the solver settles what it leaves open; ProbesLP asks only the
+	// solver; ProbesIPM asks ipm.Probe first at every size.
+	Probes Probes
 	// Progress, if not nil, is called by the curves after each threshold
 	// is resolved with the number resolved so far and the total. Calls are
 	// serialised (never concurrent) and done increases by at least one per
@@ -41,16 +47,45 @@ type Options struct {
 	Progress func(done, total int)
 }
 
+// Probes says who answers a search's probes.
+type Probes int
+
+const (
+	// ProbesAuto: ipm.Probe first from IPMLetters letters, else the LP.
+	ProbesAuto Probes = iota
+	// ProbesLP: the solver's feasibility LP only.
+	ProbesLP
+	// ProbesIPM: ipm.Probe first at every size, the LP for what it
+	// leaves open.
+	ProbesIPM
+)
+
+// IPMLetters is the number of letters from which ProbesAuto asks ipm.Probe
+// first. Below it a warm LP is cheaper than an interior-point solve (the
+// bench: Clp's warm LPs take 1.5 ms at N = 32, ipm.Probe about 13 ms at
+// N = 64 against Clp's 22 ms).
+const IPMLetters = 96
+
 // config is Options with defaults filled in.
 type config struct {
 	slv      solver.Solver
 	tol      float64
 	workers  int
 	progress func(done, total int)
+	probes   Probes
+}
+
+// ipmFor reports whether the searches ask ipm.Probe first on an n-letter
+// prior.
+func (c config) ipmFor(n int) bool {
+	return c.probes == ProbesIPM || (c.probes == ProbesAuto && n >= IPMLetters)
 }
 
 func (o Options) config() (config, error) {
-	c := config{slv: o.Solver, tol: o.Tol, workers: o.Workers, progress: o.Progress}
+	c := config{slv: o.Solver, tol: o.Tol, workers: o.Workers, progress: o.Progress, probes: o.Probes}
+	if c.probes < ProbesAuto || c.probes > ProbesIPM {
+		return c, fmt.Errorf("bisect: unknown probes %d", o.Probes)
+	}
 	if c.slv == nil {
 		c.slv = solver.Auto()
 	}
@@ -118,6 +153,7 @@ type Result struct {
 	Lower              Bound
 	Mechanism          mech.Mechanism
 	LPSolves           int
+	IPMProbes          int // ipm.Probe calls (Options.Probes)
 	Proof              []float64
 
 	basis *polytope.KeyedBasis // the warm session's last basis, for a neighbour; cleared by the curve
@@ -149,5 +185,6 @@ type Point struct {
 	Lower               Bound
 	Mechanism           mech.Mechanism
 	LPSolves            int
+	IPMProbes           int       // ipm.Probe calls spent on this point
 	Proof               []float64 // as Result.Proof
 }

@@ -1,0 +1,68 @@
+package bisect
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pmlopt/pmlopt/internal/randinst"
+	"github.com/pmlopt/pmlopt/solver"
+)
+
+// TestIPMProbesAgree runs every curve twice, with the LP probes only and
+// with ipm.Probe asked first, on random instances up to 14 letters: the same
+// ε* to 1e-9 at every threshold, every bracket closed and audited, and the
+// interior-point probes doing most of the work.
+func TestIPMProbesAgree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, s := range []solver.Solver{solver.Auto(), mustGet(t, "revised")} {
+		probes, lps := 0, 0
+		for trial := 0; trial < 8; trial++ {
+			n, m := 4+rng.IntN(11), 3+rng.IntN(10)
+			pi, o := randinst.Prior(rng, n, 0.01), randinst.StrictOrder(rng, n, m)
+			ref, err := OrderCurve(context.Background(), pi, o, Options{Solver: s, Probes: ProbesLP})
+			require.NoError(t, err)
+			pts, err := OrderCurve(context.Background(), pi, o, Options{Solver: s, Probes: ProbesIPM})
+			require.NoError(t, err)
+			require.Len(t, pts, m)
+			for k, p := range pts {
+				require.Zero(t, ref[k].IPMProbes, "ProbesLP called ipm.Probe")
+				pat := o.Pattern(p.H)
+				audit(t, pi, pat, Result{EpsLower: p.OptimalEpsilonLower, EpsUpper: p.OptimalEpsilon,
+					Mechanism: p.Mechanism, Lower: p.Lower, Proof: p.Proof}, DefaultTol)
+				assert.InDelta(t, ref[k].OptimalEpsilon, p.OptimalEpsilon, 1e-9, "%s, trial %d, h %d", s.Name(), trial, p.H)
+				probes += p.IPMProbes
+				lps += p.LPSolves
+			}
+		}
+		t.Logf("%s: %d ipm probes, %d LPs", s.Name(), probes, lps)
+		assert.Greater(t, probes, lps, "%s: the interior-point probes settled too little", s.Name())
+	}
+}
+
+// TestIPMProbesAuto checks the size rule: below IPMLetters letters the
+// default asks only the LP, from it ipm.Probe first.
+func TestIPMProbesAuto(t *testing.T) {
+	c, err := Options{}.config()
+	require.NoError(t, err)
+	assert.False(t, c.ipmFor(IPMLetters-1))
+	assert.True(t, c.ipmFor(IPMLetters))
+	c, err = Options{Probes: ProbesLP}.config()
+	require.NoError(t, err)
+	assert.False(t, c.ipmFor(1000))
+	c, err = Options{Probes: ProbesIPM}.config()
+	require.NoError(t, err)
+	assert.True(t, c.ipmFor(2))
+	_, err = Options{Probes: Probes(7)}.config()
+	assert.Error(t, err)
+}
+
+func mustGet(t *testing.T, name string) solver.Solver {
+	t.Helper()
+	s, err := solver.Get(name)
+	require.NoError(t, err)
+	return s
+}
