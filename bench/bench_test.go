@@ -99,16 +99,16 @@ func TestTargets(t *testing.T) {
 	r := &Report{Scaling: &Scaling{Workers: 2, Budget: 30 * time.Second, Backends: []string{"clp", "revised"},
 		Rows: []ScaleRow{
 			{N: 32, Curves: []CurveRun{{Backend: "clp", Time: 349 * time.Millisecond, LPSolves: 217}, {Backend: "revised", Time: 4416 * time.Millisecond, LPSolves: 231}}},
-			{N: 64, Curves: []CurveRun{{Backend: "clp", Time: 7402 * time.Millisecond, LPSolves: 564}, {Backend: "revised", Skipped: "exceeded the 30s budget"}}},
+			{N: 64, Curves: []CurveRun{{Backend: "clp", Time: 7402 * time.Millisecond, LPSolves: 500, Probes: 64}, {Backend: "revised", Skipped: "exceeded the 30s budget"}}},
 			{N: 128, Curves: []CurveRun{{Backend: "clp", Skipped: "exceeded the 30s budget (5 of 128 thresholds resolved, 49 LPs)"}}},
 		},
 		Big: &ScaleRow{N: 1000, SafeTime: 11866 * time.Microsecond}}}
 	var b strings.Builder
 	r.writeTargets(&b)
 	out := b.String()
-	assert.Contains(t, out, "| clp, N = 64, < 3s | 7.402s | no (2.5× the target) | 564 | 8.8 | 26.25ms |")
+	assert.Contains(t, out, "| clp, N = 64, < 3s | 7.402s | no (2.5× the target) | 500 + 64 | 7.8 + 1.0 | 26.25ms |")
 	assert.Contains(t, out, "| clp, N = 128, < 30s | not finished: exceeded the 30s budget (5 of 128 thresholds resolved, 49 LPs) | no |")
 	assert.Contains(t, out, "| clp, N = 256, < 5m0s | not run |")
-	assert.Contains(t, out, "| revised, N = 32, < 1m0s | 4.416s | yes | 231 | 7.2 | 38.23ms |")
+	assert.Contains(t, out, "| revised, N = 32, < 1m0s | 4.416s | yes | 231 + 0 | 7.2 + 0.0 | 38.23ms |")
 	assert.Contains(t, out, "| closed-form curve, N = 1000, < 50ms | 11.866ms | yes |")
 }
