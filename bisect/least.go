@@ -42,38 +42,10 @@ func LeastEpsilon(ctx context.Context, pi mech.Prior, pat mech.Pattern, opt Opti
 	if _, err := mech.NewPrior(pi); err != nil {
 		return Result{}, err
 	}
-	if err := checkPattern(pat, len(pi)); err != nil {
+	if err := pat.Check(len(pi)); err != nil {
 		return Result{}, err
 	}
 	return search(ctx, pi, pat, cfg, cfg.tol, hint{})
-}
-
-// checkPattern verifies that pat is an n×M pattern with an allowed output in
-// every row.
-func checkPattern(pat mech.Pattern, n int) error {
-	if len(pat) != n {
-		return &mech.FieldError{Field: "pattern", Row: -1, Col: -1,
-			Msg: fmt.Sprintf("has %d rows but the prior has %d letters", len(pat), n)}
-	}
-	m := len(pat[0])
-	if m == 0 {
-		return &mech.FieldError{Field: "pattern", Row: 0, Col: -1, Msg: "has no columns"}
-	}
-	for i, row := range pat {
-		if len(row) != m {
-			return &mech.FieldError{Field: "pattern", Row: i, Col: -1,
-				Msg: fmt.Sprintf("has %d entries, row 1 has %d", len(row), m)}
-		}
-		ok := false
-		for _, a := range row {
-			ok = ok || a
-		}
-		if !ok {
-			return &mech.FieldError{Field: "pattern", Row: i, Col: -1,
-				Msg: "forbids every output, so no mechanism respects it"}
-		}
-	}
-	return nil
 }
 
 // hint carries what is known about a pattern from its neighbours on a curve:

@@ -44,19 +44,12 @@ func Probe(pi mech.Prior, pat mech.Pattern, eps float64) (*ProbeResult, error) {
 	if _, err := mech.NewPrior(pi); err != nil {
 		return nil, err
 	}
-	n := len(pi)
-	if len(pat) != n {
-		return nil, &mech.FieldError{Field: "pattern", Row: -1, Col: -1,
-			Msg: fmt.Sprintf("has %d rows but the prior has %d letters", len(pat), n)}
+	if err := pat.Check(len(pi)); err != nil {
+		return nil, err
 	}
-	m := len(pat[0])
-	penalty := make(mech.Utility, n)
+	penalty := make(mech.Utility, len(pi))
 	for i, row := range pat {
-		if len(row) != m {
-			return nil, &mech.FieldError{Field: "pattern", Row: i, Col: -1,
-				Msg: fmt.Sprintf("has %d entries, row 1 has %d", len(row), m)}
-		}
-		penalty[i] = make([]float64, m)
+		penalty[i] = make([]float64, len(row))
 		for j, a := range row {
 			if !a {
 				penalty[i][j] = -1

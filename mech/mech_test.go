@@ -308,3 +308,21 @@ func TestParseMeasure(t *testing.T) {
 	_, err := ParseMeasure("PML")
 	assert.EqualError(t, err, `unknown privacy measure "PML" (want pml, alip, lip or ldp)`)
 }
+
+func TestPatternCheck(t *testing.T) {
+	ok := Pattern{{true, false}, {false, true}}
+	assert.NoError(t, ok.Check(2))
+	for _, c := range []struct {
+		pat  Pattern
+		n    int
+		want string
+	}{
+		{ok, 3, "has 2 rows but the prior has 3 letters"},
+		{Pattern{}, 0, "has no rows"},
+		{Pattern{{}, {}}, 2, "has no columns"},
+		{Pattern{{true, false}, {true}}, 2, "row 2: has 1 entries, row 1 has 2"},
+		{Pattern{{true, false}, {false, false}}, 2, "row 2: forbids every output"},
+	} {
+		assert.ErrorContains(t, c.pat.Check(c.n), c.want)
+	}
+}

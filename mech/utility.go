@@ -149,6 +149,35 @@ func (o Order) Pattern(h int) Pattern {
 // and false when the mechanism must have p_ij = 0.
 type Pattern [][]bool
 
+// Check verifies that pat is a zero pattern for an n-letter prior that some
+// mechanism respects: n rows of the same non-zero length, and an allowed
+// output in every row.
+func (pat Pattern) Check(n int) error {
+	if len(pat) != n {
+		return errorf("pattern", -1, -1, "has %d rows but the prior has %d letters", len(pat), n)
+	}
+	if n == 0 {
+		return errorf("pattern", -1, -1, "has no rows")
+	}
+	m := len(pat[0])
+	if m == 0 {
+		return errorf("pattern", 0, -1, "has no columns")
+	}
+	for i, row := range pat {
+		if len(row) != m {
+			return errorf("pattern", i, -1, "has %d entries, row 1 has %d", len(row), m)
+		}
+		ok := false
+		for _, a := range row {
+			ok = ok || a
+		}
+		if !ok {
+			return errorf("pattern", i, -1, "forbids every output, so no mechanism respects it")
+		}
+	}
+	return nil
+}
+
 // Holds reports whether p is zero on every forbidden pair of pat.
 func (pat Pattern) Holds(p Mechanism) bool {
 	for i, row := range pat {
