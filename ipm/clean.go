@@ -16,12 +16,21 @@ const noiseEntry = 1e-11
 // PML exceeds the budget.
 const noiseColumn = 1e-9
 
-// clean turns an interior point into a mechanism in place: negative and
-// tiny entries cleared (each row keeps its largest), outputs of noise that
-// break the budget dropped and rows renormalised (polytope.DropNoise, as
-// for an LP's solution), and, if its PML still exceeds eps, mixed into the
-// budget (mixToBudget).
+// clean turns an interior point into a mechanism in place: tiny entries
+// cleared (clearTiny), outputs of noise that break the budget dropped and
+// rows renormalised (polytope.DropNoise, as for an LP's solution), and, if
+// its PML still exceeds eps, mixed into the budget (mixToBudget).
 func clean(pi mech.Prior, p mech.Mechanism, eps float64) mech.Mechanism {
+	clearTiny(p)
+	// An output whose entries are all noise can have any ratio: drop it
+	// when it breaks the budget (the rows lose at most M·1e-9).
+	polytope.DropNoise(pi, p, mech.Budget{Measure: mech.PML, Epsilon: eps}, noiseColumn)
+	return mixToBudget(pi, p, eps)
+}
+
+// clearTiny sets to zero, in place, the entries of p below noiseEntry,
+// except each row's largest.
+func clearTiny(p mech.Mechanism) {
 	for _, row := range p {
 		top := 0.0
 		for _, v := range row {
@@ -33,10 +42,6 @@ func clean(pi mech.Prior, p mech.Mechanism, eps float64) mech.Mechanism {
 			}
 		}
 	}
-	// An output whose entries are all noise can have any ratio: drop it
-	// when it breaks the budget (the rows lose at most M·1e-9).
-	polytope.DropNoise(pi, p, mech.Budget{Measure: mech.PML, Epsilon: eps}, noiseColumn)
-	return mixToBudget(pi, p, eps)
 }
 
 // mixToBudget returns p, mixed in place with the independent mechanism of

@@ -547,17 +547,28 @@ func (w *workspace) move(d direction, ap, ad float64) {
 	}
 }
 
+// point returns the current point's entries p_ij as a mechanism, with the
+// pairs pat forbids (pat nil: none) left at zero. The entries are positive
+// (the steps stop short of the boundary), but the rows sum to 1 only up to
+// the residuals.
+func (w *workspace) point(pat mech.Pattern) mech.Mechanism {
+	st := w.st
+	p := mech.Zeros(st.n, st.m)
+	for j := range st.m {
+		for k := st.colStart[j]; k < st.colStart[j+1]; k++ {
+			if i := st.row[k]; pat == nil || pat[i][j] {
+				p[i][j] = w.p[k]
+			}
+		}
+	}
+	return p
+}
+
 // result turns the current point into a cleaned, audited mechanism with
 // its value and the bound its multipliers prove.
 func (w *workspace) result(p Problem) *Result {
 	st := w.st
-	P := mech.Zeros(st.n, st.m)
-	for j := range st.m {
-		for k := st.colStart[j]; k < st.colStart[j+1]; k++ {
-			P[st.row[k]][j] = w.p[k]
-		}
-	}
-	P = clean(p.Prior, P, p.Epsilon)
+	P := clean(p.Prior, w.point(nil), p.Epsilon)
 	alpha := make([]float64, st.n)
 	for i, a := range w.a {
 		alpha[i] = -a * w.scale // the maximisation's multipliers, unscaled

@@ -3,7 +3,6 @@ package ipm
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
@@ -89,24 +88,13 @@ func Probe(pi mech.Prior, pat mech.Pattern, eps float64) (*ProbeResult, error) {
 // observe reads a mechanism with the pattern and a proof off the current
 // point, keeps whichever improves on res, and reports whether one did.
 func (res *ProbeResult) observe(w *workspace, pi mech.Prior, pat mech.Pattern, eps float64) bool {
-	st := w.st
 	better := false
-	p := mech.Zeros(st.n, st.m)
-	for j := range st.m {
-		for k := st.colStart[j]; k < st.colStart[j+1]; k++ {
-			if i := st.row[k]; pat[i][j] {
-				p[i][j] = math.Max(0, w.p[k])
-			}
-		}
-	}
+	// Below the least ε the forbidden pairs carry real mass: the rows are
+	// renormalised before DropNoise judges the outputs by their ratios.
+	p := w.point(pat)
+	clearTiny(p)
 	ok := true
 	for _, row := range p {
-		top := slices.Max(row)
-		for j, v := range row {
-			if v < noiseEntry && v < top {
-				row[j] = 0
-			}
-		}
 		ok = ok && mech.Normalise(row) > 0
 	}
 	if ok {
@@ -117,7 +105,7 @@ func (res *ProbeResult) observe(w *workspace, pi mech.Prior, pat mech.Pattern, e
 	}
 	// The maximisation's row multipliers are −a (scaled); DualBound wants
 	// those of the pattern's feasibility problem, which are a.
-	alpha := make([]float64, st.n)
+	alpha := make([]float64, len(w.a))
 	for i, a := range w.a {
 		alpha[i] = a * w.scale
 	}
