@@ -137,38 +137,52 @@ func Solve(p Problem, opt Options) (*Result, error) {
 	mu := math.Exp(-p.Epsilon)
 	w := newWorkspace(p, p.pairs(), mu)
 	var best *Result
-	stale := 0
-	for it := 0; it <= maxIter; it++ {
-		w.residuals()
-		if w.gapMeasure() < 1e-6 || w.lastGap < 1e-12 {
-			// Near the end every point is a candidate: certify it.
-			r := w.result(p)
-			r.Iterations = it
-			// A bound below the value (beyond rounding) would be a
-			// broken proof: such a point never counts.
-			if r.valid() && (best == nil || r.Bound-r.Value < best.Bound-best.Value) {
-				best, stale = r, 0
-			} else {
-				stale++
-			}
-			if best != nil && best.Bound-best.Value <= gap*math.Max(1, math.Abs(best.Value)) {
-				return best, nil
-			}
+	w.iterate(maxIter, 1e-6, func(it int) (improved, done bool) {
+		r := w.result(p)
+		r.Iterations = it
+		// A bound below the value (beyond rounding) would be a broken
+		// proof: such a point never counts.
+		if r.valid() && (best == nil || r.Bound-r.Value < best.Bound-best.Value) {
+			best, improved = r, true
 		}
-		// Rounding ends the progress: the complementarity at the level of
-		// the entries' last digits, or five certified points in a row
-		// that do not improve the best.
-		if w.lastGap < 1e-15 || stale >= 5 || it == maxIter {
-			break
-		}
-		if err := w.step(); err != nil {
-			break
-		}
-	}
+		return improved, best != nil && best.Bound-best.Value <= gap*math.Max(1, math.Abs(best.Value))
+	})
 	if best != nil && best.Bound-best.Value <= accept*math.Max(1, math.Abs(best.Value)) {
 		return best, nil
 	}
 	return best, ErrNotConverged
+}
+
+// iterate runs the predictor-corrector iterations from the current point.
+// Near the end every point is a candidate: each point whose residuals and
+// complementarity are below near, or whose complementarity alone is below
+// 1e-12, goes to observe, which reports whether it improved on the best
+// point so far and whether to stop. Rounding ends the progress first when
+// the complementarity reaches the level of the entries' last digits (1e-15)
+// or five observed points in a row bring no improvement; maxIter and a
+// failed step end it too.
+func (w *workspace) iterate(maxIter int, near float64, observe func(it int) (improved, done bool)) {
+	stale := 0
+	for it := 0; it <= maxIter; it++ {
+		w.residuals()
+		if w.gapMeasure() < near || w.lastGap < 1e-12 {
+			improved, done := observe(it)
+			if done {
+				return
+			}
+			if improved {
+				stale = 0
+			} else {
+				stale++
+			}
+		}
+		if w.lastGap < 1e-15 || stale >= 5 || it == maxIter {
+			return
+		}
+		if err := w.step(); err != nil {
+			return
+		}
+	}
 }
 
 // normalised returns pi divided by its sum. NewPrior accepts sums within

@@ -61,27 +61,11 @@ func Probe(pi mech.Prior, pat mech.Pattern, eps float64) (*ProbeResult, error) {
 	p := Problem{Prior: normalised(pi), Utility: penalty, Epsilon: eps}
 	w := newWorkspace(p, p.pairs(), math.Exp(-eps))
 	res := &ProbeResult{}
-	stale := 0
-	for it := 0; it <= 200; it++ {
-		w.residuals()
-		if w.gapMeasure() < 1e-4 {
-			res.Iterations = it
-			if res.observe(w, pi, pat, eps) {
-				stale = 0
-			} else {
-				stale++
-			}
-			if res.Lower >= eps || (res.Mechanism != nil && res.PML <= eps) {
-				return res, nil
-			}
-		}
-		if w.lastGap < 1e-15 || stale >= 5 {
-			break
-		}
-		if err := w.step(); err != nil {
-			break
-		}
-	}
+	w.iterate(200, 1e-4, func(it int) (improved, done bool) {
+		res.Iterations = it
+		improved = res.observe(w, pi, pat, eps)
+		return improved, res.Lower >= eps || (res.Mechanism != nil && res.PML <= eps)
+	})
 	return res, nil
 }
 
