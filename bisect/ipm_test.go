@@ -37,6 +37,19 @@ func TestIPMProbesAgree(t *testing.T) {
 				probes += p.IPMProbes
 				lps += p.LPSolves
 			}
+			// BestOrder, whose yes/no probes ask ipm.Probe too, picks the
+			// same threshold as the LP-only search, at a budget between
+			// two steps of the curve.
+			h := 1 + rng.IntN(m)
+			eps := ref[h-1].OptimalEpsilon + 1e-6
+			hl, rl, err := BestOrder(context.Background(), pi, o, eps, Options{Solver: s, Probes: ProbesLP})
+			require.NoError(t, err)
+			hi, ri, err := BestOrder(context.Background(), pi, o, eps, Options{Solver: s, Probes: ProbesIPM})
+			require.NoError(t, err)
+			assert.Equal(t, hl, hi, "%s, trial %d, ε %v", s.Name(), trial, eps)
+			assert.InDelta(t, rl.EpsUpper, ri.EpsUpper, 1e-9)
+			assert.Zero(t, rl.IPMProbes)
+			audit(t, pi, o.Pattern(hi), ri, DefaultTol)
 		}
 		t.Logf("%s: %d ipm probes, %d LPs", s.Name(), probes, lps)
 		assert.Greater(t, probes, lps, "%s: the interior-point probes settled too little", s.Name())

@@ -179,19 +179,10 @@ const proofMargin = 1e-12
 const auditSlop = 1e-13
 
 // probe tests t ≤ level (level: the pruning level of a warm model, the
-// upper end of the bracket).
-//
-// A feasible verdict is hard evidence: its point audits at most t. An
-// infeasibility claim is taken as a bound only with a proof: the solver's
-// Farkas certificate, or the duals of the infeasibility LP (polytope's
-// Infeasibility objective), checked by polytope.DualBound. Solvers
-// accept points that violate rows by an absolute tolerance (about 1e-9),
-// and at degenerate points an engine can even call a feasible LP
-// infeasible: neither may move the certified lower end. With settle, a
-// verdict without evidence (unproven, inconclusive) is settled by a cold
-// solve of the infeasibility LP; without it, it only steers the search,
-// which saves that solve where later probes will bring the evidence; two
-// such verdicts in a row are settled all the same.
+// upper end of the bracket): by ipm.Probe first when the prober asks it
+// (its verdict stands when its evidence settles the question), else, or
+// for what it leaves open, by lpProbe, whose outcome then carries the
+// interior point's evidence as well.
 func (p *prober) probe(t, level float64, settle bool) (outcome, error) {
 	var ev *ipm.ProbeResult
 	if p.ipm {
@@ -237,7 +228,19 @@ func (o outcome) with(ev *ipm.ProbeResult) outcome {
 	return o
 }
 
-// lpProbe is probe with the solver's LPs.
+// lpProbe tests t ≤ level with the solver's LPs.
+//
+// A feasible verdict is hard evidence: its point audits at most t. An
+// infeasibility claim is taken as a bound only with a proof: the solver's
+// Farkas certificate, or the duals of the infeasibility LP (polytope's
+// Infeasibility objective), checked by polytope.DualBound. Solvers
+// accept points that violate rows by an absolute tolerance (about 1e-9),
+// and at degenerate points an engine can even call a feasible LP
+// infeasible: neither may move the certified lower end. With settle, a
+// verdict without evidence (unproven, inconclusive) is settled by a cold
+// solve of the infeasibility LP; without it, it only steers the search,
+// which saves that solve where later probes will bring the evidence; two
+// such verdicts in a row are settled all the same.
 func (p *prober) lpProbe(t, level float64, settle bool) (outcome, error) {
 	_, warm := p.slv.(solver.WarmSolver)
 	o, err := p.solveFeasibility(t, level, warm, true)
