@@ -150,8 +150,22 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 		if err != nil {
 			return 0, Result{}, err
 		}
-		// An inconclusive verdict (the solver's point audits above the
-		// budget) counts as no: the answer must be an eps-PML mechanism.
+		if o.v == inconclusive || o.v == unproven {
+			// A verdict without evidence (a point that audits a little
+			// above the budget, an infeasibility without proof): the
+			// least-ε search decides. Only a mechanism within the budget
+			// makes a yes.
+			r, err := search(ctx, pi, pat, cfg, cfg.tol, hint{})
+			solves += r.LPSolves
+			probes += r.IPMProbes
+			if err != nil {
+				return 0, Result{}, err
+			}
+			o = outcome{v: infeasible}
+			if r.EpsUpper <= limit {
+				o = outcome{v: feasible, m: r.Mechanism, a: r.EpsUpper}
+			}
+		}
 		if o.v == feasible {
 			yes, yesMech, yesPML = mid, o.m, o.a
 		} else {

@@ -596,3 +596,29 @@ func TestErrors(t *testing.T) {
 	_, err = ValueCurve(ctx, pi, mech.Utility{{1, math.Inf(1)}, {0, 1}}, Options{})
 	assert.ErrorContains(t, err, "utility row 1, column 2")
 }
+
+// TestBestOrderJustAboveAStep: at 1e-6 above ε*(5), Clp's point for the
+// yes/no LP audits 2e-11 above the budget. That verdict once counted as no,
+// and BestOrder returned h = 4; the least-ε search now decides it.
+func TestBestOrderJustAboveAStep(t *testing.T) {
+	pi := mech.Prior{0.24772699955104646, 0.0034553716587521805, 0.18011658905692074, 0.3031061360606704, 0.015353981931684179, 0.05940410182157382, 0.19083681991935222}
+	o := mech.Order{{4, 5, 7, 2, 6, 3, 8, 1}, {8, 5, 3, 1, 7, 6, 4, 2}, {7, 3, 5, 2, 8, 6, 1, 4}, {8, 7, 1, 4, 5, 3, 2, 6}, {2, 3, 1, 6, 8, 5, 7, 4}, {5, 1, 8, 6, 4, 3, 2, 7}, {3, 8, 6, 5, 2, 4, 7, 1}}
+	for _, s := range backends(t) {
+		if s.Name() == "gonum" {
+			continue // no certificates: its brackets need not close
+		}
+		for _, pr := range []Probes{ProbesLP, ProbesIPM} {
+			r5, err := LeastEpsilon(context.Background(), pi, o.Pattern(5), Options{Solver: s, Probes: pr})
+			require.NoError(t, err)
+			r6, err := LeastEpsilon(context.Background(), pi, o.Pattern(6), Options{Solver: s, Probes: pr})
+			require.NoError(t, err)
+			eps := r5.EpsUpper + 1e-6
+			require.Greater(t, r6.EpsLower, eps, "the test needs a step between h = 5 and 6")
+			h, r, err := BestOrder(context.Background(), pi, o, eps, Options{Solver: s, Probes: pr})
+			require.NoError(t, err)
+			assert.Equal(t, 5, h, "%s, probes %d", s.Name(), pr)
+			audit(t, pi, o.Pattern(h), r, DefaultTol)
+			assert.LessOrEqual(t, r.EpsUpper, eps)
+		}
+	}
+}

@@ -103,8 +103,11 @@
 //
 // BestOrder and BestValue binary-search the largest threshold with ε* ≤ ε
 // (free yes when the utility-safe mechanism fits the budget, free no when
-// the pruning bound exceeds it, else one LP at ε), then run LeastEpsilon on
-// it, so the mechanism returned has the least PML among the optimal ones.
+// the pruning bound exceeds it, else one probe at ε; a probe without
+// evidence either way, such as a point that audits a rounding error above
+// ε, is decided by the least-ε search of that threshold), then run
+// LeastEpsilon on it, so the mechanism returned has the least PML among the
+// optimal ones.
 // OrderCurve and ValueCurve resolve every threshold by divide and conquer
 // with bracket passing; a plateau whose ends agree within Tol costs no LP
 // inside it. They run up to Options.Workers searches at once, report
