@@ -568,8 +568,45 @@ func (s *Simplex) computeX() {
 }
 
 // Solve runs the primal simplex method from the current basis: phase 1
-// minimises the sum of infeasibilities, phase 2 the objective.
+// minimises the sum of infeasibilities, phase 2 the objective. Should the
+// engine get into numerical trouble from a warm basis, it starts again once
+// from the slack basis.
 func (s *Simplex) Solve() (*Result, error) {
+	r, err := s.solve()
+	if err == nil || s.slackBasis() {
+		return r, err
+	}
+	s.resetBasis()
+	r2, err2 := s.solve()
+	if err2 != nil {
+		return nil, err
+	}
+	return r2, nil
+}
+
+// slackBasis reports whether every row's logical is basic.
+func (s *Simplex) slackBasis() bool {
+	for p, v := range s.head {
+		if v != s.n+p {
+			return false
+		}
+	}
+	return true
+}
+
+// resetBasis makes the slack basis current.
+func (s *Simplex) resetBasis() {
+	for j := 0; j < s.n; j++ {
+		s.state[j] = s.restState(j)
+	}
+	for i := range s.head {
+		s.head[i] = s.n + i
+		s.state[s.n+i] = basic
+	}
+	s.priceFrom = 0
+}
+
+func (s *Simplex) solve() (*Result, error) {
 	if s.crossed() {
 		return &Result{Status: Infeasible}, nil
 	}
