@@ -1,0 +1,302 @@
+package colgen
+
+import (
+	"errors"
+	"math"
+	"slices"
+
+	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/lp"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/polytope"
+	"github.com/pmlopt/pmlopt/solver/revised"
+)
+
+// Master is the restricted master problem of one zero pattern: an N-row LP
+// over the extreme columns generated so far. It keeps its columns and basis
+// from one Probe to the next. A Master is not safe for concurrent use.
+type Master struct {
+	pi       mech.Prior
+	pat      mech.Pattern
+	allowed  [][]int // allowed[j]: the inputs allowed for output j
+	eps      float64
+	lambda   float64
+	sx       *revised.Simplex
+	cols     []column // generated columns; cols[k] is LP column n + k
+	estimate float64  // the first Newton step of the last polish, as an ε; 0 if none
+
+	order []int     // scratch: inputs by decreasing y_i/π_i
+	ratio []float64 // scratch
+}
+
+// column is a generated column: output j, the inputs in the order its
+// fill takes them, and its entries at the current λ.
+type column struct {
+	j     int
+	order []int
+	rows  []int
+	vals  []float64
+	dead  bool // no column with this order exists at the current λ: fixed at 0
+}
+
+// Result is what a Probe found.
+type Result struct {
+	// Mechanism is the master's point, with the pattern, rows
+	// normalised, when the master reached a zero sum of slacks; nil
+	// otherwise.
+	Mechanism mech.Mechanism
+	// PML is the audited PML of Mechanism (+Inf when nil).
+	PML float64
+	// Lower is the bound polytope.DualBound proves from Alpha (0 when it
+	// proves nothing) and Alpha the row duals of the master.
+	Lower float64
+	Alpha []float64
+	// Polished reports that Mechanism comes from the master's final
+	// basis moved to the ε where it becomes feasible (see polish).
+	Polished bool
+	// Estimate is Newton's estimate of ε* from the master's final basis
+	// (the first step of polish), 0 when there is none.
+	Estimate float64
+	// Rounds is the number of pricing rounds, Columns the columns of
+	// the master after the probe, Pivots the simplex iterations.
+	Rounds, Columns, Pivots int
+}
+
+// New returns the master problem of the pattern pat over the prior pi,
+// holding only the slack columns.
+func New(pi mech.Prior, pat mech.Pattern) (*Master, error) {
+	if _, err := mech.NewPrior(pi); err != nil {
+		return nil, err
+	}
+	n := len(pi)
+	if err := pat.Check(n); err != nil {
+		return nil, err
+	}
+	m := len(pat[0])
+	g := &Master{pi: pi, pat: pat, allowed: make([][]int, m), eps: -1}
+	for j := range m {
+		for i := range n {
+			if pat[i][j] {
+				g.allowed[j] = append(g.allowed[j], i)
+			}
+		}
+	}
+	model := &lp.Model{}
+	for range n {
+		c := model.AddCol(1, 0, lp.Inf, "")
+		model.AddRow(1, 1, "", lp.Entry(c, 1))
+	}
+	var err error
+	if g.sx, err = revised.New(model, nil); err != nil {
+		return nil, err
+	}
+	g.order = make([]int, n)
+	g.ratio = make([]float64, n)
+	return g, nil
+}
+
+// fill writes the extreme column of C_j(λ) that takes the inputs in order:
+// v_i = λ while π·v stays ≤ 1, then the fraction that brings π·v to 1. ok
+// is false when the order runs out first (λ Σ π_i < 1: the output can not
+// be used at this λ).
+func fill(pi mech.Prior, order []int, lambda float64, rows []int, vals []float64) ([]int, []float64, bool) {
+	rows, vals = rows[:0], vals[:0]
+	mass := 0.0
+	for _, i := range order {
+		if m := mass + lambda*pi[i]; m < 1 {
+			rows, vals = append(rows, i), append(vals, lambda)
+			mass = m
+			continue
+		}
+		if th := (1 - mass) / pi[i]; th > 0 {
+			rows, vals = append(rows, i), append(vals, th)
+		}
+		return rows, vals, true
+	}
+	return rows, vals, false
+}
+
+// setEps moves every generated column to λ = e^eps.
+func (g *Master) setEps(eps float64) error {
+	if eps == g.eps {
+		return nil
+	}
+	g.eps, g.lambda = eps, math.Exp(eps)
+	n := len(g.pi)
+	idx := make([]int, len(g.cols))
+	cs := make([]revised.Column, len(g.cols))
+	for k := range g.cols {
+		c := &g.cols[k]
+		var ok bool
+		c.rows, c.vals, ok = fill(g.pi, c.order, g.lambda, c.rows, c.vals)
+		c.dead = !ok
+		up := lp.Inf
+		if c.dead {
+			up = 0
+		}
+		idx[k] = n + k
+		cs[k] = revised.Column{Upper: up, Rows: c.rows, Vals: c.vals}
+	}
+	return g.sx.ReplaceCols(idx, cs)
+}
+
+// priceTol is the least y·v at which a column enters the master: the
+// master's optimality tolerance (revised.Options.OptTol), below which the
+// engine would not pivot it in.
+const priceTol = 1e-9
+
+// price adds, for every output, the extreme column that maximises y·v if
+// y·v > priceTol, and returns how many it added.
+func (g *Master) price(y []float64) (int, error) {
+	n := len(g.pi)
+	for i := range n {
+		g.order[i] = i
+		g.ratio[i] = y[i] / g.pi[i]
+	}
+	slices.SortFunc(g.order, func(a, b int) int {
+		switch ra, rb := g.ratio[a], g.ratio[b]; {
+		case ra > rb:
+			return -1
+		case ra < rb:
+			return 1
+		}
+		return a - b
+	})
+	var add []revised.Column
+	for j, al := range g.allowed {
+		if len(al) == 0 {
+			continue
+		}
+		order := make([]int, 0, len(al))
+		for _, i := range g.order {
+			if g.pat[i][j] {
+				order = append(order, i)
+			}
+		}
+		rows, vals, ok := fill(g.pi, order, g.lambda, nil, nil)
+		if !ok {
+			continue
+		}
+		d := 0.0
+		for e, i := range rows {
+			d += vals[e] * y[i]
+		}
+		if d <= priceTol {
+			continue
+		}
+		g.cols = append(g.cols, column{j: j, order: order, rows: rows, vals: vals})
+		add = append(add, revised.Column{Upper: lp.Inf, Rows: rows, Vals: vals})
+	}
+	if _, err := g.sx.AddCols(add); err != nil {
+		return 0, err
+	}
+	return len(add), nil
+}
+
+// poolFactor: when the master holds more than poolFactor·N generated
+// columns, a Probe first removes the nonbasic ones (pricing brings back
+// those it needs), so that the master's pricing stays cheap.
+const poolFactor = 2
+
+// shrink removes the nonbasic generated columns.
+func (g *Master) shrink() error {
+	n := len(g.pi)
+	var gone []int
+	kept := g.cols[:0]
+	for k, c := range g.cols {
+		if g.sx.IsBasic(n + k) {
+			kept = append(kept, c)
+		} else {
+			gone = append(gone, n+k)
+		}
+	}
+	if err := g.sx.RemoveCols(gone); err != nil {
+		return err
+	}
+	g.cols = kept
+	return nil
+}
+
+// maxRounds bounds the pricing rounds of one Probe.
+const maxRounds = 1000
+
+// Probe answers whether an eps-PML mechanism with the pattern exists, by
+// column generation from the master's current columns and basis.
+func (g *Master) Probe(eps float64) (*Result, error) {
+	if math.IsNaN(eps) || math.IsInf(eps, 0) || eps < 0 {
+		return nil, errors.New("colgen: Probe: ε must be finite and non-negative")
+	}
+	n := len(g.pi)
+	if len(g.cols) > poolFactor*n {
+		if err := g.shrink(); err != nil {
+			return nil, err
+		}
+	}
+	if err := g.setEps(eps); err != nil {
+		return nil, err
+	}
+	r := &Result{PML: math.Inf(1)}
+	var sol *revised.Result
+	for r.Rounds = 0; ; r.Rounds++ {
+		var err error
+		sol, err = g.sx.Solve()
+		if err != nil {
+			return nil, err
+		}
+		r.Pivots += sol.Iterations
+		if sol.Status != revised.Optimal {
+			return nil, errors.New("colgen: the master LP returned " + sol.Status.String())
+		}
+		if sol.Objective <= 0 || r.Rounds == maxRounds {
+			break
+		}
+		added, err := g.price(sol.RowDuals)
+		if err != nil {
+			return nil, err
+		}
+		if added == 0 {
+			break
+		}
+	}
+	r.Columns = len(g.cols)
+	r.Alpha = sol.RowDuals[:n]
+	if lb, ok := polytope.DualBound(g.pi, g.pat, r.Alpha); ok {
+		r.Lower = lb
+	}
+	if p := g.mechanism(sol.X); p != nil {
+		r.Mechanism, r.PML = p, leakage.PML(g.pi, p)
+	}
+	if sol.Objective > 0 {
+		g.estimate = 0
+		if p, a, ok := g.polish(); ok && a < r.PML {
+			r.Mechanism, r.PML, r.Polished = p, a, true
+		}
+		r.Estimate = g.estimate
+	}
+	return r, nil
+}
+
+// mechanism assembles the master's point x as a mechanism, rows
+// normalised; nil when a row has no mass.
+func (g *Master) mechanism(x []float64) mech.Mechanism {
+	n, m := len(g.pi), len(g.allowed)
+	p := mech.Mechanism(make([][]float64, n))
+	for i := range p {
+		p[i] = make([]float64, m)
+	}
+	for k, c := range g.cols {
+		w := x[n+k]
+		if w <= 0 || c.dead {
+			continue
+		}
+		for e, i := range c.rows {
+			p[i][c.j] += w * c.vals[e]
+		}
+	}
+	for i := range p {
+		if mech.Normalise(p[i]) <= 0 {
+			return nil
+		}
+	}
+	return p
+}

@@ -1,0 +1,51 @@
+// Package colgen decides "is there an ε-PML mechanism with this zero
+// pattern?" by column generation over an N-row master LP, and proves the
+// answer either way: a mechanism with the pattern, audited by
+// leakage.PML, or multipliers from which polytope.DualBound proves a lower
+// bound on the least ε.
+//
+// # The master problem
+//
+// With λ = e^ε, a mechanism P is ε-PML exactly when every column p_j lies
+// in the cone C_j(λ) = {v ≥ 0 on the inputs allowed for output j :
+// v_i ≤ λ π·v}. Cut at π·v = 1, the cone is the box slice
+// {0 ≤ v ≤ λ, π·v = 1}, whose vertices are the columns v = λ 1_S + θ e_k
+// (a set S of inputs at λ, one more input k at θ ∈ (0, λ]). So an ε-PML
+// mechanism with the pattern exists exactly when the all-ones vector is a
+// non-negative combination of such columns, that is, when the master LP
+//
+//	min Σ_i s_i  subject to  Σ_c w_c v_c + s = 1,  w, s ≥ 0
+//
+// over all of them has optimum 0; the mechanism is then p_ij = Σ_{c of
+// output j} w_c v_c(i). The master has N rows, one per input, against the
+// N·M + N + M rows of the feasibility LP (10) of seed 002.
+//
+// A Master holds the columns generated so far and solves the restricted
+// master with the simplex engine of package revised. Its row duals y
+// price every other column: for output j, the column that maximises y·v
+// over the slice is a fractional knapsack, filled greedily by decreasing
+// y_i/π_i, at O(N) per output once the inputs are sorted. Columns with
+// y·v above the engine's optimality tolerance enter; when none is left,
+// y satisfies y·v ≤ 0 on every column of every cone (up to that
+// tolerance), which is the condition polytope.DualBound checks exactly,
+// with the best multiplier per output re-optimised, so the proof does not
+// rest on the tolerance.
+//
+// # Polishing
+//
+// Below ε* the master ends with some slacks basic. Keeping that basis and
+// the shape (S, k) of every basic column, the columns are affine in λ, and
+// Newton's method on the sum of the basic slacks finds the λ where they
+// vanish. Its first step is an estimate of ε* (Result.Estimate) that
+// converges quadratically as the probe nears ε*; where the basis stays
+// valid up to the root, the basis gives a mechanism at that λ, often ε*
+// itself to 1e-12, which is audited like any other (Result.Polished).
+//
+// # Warm starts
+//
+// A Master keeps its columns and basis from one Probe to the next. A new
+// ε moves every column to the new λ along the order its inputs were
+// filled in (a column whose inputs can no longer reach π·v = 1 is fixed at
+// 0), and the engine continues from the old basis. When the master holds
+// more than 2N generated columns, the nonbasic ones are dropped first.
+package colgen
