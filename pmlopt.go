@@ -40,8 +40,8 @@ type Options struct {
 	// Progress, if not nil, is called as a curve advances.
 	Progress func(done, total int)
 	// Probes says who answers the worst-case searches' probes (see
-	// bisect.Options.Probes); the zero value asks ipm.Probe first from
-	// bisect.IPMLetters letters.
+	// bisect.Options.Probes); the zero value asks the column generation
+	// first below bisect.IPMLetters letters and ipm.Probe from there.
 	Probes bisect.Probes
 }
 

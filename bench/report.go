@@ -232,7 +232,7 @@ func (r *Report) writeScaling(b *strings.Builder) {
 	embed(b, "scaling", "Scaling")
 	w("| N = M | SafeCurve | LP rows | LP cols | non-zeros |")
 	for _, name := range s.Backends {
-		w(" %s: OrderCurve | LPs + ipm probes | max gap (nats) at h |", name)
+		w(" %s: OrderCurve | LPs + Go probes | max gap (nats) at h |", name)
 	}
 	w("\n|---|---|---|---|---|")
 	for range s.Backends {
@@ -310,7 +310,7 @@ func (r *Report) writeTargets(b *strings.Builder) {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	w("### Targets\n\n")
-	w("| target | measured | met | LPs + ipm probes | per threshold | time per LP or probe |\n|---|---|---|---|---|---|\n")
+	w("| target | measured | met | LPs + Go probes | per threshold | time per LP or probe |\n|---|---|---|---|---|---|\n")
 	for _, t := range curveTargets {
 		var c *CurveRun
 		for i := range s.Rows {

@@ -41,7 +41,7 @@ type CurveRun struct {
 	Skipped  string // why it was not run or not finished; "" if it finished
 	Time     time.Duration
 	LPSolves int
-	Probes   int     // ipm.Probe calls (bisect.ProbesAuto asks it first from bisect.IPMLetters letters)
+	Probes   int     // probes answered in Go (bisect.Result.GoProbes: colgen below bisect.IPMLetters letters, ipm.Probe from there)
 	Gap      float64 // max_h ε_S(h) − ε*(h), ε* taken at the bracket's upper end
 	GapH     int     // the h where the gap is largest
 	Done     int     // thresholds resolved (of N) when skipped mid-way
@@ -123,7 +123,7 @@ func scaling(ctx context.Context, cfg Config) (*Scaling, error) {
 			if cr.Skipped != "" {
 				fmt.Fprintf(cfg.Log, "  N=%d %s: skipped: %s\n", n, name, cr.Skipped)
 			} else {
-				fmt.Fprintf(cfg.Log, "  N=%d %s: OrderCurve %v, %d LPs, %d ipm probes, max gap %.3g at h=%d\n",
+				fmt.Fprintf(cfg.Log, "  N=%d %s: OrderCurve %v, %d LPs, %d Go probes, max gap %.3g at h=%d\n",
 					n, name, cr.Time.Round(time.Millisecond), cr.LPSolves, cr.Probes, cr.Gap, cr.GapH)
 			}
 			row.Curves = append(row.Curves, cr)
@@ -159,7 +159,7 @@ func runCurve(ctx context.Context, cfg Config, in Instance, safe []float64, cr *
 	cr.Time = time.Since(t0)
 	for _, p := range pts {
 		cr.LPSolves += p.LPSolves
-		cr.Probes += p.IPMProbes
+		cr.Probes += p.GoProbes
 	}
 	cr.Done = len(pts)
 	if err != nil {
@@ -189,7 +189,7 @@ func runCurve(ctx context.Context, cfg Config, in Instance, safe []float64, cr *
 
 func (s *Scaling) write(dir string) error {
 	header := []string{"N", "safecurve_seconds", "mid_h", "lp_rows", "lp_cols", "lp_nonzeros",
-		"backend", "status", "curve_seconds", "lp_solves", "ipm_probes", "max_gap", "max_gap_h", "note"}
+		"backend", "status", "curve_seconds", "lp_solves", "go_probes", "max_gap", "max_gap_h", "note"}
 	var rows [][]string
 	for _, r := range s.Rows {
 		base := []string{fi(r.N), ff(r.SafeTime.Seconds()), fi(r.MidH), fi(r.Rows), fi(r.Cols), fi(r.NZ)}

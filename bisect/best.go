@@ -142,7 +142,7 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 			yes, yesMech, yesPML = mid, safe, leakage.PML(pi, safe)
 			continue
 		}
-		p := &prober{pi: pi, pat: pat, c: c, slv: cfg.slv, ipm: cfg.ipmFor(len(pi))}
+		p := &prober{pi: pi, pat: pat, c: c, slv: cfg.slv, ipm: cfg.ipmFor(len(pi)), cols: cfg.colsFor(len(pi))}
 		o, err := p.probe(limit, limit, true)
 		p.close()
 		solves += p.solves
@@ -157,7 +157,7 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 			// makes a yes.
 			r, err := search(ctx, pi, pat, cfg, cfg.tol, hint{})
 			solves += r.LPSolves
-			probes += r.IPMProbes
+			probes += r.GoProbes
 			if err != nil {
 				return 0, Result{}, err
 			}
@@ -179,6 +179,6 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 	}
 	r, err := search(ctx, pi, fam.pattern(yes), cfg, cfg.tol, h)
 	r.LPSolves += solves
-	r.IPMProbes += probes
+	r.GoProbes += probes
 	return yes, r, err
 }

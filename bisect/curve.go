@@ -106,7 +106,7 @@ func point(h int, v, vmax, safe float64, r *Result) Point {
 		Lower:               r.Lower,
 		Mechanism:           r.Mechanism,
 		LPSolves:            r.LPSolves,
-		IPMProbes:           r.IPMProbes,
+		GoProbes:            r.GoProbes,
 		Proof:               r.Proof,
 	}
 }

@@ -12,11 +12,19 @@ import (
 	"github.com/pmlopt/pmlopt/solver"
 )
 
-// TestIPMProbesAgree runs every curve twice, with the LP probes only and
-// with ipm.Probe asked first, on random instances up to 14 letters: the same
-// ε* to 1e-9 at every threshold, every bracket closed and audited, and the
-// interior-point probes doing most of the work.
-func TestIPMProbesAgree(t *testing.T) {
+// TestGoProbesAgree runs every curve twice, with the LP probes only and
+// with ipm.Probe or the column generation asked first, on random instances
+// up to 14 letters: the same ε* to 1e-9 at every threshold, every bracket
+// closed and audited, and the pure-Go probes doing most of the work.
+func TestGoProbesAgree(t *testing.T) {
+	for _, mode := range []Probes{ProbesIPM, ProbesColumns} {
+		t.Run(map[Probes]string{ProbesIPM: "ipm", ProbesColumns: "columns"}[mode], func(t *testing.T) {
+			probesAgree(t, mode)
+		})
+	}
+}
+
+func probesAgree(t *testing.T, mode Probes) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	for _, s := range []solver.Solver{solver.Auto(), mustGet(t, "revised")} {
 		probes, lps := 0, 0
@@ -25,16 +33,16 @@ func TestIPMProbesAgree(t *testing.T) {
 			pi, o := randinst.Prior(rng, n, 0.01), randinst.StrictOrder(rng, n, m)
 			ref, err := OrderCurve(context.Background(), pi, o, Options{Solver: s, Probes: ProbesLP})
 			require.NoError(t, err)
-			pts, err := OrderCurve(context.Background(), pi, o, Options{Solver: s, Probes: ProbesIPM})
+			pts, err := OrderCurve(context.Background(), pi, o, Options{Solver: s, Probes: mode})
 			require.NoError(t, err)
 			require.Len(t, pts, m)
 			for k, p := range pts {
-				require.Zero(t, ref[k].IPMProbes, "ProbesLP called ipm.Probe")
+				require.Zero(t, ref[k].GoProbes, "ProbesLP called ipm.Probe")
 				pat := o.Pattern(p.H)
 				audit(t, pi, pat, Result{EpsLower: p.OptimalEpsilonLower, EpsUpper: p.OptimalEpsilon,
 					Mechanism: p.Mechanism, Lower: p.Lower, Proof: p.Proof}, DefaultTol)
 				assert.InDelta(t, ref[k].OptimalEpsilon, p.OptimalEpsilon, 1e-9, "%s, trial %d, h %d", s.Name(), trial, p.H)
-				probes += p.IPMProbes
+				probes += p.GoProbes
 				lps += p.LPSolves
 			}
 			// BestOrder, whose yes/no probes ask ipm.Probe too, picks the
@@ -44,31 +52,39 @@ func TestIPMProbesAgree(t *testing.T) {
 			eps := ref[h-1].OptimalEpsilon + 1e-6
 			hl, rl, err := BestOrder(context.Background(), pi, o, eps, Options{Solver: s, Probes: ProbesLP})
 			require.NoError(t, err)
-			hi, ri, err := BestOrder(context.Background(), pi, o, eps, Options{Solver: s, Probes: ProbesIPM})
+			hi, ri, err := BestOrder(context.Background(), pi, o, eps, Options{Solver: s, Probes: mode})
 			require.NoError(t, err)
 			assert.Equal(t, hl, hi, "%s, trial %d, ε %v", s.Name(), trial, eps)
 			assert.InDelta(t, rl.EpsUpper, ri.EpsUpper, 1e-9)
-			assert.Zero(t, rl.IPMProbes)
+			assert.Zero(t, rl.GoProbes)
 			audit(t, pi, o.Pattern(hi), ri, DefaultTol)
 		}
-		t.Logf("%s: %d ipm probes, %d LPs", s.Name(), probes, lps)
-		assert.Greater(t, probes, lps, "%s: the interior-point probes settled too little", s.Name())
+		t.Logf("%s: %d pure-Go probes, %d LPs", s.Name(), probes, lps)
+		assert.Greater(t, probes, lps, "%s: the pure-Go probes settled too little", s.Name())
 	}
 }
 
-// TestIPMProbesAuto checks the size rule: below IPMLetters letters the
-// default asks only the LP, from it ipm.Probe first.
-func TestIPMProbesAuto(t *testing.T) {
+// TestGoProbesAuto checks the size rule: below IPMLetters letters the
+// default asks the column generation first, from it ipm.Probe.
+func TestGoProbesAuto(t *testing.T) {
 	c, err := Options{}.config()
 	require.NoError(t, err)
 	assert.False(t, c.ipmFor(IPMLetters-1))
+	assert.True(t, c.colsFor(IPMLetters-1))
 	assert.True(t, c.ipmFor(IPMLetters))
+	assert.False(t, c.colsFor(IPMLetters))
 	c, err = Options{Probes: ProbesLP}.config()
 	require.NoError(t, err)
 	assert.False(t, c.ipmFor(1000))
+	assert.False(t, c.colsFor(2))
 	c, err = Options{Probes: ProbesIPM}.config()
 	require.NoError(t, err)
 	assert.True(t, c.ipmFor(2))
+	assert.False(t, c.colsFor(2))
+	c, err = Options{Probes: ProbesColumns}.config()
+	require.NoError(t, err)
+	assert.True(t, c.colsFor(1000))
+	assert.False(t, c.ipmFor(1000))
 	_, err = Options{Probes: Probes(7)}.config()
 	assert.Error(t, err)
 }

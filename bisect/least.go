@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/pmlopt/pmlopt/closedform"
+	"github.com/pmlopt/pmlopt/colgen"
 	"github.com/pmlopt/pmlopt/ipm"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/lp"
@@ -127,8 +128,10 @@ type prober struct {
 	c      []float64
 	slv    solver.Solver
 	solves int
-	ipm    bool // ask ipm.Probe first
-	probes int  // ipm.Probe calls
+	ipm    bool           // ask ipm.Probe first
+	cols   bool           // ask the column generation (master) first
+	master *colgen.Master // the column generation's master problem, made on first use
+	probes int            // ipm.Probe or master probe calls
 
 	model     *polytope.Model // warm path: loaded once, pruned at level
 	sess      solver.Session
@@ -160,11 +163,12 @@ const (
 // and its audited PML (feasible, inconclusive), or the proven bound lb
 // (infeasible).
 type outcome struct {
-	v  verdict
-	m  mech.Mechanism
-	a  float64
-	lb float64
-	g  float64 // the infeasibility LP's optimum G, when it was solved
+	v   verdict
+	m   mech.Mechanism
+	a   float64
+	lb  float64
+	g   float64 // the infeasibility LP's optimum G, when it was solved
+	est float64 // an estimate of ε* (infeasible verdicts of the column generation), 0 if none
 
 	alpha []float64 // the multipliers proving lb (polytope.DualBound)
 }
@@ -184,10 +188,10 @@ const auditSlop = 1e-13
 // for what it leaves open, by lpProbe, whose outcome then carries the
 // interior point's evidence as well.
 func (p *prober) probe(t, level float64, settle bool) (outcome, error) {
-	var ev *ipm.ProbeResult
-	if p.ipm {
+	var ev *evidence
+	if p.ipm || p.cols {
 		var o outcome
-		if o, ev = p.ipmProbe(t); o.v == feasible || o.v == infeasible {
+		if o, ev = p.goProbe(t); o.v == feasible || o.v == infeasible {
 			return o, nil
 		}
 	}
@@ -198,32 +202,63 @@ func (p *prober) probe(t, level float64, settle bool) (outcome, error) {
 	return o, err
 }
 
-// ipmProbe asks ipm.Probe about t. Its verdict is feasible or infeasible
-// when the evidence settles the question, and unproven otherwise (then ev
-// holds whatever it found, for the LP's outcome).
-func (p *prober) ipmProbe(t float64) (o outcome, ev *ipm.ProbeResult) {
-	r, err := ipm.Probe(p.pi, p.pat, t)
-	p.probes++
-	if err != nil {
-		return outcome{v: unproven}, nil
-	}
-	switch {
-	case r.Alpha != nil && r.Lower >= t-proofMargin:
-		return outcome{v: infeasible, lb: r.Lower, alpha: r.Alpha}, r
-	case r.Mechanism != nil && r.PML <= t+auditSlop:
-		return outcome{v: feasible, m: r.Mechanism, a: r.PML, lb: r.Lower, alpha: r.Alpha}, r
-	}
-	return outcome{v: unproven}, r
+// evidence is what a pure-Go probe (ipm.Probe, the column generation)
+// found: a mechanism with the pattern and its audited PML (m nil if none),
+// and multipliers alpha proving lb (alpha nil if none).
+type evidence struct {
+	m     mech.Mechanism
+	a     float64
+	lb    float64
+	alpha []float64
+	est   float64 // an estimate of ε* (the column generation's Newton step), 0 if none
 }
 
-// with adds ipm.Probe's evidence to an LP's outcome: a higher proven bound,
-// and a better mechanism for a verdict that keeps one.
-func (o outcome) with(ev *ipm.ProbeResult) outcome {
-	if ev.Alpha != nil && ev.Lower > o.lb {
-		o.lb, o.alpha = ev.Lower, ev.Alpha
+// goProbe asks ipm.Probe or the column generation about t. Its verdict is
+// feasible or infeasible when the evidence settles the question, and
+// unproven otherwise (then ev holds whatever it found, for the LP's
+// outcome). An infeasible verdict keeps the mechanism found, if any: the
+// column generation's polished basis gives one above t.
+func (p *prober) goProbe(t float64) (o outcome, ev *evidence) {
+	p.probes++
+	if p.cols {
+		var err error
+		if p.master == nil {
+			if p.master, err = colgen.New(p.pi, p.pat); err != nil {
+				return outcome{v: unproven}, nil
+			}
+		}
+		r, err := p.master.Probe(t)
+		if err != nil {
+			return outcome{v: unproven}, nil
+		}
+		ev = &evidence{m: r.Mechanism, a: r.PML, lb: r.Lower, alpha: r.Alpha, est: r.Estimate}
+	} else {
+		r, err := ipm.Probe(p.pi, p.pat, t)
+		if err != nil {
+			return outcome{v: unproven}, nil
+		}
+		ev = &evidence{m: r.Mechanism, a: r.PML, lb: r.Lower, alpha: r.Alpha}
 	}
-	if ev.Mechanism != nil && o.v != infeasible && (o.m == nil || ev.PML < o.a) {
-		o.m, o.a = ev.Mechanism, ev.PML
+	if ev.m != nil && !p.pat.Holds(ev.m) {
+		ev.m = nil
+	}
+	switch {
+	case ev.alpha != nil && ev.lb >= t-proofMargin:
+		return outcome{v: infeasible, lb: ev.lb, alpha: ev.alpha, m: ev.m, a: ev.a, est: ev.est}, ev
+	case ev.m != nil && ev.a <= t+auditSlop:
+		return outcome{v: feasible, m: ev.m, a: ev.a, lb: ev.lb, alpha: ev.alpha}, ev
+	}
+	return outcome{v: unproven}, ev
+}
+
+// with adds a pure-Go probe's evidence to an LP's outcome: a higher proven
+// bound, and a better mechanism.
+func (o outcome) with(ev *evidence) outcome {
+	if ev.alpha != nil && ev.lb > o.lb {
+		o.lb, o.alpha = ev.lb, ev.alpha
+	}
+	if ev.m != nil && (o.m == nil || ev.a < o.a) {
+		o.m, o.a = ev.m, ev.a
 	}
 	return o
 }
@@ -534,7 +569,7 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 	// is below tol/64 wide.
 	lo := r.EpsLower
 	sl, hv := lo, r.EpsUpper
-	p := &prober{pi: pi, pat: pat, c: c, slv: cfg.slv, start: h.basis, keepBasis: h.keepBasis, ipm: cfg.ipmFor(len(pi))}
+	p := &prober{pi: pi, pat: pat, c: c, slv: cfg.slv, start: h.basis, keepBasis: h.keepBasis, ipm: cfg.ipmFor(len(pi)), cols: cfg.colsFor(len(pi))}
 	defer p.close()
 	level := hv // the pruning level of a warm model: valid for every ε ≤ hv
 
@@ -552,6 +587,8 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 	}
 	var proofs []proofPoint
 	slow, uses := 0, 0
+	closeIn := false // an infeasible probe brought a mechanism: try a proof just below it
+	newton := 0.0    // the last infeasible probe's estimate of ε*, to probe next
 	failures := 0
 	var lastErr error
 	for k := 0; r.EpsUpper-lo > tol && hv-sl > tol/64 && k < maxProbes; k++ {
@@ -574,6 +611,14 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 			// proofs often land on ε* itself, and an infeasible answer
 			// brings a new proof and a new prediction.
 			t = sl + math.Min((hv-sl)/2, tol/2)
+			if closeIn && hv-tol/2 > sl {
+				t, closeIn = hv-tol/2, false
+				break
+			}
+			if newton > sl+tol/4 && newton < hv {
+				t, newton = newton-tol/4, 0
+				break
+			}
 			if e, ok := predict(proofs); ok && uses < 1 {
 				c := e + tol/4
 				if c >= hv && e-hv <= hv-sl {
@@ -605,6 +650,11 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 		switch o.v {
 		case infeasible:
 			raise(o.lb, o.alpha)
+			newton = o.est
+			if o.m != nil && o.a < r.EpsUpper {
+				r.Mechanism, r.EpsUpper = o.m, o.a
+				hv, closeIn = math.Min(hv, o.a), true
+			}
 			proofs, uses = append(proofs, proofPoint{t: t, lb: o.lb, alpha: o.alpha}), 0
 			if lb, alpha, ok := p.extrapolate(proofs); ok {
 				raise(lb, alpha)
@@ -741,7 +791,7 @@ func progress(slow int, before, after float64) int {
 func finish(r Result, lo float64, p *prober) Result {
 	r.EpsLower = math.Min(lo, r.EpsUpper)
 	r.LPSolves = p.solves
-	r.IPMProbes = p.probes
+	r.GoProbes = p.probes
 	if p.keepBasis {
 		r.basis = p.finalBasis()
 	}

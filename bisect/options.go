@@ -36,9 +36,11 @@ type Options struct {
 	Workers int
 	// Probes chooses who answers the search's probes "is there an ε-PML
 	// mechanism with the pattern at ε = t?": ProbesAuto (the zero value)
-	// asks ipm.Probe first when the prior has at least IPMLetters letters
-	// and the solver settles what it leaves open; ProbesLP asks only the
-	// solver; ProbesIPM asks ipm.Probe first at every size.
+	// asks the column generation of package colgen first below IPMLetters
+	// letters and ipm.Probe first from there, and the solver settles what
+	// they leave open; ProbesLP asks only the solver; ProbesIPM and
+	// ProbesColumns ask ipm.Probe or the column generation first at every
+	// size.
 	Probes Probes
 	// Progress, if not nil, is called by the curves after each threshold
 	// is resolved with the number resolved so far and the total. Calls are
@@ -51,20 +53,25 @@ type Options struct {
 type Probes int
 
 const (
-	// ProbesAuto: ipm.Probe first from IPMLetters letters, else the LP.
+	// ProbesAuto: the column generation first below IPMLetters letters,
+	// ipm.Probe first from there; the LP for what they leave open.
 	ProbesAuto Probes = iota
 	// ProbesLP: the solver's feasibility LP only.
 	ProbesLP
 	// ProbesIPM: ipm.Probe first at every size, the LP for what it
 	// leaves open.
 	ProbesIPM
+	// ProbesColumns: the column generation of package colgen first at
+	// every size, the LP for what it leaves open.
+	ProbesColumns
 )
 
 // IPMLetters is the number of letters from which ProbesAuto asks ipm.Probe
-// first. Below it the LPs are cheaper (the bench's 64×64 Clp curve: 7.6 s
-// with LPs only, 8.3 s with ipm.Probe first, whose 13–18 ms probes cost
-// about what a warm LP does and are never exact proofs); at 128 letters
-// ipm.Probe first takes the curve from 4 min 43 s to 2 min 56 s.
+// first instead of the column generation. On the bench's 64×64 curve with
+// Clp, the column generation takes 5.8 s (LPs only: 7.7 s; ipm.Probe first:
+// 8.3 s); at 128 letters ipm.Probe first takes 2 min 56 s, the column
+// generation 4 min 46 s (its probes far below ε* need thousands of pivots
+// of the N-row master), the LPs alone 4 min 43 s.
 const IPMLetters = 96
 
 // config is Options with defaults filled in.
@@ -82,9 +89,15 @@ func (c config) ipmFor(n int) bool {
 	return c.probes == ProbesIPM || (c.probes == ProbesAuto && n >= IPMLetters)
 }
 
+// colsFor reports whether the searches ask the column generation (package
+// colgen) first on an n-letter prior.
+func (c config) colsFor(n int) bool {
+	return c.probes == ProbesColumns || (c.probes == ProbesAuto && n < IPMLetters)
+}
+
 func (o Options) config() (config, error) {
 	c := config{slv: o.Solver, tol: o.Tol, workers: o.Workers, progress: o.Progress, probes: o.Probes}
-	if c.probes < ProbesAuto || c.probes > ProbesIPM {
+	if c.probes < ProbesAuto || c.probes > ProbesColumns {
 		return c, fmt.Errorf("bisect: unknown probes %d", o.Probes)
 	}
 	if c.slv == nil {
@@ -154,7 +167,7 @@ type Result struct {
 	Lower              Bound
 	Mechanism          mech.Mechanism
 	LPSolves           int
-	IPMProbes          int // ipm.Probe calls (Options.Probes)
+	GoProbes           int // probes answered in Go, by ipm.Probe or colgen (Options.Probes)
 	Proof              []float64
 
 	basis *polytope.KeyedBasis // the warm session's last basis, for a neighbour; cleared by the curve
@@ -186,6 +199,6 @@ type Point struct {
 	Lower               Bound
 	Mechanism           mech.Mechanism
 	LPSolves            int
-	IPMProbes           int       // ipm.Probe calls spent on this point
+	GoProbes            int       // as Result.GoProbes, for this point
 	Proof               []float64 // as Result.Proof
 }
