@@ -180,6 +180,7 @@ func (s *Simplex) ReplaceCols(idx []int, cols []Column) error {
 		}
 		repl[j] = k
 	}
+	s.valid = false
 	start := make([]int, 1, s.n+1)
 	var rows []int
 	var vals []float64

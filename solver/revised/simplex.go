@@ -152,7 +152,11 @@ type Simplex struct {
 	// engine works on relaxed ones.
 	perturbed, perturbDone bool
 	// priceFrom is where the next partial pricing pass starts.
-	priceFrom      int
+	priceFrom int
+	// valid: the factors are those of the current basis of the current
+	// matrix (a fresh refactorisation, possibly with eta updates since).
+	// Changing an entry of A or the basis outside the engine clears it.
+	valid          bool
 	saveLB, saveUB []float64
 	rng            uint64
 }
@@ -405,6 +409,7 @@ func (s *Simplex) SetCoef(row, col int, v float64) error {
 		return invalid("entry (%d, %d) set to %v", row, col, v)
 	}
 	v *= s.rs[row]
+	s.valid = false
 	for k := s.colStart[col]; k < s.colStart[col+1]; k++ {
 		if s.rowIdx[k] == row {
 			s.val[k] = v
@@ -503,6 +508,7 @@ func (s *Simplex) dot(j int, y []float64) float64 {
 // refactor computes a fresh LU of the basis, repairing a singular basis by
 // swapping in logical variables, and recomputes the basic values.
 func (s *Simplex) refactor() error {
+	s.valid = false
 	var one [1]int
 	for attempt := 0; ; attempt++ {
 		badPos, badRows := s.f.factorize(func(p int) ([]int, []float64) {
@@ -532,6 +538,7 @@ func (s *Simplex) refactor() error {
 		}
 	}
 	s.computeX()
+	s.valid = true
 	return nil
 }
 
@@ -596,6 +603,7 @@ func (s *Simplex) slackBasis() bool {
 
 // resetBasis makes the slack basis current.
 func (s *Simplex) resetBasis() {
+	s.valid = false
 	for j := 0; j < s.n; j++ {
 		s.state[j] = s.restState(j)
 	}
@@ -612,7 +620,12 @@ func (s *Simplex) solve() (*Result, error) {
 	}
 	defer s.unperturb()
 	s.perturbDone = false
-	if err := s.refactor(); err != nil {
+	if s.valid && s.f.numEtas() == 0 {
+		// The factors of the last refactorisation still describe the
+		// basis (only bounds or columns outside it changed): x_B alone
+		// is recomputed.
+		s.computeX()
+	} else if err := s.refactor(); err != nil {
 		return nil, err
 	}
 	opt := &s.opt
