@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/pmlopt/pmlopt/closedform"
+	"github.com/pmlopt/pmlopt/colgen"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/polytope"
@@ -242,7 +243,7 @@ func (c *curveRun) rec(a, b int) {
 	// an output b kept (mid's pruning level, b's ε*, can be lower than
 	// b's); the mapped basis then lacks basic variables and Clp repairs
 	// it.
-	h := hint{lo: ra.EpsLower, loKind: ra.Lower, proof: ra.Proof, hiMech: rb.Mechanism, hi: rb.EpsUpper, basis: c.basis(b), keepBasis: true}
+	h := hint{lo: ra.EpsLower, loKind: ra.Lower, proof: ra.Proof, hiMech: rb.Mechanism, hi: rb.EpsUpper, basis: c.basis(b), seed: c.seed(b), keepBasis: true}
 	// The proof of b (a stronger pattern) often holds for mid too: on a
 	// plateau of the staircase it closes mid's bracket without an LP.
 	if rb.Proof != nil {
@@ -270,10 +271,20 @@ func (c *curveRun) basis(k int) *polytope.KeyedBasis {
 	return c.res[k].basis
 }
 
+// seed returns the final master columns of index k, or nil.
+func (c *curveRun) seed(k int) *colgen.Seed {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.res[k] == nil {
+		return nil
+	}
+	return c.res[k].seed
+}
+
 func (c *curveRun) dropBasis(k int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.res[k] != nil {
-		c.res[k].basis = nil
+		c.res[k].basis, c.res[k].seed = nil, nil
 	}
 }

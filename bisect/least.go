@@ -59,6 +59,7 @@ type hint struct {
 	hiMech mech.Mechanism       // nil if none
 	hi     float64              // audited PML of hiMech
 	basis  *polytope.KeyedBasis // a final basis of a neighbouring pattern, or nil
+	seed   *colgen.Seed         // a neighbouring pattern's final master columns, or nil
 
 	// keepBasis asks for the final basis in Result (curves pass it on to
 	// neighbours; other callers would only discard it).
@@ -131,6 +132,7 @@ type prober struct {
 	ipm    bool           // ask ipm.Probe first
 	cols   bool           // ask the column generation (master) first
 	master *colgen.Master // the column generation's master problem, made on first use
+	seed   *colgen.Seed   // columns from a neighbouring pattern for the master, or nil
 	probes int            // ipm.Probe or master probe calls
 
 	model     *polytope.Model // warm path: loaded once, pruned at level
@@ -172,6 +174,10 @@ type outcome struct {
 
 	alpha []float64 // the multipliers proving lb (polytope.DualBound)
 }
+
+// exactRange is the bracket width below which the column generation's
+// search tests whether its last proof is exact before it bisects.
+const exactRange = 1e-5
 
 // proofMargin is how far below t a proven bound may fall and still count as
 // proving t infeasible: polytope.DualBound gives up about 1e-13 to
@@ -226,6 +232,7 @@ func (p *prober) goProbe(t float64) (o outcome, ev *evidence) {
 			if p.master, err = colgen.New(p.pi, p.pat); err != nil {
 				return outcome{v: unproven}, nil
 			}
+			_ = p.master.AddSeed(p.seed) // a refused seed only costs the warm start
 		}
 		r, err := p.master.Probe(t)
 		if err != nil {
@@ -569,7 +576,7 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 	// is below tol/64 wide.
 	lo := r.EpsLower
 	sl, hv := lo, r.EpsUpper
-	p := &prober{pi: pi, pat: pat, c: c, slv: cfg.slv, start: h.basis, keepBasis: h.keepBasis, ipm: cfg.ipmFor(len(pi)), cols: cfg.colsFor(len(pi))}
+	p := &prober{pi: pi, pat: pat, c: c, slv: cfg.slv, start: h.basis, seed: h.seed, keepBasis: h.keepBasis, ipm: cfg.ipmFor(len(pi)), cols: cfg.colsFor(len(pi))}
 	defer p.close()
 	level := hv // the pruning level of a warm model: valid for every ε ≤ hv
 
@@ -587,8 +594,9 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 	}
 	var proofs []proofPoint
 	slow, uses := 0, 0
-	closeIn := false // an infeasible probe brought a mechanism: try a proof just below it
-	newton := 0.0    // the last infeasible probe's estimate of ε*, to probe next
+	closeIn := false    // an infeasible probe brought a mechanism: try a proof just below it
+	newton := 0.0       // the last infeasible probe's estimate of ε*, to probe next
+	exactTried := false // the last proof's exactness was tested (at sl + tol/2)
 	failures := 0
 	var lastErr error
 	for k := 0; r.EpsUpper-lo > tol && hv-sl > tol/64 && k < maxProbes; k++ {
@@ -619,6 +627,14 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 				t, newton = newton-tol/4, 0
 				break
 			}
+			if p.cols && k > 0 && (exactTried || hv-sl > exactRange) {
+				// The column generation's Newton estimates overshoot far
+				// from ε*: without a fresh estimate, bisect (near ε*,
+				// after testing whether the last proof is exact).
+				t = sl + (hv-sl)/2
+				break
+			}
+			exactTried = true
 			if e, ok := predict(proofs); ok && uses < 1 {
 				c := e + tol/4
 				if c >= hv && e-hv <= hv-sl {
@@ -650,7 +666,7 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 		switch o.v {
 		case infeasible:
 			raise(o.lb, o.alpha)
-			newton = o.est
+			newton, exactTried = o.est, false
 			if o.m != nil && o.a < r.EpsUpper {
 				r.Mechanism, r.EpsUpper = o.m, o.a
 				hv, closeIn = math.Min(hv, o.a), true
@@ -794,6 +810,9 @@ func finish(r Result, lo float64, p *prober) Result {
 	r.GoProbes = p.probes
 	if p.keepBasis {
 		r.basis = p.finalBasis()
+		if p.master != nil {
+			r.seed = p.master.Seed()
+		}
 	}
 	if r.Lower != BoundInfeasible {
 		r.Proof = nil

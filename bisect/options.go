@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 
+	"github.com/pmlopt/pmlopt/colgen"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/polytope"
 	"github.com/pmlopt/pmlopt/solver"
@@ -171,6 +172,7 @@ type Result struct {
 	Proof              []float64
 
 	basis *polytope.KeyedBasis // the warm session's last basis, for a neighbour; cleared by the curve
+	seed  *colgen.Seed         // the column generation's last basic columns, for a neighbour; cleared by the curve
 }
 
 // Point is one point of a trade-off curve.

@@ -300,3 +300,67 @@ func (g *Master) mechanism(x []float64) mech.Mechanism {
 	}
 	return p
 }
+
+// Seed is a set of columns carried from one master to another, for
+// example from a neighbouring threshold's pattern on a curve: each is an
+// output and the order in which its inputs are filled.
+type Seed struct {
+	cols []seedColumn
+}
+
+type seedColumn struct {
+	j     int
+	order []int
+}
+
+// Seed returns the master's basic generated columns, or nil if it has none.
+func (g *Master) Seed() *Seed {
+	n := len(g.pi)
+	var s Seed
+	for k, c := range g.cols {
+		if g.sx.IsBasic(n+k) && !c.dead {
+			s.cols = append(s.cols, seedColumn{j: c.j, order: c.order})
+		}
+	}
+	if len(s.cols) == 0 {
+		return nil
+	}
+	return &s
+}
+
+// AddSeed adds the columns of s to the master before its first Probe,
+// fitted to its pattern: each order keeps its inputs allowed here, in its
+// order, followed by the other inputs allowed here. Columns of outputs the
+// master does not have are skipped.
+func (g *Master) AddSeed(s *Seed) error {
+	if s == nil {
+		return nil
+	}
+	if g.eps >= 0 {
+		return errors.New("colgen: AddSeed after the first Probe")
+	}
+	var add []revised.Column
+	for _, sc := range s.cols {
+		if sc.j >= len(g.allowed) || len(g.allowed[sc.j]) == 0 {
+			continue
+		}
+		order := make([]int, 0, len(g.allowed[sc.j]))
+		seen := make(map[int]bool, len(order))
+		for _, i := range sc.order {
+			if i < len(g.pi) && g.pat[i][sc.j] && !seen[i] {
+				order, seen[i] = append(order, i), true
+			}
+		}
+		for _, i := range g.allowed[sc.j] {
+			if !seen[i] {
+				order = append(order, i)
+			}
+		}
+		// Entries come with the first Probe's ε (setEps); until then the
+		// column is fixed at 0.
+		g.cols = append(g.cols, column{j: sc.j, order: order, dead: true})
+		add = append(add, revised.Column{Upper: 0})
+	}
+	_, err := g.sx.AddCols(add)
+	return err
+}

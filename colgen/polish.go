@@ -137,12 +137,15 @@ func (g *Master) polish() (mech.Mechanism, float64, bool) {
 		if !(next >= g.lambda) || math.IsInf(next, 0) {
 			return nil, 0, false
 		}
+		if it == 0 {
+			// The estimate ignores the breakpoints: far below ε* the
+			// first one is close, and the uncapped step still points
+			// near ε*.
+			g.estimate = math.Log(next)
+		}
 		atBreak := next >= lambdaMax
 		if atBreak {
 			next = lambdaMax
-		}
-		if it == 0 {
-			g.estimate = math.Log(next)
 		}
 		lambda = next
 		if atBreak {
