@@ -580,13 +580,17 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 	defer p.close()
 	level := hv // the pruning level of a warm model: valid for every ε ≤ hv
 
-	// The first probe tests lo (the pruning bound is sometimes tight).
-	// Then each proof's prediction of ε* (predict) is probed once, and
-	// between predictions the probe tests lo + tol/2; bisection takes
-	// over when five probes in a row fail to halve [sl, hv] (proofs that
-	// creep up from far below do not halve it, and should not trigger it).
-	// raise takes a proven bound (capped at the audited upper end) as the
-	// new lower end when it is higher.
+	// With LP or ipm probes, the first probe tests lo (the pruning bound is
+	// sometimes tight). Then each proof's prediction of ε* (predict) is
+	// probed once, and between predictions the probe tests lo + tol/2;
+	// bisection takes over when five probes in a row fail to halve [sl, hv]
+	// (proofs that creep up from far below do not halve it, and should not
+	// trigger it). With the column generation, the first probe is in the
+	// middle of the bracket; after a proof its Newton estimate is probed
+	// (a hair below), after a polished mechanism a proof just below it,
+	// and otherwise the search bisects (testing a proof's exactness first
+	// within exactRange). raise takes a proven bound (capped at the
+	// audited upper end) as the new lower end when it is higher.
 	raise := func(lb float64, alpha []float64) {
 		if lb = math.Min(lb, r.EpsUpper); lb > lo {
 			lo, r.Lower, r.Proof = lb, BoundInfeasible, alpha
@@ -608,6 +612,10 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 		case failures > 0:
 			// Another point of the bracket after a solver failure.
 			t = sl + (hv-sl)*[]float64{0.3, 0.7}[failures-1]
+		case k == 0 && p.cols:
+			// The column generation pays most for a probe far below ε*
+			// (the pruning bound often is): it starts in the middle.
+			t = sl + (hv-sl)/2
 		case k == 0:
 			t = lo
 		case slow >= 5:
