@@ -222,3 +222,56 @@ func pruningBound(pi mech.Prior, pat mech.Pattern) float64 {
 	}
 	return lb
 }
+
+// TestSeed carries a master's final columns to the neighbouring threshold
+// (a weaker pattern, as on a curve) and to a stronger one: the seeded
+// master gives the verdicts of a fresh one, and a seed of a stronger
+// pattern starts it with columns that already fit.
+func TestSeed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(61, 62))
+	for trial := 0; trial < 8; trial++ {
+		n := 6 + rng.IntN(20)
+		pi := randinst.Dirichlet(rng, n)
+		o := randinst.Utility(rng, n, n, 0).Order()
+		h := 2 + rng.IntN(n-1)
+		from, err := colgen.New(pi, o.Pattern(h))
+		require.NoError(t, err)
+		ref, err := bisect.LeastEpsilon(context.Background(), pi, o.Pattern(h), bisect.Options{Probes: bisect.ProbesLP})
+		require.NoError(t, err)
+		_, err = from.Probe(ref.EpsUpper)
+		require.NoError(t, err)
+		seed := from.Seed()
+		require.NotNil(t, seed)
+		for _, k := range []int{h - 1, h + 1} {
+			if k < 1 || k > n {
+				continue
+			}
+			pat := o.Pattern(k)
+			want, err := bisect.LeastEpsilon(context.Background(), pi, pat, bisect.Options{Probes: bisect.ProbesLP})
+			require.NoError(t, err)
+			g, err := colgen.New(pi, pat)
+			require.NoError(t, err)
+			require.NoError(t, g.AddSeed(seed))
+			for _, d := range []float64{-0.01, 1e-6, -1e-6, 0.05} {
+				eps := want.EpsUpper + d
+				if eps < 0 {
+					continue
+				}
+				r, err := g.Probe(eps)
+				require.NoError(t, err)
+				checkResult(t, pi, pat, r)
+				if d > 0 {
+					assert.LessOrEqual(t, r.PML, eps+1e-12, "trial %d, h %d, d %g", trial, k, d)
+				} else {
+					assert.GreaterOrEqual(t, r.Lower, eps-1e-12, "trial %d, h %d, d %g", trial, k, d)
+				}
+			}
+			assert.Error(t, g.AddSeed(seed), "AddSeed after a Probe")
+		}
+	}
+	var none *colgen.Seed
+	g, err := colgen.New(mech.Prior{0.5, 0.5}, mech.Pattern{{true, true}, {true, true}})
+	require.NoError(t, err)
+	assert.NoError(t, g.AddSeed(none))
+	assert.Nil(t, g.Seed(), "a master without generated columns")
+}
