@@ -69,23 +69,27 @@
 // # Probes answered in Go
 //
 // Before any LP, a probe asks a pure-Go method (Options.Probes): below
-// IPMLetters letters the column generation of package colgen, from there
-// ipm.Probe. Either gives a mechanism with the pattern, audited like an
+// IPMLetters (192) letters the column generation of package colgen, from
+// there ipm.Probe. Either gives a mechanism with the pattern, audited like an
 // LP's point, and multipliers that go through polytope.DualBound like an
 // engine's ray; a probe they settle costs no LP, and the LP settles what
 // they leave open (within a few 1e-9 of ε*, where a point can audit a
 // hair above the probed ε), with their evidence added.
 //
 // The column generation (colgen.Master, one per pattern, kept across the
-// search's probes) solves an N-row master LP over the extreme columns of
-// the per-output cones, so a probe near the last one takes a few pivots.
-// Below ε* it also polishes its final basis: Newton's method on the
-// basis's slacks gives an estimate of ε* that converges quadratically
-// (the search probes it next, a hair below, instead of creeping up from
-// the proof) and often a mechanism at ε* itself, which lowers the upper
-// end at once (the search then tries a proof just below it). On the
-// bench's 64×64 curve with Clp this takes 5.8 s instead of 7.7 s with LPs
-// only, and settles all but a handful of probes.
+// search's probes and seeded on a curve with the neighbouring threshold's
+// final columns) solves an N-row master LP over the extreme columns of the
+// per-output cones, so a probe near the last one takes a few pivots. Below
+// ε* it also polishes its final basis: Newton's method on the basis's
+// slacks gives an estimate of ε* that converges quadratically near ε*,
+// which the search probes next (a hair below), and often a mechanism at ε*
+// itself, which lowers the upper end at once (the search then tries a
+// proof just below it). Its proofs creep far from ε* and a probe far below
+// ε* costs many pricing rounds, so the search starts in the middle of the
+// bracket and bisects when it has no fresh estimate. On the bench's curves
+// with Clp this takes 2.7 s at 64×64 (LPs only: 7.7 s) and 2 min 22 s at
+// 128×128 (ipm.Probe first: 2 min 56 s), and an LP is left for fewer than
+// one threshold in eight.
 //
 // ipm.Probe runs the interior-point method of package ipm on the
 // expected-utility problem over every pair with utility −1 on the
@@ -93,10 +97,8 @@
 // the pattern exists. Near ε* (within a few 1e-9) its point audits
 // slightly above the probed ε and its proof slightly below. An
 // interior-point solve costs O(N²M + N³) per iteration whatever the
-// pattern, against a simplex basis N·M + N + M wide, so it pays from about
-// a hundred letters: on the bench at N = 128 a least-ε search takes
-// 0.9–10 s instead of 4–14 s. There the column generation loses: its
-// probes far below ε* take thousands of master pivots.
+// pattern or the distance to ε*: at N = 256 one least-ε search takes 9 s
+// with it and 82 s with the column generation.
 //
 // # Numerics
 //

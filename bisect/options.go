@@ -68,12 +68,14 @@ const (
 )
 
 // IPMLetters is the number of letters from which ProbesAuto asks ipm.Probe
-// first instead of the column generation. On the bench's 64×64 curve with
-// Clp, the column generation takes 5.8 s (LPs only: 7.7 s; ipm.Probe first:
-// 8.3 s); at 128 letters ipm.Probe first takes 2 min 56 s, the column
-// generation 4 min 46 s (its probes far below ε* need thousands of pivots
-// of the N-row master), the LPs alone 4 min 43 s.
-const IPMLetters = 96
+// first instead of the column generation. On the bench's curves with Clp
+// the column generation wins at 64 letters (2.7 s; LPs only 7.7 s,
+// ipm.Probe first 8.3 s) and at 128 (2 min 22 s; ipm.Probe first 2 min
+// 56 s, LPs only 4 min 43 s); at 256 one cold least-ε search takes 82 s
+// with it and 9 s with ipm.Probe, whose cost per probe does not grow with
+// the distance to ε* (the master's probes far below ε* take thousands of
+// pivots).
+const IPMLetters = 192
 
 // config is Options with defaults filled in.
 type config struct {
