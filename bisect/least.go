@@ -676,8 +676,12 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 			raise(o.lb, o.alpha)
 			newton, exactTried = o.est, false
 			if o.m != nil && o.a < r.EpsUpper {
+				// An infeasible probe's mechanism (the column
+				// generation's polished basis, ipm.Probe's point) is an
+				// audited upper end all the same; a polished one is
+				// often ε* itself.
 				r.Mechanism, r.EpsUpper = o.m, o.a
-				hv, closeIn = math.Min(hv, o.a), true
+				hv, closeIn = math.Min(hv, o.a), p.cols
 			}
 			proofs, uses = append(proofs, proofPoint{t: t, lb: o.lb, alpha: o.alpha}), 0
 			if lb, alpha, ok := p.extrapolate(proofs); ok {

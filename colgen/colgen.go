@@ -2,6 +2,7 @@ package colgen
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 
@@ -221,10 +222,15 @@ func (g *Master) shrink() error {
 const maxRounds = 1000
 
 // Probe answers whether an eps-PML mechanism with the pattern exists, by
-// column generation from the master's current columns and basis.
+// column generation from the master's current columns and basis (0 ≤ eps
+// ≤ 709, so that e^eps is finite). Whatever the answer, Result holds what
+// was found: a mechanism when the master reached a zero sum of slacks (or
+// a polished one above eps), and the bound its duals prove. Neither rests
+// on the engine's tolerances: the mechanism is audited and the bound
+// re-proven by polytope.DualBound. An error comes only from the engine.
 func (g *Master) Probe(eps float64) (*Result, error) {
-	if math.IsNaN(eps) || math.IsInf(eps, 0) || eps < 0 {
-		return nil, errors.New("colgen: Probe: ε must be finite and non-negative")
+	if math.IsNaN(eps) || eps < 0 || math.IsInf(math.Exp(eps), 0) {
+		return nil, fmt.Errorf("colgen: Probe: ε = %v: want 0 ≤ ε ≤ 709 (e^ε must be a finite float64)", eps)
 	}
 	n := len(g.pi)
 	if len(g.cols) > poolFactor*n {

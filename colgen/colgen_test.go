@@ -196,7 +196,7 @@ func TestErrors(t *testing.T) {
 	assert.Error(t, err)
 	g, err := colgen.New(pi, mech.Pattern{{true, false}, {false, true}})
 	require.NoError(t, err)
-	for _, eps := range []float64{-1, math.NaN(), math.Inf(1)} {
+	for _, eps := range []float64{-1, math.NaN(), math.Inf(1), 710} {
 		_, err := g.Probe(eps)
 		assert.Error(t, err, "%v", eps)
 	}
