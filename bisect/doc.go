@@ -39,7 +39,9 @@
 // parametric LP they move almost linearly in t) and DualBound tried on them,
 // at no LP cost: that often proves ε* to within 1e-10. A feasible LP yields a
 // mechanism whose audited PML (leakage.PML) becomes hi when lower. The
-// first probe is at lo itself (the pruning bound is sometimes tight).
+// first probe is at lo itself (the pruning bound is sometimes tight),
+// except with the column generation (below), which places its probes its
+// own way.
 // Outputs are pruned at the upper end of the bracket: an output pruned
 // there can not be used at any smaller ε, so one model serves the whole
 // search (the proofs cover the whole pattern, pruned outputs included). With a
