@@ -23,25 +23,8 @@ type Column struct {
 func (s *Simplex) AddCols(cols []Column) (int, error) {
 	first := s.n
 	for k, c := range cols {
-		if math.IsNaN(c.Cost) || math.IsInf(c.Cost, 0) {
-			return 0, invalid("cost of new column %d is %v", first+k, c.Cost)
-		}
-		if err := checkBounds("column", first+k, c.Lower, c.Upper); err != nil {
+		if err := s.checkColumn(first+k, first+len(cols), c); err != nil {
 			return 0, err
-		}
-		if len(c.Rows) != len(c.Vals) {
-			return 0, invalid("new column %d has %d rows and %d values", first+k, len(c.Rows), len(c.Vals))
-		}
-		for e, i := range c.Rows {
-			if i < 0 || i >= s.m {
-				return 0, invalid("entry (%d, %d) is outside the %d×%d matrix", i, first+k, s.m, first+len(cols))
-			}
-			if v := c.Vals[e]; math.IsNaN(v) || math.IsInf(v, 0) {
-				return 0, invalid("entry (%d, %d) is %v", i, first+k, v)
-			}
-			if slices.Contains(c.Rows[:e], i) {
-				return 0, invalid("entry (%d, %d) is given twice", i, first+k)
-			}
 		}
 	}
 	k := len(cols)
@@ -54,11 +37,7 @@ func (s *Simplex) AddCols(cols []Column) (int, error) {
 			s.val = append(s.val, c.Vals[e]*s.rs[i])
 		}
 		s.colStart = append(s.colStart, len(s.rowIdx))
-		cost := c.Cost
-		if s.maximize {
-			cost = -cost
-		}
-		s.cost = append(s.cost, cost)
+		s.cost = append(s.cost, s.internalCost(c.Cost))
 	}
 	lb, ub := make([]float64, k), make([]float64, k)
 	ftol, x, d := make([]float64, k), make([]float64, k), make([]float64, k)
@@ -157,26 +136,8 @@ func (s *Simplex) ReplaceCols(idx []int, cols []Column) error {
 		if j < 0 || j >= s.n {
 			return invalid("column %d out of range [0, %d)", j, s.n)
 		}
-		c := cols[k]
-		if math.IsNaN(c.Cost) || math.IsInf(c.Cost, 0) {
-			return invalid("cost of column %d is %v", j, c.Cost)
-		}
-		if err := checkBounds("column", j, c.Lower, c.Upper); err != nil {
+		if err := s.checkColumn(j, s.n, cols[k]); err != nil {
 			return err
-		}
-		if len(c.Rows) != len(c.Vals) {
-			return invalid("column %d has %d rows and %d values", j, len(c.Rows), len(c.Vals))
-		}
-		for e, i := range c.Rows {
-			if i < 0 || i >= s.m {
-				return invalid("entry (%d, %d) is outside the %d×%d matrix", i, j, s.m, s.n)
-			}
-			if v := c.Vals[e]; math.IsNaN(v) || math.IsInf(v, 0) {
-				return invalid("entry (%d, %d) is %v", i, j, v)
-			}
-			if slices.Contains(c.Rows[:e], i) {
-				return invalid("entry (%d, %d) is given twice", i, j)
-			}
 		}
 		repl[j] = k
 	}
@@ -191,11 +152,7 @@ func (s *Simplex) ReplaceCols(idx []int, cols []Column) error {
 				rows = append(rows, i)
 				vals = append(vals, c.Vals[e]*s.rs[i])
 			}
-			cost := c.Cost
-			if s.maximize {
-				cost = -cost
-			}
-			s.cost[j] = cost
+			s.cost[j] = s.internalCost(c.Cost)
 			s.lb[j], s.ub[j] = c.Lower, c.Upper
 			if s.state[j] != basic {
 				s.state[j] = s.restState(j)
@@ -212,3 +169,28 @@ func (s *Simplex) ReplaceCols(idx []int, cols []Column) error {
 
 // IsBasic reports whether structural column j is in the current basis.
 func (s *Simplex) IsBasic(j int) bool { return j >= 0 && j < s.n && s.state[j] == basic }
+
+// checkColumn validates c as column j of a model with width columns.
+func (s *Simplex) checkColumn(j, width int, c Column) error {
+	if math.IsNaN(c.Cost) || math.IsInf(c.Cost, 0) {
+		return invalid("cost of column %d is %v", j, c.Cost)
+	}
+	if err := checkBounds("column", j, c.Lower, c.Upper); err != nil {
+		return err
+	}
+	if len(c.Rows) != len(c.Vals) {
+		return invalid("column %d has %d rows and %d values", j, len(c.Rows), len(c.Vals))
+	}
+	for e, i := range c.Rows {
+		if i < 0 || i >= s.m {
+			return invalid("entry (%d, %d) is outside the %d×%d matrix", i, j, s.m, width)
+		}
+		if v := c.Vals[e]; math.IsNaN(v) || math.IsInf(v, 0) {
+			return invalid("entry (%d, %d) is %v", i, j, v)
+		}
+		if slices.Contains(c.Rows[:e], i) {
+			return invalid("entry (%d, %d) is given twice", i, j)
+		}
+	}
+	return nil
+}

@@ -320,10 +320,7 @@ func New(m *lp.Model, opt *Options) (*Simplex, error) {
 
 	s.cost = make([]float64, n)
 	for j, c := range m.ColCosts {
-		if s.maximize {
-			c = -c
-		}
-		s.cost[j] = c
+		s.cost[j] = s.internalCost(c)
 	}
 	s.lb = make([]float64, n+rows)
 	s.ub = make([]float64, n+rows)
@@ -475,11 +472,17 @@ func (s *Simplex) SetColCost(col int, cost float64) error {
 	if math.IsNaN(cost) || math.IsInf(cost, 0) {
 		return invalid("cost of column %d set to %v", col, cost)
 	}
-	if s.maximize {
-		cost = -cost
-	}
-	s.cost[col] = cost
+	s.cost[col] = s.internalCost(cost)
 	return nil
+}
+
+// internalCost is the engine's cost of a column of cost c in the model's
+// sense: the engine always minimises.
+func (s *Simplex) internalCost(c float64) float64 {
+	if s.maximize {
+		return -c
+	}
+	return c
 }
 
 // column returns the non-zeros of variable j's column in [A −I].
