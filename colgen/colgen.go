@@ -17,14 +17,13 @@ import (
 // over the extreme columns generated so far. It keeps its columns and basis
 // from one Probe to the next. A Master is not safe for concurrent use.
 type Master struct {
-	pi       mech.Prior
-	pat      mech.Pattern
-	allowed  [][]int // allowed[j]: the inputs allowed for output j
-	eps      float64
-	lambda   float64
-	sx       *revised.Simplex
-	cols     []column // generated columns; cols[k] is LP column n + k
-	estimate float64  // the first Newton step of the last polish, as an ε; 0 if none
+	pi      mech.Prior
+	pat     mech.Pattern
+	allowed [][]int // allowed[j]: the inputs allowed for output j
+	eps     float64
+	lambda  float64
+	sx      *revised.Simplex
+	cols    []column // generated columns; cols[k] is LP column n + k
 
 	order []int     // scratch: inputs by decreasing y_i/π_i
 	ratio []float64 // scratch
@@ -273,30 +272,46 @@ func (g *Master) Probe(eps float64) (*Result, error) {
 		r.Mechanism, r.PML = p, leakage.PML(g.pi, p)
 	}
 	if sol.Objective > 0 {
-		g.estimate = 0
-		if p, a, ok := g.polish(); ok && a < r.PML {
-			r.Mechanism, r.PML, r.Polished = p, a, true
+		var p mech.Mechanism
+		if r.Estimate, p = g.polish(); p != nil {
+			if a := leakage.PML(g.pi, p); a < r.PML {
+				r.Mechanism, r.PML, r.Polished = p, a, true
+			}
 		}
-		r.Estimate = g.estimate
 	}
 	return r, nil
 }
 
-// mechanism assembles the master's point x as a mechanism, rows
-// normalised; nil when a row has no mass.
+// mechanism assembles the master's point x as a mechanism (see assemble).
 func (g *Master) mechanism(x []float64) mech.Mechanism {
-	n, m := len(g.pi), len(g.allowed)
+	n := len(g.pi)
+	var ws []weighted
+	for k, c := range g.cols {
+		if w := x[n+k]; w > 0 && !c.dead {
+			ws = append(ws, weighted{j: c.j, rows: c.rows, vals: c.vals, w: w})
+		}
+	}
+	return assemble(n, len(g.allowed), ws)
+}
+
+// weighted is a column of output j with its entries and its weight.
+type weighted struct {
+	j    int
+	rows []int
+	vals []float64
+	w    float64
+}
+
+// assemble returns the n×m mechanism Σ w v over the weighted columns, rows
+// normalised; nil when a row has no mass.
+func assemble(n, m int, ws []weighted) mech.Mechanism {
 	p := mech.Mechanism(make([][]float64, n))
 	for i := range p {
 		p[i] = make([]float64, m)
 	}
-	for k, c := range g.cols {
-		w := x[n+k]
-		if w <= 0 || c.dead {
-			continue
-		}
+	for _, c := range ws {
 		for e, i := range c.rows {
-			p[i][c.j] += w * c.vals[e]
+			p[i][c.j] += c.w * c.vals[e]
 		}
 	}
 	for i := range p {

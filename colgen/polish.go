@@ -5,19 +5,44 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
-// polish looks for the ε at which the master's final basis, kept fixed
-// while ε moves up, becomes feasible: when one slack is basic (the usual
-// picture just below ε*), each basic column is affine in λ = e^ε (v =
-// λ 1_S + (1 − λ π(S))/π_k e_k), and Newton's method on that slack's
-// value finds the λ where it vanishes. If the basic weights are then
-// non-negative and every basic column keeps its shape, the basis gives a
-// mechanism with the pattern whose audited PML is returned. ok is false
-// when the basis does not lend itself to it.
-func (g *Master) polish() (mech.Mechanism, float64, bool) {
+// shape is a generated column's form λ 1_S + θ e_k with S and k fixed:
+// rows holds S then k. Its entries are affine in λ: θ = (1 − λ π(S))/π_k.
+type shape struct {
+	rows []int
+	piS  float64 // π(S)
+}
+
+func newShape(pi mech.Prior, rows []int) shape {
+	s := shape{rows: rows}
+	for _, i := range s.full() {
+		s.piS += pi[i]
+	}
+	return s
+}
+
+func (s shape) full() []int { return s.rows[:len(s.rows)-1] }
+func (s shape) k() int      { return s.rows[len(s.rows)-1] }
+
+func (s shape) theta(pi mech.Prior, lambda float64) float64 {
+	return (1 - lambda*s.piS) / pi[s.k()]
+}
+
+// polish keeps the master's final basis, with the shape of every basic
+// column, while λ = e^ε moves up from the probed value, and runs Newton's
+// method on the sum of the basic slacks (each basic column being affine in
+// λ) for the λ where they vanish. The first Newton step, as an ε, is the
+// estimate of ε* it returns (0 if there is none); it ignores the shapes'
+// breakpoints, since far below ε* the first one is close and the uncapped
+// step still points near ε*. The iteration itself stops at the first
+// breakpoint above the probed λ, where some basic column would change
+// shape (θ reaches λ at λ = 1/(π(S) + π_k), or 0 at 1/π(S)). If every
+// shape holds where it stops, the basic columns with positive weights
+// give a mechanism with the pattern (rows normalised), which is returned
+// for the caller to audit; nil otherwise.
+func (g *Master) polish() (estimate float64, p mech.Mechanism) {
 	n := len(g.pi)
 	var basic []int  // structural columns in the basis: slack i < n, generated n + k
 	var slacks []int // positions of the basic slacks in basic
@@ -28,49 +53,37 @@ func (g *Master) polish() (mech.Mechanism, float64, bool) {
 		if j < n {
 			slacks = append(slacks, len(basic))
 		} else if g.cols[j-n].dead {
-			return nil, 0, false
+			return 0, nil
 		}
 		basic = append(basic, j)
 	}
 	if len(basic) != n || len(slacks) == 0 {
-		return nil, 0, false
+		return 0, nil
 	}
-	// Each generated basic column: v(λ) = λ a + b, with a = 1_S − (π(S)/π_k) e_k
-	// the derivative and b = e_k/π_k.
-	type shape struct {
-		rows []int   // S then k
-		piS  float64 // π(S)
-	}
-	shapes := make([]shape, n)
-	for p, j := range basic {
-		if j < n {
-			continue
-		}
-		c := g.cols[j-n]
-		s := shape{rows: c.rows}
-		for _, i := range c.rows[:len(c.rows)-1] {
-			s.piS += g.pi[i]
-		}
-		shapes[p] = s
-	}
-	// Beyond the first breakpoint above the probed λ, some basic column
-	// changes shape (θ reaches λ at λ = 1/(π(S) + π_k), or 0 at 1/π(S)):
-	// Newton stops there, and that λ is the estimate.
+	shapes := make([]shape, n) // of the generated basic columns, by position
 	lambdaMax := math.Inf(1)
 	for p, j := range basic {
 		if j < n {
 			continue
 		}
-		s := shapes[p]
-		k := s.rows[len(s.rows)-1]
-		for _, bp := range []float64{1 / (s.piS + g.pi[k]), 1 / s.piS} {
+		s := newShape(g.pi, g.cols[j-n].rows)
+		shapes[p] = s
+		for _, bp := range []float64{1 / (s.piS + g.pi[s.k()]), 1 / s.piS} {
 			if bp > g.lambda && bp < lambdaMax {
 				lambdaMax = bp
 			}
 		}
 	}
+
 	b := mat.NewDense(n, n, nil)
-	build := func(lambda float64) {
+	ones := mat.NewVecDense(n, nil)
+	for i := range n {
+		ones.SetVec(i, 1)
+	}
+	var lu mat.LU
+	x, z, u := mat.NewVecDense(n, nil), mat.NewVecDense(n, nil), mat.NewVecDense(n, nil)
+	// solveAt factorises the basis at lambda and solves B x = 1.
+	solveAt := func(lambda float64) bool {
 		b.Zero()
 		for p, j := range basic {
 			if j < n {
@@ -78,27 +91,19 @@ func (g *Master) polish() (mech.Mechanism, float64, bool) {
 				continue
 			}
 			s := shapes[p]
-			last := len(s.rows) - 1
-			for _, i := range s.rows[:last] {
+			for _, i := range s.full() {
 				b.Set(i, p, lambda)
 			}
-			k := s.rows[last]
-			b.Set(k, p, (1-lambda*s.piS)/g.pi[k])
+			b.Set(s.k(), p, s.theta(g.pi, lambda))
 		}
+		lu.Factorize(b)
+		return lu.SolveVecTo(x, false, ones) == nil
 	}
-	ones := mat.NewVecDense(n, nil)
-	for i := range n {
-		ones.SetVec(i, 1)
-	}
-	var lu mat.LU
-	x, z, u := mat.NewVecDense(n, nil), mat.NewVecDense(n, nil), mat.NewVecDense(n, nil)
 	lambda := g.lambda
 	solved := false
-	for it := 0; it < 30; it++ {
-		build(lambda)
-		lu.Factorize(b)
-		if err := lu.SolveVecTo(x, false, ones); err != nil {
-			return nil, 0, false
+	for it := 0; it < 30 && !solved; it++ {
+		if !solveAt(lambda) {
+			return estimate, nil
 		}
 		f := 0.0
 		for _, p := range slacks {
@@ -108,96 +113,66 @@ func (g *Master) polish() (mech.Mechanism, float64, bool) {
 			solved = true
 			break
 		}
-		// z = (dB/dλ) x.
+		// d f/dλ = −Σ_slacks (B⁻¹ (dB/dλ) x).
 		z.Zero()
 		for p, j := range basic {
 			if j < n {
 				continue
 			}
-			s := shapes[p]
-			last := len(s.rows) - 1
-			w := x.AtVec(p)
-			for _, i := range s.rows[:last] {
+			s, w := shapes[p], x.AtVec(p)
+			for _, i := range s.full() {
 				z.SetVec(i, z.AtVec(i)+w)
 			}
-			k := s.rows[last]
-			z.SetVec(k, z.AtVec(k)-w*s.piS/g.pi[k])
+			z.SetVec(s.k(), z.AtVec(s.k())-w*s.piS/g.pi[s.k()])
 		}
 		if err := lu.SolveVecTo(u, false, z); err != nil {
-			return nil, 0, false
+			return estimate, nil
 		}
 		d := 0.0
 		for _, p := range slacks {
 			d -= u.AtVec(p)
 		}
 		if !(d < 0) {
-			return nil, 0, false
+			return estimate, nil
 		}
 		next := lambda - f/d
 		if !(next >= g.lambda) || math.IsInf(next, 0) {
-			return nil, 0, false
+			return estimate, nil
 		}
 		if it == 0 {
-			// The estimate ignores the breakpoints: far below ε* the
-			// first one is close, and the uncapped step still points
-			// near ε*.
-			g.estimate = math.Log(next)
+			estimate = math.Log(next)
 		}
-		atBreak := next >= lambdaMax
-		if atBreak {
-			next = lambdaMax
-		}
-		lambda = next
-		if atBreak {
-			build(lambda)
-			lu.Factorize(b)
-			if err := lu.SolveVecTo(x, false, ones); err != nil {
-				return nil, 0, false
+		if next >= lambdaMax {
+			lambda = lambdaMax
+			if !solveAt(lambda) {
+				return estimate, nil
 			}
 			solved = true
 			break
 		}
+		lambda = next
 	}
 	if !solved {
-		return nil, 0, false
+		return estimate, nil
 	}
-	// The shapes must hold at λ: 0 < θ ≤ λ for every basic column.
+	var ws []weighted
 	for p, j := range basic {
 		if j < n {
 			continue
 		}
 		s := shapes[p]
-		k := s.rows[len(s.rows)-1]
-		if th := (1 - lambda*s.piS) / g.pi[k]; !(th > 0 && th <= lambda) {
-			return nil, 0, false
+		th := s.theta(g.pi, lambda)
+		if !(th > 0 && th <= lambda) {
+			return estimate, nil // the shape does not hold at λ
+		}
+		if w := x.AtVec(p); w > 0 {
+			vals := make([]float64, len(s.rows))
+			for e := range s.full() {
+				vals[e] = lambda
+			}
+			vals[len(vals)-1] = th
+			ws = append(ws, weighted{j: g.cols[j-n].j, rows: s.rows, vals: vals, w: w})
 		}
 	}
-	m := len(g.allowed)
-	mm := mech.Mechanism(make([][]float64, n))
-	for i := range mm {
-		mm[i] = make([]float64, m)
-	}
-	for p, j := range basic {
-		if j < n {
-			continue
-		}
-		w := x.AtVec(p)
-		if w <= 0 {
-			continue
-		}
-		c := g.cols[j-n]
-		s := shapes[p]
-		last := len(s.rows) - 1
-		for _, i := range s.rows[:last] {
-			mm[i][c.j] += w * lambda
-		}
-		k := s.rows[last]
-		mm[k][c.j] += w * (1 - lambda*s.piS) / g.pi[k]
-	}
-	for i := range mm {
-		if mech.Normalise(mm[i]) <= 0 {
-			return nil, 0, false
-		}
-	}
-	return mm, leakage.PML(g.pi, mm), true
+	return estimate, assemble(n, len(g.allowed), ws)
 }
