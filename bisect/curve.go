@@ -147,8 +147,8 @@ func runCurve(parent context.Context, pi mech.Prior, fam family, cfg config) ([]
 	if c.failed() == nil {
 		c.rec(0, last)
 	}
-	c.dropBasis(0)
-	c.dropBasis(last)
+	c.dropWarm(0)
+	c.dropWarm(last)
 	if err := c.failed(); err != nil {
 		return c.res, err
 	}
@@ -238,12 +238,14 @@ func (c *curveRun) rec(a, b int) {
 		return
 	}
 	mid := a + (b-a)/2
-	// b's last basis starts mid's first LP. b's pattern is stronger, so
-	// its model has a subset of mid's columns and rows unless mid prunes
-	// an output b kept (mid's pruning level, b's ε*, can be lower than
-	// b's); the mapped basis then lacks basic variables and Clp repairs
-	// it.
-	h := hint{lo: ra.EpsLower, loKind: ra.Lower, proof: ra.Proof, hiMech: rb.Mechanism, hi: rb.EpsUpper, basis: c.basis(b), seed: c.seed(b), keepBasis: true}
+	// b's last basis starts mid's first LP, and b's master columns seed
+	// mid's master (they fit mid's weaker pattern). b's pattern is
+	// stronger, so its model has a subset of mid's columns and rows unless
+	// mid prunes an output b kept (mid's pruning level, b's ε*, can be
+	// lower than b's); the mapped basis then lacks basic variables and Clp
+	// repairs it.
+	basis, seed := c.warm(b)
+	h := hint{lo: ra.EpsLower, loKind: ra.Lower, proof: ra.Proof, hiMech: rb.Mechanism, hi: rb.EpsUpper, basis: basis, seed: seed, keepBasis: true}
 	// The proof of b (a stronger pattern) often holds for mid too: on a
 	// plateau of the staircase it closes mid's bracket without an LP.
 	if rb.Proof != nil {
@@ -258,30 +260,21 @@ func (c *curveRun) rec(a, b int) {
 	wg.Go(func() { c.rec(a, mid) })
 	c.rec(mid, b)
 	wg.Wait()
-	c.dropBasis(mid) // only rec(a, mid) starts from it: memory stays O(NM log M)
+	c.dropWarm(mid) // only rec(a, mid) starts from it: memory stays O(NM log M)
 }
 
-// basis returns the final basis of index k, or nil.
-func (c *curveRun) basis(k int) *polytope.KeyedBasis {
+// warm returns what index k's search left for a neighbour's: its final
+// LP basis and its master's final columns (either nil if none).
+func (c *curveRun) warm(k int) (*polytope.KeyedBasis, *colgen.Seed) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.res[k] == nil {
-		return nil
+		return nil, nil
 	}
-	return c.res[k].basis
+	return c.res[k].basis, c.res[k].seed
 }
 
-// seed returns the final master columns of index k, or nil.
-func (c *curveRun) seed(k int) *colgen.Seed {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.res[k] == nil {
-		return nil
-	}
-	return c.res[k].seed
-}
-
-func (c *curveRun) dropBasis(k int) {
+func (c *curveRun) dropWarm(k int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.res[k] != nil {
