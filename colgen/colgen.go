@@ -7,10 +7,8 @@ import (
 	"slices"
 
 	"github.com/pmlopt/pmlopt/leakage"
-	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/polytope"
-	"github.com/pmlopt/pmlopt/solver/revised"
 )
 
 // Master is the restricted master problem of one zero pattern: an N-row LP
@@ -22,7 +20,7 @@ type Master struct {
 	allowed [][]int // allowed[j]: the inputs allowed for output j
 	eps     float64
 	lambda  float64
-	sx      *revised.Simplex
+	sx      *dense
 	cols    []column // generated columns; cols[k] is LP column n + k
 
 	order []int     // scratch: inputs by decreasing y_i/π_i
@@ -81,15 +79,7 @@ func New(pi mech.Prior, pat mech.Pattern) (*Master, error) {
 			}
 		}
 	}
-	model := &lp.Model{}
-	for range n {
-		c := model.AddCol(1, 0, lp.Inf, "")
-		model.AddRow(1, 1, "", lp.Entry(c, 1))
-	}
-	var err error
-	if g.sx, err = revised.New(model, nil); err != nil {
-		return nil, err
-	}
+	g.sx = newDense(n)
 	g.order = make([]int, n)
 	g.ratio = make([]float64, n)
 	return g, nil
@@ -122,32 +112,24 @@ func (g *Master) setEps(eps float64) error {
 		return nil
 	}
 	g.eps, g.lambda = eps, math.Exp(eps)
-	n := len(g.pi)
-	idx := make([]int, len(g.cols))
-	cs := make([]revised.Column, len(g.cols))
 	for k := range g.cols {
 		c := &g.cols[k]
 		var ok bool
 		c.rows, c.vals, ok = fill(g.pi, c.order, g.lambda, c.rows, c.vals)
 		c.dead = !ok
-		up := lp.Inf
-		if c.dead {
-			up = 0
-		}
-		idx[k] = n + k
-		cs[k] = revised.Column{Upper: up, Rows: c.rows, Vals: c.vals}
+		g.sx.replace(k, denseCol{rows: c.rows, vals: c.vals, dead: c.dead})
 	}
-	return g.sx.ReplaceCols(idx, cs)
+	return nil
 }
 
 // priceTol is the least y·v at which a column enters the master: the
-// master's optimality tolerance (revised.Options.OptTol), below which the
+// master engine's optimality tolerance (denseOptTol), below which the
 // engine would not pivot it in.
 const priceTol = 1e-9
 
 // price adds, for every output, the extreme column that maximises y·v if
 // y·v > priceTol, and returns how many it added.
-func (g *Master) price(y []float64) (int, error) {
+func (g *Master) price(y []float64) int {
 	n := len(g.pi)
 	for i := range n {
 		g.order[i] = i
@@ -162,7 +144,7 @@ func (g *Master) price(y []float64) (int, error) {
 		}
 		return a - b
 	})
-	var add []revised.Column
+	added := 0
 	for j, al := range g.allowed {
 		if len(al) == 0 {
 			continue
@@ -185,12 +167,10 @@ func (g *Master) price(y []float64) (int, error) {
 			continue
 		}
 		g.cols = append(g.cols, column{j: j, order: order, rows: rows, vals: vals})
-		add = append(add, revised.Column{Upper: lp.Inf, Rows: rows, Vals: vals})
+		g.sx.add(denseCol{rows: rows, vals: vals})
+		added++
 	}
-	if _, err := g.sx.AddCols(add); err != nil {
-		return 0, err
-	}
-	return len(add), nil
+	return added
 }
 
 // poolFactor: when the master holds more than poolFactor·N generated
@@ -204,13 +184,13 @@ func (g *Master) shrink() error {
 	var gone []int
 	kept := g.cols[:0]
 	for k, c := range g.cols {
-		if g.sx.IsBasic(n + k) {
+		if g.sx.isBasic(n + k) {
 			kept = append(kept, c)
 		} else {
-			gone = append(gone, n+k)
+			gone = append(gone, k)
 		}
 	}
-	if err := g.sx.RemoveCols(gone); err != nil {
+	if err := g.sx.remove(gone); err != nil {
 		return err
 	}
 	g.cols = kept
@@ -241,25 +221,18 @@ func (g *Master) Probe(eps float64) (*Result, error) {
 		return nil, err
 	}
 	r := &Result{PML: math.Inf(1)}
-	var sol *revised.Result
+	var sol *denseResult
 	for r.Rounds = 0; ; r.Rounds++ {
 		var err error
-		sol, err = g.sx.Solve()
+		sol, err = g.sx.solve()
 		if err != nil {
 			return nil, err
 		}
 		r.Pivots += sol.Iterations
-		if sol.Status != revised.Optimal {
-			return nil, errors.New("colgen: the master LP returned " + sol.Status.String())
-		}
 		if sol.Objective <= 0 || r.Rounds == maxRounds {
 			break
 		}
-		added, err := g.price(sol.RowDuals)
-		if err != nil {
-			return nil, err
-		}
-		if added == 0 {
+		if g.price(sol.RowDuals) == 0 {
 			break
 		}
 	}
@@ -339,7 +312,7 @@ func (g *Master) Seed() *Seed {
 	n := len(g.pi)
 	var s Seed
 	for k, c := range g.cols {
-		if g.sx.IsBasic(n+k) && !c.dead {
+		if g.sx.isBasic(n+k) && !c.dead {
 			s.cols = append(s.cols, seedColumn{j: c.j, order: c.order})
 		}
 	}
@@ -360,7 +333,6 @@ func (g *Master) AddSeed(s *Seed) error {
 	if g.eps >= 0 {
 		return errors.New("colgen: AddSeed after the first Probe")
 	}
-	var add []revised.Column
 	for _, sc := range s.cols {
 		if sc.j >= len(g.allowed) || len(g.allowed[sc.j]) == 0 {
 			continue
@@ -380,8 +352,7 @@ func (g *Master) AddSeed(s *Seed) error {
 		// Entries come with the first Probe's ε (setEps); until then the
 		// column is fixed at 0.
 		g.cols = append(g.cols, column{j: sc.j, order: order, dead: true})
-		add = append(add, revised.Column{Upper: 0})
+		g.sx.add(denseCol{dead: true})
 	}
-	_, err := g.sx.AddCols(add)
-	return err
+	return nil
 }

@@ -21,7 +21,12 @@
 // N·M + N + M rows of the feasibility LP (10) of seed 002.
 //
 // A Master holds the columns generated so far and solves the restricted
-// master with the simplex engine of package revised. Its row duals y
+// master with a primal simplex of its own, built for this LP: the basis is
+// N×N and its columns are dense (about N/λ entries each), so the engine
+// keeps the basis inverse explicitly, updates it by rank-one steps and
+// prices the columns by dense dot products, O(N²) vector work per pivot
+// (a sparse LU spends four times as long on the same dense basis). Its
+// row duals y
 // price every other column: for output j, the column that maximises y·v
 // over the slice is a fractional knapsack, filled greedily by decreasing
 // y_i/π_i, at O(N) per output once the inputs are sorted. Columns with

@@ -46,8 +46,8 @@ func (g *Master) polish() (estimate float64, p mech.Mechanism) {
 	n := len(g.pi)
 	var basic []int  // structural columns in the basis: slack i < n, generated n + k
 	var slacks []int // positions of the basic slacks in basic
-	for j := 0; j < g.sx.NumCols(); j++ {
-		if !g.sx.IsBasic(j) {
+	for j := 0; j < g.sx.numCols(); j++ {
+		if !g.sx.isBasic(j) {
 			continue
 		}
 		if j < n {
