@@ -42,6 +42,7 @@ type dense struct {
 	valid     bool // bt is the inverse of the current basis matrix
 	updates   int  // rank-one updates since bt was computed
 	priceFrom int  // where the next partial pricing scan starts
+	yValid    bool // y holds the phase 2 duals of the current basis (pivot keeps them)
 
 	// While perturbed, variable v may go down to −shift[v] instead of 0
 	// (see run).
@@ -131,7 +132,7 @@ func (e *dense) slackBasis() {
 		e.head[p], e.pos[p] = p, p
 		e.bt[p*n+p] = 1
 	}
-	e.valid, e.updates = true, 0
+	e.valid, e.updates, e.yValid = true, 0, false
 }
 
 // numCols is the number of variables, slacks included.
@@ -205,6 +206,11 @@ func (e *dense) column(v int, one *[1]int, unit *[1]float64) ([]int, []float64) 
 // false when even that fails (it can not: the slacks complete any set of
 // independent columns, but rounding is rounding).
 func (e *dense) invert() bool {
+	e.yValid = false
+	if e.inPlace() {
+		e.valid, e.updates = true, 0
+		return true
+	}
 	for try := 0; try < 2; try++ {
 		badPos, badRows := e.gaussJordan()
 		if len(badPos) == 0 {
@@ -218,6 +224,68 @@ func (e *dense) invert() bool {
 		}
 	}
 	return false
+}
+
+// inPlace inverts A = Bᵀ (row p of A is the column basic at p) into bt by
+// Gauss-Jordan elimination in place with partial pivoting, n³ operations.
+// It reports false, leaving bt unusable, when some column has no
+// acceptable pivot; gaussJordan then finds which.
+func (e *dense) inPlace() bool {
+	n := e.n
+	w := e.work[:n*n]
+	clear(w)
+	var one [1]int
+	var unit [1]float64
+	scale := 0.0
+	for p, v := range e.head {
+		rows, vals := e.column(v, &one, &unit)
+		for t, i := range rows {
+			w[p*n+i] = vals[t]
+			scale = math.Max(scale, math.Abs(vals[t]))
+		}
+	}
+	tol := denseSingTol * math.Max(scale, 1)
+	used := make([]bool, n)
+	piv := make([]int, n) // piv[c]: the row of A pivoted in column c
+	for c := range n {
+		r, big := -1, tol
+		for p := range n {
+			if !used[p] {
+				if a := math.Abs(w[p*n+c]); a > big {
+					r, big = p, a
+				}
+			}
+		}
+		if r < 0 {
+			return false
+		}
+		used[r], piv[c] = true, r
+		prow := w[r*n : (r+1)*n]
+		inv := 1 / prow[c]
+		prow[c] = 1
+		floats.Scale(inv, prow)
+		for p := range n {
+			if p == r {
+				continue
+			}
+			row := w[p*n : (p+1)*n]
+			if f := row[c]; f != 0 {
+				row[c] = 0
+				floats.AddScaled(row, -f, prow)
+			}
+		}
+	}
+	// The rows were not swapped: with P the permutation that puts row
+	// piv[c] of A at c, w holds (PA)⁻¹ = A⁻¹Pᵀ with row c stored at
+	// piv[c], that is A⁻¹[c][piv[j]] = w[piv[c]][j].
+	for c, rc := range piv {
+		row := w[rc*n : (rc+1)*n]
+		out := e.bt[c*n : (c+1)*n]
+		for j, rj := range piv {
+			out[rj] = row[j]
+		}
+	}
+	return true
 }
 
 // gaussJordan inverts A = Bᵀ (row p of A is the column basic at p) by
@@ -366,8 +434,11 @@ func (e *dense) run() (*denseResult, error) {
 				}
 			}
 		}
-		for i := range n {
-			e.y[i] = floats.Dot(e.bt[i*n:(i+1)*n], e.cb)
+		if phase1 || !e.yValid {
+			for i := range n {
+				e.y[i] = floats.Dot(e.bt[i*n:(i+1)*n], e.cb)
+			}
+			e.yValid = !phase1
 		}
 
 		if degenerate > degenerateRun && !perturbDone {
@@ -448,7 +519,7 @@ func (e *dense) run() (*denseResult, error) {
 			// so this is rounding.
 			return &denseResult{Iterations: iters}, errStalled
 		}
-		e.pivot(q, r, theta)
+		e.pivot(q, r, theta, dq)
 		iters++
 		if theta <= 1e-12 {
 			degenerate++
@@ -552,8 +623,9 @@ func (e *dense) perturb() {
 	e.perturbed = true
 }
 
-// pivot brings variable q into position r with step theta.
-func (e *dense) pivot(q, r int, theta float64) {
+// pivot brings variable q, of reduced cost dq, into position r with step
+// theta. The phase 2 duals follow: y' = y + dq·(row r of the new B⁻¹).
+func (e *dense) pivot(q, r int, theta, dq float64) {
 	n := e.n
 	floats.AddScaled(e.xb, -theta, e.alpha)
 	e.xb[r] = theta
@@ -563,6 +635,7 @@ func (e *dense) pivot(q, r int, theta float64) {
 		rho := row[r] / ar
 		if rho != 0 {
 			floats.AddScaled(row, -rho, e.alpha)
+			e.y[i] += dq * rho
 		}
 		row[r] = rho
 	}

@@ -1,6 +1,7 @@
 package colgen
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -215,4 +216,73 @@ func TestDenseDegenerateRules(t *testing.T) {
 			require.InDelta(t, reference(t, n, cs), r.Objective, 1e-9, "run %d trial %d", run, trial)
 		}
 	}
+}
+
+// TestInvert checks both inversions against each other and against B·B⁻¹
+// = I on random bases, and the repair of a dependent basis.
+func TestInvert(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for trial := range 40 {
+		n := 1 + rng.IntN(30)
+		e := newDense(n)
+		for range 2 * n {
+			e.add(randomColumn(rng, n, nil))
+		}
+		// A random basis of slacks and columns.
+		for p := range n {
+			e.pos[e.head[p]] = -1
+		}
+		perm := rng.Perm(e.numCols())
+		for p := range n {
+			e.head[p], e.pos[perm[p]] = perm[p], p
+		}
+		if !e.inPlace() {
+			continue // singular: the repair path, below
+		}
+		inPlace := append([]float64(nil), e.bt...)
+		bad, _ := e.gaussJordan()
+		require.Empty(t, bad, "trial %d", trial)
+		for k := range inPlace {
+			require.InDelta(t, e.bt[k], inPlace[k], 1e-9*(1+math.Abs(e.bt[k])), "trial %d entry %d", trial, k)
+		}
+		// B⁻¹B = I, column by column.
+		var one [1]int
+		var unit [1]float64
+		for p, v := range e.head {
+			rows, vals := e.column(v, &one, &unit)
+			for q := range n {
+				s := 0.0
+				for t, i := range rows {
+					s += e.bt[i*n+q] * vals[t]
+				}
+				want := 0.0
+				if q == p {
+					want = 1
+				}
+				require.InDelta(t, want, s, 1e-9, "trial %d", trial)
+			}
+		}
+	}
+	// Two copies of one column and a dead one: invert puts slacks in
+	// their places.
+	e := newDense(3)
+	c := denseCol{rows: []int{0, 1, 2}, vals: []float64{1, 2, 3}}
+	e.add(c, c, denseCol{dead: true})
+	for p := range 3 {
+		e.pos[e.head[p]] = -1
+		e.head[p], e.pos[3+p] = 3+p, p
+	}
+	require.True(t, e.invert())
+	basicCols := 0
+	for _, v := range e.head {
+		if v >= 3 {
+			basicCols++
+		}
+	}
+	require.Equal(t, 1, basicCols)
+	r, err := e.solve()
+	require.NoError(t, err)
+	cs := []denseCol{c, c, {dead: true}}
+	checkOptimal(t, e, cs, r)
+	require.InDelta(t, reference(t, 3, cs), r.Objective, 1e-12)
 }
