@@ -18,8 +18,9 @@ import (
 // master holds about n/λ entries), so its inverse is kept explicitly and
 // updated by rank-one steps, which costs O(n²) per pivot in vector
 // operations instead of a sparse factorisation's bookkeeping on dense data.
-// The inverse is recomputed from the basis every refactorEvery pivots and
-// whenever a basic column changes.
+// The inverse is recomputed from the basis every max(refactorEvery, n)
+// pivots (an inversion costs n³, an update n²) and whenever a basic column
+// changes.
 //
 // The method is the primal simplex: phase 1 (when a warm basis has
 // negative basic values, after the columns moved) minimises the sum of the
@@ -100,7 +101,8 @@ const (
 	// basis, that inversion accepts; a column without one is replaced by
 	// a slack.
 	denseSingTol = 1e-11
-	// refactorEvery: rank-one updates between two inversions.
+	// refactorEvery: the least number of rank-one updates between two
+	// inversions (n when n is larger).
 	refactorEvery = 100
 )
 
@@ -414,7 +416,7 @@ func (e *dense) run() (*denseResult, error) {
 	perturbDone := false
 	defer func() { e.perturbed = false }()
 	for iters := 0; ; {
-		if e.updates >= refactorEvery {
+		if e.updates >= max(refactorEvery, n) {
 			if !e.invert() {
 				return &denseResult{Iterations: iters}, errStalled
 			}
