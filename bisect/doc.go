@@ -71,7 +71,7 @@
 // # Probes answered in Go
 //
 // Before any LP, a probe asks a pure-Go method (Options.Probes): below
-// IPMLetters (192) letters the column generation of package colgen, from
+// IPMLetters (512) letters the column generation of package colgen, from
 // there ipm.Probe. Either gives a mechanism with the pattern, audited like an
 // LP's point, and multipliers that go through polytope.DualBound like an
 // engine's ray; a probe they settle costs no LP, and the LP settles what
@@ -89,9 +89,9 @@
 // proof just below it). Its proofs creep far from ε* and a probe far below
 // ε* costs many pricing rounds, so the search starts in the middle of the
 // bracket and bisects when it has no fresh estimate. On the bench's curves
-// with Clp this takes 2.7 s at 64×64 (LPs only: 7.7 s) and 2 min 22 s at
+// with Clp this takes 0.9–1.2 s at 64×64 (LPs only: 7.7 s) and 26–28 s at
 // 128×128 (ipm.Probe first: 2 min 56 s), and an LP is left for fewer than
-// one threshold in eight.
+// one threshold in ten.
 //
 // ipm.Probe runs the interior-point method of package ipm on the
 // expected-utility problem over every pair with utility −1 on the
@@ -99,8 +99,8 @@
 // the pattern exists. Near ε* (within a few 1e-9) its point audits
 // slightly above the probed ε and its proof slightly below. An
 // interior-point solve costs O(N²M + N³) per iteration whatever the
-// pattern or the distance to ε*: at N = 256 one least-ε search takes 9 s
-// with it and 82 s with the column generation.
+// pattern or the distance to ε*: at N = 256 one cold least-ε search takes
+// 9–11 s with it and 11–14 s with the column generation.
 //
 // # Numerics
 //

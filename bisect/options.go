@@ -69,13 +69,14 @@ const (
 
 // IPMLetters is the number of letters from which ProbesAuto asks ipm.Probe
 // first instead of the column generation. On the bench's curves with Clp
-// the column generation wins at 64 letters (2.7 s; LPs only 7.7 s,
-// ipm.Probe first 8.3 s) and at 128 (2 min 22 s; ipm.Probe first 2 min
-// 56 s, LPs only 4 min 43 s); at 256 one cold least-ε search takes 82 s
-// with it and 9 s with ipm.Probe, whose cost per probe does not grow with
-// the distance to ε* (the master's probes far below ε* take thousands of
-// pivots).
-const IPMLetters = 192
+// the column generation wins at 64 letters (0.9–1.2 s; LPs only 7.7 s,
+// ipm.Probe first 8.3 s), at 128 (26–28 s; ipm.Probe first 2 min 56 s,
+// LPs only 4 min 43 s) and at 256 (60 of 256 thresholds resolved in
+// 5 min 28 s, against 11 in 3 min 25 s with ipm.Probe first). One cold
+// least-ε search at 256 takes about the same with either (11–14 s against
+// 9–11 s), and both cost O(N³) per probe, so the switch is set above the
+// largest size measured.
+const IPMLetters = 512
 
 // config is Options with defaults filled in.
 type config struct {
