@@ -51,7 +51,7 @@ type dense struct {
 	shift     []float64
 
 	xb, y, cb, alpha []float64 // basic values, duals, basic costs, B⁻¹a_q
-	work             []float64 // n×2n scratch of invert
+	work             []float64 // n×n scratch of gaussJordan
 	bps              []breakpoint
 }
 
@@ -118,7 +118,7 @@ var errStalled = errors.New("colgen: the master simplex stalled")
 func newDense(n int) *dense {
 	e := &dense{n: n, head: make([]int, n), pos: make([]int, n),
 		bt: make([]float64, n*n), xb: make([]float64, n), y: make([]float64, n),
-		cb: make([]float64, n), alpha: make([]float64, n), work: make([]float64, 2*n*n)}
+		cb: make([]float64, n), alpha: make([]float64, n), work: make([]float64, n*n)}
 	e.slackBasis()
 	return e
 }
@@ -204,15 +204,11 @@ func (e *dense) column(v int, one *[1]int, unit *[1]float64) ([]int, []float64) 
 }
 
 // invert computes bt from the basis. Positions whose columns are dependent
-// (or dead) get the slacks of the rows left without a pivot. It reports
-// false when even that fails (it can not: the slacks complete any set of
-// independent columns, but rounding is rounding).
+// (or dead) get the slacks of the rows left without a pivot, and the basis
+// is inverted again. It reports false when even that fails (it can not in
+// exact arithmetic: the slacks complete any set of independent columns).
 func (e *dense) invert() bool {
 	e.yValid = false
-	if e.inPlace() {
-		e.valid, e.updates = true, 0
-		return true
-	}
 	for try := 0; try < 2; try++ {
 		badPos, badRows := e.gaussJordan()
 		if len(badPos) == 0 {
@@ -228,13 +224,16 @@ func (e *dense) invert() bool {
 	return false
 }
 
-// inPlace inverts A = Bᵀ (row p of A is the column basic at p) into bt by
-// Gauss-Jordan elimination in place with partial pivoting, n³ operations.
-// It reports false, leaving bt unusable, when some column has no
-// acceptable pivot; gaussJordan then finds which.
-func (e *dense) inPlace() bool {
+// gaussJordan inverts A = Bᵀ (row p of A is the column basic at p) into bt
+// by Gauss-Jordan elimination in place with partial pivoting, n³
+// operations. A column of A without an acceptable pivot is skipped; the
+// positions (rows of A) and constraint rows (columns of A) left without a
+// pivot, equal in number, are returned, and bt is then not usable. (The
+// in-place steps change only the pivot's own column, so the pivots chosen
+// are those of an elimination on [A | I].)
+func (e *dense) gaussJordan() (badPos, badRows []int) {
 	n := e.n
-	w := e.work[:n*n]
+	w := e.work
 	clear(w)
 	var one [1]int
 	var unit [1]float64
@@ -259,7 +258,8 @@ func (e *dense) inPlace() bool {
 			}
 		}
 		if r < 0 {
-			return false
+			badRows = append(badRows, c)
+			continue
 		}
 		used[r], piv[c] = true, r
 		prow := w[r*n : (r+1)*n]
@@ -277,6 +277,14 @@ func (e *dense) inPlace() bool {
 			}
 		}
 	}
+	for p := range n {
+		if !used[p] {
+			badPos = append(badPos, p)
+		}
+	}
+	if len(badPos) > 0 {
+		return badPos, badRows
+	}
 	// The rows were not swapped: with P the permutation that puts row
 	// piv[c] of A at c, w holds (PA)⁻¹ = A⁻¹Pᵀ with row c stored at
 	// piv[c], that is A⁻¹[c][piv[j]] = w[piv[c]][j].
@@ -286,71 +294,6 @@ func (e *dense) inPlace() bool {
 		for j, rj := range piv {
 			out[rj] = row[j]
 		}
-	}
-	return true
-}
-
-// gaussJordan inverts A = Bᵀ (row p of A is the column basic at p) by
-// Gauss-Jordan elimination with partial pivoting on [A | I], writing A⁻¹ =
-// (B⁻¹)ᵀ to bt. It returns the positions (rows of A) and constraint rows
-// (columns of A) left without an acceptable pivot, equal in number.
-func (e *dense) gaussJordan() (badPos, badRows []int) {
-	n := e.n
-	w := e.work // row p: A[p] (n entries) then the identity part (n entries)
-	clear(w)
-	var one [1]int
-	var unit [1]float64
-	scale := 0.0
-	for p, v := range e.head {
-		rows, vals := e.column(v, &one, &unit)
-		row := w[p*2*n : (p+1)*2*n]
-		for t, i := range rows {
-			row[i] = vals[t]
-			scale = math.Max(scale, math.Abs(vals[t]))
-		}
-		row[n+p] = 1
-	}
-	tol := denseSingTol * math.Max(scale, 1)
-	used := make([]bool, n)
-	pivOf := make([]int, n) // pivOf[c]: the row of A pivoted in column c, or −1
-	for c := range n {
-		r, big := -1, tol
-		for p := range n {
-			if !used[p] {
-				if a := math.Abs(w[p*2*n+c]); a > big {
-					r, big = p, a
-				}
-			}
-		}
-		pivOf[c] = r
-		if r < 0 {
-			badRows = append(badRows, c)
-			continue
-		}
-		used[r] = true
-		prow := w[r*2*n : (r+1)*2*n]
-		floats.Scale(1/prow[c], prow)
-		for p := range n {
-			if p == r {
-				continue
-			}
-			row := w[p*2*n : (p+1)*2*n]
-			if f := row[c]; f != 0 {
-				floats.AddScaled(row, -f, prow)
-			}
-		}
-	}
-	for p := range n {
-		if !used[p] {
-			badPos = append(badPos, p)
-		}
-	}
-	if len(badPos) > 0 {
-		return badPos, badRows
-	}
-	// Row pivOf[c] of the right half is row c of A⁻¹.
-	for c, r := range pivOf {
-		copy(e.bt[c*n:(c+1)*n], w[r*2*n+n:(r+1)*2*n])
 	}
 	return nil, nil
 }
