@@ -62,13 +62,14 @@ type denseCol struct {
 	dead bool
 }
 
-// stored is a generated column in the engine: its entries and the same as
-// a dense n-vector, for the pricing's dot products.
+// stored is a generated column in the engine, as a dense n-vector (zero
+// when dead): every use of a column is a dense vector operation.
 type stored struct {
-	denseCol
-	v []float64
+	v    []float64
+	dead bool
 }
 
+// store scatters c into buf (reused when long enough).
 func (e *dense) store(c denseCol, buf []float64) stored {
 	if cap(buf) < e.n {
 		buf = make([]float64, e.n)
@@ -80,7 +81,24 @@ func (e *dense) store(c denseCol, buf []float64) stored {
 			buf[i] = c.vals[t]
 		}
 	}
-	return stored{c, buf}
+	return stored{buf, c.dead}
+}
+
+// addColumn adds a times the column of variable v (e_v for a slack) to dst.
+func (e *dense) addColumn(dst []float64, a float64, v int) {
+	if v < e.n {
+		dst[v] += a
+		return
+	}
+	floats.AddScaled(dst, a, e.cols[v-e.n].v)
+}
+
+// dotColumn returns y times the column of variable v.
+func (e *dense) dotColumn(v int, y []float64) float64 {
+	if v < e.n {
+		return y[v]
+	}
+	return floats.Dot(e.cols[v-e.n].v, y)
 }
 
 type breakpoint struct {
@@ -190,19 +208,6 @@ func (e *dense) remove(ks []int) error {
 	return nil
 }
 
-// column returns the entries of variable v (a slack is e_v).
-func (e *dense) column(v int, one *[1]int, unit *[1]float64) ([]int, []float64) {
-	if v < e.n {
-		one[0], unit[0] = v, 1
-		return one[:], unit[:]
-	}
-	c := &e.cols[v-e.n]
-	if c.dead {
-		return nil, nil
-	}
-	return c.rows, c.vals
-}
-
 // invert computes bt from the basis. Positions whose columns are dependent
 // (or dead) get the slacks of the rows left without a pivot, and the basis
 // is inverted again. It reports false when even that fails (it can not in
@@ -235,15 +240,12 @@ func (e *dense) gaussJordan() (badPos, badRows []int) {
 	n := e.n
 	w := e.work
 	clear(w)
-	var one [1]int
-	var unit [1]float64
-	scale := 0.0
 	for p, v := range e.head {
-		rows, vals := e.column(v, &one, &unit)
-		for t, i := range rows {
-			w[p*n+i] = vals[t]
-			scale = math.Max(scale, math.Abs(vals[t]))
-		}
+		e.addColumn(w[p*n:(p+1)*n], 1, v)
+	}
+	scale := 0.0
+	for _, x := range w {
+		scale = math.Max(scale, math.Abs(x))
 	}
 	tol := denseSingTol * math.Max(scale, 1)
 	used := make([]bool, n)
@@ -310,12 +312,15 @@ func (e *dense) computeX() {
 // ftran sets alpha = B⁻¹a for variable v.
 func (e *dense) ftran(v int) {
 	n := e.n
+	if v < n {
+		copy(e.alpha, e.bt[v*n:(v+1)*n])
+		return
+	}
 	clear(e.alpha)
-	var one [1]int
-	var unit [1]float64
-	rows, vals := e.column(v, &one, &unit)
-	for t, i := range rows {
-		floats.AddScaled(e.alpha, vals[t], e.bt[i*n:(i+1)*n])
+	for i, x := range e.cols[v-n].v {
+		if x != 0 {
+			floats.AddScaled(e.alpha, x, e.bt[i*n:(i+1)*n])
+		}
 	}
 }
 
@@ -595,25 +600,24 @@ const accuracyTol = 1e-11
 // accurate reports whether the updated inverse still gives x_B and y to
 // accuracyTol: the rows B x_B = 1 and the basic reduced costs c_B − Bᵀy.
 func (e *dense) accurate() bool {
-	n := e.n
-	r := e.alpha // scratch: the row residuals
-	for i := range r {
-		r[i] = 1
-	}
-	var one [1]int
-	var unit [1]float64
 	for p, v := range e.head {
-		rows, vals := e.column(v, &one, &unit)
-		d := e.cb[p]
-		for t, i := range rows {
-			r[i] -= vals[t] * e.xb[p]
-			d -= vals[t] * e.y[i]
-		}
-		if math.Abs(d) > accuracyTol {
+		if math.Abs(e.cb[p]-e.dotColumn(v, e.y)) > accuracyTol {
 			return false
 		}
 	}
-	return floats.Norm(r[:n], math.Inf(1)) <= accuracyTol
+	r := e.alpha // scratch
+	e.residual(r)
+	return floats.Norm(r, math.Inf(1)) <= accuracyTol
+}
+
+// residual writes the row residuals 1 − B x_B to r.
+func (e *dense) residual(r []float64) {
+	for i := range r {
+		r[i] = 1
+	}
+	for p, v := range e.head {
+		e.addColumn(r, -e.xb[p], v)
+	}
 }
 
 // refine improves x_B by two steps of iterative refinement, x_B += B⁻¹(1 −
@@ -621,19 +625,9 @@ func (e *dense) accurate() bool {
 // 1e-13, which the updated inverse alone does not reach.
 func (e *dense) refine() {
 	n := e.n
-	r := make([]float64, n)
-	var one [1]int
-	var unit [1]float64
+	r := e.alpha // scratch
 	for range 2 {
-		for i := range r {
-			r[i] = 1
-		}
-		for p, v := range e.head {
-			rows, vals := e.column(v, &one, &unit)
-			for t, i := range rows {
-				r[i] -= vals[t] * e.xb[p]
-			}
-		}
+		e.residual(r)
 		for i, ri := range r {
 			if ri != 0 {
 				floats.AddScaled(e.xb, ri, e.bt[i*n:(i+1)*n])
