@@ -1,6 +1,7 @@
 package colgen
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -175,23 +176,49 @@ func (g *Master) price(y []float64) int {
 
 // poolFactor: when the master holds more than poolFactor·N generated
 // columns, a Probe first removes the nonbasic ones (pricing brings back
-// those it needs), so that the master's pricing stays cheap.
+// those it needs), so that the master's pricing stays cheap; within a
+// probe, a pool past 2·poolFactor·N is trimmed to poolFactor·N between
+// pricing rounds. (Trimming to N instead makes the rounds tail: at
+// 256 letters a probe then runs into maxRounds.)
 const poolFactor = 2
 
-// shrink removes the nonbasic generated columns.
-func (g *Master) shrink() error {
+// trim removes nonbasic generated columns until at most keep generated
+// columns remain (or only basic ones): those least likely to enter
+// first, that is with the smallest y·v (in order of generation when y is
+// nil).
+func (g *Master) trim(y []float64, keep int) error {
 	n := len(g.pi)
-	var gone []int
-	kept := g.cols[:0]
-	for k, c := range g.cols {
-		if g.sx.isBasic(n + k) {
-			kept = append(kept, c)
-		} else {
-			gone = append(gone, k)
+	if len(g.cols) <= keep {
+		return nil
+	}
+	type cand struct {
+		k int
+		d float64
+	}
+	var cs []cand
+	for k := range g.cols {
+		if !g.sx.isBasic(n + k) {
+			c := cand{k: k}
+			if y != nil {
+				c.d = g.sx.dotColumn(n+k, y)
+			}
+			cs = append(cs, c)
 		}
 	}
+	slices.SortStableFunc(cs, func(a, b cand) int { return cmp.Compare(a.d, b.d) })
+	gone := make([]int, min(len(g.cols)-keep, len(cs)))
+	for t := range gone {
+		gone[t] = cs[t].k
+	}
+	slices.Sort(gone)
 	if err := g.sx.remove(gone); err != nil {
 		return err
+	}
+	kept := g.cols[:0]
+	for k, c := range g.cols {
+		if _, found := slices.BinarySearch(gone, k); !found {
+			kept = append(kept, c)
+		}
 	}
 	g.cols = kept
 	return nil
@@ -213,7 +240,7 @@ func (g *Master) Probe(eps float64) (*Result, error) {
 	}
 	n := len(g.pi)
 	if len(g.cols) > poolFactor*n {
-		if err := g.shrink(); err != nil {
+		if err := g.trim(nil, 0); err != nil {
 			return nil, err
 		}
 	}
@@ -231,6 +258,13 @@ func (g *Master) Probe(eps float64) (*Result, error) {
 		r.Pivots += sol.Iterations
 		if sol.Objective <= 0 || r.Rounds == maxRounds {
 			break
+		}
+		if len(g.cols) > 2*poolFactor*n {
+			// A long probe's pool: the pricing of every pivot reads
+			// it, so the columns least likely to enter go.
+			if err := g.trim(sol.RowDuals, poolFactor*n); err != nil {
+				return nil, err
+			}
 		}
 		if g.price(sol.RowDuals) == 0 {
 			break

@@ -52,5 +52,8 @@
 // ε moves every column to the new λ along the order its inputs were
 // filled in (a column whose inputs can no longer reach π·v = 1 is fixed at
 // 0), and the engine continues from the old basis. When the master holds
-// more than 2N generated columns, the nonbasic ones are dropped first.
+// more than 2N generated columns, the nonbasic ones are dropped first;
+// within a probe, whose pricing rounds can add thousands of columns at a
+// few hundred letters, a pool past 4N is trimmed back to 2N between rounds,
+// keeping the basic columns and the nonbasic ones with the largest y·v.
 package colgen

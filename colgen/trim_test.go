@@ -1,0 +1,80 @@
+package colgen
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pmlopt/pmlopt/internal/randinst"
+)
+
+// TestTrim checks the pool management of a master: trim keeps every basic
+// column, keeps the columns and the engine's columns in step, removes the
+// nonbasic columns with the smallest y·v first, and leaves a master that
+// still answers a probe as a fresh one does.
+func TestTrim(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := range 20 {
+		n, m := 6+rng.IntN(10), 4+rng.IntN(10)
+		pi, o := randinst.Prior(rng, n, 0.01), randinst.StrictOrder(rng, n, m)
+		pat := o.Pattern(1 + rng.IntN(m))
+		g, err := New(pi, pat)
+		require.NoError(t, err)
+		var y []float64
+		for _, eps := range []float64{0.3, 0.8, 0.5, 1.5} {
+			r, err := g.Probe(eps)
+			require.NoError(t, err)
+			y = r.Alpha
+		}
+		type entry struct {
+			j     int
+			order []int
+			basic bool
+			d     float64
+		}
+		before := make(map[*int]entry) // keyed by the order slice's first element
+		nonbasic := 0
+		for k, c := range g.cols {
+			e := entry{j: c.j, order: c.order, basic: g.sx.isBasic(n + k), d: g.sx.dotColumn(n+k, y)}
+			before[&c.order[0]] = e
+			if !e.basic {
+				nonbasic++
+			}
+		}
+		keep := len(g.cols) - nonbasic/2
+		require.NoError(t, g.trim(y, keep), "trial %d", trial)
+		require.Len(t, g.cols, keep)
+		require.Len(t, g.sx.cols, len(g.cols))
+		kept := make(map[*int]bool)
+		minKept := 1e300
+		for k, c := range g.cols {
+			e, ok := before[&c.order[0]]
+			require.True(t, ok)
+			kept[&c.order[0]] = true
+			require.Equal(t, e.basic, g.sx.isBasic(n+k), "basis moved")
+			require.InDelta(t, e.d, g.sx.dotColumn(n+k, y), 1e-15, "engine column out of step")
+			if !e.basic {
+				minKept = min(minKept, e.d)
+			}
+		}
+		for key, e := range before {
+			if kept[key] {
+				continue
+			}
+			require.False(t, e.basic, "a basic column was removed")
+			require.LessOrEqual(t, e.d, minKept, "a better column was removed")
+		}
+		// The trimmed master answers as a fresh one does.
+		r, err := g.Probe(0.7)
+		require.NoError(t, err)
+		f, err := New(pi, pat)
+		require.NoError(t, err)
+		rf, err := f.Probe(0.7)
+		require.NoError(t, err)
+		feasible := func(r *Result) bool { return r.PML <= 0.7+1e-12 }
+		require.Equal(t, feasible(rf), feasible(r), "trial %d", trial)
+		require.Equal(t, rf.Lower >= 0.7-1e-12, r.Lower >= 0.7-1e-12, "trial %d", trial)
+		require.NotEqual(t, feasible(r), r.Lower >= 0.7-1e-12, "trial %d: no verdict", trial)
+	}
+}
