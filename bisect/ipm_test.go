@@ -2,6 +2,7 @@ package bisect
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmlopt/pmlopt/internal/randinst"
+	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/solver"
 )
 
@@ -94,4 +96,34 @@ func mustGet(t *testing.T, name string) solver.Solver {
 	s, err := solver.Get(name)
 	require.NoError(t, err)
 	return s
+}
+
+// TestWithoutLP checks when a pure-Go probe that left the question open
+// stands without an LP: when its evidence closes the bracket, and once in a
+// row when its mechanism audits within nearSlop of t; never without
+// evidence.
+func TestWithoutLP(t *testing.T) {
+	m := mech.Mechanism{{1}}
+	p := &prober{closes: func(lb, a float64) bool { return a-lb <= 1e-9 }}
+	_, ok := p.withoutLP(0.5, nil)
+	assert.False(t, ok, "no evidence")
+	// Closes: a proof 3e-10 below t and a point 2e-10 above.
+	o, ok := p.withoutLP(0.5, &evidence{m: m, a: 0.5 + 2e-10, lb: 0.5 - 3e-10, alpha: []float64{1}})
+	require.True(t, ok)
+	assert.Equal(t, inconclusive, o.v)
+	assert.Equal(t, 0.5-3e-10, o.lb)
+	assert.False(t, p.near, "closing the bracket is not a near miss")
+	// A multiplier-less bound does not count.
+	_, ok = p.withoutLP(0.5, &evidence{a: math.Inf(1), lb: 0.5 - 3e-10})
+	assert.False(t, ok)
+	// Near: a point 5e-9 above t, no proof; stands once, then the LP.
+	o, ok = p.withoutLP(0.5, &evidence{m: m, a: 0.5 + 5e-9})
+	require.True(t, ok)
+	assert.Equal(t, 0.5+5e-9, o.a)
+	assert.True(t, p.near)
+	_, ok = p.withoutLP(0.5, &evidence{m: m, a: 0.5 + 5e-9})
+	assert.False(t, ok, "two near misses in a row go to the LP")
+	p.near = false
+	_, ok = p.withoutLP(0.5, &evidence{m: m, a: 0.5 + 2e-8})
+	assert.False(t, ok, "a point beyond nearSlop goes to the LP")
 }

@@ -141,6 +141,12 @@ type prober struct {
 	start     *polytope.KeyedBasis // a neighbouring pattern's basis for the first solve, or nil
 	keepBasis bool                 // key the final basis for the Result (finish)
 
+	// closes, if not nil, reports whether a proven bound lb and an
+	// audited mechanism at a would close the search's bracket: a pure-Go
+	// probe's evidence then stands without an LP.
+	closes func(lb, a float64) bool
+
+	near  bool // the last pure-Go probe stood open near ε* without an LP (withoutLP)
 	stuck bool // the last probe's verdict was unproven or inconclusive
 }
 
@@ -171,6 +177,7 @@ type outcome struct {
 	lb  float64
 	g   float64 // the infeasibility LP's optimum G, when it was solved
 	est float64 // an estimate of ε* (infeasible verdicts of the column generation), 0 if none
+	pol bool    // m is the column generation's polished mechanism (often at ε* itself)
 
 	alpha []float64 // the multipliers proving lb (polytope.DualBound)
 }
@@ -198,6 +205,10 @@ func (p *prober) probe(t, level float64, settle bool) (outcome, error) {
 	if p.ipm || p.cols {
 		var o outcome
 		if o, ev = p.goProbe(t); o.v == feasible || o.v == infeasible {
+			p.near = false
+			return o, nil
+		}
+		if o, ok := p.withoutLP(t, ev); ok {
 			return o, nil
 		}
 	}
@@ -206,6 +217,40 @@ func (p *prober) probe(t, level float64, settle bool) (outcome, error) {
 		o = o.with(ev)
 	}
 	return o, err
+}
+
+// nearSlop: a pure-Go probe's mechanism that audits at most this far
+// above t marks the probe as within reach of ε* (see withoutLP).
+const nearSlop = 1e-8
+
+// withoutLP decides whether a pure-Go probe at t that left the question
+// open (its mechanism audits a hair above t, its proof a hair below: that
+// happens within a few 1e-10 of ε*) stands without an LP, which at a few
+// hundred letters takes Clp minutes. It stands, as inconclusive with its
+// evidence, when the evidence closes the search's bracket (closes), and
+// when its mechanism audits within nearSlop of t and the last probe did not
+// stand open this way too: the search then steers below t, where the next
+// probe usually brings a proof and a polished mechanism.
+func (p *prober) withoutLP(t float64, ev *evidence) (outcome, bool) {
+	if ev == nil {
+		return outcome{}, false
+	}
+	lb, a := 0.0, math.Inf(1)
+	if ev.alpha != nil {
+		lb = ev.lb
+	}
+	if ev.m != nil {
+		a = ev.a
+	}
+	o := outcome{v: inconclusive, m: ev.m, a: a, lb: lb, alpha: ev.alpha}
+	switch {
+	case p.closes != nil && p.closes(lb, a):
+		return o, true
+	case !p.near && a <= t+nearSlop:
+		p.near = true
+		return o, true
+	}
+	return outcome{}, false
 }
 
 // evidence is what a pure-Go probe (ipm.Probe, the column generation)
@@ -217,6 +262,7 @@ type evidence struct {
 	lb    float64
 	alpha []float64
 	est   float64 // an estimate of ε* (the column generation's Newton step), 0 if none
+	pol   bool    // m is the column generation's polished mechanism
 }
 
 // goProbe asks ipm.Probe or the column generation about t. Its verdict is
@@ -238,7 +284,7 @@ func (p *prober) goProbe(t float64) (o outcome, ev *evidence) {
 		if err != nil {
 			return outcome{v: unproven}, nil
 		}
-		ev = &evidence{m: r.Mechanism, a: r.PML, lb: r.Lower, alpha: r.Alpha, est: r.Estimate}
+		ev = &evidence{m: r.Mechanism, a: r.PML, lb: r.Lower, alpha: r.Alpha, est: r.Estimate, pol: r.Polished}
 	} else {
 		r, err := ipm.Probe(p.pi, p.pat, t)
 		if err != nil {
@@ -251,7 +297,7 @@ func (p *prober) goProbe(t float64) (o outcome, ev *evidence) {
 	}
 	switch {
 	case ev.alpha != nil && ev.lb >= t-proofMargin:
-		return outcome{v: infeasible, lb: ev.lb, alpha: ev.alpha, m: ev.m, a: ev.a, est: ev.est}, ev
+		return outcome{v: infeasible, lb: ev.lb, alpha: ev.alpha, m: ev.m, a: ev.a, est: ev.est, pol: ev.pol}, ev
 	case ev.m != nil && ev.a <= t+auditSlop:
 		return outcome{v: feasible, m: ev.m, a: ev.a, lb: ev.lb, alpha: ev.alpha}, ev
 	}
@@ -596,9 +642,10 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 			lo, r.Lower, r.Proof = lb, BoundInfeasible, alpha
 		}
 	}
+	p.closes = func(lb, a float64) bool { return math.Min(a, r.EpsUpper)-math.Max(lb, lo) <= tol }
 	var proofs []proofPoint
 	slow, uses := 0, 0
-	closeIn := false    // an infeasible probe brought a mechanism: try a proof just below it
+	closeIn := false    // an infeasible probe brought a polished mechanism: try a proof just below it
 	newton := 0.0       // the last infeasible probe's estimate of ε*, to probe next
 	exactTried := false // the last proof's exactness was tested (at sl + tol/2)
 	failures := 0
@@ -681,7 +728,7 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 				// audited upper end all the same; a polished one is
 				// often ε* itself.
 				r.Mechanism, r.EpsUpper = o.m, o.a
-				hv, closeIn = math.Min(hv, o.a), p.cols
+				hv, closeIn = math.Min(hv, o.a), o.pol
 			}
 			proofs, uses = append(proofs, proofPoint{t: t, lb: o.lb, alpha: o.alpha}), 0
 			if lb, alpha, ok := p.extrapolate(proofs); ok {
@@ -719,12 +766,14 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 			break
 		}
 		o, err := p.probe(t, level, true)
-		switch {
-		case err != nil:
-		case o.v == infeasible:
-			raise(o.lb, o.alpha)
-		case o.m != nil && o.a < r.EpsUpper && pat.Holds(o.m):
+		if err != nil {
+			continue
+		}
+		if o.m != nil && o.a < r.EpsUpper && pat.Holds(o.m) {
 			r.Mechanism, r.EpsUpper = o.m, o.a
+		}
+		if o.alpha != nil {
+			raise(o.lb, o.alpha) // proven whatever the verdict
 		}
 	}
 	if r.EpsUpper-lo > tol && lastErr != nil {
