@@ -78,3 +78,36 @@ func TestTrim(t *testing.T) {
 		require.NotEqual(t, feasible(r), r.Lower >= 0.7-1e-12, "trial %d: no verdict", trial)
 	}
 }
+
+// TestLagrangian checks the bound that steers the stabilised pricing: from
+// any duals it is at most the master's optimum G, and from the master's
+// optimal duals it is G itself.
+func TestLagrangian(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	checked := 0
+	for trial := range 30 {
+		n, m := 4+rng.IntN(12), 3+rng.IntN(10)
+		pi, o := randinst.Prior(rng, n, 0.01), randinst.StrictOrder(rng, n, m)
+		pat := o.Pattern(1 + rng.IntN(m))
+		g, err := New(pi, pat)
+		require.NoError(t, err)
+		_, err = g.Probe(0.05 + rng.Float64())
+		require.NoError(t, err)
+		sol, err := g.sx.solve() // the optimum of the full master: pricing is done
+		require.NoError(t, err)
+		_, best := g.priceAt(sol.RowDuals, sol.RowDuals)
+		require.InDelta(t, sol.Objective, g.lagrangian(sol.RowDuals, best), 1e-9, "trial %d: not tight at the optimal duals", trial)
+		for range 20 {
+			y := make([]float64, n)
+			for i := range y {
+				y[i] = sol.RowDuals[i] + rng.NormFloat64()*0.3
+			}
+			_, best := g.priceAt(y, y)
+			require.LessOrEqual(t, g.lagrangian(y, best), sol.Objective+1e-12, "trial %d", trial)
+		}
+		if sol.Objective > 1e-6 {
+			checked++
+		}
+	}
+	require.Greater(t, checked, 5, "too few infeasible masters")
+}
