@@ -93,9 +93,8 @@
 // proof just below it). Its proofs creep far from ε* and a probe far below
 // ε* costs many pricing rounds, so the search starts in the middle of the
 // bracket and bisects when it has no fresh estimate. On the bench's curves
-// with Clp this takes 0.9–1.2 s at 64×64 (LPs only: 7.7 s) and 26–28 s at
-// 128×128 (ipm.Probe first: 2 min 56 s), and an LP is left for fewer than
-// one threshold in ten.
+// with Clp this takes 0.8 s at 64×64 (LPs only: 7.7 s) and 17 s at
+// 128×128 (ipm.Probe first: 2 min 56 s), with no LP left at either size.
 //
 // ipm.Probe runs the interior-point method of package ipm on the
 // expected-utility problem over every pair with utility −1 on the

@@ -36,6 +36,14 @@
 // with the best multiplier per output re-optimised, so the proof does not
 // rest on the tolerance.
 //
+// Pricing is stabilised (Wentges' smoothing): each round prices at the
+// mean of the master's duals and the centre, the duals with the best
+// Lagrangian bound so far (every point of the master has Σ_c w_c + π·s =
+// 1, so Σ s ≥ Σ y + min(−max_c y·v, min_i (1 − y_i)/π_i) for any y), and
+// falls back on the master's own duals when the mean prices nothing in.
+// Without it the duals oscillate from round to round near λ = 1 and a
+// probe can run for a thousand rounds.
+//
 // # Polishing
 //
 // Below ε* the master ends with some slacks basic. Keeping that basis and
