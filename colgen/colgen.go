@@ -108,9 +108,9 @@ func fill(pi mech.Prior, order []int, lambda float64, rows []int, vals []float64
 }
 
 // setEps moves every generated column to λ = e^eps.
-func (g *Master) setEps(eps float64) error {
+func (g *Master) setEps(eps float64) {
 	if eps == g.eps {
-		return nil
+		return
 	}
 	g.eps, g.lambda = eps, math.Exp(eps)
 	for k := range g.cols {
@@ -120,7 +120,6 @@ func (g *Master) setEps(eps float64) error {
 		c.dead = !ok
 		g.sx.replace(k, denseCol{rows: c.rows, vals: c.vals, dead: c.dead})
 	}
-	return nil
 }
 
 // priceTol is the least y·v at which a column enters the master: the
@@ -242,6 +241,41 @@ func (g *Master) trim(y []float64, keep int) error {
 	return nil
 }
 
+// centre is the stabilised pricing's state within a probe: the duals with
+// the best Lagrangian bound so far (nil before the first round) and that
+// bound.
+type centre struct {
+	y  []float64
+	lb float64
+}
+
+// priceStabilised is a pricing round with Wentges' smoothing, which damps
+// the round-to-round oscillation of the duals y that makes column
+// generation tail: it prices at stabAlpha·centre + (1 − stabAlpha)·y, and
+// at y itself when that finds nothing y prices in (mispricing); the centre
+// moves to any pricing point with a better Lagrangian bound. It returns the
+// columns added.
+func (g *Master) priceStabilised(st *centre, y []float64) int {
+	at := func(yp []float64) int {
+		added, best := g.priceAt(yp, y)
+		if lb := g.lagrangian(yp, best); st.y == nil || lb > st.lb {
+			st.y, st.lb = slices.Clone(yp), lb
+		}
+		return added
+	}
+	if st.y == nil {
+		return at(y)
+	}
+	yp := make([]float64, len(y))
+	for i := range yp {
+		yp[i] = stabAlpha*st.y[i] + (1-stabAlpha)*y[i]
+	}
+	if added := at(yp); added > 0 {
+		return added
+	}
+	return at(y)
+}
+
 // stabAlpha is the weight of the centre in the stabilised pricing duals.
 // At 256 letters and ε* ≈ 0.026 unstabilised probes ran into maxRounds
 // (1 000 rounds, 250 000 pivots) and the search fell back on LPs of two
@@ -269,17 +303,10 @@ func (g *Master) Probe(eps float64) (*Result, error) {
 			return nil, err
 		}
 	}
-	if err := g.setEps(eps); err != nil {
-		return nil, err
-	}
+	g.setEps(eps)
 	r := &Result{PML: math.Inf(1)}
 	var sol *denseResult
-	// Pricing is stabilised (Wentges' smoothing): it prices at a mix of
-	// the master's duals and the duals with the best Lagrangian bound so
-	// far (the centre), which damps the duals' oscillation from round to
-	// round that makes column generation tail.
-	var center []float64
-	centerLB := math.Inf(-1)
+	var st centre
 	for r.Rounds = 0; ; r.Rounds++ {
 		var err error
 		sol, err = g.sx.solve()
@@ -297,27 +324,7 @@ func (g *Master) Probe(eps float64) (*Result, error) {
 				return nil, err
 			}
 		}
-		y := sol.RowDuals
-		yp, smoothed := y, center != nil
-		if smoothed {
-			yp = make([]float64, n)
-			for i := range yp {
-				yp[i] = stabAlpha*center[i] + (1-stabAlpha)*y[i]
-			}
-		}
-		added, best := g.priceAt(yp, y)
-		if lb := g.lagrangian(yp, best); center == nil || lb > centerLB {
-			center, centerLB = slices.Clone(yp), lb
-		}
-		if added == 0 && smoothed {
-			// Mispricing: the smoothed duals found nothing the
-			// master's duals price in; price at the master's duals.
-			added, best = g.priceAt(y, y)
-			if lb := g.lagrangian(y, best); lb > centerLB {
-				center, centerLB = slices.Clone(y), lb
-			}
-		}
-		if added == 0 {
+		if g.priceStabilised(&st, sol.RowDuals) == 0 {
 			break
 		}
 	}
