@@ -155,7 +155,7 @@ type Simplex struct {
 	priceFrom int
 	// valid: the factors are those of the current basis of the current
 	// matrix (a fresh refactorisation, possibly with eta updates since).
-	// Changing an entry of A or the basis outside the engine clears it.
+	// Changing an entry of A (SetCoef) or resetting the basis clears it.
 	valid          bool
 	saveLB, saveUB []float64
 	rng            uint64
@@ -625,8 +625,8 @@ func (s *Simplex) solve() (*Result, error) {
 	s.perturbDone = false
 	if s.valid && s.f.numEtas() == 0 {
 		// The factors of the last refactorisation still describe the
-		// basis (only bounds or columns outside it changed): x_B alone
-		// is recomputed.
+		// basis (only bounds or costs changed): x_B alone is
+		// recomputed.
 		s.computeX()
 	} else if err := s.refactor(); err != nil {
 		return nil, err
