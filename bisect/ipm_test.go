@@ -113,8 +113,8 @@ func TestWithoutLP(t *testing.T) {
 	assert.Equal(t, inconclusive, o.v)
 	assert.Equal(t, 0.5-3e-10, o.lb)
 	assert.False(t, p.near, "closing the bracket is not a near miss")
-	// A multiplier-less bound does not count.
-	_, ok = p.withoutLP(0.5, &evidence{a: math.Inf(1), lb: 0.5 - 3e-10})
+	// A proof alone, without a mechanism, does not close the bracket.
+	_, ok = p.withoutLP(0.5, &evidence{a: math.Inf(1), lb: 0.5 - 3e-10, alpha: []float64{1}})
 	assert.False(t, ok)
 	// Near: a point 5e-9 above t, no proof; stands once, then the LP.
 	o, ok = p.withoutLP(0.5, &evidence{m: m, a: 0.5 + 5e-9})

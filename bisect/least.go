@@ -235,18 +235,11 @@ func (p *prober) withoutLP(t float64, ev *evidence) (outcome, bool) {
 	if ev == nil {
 		return outcome{}, false
 	}
-	lb, a := 0.0, math.Inf(1)
-	if ev.alpha != nil {
-		lb = ev.lb
-	}
-	if ev.m != nil {
-		a = ev.a
-	}
-	o := outcome{v: inconclusive, m: ev.m, a: a, lb: lb, alpha: ev.alpha}
+	o := outcome{v: inconclusive, m: ev.m, a: ev.a, lb: ev.lb, alpha: ev.alpha}
 	switch {
-	case p.closes != nil && p.closes(lb, a):
+	case p.closes != nil && p.closes(ev.lb, ev.a):
 		return o, true
-	case !p.near && a <= t+nearSlop:
+	case !p.near && ev.a <= t+nearSlop:
 		p.near = true
 		return o, true
 	}
@@ -254,8 +247,9 @@ func (p *prober) withoutLP(t float64, ev *evidence) (outcome, bool) {
 }
 
 // evidence is what a pure-Go probe (ipm.Probe, the column generation)
-// found: a mechanism with the pattern and its audited PML (m nil if none),
-// and multipliers alpha proving lb (alpha nil if none).
+// found: a mechanism with the pattern and its audited PML (m nil and a
+// +Inf if none), and multipliers alpha proving lb (lb 0 when they prove
+// nothing, alpha nil when there are none).
 type evidence struct {
 	m     mech.Mechanism
 	a     float64
@@ -293,7 +287,7 @@ func (p *prober) goProbe(t float64) (o outcome, ev *evidence) {
 		ev = &evidence{m: r.Mechanism, a: r.PML, lb: r.Lower, alpha: r.Alpha}
 	}
 	if ev.m != nil && !p.pat.Holds(ev.m) {
-		ev.m = nil
+		ev.m, ev.a = nil, math.Inf(1)
 	}
 	switch {
 	case ev.alpha != nil && ev.lb >= t-proofMargin:
