@@ -2,6 +2,7 @@ package bisect
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pmlopt/pmlopt/colgen"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/solver"
@@ -126,4 +128,47 @@ func TestWithoutLP(t *testing.T) {
 	p.near = false
 	_, ok = p.withoutLP(0.5, &evidence{m: m, a: 0.5 + 2e-8})
 	assert.False(t, ok, "a point beyond nearSlop goes to the LP")
+}
+
+// TestMasterStall makes the column generation's master fail: one failure
+// is absorbed by a fresh master (the same ε*, no LP), a master that keeps
+// failing sends the probes to the LP (the same ε* again, with LPs).
+func TestMasterStall(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	pi, o := randinst.Prior(rng, 9, 0.01), randinst.StrictOrder(rng, 9, 7)
+	pat := o.Pattern(3)
+	opt := Options{Solver: solver.Auto(), Probes: ProbesColumns}
+	ref, err := LeastEpsilon(context.Background(), pi, pat, opt)
+	require.NoError(t, err)
+	require.Zero(t, ref.LPSolves)
+	require.Greater(t, ref.GoProbes, 2)
+
+	stall := errors.New("stalled")
+	defer func(f func(*colgen.Master, float64) (*colgen.Result, error)) { probeMaster = f }(probeMaster)
+	for _, c := range []struct {
+		name  string
+		fails func(call int) bool
+		lps   bool
+	}{
+		{"first and third call", func(call int) bool { return call == 1 || call == 3 }, false},
+		{"every call", func(int) bool { return true }, true},
+	} {
+		calls := 0
+		probeMaster = func(m *colgen.Master, eps float64) (*colgen.Result, error) {
+			if calls++; c.fails(calls) {
+				return nil, stall
+			}
+			return m.Probe(eps)
+		}
+		r, err := LeastEpsilon(context.Background(), pi, pat, opt)
+		require.NoError(t, err, c.name)
+		assert.InDelta(t, ref.EpsUpper, r.EpsUpper, 1e-9, c.name)
+		audit(t, pi, pat, r, DefaultTol)
+		if c.lps {
+			assert.Positive(t, r.LPSolves, c.name)
+		} else {
+			assert.Zero(t, r.LPSolves, "%s: a fresh master should have answered", c.name)
+			assert.Equal(t, ref.GoProbes+2, calls, "%s: one retry per failure", c.name)
+		}
+	}
 }

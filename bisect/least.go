@@ -267,14 +267,7 @@ type evidence struct {
 func (p *prober) goProbe(t float64) (o outcome, ev *evidence) {
 	p.probes++
 	if p.cols {
-		var err error
-		if p.master == nil {
-			if p.master, err = colgen.New(p.pi, p.pat); err != nil {
-				return outcome{v: unproven}, nil
-			}
-			_ = p.master.AddSeed(p.seed) // a refused seed only costs the warm start
-		}
-		r, err := p.master.Probe(t)
+		r, err := p.masterProbe(t)
 		if err != nil {
 			return outcome{v: unproven}, nil
 		}
@@ -297,6 +290,35 @@ func (p *prober) goProbe(t float64) (o outcome, ev *evidence) {
 	}
 	return outcome{v: unproven}, ev
 }
+
+// masterProbe asks the column generation about t. Should the master's
+// engine stall (a run of degenerate pivots it can not leave, rare and
+// hard to foresee), a fresh master seeded with the stalled one's basic
+// columns tries once more: at a few hundred letters the LP the search
+// would fall back on takes minutes, a fresh master seconds.
+func (p *prober) masterProbe(t float64) (*colgen.Result, error) {
+	for try := 0; ; try++ {
+		if p.master == nil {
+			var err error
+			if p.master, err = colgen.New(p.pi, p.pat); err != nil {
+				return nil, err
+			}
+			_ = p.master.AddSeed(p.seed) // a refused seed only costs the warm start
+		}
+		r, err := probeMaster(p.master, t)
+		if err == nil || try > 0 {
+			return r, err
+		}
+		if s := p.master.Seed(); s != nil {
+			p.seed = s
+		}
+		p.master = nil
+	}
+}
+
+// probeMaster is (*colgen.Master).Probe; tests replace it to make a master
+// stall.
+var probeMaster = (*colgen.Master).Probe
 
 // with adds a pure-Go probe's evidence to an LP's outcome: a higher proven
 // bound, and a better mechanism.
