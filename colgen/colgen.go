@@ -26,6 +26,12 @@ type Master struct {
 
 	order []int     // scratch: inputs by decreasing y_i/π_i
 	ratio []float64 // scratch
+
+	// Scratch of priceAt: one output's fill order and column, copied
+	// only when the column enters (most outputs price out).
+	cand     []int
+	candRows []int
+	candVals []float64
 }
 
 // column is a generated column: output j, the inputs in the order its
@@ -151,13 +157,14 @@ func (g *Master) priceAt(yp, y []float64) (int, float64) {
 		if len(al) == 0 {
 			continue
 		}
-		order := make([]int, 0, len(al))
+		order := g.cand[:0]
 		for _, i := range g.order {
 			if g.pat[i][j] {
 				order = append(order, i)
 			}
 		}
-		rows, vals, ok := fill(g.pi, order, g.lambda, nil, nil)
+		rows, vals, ok := fill(g.pi, order, g.lambda, g.candRows, g.candVals)
+		g.cand, g.candRows, g.candVals = order, rows, vals
 		if !ok {
 			continue
 		}
@@ -170,8 +177,9 @@ func (g *Master) priceAt(yp, y []float64) (int, float64) {
 		if d <= priceTol {
 			continue
 		}
-		g.cols = append(g.cols, column{j: j, order: order, rows: rows, vals: vals})
-		g.sx.add(denseCol{rows: rows, vals: vals})
+		c := column{j: j, order: slices.Clone(order), rows: slices.Clone(rows), vals: slices.Clone(vals)}
+		g.cols = append(g.cols, c)
+		g.sx.add(denseCol{rows: c.rows, vals: c.vals})
 		added++
 	}
 	return added, best
@@ -193,8 +201,9 @@ func (g *Master) lagrangian(y []float64, best float64) float64 {
 
 // poolFactor: when the master holds more than poolFactor·N generated
 // columns, a Probe first removes the nonbasic ones (pricing brings back
-// those it needs), so that the master's pricing stays cheap; within a
-// probe, a pool past 2·poolFactor·N is trimmed to poolFactor·N between
+// those it needs), so that the engine's scans of the whole pool (every
+// optimality check, and the partial pricing passes that find no candidate
+// in their chunk) stay cheap; within a probe, a pool past 2·poolFactor·N is trimmed to poolFactor·N between
 // pricing rounds. (Trimming to N instead makes the rounds tail: at
 // 256 letters a probe then runs into maxRounds.)
 const poolFactor = 2
@@ -280,7 +289,7 @@ func (g *Master) priceStabilised(st *centre, y []float64) int {
 // At 256 letters and ε* ≈ 0.026 unstabilised probes ran into maxRounds
 // (1 000 rounds, 250 000 pivots) and the search fell back on LPs of two
 // minutes; with 0.5 the same least-ε search takes 31 s instead of 3 min
-// 21 s (0.8 is slower at higher ε*).
+// 21 s (0.8 is slower at higher ε*, 0.7 on the whole 256×256 curve).
 const stabAlpha = 0.5
 
 // maxRounds bounds the pricing rounds of one Probe.
@@ -318,8 +327,8 @@ func (g *Master) Probe(eps float64) (*Result, error) {
 			break
 		}
 		if len(g.cols) > 2*poolFactor*n {
-			// A long probe's pool: the pricing of every pivot reads
-			// it, so the columns least likely to enter go.
+			// A long probe's pool: the engine's full pricing scans
+			// read it, so the columns least likely to enter go.
 			if err := g.trim(sol.RowDuals, poolFactor*n); err != nil {
 				return nil, err
 			}
