@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/floats"
+
+	"github.com/pmlopt/pmlopt/internal/vec"
 )
 
 // dense is the master LP's simplex engine:
@@ -90,7 +92,7 @@ func (e *dense) addColumn(dst []float64, a float64, v int) {
 		dst[v] += a
 		return
 	}
-	floats.AddScaled(dst, a, e.cols[v-e.n].v)
+	vec.AddScaled(dst, a, e.cols[v-e.n].v)
 }
 
 // dotColumn returns y times the column of variable v.
@@ -98,7 +100,7 @@ func (e *dense) dotColumn(v int, y []float64) float64 {
 	if v < e.n {
 		return y[v]
 	}
-	return floats.Dot(e.cols[v-e.n].v, y)
+	return vec.Dot(e.cols[v-e.n].v, y)
 }
 
 type breakpoint struct {
@@ -288,7 +290,7 @@ func (e *dense) gaussJordan() (badPos, badRows []int) {
 			row := w[p*n : (p+1)*n]
 			if f := row[c]; f != 0 {
 				row[c] = 0
-				floats.AddScaled(row, -f, prow)
+				vec.AddScaled(row, -f, prow)
 			}
 		}
 	}
@@ -332,7 +334,7 @@ func (e *dense) ftran(v int) {
 	clear(e.alpha)
 	for i, x := range e.cols[v-n].v {
 		if x != 0 {
-			floats.AddScaled(e.alpha, x, e.bt[i*n:(i+1)*n])
+			vec.AddScaled(e.alpha, x, e.bt[i*n:(i+1)*n])
 		}
 	}
 }
@@ -399,7 +401,7 @@ func (e *dense) run() (*denseResult, error) {
 		}
 		if phase1 || !e.yValid {
 			for i := range n {
-				e.y[i] = floats.Dot(e.bt[i*n:(i+1)*n], e.cb)
+				e.y[i] = vec.Dot(e.bt[i*n:(i+1)*n], e.cb)
 			}
 			e.yValid = !phase1
 		}
@@ -447,7 +449,7 @@ func (e *dense) run() (*denseResult, error) {
 				if c.dead {
 					continue
 				}
-				d = -floats.Dot(c.v, e.y)
+				d = -vec.Dot(c.v, e.y)
 			}
 			if d < dq {
 				q, dq = v, d
@@ -590,14 +592,14 @@ func (e *dense) perturb() {
 // theta. The phase 2 duals follow: y' = y + dq·(row r of the new B⁻¹).
 func (e *dense) pivot(q, r int, theta, dq float64) {
 	n := e.n
-	floats.AddScaled(e.xb, -theta, e.alpha)
+	vec.AddScaled(e.xb, -theta, e.alpha)
 	e.xb[r] = theta
 	ar := e.alpha[r]
 	for i := range n {
 		row := e.bt[i*n : (i+1)*n]
 		rho := row[r] / ar
 		if rho != 0 {
-			floats.AddScaled(row, -rho, e.alpha)
+			vec.AddScaled(row, -rho, e.alpha)
 			e.y[i] += dq * rho
 		}
 		row[r] = rho
@@ -643,7 +645,7 @@ func (e *dense) refine() {
 		e.residual(r)
 		for i, ri := range r {
 			if ri != 0 {
-				floats.AddScaled(e.xb, ri, e.bt[i*n:(i+1)*n])
+				vec.AddScaled(e.xb, ri, e.bt[i*n:(i+1)*n])
 			}
 		}
 	}

@@ -1,0 +1,19 @@
+//go:build !purego
+
+package vec
+
+import "golang.org/x/sys/cpu"
+
+// useFMA selects the AVX2 kernels; tests switch it off to check the
+// fallback.
+var useFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+// axpyFMA performs y += a·x; len(y) ≥ len(x).
+//
+//go:noescape
+func axpyFMA(a float64, x, y []float64)
+
+// dotFMA returns x·y over len(x) entries; len(y) ≥ len(x).
+//
+//go:noescape
+func dotFMA(x, y []float64) float64

@@ -1,0 +1,106 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// func axpyFMA(a float64, x, y []float64)
+TEXT ·axpyFMA(SB), NOSPLIT, $0-56
+	VBROADCASTSD a+0(FP), Y0
+	MOVQ x_base+8(FP), SI
+	MOVQ x_len+16(FP), CX
+	MOVQ y_base+32(FP), DI
+loop16:
+	CMPQ CX, $16
+	JL   loop4
+	VMOVUPD (DI), Y1
+	VMOVUPD 32(DI), Y2
+	VMOVUPD 64(DI), Y3
+	VMOVUPD 96(DI), Y4
+	VFMADD231PD (SI), Y0, Y1
+	VFMADD231PD 32(SI), Y0, Y2
+	VFMADD231PD 64(SI), Y0, Y3
+	VFMADD231PD 96(SI), Y0, Y4
+	VMOVUPD Y1, (DI)
+	VMOVUPD Y2, 32(DI)
+	VMOVUPD Y3, 64(DI)
+	VMOVUPD Y4, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP  loop16
+loop4:
+	CMPQ CX, $4
+	JL   tail
+	VMOVUPD (DI), Y1
+	VFMADD231PD (SI), Y0, Y1
+	VMOVUPD Y1, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $4, CX
+	JMP  loop4
+tail:
+	CMPQ CX, $0
+	JE   done
+	VMOVSD (DI), X1
+	VFMADD231SD (SI), X0, X1
+	VMOVSD X1, (DI)
+	ADDQ $8, SI
+	ADDQ $8, DI
+	DECQ CX
+	JMP  tail
+done:
+	VZEROUPPER
+	RET
+
+// func dotFMA(x, y []float64) float64
+TEXT ·dotFMA(SB), NOSPLIT, $0-56
+	MOVQ x_base+0(FP), SI
+	MOVQ x_len+8(FP), CX
+	MOVQ y_base+24(FP), DI
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+dloop16:
+	CMPQ CX, $16
+	JL   dloop4
+	VMOVUPD (SI), Y5
+	VMOVUPD 32(SI), Y6
+	VMOVUPD 64(SI), Y7
+	VMOVUPD 96(SI), Y8
+	VFMADD231PD (DI), Y5, Y1
+	VFMADD231PD 32(DI), Y6, Y2
+	VFMADD231PD 64(DI), Y7, Y3
+	VFMADD231PD 96(DI), Y8, Y4
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP  dloop16
+dloop4:
+	CMPQ CX, $4
+	JL   dsum
+	VMOVUPD (SI), Y5
+	VFMADD231PD (DI), Y5, Y1
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $4, CX
+	JMP  dloop4
+dsum:
+	VADDPD Y2, Y1, Y1
+	VADDPD Y4, Y3, Y3
+	VADDPD Y3, Y1, Y1
+	VEXTRACTF128 $1, Y1, X2
+	VADDPD X2, X1, X1
+	VHADDPD X1, X1, X1
+dtail:
+	CMPQ CX, $0
+	JE   ddone
+	VMOVSD (SI), X5
+	VFMADD231SD (DI), X5, X1
+	ADDQ $8, SI
+	ADDQ $8, DI
+	DECQ CX
+	JMP  dtail
+ddone:
+	VZEROUPPER
+	MOVSD X1, ret+48(FP)
+	RET
