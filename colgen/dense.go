@@ -121,16 +121,6 @@ const (
 	// basis, that inversion accepts; a column without one is replaced by
 	// a slack.
 	denseSingTol = 1e-11
-	// refactorEvery: the least number of rank-one updates between two
-	// inversions (refactorPer·n when that is larger).
-	refactorEvery = 100
-	// refactorPer: inversions come every refactorPer·n updates. With n at
-	// 256 letters an inversion (Gauss-Jordan, memory-bound) took a fifth
-	// of the master's time at every n updates; every 4n the updated
-	// inverse still passes the accuracy check at the end of nearly every
-	// solve (accurate), and least-ε searches at 256 letters take 17–20 %
-	// less.
-	refactorPer = 4
 	// minChunk: the least number of columns a partial pricing pass reads
 	// (n/2 when that is larger). Pricing is a dense dot product per
 	// column, the largest cost of a pivot: reading n/2 columns instead of
@@ -143,6 +133,19 @@ const (
 // solve perturbs the bounds, and after which, once perturbed, it follows
 // Bland's rule (a variable so that tests can reach both).
 var degenerateRun = 50
+
+// refactorEvery is the least number of rank-one updates between two
+// inversions (refactorPer·n when that is larger); variables so that tests
+// can reach the periodic inversion.
+//
+// refactorPer: inversions come every refactorPer·n updates. With n at 256
+// letters an inversion (Gauss-Jordan, memory-bound) took a fifth of the
+// master's time at every n updates. The updated inverse is checked at the
+// end of every solve (accurate) and recomputed when it fails. Least-ε
+// searches at 256 letters took 17–20 % less at 4n than at n and, with the
+// FMA kernels of internal/vec, another 5–12 % less at 16n (32n, and never,
+// were no faster).
+var refactorEvery, refactorPer = 100, 16
 
 // errStalled is returned when phase 1 can not make progress (numerical
 // trouble) even from the slack basis.
@@ -500,11 +503,16 @@ func (e *dense) run() (*denseResult, error) {
 // that blocks first by Harris's two passes (with Bland's rule, the
 // smallest variable among the exact ties). It returns −1 if none blocks.
 func (e *dense) ratio(phase1 bool, dq float64, bland bool) (int, float64) {
+	// The first pass divides only for a new minimum: (room + tol)/a <
+	// theta1 is tested as room + tol < theta1·a (a > 0), which at most
+	// differs by a rounding from the division and then divides anyway.
 	theta1 := math.Inf(1)
 	for p, a := range e.alpha {
-		if a > densePivTol && e.room(p) >= -denseFeasTol {
-			if t := (e.room(p) + denseFeasTol) / a; t < theta1 {
-				theta1 = t
+		if a > densePivTol {
+			if room := e.room(p); room >= -denseFeasTol && room+denseFeasTol < theta1*a {
+				if t := (room + denseFeasTol) / a; t < theta1 {
+					theta1 = t
+				}
 			}
 		}
 	}
@@ -555,7 +563,7 @@ func (e *dense) ratio(phase1 bool, dq float64, bland bool) (int, float64) {
 		return r, exact
 	}
 	for p, a := range e.alpha {
-		if room := e.room(p); a > densePivTol && room >= -denseFeasTol && room/a <= theta1 && a > best {
+		if room := e.room(p); a > densePivTol && a > best && room >= -denseFeasTol && room <= theta1*a {
 			r, best = p, a
 		}
 	}

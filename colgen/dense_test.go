@@ -297,3 +297,26 @@ func TestInvert(t *testing.T) {
 	checkOptimal(t, e, cs, r)
 	require.InDelta(t, reference(t, 3, cs), r.Objective, 1e-12)
 }
+
+// TestDensePeriodicInversion repeats the random masters with the inverse
+// recomputed every 3 updates, so that solves pass through the periodic
+// inversion (at the real period, max(100, 16n), no test master pivots that
+// often).
+func TestDensePeriodicInversion(t *testing.T) {
+	defer func(e, p int) { refactorEvery, refactorPer = e, p }(refactorEvery, refactorPer)
+	refactorEvery, refactorPer = 3, 0
+	rng := rand.New(rand.NewPCG(15, 16))
+	long := 0
+	for trial := range 60 {
+		n := 2 + rng.IntN(20)
+		e, cs := randomMaster(rng, n)
+		r, err := e.solve()
+		require.NoError(t, err, "trial %d", trial)
+		checkOptimal(t, e, cs, r)
+		require.InDelta(t, reference(t, n, cs), r.Objective, 1e-9, "trial %d", trial)
+		if r.Iterations > refactorEvery {
+			long++
+		}
+	}
+	require.Greater(t, long, 30, "solves long enough to re-invert")
+}
