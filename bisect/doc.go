@@ -93,8 +93,9 @@
 // proof just below it). Its proofs creep far from ε* and a probe far below
 // ε* costs many pricing rounds, so the search starts in the middle of the
 // bracket and bisects when it has no fresh estimate. On the bench's curves
-// with Clp this takes 0.8 s at 64×64 (LPs only: 7.7 s) and 17 s at
-// 128×128 (ipm.Probe first: 2 min 56 s), with no LP left at either size.
+// with Clp this takes 0.5 s at 64×64 (LPs only: 7.7 s), 9.5 s at 128×128
+// (ipm.Probe first: 2 min 56 s) and 4 min 10 s at 256×256, with at most
+// one LP per curve.
 //
 // ipm.Probe runs the interior-point method of package ipm on the
 // expected-utility problem over every pair with utility −1 on the
@@ -103,7 +104,7 @@
 // slightly above the probed ε and its proof slightly below. An
 // interior-point solve costs O(N²M + N³) per iteration whatever the
 // pattern or the distance to ε*: at N = 256 one cold least-ε search takes
-// 9–11 s with it and 11–14 s with the column generation.
+// 9–11 s with it, and 3–14 s with the column generation (h = 60 to 8).
 //
 // # Numerics
 //
