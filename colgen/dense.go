@@ -144,7 +144,7 @@ var degenerateRun = 50
 // end of every solve (accurate) and recomputed when it fails. Least-ε
 // searches at 256 letters took 17–20 % less at 4n than at n and, with the
 // FMA kernels of internal/vec, another 5–12 % less at 16n (32n, and never,
-// were no faster).
+// were no better overall).
 var refactorEvery, refactorPer = 100, 16
 
 // errStalled is returned when phase 1 can not make progress (numerical
@@ -563,7 +563,9 @@ func (e *dense) ratio(phase1 bool, dq float64, bland bool) (int, float64) {
 		return r, exact
 	}
 	for p, a := range e.alpha {
-		if room := e.room(p); a > densePivTol && a > best && room >= -denseFeasTol && room <= theta1*a {
+		// Divided, not room ≤ theta1·a: when tol is lost in room + tol,
+		// rounding the product can exclude the row that set theta1.
+		if room := e.room(p); a > densePivTol && a > best && room >= -denseFeasTol && room/a <= theta1 {
 			r, best = p, a
 		}
 	}

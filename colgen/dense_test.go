@@ -320,3 +320,19 @@ func TestDensePeriodicInversion(t *testing.T) {
 	}
 	require.Greater(t, long, 30, "solves long enough to re-invert")
 }
+
+// TestRatioLargeValues checks that the ratio test finds the blocking row
+// when the feasibility tolerance is lost in room + tol (basic values
+// around 1e8): the row that sets the first pass's bound must pass the
+// second pass.
+func TestRatioLargeValues(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	e := newDense(1)
+	for trial := range 10000 {
+		room, a := 1e8*(0.5+rng.Float64()), 1e-3+10*rng.Float64()
+		e.xb[0], e.alpha[0] = room, a
+		r, theta := e.ratio(false, -1, false)
+		require.Equal(t, 0, r, "trial %d: room %v, a %v", trial, room, a)
+		require.Equal(t, room/a, theta, "trial %d", trial)
+	}
+}

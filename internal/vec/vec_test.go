@@ -12,6 +12,7 @@ import (
 // them, and the fallback) against plain loops on every length up to 70 and
 // on slices that do not start on a 32-byte boundary.
 func TestKernels(t *testing.T) {
+	const guard = 20
 	paths := []bool{false}
 	if useFMA {
 		paths = append(paths, true)
@@ -23,8 +24,15 @@ func TestKernels(t *testing.T) {
 		useFMA = fma
 		for n := 0; n <= 70; n++ {
 			for off := range 3 {
-				x := make([]float64, n+off)[off:]
-				y := make([]float64, n+off)[off:]
+				// Guards after each slice: NaN after x (a read past
+				// the end poisons the result), 7 after y (a write past
+				// the end shows).
+				xb := make([]float64, n+off+guard)
+				yb := make([]float64, n+off+guard)
+				for k := n + off; k < len(xb); k++ {
+					xb[k], yb[k] = math.NaN(), 7
+				}
+				x, y := xb[off:off+n], yb[off:off+n]
 				for i := range x {
 					x[i], y[i] = rng.NormFloat64(), rng.NormFloat64()
 				}
@@ -33,7 +41,7 @@ func TestKernels(t *testing.T) {
 					want += x[i] * y[i]
 					mag += math.Abs(x[i] * y[i])
 				}
-				if got := Dot(x, y); math.Abs(got-want) > 1e-14*(1+mag) {
+				if got := Dot(x, y); !(math.Abs(got-want) <= 1e-14*(1+mag)) {
 					t.Errorf("fma=%v n=%d off=%d: Dot = %v, want %v", fma, n, off, got, want)
 				}
 				a := rng.NormFloat64()
@@ -43,8 +51,13 @@ func TestKernels(t *testing.T) {
 				}
 				AddScaled(y, a, x)
 				for i := range y {
-					if math.Abs(y[i]-wantY[i]) > 1e-15*(1+math.Abs(a*x[i])+math.Abs(wantY[i])) {
+					if !(math.Abs(y[i]-wantY[i]) <= 1e-15*(1+math.Abs(a*x[i])+math.Abs(wantY[i]))) {
 						t.Errorf("fma=%v n=%d off=%d: AddScaled[%d] = %v, want %v", fma, n, off, i, y[i], wantY[i])
+					}
+				}
+				for k := n + off; k < len(yb); k++ {
+					if yb[k] != 7 {
+						t.Errorf("fma=%v n=%d off=%d: AddScaled wrote past the end", fma, n, off)
 					}
 				}
 			}
