@@ -1,7 +1,8 @@
 // Package vec holds the two vector kernels of the column generation's dense
-// simplex engine, y += a·x and x·y, with AVX2 and fused multiply-add on
-// amd64 processors that have them and gonum's floats elsewhere (or with the
-// build tag purego).
+// simplex engine (and of the rank-2 updates of package ipm's Newton
+// system), y += a·x and x·y, with AVX2 and fused multiply-add on amd64
+// processors that have them and gonum's floats elsewhere (or with the build
+// tag purego).
 //
 // At 256 letters a least-ε search spent seven tenths of its time in these
 // two operations on vectors of length N: the rank-one update of the
