@@ -12,7 +12,8 @@ import (
 // ProbeResult is what Probe learnt about one budget and pattern.
 type ProbeResult struct {
 	// Mechanism respects the pattern (nil if no iterate gave one) and PML
-	// is its audited PML: the least ε is at most PML.
+	// is its audited PML (+Inf when Mechanism is nil): the least ε is at
+	// most PML.
 	Mechanism mech.Mechanism
 	PML       float64
 	// Lower is proven by polytope.DualBound(pi, pat, Alpha): the least ε
@@ -60,7 +61,7 @@ func Probe(pi mech.Prior, pat mech.Pattern, eps float64) (*ProbeResult, error) {
 	}
 	p := Problem{Prior: normalised(pi), Utility: penalty, Epsilon: eps}
 	w := newWorkspace(p, p.pairs(), math.Exp(-eps))
-	res := &ProbeResult{}
+	res := &ProbeResult{PML: math.Inf(1)}
 	w.iterate(200, 1e-4, func(it int) (improved, done bool) {
 		res.Iterations = it
 		improved = res.observe(w, pi, pat, eps)

@@ -92,3 +92,26 @@ func TestProbeErrors(t *testing.T) {
 	_, err = ipm.Probe([]float64{0.5, 0.6}, pat, 1)
 	assert.Error(t, err)
 }
+
+// TestProbeWithoutMechanism checks the convention a caller relies on
+// when no iterate gives a mechanism with the pattern (it happens far above
+// the least ε, at ε = 20, with priors down to 1e-10): PML is +Inf, so
+// that "the least ε is at most PML" still holds.
+func TestProbeWithoutMechanism(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	none := 0
+	for trial := range 400 {
+		n, m := 2+rng.IntN(8), 2+rng.IntN(8)
+		pi := randinst.Prior(rng, n, []float64{0.01, 1e-4, 1e-7, 1e-10}[trial%4])
+		pat := randinst.StrictOrder(rng, n, m).Pattern(1 + rng.IntN(m))
+		r, err := ipm.Probe(pi, pat, 20)
+		require.NoError(t, err)
+		if r.Mechanism == nil {
+			none++
+			assert.True(t, math.IsInf(r.PML, 1), "trial %d: PML %v without a mechanism", trial, r.PML)
+		} else {
+			assert.Equal(t, leakage.PML(pi, r.Mechanism), r.PML, "trial %d", trial)
+		}
+	}
+	require.Positive(t, none, "no probe without a mechanism: the test checks nothing")
+}
