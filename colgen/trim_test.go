@@ -143,11 +143,7 @@ func slackLP(t *testing.T, s solver.Solver, pi mech.Prior, pat mech.Pattern, eps
 	require.NoError(t, err)
 	l := m.LP.Clone()
 	for i := range pi { // rows 0..N−1 are sum[i]
-		c := l.NumCols()
-		l.ColCosts = append(l.ColCosts, 1)
-		l.ColLower = append(l.ColLower, 0)
-		l.ColUpper = append(l.ColUpper, math.Inf(1))
-		l.ColNames = append(l.ColNames, fmt.Sprintf("s[%d]", i+1))
+		c := l.AddCol(1, 0, math.Inf(1), fmt.Sprintf("s[%d]", i+1))
 		l.ConstMatrix = append(l.ConstMatrix, lp.Nonzero{Row: i, Col: c, Val: 1})
 	}
 	l.Maximize = false
