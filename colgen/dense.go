@@ -503,16 +503,11 @@ func (e *dense) run() (*denseResult, error) {
 // that blocks first by Harris's two passes (with Bland's rule, the
 // smallest variable among the exact ties). It returns −1 if none blocks.
 func (e *dense) ratio(phase1 bool, dq float64, bland bool) (int, float64) {
-	// The first pass divides only for a new minimum: (room + tol)/a <
-	// theta1 is tested as room + tol < theta1·a (a > 0), which at most
-	// differs by a rounding from the division and then divides anyway.
 	theta1 := math.Inf(1)
 	for p, a := range e.alpha {
-		if a > densePivTol {
-			if room := e.room(p); room >= -denseFeasTol && room+denseFeasTol < theta1*a {
-				if t := (room + denseFeasTol) / a; t < theta1 {
-					theta1 = t
-				}
+		if a > densePivTol && e.room(p) >= -denseFeasTol {
+			if t := (e.room(p) + denseFeasTol) / a; t < theta1 {
+				theta1 = t
 			}
 		}
 	}
@@ -565,7 +560,7 @@ func (e *dense) ratio(phase1 bool, dq float64, bland bool) (int, float64) {
 	for p, a := range e.alpha {
 		// Divided, not room ≤ theta1·a: when tol is lost in room + tol,
 		// rounding the product can exclude the row that set theta1.
-		if room := e.room(p); a > densePivTol && a > best && room >= -denseFeasTol && room/a <= theta1 {
+		if room := e.room(p); a > densePivTol && room >= -denseFeasTol && room/a <= theta1 && a > best {
 			r, best = p, a
 		}
 	}
