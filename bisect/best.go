@@ -155,7 +155,7 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 			// above the budget, an infeasibility without proof): the
 			// least-ε search decides. Only a mechanism within the budget
 			// makes a yes.
-			r, err := search(ctx, pi, pat, cfg, cfg.tol, hint{})
+			r, err := decide(ctx, pi, pat, cfg, limit)
 			solves += r.LPSolves
 			probes += r.GoProbes
 			if err != nil {
@@ -181,4 +181,37 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 	r.LPSolves += solves
 	r.GoProbes += probes
 	return yes, r, err
+}
+
+// settleRounds bounds how often decide narrows a bracket that straddles the
+// budget; each round asks for a bracket four times narrower than the gap
+// between its lower end and the budget.
+const settleRounds = 6
+
+// decide brackets ε* of pat until the bracket lies on one side of limit: an
+// audited mechanism within limit (EpsUpper ≤ limit) or a proof above it
+// (EpsLower > limit). A budget typed as a breakpoint lies within the search
+// tolerance of ε*, where a bracket closed to cfg.tol straddles it; narrowing
+// the bracket past the budget, instead of calling the threshold unreachable,
+// keeps the answer from depending on the tolerance. Should the engines not
+// resolve the bracket that finely, the result still straddles limit and the
+// threshold counts as unreachable, as a bracket can not prove more.
+func decide(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, limit float64) (Result, error) {
+	r, err := search(ctx, pi, pat, cfg, cfg.tol, hint{})
+	solves, probes := r.LPSolves, r.GoProbes
+	for k := 0; k < settleRounds && err == nil && r.EpsLower <= limit && r.EpsUpper > limit; k++ {
+		tol := (limit - r.EpsLower) / 4
+		if tol <= 0 || tol >= r.EpsUpper-r.EpsLower {
+			tol = (r.EpsUpper - r.EpsLower) / 4
+		}
+		h := hint{lo: r.EpsLower, loKind: r.Lower, proof: r.Proof, hiMech: r.Mechanism, hi: r.EpsUpper}
+		next, e := search(ctx, pi, pat, cfg, tol, h)
+		solves, probes, err = solves+next.LPSolves, probes+next.GoProbes, e
+		if next.EpsUpper-next.EpsLower >= r.EpsUpper-r.EpsLower {
+			break // no progress: the engines' accuracy is reached
+		}
+		r = next
+	}
+	r.LPSolves, r.GoProbes = solves, probes
+	return r, err
 }
