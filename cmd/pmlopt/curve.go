@@ -90,10 +90,8 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	prog := newProgress(e.stderr, "curve", *quiet)
 	pts, err := pmlopt.Curve(ctx, p, obj, pmlopt.Options{Solver: slv, Tol: *tol, Workers: *workers, Progress: prog.update})
 	prog.done()
-	if err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("interrupted after %d of the thresholds; nothing written", prog.count())
-		}
+	stopped := err != nil && ctx.Err() != nil
+	if err != nil && !stopped {
 		return err
 	}
 	warnOpen(e.stderr, pts, *tol)
@@ -108,6 +106,14 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	}
 	if err != nil {
 		return err
+	}
+	if stopped {
+		// The settled points are certified on their own; the plot of a
+		// curve with gaps would mislead, so it is not drawn.
+		if err := b.commit(e.stdout); err != nil {
+			return err
+		}
+		return fmt.Errorf("interrupted: %d settled points written, %d thresholds left", len(pts), prog.total()-prog.count())
 	}
 	if *plotPath != "" {
 		title := "trade-off curve"
@@ -234,6 +240,12 @@ func (p *progress) count() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.done_
+}
+
+func (p *progress) total() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.all
 }
 
 func (p *progress) done() {

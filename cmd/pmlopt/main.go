@@ -18,6 +18,7 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 // exit codes, as the standard library's tools use them.
@@ -25,6 +26,9 @@ const (
 	exitOK    = 0
 	exitError = 1 // the command ran and failed (bad input, infeasible request)
 	exitUsage = 2 // the command line was wrong
+	// A command stopped by a signal exits with 128 + the signal's number,
+	// as a shell reports it: 130 for SIGINT (Ctrl-C), 143 for SIGTERM.
+	exitSignal = 128
 )
 
 // command is one subcommand of pmlopt.
@@ -46,9 +50,42 @@ var commands []command
 func register(c command) { commands = append(commands, c) }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		// The first signal cancels the work, which then writes what it
+		// has settled; a second one ends the process at once.
+		s := <-sigs
+		cancel(&stopped{sig: s})
+		s = <-sigs
+		os.Exit(exitSignal + signalNumber(s))
+	}()
 	os.Exit(run(ctx, os.Args[1:], &env{stdout: os.Stdout, stderr: os.Stderr, stdin: os.Stdin}))
+}
+
+// stopped is the cause of a context cancelled by a signal.
+type stopped struct{ sig os.Signal }
+
+func (s *stopped) Error() string { return "stopped by " + signalName(s.sig) }
+
+func signalName(s os.Signal) string {
+	switch s {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	}
+	return s.String()
+}
+
+func signalNumber(s os.Signal) int {
+	if n, ok := s.(syscall.Signal); ok {
+		return int(n)
+	}
+	return int(syscall.SIGINT)
 }
 
 // run executes one pmlopt command line and returns the exit status.
@@ -69,6 +106,14 @@ func run(ctx context.Context, args []string, e *env) int {
 	for _, c := range commands {
 		if c.name == name {
 			err := c.run(ctx, e, args[1:])
+			if err != nil && ctx.Err() != nil {
+				// Whatever failed, the signal is the reason.
+				var st *stopped
+				if errors.As(context.Cause(ctx), &st) {
+					fmt.Fprintf(e.stderr, "pmlopt %s: %s: %s\n", name, st, strings.TrimSpace(err.Error()))
+					return exitSignal + signalNumber(st.sig)
+				}
+			}
 			return report(e, name, err)
 		}
 	}
