@@ -18,7 +18,7 @@ const (
 	alphaFail = 1e-7
 )
 
-// MaximalAlphaLeakage returns the maximal α-leakage of Liao et al.,
+// MaximalAlphaLeakage returns the maximal α-leakage of Liao et al. (2019),
 //
 //	sup over P̃ on supp π of I_α^S(P̃, P),
 //	I_α^S(P̃, P) = α/(α−1) log Σ_j (Σ_i P̃_i p_ij^α)^{1/α}
@@ -53,7 +53,7 @@ func MaximalAlphaLeakageBounds(pi mech.Prior, p mech.Mechanism, alpha float64) (
 	return MaximalAlphaBetaLeakageBounds(pi, p, alpha, 1)
 }
 
-// MaximalAlphaBetaLeakage returns the maximal (α,β)-leakage of Gilani et al.
+// MaximalAlphaBetaLeakage returns the maximal (α,β)-leakage of Gilani et al. (2022)
 // (Gilani et al. (2022), Def. 4), for α ∈ (1, ∞] and β ∈ [1, ∞], in its simplified form
 // (Gilani et al. (2022), Thm 1, eq. 6):
 //

@@ -20,7 +20,8 @@ const auditHelp = `Reads a prior and a mechanism and reports, per output, the ma
 PMC; then the mechanism-level measures (PML, PMC, ALIP, LIP, LDP, lift, Bayes
 capacity, maximal leakage, Bayes vulnerability and leakage, maximal α- and
 (α,β)-leakage, LRDP of order α); then the guarantees the measured PML, PMC
-and LDP imply for the file's prior (docs/theory.md §3). Logarithms are natural (nats).`
+and LDP imply for the file's prior (docs/theory.md §3). Logarithms are
+natural (nats).`
 
 // impliedJSON is one implied guarantee in the audit's "implied" object.
 type impliedJSON struct {
