@@ -12,10 +12,10 @@
 // solver (the LPs and their engines), bisect (the ε and h searches) and
 // sample (privatising data).
 //
-// The objectives (SPEC §5):
+// The objectives (docs/theory.md §5):
 //
 //   - worst-case-order: the largest h such that some ε-PML mechanism has
-//     p_ij = 0 whenever u_ij < h (seed 002 problem (1)); among those, one with
+//     p_ij = 0 whenever u_ij < h (Song & Oechtering (2026), problem (1)); among those, one with
 //     the least PML.
 //   - worst-case-value: the same with thresholds on the utility values u'.
 //   - expected-utility: maximise Σ π_i p_ij u'_ij over the ε-PML, ALIP, LIP or

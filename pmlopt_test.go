@@ -57,7 +57,7 @@ func checkMechanism(t *testing.T, p *problem.Problem, sol *pmlopt.Solution) {
 	}
 }
 
-// closedForms lists the closed-form mechanisms of SPEC §4 for p over a grid
+// closedForms lists the closed-form mechanisms of docs/theory.md §4 for p over a grid
 // of parameters.
 func closedForms(t *testing.T, p *problem.Problem) map[string]mech.Mechanism {
 	out := map[string]mech.Mechanism{}
@@ -306,7 +306,7 @@ func TestWorstCaseFiles(t *testing.T) {
 		eps  float64
 	}{
 		{"testdata/counting-query.yaml", 6, math.Log(3.5)},            // ε = 1.3: one order above M*(5)
-		{"testdata/example1.yaml", 2, math.Log(2)},                    // seed 002 (9)
+		{"testdata/example1.yaml", 2, math.Log(2)},                    // mechanism (9) of Song & Oechtering (2026)
 		{"testdata/example1-large.yaml", 2, -math.Log(0.35 + 0.25)},   // M*(2) is optimal
 		{"testdata/circulant-one-low.yaml", 3, -math.Log(0.1 + 0.3)},  // Fig. 2: ε* = ε_S(3) = −log(π_1+π_4)
 		{"testdata/circulant-three-low.yaml", 2, 0.40546510810816444}, // Fig. 3 regime: below ε_S(2)

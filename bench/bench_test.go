@@ -15,7 +15,7 @@ import (
 
 // TestQuickReport runs the whole benchmark in -quick mode and checks the
 // files and the paper's statements: S jumps at the grid points just above
-// log 7/3, log 7/2 and log 7 (seed 002 §IV-A), the optimal worst case never
+// log 7/3, log 7/2 and log 7 (Song & Oechtering (2026), §IV-A), the optimal worst case never
 // loses to S, Figure 2's curves coincide and Figure 3's h = 2 gap grows as
 // p_min falls.
 func TestQuickReport(t *testing.T) {

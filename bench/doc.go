@@ -1,5 +1,5 @@
 // Command bench regenerates pmlopt's experimental report: the three figures of
-// seed 002 §IV (SPEC §6), a scaling study of the closed-form schedule and of
+// Song & Oechtering (2026), §IV, a scaling study of the closed-form schedule and of
 // the optimal trade-off curve per LP backend, and a report.md that embeds the
 // plots and states in words, computed from the data, what they show.
 //

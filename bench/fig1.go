@@ -24,7 +24,7 @@ type Fig1Row struct {
 	SH            int     // utility-safe schedule: threshold h
 	SEps          float64 // and its PML ε_S(h)
 	SMin, SWorst  float64
-	EpsBar        float64 // LDP parameter of E and R (seed 002 Prop 1)
+	EpsBar        float64 // LDP parameter of E and R (Song & Oechtering (2026), Prop 1)
 	EMin, EWorst  float64
 	RMin, RWorst  float64
 	OValue        float64 // BestValue: the optimal worst-case value threshold

@@ -12,7 +12,7 @@ import (
 	"github.com/pmlopt/pmlopt/solver"
 )
 
-// circulant is the 4×4 order matrix of seed 002 eq. (13).
+// circulant is the 4×4 order matrix of Song & Oechtering (2026), eq. (13).
 var circulant = mech.Order{{4, 3, 2, 1}, {1, 4, 3, 2}, {2, 1, 4, 3}, {3, 2, 1, 4}}
 
 // Fig23Row is one (prior pattern, p_min, h) of Figures 2 and 3.

@@ -1,15 +1,15 @@
 // Package closedform builds the privacy mechanisms of pmlopt that have a
-// closed form (SPEC §4) and the quantities that calibrate them:
+// closed form (docs/theory.md §4) and the quantities that calibrate them:
 //
-//   - the utility-safe mechanism M*(h) of seed 002 Thm 1 (UtilitySafe), its
-//     PML ε_S(h) by Cor 1 (SafeEpsilon), the whole curve h ↦ ε_S(h) in one
+//   - the utility-safe mechanism M*(h) of Song & Oechtering (2026), Thm 1
+//     (UtilitySafe), its PML ε_S(h) by Cor 1 (SafeEpsilon), the whole curve h ↦ ε_S(h) in one
 //     O(NM log M) sweep (SafeCurve) and the utility-safe schedule for a PML
 //     budget (SafeSchedule);
-//   - the PML-extremal mechanism of the high-privacy regime (Extremal, seed
-//     003 Cor 4, seed 000 Ex 4);
+//   - the PML-extremal mechanism of the high-privacy regime (Extremal,
+//     Grosse et al. (2024), Cor 4; Saeidian et al. (2024), Example 4);
 //   - the LDP baselines: randomized response (RandomizedResponse) with its
 //     pointwise maximal cost, and the exponential mechanism (Exponential),
-//     calibrated to a PML budget by LDPForPML (seed 002 Prop 1).
+//     calibrated to a PML budget by LDPForPML (Song & Oechtering (2026), Prop 1).
 //
 // Thresholds h are utility orders in 1..M under the max-rank tie rule of
 // package mech. All logarithms are natural. Functions validate their inputs

@@ -9,7 +9,7 @@ import (
 	"github.com/pmlopt/pmlopt/mech"
 )
 
-// The utility-safe schedule of the counting query of seed 002 §IV-A.
+// The utility-safe schedule of the counting query of Song & Oechtering (2026), §IV-A.
 func ExampleSafeSchedule() {
 	o := mech.Order{
 		{7, 6, 5, 4, 3, 2, 1},
@@ -57,7 +57,7 @@ func ExampleExtremal() {
 	// marginal [0.5000 0.3000 0.2000], PML 0.1000
 }
 
-// Randomized response calibrated to a PML budget through seed 002 Prop 1
+// Randomized response calibrated to a PML budget through Song & Oechtering (2026), Prop 1
 // leaks exactly the budget.
 func ExampleLDPForPML() {
 	pi := mech.Prior{0.5, 0.3, 0.2}

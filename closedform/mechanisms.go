@@ -15,8 +15,8 @@ func ExtremalLimit(pi mech.Prior) float64 {
 	return -math.Log1p(-pi.Min())
 }
 
-// Extremal returns the PML-extremal mechanism of seed 003 Cor 4 and seed 000
-// Ex 4 on N = M letters,
+// Extremal returns the PML-extremal mechanism of Grosse et al. (2024), Cor 4
+// and Saeidian et al. (2024), Example 4 on N = M letters,
 //
 //	p_ii = 1 − e^ε (1 − π_i),   p_ij = e^ε π_j  (i ≠ j),
 //
@@ -79,7 +79,7 @@ func RandomizedResponse(k int, epsBar float64) (mech.Mechanism, error) {
 
 // RandomizedResponsePMC returns the pointwise maximal cost of k-ary
 // randomized response with parameter epsBar under the prior pi (k = len(pi)),
-// log(1 + max_j π_j (e^ε̄ − 1)) (seed 000 Ex 3): the PMC of output j is
+// log(1 + max_j π_j (e^ε̄ − 1)) (Saeidian et al. (2024), Ex 3): the PMC of output j is
 // log q_j / p_off with q_j = π_j p_diag + (1−π_j) p_off.
 func RandomizedResponsePMC(pi mech.Prior, epsBar float64) float64 {
 	return math.Log1p(pi.Max() * math.Expm1(epsBar))
@@ -88,7 +88,7 @@ func RandomizedResponsePMC(pi mech.Prior, epsBar float64) float64 {
 // Sensitivity returns Δ = max_j (max_i u_ij − min_i u_ij), the largest
 // change of the utility of one output between two inputs. The exponential
 // mechanism with parameter ε̄ and delta ≥ Sensitivity(u) is ε̄-LDP. For the
-// counting query of seed 002 §IV-A, Δ = 37 (2Δ = 74).
+// counting query of Song & Oechtering (2026), §IV-A, Δ = 37 (2Δ = 74).
 func Sensitivity(u mech.Utility) float64 {
 	_, m := u.Dims()
 	d := 0.0
@@ -109,8 +109,8 @@ func Sensitivity(u mech.Utility) float64 {
 //
 // where delta is Δ, the sensitivity of the utility: the mechanism is
 // ε̄-LDP whenever delta ≥ Sensitivity(u) (each ratio p_ij/p_kj is at most
-// e^{ε̄/2} from the numerators and e^{ε̄/2} from the normalisers). Seed 002
-// §IV-A uses Δ = 37, the exponent's denominator 74. Each row is computed
+// e^{ε̄/2} from the numerators and e^{ε̄/2} from the normalisers). Song & Oechtering
+// (2026), §IV-A, use Δ = 37, the exponent's denominator 74. Each row is computed
 // after subtracting its maximum, so no exponent overflows. epsBar = +Inf
 // gives the limit: each row uniform over its maximal utilities.
 //
@@ -162,7 +162,8 @@ func checkUtility(u mech.Utility) (n, m int, err error) {
 }
 
 // LDPForPML returns the LDP parameter ε̄ that guarantees eps-PML under every
-// prior whose smallest probability is pmin (seed 002 Prop 1, from seed 003):
+// prior whose smallest probability is pmin (Song & Oechtering (2026),
+// Prop 1, after Saeidian et al. (2023), Prop 6):
 //
 //	ε̄(ε) = −log((e^{−ε} − p_min)/(1 − p_min))   for 0 ≤ ε < −log p_min,
 //

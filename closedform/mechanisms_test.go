@@ -69,7 +69,7 @@ func TestExtremal(t *testing.T) {
 		require.NoError(t, err)
 		require.InDeltaSlice(t, []float64(pi), p.Marginal(pi), 1e-12)
 		require.InDelta(t, eps, leakage.PML(pi, p), 1e-12)
-		// ε_l*(ε) of SPEC §3.
+		// ε_l*(ε) of docs/theory.md §3.
 		want := math.Log(pi.Min() / (1 - math.Exp(eps)*(1-pi.Min())))
 		require.InDelta(t, want, pmc(pi, p), 1e-9)
 	}
@@ -131,7 +131,7 @@ func TestRandomizedResponse(t *testing.T) {
 	}
 }
 
-// Seed 000 Ex 3: the PMC of randomized response is
+// Saeidian et al. (2024), Ex 3: the PMC of randomized response is
 // log(1 + max_j π_j (e^ε̄ − 1)).
 func TestRandomizedResponsePMC(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
@@ -157,7 +157,7 @@ func TestLDPForPML(t *testing.T) {
 		assert.True(t, math.IsNaN(LDPForPML(c[0], c[1])), "%v", c)
 	}
 
-	// SPEC §3: ε̄-LDP implies ε_2-PML with ε_2 = −log(p_min + e^{−ε̄}(1−p_min));
+	// docs/theory.md §3: ε̄-LDP implies ε_2-PML with ε_2 = −log(p_min + e^{−ε̄}(1−p_min));
 	// LDPForPML inverts it.
 	for _, pmin := range []float64{0.01, 0.1, 0.3, 0.5} {
 		for _, eps := range []float64{0.01, 0.3, 1, -math.Log(pmin) - 0.01} {
@@ -170,7 +170,7 @@ func TestLDPForPML(t *testing.T) {
 	}
 }
 
-// Property test of seed 002 Prop 1: randomized response and the exponential
+// Property test of Song & Oechtering (2026), Prop 1: randomized response and the exponential
 // mechanism calibrated with LDPForPML are ε-PML on random priors; for
 // randomized response the bound is attained.
 func TestCalibratedMechanismsArePML(t *testing.T) {
@@ -204,7 +204,7 @@ func TestCalibratedMechanismsArePML(t *testing.T) {
 	}
 }
 
-// countingUtility is u' of seed 002 eq. (11).
+// countingUtility is u' of Song & Oechtering (2026), eq. (11).
 var countingUtility = mech.Utility{
 	{0, -1, -4, -9, -16, -25, -36},
 	{-2, 0, -1, -4, -9, -16, -25},

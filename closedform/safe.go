@@ -7,7 +7,7 @@ import (
 	"github.com/pmlopt/pmlopt/mech"
 )
 
-// UtilitySafe returns the utility-safe mechanism M*(h) of seed 002 Thm 1:
+// UtilitySafe returns the utility-safe mechanism M*(h) of Song & Oechtering (2026), Thm 1:
 // row i is uniform over its allowed outputs {j : U_ij ≥ h} and zero
 // elsewhere. For a strict order (each row a permutation of 1..M) every row
 // has M−h+1 allowed outputs, so M*(h)_ij = 1/(M−h+1) as in the paper.
@@ -56,7 +56,7 @@ func UniformOnAllowed(pat mech.Pattern) mech.Mechanism {
 	return p
 }
 
-// SafeEpsilon returns ε_S(h) of seed 002 Cor 1,
+// SafeEpsilon returns ε_S(h) of Song & Oechtering (2026), Cor 1,
 //
 //	ε_S(h) = −log min_{j ∈ Y+(h)} Σ_{i : U_ij ≥ h} π_i,
 //
@@ -72,7 +72,7 @@ func UniformOnAllowed(pat mech.Pattern) mech.Mechanism {
 // counts the PML of M*(h) may be larger.
 //
 // Unlike the optimum ε*(h) of problem (2), which is non-decreasing in h
-// (seed 002 Lemma 1), ε_S(h) need not be monotone: with U = [[3,1,2],[3,2,1]]
+// (Song & Oechtering (2026), Lemma 1), ε_S(h) need not be monotone: with U = [[3,1,2],[3,2,1]]
 // and π = (0.9, 0.1), ε_S(1) = 0, ε_S(2) = log 10 and ε_S(3) = 0, because
 // M*(3) sends both inputs to y_1 while M*(2) gives y_2 to x_2 alone.
 func SafeEpsilon(pi mech.Prior, o mech.Order, h int) (float64, error) {
@@ -264,7 +264,7 @@ const scheduleTol = 1e-12
 // largest threshold h whose utility-safe mechanism M*(h) = UtilitySafe(o, h)
 // is eps-PML, and the PML epsS of that mechanism. For strict orders (and
 // whenever all rows have the same number of allowed outputs) this is the
-// largest h with ε_S(h) ≤ eps and epsS = ε_S(h), as in seed 002 §IV-A.
+// largest h with ε_S(h) ≤ eps and epsS = ε_S(h), as in Song & Oechtering (2026), §IV-A.
 // Under ties with unequal row counts, ε_S(h) is only a lower bound on the
 // PML of M*(h) (see SafeEpsilon), so such candidates are audited directly
 // and skipped if they leak more than eps; the result is therefore always a

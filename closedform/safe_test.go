@@ -13,7 +13,7 @@ import (
 	"github.com/pmlopt/pmlopt/mech"
 )
 
-// countingOrder is the utility order U of seed 002 eq. (12), typed from the
+// countingOrder is the utility order U of Song & Oechtering (2026), eq. (12), typed from the
 // paper (its row 4 breaks the tie u'_41 = u'_47 = −9, so it is not
 // Utility.Order of eq. (11)).
 var countingOrder = mech.Order{
@@ -74,7 +74,7 @@ func TestCountingQuerySchedule(t *testing.T) {
 		assert.InDelta(t, c.epsS, epsS, 1e-12, "eps=%.17g", c.eps)
 	}
 
-	// Figure 1 of seed 002: on the grid ε = 0.50, 0.55, …, 2.00 the
+	// Figure 1 of Song & Oechtering (2026): on the grid ε = 0.50, 0.55, …, 2.00 the
 	// schedule jumps at 0.85, 1.30 and 1.95.
 	jumps := map[int]int{}
 	prev := 0
@@ -116,7 +116,7 @@ func TestUtilitySafeStrict(t *testing.T) {
 	}
 }
 
-// Example 1 of seed 002: U of eq. (8) with x_1 the most likely letter gives
+// Example 1 of Song & Oechtering (2026): U of eq. (8) with x_1 the most likely letter gives
 // ε_S(2) = −log(π_2 + π_3).
 func TestExample1(t *testing.T) {
 	o := mech.Order{{3, 2, 1}, {1, 3, 2}, {2, 1, 3}}

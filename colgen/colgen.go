@@ -285,11 +285,10 @@ func (g *Master) priceStabilised(st *centre, y []float64) int {
 	return at(y)
 }
 
-// stabAlpha is the weight of the centre in the stabilised pricing duals.
-// At 256 letters and ε* ≈ 0.026 unstabilised probes ran into maxRounds
-// (1 000 rounds, 250 000 pivots) and the search fell back on LPs of two
-// minutes; with 0.5 the same least-ε search takes 31 s instead of 3 min
-// 21 s (0.8 is slower at higher ε*, 0.7 on the whole 256×256 curve).
+// stabAlpha is the weight of the centre in the stabilised pricing duals
+// (Wentges' smoothing). Without it, probes at a few hundred letters and a
+// small ε* oscillate until maxRounds and the search falls back on LPs; 0.5
+// was the best of the weights measured (docs/performance.md).
 const stabAlpha = 0.5
 
 // maxRounds bounds the pricing rounds of one Probe.

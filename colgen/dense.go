@@ -123,9 +123,8 @@ const (
 	denseSingTol = 1e-11
 	// minChunk: the least number of columns a partial pricing pass reads
 	// (n/2 when that is larger). Pricing is a dense dot product per
-	// column, the largest cost of a pivot: reading n/2 columns instead of
-	// max(2n, a quarter of the pool) takes least-ε searches at 256
-	// letters 12–18 % less.
+	// column, the largest cost of a pivot, and n/2 columns per pass beat
+	// max(2n, a quarter of the pool) and n/4 or n (docs/performance.md).
 	minChunk = 32
 )
 
@@ -138,13 +137,12 @@ var degenerateRun = 50
 // inversions (refactorPer·n when that is larger); variables so that tests
 // can reach the periodic inversion.
 //
-// refactorPer: inversions come every refactorPer·n updates. With n at 256
-// letters an inversion (Gauss-Jordan, memory-bound) took a fifth of the
-// master's time at every n updates. The updated inverse is checked at the
-// end of every solve (accurate) and recomputed when it fails. Least-ε
-// searches at 256 letters took 17–20 % less at 4n than at n and, with the
-// FMA kernels of internal/vec, another 5–12 % less at 16n (32n, and never,
-// were no better overall).
+// refactorPer: inversions come every refactorPer·n updates. An inversion
+// (Gauss-Jordan, memory-bound) costs O(n³), so inverting every n updates
+// spends a large share of the master's time on it. The updated inverse is
+// checked at the end of every solve (accurate) and recomputed when it
+// fails, which makes a long interval safe; 16n was the fastest interval
+// measured (docs/performance.md).
 var refactorEvery, refactorPer = 100, 16
 
 // errStalled is returned when phase 1 can not make progress (numerical

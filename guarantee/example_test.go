@@ -24,7 +24,7 @@ func ExampleImplied() {
 
 func ExampleLDPForPML() {
 	// Calibrate an LDP baseline to 1-PML for a uniform prior on 7 letters
-	// (seed 002 Prop 1).
+	// (Song & Oechtering (2026), Prop 1).
 	fmt.Printf("%.6f\n", guarantee.LDPForPML(1, 1./7))
 	// Output:
 	// 1.337405

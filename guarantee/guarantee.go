@@ -42,7 +42,7 @@ type Implication struct {
 }
 
 // HighPrivacyBound returns log 1/(1 − p_min), the end of PML's high-privacy
-// regime (seed 003 §II, seed 000 Thm 4): below it an ε-PML mechanism has no
+// regime (Grosse et al. (2024), §II, Saeidian et al. (2024), Thm 4): below it an ε-PML mechanism has no
 // zero entry in a used column, at and above it it may. It is +Inf for
 // p_min = 1.
 func HighPrivacyBound(pmin float64) float64 {
@@ -50,8 +50,8 @@ func HighPrivacyBound(pmin float64) float64 {
 }
 
 // PMCFromPML returns ε_l*(ε_u) = log( p_min / (1 − e^{ε_u}(1 − p_min)) ), the
-// PMC level implied by ε_u-PML (seed 000 Thm 4.1, seed 003 Prop 1 eq. 7). It
-// is tight: the PML-extremal mechanism attains it (seed 000 Ex. 4, Remark 6).
+// PMC level implied by ε_u-PML (Saeidian et al. (2024), Thm 4.1, Grosse et al. (2024), Prop 1 eq. 7). It
+// is tight: the PML-extremal mechanism attains it (Saeidian et al. (2024), Ex. 4, Remark 6).
 // It is +Inf outside the high-privacy regime ε_u < log 1/(1−p_min).
 func PMCFromPML(epsU, pmin float64) float64 {
 	den := 1 - math.Exp(epsU)*(1-pmin)
@@ -62,20 +62,20 @@ func PMCFromPML(epsU, pmin float64) float64 {
 }
 
 // PMLFromPMC returns ε_u*(ε_l) = log( (1 − e^{−ε_l}(1 − p_min)) / p_min ), the
-// PML level implied by ε_l-PMC (seed 000 Thm 4.2, seed 003 Prop 2 eq. 12). It
+// PML level implied by ε_l-PMC (Saeidian et al. (2024), Thm 4.2, Grosse et al. (2024), Prop 2 eq. 12). It
 // is finite for every ε_l ≥ 0, at most −log p_min, and +Inf never arises: an
 // ε_l = +Inf PMC guarantee gives −log p_min, the PML of any mechanism.
 func PMLFromPMC(epsL, pmin float64) float64 {
 	return math.Max(0, math.Log((1-math.Exp(-epsL)*(1-pmin))/pmin))
 }
 
-// FromLDP returns the levels implied by ε-LDP (seed 000 Prop 1, from [18,
-// Thm 1]):
+// FromLDP returns the levels implied by ε-LDP (Saeidian et al. (2024),
+// Prop 1, from Jiang et al. (2021), Thm 1):
 //
 //	ε1 = log(p_min + e^{ε}(1 − p_min)),   ε2 = −log(p_min + e^{−ε}(1 − p_min)),
 //
-// so that ε-LDP implies ε1-LIP, (ε1, ε2)-ALIP, ε2-PML and, by seed 000
-// Prop 3 (whose ε' = log(e^ε − p_min(e^ε − 1)) equals ε1), ε1-PMC.
+// so that ε-LDP implies ε1-LIP, (ε1, ε2)-ALIP, ε2-PML and, by Saeidian et
+// al. (2024), Prop 3 (whose ε' = log(e^ε − p_min(e^ε − 1)) equals ε1), ε1-PMC.
 func FromLDP(eps, pmin float64) (eps1, eps2 float64) {
 	e1 := math.Log(pmin + math.Exp(eps)*(1-pmin))
 	e2 := -math.Log(pmin + math.Exp(-eps)*(1-pmin))
@@ -89,11 +89,12 @@ func PMLFromLDP(eps, pmin float64) float64 {
 }
 
 // LDPForPML returns the largest LDP level ε̄ whose guarantee implies ε-PML
-// (seed 002 Prop 1, after [14, Prop 6]): ε̄ = −log((e^{−ε} − p_min)/(1 − p_min))
+// (Song & Oechtering (2026), Prop 1, after Saeidian et al. (2023), Prop 6):
+// ε̄ = −log((e^{−ε} − p_min)/(1 − p_min))
 // for ε < −log p_min, and +Inf for ε ≥ −log p_min, where every mechanism is
 // ε-PML. It returns NaN for a negative or NaN eps and for pmin outside
 // (0, 1]. It inverts PMLFromLDP. This is the calibration used for the DP
-// baselines of seed 002 §IV-A.
+// baselines of Song & Oechtering (2026), §IV-A.
 func LDPForPML(eps, pmin float64) float64 {
 	if math.IsNaN(eps) || eps < 0 || !(pmin > 0 && pmin <= 1) {
 		return math.NaN()
@@ -107,22 +108,25 @@ func LDPForPML(eps, pmin float64) float64 {
 
 // Implied returns every guarantee implied by from for a prior with smallest
 // probability pmin, in the order PML, PMC, ALIP, LIP, LDP (the source measure
-// itself is left out). The arrows are those of SPEC §3:
+// itself is left out). The arrows are those of docs/theory.md §3:
 //
 //   - ε_u-PML, ε_u < log 1/(1−p_min) (the high-privacy regime): ε_l*-PMC,
 //     (ε_l*, ε_u)-ALIP, max(ε_l*, ε_u)-LIP, (ε_l* + ε_u)-LDP with
-//     ε_l* = PMCFromPML(ε_u) (seed 000 Thm 4 and Cor 3.1; seed 003 Cors 1-3).
+//     ε_l* = PMCFromPML(ε_u) (Saeidian et al. (2024), Thm 4 and Cor 3.1;
+//     Grosse et al. (2024), Cors 1-3).
 //     Outside the regime PML allows zeros and implies none of them.
 //   - ε_l-PMC: ε_u*-PML, (ε_l, ε_u*)-ALIP, max(ε_l, ε_u*)-LIP,
-//     (ε_l + ε_u*)-LDP with ε_u* = PMLFromPMC(ε_l) (seed 000 Thm 4, Cor 3.2).
+//     (ε_l + ε_u*)-LDP with ε_u* = PMLFromPMC(ε_l) (Saeidian et al. (2024),
+//     Thm 4, Cor 3.2).
 //   - (ε_l, ε_u)-ALIP: ε_u-PML, ε_l-PMC, max(ε_l, ε_u)-LIP (by definition) and
-//     (ε_l + ε_u)-LDP (seed 000 §II-D, from [19, Prop 1]); the PML and PMC
+//     (ε_l + ε_u)-LDP (Zarrabian et al. (2023), Prop 1, quoted by Saeidian et
+//     al. (2024), §II-D); the PML and PMC
 //     levels are tightened by PMLFromPMC and PMCFromPML when those are
 //     smaller.
 //   - ε-LIP: (ε, ε)-ALIP and everything ALIP implies, in particular 2ε-LDP
-//     ([18, Prop 1]).
+//     (Jiang et al. (2021), Prop 1).
 //   - ε-LDP: ε2-PML, ε1-PMC, (ε1, ε2)-ALIP, ε1-LIP with ε1, ε2 of FromLDP
-//     (seed 000 Prop 1 and Prop 3).
+//     (Saeidian et al. (2024), Prop 1 and Prop 3).
 //
 // It returns an error for an unknown measure, a negative or NaN level, or
 // pmin outside (0, 1].
@@ -176,23 +180,23 @@ func Implied(from Guarantee, pmin float64) ([]Implication, error) {
 	case PML:
 		eu := from.Epsilon
 		if hp := HighPrivacyBound(pmin); !(eu < hp) {
-			regime := fmt.Sprintf("none: ε = %g ≥ log 1/(1−p_min) = %g, outside the high-privacy regime an ε-PML mechanism may have zeros (seed 000 Remark 5)", eu, hp)
+			regime := fmt.Sprintf("none: ε = %g ≥ log 1/(1−p_min) = %g, outside the high-privacy regime an ε-PML mechanism may have zeros (Saeidian et al. (2024), Remark 5)", eu, hp)
 			for _, m := range []string{PMC, ALIP, LIP, LDP} {
 				none(m, regime)
 			}
 			return out, nil
 		}
-		fromALIP(PMCFromPML(eu, pmin), eu, "high-privacy regime ε < log 1/(1−p_min) (seed 000 Thm 4.1, Cor 3.1; seed 003 Cors 1-3)")
+		fromALIP(PMCFromPML(eu, pmin), eu, "high-privacy regime ε < log 1/(1−p_min) (Saeidian et al. (2024), Thm 4.1, Cor 3.1; Grosse et al. (2024), Cors 1-3)")
 	case PMC:
 		el := from.Epsilon
-		fromALIP(el, PMLFromPMC(el, pmin), "every ε ≥ 0 (seed 000 Thm 4.2, Cor 3.2; seed 003 Prop 2)")
+		fromALIP(el, PMLFromPMC(el, pmin), "every ε ≥ 0 (Saeidian et al. (2024), Thm 4.2, Cor 3.2; Grosse et al. (2024), Prop 2)")
 	case ALIP:
-		fromALIP(from.EpsilonLower, from.EpsilonUpper, "every (ε_l, ε_u) (ALIP definition; seed 000 §II-D from [19, Prop 1])")
+		fromALIP(from.EpsilonLower, from.EpsilonUpper, "every (ε_l, ε_u) (ALIP definition; Zarrabian et al. (2023), Prop 1)")
 	case LIP:
-		fromALIP(from.Epsilon, from.Epsilon, "every ε (LIP = ALIP with ε_l = ε_u; ε-LIP implies 2ε-LDP, [18, Prop 1])")
+		fromALIP(from.Epsilon, from.Epsilon, "every ε (LIP = ALIP with ε_l = ε_u; ε-LIP implies 2ε-LDP, Jiang et al. (2021), Prop 1)")
 	case LDP:
 		e1, e2 := FromLDP(from.Epsilon, pmin)
-		regime := "every ε (seed 000 Prop 1 and Prop 3)"
+		regime := "every ε (Saeidian et al. (2024), Prop 1 and Prop 3)"
 		add(Guarantee{Measure: PML, Epsilon: e2}, regime)
 		add(Guarantee{Measure: PMC, Epsilon: e1}, regime)
 		add(Guarantee{Measure: ALIP, EpsilonLower: e1, EpsilonUpper: e2}, regime)

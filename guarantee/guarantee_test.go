@@ -17,13 +17,13 @@ const tol = 1e-9
 func TestInverses(t *testing.T) {
 	for _, pmin := range []float64{0.02, 0.1, 0.3, 0.5} {
 		for _, eps := range []float64{0, 0.01, 0.3, 1, 3} {
-			// Seed 002 Prop 1 inverts the ε2 of seed 000 Prop 1.
+			// Song & Oechtering (2026), Prop 1 inverts the ε2 of Saeidian et al. (2024), Prop 1.
 			if eps < -math.Log(pmin) {
 				assert.InDelta(t, eps, PMLFromLDP(LDPForPML(eps, pmin), pmin), tol)
 			} else {
 				assert.True(t, math.IsInf(LDPForPML(eps, pmin), 1))
 			}
-			// Binary uniform prior: ε_l* and ε_u* are inverse (seed 000 Cor 4).
+			// Binary uniform prior: ε_l* and ε_u* are inverse (Saeidian et al. (2024), Cor 4).
 			if pmin == 0.5 && eps < math.Log(2) {
 				assert.InDelta(t, eps, PMLFromPMC(PMCFromPML(eps, 0.5), 0.5), tol)
 			}
@@ -152,7 +152,7 @@ func TestImplicationsHoldOnRandomMechanisms(t *testing.T) {
 	}
 }
 
-// Seed 000 Cor 4: binary uniform prior, ε-PML ⇔ ε_l*-PMC ⇔ (ε_l*, ε)-ALIP
+// Saeidian et al. (2024), Cor 4: binary uniform prior, ε-PML ⇔ ε_l*-PMC ⇔ (ε_l*, ε)-ALIP
 // ⇔ (ε_l* + ε)-LDP; the PML-extremal mechanism is randomized response.
 func TestBinaryUniform(t *testing.T) {
 	pi := mech.Uniform(2)

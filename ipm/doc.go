@@ -1,4 +1,4 @@
-// Package ipm solves the ε-PML expected-utility problem of pmlopt (SPEC §5)
+// Package ipm solves the ε-PML expected-utility problem of pmlopt (docs/theory.md §5)
 // with an interior-point method that exploits its structure.
 //
 // As an LP the problem has N·M cap rows p_ij ≤ t_j, which make a simplex

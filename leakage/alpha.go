@@ -18,19 +18,19 @@ const (
 	alphaFail = 1e-7
 )
 
-// MaximalAlphaLeakage returns the maximal α-leakage of Liao et al.,
+// MaximalAlphaLeakage returns the maximal α-leakage of Liao et al. (2019),
 //
 //	sup over P̃ on supp π of I_α^S(P̃, P),
 //	I_α^S(P̃, P) = α/(α−1) log Σ_j (Σ_i P̃_i p_ij^α)^{1/α}
 //
-// (seed 001 eq. 2, Sibson's mutual information of order α). α = +Inf gives
+// (Gilani et al. (2022), eq. 2, Sibson's mutual information of order α). α = +Inf gives
 // the limit, the maximal leakage log Σ_j max_i p_ij.
 //
 // For α ∈ (1, ∞) the supremum is a concave maximisation over the simplex:
 // P̃ ↦ Σ_i P̃_i p_ij^α is linear, t ↦ t^{1/α} is concave and non-decreasing
 // for 1/α ≤ 1, so each (Σ_i P̃_i p_ij^α)^{1/α} is concave in P̃, so is their
 // sum, so is its logarithm (log is concave and increasing), and α/(α−1) > 0
-// (seed 001 §III: the argument of the log in (6) is concave for β ≤ α; here
+// (Gilani et al. (2022), §III: the argument of the log in (6) is concave for β ≤ α; here
 // β = 1). A local maximiser is therefore global. It is found with gonum's
 // BFGS on a softmax parametrisation of P̃ and certified by the Frank–Wolfe
 // duality gap: for the concave G = log Σ_j (…)^{1/α} and any P̃,
@@ -53,9 +53,9 @@ func MaximalAlphaLeakageBounds(pi mech.Prior, p mech.Mechanism, alpha float64) (
 	return MaximalAlphaBetaLeakageBounds(pi, p, alpha, 1)
 }
 
-// MaximalAlphaBetaLeakage returns the maximal (α,β)-leakage of Gilani et al.
-// (seed 001 Def. 4), for α ∈ (1, ∞] and β ∈ [1, ∞], in its simplified form
-// (seed 001 Thm 1, eq. 6):
+// MaximalAlphaBetaLeakage returns the maximal (α,β)-leakage of Gilani et al. (2022)
+// (Gilani et al. (2022), Def. 4), for α ∈ (1, ∞] and β ∈ [1, ∞], in its simplified form
+// (Gilani et al. (2022), Thm 1, eq. 6):
 //
 //	max_k sup_P̃ α/((α−1)β) log Σ_j p_kj^{1−β} (Σ_i P̃_i p_ij^α)^{β/α},
 //
@@ -133,7 +133,7 @@ func MaximalAlphaBetaLeakageBounds(pi mech.Prior, p mech.Mechanism, alpha, beta 
 		lower = math.Max(lower, scale*lo)
 		upper = math.Max(upper, scale*up)
 	}
-	// The leakage is ≥ 0 (seed 001 Thm 2); clamp rounding.
+	// The leakage is ≥ 0 (Gilani et al. (2022), Thm 2); clamp rounding.
 	lower, upper = math.Max(0, lower), math.Max(0, upper)
 	if upper-lower > alphaFail {
 		return lower, upper, fmt.Errorf("leakage: maximal (α,β)-leakage not certified: bracket [%g, %g]", lower, upper)
@@ -199,7 +199,7 @@ func colMaxLog(rows mech.Mechanism, cols []int) []float64 {
 	return lm
 }
 
-// alphaInf evaluates seed 001 eq. 15, max_k 1/β log Σ_j p_kj^{1−β} max_i p_ij^β,
+// alphaInf evaluates Gilani et al. (2022), eq. 15, max_k 1/β log Σ_j p_kj^{1−β} max_i p_ij^β,
 // for a mechanism without mixed columns when β > 1.
 func alphaInf(rows mech.Mechanism, cols []int, beta float64) float64 {
 	lm := colMaxLog(rows, cols)
@@ -218,7 +218,7 @@ func alphaInf(rows mech.Mechanism, cols []int, beta float64) float64 {
 	return best
 }
 
-// vertexForm evaluates seed 001 eq. 11 for β ≥ α > 1 on a mechanism without
+// vertexForm evaluates Gilani et al. (2022), eq. 11 for β ≥ α > 1 on a mechanism without
 // mixed columns: max_{k,i} α/((α−1)β) log Σ_j p_kj^{1−β} p_ij^β.
 func vertexForm(rows mech.Mechanism, cols []int, alpha, beta float64) float64 {
 	scale := alpha / ((alpha - 1) * beta)
@@ -240,7 +240,7 @@ func vertexForm(rows mech.Mechanism, cols []int, alpha, beta float64) float64 {
 
 // concaveProblem is G(w) = log Σ_c exp(lc_c) s_c(w)^r with
 // s_c(w) = Σ_i w_i a_ic, a_ic = (p_ij/m_j)^α ∈ [0, 1], m_j = max_i p_ij and
-// r = β/α ∈ (0, 1]: the log of the argument of seed 001 eq. 6 for one k,
+// r = β/α ∈ (0, 1]: the log of the argument of Gilani et al. (2022), eq. 6 for one k,
 // up to the additive constant lc0, with the column maxima factored out so
 // that nothing overflows or underflows.
 type concaveProblem struct {

@@ -7,7 +7,7 @@ import (
 )
 
 // Report holds every measure of a (prior, mechanism) pair, named after the
-// keys of the audit JSON (SPEC §8). Per-output slices have one entry per
+// keys of the audit JSON (README, JSON output). Per-output slices have one entry per
 // output; unused outputs (Marginal[j] = 0) hold −Inf there.
 type Report struct {
 	PML                         float64   `json:"pml"`
@@ -31,7 +31,7 @@ type Report struct {
 	Marginal                    []float64 `json:"marginal"` // q_j
 }
 
-// Audit computes every measure of SPEC §2 for (pi, p): maximal α-leakage and
+// Audit computes every measure of docs/theory.md §2 for (pi, p): maximal α-leakage and
 // LRDP of order alpha, maximal (α,β)-leakage of orders (alpha, beta).
 //
 // It returns an error if the dimensions of pi and p differ, alpha is NaN or

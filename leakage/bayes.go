@@ -7,7 +7,7 @@ import (
 )
 
 // Lift returns max over p_ij > 0 (and q_j > 0) of p_ij / q_j, the largest
-// ratio of posterior to prior belief (seed 004 Defn 2). It equals exp(PML).
+// ratio of posterior to prior belief (Fernandes et al. (2022), Defn 2). It equals exp(PML).
 //
 // The input is assumed valid (mech.NewPrior and mech.NewMechanism) with
 // matching dimensions.
@@ -26,7 +26,7 @@ func Lift(pi mech.Prior, p mech.Mechanism) float64 {
 }
 
 // BayesCapacity returns Σ_j max_i p_ij, the multiplicative Bayes leakage of
-// the mechanism maximised over all priors and gain functions (seed 004 eqs.
+// the mechanism maximised over all priors and gain functions (Fernandes et al. (2022), eqs.
 // 11-13; the maximum is reached at the uniform prior). It does not depend
 // on the prior: pi, which must have full support, is taken for symmetry with
 // the other measures.
@@ -48,7 +48,7 @@ func BayesCapacity(pi mech.Prior, p mech.Mechanism) float64 {
 
 // MaximalLeakage returns log Σ_j max_i p_ij, the maximal leakage of Issa et
 // al.: the log of the Bayes capacity, and the α → ∞ limit of maximal
-// α-leakage (seed 001 §III). Like the Bayes capacity it does not depend on a
+// α-leakage (Gilani et al. (2022), §III). Like the Bayes capacity it does not depend on a
 // prior with full support.
 //
 // The input is assumed valid, as for Lift.
@@ -58,8 +58,8 @@ func MaximalLeakage(pi mech.Prior, p mech.Mechanism) float64 {
 }
 
 // PosteriorBayesVulnerability returns Σ_j max_i π_i p_ij, the probability
-// that an adversary guessing X in one try after seeing Y is right (seed 004
-// eq. 7 with the identity gain function).
+// that an adversary guessing X in one try after seeing Y is right (Fernandes et al.
+// (2022), eq. 7 with the identity gain function).
 //
 // The input is assumed valid, as for Lift.
 func PosteriorBayesVulnerability(pi mech.Prior, p mech.Mechanism) float64 {
@@ -76,7 +76,7 @@ func PosteriorBayesVulnerability(pi mech.Prior, p mech.Mechanism) float64 {
 }
 
 // BayesLeakage returns the multiplicative Bayes leakage: the posterior Bayes
-// vulnerability divided by the prior one, max_i π_i (seed 004 eq. 10). It
+// vulnerability divided by the prior one, max_i π_i (Fernandes et al. (2022), eq. 10). It
 // lies in [1, BayesCapacity].
 //
 // The input is assumed valid, as for Lift.

@@ -1,5 +1,5 @@
 // Package leakage computes the privacy measures of a (prior, mechanism) pair
-// listed in SPEC §2: pointwise maximal leakage (PML) and cost (PMC), the
+// listed in docs/theory.md §2: pointwise maximal leakage (PML) and cost (PMC), the
 // ALIP pair, LIP, LDP, lift, Bayes capacity and maximal leakage, posterior
 // Bayes vulnerability and multiplicative Bayes leakage, LRDP, maximal
 // α-leakage and maximal (α,β)-leakage.

@@ -8,7 +8,7 @@ import (
 	"github.com/pmlopt/pmlopt/mech"
 )
 
-// The eye-colour channel of seed 004, Example 1.
+// The eye-colour channel of Fernandes et al. (2022), Example 1.
 func ExampleAudit() {
 	pi := mech.Prior{1. / 4, 1. / 2, 1. / 4}
 	p := mech.Mechanism{{3. / 4, 1. / 4}, {1. / 4, 3. / 4}, {19. / 20, 1. / 20}}

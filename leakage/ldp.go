@@ -7,7 +7,7 @@ import (
 )
 
 // LDP returns the local differential privacy level of the mechanism,
-// max over j, i, k of log p_ij / p_kj (seed 001 eq. 3, seed 004 Defn 1).
+// max over j, i, k of log p_ij / p_kj (Gilani et al. (2022), eq. 3, Fernandes et al. (2022), Defn 1).
 // An all-zero column is never released and is ignored; a column mixing zero
 // and non-zero entries makes the level +Inf. The value does not depend on
 // the prior: pi, which must have full support, is taken for symmetry with the
@@ -45,7 +45,7 @@ func ldp(p mech.Mechanism) float64 {
 //
 //	max_{i,k} 1/(α−1) log Σ_j p_ij^α p_kj^{1−α}
 //
-// (seed 001 Def. 3), the largest Rényi divergence of order α between two
+// (Gilani et al. (2022), Def. 3), the largest Rényi divergence of order α between two
 // rows. Terms with p_ij = 0 vanish; a term with p_kj = 0 < p_ij makes the
 // level +Inf. α = +Inf gives the limit, LDP. LRDP is ≥ 0 and non-decreasing
 // in α.

@@ -14,7 +14,7 @@ import (
 
 const tol = 1e-9
 
-// eyeColour is seed 004 Example 1.
+// eyeColour is Fernandes et al. (2022), Example 1.
 var (
 	eyeP  = mech.Mechanism{{3. / 4, 1. / 4}, {1. / 4, 3. / 4}, {19. / 20, 1. / 20}}
 	eyePi = mech.Prior{1. / 4, 1. / 2, 1. / 4}
@@ -72,12 +72,12 @@ func extremal(pi mech.Prior, eps float64) mech.Mechanism {
 func TestPMCClosedForms(t *testing.T) {
 	pi := mech.Prior{0.1, 0.2, 0.3, 0.4}
 	for _, eps := range []float64{0.1, 0.7, 2, 5} {
-		// seed 000 Ex. 3.
+		// Saeidian et al. (2024), Ex. 3.
 		rr := randomizedResponse(4, eps)
 		assert.InDelta(t, math.Log(1+0.4*(math.Exp(eps)-1)), PMC(pi, rr), tol)
 		assert.InDelta(t, eps, LDP(pi, rr), tol)
 	}
-	// seed 000 Ex. 4: PML ε, PMC log(p_min/(1 − e^ε(1 − p_min))), q = π.
+	// Saeidian et al. (2024), Ex. 4: PML ε, PMC log(p_min/(1 − e^ε(1 − p_min))), q = π.
 	for _, eps := range []float64{0.01, 0.05, 0.1} {
 		p := extremal(pi, eps)
 		assert.InDeltaSlice(t, []float64(pi), p.Marginal(pi), tol)
@@ -236,7 +236,7 @@ func TestAlphaBetaIdentities(t *testing.T) {
 		p := randinst.Mechanism(rng, n, m, 0)
 		pi := randinst.Prior(rng, n, 0.05)
 		for _, a := range []float64{1.5, 3, 8} {
-			// α = β: LRDP (seed 001 eq. 12).
+			// α = β: LRDP (Gilani et al. (2022), eq. 12).
 			ab, err := MaximalAlphaBetaLeakage(pi, p, a, a)
 			require.NoError(t, err)
 			lr, err := LRDP(p, a)
@@ -248,7 +248,7 @@ func TestAlphaBetaIdentities(t *testing.T) {
 			al, err := MaximalAlphaLeakage(pi, p, a)
 			require.NoError(t, err)
 			assert.InDelta(t, al, ab1, tol)
-			// Monotone in β (seed 001 Thm 2.1), and the (α,β) sup for β < α
+			// Monotone in β (Gilani et al. (2022), Thm 2.1), and the (α,β) sup for β < α
 			// is at least its value at every vertex.
 			ab2, err := MaximalAlphaBetaLeakage(pi, p, a, (1+a)/2)
 			require.NoError(t, err)
@@ -284,7 +284,7 @@ func TestPropertiesRandom(t *testing.T) {
 		assert.LessOrEqual(t, r.PMC, r.LDP+tol)
 		assert.LessOrEqual(t, r.MaximalAlphaLeakage, r.MaximalLeakage+tol)
 		assert.LessOrEqual(t, r.BayesLeakage, r.BayesCapacity+tol)
-		assert.LessOrEqual(t, r.BayesCapacity, r.Lift+tol) // seed 004 Lem 1
+		assert.LessOrEqual(t, r.BayesCapacity, r.Lift+tol) // Fernandes et al. (2022), Lem 1
 		assert.LessOrEqual(t, r.MaximalAlphaBetaLeakage, r.LRDP+tol)
 	}
 }

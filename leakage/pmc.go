@@ -7,7 +7,7 @@ import (
 )
 
 // PMCPerOutput returns the pointwise maximal cost of every output,
-// Λ(X→y_j) = log max_i q_j / p_ij = −min_i i(x_i; y_j) (seed 000, Thm 1 and
+// Λ(X→y_j) = log max_i q_j / p_ij = −min_i i(x_i; y_j) (Saeidian et al. (2024), Thm 1 and
 // Cor 5). A used output (q_j > 0) that some input never produces
 // (p_ij = 0) has Λ = +Inf. Unused outputs (q_j = 0) are outside S_Y and get
 // −Inf, so they never raise a maximum.
@@ -54,7 +54,7 @@ func PMC(pi mech.Prior, p mech.Mechanism) float64 {
 // lower = max_y Λ(X→y) (the PMC) and upper = max_y ℓ(X→y) (the PML), so that
 // −lower ≤ i(x; y) ≤ upper for every x and every y ∈ S_Y, and the mechanism
 // is (ε_l, ε_u)-ALIP exactly when ε_l ≥ lower and ε_u ≥ upper
-// (seed 003 §II, seed 000 Def. 5). lower is +Inf when a used output has a
+// (Grosse et al. (2024), §II, Saeidian et al. (2024), Def. 5). lower is +Inf when a used output has a
 // zero entry.
 //
 // The input is assumed valid, as for PMCPerOutput.

@@ -3,7 +3,7 @@
 // patterns, and privacy mechanisms (row-stochastic matrices) with their
 // output marginal, posterior and information density.
 //
-// Indices follow SPEC.md: inputs x_1..x_N are rows, outputs y_1..y_M are
+// Indices follow docs/theory.md: inputs x_1..x_N are rows, outputs y_1..y_M are
 // columns. All logarithms are natural.
 //
 // The types are plain slices so that research code can build them by hand;

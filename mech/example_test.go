@@ -7,7 +7,7 @@ import (
 	"github.com/pmlopt/pmlopt/mech"
 )
 
-// The eye-colour channel of seed 004, Example 1: output marginal, posterior
+// The eye-colour channel of Fernandes et al. (2022), Example 1: output marginal, posterior
 // and the utility order of a row with ties.
 func Example() {
 	pi, err := mech.NewPrior([]float64{1.0 / 4, 1.0 / 2, 1.0 / 4})

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The eye-colour channel of seed 004, Example 1 (SPEC §2): inputs blue,
+// The eye-colour channel of Fernandes et al. (2022), Example 1 (docs/theory.md §2): inputs blue,
 // green, blue-green; outputs blue, green.
 var (
 	eyePrior = Prior{1.0 / 4, 1.0 / 2, 1.0 / 4}
@@ -110,7 +110,7 @@ func TestZerosCloneDims(t *testing.T) {
 	assert.Zero(t, n+m)
 }
 
-// Seed 004 Example 1: p(Y) = (11/20, 9/20) and the posteriors
+// Fernandes et al. (2022), Example 1: p(Y) = (11/20, 9/20) and the posteriors
 // (15/44, 10/44, 19/44) and (5/36, 30/36, 1/36).
 func TestEyeColourMarginalPosteriorDensity(t *testing.T) {
 	q := eyeMech.Marginal(eyePrior)
@@ -131,7 +131,7 @@ func TestEyeColourMarginalPosteriorDensity(t *testing.T) {
 	for i := range wantD {
 		assert.InDeltaSlice(t, wantD[i], d[i], 1e-14)
 	}
-	// The largest density is log of the lift 19/11 (SPEC §2); the LDP level
+	// The largest density is log of the lift 19/11 (docs/theory.md §2); the LDP level
 	// log 15 is the largest ratio within a column: (3/4)/(1/20).
 	assert.InDelta(t, math.Log(19.0/11), d[2][0], 1e-15)
 	assert.InDelta(t, math.Log(15), d[1][1]-d[2][1], 1e-14)
@@ -238,7 +238,7 @@ func TestValues(t *testing.T) {
 }
 
 func TestPatterns(t *testing.T) {
-	// Seed 002 Example 1, h = 2: the forbidden pairs are the 1s of U.
+	// Song & Oechtering (2026), Example 1, h = 2: the forbidden pairs are the 1s of U.
 	u := Order{{3, 2, 1}, {1, 3, 2}, {2, 1, 3}}
 	pat := u.Pattern(2)
 	assert.Equal(t, Pattern{{true, true, false}, {false, true, true}, {true, false, true}}, pat)
@@ -253,7 +253,7 @@ func TestPatterns(t *testing.T) {
 	assert.Equal(t, []bool{true, false, true}, v.Pattern(2).Columns())
 	assert.Nil(t, Pattern(nil).Columns())
 
-	// Holds: mechanism (9) of seed 002 vanishes where U < 2 but not where U < 3.
+	// Holds: mechanism (9) of Song & Oechtering (2026) vanishes where U < 2 but not where U < 3.
 	m9 := Mechanism{{0.6, 0.4, 0}, {0, 1, 0}, {1, 0, 0}}
 	assert.True(t, u.Pattern(2).Holds(m9))
 	assert.False(t, u.Pattern(3).Holds(m9))
@@ -266,7 +266,7 @@ func TestPatterns(t *testing.T) {
 
 func TestWorstCase(t *testing.T) {
 	u := Order{{3, 2, 1}, {1, 3, 2}, {2, 1, 3}}
-	// The utility-safe mechanism M*(h) of seed 002 Thm 1 reaches exactly h.
+	// The utility-safe mechanism M*(h) of Song & Oechtering (2026), Thm 1 reaches exactly h.
 	for h := 1; h <= 3; h++ {
 		ms := Zeros(3, 3)
 		for i := range ms {

@@ -191,7 +191,7 @@ func (pat Pattern) Holds(p Mechanism) bool {
 }
 
 // Columns returns, for each output j, whether some input may use it: the set
-// Y+(h) of seed 002.
+// Y+(h) of Song & Oechtering (2026), eq. 3.
 func (pat Pattern) Columns() []bool {
 	if len(pat) == 0 {
 		return nil
@@ -245,7 +245,7 @@ func (u Utility) ExpectedUtility(pi Prior, p Mechanism) float64 {
 
 // OutputBounds returns, for every output j, c_j = −log Σ_{i : (i,j) allowed}
 // π_i: the least PML output j can have in any mechanism with the pattern
-// that uses it (seed 002 Lemmas 2-3, Cor 1; the pruning rule of §III-B).
+// that uses it (Song & Oechtering (2026), Lemmas 2-3, Cor 1; the pruning rule of §III-B).
 // It is exactly 0 for an output every input may use (whatever the rounding
 // of Σπ_i) and +Inf for an output no input may use.
 func (pat Pattern) OutputBounds(pi Prior) []float64 {

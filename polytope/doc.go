@@ -1,4 +1,4 @@
-// Package polytope writes the privacy constraint sets of SPEC §5 — ε-PML,
+// Package polytope writes the privacy constraint sets of docs/theory.md §5 — ε-PML,
 // (ε_l, ε_u)-ALIP, ε-LIP and ε-LDP, each combined with an optional zero
 // pattern — as sparse linear programs (package lp), with O(NM) non-zeros,
 // no column for any forbidden pair, and as few budget-dependent
@@ -19,7 +19,7 @@
 //
 // # ε-PML
 //
-// ε-PML asks p_ij ≤ e^ε q_j for all i and every j with q_j > 0 (SPEC §2:
+// ε-PML asks p_ij ≤ e^ε q_j for all i and every j with q_j > 0 (docs/theory.md §2:
 // log max_i p_ij / q_j ≤ ε); for q_j = 0 the column is zero and the
 // inequality holds too, so ε-PML ⇔ p_ij ≤ e^ε q_j for all i, j. With one
 // auxiliary t_j = e^ε q_j per output the rows are
@@ -33,7 +33,7 @@
 // the model has Σ a_j + M columns, N + M + Σ a_j rows and 4 Σ a_j + M
 // non-zeros (≤ 4NM + M).
 //
-// Pruning (Spec.Prune, seed 002 §III-B). If an output j is used (q_j > 0),
+// Pruning (Spec.Prune, Song & Oechtering (2026), §III-B). If an output j is used (q_j > 0),
 // q_j = Σ_{i∈A_j} π_i p_ij ≤ (max_i p_ij) Σ_{i∈A_j} π_i, so its PML is at
 // least −log Σ_{i∈A_j} π_i. When that exceeds ε, no ε-PML mechanism uses j:
 // p_ij = 0 for all i on the whole feasible set, and removing the output's
@@ -57,9 +57,8 @@
 // Above ε_u = 5 nats marg[j] becomes e^{−ε_u} t_j − Σ_k π_k p_kj ≤ 0 with
 // 0 ≤ t_j ≤ 1 (t_j = min(1, e^{ε_u} q_j) is feasible, so the polytope is
 // the same): as an equality t_j = e^{ε_u} q_j reaches 5e8 at ε_u = 20, and
-// tying s_j to t_j, as an earlier link row did, put e^{−ε_l−ε_u} (4e-18
-// at 20) into the matrix; the engines then returned optima 10–30 % below
-// the true one. The PML expected-utility model does the same above 5
+// tying s_j to t_j would put e^{−ε_l−ε_u} (4e-18 at 20) into the matrix;
+// on such models the engines return optima 10–30 % below the true one. The PML expected-utility model does the same above 5
 // nats. Below, the equality stays (gonum's Simplex finds the bases of the
 // inequality form singular).
 //

@@ -12,7 +12,7 @@ import (
 )
 
 func Example() {
-	// Seed 002 Example 1: the utility order U, a prior with π_2 + π_3 ≤ 1/2
+	// Song & Oechtering (2026), Example 1: the utility order U, a prior with π_2 + π_3 ≤ 1/2
 	// and the pattern of order h = 2. Is there a log(2)-PML mechanism?
 	pi := mech.Prior{0.6, 0.25, 0.15}
 	order := mech.Order{{3, 2, 1}, {1, 3, 2}, {2, 1, 3}}
@@ -115,7 +115,7 @@ func Example_export() {
 	// ENDATA
 }
 
-// A proof that seed 002's mechanism (9) is optimal: for Example 1 with
+// A proof that mechanism (9) of Song & Oechtering (2026) is optimal: for Example 1 with
 // π = (0.6, 0.25, 0.15) and worst case h = 2, mechanism (9) reaches
 // ε = log 2, and the multipliers α = (−12, 5, 7) on the rows Σ_j p_ij = 1
 // prove that no mechanism with the pattern does better.

@@ -13,7 +13,7 @@ import (
 )
 
 func TestInfeasibilityObjective(t *testing.T) {
-	// Seed 002 Example 1 with π_2 + π_3 < 1/2: ε*(2) = log 2. G vanishes
+	// Song & Oechtering (2026), Example 1 with π_2 + π_3 < 1/2: ε*(2) = log 2. G vanishes
 	// above it, is positive below it, and the duals below it certify a
 	// lower bound between the tested ε and log 2.
 	pi := mech.Prior{0.6, 0.25, 0.15}

@@ -46,7 +46,7 @@ type Spec struct {
 	Objective Objective
 	Utility   mech.Utility // required for ExpectedUtility
 	// Prune (PML only) drops the outputs j whose −log Σ_{i allowed} π_i
-	// exceeds ε: no ε-PML mechanism can use them (seed 002 §III-B). For
+	// exceeds ε: no ε-PML mechanism can use them (Song & Oechtering (2026), §III-B). For
 	// ALIP, LIP and LDP it changes nothing: see the package documentation.
 	Prune bool
 	// Outputs is the number of outputs M. It may be left 0 when Pattern or
@@ -359,8 +359,8 @@ func Build(s Spec) (*Model, error) {
 				// e^{−ε_u} t_j ≤ q_j with t_j ≤ 1: the same polytope
 				// (t_j = min(1, e^{ε_u} q_j) ≥ max_i p_ij), but t_j stays
 				// of order one at a large ε_u. As an equality, t_j =
-				// e^ε q_j reaches 5e8 at ε = 20, and Clp and the revised
-				// backend returned optima 10–30 % below the true one.
+				// e^ε q_j reaches 5e8 at ε = 20, where Clp and the revised
+				// backend return optima 10–30 % below the true one.
 				// Below wideBudget the equality stays: gonum's Simplex
 				// finds this form's bases singular (16×16 at ε = 0.5), and
 				// the PML feasibility models of package bisect, whose ε

@@ -14,9 +14,9 @@ import (
 )
 
 // TestExpectedUtilityAtLargeBudgets brackets the expected-utility optimum at
-// budgets of 10 and 20 nats, where the models once held t_j = e^ε q_j ≈ 5e8
-// and a coefficient e^{−ε_l−ε_u} ≈ 4e-18: Clp and the revised backend then
-// returned optima 10–30 % low (0.61 for 0.93). The optimum lies between
+// budgets of 10 and 20 nats, where a model holding t_j = e^ε q_j ≈ 5e8 or a
+// coefficient e^{−ε_l−ε_u} ≈ 4e-18 makes Clp and the revised backend return
+// optima 10–30 % low (0.61 for 0.93). The optimum lies between
 // the expected utility of an almost deterministic mechanism that meets the
 // budget (argmax with weight 1 − δ, uniform with δ) and that of the argmax
 // mechanism, Σ_i π_i max_j u_ij.

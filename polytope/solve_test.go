@@ -102,7 +102,7 @@ func TestInfeasibleExactlyWhenExpected(t *testing.T) {
 
 // TestPruningKeepsOptimum compares expected-utility optima with and
 // without pruning, and the least feasible ε found by bisection through
-// SetBudget with the seed 002 Example 1 value log 2.
+// SetBudget with the value log 2 of Song & Oechtering (2026), Example 1.
 func TestPruningKeepsOptimum(t *testing.T) {
 	sol := solver.Auto()
 	r := rand.New(rand.NewPCG(7, 8))
@@ -143,7 +143,7 @@ func TestPruningKeepsOptimum(t *testing.T) {
 }
 
 func TestBisectionWithSetBudget(t *testing.T) {
-	// Seed 002 Example 1: π_2 + π_3 ≤ 1/2, h = 2: ε*(2) = log 2.
+	// Song & Oechtering (2026), Example 1: π_2 + π_3 ≤ 1/2, h = 2: ε*(2) = log 2.
 	pi := mech.Prior{0.6, 0.25, 0.15}
 	s := Spec{Prior: pi, Budget: mech.Budget{Measure: mech.PML, Epsilon: -math.Log(pi.Min())}, Pattern: order3.Pattern(2)}
 	mod, err := Build(s)

@@ -18,7 +18,7 @@ func load(t *testing.T, name string) *Problem {
 	return p
 }
 
-// safeEpsilon is ε_S(h) of seed 002 Cor. 1, computed here independently of
+// safeEpsilon is ε_S(h) of Song & Oechtering (2026), Cor. 1, computed here independently of
 // any other package: −log of the least prior mass of the rows allowed in a
 // column that some row may use.
 func safeEpsilon(pi mech.Prior, u mech.Order, h int) float64 {
@@ -38,7 +38,7 @@ func safeEpsilon(pi mech.Prior, u mech.Order, h int) float64 {
 	return -math.Log(least)
 }
 
-// Seed 002 §IV-A: the counting query. The order derived from the utility is
+// Song & Oechtering (2026), §IV-A: the counting query. The order derived from the utility is
 // eq. (12) exactly, and the utility is u'(x, y) = −(x−y)² − [y < x].
 func TestCountingQuery(t *testing.T) {
 	p := load(t, "counting-query.yaml")
@@ -91,7 +91,7 @@ func TestCountingQueryPrintedRowTies(t *testing.T) {
 	assert.Equal(t, mech.Order{{2, 3, 5, 7, 6, 4, 2}}, printed.Order())
 }
 
-// Seed 002 Example 1 in both regimes, with the values the file headers
+// Song & Oechtering (2026), Example 1 in both regimes, with the values the file headers
 // state.
 func TestExample1(t *testing.T) {
 	u := mech.Order{{3, 2, 1}, {1, 3, 2}, {2, 1, 3}}
@@ -123,7 +123,7 @@ func TestExample1(t *testing.T) {
 	assert.InDelta(t, math.Log(5.0/3), safeEpsilon(pi, u, 2), 1e-15)
 }
 
-// Seed 002 Figs. 2-3: the circulant order under both priors with
+// Song & Oechtering (2026), Figs. 2-3: the circulant order under both priors with
 // p_min = 0.1, and the utility-safe levels the headers state.
 func TestCirculant(t *testing.T) {
 	u := mech.Order{{4, 3, 2, 1}, {1, 4, 3, 2}, {2, 1, 4, 3}, {3, 2, 1, 4}}
@@ -143,7 +143,7 @@ func TestCirculant(t *testing.T) {
 	assert.InDelta(t, -math.Log(0.2), safeEpsilon(three.Prior, u, 3), 1e-12)
 }
 
-// Seed 004 Example 1, the eye-colour channel, read from JSON with fraction
+// Fernandes et al. (2022), Example 1, the eye-colour channel, read from JSON with fraction
 // strings: p(Y) = (11/20, 9/20).
 func TestEyeColour(t *testing.T) {
 	p := load(t, "eye-colour.json")

@@ -635,7 +635,7 @@ func TestPMLExpectedUtility(t *testing.T) {
 }
 
 // TestPMLClosedForm checks the LP on a binary uniform prior with the
-// guess-the-input utility u = I, where the PML-extremal mechanism of SPEC §4
+// guess-the-input utility u = I, where the PML-extremal mechanism of docs/theory.md §4
 // (p_ii = 1 − e^ε/2, p_ij = e^ε/2) is the worst and its transpose the best:
 // column j's PML constraint p_jj ≤ e^ε q_j = e^ε (p_1j + p_2j)/2 bounds the
 // sum of the diagonal, Σ_i π_i p_ii = (p_11 + p_22)/2 ≤ e^ε/2 (sum the two

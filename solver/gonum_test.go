@@ -15,8 +15,8 @@ import (
 )
 
 // TestGonumDegenerateBisectionReturns runs gonum through bisections on ε of
-// small ε-PML feasibility LPs, which end at degenerate vertices where gonum
-// used to lose feasibility in phase II or not return at all. It is a
+// small ε-PML feasibility LPs, which end at degenerate vertices where gonum's
+// Simplex can lose feasibility in phase II or fail to return. It is a
 // liveness check: the whole run must finish within a generous deadline,
 // and every verdict must agree with revised (up to the 1e-6 ε-band where the
 // engines' 1e-9 tolerances may disagree).

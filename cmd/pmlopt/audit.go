@@ -20,7 +20,8 @@ const auditHelp = `Reads a prior and a mechanism and reports, per output, the ma
 PMC; then the mechanism-level measures (PML, PMC, ALIP, LIP, LDP, lift, Bayes
 capacity, maximal leakage, Bayes vulnerability and leakage, maximal α- and
 (α,β)-leakage, LRDP of order α); then the guarantees the measured PML, PMC
-and LDP imply for the file's prior (SPEC §3). Logarithms are natural (nats).`
+and LDP imply for the file's prior (docs/theory.md §3). Logarithms are
+natural (nats).`
 
 // impliedJSON is one implied guarantee in the audit's "implied" object.
 type impliedJSON struct {
@@ -60,7 +61,7 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "audit", "audit FILE [--alpha A] [--beta B] [--json]", auditHelp)
 	alpha := fs.Float64("alpha", 2, "order `α` > 1 of maximal α-leakage, (α,β)-leakage and LRDP (inf allowed)")
 	beta := fs.Float64("beta", 1, "order `β` ≥ 1 of maximal (α,β)-leakage (inf allowed)")
-	asJSON := fs.Bool("json", false, "write JSON (SPEC §8 keys)")
+	asJSON := fs.Bool("json", false, "write JSON (keys as in the README)")
 	pos, err := fs.parse(args, 1)
 	if err != nil {
 		return err
@@ -186,7 +187,7 @@ func writeAuditReport(b *buffered, p *problem.Problem, m mech.Mechanism, r leaka
 		t.row("expected utility", num(p.Utility.ExpectedUtility(p.Prior, m)))
 	}
 	t.flush()
-	fmt.Fprintln(b, "\nimplied guarantees (SPEC §3):")
+	fmt.Fprintln(b, "\nimplied guarantees (docs/theory.md §3):")
 	t = newTable(b)
 	for _, from := range impliedFrom {
 		for _, line := range describeImplications(implied[from]) {

@@ -13,8 +13,8 @@ func init() {
 }
 
 const convertHelp = `Given a guarantee (its measure and level) and the smallest prior probability
-p_min, prints every guarantee it implies (SPEC §3) with the regime in which
-each holds. For ALIP give --epsilon-lower (ε_l) and --epsilon (ε_u).`
+p_min, prints every guarantee it implies (docs/theory.md §3) with the
+regime in which each holds. For ALIP give --epsilon-lower (ε_l) and --epsilon (ε_u).`
 
 type convertJSON struct {
 	From    impliedJSON   `json:"from"`

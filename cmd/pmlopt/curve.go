@@ -50,7 +50,7 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	objective := fs.String("objective", string(problem.WorstCaseOrder), "`objective`: worst-case-order or worst-case-value")
 	tol := fs.Float64("tol", 1e-9, "width of each ε bracket")
 	workers := fs.Int("workers", 0, "thresholds solved in parallel (0 = number of CPUs)")
-	asJSON := fs.Bool("json", false, "write JSON (SPEC §8 keys)")
+	asJSON := fs.Bool("json", false, "write JSON (keys as in the README)")
 	asCSV := fs.Bool("csv", false, "write CSV")
 	plotPath := fs.String("plot", "", "also draw both staircases to this `file` (.svg or .png)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")

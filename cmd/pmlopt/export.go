@@ -18,8 +18,8 @@ func init() {
 
 const exportHelp = `Builds the LP of the file's problem and writes it as free MPS. With an
 expected-utility objective it is the full optimisation problem; otherwise it
-is the feasibility LP (10) of seed 002 for the file's budget, with the zero
-pattern of --h (an order threshold) or --value (a utility threshold) if
+is the feasibility LP (10) of Song & Oechtering (2026) for the file's
+budget, with the zero pattern of --h (an order threshold) or --value (a utility threshold) if
 given.`
 
 func runExport(ctx context.Context, e *env, args []string) error {

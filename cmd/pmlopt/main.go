@@ -163,6 +163,6 @@ Commands:`)
 		fmt.Fprintf(w, "\t%-8s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, `
-Problem files are YAML or JSON (see README.md). Every command takes --json
-for machine-readable output. Use "pmlopt <command> --help" for more.`)
+Problem files are YAML or JSON (see README.md; the mathematics is in
+docs/theory.md). Every command takes --json for machine-readable output. Use "pmlopt <command> --help" for more.`)
 }

@@ -56,7 +56,7 @@ func toMechanism(t *testing.T, v any) mech.Mechanism {
 }
 
 func TestSafeCountingQuery(t *testing.T) {
-	// Seed 002 §IV-A: at ε = 1.3 the schedule is M*(5) with ε_S = log 7/2.
+	// Song & Oechtering (2026), §IV-A: at ε = 1.3 the schedule is M*(5) with ε_S = log 7/2.
 	v := runJSON(t, "safe", td+"counting-query.yaml", "--epsilon", "1.3", "--json")
 	assert.Equal(t, 5.0, v["h"])
 	assert.InDelta(t, math.Log(3.5), v["epsilon"].(float64), 1e-12)
@@ -77,7 +77,7 @@ func TestSafeCountingQuery(t *testing.T) {
 }
 
 func TestAuditEyeColour(t *testing.T) {
-	// Seed 004 Example 1.
+	// Fernandes et al. (2022), Example 1.
 	v := runJSON(t, "audit", td+"eye-colour.json", "--json")
 	assert.InDelta(t, math.Log(15), v["ldp"].(float64), 1e-12)
 	assert.InDelta(t, 19.0/11, v["lift"].(float64), 1e-12)
@@ -96,7 +96,7 @@ func TestAuditEyeColour(t *testing.T) {
 
 func TestAuditInfinityIsAString(t *testing.T) {
 	// A mechanism with a zero in a used column has infinite PMC, LIP and LDP:
-	// SPEC §8 writes them as "inf".
+	// JSON writes them as "inf" (README, JSON output).
 	dir := t.TempDir()
 	f := filepath.Join(dir, "p.yaml")
 	require.NoError(t, os.WriteFile(f, []byte("prior: [0.5, 0.5]\nmechanism: [[1, 0], [0.5, 0.5]]\n"), 0o644))
@@ -108,7 +108,7 @@ func TestAuditInfinityIsAString(t *testing.T) {
 
 func TestConvert(t *testing.T) {
 	v := runJSON(t, "convert", "--from", "pml", "--epsilon", "0.1", "--pmin", "0.2", "--json")
-	epsL := math.Log(0.2 / (1 - math.Exp(0.1)*0.8)) // ε_l*(0.1), SPEC §3
+	epsL := math.Log(0.2 / (1 - math.Exp(0.1)*0.8)) // ε_l*(0.1), docs/theory.md §3
 	got := map[string]map[string]any{}
 	for _, x := range v["implied"].([]any) {
 		im := x.(map[string]any)
@@ -178,7 +178,7 @@ func TestSolveCountingQuery(t *testing.T) {
 }
 
 func TestSolveExample1(t *testing.T) {
-	// Seed 002 Example 1 with π_2 + π_3 ≤ 1/2 and ε = 1: h = 2 at PML log 2.
+	// Song & Oechtering (2026), Example 1 with π_2 + π_3 ≤ 1/2 and ε = 1: h = 2 at PML log 2.
 	v := runJSON(t, "solve", td+"example1.yaml", "--json")
 	assert.Equal(t, 2.0, v["worst_case_order"])
 	lo, hi := v["epsilon_lower"].(float64), v["epsilon"].(float64)

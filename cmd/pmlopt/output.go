@@ -12,7 +12,7 @@ import (
 )
 
 // jfloat is a float64 that encodes ±Inf as the strings "inf" and "-inf"
-// (SPEC §8) and NaN as null.
+// (README, JSON output) and NaN as null.
 type jfloat float64
 
 func (f jfloat) MarshalJSON() ([]byte, error) {

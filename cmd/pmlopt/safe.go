@@ -15,11 +15,11 @@ func init() {
 	register(command{name: "safe", summary: "the utility-safe mechanism M*(h) for an order h or a PML budget", run: runSafe})
 }
 
-const safeHelp = `Prints the utility-safe mechanism M*(h) of Song & Oechtering (Thm 1): row i
-uniform over the outputs whose utility order is at least h. With --h it is
-M*(h); with --epsilon (or the file's pml budget) it is the largest h whose
-utility-safe PML ε_S(h) (Cor 1) fits the budget. The file needs a prior and
-a utility or order.`
+const safeHelp = `Prints the utility-safe mechanism M*(h) of Song & Oechtering (2026),
+Thm 1: row i uniform over the outputs whose utility order is at least h.
+With --h it is M*(h); with --epsilon (or the file's pml budget) it is the
+largest h whose utility-safe PML ε_S(h) (Cor 1) fits the budget. The file
+needs a prior and a utility or order.`
 
 type safeOutput struct {
 	H         int        `json:"h"`

@@ -36,7 +36,7 @@ type solveJSON struct {
 	WorstCaseValue  *jfloat `json:"worst_case_value"`
 	ExpectedUtility *jfloat `json:"expected_utility"`
 	// ExpectedUtilityBound is a proven upper bound on the optimum, when
-	// the method gives one (an addition to SPEC §8's keys).
+	// the method gives one (a key beyond those of the other objectives).
 	ExpectedUtilityBound *jfloat    `json:"expected_utility_bound,omitempty"`
 	Mechanism            [][]jfloat `json:"mechanism"`
 	Solver               string     `json:"solver"`
@@ -75,7 +75,7 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 	measure := fs.String("measure", "", "override the file's privacy `measure`: pml, lip or ldp (alip needs the file)")
 	eps := fs.Float64("epsilon", math.NaN(), "override the file's budget `E` (nats)")
 	tol := fs.Float64("tol", 1e-9, "width of the ε bracket of the worst-case objectives")
-	asJSON := fs.Bool("json", false, "write JSON (SPEC §8 keys)")
+	asJSON := fs.Bool("json", false, "write JSON (keys as in the README)")
 	pos, err := fs.parse(args, 1)
 	if err != nil {
 		return err

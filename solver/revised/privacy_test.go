@@ -13,7 +13,7 @@ import (
 	"github.com/pmlopt/pmlopt/mech"
 )
 
-// pmlLP is the ε-PML LP of SPEC §5 with an auxiliary t_j = e^ε q_j:
+// pmlLP is the ε-PML LP of docs/theory.md §5 with an auxiliary t_j = e^ε q_j:
 //
 //	p_ij − t_j ≤ 0, e^{−ε} t_j − Σ_k π_k p_kj = 0, Σ_j p_ij = 1, p ≥ 0,
 //
@@ -123,7 +123,7 @@ func randomPML(rng *rand.Rand, n, m int) (prior []float64, order [][]int, util [
 	return prior, order, util
 }
 
-// TestPMLExample1 checks the feasibility LP against seed 002 Example 1:
+// TestPMLExample1 checks the feasibility LP against Song & Oechtering (2026), Example 1:
 // with U = [[3,2,1],[1,3,2],[2,1,3]], π_2+π_3 ≤ 1/2 and h = 2 the least PML
 // is log 2, attained by mechanism (9).
 func TestPMLExample1(t *testing.T) {
@@ -255,7 +255,7 @@ func TestPML16BoundaryWarmCold(t *testing.T) {
 		}
 	}
 	// The utility-safe mechanism M*(h) is feasible, so ε*(h) is at most its
-	// PML ε_S(h) (seed 002 Cor 1).
+	// PML ε_S(h) (Song & Oechtering (2026), Cor 1).
 	safe := 0.0
 	for j := 0; j < 16; j++ {
 		mass := 0.0
