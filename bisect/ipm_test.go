@@ -144,7 +144,6 @@ func TestMasterStall(t *testing.T) {
 	require.Greater(t, ref.GoProbes, 2)
 
 	stall := errors.New("stalled")
-	defer func(f func(*colgen.Master, float64) (*colgen.Result, error)) { probeMaster = f }(probeMaster)
 	for _, c := range []struct {
 		name  string
 		fails func(call int) bool
@@ -154,13 +153,14 @@ func TestMasterStall(t *testing.T) {
 		{"every call", func(int) bool { return true }, true},
 	} {
 		calls := 0
-		probeMaster = func(m *colgen.Master, eps float64) (*colgen.Result, error) {
+		stalling := opt
+		stalling.probeMaster = func(m *colgen.Master, eps float64) (*colgen.Result, error) {
 			if calls++; c.fails(calls) {
 				return nil, stall
 			}
 			return m.Probe(eps)
 		}
-		r, err := LeastEpsilon(context.Background(), pi, pat, opt)
+		r, err := LeastEpsilon(context.Background(), pi, pat, stalling)
 		require.NoError(t, err, c.name)
 		assert.InDelta(t, ref.EpsUpper, r.EpsUpper, 1e-9, c.name)
 		audit(t, pi, pat, r, DefaultTol)

@@ -48,6 +48,10 @@ type Options struct {
 	// serialised (never concurrent) and done increases by at least one per
 	// call.
 	Progress func(done, total int)
+
+	// probeMaster, if not nil, replaces (*colgen.Master).Probe in the
+	// searches: tests make a master stall with it.
+	probeMaster func(*colgen.Master, float64) (*colgen.Result, error)
 }
 
 // Probes says who answers a search's probes.
@@ -85,6 +89,8 @@ type config struct {
 	workers  int
 	progress func(done, total int)
 	probes   Probes
+
+	probeMaster func(*colgen.Master, float64) (*colgen.Result, error)
 }
 
 // ipmFor reports whether the searches ask ipm.Probe first on an n-letter
@@ -100,7 +106,7 @@ func (c config) colsFor(n int) bool {
 }
 
 func (o Options) config() (config, error) {
-	c := config{slv: o.Solver, tol: o.Tol, workers: o.Workers, progress: o.Progress, probes: o.Probes}
+	c := config{slv: o.Solver, tol: o.Tol, workers: o.Workers, progress: o.Progress, probes: o.Probes, probeMaster: o.probeMaster}
 	if c.probes < ProbesAuto || c.probes > ProbesColumns {
 		return c, fmt.Errorf("bisect: unknown probes %d", o.Probes)
 	}

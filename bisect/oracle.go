@@ -1,12 +1,10 @@
 package bisect
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"slices"
 
-	"github.com/pmlopt/pmlopt/closedform"
 	"github.com/pmlopt/pmlopt/colgen"
 	"github.com/pmlopt/pmlopt/ipm"
 	"github.com/pmlopt/pmlopt/leakage"
@@ -15,110 +13,6 @@ import (
 	"github.com/pmlopt/pmlopt/polytope"
 	"github.com/pmlopt/pmlopt/solver"
 )
-
-// maxProbes caps the number of LPs of one search. Halving a bracket of at
-// most −log p_min ≤ 745 nats down to 1e-15 takes about 60 probes.
-const maxProbes = 200
-
-// pruneSlack is added to the level at which outputs are pruned, so that an
-// output whose bound equals the level up to rounding is kept. Pruning at a
-// higher level is always valid; it only keeps more columns.
-const pruneSlack = 1e-9
-
-// LeastEpsilon returns the least ε at which an ε-PML mechanism exists that is
-// zero on every pair pat forbids (problem (2) of seed 002 for a general zero
-// pattern), bracketed to within opt.Tol, together with a mechanism reaching
-// the upper end of the bracket. See the package documentation for the
-// search and what the bracket certifies.
-//
-// pat must have one row per letter of pi, and every row must allow at least
-// one output. If ctx is cancelled the search stops before its next LP and
-// returns the bracket reached so far (valid, but wider than Tol) with
-// ctx.Err().
-func LeastEpsilon(ctx context.Context, pi mech.Prior, pat mech.Pattern, opt Options) (Result, error) {
-	cfg, err := opt.config()
-	if err != nil {
-		return Result{}, err
-	}
-	if _, err := mech.NewPrior(pi); err != nil {
-		return Result{}, err
-	}
-	if err := pat.Check(len(pi)); err != nil {
-		return Result{}, err
-	}
-	return search(ctx, pi, pat, cfg, cfg.tol, hint{})
-}
-
-// hint carries what is known about a pattern from its neighbours on a curve:
-// a lower bound (valid because a weaker pattern's least ε is no larger) and
-// a mechanism that respects the pattern (one of a stronger pattern).
-type hint struct {
-	lo     float64
-	loKind Bound
-	proof  []float64            // α proving lo (loKind BoundInfeasible), or nil
-	hiMech mech.Mechanism       // nil if none
-	hi     float64              // audited PML of hiMech
-	basis  *polytope.KeyedBasis // a final basis of a neighbouring pattern, or nil
-	seed   *colgen.Seed         // a neighbouring pattern's final master columns, or nil
-
-	// keepBasis asks for the final basis in Result (curves pass it on to
-	// neighbours; other callers would only discard it).
-	keepBasis bool
-}
-
-// columnBounds returns, for every output j, c_j = −log Σ_{k allowed for j}
-// π_k (+Inf for an output no input may use), and the index of an output
-// allowed for every input, or −1.
-func columnBounds(pi mech.Prior, pat mech.Pattern) (c []float64, all int) {
-	c = pat.OutputBounds(pi)
-	all = -1
-	for j, v := range c {
-		if v == 0 { // exactly 0 only for an output every input may use
-			all = j
-			break
-		}
-	}
-	return c, all
-}
-
-// pruningBound returns max_i min_{j allowed for i} c_j.
-func pruningBound(pat mech.Pattern, c []float64) float64 {
-	lb := 0.0
-	for _, row := range pat {
-		best := math.Inf(1)
-		for j, a := range row {
-			if a {
-				best = math.Min(best, c[j])
-			}
-		}
-		lb = math.Max(lb, best)
-	}
-	return lb
-}
-
-// independent returns the mechanism that sends every input to output j.
-func independent(n, m, j int) mech.Mechanism {
-	p := mech.Zeros(n, m)
-	for i := range p {
-		p[i][j] = 1
-	}
-	return p
-}
-
-// pruned returns pat with the columns whose bound exceeds level forbidden:
-// at every ε ≤ level no ε-PML mechanism can use them.
-func pruned(pat mech.Pattern, c []float64, level float64) mech.Pattern {
-	out := make(mech.Pattern, len(pat))
-	for i, row := range pat {
-		out[i] = make([]bool, len(row))
-		for j, a := range row {
-			out[i][j] = a && c[j] <= level+pruneSlack
-		}
-	}
-	return out
-}
-
-func pmlBudget(eps float64) mech.Budget { return mech.Budget{Measure: mech.PML, Epsilon: eps} }
 
 // prober answers "is there an ε-PML mechanism with the pattern at ε = t?"
 // for one pattern, through a warm Session when the solver has one and by
@@ -134,6 +28,10 @@ type prober struct {
 	master *colgen.Master // the column generation's master problem, made on first use
 	seed   *colgen.Seed   // columns from a neighbouring pattern for the master, or nil
 	probes int            // ipm.Probe or master probe calls
+
+	// probeMaster, if not nil, replaces (*colgen.Master).Probe: tests make
+	// a master stall with it.
+	probeMaster func(*colgen.Master, float64) (*colgen.Result, error)
 
 	model     *polytope.Model // warm path: loaded once, pruned at level
 	sess      solver.Session
@@ -181,10 +79,6 @@ type outcome struct {
 
 	alpha []float64 // the multipliers proving lb (polytope.DualBound)
 }
-
-// exactRange is the bracket width below which the column generation's
-// search tests whether its last proof is exact before it bisects.
-const exactRange = 1e-5
 
 // proofMargin is how far below t a proven bound may fall and still count as
 // proving t infeasible: polytope.DualBound gives up about 1e-13 to
@@ -305,7 +199,11 @@ func (p *prober) masterProbe(t float64) (*colgen.Result, error) {
 			}
 			_ = p.master.AddSeed(p.seed) // a refused seed only costs the warm start
 		}
-		r, err := probeMaster(p.master, t)
+		probe := (*colgen.Master).Probe
+		if p.probeMaster != nil {
+			probe = p.probeMaster
+		}
+		r, err := probe(p.master, t)
 		if err == nil || try > 0 {
 			return r, err
 		}
@@ -315,10 +213,6 @@ func (p *prober) masterProbe(t float64) (*colgen.Result, error) {
 		p.master = nil
 	}
 }
-
-// probeMaster is (*colgen.Master).Probe; tests replace it to make a master
-// stall.
-var probeMaster = (*colgen.Master).Probe
 
 // with adds a pure-Go probe's evidence to an LP's outcome: a higher proven
 // bound, and a better mechanism.
@@ -605,206 +499,6 @@ func (p *prober) finalBasis() *polytope.KeyedBasis {
 	return k
 }
 
-// search is LeastEpsilon on validated input, starting from what h knows.
-func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, tol float64, h hint) (Result, error) {
-	n, m := len(pat), len(pat[0])
-	c, all := columnBounds(pi, pat)
-	if all >= 0 {
-		// Proven ε* = 0: the output marginal of a mechanism that uses
-		// only output `all` is a point mass, and its PML is 0.
-		return Result{Lower: BoundZero, Mechanism: independent(n, m, all)}, nil
-	}
-
-	r := Result{Lower: BoundZero}
-	if lb := pruningBound(pat, c); lb > 0 {
-		r.EpsLower, r.Lower = lb, BoundPruning
-	}
-	if h.lo > r.EpsLower {
-		r.EpsLower, r.Lower, r.Proof = h.lo, h.loKind, h.proof
-	}
-	r.Mechanism = closedform.UniformOnAllowed(pat)
-	r.EpsUpper = leakage.PML(pi, r.Mechanism)
-	if h.hiMech != nil && h.hi < r.EpsUpper {
-		r.Mechanism, r.EpsUpper = h.hiMech.Clone(), h.hi
-	}
-
-	// The search keeps lo (a proven lower bound: ε* ≥ lo) and the audited
-	// upper end r.EpsUpper, and bisects the steering interval [sl, hv]:
-	// sl ≥ lo is the largest ε the solver called infeasible (proven or
-	// not), hv ≤ r.EpsUpper the least ε it called feasible. They differ from
-	// the certified ends only when a verdict is unproven (sl > lo) or a
-	// claimed-feasible point audits above its ε (hv < r.EpsUpper); then the
-	// bracket can stay wider than tol, and the search stops once [sl, hv]
-	// is below tol/64 wide.
-	lo := r.EpsLower
-	sl, hv := lo, r.EpsUpper
-	p := &prober{pi: pi, pat: pat, c: c, slv: cfg.slv, start: h.basis, seed: h.seed, keepBasis: h.keepBasis, ipm: cfg.ipmFor(len(pi)), cols: cfg.colsFor(len(pi))}
-	defer p.close()
-	level := hv // the pruning level of a warm model: valid for every ε ≤ hv
-
-	// With LP or ipm probes, the first probe tests lo (the pruning bound is
-	// sometimes tight). Then each proof's prediction of ε* (predict) is
-	// probed once, and between predictions the probe tests lo + tol/2;
-	// bisection takes over when five probes in a row fail to halve [sl, hv]
-	// (proofs that creep up from far below do not halve it, and should not
-	// trigger it). With the column generation, the first probe is in the
-	// middle of the bracket; after a proof its Newton estimate is probed
-	// (a hair below), after a polished mechanism a proof just below it,
-	// and otherwise the search bisects (testing a proof's exactness first
-	// within exactRange). raise takes a proven bound (capped at the
-	// audited upper end) as the new lower end when it is higher.
-	raise := func(lb float64, alpha []float64) {
-		if lb = math.Min(lb, r.EpsUpper); lb > lo {
-			lo, r.Lower, r.Proof = lb, BoundInfeasible, alpha
-		}
-	}
-	p.closes = func(lb, a float64) bool { return math.Min(a, r.EpsUpper)-math.Max(lb, lo) <= tol }
-	var proofs []proofPoint
-	slow, uses := 0, 0
-	closeIn := false    // an infeasible probe brought a polished mechanism: try a proof just below it
-	newton := 0.0       // the last infeasible probe's estimate of ε*, to probe next
-	exactTried := false // the last proof's exactness was tested (at sl + tol/2)
-	failures := 0
-	var lastErr error
-	for k := 0; r.EpsUpper-lo > tol && hv-sl > tol/64 && k < maxProbes; k++ {
-		if err := ctx.Err(); err != nil {
-			return finish(r, lo, p), err
-		}
-		t := sl + (hv-sl)/2
-		switch {
-		case failures > 0:
-			// Another point of the bracket after a solver failure.
-			t = sl + (hv-sl)*[]float64{0.3, 0.7}[failures-1]
-		case k == 0 && p.cols:
-			// The column generation pays most for a probe far below ε*
-			// (the pruning bound often is): it starts in the middle.
-			t = sl + (hv-sl)/2
-		case k == 0:
-			t = lo
-		case slow >= 5:
-			slow = 0 // bisect
-		default:
-			// A fresh prediction is probed just above (or, predicted
-			// at the upper end, just below that). Otherwise the probe
-			// tests whether the last proof is exact, at sl + tol/2: the
-			// proofs often land on ε* itself, and an infeasible answer
-			// brings a new proof and a new prediction.
-			t = sl + math.Min((hv-sl)/2, tol/2)
-			if closeIn && hv-tol/2 > sl {
-				t, closeIn = hv-tol/2, false
-				break
-			}
-			if newton > sl+tol/4 && newton < hv {
-				t, newton = newton-tol/4, 0
-				break
-			}
-			if p.cols && k > 0 && (exactTried || hv-sl > exactRange) {
-				// The column generation's Newton estimates overshoot far
-				// from ε*: without a fresh estimate, bisect (near ε*,
-				// after testing whether the last proof is exact).
-				t = sl + (hv-sl)/2
-				break
-			}
-			exactTried = true
-			if e, ok := predict(proofs); ok && uses < 1 {
-				c := e + tol/4
-				if c >= hv && e-hv <= hv-sl {
-					// Predicted at or just above the upper end: a
-					// proof just below it closes the bracket.
-					c = hv - 0.75*tol
-				}
-				if c > sl && c < hv {
-					t = c
-					uses++
-				}
-			}
-		}
-		width := hv - sl
-		o, err := p.probe(t, level, false)
-		if err != nil {
-			// A backend may fail at a degenerate point: two other points
-			// of the bracket get a chance, then the search steers below
-			// the failing point (the bracket stays sound, only possibly
-			// wider). The error is returned if the bracket ends wider than
-			// tol.
-			lastErr = err
-			if failures++; failures > 2 {
-				hv, failures = t, 0
-			}
-			continue
-		}
-		failures = 0
-		switch o.v {
-		case infeasible:
-			raise(o.lb, o.alpha)
-			newton, exactTried = o.est, false
-			if o.m != nil && o.a < r.EpsUpper {
-				// An infeasible probe's mechanism (the column
-				// generation's polished basis, ipm.Probe's point) is an
-				// audited upper end all the same; a polished one is
-				// often ε* itself.
-				r.Mechanism, r.EpsUpper = o.m, o.a
-				hv, closeIn = math.Min(hv, o.a), o.pol
-			}
-			proofs, uses = append(proofs, proofPoint{t: t, lb: o.lb, alpha: o.alpha}), 0
-			if lb, alpha, ok := p.extrapolate(proofs); ok {
-				raise(lb, alpha)
-			}
-			sl = math.Max(sl, math.Max(t, lo))
-			slow = progress(slow, width, hv-sl)
-			continue
-		case unproven:
-			sl = math.Max(sl, t)
-			slow = progress(slow, width, hv-sl)
-			continue
-		}
-		if o.m != nil && o.a < r.EpsUpper && pat.Holds(o.m) {
-			r.Mechanism, r.EpsUpper = o.m, o.a
-		}
-		if o.lb > lo && o.lb <= r.EpsUpper {
-			lo, r.Lower, r.Proof = o.lb, BoundInfeasible, o.alpha
-		}
-		hv = math.Min(t, r.EpsUpper)
-		if hv < sl {
-			// An unproven infeasibility above a feasible point: the
-			// solver contradicted itself; trust the audited point.
-			sl = lo
-		}
-		slow = progress(slow, width, hv-sl)
-	}
-	// The steering interval can collapse while the certified lower end
-	// lags (unproven verdicts near ε*, or a proof that gives up its
-	// rounding margin): close the bracket with proofs just below the
-	// upper end.
-	for _, f := range []float64{0.5, 0.9} {
-		t := r.EpsUpper - f*tol
-		if r.EpsUpper-lo <= tol || t <= lo || ctx.Err() != nil {
-			break
-		}
-		o, err := p.probe(t, level, true)
-		if err != nil {
-			continue
-		}
-		if o.m != nil && o.a < r.EpsUpper && pat.Holds(o.m) {
-			r.Mechanism, r.EpsUpper = o.m, o.a
-		}
-		if o.alpha != nil {
-			raise(o.lb, o.alpha) // proven whatever the verdict
-		}
-	}
-	if r.EpsUpper-lo > tol && lastErr != nil {
-		return finish(r, lo, p), lastErr
-	}
-	return finish(r, lo, p), nil
-}
-
-// proofPoint is an infeasible probe: the tested ε and the bound its proof
-// gave (often well above t: polytope.DualBound optimises the multipliers).
-type proofPoint struct {
-	t, lb float64
-	alpha []float64
-}
-
 // extrapolate tries, without an LP, multipliers extrapolated from the last
 // two proofs' α (normalised to Σ|α| = 1) towards the predicted ε*: within
 // one piece of the parametric LP the certificate moves almost linearly
@@ -843,56 +537,4 @@ func normalised(v []float64) []float64 {
 		out[i] = x / s
 	}
 	return out
-}
-
-// predict estimates ε* from the proofs so far. The map φ: t ↦ lb(t) has ε*
-// as its fixed point and, near it, is close to affine with a slope r in
-// [0, 1) (about 0.4 on random instances, 0 where a proof is exact, up to
-// 0.96 where the proofs creep, as at high thresholds with masses near
-// 1e-4); the secant through the last two proofs gives r, and
-// ε* ≈ (lb − r t)/(1 − r). With one proof, r = 0: the first guess is that
-// the proof is exact.
-func predict(ps []proofPoint) (float64, bool) {
-	if len(ps) == 0 {
-		return 0, false
-	}
-	b := ps[len(ps)-1]
-	r := 0.0
-	if len(ps) > 1 {
-		a := ps[len(ps)-2]
-		if d := b.t - a.t; d != 0 {
-			if q := (b.lb - a.lb) / d; q >= 0 && q <= 0.99 {
-				r = q
-			}
-		}
-	}
-	return (b.lb - r*b.t) / (1 - r), true
-}
-
-// progress counts the probes in a row that did not halve the steering
-// interval.
-func progress(slow int, before, after float64) int {
-	if after <= before/2 {
-		return 0
-	}
-	return slow + 1
-}
-
-// finish completes r with the lower end lo and the LP count. A lower end
-// above the audited upper end can only come from rounding in a solver's
-// infeasibility verdict; the audited mechanism wins.
-func finish(r Result, lo float64, p *prober) Result {
-	r.EpsLower = math.Min(lo, r.EpsUpper)
-	r.LPSolves = p.solves
-	r.GoProbes = p.probes
-	if p.keepBasis {
-		r.basis = p.finalBasis()
-		if p.master != nil {
-			r.seed = p.master.Seed()
-		}
-	}
-	if r.Lower != BoundInfeasible {
-		r.Proof = nil
-	}
-	return r
 }
