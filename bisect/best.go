@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/closedform"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
@@ -163,11 +164,11 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 			}
 			o = outcome{v: infeasible}
 			if r.EpsUpper <= limit {
-				o = outcome{v: feasible, m: r.Mechanism, a: r.EpsUpper}
+				o = outcome{v: feasible, Evidence: certify.Evidence{Mechanism: r.Mechanism, PML: r.EpsUpper}}
 			}
 		}
 		if o.v == feasible {
-			yes, yesMech, yesPML = mid, o.m, o.a
+			yes, yesMech, yesPML = mid, o.Mechanism, o.PML
 		} else {
 			no = mid
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/closedform"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/leakage"
@@ -70,7 +71,7 @@ func audit(t *testing.T, pi mech.Prior, pat mech.Pattern, r Result, tol float64)
 	if r.Lower == BoundInfeasible {
 		// The certificate travels with the result and checks on its own.
 		require.NotNil(t, r.Proof, "a proven lower end without its proof")
-		lb, ok := polytope.DualBound(pi, pat, r.Proof)
+		lb, ok := certify.DualBound(pi, pat, r.Proof)
 		require.True(t, ok)
 		require.GreaterOrEqual(t, lb, r.EpsLower, "the proof gives less than the lower end")
 	}

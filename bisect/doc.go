@@ -26,7 +26,7 @@
 //
 // Then the bracket [lo, hi] is narrowed by feasibility LPs. An infeasible
 // LP at t comes with a dual point (the engine's Farkas ray, or the duals of
-// the infeasibility LP), and polytope.DualBound turns its multipliers α of
+// the infeasibility LP), and certify.DualBound turns its multipliers α of
 // the rows Σ_j p_ij = 1 into a proven bound, re-optimising the other
 // multipliers exactly: the bound is often well above t, sometimes ε*
 // itself. Near ε* the map t ↦ bound(t) is close to affine with ε* as its
@@ -55,7 +55,7 @@
 // 0, the pruning bound, or a bound proven by a dual point — the solver's
 // Farkas certificate of the feasibility LP, or the duals of the
 // infeasibility LP (polytope's Infeasibility objective) — that
-// polytope.DualBound checks in floating point, for this pattern or,
+// certify.DualBound checks in floating point, for this pattern or,
 // on a curve, for a weaker one. No solver status is trusted: an
 // "infeasible" without a proof only steers the search (engines can be wrong
 // at degenerate points), so no mechanism with the pattern has PML below
@@ -73,7 +73,7 @@
 // Before any LP, a probe asks a pure-Go method (Options.Probes): below
 // IPMLetters (512) letters the column generation of package colgen, from
 // there ipm.Probe. Either gives a mechanism with the pattern, audited like an
-// LP's point, and multipliers that go through polytope.DualBound like an
+// LP's point, and multipliers that go through certify.DualBound like an
 // engine's ray; a probe they settle costs no LP. Within a few 1e-10 of
 // ε* a point can audit a hair above the probed ε and its proof fall a hair
 // below: such evidence stands without an LP when together they close the

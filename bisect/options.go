@@ -169,7 +169,7 @@ func (b Bound) String() string {
 // EpsUpper = 0 and Mechanism sends every input to that output.
 //
 // When Lower is BoundInfeasible, Proof holds multipliers α (one per input,
-// on the rows Σ_j p_ij = 1) from which polytope.DualBound proves at least
+// on the rows Σ_j p_ij = 1) from which certify.DualBound proves at least
 // EpsLower for the pattern: a certificate anyone can check without an LP
 // solver. It is nil for the other kinds of lower end.
 type Result struct {

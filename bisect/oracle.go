@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/colgen"
 	"github.com/pmlopt/pmlopt/ipm"
 	"github.com/pmlopt/pmlopt/leakage"
@@ -52,7 +53,7 @@ type prober struct {
 type verdict int
 
 const (
-	// infeasible: proven, by a dual point that polytope.DualBound
+	// infeasible: proven, by a dual point that certify.DualBound
 	// checks in floating point, that no mechanism exists below lb.
 	infeasible verdict = iota
 	// feasible: a mechanism with audited PML ≤ t + auditSlop was found.
@@ -66,28 +67,20 @@ const (
 )
 
 // outcome is a probe's verdict with its evidence: the best mechanism found
-// and its audited PML (feasible, inconclusive), or the proven bound lb
-// (infeasible).
+// and its audited PML (feasible, inconclusive), or the proven bound
+// (infeasible). A zero PML goes with a nil Mechanism here, not +Inf.
 type outcome struct {
-	v   verdict
-	m   mech.Mechanism
-	a   float64
-	lb  float64
+	v verdict
+	certify.Evidence
 	g   float64 // the infeasibility LP's optimum G, when it was solved
 	est float64 // an estimate of ε* (infeasible verdicts of the column generation), 0 if none
-	pol bool    // m is the column generation's polished mechanism (often at ε* itself)
-
-	alpha []float64 // the multipliers proving lb (polytope.DualBound)
+	pol bool    // Mechanism is the column generation's polished mechanism (often at ε* itself)
 }
 
 // proofMargin is how far below t a proven bound may fall and still count as
-// proving t infeasible: polytope.DualBound gives up about 1e-13 to
+// proving t infeasible: certify.DualBound gives up about 1e-13 to
 // rounding.
 const proofMargin = 1e-12
-
-// auditSlop is how far above the tested ε a returned point may audit and
-// still count as a feasible verdict: rounding, not solver tolerance.
-const auditSlop = 1e-13
 
 // probe tests t ≤ level (level: the pruning level of a warm model, the
 // upper end of the bracket): by ipm.Probe first when the prober asks it
@@ -129,11 +122,11 @@ func (p *prober) withoutLP(t float64, ev *evidence) (outcome, bool) {
 	if ev == nil {
 		return outcome{}, false
 	}
-	o := outcome{v: inconclusive, m: ev.m, a: ev.a, lb: ev.lb, alpha: ev.alpha}
+	o := outcome{v: inconclusive, Evidence: ev.Evidence}
 	switch {
-	case p.closes != nil && p.closes(ev.lb, ev.a):
+	case p.closes != nil && p.closes(ev.Lower, ev.PML):
 		return o, true
-	case !p.near && ev.a <= t+nearSlop:
+	case !p.near && ev.PML <= t+nearSlop:
 		p.near = true
 		return o, true
 	}
@@ -141,16 +134,11 @@ func (p *prober) withoutLP(t float64, ev *evidence) (outcome, bool) {
 }
 
 // evidence is what a pure-Go probe (ipm.Probe, the column generation)
-// found: a mechanism with the pattern and its audited PML (m nil and a
-// +Inf if none), and multipliers alpha proving lb (lb 0 when they prove
-// nothing, alpha nil when there are none).
+// found, with the column generation's extras.
 type evidence struct {
-	m     mech.Mechanism
-	a     float64
-	lb    float64
-	alpha []float64
-	est   float64 // an estimate of ε* (the column generation's Newton step), 0 if none
-	pol   bool    // m is the column generation's polished mechanism
+	certify.Evidence
+	est float64 // an estimate of ε* (the column generation's Newton step), 0 if none
+	pol bool    // Mechanism is the column generation's polished mechanism
 }
 
 // goProbe asks ipm.Probe or the column generation about t. Its verdict is
@@ -165,22 +153,22 @@ func (p *prober) goProbe(t float64) (o outcome, ev *evidence) {
 		if err != nil {
 			return outcome{v: unproven}, nil
 		}
-		ev = &evidence{m: r.Mechanism, a: r.PML, lb: r.Lower, alpha: r.Alpha, est: r.Estimate, pol: r.Polished}
+		ev = &evidence{Evidence: r.Evidence, est: r.Estimate, pol: r.Polished}
 	} else {
 		r, err := ipm.Probe(p.pi, p.pat, t)
 		if err != nil {
 			return outcome{v: unproven}, nil
 		}
-		ev = &evidence{m: r.Mechanism, a: r.PML, lb: r.Lower, alpha: r.Alpha}
+		ev = &evidence{Evidence: r.Evidence}
 	}
-	if ev.m != nil && !p.pat.Holds(ev.m) {
-		ev.m, ev.a = nil, math.Inf(1)
+	if ev.Mechanism != nil && !p.pat.Holds(ev.Mechanism) {
+		ev.Mechanism, ev.PML = nil, math.Inf(1)
 	}
 	switch {
-	case ev.alpha != nil && ev.lb >= t-proofMargin:
-		return outcome{v: infeasible, lb: ev.lb, alpha: ev.alpha, m: ev.m, a: ev.a, est: ev.est, pol: ev.pol}, ev
-	case ev.m != nil && ev.a <= t+auditSlop:
-		return outcome{v: feasible, m: ev.m, a: ev.a, lb: ev.lb, alpha: ev.alpha}, ev
+	case ev.Alpha != nil && ev.Lower >= t-proofMargin:
+		return outcome{v: infeasible, Evidence: ev.Evidence, est: ev.est, pol: ev.pol}, ev
+	case ev.Mechanism != nil && ev.PML <= t+certify.ProbeSlack:
+		return outcome{v: feasible, Evidence: ev.Evidence}, ev
 	}
 	return outcome{v: unproven}, ev
 }
@@ -217,11 +205,11 @@ func (p *prober) masterProbe(t float64) (*colgen.Result, error) {
 // with adds a pure-Go probe's evidence to an LP's outcome: a higher proven
 // bound, and a better mechanism.
 func (o outcome) with(ev *evidence) outcome {
-	if ev.alpha != nil && ev.lb > o.lb {
-		o.lb, o.alpha = ev.lb, ev.alpha
+	if ev.Alpha != nil && ev.Lower > o.Lower {
+		o.Lower, o.Alpha = ev.Lower, ev.Alpha
 	}
-	if ev.m != nil && (o.m == nil || ev.a < o.a) {
-		o.m, o.a = ev.m, ev.a
+	if ev.Mechanism != nil && (o.Mechanism == nil || ev.PML < o.PML) {
+		o.Mechanism, o.PML = ev.Mechanism, ev.PML
 	}
 	return o
 }
@@ -231,7 +219,7 @@ func (o outcome) with(ev *evidence) outcome {
 // A feasible verdict is hard evidence: its point audits at most t. An
 // infeasibility claim is taken as a bound only with a proof: the solver's
 // Farkas certificate, or the duals of the infeasibility LP (polytope's
-// Infeasibility objective), checked by polytope.DualBound. Solvers
+// Infeasibility objective), checked by certify.DualBound. Solvers
 // accept points that violate rows by an absolute tolerance (about 1e-9),
 // and at degenerate points an engine can even call a feasible LP
 // infeasible: neither may move the certified lower end. With settle, a
@@ -267,8 +255,8 @@ func (p *prober) lpProbe(t, level float64, settle bool) (outcome, error) {
 		// mechanism exists within the solvers' tolerance, so the search
 		// steers down as for a claimed-feasible point.
 		return g, nil
-	case g.m != nil && (o.m == nil || g.a < o.a):
-		o.m, o.a = g.m, g.a
+	case g.Mechanism != nil && (o.Mechanism == nil || g.PML < o.PML):
+		o.Mechanism, o.PML = g.Mechanism, g.PML
 	}
 	return o, nil
 }
@@ -332,7 +320,7 @@ func (p *prober) solveFeasibility(t, level float64, warm, scale bool) (outcome, 
 			y = sol.Certificate
 		}
 		if lb, alpha, ok := p.proven(y); ok {
-			return outcome{v: infeasible, lb: lb, alpha: alpha}, nil
+			return outcome{v: infeasible, Evidence: certify.Evidence{Lower: lb, Alpha: alpha}}, nil
 		}
 		return outcome{v: unproven}, nil
 	case solver.Optimal:
@@ -358,13 +346,13 @@ func (p *prober) solveInfeasibility(t float64) (outcome, error) {
 		return outcome{}, fmt.Errorf("bisect: infeasibility LP at ε = %.17g: solver %s returned status %v", t, p.slv.Name(), sol.Status)
 	}
 	if lb, alpha, ok := p.proven(sol.RowDuals); ok && lb >= t-proofMargin {
-		return outcome{v: infeasible, lb: lb, alpha: alpha}, nil
+		return outcome{v: infeasible, Evidence: certify.Evidence{Lower: lb, Alpha: alpha}}, nil
 	}
 	o := p.judge(m, sol.X, t)
 	o.g = sol.Objective // Σ r_j: row scaling leaves the objective unscaled
 	if o.v == inconclusive {
 		if lb, alpha, ok := p.proven(sol.RowDuals); ok {
-			o.lb, o.alpha = lb, alpha // a weaker proof than t: kept by the caller's search
+			o.Lower, o.Alpha = lb, alpha // a weaker proof than t: kept by the caller's search
 		}
 	}
 	return o, nil
@@ -373,7 +361,7 @@ func (p *prober) solveInfeasibility(t float64) (outcome, error) {
 // proven returns the lower bound a dual vector y of a feasibility or
 // infeasibility LP of the pattern proves, and whether it proves anything.
 // Only the duals of the rows sum[i] (the first N rows of every model) enter
-// the proof, polytope.DualBound's, which is checked in floating point and
+// the proof, certify.DualBound's, which is checked in floating point and
 // taken over the whole pattern: the models hand the solver the pattern
 // with outputs pruned, and a proof for the pruned pattern alone would hold
 // only below the pruning level. Both signs are tried (certificate
@@ -384,12 +372,12 @@ func (p *prober) proven(y []float64) (float64, []float64, bool) {
 		return 0, nil, false
 	}
 	alpha := slices.Clone(y[:n])
-	best, ok := polytope.DualBound(p.pi, p.pat, alpha)
+	best, ok := certify.DualBound(p.pi, p.pat, alpha)
 	neg := make([]float64, n)
 	for i, a := range alpha {
 		neg[i] = -a
 	}
-	if lb, k := polytope.DualBound(p.pi, p.pat, neg); k && (!ok || lb > best) {
+	if lb, k := certify.DualBound(p.pi, p.pat, neg); k && (!ok || lb > best) {
 		return lb, neg, true
 	}
 	return best, alpha, ok
@@ -398,18 +386,18 @@ func (p *prober) proven(y []float64) (float64, []float64, bool) {
 // judge audits the mechanism of an LP point against t.
 func (p *prober) judge(m *polytope.Model, x []float64, t float64) outcome {
 	mm := m.Mechanism(x)
-	a := leakage.PML(p.pi, mm)
-	if a > t+auditSlop {
-		if cm := clean(p.pi, mm, t); cm != nil {
+	a, ok := certify.Within(p.pi, mm, t)
+	if !ok {
+		if cm := certify.WithoutNoise(p.pi, mm, t); cm != nil {
 			if ca := leakage.PML(p.pi, cm); ca < a {
 				mm, a = cm, ca
 			}
 		}
 	}
-	if a > t+auditSlop {
-		return outcome{v: inconclusive, m: mm, a: a}
+	if a > t+certify.ProbeSlack {
+		return outcome{v: inconclusive, Evidence: certify.Evidence{Mechanism: mm, PML: a}}
 	}
-	return outcome{v: feasible, m: mm, a: a}
+	return outcome{v: feasible, Evidence: certify.Evidence{Mechanism: mm, PML: a}}
 }
 
 // rowScale multiplies every row of the LPs handed to a solver: unscaled
@@ -425,39 +413,6 @@ type scaledSession struct{ solver.Session }
 
 func (s scaledSession) SetCoef(row, col int, val float64) {
 	s.Session.SetCoef(row, col, val*rowScale)
-}
-
-// clean returns p without the outputs whose PML exceeds t and whose entries
-// are all at most 1e-6 (solver noise), rows renormalised; nil if there are
-// none or a row would be left empty.
-func clean(pi mech.Prior, p mech.Mechanism, t float64) mech.Mechanism {
-	per := leakage.PMLPerOutput(pi, p)
-	var drop []int
-	for j, l := range per {
-		if l <= t {
-			continue
-		}
-		small := true
-		for i := range p {
-			small = small && p[i][j] <= 1e-6
-		}
-		if small {
-			drop = append(drop, j)
-		}
-	}
-	if len(drop) == 0 {
-		return nil
-	}
-	c := p.Clone()
-	for i := range c {
-		for _, j := range drop {
-			c[i][j] = 0
-		}
-		if mech.Normalise(c[i]) <= 0 {
-			return nil
-		}
-	}
-	return c
 }
 
 // build makes the LP at eps with the outputs pruned at level.
@@ -520,7 +475,7 @@ func (p *prober) extrapolate(ps []proofPoint) (float64, []float64, bool) {
 		for i := range alpha {
 			alpha[i] = nb[i] + x*(nb[i]-na[i])
 		}
-		if lb, k := polytope.DualBound(p.pi, p.pat, alpha); k && lb > best {
+		if lb, k := certify.DualBound(p.pi, p.pat, alpha); k && lb > best {
 			best, bestA, ok = lb, alpha, true
 		}
 	}

@@ -62,7 +62,7 @@ type hint struct {
 
 // bracket is what a search knows of ε*, with the evidence of each end:
 // lo is proven (as lower says: 0, the pruning bound, or multipliers proof
-// checked by polytope.DualBound), hi is the audited PML of mech, which
+// checked by certify.DualBound), hi is the audited PML of mech, which
 // respects the pattern.
 //
 // The search bisects the steering interval [sl, hv] inside it: sl ≥ lo is
@@ -181,10 +181,6 @@ func (columnPlacement) next(b *bracket, st *steer, tol float64) float64 {
 	return proofPlacement{}.next(b, st, tol)
 }
 
-// failurePoints are where a search probes again, as fractions of [sl, hv],
-// after the oracle failed at a point.
-var failurePoints = [...]float64{0.3, 0.7}
-
 // search is LeastEpsilon on validated input, starting from what h knows.
 //
 //  1. The free bounds: ε* = 0 when an output is allowed for every input;
@@ -239,7 +235,9 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 		t := b.sl + (b.hv-b.sl)/2
 		switch {
 		case failures > 0:
-			t = b.sl + (b.hv-b.sl)*failurePoints[failures-1]
+			// After the oracle failed at a point: another point of
+			// [sl, hv].
+			t = b.sl + (b.hv-b.sl)*[...]float64{0.3, 0.7}[failures-1]
 		case k == 0:
 			t = pl.first(&b)
 		case st.slow >= 5:
@@ -279,11 +277,11 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 		if err != nil {
 			continue
 		}
-		if o.m != nil && o.a < b.hi && pat.Holds(o.m) {
-			b.mech, b.hi = o.m, o.a
+		if o.Mechanism != nil && o.PML < b.hi && pat.Holds(o.Mechanism) {
+			b.mech, b.hi = o.Mechanism, o.PML
 		}
-		if o.alpha != nil {
-			b.raise(o.lb, o.alpha) // proven whatever the verdict
+		if o.Alpha != nil {
+			b.raise(o.Lower, o.Alpha) // proven whatever the verdict
 		}
 	}
 	if b.hi-b.lo > tol && lastErr != nil {
@@ -297,16 +295,16 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 func (b *bracket) update(o outcome, t float64, st *steer, p *prober) {
 	switch o.v {
 	case infeasible:
-		b.raise(o.lb, o.alpha)
+		b.raise(o.Lower, o.Alpha)
 		st.newton, st.exactTried = o.est, false
-		if o.m != nil && o.a < b.hi {
+		if o.Mechanism != nil && o.PML < b.hi {
 			// An infeasible probe's mechanism (the column generation's
 			// polished basis, ipm.Probe's point) is an audited upper end
 			// all the same; a polished one is often ε* itself.
-			b.mech, b.hi = o.m, o.a
-			b.hv, st.closeIn = math.Min(b.hv, o.a), o.pol
+			b.mech, b.hi = o.Mechanism, o.PML
+			b.hv, st.closeIn = math.Min(b.hv, o.PML), o.pol
 		}
-		st.proofs, st.uses = append(st.proofs, proofPoint{t: t, lb: o.lb, alpha: o.alpha}), 0
+		st.proofs, st.uses = append(st.proofs, proofPoint{t: t, lb: o.Lower, alpha: o.Alpha}), 0
 		if lb, alpha, ok := p.extrapolate(st.proofs); ok {
 			b.raise(lb, alpha)
 		}
@@ -314,11 +312,11 @@ func (b *bracket) update(o outcome, t float64, st *steer, p *prober) {
 	case unproven:
 		b.sl = math.Max(b.sl, t)
 	default: // feasible, inconclusive
-		if o.m != nil && o.a < b.hi && p.pat.Holds(o.m) {
-			b.mech, b.hi = o.m, o.a
+		if o.Mechanism != nil && o.PML < b.hi && p.pat.Holds(o.Mechanism) {
+			b.mech, b.hi = o.Mechanism, o.PML
 		}
-		if o.lb > b.lo && o.lb <= b.hi {
-			b.lo, b.lower, b.proof = o.lb, BoundInfeasible, o.alpha
+		if o.Lower > b.lo && o.Lower <= b.hi {
+			b.lo, b.lower, b.proof = o.Lower, BoundInfeasible, o.Alpha
 		}
 		b.hv = math.Min(t, b.hi)
 		if b.hv < b.sl {
@@ -355,7 +353,7 @@ func (b *bracket) result(p *prober) Result {
 }
 
 // proofPoint is an infeasible probe: the tested ε and the bound its proof
-// gave (often well above t: polytope.DualBound optimises the multipliers).
+// gave (often well above t: certify.DualBound optimises the multipliers).
 type proofPoint struct {
 	t, lb float64
 	alpha []float64

@@ -10,11 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmlopt/pmlopt/bisect"
+	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/colgen"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
-	"github.com/pmlopt/pmlopt/polytope"
 )
 
 // checkResult verifies what a Probe at eps reports, whatever its verdict:
@@ -37,7 +37,7 @@ func checkResult(t *testing.T, pi mech.Prior, pat mech.Pattern, r *colgen.Result
 		require.True(t, math.IsInf(r.PML, 1))
 	}
 	if r.Lower > 0 {
-		lb, ok := polytope.DualBound(pi, pat, r.Alpha)
+		lb, ok := certify.DualBound(pi, pat, r.Alpha)
 		require.True(t, ok)
 		require.Equal(t, lb, r.Lower)
 	}

@@ -1,7 +1,7 @@
 // Package colgen decides "is there an ε-PML mechanism with this zero
 // pattern?" by column generation over an N-row master LP, and proves the
 // answer either way: a mechanism with the pattern, audited by
-// leakage.PML, or multipliers from which polytope.DualBound proves a lower
+// leakage.PML, or multipliers from which certify.DualBound proves a lower
 // bound on the least ε.
 //
 // # The master problem
@@ -32,7 +32,7 @@
 // y_i/π_i, at O(N) per output once the inputs are sorted. Columns with
 // y·v above the engine's optimality tolerance enter; when none is left,
 // y satisfies y·v ≤ 0 on every column of every cone (up to that
-// tolerance), which is the condition polytope.DualBound checks exactly,
+// tolerance), which is the condition certify.DualBound checks exactly,
 // with the best multiplier per output re-optimised, so the proof does not
 // rest on the tolerance.
 //

@@ -10,7 +10,7 @@
 //
 // The answer does not rest on the interior-point method's tolerances: the
 // returned mechanism is audited (rows sum to 1, PML at most ε after an exact
-// repair), and its expected utility is compared with UpperBound, an upper
+// repair), and its expected utility is compared with certify.UpperBound, an upper
 // bound on the optimum proven in floating point by the row multipliers.
 // Solve stops only when the two agree to the requested gap.
 //
@@ -21,6 +21,6 @@
 //
 // Probe runs the same iterations for a question of bisect's least-ε search:
 // is there an ε-PML mechanism with a zero pattern? It returns an audited
-// mechanism with the pattern, multipliers for polytope.DualBound, or both,
+// mechanism with the pattern, multipliers for certify.DualBound, or both,
 // and the search settles with an LP only what they leave open.
 package ipm
