@@ -56,7 +56,7 @@ const (
 	// infeasible: proven, by a dual point that certify.DualBound
 	// checks in floating point, that no mechanism exists below lb.
 	infeasible verdict = iota
-	// feasible: a mechanism with audited PML ≤ t + auditSlop was found.
+	// feasible: a mechanism with audited PML ≤ t + certify.ProbeSlack was found.
 	feasible
 	// inconclusive: the solver claimed feasible, but its point audits
 	// above t (a point accepted only within the solver's tolerance).
@@ -113,7 +113,7 @@ const nearSlop = 1e-8
 // withoutLP decides whether a pure-Go probe at t that left the question
 // open (its mechanism audits a hair above t, its proof a hair below: that
 // happens within a few 1e-10 of ε*) stands without an LP, which at a few
-// hundred letters takes Clp minutes. It stands, as inconclusive with its
+// hundred letters costs more than the rest of the search. It stands, as inconclusive with its
 // evidence, when the evidence closes the search's bracket (closes), and
 // when its mechanism audits within nearSlop of t and the last probe did not
 // stand open this way too: the search then steers below t, where the next
@@ -177,7 +177,7 @@ func (p *prober) goProbe(t float64) (o outcome, ev *evidence) {
 // engine stall (a run of degenerate pivots it can not leave, rare and
 // hard to foresee), a fresh master seeded with the stalled one's basic
 // columns tries once more: at a few hundred letters the LP the search
-// would fall back on takes minutes, a fresh master seconds.
+// would fall back on costs far more than a fresh master.
 func (p *prober) masterProbe(t float64) (*colgen.Result, error) {
 	for try := 0; ; try++ {
 		if p.master == nil {

@@ -20,7 +20,7 @@ const maxProbes = 200
 const exactRange = 1e-5
 
 // LeastEpsilon returns the least ε at which an ε-PML mechanism exists that is
-// zero on every pair pat forbids (problem (2) of seed 002 for a general zero
+// zero on every pair pat forbids (problem (2) of Song & Oechtering (2026) for a general zero
 // pattern), bracketed to within opt.Tol, together with a mechanism reaching
 // the upper end of the bracket. See the package documentation for the
 // search and what the bracket certifies.

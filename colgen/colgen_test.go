@@ -139,7 +139,7 @@ func TestPolish(t *testing.T) {
 	assert.GreaterOrEqual(t, estimated, tried/3)
 }
 
-// TestExample1 probes the paper's Example 1 (SPEC §5): at h = 2 the least ε
+// TestExample1 probes Example 1 of Song & Oechtering (2026): at h = 2 the least ε
 // is log 2 when π_2 + π_3 ≤ 1/2.
 func TestExample1(t *testing.T) {
 	o, err := mech.NewOrder([][]int{{3, 2, 1}, {1, 3, 2}, {2, 1, 3}})

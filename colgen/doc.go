@@ -18,7 +18,7 @@
 //
 // over all of them has optimum 0; the mechanism is then p_ij = Σ_{c of
 // output j} w_c v_c(i). The master has N rows, one per input, against the
-// N·M + N + M rows of the feasibility LP (10) of seed 002.
+// N·M + N + M rows of the feasibility LP of Song & Oechtering (2026), eq. (10).
 //
 // A Master holds the columns generated so far and solves the restricted
 // master with a primal simplex of its own, built for this LP: the basis is

@@ -51,8 +51,9 @@ type Result struct {
 	// to 1 within 1e-12, and expected utility Value.
 	Mechanism mech.Mechanism
 	Value     float64
-	// Bound is an upper bound on the optimum, proven by certify.UpperBound from
-	// the multipliers Alpha: Value ≤ optimum ≤ Bound.
+	// Bound is an upper bound on the optimum, proven by
+	// certify.UpperBound from the multipliers Alpha: Value ≤ optimum ≤
+	// Bound.
 	Bound float64
 	Alpha []float64
 	// Iterations is the number of interior-point iterations.

@@ -47,7 +47,7 @@ type Spec struct {
 	Objective Objective
 	Utility   mech.Utility // required for ExpectedUtility
 	// Prune (PML only) drops the outputs j whose −log Σ_{i allowed} π_i
-	// exceeds ε: no ε-PML mechanism can use them (seed 002 §III-B). For
+	// exceeds ε: no ε-PML mechanism can use them (Song & Oechtering (2026), Sec. III-B). For
 	// ALIP, LIP and LDP it changes nothing: see the package documentation.
 	Prune bool
 	// Outputs is the number of outputs M. It may be left 0 when Pattern or

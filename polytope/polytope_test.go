@@ -16,7 +16,7 @@ import (
 	"github.com/pmlopt/pmlopt/solver"
 )
 
-// --- independent audits, written from SPEC §2 ---
+// --- independent audits, written from the definitions of Grosse et al. (2024) ---
 
 // alipOf returns (ε_l, ε_u) = (max_y Λ, max_y ℓ) over used outputs.
 func alipOf(pi mech.Prior, p mech.Mechanism) (lo, up float64) {
@@ -69,7 +69,7 @@ func randomizedResponse(k int, eps float64) mech.Mechanism {
 	return p
 }
 
-// extremal is seed 003 Cor 4: PML exactly eps for eps ≤ log 1/(1−p_min).
+// extremal is Grosse et al. (2024), Cor 4: PML exactly eps for eps ≤ log 1/(1−p_min).
 func extremal(pi mech.Prior, eps float64) mech.Mechanism {
 	n := len(pi)
 	p := mech.Zeros(n, n)
@@ -84,7 +84,7 @@ func extremal(pi mech.Prior, eps float64) mech.Mechanism {
 
 var (
 	prior3 = mech.Prior{0.5, 0.3, 0.2}
-	order3 = mech.Order{{3, 2, 1}, {1, 3, 2}, {2, 1, 3}} // seed 002 Example 1
+	order3 = mech.Order{{3, 2, 1}, {1, 3, 2}, {2, 1, 3}} // Song & Oechtering (2026), Example 1
 )
 
 // violation builds the model for s and returns the max violation of p's point.
@@ -130,7 +130,7 @@ func TestPMLKnownMechanisms(t *testing.T) {
 	for _, e := range []float64{0.1, 1, 3} {
 		checkPML(t, pi, nil, randomizedResponse(3, e), false)
 	}
-	// Utility-safe mechanisms with their pattern: PML = ε_S(h) (seed 002 Cor 1).
+	// Utility-safe mechanisms with their pattern: PML = ε_S(h) (Song & Oechtering (2026), Cor 1).
 	for h := 1; h <= 3; h++ {
 		pat := order3.Pattern(h)
 		p := closedform.UniformOnAllowed(pat)
@@ -244,7 +244,7 @@ func TestALIPLIPLDPKnownMechanisms(t *testing.T) {
 		require.InDelta(t, e, ldpOf(rr), 1e-12)
 		checkALIP(t, pi, nil, rr)
 		checkLDP(t, pi, nil, rr)
-		// RR's PMC is log(1 + max_j π_j (e^ε̄ − 1)) (seed 000 Ex 3).
+		// RR's PMC is log(1 + max_j π_j (e^ε̄ − 1)) (Saeidian et al. (2024), Information Density Bounds for Privacy, Ex 3).
 		lo, _ := alipOf(pi, rr)
 		assert.InDelta(t, math.Log(1+0.4*(math.Expm1(e))), lo, 1e-12)
 	}

@@ -102,7 +102,7 @@ func TestInfeasibleExactlyWhenExpected(t *testing.T) {
 
 // TestPruningKeepsOptimum compares expected-utility optima with and
 // without pruning, and the least feasible ε found by bisection through
-// SetBudget with the seed 002 Example 1 value log 2.
+// SetBudget with the value log 2 of Song & Oechtering (2026), Example 1.
 func TestPruningKeepsOptimum(t *testing.T) {
 	sol := solver.Auto()
 	r := rand.New(rand.NewPCG(7, 8))
