@@ -6,7 +6,9 @@ import (
 	"github.com/pmlopt/pmlopt/mech"
 )
 
-// The free bounds: what the pattern and the prior give before any probe.
+// The free bounds are what the pattern and the prior give before any
+// probe: the PML of an output is at least −log of the prior mass of the
+// inputs that may use it (Song & Oechtering (2026), Lemmas 2-3).
 
 // pruneSlack is added to the level at which outputs are pruned, so that an
 // output whose bound equals the level up to rounding is kept. Pruning at a
@@ -28,7 +30,8 @@ func columnBounds(pi mech.Prior, pat mech.Pattern) (c []float64, all int) {
 	return c, all
 }
 
-// pruningBound returns max_i min_{j allowed for i} c_j.
+// pruningBound returns max_i min_{j allowed for i} c_j: every row must use
+// an allowed output, so the least ε is at least this.
 func pruningBound(pat mech.Pattern, c []float64) float64 {
 	lb := 0.0
 	for _, row := range pat {

@@ -7,28 +7,14 @@ import (
 	"github.com/pmlopt/pmlopt/mech"
 )
 
-// Noise says which entries and outputs of a solver's point are noise.
-// Vertex and interior points need different levels (VertexNoise,
-// InteriorNoise): a vertex has exact zeros up to rounding, while an
-// interior point keeps every entry positive, of the order of the barrier
-// parameter, and its rows are met only to the iterations' tolerance.
-type Noise struct {
-	// Entry is the size up to which an entry is rounding.
-	Entry float64
-	// Column is the largest entry of an output that is dropped whole
-	// when the output breaks the budget: an engine feasible to about
-	// 1e-9 on each row turns an output of tiny mass into any ratio.
-	Column float64
-}
-
 // CleanVertex cleans, in place, the mechanism read off an LP engine's
 // point for the budget b:
 //
-//  1. For PML, entries up to VertexNoise.Entry become 0 unless that is
+//  1. For PML, entries up to VertexEntryNoise become 0 unless that is
 //     what makes their output break the budget (it lowers q_j, by a
 //     relative 1e-6 for an output of mass 1e-6): then they stay.
 //  2. Outputs of noise that break the budget are dropped and the rows
-//     renormalised (DropNoise with VertexNoise.Column).
+//     renormalised (DropNoise with VertexColumnNoise).
 //
 // Outputs that meet the budget are never dropped, so a clean point passes
 // through unchanged up to the renormalisation.
@@ -38,7 +24,7 @@ func CleanVertex(pi mech.Prior, p mech.Mechanism, b mech.Budget) {
 		for j := 0; j < m; j++ {
 			var cleared []int
 			for i := range p {
-				if v := p[i][j]; v > 0 && v <= VertexNoise.Entry {
+				if v := p[i][j]; v > 0 && v <= VertexEntryNoise {
 					cleared = append(cleared, i)
 				}
 			}
@@ -57,21 +43,21 @@ func CleanVertex(pi mech.Prior, p mech.Mechanism, b mech.Budget) {
 			}
 		}
 	}
-	DropNoise(pi, p, b, VertexNoise.Column)
+	DropNoise(pi, p, b, VertexColumnNoise)
 }
 
 // CleanInterior turns an interior point into an eps-PML mechanism in
 // place:
 //
-//  1. Tiny entries are cleared (ClearTiny with InteriorNoise.Entry).
+//  1. Tiny entries are cleared (ClearTiny with InteriorEntryNoise).
 //  2. Outputs of noise that break the budget are dropped and the rows
-//     renormalised (DropNoise with InteriorNoise.Column); the rows lose
-//     at most M·InteriorNoise.Column.
+//     renormalised (DropNoise with InteriorColumnNoise); the rows lose
+//     at most M·InteriorColumnNoise.
 //  3. If its PML still exceeds eps, it is mixed into the budget
 //     (MixToBudget).
 func CleanInterior(pi mech.Prior, p mech.Mechanism, eps float64) mech.Mechanism {
-	ClearTiny(p, InteriorNoise.Entry)
-	DropNoise(pi, p, pmlBudget(eps), InteriorNoise.Column)
+	ClearTiny(p, InteriorEntryNoise)
+	DropNoise(pi, p, pmlBudget(eps), InteriorColumnNoise)
 	return MixToBudget(pi, p, eps)
 }
 
@@ -123,7 +109,7 @@ func DropNoise(pi mech.Prior, p mech.Mechanism, b mech.Budget, largest float64) 
 }
 
 // WithoutNoise returns a copy of p without the outputs whose PML exceeds
-// eps and whose entries are all at most VertexNoise.Column, rows
+// eps and whose entries are all at most VertexColumnNoise, rows
 // renormalised once; nil if there are none or a row would be left empty.
 // Unlike CleanVertex it judges outputs by their audited PML (no
 // breakSlack), as a search does with a point that audits above its ε.
@@ -136,7 +122,7 @@ func WithoutNoise(pi mech.Prior, p mech.Mechanism, eps float64) mech.Mechanism {
 		}
 		small := true
 		for i := range p {
-			small = small && p[i][j] <= VertexNoise.Column
+			small = small && p[i][j] <= VertexColumnNoise
 		}
 		if small {
 			drop = append(drop, j)

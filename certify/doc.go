@@ -13,7 +13,8 @@
 // Solvers' points are cleaned before they are audited: CleanVertex for an
 // LP engine's vertex, CleanInterior for an interior point, WithoutNoise
 // for a point a search found above its ε. The tolerances are in one block
-// (AuditTol, ProbeSlack, RowSumTol, VertexNoise, InteriorNoise).
+// (AuditTol, ProbeSlack, RowSumTol and the noise levels of vertices
+// and interior points).
 //
 // Evidence is what a probe found either way: an audited mechanism, a
 // proven bound, or both.

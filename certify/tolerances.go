@@ -28,16 +28,20 @@ const (
 	// mixMargin raises the mixing weight of MixToBudget by a relative
 	// amount, so that rounding leaves the mixture within the budget.
 	mixMargin = 1e-12
-)
 
-// The noise levels of the points pmlopt cleans.
-var (
-	// VertexNoise is for an LP engine's point (a vertex, feasible to
-	// about 1e-9 on each row, which an output of mass up to 1e-6 turns
-	// into a ratio off by up to 1e-3).
-	VertexNoise = Noise{Entry: 1e-12, Column: 1e-6}
-	// InteriorNoise is for an interior point of package ipm, whose
-	// entries off the support are of the order of 1e-11 at the last
-	// iterations and whose outputs of noise are no larger than 1e-9.
-	InteriorNoise = Noise{Entry: 1e-11, Column: 1e-9}
+	// The noise in solvers' points: entries up to an entry noise are
+	// rounding, and an output whose entries are all at most a column
+	// noise is dropped whole when it breaks the budget (an engine
+	// feasible to about 1e-9 on each row turns an output of tiny mass
+	// into any ratio). Vertices and interior points need different
+	// levels: an LP engine's vertex has exact zeros up to rounding and
+	// rows met to about 1e-9, which an output of mass up to 1e-6 turns
+	// into a ratio off by up to 1e-3; an interior point of package ipm
+	// keeps every entry positive, of the order of 1e-11 off the support
+	// at its last iterations, and its outputs of noise are no larger
+	// than 1e-9.
+	VertexEntryNoise    = 1e-12
+	VertexColumnNoise   = 1e-6
+	InteriorEntryNoise  = 1e-11
+	InteriorColumnNoise = 1e-9
 )

@@ -71,13 +71,13 @@ func (res *ProbeResult) observe(w *workspace, pi mech.Prior, pat mech.Pattern, e
 	// Below the least ε the forbidden pairs carry real mass: the rows are
 	// renormalised before DropNoise judges the outputs by their ratios.
 	p := w.point(pat)
-	certify.ClearTiny(p, certify.InteriorNoise.Entry)
+	certify.ClearTiny(p, certify.InteriorEntryNoise)
 	ok := true
 	for _, row := range p {
 		ok = ok && mech.Normalise(row) > 0
 	}
 	if ok {
-		certify.DropNoise(pi, p, mech.Budget{Measure: mech.PML, Epsilon: eps}, certify.InteriorNoise.Column)
+		certify.DropNoise(pi, p, mech.Budget{Measure: mech.PML, Epsilon: eps}, certify.InteriorColumnNoise)
 		if a := leakage.PML(pi, p); certify.RowsSumToOne(p) && (res.Mechanism == nil || a < res.PML) {
 			res.Mechanism, res.PML, better = p, a, true
 		}
