@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/pmlopt/pmlopt/bisect"
+	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/ipm"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/lp"
@@ -158,11 +159,11 @@ func solveStructured(p *problem.Problem, b mech.Budget, slv solver.Solver) (*Sol
 		return nil, err
 	}
 	if slv == nil {
-		lvl, lower, _, err := audited(p.Prior, r.Mechanism, b)
+		a, err := certify.Audit(p.Prior, r.Mechanism, b)
 		if err != nil {
 			return nil, errUncertified
 		}
-		return &Solution{Mechanism: r.Mechanism, Epsilon: lvl, EpsilonLower: lvl, ALIPLower: lower,
+		return &Solution{Mechanism: r.Mechanism, Epsilon: a.Level, EpsilonLower: a.Level, ALIPLower: a.ALIPLower,
 			ExpectedUtilityBound: r.Bound, Solver: "ipm"}, nil
 	}
 	support := make(mech.Pattern, len(r.Mechanism))
@@ -259,8 +260,8 @@ func optimal(slv solver.Solver, res *solver.Solution, err error) error {
 // returns how far it exceeds the budget.
 func assess(pi mech.Prior, b mech.Budget, mod *polytope.Model, res *solver.Solution) (*Solution, float64, error) {
 	m := mod.Mechanism(res.X)
-	lvl, lower, x, err := audited(pi, m, b)
-	return &Solution{Mechanism: m, Epsilon: lvl, EpsilonLower: lvl, ALIPLower: lower, ExpectedUtilityBound: math.NaN()}, x, err
+	a, err := certify.Audit(pi, m, b)
+	return &Solution{Mechanism: m, Epsilon: a.Level, EpsilonLower: a.Level, ALIPLower: a.ALIPLower, ExpectedUtilityBound: math.NaN()}, a.Excess, err
 }
 
 // polishTol is the excess over the budget above which an expected-utility
@@ -317,39 +318,6 @@ func solveWorstCase(ctx context.Context, p *problem.Problem, eps float64, opt Op
 	}
 	return &Solution{Mechanism: r.Mechanism, Epsilon: r.EpsUpper, EpsilonLower: r.EpsLower, LPSolves: r.LPSolves,
 		ExpectedUtilityBound: math.NaN()}, nil
-}
-
-// auditTol is the slack within which a returned mechanism must meet its
-// budget; the LP engines work to 1e-9 feasibility.
-const auditTol = 1e-7
-
-// audited returns the level of b's measure that m reaches (ε_u and ε_l for
-// ALIP) and how far it exceeds the budget (negative below it; for ALIP the
-// larger of the two excesses), and fails if it exceeds the budget by more
-// than auditTol.
-func audited(pi mech.Prior, m mech.Mechanism, b mech.Budget) (level, alipLower, excess float64, err error) {
-	var limit float64
-	excess = math.Inf(-1)
-	switch b.Measure {
-	case mech.PML:
-		level, limit = leakage.PML(pi, m), b.Epsilon
-	case mech.LIP:
-		level, limit = leakage.LIP(pi, m), b.Epsilon
-	case mech.LDP:
-		level, limit = leakage.LDP(pi, m), b.Epsilon
-	case mech.ALIP:
-		alipLower, level = leakage.ALIP(pi, m)
-		if excess = alipLower - b.EpsilonLower; excess > auditTol {
-			return 0, 0, 0, fmt.Errorf("audit: the solver's mechanism has ALIP ε_l = %g above the budget %g", alipLower, b.EpsilonLower)
-		}
-		limit = b.EpsilonUpper
-	default:
-		return 0, 0, 0, fmt.Errorf("privacy.measure: unknown %q", b.Measure)
-	}
-	if level > limit+auditTol {
-		return 0, 0, 0, fmt.Errorf("audit: the solver's mechanism has %s %g above the budget %g", b.Measure, level, limit)
-	}
-	return level, alipLower, math.Max(excess, level-limit), nil
 }
 
 // describe fills the utility summaries of sol from p.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/closedform"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
@@ -12,7 +13,7 @@ import (
 
 // family is a chain of zero patterns indexed 0..k−1, each forbidding at least
 // what the previous one forbids, so that ε* is non-decreasing along it
-// (seed 002 Lemma 1). Pattern 0 forbids nothing that matters: some output is
+// (Song & Oechtering (2026), Lemma 1). Pattern 0 forbids nothing that matters: some output is
 // allowed for every input, so ε*(0) = 0.
 type family struct {
 	k       int
@@ -65,7 +66,7 @@ func valueFamily(pi mech.Prior, u mech.Utility) (family, []float64, error) {
 	return family{k: len(vs), pattern: func(k int) mech.Pattern { return u.Pattern(vs[k]) }}, vs, nil
 }
 
-// BestOrder solves problem (1) of seed 002 for the budget eps: the largest
+// BestOrder solves problem (1) of Song & Oechtering (2026) for the budget eps: the largest
 // order threshold h with ε*(h) ≤ eps, so that an eps-PML mechanism with
 // worst-case order at least h exists, and then the least ε for that h, so
 // that r.Mechanism has the least PML among the mechanisms reaching h.
@@ -142,7 +143,7 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 			yes, yesMech, yesPML = mid, safe, leakage.PML(pi, safe)
 			continue
 		}
-		p := &prober{pi: pi, pat: pat, c: c, slv: cfg.slv, ipm: cfg.ipmFor(len(pi)), cols: cfg.colsFor(len(pi))}
+		p := &prober{pi: pi, pat: pat, c: c, slv: cfg.slv, ipm: cfg.ipmFor(len(pi)), cols: cfg.colsFor(len(pi)), probeMaster: cfg.probeMaster}
 		o, err := p.probe(limit, limit, true)
 		p.close()
 		solves += p.solves
@@ -163,11 +164,11 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 			}
 			o = outcome{v: infeasible}
 			if r.EpsUpper <= limit {
-				o = outcome{v: feasible, m: r.Mechanism, a: r.EpsUpper}
+				o = outcome{v: feasible, Evidence: certify.Evidence{Mechanism: r.Mechanism, PML: r.EpsUpper}}
 			}
 		}
 		if o.v == feasible {
-			yes, yesMech, yesPML = mid, o.m, o.a
+			yes, yesMech, yesPML = mid, o.Mechanism, o.PML
 		} else {
 			no = mid
 		}

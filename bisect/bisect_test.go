@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/closedform"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/leakage"
@@ -19,13 +20,13 @@ import (
 	"github.com/pmlopt/pmlopt/solver"
 )
 
-// example1 is the order (8) of seed 002.
+// example1 is the order (8) of Song & Oechtering (2026).
 var example1 = mech.Order{{3, 2, 1}, {1, 3, 2}, {2, 1, 3}}
 
-// circulant is the 4×4 order of seed 002 Figures 2 and 3.
+// circulant is the 4×4 order of Song & Oechtering (2026), Figures 2 and 3.
 var circulant = mech.Order{{4, 3, 2, 1}, {1, 4, 3, 2}, {2, 1, 4, 3}, {3, 2, 1, 4}}
 
-// countingOrder is U of seed 002 eq. (12).
+// countingOrder is U of Song & Oechtering (2026), eq. (12).
 var countingOrder = mech.Order{
 	{7, 6, 5, 4, 3, 2, 1},
 	{5, 7, 6, 4, 3, 2, 1},
@@ -70,7 +71,7 @@ func audit(t *testing.T, pi mech.Prior, pat mech.Pattern, r Result, tol float64)
 	if r.Lower == BoundInfeasible {
 		// The certificate travels with the result and checks on its own.
 		require.NotNil(t, r.Proof, "a proven lower end without its proof")
-		lb, ok := polytope.DualBound(pi, pat, r.Proof)
+		lb, ok := certify.DualBound(pi, pat, r.Proof)
 		require.True(t, ok)
 		require.GreaterOrEqual(t, lb, r.EpsLower, "the proof gives less than the lower end")
 	}
@@ -107,7 +108,7 @@ func infeasibleBelow(t *testing.T, s solver.Solver, pi mech.Prior, pat mech.Patt
 	require.Equal(t, solver.Infeasible, sol.Status)
 }
 
-// mechanism9 is the optimal mechanism (9) of seed 002 Example 1.
+// mechanism9 is the optimal mechanism (9) of Song & Oechtering (2026), Example 1.
 func mechanism9(pi mech.Prior) mech.Mechanism {
 	return mech.Mechanism{
 		{(1 - 2*pi[2]) / (2 * pi[0]), (1 - 2*pi[1]) / (2 * pi[0]), 0},

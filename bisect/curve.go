@@ -5,6 +5,7 @@ import (
 	"math"
 	"sync"
 
+	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/closedform"
 	"github.com/pmlopt/pmlopt/colgen"
 	"github.com/pmlopt/pmlopt/leakage"
@@ -249,7 +250,7 @@ func (c *curveRun) rec(a, b int) {
 	// The proof of b (a stronger pattern) often holds for mid too: on a
 	// plateau of the staircase it closes mid's bracket without an LP.
 	if rb.Proof != nil {
-		if lb, ok := polytope.DualBound(c.pi, c.fam.pattern(mid), rb.Proof); ok && lb > h.lo {
+		if lb, ok := certify.DualBound(c.pi, c.fam.pattern(mid), rb.Proof); ok && lb > h.lo {
 			h.lo, h.loKind, h.proof = math.Min(lb, rb.EpsUpper), BoundInfeasible, rb.Proof
 		}
 	}

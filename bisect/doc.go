@@ -1,6 +1,6 @@
 // Package bisect finds the least PML ε at which a worst-case utility is
 // reachable, the best worst case for a budget, and the trade-off curves
-// between the two (seed 002 problems (1) and (2), SPEC §5).
+// between the two (problems (1) and (2) of Song & Oechtering (2026)).
 //
 // # Least ε for a zero pattern
 //
@@ -10,13 +10,14 @@
 //	ε* = min { PML(P) : P row-stochastic, p_ij = 0 on every forbidden pair },
 //
 // which is attained (the feasible sets are closed) and is the least ε at
-// which the feasibility LP (10) of seed 002, built by polytope.Build, is
+// which the feasibility LP of Song & Oechtering (2026), eq. (10), built by
+// polytope.Build, is
 // feasible. The search uses free bounds before any LP:
 //
 //   - ε* = 0 exactly when some output is allowed for every input (send
 //     everything there); no LP is solved.
 //   - Pruning bound: the PML of an output y_j is at least c_j = −log Σ_{k
-//     allowed for j} π_k (seed 002 Lemmas 2-3), and every row must use an
+//     allowed for j} π_k (Song & Oechtering (2026), Lemmas 2-3), and every row must use an
 //     allowed output, so ε* ≥ max_i min_{j allowed for i} c_j.
 //   - Utility-safe bound: the mechanism uniform over each row's allowed
 //     outputs respects the pattern; its audited PML bounds ε* above (it is
@@ -26,7 +27,7 @@
 //
 // Then the bracket [lo, hi] is narrowed by feasibility LPs. An infeasible
 // LP at t comes with a dual point (the engine's Farkas ray, or the duals of
-// the infeasibility LP), and polytope.DualBound turns its multipliers α of
+// the infeasibility LP), and certify.DualBound turns its multipliers α of
 // the rows Σ_j p_ij = 1 into a proven bound, re-optimising the other
 // multipliers exactly: the bound is often well above t, sometimes ε*
 // itself. Near ε* the map t ↦ bound(t) is close to affine with ε* as its
@@ -55,7 +56,7 @@
 // 0, the pruning bound, or a bound proven by a dual point — the solver's
 // Farkas certificate of the feasibility LP, or the duals of the
 // infeasibility LP (polytope's Infeasibility objective) — that
-// polytope.DualBound checks in floating point, for this pattern or,
+// certify.DualBound checks in floating point, for this pattern or,
 // on a curve, for a weaker one. No solver status is trusted: an
 // "infeasible" without a proof only steers the search (engines can be wrong
 // at degenerate points), so no mechanism with the pattern has PML below
@@ -73,14 +74,14 @@
 // Before any LP, a probe asks a pure-Go method (Options.Probes): below
 // IPMLetters (512) letters the column generation of package colgen, from
 // there ipm.Probe. Either gives a mechanism with the pattern, audited like an
-// LP's point, and multipliers that go through polytope.DualBound like an
+// LP's point, and multipliers that go through certify.DualBound like an
 // engine's ray; a probe they settle costs no LP. Within a few 1e-10 of
 // ε* a point can audit a hair above the probed ε and its proof fall a hair
 // below: such evidence stands without an LP when together they close the
 // bracket, and once in a row when the point audits within 1e-8 of the
 // probed ε (the search then probes below it); otherwise the LP settles
-// what they leave open, with their evidence added. (At 256 letters one
-// such LP took Clp minutes.)
+// what they leave open, with their evidence added. (At a few hundred
+// letters one such LP costs more than the rest of the search.)
 //
 // The column generation (colgen.Master, one per pattern, kept across the
 // search's probes and seeded on a curve with the neighbouring threshold's
@@ -93,9 +94,8 @@
 // proof just below it). Its proofs creep far from ε* and a probe far below
 // ε* costs many pricing rounds, so the search starts in the middle of the
 // bracket and bisects when it has no fresh estimate. On the bench's curves
-// with Clp this takes 0.5 s at 64×64 (LPs only: 7.7 s), 9.5 s at 128×128
-// (ipm.Probe first: 2 min 56 s) and 4 min 10 s at 256×256, with at most
-// one LP per curve.
+// it is the fastest oracle from 64 to 256 letters, and needs at most one
+// LP per curve.
 //
 // ipm.Probe runs the interior-point method of package ipm on the
 // expected-utility problem over every pair with utility −1 on the
@@ -103,8 +103,9 @@
 // the pattern exists. Near ε* (within a few 1e-9) its point audits
 // slightly above the probed ε and its proof slightly below. An
 // interior-point solve costs O(N²M + N³) per iteration whatever the
-// pattern or the distance to ε*: at N = 256 one cold least-ε search takes
-// 9–11 s with it, and 3–14 s with the column generation (h = 60 to 8).
+// pattern or the distance to ε*, while the column generation's cost grows
+// with the distance to ε*: at 256 letters one cold least-ε search costs
+// about the same with either.
 //
 // # Numerics
 //

@@ -10,7 +10,7 @@ import (
 	"github.com/pmlopt/pmlopt/mech"
 )
 
-// Example 1 of seed 002: with π_2 + π_3 < 1/2 the least PML at which no
+// Example 1 of Song & Oechtering (2026): with π_2 + π_3 < 1/2 the least PML at which no
 // input gets its worst output is log 2, below the utility-safe −log(π_2+π_3).
 func ExampleLeastEpsilon() {
 	pi := mech.Prior{0.6, 0.25, 0.15}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/colgen"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/mech"
@@ -110,23 +111,23 @@ func TestWithoutLP(t *testing.T) {
 	_, ok := p.withoutLP(0.5, nil)
 	assert.False(t, ok, "no evidence")
 	// Closes: a proof 3e-10 below t and a point 2e-10 above.
-	o, ok := p.withoutLP(0.5, &evidence{m: m, a: 0.5 + 2e-10, lb: 0.5 - 3e-10, alpha: []float64{1}})
+	o, ok := p.withoutLP(0.5, &evidence{Evidence: certify.Evidence{Mechanism: m, PML: 0.5 + 2e-10, Lower: 0.5 - 3e-10, Alpha: []float64{1}}})
 	require.True(t, ok)
 	assert.Equal(t, inconclusive, o.v)
-	assert.Equal(t, 0.5-3e-10, o.lb)
+	assert.Equal(t, 0.5-3e-10, o.Lower)
 	assert.False(t, p.near, "closing the bracket is not a near miss")
 	// A proof alone, without a mechanism, does not close the bracket.
-	_, ok = p.withoutLP(0.5, &evidence{a: math.Inf(1), lb: 0.5 - 3e-10, alpha: []float64{1}})
+	_, ok = p.withoutLP(0.5, &evidence{Evidence: certify.Evidence{PML: math.Inf(1), Lower: 0.5 - 3e-10, Alpha: []float64{1}}})
 	assert.False(t, ok)
 	// Near: a point 5e-9 above t, no proof; stands once, then the LP.
-	o, ok = p.withoutLP(0.5, &evidence{m: m, a: 0.5 + 5e-9})
+	o, ok = p.withoutLP(0.5, &evidence{Evidence: certify.Evidence{Mechanism: m, PML: 0.5 + 5e-9}})
 	require.True(t, ok)
-	assert.Equal(t, 0.5+5e-9, o.a)
+	assert.Equal(t, 0.5+5e-9, o.PML)
 	assert.True(t, p.near)
-	_, ok = p.withoutLP(0.5, &evidence{m: m, a: 0.5 + 5e-9})
+	_, ok = p.withoutLP(0.5, &evidence{Evidence: certify.Evidence{Mechanism: m, PML: 0.5 + 5e-9}})
 	assert.False(t, ok, "two near misses in a row go to the LP")
 	p.near = false
-	_, ok = p.withoutLP(0.5, &evidence{m: m, a: 0.5 + 2e-8})
+	_, ok = p.withoutLP(0.5, &evidence{Evidence: certify.Evidence{Mechanism: m, PML: 0.5 + 2e-8}})
 	assert.False(t, ok, "a point beyond nearSlop goes to the LP")
 }
 
@@ -144,7 +145,6 @@ func TestMasterStall(t *testing.T) {
 	require.Greater(t, ref.GoProbes, 2)
 
 	stall := errors.New("stalled")
-	defer func(f func(*colgen.Master, float64) (*colgen.Result, error)) { probeMaster = f }(probeMaster)
 	for _, c := range []struct {
 		name  string
 		fails func(call int) bool
@@ -154,13 +154,14 @@ func TestMasterStall(t *testing.T) {
 		{"every call", func(int) bool { return true }, true},
 	} {
 		calls := 0
-		probeMaster = func(m *colgen.Master, eps float64) (*colgen.Result, error) {
+		stalling := opt
+		stalling.probeMaster = func(m *colgen.Master, eps float64) (*colgen.Result, error) {
 			if calls++; c.fails(calls) {
 				return nil, stall
 			}
 			return m.Probe(eps)
 		}
-		r, err := LeastEpsilon(context.Background(), pi, pat, opt)
+		r, err := LeastEpsilon(context.Background(), pi, pat, stalling)
 		require.NoError(t, err, c.name)
 		assert.InDelta(t, ref.EpsUpper, r.EpsUpper, 1e-9, c.name)
 		audit(t, pi, pat, r, DefaultTol)

@@ -48,6 +48,10 @@ type Options struct {
 	// serialised (never concurrent) and done increases by at least one per
 	// call.
 	Progress func(done, total int)
+
+	// probeMaster, if not nil, replaces (*colgen.Master).Probe in the
+	// searches: tests make a master stall with it.
+	probeMaster func(*colgen.Master, float64) (*colgen.Result, error)
 }
 
 // Probes says who answers a search's probes.
@@ -69,13 +73,10 @@ const (
 
 // IPMLetters is the number of letters from which ProbesAuto asks ipm.Probe
 // first instead of the column generation. On the bench's curves with Clp
-// the column generation wins at 64 letters (0.9–1.2 s; LPs only 7.7 s,
-// ipm.Probe first 8.3 s), at 128 (26–28 s; ipm.Probe first 2 min 56 s,
-// LPs only 4 min 43 s) and at 256 (60 of 256 thresholds resolved in
-// 5 min 28 s, against 11 in 3 min 25 s with ipm.Probe first). One cold
-// least-ε search at 256 takes about the same with either (11–14 s against
-// 9–11 s), and both cost O(N³) per probe, so the switch is set above the
-// largest size measured.
+// the column generation is faster than ipm.Probe first, and than LPs
+// only, at 64, 128 and 256 letters; one cold least-ε search at 256 costs
+// about the same with either, and both cost O(N³) per probe, so the switch
+// is set above the largest size measured.
 const IPMLetters = 512
 
 // config is Options with defaults filled in.
@@ -85,6 +86,8 @@ type config struct {
 	workers  int
 	progress func(done, total int)
 	probes   Probes
+
+	probeMaster func(*colgen.Master, float64) (*colgen.Result, error)
 }
 
 // ipmFor reports whether the searches ask ipm.Probe first on an n-letter
@@ -100,7 +103,7 @@ func (c config) colsFor(n int) bool {
 }
 
 func (o Options) config() (config, error) {
-	c := config{slv: o.Solver, tol: o.Tol, workers: o.Workers, progress: o.Progress, probes: o.Probes}
+	c := config{slv: o.Solver, tol: o.Tol, workers: o.Workers, progress: o.Progress, probes: o.Probes, probeMaster: o.probeMaster}
 	if c.probes < ProbesAuto || c.probes > ProbesColumns {
 		return c, fmt.Errorf("bisect: unknown probes %d", o.Probes)
 	}
@@ -133,7 +136,7 @@ const (
 	// BoundPruning: EpsLower = max_i min_{j allowed for i} −log Σ_{k
 	// allowed for j} π_k. Row i must use an allowed output j, and the PML
 	// of an output is at least −log of the prior mass of the inputs that
-	// can produce it (seed 002 Lemmas 2 and 3).
+	// can produce it (Song & Oechtering (2026), Lemmas 2 and 3).
 	BoundPruning
 	// BoundInfeasible: the feasibility LP at ε = EpsLower was reported
 	// infeasible by the solver, either for this pattern or for a weaker
@@ -163,7 +166,7 @@ func (b Bound) String() string {
 // EpsUpper = 0 and Mechanism sends every input to that output.
 //
 // When Lower is BoundInfeasible, Proof holds multipliers α (one per input,
-// on the rows Σ_j p_ij = 1) from which polytope.DualBound proves at least
+// on the rows Σ_j p_ij = 1) from which certify.DualBound proves at least
 // EpsLower for the pattern: a certificate anyone can check without an LP
 // solver. It is nil for the other kinds of lower end.
 type Result struct {

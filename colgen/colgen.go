@@ -7,9 +7,9 @@ import (
 	"math"
 	"slices"
 
+	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
-	"github.com/pmlopt/pmlopt/polytope"
 )
 
 // Master is the restricted master problem of one zero pattern: an N-row LP
@@ -46,16 +46,10 @@ type column struct {
 
 // Result is what a Probe found.
 type Result struct {
-	// Mechanism is the master's point, with the pattern, rows
-	// normalised, when the master reached a zero sum of slacks; nil
-	// otherwise.
-	Mechanism mech.Mechanism
-	// PML is the audited PML of Mechanism (+Inf when nil).
-	PML float64
-	// Lower is the bound polytope.DualBound proves from Alpha (0 when it
-	// proves nothing) and Alpha the row duals of the master.
-	Lower float64
-	Alpha []float64
+	// Evidence holds the master's point as a mechanism with the pattern,
+	// rows normalised, when the master reached a zero sum of slacks (nil
+	// otherwise), and the row duals of the master as Alpha.
+	certify.Evidence
 	// Polished reports that Mechanism comes from the master's final
 	// basis moved to the ε where it becomes feasible (see polish).
 	Polished bool
@@ -300,7 +294,7 @@ const maxRounds = 1000
 // was found: a mechanism when the master reached a zero sum of slacks (or
 // a polished one above eps), and the bound its duals prove. Neither rests
 // on the engine's tolerances: the mechanism is audited and the bound
-// re-proven by polytope.DualBound. An error comes only from the engine.
+// re-proven by certify.DualBound. An error comes only from the engine.
 func (g *Master) Probe(eps float64) (*Result, error) {
 	if math.IsNaN(eps) || eps < 0 || math.IsInf(math.Exp(eps), 0) {
 		return nil, fmt.Errorf("colgen: Probe: ε = %v: want 0 ≤ ε ≤ 709 (e^ε must be a finite float64)", eps)
@@ -312,7 +306,7 @@ func (g *Master) Probe(eps float64) (*Result, error) {
 		}
 	}
 	g.setEps(eps)
-	r := &Result{PML: math.Inf(1)}
+	r := &Result{Evidence: certify.Evidence{PML: math.Inf(1)}}
 	var sol *denseResult
 	var st centre
 	for r.Rounds = 0; ; r.Rounds++ {
@@ -338,7 +332,7 @@ func (g *Master) Probe(eps float64) (*Result, error) {
 	}
 	r.Columns = len(g.cols)
 	r.Alpha = sol.RowDuals[:n]
-	if lb, ok := polytope.DualBound(g.pi, g.pat, r.Alpha); ok {
+	if lb, ok := certify.DualBound(g.pi, g.pat, r.Alpha); ok {
 		r.Lower = lb
 	}
 	if p := g.mechanism(sol.X); p != nil {

@@ -10,11 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmlopt/pmlopt/bisect"
+	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/colgen"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
-	"github.com/pmlopt/pmlopt/polytope"
 )
 
 // checkResult verifies what a Probe at eps reports, whatever its verdict:
@@ -37,7 +37,7 @@ func checkResult(t *testing.T, pi mech.Prior, pat mech.Pattern, r *colgen.Result
 		require.True(t, math.IsInf(r.PML, 1))
 	}
 	if r.Lower > 0 {
-		lb, ok := polytope.DualBound(pi, pat, r.Alpha)
+		lb, ok := certify.DualBound(pi, pat, r.Alpha)
 		require.True(t, ok)
 		require.Equal(t, lb, r.Lower)
 	}
@@ -139,7 +139,7 @@ func TestPolish(t *testing.T) {
 	assert.GreaterOrEqual(t, estimated, tried/3)
 }
 
-// TestExample1 probes the paper's Example 1 (docs/theory.md §5): at h = 2 the least ε
+// TestExample1 probes Example 1 of Song & Oechtering (2026): at h = 2 the least ε
 // is log 2 when π_2 + π_3 ≤ 1/2.
 func TestExample1(t *testing.T) {
 	o, err := mech.NewOrder([][]int{{3, 2, 1}, {1, 3, 2}, {2, 1, 3}})

@@ -55,6 +55,12 @@ type dense struct {
 	xb, y, cb, alpha []float64 // basic values, duals, basic costs, B⁻¹a_q
 	work             []float64 // n×n scratch of gaussJordan
 	bps              []breakpoint
+
+	// degenerateRun, refactorEvery and refactorPer are the engine's
+	// defaults (the constants of the same names with a default prefix);
+	// tests lower them to reach the perturbation, Bland's rule and the
+	// periodic inversion.
+	degenerateRun, refactorEvery, refactorPer int
 }
 
 // denseCol is a generated column: its entries, or dead (fixed at 0).
@@ -128,22 +134,20 @@ const (
 	minChunk = 32
 )
 
-// degenerateRun is the number of degenerate pivots in a row after which a
-// solve perturbs the bounds, and after which, once perturbed, it follows
-// Bland's rule (a variable so that tests can reach both).
-var degenerateRun = 50
+// defaultDegenerateRun is the number of degenerate pivots in a row after
+// which a solve perturbs the bounds, and after which, once perturbed, it
+// follows Bland's rule.
+const defaultDegenerateRun = 50
 
-// refactorEvery is the least number of rank-one updates between two
-// inversions (refactorPer·n when that is larger); variables so that tests
-// can reach the periodic inversion.
+// defaultRefactorEvery is the least number of rank-one updates between
+// two inversions (defaultRefactorPer·n when that is larger).
 //
-// refactorPer: inversions come every refactorPer·n updates. An inversion
-// (Gauss-Jordan, memory-bound) costs O(n³), so inverting every n updates
-// spends a large share of the master's time on it. The updated inverse is
-// checked at the end of every solve (accurate) and recomputed when it
-// fails, which makes a long interval safe; 16n was the fastest interval
-// measured (docs/performance.md).
-var refactorEvery, refactorPer = 100, 16
+// defaultRefactorPer: inversions come every defaultRefactorPer·n updates.
+// An inversion (Gauss-Jordan, memory-bound) costs n³ against n² for an
+// update, and the updated inverse is checked at the end of every solve
+// (accurate) and recomputed when it fails, so inversions can be rare: 16n
+// was the fastest period measured (docs/performance.md).
+const defaultRefactorEvery, defaultRefactorPer = 100, 16
 
 // errStalled is returned when phase 1 can not make progress (numerical
 // trouble) even from the slack basis.
@@ -152,7 +156,8 @@ var errStalled = errors.New("colgen: the master simplex stalled")
 func newDense(n int) *dense {
 	e := &dense{n: n, head: make([]int, n), pos: make([]int, n),
 		bt: make([]float64, n*n), xb: make([]float64, n), y: make([]float64, n),
-		cb: make([]float64, n), alpha: make([]float64, n), work: make([]float64, n*n)}
+		cb: make([]float64, n), alpha: make([]float64, n), work: make([]float64, n*n),
+		degenerateRun: defaultDegenerateRun, refactorEvery: defaultRefactorEvery, refactorPer: defaultRefactorPer}
 	e.slackBasis()
 	return e
 }
@@ -380,7 +385,7 @@ func (e *dense) run() (*denseResult, error) {
 	perturbDone := false
 	defer func() { e.perturbed = false }()
 	for iters := 0; ; {
-		if e.updates >= max(refactorEvery, refactorPer*n) {
+		if e.updates >= max(e.refactorEvery, e.refactorPer*n) {
 			if !e.invert() {
 				return &denseResult{Iterations: iters}, errStalled
 			}
@@ -407,7 +412,7 @@ func (e *dense) run() (*denseResult, error) {
 			e.yValid = !phase1
 		}
 
-		if degenerate > degenerateRun && !perturbDone {
+		if degenerate > e.degenerateRun && !perturbDone {
 			// A long run of degenerate steps: relax the bounds a little
 			// and go on; the point is cleaned up on the true bounds
 			// once this relaxed problem is solved.
@@ -419,7 +424,7 @@ func (e *dense) run() (*denseResult, error) {
 		// candidate found; optimality needs a scan of every column), or
 		// Bland's rule (the first candidate by index) in a run of
 		// degenerate steps.
-		bland := degenerate > degenerateRun
+		bland := degenerate > e.degenerateRun
 		q, dq := -1, -denseOptTol
 		total := n + len(e.cols)
 		chunk := max(n/2, minChunk)

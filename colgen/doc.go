@@ -1,7 +1,7 @@
 // Package colgen decides "is there an ε-PML mechanism with this zero
 // pattern?" by column generation over an N-row master LP, and proves the
 // answer either way: a mechanism with the pattern, audited by
-// leakage.PML, or multipliers from which polytope.DualBound proves a lower
+// leakage.PML, or multipliers from which certify.DualBound proves a lower
 // bound on the least ε.
 //
 // # The master problem
@@ -18,7 +18,7 @@
 //
 // over all of them has optimum 0; the mechanism is then p_ij = Σ_{c of
 // output j} w_c v_c(i). The master has N rows, one per input, against the
-// N·M + N + M rows of the feasibility LP (10) of Song & Oechtering (2026).
+// N·M + N + M rows of the feasibility LP of Song & Oechtering (2026), eq. (10).
 //
 // A Master holds the columns generated so far and solves the restricted
 // master with a primal simplex of its own, built for this LP: the basis is
@@ -32,7 +32,7 @@
 // y_i/π_i, at O(N) per output once the inputs are sorted. Columns with
 // y·v above the engine's optimality tolerance enter; when none is left,
 // y satisfies y·v ≤ 0 on every column of every cone (up to that
-// tolerance), which is the condition polytope.DualBound checks exactly,
+// tolerance), which is the condition certify.DualBound checks exactly,
 // with the best multiplier per output re-optimised, so the proof does not
 // rest on the tolerance.
 //

@@ -1,5 +1,6 @@
-// Package ipm solves the ε-PML expected-utility problem of pmlopt (docs/theory.md §5)
-// with an interior-point method that exploits its structure.
+// Package ipm solves the ε-PML expected-utility problem (the largest
+// Σ_ij π_i u_ij p_ij over ε-PML mechanisms) with an interior-point method
+// that exploits its structure.
 //
 // As an LP the problem has N·M cap rows p_ij ≤ t_j, which make a simplex
 // basis N·M + N + M wide; a general engine spends seconds on it from
@@ -10,8 +11,9 @@
 //
 // The answer does not rest on the interior-point method's tolerances: the
 // returned mechanism is audited (rows sum to 1, PML at most ε after an exact
-// repair), and its expected utility is compared with UpperBound, an upper
-// bound on the optimum proven in floating point by the row multipliers.
+// repair), and its expected utility is compared with certify.UpperBound,
+// an upper bound on the optimum proven in floating point by the row
+// multipliers.
 // Solve stops only when the two agree to the requested gap.
 //
 // The point is interior to the optimal face, not a vertex. pmlopt.Solve
@@ -21,6 +23,6 @@
 //
 // Probe runs the same iterations for a question of bisect's least-ε search:
 // is there an ε-PML mechanism with a zero pattern? It returns an audited
-// mechanism with the pattern, multipliers for polytope.DualBound, or both,
+// mechanism with the pattern, multipliers for certify.DualBound, or both,
 // and the search settles with an LP only what they leave open.
 package ipm

@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/internal/vec"
 	"github.com/pmlopt/pmlopt/mech"
 )
@@ -50,8 +51,9 @@ type Result struct {
 	// to 1 within 1e-12, and expected utility Value.
 	Mechanism mech.Mechanism
 	Value     float64
-	// Bound is an upper bound on the optimum, proven by UpperBound from
-	// the multipliers Alpha: Value ≤ optimum ≤ Bound.
+	// Bound is an upper bound on the optimum, proven by
+	// certify.UpperBound from the multipliers Alpha: Value ≤ optimum ≤
+	// Bound.
 	Bound float64
 	Alpha []float64
 	// Iterations is the number of interior-point iterations.
@@ -106,7 +108,7 @@ func (p Problem) pairs() structure {
 }
 
 // Solve returns an optimal mechanism of p, certified to within opt.Gap by
-// UpperBound.
+// certify.UpperBound.
 //
 // It runs Mehrotra's predictor-corrector interior-point method on
 //
@@ -202,7 +204,7 @@ func (r *Result) valid() bool {
 	if !(r.Bound >= r.Value-1e-12*math.Max(1, math.Abs(r.Value))) {
 		return false
 	}
-	return rowsSumToOne(r.Mechanism)
+	return certify.RowsSumToOne(r.Mechanism)
 }
 
 // workspace is the state of the interior-point iterations.
@@ -585,7 +587,7 @@ func (w *workspace) point(pat mech.Pattern) mech.Mechanism {
 // its value and the bound its multipliers prove.
 func (w *workspace) result(p Problem) *Result {
 	st := w.st
-	P := clean(p.Prior, w.point(nil), p.Epsilon)
+	P := certify.CleanInterior(p.Prior, w.point(nil), p.Epsilon)
 	alpha := make([]float64, st.n)
 	for i, a := range w.a {
 		alpha[i] = -a * w.scale // the maximisation's multipliers, unscaled
@@ -593,7 +595,7 @@ func (w *workspace) result(p Problem) *Result {
 	return &Result{
 		Mechanism: P,
 		Value:     p.Utility.ExpectedUtility(p.Prior, P),
-		Bound:     UpperBound(p.Prior, p.Utility, nil, p.Epsilon, alpha),
+		Bound:     certify.UpperBound(p.Prior, p.Utility, nil, p.Epsilon, alpha),
 		Alpha:     alpha,
 	}
 }

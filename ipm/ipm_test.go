@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
@@ -42,7 +43,7 @@ func checkResult(t *testing.T, p Problem, r *Result) {
 	if v := p.Utility.ExpectedUtility(p.Prior, r.Mechanism); v != r.Value {
 		t.Fatalf("Value %.17g, the mechanism's expected utility %.17g", r.Value, v)
 	}
-	if b := UpperBound(p.Prior, p.Utility, nil, p.Epsilon, r.Alpha); b != r.Bound {
+	if b := certify.UpperBound(p.Prior, p.Utility, nil, p.Epsilon, r.Alpha); b != r.Bound {
 		t.Fatalf("Bound %.17g, UpperBound of Alpha %.17g", r.Bound, b)
 	}
 	if !(r.Bound >= r.Value) || r.Bound-r.Value > AcceptedGap*math.Max(1, math.Abs(r.Value)) {

@@ -4,29 +4,23 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
-	"github.com/pmlopt/pmlopt/polytope"
 )
 
 // ProbeResult is what Probe learnt about one budget and pattern.
 type ProbeResult struct {
-	// Mechanism respects the pattern (nil if no iterate gave one) and PML
-	// is its audited PML (+Inf when Mechanism is nil): the least ε is at
-	// most PML.
-	Mechanism mech.Mechanism
-	PML       float64
-	// Lower is proven by polytope.DualBound(pi, pat, Alpha): the least ε
-	// is at least Lower. 0 with a nil Alpha when nothing was proven.
-	Lower float64
-	Alpha []float64
+	// Evidence holds the best mechanism with the pattern an iterate gave
+	// (nil if none) and the best multipliers' proof.
+	certify.Evidence
 	// Iterations is the number of interior-point iterations.
 	Iterations int
 }
 
 // Probe asks whether an eps-PML mechanism with the zero pattern pat exists,
 // and returns the evidence either way: an audited mechanism with the
-// pattern, or multipliers α for polytope.DualBound (bisect's search takes
+// pattern, or multipliers α for certify.DualBound (bisect's search takes
 // both).
 //
 // It runs Solve's iterations on the expected-utility problem over every
@@ -61,7 +55,7 @@ func Probe(pi mech.Prior, pat mech.Pattern, eps float64) (*ProbeResult, error) {
 	}
 	p := Problem{Prior: normalised(pi), Utility: penalty, Epsilon: eps}
 	w := newWorkspace(p, p.pairs(), math.Exp(-eps))
-	res := &ProbeResult{PML: math.Inf(1)}
+	res := &ProbeResult{Evidence: certify.Evidence{PML: math.Inf(1)}}
 	w.iterate(200, 1e-4, func(it int) (improved, done bool) {
 		res.Iterations = it
 		improved = res.observe(w, pi, pat, eps)
@@ -77,14 +71,14 @@ func (res *ProbeResult) observe(w *workspace, pi mech.Prior, pat mech.Pattern, e
 	// Below the least ε the forbidden pairs carry real mass: the rows are
 	// renormalised before DropNoise judges the outputs by their ratios.
 	p := w.point(pat)
-	clearTiny(p)
+	certify.ClearTiny(p, certify.InteriorEntryNoise)
 	ok := true
 	for _, row := range p {
 		ok = ok && mech.Normalise(row) > 0
 	}
 	if ok {
-		polytope.DropNoise(pi, p, mech.Budget{Measure: mech.PML, Epsilon: eps}, noiseColumn)
-		if a := leakage.PML(pi, p); rowsSumToOne(p) && (res.Mechanism == nil || a < res.PML) {
+		certify.DropNoise(pi, p, mech.Budget{Measure: mech.PML, Epsilon: eps}, certify.InteriorColumnNoise)
+		if a := leakage.PML(pi, p); certify.RowsSumToOne(p) && (res.Mechanism == nil || a < res.PML) {
 			res.Mechanism, res.PML, better = p, a, true
 		}
 	}
@@ -94,22 +88,8 @@ func (res *ProbeResult) observe(w *workspace, pi mech.Prior, pat mech.Pattern, e
 	for i, a := range w.a {
 		alpha[i] = a * w.scale
 	}
-	if lb, ok := polytope.DualBound(pi, pat, alpha); ok && lb > res.Lower {
+	if lb, ok := certify.DualBound(pi, pat, alpha); ok && lb > res.Lower {
 		res.Lower, res.Alpha, better = lb, alpha, true
 	}
 	return better
-}
-
-// rowsSumToOne reports that every row of p sums to 1 within 1e-12.
-func rowsSumToOne(p mech.Mechanism) bool {
-	for _, row := range p {
-		s := 0.0
-		for _, v := range row {
-			s += v
-		}
-		if math.Abs(s-1) > 1e-12 {
-			return false
-		}
-	}
-	return true
 }

@@ -10,10 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmlopt/pmlopt/bisect"
+	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/ipm"
 	"github.com/pmlopt/pmlopt/leakage"
-	"github.com/pmlopt/pmlopt/polytope"
 )
 
 // TestProbeAgainstLP probes random patterns below, near and above the
@@ -39,7 +39,7 @@ func TestProbeAgainstLP(t *testing.T) {
 			require.NoError(t, err)
 			if r.Alpha != nil {
 				assert.LessOrEqual(t, r.Lower, ref.EpsUpper+1e-12, "trial %d: a proof above ε*", trial)
-				lb, ok := polytope.DualBound(pi, pat, r.Alpha)
+				lb, ok := certify.DualBound(pi, pat, r.Alpha)
 				require.True(t, ok)
 				assert.Equal(t, lb, r.Lower)
 			}

@@ -1,4 +1,4 @@
-// Package polytope writes the privacy constraint sets of docs/theory.md §5 — ε-PML,
+// Package polytope writes the privacy constraint sets — ε-PML,
 // (ε_l, ε_u)-ALIP, ε-LIP and ε-LDP, each combined with an optional zero
 // pattern — as sparse linear programs (package lp), with O(NM) non-zeros,
 // no column for any forbidden pair, and as few budget-dependent
@@ -19,10 +19,10 @@
 //
 // # ε-PML
 //
-// ε-PML asks p_ij ≤ e^ε q_j for all i and every j with q_j > 0 (docs/theory.md §2:
-// log max_i p_ij / q_j ≤ ε); for q_j = 0 the column is zero and the
-// inequality holds too, so ε-PML ⇔ p_ij ≤ e^ε q_j for all i, j. With one
-// auxiliary t_j = e^ε q_j per output the rows are
+// ε-PML asks p_ij ≤ e^ε q_j for all i and every j with q_j > 0 (the PML
+// of Grosse et al. (2024), log max_i p_ij / q_j ≤ ε); for q_j = 0 the
+// column is zero and the inequality holds too, so ε-PML ⇔ p_ij ≤ e^ε q_j
+// for all i, j. With one auxiliary t_j = e^ε q_j per output the rows are
 //
 //	marg[j]:  e^{−ε} t_j − Σ_{k∈A_j} π_k p_kj = 0
 //	up[i,j]:  p_ij − t_j ≤ 0                      (i ∈ A_j)
@@ -33,7 +33,7 @@
 // the model has Σ a_j + M columns, N + M + Σ a_j rows and 4 Σ a_j + M
 // non-zeros (≤ 4NM + M).
 //
-// Pruning (Spec.Prune, Song & Oechtering (2026), §III-B). If an output j is used (q_j > 0),
+// Pruning (Spec.Prune, Song & Oechtering (2026), Sec. III-B). If an output j is used (q_j > 0),
 // q_j = Σ_{i∈A_j} π_i p_ij ≤ (max_i p_ij) Σ_{i∈A_j} π_i, so its PML is at
 // least −log Σ_{i∈A_j} π_i. When that exceeds ε, no ε-PML mechanism uses j:
 // p_ij = 0 for all i on the whole feasible set, and removing the output's

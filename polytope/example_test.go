@@ -114,15 +114,3 @@ func Example_export() {
 	// BOUNDS
 	// ENDATA
 }
-
-// A proof that mechanism (9) of Song & Oechtering (2026) is optimal: for Example 1 with
-// π = (0.6, 0.25, 0.15) and worst case h = 2, mechanism (9) reaches
-// ε = log 2, and the multipliers α = (−12, 5, 7) on the rows Σ_j p_ij = 1
-// prove that no mechanism with the pattern does better.
-func ExampleDualBound() {
-	pi := mech.Prior{0.6, 0.25, 0.15}
-	pat := mech.Order{{3, 2, 1}, {1, 3, 2}, {2, 1, 3}}.Pattern(2)
-	lb, ok := polytope.DualBound(pi, pat, []float64{-12, 5, 7})
-	fmt.Printf("proved: %v, ε* ≥ %.12f, log 2 = %.12f\n", ok, lb, math.Log(2))
-	// Output: proved: true, ε* ≥ 0.693147180560, log 2 = 0.693147180560
-}

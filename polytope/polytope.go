@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/solver"
@@ -46,7 +47,7 @@ type Spec struct {
 	Objective Objective
 	Utility   mech.Utility // required for ExpectedUtility
 	// Prune (PML only) drops the outputs j whose −log Σ_{i allowed} π_i
-	// exceeds ε: no ε-PML mechanism can use them (Song & Oechtering (2026), §III-B). For
+	// exceeds ε: no ε-PML mechanism can use them (Song & Oechtering (2026), Sec. III-B). For
 	// ALIP, LIP and LDP it changes nothing: see the package documentation.
 	Prune bool
 	// Outputs is the number of outputs M. It may be left 0 when Pattern or
@@ -401,14 +402,12 @@ func Build(s Spec) (*Model, error) {
 }
 
 // Mechanism extracts the mechanism of a solution x of the LP. Negative
-// entries become 0; for PML, entries up to 1e-12 become 0 unless that is
-// what makes their output break the budget; an output that breaks the
-// model's budget although its largest entry is at most 1e-6 is solver noise
-// (the engines are feasible to about 1e-9 on each row, which a tiny q_j
-// turns into an arbitrary ratio) and is dropped whole. Each row is then
-// renormalised to sum to 1, and the check for noisy outputs repeated.
-// Outputs that meet the budget are never dropped, so a clean solution passes
-// through unchanged up to the renormalisation.
+// entries become 0, and the rest is cleaned by certify.CleanVertex: for
+// PML, rounding-level entries are cleared unless that is what makes their
+// output break the budget, and outputs of solver noise that break the
+// model's budget are dropped whole, rows renormalised. Outputs that meet
+// the budget are never dropped, so a clean solution passes through
+// unchanged up to the renormalisation.
 // Forbidden and dropped pairs are 0. A row with nothing left (impossible
 // for a feasible x) stays all zero. It panics if len(x) is not the number of
 // LP columns.
@@ -424,66 +423,8 @@ func (m *Model) Mechanism(x []float64) mech.Mechanism {
 			}
 		}
 	}
-	b := normBudget(m.Budget)
-	if b.Measure == mech.PML {
-		// Entries up to noiseEntry are rounding, unless clearing them is
-		// what makes their output break the budget (it lowers q_j, by a
-		// relative 1e-6 for an output of mass 1e-6): then they stay.
-		for j := 0; j < m.M; j++ {
-			var cleared []int
-			for i := range p {
-				if v := p[i][j]; v > 0 && v <= noiseEntry {
-					cleared = append(cleared, i)
-				}
-			}
-			if len(cleared) == 0 {
-				continue
-			}
-			before := breaks(m.prior, p, j, b)
-			saved := make([]float64, len(cleared))
-			for k, i := range cleared {
-				saved[k], p[i][j] = p[i][j], 0
-			}
-			if !before && breaks(m.prior, p, j, b) {
-				for k, i := range cleared {
-					p[i][j] = saved[k]
-				}
-			}
-		}
-	}
-	DropNoise(m.prior, p, b, noiseColumn)
+	certify.CleanVertex(m.prior, p, normBudget(m.Budget))
 	return p
-}
-
-// DropNoise drops from p, in place, every output whose entries are all at
-// most largest and that breaks the budget b by more than a relative 1e-9
-// (solver noise: a row feasible to 1e-9 turns a tiny q_j into an arbitrary
-// ratio), and renormalises the rows (a row with nothing left stays zero).
-// Dropping an output and renormalising changes the other outputs' ratios a
-// little (by at most the mass dropped from a row), which can push another
-// tiny output over the budget: it repeats until no tiny output breaks it
-// (each pass drops at least one output, so at most M passes). A larger
-// output moved over by the renormalisation is left to the caller's audit.
-func DropNoise(pi mech.Prior, p mech.Mechanism, b mech.Budget, largest float64) {
-	b = normBudget(b)
-	_, m := p.Dims()
-	for pass := 0; pass <= m; pass++ {
-		dropped := false
-		for j := 0; j < m; j++ {
-			if mx := columnMax(p, j); mx > 0 && mx <= largest && breaks(pi, p, j, b) {
-				for i := range p {
-					p[i][j] = 0
-				}
-				dropped = true
-			}
-		}
-		for _, row := range p {
-			mech.Normalise(row)
-		}
-		if !dropped {
-			break
-		}
-	}
 }
 
 // RowScale (2^10) is the factor by which callers multiply every row of a
@@ -493,44 +434,6 @@ func DropNoise(pi mech.Prior, p mech.Mechanism, b mech.Budget, largest float64) 
 // multiplying by a power of 2 is exact in floating point, keeps the feasible
 // set and every basis status, and divides that error by 1024.
 const RowScale = 1024
-
-// Solution cleaning thresholds of Mechanism.
-const (
-	noiseEntry  = 1e-12 // PML entries at most this are rounding
-	noiseColumn = 1e-6  // an output this small that breaks the budget is noise
-)
-
-func columnMax(p mech.Mechanism, j int) float64 {
-	mx := 0.0
-	for i := range p {
-		mx = math.Max(mx, p[i][j])
-	}
-	return mx
-}
-
-// breaks reports whether output j of p violates budget b by more than a
-// relative 1e-9: for PML and ALIP/LIP p_ij/q_j must lie in
-// [e^{−ε_l}, e^{ε_u}], for LDP the column's largest and smallest entries
-// must be within a factor e^ε. An unused output breaks nothing.
-func breaks(pi mech.Prior, p mech.Mechanism, j int, b mech.Budget) bool {
-	const slack = 1 + 1e-9
-	q, lo, hi := 0.0, math.Inf(1), 0.0
-	for i := range p {
-		q += pi[i] * p[i][j]
-		lo, hi = math.Min(lo, p[i][j]), math.Max(hi, p[i][j])
-	}
-	if q == 0 {
-		return false
-	}
-	switch b.Measure {
-	case mech.PML:
-		return hi > math.Exp(b.Epsilon)*q*slack
-	case mech.LDP:
-		return hi > math.Exp(b.Epsilon)*lo*slack
-	default: // ALIP, LIP after normBudget
-		return hi > math.Exp(b.EpsilonUpper)*q*slack || lo*slack < math.Exp(-b.EpsilonLower)*q
-	}
-}
 
 // Point returns the LP point of mechanism p: p_ij in the column of each
 // pair that has one, and the auxiliary variables set to the values the
@@ -626,5 +529,5 @@ func (m *Model) LowerBound(rowDuals []float64) (eps float64, ok bool) {
 	if m.Budget.Measure != mech.PML || len(rowDuals) != m.LP.NumRows() {
 		return 0, false
 	}
-	return DualBound(m.prior, m.pattern, rowDuals[:m.N])
+	return certify.DualBound(m.prior, m.pattern, rowDuals[:m.N])
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/pmlopt/pmlopt/solver"
 )
 
-// --- independent audits, written from docs/theory.md §2 ---
+// --- independent audits, written from the definitions of Grosse et al. (2024) ---
 
 // alipOf returns (ε_l, ε_u) = (max_y Λ, max_y ℓ) over used outputs.
 func alipOf(pi mech.Prior, p mech.Mechanism) (lo, up float64) {
@@ -244,7 +244,7 @@ func TestALIPLIPLDPKnownMechanisms(t *testing.T) {
 		require.InDelta(t, e, ldpOf(rr), 1e-12)
 		checkALIP(t, pi, nil, rr)
 		checkLDP(t, pi, nil, rr)
-		// RR's PMC is log(1 + max_j π_j (e^ε̄ − 1)) (Saeidian et al. (2024), Ex 3).
+		// RR's PMC is log(1 + max_j π_j (e^ε̄ − 1)) (Saeidian et al. (2024), Information Density Bounds for Privacy, Ex 3).
 		lo, _ := alipOf(pi, rr)
 		assert.InDelta(t, math.Log(1+0.4*(math.Expm1(e))), lo, 1e-12)
 	}

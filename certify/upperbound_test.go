@@ -1,4 +1,4 @@
-package ipm
+package certify_test
 
 import (
 	"math"
@@ -7,7 +7,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/internal/randinst"
+	"github.com/pmlopt/pmlopt/ipm"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
@@ -57,14 +59,14 @@ func TestUpperBoundHolds(t *testing.T) {
 				p[i][j] /= s
 			}
 		}
-		p = mixToBudget(pi, p, eps) // the columns it fills are open to every input
+		p = certify.MixToBudget(pi, p, eps) // the columns it fills are open to every input
 		alpha := make([]float64, n)
 		for i := range alpha {
 			alpha[i] = rng.NormFloat64()
 		}
 		v := u.ExpectedUtility(pi, p)
 		for _, pp := range []mech.Pattern{pat, nil} {
-			if b := UpperBound(pi, u, pp, eps, alpha); v > b {
+			if b := certify.UpperBound(pi, u, pp, eps, alpha); v > b {
 				t.Fatalf("trial %d: expected utility %.17g above the bound %.17g", trial, v, b)
 			}
 		}
@@ -75,21 +77,21 @@ func TestUpperBoundHolds(t *testing.T) {
 // so a bound weaker than the knapsack (a cap of e^ε instead of e^ε π_i, or
 // no cap) fails here, and a stronger one fails TestUpperBoundHolds.
 func TestUpperBoundIsTight(t *testing.T) {
-	p := Problem{Prior: mech.Prior{0.5, 0.5}, Utility: mech.Utility{{1, 0}, {0, 1}}, Epsilon: math.Log(1.5)}
-	r, err := Solve(p, Options{})
+	p := ipm.Problem{Prior: mech.Prior{0.5, 0.5}, Utility: mech.Utility{{1, 0}, {0, 1}}, Epsilon: math.Log(1.5)}
+	r, err := ipm.Solve(p, ipm.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b := UpperBound(p.Prior, p.Utility, nil, p.Epsilon, r.Alpha); math.Abs(b-0.75) > 1e-12 {
+	if b := certify.UpperBound(p.Prior, p.Utility, nil, p.Epsilon, r.Alpha); math.Abs(b-0.75) > 1e-12 {
 		t.Fatalf("bound %.17g from the optimal multipliers %v, want 0.75", b, r.Alpha)
 	}
 	// Hand-made: α = (3/8, 3/8) gives g = 1 − 3/4 = 1/4 and −3/4 per
 	// column; the knapsack takes 3/4 of the first and 1/4 of the second:
 	// 3/16 − 3/16 = 0, so the bound is Σα = 3/4.
-	if b := UpperBound(p.Prior, p.Utility, nil, p.Epsilon, []float64{0.375, 0.375}); math.Abs(b-0.75) > 1e-13 {
+	if b := certify.UpperBound(p.Prior, p.Utility, nil, p.Epsilon, []float64{0.375, 0.375}); math.Abs(b-0.75) > 1e-13 {
 		t.Fatalf("bound %.17g, want 0.75", b)
 	}
-	if b := UpperBound(p.Prior, p.Utility, nil, p.Epsilon, []float64{math.NaN(), 0}); !math.IsInf(b, 1) {
+	if b := certify.UpperBound(p.Prior, p.Utility, nil, p.Epsilon, []float64{math.NaN(), 0}); !math.IsInf(b, 1) {
 		t.Fatalf("a NaN multiplier proved %g", b)
 	}
 }
@@ -173,7 +175,7 @@ func TestUpperBoundRounding(t *testing.T) {
 			}
 		}
 		eps := 10 + 10*rng.Float64()
-		got := new(big.Rat).SetFloat64(UpperBound(pi, u, nil, eps, alpha))
+		got := new(big.Rat).SetFloat64(certify.UpperBound(pi, u, nil, eps, alpha))
 		if want := exactBound(pi, u, eps, alpha); got.Cmp(want) < 0 {
 			g, _ := got.Float64()
 			w, _ := want.Float64()
@@ -188,7 +190,7 @@ func TestUpperBoundRounding(t *testing.T) {
 func TestUpperBoundSumBelowOne(t *testing.T) {
 	pi := mech.Prior{0.7, 0.2, 0.1}
 	u := mech.Utility{{1, 1}, {1, 1}, {1, 1}}
-	if b := UpperBound(pi, u, nil, 0, []float64{0, 0, 0}); b < 1-1e-12 {
+	if b := certify.UpperBound(pi, u, nil, 0, []float64{0, 0, 0}); b < 1-1e-12 {
 		t.Fatalf("bound %.17g below the value 1 of every mechanism", b)
 	}
 }

@@ -1,4 +1,4 @@
-package polytope
+package certify_test
 
 import (
 	"math"
@@ -8,9 +8,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/polytope"
 	"github.com/pmlopt/pmlopt/solver"
 )
 
@@ -36,7 +38,7 @@ func TestDualBoundIsSound(t *testing.T) {
 		for i := range alpha {
 			alpha[i] = rng.NormFloat64()
 		}
-		lb, ok := DualBound(pi, pat, alpha)
+		lb, ok := certify.DualBound(pi, pat, alpha)
 		if ok {
 			proofs++
 			require.LessOrEqual(t, lb, eps+1e-12, "trial %d: α %v proves %v but P %v has PML %v (π %v, pattern %v)", trial, alpha, lb, p, eps, pi, pat)
@@ -64,7 +66,7 @@ func TestDualBoundFromDuals(t *testing.T) {
 			pi := randinst.Prior(rng, n, 0.05)
 			pat := randinst.StrictOrder(rng, n, n).Pattern(2 + rng.IntN(n-1))
 			eps := 2 * rng.Float64()
-			m, err := Build(Spec{Prior: pi, Budget: mech.Budget{Measure: mech.PML, Epsilon: eps}, Pattern: pat, Objective: Infeasibility})
+			m, err := polytope.Build(polytope.Spec{Prior: pi, Budget: mech.Budget{Measure: mech.PML, Epsilon: eps}, Pattern: pat, Objective: polytope.Infeasibility})
 			require.NoError(t, err)
 			sol, err := s.Solve(m.LP)
 			require.NoError(t, err)
@@ -77,7 +79,7 @@ func TestDualBoundFromDuals(t *testing.T) {
 			proofs++
 			require.GreaterOrEqual(t, lb, eps-1e-9, "%s trial %d", name, trial)
 			below := lb - 1e-7
-			f, err := Build(Spec{Prior: pi, Budget: mech.Budget{Measure: mech.PML, Epsilon: below}, Pattern: pat})
+			f, err := polytope.Build(polytope.Spec{Prior: pi, Budget: mech.Budget{Measure: mech.PML, Epsilon: below}, Pattern: pat})
 			require.NoError(t, err)
 			fs, err := s.Solve(f.LP)
 			require.NoError(t, err)
@@ -100,7 +102,7 @@ func TestDualBoundTinyPriors(t *testing.T) {
 		e := 2 + 338*rng.Float64()
 		p := math.Exp(-e)
 		pi := mech.Prior{1 - p, p}
-		lb, ok := DualBound(pi, pat, []float64{-1, 1})
+		lb, ok := certify.DualBound(pi, pat, []float64{-1, 1})
 		if !ok {
 			continue
 		}

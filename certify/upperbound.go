@@ -1,4 +1,4 @@
-package ipm
+package certify
 
 import (
 	"math"
@@ -84,6 +84,3 @@ func UpperBound(pi mech.Prior, u mech.Utility, pat mech.Pattern, eps float64, al
 	bound := sum + worst
 	return bound + 8*float64(n+2)*unitRoundoff*(mag+math.Abs(worst))
 }
-
-// unitRoundoff is 2^−53, the relative rounding error of one float64 operation.
-const unitRoundoff = 0x1p-53

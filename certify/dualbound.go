@@ -1,4 +1,4 @@
-package polytope
+package certify
 
 import (
 	"math"
@@ -6,9 +6,6 @@ import (
 
 	"github.com/pmlopt/pmlopt/mech"
 )
-
-// unitRoundoff is 2^−53, the relative rounding error of one float64 operation.
-const unitRoundoff = 0x1p-53
 
 // DualBound turns a vector α, one entry per input, into a proof that no
 // ε-PML mechanism with the zero pattern pat (nil: every pair allowed) exists
@@ -37,14 +34,14 @@ const unitRoundoff = 0x1p-53
 func DualBound(pi mech.Prior, pat mech.Pattern, alpha []float64) (eps float64, ok bool) {
 	n := len(pi)
 	if len(alpha) != n || (pat != nil && len(pat) != n) {
-		panic("polytope: DualBound: dimension mismatch")
+		panic("certify: DualBound: dimension mismatch")
 	}
 	m := 0
 	if pat != nil {
 		m = len(pat[0])
 		for _, row := range pat {
 			if len(row) != m {
-				panic("polytope: DualBound: ragged pattern")
+				panic("certify: DualBound: ragged pattern")
 			}
 		}
 	}

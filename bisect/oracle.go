@@ -1,0 +1,495 @@
+package bisect
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/colgen"
+	"github.com/pmlopt/pmlopt/ipm"
+	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/lp"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/polytope"
+	"github.com/pmlopt/pmlopt/solver"
+)
+
+// prober answers "is there an ε-PML mechanism with the pattern at ε = t?"
+// for one pattern, through a warm Session when the solver has one and by
+// rebuilding otherwise.
+type prober struct {
+	pi     mech.Prior
+	pat    mech.Pattern
+	c      []float64
+	slv    solver.Solver
+	solves int
+	ipm    bool           // ask ipm.Probe first
+	cols   bool           // ask the column generation (master) first
+	master *colgen.Master // the column generation's master problem, made on first use
+	seed   *colgen.Seed   // columns from a neighbouring pattern for the master, or nil
+	probes int            // ipm.Probe or master probe calls
+
+	// probeMaster, if not nil, replaces (*colgen.Master).Probe: tests make
+	// a master stall with it.
+	probeMaster func(*colgen.Master, float64) (*colgen.Result, error)
+
+	model     *polytope.Model // warm path: loaded once, pruned at level
+	sess      solver.Session
+	raw       solver.Session       // sess without the row scaling
+	start     *polytope.KeyedBasis // a neighbouring pattern's basis for the first solve, or nil
+	keepBasis bool                 // key the final basis for the Result (finish)
+
+	// closes, if not nil, reports whether a proven bound lb and an
+	// audited mechanism at a would close the search's bracket: a pure-Go
+	// probe's evidence then stands without an LP.
+	closes func(lb, a float64) bool
+
+	near  bool // the last pure-Go probe stood open near ε* without an LP (withoutLP)
+	stuck bool // the last probe's verdict was unproven or inconclusive
+}
+
+// verdict is the outcome of one probe.
+type verdict int
+
+const (
+	// infeasible: proven, by a dual point that certify.DualBound
+	// checks in floating point, that no mechanism exists below lb.
+	infeasible verdict = iota
+	// feasible: a mechanism with audited PML ≤ t + certify.ProbeSlack was found.
+	feasible
+	// inconclusive: the solver claimed feasible, but its point audits
+	// above t (a point accepted only within the solver's tolerance).
+	inconclusive
+	// unproven: the solver claimed infeasible, and neither its
+	// certificate nor the infeasibility LP's duals prove it.
+	unproven
+)
+
+// outcome is a probe's verdict with its evidence: the best mechanism found
+// and its audited PML (feasible, inconclusive), or the proven bound
+// (infeasible). A zero PML goes with a nil Mechanism here, not +Inf.
+type outcome struct {
+	v verdict
+	certify.Evidence
+	g   float64 // the infeasibility LP's optimum G, when it was solved
+	est float64 // an estimate of ε* (infeasible verdicts of the column generation), 0 if none
+	pol bool    // Mechanism is the column generation's polished mechanism (often at ε* itself)
+}
+
+// proofMargin is how far below t a proven bound may fall and still count as
+// proving t infeasible: certify.DualBound gives up about 1e-13 to
+// rounding.
+const proofMargin = 1e-12
+
+// probe tests t ≤ level (level: the pruning level of a warm model, the
+// upper end of the bracket): by ipm.Probe first when the prober asks it
+// (its verdict stands when its evidence settles the question), else, or
+// for what it leaves open, by lpProbe, whose outcome then carries the
+// interior point's evidence as well.
+func (p *prober) probe(t, level float64, settle bool) (outcome, error) {
+	var ev *evidence
+	if p.ipm || p.cols {
+		var o outcome
+		if o, ev = p.goProbe(t); o.v == feasible || o.v == infeasible {
+			p.near = false
+			return o, nil
+		}
+		if o, ok := p.withoutLP(t, ev); ok {
+			return o, nil
+		}
+	}
+	o, err := p.lpProbe(t, level, settle)
+	if err == nil && ev != nil {
+		o = o.with(ev)
+	}
+	return o, err
+}
+
+// nearSlop: a pure-Go probe's mechanism that audits at most this far
+// above t marks the probe as within reach of ε* (see withoutLP).
+const nearSlop = 1e-8
+
+// withoutLP decides whether a pure-Go probe at t that left the question
+// open (its mechanism audits a hair above t, its proof a hair below: that
+// happens within a few 1e-10 of ε*) stands without an LP, which at a few
+// hundred letters costs more than the rest of the search. It stands, as inconclusive with its
+// evidence, when the evidence closes the search's bracket (closes), and
+// when its mechanism audits within nearSlop of t and the last probe did not
+// stand open this way too: the search then steers below t, where the next
+// probe usually brings a proof and a polished mechanism.
+func (p *prober) withoutLP(t float64, ev *evidence) (outcome, bool) {
+	if ev == nil {
+		return outcome{}, false
+	}
+	o := outcome{v: inconclusive, Evidence: ev.Evidence}
+	switch {
+	case p.closes != nil && p.closes(ev.Lower, ev.PML):
+		return o, true
+	case !p.near && ev.PML <= t+nearSlop:
+		p.near = true
+		return o, true
+	}
+	return outcome{}, false
+}
+
+// evidence is what a pure-Go probe (ipm.Probe, the column generation)
+// found, with the column generation's extras.
+type evidence struct {
+	certify.Evidence
+	est float64 // an estimate of ε* (the column generation's Newton step), 0 if none
+	pol bool    // Mechanism is the column generation's polished mechanism
+}
+
+// goProbe asks ipm.Probe or the column generation about t. Its verdict is
+// feasible or infeasible when the evidence settles the question, and
+// unproven otherwise (then ev holds whatever it found, for the LP's
+// outcome). An infeasible verdict keeps the mechanism found, if any: the
+// column generation's polished basis gives one above t.
+func (p *prober) goProbe(t float64) (o outcome, ev *evidence) {
+	p.probes++
+	if p.cols {
+		r, err := p.masterProbe(t)
+		if err != nil {
+			return outcome{v: unproven}, nil
+		}
+		ev = &evidence{Evidence: r.Evidence, est: r.Estimate, pol: r.Polished}
+	} else {
+		r, err := ipm.Probe(p.pi, p.pat, t)
+		if err != nil {
+			return outcome{v: unproven}, nil
+		}
+		ev = &evidence{Evidence: r.Evidence}
+	}
+	if ev.Mechanism != nil && !p.pat.Holds(ev.Mechanism) {
+		ev.Mechanism, ev.PML = nil, math.Inf(1)
+	}
+	switch {
+	case ev.Alpha != nil && ev.Lower >= t-proofMargin:
+		return outcome{v: infeasible, Evidence: ev.Evidence, est: ev.est, pol: ev.pol}, ev
+	case ev.Mechanism != nil && ev.PML <= t+certify.ProbeSlack:
+		return outcome{v: feasible, Evidence: ev.Evidence}, ev
+	}
+	return outcome{v: unproven}, ev
+}
+
+// masterProbe asks the column generation about t. Should the master's
+// engine stall (a run of degenerate pivots it can not leave, rare and
+// hard to foresee), a fresh master seeded with the stalled one's basic
+// columns tries once more: at a few hundred letters the LP the search
+// would fall back on costs far more than a fresh master.
+func (p *prober) masterProbe(t float64) (*colgen.Result, error) {
+	for try := 0; ; try++ {
+		if p.master == nil {
+			var err error
+			if p.master, err = colgen.New(p.pi, p.pat); err != nil {
+				return nil, err
+			}
+			_ = p.master.AddSeed(p.seed) // a refused seed only costs the warm start
+		}
+		probe := (*colgen.Master).Probe
+		if p.probeMaster != nil {
+			probe = p.probeMaster
+		}
+		r, err := probe(p.master, t)
+		if err == nil || try > 0 {
+			return r, err
+		}
+		if s := p.master.Seed(); s != nil {
+			p.seed = s
+		}
+		p.master = nil
+	}
+}
+
+// with adds a pure-Go probe's evidence to an LP's outcome: a higher proven
+// bound, and a better mechanism.
+func (o outcome) with(ev *evidence) outcome {
+	if ev.Alpha != nil && ev.Lower > o.Lower {
+		o.Lower, o.Alpha = ev.Lower, ev.Alpha
+	}
+	if ev.Mechanism != nil && (o.Mechanism == nil || ev.PML < o.PML) {
+		o.Mechanism, o.PML = ev.Mechanism, ev.PML
+	}
+	return o
+}
+
+// lpProbe tests t ≤ level with the solver's LPs.
+//
+// A feasible verdict is hard evidence: its point audits at most t. An
+// infeasibility claim is taken as a bound only with a proof: the solver's
+// Farkas certificate, or the duals of the infeasibility LP (polytope's
+// Infeasibility objective), checked by certify.DualBound. Solvers
+// accept points that violate rows by an absolute tolerance (about 1e-9),
+// and at degenerate points an engine can even call a feasible LP
+// infeasible: neither may move the certified lower end. With settle, a
+// verdict without evidence (unproven, inconclusive) is settled by a cold
+// solve of the infeasibility LP; without it, it only steers the search,
+// which saves that solve where later probes will bring the evidence; two
+// such verdicts in a row are settled all the same.
+func (p *prober) lpProbe(t, level float64, settle bool) (outcome, error) {
+	_, warm := p.slv.(solver.WarmSolver)
+	o, err := p.solveFeasibility(t, level, warm, true)
+	if err != nil && warm {
+		o, err = p.solveFeasibility(t, level, false, true)
+	}
+	if err != nil {
+		o, err = p.solveFeasibility(t, level, false, false)
+	}
+	if err != nil {
+		return o, err
+	}
+	if o.v == feasible || o.v == infeasible || (!settle && !p.stuck) {
+		p.stuck = o.v != feasible && o.v != infeasible
+		return o, nil
+	}
+	p.stuck = false
+	g, err := p.solveInfeasibility(t)
+	switch {
+	case err != nil:
+		return o, nil // the first answer stands
+	case g.v == feasible || g.v == infeasible:
+		return g, nil
+	case o.v == unproven && g.g <= gNoise:
+		// An infeasibility claim without proof while G vanishes: a
+		// mechanism exists within the solvers' tolerance, so the search
+		// steers down as for a claimed-feasible point.
+		return g, nil
+	case g.Mechanism != nil && (o.Mechanism == nil || g.PML < o.PML):
+		o.Mechanism, o.PML = g.Mechanism, g.PML
+	}
+	return o, nil
+}
+
+// gNoise is the value of the infeasibility LP's optimum G (a sum of row
+// violations of the unscaled LP) below which it is solver noise.
+const gNoise = 1e-9
+
+// solveFeasibility solves the feasibility LP (10) at t, warm or cold, with
+// rows scaled or not, and judges its answer.
+func (p *prober) solveFeasibility(t, level float64, warm, scale bool) (outcome, error) {
+	var (
+		sol *solver.Solution
+		m   *polytope.Model
+		err error
+	)
+	if warm {
+		if p.sess == nil {
+			p.model, err = p.build(level, level, polytope.Feasibility)
+			if err != nil {
+				return outcome{}, err
+			}
+			sess, err := p.slv.(solver.WarmSolver).Load(scaled(p.model.LP))
+			if err != nil {
+				return outcome{}, fmt.Errorf("bisect: loading the feasibility LP: %w", err)
+			}
+			if bs, ok := sess.(solver.BasisSession); ok && p.start != nil {
+				// Row scaling changes no basis status.
+				if b, err := p.model.Basis(p.start); err == nil {
+					_ = bs.SetBasis(b) // a refused basis only costs the warm start
+				}
+			}
+			p.raw, p.sess = sess, scaledSession{sess}
+		}
+		if err := p.model.SetBudget(p.sess, pmlBudget(t)); err != nil {
+			return outcome{}, fmt.Errorf("bisect: moving ε to %g: %w", t, err)
+		}
+		m = p.model
+		sol, err = p.sess.Solve()
+	} else {
+		m, err = p.build(t, t, polytope.Feasibility)
+		if err != nil {
+			return outcome{}, err
+		}
+		loaded := m.LP
+		if scale {
+			loaded = scaled(m.LP)
+		}
+		sol, err = p.slv.Solve(loaded)
+	}
+	p.solves++
+	if err != nil {
+		return outcome{}, fmt.Errorf("bisect: solving the feasibility LP at ε = %.17g with %s: %w", t, p.slv.Name(), err)
+	}
+	switch sol.Status {
+	case solver.Infeasible:
+		// The raw ray when the engine gives one: a verified Certificate
+		// is the same vector up to sign, and proven tries both signs.
+		y := sol.Ray
+		if y == nil {
+			y = sol.Certificate
+		}
+		if lb, alpha, ok := p.proven(y); ok {
+			return outcome{v: infeasible, Evidence: certify.Evidence{Lower: lb, Alpha: alpha}}, nil
+		}
+		return outcome{v: unproven}, nil
+	case solver.Optimal:
+		return p.judge(m, sol.X, t), nil
+	}
+	return outcome{}, fmt.Errorf("bisect: feasibility LP at ε = %.17g: solver %s returned status %v", t, p.slv.Name(), sol.Status)
+}
+
+// solveInfeasibility solves the infeasibility LP at t from scratch: its
+// optimum is 0 exactly when an ε-PML mechanism exists, its point is a
+// candidate mechanism and its duals a candidate proof.
+func (p *prober) solveInfeasibility(t float64) (outcome, error) {
+	m, err := p.build(t, t, polytope.Infeasibility)
+	if err != nil {
+		return outcome{}, err
+	}
+	sol, err := p.slv.Solve(scaled(m.LP))
+	p.solves++
+	if err != nil {
+		return outcome{}, err
+	}
+	if sol.Status != solver.Optimal {
+		return outcome{}, fmt.Errorf("bisect: infeasibility LP at ε = %.17g: solver %s returned status %v", t, p.slv.Name(), sol.Status)
+	}
+	if lb, alpha, ok := p.proven(sol.RowDuals); ok && lb >= t-proofMargin {
+		return outcome{v: infeasible, Evidence: certify.Evidence{Lower: lb, Alpha: alpha}}, nil
+	}
+	o := p.judge(m, sol.X, t)
+	o.g = sol.Objective // Σ r_j: row scaling leaves the objective unscaled
+	if o.v == inconclusive {
+		if lb, alpha, ok := p.proven(sol.RowDuals); ok {
+			o.Lower, o.Alpha = lb, alpha // a weaker proof than t: kept by the caller's search
+		}
+	}
+	return o, nil
+}
+
+// proven returns the lower bound a dual vector y of a feasibility or
+// infeasibility LP of the pattern proves, and whether it proves anything.
+// Only the duals of the rows sum[i] (the first N rows of every model) enter
+// the proof, certify.DualBound's, which is checked in floating point and
+// taken over the whole pattern: the models hand the solver the pattern
+// with outputs pruned, and a proof for the pruned pattern alone would hold
+// only below the pruning level. Both signs are tried (certificate
+// conventions differ between engines; the proof holds either way).
+func (p *prober) proven(y []float64) (float64, []float64, bool) {
+	n := len(p.pi)
+	if len(y) < n {
+		return 0, nil, false
+	}
+	alpha := slices.Clone(y[:n])
+	best, ok := certify.DualBound(p.pi, p.pat, alpha)
+	neg := make([]float64, n)
+	for i, a := range alpha {
+		neg[i] = -a
+	}
+	if lb, k := certify.DualBound(p.pi, p.pat, neg); k && (!ok || lb > best) {
+		return lb, neg, true
+	}
+	return best, alpha, ok
+}
+
+// judge audits the mechanism of an LP point against t.
+func (p *prober) judge(m *polytope.Model, x []float64, t float64) outcome {
+	mm := m.Mechanism(x)
+	a, ok := certify.Within(p.pi, mm, t)
+	if !ok {
+		if cm := certify.WithoutNoise(p.pi, mm, t); cm != nil {
+			if ca := leakage.PML(p.pi, cm); ca < a {
+				mm, a = cm, ca
+			}
+		}
+	}
+	if a > t+certify.ProbeSlack {
+		return outcome{v: inconclusive, Evidence: certify.Evidence{Mechanism: mm, PML: a}}
+	}
+	return outcome{v: feasible, Evidence: certify.Evidence{Mechanism: mm, PML: a}}
+}
+
+// rowScale multiplies every row of the LPs handed to a solver: unscaled
+// rows would blur ε* by a few 1e-9 (see polytope.RowScale).
+const rowScale = polytope.RowScale
+
+// scaled returns a copy of m with every row multiplied by rowScale.
+func scaled(m *lp.Model) *lp.Model { return m.ScaledRows(rowScale) }
+
+// scaledSession is a Session of a scaled model that takes the coefficients
+// of the unscaled one.
+type scaledSession struct{ solver.Session }
+
+func (s scaledSession) SetCoef(row, col int, val float64) {
+	s.Session.SetCoef(row, col, val*rowScale)
+}
+
+// build makes the LP at eps with the outputs pruned at level.
+func (p *prober) build(eps, level float64, obj polytope.Objective) (*polytope.Model, error) {
+	m, err := polytope.Build(polytope.Spec{
+		Prior:     p.pi,
+		Budget:    pmlBudget(eps),
+		Pattern:   pruned(p.pat, p.c, level),
+		Objective: obj,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("bisect: building the feasibility LP: %w", err)
+	}
+	return m, nil
+}
+
+func (p *prober) close() {
+	if p.sess != nil {
+		p.sess.Close()
+		p.sess, p.raw = nil, nil
+	}
+}
+
+// finalBasis returns the keyed basis of the warm session's last solve, or
+// nil.
+func (p *prober) finalBasis() *polytope.KeyedBasis {
+	bs, ok := p.raw.(solver.BasisSession)
+	if !ok {
+		return nil
+	}
+	b, ok := bs.Basis()
+	if !ok {
+		return nil
+	}
+	k, err := p.model.KeyBasis(b)
+	if err != nil {
+		return nil
+	}
+	return k
+}
+
+// extrapolate tries, without an LP, multipliers extrapolated from the last
+// two proofs' α (normalised to Σ|α| = 1) towards the predicted ε*: within
+// one piece of the parametric LP the certificate moves almost linearly
+// with t, so the extrapolated α often proves more than either.
+func (p *prober) extrapolate(ps []proofPoint) (float64, []float64, bool) {
+	if len(ps) < 2 {
+		return 0, nil, false
+	}
+	a, b := ps[len(ps)-2], ps[len(ps)-1]
+	if a.alpha == nil || b.alpha == nil || b.t == a.t {
+		return 0, nil, false
+	}
+	e, _ := predict(ps)
+	na, nb := normalised(a.alpha), normalised(b.alpha)
+	best, bestA, ok := 0.0, []float64(nil), false
+	for _, f := range []float64{0.5, 1, 1.5} {
+		x := f * (e - b.t) / (b.t - a.t)
+		alpha := make([]float64, len(nb))
+		for i := range alpha {
+			alpha[i] = nb[i] + x*(nb[i]-na[i])
+		}
+		if lb, k := certify.DualBound(p.pi, p.pat, alpha); k && lb > best {
+			best, bestA, ok = lb, alpha, true
+		}
+	}
+	return best, bestA, ok
+}
+
+func normalised(v []float64) []float64 {
+	s := 0.0
+	for _, x := range v {
+		s += math.Abs(x)
+	}
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = x / s
+	}
+	return out
+}

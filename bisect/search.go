@@ -1,0 +1,393 @@
+package bisect
+
+import (
+	"context"
+	"math"
+
+	"github.com/pmlopt/pmlopt/closedform"
+	"github.com/pmlopt/pmlopt/colgen"
+	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/polytope"
+)
+
+// maxProbes caps the number of probes of one search. Halving a bracket of
+// at most −log p_min ≤ 745 nats down to 1e-15 takes about 60 probes.
+const maxProbes = 200
+
+// exactRange is the bracket width below which the column generation's
+// placement tests whether its last proof is exact before it bisects.
+const exactRange = 1e-5
+
+// LeastEpsilon returns the least ε at which an ε-PML mechanism exists that is
+// zero on every pair pat forbids (problem (2) of Song & Oechtering (2026) for a general zero
+// pattern), bracketed to within opt.Tol, together with a mechanism reaching
+// the upper end of the bracket. See the package documentation for the
+// search and what the bracket certifies.
+//
+// pat must have one row per letter of pi, and every row must allow at least
+// one output. If ctx is cancelled the search stops before its next LP and
+// returns the bracket reached so far (valid, but wider than Tol) with
+// ctx.Err().
+func LeastEpsilon(ctx context.Context, pi mech.Prior, pat mech.Pattern, opt Options) (Result, error) {
+	cfg, err := opt.config()
+	if err != nil {
+		return Result{}, err
+	}
+	if _, err := mech.NewPrior(pi); err != nil {
+		return Result{}, err
+	}
+	if err := pat.Check(len(pi)); err != nil {
+		return Result{}, err
+	}
+	return search(ctx, pi, pat, cfg, cfg.tol, hint{})
+}
+
+// hint carries what is known about a pattern from its neighbours on a curve:
+// a lower bound (valid because a weaker pattern's least ε is no larger) and
+// a mechanism that respects the pattern (one of a stronger pattern).
+type hint struct {
+	lo     float64
+	loKind Bound
+	proof  []float64            // α proving lo (loKind BoundInfeasible), or nil
+	hiMech mech.Mechanism       // nil if none
+	hi     float64              // audited PML of hiMech
+	basis  *polytope.KeyedBasis // a final basis of a neighbouring pattern, or nil
+	seed   *colgen.Seed         // a neighbouring pattern's final master columns, or nil
+
+	// keepBasis asks for the final basis in Result (curves pass it on to
+	// neighbours; other callers would only discard it).
+	keepBasis bool
+}
+
+// bracket is what a search knows of ε*, with the evidence of each end:
+// lo is proven (as lower says: 0, the pruning bound, or multipliers proof
+// checked by certify.DualBound), hi is the audited PML of mech, which
+// respects the pattern.
+//
+// The search bisects the steering interval [sl, hv] inside it: sl ≥ lo is
+// the largest ε the oracle called infeasible (proven or not), hv ≤ hi the
+// least ε it called feasible. They differ from the certified ends only
+// when a verdict is unproven (sl > lo) or a claimed-feasible point audits
+// above its ε (hv < hi); then the bracket can stay wider than tol, and the
+// search stops once [sl, hv] is below tol/64 wide.
+type bracket struct {
+	lo    float64
+	lower Bound
+	proof []float64 // α proving lo when lower is BoundInfeasible
+	hi    float64
+	mech  mech.Mechanism
+
+	sl, hv float64
+}
+
+// closed reports whether the search can stop: the bracket is within tol,
+// or the steering interval within tol/64.
+func (b *bracket) closed(tol float64) bool {
+	return !(b.hi-b.lo > tol && b.hv-b.sl > tol/64)
+}
+
+// closes reports whether a proven bound lb and an audited mechanism at a
+// would close the bracket to within tol.
+func (b *bracket) closes(lb, a, tol float64) bool {
+	return math.Min(a, b.hi)-math.Max(lb, b.lo) <= tol
+}
+
+// raise takes a proven bound, capped at the audited upper end, as the new
+// lower end when it is higher.
+func (b *bracket) raise(lb float64, alpha []float64) {
+	if lb = math.Min(lb, b.hi); lb > b.lo {
+		b.lo, b.lower, b.proof = lb, BoundInfeasible, alpha
+	}
+}
+
+// steer is what the placements learn from the probes so far.
+type steer struct {
+	proofs     []proofPoint
+	uses       int     // probes placed at the last prediction
+	slow       int     // probes in a row that did not halve [sl, hv]
+	newton     float64 // the last proof's estimate of ε* (column generation), 0 if none or used
+	closeIn    bool    // an infeasible probe brought a polished mechanism: try a proof just below it
+	exactTried bool    // the last proof's exactness was tested
+}
+
+// A placement says where a search probes. Both placements share the
+// search's loop; they differ in the first probe and in the next one after
+// a probe that made progress.
+type placement interface {
+	first(b *bracket) float64
+	next(b *bracket, st *steer, tol float64) float64
+}
+
+// proofPlacement places the probes of the LP and ipm.Probe oracles, whose
+// proofs land close to ε*:
+//
+//  1. The first probe tests lo: the pruning bound is sometimes tight.
+//  2. Each proof's prediction of ε* (predict) is probed once, just above
+//     it (or, predicted at the upper end, just below that).
+//  3. Otherwise the probe tests whether the last proof is exact, at
+//     sl + tol/2: the proofs often land on ε* itself, and an infeasible
+//     answer brings a new proof and a new prediction.
+//
+// The search bisects instead when five probes in a row fail to halve
+// [sl, hv] (proofs that creep up from far below do not halve it, and
+// should not trigger it).
+type proofPlacement struct{}
+
+func (proofPlacement) first(b *bracket) float64 { return b.lo }
+
+func (proofPlacement) next(b *bracket, st *steer, tol float64) float64 {
+	t := b.sl + math.Min((b.hv-b.sl)/2, tol/2)
+	st.exactTried = true
+	if e, ok := predict(st.proofs); ok && st.uses < 1 {
+		c := e + tol/4
+		if c >= b.hv && e-b.hv <= b.hv-b.sl {
+			// Predicted at or just above the upper end: a proof just
+			// below it closes the bracket.
+			c = b.hv - 0.75*tol
+		}
+		if c > b.sl && c < b.hv {
+			t = c
+			st.uses++
+		}
+	}
+	return t
+}
+
+// columnPlacement places the probes of the column generation, which pays
+// most for a probe far below ε* and whose proofs creep from far below:
+//
+//  1. The first probe is in the middle of the bracket.
+//  2. After a polished mechanism, a proof just below it (at hv − tol/2).
+//  3. After a proof, its Newton estimate of ε*, a hair below.
+//  4. Otherwise bisect, except that within exactRange of closing, the last
+//     proof's exactness is tested once as proofPlacement does.
+type columnPlacement struct{}
+
+func (columnPlacement) first(b *bracket) float64 { return b.sl + (b.hv-b.sl)/2 }
+
+func (columnPlacement) next(b *bracket, st *steer, tol float64) float64 {
+	switch {
+	case st.closeIn && b.hv-tol/2 > b.sl:
+		st.closeIn = false
+		return b.hv - tol/2
+	case st.newton > b.sl+tol/4 && st.newton < b.hv:
+		t := st.newton - tol/4
+		st.newton = 0
+		return t
+	case st.exactTried || b.hv-b.sl > exactRange:
+		return b.sl + (b.hv-b.sl)/2
+	}
+	return proofPlacement{}.next(b, st, tol)
+}
+
+// search is LeastEpsilon on validated input, starting from what h knows.
+//
+//  1. The free bounds: ε* = 0 when an output is allowed for every input;
+//     else the pruning bound, a neighbour's lower end, the utility-safe
+//     mechanism and a neighbour's mechanism give the first bracket.
+//  2. Place a probe (the placement; a retry after an oracle failure;
+//     bisection after five slow probes), ask the oracle, update the
+//     bracket, until it is closed.
+//  3. Close a bracket still wider than tol with proofs just below its
+//     upper end.
+func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, tol float64, h hint) (Result, error) {
+	// 1. The free bounds.
+	n, m := len(pat), len(pat[0])
+	c, all := columnBounds(pi, pat)
+	if all >= 0 {
+		// Proven ε* = 0: the output marginal of a mechanism that uses
+		// only output `all` is a point mass, and its PML is 0.
+		return Result{Lower: BoundZero, Mechanism: independent(n, m, all)}, nil
+	}
+	b := bracket{lower: BoundZero}
+	if lb := pruningBound(pat, c); lb > 0 {
+		b.lo, b.lower = lb, BoundPruning
+	}
+	if h.lo > b.lo {
+		b.lo, b.lower, b.proof = h.lo, h.loKind, h.proof
+	}
+	b.mech = closedform.UniformOnAllowed(pat)
+	b.hi = leakage.PML(pi, b.mech)
+	if h.hiMech != nil && h.hi < b.hi {
+		b.mech, b.hi = h.hiMech.Clone(), h.hi
+	}
+	b.sl, b.hv = b.lo, b.hi
+
+	p := &prober{pi: pi, pat: pat, c: c, slv: cfg.slv, start: h.basis, seed: h.seed, keepBasis: h.keepBasis,
+		ipm: cfg.ipmFor(len(pi)), cols: cfg.colsFor(len(pi)), probeMaster: cfg.probeMaster}
+	defer p.close()
+	p.closes = func(lb, a float64) bool { return b.closes(lb, a, tol) }
+	level := b.hv // the pruning level of a warm model: valid for every ε ≤ hv
+	var pl placement = proofPlacement{}
+	if p.cols {
+		pl = columnPlacement{}
+	}
+
+	// 2. Probe until the bracket is closed.
+	var st steer
+	failures := 0
+	var lastErr error
+	for k := 0; !b.closed(tol) && k < maxProbes; k++ {
+		if err := ctx.Err(); err != nil {
+			return b.result(p), err
+		}
+		t := b.sl + (b.hv-b.sl)/2
+		switch {
+		case failures > 0:
+			// After the oracle failed at a point: another point of
+			// [sl, hv].
+			t = b.sl + (b.hv-b.sl)*[...]float64{0.3, 0.7}[failures-1]
+		case k == 0:
+			t = pl.first(&b)
+		case st.slow >= 5:
+			st.slow = 0 // bisect
+		default:
+			t = pl.next(&b, &st, tol)
+		}
+		width := b.hv - b.sl
+		o, err := p.probe(t, level, false)
+		if err != nil {
+			// A backend may fail at a degenerate point: two other points
+			// of the bracket get a chance, then the search steers below
+			// the failing point (the bracket stays sound, only possibly
+			// wider). The error is returned if the bracket ends wider than
+			// tol.
+			lastErr = err
+			if failures++; failures > 2 {
+				b.hv, failures = t, 0
+			}
+			continue
+		}
+		failures = 0
+		b.update(o, t, &st, p)
+		st.slow = progress(st.slow, width, b.hv-b.sl)
+	}
+
+	// 3. The steering interval can collapse while the certified lower end
+	// lags (unproven verdicts near ε*, or a proof that gives up its
+	// rounding margin): close the bracket with proofs just below the
+	// upper end.
+	for _, f := range []float64{0.5, 0.9} {
+		t := b.hi - f*tol
+		if b.hi-b.lo <= tol || t <= b.lo || ctx.Err() != nil {
+			break
+		}
+		o, err := p.probe(t, level, true)
+		if err != nil {
+			continue
+		}
+		if o.Mechanism != nil && o.PML < b.hi && pat.Holds(o.Mechanism) {
+			b.mech, b.hi = o.Mechanism, o.PML
+		}
+		if o.Alpha != nil {
+			b.raise(o.Lower, o.Alpha) // proven whatever the verdict
+		}
+	}
+	if b.hi-b.lo > tol && lastErr != nil {
+		return b.result(p), lastErr
+	}
+	return b.result(p), nil
+}
+
+// update takes the outcome o of the probe at t into the bracket, and what
+// the placements learn from it into st.
+func (b *bracket) update(o outcome, t float64, st *steer, p *prober) {
+	switch o.v {
+	case infeasible:
+		b.raise(o.Lower, o.Alpha)
+		st.newton, st.exactTried = o.est, false
+		if o.Mechanism != nil && o.PML < b.hi {
+			// An infeasible probe's mechanism (the column generation's
+			// polished basis, ipm.Probe's point) is an audited upper end
+			// all the same; a polished one is often ε* itself.
+			b.mech, b.hi = o.Mechanism, o.PML
+			b.hv, st.closeIn = math.Min(b.hv, o.PML), o.pol
+		}
+		st.proofs, st.uses = append(st.proofs, proofPoint{t: t, lb: o.Lower, alpha: o.Alpha}), 0
+		if lb, alpha, ok := p.extrapolate(st.proofs); ok {
+			b.raise(lb, alpha)
+		}
+		b.sl = math.Max(b.sl, math.Max(t, b.lo))
+	case unproven:
+		b.sl = math.Max(b.sl, t)
+	default: // feasible, inconclusive
+		if o.Mechanism != nil && o.PML < b.hi && p.pat.Holds(o.Mechanism) {
+			b.mech, b.hi = o.Mechanism, o.PML
+		}
+		if o.Lower > b.lo && o.Lower <= b.hi {
+			b.lo, b.lower, b.proof = o.Lower, BoundInfeasible, o.Alpha
+		}
+		b.hv = math.Min(t, b.hi)
+		if b.hv < b.sl {
+			// An unproven infeasibility above a feasible point: the
+			// oracle contradicted itself; trust the audited point.
+			b.sl = b.lo
+		}
+	}
+}
+
+// result is the bracket as a Result, with the oracle's counts. A lower end
+// above the audited upper end can only come from rounding in a solver's
+// infeasibility verdict; the audited mechanism wins.
+func (b *bracket) result(p *prober) Result {
+	r := Result{
+		EpsLower:  math.Min(b.lo, b.hi),
+		EpsUpper:  b.hi,
+		Lower:     b.lower,
+		Mechanism: b.mech,
+		LPSolves:  p.solves,
+		GoProbes:  p.probes,
+		Proof:     b.proof,
+	}
+	if p.keepBasis {
+		r.basis = p.finalBasis()
+		if p.master != nil {
+			r.seed = p.master.Seed()
+		}
+	}
+	if r.Lower != BoundInfeasible {
+		r.Proof = nil
+	}
+	return r
+}
+
+// proofPoint is an infeasible probe: the tested ε and the bound its proof
+// gave (often well above t: certify.DualBound optimises the multipliers).
+type proofPoint struct {
+	t, lb float64
+	alpha []float64
+}
+
+// predict estimates ε* from the proofs so far. The map φ: t ↦ lb(t) has ε*
+// as its fixed point and, near it, is close to affine with a slope r in
+// [0, 1) (about 0.4 on random instances, 0 where a proof is exact, up to
+// 0.96 where the proofs creep, as at high thresholds with masses near
+// 1e-4); the secant through the last two proofs gives r, and
+// ε* ≈ (lb − r t)/(1 − r). With one proof, r = 0: the first guess is that
+// the proof is exact.
+func predict(ps []proofPoint) (float64, bool) {
+	if len(ps) == 0 {
+		return 0, false
+	}
+	b := ps[len(ps)-1]
+	r := 0.0
+	if len(ps) > 1 {
+		a := ps[len(ps)-2]
+		if d := b.t - a.t; d != 0 {
+			if q := (b.lb - a.lb) / d; q >= 0 && q <= 0.99 {
+				r = q
+			}
+		}
+	}
+	return (b.lb - r*b.t) / (1 - r), true
+}
+
+// progress counts the probes in a row that did not halve the steering
+// interval.
+func progress(slow int, before, after float64) int {
+	if after <= before/2 {
+		return 0
+	}
+	return slow + 1
+}

@@ -1,0 +1,212 @@
+package certify
+
+import (
+	"math"
+
+	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+// CleanVertex cleans, in place, the mechanism read off an LP engine's
+// point for the budget b:
+//
+//  1. For PML, entries up to VertexEntryNoise become 0 unless that is
+//     what makes their output break the budget (it lowers q_j, by a
+//     relative 1e-6 for an output of mass 1e-6): then they stay.
+//  2. Outputs of noise that break the budget are dropped and the rows
+//     renormalised (DropNoise with VertexColumnNoise).
+//
+// Outputs that meet the budget are never dropped, so a clean point passes
+// through unchanged up to the renormalisation.
+func CleanVertex(pi mech.Prior, p mech.Mechanism, b mech.Budget) {
+	if b.Measure == mech.PML {
+		_, m := p.Dims()
+		for j := 0; j < m; j++ {
+			var cleared []int
+			for i := range p {
+				if v := p[i][j]; v > 0 && v <= VertexEntryNoise {
+					cleared = append(cleared, i)
+				}
+			}
+			if len(cleared) == 0 {
+				continue
+			}
+			before := breaks(pi, p, j, b)
+			saved := make([]float64, len(cleared))
+			for k, i := range cleared {
+				saved[k], p[i][j] = p[i][j], 0
+			}
+			if !before && breaks(pi, p, j, b) {
+				for k, i := range cleared {
+					p[i][j] = saved[k]
+				}
+			}
+		}
+	}
+	DropNoise(pi, p, b, VertexColumnNoise)
+}
+
+// CleanInterior turns an interior point into an eps-PML mechanism in
+// place:
+//
+//  1. Tiny entries are cleared (ClearTiny with InteriorEntryNoise).
+//  2. Outputs of noise that break the budget are dropped and the rows
+//     renormalised (DropNoise with InteriorColumnNoise); the rows lose
+//     at most M·InteriorColumnNoise.
+//  3. If its PML still exceeds eps, it is mixed into the budget
+//     (MixToBudget).
+func CleanInterior(pi mech.Prior, p mech.Mechanism, eps float64) mech.Mechanism {
+	ClearTiny(p, InteriorEntryNoise)
+	DropNoise(pi, p, pmlBudget(eps), InteriorColumnNoise)
+	return MixToBudget(pi, p, eps)
+}
+
+// ClearTiny sets to zero, in place, the entries of p below entry, except
+// each row's largest.
+func ClearTiny(p mech.Mechanism, entry float64) {
+	for _, row := range p {
+		top := 0.0
+		for _, v := range row {
+			top = math.Max(top, v)
+		}
+		for j, v := range row {
+			if v < entry && v < top {
+				row[j] = 0
+			}
+		}
+	}
+}
+
+// DropNoise drops from p, in place, every output whose entries are all at
+// most largest and that breaks the budget b by more than a relative
+// breakSlack (solver noise: a row feasible to 1e-9 turns a tiny q_j into an
+// arbitrary ratio), and renormalises the rows (a row with nothing left
+// stays zero). Dropping an output and renormalising changes the other
+// outputs' ratios a little (by at most the mass dropped from a row), which
+// can push another tiny output over the budget: it repeats until no tiny
+// output breaks it (each pass drops at least one output, so at most M
+// passes). A larger output moved over by the renormalisation is left to
+// the caller's audit.
+func DropNoise(pi mech.Prior, p mech.Mechanism, b mech.Budget, largest float64) {
+	_, m := p.Dims()
+	for pass := 0; pass <= m; pass++ {
+		dropped := false
+		for j := 0; j < m; j++ {
+			if mx := columnMax(p, j); mx > 0 && mx <= largest && breaks(pi, p, j, b) {
+				for i := range p {
+					p[i][j] = 0
+				}
+				dropped = true
+			}
+		}
+		for _, row := range p {
+			mech.Normalise(row)
+		}
+		if !dropped {
+			break
+		}
+	}
+}
+
+// WithoutNoise returns a copy of p without the outputs whose PML exceeds
+// eps and whose entries are all at most VertexColumnNoise, rows
+// renormalised once; nil if there are none or a row would be left empty.
+// Unlike CleanVertex it judges outputs by their audited PML (no
+// breakSlack), as a search does with a point that audits above its ε.
+func WithoutNoise(pi mech.Prior, p mech.Mechanism, eps float64) mech.Mechanism {
+	per := leakage.PMLPerOutput(pi, p)
+	var drop []int
+	for j, l := range per {
+		if l <= eps {
+			continue
+		}
+		small := true
+		for i := range p {
+			small = small && p[i][j] <= VertexColumnNoise
+		}
+		if small {
+			drop = append(drop, j)
+		}
+	}
+	if len(drop) == 0 {
+		return nil
+	}
+	c := p.Clone()
+	for i := range c {
+		for _, j := range drop {
+			c[i][j] = 0
+		}
+		if mech.Normalise(c[i]) <= 0 {
+			return nil
+		}
+	}
+	return c
+}
+
+// MixToBudget returns p, mixed in place with the independent mechanism of
+// its own output marginal if its PML exceeds eps: that keeps the marginal
+// and moves every ratio p_ij/q_j towards 1, so θ = (R − e^ε)/(R − 1) for
+// the largest ratio R brings the PML to ε.
+func MixToBudget(pi mech.Prior, p mech.Mechanism, eps float64) mech.Mechanism {
+	a := leakage.PML(pi, p)
+	if a <= eps {
+		return p
+	}
+	q := make([]float64, len(p[0]))
+	total := 0.0
+	for i, row := range p {
+		for j, v := range row {
+			q[j] += pi[i] * v
+		}
+		total += pi[i]
+	}
+	for j := range q {
+		q[j] /= total // Σ_j q_j = Σ_i π_i, which may differ from 1 by 1e-9
+	}
+	r, b := math.Exp(a), math.Exp(eps)
+	theta := (r - b) / (r - 1)
+	theta = math.Min(1, theta*(1+mixMargin)+1e-16)
+	for _, row := range p {
+		for j := range row {
+			row[j] = (1-theta)*row[j] + theta*q[j]
+		}
+	}
+	return p
+}
+
+func columnMax(p mech.Mechanism, j int) float64 {
+	mx := 0.0
+	for i := range p {
+		mx = math.Max(mx, p[i][j])
+	}
+	return mx
+}
+
+// breaks reports whether output j of p violates budget b by more than a
+// relative breakSlack: for PML and ALIP/LIP p_ij/q_j must lie in
+// [e^{−ε_l}, e^{ε_u}], for LDP the column's largest and smallest entries
+// must be within a factor e^ε. An unused output breaks nothing.
+func breaks(pi mech.Prior, p mech.Mechanism, j int, b mech.Budget) bool {
+	const slack = 1 + breakSlack
+	if b.Measure == mech.LIP {
+		b.EpsilonLower, b.EpsilonUpper = b.Epsilon, b.Epsilon
+	}
+	q, lo, hi := 0.0, math.Inf(1), 0.0
+	for i := range p {
+		q += pi[i] * p[i][j]
+		lo, hi = math.Min(lo, p[i][j]), math.Max(hi, p[i][j])
+	}
+	if q == 0 {
+		return false
+	}
+	switch b.Measure {
+	case mech.PML:
+		return hi > math.Exp(b.Epsilon)*q*slack
+	case mech.LDP:
+		return hi > math.Exp(b.Epsilon)*lo*slack
+	default: // ALIP, LIP
+		return hi > math.Exp(b.EpsilonUpper)*q*slack || lo*slack < math.Exp(-b.EpsilonLower)*q
+	}
+}
+
+func pmlBudget(eps float64) mech.Budget { return mech.Budget{Measure: mech.PML, Epsilon: eps} }

@@ -1,0 +1,47 @@
+package certify
+
+// The tolerances of the trust kernel. Proofs (DualBound, UpperBound) carry
+// their own rounding margins in units of unitRoundoff and need no other.
+const (
+	// unitRoundoff is 2^−53, the relative rounding error of one float64
+	// operation.
+	unitRoundoff = 0x1p-53
+
+	// AuditTol is how far above its budget a mechanism pmlopt returns may
+	// audit (Audit): the engines' feasibility tolerance, about 1e-9 on
+	// each row, magnified by outputs of small mass.
+	AuditTol = 1e-7
+
+	// ProbeSlack is how far above a probed ε a point may audit and still
+	// show that ε feasible (Within): rounding of the audit itself, not a
+	// solver's tolerance.
+	ProbeSlack = 1e-13
+
+	// RowSumTol is how far from 1 a row of a returned mechanism may sum
+	// (RowsSumToOne).
+	RowSumTol = 1e-12
+
+	// breakSlack is the relative amount by which an output's ratio may
+	// exceed its budget before the output breaks it (DropNoise).
+	breakSlack = 1e-9
+
+	// mixMargin raises the mixing weight of MixToBudget by a relative
+	// amount, so that rounding leaves the mixture within the budget.
+	mixMargin = 1e-12
+
+	// The noise in solvers' points: entries up to an entry noise are
+	// rounding, and an output whose entries are all at most a column
+	// noise is dropped whole when it breaks the budget (an engine
+	// feasible to about 1e-9 on each row turns an output of tiny mass
+	// into any ratio). Vertices and interior points need different
+	// levels: an LP engine's vertex has exact zeros up to rounding and
+	// rows met to about 1e-9, which an output of mass up to 1e-6 turns
+	// into a ratio off by up to 1e-3; an interior point of package ipm
+	// keeps every entry positive, of the order of 1e-11 off the support
+	// at its last iterations, and its outputs of noise are no larger
+	// than 1e-9.
+	VertexEntryNoise    = 1e-12
+	VertexColumnNoise   = 1e-6
+	InteriorEntryNoise  = 1e-11
+	InteriorColumnNoise = 1e-9
+)
