@@ -7,7 +7,7 @@ import (
 	"math"
 
 	"github.com/pmlopt/pmlopt/bisect"
-	"github.com/pmlopt/pmlopt/ipm"
+	"github.com/pmlopt/pmlopt/internal/ipm"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
@@ -270,7 +270,7 @@ const polishTol = 1e-9
 // solveFrom solves lpm with slv, starting from basis start when the backend
 // takes one (row scaling changes no basis status), and returns the final
 // basis when the backend gives one.
-func solveFrom(slv solver.Solver, lpm *lp.Model, start *solver.Basis) (*solver.Solution, *solver.Basis, error) {
+func solveFrom(slv solver.Solver, lpm *lp.Model, start *lp.Basis) (*solver.Solution, *lp.Basis, error) {
 	ws, ok := slv.(solver.WarmSolver)
 	if !ok {
 		res, err := slv.Solve(lpm)

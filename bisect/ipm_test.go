@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pmlopt/pmlopt/colgen"
+	"github.com/pmlopt/pmlopt/internal/colgen"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/solver"

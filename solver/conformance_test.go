@@ -910,7 +910,7 @@ func TestBasisTransfer(t *testing.T) {
 		b, err := ws.Load(m)
 		require.NoError(t, err)
 		bb := b.(solver.BasisSession)
-		require.Error(t, bb.SetBasis(solver.Basis{Cols: basis.Cols[1:], Rows: basis.Rows}))
+		require.Error(t, bb.SetBasis(lp.Basis{Cols: basis.Cols[1:], Rows: basis.Rows}))
 		require.NoError(t, bb.SetBasis(basis))
 		again, err := b.Solve()
 		require.NoError(t, err)
