@@ -804,9 +804,9 @@ func TestRegistry(t *testing.T) {
 	assert.Contains(t, names, "gonum")
 	_, err := solver.Get("no such backend")
 	assert.Error(t, err)
-	assert.Error(t, solver.Register("gonum", solver.Gonum), "duplicate name")
-	assert.Error(t, solver.Register("", solver.Gonum))
-	assert.Error(t, solver.Register("x", nil))
+	assert.Error(t, solver.RegisterForTest("gonum", solver.Gonum), "duplicate name")
+	assert.Error(t, solver.RegisterForTest("", solver.Gonum))
+	assert.Error(t, solver.RegisterForTest("x", nil))
 	auto := solver.Auto().Name()
 	switch {
 	case contains(names, "clp"):
