@@ -34,7 +34,11 @@ import (
 // true bounds at the end. Should a run of degenerate pivots come again,
 // Bland's rule takes over until a step makes progress.
 type dense struct {
-	n    int
+	n int
+	// The engine's rules: the constants of the same names, fields so that
+	// tests can reach the rare paths.
+	degenerateRun, refactorEvery, refactorPer int
+
 	cols []stored
 	head []int // head[p]: the variable basic at position p
 	pos  []int // pos[v]: the position of variable v in the basis, or −1
@@ -129,30 +133,33 @@ const (
 	minChunk = 32
 )
 
-// degenerateRun is the number of degenerate pivots in a row after which a
-// solve perturbs the bounds, and after which, once perturbed, it follows
-// Bland's rule (a variable so that tests can reach both).
-var degenerateRun = 50
-
-// refactorEvery is the least number of rank-one updates between two
-// inversions (refactorPer·n when that is larger); variables so that tests
-// can reach the periodic inversion.
-//
-// refactorPer: inversions come every refactorPer·n updates. With n at 256
-// letters an inversion (Gauss-Jordan, memory-bound) took a fifth of the
-// master's time at every n updates. The updated inverse is checked at the
-// end of every solve (accurate) and recomputed when it fails. Least-ε
-// searches at 256 letters took 17–20 % less at 4n than at n and, with the
-// FMA kernels of internal/vec, another 5–12 % less at 16n (32n, and never,
-// were no better overall).
-var refactorEvery, refactorPer = 100, 16
+// The engine's rules, as constants; newDense copies them into the fields
+// of the same names, which tests change to reach the rare paths.
+const (
+	// degenerateRun is the number of degenerate pivots in a row after
+	// which a solve perturbs the bounds, and after which, once perturbed,
+	// it follows Bland's rule.
+	degenerateRun = 50
+	// refactorEvery is the least number of rank-one updates between two
+	// inversions (refactorPer·n when that is larger).
+	refactorEvery = 100
+	// refactorPer: inversions come every refactorPer·n updates. With n at
+	// 256 letters an inversion (Gauss-Jordan, memory-bound) took a fifth
+	// of the master's time at every n updates. The updated inverse is
+	// checked at the end of every solve (accurate) and recomputed when it
+	// fails. Least-ε searches at 256 letters took 17–20 % less at 4n than
+	// at n and, with the FMA kernels of internal/vec, another 5–12 % less
+	// at 16n (32n, and never, were no better overall).
+	refactorPer = 16
+)
 
 // errStalled is returned when phase 1 can not make progress (numerical
 // trouble) even from the slack basis.
 var errStalled = errors.New("colgen: the master simplex stalled")
 
 func newDense(n int) *dense {
-	e := &dense{n: n, head: make([]int, n), pos: make([]int, n),
+	e := &dense{n: n, degenerateRun: degenerateRun, refactorEvery: refactorEvery, refactorPer: refactorPer,
+		head: make([]int, n), pos: make([]int, n),
 		bt: make([]float64, n*n), xb: make([]float64, n), y: make([]float64, n),
 		cb: make([]float64, n), alpha: make([]float64, n), work: make([]float64, n*n)}
 	e.slackBasis()
@@ -382,7 +389,7 @@ func (e *dense) run() (*denseResult, error) {
 	perturbDone := false
 	defer func() { e.perturbed = false }()
 	for iters := 0; ; {
-		if e.updates >= max(refactorEvery, refactorPer*n) {
+		if e.updates >= max(e.refactorEvery, e.refactorPer*n) {
 			if !e.invert() {
 				return &denseResult{Iterations: iters}, errStalled
 			}
@@ -409,7 +416,7 @@ func (e *dense) run() (*denseResult, error) {
 			e.yValid = !phase1
 		}
 
-		if degenerate > degenerateRun && !perturbDone {
+		if degenerate > e.degenerateRun && !perturbDone {
 			// A long run of degenerate steps: relax the bounds a little
 			// and go on; the point is cleaned up on the true bounds
 			// once this relaxed problem is solved.
@@ -421,7 +428,7 @@ func (e *dense) run() (*denseResult, error) {
 		// candidate found; optimality needs a scan of every column), or
 		// Bland's rule (the first candidate by index) in a run of
 		// degenerate steps.
-		bland := degenerate > degenerateRun
+		bland := degenerate > e.degenerateRun
 		q, dq := -1, -denseOptTol
 		total := n + len(e.cols)
 		chunk := max(n/2, minChunk)

@@ -205,13 +205,12 @@ func TestDenseErrors(t *testing.T) {
 // TestDenseDegenerateRules repeats the random masters with the bounds
 // perturbed, and Bland's rule taken, after every degenerate pivot.
 func TestDenseDegenerateRules(t *testing.T) {
-	defer func(d int) { degenerateRun = d }(degenerateRun)
 	for _, run := range []int{0, 1} {
-		degenerateRun = run
 		rng := rand.New(rand.NewPCG(11, uint64(run)))
 		for trial := range 60 {
 			n := 2 + rng.IntN(20)
 			e, cs := randomMaster(rng, n)
+			e.degenerateRun = run
 			r, err := e.solve()
 			require.NoError(t, err, "run %d trial %d", run, trial)
 			checkOptimal(t, e, cs, r)
@@ -303,18 +302,17 @@ func TestInvert(t *testing.T) {
 // inversion (at the real period, max(100, 16n), no test master pivots that
 // often).
 func TestDensePeriodicInversion(t *testing.T) {
-	defer func(e, p int) { refactorEvery, refactorPer = e, p }(refactorEvery, refactorPer)
-	refactorEvery, refactorPer = 3, 0
 	rng := rand.New(rand.NewPCG(15, 16))
 	long := 0
 	for trial := range 60 {
 		n := 2 + rng.IntN(20)
 		e, cs := randomMaster(rng, n)
+		e.refactorEvery, e.refactorPer = 3, 0
 		r, err := e.solve()
 		require.NoError(t, err, "trial %d", trial)
 		checkOptimal(t, e, cs, r)
 		require.InDelta(t, reference(t, n, cs), r.Objective, 1e-9, "trial %d", trial)
-		if r.Iterations > refactorEvery {
+		if r.Iterations > e.refactorEvery {
 			long++
 		}
 	}

@@ -36,7 +36,7 @@ func (s Status) String() string {
 
 // Partial pricing reads at least partialMin columns, or 1/partialParts of
 // them, per iteration before taking the best candidate found.
-var partialMin, partialParts = 2000, 8
+const partialMin, partialParts = 2000, 8
 
 // Options are the tolerances and limits of the engine. A zero field takes
 // its default.
