@@ -6,11 +6,14 @@
 //	sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{})
 //	fmt.Println(sol.WorstCaseOrder, sol.Epsilon)
 //
-// The packages underneath do one job each and can be used directly: mech
-// (domain types), problem (files), closedform (closed-form mechanisms),
-// leakage and guarantee (measures and implied guarantees), lp, polytope and
-// solver (the LPs and their engines), bisect (the ε and h searches) and
-// sample (privatising data).
+// Solve, Curve and Audit return this package's own types (Solution, Point)
+// and the domain types of package mech. The packages underneath do one job
+// each and can be used directly: mech (domain types), problem (files),
+// closedform (closed-form mechanisms), leakage and guarantee (measures and
+// implied guarantees), lp, polytope and solver (the LPs and their engines),
+// expected (the expected-utility optimum), bisect (the ε and h searches)
+// and sample (privatising data). The engines behind expected and bisect
+// (interior point, column generation) are internal.
 //
 // The objectives (docs/theory.md §5):
 //

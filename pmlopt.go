@@ -7,12 +7,9 @@ import (
 	"math"
 
 	"github.com/pmlopt/pmlopt/bisect"
-	"github.com/pmlopt/pmlopt/certify"
-	"github.com/pmlopt/pmlopt/ipm"
+	"github.com/pmlopt/pmlopt/expected"
 	"github.com/pmlopt/pmlopt/leakage"
-	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
-	"github.com/pmlopt/pmlopt/polytope"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/solver"
 )
@@ -23,14 +20,13 @@ func LoadProblem(path string) (*problem.Problem, error) { return problem.Load(pa
 // Options configures Solve and Curve. The zero value is ready to use.
 type Options struct {
 	// Solver is the LP backend; nil means solver.Auto(). An ε-PML
-	// expected-utility problem is solved by package ipm's structured
-	// interior-point method, certified by its upper bound: with Solver nil
-	// its point is the answer; with a Solver, that backend then finds an
-	// optimal vertex on the point's support (an LP of about a tenth of the
-	// pairs). Should ipm fail to certify, the full LP is solved.
+	// expected-utility problem is solved by an interior-point method
+	// certified by its own upper bound: with Solver nil its point is the
+	// answer; with a Solver, that backend then finds an optimal vertex on
+	// the point's support (see package expected).
 	Solver solver.Solver
 	// FullLP solves the whole expected-utility LP with Solver even for
-	// ε-PML, without package ipm: for cross-checks.
+	// ε-PML, without the interior point: for cross-checks.
 	FullLP bool
 	// Tol is the width of the ε brackets of the worst-case objectives;
 	// 0 means bisect.DefaultTol (1e-9).
@@ -40,10 +36,6 @@ type Options struct {
 	Workers int
 	// Progress, if not nil, is called as a curve advances.
 	Progress func(done, total int)
-	// Probes says who answers the worst-case searches' probes (see
-	// bisect.Options.Probes); the zero value asks the column generation
-	// first below bisect.IPMLetters letters and ipm.Probe from there.
-	Probes bisect.Probes
 }
 
 func (o Options) solver() solver.Solver {
@@ -54,12 +46,11 @@ func (o Options) solver() solver.Solver {
 }
 
 func (o Options) bisect() bisect.Options {
-	return bisect.Options{Solver: o.solver(), Tol: o.Tol, Workers: o.Workers, Progress: o.Progress, Probes: o.Probes}
+	return bisect.Options{Solver: o.solver(), Tol: o.Tol, Workers: o.Workers, Progress: o.Progress}
 }
 
 // Solution is an optimal mechanism and what it achieves (SPEC §8).
 type Solution struct {
-	Status    string            // "optimal"
 	Objective problem.Objective // what was optimised
 	Measure   mech.Measure      // the budget's measure
 	// Epsilon is the audited level of Measure reached by Mechanism (for
@@ -102,15 +93,7 @@ func Solve(ctx context.Context, p *problem.Problem, opt Options) (*Solution, err
 	var sol *Solution
 	switch p.Objective {
 	case problem.ExpectedUtility:
-		if b.Measure == mech.PML && !opt.FullLP {
-			if sol, err = solveStructured(p, b, opt.Solver); err == nil {
-				break
-			}
-			if !errors.Is(err, errUncertified) {
-				return nil, err
-			}
-		}
-		sol, err = solveExpected(p, b, slv)
+		sol, err = solveExpected(ctx, p, b, opt)
 	case problem.WorstCaseOrder, problem.WorstCaseValue:
 		if b.Measure != mech.PML {
 			return nil, fmt.Errorf("objective: %s is defined for pml budgets (seed 002), the file's measure is %s", p.Objective, b.Measure)
@@ -124,7 +107,7 @@ func Solve(ctx context.Context, p *problem.Problem, opt Options) (*Solution, err
 	if err != nil {
 		return nil, err
 	}
-	sol.Objective, sol.Measure, sol.Status = p.Objective, b.Measure, "optimal"
+	sol.Objective, sol.Measure = p.Objective, b.Measure
 	if sol.Solver == "" {
 		sol.Solver = slv.Name()
 	}
@@ -132,168 +115,18 @@ func Solve(ctx context.Context, p *problem.Problem, opt Options) (*Solution, err
 	return sol, nil
 }
 
-// errUncertified means that package ipm could not certify the optimum, or
-// that the LP on its support disagreed with its certificate: the full LP
-// decides.
-var errUncertified = errors.New("pmlopt: the structured solve was not certified")
-
-// solveStructured maximises the expected utility over the ε-PML polytope
-// with package ipm. With slv nil the certified interior point is the
-// answer. With a backend, the backend finishes the solve on the LP
-// restricted to the pairs the interior point uses (entries above 1e-9:
-// its optimal face, about 10 % of the pairs at N = 128). Its optimum is
-// accepted when its value lies within ipm's bracket [value, bound] (up to
-// 1e-9): it is then optimal for the full LP to within that bracket, and
-// it is a vertex, which Clp finds in a few hundredths of a second where
-// the full LP takes seconds.
-func solveStructured(p *problem.Problem, b mech.Budget, slv solver.Solver) (*Solution, error) {
+// solveExpected maximises the expected utility with package expected.
+func solveExpected(ctx context.Context, p *problem.Problem, b mech.Budget, opt Options) (*Solution, error) {
 	u, err := p.RequireUtility()
 	if err != nil {
 		return nil, err
 	}
-	r, err := ipm.Solve(ipm.Problem{Prior: p.Prior, Utility: u, Epsilon: b.Epsilon}, ipm.Options{})
-	if errors.Is(err, ipm.ErrNotConverged) {
-		return nil, errUncertified
-	}
+	r, err := expected.Maximize(ctx, p.Prior, u, b, expected.Options{Solver: opt.Solver, FullLP: opt.FullLP})
 	if err != nil {
 		return nil, err
 	}
-	if slv == nil {
-		a, err := certify.Audit(p.Prior, r.Mechanism, b)
-		if err != nil {
-			return nil, errUncertified
-		}
-		return &Solution{Mechanism: r.Mechanism, Epsilon: a.Level, EpsilonLower: a.Level, ALIPLower: a.ALIPLower,
-			ExpectedUtilityBound: r.Bound, Solver: "ipm"}, nil
-	}
-	support := make(mech.Pattern, len(r.Mechanism))
-	for i, row := range r.Mechanism {
-		support[i] = make([]bool, len(row))
-		for j, v := range row {
-			support[i][j] = v > supportEntry
-		}
-	}
-	mod, err := polytope.Build(polytope.Spec{Prior: p.Prior, Budget: b, Objective: polytope.ExpectedUtility, Utility: u, Pattern: support})
-	if err != nil {
-		return nil, err
-	}
-	sol, err := solveModel(p.Prior, b, mod, slv)
-	if err != nil {
-		return nil, errUncertified
-	}
-	v := u.ExpectedUtility(p.Prior, sol.Mechanism)
-	slack := 1e-9 * math.Max(1, math.Abs(r.Value))
-	if v < r.Value-slack || v > r.Bound+slack {
-		return nil, errUncertified
-	}
-	sol.Solver, sol.ExpectedUtilityBound = slv.Name(), math.Max(r.Bound, v)
-	return sol, nil
-}
-
-// supportEntry is the size above which an entry of ipm's interior point
-// counts as used: entries off the optimal face are about 1e-13.
-const supportEntry = 1e-9
-
-// solveExpected maximises the expected utility over the budget's polytope.
-func solveExpected(p *problem.Problem, b mech.Budget, slv solver.Solver) (*Solution, error) {
-	u, err := p.RequireUtility()
-	if err != nil {
-		return nil, err
-	}
-	mod, err := polytope.Build(polytope.Spec{Prior: p.Prior, Budget: b, Objective: polytope.ExpectedUtility, Utility: u})
-	if err != nil {
-		return nil, err
-	}
-	return solveModel(p.Prior, b, mod, slv)
-}
-
-// solveModel solves an expected-utility model with slv and audits the
-// optimum, polished if it exceeds the budget.
-func solveModel(pi mech.Prior, b mech.Budget, mod *polytope.Model, slv solver.Solver) (*Solution, error) {
-	// The model as built first. Engines keep each row feasible to an
-	// absolute 1e-9, which lets an output of little mass exceed the budget
-	// by far more (Clp's optimum audited 1.6e-8 above ε at N = 32, 4.5e-6
-	// at 40, 2.6e-8 at 128). If it does by more than polishTol, or fails
-	// the audit, the optimum is polished: the same LP is solved again with
-	// every row multiplied by polytope.RowScale (exact; a 1024× tighter
-	// tolerance), starting from the first solve's basis where the backend
-	// gives one (Clp: a few iterations). Scaling from the start would slow the
-	// pure-Go backend 15× (its optimum is exact here anyway) and gonum's
-	// Simplex finds the scaled basis singular.
-	res, basis, err := solveFrom(slv, mod.LP, nil)
-	if err := optimal(slv, res, err); err != nil {
-		return nil, err
-	}
-	sol, x, auditErr := assess(pi, b, mod, res)
-	sol.LPSolves = 1
-	if auditErr == nil && x <= polishTol {
-		return sol, nil
-	}
-	res, _, err = solveFrom(slv, mod.LP.ScaledRows(polytope.RowScale), basis)
-	if optimal(slv, res, err) == nil {
-		// Both are optima of the same LP: keep the one nearer the budget.
-		if sol2, x2, err2 := assess(pi, b, mod, res); err2 == nil && (auditErr != nil || x2 < x) {
-			sol, auditErr = sol2, nil
-		}
-	}
-	if auditErr != nil {
-		return nil, auditErr
-	}
-	sol.LPSolves = 2
-	return sol, nil
-}
-
-// optimal turns a solve that did not end optimal into an error: every
-// polytope holds the independent mechanism, so that is an engine failure,
-// not a property of the problem.
-func optimal(slv solver.Solver, res *solver.Solution, err error) error {
-	switch {
-	case err != nil:
-		return fmt.Errorf("solver %s: %w", slv.Name(), err)
-	case res.Status != solver.Optimal:
-		return fmt.Errorf("solver %s: %s on a feasible problem", slv.Name(), res.Status)
-	}
-	return nil
-}
-
-// assess extracts and audits the mechanism of an optimal solution, and
-// returns how far it exceeds the budget.
-func assess(pi mech.Prior, b mech.Budget, mod *polytope.Model, res *solver.Solution) (*Solution, float64, error) {
-	m := mod.Mechanism(res.X)
-	a, err := certify.Audit(pi, m, b)
-	return &Solution{Mechanism: m, Epsilon: a.Level, EpsilonLower: a.Level, ALIPLower: a.ALIPLower, ExpectedUtilityBound: math.NaN()}, a.Excess, err
-}
-
-// polishTol is the excess over the budget above which an expected-utility
-// optimum is polished by a solve of the row-scaled LP.
-const polishTol = 1e-9
-
-// solveFrom solves lpm with slv, starting from basis start when the backend
-// takes one (row scaling changes no basis status), and returns the final
-// basis when the backend gives one.
-func solveFrom(slv solver.Solver, lpm *lp.Model, start *solver.Basis) (*solver.Solution, *solver.Basis, error) {
-	ws, ok := slv.(solver.WarmSolver)
-	if !ok {
-		res, err := slv.Solve(lpm)
-		return res, nil, err
-	}
-	sess, err := ws.Load(lpm)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer sess.Close()
-	bs, ok := sess.(solver.BasisSession)
-	if ok && start != nil {
-		_ = bs.SetBasis(*start) // a refused basis only costs the warm start
-	}
-	res, err := sess.Solve()
-	if err != nil || !ok {
-		return res, nil, err
-	}
-	if b, ok := bs.Basis(); ok {
-		return res, &b, nil
-	}
-	return res, nil, nil
+	return &Solution{Mechanism: r.Mechanism, Epsilon: r.Epsilon, EpsilonLower: r.Epsilon, ALIPLower: r.ALIPLower,
+		ExpectedUtilityBound: r.Bound, Solver: r.Solver, LPSolves: r.LPSolves}, nil
 }
 
 // solveWorstCase answers problem (1) of seed 002 with bisect.
@@ -332,27 +165,67 @@ func describe(p *problem.Problem, sol *Solution) {
 	}
 }
 
+// Point is one point of a trade-off curve.
+//
+// For worst-case-order, H is the order threshold h and Threshold =
+// float64(H). For worst-case-value, Threshold is a utility value v (pairs
+// with u'_ij < v are forbidden) and H is its 1-based position among the
+// reachable distinct values. ThresholdMax is the largest threshold with the
+// same optimal ε: the best worst case reachable at OptimalEpsilon (for
+// worst-case-order, ThresholdMax = Threshold).
+//
+// SafeEpsilon is the PML of the utility-safe mechanism of the threshold.
+// The least PML ε* of a mechanism reaching the threshold lies in
+// [OptimalEpsilonLower, OptimalEpsilon]: the lower end is certified, the
+// upper one is the audited PML of Mechanism. LPSolves counts the LPs spent
+// on this point (0 when its bracket followed from its neighbours').
+type Point struct {
+	H                   int
+	Threshold           float64
+	ThresholdMax        float64
+	SafeEpsilon         float64
+	OptimalEpsilon      float64
+	OptimalEpsilonLower float64
+	Mechanism           mech.Mechanism
+	LPSolves            int
+}
+
 // Curve computes the trade-off curve of p for a worst-case objective: for
 // every order h (worst-case-order) or every reachable utility value where
 // the optimal ε changes (worst-case-value), the utility-safe ε and the
 // optimal ε with its certified lower bound. An empty objective means
-// worst-case-order.
-func Curve(ctx context.Context, p *problem.Problem, objective problem.Objective, opt Options) ([]bisect.Point, error) {
+// worst-case-order. If ctx is cancelled, Curve returns the points resolved
+// so far with ctx.Err().
+func Curve(ctx context.Context, p *problem.Problem, objective problem.Objective, opt Options) ([]Point, error) {
+	var pts []bisect.Point
+	var err error
 	switch objective {
 	case problem.WorstCaseOrder, "":
-		o, err := p.RequireOrder()
-		if err != nil {
+		var o mech.Order
+		if o, err = p.RequireOrder(); err != nil {
 			return nil, err
 		}
-		return bisect.OrderCurve(ctx, p.Prior, o, opt.bisect())
+		pts, err = bisect.OrderCurve(ctx, p.Prior, o, opt.bisect())
 	case problem.WorstCaseValue:
-		u, err := p.RequireUtility()
-		if err != nil {
+		var u mech.Utility
+		if u, err = p.RequireUtility(); err != nil {
 			return nil, err
 		}
-		return bisect.ValueCurve(ctx, p.Prior, u, opt.bisect())
+		pts, err = bisect.ValueCurve(ctx, p.Prior, u, opt.bisect())
+	default:
+		return nil, fmt.Errorf("objective: curves are for worst-case-order or worst-case-value, not %q", objective)
 	}
-	return nil, fmt.Errorf("objective: curves are for worst-case-order or worst-case-value, not %q", objective)
+	// A cancelled curve returns the points resolved so far with ctx.Err().
+	out := make([]Point, len(pts))
+	for k, pt := range pts {
+		out[k] = Point{H: pt.H, Threshold: pt.Threshold, ThresholdMax: pt.ThresholdMax, SafeEpsilon: pt.SafeEpsilon,
+			OptimalEpsilon: pt.OptimalEpsilon, OptimalEpsilonLower: pt.OptimalEpsilonLower,
+			Mechanism: pt.Mechanism, LPSolves: pt.LPSolves}
+	}
+	if pts == nil {
+		out = nil
+	}
+	return out, err
 }
 
 // Audit computes every measure of SPEC §2 for p's prior and mechanism, with

@@ -7,10 +7,10 @@ import (
 
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/closedform"
-	"github.com/pmlopt/pmlopt/colgen"
+	"github.com/pmlopt/pmlopt/internal/colgen"
+	"github.com/pmlopt/pmlopt/internal/patternbasis"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
-	"github.com/pmlopt/pmlopt/polytope"
 )
 
 // OrderCurve returns the trade-off curve of the order o: one Point for every
@@ -266,7 +266,7 @@ func (c *curveRun) rec(a, b int) {
 
 // warm returns what index k's search left for a neighbour's: its final
 // LP basis and its master's final columns (either nil if none).
-func (c *curveRun) warm(k int) (*polytope.KeyedBasis, *colgen.Seed) {
+func (c *curveRun) warm(k int) (*patternbasis.Keyed, *colgen.Seed) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.res[k] == nil {

@@ -5,9 +5,9 @@ import (
 	"math"
 	"runtime"
 
-	"github.com/pmlopt/pmlopt/colgen"
+	"github.com/pmlopt/pmlopt/internal/colgen"
+	"github.com/pmlopt/pmlopt/internal/patternbasis"
 	"github.com/pmlopt/pmlopt/mech"
-	"github.com/pmlopt/pmlopt/polytope"
 	"github.com/pmlopt/pmlopt/solver"
 )
 
@@ -177,8 +177,8 @@ type Result struct {
 	GoProbes           int // probes answered in Go, by ipm.Probe or colgen (Options.Probes)
 	Proof              []float64
 
-	basis *polytope.KeyedBasis // the warm session's last basis, for a neighbour; cleared by the curve
-	seed  *colgen.Seed         // the column generation's last basic columns, for a neighbour; cleared by the curve
+	basis *patternbasis.Keyed // the warm session's last basis, for a neighbour; cleared by the curve
+	seed  *colgen.Seed        // the column generation's last basic columns, for a neighbour; cleared by the curve
 }
 
 // Point is one point of a trade-off curve.

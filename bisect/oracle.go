@@ -6,8 +6,9 @@ import (
 	"slices"
 
 	"github.com/pmlopt/pmlopt/certify"
-	"github.com/pmlopt/pmlopt/colgen"
-	"github.com/pmlopt/pmlopt/ipm"
+	"github.com/pmlopt/pmlopt/internal/colgen"
+	"github.com/pmlopt/pmlopt/internal/ipm"
+	"github.com/pmlopt/pmlopt/internal/patternbasis"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
@@ -36,9 +37,9 @@ type prober struct {
 
 	model     *polytope.Model // warm path: loaded once, pruned at level
 	sess      solver.Session
-	raw       solver.Session       // sess without the row scaling
-	start     *polytope.KeyedBasis // a neighbouring pattern's basis for the first solve, or nil
-	keepBasis bool                 // key the final basis for the Result (finish)
+	raw       solver.Session      // sess without the row scaling
+	start     *patternbasis.Keyed // a neighbouring pattern's basis for the first solve, or nil
+	keepBasis bool                // key the final basis for the Result (finish)
 
 	// closes, if not nil, reports whether a proven bound lb and an
 	// audited mechanism at a would close the search's bracket: a pure-Go
@@ -285,7 +286,7 @@ func (p *prober) solveFeasibility(t, level float64, warm, scale bool) (outcome, 
 			}
 			if bs, ok := sess.(solver.BasisSession); ok && p.start != nil {
 				// Row scaling changes no basis status.
-				if b, err := p.model.Basis(p.start); err == nil {
+				if b, err := p.start.Onto(p.model); err == nil {
 					_ = bs.SetBasis(b) // a refused basis only costs the warm start
 				}
 			}
@@ -438,7 +439,7 @@ func (p *prober) close() {
 
 // finalBasis returns the keyed basis of the warm session's last solve, or
 // nil.
-func (p *prober) finalBasis() *polytope.KeyedBasis {
+func (p *prober) finalBasis() *patternbasis.Keyed {
 	bs, ok := p.raw.(solver.BasisSession)
 	if !ok {
 		return nil
@@ -447,7 +448,7 @@ func (p *prober) finalBasis() *polytope.KeyedBasis {
 	if !ok {
 		return nil
 	}
-	k, err := p.model.KeyBasis(b)
+	k, err := patternbasis.Key(p.model, b)
 	if err != nil {
 		return nil
 	}

@@ -5,10 +5,10 @@ import (
 	"math"
 
 	"github.com/pmlopt/pmlopt/closedform"
-	"github.com/pmlopt/pmlopt/colgen"
+	"github.com/pmlopt/pmlopt/internal/colgen"
+	"github.com/pmlopt/pmlopt/internal/patternbasis"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
-	"github.com/pmlopt/pmlopt/polytope"
 )
 
 // maxProbes caps the number of probes of one search. Halving a bracket of
@@ -49,11 +49,11 @@ func LeastEpsilon(ctx context.Context, pi mech.Prior, pat mech.Pattern, opt Opti
 type hint struct {
 	lo     float64
 	loKind Bound
-	proof  []float64            // α proving lo (loKind BoundInfeasible), or nil
-	hiMech mech.Mechanism       // nil if none
-	hi     float64              // audited PML of hiMech
-	basis  *polytope.KeyedBasis // a final basis of a neighbouring pattern, or nil
-	seed   *colgen.Seed         // a neighbouring pattern's final master columns, or nil
+	proof  []float64           // α proving lo (loKind BoundInfeasible), or nil
+	hiMech mech.Mechanism      // nil if none
+	hi     float64             // audited PML of hiMech
+	basis  *patternbasis.Keyed // a final basis of a neighbouring pattern, or nil
+	seed   *colgen.Seed        // a neighbouring pattern's final master columns, or nil
 
 	// keepBasis asks for the final basis in Result (curves pass it on to
 	// neighbours; other callers would only discard it).

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/internal/ipm"
 	"github.com/pmlopt/pmlopt/internal/randinst"
-	"github.com/pmlopt/pmlopt/ipm"
 	"github.com/pmlopt/pmlopt/mech"
 )
 

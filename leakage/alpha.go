@@ -298,22 +298,20 @@ func (cp *concaveProblem) eval(w, grad []float64) float64 {
 			f += math.Exp(cp.lc[c]) * math.Pow(sc, cp.r)
 		}
 	}
-	if grad != nil {
-		for i := range grad {
-			g := 0.0
-			for c, v := range cp.a[i] {
-				if v == 0 {
-					continue
-				}
-				if cp.s[c] > 0 {
-					g += math.Exp(cp.lc[c]) * math.Pow(cp.s[c], cp.r-1) * v
-				} else {
-					g = math.Inf(1)
-					break
-				}
+	for i := range grad {
+		g := 0.0
+		for c, v := range cp.a[i] {
+			if v == 0 {
+				continue
 			}
-			grad[i] = cp.r * g / f
+			if cp.s[c] > 0 {
+				g += math.Exp(cp.lc[c]) * math.Pow(cp.s[c], cp.r-1) * v
+			} else {
+				g = math.Inf(1)
+				break
+			}
 		}
+		grad[i] = cp.r * g / f
 	}
 	return math.Log(f)
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
-	"github.com/pmlopt/pmlopt/solver"
 )
 
 // Objective selects the cost vector of the model.
@@ -486,7 +485,7 @@ func (m *Model) Point(p mech.Mechanism) []float64 {
 // inequality with t_j ≤ 1) is chosen by Build from its budget and stays:
 // both are correct at any budget, only the scaling differs. sess may be
 // nil to update only m.LP.
-func (m *Model) SetBudget(sess solver.Session, b mech.Budget) error {
+func (m *Model) SetBudget(sess CoefSetter, b mech.Budget) error {
 	if b.Measure != m.Budget.Measure {
 		return &mech.FieldError{Field: "budget.measure", Row: -1, Col: -1,
 			Msg: fmt.Sprintf("is %q, the model was built for %q", b.Measure, m.Budget.Measure)}
@@ -512,6 +511,12 @@ func (m *Model) SetBudget(sess solver.Session, b mech.Budget) error {
 	}
 	m.Budget = b
 	return nil
+}
+
+// CoefSetter is the part of a solver.Session that SetBudget uses: a
+// backend's copy of m.LP whose coefficients change in place.
+type CoefSetter interface {
+	SetCoef(row, col int, val float64)
 }
 
 // LowerBound turns a dual point of a PML model into a proof that no ε-PML

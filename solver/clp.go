@@ -236,24 +236,24 @@ const (
 	clpFree, clpBasic, clpAtUpper, clpAtLower, clpSuperBasic, clpFixed = 0, 1, 2, 3, 4, 5
 )
 
-func (s *clpSession) Basis() (Basis, bool) {
+func (s *clpSession) Basis() (lp.Basis, bool) {
 	if s.model == nil || !s.solved || C.Clp_statusExists(s.model) == 0 {
-		return Basis{}, false
+		return lp.Basis{}, false
 	}
 	n, r := s.m.NumCols(), s.m.NumRows()
 	st := unsafe.Slice((*byte)(unsafe.Pointer(C.Clp_statusArray(s.model))), n+r)
-	conv := func(c byte) BasisStatus {
+	conv := func(c byte) lp.BasisStatus {
 		switch c & 7 {
 		case clpBasic:
-			return Basic
+			return lp.Basic
 		case clpAtUpper:
-			return AtUpper
+			return lp.AtUpper
 		case clpAtLower, clpFixed:
-			return AtLower
+			return lp.AtLower
 		}
-		return Free
+		return lp.Free
 	}
-	b := Basis{Cols: make([]BasisStatus, n), Rows: make([]BasisStatus, r)}
+	b := lp.Basis{Cols: make([]lp.BasisStatus, n), Rows: make([]lp.BasisStatus, r)}
 	for j := range b.Cols {
 		b.Cols[j] = conv(st[j])
 	}
@@ -263,7 +263,7 @@ func (s *clpSession) Basis() (Basis, bool) {
 	return b, true
 }
 
-func (s *clpSession) SetBasis(b Basis) error {
+func (s *clpSession) SetBasis(b lp.Basis) error {
 	if s.model == nil {
 		return fmt.Errorf("solver: clp: SetBasis on a closed session")
 	}
@@ -271,13 +271,13 @@ func (s *clpSession) SetBasis(b Basis) error {
 	if len(b.Cols) != n || len(b.Rows) != r {
 		return fmt.Errorf("solver: clp: SetBasis: basis of %d columns and %d rows for a %d×%d model", len(b.Cols), len(b.Rows), r, n)
 	}
-	conv := func(v BasisStatus) C.uchar {
+	conv := func(v lp.BasisStatus) C.uchar {
 		switch v {
-		case Basic:
+		case lp.Basic:
 			return clpBasic
-		case AtUpper:
+		case lp.AtUpper:
 			return clpAtUpper
-		case Free:
+		case lp.Free:
 			return clpSuperBasic
 		}
 		return clpAtLower

@@ -804,9 +804,9 @@ func TestRegistry(t *testing.T) {
 	assert.Contains(t, names, "gonum")
 	_, err := solver.Get("no such backend")
 	assert.Error(t, err)
-	assert.Error(t, solver.Register("gonum", solver.Gonum), "duplicate name")
-	assert.Error(t, solver.Register("", solver.Gonum))
-	assert.Error(t, solver.Register("x", nil))
+	assert.Error(t, solver.RegisterForTest("gonum", solver.Gonum), "duplicate name")
+	assert.Error(t, solver.RegisterForTest("", solver.Gonum))
+	assert.Error(t, solver.RegisterForTest("x", nil))
 	auto := solver.Auto().Name()
 	switch {
 	case contains(names, "clp"):
@@ -910,7 +910,7 @@ func TestBasisTransfer(t *testing.T) {
 		b, err := ws.Load(m)
 		require.NoError(t, err)
 		bb := b.(solver.BasisSession)
-		require.Error(t, bb.SetBasis(solver.Basis{Cols: basis.Cols[1:], Rows: basis.Rows}))
+		require.Error(t, bb.SetBasis(lp.Basis{Cols: basis.Cols[1:], Rows: basis.Rows}))
 		require.NoError(t, bb.SetBasis(basis))
 		again, err := b.Solve()
 		require.NoError(t, err)

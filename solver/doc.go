@@ -9,7 +9,7 @@
 //
 // # Backends
 //
-// Backends register themselves by name (Register) from an init function;
+// The backends of this package register themselves by name from an init function;
 // Get returns one by name, Names lists them and Auto returns the best one
 // built in: "clp" if the module was built with the clp tag, else "revised",
 // else "gonum".

@@ -19,13 +19,17 @@ import (
 // Simplex can lose feasibility in phase II or fail to return. It is a
 // liveness check: the whole run must finish within a generous deadline,
 // and every verdict must agree with revised (up to the 1e-6 ε-band where the
-// engines' 1e-9 tolerances may disagree).
+// engines' 1e-9 tolerances may disagree). -short runs the first bisection.
 func TestGonumDegenerateBisectionReturns(t *testing.T) {
+	reps := 3
+	if testing.Short() {
+		reps = 1
+	}
 	done := make(chan struct{})
 	errs := make(chan error, 1)
 	go func() {
 		defer close(done)
-		for rep := 0; rep < 3; rep++ {
+		for rep := range reps {
 			rng := rand.New(rand.NewPCG(41, uint64(rep)))
 			n := 6 + 2*(rep%2)
 			f := randomPMLFeas(rng, n, n, 1+rng.IntN(n/2+1), 1)

@@ -7,19 +7,19 @@ import (
 	"sync"
 )
 
-// Factory makes a new Solver. It is called once per Get, so a backend may
+// factory makes a new Solver. It is called once per Get, so a backend may
 // return a fresh value or a shared stateless one.
-type Factory func() Solver
+type factory func() Solver
 
 var (
 	registryMu sync.RWMutex
-	registry   = map[string]Factory{}
+	registry   = map[string]factory{}
 )
 
-// Register makes a backend available under name. Backends call it from an
-// init function of the file that implements them. Register returns an error
+// register makes a backend available under name. Backends call it from an
+// init function of the file that implements them. register returns an error
 // if name is empty, f is nil or name is already taken.
-func Register(name string, f Factory) error {
+func register(name string, f factory) error {
 	if name == "" {
 		return fmt.Errorf("solver: register: empty backend name")
 	}
@@ -35,10 +35,10 @@ func Register(name string, f Factory) error {
 	return nil
 }
 
-// mustRegister is Register for the init functions of this package, where a
+// mustRegister is register for the init functions of this package, where a
 // failure is a programming error.
-func mustRegister(name string, f Factory) {
-	if err := Register(name, f); err != nil {
+func mustRegister(name string, f factory) {
+	if err := register(name, f); err != nil {
 		panic(err)
 	}
 }

@@ -79,27 +79,6 @@ type WarmSolver interface {
 	Load(m *lp.Model) (Session, error)
 }
 
-// BasisStatus is the status of a column, or of a row's logical variable, in
-// a simplex basis.
-type BasisStatus int8
-
-const (
-	// AtLower: non-basic at its lower bound (the zero value, what a column
-	// new to a model starts as).
-	AtLower BasisStatus = iota
-	// Basic: in the basis.
-	Basic
-	// AtUpper: non-basic at its upper bound.
-	AtUpper
-	// Free: non-basic and free or between its bounds (superbasic).
-	Free
-)
-
-// Basis is a simplex basis: one status per column and one per row.
-type Basis struct {
-	Cols, Rows []BasisStatus
-}
-
 // BasisSession is a Session whose basis can be read and replaced, so that a
 // related model (another zero pattern, say) can start from it. An
 // inconsistent basis (a wrong number of basic variables, a singular basis
@@ -108,8 +87,8 @@ type BasisSession interface {
 	Session
 	// Basis returns the basis of the last Solve; ok is false before the
 	// first.
-	Basis() (b Basis, ok bool)
+	Basis() (b lp.Basis, ok bool)
 	// SetBasis makes b the starting basis of the next Solve. It fails if
 	// the lengths of b do not match the model.
-	SetBasis(b Basis) error
+	SetBasis(b lp.Basis) error
 }

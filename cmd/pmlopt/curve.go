@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/pmlopt/pmlopt"
-	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/solver"
 )
@@ -127,7 +126,7 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	return b.commit(e.stdout)
 }
 
-func toCurveJSON(obj problem.Objective, solverName string, pts []bisect.Point) curveJSON {
+func toCurveJSON(obj problem.Objective, solverName string, pts []pmlopt.Point) curveJSON {
 	j := curveJSON{Objective: string(obj), Solver: solverName, Points: make([]curvePointJSON, len(pts))}
 	for k, pt := range pts {
 		c := curvePointJSON{
@@ -146,7 +145,7 @@ func toCurveJSON(obj problem.Objective, solverName string, pts []bisect.Point) c
 	return j
 }
 
-func writeCurveCSV(w io.Writer, obj problem.Objective, pts []bisect.Point) error {
+func writeCurveCSV(w io.Writer, obj problem.Objective, pts []pmlopt.Point) error {
 	cw := csv.NewWriter(w)
 	key := "h"
 	if obj == problem.WorstCaseValue {
@@ -161,7 +160,7 @@ func writeCurveCSV(w io.Writer, obj problem.Objective, pts []bisect.Point) error
 	return cw.Error()
 }
 
-func thresholdString(obj problem.Objective, pt bisect.Point) string {
+func thresholdString(obj problem.Objective, pt pmlopt.Point) string {
 	if obj == problem.WorstCaseOrder {
 		return strconv.Itoa(pt.H)
 	}
@@ -177,7 +176,7 @@ func fullNum(v float64) string {
 	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
-func writeCurveTable(w io.Writer, obj problem.Objective, pts []bisect.Point, solverName string) {
+func writeCurveTable(w io.Writer, obj problem.Objective, pts []pmlopt.Point, solverName string) {
 	key := "h"
 	if obj == problem.WorstCaseValue {
 		key = "threshold"
@@ -268,7 +267,7 @@ func gap(safe, opt float64) float64 {
 // warnOpen tells stderr about thresholds whose bracket on ε* is wider than
 // tol: the solver gave no proof close enough to ε* (the bracket is still
 // certified, and printed).
-func warnOpen(w io.Writer, pts []bisect.Point, tol float64) {
+func warnOpen(w io.Writer, pts []pmlopt.Point, tol float64) {
 	for _, p := range pts {
 		if p.OptimalEpsilon-p.OptimalEpsilonLower > tol {
 			fmt.Fprintf(w, "pmlopt curve: warning: threshold %d: ε* in [%.12g, %.12g], wider than --tol %g (the solver proved no closer lower bound)\n",

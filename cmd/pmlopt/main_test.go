@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pmlopt/pmlopt/bisect"
+	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
@@ -362,7 +362,7 @@ func TestCurvePlot(t *testing.T) {
 
 func TestWarnOpenBrackets(t *testing.T) {
 	var b strings.Builder
-	warnOpen(&b, []bisect.Point{
+	warnOpen(&b, []pmlopt.Point{
 		{H: 1, OptimalEpsilonLower: 0.5, OptimalEpsilon: 0.5 + 1e-10},
 		{H: 2, OptimalEpsilonLower: 0.5, OptimalEpsilon: 0.5 + 1e-6},
 	}, 1e-9)

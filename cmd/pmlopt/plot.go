@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/pmlopt/pmlopt/bisect"
+	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/figure"
 	"github.com/pmlopt/pmlopt/problem"
 )
@@ -45,7 +45,7 @@ func staircase(eps, thr []float64, xmax float64) (xs, ys []float64) {
 
 // plotCurve draws the utility-safe and optimal staircases: the best worst
 // case reachable against the PML budget ε.
-func plotCurve(path, title string, obj problem.Objective, pts []bisect.Point) error {
+func plotCurve(path, title string, obj problem.Objective, pts []pmlopt.Point) error {
 	n := len(pts)
 	safe, opt, thrSafe, thrOpt := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	xmax := 0.0

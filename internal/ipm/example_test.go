@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/pmlopt/pmlopt/ipm"
+	"github.com/pmlopt/pmlopt/internal/ipm"
 	"github.com/pmlopt/pmlopt/mech"
 )
 

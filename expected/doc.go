@@ -1,0 +1,35 @@
+// Package expected maximises the expected utility Σ_x π(x) Σ_y P(y|x) u(x,y)
+// of a mechanism P over the mechanisms within a privacy budget (ε-PML,
+// (ε_l, ε_u)-ALIP, ε-LIP or ε-LDP), and audits the optimum before it is
+// returned.
+//
+// Every budget's feasible set is a polytope with O(NM) constraints (package
+// polytope), so the problem is a linear program. Maximize solves it in up
+// to four steps:
+//
+//  1. Interior point (ε-PML only, unless Options.FullLP). Package
+//     internal/ipm's structured interior-point method finds a nearly
+//     optimal mechanism and a proven upper bound on the optimum from row
+//     multipliers: the optimum lies in [value, bound]. Without a backend
+//     (Options.Solver nil) its audited point is the answer.
+//  2. LP on the support (ε-PML with a backend). The pairs (x, y) the
+//     interior point uses (entries above 1e-9: its optimal face, about a
+//     tenth of the pairs) define a zero pattern; the backend solves the LP
+//     restricted to it. Its optimum is a vertex, and it is accepted when
+//     its value lies within step 1's bracket (up to a relative 1e-9): it is
+//     then optimal for the full LP to within that bracket.
+//  3. Full LP. When step 1 does not converge, its point fails the audit or
+//     step 2 leaves the bracket, and for every other measure, the backend
+//     solves the whole LP.
+//  4. Polish. An engine keeps each row feasible to an absolute tolerance,
+//     which lets an output of little mass exceed the budget by far more.
+//     If the optimum of step 2 or 3 exceeds the budget by more than 1e-9 or
+//     fails the audit, the same LP is solved again with every row scaled by
+//     polytope.RowScale (exact; a tighter tolerance), starting from the
+//     first solve's basis where the backend keeps one, and the optimum
+//     nearer the budget is kept.
+//
+// The audit recomputes the returned mechanism's level of the budget's
+// measure (package leakage) and fails rather than return a mechanism above
+// the budget by more than 1e-7. Maximize checks its context between steps.
+package expected

@@ -1,0 +1,146 @@
+package expected
+
+import (
+	"context"
+	"errors"
+	"math"
+
+	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/internal/ipm"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/polytope"
+	"github.com/pmlopt/pmlopt/solver"
+)
+
+// Tolerances of the pipeline.
+const (
+	// supportEntry is the size above which an entry of the interior point
+	// counts as used: entries off the optimal face are about 1e-13.
+	supportEntry = 1e-9
+	// bracketSlack is the relative slack within which the LP on the
+	// support must land in the interior point's bracket [value, bound].
+	bracketSlack = 1e-9
+	// polishTol is the excess over the budget above which an LP optimum
+	// is polished by a solve of the row-scaled LP.
+	polishTol = 1e-9
+)
+
+// Options configures Maximize. The zero value is ready to use.
+type Options struct {
+	// Solver is the LP backend. With Solver nil an ε-PML problem is
+	// answered by the interior point alone (step 1), and the full LP, when
+	// needed, is solved by solver.Auto().
+	Solver solver.Solver
+	// FullLP skips steps 1 and 2 and solves the whole LP: for
+	// cross-checks.
+	FullLP bool
+}
+
+// Result is an audited optimal mechanism.
+type Result struct {
+	Mechanism mech.Mechanism
+	// Epsilon is the audited level of the budget's measure reached by
+	// Mechanism (for ALIP the upper level ε_u; ALIPLower holds ε_l).
+	Epsilon   float64
+	ALIPLower float64
+	// Value is the expected utility of Mechanism, and Bound a proven upper
+	// bound on the optimal expected utility when the interior point
+	// certified one, else NaN: the optimum lies in [Value, Bound].
+	Value, Bound float64
+	// Solver names who found Mechanism: a backend's name, or "ipm".
+	Solver   string
+	LPSolves int
+}
+
+// errUncertified means that the interior point could not certify the
+// optimum, or that the LP on its support left its bracket: the full LP
+// decides.
+var errUncertified = errors.New("expected: the interior point was not certified")
+
+// Maximize returns a mechanism of largest expected utility under u among
+// those within budget b for the prior pi, audited against b.
+func Maximize(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget, opt Options) (Result, error) {
+	if b.Measure == mech.PML && !opt.FullLP {
+		r, err := structured(ctx, pi, u, b, opt.Solver)
+		if err == nil {
+			return r.finish(pi, u), nil
+		}
+		if !errors.Is(err, errUncertified) {
+			return Result{}, err
+		}
+	}
+	slv := opt.Solver
+	if slv == nil {
+		slv = solver.Auto()
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	mod, err := polytope.Build(polytope.Spec{Prior: pi, Budget: b, Objective: polytope.ExpectedUtility, Utility: u})
+	if err != nil {
+		return Result{}, err
+	}
+	r, err := solveModel(ctx, pi, b, mod, slv)
+	if err != nil {
+		return Result{}, err
+	}
+	r.Solver = slv.Name()
+	return r.finish(pi, u), nil
+}
+
+// finish fills the expected utility of r's mechanism.
+func (r Result) finish(pi mech.Prior, u mech.Utility) Result {
+	r.Value = u.ExpectedUtility(pi, r.Mechanism)
+	return r
+}
+
+// structured runs steps 1 and 2 for an ε-PML budget: the interior point,
+// then with slv the LP restricted to the point's support, accepted within
+// the point's bracket.
+func structured(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget, slv solver.Solver) (Result, error) {
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	r, err := ipm.Solve(ipm.Problem{Prior: pi, Utility: u, Epsilon: b.Epsilon}, ipm.Options{})
+	if errors.Is(err, ipm.ErrNotConverged) {
+		return Result{}, errUncertified
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	if slv == nil {
+		a, err := certify.Audit(pi, r.Mechanism, b)
+		if err != nil {
+			return Result{}, errUncertified
+		}
+		return Result{Mechanism: r.Mechanism, Epsilon: a.Level, ALIPLower: a.ALIPLower, Bound: r.Bound, Solver: "ipm"}, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	support := make(mech.Pattern, len(r.Mechanism))
+	for i, row := range r.Mechanism {
+		support[i] = make([]bool, len(row))
+		for j, v := range row {
+			support[i][j] = v > supportEntry
+		}
+	}
+	mod, err := polytope.Build(polytope.Spec{Prior: pi, Budget: b, Objective: polytope.ExpectedUtility, Utility: u, Pattern: support})
+	if err != nil {
+		return Result{}, err
+	}
+	sol, err := solveModel(ctx, pi, b, mod, slv)
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return Result{}, ctxErr
+		}
+		return Result{}, errUncertified
+	}
+	v := u.ExpectedUtility(pi, sol.Mechanism)
+	slack := bracketSlack * math.Max(1, math.Abs(r.Value))
+	if v < r.Value-slack || v > r.Bound+slack {
+		return Result{}, errUncertified
+	}
+	sol.Solver, sol.Bound = slv.Name(), math.Max(r.Bound, v)
+	return sol, nil
+}

@@ -1,0 +1,60 @@
+package expected_test
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pmlopt/pmlopt/expected"
+	"github.com/pmlopt/pmlopt/internal/randinst"
+	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/solver"
+)
+
+// TestMaximizeAgreesWithTheFullLP: on random ε-PML instances the interior
+// point's bracket [Value, Bound] holds the optimum of the whole LP solved
+// by a backend (steps 3-4 alone), the LP on the support (step 2) reaches
+// it, and every mechanism is within the budget by the audit's measure.
+func TestMaximizeAgreesWithTheFullLP(t *testing.T) {
+	ctx := context.Background()
+	for seed := range uint64(4) {
+		rng := rand.New(rand.NewPCG(seed, 21))
+		pi := randinst.Prior(rng, 8, 0.01)
+		u := randinst.Utility(rng, 8, 8, 5)
+		b := mech.Budget{Measure: mech.PML, Epsilon: 0.4 + 0.2*float64(seed)}
+		full, err := expected.Maximize(ctx, pi, u, b, expected.Options{Solver: solver.Revised(), FullLP: true})
+		require.NoError(t, err)
+		assert.True(t, math.IsNaN(full.Bound), "the full LP proves no bound of its own")
+		ip, err := expected.Maximize(ctx, pi, u, b, expected.Options{})
+		require.NoError(t, err)
+		assert.Equal(t, "ipm", ip.Solver)
+		slack := 1e-8 * math.Max(1, math.Abs(full.Value))
+		assert.LessOrEqual(t, ip.Value, full.Value+slack, "seed %d", seed)
+		assert.GreaterOrEqual(t, ip.Bound, full.Value-slack, "seed %d", seed)
+		sup, err := expected.Maximize(ctx, pi, u, b, expected.Options{Solver: solver.Revised()})
+		require.NoError(t, err)
+		assert.InDelta(t, full.Value, sup.Value, slack, "seed %d", seed)
+		for _, r := range []expected.Result{full, ip, sup} {
+			assert.LessOrEqual(t, leakage.PML(pi, r.Mechanism), b.Epsilon+1e-7)
+			assert.InDelta(t, u.ExpectedUtility(pi, r.Mechanism), r.Value, 1e-15)
+		}
+	}
+}
+
+// TestMaximizeHonoursContext: a cancelled context stops the pipeline
+// before its first step, whatever the measure.
+func TestMaximizeHonoursContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	pi := mech.Prior{0.5, 0.3, 0.2}
+	u := mech.Utility{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
+	for _, b := range []mech.Budget{{Measure: mech.PML, Epsilon: 0.5}, {Measure: mech.LDP, Epsilon: 1}} {
+		_, err := expected.Maximize(ctx, pi, u, b, expected.Options{Solver: solver.Revised()})
+		assert.ErrorIs(t, err, context.Canceled, "%s", b.Measure)
+	}
+}
