@@ -14,7 +14,7 @@ import (
 	"github.com/pmlopt/pmlopt/solver"
 )
 
-// LoadProblem reads a problem file (YAML or JSON, SPEC §7).
+// LoadProblem reads a problem file (YAML or JSON; the README lists its keys).
 func LoadProblem(path string) (*problem.Problem, error) { return problem.Load(path) }
 
 // Options configures Solve and Curve. The zero value is ready to use.
@@ -49,7 +49,7 @@ func (o Options) bisect() bisect.Options {
 	return bisect.Options{Solver: o.solver(), Tol: o.Tol, Workers: o.Workers, Progress: o.Progress}
 }
 
-// Solution is an optimal mechanism and what it achieves (SPEC §8).
+// Solution is an optimal mechanism and what it achieves.
 type Solution struct {
 	Objective problem.Objective // what was optimised
 	Measure   mech.Measure      // the budget's measure
@@ -96,7 +96,7 @@ func Solve(ctx context.Context, p *problem.Problem, opt Options) (*Solution, err
 		sol, err = solveExpected(ctx, p, b, opt)
 	case problem.WorstCaseOrder, problem.WorstCaseValue:
 		if b.Measure != mech.PML {
-			return nil, fmt.Errorf("objective: %s is defined for pml budgets (seed 002), the file's measure is %s", p.Objective, b.Measure)
+			return nil, fmt.Errorf("objective: %s is defined for pml budgets (Song & Oechtering 2026), the file's measure is %s", p.Objective, b.Measure)
 		}
 		sol, err = solveWorstCase(ctx, p, b.Epsilon, opt)
 	case "":
@@ -129,7 +129,7 @@ func solveExpected(ctx context.Context, p *problem.Problem, b mech.Budget, opt O
 		ExpectedUtilityBound: r.Bound, Solver: r.Solver, LPSolves: r.LPSolves}, nil
 }
 
-// solveWorstCase answers problem (1) of seed 002 with bisect.
+// solveWorstCase answers problem (1) of Song & Oechtering (2026) with bisect.
 func solveWorstCase(ctx context.Context, p *problem.Problem, eps float64, opt Options) (*Solution, error) {
 	var r bisect.Result
 	var err error
@@ -228,7 +228,7 @@ func Curve(ctx context.Context, p *problem.Problem, objective problem.Objective,
 	return out, err
 }
 
-// Audit computes every measure of SPEC §2 for p's prior and mechanism, with
+// Audit computes every measure of docs/theory.md §2 for p's prior and mechanism, with
 // maximal α-leakage, (α,β)-leakage and LRDP at the given orders.
 func Audit(p *problem.Problem, alpha, beta float64) (leakage.Report, error) {
 	m, err := p.RequireMechanism()
