@@ -72,7 +72,7 @@
 // # Probes answered in Go
 //
 // Before any LP, a probe asks a pure-Go method (Options.Probes): below
-// IPMLetters (512) letters the column generation of package colgen, from
+// ipmLetters (512) letters the column generation of package colgen, from
 // there ipm.Probe. Either gives a mechanism with the pattern, audited like an
 // LP's point, and multipliers that go through certify.DualBound like an
 // engine's ray; a probe they settle costs no LP. Within a few 1e-10 of

@@ -69,15 +69,15 @@ func probesAgree(t *testing.T, mode Probes) {
 	}
 }
 
-// TestGoProbesAuto checks the size rule: below IPMLetters letters the
+// TestGoProbesAuto checks the size rule: below ipmLetters letters the
 // default asks the column generation first, from it ipm.Probe.
 func TestGoProbesAuto(t *testing.T) {
 	c, err := Options{}.config()
 	require.NoError(t, err)
-	assert.False(t, c.ipmFor(IPMLetters-1))
-	assert.True(t, c.colsFor(IPMLetters-1))
-	assert.True(t, c.ipmFor(IPMLetters))
-	assert.False(t, c.colsFor(IPMLetters))
+	assert.False(t, c.ipmFor(ipmLetters-1))
+	assert.True(t, c.colsFor(ipmLetters-1))
+	assert.True(t, c.ipmFor(ipmLetters))
+	assert.False(t, c.colsFor(ipmLetters))
 	c, err = Options{Probes: ProbesLP}.config()
 	require.NoError(t, err)
 	assert.False(t, c.ipmFor(1000))

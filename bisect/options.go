@@ -37,7 +37,7 @@ type Options struct {
 	Workers int
 	// Probes chooses who answers the search's probes "is there an ε-PML
 	// mechanism with the pattern at ε = t?": ProbesAuto (the zero value)
-	// asks the column generation of package colgen first below IPMLetters
+	// asks the column generation of package colgen first below ipmLetters
 	// letters and ipm.Probe first from there, and the solver settles what
 	// they leave open; ProbesLP asks only the solver; ProbesIPM and
 	// ProbesColumns ask ipm.Probe or the column generation first at every
@@ -58,7 +58,7 @@ type Options struct {
 type Probes int
 
 const (
-	// ProbesAuto: the column generation first below IPMLetters letters,
+	// ProbesAuto: the column generation first below ipmLetters letters,
 	// ipm.Probe first from there; the LP for what they leave open.
 	ProbesAuto Probes = iota
 	// ProbesLP: the solver's feasibility LP only.
@@ -71,13 +71,13 @@ const (
 	ProbesColumns
 )
 
-// IPMLetters is the number of letters from which ProbesAuto asks ipm.Probe
+// ipmLetters is the number of letters from which ProbesAuto asks ipm.Probe
 // first instead of the column generation. On the bench's curves with Clp
 // the column generation is faster than ipm.Probe first, and than LPs
 // only, at 64, 128 and 256 letters; one cold least-ε search at 256 costs
 // about the same with either, and both cost O(N³) per probe, so the switch
 // is set above the largest size measured.
-const IPMLetters = 512
+const ipmLetters = 512
 
 // config is Options with defaults filled in.
 type config struct {
@@ -93,13 +93,13 @@ type config struct {
 // ipmFor reports whether the searches ask ipm.Probe first on an n-letter
 // prior.
 func (c config) ipmFor(n int) bool {
-	return c.probes == ProbesIPM || (c.probes == ProbesAuto && n >= IPMLetters)
+	return c.probes == ProbesIPM || (c.probes == ProbesAuto && n >= ipmLetters)
 }
 
 // colsFor reports whether the searches ask the column generation (package
 // colgen) first on an n-letter prior.
 func (c config) colsFor(n int) bool {
-	return c.probes == ProbesColumns || (c.probes == ProbesAuto && n < IPMLetters)
+	return c.probes == ProbesColumns || (c.probes == ProbesAuto && n < ipmLetters)
 }
 
 func (o Options) config() (config, error) {
