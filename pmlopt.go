@@ -36,6 +36,12 @@ type Options struct {
 	Workers int
 	// Progress, if not nil, is called as a curve advances.
 	Progress func(done, total int)
+	// Settled, if not nil, is called with each threshold's point of a
+	// curve as soon as it is settled (in the order they settle; calls are
+	// serialised), so that a caller can keep each point before the curve
+	// completes. For worst-case-value every threshold is reported, not
+	// only the first of each step.
+	Settled func(Point)
 }
 
 func (o Options) solver() solver.Solver {
@@ -46,7 +52,11 @@ func (o Options) solver() solver.Solver {
 }
 
 func (o Options) bisect() bisect.Options {
-	return bisect.Options{Solver: o.solver(), Tol: o.Tol, Workers: o.Workers, Progress: o.Progress}
+	b := bisect.Options{Solver: o.solver(), Tol: o.Tol, Workers: o.Workers, Progress: o.Progress}
+	if o.Settled != nil {
+		b.Settled = func(p bisect.Point) { o.Settled(fromBisect(p)) }
+	}
+	return b
 }
 
 // Solution is an optimal mechanism and what it achieves.
@@ -179,6 +189,9 @@ func describe(p *problem.Problem, sol *Solution) {
 // [OptimalEpsilonLower, OptimalEpsilon]: the lower end is certified, the
 // upper one is the audited PML of Mechanism. LPSolves counts the LPs spent
 // on this point (0 when its bracket followed from its neighbours').
+// Failure is the engine error that left the bracket wider than the
+// tolerance after every other route was tried (nil when settled); the
+// bracket is certified all the same.
 type Point struct {
 	H                   int
 	Threshold           float64
@@ -188,6 +201,13 @@ type Point struct {
 	OptimalEpsilonLower float64
 	Mechanism           mech.Mechanism
 	LPSolves            int
+	Failure             error
+}
+
+func fromBisect(pt bisect.Point) Point {
+	return Point{H: pt.H, Threshold: pt.Threshold, ThresholdMax: pt.ThresholdMax, SafeEpsilon: pt.SafeEpsilon,
+		OptimalEpsilon: pt.OptimalEpsilon, OptimalEpsilonLower: pt.OptimalEpsilonLower,
+		Mechanism: pt.Mechanism, LPSolves: pt.LPSolves, Failure: pt.Failure}
 }
 
 // Curve computes the trade-off curve of p for a worst-case objective: for
@@ -218,9 +238,7 @@ func Curve(ctx context.Context, p *problem.Problem, objective problem.Objective,
 	// A cancelled curve returns the points resolved so far with ctx.Err().
 	out := make([]Point, len(pts))
 	for k, pt := range pts {
-		out[k] = Point{H: pt.H, Threshold: pt.Threshold, ThresholdMax: pt.ThresholdMax, SafeEpsilon: pt.SafeEpsilon,
-			OptimalEpsilon: pt.OptimalEpsilon, OptimalEpsilonLower: pt.OptimalEpsilonLower,
-			Mechanism: pt.Mechanism, LPSolves: pt.LPSolves}
+		out[k] = fromBisect(pt)
 	}
 	if pts == nil {
 		out = nil

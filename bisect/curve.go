@@ -11,6 +11,7 @@ import (
 	"github.com/pmlopt/pmlopt/internal/patternbasis"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/solver"
 )
 
 // OrderCurve returns the trade-off curve of the order o: one Point for every
@@ -42,7 +43,10 @@ func OrderCurve(ctx context.Context, pi mech.Prior, o mech.Order, opt Options) (
 	if err != nil {
 		return nil, err
 	}
-	res, err := runCurve(ctx, pi, fam, cfg)
+	res, err := runCurve(ctx, pi, fam, cfg, func(k int, r *Result) Point {
+		h := float64(k + 1)
+		return point(k+1, h, h, safe[k], r)
+	})
 	var pts []Point
 	for k, r := range res {
 		if r == nil {
@@ -75,7 +79,10 @@ func ValueCurve(ctx context.Context, pi mech.Prior, u mech.Utility, opt Options)
 	if err != nil {
 		return nil, err
 	}
-	res, err := runCurve(ctx, pi, fam, cfg)
+	res, err := runCurve(ctx, pi, fam, cfg, func(k int, r *Result) Point {
+		safe := leakage.PML(pi, closedform.UniformOnAllowed(fam.pattern(k)))
+		return point(k+1, vs[k], vs[k], safe, r)
+	})
 	var starts []int
 	for k, r := range res {
 		if r == nil {
@@ -110,6 +117,7 @@ func point(h int, v, vmax, safe float64, r *Result) Point {
 		LPSolves:            r.LPSolves,
 		GoProbes:            r.GoProbes,
 		Proof:               r.Proof,
+		Failure:             r.Failure,
 	}
 }
 
@@ -122,19 +130,23 @@ type curveRun struct {
 	cfg    config
 	sem    chan struct{} // one token per running search
 
+	// toPoint makes the point of index k reported to cfg.settled.
+	toPoint func(k int, r *Result) Point
+
 	mu   sync.Mutex
 	res  []*Result
 	done int
 	err  error
 }
 
-// runCurve resolves every index of fam. On failure or cancellation the
-// unresolved indices are nil.
-func runCurve(parent context.Context, pi mech.Prior, fam family, cfg config) ([]*Result, error) {
+// runCurve resolves every index of fam. An engine failure that no other
+// route gets past leaves its index with the bracket it reached and
+// Result.Failure set; on cancellation the unresolved indices are nil.
+func runCurve(parent context.Context, pi mech.Prior, fam family, cfg config, toPoint func(k int, r *Result) Point) ([]*Result, error) {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	c := &curveRun{
-		ctx: ctx, cancel: cancel, pi: pi, fam: fam, cfg: cfg,
+		ctx: ctx, cancel: cancel, pi: pi, fam: fam, cfg: cfg, toPoint: toPoint,
 		sem: make(chan struct{}, cfg.workers),
 		res: make([]*Result, fam.k),
 	}
@@ -192,6 +204,11 @@ func (c *curveRun) set(k0 int, rs ...*Result) {
 		c.res[k0+i] = r
 	}
 	c.done += len(rs)
+	if c.cfg.settled != nil {
+		for i, r := range rs {
+			c.cfg.settled(c.toPoint(k0+i, r))
+		}
+	}
 	if c.cfg.progress != nil && len(rs) > 0 {
 		c.cfg.progress(c.done, c.fam.k)
 	}
@@ -207,13 +224,87 @@ func (c *curveRun) solve(k int, h hint) bool {
 		return false
 	}
 	r, err := search(c.ctx, c.pi, c.fam.pattern(k), c.cfg, c.cfg.tol/2, h)
+	if err != nil && c.ctx.Err() == nil {
+		r, err = c.retry(k, h, r, err)
+	}
 	<-c.sem
-	if err != nil {
-		c.fail(err)
+	if c.ctx.Err() != nil {
+		c.fail(c.ctx.Err())
 		return false
 	}
+	r.Failure = err
 	c.set(k, &r)
 	return true
+}
+
+// retry takes index k past an engine failure: the search runs again from
+// the bracket r it reached, by every other route in turn (routes), until
+// one closes the bracket. The brackets of all routes are certified, so the
+// result keeps the highest lower end and the lowest upper end seen. It
+// returns the last error when no route closes the bracket.
+func (c *curveRun) retry(k int, h hint, r Result, err error) (Result, error) {
+	pat := c.fam.pattern(k)
+	for _, cfg := range routes(c.cfg, len(c.pi)) {
+		if c.ctx.Err() != nil {
+			break
+		}
+		next := h
+		next.lo, next.loKind, next.proof = r.EpsLower, r.Lower, r.Proof
+		next.hiMech, next.hi = r.Mechanism, r.EpsUpper
+		got, e := search(c.ctx, c.pi, pat, cfg, c.cfg.tol/2, next)
+		r = tighter(r, got)
+		if e == nil {
+			return r, nil
+		}
+		err = e
+	}
+	return r, err
+}
+
+// tighter combines two certified brackets of the same pattern into the
+// narrowest: the higher lower end with its proof, the lower upper end with
+// its mechanism, and the work of both.
+func tighter(a, b Result) Result {
+	out := a
+	if b.EpsLower > a.EpsLower {
+		out.EpsLower, out.Lower, out.Proof = b.EpsLower, b.Lower, b.Proof
+	}
+	if b.Mechanism != nil && b.EpsUpper < a.EpsUpper {
+		out.EpsUpper, out.Mechanism = b.EpsUpper, b.Mechanism
+	}
+	out.EpsLower = math.Min(out.EpsLower, out.EpsUpper)
+	out.LPSolves, out.GoProbes = a.LPSolves+b.LPSolves, a.GoProbes+b.GoProbes
+	out.basis, out.seed = b.basis, b.seed
+	return out
+}
+
+// routes lists the other ways to search after an engine failure, most
+// promising first: the pure-Go backend (when another one failed), the
+// column generation and the interior-point probes with the LP only for
+// what they leave open, and the pure-Go LPs alone.
+func routes(cfg config, n int) []config {
+	used := cfg.probes
+	switch {
+	case cfg.ipmFor(n):
+		used = ProbesIPM
+	case cfg.colsFor(n):
+		used = ProbesColumns
+	}
+	var out []config
+	add := func(slv solver.Solver, p Probes) {
+		if slv == nil || (slv.Name() == cfg.slv.Name() && p == used) {
+			return
+		}
+		c := cfg
+		c.slv, c.probes = slv, p
+		out = append(out, c)
+	}
+	revised, _ := solver.Get("revised")
+	add(revised, used)
+	add(cfg.slv, ProbesColumns)
+	add(cfg.slv, ProbesIPM)
+	add(revised, ProbesLP)
+	return out
 }
 
 // rec resolves the indices strictly between a and b, which are resolved.

@@ -48,6 +48,13 @@ type Options struct {
 	// serialised (never concurrent) and done increases by at least one per
 	// call.
 	Progress func(done, total int)
+	// Settled, if not nil, is called by the curves with each threshold's
+	// point as soon as its bracket is settled, in the order they settle
+	// (not the order of the thresholds), so that a caller can write each
+	// point before the curve completes. Calls are serialised. For
+	// ValueCurve every threshold is reported (ThresholdMax = Threshold),
+	// not only the first of each step.
+	Settled func(Point)
 
 	// probeMaster, if not nil, replaces (*colgen.Master).Probe in the
 	// searches: tests make a master stall with it.
@@ -85,6 +92,7 @@ type config struct {
 	tol      float64
 	workers  int
 	progress func(done, total int)
+	settled  func(Point)
 	probes   Probes
 
 	probeMaster func(*colgen.Master, float64) (*colgen.Result, error)
@@ -103,7 +111,7 @@ func (c config) colsFor(n int) bool {
 }
 
 func (o Options) config() (config, error) {
-	c := config{slv: o.Solver, tol: o.Tol, workers: o.Workers, progress: o.Progress, probes: o.Probes, probeMaster: o.probeMaster}
+	c := config{slv: o.Solver, tol: o.Tol, workers: o.Workers, progress: o.Progress, settled: o.Settled, probes: o.Probes, probeMaster: o.probeMaster}
 	if c.probes < ProbesAuto || c.probes > ProbesColumns {
 		return c, fmt.Errorf("bisect: unknown probes %d", o.Probes)
 	}
@@ -177,6 +185,12 @@ type Result struct {
 	GoProbes           int // probes answered in Go, by ipm.Probe or colgen (Options.Probes)
 	Proof              []float64
 
+	// Failure is the engine error that left a curve's threshold with a
+	// bracket wider than Tol after every other route was tried (another
+	// backend, other probes); the bracket is still certified. nil for a
+	// settled threshold.
+	Failure error
+
 	basis *patternbasis.Keyed // the warm session's last basis, for a neighbour; cleared by the curve
 	seed  *colgen.Seed        // the column generation's last basic columns, for a neighbour; cleared by the curve
 }
@@ -209,4 +223,5 @@ type Point struct {
 	LPSolves            int
 	GoProbes            int       // as Result.GoProbes, for this point
 	Proof               []float64 // as Result.Proof
+	Failure             error     // as Result.Failure
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -23,10 +24,20 @@ const curveHelp = `Computes the trade-off curve of the file's prior and utilitie
 utility order h (worst-case-order) or every reachable utility value where the
 optimal ε changes (worst-case-value), the utility-safe PML ε_S and the least
 PML ε* of a mechanism reaching that worst case, as a bracket
-[optimal_epsilon_lower, optimal_epsilon]. Prints a table, --json or --csv;
---plot writes both staircases against ε as SVG or PNG (by extension).
-Progress goes to stderr when the run takes longer than a second; Ctrl-C stops
-it cleanly.`
+[optimal_epsilon_lower, optimal_epsilon]. Prints a table, --json, --csv, or
+--jsonl (one line per threshold as soon as it settles, so that a long curve
+keeps what it has); --plot writes both staircases against ε as SVG or PNG (by
+extension).
+
+An engine failure on one threshold is retried by other routes (the pure-Go
+backend, other probes); a threshold no route settles keeps its certified
+bracket, with a warning on stderr. Progress goes to stderr when the run takes
+longer than a second. Ctrl-C, SIGTERM or SIGHUP stop the curve: the settled
+points are written and the exit status is 130 (143 for SIGTERM).
+
+Example:
+
+	pmlopt curve testdata/counting-query.yaml --jsonl > curve.jsonl`
 
 type curvePointJSON struct {
 	H                   *int    `json:"h,omitempty"`
@@ -35,6 +46,9 @@ type curvePointJSON struct {
 	OptimalEpsilon      jfloat  `json:"optimal_epsilon"`
 	OptimalEpsilonLower jfloat  `json:"optimal_epsilon_lower"`
 	LPSolves            int     `json:"lp_solves"`
+	// Failure is the engine error that left the bracket wider than --tol
+	// after every other route was tried; the bracket is certified.
+	Failure string `json:"failure,omitempty"`
 }
 
 type curveJSON struct {
@@ -51,14 +65,15 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	workers := fs.Int("workers", 0, "thresholds solved in parallel (0 = number of CPUs)")
 	asJSON := fs.Bool("json", false, "write JSON (keys as in the README)")
 	asCSV := fs.Bool("csv", false, "write CSV")
+	asJSONL := fs.Bool("jsonl", false, "write each point as one JSON line as soon as it settles (in the order they settle)")
 	plotPath := fs.String("plot", "", "also draw both staircases to this `file` (.svg or .png)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
 	pos, err := fs.parse(args, 1)
 	if err != nil {
 		return err
 	}
-	if *asJSON && *asCSV {
-		return usagef("give --json or --csv, not both")
+	if btoi(*asJSON)+btoi(*asCSV)+btoi(*asJSONL) > 1 {
+		return usagef("give one of --json, --csv and --jsonl")
 	}
 	obj, err := problem.ParseObjective(*objective)
 	if err != nil || obj == problem.ExpectedUtility {
@@ -87,13 +102,36 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	prog := newProgress(e.stderr, "curve", *quiet)
-	pts, err := pmlopt.Curve(ctx, p, obj, pmlopt.Options{Solver: slv, Tol: *tol, Workers: *workers, Progress: prog.update})
+	opts := pmlopt.Options{Solver: slv, Tol: *tol, Workers: *workers, Progress: prog.update}
+	var lineErr error
+	if *asJSONL {
+		// Each settled point goes out at once, so that an interrupted or
+		// failed curve keeps every point it settled.
+		opts.Settled = func(pt pmlopt.Point) {
+			if lineErr == nil {
+				lineErr = writeJSONLine(e.stdout, toCurvePointJSON(obj, pt))
+			}
+		}
+	}
+	pts, err := pmlopt.Curve(ctx, p, obj, opts)
 	prog.done()
 	stopped := err != nil && ctx.Err() != nil
 	if err != nil && !stopped {
 		return err
 	}
 	warnOpen(e.stderr, pts, *tol)
+	if *asJSONL {
+		if lineErr != nil {
+			return lineErr
+		}
+		if stopped {
+			return fmt.Errorf("interrupted: %d settled points written, %d thresholds left", prog.count(), prog.total()-prog.count())
+		}
+		if *plotPath != "" {
+			return plotCurve(*plotPath, curveTitle(p.Name), obj, pts)
+		}
+		return nil
+	}
 	var b buffered
 	switch {
 	case *asJSON:
@@ -115,34 +153,61 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("interrupted: %d settled points written, %d thresholds left", len(pts), prog.total()-prog.count())
 	}
 	if *plotPath != "" {
-		title := "trade-off curve"
-		if p.Name != "" {
-			title = p.Name
-		}
-		if err := plotCurve(*plotPath, title, obj, pts); err != nil {
+		if err := plotCurve(*plotPath, curveTitle(p.Name), obj, pts); err != nil {
 			return err
 		}
 	}
 	return b.commit(e.stdout)
 }
 
+func curveTitle(name string) string {
+	if name != "" {
+		return name
+	}
+	return "trade-off curve"
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// writeJSONLine writes v as one line of JSON.
+func writeJSONLine(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
 func toCurveJSON(obj problem.Objective, solverName string, pts []pmlopt.Point) curveJSON {
 	j := curveJSON{Objective: string(obj), Solver: solverName, Points: make([]curvePointJSON, len(pts))}
 	for k, pt := range pts {
-		c := curvePointJSON{
-			SafeEpsilon: jfloat(pt.SafeEpsilon), OptimalEpsilon: jfloat(pt.OptimalEpsilon),
-			OptimalEpsilonLower: jfloat(pt.OptimalEpsilonLower), LPSolves: pt.LPSolves,
-		}
-		if obj == problem.WorstCaseOrder {
-			h := pt.H
-			c.H = &h
-		} else {
-			v := jfloat(pt.Threshold)
-			c.Threshold = &v
-		}
-		j.Points[k] = c
+		j.Points[k] = toCurvePointJSON(obj, pt)
 	}
 	return j
+}
+
+func toCurvePointJSON(obj problem.Objective, pt pmlopt.Point) curvePointJSON {
+	c := curvePointJSON{
+		SafeEpsilon: jfloat(pt.SafeEpsilon), OptimalEpsilon: jfloat(pt.OptimalEpsilon),
+		OptimalEpsilonLower: jfloat(pt.OptimalEpsilonLower), LPSolves: pt.LPSolves,
+	}
+	if obj == problem.WorstCaseOrder {
+		h := pt.H
+		c.H = &h
+	} else {
+		v := jfloat(pt.Threshold)
+		c.Threshold = &v
+	}
+	if pt.Failure != nil {
+		c.Failure = pt.Failure.Error()
+	}
+	return c
 }
 
 func writeCurveCSV(w io.Writer, obj problem.Objective, pts []pmlopt.Point) error {
@@ -269,6 +334,11 @@ func gap(safe, opt float64) float64 {
 // certified, and printed).
 func warnOpen(w io.Writer, pts []pmlopt.Point, tol float64) {
 	for _, p := range pts {
+		if p.Failure != nil {
+			fmt.Fprintf(w, "pmlopt curve: warning: threshold %d: ε* in [%.12g, %.12g]: every route failed (%v)\n",
+				p.H, p.OptimalEpsilonLower, p.OptimalEpsilon, p.Failure)
+			continue
+		}
 		if p.OptimalEpsilon-p.OptimalEpsilonLower > tol {
 			fmt.Fprintf(w, "pmlopt curve: warning: threshold %d: ε* in [%.12g, %.12g], wider than --tol %g (the solver proved no closer lower bound)\n",
 				p.H, p.OptimalEpsilonLower, p.OptimalEpsilon, tol)
