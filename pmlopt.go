@@ -42,6 +42,9 @@ type Options struct {
 	// completes. For worst-case-value every threshold is reported, not
 	// only the first of each step.
 	Settled func(Point)
+	// Notify, if not nil, is told before Solve starts a step that can take
+	// long (an expected-utility LP: its size, and why it is solved).
+	Notify func(msg string)
 }
 
 func (o Options) solver() solver.Solver {
@@ -131,7 +134,7 @@ func solveExpected(ctx context.Context, p *problem.Problem, b mech.Budget, opt O
 	if err != nil {
 		return nil, err
 	}
-	r, err := expected.Maximize(ctx, p.Prior, u, b, expected.Options{Solver: opt.Solver, FullLP: opt.FullLP})
+	r, err := expected.Maximize(ctx, p.Prior, u, b, expected.Options{Solver: opt.Solver, FullLP: opt.FullLP, Notify: opt.Notify})
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package expected
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 
 	"github.com/pmlopt/pmlopt/certify"
@@ -23,6 +24,9 @@ const (
 	// polishTol is the excess over the budget above which an LP optimum
 	// is polished by a solve of the row-scaled LP.
 	polishTol = 1e-9
+	// longLP is the number of columns from which an LP is announced to
+	// Options.Notify: from about a hundred letters a solve takes seconds.
+	longLP = 10000
 )
 
 // Options configures Maximize. The zero value is ready to use.
@@ -34,6 +38,15 @@ type Options struct {
 	// FullLP skips steps 1 and 2 and solves the whole LP: for
 	// cross-checks.
 	FullLP bool
+	// Notify, if not nil, is told before the pipeline starts a step that
+	// can take long: the full LP (its size, and why it is solved).
+	Notify func(msg string)
+}
+
+func (o Options) notify(format string, args ...any) {
+	if o.Notify != nil {
+		o.Notify(fmt.Sprintf(format, args...))
+	}
 }
 
 // Result is an audited optimal mechanism.
@@ -79,6 +92,13 @@ func Maximize(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget,
 	mod, err := polytope.Build(polytope.Spec{Prior: pi, Budget: b, Objective: polytope.ExpectedUtility, Utility: u})
 	if err != nil {
 		return Result{}, err
+	}
+	switch {
+	case b.Measure == mech.PML && !opt.FullLP:
+		opt.notify("the interior point was not certified: solving the full LP (%d rows × %d columns) with %s",
+			mod.LP.NumRows(), mod.LP.NumCols(), slv.Name())
+	case mod.LP.NumCols() >= longLP:
+		opt.notify("solving the %s LP (%d rows × %d columns) with %s", b.Measure, mod.LP.NumRows(), mod.LP.NumCols(), slv.Name())
 	}
 	r, err := solveModel(ctx, pi, b, mod, slv)
 	if err != nil {

@@ -94,7 +94,8 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 	if !(*tol > 0) || math.IsInf(*tol, 0) {
 		return usagef("--tol must be a positive number, got %v", *tol)
 	}
-	sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{Solver: slv, Tol: *tol})
+	sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{Solver: slv, Tol: *tol,
+		Notify: func(msg string) { fmt.Fprintf(e.stderr, "pmlopt solve: %s\n", msg) }})
 	if err != nil {
 		return err
 	}
