@@ -20,7 +20,7 @@ import (
 // p_min falls.
 func TestQuickReport(t *testing.T) {
 	dir := t.TempDir()
-	cfg, err := parseFlags([]string{"-out", dir, "-quick", "-problem", "../testdata/counting-query.yaml"}, os.Stderr)
+	cfg, err := parseFlags([]string{"-out", dir, "-quick", "-isolate=false", "-problem", "../testdata/counting-query.yaml"}, os.Stderr)
 	require.NoError(t, err)
 	require.NoError(t, run(context.Background(), cfg))
 
