@@ -155,6 +155,9 @@ func families(ctx context.Context, cfg Config) (*Families, error) {
 		for _, f := range fams {
 			for _, b := range cfg.Solvers {
 				for _, task := range famTasks {
+					if cfg.FamilyTasks != nil && !contains(cfg.FamilyTasks, task) {
+						continue
+					}
 					if ctx.Err() != nil {
 						return nil, ctx.Err()
 					}

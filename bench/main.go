@@ -31,6 +31,7 @@ type Config struct {
 	Studies     []string // parts to run (studyNames); nil = all
 	FamilySizes []int    // N of the families study; nil = default
 	Families    []string // families of the study; nil = all
+	FamilyTasks []string // tasks of the study (famTasks); nil = all
 	// Exe, if set, is the bench binary: the families study runs each of
 	// its runs as a child process of it (-job), killed past its budget.
 	Exe string
@@ -77,6 +78,7 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 	studies := fs.String("studies", "all", "all, or comma-separated parts to run ("+strings.Join(studyNames, ", ")+")")
 	famSizes := fs.String("family-sizes", "", "comma-separated N of the families study (default 64,128,256; quick: 8,12)")
 	fams := fs.String("families", "all", "all, or comma-separated families of the families study (package instance)")
+	tasks := fs.String("tasks", "all", "all, or comma-separated tasks of the families study ("+strings.Join(famTasks, ", ")+")")
 	isolate := fs.Bool("isolate", true, "run each run of the families study in a child process killed past its budget")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
@@ -109,6 +111,15 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 		}
 		if _, err := famList(cfg); err != nil {
 			return Config{}, fmt.Errorf("-families: %w", err)
+		}
+	}
+	if *tasks != "all" && *tasks != "" {
+		for _, t := range strings.Split(*tasks, ",") {
+			t = strings.TrimSpace(t)
+			if !contains(famTasks, t) {
+				return Config{}, fmt.Errorf("-tasks: unknown %q (want %s)", t, strings.Join(famTasks, ", "))
+			}
+			cfg.FamilyTasks = append(cfg.FamilyTasks, t)
 		}
 	}
 	if *studies != "all" && *studies != "" {

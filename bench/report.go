@@ -96,6 +96,9 @@ func (r *Report) flagsString() string {
 	if c.Families != nil {
 		s += " -families " + strings.Join(c.Families, ",")
 	}
+	if c.FamilyTasks != nil {
+		s += " -tasks " + strings.Join(c.FamilyTasks, ",")
+	}
 	return s
 }
 
