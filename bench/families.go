@@ -53,7 +53,8 @@ type FamRun struct {
 	PMin    float64
 	Status  string // ok, open (a bracket left open), error, budget (over the budget), skipped
 	Seconds float64
-	Probes  int // probes answered in Go (curves)
+	CPU     float64 // CPU seconds (user + system) of the child process; NaN when run in-process
+	Probes  int     // probes answered in Go (curves)
 	LPs     int
 	Points  int // points returned (curves)
 	Open    int // points with EpsUpper − EpsLower > tol·max(1, EpsUpper)
@@ -72,11 +73,11 @@ type FamRun struct {
 // infinity, so the floats travel as strings.
 type famWire struct {
 	FamRun
-	PMin, Seconds, MaxOpen, Value, Excess string
+	PMin, Seconds, CPU, MaxOpen, Value, Excess string
 }
 
 func (r FamRun) wire() famWire {
-	return famWire{r, ff(r.PMin), ff(r.Seconds), ff(r.MaxOpen), ff(r.Value), ff(r.Excess)}
+	return famWire{r, ff(r.PMin), ff(r.Seconds), ff(r.CPU), ff(r.MaxOpen), ff(r.Value), ff(r.Excess)}
 }
 
 func (w famWire) run() FamRun {
@@ -84,7 +85,7 @@ func (w famWire) run() FamRun {
 	for _, x := range []struct {
 		s string
 		p *float64
-	}{{w.PMin, &r.PMin}, {w.Seconds, &r.Seconds}, {w.MaxOpen, &r.MaxOpen}, {w.Value, &r.Value}, {w.Excess, &r.Excess}} {
+	}{{w.PMin, &r.PMin}, {w.Seconds, &r.Seconds}, {w.CPU, &r.CPU}, {w.MaxOpen, &r.MaxOpen}, {w.Value, &r.Value}, {w.Excess, &r.Excess}} {
 		*x.p = parseFF(x.s)
 	}
 	return r
@@ -190,8 +191,8 @@ func families(ctx context.Context, cfg Config) (*Families, error) {
 }
 
 func logFam(cfg Config, r FamRun) {
-	fmt.Fprintf(cfg.Log, "  %s N=%d %s %s: %s %.3fs probes=%d LPs=%d open=%d/%d %s %s\n", r.Family, r.N, r.Backend, r.Task,
-		r.Status, r.Seconds, r.Probes, r.LPs, r.Open, r.Points, r.Method, r.Note)
+	fmt.Fprintf(cfg.Log, "  %s N=%d %s %s: %s %.3fs cpu=%.3fs probes=%d LPs=%d open=%d/%d %s %s\n", r.Family, r.N, r.Backend, r.Task,
+		r.Status, r.Seconds, r.CPU, r.Probes, r.LPs, r.Open, r.Points, r.Method, r.Note)
 }
 
 // famIsolated runs job in a child process (the bench binary with -job) and
@@ -205,7 +206,13 @@ func famIsolated(ctx context.Context, exe string, job FamJob) FamRun {
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	t0 := time.Now()
 	err := cmd.Run()
-	r := FamRun{FamJob: job, Seconds: time.Since(t0).Seconds()}
+	r := FamRun{FamJob: job, Seconds: time.Since(t0).Seconds(), Value: math.NaN(), Excess: math.NaN(), MaxOpen: math.NaN()}
+	// The machine may be shared: the child's CPU time is the measure that
+	// others' load inflates least.
+	r.CPU = math.NaN()
+	if st := cmd.ProcessState; st != nil {
+		r.CPU = (st.UserTime() + st.SystemTime()).Seconds()
+	}
 	if cctx.Err() != nil && ctx.Err() == nil {
 		r.Status, r.Note = "budget", fmt.Sprintf("killed after %v", (job.Budget+famGrace).Round(time.Second))
 		return r
@@ -215,7 +222,10 @@ func famIsolated(ctx context.Context, exe string, job FamJob) FamRun {
 		r.Status, r.Note = "error", fmt.Sprintf("child: %v %v: %s", err, jerr, lastLine(errb.String()))
 		return r
 	}
-	return wr.run()
+	cpu := r.CPU
+	r = wr.run()
+	r.CPU = cpu
+	return r
 }
 
 func lastLine(s string) string {
@@ -239,7 +249,7 @@ func runJob(spec string) error {
 
 // famRun runs one job in this process.
 func famRun(ctx context.Context, job FamJob) FamRun {
-	r := FamRun{FamJob: job, Value: math.NaN(), Excess: math.NaN(), MaxOpen: math.NaN()}
+	r := FamRun{FamJob: job, CPU: math.NaN(), Value: math.NaN(), Excess: math.NaN(), MaxOpen: math.NaN()}
 	fail := func(err error) FamRun {
 		r.Status, r.Note = "error", err.Error()
 		return r
@@ -343,12 +353,12 @@ func famExcess(pi mech.Prior, m mech.Mechanism, b mech.Budget) float64 {
 }
 
 func (f *Families) write(dir string) error {
-	header := []string{"family", "N", "M", "p_min", "backend", "task", "status", "seconds", "go_probes", "lp_solves",
+	header := []string{"family", "N", "M", "p_min", "backend", "task", "status", "seconds", "cpu_seconds", "go_probes", "lp_solves",
 		"points", "open", "max_open_width", "method", "expected_utility", "audit_excess", "note"}
 	var rows [][]string
 	for _, r := range f.Runs {
 		rows = append(rows, []string{r.Family, fi(r.N), fi(r.M), ff(r.PMin), r.Backend, r.Task, r.Status, ff(r.Seconds),
-			fi(r.Probes), fi(r.LPs), fi(r.Points), fi(r.Open), ff(r.MaxOpen), r.Method, ff(r.Value), ff(r.Excess), r.Note})
+			ff(r.CPU), fi(r.Probes), fi(r.LPs), fi(r.Points), fi(r.Open), ff(r.MaxOpen), r.Method, ff(r.Value), ff(r.Excess), r.Note})
 	}
 	return writeCSV(dir, "families.csv", header, rows)
 }
