@@ -42,8 +42,12 @@ type FamJob struct {
 	Seed    uint64
 	Task    string
 	Backend string
-	Budget  time.Duration
-	Workers int
+	Budget  time.Duration // wall time
+	// CPUBudget, if positive, is the run's budget in CPU seconds of its
+	// child process (isolated runs only): on a shared machine it measures
+	// the work, where a wall budget measures the neighbours too.
+	CPUBudget time.Duration
+	Workers   int
 }
 
 // FamRun is the outcome of a FamJob.
@@ -108,11 +112,12 @@ func parseFF(s string) float64 {
 
 // Families is the outcome of the families study.
 type Families struct {
-	Runs    []FamRun
-	Sizes   []int
-	Budget  time.Duration
-	Tol     float64
-	Isolate bool
+	Runs      []FamRun
+	Sizes     []int
+	Budget    time.Duration
+	CPUBudget time.Duration
+	Tol       float64
+	Isolate   bool
 }
 
 func famSizes(cfg Config) []int {
@@ -150,7 +155,7 @@ func families(ctx context.Context, cfg Config) (*Families, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Families{Sizes: famSizes(cfg), Budget: cfg.Budget, Tol: bisect.DefaultTol, Isolate: cfg.Exe != ""}
+	res := &Families{Sizes: famSizes(cfg), Budget: cfg.Budget, CPUBudget: cfg.CPUBudget, Tol: bisect.DefaultTol, Isolate: cfg.Exe != ""}
 	failed := map[string]int{} // family/task/backend → size where it failed
 	for _, n := range res.Sizes {
 		for _, f := range fams {
@@ -162,7 +167,8 @@ func families(ctx context.Context, cfg Config) (*Families, error) {
 					if ctx.Err() != nil {
 						return nil, ctx.Err()
 					}
-					job := FamJob{Family: f.Name, N: n, Seed: cfg.Seed, Task: task, Backend: b, Budget: cfg.Budget, Workers: cfg.Workers}
+					job := FamJob{Family: f.Name, N: n, Seed: cfg.Seed, Task: task, Backend: b, Budget: cfg.Budget,
+						CPUBudget: cfg.CPUBudget, Workers: cfg.Workers}
 					key := f.Name + "/" + task + "/" + b
 					var r FamRun
 					switch {
@@ -222,9 +228,12 @@ func famIsolated(ctx context.Context, exe string, job FamJob) FamRun {
 		r.Status, r.Note = "error", fmt.Sprintf("child: %v %v: %s", err, jerr, lastLine(errb.String()))
 		return r
 	}
-	cpu := r.CPU
+	cpu, wall := r.CPU, r.Seconds
 	r = wr.run()
 	r.CPU = cpu
+	if math.IsNaN(r.Seconds) {
+		r.Seconds = wall
+	}
 	return r
 }
 
@@ -243,8 +252,35 @@ func runJob(spec string) error {
 	if err := json.Unmarshal([]byte(spec), &job); err != nil {
 		return fmt.Errorf("-job: %w", err)
 	}
-	r := famRun(context.Background(), job)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if job.CPUBudget > 0 {
+		go cpuWatch(cancel, job)
+	}
+	r := famRun(ctx, job)
 	return json.NewEncoder(os.Stdout).Encode(r.wire())
+}
+
+// cpuWatch enforces a job's CPU budget from inside its process: at the
+// budget it cancels the run (a curve stops and reports what it settled),
+// and famGrace of CPU later, when the run did not stop (an expected-utility
+// solve can not be interrupted), it reports the run over budget and exits.
+func cpuWatch(cancel context.CancelFunc, job FamJob) {
+	for range time.Tick(100 * time.Millisecond) {
+		used, ok := cpuTime()
+		if !ok {
+			return
+		}
+		if used >= job.CPUBudget {
+			cancel()
+		}
+		if used >= job.CPUBudget+famGrace {
+			r := FamRun{FamJob: job, Status: "budget", Seconds: math.NaN(), CPU: used.Seconds(), MaxOpen: math.NaN(),
+				Value: math.NaN(), Excess: math.NaN(), Note: fmt.Sprintf("stopped at %v CPU", used.Round(time.Second))}
+			_ = json.NewEncoder(os.Stdout).Encode(r.wire())
+			os.Exit(0)
+		}
+	}
 }
 
 // famRun runs one job in this process.
@@ -293,8 +329,8 @@ func famRun(ctx context.Context, job FamJob) FamRun {
 			r.MaxOpen = math.Max(r.MaxOpen, w)
 		}
 		switch {
-		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
-			r.Status, r.Note = "budget", fmt.Sprintf("%d points resolved within %v", len(pts), job.Budget)
+		case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
+			r.Status, r.Note = "budget", fmt.Sprintf("%d points resolved within the budget", len(pts))
 		case err != nil:
 			r.Status, r.Note = "error", err.Error()
 		case r.Open > 0:
@@ -377,6 +413,9 @@ func famCell(r FamRun) string {
 		return "**error**: " + strings.ReplaceAll(r.Note, "|", "/")
 	}
 	t := fmt.Sprintf("%.2f s", r.Seconds)
+	if !math.IsNaN(r.CPU) {
+		t += fmt.Sprintf(" (CPU %.2f s)", r.CPU)
+	}
 	if strings.HasPrefix(r.Task, "eu-") {
 		s := t
 		if r.Method != "" && r.Task == "eu-pml" {
@@ -399,9 +438,12 @@ func (r *Report) writeFamilies(b *strings.Builder) {
 	for _, fam := range instance.Families() {
 		w("- `%s`: %s\n", fam.Name, fam.Doc)
 	}
-	w("\nPer family, size and backend: the order curve and the value curve (bisect.OrderCurve/ValueCurve: time, probes answered in Go, LPs; a point is **open** when its bracket is wider than %g·max(1, ε)), and one expected-utility solve (pmlopt.Solve with the backend) under PML, LIP, ALIP (ε_l = ε_u) and LDP at ε = %g (time; for PML whether ipm certified the optimum or the full LP ran; the audited level minus the budget). Each run has a budget of %v", f.Tol, famEpsilon, f.Budget)
+	w("\nPer family, size and backend: the order curve and the value curve (bisect.OrderCurve/ValueCurve: wall time, and the CPU time of the run's process when isolated; probes answered in Go, LPs; a point is **open** when its bracket is wider than %g·max(1, ε)), and one expected-utility solve (pmlopt.Solve with the backend) under PML, LIP, ALIP (ε_l = ε_u) and LDP at ε = %g (time; for PML whether ipm certified the optimum or the full LP ran; the audited level minus the budget). Each run has a budget of %v", f.Tol, famEpsilon, f.Budget)
 	if f.Isolate {
-		w(" and runs in its own process, killed %v past it", famGrace)
+		w(" of wall time and runs in its own process, killed %v past it", famGrace)
+		if f.CPUBudget > 0 {
+			w("; it also stops at %v of CPU time (curves keep what they settled; a solve that can not be interrupted is stopped %v of CPU later)", f.CPUBudget, famGrace)
+		}
 	}
 	w("; a run over its budget or failing is not attempted at the larger sizes (–).\n\n")
 	w("| family | N | backend | order curve | value curve | EU PML | EU LIP | EU ALIP | EU LDP |\n|---|---|---|---|---|---|---|---|---|\n")

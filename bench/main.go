@@ -16,17 +16,20 @@ import (
 
 // Config is everything one run depends on.
 type Config struct {
-	Out      string        // output folder
-	Quick    bool          // small grids
-	Sizes    []int         // N = M of the scaling study
-	Big      int           // size of the closed-form-only scaling point; 0 = none
-	Budget   time.Duration // per instance and backend
-	GonumMax int           // largest N for the gonum backend
-	Solvers  []string      // backend names
-	Workers  int           // bisect.Options.Workers
-	Seed     uint64
-	Problem  string // counting-query problem file
-	Log      io.Writer
+	Out    string        // output folder
+	Quick  bool          // small grids
+	Sizes  []int         // N = M of the scaling study
+	Big    int           // size of the closed-form-only scaling point; 0 = none
+	Budget time.Duration // per instance and backend
+	// CPUBudget is the families study's per-run budget in CPU time of
+	// each run's process (isolated runs); 0 = none.
+	CPUBudget time.Duration
+	GonumMax  int      // largest N for the gonum backend
+	Solvers   []string // backend names
+	Workers   int      // bisect.Options.Workers
+	Seed      uint64
+	Problem   string // counting-query problem file
+	Log       io.Writer
 
 	Studies     []string // parts to run (studyNames); nil = all
 	FamilySizes []int    // N of the families study; nil = default
@@ -78,6 +81,7 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 	studies := fs.String("studies", "all", "all, or comma-separated parts to run ("+strings.Join(studyNames, ", ")+")")
 	famSizes := fs.String("family-sizes", "", "comma-separated N of the families study (default 64,128,256; quick: 8,12)")
 	fams := fs.String("families", "all", "all, or comma-separated families of the families study (package instance)")
+	cpuBudget := fs.Duration("cpu-budget", 0, "families study: per-run budget in CPU time of the run's process (with -isolate; 0 = none); -budget stays the wall-time limit")
 	tasks := fs.String("tasks", "all", "all, or comma-separated tasks of the families study ("+strings.Join(famTasks, ", ")+")")
 	isolate := fs.Bool("isolate", true, "run each run of the families study in a child process killed past its budget")
 	if err := fs.Parse(args); err != nil {
@@ -112,6 +116,9 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 		if _, err := famList(cfg); err != nil {
 			return Config{}, fmt.Errorf("-families: %w", err)
 		}
+	}
+	if cfg.CPUBudget = *cpuBudget; cfg.CPUBudget < 0 {
+		return Config{}, fmt.Errorf("-cpu-budget must not be negative, got %v", cfg.CPUBudget)
 	}
 	if *tasks != "all" && *tasks != "" {
 		for _, t := range strings.Split(*tasks, ",") {

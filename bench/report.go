@@ -96,6 +96,9 @@ func (r *Report) flagsString() string {
 	if c.Families != nil {
 		s += " -families " + strings.Join(c.Families, ",")
 	}
+	if c.CPUBudget > 0 {
+		s += fmt.Sprintf(" -cpu-budget %v", c.CPUBudget)
+	}
 	if c.FamilyTasks != nil {
 		s += " -tasks " + strings.Join(c.FamilyTasks, ",")
 	}
