@@ -186,11 +186,13 @@ func families(ctx context.Context, cfg Config) (*Families, error) {
 					}
 					logFam(cfg, r)
 					res.Runs = append(res.Runs, r)
+					// Written after every run, so a study stopped
+					// half-way keeps its data.
+					if err := res.write(cfg.Out); err != nil {
+						return nil, err
+					}
 				}
 			}
-		}
-		if err := res.write(cfg.Out); err != nil {
-			return nil, err
 		}
 	}
 	return res, nil
