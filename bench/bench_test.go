@@ -21,7 +21,7 @@ func TestQuickReport(t *testing.T) {
 		t.Skip("the whole quick report runs every study; TestQuickFigures checks the figures under -short")
 	}
 	dir := t.TempDir()
-	cfg, err := parseFlags([]string{"-out", dir, "-quick", "-problem", "../testdata/counting-query.yaml"}, os.Stderr)
+	cfg, err := parseFlags([]string{"-out", dir, "-quick", "-isolate=false", "-problem", "../testdata/counting-query.yaml"}, os.Stderr)
 	require.NoError(t, err)
 	require.NoError(t, run(context.Background(), cfg))
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/closedform"
+	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/solver"
 )
 
@@ -93,5 +94,28 @@ func BenchmarkOrderCurve16(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkFamilyOrderCurve times the order curve of every instance family
+// at N = 32 per backend; `-bench FamilyOrderCurve/counting-binomial
+// -cpuprofile cpu.out` profiles one family.
+func BenchmarkFamilyOrderCurve(b *testing.B) {
+	for _, f := range instance.Families() {
+		in, err := f.New(32, 2026)
+		if err != nil {
+			b.Fatal(err)
+		}
+		o := in.Order()
+		for _, name := range pureOrClp() {
+			s, _ := solver.Get(name)
+			b.Run(f.Name+"/"+name, func(b *testing.B) {
+				for b.Loop() {
+					// An engine error is what the families study
+					// reports; the time until it is still measured.
+					_, _ = bisect.OrderCurve(context.Background(), in.Prior, o, bisect.Options{Solver: s, Workers: 1})
+				}
+			})
+		}
 	}
 }

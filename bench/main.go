@@ -16,20 +16,41 @@ import (
 
 // Config is everything one run depends on.
 type Config struct {
-	Out      string        // output folder
-	Quick    bool          // small grids
-	Sizes    []int         // N = M of the scaling study
-	Big      int           // size of the closed-form-only scaling point; 0 = none
-	Budget   time.Duration // per instance and backend
-	GonumMax int           // largest N for the gonum backend
-	Solvers  []string      // backend names
-	Workers  int           // bisect.Options.Workers
-	Seed     uint64
-	Problem  string // counting-query problem file
-	Log      io.Writer
+	Out    string        // output folder
+	Quick  bool          // small grids
+	Sizes  []int         // N = M of the scaling study
+	Big    int           // size of the closed-form-only scaling point; 0 = none
+	Budget time.Duration // per instance and backend
+	// CPUBudget is the families study's per-run budget in CPU time of
+	// each run's process (isolated runs); 0 = none.
+	CPUBudget time.Duration
+	GonumMax  int      // largest N for the gonum backend
+	Solvers   []string // backend names
+	Workers   int      // bisect.Options.Workers
+	Seed      uint64
+	Problem   string // counting-query problem file
+	Log       io.Writer
+
+	Studies     []string // parts to run (studyNames); nil = all
+	FamilySizes []int    // N of the families study; nil = default
+	Families    []string // families of the study; nil = all
+	FamilyTasks []string // tasks of the study (famTasks); nil = all
+	// Exe, if set, is the bench binary: the families study runs each of
+	// its runs as a child process of it (-job), killed past its budget.
+	Exe string
 }
 
+// studyNames are the parts of a run, in order; all run by default.
+var studyNames = []string{"fig1", "fig23", "scaling", "eulp", "families"}
+
 func main() {
+	if len(os.Args) == 3 && os.Args[1] == "-job" {
+		if err := runJob(os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	cfg, err := parseFlags(os.Args[1:], os.Stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -57,6 +78,12 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 	workers := fs.Int("workers", 0, "thresholds solved at once by the curves (0 = GOMAXPROCS)")
 	seed := fs.Uint64("seed", 2026, "seed of the samplers and random instances")
 	prob := fs.String("problem", "testdata/counting-query.yaml", "counting-query problem file")
+	studies := fs.String("studies", "all", "all, or comma-separated parts to run ("+strings.Join(studyNames, ", ")+")")
+	famSizes := fs.String("family-sizes", "", "comma-separated N of the families study (default 64,128,256; quick: 8,12)")
+	fams := fs.String("families", "all", "all, or comma-separated families of the families study (package instance)")
+	cpuBudget := fs.Duration("cpu-budget", 0, "families study: per-run budget in CPU time of the run's process (with -isolate; 0 = none); -budget stays the wall-time limit")
+	tasks := fs.String("tasks", "all", "all, or comma-separated tasks of the families study ("+strings.Join(famTasks, ", ")+")")
+	isolate := fs.Bool("isolate", true, "run each run of the families study in a child process killed past its budget")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
@@ -75,6 +102,45 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 		cfg.Big = 1000
 		if *quick {
 			cfg.Big = 200
+		}
+	}
+	if *famSizes != "" {
+		if cfg.FamilySizes, err = parseSizes(*famSizes); err != nil {
+			return Config{}, err
+		}
+	}
+	if *fams != "all" && *fams != "" {
+		for _, f := range strings.Split(*fams, ",") {
+			cfg.Families = append(cfg.Families, strings.TrimSpace(f))
+		}
+		if _, err := famList(cfg); err != nil {
+			return Config{}, fmt.Errorf("-families: %w", err)
+		}
+	}
+	if cfg.CPUBudget = *cpuBudget; cfg.CPUBudget < 0 {
+		return Config{}, fmt.Errorf("-cpu-budget must not be negative, got %v", cfg.CPUBudget)
+	}
+	if *tasks != "all" && *tasks != "" {
+		for _, t := range strings.Split(*tasks, ",") {
+			t = strings.TrimSpace(t)
+			if !contains(famTasks, t) {
+				return Config{}, fmt.Errorf("-tasks: unknown %q (want %s)", t, strings.Join(famTasks, ", "))
+			}
+			cfg.FamilyTasks = append(cfg.FamilyTasks, t)
+		}
+	}
+	if *studies != "all" && *studies != "" {
+		for _, st := range strings.Split(*studies, ",") {
+			st = strings.TrimSpace(st)
+			if !contains(studyNames, st) {
+				return Config{}, fmt.Errorf("-studies: unknown %q (want %s)", st, strings.Join(studyNames, ", "))
+			}
+			cfg.Studies = append(cfg.Studies, st)
+		}
+	}
+	if *isolate {
+		if cfg.Exe, err = os.Executable(); err != nil {
+			return Config{}, fmt.Errorf("-isolate: %w", err)
 		}
 	}
 	if cfg.Solvers, err = parseSolvers(*solvers); err != nil {
@@ -137,21 +203,25 @@ func run(ctx context.Context, cfg Config) error {
 	}
 	rep := &Report{Config: cfg, Machine: machine(), Started: time.Now()}
 	parts := []struct {
-		name string
-		do   func() error
+		study, name string
+		do          func() error
 	}{
-		{"Figure 1 (counting query)", func() (err error) { rep.Fig1, err = figure1(ctx, cfg); return }},
-		{"Figures 2 and 3 (4×4 circulant)", func() (err error) { rep.Fig23, err = figures23(ctx, cfg); return }},
-		{"Scaling study", func() (err error) { rep.Scaling, err = scaling(ctx, cfg); return }},
-		{"Expected-utility LP", func() error {
+		{"fig1", "Figure 1 (counting query)", func() (err error) { rep.Fig1, err = figure1(ctx, cfg); return }},
+		{"fig23", "Figures 2 and 3 (4×4 circulant)", func() (err error) { rep.Fig23, err = figures23(ctx, cfg); return }},
+		{"scaling", "Scaling study", func() (err error) { rep.Scaling, err = scaling(ctx, cfg); return }},
+		{"eulp", "Expected-utility LP", func() error {
 			e, err := euLP(ctx, cfg)
 			if err == nil {
 				rep.EULP, err = e, e.write(cfg.Out)
 			}
 			return err
 		}},
+		{"families", "Instance families", func() (err error) { rep.Families, err = families(ctx, cfg); return }},
 	}
 	for _, p := range parts {
+		if cfg.Studies != nil && !contains(cfg.Studies, p.study) {
+			continue
+		}
 		fmt.Fprintf(cfg.Log, "bench: %s ...\n", p.name)
 		t0 := time.Now()
 		if err := p.do(); err != nil {

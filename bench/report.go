@@ -18,14 +18,15 @@ type PartTime struct {
 
 // Report collects every part for report.md.
 type Report struct {
-	Config  Config
-	Machine Machine
-	Started time.Time
-	Parts   []PartTime
-	Fig1    *Fig1
-	Fig23   *Fig23
-	Scaling *Scaling
-	EULP    *EULP
+	Config   Config
+	Machine  Machine
+	Started  time.Time
+	Parts    []PartTime
+	Fig1     *Fig1
+	Fig23    *Fig23
+	Scaling  *Scaling
+	EULP     *EULP
+	Families *Families
 }
 
 // coincideTol is the largest |ε_S − ε*| reported as "coincide": the
@@ -62,6 +63,9 @@ func (r *Report) write() error {
 	if r.EULP != nil {
 		r.writeEULP(&b)
 	}
+	if r.Families != nil {
+		r.writeFamilies(&b)
+	}
 	w("## Go benchmarks\n\n")
 	w("`go test -run '^$' -bench . ./bench/` times SafeCurve at 1000×1000, one PML expected-utility LP at N = M = 16, 64 and 128 per backend, LeastEpsilon at 32×32 and OrderCurve at 16×16 (add `-tags clp` for the Clp backend).\n")
 	return os.WriteFile(filepath.Join(r.Config.Out, "report.md"), []byte(b.String()), 0o644)
@@ -79,6 +83,25 @@ func (r *Report) flagsString() string {
 	}
 	s += " -sizes " + strings.Join(sz, ",")
 	s += fmt.Sprintf(" -big %d -budget %v -gonum-max %d -solvers %s -seed %d", c.Big, c.Budget, c.GonumMax, strings.Join(c.Solvers, ","), c.Seed)
+	if c.Studies != nil {
+		s += " -studies " + strings.Join(c.Studies, ",")
+	}
+	if c.FamilySizes != nil {
+		var fs []string
+		for _, n := range c.FamilySizes {
+			fs = append(fs, fi(n))
+		}
+		s += " -family-sizes " + strings.Join(fs, ",")
+	}
+	if c.Families != nil {
+		s += " -families " + strings.Join(c.Families, ",")
+	}
+	if c.CPUBudget > 0 {
+		s += fmt.Sprintf(" -cpu-budget %v", c.CPUBudget)
+	}
+	if c.FamilyTasks != nil {
+		s += " -tasks " + strings.Join(c.FamilyTasks, ",")
+	}
 	return s
 }
 

@@ -6,6 +6,7 @@ package randinst
 import (
 	"math/rand/v2"
 
+	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
@@ -20,15 +21,19 @@ func Prior(rng *rand.Rand, n int, floor float64) mech.Prior {
 }
 
 // Dirichlet returns a prior drawn from the flat Dirichlet(1, …, 1)
-// distribution (normalised exponentials), the uniform law on the simplex.
+// distribution (normalised exponentials), the uniform law on the simplex:
+// instance.Dirichlet with a = 1, and an empty prior for n = 0. A draw that
+// instance.Dirichlet refuses (a mass below 2^−1022, probability below
+// 1e-300) is drawn again.
 func Dirichlet(rng *rand.Rand, n int) mech.Prior {
-	pi := make(mech.Prior, n)
-	for i := range pi {
-		for pi[i] == 0 {
-			pi[i] = rng.ExpFloat64()
+	if n < 1 {
+		return mech.Prior{}
+	}
+	for {
+		if pi, err := instance.Dirichlet(rng, n, 1); err == nil {
+			return pi
 		}
 	}
-	return normalise(pi)
 }
 
 func normalise(v []float64) []float64 {
