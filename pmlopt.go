@@ -24,7 +24,8 @@ type Options struct {
 	// Solver is the LP backend; nil means solver.Auto(). An ε-PML
 	// expected-utility problem is solved by package ipm's structured
 	// interior-point method, certified by its upper bound: with Solver nil
-	// its point is the answer; with a Solver, that backend then finds an
+	// ipm.SolveVertex turns its point into an optimal vertex; with a
+	// Solver, that backend then finds an
 	// optimal vertex on the point's support (an LP of about a tenth of the
 	// pairs). Should ipm fail to certify, the full LP is solved.
 	Solver solver.Solver
@@ -137,8 +138,8 @@ func Solve(ctx context.Context, p *problem.Problem, opt Options) (*Solution, err
 var errUncertified = errors.New("pmlopt: the structured solve was not certified")
 
 // solveStructured maximises the expected utility over the ε-PML polytope
-// with package ipm. With slv nil the certified interior point is the
-// answer. With a backend, the backend finishes the solve on the LP
+// with package ipm. With slv nil the answer is the optimal vertex
+// ipm.SolveVertex finds on the certified interior point's face. With a backend, the backend finishes the solve on the LP
 // restricted to the pairs the interior point uses (entries above 1e-9:
 // its optimal face, about 10 % of the pairs at N = 128). Its optimum is
 // accepted when its value lies within ipm's bracket [value, bound] (up to
@@ -150,7 +151,11 @@ func solveStructured(p *problem.Problem, b mech.Budget, slv solver.Solver) (*Sol
 	if err != nil {
 		return nil, err
 	}
-	r, err := ipm.Solve(ipm.Problem{Prior: p.Prior, Utility: u, Epsilon: b.Epsilon}, ipm.Options{})
+	solve := ipm.Solve // a backend finishes on the interior point's support
+	if slv == nil {
+		solve = ipm.SolveVertex // an optimal vertex, purified in pure Go
+	}
+	r, err := solve(ipm.Problem{Prior: p.Prior, Utility: u, Epsilon: b.Epsilon}, ipm.Options{})
 	if errors.Is(err, ipm.ErrNotConverged) {
 		return nil, errUncertified
 	}

@@ -56,6 +56,17 @@ type Result struct {
 	Alpha []float64
 	// Iterations is the number of interior-point iterations.
 	Iterations int
+
+	// face is the optimal face the interior point's complementarity
+	// indicates (nil when the result is not an interior point); Vertex
+	// starts from it.
+	face *face
+}
+
+// face is a guess at an optimal face of the LP: the pairs used (p_ij > 0)
+// and, among them, those at their cap (p_ij = t_j).
+type face struct {
+	used, capped mech.Pattern
 }
 
 // ErrNotConverged is returned when the iterations end before the gap is
@@ -595,5 +606,28 @@ func (w *workspace) result(p Problem) *Result {
 		Value:     p.Utility.ExpectedUtility(p.Prior, P),
 		Bound:     UpperBound(p.Prior, p.Utility, nil, p.Epsilon, alpha),
 		Alpha:     alpha,
+		face:      w.face(),
 	}
+}
+
+// face reads the optimal face off the current point by complementarity: a
+// pair is used when its entry exceeds its dual slack (p_ij > z_ij), and
+// capped when its cap's slack is below that slack's dual (s_ij < w_ij).
+// Near the optimum one of each product's factors goes to 0 and the other
+// stays of the order of the (scaled) data, so the comparison holds long
+// before either factor falls below a fixed threshold.
+func (w *workspace) face() *face {
+	st := w.st
+	f := &face{used: make(mech.Pattern, st.n), capped: make(mech.Pattern, st.n)}
+	for i := range st.n {
+		f.used[i], f.capped[i] = make([]bool, st.m), make([]bool, st.m)
+	}
+	for j := range st.m {
+		for k := st.colStart[j]; k < st.colStart[j+1]; k++ {
+			i := st.row[k]
+			f.used[i][j] = w.p[k] > w.z[k]
+			f.capped[i][j] = f.used[i][j] && w.s[k] < w.w[k]
+		}
+	}
+	return f
 }

@@ -137,7 +137,7 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(&b, "optimum at most           %s (proven by the row multipliers)\n", num(sol.ExpectedUtilityBound))
 	}
 	if sol.Solver == "ipm" {
-		fmt.Fprintf(&b, "solver     ipm (structured interior point, no LP)\n\n")
+		fmt.Fprintf(&b, "solver     ipm (structured interior point, then its optimal face's vertex)\n\n")
 	} else {
 		fmt.Fprintf(&b, "solver     %s, %d LP solve(s)\n\n", sol.Solver, sol.LPSolves)
 	}
