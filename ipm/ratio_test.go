@@ -1,0 +1,70 @@
+package ipm
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/pmlopt/pmlopt/internal/randinst"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/polytope"
+	"github.com/pmlopt/pmlopt/solver"
+)
+
+// ratioLP solves the expected-utility LP of p with package polytope's
+// formulation and the revised backend.
+func ratioLP(t *testing.T, p RatioProblem) float64 {
+	t.Helper()
+	mod, err := polytope.Build(polytope.Spec{Prior: p.Prior, Utility: p.Utility, Objective: polytope.ExpectedUtility, Budget: p.Budget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sol, err := solver.Revised().Solve(mod.LP)
+	if err != nil || sol.Status != solver.Optimal {
+		t.Fatalf("revised: %v %v", sol, err)
+	}
+	return sol.Objective
+}
+
+// TestSolveRatioMatchesTheLP compares SolveRatio with the LP of package
+// polytope on random instances under LIP, ALIP and LDP budgets: the same
+// optimum to 1e-8, an audited mechanism, a bound that brackets the LP's
+// optimum.
+func TestSolveRatioMatchesTheLP(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := range 60 {
+		n, m := 2+rng.IntN(10), 2+rng.IntN(10)
+		pi := randinst.Dirichlet(rng, n)
+		u := randinst.Utility(rng, n, m, []int{0, 5}[trial%2])
+		eps := 3 * rng.Float64()
+		var b mech.Budget
+		switch trial % 3 {
+		case 0:
+			b = mech.Budget{Measure: mech.LIP, Epsilon: eps}
+		case 1:
+			b = mech.Budget{Measure: mech.ALIP, EpsilonLower: eps, EpsilonUpper: 2 * rng.Float64()}
+		case 2:
+			b = mech.Budget{Measure: mech.LDP, Epsilon: eps}
+		}
+		p := RatioProblem{Prior: pi, Utility: u, Budget: b}
+		r, err := SolveRatio(p, Options{})
+		if err != nil {
+			t.Fatalf("trial %d (%d×%d, %+v): %v", trial, n, m, b, err)
+		}
+		want := ratioLP(t, p)
+		if math.Abs(r.Value-want) > 1e-8*math.Max(1, math.Abs(want)) || r.Bound < want-1e-9 {
+			t.Fatalf("trial %d (%+v): [%.12g, %.12g], LP %.12g", trial, b, r.Value, r.Bound, want)
+		}
+		if !ratioMeets(normalised(pi), r.Mechanism, b) || !rowsSumToOne(r.Mechanism) {
+			t.Fatalf("trial %d: the mechanism fails the audit", trial)
+		}
+		// Any multipliers prove a bound, not only the optimal ones.
+		alpha := make([]float64, n)
+		for i := range alpha {
+			alpha[i] = r.Alpha[i] + 0.1*rng.NormFloat64()*pi[i]
+		}
+		if bd := RatioUpperBound(normalised(pi), u, b, alpha); bd < want-1e-12*math.Max(1, math.Abs(want)) {
+			t.Fatalf("trial %d: perturbed multipliers prove %.17g below the optimum %.17g", trial, bd, want)
+		}
+	}
+}
