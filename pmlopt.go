@@ -27,7 +27,8 @@ type Options struct {
 	// ipm.SolveVertex turns its point into an optimal vertex; with a
 	// Solver, that backend then finds an
 	// optimal vertex on the point's support (an LP of about a tenth of the
-	// pairs). Should ipm fail to certify, the full LP is solved.
+	// pairs). Should ipm fail to certify, the full LP is solved. LIP, ALIP
+	// and LDP budgets go to ipm.SolveRatio when Solver is nil.
 	Solver solver.Solver
 	// FullLP solves the whole expected-utility LP with Solver even for
 	// ε-PML, without package ipm: for cross-checks.
@@ -108,6 +109,11 @@ func Solve(ctx context.Context, p *problem.Problem, opt Options) (*Solution, err
 			}
 			if !errors.Is(err, errUncertified) {
 				return nil, err
+			}
+		}
+		if b.Measure != mech.PML && !opt.FullLP && opt.Solver == nil {
+			if sol, err = solveRatio(p, b); err == nil {
+				break
 			}
 		}
 		sol, err = solveExpected(p, b, slv)
@@ -192,6 +198,26 @@ func solveStructured(p *problem.Problem, b mech.Budget, slv solver.Solver) (*Sol
 	}
 	sol.Solver, sol.ExpectedUtilityBound = slv.Name(), math.Max(r.Bound, v)
 	return sol, nil
+}
+
+// solveRatio maximises the expected utility under a LIP, ALIP or LDP
+// budget with ipm.SolveRatio, certified by its upper bound; any failure
+// leaves the problem to the full LP.
+func solveRatio(p *problem.Problem, b mech.Budget) (*Solution, error) {
+	u, err := p.RequireUtility()
+	if err != nil {
+		return nil, err
+	}
+	r, err := ipm.SolveRatio(ipm.RatioProblem{Prior: p.Prior, Utility: u, Budget: b}, ipm.Options{})
+	if err != nil {
+		return nil, errUncertified
+	}
+	lvl, lower, _, err := audited(p.Prior, r.Mechanism, b)
+	if err != nil {
+		return nil, errUncertified
+	}
+	return &Solution{Mechanism: r.Mechanism, Epsilon: lvl, EpsilonLower: lvl, ALIPLower: lower,
+		ExpectedUtilityBound: r.Bound, Solver: "ipm"}, nil
 }
 
 // supportEntry is the size above which an entry of ipm's interior point

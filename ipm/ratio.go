@@ -410,16 +410,30 @@ func (w *ratioWorkspace) step() error {
 	return nil
 }
 
-// result turns the current point into an audited mechanism (rows
-// renormalised, mixed into the budget by mixIntoRatio) with its value and
+// result turns the current point into an audited mechanism (outputs of
+// noise dropped, rows renormalised, mixed into the budget by mixIntoRatio) with its value and
 // the bound its multipliers prove.
 func (w *ratioWorkspace) result(p RatioProblem) *Result {
 	n, m := w.n, w.m
 	P := mech.Zeros(n, m)
+	for j := range m {
+		// An output the optimum leaves unused keeps entries of the
+		// order of the complementarity, whose ratios are noise: it is
+		// dropped, or the mixing would pay for that noise.
+		top := 0.0
+		for i := range n {
+			top = math.Max(top, w.p[j*n+i])
+		}
+		if top <= noiseColumn {
+			continue
+		}
+		for i := range n {
+			P[i][j] = math.Max(0, w.p[j*n+i])
+		}
+	}
 	for i := range n {
 		s := 0.0
 		for j := range m {
-			P[i][j] = math.Max(0, w.p[j*n+i])
 			s += P[i][j]
 		}
 		for j := range m {
