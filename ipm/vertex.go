@@ -8,7 +8,6 @@ import (
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
-	"github.com/pmlopt/pmlopt/polytope"
 	"github.com/pmlopt/pmlopt/solver"
 )
 
@@ -36,6 +35,15 @@ const (
 	// budgetShrink is the relative (and absolute) margin by which the
 	// vertex LP's budget lies inside ε.
 	budgetShrink = 1e-12
+	// wideBudget is the budget (nats) above which the face LP's column of
+	// output j holds q_j rather than t_j = e^ε q_j.
+	wideBudget = 5
+	// auditRounding is the relative excess over ε the vertex may show
+	// under leakage.PML: none when the budget could be shrunk, but at
+	// ε = 0 a deterministic column's ratio 1/q_j is 1 only up to the
+	// rounding of the prior's sum (the PML of a one-hot column audits at
+	// 2.2e-16 for some priors).
+	auditRounding = 4 * unitRoundoff
 )
 
 // ErrNoVertex is returned when the LP on the interior point's support does
@@ -72,45 +80,50 @@ func SolveVertex(p Problem, opt Options) (*Result, error) {
 // Vertex turns r, an ε-PML point of p with its certificate (Solve's
 // result, certified or not), into an optimal vertex of the LP of p: a
 // mechanism with no entry below DustEntry but 0, rows summing to 1, PML at
-// most ε, and an expected utility at least r's (within a relative 1e-9).
+// most ε (at ε = 0 up to auditRounding), and an expected utility at least
+// r's (within a relative valueSlack).
 //
-// An interior point lies inside the optimal face; every vertex of that
-// face is an optimal vertex, and the pairs the point uses contain the
-// support of each. So:
+// An interior point lies inside the optimal face: every pair that some
+// optimal vertex uses is positive there, and every cap that is tight on
+// the whole face is tight there. So:
 //
-//  1. the support S is the set of pairs with p_ij > supportEntry;
-//  2. the LP of p restricted to S (the pairs off S fixed at 0: a face of
-//     the ε-PML polytope, whose vertices are vertices of the whole) is
-//     solved by the pure-Go revised simplex; it is small, since the
-//     optimal face uses about a tenth of the pairs;
-//  3. its vertex is read back (polytope.Model.Mechanism), entries below
-//     DustEntry are set to 0 and rows renormalised; it must meet the
-//     budget exactly (leakage.PML ≤ ε) and reach r's value;
+//  1. the face is read off r: the pairs used and the pairs at their cap,
+//     by complementarity (Solve's last iterate), or else by thresholds on
+//     the entries (supportEntry, capSlack), or else the pairs above
+//     narrowSupportEntry with no cap fixed;
+//  2. the LP of that face (faceLP: N + M rows and one per free pair) is
+//     solved by the pure-Go revised simplex, at a budget a relative
+//     budgetShrink inside ε; a face of the polytope has only vertices of
+//     the polytope;
+//  3. its vertex is read back, entries below DustEntry set to 0 and rows
+//     renormalised; it must meet the budget under leakage.PML and reach
+//     r's value (a face read wrong falls short of it: the next reading of
+//     step 1 is tried);
 //  4. the bound is the lesser of r's and the one UpperBound proves from
-//     the vertex LP's row multipliers (valid for the whole problem, being
-//     a bound proven by multipliers);
-//
-// If S misses a pair the optimum needs, the LP of step 2 falls short of
-// r's value; steps 1–3 are repeated with the wider support of the pairs
-// above narrowSupportEntry, and then with the budget lowered by a relative
-// 1e-12 when rounding left the vertex just above ε.
+//     the face LP's row multipliers (multipliers prove a bound on the
+//     whole problem whichever LP they come from).
 func Vertex(p Problem, r *Result) (*Result, error) {
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
 	p.Prior = normalised(p.Prior)
 	var last error = ErrNoVertex
-	// The LP's budget lies a relative 1e-12 inside ε, so that the
-	// vertex's ratios, exact up to a few roundings, stay within ε.
 	eps := math.Max(0, p.Epsilon*(1-budgetShrink)-budgetShrink)
-	for _, try := range []struct {
-		entry float64
-		face  bool
-	}{{0, true}, {supportEntry, true}, {supportEntry, false}, {narrowSupportEntry, false}} {
-		if try.entry == 0 && r.face == nil {
+	for _, read := range []func() (used, capped mech.Pattern){
+		func() (mech.Pattern, mech.Pattern) {
+			if r.face == nil {
+				return nil, nil
+			}
+			return r.face.used, r.face.capped
+		},
+		func() (mech.Pattern, mech.Pattern) { return thresholdFace(p, r.Mechanism, supportEntry, capSlack) },
+		func() (mech.Pattern, mech.Pattern) { return thresholdFace(p, r.Mechanism, narrowSupportEntry, 0) },
+	} {
+		used, capped := read()
+		if used == nil {
 			continue
 		}
-		v, err := vertexOn(p, r, try.entry, eps, try.face)
+		v, err := vertexOn(p, r, used, capped, eps)
 		if err == nil {
 			return v, nil
 		}
@@ -119,62 +132,56 @@ func Vertex(p Problem, r *Result) (*Result, error) {
 	return nil, last
 }
 
-// vertexOn runs steps 1–4 of Vertex with support threshold entry and the
-// LP's budget eps (at most p.Epsilon), on the face LP (faceLP) when face
-// is set, else on the LP of polytope.Build with the support as pattern.
-func vertexOn(p Problem, r *Result, entry, eps float64, face bool) (*Result, error) {
-	// 1. The support (entry 0: the face r's complementarity indicates).
-	n, m := p.Utility.Dims()
-	support, capped := make(mech.Pattern, n), mech.Pattern(nil)
-	for i, row := range r.Mechanism {
-		support[i] = make([]bool, m)
-		for j, v := range row {
-			support[i][j] = v > entry
+// thresholdFace reads a face off the entries of x: the pairs above entry,
+// and among them those within a relative slack of their cap e^ε q_j (none
+// when slack is 0).
+func thresholdFace(p Problem, x mech.Mechanism, entry, slack float64) (used, capped mech.Pattern) {
+	n, m := x.Dims()
+	lam := math.Exp(p.Epsilon)
+	used, capped = make(mech.Pattern, n), make(mech.Pattern, n)
+	for i := range n {
+		used[i], capped[i] = make([]bool, m), make([]bool, m)
+	}
+	for j := range m {
+		q := 0.0
+		for i := range n {
+			q += p.Prior[i] * x[i][j]
+		}
+		for i := range n {
+			used[i][j] = x[i][j] > entry
+			capped[i][j] = used[i][j] && slack > 0 && x[i][j] >= lam*q*(1-slack)
 		}
 	}
-	if entry == 0 {
-		support, capped = r.face.used, r.face.capped
+	return used, capped
+}
+
+// vertexOn runs steps 2–4 of Vertex on the face (used, capped) with the
+// LP's budget eps (at most p.Epsilon).
+func vertexOn(p Problem, r *Result, used, capped mech.Pattern, eps float64) (*Result, error) {
+	n, _ := p.Utility.Dims()
+	// 2. The face LP.
+	f := newFaceLP(p, used, capped, eps)
+	sol, err := solveVertexLP(f.lp)
+	if err != nil {
+		return nil, err
 	}
-	// 2. The LP on the support.
-	var (
-		sol *solver.Solution
-		P   mech.Mechanism
-		err error
-	)
-	if face {
-		f := newFaceLP(p, r.Mechanism, support, capped, eps)
-		if sol, err = solveVertexLP(f.lp); err != nil {
-			return nil, err
-		}
-		P = f.mechanism(sol.X)
-	} else {
-		b := mech.Budget{Measure: mech.PML, Epsilon: eps}
-		mod, err := polytope.Build(polytope.Spec{Prior: p.Prior, Budget: b, Objective: polytope.ExpectedUtility,
-			Utility: p.Utility, Pattern: support, Prune: true})
-		if err != nil {
-			return nil, err
-		}
-		if sol, err = solveVertexLP(mod.LP); err != nil {
-			return nil, err
-		}
-		P = mod.Mechanism(sol.X)
-	}
+	P := f.mechanism(sol.X)
 	// 3. The vertex, without dust, audited.
 	clearDust(P)
 	if !rowsSumToOne(P) {
 		return nil, fmt.Errorf("%w: a row of the vertex does not sum to 1", ErrNoVertex)
 	}
-	if a := leakage.PML(p.Prior, P); !(a <= p.Epsilon) {
+	if a := leakage.PML(p.Prior, P); !(a <= p.Epsilon+auditRounding*math.Max(1, p.Epsilon)) {
 		return nil, fmt.Errorf("%w: the vertex has PML %g above %g", ErrNoVertex, a, p.Epsilon)
 	}
 	v := p.Utility.ExpectedUtility(p.Prior, P)
 	if v < r.Value-valueSlack*math.Max(1, math.Abs(r.Value)) {
 		return nil, fmt.Errorf("%w: the vertex's value %.17g is below the interior point's %.17g", ErrNoVertex, v, r.Value)
 	}
-	// 4. The bound: r's, or the vertex LP's multipliers' (either sign
+	// 4. The bound: r's, or the face LP's multipliers' (either sign
 	// convention proves a bound; the lesser counts).
 	out := &Result{Mechanism: P, Value: v, Bound: r.Bound, Alpha: r.Alpha, Iterations: r.Iterations}
-	if len(sol.RowDuals) >= n { // the rows sum[i] come first in both LPs
+	if len(sol.RowDuals) >= n { // the rows sum[i] come first
 		for _, sign := range []float64{1, -1} {
 			alpha := make([]float64, n)
 			for i := range alpha {
@@ -217,7 +224,7 @@ func solveVertexLP(l *lp.Model) (*solver.Solution, error) {
 		return nil, fmt.Errorf("%w: %v", ErrNoVertex, err)
 	}
 	if sol.Status != solver.Optimal {
-		return nil, fmt.Errorf("%w: the support LP is %s", ErrNoVertex, sol.Status)
+		return nil, fmt.Errorf("%w: the face LP is %s", ErrNoVertex, sol.Status)
 	}
 	return sol, nil
 }
@@ -236,41 +243,39 @@ func solveVertexLP(l *lp.Model) (*solver.Solution, error) {
 type faceLP struct {
 	lp     *lp.Model
 	n, m   int
-	t      []int   // column of t_j, -1 for an unused output
+	t      []int   // column of t_j/sigma, -1 for an unused output
+	sigma  float64 // 1, or e^ε above wideBudget: the column is then q_j
 	col    [][]int // column of a free p_ij; -1 for a pair off the support
 	capped [][]bool
 }
 
-// newFaceLP builds the face LP of the point x (a mechanism of p) on support
-// with budget eps:
+// newFaceLP builds the LP of the face (used, capped) with budget eps:
 //
 //	max Σ_capped π_i u_ij t_j + Σ_free π_i u_ij p_ij
 //	sum[i]:  Σ_{j: ij capped} t_j + Σ_{j: ij free} p_ij = 1
 //	marg[j]: (e^{−ε} − Σ_{i: ij capped} π_i) t_j − Σ_{i: ij free} π_i p_ij = 0
 //	up[i,j]: p_ij − t_j ≤ 0   (ij free)
-func newFaceLP(p Problem, x mech.Mechanism, support, capped mech.Pattern, eps float64) *faceLP {
+//
+// Above wideBudget the column holds q_j = e^{−ε} t_j and the cap rows are
+// divided by e^ε.
+func newFaceLP(p Problem, support, capped mech.Pattern, eps float64) *faceLP {
 	n, m := p.Utility.Dims()
-	lam := math.Exp(p.Epsilon)
-	f := &faceLP{lp: &lp.Model{Maximize: true}, n: n, m: m, t: make([]int, m), col: make([][]int, n), capped: make([][]bool, n)}
+	f := &faceLP{lp: &lp.Model{Maximize: true}, n: n, m: m, t: make([]int, m), col: make([][]int, n), capped: capped, sigma: 1}
+	if eps > wideBudget {
+		// t_j = e^ε q_j would reach 1e13 at ε = 30; its column holds
+		// q_j instead, and each cap row is divided by e^ε.
+		f.sigma = math.Exp(eps)
+	}
 	for i := range n {
 		f.col[i] = make([]int, m)
-		f.capped[i] = make([]bool, m)
 	}
 	l := f.lp
 	tCost := make([]float64, m)
 	for j := range m {
 		f.t[j] = -1
-		q := 0.0
-		for i := range n {
-			q += p.Prior[i] * x[i][j]
-		}
 		for i := range n {
 			f.col[i][j] = -1
-			if !support[i][j] {
-				continue
-			}
-			if (capped == nil && x[i][j] >= lam*q*(1-capSlack)) || (capped != nil && capped[i][j]) {
-				f.capped[i][j] = true
+			if capped[i][j] {
 				tCost[j] += p.Prior[i] * p.Utility[i][j]
 			}
 		}
@@ -278,7 +283,7 @@ func newFaceLP(p Problem, x mech.Mechanism, support, capped mech.Pattern, eps fl
 	for j := range m {
 		for i := range n {
 			if support[i][j] {
-				f.t[j] = l.AddCol(tCost[j], 0, lp.Inf, fmt.Sprintf("t[%d]", j+1))
+				f.t[j] = l.AddCol(f.sigma*tCost[j], 0, lp.Inf, fmt.Sprintf("t[%d]", j+1))
 				break
 			}
 		}
@@ -295,7 +300,7 @@ func newFaceLP(p Problem, x mech.Mechanism, support, capped mech.Pattern, eps fl
 		for j := range m {
 			switch {
 			case f.capped[i][j]:
-				e = append(e, lp.Entry(f.t[j], 1))
+				e = append(e, lp.Entry(f.t[j], f.sigma))
 			case f.col[i][j] >= 0:
 				e = append(e, lp.Entry(f.col[i][j], 1))
 			}
@@ -307,12 +312,12 @@ func newFaceLP(p Problem, x mech.Mechanism, support, capped mech.Pattern, eps fl
 		if f.t[j] < 0 {
 			continue
 		}
-		c := mu
+		c := f.sigma * mu
 		var e []lp.Nonzero
 		for i := range n {
 			switch {
 			case f.capped[i][j]:
-				c -= p.Prior[i]
+				c -= f.sigma * p.Prior[i]
 			case f.col[i][j] >= 0:
 				e = append(e, lp.Entry(f.col[i][j], -p.Prior[i]))
 			}
@@ -320,7 +325,7 @@ func newFaceLP(p Problem, x mech.Mechanism, support, capped mech.Pattern, eps fl
 		l.AddRow(0, 0, fmt.Sprintf("marg[%d]", j+1), append([]lp.Nonzero{lp.Entry(f.t[j], c)}, e...)...)
 		for i := range n {
 			if k := f.col[i][j]; k >= 0 {
-				l.AddRow(math.Inf(-1), 0, fmt.Sprintf("up[%d,%d]", i+1, j+1), lp.Entry(k, 1), lp.Entry(f.t[j], -1))
+				l.AddRow(math.Inf(-1), 0, fmt.Sprintf("up[%d,%d]", i+1, j+1), lp.Entry(k, 1/f.sigma), lp.Entry(f.t[j], -1))
 			}
 		}
 	}
@@ -336,7 +341,7 @@ func (f *faceLP) mechanism(x []float64) mech.Mechanism {
 			v := 0.0
 			switch {
 			case f.capped[i][j]:
-				v = x[f.t[j]]
+				v = f.sigma * x[f.t[j]]
 			case f.col[i][j] >= 0:
 				v = x[f.col[i][j]]
 			}
