@@ -94,6 +94,9 @@ func SolveRatio(p RatioProblem, opt Options) (*Result, error) {
 		maxIter = 200
 	}
 	p.Prior = normalised(p.Prior)
+	if form.kappa == 1 || (form.marg && (form.mu == 1 || form.kappa == form.mu)) {
+		return identicalRows(p), nil
+	}
 	w := newRatioWorkspace(p, form)
 	var best *Result
 	stale := 0
@@ -122,6 +125,33 @@ func SolveRatio(p RatioProblem, opt Options) (*Result, error) {
 		return best, nil
 	}
 	return best, ErrNotConverged
+}
+
+// identicalRows answers the budgets that force every row to be the same
+// (LDP or LIP at ε = 0, ALIP with ε_l = 0 or ε_u = 0: Σ_i π_i p_ij = q_j
+// with every p_ij on one side of q_j leaves p_ij = q_j), where the
+// interior-point method has no interior: such a mechanism is worth
+// Σ_j q_j Σ_i π_i u_ij, at most max_j Σ_i π_i u_ij, which the constant
+// mechanism on the best output reaches. The multipliers 0 prove it.
+func identicalRows(p RatioProblem) *Result {
+	n, m := p.Utility.Dims()
+	best, value := 0, math.Inf(-1)
+	for j := range m {
+		v := 0.0
+		for i := range n {
+			v += p.Prior[i] * p.Utility[i][j]
+		}
+		if v > value {
+			best, value = j, v
+		}
+	}
+	P := mech.Zeros(n, m)
+	for i := range n {
+		P[i][best] = 1
+	}
+	alpha := make([]float64, n)
+	return &Result{Mechanism: P, Value: p.Utility.ExpectedUtility(p.Prior, P),
+		Bound: RatioUpperBound(p.Prior, p.Utility, p.Budget, alpha), Alpha: alpha}
 }
 
 // ratioWorkspace is the state of SolveRatio's iterations. Pair k = j·n + i
@@ -193,6 +223,11 @@ func newRatioWorkspace(p RatioProblem, form ratioForm) *ratioWorkspace {
 	}
 	for j := range m {
 		w.t[j] = 3 / float64(m)
+		if form.marg {
+			// On the marginal row: t_j = q_j/μ, far above 3/M at a
+			// large ε_u (an infeasible start there stalled at ε_u = 10).
+			w.t[j] = math.Max(w.t[j], 1/(float64(m)*form.mu))
+		}
 	}
 	for k := range w.p {
 		j := k / n
@@ -453,16 +488,19 @@ func (w *ratioWorkspace) result(p RatioProblem) *Result {
 	}
 }
 
-// ratioMeets reports whether P meets the budget b (LIP, ALIP or LDP).
+// ratioMeets reports whether P meets the budget b (LIP, ALIP or LDP) under
+// package leakage, up to auditRounding (at a budget of 0 a ratio 1/q_j is
+// 1 only up to the rounding of the prior's sum).
 func ratioMeets(pi mech.Prior, P mech.Mechanism, b mech.Budget) bool {
+	within := func(a, eps float64) bool { return a <= eps+auditRounding*math.Max(1, eps) }
 	switch b.Measure {
 	case mech.LIP:
-		return leakage.LIP(pi, P) <= b.Epsilon
+		return within(leakage.LIP(pi, P), b.Epsilon)
 	case mech.ALIP:
 		lo, up := leakage.ALIP(pi, P)
-		return lo <= b.EpsilonLower && up <= b.EpsilonUpper
+		return within(lo, b.EpsilonLower) && within(up, b.EpsilonUpper)
 	case mech.LDP:
-		return leakage.LDP(pi, P) <= b.Epsilon
+		return within(leakage.LDP(pi, P), b.Epsilon)
 	}
 	return false
 }
