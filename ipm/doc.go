@@ -24,6 +24,10 @@
 // of the gap. Given an LP backend, pmlopt.Solve hands it the LP restricted
 // to the point's support instead.
 //
+// SolveRatio runs the method on the ALIP, LIP and LDP polytopes, whose
+// lower caps p_ij ≥ κ t_j take the place of p ≥ 0, certified by
+// RatioUpperBound.
+//
 // Probe runs the same iterations for a question of bisect's least-ε search:
 // is there an ε-PML mechanism with a zero pattern? It returns an audited
 // mechanism with the pattern, multipliers for polytope.DualBound, or both,
