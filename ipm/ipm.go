@@ -64,9 +64,13 @@ type Result struct {
 }
 
 // face is a guess at an optimal face of the LP: the pairs used (p_ij > 0)
-// and, among them, those at their cap (p_ij = t_j).
+// and, among them, those at their cap (p_ij = t_j) or, for SolveRatio, at
+// their lower cap.
 type face struct {
 	used, capped mech.Pattern
+	// lower marks, for SolveRatio's polytopes, the pairs at their lower
+	// cap (p_ij = κ t_j); nil for ε-PML.
+	lower mech.Pattern
 }
 
 // ErrNotConverged is returned when the iterations end before the gap is

@@ -121,6 +121,13 @@ func SolveRatio(p RatioProblem, opt Options) (*Result, error) {
 			break
 		}
 	}
+	if best != nil && best.Bound-best.Value > accept*math.Max(1, math.Abs(best.Value)) && best.face != nil {
+		// Rounding stopped the iterations short of the gap: the LP of the
+		// face the point lies in gives a vertex and sharper multipliers.
+		if v, err := ratioVertex(p, form, best); err == nil && v.Bound-v.Value < best.Bound-best.Value {
+			best = v
+		}
+	}
 	if best != nil && best.Bound-best.Value <= accept*math.Max(1, math.Abs(best.Value)) {
 		return best, nil
 	}
@@ -485,7 +492,33 @@ func (w *ratioWorkspace) result(p RatioProblem) *Result {
 		Value:     p.Utility.ExpectedUtility(p.Prior, P),
 		Bound:     RatioUpperBound(p.Prior, p.Utility, p.Budget, alpha),
 		Alpha:     alpha,
+		face:      w.face(),
 	}
+}
+
+// face reads the optimal face off the current point by complementarity,
+// as workspace.face does: an output is used when its largest entry is not
+// noise, a pair of it is at its cap when s_ij < w_ij and at its lower cap
+// when r_ij < z_ij.
+func (w *ratioWorkspace) face() *face {
+	n, m := w.n, w.m
+	f := &face{used: make(mech.Pattern, n), capped: make(mech.Pattern, n), lower: make(mech.Pattern, n)}
+	for i := range n {
+		f.used[i], f.capped[i], f.lower[i] = make([]bool, m), make([]bool, m), make([]bool, m)
+	}
+	for j := range m {
+		top := 0.0
+		for i := range n {
+			top = math.Max(top, w.p[j*n+i])
+		}
+		for i := range n {
+			k := j*n + i
+			f.used[i][j] = top > noiseColumn
+			f.capped[i][j] = f.used[i][j] && w.s[k] < w.w[k]
+			f.lower[i][j] = f.used[i][j] && !f.capped[i][j] && w.r[k] < w.z[k]
+		}
+	}
+	return f
 }
 
 // ratioMeets reports whether P meets the budget b (LIP, ALIP or LDP) under

@@ -94,3 +94,42 @@ func TestSolveRatioUnusedOutput(t *testing.T) {
 		t.Fatalf("value %.17g, the LP's %.17g", r.Value, want)
 	}
 }
+
+// TestRatioVertexMatchesTheLP runs the face LP of ratioVertex (which
+// SolveRatio uses only when the iterations stop short of the gap) on the
+// certified points of random instances up to 10 nats: its vertex meets the
+// budget, and its value is the LP's optimum.
+func TestRatioVertexMatchesTheLP(t *testing.T) {
+	rng := rand.New(rand.NewPCG(55, 66))
+	for trial := range 150 {
+		n, m := 1+rng.IntN(10), 1+rng.IntN(10)
+		pi := randinst.Prior(rng, n, []float64{0, 0.001, 0.05}[trial%3])
+		u := randinst.Utility(rng, n, m, []int{0, 3}[trial%2])
+		eps := []float64{0.01, 0.5, 2, 5, 10}[trial%5]
+		var b mech.Budget
+		switch trial % 3 {
+		case 0:
+			b = mech.Budget{Measure: mech.LIP, Epsilon: eps}
+		case 1:
+			b = mech.Budget{Measure: mech.ALIP, EpsilonLower: eps, EpsilonUpper: eps * (0.1 + rng.Float64())}
+		case 2:
+			b = mech.Budget{Measure: mech.LDP, Epsilon: eps}
+		}
+		p := RatioProblem{Prior: normalised(pi), Utility: u, Budget: b}
+		r, err := SolveRatio(p, Options{})
+		if err != nil {
+			t.Fatalf("trial %d (%+v): %v", trial, b, err)
+		}
+		form, _ := p.form()
+		v, err := ratioVertex(p, form, r)
+		if err != nil {
+			t.Fatalf("trial %d (%+v): %v", trial, b, err)
+		}
+		if !ratioMeets(p.Prior, v.Mechanism, b) || !rowsSumToOne(v.Mechanism) || !(v.Bound >= v.Value) {
+			t.Fatalf("trial %d: the vertex fails the audit or its bound", trial)
+		}
+		if want := ratioLP(t, p); math.Abs(v.Value-want) > 1e-8*math.Max(1, math.Abs(want)) {
+			t.Fatalf("trial %d (%+v): vertex %.12g, LP %.12g", trial, b, v.Value, want)
+		}
+	}
+}
