@@ -522,10 +522,9 @@ func (w *ratioWorkspace) face() *face {
 }
 
 // ratioMeets reports whether P meets the budget b (LIP, ALIP or LDP) under
-// package leakage, up to auditRounding (at a budget of 0 a ratio 1/q_j is
-// 1 only up to the rounding of the prior's sum).
-func ratioMeets(pi mech.Prior, P mech.Mechanism, b mech.Budget) bool {
-	within := func(a, eps float64) bool { return a <= eps+auditRounding*math.Max(1, eps) }
+// package leakage, up to a relative slack.
+func ratioMeets(pi mech.Prior, P mech.Mechanism, b mech.Budget, slack float64) bool {
+	within := func(a, eps float64) bool { return a <= eps+slack*math.Max(1, eps) }
 	switch b.Measure {
 	case mech.LIP:
 		return within(leakage.LIP(pi, P), b.Epsilon)
@@ -542,9 +541,11 @@ func ratioMeets(pi mech.Prior, P mech.Mechanism, b mech.Budget) bool {
 // row is P's output marginal q (LIP 0, ALIP 0, LDP 0) when P exceeds the
 // budget: the mixture keeps q and moves every ratio p_ij/q_j and
 // p_ij/p_i'j towards 1. The least mixing weight that meets the budget is
-// found by bisection on the audit (60 halvings).
+// found by bisection on the audit (60 halvings), which must hold without
+// slack. (At a budget of 0 no weight may: a ratio 1/q_j is 1 only up to
+// the rounding of the prior's sum; the weight is then 1.)
 func mixIntoRatio(pi mech.Prior, P mech.Mechanism, b mech.Budget) mech.Mechanism {
-	if ratioMeets(pi, P, b) {
+	if ratioMeets(pi, P, b, 0) {
 		return P
 	}
 	n, m := P.Dims()
@@ -566,7 +567,7 @@ func mixIntoRatio(pi mech.Prior, P mech.Mechanism, b mech.Budget) mech.Mechanism
 	lo, hi := 0.0, 1.0
 	for range 60 {
 		mid := (lo + hi) / 2
-		if ratioMeets(pi, mix(mid), b) {
+		if ratioMeets(pi, mix(mid), b, 0) {
 			hi = mid
 		} else {
 			lo = mid

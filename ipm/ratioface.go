@@ -134,7 +134,7 @@ func ratioVertex(p RatioProblem, form ratioForm, r *Result) (*Result, error) {
 			P[i][j] = math.Max(0, P[i][j])
 		}
 	}
-	if !rowsSumToOne(P) || !ratioMeets(p.Prior, P, p.Budget) {
+	if !rowsSumToOne(P) || !ratioMeets(p.Prior, P, p.Budget, 0) {
 		return nil, fmt.Errorf("%w: the face LP's vertex fails the audit", ErrNoVertex)
 	}
 	v := p.Utility.ExpectedUtility(p.Prior, P)
