@@ -606,33 +606,36 @@ func RatioUpperBound(pi mech.Prior, u mech.Utility, b mech.Budget, alpha []float
 		mag += math.Abs(a)
 	}
 	worst := math.Inf(-1)
-	g := make([]float64, n)
-	size := 0.0
+	g, size := make([]float64, n), make([]float64, n)
 	for j := range m {
 		for i := range n {
 			if b.Measure == mech.LDP {
 				g[i] = pi[i]*u[i][j] - alpha[i]
-				size = math.Max(size, math.Abs(pi[i]*u[i][j])+math.Abs(alpha[i]))
+				size[i] = math.Abs(pi[i]*u[i][j]) + math.Abs(alpha[i])
 			} else {
 				g[i] = u[i][j] - alpha[i]/pi[i]
-				size = math.Max(size, math.Abs(u[i][j])+math.Abs(alpha[i]/pi[i]))
+				size[i] = math.Abs(u[i][j]) + math.Abs(alpha[i]/pi[i])
 			}
 		}
-		worst = math.Max(worst, ratioColumnMax(pi, g, b))
+		k, err := ratioColumnMax(pi, g, size, b)
+		// Rounding: g_i is good to a few units of roundoff of size_i, and
+		// the sums to n units of their terms; err weighs both by the
+		// column's weights y_i (at most e^{ε_u} π_i for LIP and ALIP, so a
+		// large α_i/π_i of a tiny π_i costs no more than α_i).
+		worst = math.Max(worst, k+8*float64(n+2)*unitRoundoff*err)
 	}
 	mass := 1.0
 	if b.Measure == mech.LDP {
 		mass = float64(n)
 	}
 	bound := sum + mass*worst
-	// Rounding: every sum above has at most 4n terms of size at most size
-	// (knapsack) or mag (Σ α); the caps' exponentials are good to a few
-	// units of roundoff.
-	return bound + 16*float64(n+2)*unitRoundoff*(mag+mass*(size+math.Abs(worst)))
+	return bound + 8*float64(n+2)*unitRoundoff*(mag+mass*math.Abs(worst))
 }
 
-// ratioColumnMax is K_j for one column with gains g (see RatioUpperBound).
-func ratioColumnMax(pi mech.Prior, g []float64, b mech.Budget) float64 {
+// ratioColumnMax returns K_j for one column with gains g (see
+// RatioUpperBound), and err = Σ_i y_i (size_i + |g_i|) over the maximising
+// weights y, the scale of its rounding error.
+func ratioColumnMax(pi mech.Prior, g, size []float64, b mech.Budget) (k, err float64) {
 	n := len(g)
 	order := make([]int, n)
 	for i := range order {
@@ -646,14 +649,23 @@ func ratioColumnMax(pi mech.Prior, g []float64, b mech.Budget) float64 {
 		for _, v := range g {
 			total += v
 		}
-		best := total / float64(n)
+		best, bestK := total/float64(n), 0
 		top := 0.0
-		for k, i := range order {
+		for c, i := range order {
 			top += g[i]
-			v := (total + (lam-1)*top) / (float64(n) + (lam-1)*float64(k+1))
-			best = math.Max(best, v)
+			if v := (total + (lam-1)*top) / (float64(n) + (lam-1)*float64(c+1)); v > best {
+				best, bestK = v, c+1
+			}
 		}
-		return best
+		den := float64(n) + (lam-1)*float64(bestK)
+		for c, i := range order {
+			y := 1 / den
+			if c < bestK {
+				y = lam / den
+			}
+			err += y * (size[i] + math.Abs(g[i]))
+		}
+		return best, err
 	}
 	lo, up := math.Exp(-b.EpsilonLower), math.Exp(b.EpsilonUpper)
 	if b.Measure == mech.LIP {
@@ -661,10 +673,11 @@ func ratioColumnMax(pi mech.Prior, g []float64, b mech.Budget) float64 {
 	}
 	lo, up = lo*(1-8*unitRoundoff), up*(1+8*unitRoundoff) // a wider box only raises K_j
 	// Lower caps first, then the rest of the unit mass to the best gains.
-	left, k := 1.0, 0.0
+	left := 1.0
 	for i := range n {
 		y := lo * pi[i]
 		k += y * g[i]
+		err += y * (size[i] + math.Abs(g[i]))
 		left -= y
 	}
 	for _, i := range order {
@@ -673,12 +686,15 @@ func ratioColumnMax(pi mech.Prior, g []float64, b mech.Budget) float64 {
 		}
 		y := math.Min((up-lo)*pi[i], left)
 		k += y * g[i]
+		err += y * (size[i] + math.Abs(g[i]))
 		left -= y
 	}
 	if left > 0 {
-		k += left * g[order[0]]
+		i := order[0]
+		k += left * g[i]
+		err += left * (size[i] + math.Abs(g[i]))
 	}
-	return k
+	return k, err
 }
 
 // sortByGain sorts the indices by decreasing gain.
