@@ -21,9 +21,10 @@ func LoadProblem(path string) (*problem.Problem, error) { return problem.Load(pa
 type Options struct {
 	// Solver is the LP backend; nil means solver.Auto(). An ε-PML
 	// expected-utility problem is solved by an interior-point method
-	// certified by its own upper bound: with Solver nil its point is the
-	// answer; with a Solver, that backend then finds an optimal vertex on
-	// the point's support (see package expected).
+	// certified by its own upper bound: with Solver nil an optimal vertex
+	// of its face is the answer; with a Solver, that backend finds an
+	// optimal vertex on the point's support. LIP, ALIP and LDP budgets are
+	// solved the same way when Solver is nil (see package expected).
 	Solver solver.Solver
 	// FullLP solves the whole expected-utility LP with Solver even for
 	// ε-PML, without the interior point: for cross-checks.

@@ -82,6 +82,14 @@ func Maximize(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget,
 			return Result{}, err
 		}
 	}
+	if b.Measure != mech.PML && !opt.FullLP && opt.Solver == nil {
+		if err := ctx.Err(); err != nil {
+			return Result{}, err
+		}
+		if r, err := ratio(pi, u, b); err == nil {
+			return r.finish(pi, u), nil
+		}
+	}
 	slv := opt.Solver
 	if slv == nil {
 		slv = solver.Auto()
@@ -121,7 +129,11 @@ func structured(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budge
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
-	r, err := ipm.Solve(ipm.Problem{Prior: pi, Utility: u, Epsilon: b.Epsilon}, ipm.Options{})
+	solve := ipm.Solve // a backend finishes on the interior point's support
+	if slv == nil {
+		solve = ipm.SolveVertex // an optimal vertex of the point's face, in pure Go
+	}
+	r, err := solve(ipm.Problem{Prior: pi, Utility: u, Epsilon: b.Epsilon}, ipm.Options{})
 	if errors.Is(err, ipm.ErrNotConverged) {
 		return Result{}, errUncertified
 	}
@@ -163,4 +175,19 @@ func structured(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budge
 	}
 	sol.Solver, sol.Bound = slv.Name(), math.Max(r.Bound, v)
 	return sol, nil
+}
+
+// ratio answers a LIP, ALIP or LDP budget with the structured interior
+// point of those polytopes and an optimal vertex of its face, certified by
+// its upper bound; any failure leaves the problem to the full LP.
+func ratio(pi mech.Prior, u mech.Utility, b mech.Budget) (Result, error) {
+	r, err := ipm.SolveRatio(ipm.RatioProblem{Prior: pi, Utility: u, Budget: b}, ipm.Options{})
+	if err != nil {
+		return Result{}, errUncertified
+	}
+	a, err := certify.Audit(pi, r.Mechanism, b)
+	if err != nil {
+		return Result{}, errUncertified
+	}
+	return Result{Mechanism: r.Mechanism, Epsilon: a.Level, ALIPLower: a.ALIPLower, Bound: r.Bound, Solver: "ipm"}, nil
 }

@@ -138,7 +138,11 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(&b, "optimum at most           %s (proven by the row multipliers)\n", num(sol.ExpectedUtilityBound))
 	}
 	if sol.Solver == "ipm" {
-		fmt.Fprintf(&b, "solver     ipm (structured interior point, no LP)\n\n")
+		what := "structured interior point, then its optimal face's vertex"
+		if sol.Measure != mech.PML {
+			what = "structured interior point" // every entry positive: the support of any optimum
+		}
+		fmt.Fprintf(&b, "solver     ipm (%s)\n\n", what)
 	} else {
 		fmt.Fprintf(&b, "solver     %s, %d LP solve(s)\n\n", sol.Solver, sol.LPSolves)
 	}

@@ -16,10 +16,19 @@
 // multipliers.
 // Solve stops only when the two agree to the requested gap.
 //
-// The point is interior to the optimal face, not a vertex. pmlopt.Solve
-// returns it as it is by default; given an LP backend, it hands the backend
-// the LP restricted to the point's support (about a tenth of the pairs at
-// N = M = 128), whose optimal vertex the same bound certifies.
+// The point is interior to the optimal face, not a vertex: its entries off
+// the face are about 1e-13, not 0. Vertex (and SolveVertex, the default of
+// pmlopt.Solve) reads the face off the point's complementarity (pairs used,
+// pairs at their cap), solves the LP of that face — N + M rows and a few
+// free pairs — with the pure-Go revised simplex, and returns its optimal
+// vertex without dust; the vertex LP's row multipliers give a second bound,
+// which certifies the vertex where rounding stopped the iterations short
+// of the gap. Given an LP backend, pmlopt.Solve hands it the LP restricted
+// to the point's support instead.
+//
+// SolveRatio runs the method on the ALIP, LIP and LDP polytopes, whose
+// lower caps p_ij ≥ κ t_j take the place of p ≥ 0, certified by
+// RatioUpperBound.
 //
 // Probe runs the same iterations for a question of bisect's least-ε search:
 // is there an ε-PML mechanism with a zero pattern? It returns an audited

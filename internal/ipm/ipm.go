@@ -58,6 +58,21 @@ type Result struct {
 	Alpha []float64
 	// Iterations is the number of interior-point iterations.
 	Iterations int
+
+	// face is the optimal face the interior point's complementarity
+	// indicates (nil when the result is not an interior point); Vertex
+	// starts from it.
+	face *face
+}
+
+// face is a guess at an optimal face of the LP: the pairs used (p_ij > 0)
+// and, among them, those at their cap (p_ij = t_j) or, for SolveRatio, at
+// their lower cap.
+type face struct {
+	used, capped mech.Pattern
+	// lower marks, for SolveRatio's polytopes, the pairs at their lower
+	// cap (p_ij = κ t_j); nil for ε-PML.
+	lower mech.Pattern
 }
 
 // ErrNotConverged is returned when the iterations end before the gap is
@@ -140,6 +155,7 @@ func Solve(p Problem, opt Options) (*Result, error) {
 	p.Prior = normalised(p.Prior)
 	mu := math.Exp(-p.Epsilon)
 	w := newWorkspace(p, p.pairs(), mu)
+	w.startOnMarginals()
 	var best *Result
 	w.iterate(maxIter, 1e-6, func(it int) (improved, done bool) {
 		r := w.result(p)
@@ -597,5 +613,54 @@ func (w *workspace) result(p Problem) *Result {
 		Value:     p.Utility.ExpectedUtility(p.Prior, P),
 		Bound:     certify.UpperBound(p.Prior, p.Utility, nil, p.Epsilon, alpha),
 		Alpha:     alpha,
+		face:      w.face(),
 	}
 }
+
+// face reads the optimal face off the current point by complementarity: a
+// pair is used when its entry exceeds its dual slack (p_ij > z_ij), and
+// capped when its cap's slack is below that slack's dual (s_ij < w_ij).
+// Near the optimum one of each product's factors goes to 0 and the other
+// stays of the order of the (scaled) data, so the comparison holds long
+// before either factor falls below a fixed threshold.
+func (w *workspace) face() *face {
+	st := w.st
+	f := &face{used: make(mech.Pattern, st.n), capped: make(mech.Pattern, st.n)}
+	for i := range st.n {
+		f.used[i], f.capped[i] = make([]bool, st.m), make([]bool, st.m)
+	}
+	for j := range st.m {
+		for k := st.colStart[j]; k < st.colStart[j+1]; k++ {
+			i := st.row[k]
+			f.used[i][j] = w.p[k] > w.z[k]
+			f.capped[i][j] = f.used[i][j] && w.s[k] < w.w[k]
+		}
+	}
+	return f
+}
+
+// startOnMarginals raises each t_j of the starting point to q_j/μ, on
+// its marginal row, where that is higher (from ε ≈ 1 on), and the slacks
+// with it: at a large ε the default start lies e^ε away from the marginal
+// rows, and Solve failed to certify 13 of 1 400 small random instances at
+// ε = 7 to 30 from there (none from this start).
+func (w *workspace) startOnMarginals() {
+	st := w.st
+	for j := range st.m {
+		q := 0.0
+		for k := st.colStart[j]; k < st.colStart[j+1]; k++ {
+			q += w.pi[st.row[k]] * w.p[k]
+		}
+		if !(q > 0 && w.mu > 0 && q/w.mu > w.t[j]) {
+			continue
+		}
+		w.t[j] = q / w.mu
+		for k := st.colStart[j]; k < st.colStart[j+1]; k++ {
+			w.s[k] = w.t[j] - w.p[k]
+		}
+	}
+}
+
+// unitRoundoff is 2^−53, the relative rounding error of one float64
+// operation.
+const unitRoundoff = 0x1p-53

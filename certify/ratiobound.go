@@ -1,0 +1,142 @@
+package certify
+
+import (
+	"math"
+	"slices"
+
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+// RatioUpperBound returns an upper bound on the expected utility of every
+// mechanism within the LIP, ALIP or LDP budget b, proven by the multipliers
+// alpha of the rows Σ_j p_ij = 1. As in UpperBound, the expected utility is
+// Σ_i α_i + Σ_j Σ_i (π_i u_ij − α_i) p_ij, and each column is bounded by its
+// mass times K_j, the largest value of a normalised column the budget
+// allows:
+//
+//   - LIP, ALIP: y_i = π_i p_ij / q_j, with e^{−ε_l} π_i ≤ y_i ≤ e^{ε_u} π_i
+//     and Σ_i y_i = 1, gains u_ij − α_i/π_i, masses q_j summing to 1; K_j is
+//     a fractional knapsack from the lower caps;
+//   - LDP: y = p_·j / m_j with m_j = Σ_i p_ij (Σ_j m_j = N), y ≥ 0,
+//     Σ_i y_i = 1 and max y ≤ e^ε min y, gains π_i u_ij − α_i; the set's
+//     vertices are y ∝ 1 + (e^ε − 1)·1_S, and K_j is the best of the top-k
+//     sets S of the gains.
+//
+// So the optimum is at most Σ_i α_i + (total mass) max_j K_j. The caps are
+// widened by a few units of roundoff and the sums carry a rounding margin,
+// so the bound holds in exact arithmetic for any finite alpha; +Inf is
+// returned for a non-finite one.
+func RatioUpperBound(pi mech.Prior, u mech.Utility, b mech.Budget, alpha []float64) float64 {
+	n, m := u.Dims()
+	sum, mag := 0.0, 0.0
+	for _, a := range alpha {
+		if math.IsNaN(a) || math.IsInf(a, 0) {
+			return math.Inf(1)
+		}
+		sum += a
+		mag += math.Abs(a)
+	}
+	worst := math.Inf(-1)
+	g, size := make([]float64, n), make([]float64, n)
+	for j := range m {
+		for i := range n {
+			if b.Measure == mech.LDP {
+				g[i] = pi[i]*u[i][j] - alpha[i]
+				size[i] = math.Abs(pi[i]*u[i][j]) + math.Abs(alpha[i])
+			} else {
+				g[i] = u[i][j] - alpha[i]/pi[i]
+				size[i] = math.Abs(u[i][j]) + math.Abs(alpha[i]/pi[i])
+			}
+		}
+		k, err := ratioColumnMax(pi, g, size, b)
+		// Rounding: g_i is good to a few units of roundoff of size_i, and
+		// the sums to n units of their terms; err weighs both by the
+		// column's weights y_i (at most e^{ε_u} π_i for LIP and ALIP, so a
+		// large α_i/π_i of a tiny π_i costs no more than α_i).
+		worst = math.Max(worst, k+8*float64(n+2)*unitRoundoff*err)
+	}
+	mass := 1.0
+	if b.Measure == mech.LDP {
+		mass = float64(n)
+	}
+	bound := sum + mass*worst
+	return bound + 8*float64(n+2)*unitRoundoff*(mag+mass*math.Abs(worst))
+}
+
+// ratioColumnMax returns K_j for one column with gains g (see
+// RatioUpperBound), and err = Σ_i y_i (size_i + |g_i|) over the maximising
+// weights y, the scale of its rounding error.
+func ratioColumnMax(pi mech.Prior, g, size []float64, b mech.Budget) (k, err float64) {
+	n := len(g)
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	sortByGain(order, g)
+	if b.Measure == mech.LDP {
+		lam := math.Exp(b.Epsilon) * (1 + 8*unitRoundoff) // a wider set only raises K_j
+		// y = (1 + (λ−1)[i in top k]) / (n + (λ−1) k), k = 0..n.
+		total := 0.0
+		for _, v := range g {
+			total += v
+		}
+		best, bestK := total/float64(n), 0
+		top := 0.0
+		for c, i := range order {
+			top += g[i]
+			if v := (total + (lam-1)*top) / (float64(n) + (lam-1)*float64(c+1)); v > best {
+				best, bestK = v, c+1
+			}
+		}
+		den := float64(n) + (lam-1)*float64(bestK)
+		for c, i := range order {
+			y := 1 / den
+			if c < bestK {
+				y = lam / den
+			}
+			err += y * (size[i] + math.Abs(g[i]))
+		}
+		return best, err
+	}
+	lo, up := math.Exp(-b.EpsilonLower), math.Exp(b.EpsilonUpper)
+	if b.Measure == mech.LIP {
+		lo, up = math.Exp(-b.Epsilon), math.Exp(b.Epsilon)
+	}
+	lo, up = lo*(1-8*unitRoundoff), up*(1+8*unitRoundoff) // a wider box only raises K_j
+	// Lower caps first, then the rest of the unit mass to the best gains.
+	left := 1.0
+	for i := range n {
+		y := lo * pi[i]
+		k += y * g[i]
+		err += y * (size[i] + math.Abs(g[i]))
+		left -= y
+	}
+	for _, i := range order {
+		if left <= 0 {
+			break
+		}
+		y := math.Min((up-lo)*pi[i], left)
+		k += y * g[i]
+		err += y * (size[i] + math.Abs(g[i]))
+		left -= y
+	}
+	if left > 0 {
+		i := order[0]
+		k += left * g[i]
+		err += left * (size[i] + math.Abs(g[i]))
+	}
+	return k, err
+}
+
+// sortByGain sorts the indices by decreasing gain.
+func sortByGain(order []int, g []float64) {
+	slices.SortFunc(order, func(a, b int) int {
+		switch {
+		case g[a] > g[b]:
+			return -1
+		case g[a] < g[b]:
+			return 1
+		}
+		return 0
+	})
+}

@@ -1,0 +1,353 @@
+package ipm
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/lp"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/solver"
+)
+
+// Tolerances of Vertex.
+const (
+	// supportEntry is the size above which an entry of the interior point
+	// counts as used: the point lies inside the optimal face, where every
+	// pair some optimal vertex uses is of the order of the prior's ratios,
+	// and the pairs off the face are about 1e-13.
+	supportEntry = 1e-9
+	// narrowSupportEntry is the second, wider support tried when the
+	// first leaves out a pair the optimum needs (its LP then falls short
+	// of the interior point's value).
+	narrowSupportEntry = 1e-12
+	// DustEntry is the least positive entry of a mechanism Vertex returns:
+	// smaller entries of the vertex are rounding, and are set to 0.
+	DustEntry = 1e-9
+	// valueSlack is the relative slack within which the vertex's value
+	// must reach the interior point's.
+	valueSlack = 1e-9
+	// capSlack is the relative distance to its cap p_ij ≤ e^ε q_j below
+	// which a pair of the interior point counts as capped on the optimal
+	// face.
+	capSlack = 1e-8
+	// budgetShrink is the relative (and absolute) margin by which the
+	// vertex LP's budget lies inside ε.
+	budgetShrink = 1e-12
+	// wideBudget is the budget (nats) above which the face LP's column of
+	// output j holds q_j rather than t_j = e^ε q_j.
+	wideBudget = 5
+	// auditRounding is the relative excess over ε the vertex may show
+	// under leakage.PML: none when the budget could be shrunk, but at
+	// ε = 0 a deterministic column's ratio 1/q_j is 1 only up to the
+	// rounding of the prior's sum (the PML of a one-hot column audits at
+	// 2.2e-16 for some priors).
+	auditRounding = 4 * unitRoundoff
+)
+
+// ErrNoVertex is returned when the LP on the interior point's support does
+// not give an audited mechanism within the certificate.
+var ErrNoVertex = errors.New("ipm: no optimal vertex on the interior point's support")
+
+// SolveVertex is Solve followed by Vertex: an optimal vertex of p with the
+// certificate of the interior point, or of the vertex LP's multipliers
+// where the interior point's fell short of the gap (rounding stops the
+// iterations early on utilities of a wide range, such as the squared
+// distances of a counting query). Its errors wrap ErrNotConverged when no
+// certified vertex was found.
+func SolveVertex(p Problem, opt Options) (*Result, error) {
+	r, err := Solve(p, opt)
+	if r == nil || (err != nil && !errors.Is(err, ErrNotConverged)) {
+		return r, err
+	}
+	v, verr := Vertex(p, r)
+	if verr != nil {
+		// No vertex: the caller's fallback for an uncertified solve
+		// (the full LP) applies.
+		return nil, errors.Join(ErrNotConverged, verr)
+	}
+	accept := opt.Gap
+	if accept == 0 {
+		accept = AcceptedGap
+	}
+	if v.Bound-v.Value > accept*math.Max(1, math.Abs(v.Value)) {
+		return v, ErrNotConverged
+	}
+	return v, nil
+}
+
+// Vertex turns r, an ε-PML point of p with its certificate (Solve's
+// result, certified or not), into an optimal vertex of the LP of p: a
+// mechanism with no entry below DustEntry but 0, rows summing to 1, PML at
+// most ε (at ε = 0 up to auditRounding), and an expected utility at least
+// r's (within a relative valueSlack).
+//
+// An interior point lies inside the optimal face: every pair that some
+// optimal vertex uses is positive there, and every cap that is tight on
+// the whole face is tight there. So:
+//
+//  1. the face is read off r: the pairs used and the pairs at their cap,
+//     by complementarity (Solve's last iterate), or else by thresholds on
+//     the entries (supportEntry, capSlack), or else the pairs above
+//     narrowSupportEntry with no cap fixed;
+//  2. the LP of that face (faceLP: N + M rows and one per free pair) is
+//     solved by the pure-Go revised simplex, at a budget a relative
+//     budgetShrink inside ε; a face of the polytope has only vertices of
+//     the polytope;
+//  3. its vertex is read back, entries below DustEntry set to 0 and rows
+//     renormalised; it must meet the budget under leakage.PML and reach
+//     r's value (a face read wrong falls short of it: the next reading of
+//     step 1 is tried);
+//  4. the bound is the lesser of r's and the one UpperBound proves from
+//     the face LP's row multipliers (multipliers prove a bound on the
+//     whole problem whichever LP they come from).
+func Vertex(p Problem, r *Result) (*Result, error) {
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	p.Prior = normalised(p.Prior)
+	var last error = ErrNoVertex
+	eps := math.Max(0, p.Epsilon*(1-budgetShrink)-budgetShrink)
+	for _, read := range []func() (used, capped mech.Pattern){
+		func() (mech.Pattern, mech.Pattern) {
+			if r.face == nil {
+				return nil, nil
+			}
+			return r.face.used, r.face.capped
+		},
+		func() (mech.Pattern, mech.Pattern) { return thresholdFace(p, r.Mechanism, supportEntry, capSlack) },
+		func() (mech.Pattern, mech.Pattern) { return thresholdFace(p, r.Mechanism, narrowSupportEntry, 0) },
+	} {
+		used, capped := read()
+		if used == nil {
+			continue
+		}
+		v, err := vertexOn(p, r, used, capped, eps)
+		if err == nil {
+			return v, nil
+		}
+		last = err
+	}
+	return nil, last
+}
+
+// thresholdFace reads a face off the entries of x: the pairs above entry,
+// and among them those within a relative slack of their cap e^ε q_j (none
+// when slack is 0).
+func thresholdFace(p Problem, x mech.Mechanism, entry, slack float64) (used, capped mech.Pattern) {
+	n, m := x.Dims()
+	lam := math.Exp(p.Epsilon)
+	used, capped = make(mech.Pattern, n), make(mech.Pattern, n)
+	for i := range n {
+		used[i], capped[i] = make([]bool, m), make([]bool, m)
+	}
+	for j := range m {
+		q := 0.0
+		for i := range n {
+			q += p.Prior[i] * x[i][j]
+		}
+		for i := range n {
+			used[i][j] = x[i][j] > entry
+			capped[i][j] = used[i][j] && slack > 0 && x[i][j] >= lam*q*(1-slack)
+		}
+	}
+	return used, capped
+}
+
+// vertexOn runs steps 2–4 of Vertex on the face (used, capped) with the
+// LP's budget eps (at most p.Epsilon).
+func vertexOn(p Problem, r *Result, used, capped mech.Pattern, eps float64) (*Result, error) {
+	n, _ := p.Utility.Dims()
+	// 2. The face LP.
+	f := newFaceLP(p, used, capped, eps)
+	sol, err := solveVertexLP(f.lp)
+	if err != nil {
+		return nil, err
+	}
+	P := f.mechanism(sol.X)
+	// 3. The vertex, without dust, audited.
+	clearDust(P)
+	if !certify.RowsSumToOne(P) {
+		return nil, fmt.Errorf("%w: a row of the vertex does not sum to 1", ErrNoVertex)
+	}
+	if a := leakage.PML(p.Prior, P); !(a <= p.Epsilon+auditRounding*math.Max(1, p.Epsilon)) {
+		return nil, fmt.Errorf("%w: the vertex has PML %g above %g", ErrNoVertex, a, p.Epsilon)
+	}
+	v := p.Utility.ExpectedUtility(p.Prior, P)
+	if v < r.Value-valueSlack*math.Max(1, math.Abs(r.Value)) {
+		return nil, fmt.Errorf("%w: the vertex's value %.17g is below the interior point's %.17g", ErrNoVertex, v, r.Value)
+	}
+	// 4. The bound: r's, or the face LP's multipliers' (either sign
+	// convention proves a bound; the lesser counts).
+	out := &Result{Mechanism: P, Value: v, Bound: r.Bound, Alpha: r.Alpha, Iterations: r.Iterations}
+	if len(sol.RowDuals) >= n { // the rows sum[i] come first
+		for _, sign := range []float64{1, -1} {
+			alpha := make([]float64, n)
+			for i := range alpha {
+				alpha[i] = sign * sol.RowDuals[i]
+			}
+			if bd := certify.UpperBound(p.Prior, p.Utility, nil, p.Epsilon, alpha); bd < out.Bound {
+				out.Bound, out.Alpha = bd, alpha
+			}
+		}
+	}
+	if !out.valid() {
+		return nil, fmt.Errorf("%w: the vertex's value %.17g exceeds the bound %.17g", ErrNoVertex, v, out.Bound)
+	}
+	return out, nil
+}
+
+// clearDust sets to zero, in place, the entries of p below DustEntry and
+// divides each row by its new sum.
+func clearDust(p mech.Mechanism) {
+	for _, row := range p {
+		s := 0.0
+		for j, v := range row {
+			if v < DustEntry {
+				row[j] = 0
+			}
+			s += row[j]
+		}
+		if s > 0 {
+			for j := range row {
+				row[j] /= s
+			}
+		}
+	}
+}
+
+// solveVertexLP solves a vertex LP with the pure-Go revised simplex.
+func solveVertexLP(l *lp.Model) (*solver.Solution, error) {
+	sol, err := solver.Revised().Solve(l)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNoVertex, err)
+	}
+	if sol.Status != solver.Optimal {
+		return nil, fmt.Errorf("%w: the face LP is %s", ErrNoVertex, sol.Status)
+	}
+	return sol, nil
+}
+
+// faceLP is the LP of the face of the ε-PML polytope on which the interior
+// point lies: the pairs off the support at 0, and the pairs at their cap
+// (p_ij = t_j, with t_j = e^ε q_j) replaced by t_j. An interior point of
+// the optimal face has every constraint that holds with equality on the
+// face tight, and every other strictly slack; so what remains is an LP in
+// the free pairs (strictly between 0 and their cap) and the t_j, with
+// N + M + |free| rows where the LP of the support has one cap row per
+// used pair. Fixing a pair at its cap intersects the polytope with a
+// supporting hyperplane, so every vertex of this LP is a vertex of the
+// ε-PML polytope, whether or not the face was read right; a misread face
+// only shows as a value below the interior point's.
+type faceLP struct {
+	lp     *lp.Model
+	n, m   int
+	t      []int   // column of t_j/sigma, -1 for an unused output
+	sigma  float64 // 1, or e^ε above wideBudget: the column is then q_j
+	col    [][]int // column of a free p_ij; -1 for a pair off the support
+	capped [][]bool
+}
+
+// newFaceLP builds the LP of the face (used, capped) with budget eps:
+//
+//	max Σ_capped π_i u_ij t_j + Σ_free π_i u_ij p_ij
+//	sum[i]:  Σ_{j: ij capped} t_j + Σ_{j: ij free} p_ij = 1
+//	marg[j]: (e^{−ε} − Σ_{i: ij capped} π_i) t_j − Σ_{i: ij free} π_i p_ij = 0
+//	up[i,j]: p_ij − t_j ≤ 0   (ij free)
+//
+// Above wideBudget the column holds q_j = e^{−ε} t_j and the cap rows are
+// divided by e^ε.
+func newFaceLP(p Problem, support, capped mech.Pattern, eps float64) *faceLP {
+	n, m := p.Utility.Dims()
+	f := &faceLP{lp: &lp.Model{Maximize: true}, n: n, m: m, t: make([]int, m), col: make([][]int, n), capped: capped, sigma: 1}
+	if eps > wideBudget {
+		// t_j = e^ε q_j would reach 1e13 at ε = 30; its column holds
+		// q_j instead, and each cap row is divided by e^ε.
+		f.sigma = math.Exp(eps)
+	}
+	for i := range n {
+		f.col[i] = make([]int, m)
+	}
+	l := f.lp
+	tCost := make([]float64, m)
+	for j := range m {
+		f.t[j] = -1
+		for i := range n {
+			f.col[i][j] = -1
+			if capped[i][j] {
+				tCost[j] += p.Prior[i] * p.Utility[i][j]
+			}
+		}
+	}
+	for j := range m {
+		for i := range n {
+			if support[i][j] {
+				f.t[j] = l.AddCol(f.sigma*tCost[j], 0, lp.Inf, fmt.Sprintf("t[%d]", j+1))
+				break
+			}
+		}
+	}
+	for i := range n {
+		for j := range m {
+			if support[i][j] && !f.capped[i][j] {
+				f.col[i][j] = l.AddCol(p.Prior[i]*p.Utility[i][j], 0, lp.Inf, fmt.Sprintf("p[%d,%d]", i+1, j+1))
+			}
+		}
+	}
+	for i := range n {
+		var e []lp.Nonzero
+		for j := range m {
+			switch {
+			case f.capped[i][j]:
+				e = append(e, lp.Entry(f.t[j], f.sigma))
+			case f.col[i][j] >= 0:
+				e = append(e, lp.Entry(f.col[i][j], 1))
+			}
+		}
+		l.AddRow(1, 1, fmt.Sprintf("sum[%d]", i+1), e...)
+	}
+	mu := math.Exp(-eps)
+	for j := range m {
+		if f.t[j] < 0 {
+			continue
+		}
+		c := f.sigma * mu
+		var e []lp.Nonzero
+		for i := range n {
+			switch {
+			case f.capped[i][j]:
+				c -= f.sigma * p.Prior[i]
+			case f.col[i][j] >= 0:
+				e = append(e, lp.Entry(f.col[i][j], -p.Prior[i]))
+			}
+		}
+		l.AddRow(0, 0, fmt.Sprintf("marg[%d]", j+1), append([]lp.Nonzero{lp.Entry(f.t[j], c)}, e...)...)
+		for i := range n {
+			if k := f.col[i][j]; k >= 0 {
+				l.AddRow(math.Inf(-1), 0, fmt.Sprintf("up[%d,%d]", i+1, j+1), lp.Entry(k, 1/f.sigma), lp.Entry(f.t[j], -1))
+			}
+		}
+	}
+	return f
+}
+
+// mechanism reads the mechanism of a solution x of the face LP; negative
+// entries (rounding) become 0.
+func (f *faceLP) mechanism(x []float64) mech.Mechanism {
+	P := mech.Zeros(f.n, f.m)
+	for i := range f.n {
+		for j := range f.m {
+			v := 0.0
+			switch {
+			case f.capped[i][j]:
+				v = f.sigma * x[f.t[j]]
+			case f.col[i][j] >= 0:
+				v = x[f.col[i][j]]
+			}
+			P[i][j] = math.Max(0, v)
+		}
+	}
+	return P
+}
