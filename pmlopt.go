@@ -98,6 +98,9 @@ var ErrNoObjective = errors.New("objective: missing (want worst-case-order, wors
 // objective. Every returned mechanism has been audited: Solve fails rather
 // than return a mechanism that breaks its zero pattern or budget.
 func Solve(ctx context.Context, p *problem.Problem, opt Options) (*Solution, error) {
+	if err := check(p); err != nil {
+		return nil, err
+	}
 	b, err := p.RequirePrivacy()
 	if err != nil {
 		return nil, err
@@ -220,6 +223,9 @@ func fromBisect(pt bisect.Point) Point {
 // worst-case-order. If ctx is cancelled, Curve returns the points resolved
 // so far with ctx.Err().
 func Curve(ctx context.Context, p *problem.Problem, objective problem.Objective, opt Options) ([]Point, error) {
+	if err := check(p); err != nil {
+		return nil, err
+	}
 	var pts []bisect.Point
 	var err error
 	switch objective {
@@ -252,6 +258,9 @@ func Curve(ctx context.Context, p *problem.Problem, objective problem.Objective,
 // Audit computes every measure of docs/theory.md §2 for p's prior and mechanism, with
 // maximal α-leakage, (α,β)-leakage and LRDP at the given orders.
 func Audit(p *problem.Problem, alpha, beta float64) (leakage.Report, error) {
+	if err := check(p); err != nil {
+		return leakage.Report{}, err
+	}
 	m, err := p.RequireMechanism()
 	if err != nil {
 		return leakage.Report{}, err

@@ -97,7 +97,7 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	if slv == nil {
 		slv = solver.Auto()
 	}
-	p, err := problem.Load(pos[0])
+	p, err := loadProblem(e, pos[0])
 	if err != nil {
 		return err
 	}

@@ -34,7 +34,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if *out == "" {
 		return usagef("--mps is required")
 	}
-	p, err := problem.Load(pos[0])
+	p, err := loadProblem(e, pos[0])
 	if err != nil {
 		return err
 	}
