@@ -64,3 +64,31 @@ func (v verdict) String() string {
 type overBudget struct{ v verdict }
 
 func (o *overBudget) Error() string { return "the mechanism " + o.v.String() }
+
+// budgetJSON is a privacy budget in the keys of a problem file's privacy
+// block.
+type budgetJSON struct {
+	Measure      string  `json:"measure"`
+	Epsilon      *jfloat `json:"epsilon,omitempty"`
+	EpsilonLower *jfloat `json:"epsilon_lower,omitempty"`
+	EpsilonUpper *jfloat `json:"epsilon_upper,omitempty"`
+}
+
+func toBudgetJSON(b mech.Budget) budgetJSON {
+	j := budgetJSON{Measure: string(b.Measure)}
+	if b.Measure == mech.ALIP {
+		j.EpsilonLower, j.EpsilonUpper = optFloat(b.EpsilonLower), optFloat(b.EpsilonUpper)
+	} else {
+		j.Epsilon = optFloat(b.Epsilon)
+	}
+	return j
+}
+
+// exportJSON is what export --json writes.
+type exportJSON struct {
+	File     string     `json:"file"`
+	Rows     int        `json:"rows"`
+	Columns  int        `json:"columns"`
+	Nonzeros int        `json:"nonzeros"`
+	Privacy  budgetJSON `json:"privacy"`
+}
