@@ -174,5 +174,10 @@ Commands:`)
 	}
 	fmt.Fprintln(w, `
 Problem files are YAML or JSON (see README.md; the mathematics is in
-docs/theory.md). Every command takes --json for machine-readable output. Use "pmlopt <command> --help" for more.`)
+docs/theory.md). Every command takes --json for machine-readable output and
+"-" for a problem on standard input. Use "pmlopt <command> --help" for more,
+with a worked example, and "pmlopt --version" for the version. Exit status:
+0 success, 1 failure, 2 wrong command line, 3 mechanism over its budget.
+
+Start with: pmlopt new --help`)
 }
