@@ -61,9 +61,11 @@ type auditJSON struct {
 	Marginal                    []jfloat                 `json:"output_marginal"`
 	PMin                        jfloat                   `json:"p_min"`
 	Implied                     map[string][]impliedJSON `json:"implied"`
-	// WithinBudget and BudgetExcess are there when the file has a budget.
-	WithinBudget *bool   `json:"within_budget,omitempty"`
-	BudgetExcess *jfloat `json:"budget_excess,omitempty"`
+	// Privacy, WithinBudget and BudgetExcess are there when the file has
+	// a budget.
+	Privacy      *budgetJSON `json:"privacy,omitempty"`
+	WithinBudget *bool       `json:"within_budget,omitempty"`
+	BudgetExcess *jfloat     `json:"budget_excess,omitempty"`
 }
 
 func runAudit(ctx context.Context, e *env, args []string) error {
@@ -102,6 +104,8 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		if v != nil {
 			within, excess := v.within(), jfloat(v.Excess)
 			j.WithinBudget, j.BudgetExcess = &within, &excess
+			b := toBudgetJSON(v.Budget)
+			j.Privacy = &b
 		}
 		if err := writeJSON(&b, j); err != nil {
 			return err

@@ -48,8 +48,8 @@ and --objective fill in the budget and the objective.
 
 Example:
 
-	pmlopt new --prior-from testdata/ages.csv --column age --utility abs \
-	    --epsilon 1 --objective worst-case-value -o ages.yaml`
+	pmlopt new --prior-from testdata/survey.csv --column children --utility abs \
+	    --epsilon 1 --objective worst-case-value -o children.yaml`
 
 func runNew(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "new", "new (--letters N | --labels a,b,c | --grid WxH | --prior-from F.csv --column C) --utility U [--prior P] [--epsilon E] [-o FILE]", newHelp)
@@ -69,7 +69,7 @@ func runNew(ctx context.Context, e *env, args []string) error {
 	name := fs.String("name", "", "the problem's `name`")
 	var out string
 	fs.StringVar(&out, "o", "", "write to this `file` instead of stdout")
-	fs.StringVar(&out, "out", "", "same as -o")
+	fs.StringVar(&out, "out", "", "same as -o `file`")
 	asJSON := fs.Bool("json", false, "write JSON instead of YAML")
 	if _, err := fs.parse(args, 0); err != nil {
 		return err

@@ -23,7 +23,7 @@ A mechanism that breaks the file's privacy budget is refused (exit status
 
 Example:
 
-	pmlopt sample coin.yaml --input records.csv --column answer --seed 7 > private.csv`
+	pmlopt sample children-solved.yaml --input testdata/survey.csv --column children --seed 1 > private.csv`
 
 func runSample(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "sample", "sample FILE --input data.csv --column NAME [--seed S] [--force] [--json]", sampleHelp)
