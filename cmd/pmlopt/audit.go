@@ -120,7 +120,7 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if v != nil && !v.within() {
-		return &overBudget{*v}
+		return &overBudget{v: *v}
 	}
 	return nil
 }

@@ -61,9 +61,13 @@ func (v verdict) String() string {
 
 // overBudget is the error of a command whose mechanism breaks its file's
 // budget; the command exits with exitBudget.
-type overBudget struct{ v verdict }
+// hint, if not empty, says how to go on anyway.
+type overBudget struct {
+	v    verdict
+	hint string
+}
 
-func (o *overBudget) Error() string { return "the mechanism " + o.v.String() }
+func (o *overBudget) Error() string { return "the mechanism " + o.v.String() + o.hint }
 
 // budgetJSON is a privacy budget in the keys of a problem file's privacy
 // block.

@@ -52,7 +52,7 @@ func runSample(ctx context.Context, e *env, args []string) error {
 	}
 	if p.Privacy != nil && !*force {
 		if v := judge(p.Prior, m, *p.Privacy); !v.within() {
-			return &overBudget{v}
+			return &overBudget{v: v, hint: "; nothing written (--force samples anyway)"}
 		}
 	}
 	s, err := sample.NewSampler(m, *seed)

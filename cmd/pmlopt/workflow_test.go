@@ -231,6 +231,7 @@ func TestBudgetVerdicts(t *testing.T) {
 	out, stderr, code = cliIn(t, records, "sample", over, "--input", "-", "--column", "answer")
 	assert.Equal(t, exitBudget, code, stderr)
 	assert.Empty(t, out)
+	assert.Contains(t, stderr, "--force")
 	out, stderr, code = cliIn(t, records, "sample", over, "--input", "-", "--column", "answer", "--force")
 	assert.Equal(t, 0, code, stderr)
 	assert.True(t, strings.HasPrefix(out, "id,answer\n"))
@@ -317,6 +318,13 @@ func TestValueCurveReportsWhatEachStepReaches(t *testing.T) {
 	assert.Contains(t, out, "\n-401,-101,")
 	out, _, _ = cli(t, "curve", f, "--objective", "worst-case-value", "--quiet")
 	assert.Contains(t, out, "reaches")
+	// The plot draws the safe staircase on its own steps.
+	svg := filepath.Join(t.TempDir(), "c.svg")
+	_, stderr, code := cli(t, "curve", f, "--objective", "worst-case-value", "--quiet", "--plot", svg)
+	require.Equal(t, 0, code, stderr)
+	data, err := os.ReadFile(svg)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "<svg")
 }
 
 func TestStdinVersionHelpAndSolvers(t *testing.T) {
