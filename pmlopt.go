@@ -99,6 +99,9 @@ var ErrNoObjective = errors.New("objective: missing (want worst-case-order, wors
 // objective. Every returned mechanism has been audited: Solve fails rather
 // than return a mechanism that breaks its zero pattern or budget.
 func Solve(ctx context.Context, p *problem.Problem, opt Options) (*Solution, error) {
+	if err := check(p); err != nil {
+		return nil, err
+	}
 	b, err := p.RequirePrivacy()
 	if err != nil {
 		return nil, err
@@ -204,14 +207,26 @@ type Point struct {
 	OptimalEpsilon      float64
 	OptimalEpsilonLower float64
 	Mechanism           mech.Mechanism
-	LPSolves            int
-	Failure             error
+	// WorstCaseValue is the worst-case utility value Mechanism reaches
+	// (at least ThresholdMax); NaN without a utility or a mechanism.
+	WorstCaseValue float64
+	LPSolves       int
+	Failure        error
 }
 
 func fromBisect(pt bisect.Point) Point {
 	return Point{H: pt.H, Threshold: pt.Threshold, ThresholdMax: pt.ThresholdMax, SafeEpsilon: pt.SafeEpsilon,
 		OptimalEpsilon: pt.OptimalEpsilon, OptimalEpsilonLower: pt.OptimalEpsilonLower,
-		Mechanism: pt.Mechanism, LPSolves: pt.LPSolves, Failure: pt.Failure}
+		Mechanism: pt.Mechanism, LPSolves: pt.LPSolves, Failure: pt.Failure, WorstCaseValue: math.NaN()}
+}
+
+// reached fills pt.WorstCaseValue from u: what the point's mechanism
+// reaches, which may lie above the step's lowest threshold.
+func reached(u mech.Utility, pt Point) Point {
+	if u != nil && pt.Mechanism != nil {
+		pt.WorstCaseValue = u.WorstCaseValue(pt.Mechanism)
+	}
+	return pt
 }
 
 // Curve computes the trade-off curve of p for a worst-case objective: for
@@ -221,8 +236,14 @@ func fromBisect(pt bisect.Point) Point {
 // worst-case-order. If ctx is cancelled, Curve returns the points resolved
 // so far with ctx.Err().
 func Curve(ctx context.Context, p *problem.Problem, objective problem.Objective, opt Options) ([]Point, error) {
+	if err := check(p); err != nil {
+		return nil, err
+	}
 	var pts []bisect.Point
 	var err error
+	if settled := opt.Settled; settled != nil {
+		opt.Settled = func(pt Point) { settled(reached(p.Utility, pt)) }
+	}
 	switch objective {
 	case problem.WorstCaseOrder, "":
 		var o mech.Order
@@ -242,7 +263,7 @@ func Curve(ctx context.Context, p *problem.Problem, objective problem.Objective,
 	// A cancelled curve returns the points resolved so far with ctx.Err().
 	out := make([]Point, len(pts))
 	for k, pt := range pts {
-		out[k] = fromBisect(pt)
+		out[k] = reached(p.Utility, fromBisect(pt))
 	}
 	if pts == nil {
 		out = nil
@@ -253,6 +274,9 @@ func Curve(ctx context.Context, p *problem.Problem, objective problem.Objective,
 // Audit computes every measure of docs/theory.md §2 for p's prior and mechanism, with
 // maximal α-leakage, (α,β)-leakage and LRDP at the given orders.
 func Audit(p *problem.Problem, alpha, beta float64) (leakage.Report, error) {
+	if err := check(p); err != nil {
+		return leakage.Report{}, err
+	}
 	m, err := p.RequireMechanism()
 	if err != nil {
 		return leakage.Report{}, err

@@ -21,7 +21,13 @@ PMC; then the mechanism-level measures (PML, PMC, ALIP, LIP, LDP, lift, Bayes
 capacity, maximal leakage, Bayes vulnerability and leakage, maximal α- and
 (α,β)-leakage, LRDP of order α); then the guarantees the measured PML, PMC
 and LDP imply for the file's prior (docs/theory.md §3). Logarithms are
-natural (nats).`
+natural (nats). When the file has a privacy budget, the report ends with
+"within budget" or "exceeds the budget by …" (JSON: within_budget,
+budget_excess), and the exit status is 3 when the budget is exceeded.
+
+Example:
+
+	pmlopt audit testdata/eye-colour.json --alpha 2 --json`
 
 // impliedJSON is one implied guarantee in the audit's "implied" object.
 type impliedJSON struct {
@@ -55,6 +61,11 @@ type auditJSON struct {
 	Marginal                    []jfloat                 `json:"output_marginal"`
 	PMin                        jfloat                   `json:"p_min"`
 	Implied                     map[string][]impliedJSON `json:"implied"`
+	// Privacy, WithinBudget and BudgetExcess are there when the file has
+	// a budget.
+	Privacy      *budgetJSON `json:"privacy,omitempty"`
+	WithinBudget *bool       `json:"within_budget,omitempty"`
+	BudgetExcess *jfloat     `json:"budget_excess,omitempty"`
 }
 
 func runAudit(ctx context.Context, e *env, args []string) error {
@@ -66,7 +77,7 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := problem.Load(pos[0])
+	p, err := loadProblem(e, pos[0])
 	if err != nil {
 		return err
 	}
@@ -82,12 +93,36 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		return writeJSON(e.stdout, toAuditJSON(r, p.Prior.Min(), implied))
+	var v *verdict
+	if p.Privacy != nil {
+		j := judge(p.Prior, m, *p.Privacy)
+		v = &j
 	}
 	var b buffered
-	writeAuditReport(&b, p, m, r, implied)
-	return b.commit(e.stdout)
+	if *asJSON {
+		j := toAuditJSON(r, p.Prior.Min(), implied)
+		if v != nil {
+			within, excess := v.within(), jfloat(v.Excess)
+			j.WithinBudget, j.BudgetExcess = &within, &excess
+			b := toBudgetJSON(v.Budget)
+			j.Privacy = &b
+		}
+		if err := writeJSON(&b, j); err != nil {
+			return err
+		}
+	} else {
+		writeAuditReport(&b, p, m, r, implied)
+		if v != nil {
+			fmt.Fprintf(&b, "\n%s\n", v)
+		}
+	}
+	if err := b.commit(e.stdout); err != nil {
+		return err
+	}
+	if v != nil && !v.within() {
+		return &overBudget{v: *v}
+	}
+	return nil
 }
 
 // impliedFrom lists the measured guarantees whose implications the audit

@@ -14,7 +14,11 @@ func init() {
 
 const convertHelp = `Given a guarantee (its measure and level) and the smallest prior probability
 p_min, prints every guarantee it implies (docs/theory.md §3) with the
-regime in which each holds. For ALIP give --epsilon-lower (ε_l) and --epsilon (ε_u).`
+regime in which each holds. For ALIP give --epsilon-lower (ε_l) and --epsilon (ε_u).
+
+Example:
+
+	pmlopt convert --from pml --epsilon 0.1 --pmin 0.2 --json`
 
 type convertJSON struct {
 	From    impliedJSON   `json:"from"`

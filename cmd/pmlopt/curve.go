@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pmlopt/pmlopt"
+	"github.com/pmlopt/pmlopt/closedform"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/solver"
 )
@@ -24,7 +25,10 @@ const curveHelp = `Computes the trade-off curve of the file's prior and utilitie
 utility order h (worst-case-order) or every reachable utility value where the
 optimal ε changes (worst-case-value), the utility-safe PML ε_S and the least
 PML ε* of a mechanism reaching that worst case, as a bracket
-[optimal_epsilon_lower, optimal_epsilon]. Prints a table, --json, --csv, or
+[optimal_epsilon_lower, optimal_epsilon]. For worst-case-value, threshold is
+the lowest value of each step of ε* and worst_case_value what the step's
+mechanism reaches; the utility-safe staircase is evaluated on all of its own
+steps (safe_steps in --json, and in --plot). Prints a table, --json, --csv, or
 --jsonl (one line per threshold as soon as it settles, so that a long curve
 keeps what it has); --plot writes both staircases against ε as SVG or PNG (by
 extension).
@@ -40,8 +44,11 @@ Example:
 	pmlopt curve testdata/counting-query.yaml --jsonl > curve.jsonl`
 
 type curvePointJSON struct {
-	H                   *int    `json:"h,omitempty"`
-	Threshold           *jfloat `json:"threshold,omitempty"`
+	H         *int    `json:"h,omitempty"`
+	Threshold *jfloat `json:"threshold,omitempty"`
+	// WorstCaseValue is what the point's mechanism reaches (the step's
+	// best worst case), when the file has a utility.
+	WorstCaseValue      *jfloat `json:"worst_case_value,omitempty"`
 	SafeEpsilon         jfloat  `json:"safe_epsilon"`
 	OptimalEpsilon      jfloat  `json:"optimal_epsilon"`
 	OptimalEpsilonLower jfloat  `json:"optimal_epsilon_lower"`
@@ -55,6 +62,9 @@ type curveJSON struct {
 	Objective string           `json:"objective"`
 	Solver    string           `json:"solver"`
 	Points    []curvePointJSON `json:"points"`
+	// SafeSteps is the utility-safe value staircase on its own steps
+	// (worst-case-value only).
+	SafeSteps []safeStepJSON `json:"safe_steps,omitempty"`
 }
 
 func runCurve(ctx context.Context, e *env, args []string) error {
@@ -97,7 +107,7 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	if slv == nil {
 		slv = solver.Auto()
 	}
-	p, err := problem.Load(pos[0])
+	p, err := loadProblem(e, pos[0])
 	if err != nil {
 		return err
 	}
@@ -120,6 +130,12 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	warnOpen(e.stderr, pts, *tol)
+	var safeSteps []closedform.SafeValueStep
+	if obj == problem.WorstCaseValue {
+		if safeSteps, err = closedform.SafeValueCurve(p.Prior, p.Utility); err != nil {
+			return err
+		}
+	}
 	if *asJSONL {
 		if lineErr != nil {
 			return lineErr
@@ -128,18 +144,23 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("interrupted: %d settled points written, %d thresholds left", prog.count(), prog.total()-prog.count())
 		}
 		if *plotPath != "" {
-			return plotCurve(*plotPath, curveTitle(p.Name), obj, pts)
+			return plotCurve(*plotPath, curveTitle(p.Name), obj, pts, safeSteps)
 		}
 		return nil
 	}
 	var b buffered
 	switch {
 	case *asJSON:
-		err = writeJSON(&b, toCurveJSON(obj, slv.Name(), pts))
+		j := toCurveJSON(obj, slv.Name(), pts)
+		j.SafeSteps = toSafeStepsJSON(safeSteps)
+		err = writeJSON(&b, j)
 	case *asCSV:
 		err = writeCurveCSV(&b, obj, pts)
 	default:
 		writeCurveTable(&b, obj, pts, slv.Name())
+		if safeSteps != nil {
+			fmt.Fprintf(&b, "the utility-safe staircase has %d steps of its own (--json: safe_steps; --plot draws them)\n", len(safeSteps))
+		}
 	}
 	if err != nil {
 		return err
@@ -153,7 +174,7 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("interrupted: %d settled points written, %d thresholds left", len(pts), prog.total()-prog.count())
 	}
 	if *plotPath != "" {
-		if err := plotCurve(*plotPath, curveTitle(p.Name), obj, pts); err != nil {
+		if err := plotCurve(*plotPath, curveTitle(p.Name), obj, pts, safeSteps); err != nil {
 			return err
 		}
 	}
@@ -196,6 +217,7 @@ func toCurvePointJSON(obj problem.Objective, pt pmlopt.Point) curvePointJSON {
 	c := curvePointJSON{
 		SafeEpsilon: jfloat(pt.SafeEpsilon), OptimalEpsilon: jfloat(pt.OptimalEpsilon),
 		OptimalEpsilonLower: jfloat(pt.OptimalEpsilonLower), LPSolves: pt.LPSolves,
+		WorstCaseValue: optFloat(pt.WorstCaseValue),
 	}
 	if obj == problem.WorstCaseOrder {
 		h := pt.H
@@ -216,10 +238,18 @@ func writeCurveCSV(w io.Writer, obj problem.Objective, pts []pmlopt.Point) error
 	if obj == problem.WorstCaseValue {
 		key = "threshold"
 	}
-	cw.Write([]string{key, "safe_epsilon", "optimal_epsilon_lower", "optimal_epsilon", "lp_solves"})
+	header := []string{key, "safe_epsilon", "optimal_epsilon_lower", "optimal_epsilon", "lp_solves"}
+	if obj == problem.WorstCaseValue {
+		header = append(header[:1], append([]string{"worst_case_value"}, header[1:]...)...)
+	}
+	cw.Write(header)
 	for _, pt := range pts {
-		cw.Write([]string{thresholdString(obj, pt), fullNum(pt.SafeEpsilon), fullNum(pt.OptimalEpsilonLower),
-			fullNum(pt.OptimalEpsilon), strconv.Itoa(pt.LPSolves)})
+		rec := []string{thresholdString(obj, pt), fullNum(pt.SafeEpsilon), fullNum(pt.OptimalEpsilonLower),
+			fullNum(pt.OptimalEpsilon), strconv.Itoa(pt.LPSolves)}
+		if obj == problem.WorstCaseValue {
+			rec = append(rec[:1], append([]string{fullNum(pt.WorstCaseValue)}, rec[1:]...)...)
+		}
+		cw.Write(rec)
 	}
 	cw.Flush()
 	return cw.Error()
@@ -247,11 +277,20 @@ func writeCurveTable(w io.Writer, obj problem.Objective, pts []pmlopt.Point, sol
 		key = "threshold"
 	}
 	t := newTable(w)
-	t.row(key, "utility-safe ε_S", "optimal ε* ∈ [lower,", "upper]", "gap ε_S − ε*", "LP solves")
+	value := obj == problem.WorstCaseValue
+	head := []string{key, "utility-safe ε_S", "optimal ε* ∈ [lower,", "upper]", "gap ε_S − ε*", "LP solves"}
+	if value {
+		head = append([]string{key, "reaches"}, head[1:]...)
+	}
+	t.row(head...)
 	total := 0
 	for _, pt := range pts {
-		t.row(thresholdString(obj, pt), num(pt.SafeEpsilon), num(pt.OptimalEpsilonLower), num(pt.OptimalEpsilon),
-			num(gap(pt.SafeEpsilon, pt.OptimalEpsilon)), strconv.Itoa(pt.LPSolves))
+		row := []string{thresholdString(obj, pt), num(pt.SafeEpsilon), num(pt.OptimalEpsilonLower), num(pt.OptimalEpsilon),
+			num(gap(pt.SafeEpsilon, pt.OptimalEpsilon)), strconv.Itoa(pt.LPSolves)}
+		if value {
+			row = append([]string{row[0], num(pt.WorstCaseValue)}, row[1:]...)
+		}
+		t.row(row...)
 		total += pt.LPSolves
 	}
 	t.flush()
@@ -344,4 +383,18 @@ func warnOpen(w io.Writer, pts []pmlopt.Point, tol float64) {
 				p.H, p.OptimalEpsilonLower, p.OptimalEpsilon, tol)
 		}
 	}
+}
+
+// safeStepJSON is one step of the utility-safe value staircase.
+type safeStepJSON struct {
+	Threshold   jfloat `json:"threshold"`
+	SafeEpsilon jfloat `json:"safe_epsilon"`
+}
+
+func toSafeStepsJSON(steps []closedform.SafeValueStep) []safeStepJSON {
+	var out []safeStepJSON
+	for _, st := range steps {
+		out = append(out, safeStepJSON{Threshold: jfloat(st.Threshold), SafeEpsilon: jfloat(st.Epsilon)})
+	}
+	return out
 }

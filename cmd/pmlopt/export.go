@@ -20,13 +20,19 @@ const exportHelp = `Builds the LP of the file's problem and writes it as free MP
 expected-utility objective it is the full optimisation problem; otherwise it
 is the feasibility LP (10) of Song & Oechtering (2026) for the file's
 budget, with the zero pattern of --h (an order threshold) or --value (a utility threshold) if
-given.`
+given. With --json the size of the LP is written to stdout as JSON (file,
+rows, columns, nonzeros, measure and the budget's levels).
+
+Example:
+
+	pmlopt export testdata/example1.yaml --mps example1.mps --h 2`
 
 func runExport(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "export", "export FILE --mps out.mps [--h H | --value V]", exportHelp)
+	fs := newFlagSet(e, "export", "export FILE --mps out.mps [--h H | --value V] [--json]", exportHelp)
 	out := fs.String("mps", "", "output `file` (- for stdout)")
 	h := fs.Int("h", 0, "forbid pairs whose utility order is below `H`")
 	v := fs.Float64("value", 0, "forbid pairs whose utility is below `V`")
+	asJSON := fs.Bool("json", false, "write the LP's size as JSON to stdout (not with --mps -)")
 	pos, err := fs.parse(args, 1)
 	if err != nil {
 		return err
@@ -34,7 +40,10 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if *out == "" {
 		return usagef("--mps is required")
 	}
-	p, err := problem.Load(pos[0])
+	if *out == "-" && *asJSON {
+		return usagef("--json writes to stdout, and so does --mps -: give --mps a file")
+	}
+	p, err := loadProblem(e, pos[0])
 	if err != nil {
 		return err
 	}
@@ -82,6 +91,10 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	}
 	if err := writeFileAtomic(*out, buf.Bytes()); err != nil {
 		return err
+	}
+	if *asJSON {
+		return writeJSON(e.stdout, exportJSON{File: *out, Rows: mod.LP.NumRows(), Columns: mod.LP.NumCols(),
+			Nonzeros: mod.LP.NumNonzeros(), Privacy: toBudgetJSON(b)})
 	}
 	fmt.Fprintf(e.stderr, "wrote %s: %d rows, %d columns, %d non-zeros (%s)\n", *out,
 		mod.LP.NumRows(), mod.LP.NumCols(), mod.LP.NumNonzeros(), describeBudget(b))

@@ -26,6 +26,9 @@ const (
 	exitOK    = 0
 	exitError = 1 // the command ran and failed (bad input, infeasible request)
 	exitUsage = 2 // the command line was wrong
+	// exitBudget: the command ran, and the mechanism it examined breaks
+	// the file's privacy budget (audit, sample).
+	exitBudget = 3
 	// A command stopped by a signal exits with 128 + the signal's number,
 	// as a shell reports it: 130 for SIGINT (Ctrl-C), 143 for SIGTERM.
 	exitSignal = 128
@@ -102,6 +105,9 @@ func run(ctx context.Context, args []string, e *env) int {
 		}
 		usage(e.stdout)
 		return exitOK
+	case "version", "-version", "--version":
+		printVersion(e.stdout)
+		return exitOK
 	}
 	for _, c := range commands {
 		if c.name == name {
@@ -140,6 +146,10 @@ func report(e *env, name string, err error) int {
 	}
 	msg := strings.TrimSpace(strings.ReplaceAll(err.Error(), "\n", "; "))
 	fmt.Fprintf(e.stderr, "pmlopt %s: %s\n", name, msg)
+	var over *overBudget
+	if errors.As(err, &over) {
+		return exitBudget
+	}
 	var u *usageError
 	if errors.As(err, &u) {
 		fmt.Fprintf(e.stderr, "Run 'pmlopt %s --help' for usage.\n", name)
@@ -164,5 +174,10 @@ Commands:`)
 	}
 	fmt.Fprintln(w, `
 Problem files are YAML or JSON (see README.md; the mathematics is in
-docs/theory.md). Every command takes --json for machine-readable output. Use "pmlopt <command> --help" for more.`)
+docs/theory.md). Every command takes --json for machine-readable output and
+"-" for a problem on standard input. Use "pmlopt <command> --help" for more,
+with a worked example, and "pmlopt --version" for the version. Exit status:
+0 success, 1 failure, 2 wrong command line, 3 mechanism over its budget.
+
+Start with: pmlopt new --help`)
 }

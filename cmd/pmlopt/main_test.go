@@ -172,7 +172,7 @@ func TestSolveCountingQuery(t *testing.T) {
 	eps := v["epsilon"].(float64)
 	assert.InDelta(t, math.Log(3.5), eps, 1e-9)
 	assert.InDelta(t, leakage.PML(p.Prior, m), eps, 1e-12)
-	assert.LessOrEqual(t, v["epsilon_lower"].(float64), eps)
+	assert.LessOrEqual(t, v["optimal_epsilon_lower"].(float64), eps)
 	assert.True(t, p.Order.Pattern(6).Holds(m))
 	assert.Equal(t, 6, p.Order.WorstCaseOrder(m))
 }
@@ -181,7 +181,7 @@ func TestSolveExample1(t *testing.T) {
 	// Song & Oechtering (2026), Example 1 with π_2 + π_3 ≤ 1/2 and ε = 1: h = 2 at PML log 2.
 	v := runJSON(t, "solve", td+"example1.yaml", "--json")
 	assert.Equal(t, 2.0, v["worst_case_order"])
-	lo, hi := v["epsilon_lower"].(float64), v["epsilon"].(float64)
+	lo, hi := v["optimal_epsilon_lower"].(float64), v["epsilon"].(float64)
 	assert.InDelta(t, math.Log(2), hi, 1e-9)
 	assert.GreaterOrEqual(t, hi, math.Log(2)-1e-12, "an audited PML can not be below the optimum")
 	assert.LessOrEqual(t, lo, math.Log(2)+1e-12, "the certified lower bound is below the optimum")

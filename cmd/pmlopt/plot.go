@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pmlopt/pmlopt"
+	"github.com/pmlopt/pmlopt/closedform"
 	"github.com/pmlopt/pmlopt/figure"
 	"github.com/pmlopt/pmlopt/problem"
 )
@@ -45,17 +46,33 @@ func staircase(eps, thr []float64, xmax float64) (xs, ys []float64) {
 
 // plotCurve draws the utility-safe and optimal staircases: the best worst
 // case reachable against the PML budget ε.
-func plotCurve(path, title string, obj problem.Objective, pts []pmlopt.Point) error {
+//
+// safeSteps, when not nil, is the utility-safe value staircase on its own
+// steps, drawn instead of the safe ε at the optimal curve's steps.
+func plotCurve(path, title string, obj problem.Objective, pts []pmlopt.Point, safeSteps []closedform.SafeValueStep) error {
 	n := len(pts)
 	safe, opt, thrSafe, thrOpt := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	xmax := 0.0
 	for k, pt := range pts {
 		// SafeEpsilon belongs to Threshold; OptimalEpsilon holds up to
-		// ThresholdMax (the value curve reports only where ε* changes).
+		// ThresholdMax (the value curve reports only where ε* changes),
+		// and the step's mechanism may reach more.
 		safe[k], opt[k], thrSafe[k], thrOpt[k] = pt.SafeEpsilon, pt.OptimalEpsilon, pt.Threshold, pt.ThresholdMax
+		if !math.IsNaN(pt.WorstCaseValue) && obj == problem.WorstCaseValue {
+			thrOpt[k] = math.Max(thrOpt[k], pt.WorstCaseValue)
+		}
 		for _, v := range []float64{pt.SafeEpsilon, pt.OptimalEpsilon} {
 			if !math.IsInf(v, 0) {
 				xmax = math.Max(xmax, v)
+			}
+		}
+	}
+	if safeSteps != nil {
+		safe, thrSafe = safe[:0], thrSafe[:0]
+		for _, st := range safeSteps {
+			safe, thrSafe = append(safe, st.Epsilon), append(thrSafe, st.Threshold)
+			if !math.IsInf(st.Epsilon, 0) {
+				xmax = math.Max(xmax, st.Epsilon)
 			}
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/pmlopt/pmlopt/closedform"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
-	"github.com/pmlopt/pmlopt/problem"
 )
 
 func init() {
@@ -19,7 +18,15 @@ const safeHelp = `Prints the utility-safe mechanism M*(h) of Song & Oechtering (
 Thm 1: row i uniform over the outputs whose utility order is at least h.
 With --h it is M*(h); with --epsilon (or the file's pml budget) it is the
 largest h whose utility-safe PML ε_S(h) (Cor 1) fits the budget. The file
-needs a prior and a utility or order.`
+needs a prior and a utility or order. FILE "-" reads it from standard input.
+
+--out FILE writes the problem file with M*(h) as its mechanism and a pml
+budget: --epsilon (or the file's budget) when given, else ε_S(h). Above 20
+outputs the mechanism is summarised; --full prints the matrix.
+
+Example:
+
+	pmlopt safe testdata/counting-query.yaml --epsilon 1.3 --out safe.yaml`
 
 type safeOutput struct {
 	H         int        `json:"h"`
@@ -32,15 +39,17 @@ type safeOutput struct {
 }
 
 func runSafe(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "safe", "safe FILE (--h H | --epsilon E) [--json]", safeHelp)
+	fs := newFlagSet(e, "safe", "safe FILE (--h H | --epsilon E) [--out FILE] [--full] [--json]", safeHelp)
 	h := fs.Int("h", 0, "worst-case utility order `H` in 1..M")
 	eps := fs.Float64("epsilon", math.NaN(), "PML budget `E` (nats); picks the largest h with ε_S(h) ≤ E")
 	asJSON := fs.Bool("json", false, "write JSON (keys h, epsilon, mechanism)")
+	outPath := fs.String("out", "", "also write the problem with M*(h) as its mechanism to this `file`")
+	full := fs.Bool("full", false, "print the whole mechanism, even above 20 outputs")
 	pos, err := fs.parse(args, 1)
 	if err != nil {
 		return err
 	}
-	p, err := problem.Load(pos[0])
+	p, err := loadProblem(e, pos[0])
 	if err != nil {
 		return err
 	}
@@ -71,6 +80,16 @@ func runSafe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *outPath != "" {
+		q := *p
+		q.Privacy = &mech.Budget{Measure: mech.PML, Epsilon: epsS}
+		if epsSet {
+			q.Privacy.Epsilon = *eps
+		}
+		if err := writeSolved(*outPath, &q, m); err != nil {
+			return err
+		}
+	}
 	out := safeOutput{
 		H: *h, Epsilon: jfloat(epsS), Mechanism: jmatrix(m),
 		Inputs: p.Inputs, Outputs: p.Outputs,
@@ -87,6 +106,6 @@ func runSafe(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(&b, "budget ε = %s: the largest h with ε_S(h) ≤ ε is %d\n", num(*eps), *h)
 	}
 	fmt.Fprintln(&b)
-	writeMatrix(&b, m, p.Inputs, p.Outputs)
+	writeMechanism(&b, m, p.Inputs, p.Outputs, *full)
 	return b.commit(e.stdout)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 
-	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/sample"
 )
 
@@ -15,14 +14,24 @@ func init() {
 const sampleHelp = `Reads a CSV file with a header, replaces every value of one column (an input
 label of the problem file, or an input index 0..N-1 when the file has no
 labels) by an output drawn from the file's mechanism, and writes the
-privatized CSV to stdout. Draws are reproducible for a given --seed. If any
-record is bad, nothing is written.`
+privatized CSV to stdout (--json: a JSON array with one object per record,
+keyed by the header). Draws are reproducible for a given --seed. If any
+record is bad, nothing is written.
+
+A mechanism that breaks the file's privacy budget is refused (exit status
+3, nothing written) unless --force is given.
+
+Example:
+
+	pmlopt sample children-solved.yaml --input testdata/survey.csv --column children --seed 1 > private.csv`
 
 func runSample(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "sample", "sample FILE --input data.csv --column NAME [--seed S]", sampleHelp)
+	fs := newFlagSet(e, "sample", "sample FILE --input data.csv --column NAME [--seed S] [--force] [--json]", sampleHelp)
 	input := fs.String("input", "", "CSV `file` to privatize (- for stdin)")
 	column := fs.String("column", "", "header `name` of the column holding the secret")
 	seed := fs.Uint64("seed", 1, "random `seed`")
+	force := fs.Bool("force", false, "sample even when the mechanism breaks the file's privacy budget")
+	asJSON := fs.Bool("json", false, "write the records as a JSON array of objects keyed by the header")
 	pos, err := fs.parse(args, 1)
 	if err != nil {
 		return err
@@ -30,13 +39,21 @@ func runSample(ctx context.Context, e *env, args []string) error {
 	if *input == "" || *column == "" {
 		return usagef("--input and --column are required")
 	}
-	p, err := problem.Load(pos[0])
+	if *input == "-" && pos[0] == "-" {
+		return usagef("the problem FILE and --input can not both be standard input")
+	}
+	p, err := loadProblem(e, pos[0])
 	if err != nil {
 		return err
 	}
 	m, err := p.RequireMechanism()
 	if err != nil {
 		return err
+	}
+	if p.Privacy != nil && !*force {
+		if v := judge(p.Prior, m, *p.Privacy); !v.within() {
+			return &overBudget{v: v, hint: "; nothing written (--force samples anyway)"}
+		}
 	}
 	s, err := sample.NewSampler(m, *seed)
 	if err != nil {
@@ -54,6 +71,9 @@ func runSample(ctx context.Context, e *env, args []string) error {
 	var b buffered
 	if err := sample.PrivatizeCSV(r, &b, *column, p.Inputs, p.Outputs, s); err != nil {
 		return err
+	}
+	if *asJSON {
+		return writeRecordsJSON(e.stdout, b.Bytes())
 	}
 	return b.commit(e.stdout)
 }

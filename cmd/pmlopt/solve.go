@@ -21,16 +21,27 @@ worst-case-order / worst-case-value (the best worst case reachable under an
 ε-PML budget, and among those a mechanism of least PML, found by LP and
 bisection) or expected-utility (an LP over the PML, ALIP, LIP or LDP
 polytope). The mechanism is audited before it is printed; epsilon is its
-audited level and epsilon_lower a certified lower bound on the least ε that
-reaches the same worst case. --measure, --epsilon and --objective override
-the file.`
+audited level and optimal_epsilon_lower a certified lower bound on the least
+ε that reaches the same worst case. --measure, --epsilon and --objective
+override the file; a --measure other than the file's needs --epsilon, since
+the file's budget does not carry over to another measure.
+
+--out FILE writes the problem file with the returned mechanism and the budget
+and objective it was solved for (YAML, or JSON for a .json name); audit,
+sample and solve read it back as it is. Above 20 outputs the mechanism is
+summarised (the outputs each input uses); --full prints the matrix. FILE "-"
+reads the problem from standard input.
+
+Example:
+
+	pmlopt solve testdata/counting-query.yaml --epsilon 1.3 --out solved.yaml`
 
 type solveJSON struct {
 	Status          string  `json:"status"`
 	Objective       string  `json:"objective"`
 	Measure         string  `json:"measure"`
 	Epsilon         jfloat  `json:"epsilon"`
-	EpsilonLower    jfloat  `json:"epsilon_lower"`
+	EpsilonLower    jfloat  `json:"optimal_epsilon_lower"`
 	ALIPLower       *jfloat `json:"alip_lower,omitempty"`
 	WorstCaseOrder  *int    `json:"worst_case_order"`
 	WorstCaseValue  *jfloat `json:"worst_case_value"`
@@ -39,6 +50,8 @@ type solveJSON struct {
 	// the method gives one (a key beyond those of the other objectives).
 	ExpectedUtilityBound *jfloat    `json:"expected_utility_bound,omitempty"`
 	Mechanism            [][]jfloat `json:"mechanism"`
+	Inputs               []string   `json:"inputs,omitempty"`
+	Outputs              []string   `json:"outputs,omitempty"`
 	Solver               string     `json:"solver"`
 	LPSolves             int        `json:"lp_solves"`
 }
@@ -53,6 +66,9 @@ func solverFlag(fs *flagSet) func() (solver.Solver, error) {
 			return nil, nil
 		}
 		s, err := solver.Get(*name)
+		if err != nil && *name == "clp" {
+			return nil, usagef("--solver clp: this pmlopt was built without Clp; install coinor-libclp-dev and build with 'go build -tags clp ./cmd/pmlopt' (built in: auto, %s)", strings.Join(solver.Names(), ", "))
+		}
 		if err != nil {
 			return nil, usagef("--solver: %v (built in: auto, %s)", err, strings.Join(solver.Names(), ", "))
 		}
@@ -69,13 +85,15 @@ func optFloat(v float64) *jfloat {
 }
 
 func runSolve(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "solve", "solve FILE [--objective O] [--measure M --epsilon E] [--solver S] [--tol T] [--json]", solveHelp)
+	fs := newFlagSet(e, "solve", "solve FILE [--objective O] [--measure M --epsilon E] [--solver S] [--tol T] [--out FILE] [--full] [--json]", solveHelp)
 	getSolver := solverFlag(fs)
 	objective := fs.String("objective", "", "override the file's `objective`: worst-case-order, worst-case-value or expected-utility")
 	measure := fs.String("measure", "", "override the file's privacy `measure`: pml, lip or ldp (alip needs the file)")
 	eps := fs.Float64("epsilon", math.NaN(), "override the file's budget `E` (nats)")
 	tol := fs.Float64("tol", 1e-9, "width of the ε bracket of the worst-case objectives")
 	asJSON := fs.Bool("json", false, "write JSON (keys as in the README)")
+	out := fs.String("out", "", "also write the problem with the returned mechanism to this `file`")
+	full := fs.Bool("full", false, "print the whole mechanism, even above 20 outputs")
 	pos, err := fs.parse(args, 1)
 	if err != nil {
 		return err
@@ -84,7 +102,7 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := problem.Load(pos[0])
+	p, err := loadProblem(e, pos[0])
 	if err != nil {
 		return err
 	}
@@ -99,13 +117,19 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *out != "" {
+		if err := writeSolved(*out, p, sol.Mechanism); err != nil {
+			return err
+		}
+	}
 	if *asJSON {
 		j := solveJSON{
 			Status: "optimal", Objective: string(sol.Objective), Measure: string(sol.Measure),
 			Epsilon: jfloat(sol.Epsilon), EpsilonLower: jfloat(sol.EpsilonLower),
 			WorstCaseValue: optFloat(sol.WorstCaseValue), ExpectedUtility: optFloat(sol.ExpectedUtility),
 			ExpectedUtilityBound: optFloat(sol.ExpectedUtilityBound),
-			Mechanism:            jmatrix(sol.Mechanism), Solver: sol.Solver, LPSolves: sol.LPSolves,
+			Mechanism:            jmatrix(sol.Mechanism), Inputs: p.Inputs, Outputs: p.Outputs,
+			Solver: sol.Solver, LPSolves: sol.LPSolves,
 		}
 		if p.Order != nil {
 			j.WorstCaseOrder = &sol.WorstCaseOrder
@@ -146,7 +170,7 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 	} else {
 		fmt.Fprintf(&b, "solver     %s, %d LP solve(s)\n\n", sol.Solver, sol.LPSolves)
 	}
-	writeMatrix(&b, sol.Mechanism, p.Inputs, p.Outputs)
+	writeMechanism(&b, sol.Mechanism, p.Inputs, p.Outputs, *full)
 	return b.commit(e.stdout)
 }
 
@@ -162,7 +186,8 @@ func applyOverrides(p *problem.Problem, objective, measure string, eps float64, 
 	if measure == "" && !epsSet {
 		return nil
 	}
-	b := mech.Budget{Measure: mech.PML}
+	// Without a budget in the file, ε is unknown until --epsilon gives it.
+	b := mech.Budget{Measure: mech.PML, Epsilon: math.NaN()}
 	if p.Privacy != nil {
 		b = *p.Privacy
 	}
@@ -173,6 +198,14 @@ func applyOverrides(p *problem.Problem, objective, measure string, eps float64, 
 		}
 		if m == mech.ALIP && b.Measure != mech.ALIP {
 			return usagef("--measure alip needs epsilon_lower and epsilon_upper: give them in the file")
+		}
+		if p.Privacy != nil && m != b.Measure && !epsSet {
+			// A level of one measure is no level of another: solving on
+			// would use an ε nobody gave (0 for a file's alip budget).
+			return usagef("--measure %s replaces the file's %s budget, which does not carry over: give --epsilon", m, b.Measure)
+		}
+		if b.Measure == mech.ALIP && m != mech.ALIP {
+			b.EpsilonLower, b.EpsilonUpper = 0, 0
 		}
 		b.Measure = m
 	}

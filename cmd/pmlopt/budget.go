@@ -1,0 +1,98 @@
+package main
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+// verdict is how a mechanism measures against a privacy budget.
+type verdict struct {
+	Budget mech.Budget
+	// Level is the mechanism's level of the budget's measure (ε_u for
+	// ALIP; Lower holds its ε_l).
+	Level, Lower float64
+	// Excess is how far the mechanism exceeds the budget: the larger of
+	// level − ε and, for ALIP, ε_l-level − ε_l; negative or 0 within it.
+	Excess float64
+}
+
+// within reports whether the mechanism keeps the budget. A mechanism may
+// exceed it by certify.AuditTol, the slack pmlopt's own solvers are
+// audited with, so that every mechanism solve writes reads back within
+// its budget.
+func (v verdict) within() bool { return v.Excess <= certify.AuditTol }
+
+// judge measures m over pi against b.
+func judge(pi mech.Prior, m mech.Mechanism, b mech.Budget) verdict {
+	v := verdict{Budget: b}
+	switch b.Measure {
+	case mech.PML:
+		v.Level = leakage.PML(pi, m)
+	case mech.LIP:
+		v.Level = leakage.LIP(pi, m)
+	case mech.LDP:
+		v.Level = leakage.LDP(pi, m)
+	case mech.ALIP:
+		v.Lower, v.Level = leakage.ALIP(pi, m)
+		v.Excess = math.Max(v.Lower-b.EpsilonLower, v.Level-b.EpsilonUpper)
+		return v
+	}
+	v.Excess = v.Level - b.Epsilon
+	return v
+}
+
+// String is the verdict in words, for reports.
+func (v verdict) String() string {
+	var level string
+	if v.Budget.Measure == mech.ALIP {
+		level = fmt.Sprintf("(ε_l, ε_u) = (%s, %s)", num(v.Lower), num(v.Level))
+	} else {
+		level = fmt.Sprintf("%s %s", v.Budget.Measure, num(v.Level))
+	}
+	if v.within() {
+		return fmt.Sprintf("within budget: %s against %s", level, describeBudget(v.Budget))
+	}
+	return fmt.Sprintf("exceeds the budget by %s nats: %s against %s", num(v.Excess), level, describeBudget(v.Budget))
+}
+
+// overBudget is the error of a command whose mechanism breaks its file's
+// budget; the command exits with exitBudget.
+// hint, if not empty, says how to go on anyway.
+type overBudget struct {
+	v    verdict
+	hint string
+}
+
+func (o *overBudget) Error() string { return "the mechanism " + o.v.String() + o.hint }
+
+// budgetJSON is a privacy budget in the keys of a problem file's privacy
+// block.
+type budgetJSON struct {
+	Measure      string  `json:"measure"`
+	Epsilon      *jfloat `json:"epsilon,omitempty"`
+	EpsilonLower *jfloat `json:"epsilon_lower,omitempty"`
+	EpsilonUpper *jfloat `json:"epsilon_upper,omitempty"`
+}
+
+func toBudgetJSON(b mech.Budget) budgetJSON {
+	j := budgetJSON{Measure: string(b.Measure)}
+	if b.Measure == mech.ALIP {
+		j.EpsilonLower, j.EpsilonUpper = optFloat(b.EpsilonLower), optFloat(b.EpsilonUpper)
+	} else {
+		j.Epsilon = optFloat(b.Epsilon)
+	}
+	return j
+}
+
+// exportJSON is what export --json writes.
+type exportJSON struct {
+	File     string     `json:"file"`
+	Rows     int        `json:"rows"`
+	Columns  int        `json:"columns"`
+	Nonzeros int        `json:"nonzeros"`
+	Privacy  budgetJSON `json:"privacy"`
+}

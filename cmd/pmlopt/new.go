@@ -1,0 +1,425 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pmlopt/pmlopt/instance"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/problem"
+)
+
+func init() {
+	register(command{name: "new", summary: "write a problem file: inputs, utility, prior (or one from a CSV column), budget", run: runNew})
+}
+
+const newHelp = `Writes a problem file (YAML, or JSON with --json or a .json name) to stdout or
+to -o FILE. The file loads as it is in solve, curve, safe and export.
+
+Inputs: --letters N (labels 0..N-1), --labels a,b,c, --grid WxH (cells
+"col:row"), or else the distinct values of the --prior-from column, sorted,
+numerically when every value is a number. Outputs are the inputs unless
+--outputs gives a count M (labels 0..M-1) or labels.
+
+Utilities (higher is better), on the labels' values when every label is a
+number and on their positions 0, 1, ... otherwise:
+  counting  −(x−y)² − [y<x], the counting query of Song & Oechtering (2026)
+  abs       −|x−y|
+  square    −(x−y)²
+  hamming   0 for the same label, −1 otherwise
+  euclid    minus the Euclidean distance between grid cells (−|x−y| on a line)
+
+Priors: --prior uniform | binomial:P (binomial(N−1, P)) | zipf:S (mass ∝
+(k+1)^−S) | geometric:R (mass ∝ R^k); or --prior-from FILE.csv --column NAME:
+how often each input occurs in the column, plus --smoothing A. An input that
+never occurs (with --letters, --labels or --grid) is refused unless
+--smoothing gives it a mass.
+
+--measure, --epsilon (and --epsilon-lower for alip, whose ε_u is --epsilon)
+and --objective fill in the budget and the objective.
+
+Example:
+
+	pmlopt new --prior-from testdata/survey.csv --column children --utility abs \
+	    --epsilon 1 --objective worst-case-value -o children.yaml`
+
+func runNew(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "new", "new (--letters N | --labels a,b,c | --grid WxH | --prior-from F.csv --column C) --utility U [--prior P] [--epsilon E] [-o FILE]", newHelp)
+	letters := fs.Int("letters", 0, "`N` inputs labelled 0..N-1")
+	labels := fs.String("labels", "", "comma-separated input `labels`")
+	grid := fs.String("grid", "", "inputs are the cells of a `WxH` grid")
+	outputs := fs.String("outputs", "", "output count `M` or comma-separated labels (default: the inputs)")
+	util := fs.String("utility", "", "`utility`: counting, abs, square, hamming or euclid")
+	prior := fs.String("prior", "", "`prior`: uniform, binomial:P, zipf:S or geometric:R (default uniform)")
+	priorFrom := fs.String("prior-from", "", "CSV `file` whose column gives the inputs and their counts (- for stdin)")
+	column := fs.String("column", "", "header `name` of the --prior-from column")
+	smoothing := fs.Float64("smoothing", 0, "pseudo-count `A` added to every count of --prior-from")
+	measure := fs.String("measure", "pml", "privacy `measure`: pml, alip, lip or ldp")
+	eps := fs.Float64("epsilon", math.NaN(), "budget `E` in nats (for alip the upper level ε_u)")
+	epsL := fs.Float64("epsilon-lower", math.NaN(), "alip only: lower level `L` in nats")
+	objective := fs.String("objective", "", "`objective`: worst-case-order, worst-case-value or expected-utility")
+	name := fs.String("name", "", "the problem's `name`")
+	var out string
+	fs.StringVar(&out, "o", "", "write to this `file` instead of stdout")
+	fs.StringVar(&out, "out", "", "same as -o `file`")
+	asJSON := fs.Bool("json", false, "write JSON instead of YAML")
+	if _, err := fs.parse(args, 0); err != nil {
+		return err
+	}
+
+	// 1. The inputs, and their counts when a CSV column gives the prior.
+	if btoi(fs.isSet("letters"))+btoi(*labels != "")+btoi(*grid != "") > 1 {
+		return usagef("give one of --letters, --labels and --grid")
+	}
+	p := &problem.Problem{Name: *name}
+	gridW, gridH := 0, 0
+	switch {
+	case fs.isSet("letters"):
+		if *letters < 1 {
+			return usagef("--letters must be at least 1, got %d", *letters)
+		}
+		p.Inputs = indexLabels(*letters)
+	case *labels != "":
+		p.Inputs = splitLabels(*labels)
+	case *grid != "":
+		w, h, err := parseGrid(*grid)
+		if err != nil {
+			return err
+		}
+		gridW, gridH = w, h
+		p.Inputs = instance.GridLabels(w, h)
+	case *priorFrom == "":
+		return usagef("give the inputs: --letters, --labels, --grid or --prior-from")
+	}
+	var counts []float64
+	if *priorFrom != "" {
+		if *column == "" {
+			return usagef("--prior-from needs --column")
+		}
+		values, cs, err := columnCounts(e, *priorFrom, *column)
+		if err != nil {
+			return err
+		}
+		if p.Inputs == nil {
+			p.Inputs, counts = values, cs
+		} else if counts, err = countsOf(p.Inputs, values, cs, *priorFrom, *column); err != nil {
+			return err
+		}
+	}
+	if *column != "" && *priorFrom == "" {
+		return usagef("--column is for --prior-from")
+	}
+	if fs.isSet("smoothing") && *priorFrom == "" {
+		return usagef("--smoothing is for --prior-from")
+	}
+	p.Outputs = p.Inputs
+	if *outputs != "" {
+		if gridW > 0 {
+			return usagef("--outputs does not apply to --grid: the outputs are the grid's cells")
+		}
+		if m, err := strconv.Atoi(*outputs); err == nil {
+			if m < 1 {
+				return usagef("--outputs must be at least 1, got %d", m)
+			}
+			p.Outputs = indexLabels(m)
+		} else {
+			p.Outputs = splitLabels(*outputs)
+		}
+	}
+
+	// 2. The prior.
+	var err error
+	if counts != nil {
+		if *prior != "" {
+			return usagef("give --prior or --prior-from, not both")
+		}
+		if p.Prior, err = countPrior(p.Inputs, counts, *smoothing); err != nil {
+			return err
+		}
+	} else if p.Prior, err = namedPrior(*prior, len(p.Inputs)); err != nil {
+		return err
+	}
+
+	// 3. The utility.
+	if *util == "" {
+		return usagef("--utility is required: counting, abs, square, hamming or euclid")
+	}
+	if p.Utility, err = newUtility(*util, p.Inputs, p.Outputs, gridW, gridH); err != nil {
+		return err
+	}
+
+	// 4. The budget and the objective.
+	if *objective != "" {
+		o, err := problem.ParseObjective(*objective)
+		if err != nil {
+			return usagef("--objective: %v", err)
+		}
+		p.Objective = o
+	}
+	if p.Privacy, err = newBudget(*measure, *eps, *epsL, fs.isSet("measure"), fs.isSet("epsilon-lower")); err != nil {
+		return err
+	}
+
+	// 5. The file.
+	format := problem.YAML
+	if *asJSON || (out != "" && problem.FormatOf(out) == problem.JSON) {
+		format = problem.JSON
+	}
+	data, err := problem.Marshal(p, format)
+	if err != nil {
+		return err
+	}
+	if out == "" || out == "-" {
+		_, err = e.stdout.Write(data)
+		return err
+	}
+	return writeFileAtomic(out, data)
+}
+
+func indexLabels(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = strconv.Itoa(i)
+	}
+	return out
+}
+
+func splitLabels(s string) []string {
+	parts := strings.Split(s, ",")
+	for i := range parts {
+		parts[i] = strings.TrimSpace(parts[i])
+	}
+	return parts
+}
+
+func parseGrid(s string) (w, h int, err error) {
+	a, b, ok := strings.Cut(strings.ToLower(s), "x")
+	if ok {
+		w, err = strconv.Atoi(a)
+		if err == nil {
+			h, err = strconv.Atoi(b)
+		}
+	}
+	if !ok || err != nil || w < 1 || h < 1 {
+		return 0, 0, usagef("--grid wants WxH with positive integers, such as 4x3; got %q", s)
+	}
+	return w, h, nil
+}
+
+// countsOf returns the count of each input among the column's values;
+// a value that is no input is an error.
+func countsOf(inputs, values []string, cs []float64, path, column string) ([]float64, error) {
+	index := make(map[string]int, len(inputs))
+	for i, s := range inputs {
+		index[s] = i
+	}
+	counts := make([]float64, len(inputs))
+	for k, v := range values {
+		i, ok := index[v]
+		if !ok {
+			return nil, fmt.Errorf("%s: column %q holds %q, which is not an input label", path, column, v)
+		}
+		counts[i] = cs[k]
+	}
+	return counts, nil
+}
+
+// namedPrior is the prior --prior names on n letters.
+func namedPrior(spec string, n int) (mech.Prior, error) {
+	kind, arg, hasArg := strings.Cut(spec, ":")
+	x := math.NaN()
+	if hasArg {
+		v, err := strconv.ParseFloat(arg, 64)
+		if err != nil {
+			return nil, usagef("--prior %s: %q is not a number", kind, arg)
+		}
+		x = v
+	}
+	var (
+		p   mech.Prior
+		err error
+	)
+	switch kind {
+	case "", "uniform":
+		if hasArg {
+			return nil, usagef("--prior uniform takes no parameter")
+		}
+		p, err = instance.Uniform(n)
+	case "binomial":
+		p, err = instance.Binomial(n-1, x)
+	case "zipf":
+		p, err = instance.Zipf(n, x)
+	case "geometric":
+		p, err = instance.Geometric(n, x)
+	default:
+		return nil, usagef("--prior: unknown %q (want uniform, binomial:P, zipf:S or geometric:R)", spec)
+	}
+	if err != nil {
+		if !hasArg {
+			return nil, usagef("--prior %s needs a parameter, as in %s:%s", kind, kind, map[string]string{"binomial": "0.3", "zipf": "1", "geometric": "0.9"}[kind])
+		}
+		return nil, usagef("--prior: %v", err)
+	}
+	return p, nil
+}
+
+// countPrior is the prior of the counts plus the smoothing; a zero count
+// without smoothing is refused with the value it concerns.
+func countPrior(values []string, counts []float64, a float64) (mech.Prior, error) {
+	if a == 0 {
+		for i, c := range counts {
+			if c == 0 {
+				return nil, usagef("--prior-from: value %q occurs 0 times, and a prior needs every mass positive: add --smoothing A (a pseudo-count such as 1 or 0.5)", values[i])
+			}
+		}
+	}
+	p, err := instance.FromCounts(counts, a)
+	if err != nil {
+		return nil, usagef("--smoothing: %v", err)
+	}
+	return p, nil
+}
+
+// columnCounts reads the CSV file at path (stdin for "-") and returns the
+// distinct values of the named column, sorted (numerically when all are
+// numbers), and how often each occurs.
+func columnCounts(e *env, path, column string) ([]string, []float64, error) {
+	var r io.Reader = e.stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	cr := csv.NewReader(r)
+	header, err := cr.Read()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, nil, fmt.Errorf("%s: empty CSV file, want a header", path)
+		}
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	col := -1
+	for k, h := range header {
+		if h == column {
+			col = k
+		}
+	}
+	if col < 0 {
+		return nil, nil, fmt.Errorf("%s: no column %q in the header %q", path, column, header)
+	}
+	count := map[string]float64{}
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
+		}
+		count[rec[col]]++
+	}
+	if len(count) == 0 {
+		return nil, nil, fmt.Errorf("%s: column %q has no records", path, column)
+	}
+	values := make([]string, 0, len(count))
+	for v := range count {
+		values = append(values, v)
+	}
+	sortValues(values)
+	counts := make([]float64, len(values))
+	for i, v := range values {
+		counts[i] = count[v]
+	}
+	return values, counts, nil
+}
+
+// sortValues sorts numerically when every value is a number, as text
+// otherwise.
+func sortValues(values []string) {
+	nums := make(map[string]float64, len(values))
+	for _, v := range values {
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(x) {
+			sort.Strings(values)
+			return
+		}
+		nums[v] = x
+	}
+	sort.Slice(values, func(a, b int) bool { return nums[values[a]] < nums[values[b]] })
+}
+
+// newUtility builds the --utility matrix on the inputs and outputs (the
+// cells of a w×h grid when w > 0).
+func newUtility(kind string, inputs, outputs []string, w, h int) (mech.Utility, error) {
+	var (
+		u   mech.Utility
+		err error
+	)
+	if w > 0 {
+		switch kind {
+		case "euclid":
+			u, err = instance.Grid(w, h)
+		case "hamming":
+			u, err = instance.Hamming(w * h)
+		default:
+			return nil, usagef("--utility %s is a loss on a line; on a --grid use euclid or hamming", kind)
+		}
+	} else {
+		xs, ys := instance.Positions(inputs), instance.Positions(outputs)
+		switch kind {
+		case "counting":
+			u, err = instance.OnLine(instance.CountingLoss, xs, ys)
+		case "abs", "euclid":
+			u, err = instance.OnLine(instance.AbsoluteLoss, xs, ys)
+		case "square":
+			u, err = instance.OnLine(instance.SquaredLoss, xs, ys)
+		case "hamming":
+			u, err = instance.HammingLabels(inputs, outputs)
+		default:
+			return nil, usagef("--utility: unknown %q (want counting, abs, square, hamming or euclid)", kind)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// newBudget is the privacy block of --measure and --epsilon: nil when no
+// --epsilon is given.
+func newBudget(measure string, eps, epsL float64, measureSet, epsLSet bool) (*mech.Budget, error) {
+	m, err := mech.ParseMeasure(measure)
+	if err != nil {
+		return nil, usagef("--measure: %v", err)
+	}
+	if math.IsNaN(eps) {
+		if measureSet || epsLSet {
+			return nil, usagef("--measure and --epsilon-lower need --epsilon")
+		}
+		return nil, nil
+	}
+	if eps < 0 || math.IsInf(eps, 0) {
+		return nil, usagef("--epsilon must be a finite non-negative number, got %v", eps)
+	}
+	if m != mech.ALIP {
+		if epsLSet {
+			return nil, usagef("--epsilon-lower is only for --measure alip")
+		}
+		return &mech.Budget{Measure: m, Epsilon: eps}, nil
+	}
+	if !epsLSet || epsL < 0 || math.IsInf(epsL, 0) || math.IsNaN(epsL) {
+		return nil, usagef("--measure alip needs --epsilon-lower L (ε_l ≥ 0) and --epsilon (ε_u)")
+	}
+	return &mech.Budget{Measure: m, EpsilonLower: epsL, EpsilonUpper: eps}, nil
+}
