@@ -64,9 +64,9 @@ func OrderCurve(ctx context.Context, pi mech.Prior, o mech.Order, opt Options) (
 // returns one Point where each step starts: v_1 (where ε* = 0), and every
 // v_k whose ε* exceeds that of v_{k−1} by more than Tol (precisely: whose
 // EpsUpper exceeds the EpsLower of v_{k−1} by more than Tol). ε* stays
-// within the Point's bracket from Threshold up to ThresholdMax: its lower
-// end is Threshold's, its upper end the audited PML of the Point's
-// Mechanism, the one found for ThresholdMax, which reaches at least
+// within Tol of the Point's bracket from Threshold up to ThresholdMax: the
+// bracket is that of ThresholdMax, the step's best worst case, and its upper
+// end is the audited PML of the Point's Mechanism, which reaches at least
 // ThresholdMax.
 //
 // The search is the divide and conquer of OrderCurve over the sorted
@@ -102,13 +102,14 @@ func ValueCurve(ctx context.Context, pi mech.Prior, u mech.Utility, opt Options)
 			last = starts[s+1] - 1
 		}
 		safe := leakage.PML(pi, closedform.UniformOnAllowed(fam.pattern(k)))
-		// The step's mechanism is the one of its last threshold: it
-		// reaches the step's best worst case, and its audited PML bounds
-		// ε* on the whole step, ε*(v_k) ≤ ε*(v) ≤ ε*(v_last).
+		// The step is reported by its last threshold: its mechanism
+		// reaches the step's best worst case, its audited PML bounds ε*
+		// on the whole step (ε*(v_k) ≤ ε*(v) ≤ ε*(v_last)), and its
+		// bracket, closed to Tol, is the least ε of that worst case.
 		r := res[k]
-		if rl := res[last]; rl != nil && rl.Mechanism != nil && r.Failure == nil && rl.Failure == nil {
-			step := *r
-			step.EpsUpper, step.Mechanism = rl.EpsUpper, rl.Mechanism
+		if rl := res[last]; rl != nil && rl.Mechanism != nil {
+			step := *rl
+			step.LPSolves, step.GoProbes = r.LPSolves, r.GoProbes
 			r = &step
 		}
 		pts = append(pts, point(k+1, vs[k], vs[last], safe, r))
