@@ -236,6 +236,7 @@ func (c *curveRun) solve(k int, h hint) bool {
 		c.fail(c.ctx.Err())
 		return false
 	}
+	h.width = c.cfg.tol
 	r, err := search(c.ctx, c.pi, c.fam.pattern(k), c.cfg, c.cfg.tol/2, h)
 	if err != nil && c.ctx.Err() == nil {
 		r, err = c.retry(k, h, r, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 
+	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/closedform"
 	"github.com/pmlopt/pmlopt/internal/colgen"
 	"github.com/pmlopt/pmlopt/internal/patternbasis"
@@ -58,6 +59,12 @@ type hint struct {
 	// keepBasis asks for the final basis in Result (curves pass it on to
 	// neighbours; other callers would only discard it).
 	keepBasis bool
+
+	// width is the bracket width the caller accepts, when it asks the
+	// search to stop at a narrower tol (curves stop at Tol/2 so that an
+	// inherited bracket fits in Tol): a mechanism cleaned of dust may
+	// leave the bracket up to this wide.
+	width float64
 }
 
 // bracket is what a search knows of ε*, with the evidence of each end:
@@ -284,10 +291,32 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 			b.raise(o.Lower, o.Alpha) // proven whatever the verdict
 		}
 	}
+	// 3. No dust: a mechanism with entries below certify.DustEntry is
+	// replaced by its cleaned copy when that stays within the bracket's
+	// tolerance (and below the hint's upper end, which a caller may have
+	// chosen within a budget).
+	limit := b.lo + math.Max(tol, h.width)
+	if h.hiMech != nil {
+		limit = math.Min(limit, h.hi)
+	}
+	b.dropDust(pi, math.Max(b.hi, limit))
 	if b.hi-b.lo > tol && lastErr != nil {
 		return b.result(p), lastErr
 	}
 	return b.result(p), nil
+}
+
+// dropDust replaces the bracket's mechanism by its copy without dust
+// (certify.WithoutDust) when the copy's audited PML is at most limit; the
+// upper end becomes that audited PML.
+func (b *bracket) dropDust(pi mech.Prior, limit float64) {
+	c := certify.WithoutDust(b.mech)
+	if c == nil {
+		return
+	}
+	if a := leakage.PML(pi, c); a <= limit {
+		b.mech, b.hi = c, a
+	}
 }
 
 // update takes the outcome o of the probe at t into the bracket, and what

@@ -215,3 +215,38 @@ func breaks(pi mech.Prior, p mech.Mechanism, j int, b mech.Budget) bool {
 }
 
 func pmlBudget(eps float64) mech.Budget { return mech.Budget{Measure: mech.PML, Epsilon: eps} }
+
+// WithoutDust returns a copy of p with every entry below DustEntry set to
+// 0 (each row keeps its largest) and the rows renormalised, or nil when p
+// has no such entry. The copy keeps p's zero pattern; its privacy level
+// differs from p's by about the mass moved, so a caller re-audits it.
+func WithoutDust(p mech.Mechanism) mech.Mechanism {
+	dusty := false
+	for _, row := range p {
+		for _, v := range row {
+			dusty = dusty || (v > 0 && v < DustEntry)
+		}
+	}
+	if !dusty {
+		return nil
+	}
+	// An output whose entries are all small is dropped whole: clearing
+	// only its smallest entries would lower its marginal and raise the
+	// ratio of the others.
+	c := p.Clone()
+	_, m := c.Dims()
+	for j := 0; j < m; j++ {
+		if mx := columnMax(c, j); mx > 0 && mx <= VertexColumnNoise {
+			for i := range c {
+				c[i][j] = 0
+			}
+		}
+	}
+	ClearTiny(c, DustEntry)
+	for _, row := range c {
+		if mech.Normalise(row) <= 0 {
+			return nil
+		}
+	}
+	return c
+}

@@ -52,3 +52,29 @@ func TestAuditMeasures(t *testing.T) {
 	_, err := certify.Audit(pi, p, mech.Budget{Measure: "nope"})
 	assert.Error(t, err)
 }
+
+// WithoutDust drops an output whose entries are all small whole, clears
+// the other entries below DustEntry, keeps each row's largest, and
+// renormalises; a mechanism without dust comes back nil.
+func TestWithoutDust(t *testing.T) {
+	p := mech.Mechanism{
+		{0.5, 0.5 - 3e-10, 3e-10, 0},
+		{1 - 2e-10 - 4e-7, 2e-10, 0, 4e-7},
+	}
+	c := certify.WithoutDust(p)
+	require.NotNil(t, c)
+	// Output 2 (entries 3e-10 and 0) and output 3 (4e-7) are all small:
+	// dropped whole. The 2e-10 of row 1 is cleared.
+	require.Equal(t, 0.0, c[0][2])
+	require.Equal(t, 0.0, c[1][3])
+	require.Equal(t, 0.0, c[1][1])
+	for i, row := range c {
+		sum := 0.0
+		for _, v := range row {
+			sum += v
+		}
+		require.InDelta(t, 1, sum, 1e-15, "row %d", i)
+	}
+	require.InDelta(t, 0.5, c[0][0], 1e-9)
+	require.Nil(t, certify.WithoutDust(mech.Mechanism{{0.25, 0.75}, {1, 0}}))
+}

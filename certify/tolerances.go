@@ -44,4 +44,10 @@ const (
 	VertexColumnNoise   = 1e-6
 	InteriorEntryNoise  = 1e-11
 	InteriorColumnNoise = 1e-9
+
+	// DustEntry is the least positive entry a mechanism pmlopt returns
+	// should have: an entry below it is a solver's rounding on an output
+	// of little mass, not a release anyone designed, and deployed it
+	// would release that output all the same (WithoutDust).
+	DustEntry = 1e-9
 )
