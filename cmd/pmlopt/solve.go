@@ -76,6 +76,7 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 	eps := fs.Float64("epsilon", math.NaN(), "override the file's budget `E` (nats)")
 	tol := fs.Float64("tol", 1e-9, "width of the ε bracket of the worst-case objectives")
 	asJSON := fs.Bool("json", false, "write JSON (keys as in the README)")
+	floor := jointFlags(fs)
 	pos, err := fs.parse(args, 1)
 	if err != nil {
 		return err
@@ -93,6 +94,12 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 	}
 	if !(*tol > 0) || math.IsInf(*tol, 0) {
 		return usagef("--tol must be a positive number, got %v", *tol)
+	}
+	if f, ok, err := floor(p); ok || err != nil {
+		if err != nil {
+			return err
+		}
+		return runJoint(ctx, e, p, f, pmlopt.Options{Solver: slv, Tol: *tol}, *asJSON)
 	}
 	sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{Solver: slv, Tol: *tol,
 		Notify: func(msg string) { fmt.Fprintf(e.stderr, "pmlopt solve: %s\n", msg) }})
