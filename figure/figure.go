@@ -140,6 +140,7 @@ func (f Figure) Plot() (*plot.Plot, error) {
 	default:
 		return nil, fmt.Errorf("figure: unknown legend position %q", f.Legend)
 	}
+	p.X.Tick.Marker, p.Y.Tick.Marker = niceTicks{}, niceTicks{}
 	if f.LogX {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{Prec: 1} // one significant digit: 1e-05, not 9.999999999999999e-05
