@@ -1,0 +1,55 @@
+package figure
+
+import (
+	"bytes"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestNiceTicks: labelled ticks at multiples of 1, 2 or 5 times a power of
+// ten, between four and eleven of them, written without rounding noise.
+func TestNiceTicks(t *testing.T) {
+	for _, r := range [][2]float64{{0, 2.6}, {-4.43, 0}, {1, 7}, {0, 1e-3}, {-37, 0}} {
+		var labels []string
+		for _, tk := range (niceTicks{}).Ticks(r[0], r[1]) {
+			assert.GreaterOrEqual(t, tk.Value, r[0]-1e-12)
+			assert.LessOrEqual(t, tk.Value, r[1]+1e-12)
+			if tk.Label != "" {
+				labels = append(labels, tk.Label)
+				assert.LessOrEqual(t, len(tk.Label), 6, "%v: %q", r, tk.Label)
+			}
+		}
+		assert.GreaterOrEqual(t, len(labels), 4, "%v: %v", r, labels)
+		assert.LessOrEqual(t, len(labels), 11, "%v: %v", r, labels)
+	}
+	assert.Equal(t, 0.5, niceStep(0.43))
+	assert.Equal(t, 2.0, niceStep(1.2))
+	assert.Equal(t, 10.0, niceStep(6))
+}
+
+// TestBarFigure: the series' names reach the legend, infinite values are
+// marked, and bad input is refused without creating a file.
+func TestBarFigure(t *testing.T) {
+	f := BarFigure{Panels: []Bars{
+		{Title: "privacy", Groups: []string{"PML", "LDP"}, Series: []BarSeries{
+			{Name: "optimum", Values: []float64{1.2, math.Inf(1)}}, {Name: "randomized response", Values: []float64{1.3, 1.9}}}},
+		{Title: "utility", Groups: []string{"E[u]"}, Series: []BarSeries{
+			{Name: "optimum", Values: []float64{-0.6}}, {Name: "randomized response", Values: []float64{-4.7}}}},
+	}}
+	var buf bytes.Buffer
+	require.NoError(t, f.Write(&buf, SVG))
+	svg := buf.String()
+	for _, s := range []string{"optimum", "randomized response", "∞", "PML", "E[u]"} {
+		assert.Contains(t, svg, s)
+	}
+	assert.Equal(t, 1, strings.Count(svg, ">optimum<"), "one legend entry per series")
+	bad := BarFigure{Panels: []Bars{{Groups: []string{"a", "b"}, Series: []BarSeries{{Name: "x", Values: []float64{1}}}}}}
+	path := filepath.Join(t.TempDir(), "bad.svg")
+	assert.Error(t, bad.Save(path))
+	assert.NoFileExists(t, path)
+}
