@@ -41,7 +41,7 @@ type BarFigure struct {
 
 // plot builds the gonum plot of one panel and, if legend is not nil, adds
 // one entry per series to it.
-func (b Bars) plot(legend *plot.Legend, width vg.Length) (*plot.Plot, error) {
+func (b Bars) plot(legend *plot.Legend, width vg.Length, infMark string) (*plot.Plot, error) {
 	if len(b.Groups) == 0 || len(b.Series) == 0 {
 		return nil, errors.New("figure: a bar chart needs groups and series")
 	}
@@ -82,7 +82,7 @@ func (b Bars) plot(legend *plot.Legend, width vg.Length) (*plot.Plot, error) {
 			case math.IsInf(v, 1):
 				vals[g] = capped
 				inf.XYs = append(inf.XYs, plotter.XY{X: float64(g), Y: capped})
-				inf.Labels = append(inf.Labels, "∞")
+				inf.Labels = append(inf.Labels, infMark)
 			default:
 				vals[g] = v
 			}
@@ -121,9 +121,14 @@ func (f BarFigure) Write(w io.Writer, format Format) error {
 	if len(f.Panels) == 0 {
 		return errors.New("figure: no bar chart to draw")
 	}
+	f = f.forFormat(ft)
+	infMark := "∞"
+	if ft == PDF {
+		infMark = pdfText(infMark)
+	}
 	leg := plot.NewLegend()
 	leg.TextStyle.Font.Size = vg.Points(10)
-	leg.Top, leg.Left = true, true
+	leg.Top, leg.Left, leg.Padding = true, true, vg.Points(3)
 	// A panel's width grows with its number of bars.
 	weights, total := make([]float64, len(f.Panels)), 0.0
 	for k, b := range f.Panels {
@@ -151,7 +156,7 @@ func (f BarFigure) Write(w io.Writer, format Format) error {
 	lw := leg.Rectangle(area).Size().X
 	leg = plot.NewLegend()
 	leg.TextStyle.Font.Size = vg.Points(10)
-	leg.Top, leg.Left = true, true
+	leg.Top, leg.Left, leg.Padding = true, true, vg.Points(3)
 	area = draw.Crop(area, 0, -(lw + vg.Points(10)), 0, 0)
 	const gap = 16 // points between panels
 	avail := area.Size().X - vg.Points(gap*float64(len(f.Panels)-1))
@@ -162,7 +167,7 @@ func (f BarFigure) Write(w io.Writer, format Format) error {
 		if k > 0 {
 			l = nil
 		}
-		p, err := b.plot(l, pw)
+		p, err := b.plot(l, pw, infMark)
 		if err != nil {
 			return err
 		}

@@ -84,3 +84,15 @@ func TestHeatmap(t *testing.T) {
 	h.Min, h.Max = 0, 1
 	assert.Error(t, h.Write(&buf, PNG))
 }
+
+// TestPDFText: PDF labels are ASCII (gonum's PDF backend would print the
+// UTF-8 bytes of "ε" as "Îµ"), and a PDF is written with them.
+func TestPDFText(t *testing.T) {
+	assert.Equal(t, "alip (eps_l = 0.5*eps_u), eps-bar = 1.9, inf", pdfText("alip (ε_l = 0.5·ε_u), ε̄ = 1.9, ∞"))
+	assert.Equal(t, "a?b", pdfText("a☃b"))
+	f := Figure{Title: "ε", Series: []Series{{Name: "ε̄", X: []float64{0, 1}, Y: []float64{0, 1}}}}
+	var buf bytes.Buffer
+	require.NoError(t, f.Write(&buf, PDF))
+	assert.True(t, strings.HasPrefix(buf.String(), "%PDF"))
+	assert.Equal(t, "ε", f.Title, "the caller's figure is not changed")
+}

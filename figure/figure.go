@@ -207,6 +207,7 @@ func (f Figure) Write(w io.Writer, format Format) error {
 	if err != nil {
 		return err
 	}
+	f = f.forFormat(ft)
 	p, err := f.Plot()
 	if err != nil {
 		return err

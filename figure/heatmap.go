@@ -48,6 +48,20 @@ func (g grid) X(c int) float64       { return float64(c) }
 func (g grid) Y(r int) float64       { return float64(r) }
 func (h Heatmap) rowY(r int) float64 { return float64(len(h.Z) - 1 - r) }
 
+// stripGrid is the colour bar's column: cell k (from the top) spans a
+// 1/len(z) slice of [lo, hi] on the y axis.
+type stripGrid struct {
+	z      [][]float64
+	lo, hi float64
+}
+
+func (g stripGrid) Dims() (c, r int)   { return 1, len(g.z) }
+func (g stripGrid) Z(c, r int) float64 { return g.z[len(g.z)-1-r][0] }
+func (g stripGrid) X(c int) float64    { return 0 }
+func (g stripGrid) Y(r int) float64 {
+	return g.lo + (g.hi-g.lo)*(float64(r)+0.5)/float64(len(g.z))
+}
+
 // labelTicks labels positions 0..n-1 (reversed when flip) with labels,
 // thinned to at most maxTickLabels.
 func labelTicks(n int, labels []string, flip bool) plot.ConstantTicks {
@@ -161,12 +175,24 @@ func (h Heatmap) plots() (*plot.Plot, *plot.Plot, error) {
 		p.Add(l)
 	}
 
+	// The colour bar is a one-column heat map of its own values, drawn as
+	// vectors: gonum's ColorBar is an image, which its SVG output does not
+	// show in every viewer and its PDF output draws upside down.
+	const steps = 128
+	strip := make([][]float64, steps)
+	for k := range strip {
+		strip[k] = []float64{hi - (hi-lo)*(float64(k)+0.5)/steps}
+	}
+	sg := stripGrid{z: strip, lo: lo, hi: hi}
+	sm := plotter.NewHeatMap(sg, paletteOf(cm, 255))
+	sm.Min, sm.Max = lo, hi
 	bar := plot.New()
 	bar.HideX()
-	bar.Y.Padding = 0
+	bar.X.Padding, bar.Y.Padding = 0, 0
 	bar.Y.Label.Text = h.ValueLabel
 	bar.Y.Tick.Marker = niceTicks{}
-	bar.Add(&plotter.ColorBar{ColorMap: cm, Vertical: true})
+	bar.Add(sm)
+	bar.Y.Min, bar.Y.Max = lo, hi
 	return p, bar, nil
 }
 
@@ -176,7 +202,7 @@ func (h Heatmap) Write(w io.Writer, format Format) error {
 	if err != nil {
 		return err
 	}
-	p, bar, err := h.plots()
+	p, bar, err := h.forFormat(ft).plots()
 	if err != nil {
 		return err
 	}

@@ -297,7 +297,7 @@ func plotCompare(path string, ref *problem.Problem, items []compared) error {
 	if ref.Privacy != nil {
 		title += ", budget " + budgetString(ref.Privacy)
 	}
-	priv := figure.Bars{Title: title, YLabel: "level (nats)", Groups: []string{"PML", "LIP", "LDP", "ALIP ε_l", "ALIP ε_u"}}
+	priv := figure.Bars{Title: title, YLabel: "level (nats)", Groups: []string{"PML", "LIP", "LDP", "ALIP\nε_l", "ALIP\nε_u"}}
 	eu := figure.Bars{Title: "expected utility", YLabel: "expected utility", Groups: []string{"E[u]"}}
 	wc := figure.Bars{Title: "worst case", YLabel: "worst-case utility value", Groups: []string{"min u"}}
 	for _, c := range items {
