@@ -32,15 +32,15 @@ expected utilities as bar charts (.svg, .png or .pdf). Example:
 
 // compared is one mechanism of a comparison and what the audit found.
 type compared struct {
-	name             string
-	m                mech.Mechanism
-	pml, lip, ldp    float64
-	alipL, alipU     float64
-	eu, wcValue      float64
-	wcOrder          int
-	within           bool
-	excess           float64
-	hasUtil, hasOrde bool
+	name          string
+	m             mech.Mechanism
+	pml, lip, ldp float64
+	alipL, alipU  float64
+	eu, wcValue   float64
+	wcOrder       int
+	within        bool
+	excess        float64
+	hasOrder      bool
 }
 
 type compareJSON struct {
@@ -183,7 +183,7 @@ func shortNum(v float64) string {
 // audit measures m against ref's prior, utilities and budget.
 func audit(ref *problem.Problem, name string, m mech.Mechanism) compared {
 	c := compared{name: name, m: m, pml: leakage.PML(ref.Prior, m), lip: leakage.LIP(ref.Prior, m), ldp: leakage.LDP(ref.Prior, m),
-		eu: math.NaN(), wcValue: math.NaN(), hasUtil: ref.Utility != nil, hasOrde: ref.Order != nil}
+		eu: math.NaN(), wcValue: math.NaN(), hasOrder: ref.Order != nil}
 	c.alipL, c.alipU = leakage.ALIP(ref.Prior, m)
 	if ref.Utility != nil {
 		c.eu, c.wcValue = ref.Utility.ExpectedUtility(ref.Prior, m), ref.Utility.WorstCaseValue(m)
@@ -274,7 +274,7 @@ func toCompareJSON(ref *problem.Problem, items []compared) compareReportJSON {
 		j := compareJSON{Name: c.name, PML: jfloat(c.pml), LIP: jfloat(c.lip), LDP: jfloat(c.ldp),
 			ALIPLower: jfloat(c.alipL), ALIPUpper: jfloat(c.alipU),
 			ExpectedUtility: optFloat(c.eu), WorstCaseValue: optFloat(c.wcValue), Mechanism: jmatrix(c.m)}
-		if c.hasOrde {
+		if c.hasOrder {
 			h := c.wcOrder
 			j.WorstCaseOrder = &h
 		}

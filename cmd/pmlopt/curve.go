@@ -95,6 +95,9 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 		}
 		return ex.run(ctx, e, fs, pos[0], slv, outputs{json: *asJSON, csv: *asCSV, jsonl: *asJSONL, quiet: *quiet, plot: *plotPath})
 	}
+	if err := ex.onlyExpected(fs); err != nil {
+		return err
+	}
 	if !(*tol > 0) {
 		return usagef("--tol must be positive, got %v", *tol)
 	}

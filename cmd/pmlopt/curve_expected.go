@@ -315,3 +315,13 @@ func withMechanism(c curvePointJSON, pt pmlopt.Point, want bool) curvePointJSON 
 	}
 	return c
 }
+
+// onlyExpected refuses the flags that only expected-utility curves read.
+func (f *expectedCurveFlags) onlyExpected(fs *flagSet) error {
+	for _, name := range []string{"measure", "epsilons", "from", "to", "steps", "alip-ratio"} {
+		if fs.isSet(name) {
+			return usagef("--%s is for --objective expected-utility: the worst-case curves are over PML budgets", name)
+		}
+	}
+	return nil
+}
