@@ -48,19 +48,29 @@ func (g grid) X(c int) float64       { return float64(c) }
 func (g grid) Y(r int) float64       { return float64(r) }
 func (h Heatmap) rowY(r int) float64 { return float64(len(h.Z) - 1 - r) }
 
-// stripGrid is the colour bar's column: cell k (from the top) spans a
-// 1/len(z) slice of [lo, hi] on the y axis.
-type stripGrid struct {
-	z      [][]float64
+// colourStrip draws the colours of pal from lo (bottom) to hi (top) as
+// bands across x in [0, 1]. Each band reaches a point into the next, so
+// that anti-aliasing leaves no light seam between them.
+type colourStrip struct {
+	pal    []color.Color
 	lo, hi float64
 }
 
-func (g stripGrid) Dims() (c, r int)   { return 1, len(g.z) }
-func (g stripGrid) Z(c, r int) float64 { return g.z[len(g.z)-1-r][0] }
-func (g stripGrid) X(c int) float64    { return 0 }
-func (g stripGrid) Y(r int) float64 {
-	return g.lo + (g.hi-g.lo)*(float64(r)+0.5)/float64(len(g.z))
+func (s colourStrip) Plot(c draw.Canvas, plt *plot.Plot) {
+	trX, trY := plt.Transforms(&c)
+	n := len(s.pal)
+	x0, x1 := trX(0), trX(1)
+	for k, col := range s.pal {
+		y0 := trY(s.lo + (s.hi-s.lo)*float64(k)/float64(n))
+		y1 := trY(s.lo + (s.hi-s.lo)*float64(k+1)/float64(n))
+		if k < n-1 {
+			y1 += vg.Points(1)
+		}
+		c.FillPolygon(col, []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}})
+	}
 }
+
+func (s colourStrip) DataRange() (xmin, xmax, ymin, ymax float64) { return 0, 1, s.lo, s.hi }
 
 // labelTicks labels positions 0..n-1 (reversed when flip) with labels,
 // thinned to at most maxTickLabels.
@@ -175,23 +185,16 @@ func (h Heatmap) plots() (*plot.Plot, *plot.Plot, error) {
 		p.Add(l)
 	}
 
-	// The colour bar is a one-column heat map of its own values, drawn as
-	// vectors: gonum's ColorBar is an image, which its SVG output does not
-	// show in every viewer and its PDF output draws upside down.
-	const steps = 128
-	strip := make([][]float64, steps)
-	for k := range strip {
-		strip[k] = []float64{hi - (hi-lo)*(float64(k)+0.5)/steps}
-	}
-	sg := stripGrid{z: strip, lo: lo, hi: hi}
-	sm := plotter.NewHeatMap(sg, paletteOf(cm, 255))
-	sm.Min, sm.Max = lo, hi
+	// The colour bar is drawn as vector bands: gonum's ColorBar is an
+	// image, which its SVG output does not show in every viewer and its PDF
+	// output draws upside down.
+	strip := colourStrip{pal: paletteOf(cm, 255).Colors(), lo: lo, hi: hi}
 	bar := plot.New()
 	bar.HideX()
 	bar.X.Padding, bar.Y.Padding = 0, 0
 	bar.Y.Label.Text = h.ValueLabel
 	bar.Y.Tick.Marker = niceTicks{}
-	bar.Add(sm)
+	bar.Add(strip)
 	bar.Y.Min, bar.Y.Max = lo, hi
 	return p, bar, nil
 }
