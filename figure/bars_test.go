@@ -96,3 +96,10 @@ func TestPDFText(t *testing.T) {
 	assert.True(t, strings.HasPrefix(buf.String(), "%PDF"))
 	assert.Equal(t, "ε", f.Title, "the caller's figure is not changed")
 }
+
+// TestWrap: lines of at most the width, a longer word on a line of its own.
+func TestWrap(t *testing.T) {
+	assert.Equal(t, "counting\nquery: the\noptimum", wrap("counting query: the optimum", 10))
+	assert.Equal(t, "a\nextraordinarily\nb", wrap("a extraordinarily b", 5))
+	assert.Equal(t, "short", wrap("short", 80))
+}

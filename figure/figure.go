@@ -122,7 +122,11 @@ func (f Figure) Plot() (*plot.Plot, error) {
 		return nil, errors.New("figure: no series to draw")
 	}
 	p := plot.New()
-	p.Title.Text = f.Title
+	wd := f.Width
+	if !(wd > 0) || math.IsInf(wd, 0) {
+		wd = 7
+	}
+	p.Title.Text = wrap(f.Title, titleChars(wd))
 	p.X.Label.Text = f.XLabel
 	p.Y.Label.Text = f.YLabel
 	p.Title.TextStyle.Font.Size = vg.Points(13)

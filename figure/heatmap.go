@@ -158,7 +158,11 @@ func (h Heatmap) plots() (*plot.Plot, *plot.Plot, error) {
 	hm.Underflow, hm.Overflow = color.White, color.Black
 
 	p := plot.New()
-	p.Title.Text = h.Title
+	wd := h.Width
+	if !(wd > 0) || math.IsInf(wd, 0) {
+		wd = 7
+	}
+	p.Title.Text = wrap(h.Title, titleChars(wd-1.2)) // less the colour bar
 	p.X.Label.Text, p.Y.Label.Text = h.XLabel, h.YLabel
 	p.Title.TextStyle.Font.Size = vg.Points(13)
 	p.X.Label.TextStyle.Font.Size = vg.Points(11)

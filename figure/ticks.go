@@ -3,6 +3,7 @@ package figure
 import (
 	"math"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 )
@@ -60,4 +61,33 @@ func decimals(step float64) int {
 		return 0
 	}
 	return d
+}
+
+// wrap breaks s at spaces into lines of at most width characters (a word
+// longer than width keeps a line of its own), so that a long title stays
+// within the drawing.
+func wrap(s string, width int) string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = w
+		case len([]rune(line))+1+len([]rune(w)) <= width:
+			line += " " + w
+		default:
+			lines = append(lines, line)
+			line = w
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// titleChars is the number of characters of a 13-point title that fit in
+// inches of width (a character is about 0.55 em wide).
+func titleChars(inches float64) int {
+	return int(inches * 72 / (0.55 * 13))
 }

@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	register(command{name: "curve", summary: "the privacy-utility trade-off curve: utility-safe and optimal ε per worst case", run: runCurve})
+	register(command{name: "curve", summary: "trade-off curves: least ε per worst case, or best expected utility per budget and measure", run: runCurve})
 }
 
 const curveHelp = `Computes the trade-off curve of the file's prior and utilities: for every

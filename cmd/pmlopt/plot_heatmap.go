@@ -37,6 +37,7 @@ func runPlot(ctx context.Context, e *env, args []string) error {
 	optimum := fs.Bool("optimum", false, "draw the optimal mechanism of the file's objective even if the file has a mechanism")
 	input := fs.String("input", "", "draw where the input with this `label` (or index) sends its mass, on the output grid")
 	gridW := fs.Int("grid", 0, "outputs in rows of `W` (when their labels are not \"x,y\")")
+	asJSON := fs.Bool("json", false, "also write what was drawn as JSON: file, source, mechanism")
 	pos, err := fs.parse(args, 1)
 	if err != nil {
 		return err
@@ -79,14 +80,30 @@ func runPlot(ctx context.Context, e *env, args []string) error {
 		}
 		h := figure.Heatmap{Title: title, XLabel: "output y", YLabel: "input x", Z: m, RowLabels: p.Inputs,
 			ColLabels: p.Outputs, Min: 0, Max: hi, ValueLabel: "P(y | x)"}
-		return h.Save(*out)
+		if err := h.Save(*out); err != nil {
+			return err
+		}
+	} else {
+		h, err := whereMap(p, m, *input, *gridW)
+		if err != nil {
+			return err
+		}
+		h.Title = title + ", input " + *input
+		if err := h.Save(*out); err != nil {
+			return err
+		}
 	}
-	h, err := whereMap(p, m, *input, *gridW)
-	if err != nil {
-		return err
+	if *asJSON {
+		return writeJSON(e.stdout, plotJSON{File: *out, Source: what, Input: *input, Mechanism: jmatrix(m)})
 	}
-	h.Title = title + ", input " + *input
-	return h.Save(*out)
+	return nil
+}
+
+type plotJSON struct {
+	File      string     `json:"file"`
+	Source    string     `json:"source"`
+	Input     string     `json:"input,omitempty"`
+	Mechanism [][]jfloat `json:"mechanism"`
 }
 
 // whereMap is the heat map of P(·|x) for the input labelled in, with the
