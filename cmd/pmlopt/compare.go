@@ -23,8 +23,8 @@ const compareHelp = `Audits several mechanisms of one problem side by side: PML,
 ALIP (ε_l, ε_u), expected utility, worst-case value and order, and whether
 each is within the budget of the first file. Each FILE with a mechanism is
 one column; every FILE must have the first one's prior. --optimum adds the
-optimal mechanism of the first file (its objective, expected-utility if it
-names none), and --baseline adds closed-form mechanisms calibrated to its
+optimal mechanism of the first file (its objective or --objective;
+expected-utility if neither names one), and --baseline adds closed-form mechanisms calibrated to its
 budget (as the baseline command does). --plot draws the measures and the
 expected utilities as bar charts (.svg, .png or .pdf). Example:
 
@@ -73,6 +73,7 @@ type budgetJSON struct {
 func runCompare(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "compare", "compare FILE [FILE...] [--optimum] [--baseline LIST] [--json] [--plot out.svg|png|pdf]", compareHelp)
 	optimum := fs.Bool("optimum", false, "add the optimal mechanism of the first file")
+	objective := fs.String("objective", "", "with --optimum: the `objective` to optimise instead of the file's")
 	baselines := fs.String("baseline", "", "add calibrated closed-form `mechanisms` (comma-separated: randomized-response, exponential, extremal, utility-safe)")
 	asJSON := fs.Bool("json", false, "write JSON")
 	plotPath := fs.String("plot", "", "draw the comparison to this `file` (.svg, .png or .pdf)")
@@ -113,6 +114,13 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 	}
 	if *optimum {
 		q := *ref
+		if *objective != "" {
+			o, err := problem.ParseObjective(*objective)
+			if err != nil {
+				return usagef("--objective: %v", err)
+			}
+			q.Objective = o
+		}
 		if q.Objective == "" {
 			q.Objective = problem.ExpectedUtility
 		}

@@ -95,4 +95,12 @@ func TestCompareOptimumAndBaselines(t *testing.T) {
 	}
 	_, _, code := cli(t, "compare", f)
 	assert.Equal(t, exitError, code, "a file without a mechanism and nothing to add")
+	// The worst-case optimum of the counting query reaches order 6 at 1.3
+	// (Song & Oechtering (2026), §IV-A); its expected-utility optimum is
+	// solve's.
+	v = runJSON(t, "compare", td+"counting-query.yaml", "--optimum", "--objective", "expected-utility", "--json")
+	eu := runJSON(t, "solve", td+"counting-query.yaml", "--objective", "expected-utility", "--json")
+	assert.InDelta(t, eu["expected_utility"].(float64), v["mechanisms"].([]any)[0].(map[string]any)["expected_utility"].(float64), 1e-12)
+	v = runJSON(t, "compare", td+"counting-query.yaml", "--optimum", "--json")
+	assert.Equal(t, 6.0, v["mechanisms"].([]any)[0].(map[string]any)["worst_case_order"])
 }
