@@ -170,6 +170,9 @@ func calibrate(ctx context.Context, fam func(float64) (mech.Mechanism, error), w
 	if math.IsInf(up, 1) {
 		up = math.Max(1, 2*lo)
 		for {
+			if err := ctx.Err(); err != nil {
+				return 0, nil, audits, err
+			}
 			_, ok, err := try(up)
 			if err != nil {
 				return 0, nil, audits, err
