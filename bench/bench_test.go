@@ -25,7 +25,7 @@ func TestQuickReport(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, run(context.Background(), cfg))
 
-	for _, f := range []string{"report.md", "fig1.csv", "fig1.svg", "fig1.png", "fig2.csv", "fig2.svg", "fig2.png",
+	for _, f := range []string{"report.md", "fig1.csv", "fig1.svg", "fig1.png", "fig1.pdf", "fig2.csv", "fig2.svg", "fig2.png", "fig2.pdf",
 		"fig3.csv", "fig3.svg", "fig3.png", "scaling.csv", "scaling.svg", "scaling.png"} {
 		st, err := os.Stat(filepath.Join(dir, f))
 		require.NoError(t, err, f)

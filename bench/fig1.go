@@ -251,9 +251,9 @@ func (f *Fig1) write(dir string) error {
 	return savePlots(dir, "fig1", fig)
 }
 
-// savePlots writes fig as dir/name.svg and dir/name.png.
+// savePlots writes fig as dir/name.svg, dir/name.png and dir/name.pdf.
 func savePlots(dir, name string, fig figure.Figure) error {
-	for _, ext := range []string{".svg", ".png"} {
+	for _, ext := range []string{".svg", ".png", ".pdf"} {
 		if err := fig.Save(dir + "/" + name + ext); err != nil {
 			return fmt.Errorf("%s%s: %w", name, ext, err)
 		}

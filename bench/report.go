@@ -106,7 +106,7 @@ func (r *Report) flagsString() string {
 }
 
 func embed(b *strings.Builder, name, caption string) {
-	fmt.Fprintf(b, "![%s](%s.png)\n\n(%s: [SVG](%s.svg), data: [%s.csv](%s.csv))\n\n", caption, name, caption, name, name, name)
+	fmt.Fprintf(b, "![%s](%s.png)\n\n(%s: [SVG](%s.svg), [PDF](%s.pdf), data: [%s.csv](%s.csv))\n\n", caption, name, caption, name, name, name, name)
 }
 
 func fmtList(xs []float64, prec int) string {

@@ -29,6 +29,12 @@
 //     first solve's basis where the backend keeps one, and the optimum
 //     nearer the budget is kept.
 //
+// With Options.Pattern (a worst case to keep: the zero pattern of an order
+// or utility threshold) the LP restricted to the pattern is solved whole
+// (steps 3 and 4; the interior point knows no pattern), and for ε-PML the
+// LP's row duals prove an upper bound through certify.UpperBound. Such a
+// problem can be infeasible: Maximize then returns ErrInfeasible.
+//
 // The audit recomputes the returned mechanism's level of the budget's
 // measure (package leakage) and fails rather than return a mechanism above
 // the budget by more than 1e-7. Maximize checks its context between steps.

@@ -41,6 +41,12 @@ type Options struct {
 	// Notify, if not nil, is told before the pipeline starts a step that
 	// can take long: the full LP (its size, and why it is solved).
 	Notify func(msg string)
+	// Pattern, if not nil, restricts the mechanisms to those that are zero
+	// wherever it is false (a worst case to keep: mech.Order.Pattern or
+	// mech.Utility.Pattern). Such a problem goes straight to the LP (see
+	// pattern.go) and may be infeasible: then Maximize returns
+	// ErrInfeasible.
+	Pattern mech.Pattern
 }
 
 func (o Options) notify(format string, args ...any) {
@@ -73,6 +79,9 @@ var errUncertified = errors.New("expected: the interior point was not certified"
 // Maximize returns a mechanism of largest expected utility under u among
 // those within budget b for the prior pi, audited against b.
 func Maximize(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget, opt Options) (Result, error) {
+	if opt.Pattern != nil {
+		return maximizePattern(ctx, pi, u, b, opt)
+	}
 	if b.Measure == mech.PML && !opt.FullLP {
 		r, err := structured(ctx, pi, u, b, opt.Solver)
 		if err == nil {

@@ -1,6 +1,9 @@
-// Package figure draws the line and staircase plots of pmlopt — privacy-utility
-// trade-off curves and the paper's figures — with gonum/plot, and writes them
-// as SVG, PNG, PDF or EPS.
+// Package figure draws the plots of pmlopt — privacy-utility trade-off
+// curves, the paper's figures, comparisons as grouped bars (BarFigure) and
+// mechanisms as heat maps (Heatmap) — with gonum/plot, and writes them as
+// SVG, PNG, PDF or EPS. Axes carry about six labelled ticks at round values.
+// In PDF, labels are spelt in ASCII (ε as eps): gonum's PDF backend writes
+// text in code page 1252 only.
 //
 // A Figure is a title, two axis labels and a list of Series; each Series is a
 // named set of (x, y) points drawn as a straight polyline or, when Step is set,

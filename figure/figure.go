@@ -122,7 +122,11 @@ func (f Figure) Plot() (*plot.Plot, error) {
 		return nil, errors.New("figure: no series to draw")
 	}
 	p := plot.New()
-	p.Title.Text = f.Title
+	wd := f.Width
+	if !(wd > 0) || math.IsInf(wd, 0) {
+		wd = 7
+	}
+	p.Title.Text = wrap(f.Title, titleChars(wd))
 	p.X.Label.Text = f.XLabel
 	p.Y.Label.Text = f.YLabel
 	p.Title.TextStyle.Font.Size = vg.Points(13)
@@ -140,6 +144,7 @@ func (f Figure) Plot() (*plot.Plot, error) {
 	default:
 		return nil, fmt.Errorf("figure: unknown legend position %q", f.Legend)
 	}
+	p.X.Tick.Marker, p.Y.Tick.Marker = niceTicks{}, niceTicks{}
 	if f.LogX {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{Prec: 1} // one significant digit: 1e-05, not 9.999999999999999e-05
@@ -206,6 +211,7 @@ func (f Figure) Write(w io.Writer, format Format) error {
 	if err != nil {
 		return err
 	}
+	f = f.forFormat(ft)
 	p, err := f.Plot()
 	if err != nil {
 		return err

@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	register(command{name: "curve", summary: "the privacy-utility trade-off curve: utility-safe and optimal ε per worst case", run: runCurve})
+	register(command{name: "curve", summary: "trade-off curves: least ε per worst case, or best expected utility per budget and measure", run: runCurve})
 }
 
 const curveHelp = `Computes the trade-off curve of the file's prior and utilities: for every
@@ -56,6 +56,9 @@ type curvePointJSON struct {
 	// Failure is the engine error that left the bracket wider than --tol
 	// after every other route was tried; the bracket is certified.
 	Failure string `json:"failure,omitempty"`
+	// Mechanism is the point's mechanism (at optimal_epsilon), with
+	// --mechanisms.
+	Mechanism [][]jfloat `json:"mechanism,omitempty"`
 }
 
 type curveJSON struct {
@@ -68,7 +71,7 @@ type curveJSON struct {
 }
 
 func runCurve(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "curve", "curve FILE [--objective worst-case-order|worst-case-value] [--json | --csv] [--plot out.svg]", curveHelp)
+	fs := newFlagSet(e, "curve", "curve FILE [--objective worst-case-order|worst-case-value|expected-utility] [--json | --csv] [--plot out.svg|png|pdf]", curveHelp+"\n\n"+expectedCurveHelp)
 	getSolver := solverFlag(fs)
 	objective := fs.String("objective", string(problem.WorstCaseOrder), "`objective`: worst-case-order or worst-case-value")
 	tol := fs.Float64("tol", 1e-9, "width of each ε bracket")
@@ -78,6 +81,7 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	asJSONL := fs.Bool("jsonl", false, "write each point as one JSON line as soon as it settles (in the order they settle)")
 	plotPath := fs.String("plot", "", "also draw both staircases to this `file` (.svg or .png)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
+	ex := addExpectedCurveFlags(fs)
 	pos, err := fs.parse(args, 1)
 	if err != nil {
 		return err
@@ -86,8 +90,23 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 		return usagef("give one of --json, --csv and --jsonl")
 	}
 	obj, err := problem.ParseObjective(*objective)
-	if err != nil || obj == problem.ExpectedUtility {
-		return usagef("--objective must be worst-case-order or worst-case-value, got %q", *objective)
+	if err != nil {
+		return usagef("--objective must be worst-case-order, worst-case-value or expected-utility, got %q", *objective)
+	}
+	if *plotPath != "" {
+		if err := checkPlotPath(*plotPath); err != nil {
+			return err
+		}
+	}
+	if obj == problem.ExpectedUtility {
+		slv, err := getSolver()
+		if err != nil {
+			return err
+		}
+		return ex.run(ctx, e, fs, pos[0], slv, outputs{json: *asJSON, csv: *asCSV, jsonl: *asJSONL, quiet: *quiet, plot: *plotPath})
+	}
+	if err := ex.onlyExpected(fs); err != nil {
+		return err
 	}
 	if !(*tol > 0) {
 		return usagef("--tol must be positive, got %v", *tol)
@@ -119,7 +138,7 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 		// failed curve keeps every point it settled.
 		opts.Settled = func(pt pmlopt.Point) {
 			if lineErr == nil {
-				lineErr = writeJSONLine(e.stdout, toCurvePointJSON(obj, pt))
+				lineErr = writeJSONLine(e.stdout, withMechanism(toCurvePointJSON(obj, pt), pt, *ex.mechanisms))
 			}
 		}
 	}
@@ -153,6 +172,9 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	case *asJSON:
 		j := toCurveJSON(obj, slv.Name(), pts)
 		j.SafeSteps = toSafeStepsJSON(safeSteps)
+		for k := range j.Points {
+			j.Points[k] = withMechanism(j.Points[k], pts[k], *ex.mechanisms)
+		}
 		err = writeJSON(&b, j)
 	case *asCSV:
 		err = writeCurveCSV(&b, obj, pts)

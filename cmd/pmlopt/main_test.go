@@ -310,7 +310,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"convert", "--from", "pml", "--epsilon", "0.1"}, exitUsage, "--pmin"},
 		{[]string{"audit", td + "counting-query.yaml"}, exitError, "mechanism"},
 		{[]string{"audit", "does-not-exist.yaml"}, exitError, "does-not-exist.yaml"},
-		{[]string{"curve", td + "counting-query.yaml", "--plot", "x.gif"}, exitUsage, ".svg or .png"},
+		{[]string{"curve", td + "counting-query.yaml", "--plot", "x.gif"}, exitUsage, ".png or .pdf"},
 	} {
 		out, stderr, code := cli(t, c.args...)
 		assert.Equal(t, c.code, code, "%v: %s", c.args, stderr)

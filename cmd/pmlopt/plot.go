@@ -14,10 +14,10 @@ import (
 
 func checkPlotPath(path string) error {
 	switch strings.ToLower(filepath.Ext(path)) {
-	case ".svg", ".png":
+	case ".svg", ".png", ".pdf":
 		return nil
 	}
-	return usagef("--plot: %q must end in .svg or .png", path)
+	return usagef("--plot: %q must end in .svg, .png or .pdf", path)
 }
 
 // staircase turns (ε(t), t) pairs into the best worst case reachable at each

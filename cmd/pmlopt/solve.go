@@ -94,6 +94,7 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "write JSON (keys as in the README)")
 	out := fs.String("out", "", "also write the problem with the returned mechanism to this `file`")
 	full := fs.Bool("full", false, "print the whole mechanism, even above 20 outputs")
+	floor := jointFlags(fs)
 	pos, err := fs.parse(args, 1)
 	if err != nil {
 		return err
@@ -111,6 +112,12 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 	}
 	if !(*tol > 0) || math.IsInf(*tol, 0) {
 		return usagef("--tol must be a positive number, got %v", *tol)
+	}
+	if f, ok, err := floor(p); ok || err != nil {
+		if err != nil {
+			return err
+		}
+		return runJoint(ctx, e, p, f, pmlopt.Options{Solver: slv, Tol: *tol}, *asJSON)
 	}
 	sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{Solver: slv, Tol: *tol,
 		Notify: func(msg string) { fmt.Fprintf(e.stderr, "pmlopt solve: %s\n", msg) }})

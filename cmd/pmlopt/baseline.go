@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/pmlopt/pmlopt"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/problem"
+)
+
+func init() {
+	register(command{name: "baseline", summary: "a closed-form mechanism calibrated tightly to the file's budget", run: runBaseline})
+}
+
+const baselineHelp = `Calibrates a closed-form mechanism to the file's budget and measure (pml,
+alip, lip or ldp): the largest parameter whose audited level is within the
+budget, so that it can be compared fairly with the optimum.
+
+  randomized-response  k-ary randomized response, parameter ε̄ (N = M)
+  exponential          exponential mechanism p ∝ exp(ε̄ u/(2Δ)), Δ the
+                       utility's sensitivity
+  extremal             PML-extremal mechanism, parameter ε ≤ log 1/(1−p_min)
+                       (N = M; Grosse et al. (2024), Cor 4)
+  utility-safe         M*(h) of Song & Oechtering (2026), Thm 1, parameter h
+
+The search starts from the parameter the conversions prove safe (an ε̄-LDP
+mechanism is ε2-PML, ε1-LIP and (ε1, ε2)-ALIP, Saeidian et al. (2024), Prop 1;
+the extremal mechanism's PML is its parameter) and bisects on the audit.
+--measure and --epsilon override the file. Example:
+
+	pmlopt baseline testdata/counting-query.yaml --mechanism randomized-response`
+
+type baselineJSON struct {
+	solveJSON
+	Kind           string `json:"baseline"`
+	Parameter      jfloat `json:"parameter"`
+	ParameterName  string `json:"parameter_name"`
+	ParameterStart jfloat `json:"parameter_start"`
+	Audits         int    `json:"audits"`
+}
+
+func runBaseline(ctx context.Context, e *env, args []string) error {
+	names := make([]string, len(pmlopt.Baselines))
+	for k, b := range pmlopt.Baselines {
+		names[k] = string(b)
+	}
+	fs := newFlagSet(e, "baseline", "baseline FILE --mechanism "+strings.Join(names, "|")+" [--measure M --epsilon E] [--json]", baselineHelp)
+	kind := fs.String("mechanism", "", "the closed-form `family`: "+strings.Join(names, ", "))
+	measure := fs.String("measure", "", "override the file's privacy `measure`: pml, lip or ldp (alip needs the file)")
+	eps := fs.Float64("epsilon", math.NaN(), "override the file's budget `E` (nats)")
+	asJSON := fs.Bool("json", false, "write JSON (the keys of solve, and baseline, parameter, parameter_name, parameter_start, audits)")
+	pos, err := fs.parse(args, 1)
+	if err != nil {
+		return err
+	}
+	if *kind == "" {
+		return usagef("--mechanism: give one of %s", strings.Join(names, ", "))
+	}
+	p, err := problem.Load(pos[0])
+	if err != nil {
+		return err
+	}
+	if err := applyOverrides(p, "", *measure, *eps, fs.isSet("epsilon")); err != nil {
+		return err
+	}
+	sol, err := pmlopt.SolveBaseline(ctx, p, pmlopt.Baseline(*kind))
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(e.stdout, toBaselineJSON(p, sol))
+	}
+	var b buffered
+	writeBaseline(&b, p, sol)
+	return b.commit(e.stdout)
+}
+
+func toBaselineJSON(p *problem.Problem, sol *pmlopt.BaselineSolution) baselineJSON {
+	j := baselineJSON{solveJSON: solveJSON{
+		Status: "calibrated", Objective: string(sol.Objective), Measure: string(sol.Measure),
+		Epsilon: jfloat(sol.Epsilon), EpsilonLower: jfloat(sol.EpsilonLower),
+		WorstCaseValue: optFloat(sol.WorstCaseValue), ExpectedUtility: optFloat(sol.ExpectedUtility),
+		Mechanism: jmatrix(sol.Mechanism), Solver: sol.Solver,
+	}, Kind: string(sol.Kind), Parameter: jfloat(sol.Parameter), ParameterName: sol.ParameterName,
+		ParameterStart: jfloat(sol.Start), Audits: sol.Audits}
+	if p.Order != nil {
+		j.WorstCaseOrder = &sol.WorstCaseOrder
+	}
+	if sol.Measure == mech.ALIP {
+		j.ALIPLower = optFloat(sol.ALIPLower)
+	}
+	return j
+}
+
+func writeBaseline(b *buffered, p *problem.Problem, sol *pmlopt.BaselineSolution) {
+	fmt.Fprintf(b, "mechanism  %s, %s = %s (the largest within the budget after %d audit(s)", sol.Kind, sol.ParameterName, num(sol.Parameter), sol.Audits)
+	if !math.IsNaN(sol.Start) {
+		fmt.Fprintf(b, "; the conversions prove %s safe", num(sol.Start))
+	}
+	fmt.Fprintln(b, ")")
+	switch sol.Measure {
+	case mech.ALIP:
+		fmt.Fprintf(b, "privacy    (ε_l, ε_u)-ALIP audited (%s, %s), budget (%s, %s)\n",
+			num(sol.ALIPLower), num(sol.Epsilon), num(p.Privacy.EpsilonLower), num(p.Privacy.EpsilonUpper))
+	default:
+		fmt.Fprintf(b, "privacy    %s audited %s, budget %s\n", sol.Measure, num(sol.Epsilon), num(p.Privacy.Epsilon))
+	}
+	if p.Order != nil {
+		fmt.Fprintf(b, "worst-case utility order  %d of %d\n", sol.WorstCaseOrder, p.M())
+	}
+	if !math.IsNaN(sol.WorstCaseValue) {
+		fmt.Fprintf(b, "worst-case utility value  %s\n", num(sol.WorstCaseValue))
+		fmt.Fprintf(b, "expected utility          %s\n", num(sol.ExpectedUtility))
+	}
+	fmt.Fprintln(b)
+	writeMatrix(b, sol.Mechanism, p.Inputs, p.Outputs)
+}

@@ -1,0 +1,327 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/pmlopt/pmlopt"
+	"github.com/pmlopt/pmlopt/figure"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/problem"
+	"github.com/pmlopt/pmlopt/solver"
+)
+
+// expectedCurveHelp is appended to curve's help.
+const expectedCurveHelp = `With --objective expected-utility, curve computes the best expected utility
+for a range of budgets under one or more measures (--measure pml,lip,alip,ldp):
+--epsilons 0.1,0.5,1 or --from A --to B --steps K (K evenly spaced budgets,
+both ends included; by default 0 to twice the file's budget, 11 steps). Each
+point has epsilon, expected_utility, expected_utility_bound (a proven upper
+bound on the optimum, pml only) and worst_case_value. An ALIP budget at ε is
+(ε_l, ε_u) = (r·ε, ε) with r = --alip-ratio; by default r is the file's
+epsilon_lower/epsilon_upper when its budget is ALIP, else 1/2 (r = 1 would
+repeat LIP, which is ALIP with ε_l = ε_u). --plot draws every measure on one
+figure. Example:
+
+	pmlopt curve testdata/counting-query.yaml --objective expected-utility --measure pml,lip,alip,ldp --plot eu.svg`
+
+// expectedCurveFlags are curve's flags for --objective expected-utility.
+type expectedCurveFlags struct {
+	measures   *string
+	epsilons   *string
+	from, to   *float64
+	steps      *int
+	alipRatio  *float64
+	mechanisms *bool
+}
+
+func addExpectedCurveFlags(fs *flagSet) *expectedCurveFlags {
+	return &expectedCurveFlags{
+		measures:   fs.String("measure", "pml", "expected-utility curves: comma-separated `measures` (pml, lip, alip, ldp)"),
+		epsilons:   fs.String("epsilons", "", "expected-utility curves: comma-separated `budgets` (nats)"),
+		from:       fs.Float64("from", 0, "expected-utility curves: first budget `A` (nats)"),
+		to:         fs.Float64("to", math.NaN(), "expected-utility curves: last budget `B` (default twice the file's budget)"),
+		steps:      fs.Int("steps", 11, "expected-utility curves: number of budgets `K` from --from to --to"),
+		alipRatio:  fs.Float64("alip-ratio", math.NaN(), "expected-utility curves: ALIP budget (r·ε, ε) for this `r` (default: the file's ratio, else 0.5)"),
+		mechanisms: fs.Bool("mechanisms", false, "with --json: include each point's mechanism"),
+	}
+}
+
+// budgetAxis returns the budgets of the curve on the ε axis.
+func (f *expectedCurveFlags) budgetAxis(fs *flagSet, p *problem.Problem) ([]float64, error) {
+	if *f.epsilons != "" {
+		if fs.isSet("from") || fs.isSet("to") || fs.isSet("steps") {
+			return nil, usagef("give --epsilons or --from/--to/--steps, not both")
+		}
+		var eps []float64
+		for _, s := range strings.Split(*f.epsilons, ",") {
+			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+				return nil, usagef("--epsilons: %q is not a finite non-negative number", s)
+			}
+			eps = append(eps, v)
+		}
+		return eps, nil
+	}
+	to := *f.to
+	if math.IsNaN(to) {
+		to = 2
+		if p.Privacy != nil {
+			if l := budgetLevel(*p.Privacy); l > 0 && !math.IsInf(l, 0) {
+				to = 2 * l
+			}
+		}
+	}
+	switch {
+	case *f.steps < 1:
+		return nil, usagef("--steps must be at least 1, got %d", *f.steps)
+	case !(*f.from >= 0) || math.IsInf(*f.from, 0) || !(to >= *f.from) || math.IsInf(to, 0):
+		return nil, usagef("want 0 ≤ --from ≤ --to, finite; got %v and %v", *f.from, to)
+	}
+	if *f.steps == 1 {
+		return []float64{*f.from}, nil
+	}
+	eps := make([]float64, *f.steps)
+	for k := range eps {
+		eps[k] = *f.from + (to-*f.from)*float64(k)/float64(*f.steps-1)
+	}
+	return eps, nil
+}
+
+func budgetLevel(b mech.Budget) float64 {
+	if b.Measure == mech.ALIP {
+		return b.EpsilonUpper
+	}
+	return b.Epsilon
+}
+
+type expectedPointJSON struct {
+	Epsilon              jfloat     `json:"epsilon"`
+	EpsilonLower         *jfloat    `json:"epsilon_lower,omitempty"`
+	Audited              jfloat     `json:"audited_epsilon"`
+	ExpectedUtility      jfloat     `json:"expected_utility"`
+	ExpectedUtilityBound jfloat     `json:"expected_utility_bound"`
+	WorstCaseValue       jfloat     `json:"worst_case_value"`
+	WorstCaseOrder       int        `json:"worst_case_order"`
+	Solver               string     `json:"solver"`
+	Mechanism            [][]jfloat `json:"mechanism,omitempty"`
+}
+
+type expectedSeriesJSON struct {
+	Measure   string              `json:"measure"`
+	ALIPRatio *jfloat             `json:"alip_ratio,omitempty"`
+	Points    []expectedPointJSON `json:"points"`
+}
+
+type expectedCurveJSON struct {
+	Objective string               `json:"objective"`
+	Curves    []expectedSeriesJSON `json:"curves"`
+}
+
+// expectedSeries is one measure's curve.
+type expectedSeries struct {
+	measure mech.Measure
+	ratio   float64 // ALIP only
+	pts     []pmlopt.ExpectedPoint
+}
+
+// runExpectedCurve is curve --objective expected-utility.
+func (f *expectedCurveFlags) run(ctx context.Context, e *env, fs *flagSet, path string, slv solver.Solver, out outputs) error {
+	if out.jsonl {
+		return usagef("--jsonl is for the worst-case curves; use --json or --csv")
+	}
+	var measures []mech.Measure
+	for _, s := range strings.Split(*f.measures, ",") {
+		m, err := mech.ParseMeasure(strings.TrimSpace(s))
+		if err != nil {
+			return usagef("--measure: %v", err)
+		}
+		measures = append(measures, m)
+	}
+	p, err := problem.Load(path)
+	if err != nil {
+		return err
+	}
+	if _, err := p.RequireUtility(); err != nil {
+		return err
+	}
+	eps, err := f.budgetAxis(fs, p)
+	if err != nil {
+		return err
+	}
+	ratio := *f.alipRatio
+	if math.IsNaN(ratio) {
+		ratio = 0.5
+		if p.Privacy != nil && p.Privacy.Measure == mech.ALIP && p.Privacy.EpsilonUpper > 0 && !math.IsInf(p.Privacy.EpsilonUpper, 0) {
+			ratio = p.Privacy.EpsilonLower / p.Privacy.EpsilonUpper
+		}
+	} else if !(ratio > 0) || math.IsInf(ratio, 0) {
+		return usagef("--alip-ratio must be positive and finite, got %v", ratio)
+	}
+	prog := newProgress(e.stderr, "curve", out.quiet)
+	total := len(eps) * len(measures)
+	var series []expectedSeries
+	var stopped error
+	for k, m := range measures {
+		budgets := make([]mech.Budget, len(eps))
+		for i, v := range eps {
+			budgets[i] = mech.Budget{Measure: m, Epsilon: v}
+			if m == mech.ALIP {
+				budgets[i] = pmlopt.ALIPBudget(v, ratio)
+			}
+		}
+		base := k * len(eps)
+		pts, err := pmlopt.ExpectedCurve(ctx, p, budgets, pmlopt.Options{Solver: slv,
+			Progress: func(done, _ int) { prog.update(base+done, total) }})
+		series = append(series, expectedSeries{measure: m, ratio: ratio, pts: pts})
+		if err != nil {
+			if ctx.Err() == nil {
+				prog.done()
+				return err
+			}
+			stopped = err
+			break
+		}
+	}
+	prog.done()
+	var b buffered
+	switch {
+	case out.json:
+		err = writeJSON(&b, toExpectedCurveJSON(series, *f.mechanisms))
+	case out.csv:
+		err = writeExpectedCSV(&b, series)
+	default:
+		writeExpectedTable(&b, series)
+	}
+	if err != nil {
+		return err
+	}
+	if stopped != nil {
+		if err := b.commit(e.stdout); err != nil {
+			return err
+		}
+		return fmt.Errorf("interrupted: %d points written, %d left", prog.count(), total-prog.count())
+	}
+	if out.plot != "" {
+		if err := plotExpectedCurves(out.plot, curveTitle(p.Name), series); err != nil {
+			return err
+		}
+	}
+	return b.commit(e.stdout)
+}
+
+// outputs are the output flags curve shares between its objectives.
+type outputs struct {
+	json, csv, jsonl, quiet bool
+	plot                    string
+}
+
+func seriesName(s expectedSeries) string {
+	if s.measure == mech.ALIP {
+		return fmt.Sprintf("alip (ε_l = %s·ε_u)", num(s.ratio))
+	}
+	return string(s.measure)
+}
+
+func toExpectedCurveJSON(series []expectedSeries, withMech bool) expectedCurveJSON {
+	j := expectedCurveJSON{Objective: string(problem.ExpectedUtility), Curves: []expectedSeriesJSON{}}
+	for _, s := range series {
+		sj := expectedSeriesJSON{Measure: string(s.measure), Points: []expectedPointJSON{}}
+		if s.measure == mech.ALIP {
+			sj.ALIPRatio = optFloat(s.ratio)
+		}
+		for _, pt := range s.pts {
+			pj := expectedPointJSON{Epsilon: jfloat(pt.Epsilon), Audited: jfloat(pt.Audited),
+				ExpectedUtility: jfloat(pt.ExpectedUtility), ExpectedUtilityBound: jfloat(pt.ExpectedUtilityBound),
+				WorstCaseValue: jfloat(pt.WorstCaseValue), WorstCaseOrder: pt.WorstCaseOrder, Solver: pt.Solver}
+			if s.measure == mech.ALIP {
+				pj.EpsilonLower = optFloat(pt.Budget.EpsilonLower)
+			}
+			if withMech {
+				pj.Mechanism = jmatrix(pt.Mechanism)
+			}
+			sj.Points = append(sj.Points, pj)
+		}
+		j.Curves = append(j.Curves, sj)
+	}
+	return j
+}
+
+func writeExpectedCSV(w io.Writer, series []expectedSeries) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"measure", "epsilon", "epsilon_lower", "audited_epsilon", "expected_utility", "expected_utility_bound", "worst_case_value", "worst_case_order"})
+	for _, s := range series {
+		for _, pt := range s.pts {
+			lower := ""
+			if s.measure == mech.ALIP {
+				lower = fullNum(pt.Budget.EpsilonLower)
+			}
+			cw.Write([]string{string(s.measure), fullNum(pt.Epsilon), lower, fullNum(pt.Audited), fullNum(pt.ExpectedUtility),
+				csvNum(pt.ExpectedUtilityBound), fullNum(pt.WorstCaseValue), strconv.Itoa(pt.WorstCaseOrder)})
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// csvNum is fullNum with NaN (no value) as an empty cell.
+func csvNum(v float64) string {
+	if math.IsNaN(v) {
+		return ""
+	}
+	return fullNum(v)
+}
+
+func writeExpectedTable(w io.Writer, series []expectedSeries) {
+	t := newTable(w)
+	t.row("measure", "ε", "expected utility", "optimum at most", "worst-case value", "worst-case order", "audited")
+	for _, s := range series {
+		for _, pt := range s.pts {
+			bound := "-"
+			if !math.IsNaN(pt.ExpectedUtilityBound) {
+				bound = num(pt.ExpectedUtilityBound)
+			}
+			t.row(seriesName(s), num(pt.Epsilon), num(pt.ExpectedUtility), bound, num(pt.WorstCaseValue),
+				strconv.Itoa(pt.WorstCaseOrder), num(pt.Audited))
+		}
+	}
+	t.flush()
+	fmt.Fprintf(w, "\nvalues in nats; for alip ε is ε_u\n")
+}
+
+// plotExpectedCurves draws the expected utility against the budget, one
+// line per measure.
+func plotExpectedCurves(path, title string, series []expectedSeries) error {
+	f := figure.Figure{Title: title, XLabel: "budget ε (nats; ALIP: ε_u)", YLabel: "best expected utility"}
+	for k, s := range series {
+		xs, ys := make([]float64, len(s.pts)), make([]float64, len(s.pts))
+		for i, pt := range s.pts {
+			xs[i], ys[i] = pt.Epsilon, pt.ExpectedUtility
+		}
+		f.Series = append(f.Series, figure.Series{Name: seriesName(s), X: xs, Y: ys, Marks: true, Dashed: k%2 == 1})
+	}
+	return f.Save(path)
+}
+
+// withMechanism adds pt's mechanism to c when asked (--mechanisms).
+func withMechanism(c curvePointJSON, pt pmlopt.Point, want bool) curvePointJSON {
+	if want && pt.Mechanism != nil {
+		c.Mechanism = jmatrix(pt.Mechanism)
+	}
+	return c
+}
+
+// onlyExpected refuses the flags that only expected-utility curves read.
+func (f *expectedCurveFlags) onlyExpected(fs *flagSet) error {
+	for _, name := range []string{"measure", "epsilons", "from", "to", "steps", "alip-ratio"} {
+		if fs.isSet(name) {
+			return usagef("--%s is for --objective expected-utility: the worst-case curves are over PML budgets", name)
+		}
+	}
+	return nil
+}

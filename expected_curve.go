@@ -1,0 +1,78 @@
+package pmlopt
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/pmlopt/pmlopt/expected"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/problem"
+)
+
+// ExpectedPoint is one point of an expected-utility curve: the optimum for
+// one budget.
+type ExpectedPoint struct {
+	Budget mech.Budget
+	// Epsilon is the budget's level on the curve's axis: Budget.Epsilon,
+	// or Budget.EpsilonUpper for ALIP.
+	Epsilon float64
+	// Audited is the level of the budget's measure the mechanism reaches
+	// (ε_u for ALIP).
+	Audited float64
+	// ExpectedUtility is the optimum's expected utility; the true optimum
+	// lies in [ExpectedUtility, ExpectedUtilityBound] (the bound is NaN
+	// when the method proves none: ALIP, LIP, LDP).
+	ExpectedUtility, ExpectedUtilityBound float64
+	WorstCaseValue                        float64
+	WorstCaseOrder                        int
+	Mechanism                             mech.Mechanism
+	Solver                                string
+}
+
+// ALIPBudget returns the (ε_l, ε_u)-ALIP budget on a curve's axis at ε:
+// ε_u = ε and ε_l = ratio·ε.
+func ALIPBudget(eps, ratio float64) mech.Budget {
+	return mech.Budget{Measure: mech.ALIP, EpsilonLower: ratio * eps, EpsilonUpper: eps}
+}
+
+// ExpectedCurve computes the best expected utility of p's utility for every
+// budget in budgets, in order (package expected; each mechanism audited
+// against its budget). If ctx is cancelled, it returns the points computed
+// so far with ctx.Err(). opt.Progress, if set, is told after each point.
+func ExpectedCurve(ctx context.Context, p *problem.Problem, budgets []mech.Budget, opt Options) ([]ExpectedPoint, error) {
+	u, err := p.RequireUtility()
+	if err != nil {
+		return nil, err
+	}
+	pts := make([]ExpectedPoint, 0, len(budgets))
+	for k, b := range budgets {
+		if err := ctx.Err(); err != nil {
+			return pts, err
+		}
+		r, err := expected.Maximize(ctx, p.Prior, u, b, expected.Options{Solver: opt.Solver, FullLP: opt.FullLP, Notify: opt.Notify})
+		if err != nil {
+			if ctx.Err() != nil {
+				return pts, ctx.Err()
+			}
+			return pts, fmt.Errorf("%s budget %g: %w", b.Measure, axis(b), err)
+		}
+		pt := ExpectedPoint{Budget: b, Epsilon: axis(b), Audited: r.Epsilon, ExpectedUtility: r.Value,
+			ExpectedUtilityBound: r.Bound, WorstCaseValue: u.WorstCaseValue(r.Mechanism), Mechanism: r.Mechanism, Solver: r.Solver}
+		if p.Order != nil {
+			pt.WorstCaseOrder = p.Order.WorstCaseOrder(r.Mechanism)
+		}
+		pts = append(pts, pt)
+		if opt.Progress != nil {
+			opt.Progress(k+1, len(budgets))
+		}
+	}
+	return pts, nil
+}
+
+// axis is a budget's level on a curve's axis.
+func axis(b mech.Budget) float64 {
+	if b.Measure == mech.ALIP {
+		return b.EpsilonUpper
+	}
+	return b.Epsilon
+}

@@ -1,0 +1,139 @@
+package pmlopt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/pmlopt/pmlopt/bisect"
+	"github.com/pmlopt/pmlopt/expected"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/problem"
+)
+
+// Floor is the worst case a joint solve must keep: every used pair (x, y)
+// has utility order at least Order (1..M), or, with ByValue, utility at
+// least Value.
+type Floor struct {
+	Order   int
+	Value   float64
+	ByValue bool
+}
+
+func (f Floor) String() string {
+	if f.ByValue {
+		return fmt.Sprintf("worst-case value %g", f.Value)
+	}
+	return fmt.Sprintf("worst-case order %d", f.Order)
+}
+
+// pattern returns the zero pattern of f for p.
+func (f Floor) pattern(p *problem.Problem) (mech.Pattern, error) {
+	if f.ByValue {
+		u, err := p.RequireUtility()
+		if err != nil {
+			return nil, err
+		}
+		if math.IsNaN(f.Value) || math.IsInf(f.Value, 0) {
+			return nil, fmt.Errorf("min-value: want a finite utility value, got %v", f.Value)
+		}
+		pat := u.Pattern(f.Value)
+		for i, row := range pat {
+			if !anyTrue(row) {
+				return nil, fmt.Errorf("min-value: input %d has no output of utility ≥ %g", i, f.Value)
+			}
+		}
+		return pat, nil
+	}
+	o, err := p.RequireOrder()
+	if err != nil {
+		return nil, err
+	}
+	if _, m := o.Dims(); f.Order < 1 || f.Order > m {
+		return nil, fmt.Errorf("min-order: want 1..%d, got %d", m, f.Order)
+	}
+	return o.Pattern(f.Order), nil
+}
+
+func anyTrue(row []bool) bool {
+	for _, a := range row {
+		if a {
+			return true
+		}
+	}
+	return false
+}
+
+// JointSolution is the answer of SolveJoint: the best expected utility
+// over the ε-PML mechanisms that keep a worst case, and the certified
+// bracket [LeastEpsilonLower, LeastEpsilonUpper] on the least ε at which
+// that worst case is reachable at all.
+type JointSolution struct {
+	Solution
+	LeastEpsilonLower, LeastEpsilonUpper float64
+}
+
+// BelowLeastEpsilonError is SolveJoint's error when the budget is below the
+// least ε that reaches the requested worst case: that least ε lies in
+// [Lower, Upper] (certified), and a budget of Upper is enough.
+type BelowLeastEpsilonError struct {
+	Epsilon      float64
+	Floor        Floor
+	Lower, Upper float64
+}
+
+func (e *BelowLeastEpsilonError) Error() string {
+	return fmt.Sprintf("ε = %.10g is below the least ε for %s, which lies in [%.10g, %.10g]: give a budget of at least %.10g",
+		e.Epsilon, e.Floor, e.Lower, e.Upper, e.Upper)
+}
+
+// SolveJoint maximises the expected utility of p's utility over the ε-PML
+// mechanisms (ε the file's budget) whose worst case is at least floor: the
+// expected-utility LP over the ε-PML polytope with the zero pattern of
+// floor. It first brackets the least ε of that pattern (bisect.LeastEpsilon)
+// and refuses a budget below the bracket, naming it. The mechanism is
+// audited (budget, zero pattern); ExpectedUtilityBound is proven by the
+// LP's row multipliers (certify.UpperBound), so the optimum lies in
+// [ExpectedUtility, ExpectedUtilityBound].
+func SolveJoint(ctx context.Context, p *problem.Problem, floor Floor, opt Options) (*JointSolution, error) {
+	b, err := p.RequirePrivacy()
+	if err != nil {
+		return nil, err
+	}
+	if b.Measure != mech.PML {
+		return nil, fmt.Errorf("privacy.measure: a worst case to keep is defined for pml budgets (Song & Oechtering 2026), the budget is %s", b.Measure)
+	}
+	u, err := p.RequireUtility()
+	if err != nil {
+		return nil, err
+	}
+	pat, err := floor.pattern(p)
+	if err != nil {
+		return nil, err
+	}
+	// 1. The least ε of the pattern, certified from below.
+	least, err := bisect.LeastEpsilon(ctx, p.Prior, pat, opt.bisect())
+	if err != nil {
+		return nil, err
+	}
+	refuse := func() error {
+		return &BelowLeastEpsilonError{Epsilon: b.Epsilon, Floor: floor, Lower: least.EpsLower, Upper: least.EpsUpper}
+	}
+	if b.Epsilon < least.EpsLower {
+		return nil, refuse()
+	}
+	// 2. The expected-utility LP over the patterned polytope. Between the
+	// ends of the bracket the LP decides.
+	r, err := expected.Maximize(ctx, p.Prior, u, b, expected.Options{Solver: opt.Solver, Pattern: pat, Notify: opt.Notify})
+	if errors.Is(err, expected.ErrInfeasible) && b.Epsilon < least.EpsUpper {
+		return nil, refuse()
+	}
+	if err != nil {
+		return nil, err
+	}
+	sol := Solution{Objective: problem.ExpectedUtility, Measure: b.Measure, Mechanism: r.Mechanism, Epsilon: r.Epsilon,
+		EpsilonLower: r.Epsilon, ExpectedUtilityBound: r.Bound, Solver: r.Solver, LPSolves: r.LPSolves + least.LPSolves}
+	describe(p, &sol)
+	return &JointSolution{Solution: sol, LeastEpsilonLower: least.EpsLower, LeastEpsilonUpper: least.EpsUpper}, nil
+}
