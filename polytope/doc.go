@@ -85,6 +85,32 @@
 // forces l_j = 0, hence the whole column to 0, and the output is dropped
 // as for ALIP. M coefficients depend on ε; 5 Σ a_j + 2M non-zeros.
 //
+// # Lower levels above 5 nats: the floored form
+//
+// ALIP, LIP and LDP bound every entry of a used column from below, by
+// e^{−ε_l} q_j or e^{−ε} max_i p_ij. Written as above, that takes e^{ε_l}
+// as a coefficient (5e21 at 50 nats: Clp stopped on errors, gonum's phase I
+// found its basis singular), and the floors themselves fall below the
+// engines' absolute tolerances (about 1e-9), so the optima had zeros where
+// the floor forbids them and audited at +Inf. Above 5 nats the models
+// change variables, p_ij = r_ij + e^{−ε_l} σ_j with r_ij ≥ 0 (the column of
+// p_ij holds r_ij, Aux2[j] holds σ_j), which puts every floor into a
+// column bound that no tolerance can violate:
+//
+//	ALIP, LIP:  floor[j]: (1 − Π e^{−ε_l}) σ_j − Σ_k π_k r_kj = 0   (σ_j = q_j, Π = Σ_k π_k)
+//	            marg[j]:  e^{−ε_u} t_j − Σ_k π_k r_kj − Π e^{−ε_l} σ_j ≤ 0, t_j ≤ 1 (= 0 below 5 nats)
+//	            up[i,j]:  r_ij + e^{−ε_l} σ_j − t_j ≤ 0
+//	LDP:        up[i,j]:  (1 − e^{−ε}) u_j − r_ij ≥ 0                (σ_j = u_j ≥ max_i p_ij)
+//
+// and sum[i] becomes Σ_j r_ij + e^{−ε_l} Σ_j σ_j = 1. The projection on p is
+// the same polytope: from an ALIP mechanism take σ_j = q_j,
+// r_ij = p_ij − e^{−ε_l} q_j ≥ 0; from an LDP one u_j = max_i p_ij,
+// r_ij = p_ij − e^{−ε} u_j ≥ 0 (as p_ij ≥ e^{−ε} max_k p_kj); conversely the
+// rows give back the inequalities of the sections above. No coefficient
+// exceeds 1 in magnitude. The expected utility of the floors is the cost
+// e^{−ε_l} Σ_i π_i u'_ij of σ_j. Model.Mechanism recomputes σ_j from the
+// r_ij so that the floors hold exactly (see addFloors).
+//
 // # Objectives
 //
 // Feasibility leaves every cost 0 (minimise 0). ExpectedUtility maximises
