@@ -59,9 +59,15 @@
 // the same): as an equality t_j = e^{ε_u} q_j reaches 5e8 at ε_u = 20, and
 // tying s_j to t_j, as an earlier link row did, put e^{−ε_l−ε_u} (4e-18
 // at 20) into the matrix; the engines then returned optima 10–30 % below
-// the true one. The PML expected-utility model does the same above 5
-// nats. Below, the equality stays (gonum's Simplex finds the bases of the
-// inequality form singular).
+// the true one. The PML expected-utility and feasibility models do the
+// same above 5 nats (the infeasibility model's marg rows are inequalities
+// already). Below, the equality stays (gonum's Simplex finds the bases of
+// the inequality form singular).
+//
+// A PML output whose allowed letters have a total mass below 2^−10 has
+// its marg row multiplied by a power of 2 that brings that mass into
+// [1/2, 1) (exact; see margScale): with letters of mass 1e-30 the row's
+// entries would otherwise lie far below the engines' absolute tolerances.
 //
 // A forbidden pair (i, j) means p_ij = 0 ≥ e^{−ε_l} q_j, so q_j = 0 and,
 // as π has full support, the whole column is zero. Such outputs are
@@ -98,7 +104,8 @@
 // column bound that no tolerance can violate:
 //
 //	ALIP, LIP:  floor[j]: (1 − Π e^{−ε_l}) σ_j − Σ_k π_k r_kj = 0   (σ_j = q_j, Π = Σ_k π_k)
-//	            marg[j]:  e^{−ε_u} t_j − Σ_k π_k r_kj − Π e^{−ε_l} σ_j ≤ 0, t_j ≤ 1 (= 0 below 5 nats)
+//	            marg[j]:  e^{−ε_u} t_j − Σ_k π_k r_kj − Π e^{−ε_l} σ_j ≤ 0, t_j ≤ 1
+//	                      (= 0 while ε_u ≤ 5 nats)
 //	            up[i,j]:  r_ij + e^{−ε_l} σ_j − t_j ≤ 0
 //	LDP:        up[i,j]:  (1 − e^{−ε}) u_j − r_ij ≥ 0                (σ_j = u_j ≥ max_i p_ij)
 //

@@ -132,6 +132,28 @@ func (c epsCoef) value(b mech.Budget) float64 {
 	return scale * math.Exp(x)
 }
 
+// margMass is the mass Σ_{i∈A_j} π_i below which a PML output's marg row is
+// scaled (margScale).
+const margMass = 0x1p-10
+
+// margScale returns the power of two e_j by which a PML output's marg row
+// is multiplied, given the output's bound c_j = −log Σ_{i∈A_j} π_i: 0 for
+// ALIP, LIP and outputs of mass at least margMass, else the e_j that brings
+// the mass into [1/2, 1). An output open only to letters of mass 1e-30 has
+// entries π_k ≈ 1e-30 and e^{−ε} ≈ 1e-26 in its row, far below the engines'
+// absolute tolerances (about 1e-9): Clp and the revised simplex returned
+// points audited 8 nats above the budget on such patterns. Multiplying a
+// row by a power of 2 is exact and keeps the feasible set; scaled, the
+// row's entries are at most 1 (e^{−ε} 2^{e_j} ≤ 2 e^{c_j − ε} for an output
+// that is not pruned).
+func margScale(b mech.Budget, bound float64) int {
+	if b.Measure != mech.PML || !(math.Exp(-bound) < margMass) {
+		return 0
+	}
+	_, e := math.Frexp(math.Exp(-bound))
+	return -e
+}
+
 // setLower makes c's exponent sign·(the lower level of b): ε_l for ALIP and
 // LIP, ε for LDP.
 func (c *epsCoef) setLower(b mech.Budget, sign float64) {
@@ -484,32 +506,35 @@ func build(s Spec, floorAbove float64) (*Model, error) {
 				}
 			}
 		case b.Measure == mech.PML, b.Measure == mech.ALIP, b.Measure == mech.LIP:
-			// marg[j]: e^{−ε_u} t_j − Σ_k π_k p_kj = 0, so t_j = e^{ε_u} q_j.
+			// marg[j]: e^{−ε_u} t_j − Σ_k π_k p_kj = 0, so t_j = e^{ε_u} q_j,
+			// multiplied by 2^{−e_j} (exact) for a PML output of small mass.
+			sc := margScale(b, mod.bound[j])
 			var e []lp.Nonzero
 			for i := range n {
 				if c := mod.P[i][j]; c >= 0 {
-					e = append(e, lp.Entry(c, -s.Prior[i]))
+					e = append(e, lp.Entry(c, -math.Ldexp(s.Prior[i], sc)))
 				}
 			}
 			switch {
 			case mod.Slack != nil:
 				// Infeasibility: e^{−ε} t_j − Σ_k π_k p_kj − r_j ≤ 0.
 				e = append(e, lp.Entry(mod.Slack[j], -1))
-				epsRow(math.Inf(-1), 0, fmt.Sprintf("marg[%d]", j+1), epsCoef{col: a, su: -1}, e...)
-			case upperLevel(b) > wideBudget && (a2 >= 0 || s.Objective == ExpectedUtility):
+				epsRow(math.Inf(-1), 0, fmt.Sprintf("marg[%d]", j+1), epsCoef{col: a, su: -1, scale: math.Ldexp(1, sc)}, e...)
+			case upperLevel(b) > wideBudget:
 				// e^{−ε_u} t_j ≤ q_j with t_j ≤ 1: the same polytope
 				// (t_j = min(1, e^{ε_u} q_j) ≥ max_i p_ij), but t_j stays
 				// of order one at a large ε_u. As an equality, t_j =
 				// e^ε q_j reaches 5e8 at ε = 20, and Clp and the revised
-				// backend returned optima 10–30 % below the true one.
-				// Below wideBudget the equality stays: gonum's Simplex
-				// finds this form's bases singular (16×16 at ε = 0.5), and
-				// the PML feasibility models of package bisect, whose ε
-				// stays below −log p_min, were tuned on it.
+				// backend returned optima 10–30 % below the true one; on
+				// feasibility models with letters of mass 1e-30 (ε near
+				// 60) both called patterns infeasible 10 nats above their
+				// least ε. Below wideBudget the equality stays: gonum's
+				// Simplex finds this form's bases singular (16×16 at
+				// ε = 0.5).
 				l.ColUpper[a] = 1
-				epsRow(math.Inf(-1), 0, fmt.Sprintf("marg[%d]", j+1), epsCoef{col: a, su: -1}, e...)
+				epsRow(math.Inf(-1), 0, fmt.Sprintf("marg[%d]", j+1), epsCoef{col: a, su: -1, scale: math.Ldexp(1, sc)}, e...)
 			default:
-				epsRow(0, 0, fmt.Sprintf("marg[%d]", j+1), epsCoef{col: a, su: -1}, e...)
+				epsRow(0, 0, fmt.Sprintf("marg[%d]", j+1), epsCoef{col: a, su: -1, scale: math.Ldexp(1, sc)}, e...)
 			}
 			mod.Marg[j] = mod.eps[len(mod.eps)-1].row
 			if a2 >= 0 {
