@@ -64,11 +64,42 @@ func DualBound(pi mech.Prior, pat mech.Pattern, alpha []float64) (eps float64, o
 		shift = (sum - kappa*abs) / float64(n)
 	}
 	a := make([]float64, n)
-	sum, abs = 0, 0
 	for i, v := range alpha {
 		a[i] = v - shift
-		sum += a[i]
-		abs += math.Abs(a[i])
+	}
+	eps, ok = levelBound(pi, pat, a)
+	if shift < 0 {
+		// Raising every α_i by |shift| ≈ 1e-14 Σ|α| raises every term
+		// π_i + ν α_i by ν |shift|, which swamps the terms a proof at
+		// tens of nats rests on (e^{−50} ≈ 2e-22). Raising only the
+		// largest α_i instead touches only the outputs of one letter; both
+		// are proofs, the better one stands.
+		k := 0
+		for i, v := range alpha {
+			if v > alpha[k] {
+				k = i
+			}
+		}
+		copy(a, alpha)
+		a[k] -= float64(n) * shift
+		if e2, ok2 := levelBound(pi, pat, a); ok2 && (!ok || e2 > eps) {
+			eps, ok = e2, true
+		}
+	}
+	return eps, ok
+}
+
+// levelBound is DualBound for an α already shifted: it checks that Σ α_i is
+// safely positive and returns −log max_j s_j with its margins.
+func levelBound(pi mech.Prior, pat mech.Pattern, a []float64) (eps float64, ok bool) {
+	n, m := len(pi), 0
+	if pat != nil {
+		m = len(pat[0])
+	}
+	var sum, abs float64
+	for _, v := range a {
+		sum += v
+		abs += math.Abs(v)
 	}
 	if !(sum > 4*float64(n)*unitRoundoff*abs) {
 		return 0, false
@@ -149,14 +180,35 @@ func columnLevel(pi mech.Prior, a []float64, rows []int, bps []breakpoint) (floa
 			}
 		}
 	}
-	// g(ν) at the float ν (any ν ≥ 0 gives a valid proof), rounded up.
-	g, mag := 0.0, 0.0
-	for _, i := range rows {
-		v := pi[i] + nu*a[i]
-		mag += pi[i] + nu*math.Abs(a[i])
-		if v > 0 {
-			g += v
+	// g at the float ν and a little above it (any ν ≥ 0 gives a valid
+	// proof): at the minimiser ν = π_k/(−α_k) term k is zero up to
+	// rounding, an error of about 1e-16 π_k that would bound s_j by 1e-16
+	// when π_k ≈ 1 (a proof of at most 37 nats); a step of 2^−40 ν makes
+	// the term plainly negative, at a cost of slope·ν·2^−40.
+	g := gUpper(pi, a, rows, nu)
+	if nu > 0 {
+		for _, step := range []float64{0x1p-40, 0x1p-20} {
+			g = math.Min(g, gUpper(pi, a, rows, nu*(1+step)))
 		}
 	}
-	return g + 4*float64(len(rows)+2)*unitRoundoff*mag, bps
+	return g, bps
+}
+
+// gUpper returns an upper bound on Σ_{i∈rows} max(0, π_i + ν α_i) in exact
+// arithmetic. Each term is computed with an error below 2.01u(π_i + ν|α_i|)
+// (u = 2^−53), so a term whose computed value lies below −4u(π_i + ν|α_i|)
+// contributes nothing; the others contribute their value plus that, and the
+// sum of at most n+2 non-negative terms is rounded up by a relative
+// 2(n+2)u. Margins thus scale with the terms that count, not with the
+// column's heavy letters whose terms are negative.
+func gUpper(pi mech.Prior, a []float64, rows []int, nu float64) float64 {
+	g := 0.0
+	for _, i := range rows {
+		v := pi[i] + nu*a[i]
+		err := 4 * unitRoundoff * (pi[i] + nu*math.Abs(a[i]))
+		if v+err > 0 {
+			g += v + err
+		}
+	}
+	return g * (1 + 2*float64(len(rows)+2)*unitRoundoff)
 }

@@ -116,3 +116,22 @@ func TestDualBoundTinyPriors(t *testing.T) {
 	}
 	require.Greater(t, proved, 19000)
 }
+
+// TestDualBoundHeavyLetterAtBreakpoint: a proof of 55 nats whose output
+// mixes a letter of mass ≈ 1 (α = −1, its term zero at the minimising ν)
+// with one of mass e^{−60} (α = e^{−55}), and whose α sums to e^{−55},
+// which DualBound must raise above rounding. Raising every α_i by 1e-14,
+// and margins proportional to the heavy letter's mass, capped the proof
+// near 32 nats; it must come within 1e-12 of the exact level
+// −log(π_t + π_h e^{−55}) and stay below it.
+func TestDualBoundHeavyLetterAtBreakpoint(t *testing.T) {
+	pt, pr := math.Exp(-60), math.Exp(-70)
+	pi := mech.Prior{1 - pt - pr, pt, pr}
+	pat := mech.Pattern{{true, false}, {true, false}, {false, true}}
+	delta := math.Exp(-55)
+	lb, ok := certify.DualBound(pi, pat, []float64{-1, delta, 1})
+	require.True(t, ok)
+	exact := -math.Log(pt + pi[0]*delta)
+	assert.LessOrEqual(t, lb, exact)
+	assert.Greater(t, lb, exact*(1-1e-12))
+}

@@ -39,8 +39,10 @@ func Extremal(pi mech.Prior, eps float64) (mech.Mechanism, error) {
 	for i := range p {
 		for j := range p[i] {
 			if i == j {
-				// At the limit rounding may leave −1e-16 here.
-				p[i][j] = math.Max(0, 1-e*(1-pi[i]))
+				// 1 − e^ε(1 − π_i) = e^ε π_i − expm1(ε) without the
+				// subtraction from 1, which loses −log10 π_i digits for a
+				// small π_i; at the limit rounding may leave −1e-16 here.
+				p[i][j] = math.Max(0, e*pi[i]-math.Expm1(eps))
 			} else {
 				p[i][j] = e * pi[j]
 			}

@@ -53,20 +53,61 @@ func HighPrivacyBound(pmin float64) float64 {
 // PMC level implied by ε_u-PML (Saeidian et al. (2024), Thm 4.1, Grosse et al. (2024), Prop 1 eq. 7). It
 // is tight: the PML-extremal mechanism attains it (Saeidian et al. (2024), Ex. 4, Remark 6).
 // It is +Inf outside the high-privacy regime ε_u < log 1/(1−p_min).
+//
+// The direct form subtracts from 1 and loses −log10 p_min digits (at
+// p_min = 1e-12 it gives 1.3e-5 for ε_u = 0). PMCFromPML takes the smaller of
+// two upper bounds, each rounded up (see up), so the result is never below
+// the exact level:
+//
+//	−log1p(−x),  x = expm1(ε_u)(1 − p_min)/p_min          (accurate for x away from 1)
+//	log p_min − log n,  n = (p_min − ε_u) + ε_u p_min − (e^{ε_u} − 1 − ε_u)(1 − p_min)
+//
+// where n = 1 − e^{ε_u}(1 − p_min) keeps its leading difference p_min − ε_u
+// exact (Sterbenz) near the end of the regime.
 func PMCFromPML(epsU, pmin float64) float64 {
-	den := 1 - math.Exp(epsU)*(1-pmin)
-	if !(epsU < HighPrivacyBound(pmin)) || !(den > 0) {
+	if !(epsU < HighPrivacyBound(pmin)) {
 		return math.Inf(1)
 	}
-	return math.Max(0, math.Log(pmin/den))
+	if epsU == 0 {
+		return 0
+	}
+	best := math.Inf(1)
+	if x := up(up(up(math.Expm1(epsU))*up(1-pmin)) / pmin); x < 1 {
+		best = up(-down(math.Log1p(-x)))
+	}
+	n := down(down(down(pmin-epsU)+down(epsU*pmin)) - up(expm1MinusXUp(epsU)*up(1-pmin)))
+	if n > 0 {
+		best = math.Min(best, up(up(math.Log(pmin))-down(math.Log(n))))
+	}
+	return math.Max(0, best)
+}
+
+// expm1MinusXUp returns an upper bound on e^x − 1 − x for x ≥ 0: its Taylor
+// series x²/2 (1 + x/3 + x²/12) plus a bound on the rest for small x, where
+// expm1(x) − x would cancel, and expm1(x) rounded up minus x above.
+func expm1MinusXUp(x float64) float64 {
+	if x < 1e-3 {
+		// The rest of the series is below x⁵/120 · e^x ≤ x²/2 · x³/30.
+		return up(up(x*x/2) * up(1+x/3+x*x/12+x*x*x/30))
+	}
+	return up(up(math.Expm1(x)) - x)
 }
 
 // PMLFromPMC returns ε_u*(ε_l) = log( (1 − e^{−ε_l}(1 − p_min)) / p_min ), the
 // PML level implied by ε_l-PMC (Saeidian et al. (2024), Thm 4.2, Grosse et al. (2024), Prop 2 eq. 12). It
 // is finite for every ε_l ≥ 0, at most −log p_min, and +Inf never arises: an
 // ε_l = +Inf PMC guarantee gives −log p_min, the PML of any mechanism.
+//
+// It is computed as log1p(y) with y = −expm1(−ε_l)(1 − p_min)/p_min, equal
+// to the formula without its subtraction from 1, rounded up, and capped by
+// −log p_min rounded up.
 func PMLFromPMC(epsL, pmin float64) float64 {
-	return math.Max(0, math.Log((1-math.Exp(-epsL)*(1-pmin))/pmin))
+	if epsL == 0 {
+		return 0
+	}
+	cap := up(-math.Log(pmin))
+	y := up(up(up(-math.Expm1(-epsL))*up(1-pmin)) / pmin)
+	return math.Max(0, math.Min(cap, up(math.Log1p(y))))
 }
 
 // FromLDP returns the levels implied by ε-LDP (Saeidian et al. (2024),
@@ -76,10 +117,30 @@ func PMLFromPMC(epsL, pmin float64) float64 {
 //
 // so that ε-LDP implies ε1-LIP, (ε1, ε2)-ALIP, ε2-PML and, by Saeidian et
 // al. (2024), Prop 3 (whose ε' = log(e^ε − p_min(e^ε − 1)) equals ε1), ε1-PMC.
+//
+// Both are rounded up. ε1 = log1p(expm1(ε)(1 − p_min)); ε2 is the least of
+// three equal forms, each accurate where the others cancel or lose e^{−ε}
+// next to 1,
+//
+//	−log1p(expm1(−ε)(1 − p_min)),   ε − log1p(p_min expm1(ε)),
+//	−log p_min − log1p(e^{−ε}(1 − p_min)/p_min),
+//
+// and of what holds exactly: ε1 ≤ ε, ε2 ≤ ε and ε2 ≤ −log p_min.
 func FromLDP(eps, pmin float64) (eps1, eps2 float64) {
-	e1 := math.Log(pmin + math.Exp(eps)*(1-pmin))
-	e2 := -math.Log(pmin + math.Exp(-eps)*(1-pmin))
-	return math.Max(0, e1), math.Max(0, e2)
+	if eps == 0 {
+		return 0, 0
+	}
+	e1 := up(math.Log1p(up(up(math.Expm1(eps)) * up(1-pmin))))
+	e2 := math.Min(eps, up(-math.Log(pmin)))
+	if z := down(down(math.Expm1(-eps)) * up(1-pmin)); z > -1 {
+		e2 = math.Min(e2, up(-down(math.Log1p(z))))
+	}
+	if em := down(math.Expm1(eps)); !math.IsInf(em, 0) {
+		e2 = math.Min(e2, up(eps-down(math.Log1p(down(pmin*em)))))
+	}
+	y := down(down(down(math.Exp(-eps))*down(1-pmin)) / pmin)
+	e2 = math.Min(e2, up(up(-math.Log(pmin))-down(math.Log1p(y))))
+	return math.Max(0, math.Min(e1, eps)), math.Max(0, e2)
 }
 
 // PMLFromLDP returns ε2 of FromLDP, the PML level implied by ε-LDP.
@@ -95,6 +156,9 @@ func PMLFromLDP(eps, pmin float64) float64 {
 // ε-PML. It returns NaN for a negative or NaN eps and for pmin outside
 // (0, 1]. It inverts PMLFromLDP. This is the calibration used for the DP
 // baselines of Song & Oechtering (2026), §IV-A.
+//
+// A larger ε̄ would promise a PML the mechanism may not meet, so ε̄ is
+// rounded down.
 func LDPForPML(eps, pmin float64) float64 {
 	if math.IsNaN(eps) || eps < 0 || !(pmin > 0 && pmin <= 1) {
 		return math.NaN()
@@ -102,8 +166,20 @@ func LDPForPML(eps, pmin float64) float64 {
 	if eps >= -math.Log(pmin) {
 		return math.Inf(1)
 	}
-	// (e^{−ε} − p_min)/(1 − p_min) = 1 + expm1(−ε)/(1 − p_min), accurate for small ε.
-	return math.Max(0, -math.Log1p(math.Expm1(-eps)/(1-pmin)))
+	if eps == 0 {
+		return 0
+	}
+	// ε̄ = −log1p(w), w = expm1(−ε)/(1 − p_min), and the equal
+	// ε − log1p(−p_min e^ε) + log1p(−p_min), which keeps e^{−ε} where
+	// expm1(−ε) rounds to −1; both rounded down.
+	best := 0.0
+	if w := up(up(math.Expm1(-eps)) / up(1-pmin)); w > -1 {
+		best = down(-up(math.Log1p(w)))
+	}
+	if x := down(pmin * down(math.Exp(eps))); x < 1 {
+		best = math.Max(best, down(down(eps-up(math.Log1p(-x)))+down(math.Log1p(-pmin))))
+	}
+	return best
 }
 
 // Implied returns every guarantee implied by from for a prior with smallest
@@ -173,14 +249,14 @@ func Implied(from Guarantee, pmin float64) ([]Implication, error) {
 		add(Guarantee{Measure: PMC, Epsilon: pmc}, regime)
 		add(Guarantee{Measure: ALIP, EpsilonLower: l, EpsilonUpper: u}, regime)
 		add(Guarantee{Measure: LIP, Epsilon: math.Max(l, u)}, regime)
-		add(Guarantee{Measure: LDP, Epsilon: l + u}, regime)
+		add(Guarantee{Measure: LDP, Epsilon: addUp(l, u)}, regime)
 	}
 
 	switch from.Measure {
 	case PML:
 		eu := from.Epsilon
-		if hp := HighPrivacyBound(pmin); !(eu < hp) {
-			regime := fmt.Sprintf("none: ε = %g ≥ log 1/(1−p_min) = %g, outside the high-privacy regime an ε-PML mechanism may have zeros (Saeidian et al. (2024), Remark 5)", eu, hp)
+		if hp := HighPrivacyBound(pmin); !(eu < hp) || math.IsInf(PMCFromPML(eu, pmin), 1) {
+			regime := fmt.Sprintf("none: ε = %g is not below log 1/(1−p_min) = %g (with rounding), outside the high-privacy regime an ε-PML mechanism may have zeros (Saeidian et al. (2024), Remark 5)", eu, hp)
 			for _, m := range []string{PMC, ALIP, LIP, LDP} {
 				none(m, regime)
 			}

@@ -57,10 +57,17 @@
 // Above ε_u = 5 nats marg[j] becomes e^{−ε_u} t_j − Σ_k π_k p_kj ≤ 0 with
 // 0 ≤ t_j ≤ 1 (t_j = min(1, e^{ε_u} q_j) is feasible, so the polytope is
 // the same): as an equality t_j = e^{ε_u} q_j reaches 5e8 at ε_u = 20, and
-// tying s_j to t_j would put e^{−ε_l−ε_u} (4e-18 at 20) into the matrix;
-// on such models the engines return optima 10–30 % below the true one. The PML expected-utility model does the same above 5
-// nats. Below, the equality stays (gonum's Simplex finds the bases of the
-// inequality form singular).
+// tying s_j to t_j put e^{−ε_l−ε_u} (4e-18
+// at 20) into the matrix; the engines then returned optima 10–30 % below
+// the true one. The PML expected-utility and feasibility models do the
+// same above 5 nats (the infeasibility model's marg rows are inequalities
+// already). Below, the equality stays (gonum's Simplex finds the bases of
+// the inequality form singular).
+//
+// A PML output whose allowed letters have a total mass below 2^−10 has
+// its marg row multiplied by a power of 2 that brings that mass into
+// [1/2, 1) (exact; see margScale): with letters of mass 1e-30 the row's
+// entries would otherwise lie far below the engines' absolute tolerances.
 //
 // A forbidden pair (i, j) means p_ij = 0 ≥ e^{−ε_l} q_j, so q_j = 0 and,
 // as π has full support, the whole column is zero. Such outputs are
@@ -83,6 +90,33 @@
 // any feasible point has p_ij ≤ u_j = e^ε l_j ≤ e^ε p_kj. A forbidden pair
 // forces l_j = 0, hence the whole column to 0, and the output is dropped
 // as for ALIP. M coefficients depend on ε; 5 Σ a_j + 2M non-zeros.
+//
+// # Lower levels above 5 nats: the floored form
+//
+// ALIP, LIP and LDP bound every entry of a used column from below, by
+// e^{−ε_l} q_j or e^{−ε} max_i p_ij. Written as above, that takes e^{ε_l}
+// as a coefficient (5e21 at 50 nats: Clp stopped on errors, gonum's phase I
+// found its basis singular), and the floors themselves fall below the
+// engines' absolute tolerances (about 1e-9), so the optima had zeros where
+// the floor forbids them and audited at +Inf. Above 5 nats the models
+// change variables, p_ij = r_ij + e^{−ε_l} σ_j with r_ij ≥ 0 (the column of
+// p_ij holds r_ij, Aux2[j] holds σ_j), which puts every floor into a
+// column bound that no tolerance can violate:
+//
+//	ALIP, LIP:  floor[j]: (1 − Π e^{−ε_l}) σ_j − Σ_k π_k r_kj = 0   (σ_j = q_j, Π = Σ_k π_k)
+//	            marg[j]:  e^{−ε_u} t_j − Σ_k π_k r_kj − Π e^{−ε_l} σ_j ≤ 0, t_j ≤ 1
+//	                      (= 0 while ε_u ≤ 5 nats)
+//	            up[i,j]:  r_ij + e^{−ε_l} σ_j − t_j ≤ 0
+//	LDP:        up[i,j]:  (1 − e^{−ε}) u_j − r_ij ≥ 0                (σ_j = u_j ≥ max_i p_ij)
+//
+// and sum[i] becomes Σ_j r_ij + e^{−ε_l} Σ_j σ_j = 1. The projection on p is
+// the same polytope: from an ALIP mechanism take σ_j = q_j,
+// r_ij = p_ij − e^{−ε_l} q_j ≥ 0; from an LDP one u_j = max_i p_ij,
+// r_ij = p_ij − e^{−ε} u_j ≥ 0 (as p_ij ≥ e^{−ε} max_k p_kj); conversely the
+// rows give back the inequalities of the sections above. No coefficient
+// exceeds 1 in magnitude. The expected utility of the floors is the cost
+// e^{−ε_l} Σ_i π_i u'_ij of σ_j. Model.Mechanism recomputes σ_j from the
+// r_ij so that the floors hold exactly (see addFloors).
 //
 // # Objectives
 //

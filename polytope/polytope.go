@@ -84,6 +84,11 @@ type Model struct {
 	// Budget is the budget the coefficients currently encode.
 	Budget mech.Budget
 
+	// Floored reports the form of ALIP, LIP and LDP models whose lower
+	// level exceeds 5 nats (see the package documentation): the column
+	// P[i][j] then holds r_ij = p_ij − e^{−ε_l} σ_j, with σ_j in Aux2[j].
+	Floored bool
+
 	prior   mech.Prior
 	pattern mech.Pattern // the spec's pattern; nil when every pair is allowed
 	bound   []float64    // −log Σ_{i allowed} π_i per output (mech.Pattern.OutputBounds)
@@ -96,19 +101,79 @@ type Model struct {
 // t_j ≤ 1 (see Build): e^5 ≈ 148 keeps t_j = e^{ε_u} q_j well scaled.
 const wideBudget = 5
 
-// epsCoef is one budget-dependent entry of the constraint matrix:
-// ConstMatrix[idx] at (row, col) holds exp(sign_u ε_u + sign_l ε_l) for
-// ALIP and LIP (after normBudget), exp(sign_u ε) for PML and LDP.
+// epsCoef is one budget-dependent coefficient: ConstMatrix[idx] at
+// (row, col), or the cost of col when cost is set. Its value is
+// scale·e^x, or 1 − scale·e^x when oneMinus is set, with
+// x = sign_u ε_u + sign_l ε_l for ALIP and LIP (after normBudget) and
+// x = sign_u ε for PML and LDP; a zero scale means 1 in the matrix.
 type epsCoef struct {
 	idx, row, col int
 	su, sl        float64
+	scale         float64
+	oneMinus      bool
+	cost          bool
 }
 
 func (c epsCoef) value(b mech.Budget) float64 {
+	x := c.su * b.Epsilon
 	if b.Measure == mech.ALIP || b.Measure == mech.LIP {
-		return math.Exp(c.su*b.EpsilonUpper + c.sl*b.EpsilonLower)
+		x = c.su*b.EpsilonUpper + c.sl*b.EpsilonLower
 	}
-	return math.Exp(c.su * b.Epsilon)
+	scale := c.scale
+	if scale == 0 && !c.cost {
+		scale = 1
+	}
+	switch {
+	case c.oneMinus && scale == 1:
+		return -math.Expm1(x) // 1 − e^x without cancellation
+	case c.oneMinus:
+		return 1 - scale*math.Exp(x)
+	}
+	return scale * math.Exp(x)
+}
+
+// margMass is the mass Σ_{i∈A_j} π_i below which a PML output's marg row is
+// scaled (margScale).
+const margMass = 0x1p-10
+
+// margScale returns the power of two e_j by which a PML output's marg row
+// is multiplied, given the output's bound c_j = −log Σ_{i∈A_j} π_i: 0 for
+// ALIP, LIP and outputs of mass at least margMass, else the e_j that brings
+// the mass into [1/2, 1). An output open only to letters of mass 1e-30 has
+// entries π_k ≈ 1e-30 and e^{−ε} ≈ 1e-26 in its row, far below the engines'
+// absolute tolerances (about 1e-9): Clp and the revised simplex returned
+// points audited 8 nats above the budget on such patterns. Multiplying a
+// row by a power of 2 is exact and keeps the feasible set; scaled, the
+// row's entries are at most 1 (e^{−ε} 2^{e_j} ≤ 2 e^{c_j − ε} for an output
+// that is not pruned).
+func margScale(b mech.Budget, bound float64) int {
+	if b.Measure != mech.PML || !(math.Exp(-bound) < margMass) {
+		return 0
+	}
+	_, e := math.Frexp(math.Exp(-bound))
+	return -e
+}
+
+// setLower makes c's exponent sign·(the lower level of b): ε_l for ALIP and
+// LIP, ε for LDP.
+func (c *epsCoef) setLower(b mech.Budget, sign float64) {
+	if b.Measure == mech.LDP {
+		c.su = sign
+	} else {
+		c.sl = sign
+	}
+}
+
+// lowerLevel is the level that bounds the entries of a used column from
+// below: ε_l for ALIP and LIP, ε for LDP; PML has none (0).
+func lowerLevel(b mech.Budget) float64 {
+	switch b.Measure {
+	case mech.ALIP, mech.LIP:
+		return b.EpsilonLower
+	case mech.LDP:
+		return b.Epsilon
+	}
+	return 0
 }
 
 // upperLevel is the upper level of a normalised budget: ε_u for ALIP and
@@ -159,6 +224,13 @@ func checkBudget(b mech.Budget) error {
 // formulations are documented in the package documentation. Errors are
 // *mech.FieldError values naming the field of s at fault.
 func Build(s Spec) (*Model, error) {
+	return build(s, wideBudget)
+}
+
+// build is Build with the lower level above which ALIP, LIP and LDP models
+// take the floored form as a parameter, so that tests can compare the two
+// forms.
+func build(s Spec, floorAbove float64) (*Model, error) {
 	if _, err := mech.NewPrior(s.Prior); err != nil {
 		return nil, err
 	}
@@ -229,6 +301,7 @@ func Build(s Spec) (*Model, error) {
 		prior:   s.Prior,
 		pattern: s.Pattern,
 		pruned:  make([]bool, m),
+		Floored: b.Measure != mech.PML && lowerLevel(b) > floorAbove,
 	}
 	allowed := func(i, j int) bool { return s.Pattern == nil || s.Pattern[i][j] }
 	full := make([]bool, m) // no forbidden pair in the column
@@ -279,11 +352,27 @@ func Build(s Spec) (*Model, error) {
 		}
 	}
 	auxName, aux2Name := "t", ""
-	switch b.Measure {
-	case mech.ALIP, mech.LIP:
+	switch {
+	case mod.Floored && b.Measure == mech.LDP:
+		auxName, aux2Name = "", "u"
+	case mod.Floored:
+		aux2Name = "sigma"
+	case b.Measure == mech.ALIP, b.Measure == mech.LIP:
 		aux2Name = "s"
-	case mech.LDP:
+	case b.Measure == mech.LDP:
 		auxName, aux2Name = "l", "u"
+	}
+	// The floor column σ_j (u_j for LDP) enters p_ij = r_ij + e^{−ε_l} σ_j,
+	// so it carries the utility of the floor of its whole column.
+	floorCost := func(j int) float64 {
+		if s.Objective != ExpectedUtility {
+			return 0
+		}
+		c := 0.0
+		for i := range n {
+			c += s.Prior[i] * s.Utility[i][j]
+		}
+		return c
 	}
 	if aux2Name != "" {
 		mod.Aux2 = make([]int, m)
@@ -302,9 +391,17 @@ func Build(s Spec) (*Model, error) {
 		if mod.Dropped[j] {
 			continue
 		}
-		mod.Aux[j] = l.AddCol(0, 0, lp.Inf, fmt.Sprintf("%s[%d]", auxName, j+1))
+		if auxName != "" {
+			mod.Aux[j] = l.AddCol(0, 0, lp.Inf, fmt.Sprintf("%s[%d]", auxName, j+1))
+		}
 		if mod.Aux2 != nil {
 			mod.Aux2[j] = l.AddCol(0, 0, lp.Inf, fmt.Sprintf("%s[%d]", aux2Name, j+1))
+			if mod.Floored {
+				c := epsCoef{col: mod.Aux2[j], scale: floorCost(j), cost: true}
+				c.setLower(b, -1)
+				l.ColCosts[c.col] = c.value(b)
+				mod.eps = append(mod.eps, c)
+			}
 		}
 	}
 	if s.Objective == Infeasibility {
@@ -317,7 +414,8 @@ func Build(s Spec) (*Model, error) {
 		}
 	}
 
-	// Rows: Σ_j p_ij = 1 for every input.
+	// Rows: Σ_j p_ij = 1 for every input; floored, Σ_j r_ij +
+	// e^{−ε_l} Σ_j σ_j = 1.
 	for i := range n {
 		var e []lp.Nonzero
 		for j := range m {
@@ -325,7 +423,24 @@ func Build(s Spec) (*Model, error) {
 				e = append(e, lp.Entry(c, 1))
 			}
 		}
-		l.AddRow(1, 1, fmt.Sprintf("sum[%d]", i+1), e...)
+		base := len(l.ConstMatrix)
+		var floors []epsCoef
+		if mod.Floored {
+			for j := range m {
+				if mod.Dropped[j] {
+					continue
+				}
+				c := epsCoef{idx: base + len(e), col: mod.Aux2[j]}
+				c.setLower(b, -1)
+				e = append(e, lp.Entry(c.col, c.value(b)))
+				floors = append(floors, c)
+			}
+		}
+		r := l.AddRow(1, 1, fmt.Sprintf("sum[%d]", i+1), e...)
+		for _, c := range floors {
+			c.row = r
+			mod.eps = append(mod.eps, c)
+		}
 	}
 	// epsRow adds a row whose first entry is budget-dependent.
 	epsRow := func(lo, up float64, name string, c epsCoef, rest ...lp.Nonzero) {
@@ -341,34 +456,85 @@ func Build(s Spec) (*Model, error) {
 		if mod.Aux2 != nil {
 			a2 = mod.Aux2[j]
 		}
-		switch b.Measure {
-		case mech.PML, mech.ALIP, mech.LIP:
-			// marg[j]: e^{−ε_u} t_j − Σ_k π_k p_kj = 0, so t_j = e^{ε_u} q_j.
+		switch {
+		case mod.Floored && b.Measure == mech.LDP:
+			// up[i,j]: (1 − e^{−ε}) u_j − r_ij ≥ 0, i.e. p_ij ≤ u_j.
+			for i := range n {
+				if c := mod.P[i][j]; c >= 0 {
+					mod.Up[i][j] = len(l.RowLower)
+					epsRow(0, lp.Inf, fmt.Sprintf("up[%d,%d]", i+1, j+1), epsCoef{col: a2, su: -1, oneMinus: true}, lp.Entry(c, -1))
+				}
+			}
+		case mod.Floored:
+			// q_j = Σ_k π_k r_kj + Π e^{−ε_l} σ_j with Π = Σ_k π_k.
 			var e []lp.Nonzero
 			for i := range n {
 				if c := mod.P[i][j]; c >= 0 {
 					e = append(e, lp.Entry(c, -s.Prior[i]))
 				}
 			}
+			pisum := 0.0
+			for _, v := range s.Prior {
+				pisum += v
+			}
+			// marg[j]: e^{−ε_u} t_j − q_j ≤ 0 with t_j ≤ 1 above
+			// wideBudget (= 0 below it, as in the other forms).
+			lo := 0.0
+			if upperLevel(b) > wideBudget {
+				lo = math.Inf(-1)
+				l.ColUpper[a] = 1
+			}
+			base := len(l.ConstMatrix)
+			sig := epsCoef{idx: base + 1 + len(e), col: a2, sl: -1, scale: -pisum}
+			epsRow(lo, 0, fmt.Sprintf("marg[%d]", j+1), epsCoef{col: a, su: -1}, append(append([]lp.Nonzero(nil), e...), lp.Entry(a2, sig.value(b)))...)
+			sig.row = mod.eps[len(mod.eps)-1].row
+			mod.eps = append(mod.eps, sig)
+			mod.Marg[j] = sig.row
+			// floor[j]: (1 − Π e^{−ε_l}) σ_j − Σ_k π_k r_kj = 0, i.e.
+			// σ_j = q_j, so p_ij ≥ e^{−ε_l} q_j. As an inequality
+			// (σ_j ≥ q_j, the same polytope) gonum's Simplex cycled or
+			// found phase I unbounded on 3×4 LIP models at 12 and 30 nats.
+			epsRow(0, 0, fmt.Sprintf("floor[%d]", j+1), epsCoef{col: a2, sl: -1, scale: pisum, oneMinus: true}, e...)
+			// up[i,j]: r_ij + e^{−ε_l} σ_j − t_j ≤ 0, i.e. p_ij ≤ t_j.
+			for i := range n {
+				if c := mod.P[i][j]; c >= 0 {
+					base := len(l.ConstMatrix)
+					fl := epsCoef{idx: base + 1, col: a2, sl: -1}
+					mod.Up[i][j] = l.AddRow(math.Inf(-1), 0, fmt.Sprintf("up[%d,%d]", i+1, j+1), lp.Entry(c, 1), lp.Entry(a2, fl.value(b)), lp.Entry(a, -1))
+					fl.row = mod.Up[i][j]
+					mod.eps = append(mod.eps, fl)
+				}
+			}
+		case b.Measure == mech.PML, b.Measure == mech.ALIP, b.Measure == mech.LIP:
+			// marg[j]: e^{−ε_u} t_j − Σ_k π_k p_kj = 0, so t_j = e^{ε_u} q_j,
+			// multiplied by 2^{−e_j} (exact) for a PML output of small mass.
+			sc := margScale(b, mod.bound[j])
+			var e []lp.Nonzero
+			for i := range n {
+				if c := mod.P[i][j]; c >= 0 {
+					e = append(e, lp.Entry(c, -math.Ldexp(s.Prior[i], sc)))
+				}
+			}
 			switch {
 			case mod.Slack != nil:
 				// Infeasibility: e^{−ε} t_j − Σ_k π_k p_kj − r_j ≤ 0.
 				e = append(e, lp.Entry(mod.Slack[j], -1))
-				epsRow(math.Inf(-1), 0, fmt.Sprintf("marg[%d]", j+1), epsCoef{col: a, su: -1}, e...)
-			case upperLevel(b) > wideBudget && (a2 >= 0 || s.Objective == ExpectedUtility):
+				epsRow(math.Inf(-1), 0, fmt.Sprintf("marg[%d]", j+1), epsCoef{col: a, su: -1, scale: math.Ldexp(1, sc)}, e...)
+			case upperLevel(b) > wideBudget:
 				// e^{−ε_u} t_j ≤ q_j with t_j ≤ 1: the same polytope
 				// (t_j = min(1, e^{ε_u} q_j) ≥ max_i p_ij), but t_j stays
 				// of order one at a large ε_u. As an equality, t_j =
-				// e^ε q_j reaches 5e8 at ε = 20, where Clp and the revised
-				// backend return optima 10–30 % below the true one.
-				// Below wideBudget the equality stays: gonum's Simplex
-				// finds this form's bases singular (16×16 at ε = 0.5), and
-				// the PML feasibility models of package bisect, whose ε
-				// stays below −log p_min, were tuned on it.
+				// e^ε q_j reaches 5e8 at ε = 20, and Clp and the revised
+				// backend returned optima 10–30 % below the true one; on
+				// feasibility models with letters of mass 1e-30 (ε near
+				// 60) both called patterns infeasible 10 nats above their
+				// least ε. Below wideBudget the equality stays: gonum's
+				// Simplex finds this form's bases singular (16×16 at
+				// ε = 0.5).
 				l.ColUpper[a] = 1
-				epsRow(math.Inf(-1), 0, fmt.Sprintf("marg[%d]", j+1), epsCoef{col: a, su: -1}, e...)
+				epsRow(math.Inf(-1), 0, fmt.Sprintf("marg[%d]", j+1), epsCoef{col: a, su: -1, scale: math.Ldexp(1, sc)}, e...)
 			default:
-				epsRow(0, 0, fmt.Sprintf("marg[%d]", j+1), epsCoef{col: a, su: -1}, e...)
+				epsRow(0, 0, fmt.Sprintf("marg[%d]", j+1), epsCoef{col: a, su: -1, scale: math.Ldexp(1, sc)}, e...)
 			}
 			mod.Marg[j] = mod.eps[len(mod.eps)-1].row
 			if a2 >= 0 {
@@ -386,7 +552,7 @@ func Build(s Spec) (*Model, error) {
 					}
 				}
 			}
-		case mech.LDP:
+		case b.Measure == mech.LDP:
 			// link[j]: e^ε l_j − u_j = 0; then l_j ≤ p_ij ≤ u_j.
 			epsRow(0, 0, fmt.Sprintf("link[%d]", j+1), epsCoef{col: a, su: 1}, lp.Entry(a2, -1))
 			for i := range n {
@@ -415,6 +581,7 @@ func (m *Model) Mechanism(x []float64) mech.Mechanism {
 		panic(fmt.Sprintf("polytope: solution has %d entries, the LP has %d columns", len(x), m.LP.NumCols()))
 	}
 	p := mech.Zeros(m.N, m.M)
+	b := normBudget(m.Budget)
 	for i, row := range m.P {
 		for j, c := range row {
 			if c >= 0 && x[c] > 0 {
@@ -422,7 +589,10 @@ func (m *Model) Mechanism(x []float64) mech.Mechanism {
 			}
 		}
 	}
-	certify.CleanVertex(m.prior, p, normBudget(m.Budget))
+	if m.Floored {
+		m.addFloors(p, x, b)
+	}
+	certify.CleanVertex(m.prior, p, b)
 	return p
 }
 
@@ -433,6 +603,58 @@ func (m *Model) Mechanism(x []float64) mech.Mechanism {
 // multiplying by a power of 2 is exact in floating point, keeps the feasible
 // set and every basis status, and divides that error by 1024.
 const RowScale = 1024
+
+func columnMax(p mech.Mechanism, j int) float64 {
+	mx := 0.0
+	for i := range p {
+		mx = math.Max(mx, p[i][j])
+	}
+	return mx
+}
+
+// addFloors turns the r_ij of a floored model's solution x, already in p,
+// into p_ij = r_ij + e^{−ε_l} σ_j. The engine's σ_j is only feasible to its
+// tolerances (Clp's σ_j lay 1.3e-9 below q_j at ε_l = 20, and the PMC with
+// it), so σ_j is recomputed from the r_ij: for ALIP and LIP as the
+// solution of σ_j = q_j = Σ_i π_i r_ij + Π e^{−ε_l} σ_j, which makes
+// p_ij ≥ e^{−ε_l} q_j hold by construction; for LDP as the larger of the
+// engine's u_j and max_i r_ij / (1 − e^{−ε}), which makes
+// e^{−ε} u_j ≤ p_ij ≤ u_j hold.
+func (m *Model) addFloors(p mech.Mechanism, x []float64, b mech.Budget) {
+	f := m.floor(b)
+	pisum := 0.0
+	for _, v := range m.prior {
+		pisum += v
+	}
+	for j := range m.M {
+		if m.Aux2[j] < 0 {
+			continue
+		}
+		var sig float64
+		if b.Measure == mech.LDP {
+			sig = math.Max(0, x[m.Aux2[j]])
+			if r := columnMax(p, j); r > 0 {
+				sig = math.Max(sig, r/-math.Expm1(-lowerLevel(b)))
+			}
+		} else {
+			for i := range m.N {
+				sig += m.prior[i] * p[i][j]
+			}
+			sig /= 1 - pisum*f
+		}
+		for i := range m.N {
+			if m.P[i][j] >= 0 {
+				p[i][j] += f * sig
+			}
+		}
+	}
+}
+
+// floor returns e^{−ε_l} (e^{−ε} for LDP), the factor of σ_j in the
+// entries p_ij = r_ij + e^{−ε_l} σ_j of a floored model.
+func (m *Model) floor(b mech.Budget) float64 {
+	return math.Exp(-lowerLevel(b))
+}
 
 // Point returns the LP point of mechanism p: p_ij in the column of each
 // pair that has one, and the auxiliary variables set to the values the
@@ -456,6 +678,22 @@ func (m *Model) Point(p mech.Mechanism) []float64 {
 				q += m.prior[i] * p[i][j]
 				lo = math.Min(lo, p[i][j])
 			}
+		}
+		if m.Floored && m.Aux2[j] >= 0 {
+			// σ_j = q_j (u_j = max_i p_ij for LDP), r_ij = p_ij − e^{−ε_l} σ_j.
+			sig := q
+			if b.Measure == mech.LDP {
+				sig = columnMax(p, j)
+			} else {
+				x[m.Aux[j]] = math.Min(m.LP.ColUpper[m.Aux[j]], math.Exp(b.EpsilonUpper)*q)
+			}
+			x[m.Aux2[j]] = sig
+			for i := range m.N {
+				if c := m.P[i][j]; c >= 0 {
+					x[c] = p[i][j] - m.floor(b)*sig
+				}
+			}
+			continue
 		}
 		if m.Aux[j] < 0 {
 			continue
@@ -504,6 +742,13 @@ func (m *Model) SetBudget(sess CoefSetter, b mech.Budget) error {
 	nb := normBudget(b)
 	for _, c := range m.eps {
 		v := c.value(nb)
+		if c.cost {
+			m.LP.ColCosts[c.col] = v
+			if sess != nil {
+				sess.SetColCost(c.col, v)
+			}
+			continue
+		}
 		m.LP.ConstMatrix[c.idx].Val = v
 		if sess != nil {
 			sess.SetCoef(c.row, c.col, v)
@@ -517,6 +762,7 @@ func (m *Model) SetBudget(sess CoefSetter, b mech.Budget) error {
 // backend's copy of m.LP whose coefficients change in place.
 type CoefSetter interface {
 	SetCoef(row, col int, val float64)
+	SetColCost(col int, cost float64)
 }
 
 // LowerBound turns a dual point of a PML model into a proof that no ε-PML

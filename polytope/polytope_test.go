@@ -227,7 +227,9 @@ func checkLDP(t *testing.T, pi mech.Prior, pat mech.Pattern, p mech.Mechanism) {
 		return violation(t, s, p)
 	}
 	if math.IsInf(lvl, 1) {
-		assert.Greater(t, at(30), 1e-7)
+		// A zero next to an entry u misses its floor e^{−ε} u, by
+		// 4.5e-5 u at ε = 10.
+		assert.Greater(t, at(10), 1e-7)
 		return
 	}
 	assert.LessOrEqual(t, at(lvl), feasTol)

@@ -99,8 +99,8 @@ func level(pi mech.Prior, p mech.Mechanism, m mech.Measure) float64 {
 }
 
 // TestWideBudgetForm: the marg rows become inequalities with t_j ≤ 1 only
-// above 5 nats of the upper level (ε_u for ALIP and LIP, ε for PML), and
-// for PML only in the expected-utility model; LDP keeps its form.
+// above 5 nats of the upper level (ε_u for ALIP and LIP, ε for PML); the
+// infeasibility model and LDP keep their forms.
 func TestWideBudgetForm(t *testing.T) {
 	pi := mech.Prior{0.5, 0.3, 0.2}
 	u := mech.Utility{{1, 0}, {0, 1}, {1, 1}}
@@ -115,7 +115,8 @@ func TestWideBudgetForm(t *testing.T) {
 		{mech.Budget{Measure: mech.ALIP, EpsilonLower: 1, EpsilonUpper: 5.5}, ExpectedUtility, true},
 		{mech.Budget{Measure: mech.PML, Epsilon: 4.9}, ExpectedUtility, false},
 		{mech.Budget{Measure: mech.PML, Epsilon: 6}, ExpectedUtility, true},
-		{mech.Budget{Measure: mech.PML, Epsilon: 6}, Feasibility, false},
+		{mech.Budget{Measure: mech.PML, Epsilon: 6}, Feasibility, true},
+		{mech.Budget{Measure: mech.PML, Epsilon: 4.9}, Feasibility, false},
 	} {
 		mod, err := Build(Spec{Prior: pi, Utility: u, Objective: c.obj, Budget: c.b})
 		require.NoError(t, err)
