@@ -1,7 +1,9 @@
 // Command bench regenerates pmlopt's experimental report: the three figures of
 // Song & Oechtering (2026), §IV, a scaling study of the closed-form schedule and of
-// the optimal trade-off curve per LP backend, and a report.md that embeds the
-// plots and states in words, computed from the data, what they show.
+// the optimal trade-off curve per LP backend, the expected-utility LP study,
+// the instance-families study (every family of package instance: curves and
+// expected-utility solves under each measure), and a report.md that embeds
+// the plots and states in words, computed from the data, what they show.
 //
 //	go run ./bench -out report/             # default set, a few minutes on 2 cores
 //	go run -tags clp ./bench -out report/   # with the Clp backend as well
@@ -21,9 +23,21 @@
 //	-workers n      thresholds solved at once by the curves (0 = GOMAXPROCS)
 //	-seed n         seed of the samplers and of the random instances
 //	-problem path   the counting-query problem file (default testdata/counting-query.yaml)
+//	-studies list   parts to run: fig1, fig23, scaling, eulp, families (default all)
 //
-// The folder receives fig1.csv, fig2.csv, fig3.csv, scaling.csv and
-// bigsafe.csv, an SVG and a PNG of every plot, and report.md. Progress goes to
+// The families study:
+//
+//	-family-sizes l N of the study (default 64,128,256; quick: 8,12)
+//	-families list  families of package instance (default all)
+//	-tasks list     order, value, eu-pml, eu-lip, eu-alip, eu-ldp (default all)
+//	-budget d       the wall-time budget of each run
+//	-cpu-budget d   a budget in CPU time of each run's process (0 = none)
+//	-isolate        run each run in a child process of this binary, killed past
+//	                its budget (default true; an expected-utility solve can not
+//	                be interrupted in-process)
+//
+// The folder receives fig1.csv, fig2.csv, fig3.csv, scaling.csv,
+// bigsafe.csv, eulp.csv and families.csv, an SVG and a PNG of every plot, and report.md. Progress goes to
 // stderr. Sizes that a backend cannot finish within the budget are reported as
 // skipped with the reason, never dropped.
 //

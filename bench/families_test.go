@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -126,4 +129,41 @@ func TestFamiliesQuick(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(md), "## Instance families")
 	assert.Contains(t, string(md), "| counting-binomial | 8 | revised |")
+}
+
+// TestFamiliesFlags: the study's flags are parsed and checked.
+func TestFamiliesFlags(t *testing.T) {
+	cfg, err := parseFlags([]string{"-studies", "families,eulp", "-family-sizes", "8,16", "-families", "grid,hamming",
+		"-tasks", "order,eu-ldp", "-cpu-budget", "3s", "-isolate=false"}, os.Stderr)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"families", "eulp"}, cfg.Studies)
+	assert.Equal(t, []int{8, 16}, cfg.FamilySizes)
+	assert.Equal(t, []string{"grid", "hamming"}, cfg.Families)
+	assert.Equal(t, []string{"order", "eu-ldp"}, cfg.FamilyTasks)
+	assert.Equal(t, 3*time.Second, cfg.CPUBudget)
+	assert.Empty(t, cfg.Exe)
+	for _, bad := range [][]string{{"-studies", "nope"}, {"-families", "nope"}, {"-tasks", "nope"},
+		{"-family-sizes", "1"}, {"-cpu-budget", "-1s"}} {
+		_, err := parseFlags(bad, io.Discard)
+		assert.Error(t, err, "%v", bad)
+	}
+	cfg, err = parseFlags(nil, os.Stderr)
+	require.NoError(t, err)
+	assert.NotEmpty(t, cfg.Exe, "runs are isolated by default")
+	assert.Equal(t, []int{64, 128, 256}, famSizes(cfg))
+}
+
+// TestFamWireRoundTrip: a child's outcome, NaN and infinities included,
+// reaches the parent unchanged.
+func TestFamWireRoundTrip(t *testing.T) {
+	r := FamRun{FamJob: FamJob{Family: "grid", N: 8, Task: "eu-pml", Backend: "revised"}, Status: "ok", Seconds: 1.5,
+		CPU: math.NaN(), PMin: 0.125, MaxOpen: math.Inf(1), Value: -2.25, Excess: -1e-12, Method: "ipm", LPs: 1}
+	b, err := json.Marshal(r.wire())
+	require.NoError(t, err)
+	var w famWire
+	require.NoError(t, json.Unmarshal(b, &w))
+	got := w.run()
+	assert.True(t, math.IsNaN(got.CPU))
+	got.CPU, r.CPU = 0, 0
+	assert.Equal(t, r, got)
 }

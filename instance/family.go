@@ -30,6 +30,9 @@ type Family struct {
 // from a PCG generator seeded with (seed, n), so that each size has its
 // own stream and the same seed gives the same instance.
 func (f Family) New(n int, seed uint64) (Instance, error) {
+	if f.new == nil {
+		return Instance{}, fmt.Errorf("instance: family %q has no generator (use Families or Lookup)", f.Name)
+	}
 	if n < 2 {
 		return Instance{}, fmt.Errorf("instance: %s: %d letters, want at least 2", f.Name, n)
 	}

@@ -233,6 +233,8 @@ func TestFamilies(t *testing.T) {
 	assert.Error(t, err)
 	_, err = Families()[0].New(1, 0)
 	assert.Error(t, err)
+	_, err = Family{Name: "home-made"}.New(8, 0)
+	assert.Error(t, err, "a Family not from Families has no generator")
 }
 
 func TestRandomFamilyIsTheScalingInstance(t *testing.T) {
