@@ -62,8 +62,9 @@ func OrderCurve(ctx context.Context, pi mech.Prior, o mech.Order, opt Options) (
 // reachable distinct values v_1 < v_2 < ... of u (every row has some
 // u'_ij ≥ v), ε*(v) is a non-decreasing step function, and ValueCurve
 // returns one Point where each step starts: v_1 (where ε* = 0), and every
-// v_k whose ε* exceeds that of v_{k−1} by more than Tol (precisely: whose
-// EpsUpper exceeds the EpsLower of v_{k−1} by more than Tol). ε* stays
+// v_k whose ε* exceeds that of the step's first value by more than Tol
+// (precisely: whose EpsUpper exceeds that value's EpsLower by more than
+// Tol). ε* stays
 // within Tol of the Point's bracket from Threshold up to ThresholdMax: the
 // bracket is that of ThresholdMax, the step's best worst case, and its upper
 // end is the audited PML of the Point's Mechanism, which reaches at least
@@ -86,12 +87,16 @@ func ValueCurve(ctx context.Context, pi mech.Prior, u mech.Utility, opt Options)
 		safe := leakage.PML(pi, closedform.UniformOnAllowed(fam.pattern(k)))
 		return point(k+1, vs[k], vs[k], safe, r)
 	})
+	// A step runs while every threshold's bracket stays within Tol of the
+	// step's first lower end, so that the step's one bracket is within Tol
+	// of every ε* on it (comparing each threshold with its predecessor
+	// would let a long step drift).
 	var starts []int
 	for k, r := range res {
 		if r == nil {
 			continue
 		}
-		if k == 0 || (res[k-1] != nil && r.EpsUpper-res[k-1].EpsLower > cfg.tol) {
+		if k == 0 || res[k-1] == nil || r.EpsUpper-res[starts[len(starts)-1]].EpsLower > cfg.tol {
 			starts = append(starts, k)
 		}
 	}
