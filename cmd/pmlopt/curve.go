@@ -25,7 +25,8 @@ utility order h (worst-case-order) or every reachable utility value where the
 optimal ε changes (worst-case-value), the utility-safe PML ε_S and the least
 PML ε* of a mechanism reaching that worst case, as a bracket
 [optimal_epsilon_lower, optimal_epsilon]. Prints a table, --json or --csv;
---plot writes both staircases against ε as SVG or PNG (by extension).
+--plot writes both staircases against ε as SVG or PNG (by extension), after
+stdout, replacing the file only once the plot is complete.
 Progress goes to stderr when the run takes longer than a second; Ctrl-C stops
 it cleanly.`
 
@@ -115,16 +116,21 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 		}
 		return fmt.Errorf("interrupted: %d settled points written, %d thresholds left", len(pts), prog.total()-prog.count())
 	}
+	// The curve goes to stdout before the plot is drawn: it is the result
+	// the work was for, and a plot that can not be written must not cost it.
+	if err := b.commit(e.stdout); err != nil {
+		return err
+	}
 	if *plotPath != "" {
 		title := "trade-off curve"
 		if p.Name != "" {
 			title = p.Name
 		}
 		if err := plotCurve(*plotPath, title, obj, pts); err != nil {
-			return err
+			return fmt.Errorf("the curve is on stdout, but --plot failed: %w", err)
 		}
 	}
-	return b.commit(e.stdout)
+	return nil
 }
 
 func toCurveJSON(obj problem.Objective, solverName string, pts []bisect.Point) curveJSON {

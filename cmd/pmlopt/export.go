@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/polytope"
@@ -33,6 +30,9 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	}
 	if *out == "" {
 		return usagef("--mps is required")
+	}
+	if err := checkOutput("mps", *out); err != nil {
+		return err
 	}
 	p, err := problem.Load(pos[0])
 	if err != nil {
@@ -72,16 +72,11 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	if err := mod.LP.WriteMPS(&buf); err != nil {
+	if err := writeOutput(e, *out, mod.LP.WriteMPS); err != nil {
 		return err
 	}
 	if *out == "-" {
-		_, err = e.stdout.Write(buf.Bytes())
-		return err
-	}
-	if err := writeFileAtomic(*out, buf.Bytes()); err != nil {
-		return err
+		return nil
 	}
 	fmt.Fprintf(e.stderr, "wrote %s: %d rows, %d columns, %d non-zeros (%s)\n", *out,
 		mod.LP.NumRows(), mod.LP.NumCols(), mod.LP.NumNonzeros(), describeBudget(b))
@@ -93,28 +88,4 @@ func describeBudget(b mech.Budget) string {
 		return fmt.Sprintf("(%s, %s)-alip", num(b.EpsilonLower), num(b.EpsilonUpper))
 	}
 	return num(b.Epsilon) + "-" + string(b.Measure)
-}
-
-// writeFileAtomic writes data to a temporary file next to path and renames
-// it into place, so that a failure never leaves a half-written file.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".pmlopt-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
 }

@@ -14,7 +14,7 @@ import (
 func checkPlotPath(path string) error {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".svg", ".png":
-		return nil
+		return checkOutput("plot", path)
 	}
 	return usagef("--plot: %q must end in .svg or .png", path)
 }
