@@ -34,27 +34,30 @@ type impliedJSON struct {
 }
 
 type auditJSON struct {
-	PML                         jfloat                   `json:"pml"`
-	PMLPerOutput                []jfloat                 `json:"pml_per_output"`
-	PMC                         jfloat                   `json:"pmc"`
-	PMCPerOutput                []jfloat                 `json:"pmc_per_output"`
-	ALIPLower                   jfloat                   `json:"alip_lower"`
-	ALIPUpper                   jfloat                   `json:"alip_upper"`
-	LIP                         jfloat                   `json:"lip"`
-	LDP                         jfloat                   `json:"ldp"`
-	Lift                        jfloat                   `json:"lift"`
-	BayesCapacity               jfloat                   `json:"bayes_capacity"`
-	MaximalLeakage              jfloat                   `json:"maximal_leakage"`
-	PosteriorBayesVulnerability jfloat                   `json:"posterior_bayes_vulnerability"`
-	BayesLeakage                jfloat                   `json:"bayes_leakage"`
-	MaximalAlphaLeakage         jfloat                   `json:"maximal_alpha_leakage"`
-	MaximalAlphaBetaLeakage     jfloat                   `json:"maximal_alpha_beta_leakage"`
-	LRDP                        jfloat                   `json:"lrdp"`
-	Alpha                       jfloat                   `json:"alpha"`
-	Beta                        jfloat                   `json:"beta"`
-	Marginal                    []jfloat                 `json:"output_marginal"`
-	PMin                        jfloat                   `json:"p_min"`
-	Implied                     map[string][]impliedJSON `json:"implied"`
+	PML                          jfloat                   `json:"pml"`
+	PMLPerOutput                 []jfloat                 `json:"pml_per_output"`
+	PMC                          jfloat                   `json:"pmc"`
+	PMCPerOutput                 []jfloat                 `json:"pmc_per_output"`
+	ALIPLower                    jfloat                   `json:"alip_lower"`
+	ALIPUpper                    jfloat                   `json:"alip_upper"`
+	LIP                          jfloat                   `json:"lip"`
+	LDP                          jfloat                   `json:"ldp"`
+	Lift                         jfloat                   `json:"lift"`
+	BayesCapacity                jfloat                   `json:"bayes_capacity"`
+	MaximalLeakage               jfloat                   `json:"maximal_leakage"`
+	PosteriorBayesVulnerability  jfloat                   `json:"posterior_bayes_vulnerability"`
+	BayesLeakage                 jfloat                   `json:"bayes_leakage"`
+	MaximalAlphaLeakage          jfloat                   `json:"maximal_alpha_leakage"`
+	MaximalAlphaBetaLeakage      jfloat                   `json:"maximal_alpha_beta_leakage"`
+	MaximalAlphaLeakageUpper     jfloat                   `json:"maximal_alpha_leakage_upper"`
+	MaximalAlphaBetaLeakageUpper jfloat                   `json:"maximal_alpha_beta_leakage_upper"`
+	Notes                        []string                 `json:"notes,omitempty"`
+	LRDP                         jfloat                   `json:"lrdp"`
+	Alpha                        jfloat                   `json:"alpha"`
+	Beta                         jfloat                   `json:"beta"`
+	Marginal                     []jfloat                 `json:"output_marginal"`
+	PMin                         jfloat                   `json:"p_min"`
+	Implied                      map[string][]impliedJSON `json:"implied"`
 }
 
 func runAudit(ctx context.Context, e *env, args []string) error {
@@ -74,9 +77,15 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	r, err := leakage.Audit(p.Prior, m, *alpha, *beta)
+	if !(*alpha > 1) {
+		return usagef("--alpha must be > 1, got %v", *alpha)
+	}
+	if !(*beta >= 1) {
+		return usagef("--beta must be ≥ 1, got %v", *beta)
+	}
+	r, err := leakage.AuditContext(ctx, p.Prior, m, *alpha, *beta)
 	if err != nil {
-		return usagef("%v", err)
+		return err
 	}
 	implied, err := impliedBy(r, p.Prior.Min())
 	if err != nil {
@@ -145,7 +154,9 @@ func toAuditJSON(r leakage.Report, pmin float64, implied map[string][]guarantee.
 		BayesCapacity: jfloat(r.BayesCapacity), MaximalLeakage: jfloat(r.MaximalLeakage),
 		PosteriorBayesVulnerability: jfloat(r.PosteriorBayesVulnerability), BayesLeakage: jfloat(r.BayesLeakage),
 		MaximalAlphaLeakage: jfloat(r.MaximalAlphaLeakage), MaximalAlphaBetaLeakage: jfloat(r.MaximalAlphaBetaLeakage),
-		LRDP: jfloat(r.LRDP), Alpha: jfloat(r.Alpha), Beta: jfloat(r.Beta),
+		MaximalAlphaLeakageUpper: jfloat(r.MaximalAlphaLeakageUpper), MaximalAlphaBetaLeakageUpper: jfloat(r.MaximalAlphaBetaLeakageUpper),
+		Notes: r.Notes,
+		LRDP:  jfloat(r.LRDP), Alpha: jfloat(r.Alpha), Beta: jfloat(r.Beta),
 		Marginal: jfloats(r.Marginal), PMin: jfloat(pmin),
 		Implied: map[string][]impliedJSON{},
 	}
@@ -176,8 +187,8 @@ func writeAuditReport(b *buffered, p *problem.Problem, m mech.Mechanism, r leaka
 	t.row("maximal leakage", num(r.MaximalLeakage))
 	t.row("posterior Bayes vulnerability", num(r.PosteriorBayesVulnerability)+" (probability)")
 	t.row("multiplicative Bayes leakage", num(r.BayesLeakage)+" (ratio)")
-	t.row(fmt.Sprintf("maximal α-leakage, α = %s", num(r.Alpha)), num(r.MaximalAlphaLeakage))
-	t.row(fmt.Sprintf("maximal (α,β)-leakage, α = %s, β = %s", num(r.Alpha), num(r.Beta)), num(r.MaximalAlphaBetaLeakage))
+	t.row(fmt.Sprintf("maximal α-leakage, α = %s", num(r.Alpha)), bracket(r.MaximalAlphaLeakage, r.MaximalAlphaLeakageUpper))
+	t.row(fmt.Sprintf("maximal (α,β)-leakage, α = %s, β = %s", num(r.Alpha), num(r.Beta)), bracket(r.MaximalAlphaBetaLeakage, r.MaximalAlphaBetaLeakageUpper))
 	t.row(fmt.Sprintf("LRDP, α = %s", num(r.Alpha)), num(r.LRDP))
 	if p.Order != nil {
 		t.row("worst-case utility order h(P)", fmt.Sprint(p.Order.WorstCaseOrder(m)))
@@ -187,6 +198,9 @@ func writeAuditReport(b *buffered, p *problem.Problem, m mech.Mechanism, r leaka
 		t.row("expected utility", num(p.Utility.ExpectedUtility(p.Prior, m)))
 	}
 	t.flush()
+	for _, n := range r.Notes {
+		fmt.Fprintf(b, "note: %s\n", n)
+	}
 	fmt.Fprintln(b, "\nimplied guarantees (docs/theory.md §3):")
 	t = newTable(b)
 	for _, from := range impliedFrom {
@@ -230,4 +244,13 @@ func perOutput(q, v float64) string {
 		return "unused"
 	}
 	return num(v)
+}
+
+// bracket prints a certified value, or its bracket when the bracket is wider
+// than the table's precision.
+func bracket(lower, upper float64) string {
+	if num(lower) == num(upper) || upper-lower <= 1e-7 {
+		return num(lower)
+	}
+	return fmt.Sprintf("in [%s, %s] (not certified closer)", num(lower), num(upper))
 }
