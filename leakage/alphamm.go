@@ -31,12 +31,11 @@ import (
 // (concaveProblem.newton, O(s²C) per step for s inputs) then converges
 // quadratically.
 
-// mmTol are the tolerances of the multiplicative stage.
+// The settings of the multiplicative stage.
 const (
 	mmIterations = 150  // updates before each Newton polish
 	mmRounds     = 6    // update-and-polish rounds before giving up
 	mmSupport    = 1e-4 // weight, relative to the largest, that keeps an input in the polished set
-
 )
 
 // gradient computes s, F = Σ_c e_c s_c^r and g_x = Σ_c e_c s_c^{r−1} a_xc at w.
@@ -176,11 +175,11 @@ func (cp *concaveProblem) supMM(ctx context.Context, w []float64, tol float64) (
 		if up-lo <= tol || ctx.Err() != nil {
 			break
 		}
-		// 2. Newton on the inputs that may carry the optimum: those with
-		// weight, those whose gradient is not proven below F, and for
-		// every column one input that serves it (the optimum gives every
-		// column mass: t^r has an infinite slope at 0).
-		cp.gradient(w, g, h)
+		// 2. Newton on the inputs that may carry the optimum: those the
+		// updates left with weight, and for every column one input that
+		// serves it (the optimum gives every column mass: t^r has an
+		// infinite slope at 0). An input wrongly left out shows in the
+		// certificate, and the next round's updates revive it.
 		wmax := 0.0
 		for _, v := range w {
 			wmax = math.Max(wmax, v)

@@ -88,9 +88,19 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// The engines see utilities scaled to magnitude 1, exactly; thresholds
+	// are reported in the file's units.
+	k, err := p.ScaleUtility()
+	if err != nil {
+		return err
+	}
 	prog := newProgress(e.stderr, "curve", *quiet)
 	pts, err := pmlopt.Curve(ctx, p, obj, pmlopt.Options{Solver: slv, Tol: *tol, Workers: *workers, Progress: prog.update})
 	prog.done()
+	for i := range pts {
+		pts[i].Threshold = math.Ldexp(pts[i].Threshold, k)
+		pts[i].ThresholdMax = math.Ldexp(pts[i].ThresholdMax, k)
+	}
 	stopped := err != nil && ctx.Err() != nil
 	if err != nil && !stopped {
 		return err

@@ -94,10 +94,19 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 	if !(*tol > 0) || math.IsInf(*tol, 0) {
 		return usagef("--tol must be a positive number, got %v", *tol)
 	}
+	// The engines see utilities scaled to magnitude 1, exactly; the values
+	// are reported in the file's units.
+	k, err := p.ScaleUtility()
+	if err != nil {
+		return err
+	}
 	sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{Solver: slv, Tol: *tol})
 	if err != nil {
 		return err
 	}
+	sol.WorstCaseValue = math.Ldexp(sol.WorstCaseValue, k)
+	sol.ExpectedUtility = math.Ldexp(sol.ExpectedUtility, k)
+	sol.ExpectedUtilityBound = math.Ldexp(sol.ExpectedUtilityBound, k)
 	if *asJSON {
 		j := solveJSON{
 			Status: sol.Status, Objective: string(sol.Objective), Measure: string(sol.Measure),
@@ -172,8 +181,8 @@ func applyOverrides(p *problem.Problem, objective, measure string, eps float64, 
 		b.Measure = m
 	}
 	if epsSet {
-		if math.IsNaN(eps) || eps < 0 || math.IsInf(eps, 0) {
-			return usagef("--epsilon must be a finite non-negative number, got %v", eps)
+		if !(eps >= 0 && eps <= problem.MaxEpsilon) {
+			return usagef("--epsilon must be a number in [0, %g], got %v", float64(problem.MaxEpsilon), eps)
 		}
 		if b.Measure == mech.ALIP {
 			return usagef("--epsilon does not apply to an alip budget; edit epsilon_lower/epsilon_upper in the file")
