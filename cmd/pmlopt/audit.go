@@ -62,6 +62,7 @@ type auditJSON struct {
 
 func runAudit(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "audit", "audit FILE [--alpha A] [--beta B] [--json]", auditHelp)
+	load := loaderFlag(fs)
 	alpha := fs.Float64("alpha", 2, "order `α` > 1 of maximal α-leakage, (α,β)-leakage and LRDP (inf allowed)")
 	beta := fs.Float64("beta", 1, "order `β` ≥ 1 of maximal (α,β)-leakage (inf allowed)")
 	asJSON := fs.Bool("json", false, "write JSON (keys as in the README)")
@@ -69,7 +70,7 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := problem.Load(pos[0])
+	p, err := load(pos[0])
 	if err != nil {
 		return err
 	}

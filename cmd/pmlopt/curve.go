@@ -47,6 +47,7 @@ type curveJSON struct {
 
 func runCurve(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "curve", "curve FILE [--objective worst-case-order|worst-case-value] [--json | --csv] [--plot out.svg]", curveHelp)
+	load := loaderFlag(fs)
 	getSolver := solverFlag(fs)
 	objective := fs.String("objective", string(problem.WorstCaseOrder), "`objective`: worst-case-order or worst-case-value")
 	tol := fs.Float64("tol", 1e-9, "width of each ε bracket")
@@ -84,7 +85,7 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	if slv == nil {
 		slv = solver.Auto()
 	}
-	p, err := problem.Load(pos[0])
+	p, err := load(pos[0])
 	if err != nil {
 		return err
 	}

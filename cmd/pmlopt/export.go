@@ -21,6 +21,7 @@ given.`
 
 func runExport(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "export", "export FILE --mps out.mps [--h H | --value V]", exportHelp)
+	load := loaderFlag(fs)
 	out := fs.String("mps", "", "output `file` (- for stdout)")
 	h := fs.Int("h", 0, "forbid pairs whose utility order is below `H`")
 	v := fs.Float64("value", 0, "forbid pairs whose utility is below `V`")
@@ -34,7 +35,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if err := checkOutput("mps", *out); err != nil {
 		return err
 	}
-	p, err := problem.Load(pos[0])
+	p, err := load(pos[0])
 	if err != nil {
 		return err
 	}

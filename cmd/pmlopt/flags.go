@@ -1,10 +1,13 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/pmlopt/pmlopt/problem"
 )
 
 // flagSet wraps flag.FlagSet with the conventions of pmlopt: flags may come
@@ -72,4 +75,20 @@ func (fs *flagSet) isSet(name string) bool {
 		}
 	})
 	return set
+}
+
+// loaderFlag adds --max-bytes to fs and returns the function that loads a
+// problem file within that size.
+func loaderFlag(fs *flagSet) func(path string) (*problem.Problem, error) {
+	limit := fs.Int64("max-bytes", problem.DefaultMaxBytes, "refuse a problem file larger than `N` bytes")
+	return func(path string) (*problem.Problem, error) {
+		if *limit <= 0 {
+			return nil, usagef("--max-bytes must be positive, got %d", *limit)
+		}
+		p, err := problem.LoadLimit(path, *limit)
+		if errors.Is(err, problem.ErrTooLarge) {
+			return nil, fmt.Errorf("%w (--max-bytes)", err)
+		}
+		return p, err
+	}
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/pmlopt/pmlopt/closedform"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
-	"github.com/pmlopt/pmlopt/problem"
 )
 
 func init() {
@@ -33,6 +32,7 @@ type safeOutput struct {
 
 func runSafe(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "safe", "safe FILE (--h H | --epsilon E) [--json]", safeHelp)
+	load := loaderFlag(fs)
 	h := fs.Int("h", 0, "worst-case utility order `H` in 1..M")
 	eps := fs.Float64("epsilon", math.NaN(), "PML budget `E` (nats); picks the largest h with ε_S(h) ≤ E")
 	asJSON := fs.Bool("json", false, "write JSON (keys h, epsilon, mechanism)")
@@ -40,7 +40,7 @@ func runSafe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := problem.Load(pos[0])
+	p, err := load(pos[0])
 	if err != nil {
 		return err
 	}

@@ -70,6 +70,7 @@ func optFloat(v float64) *jfloat {
 
 func runSolve(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "solve", "solve FILE [--objective O] [--measure M --epsilon E] [--solver S] [--tol T] [--json]", solveHelp)
+	load := loaderFlag(fs)
 	getSolver := solverFlag(fs)
 	objective := fs.String("objective", "", "override the file's `objective`: worst-case-order, worst-case-value or expected-utility")
 	measure := fs.String("measure", "", "override the file's privacy `measure`: pml, lip or ldp (alip needs the file)")
@@ -84,7 +85,7 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := problem.Load(pos[0])
+	p, err := load(pos[0])
 	if err != nil {
 		return err
 	}

@@ -130,7 +130,8 @@ func Check(path string) error {
 }
 
 // Write calls write with a writer whose bytes end up in path, and puts
-// them there only if write and every system call succeed. On failure the
+// them there only if write and every system call succeed. The writer's
+// errors name path; write's error is returned as it is. On failure the
 // previous content of a regular path is untouched and no temporary file
 // is left; a device or FIFO has received what was written before the
 // failure. A new file gets mode 0666 less the umask, as os.Create gives;
@@ -165,9 +166,12 @@ func Write(path string, write func(io.Writer) error) error {
 		return fail(path, err)
 	}
 	// 2. Write and flush it to the disk, so that the rename never installs
-	// a file whose data is still only in the page cache.
+	// a file whose data is still only in the page cache. An error of write
+	// itself (bad input, say) is passed on as it is: it is not about path.
 	if err := write(named{f, path}); err != nil {
-		return abandon(err)
+		f.Close()
+		os.Remove(tmp)
+		return err
 	}
 	if t.info != nil {
 		if err := f.Chmod(t.info.Mode().Perm()); err != nil {
@@ -212,7 +216,7 @@ func direct(path, resolved string, write func(io.Writer) error) error {
 	}
 	if err := write(named{f, path}); err != nil {
 		f.Close()
-		return fail(path, err)
+		return err
 	}
 	if err := f.Close(); err != nil {
 		return fail(path, err)
