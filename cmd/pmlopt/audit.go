@@ -25,12 +25,14 @@ natural (nats).`
 
 // impliedJSON is one implied guarantee in the audit's "implied" object.
 type impliedJSON struct {
-	Measure      string `json:"measure"`
-	Epsilon      jfloat `json:"epsilon,omitempty"`
-	EpsilonLower jfloat `json:"epsilon_lower,omitempty"`
-	EpsilonUpper jfloat `json:"epsilon_upper,omitempty"`
-	Holds        bool   `json:"holds"`
-	Regime       string `json:"regime"`
+	Measure string `json:"measure"`
+	// The levels are absent when the guarantee does not hold; a level of
+	// 0 is a level, so they are pointers rather than omitempty numbers.
+	Epsilon      *jfloat `json:"epsilon,omitempty"`
+	EpsilonLower *jfloat `json:"epsilon_lower,omitempty"`
+	EpsilonUpper *jfloat `json:"epsilon_upper,omitempty"`
+	Holds        bool    `json:"holds"`
+	Regime       string  `json:"regime"`
 }
 
 type auditJSON struct {
@@ -138,9 +140,11 @@ func toImpliedJSON(imps []guarantee.Implication) []impliedJSON {
 			continue
 		}
 		if g.Measure == guarantee.ALIP {
-			out[k].EpsilonLower, out[k].EpsilonUpper = jfloat(g.EpsilonLower), jfloat(g.EpsilonUpper)
+			lo, up := jfloat(g.EpsilonLower), jfloat(g.EpsilonUpper)
+			out[k].EpsilonLower, out[k].EpsilonUpper = &lo, &up
 		} else {
-			out[k].Epsilon = jfloat(g.Epsilon)
+			e := jfloat(g.Epsilon)
+			out[k].Epsilon = &e
 		}
 	}
 	return out

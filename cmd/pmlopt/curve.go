@@ -67,8 +67,8 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	if err != nil || obj == problem.ExpectedUtility {
 		return usagef("--objective must be worst-case-order or worst-case-value, got %q", *objective)
 	}
-	if !(*tol > 0) {
-		return usagef("--tol must be positive, got %v", *tol)
+	if !(*tol > 0) || math.IsInf(*tol, 0) {
+		return usagef("--tol must be a positive number, got %v", *tol)
 	}
 	if *workers < 0 {
 		return usagef("--workers must be ≥ 0, got %d", *workers)

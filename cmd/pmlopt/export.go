@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/polytope"
@@ -63,6 +64,9 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		}
 		spec.Pattern = o.Pattern(*h)
 	case fs.isSet("value"):
+		if math.IsNaN(*v) || math.IsInf(*v, 0) {
+			return usagef("--value must be a finite utility, got %v", *v)
+		}
 		u, err := p.RequireUtility()
 		if err != nil {
 			return err

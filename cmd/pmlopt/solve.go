@@ -81,6 +81,9 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if fs.isSet("objective") && *objective == "" {
+		return usagef("--objective is empty; give worst-case-order, worst-case-value or expected-utility")
+	}
 	slv, err := getSolver()
 	if err != nil {
 		return err
