@@ -93,7 +93,7 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	// are reported in the file's units.
 	k, err := p.ScaleUtility()
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", pos[0], err)
 	}
 	prog := newProgress(e.stderr, "curve", *quiet)
 	pts, err := pmlopt.Curve(ctx, p, obj, pmlopt.Options{Solver: slv, Tol: *tol, Workers: *workers, Progress: prog.update})

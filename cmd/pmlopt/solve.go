@@ -102,7 +102,7 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 	// are reported in the file's units.
 	k, err := p.ScaleUtility()
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", pos[0], err)
 	}
 	sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{Solver: slv, Tol: *tol})
 	if err != nil {
