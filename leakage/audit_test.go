@@ -112,3 +112,38 @@ func BenchmarkMaximalAlphaLeakage1000(b *testing.B) {
 		}
 	}
 }
+
+// TestLRDPProductMatchesPairs compares the matrix-product form of LRDP with
+// the pairwise log-domain sums it replaces on large mechanisms.
+func TestLRDPProductMatchesPairs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	p := randinst.Mechanism(rng, 120, 100, 0)
+	for _, alpha := range []float64{1.5, 2, 7} {
+		got, ok := lrdpProduct(p, alpha)
+		require.True(t, ok)
+		want := 0.0
+		for i := range p {
+			for k := range p {
+				if i != k {
+					want = math.Max(want, renyiRows(p[i], p[k], alpha))
+				}
+			}
+		}
+		assert.InDelta(t, want, got, 1e-12*math.Max(1, want), "α = %g", alpha)
+	}
+	// A used column with a zero: +Inf, as the pairwise sums give.
+	z := make(mech.Mechanism, len(p))
+	for i := range p {
+		z[i] = append([]float64(nil), p[i]...)
+	}
+	z[3][7], z[3][8] = 0, z[3][7]+z[3][8]
+	v, ok := lrdpProduct(z, 2)
+	require.True(t, ok)
+	assert.True(t, math.IsInf(v, 1))
+	// Ratios whose powers leave float64 are left to the pairwise sums.
+	_, ok = lrdpProduct(p, 1e4)
+	assert.False(t, ok)
+	// Small mechanisms too.
+	_, ok = lrdpProduct(mech.Mechanism{{0.5, 0.5}, {0.25, 0.75}}, 2)
+	assert.False(t, ok)
+}
