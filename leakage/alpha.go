@@ -260,12 +260,15 @@ type concaveProblem struct {
 
 	lm   []float64 // log m_j, to build the weights of a row (forRow)
 	beta float64
+	// prune stops the maximisation once sup G is proven at most prune
+	// (concaveMax: the row can not beat the best one); −Inf by default.
+	prune float64
 }
 
 func newConcaveProblem(rows mech.Mechanism, cols []int, alpha, beta float64) *concaveProblem {
 	lm := colMaxLog(rows, cols)
 	n, nc := len(rows), len(cols)
-	cp := &concaveProblem{a: make([][]float64, n), r: beta / alpha, s: make([]float64, nc), lm: lm, beta: beta}
+	cp := &concaveProblem{a: make([][]float64, n), r: beta / alpha, s: make([]float64, nc), lm: lm, beta: beta, prune: math.Inf(-1)}
 	for i, row := range rows {
 		cp.a[i] = make([]float64, nc)
 		for c, j := range cols {
@@ -280,7 +283,7 @@ func newConcaveProblem(rows mech.Mechanism, cols []int, alpha, beta float64) *co
 // forRow returns the problem of row k: it shares a with cp and sets the
 // weights lc, lc0 of Gilani et al. (2022), eq. 6 for k.
 func (cp *concaveProblem) forRow(rows mech.Mechanism, cols []int, k int) *concaveProblem {
-	q := &concaveProblem{a: cp.a, r: cp.r, s: make([]float64, len(cp.s)), lm: cp.lm, beta: cp.beta, lc: make([]float64, len(cols))}
+	q := &concaveProblem{a: cp.a, r: cp.r, s: make([]float64, len(cp.s)), lm: cp.lm, beta: cp.beta, lc: make([]float64, len(cols)), prune: math.Inf(-1)}
 	// log(p_kj^{1−β} m_j^β) for β > 1; m_j for β = 1 (p_kj^0 = 1).
 	q.lc0 = math.Inf(-1)
 	for c, j := range cols {
@@ -630,7 +633,8 @@ func (cp *concaveProblem) fwStep(w, trial []float64, i int, g0 float64) bool {
 // log Σ_c e^{lc_c} (a ≤ 1 after the column scaling, so s_c ≤ 1), then the
 // Hölder bound at the best point found so far. A row whose bound does not
 // exceed the best value found is settled by that bound without its own
-// optimisation, and an optimisation starts from that point.
+// optimisation; an optimisation starts from that point and stops as soon
+// as its bound falls to the best value.
 func concaveMax(ctx context.Context, rows mech.Mechanism, cols []int, alpha, beta, tol float64) (lower, upper float64) {
 	base := newConcaveProblem(rows, cols, alpha, beta)
 	n := len(rows)
@@ -684,6 +688,7 @@ func concaveMax(ctx context.Context, rows mech.Mechanism, cols []int, alpha, bet
 		for i := range start {
 			start[i] = (1-1e-9)*w[i] + 1e-9/float64(n) // every input alive for the update
 		}
+		c.cp.prune = lower - c.cp.lc0
 		lo, up := concaveSup(ctx, c.cp, start, tol)
 		if lo > lower {
 			lower = lo

@@ -96,7 +96,9 @@ func (cp *concaveProblem) sub(keep []int) *concaveProblem {
 
 // supMM returns a certified bracket on sup G (without lc0), starting from
 // w, which it overwrites with the best point found. It stops once the
-// bracket is narrower than tol, after mmRounds rounds, or when ctx is done.
+// bracket is narrower than tol, once its upper end is at most cp.prune
+// (the value another row already reaches), after mmRounds rounds, or when
+// ctx is done.
 func (cp *concaveProblem) supMM(ctx context.Context, w []float64, tol float64) (lo, up float64) {
 	n := len(w)
 	g, h := make([]float64, n), make([]float64, len(cp.s))
@@ -126,13 +128,14 @@ func (cp *concaveProblem) supMM(ctx context.Context, w []float64, tol float64) (
 		}
 	}
 	try(w)
-	for round := 0; round < mmRounds && up-lo > tol && ctx.Err() == nil; round++ {
+	open := func() bool { return up-lo > tol && up > cp.prune }
+	for round := 0; round < mmRounds && open() && ctx.Err() == nil; round++ {
 		// 1. Multiplicative updates, extrapolated by SQUAREM (Varadhan and
 		// Roland, "Simple and globally convergent methods for accelerating
 		// the convergence of any EM algorithm", 2008): from w, w1 = T(w)
 		// and w2 = T(w1), try w − 2θd1 + θ²(d2 − d1) with θ = −‖d1‖/‖d2 − d1‖,
 		// kept only when it improves on w2.
-		for it := 0; it < mmIterations && up-lo > tol; it++ {
+		for it := 0; it < mmIterations && open(); it++ {
 			if ctx.Err() != nil {
 				break
 			}
@@ -172,7 +175,7 @@ func (cp *concaveProblem) supMM(ctx context.Context, w []float64, tol float64) (
 				copy(w, w2)
 			}
 		}
-		if up-lo <= tol || ctx.Err() != nil {
+		if !open() || ctx.Err() != nil {
 			break
 		}
 		// 2. Newton on the inputs that may carry the optimum: those the
