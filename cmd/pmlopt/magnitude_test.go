@@ -36,12 +36,21 @@ func TestUtilitiesOfAnyMagnitude(t *testing.T) {
 	if slices.Contains(solver.Names(), "clp") {
 		backends = append(backends, "clp")
 	}
-	for _, u := range []float64{1e-300, 1e-12, 1, 1e26, 5e307, 9e307} {
+	for _, u := range []float64{1e-300, 1e-12, 1, 1e26, 5e307, 9e307, 1e308} {
 		path := symmetricFile(t, u, "privacy: {measure: lip, epsilon: 1}\nobjective: expected-utility\n")
 		for _, b := range backends {
 			v := runJSON(t, "solve", path, "--solver", b, "--json")
 			assert.Equal(t, "optimal", v["status"])
 			assert.InEpsilon(t, u*(1-math.Exp(-1)), v["expected_utility"].(float64), 1e-8, "u = %g, %s", u, b)
+		}
+		// Under 0.3-PML the symmetric optimum keeps x with probability
+		// a = e^0.3/2 (PML log 2a), so the optimum is (2a − 1)u = (e^0.3 − 1)u
+		// (the constraints p_ij ≤ e^ε q_j are linear and the problem is
+		// symmetric, so symmetrising any optimum keeps it optimal).
+		path = symmetricFile(t, u, "privacy: {measure: pml, epsilon: 0.3}\nobjective: expected-utility\n")
+		for _, b := range backends {
+			v := runJSON(t, "solve", path, "--solver", b, "--json")
+			assert.InEpsilon(t, u*math.Expm1(0.3), v["expected_utility"].(float64), 1e-8, "pml, u = %g, %s", u, b)
 		}
 	}
 }
