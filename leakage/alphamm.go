@@ -29,7 +29,13 @@ import (
 // Inputs off the support lose weight geometrically, which identifies the
 // support after a few hundred updates; Newton's method on that support
 // (concaveProblem.newton, O(s²C) per step for s inputs) then converges
-// quadratically.
+// quadratically. On small problems, pairwise exchanges of weight finish
+// what both leave open.
+//
+// Limit. An optimum that gives an input a weight far below the rounding
+// unit of the others (1e-14 next to 0.6, as in testdata/alpha-uncertified.yaml)
+// can not be reached on the simplex in float64: the bracket then stays
+// wider than alphaFail, and callers report it as a bracket.
 
 // The settings of the multiplicative stage.
 const (
@@ -237,6 +243,71 @@ func (cp *concaveProblem) supMM(ctx context.Context, w []float64, tol float64) (
 			w[i] = (1-1e-9)*w[i] + 1e-9/float64(n)
 		}
 	}
+	// 3. Pairwise exchanges when the bracket is still open on a small
+	// problem: two inputs with nearly equal rows make G nearly flat along
+	// the exchange of their weights, where the updates crawl and Newton's
+	// step is lost in its regularisation.
+	if open() && ctx.Err() == nil && n*len(cp.s) <= exchangeMaxWork {
+		copy(w, best)
+		cp.exchange(w, g, h, exchangeSteps, try, open)
+	}
 	copy(w, best)
 	return lo, up
+}
+
+// The limits of the exchange stage.
+const (
+	exchangeMaxWork = 1 << 16 // largest n·C it runs on
+	exchangeSteps   = 200
+)
+
+// exchange moves weight from the input of least gradient g_j (among those
+// with weight) to the input of largest g_i, as far as G rises: the
+// vertex-exchange step of optimal design, with the step found by bisection
+// on the sign of g_i − g_j along the segment (G is concave on it). Each
+// point reached is passed to try; it stops when open reports false.
+func (cp *concaveProblem) exchange(w, g, h []float64, steps int, try func([]float64), open func() bool) {
+	trial := make([]float64, len(w))
+	for step := 0; step < steps && open(); step++ {
+		cp.gradient(w, g, h)
+		i, j := 0, -1
+		for x := range w {
+			if g[x] > g[i] {
+				i = x
+			}
+			if w[x] > 0 && (j < 0 || g[x] < g[j]) {
+				j = x
+			}
+		}
+		if j < 0 || i == j || !(g[i] > g[j]) {
+			return
+		}
+		at := func(t float64) []float64 {
+			copy(trial, w)
+			trial[i] += t
+			trial[j] -= t
+			if trial[j] < 0 {
+				trial[j] = 0
+			}
+			return trial
+		}
+		lo, hi := 0.0, w[j]
+		if cp.gradient(at(hi), g, h); g[i] < g[j] {
+			for range 60 {
+				mid := (lo + hi) / 2
+				if cp.gradient(at(mid), g, h); g[i] >= g[j] {
+					lo = mid
+				} else {
+					hi = mid
+				}
+			}
+		} else {
+			lo = hi
+		}
+		if lo == 0 {
+			return
+		}
+		copy(w, at(lo))
+		try(w)
+	}
 }
