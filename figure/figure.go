@@ -6,10 +6,11 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
+	"github.com/pmlopt/pmlopt/internal/outfile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -92,7 +93,8 @@ var glyphs = []draw.GlyphDrawer{
 // segments splits the drawable points of s into runs of consecutive drawable
 // points. A point is drawable when both coordinates are finite and, on a
 // logarithmic axis (logX, logY), positive.
-func (s Series) segments(logX, logY bool) ([]plotter.XYs, error) {
+// Coordinates are multiplied by xs and ys (see axisUnit).
+func (s Series) segments(logX, logY bool, xs, ys float64) ([]plotter.XYs, error) {
 	if len(s.X) != len(s.Y) {
 		return nil, fmt.Errorf("figure: series %q has %d x values and %d y values", s.Name, len(s.X), len(s.Y))
 	}
@@ -107,7 +109,7 @@ func (s Series) segments(logX, logY bool) ([]plotter.XYs, error) {
 			}
 			continue
 		}
-		cur = append(cur, plotter.XY{X: x, Y: y})
+		cur = append(cur, plotter.XY{X: x * xs, Y: y * ys})
 	}
 	if len(cur) > 0 {
 		segs = append(segs, cur)
@@ -121,14 +123,21 @@ func (f Figure) Plot() (*plot.Plot, error) {
 	if len(f.Series) == 0 {
 		return nil, errors.New("figure: no series to draw")
 	}
+	// 1. An axis whose values span more than the largest float64 (values
+	// near ±1.8e308) would overflow gonum's scaling and tick search: it is
+	// drawn in units of a power of ten, which its label states.
+	xs, xunit := axisUnit(f.Series, func(s Series) []float64 { return s.X }, f.LogX)
+	ys, yunit := axisUnit(f.Series, func(s Series) []float64 { return s.Y }, f.LogY)
 	p := plot.New()
 	wd := f.Width
 	if !(wd > 0) || math.IsInf(wd, 0) {
 		wd = 7
 	}
 	p.Title.Text = wrap(f.Title, titleChars(wd))
-	p.X.Label.Text = f.XLabel
-	p.Y.Label.Text = f.YLabel
+	p.X.Label.Text = f.XLabel + xunit
+	p.Y.Label.Text = f.YLabel + yunit
+	p.X.Tick.Marker = guardedTicks{plot.DefaultTicks{}}
+	p.Y.Tick.Marker = guardedTicks{plot.DefaultTicks{}}
 	p.Title.TextStyle.Font.Size = vg.Points(13)
 	p.X.Label.TextStyle.Font.Size = vg.Points(11)
 	p.Y.Label.TextStyle.Font.Size = vg.Points(11)
@@ -158,7 +167,7 @@ func (f Figure) Plot() (*plot.Plot, error) {
 
 	drawn := 0
 	for k, s := range f.Series {
-		segs, err := s.segments(f.LogX, f.LogY)
+		segs, err := s.segments(f.LogX, f.LogY, xs, ys)
 		if err != nil {
 			return nil, err
 		}
@@ -203,6 +212,49 @@ func (f Figure) Plot() (*plot.Plot, error) {
 		return nil, errors.New("figure: no finite point to draw (or none positive on a log axis)")
 	}
 	return p, nil
+}
+
+// axisUnit returns the factor by which an axis's coordinates are drawn and
+// the note its label gets: 1 and "" unless the finite values of the axis
+// span more than a float64 holds, in which case they are drawn in units of
+// 10^k, with k the decimal exponent of the largest magnitude.
+func axisUnit(series []Series, coords func(Series) []float64, log bool) (float64, string) {
+	if log {
+		return 1, ""
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range series {
+		for _, v := range coords(s) {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+	}
+	if lo > hi || !math.IsInf(hi-lo, 0) {
+		return 1, ""
+	}
+	k := int(math.Floor(math.Log10(math.Max(-lo, hi))))
+	return math.Pow10(-k), fmt.Sprintf(" (× 1e%d)", k)
+}
+
+// guardedTicks is a tick marker that never hands gonum's tick search a
+// range it can not label: one whose width is not a positive finite number
+// or is below the resolution of its values (the search would loop on a
+// step that does not move the value). Such a range gets ticks at its ends.
+type guardedTicks struct{ plot.Ticker }
+
+func (g guardedTicks) Ticks(min, max float64) []plot.Tick {
+	w := max - min
+	if w > 0 && !math.IsInf(w, 0) && w > 1e-9*math.Max(math.Abs(min), math.Abs(max)) {
+		return g.Ticker.Ticks(min, max)
+	}
+	if !(min < max) {
+		return []plot.Tick{{Value: min, Label: strconv.FormatFloat(min, 'g', 6, 64)}}
+	}
+	return []plot.Tick{
+		{Value: min, Label: strconv.FormatFloat(min, 'g', 12, 64)},
+		{Value: max, Label: strconv.FormatFloat(max, 'g', 12, 64)},
+	}
 }
 
 // Write draws f in the given format to w.
@@ -256,7 +308,9 @@ func (f Figure) Write(w io.Writer, format Format) error {
 
 // Save draws f into the file path, in the format given by its extension
 // (.svg, .png, .pdf or .eps). Nothing is created if the figure cannot be
-// drawn.
+// drawn, and a failed write leaves a previous file at path as it was (see
+// package internal/outfile: a temporary file renamed into place; devices
+// and FIFOs written directly; symbolic links written through).
 func (f Figure) Save(path string) error {
 	ft, err := ParseFormat(filepath.Ext(path))
 	if err != nil {
@@ -265,15 +319,7 @@ func (f Figure) Save(path string) error {
 	if _, err := f.Plot(); err != nil {
 		return err
 	}
-	out, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := f.Write(out, ft); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	return outfile.Write(path, func(w io.Writer) error { return f.Write(w, ft) })
 }
 
 // Staircase writes a staircase plot of the series to w in the given format:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 )
 
@@ -31,7 +32,7 @@ func TestSegmentsSplitAtNonFinite(t *testing.T) {
 		X: []float64{1, 2, 3, 4, 5, 6},
 		Y: []float64{1, math.NaN(), 3, 4, math.Inf(1), 6},
 	}
-	segs, err := s.segments(false, false)
+	segs, err := s.segments(false, false, 1, 1)
 	require.NoError(t, err)
 	assert.Equal(t, []plotter.XYs{
 		{{X: 1, Y: 1}},
@@ -40,11 +41,11 @@ func TestSegmentsSplitAtNonFinite(t *testing.T) {
 	}, segs)
 
 	// On log axes non-positive coordinates are skipped as well.
-	segs, err = Series{X: []float64{-1, 1, 2, 3}, Y: []float64{1, 1, 0, 3}}.segments(true, true)
+	segs, err = Series{X: []float64{-1, 1, 2, 3}, Y: []float64{1, 1, 0, 3}}.segments(true, true, 1, 1)
 	require.NoError(t, err)
 	assert.Equal(t, []plotter.XYs{{{X: 1, Y: 1}}, {{X: 3, Y: 3}}}, segs)
 
-	_, err = Series{Name: "bad", X: []float64{1, 2}, Y: []float64{1}}.segments(false, false)
+	_, err = Series{Name: "bad", X: []float64{1, 2}, Y: []float64{1}}.segments(false, false, 1, 1)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `"bad" has 2 x values and 1 y values`)
 }
@@ -133,4 +134,27 @@ func TestLegendPositions(t *testing.T) {
 	long := []Series{{Name: strings.Repeat("very long legend entry ", 8), X: []float64{0, 1}, Y: []float64{0, 1}}}
 	var buf bytes.Buffer
 	require.NoError(t, Figure{Series: long}.Write(&buf, PNG))
+}
+
+func TestHugeRangeIsDrawnInScaledUnits(t *testing.T) {
+	// Values ±9e307 span more than a float64 holds; gonum's tick search
+	// loops forever on such a range. The axis is drawn in units of 1e307.
+	f := Figure{YLabel: "value", Series: []Series{{Name: "a", X: []float64{0, 1, 2}, Y: []float64{-9e307, 0, 9e307}, Step: true}}}
+	p, err := f.Plot()
+	require.NoError(t, err)
+	assert.Equal(t, "value (× 1e307)", p.Y.Label.Text)
+	assert.Equal(t, "", p.X.Label.Text)
+	assert.InDelta(t, -9, p.Y.Min, 1e-12)
+	assert.InDelta(t, 9, p.Y.Max, 1e-12)
+	var b bytes.Buffer
+	require.NoError(t, f.Write(&b, SVG))
+	assert.Contains(t, b.String(), "1e307")
+
+	// A range below the resolution of its values gets ticks at its ends.
+	ticks := guardedTicks{plot.DefaultTicks{}}.Ticks(1e300, 1e300*(1+4e-16))
+	require.Len(t, ticks, 2)
+	assert.Equal(t, 1e300, ticks[0].Value)
+	ticks = guardedTicks{plot.DefaultTicks{}}.Ticks(math.Inf(-1), math.Inf(1))
+	require.Len(t, ticks, 2)
+	assert.Equal(t, "-Inf", ticks[0].Label)
 }

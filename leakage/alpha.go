@@ -1,11 +1,12 @@
 package leakage
 
 import (
+	"context"
 	"fmt"
 	"math"
+	"sort"
 
 	"gonum.org/v1/gonum/mat"
-	"gonum.org/v1/gonum/optimize"
 
 	"github.com/pmlopt/pmlopt/mech"
 )
@@ -31,11 +32,12 @@ const (
 // for 1/α ≤ 1, so each (Σ_i P̃_i p_ij^α)^{1/α} is concave in P̃, so is their
 // sum, so is its logarithm (log is concave and increasing), and α/(α−1) > 0
 // (Gilani et al. (2022), §III: the argument of the log in (6) is concave for β ≤ α; here
-// β = 1). A local maximiser is therefore global. It is found with gonum's
-// BFGS on a softmax parametrisation of P̃ and certified by the Frank–Wolfe
-// duality gap: for the concave G = log Σ_j (…)^{1/α} and any P̃,
-// sup G ≤ G(P̃) + max_i ∂_i G(P̃) − Σ_i P̃_i ∂_i G(P̃). The returned value is
-// attained by a prior and is within 1e-9 of the supremum; see
+// β = 1). A local maximiser is therefore global. It is found by
+// multiplicative updates and Newton steps on the optimum's support and
+// certified by Hölder's inequality (see alphamm.go): for the concave
+// G = log Σ_j (…)^{1/α} and any P̃, sup G ≤ G(P̃) + (1/α) log(max_i g_i / F),
+// the Rényi-radius bound. The returned value is attained by a prior and is
+// within 1e-9 of the supremum; see
 // MaximalAlphaLeakageBounds for the certified bracket.
 //
 // It returns an error if the dimensions of pi and p differ, α is NaN or
@@ -47,7 +49,7 @@ func MaximalAlphaLeakage(pi mech.Prior, p mech.Mechanism, alpha float64) (float6
 
 // MaximalAlphaLeakageBounds returns a certified bracket lower ≤ L ≤ upper on
 // the maximal α-leakage L of MaximalAlphaLeakage: lower is I_α^S at the prior
-// the optimiser found, upper adds the Frank–Wolfe duality gap. For α = +Inf
+// the optimiser found, upper adds the Hölder gap. For α = +Inf
 // the two are equal.
 func MaximalAlphaLeakageBounds(pi mech.Prior, p mech.Mechanism, alpha float64) (lower, upper float64, err error) {
 	return MaximalAlphaBetaLeakageBounds(pi, p, alpha, 1)
@@ -87,6 +89,20 @@ func MaximalAlphaBetaLeakage(pi mech.Prior, p mech.Mechanism, alpha, beta float6
 // MaximalAlphaBetaLeakage. The two are equal in the closed-form cases
 // (β ≥ α, or α or β infinite).
 func MaximalAlphaBetaLeakageBounds(pi mech.Prior, p mech.Mechanism, alpha, beta float64) (lower, upper float64, err error) {
+	return alphaBetaBounds(context.Background(), pi, p, alpha, beta)
+}
+
+// errNotCertified is the failure of an optimisation to certify its value
+// within alphaFail; the bracket it returns is still certified.
+type errNotCertified struct{ lower, upper float64 }
+
+func (e *errNotCertified) Error() string {
+	return fmt.Sprintf("leakage: maximal (α,β)-leakage not certified: bracket [%g, %g]", e.lower, e.upper)
+}
+
+// alphaBetaBounds is MaximalAlphaBetaLeakageBounds, stopping when ctx is
+// done with the bracket reached so far and ctx's error.
+func alphaBetaBounds(ctx context.Context, pi mech.Prior, p mech.Mechanism, alpha, beta float64) (lower, upper float64, err error) {
 	if err := checkAlpha(alpha); err != nil {
 		return 0, 0, err
 	}
@@ -120,23 +136,15 @@ func MaximalAlphaBetaLeakageBounds(pi mech.Prior, p mech.Mechanism, alpha, beta 
 		return v, v, nil
 	}
 	scale := alpha / ((alpha - 1) * beta)
-	lower, upper = math.Inf(-1), math.Inf(-1)
-	ks := []int{0}
-	if beta > 1 {
-		ks = ks[:0]
-		for k := range rows {
-			ks = append(ks, k)
-		}
-	}
-	for _, k := range ks {
-		lo, up := concaveSup(rows, cols, k, alpha, beta, alphaTol/scale)
-		lower = math.Max(lower, scale*lo)
-		upper = math.Max(upper, scale*up)
-	}
+	lower, upper = concaveMax(ctx, rows, cols, alpha, beta, alphaTol/scale)
+	lower, upper = scale*lower, scale*upper
 	// The leakage is ≥ 0 (Gilani et al. (2022), Thm 2); clamp rounding.
 	lower, upper = math.Max(0, lower), math.Max(0, upper)
+	if err := ctx.Err(); err != nil {
+		return lower, upper, err
+	}
 	if upper-lower > alphaFail {
-		return lower, upper, fmt.Errorf("leakage: maximal (α,β)-leakage not certified: bracket [%g, %g]", lower, upper)
+		return lower, upper, &errNotCertified{lower, upper}
 	}
 	return lower, upper, nil
 }
@@ -249,12 +257,18 @@ type concaveProblem struct {
 	lc0 float64     // the shift
 	r   float64
 	s   []float64 // scratch: s_c
+
+	lm   []float64 // log m_j, to build the weights of a row (forRow)
+	beta float64
+	// prune stops the maximisation once sup G is proven at most prune
+	// (concaveMax: the row can not beat the best one); −Inf by default.
+	prune float64
 }
 
-func newConcaveProblem(rows mech.Mechanism, cols []int, k int, alpha, beta float64) *concaveProblem {
+func newConcaveProblem(rows mech.Mechanism, cols []int, alpha, beta float64) *concaveProblem {
 	lm := colMaxLog(rows, cols)
 	n, nc := len(rows), len(cols)
-	cp := &concaveProblem{a: make([][]float64, n), lc: make([]float64, nc), r: beta / alpha, s: make([]float64, nc)}
+	cp := &concaveProblem{a: make([][]float64, n), r: beta / alpha, s: make([]float64, nc), lm: lm, beta: beta, prune: math.Inf(-1)}
 	for i, row := range rows {
 		cp.a[i] = make([]float64, nc)
 		for c, j := range cols {
@@ -263,20 +277,27 @@ func newConcaveProblem(rows mech.Mechanism, cols []int, k int, alpha, beta float
 			}
 		}
 	}
-	// log(p_kj^{1−β} m_j^β) for β > 1; m_j for β = 1 (p_kj^0 = 1).
-	cp.lc0 = math.Inf(-1)
-	for c, j := range cols {
-		v := beta * lm[c]
-		if beta != 1 {
-			v += (1 - beta) * math.Log(rows[k][j])
-		}
-		cp.lc[c] = v
-		cp.lc0 = math.Max(cp.lc0, v)
-	}
-	for c := range cp.lc {
-		cp.lc[c] -= cp.lc0
-	}
 	return cp
+}
+
+// forRow returns the problem of row k: it shares a with cp and sets the
+// weights lc, lc0 of Gilani et al. (2022), eq. 6 for k.
+func (cp *concaveProblem) forRow(rows mech.Mechanism, cols []int, k int) *concaveProblem {
+	q := &concaveProblem{a: cp.a, r: cp.r, s: make([]float64, len(cp.s)), lm: cp.lm, beta: cp.beta, lc: make([]float64, len(cols)), prune: math.Inf(-1)}
+	// log(p_kj^{1−β} m_j^β) for β > 1; m_j for β = 1 (p_kj^0 = 1).
+	q.lc0 = math.Inf(-1)
+	for c, j := range cols {
+		v := cp.beta * cp.lm[c]
+		if cp.beta != 1 {
+			v += (1 - cp.beta) * math.Log(rows[k][j])
+		}
+		q.lc[c] = v
+		q.lc0 = math.Max(q.lc0, v)
+	}
+	for c := range q.lc {
+		q.lc[c] -= q.lc0
+	}
+	return q
 }
 
 // eval returns G(w) without lc0 and, if grad is not nil, stores ∇G(w).
@@ -316,22 +337,6 @@ func (cp *concaveProblem) eval(w, grad []float64) float64 {
 	return math.Log(f)
 }
 
-// softmax writes the softmax of z into w.
-func softmax(z, w []float64) {
-	mx := math.Inf(-1)
-	for _, v := range z {
-		mx = math.Max(mx, v)
-	}
-	s := 0.0
-	for i, v := range z {
-		w[i] = math.Exp(v - mx)
-		s += w[i]
-	}
-	for i := range w {
-		w[i] /= s
-	}
-}
-
 // certify returns G(w) and the Frank–Wolfe upper bound G(w) + max_i ∂_i G −
 // Σ_i w_i ∂_i G on sup G.
 func (cp *concaveProblem) certify(w []float64) (lo, up float64) {
@@ -347,67 +352,12 @@ func (cp *concaveProblem) certify(w []float64) (lo, up float64) {
 	return lo, lo + math.Max(0, mx-dot)
 }
 
-// concaveSup maximises the concave G of rows, column set cols and row k over
-// the simplex and returns a certified bracket on its supremum, including the
-// constant lc0. It stops once the bracket is narrower than tol.
-//
-// A first pass runs gonum's BFGS on a softmax parametrisation of w; an
-// active-set Newton method on the simplex then polishes the result, since
-// softmax gradients vanish on the boundary where the optimum often lies.
-func concaveSup(rows mech.Mechanism, cols []int, k int, alpha, beta, tol float64) (lo, up float64) {
-	cp := newConcaveProblem(rows, cols, k, alpha, beta)
-	n := len(rows)
-	w := make([]float64, n)
-	for i := range w {
-		w[i] = 1 / float64(n)
-	}
-	bestLo, bestUp := cp.certify(w)
-	if n == 1 || bestUp-bestLo <= tol {
-		return cp.lc0 + bestLo, cp.lc0 + bestUp
-	}
-	g := make([]float64, n)
-	prob := optimize.Problem{
-		Func: func(z []float64) float64 {
-			softmax(z, w)
-			return -cp.eval(w, nil)
-		},
-		Grad: func(grad, z []float64) {
-			softmax(z, w)
-			cp.eval(w, g)
-			dot := 0.0
-			for i := range g {
-				dot += w[i] * g[i]
-			}
-			for i := range grad {
-				grad[i] = -w[i] * (g[i] - dot)
-			}
-		},
-	}
-	z := make([]float64, n)
-	settings := &optimize.Settings{
-		GradientThreshold: 1e-14,
-		Converger:         &optimize.FunctionConverge{Absolute: 1e-15, Iterations: 20},
-		MajorIterations:   1000,
-	}
-	if res, _ := optimize.Minimize(prob, z, settings, &optimize.BFGS{}); res != nil {
-		copy(z, res.X)
-	}
-	softmax(z, w)
-	// Keep every input slightly alive: BFGS may leave weights so small
-	// that the gradient of a column they alone carry overflows.
-	for i := range w {
-		w[i] = (1-1e-9)*w[i] + 1e-9/float64(n)
-	}
-	l, u := cp.newton(w, tol)
-	bestLo, bestUp = math.Max(bestLo, l), math.Min(bestUp, u)
-	if bestUp-bestLo > tol {
-		for i := range w {
-			w[i] = 1 / float64(n)
-		}
-		l, u = cp.newton(w, tol)
-		bestLo, bestUp = math.Max(bestLo, l), math.Min(bestUp, u)
-	}
-	return cp.lc0 + bestLo, cp.lc0 + bestUp
+// concaveSup maximises the concave G of problem cp over the simplex from w
+// (overwritten with the best point found) and returns a certified bracket
+// on its supremum, including the constant lc0 (see supMM).
+func concaveSup(ctx context.Context, cp *concaveProblem, w []float64, tol float64) (lo, up float64) {
+	lo, up = cp.supMM(ctx, w, tol)
+	return cp.lc0 + lo, cp.lc0 + up
 }
 
 // hess returns G(w) and stores ∇G in g and ∇²G in h:
@@ -446,7 +396,7 @@ func (cp *concaveProblem) hess(w, g []float64, h [][]float64) (float64, bool) {
 
 // newton maximises G over the simplex from w by an active-set Newton method
 // and returns G at the best point found with its Frank–Wolfe upper bound.
-func (cp *concaveProblem) newton(w []float64, tol float64) (lo, up float64) {
+func (cp *concaveProblem) newton(ctx context.Context, w []float64, tol float64) (lo, up float64) {
 	n := len(w)
 	g := make([]float64, n)
 	h := make([][]float64, n)
@@ -456,7 +406,7 @@ func (cp *concaveProblem) newton(w []float64, tol float64) (lo, up float64) {
 	trial := make([]float64, n)
 	lo, up = math.Inf(-1), math.Inf(1)
 	mu := 1e-14
-	for iter := 0; iter < 500; iter++ {
+	for iter := 0; iter < 500 && ctx.Err() == nil; iter++ {
 		G, finite := cp.hess(w, g, h)
 		mx, imx, dot := math.Inf(-1), 0, 0.0
 		for i, gi := range g {
@@ -671,4 +621,78 @@ func (cp *concaveProblem) fwStep(w, trial []float64, i int, g0 float64) bool {
 		}
 	}
 	return false
+}
+
+// concaveMax returns a certified bracket on max over k of sup G_k, the
+// maximisation of Gilani et al. (2022), eq. 6 (one k for β = 1, where the
+// weights do not depend on k).
+//
+// For β > 1 the rows are visited by decreasing upper bound: first
+// log Σ_c e^{lc_c} (a ≤ 1 after the column scaling, so s_c ≤ 1), then the
+// Hölder bound at the best point found so far. A row whose bound does not
+// exceed the best value found is settled by that bound without its own
+// optimisation; an optimisation starts from that point and stops as soon
+// as its bound falls to the best value.
+func concaveMax(ctx context.Context, rows mech.Mechanism, cols []int, alpha, beta, tol float64) (lower, upper float64) {
+	base := newConcaveProblem(rows, cols, alpha, beta)
+	n := len(rows)
+	w := make([]float64, n)
+	for i := range w {
+		w[i] = 1 / float64(n)
+	}
+	if beta == 1 {
+		return concaveSup(ctx, base.forRow(rows, cols, 0), w, tol)
+	}
+	type cand struct {
+		k  int
+		ub float64
+		cp *concaveProblem
+	}
+	cands := make([]cand, n)
+	for k := range rows {
+		cp := base.forRow(rows, cols, k)
+		ub := math.Inf(-1)
+		for _, l := range cp.lc {
+			ub = math.Max(ub, l)
+		}
+		sum := 0.0
+		for _, l := range cp.lc {
+			sum += math.Exp(l - ub)
+		}
+		cands[k] = cand{k: k, ub: cp.lc0 + ub + math.Log(sum), cp: cp}
+	}
+	sort.Slice(cands, func(a, b int) bool { return cands[a].ub > cands[b].ub })
+	lower, upper = math.Inf(-1), math.Inf(-1)
+	g, h := make([]float64, n), make([]float64, len(cols))
+	for _, c := range cands {
+		if ctx.Err() != nil {
+			upper = math.Max(upper, c.ub)
+			continue
+		}
+		if c.ub <= lower {
+			upper = math.Max(upper, c.ub)
+			continue
+		}
+		if !math.IsInf(lower, -1) {
+			f := c.cp.gradient(w, g, h)
+			lo, up := c.cp.holder(f, g)
+			lower = math.Max(lower, c.cp.lc0+lo)
+			if c.cp.lc0+up <= lower {
+				upper = math.Max(upper, c.cp.lc0+up)
+				continue
+			}
+		}
+		start := make([]float64, n)
+		for i := range start {
+			start[i] = (1-1e-9)*w[i] + 1e-9/float64(n) // every input alive for the update
+		}
+		c.cp.prune = lower - c.cp.lc0
+		lo, up := concaveSup(ctx, c.cp, start, tol)
+		if lo > lower {
+			lower = lo
+			copy(w, start)
+		}
+		upper = math.Max(upper, up)
+	}
+	return lower, upper
 }

@@ -50,6 +50,7 @@ func TestLoadBadFiles(t *testing.T) {
 		{"epsilon-unused.yaml", "privacy.epsilon_lower", 0, 0, "is not used by measure pml"},
 		{"alip-missing-upper.yaml", "privacy.epsilon_upper", 0, 0, "is missing; measure alip needs it"},
 		{"epsilon-negative.yaml", "privacy.epsilon", 0, 0, "is negative (-1)"},
+		{"epsilon-huge.yaml", "privacy.epsilon", 0, 0, "is 1e+308, beyond the largest budget 700 nats"},
 		{"objective-unknown.yaml", "objective", 0, 0, `"average" is not one of worst-case-order`},
 		{"duplicate-key.yaml", "prior", 0, 0, "is given twice"},
 		{"alias.yaml", "utility", 2, 0, "is a YAML alias"},
@@ -82,6 +83,9 @@ func TestLoadBadFiles(t *testing.T) {
 	files, err := os.ReadDir(filepath.Join("..", "testdata", "bad"))
 	require.NoError(t, err)
 	for _, f := range files {
+		if f.IsDir() {
+			continue // files that load but that a command refuses (cmd/pmlopt's tests)
+		}
 		assert.True(t, seen[f.Name()], "testdata/bad/%s has no test", f.Name())
 	}
 }

@@ -13,7 +13,7 @@ import (
 //
 //	go test -fuzz=FuzzParse ./problem
 func FuzzParse(f *testing.F) {
-	for _, pattern := range []string{"*.yaml", "*.json", "bad/*"} {
+	for _, pattern := range []string{"*.yaml", "*.json", "bad/*.*", "bad/solve/*"} {
 		files, err := filepath.Glob(filepath.Join("..", "testdata", pattern))
 		if err != nil {
 			f.Fatal(err)

@@ -3,7 +3,9 @@ package problem
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,10 +38,41 @@ func FormatOf(path string) Format {
 // extension names (see FormatOf). Errors name the file, as in
 // "p.yaml: prior entry 2: is negative (-0.1)"; errors.As finds the
 // *mech.FieldError inside.
+//
+// A file larger than DefaultMaxBytes is refused; LoadLimit sets another
+// limit.
 func Load(path string) (*Problem, error) {
-	data, err := os.ReadFile(path)
+	return LoadLimit(path, DefaultMaxBytes)
+}
+
+// DefaultMaxBytes is the size limit of Load: 256 MiB, a 3000 × 3000 matrix
+// written with 17 digits a number is about 170 MB.
+const DefaultMaxBytes = 256 << 20
+
+// ErrTooLarge is returned (wrapped, with the path) by LoadLimit for a file
+// beyond its limit.
+var ErrTooLarge = errors.New("file too large")
+
+// LoadLimit is Load with a size limit of maxBytes: a larger file, or a
+// device or pipe that yields more (/dev/zero), is refused before it is
+// parsed, so that parsing can not exhaust memory (the parse holds a tree
+// of several times the file's size).
+func LoadLimit(path string, maxBytes int64) (*Problem, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	defer f.Close()
+	tooLarge := fmt.Errorf("%s: %w: more than %d bytes", path, ErrTooLarge, maxBytes)
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > maxBytes {
+		return nil, tooLarge
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > maxBytes {
+		return nil, tooLarge
 	}
 	p, err := Parse(data, FormatOf(path))
 	if err != nil {
@@ -56,6 +89,8 @@ func Parse(data []byte, format Format) (*Problem, error) {
 		root node
 		err  error
 	)
+	// A UTF-8 byte order mark, which some editors write, is no content.
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	switch format {
 	case YAML:
 		root, err = parseYAML(data)

@@ -259,8 +259,15 @@ func checkEpsilon(v float64) string {
 		return "is infinite"
 	case v < 0:
 		return fmt.Sprintf("is negative (%g)", v)
+	case v > MaxEpsilon:
+		return fmt.Sprintf("is %g, beyond the largest budget %g nats (the LPs use e^ε, which must stay far from overflow)", v, MaxEpsilon)
 	}
 	return ""
 }
+
+// MaxEpsilon is the largest privacy level a budget may give, in nats.
+// e^700 ≈ 1e304 is still a float64, with room for the products the
+// polytopes form; a budget this large constrains nothing in practice.
+const MaxEpsilon = 700.0
 
 const maxFinite = 1.7976931348623157e308

@@ -6,30 +6,42 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 )
 
 // PrivatizeCSV reads a CSV file with a header line from r, replaces every
 // value of the named column by an output drawn through s and writes the
-// result to w.
+// result to w, one record at a time: memory stays that of one record
+// whatever the file's length.
 //
 // Values are input labels: inputs[i] names input i, or, when inputs is
 // empty, the labels are the indices "0".."N−1" (any spelling strconv.Atoi
 // accepts, such as "+3", is taken as an index). Drawn outputs are written as
 // outputs[j], or as the index j when outputs is empty. Label lists must have
-// N and M entries and no duplicates.
+// N and M entries and no duplicates. A UTF-8 byte order mark before the
+// header is dropped.
 //
-// The whole input is read and validated before anything is drawn or
-// written: if any record is bad (a value that is not an input label, a
-// record with the wrong number of fields, a CSV syntax error) the error names
-// its line, nothing is written to w and s is not advanced. Errors look like
+// A bad record (a value that is not an input label, a record with the
+// wrong number of fields, a CSV syntax error) stops the run with an error
+// naming its line, such as
 //
 //	line 7: value "9" of column count is not an input label
+//
+// The records before it have been written and drawn: a caller that wants
+// all or nothing writes to a temporary file and keeps it only on success
+// (the sample command does). Errors quote at most 64 bytes of the input.
 //
 // The other columns are copied unchanged; the CSV is re-encoded by
 // encoding/csv, so quoting may differ from the input's.
 func PrivatizeCSV(r io.Reader, w io.Writer, column string, inputs, outputs []string, s *Sampler) error {
-	if s == nil {
-		return errors.New("sample: PrivatizeCSV needs a Sampler, got nil")
+	switch {
+	case s == nil:
+		return errors.New("PrivatizeCSV needs a Sampler, got nil")
+	case r == nil:
+		return errors.New("PrivatizeCSV needs a reader, got nil")
+	case w == nil:
+		return errors.New("PrivatizeCSV needs a writer, got nil")
 	}
 	n, m := s.Dims()
 	index, err := labelIndex("input", inputs, n)
@@ -41,63 +53,76 @@ func PrivatizeCSV(r io.Reader, w io.Writer, column string, inputs, outputs []str
 	}
 
 	cr := csv.NewReader(r)
+	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {
-		return errors.New("sample: the CSV input is empty; it needs a header line")
+		return errors.New("the CSV input is empty; it needs a header line")
 	}
 	if err != nil {
-		return fmt.Errorf("sample: %w", err)
+		return err // a *csv.ParseError says "record on line L: ..."
 	}
+	header = append([]string(nil), header...)
+	header[0] = strings.TrimPrefix(header[0], "\ufeff")
 	col := -1
 	for k, name := range header {
 		if name != column {
 			continue
 		}
 		if col >= 0 {
-			return fmt.Errorf("sample: column %q appears twice in the header %q", column, header)
+			return fmt.Errorf("column %q appears twice in the header", brief(column))
 		}
 		col = k
 	}
 	if col < 0 {
-		return fmt.Errorf("sample: no column %q in the header %q", column, header)
+		return fmt.Errorf("no column %q in the header %s", brief(column), brief(strings.Join(header, ",")))
 	}
-
-	records := [][]string{header}
-	var in []int
+	cw := csv.NewWriter(w)
+	if err := cw.Write(header); err != nil {
+		return fmt.Errorf("writing CSV: %w", err)
+	}
 	for {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			// A *csv.ParseError already says "record on line L: ...".
-			return fmt.Errorf("sample: %w", err)
+			cw.Flush()
+			return err
 		}
 		i, ok := lookup(index, rec[col], n)
 		if !ok {
+			cw.Flush()
 			line, _ := cr.FieldPos(col)
-			return fmt.Errorf("line %d: value %q of column %s is not an input label%s", line, rec[col], column, labelHint(inputs, n))
+			return fmt.Errorf("line %d: value %q of column %s is not an input label%s", line, brief(rec[col]), brief(column), labelHint(inputs, n))
 		}
-		records = append(records, rec)
-		in = append(in, i)
-	}
-
-	out, err := s.SampleAll(in)
-	if err != nil {
-		return err // unreachable: every index was checked above
-	}
-	for k, j := range out {
-		if len(outputs) > 0 {
-			records[k+1][col] = outputs[j]
+		if j := s.Sample(i); len(outputs) > 0 {
+			rec[col] = outputs[j]
 		} else {
-			records[k+1][col] = strconv.Itoa(j)
+			rec[col] = strconv.Itoa(j)
+		}
+		if err := cw.Write(rec); err != nil {
+			return fmt.Errorf("writing CSV: %w", err)
 		}
 	}
-	cw := csv.NewWriter(w)
-	if err := cw.WriteAll(records); err != nil {
-		return fmt.Errorf("sample: writing CSV: %w", err)
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("writing CSV: %w", err)
 	}
 	return nil
+}
+
+// brief returns s, cut to 64 bytes (at a rune boundary) with "…" when longer,
+// so that an error never echoes a megabyte-long field.
+func brief(s string) string {
+	const max = 64
+	if len(s) <= max {
+		return s
+	}
+	k := max
+	for k > 0 && !utf8.RuneStart(s[k]) {
+		k--
+	}
+	return s[:k] + "…"
 }
 
 // labelIndex maps labels to indices; nil labels mean indices 0..want−1 and
@@ -107,12 +132,12 @@ func labelIndex(kind string, labels []string, want int) (map[string]int, error) 
 		return nil, nil
 	}
 	if len(labels) != want {
-		return nil, fmt.Errorf("sample: %d %s labels for a mechanism with %d %ss", len(labels), kind, want, kind)
+		return nil, fmt.Errorf("%d %s labels for a mechanism with %d %ss", len(labels), kind, want, kind)
 	}
 	index := make(map[string]int, len(labels))
 	for k, l := range labels {
 		if prev, dup := index[l]; dup {
-			return nil, fmt.Errorf("sample: %s label %q is used twice (%s %d and %d)", kind, l, kind, prev+1, k+1)
+			return nil, fmt.Errorf("%s label %q is used twice (%s %d and %d)", kind, brief(l), kind, prev+1, k+1)
 		}
 		index[l] = k
 	}

@@ -87,7 +87,7 @@ func TestPrivatizeCSVErrors(t *testing.T) {
 			`line 2: value "3" of column count is not an input label (the inputs are ["a" "b" "c" "d" "e" "f" "g"])`},
 		{"multi-line record", "id,count\n\"x\ny\",2\n\"z\",8\n", "count", nil, nil, `line 4: value "8"`},
 		{"value after a multi-line field", "id,count\n\"x\ny\",9\n", "count", nil, nil, `line 3: value "9"`},
-		{"missing column", "id,cnt\n1,2\n", "count", nil, nil, `no column "count" in the header ["id" "cnt"]`},
+		{"missing column", "id,cnt\n1,2\n", "count", nil, nil, `no column "count" in the header id,cnt`},
 		{"duplicate column", "count,count\n1,2\n", "count", nil, nil, `column "count" appears twice`},
 		{"field count", "id,count\n1,2\n3\n", "count", nil, nil, "line 3"},
 		{"syntax", "id,count\n1,\"2\n", "count", nil, nil, "line"},
@@ -103,14 +103,49 @@ func TestPrivatizeCSVErrors(t *testing.T) {
 		err = PrivatizeCSV(strings.NewReader(c.in), &out, c.column, c.inputs, c.outputs, s)
 		require.Error(t, err, c.name)
 		assert.Contains(t, err.Error(), c.want, c.name)
-		assert.Zero(t, out.Len(), "%s: nothing may be written", c.name)
-
-		// The sampler was not advanced.
+		// What was written is the header and the records before the bad
+		// one, complete, and the sampler advanced once per record written.
+		recs, perr := csv.NewReader(bytes.NewReader(out.Bytes())).ReadAll()
+		require.NoError(t, perr, c.name)
+		written := max(0, len(recs)-1)
 		fresh, _ := NewSampler(counting, 3)
+		for range written {
+			fresh.Sample(0)
+		}
 		got, _ := s.SampleAll([]int{0, 1, 2, 3, 4, 5, 6})
 		want, _ := fresh.SampleAll([]int{0, 1, 2, 3, 4, 5, 6})
 		assert.Equal(t, want, got, c.name)
 	}
+	// The first case stops at its sixth record, after five good ones.
+	s, _ := NewSampler(counting, 3)
+	var out bytes.Buffer
+	require.Error(t, PrivatizeCSV(strings.NewReader(cases[0].in), &out, "count", nil, nil, s))
+	assert.Equal(t, 6, strings.Count(out.String(), "\n"))
+}
+
+func TestPrivatizeCSVLongAndBOM(t *testing.T) {
+	s, _ := NewSampler(shift, 1)
+	// A megabyte-long value is quoted in 64 bytes.
+	long := strings.Repeat("x", 1<<20)
+	var out bytes.Buffer
+	err := PrivatizeCSV(strings.NewReader("c\n"+long+"\n"), &out, "c", nil, nil, s)
+	require.Error(t, err)
+	assert.Less(t, len(err.Error()), 200)
+	assert.NotContains(t, err.Error(), "sample:")
+	err = PrivatizeCSV(strings.NewReader(long+"\n0\n"), &out, "c", nil, nil, s)
+	require.Error(t, err)
+	assert.Less(t, len(err.Error()), 200)
+	// A byte order mark before the header is not part of its first name.
+	out.Reset()
+	require.NoError(t, PrivatizeCSV(strings.NewReader("\ufeffc,d\n0,a\n"), &out, "c", nil, nil, s))
+	assert.True(t, strings.HasPrefix(out.String(), "c,d\n"), out.String())
+}
+
+func TestPrivatizeCSVNilReaderWriter(t *testing.T) {
+	s, _ := NewSampler(shift, 1)
+	var out bytes.Buffer
+	require.ErrorContains(t, PrivatizeCSV(nil, &out, "c", nil, nil, s), "reader")
+	require.ErrorContains(t, PrivatizeCSV(strings.NewReader("c\n0\n"), nil, "c", nil, nil, s), "writer")
 }
 
 type failWriter struct{}

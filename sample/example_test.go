@@ -24,6 +24,8 @@ func ExamplePrivatizeCSV() {
 		fmt.Println(err)
 	}
 
+	// Records are written as they are read: a bad one stops the run after
+	// the records before it (here the header).
 	err = sample.PrivatizeCSV(strings.NewReader("id,smoker\n1,maybe\n"), os.Stdout, "smoker", labels, labels, s)
 	fmt.Println(err)
 	// Output:
@@ -33,6 +35,7 @@ func ExamplePrivatizeCSV() {
 	// 3,no,27
 	// 4,yes,45
 	// 5,yes,60
+	// id,smoker
 	// line 2: value "maybe" of column smoker is not an input label (the inputs are ["no" "yes"])
 }
 

@@ -31,36 +31,41 @@ Example:
 
 // impliedJSON is one implied guarantee in the audit's "implied" object.
 type impliedJSON struct {
-	Measure      string `json:"measure"`
-	Epsilon      jfloat `json:"epsilon,omitempty"`
-	EpsilonLower jfloat `json:"epsilon_lower,omitempty"`
-	EpsilonUpper jfloat `json:"epsilon_upper,omitempty"`
-	Holds        bool   `json:"holds"`
-	Regime       string `json:"regime"`
+	Measure string `json:"measure"`
+	// The levels are absent when the guarantee does not hold; a level of
+	// 0 is a level, so they are pointers rather than omitempty numbers.
+	Epsilon      *jfloat `json:"epsilon,omitempty"`
+	EpsilonLower *jfloat `json:"epsilon_lower,omitempty"`
+	EpsilonUpper *jfloat `json:"epsilon_upper,omitempty"`
+	Holds        bool    `json:"holds"`
+	Regime       string  `json:"regime"`
 }
 
 type auditJSON struct {
-	PML                         jfloat                   `json:"pml"`
-	PMLPerOutput                []jfloat                 `json:"pml_per_output"`
-	PMC                         jfloat                   `json:"pmc"`
-	PMCPerOutput                []jfloat                 `json:"pmc_per_output"`
-	ALIPLower                   jfloat                   `json:"alip_lower"`
-	ALIPUpper                   jfloat                   `json:"alip_upper"`
-	LIP                         jfloat                   `json:"lip"`
-	LDP                         jfloat                   `json:"ldp"`
-	Lift                        jfloat                   `json:"lift"`
-	BayesCapacity               jfloat                   `json:"bayes_capacity"`
-	MaximalLeakage              jfloat                   `json:"maximal_leakage"`
-	PosteriorBayesVulnerability jfloat                   `json:"posterior_bayes_vulnerability"`
-	BayesLeakage                jfloat                   `json:"bayes_leakage"`
-	MaximalAlphaLeakage         jfloat                   `json:"maximal_alpha_leakage"`
-	MaximalAlphaBetaLeakage     jfloat                   `json:"maximal_alpha_beta_leakage"`
-	LRDP                        jfloat                   `json:"lrdp"`
-	Alpha                       jfloat                   `json:"alpha"`
-	Beta                        jfloat                   `json:"beta"`
-	Marginal                    []jfloat                 `json:"output_marginal"`
-	PMin                        jfloat                   `json:"p_min"`
-	Implied                     map[string][]impliedJSON `json:"implied"`
+	PML                          jfloat                   `json:"pml"`
+	PMLPerOutput                 []jfloat                 `json:"pml_per_output"`
+	PMC                          jfloat                   `json:"pmc"`
+	PMCPerOutput                 []jfloat                 `json:"pmc_per_output"`
+	ALIPLower                    jfloat                   `json:"alip_lower"`
+	ALIPUpper                    jfloat                   `json:"alip_upper"`
+	LIP                          jfloat                   `json:"lip"`
+	LDP                          jfloat                   `json:"ldp"`
+	Lift                         jfloat                   `json:"lift"`
+	BayesCapacity                jfloat                   `json:"bayes_capacity"`
+	MaximalLeakage               jfloat                   `json:"maximal_leakage"`
+	PosteriorBayesVulnerability  jfloat                   `json:"posterior_bayes_vulnerability"`
+	BayesLeakage                 jfloat                   `json:"bayes_leakage"`
+	MaximalAlphaLeakage          jfloat                   `json:"maximal_alpha_leakage"`
+	MaximalAlphaBetaLeakage      jfloat                   `json:"maximal_alpha_beta_leakage"`
+	MaximalAlphaLeakageUpper     jfloat                   `json:"maximal_alpha_leakage_upper"`
+	MaximalAlphaBetaLeakageUpper jfloat                   `json:"maximal_alpha_beta_leakage_upper"`
+	Notes                        []string                 `json:"notes,omitempty"`
+	LRDP                         jfloat                   `json:"lrdp"`
+	Alpha                        jfloat                   `json:"alpha"`
+	Beta                         jfloat                   `json:"beta"`
+	Marginal                     []jfloat                 `json:"output_marginal"`
+	PMin                         jfloat                   `json:"p_min"`
+	Implied                      map[string][]impliedJSON `json:"implied"`
 	// Privacy, WithinBudget and BudgetExcess are there when the file has
 	// a budget.
 	Privacy      *budgetJSON `json:"privacy,omitempty"`
@@ -70,6 +75,7 @@ type auditJSON struct {
 
 func runAudit(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "audit", "audit FILE [--alpha A] [--beta B] [--json]", auditHelp)
+	load := loaderFlag(fs, e)
 	alpha := fs.Float64("alpha", 2, "order `α` > 1 of maximal α-leakage, (α,β)-leakage and LRDP (inf allowed)")
 	beta := fs.Float64("beta", 1, "order `β` ≥ 1 of maximal (α,β)-leakage (inf allowed)")
 	asJSON := fs.Bool("json", false, "write JSON (keys as in the README)")
@@ -77,7 +83,7 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := loadProblem(e, pos[0])
+	p, err := load(pos[0])
 	if err != nil {
 		return err
 	}
@@ -85,9 +91,15 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	r, err := leakage.Audit(p.Prior, m, *alpha, *beta)
+	if !(*alpha > 1) {
+		return usagef("--alpha must be > 1, got %v", *alpha)
+	}
+	if !(*beta >= 1) {
+		return usagef("--beta must be ≥ 1, got %v", *beta)
+	}
+	r, err := leakage.AuditContext(ctx, p.Prior, m, *alpha, *beta)
 	if err != nil {
-		return usagef("%v", err)
+		return err
 	}
 	implied, err := impliedBy(r, p.Prior.Min())
 	if err != nil {
@@ -163,9 +175,11 @@ func toImpliedJSON(imps []guarantee.Implication) []impliedJSON {
 			continue
 		}
 		if g.Measure == guarantee.ALIP {
-			out[k].EpsilonLower, out[k].EpsilonUpper = jfloat(g.EpsilonLower), jfloat(g.EpsilonUpper)
+			lo, up := jfloat(g.EpsilonLower), jfloat(g.EpsilonUpper)
+			out[k].EpsilonLower, out[k].EpsilonUpper = &lo, &up
 		} else {
-			out[k].Epsilon = jfloat(g.Epsilon)
+			e := jfloat(g.Epsilon)
+			out[k].Epsilon = &e
 		}
 	}
 	return out
@@ -180,7 +194,9 @@ func toAuditJSON(r leakage.Report, pmin float64, implied map[string][]guarantee.
 		BayesCapacity: jfloat(r.BayesCapacity), MaximalLeakage: jfloat(r.MaximalLeakage),
 		PosteriorBayesVulnerability: jfloat(r.PosteriorBayesVulnerability), BayesLeakage: jfloat(r.BayesLeakage),
 		MaximalAlphaLeakage: jfloat(r.MaximalAlphaLeakage), MaximalAlphaBetaLeakage: jfloat(r.MaximalAlphaBetaLeakage),
-		LRDP: jfloat(r.LRDP), Alpha: jfloat(r.Alpha), Beta: jfloat(r.Beta),
+		MaximalAlphaLeakageUpper: jfloat(r.MaximalAlphaLeakageUpper), MaximalAlphaBetaLeakageUpper: jfloat(r.MaximalAlphaBetaLeakageUpper),
+		Notes: r.Notes,
+		LRDP:  jfloat(r.LRDP), Alpha: jfloat(r.Alpha), Beta: jfloat(r.Beta),
 		Marginal: jfloats(r.Marginal), PMin: jfloat(pmin),
 		Implied: map[string][]impliedJSON{},
 	}
@@ -211,8 +227,8 @@ func writeAuditReport(b *buffered, p *problem.Problem, m mech.Mechanism, r leaka
 	t.row("maximal leakage", num(r.MaximalLeakage))
 	t.row("posterior Bayes vulnerability", num(r.PosteriorBayesVulnerability)+" (probability)")
 	t.row("multiplicative Bayes leakage", num(r.BayesLeakage)+" (ratio)")
-	t.row(fmt.Sprintf("maximal α-leakage, α = %s", num(r.Alpha)), num(r.MaximalAlphaLeakage))
-	t.row(fmt.Sprintf("maximal (α,β)-leakage, α = %s, β = %s", num(r.Alpha), num(r.Beta)), num(r.MaximalAlphaBetaLeakage))
+	t.row(fmt.Sprintf("maximal α-leakage, α = %s", num(r.Alpha)), bracket(r.MaximalAlphaLeakage, r.MaximalAlphaLeakageUpper))
+	t.row(fmt.Sprintf("maximal (α,β)-leakage, α = %s, β = %s", num(r.Alpha), num(r.Beta)), bracket(r.MaximalAlphaBetaLeakage, r.MaximalAlphaBetaLeakageUpper))
 	t.row(fmt.Sprintf("LRDP, α = %s", num(r.Alpha)), num(r.LRDP))
 	if p.Order != nil {
 		t.row("worst-case utility order h(P)", fmt.Sprint(p.Order.WorstCaseOrder(m)))
@@ -222,6 +238,9 @@ func writeAuditReport(b *buffered, p *problem.Problem, m mech.Mechanism, r leaka
 		t.row("expected utility", num(p.Utility.ExpectedUtility(p.Prior, m)))
 	}
 	t.flush()
+	for _, n := range r.Notes {
+		fmt.Fprintf(b, "note: %s\n", n)
+	}
 	fmt.Fprintln(b, "\nimplied guarantees (docs/theory.md §3):")
 	t = newTable(b)
 	for _, from := range impliedFrom {
@@ -265,4 +284,13 @@ func perOutput(q, v float64) string {
 		return "unused"
 	}
 	return num(v)
+}
+
+// bracket prints a certified value, or its bracket when the bracket is wider
+// than the table's precision.
+func bracket(lower, upper float64) string {
+	if num(lower) == num(upper) || upper-lower <= 1e-7 {
+		return num(lower)
+	}
+	return fmt.Sprintf("in [%s, %s] (not certified closer)", num(lower), num(upper))
 }

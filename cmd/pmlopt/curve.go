@@ -31,7 +31,8 @@ mechanism reaches; the utility-safe staircase is evaluated on all of its own
 steps (safe_steps in --json, and in --plot). Prints a table, --json, --csv, or
 --jsonl (one line per threshold as soon as it settles, so that a long curve
 keeps what it has); --plot writes both staircases against ε as SVG or PNG (by
-extension).
+extension), after
+stdout, replacing the file only once the plot is complete.
 
 An engine failure on one threshold is retried by other routes (the pure-Go
 backend, other probes); a threshold no route settles keeps its certified
@@ -72,6 +73,7 @@ type curveJSON struct {
 
 func runCurve(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "curve", "curve FILE [--objective worst-case-order|worst-case-value|expected-utility] [--json | --csv] [--plot out.svg|png|pdf]", curveHelp+"\n\n"+expectedCurveHelp)
+	load := loaderFlag(fs, e)
 	getSolver := solverFlag(fs)
 	objective := fs.String("objective", string(problem.WorstCaseOrder), "`objective`: worst-case-order or worst-case-value")
 	tol := fs.Float64("tol", 1e-9, "width of each ε bracket")
@@ -108,8 +110,8 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	if err := ex.onlyExpected(fs); err != nil {
 		return err
 	}
-	if !(*tol > 0) {
-		return usagef("--tol must be positive, got %v", *tol)
+	if !(*tol > 0) || math.IsInf(*tol, 0) {
+		return usagef("--tol must be a positive number, got %v", *tol)
 	}
 	if *workers < 0 {
 		return usagef("--workers must be ≥ 0, got %d", *workers)
@@ -126,9 +128,20 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	if slv == nil {
 		slv = solver.Auto()
 	}
-	p, err := loadProblem(e, pos[0])
+	p, err := load(pos[0])
 	if err != nil {
 		return err
+	}
+	// The engines see utilities scaled to magnitude 1, exactly; thresholds
+	// are reported in the file's units.
+	k, err := p.ScaleUtility()
+	if err != nil {
+		return fmt.Errorf("%s: %w", pos[0], err)
+	}
+	unscale := func(pt *pmlopt.Point) {
+		pt.Threshold = math.Ldexp(pt.Threshold, k)
+		pt.ThresholdMax = math.Ldexp(pt.ThresholdMax, k)
+		pt.WorstCaseValue = math.Ldexp(pt.WorstCaseValue, k)
 	}
 	prog := newProgress(e.stderr, "curve", *quiet)
 	opts := pmlopt.Options{Solver: slv, Tol: *tol, Workers: *workers, Progress: prog.update}
@@ -137,6 +150,7 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 		// Each settled point goes out at once, so that an interrupted or
 		// failed curve keeps every point it settled.
 		opts.Settled = func(pt pmlopt.Point) {
+			unscale(&pt)
 			if lineErr == nil {
 				lineErr = writeJSONLine(e.stdout, withMechanism(toCurvePointJSON(obj, pt), pt, *ex.mechanisms))
 			}
@@ -144,6 +158,9 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	}
 	pts, err := pmlopt.Curve(ctx, p, obj, opts)
 	prog.done()
+	for i := range pts {
+		unscale(&pts[i])
+	}
 	stopped := err != nil && ctx.Err() != nil
 	if err != nil && !stopped {
 		return err
@@ -153,6 +170,9 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	if obj == problem.WorstCaseValue {
 		if safeSteps, err = closedform.SafeValueCurve(p.Prior, p.Utility); err != nil {
 			return err
+		}
+		for i := range safeSteps {
+			safeSteps[i].Threshold = math.Ldexp(safeSteps[i].Threshold, k)
 		}
 	}
 	if *asJSONL {
@@ -195,12 +215,17 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 		}
 		return fmt.Errorf("interrupted: %d settled points written, %d thresholds left", len(pts), prog.total()-prog.count())
 	}
+	// The curve goes to stdout before the plot is drawn: it is the result
+	// the work was for, and a plot that can not be written must not cost it.
+	if err := b.commit(e.stdout); err != nil {
+		return err
+	}
 	if *plotPath != "" {
 		if err := plotCurve(*plotPath, curveTitle(p.Name), obj, pts, safeSteps); err != nil {
-			return err
+			return fmt.Errorf("the curve is on stdout, but --plot failed: %w", err)
 		}
 	}
-	return b.commit(e.stdout)
+	return nil
 }
 
 func curveTitle(name string) string {

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
+	"math"
 
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/polytope"
@@ -29,6 +27,7 @@ Example:
 
 func runExport(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "export", "export FILE --mps out.mps [--h H | --value V] [--json]", exportHelp)
+	load := loaderFlag(fs, e)
 	out := fs.String("mps", "", "output `file` (- for stdout)")
 	h := fs.Int("h", 0, "forbid pairs whose utility order is below `H`")
 	v := fs.Float64("value", 0, "forbid pairs whose utility is below `V`")
@@ -43,7 +42,10 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if *out == "-" && *asJSON {
 		return usagef("--json writes to stdout, and so does --mps -: give --mps a file")
 	}
-	p, err := loadProblem(e, pos[0])
+	if err := checkOutput("mps", *out); err != nil {
+		return err
+	}
+	p, err := load(pos[0])
 	if err != nil {
 		return err
 	}
@@ -71,6 +73,9 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		}
 		spec.Pattern = o.Pattern(*h)
 	case fs.isSet("value"):
+		if math.IsNaN(*v) || math.IsInf(*v, 0) {
+			return usagef("--value must be a finite utility, got %v", *v)
+		}
 		u, err := p.RequireUtility()
 		if err != nil {
 			return err
@@ -81,16 +86,11 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	if err := mod.LP.WriteMPS(&buf); err != nil {
+	if err := writeOutput(e, *out, mod.LP.WriteMPS); err != nil {
 		return err
 	}
 	if *out == "-" {
-		_, err = e.stdout.Write(buf.Bytes())
-		return err
-	}
-	if err := writeFileAtomic(*out, buf.Bytes()); err != nil {
-		return err
+		return nil
 	}
 	if *asJSON {
 		return writeJSON(e.stdout, exportJSON{File: *out, Rows: mod.LP.NumRows(), Columns: mod.LP.NumCols(),
@@ -106,28 +106,4 @@ func describeBudget(b mech.Budget) string {
 		return fmt.Sprintf("(%s, %s)-alip", num(b.EpsilonLower), num(b.EpsilonUpper))
 	}
 	return num(b.Epsilon) + "-" + string(b.Measure)
-}
-
-// writeFileAtomic writes data to a temporary file next to path and renames
-// it into place, so that a failure never leaves a half-written file.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".pmlopt-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
 }

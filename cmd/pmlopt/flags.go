@@ -4,7 +4,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+
+	"github.com/pmlopt/pmlopt/problem"
 )
 
 // flagSet wraps flag.FlagSet with the conventions of pmlopt: flags may come
@@ -25,15 +28,46 @@ func newFlagSet(e *env, name, usageLine, help string) *flagSet {
 
 func (fs *flagSet) printUsage(w io.Writer) {
 	fmt.Fprintf(w, "Usage: pmlopt %s\n\n%s\n\nFlags:\n", fs.usageLine, strings.TrimSpace(fs.help))
-	fs.SetOutput(w)
+	var b strings.Builder
+	fs.SetOutput(&b)
 	fs.PrintDefaults()
 	fs.SetOutput(io.Discard)
+	// NaN is how a number flag says "not given"; it is no default to show.
+	io.WriteString(w, strings.ReplaceAll(b.String(), " (default NaN)", ""))
+}
+
+// helpAsked reports whether args ask for help with -h although the command
+// has a flag named h (safe, export): a -h that ends the line or is not
+// followed by a number is a request for help, as in every other command.
+func (fs *flagSet) helpAsked(args []string) bool {
+	if fs.Lookup("h") == nil {
+		return false
+	}
+	for k, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a != "-h" && a != "--h" {
+			continue
+		}
+		if k+1 == len(args) {
+			return true
+		}
+		if _, err := strconv.ParseFloat(args[k+1], 64); err != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // parse parses args, allowing flags and positional arguments in any order,
 // and returns the positional arguments. It checks their number against
 // want (or at least min when want < 0).
 func (fs *flagSet) parse(args []string, want int) ([]string, error) {
+	if fs.helpAsked(args) {
+		fs.printUsage(fs.out)
+		return nil, errHelp
+	}
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -72,4 +106,16 @@ func (fs *flagSet) isSet(name string) bool {
 		}
 	})
 	return set
+}
+
+// loaderFlag adds --max-bytes to fs and returns the function that loads a
+// problem file within that size.
+func loaderFlag(fs *flagSet, e *env) func(path string) (*problem.Problem, error) {
+	limit := fs.Int64("max-bytes", problem.DefaultMaxBytes, "refuse a problem file (or standard input) larger than `N` bytes")
+	return func(path string) (*problem.Problem, error) {
+		if *limit <= 0 {
+			return nil, usagef("--max-bytes must be positive, got %d", *limit)
+		}
+		return loadProblemLimit(e, path, *limit)
+	}
 }

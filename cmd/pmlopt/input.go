@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -10,12 +11,25 @@ import (
 // loadProblem reads the problem file at path, or standard input when path
 // is "-" (YAML or JSON, told apart by the content).
 func loadProblem(e *env, path string) (*problem.Problem, error) {
+	return loadProblemLimit(e, path, problem.DefaultMaxBytes)
+}
+
+// loadProblemLimit is loadProblem refusing more than limit bytes, from a
+// file or from standard input alike.
+func loadProblemLimit(e *env, path string, limit int64) (*problem.Problem, error) {
 	if path != "-" {
-		return problem.Load(path)
+		p, err := problem.LoadLimit(path, limit)
+		if errors.Is(err, problem.ErrTooLarge) {
+			return nil, fmt.Errorf("%w (--max-bytes)", err)
+		}
+		return p, err
 	}
-	data, err := io.ReadAll(e.stdin)
+	data, err := io.ReadAll(io.LimitReader(e.stdin, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("standard input: %w", err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("standard input: %w: more than %d bytes (--max-bytes)", problem.ErrTooLarge, limit)
 	}
 	p, err := problem.Parse(data, problem.Auto)
 	if err != nil {

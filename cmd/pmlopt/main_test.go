@@ -369,3 +369,19 @@ func TestWarnOpenBrackets(t *testing.T) {
 	assert.NotContains(t, b.String(), "threshold 1:")
 	assert.Contains(t, b.String(), "threshold 2: ε* in [0.5, 0.500001], wider than --tol 1e-09")
 }
+
+func TestAuditKeepsAnUncertifiedBracket(t *testing.T) {
+	// Maximal α-leakage of this mechanism is not certified within 1e-7:
+	// the report is printed anyway, with the certified bracket and a note.
+	v := runJSON(t, "audit", td+"alpha-uncertified.yaml", "--json")
+	lo, up := v["maximal_alpha_leakage"].(float64), v["maximal_alpha_leakage_upper"].(float64)
+	assert.Less(t, lo, up)
+	assert.InDelta(t, 0.4379642, lo, 1e-6)
+	notes := v["notes"].([]any)
+	require.Len(t, notes, 1)
+	assert.Contains(t, notes[0], "maximal α-leakage not certified")
+	out, _, code := cli(t, "audit", td+"alpha-uncertified.yaml")
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "(not certified closer)")
+	assert.Contains(t, out, "note: maximal α-leakage not certified")
+}

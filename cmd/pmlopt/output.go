@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/pmlopt/pmlopt/internal/outfile"
 )
 
 // jfloat is a float64 that encodes ±Inf as the strings "inf" and "-inf"
@@ -120,4 +122,38 @@ type buffered struct {
 func (b *buffered) commit(w io.Writer) error {
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// checkOutput checks before the work starts that the file a flag names can
+// be written ("-" is stdout).
+func checkOutput(flag, path string) error {
+	if path == "-" {
+		return nil
+	}
+	if err := outfile.Check(path); err != nil {
+		return usagef("--%s %v", flag, err)
+	}
+	return nil
+}
+
+// writeOutput writes what write produces to path, or to stdout for "-",
+// through package outfile: complete or not at all.
+func writeOutput(e *env, path string, write func(io.Writer) error) error {
+	if path == "-" {
+		var b buffered
+		if err := write(&b); err != nil {
+			return err
+		}
+		return b.commit(e.stdout)
+	}
+	return outfile.Write(path, write)
+}
+
+// writeFileAtomic writes data to path through package outfile: complete
+// or not at all, symlinks written through, devices written directly.
+func writeFileAtomic(path string, data []byte) error {
+	return outfile.Write(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
 }

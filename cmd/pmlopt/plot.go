@@ -15,7 +15,7 @@ import (
 func checkPlotPath(path string) error {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".svg", ".png", ".pdf":
-		return nil
+		return checkOutput("plot", path)
 	}
 	return usagef("--plot: %q must end in .svg, .png or .pdf", path)
 }

@@ -40,6 +40,7 @@ type safeOutput struct {
 
 func runSafe(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "safe", "safe FILE (--h H | --epsilon E) [--out FILE] [--full] [--json]", safeHelp)
+	load := loaderFlag(fs, e)
 	h := fs.Int("h", 0, "worst-case utility order `H` in 1..M")
 	eps := fs.Float64("epsilon", math.NaN(), "PML budget `E` (nats); picks the largest h with ε_S(h) ≤ E")
 	asJSON := fs.Bool("json", false, "write JSON (keys h, epsilon, mechanism)")
@@ -49,7 +50,13 @@ func runSafe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := loadProblem(e, pos[0])
+	if *outPath != "" {
+		// The path is checked before the work, not after it.
+		if err := checkOutput("out", *outPath); err != nil {
+			return err
+		}
+	}
+	p, err := load(pos[0])
 	if err != nil {
 		return err
 	}

@@ -86,6 +86,7 @@ func optFloat(v float64) *jfloat {
 
 func runSolve(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "solve", "solve FILE [--objective O] [--measure M --epsilon E] [--solver S] [--tol T] [--out FILE] [--full] [--json]", solveHelp)
+	load := loaderFlag(fs, e)
 	getSolver := solverFlag(fs)
 	objective := fs.String("objective", "", "override the file's `objective`: worst-case-order, worst-case-value or expected-utility")
 	measure := fs.String("measure", "", "override the file's privacy `measure`: pml, lip or ldp (alip needs the file)")
@@ -99,11 +100,20 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if fs.isSet("objective") && *objective == "" {
+		return usagef("--objective is empty; give worst-case-order, worst-case-value or expected-utility")
+	}
 	slv, err := getSolver()
 	if err != nil {
 		return err
 	}
-	p, err := loadProblem(e, pos[0])
+	if *out != "" {
+		// The path is checked before the work, not after it.
+		if err := checkOutput("out", *out); err != nil {
+			return err
+		}
+	}
+	p, err := load(pos[0])
 	if err != nil {
 		return err
 	}
@@ -119,11 +129,22 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 		}
 		return runJoint(ctx, e, p, f, pmlopt.Options{Solver: slv, Tol: *tol}, *asJSON)
 	}
-	sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{Solver: slv, Tol: *tol,
+	// The engines see utilities scaled to magnitude 1, exactly (a copy:
+	// --out writes the file's own); the values are reported in the file's
+	// units.
+	q := *p
+	k, err := q.ScaleUtility()
+	if err != nil {
+		return fmt.Errorf("%s: %w", pos[0], err)
+	}
+	sol, err := pmlopt.Solve(ctx, &q, pmlopt.Options{Solver: slv, Tol: *tol,
 		Notify: func(msg string) { fmt.Fprintf(e.stderr, "pmlopt solve: %s\n", msg) }})
 	if err != nil {
 		return err
 	}
+	sol.WorstCaseValue = math.Ldexp(sol.WorstCaseValue, k)
+	sol.ExpectedUtility = math.Ldexp(sol.ExpectedUtility, k)
+	sol.ExpectedUtilityBound = math.Ldexp(sol.ExpectedUtilityBound, k)
 	if *out != "" {
 		if err := writeSolved(*out, p, sol.Mechanism); err != nil {
 			return err
@@ -217,8 +238,8 @@ func applyOverrides(p *problem.Problem, objective, measure string, eps float64, 
 		b.Measure = m
 	}
 	if epsSet {
-		if math.IsNaN(eps) || eps < 0 || math.IsInf(eps, 0) {
-			return usagef("--epsilon must be a finite non-negative number, got %v", eps)
+		if !(eps >= 0 && eps <= problem.MaxEpsilon) {
+			return usagef("--epsilon must be a number in [0, %g], got %v", float64(problem.MaxEpsilon), eps)
 		}
 		if b.Measure == mech.ALIP {
 			return usagef("--epsilon does not apply to an alip budget; edit epsilon_lower/epsilon_upper in the file")

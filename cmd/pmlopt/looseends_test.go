@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestLooseEnds covers the small command-line failures of issue 22, one
+// row each: exit status and the message.
+func TestLooseEnds(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		out  string // in stdout
+		msg  string // in stderr
+	}{
+		{"safe -h is help", []string{"safe", "-h"}, exitOK, "Usage: pmlopt safe", ""},
+		{"safe FILE -h is help", []string{"safe", td + "counting-query.yaml", "-h"}, exitOK, "Usage: pmlopt safe", ""},
+		{"export -h is help", []string{"export", "-h"}, exitOK, "Usage: pmlopt export", ""},
+		{"safe -h 3 is the order", []string{"safe", td + "counting-query.yaml", "-h", "3"}, exitOK, "M*(3)", ""},
+		{"curve --tol inf", []string{"curve", td + "counting-query.yaml", "--tol", "inf"}, exitUsage, "", "--tol must be a positive number, got +Inf"},
+		{"solve --tol inf", []string{"solve", td + "counting-query.yaml", "--tol", "inf"}, exitUsage, "", "--tol must be a positive number, got +Inf"},
+		{"export --value NaN", []string{"export", td + "expected-utility.yaml", "--mps", "-", "--value", "NaN"}, exitUsage, "", "--value must be a finite utility, got NaN"},
+		{"empty --objective", []string{"solve", td + "counting-query.yaml", "--objective", ""}, exitUsage, "", "--objective is empty"},
+	} {
+		out, stderr, code := cli(t, c.args...)
+		assert.Equal(t, c.code, code, "%s: %s", c.name, stderr)
+		assert.Contains(t, out, c.out, c.name)
+		assert.Contains(t, stderr, c.msg, c.name)
+	}
+	for _, c := range commands {
+		out, _, _ := cli(t, c.name, "--help")
+		assert.NotContains(t, out, "NaN", "%s --help", c.name)
+	}
+}
+
+// TestZeroLevelIsShown checks that a guarantee of level 0 keeps its level in
+// convert --json and in audit's implied block (omitempty dropped it).
+func TestZeroLevelIsShown(t *testing.T) {
+	v := runJSON(t, "convert", "--from", "pml", "--epsilon", "0", "--pmin", "0.2", "--json")
+	from := v["from"].(map[string]any)
+	assert.Equal(t, 0.0, from["epsilon"])
+	for _, x := range v["implied"].([]any) {
+		im := x.(map[string]any)
+		if im["holds"] == true && im["measure"] != "alip" {
+			_, ok := im["epsilon"]
+			assert.True(t, ok, "%v", im)
+		}
+	}
+	// A mechanism that ignores its input has PML 0: every implied
+	// guarantee that holds shows its level.
+	path := filepath.Join(t.TempDir(), "constant.yaml")
+	require.NoError(t, os.WriteFile(path, []byte("prior: [0.5, 0.5]\nmechanism: [[0.5, 0.5], [0.5, 0.5]]\n"), 0o644))
+	out, stderr, code := cli(t, "audit", path, "--json")
+	require.Equal(t, 0, code, stderr)
+	var a map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &a))
+	assert.Equal(t, 0.0, a["pml"])
+	shown := 0
+	for from, list := range a["implied"].(map[string]any) {
+		for _, x := range list.([]any) {
+			im := x.(map[string]any)
+			if im["holds"] != true {
+				continue
+			}
+			if im["measure"] == "alip" {
+				assert.Contains(t, im, "epsilon_lower", from)
+				assert.Contains(t, im, "epsilon_upper", from)
+			} else {
+				assert.Contains(t, im, "epsilon", from)
+			}
+			shown++
+		}
+	}
+	assert.Positive(t, shown)
+}
+
+// TestAuditStopsOnSignal runs audit under a context a signal has already
+// cancelled: the maximisation of α-leakage watches it, and the command
+// exits 130 as a shell reports SIGINT.
+func TestAuditStopsOnSignal(t *testing.T) {
+	path, _ := randomProblem(t, 40)
+	// randomProblem gives a utility; audit needs a mechanism: use the
+	// utility-safe one of the same file.
+	v := runJSON(t, "safe", path, "--h", "10", "--json")
+	f := filepath.Join(t.TempDir(), "m.json")
+	src, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var p map[string]any
+	require.NoError(t, json.Unmarshal(src, &p))
+	require.NoError(t, os.WriteFile(f, mustJSON(t, map[string]any{"prior": p["prior"], "mechanism": v["mechanism"]}), 0o644))
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(&stopped{sig: os.Interrupt})
+	var out, errb strings.Builder
+	code := run(ctx, []string{"audit", f}, &env{stdout: &out, stderr: &errb, stdin: strings.NewReader("")})
+	assert.Equal(t, exitSignal+2, code, errb.String())
+	assert.Contains(t, errb.String(), "pmlopt audit: stopped by SIGINT")
+	assert.Empty(t, out.String())
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return b
+}

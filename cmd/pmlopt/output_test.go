@@ -1,0 +1,180 @@
+package main
+
+import (
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const previous = "previous content\n"
+
+// outputCase is one output path pmlopt is asked to write.
+type outputCase struct {
+	name   string
+	target func(t *testing.T, dir string) string // prepares the path to give
+	code   int
+	msg    string // the one line on stderr, %s standing for the path
+	kept   string // a file that must still hold the previous content, "" for none
+}
+
+func outputCases() []outputCase {
+	prev := func(t *testing.T, path string) {
+		require.NoError(t, os.WriteFile(path, []byte(previous), 0o644))
+	}
+	return []outputCase{
+		{name: "directory", target: func(t *testing.T, dir string) string {
+			p := filepath.Join(dir, "d.svg")
+			require.NoError(t, os.Mkdir(p, 0o755))
+			return p
+		}, code: exitUsage, msg: "%s: is a directory"},
+		{name: "missing directory", target: func(t *testing.T, dir string) string {
+			return filepath.Join(dir, "no", "out.svg")
+		}, code: exitUsage, msg: "%s: directory " + "%d" + " does not exist"},
+		{name: "full device", target: func(t *testing.T, dir string) string {
+			if _, err := os.Stat("/dev/full"); err != nil {
+				t.Skip("no /dev/full")
+			}
+			return "/dev/full"
+		}, code: exitError, msg: "%s: write: no space left on device"},
+		{name: "symlink to a full device", target: func(t *testing.T, dir string) string {
+			if _, err := os.Stat("/dev/full"); err != nil {
+				t.Skip("no /dev/full")
+			}
+			p := filepath.Join(dir, "full.svg")
+			require.NoError(t, os.Symlink("/dev/full", p))
+			return p
+		}, code: exitError, msg: "%s: write: no space left on device"},
+		{name: "read-only directory", target: func(t *testing.T, dir string) string {
+			if os.Geteuid() == 0 {
+				t.Skip("root writes into a read-only directory")
+			}
+			ro := filepath.Join(dir, "ro")
+			require.NoError(t, os.Mkdir(ro, 0o755))
+			p := filepath.Join(ro, "out.svg")
+			prev(t, p)
+			require.NoError(t, os.Chmod(ro, 0o555))
+			t.Cleanup(func() { os.Chmod(ro, 0o755) })
+			return p
+		}, code: exitUsage, msg: "%s: directory %d is not writable: permission denied", kept: "out"},
+	}
+}
+
+// expand fills the message's %s with path and %d with its directory.
+func expand(msg, path string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(msg, "%s", path), "%d", filepath.Dir(path))
+}
+
+// TestOutputPathsFailCleanly gives curve --plot and export --mps paths that
+// can not be written: each is refused with one line naming the path the
+// user gave, the exit status says why, and the file there is not clobbered.
+func TestOutputPathsFailCleanly(t *testing.T) {
+	for _, tc := range outputCases() {
+		for _, cmd := range [][]string{
+			{"curve", td + "counting-query.yaml", "--quiet", "--plot"},
+			{"export", td + "expected-utility.yaml", "--mps"},
+		} {
+			t.Run(cmd[0]+"/"+tc.name, func(t *testing.T) {
+				path := tc.target(t, t.TempDir())
+				if cmd[0] == "curve" && filepath.Ext(path) != ".svg" {
+					t.Skip("--plot takes its format from the extension")
+				}
+				stdout, stderr, code := cli(t, append(cmd, path)...)
+				assert.Equal(t, tc.code, code, stderr)
+				line := strings.SplitN(stderr, "\n", 2)[0]
+				assert.True(t, strings.HasSuffix(line, expand(tc.msg, path)), "stderr: %s", stderr)
+				assert.NotContains(t, stderr, ".tmp")
+				if cmd[0] == "curve" && tc.code == exitError {
+					// The work is done and on stdout; only the plot failed.
+					assert.Contains(t, stdout, "7 points")
+				}
+				if tc.kept != "" {
+					b, err := os.ReadFile(path)
+					require.NoError(t, err)
+					assert.Equal(t, previous, string(b))
+				}
+				if strings.HasPrefix(path, "/dev/") {
+					fi, err := os.Stat(path)
+					require.NoError(t, err)
+					assert.NotZero(t, fi.Mode()&fs.ModeCharDevice, "%s is still a device", path)
+				}
+			})
+		}
+	}
+}
+
+// TestOutputThroughSymlinkAndDevNull writes a plot and an MPS file through a
+// symbolic link (the link stays, the file it names is replaced) and to
+// /dev/null (which stays a device).
+func TestOutputThroughSymlinkAndDevNull(t *testing.T) {
+	for _, cmd := range [][]string{
+		{"curve", td + "counting-query.yaml", "--quiet", "--plot"},
+		{"export", td + "expected-utility.yaml", "--mps"},
+	} {
+		dir := t.TempDir()
+		real := filepath.Join(dir, "real.svg")
+		require.NoError(t, os.WriteFile(real, []byte(previous), 0o600))
+		link := filepath.Join(dir, "link.svg")
+		require.NoError(t, os.Symlink("real.svg", link))
+		_, stderr, code := cli(t, append(cmd, link)...)
+		require.Equal(t, 0, code, stderr)
+		fi, err := os.Lstat(link)
+		require.NoError(t, err)
+		assert.NotZero(t, fi.Mode()&fs.ModeSymlink, "the link is kept")
+		b, err := os.ReadFile(real)
+		require.NoError(t, err)
+		assert.Greater(t, len(b), 500)
+		st, err := os.Stat(real)
+		require.NoError(t, err)
+		assert.Equal(t, fs.FileMode(0o600), st.Mode().Perm(), "a replaced file keeps its mode")
+		entries, err := os.ReadDir(dir)
+		require.NoError(t, err)
+		assert.Len(t, entries, 2, "no temporary file is left")
+
+		if cmd[0] == "export" {
+			_, stderr, code = cli(t, append(cmd, os.DevNull)...)
+			require.Equal(t, 0, code, stderr)
+			fi, err = os.Stat(os.DevNull)
+			require.NoError(t, err)
+			assert.NotZero(t, fi.Mode()&fs.ModeCharDevice)
+		}
+	}
+}
+
+// TestOutputFileSizeLimit runs pmlopt in a shell whose file size limit
+// (ulimit -f, in 512-byte blocks) is smaller than the output: the write
+// fails as on a full disk, the previous file is intact, and no temporary
+// file is left.
+func TestOutputFileSizeLimit(t *testing.T) {
+	bin := buildCLI(t)
+	abs, err := filepath.Abs(td)
+	require.NoError(t, err)
+	for _, cmd := range []string{
+		"curve " + abs + "/counting-query.yaml --quiet --plot out.svg",
+		"export " + abs + "/expected-utility.yaml --mps out.svg",
+	} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "out.svg")
+		require.NoError(t, os.WriteFile(path, []byte(previous), 0o644))
+		c := exec.Command("sh", "-c", "ulimit -f 1 && exec "+bin+" "+cmd)
+		c.Dir = dir
+		var stderr strings.Builder
+		c.Stderr = &stderr
+		err := c.Run()
+		var ee *exec.ExitError
+		require.ErrorAs(t, err, &ee, "stderr: %s", stderr.String())
+		assert.Equal(t, exitError, ee.ExitCode())
+		assert.Contains(t, stderr.String(), "out.svg: write: file too large")
+		b, err := os.ReadFile(path)
+		require.NoError(t, err)
+		assert.Equal(t, previous, string(b))
+		entries, err := os.ReadDir(dir)
+		require.NoError(t, err)
+		assert.Len(t, entries, 1)
+	}
+}
