@@ -159,10 +159,13 @@ func families(ctx context.Context, cfg Config) (*Families, error) {
 	failed := map[string]int{} // family/task/backend → size where it failed
 	for _, n := range res.Sizes {
 		for _, f := range fams {
-			for _, b := range cfg.Solvers {
+			for _, b := range append(append([]string(nil), cfg.Solvers...), defaultBackend) {
 				for _, task := range famTasks {
 					if cfg.FamilyTasks != nil && !contains(cfg.FamilyTasks, task) {
 						continue
+					}
+					if b == defaultBackend && (task == "order" || task == "value") {
+						continue // the curves' default is solver.Auto(), a row of its own
 					}
 					if ctx.Err() != nil {
 						return nil, ctx.Err()
@@ -302,9 +305,11 @@ func famRun(ctx context.Context, job FamJob) FamRun {
 	}
 	_, r.M = in.Utility.Dims()
 	r.PMin = in.Prior.Min()
-	sv, err := solver.Get(job.Backend)
-	if err != nil {
-		return fail(err)
+	var sv solver.Solver // nil: pmlopt's default pipeline, no LP engine named
+	if job.Backend != defaultBackend {
+		if sv, err = solver.Get(job.Backend); err != nil {
+			return fail(err)
+		}
 	}
 	cctx, cancel := context.WithTimeout(ctx, job.Budget)
 	defer cancel()
@@ -354,12 +359,18 @@ func famRun(ctx context.Context, job FamJob) FamRun {
 	}
 	r.Status, r.LPs, r.Value = "ok", sol.LPSolves, sol.ExpectedUtility
 	r.Method = "full LP"
-	if b.Measure == mech.PML && !math.IsNaN(sol.ExpectedUtilityBound) {
+	if sol.Solver == "ipm" || (b.Measure == mech.PML && !math.IsNaN(sol.ExpectedUtilityBound)) {
 		r.Method = "ipm"
 	}
 	r.Excess = famExcess(in.Prior, sol.Mechanism, b)
 	return r
 }
+
+// defaultBackend names the expected-utility runs of pmlopt.Solve with no
+// backend named (Options.Solver nil), as `pmlopt solve` runs by default:
+// the structured interior point and its vertex for every measure, the
+// full LP only when that fails to certify.
+const defaultBackend = "default"
 
 func famBudget(task string) (mech.Budget, error) {
 	switch task {
