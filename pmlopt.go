@@ -274,6 +274,12 @@ func Curve(ctx context.Context, p *problem.Problem, objective problem.Objective,
 // Audit computes every measure of docs/theory.md §2 for p's prior and mechanism, with
 // maximal α-leakage, (α,β)-leakage and LRDP at the given orders.
 func Audit(p *problem.Problem, alpha, beta float64) (leakage.Report, error) {
+	return AuditContext(context.Background(), p, alpha, beta)
+}
+
+// AuditContext is Audit stopping when ctx ends: maximal α- and
+// (α,β)-leakage are maximisations that take seconds at a thousand letters.
+func AuditContext(ctx context.Context, p *problem.Problem, alpha, beta float64) (leakage.Report, error) {
 	if err := check(p); err != nil {
 		return leakage.Report{}, err
 	}
@@ -281,5 +287,5 @@ func Audit(p *problem.Problem, alpha, beta float64) (leakage.Report, error) {
 	if err != nil {
 		return leakage.Report{}, err
 	}
-	return leakage.Audit(p.Prior, m, alpha, beta)
+	return leakage.AuditContext(ctx, p.Prior, m, alpha, beta)
 }

@@ -426,3 +426,16 @@ func TestExpectedUtilityOnSupport(t *testing.T) {
 	assert.True(t, math.IsNaN(sol.ExpectedUtilityBound), "the full LP reports no bound")
 	assert.InDelta(t, full.ExpectedUtility, sol.ExpectedUtility, 1e-9)
 }
+
+// AuditContext stops on a cancelled context instead of computing the
+// maximisations.
+func TestAuditContextCancelled(t *testing.T) {
+	p, err := pmlopt.LoadProblem("testdata/eye-colour.json")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = pmlopt.AuditContext(ctx, p, 2, 1)
+	require.ErrorIs(t, err, context.Canceled)
+	_, err = pmlopt.AuditContext(context.Background(), p, 2, 1)
+	require.NoError(t, err)
+}
