@@ -83,8 +83,8 @@ func runNew(ctx context.Context, e *env, args []string) error {
 	gridW, gridH := 0, 0
 	switch {
 	case fs.isSet("letters"):
-		if *letters < 1 {
-			return usagef("--letters must be at least 1, got %d", *letters)
+		if *letters < 1 || *letters > maxLetters {
+			return usagef("--letters must be between 1 and %d, got %d", maxLetters, *letters)
 		}
 		p.Inputs = indexLabels(*letters)
 	case *labels != "":
@@ -126,13 +126,17 @@ func runNew(ctx context.Context, e *env, args []string) error {
 			return usagef("--outputs does not apply to --grid: the outputs are the grid's cells")
 		}
 		if m, err := strconv.Atoi(*outputs); err == nil {
-			if m < 1 {
-				return usagef("--outputs must be at least 1, got %d", m)
+			if m < 1 || m > maxLetters {
+				return usagef("--outputs must be between 1 and %d, got %d", maxLetters, m)
 			}
 			p.Outputs = indexLabels(m)
 		} else {
 			p.Outputs = splitLabels(*outputs)
 		}
+	}
+
+	if n, m := len(p.Inputs), len(p.Outputs); n > maxLetters || m > maxLetters {
+		return usagef("%d inputs and %d outputs: pmlopt new writes at most %d of each (the utility alone would be %d×%d)", n, m, maxLetters, n, m)
 	}
 
 	// 2. The prior.
@@ -211,6 +215,9 @@ func parseGrid(s string) (w, h int, err error) {
 	if !ok || err != nil || w < 1 || h < 1 {
 		return 0, 0, usagef("--grid wants WxH with positive integers, such as 4x3; got %q", s)
 	}
+	if w > maxLetters/h {
+		return 0, 0, usagef("--grid %s has %d cells: at most %d", s, w*h, maxLetters)
+	}
 	return w, h, nil
 }
 
@@ -231,6 +238,11 @@ func countsOf(inputs, values []string, cs []float64, path, column string) ([]flo
 	}
 	return counts, nil
 }
+
+// maxLetters bounds the inputs and outputs of a generated problem: a
+// 4096×4096 utility is a file of a few hundred megabytes, the size limit
+// of the loaders.
+const maxLetters = 4096
 
 // namedPrior is the prior --prior names on n letters.
 func namedPrior(spec string, n int) (mech.Prior, error) {
