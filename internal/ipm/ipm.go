@@ -68,7 +68,7 @@ const AcceptedGap = 1e-8
 // Result is an optimal mechanism with its certificate.
 type Result struct {
 	// Mechanism has PML at most Epsilon (up to rounding), rows that sum
-	// to 1 within 1e-12, and expected utility Value.
+	// to 1 within certify.RowSumTol, and expected utility Value.
 	Mechanism mech.Mechanism
 	Value     float64
 	// Bound is an upper bound on the optimum, proven by
@@ -229,7 +229,7 @@ func normalised(pi mech.Prior) mech.Prior {
 // valid reports that the result's bracket is a bracket: its bound is not
 // below its value beyond rounding, and its rows sum to 1.
 func (r *Result) valid() bool {
-	if !(r.Bound >= r.Value-1e-12*math.Max(1, math.Abs(r.Value))) {
+	if !(r.Bound >= r.Value-boundSlack*math.Max(1, math.Abs(r.Value))) {
 		return false
 	}
 	return certify.RowsSumToOne(r.Mechanism)
@@ -728,7 +728,3 @@ func (w *workspace) startOnMarginals() {
 	}
 	w.setSlacks()
 }
-
-// unitRoundoff is 2^−53, the relative rounding error of one float64
-// operation.
-const unitRoundoff = 0x1p-53

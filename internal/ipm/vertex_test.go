@@ -56,18 +56,17 @@ func uniformPrior(n int) mech.Prior {
 }
 
 // checkVertex audits a result of Vertex: rows sum to 1, every entry is 0
-// or at least DustEntry, the PML is at most ε with no tolerance (at ε = 0
-// within auditRounding), the value
-// is the mechanism's, the bound is UpperBound's for Alpha and brackets the
-// value within the accepted gap, and the mechanism is a vertex of the
-// ε-PML polytope (isVertex).
+// or at least certify.DustEntry, the PML is at most ε with no tolerance
+// (at ε = 0 within auditRounding), the value is the mechanism's, the bound
+// is UpperBound's for Alpha and brackets the value within the accepted gap,
+// and the mechanism is a vertex of the ε-PML polytope (isVertex).
 func checkVertex(t *testing.T, p Problem, r *Result) {
 	t.Helper()
 	p.Prior = normalised(p.Prior) // what Vertex works with
 	for i, row := range r.Mechanism {
 		s := 0.0
 		for j, v := range row {
-			if v != 0 && !(v >= DustEntry) {
+			if v != 0 && !(v >= certify.DustEntry) {
 				t.Fatalf("p[%d][%d] = %g: dust", i, j, v)
 			}
 			s += v
