@@ -72,6 +72,9 @@ func Vertex(p Problem, r *Result) (*Result, error) {
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
+	if r == nil || !sameDims(r.Mechanism, p.Utility) {
+		return nil, fmt.Errorf("%w: no point of the problem's shape to start from", ErrNoVertex)
+	}
 	p.Prior = normalised(p.Prior)
 	var last error = ErrNoVertex
 	eps := math.Max(0, p.Epsilon*(1-budgetShrink)-budgetShrink)
@@ -96,6 +99,20 @@ func Vertex(p Problem, r *Result) (*Result, error) {
 		last = err
 	}
 	return nil, last
+}
+
+// sameDims reports whether x is a rectangular mechanism of u's shape.
+func sameDims(x mech.Mechanism, u mech.Utility) bool {
+	n, m := u.Dims()
+	if len(x) != n {
+		return false
+	}
+	for _, row := range x {
+		if len(row) != m {
+			return false
+		}
+	}
+	return true
 }
 
 // thresholdFace reads a face off the entries of x: the pairs above entry,

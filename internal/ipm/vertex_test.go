@@ -1,6 +1,7 @@
 package ipm
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -302,5 +303,28 @@ func TestVertexMatchesTheLP(t *testing.T) {
 		if want := lpOptimum(t, solver.Revised(), p); math.Abs(r.Value-want) > 1e-9*math.Max(1, math.Abs(want)) {
 			t.Errorf("trial %d (%d×%d, ε = %g): vertex %.15g, LP %.15g", trial, n, m, eps, r.Value, want)
 		}
+	}
+}
+
+// TestVertexRejectsForeignPoints: Vertex is given a point to start from; a
+// nil one, or one of another problem's shape, is an error, not a panic.
+func TestVertexRejectsForeignPoints(t *testing.T) {
+	p := Problem{Prior: mech.Prior{0.5, 0.5}, Utility: mech.Utility{{1, 0}, {0, 1}}, Epsilon: 1}
+	for name, r := range map[string]*Result{
+		"nil":     nil,
+		"3 rows":  {Mechanism: mech.Mechanism{{1, 0}, {0, 1}, {1, 0}}},
+		"ragged":  {Mechanism: mech.Mechanism{{1, 0}, {1}}},
+		"no rows": {},
+	} {
+		func() {
+			defer func() {
+				if e := recover(); e != nil {
+					t.Errorf("%s: panic %v", name, e)
+				}
+			}()
+			if _, err := Vertex(p, r); !errors.Is(err, ErrNoVertex) {
+				t.Errorf("%s: error %v, want ErrNoVertex", name, err)
+			}
+		}()
 	}
 }
