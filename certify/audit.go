@@ -20,7 +20,8 @@ type Report struct {
 
 // Audit measures the mechanism m over the prior pi with the budget's
 // measure (leakage.PML, LIP, LDP or ALIP), and fails if it exceeds the
-// budget by more than AuditTol.
+// budget by more than AuditTol, or if the level or the budget is NaN (a
+// mechanism with a NaN entry measures NaN, which no budget admits).
 func Audit(pi mech.Prior, m mech.Mechanism, b mech.Budget) (Report, error) {
 	var r Report
 	var limit float64
@@ -34,14 +35,14 @@ func Audit(pi mech.Prior, m mech.Mechanism, b mech.Budget) (Report, error) {
 		r.Level, limit = leakage.LDP(pi, m), b.Epsilon
 	case mech.ALIP:
 		r.ALIPLower, r.Level = leakage.ALIP(pi, m)
-		if excess = r.ALIPLower - b.EpsilonLower; excess > AuditTol {
+		if excess = r.ALIPLower - b.EpsilonLower; !(excess <= AuditTol) {
 			return Report{}, fmt.Errorf("audit: the solver's mechanism has ALIP ε_l = %g above the budget %g", r.ALIPLower, b.EpsilonLower)
 		}
 		limit = b.EpsilonUpper
 	default:
 		return Report{}, fmt.Errorf("privacy.measure: unknown %q", b.Measure)
 	}
-	if r.Level > limit+AuditTol {
+	if !(r.Level <= limit+AuditTol) {
 		return Report{}, fmt.Errorf("audit: the solver's mechanism has %s %g above the budget %g", b.Measure, r.Level, limit)
 	}
 	r.Excess = math.Max(excess, r.Level-limit)

@@ -85,3 +85,23 @@ func TestRatioUpperBoundOtherMeasure(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditRefusesNaN: a mechanism with a NaN entry measures NaN under
+// every measure, and a NaN budget admits nothing; comparisons with NaN are
+// false, so "above the budget" must be tested as "not within it".
+func TestAuditRefusesNaN(t *testing.T) {
+	pi := mech.Prior{0.5, 0.5}
+	budgets := []mech.Budget{{Measure: mech.PML, Epsilon: 1}, {Measure: mech.LIP, Epsilon: 1},
+		{Measure: mech.LDP, Epsilon: 1}, {Measure: mech.ALIP, EpsilonLower: 1, EpsilonUpper: 1}}
+	for _, b := range budgets {
+		if _, err := certify.Audit(pi, mech.Mechanism{{math.NaN(), 1}, {0.5, 0.5}}, b); err == nil {
+			t.Errorf("%v: a mechanism with a NaN entry passed the audit", b)
+		}
+		if _, err := certify.Audit(pi, mech.Mechanism{{0.5, 0.5}, {0.5, 0.5}}, b); err != nil {
+			t.Errorf("%v: the constant mechanism failed the audit: %v", b, err)
+		}
+	}
+	if _, err := certify.Audit(pi, mech.Mechanism{{0.5, 0.5}, {0.5, 0.5}}, mech.Budget{Measure: mech.PML, Epsilon: math.NaN()}); err == nil {
+		t.Error("a NaN budget admitted a mechanism")
+	}
+}
