@@ -105,3 +105,30 @@ func TestAuditRefusesNaN(t *testing.T) {
 		t.Error("a NaN budget admitted a mechanism")
 	}
 }
+
+// TestAuditRefusesMisshapenMechanisms: Audit and Within measure a
+// mechanism of one row per letter; another shape is an error (not ok),
+// not an index panic in package leakage.
+func TestAuditRefusesMisshapenMechanisms(t *testing.T) {
+	pi := mech.Prior{0.5, 0.5}
+	for name, m := range map[string]mech.Mechanism{
+		"3 rows": {{1, 0}, {0, 1}, {1, 0}},
+		"1 row":  {{1, 0}},
+		"ragged": {{1, 0}, {1}},
+		"empty":  {},
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("%s: panic %v", name, r)
+				}
+			}()
+			if _, err := certify.Audit(pi, m, mech.Budget{Measure: mech.PML, Epsilon: 1}); err == nil {
+				t.Errorf("%s: passed the audit", name)
+			}
+			if a, ok := certify.Within(pi, m, 1); ok {
+				t.Errorf("%s: within at PML %g", name, a)
+			}
+		}()
+	}
+}
