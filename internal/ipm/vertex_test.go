@@ -79,15 +79,7 @@ func checkVertex(t *testing.T, p Problem, r *Result) {
 	if a := leakage.PML(p.Prior, r.Mechanism); a > p.Epsilon && (p.Epsilon > 0 || a > auditRounding) {
 		t.Fatalf("PML %.17g exceeds the budget %g", a, p.Epsilon)
 	}
-	if v := p.Utility.ExpectedUtility(p.Prior, r.Mechanism); v != r.Value {
-		t.Fatalf("Value %.17g, the mechanism's expected utility %.17g", r.Value, v)
-	}
-	if b := certify.UpperBound(p.Prior, p.Utility, nil, p.Epsilon, r.Alpha); b != r.Bound {
-		t.Fatalf("Bound %.17g, UpperBound of Alpha %.17g", r.Bound, b)
-	}
-	if !(r.Bound >= r.Value) || r.Bound-r.Value > AcceptedGap*math.Max(1, math.Abs(r.Value)) {
-		t.Fatalf("certificate [%.17g, %.17g] is not within the gap", r.Value, r.Bound)
-	}
+	checkCertificate(t, p, r)
 	if !isVertex(p.Prior, r.Mechanism, p.Epsilon) {
 		t.Fatalf("the mechanism is not a vertex of the ε-PML polytope (ε = %g): %v prior %v", p.Epsilon, r.Mechanism, p.Prior)
 	}
