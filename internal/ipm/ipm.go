@@ -360,6 +360,9 @@ func newWorkspace(pi mech.Prior, u mech.Utility, st structure, fm capForm) *work
 			top = math.Max(top, w.p[k])
 		}
 		w.t[j] = 2*top + 1/float64(m)
+		if w.separate() {
+			w.t[j] = 3 / float64(m) // see startOnMarginals
+		}
 	}
 	w.setSlacks()
 	for k := range w.z {
@@ -460,7 +463,11 @@ func (w *workspace) factor() error {
 			w.v1[k], w.v2[k] = w.g[k]*d, pi*d
 			epd += pi * w.v1[k]
 			ppd += pi * w.v2[k]
-			es += w.e[k] * d * w.z[k] / w.r[k] // e f d
+			if w.separate() { // e f d, in each form's order (startOnMarginals)
+				es += w.e[k] * w.f[k] * d
+			} else {
+				es += w.e[k] * d * w.z[k] / w.r[k]
+			}
 			w.rowSumD[st.row[k]] += d
 		}
 		es *= (1 - kap) * (1 - kap)
@@ -712,6 +719,15 @@ func (w *workspace) face() *face {
 // with it: at a large ε the default start lies e^ε away from the marginal
 // rows, from where the iterations stall short of the gap (13 of 1 400
 // small random ε-PML instances at ε = 7 to 30; none from this start).
+//
+// The start is the same for both forms in exact arithmetic (every row
+// spread evenly: t_j = 3/M, q_j = 1/M), but each form computes it as its
+// tests were run with (ε-PML: 2/M + 1/M and Σ_i π_i/M; with lower caps:
+// 3/M and 1/M), because the iterations are sensitive to its last bits: on
+// the 5-letter LDP instance of TestExpectedUtilityRandomAcrossBackends
+// one start certifies to 1e-13 and the other breaks down at a gap of
+// 1.6e-8. The products e f d of factor are likewise summed in each form's
+// order.
 func (w *workspace) startOnMarginals() {
 	st := w.st
 	if !w.form.marg || !(w.form.mu > 0) {
@@ -722,8 +738,12 @@ func (w *workspace) startOnMarginals() {
 		for k := st.colStart[j]; k < st.colStart[j+1]; k++ {
 			q += w.pi[st.row[k]] * w.p[k]
 		}
-		if q > 0 && q/w.form.mu > w.t[j] {
-			w.t[j] = q / w.form.mu
+		lift := q / w.form.mu
+		if w.separate() {
+			lift = 1 / (float64(st.m) * w.form.mu)
+		}
+		if q > 0 && lift > w.t[j] {
+			w.t[j] = lift
 		}
 	}
 	w.setSlacks()
