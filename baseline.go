@@ -31,7 +31,9 @@ var Baselines = []Baseline{RandomizedResponse, Exponential, Extremal, UtilitySaf
 // in floating point.
 const calibrationRelTol = 1e-13
 
-// BaselineSolution is a closed-form mechanism calibrated to a budget.
+// BaselineSolution is a closed-form mechanism calibrated to a budget. Its
+// EpsilonLower is 0 for the worst-case objectives (a closed form certifies
+// no least ε) and Epsilon for expected utility, as for Solve.
 type BaselineSolution struct {
 	Solution
 	Kind Baseline
@@ -246,6 +248,12 @@ func finishBaseline(p *problem.Problem, b mech.Budget, sol *BaselineSolution, q 
 		sol.Epsilon = measureLevel(p.Prior, q, b.Measure)
 	}
 	sol.EpsilonLower, sol.ExpectedUtilityBound, sol.Solver = sol.Epsilon, math.NaN(), "closed form"
+	if sol.Objective == problem.WorstCaseOrder || sol.Objective == problem.WorstCaseValue {
+		// A closed form proves nothing about the least ε of its worst
+		// case (randomized response reaches order 1, whose ε* is 0, at
+		// its ε̄-dependent level): the only certified lower end is 0.
+		sol.EpsilonLower = 0
+	}
 	describe(p, &sol.Solution)
 	return sol
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmlopt/pmlopt"
+	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
@@ -88,4 +89,20 @@ func TestBaselineALIPIsTight(t *testing.T) {
 	lo2, up2 := leakage.ALIP(p.Prior, q)
 	assert.True(t, lo2 > b.EpsilonLower || up2 > b.EpsilonUpper, "ε̄ = %v is not the largest", sol.Parameter)
 	assert.GreaterOrEqual(t, sol.Parameter, sol.Start)
+}
+
+// TestBaselineClaimsNoLeastEpsilon: a baseline's EpsilonLower is read as a
+// certified lower bound on the least ε of its worst case; randomized
+// response on example 1 uses every pair (worst-case order 1, ε* = 0 by a
+// constant mechanism), so it must not claim its own level.
+func TestBaselineClaimsNoLeastEpsilon(t *testing.T) {
+	p, err := problem.Load("testdata/example1.yaml")
+	require.NoError(t, err)
+	for _, kind := range []pmlopt.Baseline{pmlopt.RandomizedResponse, pmlopt.Extremal, pmlopt.UtilitySafe} {
+		sol, err := pmlopt.SolveBaseline(context.Background(), p, kind)
+		require.NoError(t, err)
+		r, err := bisect.LeastEpsilon(context.Background(), p.Prior, p.Order.Pattern(sol.WorstCaseOrder), bisect.Options{})
+		require.NoError(t, err)
+		assert.LessOrEqual(t, sol.EpsilonLower, r.EpsUpper, "%s: worst-case order %d at ε = %g", kind, sol.WorstCaseOrder, sol.Epsilon)
+	}
 }

@@ -27,15 +27,14 @@ const refTol = 1e-7
 
 // plainLeast is the least ε at which the pattern admits an ε-PML
 // mechanism, by plain bisection on [0, hi] over the full feasibility LP
-// solved by s, to a bracket of width 1e-10.
+// solved by s, to a bracket of width 1e-10. The LP's rows are multiplied by
+// polytope.RowScale: an engine's row tolerance of 1e-9 on an output of mass
+// 2e-4 (counting-binomial) calls ε feasible 1.6e-7 below ε*.
 func plainLeast(t *testing.T, s solver.Solver, pi mech.Prior, pat mech.Pattern, hi float64) float64 {
 	t.Helper()
 	feasible := func(eps float64) bool {
 		m, err := polytope.Build(polytope.Spec{Prior: pi, Budget: mech.Budget{Measure: mech.PML, Epsilon: eps}, Pattern: pat})
 		require.NoError(t, err)
-		// An engine's "feasible" holds to its row tolerance, which a
-		// letter of small mass turns into a PML error of 1e-7: the rows
-		// are scaled by polytope.RowScale (exact), which tightens it.
 		res, err := s.Solve(m.LP.ScaledRows(polytope.RowScale))
 		require.NoError(t, err)
 		require.Contains(t, []solver.Status{solver.Optimal, solver.Infeasible}, res.Status)

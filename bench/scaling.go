@@ -41,7 +41,7 @@ type CurveRun struct {
 	Skipped  string // why it was not run or not finished; "" if it finished
 	Time     time.Duration
 	LPSolves int
-	Probes   int     // probes answered in Go (bisect.Result.GoProbes: colgen below bisect.IPMLetters letters, ipm.Probe from there)
+	Probes   int     // probes answered in Go (bisect.Result.GoProbes: colgen below bisect's ipmLetters letters, ipm.Probe from there)
 	Gap      float64 // max_h ε_S(h) − ε*(h), ε* taken at the bracket's upper end
 	GapH     int     // the h where the gap is largest
 	Done     int     // thresholds resolved (of N) when skipped mid-way

@@ -36,8 +36,8 @@ func orderFamily(pi mech.Prior, o mech.Order) (family, error) {
 	return family{k: m, pattern: func(k int) mech.Pattern { return o.Pattern(k + 1) }}, nil
 }
 
-// valueFamily is the chain of reachable distinct utility values: v is
-// reachable when every row has some u'_ij ≥ v, i.e. v ≤ min_i max_j u'_ij.
+// valueFamily is the chain of reachable distinct utility values
+// (mech.Utility.ReachableValues).
 func valueFamily(pi mech.Prior, u mech.Utility) (family, []float64, error) {
 	if _, err := mech.NewPrior(pi); err != nil {
 		return family{}, nil, err
@@ -49,20 +49,7 @@ func valueFamily(pi mech.Prior, u mech.Utility) (family, []float64, error) {
 		return family{}, nil, &mech.FieldError{Field: "utility", Row: -1, Col: -1,
 			Msg: fmt.Sprintf("has %d rows but the prior has %d letters", len(u), len(pi))}
 	}
-	reach := math.Inf(1)
-	for _, row := range u {
-		mx := math.Inf(-1)
-		for _, v := range row {
-			mx = math.Max(mx, v)
-		}
-		reach = math.Min(reach, mx)
-	}
-	var vs []float64
-	for _, v := range u.Values() {
-		if v <= reach {
-			vs = append(vs, v)
-		}
-	}
+	vs := u.ReachableValues()
 	return family{k: len(vs), pattern: func(k int) mech.Pattern { return u.Pattern(vs[k]) }}, vs, nil
 }
 

@@ -15,20 +15,38 @@ import (
 // higher level is always valid; it only keeps more columns.
 const pruneSlack = 1e-9
 
-// columnBounds returns, for every output j, c_j = −log Σ_{k allowed for j}
-// π_k (+Inf for an output no input may use), and the index of an output
-// allowed for every input, or −1.
+// columnBounds returns, for every output j, a lower bound c_j on
+// −log Σ_{k allowed for j} π_k in exact arithmetic (+Inf for an output no
+// input may use), and the index of an output allowed for every input, or
+// −1. The computed −log of the rounded sum can exceed the exact value by
+// rounding (k − 1 units of roundoff of the sum of k masses, an ulp in the
+// logarithm), and a lower bound must not: c_j is lowered by that much. An
+// output is open to every input by the pattern, not by its bound: masses
+// below 1e-16 leave the bound of an output closed to them at 0.
 func columnBounds(pi mech.Prior, pat mech.Pattern) (c []float64, all int) {
 	c = pat.OutputBounds(pi)
 	all = -1
-	for j, v := range c {
-		if v == 0 { // exactly 0 only for an output every input may use
+	for j := range c {
+		k := 0
+		for _, row := range pat {
+			if row[j] {
+				k++
+			}
+		}
+		if k == len(pat) && all < 0 {
 			all = j
-			break
+		}
+		if v := c[j]; v > 0 && !math.IsInf(v, 1) {
+			gamma := 1.01 * float64(k-1) * unitRoundoff
+			c[j] = math.Max(0, v-2*unitRoundoff*v-gamma)
 		}
 	}
 	return c, all
 }
+
+// unitRoundoff is 2^−53, the relative rounding error of one float64
+// operation.
+const unitRoundoff = 0x1p-53
 
 // pruningBound returns max_i min_{j allowed for i} c_j: every row must use
 // an allowed output, so the least ε is at least this.

@@ -80,8 +80,7 @@
 // below: such evidence stands without an LP when together they close the
 // bracket, and once in a row when the point audits within 1e-8 of the
 // probed ε (the search then probes below it); otherwise the LP settles
-// what they leave open, with their evidence added. (At a few hundred
-// letters one such LP costs more than the rest of the search.)
+// what they leave open, with their evidence added.
 //
 // The column generation (colgen.Master, one per pattern, kept across the
 // search's probes and seeded on a curve with the neighbouring threshold's
@@ -93,9 +92,8 @@
 // itself, which lowers the upper end at once (the search then tries a
 // proof just below it). Its proofs creep far from ε* and a probe far below
 // ε* costs many pricing rounds, so the search starts in the middle of the
-// bracket and bisects when it has no fresh estimate. On the bench's curves
-// it is the fastest oracle from 64 to 256 letters, and needs at most one
-// LP per curve.
+// bracket and bisects when it has no fresh estimate (docs/performance.md
+// compares the oracles on the bench's curves).
 //
 // ipm.Probe runs the interior-point method of package ipm on the
 // expected-utility problem over every pair with utility −1 on the
@@ -104,8 +102,7 @@
 // slightly above the probed ε and its proof slightly below. An
 // interior-point solve costs O(N²M + N³) per iteration whatever the
 // pattern or the distance to ε*, while the column generation's cost grows
-// with the distance to ε*: at 256 letters one cold least-ε search costs
-// about the same with either.
+// with the distance to ε*.
 //
 // # Numerics
 //

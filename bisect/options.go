@@ -79,11 +79,9 @@ const (
 )
 
 // ipmLetters is the number of letters from which ProbesAuto asks ipm.Probe
-// first instead of the column generation. On the bench's curves with Clp
-// the column generation is faster than ipm.Probe first, and than LPs
-// only, at 64, 128 and 256 letters; one cold least-ε search at 256 costs
-// about the same with either, and both cost O(N³) per probe, so the switch
-// is set above the largest size measured.
+// first instead of the column generation: above the largest size at which
+// the bench's curves were measured with both (docs/performance.md), where
+// the column generation came first; both cost O(N³) per probe.
 const ipmLetters = 512
 
 // config is Options with defaults filled in.
@@ -146,10 +144,11 @@ const (
 	// of an output is at least −log of the prior mass of the inputs that
 	// can produce it (Song & Oechtering (2026), Lemmas 2 and 3).
 	BoundPruning
-	// BoundInfeasible: the feasibility LP at ε = EpsLower was reported
-	// infeasible by the solver, either for this pattern or for a weaker
-	// one (a smaller threshold on a curve, whose infeasibility implies
-	// this pattern's).
+	// BoundInfeasible: certify.DualBound proves EpsLower from the
+	// multipliers in Result.Proof (an LP engine's duals or Farkas ray,
+	// the column generation's or ipm.Probe's), either for this pattern or
+	// for a weaker one (a smaller threshold on a curve, whose bound holds
+	// for this pattern too). No solver status alone makes one.
 	BoundInfeasible
 )
 

@@ -20,8 +20,12 @@ type Report struct {
 
 // Audit measures the mechanism m over the prior pi with the budget's
 // measure (leakage.PML, LIP, LDP or ALIP), and fails if it exceeds the
-// budget by more than AuditTol.
+// budget by more than AuditTol, or if the level or the budget is NaN (a
+// mechanism with a NaN entry measures NaN, which no budget admits).
 func Audit(pi mech.Prior, m mech.Mechanism, b mech.Budget) (Report, error) {
+	if err := sameShape(pi, m); err != nil {
+		return Report{}, err
+	}
 	var r Report
 	var limit float64
 	excess := math.Inf(-1)
@@ -34,14 +38,14 @@ func Audit(pi mech.Prior, m mech.Mechanism, b mech.Budget) (Report, error) {
 		r.Level, limit = leakage.LDP(pi, m), b.Epsilon
 	case mech.ALIP:
 		r.ALIPLower, r.Level = leakage.ALIP(pi, m)
-		if excess = r.ALIPLower - b.EpsilonLower; excess > AuditTol {
+		if excess = r.ALIPLower - b.EpsilonLower; !(excess <= AuditTol) {
 			return Report{}, fmt.Errorf("audit: the solver's mechanism has ALIP ε_l = %g above the budget %g", r.ALIPLower, b.EpsilonLower)
 		}
 		limit = b.EpsilonUpper
 	default:
 		return Report{}, fmt.Errorf("privacy.measure: unknown %q", b.Measure)
 	}
-	if r.Level > limit+AuditTol {
+	if !(r.Level <= limit+AuditTol) {
 		return Report{}, fmt.Errorf("audit: the solver's mechanism has %s %g above the budget %g", b.Measure, r.Level, limit)
 	}
 	r.Excess = math.Max(excess, r.Level-limit)
@@ -49,8 +53,12 @@ func Audit(pi mech.Prior, m mech.Mechanism, b mech.Budget) (Report, error) {
 }
 
 // Within returns the audited PML of m over pi and whether it shows eps
-// feasible: at most eps + ProbeSlack.
+// feasible: at most eps + ProbeSlack (+Inf and false for a mechanism that
+// is not one row per letter of pi, all of one width).
 func Within(pi mech.Prior, m mech.Mechanism, eps float64) (float64, bool) {
+	if sameShape(pi, m) != nil {
+		return math.Inf(1), false
+	}
 	a := leakage.PML(pi, m)
 	return a, a <= eps+ProbeSlack
 }
@@ -67,4 +75,18 @@ func RowsSumToOne(p mech.Mechanism) bool {
 		}
 	}
 	return true
+}
+
+// sameShape checks that m has one row per letter of pi, all of one
+// positive width.
+func sameShape(pi mech.Prior, m mech.Mechanism) error {
+	if len(m) != len(pi) || len(m) == 0 {
+		return fmt.Errorf("audit: the mechanism has %d rows for %d letters", len(m), len(pi))
+	}
+	for i, row := range m {
+		if len(row) != len(m[0]) || len(row) == 0 {
+			return fmt.Errorf("audit: row %d of the mechanism has %d entries, row 1 has %d", i+1, len(row), len(m[0]))
+		}
+	}
+	return nil
 }

@@ -29,22 +29,13 @@ import (
 // the proof holds in exact arithmetic whatever α is: α can come from an
 // engine's optimal duals, its Farkas ray, or anywhere else.
 //
-// It panics if len(alpha) or the shape of pat does not match pi, or if pat
-// is ragged.
+// It proves nothing (ok false) when len(alpha) or the shape of pat does
+// not match pi, pat is ragged, or a mass of pi is not positive and finite.
 func DualBound(pi mech.Prior, pat mech.Pattern, alpha []float64) (eps float64, ok bool) {
+	if !provable(pi, nil, pat, alpha) {
+		return 0, false
+	}
 	n := len(pi)
-	if len(alpha) != n || (pat != nil && len(pat) != n) {
-		panic("certify: DualBound: dimension mismatch")
-	}
-	m := 0
-	if pat != nil {
-		m = len(pat[0])
-		for _, row := range pat {
-			if len(row) != m {
-				panic("certify: DualBound: ragged pattern")
-			}
-		}
-	}
 	var sum, abs float64
 	for _, a := range alpha {
 		if math.IsNaN(a) || math.IsInf(a, 0) {

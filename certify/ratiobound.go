@@ -25,8 +25,26 @@ import (
 // So the optimum is at most Σ_i α_i + (total mass) max_j K_j. The caps are
 // widened by a few units of roundoff and the sums carry a rounding margin,
 // so the bound holds in exact arithmetic for any finite alpha; +Inf is
-// returned for a non-finite one.
+// returned for a non-finite one, for a budget of another measure or with a
+// NaN level, and for inputs of mismatched shapes.
 func RatioUpperBound(pi mech.Prior, u mech.Utility, b mech.Budget, alpha []float64) float64 {
+	if !provable(pi, u, nil, alpha) {
+		return math.Inf(1)
+	}
+	switch b.Measure {
+	case mech.LIP, mech.LDP:
+		if math.IsNaN(b.Epsilon) {
+			return math.Inf(1)
+		}
+	case mech.ALIP:
+		if math.IsNaN(b.EpsilonLower) || math.IsNaN(b.EpsilonUpper) {
+			return math.Inf(1)
+		}
+	default:
+		// The box of LIP and ALIP at ε = 0 would bound only the
+		// mechanisms with identical rows.
+		return math.Inf(1)
+	}
 	n, m := u.Dims()
 	sum, mag := 0.0, 0.0
 	for _, a := range alpha {

@@ -19,8 +19,12 @@ import (
 // So the optimum is at most Σ_i α_i + max(0, max_j K_j) (Σ_j q_j = 1).
 // Outputs that no ε-PML mechanism can use (π(allowed) < e^{−ε}) add
 // nothing. Sums carry a rounding margin, so the bound holds in exact
-// arithmetic for any finite alpha; +Inf is returned for a non-finite one.
+// arithmetic for any finite alpha; +Inf is returned for a non-finite one,
+// for a NaN eps, and for inputs of mismatched shapes.
 func UpperBound(pi mech.Prior, u mech.Utility, pat mech.Pattern, eps float64, alpha []float64) float64 {
+	if !provable(pi, u, pat, alpha) || math.IsNaN(eps) {
+		return math.Inf(1)
+	}
 	n, m := u.Dims()
 	// Caps rounded up: a larger cap can only raise a knapsack's maximum.
 	lam := math.Exp(eps) * (1 + 8*unitRoundoff)

@@ -27,26 +27,10 @@ func SafeValueCurve(pi mech.Prior, u mech.Utility) ([]SafeValueStep, error) {
 	if err := checkPrior(pi, len(u)); err != nil {
 		return nil, err
 	}
-	// 1. The reachable values: at most the smallest row maximum.
-	reach := math.Inf(1)
-	for _, row := range u {
-		top := math.Inf(-1)
-		for _, v := range row {
-			top = math.Max(top, v)
-		}
-		reach = math.Min(reach, top)
-	}
-	// 2. The PML of each value's uniform-on-allowed mechanism, one step
-	// per change.
+	// The PML of each reachable value's uniform-on-allowed mechanism, one
+	// step per change.
 	var steps []SafeValueStep
-	vs := u.Values()
-	for k, v := range vs {
-		if v > reach {
-			break
-		}
-		if k > 0 && v == vs[k-1] {
-			continue
-		}
+	for _, v := range u.ReachableValues() {
 		eps := safeValuePML(pi, u, v)
 		// Equal PMLs summed in another order differ by rounding; they
 		// are one step.

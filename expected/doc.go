@@ -7,11 +7,12 @@
 // polytope), so the problem is a linear program. Maximize solves it in up
 // to four steps:
 //
-//  1. Interior point (ε-PML only, unless Options.FullLP). Package
-//     internal/ipm's structured interior-point method finds a nearly
-//     optimal mechanism and a proven upper bound on the optimum from row
-//     multipliers: the optimum lies in [value, bound]. Without a backend
-//     (Options.Solver nil) its audited point is the answer.
+//  1. Interior point (unless Options.FullLP; for LIP, ALIP and LDP only
+//     without a backend). Package internal/ipm's structured interior-point
+//     method (ipm.SolveVertex for ε-PML, ipm.SolveRatio for the others)
+//     finds an optimal vertex and a proven upper bound on the optimum from
+//     row multipliers: the optimum lies in [value, bound]. Without a
+//     backend (Options.Solver nil) its audited vertex is the answer.
 //  2. LP on the support (ε-PML with a backend). The pairs (x, y) the
 //     interior point uses (entries above 1e-9: its optimal face, about a
 //     tenth of the pairs) define a zero pattern; the backend solves the LP
@@ -19,8 +20,8 @@
 //     its value lies within step 1's bracket (up to a relative 1e-9): it is
 //     then optimal for the full LP to within that bracket.
 //  3. Full LP. When step 1 does not converge, its point fails the audit or
-//     step 2 leaves the bracket, and for every other measure, the backend
-//     solves the whole LP.
+//     step 2 leaves the bracket, and for LIP, ALIP and LDP with a backend,
+//     the backend (solver.Auto() without one) solves the whole LP.
 //  4. Polish. An engine keeps each row feasible to an absolute tolerance,
 //     which lets an output of little mass exceed the budget by far more.
 //     If the optimum of step 2 or 3 exceeds the budget by more than 1e-9 or

@@ -25,7 +25,8 @@ const (
 	// is polished by a solve of the row-scaled LP.
 	polishTol = 1e-9
 	// longLP is the number of columns from which an LP is announced to
-	// Options.Notify: from about a hundred letters a solve takes seconds.
+	// Options.Notify: about a hundred letters, where a solve becomes long
+	// (docs/performance.md).
 	longLP = 10000
 )
 

@@ -326,3 +326,16 @@ func TestPatternCheck(t *testing.T) {
 		assert.ErrorContains(t, c.pat.Check(c.n), c.want)
 	}
 }
+
+// TestReachableValues: a value is reachable when every row has an entry at
+// least as large (the smallest row maximum, here 2 from row 1).
+func TestReachableValues(t *testing.T) {
+	u := Utility{{5, 1, 3}, {2, 0, 2}, {1, 4, -1}}
+	assert.Equal(t, []float64{-1, 0, 1, 2}, u.ReachableValues())
+	assert.Equal(t, []float64{7}, Utility{{7, 7}}.ReachableValues())
+	for _, v := range u.ReachableValues() {
+		for i, row := range u.Pattern(v) {
+			assert.Contains(t, row, true, "v = %g leaves row %d no output", v, i)
+		}
+	}
+}

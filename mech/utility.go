@@ -45,6 +45,28 @@ func (u Utility) Values() []float64 {
 	return slices.Compact(vs)
 }
 
+// ReachableValues returns the distinct utility values v of u that a
+// mechanism can guarantee, in ascending order: those at most
+// min_i max_j u_ij, so that every row has an entry of utility at least v
+// (u.Pattern(v) leaves every input an output). They are the thresholds of
+// the worst-case-value objective.
+func (u Utility) ReachableValues() []float64 {
+	reach := math.Inf(1)
+	for _, row := range u {
+		top := math.Inf(-1)
+		for _, v := range row {
+			top = math.Max(top, v)
+		}
+		reach = math.Min(reach, top)
+	}
+	vs := u.Values()
+	k := 0
+	for k < len(vs) && vs[k] <= reach {
+		k++
+	}
+	return vs[:k]
+}
+
 // Pattern returns the zero pattern that forbids every pair with u_ij < v.
 func (u Utility) Pattern(v float64) Pattern {
 	pat := make(Pattern, len(u))

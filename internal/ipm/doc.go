@@ -3,8 +3,7 @@
 // that exploits its structure.
 //
 // As an LP the problem has N·M cap rows p_ij ≤ t_j, which make a simplex
-// basis N·M + N + M wide; a general engine spends seconds on it from
-// N = M = 128. Here the Newton system of Mehrotra's predictor-corrector
+// basis N·M + N + M wide (docs/performance.md compares the engines). Here the Newton system of Mehrotra's predictor-corrector
 // method is reduced output by output (each output adds a 2×2 block and a
 // rank-2 update) to one dense N×N system, so an iteration costs
 // O(N²M + N³) flops and the whole solve a few dozen iterations.
@@ -26,9 +25,9 @@
 // of the gap. Given an LP backend, pmlopt.Solve hands it the LP restricted
 // to the point's support instead.
 //
-// SolveRatio runs the method on the ALIP, LIP and LDP polytopes, whose
-// lower caps p_ij ≥ κ t_j take the place of p ≥ 0, certified by
-// RatioUpperBound.
+// SolveRatio runs the same iterations on the ALIP, LIP and LDP polytopes,
+// whose lower caps p_ij ≥ κ t_j take the place of p ≥ 0 (ε-PML is the
+// case κ = 0), certified by certify.RatioUpperBound.
 //
 // Probe runs the same iterations for a question of bisect's least-ε search:
 // is there an ε-PML mechanism with a zero pattern? It returns an audited

@@ -54,7 +54,7 @@ func Probe(pi mech.Prior, pat mech.Pattern, eps float64) (*ProbeResult, error) {
 		return nil, fmt.Errorf("ipm: budget %g is not a finite number ≥ 0", eps)
 	}
 	p := Problem{Prior: normalised(pi), Utility: penalty, Epsilon: eps}
-	w := newWorkspace(p, p.pairs(), math.Exp(-eps))
+	w := newWorkspace(p.Prior, p.Utility, allPairs(p.Utility.Dims()), pmlForm(eps))
 	res := &ProbeResult{Evidence: certify.Evidence{PML: math.Inf(1)}}
 	w.iterate(200, 1e-4, func(it int) (improved, done bool) {
 		res.Iterations = it

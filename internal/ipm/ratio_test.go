@@ -1,6 +1,7 @@
 package ipm
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -166,6 +167,22 @@ func TestSolveRatioBinomialPrior(t *testing.T) {
 		}
 		if !ratioMeets(normalised(pi), r.Mechanism, b, 0) || !certify.RowsSumToOne(r.Mechanism) {
 			t.Fatalf("%s: the mechanism fails the audit", b.Measure)
+		}
+	}
+}
+
+// TestSolveRatioRejectsBadOptions: SolveRatio takes Options as Solve does,
+// and refuses a gap that is not a positive number rather than running to
+// an answer it could never accept.
+func TestSolveRatioRejectsBadOptions(t *testing.T) {
+	p := RatioProblem{Prior: mech.Prior{0.5, 0.5}, Utility: mech.Utility{{1, 0}, {0, 1}},
+		Budget: mech.Budget{Measure: mech.LDP, Epsilon: 1}}
+	for _, opt := range []Options{{Gap: -1}, {Gap: math.NaN()}, {Gap: math.Inf(1)}, {MaxIter: -1}} {
+		if r, err := SolveRatio(p, opt); err == nil || errors.Is(err, ErrNotConverged) {
+			t.Errorf("%+v: result %v, error %v; want the options refused", opt, r, err)
+		}
+		if r, err := Solve(Problem{Prior: p.Prior, Utility: p.Utility, Epsilon: 1}, opt); err == nil || errors.Is(err, ErrNotConverged) {
+			t.Errorf("Solve %+v: result %v, error %v; want the options refused", opt, r, err)
 		}
 	}
 }

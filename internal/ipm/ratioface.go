@@ -24,7 +24,7 @@ import (
 // with U_j and L_j the pairs of output j at the upper and the lower cap.
 // Above wideBudget (ε_u) the column of t_j holds t_j/e^{ε_u} = q_j and the
 // cap rows are divided by e^{ε_u}.
-func ratioVertex(p RatioProblem, form ratioForm, r *Result) (*Result, error) {
+func ratioVertex(p RatioProblem, form capForm, r *Result) (*Result, error) {
 	n, m := p.Utility.Dims()
 	b := p.Budget
 	shrink := func(e float64) float64 { return math.Max(0, e*(1-budgetShrink)-budgetShrink) }

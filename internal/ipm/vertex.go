@@ -12,41 +12,6 @@ import (
 	"github.com/pmlopt/pmlopt/solver"
 )
 
-// Tolerances of Vertex.
-const (
-	// supportEntry is the size above which an entry of the interior point
-	// counts as used: the point lies inside the optimal face, where every
-	// pair some optimal vertex uses is of the order of the prior's ratios,
-	// and the pairs off the face are about 1e-13.
-	supportEntry = 1e-9
-	// narrowSupportEntry is the second, wider support tried when the
-	// first leaves out a pair the optimum needs (its LP then falls short
-	// of the interior point's value).
-	narrowSupportEntry = 1e-12
-	// DustEntry is the least positive entry of a mechanism Vertex returns:
-	// smaller entries of the vertex are rounding, and are set to 0.
-	DustEntry = 1e-9
-	// valueSlack is the relative slack within which the vertex's value
-	// must reach the interior point's.
-	valueSlack = 1e-9
-	// capSlack is the relative distance to its cap p_ij ≤ e^ε q_j below
-	// which a pair of the interior point counts as capped on the optimal
-	// face.
-	capSlack = 1e-8
-	// budgetShrink is the relative (and absolute) margin by which the
-	// vertex LP's budget lies inside ε.
-	budgetShrink = 1e-12
-	// wideBudget is the budget (nats) above which the face LP's column of
-	// output j holds q_j rather than t_j = e^ε q_j.
-	wideBudget = 5
-	// auditRounding is the relative excess over ε the vertex may show
-	// under leakage.PML: none when the budget could be shrunk, but at
-	// ε = 0 a deterministic column's ratio 1/q_j is 1 only up to the
-	// rounding of the prior's sum (the PML of a one-hot column audits at
-	// 2.2e-16 for some priors).
-	auditRounding = 4 * unitRoundoff
-)
-
 // ErrNoVertex is returned when the LP on the interior point's support does
 // not give an audited mechanism within the certificate.
 var ErrNoVertex = errors.New("ipm: no optimal vertex on the interior point's support")
@@ -80,7 +45,7 @@ func SolveVertex(p Problem, opt Options) (*Result, error) {
 
 // Vertex turns r, an ε-PML point of p with its certificate (Solve's
 // result, certified or not), into an optimal vertex of the LP of p: a
-// mechanism with no entry below DustEntry but 0, rows summing to 1, PML at
+// mechanism with no entry below certify.DustEntry but 0, rows summing to 1, PML at
 // most ε (at ε = 0 up to auditRounding), and an expected utility at least
 // r's (within a relative valueSlack).
 //
@@ -91,12 +56,12 @@ func SolveVertex(p Problem, opt Options) (*Result, error) {
 //  1. the face is read off r: the pairs used and the pairs at their cap,
 //     by complementarity (Solve's last iterate), or else by thresholds on
 //     the entries (supportEntry, capSlack), or else the pairs above
-//     narrowSupportEntry with no cap fixed;
+//     looseSupportEntry with no cap fixed;
 //  2. the LP of that face (faceLP: N + M rows and one per free pair) is
 //     solved by the pure-Go revised simplex, at a budget a relative
 //     budgetShrink inside ε; a face of the polytope has only vertices of
 //     the polytope;
-//  3. its vertex is read back, entries below DustEntry set to 0 and rows
+//  3. its vertex is read back, entries below certify.DustEntry set to 0 and rows
 //     renormalised; it must meet the budget under leakage.PML and reach
 //     r's value (a face read wrong falls short of it: the next reading of
 //     step 1 is tried);
@@ -106,6 +71,9 @@ func SolveVertex(p Problem, opt Options) (*Result, error) {
 func Vertex(p Problem, r *Result) (*Result, error) {
 	if err := p.validate(); err != nil {
 		return nil, err
+	}
+	if r == nil || !sameDims(r.Mechanism, p.Utility) {
+		return nil, fmt.Errorf("%w: no point of the problem's shape to start from", ErrNoVertex)
 	}
 	p.Prior = normalised(p.Prior)
 	var last error = ErrNoVertex
@@ -118,7 +86,7 @@ func Vertex(p Problem, r *Result) (*Result, error) {
 			return r.face.used, r.face.capped
 		},
 		func() (mech.Pattern, mech.Pattern) { return thresholdFace(p, r.Mechanism, supportEntry, capSlack) },
-		func() (mech.Pattern, mech.Pattern) { return thresholdFace(p, r.Mechanism, narrowSupportEntry, 0) },
+		func() (mech.Pattern, mech.Pattern) { return thresholdFace(p, r.Mechanism, looseSupportEntry, 0) },
 	} {
 		used, capped := read()
 		if used == nil {
@@ -131,6 +99,20 @@ func Vertex(p Problem, r *Result) (*Result, error) {
 		last = err
 	}
 	return nil, last
+}
+
+// sameDims reports whether x is a rectangular mechanism of u's shape.
+func sameDims(x mech.Mechanism, u mech.Utility) bool {
+	n, m := u.Dims()
+	if len(x) != n {
+		return false
+	}
+	for _, row := range x {
+		if len(row) != m {
+			return false
+		}
+	}
+	return true
 }
 
 // thresholdFace reads a face off the entries of x: the pairs above entry,
@@ -199,13 +181,14 @@ func vertexOn(p Problem, r *Result, used, capped mech.Pattern, eps float64) (*Re
 	return out, nil
 }
 
-// clearDust sets to zero, in place, the entries of p below DustEntry and
+// clearDust sets to zero, in place, the entries of p below
+// certify.DustEntry and
 // divides each row by its new sum.
 func clearDust(p mech.Mechanism) {
 	for _, row := range p {
 		s := 0.0
 		for j, v := range row {
-			if v < DustEntry {
+			if v < certify.DustEntry {
 				row[j] = 0
 			}
 			s += row[j]
