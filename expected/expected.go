@@ -96,7 +96,7 @@ func Maximize(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget,
 		if err := ctx.Err(); err != nil {
 			return Result{}, err
 		}
-		if r, err := ratio(pi, u, b); err == nil {
+		if r, err := ratio(ctx, pi, u, b); err == nil {
 			return r.finish(pi, u), nil
 		}
 	}
@@ -143,7 +143,7 @@ func structured(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budge
 	if slv == nil {
 		solve = ipm.SolveVertex // an optimal vertex of the point's face, in pure Go
 	}
-	r, err := solve(ipm.Problem{Prior: pi, Utility: u, Epsilon: b.Epsilon}, ipm.Options{})
+	r, err := solve(ipm.Problem{Prior: pi, Utility: u, Epsilon: b.Epsilon}, ipm.Options{Context: ctx})
 	if errors.Is(err, ipm.ErrNotConverged) {
 		return Result{}, errUncertified
 	}
@@ -190,8 +190,8 @@ func structured(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budge
 // ratio answers a LIP, ALIP or LDP budget with the structured interior
 // point of those polytopes and an optimal vertex of its face, certified by
 // its upper bound; any failure leaves the problem to the full LP.
-func ratio(pi mech.Prior, u mech.Utility, b mech.Budget) (Result, error) {
-	r, err := ipm.SolveRatio(ipm.RatioProblem{Prior: pi, Utility: u, Budget: b}, ipm.Options{})
+func ratio(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget) (Result, error) {
+	r, err := ipm.SolveRatio(ipm.RatioProblem{Prior: pi, Utility: u, Budget: b}, ipm.Options{Context: ctx})
 	if err != nil {
 		return Result{}, errUncertified
 	}

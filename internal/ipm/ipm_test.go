@@ -1,6 +1,7 @@
 package ipm
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -12,6 +13,7 @@ import (
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/polytope"
 	"github.com/pmlopt/pmlopt/solver"
+	"github.com/stretchr/testify/require"
 )
 
 // checkResult audits r as the tests of every returned mechanism do: rows
@@ -246,4 +248,20 @@ func TestSolvePriorOffByRounding(t *testing.T) {
 		}
 		checkResult(t, p, r)
 	}
+}
+
+// A solve whose context has ended stops at once with the context's error,
+// for both forms.
+func TestSolveStopsOnCancelledContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	pi := mech.Prior{0.5, 0.3, 0.2}
+	u := mech.Utility{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
+	_, err := Solve(Problem{Prior: pi, Utility: u, Epsilon: 0.5}, Options{Context: ctx})
+	require.ErrorIs(t, err, context.Canceled)
+	_, err = SolveRatio(RatioProblem{Prior: pi, Utility: u, Budget: mech.Budget{Measure: mech.LDP, Epsilon: 1}}, Options{Context: ctx})
+	require.ErrorIs(t, err, context.Canceled)
+	r, err := Solve(Problem{Prior: pi, Utility: u, Epsilon: 0.5}, Options{Context: context.Background()})
+	require.NoError(t, err)
+	require.NotNil(t, r)
 }

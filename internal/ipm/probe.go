@@ -1,6 +1,7 @@
 package ipm
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -56,7 +57,7 @@ func Probe(pi mech.Prior, pat mech.Pattern, eps float64) (*ProbeResult, error) {
 	p := Problem{Prior: normalised(pi), Utility: penalty, Epsilon: eps}
 	w := newWorkspace(p.Prior, p.Utility, allPairs(p.Utility.Dims()), pmlForm(eps))
 	res := &ProbeResult{Evidence: certify.Evidence{PML: math.Inf(1)}}
-	w.iterate(200, 1e-4, func(it int) (improved, done bool) {
+	w.iterate(context.Background(), 200, 1e-4, func(it int) (improved, done bool) {
 		res.Iterations = it
 		improved = res.observe(w, pi, pat, eps)
 		return improved, res.Lower >= eps || (res.Mechanism != nil && res.PML <= eps)

@@ -93,7 +93,7 @@ func SolveRatio(p RatioProblem, opt Options) (*Result, error) {
 	w := newWorkspace(p.Prior, p.Utility, allPairs(n, m), form)
 	w.startOnMarginals()
 	var best *Result
-	w.iterate(maxIter, 1e-6, func(it int) (improved, done bool) {
+	w.iterate(opt.ctx(), maxIter, 1e-6, func(it int) (improved, done bool) {
 		r := w.ratioResult(p)
 		r.Iterations = it
 		if r.valid() && (best == nil || r.Bound-r.Value < best.Bound-best.Value) {
@@ -101,6 +101,9 @@ func SolveRatio(p RatioProblem, opt Options) (*Result, error) {
 		}
 		return improved, best != nil && best.Bound-best.Value <= gap*math.Max(1, math.Abs(best.Value))
 	})
+	if err := opt.ctx().Err(); err != nil {
+		return nil, err
+	}
 	if best != nil && best.Bound-best.Value > accept*math.Max(1, math.Abs(best.Value)) && best.face != nil {
 		// Rounding stopped the iterations short of the gap: the LP of the
 		// face the point lies in gives a vertex and sharper multipliers.
