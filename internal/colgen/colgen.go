@@ -352,6 +352,19 @@ func (g *Master) Probe(eps float64) (*Result, error) {
 	if p := g.mechanism(sol.X); p != nil {
 		r.Mechanism, r.PML = p, leakage.PML(g.pi, p)
 	}
+	if sol.Objective <= 0 && r.PML > eps+certify.ProbeSlack {
+		// Weights a hair below 0 (within the engine's tolerance, or
+		// found by refine on an ill-conditioned basis) make the point
+		// audit above eps: settle them with a few more pivots.
+		if t, err := g.sx.tighten(); err == nil && t.Objective <= 0 {
+			if p := g.mechanism(t.X); p != nil {
+				if a := leakage.PML(g.pi, p); a < r.PML {
+					r.Mechanism, r.PML = p, a
+				}
+			}
+			r.Pivots += t.Iterations
+		}
+	}
 	if sol.Objective > 0 {
 		var p mech.Mechanism
 		if r.Estimate, p = g.polish(); p != nil {
