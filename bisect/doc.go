@@ -79,7 +79,7 @@
 // ε* a point can audit a hair above the probed ε and its proof fall a hair
 // below: such evidence stands without an LP when together they close the
 // bracket, and up to three times in a row when the point audits within
-// 1e-8 of the probed ε (the search then probes below it); otherwise the LP settles
+// 1e-6 of the probed ε (the search then probes below it); otherwise the LP settles
 // what they leave open, with their evidence added. (At a few hundred
 // letters one such LP costs more than the rest of the search.)
 //

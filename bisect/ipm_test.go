@@ -130,7 +130,7 @@ func TestWithoutLP(t *testing.T) {
 	_, ok = p.withoutLP(0.5, &evidence{Evidence: certify.Evidence{Mechanism: m, PML: 0.5 + 5e-9}})
 	assert.False(t, ok, "one near miss too many goes to the LP")
 	p.near = 0
-	_, ok = p.withoutLP(0.5, &evidence{Evidence: certify.Evidence{Mechanism: m, PML: 0.5 + 2e-8}})
+	_, ok = p.withoutLP(0.5, &evidence{Evidence: certify.Evidence{Mechanism: m, PML: 0.5 + 2e-6}})
 	assert.False(t, ok, "a point beyond nearSlop goes to the LP")
 }
 

@@ -108,8 +108,10 @@ func (p *prober) probe(t, level float64, settle bool) (outcome, error) {
 }
 
 // nearSlop: a pure-Go probe's mechanism that audits at most this far
-// above t marks the probe as within reach of ε* (see withoutLP).
-const nearSlop = 1e-8
+// above t marks the probe as within reach of ε* (see withoutLP). The
+// master's point a few 1e-10 above an ε* where its basis is ill-conditioned
+// (ε* = log 2, a tight pruning bound) can audit up to 1e-7 above t.
+const nearSlop = 1e-6
 
 // nearStands is how many pure-Go probes in a row may stand open within
 // nearSlop of ε* without an LP. Each moves the steering interval below
