@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmlopt/pmlopt/instance"
@@ -45,4 +46,29 @@ func TestBinomialCountingCurve(t *testing.T) {
 		t.Logf("N = %d: %d LPs", n, lps)
 		require.LessOrEqual(t, lps, 3, "N = %d", n)
 	}
+}
+
+// TestValueCurveCountsEveryThreshold: a value curve reports one point per
+// step, and its counts add up to the work on every threshold (as reported
+// one by one to Options.Settled), those inside the steps included.
+func TestValueCurveCountsEveryThreshold(t *testing.T) {
+	f, err := instance.Lookup("counting-binomial")
+	require.NoError(t, err)
+	in, err := f.New(16, 1)
+	require.NoError(t, err)
+	var settled, starts int
+	byH := map[int]int{}
+	opt := Options{Workers: 1, Settled: func(p Point) {
+		settled += p.LPSolves + p.GoProbes
+		byH[p.H] = p.LPSolves + p.GoProbes
+	}}
+	pts, err := ValueCurve(context.Background(), in.Prior, in.Utility, opt)
+	require.NoError(t, err)
+	got := 0
+	for _, p := range pts {
+		got += p.LPSolves + p.GoProbes
+		starts += byH[p.H]
+	}
+	assert.Equal(t, settled, got)
+	assert.Greater(t, settled, starts, "no work inside a step: the test proves nothing")
 }
