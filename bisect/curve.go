@@ -114,9 +114,18 @@ func ValueCurve(ctx context.Context, pi mech.Prior, u mech.Utility, opt Options)
 		r := res[k]
 		if rl := res[last]; rl != nil && rl.Mechanism != nil {
 			step := *rl
-			step.LPSolves, step.GoProbes = r.LPSolves, r.GoProbes
 			r = &step
 		}
+		// The work of the whole step: its thresholds are not reported.
+		work := *r
+		work.LPSolves, work.GoProbes = 0, 0
+		for _, rk := range res[k : last+1] {
+			if rk != nil {
+				work.LPSolves += rk.LPSolves
+				work.GoProbes += rk.GoProbes
+			}
+		}
+		r = &work
 		pts = append(pts, point(k+1, vs[k], vs[last], safe, r))
 	}
 	return pts, err

@@ -78,9 +78,10 @@
 // engine's ray; a probe they settle costs no LP. Within a few 1e-10 of
 // ε* a point can audit a hair above the probed ε and its proof fall a hair
 // below: such evidence stands without an LP when together they close the
-// bracket, and once in a row when the point audits within 1e-8 of the
-// probed ε (the search then probes below it); otherwise the LP settles
-// what they leave open, with their evidence added.
+// bracket, and up to three times in a row when the point audits within
+// 1e-6 of the probed ε (the search then probes below it); otherwise the LP settles
+// what they leave open, with their evidence added. (At a few hundred
+// letters one such LP costs more than the rest of the search.)
 //
 // The column generation (colgen.Master, one per pattern, kept across the
 // search's probes and seeded on a curve with the neighbouring threshold's

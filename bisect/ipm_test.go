@@ -102,9 +102,9 @@ func mustGet(t *testing.T, name string) solver.Solver {
 }
 
 // TestWithoutLP checks when a pure-Go probe that left the question open
-// stands without an LP: when its evidence closes the bracket, and once in a
-// row when its mechanism audits within nearSlop of t; never without
-// evidence.
+// stands without an LP: when its evidence closes the bracket, and
+// nearStands times in a row when its mechanism audits within nearSlop of t;
+// never without evidence.
 func TestWithoutLP(t *testing.T) {
 	m := mech.Mechanism{{1}}
 	p := &prober{closes: func(lb, a float64) bool { return a-lb <= 1e-9 }}
@@ -115,19 +115,22 @@ func TestWithoutLP(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, inconclusive, o.v)
 	assert.Equal(t, 0.5-3e-10, o.Lower)
-	assert.False(t, p.near, "closing the bracket is not a near miss")
+	assert.Zero(t, p.near, "closing the bracket is not a near miss")
 	// A proof alone, without a mechanism, does not close the bracket.
 	_, ok = p.withoutLP(0.5, &evidence{Evidence: certify.Evidence{PML: math.Inf(1), Lower: 0.5 - 3e-10, Alpha: []float64{1}}})
 	assert.False(t, ok)
-	// Near: a point 5e-9 above t, no proof; stands once, then the LP.
-	o, ok = p.withoutLP(0.5, &evidence{Evidence: certify.Evidence{Mechanism: m, PML: 0.5 + 5e-9}})
-	require.True(t, ok)
-	assert.Equal(t, 0.5+5e-9, o.PML)
-	assert.True(t, p.near)
+	// Near: a point 5e-9 above t, no proof; stands nearStands times in a
+	// row, then the LP.
+	for k := range nearStands {
+		o, ok = p.withoutLP(0.5, &evidence{Evidence: certify.Evidence{Mechanism: m, PML: 0.5 + 5e-9}})
+		require.True(t, ok, "near miss %d", k+1)
+		assert.Equal(t, 0.5+5e-9, o.PML)
+	}
+	assert.Equal(t, nearStands, p.near)
 	_, ok = p.withoutLP(0.5, &evidence{Evidence: certify.Evidence{Mechanism: m, PML: 0.5 + 5e-9}})
-	assert.False(t, ok, "two near misses in a row go to the LP")
-	p.near = false
-	_, ok = p.withoutLP(0.5, &evidence{Evidence: certify.Evidence{Mechanism: m, PML: 0.5 + 2e-8}})
+	assert.False(t, ok, "one near miss too many goes to the LP")
+	p.near = 0
+	_, ok = p.withoutLP(0.5, &evidence{Evidence: certify.Evidence{Mechanism: m, PML: 0.5 + 2e-6}})
 	assert.False(t, ok, "a point beyond nearSlop goes to the LP")
 }
 

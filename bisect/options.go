@@ -209,7 +209,8 @@ type Result struct {
 // and OptimalEpsilon bracket ε* as EpsLower and EpsUpper of a Result do,
 // Mechanism reaches OptimalEpsilon, and LPSolves counts the LPs spent on
 // this point (0 when its bracket was inherited from its neighbours by
-// monotonicity).
+// monotonicity); for ValueCurve, on every threshold of its step, so that
+// the points' counts add up to the curve's work.
 type Point struct {
 	H                   int
 	Threshold           float64

@@ -46,7 +46,7 @@ type prober struct {
 	// probe's evidence then stands without an LP.
 	closes func(lb, a float64) bool
 
-	near  bool // the last pure-Go probe stood open near ε* without an LP (withoutLP)
+	near  int  // pure-Go probes in a row that stood open near ε* without an LP (withoutLP)
 	stuck bool // the last probe's verdict was unproven or inconclusive
 }
 
@@ -93,7 +93,7 @@ func (p *prober) probe(t, level float64, settle bool) (outcome, error) {
 	if p.ipm || p.cols {
 		var o outcome
 		if o, ev = p.goProbe(t); o.v == feasible || o.v == infeasible {
-			p.near = false
+			p.near = 0
 			return o, nil
 		}
 		if o, ok := p.withoutLP(t, ev); ok {
@@ -108,17 +108,26 @@ func (p *prober) probe(t, level float64, settle bool) (outcome, error) {
 }
 
 // nearSlop: a pure-Go probe's mechanism that audits at most this far
-// above t marks the probe as within reach of ε* (see withoutLP).
-const nearSlop = 1e-8
+// above t marks the probe as within reach of ε* (see withoutLP). The
+// master's point a few 1e-10 above an ε* where its basis is ill-conditioned
+// (ε* = log 2, a tight pruning bound) can audit up to 1e-7 above t.
+const nearSlop = 1e-6
+
+// nearStands is how many pure-Go probes in a row may stand open within
+// nearSlop of ε* without an LP. Each moves the steering interval below
+// its t, and near ε* the next one usually settles (a proof, or a point
+// that audits within its ε); on the bench's families at N = 64, three
+// instead of one save most of the LPs left on the order curves.
+const nearStands = 3
 
 // withoutLP decides whether a pure-Go probe at t that left the question
 // open (its mechanism audits a hair above t, its proof a hair below: that
 // happens within a few 1e-10 of ε*) stands without an LP, which at a few
 // hundred letters costs more than the rest of the search. It stands, as inconclusive with its
 // evidence, when the evidence closes the search's bracket (closes), and
-// when its mechanism audits within nearSlop of t and the last probe did not
-// stand open this way too: the search then steers below t, where the next
-// probe usually brings a proof and a polished mechanism.
+// when its mechanism audits within nearSlop of t and fewer than nearStands
+// probes in a row stood open this way: the search then steers below t,
+// where the next probe usually brings a proof and a polished mechanism.
 func (p *prober) withoutLP(t float64, ev *evidence) (outcome, bool) {
 	if ev == nil {
 		return outcome{}, false
@@ -127,8 +136,8 @@ func (p *prober) withoutLP(t float64, ev *evidence) (outcome, bool) {
 	switch {
 	case p.closes != nil && p.closes(ev.Lower, ev.PML):
 		return o, true
-	case !p.near && ev.PML <= t+nearSlop:
-		p.near = true
+	case p.near < nearStands && ev.PML <= t+nearSlop:
+		p.near++
 		return o, true
 	}
 	return outcome{}, false

@@ -20,7 +20,7 @@ type Master struct {
 	pat     mech.Pattern
 	allowed [][]int // allowed[j]: the inputs allowed for output j
 	eps     float64
-	lambda  float64
+	mu      float64 // e^{−eps} = 1/λ
 	sx      *dense
 	cols    []column // generated columns; cols[k] is LP column n + k
 
@@ -86,20 +86,25 @@ func New(pi mech.Prior, pat mech.Pattern) (*Master, error) {
 	return g, nil
 }
 
-// fill writes the extreme column of C_j(λ) that takes the inputs in order:
-// v_i = λ while π·v stays ≤ 1, then the fraction that brings π·v to 1. ok
-// is false when the order runs out first (λ Σ π_i < 1: the output can not
-// be used at this λ).
-func fill(pi mech.Prior, order []int, lambda float64, rows []int, vals []float64) ([]int, []float64, bool) {
+// fill writes the extreme column of C_j(λ) that takes the inputs in order,
+// divided by its largest entry (see the package documentation, "Scaling"):
+// v_i = 1 while π(S) stays below μ = 1/λ, then the fraction (μ − π(S))/π_k
+// that brings π·v to μ; a column whose first input already has π_k ≥ μ is
+// e_k. ok is false when the order runs out first (Σ π_i < μ: the output
+// can not be used at this λ).
+func fill(pi mech.Prior, order []int, mu float64, rows []int, vals []float64) ([]int, []float64, bool) {
 	rows, vals = rows[:0], vals[:0]
 	mass := 0.0
 	for _, i := range order {
-		if m := mass + lambda*pi[i]; m < 1 {
-			rows, vals = append(rows, i), append(vals, lambda)
+		if m := mass + pi[i]; m < mu {
+			rows, vals = append(rows, i), append(vals, 1)
 			mass = m
 			continue
 		}
-		if th := (1 - mass) / pi[i]; th > 0 {
+		if len(rows) == 0 {
+			return append(rows, i), append(vals, 1), true
+		}
+		if th := (mu - mass) / pi[i]; th > 0 {
 			rows, vals = append(rows, i), append(vals, th)
 		}
 		return rows, vals, true
@@ -107,16 +112,25 @@ func fill(pi mech.Prior, order []int, lambda float64, rows []int, vals []float64
 	return rows, vals, false
 }
 
+// massOf returns π·v of a column.
+func massOf(pi mech.Prior, rows []int, vals []float64) float64 {
+	s := 0.0
+	for e, i := range rows {
+		s += pi[i] * vals[e]
+	}
+	return s
+}
+
 // setEps moves every generated column to λ = e^eps.
 func (g *Master) setEps(eps float64) {
 	if eps == g.eps {
 		return
 	}
-	g.eps, g.lambda = eps, math.Exp(eps)
+	g.eps, g.mu = eps, math.Exp(-eps)
 	for k := range g.cols {
 		c := &g.cols[k]
 		var ok bool
-		c.rows, c.vals, ok = fill(g.pi, c.order, g.lambda, c.rows, c.vals)
+		c.rows, c.vals, ok = fill(g.pi, c.order, g.mu, c.rows, c.vals)
 		c.dead = !ok
 		g.sx.replace(k, denseCol{rows: c.rows, vals: c.vals, dead: c.dead})
 	}
@@ -128,9 +142,9 @@ func (g *Master) setEps(eps float64) {
 const priceTol = 1e-9
 
 // priceAt generates, for every output, the extreme column that maximises
-// yp·v (the pricing duals), adds it if y·v > priceTol (the master's duals),
-// and returns how many it added and the largest yp·v over all outputs
-// (−Inf if no output has a column).
+// yp·v/π·v (the pricing duals), adds it if y·v > priceTol (the master's
+// duals), and returns how many it added and the largest yp·v/π·v over all
+// outputs (−Inf if no output has a column).
 func (g *Master) priceAt(yp, y []float64) (int, float64) {
 	n := len(g.pi)
 	for i := range n {
@@ -157,7 +171,7 @@ func (g *Master) priceAt(yp, y []float64) (int, float64) {
 				order = append(order, i)
 			}
 		}
-		rows, vals, ok := fill(g.pi, order, g.lambda, g.candRows, g.candVals)
+		rows, vals, ok := fill(g.pi, order, g.mu, g.candRows, g.candVals)
 		g.cand, g.candRows, g.candVals = order, rows, vals
 		if !ok {
 			continue
@@ -167,7 +181,7 @@ func (g *Master) priceAt(yp, y []float64) (int, float64) {
 			d += vals[e] * y[i]
 			dp += vals[e] * yp[i]
 		}
-		best = math.Max(best, dp)
+		best = math.Max(best, dp/massOf(g.pi, rows, vals))
 		if d <= priceTol {
 			continue
 		}
@@ -180,9 +194,9 @@ func (g *Master) priceAt(yp, y []float64) (int, float64) {
 }
 
 // lagrangian is the Lagrangian bound on the master's optimum from row
-// duals y, given the largest y·v over all columns: every point of the
-// master has Σ_c w_c + π·s = 1 (each column has π·v = 1 and the rows sum
-// to 1), so Σ s ≥ Σ y + min(−max_c y·v, min_i (1 − y_i)/π_i).
+// duals y, given the largest y·v/π·v over all columns: every point of the
+// master has Σ_c w_c π·v_c + π·s = 1 (the rows sum to 1), so Σ s ≥ Σ y +
+// min(−max_c y·v_c/π·v_c, min_i (1 − y_i)/π_i).
 func (g *Master) lagrangian(y []float64, best float64) float64 {
 	m := -best
 	sum := 0.0
@@ -337,6 +351,19 @@ func (g *Master) Probe(eps float64) (*Result, error) {
 	}
 	if p := g.mechanism(sol.X); p != nil {
 		r.Mechanism, r.PML = p, leakage.PML(g.pi, p)
+	}
+	if sol.Objective <= 0 && r.PML > eps+certify.ProbeSlack {
+		// Weights a hair below 0 (within the engine's tolerance, or
+		// found by refine on an ill-conditioned basis) make the point
+		// audit above eps: settle them with a few more pivots.
+		if t, err := g.sx.tighten(); err == nil && t.Objective <= 0 {
+			if p := g.mechanism(t.X); p != nil {
+				if a := leakage.PML(g.pi, p); a < r.PML {
+					r.Mechanism, r.PML = p, a
+				}
+			}
+			r.Pivots += t.Iterations
+		}
 	}
 	if sol.Objective > 0 {
 		var p mech.Mechanism

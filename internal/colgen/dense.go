@@ -47,6 +47,12 @@ type dense struct {
 	priceFrom int  // where the next partial pricing scan starts
 	yValid    bool // y holds the phase 2 duals of the current basis (pivot keeps them)
 
+	// feasTol is the feasibility tolerance of the solve: denseFeasTol,
+	// or exactFeasTol within tighten.
+	feasTol float64
+	// iterCap, if positive, caps the pivots of a run (tighten's).
+	iterCap int
+
 	// While perturbed, variable v may go down to −shift[v] instead of 0
 	// (see run).
 	perturbed bool
@@ -118,6 +124,14 @@ type breakpoint struct {
 const (
 	// denseFeasTol: a basic value above −denseFeasTol is feasible.
 	denseFeasTol = 1e-9
+	// exactFeasTol is the feasibility tolerance of tighten: a weight of
+	// −1e-9 dropped from the master's point moves the rows, and the
+	// audited PML with them, by about as much, while a probe's point must
+	// audit within certify.ProbeSlack (1e-13) of its ε.
+	exactFeasTol = 1e-15
+	// tightenPivots·n caps the pivots of tighten: past that the point
+	// is left to the caller's other means (the LP).
+	tightenPivots = 2
 	// denseOptTol: a reduced cost below −denseOptTol is a candidate; it is
 	// priceTol, so that the engine and the pricing agree on what prices out.
 	denseOptTol = priceTol
@@ -157,7 +171,8 @@ func newDense(n int) *dense {
 	e := &dense{n: n, head: make([]int, n), pos: make([]int, n),
 		bt: make([]float64, n*n), xb: make([]float64, n), y: make([]float64, n),
 		cb: make([]float64, n), alpha: make([]float64, n), work: make([]float64, n*n),
-		degenerateRun: defaultDegenerateRun, refactorEvery: defaultRefactorEvery, refactorPer: defaultRefactorPer}
+		degenerateRun: defaultDegenerateRun, refactorEvery: defaultRefactorEvery, refactorPer: defaultRefactorPer,
+		feasTol: denseFeasTol}
 	e.slackBasis()
 	return e
 }
@@ -374,6 +389,34 @@ func (e *dense) solve() (*denseResult, error) {
 	return r2, nil
 }
 
+// tighten solves again from the current basis, on fresh factors, with
+// basic values feasible to exactFeasTol instead of denseFeasTol. A solve
+// that ended with its sum of slacks at 0 can leave weights down to −1e-9
+// (more on an ill-conditioned basis, once refine has corrected the
+// updated inverse): a few more pivots usually reach a point that is
+// feasible to rounding. On error the caller keeps its earlier point (the
+// next solve inverts the basis afresh).
+func (e *dense) tighten() (*denseResult, error) {
+	e.feasTol, e.iterCap = exactFeasTol, tightenPivots*e.n
+	defer func() { e.feasTol, e.iterCap = denseFeasTol, 0 }()
+	e.valid = false
+	r, err := e.run()
+	if err != nil {
+		e.valid = false
+	}
+	return r, err
+}
+
+// minBasic returns the least basic value of a result (0 when every basic
+// value is non-negative).
+func (r *denseResult) minBasic() float64 {
+	m := 0.0
+	for _, v := range r.X {
+		m = math.Min(m, v)
+	}
+	return m
+}
+
 func (e *dense) run() (*denseResult, error) {
 	n := e.n
 	if !e.valid && !e.invert() {
@@ -381,6 +424,9 @@ func (e *dense) run() (*denseResult, error) {
 	}
 	e.computeX()
 	maxIter := 50*(n+len(e.cols)) + 10000
+	if e.iterCap > 0 {
+		maxIter = min(maxIter, e.iterCap)
+	}
 	degenerate := 0
 	perturbDone := false
 	defer func() { e.perturbed = false }()
@@ -394,7 +440,7 @@ func (e *dense) run() (*denseResult, error) {
 		phase1 := false
 		for p := range e.cb {
 			e.cb[p] = 0
-			if e.room(p) < -denseFeasTol {
+			if e.room(p) < -e.feasTol {
 				e.cb[p], phase1 = -1, true
 			}
 		}
@@ -508,8 +554,8 @@ func (e *dense) run() (*denseResult, error) {
 func (e *dense) ratio(phase1 bool, dq float64, bland bool) (int, float64) {
 	theta1 := math.Inf(1)
 	for p, a := range e.alpha {
-		if a > densePivTol && e.room(p) >= -denseFeasTol {
-			if t := (e.room(p) + denseFeasTol) / a; t < theta1 {
+		if a > densePivTol && e.room(p) >= -e.feasTol {
+			if t := (e.room(p) + e.feasTol) / a; t < theta1 {
 				theta1 = t
 			}
 		}
@@ -517,7 +563,7 @@ func (e *dense) ratio(phase1 bool, dq float64, bland bool) (int, float64) {
 	if phase1 {
 		e.bps = e.bps[:0]
 		for p, a := range e.alpha {
-			if a < -densePivTol && e.room(p) < -denseFeasTol {
+			if a < -densePivTol && e.room(p) < -e.feasTol {
 				if t := e.room(p) / a; t <= theta1 {
 					e.bps = append(e.bps, breakpoint{t, p})
 				}
@@ -543,11 +589,11 @@ func (e *dense) ratio(phase1 bool, dq float64, bland bool) (int, float64) {
 	if bland {
 		exact := math.Inf(1)
 		for p, a := range e.alpha {
-			if room := e.room(p); a > densePivTol && room >= -denseFeasTol {
+			if room := e.room(p); a > densePivTol && room >= -e.feasTol {
 				// Values within the tolerance of the bound are exact
 				// ties, broken by the smallest variable.
 				t := 0.0
-				if room > denseFeasTol {
+				if room > e.feasTol {
 					t = room / a
 				}
 				if r < 0 || t < exact || (t == exact && e.head[p] < e.head[r]) {
@@ -563,7 +609,7 @@ func (e *dense) ratio(phase1 bool, dq float64, bland bool) (int, float64) {
 	for p, a := range e.alpha {
 		// Divided, not room ≤ theta1·a: when tol is lost in room + tol,
 		// rounding the product can exclude the row that set theta1.
-		if room := e.room(p); a > densePivTol && room >= -denseFeasTol && room/a <= theta1 && a > best {
+		if room := e.room(p); a > densePivTol && room >= -e.feasTol && room/a <= theta1 && a > best {
 			r, best = p, a
 		}
 	}
@@ -591,7 +637,7 @@ func (e *dense) perturb() {
 	for v := range e.shift {
 		seed = seed*6364136223846793005 + 1442695040888963407
 		u := float64(seed>>11) / (1 << 53)
-		e.shift[v] = denseFeasTol * (100 + 900*u)
+		e.shift[v] = e.feasTol * (100 + 900*u)
 	}
 	e.perturbed = true
 }

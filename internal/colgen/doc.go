@@ -10,7 +10,8 @@
 // in the cone C_j(λ) = {v ≥ 0 on the inputs allowed for output j :
 // v_i ≤ λ π·v}. Cut at π·v = 1, the cone is the box slice
 // {0 ≤ v ≤ λ, π·v = 1}, whose vertices are the columns v = λ 1_S + θ e_k
-// (a set S of inputs at λ, one more input k at θ ∈ (0, λ]). So an ε-PML
+// (a set S of inputs at λ, one more input k at θ ∈ (0, λ]), held scaled
+// (below). So an ε-PML
 // mechanism with the pattern exists exactly when the all-ones vector is a
 // non-negative combination of such columns, that is, when the master LP
 //
@@ -38,16 +39,31 @@
 //
 // Pricing is stabilised (Wentges' smoothing): each round prices at the
 // mean of the master's duals and the centre, the duals with the best
-// Lagrangian bound so far (every point of the master has Σ_c w_c + π·s =
-// 1, so Σ s ≥ Σ y + min(−max_c y·v, min_i (1 − y_i)/π_i) for any y), and
+// Lagrangian bound so far (every point of the master has Σ_c w_c π·v_c +
+// π·s = 1, so Σ s ≥ Σ y + min(−max_c y·v_c/π·v_c, min_i (1 − y_i)/π_i)
+// for any y), and
 // falls back on the master's own duals when the mean prices nothing in.
 // Without it the duals oscillate from round to round near λ = 1 and a
 // probe can run for a thousand rounds.
 //
+// # Scaling
+//
+// The master holds each column divided by its largest entry: 1_S + θ e_k
+// with θ = (μ − π(S))/π_k ∈ (0, 1] (μ = 1/λ), or e_k alone when the first
+// input of the fill already has π_k ≥ μ. A weight is then the probability
+// mass p_ij the column gives the inputs of S, whatever λ and the prior, so
+// that the engine's absolute tolerances (1e-9 on a weight, on a reduced
+// cost) mean the same thing at every ε. Held unscaled, as λ 1_S + θ e_k, a
+// column of the inputs of mass 1e-30 at ε = 30 has entries near 1e13 and
+// one that serves a single heavy input entries near 1: the weights then
+// span thirteen orders of magnitude, the master's points audit far above
+// their ε and its phase 1 stalls. The scaling changes no dual: y·v ≤ 0 is
+// the same condition on v and on a positive multiple of it.
+//
 // # Polishing
 //
 // Below ε* the master ends with some slacks basic. Keeping that basis and
-// the shape (S, k) of every basic column, the columns are affine in λ, and
+// the shape (S, k) of every basic column, the columns are affine in μ, and
 // Newton's method on the sum of the basic slacks finds the λ where they
 // vanish. Its first step is an estimate of ε* (Result.Estimate) that
 // converges quadratically as the probe nears ε*; where the basis stays

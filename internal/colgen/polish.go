@@ -8,8 +8,9 @@ import (
 	"github.com/pmlopt/pmlopt/mech"
 )
 
-// shape is a generated column's form λ 1_S + θ e_k with S and k fixed:
-// rows holds S then k. Its entries are affine in λ: θ = (1 − λ π(S))/π_k.
+// shape is a generated column's form 1_S + θ e_k (divided by its largest
+// entry) with S and k fixed: rows holds S then k. Its entries are affine in
+// μ = 1/λ: θ = (μ − π(S))/π_k, or θ = 1 when S is empty.
 type shape struct {
 	rows []int
 	piS  float64 // π(S)
@@ -26,22 +27,42 @@ func newShape(pi mech.Prior, rows []int) shape {
 func (s shape) full() []int { return s.rows[:len(s.rows)-1] }
 func (s shape) k() int      { return s.rows[len(s.rows)-1] }
 
-func (s shape) theta(pi mech.Prior, lambda float64) float64 {
-	return (1 - lambda*s.piS) / pi[s.k()]
+func (s shape) theta(pi mech.Prior, mu float64) float64 {
+	if len(s.rows) == 1 {
+		return 1
+	}
+	return (mu - s.piS) / pi[s.k()]
+}
+
+// slope is dθ/dμ.
+func (s shape) slope(pi mech.Prior) float64 {
+	if len(s.rows) == 1 {
+		return 0
+	}
+	return 1 / pi[s.k()]
+}
+
+// breakpoints are the μ where the shape stops holding: θ reaches 1, or 0
+// (none when S is empty: e_k holds for every μ ≤ π_k).
+func (s shape) breakpoints(pi mech.Prior) []float64 {
+	if len(s.rows) == 1 {
+		return nil
+	}
+	return []float64{s.piS + pi[s.k()], s.piS}
 }
 
 // polish keeps the master's final basis, with the shape of every basic
-// column, while λ = e^ε moves up from the probed value, and runs Newton's
-// method on the sum of the basic slacks (each basic column being affine in
-// λ) for the λ where they vanish. The first Newton step, as an ε, is the
-// estimate of ε* it returns (0 if there is none); it ignores the shapes'
-// breakpoints, since far below ε* the first one is close and the uncapped
-// step still points near ε*. The iteration itself stops at the first
-// breakpoint above the probed λ, where some basic column would change
-// shape (θ reaches λ at λ = 1/(π(S) + π_k), or 0 at 1/π(S)). If every
-// shape holds where it stops, the basic columns with positive weights
-// give a mechanism with the pattern (rows normalised), which is returned
-// for the caller to audit; nil otherwise.
+// column, while λ = e^ε moves up from the probed value (μ = 1/λ down), and
+// runs Newton's method on the sum of the basic slacks (each basic column
+// being affine in μ) for the μ where they vanish. The first Newton step,
+// as an ε, is the estimate of ε* it returns (0 if there is none); it
+// ignores the shapes' breakpoints, since far below ε* the first one is
+// close and the uncapped step still points near ε*. The iteration itself
+// stops at the first breakpoint below the probed μ, where some basic column
+// would change shape (θ reaches 1 at μ = π(S) + π_k, or 0 at μ = π(S)). If
+// every shape holds where it stops, the basic columns with positive
+// weights give a mechanism with the pattern (rows normalised), which is
+// returned for the caller to audit; nil otherwise.
 func (g *Master) polish() (estimate float64, p mech.Mechanism) {
 	n := len(g.pi)
 	var basic []int  // structural columns in the basis: slack i < n, generated n + k
@@ -61,16 +82,16 @@ func (g *Master) polish() (estimate float64, p mech.Mechanism) {
 		return 0, nil
 	}
 	shapes := make([]shape, n) // of the generated basic columns, by position
-	lambdaMax := math.Inf(1)
+	muMin := 0.0
 	for p, j := range basic {
 		if j < n {
 			continue
 		}
 		s := newShape(g.pi, g.cols[j-n].rows)
 		shapes[p] = s
-		for _, bp := range []float64{1 / (s.piS + g.pi[s.k()]), 1 / s.piS} {
-			if bp > g.lambda && bp < lambdaMax {
-				lambdaMax = bp
+		for _, bp := range s.breakpoints(g.pi) {
+			if bp < g.mu && bp > muMin {
+				muMin = bp
 			}
 		}
 	}
@@ -82,8 +103,8 @@ func (g *Master) polish() (estimate float64, p mech.Mechanism) {
 	}
 	var lu mat.LU
 	x, z, u := mat.NewVecDense(n, nil), mat.NewVecDense(n, nil), mat.NewVecDense(n, nil)
-	// solveAt factorises the basis at lambda and solves B x = 1.
-	solveAt := func(lambda float64) bool {
+	// solveAt factorises the basis at mu and solves B x = 1.
+	solveAt := func(mu float64) bool {
 		b.Zero()
 		for p, j := range basic {
 			if j < n {
@@ -92,17 +113,17 @@ func (g *Master) polish() (estimate float64, p mech.Mechanism) {
 			}
 			s := shapes[p]
 			for _, i := range s.full() {
-				b.Set(i, p, lambda)
+				b.Set(i, p, 1)
 			}
-			b.Set(s.k(), p, s.theta(g.pi, lambda))
+			b.Set(s.k(), p, s.theta(g.pi, mu))
 		}
 		lu.Factorize(b)
 		return lu.SolveVecTo(x, false, ones) == nil
 	}
-	lambda := g.lambda
+	mu := g.mu
 	solved := false
 	for it := 0; it < 30 && !solved; it++ {
-		if !solveAt(lambda) {
+		if !solveAt(mu) {
 			return estimate, nil
 		}
 		f := 0.0
@@ -113,17 +134,14 @@ func (g *Master) polish() (estimate float64, p mech.Mechanism) {
 			solved = true
 			break
 		}
-		// d f/dλ = −Σ_slacks (B⁻¹ (dB/dλ) x).
+		// d f/dμ = −Σ_slacks (B⁻¹ (dB/dμ) x), dB/dμ = Σ_p θ'_p e_k e_pᵀ.
 		z.Zero()
 		for p, j := range basic {
 			if j < n {
 				continue
 			}
-			s, w := shapes[p], x.AtVec(p)
-			for _, i := range s.full() {
-				z.SetVec(i, z.AtVec(i)+w)
-			}
-			z.SetVec(s.k(), z.AtVec(s.k())-w*s.piS/g.pi[s.k()])
+			s := shapes[p]
+			z.SetVec(s.k(), z.AtVec(s.k())+x.AtVec(p)*s.slope(g.pi))
 		}
 		if err := lu.SolveVecTo(u, false, z); err != nil {
 			return estimate, nil
@@ -132,25 +150,25 @@ func (g *Master) polish() (estimate float64, p mech.Mechanism) {
 		for _, p := range slacks {
 			d -= u.AtVec(p)
 		}
-		if !(d < 0) {
+		if !(d > 0) {
 			return estimate, nil
 		}
-		next := lambda - f/d
-		if !(next >= g.lambda) || math.IsInf(next, 0) {
+		next := mu - f/d
+		if !(next <= g.mu) || !(next > 0) {
 			return estimate, nil
 		}
 		if it == 0 {
-			estimate = math.Log(next)
+			estimate = -math.Log(next)
 		}
-		if next >= lambdaMax {
-			lambda = lambdaMax
-			if !solveAt(lambda) {
+		if next <= muMin {
+			mu = muMin
+			if !solveAt(mu) {
 				return estimate, nil
 			}
 			solved = true
 			break
 		}
-		lambda = next
+		mu = next
 	}
 	if !solved {
 		return estimate, nil
@@ -161,14 +179,14 @@ func (g *Master) polish() (estimate float64, p mech.Mechanism) {
 			continue
 		}
 		s := shapes[p]
-		th := s.theta(g.pi, lambda)
-		if !(th > 0 && th <= lambda) {
-			return estimate, nil // the shape does not hold at λ
+		th := s.theta(g.pi, mu)
+		if !(th > 0 && th <= 1) {
+			return estimate, nil // the shape does not hold at μ
 		}
 		if w := x.AtVec(p); w > 0 {
 			vals := make([]float64, len(s.rows))
 			for e := range s.full() {
-				vals[e] = lambda
+				vals[e] = 1
 			}
 			vals[len(vals)-1] = th
 			ws = append(ws, weighted{j: g.cols[j-n].j, rows: s.rows, vals: vals, w: w})

@@ -1,0 +1,74 @@
+package bisect
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pmlopt/pmlopt/instance"
+	"github.com/pmlopt/pmlopt/solver"
+)
+
+// TestBinomialCountingCurve: the counting query with a binomial(N−1, p)
+// prior has letters of mass down to p^(N−1) and thresholds whose allowed
+// outputs carry almost no mass, where the column generation's master must
+// keep its weights on one scale (at N = 20 and p = 0.1, ε* reaches 45
+// nats). Its order curve closes with the pure-Go probes alone, up to a
+// handful of LPs, and every threshold agrees with plain bisection over the
+// full feasibility LP.
+func TestBinomialCountingCurve(t *testing.T) {
+	s, err := solver.Get("revised")
+	require.NoError(t, err)
+	for _, c := range []struct {
+		n int
+		p float64
+	}{{16, 0.3}, {20, 0.1}} {
+		n := c.n
+		pi, err := instance.Binomial(n-1, c.p)
+		require.NoError(t, err)
+		u, err := instance.Counting(n)
+		require.NoError(t, err)
+		o := u.Order()
+		pts, err := OrderCurve(context.Background(), pi, o, Options{Solver: s})
+		require.NoError(t, err)
+		require.Len(t, pts, n)
+		lps := 0
+		for _, p := range pts {
+			lps += p.LPSolves
+			pat := o.Pattern(p.H)
+			audit(t, pi, pat, Result{EpsLower: p.OptimalEpsilonLower, EpsUpper: p.OptimalEpsilon, Mechanism: p.Mechanism, Lower: p.Lower, Proof: p.Proof}, 1e-9*math.Max(1, p.OptimalEpsilon))
+			want := plainLeastEpsilon(t, s, pi, pat, 1e-11)
+			require.InDelta(t, want, p.OptimalEpsilon, 2e-9*math.Max(1, want), "N = %d, h = %d: bracket [%v, %v]", n, p.H, p.OptimalEpsilonLower, p.OptimalEpsilon)
+		}
+		t.Logf("N = %d: %d LPs", n, lps)
+		require.LessOrEqual(t, lps, 3, "N = %d", n)
+	}
+}
+
+// TestValueCurveCountsEveryThreshold: a value curve reports one point per
+// step, and its counts add up to the work on every threshold (as reported
+// one by one to Options.Settled), those inside the steps included.
+func TestValueCurveCountsEveryThreshold(t *testing.T) {
+	f, err := instance.Lookup("counting-binomial")
+	require.NoError(t, err)
+	in, err := f.New(16, 1)
+	require.NoError(t, err)
+	var settled, starts int
+	byH := map[int]int{}
+	opt := Options{Workers: 1, Settled: func(p Point) {
+		settled += p.LPSolves + p.GoProbes
+		byH[p.H] = p.LPSolves + p.GoProbes
+	}}
+	pts, err := ValueCurve(context.Background(), in.Prior, in.Utility, opt)
+	require.NoError(t, err)
+	got := 0
+	for _, p := range pts {
+		got += p.LPSolves + p.GoProbes
+		starts += byH[p.H]
+	}
+	assert.Equal(t, settled, got)
+	assert.Greater(t, settled, starts, "no work inside a step: the test proves nothing")
+}
