@@ -207,25 +207,31 @@ func Solve(p Problem, opt Options) (*Result, error) {
 // 1e-12, goes to observe, which reports whether it improved on the best
 // point so far and whether to stop. Rounding ends the progress first when
 // the complementarity reaches the level of the entries' last digits (1e-15)
-// or five observed points in a row bring no improvement; maxIter and a
-// failed step end it too.
+// or five iterations in a row after the first observed point bring no
+// improvement; maxIter and a failed step end it too. The iterations after
+// an observed point count whether observed or not: once rounding has
+// spoiled the Newton directions the residuals grow past near and stay
+// there (the iterates diverge), and no later point improves on the best.
 func (w *workspace) iterate(ctx context.Context, maxIter int, near float64, observe func(it int) (improved, done bool)) {
-	stale := 0
+	stale, watching := 0, false
 	for it := 0; it <= maxIter; it++ {
 		if ctx.Err() != nil {
 			return
 		}
 		w.residuals()
+		improved := false
 		if w.gapMeasure() < near || w.lastGap < 1e-12 {
-			improved, done := observe(it)
+			var done bool
+			improved, done = observe(it)
 			if done {
 				return
 			}
-			if improved {
-				stale = 0
-			} else {
-				stale++
-			}
+			watching = true
+		}
+		if improved {
+			stale = 0
+		} else if watching {
+			stale++
 		}
 		if w.lastGap < 1e-15 || stale >= 5 || it == maxIter {
 			return
