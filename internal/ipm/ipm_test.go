@@ -281,8 +281,9 @@ func (c *countingContext) Err() error {
 
 // TestSolveStopsAfterTheBest checks the iterations' stopping rule on a
 // Zipf prior with the line loss −|x−y| at 128 letters, where rounding
-// makes the iterates diverge after the best point: Solve stops five
-// iterations after its last improvement instead of running to MaxIter.
+// makes the iterates diverge after the best point: Solve stops once the
+// gap measure has grown five iterations in a row instead of running to
+// MaxIter.
 func TestSolveStopsAfterTheBest(t *testing.T) {
 	f, err := instance.Lookup("abs-zipf")
 	if err != nil {
