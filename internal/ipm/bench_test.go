@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/mech"
 )
@@ -30,12 +31,27 @@ func BenchmarkSolve(b *testing.B) {
 }
 
 // BenchmarkSolveVertex times the default ε-PML expected-utility solve
-// (SolveVertex, ε = 1) on the bench's random instance and on a counting
+// (SolveVertex, ε = 1) on the bench's random instance, on a counting
 // query (−(x−y)² − [y < x]) with a uniform and a Dirichlet prior, the
-// families whose interior points stopped short of the gap.
+// families whose interior points stopped short of the gap, and on the
+// instance families slowest against the random one (package instance,
+// seed 2026): a line loss with a Zipf or a geometric prior, and the
+// Hamming utility, whose optimal face is nearly the whole polytope.
 func BenchmarkSolveVertex(b *testing.B) {
 	for _, n := range []int{101, 128, 256} {
-		for _, c := range benchFamilies(n) {
+		cases := benchFamilies(n)
+		for _, name := range []string{"abs-zipf", "square-geometric", "hamming"} {
+			f, err := instance.Lookup(name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			in, err := f.New(n, 2026)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cases = append(cases, benchFamily{name, in.Prior, in.Utility})
+		}
+		for _, c := range cases {
 			p := Problem{Prior: c.pi, Utility: c.u, Epsilon: 1}
 			b.Run(c.name+"/"+strconv.Itoa(n), func(b *testing.B) {
 				for b.Loop() {

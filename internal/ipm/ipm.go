@@ -206,28 +206,42 @@ func Solve(p Problem, opt Options) (*Result, error) {
 // complementarity are below near, or whose complementarity alone is below
 // 1e-12, goes to observe, which reports whether it improved on the best
 // point so far and whether to stop. Rounding ends the progress first when
-// the complementarity reaches the level of the entries' last digits (1e-15)
-// or five observed points in a row bring no improvement; maxIter and a
-// failed step end it too.
+// the complementarity reaches the level of the entries' last digits (1e-15),
+// when five observed points in a row bring no improvement, or when, after
+// an observed point, the gap measure of five unobserved iterations in a
+// row fails to decrease: rounding has then spoiled the Newton directions
+// and the iterates diverge (a run that recovers from a jump decreases the
+// measure at every step and goes on). maxIter and a failed step end it
+// too.
 func (w *workspace) iterate(ctx context.Context, maxIter int, near float64, observe func(it int) (improved, done bool)) {
-	stale := 0
+	stale, diverging := 0, 0
+	watching, last := false, math.Inf(1)
 	for it := 0; it <= maxIter; it++ {
 		if ctx.Err() != nil {
 			return
 		}
 		w.residuals()
-		if w.gapMeasure() < near || w.lastGap < 1e-12 {
+		g := w.gapMeasure()
+		if g < near || w.lastGap < 1e-12 {
 			improved, done := observe(it)
 			if done {
 				return
 			}
+			watching, diverging = true, 0
 			if improved {
 				stale = 0
 			} else {
 				stale++
 			}
+		} else if watching {
+			if g >= last {
+				diverging++
+			} else {
+				diverging = 0
+			}
 		}
-		if w.lastGap < 1e-15 || stale >= 5 || it == maxIter {
+		last = g
+		if w.lastGap < 1e-15 || stale >= 5 || diverging >= 5 || it == maxIter {
 			return
 		}
 		if err := w.step(); err != nil {

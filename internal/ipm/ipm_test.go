@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
@@ -264,4 +265,45 @@ func TestSolveStopsOnCancelledContext(t *testing.T) {
 	r, err := Solve(Problem{Prior: pi, Utility: u, Epsilon: 0.5}, Options{Context: context.Background()})
 	require.NoError(t, err)
 	require.NotNil(t, r)
+}
+
+// countingContext never ends and counts the calls of Err: Solve checks it
+// once per iteration and once after them.
+type countingContext struct {
+	context.Context
+	calls int
+}
+
+func (c *countingContext) Err() error {
+	c.calls++
+	return nil
+}
+
+// TestSolveStopsAfterTheBest checks the iterations' stopping rule on a
+// Zipf prior with the line loss −|x−y| at 128 letters, where rounding
+// makes the iterates diverge after the best point: Solve stops once the
+// gap measure has grown five iterations in a row instead of running to
+// MaxIter.
+func TestSolveStopsAfterTheBest(t *testing.T) {
+	f, err := instance.Lookup("abs-zipf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := f.New(128, 2026)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := &countingContext{Context: context.Background()}
+	r, err := Solve(Problem{Prior: in.Prior, Utility: in.Utility, Epsilon: 1}, Options{Context: ctx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Iterations 0..r.Iterations+5 each check the context, and Solve
+	// checks it once more.
+	if want := r.Iterations + 7; ctx.calls > want {
+		t.Errorf("%d context checks after the best point's iteration %d, want at most %d", ctx.calls, r.Iterations, want)
+	}
+	if !r.valid() || r.Bound-r.Value > AcceptedGap*math.Max(1, math.Abs(r.Value)) {
+		t.Errorf("value %g, bound %g: not a certified point", r.Value, r.Bound)
+	}
 }

@@ -32,6 +32,9 @@ const (
 	// budgetShrink is the relative (and absolute) margin by which the
 	// vertex LP's budget lies inside ε.
 	budgetShrink = 1e-12
+	// narrowFree is the number of free pairs per row and column above
+	// which Vertex first tries narrowed faces (narrowKeep).
+	narrowFree = 8
 	// wideBudget is the budget (nats) above which the face LP's column of
 	// output j holds q_j rather than t_j = e^ε q_j.
 	wideBudget = 5

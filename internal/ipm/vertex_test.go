@@ -320,3 +320,41 @@ func TestVertexRejectsForeignPoints(t *testing.T) {
 		}()
 	}
 }
+
+// TestVertexHamming: the Hamming utility (0 on the diagonal, −1 off it)
+// with a uniform prior on 40 letters at ε = 1, whose optimal face is
+// nearly the whole polytope, so Vertex narrows it first. The optimum is
+// e^ε/n − 1: the diagonal at its cap e^ε q_j in every column is the best
+// any mechanism does, and a mechanism spreading each row over ⌈n/e^ε⌉
+// columns reaches it; the full LP on revised agrees.
+func TestVertexHamming(t *testing.T) {
+	const n = 40
+	u := make(mech.Utility, n)
+	for i := range u {
+		u[i] = make([]float64, n)
+		for j := range u[i] {
+			if i != j {
+				u[i][j] = -1
+			}
+		}
+	}
+	p := Problem{Prior: uniformPrior(n), Utility: u, Epsilon: 1}
+	ip, err := Solve(p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ip.face == nil || narrowFace(ip.Mechanism, ip.face.used, ip.face.capped, narrowKeep[0]) == nil {
+		t.Fatal("the interior point's face is not narrowed")
+	}
+	r, err := SolveVertex(p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkVertex(t, p, r)
+	if want := math.E/n - 1; math.Abs(r.Value-want) > 1e-9 {
+		t.Errorf("value %.15g, want e/n − 1 = %.15g", r.Value, want)
+	}
+	if !testing.Short() {
+		compareWithLP(t, p, r, "revised")
+	}
+}
