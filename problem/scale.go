@@ -51,3 +51,27 @@ func (p *Problem) ScaleUtility() (int, error) {
 	p.Utility = scaled
 	return k, nil
 }
+
+// moderate bounds the largest utility magnitude that ScaleExtremeUtility
+// leaves as it is: the engines handle it exactly as given.
+const moderate = 0x1p20
+
+// ScaleExtremeUtility is ScaleUtility for utilities whose largest
+// magnitude lies outside [2^−20, 2^20], and does nothing (returning 0)
+// otherwise. The solvers' stopping tests are relative above magnitude 1
+// and absolute below it, so scaling utilities of moderate size down to 1
+// would loosen them: an expected utility of −6 on a counting query whose
+// largest loss is 10⁴ would be certified to a relative 1e-5 instead of
+// 1e-9.
+func (p *Problem) ScaleExtremeUtility() (int, error) {
+	mx := 0.0
+	for _, row := range p.Utility {
+		for _, v := range row {
+			mx = math.Max(mx, math.Abs(v))
+		}
+	}
+	if mx == 0 || (mx >= 1/moderate && mx <= moderate) {
+		return 0, nil
+	}
+	return p.ScaleUtility()
+}

@@ -43,3 +43,25 @@ func TestScaleUtility(t *testing.T) {
 		assert.Equal(t, 0, k)
 	}
 }
+
+// Utilities of moderate size are left as they are; extreme ones are scaled
+// exactly as ScaleUtility scales them.
+func TestScaleExtremeUtility(t *testing.T) {
+	for _, c := range []struct {
+		max   float64
+		scale bool
+	}{{1e4, false}, {1, false}, {1e-5, false}, {1e7, true}, {1e-7, true}, {1e300, true}} {
+		p := &Problem{Utility: mech.Utility{{c.max, -c.max / 3}, {0, c.max / 7}}}
+		orig := p.Utility
+		k, err := p.ScaleExtremeUtility()
+		require.NoError(t, err)
+		if !c.scale {
+			require.Zero(t, k, "max %g", c.max)
+			require.Equal(t, orig, p.Utility)
+			continue
+		}
+		require.NotZero(t, k, "max %g", c.max)
+		require.Equal(t, orig[0][1], math.Ldexp(p.Utility[0][1], k))
+		require.Less(t, math.Abs(p.Utility[0][0]), 1.0)
+	}
+}

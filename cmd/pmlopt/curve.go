@@ -134,7 +134,7 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	}
 	// The engines see utilities scaled to magnitude 1, exactly; thresholds
 	// are reported in the file's units.
-	k, err := p.ScaleUtility()
+	k, err := p.ScaleExtremeUtility()
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}

@@ -133,7 +133,7 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 	// --out writes the file's own); the values are reported in the file's
 	// units.
 	q := *p
-	k, err := q.ScaleUtility()
+	k, err := q.ScaleExtremeUtility()
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
