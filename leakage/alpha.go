@@ -302,17 +302,7 @@ func (cp *concaveProblem) forRow(rows mech.Mechanism, cols []int, k int) *concav
 
 // eval returns G(w) without lc0 and, if grad is not nil, stores ∇G(w).
 func (cp *concaveProblem) eval(w, grad []float64) float64 {
-	for c := range cp.s {
-		cp.s[c] = 0
-	}
-	for i, wi := range w {
-		if wi == 0 {
-			continue
-		}
-		for c, v := range cp.a[i] {
-			cp.s[c] += wi * v
-		}
-	}
+	cp.mix(w)
 	f := 0.0
 	for c, sc := range cp.s {
 		if sc > 0 {
@@ -695,4 +685,19 @@ func concaveMax(ctx context.Context, rows mech.Mechanism, cols []int, alpha, bet
 		upper = math.Max(upper, up)
 	}
 	return lower, upper
+}
+
+// mix sets cp.s to Σ_i w_i a_i, the output weights of the input weights w.
+func (cp *concaveProblem) mix(w []float64) {
+	for c := range cp.s {
+		cp.s[c] = 0
+	}
+	for i, wi := range w {
+		if wi == 0 {
+			continue
+		}
+		for c, v := range cp.a[i] {
+			cp.s[c] += wi * v
+		}
+	}
 }

@@ -47,17 +47,7 @@ const (
 // gradient computes s, F = Σ_c e_c s_c^r and g_x = Σ_c e_c s_c^{r−1} a_xc at w.
 // h is scratch of length C. It returns F.
 func (cp *concaveProblem) gradient(w, g, h []float64) float64 {
-	for c := range cp.s {
-		cp.s[c] = 0
-	}
-	for i, wi := range w {
-		if wi == 0 {
-			continue
-		}
-		for c, v := range cp.a[i] {
-			cp.s[c] += wi * v
-		}
-	}
+	cp.mix(w)
 	f := 0.0
 	for c, sc := range cp.s {
 		e := math.Exp(cp.lc[c])

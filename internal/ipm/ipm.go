@@ -181,17 +181,7 @@ func Solve(p Problem, opt Options) (*Result, error) {
 	p.Prior = normalised(p.Prior)
 	w := newWorkspace(p.Prior, p.Utility, allPairs(p.Utility.Dims()), pmlForm(p.Epsilon))
 	w.startOnMarginals()
-	var best *Result
-	w.iterate(opt.ctx(), maxIter, 1e-6, func(it int) (improved, done bool) {
-		r := w.result(p)
-		r.Iterations = it
-		// A bound below the value (beyond rounding) would be a broken
-		// proof: such a point never counts.
-		if r.valid() && (best == nil || r.Bound-r.Value < best.Bound-best.Value) {
-			best, improved = r, true
-		}
-		return improved, best != nil && best.Bound-best.Value <= gap*math.Max(1, math.Abs(best.Value))
-	})
+	best := w.bestPoint(opt.ctx(), maxIter, gap, func() *Result { return w.result(p) })
 	if err := opt.ctx().Err(); err != nil {
 		return nil, err
 	}
@@ -248,6 +238,23 @@ func (w *workspace) iterate(ctx context.Context, maxIter int, near float64, obse
 			return
 		}
 	}
+}
+
+// bestPoint runs the iterations and returns the observed point (made by
+// result) with the narrowest certified gap, stopping once that gap is at
+// most gap relative to max(1, |value|). A bound below the value (beyond
+// rounding) would be a broken proof: such a point never counts.
+func (w *workspace) bestPoint(ctx context.Context, maxIter int, gap float64, result func() *Result) *Result {
+	var best *Result
+	w.iterate(ctx, maxIter, 1e-6, func(it int) (improved, done bool) {
+		r := result()
+		r.Iterations = it
+		if r.valid() && (best == nil || r.Bound-r.Value < best.Bound-best.Value) {
+			best, improved = r, true
+		}
+		return improved, best != nil && best.Bound-best.Value <= gap*math.Max(1, math.Abs(best.Value))
+	})
+	return best
 }
 
 // normalised returns pi divided by its sum. NewPrior accepts sums within

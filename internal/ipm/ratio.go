@@ -92,15 +92,7 @@ func SolveRatio(p RatioProblem, opt Options) (*Result, error) {
 	}
 	w := newWorkspace(p.Prior, p.Utility, allPairs(n, m), form)
 	w.startOnMarginals()
-	var best *Result
-	w.iterate(opt.ctx(), maxIter, 1e-6, func(it int) (improved, done bool) {
-		r := w.ratioResult(p)
-		r.Iterations = it
-		if r.valid() && (best == nil || r.Bound-r.Value < best.Bound-best.Value) {
-			best, improved = r, true
-		}
-		return improved, best != nil && best.Bound-best.Value <= gap*math.Max(1, math.Abs(best.Value))
-	})
+	best := w.bestPoint(opt.ctx(), maxIter, gap, func() *Result { return w.ratioResult(p) })
 	if err := opt.ctx().Err(); err != nil {
 		return nil, err
 	}
