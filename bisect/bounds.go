@@ -3,6 +3,7 @@ package bisect
 import (
 	"math"
 
+	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
@@ -37,16 +38,12 @@ func columnBounds(pi mech.Prior, pat mech.Pattern) (c []float64, all int) {
 			all = j
 		}
 		if v := c[j]; v > 0 && !math.IsInf(v, 1) {
-			gamma := 1.01 * float64(k-1) * unitRoundoff
-			c[j] = math.Max(0, v-2*unitRoundoff*v-gamma)
+			gamma := 1.01 * float64(k-1) * certify.UnitRoundoff
+			c[j] = math.Max(0, v-2*certify.UnitRoundoff*v-gamma)
 		}
 	}
 	return c, all
 }
-
-// unitRoundoff is 2^−53, the relative rounding error of one float64
-// operation.
-const unitRoundoff = 0x1p-53
 
 // pruningBound returns max_i min_{j allowed for i} c_j: every row must use
 // an allowed output, so the least ε is at least this.

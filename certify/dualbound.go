@@ -49,9 +49,9 @@ func DualBound(pi mech.Prior, pat mech.Pattern, alpha []float64) (eps float64, o
 	}
 	// Shift α so that Σ α_i is a small positive multiple of Σ |α_i|, safely
 	// above rounding (checked again below). A larger sum proves less.
-	kappa := 32 * float64(n) * unitRoundoff
+	kappa := 32 * float64(n) * UnitRoundoff
 	shift := 0.0
-	if sum > kappa*abs || sum <= 4*float64(n)*unitRoundoff*abs {
+	if sum > kappa*abs || sum <= 4*float64(n)*UnitRoundoff*abs {
 		shift = (sum - kappa*abs) / float64(n)
 	}
 	a := make([]float64, n)
@@ -92,7 +92,7 @@ func levelBound(pi mech.Prior, pat mech.Pattern, a []float64) (eps float64, ok b
 		sum += v
 		abs += math.Abs(v)
 	}
-	if !(sum > 4*float64(n)*unitRoundoff*abs) {
+	if !(sum > 4*float64(n)*UnitRoundoff*abs) {
 		return 0, false
 	}
 	rows := make([]int, 0, n)
@@ -121,7 +121,7 @@ func levelBound(pi mech.Prior, pat mech.Pattern, a []float64) (eps float64, ok b
 	// math.Log errs by up to an ulp, which grows with ε (1.4e-14 from
 	// ε ≈ 64): the margin grows with it.
 	eps = -math.Log(smin * (1 + 1e-14))
-	eps -= 8*unitRoundoff*eps + 1e-15
+	eps -= 8*UnitRoundoff*eps + 1e-15
 	if !(eps > 0) {
 		return 0, false
 	}
@@ -196,10 +196,10 @@ func gUpper(pi mech.Prior, a []float64, rows []int, nu float64) float64 {
 	g := 0.0
 	for _, i := range rows {
 		v := pi[i] + nu*a[i]
-		err := 4 * unitRoundoff * (pi[i] + nu*math.Abs(a[i]))
+		err := 4 * UnitRoundoff * (pi[i] + nu*math.Abs(a[i]))
 		if v+err > 0 {
 			g += v + err
 		}
 	}
-	return g * (1 + 2*float64(len(rows)+2)*unitRoundoff)
+	return g * (1 + 2*float64(len(rows)+2)*UnitRoundoff)
 }

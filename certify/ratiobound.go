@@ -71,14 +71,14 @@ func RatioUpperBound(pi mech.Prior, u mech.Utility, b mech.Budget, alpha []float
 		// the sums to n units of their terms; err weighs both by the
 		// column's weights y_i (at most e^{ε_u} π_i for LIP and ALIP, so a
 		// large α_i/π_i of a tiny π_i costs no more than α_i).
-		worst = math.Max(worst, k+8*float64(n+2)*unitRoundoff*err)
+		worst = math.Max(worst, k+8*float64(n+2)*UnitRoundoff*err)
 	}
 	mass := 1.0
 	if b.Measure == mech.LDP {
 		mass = float64(n)
 	}
 	bound := sum + mass*worst
-	return bound + 8*float64(n+2)*unitRoundoff*(mag+mass*math.Abs(worst))
+	return bound + 8*float64(n+2)*UnitRoundoff*(mag+mass*math.Abs(worst))
 }
 
 // ratioColumnMax returns K_j for one column with gains g (see
@@ -92,7 +92,7 @@ func ratioColumnMax(pi mech.Prior, g, size []float64, b mech.Budget) (k, err flo
 	}
 	sortByGain(order, g)
 	if b.Measure == mech.LDP {
-		lam := math.Exp(b.Epsilon) * (1 + 8*unitRoundoff) // a wider set only raises K_j
+		lam := math.Exp(b.Epsilon) * (1 + 8*UnitRoundoff) // a wider set only raises K_j
 		// y = (1 + (λ−1)[i in top k]) / (n + (λ−1) k), k = 0..n.
 		total := 0.0
 		for _, v := range g {
@@ -120,7 +120,7 @@ func ratioColumnMax(pi mech.Prior, g, size []float64, b mech.Budget) (k, err flo
 	if b.Measure == mech.LIP {
 		lo, up = math.Exp(-b.Epsilon), math.Exp(b.Epsilon)
 	}
-	lo, up = lo*(1-8*unitRoundoff), up*(1+8*unitRoundoff) // a wider box only raises K_j
+	lo, up = lo*(1-8*UnitRoundoff), up*(1+8*UnitRoundoff) // a wider box only raises K_j
 	// Lower caps first, then the rest of the unit mass to the best gains.
 	left := 1.0
 	for i := range n {

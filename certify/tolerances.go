@@ -1,11 +1,11 @@
 package certify
 
 // The tolerances of the trust kernel. Proofs (DualBound, UpperBound) carry
-// their own rounding margins in units of unitRoundoff and need no other.
+// their own rounding margins in units of UnitRoundoff and need no other.
 const (
-	// unitRoundoff is 2^−53, the relative rounding error of one float64
-	// operation.
-	unitRoundoff = 0x1p-53
+	// UnitRoundoff is 2^−53, the relative rounding error of one float64
+	// operation: the unit of every rounding margin in pmlopt's proofs.
+	UnitRoundoff = 0x1p-53
 
 	// AuditTol is how far above its budget a mechanism pmlopt returns may
 	// audit (Audit): the engines' feasibility tolerance, about 1e-9 on

@@ -27,7 +27,7 @@ func UpperBound(pi mech.Prior, u mech.Utility, pat mech.Pattern, eps float64, al
 	}
 	n, m := u.Dims()
 	// Caps rounded up: a larger cap can only raise a knapsack's maximum.
-	lam := math.Exp(eps) * (1 + 8*unitRoundoff)
+	lam := math.Exp(eps) * (1 + 8*UnitRoundoff)
 	sum, mag, mass := 0.0, 0.0, 0.0
 	for i, a := range alpha {
 		if math.IsNaN(a) || math.IsInf(a, 0) {
@@ -49,10 +49,10 @@ func UpperBound(pi mech.Prior, u mech.Utility, pat mech.Pattern, eps float64, al
 			}
 			r := alpha[i] / pi[i]
 			// size bounds the rounding error of g relative to 2^−53.
-			items = append(items, item{g: u[i][j] - r, cap: lam * pi[i] * (1 + 8*unitRoundoff), size: math.Abs(u[i][j]) + math.Abs(r)})
+			items = append(items, item{g: u[i][j] - r, cap: lam * pi[i] * (1 + 8*UnitRoundoff), size: math.Abs(u[i][j]) + math.Abs(r)})
 			allowed += pi[i]
 		}
-		if len(items) == 0 || (pat != nil && lam*allowed < 1-64*float64(n)*unitRoundoff) {
+		if len(items) == 0 || (pat != nil && lam*allowed < 1-64*float64(n)*UnitRoundoff) {
 			continue // no mechanism can use the output
 		}
 		slices.SortFunc(items, func(a, b item) int {
@@ -79,12 +79,12 @@ func UpperBound(pi mech.Prior, u mech.Utility, pat mech.Pattern, eps float64, al
 			k += left * items[0].g
 			err += left * (items[0].size + math.Abs(items[0].g))
 		}
-		k += 8 * float64(len(items)+2) * unitRoundoff * err
+		k += 8 * float64(len(items)+2) * UnitRoundoff * err
 		worst = math.Max(worst, k)
 	}
 	// Σ_j q_j = Σ_i π_i, which the prior's validation allows to differ
 	// from 1 by 1e-9.
 	worst *= math.Max(1, mass)
 	bound := sum + worst
-	return bound + 8*float64(n+2)*unitRoundoff*(mag+math.Abs(worst))
+	return bound + 8*float64(n+2)*UnitRoundoff*(mag+math.Abs(worst))
 }

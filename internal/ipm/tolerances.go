@@ -1,13 +1,11 @@
 package ipm
 
+import "github.com/pmlopt/pmlopt/certify"
+
 // The tolerances of package ipm. Those of the audit (rows summing to 1,
 // the least entry of a returned mechanism, the noise in interior points)
 // are package certify's.
 const (
-	// unitRoundoff is 2^−53, the relative rounding error of one float64
-	// operation.
-	unitRoundoff = 0x1p-53
-
 	// boundSlack is the relative amount by which a result's bound may lie
 	// below its value (rounding in the two sums) before the pair no
 	// longer counts as a bracket.
@@ -43,5 +41,5 @@ const (
 	// ε = 0 a deterministic column's ratio 1/q_j is 1 only up to the
 	// rounding of the prior's sum (the PML of a one-hot column audits at
 	// 2.2e-16 for some priors).
-	auditRounding = 4 * unitRoundoff
+	auditRounding = 4 * certify.UnitRoundoff
 )
