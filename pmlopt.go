@@ -106,16 +106,24 @@ func Solve(ctx context.Context, p *problem.Problem, opt Options) (*Solution, err
 	if err != nil {
 		return nil, err
 	}
+	// The engines see utilities of extreme magnitude scaled exactly by a
+	// power of two (problem.ScaleExtremeUtility); what the solution
+	// reaches is measured on the caller's p.
+	q := *p
+	scale, err := q.ScaleExtremeUtility()
+	if err != nil {
+		return nil, err
+	}
 	slv := opt.solver()
 	var sol *Solution
 	switch p.Objective {
 	case problem.ExpectedUtility:
-		sol, err = solveExpected(ctx, p, b, opt)
+		sol, err = solveExpected(ctx, &q, b, opt)
 	case problem.WorstCaseOrder, problem.WorstCaseValue:
 		if b.Measure != mech.PML {
 			return nil, fmt.Errorf("objective: %s is defined for pml budgets (Song & Oechtering 2026), the file's measure is %s", p.Objective, b.Measure)
 		}
-		sol, err = solveWorstCase(ctx, p, b.Epsilon, opt)
+		sol, err = solveWorstCase(ctx, &q, b.Epsilon, opt)
 	case "":
 		return nil, ErrNoObjective
 	default:
@@ -128,6 +136,7 @@ func Solve(ctx context.Context, p *problem.Problem, opt Options) (*Solution, err
 	if sol.Solver == "" {
 		sol.Solver = slv.Name()
 	}
+	sol.ExpectedUtilityBound = math.Ldexp(sol.ExpectedUtilityBound, scale)
 	describe(p, sol)
 	return sol, nil
 }
@@ -239,10 +248,20 @@ func Curve(ctx context.Context, p *problem.Problem, objective problem.Objective,
 	if err := check(p); err != nil {
 		return nil, err
 	}
+	// As in Solve: extreme utilities are scaled exactly for the engines,
+	// thresholds are reported in p's units.
+	q := *p
+	scale, err := q.ScaleExtremeUtility()
+	if err != nil {
+		return nil, err
+	}
+	inUnits := func(pt Point) Point {
+		pt.Threshold, pt.ThresholdMax = math.Ldexp(pt.Threshold, scale), math.Ldexp(pt.ThresholdMax, scale)
+		return reached(p.Utility, pt)
+	}
 	var pts []bisect.Point
-	var err error
 	if settled := opt.Settled; settled != nil {
-		opt.Settled = func(pt Point) { settled(reached(p.Utility, pt)) }
+		opt.Settled = func(pt Point) { settled(inUnits(pt)) }
 	}
 	switch objective {
 	case problem.WorstCaseOrder, "":
@@ -253,7 +272,7 @@ func Curve(ctx context.Context, p *problem.Problem, objective problem.Objective,
 		pts, err = bisect.OrderCurve(ctx, p.Prior, o, opt.bisect())
 	case problem.WorstCaseValue:
 		var u mech.Utility
-		if u, err = p.RequireUtility(); err != nil {
+		if u, err = q.RequireUtility(); err != nil {
 			return nil, err
 		}
 		pts, err = bisect.ValueCurve(ctx, p.Prior, u, opt.bisect())
@@ -263,7 +282,7 @@ func Curve(ctx context.Context, p *problem.Problem, objective problem.Objective,
 	// A cancelled curve returns the points resolved so far with ctx.Err().
 	out := make([]Point, len(pts))
 	for k, pt := range pts {
-		out[k] = reached(p.Utility, fromBisect(pt))
+		out[k] = inUnits(fromBisect(pt))
 	}
 	if pts == nil {
 		out = nil

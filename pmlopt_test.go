@@ -439,3 +439,18 @@ func TestAuditContextCancelled(t *testing.T) {
 	_, err = pmlopt.AuditContext(context.Background(), p, 2, 1)
 	require.NoError(t, err)
 }
+
+// The library scales extreme utilities itself, as the CLI does: the
+// issue's ±5e307 LIP problem (the independent mechanism, expected utility
+// 0, before) has the closed-form optimum u(1 − 1/e) of the symmetric 2×2
+// case, and utilities near 1e-300 are as exact.
+func TestSolveScalesExtremeUtilities(t *testing.T) {
+	for _, u := range []float64{5e307, 1e26, 1e-300} {
+		p := &problem.Problem{Prior: mech.Prior{0.5, 0.5}, Utility: mech.Utility{{u, -u}, {-u, u}},
+			Privacy: &mech.Budget{Measure: mech.LIP, Epsilon: 1}, Objective: problem.ExpectedUtility}
+		sol, err := pmlopt.Solve(context.Background(), p, pmlopt.Options{})
+		require.NoError(t, err)
+		require.InEpsilon(t, u*(1-math.Exp(-1)), sol.ExpectedUtility, 1e-8, "u = %g", u)
+		require.Equal(t, u, p.Utility[0][0], "the caller's problem is not changed")
+	}
+}

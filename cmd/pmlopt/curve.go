@@ -132,17 +132,6 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	// The engines see utilities scaled to magnitude 1, exactly; thresholds
-	// are reported in the file's units.
-	k, err := p.ScaleExtremeUtility()
-	if err != nil {
-		return fmt.Errorf("%s: %w", pos[0], err)
-	}
-	unscale := func(pt *pmlopt.Point) {
-		pt.Threshold = math.Ldexp(pt.Threshold, k)
-		pt.ThresholdMax = math.Ldexp(pt.ThresholdMax, k)
-		pt.WorstCaseValue = math.Ldexp(pt.WorstCaseValue, k)
-	}
 	prog := newProgress(e.stderr, "curve", *quiet)
 	opts := pmlopt.Options{Solver: slv, Tol: *tol, Workers: *workers, Progress: prog.update}
 	var lineErr error
@@ -150,7 +139,6 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 		// Each settled point goes out at once, so that an interrupted or
 		// failed curve keeps every point it settled.
 		opts.Settled = func(pt pmlopt.Point) {
-			unscale(&pt)
 			if lineErr == nil {
 				lineErr = writeJSONLine(e.stdout, withMechanism(toCurvePointJSON(obj, pt), pt, *ex.mechanisms))
 			}
@@ -158,21 +146,15 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	}
 	pts, err := pmlopt.Curve(ctx, p, obj, opts)
 	prog.done()
-	for i := range pts {
-		unscale(&pts[i])
-	}
 	stopped := err != nil && ctx.Err() != nil
 	if err != nil && !stopped {
-		return err
+		return withPath(pos[0], err)
 	}
 	warnOpen(e.stderr, pts, *tol)
 	var safeSteps []closedform.SafeValueStep
 	if obj == problem.WorstCaseValue {
 		if safeSteps, err = closedform.SafeValueCurve(p.Prior, p.Utility); err != nil {
 			return err
-		}
-		for i := range safeSteps {
-			safeSteps[i].Threshold = math.Ldexp(safeSteps[i].Threshold, k)
 		}
 	}
 	if *asJSONL {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 )
 
@@ -36,4 +37,15 @@ func loadProblemLimit(e *env, path string, limit int64) (*problem.Problem, error
 		return nil, fmt.Errorf("standard input: %w", err)
 	}
 	return p, nil
+}
+
+// withPath prefixes the problem file's path to an error that names a field
+// of it (a *mech.FieldError: field, row, column), so that the one line a
+// user reads says which file is meant.
+func withPath(path string, err error) error {
+	var fe *mech.FieldError
+	if errors.As(err, &fe) {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return err
 }

@@ -129,22 +129,11 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 		}
 		return runJoint(ctx, e, p, f, pmlopt.Options{Solver: slv, Tol: *tol}, *asJSON)
 	}
-	// The engines see utilities scaled to magnitude 1, exactly (a copy:
-	// --out writes the file's own); the values are reported in the file's
-	// units.
-	q := *p
-	k, err := q.ScaleExtremeUtility()
-	if err != nil {
-		return fmt.Errorf("%s: %w", pos[0], err)
-	}
-	sol, err := pmlopt.Solve(ctx, &q, pmlopt.Options{Solver: slv, Tol: *tol,
+	sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{Solver: slv, Tol: *tol,
 		Notify: func(msg string) { fmt.Fprintf(e.stderr, "pmlopt solve: %s\n", msg) }})
 	if err != nil {
-		return err
+		return withPath(pos[0], err)
 	}
-	sol.WorstCaseValue = math.Ldexp(sol.WorstCaseValue, k)
-	sol.ExpectedUtility = math.Ldexp(sol.ExpectedUtility, k)
-	sol.ExpectedUtilityBound = math.Ldexp(sol.ExpectedUtilityBound, k)
 	if *out != "" {
 		if err := writeSolved(*out, p, sol.Mechanism); err != nil {
 			return err
