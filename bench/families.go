@@ -118,6 +118,7 @@ type Families struct {
 	CPUBudget time.Duration
 	Tol       float64
 	Isolate   bool
+	Refs      []FamRef // the comparisons with plain references
 }
 
 func famSizes(cfg Config) []int {
@@ -198,7 +199,10 @@ func families(ctx context.Context, cfg Config) (*Families, error) {
 			}
 		}
 	}
-	return res, nil
+	if res.Refs, err = famReferences(ctx, cfg, fams); err != nil {
+		return nil, err
+	}
+	return res, res.write(cfg.Out)
 }
 
 func logFam(cfg Config, r FamRun) {
@@ -409,7 +413,14 @@ func (f *Families) write(dir string) error {
 		rows = append(rows, []string{r.Family, fi(r.N), fi(r.M), ff(r.PMin), r.Backend, r.Task, r.Status, ff(r.Seconds),
 			ff(r.CPU), fi(r.Probes), fi(r.LPs), fi(r.Points), fi(r.Open), ff(r.MaxOpen), r.Method, ff(r.Value), ff(r.Excess), r.Note})
 	}
-	return writeCSV(dir, "families.csv", header, rows)
+	if err := writeCSV(dir, "families.csv", header, rows); err != nil {
+		return err
+	}
+	rows = nil
+	for _, r := range f.Refs {
+		rows = append(rows, []string{r.Family, fi(r.N), r.Backend, r.Task, fi(r.Checked), ff(r.MaxDev), r.Note})
+	}
+	return writeCSV(dir, "families-reference.csv", []string{"family", "N", "backend", "task", "checked", "max_deviation", "note"}, rows)
 }
 
 // famCell is one run as a table cell: time, then counts.
@@ -475,16 +486,129 @@ func (r *Report) writeFamilies(b *strings.Builder) {
 		}
 		cells[k][x.Task] = x
 	}
+	var beyond []string
+	compared := 0
 	for _, k := range keys {
+		skipped := true
+		for _, x := range cells[k] {
+			skipped = skipped && x.Status == "skipped"
+		}
+		if skipped {
+			continue
+		}
 		w("| %s | %d | %s |", k.fam, k.n, k.backend)
 		for _, t := range famTasks {
-			if x, ok := cells[k][t]; ok {
-				w(" %s |", famCell(x))
-			} else {
+			x, ok := cells[k][t]
+			if !ok {
 				w(" |")
+				continue
 			}
+			ratio, within, known := famRatio(x, cells[key{"random", k.n, k.backend}][t])
+			if known {
+				compared++
+				if !within {
+					beyond = append(beyond, fmt.Sprintf("%s N=%d %s %s", k.fam, k.n, k.backend, t))
+				}
+			}
+			w(" %s%s |", famCell(x), ratio)
 		}
 		w("\n")
 	}
-	w("\n")
+	w("\n×r is the run's time (CPU when isolated) over the random family's on the same task, size and backend, each counted as at least %v; ≤ when the random run stopped at its budget. ", famRatioFloor)
+	w("Within %g× of the random family: %d of %d compared runs", famRatioMax, compared-len(beyond), compared)
+	if len(beyond) > 0 {
+		w("; beyond: %s", strings.Join(beyond, "; "))
+	}
+	w(".\n\n")
+	if len(f.Refs) > 0 {
+		w("The same families at small sizes against plain references: every point's bracket against plain bisection over the full feasibility LP (to 1e-10), and the ε-PML expected-utility optimum of the default pipeline and of the backend against the backend's full LP (data: [families-reference.csv](families-reference.csv)). Deviation: how far the reference lies outside the bracket, or the optimum's relative difference; agreement means at most %g.\n\n", refTol)
+		w("| family | N | backend | order curve | value curve | EU PML |\n|---|---|---|---|---|---|\n")
+		type rkey struct {
+			fam     string
+			n       int
+			backend string
+		}
+		rcells := map[rkey]map[string]FamRef{}
+		var rkeys []rkey
+		for _, x := range f.Refs {
+			k := rkey{x.Family, x.N, x.Backend}
+			if rcells[k] == nil {
+				rcells[k] = map[string]FamRef{}
+				rkeys = append(rkeys, k)
+			}
+			rcells[k][x.Task] = x
+		}
+		agree := 0
+		for _, k := range rkeys {
+			w("| %s | %d | %s |", k.fam, k.n, k.backend)
+			for _, t := range []string{"order", "value", "eu-pml"} {
+				x, ok := rcells[k][t]
+				switch {
+				case !ok:
+					w(" |")
+				case x.Note != "":
+					w(" **error**: %s |", strings.ReplaceAll(x.Note, "|", "/"))
+				case x.OK():
+					agree++
+					w(" agrees (%d, %.1e) |", x.Checked, x.MaxDev)
+				default:
+					w(" **differs** (%d, %.1e) |", x.Checked, x.MaxDev)
+				}
+			}
+			w("\n")
+		}
+		w("\n%d of %d comparisons agree.\n\n", agree, len(f.Refs))
+	}
+}
+
+// famRatioMax is the bound on a family's time against the random
+// family's at the same size.
+const famRatioMax = 3.0
+
+// famRatioFloor is the least time a ratio counts: below it the ratio of
+// two runs measures the machine's noise, not the work.
+const famRatioFloor = 100 * time.Millisecond
+
+// famRatio is r's time over ref's (the random family's run of the same
+// task, size and backend) as a cell suffix, whether it is within
+// famRatioMax, and whether the two could be compared.
+func famRatio(r, ref FamRun) (cell string, within, known bool) {
+	if r.Family == "random" || ref.Family == "" {
+		return "", true, false
+	}
+	t := func(x FamRun) float64 {
+		v := x.Seconds
+		if !math.IsNaN(x.CPU) {
+			v = x.CPU
+		}
+		return math.Max(v, famRatioFloor.Seconds())
+	}
+	rt, ft := t(r), t(ref)
+	if !(ft > 0) {
+		return "", true, false
+	}
+	x := rt / ft
+	if r.Status == "budget" && (ref.Status == "ok" || ref.Status == "open") {
+		// r stopped at its budget: its ratio is at least x.
+		if x <= famRatioMax {
+			return "", true, false
+		}
+		return fmt.Sprintf(", **×≥%.2f**", x), false, true
+	}
+	if r.Status != "ok" && r.Status != "open" {
+		return "", true, false
+	}
+	switch ref.Status {
+	case "ok", "open":
+		cell = fmt.Sprintf(", ×%.2f", x)
+	case "budget":
+		cell = fmt.Sprintf(", ×≤%.2f", x)
+	default:
+		return "", true, false
+	}
+	within = x <= famRatioMax
+	if !within {
+		cell = ", **" + cell[2:] + "**"
+	}
+	return cell, within, true
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -16,47 +17,9 @@ import (
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/mech"
-	"github.com/pmlopt/pmlopt/polytope"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/solver"
 )
-
-// refTol is how far a curve's bracket may lie from the plain bisection's
-// least ε: the plain LP decides feasibility to about 1e-9 per row.
-const refTol = 1e-7
-
-// plainLeast is the least ε at which the pattern admits an ε-PML
-// mechanism, by plain bisection on [0, hi] over the full feasibility LP
-// solved by s, to a bracket of width 1e-10. The LP's rows are multiplied by
-// polytope.RowScale: an engine's row tolerance of 1e-9 on an output of mass
-// 2e-4 (counting-binomial) calls ε feasible 1.6e-7 below ε*.
-func plainLeast(t *testing.T, s solver.Solver, pi mech.Prior, pat mech.Pattern, hi float64) float64 {
-	t.Helper()
-	feasible := func(eps float64) bool {
-		m, err := polytope.Build(polytope.Spec{Prior: pi, Budget: mech.Budget{Measure: mech.PML, Epsilon: eps}, Pattern: pat})
-		require.NoError(t, err)
-		res, err := s.Solve(m.LP.ScaledRows(polytope.RowScale))
-		require.NoError(t, err)
-		require.Contains(t, []solver.Status{solver.Optimal, solver.Infeasible}, res.Status)
-		return res.Status == solver.Optimal
-	}
-	if feasible(0) {
-		return 0
-	}
-	lo := 0.0
-	for !feasible(hi) {
-		lo, hi = hi, 2*hi+1
-	}
-	for hi-lo > 1e-10 {
-		mid := (lo + hi) / 2
-		if feasible(mid) {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	return hi
-}
 
 // TestFamiliesQuick runs the families study's -quick subset in this
 // process and checks every run: curves closed to the tolerance, brackets
@@ -100,7 +63,8 @@ func TestFamiliesQuick(t *testing.T) {
 				if r.Task == "value" {
 					pat = in.Utility.Pattern(p.Threshold)
 				}
-				want := plainLeast(t, ref, in.Prior, pat, math.Max(p.SafeEpsilon, 1e-3))
+				want, err := plainLeast(ref, in.Prior, pat, math.Max(p.SafeEpsilon, 1e-3))
+				require.NoError(t, err)
 				assert.GreaterOrEqual(t, want, p.OptimalEpsilonLower-refTol, "%s %s %s h=%d", r.Family, r.Backend, r.Task, p.H)
 				assert.LessOrEqual(t, want, p.OptimalEpsilon+refTol, "%s %s %s h=%d", r.Family, r.Backend, r.Task, p.H)
 				checked++
@@ -131,6 +95,14 @@ func TestFamiliesQuick(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(md), "## Instance families")
 	assert.Contains(t, string(md), "| counting-binomial | 8 | revised |")
+
+	// The reference comparisons at N = 8 (-quick) are made with every
+	// backend the study ran, and every one agrees.
+	require.NotEmpty(t, res.Refs)
+	for _, r := range res.Refs {
+		assert.True(t, r.OK(), "%s N=%d %s %s: %d compared, deviation %g %s", r.Family, r.N, r.Backend, r.Task, r.Checked, r.MaxDev, r.Note)
+	}
+	assert.Contains(t, string(md), fmt.Sprintf("%d of %d comparisons agree.", len(res.Refs), len(res.Refs)))
 }
 
 // TestFamiliesFlags: the study's flags are parsed and checked.

@@ -35,6 +35,9 @@ type Config struct {
 	FamilySizes []int    // N of the families study; nil = default
 	Families    []string // families of the study; nil = all
 	FamilyTasks []string // tasks of the study (famTasks); nil = all
+	// RefSizes are the sizes at which the families study compares its
+	// curves and optima with plain references (famReferences).
+	RefSizes []int
 	// Exe, if set, is the bench binary: the families study runs each of
 	// its runs as a child process of it (-job), killed past its budget.
 	Exe string
@@ -83,6 +86,7 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 	fams := fs.String("families", "all", "all, or comma-separated families of the families study (package instance)")
 	cpuBudget := fs.Duration("cpu-budget", 0, "families study: per-run budget in CPU time of the run's process (with -isolate; 0 = none); -budget stays the wall-time limit")
 	tasks := fs.String("tasks", "all", "all, or comma-separated tasks of the families study ("+strings.Join(famTasks, ", ")+")")
+	refSizes := fs.String("reference-sizes", "", "families study: comma-separated N at which every family's curves and ε-PML optimum are compared with plain bisection and the full LP, or none (default 16; quick: 8)")
 	isolate := fs.Bool("isolate", true, "run each run of the families study in a child process killed past its budget")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
@@ -107,6 +111,18 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 	if *famSizes != "" {
 		if cfg.FamilySizes, err = parseSizes(*famSizes); err != nil {
 			return Config{}, err
+		}
+	}
+	switch *refSizes {
+	case "":
+		cfg.RefSizes = []int{16}
+		if *quick {
+			cfg.RefSizes = []int{8}
+		}
+	case "none":
+	default:
+		if cfg.RefSizes, err = parseSizes(*refSizes); err != nil {
+			return Config{}, fmt.Errorf("-reference-sizes: %w", err)
 		}
 	}
 	if *fams != "all" && *fams != "" {

@@ -102,6 +102,14 @@ func (r *Report) flagsString() string {
 	if c.FamilyTasks != nil {
 		s += " -tasks " + strings.Join(c.FamilyTasks, ",")
 	}
+	var rs []string
+	for _, n := range c.RefSizes {
+		rs = append(rs, fi(n))
+	}
+	if len(rs) == 0 {
+		rs = []string{"none"}
+	}
+	s += " -reference-sizes " + strings.Join(rs, ",")
 	return s
 }
 
