@@ -60,7 +60,10 @@ func optimal(slv solver.Solver, res *solver.Solution, err error) error {
 // assess extracts and audits the mechanism of an optimal solution, and
 // returns how far it exceeds the budget.
 func assess(pi mech.Prior, b mech.Budget, mod *polytope.Model, res *solver.Solution) (Result, float64, error) {
-	m := mod.Mechanism(res.X)
+	m, err := mod.Mechanism(res.X)
+	if err != nil {
+		return Result{}, 0, err
+	}
 	a, err := certify.Audit(pi, m, b)
 	return Result{Mechanism: m, Epsilon: a.Level, ALIPLower: a.ALIPLower, Bound: math.NaN()}, a.Excess, err
 }
