@@ -2,6 +2,7 @@ package lp
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -193,6 +194,9 @@ func isSpace(r rune) bool {
 // twice, and numbers that are NaN. Names are kept in the returned model.
 // Errors give the line number.
 func ReadMPS(r io.Reader) (*Model, error) {
+	if r == nil {
+		return nil, errors.New("lp: ReadMPS needs a reader, got nil")
+	}
 	p := mpsReader{
 		m:      &Model{RowNames: []string{}, ColNames: []string{}},
 		rowIdx: map[string]int{},
