@@ -77,15 +77,11 @@ func runSample(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	r := e.stdin
-	if *input != "-" {
-		f, err := os.Open(*input)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		r = f
+	r, closeInput, err := openInput(e, *input)
+	if err != nil {
+		return err
 	}
+	defer closeInput()
 	privatize := func(w io.Writer) error {
 		return sample.PrivatizeCSV(r, w, *column, p.Inputs, p.Outputs, s)
 	}
