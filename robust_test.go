@@ -598,6 +598,7 @@ func badCalls() []call {
 		add(false, "solver.FarkasGap(y %s)", bn)(noErr(func() { solver.FarkasGap(good2, x) }))
 	}
 	add(false, "lp.Model.AddRow(bad column)")(noErr(func() { good2.Clone().AddRow(0, 1, "r", lp.Entry(7, 1)) }))
+	add(true, "lp.Model.WriteMPS(nil writer)")(func() error { return good2.WriteMPS(nil) })
 	add(true, "lp.ReadMPS(nil)")(func() error { _, err := lp.ReadMPS(nil); return err })
 	add(true, "solver.Get(bogus)")(func() error { _, err := solver.Get("bogus"); return err })
 	add(true, "solver.ColdSession(nil solver)")(func() error { _, err := solver.ColdSession(nil, good2); return err })

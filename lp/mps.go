@@ -28,6 +28,9 @@ import (
 // WriteMPS validates m first, and refuses names that are empty, contain
 // white space or repeat another name.
 func (m *Model) WriteMPS(w io.Writer) error {
+	if w == nil {
+		return errors.New("lp: WriteMPS needs a writer, got nil")
+	}
 	if err := m.Validate(); err != nil {
 		return err
 	}
