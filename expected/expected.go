@@ -79,6 +79,10 @@ var errUncertified = errors.New("expected: the interior point was not certified"
 
 // Maximize returns a mechanism of largest expected utility under u among
 // those within budget b for the prior pi, audited against b.
+//
+// When ctx is done Maximize returns ctx.Err() at once. An LP engine
+// already running (the engines do not watch a context) finishes in the
+// background and its answer is dropped; a nil ctx is an error.
 func Maximize(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget, opt Options) (Result, error) {
 	if err := checkContext(ctx); err != nil {
 		return Result{}, err
