@@ -74,8 +74,10 @@ func assess(pi mech.Prior, b mech.Budget, mod *polytope.Model, res *solver.Solut
 //
 // The engines do not watch a context, and one LP can take minutes: the
 // solve runs in its own goroutine, and solveFrom returns ctx.Err() as soon
-// as ctx is done. The abandoned engine runs to its end in the background
-// (it owns its session and closes it) and its answer is dropped.
+// as ctx is done. An engine whose session can be stopped
+// (solver.StoppableSession: the pure-Go simplex) stops within a few
+// iterations; another runs to its end in the background (it owns its
+// session and closes it). Its answer is dropped.
 func solveFrom(ctx context.Context, slv solver.Solver, lpm *lp.Model, start *lp.Basis) (*solver.Solution, *lp.Basis, error) {
 	type answer struct {
 		res   *solver.Solution
@@ -84,7 +86,7 @@ func solveFrom(ctx context.Context, slv solver.Solver, lpm *lp.Model, start *lp.
 	}
 	done := make(chan answer, 1) // buffered: an abandoned solve never blocks
 	go func() {
-		res, basis, err := solveWith(slv, lpm, start)
+		res, basis, err := solveWith(slv, lpm, start, func() bool { return ctx.Err() != nil })
 		done <- answer{res, basis, err}
 	}()
 	select {
@@ -95,8 +97,9 @@ func solveFrom(ctx context.Context, slv solver.Solver, lpm *lp.Model, start *lp.
 	}
 }
 
-// solveWith is solveFrom without the context.
-func solveWith(slv solver.Solver, lpm *lp.Model, start *lp.Basis) (*solver.Solution, *lp.Basis, error) {
+// solveWith is solveFrom without the context: stop, polled by an engine
+// that can be stopped, says when to give up.
+func solveWith(slv solver.Solver, lpm *lp.Model, start *lp.Basis, stop func() bool) (*solver.Solution, *lp.Basis, error) {
 	ws, ok := slv.(solver.WarmSolver)
 	if !ok {
 		res, err := slv.Solve(lpm)
@@ -107,6 +110,9 @@ func solveWith(slv solver.Solver, lpm *lp.Model, start *lp.Basis) (*solver.Solut
 		return nil, nil, err
 	}
 	defer sess.Close()
+	if ss, ok := sess.(solver.StoppableSession); ok {
+		ss.SetStop(stop)
+	}
 	bs, ok := sess.(solver.BasisSession)
 	if ok && start != nil {
 		_ = bs.SetBasis(*start) // a refused basis only costs the warm start
