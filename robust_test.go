@@ -598,6 +598,16 @@ func badCalls() []call {
 		add(false, "solver.FarkasGap(y %s)", bn)(noErr(func() { solver.FarkasGap(good2, x) }))
 	}
 	add(false, "lp.Model.AddRow(bad column)")(noErr(func() { good2.Clone().AddRow(0, 1, "r", lp.Entry(7, 1)) }))
+	add(false, "mech.Normalise(nil, NaN)")(noErr(func() { mech.Normalise(nil); mech.Normalise([]float64{nan, -1}) }))
+	add(true, "mech.ParseMeasure(empty)")(func() error { _, err := mech.ParseMeasure(""); return err })
+	add(true, "problem.ParseObjective(bogus)")(func() error { _, err := problem.ParseObjective("bogus"); return err })
+	add(false, "problem.FormatOf(empty)")(noErr(func() { problem.FormatOf("") }))
+	add(false, "pmlopt.ALIPBudget(NaN)")(noErr(func() { pmlopt.ALIPBudget(nan, nan) }))
+	add(false, "instance losses(NaN)")(noErr(func() {
+		instance.CountingLoss(nan, inf)
+		instance.AbsoluteLoss(nan, inf)
+		instance.SquaredLoss(nan, inf)
+	}))
 	add(true, "lp.Model.WriteMPS(nil writer)")(func() error { return good2.WriteMPS(nil) })
 	add(true, "lp.ReadMPS(nil)")(func() error { _, err := lp.ReadMPS(nil); return err })
 	add(true, "solver.Get(bogus)")(func() error { _, err := solver.Get("bogus"); return err })
