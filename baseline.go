@@ -60,6 +60,12 @@ type BaselineSolution struct {
 // parameter (as for these families). M*(h) is examined at every h, as its
 // PML need not grow with h.
 func SolveBaseline(ctx context.Context, p *problem.Problem, kind Baseline) (*BaselineSolution, error) {
+	if err := check(p); err != nil {
+		return nil, err
+	}
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
 	b, err := p.RequirePrivacy()
 	if err != nil {
 		return nil, err

@@ -97,6 +97,12 @@ func (e *BelowLeastEpsilonError) Error() string {
 // LP's row multipliers (certify.UpperBound), so the optimum lies in
 // [ExpectedUtility, ExpectedUtilityBound].
 func SolveJoint(ctx context.Context, p *problem.Problem, floor Floor, opt Options) (*JointSolution, error) {
+	if err := check(p); err != nil {
+		return nil, err
+	}
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
 	b, err := p.RequirePrivacy()
 	if err != nil {
 		return nil, err

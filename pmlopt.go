@@ -102,6 +102,9 @@ func Solve(ctx context.Context, p *problem.Problem, opt Options) (*Solution, err
 	if err := check(p); err != nil {
 		return nil, err
 	}
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
 	b, err := p.RequirePrivacy()
 	if err != nil {
 		return nil, err
@@ -248,6 +251,11 @@ func Curve(ctx context.Context, p *problem.Problem, objective problem.Objective,
 	if err := check(p); err != nil {
 		return nil, err
 	}
+	if ctx == nil {
+		// A done context is no error here: the curve has the points that
+		// need no LP.
+		return nil, errNilContext
+	}
 	// As in Solve: extreme utilities are scaled exactly for the engines,
 	// thresholds are reported in p's units.
 	q := *p
@@ -300,6 +308,9 @@ func Audit(p *problem.Problem, alpha, beta float64) (leakage.Report, error) {
 // (α,β)-leakage are maximisations that take seconds at a thousand letters.
 func AuditContext(ctx context.Context, p *problem.Problem, alpha, beta float64) (leakage.Report, error) {
 	if err := check(p); err != nil {
+		return leakage.Report{}, err
+	}
+	if err := checkContext(ctx); err != nil {
 		return leakage.Report{}, err
 	}
 	m, err := p.RequireMechanism()

@@ -1,6 +1,11 @@
 package pmlopt
 
-import "github.com/pmlopt/pmlopt/problem"
+import (
+	"context"
+	"errors"
+
+	"github.com/pmlopt/pmlopt/problem"
+)
 
 // check refuses a problem that a problem file could not hold: nil, a prior
 // that is not a distribution, a mechanism with a negative entry or a row
@@ -8,3 +13,15 @@ import "github.com/pmlopt/pmlopt/problem"
 // entry point calls it first, so that bad input is an error, never a panic
 // or a number computed from it.
 func check(p *problem.Problem) error { return p.Validate() }
+
+// errNilContext is the error of an entry point given a nil context.
+var errNilContext = errors.New("pmlopt: nil context (pass context.Background())")
+
+// checkContext refuses a nil context, which would crash the workers that
+// watch it, and a context already done, before any work starts.
+func checkContext(ctx context.Context) error {
+	if ctx == nil {
+		return errNilContext
+	}
+	return ctx.Err()
+}

@@ -65,6 +65,9 @@ func valueFamily(pi mech.Prior, u mech.Utility) (family, []float64, error) {
 // typed as a breakpoint (e.g. log 2) selects it. r.LPSolves counts every LP,
 // including the decisions.
 func BestOrder(ctx context.Context, pi mech.Prior, o mech.Order, eps float64, opt Options) (h int, r Result, err error) {
+	if err := checkContext(ctx); err != nil {
+		return 0, Result{}, err
+	}
 	fam, err := orderFamily(pi, o)
 	if err != nil {
 		return 0, Result{}, err
@@ -78,6 +81,9 @@ func BestOrder(ctx context.Context, pi mech.Prior, o mech.Order, eps float64, op
 // never releases a pair with u'_ij < v, and the least-PML such mechanism.
 // The worst-case value of r.Mechanism (u.WorstCaseValue) is at least v.
 func BestValue(ctx context.Context, pi mech.Prior, u mech.Utility, eps float64, opt Options) (v float64, r Result, err error) {
+	if err := checkContext(ctx); err != nil {
+		return 0, Result{}, err
+	}
 	fam, vs, err := valueFamily(pi, u)
 	if err != nil {
 		return 0, Result{}, err

@@ -102,7 +102,7 @@ func infeasibleBelow(t *testing.T, s solver.Solver, pi mech.Prior, pat mech.Patt
 		require.NoError(t, err)
 	}
 	if sol.Status == solver.Optimal {
-		require.Greater(t, leakage.PML(pi, m.Mechanism(sol.X)), eps, "LP feasible at EpsLower − 1e-7 = %v (bound %v)", eps, r.Lower)
+		require.Greater(t, leakage.PML(pi, must(m.Mechanism(sol.X))), eps, "LP feasible at EpsLower − 1e-7 = %v (bound %v)", eps, r.Lower)
 		return
 	}
 	require.Equal(t, solver.Infeasible, sol.Status)
@@ -622,4 +622,12 @@ func TestBestOrderJustAboveAStep(t *testing.T) {
 			assert.LessOrEqual(t, r.EpsUpper, eps)
 		}
 	}
+}
+
+// must returns p, the result of a call whose inputs are valid.
+func must(p mech.Mechanism, err error) mech.Mechanism {
+	if err != nil {
+		panic(err)
+	}
+	return p
 }

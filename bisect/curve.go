@@ -31,6 +31,9 @@ import (
 // If ctx is cancelled, OrderCurve stops, and returns the points resolved so
 // far (in order of h, possibly with gaps) with ctx.Err().
 func OrderCurve(ctx context.Context, pi mech.Prior, o mech.Order, opt Options) ([]Point, error) {
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
 	fam, err := orderFamily(pi, o)
 	if err != nil {
 		return nil, err
@@ -75,6 +78,9 @@ func OrderCurve(ctx context.Context, pi mech.Prior, o mech.Order, opt Options) (
 // cancelled, the points resolved so far are returned with ctx.Err(); a
 // point is then reported only where both it and its predecessor are known.
 func ValueCurve(ctx context.Context, pi mech.Prior, u mech.Utility, opt Options) ([]Point, error) {
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
 	fam, vs, err := valueFamily(pi, u)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,8 @@
 package bisect
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -224,4 +226,14 @@ type Point struct {
 	GoProbes            int       // as Result.GoProbes, for this point
 	Proof               []float64 // as Result.Proof
 	Failure             error     // as Result.Failure
+}
+
+// checkContext refuses a nil context, which would crash the workers that
+// watch it. A context already done is no error here: the searches return
+// what needs no LP (the closed-form bracket) with ctx.Err().
+func checkContext(ctx context.Context) error {
+	if ctx == nil {
+		return errors.New("bisect: nil context (pass context.Background())")
+	}
+	return nil
 }

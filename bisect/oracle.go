@@ -395,10 +395,14 @@ func (p *prober) proven(y []float64) (float64, []float64, bool) {
 
 // judge audits the mechanism of an LP point against t.
 func (p *prober) judge(m *polytope.Model, x []float64, t float64) outcome {
-	mm := m.Mechanism(x)
+	mm, err := m.Mechanism(x)
+	if err != nil {
+		// An engine's point of the wrong length proves nothing.
+		return outcome{v: inconclusive, Evidence: certify.Evidence{PML: math.Inf(1)}}
+	}
 	a, ok := certify.Within(p.pi, mm, t)
 	if !ok {
-		if cm := certify.WithoutNoise(p.pi, mm, t); cm != nil {
+		if cm, _ := certify.WithoutNoise(p.pi, mm, t); cm != nil {
 			if ca := leakage.PML(p.pi, cm); ca < a {
 				mm, a = cm, ca
 			}

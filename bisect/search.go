@@ -31,6 +31,9 @@ const exactRange = 1e-5
 // returns the bracket reached so far (valid, but wider than Tol) with
 // ctx.Err().
 func LeastEpsilon(ctx context.Context, pi mech.Prior, pat mech.Pattern, opt Options) (Result, error) {
+	if err := checkContext(ctx); err != nil {
+		return Result{}, err
+	}
 	cfg, err := opt.config()
 	if err != nil {
 		return Result{}, err
@@ -310,8 +313,8 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 // (certify.WithoutDust) when the copy's audited PML is at most limit; the
 // upper end becomes that audited PML.
 func (b *bracket) dropDust(pi mech.Prior, limit float64) {
-	c := certify.WithoutDust(b.mech)
-	if c == nil {
+	c, err := certify.WithoutDust(b.mech)
+	if err != nil || c == nil {
 		return
 	}
 	if a := leakage.PML(pi, c); a <= limit {

@@ -20,10 +20,14 @@ type Report struct {
 
 // Audit measures the mechanism m over the prior pi with the budget's
 // measure (leakage.PML, LIP, LDP or ALIP), and fails if it exceeds the
-// budget by more than AuditTol, or if the level or the budget is NaN (a
-// mechanism with a NaN entry measures NaN, which no budget admits).
+// budget by more than AuditTol, if the level or the budget is NaN, or if m
+// is not one row per letter of pi of finite non-negative entries, or pi
+// has a negative or non-finite mass.
 func Audit(pi mech.Prior, m mech.Mechanism, b mech.Budget) (Report, error) {
 	if err := sameShape(pi, m); err != nil {
+		return Report{}, err
+	}
+	if err := masses(pi); err != nil {
 		return Report{}, err
 	}
 	var r Report
@@ -78,14 +82,41 @@ func RowsSumToOne(p mech.Mechanism) bool {
 }
 
 // sameShape checks that m has one row per letter of pi, all of one
-// positive width.
+// positive width, of finite non-negative entries.
 func sameShape(pi mech.Prior, m mech.Mechanism) error {
 	if len(m) != len(pi) || len(m) == 0 {
-		return fmt.Errorf("audit: the mechanism has %d rows for %d letters", len(m), len(pi))
+		return &mech.FieldError{Field: "mechanism", Row: -1, Col: -1,
+			Msg: fmt.Sprintf("has %d rows for a prior of %d letters", len(m), len(pi))}
+	}
+	return rectangular(m)
+}
+
+// rectangular checks that m has rows, all of one positive width, of
+// finite non-negative entries.
+func rectangular(m mech.Mechanism) error {
+	if len(m) == 0 {
+		return &mech.FieldError{Field: "mechanism", Row: -1, Col: -1, Msg: "has no rows"}
 	}
 	for i, row := range m {
 		if len(row) != len(m[0]) || len(row) == 0 {
-			return fmt.Errorf("audit: row %d of the mechanism has %d entries, row 1 has %d", i+1, len(row), len(m[0]))
+			return &mech.FieldError{Field: "mechanism", Row: i, Col: -1,
+				Msg: fmt.Sprintf("has %d entries, row 1 has %d", len(row), len(m[0]))}
+		}
+		for j, v := range row {
+			if !(v >= 0) || math.IsInf(v, 1) {
+				return &mech.FieldError{Field: "mechanism", Row: i, Col: j, Msg: fmt.Sprintf("is %g; an entry is finite and non-negative", v)}
+			}
+		}
+	}
+	return nil
+}
+
+// masses checks that the prior's masses are finite and non-negative; the
+// sum is not checked, as the callers' priors may differ from 1 by rounding.
+func masses(pi mech.Prior) error {
+	for i, v := range pi {
+		if !(v >= 0) || math.IsInf(v, 1) {
+			return &mech.FieldError{Field: "prior", Row: -1, Col: i, Msg: fmt.Sprintf("is %g; a mass is finite and non-negative", v)}
 		}
 	}
 	return nil

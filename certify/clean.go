@@ -17,8 +17,12 @@ import (
 //     renormalised (DropNoise with VertexColumnNoise).
 //
 // Outputs that meet the budget are never dropped, so a clean point passes
-// through unchanged up to the renormalisation.
-func CleanVertex(pi mech.Prior, p mech.Mechanism, b mech.Budget) {
+// through unchanged up to the renormalisation. It fails, changing nothing,
+// if p is not one row per letter of pi, all of one width, or b is invalid.
+func CleanVertex(pi mech.Prior, p mech.Mechanism, b mech.Budget) error {
+	if err := cleanable(pi, p, b); err != nil {
+		return err
+	}
 	if b.Measure == mech.PML {
 		_, m := p.Dims()
 		for j := 0; j < m; j++ {
@@ -43,7 +47,8 @@ func CleanVertex(pi mech.Prior, p mech.Mechanism, b mech.Budget) {
 			}
 		}
 	}
-	DropNoise(pi, p, b, VertexColumnNoise)
+	dropNoise(pi, p, b, VertexColumnNoise)
+	return nil
 }
 
 // CleanInterior turns an interior point into an eps-PML mechanism in
@@ -60,10 +65,14 @@ func CleanVertex(pi mech.Prior, p mech.Mechanism, b mech.Budget) {
 // largest ratio by orders of magnitude, which the mixing then pays for in
 // expected utility (5e-4 of a value of 144 on a 101-letter counting
 // query). The interior point's vertex (package ipm) removes them, on an
-// optimal vertex's support.
-func CleanInterior(pi mech.Prior, p mech.Mechanism, eps float64) mech.Mechanism {
-	DropNoise(pi, p, pmlBudget(eps), InteriorColumnNoise)
-	return MixToBudget(pi, p, eps)
+// optimal vertex's support. It fails, changing nothing, on the inputs
+// CleanVertex refuses.
+func CleanInterior(pi mech.Prior, p mech.Mechanism, eps float64) (mech.Mechanism, error) {
+	if err := cleanable(pi, p, pmlBudget(eps)); err != nil {
+		return nil, err
+	}
+	dropNoise(pi, p, pmlBudget(eps), InteriorColumnNoise)
+	return mixToBudget(pi, p, eps), nil
 }
 
 // ClearTiny sets to zero, in place, the entries of p below entry, except
@@ -91,8 +100,17 @@ func ClearTiny(p mech.Mechanism, entry float64) {
 // can push another tiny output over the budget: it repeats until no tiny
 // output breaks it (each pass drops at least one output, so at most M
 // passes). A larger output moved over by the renormalisation is left to
-// the caller's audit.
-func DropNoise(pi mech.Prior, p mech.Mechanism, b mech.Budget, largest float64) {
+// the caller's audit. It fails, changing nothing, on the inputs
+// CleanVertex refuses.
+func DropNoise(pi mech.Prior, p mech.Mechanism, b mech.Budget, largest float64) error {
+	if err := cleanable(pi, p, b); err != nil {
+		return err
+	}
+	dropNoise(pi, p, b, largest)
+	return nil
+}
+
+func dropNoise(pi mech.Prior, p mech.Mechanism, b mech.Budget, largest float64) {
 	_, m := p.Dims()
 	for pass := 0; pass <= m; pass++ {
 		dropped := false
@@ -118,7 +136,15 @@ func DropNoise(pi mech.Prior, p mech.Mechanism, b mech.Budget, largest float64) 
 // renormalised once; nil if there are none or a row would be left empty.
 // Unlike CleanVertex it judges outputs by their audited PML (no
 // breakSlack), as a search does with a point that audits above its ε.
-func WithoutNoise(pi mech.Prior, p mech.Mechanism, eps float64) mech.Mechanism {
+// It fails on the inputs CleanVertex refuses.
+func WithoutNoise(pi mech.Prior, p mech.Mechanism, eps float64) (mech.Mechanism, error) {
+	if err := cleanable(pi, p, pmlBudget(eps)); err != nil {
+		return nil, err
+	}
+	return withoutNoise(pi, p, eps), nil
+}
+
+func withoutNoise(pi mech.Prior, p mech.Mechanism, eps float64) mech.Mechanism {
 	per := leakage.PMLPerOutput(pi, p)
 	var drop []int
 	for j, l := range per {
@@ -151,8 +177,16 @@ func WithoutNoise(pi mech.Prior, p mech.Mechanism, eps float64) mech.Mechanism {
 // MixToBudget returns p, mixed in place with the independent mechanism of
 // its own output marginal if its PML exceeds eps: that keeps the marginal
 // and moves every ratio p_ij/q_j towards 1, so θ = (R − e^ε)/(R − 1) for
-// the largest ratio R brings the PML to ε.
-func MixToBudget(pi mech.Prior, p mech.Mechanism, eps float64) mech.Mechanism {
+// the largest ratio R brings the PML to ε. It fails, changing nothing, on
+// the inputs CleanVertex refuses.
+func MixToBudget(pi mech.Prior, p mech.Mechanism, eps float64) (mech.Mechanism, error) {
+	if err := cleanable(pi, p, pmlBudget(eps)); err != nil {
+		return nil, err
+	}
+	return mixToBudget(pi, p, eps), nil
+}
+
+func mixToBudget(pi mech.Prior, p mech.Mechanism, eps float64) mech.Mechanism {
 	a := leakage.PML(pi, p)
 	if a <= eps {
 		return p
@@ -220,7 +254,15 @@ func pmlBudget(eps float64) mech.Budget { return mech.Budget{Measure: mech.PML, 
 // 0 (each row keeps its largest) and the rows renormalised, or nil when p
 // has no such entry. The copy keeps p's zero pattern; its privacy level
 // differs from p's by about the mass moved, so a caller re-audits it.
-func WithoutDust(p mech.Mechanism) mech.Mechanism {
+// It fails if p is empty or ragged.
+func WithoutDust(p mech.Mechanism) (mech.Mechanism, error) {
+	if err := rectangular(p); err != nil {
+		return nil, err
+	}
+	return withoutDust(p), nil
+}
+
+func withoutDust(p mech.Mechanism) mech.Mechanism {
 	dusty := false
 	for _, row := range p {
 		for _, v := range row {
@@ -249,4 +291,18 @@ func WithoutDust(p mech.Mechanism) mech.Mechanism {
 		}
 	}
 	return c
+}
+
+// cleanable checks what the cleaners index by and divide by: one row of p
+// per letter of pi, all of one positive width, prior masses finite and
+// non-negative, and a valid budget. The prior's sum is not checked: the
+// callers' priors may differ from 1 by rounding.
+func cleanable(pi mech.Prior, p mech.Mechanism, b mech.Budget) error {
+	if err := sameShape(pi, p); err != nil {
+		return err
+	}
+	if err := masses(pi); err != nil {
+		return err
+	}
+	return b.Check()
 }

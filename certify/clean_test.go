@@ -19,13 +19,13 @@ func TestWithoutNoise(t *testing.T) {
 	pi := mech.Prior{0.5, 0.5}
 	p := mech.Mechanism{{1 - 1e-7, 1e-7}, {1, 0}}
 	require.InDelta(t, math.Log(2), leakage.PMLPerOutput(pi, p)[1], 1e-6)
-	c := certify.WithoutNoise(pi, p, 0.1)
+	c := must(certify.WithoutNoise(pi, p, 0.1))
 	require.NotNil(t, c)
 	assert.Equal(t, mech.Mechanism{{1, 0}, {1, 0}}, c)
 	assert.Equal(t, 1e-7, p[0][1], "p itself is left alone")
-	assert.Nil(t, certify.WithoutNoise(pi, p, math.Log(2)+1e-9), "nothing breaks ε")
+	assert.Nil(t, must(certify.WithoutNoise(pi, p, math.Log(2)+1e-9)), "nothing breaks ε")
 	big := mech.Mechanism{{0.9, 0.1}, {1, 0}}
-	assert.Nil(t, certify.WithoutNoise(pi, big, 0.01), "an output of real mass is not noise")
+	assert.Nil(t, must(certify.WithoutNoise(pi, big, 0.01)), "an output of real mass is not noise")
 }
 
 // TestAuditMeasures audits one mechanism under each measure against its
@@ -61,7 +61,7 @@ func TestWithoutDust(t *testing.T) {
 		{0.5, 0.5 - 3e-10, 3e-10, 0},
 		{1 - 2e-10 - 4e-7, 2e-10, 0, 4e-7},
 	}
-	c := certify.WithoutDust(p)
+	c := must(certify.WithoutDust(p))
 	require.NotNil(t, c)
 	// Output 2 (entries 3e-10 and 0) and output 3 (4e-7) are all small:
 	// dropped whole. The 2e-10 of row 1 is cleared.
@@ -76,5 +76,13 @@ func TestWithoutDust(t *testing.T) {
 		require.InDelta(t, 1, sum, 1e-15, "row %d", i)
 	}
 	require.InDelta(t, 0.5, c[0][0], 1e-9)
-	require.Nil(t, certify.WithoutDust(mech.Mechanism{{0.25, 0.75}, {1, 0}}))
+	require.Nil(t, must(certify.WithoutDust(mech.Mechanism{{0.25, 0.75}, {1, 0}})))
+}
+
+// must returns p, the result of a call whose inputs are valid.
+func must(p mech.Mechanism, err error) mech.Mechanism {
+	if err != nil {
+		panic(err)
+	}
+	return p
 }

@@ -84,7 +84,7 @@ func TestDualBoundFromDuals(t *testing.T) {
 			fs, err := s.Solve(f.LP)
 			require.NoError(t, err)
 			if fs.Status == solver.Optimal {
-				assert.Greater(t, leakage.PML(pi, f.Mechanism(fs.X)), below+1e-9, "%s trial %d: a mechanism below the proven bound %v", name, trial, lb)
+				assert.Greater(t, leakage.PML(pi, must(f.Mechanism(fs.X))), below+1e-9, "%s trial %d: a mechanism below the proven bound %v", name, trial, lb)
 			}
 		}
 		require.Greater(t, proofs, 10, name)

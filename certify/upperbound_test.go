@@ -59,7 +59,7 @@ func TestUpperBoundHolds(t *testing.T) {
 				p[i][j] /= s
 			}
 		}
-		p = certify.MixToBudget(pi, p, eps) // the columns it fills are open to every input
+		p = must(certify.MixToBudget(pi, p, eps)) // the columns it fills are open to every input
 		alpha := make([]float64, n)
 		for i := range alpha {
 			alpha[i] = rng.NormFloat64()

@@ -33,11 +33,16 @@ func UtilitySafe(o mech.Order, h int) (mech.Mechanism, error) {
 // UniformOnAllowed returns the mechanism whose row i is uniform over the
 // outputs pat allows for i: the utility-safe mechanism of a general zero
 // pattern (UtilitySafe is the pattern of an order threshold). A row that
-// allows nothing stays all zero.
+// allows nothing stays all zero; a ragged pattern gives nil.
 func UniformOnAllowed(pat mech.Pattern) mech.Mechanism {
 	m := 0
 	if len(pat) > 0 {
 		m = len(pat[0])
+	}
+	for _, row := range pat {
+		if len(row) != m {
+			return nil
+		}
 	}
 	p := mech.Zeros(len(pat), m)
 	for i, row := range pat {

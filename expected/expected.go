@@ -79,7 +79,14 @@ var errUncertified = errors.New("expected: the interior point was not certified"
 
 // Maximize returns a mechanism of largest expected utility under u among
 // those within budget b for the prior pi, audited against b.
+//
+// When ctx is done Maximize returns ctx.Err() at once. An LP engine
+// already running (the engines do not watch a context) finishes in the
+// background and its answer is dropped; a nil ctx is an error.
 func Maximize(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget, opt Options) (Result, error) {
+	if err := checkContext(ctx); err != nil {
+		return Result{}, err
+	}
 	if opt.Pattern != nil {
 		return maximizePattern(ctx, pi, u, b, opt)
 	}
@@ -200,4 +207,13 @@ func ratio(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget) (R
 		return Result{}, errUncertified
 	}
 	return Result{Mechanism: r.Mechanism, Epsilon: a.Level, ALIPLower: a.ALIPLower, Bound: r.Bound, Solver: "ipm"}, nil
+}
+
+// checkContext refuses a nil context, which would crash the workers that
+// watch it, and a context already done, before any work starts.
+func checkContext(ctx context.Context) error {
+	if ctx == nil {
+		return errors.New("expected: nil context (pass context.Background())")
+	}
+	return ctx.Err()
 }

@@ -47,7 +47,7 @@ func maximizePattern(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.
 	if mod.LP.NumCols() >= longLP {
 		opt.notify("solving the %s LP with a zero pattern (%d rows × %d columns) with %s", b.Measure, mod.LP.NumRows(), mod.LP.NumCols(), slv.Name())
 	}
-	res, _, err := solveFrom(slv, mod.LP, nil)
+	res, _, err := solveFrom(ctx, slv, mod.LP, nil)
 	if err == nil && res.Status == solver.Infeasible {
 		return Result{}, fmt.Errorf("%w (solver %s)", ErrInfeasible, slv.Name())
 	}

@@ -114,6 +114,9 @@ func (b Bars) plot(legend *plot.Legend, width vg.Length, infMark string) (*plot.
 
 // Write draws f in the given format to w.
 func (f BarFigure) Write(w io.Writer, format Format) error {
+	if w == nil {
+		return errors.New("figure: Write needs a writer, got nil")
+	}
 	ft, err := ParseFormat(string(format))
 	if err != nil {
 		return err

@@ -259,6 +259,9 @@ func (g guardedTicks) Ticks(min, max float64) []plot.Tick {
 
 // Write draws f in the given format to w.
 func (f Figure) Write(w io.Writer, format Format) error {
+	if w == nil {
+		return errors.New("figure: Write needs a writer, got nil")
+	}
 	ft, err := ParseFormat(string(format))
 	if err != nil {
 		return err

@@ -151,6 +151,10 @@ func (h Heatmap) plots() (*plot.Plot, *plot.Plot, error) {
 			hi = lo + 1
 		}
 	}
+	if math.IsInf(hi-lo, 0) || math.IsNaN(hi-lo) {
+		// The colour index is (v − lo)/(hi − lo) times the palette's length.
+		return nil, nil, fmt.Errorf("figure: the heat map's colour scale [%g, %g] is wider than the float64 range; scale the values", lo, hi)
+	}
 	cm := colours(lo, hi)
 	hm := plotter.NewHeatMap(grid{h.Z}, paletteOf(cm, 255))
 	hm.Min, hm.Max = lo, hi
@@ -205,6 +209,9 @@ func (h Heatmap) plots() (*plot.Plot, *plot.Plot, error) {
 
 // Write draws h in the given format to w.
 func (h Heatmap) Write(w io.Writer, format Format) error {
+	if w == nil {
+		return errors.New("figure: Write needs a writer, got nil")
+	}
 	ft, err := ParseFormat(string(format))
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package instance
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -48,6 +49,9 @@ func SquaredLoss(x, y float64) float64 { d := x - y; return neg(d * d) }
 func OnLine(loss func(x, y float64) float64, xs, ys []float64) (mech.Utility, error) {
 	if len(xs) < 1 || len(ys) < 1 {
 		return nil, fmt.Errorf("instance: line utility: %d inputs, %d outputs", len(xs), len(ys))
+	}
+	if loss == nil {
+		return nil, errors.New("instance: line utility needs a loss, got nil")
 	}
 	for _, v := range append(append([]float64(nil), xs...), ys...) {
 		if math.IsNaN(v) || math.IsInf(v, 0) {

@@ -1,6 +1,7 @@
 package instance
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -107,6 +108,9 @@ func Geometric(n int, r float64) (mech.Prior, error) {
 func Dirichlet(rng *rand.Rand, n int, a float64) (mech.Prior, error) {
 	if n < 1 || !(a > 0) || math.IsInf(a, 0) {
 		return nil, fmt.Errorf("instance: dirichlet(%g) on %d letters: want n ≥ 1 and a finite a > 0", a, n)
+	}
+	if rng == nil {
+		return nil, errors.New("instance: dirichlet needs a random generator, got nil")
 	}
 	p := make(mech.Prior, n)
 	for i := range p {

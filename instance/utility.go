@@ -1,6 +1,7 @@
 package instance
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -147,6 +148,9 @@ func Buckets(n, m int) (mech.Utility, error) {
 func Random(rng *rand.Rand, n, m int) (mech.Utility, error) {
 	if n < 1 || m < 1 {
 		return nil, fmt.Errorf("instance: random utility: %d×%d", n, m)
+	}
+	if rng == nil {
+		return nil, errors.New("instance: random utility needs a random generator, got nil")
 	}
 	return matrix(n, m, func(int, int) float64 { return rng.Float64() }), nil
 }

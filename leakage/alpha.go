@@ -149,12 +149,28 @@ func alphaBetaBounds(ctx context.Context, pi mech.Prior, p mech.Mechanism, alpha
 	return lower, upper, nil
 }
 
-// checkDims reports whether pi has one entry per row of a non-empty p.
+// checkDims reports whether p is a mechanism (mech.NewMechanism) with one
+// row per entry of pi, and pi a distribution: finite, non-negative, summing
+// to 1 within mech.SumTol. Unlike mech.NewPrior it admits zeros: the
+// maximisations range over supp π.
 func checkDims(pi mech.Prior, p mech.Mechanism) error {
-	if n, m := p.Dims(); n == 0 || m == 0 {
-		return &mech.FieldError{Field: "mechanism", Row: -1, Col: -1, Msg: "is empty"}
+	if _, err := mech.NewMechanism(p); err != nil {
+		return err
 	}
-	return p.CheckPrior(pi)
+	if err := p.CheckPrior(pi); err != nil {
+		return err
+	}
+	sum := 0.0
+	for i, v := range pi {
+		if !(v >= 0) || math.IsInf(v, 1) {
+			return &mech.FieldError{Field: "prior", Row: -1, Col: i, Msg: fmt.Sprintf("is %g; a probability is finite and non-negative", v)}
+		}
+		sum += v
+	}
+	if math.Abs(sum-1) > mech.SumTol {
+		return &mech.FieldError{Field: "prior", Row: -1, Col: -1, Msg: fmt.Sprintf("sums to %.17g, not 1 (tolerance %g)", sum, mech.SumTol)}
+	}
+	return nil
 }
 
 // supportRows returns the rows of p whose input has positive prior mass.

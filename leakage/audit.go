@@ -57,6 +57,9 @@ func Audit(pi mech.Prior, p mech.Mechanism, alpha, beta float64) (Report, error)
 // or ≤ 1, or beta is NaN or < 1. A maximisation that can not be certified
 // is no error: the report holds its certified bracket and a note.
 func AuditContext(ctx context.Context, pi mech.Prior, p mech.Mechanism, alpha, beta float64) (Report, error) {
+	if err := checkContext(ctx); err != nil {
+		return Report{}, err
+	}
 	if _, err := mech.NewPrior(pi); err != nil {
 		return Report{}, err
 	}
@@ -122,4 +125,13 @@ func (r *Report) note(what string, lower, upper float64, err error) error {
 		return nil
 	}
 	return err
+}
+
+// checkContext refuses a nil context, which would crash the workers that
+// watch it, and a context already done, before any work starts.
+func checkContext(ctx context.Context) error {
+	if ctx == nil {
+		return errors.New("leakage: nil context (pass context.Background())")
+	}
+	return ctx.Err()
 }

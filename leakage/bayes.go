@@ -12,6 +12,9 @@ import (
 // The input is assumed valid (mech.NewPrior and mech.NewMechanism) with
 // matching dimensions.
 func Lift(pi mech.Prior, p mech.Mechanism) float64 {
+	if p.CheckPrior(pi) != nil {
+		return math.NaN()
+	}
 	q := p.Marginal(pi)
 	best := 1.0
 	for j, qj := range q {
@@ -33,7 +36,9 @@ func Lift(pi mech.Prior, p mech.Mechanism) float64 {
 //
 // The input is assumed valid, as for Lift.
 func BayesCapacity(pi mech.Prior, p mech.Mechanism) float64 {
-	_ = pi
+	if p.CheckPrior(pi) != nil {
+		return math.NaN()
+	}
 	_, m := p.Dims()
 	s := 0.0
 	for j := 0; j < m; j++ {
@@ -63,6 +68,9 @@ func MaximalLeakage(pi mech.Prior, p mech.Mechanism) float64 {
 //
 // The input is assumed valid, as for Lift.
 func PosteriorBayesVulnerability(pi mech.Prior, p mech.Mechanism) float64 {
+	if p.CheckPrior(pi) != nil {
+		return math.NaN()
+	}
 	_, m := p.Dims()
 	s := 0.0
 	for j := 0; j < m; j++ {

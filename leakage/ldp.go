@@ -18,7 +18,9 @@ import (
 // The input is assumed valid (mech.NewPrior and mech.NewMechanism) with
 // matching dimensions.
 func LDP(pi mech.Prior, p mech.Mechanism) float64 {
-	_ = pi
+	if p.CheckPrior(pi) != nil {
+		return math.NaN()
+	}
 	return ldp(p)
 }
 
@@ -52,13 +54,14 @@ func ldp(p mech.Mechanism) float64 {
 // level +Inf. α = +Inf gives the limit, LDP. LRDP is ≥ 0 and non-decreasing
 // in α.
 //
-// It returns an error if α is NaN or α ≤ 1, or if p is empty.
+// It returns an error if α is NaN or α ≤ 1, or if p is not a mechanism
+// (mech.NewMechanism).
 func LRDP(p mech.Mechanism, alpha float64) (float64, error) {
 	if err := checkAlpha(alpha); err != nil {
 		return 0, err
 	}
-	if n, m := p.Dims(); n == 0 || m == 0 {
-		return 0, &mech.FieldError{Field: "mechanism", Row: -1, Col: -1, Msg: "is empty"}
+	if _, err := mech.NewMechanism(p); err != nil {
+		return 0, err
 	}
 	if math.IsInf(alpha, 1) {
 		return ldp(p), nil

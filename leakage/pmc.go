@@ -15,6 +15,9 @@ import (
 // The input is assumed valid (mech.NewPrior and mech.NewMechanism) with
 // matching dimensions.
 func PMCPerOutput(pi mech.Prior, p mech.Mechanism) []float64 {
+	if p.CheckPrior(pi) != nil {
+		return nil
+	}
 	q := p.Marginal(pi)
 	out := make([]float64, len(q))
 	for j, qj := range q {
@@ -43,6 +46,9 @@ func PMCPerOutput(pi mech.Prior, p mech.Mechanism) []float64 {
 //
 // The input is assumed valid, as for PMCPerOutput.
 func PMC(pi mech.Prior, p mech.Mechanism) float64 {
+	if p.CheckPrior(pi) != nil {
+		return math.NaN()
+	}
 	best := 0.0
 	for _, v := range PMCPerOutput(pi, p) {
 		best = math.Max(best, v)

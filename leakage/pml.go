@@ -10,6 +10,9 @@ import (
 // Unused outputs (q_j = 0) are outside S_Y and get -Inf, so they never
 // raise a maximum.
 func PMLPerOutput(pi mech.Prior, p mech.Mechanism) []float64 {
+	if p.CheckPrior(pi) != nil {
+		return nil
+	}
 	q := p.Marginal(pi)
 	out := make([]float64, len(q))
 	for j, qj := range q {
@@ -30,6 +33,9 @@ func PMLPerOutput(pi mech.Prior, p mech.Mechanism) []float64 {
 // max over y ∈ S_Y of ℓ(X→y). It is ≥ 0, and 0 exactly when every used
 // column of p is constant (Y independent of X).
 func PML(pi mech.Prior, p mech.Mechanism) float64 {
+	if p.CheckPrior(pi) != nil {
+		return math.NaN()
+	}
 	best := 0.0
 	for _, v := range PMLPerOutput(pi, p) {
 		best = math.Max(best, v)

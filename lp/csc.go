@@ -7,8 +7,11 @@ package lp
 //
 // The conversion is a two-pass counting sort, linear in the size of the
 // model. The non-zeros must have rows and columns in range (see Validate);
-// CSC panics otherwise. Duplicate entries are kept, side by side.
+// CSC returns nils otherwise. Duplicate entries are kept, side by side.
 func (m *Model) CSC() (colStart []int, rowIndex []int, values []float64) {
+	if !m.consistent() {
+		return nil, nil, nil
+	}
 	n, r, nnz := m.NumCols(), m.NumRows(), len(m.ConstMatrix)
 	// Pass 1: bucket the non-zeros by row, keeping their input order.
 	rowStart := make([]int, r+1)

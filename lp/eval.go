@@ -1,13 +1,16 @@
 package lp
 
 import (
-	"fmt"
 	"math"
 	"slices"
 )
 
-// Clone returns a deep copy of m: changing the copy never changes m.
+// Clone returns a deep copy of m: changing the copy never changes m. The
+// copy of nil is nil.
 func (m *Model) Clone() *Model {
+	if m == nil {
+		return nil
+	}
 	return &Model{
 		Maximize:    m.Maximize,
 		ColCosts:    slices.Clone(m.ColCosts),
@@ -36,11 +39,12 @@ type Evaluation struct {
 }
 
 // Eval computes the objective, the row activities and the largest bound
-// violation of x. It panics if len(x) != NumCols(), and needs the non-zeros
-// in range (see Validate).
+// violation of x. A point that is not one of m's (len(x) != NumCols(), or
+// m's slices inconsistent: see Validate) is no solution: its evaluation has
+// objective NaN, no activity and an infinite violation located nowhere.
 func (m *Model) Eval(x []float64) Evaluation {
-	if len(x) != m.NumCols() {
-		panic(fmt.Sprintf("lp: point has %d entries, model has %d columns", len(x), m.NumCols()))
+	if len(x) != m.NumCols() || !m.consistent() {
+		return Evaluation{Objective: math.NaN(), MaxViolation: math.Inf(1), Row: -1, Col: -1}
 	}
 	ev := Evaluation{Objective: m.Offset, Activity: make([]float64, m.NumRows()), Row: -1, Col: -1}
 	for j, c := range m.ColCosts {
@@ -82,13 +86,33 @@ func (m *Model) Where(ev Evaluation) string {
 	return ""
 }
 
-// Activity returns A x. It panics if len(x) != NumCols().
+// Activity returns A x; nil for a point that is not one of m's (see Eval).
 func (m *Model) Activity(x []float64) []float64 { return m.Eval(x).Activity }
 
-// Objective returns ColCosts·x + Offset. It panics if len(x) != NumCols().
+// Objective returns ColCosts·x + Offset; NaN for a point that is not one
+// of m's (see Eval).
 func (m *Model) Objective(x []float64) float64 { return m.Eval(x).Objective }
 
 // MaxViolation returns the largest amount by which x violates a row or a
-// column bound of m, 0 for a feasible point. It panics if
-// len(x) != NumCols().
+// column bound of m, 0 for a feasible point; +Inf for a point that is not
+// one of m's (see Eval).
 func (m *Model) MaxViolation(x []float64) float64 { return m.Eval(x).MaxViolation }
+
+// consistent reports whether m's slices agree in length and its non-zeros
+// are in range: what Eval and CSC index by. Validate checks this and the
+// values.
+func (m *Model) consistent() bool {
+	if m == nil {
+		return false
+	}
+	n, r := len(m.ColCosts), len(m.RowLower)
+	if len(m.ColLower) != n || len(m.ColUpper) != n || len(m.RowUpper) != r {
+		return false
+	}
+	for _, e := range m.ConstMatrix {
+		if e.Row < 0 || e.Row >= r || e.Col < 0 || e.Col >= n {
+			return false
+		}
+	}
+	return true
+}

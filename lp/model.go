@@ -38,13 +38,28 @@ type Model struct {
 }
 
 // NumCols returns the number of variables.
-func (m *Model) NumCols() int { return len(m.ColCosts) }
+func (m *Model) NumCols() int {
+	if m == nil {
+		return 0
+	}
+	return len(m.ColCosts)
+}
 
 // NumRows returns the number of constraints.
-func (m *Model) NumRows() int { return len(m.RowLower) }
+func (m *Model) NumRows() int {
+	if m == nil {
+		return 0
+	}
+	return len(m.RowLower)
+}
 
 // NumNonzeros returns the number of entries of A.
-func (m *Model) NumNonzeros() int { return len(m.ConstMatrix) }
+func (m *Model) NumNonzeros() int {
+	if m == nil {
+		return 0
+	}
+	return len(m.ConstMatrix)
+}
 
 // AddCol appends a variable with the given cost and bounds and returns its
 // index. name may be empty.
@@ -89,8 +104,11 @@ func Entry(col int, val float64) Nonzero { return Nonzero{Col: col, Val: val} }
 // and 1/f. Engines check rows against an absolute tolerance, so scaling the
 // rows of a well-scaled model by a power of two (exact in floating point)
 // tightens the tolerance the solution meets by that factor. The column
-// data is shared with m.
+// data is shared with m. The scaled copy of nil is nil.
 func (m *Model) ScaledRows(f float64) *Model {
+	if m == nil {
+		return nil
+	}
 	s := *m
 	s.ConstMatrix = make([]Nonzero, len(m.ConstMatrix))
 	for k, e := range m.ConstMatrix {

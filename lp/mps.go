@@ -2,6 +2,7 @@ package lp
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -27,6 +28,9 @@ import (
 // WriteMPS validates m first, and refuses names that are empty, contain
 // white space or repeat another name.
 func (m *Model) WriteMPS(w io.Writer) error {
+	if w == nil {
+		return errors.New("lp: WriteMPS needs a writer, got nil")
+	}
 	if err := m.Validate(); err != nil {
 		return err
 	}
@@ -193,6 +197,9 @@ func isSpace(r rune) bool {
 // twice, and numbers that are NaN. Names are kept in the returned model.
 // Errors give the line number.
 func ReadMPS(r io.Reader) (*Model, error) {
+	if r == nil {
+		return nil, errors.New("lp: ReadMPS needs a reader, got nil")
+	}
 	p := mpsReader{
 		m:      &Model{RowNames: []string{}, ColNames: []string{}},
 		rowIdx: map[string]int{},

@@ -13,6 +13,9 @@ import (
 // upper bound. Rows and columns are named by their 0-based index and, when
 // the model has names, by name.
 func (m *Model) Validate() error {
+	if m == nil {
+		return fmt.Errorf("lp: no model (nil)")
+	}
 	n := len(m.ColCosts)
 	if len(m.ColLower) != n || len(m.ColUpper) != n {
 		return fmt.Errorf("lp: %d column costs, %d lower and %d upper column bounds", n, len(m.ColLower), len(m.ColUpper))

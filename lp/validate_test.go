@@ -131,5 +131,18 @@ func TestEval(t *testing.T) {
 	assert.True(t, math.IsInf(m.MaxViolation([]float64{math.NaN(), 0}), 1))
 	assert.Equal(t, []float64{4, 1}, m.Activity([]float64{2.5, 1.5}))
 	assert.Equal(t, 6.0, m.Objective([]float64{2.5, 1.5}))
-	assert.Panics(t, func() { m.Eval([]float64{1}) })
+	// A point of the wrong length is no solution.
+	ev = m.Eval([]float64{1})
+	assert.True(t, math.IsInf(ev.MaxViolation, 1))
+	assert.True(t, math.IsNaN(ev.Objective))
+	assert.Equal(t, "", m.Where(ev))
+	assert.Nil(t, m.Activity(nil))
+	// So is any point of a model whose non-zeros are out of range.
+	bad := m.Clone()
+	bad.ConstMatrix[0].Col = 7
+	assert.True(t, math.IsInf(bad.MaxViolation([]float64{2.5, 1.5}), 1))
+	cs, ri, vs := bad.CSC()
+	assert.Nil(t, cs)
+	assert.Nil(t, ri)
+	assert.Nil(t, vs)
 }

@@ -1,6 +1,9 @@
 package mech
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Measure names a privacy notion a budget is stated in.
 type Measure string
@@ -29,4 +32,32 @@ type Budget struct {
 	Epsilon      float64
 	EpsilonLower float64
 	EpsilonUpper float64
+}
+
+// Check validates the levels the measure uses: finite and non-negative.
+// Errors are *FieldError values naming budget.measure, budget.epsilon,
+// budget.epsilon_lower or budget.epsilon_upper.
+func (b Budget) Check() error {
+	check := func(field string, v float64) error {
+		switch {
+		case math.IsNaN(v):
+			return &FieldError{Field: field, Row: -1, Col: -1, Msg: "is NaN"}
+		case math.IsInf(v, 0):
+			return &FieldError{Field: field, Row: -1, Col: -1, Msg: "is infinite; a finite budget is needed"}
+		case v < 0:
+			return &FieldError{Field: field, Row: -1, Col: -1, Msg: fmt.Sprintf("is negative (%g)", v)}
+		}
+		return nil
+	}
+	switch b.Measure {
+	case PML, LIP, LDP:
+		return check("budget.epsilon", b.Epsilon)
+	case ALIP:
+		if err := check("budget.epsilon_lower", b.EpsilonLower); err != nil {
+			return err
+		}
+		return check("budget.epsilon_upper", b.EpsilonUpper)
+	}
+	return &FieldError{Field: "budget.measure", Row: -1, Col: -1,
+		Msg: fmt.Sprintf("unknown privacy measure %q (want pml, alip, lip or ldp)", b.Measure)}
 }

@@ -28,8 +28,12 @@ func NewMechanism(p [][]float64) (Mechanism, error) {
 	return Mechanism(p), nil
 }
 
-// Zeros returns an N×M matrix of zeros backed by one allocation.
+// Zeros returns an N×M matrix of zeros backed by one allocation, or nil if
+// n or m is negative or n·m overflows an int.
 func Zeros(n, m int) Mechanism {
+	if n < 0 || m < 0 || (m > 0 && n > math.MaxInt/m) {
+		return nil
+	}
 	data := make([]float64, n*m)
 	p := make(Mechanism, n)
 	for i := range p {
@@ -46,18 +50,31 @@ func (p Mechanism) Dims() (n, m int) {
 	return len(p), len(p[0])
 }
 
-// Clone returns a deep copy of p.
+// Clone returns a deep copy of p, rows of any length included.
 func (p Mechanism) Clone() Mechanism {
-	n, m := p.Dims()
-	c := Zeros(n, m)
-	for i := range p {
-		copy(c[i], p[i])
+	if p == nil {
+		return nil
+	}
+	total := 0
+	for _, row := range p {
+		total += len(row)
+	}
+	data := make([]float64, total)
+	c := make(Mechanism, len(p))
+	for i, row := range p {
+		c[i] = data[:len(row):len(row)]
+		copy(c[i], row)
+		data = data[len(row):]
 	}
 	return c
 }
 
-// Marginal returns the output distribution q_j = Σ_i π_i p_ij.
+// Marginal returns the output distribution q_j = Σ_i π_i p_ij, or nil if
+// the shapes do not agree (CheckPrior).
 func (p Mechanism) Marginal(pi Prior) []float64 {
+	if p.CheckPrior(pi) != nil {
+		return nil
+	}
 	_, m := p.Dims()
 	q := make([]float64, m)
 	for i, row := range p {
@@ -69,8 +86,12 @@ func (p Mechanism) Marginal(pi Prior) []float64 {
 }
 
 // Posterior returns the N×M matrix P(x_i | y_j) = π_i p_ij / q_j. Columns of
-// unused outputs (q_j = 0) are all zero.
+// unused outputs (q_j = 0) are all zero. It is nil if the shapes do not
+// agree (CheckPrior).
 func (p Mechanism) Posterior(pi Prior) [][]float64 {
+	if p.CheckPrior(pi) != nil {
+		return nil
+	}
 	n, m := p.Dims()
 	q := p.Marginal(pi)
 	post := Zeros(n, m)
@@ -87,8 +108,11 @@ func (p Mechanism) Posterior(pi Prior) [][]float64 {
 // InformationDensity returns the N×M matrix i(x_i; y_j) = log(p_ij / q_j).
 // It is -Inf where p_ij = 0, which includes every entry of an unused output
 // (q_j = 0); such outputs are outside the support S_Y and the measures ignore
-// them.
+// them. It is nil if the shapes do not agree (CheckPrior).
 func (p Mechanism) InformationDensity(pi Prior) [][]float64 {
+	if p.CheckPrior(pi) != nil {
+		return nil
+	}
 	n, m := p.Dims()
 	q := p.Marginal(pi)
 	d := Zeros(n, m)
@@ -104,10 +128,23 @@ func (p Mechanism) InformationDensity(pi Prior) [][]float64 {
 	return d
 }
 
-// CheckPrior reports whether pi has one entry per row of p.
+// CheckPrior checks the shapes every computation with p and pi indexes by:
+// pi has one entry per row of p, and p has rows, all of one positive
+// width. It does not check the values (NewPrior, NewMechanism do).
 func (p Mechanism) CheckPrior(pi Prior) error {
-	if n, _ := p.Dims(); n != len(pi) {
+	n, m := p.Dims()
+	switch {
+	case n != len(pi):
 		return errorf("mechanism", -1, -1, "has %d rows but the prior has %d letters", n, len(pi))
+	case n == 0:
+		return errorf("mechanism", -1, -1, "has no rows")
+	case m == 0:
+		return errorf("mechanism", 0, -1, "is empty")
+	}
+	for i, row := range p {
+		if len(row) != m {
+			return errorf("mechanism", i, -1, "has %d entries, row 1 has %d", len(row), m)
+		}
 	}
 	return nil
 }

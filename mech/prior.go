@@ -36,8 +36,11 @@ func NewPrior(p []float64) (Prior, error) {
 	return Prior(p), nil
 }
 
-// Uniform returns the uniform prior on n letters.
+// Uniform returns the uniform prior on n letters (nil for n ≤ 0).
 func Uniform(n int) Prior {
+	if n <= 0 {
+		return nil
+	}
 	p := make(Prior, n)
 	for i := range p {
 		p[i] = 1 / float64(n)

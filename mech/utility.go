@@ -200,8 +200,12 @@ func (pat Pattern) Check(n int) error {
 	return nil
 }
 
-// Holds reports whether p is zero on every forbidden pair of pat.
+// Holds reports whether p is zero on every forbidden pair of pat; false
+// when p and pat are not of one rectangular shape.
 func (pat Pattern) Holds(p Mechanism) bool {
+	if !sameShape(pat, p) {
+		return false
+	}
 	for i, row := range pat {
 		for j, ok := range row {
 			if !ok && p[i][j] != 0 {
@@ -213,9 +217,10 @@ func (pat Pattern) Holds(p Mechanism) bool {
 }
 
 // Columns returns, for each output j, whether some input may use it: the set
-// Y+(h) of Song & Oechtering (2026), eq. 3.
+// Y+(h) of Song & Oechtering (2026), eq. 3. It is nil for an empty or
+// ragged pattern.
 func (pat Pattern) Columns() []bool {
-	if len(pat) == 0 {
+	if _, _, ok := rectangular(pat); !ok {
 		return nil
 	}
 	used := make([]bool, len(pat[0]))
@@ -227,8 +232,12 @@ func (pat Pattern) Columns() []bool {
 	return used
 }
 
-// WorstCaseOrder returns h(P) = min over p_ij > 0 of U[i][j].
+// WorstCaseOrder returns h(P) = min over p_ij > 0 of U[i][j]; 0 when p
+// and o are not of one rectangular shape.
 func (o Order) WorstCaseOrder(p Mechanism) int {
+	if !sameShape(o, p) {
+		return 0
+	}
 	h := 0
 	for i, row := range p {
 		for j, v := range row {
@@ -240,8 +249,12 @@ func (o Order) WorstCaseOrder(p Mechanism) int {
 	return h
 }
 
-// WorstCaseValue returns min over p_ij > 0 of u_ij.
+// WorstCaseValue returns min over p_ij > 0 of u_ij; NaN when p and u are
+// not of one rectangular shape.
 func (u Utility) WorstCaseValue(p Mechanism) float64 {
+	if !sameShape(u, p) {
+		return math.NaN()
+	}
 	first := true
 	w := 0.0
 	for i, row := range p {
@@ -254,8 +267,12 @@ func (u Utility) WorstCaseValue(p Mechanism) float64 {
 	return w
 }
 
-// ExpectedUtility returns Σ_ij π_i p_ij u_ij.
+// ExpectedUtility returns Σ_ij π_i p_ij u_ij; NaN when p and u are not of
+// one rectangular shape with a row per letter of pi.
 func (u Utility) ExpectedUtility(pi Prior, p Mechanism) float64 {
+	if !sameShape(u, p) || len(pi) != len(p) {
+		return math.NaN()
+	}
 	s := 0.0
 	for i, row := range p {
 		for j, v := range row {
@@ -269,9 +286,10 @@ func (u Utility) ExpectedUtility(pi Prior, p Mechanism) float64 {
 // π_i: the least PML output j can have in any mechanism with the pattern
 // that uses it (Song & Oechtering (2026), Lemmas 2-3, Cor 1; the pruning rule of §III-B).
 // It is exactly 0 for an output every input may use (whatever the rounding
-// of Σπ_i) and +Inf for an output no input may use.
+// of Σπ_i) and +Inf for an output no input may use. It is nil for an
+// empty or ragged pattern, or one whose row count is not pi's length.
 func (pat Pattern) OutputBounds(pi Prior) []float64 {
-	if len(pat) == 0 {
+	if _, _, ok := rectangular(pat); !ok || len(pi) != len(pat) {
 		return nil
 	}
 	mass := make([]float64, len(pat[0]))
@@ -296,4 +314,25 @@ func (pat Pattern) OutputBounds(pi Prior) []float64 {
 		}
 	}
 	return c
+}
+
+// rectangular returns the dimensions of a, and whether it has rows, all of
+// one positive length.
+func rectangular[T any](a [][]T) (n, m int, ok bool) {
+	if len(a) == 0 || len(a[0]) == 0 {
+		return 0, 0, false
+	}
+	for _, row := range a {
+		if len(row) != len(a[0]) {
+			return 0, 0, false
+		}
+	}
+	return len(a), len(a[0]), true
+}
+
+// sameShape reports whether a and b are rectangular of the same dimensions.
+func sameShape[T, U any](a [][]T, b [][]U) bool {
+	n, m, ok := rectangular(a)
+	n2, m2, ok2 := rectangular(b)
+	return ok && ok2 && n == n2 && m == m2
 }

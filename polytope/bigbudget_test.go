@@ -71,14 +71,14 @@ func TestExpectedUtilityLargeBudgets(t *testing.T) {
 						continue
 					}
 					require.Equal(t, solver.Optimal, res.Status, "%s %+v", name, b)
-					p := mod.Mechanism(res.X)
+					p := mustMechanism(t, mod, res.X)
 					if audit(pi, p, b) > 1e-9 {
 						// Engines keep rows feasible to an absolute 1e-9;
 						// the row-scaled LP (exact) tightens that 1024×.
 						res, err = s.Solve(mod.LP.ScaledRows(RowScale))
 						require.NoError(t, err, "%s %+v scaled", name, b)
 						require.Equal(t, solver.Optimal, res.Status, "%s %+v scaled", name, b)
-						p = mod.Mechanism(res.X)
+						p = mustMechanism(t, mod, res.X)
 					}
 					assert.LessOrEqual(t, audit(pi, p, b), 1e-9, "%s %dx%d #%d %+v", name, n, m, k, b)
 					values = append(values, u.ExpectedUtility(pi, p))

@@ -30,14 +30,14 @@ func Example() {
 
 	// The mechanism of eq. (9) is a point of the polytope.
 	p9 := mech.Mechanism{{7.0 / 12, 5.0 / 12, 0}, {0, 1, 0}, {1, 0, 0}}
-	fmt.Println("eq. (9) feasible:", mod.LP.MaxViolation(mod.Point(p9)) <= 1e-12)
+	fmt.Println("eq. (9) feasible:", mod.LP.MaxViolation(must(mod.Point(p9))) <= 1e-12)
 
 	res, err := solver.Auto().Solve(mod.LP)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	p := mod.Mechanism(res.X)
+	p, _ := mod.Mechanism(res.X)
 	fmt.Println(res.Status, "PML within budget:", leakage.PML(pi, p) <= math.Log(2)+1e-9)
 	// Output:
 	// columns 6 rows 9 dropped [false false true]
@@ -57,12 +57,12 @@ func ExampleModel_SetBudget() {
 	}
 	// Randomized response with e^ε = 3 is log(3)-LDP but not log(2)-LDP.
 	rr := mech.Mechanism{{0.75, 0.25}, {0.25, 0.75}}
-	fmt.Println("log 3 feasible:", mod.LP.MaxViolation(mod.Point(rr)) <= 1e-12)
+	fmt.Println("log 3 feasible:", mod.LP.MaxViolation(must(mod.Point(rr))) <= 1e-12)
 	if err := mod.SetBudget(nil, mech.Budget{Measure: mech.LDP, Epsilon: math.Log(2)}); err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("log 2: %.3g\n", mod.LP.MaxViolation(mod.Point(rr)))
+	fmt.Printf("log 2: %.3g\n", mod.LP.MaxViolation(must(mod.Point(rr))))
 	// Output:
 	// log 3 feasible: true
 	// log 2: 0.25
@@ -114,3 +114,6 @@ func Example_export() {
 	// BOUNDS
 	// ENDATA
 }
+
+// must returns x, the result of a call whose error is known to be nil.
+func must(x []float64, _ error) []float64 { return x }

@@ -1,6 +1,7 @@
 package polytope
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -194,32 +195,6 @@ func normBudget(b mech.Budget) mech.Budget {
 	return b
 }
 
-// checkBudget validates the levels the measure uses.
-func checkBudget(b mech.Budget) error {
-	check := func(field string, v float64) error {
-		switch {
-		case math.IsNaN(v):
-			return &mech.FieldError{Field: field, Row: -1, Col: -1, Msg: "is NaN"}
-		case math.IsInf(v, 0):
-			return &mech.FieldError{Field: field, Row: -1, Col: -1, Msg: "is infinite; a finite budget is needed"}
-		case v < 0:
-			return &mech.FieldError{Field: field, Row: -1, Col: -1, Msg: fmt.Sprintf("is negative (%g)", v)}
-		}
-		return nil
-	}
-	switch b.Measure {
-	case mech.PML, mech.LIP, mech.LDP:
-		return check("budget.epsilon", b.Epsilon)
-	case mech.ALIP:
-		if err := check("budget.epsilon_lower", b.EpsilonLower); err != nil {
-			return err
-		}
-		return check("budget.epsilon_upper", b.EpsilonUpper)
-	}
-	return &mech.FieldError{Field: "budget.measure", Row: -1, Col: -1,
-		Msg: fmt.Sprintf("unknown privacy measure %q (want pml, alip, lip or ldp)", b.Measure)}
-}
-
 // Build validates s and writes its privacy polytope as an LP. The
 // formulations are documented in the package documentation. Errors are
 // *mech.FieldError values naming the field of s at fault.
@@ -234,7 +209,7 @@ func build(s Spec, floorAbove float64) (*Model, error) {
 	if _, err := mech.NewPrior(s.Prior); err != nil {
 		return nil, err
 	}
-	if err := checkBudget(s.Budget); err != nil {
+	if err := s.Budget.Check(); err != nil {
 		return nil, err
 	}
 	n := len(s.Prior)
@@ -574,11 +549,20 @@ func build(s Spec, floorAbove float64) (*Model, error) {
 // the budget are never dropped, so a clean solution passes through
 // unchanged up to the renormalisation.
 // Forbidden and dropped pairs are 0. A row with nothing left (impossible
-// for a feasible x) stays all zero. It panics if len(x) is not the number of
-// LP columns.
-func (m *Model) Mechanism(x []float64) mech.Mechanism {
+// for a feasible x) stays all zero. It fails if len(x) is not the number of
+// LP columns or an entry is NaN.
+func (m *Model) Mechanism(x []float64) (mech.Mechanism, error) {
+	if err := m.built(); err != nil {
+		return nil, err
+	}
 	if len(x) != m.LP.NumCols() {
-		panic(fmt.Sprintf("polytope: solution has %d entries, the LP has %d columns", len(x), m.LP.NumCols()))
+		return nil, &mech.FieldError{Field: "solution", Row: -1, Col: -1,
+			Msg: fmt.Sprintf("has %d entries, the LP has %d columns", len(x), m.LP.NumCols())}
+	}
+	for k, v := range x {
+		if math.IsNaN(v) {
+			return nil, &mech.FieldError{Field: "solution", Row: -1, Col: k, Msg: "is NaN"}
+		}
 	}
 	p := mech.Zeros(m.N, m.M)
 	b := normBudget(m.Budget)
@@ -592,8 +576,18 @@ func (m *Model) Mechanism(x []float64) mech.Mechanism {
 	if m.Floored {
 		m.addFloors(p, x, b)
 	}
-	certify.CleanVertex(m.prior, p, b)
-	return p
+	if err := certify.CleanVertex(m.prior, p, b); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// built checks that m was made by Build: the zero Model has no LP.
+func (m *Model) built() error {
+	if m == nil || m.LP == nil || len(m.P) != m.N || len(m.prior) != m.N {
+		return errors.New("polytope: the model was not made by Build")
+	}
+	return nil
 }
 
 // RowScale (2^10) is the factor by which callers multiply every row of a
@@ -663,10 +657,20 @@ func (m *Model) floor(b mech.Budget) float64 {
 // output marginal of p. Entries of p on forbidden or dropped pairs have no
 // column, so such a p gives a point that violates its row's sum: the point
 // is feasible (lp.Model.MaxViolation ≈ 0) exactly when p satisfies the
-// pattern and the budget. It panics if p is not N×M.
-func (m *Model) Point(p mech.Mechanism) []float64 {
+// pattern and the budget. It fails if p is not N×M.
+func (m *Model) Point(p mech.Mechanism) ([]float64, error) {
+	if err := m.built(); err != nil {
+		return nil, err
+	}
 	if n, mm := p.Dims(); n != m.N || mm != m.M {
-		panic(fmt.Sprintf("polytope: mechanism is %d×%d, model is %d×%d", n, mm, m.N, m.M))
+		return nil, &mech.FieldError{Field: "mechanism", Row: -1, Col: -1,
+			Msg: fmt.Sprintf("is %d×%d, the model is %d×%d", n, mm, m.N, m.M)}
+	}
+	for i, row := range p {
+		if len(row) != m.M {
+			return nil, &mech.FieldError{Field: "mechanism", Row: i, Col: -1,
+				Msg: fmt.Sprintf("has %d entries, the model has %d outputs", len(row), m.M)}
+		}
 	}
 	x := make([]float64, m.LP.NumCols())
 	b := normBudget(m.Budget)
@@ -710,7 +714,7 @@ func (m *Model) Point(p mech.Mechanism) []float64 {
 			x[m.Aux2[j]] = math.Exp(b.Epsilon) * lo
 		}
 	}
-	return x
+	return x, nil
 }
 
 // SetBudget changes the budget of the model and of sess, a session into
@@ -724,11 +728,14 @@ func (m *Model) Point(p mech.Mechanism) []float64 {
 // both are correct at any budget, only the scaling differs. sess may be
 // nil to update only m.LP.
 func (m *Model) SetBudget(sess CoefSetter, b mech.Budget) error {
+	if err := m.built(); err != nil {
+		return err
+	}
 	if b.Measure != m.Budget.Measure {
 		return &mech.FieldError{Field: "budget.measure", Row: -1, Col: -1,
 			Msg: fmt.Sprintf("is %q, the model was built for %q", b.Measure, m.Budget.Measure)}
 	}
-	if err := checkBudget(b); err != nil {
+	if err := b.Check(); err != nil {
 		return err
 	}
 	if b.Measure == mech.PML {

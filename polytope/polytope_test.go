@@ -93,7 +93,7 @@ func violation(t *testing.T, s Spec, p mech.Mechanism) float64 {
 	mod, err := Build(s)
 	require.NoError(t, err)
 	require.NoError(t, mod.LP.Validate())
-	return mod.LP.MaxViolation(mod.Point(p))
+	return mod.LP.MaxViolation(mustPoint(t, mod, p))
 }
 
 const (
@@ -173,7 +173,7 @@ func TestPatternViolationIsInfeasible(t *testing.T) {
 	} {
 		mod, err := Build(Spec{Prior: prior3, Budget: b, Pattern: pat})
 		require.NoError(t, err)
-		ev := mod.LP.Eval(mod.Point(p))
+		ev := mod.LP.Eval(mustPoint(t, mod, p))
 		switch b.Measure {
 		case mech.PML:
 			assert.InDelta(t, 0.2, ev.MaxViolation, 1e-15)
@@ -390,7 +390,7 @@ func TestPruning(t *testing.T) {
 		assert.NotEqual(t, "t[3]", name)
 	}
 	// x_3 has no usable output: every point violates sum[3] by 1.
-	ev := mod.LP.Eval(mod.Point(closedform.UniformOnAllowed(pat)))
+	ev := mod.LP.Eval(mustPoint(t, mod, closedform.UniformOnAllowed(pat)))
 	assert.Equal(t, "row 2 (sum[3])", mod.LP.Where(ev))
 
 	// SetBudget may lower ε but not raise it past 1.609.
@@ -404,11 +404,11 @@ func TestPruning(t *testing.T) {
 	full, err := Build(s)
 	require.NoError(t, err)
 	assert.Equal(t, []bool{false, false, false}, full.Dropped)
-	assert.Greater(t, full.LP.MaxViolation(full.Point(closedform.UniformOnAllowed(pat))), 1e-3)
+	assert.Greater(t, full.LP.MaxViolation(mustPoint(t, full, closedform.UniformOnAllowed(pat))), 1e-3)
 	s.Budget.Epsilon = -math.Log(0.2)
 	full, err = Build(s)
 	require.NoError(t, err)
-	assert.LessOrEqual(t, full.LP.MaxViolation(full.Point(closedform.UniformOnAllowed(pat))), feasTol)
+	assert.LessOrEqual(t, full.LP.MaxViolation(mustPoint(t, full, closedform.UniformOnAllowed(pat))), feasTol)
 }
 
 func TestMechanismExtraction(t *testing.T) {
@@ -418,16 +418,36 @@ func TestMechanismExtraction(t *testing.T) {
 	x[mod.P[0][0]], x[mod.P[0][1]] = 0.5, 0.5+1e-10
 	x[mod.P[1][1]], x[mod.P[1][2]] = 1, 5e-13 // clipped
 	x[mod.P[2][0]], x[mod.P[2][2]] = -1e-9, 2 // negative clipped, renormalised
-	p := mod.Mechanism(x)
+	p := mustMechanism(t, mod, x)
 	assert.InDelta(t, 0.5, p[0][0], 1e-10)
 	assert.Equal(t, 1.0, p[0][0]+p[0][1])
 	assert.Equal(t, []float64{0, 1, 0}, []float64(p[1]))
 	assert.Equal(t, []float64{0, 0, 1}, []float64(p[2]))
 	// Point and Mechanism are inverse on the p columns.
 	q := mech.Mechanism{{0.25, 0.75, 0}, {0, 0.5, 0.5}, {0.125, 0, 0.875}}
-	assert.Equal(t, q, mod.Mechanism(mod.Point(q)))
-	assert.Panics(t, func() { mod.Mechanism(x[:2]) })
-	assert.Panics(t, func() { mod.Point(q[:2]) })
+	assert.Equal(t, q, mustMechanism(t, mod, mustPoint(t, mod, q)))
+	_, err = mod.Mechanism(x[:2])
+	assert.ErrorContains(t, err, "solution: has 2 entries, the LP has")
+	_, err = mod.Point(q[:2])
+	assert.ErrorContains(t, err, "mechanism: is 2×3, the model is 3×3")
+	_, err = mod.Point(mech.Mechanism{q[0], q[1], q[2][:2]})
+	assert.ErrorContains(t, err, "mechanism row 3: has 2 entries, the model has 3 outputs")
+}
+
+// mustMechanism is mod.Mechanism(x), which must succeed.
+func mustMechanism(t testing.TB, mod *Model, x []float64) mech.Mechanism {
+	t.Helper()
+	p, err := mod.Mechanism(x)
+	require.NoError(t, err)
+	return p
+}
+
+// mustPoint is mod.Point(p), which must succeed.
+func mustPoint(t testing.TB, mod *Model, p mech.Mechanism) []float64 {
+	t.Helper()
+	x, err := mod.Point(p)
+	require.NoError(t, err)
+	return x
 }
 
 // A tiny output that meets the budget only thanks to an entry below the
@@ -446,7 +466,7 @@ func TestMechanismKeepsEntriesWhoseClearingBreaksTheBudget(t *testing.T) {
 	x[mod.P[0][1]], x[mod.P[1][1]] = 2e-12, 0.9e-12
 	// Output 2: nothing left after clearing, which breaks nothing.
 	x[mod.P[0][2]], x[mod.P[1][2]] = 0.5e-12, 0.3e-12
-	p := mod.Mechanism(x)
+	p := mustMechanism(t, mod, x)
 	assert.InEpsilon(t, 0.9e-12, p[1][1], 1e-9)
 	assert.InEpsilon(t, 2e-12, p[0][1], 1e-9)
 	assert.Zero(t, p[0][2])
@@ -475,7 +495,7 @@ func TestMechanismDropsOutputsBrokenByRenormalising(t *testing.T) {
 	q := 0.5 * (x2 + y2)
 	require.LessOrEqual(t, x2/q, math.Exp(eps)*(1+1e-9), "output 2 meets the budget before")
 	require.Greater(t, leakage.PML(pi, raw), eps+0.1, "output 1 breaks it")
-	p := mod.Mechanism(x)
+	p := mustMechanism(t, mod, x)
 	assert.Zero(t, p[0][1])
 	assert.Zero(t, p[0][2], "output 2 is dropped in the second pass")
 	assert.Zero(t, p[1][2])

@@ -169,7 +169,7 @@ func TestWideBudgetPoints(t *testing.T) {
 				mod, err := Build(Spec{Prior: pi, Utility: u, Objective: ExpectedUtility, Budget: budget(shift)})
 				require.NoError(t, err)
 				require.Equal(t, 1.0, mod.LP.ColUpper[mod.Aux[0]], "the wide form")
-				v := mod.LP.MaxViolation(mod.Point(p))
+				v := mod.LP.MaxViolation(mustPoint(t, mod, p))
 				if shift >= 0 {
 					require.LessOrEqual(t, v, feasTol, "trial %d %s at level %g%+g", trial, meas, lvl, shift)
 				} else {

@@ -67,7 +67,7 @@ func TestVerticesPassAudit(t *testing.T) {
 			}
 			require.Equal(t, solver.Optimal, res.Status, "%v", b)
 			require.LessOrEqual(t, mod.LP.MaxViolation(res.X), 1e-7)
-			p := mod.Mechanism(res.X)
+			p := mustMechanism(t, mod, res.X)
 			if pat != nil {
 				assert.True(t, pat.Holds(p))
 			}
@@ -164,7 +164,7 @@ func TestBisectionWithSetBudget(t *testing.T) {
 		res, err := sess.Solve()
 		require.NoError(t, err)
 		if res.Status == solver.Optimal {
-			hi, best = mid, mod.Mechanism(res.X)
+			hi, best = mid, mustMechanism(t, mod, res.X)
 		} else {
 			lo = mid
 		}

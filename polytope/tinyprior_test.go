@@ -96,7 +96,7 @@ func TestTinyPriorFeasibility(t *testing.T) {
 				res, err := s.Solve(mod.LP.ScaledRows(RowScale))
 				require.NoError(t, err, "%s N=%d h=%d ε=%v", name, tc.n, tc.h, mid)
 				if res.Status == solver.Optimal {
-					if p := mod.Mechanism(res.X); pat.Holds(p) && leakage.PML(pi, p) <= mid+1e-12 {
+					if p := mustMechanism(t, mod, res.X); pat.Holds(p) && leakage.PML(pi, p) <= mid+1e-12 {
 						b, last = mid, p
 						continue
 					}

@@ -43,13 +43,20 @@ type Problem struct {
 	Objective Objective      // empty if absent
 }
 
-// N returns the number of inputs, the length of the prior.
-func (p *Problem) N() int { return len(p.Prior) }
+// N returns the number of inputs, the length of the prior (0 for nil).
+func (p *Problem) N() int {
+	if p == nil {
+		return 0
+	}
+	return len(p.Prior)
+}
 
 // M returns the number of outputs: the column count of the utility, order or
 // mechanism, or the number of output labels when no matrix is given, or 0.
 func (p *Problem) M() int {
 	switch {
+	case p == nil:
+		return 0
 	case len(p.Utility) > 0:
 		return len(p.Utility[0])
 	case len(p.Order) > 0:
@@ -63,7 +70,7 @@ func (p *Problem) M() int {
 // RequireUtility returns the utility matrix, or an error saying the problem
 // has none.
 func (p *Problem) RequireUtility() (mech.Utility, error) {
-	if p.Utility == nil {
+	if p == nil || p.Utility == nil {
 		return nil, missing("utility", "this command needs a utility matrix")
 	}
 	return p.Utility, nil
@@ -73,6 +80,7 @@ func (p *Problem) RequireUtility() (mech.Utility, error) {
 // from the utility, or an error when the problem has neither.
 func (p *Problem) RequireOrder() (mech.Order, error) {
 	switch {
+	case p == nil:
 	case p.Order != nil:
 		return p.Order, nil
 	case p.Utility != nil:
@@ -84,7 +92,7 @@ func (p *Problem) RequireOrder() (mech.Order, error) {
 // RequireMechanism returns the mechanism, or an error saying the problem has
 // none.
 func (p *Problem) RequireMechanism() (mech.Mechanism, error) {
-	if p.Mechanism == nil {
+	if p == nil || p.Mechanism == nil {
 		return nil, missing("mechanism", "this command needs a mechanism")
 	}
 	return p.Mechanism, nil
@@ -93,7 +101,7 @@ func (p *Problem) RequireMechanism() (mech.Mechanism, error) {
 // RequirePrivacy returns the privacy budget, or an error saying the problem
 // has none.
 func (p *Problem) RequirePrivacy() (mech.Budget, error) {
-	if p.Privacy == nil {
+	if p == nil || p.Privacy == nil {
 		return mech.Budget{}, missing("privacy", "this command needs a privacy budget (measure and epsilon)")
 	}
 	return *p.Privacy, nil

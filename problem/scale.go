@@ -22,6 +22,9 @@ import (
 // (the two do not fit in one float64 scale). It does nothing and returns 0
 // when there is no utility or every entry is 0.
 func (p *Problem) ScaleUtility() (int, error) {
+	if p == nil {
+		return 0, nil
+	}
 	mx, mi, mj := 0.0, 0, 0
 	for i, row := range p.Utility {
 		for j, v := range row {
@@ -64,6 +67,9 @@ const moderate = 0x1p20
 // largest loss is 10⁴ would be certified to a relative 1e-5 instead of
 // 1e-9.
 func (p *Problem) ScaleExtremeUtility() (int, error) {
+	if p == nil {
+		return 0, nil
+	}
 	mx := 0.0
 	for _, row := range p.Utility {
 		for _, v := range row {

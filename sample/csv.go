@@ -38,6 +38,8 @@ func PrivatizeCSV(r io.Reader, w io.Writer, column string, inputs, outputs []str
 	switch {
 	case s == nil:
 		return errors.New("PrivatizeCSV needs a Sampler, got nil")
+	case s.rng == nil:
+		return errors.New("PrivatizeCSV needs a Sampler made by NewSampler")
 	case r == nil:
 		return errors.New("PrivatizeCSV needs a reader, got nil")
 	case w == nil:

@@ -1,6 +1,7 @@
 package sample
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 
@@ -56,6 +57,9 @@ func (s *Sampler) Sample(i int) int {
 // is outside 0..N−1 it returns an error naming its position and draws
 // nothing, so the generator's state is unchanged.
 func (s *Sampler) SampleAll(inputs []int) ([]int, error) {
+	if s == nil || s.rng == nil {
+		return nil, errors.New("sample: SampleAll needs a Sampler made by NewSampler")
+	}
 	n := len(s.prob)
 	for k, i := range inputs {
 		if i < 0 || i >= n {

@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/pmlopt/pmlopt/lp"
@@ -15,6 +16,9 @@ import (
 // is reported as the error of the next Solve. SetCoef on an entry absent from
 // the model adds it.
 func ColdSession(s Solver, m *lp.Model) (Session, error) {
+	if s == nil {
+		return nil, errors.New("solver: ColdSession needs a Solver, got nil")
+	}
 	if err := checkModel(m); err != nil {
 		return nil, err
 	}

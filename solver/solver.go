@@ -79,6 +79,14 @@ type WarmSolver interface {
 	Load(m *lp.Model) (Session, error)
 }
 
+// StoppableSession is a Session whose Solve can be ended from outside: the
+// engine polls stop during its iterations and, when it returns true, ends
+// the Solve with an error (a caller's context is done, say).
+type StoppableSession interface {
+	Session
+	SetStop(stop func() bool)
+}
+
 // BasisSession is a Session whose basis can be read and replaced, so that a
 // related model (another zero pattern, say) can start from it. An
 // inconsistent basis (a wrong number of basic variables, a singular basis

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
@@ -18,6 +20,12 @@ func loadProblem(e *env, path string) (*problem.Problem, error) {
 // loadProblemLimit is loadProblem refusing more than limit bytes, from a
 // file or from standard input alike.
 func loadProblemLimit(e *env, path string, limit int64) (*problem.Problem, error) {
+	// Opening a FIFO and reading a terminal or a pipe block until a writer
+	// comes: the load runs aside, and a signal stops the wait.
+	return interruptibly(e.context(), func() (*problem.Problem, error) { return loadBlocking(e, path, limit) })
+}
+
+func loadBlocking(e *env, path string, limit int64) (*problem.Problem, error) {
 	if path != "-" {
 		p, err := problem.LoadLimit(path, limit)
 		if errors.Is(err, problem.ErrTooLarge) {
@@ -48,4 +56,70 @@ func withPath(path string, err error) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return err
+}
+
+// context returns the command's context (Background outside run).
+func (e *env) context() context.Context {
+	if e.ctx == nil {
+		return context.Background()
+	}
+	return e.ctx
+}
+
+// interruptibly runs f, which may block in an open or a read, and returns
+// ctx's error as soon as ctx is done; f then ends in the background (when
+// its writer comes, or with the process) and its result is dropped.
+func interruptibly[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1) // buffered: an abandoned f never blocks
+	go func() {
+		v, err := f()
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
+}
+
+// openInput opens the CSV input path (standard input for "-") as a reader
+// whose reads stop when the command's context is done. close releases it.
+func openInput(e *env, path string) (r io.Reader, close func(), err error) {
+	if path == "-" {
+		return &ctxReader{ctx: e.context(), r: e.stdin}, func() {}, nil
+	}
+	f, err := interruptibly(e.context(), func() (*os.File, error) { return os.Open(path) })
+	if err != nil {
+		return nil, nil, err
+	}
+	return &ctxReader{ctx: e.context(), r: f}, func() { f.Close() }, nil
+}
+
+// ctxReader is a reader whose Read returns ctx's error as soon as ctx is
+// done, even while the read underneath waits for a writer. Each read runs
+// aside into a buffer of its own; after ctx is done no read starts, so a
+// read left waiting never writes where a later one reads.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+	buf []byte
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	if cap(c.buf) < len(p) {
+		c.buf = make([]byte, len(p))
+	}
+	buf := c.buf[:len(p)]
+	n, err := interruptibly(c.ctx, func() (int, error) { return c.r.Read(buf) })
+	copy(p, buf[:n])
+	return n, err
 }

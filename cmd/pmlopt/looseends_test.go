@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -111,4 +112,32 @@ func mustJSON(t *testing.T, v any) []byte {
 	b, err := json.Marshal(v)
 	require.NoError(t, err)
 	return b
+}
+
+// TestSafeEpsilonIsTheMechanismsPML: under ties ε_S(h) (Cor 1) is only a
+// lower bound on the PML of M*(h). With x_1 indifferent between three
+// outputs and x_2 ranking them 1 2 3 (prior 0.9, 0.1), ε_S(3) = −log 0.9
+// while M*(3) = [[1/3, 1/3, 1/3], [0, 0, 1]] leaks log(1/0.4) = log 2.5
+// (q_3 = 0.4). "epsilon" is that PML whether --h or --epsilon chose h,
+// ε_S is shown beside it, and --out writes a budget the mechanism meets.
+func TestSafeEpsilonIsTheMechanismsPML(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "ties.yaml")
+	require.NoError(t, os.WriteFile(f, []byte("prior: [0.9, 0.1]\norder: [[3, 3, 3], [1, 2, 3]]\n"), 0o644))
+	for _, args := range [][]string{{"--h", "3"}, {"--epsilon", "1"}} {
+		v := runJSON(t, append([]string{"safe", f, "--json"}, args...)...)
+		assert.Equal(t, 3.0, v["h"], "%v", args)
+		assert.InDelta(t, math.Log(2.5), v["epsilon"].(float64), 1e-15, "%v", args)
+		assert.InDelta(t, -math.Log(0.9), v["safe_epsilon"].(float64), 1e-15, "%v", args)
+		out, stderr, code := cli(t, append([]string{"safe", f}, args...)...)
+		require.Equal(t, 0, code, stderr)
+		assert.Contains(t, out, "PML ε = 0.9162907319 nats (ε_S(3) = 0.1053605157, Cor 1)", "%v", args)
+	}
+	out3 := filepath.Join(dir, "safe3.yaml")
+	_, stderr, code := cli(t, "safe", f, "--h", "3", "--out", out3)
+	require.Equal(t, 0, code, stderr)
+	v := runJSON(t, "audit", out3, "--json")
+	assert.InDelta(t, math.Log(2.5), v["pml"].(float64), 1e-15)
+	_, stderr, code = cli(t, "audit", out3)
+	assert.Equal(t, 0, code, "the written mechanism meets the written budget: %s", stderr)
 }

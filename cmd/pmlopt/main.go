@@ -46,6 +46,9 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	stdin  io.Reader
+	// ctx is the command's context, set by run: reads of the input (which
+	// may block on a terminal, a pipe or a FIFO) stop when it is done.
+	ctx context.Context
 }
 
 var commands []command
@@ -93,6 +96,7 @@ func signalNumber(s os.Signal) int {
 
 // run executes one pmlopt command line and returns the exit status.
 func run(ctx context.Context, args []string, e *env) int {
+	e.ctx = ctx
 	if len(args) == 0 {
 		usage(e.stderr)
 		return exitUsage

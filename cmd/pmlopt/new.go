@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -304,15 +303,11 @@ func countPrior(values []string, counts []float64, a float64) (mech.Prior, error
 // distinct values of the named column, sorted (numerically when all are
 // numbers), and how often each occurs.
 func columnCounts(e *env, path, column string) ([]string, []float64, error) {
-	var r io.Reader = e.stdin
-	if path != "-" {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, nil, err
-		}
-		defer f.Close()
-		r = f
+	r, closeInput, err := openInput(e, path)
+	if err != nil {
+		return nil, nil, err
 	}
+	defer closeInput()
 	cr := csv.NewReader(r)
 	header, err := cr.Read()
 	if err != nil {

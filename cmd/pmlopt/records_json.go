@@ -1,46 +1,57 @@
 package main
 
 import (
-	"bytes"
+	"bufio"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"io"
 )
 
-// writeRecordsJSON rewrites a CSV document with a header as a JSON array
-// of objects, one per record, keyed by the header's names in their order.
-func writeRecordsJSON(w io.Writer, data []byte) error {
-	rows, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
-	if err != nil {
-		return err
-	}
-	if len(rows) == 0 {
+// writeRecordsJSON rewrites a CSV document with a header, read from r, as
+// a JSON array of objects, one per record, keyed by the header's names in
+// their order. It holds one record at a time.
+func writeRecordsJSON(w io.Writer, r io.Reader) error {
+	cr := csv.NewReader(r)
+	header, err := cr.Read()
+	if errors.Is(err, io.EOF) {
 		_, err = io.WriteString(w, "[]\n")
 		return err
 	}
-	var b bytes.Buffer
+	if err != nil {
+		return err
+	}
+	header = append([]string(nil), header...)
+	cr.ReuseRecord = true
+	b := bufio.NewWriter(w)
 	b.WriteString("[")
-	for k, rec := range rows[1:] {
+	for k := 0; ; k++ {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
 		if k > 0 {
 			b.WriteString(",")
 		}
 		b.WriteString("\n  {")
-		for c, name := range rows[0] {
+		for c, name := range header {
 			if c > 0 {
 				b.WriteString(", ")
 			}
-			writeJSONText(&b, name)
+			writeJSONText(b, name)
 			b.WriteString(": ")
-			writeJSONText(&b, rec[c])
+			writeJSONText(b, rec[c])
 		}
 		b.WriteString("}")
 	}
 	b.WriteString("\n]\n")
-	_, err = w.Write(b.Bytes())
-	return err
+	return b.Flush()
 }
 
-func writeJSONText(b *bytes.Buffer, s string) {
+func writeJSONText(b *bufio.Writer, s string) {
 	q, _ := json.Marshal(s) // a string always marshals
 	b.Write(q)
 }

@@ -17,33 +17,40 @@ func init() {
 const safeHelp = `Prints the utility-safe mechanism M*(h) of Song & Oechtering (2026),
 Thm 1: row i uniform over the outputs whose utility order is at least h.
 With --h it is M*(h); with --epsilon (or the file's pml budget) it is the
-largest h whose utility-safe PML ε_S(h) (Cor 1) fits the budget. The file
-needs a prior and a utility or order. FILE "-" reads it from standard input.
+largest h whose M*(h) is within the budget. The file needs a prior and a
+utility or order. FILE "-" reads it from standard input.
+
+"epsilon" is always the PML of the mechanism printed. Cor 1's ε_S(h) is
+shown beside it ("safe_epsilon" in JSON): the least PML of any mechanism
+with the zero pattern of h that uses every allowed output. The two are
+equal when every input keeps the same number of outputs (always for a
+strict order); under ties M*(h) may leak more than ε_S(h).
 
 --out FILE writes the problem file with M*(h) as its mechanism and a pml
-budget: --epsilon (or the file's budget) when given, else ε_S(h). Above 20
-outputs the mechanism is summarised; --full prints the matrix.
+budget: --epsilon (or the file's budget) when given, else the PML of M*(h).
+Above 20 outputs the mechanism is summarised; --full prints the matrix.
 
 Example:
 
 	pmlopt safe testdata/counting-query.yaml --epsilon 1.3 --out safe.yaml`
 
 type safeOutput struct {
-	H         int        `json:"h"`
-	Epsilon   jfloat     `json:"epsilon"`
-	Mechanism [][]jfloat `json:"mechanism"`
-	Inputs    []string   `json:"inputs,omitempty"`
-	Outputs   []string   `json:"outputs,omitempty"`
-	PerOutput []jfloat   `json:"pml_per_output"`
-	Marginal  []jfloat   `json:"output_marginal"`
+	H           int        `json:"h"`
+	Epsilon     jfloat     `json:"epsilon"`      // the PML of Mechanism
+	SafeEpsilon jfloat     `json:"safe_epsilon"` // ε_S(h), Cor 1
+	Mechanism   [][]jfloat `json:"mechanism"`
+	Inputs      []string   `json:"inputs,omitempty"`
+	Outputs     []string   `json:"outputs,omitempty"`
+	PerOutput   []jfloat   `json:"pml_per_output"`
+	Marginal    []jfloat   `json:"output_marginal"`
 }
 
 func runSafe(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "safe", "safe FILE (--h H | --epsilon E) [--out FILE] [--full] [--json]", safeHelp)
 	load := loaderFlag(fs, e)
 	h := fs.Int("h", 0, "worst-case utility order `H` in 1..M")
-	eps := fs.Float64("epsilon", math.NaN(), "PML budget `E` (nats); picks the largest h with ε_S(h) ≤ E")
-	asJSON := fs.Bool("json", false, "write JSON (keys h, epsilon, mechanism)")
+	eps := fs.Float64("epsilon", math.NaN(), "PML budget `E` (nats); picks the largest h whose M*(h) is E-PML")
+	asJSON := fs.Bool("json", false, "write JSON (keys h, epsilon: the PML of M*(h), safe_epsilon: ε_S(h), mechanism)")
 	outPath := fs.String("out", "", "also write the problem with M*(h) as its mechanism to this `file`")
 	full := fs.Bool("full", false, "print the whole mechanism, even above 20 outputs")
 	pos, err := fs.parse(args, 1)
@@ -74,22 +81,26 @@ func runSafe(ctx context.Context, e *env, args []string) error {
 		}
 		*eps, epsSet = p.Privacy.Epsilon, true
 	}
-	var epsS float64
 	if epsSet {
 		if math.IsNaN(*eps) || *eps < 0 {
 			return usagef("--epsilon must be a non-negative number, got %v", *eps)
 		}
-		*h, epsS = closedform.SafeSchedule(p.Prior, o, *eps)
-	} else if epsS, err = closedform.SafeEpsilon(p.Prior, o, *h); err != nil {
+		*h, _ = closedform.SafeSchedule(p.Prior, o, *eps)
+	}
+	epsS, err := closedform.SafeEpsilon(p.Prior, o, *h)
+	if err != nil {
 		return usagef("--h: %v", err)
 	}
 	m, err := closedform.UtilitySafe(o, *h)
 	if err != nil {
 		return err
 	}
+	// The level reported and written is the mechanism's own: under ties
+	// ε_S(h) is only a lower bound on it.
+	level := leakage.PML(p.Prior, m)
 	if *outPath != "" {
 		q := *p
-		q.Privacy = &mech.Budget{Measure: mech.PML, Epsilon: epsS}
+		q.Privacy = &mech.Budget{Measure: mech.PML, Epsilon: level}
 		if epsSet {
 			q.Privacy.Epsilon = *eps
 		}
@@ -98,7 +109,7 @@ func runSafe(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	out := safeOutput{
-		H: *h, Epsilon: jfloat(epsS), Mechanism: jmatrix(m),
+		H: *h, Epsilon: jfloat(level), SafeEpsilon: jfloat(epsS), Mechanism: jmatrix(m),
 		Inputs: p.Inputs, Outputs: p.Outputs,
 		PerOutput: jfloats(leakage.PMLPerOutput(p.Prior, m)),
 		Marginal:  jfloats(m.Marginal(p.Prior)),
@@ -108,9 +119,9 @@ func runSafe(ctx context.Context, e *env, args []string) error {
 	}
 	var b buffered
 	fmt.Fprintf(&b, "utility-safe mechanism M*(%d)\n", *h)
-	fmt.Fprintf(&b, "PML ε_S(%d) = %s nats (Cor 1; audited PML %s)\n", *h, num(epsS), num(leakage.PML(p.Prior, m)))
+	fmt.Fprintf(&b, "PML ε = %s nats (ε_S(%d) = %s, Cor 1)\n", num(level), *h, num(epsS))
 	if epsSet {
-		fmt.Fprintf(&b, "budget ε = %s: the largest h with ε_S(h) ≤ ε is %d\n", num(*eps), *h)
+		fmt.Fprintf(&b, "budget ε = %s: the largest h whose M*(h) is within it is %d\n", num(*eps), *h)
 	}
 	fmt.Fprintln(&b)
 	writeMechanism(&b, m, p.Inputs, p.Outputs, *full)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -21,9 +22,10 @@ labels) by an output drawn from the file's mechanism, and writes the
 privatized CSV to stdout or --out (--json: a JSON array with one object per
 record, keyed by the header). Draws are reproducible for a given --seed. If
 any record is bad, nothing is written: --out streams the records into a
-temporary file renamed into place on success (any size, constant memory);
-stdout receives the output once it is complete, so it is held in memory, up
-to --max-output bytes.
+temporary file renamed into place on success; stdout receives the output
+once it is complete, spooled meanwhile to a temporary file in $TMPDIR (up
+to --max-output bytes when that is not 0). Memory stays that of one record
+whatever the input's size.
 
 A mechanism that breaks the file's privacy budget is refused (exit status
 3, nothing written) unless --force is given.
@@ -41,7 +43,7 @@ func runSample(ctx context.Context, e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "write the records as a JSON array of objects keyed by the header")
 	load := loaderFlag(fs, e)
 	outPath := fs.String("out", "-", "write the privatized CSV to this `file` (- for stdout)")
-	maxOut := fs.Int64("max-output", 256<<20, "largest output, in `bytes`, held in memory for stdout")
+	maxOut := fs.Int64("max-output", 0, "largest output, in `bytes`, spooled for stdout (0: no limit)")
 	pos, err := fs.parse(args, 1)
 	if err != nil {
 		return err
@@ -75,43 +77,76 @@ func runSample(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	r := e.stdin
-	if *input != "-" {
-		f, err := os.Open(*input)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		r = f
+	r, closeInput, err := openInput(e, *input)
+	if err != nil {
+		return err
 	}
+	defer closeInput()
 	privatize := func(w io.Writer) error {
 		return sample.PrivatizeCSV(r, w, *column, p.Inputs, p.Outputs, s)
 	}
 	if *outPath != "-" {
 		return outfile.Write(*outPath, privatize)
 	}
-	b := &capped{limit: *maxOut}
-	if err := privatize(b); err != nil {
+	if *maxOut < 0 {
+		return usagef("--max-output %d is negative", *maxOut)
+	}
+	return spool(e.stdout, *maxOut, privatize, func(w io.Writer, r io.Reader) error {
+		if *asJSON {
+			return writeRecordsJSON(w, r)
+		}
+		_, err := io.Copy(w, r)
 		return err
-	}
-	if *asJSON {
-		return writeRecordsJSON(e.stdout, b.Bytes())
-	}
-	return b.commit(e.stdout)
+	})
 }
 
-// errOutputTooLarge is the failure of a write beyond a capped buffer.
+// errOutputTooLarge is the failure of a write beyond --max-output.
 var errOutputTooLarge = errors.New("output too large")
 
-// capped is a buffer that refuses to grow beyond limit bytes.
+// spool runs write into a temporary file (limited to limit bytes unless
+// limit is 0) and, only if it succeeds, has emit copy the file to w: the
+// output is all or nothing, and memory does not grow with its size. The
+// temporary file is removed in every case.
+func spool(w io.Writer, limit int64, write func(io.Writer) error, emit func(w io.Writer, r io.Reader) error) error {
+	f, err := os.CreateTemp("", "pmlopt-sample-*.csv")
+	if err != nil {
+		return fmt.Errorf("spooling the output for stdout: %w", err)
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	bw := bufio.NewWriterSize(f, 1<<16)
+	var sink io.Writer = bw
+	if limit > 0 {
+		sink = &capped{w: bw, limit: limit}
+	}
+	if err := write(sink); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("spooling the output for stdout: %w", err)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("spooling the output for stdout: %w", err)
+	}
+	out := bufio.NewWriterSize(w, 1<<16)
+	if err := emit(out, bufio.NewReaderSize(f, 1<<16)); err != nil {
+		return err
+	}
+	return out.Flush()
+}
+
+// capped passes writes on to w until limit bytes, and refuses those beyond.
 type capped struct {
-	buffered
+	w     io.Writer
+	n     int64
 	limit int64
 }
 
 func (c *capped) Write(b []byte) (int, error) {
-	if int64(c.Len()+len(b)) > c.limit {
-		return 0, fmt.Errorf("%w: the CSV exceeds --max-output %d bytes held for stdout; write it with --out FILE, which streams", errOutputTooLarge, c.limit)
+	if c.n+int64(len(b)) > c.limit {
+		return 0, fmt.Errorf("%w: the CSV exceeds --max-output %d bytes spooled for stdout; write it with --out FILE", errOutputTooLarge, c.limit)
 	}
-	return c.buffered.Write(b)
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return n, err
 }

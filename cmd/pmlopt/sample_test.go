@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/csv"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,6 +71,40 @@ func TestSampleOutIsAllOrNothing(t *testing.T) {
 	assert.Equal(t, exitError, code)
 	assert.Empty(t, stdout)
 	assert.Contains(t, stderr, "write it with --out FILE")
+}
+
+// TestSampleStdoutSpool spools the stdout output to a temporary file in
+// $TMPDIR, which is gone after a success and after a failure; the JSON
+// form holds the same records as the CSV.
+func TestSampleStdoutSpool(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	csvOut, stderr, code := cli(t, "sample", mechFile(t), "--input", td+"records.csv", "--column", "count")
+	require.Equal(t, 0, code, stderr)
+	jsonOut, stderr, code := cli(t, "sample", mechFile(t), "--input", td+"records.csv", "--column", "count", "--json")
+	require.Equal(t, 0, code, stderr)
+	var recs []map[string]string
+	require.NoError(t, json.Unmarshal([]byte(jsonOut), &recs))
+	rows, err := csv.NewReader(strings.NewReader(csvOut)).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, recs, len(rows)-1)
+	for k, rec := range rows[1:] {
+		for c, name := range rows[0] {
+			assert.Equal(t, rec[c], recs[k][name], "record %d, column %s", k+1, name)
+		}
+	}
+	bad := filepath.Join(t.TempDir(), "bad.csv")
+	require.NoError(t, os.WriteFile(bad, []byte("id,count\n1,3\n2,x\n"), 0o644))
+	stdout, _, code := cli(t, "sample", mechFile(t), "--input", bad, "--column", "count", "--json")
+	assert.Equal(t, exitError, code)
+	assert.Empty(t, stdout)
+	entries, err := os.ReadDir(tmp)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "no spool file is left")
+
+	_, stderr, code = cli(t, "sample", mechFile(t), "--input", td+"records.csv", "--column", "count", "--max-output", "-1")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "--max-output -1 is negative")
 }
 
 // TestSampleHeaderBOM reads a CSV whose header starts with a UTF-8 byte

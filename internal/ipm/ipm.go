@@ -718,7 +718,11 @@ func (w *workspace) point(pat mech.Pattern) mech.Mechanism {
 // its value and the bound its multipliers prove.
 func (w *workspace) result(p Problem) *Result {
 	st := w.st
-	P := certify.CleanInterior(p.Prior, w.point(nil), p.Epsilon)
+	P, err := certify.CleanInterior(p.Prior, w.point(nil), p.Epsilon)
+	if err != nil {
+		// p is validated, so the shapes agree; a NaN value is never valid.
+		return &Result{Value: math.NaN(), Bound: math.NaN()}
+	}
 	alpha := make([]float64, st.n)
 	for i, a := range w.a {
 		alpha[i] = -a * w.scale // the maximisation's multipliers, unscaled

@@ -77,8 +77,7 @@ func (res *ProbeResult) observe(w *workspace, pi mech.Prior, pat mech.Pattern, e
 	for _, row := range p {
 		ok = ok && mech.Normalise(row) > 0
 	}
-	if ok {
-		certify.DropNoise(pi, p, mech.Budget{Measure: mech.PML, Epsilon: eps}, certify.InteriorColumnNoise)
+	if ok && certify.DropNoise(pi, p, mech.Budget{Measure: mech.PML, Epsilon: eps}, certify.InteriorColumnNoise) == nil {
 		if a := leakage.PML(pi, p); certify.RowsSumToOne(p) && (res.Mechanism == nil || a < res.PML) {
 			res.Mechanism, res.PML, better = p, a, true
 		}

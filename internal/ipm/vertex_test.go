@@ -173,7 +173,11 @@ func lpVertex(t *testing.T, s solver.Solver, p Problem) (float64, mech.Mechanism
 	if err != nil || sol.Status != solver.Optimal {
 		t.Fatalf("%s: %v %v", s.Name(), sol, err)
 	}
-	return sol.Objective, mod.Mechanism(sol.X)
+	m, err := mod.Mechanism(sol.X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sol.Objective, m
 }
 
 // compareWithLP checks r against the full LP of p on each backend: the same

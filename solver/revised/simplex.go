@@ -56,7 +56,17 @@ type Options struct {
 	// RefactorEvery is the number of basis updates between two fresh LU
 	// factorisations (default 100).
 	RefactorEvery int
+	// Stop, if not nil, is polled every stopEvery iterations; when it
+	// returns true Solve ends with ErrStopped (a caller's context done).
+	Stop func() bool
 }
+
+// stopEvery is how many iterations pass between two polls of Options.Stop:
+// an iteration of a large LP takes about a millisecond.
+const stopEvery = 64
+
+// ErrStopped is the error of a Solve that Options.Stop ended.
+var ErrStopped = errors.New("revised: stopped")
 
 func (o *Options) fill(m, n int) {
 	if o.FeasTol <= 0 {
@@ -581,9 +591,12 @@ func (s *Simplex) computeX() {
 // minimises the sum of infeasibilities, phase 2 the objective. Should the
 // engine get into numerical trouble from a warm basis, it starts again once
 // from the slack basis.
+// SetStop sets Options.Stop for the next Solves.
+func (s *Simplex) SetStop(stop func() bool) { s.opt.Stop = stop }
+
 func (s *Simplex) Solve() (*Result, error) {
 	r, err := s.solve()
-	if err == nil || s.slackBasis() {
+	if err == nil || errors.Is(err, ErrStopped) || s.slackBasis() {
 		return r, err
 	}
 	s.resetBasis()
@@ -756,6 +769,9 @@ func (s *Simplex) solve() (*Result, error) {
 		}
 		if iters >= opt.MaxIter {
 			return &Result{Status: IterationLimit, Iterations: iters}, nil
+		}
+		if opt.Stop != nil && iters%stopEvery == 0 && opt.Stop() {
+			return nil, ErrStopped
 		}
 		iters++
 		s.iter++

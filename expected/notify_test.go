@@ -1,0 +1,96 @@
+package expected_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pmlopt/pmlopt/expected"
+	"github.com/pmlopt/pmlopt/instance"
+	"github.com/pmlopt/pmlopt/internal/randinst"
+	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/lp"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/solver"
+)
+
+// failFirst is a backend whose first Solve fails: the LP on the interior
+// point's support (step 2), so that Maximize falls back on the full LP.
+type failFirst struct {
+	solver.Solver
+	calls int
+}
+
+func (f *failFirst) Name() string { return "fail-first" }
+
+func (f *failFirst) Solve(m *lp.Model) (*solver.Solution, error) {
+	if f.calls++; f.calls == 1 {
+		return nil, errors.New("refused")
+	}
+	return f.Solver.Solve(m)
+}
+
+// pmlLPSize is the size of the ε-PML expected-utility LP of an N×M
+// problem, counted from its formulation: N row sums, M marginal rows and
+// N·M caps p_ij ≤ t_j; N·M entries and M variables t_j.
+func pmlLPSize(n, m int) (rows, cols int) { return n + m + n*m, n*m + m }
+
+// TestNotifyFullLPFallback: when the interior point's answer is not
+// certified, Notify is told that the full LP is solved, with its size and
+// backend, once and before it is solved; the answer is the full LP's.
+func TestNotifyFullLPFallback(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(7, 21))
+	const n, m = 5, 7
+	pi := randinst.Prior(rng, n, 0.01)
+	u := randinst.Utility(rng, n, m, 5)
+	b := mech.Budget{Measure: mech.PML, Epsilon: 0.7}
+
+	slv := &failFirst{Solver: solver.Revised()}
+	var msgs []string
+	r, err := expected.Maximize(ctx, pi, u, b, expected.Options{Solver: slv, Notify: func(msg string) {
+		msgs = append(msgs, fmt.Sprintf("%s (after %d solves)", msg, slv.calls))
+	}})
+	require.NoError(t, err)
+	rows, cols := pmlLPSize(n, m)
+	require.Equal(t, []string{fmt.Sprintf(
+		"the interior point was not certified: solving the full LP (%d rows × %d columns) with fail-first (after 1 solves)", rows, cols)}, msgs)
+	assert.Equal(t, "fail-first", r.Solver)
+
+	full, err := expected.Maximize(ctx, pi, u, b, expected.Options{Solver: solver.Revised(), FullLP: true})
+	require.NoError(t, err)
+	assert.InDelta(t, full.Value, r.Value, 1e-9)
+	assert.LessOrEqual(t, leakage.PML(pi, r.Mechanism), b.Epsilon+1e-9)
+
+	// The full LP asked for (FullLP) is no fallback: nothing is said for
+	// an LP this small.
+	msgs = nil
+	_, err = expected.Maximize(ctx, pi, u, b, expected.Options{Solver: solver.Revised(), FullLP: true, Notify: func(msg string) { msgs = append(msgs, msg) }})
+	require.NoError(t, err)
+	assert.Empty(t, msgs)
+}
+
+// TestNotifyUncertifiedInteriorPoint: on the counting query with a
+// binomial prior on 12 letters at ε = 1e-9 the pure-Go interior point does
+// not certify its answer; the full LP (12 + 12 + 144 rows, 144 + 12
+// columns) decides, and Notify says so.
+func TestNotifyUncertifiedInteriorPoint(t *testing.T) {
+	fam, err := instance.Lookup("counting-binomial")
+	require.NoError(t, err)
+	in, err := fam.New(12, 1)
+	require.NoError(t, err)
+	b := mech.Budget{Measure: mech.PML, Epsilon: 1e-9}
+	var msgs []string
+	r, err := expected.Maximize(context.Background(), in.Prior, in.Utility, b, expected.Options{Notify: func(msg string) { msgs = append(msgs, msg) }})
+	require.NoError(t, err)
+	rows, cols := pmlLPSize(12, 12)
+	require.Equal(t, []string{fmt.Sprintf(
+		"the interior point was not certified: solving the full LP (%d rows × %d columns) with %s", rows, cols, solver.Auto().Name())}, msgs)
+	assert.Equal(t, solver.Auto().Name(), r.Solver)
+	assert.LessOrEqual(t, leakage.PML(in.Prior, r.Mechanism), b.Epsilon+1e-9)
+}
