@@ -3,6 +3,7 @@ package problem
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
 )
 
 // parseNodes is Parse with the matrices read into nodes like every other
@@ -437,4 +439,80 @@ func FuzzMatrixFastPath(f *testing.F) {
 			}
 		}
 	})
+}
+
+// marshalYAMLNodes writes p as a yaml.v3 node tree, the matrices included:
+// what Marshal writes must be this text, byte for byte.
+func marshalYAMLNodes(t *testing.T, p *Problem) []byte {
+	t.Helper()
+	m := &yaml.Node{Kind: yaml.MappingNode}
+	for _, e := range entries(p) {
+		var v *yaml.Node
+		switch a := e.val.(type) {
+		case [][]float64:
+			v = &yaml.Node{Kind: yaml.SequenceNode}
+			for _, row := range a {
+				v.Content = append(v.Content, yamlValue(row))
+			}
+		case [][]int:
+			v = &yaml.Node{Kind: yaml.SequenceNode}
+			for _, row := range a {
+				r := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+				for _, x := range row {
+					r.Content = append(r.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: strconv.Itoa(x)})
+				}
+				v.Content = append(v.Content, r)
+			}
+		default:
+			v = yamlValue(e.val)
+		}
+		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: e.key}, v)
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	require.NoError(t, enc.Encode(m))
+	require.NoError(t, enc.Close())
+	return buf.Bytes()
+}
+
+// Marshal writes the rows of the matrices itself, as yaml.v3 writes them.
+func TestMarshalYAMLWritesRowsAsYAMLv3(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "*.yaml"))
+	require.NoError(t, err)
+	var problems []*Problem
+	for _, path := range files {
+		p, err := Load(path)
+		require.NoError(t, err, path)
+		problems = append(problems, p)
+	}
+	tricky := &Problem{
+		Name:    "utility: []\nmechanism: []",
+		Inputs:  []string{"utility: []", "order: []\n"},
+		Prior:   []float64{0.25, 0.75},
+		Order:   [][]int{{1, 2}, {2, 1}},
+		Privacy: nil,
+	}
+	tiny := &Problem{
+		Prior:     []float64{1},
+		Utility:   [][]float64{{-0.0, 5e-324, 1e308, -1.5e-7}},
+		Mechanism: [][]float64{{0.1, 0.2, 0.3, 0.4}},
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	random := &Problem{Prior: make([]float64, 60), Utility: make([][]float64, 60)}
+	for i := range random.Utility {
+		random.Prior[i] = 1.0 / 60
+		random.Utility[i] = make([]float64, 60)
+		for j := range random.Utility[i] {
+			random.Utility[i][j] = (r.Float64() - 0.5) * math.Pow(10, float64(r.IntN(600)-300))
+		}
+	}
+	random.Prior[0] += 1 - sum(random.Prior)
+	problems = append(problems, tricky, tiny, random)
+	for _, p := range problems {
+		want := marshalYAMLNodes(t, p)
+		got, err := Marshal(p, YAML)
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(got))
+	}
 }
