@@ -21,11 +21,11 @@ import (
 //
 // The algorithm:
 //  1. Find the keys utility, mechanism and order at the start of a line,
-//     with a value in one of the layouts above whose every entry number (or
-//     integer, for order) reads. The layouts admit spaces and line breaks
-//     between tokens, and nothing else: no tabs, comments, anchors, tags,
-//     escapes or entries that number refuses — such a value is left to
-//     yaml.v3.
+//     with a value in one of the layouts above whose every entry the
+//     decoder reads as a number (an integer for order). The layouts admit
+//     spaces and line breaks between tokens, and nothing else: no tabs,
+//     comments, anchors, tags, escapes or entries that the decoder refuses —
+//     such a value is left to yaml.v3.
 //  2. Replace each value found by "[]" and parse the rest with yaml.v3.
 //  3. Check that each "[]" is, at the line and column where it was put, the
 //     value of that key in the document's top-level block mapping: then the
