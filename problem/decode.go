@@ -146,6 +146,10 @@ func matrix(field string, v *node) ([][]float64, error) {
 		if row.kind != seqNode {
 			return nil, fieldErr(field, i, -1, "is %s, not a list of numbers", row.describe())
 		}
+		if row.nums != nil {
+			out[i] = row.nums
+			continue
+		}
 		out[i] = make([]float64, len(row.kids))
 		for j := range row.kids {
 			x, msg := number(&row.kids[j])
@@ -167,6 +171,13 @@ func intMatrix(field string, v *node) ([][]int, error) {
 		row := &v.kids[i]
 		if row.kind != seqNode {
 			return nil, fieldErr(field, i, -1, "is %s, not a list of integers", row.describe())
+		}
+		if row.nums != nil {
+			out[i] = make([]int, len(row.nums))
+			for j, x := range row.nums {
+				out[i][j] = int(x) // exact: denseInteger reads only |x| ≤ 2^53
+			}
+			continue
 		}
 		out[i] = make([]int, len(row.kids))
 		for j := range row.kids {
@@ -242,46 +253,91 @@ func number(v *node) (float64, string) {
 	if v.kind != scalarNode {
 		return 0, "is " + v.describe() + ", not a number"
 	}
-	s := strings.TrimSpace(v.text)
-	if msg := special(s); msg != "" {
-		return 0, msg
+	return numberText(v.text)
+}
+
+// numberText is number for the text of a scalar.
+func numberText(text string) (float64, string) {
+	x, k := parseNumber(text)
+	return x, k.message(text)
+}
+
+// A numberKind says whether a text is a number and, when not, why.
+type numberKind uint8
+
+const (
+	isNumber numberKind = iota
+	isNaN
+	isInfinite
+	notDecimal
+	notFraction
+	zeroDenominator
+	outOfRange
+)
+
+// message is the user's message for a text of kind k, "" for a number.
+func (k numberKind) message(text string) string {
+	switch k {
+	case isNumber:
+		return ""
+	case isNaN:
+		return "is NaN"
+	case isInfinite:
+		return "is infinite"
+	case notDecimal:
+		return quote(text) + " is not a number"
+	case notFraction:
+		return quote(text) + " is not a number (a fraction is written a/b)"
+	case zeroDenominator:
+		return quote(text) + " has a zero denominator"
+	}
+	return quote(text) + " is out of range"
+}
+
+// parseNumber reads a decimal number or a fraction a/b. It keeps no
+// reference to text, so that a caller may pass a temporary string.
+func parseNumber(text string) (float64, numberKind) {
+	s := strings.TrimSpace(text)
+	if k := special(s); k != isNumber {
+		return 0, k
 	}
 	num, den, frac := strings.Cut(s, "/")
 	a, ok := decimal(strings.TrimSpace(num))
 	if !ok {
-		return 0, quote(v.text) + " is not a number"
+		return 0, notDecimal
 	}
 	if !frac {
 		if math.IsInf(a, 0) {
-			return 0, quote(v.text) + " is out of range"
+			return 0, outOfRange
 		}
-		return a, ""
+		return a, isNumber
 	}
 	b, ok := decimal(strings.TrimSpace(den))
 	if !ok {
-		return 0, quote(v.text) + " is not a number (a fraction is written a/b)"
+		return 0, notFraction
 	}
 	if b == 0 {
-		return 0, quote(v.text) + " has a zero denominator"
+		return 0, zeroDenominator
 	}
 	x := a / b
 	if math.IsInf(a, 0) || math.IsInf(b, 0) || math.IsInf(x, 0) {
-		return 0, quote(v.text) + " is out of range"
+		return 0, outOfRange
 	}
-	return x, ""
+	return x, isNumber
 }
 
 // special recognises the spellings of NaN and infinity that YAML and Go
-// accept, so that they are refused with a clear message.
-func special(s string) string {
+// accept, so that they are refused with a clear message; it returns
+// isNumber for any other text.
+func special(s string) numberKind {
 	t := strings.ToLower(strings.TrimLeft(s, "+-"))
 	switch t {
 	case "nan", ".nan":
-		return "is NaN"
+		return isNaN
 	case "inf", ".inf", "infinity":
-		return "is infinite"
+		return isInfinite
 	}
-	return ""
+	return isNumber
 }
 
 // decimal parses [+-]digits[.digits][e[+-]digits] (with digits on at least
@@ -344,10 +400,30 @@ func integer(v *node) (int, string) {
 	s := strings.TrimSpace(v.text)
 	x, err := strconv.Atoi(s)
 	if err != nil {
-		if msg := special(s); msg != "" {
-			return 0, msg
+		if k := special(s); k != isNumber {
+			return 0, k.message(v.text)
 		}
 		return 0, quote(v.text) + " is not an integer"
 	}
 	return x, ""
+}
+
+// denseNumber reads the text of a plain or string scalar of a utility or
+// mechanism row as number does, and reports false where number would
+// refuse it, so that a row read straight into floats holds exactly the
+// values the node tree would give and refuses nothing itself.
+func denseNumber(text []byte) (float64, bool) {
+	x, k := parseNumber(string(text))
+	return x, k == isNumber
+}
+
+// denseInteger reads the text of a plain scalar of an order row as integer
+// does, as a float64; it reports false where integer would refuse the text
+// and beyond 2^53, where a float64 would not hold the integer exactly.
+func denseInteger(text []byte) (float64, bool) {
+	x, err := strconv.Atoi(strings.TrimSpace(string(text)))
+	if err != nil || x > 1<<53 || x < -(1<<53) {
+		return 0, false
+	}
+	return float64(x), true
 }

@@ -10,10 +10,17 @@ import (
 )
 
 // parseJSON parses one JSON value into a node tree. encoding/json checks the
-// syntax first; the tree is then built by a small parser that trusts it and
-// takes the text of scalars as substrings of one copy of the input, so a
-// large file costs about one node per value and no per-token allocations.
+// syntax first; the tree is then built by a small parser that trusts it, so
+// that a large file costs about one node per value and no per-token
+// allocations, and the rows of the matrices cost 8 bytes an entry (see
+// jsonReader.matrix).
 func parseJSON(data []byte) (node, error) {
+	return parseJSONRows(data, true)
+}
+
+// parseJSONRows is parseJSON, reading matrix rows straight into floats
+// only when dense is true.
+func parseJSONRows(data []byte, dense bool) (node, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return node{kind: nullNode}, nil
 	}
@@ -32,14 +39,15 @@ func parseJSON(data []byte) (node, error) {
 		}
 		return node{}, fieldErr("problem", -1, -1, "the file holds more than one JSON value")
 	}
-	r := jsonReader{s: string(data)}
+	r := jsonReader{s: data, dense: dense}
 	return r.value(0), nil
 }
 
 // jsonReader reads a JSON text known to be valid.
 type jsonReader struct {
-	s string
-	i int
+	s     []byte
+	i     int
+	dense bool // read matrix rows straight into floats
 }
 
 func (r *jsonReader) space() {
@@ -81,9 +89,14 @@ func (r *jsonReader) value(depth int) node {
 				r.space()
 			}
 			if k == mapNode {
-				n.keys = append(n.keys, r.str())
+				key := r.str()
+				n.keys = append(n.keys, key)
 				r.space()
 				r.i++ // ':'
+				if ints, ok := matrixKey(key); ok && depth == 0 && r.dense {
+					n.kids = append(n.kids, r.matrix(ints))
+					continue
+				}
 			}
 			n.kids = append(n.kids, r.value(depth+1))
 		}
@@ -99,11 +112,89 @@ func (r *jsonReader) value(depth int) node {
 		r.i += len("false")
 		return node{kind: scalarNode, text: "false"}
 	}
+	return node{kind: scalarNode, text: string(r.number())}
+}
+
+// number reads the text of a number.
+func (r *jsonReader) number() []byte {
 	start := r.i
-	for r.i < len(r.s) && bytes.IndexByte([]byte("+-.0123456789eE"), r.s[r.i]) >= 0 {
+	for r.i < len(r.s) && (isDigit(r.s[r.i]) || r.s[r.i] == '-' || r.s[r.i] == '+' || r.s[r.i] == '.' || r.s[r.i] == 'e' || r.s[r.i] == 'E') {
 		r.i++
 	}
-	return node{kind: scalarNode, text: r.s[start:r.i]}
+	return r.s[start:r.i]
+}
+
+// matrix reads the value of a matrix key of the document. A row of numbers
+// that the decoder reads (denseNumber, or denseInteger when ints) is read
+// straight into floats; any other row, and a value that is not a list,
+// into nodes as value does, so that the decoder meets it and says what is
+// wrong with it.
+func (r *jsonReader) matrix(ints bool) node {
+	r.space()
+	if r.s[r.i] != '[' {
+		return r.value(1)
+	}
+	r.i++
+	n := node{kind: seqNode, kids: []node{}}
+	for {
+		r.space()
+		if r.s[r.i] == ']' {
+			r.i++
+			return n
+		}
+		if r.s[r.i] == ',' {
+			r.i++
+			r.space()
+		}
+		start := r.i
+		if row, ok := r.row(ints, rowHint(n.kids)); ok {
+			n.kids = append(n.kids, node{kind: seqNode, nums: row})
+			continue
+		}
+		r.i = start
+		n.kids = append(n.kids, r.value(2))
+	}
+}
+
+// row reads a list of numbers that the decoder reads into floats; it
+// reports false, anywhere in the text, when the value is something else.
+func (r *jsonReader) row(ints bool, hint int) ([]float64, bool) {
+	if r.s[r.i] != '[' {
+		return nil, false
+	}
+	r.i++
+	row := make([]float64, 0, hint)
+	for {
+		r.space()
+		switch r.s[r.i] {
+		case ']':
+			r.i++
+			return row, true
+		case ',':
+			r.i++
+			r.space()
+		}
+		read := denseNumber
+		if ints {
+			read = denseInteger
+		}
+		x, ok := read(r.number())
+		if !ok {
+			return nil, false
+		}
+		row = append(row, x)
+	}
+}
+
+// matrixKey reports whether key names a matrix of the schema, and whether
+// its entries are integers.
+func matrixKey(key string) (ints, ok bool) {
+	for _, mk := range matrixKeys {
+		if mk.name == key {
+			return mk.ints, true
+		}
+	}
+	return false, false
 }
 
 // str reads a string literal and returns its value.
@@ -119,11 +210,11 @@ func (r *jsonReader) str() string {
 		r.i++
 	}
 	r.i++
-	if v := r.s[start+1 : r.i-1]; !escaped && utf8.ValidString(v) {
-		return v
+	if v := r.s[start+1 : r.i-1]; !escaped && utf8.Valid(v) {
+		return string(v)
 	}
-	var v string                                   // invalid UTF-8 becomes U+FFFD, as encoding/json does
-	_ = json.Unmarshal([]byte(r.s[start:r.i]), &v) // valid by construction
+	var v string                           // invalid UTF-8 becomes U+FFFD, as encoding/json does
+	_ = json.Unmarshal(r.s[start:r.i], &v) // valid by construction
 	return v
 }
 

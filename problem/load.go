@@ -55,8 +55,8 @@ var ErrTooLarge = errors.New("file too large")
 
 // LoadLimit is Load with a size limit of maxBytes: a larger file, or a
 // device or pipe that yields more (/dev/zero), is refused before it is
-// parsed, so that parsing can not exhaust memory (the parse holds a tree
-// of several times the file's size).
+// parsed, so that parsing can not exhaust memory: a YAML matrix outside the
+// layouts of yamlmatrix.go costs yaml.v3 some hundred bytes a scalar.
 func LoadLimit(path string, maxBytes int64) (*Problem, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -64,13 +64,20 @@ func LoadLimit(path string, maxBytes int64) (*Problem, error) {
 	}
 	defer f.Close()
 	tooLarge := fmt.Errorf("%s: %w: more than %d bytes", path, ErrTooLarge, maxBytes)
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > maxBytes {
-		return nil, tooLarge
+	size := int64(0)
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		if fi.Size() > maxBytes {
+			return nil, tooLarge
+		}
+		size = fi.Size()
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
-	if err != nil {
+	// A buffer of the file's size, with the room bytes.Buffer wants for its
+	// last read, is allocated once; io.ReadAll would grow one by copies.
+	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(f, maxBytes+1)); err != nil {
 		return nil, err
 	}
+	data := buf.Bytes()
 	if int64(len(data)) > maxBytes {
 		return nil, tooLarge
 	}

@@ -77,17 +77,70 @@ func entries(p *Problem) []entry {
 
 func formatFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 
+// marshalYAML writes the entries with yaml.v3, except the rows of the
+// matrices: yaml.v3 would hold a node of some hundred bytes per entry. Each
+// matrix is given to yaml.v3 as an empty flow sequence, which it writes as
+// the line "key: []", and the rows are written in its place as yaml.v3
+// writes them, "  - [a, b, ...]" (step 2 of yamlmatrix.go in reverse).
 func marshalYAML(es []entry) ([]byte, error) {
+	matrices := map[string]any{}
+	kept := make([]entry, len(es))
+	for k, e := range es {
+		kept[k] = e
+		switch e.val.(type) {
+		case [][]float64, [][]int:
+			matrices[e.key] = e.val
+			kept[k].val = []float64{} // written as "[]"
+		}
+	}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
-	if err := enc.Encode(yamlMap(es)); err != nil {
+	if err := enc.Encode(yamlMap(kept)); err != nil {
 		return nil, err
 	}
 	if err := enc.Close(); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	if len(matrices) == 0 {
+		return buf.Bytes(), nil
+	}
+	// The keys are plain and every string is double-quoted, with its line
+	// breaks escaped, so "key: []" can only be the matrix's own line.
+	var out []byte
+	for _, line := range bytes.SplitAfter(buf.Bytes(), []byte("\n")) {
+		key, ok := bytes.CutSuffix(line, []byte(": []\n"))
+		m, matrix := matrices[string(key)]
+		if !ok || !matrix {
+			out = append(out, line...)
+			continue
+		}
+		out = append(append(out, key...), ":\n"...)
+		switch m := m.(type) {
+		case [][]float64:
+			for _, row := range m {
+				out = appendRow(out, len(row), func(b []byte, j int) []byte { return strconv.AppendFloat(b, row[j], 'g', -1, 64) })
+			}
+		case [][]int:
+			for _, row := range m {
+				out = appendRow(out, len(row), func(b []byte, j int) []byte { return strconv.AppendInt(b, int64(row[j]), 10) })
+			}
+		}
+	}
+	return out, nil
+}
+
+// appendRow appends a row as yaml.v3 writes it at indent 2, the line
+// "  - [a, b, ...]", with the texts of formatFloat and strconv.Itoa.
+func appendRow(b []byte, n int, entry func(b []byte, j int) []byte) []byte {
+	b = append(b, "  - ["...)
+	for j := 0; j < n; j++ {
+		if j > 0 {
+			b = append(b, ", "...)
+		}
+		b = entry(b, j)
+	}
+	return append(b, "]\n"...)
 }
 
 func yamlMap(es []entry) *yaml.Node {
@@ -123,26 +176,10 @@ func yamlValue(v any) *yaml.Node {
 			s.Content = append(s.Content, num(formatFloat(x)))
 		}
 		return s
-	case [][]float64:
-		s := &yaml.Node{Kind: yaml.SequenceNode}
-		for _, row := range v {
-			s.Content = append(s.Content, yamlValue(row))
-		}
-		return s
-	case [][]int:
-		s := &yaml.Node{Kind: yaml.SequenceNode}
-		for _, row := range v {
-			r := flow()
-			for _, x := range row {
-				r.Content = append(r.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: strconv.Itoa(x)})
-			}
-			s.Content = append(s.Content, r)
-		}
-		return s
 	case []entry:
 		return yamlMap(v)
 	}
-	panic(fmt.Sprintf("problem: unexpected value %T", v)) // unreachable: entries builds only the types above
+	panic(fmt.Sprintf("problem: unexpected value %T", v)) // unreachable: entries builds only the types above, marshalYAML writes the matrices
 }
 
 func marshalJSON(es []entry) []byte {

@@ -20,6 +20,10 @@ type node struct {
 	keys   []string // the keys of a mapping, in document order
 	kids   []node   // the items of a sequence, or the values of a mapping
 	pruned bool     // a collection below maxDepth whose content was not kept
+	// nums holds a matrix row read straight into floats (see yamlmatrix.go
+	// and json.go), kids then being nil: the entries of a utility or
+	// mechanism row as number reads them, of an order row as integer does.
+	nums []float64
 }
 
 type kind uint8
@@ -63,24 +67,47 @@ func quote(s string) string {
 	return fmt.Sprintf("%q", s)
 }
 
-// parseYAML parses one YAML document into a node tree.
+// parseYAML parses one YAML document into a node tree, its matrices read
+// straight into floats where parseYAMLMatrices can (see yamlmatrix.go).
 func parseYAML(data []byte) (node, error) {
+	if root, ok := parseYAMLMatrices(data); ok {
+		return root, nil
+	}
+	return parseYAMLNodes(data)
+}
+
+// parseYAMLNodes parses one YAML document into a node tree through
+// yaml.v3's node tree.
+func parseYAMLNodes(data []byte) (node, error) {
+	doc, err := decodeYAML(data)
+	if err != nil {
+		return node{}, err
+	}
+	if doc == nil {
+		return node{kind: nullNode}, nil
+	}
+	return fromYAML(doc, 0), nil
+}
+
+// decodeYAML parses one YAML document with yaml.v3; it returns nil for an
+// empty one.
+func decodeYAML(data []byte) (*yaml.Node, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
-			return node{kind: nullNode}, nil
+			return nil, nil
 		}
-		return node{}, syntaxError("YAML", err)
+		return nil, syntaxError("YAML", err)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
 		if err != nil {
-			return node{}, syntaxError("YAML", err)
+			return nil, syntaxError("YAML", err)
 		}
-		return node{}, fieldErr("problem", -1, -1, "the file holds more than one YAML document")
+		return nil, fieldErr("problem", -1, -1, "the file holds more than one YAML document")
 	}
-	return fromYAML(&doc, 0), nil
+	return &doc, nil
 }
 
 func fromYAML(y *yaml.Node, depth int) node {
