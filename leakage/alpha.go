@@ -621,12 +621,15 @@ func (cp *concaveProblem) fwStep(w, trial []float64, i int, g0 float64) bool {
 //  1. the row of largest bound log Σ_c e^{lc_c} (a ≤ 1 after the column
 //     scaling, so s_c ≤ 1) is maximised from the uniform prior;
 //  2. every row is bounded at that row's optimum w by matrix products
-//     (rowBounds), and again after one Newton step of its own from w with
-//     the Hessian of the first row (rowSteps): rows differ only in their
-//     weights e_c, so the step moves each towards its own optimum and the
-//     bound there is much tighter than at w, which settles most rows;
-//  3. the rows left, by decreasing bound, are maximised from their step,
-//     each stopping as soon as its bound falls to the best value found.
+//     (rowBounds), and again after each of two Newton steps of its own
+//     with the Hessian of the first row at w (rowSteps): the first on the
+//     support of w, the second also on the inputs the rows' bounds name
+//     most often. Rows differ only in their weights e_c, so the steps move
+//     each towards its own optimum, where the bound is much tighter than
+//     at w; this settles most rows;
+//  3. the rows left, by decreasing bound, are maximised from their last
+//     point, each stopping as soon as its bound falls to the best value
+//     found.
 //
 // When some a_ic underflows to 0 (a large α), the rows are visited in the
 // same order by the multiplicative updates of alphamm.go (concaveMaxMM).
@@ -666,9 +669,9 @@ func concaveMax(ctx context.Context, rows mech.Mechanism, cols []int, alpha, bet
 		}
 		return lower, upper
 	}
-	// 2. Every row's bound at that row's optimum and after its own step.
+	// 2. Every row's bound at that row's optimum and after its own steps.
 	bound := make([]float64, n)
-	los, ups := rowBounds(ctx, base, cps, w, nil)
+	los, ups := rowBounds(ctx, base, cps, w, nil, nil)
 	for k, cp := range cps {
 		bound[k] = math.Min(crude[k], cp.lc0+ups[k])
 		lower = math.Max(lower, cp.lc0+los[k])
@@ -684,18 +687,55 @@ func concaveMax(ctx context.Context, rows mech.Mechanism, cols []int, alpha, bet
 	for x := range points {
 		points[x] = append([]float64(nil), w...)
 	}
-	rowSteps(cps[first], cps, open, w, points)
-	sub := make([]*concaveProblem, len(open))
-	for x, k := range open {
-		sub[x] = cps[k]
-	}
-	los, ups = rowBounds(ctx, base, sub, nil, points)
-	for x, k := range open {
-		bound[k] = math.Min(bound[k], cps[k].lc0+ups[x])
-		if l := cps[k].lc0 + los[x]; l > lower {
-			lower = l
-			copy(w, points[x])
+	var keep []int
+	for i, v := range w {
+		if v > 0 {
+			keep = append(keep, i)
 		}
+	}
+	votes := make([]int, n)
+	for round := 0; round < 2 && len(open) > 0 && ctx.Err() == nil; round++ {
+		if round == 1 {
+			// The inputs the rows' optima need beyond keep, most named
+			// first, as many as keep holds.
+			var extra []int
+			in := make([]bool, n)
+			for _, i := range keep {
+				in[i] = true
+			}
+			for i, v := range votes {
+				if v > 0 && !in[i] {
+					extra = append(extra, i)
+				}
+			}
+			sort.Slice(extra, func(a, b int) bool { return votes[extra[a]] > votes[extra[b]] })
+			keep = append(keep, extra[:min(len(extra), len(keep)+cgAdd)]...)
+			sort.Ints(keep)
+		}
+		rowSteps(cps[first], cps, open, w, keep, points)
+		sub := make([]*concaveProblem, len(open))
+		for x, k := range open {
+			sub[x] = cps[k]
+		}
+		var vs []int
+		if round == 0 {
+			vs = votes
+		}
+		los, ups = rowBounds(ctx, base, sub, nil, points, vs)
+		for x, k := range open {
+			bound[k] = math.Min(bound[k], cps[k].lc0+ups[x])
+			if l := cps[k].lc0 + los[x]; l > lower {
+				lower = l
+				copy(w, points[x])
+			}
+		}
+		kept, kp := open[:0], points[:0]
+		for x, k := range open {
+			if bound[k] > lower {
+				kept, kp = append(kept, k), append(kp, points[x])
+			}
+		}
+		open, points = kept, kp
 	}
 	start := make(map[int][]float64, len(open))
 	for x, k := range open {

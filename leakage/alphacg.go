@@ -33,6 +33,7 @@ const (
 	cgAdd      = 16  // violators added per round, at least
 	cgNewton   = 60  // Newton steps per working-set solve
 	cgBatchRow = 256 // rows per matrix product in rowBounds
+	rowVotes   = 4   // inputs each row names for the second round of rowSteps
 )
 
 // restricted is G on the inputs of a working set: a holds their rows of
@@ -426,7 +427,11 @@ func equalInts(a, b []int) bool {
 // a in blocks of cgBatchRow rows: the bound of one row costs a product with
 // the whole n × C matrix, and a matrix product does many at once faster
 // than one at a time.
-func rowBounds(ctx context.Context, base *concaveProblem, cps []*concaveProblem, w []float64, points [][]float64) (lo, up []float64) {
+//
+// It also counts, in votes, how often each input is among the rowVotes
+// inputs of largest g_x > F of a row: the inputs the rows' optima need
+// beyond the support of w.
+func rowBounds(ctx context.Context, base *concaveProblem, cps []*concaveProblem, w []float64, points [][]float64, votes []int) (lo, up []float64) {
 	n, C := len(base.a), len(base.s)
 	sr, sr1 := make([]float64, C), make([]float64, C)
 	powers := func(x []float64) {
@@ -467,25 +472,48 @@ func rowBounds(ctx context.Context, base *concaveProblem, cps []*concaveProblem,
 		gm := blas64.General{Rows: m, Cols: n, Stride: n, Data: make([]float64, m*n)}
 		blas64.Gemm(blas.NoTrans, blas.Trans, 1, y, am, 0, gm)
 		for k := start; k < end; k++ {
-			lo[k], up[k] = cps[k].holder(f[k-start], gm.Data[(k-start)*n:(k-start+1)*n])
+			g := gm.Data[(k-start)*n : (k-start+1)*n]
+			lo[k], up[k] = cps[k].holder(f[k-start], g)
+			if votes != nil {
+				vote(g, f[k-start], votes)
+			}
 		}
 	}
 	return lo, up
 }
 
-// rowSteps moves, for each row k in rows, its point p_k (supported in the
-// support of w) to p_k + d_k: d_k is the Newton step of row k's G on the
-// support of w with the Hessian of problem ref at w (rows differ only in their weights e_c, so their
+// vote adds 1 to votes[x] for the rowVotes inputs of largest g_x > f.
+func vote(g []float64, f float64, votes []int) {
+	var top [rowVotes]int
+	nt := 0
+	for x, v := range g {
+		if !(v > f) {
+			continue
+		}
+		if nt < rowVotes {
+			top[nt] = x
+			nt++
+		} else if v > g[top[rowVotes-1]] {
+			top[rowVotes-1] = x
+		} else {
+			continue
+		}
+		for y := nt - 1; y > 0 && g[top[y]] > g[top[y-1]]; y-- {
+			top[y], top[y-1] = top[y-1], top[y]
+		}
+	}
+	for _, x := range top[:nt] {
+		votes[x]++
+	}
+}
+
+// rowSteps moves, for each row k in rows, its point p_k (supported in
+// keep, which holds the support of w) to p_k + d_k: d_k is the Newton step
+// of row k's G on keep with the Hessian of problem ref at w (rows differ only in their weights e_c, so their
 // Hessians are alike near a common optimum), with negative weights set to
 // 0 and the rest rescaled to sum 1. A row's gradient costs O(sC) for s inputs in the
 // support, the factorisation of the Hessian is shared.
-func rowSteps(ref *concaveProblem, cps []*concaveProblem, rows []int, w []float64, points [][]float64) {
-	var keep []int
-	for i, v := range w {
-		if v > 0 {
-			keep = append(keep, i)
-		}
-	}
+func rowSteps(ref *concaveProblem, cps []*concaveProblem, rows []int, w []float64, keep []int, points [][]float64) {
 	s := len(keep)
 	if s < 2 {
 		return
