@@ -633,12 +633,22 @@ func (cp *concaveProblem) fwStep(w, trial []float64, i int, g0 float64) bool {
 // maximisation of Gilani et al. (2022), eq. 6 (one k for β = 1, where the
 // weights do not depend on k).
 //
-// For β > 1 the rows are visited by decreasing upper bound: first
-// log Σ_c e^{lc_c} (a ≤ 1 after the column scaling, so s_c ≤ 1), then the
-// Hölder bound at the best point found so far. A row whose bound does not
-// exceed the best value found is settled by that bound without its own
-// optimisation; an optimisation starts from that point and stops as soon
-// as its bound falls to the best value.
+// For β > 1 with every a_ic > 0 (see alphacg.go):
+//  1. the row of largest bound log Σ_c e^{lc_c} (a ≤ 1 after the column
+//     scaling, so s_c ≤ 1) is maximised from the uniform prior;
+//  2. every row is bounded at that row's optimum w by matrix products
+//     (rowBounds), and again after each of two Newton steps of its own
+//     with the Hessian of the first row at w (rowSteps): the first on the
+//     support of w, the second also on the inputs the rows' bounds name
+//     most often. Rows differ only in their weights e_c, so the steps move
+//     each towards its own optimum, where the bound is much tighter than
+//     at w; this settles most rows;
+//  3. the rows left, by decreasing bound, are maximised from their last
+//     point, each stopping as soon as its bound falls to the best value
+//     found.
+//
+// When some a_ic underflows to 0 (a large α), the rows are visited in the
+// same order by the multiplicative updates of alphamm.go (concaveMaxMM).
 func concaveMax(ctx context.Context, rows mech.Mechanism, cols []int, alpha, beta, tol float64) (lower, upper float64) {
 	base := newConcaveProblem(rows, cols, alpha, beta)
 	n := len(rows)
@@ -649,6 +659,140 @@ func concaveMax(ctx context.Context, rows mech.Mechanism, cols []int, alpha, bet
 	if beta == 1 {
 		return concaveSup(ctx, base.forRow(rows, cols, 0), w, tol)
 	}
+	for _, row := range base.a {
+		for _, v := range row {
+			if v == 0 {
+				return concaveMaxMM(ctx, base, rows, cols, tol)
+			}
+		}
+	}
+	cps := make([]*concaveProblem, n)
+	crude := make([]float64, n)
+	first := 0
+	for k := range rows {
+		cps[k] = base.forRow(rows, cols, k)
+		crude[k] = cps[k].lc0 + logSumExp(cps[k].lc)
+		if crude[k] > crude[first] {
+			first = k
+		}
+	}
+	// 1. The most promising row.
+	lo, up := cps[first].supCG(ctx, w, tol)
+	lower, upper = cps[first].lc0+lo, cps[first].lc0+up
+	if ctx.Err() != nil {
+		for _, c := range crude {
+			upper = math.Max(upper, c)
+		}
+		return lower, upper
+	}
+	// 2. Every row's bound at that row's optimum and after its own steps.
+	bound := make([]float64, n)
+	los, ups := rowBounds(ctx, base, cps, w, nil, nil)
+	for k, cp := range cps {
+		bound[k] = math.Min(crude[k], cp.lc0+ups[k])
+		lower = math.Max(lower, cp.lc0+los[k])
+	}
+	bound[first] = math.Inf(-1)
+	var open []int
+	for k := range cps {
+		if bound[k] > lower {
+			open = append(open, k)
+		}
+	}
+	points := make([][]float64, len(open))
+	for x := range points {
+		points[x] = append([]float64(nil), w...)
+	}
+	var keep []int
+	for i, v := range w {
+		if v > 0 {
+			keep = append(keep, i)
+		}
+	}
+	votes := make([]int, n)
+	for round := 0; round < 2 && len(open) > 0 && ctx.Err() == nil; round++ {
+		if round == 1 {
+			// The inputs the rows' optima need beyond keep, most named
+			// first, as many as keep holds.
+			var extra []int
+			in := make([]bool, n)
+			for _, i := range keep {
+				in[i] = true
+			}
+			for i, v := range votes {
+				if v > 0 && !in[i] {
+					extra = append(extra, i)
+				}
+			}
+			sort.Slice(extra, func(a, b int) bool { return votes[extra[a]] > votes[extra[b]] })
+			keep = append(keep, extra[:min(len(extra), len(keep)+cgAdd)]...)
+			sort.Ints(keep)
+		}
+		rowSteps(cps[first], cps, open, w, keep, points)
+		sub := make([]*concaveProblem, len(open))
+		for x, k := range open {
+			sub[x] = cps[k]
+		}
+		var vs []int
+		if round == 0 {
+			vs = votes
+		}
+		los, ups = rowBounds(ctx, base, sub, nil, points, vs)
+		for x, k := range open {
+			bound[k] = math.Min(bound[k], cps[k].lc0+ups[x])
+			if l := cps[k].lc0 + los[x]; l > lower {
+				lower = l
+				copy(w, points[x])
+			}
+		}
+		kept, kp := open[:0], points[:0]
+		for x, k := range open {
+			if bound[k] > lower {
+				kept, kp = append(kept, k), append(kp, points[x])
+			}
+		}
+		open, points = kept, kp
+	}
+	start := make(map[int][]float64, len(open))
+	for x, k := range open {
+		start[k] = points[x]
+	}
+	// 3. The rows the bounds leave open, the highest first.
+	sort.Slice(open, func(a, b int) bool { return bound[open[a]] > bound[open[b]] })
+	for _, k := range open {
+		if bound[k] <= lower || ctx.Err() != nil {
+			upper = math.Max(upper, bound[k])
+			continue
+		}
+		x := start[k]
+		cps[k].prune = lower - cps[k].lc0
+		lo, up := cps[k].supCG(ctx, x, tol)
+		if cps[k].lc0+lo > lower {
+			lower = cps[k].lc0 + lo
+			copy(w, x)
+		}
+		upper = math.Max(upper, math.Min(bound[k], cps[k].lc0+up))
+	}
+	for k := range cps {
+		if k != first && bound[k] <= lower {
+			upper = math.Max(upper, bound[k])
+		}
+	}
+	return lower, upper
+}
+
+// concaveMaxMM is concaveMax by the multiplicative updates of alphamm.go
+// for each row: the rows are visited by decreasing bound, first
+// log Σ_c e^{lc_c}, then the Hölder bound at the best point found so far.
+// A row whose bound does not exceed the best value found is settled by
+// that bound without its own optimisation; an optimisation starts from
+// that point and stops as soon as its bound falls to the best value.
+func concaveMaxMM(ctx context.Context, base *concaveProblem, rows mech.Mechanism, cols []int, tol float64) (lower, upper float64) {
+	n := len(rows)
+	w := make([]float64, n)
+	for i := range w {
+		w[i] = 1 / float64(n)
+	}
 	type cand struct {
 		k  int
 		ub float64
@@ -657,25 +801,13 @@ func concaveMax(ctx context.Context, rows mech.Mechanism, cols []int, alpha, bet
 	cands := make([]cand, n)
 	for k := range rows {
 		cp := base.forRow(rows, cols, k)
-		ub := math.Inf(-1)
-		for _, l := range cp.lc {
-			ub = math.Max(ub, l)
-		}
-		sum := 0.0
-		for _, l := range cp.lc {
-			sum += math.Exp(l - ub)
-		}
-		cands[k] = cand{k: k, ub: cp.lc0 + ub + math.Log(sum), cp: cp}
+		cands[k] = cand{k: k, ub: cp.lc0 + logSumExp(cp.lc), cp: cp}
 	}
 	sort.Slice(cands, func(a, b int) bool { return cands[a].ub > cands[b].ub })
 	lower, upper = math.Inf(-1), math.Inf(-1)
 	g, h := make([]float64, n), make([]float64, len(cols))
 	for _, c := range cands {
-		if ctx.Err() != nil {
-			upper = math.Max(upper, c.ub)
-			continue
-		}
-		if c.ub <= lower {
+		if ctx.Err() != nil || c.ub <= lower {
 			upper = math.Max(upper, c.ub)
 			continue
 		}
