@@ -161,6 +161,7 @@ func (g *Master) priceAt(yp, y []float64) (int, float64) {
 		return a - b
 	})
 	added, best := 0, math.Inf(-1)
+	var seen vectorSet // the vectors added in this round, made on first use
 	for j, al := range g.allowed {
 		if len(al) == 0 {
 			continue
@@ -185,7 +186,14 @@ func (g *Master) priceAt(yp, y []float64) (int, float64) {
 		if d <= priceTol {
 			continue
 		}
+		if seen.byKey == nil {
+			seen = newVectorSet()
+		}
+		if seen.has(rows, vals) {
+			continue // another output priced this vector in this round
+		}
 		c := column{j: j, order: slices.Clone(order), rows: slices.Clone(rows), vals: slices.Clone(vals)}
+		seen.put(c.rows, c.vals)
 		g.cols = append(g.cols, c)
 		g.sx.add(denseCol{rows: c.rows, vals: c.vals})
 		added++

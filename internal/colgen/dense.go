@@ -30,8 +30,9 @@ import (
 // of the slacks. Pricing is Dantzig's rule over a rotating part of the
 // columns, the ratio test Harris's two passes. After degenerateRun
 // degenerate pivots in a row the bounds are lowered by small pseudo-random
-// amounts (perturb) and the solve goes on; the point is cleaned up on the
-// true bounds at the end. Should a run of degenerate pivots come again,
+// amounts (perturb) and the solve goes on, each bound lowered further
+// should a recomputed inverse put its basic value below it (reshift); the
+// point is cleaned up on the true bounds at the end. Should a run of degenerate pivots come again,
 // Bland's rule takes over until a step makes progress.
 type dense struct {
 	n    int
@@ -436,6 +437,7 @@ func (e *dense) run() (*denseResult, error) {
 				return &denseResult{Iterations: iters}, errStalled
 			}
 			e.computeX()
+			e.reshift()
 		}
 		phase1 := false
 		for p := range e.cb {
@@ -514,6 +516,7 @@ func (e *dense) run() (*denseResult, error) {
 					return &denseResult{Iterations: iters}, errStalled
 				}
 				e.computeX()
+				e.reshift()
 				continue
 			}
 			if e.perturbed {
@@ -533,8 +536,14 @@ func (e *dense) run() (*denseResult, error) {
 		r, theta := e.ratio(phase1, dq, bland)
 		if r < 0 {
 			// No blocking variable: the objective is bounded below by 0,
-			// so this is rounding.
-			return &denseResult{Iterations: iters}, errStalled
+			// so this is rounding, in the updated inverse unless it is
+			// fresh: recompute it and price again.
+			if e.updates == 0 || !e.invert() {
+				return &denseResult{Iterations: iters}, errStalled
+			}
+			e.computeX()
+			e.reshift()
+			continue
 		}
 		e.pivot(q, r, theta, dq)
 		iters++
@@ -640,6 +649,24 @@ func (e *dense) perturb() {
 		e.shift[v] = e.feasTol * (100 + 900*u)
 	}
 	e.perturbed = true
+}
+
+// reshift lowers, while the bounds are perturbed, the bound of every basic
+// value that fresh factors put below it to just below that value. On an
+// ill-conditioned basis (near-parallel columns of a banded pattern) x_B =
+// B⁻¹1 moves by more than the perturbation when the inverse is recomputed;
+// phase 1 would then undo phase 2's progress, and phase 2 phase 1's, until
+// the pivot limit. The point is cleaned up on the true bounds at the end as
+// after any perturbation.
+func (e *dense) reshift() {
+	if !e.perturbed {
+		return
+	}
+	for p, v := range e.head {
+		if r := e.room(p); r < 0 {
+			e.shift[v] += e.feasTol - r
+		}
+	}
 }
 
 // pivot brings variable q, of reduced cost dq, into position r with step

@@ -31,7 +31,8 @@
 // price every other column: for output j, the column that maximises y·v
 // over the slice is a fractional knapsack, filled greedily by decreasing
 // y_i/π_i, at O(N) per output once the inputs are sorted. Columns with
-// y·v above the engine's optimality tolerance enter; when none is left,
+// y·v above the engine's optimality tolerance enter, each vector once
+// (outputs with the same allowed inputs price the same one); when none is left,
 // y satisfies y·v ≤ 0 on every column of every cone (up to that
 // tolerance), which is the condition certify.DualBound checks exactly,
 // with the best multiplier per output re-optimised, so the proof does not
