@@ -298,8 +298,7 @@ type workspace struct {
 	d, e, f, g []float64 // per pair
 	k          [][4]float64
 	mat        *mat.Dense
-	lu         mat.LU
-	rhs, sol   *mat.VecDense
+	chol       cholesky
 	aff, cor   direction // predictor and corrector
 	u1, u2     []float64 // per pair: the rank-2 factors of its output (factor)
 	v1, v2     []float64 // per pair: g d and π d
@@ -377,7 +376,6 @@ func newWorkspace(pi mech.Prior, u mech.Utility, st structure, fm capForm) *work
 	w.d, w.e, w.f, w.g = vec(K), vec(K), vec(K), vec(K)
 	w.k = make([][4]float64, m)
 	w.mat = mat.NewDense(n, n, nil)
-	w.rhs, w.sol = mat.NewVecDense(n, nil), mat.NewVecDense(n, nil)
 	w.aff, w.cor = newDirection(K, n, m, w.separate()), newDirection(K, n, m, w.separate())
 	w.u1, w.u2, w.v1, w.v2 = vec(K), vec(K), vec(K), vec(K)
 	w.rpz, w.rsw, w.gw, w.hz, w.h = vec(K), vec(K), vec(K), vec(K), vec(K)
@@ -551,7 +549,7 @@ func (w *workspace) factor() error {
 	for i := range n {
 		data[i*n+i] += w.rowSumD[i]
 	}
-	w.lu.Factorize(w.mat)
+	w.chol.factorize(data, n)
 	return nil
 }
 
@@ -582,18 +580,9 @@ func (w *workspace) solve(d direction) error {
 			w.rowB3[st.row[k]] -= w.u1[k]*b1 + w.u2[k]*b2
 		}
 	}
-	copy(w.rhs.RawVector().Data, w.rowB3)
-	if err := w.lu.SolveVecTo(w.sol, false, w.rhs); err != nil {
-		// Near the optimum the system is ill-conditioned by design (the
-		// ratios z/r and w/s spread over many orders); the direction is
-		// still accurate where it matters. Only a failed solve counts.
-		var c mat.Condition
-		if !errors.As(err, &c) {
-			return err
-		}
-	}
+	w.chol.solve(w.rowB3)
 	da := d.a
-	copy(da, w.sol.RawVector().Data)
+	copy(da, w.rowB3)
 	for j := range st.m {
 		k0, k1 := st.colStart[j], st.colStart[j+1]
 		var x, y float64
