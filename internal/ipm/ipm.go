@@ -241,20 +241,46 @@ func (w *workspace) iterate(ctx context.Context, maxIter int, near float64, obse
 }
 
 // bestPoint runs the iterations and returns the observed point (made by
-// result) with the narrowest certified gap, stopping once that gap is at
-// most gap relative to max(1, |value|). A bound below the value (beyond
-// rounding) would be a broken proof: such a point never counts.
+// result) with the narrowest certified gap, its bound replaced by the
+// lowest bound any observed point proved: every bound holds for the whole
+// problem, whichever point's multipliers prove it, and the last iteration
+// often has the better multipliers and the worse point (a step that ends
+// on the boundary). It stops once that bracket is at most gap relative to
+// max(1, |value|). A bound below the value (beyond rounding) would be a
+// broken proof: such a point, or such a pairing, never counts.
 func (w *workspace) bestPoint(ctx context.Context, maxIter int, gap float64, result func() *Result) *Result {
-	var best *Result
+	var best, low *Result // the narrowest own gap; the lowest bound
+	bound := func() float64 {
+		if low.Bound < best.Bound && low.Bound >= best.Value-boundSlack*math.Max(1, math.Abs(best.Value)) {
+			return low.Bound
+		}
+		return best.Bound
+	}
 	w.iterate(ctx, maxIter, 1e-6, func(it int) (improved, done bool) {
 		r := result()
 		r.Iterations = it
-		if r.valid() && (best == nil || r.Bound-r.Value < best.Bound-best.Value) {
-			best, improved = r, true
+		if !r.valid() {
+			return false, false
 		}
-		return improved, best != nil && best.Bound-best.Value <= gap*math.Max(1, math.Abs(best.Value))
+		before := math.Inf(1)
+		if best != nil {
+			before = bound() - best.Value
+		}
+		if best == nil || r.Bound-r.Value < best.Bound-best.Value {
+			best = r
+		}
+		if low == nil || r.Bound < low.Bound {
+			low = r
+		}
+		g := bound() - best.Value
+		return g < before, g <= gap*math.Max(1, math.Abs(best.Value))
 	})
-	return best
+	if best == nil || bound() == best.Bound {
+		return best
+	}
+	out := *best
+	out.Bound, out.Alpha = low.Bound, low.Alpha
+	return &out
 }
 
 // normalised returns pi divided by its sum. NewPrior accepts sums within
