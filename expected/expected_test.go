@@ -76,7 +76,7 @@ func TestMaximizeTinyMassPriors(t *testing.T) {
 			pi, err := instance.Binomial(n-1, p)
 			require.NoError(t, err)
 			budgets := []mech.Budget{{Measure: mech.LIP, Epsilon: 1}, {Measure: mech.LDP, Epsilon: 2}}
-			for _, eps := range []float64{0.1, 1, 5} {
+			for _, eps := range []float64{0.1, 1, 5, 20} {
 				budgets = append(budgets, mech.Budget{Measure: mech.PML, Epsilon: eps})
 			}
 			for _, b := range budgets {
