@@ -2,6 +2,7 @@ package expected_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -9,7 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/expected"
+	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
@@ -56,5 +59,45 @@ func TestMaximizeHonoursContext(t *testing.T) {
 	for _, b := range []mech.Budget{{Measure: mech.PML, Epsilon: 0.5}, {Measure: mech.LDP, Epsilon: 1}} {
 		_, err := expected.Maximize(ctx, pi, u, b, expected.Options{Solver: solver.Revised()})
 		assert.ErrorIs(t, err, context.Canceled, "%s", b.Measure)
+	}
+}
+
+// TestMaximizeTinyMassPriors: on counting queries with binomial priors,
+// whose masses fall to 1e-29 (binomial(29, 0.1)), the default solve takes
+// the interior point's route for every measure, certifies, and returns an
+// optimal vertex: the optimum of the whole LP solved by the revised
+// simplex, within the budget, without dust.
+func TestMaximizeTinyMassPriors(t *testing.T) {
+	ctx := context.Background()
+	for _, n := range []int{12, 20, 30} {
+		u, err := instance.Counting(n)
+		require.NoError(t, err)
+		for _, p := range []float64{0.1, 0.3, 0.9} {
+			pi, err := instance.Binomial(n-1, p)
+			require.NoError(t, err)
+			budgets := []mech.Budget{{Measure: mech.LIP, Epsilon: 1}, {Measure: mech.LDP, Epsilon: 2}}
+			for _, eps := range []float64{0.1, 1, 5, 20} {
+				budgets = append(budgets, mech.Budget{Measure: mech.PML, Epsilon: eps})
+			}
+			for _, b := range budgets {
+				full, err := expected.Maximize(ctx, pi, u, b, expected.Options{Solver: solver.Revised(), FullLP: true})
+				require.NoError(t, err)
+				got, err := expected.Maximize(ctx, pi, u, b, expected.Options{})
+				require.NoError(t, err)
+				what := fmt.Sprintf("N = %d, binomial p = %g, %s %g", n, p, b.Measure, b.Epsilon)
+				assert.Equal(t, "ipm", got.Solver, what)
+				slack := 1e-9 * math.Max(1, math.Abs(full.Value))
+				assert.InDelta(t, full.Value, got.Value, slack, what)
+				assert.GreaterOrEqual(t, got.Bound, full.Value-slack, what)
+				a, err := certify.Audit(pi, got.Mechanism, b)
+				require.NoError(t, err, what)
+				assert.LessOrEqual(t, a.Excess, 1e-12, what)
+				for _, row := range got.Mechanism {
+					for _, v := range row {
+						assert.True(t, v == 0 || v >= certify.DustEntry, "%s: entry %g", what, v)
+					}
+				}
+			}
+		}
 	}
 }

@@ -241,20 +241,46 @@ func (w *workspace) iterate(ctx context.Context, maxIter int, near float64, obse
 }
 
 // bestPoint runs the iterations and returns the observed point (made by
-// result) with the narrowest certified gap, stopping once that gap is at
-// most gap relative to max(1, |value|). A bound below the value (beyond
-// rounding) would be a broken proof: such a point never counts.
+// result) with the narrowest certified gap, its bound replaced by the
+// lowest bound any observed point proved: every bound holds for the whole
+// problem, whichever point's multipliers prove it, and the last iteration
+// often has the better multipliers and the worse point (a step that ends
+// on the boundary). It stops once that bracket is at most gap relative to
+// max(1, |value|). A bound below the value (beyond rounding) would be a
+// broken proof: such a point, or such a pairing, never counts.
 func (w *workspace) bestPoint(ctx context.Context, maxIter int, gap float64, result func() *Result) *Result {
-	var best *Result
+	var best, low *Result // the narrowest own gap; the lowest bound
+	bound := func() float64 {
+		if low.Bound < best.Bound && low.Bound >= best.Value-boundSlack*math.Max(1, math.Abs(best.Value)) {
+			return low.Bound
+		}
+		return best.Bound
+	}
 	w.iterate(ctx, maxIter, 1e-6, func(it int) (improved, done bool) {
 		r := result()
 		r.Iterations = it
-		if r.valid() && (best == nil || r.Bound-r.Value < best.Bound-best.Value) {
-			best, improved = r, true
+		if !r.valid() {
+			return false, false
 		}
-		return improved, best != nil && best.Bound-best.Value <= gap*math.Max(1, math.Abs(best.Value))
+		before := math.Inf(1)
+		if best != nil {
+			before = bound() - best.Value
+		}
+		if best == nil || r.Bound-r.Value < best.Bound-best.Value {
+			best = r
+		}
+		if low == nil || r.Bound < low.Bound {
+			low = r
+		}
+		g := bound() - best.Value
+		return g < before, g <= gap*math.Max(1, math.Abs(best.Value))
 	})
-	return best
+	if best == nil || bound() == best.Bound {
+		return best
+	}
+	out := *best
+	out.Bound, out.Alpha = low.Bound, low.Alpha
+	return &out
 }
 
 // normalised returns pi divided by its sum. NewPrior accepts sums within
@@ -298,8 +324,7 @@ type workspace struct {
 	d, e, f, g []float64 // per pair
 	k          [][4]float64
 	mat        *mat.Dense
-	lu         mat.LU
-	rhs, sol   *mat.VecDense
+	chol       cholesky
 	aff, cor   direction // predictor and corrector
 	u1, u2     []float64 // per pair: the rank-2 factors of its output (factor)
 	v1, v2     []float64 // per pair: g d and π d
@@ -377,7 +402,6 @@ func newWorkspace(pi mech.Prior, u mech.Utility, st structure, fm capForm) *work
 	w.d, w.e, w.f, w.g = vec(K), vec(K), vec(K), vec(K)
 	w.k = make([][4]float64, m)
 	w.mat = mat.NewDense(n, n, nil)
-	w.rhs, w.sol = mat.NewVecDense(n, nil), mat.NewVecDense(n, nil)
 	w.aff, w.cor = newDirection(K, n, m, w.separate()), newDirection(K, n, m, w.separate())
 	w.u1, w.u2, w.v1, w.v2 = vec(K), vec(K), vec(K), vec(K)
 	w.rpz, w.rsw, w.gw, w.hz, w.h = vec(K), vec(K), vec(K), vec(K), vec(K)
@@ -551,7 +575,7 @@ func (w *workspace) factor() error {
 	for i := range n {
 		data[i*n+i] += w.rowSumD[i]
 	}
-	w.lu.Factorize(w.mat)
+	w.chol.factorize(data, n)
 	return nil
 }
 
@@ -582,18 +606,9 @@ func (w *workspace) solve(d direction) error {
 			w.rowB3[st.row[k]] -= w.u1[k]*b1 + w.u2[k]*b2
 		}
 	}
-	copy(w.rhs.RawVector().Data, w.rowB3)
-	if err := w.lu.SolveVecTo(w.sol, false, w.rhs); err != nil {
-		// Near the optimum the system is ill-conditioned by design (the
-		// ratios z/r and w/s spread over many orders); the direction is
-		// still accurate where it matters. Only a failed solve counts.
-		var c mat.Condition
-		if !errors.As(err, &c) {
-			return err
-		}
-	}
+	w.chol.solve(w.rowB3)
 	da := d.a
-	copy(da, w.sol.RawVector().Data)
+	copy(da, w.rowB3)
 	for j := range st.m {
 		k0, k1 := st.colStart[j], st.colStart[j+1]
 		var x, y float64

@@ -116,7 +116,7 @@ func ratioVertex(p RatioProblem, form capForm, r *Result) (*Result, error) {
 			}
 		}
 	}
-	sol, err := solveVertexLP(l)
+	sol, err := solveVertexLP(l, r.Value, false)
 	if err != nil {
 		return nil, err
 	}

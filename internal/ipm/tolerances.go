@@ -33,8 +33,19 @@ const (
 	// narrowFree is the number of free pairs per row and column above
 	// which Vertex first tries narrowed faces (narrowKeep).
 	narrowFree = 8
+	// faceCostScale, divided by max(1, |value|), multiplies the costs of
+	// the face LPs above wideBudget (solveVertexLP): the simplex's
+	// optimality tolerance (1e-9 on reduced costs) then costs the vertex
+	// about 1e-11 of the value's scale, well inside valueSlack.
+	faceCostScale = 100
+	// faceIterations times the rows and columns of a face LP above
+	// wideBudget caps its simplex iterations (solveVertexLP): such a face
+	// LP usually takes fewer iterations than it has rows and columns.
+	faceIterations = 1
 	// wideBudget is the budget (nats) above which the face LP's column of
-	// output j holds q_j rather than t_j = e^ε q_j.
+	// output j holds q_j rather than t_j = e^ε q_j, its marginal rows are
+	// divided by the interior point's q_j, and solveVertexLP scales its
+	// costs and caps its iterations.
 	wideBudget = 5
 	// auditRounding is the relative excess over ε the vertex may show
 	// under leakage.PML: none when the budget could be shrunk, but at

@@ -11,7 +11,7 @@ import (
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
-	"github.com/pmlopt/pmlopt/solver"
+	"github.com/pmlopt/pmlopt/solver/revised"
 )
 
 // ErrNoVertex is returned when the LP on the interior point's support does
@@ -198,8 +198,8 @@ func thresholdFace(p Problem, x mech.Mechanism, entry, slack float64) (used, cap
 func vertexOn(p Problem, r *Result, used, capped mech.Pattern, eps float64) (*Result, error) {
 	n, _ := p.Utility.Dims()
 	// 2. The face LP.
-	f := newFaceLP(p, used, capped, eps)
-	sol, err := solveVertexLP(f.lp)
+	f := newFaceLP(p, r.Mechanism, used, capped, eps)
+	sol, err := solveVertexLP(f.lp, r.Value, f.sigma > 1)
 	if err != nil {
 		return nil, err
 	}
@@ -256,14 +256,36 @@ func clearDust(p mech.Mechanism) {
 	}
 }
 
-// solveVertexLP solves a vertex LP with the pure-Go revised simplex.
-func solveVertexLP(l *lp.Model) (*solver.Solution, error) {
-	sol, err := solver.Revised().Solve(l)
+// solveVertexLP solves a vertex LP with the pure-Go revised simplex. A
+// wide face LP (budget above wideBudget) has its costs multiplied by
+// faceCostScale/max(1, |value|) (value: the interior point's), the
+// objective and row multipliers of the solution divided back, and its
+// iterations capped at faceIterations times its rows and columns. The
+// simplex's optimality tolerance is absolute (1e-9 on reduced costs): with
+// the costs as they are, a vertex it calls optimal can fall short of the
+// optimum by about that much, the whole of valueSlack where the value is
+// below 1 (binomial priors at ε = 20, values of 1e-9). And on some wide
+// faces of tiny-mass priors it stalls; such a face is left to the next
+// reading of Vertex, or to the caller's fallback.
+func solveVertexLP(l *lp.Model, value float64, wide bool) (*revised.Result, error) {
+	scale, opt := 1.0, (*revised.Options)(nil)
+	if wide {
+		scale = faceCostScale / math.Max(1, math.Abs(value))
+		opt = &revised.Options{MaxIter: faceIterations * (l.NumRows() + l.NumCols())}
+	}
+	for k := range l.ColCosts {
+		l.ColCosts[k] *= scale
+	}
+	sol, err := revised.Solve(l, opt)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNoVertex, err)
 	}
-	if sol.Status != solver.Optimal {
-		return nil, fmt.Errorf("%w: the face LP is %s", ErrNoVertex, sol.Status)
+	if sol.Status != revised.Optimal {
+		return nil, fmt.Errorf("%w: the face LP ended %v", ErrNoVertex, sol.Status)
+	}
+	sol.Objective /= scale
+	for i := range sol.RowDuals {
+		sol.RowDuals[i] /= scale
 	}
 	return sol, nil
 }
@@ -295,14 +317,20 @@ type faceLP struct {
 //	marg[j]: (e^{−ε} − Σ_{i: ij capped} π_i) t_j − Σ_{i: ij free} π_i p_ij = 0
 //	up[i,j]: p_ij − t_j ≤ 0   (ij free)
 //
-// Above wideBudget the column holds q_j = e^{−ε} t_j and the cap rows are
-// divided by e^ε.
-func newFaceLP(p Problem, support, capped mech.Pattern, eps float64) *faceLP {
+// Above wideBudget the column holds q_j = e^{−ε} t_j, and each marginal
+// row is divided by q̂_j, the output's mass at the interior point x. The
+// simplex meets every row to 1e-9 in the units it is written in: in the
+// units of q_j an output of mass about 1e-9 (one used only by letters of
+// that prior mass, as binomial priors have at large ε) could be off by its
+// whole mass and its pairs exceed their cap by as much (9% at ε = 20 on
+// binomial(29, 0.1)); divided by q̂_j it is met to 1e-9 of its mass.
+func newFaceLP(p Problem, x mech.Mechanism, support, capped mech.Pattern, eps float64) *faceLP {
 	n, m := p.Utility.Dims()
 	f := &faceLP{lp: &lp.Model{Maximize: true}, n: n, m: m, t: make([]int, m), col: make([][]int, n), capped: capped, sigma: 1}
 	if eps > wideBudget {
 		// t_j = e^ε q_j would reach 1e13 at ε = 30; its column holds
-		// q_j instead, and each cap row is divided by e^ε.
+		// q_j instead, and the cap rows p_ij − e^ε q_j ≤ 0 stay in the
+		// units of p.
 		f.sigma = math.Exp(eps)
 	}
 	for i := range n {
@@ -351,6 +379,10 @@ func newFaceLP(p Problem, support, capped mech.Pattern, eps float64) *faceLP {
 		if f.t[j] < 0 {
 			continue
 		}
+		w := 1.0
+		if f.sigma > 1 {
+			w = 1 / outputMass(p.Prior, x, j)
+		}
 		c := f.sigma * mu
 		var e []lp.Nonzero
 		for i := range n {
@@ -358,13 +390,14 @@ func newFaceLP(p Problem, support, capped mech.Pattern, eps float64) *faceLP {
 			case f.capped[i][j]:
 				c -= f.sigma * p.Prior[i]
 			case f.col[i][j] >= 0:
-				e = append(e, lp.Entry(f.col[i][j], -p.Prior[i]))
+				e = append(e, lp.Entry(f.col[i][j], -w*p.Prior[i]))
 			}
 		}
+		c *= w
 		l.AddRow(0, 0, fmt.Sprintf("marg[%d]", j+1), append([]lp.Nonzero{lp.Entry(f.t[j], c)}, e...)...)
 		for i := range n {
 			if k := f.col[i][j]; k >= 0 {
-				l.AddRow(math.Inf(-1), 0, fmt.Sprintf("up[%d,%d]", i+1, j+1), lp.Entry(k, 1/f.sigma), lp.Entry(f.t[j], -1))
+				l.AddRow(math.Inf(-1), 0, fmt.Sprintf("up[%d,%d]", i+1, j+1), lp.Entry(k, 1), lp.Entry(f.t[j], -f.sigma))
 			}
 		}
 	}
@@ -388,4 +421,14 @@ func (f *faceLP) mechanism(x []float64) mech.Mechanism {
 		}
 	}
 	return P
+}
+
+// outputMass returns q_j = Σ_i π_i x_ij, or the least positive float64
+// for an output x does not use.
+func outputMass(pi mech.Prior, x mech.Mechanism, j int) float64 {
+	q := 0.0
+	for i, row := range x {
+		q += pi[i] * row[j]
+	}
+	return math.Max(q, math.SmallestNonzeroFloat64)
 }
