@@ -99,7 +99,7 @@ func SolveRatio(p RatioProblem, opt Options) (*Result, error) {
 	if best != nil && best.Bound-best.Value > accept*math.Max(1, math.Abs(best.Value)) && best.face != nil {
 		// Rounding stopped the iterations short of the gap: the LP of the
 		// face the point lies in gives a vertex and sharper multipliers.
-		if v, err := ratioVertex(p, form, best); err == nil && v.Bound-v.Value < best.Bound-best.Value {
+		if v, err := ratioVertex(opt.ctx(), p, form, best); err == nil && v.Bound-v.Value < best.Bound-best.Value {
 			best = v
 		}
 	}

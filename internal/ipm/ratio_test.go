@@ -1,6 +1,7 @@
 package ipm
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -123,7 +124,7 @@ func TestRatioVertexMatchesTheLP(t *testing.T) {
 			t.Fatalf("trial %d (%+v): %v", trial, b, err)
 		}
 		form, _ := p.form()
-		v, err := ratioVertex(p, form, r)
+		v, err := ratioVertex(context.Background(), p, form, r)
 		if err != nil {
 			t.Fatalf("trial %d (%+v): %v", trial, b, err)
 		}

@@ -1,6 +1,7 @@
 package ipm
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -24,7 +25,7 @@ import (
 // with U_j and L_j the pairs of output j at the upper and the lower cap.
 // Above wideBudget (ε_u) the column of t_j holds t_j/e^{ε_u} = q_j and the
 // cap rows are divided by e^{ε_u}.
-func ratioVertex(p RatioProblem, form capForm, r *Result) (*Result, error) {
+func ratioVertex(ctx context.Context, p RatioProblem, form capForm, r *Result) (*Result, error) {
 	n, m := p.Utility.Dims()
 	b := p.Budget
 	shrink := func(e float64) float64 { return math.Max(0, e*(1-budgetShrink)-budgetShrink) }
@@ -116,7 +117,7 @@ func ratioVertex(p RatioProblem, form capForm, r *Result) (*Result, error) {
 			}
 		}
 	}
-	sol, err := solveVertexLP(l, r.Value, false)
+	sol, err := solveVertexLP(ctx, l, r.Value, false)
 	if err != nil {
 		return nil, err
 	}

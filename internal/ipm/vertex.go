@@ -2,6 +2,7 @@ package ipm
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -29,7 +30,7 @@ func SolveVertex(p Problem, opt Options) (*Result, error) {
 	if r == nil || (err != nil && !errors.Is(err, ErrNotConverged)) {
 		return r, err
 	}
-	v, verr := Vertex(p, r)
+	v, verr := vertex(opt.ctx(), p, r)
 	if verr != nil {
 		// No vertex: the caller's fallback for an uncertified solve
 		// (the full LP) applies.
@@ -78,6 +79,11 @@ func SolveVertex(p Problem, opt Options) (*Result, error) {
 //     the face LP's row multipliers (multipliers prove a bound on the
 //     whole problem whichever LP they come from).
 func Vertex(p Problem, r *Result) (*Result, error) {
+	return vertex(context.Background(), p, r)
+}
+
+// vertex is Vertex whose face LPs stop, with ctx's error, when ctx ends.
+func vertex(ctx context.Context, p Problem, r *Result) (*Result, error) {
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
@@ -106,11 +112,11 @@ func Vertex(p Problem, r *Result) (*Result, error) {
 			if narrow == nil {
 				break
 			}
-			if v, err := vertexOn(p, r, narrow, capped, eps); err == nil {
+			if v, err := vertexOn(ctx, p, r, narrow, capped, eps); err == nil {
 				return v, nil
 			}
 		}
-		v, err := vertexOn(p, r, used, capped, eps)
+		v, err := vertexOn(ctx, p, r, used, capped, eps)
 		if err == nil {
 			return v, nil
 		}
@@ -195,11 +201,11 @@ func thresholdFace(p Problem, x mech.Mechanism, entry, slack float64) (used, cap
 
 // vertexOn runs steps 2–4 of Vertex on the face (used, capped) with the
 // LP's budget eps (at most p.Epsilon).
-func vertexOn(p Problem, r *Result, used, capped mech.Pattern, eps float64) (*Result, error) {
+func vertexOn(ctx context.Context, p Problem, r *Result, used, capped mech.Pattern, eps float64) (*Result, error) {
 	n, _ := p.Utility.Dims()
 	// 2. The face LP.
 	f := newFaceLP(p, r.Mechanism, used, capped, eps)
-	sol, err := solveVertexLP(f.lp, r.Value, f.sigma > 1)
+	sol, err := solveVertexLP(ctx, f.lp, r.Value, f.sigma > 1)
 	if err != nil {
 		return nil, err
 	}
@@ -267,16 +273,19 @@ func clearDust(p mech.Mechanism) {
 // below 1 (binomial priors at ε = 20, values of 1e-9). And on some wide
 // faces of tiny-mass priors it stalls; such a face is left to the next
 // reading of Vertex, or to the caller's fallback.
-func solveVertexLP(l *lp.Model, value float64, wide bool) (*revised.Result, error) {
-	scale, opt := 1.0, (*revised.Options)(nil)
+func solveVertexLP(ctx context.Context, l *lp.Model, value float64, wide bool) (*revised.Result, error) {
+	scale, opt := 1.0, &revised.Options{Stop: func() bool { return ctx.Err() != nil }}
 	if wide {
 		scale = faceCostScale / math.Max(1, math.Abs(value))
-		opt = &revised.Options{MaxIter: faceIterations * (l.NumRows() + l.NumCols())}
+		opt.MaxIter = faceIterations * (l.NumRows() + l.NumCols())
 	}
 	for k := range l.ColCosts {
 		l.ColCosts[k] *= scale
 	}
 	sol, err := revised.Solve(l, opt)
+	if cerr := ctx.Err(); cerr != nil {
+		return nil, cerr
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNoVertex, err)
 	}

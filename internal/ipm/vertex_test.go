@@ -1,6 +1,7 @@
 package ipm
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -361,4 +362,27 @@ func TestVertexHamming(t *testing.T) {
 	if !testing.Short() {
 		compareWithLP(t, p, r, "revised")
 	}
+}
+
+// TestVertexStopsWithItsContext: the face LP of a vertex search polls the
+// caller's context, so a cancelled solve ends with the context's error
+// instead of finishing the LP (which on some wide faces of tiny-mass
+// priors runs for minutes); with a live context the same point gives a
+// vertex.
+func TestVertexStopsWithItsContext(t *testing.T) {
+	p := Problem{Prior: uniformPrior(40), Utility: countingQuery(40), Epsilon: 1}
+	r, err := Solve(p, Options{})
+	if err != nil && !errors.Is(err, ErrNotConverged) {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := vertex(ctx, p, r); !errors.Is(err, context.Canceled) {
+		t.Fatalf("vertex with a cancelled context: %v, want context.Canceled", err)
+	}
+	v, err := vertex(context.Background(), p, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkVertex(t, p, v)
 }
