@@ -77,7 +77,7 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 	big := fs.Int("big", -1, "size of the closed-form-only scaling point, 0 = off (default 1000; quick: 200)")
 	budget := fs.Duration("budget", 30*time.Second, "time budget of each curve (instance and backend)")
 	gonumMax := fs.Int("gonum-max", 0, "largest N whose curve the dense gonum backend solves (its Simplex can cycle on degenerate LPs and can not be interrupted)")
-	solvers := fs.String("solvers", "all", "auto, all, or comma-separated backend names ("+strings.Join(solver.Names(), ", ")+")")
+	solvers := fs.String("solvers", "all", "auto, all, default (the families study's expected-utility runs of the default pipeline only), or comma-separated backend names ("+strings.Join(solver.Names(), ", ")+")")
 	workers := fs.Int("workers", 0, "thresholds solved at once by the curves (0 = GOMAXPROCS)")
 	seed := fs.Uint64("seed", 2026, "seed of the samplers and random instances")
 	prob := fs.String("problem", "testdata/counting-query.yaml", "counting-query problem file")
@@ -196,6 +196,9 @@ func parseSolvers(s string) ([]string, error) {
 		return []string{solver.Auto().Name()}, nil
 	case "all", "":
 		return solver.Names(), nil
+	case defaultBackend:
+		// Only the families study's runs of the default pipeline.
+		return nil, nil
 	}
 	var out []string
 	for _, f := range strings.Split(s, ",") {
