@@ -26,3 +26,9 @@ func Dot(s1, s2 []float64) float64 {
 	}
 	return floats.Dot(s1, s2)
 }
+
+// Fused reports whether the kernels are the AVX2 ones with fused
+// multiply-add. Their results differ from the portable kernels' in the
+// last bits, which is enough to change the path of a simplex on a
+// degenerate problem.
+func Fused() bool { return useFMA }
