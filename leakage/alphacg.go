@@ -176,7 +176,11 @@ func (rp *restricted) newton(ctx context.Context, w []float64, tol float64) {
 		var d []float64
 		ok, factored := false, false
 		for len(free) > 0 {
-			if d, ok = rp.pcgDirection(f, g, free, mu); !ok {
+			accept := 0.0
+			if tol > pcgCoarse {
+				accept = pcgAccept
+			}
+			if d, ok = rp.pcgDirection(f, g, free, mu, accept); !ok {
 				// The factorisation, which preconditions the next solves.
 				if !factored {
 					rp.hessian(f, h)

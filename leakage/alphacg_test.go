@@ -267,18 +267,18 @@ func TestPCGDirectionMatchesFactorisation(t *testing.T) {
 	require.True(t, ok)
 	hc.store(keep[:24], chol)
 	// Row 7 at a point near it (the steps of concaveMax precondition the
-	// rows near the point where the factorisation was made), on every input
-	// of keep (six outside the preconditioner's set) and on a subset.
+	// rows near the point where the factorisation was made), on the
+	// preconditioner's inputs and on a subset of them.
 	cp := base.forRow(p, cols, 7)
 	cp.hc = hc
 	w := make([]float64, len(w0))
 	for x := range w {
-		w[x] = w0[x] * (1 + 0.2*rng.Float64())
+		w[x] = w0[x] * (1 + 0.05*rng.Float64())
 	}
 	mech.Normalise(w)
-	for _, free := range [][]int{all, all[5:28]} {
+	for _, free := range [][]int{all[:24], all[3:22]} {
 		rp, want, g, _, f := newton(cp, w, free)
-		got, ok := rp.pcgDirection(f, g, free, 1e-14)
+		got, ok := rp.pcgDirection(f, g, free, 1e-14, 0)
 		require.True(t, ok)
 		norm, diff, sum := 0.0, 0.0, 0.0
 		for x := range want {

@@ -37,8 +37,13 @@ import (
 
 // The settings of the preconditioned solve.
 const (
-	pcgIterations = 30   // products with A before falling back on a factorisation
+	pcgIterations = 8    // products with A before falling back on a factorisation
 	pcgRelTol     = 1e-6 // ‖r‖_P / ‖g‖_P at which the step is taken
+	// ‖r‖_P / ‖g‖_P at which the step is taken after pcgIterations, when
+	// the working-set solve is asked for a gap above pcgCoarse only (a row
+	// that its bound may yet settle): an inexact Newton step still gains.
+	pcgAccept = 0.3
+	pcgCoarse = 1e-6
 )
 
 // hessCache holds the factorisation of the last Newton system factorised
@@ -74,8 +79,9 @@ func (hc *hessCache) store(idx []int, chol *mat.Cholesky) {
 // pcgDirection returns the Newton step of newtonDirection on free (indices
 // into the working set) at the point of the last grad call, with regularisation mu, by
 // conjugate gradients preconditioned by rp.cache; ok is false when the
-// cache is empty or the solve does not converge.
-func (rp *restricted) pcgDirection(f float64, g []float64, free []int, mu float64) (d []float64, ok bool) {
+// cache is empty or the relative residual after pcgIterations products
+// exceeds accept.
+func (rp *restricted) pcgDirection(f float64, g []float64, free []int, mu, accept float64) (d []float64, ok bool) {
 	hc := rp.cache
 	nf := len(free)
 	if hc == nil || hc.idx == nil || nf < 2 {
@@ -212,7 +218,7 @@ func (rp *restricted) pcgDirection(f float64, g []float64, free []int, mu float6
 			return nil, false
 		}
 		rzn := dot(res, z)
-		if rzn <= pcgRelTol*pcgRelTol*rz0 {
+		if rzn <= pcgRelTol*pcgRelTol*rz0 || (it == pcgIterations-1 && rzn <= accept*accept*rz0) {
 			d = make([]float64, len(g))
 			for x, i := range free {
 				d[i] = sol0[x]
