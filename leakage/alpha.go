@@ -279,6 +279,9 @@ type concaveProblem struct {
 	// prune stops the maximisation once sup G is proven at most prune
 	// (concaveMax: the row can not beat the best one); −Inf by default.
 	prune float64
+	// hc preconditions the Newton steps of supCG (alphapcg.go); rows that
+	// share it share the factorisations.
+	hc *hessCache
 }
 
 func newConcaveProblem(rows mech.Mechanism, cols []int, alpha, beta float64) *concaveProblem {
@@ -549,10 +552,17 @@ func (cp *concaveProblem) newton(ctx context.Context, w []float64, tol float64) 
 // inputs in free and to directions with Σ d = 0: with A = −H + μI on free,
 // d = A⁻¹(g + ν1), ν chosen so that Σ d = 0.
 func newtonDirection(h [][]float64, g []float64, free []int, mu float64) ([]float64, bool) {
+	d, _, ok := factorDirection(h, g, free, mu)
+	return d, ok
+}
+
+// factorDirection is newtonDirection, also returning the factorisation of
+// A (nil when free has fewer than two inputs).
+func factorDirection(h [][]float64, g []float64, free []int, mu float64) ([]float64, *mat.Cholesky, bool) {
 	nf := len(free)
 	d := make([]float64, len(g))
 	if nf < 2 {
-		return d, nf == 1
+		return d, nil, nf == 1
 	}
 	a := mat.NewSymDense(nf, nil)
 	scale := 0.0
@@ -565,9 +575,9 @@ func newtonDirection(h [][]float64, g []float64, free []int, mu float64) ([]floa
 	for x := range free {
 		a.SetSym(x, x, a.At(x, x)+mu*(1+scale))
 	}
-	var chol mat.Cholesky
+	chol := new(mat.Cholesky)
 	if !chol.Factorize(a) {
-		return nil, false
+		return nil, nil, false
 	}
 	rhs := mat.NewDense(nf, 2, nil)
 	for x, i := range free {
@@ -576,7 +586,7 @@ func newtonDirection(h [][]float64, g []float64, free []int, mu float64) ([]floa
 	}
 	var sol mat.Dense
 	if err := chol.SolveTo(&sol, rhs); err != nil {
-		return nil, false
+		return nil, nil, false
 	}
 	s0, s1 := 0.0, 0.0
 	for x := range free {
@@ -584,13 +594,13 @@ func newtonDirection(h [][]float64, g []float64, free []int, mu float64) ([]floa
 		s1 += sol.At(x, 1)
 	}
 	if !(s1 > 0) {
-		return nil, false
+		return nil, nil, false
 	}
 	nu := -s0 / s1
 	for x, i := range free {
 		d[i] = sol.At(x, 0) + nu*sol.At(x, 1)
 	}
-	return d, true
+	return d, chol, true
 }
 
 // sole reports whether input i alone gives mass to some column at w.
@@ -645,7 +655,9 @@ func (cp *concaveProblem) fwStep(w, trial []float64, i int, g0 float64) bool {
 //     at w; this settles most rows;
 //  3. the rows left, by decreasing bound, are maximised from their last
 //     point, each stopping as soon as its bound falls to the best value
-//     found.
+//     found. They share one preconditioner of their Newton systems
+//     (alphapcg.go): a row's steps cost matrix-vector products instead
+//     of a Hessian and its factorisation.
 //
 // When some a_ic underflows to 0 (a large α), the rows are visited in the
 // same order by the multiplicative updates of alphamm.go (concaveMaxMM).
@@ -754,8 +766,10 @@ func concaveMax(ctx context.Context, rows mech.Mechanism, cols []int, alpha, bet
 		open, points = kept, kp
 	}
 	start := make(map[int][]float64, len(open))
+	hc := &hessCache{}
 	for x, k := range open {
 		start[k] = points[x]
+		cps[k].hc = hc
 	}
 	// 3. The rows the bounds leave open, the highest first.
 	sort.Slice(open, func(a, b int) bool { return bound[open[a]] > bound[open[b]] })

@@ -46,12 +46,16 @@ type restricted struct {
 
 	sc, ep, t, q []float64 // scratch: s_c, e_c s_c^r, e_c s_c^{r−1}, q_x = Σ_c a_xc t_c
 	m            []float64 // scratch: s × C, the scaled rows whose Gram matrix is the Hessian
+
+	keep  []int      // the working set: indices into the rows of a
+	cache *hessCache // preconditioner of the Newton systems (alphapcg.go); nil for none
 }
 
 func newRestricted(cp *concaveProblem, keep []int, e []float64) *restricted {
 	C := len(cp.s)
 	rp := &restricted{a: make([]float64, len(keep)*C), s: len(keep), C: C, e: e, r: cp.r,
-		sc: make([]float64, C), ep: make([]float64, C), t: make([]float64, C), q: make([]float64, len(keep)), m: make([]float64, len(keep)*C)}
+		sc: make([]float64, C), ep: make([]float64, C), t: make([]float64, C), q: make([]float64, len(keep)), m: make([]float64, len(keep)*C),
+		keep: keep, cache: cp.hc}
 	for x, i := range keep {
 		copy(rp.a[x*C:(x+1)*C], cp.a[i])
 	}
@@ -163,7 +167,6 @@ func (rp *restricted) newton(ctx context.Context, w []float64, tol float64) {
 		if rp.r*math.Log(mx/f) <= tol {
 			return
 		}
-		rp.hessian(f, h)
 		var free []int
 		for x := range w {
 			if w[x] > 0 || rp.q[x] > f {
@@ -171,9 +174,29 @@ func (rp *restricted) newton(ctx context.Context, w []float64, tol float64) {
 			}
 		}
 		var d []float64
-		ok := false
+		ok, factored := false, false
 		for len(free) > 0 {
-			if d, ok = newtonDirection(h, g, free, mu); !ok {
+			accept := 0.0
+			if tol > pcgCoarse {
+				accept = pcgAccept
+			}
+			if d, ok = rp.pcgDirection(f, g, free, mu, accept); !ok {
+				// The factorisation, which preconditions the next solves.
+				if !factored {
+					rp.hessian(f, h)
+					factored = true
+				}
+				var chol *mat.Cholesky
+				d, chol, ok = factorDirection(h, g, free, mu)
+				if ok && chol != nil && rp.cache != nil {
+					idx := make([]int, len(free))
+					for x, i := range free {
+						idx[x] = rp.keep[i]
+					}
+					rp.cache.store(idx, chol)
+				}
+			}
+			if !ok {
 				break
 			}
 			kept := free[:0]
@@ -265,6 +288,11 @@ func (cp *concaveProblem) supCG(ctx context.Context, w []float64, tol float64) (
 	n := len(w)
 	g, h := make([]float64, n), make([]float64, len(cp.s))
 	best := make([]float64, n)
+	if cp.hc == nil {
+		// One preconditioner for the Newton steps of every round.
+		defer func() { cp.hc = nil }()
+		cp.hc = &hessCache{}
+	}
 	e := make([]float64, len(cp.lc))
 	for c, l := range cp.lc {
 		e[c] = math.Exp(l)
@@ -548,17 +576,27 @@ func rowSteps(ref *concaveProblem, cps []*concaveProblem, rows []int, w []float6
 	if !chol.Factorize(a) {
 		return
 	}
-	ones := mat.NewVecDense(s, nil)
-	for x := 0; x < s; x++ {
-		ones.SetVec(x, 1)
-	}
-	var u1 mat.VecDense
-	if err := chol.SolveVecTo(&u1, ones); err != nil {
+	// The inverse, applied by matrix-vector products: one per row is
+	// faster than two triangular solves.
+	var inv mat.SymDense
+	if err := chol.InverseTo(&inv); err != nil {
 		return
 	}
-	s1 := mat.Sum(&u1)
-	g := mat.NewVecDense(s, nil)
-	var u0 mat.VecDense
+	ai := blas64.General{Rows: s, Cols: s, Stride: s, Data: make([]float64, s*s)}
+	for x := 0; x < s; x++ {
+		for z := 0; z < s; z++ {
+			ai.Data[x*s+z] = inv.At(x, z)
+		}
+	}
+	u1 := make([]float64, s)
+	s1 := 0.0
+	for x := range u1 {
+		for z := 0; z < s; z++ {
+			u1[x] += ai.Data[x*s+z]
+		}
+		s1 += u1[x]
+	}
+	g, u0 := make([]float64, s), make([]float64, s)
 	for x, k := range rows {
 		cp := cps[k]
 		for c, l := range cp.lc {
@@ -570,15 +608,17 @@ func rowSteps(ref *concaveProblem, cps []*concaveProblem, rows []int, w []float6
 		}
 		fk := rp.grad(ws)
 		for z, q := range rp.q {
-			g.SetVec(z, cp.r*(q/fk-1))
+			g[z] = cp.r * (q/fk - 1)
 		}
-		if err := chol.SolveVecTo(&u0, g); err != nil {
-			continue
+		blas64.Gemv(blas.NoTrans, 1, ai, blas64.Vector{N: s, Inc: 1, Data: g}, 0, blas64.Vector{N: s, Inc: 1, Data: u0})
+		sum0 := 0.0
+		for _, v := range u0 {
+			sum0 += v
 		}
-		nu := -mat.Sum(&u0) / s1
+		nu := -sum0 / s1
 		sum := 0.0
 		for z, i := range keep {
-			p[i] = math.Max(0, ws[z]+u0.AtVec(z)+nu*u1.AtVec(z))
+			p[i] = math.Max(0, ws[z]+u0[z]+nu*u1[z])
 			sum += p[i]
 		}
 		for _, i := range keep {

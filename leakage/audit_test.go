@@ -107,7 +107,8 @@ func BenchmarkMaximalAlphaLeakage1000(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 1000))
 	p := randinst.Mechanism(rng, 1000, 1000, 0)
 	pi := randinst.Prior(rng, 1000, 0.01)
-	for _, ab := range [][2]float64{{2, 1}, {4, 2}, {3, 1.5}, {1.5, 1.2}, {1.1, 1.05}, {2, 1.001}, {10, 1.5}} {
+	for _, ab := range [][2]float64{{2, 1}, {4, 2}, {3, 1.5}, {1.5, 1.2}, {1.1, 1.05}, {2, 1.001}, {10, 1.5},
+		{6, 1.1}, {8, 1.2}, {5, 1.05}, {20, 1.5}} {
 		b.Run(fmt.Sprintf("alpha=%g,beta=%g", ab[0], ab[1]), func(b *testing.B) {
 			for b.Loop() {
 				if _, err := MaximalAlphaBetaLeakage(pi, p, ab[0], ab[1]); err != nil {
