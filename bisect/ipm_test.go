@@ -15,6 +15,7 @@ import (
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/solver"
+	"github.com/pmlopt/pmlopt/solver/revised"
 )
 
 // TestGoProbesAgree runs every curve twice, with the LP probes only and
@@ -175,4 +176,28 @@ func TestMasterStall(t *testing.T) {
 			assert.Equal(t, ref.GoProbes+2, calls, "%s: one retry per failure", c.name)
 		}
 	}
+}
+
+// TestProbeLPStops: a prober whose search's context is done ends the
+// pure-Go LP it is in (warm or cold, the feasibility and the infeasibility
+// LP) with revised.ErrStopped instead of finishing it; with stop never
+// true the same probe answers.
+func TestProbeLPStops(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	pi, o := randinst.Prior(rng, 24, 0.05), randinst.StrictOrder(rng, 24, 24)
+	pat := o.Pattern(12)
+	c, _ := columnBounds(pi, pat)
+	slv := mustGet(t, "revised")
+	p := &prober{pi: pi, pat: pat, c: c, slv: slv, stop: func() bool { return true }}
+	defer p.close()
+	_, err := p.lpProbe(0.5, 5, true)
+	require.ErrorIs(t, err, revised.ErrStopped)
+	_, err = p.solveInfeasibility(0.5)
+	require.ErrorIs(t, err, revised.ErrStopped)
+
+	q := &prober{pi: pi, pat: pat, c: c, slv: slv, stop: func() bool { return false }}
+	defer q.close()
+	res, err := q.lpProbe(0.5, 5, true)
+	require.NoError(t, err)
+	assert.Contains(t, []verdict{feasible, infeasible}, res.v)
 }

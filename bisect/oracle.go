@@ -46,6 +46,11 @@ type prober struct {
 	// probe's evidence then stands without an LP.
 	closes func(lb, a float64) bool
 
+	// stop, if not nil, reports that the search's context is done: an LP
+	// of an engine that can be stopped (solver.StoppableSession) polls it,
+	// so that a cancelled curve does not wait out a pure-Go LP of minutes.
+	stop func() bool
+
 	near  int  // pure-Go probes in a row that stood open near ε* without an LP (withoutLP)
 	stuck bool // the last probe's verdict was unproven or inconclusive
 }
@@ -271,6 +276,23 @@ func (p *prober) lpProbe(t, level float64, settle bool) (outcome, error) {
 	return o, nil
 }
 
+// solveCold solves m once: in a session that polls p.stop when the engine
+// has one, else by the solver's Solve.
+func (p *prober) solveCold(m *lp.Model) (*solver.Solution, error) {
+	if ws, ok := p.slv.(solver.WarmSolver); ok && p.stop != nil {
+		sess, err := ws.Load(m)
+		if err != nil {
+			return nil, err
+		}
+		defer sess.Close()
+		if ss, ok := sess.(solver.StoppableSession); ok {
+			ss.SetStop(p.stop)
+			return ss.Solve()
+		}
+	}
+	return p.slv.Solve(m)
+}
+
 // gNoise is the value of the infeasibility LP's optimum G (a sum of row
 // violations of the unscaled LP) below which it is solver noise.
 const gNoise = 1e-9
@@ -299,6 +321,9 @@ func (p *prober) solveFeasibility(t, level float64, warm, scale bool) (outcome, 
 					_ = bs.SetBasis(b) // a refused basis only costs the warm start
 				}
 			}
+			if ss, ok := sess.(solver.StoppableSession); ok && p.stop != nil {
+				ss.SetStop(p.stop)
+			}
 			p.raw, p.sess = sess, scaledSession{sess}
 		}
 		if err := p.model.SetBudget(p.sess, pmlBudget(t)); err != nil {
@@ -315,7 +340,7 @@ func (p *prober) solveFeasibility(t, level float64, warm, scale bool) (outcome, 
 		if scale {
 			loaded = scaled(m.LP)
 		}
-		sol, err = p.slv.Solve(loaded)
+		sol, err = p.solveCold(loaded)
 	}
 	p.solves++
 	if err != nil {
@@ -347,7 +372,7 @@ func (p *prober) solveInfeasibility(t float64) (outcome, error) {
 	if err != nil {
 		return outcome{}, err
 	}
-	sol, err := p.slv.Solve(scaled(m.LP))
+	sol, err := p.solveCold(scaled(m.LP))
 	p.solves++
 	if err != nil {
 		return outcome{}, err

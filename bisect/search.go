@@ -225,7 +225,8 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 	b.sl, b.hv = b.lo, b.hi
 
 	p := &prober{pi: pi, pat: pat, c: c, slv: cfg.slv, start: h.basis, seed: h.seed, keepBasis: h.keepBasis,
-		ipm: cfg.ipmFor(len(pi)), cols: cfg.colsFor(len(pi)), probeMaster: cfg.probeMaster}
+		ipm: cfg.ipmFor(len(pi)), cols: cfg.colsFor(len(pi)), probeMaster: cfg.probeMaster,
+		stop: func() bool { return ctx.Err() != nil }}
 	defer p.close()
 	p.closes = func(lb, a float64) bool { return b.closes(lb, a, tol) }
 	level := b.hv // the pruning level of a warm model: valid for every ε ≤ hv
