@@ -471,21 +471,7 @@ func (r *Report) writeFamilies(b *strings.Builder) {
 	}
 	w("; a run over its budget or failing is not attempted at the larger sizes (–).\n\n")
 	w("| family | N | backend | order curve | value curve | EU PML | EU LIP | EU ALIP | EU LDP |\n|---|---|---|---|---|---|---|---|---|\n")
-	type key struct {
-		fam     string
-		n       int
-		backend string
-	}
-	cells := map[key]map[string]FamRun{}
-	var keys []key
-	for _, x := range f.Runs {
-		k := key{x.Family, x.N, x.Backend}
-		if cells[k] == nil {
-			cells[k] = map[string]FamRun{}
-			keys = append(keys, k)
-		}
-		cells[k][x.Task] = x
-	}
+	keys, cells := famGroup(f.Runs, func(x FamRun) (famKey, string) { return famKey{x.Family, x.N, x.Backend}, x.Task })
 	var beyond []string
 	compared := 0
 	for _, k := range keys {
@@ -503,7 +489,7 @@ func (r *Report) writeFamilies(b *strings.Builder) {
 				w(" |")
 				continue
 			}
-			ratio, within, known := famRatio(x, cells[key{"random", k.n, k.backend}][t])
+			ratio, within, known := famRatio(x, cells[famKey{"random", k.n, k.backend}][t])
 			if known {
 				compared++
 				if !within {
@@ -523,21 +509,7 @@ func (r *Report) writeFamilies(b *strings.Builder) {
 	if len(f.Refs) > 0 {
 		w("The same families at small sizes against plain references: every point's bracket against plain bisection over the full feasibility LP (to 1e-10), and the ε-PML expected-utility optimum of the default pipeline and of the backend against the backend's full LP (data: [families-reference.csv](families-reference.csv)). Deviation: how far the reference lies outside the bracket, or the optimum's relative difference; agreement means at most %g.\n\n", refTol)
 		w("| family | N | backend | order curve | value curve | EU PML |\n|---|---|---|---|---|---|\n")
-		type rkey struct {
-			fam     string
-			n       int
-			backend string
-		}
-		rcells := map[rkey]map[string]FamRef{}
-		var rkeys []rkey
-		for _, x := range f.Refs {
-			k := rkey{x.Family, x.N, x.Backend}
-			if rcells[k] == nil {
-				rcells[k] = map[string]FamRef{}
-				rkeys = append(rkeys, k)
-			}
-			rcells[k][x.Task] = x
-		}
+		rkeys, rcells := famGroup(f.Refs, func(x FamRef) (famKey, string) { return famKey{x.Family, x.N, x.Backend}, x.Task })
 		agree := 0
 		for _, k := range rkeys {
 			w("| %s | %d | %s |", k.fam, k.n, k.backend)
@@ -559,6 +531,30 @@ func (r *Report) writeFamilies(b *strings.Builder) {
 		}
 		w("\n%d of %d comparisons agree.\n\n", agree, len(f.Refs))
 	}
+}
+
+// famKey is a row of the families tables: a family at one size with one
+// backend.
+type famKey struct {
+	fam     string
+	n       int
+	backend string
+}
+
+// famGroup groups items by row, in the order rows first appear, and within
+// a row by task.
+func famGroup[T any](items []T, at func(T) (famKey, string)) ([]famKey, map[famKey]map[string]T) {
+	cells := map[famKey]map[string]T{}
+	var keys []famKey
+	for _, x := range items {
+		k, task := at(x)
+		if cells[k] == nil {
+			cells[k] = map[string]T{}
+			keys = append(keys, k)
+		}
+		cells[k][task] = x
+	}
+	return keys, cells
 }
 
 // famRatioMax is the bound on a family's time against the random
