@@ -765,6 +765,52 @@ func concaveMax(ctx context.Context, rows mech.Mechanism, cols []int, alpha, bet
 		}
 		open, points = kept, kp
 	}
+	// The open rows, moved together by multiplicative updates: each round
+	// costs two matrix products for all of them and settles the rows whose
+	// bound falls to the best value.
+	next := make([][]float64, len(open))
+	for x := range next {
+		next[x] = make([]float64, n)
+	}
+	gamma, prev := make([]float64, len(open)), make([]float64, len(open))
+	for x := range gamma {
+		gamma[x], prev[x] = mmGamma, math.Inf(-1)
+	}
+	// A round's cost grows with the open rows, the Newton solves' does
+	// not: stop once rowMMWindow rounds settle under 1/rowMMFew of them.
+	hist := []int{len(open)}
+	for round := 0; round < rowMM && len(open) > 0 && ctx.Err() == nil; round++ {
+		if h := len(hist); h > rowMMWindow && (hist[h-1-rowMMWindow]-hist[h-1])*rowMMFew < hist[h-1-rowMMWindow] {
+			break
+		}
+		sub := make([]*concaveProblem, len(open))
+		for x, k := range open {
+			sub[x] = cps[k]
+		}
+		los, ups = rowUpdates(ctx, base, sub, points, next[:len(open)], gamma)
+		for x, k := range open {
+			if los[x] < prev[x] {
+				gamma[x] = math.Max(1, gamma[x]*mmShrink)
+			}
+			prev[x] = los[x]
+			bound[k] = math.Min(bound[k], cps[k].lc0+ups[x])
+			if l := cps[k].lc0 + los[x]; l > lower {
+				lower = l
+				copy(w, points[x])
+			}
+		}
+		var kept []int
+		var kp, kn [][]float64
+		var kg, kprev []float64
+		for x, k := range open {
+			if bound[k] > lower {
+				kept, kp, kn = append(kept, k), append(kp, next[x]), append(kn, points[x])
+				kg, kprev = append(kg, gamma[x]), append(kprev, prev[x])
+			}
+		}
+		open, points, next, gamma, prev = kept, kp, kn, kg, kprev
+		hist = append(hist, len(open))
+	}
 	start := make(map[int][]float64, len(open))
 	hc := &hessCache{}
 	for x, k := range open {

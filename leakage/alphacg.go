@@ -28,12 +28,18 @@ import (
 
 // The settings of column generation.
 const (
-	cgRounds   = 40  // rounds of working-set solve and certificate
-	cgStart    = 48  // inputs in the first working set from a prior with full support
-	cgAdd      = 16  // violators added per round, at least
-	cgNewton   = 60  // Newton steps per working-set solve
-	cgBatchRow = 256 // rows per matrix product in rowBounds
-	rowVotes   = 4   // inputs each row names for the second round of rowSteps
+	cgRounds     = 40   // rounds of working-set solve and certificate
+	cgStart      = 48   // inputs in the first working set from a prior with full support
+	cgAdd        = 16   // violators added per round, at least
+	cgNewton     = 60   // Newton steps per working-set solve
+	cgBatchRow   = 256  // rows per matrix product in rowBounds
+	rowVotes     = 4    // inputs each row names for the second round of rowSteps
+	rowMM        = 30   // batched multiplicative updates of the rows still open after rowSteps
+	rowMMWindow  = 4    // rounds over which the batched updates must settle ...
+	rowMMFew     = 20   // ... at least 1/rowMMFew of the open rows to go on
+	mmGamma      = 3    // exponent of g_i/F in the first batched update of a row
+	mmShrink     = 0.7  // factor of that exponent (down to 1) when the row's value fell
+	reviveWeight = 1e-6 // weight, times g_i/F, given to an unused input that would raise G
 )
 
 // restricted is G on the inputs of a working set: a holds their rows of
