@@ -459,24 +459,7 @@ func (cp *concaveProblem) newton(ctx context.Context, w []float64, tol float64) 
 		}
 		// Inputs at zero that the Newton step would push negative leave the
 		// free set; solve again without them.
-		var d []float64
-		ok := false
-		for len(free) > 0 {
-			d, ok = newtonDirection(h, g, free, mu)
-			if !ok {
-				break
-			}
-			kept := free[:0]
-			for _, i := range free {
-				if w[i] > 0 || d[i] > 0 {
-					kept = append(kept, i)
-				}
-			}
-			if len(kept) == len(free) {
-				break
-			}
-			free = kept
-		}
+		d, free, ok := freeDirection(w, free, func(free []int) ([]float64, bool) { return newtonDirection(h, g, free, mu) })
 		if !ok {
 			mu = math.Max(1e-12, 10*mu)
 			continue
@@ -546,6 +529,31 @@ func (cp *concaveProblem) newton(ctx context.Context, w []float64, tol float64) 
 		}
 	}
 	return lo, up
+}
+
+// freeDirection is the Newton direction dir(free) on the free inputs,
+// recomputed without the inputs at weight 0 that it would push negative
+// until none is left; it returns the direction, the free inputs it was
+// computed on, and false when dir failed.
+func freeDirection(w []float64, free []int, dir func(free []int) ([]float64, bool)) ([]float64, []int, bool) {
+	var d []float64
+	ok := false
+	for len(free) > 0 {
+		if d, ok = dir(free); !ok {
+			break
+		}
+		kept := free[:0]
+		for _, i := range free {
+			if w[i] > 0 || d[i] > 0 {
+				kept = append(kept, i)
+			}
+		}
+		if len(kept) == len(free) {
+			break
+		}
+		free = kept
+	}
+	return d, free, ok
 }
 
 // newtonDirection solves the Newton step of the concave G restricted to the

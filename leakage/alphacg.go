@@ -179,43 +179,31 @@ func (rp *restricted) newton(ctx context.Context, w []float64, tol float64) {
 				free = append(free, x)
 			}
 		}
-		var d []float64
-		ok, factored := false, false
-		for len(free) > 0 {
+		factored := false
+		d, free, ok := freeDirection(w, free, func(free []int) ([]float64, bool) {
 			accept := 0.0
 			if tol > pcgCoarse {
 				accept = pcgAccept
 			}
-			if d, ok = rp.pcgDirection(f, g, free, mu, accept); !ok {
-				// The factorisation, which preconditions the next solves.
-				if !factored {
-					rp.hessian(f, h)
-					factored = true
+			d, ok := rp.pcgDirection(f, g, free, mu, accept)
+			if ok {
+				return d, true
+			}
+			// The factorisation, which preconditions the next solves.
+			if !factored {
+				rp.hessian(f, h)
+				factored = true
+			}
+			d, chol, ok := factorDirection(h, g, free, mu)
+			if ok && chol != nil && rp.cache != nil {
+				idx := make([]int, len(free))
+				for x, i := range free {
+					idx[x] = rp.keep[i]
 				}
-				var chol *mat.Cholesky
-				d, chol, ok = factorDirection(h, g, free, mu)
-				if ok && chol != nil && rp.cache != nil {
-					idx := make([]int, len(free))
-					for x, i := range free {
-						idx[x] = rp.keep[i]
-					}
-					rp.cache.store(idx, chol)
-				}
+				rp.cache.store(idx, chol)
 			}
-			if !ok {
-				break
-			}
-			kept := free[:0]
-			for _, x := range free {
-				if w[x] > 0 || d[x] > 0 {
-					kept = append(kept, x)
-				}
-			}
-			if len(kept) == len(free) {
-				break
-			}
-			free = kept
-		}
+			return d, ok
+		})
 		if !ok {
 			mu = math.Max(1e-12, 10*mu)
 			continue
