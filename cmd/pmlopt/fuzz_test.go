@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,7 +12,8 @@ import (
 
 // FuzzCommandLine runs arbitrary command lines: none may panic, and each
 // must end with one of the documented exit statuses. Arguments are split
-// on spaces; "@" followed by a testdata file name stands for that file.
+// on spaces; "@" followed by a testdata file name stands for a copy of
+// that file.
 // Each run works in a fresh directory and is stopped after a fraction of a
 // second, so a fuzzed curve or solve can not run long or write into the
 // repository.
@@ -34,10 +36,9 @@ func FuzzCommandLine(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	td, err := filepath.Abs(td)
-	if err != nil {
-		f.Fatal(err)
-	}
+	// "@" names a copy of testdata: an argument such as "--out @x.svg"
+	// then writes into the copy, never into the repository.
+	td := copyTestdata(f)
 	f.Fuzz(func(t *testing.T, line string) {
 		t.Chdir(t.TempDir())
 		var args []string
@@ -77,4 +78,27 @@ func TestNewRefusesHugeSizes(t *testing.T) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, stderr)
 		}
 	}
+}
+
+// copyTestdata copies the regular files of testdata into a temporary
+// directory and returns it.
+func copyTestdata(f *testing.F) string {
+	dir := f.TempDir()
+	entries, err := os.ReadDir(td)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(td, e.Name()))
+		if err != nil {
+			f.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644); err != nil {
+			f.Fatal(err)
+		}
+	}
+	return dir
 }

@@ -104,7 +104,9 @@ func run(ctx context.Context, args []string, e *env) int {
 	name := args[0]
 	switch name {
 	case "help", "-h", "-help", "--help":
-		if len(args) > 1 {
+		// "help help" (or "--help --help") is the usage itself, not
+		// the help of a command: it must not ask for itself again.
+		if len(args) > 1 && !isHelpWord(args[1]) {
 			return run(ctx, []string{args[1], "--help"}, e)
 		}
 		usage(e.stdout)
@@ -129,6 +131,15 @@ func run(ctx context.Context, args []string, e *env) int {
 	}
 	fmt.Fprintf(e.stderr, "pmlopt: unknown command %q\nRun 'pmlopt help' for usage.\n", name)
 	return exitUsage
+}
+
+// isHelpWord reports whether a first argument asks for the usage.
+func isHelpWord(s string) bool {
+	switch s {
+	case "help", "-h", "-help", "--help":
+		return true
+	}
+	return false
 }
 
 // usageError marks an error in the command line rather than in the data.

@@ -332,6 +332,13 @@ func TestHelp(t *testing.T) {
 	for _, c := range commands {
 		assert.Contains(t, out, c.name)
 	}
+	// Help asked of help is the usage (it recursed until the stack
+	// overflowed: found by FuzzCommandLine).
+	for _, args := range [][]string{{"help", "help"}, {"--help", "--help"}, {"-h", "help", "solve"}} {
+		again, _, code := cli(t, args...)
+		assert.Equal(t, 0, code, args)
+		assert.Equal(t, out, again, args)
+	}
 }
 
 func TestStaircase(t *testing.T) {
