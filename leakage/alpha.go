@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/pmlopt/pmlopt/mech"
@@ -282,6 +283,32 @@ type concaveProblem struct {
 	// hc preconditions the Newton steps of supCG (alphapcg.go); rows that
 	// share it share the factorisations.
 	hc *hessCache
+	// dense is a as one row-major block for the batched products of
+	// rowBounds and rowUpdates, built once by matrix.
+	dense blas64.General
+}
+
+// matrix returns a as one row-major block, copied on the first call.
+func (cp *concaveProblem) matrix() blas64.General {
+	if cp.dense.Data == nil {
+		n, C := len(cp.a), len(cp.s)
+		flat := make([]float64, n*C)
+		for i, row := range cp.a {
+			copy(flat[i*C:(i+1)*C], row)
+		}
+		cp.dense = blas64.General{Rows: n, Cols: C, Stride: C, Data: flat}
+	}
+	return cp.dense
+}
+
+// unsettled returns the brackets (−∞, +∞) of m rows: what a batched pass
+// reports for the rows it did not reach before its context ended.
+func unsettled(m int) (lo, up []float64) {
+	lo, up = make([]float64, m), make([]float64, m)
+	for k := range lo {
+		lo[k], up[k] = math.Inf(-1), math.Inf(1)
+	}
+	return lo, up
 }
 
 func newConcaveProblem(rows mech.Mechanism, cols []int, alpha, beta float64) *concaveProblem {

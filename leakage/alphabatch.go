@@ -24,15 +24,8 @@ import (
 // 4. The bounds and the update from F_k and the row of G.
 func rowUpdates(ctx context.Context, base *concaveProblem, cps []*concaveProblem, points, next [][]float64, gamma []float64) (lo, up []float64) {
 	n, C := len(base.a), len(base.s)
-	flat := make([]float64, n*C)
-	for i, row := range base.a {
-		copy(flat[i*C:(i+1)*C], row)
-	}
-	am := blas64.General{Rows: n, Cols: C, Stride: C, Data: flat}
-	lo, up = make([]float64, len(cps)), make([]float64, len(cps))
-	for k := range cps {
-		lo[k], up[k] = math.Inf(-1), math.Inf(1) // rows left when ctx is done
-	}
+	am := base.matrix()
+	lo, up = unsettled(len(cps))
 	for start := 0; start < len(cps) && ctx.Err() == nil; start += cgBatchRow {
 		end := min(len(cps), start+cgBatchRow)
 		m := end - start

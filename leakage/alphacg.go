@@ -466,15 +466,8 @@ func rowBounds(ctx context.Context, base *concaveProblem, cps []*concaveProblem,
 	if w != nil {
 		powers(w)
 	}
-	flat := make([]float64, n*C)
-	for i, row := range base.a {
-		copy(flat[i*C:(i+1)*C], row)
-	}
-	am := blas64.General{Rows: n, Cols: C, Stride: C, Data: flat}
-	lo, up = make([]float64, len(cps)), make([]float64, len(cps))
-	for k := range cps {
-		lo[k], up[k] = math.Inf(-1), math.Inf(1) // rows left when ctx is done
-	}
+	am := base.matrix()
+	lo, up = unsettled(len(cps))
 	for start := 0; start < len(cps) && ctx.Err() == nil; start += cgBatchRow {
 		end := min(len(cps), start+cgBatchRow)
 		m := end - start
