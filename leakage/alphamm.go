@@ -100,7 +100,8 @@ func (cp *concaveProblem) supMM(ctx context.Context, w []float64, tol float64) (
 	g, h := make([]float64, n), make([]float64, len(cp.s))
 	best := make([]float64, n)
 	lo, up = math.Inf(-1), math.Inf(1)
-	try := func(x []float64) {
+	// try records the bracket at x and returns F(x), with g the gradient.
+	try := func(x []float64) float64 {
 		f := cp.gradient(x, g, h)
 		l, u := cp.holder(f, g)
 		if l > lo {
@@ -108,17 +109,12 @@ func (cp *concaveProblem) supMM(ctx context.Context, w []float64, tol float64) (
 			copy(best, x)
 		}
 		up = math.Min(up, u)
+		return f
 	}
 	w1, w2, w3 := make([]float64, n), make([]float64, n), make([]float64, n)
 	// step applies the update to x into y and records the bracket at x.
 	step := func(x, y []float64) {
-		f := cp.gradient(x, g, h)
-		l, u := cp.holder(f, g)
-		if l > lo {
-			lo = l
-			copy(best, x)
-		}
-		up = math.Min(up, u)
+		f := try(x)
 		for i := range x {
 			y[i] = x[i] * g[i] / f
 		}
@@ -239,7 +235,7 @@ func (cp *concaveProblem) supMM(ctx context.Context, w []float64, tol float64) (
 	// step is lost in its regularisation.
 	if open() && ctx.Err() == nil && n*len(cp.s) <= exchangeMaxWork {
 		copy(w, best)
-		cp.exchange(w, g, h, exchangeSteps, try, open)
+		cp.exchange(w, g, h, exchangeSteps, func(x []float64) { try(x) }, open)
 	}
 	copy(w, best)
 	return lo, up
