@@ -141,3 +141,36 @@ func TestFamWireRoundTrip(t *testing.T) {
 	got.CPU, r.CPU = 0, 0
 	assert.Equal(t, r, got)
 }
+
+// TestFamRatio: a run's ratio to the random family's, each time counted as
+// at least famRatioFloor, bounded above when the random run stopped at its
+// budget and below when the run itself did, and flagged beyond famRatioMax.
+func TestFamRatio(t *testing.T) {
+	run := func(fam, status string, cpu float64) FamRun {
+		return FamRun{FamJob: FamJob{Family: fam}, Status: status, CPU: cpu, Seconds: 2 * cpu}
+	}
+	for _, c := range []struct {
+		r, ref        FamRun
+		cell          string
+		within, known bool
+	}{
+		{run("grid", "ok", 3), run("random", "ok", 2), ", ×1.50", true, true},
+		{run("grid", "ok", 7), run("random", "ok", 2), ", **×3.50**", false, true},
+		{run("grid", "ok", 0.01), run("random", "ok", 0.05), ", ×1.00", true, true}, // both at the floor
+		{run("grid", "ok", 30), run("random", "budget", 100), ", ×≤0.30", true, true},
+		{run("grid", "budget", 100), run("random", "ok", 10), ", **×≥10.00**", false, true},
+		{run("grid", "budget", 20), run("random", "ok", 10), "", true, false}, // at least 2×: not known
+		{run("random", "ok", 2), run("random", "ok", 2), "", true, false},
+		{run("grid", "error", 2), run("random", "ok", 2), "", true, false},
+	} {
+		cell, within, known := famRatio(c.r, c.ref)
+		assert.Equal(t, c.cell, cell, "%+v", c)
+		assert.Equal(t, c.within, within, "%+v", c)
+		assert.Equal(t, c.known, known, "%+v", c)
+	}
+	// Without a CPU time the wall time counts.
+	r, ref := run("grid", "ok", math.NaN()), run("random", "ok", math.NaN())
+	r.Seconds, ref.Seconds = 4, 2
+	cell, _, _ := famRatio(r, ref)
+	assert.Equal(t, ", ×2.00", cell)
+}
