@@ -8,6 +8,7 @@ import (
 
 	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/expected"
+	"github.com/pmlopt/pmlopt/internal/decimal"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 )
@@ -84,8 +85,10 @@ type BelowLeastEpsilonError struct {
 }
 
 func (e *BelowLeastEpsilonError) Error() string {
-	return fmt.Sprintf("ε = %.10g is below the least ε for %s, which lies in [%.10g, %.10g]: give a budget of at least %.10g",
-		e.Epsilon, e.Floor, e.Lower, e.Upper, e.Upper)
+	// The ends printed outward: the budget named must be enough.
+	lo, hi := decimal.Down(e.Lower, 10), decimal.Up(e.Upper, 10)
+	return fmt.Sprintf("ε = %.10g is below the least ε for %s, which lies in [%s, %s]: give a budget of at least %s",
+		e.Epsilon, e.Floor, lo, hi, hi)
 }
 
 // SolveJoint maximises the expected utility of p's utility over the ε-PML

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/pmlopt/pmlopt/internal/decimal"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
@@ -121,7 +122,7 @@ func AuditContext(ctx context.Context, pi mech.Prior, p mech.Mechanism, alpha, b
 func (r *Report) note(what string, lower, upper float64, err error) error {
 	var nc *errNotCertified
 	if errors.As(err, &nc) {
-		r.Notes = append(r.Notes, fmt.Sprintf("%s not certified: it lies in [%.12g, %.12g]; the lower end is reported", what, lower, upper))
+		r.Notes = append(r.Notes, fmt.Sprintf("%s not certified: it lies in [%s, %s]; the lower end is reported", what, decimal.Down(lower, 12), decimal.Up(upper, 12)))
 		return nil
 	}
 	return err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/closedform"
+	"github.com/pmlopt/pmlopt/internal/decimal"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/solver"
 )
@@ -403,13 +404,13 @@ func gap(safe, opt float64) float64 {
 func warnOpen(w io.Writer, pts []pmlopt.Point, tol float64) {
 	for _, p := range pts {
 		if p.Failure != nil {
-			fmt.Fprintf(w, "pmlopt curve: warning: threshold %d: ε* in [%.12g, %.12g]: every route failed (%v)\n",
-				p.H, p.OptimalEpsilonLower, p.OptimalEpsilon, p.Failure)
+			fmt.Fprintf(w, "pmlopt curve: warning: threshold %d: ε* in [%s, %s]: every route failed (%v)\n",
+				p.H, decimal.Down(p.OptimalEpsilonLower, 12), decimal.Up(p.OptimalEpsilon, 12), p.Failure)
 			continue
 		}
 		if p.OptimalEpsilon-p.OptimalEpsilonLower > tol {
-			fmt.Fprintf(w, "pmlopt curve: warning: threshold %d: ε* in [%.12g, %.12g], wider than --tol %g (the solver proved no closer lower bound)\n",
-				p.H, p.OptimalEpsilonLower, p.OptimalEpsilon, tol)
+			fmt.Fprintf(w, "pmlopt curve: warning: threshold %d: ε* in [%s, %s], wider than --tol %g (the solver proved no closer lower bound)\n",
+				p.H, decimal.Down(p.OptimalEpsilonLower, 12), decimal.Up(p.OptimalEpsilon, 12), tol)
 		}
 	}
 }
