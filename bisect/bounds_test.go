@@ -8,6 +8,8 @@ import (
 
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/mech"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // expBig returns e^x to prec bits: the Taylor series of x/2^k, |x/2^k| <
@@ -85,5 +87,24 @@ func TestLeastEpsilonTinyMassNoFreeOutput(t *testing.T) {
 	want := -math.Log(1e-20)
 	if math.Abs(r.EpsUpper-want) > 1e-9*want || r.EpsLower > want {
 		t.Fatalf("bracket [%g, %g], want ε* = %g", r.EpsLower, r.EpsUpper, want)
+	}
+}
+
+// TestRationalNear: the logarithm of a rational with a small denominator
+// is recognised from a bound within tol of it, and nothing is made up
+// where no such rational is near.
+func TestRationalNear(t *testing.T) {
+	for _, c := range []struct{ p, q float64 }{{3, 1}, {2, 1}, {128, 17}, {1000, 999}} {
+		want := math.Log(c.p / c.q)
+		for _, d := range []float64{-4e-10, -8.6e-13, 0, 3e-10} {
+			got, ok := rationalNear(want+d, 5e-10)
+			require.True(t, ok, "%v/%v, offset %v", c.p, c.q, d)
+			assert.Equal(t, want, got, "%v/%v, offset %v", c.p, c.q, d)
+		}
+	}
+	// e^{1/2} and log 3 + 1e-6: no p/q with q ≤ 1024 within 5e-10.
+	for _, lo := range []float64{0.5, math.Log(3) + 1e-6, 0, -1} {
+		_, ok := rationalNear(lo, 5e-10)
+		assert.False(t, ok, "lo = %v", lo)
 	}
 }

@@ -304,7 +304,7 @@ func tighter(a, b Result) Result {
 		out.EpsLower, out.Lower, out.Proof = b.EpsLower, b.Lower, b.Proof
 	}
 	if b.Mechanism != nil && b.EpsUpper < a.EpsUpper {
-		out.EpsUpper, out.Mechanism = b.EpsUpper, b.Mechanism
+		out.EpsUpper, out.Mechanism, out.exact = b.EpsUpper, b.Mechanism, b.exact
 	}
 	out.EpsLower = math.Min(out.EpsLower, out.EpsUpper)
 	out.LPSolves, out.GoProbes = a.LPSolves+b.LPSolves, a.GoProbes+b.GoProbes
@@ -352,7 +352,7 @@ func (c *curveRun) rec(a, b int) {
 		// k's pattern: the bracket is inherited.
 		rs := make([]*Result, 0, b-a-1)
 		for k := a + 1; k < b; k++ {
-			r := &Result{EpsLower: ra.EpsLower, Lower: ra.Lower, EpsUpper: rb.EpsUpper, Mechanism: rb.Mechanism.Clone(), Proof: ra.Proof}
+			r := &Result{EpsLower: ra.EpsLower, Lower: ra.Lower, EpsUpper: rb.EpsUpper, Mechanism: rb.Mechanism.Clone(), Proof: ra.Proof, exact: rb.exact}
 			pat := c.fam.pattern(k)
 			cb, _ := columnBounds(c.pi, pat)
 			if lb := pruningBound(pat, cb); lb > r.EpsLower {
@@ -371,7 +371,8 @@ func (c *curveRun) rec(a, b int) {
 	// lower than b's); the mapped basis then lacks basic variables and Clp
 	// repairs it.
 	basis, seed := c.warm(b)
-	h := hint{lo: ra.EpsLower, loKind: ra.Lower, proof: ra.Proof, hiMech: rb.Mechanism, hi: rb.EpsUpper, basis: basis, seed: seed, keepBasis: true}
+	h := hint{lo: ra.EpsLower, loKind: ra.Lower, proof: ra.Proof, hiMech: rb.Mechanism, hi: rb.EpsUpper, basis: basis, seed: seed, keepBasis: true,
+		lazyExact: !ra.exact && !rb.exact}
 	// The proof of b (a stronger pattern) often holds for mid too: on a
 	// plateau of the staircase it closes mid's bracket without an LP.
 	if rb.Proof != nil {

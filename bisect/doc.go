@@ -43,6 +43,16 @@
 // first probe is at lo itself (the pruning bound is sometimes tight),
 // except with the column generation (below), which places its probes its
 // own way.
+//
+// Where ε* has a value the search can name, it probes that value itself:
+// output j can be used only from its opening −log π(A_j) (A_j: the inputs
+// allowed for j), and ε* is often an opening, or, under a uniform prior,
+// the log of a rational such as log 3. Just above such a point the
+// feasible set is a sliver whose points audit 1e-9 above their ε, at the
+// point itself they audit within rounding; so once the lower end is within
+// Tol of a candidate and a mechanism has been found, the candidate is
+// probed.
+//
 // Outputs are pruned at the upper end of the bracket: an output pruned
 // there can not be used at any smaller ε, so one model serves the whole
 // search (the proofs cover the whole pattern, pruned outputs included). With a

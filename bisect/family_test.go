@@ -72,3 +72,39 @@ func TestValueCurveCountsEveryThreshold(t *testing.T) {
 	assert.Equal(t, settled, got)
 	assert.Greater(t, settled, starts, "no work inside a step: the test proves nothing")
 }
+
+// TestOpeningsCloseWithoutLP: where ε* is an output's opening c_j =
+// −log π(A_j) (with a uniform prior, log(N/|A_j|): log 4 and log 8 on the
+// coarse family at N = 64), the probes just above it return points of
+// nearly parallel columns that audit 1e-9 above their ε, and the search
+// used to settle those thresholds with LPs. Probed at the opening itself,
+// the column generation gives a mechanism within rounding of it: every
+// threshold closes without an LP, the breakpoints are bracketed within
+// 1e-13 of log 4 and log 8, and each agrees with plain bisection over the
+// full LP.
+func TestOpeningsCloseWithoutLP(t *testing.T) {
+	s, err := solver.Get("revised")
+	require.NoError(t, err)
+	f, err := instance.Lookup("coarse")
+	require.NoError(t, err)
+	in, err := f.New(64, 1)
+	require.NoError(t, err)
+	o := in.Order()
+	pts, err := OrderCurve(context.Background(), in.Prior, o, Options{Solver: s, Probes: ProbesColumns})
+	require.NoError(t, err)
+	require.Len(t, pts, 16)
+	breaks := map[int]float64{13: math.Log(4), 15: math.Log(8)}
+	for _, p := range pts {
+		assert.Zero(t, p.LPSolves, "h = %d", p.H)
+		pat := o.Pattern(p.H)
+		audit(t, in.Prior, pat, Result{EpsLower: p.OptimalEpsilonLower, EpsUpper: p.OptimalEpsilon, Mechanism: p.Mechanism, Lower: p.Lower, Proof: p.Proof}, 1e-9*math.Max(1, p.OptimalEpsilon))
+		if c, ok := breaks[p.H]; ok {
+			assert.InDelta(t, c, p.OptimalEpsilon, 1e-13, "h = %d", p.H)
+			assert.InDelta(t, c, p.OptimalEpsilonLower, 1e-13, "h = %d", p.H)
+		}
+		if breaks[p.H] > 0 || p.H == 8 {
+			want := plainLeastEpsilon(t, s, in.Prior, pat, 1e-11)
+			assert.InDelta(t, want, p.OptimalEpsilon, 2e-9*math.Max(1, want), "h = %d", p.H)
+		}
+	}
+}

@@ -194,6 +194,10 @@ type Result struct {
 
 	basis *patternbasis.Keyed // the warm session's last basis, for a neighbour; cleared by the curve
 	seed  *colgen.Seed        // the column generation's last basic columns, for a neighbour; cleared by the curve
+
+	// exact reports that the upper end came from a probe at a candidate
+	// exact value of ε* (see exactProbe).
+	exact bool
 }
 
 // Point is one point of a trade-off curve.

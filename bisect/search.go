@@ -63,6 +63,11 @@ type hint struct {
 	// neighbours; other callers would only discard it).
 	keepBasis bool
 
+	// lazyExact asks the search to probe a candidate exact value only
+	// once a mechanism close to it is known: a curve sets it where
+	// neither neighbour's ε* was found at one.
+	lazyExact bool
+
 	// width is the bracket width the caller accepts, when it asks the
 	// search to stop at a narrower tol (curves stop at Tol/2 so that an
 	// inherited bracket fits in Tol): a mechanism cleaned of dust may
@@ -87,6 +92,8 @@ type bracket struct {
 	proof []float64 // α proving lo when lower is BoundInfeasible
 	hi    float64
 	mech  mech.Mechanism
+
+	exact bool // mech came from a probe at an exact candidate (exactProbe)
 
 	sl, hv float64
 }
@@ -119,6 +126,15 @@ type steer struct {
 	newton     float64 // the last proof's estimate of ε* (column generation), 0 if none or used
 	closeIn    bool    // an infeasible probe brought a polished mechanism: try a proof just below it
 	exactTried bool    // the last proof's exactness was tested
+
+	openings []float64       // the pattern's openings (see openings), increasing
+	tried    map[float64]int // probes made at each exact candidate (exactProbe)
+	exactAt  float64         // the candidate probed last
+	above    bool            // the last probe found a mechanism at its ε
+
+	// lazyExact: the neighbours' ε* were not at exact values (see
+	// lazyExact).
+	lazyExact bool
 }
 
 // A placement says where a search probes. Both placements share the
@@ -236,12 +252,18 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 	}
 
 	// 2. Probe until the bracket is closed.
-	var st steer
+	st := steer{openings: openings(pi, pat), lazyExact: h.lazyExact}
 	failures := 0
 	var lastErr error
 	for k := 0; !b.closed(tol) && k < maxProbes; k++ {
 		if err := ctx.Err(); err != nil {
 			return b.result(p), err
+		}
+		if t, ok := st.exactProbe(&b, tol); ok && failures == 0 {
+			if o, err := p.atExact(t, level); err == nil {
+				b.takeExact(o, t, pat, &st)
+			}
+			continue
 		}
 		t := b.sl + (b.hv-b.sl)/2
 		switch {
@@ -272,6 +294,7 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 		}
 		failures = 0
 		b.update(o, t, &st, p)
+		st.above = o.v == feasible || o.v == inconclusive
 		st.slow = progress(st.slow, width, b.hv-b.sl)
 	}
 
@@ -289,7 +312,7 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 			continue
 		}
 		if o.Mechanism != nil && o.PML < b.hi && pat.Holds(o.Mechanism) {
-			b.mech, b.hi = o.Mechanism, o.PML
+			b.mech, b.hi, b.exact = o.Mechanism, o.PML, false
 		}
 		if o.Alpha != nil {
 			b.raise(o.Lower, o.Alpha) // proven whatever the verdict
@@ -334,7 +357,7 @@ func (b *bracket) update(o outcome, t float64, st *steer, p *prober) {
 			// An infeasible probe's mechanism (the column generation's
 			// polished basis, ipm.Probe's point) is an audited upper end
 			// all the same; a polished one is often ε* itself.
-			b.mech, b.hi = o.Mechanism, o.PML
+			b.mech, b.hi, b.exact = o.Mechanism, o.PML, false
 			b.hv, st.closeIn = math.Min(b.hv, o.PML), o.pol
 		}
 		st.proofs, st.uses = append(st.proofs, proofPoint{t: t, lb: o.Lower, alpha: o.Alpha}), 0
@@ -346,7 +369,7 @@ func (b *bracket) update(o outcome, t float64, st *steer, p *prober) {
 		b.sl = math.Max(b.sl, t)
 	default: // feasible, inconclusive
 		if o.Mechanism != nil && o.PML < b.hi && p.pat.Holds(o.Mechanism) {
-			b.mech, b.hi = o.Mechanism, o.PML
+			b.mech, b.hi, b.exact = o.Mechanism, o.PML, false
 		}
 		if o.Lower > b.lo && o.Lower <= b.hi {
 			b.lo, b.lower, b.proof = o.Lower, BoundInfeasible, o.Alpha
@@ -372,6 +395,7 @@ func (b *bracket) result(p *prober) Result {
 		LPSolves:  p.solves,
 		GoProbes:  p.probes,
 		Proof:     b.proof,
+		exact:     b.exact,
 	}
 	if p.keepBasis {
 		r.basis = p.finalBasis()
