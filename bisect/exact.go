@@ -99,19 +99,17 @@ func (st *steer) candidates(lo, tol float64) []float64 {
 }
 
 // exactProbe returns the next probe the search owes a candidate exact
-// value (see candidates) once the last probe found a mechanism: the
-// candidate c, then c a hair above it unless a proof put ε* above c. None
-// for candidates at or above the upper end, nor, with lazyExact, until
-// the steering interval's upper end is within lazyExact of c.
+// value (see candidates): the candidate c, then c a hair above it unless a
+// proof put ε* above c. It is owed once the steering interval's upper end
+// is within lazyExact of c, and, unless lazyExact is set, as soon as the
+// last probe found a mechanism; never for a candidate at or above the
+// upper end.
 func (st *steer) exactProbe(b *bracket, tol float64) (float64, bool) {
-	if !st.above {
-		return 0, false // no mechanism near the lower end yet
-	}
 	for _, c := range st.candidates(b.lo, tol) {
 		if c >= b.hi || c < b.sl-tol || st.tried[c] >= 2 {
 			continue
 		}
-		if st.lazyExact && b.hv-c > lazyExact*math.Max(1, c) {
+		if near := b.hv-c <= lazyExact*math.Max(1, c); !near && (st.lazyExact || !st.above) {
 			continue
 		}
 		if st.tried == nil {
