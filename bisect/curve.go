@@ -23,9 +23,10 @@ import (
 // of a and the mechanism of b passed in as a starting bracket (Lemma 1:
 // ε*(a) ≤ ε*(h) ≤ ε*(b), and b's mechanism respects h's pattern). When the
 // brackets of a and b fit together within Tol, every threshold between them
-// inherits [EpsLower(a), EpsUpper(b)] and b's mechanism without an LP. The
-// searches of the solved thresholds stop at Tol/2, so an inherited bracket
-// is at most Tol wide too. Up to opt.Workers searches run at once; the LPs
+// inherits [EpsLower(a), EpsUpper(b)] and b's mechanism without an LP;
+// so does every threshold whose pattern a's mechanism respects, with a's
+// bracket (its PML bounds theirs). The searches of the solved thresholds
+// stop at Tol/2, so an inherited bracket is at most Tol wide too. Up to opt.Workers searches run at once; the LPs
 // solved and the results do not depend on the number of workers.
 //
 // If ctx is cancelled, OrderCurve stops, and returns the points resolved so
@@ -346,6 +347,20 @@ func (c *curveRun) rec(a, b int) {
 	if b-a <= 1 || c.ctx.Err() != nil {
 		return
 	}
+	if k := c.reach(a, b); k > a {
+		// ε*(a) ≤ ε*(h) ≤ PML of a's mechanism for a < h ≤ k: a's
+		// bracket is inherited, and the search goes on from k.
+		ra := c.get(a)
+		rs := make([]*Result, 0, k-a)
+		for range k - a {
+			rs = append(rs, &Result{EpsLower: ra.EpsLower, Lower: ra.Lower, EpsUpper: ra.EpsUpper, Mechanism: ra.Mechanism.Clone(), Proof: ra.Proof, exact: ra.exact})
+		}
+		c.set(a+1, rs...)
+		a = k
+		if b-a <= 1 {
+			return
+		}
+	}
 	ra, rb := c.get(a), c.get(b)
 	if rb.EpsUpper-ra.EpsLower <= c.cfg.tol {
 		// ε*(a) ≤ ε*(k) ≤ ε*(b) for a < k < b, and b's mechanism respects
@@ -388,6 +403,28 @@ func (c *curveRun) rec(a, b int) {
 	c.rec(mid, b)
 	wg.Wait()
 	c.dropWarm(mid) // only rec(a, mid) starts from it: memory stays O(NM log M)
+}
+
+// reach returns the largest index k < b whose pattern a's mechanism
+// respects (a if none): the patterns shrink along the family, so the
+// indices it respects are a prefix, found by bisection. On a value curve
+// the mechanism found for one threshold often reaches many more (its worst
+// case lies above the threshold), and their searches are saved.
+func (c *curveRun) reach(a, b int) int {
+	ra := c.get(a)
+	if ra == nil || ra.Mechanism == nil {
+		return a
+	}
+	lo, hi := a, b // respects lo's pattern; hi is not known to be respected
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if c.fam.pattern(mid).Holds(ra.Mechanism) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
 }
 
 // warm returns what index k's search left for a neighbour's: its final

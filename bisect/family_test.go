@@ -3,6 +3,7 @@ package bisect
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -107,4 +108,38 @@ func TestOpeningsCloseWithoutLP(t *testing.T) {
 			assert.InDelta(t, want, p.OptimalEpsilon, 2e-9*math.Max(1, want), "h = %d", p.H)
 		}
 	}
+}
+
+// TestReachIsTheMechanismsWorstCase: on a value curve, the thresholds a
+// solved threshold's mechanism covers are those up to its worst-case
+// value (mech.Utility.WorstCaseValue), which the curve then inherits
+// without a search.
+func TestReachIsTheMechanismsWorstCase(t *testing.T) {
+	f, err := instance.Lookup("random")
+	require.NoError(t, err)
+	in, err := f.New(12, 3)
+	require.NoError(t, err)
+	fam, vs, err := valueFamily(in.Prior, in.Utility)
+	require.NoError(t, err)
+	rng := rand.New(rand.NewPCG(4, 5))
+	jumps := 0
+	for trial := range 20 {
+		a := rng.IntN(fam.k - 1)
+		r, err := LeastEpsilon(context.Background(), in.Prior, fam.pattern(a), Options{})
+		require.NoError(t, err)
+		c := &curveRun{fam: fam, res: make([]*Result, fam.k)}
+		c.res[a] = &r
+		w := in.Utility.WorstCaseValue(r.Mechanism)
+		want := a
+		for k := a + 1; k < fam.k-1; k++ {
+			if vs[k] <= w {
+				want = k
+			}
+		}
+		assert.Equal(t, want, c.reach(a, fam.k-1), "trial %d, a = %d, worst case %v", trial, a, w)
+		if want > a {
+			jumps++
+		}
+	}
+	assert.Greater(t, jumps, 5, "the mechanisms reach no further than their thresholds: the test proves little")
 }
