@@ -23,10 +23,10 @@ import (
 // the search needs 1e-10. At the point itself the sliver closes to a ray
 // and the same probes return a point that audits within rounding of it.
 // So once a mechanism was found and the proven lower end lo is within tol
-// of a candidate (an opening, or the log of a rational p/q with q ≤
-// maxDenominator), the search probes the candidate, then a hair above it
-// (where rounding in e^{−ε} could leave it just infeasible); an audited
-// mechanism there closes the bracket.
+// of a candidate (an opening, the log of a rational p/q with q ≤
+// maxDenominator, and after near misses lo itself), the search probes the
+// candidate, then a hair above it (where rounding in e^{−ε} could leave it
+// just infeasible); an audited mechanism there closes the bracket.
 
 // lazyExact: where exact values are not expected (steer.lazyExact), a
 // candidate is probed only once the steering interval's upper end is
@@ -41,6 +41,13 @@ const lazyExact = 1e-5
 // is open in floating point, while the sliver stays thinner than the
 // audit's rounding.
 const exactHair = 4e-15
+
+// lowerAsExact is the number of near misses in a row (probes whose point
+// audits a hair above their ε) after which the proven lower end itself is
+// a candidate: a sliver the search can not name, whose proofs have landed
+// on ε* (certify.DualBound optimises them). Its second probe is tol/32
+// above it rather than a hair, as ε* can lie a few 1e-12 above a proof.
+const lowerAsExact = 2
 
 // maxDenominator bounds the denominators q of the rational candidates
 // λ = p/q: the masses of a uniform prior on up to this many letters.
@@ -80,10 +87,10 @@ func rationalNear(lo, tol float64) (float64, bool) {
 }
 
 // candidates returns the exact values worth a probe near the proven lower
-// end lo, lowest first: the openings within tol of lo and the log of a
-// rational within tol of it. lo itself is not one: a probe a hair above
-// every new proof's bound pays on no family and costs the random one as
-// much again.
+// end lo, lowest first: the openings within tol of lo, the log of a
+// rational within tol of it, and lo itself after lowerAsExact near misses
+// (a probe at every new proof's bound pays on no family and costs the
+// random one as much again).
 func (st *steer) candidates(lo, tol float64) []float64 {
 	var cs []float64
 	for _, c := range st.openings {
@@ -93,6 +100,9 @@ func (st *steer) candidates(lo, tol float64) []float64 {
 	}
 	if c, ok := rationalNear(lo, tol); ok {
 		cs = append(cs, c)
+	}
+	if st.nearMisses >= lowerAsExact {
+		cs = append(cs, lo)
 	}
 	slices.Sort(cs)
 	return slices.Compact(cs)
@@ -118,6 +128,9 @@ func (st *steer) exactProbe(b *bracket, tol float64) (float64, bool) {
 		t := c
 		if st.tried[c] == 1 {
 			t = c + exactHair*math.Max(1, c)
+			if c == b.lo {
+				t = c + tol/32
+			}
 		}
 		st.tried[c]++
 		st.exactAt = c

@@ -131,6 +131,9 @@ type steer struct {
 	tried    map[float64]int // probes made at each exact candidate (exactProbe)
 	exactAt  float64         // the candidate probed last
 	above    bool            // the last probe found a mechanism at its ε
+	// nearMisses counts the probes in a row whose mechanism audited a
+	// hair above their ε (within nearSlop).
+	nearMisses int
 
 	// lazyExact: the neighbours' ε* were not at exact values (see
 	// lazyExact).
@@ -295,6 +298,11 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 		failures = 0
 		b.update(o, t, &st, p)
 		st.above = o.v == feasible || o.v == inconclusive
+		if o.v == inconclusive && o.Mechanism != nil && o.PML <= t+nearSlop {
+			st.nearMisses++
+		} else {
+			st.nearMisses = 0
+		}
 		st.slow = progress(st.slow, width, b.hv-b.sl)
 	}
 
