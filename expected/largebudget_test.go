@@ -19,7 +19,9 @@ import (
 
 // TestMaximizeTinyMassLargeBudgets: on counting queries with binomial
 // priors of 64 and 128 letters, whose masses fall to 1e-19 and 1e-127,
-// at ε-PML budgets of 30 and 50 nats, the default solve returns an
+// at ε-PML budgets of 30 and 50 nats (and of 256 letters, masses to
+// 1e-255, at 50 nats with p = 0.9, where the interior point of the whole
+// problem fails and the negligible letters are set aside), the default solve returns an
 // audited mechanism without dust whose expected utility is within 1e-9
 // of the optimum. The reference is Σ_i π_i max_j u_ij = 0: the counting
 // utility is at most 0 and 0 on the diagonal, so no mechanism does
@@ -30,14 +32,24 @@ import (
 // in TestMaximizeTinyMassLargeBudgetsAgainstClp.)
 func TestMaximizeTinyMassLargeBudgets(t *testing.T) {
 	ctx := context.Background()
-	sizes := []int{64, 128}
-	if testing.Short() {
-		sizes = sizes[:1]
+	type binomial struct {
+		n    int
+		p    []float64
+		eps  []float64
+		long bool
 	}
-	for _, n := range sizes {
+	for _, in := range []binomial{
+		{64, []float64{0.5, 0.9}, []float64{30, 50}, false},
+		{128, []float64{0.5, 0.9}, []float64{30, 50}, true},
+		{256, []float64{0.9}, []float64{50}, true},
+	} {
+		if in.long && testing.Short() {
+			continue
+		}
+		n := in.n
 		u, err := instance.Counting(n)
 		require.NoError(t, err)
-		for _, p := range []float64{0.5, 0.9} {
+		for _, p := range in.p {
 			pi, err := instance.Binomial(n-1, p)
 			require.NoError(t, err)
 			best := 0.0
@@ -45,7 +57,7 @@ func TestMaximizeTinyMassLargeBudgets(t *testing.T) {
 				best += pi[i] * slices.Max(u[i])
 			}
 			require.Equal(t, 0.0, best)
-			for _, eps := range []float64{30, 50} {
+			for _, eps := range in.eps {
 				what := fmt.Sprintf("N = %d, binomial p = %g, PML %g", n, p, eps)
 				b := mech.Budget{Measure: mech.PML, Epsilon: eps}
 				got, err := expected.Maximize(ctx, pi, u, b, expected.Options{})
