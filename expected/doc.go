@@ -35,7 +35,11 @@
 //     fails the audit, the same LP is solved again with every row scaled by
 //     polytope.RowScale (exact; a tighter tolerance), starting from the
 //     first solve's basis where the backend keeps one, and the optimum
-//     nearer the budget is kept.
+//     nearer the budget is kept. An ε-PML optimum that still fails the
+//     audit is solved again (up to three times) with the marg rows of its
+//     outputs of mass below 2^−10 also multiplied by about their inverse
+//     mass, so that an output only letters of tiny mass use keeps its
+//     pairs within their caps.
 //
 // With Options.Pattern (a worst case to keep: the zero pattern of an order
 // or utility threshold) the LP restricted to the pattern is solved whole
