@@ -12,7 +12,14 @@
 //     method (ipm.SolveVertex for ε-PML, ipm.SolveRatio for the others)
 //     finds an optimal vertex and a proven upper bound on the optimum from
 //     row multipliers: the optimum lies in [value, bound]. Without a
-//     backend (Options.Solver nil) its audited vertex is the answer.
+//     backend (Options.Solver nil) its audited vertex is the answer. If an
+//     ε-PML point is not certified there, the letters whose whole share of the
+//     expected utility is below 1e-12 (prior masses far below the
+//     optimality tolerance, such as a binomial prior's tails) are set
+//     aside, the rest solved alone at a budget that keeps their rows
+//     within ε of the whole problem, and each letter set aside copies a
+//     kept row; the answer is certified by certify.UpperBound on the
+//     whole problem.
 //  2. LP on the support (ε-PML with a backend). The pairs (x, y) the
 //     interior point uses (entries above 1e-9: its optimal face, about a
 //     tenth of the pairs) define a zero pattern; the backend solves the LP
@@ -28,7 +35,11 @@
 //     fails the audit, the same LP is solved again with every row scaled by
 //     polytope.RowScale (exact; a tighter tolerance), starting from the
 //     first solve's basis where the backend keeps one, and the optimum
-//     nearer the budget is kept.
+//     nearer the budget is kept. An ε-PML optimum that still fails the
+//     audit is solved again (up to three times) with the marg rows of its
+//     outputs of mass below 2^−10 also multiplied by about their inverse
+//     mass, so that an output only letters of tiny mass use keeps its
+//     pairs within their caps.
 //
 // With Options.Pattern (a worst case to keep: the zero pattern of an order
 // or utility threshold) the LP restricted to the pattern is solved whole

@@ -24,6 +24,25 @@ const (
 	// polishTol is the excess over the budget above which an LP optimum
 	// is polished by a solve of the row-scaled LP.
 	polishTol = 1e-9
+	// margMass is the output mass below which a marg row is scaled by
+	// about the output's inverse mass when a polished ε-PML optimum still
+	// fails the audit (solveModel); maxMargExp bounds that factor's
+	// exponent, so that the row's other entries stay finite.
+	margMass   = 0x1p-10
+	maxMargExp = 900
+	// margRounds bounds the solves with scaled marg rows: each round
+	// scales the outputs whose mass the last one found small, which
+	// may move mass to others.
+	margRounds = 3
+	// negligibleShare, times max(1, |Σ_i π_i max_j u_ij|), bounds the
+	// total share of the expected utility, Σ π_i (max_j u_ij − min_j u_ij),
+	// of the letters withoutNegligible sets aside: far below the
+	// interior point's accepted gap, so that what they lose does not
+	// count against it.
+	negligibleShare = 1e-12
+	// negligibleMass bounds the prior mass of the letters set aside: the
+	// budget of the kept letters shrinks by about as much.
+	negligibleMass = 1e-9
 	// longLP is the number of columns from which an LP is announced to
 	// Options.Notify: about a hundred letters, where a solve becomes long
 	// (docs/performance.md).
@@ -92,6 +111,9 @@ func Maximize(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget,
 	}
 	if b.Measure == mech.PML && !opt.FullLP {
 		r, err := structured(ctx, pi, u, b, opt.Solver)
+		if errors.Is(err, errUncertified) && opt.Solver == nil {
+			r, err = withoutNegligible(ctx, pi, u, b)
+		}
 		if err == nil {
 			return r.finish(pi, u), nil
 		}

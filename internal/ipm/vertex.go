@@ -205,7 +205,7 @@ func vertexOn(ctx context.Context, p Problem, r *Result, used, capped mech.Patte
 	n, _ := p.Utility.Dims()
 	// 2. The face LP.
 	f := newFaceLP(p, r.Mechanism, used, capped, eps)
-	sol, err := solveVertexLP(ctx, f.lp, r.Value, f.sigma > 1)
+	sol, err := solveVertexLP(ctx, f.lp, r.Value, f.wide)
 	if err != nil {
 		return nil, err
 	}
@@ -313,9 +313,10 @@ func solveVertexLP(ctx context.Context, l *lp.Model, value float64, wide bool) (
 type faceLP struct {
 	lp     *lp.Model
 	n, m   int
-	t      []int   // column of t_j/sigma, -1 for an unused output
-	sigma  float64 // 1, or e^ε above wideBudget: the column is then q_j
-	col    [][]int // column of a free p_ij; -1 for a pair off the support
+	t      []int     // column of t_j/s_j, -1 for an unused output
+	s      []float64 // the unit s_j of output j's column
+	wide   bool      // the budget is above wideBudget
+	col    [][]int   // column of a free p_ij; -1 for a pair off the support
 	capped [][]bool
 }
 
@@ -326,29 +327,38 @@ type faceLP struct {
 //	marg[j]: (e^{−ε} − Σ_{i: ij capped} π_i) t_j − Σ_{i: ij free} π_i p_ij = 0
 //	up[i,j]: p_ij − t_j ≤ 0   (ij free)
 //
-// Above wideBudget the column holds q_j = e^{−ε} t_j, and each marginal
-// row is divided by q̂_j, the output's mass at the interior point x. The
-// simplex meets every row to 1e-9 in the units it is written in: in the
-// units of q_j an output of mass about 1e-9 (one used only by letters of
-// that prior mass, as binomial priors have at large ε) could be off by its
-// whole mass and its pairs exceed their cap by as much (9% at ε = 20 on
-// binomial(29, 0.1)); divided by q̂_j it is met to 1e-9 of its mass.
+// Output j's column holds t_j/s_j. Up to wideBudget s_j = 1. Above it
+// s_j = e^ε q̂_j, where q̂_j is the output's mass at the interior point x,
+// so the column holds q_j/q̂_j, about 1 at the optimum, and each marginal
+// row is divided by q̂_j. The simplex meets every row and column to 1e-9
+// in the units it is written in, and scales each row by its largest
+// entry. In the units of q_j an output of mass about 1e-9 (one used only
+// by letters of that prior mass, as binomial priors have at large ε)
+// could be off by its whole mass and its pairs exceed their cap by as
+// much (9% at ε = 20 on binomial(29, 0.1)); divided by q̂_j its marginal
+// row is met to 1e-9 of its mass. And a cap row p_ij − e^ε q_j ≤ 0 in the
+// units of q_j is scaled by the engine to e^{−ε} p_ij − q_j ≤ 0, whose
+// tolerance, 1e-9 e^{−ε} (1e-22 at ε = 30), is below the rounding of q_j:
+// the simplex then finds faces of binomial(63, 0.5) at ε = 30 infeasible
+// or stalls. In the units of q̂_j the cap p_ij − e^ε q̂_j (q_j/q̂_j) ≤ 0
+// has the coefficient e^ε q̂_j, at most of the order of 1 on a cap that
+// can bind (p_ij ≤ 1), so the row keeps its tolerance.
 func newFaceLP(p Problem, x mech.Mechanism, support, capped mech.Pattern, eps float64) *faceLP {
 	n, m := p.Utility.Dims()
-	f := &faceLP{lp: &lp.Model{Maximize: true}, n: n, m: m, t: make([]int, m), col: make([][]int, n), capped: capped, sigma: 1}
-	if eps > wideBudget {
-		// t_j = e^ε q_j would reach 1e13 at ε = 30; its column holds
-		// q_j instead, and the cap rows p_ij − e^ε q_j ≤ 0 stay in the
-		// units of p.
-		f.sigma = math.Exp(eps)
-	}
+	f := &faceLP{lp: &lp.Model{Maximize: true}, n: n, m: m, t: make([]int, m), s: make([]float64, m),
+		wide: eps > wideBudget, col: make([][]int, n), capped: capped}
 	for i := range n {
 		f.col[i] = make([]int, m)
 	}
 	l := f.lp
 	tCost := make([]float64, m)
+	w := make([]float64, m) // the factor of the marginal row of output j
 	for j := range m {
-		f.t[j] = -1
+		f.t[j], f.s[j], w[j] = -1, 1, 1
+		if f.wide {
+			q := outputMass(p.Prior, x, j)
+			f.s[j], w[j] = math.Exp(eps)*q, 1/q
+		}
 		for i := range n {
 			f.col[i][j] = -1
 			if capped[i][j] {
@@ -359,7 +369,7 @@ func newFaceLP(p Problem, x mech.Mechanism, support, capped mech.Pattern, eps fl
 	for j := range m {
 		for i := range n {
 			if support[i][j] {
-				f.t[j] = l.AddCol(f.sigma*tCost[j], 0, lp.Inf, fmt.Sprintf("t[%d]", j+1))
+				f.t[j] = l.AddCol(f.s[j]*tCost[j], 0, lp.Inf, fmt.Sprintf("t[%d]", j+1))
 				break
 			}
 		}
@@ -376,7 +386,7 @@ func newFaceLP(p Problem, x mech.Mechanism, support, capped mech.Pattern, eps fl
 		for j := range m {
 			switch {
 			case f.capped[i][j]:
-				e = append(e, lp.Entry(f.t[j], f.sigma))
+				e = append(e, lp.Entry(f.t[j], f.s[j]))
 			case f.col[i][j] >= 0:
 				e = append(e, lp.Entry(f.col[i][j], 1))
 			}
@@ -388,25 +398,20 @@ func newFaceLP(p Problem, x mech.Mechanism, support, capped mech.Pattern, eps fl
 		if f.t[j] < 0 {
 			continue
 		}
-		w := 1.0
-		if f.sigma > 1 {
-			w = 1 / outputMass(p.Prior, x, j)
-		}
-		c := f.sigma * mu
+		c := mu
 		var e []lp.Nonzero
 		for i := range n {
 			switch {
 			case f.capped[i][j]:
-				c -= f.sigma * p.Prior[i]
+				c -= p.Prior[i]
 			case f.col[i][j] >= 0:
-				e = append(e, lp.Entry(f.col[i][j], -w*p.Prior[i]))
+				e = append(e, lp.Entry(f.col[i][j], -w[j]*p.Prior[i]))
 			}
 		}
-		c *= w
-		l.AddRow(0, 0, fmt.Sprintf("marg[%d]", j+1), append([]lp.Nonzero{lp.Entry(f.t[j], c)}, e...)...)
+		l.AddRow(0, 0, fmt.Sprintf("marg[%d]", j+1), append([]lp.Nonzero{lp.Entry(f.t[j], c*f.s[j]*w[j])}, e...)...)
 		for i := range n {
 			if k := f.col[i][j]; k >= 0 {
-				l.AddRow(math.Inf(-1), 0, fmt.Sprintf("up[%d,%d]", i+1, j+1), lp.Entry(k, 1), lp.Entry(f.t[j], -f.sigma))
+				l.AddRow(math.Inf(-1), 0, fmt.Sprintf("up[%d,%d]", i+1, j+1), lp.Entry(k, 1), lp.Entry(f.t[j], -f.s[j]))
 			}
 		}
 	}
@@ -422,7 +427,7 @@ func (f *faceLP) mechanism(x []float64) mech.Mechanism {
 			v := 0.0
 			switch {
 			case f.capped[i][j]:
-				v = f.sigma * x[f.t[j]]
+				v = f.s[j] * x[f.t[j]]
 			case f.col[i][j] >= 0:
 				v = x[f.col[i][j]]
 			}
@@ -432,12 +437,12 @@ func (f *faceLP) mechanism(x []float64) mech.Mechanism {
 	return P
 }
 
-// outputMass returns q_j = Σ_i π_i x_ij, or the least positive float64
-// for an output x does not use.
+// outputMass returns q_j = Σ_i π_i x_ij, or the least normal float64 when
+// q_j is below it, whose reciprocal is finite (newFaceLP divides by it).
 func outputMass(pi mech.Prior, x mech.Mechanism, j int) float64 {
 	q := 0.0
 	for i, row := range x {
 		q += pi[i] * row[j]
 	}
-	return math.Max(q, math.SmallestNonzeroFloat64)
+	return math.Max(q, 0x1p-1022)
 }
