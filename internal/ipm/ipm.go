@@ -451,10 +451,13 @@ func (w *workspace) setSlacks() {
 }
 
 // residuals computes the residuals of the KKT conditions at the current
-// point, and the complementarity Σ r z + Σ s w into lastGap.
+// point, the complementarity Σ r z + Σ s w into lastGap, and the largest
+// primal and dual residuals into lastPrimI and lastDualI (a cap row's
+// relative to max(1, t_j)).
 func (w *workspace) residuals() {
 	st, r, fm := w.st, &w.res, w.form
 	clear(r.ra)
+	capRes := 0.0
 	for j := range st.m {
 		var q, ws, zs float64
 		for k := st.colStart[j]; k < st.colStart[j+1]; k++ {
@@ -462,6 +465,11 @@ func (w *workspace) residuals() {
 			r.rd[k] = -w.c[k] - w.a[i] - w.pi[i]*w.b[j] + w.w[k] - w.z[k]
 			r.rc[k] = w.t[j] - w.p[k] - w.s[k]
 			r.rl[k] = w.p[k] - fm.kappa*w.t[j] - w.r[k]
+			// A cap row's terms are of the size of t_j = e^{ε_u} q_j, up
+			// to 1e13 at 30 nats: its residual counts relative to that
+			// size, or the rounding of t_j − s_ij (1e-4 there) would keep
+			// the point from ever counting as near the optimum.
+			capRes = math.Max(capRes, math.Max(math.Abs(r.rc[k]), math.Abs(r.rl[k]))/math.Max(1, w.t[j]))
 			r.ra[i] += w.p[k]
 			q += w.pi[i] * w.p[k]
 			ws += w.w[k]
@@ -481,7 +489,7 @@ func (w *workspace) residuals() {
 		comp += w.r[k]*w.z[k] + w.s[k]*w.w[k]
 	}
 	w.lastGap = comp
-	w.lastPrimI = math.Max(maxAbs(r.ra), math.Max(maxAbs(r.rb), math.Max(maxAbs(r.rc), maxAbs(r.rl))))
+	w.lastPrimI = math.Max(maxAbs(r.ra), math.Max(maxAbs(r.rb), capRes))
 	w.lastDualI = math.Max(maxAbs(r.rd), maxAbs(r.rt))
 }
 
