@@ -19,7 +19,11 @@
 //     aside, the rest solved alone at a budget that keeps their rows
 //     within ε of the whole problem, and each letter set aside copies a
 //     kept row; the answer is certified by certify.UpperBound on the
-//     whole problem.
+//     whole problem. A LIP, ALIP or LDP point that is not certified, or
+//     only to more than 1e-9, is retried the same way (the kept letters'
+//     lower budget lowered by a margin that makes room for the copies,
+//     certified by certify.RatioUpperBound), and the narrower bracket is
+//     kept.
 //  2. LP on the support (ε-PML with a backend). The pairs (x, y) the
 //     interior point uses (entries above 1e-9: its optimal face, about a
 //     tenth of the pairs) define a zero pattern; the backend solves the LP

@@ -43,6 +43,22 @@ const (
 	// negligibleMass bounds the prior mass of the letters set aside: the
 	// budget of the kept letters shrinks by about as much.
 	negligibleMass = 1e-9
+	// ratioGap is the relative gap within which ratio takes the interior
+	// point of the whole problem at once. ipm accepts up to
+	// ipm.AcceptedGap when rounding stalls the iterations, which letters
+	// of tiny mass do at large budgets: a wider gap is worth the solve
+	// with those letters set aside.
+	ratioGap = 1e-9
+	// narrowMargin and wideMargin are the nats by which
+	// ratioWithoutNegligible lowers a LIP or ALIP lower budget to make
+	// room for the letters it sets aside, tried in turn while the gap
+	// exceeds ratioGap: a margin θ lets letters of mass up to θ·e^{−ε_u}
+	// aside, and costs the value about θ times the loss the lower budget
+	// forces. Which letters stall the interior point is not known in
+	// advance: the narrow margin costs nothing, the wide one sets more
+	// letters aside.
+	narrowMargin = 1e-9
+	wideMargin   = 1e-3
 	// longLP is the number of columns from which an LP is announced to
 	// Options.Notify: about a hundred letters, where a solve becomes long
 	// (docs/performance.md).
@@ -218,8 +234,35 @@ func structured(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budge
 
 // ratio answers a LIP, ALIP or LDP budget with the structured interior
 // point of those polytopes and an optimal vertex of its face, certified by
-// its upper bound; any failure leaves the problem to the full LP.
+// its upper bound. A result certified only to more than ratioGap, or a
+// failure, is retried with the negligible letters set aside
+// (ratioWithoutNegligible), and the narrower bracket kept; when both fail
+// the full LP decides.
 func ratio(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget) (Result, error) {
+	r, err := ratioWhole(ctx, pi, u, b)
+	if err == nil && r.gap(pi, u) <= ratioGap {
+		return r, nil
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return Result{}, ctxErr
+	}
+	for _, margin := range []float64{narrowMargin, wideMargin} {
+		r2, err2 := ratioWithoutNegligible(ctx, pi, u, b, margin)
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return Result{}, ctxErr
+		}
+		if err2 == nil && (err != nil || r2.gap(pi, u) < r.gap(pi, u)) {
+			r, err = r2, nil
+		}
+		if b.Measure == mech.LDP || (err == nil && r.gap(pi, u) <= ratioGap) {
+			break // an LDP budget has no margin to vary
+		}
+	}
+	return r, err
+}
+
+// ratioWhole is SolveRatio on the whole problem, audited.
+func ratioWhole(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget) (Result, error) {
 	r, err := ipm.SolveRatio(ipm.RatioProblem{Prior: pi, Utility: u, Budget: b}, ipm.Options{Context: ctx})
 	if err != nil {
 		return Result{}, errUncertified
@@ -229,6 +272,12 @@ func ratio(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget) (R
 		return Result{}, errUncertified
 	}
 	return Result{Mechanism: r.Mechanism, Epsilon: a.Level, ALIPLower: a.ALIPLower, Bound: r.Bound, Solver: "ipm"}, nil
+}
+
+// gap returns r's certified gap relative to max(1, |value|).
+func (r Result) gap(pi mech.Prior, u mech.Utility) float64 {
+	v := u.ExpectedUtility(pi, r.Mechanism)
+	return (r.Bound - v) / math.Max(1, math.Abs(v))
 }
 
 // checkContext refuses a nil context, which would crash the workers that

@@ -161,3 +161,46 @@ func TestMaximizeFullLPTinyMassLargeBudgets(t *testing.T) {
 		checkClean(t, pi, got.Mechanism, b, what)
 	}
 }
+
+// TestMaximizeTinyMassRatioBudgets: on counting queries with binomial
+// priors of 256 letters (masses down to 1e-255), under LIP, ALIP
+// (ε_l = ε/2, ε_u = ε) and LDP budgets of 30 and 50 nats, the default
+// solve returns an audited mechanism with a certified bracket
+// [Value, Bound] of width at most 1e-9·max(1, |Value|). Value is at most
+// Σ_i π_i max_j u_ij = 0, which bounds every mechanism. (These budgets
+// bound every used output's entries below by e^{−ε_l} times others, so
+// entries under certify.DustEntry are not checked.) The 64-letter
+// instances run in -short.
+func TestMaximizeTinyMassRatioBudgets(t *testing.T) {
+	ctx := context.Background()
+	for _, n := range []int{64, 256} {
+		if n > 64 && testing.Short() {
+			continue
+		}
+		u, err := instance.Counting(n)
+		require.NoError(t, err)
+		for _, p := range []float64{0.5, 0.9} {
+			pi, err := instance.Binomial(n-1, p)
+			require.NoError(t, err)
+			for _, eps := range []float64{30, 50} {
+				for _, b := range []mech.Budget{
+					{Measure: mech.LIP, Epsilon: eps},
+					{Measure: mech.ALIP, EpsilonLower: eps / 2, EpsilonUpper: eps},
+					{Measure: mech.LDP, Epsilon: eps},
+				} {
+					what := fmt.Sprintf("N = %d, binomial p = %g, %s %g", n, p, b.Measure, eps)
+					got, err := expected.Maximize(ctx, pi, u, b, expected.Options{})
+					require.NoError(t, err, what)
+					assert.InDelta(t, u.ExpectedUtility(pi, got.Mechanism), got.Value, 1e-15, what)
+					assert.LessOrEqual(t, got.Value, 0.0, what)
+					assert.GreaterOrEqual(t, got.Bound, got.Value, what)
+					assert.LessOrEqual(t, got.Bound-got.Value, 1e-9*math.Max(1, math.Abs(got.Value)), what)
+					a, err := certify.Audit(pi, got.Mechanism, b)
+					require.NoError(t, err, what)
+					assert.LessOrEqual(t, a.Excess, 1e-12, what)
+					assert.True(t, certify.RowsSumToOne(got.Mechanism), what)
+				}
+			}
+		}
+	}
+}

@@ -39,8 +39,45 @@ import (
 // It returns errUncertified when no letter is negligible or the result is
 // not certified.
 func withoutNegligible(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget) (Result, error) {
-	n, _ := u.Dims()
 	// 1. The letters set aside.
+	aside, kept, mass := negligibleLetters(pi, u, negligibleMass)
+	if kept == nil {
+		return Result{}, errUncertified
+	}
+	// 2. The reduced problem.
+	rpi, ru := reduced(pi, u, kept, mass)
+	rp := ipm.Problem{Prior: rpi, Utility: ru, Epsilon: b.Epsilon + math.Log(mass)}
+	if !(rp.Epsilon >= 0) {
+		return Result{}, errUncertified
+	}
+	r, err := ipm.SolveVertex(rp, ipm.Options{Context: ctx})
+	if err != nil {
+		if errors.Is(err, ipm.ErrNotConverged) {
+			return Result{}, errUncertified
+		}
+		return Result{}, err
+	}
+	// 3. The whole mechanism.
+	P, alpha := widen(pi, u, aside, kept, mass, r)
+	// 4. The certificate and the audit.
+	a, err := certify.Audit(pi, P, b)
+	if err != nil {
+		return Result{}, errUncertified
+	}
+	v := u.ExpectedUtility(pi, P)
+	bound := certify.UpperBound(pi, u, nil, b.Epsilon, alpha)
+	scale := math.Max(1, math.Abs(v))
+	if !(bound-v <= ipm.AcceptedGap*scale) || bound < v-bracketSlack*scale {
+		return Result{}, errUncertified
+	}
+	return Result{Mechanism: P, Epsilon: a.Level, ALIPLower: a.ALIPLower, Bound: math.Max(bound, v), Solver: "ipm"}, nil
+}
+
+// negligibleLetters returns the letters step 1 of withoutNegligible sets
+// aside, with total mass at most maxMass, and the kept letters with their
+// mass K; kept is nil when no letter is set aside.
+func negligibleLetters(pi mech.Prior, u mech.Utility, maxMass float64) (aside []bool, kept []int, mass float64) {
+	n, _ := u.Dims()
 	share := make([]float64, n)
 	top := 0.0
 	for i, row := range u {
@@ -53,10 +90,10 @@ func withoutNegligible(ctx context.Context, pi mech.Prior, u mech.Utility, b mec
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(share[a], share[b]) })
-	aside := make([]bool, n)
+	aside = make([]bool, n)
 	sum, delta, count := 0.0, 0.0, 0
 	for _, i := range order[:n-1] { // one letter at least is kept
-		if sum+share[i] > negligibleShare*math.Max(1, math.Abs(top)) || delta+pi[i] > negligibleMass {
+		if sum+share[i] > negligibleShare*math.Max(1, math.Abs(top)) || delta+pi[i] > maxMass {
 			break
 		}
 		sum, delta = sum+share[i], delta+pi[i]
@@ -64,32 +101,34 @@ func withoutNegligible(ctx context.Context, pi mech.Prior, u mech.Utility, b mec
 		count++
 	}
 	if count == 0 {
-		return Result{}, errUncertified
+		return nil, nil, 0
 	}
-	// 2. The reduced problem.
-	kept := make([]int, 0, n-count)
-	mass := 0.0
+	kept = make([]int, 0, n-count)
 	for i := range n {
 		if !aside[i] {
 			kept = append(kept, i)
 			mass += pi[i]
 		}
 	}
-	rp := ipm.Problem{Prior: make(mech.Prior, len(kept)), Utility: make(mech.Utility, len(kept)), Epsilon: b.Epsilon + math.Log(mass)}
+	return aside, kept, mass
+}
+
+// reduced returns the prior of the kept letters divided by their mass,
+// and their rows of u.
+func reduced(pi mech.Prior, u mech.Utility, kept []int, mass float64) (mech.Prior, mech.Utility) {
+	rpi, ru := make(mech.Prior, len(kept)), make(mech.Utility, len(kept))
 	for k, i := range kept {
-		rp.Prior[k], rp.Utility[k] = pi[i]/mass, u[i]
+		rpi[k], ru[k] = pi[i]/mass, u[i]
 	}
-	if !(rp.Epsilon >= 0) {
-		return Result{}, errUncertified
-	}
-	r, err := ipm.SolveVertex(rp, ipm.Options{Context: ctx})
-	if err != nil {
-		if errors.Is(err, ipm.ErrNotConverged) {
-			return Result{}, errUncertified
-		}
-		return Result{}, err
-	}
-	// 3. The whole mechanism.
+	return rpi, ru
+}
+
+// widen returns the whole mechanism of step 3 of withoutNegligible from
+// the reduced problem's result r, and the multipliers of step 4: the
+// kept letters' multiplied by their mass K, π_i max_j u_ij for a letter
+// set aside.
+func widen(pi mech.Prior, u mech.Utility, aside []bool, kept []int, mass float64, r *ipm.Result) (mech.Mechanism, []float64) {
+	n := len(pi)
 	P := make(mech.Mechanism, n)
 	alpha := make([]float64, n)
 	for k, i := range kept {
@@ -113,16 +152,5 @@ func withoutNegligible(ctx context.Context, pi mech.Prior, u mech.Utility, b mec
 		P[i] = slices.Clone(r.Mechanism[best])
 		alpha[i] = pi[i] * slices.Max(u[i])
 	}
-	// 4. The certificate and the audit.
-	a, err := certify.Audit(pi, P, b)
-	if err != nil {
-		return Result{}, errUncertified
-	}
-	v := u.ExpectedUtility(pi, P)
-	bound := certify.UpperBound(pi, u, nil, b.Epsilon, alpha)
-	scale := math.Max(1, math.Abs(v))
-	if !(bound-v <= ipm.AcceptedGap*scale) || bound < v-bracketSlack*scale {
-		return Result{}, errUncertified
-	}
-	return Result{Mechanism: P, Epsilon: a.Level, ALIPLower: a.ALIPLower, Bound: math.Max(bound, v), Solver: "ipm"}, nil
+	return P, alpha
 }

@@ -63,3 +63,45 @@ func TestWithoutNegligible(t *testing.T) {
 	_, err = withoutNegligible(ctx, uniform, mech.Utility{{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1}}, mech.Budget{Measure: mech.PML, Epsilon: 1})
 	assert.ErrorIs(t, err, errUncertified, "no letter of a uniform prior is negligible")
 }
+
+// TestRatioWithoutNegligible: on a counting query with a binomial(31, 0.9)
+// prior, under LIP, ALIP and LDP budgets of 10 nats, the solve with the
+// negligible letters set aside (at both lower-budget margins) returns an
+// audited mechanism whose bracket [value, bound] holds the optimum of the
+// whole LP solved by the revised simplex, to 1e-9, and copies the row of
+// the least letter from another.
+func TestRatioWithoutNegligible(t *testing.T) {
+	ctx := context.Background()
+	const n = 32
+	u, err := instance.Counting(n)
+	require.NoError(t, err)
+	pi, err := instance.Binomial(n-1, 0.9)
+	require.NoError(t, err)
+	for _, b := range []mech.Budget{
+		{Measure: mech.LIP, Epsilon: 10},
+		{Measure: mech.ALIP, EpsilonLower: 5, EpsilonUpper: 10},
+		{Measure: mech.LDP, Epsilon: 10},
+	} {
+		full, err := Maximize(ctx, pi, u, b, Options{Solver: solver.Revised(), FullLP: true})
+		require.NoError(t, err, b.Measure)
+		ref := full.Value
+		for _, margin := range []float64{narrowMargin, wideMargin} {
+			what := fmt.Sprintf("%s, margin %g", b.Measure, margin)
+			got, err := ratioWithoutNegligible(ctx, pi, u, b, margin)
+			require.NoError(t, err, what)
+			got = got.finish(pi, u)
+			slack := 1e-9 * math.Max(1, math.Abs(ref))
+			assert.InDelta(t, ref, got.Value, slack, what)
+			assert.GreaterOrEqual(t, got.Bound, ref-slack, what)
+			assert.LessOrEqual(t, got.Bound-got.Value, 10*slack, what)
+			a, err := certify.Audit(pi, got.Mechanism, b)
+			require.NoError(t, err, what)
+			assert.LessOrEqual(t, a.Excess, 1e-12, what)
+			copied := false
+			for _, row := range got.Mechanism[1:] {
+				copied = copied || slices.Equal(row, got.Mechanism[0])
+			}
+			assert.True(t, copied, "%s: the row of the least letter is no other's", what)
+		}
+	}
+}
