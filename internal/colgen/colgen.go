@@ -341,7 +341,8 @@ func (g *Master) Probe(eps float64) (*Result, error) {
 		if sol.Objective <= 0 || r.Rounds == maxRounds {
 			break
 		}
-		if len(g.cols) > 2*poolFactor*n {
+		trimmed := len(g.cols) > 2*poolFactor*n
+		if trimmed {
 			// A long probe's pool: the engine's full pricing scans
 			// read it, so the columns least likely to enter go.
 			if err := g.trim(sol.RowDuals, poolFactor*n); err != nil {
@@ -349,6 +350,12 @@ func (g *Master) Probe(eps float64) (*Result, error) {
 			}
 		}
 		if g.priceStabilised(&st, sol.RowDuals) == 0 {
+			if trimmed {
+				// The point must be read off the columns it has.
+				if sol, err = g.sx.solve(); err != nil {
+					return nil, err
+				}
+			}
 			break
 		}
 	}
