@@ -201,3 +201,60 @@ func TestProbeLPStops(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, []verdict{feasible, infeasible}, res.v)
 }
+
+// TestMasterUnsettled: a column-generation probe below ε* that stops at
+// its round limit without settling (colgen.Result.Unsettled: no
+// mechanism, a weak proof) steers the search above it, up to
+// unsettledStands times, without an LP; the search still reaches the same
+// ε*. Every probe below ε* unsettled sends the rest to the LP.
+func TestMasterUnsettled(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	pi, o := randinst.Prior(rng, 24, 0.05), randinst.StrictOrder(rng, 24, 24)
+	pat := o.Pattern(12)
+	opt := Options{Solver: solver.Auto(), Probes: ProbesColumns}
+	ref, err := LeastEpsilon(context.Background(), pi, pat, opt)
+	require.NoError(t, err)
+	require.Zero(t, ref.LPSolves)
+	atOpening := func(eps float64) bool {
+		for _, c := range openings(pi, pat) {
+			if math.Abs(eps-c) < 1e-12 {
+				return true
+			}
+		}
+		return false
+	}
+
+	for _, c := range []struct {
+		name     string
+		unsettle func(below int) bool // whether the below-th probe under ε* tails
+		lps      bool
+	}{
+		{"the first search probe below ε*", func(below int) bool { return below == 1 }, false},
+		{"every probe below ε*", func(int) bool { return true }, true},
+	} {
+		below, unsettled := 0, 0
+		tailing := opt
+		tailing.probeMaster = func(m *colgen.Master, eps float64) (*colgen.Result, error) {
+			r, err := m.Probe(eps)
+			if err != nil || eps >= ref.EpsLower || atOpening(eps) {
+				return r, err // the probes at openings never ask the LP
+			}
+			if below++; !c.unsettle(below) {
+				return r, nil
+			}
+			unsettled++
+			weak := make([]float64, len(r.Alpha))
+			return &colgen.Result{Evidence: certify.Evidence{PML: math.Inf(1), Alpha: weak}, Unsettled: true}, nil
+		}
+		r, err := LeastEpsilon(context.Background(), pi, pat, tailing)
+		require.NoError(t, err, c.name)
+		require.Positive(t, unsettled, "%s: no probe below ε*: the test proves nothing", c.name)
+		assert.InDelta(t, ref.EpsUpper, r.EpsUpper, 1e-9, c.name)
+		audit(t, pi, pat, r, DefaultTol)
+		if c.lps {
+			assert.Positive(t, r.LPSolves, c.name)
+		} else {
+			assert.Zero(t, r.LPSolves, c.name)
+		}
+	}
+}

@@ -59,6 +59,11 @@ type Result struct {
 	// Rounds is the number of pricing rounds, Columns the columns of
 	// the master after the probe, Pivots the simplex iterations.
 	Rounds, Columns, Pivots int
+	// Unsettled reports that the probe stopped at its round limit with
+	// the master's sum of slacks still positive: neither answer is
+	// known, though such tailing happens below ε*, where the master must
+	// prove a positive optimum.
+	Unsettled bool
 }
 
 // New returns the master problem of the pattern pat over the prior pi,
@@ -360,6 +365,7 @@ func (g *Master) Probe(eps float64) (*Result, error) {
 		}
 	}
 	r.Columns = len(g.cols)
+	r.Unsettled = r.Rounds == maxRounds && sol.Objective > 0
 	r.Alpha = sol.RowDuals[:n]
 	if lb, ok := certify.DualBound(g.pi, g.pat, r.Alpha); ok {
 		r.Lower = lb
