@@ -60,12 +60,18 @@ func withoutNegligible(ctx context.Context, pi mech.Prior, u mech.Utility, b mec
 	// 3. The whole mechanism.
 	P, alpha := widen(pi, u, aside, kept, mass, r)
 	// 4. The certificate and the audit.
+	return certifiedWhole(pi, u, b, P, certify.UpperBound(pi, u, nil, b.Epsilon, alpha))
+}
+
+// certifiedWhole audits the whole mechanism P against b and accepts it
+// when the proven bound is within ipm.AcceptedGap of its value (step 4 of
+// withoutNegligible and of its ratio-budget form).
+func certifiedWhole(pi mech.Prior, u mech.Utility, b mech.Budget, P mech.Mechanism, bound float64) (Result, error) {
 	a, err := certify.Audit(pi, P, b)
 	if err != nil {
 		return Result{}, errUncertified
 	}
 	v := u.ExpectedUtility(pi, P)
-	bound := certify.UpperBound(pi, u, nil, b.Epsilon, alpha)
 	scale := math.Max(1, math.Abs(v))
 	if !(bound-v <= ipm.AcceptedGap*scale) || bound < v-bracketSlack*scale {
 		return Result{}, errUncertified

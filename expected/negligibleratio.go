@@ -80,15 +80,5 @@ func ratioWithoutNegligible(ctx context.Context, pi mech.Prior, u mech.Utility, 
 	// 3. The whole mechanism.
 	P, alpha := widen(pi, u, aside, kept, mass, r)
 	// 4. The certificate and the audit.
-	a, err := certify.Audit(pi, P, b)
-	if err != nil {
-		return Result{}, errUncertified
-	}
-	v := u.ExpectedUtility(pi, P)
-	bound := certify.RatioUpperBound(pi, u, b, alpha)
-	scale := math.Max(1, math.Abs(v))
-	if !(bound-v <= ipm.AcceptedGap*scale) || bound < v-bracketSlack*scale {
-		return Result{}, errUncertified
-	}
-	return Result{Mechanism: P, Epsilon: a.Level, ALIPLower: a.ALIPLower, Bound: math.Max(bound, v), Solver: "ipm"}, nil
+	return certifiedWhole(pi, u, b, P, certify.RatioUpperBound(pi, u, b, alpha))
 }
