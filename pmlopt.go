@@ -23,8 +23,9 @@ type Options struct {
 	// expected-utility problem is solved by an interior-point method
 	// certified by its own upper bound: with Solver nil an optimal vertex
 	// of its face is the answer; with a Solver, that backend finds an
-	// optimal vertex on the point's support. LIP, ALIP and LDP budgets are
-	// solved the same way when Solver is nil (see package expected).
+	// optimal vertex on the point's support, kept when it lies in the
+	// point's certified bracket. LIP, ALIP and LDP budgets are solved the
+	// same way, a Solver solving their whole LP (see package expected).
 	Solver solver.Solver
 	// FullLP solves the whole expected-utility LP with Solver even for
 	// ε-PML, without the interior point: for cross-checks.

@@ -106,13 +106,13 @@ func methods() []method {
 
 // checkStructured checks what each method reports for expected utility:
 // by default package ipm's answer (ε-PML: the vertex of its point's face;
-// LIP, ALIP, LDP: SolveRatio's point), with a backend for ε-PML that
-// backend's vertex on ipm's support, each with ipm's certified bound at
-// most 1e-9 from the value; the full LP (and a backend under LIP, ALIP or
-// LDP) reports no bound.
+// LIP, ALIP, LDP: SolveRatio's point), with a backend that backend's
+// vertex (ε-PML: on ipm's support; the others: of the whole LP), each with
+// ipm's certified bound at most 1e-9 from the value; the full LP asked for
+// reports no bound.
 func checkStructured(t *testing.T, p *problem.Problem, opt pmlopt.Options, sol *pmlopt.Solution) {
 	t.Helper()
-	if opt.FullLP || (p.Privacy.Measure != mech.PML && opt.Solver != nil) {
+	if opt.FullLP {
 		assert.True(t, math.IsNaN(sol.ExpectedUtilityBound), "an LP solve reported a bound %g", sol.ExpectedUtilityBound)
 		return
 	}
@@ -404,7 +404,8 @@ func ExampleAudit() {
 
 // TestExpectedUtilityOnSupport: with a backend, an ε-PML expected-utility
 // solve is ipm's point finished by an LP on its support, certified by ipm's
-// bound; if that LP fails, the full LP decides.
+// bound; if that LP fails, the full LP, kept within ipm's bracket; if both
+// fail, the pure-Go vertex of ipm's point.
 func TestExpectedUtilityOnSupport(t *testing.T) {
 	p := tinyMassProblem(8)
 	full, err := pmlopt.Solve(context.Background(), p, pmlopt.Options{Solver: solver.Revised(), FullLP: true})
@@ -418,12 +419,23 @@ func TestExpectedUtilityOnSupport(t *testing.T) {
 	checkStructured(t, p, pmlopt.Options{Solver: s}, sol)
 	assert.InDelta(t, full.ExpectedUtility, sol.ExpectedUtility, 1e-9)
 
-	// The LP on the support fails: the full LP (the second call) is solved.
+	// The LP on the support fails: the full LP (the second call) is
+	// solved, and kept within ipm's certified bracket.
 	s = &sloppy{failFirst: true}
 	sol, err = pmlopt.Solve(context.Background(), p, pmlopt.Options{Solver: s})
 	require.NoError(t, err)
 	assert.Equal(t, 2, s.calls)
-	assert.True(t, math.IsNaN(sol.ExpectedUtilityBound), "the full LP reports no bound")
+	assert.Equal(t, "sloppy", sol.Solver)
+	assert.InDelta(t, sol.ExpectedUtility, sol.ExpectedUtilityBound, 1e-9)
+	assert.InDelta(t, full.ExpectedUtility, sol.ExpectedUtility, 1e-9)
+
+	// Both fail: the pure-Go vertex of ipm's point.
+	s = &sloppy{failFirst: true, failSecond: true}
+	sol, err = pmlopt.Solve(context.Background(), p, pmlopt.Options{Solver: s})
+	require.NoError(t, err)
+	assert.Equal(t, 2, s.calls)
+	assert.Equal(t, "ipm", sol.Solver)
+	checkMechanism(t, p, sol)
 	assert.InDelta(t, full.ExpectedUtility, sol.ExpectedUtility, 1e-9)
 }
 

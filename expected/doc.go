@@ -7,12 +7,12 @@
 // polytope), so the problem is a linear program. Maximize solves it in up
 // to four steps:
 //
-//  1. Interior point (unless Options.FullLP; for LIP, ALIP and LDP only
-//     without a backend). Package internal/ipm's structured interior-point
-//     method (ipm.SolveVertex for ε-PML, ipm.SolveRatio for the others)
-//     finds an optimal vertex and a proven upper bound on the optimum from
-//     row multipliers: the optimum lies in [value, bound]. Without a
-//     backend (Options.Solver nil) its audited vertex is the answer. If an
+//  1. Interior point (unless Options.FullLP). Package internal/ipm's
+//     structured interior-point method (ipm.SolveVertex for ε-PML,
+//     ipm.SolveRatio for the others) finds an optimal vertex and a proven
+//     upper bound on the optimum from row multipliers: the optimum lies in
+//     [value, bound]. Without a backend (Options.Solver nil) its audited
+//     vertex is the answer. If an
 //     ε-PML point is not certified there, the letters whose whole share of the
 //     expected utility is below 1e-12 (prior masses far below the
 //     optimality tolerance, such as a binomial prior's tails) are set
@@ -24,15 +24,19 @@
 //     lower budget lowered by a margin that makes room for the copies,
 //     certified by certify.RatioUpperBound), and the narrower bracket is
 //     kept.
-//  2. LP on the support (ε-PML with a backend). The pairs (x, y) the
+//  2. The named backend (Options.Solver). For ε-PML the pairs (x, y) the
 //     interior point uses (entries above 1e-9: its optimal face, about a
-//     tenth of the pairs) define a zero pattern; the backend solves the LP
-//     restricted to it. Its optimum is a vertex, and it is accepted when
-//     its value lies within step 1's bracket (up to a relative 1e-9): it is
-//     then optimal for the full LP to within that bracket.
-//  3. Full LP. When step 1 does not converge, its point fails the audit or
-//     step 2 leaves the bracket, and for LIP, ALIP and LDP with a backend,
-//     the backend (solver.Auto() without one) solves the whole LP.
+//     tenth of the pairs) define a zero pattern, and the backend solves
+//     the LP restricted to it; for LIP, ALIP and LDP, whose polytopes tie
+//     every entry of an output's column together, it solves the whole LP.
+//     Its optimum is accepted when its value lies within step 1's bracket
+//     (up to a relative 1e-9): it is then optimal to within that bracket.
+//     An engine's tolerances can leave it short (Clp's by up to 5e-9 on
+//     letters of mass 1e-19), and an engine can fail: then the pure-Go
+//     vertex of step 1 is returned and Options.Notify is told.
+//  3. Full LP. When step 1 finds no certified point (or Options.FullLP
+//     asks for it) the backend (solver.Auto() without one) solves the
+//     whole LP.
 //  4. Polish. An engine keeps each row feasible to an absolute tolerance,
 //     which lets an output of little mass exceed the budget by far more.
 //     If the optimum of step 2 or 3 exceeds the budget by more than 1e-9 or

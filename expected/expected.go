@@ -126,9 +126,12 @@ func Maximize(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget,
 		return maximizePattern(ctx, pi, u, b, opt)
 	}
 	if b.Measure == mech.PML && !opt.FullLP {
-		r, err := structured(ctx, pi, u, b, opt.Solver)
-		if errors.Is(err, errUncertified) && opt.Solver == nil {
+		r, err := structured(ctx, pi, u, b, opt)
+		if errors.Is(err, errUncertified) {
 			r, err = withoutNegligible(ctx, pi, u, b)
+			if err == nil && opt.Solver != nil {
+				r, err = onSupport(ctx, pi, u, b, opt, r)
+			}
 		}
 		if err == nil {
 			return r.finish(pi, u), nil
@@ -137,12 +140,19 @@ func Maximize(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget,
 			return Result{}, err
 		}
 	}
-	if b.Measure != mech.PML && !opt.FullLP && opt.Solver == nil {
+	if b.Measure != mech.PML && !opt.FullLP {
 		if err := ctx.Err(); err != nil {
 			return Result{}, err
 		}
-		if r, err := ratio(ctx, pi, u, b); err == nil {
+		r, err := ratio(ctx, pi, u, b)
+		if err == nil && opt.Solver != nil {
+			r, err = checkedFullLP(ctx, pi, u, b, opt, r)
+		}
+		if err == nil {
 			return r.finish(pi, u), nil
+		}
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return Result{}, ctxErr
 		}
 	}
 	slv := opt.Solver
@@ -178,57 +188,138 @@ func (r Result) finish(pi mech.Prior, u mech.Utility) Result {
 }
 
 // structured runs steps 1 and 2 for an ε-PML budget: the interior point,
-// then with slv the LP restricted to the point's support, accepted within
-// the point's bracket.
-func structured(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget, slv solver.Solver) (Result, error) {
+// then an optimal vertex of its face: with opt.Solver nil the pure-Go one
+// (ipm.SolveVertex), else the named backend's LP on the point's support
+// (onSupport).
+func structured(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget, opt Options) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
-	solve := ipm.Solve // a backend finishes on the interior point's support
-	if slv == nil {
-		solve = ipm.SolveVertex // an optimal vertex of the point's face, in pure Go
+	p := ipm.Problem{Prior: pi, Utility: u, Epsilon: b.Epsilon}
+	if opt.Solver == nil {
+		r, err := ipm.SolveVertex(p, ipm.Options{Context: ctx})
+		return vertexResult(pi, b, r, err)
 	}
-	r, err := solve(ipm.Problem{Prior: pi, Utility: u, Epsilon: b.Epsilon}, ipm.Options{Context: ctx})
+	r, err := ipm.Solve(p, ipm.Options{Context: ctx})
 	if errors.Is(err, ipm.ErrNotConverged) {
 		return Result{}, errUncertified
 	}
 	if err != nil {
 		return Result{}, err
 	}
-	if slv == nil {
-		a, err := certify.Audit(pi, r.Mechanism, b)
-		if err != nil {
-			return Result{}, errUncertified
-		}
-		return Result{Mechanism: r.Mechanism, Epsilon: a.Level, ALIPLower: a.ALIPLower, Bound: r.Bound, Solver: "ipm"}, nil
+	point := Result{Mechanism: r.Mechanism, Value: r.Value, Bound: r.Bound}
+	sol, err := onSupport(ctx, pi, u, b, Options{Solver: opt.Solver}, point)
+	if !errors.Is(err, errUncertified) {
+		return sol, err
 	}
-	if err := ctx.Err(); err != nil {
+	// The backend failed on the support, or left the point's bracket: its
+	// full LP, checked the same way, then the pure-Go vertex of the point.
+	why := fmt.Sprintf("%s's LP on the interior point's support failed or left its certified bracket [%.17g, %.17g]",
+		opt.Solver.Name(), r.Value, r.Bound)
+	sol, err = withinBracket(ctx, pi, u, b, opt, nil, r.Value, r.Bound, why)
+	if !errors.Is(err, errUncertified) {
+		return sol, err
+	}
+	v, verr := ipm.CertifiedVertex(p, r, ipm.Options{Context: ctx})
+	sol, err = vertexResult(pi, b, v, verr)
+	if err == nil {
+		opt.notify("%s's full LP failed or left the certified bracket: returning the pure-Go vertex", opt.Solver.Name())
+	}
+	return sol, err
+}
+
+// vertexResult is the audited Result of ipm's certified vertex r (err
+// being ipm's error), or errUncertified.
+func vertexResult(pi mech.Prior, b mech.Budget, r *ipm.Result, err error) (Result, error) {
+	if errors.Is(err, ipm.ErrNotConverged) {
+		return Result{}, errUncertified
+	}
+	if err != nil {
 		return Result{}, err
 	}
-	support := make(mech.Pattern, len(r.Mechanism))
-	for i, row := range r.Mechanism {
+	a, err := certify.Audit(pi, r.Mechanism, b)
+	if err != nil {
+		return Result{}, errUncertified
+	}
+	return Result{Mechanism: r.Mechanism, Epsilon: a.Level, ALIPLower: a.ALIPLower, Bound: r.Bound, Solver: "ipm"}, nil
+}
+
+// onSupport has the backend opt.Solver solve the ε-PML LP restricted to
+// the support of point, a mechanism with a proven bracket [Value, Bound]
+// on the optimum (withinBracket). When the backend fails or leaves the
+// bracket it returns point itself if that is a finished vertex (Solver
+// set; opt is told), else errUncertified.
+func onSupport(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget, opt Options, point Result) (Result, error) {
+	lo := point.Value
+	if point.Solver != "" { // a finished vertex, whose Value finish fills
+		lo = u.ExpectedUtility(pi, point.Mechanism)
+	}
+	support := make(mech.Pattern, len(point.Mechanism))
+	for i, row := range point.Mechanism {
 		support[i] = make([]bool, len(row))
 		for j, v := range row {
 			support[i][j] = v > supportEntry
 		}
 	}
-	mod, err := polytope.Build(polytope.Spec{Prior: pi, Budget: b, Objective: polytope.ExpectedUtility, Utility: u, Pattern: support})
+	sol, err := withinBracket(ctx, pi, u, b, opt, support, lo, point.Bound, "")
+	if !errors.Is(err, errUncertified) || point.Solver == "" {
+		return sol, err
+	}
+	opt.notify("%s's LP on the certified vertex's support left its bracket [%.17g, %.17g]: returning the pure-Go vertex",
+		opt.Solver.Name(), lo, point.Bound)
+	return point, nil
+}
+
+// checkedFullLP has the backend opt.Solver solve the whole LP of a LIP,
+// ALIP or LDP budget and keeps its optimum when it lies in the bracket of
+// the certified pure-Go vertex point (withinBracket); else it returns
+// point, and opt is told.
+func checkedFullLP(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget, opt Options, point Result) (Result, error) {
+	lo := u.ExpectedUtility(pi, point.Mechanism)
+	sol, err := withinBracket(ctx, pi, u, b, opt, nil, lo, point.Bound, "")
+	if !errors.Is(err, errUncertified) {
+		return sol, err
+	}
+	opt.notify("%s's optimum of the %s LP left the certified bracket [%.17g, %.17g]: returning the pure-Go vertex",
+		opt.Solver.Name(), b.Measure, lo, point.Bound)
+	return point, nil
+}
+
+// withinBracket solves the expected-utility LP of b, restricted to
+// pattern when not nil, with the backend opt.Solver, and accepts its
+// audited optimum when its value lies in the proven bracket [lo, hi] on
+// the optimum (within a relative bracketSlack): an engine's tolerances
+// can leave it short of the optimum (Clp's, by up to 5e-9 on letters of
+// mass 1e-19). It returns errUncertified when the backend fails or
+// leaves the bracket, and ctx's error when ctx ends. A whole LP is
+// announced to opt with its size, and why when not empty.
+func withinBracket(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget, opt Options, pattern mech.Pattern, lo, hi float64, why string) (Result, error) {
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	mod, err := polytope.Build(polytope.Spec{Prior: pi, Budget: b, Objective: polytope.ExpectedUtility, Utility: u, Pattern: pattern})
 	if err != nil {
 		return Result{}, err
 	}
-	sol, err := solveModel(ctx, pi, b, mod, slv)
+	switch {
+	case pattern == nil && why != "":
+		opt.notify("%s: solving the full LP (%d rows × %d columns) with %s", why, mod.LP.NumRows(), mod.LP.NumCols(), opt.Solver.Name())
+	case pattern == nil && mod.LP.NumCols() >= longLP:
+		opt.notify("solving the %s LP (%d rows × %d columns) with %s", b.Measure, mod.LP.NumRows(), mod.LP.NumCols(), opt.Solver.Name())
+	}
+	sol, err := solveModel(ctx, pi, b, mod, opt.Solver)
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return Result{}, ctxErr
+	}
 	if err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return Result{}, ctxErr
-		}
 		return Result{}, errUncertified
 	}
 	v := u.ExpectedUtility(pi, sol.Mechanism)
-	slack := bracketSlack * math.Max(1, math.Abs(r.Value))
-	if v < r.Value-slack || v > r.Bound+slack {
+	slack := bracketSlack * math.Max(1, math.Abs(lo))
+	if v < lo-slack || v > hi+slack {
 		return Result{}, errUncertified
 	}
-	sol.Solver, sol.Bound = slv.Name(), math.Max(r.Bound, v)
+	sol.Solver, sol.Bound = opt.Solver.Name(), math.Max(hi, v)
 	return sol, nil
 }
 

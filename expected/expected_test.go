@@ -12,7 +12,6 @@ import (
 
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/expected"
-	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
@@ -70,11 +69,8 @@ func TestMaximizeHonoursContext(t *testing.T) {
 func TestMaximizeTinyMassPriors(t *testing.T) {
 	ctx := context.Background()
 	for _, n := range []int{12, 20, 30} {
-		u, err := instance.Counting(n)
-		require.NoError(t, err)
 		for _, p := range []float64{0.1, 0.3, 0.9} {
-			pi, err := instance.Binomial(n-1, p)
-			require.NoError(t, err)
+			pi, u := expected.CountingBinomial(t, n, p)
 			budgets := []mech.Budget{{Measure: mech.LIP, Epsilon: 1}, {Measure: mech.LDP, Epsilon: 2}}
 			for _, eps := range []float64{0.1, 1, 5, 20} {
 				budgets = append(budgets, mech.Budget{Measure: mech.PML, Epsilon: eps})

@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmlopt/pmlopt/certify"
-	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/solver"
 )
@@ -25,10 +24,7 @@ import (
 func TestWithoutNegligible(t *testing.T) {
 	ctx := context.Background()
 	const n = 64
-	u, err := instance.Counting(n)
-	require.NoError(t, err)
-	pi, err := instance.Binomial(n-1, 0.9)
-	require.NoError(t, err)
+	pi, u := CountingBinomial(t, n, 0.9)
 	for _, eps := range []float64{10, 30} {
 		what := fmt.Sprintf("PML %g", eps)
 		b := mech.Budget{Measure: mech.PML, Epsilon: eps}
@@ -60,7 +56,7 @@ func TestWithoutNegligible(t *testing.T) {
 		assert.True(t, copied, "%s: the row of the least letter is no other's", what)
 	}
 	uniform := mech.Prior{0.25, 0.25, 0.25, 0.25}
-	_, err = withoutNegligible(ctx, uniform, mech.Utility{{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1}}, mech.Budget{Measure: mech.PML, Epsilon: 1})
+	_, err := withoutNegligible(ctx, uniform, mech.Utility{{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1}}, mech.Budget{Measure: mech.PML, Epsilon: 1})
 	assert.ErrorIs(t, err, errUncertified, "no letter of a uniform prior is negligible")
 }
 
@@ -73,10 +69,7 @@ func TestWithoutNegligible(t *testing.T) {
 func TestRatioWithoutNegligible(t *testing.T) {
 	ctx := context.Background()
 	const n = 32
-	u, err := instance.Counting(n)
-	require.NoError(t, err)
-	pi, err := instance.Binomial(n-1, 0.9)
-	require.NoError(t, err)
+	pi, u := CountingBinomial(t, n, 0.9)
 	for _, b := range []mech.Budget{
 		{Measure: mech.LIP, Epsilon: 10},
 		{Measure: mech.ALIP, EpsilonLower: 5, EpsilonUpper: 10},

@@ -19,7 +19,7 @@ import (
 // not give an audited mechanism within the certificate.
 var ErrNoVertex = errors.New("ipm: no optimal vertex on the interior point's support")
 
-// SolveVertex is Solve followed by Vertex: an optimal vertex of p with the
+// SolveVertex is Solve followed by CertifiedVertex: an optimal vertex of p with the
 // certificate of the interior point, or of the vertex LP's multipliers
 // where the interior point's fell short of the gap (rounding stops the
 // iterations early on utilities of a wide range, such as the squared
@@ -30,6 +30,14 @@ func SolveVertex(p Problem, opt Options) (*Result, error) {
 	if r == nil || (err != nil && !errors.Is(err, ErrNotConverged)) {
 		return r, err
 	}
+	return CertifiedVertex(p, r, opt)
+}
+
+// CertifiedVertex is the second step of SolveVertex on r, a point Solve
+// returned for p (certified or not): Vertex, stopped when opt's context
+// ends, and accepted when certified within opt.Gap (AcceptedGap when 0).
+// Its errors wrap ErrNotConverged when it finds no certified vertex.
+func CertifiedVertex(p Problem, r *Result, opt Options) (*Result, error) {
 	v, verr := vertex(opt.ctx(), p, r)
 	if verr != nil {
 		// No vertex: the caller's fallback for an uncertified solve
