@@ -136,7 +136,7 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 			yes, yesMech, yesPML = mid, safe, leakage.PML(pi, safe)
 			continue
 		}
-		p := &prober{pi: pi, pat: pat, c: c, slv: cfg.slv, ipm: cfg.ipmFor(len(pi)), cols: cfg.colsFor(len(pi)), probeMaster: cfg.probeMaster,
+		p := &prober{pi: pi, pat: pat, c: c, slv: cfg.slv, ipm: cfg.ipmFor(len(pi)), cols: cfg.colsFor(len(pi)), probeMaster: cfg.probeMaster, probeIPM: cfg.probeIPM,
 			stop: func() bool { return ctx.Err() != nil }}
 		o, err := p.probe(limit, limit, true)
 		p.close()

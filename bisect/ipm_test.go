@@ -12,6 +12,7 @@ import (
 
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/internal/colgen"
+	"github.com/pmlopt/pmlopt/internal/ipm"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/solver"
@@ -137,7 +138,9 @@ func TestWithoutLP(t *testing.T) {
 
 // TestMasterStall makes the column generation's master fail: one failure
 // is absorbed by a fresh master (the same ε*, no LP), a master that keeps
-// failing sends the probes to the LP (the same ε* again, with LPs).
+// failing sends the probes to the interior point (ipm.Probe), which
+// settles this search without an LP (the same ε* again); should that fail
+// too, the LP answers.
 func TestMasterStall(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 24))
 	pi, o := randinst.Prior(rng, 9, 0.01), randinst.StrictOrder(rng, 9, 7)
@@ -152,7 +155,7 @@ func TestMasterStall(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		fails func(call int) bool
-		lps   bool
+		ipm   bool // every probe fails over to ipm.Probe
 	}{
 		{"first and third call", func(call int) bool { return call == 1 || call == 3 }, false},
 		{"every call", func(int) bool { return true }, true},
@@ -169,8 +172,9 @@ func TestMasterStall(t *testing.T) {
 		require.NoError(t, err, c.name)
 		assert.InDelta(t, ref.EpsUpper, r.EpsUpper, 1e-9, c.name)
 		audit(t, pi, pat, r, DefaultTol)
-		if c.lps {
-			assert.Positive(t, r.LPSolves, c.name)
+		if c.ipm {
+			assert.Zero(t, r.LPSolves, "%s: the interior point should have answered", c.name)
+			assert.Equal(t, 2*r.GoProbes, calls, "%s: a fresh master per probe, then ipm.Probe", c.name)
 		} else {
 			assert.Zero(t, r.LPSolves, "%s: a fresh master should have answered", c.name)
 			assert.Equal(t, ref.GoProbes+2, calls, "%s: one retry per failure", c.name)
@@ -202,11 +206,16 @@ func TestProbeLPStops(t *testing.T) {
 	assert.Contains(t, []verdict{feasible, infeasible}, res.v)
 }
 
-// TestMasterUnsettled: a column-generation probe below ε* that stops at
-// its round limit without settling (colgen.Result.Unsettled: no
-// mechanism, a weak proof) steers the search above it, up to
-// unsettledStands times, without an LP; the search still reaches the same
-// ε*. Every probe below ε* unsettled sends the rest to the LP.
+// TestMasterUnsettled: a column-generation probe that stops at its round
+// limit without settling (colgen.Result.Unsettled: no mechanism, a weak
+// proof) is asked again of the interior point, which settles it without
+// an LP. Should the interior point fail too, a probe below ε* steers the
+// search above it, up to unsettledStands times, without an LP, and every
+// probe below ε* unsettled sends the rest to the LP. Unsettled probes
+// above ε* steer the search the wrong way (two of them left the bracket
+// [0.28, 0.84] open around ε* = 0.51): the second pass over the whole
+// bracket closes it, with the LP settling whatever stays open. Every
+// search reaches the same ε*.
 func TestMasterUnsettled(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	pi, o := randinst.Prior(rng, 24, 0.05), randinst.StrictOrder(rng, 24, 24)
@@ -223,23 +232,32 @@ func TestMasterUnsettled(t *testing.T) {
 		}
 		return false
 	}
+	failIPM := func(mech.Prior, mech.Pattern, float64) (*ipm.ProbeResult, error) {
+		return nil, errors.New("no interior point")
+	}
 
 	for _, c := range []struct {
 		name     string
-		unsettle func(below int) bool // whether the below-th probe under ε* tails
+		above    bool               // the probes that tail lie above ε* (else below)
+		unsettle func(nth int) bool // whether the nth probe on that side tails
+		probeIPM func(mech.Prior, mech.Pattern, float64) (*ipm.ProbeResult, error)
 		lps      bool
 	}{
-		{"the first search probe below ε*", func(below int) bool { return below == 1 }, false},
-		{"every probe below ε*", func(int) bool { return true }, true},
+		{"every probe below ε*, the interior point answering", false, func(int) bool { return true }, nil, false},
+		{"the first search probe below ε*", false, func(nth int) bool { return nth == 1 }, failIPM, false},
+		{"every probe below ε*", false, func(int) bool { return true }, failIPM, true},
+		{"the first two probes above ε*", true, func(nth int) bool { return nth <= 2 }, failIPM, false},
+		{"every probe above ε*", true, func(int) bool { return true }, failIPM, true},
 	} {
-		below, unsettled := 0, 0
+		nth, unsettled := 0, 0
 		tailing := opt
+		tailing.probeIPM = c.probeIPM
 		tailing.probeMaster = func(m *colgen.Master, eps float64) (*colgen.Result, error) {
 			r, err := m.Probe(eps)
-			if err != nil || eps >= ref.EpsLower || atOpening(eps) {
+			if err != nil || atOpening(eps) || (eps >= ref.EpsLower) != c.above || (c.above && eps <= ref.EpsUpper) {
 				return r, err // the probes at openings never ask the LP
 			}
-			if below++; !c.unsettle(below) {
+			if nth++; !c.unsettle(nth) {
 				return r, nil
 			}
 			unsettled++
@@ -248,7 +266,7 @@ func TestMasterUnsettled(t *testing.T) {
 		}
 		r, err := LeastEpsilon(context.Background(), pi, pat, tailing)
 		require.NoError(t, err, c.name)
-		require.Positive(t, unsettled, "%s: no probe below ε*: the test proves nothing", c.name)
+		require.Positive(t, unsettled, "%s: no probe tailed: the test proves nothing", c.name)
 		assert.InDelta(t, ref.EpsUpper, r.EpsUpper, 1e-9, c.name)
 		audit(t, pi, pat, r, DefaultTol)
 		if c.lps {

@@ -8,6 +8,7 @@ import (
 	"runtime"
 
 	"github.com/pmlopt/pmlopt/internal/colgen"
+	"github.com/pmlopt/pmlopt/internal/ipm"
 	"github.com/pmlopt/pmlopt/internal/patternbasis"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/solver"
@@ -61,6 +62,9 @@ type Options struct {
 	// probeMaster, if not nil, replaces (*colgen.Master).Probe in the
 	// searches: tests make a master stall with it.
 	probeMaster func(*colgen.Master, float64) (*colgen.Result, error)
+	// probeIPM, if not nil, replaces ipm.Probe in the searches: tests make
+	// the interior point fail with it.
+	probeIPM func(mech.Prior, mech.Pattern, float64) (*ipm.ProbeResult, error)
 }
 
 // Probes says who answers a search's probes.
@@ -96,6 +100,7 @@ type config struct {
 	probes   Probes
 
 	probeMaster func(*colgen.Master, float64) (*colgen.Result, error)
+	probeIPM    func(mech.Prior, mech.Pattern, float64) (*ipm.ProbeResult, error)
 }
 
 // ipmFor reports whether the searches ask ipm.Probe first on an n-letter
@@ -111,7 +116,7 @@ func (c config) colsFor(n int) bool {
 }
 
 func (o Options) config() (config, error) {
-	c := config{slv: o.Solver, tol: o.Tol, workers: o.Workers, progress: o.Progress, settled: o.Settled, probes: o.Probes, probeMaster: o.probeMaster}
+	c := config{slv: o.Solver, tol: o.Tol, workers: o.Workers, progress: o.Progress, settled: o.Settled, probes: o.Probes, probeMaster: o.probeMaster, probeIPM: o.probeIPM}
 	if c.probes < ProbesAuto || c.probes > ProbesColumns {
 		return c, fmt.Errorf("bisect: unknown probes %d", o.Probes)
 	}

@@ -34,6 +34,8 @@ type prober struct {
 	// probeMaster, if not nil, replaces (*colgen.Master).Probe: tests make
 	// a master stall with it.
 	probeMaster func(*colgen.Master, float64) (*colgen.Result, error)
+	// probeIPM, if not nil, replaces ipm.Probe: tests make it fail.
+	probeIPM func(mech.Prior, mech.Pattern, float64) (*ipm.ProbeResult, error)
 
 	model     *polytope.Model // warm path: loaded once, pruned at level
 	sess      solver.Session
@@ -51,6 +53,7 @@ type prober struct {
 	// so that a cancelled curve does not wait out a pure-Go LP of minutes.
 	stop func() bool
 
+	strict    bool // no pure-Go verdict stands open without an LP (withoutLP), and LPs settle theirs
 	near      int  // pure-Go probes in a row that stood open near ε* without an LP (withoutLP)
 	unsettled int  // unsettled column-generation probes that stood without an LP (withoutLP)
 	stuck     bool // the last probe's verdict was unproven or inconclusive
@@ -142,6 +145,8 @@ func (p *prober) withoutLP(t float64, ev *evidence) (outcome, bool) {
 	switch {
 	case p.closes != nil && p.closes(ev.Lower, ev.PML):
 		return o, true
+	case p.strict:
+		return outcome{}, false
 	case p.near < nearStands && ev.PML <= t+nearSlop:
 		p.near++
 		return o, true
@@ -173,7 +178,9 @@ type evidence struct {
 	unsettled bool // the column generation stopped at its round limit (colgen.Result.Unsettled)
 }
 
-// goProbe asks ipm.Probe or the column generation about t. Its verdict is
+// goProbe asks the column generation about t, then ipm.Probe when the
+// prober asks for it, when the master fails, or when it stops at its
+// round limit without settling the question. Its verdict is
 // feasible or infeasible when the evidence settles the question, and
 // unproven otherwise (then ev holds whatever it found, for the LP's
 // outcome). An infeasible verdict keeps the mechanism found, if any: the
@@ -181,28 +188,73 @@ type evidence struct {
 func (p *prober) goProbe(t float64) (o outcome, ev *evidence) {
 	p.probes++
 	if p.cols {
-		r, err := p.masterProbe(t)
-		if err != nil {
+		// A master that stalled twice (masterProbe) leaves the question
+		// to the interior point before any LP: at a hundred letters and
+		// more a pure-Go LP can cost minutes.
+		if r, err := p.masterProbe(t); err == nil {
+			ev = &evidence{Evidence: r.Evidence, est: r.Estimate, pol: r.Polished, unsettled: r.Unsettled}
+			p.keepPattern(ev)
+		}
+	}
+	if ev == nil || (ev.unsettled && ev.settled(t) == unproven) {
+		// A master tailing at its round limit is as likely above ε* as
+		// below it: the interior point, another formulation, often
+		// settles the question there.
+		probe := ipm.Probe
+		if p.probeIPM != nil {
+			probe = p.probeIPM
+		}
+		r, err := probe(p.pi, p.pat, t)
+		switch {
+		case err == nil && ev == nil:
+			ev = &evidence{Evidence: r.Evidence}
+			p.keepPattern(ev)
+		case err == nil:
+			ev.add(r.Evidence, p.pat)
+		case ev == nil:
 			return outcome{v: unproven}, nil
 		}
-		ev = &evidence{Evidence: r.Evidence, est: r.Estimate, pol: r.Polished, unsettled: r.Unsettled}
-	} else {
-		r, err := ipm.Probe(p.pi, p.pat, t)
-		if err != nil {
-			return outcome{v: unproven}, nil
-		}
-		ev = &evidence{Evidence: r.Evidence}
 	}
-	if ev.Mechanism != nil && !p.pat.Holds(ev.Mechanism) {
-		ev.Mechanism, ev.PML = nil, math.Inf(1)
-	}
-	switch {
-	case ev.Alpha != nil && ev.Lower >= t-proofMargin:
+	switch ev.settled(t) {
+	case infeasible:
 		return outcome{v: infeasible, Evidence: ev.Evidence, est: ev.est, pol: ev.pol}, ev
-	case ev.Mechanism != nil && ev.PML <= t+certify.ProbeSlack:
+	case feasible:
 		return outcome{v: feasible, Evidence: ev.Evidence}, ev
 	}
 	return outcome{v: unproven}, ev
+}
+
+// keepPattern drops ev's mechanism if it breaks the prober's pattern.
+func (p *prober) keepPattern(ev *evidence) {
+	if ev.Mechanism != nil && !p.pat.Holds(ev.Mechanism) {
+		ev.Mechanism, ev.PML = nil, math.Inf(1)
+	}
+}
+
+// settled is what ev settles about t: infeasible (a proof within
+// proofMargin of t), feasible (a mechanism within certify.ProbeSlack of
+// t), or unproven.
+func (ev *evidence) settled(t float64) verdict {
+	switch {
+	case ev.Alpha != nil && ev.Lower >= t-proofMargin:
+		return infeasible
+	case ev.Mechanism != nil && ev.PML <= t+certify.ProbeSlack:
+		return feasible
+	}
+	return unproven
+}
+
+// add takes from e, another probe's evidence at the same t, a higher
+// proven bound and a better mechanism respecting pat. The column
+// generation's stop at its round limit stands only while the question
+// stays open.
+func (ev *evidence) add(e certify.Evidence, pat mech.Pattern) {
+	if e.Alpha != nil && e.Lower > ev.Lower {
+		ev.Lower, ev.Alpha, ev.est = e.Lower, e.Alpha, 0
+	}
+	if e.Mechanism != nil && e.PML < ev.PML && pat.Holds(e.Mechanism) {
+		ev.Mechanism, ev.PML, ev.pol = e.Mechanism, e.PML, false
+	}
 }
 
 // masterProbe asks the column generation about t. Should the master's

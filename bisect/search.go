@@ -244,7 +244,7 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 	b.sl, b.hv = b.lo, b.hi
 
 	p := &prober{pi: pi, pat: pat, c: c, slv: cfg.slv, start: h.basis, seed: h.seed, keepBasis: h.keepBasis,
-		ipm: cfg.ipmFor(len(pi)), cols: cfg.colsFor(len(pi)), probeMaster: cfg.probeMaster,
+		ipm: cfg.ipmFor(len(pi)), cols: cfg.colsFor(len(pi)), probeMaster: cfg.probeMaster, probeIPM: cfg.probeIPM,
 		stop: func() bool { return ctx.Err() != nil }}
 	defer p.close()
 	p.closes = func(lb, a float64) bool { return b.closes(lb, a, tol) }
@@ -258,75 +258,88 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 	st := steer{openings: openings(pi, pat), lazyExact: h.lazyExact}
 	failures := 0
 	var lastErr error
-	for k := 0; !b.closed(tol) && k < maxProbes; k++ {
-		if err := ctx.Err(); err != nil {
-			return b.result(p), err
-		}
-		if t, ok := st.exactProbe(&b, tol); ok && failures == 0 {
-			if o, err := p.atExact(t, level); err == nil {
-				b.takeExact(o, t, pat, &st)
+	for pass := 0; pass < 2; pass++ {
+		for k := 0; !b.closed(tol) && k < maxProbes; k++ {
+			if err := ctx.Err(); err != nil {
+				return b.result(p), err
 			}
-			continue
-		}
-		t := b.sl + (b.hv-b.sl)/2
-		switch {
-		case failures > 0:
-			// After the oracle failed at a point: another point of
-			// [sl, hv].
-			t = b.sl + (b.hv-b.sl)*[...]float64{0.3, 0.7}[failures-1]
-		case k == 0:
-			t = pl.first(&b)
-		case st.slow >= 5:
-			st.slow = 0 // bisect
-		default:
-			t = pl.next(&b, &st, tol)
-		}
-		width := b.hv - b.sl
-		o, err := p.probe(t, level, false)
-		if err != nil {
-			// A backend may fail at a degenerate point: two other points
-			// of the bracket get a chance, then the search steers below
-			// the failing point (the bracket stays sound, only possibly
-			// wider). The error is returned if the bracket ends wider than
-			// tol.
-			lastErr = err
-			if failures++; failures > 2 {
-				b.hv, failures = t, 0
+			if t, ok := st.exactProbe(&b, tol); ok && failures == 0 {
+				if o, err := p.atExact(t, level); err == nil {
+					b.takeExact(o, t, pat, &st)
+				}
+				continue
 			}
-			continue
+			t := b.sl + (b.hv-b.sl)/2
+			switch {
+			case failures > 0:
+				// After the oracle failed at a point: another point of
+				// [sl, hv].
+				t = b.sl + (b.hv-b.sl)*[...]float64{0.3, 0.7}[failures-1]
+			case k == 0:
+				t = pl.first(&b)
+			case st.slow >= 5:
+				st.slow = 0 // bisect
+			default:
+				t = pl.next(&b, &st, tol)
+			}
+			width := b.hv - b.sl
+			o, err := p.probe(t, level, p.strict)
+			if err != nil {
+				// A backend may fail at a degenerate point: two other points
+				// of the bracket get a chance, then the search steers below
+				// the failing point (the bracket stays sound, only possibly
+				// wider). The error is returned if the bracket ends wider than
+				// tol.
+				lastErr = err
+				if failures++; failures > 2 {
+					b.hv, failures = t, 0
+				}
+				continue
+			}
+			failures = 0
+			b.update(o, t, &st, p)
+			st.above = o.v == feasible || o.v == inconclusive
+			if o.v == inconclusive && o.Mechanism != nil && o.PML <= t+nearSlop {
+				st.nearMisses++
+			} else {
+				st.nearMisses = 0
+			}
+			st.slow = progress(st.slow, width, b.hv-b.sl)
 		}
-		failures = 0
-		b.update(o, t, &st, p)
-		st.above = o.v == feasible || o.v == inconclusive
-		if o.v == inconclusive && o.Mechanism != nil && o.PML <= t+nearSlop {
-			st.nearMisses++
-		} else {
-			st.nearMisses = 0
-		}
-		st.slow = progress(st.slow, width, b.hv-b.sl)
-	}
 
-	// 3. The steering interval can collapse while the certified lower end
-	// lags (unproven verdicts near ε*, or a proof that gives up its
-	// rounding margin): close the bracket with proofs just below the
-	// upper end.
-	for _, f := range []float64{0.5, 0.9} {
-		t := b.hi - f*tol
-		if b.hi-b.lo <= tol || t <= b.lo || ctx.Err() != nil {
+		// 3. The steering interval can collapse while the certified lower end
+		// lags (unproven verdicts near ε*, or a proof that gives up its
+		// rounding margin): close the bracket with proofs just below the
+		// upper end.
+		for _, f := range []float64{0.5, 0.9} {
+			t := b.hi - f*tol
+			if b.hi-b.lo <= tol || t <= b.lo || ctx.Err() != nil {
+				break
+			}
+			o, err := p.probe(t, level, true)
+			if err != nil {
+				continue
+			}
+			if o.Mechanism != nil && o.PML < b.hi && pat.Holds(o.Mechanism) {
+				b.mech, b.hi, b.exact = o.Mechanism, o.PML, false
+			}
+			if o.Alpha != nil {
+				b.raise(o.Lower, o.Alpha) // proven whatever the verdict
+			}
+		}
+
+		// 4. A bracket still open after that stood on verdicts without
+		// proof that steered the search the wrong way (a master tailing
+		// at its round limit can stand above ε*, not below it): steer
+		// over the whole bracket once more, with every open verdict
+		// settled by the LP.
+		if b.hi-b.lo <= tol || ctx.Err() != nil || p.strict {
 			break
 		}
-		o, err := p.probe(t, level, true)
-		if err != nil {
-			continue
-		}
-		if o.Mechanism != nil && o.PML < b.hi && pat.Holds(o.Mechanism) {
-			b.mech, b.hi, b.exact = o.Mechanism, o.PML, false
-		}
-		if o.Alpha != nil {
-			b.raise(o.Lower, o.Alpha) // proven whatever the verdict
-		}
+		p.strict = true
+		b.sl, b.hv = b.lo, b.hi
 	}
-	// 3. No dust: a mechanism with entries below certify.DustEntry is
+	// 5. No dust: a mechanism with entries below certify.DustEntry is
 	// replaced by its cleaned copy when that stays within the bracket's
 	// tolerance (and below the hint's upper end, which a caller may have
 	// chosen within a budget).
