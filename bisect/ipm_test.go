@@ -214,8 +214,8 @@ func TestProbeLPStops(t *testing.T) {
 // probe below ε* unsettled sends the rest to the LP. Unsettled probes
 // above ε* steer the search the wrong way (two of them left the bracket
 // [0.28, 0.84] open around ε* = 0.51): the second pass over the whole
-// bracket closes it, with the LP settling whatever stays open. Every
-// search reaches the same ε*.
+// bracket closes it: the master goes on from its round limit, and the LP
+// settles whatever stays open. Every search reaches the same ε*.
 func TestMasterUnsettled(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	pi, o := randinst.Prior(rng, 24, 0.05), randinst.StrictOrder(rng, 24, 24)
@@ -241,20 +241,24 @@ func TestMasterUnsettled(t *testing.T) {
 		above    bool               // the probes that tail lie above ε* (else below)
 		unsettle func(nth int) bool // whether the nth probe on that side tails
 		probeIPM func(mech.Prior, mech.Pattern, float64) (*ipm.ProbeResult, error)
+		goesOn   bool // a master asked again at the same ε settles
 		lps      bool
 	}{
-		{"every probe below ε*, the interior point answering", false, func(int) bool { return true }, nil, false},
-		{"the first search probe below ε*", false, func(nth int) bool { return nth == 1 }, failIPM, false},
-		{"every probe below ε*", false, func(int) bool { return true }, failIPM, true},
-		{"the first two probes above ε*", true, func(nth int) bool { return nth <= 2 }, failIPM, false},
-		{"every probe above ε*", true, func(int) bool { return true }, failIPM, true},
+		{"every probe below ε*, the interior point answering", false, func(int) bool { return true }, nil, false, false},
+		{"the first search probe below ε*", false, func(nth int) bool { return nth == 1 }, failIPM, false, false},
+		{"every probe below ε*", false, func(int) bool { return true }, failIPM, false, true},
+		{"the first two probes above ε*", true, func(nth int) bool { return nth <= 2 }, failIPM, false, false},
+		{"every probe above ε*", true, func(int) bool { return true }, failIPM, false, true},
+		{"every probe above ε*, the master settling when it goes on", true, func(int) bool { return true }, failIPM, true, false},
 	} {
-		nth, unsettled := 0, 0
+		nth, unsettled, last := 0, 0, -1.0
 		tailing := opt
 		tailing.probeIPM = c.probeIPM
 		tailing.probeMaster = func(m *colgen.Master, eps float64) (*colgen.Result, error) {
 			r, err := m.Probe(eps)
-			if err != nil || atOpening(eps) || (eps >= ref.EpsLower) != c.above || (c.above && eps <= ref.EpsUpper) {
+			again := eps == last
+			last = eps
+			if err != nil || atOpening(eps) || (eps >= ref.EpsLower) != c.above || (c.above && eps <= ref.EpsUpper) || (again && c.goesOn) {
 				return r, err // the probes at openings never ask the LP
 			}
 			if nth++; !c.unsettle(nth) {

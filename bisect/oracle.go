@@ -161,6 +161,10 @@ func (p *prober) withoutLP(t float64, ev *evidence) (outcome, bool) {
 	return outcome{}, false
 }
 
+// goOnProbes is how many more times the master may go on from its round
+// limit, on a probe that can no longer stand open, before the LP.
+const goOnProbes = 4
+
 // unsettledStands is how many column-generation probes of one search may
 // stop at their round limit without an LP. At a few hundred letters the
 // master tails for its thousand rounds a few 1e-3 below ε* on some
@@ -180,7 +184,8 @@ type evidence struct {
 
 // goProbe asks the column generation about t, then ipm.Probe when the
 // prober asks for it, when the master fails, or when it stops at its
-// round limit without settling the question. Its verdict is
+// round limit without settling the question; a probe that may not stand
+// open lets the master go on (goOnProbes). Its verdict is
 // feasible or infeasible when the evidence settles the question, and
 // unproven otherwise (then ev holds whatever it found, for the LP's
 // outcome). An infeasible verdict keeps the mechanism found, if any: the
@@ -214,6 +219,17 @@ func (p *prober) goProbe(t float64) (o outcome, ev *evidence) {
 		case ev == nil:
 			return outcome{v: unproven}, nil
 		}
+	}
+	for n := 0; ev.unsettled && ev.settled(t) == unproven && (p.strict || p.unsettled >= unsettledStands) && n < goOnProbes; n++ {
+		// The probe can no longer stand open (withoutLP): the master
+		// goes on from where its round limit stopped it, which costs far
+		// less than a pure-Go LP of a few hundred letters.
+		r, err := p.masterProbe(t)
+		if err != nil {
+			break
+		}
+		ev.add(r.Evidence, p.pat)
+		ev.unsettled = r.Unsettled
 	}
 	switch ev.settled(t) {
 	case infeasible:
