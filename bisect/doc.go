@@ -106,6 +106,16 @@
 // bracket and bisects when it has no fresh estimate (docs/performance.md
 // compares the oracles on the bench's curves).
 //
+// A master that fails (its simplex stalled twice), or that stops at its
+// round limit without settling the probe, hands the probe to ipm.Probe;
+// an unsettled probe still open stands, up to twice per search, as an
+// infeasibility that steers the search above it (such probes usually lie
+// below ε*), and beyond that the master goes on from where it stopped, up
+// to four more times, before the LP. A probe that stood open can steer
+// the search the wrong way: a search whose bracket is still open after
+// its probes and the proofs below its upper end runs once more over the
+// whole certified bracket, where no verdict may stand open.
+//
 // ipm.Probe runs the interior-point method of package ipm on the
 // expected-utility problem over every pair with utility −1 on the
 // forbidden pairs, whose optimum is 0 exactly when an ε-PML mechanism with

@@ -80,7 +80,8 @@ const (
 	// leaves open.
 	ProbesIPM
 	// ProbesColumns: the column generation of package colgen first at
-	// every size, the LP for what it leaves open.
+	// every size (ipm.Probe where its master fails or stops at its round
+	// limit), the LP for what they leave open.
 	ProbesColumns
 )
 

@@ -54,6 +54,7 @@ type prober struct {
 	stop func() bool
 
 	strict    bool // no pure-Go verdict stands open without an LP (withoutLP), and LPs settle theirs
+	stood     bool // a verdict without proof steered the search (withoutLP, or an LP's left unsettled)
 	near      int  // pure-Go probes in a row that stood open near ε* without an LP (withoutLP)
 	unsettled int  // unsettled column-generation probes that stood without an LP (withoutLP)
 	stuck     bool // the last probe's verdict was unproven or inconclusive
@@ -93,10 +94,10 @@ type outcome struct {
 const proofMargin = 1e-12
 
 // probe tests t ≤ level (level: the pruning level of a warm model, the
-// upper end of the bracket): by ipm.Probe first when the prober asks it
-// (its verdict stands when its evidence settles the question), else, or
-// for what it leaves open, by lpProbe, whose outcome then carries the
-// interior point's evidence as well.
+// upper end of the bracket): by the pure-Go probes first (goProbe; their
+// verdict stands when their evidence settles the question, or when
+// withoutLP lets it stand open), else by lpProbe, whose outcome then
+// carries their evidence as well.
 func (p *prober) probe(t, level float64, settle bool) (outcome, error) {
 	var ev *evidence
 	if p.ipm || p.cols {
@@ -148,14 +149,14 @@ func (p *prober) withoutLP(t float64, ev *evidence) (outcome, bool) {
 	case p.strict:
 		return outcome{}, false
 	case p.near < nearStands && ev.PML <= t+nearSlop:
-		p.near++
+		p.near, p.stood = p.near+1, true
 		return o, true
 	case ev.unsettled && p.unsettled < unsettledStands:
-		// Tailing below ε*: the search steers above t, as for an
-		// unproven infeasibility, and keeps whatever the probe proved.
-		p.unsettled++
+		// Tailing, most often below ε*: the search steers above t, as
+		// for an unproven infeasibility, and keeps whatever the probe
+		// proved or found (bracket.update).
+		p.unsettled, p.stood = p.unsettled+1, true
 		o.v = unproven
-		o.Mechanism, o.PML = nil, 0
 		return o, true
 	}
 	return outcome{}, false
@@ -221,6 +222,9 @@ func (p *prober) goProbe(t float64) (o outcome, ev *evidence) {
 		}
 	}
 	for n := 0; ev.unsettled && ev.settled(t) == unproven && (p.strict || p.unsettled >= unsettledStands) && n < goOnProbes; n++ {
+		if p.stop != nil && p.stop() {
+			break
+		}
 		// The probe can no longer stand open (withoutLP): the master
 		// goes on from where its round limit stopped it, which costs far
 		// less than a pure-Go LP of a few hundred letters.
@@ -228,7 +232,13 @@ func (p *prober) goProbe(t float64) (o outcome, ev *evidence) {
 		if err != nil {
 			break
 		}
-		ev.add(r.Evidence, p.pat)
+		proof, found := ev.add(r.Evidence, p.pat)
+		if proof {
+			ev.est = r.Estimate
+		}
+		if found {
+			ev.pol = r.Polished
+		}
 		ev.unsettled = r.Unsettled
 	}
 	switch ev.settled(t) {
@@ -261,16 +271,16 @@ func (ev *evidence) settled(t float64) verdict {
 }
 
 // add takes from e, another probe's evidence at the same t, a higher
-// proven bound and a better mechanism respecting pat. The column
-// generation's stop at its round limit stands only while the question
-// stays open.
-func (ev *evidence) add(e certify.Evidence, pat mech.Pattern) {
+// proven bound and a better mechanism respecting pat, and reports which
+// it took; the extras of what it replaced (est, pol) are dropped.
+func (ev *evidence) add(e certify.Evidence, pat mech.Pattern) (proof, found bool) {
 	if e.Alpha != nil && e.Lower > ev.Lower {
-		ev.Lower, ev.Alpha, ev.est = e.Lower, e.Alpha, 0
+		ev.Lower, ev.Alpha, ev.est, proof = e.Lower, e.Alpha, 0, true
 	}
 	if e.Mechanism != nil && e.PML < ev.PML && pat.Holds(e.Mechanism) {
-		ev.Mechanism, ev.PML, ev.pol = e.Mechanism, e.PML, false
+		ev.Mechanism, ev.PML, ev.pol, found = e.Mechanism, e.PML, false, true
 	}
+	return proof, found
 }
 
 // masterProbe asks the column generation about t. Should the master's
@@ -341,6 +351,7 @@ func (p *prober) lpProbe(t, level float64, settle bool) (outcome, error) {
 	}
 	if o.v == feasible || o.v == infeasible || (!settle && !p.stuck) {
 		p.stuck = o.v != feasible && o.v != infeasible
+		p.stood = p.stood || p.stuck
 		return o, nil
 	}
 	p.stuck = false

@@ -220,6 +220,9 @@ func (columnPlacement) next(b *bracket, st *steer, tol float64) float64 {
 //     bracket, until it is closed.
 //  3. Close a bracket still wider than tol with proofs just below its
 //     upper end.
+//  4. A bracket still open after verdicts without proof steered the
+//     search: steps 2 and 3 once more over the whole bracket, strict.
+//  5. No dust.
 func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, tol float64, h hint) (Result, error) {
 	// 1. The free bounds.
 	n, m := len(pat), len(pat[0])
@@ -275,7 +278,7 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 				// After the oracle failed at a point: another point of
 				// [sl, hv].
 				t = b.sl + (b.hv-b.sl)*[...]float64{0.3, 0.7}[failures-1]
-			case k == 0:
+			case k == 0 && pass == 0:
 				t = pl.first(&b)
 			case st.slow >= 5:
 				st.slow = 0 // bisect
@@ -333,7 +336,7 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 		// at its round limit can stand above ε*, not below it): steer
 		// over the whole bracket once more, with every open verdict
 		// settled by the LP.
-		if b.hi-b.lo <= tol || ctx.Err() != nil || p.strict {
+		if b.hi-b.lo <= tol || ctx.Err() != nil || p.strict || !p.stood {
 			break
 		}
 		p.strict = true
@@ -387,6 +390,16 @@ func (b *bracket) update(o outcome, t float64, st *steer, p *prober) {
 		}
 		b.sl = math.Max(b.sl, math.Max(t, b.lo))
 	case unproven:
+		// Whatever the probe proved or found holds all the same (an
+		// unsettled master's, the interior point's); only the steering
+		// rests on the verdict.
+		if o.Alpha != nil {
+			b.raise(o.Lower, o.Alpha)
+		}
+		if o.Mechanism != nil && o.PML < b.hi && p.pat.Holds(o.Mechanism) {
+			b.mech, b.hi, b.exact = o.Mechanism, o.PML, false
+			b.hv = math.Min(b.hv, b.hi)
+		}
 		b.sl = math.Max(b.sl, t)
 	default: // feasible, inconclusive
 		if o.Mechanism != nil && o.PML < b.hi && p.pat.Holds(o.Mechanism) {

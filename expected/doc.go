@@ -32,8 +32,9 @@
 //     Its optimum is accepted when its value lies within step 1's bracket
 //     (up to a relative 1e-9): it is then optimal to within that bracket.
 //     An engine's tolerances can leave it short (Clp's by up to 5e-9 on
-//     letters of mass 1e-19), and an engine can fail: then the pure-Go
-//     vertex of step 1 is returned and Options.Notify is told.
+//     letters of mass 1e-19), and an engine can fail: then, for ε-PML,
+//     its full LP is solved and checked the same way, and failing that
+//     the pure-Go vertex of step 1 is returned; Options.Notify is told.
 //  3. Full LP. When step 1 finds no certified point (or Options.FullLP
 //     asks for it) the backend (solver.Auto() without one) solves the
 //     whole LP.

@@ -201,6 +201,17 @@ func structured(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budge
 		return vertexResult(pi, b, r, err)
 	}
 	r, err := ipm.Solve(p, ipm.Options{Context: ctx})
+	if errors.Is(err, ipm.ErrNotConverged) && r != nil {
+		// Rounding can stop the iterations short of the gap while the
+		// vertex of the point's face is certified by its own multipliers
+		// (as for Solver nil): the backend then works on its support.
+		v, verr := ipm.CertifiedVertex(p, r, ipm.Options{Context: ctx})
+		vertex, err := vertexResult(pi, b, v, verr)
+		if err != nil {
+			return Result{}, err
+		}
+		return onSupport(ctx, pi, u, b, opt, vertex)
+	}
 	if errors.Is(err, ipm.ErrNotConverged) {
 		return Result{}, errUncertified
 	}
