@@ -136,19 +136,31 @@ func TestWithoutLP(t *testing.T) {
 	assert.False(t, ok, "a point beyond nearSlop goes to the LP")
 }
 
+// columnsReference draws a random prior on n letters (randinst.Prior with
+// floor) and a strict order over m outputs from the PCG
+// seeds s1, s2, takes the pattern of threshold h, and returns them with
+// the column-generation options and the search's result under them, which
+// must need no LP: the reference the tests that break the master compare
+// with.
+func columnsReference(t *testing.T, s1, s2 uint64, n int, floor float64, m, h int) (mech.Prior, mech.Pattern, Options, Result) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(s1, s2))
+	pi, o := randinst.Prior(rng, n, floor), randinst.StrictOrder(rng, n, m)
+	pat := o.Pattern(h)
+	opt := Options{Solver: solver.Auto(), Probes: ProbesColumns}
+	ref, err := LeastEpsilon(context.Background(), pi, pat, opt)
+	require.NoError(t, err)
+	require.Zero(t, ref.LPSolves)
+	return pi, pat, opt, ref
+}
+
 // TestMasterStall makes the column generation's master fail: one failure
 // is absorbed by a fresh master (the same ε*, no LP), a master that keeps
 // failing sends the probes to the interior point (ipm.Probe), which
 // settles this search without an LP (the same ε* again); should that fail
 // too, the LP answers.
 func TestMasterStall(t *testing.T) {
-	rng := rand.New(rand.NewPCG(23, 24))
-	pi, o := randinst.Prior(rng, 9, 0.01), randinst.StrictOrder(rng, 9, 7)
-	pat := o.Pattern(3)
-	opt := Options{Solver: solver.Auto(), Probes: ProbesColumns}
-	ref, err := LeastEpsilon(context.Background(), pi, pat, opt)
-	require.NoError(t, err)
-	require.Zero(t, ref.LPSolves)
+	pi, pat, opt, ref := columnsReference(t, 23, 24, 9, 0.01, 7, 3)
 	require.Greater(t, ref.GoProbes, 2)
 
 	stall := errors.New("stalled")
@@ -217,13 +229,7 @@ func TestProbeLPStops(t *testing.T) {
 // bracket closes it: the master goes on from its round limit, and the LP
 // settles whatever stays open. Every search reaches the same ε*.
 func TestMasterUnsettled(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	pi, o := randinst.Prior(rng, 24, 0.05), randinst.StrictOrder(rng, 24, 24)
-	pat := o.Pattern(12)
-	opt := Options{Solver: solver.Auto(), Probes: ProbesColumns}
-	ref, err := LeastEpsilon(context.Background(), pi, pat, opt)
-	require.NoError(t, err)
-	require.Zero(t, ref.LPSolves)
+	pi, pat, opt, ref := columnsReference(t, 3, 4, 24, 0.05, 24, 12)
 	atOpening := func(eps float64) bool {
 		for _, c := range openings(pi, pat) {
 			if math.Abs(eps-c) < 1e-12 {
