@@ -107,8 +107,11 @@
 // compares the oracles on the bench's curves).
 //
 // A master that fails (its simplex stalled twice), or that stops at its
-// round limit without settling the probe, hands the probe to ipm.Probe;
-// an unsettled probe still open stands, up to twice per search, as an
+// round limit without settling the probe, hands the probe to ipm.Probe.
+// A failed probe still open is moved, up to four times per search, to
+// other points of the bracket (a master stalls on the degenerate bases
+// within a few 1e-7 of a breakpoint, which a point a third of the bracket
+// away does not share); an unsettled probe still open stands, up to twice per search, as an
 // infeasibility that steers the search above it (such probes usually lie
 // below ε*), and beyond that the master goes on from where it stopped, up
 // to four more times, before the LP. A probe that stood open can steer

@@ -196,8 +196,9 @@ func TestMasterStall(t *testing.T) {
 
 // TestProbeLPStops: a prober whose search's context is done ends the
 // pure-Go LP it is in (warm or cold, the feasibility and the infeasibility
-// LP) with revised.ErrStopped instead of finishing it; with stop never
-// true the same probe answers.
+// LP) with revised.ErrStopped instead of finishing it, and its master
+// probe with colgen.ErrStopped; with stop never true the same probe
+// answers.
 func TestProbeLPStops(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	pi, o := randinst.Prior(rng, 24, 0.05), randinst.StrictOrder(rng, 24, 24)
@@ -210,6 +211,22 @@ func TestProbeLPStops(t *testing.T) {
 	require.ErrorIs(t, err, revised.ErrStopped)
 	_, err = p.solveInfeasibility(0.5)
 	require.ErrorIs(t, err, revised.ErrStopped)
+
+	// The pure-Go probes stop too: the master ends its round loop, and
+	// the interior point is not asked.
+	ipmAsked := false
+	g := &prober{pi: pi, pat: pat, c: c, slv: slv, cols: true, stop: func() bool { return true },
+		probeIPM: func(mech.Prior, mech.Pattern, float64) (*ipm.ProbeResult, error) {
+			ipmAsked = true
+			return nil, errors.New("asked")
+		}}
+	defer g.close()
+	out, ev := g.goProbe(0.5)
+	assert.Equal(t, unproven, out.v)
+	assert.Nil(t, ev)
+	assert.False(t, ipmAsked)
+	_, err = g.masterProbe(0.5)
+	require.ErrorIs(t, err, colgen.ErrStopped)
 
 	q := &prober{pi: pi, pat: pat, c: c, slv: slv, stop: func() bool { return false }}
 	defer q.close()
@@ -283,6 +300,53 @@ func TestMasterUnsettled(t *testing.T) {
 			assert.Positive(t, r.LPSolves, c.name)
 		} else {
 			assert.Zero(t, r.LPSolves, c.name)
+		}
+	}
+}
+
+// TestMasterFailedPointMoves: a probe whose master fails, fresh as well,
+// and which the interior point does not settle either, is left to other
+// points of the bracket rather than to the LP, up to stalledStands times
+// in a search; a master that always fails sends the rest to the LP. Every
+// search reaches the same ε*.
+func TestMasterFailedPointMoves(t *testing.T) {
+	pi, pat, opt, ref := columnsReference(t, 23, 24, 9, 0.01, 7, 3)
+	require.Greater(t, ref.GoProbes, 3)
+	failIPM := func(mech.Prior, mech.Pattern, float64) (*ipm.ProbeResult, error) {
+		return nil, errors.New("no interior point")
+	}
+	for _, c := range []struct {
+		name  string
+		fails func(nth int) bool // whether the master fails at the nth distinct ε it is asked
+		lps   bool
+	}{
+		{"the first point", func(nth int) bool { return nth == 1 }, false},
+		{"the first two points", func(nth int) bool { return nth <= 2 }, false},
+		{"the first three points", func(nth int) bool { return nth <= 3 }, false},
+		{"every point", func(int) bool { return true }, true},
+	} {
+		nth, failed, last := 0, 0, math.NaN()
+		failing := opt
+		failing.probeIPM = failIPM
+		failing.probeMaster = func(m *colgen.Master, eps float64) (*colgen.Result, error) {
+			if eps != last {
+				nth, last = nth+1, eps
+			}
+			if c.fails(nth) {
+				failed++
+				return nil, errors.New("stalled")
+			}
+			return m.Probe(eps)
+		}
+		r, err := LeastEpsilon(context.Background(), pi, pat, failing)
+		require.NoError(t, err, c.name)
+		require.Positive(t, failed, c.name)
+		assert.InDelta(t, ref.EpsUpper, r.EpsUpper, 1e-9, c.name)
+		audit(t, pi, pat, r, DefaultTol)
+		if c.lps {
+			assert.Positive(t, r.LPSolves, c.name)
+		} else {
+			assert.Zero(t, r.LPSolves, "%s: the failed points should have moved", c.name)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package bisect
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -58,6 +59,8 @@ type prober struct {
 	near      int  // pure-Go probes in a row that stood open near ε* without an LP (withoutLP)
 	unsettled int  // unsettled column-generation probes that stood without an LP (withoutLP)
 	stuck     bool // the last probe's verdict was unproven or inconclusive
+	stalled   bool // the last pure-Go probe's master failed, even fresh (masterProbe)
+	stalls    int  // probes whose master failed that were left to the search's other points (probe)
 }
 
 // verdict is the outcome of one probe.
@@ -108,6 +111,17 @@ func (p *prober) probe(t, level float64, settle bool) (outcome, error) {
 		}
 		if o, ok := p.withoutLP(t, ev); ok {
 			return o, nil
+		}
+		if p.stalled && !p.strict && p.stalls < stalledStands {
+			// The master failed at t and nothing else settled it: another
+			// point of the bracket answers as well, at the cost of a
+			// master probe rather than an LP.
+			p.stalls, p.stood = p.stalls+1, true
+			o := outcome{v: unproven}
+			if ev != nil {
+				o.Evidence = ev.Evidence
+			}
+			return o, errMasterFailed
 		}
 	}
 	o, err := p.lpProbe(t, level, settle)
@@ -162,6 +176,20 @@ func (p *prober) withoutLP(t float64, ev *evidence) (outcome, bool) {
 	return outcome{}, false
 }
 
+// stalledStands is how many probes of one search whose master failed
+// (masterProbe: a fresh master too), and which the interior point did not
+// settle, are left to other points of the bracket (the search's failure
+// placement) rather than to the LP. A master stalls at a point of
+// degenerate bases, typically a few 1e-7 from a breakpoint such as log 2;
+// a point a third of the bracket away does not share them, while the
+// pure-Go LP of a few hundred letters costs minutes. The strict pass
+// (search, step 4) settles a failed probe by the LP all the same.
+const stalledStands = 4
+
+// errMasterFailed is a probe's error when the master failed at t and the
+// probe was left to other points of the bracket (stalledStands).
+var errMasterFailed = errors.New("bisect: the column generation failed and no other pure-Go probe settled the point")
+
 // goOnProbes is how many more times the master may go on from its round
 // limit, on a probe that can no longer stand open, before the LP.
 const goOnProbes = 4
@@ -193,14 +221,20 @@ type evidence struct {
 // column generation's polished basis gives one above t.
 func (p *prober) goProbe(t float64) (o outcome, ev *evidence) {
 	p.probes++
+	p.stalled = false
 	if p.cols {
 		// A master that stalled twice (masterProbe) leaves the question
 		// to the interior point before any LP: at a hundred letters and
 		// more a pure-Go LP can cost minutes.
-		if r, err := p.masterProbe(t); err == nil {
+		r, err := p.masterProbe(t)
+		if err == nil {
 			ev = &evidence{Evidence: r.Evidence, est: r.Estimate, pol: r.Polished, unsettled: r.Unsettled}
 			p.keepPattern(ev)
 		}
+		p.stalled = err != nil
+	}
+	if ev == nil && p.stop != nil && p.stop() {
+		return outcome{v: unproven}, nil
 	}
 	if ev == nil || (ev.unsettled && ev.settled(t) == unproven) {
 		// A master tailing at its round limit is as likely above ε* as
@@ -296,13 +330,16 @@ func (p *prober) masterProbe(t float64) (*colgen.Result, error) {
 				return nil, err
 			}
 			_ = p.master.AddSeed(p.seed) // a refused seed only costs the warm start
+			if p.stop != nil {
+				p.master.SetStop(p.stop)
+			}
 		}
 		probe := (*colgen.Master).Probe
 		if p.probeMaster != nil {
 			probe = p.probeMaster
 		}
 		r, err := probe(p.master, t)
-		if err == nil || try > 0 {
+		if err == nil || try > 0 || errors.Is(err, colgen.ErrStopped) {
 			return r, err
 		}
 		if s := p.master.Seed(); s != nil {

@@ -292,7 +292,8 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 				// of the bracket get a chance, then the search steers below
 				// the failing point (the bracket stays sound, only possibly
 				// wider). The error is returned if the bracket ends wider than
-				// tol.
+				// tol. What the failed probe proved or found holds.
+				b.keep(o, p)
 				lastErr = err
 				if failures++; failures > 2 {
 					b.hv, failures = t, 0
@@ -393,13 +394,7 @@ func (b *bracket) update(o outcome, t float64, st *steer, p *prober) {
 		// Whatever the probe proved or found holds all the same (an
 		// unsettled master's, the interior point's); only the steering
 		// rests on the verdict.
-		if o.Alpha != nil {
-			b.raise(o.Lower, o.Alpha)
-		}
-		if o.Mechanism != nil && o.PML < b.hi && p.pat.Holds(o.Mechanism) {
-			b.mech, b.hi, b.exact = o.Mechanism, o.PML, false
-			b.hv = math.Min(b.hv, b.hi)
-		}
+		b.keep(o, p)
 		b.sl = math.Max(b.sl, t)
 	default: // feasible, inconclusive
 		if o.Mechanism != nil && o.PML < b.hi && p.pat.Holds(o.Mechanism) {
@@ -415,6 +410,20 @@ func (b *bracket) update(o outcome, t float64, st *steer, p *prober) {
 			b.sl = b.lo
 		}
 	}
+}
+
+// keep takes what a probe without a verdict proved or found into the
+// bracket: a proven bound raises the lower end, an audited mechanism with
+// the pattern lowers the upper one.
+func (b *bracket) keep(o outcome, p *prober) {
+	if o.Alpha != nil {
+		b.raise(o.Lower, o.Alpha)
+	}
+	if o.Mechanism != nil && o.PML < b.hi && p.pat.Holds(o.Mechanism) {
+		b.mech, b.hi, b.exact = o.Mechanism, o.PML, false
+		b.hv = math.Min(b.hv, b.hi)
+	}
+	b.sl = math.Max(b.sl, b.lo)
 }
 
 // result is the bracket as a Result, with the oracle's counts. A lower end

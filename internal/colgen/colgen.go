@@ -32,7 +32,19 @@ type Master struct {
 	cand     []int
 	candRows []int
 	candVals []float64
+
+	stop func() bool // polled once per pricing round (SetStop), or nil
 }
+
+// ErrStopped is the error of a Probe that the function given to SetStop
+// ended.
+var ErrStopped = errors.New("colgen: stopped")
+
+// SetStop makes every later Probe poll stop once per pricing round and
+// end with ErrStopped when it returns true: at a few hundred letters one
+// probe can run for a minute, and a caller's cancelled work should not
+// wait it out.
+func (g *Master) SetStop(stop func() bool) { g.stop = stop }
 
 // column is a generated column: output j, the inputs in the order its
 // fill takes them, and its entries at the current λ.
@@ -337,6 +349,9 @@ func (g *Master) Probe(eps float64) (*Result, error) {
 	var sol *denseResult
 	var st centre
 	for r.Rounds = 0; ; r.Rounds++ {
+		if g.stop != nil && g.stop() {
+			return nil, ErrStopped
+		}
 		var err error
 		sol, err = g.sx.solve()
 		if err != nil {

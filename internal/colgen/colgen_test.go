@@ -277,3 +277,31 @@ func TestSeed(t *testing.T) {
 	assert.NoError(t, g.AddSeed(none))
 	assert.Nil(t, g.Seed(), "a master without generated columns")
 }
+
+// TestStop: a Probe whose stop function turns true ends with ErrStopped
+// after as many pricing rounds as stop allowed, and the same master, its
+// stop cleared, then answers as a fresh master does.
+func TestStop(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 44))
+	pi, o := randinst.Prior(rng, 40, 0.005), randinst.StrictOrder(rng, 40, 40)
+	pat := o.Pattern(20)
+	fresh, err := colgen.New(pi, pat)
+	require.NoError(t, err)
+	ref, err := fresh.Probe(1)
+	require.NoError(t, err)
+	require.Greater(t, ref.Rounds, 2, "the probe must price more than twice for the test to mean anything")
+
+	g, err := colgen.New(pi, pat)
+	require.NoError(t, err)
+	polls := 0
+	g.SetStop(func() bool { polls++; return polls > 2 })
+	_, err = g.Probe(1)
+	require.ErrorIs(t, err, colgen.ErrStopped)
+	assert.Equal(t, 3, polls, "one poll per round")
+	g.SetStop(nil)
+	r, err := g.Probe(1)
+	require.NoError(t, err)
+	checkResult(t, pi, pat, r)
+	assert.Equal(t, ref.PML <= 1+1e-12, r.PML <= 1+1e-12)
+	assert.Equal(t, ref.Lower >= 1-1e-12, r.Lower >= 1-1e-12)
+}
