@@ -244,7 +244,9 @@ func TestProbeLPStops(t *testing.T) {
 // above ε* steer the search the wrong way (two of them left the bracket
 // [0.28, 0.84] open around ε* = 0.51): the second pass over the whole
 // bracket closes it: the master goes on from its round limit, and the LP
-// settles whatever stays open. Every search reaches the same ε*.
+// settles whatever stays open. Every search reaches the same ε*, and the
+// searches misled from above in at most 2.5 times the probes of the
+// unbroken one.
 func TestMasterUnsettled(t *testing.T) {
 	pi, pat, opt, ref := columnsReference(t, 3, 4, 24, 0.05, 24, 12)
 	atOpening := func(eps float64) bool {
@@ -300,6 +302,12 @@ func TestMasterUnsettled(t *testing.T) {
 			assert.Positive(t, r.LPSolves, c.name)
 		} else {
 			assert.Zero(t, r.LPSolves, c.name)
+		}
+		if c.above {
+			// The probe above a stand that finds a mechanism sends the
+			// next one a hair above the stand (standTest), rather than
+			// bisecting down onto it.
+			assert.LessOrEqual(t, r.GoProbes, 5*ref.GoProbes/2, c.name)
 		}
 	}
 }

@@ -138,6 +138,10 @@ type steer struct {
 	// lazyExact: the neighbours' ε* were not at exact values (see
 	// lazyExact).
 	lazyExact bool
+
+	// stand is the point a verdict without proof moved sl to (0 once
+	// tested, see standTest).
+	stand float64
 }
 
 // A placement says where a search probes. Both placements share the
@@ -280,6 +284,10 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 				t = b.sl + (b.hv-b.sl)*[...]float64{0.3, 0.7}[failures-1]
 			case k == 0 && pass == 0:
 				t = pl.first(&b)
+			case st.standTest(&b, tol):
+				// A verdict without proof moved sl, and the probe above it
+				// found a mechanism: test the verdict a hair above sl.
+				t = b.sl + tol/2
 			case st.slow >= 5:
 				st.slow = 0 // bisect
 			default:
@@ -342,6 +350,11 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 		}
 		p.strict = true
 		b.sl, b.hv = b.lo, b.hi
+		// A candidate exact value is owed a probe as soon as a
+		// mechanism was found: the first pass steered away from ε*, and
+		// a probe at a candidate near the proven lower end costs less
+		// than the bisection towards it.
+		st.lazyExact, st.stand = false, 0
 	}
 	// 5. No dust: a mechanism with entries below certify.DustEntry is
 	// replaced by its cleaned copy when that stays within the bracket's
@@ -395,7 +408,9 @@ func (b *bracket) update(o outcome, t float64, st *steer, p *prober) {
 		// unsettled master's, the interior point's); only the steering
 		// rests on the verdict.
 		b.keep(o, p)
-		b.sl = math.Max(b.sl, t)
+		if t > b.sl {
+			b.sl, st.stand = t, t
+		}
 	default: // feasible, inconclusive
 		if o.Mechanism != nil && o.PML < b.hi && p.pat.Holds(o.Mechanism) {
 			b.mech, b.hi, b.exact = o.Mechanism, o.PML, false
@@ -481,6 +496,22 @@ func predict(ps []proofPoint) (float64, bool) {
 		}
 	}
 	return (b.lb - r*b.t) / (1 - r), true
+}
+
+// standTest reports whether the next probe tests the verdict without
+// proof that moved sl (stand), once: when the last probe, above it, found
+// a mechanism. Such a verdict (a master tailing at its round limit) lies
+// above ε* as often as below it; above ε*, every later probe finds a
+// mechanism and the bisection creeps down onto sl, some twenty probes for
+// a steering interval of 1e-3, where one probe at sl + tol/2 closes it
+// (the strict pass then steers over the whole bracket). Below ε*, the
+// probe costs one proof near sl.
+func (st *steer) standTest(b *bracket, tol float64) bool {
+	if st.stand == 0 || st.stand != b.sl || !st.above || b.hv-b.sl <= tol {
+		return false
+	}
+	st.stand = 0
+	return true
 }
 
 // progress counts the probes in a row that did not halve the steering
