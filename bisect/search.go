@@ -286,8 +286,9 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 				t = pl.first(&b)
 			case st.standTest(&b, tol):
 				// A verdict without proof moved sl, and the probe above it
-				// found a mechanism: test the verdict a hair above sl.
-				t = b.sl + tol/2
+				// found a mechanism: test the verdict a hair above sl,
+				// where a mechanism closes the steering interval.
+				t = b.sl + tol/128
 			case st.slow >= 5:
 				st.slow = 0 // bisect
 			default:
@@ -503,7 +504,7 @@ func predict(ps []proofPoint) (float64, bool) {
 // a mechanism. Such a verdict (a master tailing at its round limit) lies
 // above ε* as often as below it; above ε*, every later probe finds a
 // mechanism and the bisection creeps down onto sl, some twenty probes for
-// a steering interval of 1e-3, where one probe at sl + tol/2 closes it
+// a steering interval of 1e-3, where one probe at sl + tol/128 closes it
 // (the strict pass then steers over the whole bracket). Below ε*, the
 // probe costs one proof near sl.
 func (st *steer) standTest(b *bracket, tol float64) bool {
