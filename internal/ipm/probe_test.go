@@ -11,6 +11,7 @@ import (
 
 	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/internal/ipm"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/leakage"
@@ -114,4 +115,50 @@ func TestProbeWithoutMechanism(t *testing.T) {
 		}
 	}
 	require.Positive(t, none, "no probe without a mechanism: the test checks nothing")
+}
+
+// TestProbeTinyMasses probes the value thresholds of a counting query
+// under a binomial(63, 0.3) prior (masses down to 1e-33) a hair below and
+// above the ε* that the LP search brackets: the proofs and mechanisms are
+// checked on their own, and they settle each question the test names.
+// Weighted by π_i, the forbidden mass of the tiniest letters fell below
+// the objective's rounding and no probe here settled (bounds of 0.11 to
+// 1.0, points of PML 1.4 to 48).
+func TestProbeTinyMasses(t *testing.T) {
+	pi, err := instance.Binomial(63, 0.3)
+	require.NoError(t, err)
+	u, err := instance.Counting(64)
+	require.NoError(t, err)
+	vs := u.ReachableValues()
+	for _, c := range []struct {
+		k            int
+		below, above bool // the probe below ε* must prove it, the one above find a mechanism
+	}{{70, true, false}, {80, true, false}, {90, true, true}, {110, true, false}} {
+		pat := u.Pattern(vs[c.k])
+		ref, err := bisect.LeastEpsilon(context.Background(), pi, pat, bisect.Options{Probes: bisect.ProbesColumns, Tol: 1e-10})
+		require.NoError(t, err)
+		require.Positive(t, ref.EpsLower)
+		lo, hi := ref.EpsLower-1e-6, ref.EpsUpper+1e-6
+		r, err := ipm.Probe(pi, pat, lo)
+		require.NoError(t, err)
+		if r.Alpha != nil {
+			lb, ok := certify.DualBound(pi, pat, r.Alpha)
+			require.True(t, ok)
+			assert.Equal(t, lb, r.Lower)
+		}
+		assert.LessOrEqual(t, r.Lower, ref.EpsUpper+1e-12, "k = %d: a proof above ε*", c.k)
+		if c.below {
+			assert.GreaterOrEqual(t, r.Lower, lo, "k = %d: ε* = %v not proven at %v", c.k, ref.EpsLower, lo)
+		}
+		r, err = ipm.Probe(pi, pat, hi)
+		require.NoError(t, err)
+		if r.Mechanism != nil {
+			require.True(t, pat.Holds(r.Mechanism))
+			assert.Equal(t, leakage.PML(pi, r.Mechanism), r.PML)
+			assert.GreaterOrEqual(t, r.PML, ref.EpsLower-1e-12, "k = %d: a mechanism below ε*", c.k)
+		}
+		if c.above {
+			assert.LessOrEqual(t, r.PML, hi, "k = %d: no mechanism at %v", c.k, hi)
+		}
+	}
 }
