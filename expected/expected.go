@@ -125,17 +125,21 @@ func Maximize(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget,
 	if opt.Pattern != nil {
 		return maximizePattern(ctx, pi, u, b, opt)
 	}
+	rejected := 0 // the backend's LPs whose answers were not kept
 	if b.Measure == mech.PML && !opt.FullLP {
 		r, err := structured(ctx, pi, u, b, opt)
 		if errors.Is(err, errUncertified) {
+			rejected += r.LPSolves
 			r, err = withoutNegligible(ctx, pi, u, b)
 			if err == nil && opt.Solver != nil {
 				r, err = onSupport(ctx, pi, u, b, opt, r)
 			}
 		}
 		if err == nil {
+			r.LPSolves += rejected
 			return r.finish(pi, u), nil
 		}
+		rejected += r.LPSolves
 		if !errors.Is(err, errUncertified) {
 			return Result{}, err
 		}
@@ -177,7 +181,7 @@ func Maximize(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget,
 	if err != nil {
 		return Result{}, err
 	}
-	r.Solver = slv.Name()
+	r.Solver, r.LPSolves = slv.Name(), r.LPSolves+rejected
 	return r.finish(pi, u), nil
 }
 
@@ -225,14 +229,18 @@ func structured(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budge
 	}
 	// The backend failed on the support, or left the point's bracket: its
 	// full LP, checked the same way, then the pure-Go vertex of the point.
+	rejected := sol.LPSolves
 	why := fmt.Sprintf("%s's LP on the interior point's support failed or left its certified bracket [%.17g, %.17g]",
 		opt.Solver.Name(), r.Value, r.Bound)
 	sol, err = withinBracket(ctx, pi, u, b, opt, nil, r.Value, r.Bound, why)
+	sol.LPSolves += rejected
 	if !errors.Is(err, errUncertified) {
 		return sol, err
 	}
+	rejected = sol.LPSolves
 	v, verr := ipm.CertifiedVertex(p, r, ipm.Options{Context: ctx})
 	sol, err = vertexResult(pi, b, v, verr)
+	sol.LPSolves = rejected
 	if err == nil {
 		opt.notify("%s's full LP failed or left the certified bracket: returning the pure-Go vertex", opt.Solver.Name())
 	}
@@ -278,6 +286,7 @@ func onSupport(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget
 	}
 	opt.notify("%s's LP on the certified vertex's support left its bracket [%.17g, %.17g]: returning the pure-Go vertex",
 		opt.Solver.Name(), lo, point.Bound)
+	point.LPSolves += sol.LPSolves
 	return point, nil
 }
 
@@ -293,6 +302,7 @@ func checkedFullLP(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Bu
 	}
 	opt.notify("%s's optimum of the %s LP left the certified bracket [%.17g, %.17g]: returning the pure-Go vertex",
 		opt.Solver.Name(), b.Measure, lo, point.Bound)
+	point.LPSolves += sol.LPSolves
 	return point, nil
 }
 
@@ -302,7 +312,8 @@ func checkedFullLP(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Bu
 // the optimum (within a relative bracketSlack): an engine's tolerances
 // can leave it short of the optimum (Clp's, by up to 5e-9 on letters of
 // mass 1e-19). It returns errUncertified when the backend fails or
-// leaves the bracket, and ctx's error when ctx ends. A whole LP is
+// leaves the bracket (LPSolves then counts the LPs spent), and ctx's
+// error when ctx ends. A whole LP is
 // announced to opt with its size, and why when not empty.
 func withinBracket(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget, opt Options, pattern mech.Pattern, lo, hi float64, why string) (Result, error) {
 	if err := ctx.Err(); err != nil {
@@ -323,12 +334,12 @@ func withinBracket(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Bu
 		return Result{}, ctxErr
 	}
 	if err != nil {
-		return Result{}, errUncertified
+		return Result{LPSolves: 1}, errUncertified
 	}
 	v := u.ExpectedUtility(pi, sol.Mechanism)
 	slack := bracketSlack * math.Max(1, math.Abs(lo))
 	if v < lo-slack || v > hi+slack {
-		return Result{}, errUncertified
+		return Result{LPSolves: sol.LPSolves}, errUncertified
 	}
 	sol.Solver, sol.Bound = opt.Solver.Name(), math.Max(hi, v)
 	return sol, nil

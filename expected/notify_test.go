@@ -44,7 +44,8 @@ func pmlLPSize(n, m int) (rows, cols int) { return n + m + n*m, n*m + m }
 // TestNotifyFullLPFallback: when the named backend fails on the interior
 // point's support, Notify is told why and that the full LP is solved, with
 // its size and backend, once and before it is solved; the answer is the
-// full LP's, within the point's certified bracket.
+// full LP's, within the point's certified bracket, and LPSolves counts the
+// failed LP as well.
 func TestNotifyFullLPFallback(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(7, 21))
@@ -65,6 +66,7 @@ func TestNotifyFullLPFallback(t *testing.T) {
 		regexp.QuoteMeta(fmt.Sprintf("solving the full LP (%d rows × %d columns) with fail-first (after 1 solves)", rows, cols))+`$`, msgs[0])
 	assert.Equal(t, "fail-first", r.Solver)
 	assert.LessOrEqual(t, r.Bound-r.Value, 1e-9)
+	assert.Equal(t, slv.calls, r.LPSolves, "every LP asked of the backend counts, the failed one too")
 
 	full, err := expected.Maximize(ctx, pi, u, b, expected.Options{Solver: solver.Revised(), FullLP: true})
 	require.NoError(t, err)
