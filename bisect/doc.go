@@ -120,9 +120,10 @@
 // whole certified bracket, where no verdict may stand open.
 //
 // ipm.Probe runs the interior-point method of package ipm on the
-// expected-utility problem over every pair with utility −1 on the
-// forbidden pairs, whose optimum is 0 exactly when an ε-PML mechanism with
-// the pattern exists. Near ε* (within a few 1e-9) its point audits
+// expected-utility problem over every pair with utility −1/π_i on the
+// forbidden pairs (every letter's forbidden mass weighs alike, so that
+// letters of mass 1e-100 still count), whose optimum is 0 exactly when an
+// ε-PML mechanism with the pattern exists. Near ε* (within a few 1e-9) its point audits
 // slightly above the probed ε and its proof slightly below. An
 // interior-point solve costs O(N²M + N³) per iteration whatever the
 // pattern or the distance to ε*, while the column generation's cost grows

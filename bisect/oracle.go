@@ -109,6 +109,10 @@ func (p *prober) probe(t, level float64, settle bool) (outcome, error) {
 			p.near = 0
 			return o, nil
 		}
+		if p.stop != nil && p.stop() {
+			// The search is done: no LP, which not every engine stops.
+			return o, errSearchStopped
+		}
 		if o, ok := p.withoutLP(t, ev); ok {
 			return o, nil
 		}
@@ -181,10 +185,15 @@ func (p *prober) withoutLP(t float64, ev *evidence) (outcome, bool) {
 // settle, are left to other points of the bracket (the search's failure
 // placement) rather than to the LP. A master stalls at a point of
 // degenerate bases, typically a few 1e-7 from a breakpoint such as log 2;
-// a point a third of the bracket away does not share them, while the
-// pure-Go LP of a few hundred letters costs minutes. The strict pass
+// a point a third of the bracket away does not share them, and costs a
+// master probe where the LP of a few hundred letters costs far more in
+// pure Go. The strict pass
 // (search, step 4) settles a failed probe by the LP all the same.
 const stalledStands = 4
+
+// errSearchStopped is a probe's error when the search's context ended
+// before the probe was settled.
+var errSearchStopped = errors.New("bisect: the search was stopped")
 
 // errMasterFailed is a probe's error when the master failed at t and the
 // probe was left to other points of the bracket (stalledStands).
@@ -231,7 +240,7 @@ func (p *prober) goProbe(t float64) (o outcome, ev *evidence) {
 			ev = &evidence{Evidence: r.Evidence, est: r.Estimate, pol: r.Polished, unsettled: r.Unsettled}
 			p.keepPattern(ev)
 		}
-		p.stalled = err != nil
+		p.stalled = err != nil && !errors.Is(err, colgen.ErrStopped)
 	}
 	if ev == nil && p.stop != nil && p.stop() {
 		return outcome{v: unproven}, nil

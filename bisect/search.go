@@ -2,6 +2,7 @@ package bisect
 
 import (
 	"context"
+	"errors"
 	"math"
 
 	"github.com/pmlopt/pmlopt/certify"
@@ -301,9 +302,13 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 				// of the bracket get a chance, then the search steers below
 				// the failing point (the bracket stays sound, only possibly
 				// wider). The error is returned if the bracket ends wider than
-				// tol. What the failed probe proved or found holds.
+				// tol. What the failed probe proved or found holds. A
+				// master that failed (errMasterFailed) is no engine error:
+				// the strict pass settles what it left with the LP.
 				b.keep(o, p)
-				lastErr = err
+				if !errors.Is(err, errMasterFailed) {
+					lastErr = err
+				}
 				if failures++; failures > 2 {
 					b.hv, failures = t, 0
 				}
@@ -330,7 +335,7 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 				break
 			}
 			o, err := p.probe(t, level, true)
-			if err != nil {
+			if err != nil && !errors.Is(err, errMasterFailed) {
 				continue
 			}
 			if o.Mechanism != nil && o.PML < b.hi && pat.Holds(o.Mechanism) {
@@ -350,7 +355,7 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 			break
 		}
 		p.strict = true
-		b.sl, b.hv = b.lo, b.hi
+		b.sl, b.hv, failures = b.lo, b.hi, 0
 		// A candidate exact value is owed a probe as soon as a
 		// mechanism was found: the first pass steered away from ε*, and
 		// a probe at a candidate near the proven lower end costs less
@@ -366,6 +371,9 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 		limit = math.Min(limit, h.hi)
 	}
 	b.dropDust(pi, math.Max(b.hi, limit))
+	if err := ctx.Err(); err != nil && b.hi-b.lo > tol {
+		return b.result(p), err
+	}
 	if b.hi-b.lo > tol && lastErr != nil {
 		return b.result(p), lastErr
 	}
@@ -501,12 +509,11 @@ func predict(ps []proofPoint) (float64, bool) {
 
 // standTest reports whether the next probe tests the verdict without
 // proof that moved sl (stand), once: when the last probe, above it, found
-// a mechanism. Such a verdict (a master tailing at its round limit) lies
-// above ε* as often as below it; above ε*, every later probe finds a
-// mechanism and the bisection creeps down onto sl, some twenty probes for
-// a steering interval of 1e-3, where one probe at sl + tol/128 closes it
-// (the strict pass then steers over the whole bracket). Below ε*, the
-// probe costs one proof near sl.
+// a mechanism. Such a verdict (a master tailing at its round limit) can
+// lie above ε*; then every later probe finds a mechanism and the
+// bisection creeps down onto sl one halving at a time, where one probe at
+// sl + tol/128 closes the steering interval (the strict pass then steers
+// over the whole bracket). Below ε*, the probe costs one proof near sl.
 func (st *steer) standTest(b *bracket, tol float64) bool {
 	if st.stand == 0 || st.stand != b.sl || !st.above || b.hv-b.sl <= tol {
 		return false

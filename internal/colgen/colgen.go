@@ -41,9 +41,9 @@ type Master struct {
 var ErrStopped = errors.New("colgen: stopped")
 
 // SetStop makes every later Probe poll stop once per pricing round and
-// end with ErrStopped when it returns true: at a few hundred letters one
-// probe can run for a minute, and a caller's cancelled work should not
-// wait it out.
+// end with ErrStopped when it returns true: a probe can run for a
+// thousand pricing rounds of O(N²) pivots each, and a caller's cancelled
+// work should not wait it out.
 func (g *Master) SetStop(stop func() bool) { g.stop = stop }
 
 // column is a generated column: output j, the inputs in the order its
@@ -333,7 +333,8 @@ const maxRounds = 1000
 // was found: a mechanism when the master reached a zero sum of slacks (or
 // a polished one above eps), and the bound its duals prove. Neither rests
 // on the engine's tolerances: the mechanism is audited and the bound
-// re-proven by certify.DualBound. An error comes only from the engine.
+// re-proven by certify.DualBound. An error comes only from the engine, or
+// is ErrStopped (SetStop).
 func (g *Master) Probe(eps float64) (*Result, error) {
 	if math.IsNaN(eps) || eps < 0 || math.IsInf(math.Exp(eps), 0) {
 		return nil, fmt.Errorf("colgen: Probe: ε = %v: want 0 ≤ ε ≤ 709 (e^ε must be a finite float64)", eps)

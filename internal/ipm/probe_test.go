@@ -120,10 +120,9 @@ func TestProbeWithoutMechanism(t *testing.T) {
 // TestProbeTinyMasses probes the value thresholds of a counting query
 // under a binomial(63, 0.3) prior (masses down to 1e-33) a hair below and
 // above the ε* that the LP search brackets: the proofs and mechanisms are
-// checked on their own, and they settle each question the test names.
-// Weighted by π_i, the forbidden mass of the tiniest letters fell below
-// the objective's rounding and no probe here settled (bounds of 0.11 to
-// 1.0, points of PML 1.4 to 48).
+// checked on their own, and they settle each question the test names:
+// the forbidden mass of the tiniest letters must count in the objective
+// (penalty).
 func TestProbeTinyMasses(t *testing.T) {
 	pi, err := instance.Binomial(63, 0.3)
 	require.NoError(t, err)
