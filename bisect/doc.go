@@ -111,10 +111,10 @@
 // A failed probe still open is moved, up to four times per search, to
 // other points of the bracket (a master stalls on the degenerate bases
 // within a few 1e-7 of a breakpoint, which a point a third of the bracket
-// away does not share); an unsettled probe still open stands, up to twice per search, as an
-// infeasibility that steers the search above it (such probes usually lie
-// below ε*), and beyond that the master goes on from where it stopped, up
-// to four more times, before the LP. A probe that stood open can steer
+// away does not share); an unsettled probe still open stands, up to
+// twice per search, as an infeasibility that steers the search above it
+// (such probes usually lie below ε*), and beyond that the master goes on
+// from where it stopped, up to four more times, before the LP. A probe that stood open can steer
 // the search the wrong way: a search whose bracket is still open after
 // its probes and the proofs below its upper end runs once more over the
 // whole certified bracket, where no verdict may stand open.
@@ -123,8 +123,9 @@
 // expected-utility problem over every pair with utility −1/π_i on the
 // forbidden pairs (every letter's forbidden mass weighs alike, so that
 // letters of mass 1e-100 still count), whose optimum is 0 exactly when an
-// ε-PML mechanism with the pattern exists. Near ε* (within a few 1e-9) its point audits
-// slightly above the probed ε and its proof slightly below. An
+// ε-PML mechanism with the pattern exists. Near ε* (within a few 1e-9)
+// its point audits slightly above the probed ε and its proof slightly
+// below. An
 // interior-point solve costs O(N²M + N³) per iteration whatever the
 // pattern or the distance to ε*, while the column generation's cost grows
 // with the distance to ε*.

@@ -187,8 +187,8 @@ func (p *prober) withoutLP(t float64, ev *evidence) (outcome, bool) {
 // degenerate bases, typically a few 1e-7 from a breakpoint such as log 2;
 // a point a third of the bracket away does not share them, and costs a
 // master probe where the LP of a few hundred letters costs far more in
-// pure Go. The strict pass
-// (search, step 4) settles a failed probe by the LP all the same.
+// pure Go. The strict pass (search, step 4) settles a failed probe by the
+// LP all the same.
 const stalledStands = 4
 
 // errSearchStopped is a probe's error when the search's context ended

@@ -338,12 +338,7 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 			if err != nil && !errors.Is(err, errMasterFailed) {
 				continue
 			}
-			if o.Mechanism != nil && o.PML < b.hi && pat.Holds(o.Mechanism) {
-				b.mech, b.hi, b.exact = o.Mechanism, o.PML, false
-			}
-			if o.Alpha != nil {
-				b.raise(o.Lower, o.Alpha) // proven whatever the verdict
-			}
+			b.keep(o, p) // proven or found, whatever the verdict
 		}
 
 		// 4. A bracket still open after that stood on verdicts without

@@ -229,18 +229,19 @@ func structured(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budge
 	}
 	// The backend failed on the support, or left the point's bracket: its
 	// full LP, checked the same way, then the pure-Go vertex of the point.
-	rejected := sol.LPSolves
+	// spent counts the backend's LPs on every route, kept or not.
+	spent := sol.LPSolves
 	why := fmt.Sprintf("%s's LP on the interior point's support failed or left its certified bracket [%.17g, %.17g]",
 		opt.Solver.Name(), r.Value, r.Bound)
 	sol, err = withinBracket(ctx, pi, u, b, opt, nil, r.Value, r.Bound, why)
-	sol.LPSolves += rejected
+	spent += sol.LPSolves
+	sol.LPSolves = spent
 	if !errors.Is(err, errUncertified) {
 		return sol, err
 	}
-	rejected = sol.LPSolves
 	v, verr := ipm.CertifiedVertex(p, r, ipm.Options{Context: ctx})
 	sol, err = vertexResult(pi, b, v, verr)
-	sol.LPSolves = rejected
+	sol.LPSolves = spent
 	if err == nil {
 		opt.notify("%s's full LP failed or left the certified bracket: returning the pure-Go vertex", opt.Solver.Name())
 	}

@@ -26,8 +26,9 @@ type ProbeResult struct {
 //
 // It runs Solve's iterations on the expected-utility problem over every
 // pair with a negative utility on the pairs pat forbids (penalty) and 0
-// on the others, at budget eps: its optimum is 0 exactly when such a mechanism exists, the
-// problem is always feasible (every pair is a variable), and the row
+// on the others, at budget eps: its optimum is 0 exactly when such a
+// mechanism exists, the problem is always feasible (every pair is a
+// variable), and the row
 // multipliers of an optimum below 0 are a proof for DualBound (the pairs
 // pat allows carry no utility, so each output's column condition is
 // DualBound's). It stops as soon as either side settles the question (a
