@@ -137,6 +137,15 @@ func TestProbeTinyMasses(t *testing.T) {
 		ref, err := bisect.LeastEpsilon(context.Background(), pi, pat, bisect.Options{Probes: bisect.ProbesColumns, Tol: 1e-10})
 		require.NoError(t, err)
 		require.Positive(t, ref.EpsLower)
+		// The reference bracket on its own evidence: its mechanism audits
+		// at its upper end, its proof (when it is one) at its lower end.
+		require.True(t, pat.Holds(ref.Mechanism))
+		require.Equal(t, leakage.PML(pi, ref.Mechanism), ref.EpsUpper)
+		if ref.Lower == bisect.BoundInfeasible {
+			lb, ok := certify.DualBound(pi, pat, ref.Proof)
+			require.True(t, ok)
+			require.GreaterOrEqual(t, lb, ref.EpsLower-1e-12)
+		}
 		lo, hi := ref.EpsLower-1e-6, ref.EpsUpper+1e-6
 		r, err := ipm.Probe(pi, pat, lo)
 		require.NoError(t, err)
