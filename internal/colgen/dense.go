@@ -138,6 +138,17 @@ const (
 	denseOptTol = priceTol
 	// densePivTol: the least |α_p| taken as a pivot in the ratio test.
 	densePivTol = 1e-9
+	// stallPivots·n + stallPivotsMin phase 2 pivots without the sum of
+	// the slacks falling by stallGain (relative) end a solve as stalled,
+	// unless the sum came below stallFloor (near a breakpoint the pivots
+	// can cross a face at a sum of 1e-7 for long before they reach 0 or
+	// the prices prove the optimum). On a degenerate ε (an opening) the
+	// master can go round a plateau far above 0, its steps not degenerate
+	// enough for Bland's rule and rounding undoing them, until maxIter; a
+	// solve that makes progress lowers the sum far more often than this.
+	stallPivots, stallPivotsMin = 10, 1000
+	stallGain                   = 1e-9
+	stallFloor                  = 1e-6
 	// denseSingTol: the least pivot, relative to the largest entry of the
 	// basis, that inversion accepts; a column without one is replaced by
 	// a slack.
@@ -408,6 +419,18 @@ func (e *dense) tighten() (*denseResult, error) {
 	return r, err
 }
 
+// slackSum returns the phase 2 objective of the current basis: the sum of
+// its basic slacks.
+func (e *dense) slackSum() float64 {
+	f := 0.0
+	for p, v := range e.head {
+		if v < e.n {
+			f += e.xb[p]
+		}
+	}
+	return f
+}
+
 // minBasic returns the least basic value of a result (0 when every basic
 // value is non-negative).
 func (r *denseResult) minBasic() float64 {
@@ -430,6 +453,9 @@ func (e *dense) run() (*denseResult, error) {
 	}
 	degenerate := 0
 	perturbDone := false
+	// best is the least sum of the slacks of a phase 2 basis so far,
+	// flat the phase 2 pivots since it last fell by stallGain.
+	best, flat := math.Inf(1), 0
 	defer func() { e.perturbed = false }()
 	for iters := 0; ; {
 		if e.updates >= max(e.refactorEvery, e.refactorPer*n) {
@@ -466,6 +492,7 @@ func (e *dense) run() (*denseResult, error) {
 			// once this relaxed problem is solved.
 			e.perturb()
 			perturbDone, degenerate = true, 0
+			best, flat = math.Inf(1), 0
 		}
 		// Pricing: Dantzig's rule on a part of the columns (from where
 		// the last scan stopped, until a chunk has been read and a
@@ -520,7 +547,10 @@ func (e *dense) run() (*denseResult, error) {
 				continue
 			}
 			if e.perturbed {
+				// Back on the true bounds, where the sum of the slacks
+				// can not reach what the relaxed problem's did.
 				e.perturbed = false
+				best, flat = math.Inf(1), 0
 				continue
 			}
 			if phase1 {
@@ -528,7 +558,7 @@ func (e *dense) run() (*denseResult, error) {
 			}
 			return e.result(iters), nil
 		}
-		if iters >= maxIter {
+		if iters >= maxIter || flat > stallPivots*n+stallPivotsMin {
 			return &denseResult{Iterations: iters}, errStalled
 		}
 
@@ -547,6 +577,14 @@ func (e *dense) run() (*denseResult, error) {
 		}
 		e.pivot(q, r, theta, dq)
 		iters++
+		if !phase1 {
+			switch f := e.slackSum(); {
+			case f < best-stallGain*math.Max(1, f):
+				best, flat = f, 0
+			case best > stallFloor:
+				flat++
+			}
+		}
 		if theta <= 1e-12 {
 			degenerate++
 		} else {
@@ -739,9 +777,7 @@ func (e *dense) result(iters int) *denseResult {
 	res := &denseResult{Iterations: iters, X: make([]float64, n+len(e.cols)), RowDuals: slices.Clone(e.y)}
 	for p, v := range e.head {
 		res.X[v] = e.xb[p]
-		if v < n {
-			res.Objective += e.xb[p]
-		}
 	}
+	res.Objective = e.slackSum()
 	return res
 }
