@@ -61,7 +61,18 @@ type prober struct {
 	stuck     bool // the last probe's verdict was unproven or inconclusive
 	stalled   bool // the last pure-Go probe's master failed, even fresh (masterProbe)
 	stalls    int  // probes whose master failed that were left to the search's other points (probe)
+	ipmMisses int  // ipm.Probe calls in a row that did not settle their point (ipmBlind)
 }
+
+// ipmBlind is how many ipm.Probe calls in a row may leave their point
+// unsettled before a search stops asking it after a master that failed or
+// tailed (where ipm.Probe is the first probe, it is always asked). Where the interior point is
+// blind to a pattern (square-geometric's thresholds above about 6 nats at
+// 256 letters: its iterates run off to a complementarity of 1e100 and
+// more) each call costs its 200 iterations, more than the master probes
+// around it; where it sees (the binomial priors' tiny masses) it settles
+// most points it is asked.
+const ipmBlind = 2
 
 // verdict is the outcome of one probe.
 type verdict int
@@ -245,7 +256,8 @@ func (p *prober) goProbe(t float64) (o outcome, ev *evidence) {
 	if ev == nil && p.stop != nil && p.stop() {
 		return outcome{v: unproven}, nil
 	}
-	if ev == nil || (ev.unsettled && ev.settled(t) == unproven) {
+	blind := p.cols && p.ipmMisses >= ipmBlind
+	if (ev == nil || (ev.unsettled && ev.settled(t) == unproven)) && !blind {
 		// A master tailing at its round limit is as likely above ε* as
 		// below it: the interior point, another formulation, often
 		// settles the question there.
@@ -260,9 +272,14 @@ func (p *prober) goProbe(t float64) (o outcome, ev *evidence) {
 			p.keepPattern(ev)
 		case err == nil:
 			ev.add(r.Evidence, p.pat)
-		case ev == nil:
-			return outcome{v: unproven}, nil
 		}
+		p.ipmMisses++
+		if ev != nil && ev.settled(t) != unproven {
+			p.ipmMisses = 0
+		}
+	}
+	if ev == nil {
+		return outcome{v: unproven}, nil
 	}
 	for n := 0; ev.unsettled && ev.settled(t) == unproven && (p.strict || p.unsettled >= unsettledStands) && n < goOnProbes; n++ {
 		if p.stop != nil && p.stop() {
