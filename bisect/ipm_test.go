@@ -194,6 +194,31 @@ func TestMasterStall(t *testing.T) {
 	}
 }
 
+// TestBlindInteriorPoint: with a master that fails at every point and an
+// interior point that settles none (no mechanism, no proof), the search
+// asks the interior point ipmBlind times, then only the LP, and ends on
+// the reference's ε*. TestMasterStall's "every call" is the converse: an
+// interior point that settles every point is asked at every probe.
+func TestBlindInteriorPoint(t *testing.T) {
+	pi, pat, opt, ref := columnsReference(t, 23, 24, 9, 0.01, 7, 3)
+	asked := 0
+	blind := opt
+	blind.probeMaster = func(*colgen.Master, float64) (*colgen.Result, error) {
+		return nil, errors.New("stalled")
+	}
+	blind.probeIPM = func(mech.Prior, mech.Pattern, float64) (*ipm.ProbeResult, error) {
+		asked++
+		return &ipm.ProbeResult{Evidence: certify.Evidence{PML: math.Inf(1)}, Iterations: 200}, nil
+	}
+	r, err := LeastEpsilon(context.Background(), pi, pat, blind)
+	require.NoError(t, err)
+	assert.InDelta(t, ref.EpsUpper, r.EpsUpper, 1e-9)
+	audit(t, pi, pat, r, DefaultTol)
+	assert.Positive(t, r.LPSolves, "the LP settles what neither pure-Go probe did")
+	assert.Greater(t, r.GoProbes, ipmBlind, "the search went on probing")
+	assert.Equal(t, ipmBlind, asked, "a blind interior point is asked ipmBlind times")
+}
+
 // TestProbeLPStops: a prober whose search's context is done ends the
 // pure-Go LP it is in (warm or cold, the feasibility and the infeasibility
 // LP) with revised.ErrStopped instead of finishing it, and its master
