@@ -95,9 +95,11 @@ func TestProbeErrors(t *testing.T) {
 }
 
 // TestProbeWithoutMechanism checks the convention a caller relies on
-// when no iterate gives a mechanism with the pattern (it happens far above
-// the least ε, at ε = 20, with priors down to 1e-10): PML is +Inf, so
-// that "the least ε is at most PML" still holds.
+// when no iterate gives a mechanism with the pattern (it happens where
+// e^ε nears the end of the floating-point range, ε = 700): PML is +Inf, so
+// that "the least ε is at most PML" still holds. Far above the least ε
+// but within range (ε = 20, priors down to 1e-10) every probe finds one,
+// its iterations started on the marginal rows (startOnMarginals).
 func TestProbeWithoutMechanism(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	none := 0
@@ -105,13 +107,17 @@ func TestProbeWithoutMechanism(t *testing.T) {
 		n, m := 2+rng.IntN(8), 2+rng.IntN(8)
 		pi := randinst.Prior(rng, n, []float64{0.01, 1e-4, 1e-7, 1e-10}[trial%4])
 		pat := randinst.StrictOrder(rng, n, m).Pattern(1 + rng.IntN(m))
-		r, err := ipm.Probe(pi, pat, 20)
-		require.NoError(t, err)
-		if r.Mechanism == nil {
-			none++
-			assert.True(t, math.IsInf(r.PML, 1), "trial %d: PML %v without a mechanism", trial, r.PML)
-		} else {
-			assert.Equal(t, leakage.PML(pi, r.Mechanism), r.PML, "trial %d", trial)
+		for _, eps := range []float64{20, 700} {
+			r, err := ipm.Probe(pi, pat, eps)
+			require.NoError(t, err)
+			if r.Mechanism == nil {
+				require.Equal(t, 700.0, eps, "trial %d: no mechanism at ε = %v", trial, eps)
+				none++
+				assert.True(t, math.IsInf(r.PML, 1), "trial %d: PML %v without a mechanism", trial, r.PML)
+			} else {
+				assert.Equal(t, leakage.PML(pi, r.Mechanism), r.PML, "trial %d", trial)
+				assert.LessOrEqual(t, r.PML, eps, "trial %d", trial)
+			}
 		}
 	}
 	require.Positive(t, none, "no probe without a mechanism: the test checks nothing")
