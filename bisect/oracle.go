@@ -66,12 +66,11 @@ type prober struct {
 
 // ipmBlind is how many ipm.Probe calls in a row may leave their point
 // unsettled before a search stops asking it after a master that failed or
-// tailed (where ipm.Probe is the first probe, it is always asked). Where the interior point is
-// blind to a pattern (square-geometric's thresholds above about 6 nats at
-// 256 letters: its iterates run off to a complementarity of 1e100 and
-// more) each call costs its 200 iterations, more than the master probes
-// around it; where it sees (the binomial priors' tiny masses) it settles
-// most points it is asked.
+// tailed (where ipm.Probe is the first probe, it is always asked). A call
+// that settles nothing has usually run its 200 iterations, more than the
+// master probes around it cost; where the interior point sees the
+// pattern it settles most points it is asked, so two misses in a row say
+// that it is blind to this one.
 const ipmBlind = 2
 
 // verdict is the outcome of one probe.
