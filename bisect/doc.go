@@ -107,7 +107,9 @@
 // compares the oracles on the bench's curves).
 //
 // A master that fails (its simplex stalled twice), or that stops at its
-// round limit without settling the probe, hands the probe to ipm.Probe.
+// round limit without settling the probe, hands the probe to ipm.Probe;
+// after two such calls in a row that settle nothing, a search stops
+// asking the interior point (ipmBlind).
 // A failed probe still open is moved, up to four times per search, to
 // other points of the bracket (a master stalls on the degenerate bases
 // within a few 1e-7 of a breakpoint, which a point a third of the bracket
