@@ -61,16 +61,16 @@ type prober struct {
 	stuck     bool // the last probe's verdict was unproven or inconclusive
 	stalled   bool // the last pure-Go probe's master failed, even fresh (masterProbe)
 	stalls    int  // probes whose master failed that were left to the search's other points (probe)
-	ipmMisses int  // ipm.Probe calls in a row that did not settle their point (ipmBlind)
+	ipmMisses int  // ipm.Probe calls in a row that gave nothing (ipmBlind)
 }
 
-// ipmBlind is how many ipm.Probe calls in a row may leave their point
-// unsettled before a search stops asking it after a master that failed or
-// tailed (where ipm.Probe is the first probe, it is always asked). A call
-// that settles nothing has usually run its 200 iterations, more than the
-// master probes around it cost; where the interior point sees the
-// pattern it settles most points it is asked, so two misses in a row say
-// that it is blind to this one.
+// ipmBlind is how many ipm.Probe calls in a row may come back with
+// nothing (an error, or neither a mechanism with the pattern nor a proof)
+// before a search stops asking it after a master that failed or tailed
+// (where ipm.Probe is the first probe, it is always asked). A call that
+// gives nothing has run its iterations without one point to read, and
+// where the interior point sees the pattern it gives something at every
+// call, so two such calls in a row say that it is blind to this one.
 const ipmBlind = 2
 
 // verdict is the outcome of one probe.
@@ -232,7 +232,8 @@ type evidence struct {
 
 // goProbe asks the column generation about t, then ipm.Probe when the
 // prober asks for it, when the master fails, or when it stops at its
-// round limit without settling the question; a probe that may not stand
+// round limit without settling the question (unless ipm.Probe is blind to
+// the pattern, ipmBlind); a probe that may not stand
 // open lets the master go on (goOnProbes). Its verdict is
 // feasible or infeasible when the evidence settles the question, and
 // unproven otherwise (then ev holds whatever it found, for the LP's
@@ -273,7 +274,7 @@ func (p *prober) goProbe(t float64) (o outcome, ev *evidence) {
 			ev.add(r.Evidence, p.pat)
 		}
 		p.ipmMisses++
-		if ev != nil && ev.settled(t) != unproven {
+		if err == nil && (r.Mechanism != nil || r.Alpha != nil) {
 			p.ipmMisses = 0
 		}
 	}

@@ -32,8 +32,10 @@ import (
 // degenerate pivots in a row the bounds are lowered by small pseudo-random
 // amounts (perturb) and the solve goes on, each bound lowered further
 // should a recomputed inverse put its basic value below it (reshift); the
-// point is cleaned up on the true bounds at the end. Should a run of degenerate pivots come again,
-// Bland's rule takes over until a step makes progress.
+// point is cleaned up on the true bounds at the end. Should a run of
+// degenerate pivots come again, Bland's rule takes over until a step makes
+// progress. A phase 2 that stops lowering its objective ends the solve
+// (stallPivots).
 type dense struct {
 	n    int
 	cols []stored
@@ -138,14 +140,16 @@ const (
 	denseOptTol = priceTol
 	// densePivTol: the least |α_p| taken as a pivot in the ratio test.
 	densePivTol = 1e-9
-	// stallPivots·n + stallPivotsMin phase 2 pivots without the sum of
-	// the slacks falling by stallGain (relative) end a solve as stalled,
-	// unless the sum came below stallFloor (near a breakpoint the pivots
-	// can cross a face at a sum of 1e-7 for long before they reach 0 or
-	// the prices prove the optimum). On a degenerate ε (an opening) the
-	// master can go round a plateau far above 0, its steps not degenerate
-	// enough for Bland's rule and rounding undoing them, until maxIter; a
-	// solve that makes progress lowers the sum far more often than this.
+	// stallPivots·(n + columns) + stallPivotsMin phase 2 pivots without
+	// the sum of the slacks falling by stallGain·max(1, sum) end a solve
+	// as stalled, unless the sum came below stallFloor (near a breakpoint
+	// the pivots can cross a face at a sum of 1e-7 for long before they
+	// reach 0 or the prices prove the optimum). On a degenerate ε (an
+	// opening) the master can go round a plateau far above 0, its steps
+	// not degenerate enough for Bland's rule and rounding undoing them,
+	// until maxIter; a solve that makes progress lowers the sum far more
+	// often than this, and a run of Bland's degenerate pivots across a
+	// face grows with the columns it can choose from, as maxIter does.
 	stallPivots, stallPivotsMin = 10, 1000
 	stallGain                   = 1e-9
 	stallFloor                  = 1e-6
@@ -175,8 +179,9 @@ const defaultDegenerateRun = 50
 // was the fastest period measured (docs/performance.md).
 const defaultRefactorEvery, defaultRefactorPer = 100, 16
 
-// errStalled is returned when phase 1 can not make progress (numerical
-// trouble) even from the slack basis.
+// errStalled is returned when a solve can not make progress (numerical
+// trouble): phase 1 ends above 0, a basis can not be inverted, the pivots
+// reach maxIter, or phase 2 goes round a plateau (stallPivots).
 var errStalled = errors.New("colgen: the master simplex stalled")
 
 func newDense(n int) *dense {
@@ -558,7 +563,7 @@ func (e *dense) run() (*denseResult, error) {
 			}
 			return e.result(iters), nil
 		}
-		if iters >= maxIter || flat > stallPivots*n+stallPivotsMin {
+		if iters >= maxIter || flat > stallPivots*(n+len(e.cols))+stallPivotsMin {
 			return &denseResult{Iterations: iters}, errStalled
 		}
 
@@ -577,6 +582,8 @@ func (e *dense) run() (*denseResult, error) {
 		}
 		e.pivot(q, r, theta, dq)
 		iters++
+		// Phase 1 pivots neither count nor reset best: a solve that
+		// ping-pongs between the phases on rounding keeps its plateau.
 		if !phase1 {
 			switch f := e.slackSum(); {
 			case f < best-stallGain*math.Max(1, f):
