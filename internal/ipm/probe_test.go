@@ -96,8 +96,10 @@ func TestProbeErrors(t *testing.T) {
 
 // TestProbeWithoutMechanism checks the convention a caller relies on
 // when no iterate gives a mechanism with the pattern (it happens where
-// e^ε nears the end of the floating-point range, ε = 700): PML is +Inf, so
-// that "the least ε is at most PML" still holds. Far above the least ε
+// e^ε nears the end of the floating-point range, ε = 700, whose caps
+// lifted onto the marginal rows are of order 1e303 and whose iterations
+// break down at once): PML is +Inf, so that "the least ε is at most PML"
+// still holds. Far above the least ε
 // but within range (ε = 20, priors down to 1e-10) every probe finds one,
 // its iterations started on the marginal rows (startOnMarginals).
 func TestProbeWithoutMechanism(t *testing.T) {
