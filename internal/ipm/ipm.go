@@ -180,7 +180,6 @@ func Solve(p Problem, opt Options) (*Result, error) {
 	}
 	p.Prior = normalised(p.Prior)
 	w := newWorkspace(p.Prior, p.Utility, allPairs(p.Utility.Dims()), pmlForm(p.Epsilon))
-	w.startOnMarginals()
 	best := w.bestPoint(opt.ctx(), maxIter, gap, func() *Result { return w.result(p) })
 	if err := opt.ctx().Err(); err != nil {
 		return nil, err
@@ -432,6 +431,10 @@ func newWorkspace(pi mech.Prior, u mech.Utility, st structure, fm capForm) *work
 	for k := range w.z {
 		w.z[k], w.w[k] = 1, 1
 	}
+	// Off the marginal rows (caps of order 1/M where they must be e^ε q_j)
+	// the iterations at a few nats and more push the multipliers to 1e100
+	// and beyond while the primal point does not move.
+	w.startOnMarginals()
 	return w
 }
 

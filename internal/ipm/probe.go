@@ -49,10 +49,6 @@ func Probe(pi mech.Prior, pat mech.Pattern, eps float64) (*ProbeResult, error) {
 	np := normalised(pi)
 	p := Problem{Prior: np, Utility: penalty(np, pat), Epsilon: eps}
 	w := newWorkspace(p.Prior, p.Utility, allPairs(p.Utility.Dims()), pmlForm(eps))
-	// Started off the marginal rows (caps t_j of order 1/M where they
-	// must be e^ε q_j), the iterations at a few nats and more push the
-	// multipliers to 1e100 and beyond while the primal point does not move.
-	w.startOnMarginals()
 	res := &ProbeResult{Evidence: certify.Evidence{PML: math.Inf(1)}}
 	w.iterate(context.Background(), 200, 1e-4, func(it int) (improved, done bool) {
 		res.Iterations = it

@@ -91,7 +91,6 @@ func SolveRatio(p RatioProblem, opt Options) (*Result, error) {
 		return identicalRows(p), nil
 	}
 	w := newWorkspace(p.Prior, p.Utility, allPairs(n, m), form)
-	w.startOnMarginals()
 	best := w.bestPoint(opt.ctx(), maxIter, gap, func() *Result { return w.ratioResult(p) })
 	if err := opt.ctx().Err(); err != nil {
 		return nil, err
