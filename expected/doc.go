@@ -35,6 +35,10 @@
 //     letters of mass 1e-19), and an engine can fail: then, for ε-PML,
 //     its full LP is solved and checked the same way, and failing that
 //     the pure-Go vertex of step 1 is returned; Options.Notify is told.
+//     Where that vertex does not certify either (a budget on a breakpoint
+//     such as log 2 can do that), the full LP goes to the pure-Go backends
+//     other than the rejected one, checked against the same bracket, and
+//     Maximize fails rather than return an optimum outside it.
 //  3. Full LP. When step 1 finds no certified point (or Options.FullLP
 //     asks for it) the backend (solver.Auto() without one) solves the
 //     whole LP.

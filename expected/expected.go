@@ -128,6 +128,8 @@ func Maximize(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget,
 	rejected := 0 // the backend's LPs whose answers were not kept
 	if b.Measure == mech.PML && !opt.FullLP {
 		r, err := structured(ctx, pi, u, b, opt)
+		var rej *rejectedFullLP
+		errors.As(err, &rej)
 		if errors.Is(err, errUncertified) {
 			rejected += r.LPSolves
 			r, err = withoutNegligible(ctx, pi, u, b)
@@ -142,6 +144,14 @@ func Maximize(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget,
 		rejected += r.LPSolves
 		if !errors.Is(err, errUncertified) {
 			return Result{}, err
+		}
+		if rej != nil {
+			r, err := elsewhere(ctx, pi, u, b, opt, rej)
+			if err != nil {
+				return Result{}, err
+			}
+			r.LPSolves += rejected
+			return r.finish(pi, u), nil
 		}
 	}
 	if b.Measure != mech.PML && !opt.FullLP {
@@ -245,7 +255,49 @@ func structured(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budge
 	if err == nil {
 		opt.notify("%s's full LP failed or left the certified bracket: returning the pure-Go vertex", opt.Solver.Name())
 	}
+	if errors.Is(err, errUncertified) {
+		return sol, &rejectedFullLP{backend: opt.Solver.Name(), lo: r.Value, hi: r.Bound}
+	}
 	return sol, err
+}
+
+// rejectedFullLP says that a backend's full ε-PML LP failed or left the
+// interior point's certified bracket [lo, hi] on the optimum, and that no
+// vertex of the point certified. The same engine on the same LP can only
+// repeat that, so Maximize asks the other engines (elsewhere).
+type rejectedFullLP struct {
+	backend string
+	lo, hi  float64
+}
+
+func (e *rejectedFullLP) Error() string {
+	return fmt.Sprintf("expected: %s's full LP failed or left the certified bracket [%.17g, %.17g]", e.backend, e.lo, e.hi)
+}
+
+func (e *rejectedFullLP) Unwrap() error { return errUncertified }
+
+// elsewhere solves the full ε-PML LP with each pure-Go backend other than
+// the rejected one and keeps the first optimum within the bracket of rej
+// (withinBracket). When none is kept it returns an error: an answer
+// outside a proven bracket is not an optimum.
+func elsewhere(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget, opt Options, rej *rejectedFullLP) (Result, error) {
+	spent := 0
+	for _, name := range []string{"revised", "gonum"} {
+		slv, err := solver.Get(name)
+		if err != nil || name == rej.backend {
+			continue
+		}
+		o := opt
+		o.Solver = slv
+		why := fmt.Sprintf("%s's full LP failed or left the certified bracket [%.17g, %.17g]", rej.backend, rej.lo, rej.hi)
+		sol, err := withinBracket(ctx, pi, u, b, o, nil, rej.lo, rej.hi, why)
+		spent += sol.LPSolves
+		sol.LPSolves = spent
+		if !errors.Is(err, errUncertified) {
+			return sol, err
+		}
+	}
+	return Result{LPSolves: spent}, fmt.Errorf("%w, and so did every pure-Go backend's", rej)
 }
 
 // vertexResult is the audited Result of ipm's certified vertex r (err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"regexp"
 	"testing"
@@ -99,4 +100,51 @@ func TestNotifyUncertifiedInteriorPoint(t *testing.T) {
 		"the interior point was not certified: solving the full LP (%d rows × %d columns) with %s", rows, cols, solver.Auto().Name())}, msgs)
 	assert.Equal(t, solver.Auto().Name(), r.Solver)
 	assert.LessOrEqual(t, leakage.PML(in.Prior, r.Mechanism), b.Epsilon+1e-9)
+}
+
+// zeroObjective is a backend that answers every LP with one of its
+// feasible points, the optimum of the zero objective: audited, but not
+// optimal.
+type zeroObjective struct{ solver.Solver }
+
+func (z zeroObjective) Name() string { return "zero-objective" }
+
+func (z zeroObjective) Solve(m *lp.Model) (*solver.Solution, error) {
+	c := *m
+	c.ColCosts = make([]float64, len(m.ColCosts))
+	return z.Solver.Solve(&c)
+}
+
+// TestRejectedFullLPNotSolvedAgain: at ε = log 2 on these instances the
+// interior point's vertex does not certify, so when the named backend's
+// full LP leaves the point's bracket nothing pure-Go is at hand. Maximize
+// then asks the pure-Go backend, checked against the same bracket, and
+// never returns the rejected backend's answer: the value is the full LP's
+// optimum. Before, the rejected LP was solved again and returned.
+func TestRejectedFullLPNotSolvedAgain(t *testing.T) {
+	ctx := context.Background()
+	b := mech.Budget{Measure: mech.PML, Epsilon: math.Ln2}
+	for _, c := range []struct {
+		family string
+		n      int
+	}{{"random", 24}, {"random", 48}, {"counting-binomial", 48}} {
+		what := fmt.Sprintf("%s, N = %d", c.family, c.n)
+		fam, err := instance.Lookup(c.family)
+		require.NoError(t, err)
+		in, err := fam.New(c.n, 1)
+		require.NoError(t, err)
+		full, err := expected.Maximize(ctx, in.Prior, in.Utility, b, expected.Options{Solver: solver.Revised(), FullLP: true})
+		require.NoError(t, err, what)
+
+		var msgs []string
+		r, err := expected.Maximize(ctx, in.Prior, in.Utility, b, expected.Options{Solver: zeroObjective{solver.Revised()},
+			Notify: func(msg string) { msgs = append(msgs, msg) }})
+		require.NoError(t, err, what)
+		assert.NotEqual(t, "zero-objective", r.Solver, what)
+		assert.InDelta(t, full.Value, r.Value, 1e-9*math.Max(1, math.Abs(full.Value)), what)
+		assert.LessOrEqual(t, leakage.PML(in.Prior, r.Mechanism), b.Epsilon+1e-9, what)
+		for _, msg := range msgs {
+			assert.NotContains(t, msg, "not certified", what)
+		}
+	}
 }
