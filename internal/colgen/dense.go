@@ -65,11 +65,12 @@ type dense struct {
 	work             []float64 // n×n scratch of gaussJordan
 	bps              []breakpoint
 
-	// degenerateRun, refactorEvery and refactorPer are the engine's
-	// defaults (the constants of the same names with a default prefix);
-	// tests lower them to reach the perturbation, Bland's rule and the
-	// periodic inversion.
+	// degenerateRun, refactorEvery, refactorPer, stallPivots and
+	// stallPivotsMin are the engine's defaults (the constants of the same
+	// names with a default prefix); tests lower them to reach the
+	// perturbation, Bland's rule, the periodic inversion and the plateau.
 	degenerateRun, refactorEvery, refactorPer int
+	stallPivots, stallPivotsMin               int
 }
 
 // denseCol is a generated column: its entries, or dead (fixed at 0).
@@ -140,8 +141,8 @@ const (
 	denseOptTol = priceTol
 	// densePivTol: the least |α_p| taken as a pivot in the ratio test.
 	densePivTol = 1e-9
-	// stallPivots·(n + columns) + stallPivotsMin phase 2 pivots without
-	// the sum of the slacks falling by stallGain·max(1, sum) end a solve
+	// defaultStallPivots·(n + columns) + defaultStallPivotsMin phase 2
+	// pivots without the sum of the slacks falling by stallGain·max(1, sum) end a solve
 	// as stalled, unless the sum came below stallFloor (near a breakpoint
 	// the pivots can cross a face at a sum of 1e-7 for long before they
 	// reach 0 or the prices prove the optimum). On a degenerate ε (an
@@ -150,9 +151,9 @@ const (
 	// until maxIter; a solve that makes progress lowers the sum far more
 	// often than this, and a run of Bland's degenerate pivots across a
 	// face grows with the columns it can choose from, as maxIter does.
-	stallPivots, stallPivotsMin = 10, 1000
-	stallGain                   = 1e-9
-	stallFloor                  = 1e-6
+	defaultStallPivots, defaultStallPivotsMin = 10, 1000
+	stallGain                                 = 1e-9
+	stallFloor                                = 1e-6
 	// denseSingTol: the least pivot, relative to the largest entry of the
 	// basis, that inversion accepts; a column without one is replaced by
 	// a slack.
@@ -181,7 +182,7 @@ const defaultRefactorEvery, defaultRefactorPer = 100, 16
 
 // errStalled is returned when a solve can not make progress (numerical
 // trouble): phase 1 ends above 0, a basis can not be inverted, the pivots
-// reach maxIter, or phase 2 goes round a plateau (stallPivots).
+// reach maxIter, or phase 2 goes round a plateau (defaultStallPivots).
 var errStalled = errors.New("colgen: the master simplex stalled")
 
 func newDense(n int) *dense {
@@ -189,6 +190,7 @@ func newDense(n int) *dense {
 		bt: make([]float64, n*n), xb: make([]float64, n), y: make([]float64, n),
 		cb: make([]float64, n), alpha: make([]float64, n), work: make([]float64, n*n),
 		degenerateRun: defaultDegenerateRun, refactorEvery: defaultRefactorEvery, refactorPer: defaultRefactorPer,
+		stallPivots: defaultStallPivots, stallPivotsMin: defaultStallPivotsMin,
 		feasTol: denseFeasTol}
 	e.slackBasis()
 	return e
@@ -563,7 +565,7 @@ func (e *dense) run() (*denseResult, error) {
 			}
 			return e.result(iters), nil
 		}
-		if iters >= maxIter || flat > stallPivots*(n+len(e.cols))+stallPivotsMin {
+		if iters >= maxIter || flat > e.stallPivots*(n+len(e.cols))+e.stallPivotsMin {
 			return &denseResult{Iterations: iters}, errStalled
 		}
 
