@@ -142,7 +142,7 @@ func SolveJoint(ctx context.Context, p *problem.Problem, floor Floor, opt Option
 		return nil, err
 	}
 	sol := Solution{Objective: problem.ExpectedUtility, Measure: b.Measure, Mechanism: r.Mechanism, Epsilon: r.Epsilon,
-		EpsilonLower: r.Epsilon, ExpectedUtilityBound: r.Bound, Solver: r.Solver, LPSolves: r.LPSolves + least.LPSolves}
+		EpsilonLower: r.Epsilon, ExpectedUtilityBound: r.Bound, Solver: r.Solver, LPSolves: r.LPSolves + least.LPSolves, FullLP: r.FullLP}
 	describe(p, &sol)
 	return &JointSolution{Solution: sol, LeastEpsilonLower: least.EpsLower, LeastEpsilonUpper: least.EpsUpper}, nil
 }

@@ -84,13 +84,17 @@ type Solution struct {
 	WorstCaseValue  float64
 	ExpectedUtility float64
 	// ExpectedUtilityBound is a proven upper bound on the optimal expected
-	// utility when the method certifies one (ipm), else NaN: the optimum
-	// lies in [ExpectedUtility, ExpectedUtilityBound].
+	// utility when the method certifies one (the interior point; for
+	// ε-PML also the LP's duals), else NaN: the optimum lies in
+	// [ExpectedUtility, ExpectedUtilityBound].
 	ExpectedUtilityBound float64
 
 	Mechanism mech.Mechanism
 	Solver    string // the backend's name, or "ipm"
 	LPSolves  int
+	// FullLP reports an expected-utility optimum of the whole LP rather
+	// than a vertex of the interior point's face.
+	FullLP bool
 }
 
 // ErrNoObjective is returned when a problem names no objective.
@@ -156,7 +160,7 @@ func solveExpected(ctx context.Context, p *problem.Problem, b mech.Budget, opt O
 		return nil, err
 	}
 	return &Solution{Mechanism: r.Mechanism, Epsilon: r.Epsilon, EpsilonLower: r.Epsilon, ALIPLower: r.ALIPLower,
-		ExpectedUtilityBound: r.Bound, Solver: r.Solver, LPSolves: r.LPSolves}, nil
+		ExpectedUtilityBound: r.Bound, Solver: r.Solver, LPSolves: r.LPSolves, FullLP: r.FullLP}, nil
 }
 
 // solveWorstCase answers problem (1) of Song & Oechtering (2026) with bisect.

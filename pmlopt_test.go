@@ -109,13 +109,30 @@ func methods() []method {
 // LIP, ALIP, LDP: SolveRatio's point), with a backend that backend's
 // vertex (ε-PML: on ipm's support; the others: of the whole LP), each with
 // ipm's certified bound at most 1e-9 from the value; the full LP asked for
-// reports no bound.
+// reports the bound of its duals for ε-PML, and none for the other
+// measures.
 func checkStructured(t *testing.T, p *problem.Problem, opt pmlopt.Options, sol *pmlopt.Solution) {
 	t.Helper()
 	if opt.FullLP {
-		assert.True(t, math.IsNaN(sol.ExpectedUtilityBound), "an LP solve reported a bound %g", sol.ExpectedUtilityBound)
+		assert.True(t, sol.FullLP)
+		if p.Privacy.Measure != mech.PML {
+			assert.True(t, math.IsNaN(sol.ExpectedUtilityBound), "a %s LP reported a bound %g", p.Privacy.Measure, sol.ExpectedUtilityBound)
+			return
+		}
+		// gonum gives duals only when its basis proves them.
+		if opt.Solver.Name() != "gonum" {
+			require.False(t, math.IsNaN(sol.ExpectedUtilityBound), "the %s LP's duals proved no bound", opt.Solver.Name())
+		}
+		if !math.IsNaN(sol.ExpectedUtilityBound) {
+			scale := math.Max(1, math.Abs(sol.ExpectedUtility))
+			assert.GreaterOrEqual(t, sol.ExpectedUtilityBound, sol.ExpectedUtility)
+			assert.LessOrEqual(t, sol.ExpectedUtilityBound-sol.ExpectedUtility, 1e-9*scale, "the duals' bound")
+		}
 		return
 	}
+	// A backend named solves the whole LIP, ALIP or LDP LP, and for
+	// ε-PML the LP on the interior point's support.
+	assert.Equal(t, opt.Solver != nil && p.Privacy.Measure != mech.PML, sol.FullLP)
 	if opt.Solver == nil {
 		assert.Equal(t, "ipm", sol.Solver)
 		assert.Zero(t, sol.LPSolves)

@@ -362,9 +362,9 @@ func famRun(ctx context.Context, job FamJob) FamRun {
 		return fail(err)
 	}
 	r.Status, r.LPs, r.Value = "ok", sol.LPSolves, sol.ExpectedUtility
-	r.Method = "full LP"
-	if sol.Solver == "ipm" || (b.Measure == mech.PML && !math.IsNaN(sol.ExpectedUtilityBound)) {
-		r.Method = "ipm"
+	r.Method = "ipm"
+	if sol.FullLP {
+		r.Method = "full LP"
 	}
 	r.Excess = famExcess(in.Prior, sol.Mechanism, b)
 	return r

@@ -41,7 +41,9 @@
 //     Maximize fails rather than return an optimum outside it.
 //  3. Full LP. When step 1 finds no certified point (or Options.FullLP
 //     asks for it) the backend (solver.Auto() without one) solves the
-//     whole LP.
+//     whole LP. For ε-PML its duals of the rows Σ_j p_ij = 1 prove an
+//     upper bound on the optimum through certify.UpperBound, whatever
+//     the engine's tolerances: the answer keeps a bracket of its own.
 //  4. Polish. An engine keeps each row feasible to an absolute tolerance,
 //     which lets an output of little mass exceed the budget by far more.
 //     If the optimum of step 2 or 3 exceeds the budget by more than 1e-9 or

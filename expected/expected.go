@@ -99,12 +99,21 @@ type Result struct {
 	Epsilon   float64
 	ALIPLower float64
 	// Value is the expected utility of Mechanism, and Bound a proven upper
-	// bound on the optimal expected utility when the interior point
-	// certified one, else NaN: the optimum lies in [Value, Bound].
+	// bound on the optimal expected utility, else NaN: the optimum lies in
+	// [Value, Bound]. For ε-PML the interior point or the LP's duals prove
+	// one; the LIP, ALIP and LDP LPs solved whole prove none.
 	Value, Bound float64
 	// Solver names who found Mechanism: a backend's name, or "ipm".
 	Solver   string
 	LPSolves int
+	// FullLP reports that Mechanism is the backend's optimum of the whole
+	// LP (with Options.Pattern, of the LP restricted to it), not a vertex
+	// of the interior point's face.
+	FullLP bool
+
+	// duals are the LP's duals of the rows Σ_j p_ij = 1 in the units of
+	// the model as built, for dualBound (nil off the LP).
+	duals []float64
 }
 
 // errUncertified means that the interior point could not certify the
@@ -191,8 +200,15 @@ func Maximize(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget,
 	if err != nil {
 		return Result{}, err
 	}
-	r.Solver, r.LPSolves = slv.Name(), r.LPSolves+rejected
-	return r.finish(pi, u), nil
+	r.Solver, r.LPSolves, r.FullLP = slv.Name(), r.LPSolves+rejected, true
+	r = r.finish(pi, u)
+	if b.Measure == mech.PML {
+		// No interior point bracketed the optimum: the LP's own duals do.
+		if bound := dualBound(pi, u, nil, b.Epsilon, r.duals); !math.IsInf(bound, 1) {
+			r.Bound = math.Max(bound, r.Value)
+		}
+	}
+	return r, nil
 }
 
 // finish fills the expected utility of r's mechanism.
@@ -394,7 +410,7 @@ func withinBracket(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Bu
 	if v < lo-slack || v > hi+slack {
 		return Result{LPSolves: sol.LPSolves}, errUncertified
 	}
-	sol.Solver, sol.Bound = opt.Solver.Name(), math.Max(hi, v)
+	sol.Solver, sol.Bound, sol.FullLP = opt.Solver.Name(), math.Max(hi, v), pattern == nil
 	return sol, nil
 }
 

@@ -33,7 +33,7 @@ func solveModel(ctx context.Context, pi mech.Prior, b mech.Budget, mod *polytope
 	if err := optimal(slv, res, err); err != nil {
 		return Result{}, err
 	}
-	sol, x, auditErr := assess(pi, b, mod, res)
+	sol, x, auditErr := assess(pi, b, mod, res, 1)
 	sol.LPSolves = 1
 	if auditErr == nil && x <= polishTol {
 		return sol, nil
@@ -47,7 +47,7 @@ func solveModel(ctx context.Context, pi mech.Prior, b mech.Budget, mod *polytope
 	polished := optimal(slv, res, err) == nil
 	if polished {
 		// Both are optima of the same LP: keep the one nearer the budget.
-		if sol2, x2, err2 := assess(pi, b, mod, res); err2 == nil && (auditErr != nil || x2 < x) {
+		if sol2, x2, err2 := assess(pi, b, mod, res, polytope.RowScale); err2 == nil && (auditErr != nil || x2 < x) {
 			sol, auditErr = sol2, nil
 		}
 		if basis2 != nil {
@@ -71,7 +71,7 @@ func solveModel(ctx context.Context, pi mech.Prior, b mech.Budget, mod *polytope
 		if basis2 != nil {
 			basis = basis2
 		}
-		next, _, err := assess(pi, b, mod, res)
+		next, _, err := assess(pi, b, mod, res, polytope.RowScale)
 		if err == nil {
 			sol, auditErr = next, nil
 		}
@@ -130,14 +130,41 @@ func optimal(slv solver.Solver, res *solver.Solution, err error) error {
 }
 
 // assess extracts and audits the mechanism of an optimal solution, and
-// returns how far it exceeds the budget.
-func assess(pi mech.Prior, b mech.Budget, mod *polytope.Model, res *solver.Solution) (Result, float64, error) {
+// returns how far it exceeds the budget. The solution's duals of the rows
+// Σ_j p_ij = 1, multiplied by scale (the factor those rows were
+// multiplied by), are kept for dualBound.
+func assess(pi mech.Prior, b mech.Budget, mod *polytope.Model, res *solver.Solution, scale float64) (Result, float64, error) {
 	m, err := mod.Mechanism(res.X)
 	if err != nil {
 		return Result{}, 0, err
 	}
 	a, err := certify.Audit(pi, m, b)
-	return Result{Mechanism: m, Epsilon: a.Level, ALIPLower: a.ALIPLower, Bound: math.NaN()}, a.Excess, err
+	r := Result{Mechanism: m, Epsilon: a.Level, ALIPLower: a.ALIPLower, Bound: math.NaN()}
+	if len(res.RowDuals) >= len(pi) {
+		r.duals = make([]float64, len(pi))
+		for i := range r.duals {
+			r.duals[i] = res.RowDuals[i] * scale
+		}
+	}
+	return r, a.Excess, err
+}
+
+// dualBound is the upper bound that certify.UpperBound proves on the
+// expected utility of every ε-PML mechanism with the pattern pat (nil:
+// every pair) from an LP's duals of the rows Σ_j p_ij = 1. The bound
+// holds for any multipliers, whatever the engine's tolerances; both signs
+// are tried, as backends differ in their sign convention. It is +Inf
+// without duals.
+func dualBound(pi mech.Prior, u mech.Utility, pat mech.Pattern, eps float64, duals []float64) float64 {
+	if len(duals) < len(pi) {
+		return math.Inf(1)
+	}
+	alpha := slices.Clone(duals[:len(pi)])
+	bound := certify.UpperBound(pi, u, pat, eps, alpha)
+	for i := range alpha {
+		alpha[i] = -alpha[i]
+	}
+	return math.Min(bound, certify.UpperBound(pi, u, pat, eps, alpha))
 }
 
 // solveFrom solves lpm with slv, starting from basis start when the backend

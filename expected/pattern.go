@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/polytope"
 	"github.com/pmlopt/pmlopt/solver"
@@ -23,9 +22,8 @@ var ErrInfeasible = errors.New("expected: no mechanism within the budget respect
 //  1. Build the polytope with the pattern (for PML, outputs no ε-PML
 //     mechanism can use are pruned) and solve it.
 //  2. For ε-PML, turn the duals of the rows Σ_j p_ij = 1 into a proven
-//     upper bound with certify.UpperBound, which holds for every
-//     mechanism with the pattern whatever the engine's tolerances: both
-//     signs are tried, as backends differ in their sign convention.
+//     upper bound (dualBound), which holds for every mechanism with the
+//     pattern whatever the engine's tolerances.
 //  3. Audit the optimum; polish it (solveModel) if it exceeds the budget
 //     by more than polishTol.
 func maximizePattern(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget, opt Options) (Result, error) {
@@ -55,15 +53,10 @@ func maximizePattern(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.
 		return Result{}, err
 	}
 	bound := math.NaN()
-	if b.Measure == mech.PML && len(res.RowDuals) >= len(pi) {
-		alpha := append([]float64(nil), res.RowDuals[:len(pi)]...)
-		bound = certify.UpperBound(pi, u, opt.Pattern, b.Epsilon, alpha)
-		for i := range alpha {
-			alpha[i] = -alpha[i]
-		}
-		bound = math.Min(bound, certify.UpperBound(pi, u, opt.Pattern, b.Epsilon, alpha))
+	if b.Measure == mech.PML {
+		bound = dualBound(pi, u, opt.Pattern, b.Epsilon, res.RowDuals)
 	}
-	sol, x, auditErr := assess(pi, b, mod, res)
+	sol, x, auditErr := assess(pi, b, mod, res, 1)
 	sol.LPSolves = 1
 	if auditErr != nil || x > polishTol {
 		if sol, err = solveModel(ctx, pi, b, mod, slv); err != nil {
@@ -78,6 +71,6 @@ func maximizePattern(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.
 	if !math.IsInf(bound, 1) {
 		sol.Bound = math.Max(bound, sol.Value)
 	}
-	sol.Solver = slv.Name()
+	sol.Solver, sol.FullLP = slv.Name(), true
 	return sol, nil
 }
