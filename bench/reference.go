@@ -50,7 +50,7 @@ func plainLeast(s solver.Solver, pi mech.Prior, pat mech.Pattern, hi float64) (f
 		}
 		res, err := s.Solve(m.LP.ScaledRows(polytope.RowScale))
 		if err != nil {
-			return false, err
+			return false, fmt.Errorf("plain LP at ε = %g: %w", eps, err)
 		}
 		if res.Status != solver.Optimal && res.Status != solver.Infeasible {
 			return false, fmt.Errorf("plain LP at ε = %g: status %v", eps, res.Status)

@@ -132,6 +132,9 @@ func (clpSolver) Load(m *lp.Model) (Session, error) {
 // feasTol is the primal and dual feasibility tolerance given to Clp.
 const feasTol = 1e-9
 
+// clpErrors is Clp_status when the simplex stopped on numerical errors.
+const clpErrors = 4
+
 // clpCosts returns the costs Clp minimises: the model's, negated when it
 // maximises. Clp's own maximisation gives infeasibility rays that are not
 // Farkas rays, so the session always minimises.
@@ -340,6 +343,16 @@ func (s *clpSession) Solve() (*Solution, error) {
 		C.Clp_primal(model, 0)
 	} else {
 		C.Clp_dual(model, 0)
+	}
+	if C.Clp_status(model) == clpErrors {
+		// One algorithm stopped on numerical errors: the other, from the
+		// basis reached. The dual simplex does so on ε-PML feasibility
+		// LPs within 1e-9 of their ε*, where the primal one decides.
+		if primal {
+			C.Clp_dual(model, 0)
+		} else {
+			C.Clp_primal(model, 0)
+		}
 	}
 	s.solved = true
 	return s.solution()

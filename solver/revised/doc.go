@@ -44,7 +44,14 @@
 // without this phase 1 could stall for 100 000 iterations. If the steps
 // stall again on the true bounds, the engine switches to Bland's
 // smallest-index rule with an exact ratio test until a step makes progress
-// (Beale's example is in the tests).
+// (Beale's example is in the tests). It does the same in phase 1 once 50
+// steps that moved the point have left the sum of infeasibilities above
+// the least sum seen: the Harris ratio test lets basics cross their bounds
+// by up to the tolerance, and a point a few tolerances from feasibility
+// can otherwise cycle through nondegenerate steps. Should Bland's rule go
+// round for 50 more such steps on reduced costs within ten times the
+// optimality tolerance, the solve ends infeasible with the phase 1 duals
+// as its certificate (which FarkasGap may then not verify).
 //
 // # Scaling
 //

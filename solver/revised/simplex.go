@@ -38,6 +38,27 @@ func (s Status) String() string {
 // them, per iteration before taking the best candidate found.
 const partialMin, partialParts = 2000, 8
 
+// Runs that switch the pricing to Bland's rule with an exact ratio test.
+//
+// stallRun: degenerate steps in a row (after the bounds were perturbed
+// once). flatRun: phase 1 steps that moved the point yet left the sum of
+// infeasibilities no lower than flatGain below the least sum seen. In
+// exact arithmetic such a step lowers it; in floating point the Harris
+// ratio test lets basics cross their bounds by up to the feasibility
+// tolerance, and a point infeasible by a few times that tolerance can go
+// round a cycle of two nondegenerate steps whose infeasible sets trade
+// places (an 80-row ε-PML feasibility LP just below its ε*, scaled by
+// 1024, did so for its whole iteration limit). After 2·flatRun such steps,
+// Bland's rule included, with reduced costs within flatDual times the
+// optimality tolerance, the solve ends infeasible: the LP is then
+// infeasible by a few tolerances, below what the factors resolve.
+const (
+	stallRun = 50
+	flatRun  = 50
+	flatGain = 1e-9
+	flatDual = 10
+)
+
 // Options are the tolerances and limits of the engine. A zero field takes
 // its default.
 type Options struct {
@@ -648,6 +669,9 @@ func (s *Simplex) solve() (*Result, error) {
 	dtol := opt.OptTol
 	iters := 0
 	degenerate := 0
+	// leastInfs is the least sum of infeasibilities of a phase 1 point so
+	// far, flat the nondegenerate phase 1 steps since it last fell.
+	leastInfs, flat, moved := math.Inf(1), 0, false
 	fresh := true // factors and x_B computed from scratch, no update since
 	var one [1]int
 	for {
@@ -659,19 +683,31 @@ func (s *Simplex) solve() (*Result, error) {
 		}
 		// Phase and basic costs.
 		phase1 := false
+		infs := 0.0
 		for p, v := range s.head {
 			xv, ftol := s.x[v], s.ftol[v]
 			switch {
 			case xv < s.lb[v]-ftol:
 				s.cB[p] = -1
 				phase1 = true
+				infs += s.lb[v] - xv
 			case xv > s.ub[v]+ftol:
 				s.cB[p] = 1
 				phase1 = true
+				infs += xv - s.ub[v]
 			default:
 				s.cB[p] = 0
 			}
 		}
+		if phase1 {
+			switch {
+			case infs < leastInfs*(1-flatGain):
+				leastInfs, flat = infs, 0
+			case moved:
+				flat++
+			}
+		}
+		moved = false
 		if !phase1 {
 			for p, v := range s.head {
 				if v < s.n {
@@ -685,7 +721,7 @@ func (s *Simplex) solve() (*Result, error) {
 		s.f.btran(s.y)
 
 		// Pricing.
-		if degenerate > 50 && !s.perturbDone {
+		if degenerate > stallRun && !s.perturbDone {
 			// A long run of degenerate steps: relax the bounds by small
 			// random amounts and go on; the answer is cleaned up on the
 			// true bounds when this relaxed problem is solved.
@@ -697,7 +733,7 @@ func (s *Simplex) solve() (*Result, error) {
 			degenerate = 0
 			continue
 		}
-		bland := degenerate > 50
+		bland := degenerate > stallRun || (phase1 && flat > flatRun)
 		q, dq, best := -1, 0.0, 0.0
 		// Partial pricing: the scan starts where the last one stopped
 		// and stops once a chunk of the columns has been read and a
@@ -766,6 +802,26 @@ func (s *Simplex) solve() (*Result, error) {
 				return s.infeasible(iters), nil
 			}
 			return s.optimal(iters), nil
+		}
+		if phase1 && flat > 2*flatRun && math.Abs(dq) <= flatDual*dtol {
+			// Bland's rule went round as well, on candidates whose
+			// reduced costs are rounding: on fresh factors and the true
+			// bounds, no point within the tolerance is in reach, and the
+			// phase 1 duals are the best certificate there is (callers
+			// check it, FarkasGap).
+			switch {
+			case !fresh:
+			case s.perturbed:
+				s.unperturb()
+				leastInfs, flat, degenerate = math.Inf(1), 0, 0
+			default:
+				return s.infeasible(iters), nil
+			}
+			if err := s.refactor(); err != nil {
+				return nil, err
+			}
+			fresh = true
+			continue
 		}
 		if iters >= opt.MaxIter {
 			return &Result{Status: IterationLimit, Iterations: iters}, nil
@@ -958,10 +1014,11 @@ func (s *Simplex) solve() (*Result, error) {
 			}
 			return &Result{Status: Unbounded, Iterations: iters}, nil
 		}
-		if step <= 1e-12 {
-			degenerate++
-		} else {
+		moved = step > 1e-12
+		if moved {
 			degenerate = 0
+		} else {
+			degenerate++
 		}
 
 		// Update the primal values.
