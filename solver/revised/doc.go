@@ -50,8 +50,10 @@
 // by up to the tolerance, and a point a few tolerances from feasibility
 // can otherwise cycle through nondegenerate steps. Should Bland's rule go
 // round for 50 more such steps on reduced costs within ten times the
-// optimality tolerance, the solve ends infeasible with the phase 1 duals
-// as its certificate (which FarkasGap may then not verify).
+// optimality tolerance, or for 20·(rows + columns) steps of any kind while
+// the point is within 1e-6 of feasibility, the solve ends infeasible with
+// the phase 1 duals as its certificate (which FarkasGap may then not
+// verify).
 //
 // # Scaling
 //
