@@ -120,7 +120,7 @@ func (z zeroObjective) Solve(m *lp.Model) (*solver.Solution, error) {
 // full LP leaves the point's bracket nothing pure-Go is at hand. Maximize
 // then asks the pure-Go backend, checked against the same bracket, and
 // never returns the rejected backend's answer: the value is the full LP's
-// optimum. Before, the rejected LP was solved again and returned.
+// optimum.
 func TestRejectedFullLPNotSolvedAgain(t *testing.T) {
 	ctx := context.Background()
 	b := mech.Budget{Measure: mech.PML, Epsilon: math.Ln2}

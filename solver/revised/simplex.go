@@ -49,21 +49,21 @@ const partialMin, partialParts = 2000, 8
 // round a cycle of two nondegenerate steps whose infeasible sets trade
 // places (an 80-row ε-PML feasibility LP just below its ε*, scaled by
 // 1024, did so for its whole iteration limit), and Bland's rule itself can
-// go round degenerate steps there. Once Bland's rule has taken 2·flatRun
-// phase 1 steps without lowering that sum, and no reduced cost exceeds
-// flatDual times the optimality tolerance, the solve ends infeasible: the
-// LP is then infeasible by a few tolerances, below what the factors
-// resolve. So it does after staleRun·(rows + columns) such steps while
-// the least sum is at most staleInfs: a point that close to feasibility
-// whose degenerate steps go round (on 24 letters, 58 000 steps at a sum
-// of 9.3e-9 with reduced costs of 0.44 left) will not get closer.
+// go round degenerate steps there. Once more than 2·flatRun phase 1
+// steps have left that sum unlowered under Bland's rule, the solve ends
+// infeasible if no reduced cost exceeds flatDual times the optimality
+// tolerance: phase 1 is then over, below what the factors resolve. After
+// staleRun·(rows + columns) such steps with reduced costs left (on 24
+// letters Bland's rule took two degenerate steps in turn for 58 000
+// iterations, with reduced costs of 0.44) the bounds are perturbed anew,
+// at most maxPerturbs times.
 const (
-	stallRun  = 50
-	flatRun   = 50
-	flatGain  = 1e-9
-	flatDual  = 10
-	staleRun  = 20
-	staleInfs = 1e-6
+	stallRun    = 50
+	flatRun     = 50
+	flatGain    = 1e-9
+	flatDual    = 10
+	staleRun    = 20
+	maxPerturbs = 3
 )
 
 // Options are the tolerances and limits of the engine. A zero field takes
@@ -680,6 +680,7 @@ func (s *Simplex) solve() (*Result, error) {
 	// far; flat and stale count the nondegenerate and all phase 1 steps
 	// since it last fell.
 	leastInfs, flat, stale := math.Inf(1), 0, 0
+	perturbs := 0                  // perturbations after a stale phase 1
 	moved, stepped := false, false // the last pass took a step, of length above 1e-12
 	fresh := true                  // factors and x_B computed from scratch, no update since
 	var one [1]int
@@ -708,16 +709,16 @@ func (s *Simplex) solve() (*Result, error) {
 				s.cB[p] = 0
 			}
 		}
-		if phase1 {
-			switch {
-			case infs < leastInfs*(1-flatGain):
-				leastInfs, flat, stale = infs, 0, 0
-			case moved:
-				flat++
-				stale++
-			case stepped:
-				stale++
-			}
+		switch {
+		case !phase1:
+			leastInfs, flat, stale = math.Inf(1), 0, 0
+		case infs < leastInfs*(1-flatGain):
+			leastInfs, flat, stale = infs, 0, 0
+		case moved:
+			flat++
+			stale++
+		case stepped:
+			stale++
 		}
 		moved, stepped = false, false
 		if !phase1 {
@@ -801,26 +802,34 @@ func (s *Simplex) solve() (*Result, error) {
 			}
 			return s.optimal(iters), nil
 		}
-		if phase1 && bland && stale > 2*flatRun && stale%flatRun == 1 &&
-			(s.largestPrice(dtol) <= flatDual*dtol || (stale > staleRun*(s.m+s.n) && leastInfs <= staleInfs)) {
-			// Bland's rule went round as well, on candidates whose
-			// reduced costs are rounding: on fresh factors and the true
-			// bounds, no point within the tolerance is in reach, and the
-			// phase 1 duals are the best certificate there is (callers
-			// check it, FarkasGap).
-			switch {
-			case !fresh:
-			case s.perturbed:
-				s.unperturb()
-				leastInfs, flat, stale, degenerate = math.Inf(1), 0, 0, 0
-			default:
-				return s.infeasible(iters), nil
+		if phase1 && bland && stale > 2*flatRun && stale%flatRun == 1 {
+			// Bland's rule went round as well. Checked on fresh factors
+			// and the true bounds: with every reduced cost at rounding
+			// level phase 1 is over and the LP infeasible by a few
+			// tolerances (the phase 1 duals are then the certificate
+			// there is); else, after staleRun·(rows + columns) such
+			// steps, new perturbed bounds break the cycle.
+			settled := s.largestPrice(dtol) <= flatDual*dtol
+			again := stale > staleRun*(s.m+s.n) && perturbs < maxPerturbs
+			if settled || again || s.perturbed {
+				switch {
+				case !fresh:
+				case s.perturbed:
+					s.unperturb()
+					leastInfs, flat, stale, degenerate = math.Inf(1), 0, 0, 0
+				case settled:
+					return s.infeasible(iters), nil
+				default:
+					s.perturb()
+					perturbs++
+					leastInfs, flat, stale, degenerate = math.Inf(1), 0, 0, 0
+				}
+				if err := s.refactor(); err != nil {
+					return nil, err
+				}
+				fresh = true
+				continue
 			}
-			if err := s.refactor(); err != nil {
-				return nil, err
-			}
-			fresh = true
-			continue
 		}
 		if iters >= opt.MaxIter {
 			return &Result{Status: IterationLimit, Iterations: iters}, nil
