@@ -222,7 +222,8 @@ type Result struct {
 // Mechanism reaches OptimalEpsilon, and LPSolves counts the LPs spent on
 // this point (0 when its bracket was inherited from its neighbours by
 // monotonicity); for ValueCurve, on every threshold of its step, so that
-// the points' counts add up to the curve's work.
+// the points' counts add up to the curve's work. A point whose bracket
+// was inherited shares its neighbour's Mechanism: treat it as read-only.
 type Point struct {
 	H                   int
 	Threshold           float64
