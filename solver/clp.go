@@ -344,10 +344,12 @@ func (s *clpSession) Solve() (*Solution, error) {
 	} else {
 		C.Clp_dual(model, 0)
 	}
+	first := 0 // the iterations of a run that stopped on errors
 	if C.Clp_status(model) == clpErrors {
 		// One algorithm stopped on numerical errors: the other, from the
 		// basis reached. The dual simplex does so on ε-PML feasibility
 		// LPs within 1e-9 of their ε*, where the primal one decides.
+		first = int(C.Clp_numberIterations(model))
 		if primal {
 			C.Clp_dual(model, 0)
 		} else {
@@ -355,7 +357,11 @@ func (s *clpSession) Solve() (*Solution, error) {
 		}
 	}
 	s.solved = true
-	return s.solution()
+	sol, err := s.solution()
+	if sol != nil {
+		sol.Iterations += first
+	}
+	return sol, err
 }
 
 func (s *clpSession) solution() (*Solution, error) {
