@@ -141,8 +141,8 @@ func SolveJoint(ctx context.Context, p *problem.Problem, floor Floor, opt Option
 	if err != nil {
 		return nil, err
 	}
-	sol := Solution{Objective: problem.ExpectedUtility, Measure: b.Measure, Mechanism: r.Mechanism, Epsilon: r.Epsilon,
-		EpsilonLower: r.Epsilon, ExpectedUtilityBound: r.Bound, Solver: r.Solver, LPSolves: r.LPSolves + least.LPSolves, FullLP: r.FullLP}
+	sol := *expectedSolution(r)
+	sol.Objective, sol.Measure, sol.LPSolves = problem.ExpectedUtility, b.Measure, r.LPSolves+least.LPSolves
 	describe(p, &sol)
 	return &JointSolution{Solution: sol, LeastEpsilonLower: least.EpsLower, LeastEpsilonUpper: least.EpsUpper}, nil
 }

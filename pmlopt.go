@@ -159,8 +159,14 @@ func solveExpected(ctx context.Context, p *problem.Problem, b mech.Budget, opt O
 	if err != nil {
 		return nil, err
 	}
+	return expectedSolution(r), nil
+}
+
+// expectedSolution is the Solution of the expected-utility optimum r (its
+// objective, measure and description are the caller's to fill).
+func expectedSolution(r expected.Result) *Solution {
 	return &Solution{Mechanism: r.Mechanism, Epsilon: r.Epsilon, EpsilonLower: r.Epsilon, ALIPLower: r.ALIPLower,
-		ExpectedUtilityBound: r.Bound, Solver: r.Solver, LPSolves: r.LPSolves, FullLP: r.FullLP}, nil
+		ExpectedUtilityBound: r.Bound, Solver: r.Solver, LPSolves: r.LPSolves, FullLP: r.FullLP}
 }
 
 // solveWorstCase answers problem (1) of Song & Oechtering (2026) with bisect.

@@ -350,9 +350,9 @@ func (c *curveRun) rec(a, b int) {
 	if k := c.reach(a, b); k > a {
 		// ε*(a) ≤ ε*(h) ≤ PML of a's mechanism for a < h ≤ k: a's
 		// bracket is inherited, and the search goes on from k. The
-		// points share a's mechanism: a random instance's value curve
-		// at 256 letters has 63 000 thresholds, and a copy of 512 KB
-		// each ran the machine out of memory.
+		// points share a's mechanism: a copy each would cost N·M floats
+		// per threshold, and a random instance's value curve has up to
+		// N·M thresholds (63 000 at 256 letters: 32 GB).
 		ra := c.get(a)
 		rs := make([]*Result, 0, k-a)
 		for range k - a {

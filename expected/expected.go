@@ -286,8 +286,11 @@ type rejectedFullLP struct {
 	lo, hi  float64
 }
 
-func (e *rejectedFullLP) Error() string {
-	return fmt.Sprintf("expected: %s's full LP failed or left the certified bracket [%.17g, %.17g]", e.backend, e.lo, e.hi)
+func (e *rejectedFullLP) Error() string { return "expected: " + e.reason() }
+
+// reason says what went wrong, as Options.Notify is told it.
+func (e *rejectedFullLP) reason() string {
+	return fmt.Sprintf("%s's full LP failed or left the certified bracket [%.17g, %.17g]", e.backend, e.lo, e.hi)
 }
 
 func (e *rejectedFullLP) Unwrap() error { return errUncertified }
@@ -305,8 +308,7 @@ func elsewhere(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget
 		}
 		o := opt
 		o.Solver = slv
-		why := fmt.Sprintf("%s's full LP failed or left the certified bracket [%.17g, %.17g]", rej.backend, rej.lo, rej.hi)
-		sol, err := withinBracket(ctx, pi, u, b, o, nil, rej.lo, rej.hi, why)
+		sol, err := withinBracket(ctx, pi, u, b, o, nil, rej.lo, rej.hi, rej.reason())
 		spent += sol.LPSolves
 		sol.LPSolves = spent
 		if !errors.Is(err, errUncertified) {

@@ -339,22 +339,21 @@ func (s *clpSession) Solve() (*Solution, error) {
 	// is also what proves infeasibility with a ray.
 	primal := s.solved && s.costDirty && !s.colsDirty && !s.rowsDirty && !s.coefDirty
 	s.colsDirty, s.rowsDirty, s.costDirty, s.coefDirty = false, false, false, false
-	if primal {
-		C.Clp_primal(model, 0)
-	} else {
-		C.Clp_dual(model, 0)
+	run := func(primal bool) {
+		if primal {
+			C.Clp_primal(model, 0)
+		} else {
+			C.Clp_dual(model, 0)
+		}
 	}
+	run(primal)
 	first := 0 // the iterations of a run that stopped on errors
 	if C.Clp_status(model) == clpErrors {
 		// One algorithm stopped on numerical errors: the other, from the
 		// basis reached. The dual simplex does so on ε-PML feasibility
 		// LPs within 1e-9 of their ε*, where the primal one decides.
 		first = int(C.Clp_numberIterations(model))
-		if primal {
-			C.Clp_dual(model, 0)
-		} else {
-			C.Clp_primal(model, 0)
-		}
+		run(!primal)
 	}
 	s.solved = true
 	sol, err := s.solution()
