@@ -47,7 +47,7 @@ func OrderCurve(ctx context.Context, pi mech.Prior, o mech.Order, opt Options) (
 	if err != nil {
 		return nil, err
 	}
-	res, err := runCurve(ctx, pi, fam, cfg, func(k int, r *Result) Point {
+	res, err := runCurve(ctx, pi, fam, cfg, false, func(k int, r *Result) Point {
 		h := float64(k + 1)
 		return point(k+1, h, h, safe[k], r)
 	})
@@ -90,7 +90,7 @@ func ValueCurve(ctx context.Context, pi mech.Prior, u mech.Utility, opt Options)
 	if err != nil {
 		return nil, err
 	}
-	res, err := runCurve(ctx, pi, fam, cfg, func(k int, r *Result) Point {
+	res, err := runCurve(ctx, pi, fam, cfg, true, func(k int, r *Result) Point {
 		safe := leakage.PML(pi, closedform.UniformOnAllowed(fam.pattern(k)))
 		return point(k+1, vs[k], vs[k], safe, r)
 	})
@@ -112,6 +112,10 @@ func ValueCurve(ctx context.Context, pi mech.Prior, u mech.Utility, opt Options)
 		last := len(vs) - 1
 		if s+1 < len(starts) {
 			last = starts[s+1] - 1
+		}
+		for res[last] == nil {
+			// Cancelled: the step reaches as far as it is known.
+			last--
 		}
 		safe := leakage.PML(pi, closedform.UniformOnAllowed(fam.pattern(k)))
 		// The step is reported by its last threshold: its mechanism
@@ -162,7 +166,7 @@ type curveRun struct {
 	pi     mech.Prior
 	fam    family
 	cfg    config
-	sem    chan struct{} // one token per running search
+	slots  *slots // one per running search
 
 	// toPoint makes the point of index k reported to cfg.settled.
 	toPoint func(k int, r *Result) Point
@@ -171,18 +175,35 @@ type curveRun struct {
 	res  []*Result
 	done int
 	err  error
+
+	// steps is set for a value curve, which reports the mechanism of each
+	// step's last threshold only; the others are let go as the resolved
+	// prefix grows (settle). A mechanism is N·M floats, and a random
+	// instance's value curve has up to N·M thresholds, thousands of them
+	// searched.
+	steps *stepScan
+}
+
+// stepScan follows the steps of a value curve (ValueCurve) along the
+// resolved prefix of its thresholds.
+type stepScan struct {
+	resolved int // every index below it is resolved
+	start    int // where the step of index resolved-1 starts
 }
 
 // runCurve resolves every index of fam. An engine failure that no other
 // route gets past leaves its index with the bracket it reached and
 // Result.Failure set; on cancellation the unresolved indices are nil.
-func runCurve(parent context.Context, pi mech.Prior, fam family, cfg config, toPoint func(k int, r *Result) Point) ([]*Result, error) {
+func runCurve(parent context.Context, pi mech.Prior, fam family, cfg config, steps bool, toPoint func(k int, r *Result) Point) ([]*Result, error) {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	c := &curveRun{
 		ctx: ctx, cancel: cancel, pi: pi, fam: fam, cfg: cfg, toPoint: toPoint,
-		sem: make(chan struct{}, cfg.workers),
-		res: make([]*Result, fam.k),
+		slots: newSlots(cfg.workers),
+		res:   make([]*Result, fam.k),
+	}
+	if steps {
+		c.steps = &stepScan{}
 	}
 	last := fam.k - 1
 	var wg sync.WaitGroup
@@ -243,17 +264,44 @@ func (c *curveRun) set(k0 int, rs ...*Result) {
 			c.cfg.settled(c.toPoint(k0+i, r))
 		}
 	}
+	if c.steps != nil {
+		c.settle()
+	}
 	if c.cfg.progress != nil && len(rs) > 0 {
 		c.cfg.progress(c.done, c.fam.k)
+	}
+}
+
+// settle extends the resolved prefix of a value curve and drops the
+// mechanism of every threshold in it that does not end a step: the step
+// rule of ValueCurve needs only the brackets before an index, and the
+// search no longer needs a mechanism once both neighbours of its index are
+// resolved (rec starts from a's mechanism while a+1 is open, and passes b's
+// to its middle while b-1 is open). Searches that hold the mechanism keep
+// their copy: the Result is replaced, not changed. c.mu is held.
+func (c *curveRun) settle() {
+	s := c.steps
+	for ; s.resolved < len(c.res) && c.res[s.resolved] != nil; s.resolved++ {
+		k := s.resolved
+		if k == 0 {
+			continue
+		}
+		if c.res[k].EpsUpper-c.res[s.start].EpsLower > c.cfg.tol {
+			s.start = k // k-1 ends a step
+			continue
+		}
+		if prev := c.res[k-1]; prev.Mechanism != nil {
+			kept := *prev
+			kept.Mechanism = nil
+			c.res[k-1] = &kept
+		}
 	}
 }
 
 // solve runs the least-ε search of index k from the bracket h, and reports
 // whether it succeeded.
 func (c *curveRun) solve(k int, h hint) bool {
-	select {
-	case c.sem <- struct{}{}:
-	case <-c.ctx.Done():
+	if !c.slots.acquire(c.ctx, k) {
 		c.fail(c.ctx.Err())
 		return false
 	}
@@ -262,7 +310,7 @@ func (c *curveRun) solve(k int, h hint) bool {
 	if err != nil && c.ctx.Err() == nil {
 		r, err = c.retry(k, h, r, err)
 	}
-	<-c.sem
+	c.slots.release()
 	if c.ctx.Err() != nil {
 		c.fail(c.ctx.Err())
 		return false
@@ -401,9 +449,11 @@ func (c *curveRun) rec(a, b int) {
 	if !c.solve(mid, h) {
 		return
 	}
+	// The left half runs here and goes first for the slots (slots), the
+	// right one beside it.
 	var wg sync.WaitGroup
-	wg.Go(func() { c.rec(a, mid) })
-	c.rec(mid, b)
+	wg.Go(func() { c.rec(mid, b) })
+	c.rec(a, mid)
 	wg.Wait()
 	c.dropWarm(mid) // only rec(a, mid) starts from it: memory stays O(NM log M)
 }
