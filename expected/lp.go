@@ -155,6 +155,12 @@ func assess(pi mech.Prior, b mech.Budget, mod *polytope.Model, res *solver.Solut
 // holds for any multipliers, whatever the engine's tolerances; both signs
 // are tried, as backends differ in their sign convention. It is +Inf
 // without duals.
+//
+// The duals of letters of tiny mass are rounding, and with them the bound
+// can stand far above the optimum; it is capped by the bound of the
+// multipliers α_i = π_i·max_j u_ij (Σ_i π_i max_j u_ij, which holds for
+// every mechanism whatever its budget), and that cap is exact where the
+// budget lets every letter take its best allowed output.
 func dualBound(pi mech.Prior, u mech.Utility, pat mech.Pattern, eps float64, duals []float64) float64 {
 	if len(duals) < len(pi) {
 		return math.Inf(1)
@@ -163,6 +169,16 @@ func dualBound(pi mech.Prior, u mech.Utility, pat mech.Pattern, eps float64, dua
 	bound := certify.UpperBound(pi, u, pat, eps, alpha)
 	for i := range alpha {
 		alpha[i] = -alpha[i]
+	}
+	bound = math.Min(bound, certify.UpperBound(pi, u, pat, eps, alpha))
+	for i, row := range u {
+		best := math.Inf(-1)
+		for j, v := range row {
+			if pat == nil || pat[i][j] {
+				best = math.Max(best, v)
+			}
+		}
+		alpha[i] = pi[i] * best
 	}
 	return math.Min(bound, certify.UpperBound(pi, u, pat, eps, alpha))
 }
