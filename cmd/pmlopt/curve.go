@@ -39,7 +39,7 @@ An engine failure on one threshold is retried by other routes (the pure-Go
 backend, other probes); a threshold no route settles keeps its certified
 bracket, with a warning on stderr. Progress goes to stderr when the run takes
 longer than a second. Ctrl-C, SIGTERM or SIGHUP stop the curve: the settled
-points are written and the exit status is 130 (143 for SIGTERM).
+points are written and the exit status is 130.
 
 Example:
 

@@ -102,7 +102,7 @@ func TestAuditStopsOnSignal(t *testing.T) {
 	cancel(&stopped{sig: os.Interrupt})
 	var out, errb strings.Builder
 	code := run(ctx, []string{"audit", f}, &env{stdout: &out, stderr: &errb, stdin: strings.NewReader("")})
-	assert.Equal(t, exitSignal+2, code, errb.String())
+	assert.Equal(t, exitStopped, code, errb.String())
 	assert.Contains(t, errb.String(), "pmlopt audit: stopped by SIGINT")
 	assert.Empty(t, out.String())
 }

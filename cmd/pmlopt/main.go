@@ -29,9 +29,11 @@ const (
 	// exitBudget: the command ran, and the mechanism it examined breaks
 	// the file's privacy budget (audit, sample).
 	exitBudget = 3
-	// A command stopped by a signal exits with 128 + the signal's number,
-	// as a shell reports it: 130 for SIGINT (Ctrl-C), 143 for SIGTERM.
-	exitSignal = 128
+	// exitStopped: a command stopped by SIGINT (Ctrl-C), SIGTERM or
+	// SIGHUP, after writing what it had settled. One status for every
+	// stop, the one a shell reports for Ctrl-C, so that a script tells a
+	// stopped run from a failed one without knowing which signal came.
+	exitStopped = 130
 )
 
 // command is one subcommand of pmlopt.
@@ -65,7 +67,7 @@ func main() {
 		s := <-sigs
 		cancel(&stopped{sig: s})
 		s = <-sigs
-		os.Exit(exitSignal + signalNumber(s))
+		os.Exit(exitStopped)
 	}()
 	os.Exit(run(ctx, os.Args[1:], &env{stdout: os.Stdout, stderr: os.Stderr, stdin: os.Stdin}))
 }
@@ -85,13 +87,6 @@ func signalName(s os.Signal) string {
 		return "SIGHUP"
 	}
 	return s.String()
-}
-
-func signalNumber(s os.Signal) int {
-	if n, ok := s.(syscall.Signal); ok {
-		return int(n)
-	}
-	return int(syscall.SIGINT)
 }
 
 // run executes one pmlopt command line and returns the exit status.
@@ -123,7 +118,7 @@ func run(ctx context.Context, args []string, e *env) int {
 				var st *stopped
 				if errors.As(context.Cause(ctx), &st) {
 					fmt.Fprintf(e.stderr, "pmlopt %s: %s: %s\n", name, st, strings.TrimSpace(err.Error()))
-					return exitSignal + signalNumber(st.sig)
+					return exitStopped
 				}
 			}
 			return report(e, name, err)
@@ -192,7 +187,8 @@ Problem files are YAML or JSON (see README.md; the mathematics is in
 docs/theory.md). Every command takes --json for machine-readable output and
 "-" for a problem on standard input. Use "pmlopt <command> --help" for more,
 with a worked example, and "pmlopt --version" for the version. Exit status:
-0 success, 1 failure, 2 wrong command line, 3 mechanism over its budget.
+0 success, 1 failure, 2 wrong command line, 3 mechanism over its budget,
+130 stopped by Ctrl-C, SIGTERM or SIGHUP.
 
 Start with: pmlopt new --help`)
 }
