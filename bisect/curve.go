@@ -75,9 +75,13 @@ func OrderCurve(ctx context.Context, pi mech.Prior, o mech.Order, opt Options) (
 // ThresholdMax.
 //
 // The search is the divide and conquer of OrderCurve over the sorted
-// values, so a plateau of equal ε* costs no LP inside it. If ctx is
-// cancelled, the points resolved so far are returned with ctx.Err(); a
-// point is then reported only where both it and its predecessor are known.
+// values, so a plateau of equal ε* costs no LP inside it. Of the
+// thresholds inside a step only the brackets are kept while it runs: a
+// mechanism has N·M entries, and a value curve up to N·M thresholds. If
+// ctx is cancelled, the points resolved so far are returned with
+// ctx.Err(): a step then also starts after every unresolved threshold,
+// and reaches only as far as its thresholds are resolved (ThresholdMax
+// and the Mechanism are those of its last resolved threshold).
 func ValueCurve(ctx context.Context, pi mech.Prior, u mech.Utility, opt Options) ([]Point, error) {
 	if err := checkContext(ctx); err != nil {
 		return nil, err
@@ -273,7 +277,8 @@ func (c *curveRun) set(k0 int, rs ...*Result) {
 }
 
 // settle extends the resolved prefix of a value curve and drops the
-// mechanism of every threshold in it that does not end a step: the step
+// mechanism of every threshold in it that does not end a step, once the
+// next threshold is resolved too: the step
 // rule of ValueCurve needs only the brackets before an index, and the
 // search no longer needs a mechanism once both neighbours of its index are
 // resolved (rec starts from a's mechanism while a+1 is open, and passes b's
@@ -449,12 +454,19 @@ func (c *curveRun) rec(a, b int) {
 	if !c.solve(mid, h) {
 		return
 	}
-	// The left half runs here and goes first for the slots (slots), the
-	// right one beside it.
-	var wg sync.WaitGroup
-	wg.Go(func() { c.rec(mid, b) })
-	c.rec(a, mid)
-	wg.Wait()
+	// The curve resolves from its left end, so that the resolved prefix
+	// grows while it runs (settle): one worker takes the halves in turn;
+	// with more, the right half runs beside the left one, and the slots
+	// go to the lowest index waiting.
+	if c.cfg.workers == 1 {
+		c.rec(a, mid)
+		c.rec(mid, b)
+	} else {
+		var wg sync.WaitGroup
+		wg.Go(func() { c.rec(mid, b) })
+		c.rec(a, mid)
+		wg.Wait()
+	}
 	c.dropWarm(mid) // only rec(a, mid) starts from it: memory stays O(NM log M)
 }
 

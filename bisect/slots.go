@@ -7,11 +7,13 @@ import (
 )
 
 // slots hands a curve's worker slots to the waiting search of the lowest
-// index. The divide and conquer then resolves the curve from its left end,
-// so that a value curve can let go of the mechanisms of thresholds that will
-// not be reported (curveRun.settle) while it runs, instead of at the end.
-// The order changes neither the brackets nor the LPs: every search starts
-// from the results of its two endpoints, whenever it runs.
+// index. The divide and conquer then resolves the curve mostly from its
+// left end (a slot freed goes to a search already waiting, before the
+// children of the one that freed it ask), so that a value curve can let go
+// of the mechanisms of thresholds that will not be reported
+// (curveRun.settle) while it runs, instead of at the end. The order
+// changes neither the brackets nor the LPs: every search starts from the
+// results of its two endpoints, whenever it runs.
 type slots struct {
 	mu      sync.Mutex
 	free    int

@@ -2,6 +2,7 @@ package bisect
 
 import (
 	"context"
+	"math/bits"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -80,6 +81,9 @@ func TestValueCurveLetsGoOfStepInteriors(t *testing.T) {
 			require.NotNil(t, r)
 			assert.Equal(t, all[k].EpsLower, r.EpsLower, "k = %d", k)
 			assert.Equal(t, all[k].EpsUpper, r.EpsUpper, "k = %d", k)
+			assert.Equal(t, all[k].Lower, r.Lower, "k = %d", k)
+			assert.Equal(t, all[k].GoProbes, r.GoProbes, "k = %d", k)
+			assert.Equal(t, all[k].LPSolves, r.LPSolves, "k = %d", k)
 			if k > 0 && r.EpsUpper-res[start].EpsLower > cfg.tol {
 				start = k
 			}
@@ -93,5 +97,80 @@ func TestValueCurveLetsGoOfStepInteriors(t *testing.T) {
 			}
 		}
 		require.Greater(t, dropped, len(res)/2, "%d workers: nothing inside the steps, the test proves nothing", workers)
+	}
+}
+
+// TestValueCurveResolvesFromTheLeft: with one worker the curve resolves its
+// thresholds from the left end, so that settle lets go of mechanisms while
+// it runs: beyond the resolved prefix lie only the right ends of the
+// intervals being divided, one per level of the division, and the last
+// threshold. (In the order of the searches' arrival it is a third of the
+// curve and more, which the test shows with two workers.)
+func TestValueCurveResolvesFromTheLeft(t *testing.T) {
+	f, err := instance.Lookup("random")
+	require.NoError(t, err)
+	in, err := f.New(24, 5)
+	require.NoError(t, err)
+	most := map[int]int{}
+	for _, workers := range []int{1, 2} {
+		resolved := map[int]bool{}
+		prefix := 0
+		opt := Options{Workers: workers, Settled: func(p Point) {
+			resolved[p.H-1] = true
+			for resolved[prefix] {
+				prefix++
+			}
+			most[workers] = max(most[workers], len(resolved)-prefix)
+		}}
+		_, err := ValueCurve(context.Background(), in.Prior, in.Utility, opt)
+		require.NoError(t, err)
+		require.Equal(t, prefix, len(resolved))
+		if workers == 1 {
+			levels := bits.Len(uint(prefix))
+			require.LessOrEqual(t, most[1], levels+1, "%d thresholds", prefix)
+		}
+	}
+	require.Greater(t, most[2], 2*most[1], "the test proves nothing")
+}
+
+// TestValueCurveCancelled: a value curve stopped halfway returns steps
+// whose mechanisms reach what each step claims: its ThresholdMax is
+// resolved, the mechanism keeps every row's utility at or above it, and
+// its audited PML is the step's upper end, within Tol of the step's lower
+// end. Every step of the whole curve that the stopped one resolved
+// entirely is among them, unchanged.
+func TestValueCurveCancelled(t *testing.T) {
+	f, err := instance.Lookup("random")
+	require.NoError(t, err)
+	in, err := f.New(16, 7)
+	require.NoError(t, err)
+	whole, err := ValueCurve(context.Background(), in.Prior, in.Utility, Options{Workers: 1})
+	require.NoError(t, err)
+	for _, workers := range []int{1, 2} {
+		ctx, cancel := context.WithCancel(context.Background())
+		opt := Options{Workers: workers, Progress: func(done, total int) {
+			if 2*done >= total {
+				cancel()
+			}
+		}}
+		pts, err := ValueCurve(ctx, in.Prior, in.Utility, opt)
+		cancel()
+		require.ErrorIs(t, err, context.Canceled)
+		require.NotEmpty(t, pts)
+		same := 0
+		for k, p := range pts {
+			require.NotNil(t, p.Mechanism, "%d workers, step %d", workers, k)
+			audit(t, in.Prior, in.Utility.Pattern(p.ThresholdMax), Result{EpsLower: p.OptimalEpsilonLower, EpsUpper: p.OptimalEpsilon, Mechanism: p.Mechanism, Lower: p.Lower, Proof: p.Proof}, DefaultTol)
+			if k > 0 {
+				require.Greater(t, p.Threshold, pts[k-1].ThresholdMax)
+			}
+			for _, w := range whole {
+				if w.Threshold == p.Threshold && w.ThresholdMax == p.ThresholdMax {
+					assert.Equal(t, w.OptimalEpsilon, p.OptimalEpsilon)
+					same++
+				}
+			}
+		}
+		assert.Positive(t, same, "%d workers: no step resolved whole", workers)
 	}
 }
