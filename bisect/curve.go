@@ -98,16 +98,12 @@ func ValueCurve(ctx context.Context, pi mech.Prior, u mech.Utility, opt Options)
 		safe := leakage.PML(pi, closedform.UniformOnAllowed(fam.pattern(k)))
 		return point(k+1, vs[k], vs[k], safe, r)
 	})
-	// A step runs while every threshold's bracket stays within Tol of the
-	// step's first lower end, so that the step's one bracket is within Tol
-	// of every ε* on it (comparing each threshold with its predecessor
-	// would let a long step drift).
 	var starts []int
 	for k, r := range res {
 		if r == nil {
 			continue
 		}
-		if k == 0 || res[k-1] == nil || r.EpsUpper-res[starts[len(starts)-1]].EpsLower > cfg.tol {
+		if k == 0 || res[k-1] == nil || leavesStep(res[starts[len(starts)-1]], r, cfg.tol) {
 			starts = append(starts, k)
 		}
 	}
@@ -276,14 +272,24 @@ func (c *curveRun) set(k0 int, rs ...*Result) {
 	}
 }
 
+// leavesStep reports whether the threshold of bracket r starts a new step
+// of a value curve whose current step starts at bracket start. A step runs
+// while every threshold's bracket stays within tol of the step's first
+// lower end, so that the step's one bracket is within tol of every ε* on
+// it (comparing each threshold with its predecessor would let a long step
+// drift).
+func leavesStep(start, r *Result, tol float64) bool {
+	return r.EpsUpper-start.EpsLower > tol
+}
+
 // settle extends the resolved prefix of a value curve and drops the
 // mechanism of every threshold in it that does not end a step, once the
-// next threshold is resolved too: the step
-// rule of ValueCurve needs only the brackets before an index, and the
-// search no longer needs a mechanism once both neighbours of its index are
-// resolved (rec starts from a's mechanism while a+1 is open, and passes b's
-// to its middle while b-1 is open). Searches that hold the mechanism keep
-// their copy: the Result is replaced, not changed. c.mu is held.
+// next threshold is resolved too: the step rule (leavesStep) needs only
+// the brackets before an index, and the search no longer needs a
+// mechanism once both neighbours of its index are resolved (rec starts
+// from a's mechanism while a+1 is open, and passes b's to its middle while
+// b-1 is open). Searches that hold the mechanism keep their copy: the
+// Result is replaced, not changed. c.mu is held.
 func (c *curveRun) settle() {
 	s := c.steps
 	for ; s.resolved < len(c.res) && c.res[s.resolved] != nil; s.resolved++ {
@@ -291,7 +297,7 @@ func (c *curveRun) settle() {
 		if k == 0 {
 			continue
 		}
-		if c.res[k].EpsUpper-c.res[s.start].EpsLower > c.cfg.tol {
+		if leavesStep(c.res[s.start], c.res[k], c.cfg.tol) {
 			s.start = k // k-1 ends a step
 			continue
 		}
