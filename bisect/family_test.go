@@ -53,10 +53,7 @@ func TestBinomialCountingCurve(t *testing.T) {
 // step, and its counts add up to the work on every threshold (as reported
 // one by one to Options.Settled), those inside the steps included.
 func TestValueCurveCountsEveryThreshold(t *testing.T) {
-	f, err := instance.Lookup("counting-binomial")
-	require.NoError(t, err)
-	in, err := f.New(16, 1)
-	require.NoError(t, err)
+	in := familyInstance(t, "counting-binomial", 16, 1)
 	var settled, starts int
 	byH := map[int]int{}
 	opt := Options{Workers: 1, Settled: func(p Point) {
@@ -86,10 +83,7 @@ func TestValueCurveCountsEveryThreshold(t *testing.T) {
 func TestOpeningsCloseWithoutLP(t *testing.T) {
 	s, err := solver.Get("revised")
 	require.NoError(t, err)
-	f, err := instance.Lookup("coarse")
-	require.NoError(t, err)
-	in, err := f.New(64, 1)
-	require.NoError(t, err)
+	in := familyInstance(t, "coarse", 64, 1)
 	o := in.Order()
 	pts, err := OrderCurve(context.Background(), in.Prior, o, Options{Solver: s, Probes: ProbesColumns})
 	require.NoError(t, err)
@@ -115,10 +109,7 @@ func TestOpeningsCloseWithoutLP(t *testing.T) {
 // value (mech.Utility.WorstCaseValue), which the curve then inherits
 // without a search.
 func TestReachIsTheMechanismsWorstCase(t *testing.T) {
-	f, err := instance.Lookup("random")
-	require.NoError(t, err)
-	in, err := f.New(12, 3)
-	require.NoError(t, err)
+	in := familyInstance(t, "random", 12, 3)
 	fam, vs, err := valueFamily(in.Prior, in.Utility)
 	require.NoError(t, err)
 	rng := rand.New(rand.NewPCG(4, 5))
@@ -142,4 +133,15 @@ func TestReachIsTheMechanismsWorstCase(t *testing.T) {
 		}
 	}
 	assert.Greater(t, jumps, 5, "the mechanisms reach no further than their thresholds: the test proves little")
+}
+
+// familyInstance is the instance of the named family of package instance
+// with n letters, drawn with seed.
+func familyInstance(t *testing.T, name string, n int, seed uint64) instance.Instance {
+	t.Helper()
+	f, err := instance.Lookup(name)
+	require.NoError(t, err)
+	in, err := f.New(n, seed)
+	require.NoError(t, err)
+	return in
 }

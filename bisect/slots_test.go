@@ -7,8 +7,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/pmlopt/pmlopt/instance"
 )
 
 // TestSlotsLowestIndexFirst: a released slot goes to the lowest waiting
@@ -58,10 +56,7 @@ func TestSlotsLowestIndexFirst(t *testing.T) {
 // every step's last threshold and of no other threshold, with one worker or
 // several, and reports the same steps as the run that keeps them all.
 func TestValueCurveLetsGoOfStepInteriors(t *testing.T) {
-	f, err := instance.Lookup("random")
-	require.NoError(t, err)
-	in, err := f.New(10, 3)
-	require.NoError(t, err)
+	in := familyInstance(t, "random", 10, 3)
 	fam, _, err := valueFamily(in.Prior, in.Utility)
 	require.NoError(t, err)
 	point := func(k int, r *Result) Point { return Point{H: k + 1} }
@@ -107,10 +102,7 @@ func TestValueCurveLetsGoOfStepInteriors(t *testing.T) {
 // threshold. (In the order of the searches' arrival it is a third of the
 // curve and more, which the test shows with two workers.)
 func TestValueCurveResolvesFromTheLeft(t *testing.T) {
-	f, err := instance.Lookup("random")
-	require.NoError(t, err)
-	in, err := f.New(24, 5)
-	require.NoError(t, err)
+	in := familyInstance(t, "random", 24, 5)
 	most := map[int]int{}
 	for _, workers := range []int{1, 2} {
 		resolved := map[int]bool{}
@@ -140,10 +132,7 @@ func TestValueCurveResolvesFromTheLeft(t *testing.T) {
 // end. Every step of the whole curve that the stopped one resolved
 // entirely is among them, unchanged.
 func TestValueCurveCancelled(t *testing.T) {
-	f, err := instance.Lookup("random")
-	require.NoError(t, err)
-	in, err := f.New(16, 7)
-	require.NoError(t, err)
+	in := familyInstance(t, "random", 16, 7)
 	whole, err := ValueCurve(context.Background(), in.Prior, in.Utility, Options{Workers: 1})
 	require.NoError(t, err)
 	for _, workers := range []int{1, 2} {
