@@ -1,0 +1,42 @@
+package outfile
+
+import (
+	"errors"
+	"fmt"
+	"os"
+)
+
+// ErrIsInput is the failure of an output path that names a file the same
+// run reads: writing it would replace the input (a problem file, a CSV)
+// with the output, often before the input is read.
+var ErrIsInput = errors.New("is an input of this command")
+
+// NotInput reports an error when path names the same file as one of
+// inputs, through symbolic links and hard links alike (os.SameFile). A
+// path that does not exist yet is no input; neither are "-" (standard
+// input or output) and "". Only a regular file can be replaced, so a
+// device or a FIFO named on both sides (/dev/stdin and /dev/stdout on a
+// terminal) is left to the command. The error names path and the input
+// as the caller gave it.
+func NotInput(path string, inputs ...string) error {
+	if path == "" || path == "-" {
+		return nil
+	}
+	out, err := os.Stat(path)
+	if err != nil || !out.Mode().IsRegular() {
+		return nil
+	}
+	for _, in := range inputs {
+		if in == "" || in == "-" {
+			continue
+		}
+		fi, err := os.Stat(in)
+		if err == nil && os.SameFile(out, fi) {
+			if in == path {
+				return &Error{Path: path, Err: ErrIsInput}
+			}
+			return &Error{Path: path, Err: fmt.Errorf("%w (%s)", ErrIsInput, in)}
+		}
+	}
+	return nil
+}
