@@ -54,22 +54,6 @@ func TestBarFigure(t *testing.T) {
 	assert.NoFileExists(t, path)
 }
 
-// TestHeatmapPalette: every colour of the heat map's palette is set, the
-// middle one of an odd count included (gonum's reversed palette leaves it
-// nil, and a nil colour is not drawn), from white at 0 to dark at the top.
-func TestHeatmapPalette(t *testing.T) {
-	for _, n := range []int{2, 3, 255} {
-		cs := paletteOf(colours(0, 1), n).Colors()
-		require.Len(t, cs, n)
-		for k, c := range cs {
-			require.NotNil(t, c, "n=%d k=%d", n, k)
-		}
-		r0, g0, b0, _ := cs[0].RGBA()
-		r1, g1, b1, _ := cs[n-1].RGBA()
-		assert.Greater(t, r0+g0+b0, r1+g1+b1, "light at 0, dark at the top")
-	}
-}
-
 // TestHeatmap: labels reach the axes, a ragged matrix is refused.
 func TestHeatmap(t *testing.T) {
 	h := Heatmap{Title: "P(y|x)", Z: [][]float64{{0.75, 0.25}, {0.25, 0.75}}, RowLabels: []string{"no", "yes"},

@@ -9,8 +9,6 @@ import (
 	"strconv"
 
 	"gonum.org/v1/plot"
-	gpalette "gonum.org/v1/plot/palette"
-	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -21,7 +19,9 @@ import (
 const maxTickLabels = 24
 
 // Heatmap draws a matrix as coloured cells: row 0 at the top, column 0 on
-// the left, a colour bar on the right. NaN cells are left light grey.
+// the left, a colour bar on the right. The colours are viridis's, a
+// perceptually uniform map from dark (Min) to light (Max); NaN cells are
+// light grey.
 type Heatmap struct {
 	Title, XLabel, YLabel string
 	// Z[r][c] is the value of row r and column c; rows have equal length.
@@ -39,13 +39,7 @@ type Heatmap struct {
 	Width, Height float64
 }
 
-// grid is Z as a plotter.GridXYZ with row 0 at the top.
-type grid struct{ z [][]float64 }
-
-func (g grid) Dims() (c, r int)      { return len(g.z[0]), len(g.z) }
-func (g grid) Z(c, r int) float64    { return g.z[len(g.z)-1-r][c] }
-func (g grid) X(c int) float64       { return float64(c) }
-func (g grid) Y(r int) float64       { return float64(r) }
+// rowY is the y coordinate of row r: row 0 at the top.
 func (h Heatmap) rowY(r int) float64 { return float64(len(h.Z) - 1 - r) }
 
 // colourStrip draws the colours of pal from lo (bottom) to hi (top) as
@@ -94,35 +88,8 @@ func labelTicks(n int, labels []string, flip bool) plot.ConstantTicks {
 	return ticks
 }
 
-// colours is the colour map of heat maps: Kindlmann's luminance map
-// reversed, so that 0 is white and large values dark.
-func colours(lo, hi float64) gpalette.ColorMap {
-	cm := gpalette.Reverse(moreland.Kindlmann())
-	cm.SetMin(lo)
-	cm.SetMax(hi)
-	return cm
-}
-
-// sampled is a palette of colours listed in order.
-type sampled []color.Color
-
-func (s sampled) Colors() []color.Color { return s }
-
-// paletteOf samples cm at n evenly spaced values of its range. (The
-// palette of gonum's palette.Reverse leaves the middle colour nil when n
-// is odd, and a nil colour is not drawn.)
-func paletteOf(cm gpalette.ColorMap, n int) gpalette.Palette {
-	s := make(sampled, n)
-	lo, hi := cm.Min(), cm.Max()
-	for k := range s {
-		c, err := cm.At(lo + (hi-lo)*float64(k)/float64(n-1))
-		if err != nil {
-			c = color.Black
-		}
-		s[k] = c
-	}
-	return s
-}
+// paletteSize is the number of colours a heat map and its colour bar use.
+const paletteSize = 256
 
 // plots builds the heat map and its colour bar.
 func (h Heatmap) plots() (*plot.Plot, *plot.Plot, error) {
@@ -155,11 +122,9 @@ func (h Heatmap) plots() (*plot.Plot, *plot.Plot, error) {
 		// The colour index is (v − lo)/(hi − lo) times the palette's length.
 		return nil, nil, fmt.Errorf("figure: the heat map's colour scale [%g, %g] is wider than the float64 range; scale the values", lo, hi)
 	}
-	cm := colours(lo, hi)
-	hm := plotter.NewHeatMap(grid{h.Z}, paletteOf(cm, 255))
-	hm.Min, hm.Max = lo, hi
-	hm.NaN = color.Gray{Y: 0xe0}
-	hm.Underflow, hm.Overflow = color.White, color.Black
+	pal := viridisPalette(paletteSize)
+	// NaN cells are light grey, apart from every colour of viridis.
+	hm := cells{z: h.Z, pal: pal, lo: lo, hi: hi, nan: color.Gray{Y: 0xe0}}
 
 	p := plot.New()
 	wd := h.Width
@@ -185,18 +150,22 @@ func (h Heatmap) plots() (*plot.Plot, *plot.Plot, error) {
 	for _, mk := range h.Marks {
 		x, y := float64(mk[1]), h.rowY(mk[0])
 		box := plotter.XYs{{X: x - 0.5, Y: y - 0.5}, {X: x + 0.5, Y: y - 0.5}, {X: x + 0.5, Y: y + 0.5}, {X: x - 0.5, Y: y + 0.5}, {X: x - 0.5, Y: y - 0.5}}
-		l, err := plotter.NewLine(box)
-		if err != nil {
-			return nil, nil, err
+		// A black outline on a white one stands out on every colour of
+		// the map, from its dark end to its light end.
+		for _, st := range []draw.LineStyle{{Color: color.White, Width: vg.Points(4)}, {Color: color.Black, Width: vg.Points(1.6)}} {
+			l, err := plotter.NewLine(box)
+			if err != nil {
+				return nil, nil, err
+			}
+			l.LineStyle = st
+			p.Add(l)
 		}
-		l.LineStyle = draw.LineStyle{Color: color.RGBA{R: 0xD5, G: 0x5E, A: 0xff}, Width: vg.Points(2)}
-		p.Add(l)
 	}
 
 	// The colour bar is drawn as vector bands: gonum's ColorBar is an
 	// image, which its SVG output does not show in every viewer and its PDF
 	// output draws upside down.
-	strip := colourStrip{pal: paletteOf(cm, 255).Colors(), lo: lo, hi: hi}
+	strip := colourStrip{pal: pal, lo: lo, hi: hi}
 	bar := plot.New()
 	bar.HideX()
 	bar.X.Padding, bar.Y.Padding = 0, 0
