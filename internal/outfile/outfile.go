@@ -8,6 +8,12 @@
 // that way and is written directly. A symbolic link is written through:
 // the file it names is replaced, the link is kept. Errors name the path
 // the caller gave, never the temporary file.
+//
+// Every temporary file is registered, so that a process ending from a
+// signal handler, while its main flow is blocked, removes them all
+// (RemoveTemps); output calls that can wait without end for a reader are
+// watched (Watch, Stalled), so that the handler can tell a blocked run from
+// a working one. NotInput refuses an output path that is also an input.
 package outfile
 
 import (
@@ -15,10 +21,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"golang.org/x/sys/unix"
 )
@@ -147,19 +151,15 @@ func Write(path string, write func(io.Writer) error) error {
 	// 1. Create the temporary file next to the target so that the rename
 	// stays within one file system. Mode 0666 lets the umask decide, as
 	// it would for os.Create.
+	// It is registered (live.go), so that a process ended by a signal
+	// removes it wherever the main flow is.
 	dir, base := filepath.Dir(t.path), filepath.Base(t.path)
-	var f *os.File
-	for range 100 {
-		tmp := filepath.Join(dir, "."+base+".tmp"+strconv.FormatUint(rand.Uint64(), 36))
-		f, err = os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-		if !errors.Is(err, fs.ErrExist) {
-			break
-		}
-	}
+	f, err := createTemp(dir, "."+base+".tmp", "", os.O_WRONLY, 0o666)
 	if err != nil {
 		return fail(path, err)
 	}
 	tmp := f.Name()
+	defer forget(tmp)
 	abandon := func(err error) error {
 		f.Close()
 		os.Remove(tmp)
@@ -208,13 +208,17 @@ func (w named) Write(b []byte) (int, error) {
 	return n, err
 }
 
-// direct writes to a target that can not be replaced by a rename.
+// direct writes to a target that can not be replaced by a rename. Its
+// open (of a FIFO: until a reader comes) and its writes (to a pipe: while
+// the reader does not read) can wait without end, and are watched (live.go).
 func direct(path, resolved string, write func(io.Writer) error) error {
+	end := begin(path)
 	f, err := os.OpenFile(resolved, os.O_WRONLY|os.O_TRUNC, 0)
+	end()
 	if err != nil {
 		return fail(path, err)
 	}
-	if err := write(named{f, path}); err != nil {
+	if err := write(Watch(named{f, path}, path)); err != nil {
 		f.Close()
 		return err
 	}
