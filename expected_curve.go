@@ -21,7 +21,8 @@ type ExpectedPoint struct {
 	Audited float64
 	// ExpectedUtility is the optimum's expected utility; the true optimum
 	// lies in [ExpectedUtility, ExpectedUtilityBound] (the bound is NaN
-	// when the method proves none: ALIP, LIP, LDP).
+	// when the method proves none; the interior point proves one under
+	// every measure).
 	ExpectedUtility, ExpectedUtilityBound float64
 	WorstCaseValue                        float64
 	WorstCaseOrder                        int

@@ -56,8 +56,8 @@ func runBaseline(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *kind == "" {
-		return usagef("--mechanism: give one of %s", strings.Join(names, ", "))
+	if err := checkBaseline("--mechanism", *kind); err != nil {
+		return err
 	}
 	p, err := problem.Load(pos[0])
 	if err != nil {
@@ -117,4 +117,20 @@ func writeBaseline(b *buffered, p *problem.Problem, sol *pmlopt.BaselineSolution
 	}
 	fmt.Fprintln(b)
 	writeMatrix(b, sol.Mechanism, p.Inputs, p.Outputs)
+}
+
+// checkBaseline refuses a name that is no closed-form family, as a wrong
+// command line (exit 2) before any file is read.
+func checkBaseline(flagName, kind string) error {
+	names := make([]string, len(pmlopt.Baselines))
+	for k, b := range pmlopt.Baselines {
+		if string(b) == kind {
+			return nil
+		}
+		names[k] = string(b)
+	}
+	if kind == "" {
+		return usagef("%s: give one of %s", flagName, strings.Join(names, ", "))
+	}
+	return usagef("%s: unknown mechanism %q (want %s)", flagName, kind, strings.Join(names, ", "))
 }

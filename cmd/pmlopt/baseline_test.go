@@ -96,8 +96,9 @@ func TestBaselineErrors(t *testing.T) {
 	assert.Contains(t, stderr, "as many outputs as inputs")
 	v := runJSON(t, "baseline", f, "--mechanism", "exponential", "--json")
 	assert.LessOrEqual(t, v["epsilon"].(float64), 0.5)
-	_, _, code = cli(t, "baseline", f, "--mechanism", "laplace")
-	assert.Equal(t, exitError, code)
+	_, stderr, code = cli(t, "baseline", f, "--mechanism", "laplace")
+	assert.Equal(t, exitUsage, code, "an unknown family is a wrong command line")
+	assert.Contains(t, stderr, `--mechanism: unknown mechanism "laplace"`)
 	_, _, code = cli(t, "baseline", f)
 	assert.Equal(t, exitUsage, code)
 }

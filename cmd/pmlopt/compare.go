@@ -25,8 +25,11 @@ each is within the budget of the first file. Each FILE with a mechanism is
 one column; every FILE must have the first one's prior. --optimum adds the
 optimal mechanism of the first file (its objective or --objective;
 expected-utility if neither names one), and --baseline adds closed-form mechanisms calibrated to its
-budget (as the baseline command does). --plot draws the measures and the
-expected utilities as bar charts (.svg, .png or .pdf). Example:
+budget (as the baseline command does). --measure and --epsilon replace the
+first file's budget, as in solve (a --measure other than the file's needs
+--epsilon): every column is judged against it, and the optimum and the
+baselines are computed for it. --plot draws the measures and the expected
+utilities as bar charts (.svg, .png or .pdf). Example:
 
 	pmlopt compare testdata/counting-query.yaml --optimum --baseline randomized-response,exponential --plot compare.svg`
 
@@ -64,9 +67,11 @@ type compareReportJSON struct {
 }
 
 func runCompare(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "compare", "compare FILE [FILE...] [--optimum] [--baseline LIST] [--json] [--plot out.svg|png|pdf]", compareHelp)
+	fs := newFlagSet(e, "compare", "compare FILE [FILE...] [--optimum] [--baseline LIST] [--measure M --epsilon E] [--json] [--plot out.svg|png|pdf]", compareHelp)
 	optimum := fs.Bool("optimum", false, "add the optimal mechanism of the first file")
 	objective := fs.String("objective", "", "with --optimum: the `objective` to optimise instead of the file's")
+	measure := fs.String("measure", "", "override the first file's privacy `measure`: pml, lip or ldp (alip needs the file)")
+	eps := fs.Float64("epsilon", math.NaN(), "override the first file's budget `E` (nats)")
 	baselines := fs.String("baseline", "", "add calibrated closed-form `mechanisms` (comma-separated: randomized-response, exponential, extremal, utility-safe)")
 	asJSON := fs.Bool("json", false, "write JSON")
 	plotPath := fs.String("plot", "", "draw the comparison to this `file` (.svg, .png or .pdf)")
@@ -82,8 +87,26 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
+	if *objective != "" && !*optimum {
+		return usagef("--objective is for --optimum: it names what the optimum optimises")
+	}
+	var kinds []string
+	if *baselines != "" {
+		for _, k := range strings.Split(*baselines, ",") {
+			k = strings.TrimSpace(k)
+			if err := checkBaseline("--baseline", k); err != nil {
+				return err
+			}
+			kinds = append(kinds, k)
+		}
+	}
 	ref, err := problem.Load(pos[0])
 	if err != nil {
+		return err
+	}
+	// The budget every column is judged against, and the optimum's and
+	// the baselines' budget: the first file's, or the flags' as in solve.
+	if err := applyOverrides(ref, *objective, *measure, *eps, fs.isSet("epsilon")); err != nil {
 		return err
 	}
 	var items []compared
@@ -107,13 +130,6 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 	}
 	if *optimum {
 		q := *ref
-		if *objective != "" {
-			o, err := problem.ParseObjective(*objective)
-			if err != nil {
-				return usagef("--objective: %v", err)
-			}
-			q.Objective = o
-		}
 		if q.Objective == "" {
 			q.Objective = problem.ExpectedUtility
 		}
@@ -123,9 +139,8 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 		}
 		items = append(items, audit(ref, "optimum ("+string(q.Objective)+")", sol.Mechanism))
 	}
-	if *baselines != "" {
-		for _, k := range strings.Split(*baselines, ",") {
-			k = strings.TrimSpace(k)
+	if len(kinds) > 0 {
+		for _, k := range kinds {
 			sol, err := pmlopt.SolveBaseline(ctx, ref, pmlopt.Baseline(k))
 			if err != nil {
 				return fmt.Errorf("--baseline %s: %w", k, err)

@@ -22,18 +22,19 @@ func init() {
 	register(command{name: "curve", summary: "trade-off curves: least ε per worst case, or best expected utility per budget and measure", run: runCurve})
 }
 
-const curveHelp = `Computes the trade-off curve of the file's prior and utilities: for every
-utility order h (worst-case-order) or every reachable utility value where the
-optimal ε changes (worst-case-value), the utility-safe PML ε_S and the least
-PML ε* of a mechanism reaching that worst case, as a bracket
+const curveHelp = `Computes the trade-off curve of the file's prior and utilities for the file's
+objective (--objective overrides it; worst-case-order when the file names
+none): for every utility order h (worst-case-order) or every reachable utility
+value where the optimal ε changes (worst-case-value), the utility-safe PML ε_S
+and the least PML ε* of a mechanism reaching that worst case, as a bracket
 [optimal_epsilon_lower, optimal_epsilon]. For worst-case-value, threshold is
 the lowest value of each step of ε* and worst_case_value what the step's
 mechanism reaches; the utility-safe staircase is evaluated on all of its own
 steps (safe_steps in --json, and in --plot). Prints a table, --json, --csv, or
 --jsonl (one line per threshold as soon as it settles, so that a long curve
-keeps what it has); --plot writes both staircases against ε as SVG or PNG (by
-extension), after
-stdout, replacing the file only once the plot is complete.
+keeps what it has); --plot writes both staircases against ε as SVG, PNG or PDF
+(by the extension), after stdout, replacing the file only once the plot is
+complete. With expected-utility, the best expected utility per budget (below).
 
 An engine failure on one threshold is retried by other routes (the pure-Go
 backend, other probes); a threshold no route settles keeps its certified
@@ -76,13 +77,13 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "curve", "curve FILE [--objective worst-case-order|worst-case-value|expected-utility] [--json | --csv] [--plot out.svg|png|pdf]", curveHelp+"\n\n"+expectedCurveHelp)
 	load := loaderFlag(fs, e)
 	getSolver := solverFlag(fs)
-	objective := fs.String("objective", string(problem.WorstCaseOrder), "`objective`: worst-case-order or worst-case-value")
+	objective := fs.String("objective", "", "`objective`: worst-case-order, worst-case-value or expected-utility (default: the file's objective, else worst-case-order)")
 	tol := fs.Float64("tol", 1e-9, "width of each ε bracket")
 	workers := fs.Int("workers", 0, "thresholds solved in parallel (0 = number of CPUs)")
 	asJSON := fs.Bool("json", false, "write JSON (keys as in the README)")
 	asCSV := fs.Bool("csv", false, "write CSV")
 	asJSONL := fs.Bool("jsonl", false, "write each point as one JSON line as soon as it settles (in the order they settle)")
-	plotPath := fs.String("plot", "", "also draw both staircases to this `file` (.svg or .png)")
+	plotPath := fs.String("plot", "", "also draw the curve to this `file` (.svg, .png or .pdf)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
 	ex := addExpectedCurveFlags(fs)
 	pos, err := fs.parse(args, 1)
@@ -92,24 +93,16 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	if btoi(*asJSON)+btoi(*asCSV)+btoi(*asJSONL) > 1 {
 		return usagef("give one of --json, --csv and --jsonl")
 	}
-	obj, err := problem.ParseObjective(*objective)
-	if err != nil {
-		return usagef("--objective must be worst-case-order, worst-case-value or expected-utility, got %q", *objective)
+	var obj problem.Objective
+	if fs.isSet("objective") {
+		if obj, err = problem.ParseObjective(*objective); err != nil || obj == "" {
+			return usagef("--objective must be worst-case-order, worst-case-value or expected-utility, got %q", *objective)
+		}
 	}
 	if *plotPath != "" {
 		if err := checkPlotPath(*plotPath); err != nil {
 			return err
 		}
-	}
-	if obj == problem.ExpectedUtility {
-		slv, err := getSolver()
-		if err != nil {
-			return err
-		}
-		return ex.run(ctx, e, fs, pos[0], slv, outputs{json: *asJSON, csv: *asCSV, jsonl: *asJSONL, quiet: *quiet, plot: *plotPath})
-	}
-	if err := ex.onlyExpected(fs); err != nil {
-		return err
 	}
 	if !(*tol > 0) || math.IsInf(*tol, 0) {
 		return usagef("--tol must be a positive number, got %v", *tol)
@@ -117,21 +110,30 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	if *workers < 0 {
 		return usagef("--workers must be ≥ 0, got %d", *workers)
 	}
-	if *plotPath != "" {
-		if err := checkPlotPath(*plotPath); err != nil {
-			return err
-		}
-	}
 	slv, err := getSolver()
 	if err != nil {
 		return err
 	}
-	if slv == nil {
-		slv = solver.Auto()
-	}
 	p, err := load(pos[0])
 	if err != nil {
 		return err
+	}
+	// The file's objective is the default, as in solve, plot and compare;
+	// a file without one gets the order curve.
+	if obj == "" {
+		obj = p.Objective
+	}
+	if obj == "" {
+		obj = problem.WorstCaseOrder
+	}
+	if obj == problem.ExpectedUtility {
+		return ex.run(ctx, e, fs, p, slv, outputs{json: *asJSON, csv: *asCSV, jsonl: *asJSONL, quiet: *quiet, plot: *plotPath})
+	}
+	if err := ex.onlyExpected(fs); err != nil {
+		return err
+	}
+	if slv == nil {
+		slv = solver.Auto()
 	}
 	prog := newProgress(e.stderr, "curve", *quiet)
 	opts := pmlopt.Options{Solver: slv, Tol: *tol, Workers: *workers, Progress: prog.update}
@@ -180,7 +182,7 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 		}
 		err = writeJSON(&b, j)
 	case *asCSV:
-		err = writeCurveCSV(&b, obj, pts)
+		err = writeCurveCSV(&b, obj, pts, p.Utility != nil)
 	default:
 		writeCurveTable(&b, obj, pts, slv.Name())
 		if safeSteps != nil {
@@ -262,22 +264,26 @@ func toCurvePointJSON(obj problem.Objective, pt pmlopt.Point) curvePointJSON {
 	return c
 }
 
-func writeCurveCSV(w io.Writer, obj problem.Objective, pts []pmlopt.Point) error {
+// writeCurveCSV writes the worst-case curve; worst_case_value, what each
+// point's mechanism reaches, is a column whenever the file has a utility
+// (as in --json), for the order curve too.
+func writeCurveCSV(w io.Writer, obj problem.Objective, pts []pmlopt.Point, hasUtility bool) error {
 	cw := csv.NewWriter(w)
 	key := "h"
 	if obj == problem.WorstCaseValue {
 		key = "threshold"
 	}
+	value := hasUtility || obj == problem.WorstCaseValue
 	header := []string{key, "safe_epsilon", "optimal_epsilon_lower", "optimal_epsilon", "lp_solves"}
-	if obj == problem.WorstCaseValue {
+	if value {
 		header = append(header[:1], append([]string{"worst_case_value"}, header[1:]...)...)
 	}
 	cw.Write(header)
 	for _, pt := range pts {
 		rec := []string{thresholdString(obj, pt), fullNum(pt.SafeEpsilon), fullNum(pt.OptimalEpsilonLower),
 			fullNum(pt.OptimalEpsilon), strconv.Itoa(pt.LPSolves)}
-		if obj == problem.WorstCaseValue {
-			rec = append(rec[:1], append([]string{fullNum(pt.WorstCaseValue)}, rec[1:]...)...)
+		if value {
+			rec = append(rec[:1], append([]string{csvNum(pt.WorstCaseValue)}, rec[1:]...)...)
 		}
 		cw.Write(rec)
 	}

@@ -18,15 +18,16 @@ import (
 
 // expectedCurveHelp is appended to curve's help.
 const expectedCurveHelp = `With --objective expected-utility, curve computes the best expected utility
-for a range of budgets under one or more measures (--measure pml,lip,alip,ldp):
---epsilons 0.1,0.5,1 or --from A --to B --steps K (K evenly spaced budgets,
-both ends included; by default 0 to twice the file's budget, 11 steps). Each
-point has epsilon, expected_utility, expected_utility_bound (a proven upper
-bound on the optimum, pml only) and worst_case_value. An ALIP budget at ε is
-(ε_l, ε_u) = (r·ε, ε) with r = --alip-ratio; by default r is the file's
-epsilon_lower/epsilon_upper when its budget is ALIP, else 1/2 (r = 1 would
-repeat LIP, which is ALIP with ε_l = ε_u). --plot draws every measure on one
-figure. Example:
+for a range of budgets under one or more measures (--measure pml,lip,alip,ldp;
+by default the file's measure, else pml): --epsilons 0.1,0.5,1 or --from A
+--to B --steps K (K evenly spaced budgets, both ends included; by default 0 to
+twice the file's budget, 11 steps). Each point has epsilon, expected_utility,
+expected_utility_bound (a proven upper bound on the optimum, under every
+measure; null where the method proves none) and worst_case_value. An ALIP
+budget at ε is (ε_l, ε_u) = (r·ε, ε) with r = --alip-ratio; by default r is
+the file's epsilon_lower/epsilon_upper when its budget is ALIP, else 1/2
+(r = 1 would repeat LIP, which is ALIP with ε_l = ε_u). --plot draws every
+measure on one figure (SVG, PNG or PDF). Example:
 
 	pmlopt curve testdata/counting-query.yaml --objective expected-utility --measure pml,lip,alip,ldp --plot eu.svg`
 
@@ -42,7 +43,7 @@ type expectedCurveFlags struct {
 
 func addExpectedCurveFlags(fs *flagSet) *expectedCurveFlags {
 	return &expectedCurveFlags{
-		measures:   fs.String("measure", "pml", "expected-utility curves: comma-separated `measures` (pml, lip, alip, ldp)"),
+		measures:   fs.String("measure", "", "expected-utility curves: comma-separated `measures` (pml, lip, alip, ldp; default: the file's measure, else pml)"),
 		epsilons:   fs.String("epsilons", "", "expected-utility curves: comma-separated `budgets` (nats)"),
 		from:       fs.Float64("from", 0, "expected-utility curves: first budget `A` (nats)"),
 		to:         fs.Float64("to", math.NaN(), "expected-utility curves: last budget `B` (default twice the file's budget)"),
@@ -131,21 +132,25 @@ type expectedSeries struct {
 }
 
 // runExpectedCurve is curve --objective expected-utility.
-func (f *expectedCurveFlags) run(ctx context.Context, e *env, fs *flagSet, path string, slv solver.Solver, out outputs) error {
+func (f *expectedCurveFlags) run(ctx context.Context, e *env, fs *flagSet, p *problem.Problem, slv solver.Solver, out outputs) error {
 	if out.jsonl {
 		return usagef("--jsonl is for the worst-case curves; use --json or --csv")
 	}
+	// The file's measure is the default, as its objective is.
+	list := *f.measures
+	if !fs.isSet("measure") {
+		list = string(mech.PML)
+		if p.Privacy != nil {
+			list = string(p.Privacy.Measure)
+		}
+	}
 	var measures []mech.Measure
-	for _, s := range strings.Split(*f.measures, ",") {
+	for _, s := range strings.Split(list, ",") {
 		m, err := mech.ParseMeasure(strings.TrimSpace(s))
 		if err != nil {
 			return usagef("--measure: %v", err)
 		}
 		measures = append(measures, m)
-	}
-	p, err := problem.Load(path)
-	if err != nil {
-		return err
 	}
 	if _, err := p.RequireUtility(); err != nil {
 		return err

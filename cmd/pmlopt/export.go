@@ -81,6 +81,9 @@ func runExport(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		spec.Pattern = u.Pattern(*v)
+		if err := everyRowKeepsAnOutput(spec.Pattern, p.Inputs, *v); err != nil {
+			return err
+		}
 	}
 	mod, err := polytope.Build(spec)
 	if err != nil {
@@ -106,4 +109,20 @@ func describeBudget(b mech.Budget) string {
 		return fmt.Sprintf("(%s, %s)-alip", num(b.EpsilonLower), num(b.EpsilonUpper))
 	}
 	return num(b.Epsilon) + "-" + string(b.Measure)
+}
+
+// everyRowKeepsAnOutput refuses a --value threshold that forbids every
+// output of some input: no mechanism has that zero pattern (a row must sum
+// to 1), and the LP written would have no column for the row.
+func everyRowKeepsAnOutput(pat mech.Pattern, inputs []string, v float64) error {
+	for i, row := range pat {
+		kept := false
+		for _, a := range row {
+			kept = kept || a
+		}
+		if !kept {
+			return fmt.Errorf("--value %g forbids every output of input %q (utility row %d has no entry ≥ %g): the LP would be infeasible", v, label(inputs, i), i+1, v)
+		}
+	}
+	return nil
 }

@@ -151,7 +151,7 @@ func TestExpectedCurveOutputs(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	_, _, code = cli(t, "curve", f, "--objective", "expected-utility", "--measure", "pmc")
 	assert.Equal(t, exitUsage, code)
-	_, stderr, code = cli(t, "curve", f, "--measure", "ldp")
+	_, stderr, code = cli(t, "curve", f, "--objective", "worst-case-order", "--measure", "ldp")
 	assert.Equal(t, exitUsage, code, "a worst-case curve has no --measure")
 	assert.Contains(t, stderr, "--measure is for --objective expected-utility")
 }

@@ -70,7 +70,8 @@ func solverFlag(fs *flagSet) func() (solver.Solver, error) {
 			return nil, usagef("--solver clp: this pmlopt was built without Clp; install coinor-libclp-dev and build with 'go build -tags clp ./cmd/pmlopt' (built in: auto, %s)", strings.Join(solver.Names(), ", "))
 		}
 		if err != nil {
-			return nil, usagef("--solver: %v (built in: auto, %s)", err, strings.Join(solver.Names(), ", "))
+			// solver.Get's error lists the backends too; one list is enough.
+			return nil, usagef("--solver: unknown backend %q (built in: auto, %s)", *name, strings.Join(solver.Names(), ", "))
 		}
 		return s, nil
 	}
@@ -127,7 +128,7 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		return runJoint(ctx, e, p, f, pmlopt.Options{Solver: slv, Tol: *tol}, *asJSON)
+		return runJoint(ctx, e, p, f, pmlopt.Options{Solver: slv, Tol: *tol}, *asJSON, *out)
 	}
 	sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{Solver: slv, Tol: *tol,
 		Notify: func(msg string) { fmt.Fprintf(e.stderr, "pmlopt solve: %s\n", msg) }})

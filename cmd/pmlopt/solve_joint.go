@@ -32,6 +32,14 @@ func jointFlags(fs *flagSet) func(p *problem.Problem) (pmlopt.Floor, bool, error
 			}
 			return pmlopt.Floor{Value: *v, ByValue: true}, true, nil
 		}
+		// An order outside 1..M is a wrong command line, as export's --h.
+		if p.Order != nil {
+			if _, m := p.Order.Dims(); *h < 1 || *h > m {
+				return pmlopt.Floor{}, true, usagef("--min-order must be in 1..%d, got %d", m, *h)
+			}
+		} else if *h < 1 {
+			return pmlopt.Floor{}, true, usagef("--min-order must be at least 1, got %d", *h)
+		}
 		return pmlopt.Floor{Order: *h}, true, nil
 	}
 }
@@ -47,13 +55,19 @@ type jointJSON struct {
 // runJoint answers solve --objective expected-utility --min-order H (or
 // --min-value V): the best expected utility over the ε-PML mechanisms that
 // keep the worst case.
-func runJoint(ctx context.Context, e *env, p *problem.Problem, f pmlopt.Floor, opt pmlopt.Options, asJSON bool) error {
+// With out, it writes the solved problem file as plain solve --out does.
+func runJoint(ctx context.Context, e *env, p *problem.Problem, f pmlopt.Floor, opt pmlopt.Options, asJSON bool, out string) error {
 	opt.Notify = func(msg string) { fmt.Fprintf(e.stderr, "pmlopt solve: %s\n", msg) }
 	js, err := pmlopt.SolveJoint(ctx, p, f, opt)
 	if err != nil {
 		return err
 	}
 	sol := js.Solution
+	if out != "" {
+		if err := writeSolved(out, p, sol.Mechanism); err != nil {
+			return err
+		}
+	}
 	if asJSON {
 		j := jointJSON{solveJSON: solveJSON{
 			Status: "optimal", Objective: string(sol.Objective), Measure: string(sol.Measure),
