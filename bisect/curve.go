@@ -29,6 +29,9 @@ import (
 // stop at Tol/2, so an inherited bracket is at most Tol wide too. Up to opt.Workers searches run at once; the LPs
 // solved and the results do not depend on the number of workers.
 //
+// With opt.Shard, only the shard's thresholds are solved, by the same
+// divide and conquer over them alone, and returned in order of h.
+//
 // If ctx is cancelled, OrderCurve stops, and returns the points resolved so
 // far (in order of h, possibly with gaps) with ctx.Err().
 func OrderCurve(ctx context.Context, pi mech.Prior, o mech.Order, opt Options) ([]Point, error) {
@@ -47,17 +50,18 @@ func OrderCurve(ctx context.Context, pi mech.Prior, o mech.Order, opt Options) (
 	if err != nil {
 		return nil, err
 	}
-	res, err := runCurve(ctx, pi, fam, cfg, false, func(k int, r *Result) Point {
+	idx := cfg.shard.Indices(fam.k)
+	toPoint := func(j int, r *Result) Point {
+		k := idx[j]
 		h := float64(k + 1)
 		return point(k+1, h, h, safe[k], r)
-	})
+	}
+	res, err := runCurve(ctx, pi, fam.sub(idx), cfg, false, toPoint)
 	var pts []Point
-	for k, r := range res {
-		if r == nil {
-			continue
+	for j, r := range res {
+		if r != nil {
+			pts = append(pts, toPoint(j, r))
 		}
-		h := float64(k + 1)
-		pts = append(pts, point(k+1, h, h, safe[k], r))
 	}
 	return pts, err
 }
@@ -82,6 +86,13 @@ func OrderCurve(ctx context.Context, pi mech.Prior, o mech.Order, opt Options) (
 // ctx.Err(): a step then also starts after every unresolved threshold,
 // and reaches only as far as its thresholds are resolved (ThresholdMax
 // and the Mechanism are those of its last resolved threshold).
+//
+// With opt.Shard (other than 1/1), only the shard's thresholds are solved
+// and each is returned as its own point (ThresholdMax = Threshold), in
+// order: the steps depend on the brackets of every threshold, so they are
+// formed once the shards are merged. Mechanisms inside a step of the
+// shard's own thresholds are let go as above (Mechanism nil); Settled sees
+// every one.
 func ValueCurve(ctx context.Context, pi mech.Prior, u mech.Utility, opt Options) ([]Point, error) {
 	if err := checkContext(ctx); err != nil {
 		return nil, err
@@ -94,10 +105,25 @@ func ValueCurve(ctx context.Context, pi mech.Prior, u mech.Utility, opt Options)
 	if err != nil {
 		return nil, err
 	}
-	res, err := runCurve(ctx, pi, fam, cfg, true, func(k int, r *Result) Point {
+	idx := cfg.shard.Indices(fam.k)
+	toPoint := func(j int, r *Result) Point {
+		k := idx[j]
 		safe := leakage.PML(pi, closedform.UniformOnAllowed(fam.pattern(k)))
 		return point(k+1, vs[k], vs[k], safe, r)
-	})
+	}
+	if !cfg.shard.All() {
+		// The steps need the brackets of every threshold: the shard's
+		// thresholds are reported one by one, to be merged.
+		res, err := runCurve(ctx, pi, fam.sub(idx), cfg, true, toPoint)
+		var pts []Point
+		for j, r := range res {
+			if r != nil {
+				pts = append(pts, toPoint(j, r))
+			}
+		}
+		return pts, err
+	}
+	res, err := runCurve(ctx, pi, fam, cfg, true, toPoint)
 	var starts []int
 	for k, r := range res {
 		if r == nil {
@@ -195,6 +221,10 @@ type stepScan struct {
 // route gets past leaves its index with the bracket it reached and
 // Result.Failure set; on cancellation the unresolved indices are nil.
 func runCurve(parent context.Context, pi mech.Prior, fam family, cfg config, steps bool, toPoint func(k int, r *Result) Point) ([]*Result, error) {
+	if fam.k == 0 {
+		// An empty shard.
+		return nil, nil
+	}
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	c := &curveRun{

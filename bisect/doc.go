@@ -162,4 +162,16 @@
 // with bracket passing; a plateau whose ends agree within Tol costs no LP
 // inside it. They run up to Options.Workers searches at once, report
 // progress, and stop on context cancellation with what is done.
+//
+// # Shards
+//
+// Options.Shard splits a curve's thresholds into N disjoint sets solved by
+// independent runs (machines of a cluster): shard K holds the K-th of N
+// contiguous blocks of thresholds, and runs the divide and conquer over
+// them alone, passing brackets from its own ends inwards (Lemma 1). Each
+// threshold's bracket is certified
+// as on the whole curve; it can differ from the unsharded curve's within
+// Tol, since the neighbours it starts from differ. A value curve's shard
+// reports its thresholds one by one: the steps are formed from the
+// brackets of all of them once the shards are merged.
 package bisect

@@ -58,6 +58,9 @@ type Options struct {
 	// ValueCurve every threshold is reported (ThresholdMax = Threshold),
 	// not only the first of each step.
 	Settled func(Point)
+	// Shard, if set, makes OrderCurve and ValueCurve solve only that
+	// shard's thresholds (see Shard); the zero value solves them all.
+	Shard Shard
 
 	// probeMaster, if not nil, replaces (*colgen.Master).Probe in the
 	// searches: tests make a master stall with it.
@@ -99,6 +102,7 @@ type config struct {
 	progress func(done, total int)
 	settled  func(Point)
 	probes   Probes
+	shard    Shard
 
 	probeMaster func(*colgen.Master, float64) (*colgen.Result, error)
 	probeIPM    func(mech.Prior, mech.Pattern, float64) (*ipm.ProbeResult, error)
@@ -117,9 +121,12 @@ func (c config) colsFor(n int) bool {
 }
 
 func (o Options) config() (config, error) {
-	c := config{slv: o.Solver, tol: o.Tol, workers: o.Workers, progress: o.Progress, settled: o.Settled, probes: o.Probes, probeMaster: o.probeMaster, probeIPM: o.probeIPM}
+	c := config{slv: o.Solver, tol: o.Tol, workers: o.Workers, progress: o.Progress, settled: o.Settled, probes: o.Probes, shard: o.Shard, probeMaster: o.probeMaster, probeIPM: o.probeIPM}
 	if c.probes < ProbesAuto || c.probes > ProbesColumns {
 		return c, fmt.Errorf("bisect: unknown probes %d", o.Probes)
+	}
+	if err := o.Shard.check(); err != nil {
+		return c, fmt.Errorf("bisect: %w", err)
 	}
 	if c.slv == nil {
 		c.slv = solver.Auto()
