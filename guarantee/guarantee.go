@@ -256,7 +256,7 @@ func Implied(from Guarantee, pmin float64) ([]Implication, error) {
 	case PML:
 		eu := from.Epsilon
 		if hp := HighPrivacyBound(pmin); !(eu < hp) || math.IsInf(PMCFromPML(eu, pmin), 1) {
-			regime := fmt.Sprintf("none: ε = %g is not below log 1/(1−p_min) = %g (with rounding), outside the high-privacy regime an ε-PML mechanism may have zeros (Saeidian et al. (2024), Remark 5)", eu, hp)
+			regime := fmt.Sprintf("none: ε = %.10g is not below log 1/(1−p_min) = %.10g (with rounding), outside the high-privacy regime an ε-PML mechanism may have zeros (Saeidian et al. (2024), Remark 5)", eu, hp)
 			for _, m := range []string{PMC, ALIP, LIP, LDP} {
 				none(m, regime)
 			}

@@ -53,10 +53,11 @@ func (v verdict) String() string {
 	} else {
 		level = fmt.Sprintf("%s %s", v.Budget.Measure, num(v.Level))
 	}
+	// The budget in the words of compare's budget row, "pml ε = 1".
 	if v.within() {
-		return fmt.Sprintf("within budget: %s against %s", level, describeBudget(v.Budget))
+		return fmt.Sprintf("within budget: %s against the budget %s", level, budgetString(&v.Budget))
 	}
-	return fmt.Sprintf("exceeds the budget by %s nats: %s against %s", num(v.Excess), level, describeBudget(v.Budget))
+	return fmt.Sprintf("exceeds the budget by %s nats: %s against the budget %s", num(v.Excess), level, budgetString(&v.Budget))
 }
 
 // overBudget is the error of a command whose mechanism breaks its file's

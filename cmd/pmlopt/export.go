@@ -99,16 +99,9 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		return writeJSON(e.stdout, exportJSON{File: *out, Rows: mod.LP.NumRows(), Columns: mod.LP.NumCols(),
 			Nonzeros: mod.LP.NumNonzeros(), Privacy: toBudgetJSON(b)})
 	}
-	fmt.Fprintf(e.stderr, "wrote %s: %d rows, %d columns, %d non-zeros (%s)\n", *out,
-		mod.LP.NumRows(), mod.LP.NumCols(), mod.LP.NumNonzeros(), describeBudget(b))
+	fmt.Fprintf(e.stderr, "wrote %s: %d rows, %d columns, %d non-zeros (budget %s)\n", *out,
+		mod.LP.NumRows(), mod.LP.NumCols(), mod.LP.NumNonzeros(), budgetString(&b))
 	return nil
-}
-
-func describeBudget(b mech.Budget) string {
-	if b.Measure == mech.ALIP {
-		return fmt.Sprintf("(%s, %s)-alip", num(b.EpsilonLower), num(b.EpsilonUpper))
-	}
-	return num(b.Epsilon) + "-" + string(b.Measure)
 }
 
 // everyRowKeepsAnOutput refuses a --value threshold that forbids every

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -187,4 +188,26 @@ func TestCompareBudgetFlags(t *testing.T) {
 		assert.LessOrEqual(t, jsonNum(c["ldp"]), 2+1e-7, c["name"])
 		assert.Equal(t, true, c["within_budget"], c["name"])
 	}
+}
+
+// TestAuditNumbersAndBudgetInWords: the audit prints every number with the
+// CLI's 10 significant digits, implied guarantees included, and ends with
+// the budget in compare's words.
+func TestAuditNumbersAndBudgetInWords(t *testing.T) {
+	dir := t.TempDir()
+	solved := filepath.Join(dir, "solved.yaml")
+	_, stderr, code := cli(t, "solve", td+"counting-query.yaml", "--out", solved)
+	require.Equal(t, 0, code, stderr)
+	for _, f := range []string{solved, td + "eye-colour.json"} {
+		out, stderr, code := cli(t, "audit", f)
+		require.Equal(t, 0, code, stderr)
+		for _, w := range regexp.MustCompile(`[0-9]+\.[0-9]+`).FindAllString(out, -1) {
+			digits := strings.TrimLeft(strings.Replace(w, ".", "", 1), "0")
+			assert.LessOrEqual(t, len(digits), 10, "%s: %s", f, w)
+		}
+	}
+	out, _, _ := cli(t, "audit", solved)
+	// log 7/2 = 1.2527629684953681, the PML of the optimum at h = 6.
+	assert.Contains(t, out, "\nwithin budget: pml 1.252762968 against the budget pml ε = 1.3\n")
+	assert.Contains(t, out, "none: ε = 1.252762968 is not below log 1/(1−p_min) = 0.1541506798")
 }
