@@ -3,6 +3,8 @@ package guarantee
 import (
 	"fmt"
 	"math"
+
+	"github.com/pmlopt/pmlopt/internal/mathx"
 )
 
 // The measures a Guarantee can be stated in.
@@ -77,7 +79,7 @@ func PMCFromPML(epsU, pmin float64) float64 {
 	}
 	n := down(down(down(pmin-epsU)+down(epsU*pmin)) - up(expm1MinusXUp(epsU)*up(1-pmin)))
 	if n > 0 {
-		best = math.Min(best, up(up(math.Log(pmin))-down(math.Log(n))))
+		best = math.Min(best, up(up(mathx.Log(pmin))-down(mathx.Log(n))))
 	}
 	return math.Max(0, best)
 }
@@ -105,9 +107,19 @@ func PMLFromPMC(epsL, pmin float64) float64 {
 	if epsL == 0 {
 		return 0
 	}
-	cap := up(-math.Log(pmin))
-	y := up(up(up(-math.Expm1(-epsL))*up(1-pmin)) / pmin)
-	return math.Max(0, math.Min(cap, up(math.Log1p(y))))
+	cap := up(-mathx.Log(pmin))
+	a := up(up(-math.Expm1(-epsL)) * up(1-pmin))
+	return math.Max(0, math.Min(cap, log1pQuoUp(a, pmin)))
+}
+
+// log1pQuoUp returns an upper bound on log(1 + a/b) for a, b > 0, also where
+// a/b overflows (a subnormal b): there log(1 + a/b) = log a − log b +
+// log1p(b/a).
+func log1pQuoUp(a, b float64) float64 {
+	if r := up(a / b); !math.IsInf(r, 1) {
+		return up(math.Log1p(r))
+	}
+	return up(up(up(mathx.Log(a))-down(mathx.Log(b))) + up(math.Log1p(up(b/a))))
 }
 
 // FromLDP returns the levels implied by ε-LDP (Saeidian et al. (2024),
@@ -131,15 +143,25 @@ func FromLDP(eps, pmin float64) (eps1, eps2 float64) {
 		return 0, 0
 	}
 	e1 := up(math.Log1p(up(up(math.Expm1(eps)) * up(1-pmin))))
-	e2 := math.Min(eps, up(-math.Log(pmin)))
+	e2 := math.Min(eps, up(-mathx.Log(pmin)))
 	if z := down(down(math.Expm1(-eps)) * up(1-pmin)); z > -1 {
 		e2 = math.Min(e2, up(-down(math.Log1p(z))))
 	}
 	if em := down(math.Expm1(eps)); !math.IsInf(em, 0) {
 		e2 = math.Min(e2, up(eps-down(math.Log1p(down(pmin*em)))))
 	}
-	y := down(down(down(math.Exp(-eps))*down(1-pmin)) / pmin)
-	e2 = math.Min(e2, up(up(-math.Log(pmin))-down(math.Log1p(y))))
+	// y ≥ 0; rounding e^{−ε} = 0 down would make it negative, and log1p of
+	// a y ≤ −1 NaN. A y that overflows, at a subnormal p_min, is MaxFloat64
+	// after down, a bound below it as the form needs.
+	lp := mathx.Log(pmin)
+	y := math.Max(0, down(down(down(math.Exp(-eps))*down(1-pmin))/pmin))
+	e2 = math.Min(e2, up(up(-lp)-down(math.Log1p(y))))
+	// The same y as exp(−ε − log p_min)(1 − p_min), for e^{−ε} below the
+	// normal range (ε > 708), where the quotient above has lost its digits.
+	if t := down(-eps - up(lp)); t < 700 {
+		y = math.Max(0, down(down(math.Exp(t))*down(1-pmin)))
+		e2 = math.Min(e2, up(up(-lp)-down(math.Log1p(y))))
+	}
 	return math.Max(0, math.Min(e1, eps)), math.Max(0, e2)
 }
 
@@ -163,7 +185,7 @@ func LDPForPML(eps, pmin float64) float64 {
 	if math.IsNaN(eps) || eps < 0 || !(pmin > 0 && pmin <= 1) {
 		return math.NaN()
 	}
-	if eps >= -math.Log(pmin) {
+	if eps >= -mathx.Log(pmin) {
 		return math.Inf(1)
 	}
 	if eps == 0 {
@@ -176,7 +198,15 @@ func LDPForPML(eps, pmin float64) float64 {
 	if w := up(up(math.Expm1(-eps)) / up(1-pmin)); w > -1 {
 		best = down(-up(math.Log1p(w)))
 	}
-	if x := down(pmin * down(math.Exp(eps))); x < 1 {
+	var x float64
+	if ex := math.Exp(eps); !math.IsInf(ex, 1) {
+		x = down(pmin * down(ex))
+	} else {
+		// e^ε overflows (ε > 709.78, so p_min < e^{−ε} is subnormal):
+		// p_min e^ε = exp(ε + log p_min).
+		x = down(math.Exp(down(eps + down(mathx.Log(pmin)))))
+	}
+	if x < 1 {
 		best = math.Max(best, down(down(eps-up(math.Log1p(-x)))+down(math.Log1p(-pmin))))
 	}
 	return best

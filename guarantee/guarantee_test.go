@@ -171,3 +171,52 @@ func TestBinaryUniform(t *testing.T) {
 		assert.InDelta(t, el, e1, tol)
 	}
 }
+
+// TestImpliedSubnormalPMin: a smallest prior probability below 2^-1022.
+// ε-LDP implies ε2-PML with ε2 = −log(p_min + e^{−ε}(1 − p_min)), which
+// for p_min ≪ e^{−ε} is ε up to p_min(e^ε − 1) < 1e-309: the PML level is ε
+// (not 0, which math.Log's −709.085 for log 1e-310 gave). ε-PMC implies
+// −log p_min + log1p(−e^{−ε}(1 − p_min)) ≈ −log p_min − e^{−ε}, with
+// −log 1e-310 = 310·log 10 = 713.80137882815...
+func TestImpliedSubnormalPMin(t *testing.T) {
+	for _, pmin := range []float64{1e-310, 5e-324} {
+		imps, err := Implied(Guarantee{Measure: LDP, Epsilon: 0.2877}, pmin)
+		require.NoError(t, err)
+		for _, im := range imps {
+			require.True(t, im.Holds)
+			switch im.Implied.Measure {
+			case PML:
+				assert.InDelta(t, 0.2877, im.Implied.Epsilon, 1e-14)
+				assert.GreaterOrEqual(t, im.Implied.Epsilon, 0.2877)
+			case ALIP:
+				assert.InDelta(t, 0.2877, im.Implied.EpsilonUpper, 1e-14)
+			}
+		}
+	}
+	// ε_l = 5: −log p_min + log(1 − e^{−5}(1 − p_min)).
+	want := 310*2.302585092994045684 + math.Log1p(-math.Exp(-5))
+	assert.InDelta(t, want, PMLFromPMC(5, 1e-310), 1e-11)
+	// The cap: every mechanism is (−log p_min)-PML; −log 2^-1074 = 1074·log 2.
+	assert.InDelta(t, 1074*math.Ln2, PMLFromPMC(math.Inf(1), 5e-324), 1e-11)
+}
+
+// TestImpliedNeverNaN: every implied level is a number ≥ 0 (or +Inf) for
+// every level and p_min, the extremes of float64 included.
+func TestImpliedNeverNaN(t *testing.T) {
+	levels := []float64{0, 5e-324, 1e-310, 1e-12, 0.2877, 1, 700, 709.8, 745, 800, 1e300, math.Inf(1)}
+	for _, pmin := range []float64{5e-324, 1e-320, 1e-310, 0x1p-1022, 1e-300, 1e-12, 0.3, 0.5, 1} {
+		for _, eps := range levels {
+			for _, m := range []string{PML, PMC, LIP, LDP, ALIP} {
+				g := Guarantee{Measure: m, Epsilon: eps, EpsilonLower: eps / 2, EpsilonUpper: eps}
+				imps, err := Implied(g, pmin)
+				require.NoError(t, err)
+				for _, im := range imps {
+					for _, v := range []float64{im.Implied.Epsilon, im.Implied.EpsilonLower, im.Implied.EpsilonUpper} {
+						assert.True(t, v >= 0, "%v at p_min %g implies %v", g, pmin, im.Implied)
+					}
+				}
+			}
+			assert.False(t, math.IsNaN(LDPForPML(eps, pmin)), "LDPForPML(%g, %g)", eps, pmin)
+		}
+	}
+}

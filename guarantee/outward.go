@@ -7,8 +7,9 @@ import "math"
 // must stay below a true value (LDPForPML) is rounded down. Each step below
 // moves a computed intermediate by ulps ulps in the direction that keeps the
 // final bound safe. IEEE 754 rounds +, −, ×, ÷ correctly (half an ulp), and
-// Go's math.Expm1, math.Log1p, math.Exp and math.Log are accurate to within
-// one ulp, so one step of one ulp bounds each of them; the formulas
+// Go's math.Expm1, math.Log1p and math.Exp, and mathx.Log, are accurate to
+// within one ulp (math.Log is not for a subnormal p_min, hence mathx.Log),
+// so one step of one ulp bounds each of them; the formulas
 // are chosen monotone in each intermediate so that bounding the
 // intermediates bounds the result.
 const ulps = 1

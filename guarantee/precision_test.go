@@ -1,6 +1,7 @@
 package guarantee
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 	"testing"
@@ -147,24 +148,77 @@ var (
 // value of its formula: never on the unsafe side (an upper bound never
 // below, LDPForPML never above) and within maxULPs of it.
 func TestImpliedBoundsOutward(t *testing.T) {
+	checkOutward(t, precisionPMin, precisionEps)
+}
+
+// TestImpliedBoundsOutwardSubnormal does the same for a p_min at or below
+// the smallest normal float64, where math.Log is wrong on amd64 and
+// e^{−ε}/p_min overflows, and for levels beyond e^ε's range. (At
+// ε = 713.8 and p_min = 1e-310, LDPForPML's e^{−ε} − p_min cancels to a
+// seven hundredth of each: an ulp of ε moves the answer by 725 ulps, so
+// the points stay away from that.)
+func TestImpliedBoundsOutwardSubnormal(t *testing.T) {
+	checkOutward(t, []float64{0x1p-1022, 1e-310, 1e-320, 5e-324},
+		[]float64{0, 1e-300, 1e-12, 0.2877, 1, 50, 700, 713, 745, 800})
+	checkOutward(t, []float64{1e-320}, []float64{713.8})
+}
+
+// TestImpliedBoundsOutwardSubnormalLevel is a level ε itself subnormal: the
+// bounds are on the safe side, and as close as the few roundings of
+// quantities of ε's size allow, each an absolute 2^-1074: within maxULPs of
+// a subnormal result, within a relative 4·2^-1074/ε of a normal one.
+func TestImpliedBoundsOutwardSubnormalLevel(t *testing.T) {
+	for _, pmin := range []float64{0.5, 1e-12, 0x1p-1022, 1e-310, 1e-320, 5e-324} {
+		for _, eps := range []float64{1e-320, 1e-315, 5e-324} {
+			rel := 4 * 0x1p-1074 / eps
+			check := func(name string, got, want float64, upper bool) {
+				t.Helper()
+				safe := got >= want
+				if !upper {
+					safe = got <= want
+				}
+				d := ulpsAbove(got, want)
+				close := (d <= maxULPs && d >= -maxULPs) || math.Abs(got-want) <= rel*want
+				assert.True(t, safe && close,
+					"%s(%g, %g) = %.17g, exact %.17g", name, eps, pmin, got, want)
+			}
+			if want, ok := refPMCFromPML(eps, pmin); ok {
+				check("PMCFromPML", PMCFromPML(eps, pmin), math.Max(0, want), true)
+			} else {
+				assert.True(t, math.IsInf(PMCFromPML(eps, pmin), 1))
+			}
+			check("PMLFromPMC", PMLFromPMC(eps, pmin), refPMLFromPMC(eps, pmin), true)
+			e1, e2 := FromLDP(eps, pmin)
+			w1, w2 := refFromLDP(eps, pmin)
+			check("ε1 of FromLDP", e1, w1, true)
+			check("ε2 of FromLDP", e2, w2, true)
+			if bf(-eps).Cmp(bigLog(bf(pmin))) > 0 {
+				check("LDPForPML", LDPForPML(eps, pmin), refLDPForPML(eps, pmin), false)
+			}
+		}
+	}
+}
+
+func checkOutward(t *testing.T, pmins, epss []float64) {
+	t.Helper()
 	upper := func(name string, got, want float64) {
 		t.Helper()
 		d := ulpsAbove(got, want)
 		assert.True(t, d >= 0 && d <= maxULPs, "%s = %.17g, exact %.17g: %d ulps above", name, got, want, d)
 	}
-	for _, pmin := range precisionPMin {
-		for _, eps := range precisionEps {
+	for _, pmin := range pmins {
+		for _, eps := range epss {
 			if want, ok := refPMCFromPML(eps, pmin); ok {
-				upper("PMCFromPML", PMCFromPML(eps, pmin), math.Max(0, want))
+				upper(fmt.Sprintf("PMCFromPML(%g, %g)", eps, pmin), PMCFromPML(eps, pmin), math.Max(0, want))
 			} else {
 				assert.True(t, math.IsInf(PMCFromPML(eps, pmin), 1))
 			}
-			upper("PMLFromPMC", PMLFromPMC(eps, pmin), refPMLFromPMC(eps, pmin))
+			upper(fmt.Sprintf("PMLFromPMC(%g, %g)", eps, pmin), PMLFromPMC(eps, pmin), refPMLFromPMC(eps, pmin))
 			e1, e2 := FromLDP(eps, pmin)
 			w1, w2 := refFromLDP(eps, pmin)
-			upper("ε1 of FromLDP", e1, w1)
-			upper("ε2 of FromLDP", e2, w2)
-			if eps < -math.Log(pmin) {
+			upper(fmt.Sprintf("ε1 of FromLDP(%g, %g)", eps, pmin), e1, w1)
+			upper(fmt.Sprintf("ε2 of FromLDP(%g, %g)", eps, pmin), e2, w2)
+			if bf(-eps).Cmp(bigLog(bf(pmin))) > 0 { // ε < −log p_min
 				got, want := LDPForPML(eps, pmin), refLDPForPML(eps, pmin)
 				d := ulpsAbove(got, want)
 				assert.True(t, d <= 0 && d >= -maxULPs, "LDPForPML(%g, %g) = %.17g, exact %.17g: %d ulps", eps, pmin, got, want, d)
