@@ -156,7 +156,7 @@ func (f BarFigure) Write(w io.Writer, format Format) error {
 	for _, s := range f.Panels[0].Series {
 		leg.Add(s.Name)
 	}
-	lw := leg.Rectangle(area).Size().X
+	lw := leg.Rectangle(area).Size().X * vg.Length(1+textSlack(ft))
 	leg = plot.NewLegend()
 	leg.TextStyle.Font.Size = vg.Points(10)
 	leg.Top, leg.Left, leg.Padding = true, true, vg.Points(3)
@@ -179,10 +179,7 @@ func (f BarFigure) Write(w io.Writer, format Format) error {
 	}
 	legArea := draw.Crop(dc, dc.Size().X-lw-pad, 0, 0, -vg.Points(24))
 	leg.Draw(legArea)
-	if _, err := c.WriteTo(w); err != nil {
-		return fmt.Errorf("figure: %w", err)
-	}
-	return nil
+	return writeCanvas(c, w, ft)
 }
 
 // Save draws f into the file path in the format of its extension (.svg,

@@ -303,10 +303,7 @@ func (f Figure) Write(w io.Writer, format Format) error {
 		}
 	}
 	p.Draw(area)
-	if _, err := c.WriteTo(w); err != nil {
-		return fmt.Errorf("figure: %w", err)
-	}
-	return nil
+	return writeCanvas(c, w, ft)
 }
 
 // Save draws f into the file path, in the format given by its extension

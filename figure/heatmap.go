@@ -211,10 +211,7 @@ func (h Heatmap) Write(w io.Writer, format Format) error {
 	}
 	bar.Draw(draw.Crop(area, area.Size().X-barW, 0, vg.Points(40), -top))
 	p.Draw(draw.Crop(area, 0, -(barW + vg.Points(12)), 0, 0))
-	if _, err := c.WriteTo(w); err != nil {
-		return fmt.Errorf("figure: %w", err)
-	}
-	return nil
+	return writeCanvas(c, w, ft)
 }
 
 // Save draws h into the file path in the format of its extension (.svg,
