@@ -71,6 +71,10 @@ type Figure struct {
 	// LogX and LogY put an axis on a logarithmic scale. Points with a
 	// coordinate ≤ 0 on a logarithmic axis are skipped like NaN.
 	LogX, LogY bool
+	// IntegerX and IntegerY say that an axis counts something (thresholds
+	// h, orders, letters): its ticks are at integers only, and it spans
+	// whole numbers. They have no effect on a logarithmic axis.
+	IntegerX, IntegerY bool
 }
 
 // palette is a colour-blind-safe qualitative palette (Okabe–Ito).
@@ -153,7 +157,7 @@ func (f Figure) Plot() (*plot.Plot, error) {
 	default:
 		return nil, fmt.Errorf("figure: unknown legend position %q", f.Legend)
 	}
-	p.X.Tick.Marker, p.Y.Tick.Marker = niceTicks{}, niceTicks{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = niceTicks{integer: f.IntegerX && xs == 1}, niceTicks{integer: f.IntegerY && ys == 1}
 	if f.LogX {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{Prec: 1} // one significant digit: 1e-05, not 9.999999999999999e-05
@@ -211,7 +215,23 @@ func (f Figure) Plot() (*plot.Plot, error) {
 	if drawn == 0 {
 		return nil, errors.New("figure: no finite point to draw (or none positive on a log axis)")
 	}
+	if f.IntegerX && !f.LogX && xs == 1 {
+		p.X.Min, p.X.Max = wholeRange(p.X.Min, p.X.Max)
+	}
+	if f.IntegerY && !f.LogY && ys == 1 {
+		p.Y.Min, p.Y.Max = wholeRange(p.Y.Min, p.Y.Max)
+	}
 	return p, nil
+}
+
+// wholeRange widens [lo, hi] to the nearest integers around it, and to at
+// least [lo, lo+1], so that an integer axis has a labelled tick at each end.
+func wholeRange(lo, hi float64) (float64, float64) {
+	lo, hi = math.Floor(lo), math.Ceil(hi)
+	if !(hi > lo) {
+		hi = lo + 1
+	}
+	return lo, hi
 }
 
 // axisUnit returns the factor by which an axis's coordinates are drawn and

@@ -11,19 +11,31 @@ import (
 // niceTicks places labelled ticks at about six "nice" values (1, 2 or 5
 // times a power of ten) across an axis, with unlabelled ticks between them:
 // gonum's default marker often labels only two values on a short axis.
-type niceTicks struct{}
+//
+// With integer set, the axis counts something (a threshold, an order, a
+// letter): every tick, labelled or not, is at an integer, so a step of the
+// labels is at least 1 and the ticks between them are integers as well.
+type niceTicks struct{ integer bool }
 
 // tickTarget is the number of labelled ticks niceTicks aims for.
 const tickTarget = 6
 
-func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
+func (nt niceTicks) Ticks(lo, hi float64) []plot.Tick {
 	if !(hi > lo) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+		if nt.integer && lo == hi && lo == math.Round(lo) && !math.IsInf(lo, 0) {
+			return []plot.Tick{{Value: lo, Label: strconv.FormatFloat(lo, 'f', 0, 64)}}
+		}
 		return plot.DefaultTicks{}.Ticks(lo, hi)
 	}
 	step := niceStep((hi - lo) / tickTarget)
 	minor := step / 5
 	if m := step / math.Pow(10, math.Floor(math.Log10(step))); m == 2 {
 		minor = step / 4
+	}
+	if nt.integer {
+		// 1, 2, 5, 10, … times a power of ten ≥ 1 are integers, and so
+		// are their multiples; minor ticks of 1 between labels 1 or 2 apart.
+		step, minor = math.Max(step, 1), math.Max(minor, 1)
 	}
 	var ticks []plot.Tick
 	prec := decimals(step)

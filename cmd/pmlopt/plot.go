@@ -88,6 +88,8 @@ func plotCurve(path, title string, obj problem.Objective, pts []pmlopt.Point, sa
 		XLabel: "PML budget ε (nats)",
 		YLabel: ylabel,
 		Legend: "bottom-right",
+		// An order h is a whole number: no tick at 1.5.
+		IntegerY: obj != problem.WorstCaseValue,
 		Series: []figure.Series{
 			{Name: "utility-safe M*(h)", X: sx, Y: sy, Step: true},
 			{Name: "optimal (LP)", X: ox, Y: oy, Step: true},
