@@ -18,7 +18,11 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
+
+	"github.com/pmlopt/pmlopt/internal/outfile"
 )
 
 // exit codes, as the standard library's tools use them.
@@ -61,15 +65,100 @@ func main() {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go stopOnSignal(sigs, cancel, commandName(os.Args[1:]))
+	// stdout and stderr are watched: a write that waits for a reader who
+	// does not read tells the signal handler that the run is blocked.
+	code := run(ctx, os.Args[1:], &env{
+		stdout: outfile.Watch(os.Stdout, "standard output"),
+		stderr: outfile.Watch(os.Stderr, "standard error"),
+		stdin:  os.Stdin,
+	})
+	exit(code)
+}
+
+// ending serialises the process's exit between the main flow and the
+// signal handler: whichever comes first exits holding it.
+var ending sync.Mutex
+
+// exit removes every temporary file left and exits with code.
+func exit(code int) {
+	ending.Lock()
+	outfile.RemoveTemps()
+	os.Exit(code)
+}
+
+const (
+	// stallGrace is how long an output call must have waited for its
+	// reader, after a signal, for the run to count as blocked on it.
+	stallGrace = time.Second
+	// stopGrace bounds the wait for a run that is not writing to stop
+	// after a signal: long enough for a curve to write what it settled,
+	// short enough that a step that does not poll its context can not
+	// hold a stopped run.
+	stopGrace = 10 * time.Second
+	stopPoll  = 50 * time.Millisecond
+)
+
+// stopOnSignal makes the first SIGINT, SIGTERM or SIGHUP end the run. It
+// cancels the run's context; a run that is working then writes what it has
+// settled and returns, and main exits 130 with the reason. A run blocked
+// in a system call that no context reaches (the open of a FIFO nobody
+// reads, a write to a full pipe) would never return, so the handler exits
+// itself, with status 130, its own message and every temporary file
+// removed, when an output call has waited stallGrace for its reader, when
+// the run has neither returned nor written for stopGrace, or at a second
+// signal.
+func stopOnSignal(sigs <-chan os.Signal, cancel context.CancelCauseFunc, name string) {
+	s := <-sigs
+	cancel(&stopped{sig: s})
+	start := time.Now()
+	tick := time.NewTicker(stopPoll)
+	defer tick.Stop()
+	for {
+		select {
+		case s2 := <-sigs:
+			abandon(name, s, "a second signal ("+signalName(s2)+") came")
+		case <-tick.C:
+			if what, ok := outfile.Stalled(stallGrace); ok {
+				abandon(name, s, "nobody reads "+what)
+			}
+			if time.Since(start) >= stopGrace && outfile.Idle(stallGrace) {
+				abandon(name, s, "the work did not stop within "+stopGrace.String())
+			}
+		}
+	}
+}
+
+// abandon ends a run that did not return after a signal: it removes the
+// temporary files, says why on stderr and exits 130, whatever the main
+// flow is doing. The message is given a second: stderr may be a pipe
+// nobody reads too.
+func abandon(name string, s os.Signal, why string) {
+	ending.Lock()
+	outfile.RemoveTemps()
+	done := make(chan struct{})
 	go func() {
-		// The first signal cancels the work, which then writes what it
-		// has settled; a second one ends the process at once.
-		s := <-sigs
-		cancel(&stopped{sig: s})
-		s = <-sigs
-		os.Exit(exitStopped)
+		fmt.Fprintf(os.Stderr, "%s: stopped by %s: %s; nothing more is written\n", name, signalName(s), why)
+		close(done)
 	}()
-	os.Exit(run(ctx, os.Args[1:], &env{stdout: os.Stdout, stderr: os.Stderr, stdin: os.Stdin}))
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+	}
+	os.Exit(exitStopped)
+}
+
+// commandName is how the messages of the signal handler start: "pmlopt
+// curve" for a known command, "pmlopt" otherwise.
+func commandName(args []string) string {
+	if len(args) > 0 {
+		for _, c := range commands {
+			if c.name == args[0] {
+				return "pmlopt " + c.name
+			}
+		}
+	}
+	return "pmlopt"
 }
 
 // stopped is the cause of a context cancelled by a signal.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/pmlopt/pmlopt/internal/outfile"
 	"github.com/pmlopt/pmlopt/sample"
@@ -108,12 +107,13 @@ var errOutputTooLarge = errors.New("output too large")
 // output is all or nothing, and memory does not grow with its size. The
 // temporary file is removed in every case.
 func spool(w io.Writer, limit int64, write func(io.Writer) error, emit func(w io.Writer, r io.Reader) error) error {
-	f, err := os.CreateTemp("", "pmlopt-sample-*.csv")
+	// Registered, so that a run stopped by a signal while stdout blocks
+	// removes it too (main.go).
+	f, err := outfile.CreateTemp("", "pmlopt-sample-*.csv")
 	if err != nil {
 		return fmt.Errorf("spooling the output for stdout: %w", err)
 	}
-	defer os.Remove(f.Name())
-	defer f.Close()
+	defer outfile.RemoveTemp(f)
 	bw := bufio.NewWriterSize(f, 1<<16)
 	var sink io.Writer = bw
 	if limit > 0 {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/pmlopt/pmlopt/mech"
 )
@@ -192,5 +194,186 @@ func TestReadStoppedBySignal(t *testing.T) {
 		assert.Equal(t, 130, exit.ExitCode(), "%v: %s", args, stderr.String())
 		assert.Contains(t, stderr.String(), "pmlopt "+args[0]+": stopped by SIGINT", "%v", args)
 		assert.Empty(t, stdout.String(), "%v", args)
+	}
+}
+
+// signals are the three that stop a run.
+var signals = []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
+
+// exitWithin waits for cmd and returns its exit status; the deadline only
+// ends a test that would otherwise hang (the defect it guards against), it
+// measures nothing.
+func exitWithin(t *testing.T, cmd *exec.Cmd, d time.Duration) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return exit.ExitCode()
+		}
+		require.NoError(t, err)
+		return 0
+	case <-time.After(d):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("%v still ran %v after the signal", cmd.Args, d)
+		return -1
+	}
+}
+
+// blockedIn waits until a thread of process pid sleeps in the kernel
+// function wchan (wait_for_partner: the open of a FIFO without a reader),
+// so that a signal comes while the process is blocked there. A kernel that
+// hides wchan skips the test.
+func blockedIn(t *testing.T, pid int, wchan string) {
+	t.Helper()
+	shown := false // some thread was seen asleep in a named function
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		tasks, err := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "wchan"))
+		require.NoError(t, err)
+		for _, task := range tasks {
+			b, err := os.ReadFile(task)
+			if err != nil {
+				continue
+			}
+			if string(b) == wchan {
+				return
+			}
+			shown = shown || string(b) != "0" && string(b) != ""
+		}
+	}
+	if !shown {
+		t.Skip("the kernel does not show where the process waits")
+	}
+	t.Fatalf("process %d never waited in %s", pid, wchan)
+}
+
+// names lists dir.
+func names(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+// A run blocked on an output file that is a FIFO nobody reads (its open
+// waits for a reader) ends at the first SIGINT, SIGTERM or SIGHUP: exit
+// status 130, one line naming the signal and the output, and no temporary
+// file, neither beside the FIFO nor in $TMPDIR. curve writes its table to
+// stdout before it opens the plot, so the signal comes once the table is
+// out; the other commands are signalled once the kernel shows them waiting
+// in the FIFO's open.
+func TestSignalEndsARunBlockedOnAFIFO(t *testing.T) {
+	bin := buildCLI(t)
+	type run struct {
+		args []string
+		sig  syscall.Signal
+	}
+	var runs []run
+	for _, sig := range signals {
+		runs = append(runs, run{[]string{"curve", td + "counting-query.yaml", "--quiet", "--plot"}, sig})
+	}
+	for k, args := range outputCommands(t)[1:] {
+		runs = append(runs, run{args, signals[k%len(signals)]})
+	}
+	for _, r := range runs {
+		t.Run(r.args[0]+"/"+sigName[r.sig], func(t *testing.T) {
+			dir, tmp := t.TempDir(), t.TempDir()
+			fifo := filepath.Join(dir, "out.svg")
+			require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+			cmd := exec.Command(bin, append(r.args, fifo)...)
+			cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			stdout, err := cmd.StdoutPipe()
+			require.NoError(t, err)
+			require.NoError(t, cmd.Start())
+			defer cmd.Process.Kill()
+			if r.args[0] == "curve" {
+				out := bufio.NewReader(stdout)
+				for {
+					line, err := out.ReadString('\n')
+					require.NoError(t, err, "the table never ended: %s", stderr.String())
+					if strings.Contains(line, "7 points") {
+						break
+					}
+				}
+			} else {
+				blockedIn(t, cmd.Process.Pid, "wait_for_partner")
+			}
+			require.NoError(t, cmd.Process.Signal(r.sig))
+			go io.Copy(io.Discard, stdout)
+			code := exitWithin(t, cmd, 20*time.Second)
+			assert.Equal(t, exitStopped, code, stderr.String())
+			assert.Equal(t, "pmlopt "+r.args[0]+": stopped by "+sigName[r.sig]+": nobody reads "+fifo+"; nothing more is written\n", stderr.String())
+			assert.Equal(t, []string{"out.svg"}, names(t, dir))
+			assert.Empty(t, names(t, tmp))
+		})
+	}
+}
+
+// A run whose stdout is a pipe nobody reads blocks in write(2) once the
+// pipe is full; the first SIGINT, SIGTERM or SIGHUP ends it with exit
+// status 130 and one line naming the signal and standard output. sample
+// spools its CSV to $TMPDIR before it writes stdout: the spool file is
+// there while the run is blocked, and gone after. new writes its problem
+// file to stdout directly.
+func TestSignalEndsARunBlockedOnAFullPipe(t *testing.T) {
+	bin := buildCLI(t)
+	csvPath := filepath.Join(t.TempDir(), "records.csv")
+	require.NoError(t, os.WriteFile(csvPath, []byte("record,count\n"+strings.Repeat("r,3\n", 200000)), 0o644))
+	type run struct {
+		args  []string
+		spool bool
+	}
+	runs := []run{
+		{[]string{"sample", mechFile(t), "--input", csvPath, "--column", "count", "--seed", "1"}, true},
+		{[]string{"new", "--letters", "300", "--utility", "abs"}, false},
+	}
+	for _, r := range runs {
+		for _, sig := range signals {
+			t.Run(r.args[0]+"/"+sigName[sig], func(t *testing.T) {
+				tmp := t.TempDir()
+				rd, wr, err := os.Pipe()
+				require.NoError(t, err)
+				defer rd.Close()
+				cmd := exec.Command(bin, r.args...)
+				cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+				cmd.Stdout = wr
+				var stderr strings.Builder
+				cmd.Stderr = &stderr
+				require.NoError(t, cmd.Start())
+				defer cmd.Process.Kill()
+				wr.Close()
+				// The pipe is full when it holds its capacity: the run
+				// then waits in write(2) for a reader that never comes.
+				size, err := unix.FcntlInt(rd.Fd(), unix.F_GETPIPE_SZ, 0)
+				require.NoError(t, err)
+				for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+					n, err := unix.IoctlGetInt(int(rd.Fd()), unix.TIOCINQ) // FIONREAD
+					require.NoError(t, err)
+					if n >= size {
+						break
+					}
+					require.True(t, time.Now().Before(deadline), "the pipe never filled: %s", stderr.String())
+				}
+				if r.spool {
+					spooled := names(t, tmp)
+					require.Len(t, spooled, 1)
+					assert.True(t, strings.HasPrefix(spooled[0], "pmlopt-sample-"), spooled[0])
+				}
+				require.NoError(t, cmd.Process.Signal(sig))
+				code := exitWithin(t, cmd, 20*time.Second)
+				assert.Equal(t, exitStopped, code, stderr.String())
+				assert.True(t, strings.HasSuffix(stderr.String(), "pmlopt "+r.args[0]+": stopped by "+sigName[sig]+": nobody reads standard output; nothing more is written\n"), stderr.String())
+				assert.Empty(t, names(t, tmp))
+			})
+		}
 	}
 }
