@@ -75,12 +75,12 @@ func HammingLabels(inputs, outputs []string) (mech.Utility, error) {
 	}), nil
 }
 
-// GridLabels returns the labels "col:row" of the cells of a w×h grid in
-// the order of Grid: letter k is the cell (k mod w, k div w).
+// GridLabels returns the labels "x,y" of the cells of a w×h grid in the
+// order of Grid: letter k is the cell (x, y) = (k mod w, k div w).
 func GridLabels(w, h int) []string {
 	out := make([]string, 0, w*h)
 	for k := 0; k < w*h; k++ {
-		out = append(out, fmt.Sprintf("%d:%d", k%w, k/w))
+		out = append(out, fmt.Sprintf("%d,%d", k%w, k/w))
 	}
 	return out
 }

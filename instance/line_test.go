@@ -33,7 +33,7 @@ func TestLineUtilities(t *testing.T) {
 	h, err := instance.HammingLabels([]string{"a", "b"}, []string{"b", "c", "a"})
 	require.NoError(t, err)
 	assert.Equal(t, mech.Utility{{-1, -1, 0}, {0, -1, -1}}, h)
-	assert.Equal(t, []string{"0:0", "1:0", "0:1", "1:1"}, instance.GridLabels(2, 2))
+	assert.Equal(t, []string{"0,0", "1,0", "0,1", "1,1"}, instance.GridLabels(2, 2))
 }
 
 func TestFromCounts(t *testing.T) {

@@ -24,9 +24,14 @@ const newHelp = `Writes a problem file (YAML, or JSON with --json or a .json nam
 to -o FILE. The file loads as it is in solve, curve, safe and export.
 
 Inputs: --letters N (labels 0..N-1), --labels a,b,c, --grid WxH (cells
-"col:row"), or else the distinct values of the --prior-from column, sorted,
-numerically when every value is a number. Outputs are the inputs unless
---outputs gives a count M (labels 0..M-1) or labels.
+"x,y"; "x:y" labels are read as the same cells), or else the distinct values
+of the --prior-from column, sorted, numerically when every value is a
+number. --bins groups a numeric column into intervals: --bins W (width W,
+from the multiple of W at or below the smallest value) or --bins A,B,C
+(the edges: [A,B), [B,C)); a bin is labelled "30-39" when the values and
+edges are whole numbers, "[0.5,1)" otherwise, and every bin from the first
+to the last is an input. Outputs are the inputs unless --outputs gives a
+count M (labels 0..M-1) or labels.
 
 Utilities (higher is better), on the labels' values when every label is a
 number and on their positions 0, 1, ... otherwise:
@@ -43,7 +48,10 @@ never occurs (with --letters, --labels or --grid) is refused unless
 --smoothing gives it a mass.
 
 --measure, --epsilon (and --epsilon-lower for alip, whose ε_u is --epsilon)
-and --objective fill in the budget and the objective.
+and --objective fill in the budget and the objective. Without them the file
+gets a PML budget of 1 nat and the objective worst-case-value (every utility
+above means the same in every row; expected-utility under another measure),
+and stderr says so: the file always loads in solve.
 
 Example:
 
@@ -60,11 +68,12 @@ func runNew(ctx context.Context, e *env, args []string) error {
 	prior := fs.String("prior", "", "`prior`: uniform, binomial:P, zipf:S or geometric:R (default uniform)")
 	priorFrom := fs.String("prior-from", "", "CSV `file` whose column gives the inputs and their counts (- for stdin)")
 	column := fs.String("column", "", "header `name` of the --prior-from column")
+	bins := fs.String("bins", "", "group the numeric --prior-from column into intervals of width `W`, or between the edges A,B,C,...")
 	smoothing := fs.Float64("smoothing", 0, "pseudo-count `A` added to every count of --prior-from")
 	measure := fs.String("measure", "pml", "privacy `measure`: pml, alip, lip or ldp")
-	eps := fs.Float64("epsilon", math.NaN(), "budget `E` in nats (for alip the upper level ε_u)")
+	eps := fs.Float64("epsilon", math.NaN(), "budget `E` in nats (for alip the upper level ε_u; default: pml, 1)")
 	epsL := fs.Float64("epsilon-lower", math.NaN(), "alip only: lower level `L` in nats")
-	objective := fs.String("objective", "", "`objective`: worst-case-order, worst-case-value or expected-utility")
+	objective := fs.String("objective", "", "`objective`: worst-case-order, worst-case-value or expected-utility (default worst-case-value)")
 	name := fs.String("name", "", "the problem's `name`")
 	var out string
 	fs.StringVar(&out, "o", "", "write to this `file` instead of stdout")
@@ -99,17 +108,37 @@ func runNew(ctx context.Context, e *env, args []string) error {
 		return usagef("give the inputs: --letters, --labels, --grid or --prior-from")
 	}
 	var counts []float64
+	var spec *binSpec
+	if *bins != "" {
+		if *priorFrom == "" || p.Inputs != nil {
+			return usagef("--bins groups the values of --prior-from into the inputs: give --prior-from and --column, without --letters, --labels or --grid")
+		}
+		b, err := parseBins(*bins)
+		if err != nil {
+			return err
+		}
+		spec = &b
+	}
 	if *priorFrom != "" {
 		if *column == "" {
 			return usagef("--prior-from needs --column")
 		}
-		values, cs, err := columnCounts(e, *priorFrom, *column)
+		var check func(string, int) error
+		if spec != nil {
+			check = spec.check
+		}
+		values, cs, err := columnCounts(e, *priorFrom, *column, check)
 		if err != nil {
 			return err
 		}
+		if spec != nil {
+			if values, cs, err = spec.apply(values, cs); err != nil {
+				return err
+			}
+		}
 		if p.Inputs == nil {
 			p.Inputs, counts = values, cs
-		} else if counts, err = countsOf(p.Inputs, values, cs, *priorFrom, *column); err != nil {
+		} else if counts, err = countsOf(p.Inputs, values, cs, *priorFrom, *column, gridW > 0); err != nil {
 			return err
 		}
 	}
@@ -159,7 +188,14 @@ func runNew(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 
-	// 4. The budget and the objective.
+	// 4. The budget and the objective; without them, defaults that make a
+	// file solve accepts, named on stderr.
+	if p.Privacy, err = newBudget(*measure, *eps, *epsL, fs.isSet("measure"), fs.isSet("epsilon-lower")); err != nil {
+		return err
+	}
+	if p.Privacy == nil {
+		p.Privacy = &mech.Budget{Measure: mech.PML, Epsilon: defaultEpsilon}
+	}
 	if *objective != "" {
 		o, err := problem.ParseObjective(*objective)
 		if err != nil {
@@ -167,8 +203,17 @@ func runNew(ctx context.Context, e *env, args []string) error {
 		}
 		p.Objective = o
 	}
-	if p.Privacy, err = newBudget(*measure, *eps, *epsL, fs.isSet("measure"), fs.isSet("epsilon-lower")); err != nil {
-		return err
+	var defaults []string
+	if *objective == "" {
+		// The worst-case objectives are defined for PML budgets.
+		p.Objective = problem.WorstCaseValue
+		if p.Privacy.Measure != mech.PML {
+			p.Objective = problem.ExpectedUtility
+		}
+		defaults = append(defaults, "no --objective: the objective is "+string(p.Objective))
+	}
+	if math.IsNaN(*eps) {
+		defaults = append(defaults, fmt.Sprintf("no --epsilon: the budget is pml ε = %g nat", defaultEpsilon))
 	}
 
 	// 5. The file.
@@ -182,10 +227,18 @@ func runNew(ctx context.Context, e *env, args []string) error {
 	}
 	if out == "" || out == "-" {
 		_, err = e.stdout.Write(data)
-		return err
+	} else {
+		err = writeFileAtomic(out, data)
 	}
-	return writeFileAtomic(out, data)
+	if err == nil && len(defaults) > 0 {
+		fmt.Fprintf(e.stderr, "pmlopt new: %s (defaults; give the flags to choose)\n", strings.Join(defaults, "; "))
+	}
+	return err
 }
+
+// defaultEpsilon is the PML budget of a file written without --epsilon, in
+// nats: a posterior at most e times the prior for every release.
+const defaultEpsilon = 1.0
 
 func indexLabels(n int) []string {
 	out := make([]string, n)
@@ -221,8 +274,9 @@ func parseGrid(s string) (w, h int, err error) {
 }
 
 // countsOf returns the count of each input among the column's values;
-// a value that is no input is an error.
-func countsOf(inputs, values []string, cs []float64, path, column string) ([]float64, error) {
+// a value that is no input is an error. On a grid a value names its cell
+// in either convention, "x,y" or "x:y".
+func countsOf(inputs, values []string, cs []float64, path, column string, grid bool) ([]float64, error) {
 	index := make(map[string]int, len(inputs))
 	for i, s := range inputs {
 		index[s] = i
@@ -230,10 +284,14 @@ func countsOf(inputs, values []string, cs []float64, path, column string) ([]flo
 	counts := make([]float64, len(inputs))
 	for k, v := range values {
 		i, ok := index[v]
+		if !ok && grid {
+			i = sameCell(inputs, v)
+			ok = i >= 0
+		}
 		if !ok {
 			return nil, fmt.Errorf("%s: column %q holds %q, which is not an input label", path, column, v)
 		}
-		counts[i] = cs[k]
+		counts[i] += cs[k]
 	}
 	return counts, nil
 }
@@ -301,8 +359,9 @@ func countPrior(values []string, counts []float64, a float64) (mech.Prior, error
 
 // columnCounts reads the CSV file at path (stdin for "-") and returns the
 // distinct values of the named column, sorted (numerically when all are
-// numbers), and how often each occurs.
-func columnCounts(e *env, path, column string) ([]string, []float64, error) {
+// numbers), and how often each occurs. check, when not nil, vets each
+// value with its line in the file.
+func columnCounts(e *env, path, column string, check func(value string, line int) error) ([]string, []float64, error) {
 	r, closeInput, err := openInput(e, path)
 	if err != nil {
 		return nil, nil, err
@@ -333,6 +392,12 @@ func columnCounts(e *env, path, column string) ([]string, []float64, error) {
 		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if check != nil {
+			line, _ := cr.FieldPos(col)
+			if err := check(rec[col], line); err != nil {
+				return nil, nil, fmt.Errorf("%s: column %q, %w", path, column, err)
+			}
 		}
 		count[rec[col]]++
 	}

@@ -116,6 +116,9 @@ func whereMap(p *problem.Problem, m mech.Mechanism, in string, w int) (figure.He
 		}
 	}
 	if i < 0 {
+		i = sameCell(p.Inputs, in)
+	}
+	if i < 0 {
 		k, err := strconv.Atoi(in)
 		if err != nil || k < 0 || k >= p.N() {
 			return figure.Heatmap{}, usagef("--input: no input labelled %q (and not an index 0..%d)", in, p.N()-1)
@@ -167,9 +170,9 @@ func whereMap(p *problem.Problem, m mech.Mechanism, in string, w int) (figure.He
 	return h, nil
 }
 
-// gridPoint reads a label "x,y" as two numbers.
+// gridPoint reads a label "x,y" (or "x:y") as two numbers.
 func gridPoint(s string) (x, y float64, ok bool) {
-	a, b, found := strings.Cut(s, ",")
+	a, b, found := cutGridLabel(s)
 	if !found {
 		return 0, 0, false
 	}

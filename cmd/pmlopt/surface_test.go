@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/problem"
 )
 
 // withObjective copies a testdata file into dir with its objective line
@@ -210,4 +211,179 @@ func TestAuditNumbersAndBudgetInWords(t *testing.T) {
 	// log 7/2 = 1.2527629684953681, the PML of the optimum at h = 6.
 	assert.Contains(t, out, "\nwithin budget: pml 1.252762968 against the budget pml ε = 1.3\n")
 	assert.Contains(t, out, "none: ε = 1.252762968 is not below log 1/(1−p_min) = 0.1541506798")
+}
+
+// TestNewDefaultsLoadAndSolve: new without --objective or --epsilon writes
+// a file that solve accepts, and says on stderr which defaults it used.
+func TestNewDefaultsLoadAndSolve(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		flags     []string
+		objective string
+		measure   string
+		eps       float64
+		named     []string
+	}{
+		{nil, "worst-case-value", "pml", 1, []string{"--objective", "--epsilon"}},
+		{[]string{"--epsilon", "0.5"}, "worst-case-value", "pml", 0.5, []string{"--objective"}},
+		{[]string{"--measure", "ldp", "--epsilon", "2"}, "expected-utility", "ldp", 2, []string{"--objective"}},
+		{[]string{"--objective", "worst-case-order"}, "worst-case-order", "pml", 1, []string{"--epsilon"}},
+	} {
+		f := filepath.Join(dir, "d.yaml")
+		args := append([]string{"new", "--letters", "5", "--utility", "abs", "-o", f}, c.flags...)
+		_, stderr, code := cli(t, args...)
+		require.Equal(t, 0, code, stderr)
+		for _, flag := range []string{"--objective", "--epsilon"} {
+			named := strings.Contains(stderr, "no "+flag)
+			want := false
+			for _, n := range c.named {
+				want = want || n == flag
+			}
+			assert.Equal(t, want, named, "%v: %s", c.flags, stderr)
+		}
+		p := loadOK(t, f)
+		assert.Equal(t, c.objective, string(p.Objective), c.flags)
+		assert.Equal(t, c.measure, string(p.Privacy.Measure), c.flags)
+		assert.Equal(t, c.eps, p.Privacy.Epsilon, c.flags)
+		v := runJSON(t, "solve", f, "--json")
+		assert.LessOrEqual(t, v["epsilon"].(float64), c.eps+1e-7, c.flags)
+	}
+	// Every flag given: nothing on stderr.
+	_, stderr, code := cli(t, "new", "--letters", "5", "--utility", "abs", "--epsilon", "1", "--objective", "worst-case-value", "-o", filepath.Join(dir, "e.yaml"))
+	require.Equal(t, 0, code)
+	assert.Empty(t, stderr)
+}
+
+// TestNewBins: --bins groups a numeric column into intervals, by width or
+// by edges; the prior is the bins' share of the records, counted here
+// from the CSV independently of new.
+func TestNewBins(t *testing.T) {
+	counts := countColumn(t, td+"survey.csv", "children")
+	total := 0.0
+	for _, c := range counts {
+		total += c
+	}
+	for _, c := range []struct {
+		bins   string
+		labels []string
+		groups [][]string
+	}{
+		{"2", []string{"0-1", "2-3", "4-5"}, [][]string{{"0", "1"}, {"2", "3"}, {"4"}}},
+		{"0,1,3,5", []string{"0", "1-2", "3-4"}, [][]string{{"0"}, {"1", "2"}, {"3", "4"}}},
+		{"0,2.5,5", []string{"[0,2.5)", "[2.5,5)"}, [][]string{{"0", "1", "2"}, {"3", "4"}}},
+	} {
+		out, stderr, code := cli(t, "new", "--prior-from", td+"survey.csv", "--column", "children", "--bins", c.bins,
+			"--utility", "abs", "--epsilon", "1", "--objective", "worst-case-value")
+		require.Equal(t, 0, code, stderr)
+		p, err := problem.Parse([]byte(out), problem.YAML)
+		require.NoError(t, err)
+		assert.Equal(t, c.labels, p.Inputs, c.bins)
+		for i, g := range c.groups {
+			want := 0.0
+			for _, v := range g {
+				want += counts[v]
+			}
+			assert.InDelta(t, want/total, p.Prior[i], 1e-15, "%s: %s", c.bins, c.labels[i])
+		}
+	}
+
+	// Ages in decades, with an empty decade that needs --smoothing, and a
+	// width of 0.1 whose edge 0.3 holds the value 0.3.
+	dir := t.TempDir()
+	ages := filepath.Join(dir, "ages.csv")
+	require.NoError(t, os.WriteFile(ages, []byte("age,x\n31,0.3\n39,0.25\n30,0.3\n52,0.3\n"), 0o644))
+	_, stderr, code := cli(t, "new", "--prior-from", ages, "--column", "age", "--bins", "10", "--utility", "abs")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, `"40-49" occurs 0 times`)
+	out, stderr, code := cli(t, "new", "--prior-from", ages, "--column", "age", "--bins", "10", "--smoothing", "1", "--utility", "abs")
+	require.Equal(t, 0, code, stderr)
+	p, err := problem.Parse([]byte(out), problem.YAML)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"30-39", "40-49", "50-59"}, p.Inputs)
+	assert.InDeltaSlice(t, []float64{4.0 / 7, 1.0 / 7, 2.0 / 7}, []float64(p.Prior), 1e-15)
+	out, stderr, code = cli(t, "new", "--prior-from", ages, "--column", "x", "--bins", "0.1", "--utility", "abs")
+	require.Equal(t, 0, code, stderr)
+	p, err = problem.Parse([]byte(out), problem.YAML)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"[0.2,0.3)", "[0.3,0.4)"}, p.Inputs)
+	assert.InDeltaSlice(t, []float64{0.25, 0.75}, []float64(p.Prior), 1e-15)
+
+	// A value that is no number, or outside the edges, is refused with
+	// its line, and nothing is written.
+	f := filepath.Join(dir, "out.yaml")
+	firstOver := 0 // the first line with 3 children or more
+	data, err := os.ReadFile(td + "survey.csv")
+	require.NoError(t, err)
+	for k, l := range strings.Split(string(data), "\n")[1:] {
+		if n, err := strconv.Atoi(l[strings.LastIndex(l, ",")+1:]); err == nil && n >= 3 {
+			firstOver = k + 2
+			break
+		}
+	}
+	require.Greater(t, firstOver, 0)
+	for _, c := range []struct{ column, bins, want string }{
+		{"region", "1", `column "region", line 2: "west" is not a number`},
+		{"children", "0,1,3", "line " + strconv.Itoa(firstOver) + ": 3 is outside the bins [0, 3)"},
+	} {
+		_, stderr, code := cli(t, "new", "--prior-from", td+"survey.csv", "--column", c.column, "--bins", c.bins, "--utility", "abs", "-o", f)
+		assert.Equal(t, exitError, code, stderr)
+		assert.Contains(t, stderr, c.want)
+		assert.NoFileExists(t, f)
+	}
+	for _, args := range [][]string{
+		{"--bins", "0"}, {"--bins", "3,1"}, {"--bins", "a"}, {"--bins", "NaN"}, {"--bins", "1,1"},
+		{"--bins", "1", "--letters", "3"}, {"--bins", "1", "--labels", "a,b"},
+	} {
+		args = append([]string{"new", "--prior-from", td + "survey.csv", "--column", "children", "--utility", "abs"}, args...)
+		_, stderr, code := cli(t, args...)
+		assert.Equal(t, exitUsage, code, "%v: %s", args, stderr)
+	}
+	_, stderr, code = cli(t, "new", "--letters", "3", "--bins", "1", "--utility", "abs")
+	assert.Equal(t, exitUsage, code, stderr)
+}
+
+// TestGridLabelsBothConventions: new --grid labels cells "x,y" as
+// testdata/grid.yaml does; cells labelled "x:y" are read as the same cells
+// by plot's --input and its map, and by new --grid --prior-from.
+func TestGridLabelsBothConventions(t *testing.T) {
+	out, stderr, code := cli(t, "new", "--grid", "4x4", "--utility", "euclid", "--epsilon", "1")
+	require.Equal(t, 0, code, stderr)
+	p, err := problem.Parse([]byte(out), problem.YAML)
+	require.NoError(t, err)
+	assert.Equal(t, loadTD(t, "grid.yaml").Inputs, p.Inputs, "the labels of testdata/grid.yaml")
+
+	comma := loadTD(t, "grid.yaml")
+	colon := loadTD(t, "grid.yaml")
+	colon.Inputs, colon.Outputs = make([]string, 16), make([]string, 16)
+	for k, l := range comma.Inputs {
+		colon.Inputs[k] = strings.Replace(l, ",", ":", 1)
+		colon.Outputs[k] = colon.Inputs[k]
+	}
+	m := make([][]float64, 16)
+	for i := range m {
+		m[i] = make([]float64, 16)
+		for j := range m[i] {
+			m[i][j] = float64(100*i + j)
+		}
+	}
+	want, err := whereMap(comma, m, "1,2", 0)
+	require.NoError(t, err)
+	for _, in := range []string{"1,2", "1:2"} {
+		got, err := whereMap(colon, m, in, 0)
+		require.NoError(t, err, in)
+		assert.Equal(t, want.Z, got.Z, in)
+		assert.Equal(t, want.Marks, got.Marks, in)
+	}
+	got, err := whereMap(comma, m, "1:2", 0)
+	require.NoError(t, err)
+	assert.Equal(t, want.Z, got.Z)
+
+	// A CSV of cells in either convention counts toward the same inputs.
+	out, stderr, code = cliIn(t, "cell\n0:0\n\"1,0\"\n1:0\n0:1\n\"1,1\"\n", "new", "--grid", "2x2", "--prior-from", "-", "--column", "cell",
+		"--utility", "euclid", "--epsilon", "1")
+	require.Equal(t, 0, code, stderr)
+	p, err = problem.Parse([]byte(out), problem.YAML)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"0,0", "1,0", "0,1", "1,1"}, p.Inputs)
+	assert.InDeltaSlice(t, []float64{0.2, 0.4, 0.2, 0.2}, []float64(p.Prior), 1e-15)
 }

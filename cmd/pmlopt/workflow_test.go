@@ -71,7 +71,7 @@ func TestNewGenerators(t *testing.T) {
 	z, _ := instance.Zipf(6, 1)
 	assert.Equal(t, g, q.Utility)
 	assert.Equal(t, z, q.Prior)
-	assert.Equal(t, "2:1", q.Inputs[5])
+	assert.Equal(t, "2,1", q.Inputs[5])
 
 	// Labels with Hamming; --outputs a count gives an N×M line loss.
 	out, _, code = cli(t, "new", "--labels", "a,b,c", "--utility", "hamming", "--prior", "geometric:0.5")
