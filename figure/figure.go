@@ -64,9 +64,12 @@ type Figure struct {
 	// 7 × 4.5. PNG output uses 96 dots per inch.
 	Width, Height float64
 	// Legend is where the legend goes: "right" (the default: outside the
-	// plotting area, to its right, so it never hides a curve), or inside
-	// the plotting area at "top-left", "top-right", "bottom-left" or
-	// "bottom-right".
+	// plotting area, to its right, so it never hides a curve); "inside":
+	// in the first corner of the plotting area (top left, top right,
+	// bottom right, bottom left) where it covers no line and no mark, and
+	// to the right when every corner holds data; or inside the plotting
+	// area at "top-left", "top-right", "bottom-left" or "bottom-right",
+	// whatever it covers there.
 	Legend string
 	// LogX and LogY put an axis on a logarithmic scale. Points with a
 	// coordinate ≤ 0 on a logarithmic axis are skipped like NaN.
@@ -124,8 +127,15 @@ func (s Series) segments(logX, logY bool, xs, ys float64) ([]plotter.XYs, error)
 // Plot builds the gonum plot of f, for callers that want to adjust it
 // further before saving it themselves.
 func (f Figure) Plot() (*plot.Plot, error) {
+	p, _, err := f.plot()
+	return p, err
+}
+
+// plot builds the gonum plot of f and returns what it draws, in the plot's
+// coordinates, for the placement of the legend.
+func (f Figure) plot() (*plot.Plot, []drawnLine, error) {
 	if len(f.Series) == 0 {
-		return nil, errors.New("figure: no series to draw")
+		return nil, nil, errors.New("figure: no series to draw")
 	}
 	// 1. An axis whose values span more than the largest float64 (values
 	// near ±1.8e308) would overflow gonum's scaling and tick search: it is
@@ -153,9 +163,9 @@ func (f Figure) Plot() (*plot.Plot, error) {
 		p.Legend.Top, p.Legend.Left = true, true
 	case "bottom-left":
 		p.Legend.Left = true
-	case "bottom-right":
+	case "bottom-right", "inside":
 	default:
-		return nil, fmt.Errorf("figure: unknown legend position %q", f.Legend)
+		return nil, nil, fmt.Errorf("figure: unknown legend position %q", f.Legend)
 	}
 	p.X.Tick.Marker, p.Y.Tick.Marker = niceTicks{integer: f.IntegerX && xs == 1}, niceTicks{integer: f.IntegerY && ys == 1}
 	if f.LogX {
@@ -170,10 +180,11 @@ func (f Figure) Plot() (*plot.Plot, error) {
 	p.Legend.TextStyle.Font.Size = vg.Points(10)
 
 	drawn := 0
+	var lines []drawnLine
 	for k, s := range f.Series {
 		segs, err := s.segments(f.LogX, f.LogY, xs, ys)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		col := palette[k%len(palette)]
 		style := draw.LineStyle{Color: col, Width: vg.Points(1.6)}
@@ -185,7 +196,7 @@ func (f Figure) Plot() (*plot.Plot, error) {
 		for _, seg := range segs {
 			l, err := plotter.NewLine(seg)
 			if err != nil {
-				return nil, fmt.Errorf("figure: series %q: %w", s.Name, err)
+				return nil, nil, fmt.Errorf("figure: series %q: %w", s.Name, err)
 			}
 			l.LineStyle = style
 			if s.Step {
@@ -198,7 +209,7 @@ func (f Figure) Plot() (*plot.Plot, error) {
 			if s.Marks {
 				sc, err := plotter.NewScatter(seg)
 				if err != nil {
-					return nil, fmt.Errorf("figure: series %q: %w", s.Name, err)
+					return nil, nil, fmt.Errorf("figure: series %q: %w", s.Name, err)
 				}
 				sc.GlyphStyle = glyph
 				p.Add(sc)
@@ -207,13 +218,14 @@ func (f Figure) Plot() (*plot.Plot, error) {
 				}
 			}
 			drawn += len(seg)
+			lines = append(lines, drawnLine{xy: seg, step: s.Step, marks: s.Marks})
 		}
 		if s.Name != "" && len(thumbs) > 0 {
 			p.Legend.Add(s.Name, thumbs...)
 		}
 	}
 	if drawn == 0 {
-		return nil, errors.New("figure: no finite point to draw (or none positive on a log axis)")
+		return nil, nil, errors.New("figure: no finite point to draw (or none positive on a log axis)")
 	}
 	if f.IntegerX && !f.LogX && xs == 1 {
 		p.X.Min, p.X.Max = wholeRange(p.X.Min, p.X.Max)
@@ -221,7 +233,7 @@ func (f Figure) Plot() (*plot.Plot, error) {
 	if f.IntegerY && !f.LogY && ys == 1 {
 		p.Y.Min, p.Y.Max = wholeRange(p.Y.Min, p.Y.Max)
 	}
-	return p, nil
+	return p, lines, nil
 }
 
 // wholeRange widens [lo, hi] to the nearest integers around it, and to at
@@ -287,7 +299,7 @@ func (f Figure) Write(w io.Writer, format Format) error {
 		return err
 	}
 	f = f.forFormat(ft)
-	p, err := f.Plot()
+	p, lines, err := f.plot()
 	if err != nil {
 		return err
 	}
@@ -307,22 +319,19 @@ func (f Figure) Write(w io.Writer, format Format) error {
 	// the title are not cut at the edge.
 	pad := vg.Points(8)
 	area := draw.Crop(dc, 0, -pad, 0, -pad/2)
-	if f.Legend == "" || f.Legend == "right" {
-		leg := p.Legend
-		p.Legend = plot.NewLegend()
-		lw := leg.Rectangle(area).Size().X
-		if lw > 0 && lw < area.Size().X/2 {
-			gap := vg.Points(6)
-			legArea := draw.Crop(area, area.Size().X-lw, 0, 0, -vg.Points(24))
-			leg.Top, leg.Left = true, true
-			leg.Draw(legArea)
-			area = draw.Crop(area, 0, -(lw + gap), 0, 0)
-		} else {
-			// Too wide to sit beside the plot: keep it inside.
-			p.Legend = leg
+	var legend func()
+	switch f.Legend {
+	case "", "right":
+		area = legendBeside(p, area, textSlack(ft))
+	case "inside":
+		if legend = legendInside(p, area, lines, textSlack(ft)); legend == nil {
+			area = legendBeside(p, area, textSlack(ft))
 		}
 	}
 	p.Draw(area)
+	if legend != nil {
+		legend()
+	}
 	return writeCanvas(c, w, ft)
 }
 

@@ -124,7 +124,7 @@ func TestLogAxesDoNotPanicOnNonPositive(t *testing.T) {
 
 func TestLegendPositions(t *testing.T) {
 	s := []Series{{Name: "alpha", X: []float64{0, 1}, Y: []float64{0, 1}}}
-	for _, pos := range []string{"", "right", "top-left", "top-right", "bottom-left", "bottom-right"} {
+	for _, pos := range []string{"", "right", "inside", "top-left", "top-right", "bottom-left", "bottom-right"} {
 		var buf bytes.Buffer
 		require.NoError(t, Figure{Legend: pos, Series: s}.Write(&buf, SVG), pos)
 		assert.Contains(t, buf.String(), "alpha", pos)

@@ -87,7 +87,7 @@ func plotCurve(path, title string, obj problem.Objective, pts []pmlopt.Point, sa
 		Title:  title,
 		XLabel: "PML budget ε (nats)",
 		YLabel: ylabel,
-		Legend: "bottom-right",
+		Legend: "inside",
 		// An order h is a whole number: no tick at 1.5.
 		IntegerY: obj != problem.WorstCaseValue,
 		Series: []figure.Series{
