@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/pmlopt/pmlopt/internal/mathx"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
@@ -118,9 +119,10 @@ func levelBound(pi mech.Prior, pat mech.Pattern, a []float64) (eps float64, ok b
 	if !(smin > 0) || smin >= 1 {
 		return 0, false
 	}
-	// math.Log errs by up to an ulp, which grows with ε (1.4e-14 from
-	// ε ≈ 64): the margin grows with it.
-	eps = -math.Log(smin * (1 + 1e-14))
+	// mathx.Log errs by up to an ulp, which grows with ε (1.4e-14 from
+	// ε ≈ 64): the margin grows with it. (math.Log is wrong for a
+	// subnormal s_min, the level of an output of subnormal mass.)
+	eps = -mathx.Log(smin * (1 + 1e-14))
 	eps -= 8*UnitRoundoff*eps + 1e-15
 	if !(eps > 0) {
 		return 0, false
@@ -191,12 +193,18 @@ func columnLevel(pi mech.Prior, a []float64, rows []int, bps []breakpoint) (floa
 // contributes nothing; the others contribute their value plus that, and the
 // sum of at most n+2 non-negative terms is rounded up by a relative
 // 2(n+2)u. Margins thus scale with the terms that count, not with the
-// column's heavy letters whose terms are negative.
+// column's heavy letters whose terms are negative. A product ν α_i below
+// 2^-1022 is rounded by up to 2^-1075 absolutely, not relatively: its term's
+// margin has 2^-1074 more (a sum whose result is subnormal is exact).
 func gUpper(pi mech.Prior, a []float64, rows []int, nu float64) float64 {
 	g := 0.0
 	for _, i := range rows {
-		v := pi[i] + nu*a[i]
+		prod := nu * a[i]
+		v := pi[i] + prod
 		err := 4 * UnitRoundoff * (pi[i] + nu*math.Abs(a[i]))
+		if nu != 0 && a[i] != 0 && math.Abs(prod) < mathx.SmallestNormal {
+			err += 0x1p-1074
+		}
 		if v+err > 0 {
 			g += v + err
 		}

@@ -117,6 +117,29 @@ func TestDualBoundTinyPriors(t *testing.T) {
 	require.Greater(t, proved, 19000)
 }
 
+// TestDualBoundSubnormalPriors is TestDualBoundTinyPriors with the small
+// mass below 2^-1022, where Go's amd64 math.Log errs by up to 36 nats: the
+// exact level is −log p with p = m·2^-1074, m its bits, that is
+// 1074·log 2 − log m.
+func TestDualBoundSubnormalPriors(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 7))
+	pat := mech.Pattern{{true, false}, {false, true}}
+	const ln2 = 0.693147180559945309417232121458176568
+	for k := range 2000 {
+		p := math.Exp(-(708.5 + 36*rng.Float64()))
+		if k == 0 {
+			p = 5e-324
+		}
+		require.True(t, p > 0 && p < 0x1p-1022)
+		ref := 1074*ln2 - math.Log(float64(math.Float64bits(p)))
+		lb, ok := certify.DualBound(mech.Prior{1 - p, p}, pat, []float64{-1, 1})
+		require.True(t, ok, "p = %v", p)
+		ulp := math.Nextafter(ref, math.Inf(1)) - ref
+		require.LessOrEqual(t, lb, ref-2*ulp, "p = %v", p)
+		require.Greater(t, lb, ref*(1-1e-13), "p = %v: the proof should be nearly exact", p)
+	}
+}
+
 // TestDualBoundHeavyLetterAtBreakpoint: a proof of 55 nats whose output
 // mixes a letter of mass ≈ 1 (α = −1, its term zero at the minimising ν)
 // with one of mass e^{−60} (α = e^{−55}), and whose α sums to e^{−55},

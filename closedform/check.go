@@ -2,8 +2,8 @@ package closedform
 
 import (
 	"fmt"
-	"math"
 
+	"github.com/pmlopt/pmlopt/internal/mathx"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
@@ -75,5 +75,5 @@ func negLog(s float64) float64 {
 		// The mass of every input: rounding of Σπ_i, not leakage.
 		return 0
 	}
-	return -math.Log(s)
+	return -mathx.Log(s)
 }

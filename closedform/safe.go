@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 
+	"github.com/pmlopt/pmlopt/internal/mathx"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
@@ -339,7 +340,7 @@ func safePML(pi mech.Prior, o mech.Order, h int) float64 {
 		for i := range p {
 			mx = math.Max(mx, p[i][j])
 		}
-		best = math.Max(best, math.Log(mx/q[j]))
+		best = math.Max(best, mathx.LogRatio(mx, q[j]))
 	}
 	return best
 }

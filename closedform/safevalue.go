@@ -3,6 +3,7 @@ package closedform
 import (
 	"math"
 
+	"github.com/pmlopt/pmlopt/internal/mathx"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
@@ -65,7 +66,7 @@ func safeValuePML(pi mech.Prior, u mech.Utility, v float64) float64 {
 	eps := 0.0
 	for j := range q {
 		if q[j] > 0 {
-			eps = math.Max(eps, math.Log(top[j]/q[j]))
+			eps = math.Max(eps, mathx.LogRatio(top[j], q[j]))
 		}
 	}
 	return eps

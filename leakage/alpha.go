@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/pmlopt/pmlopt/internal/mathx"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
@@ -219,7 +220,7 @@ func colMaxLog(rows mech.Mechanism, cols []int) []float64 {
 		for _, row := range rows {
 			mx = math.Max(mx, row[j])
 		}
-		lm[c] = math.Log(mx)
+		lm[c] = mathx.Log(mx)
 	}
 	return lm
 }
@@ -234,7 +235,7 @@ func alphaInf(rows mech.Mechanism, cols []int, beta float64) float64 {
 		for c, j := range cols {
 			lk := 0.0 // p_kj^0 = 1 for β = 1, even where p_kj = 0
 			if beta != 1 {
-				lk = (1 - beta) * math.Log(rk[j])
+				lk = (1 - beta) * mathx.Log(rk[j])
 			}
 			terms[c] = lk + beta*lm[c]
 		}
@@ -254,7 +255,7 @@ func vertexForm(rows mech.Mechanism, cols []int, alpha, beta float64) float64 {
 			terms = terms[:0]
 			for _, j := range cols {
 				if ri[j] > 0 {
-					terms = append(terms, (1-beta)*math.Log(rk[j])+beta*math.Log(ri[j]))
+					terms = append(terms, (1-beta)*mathx.Log(rk[j])+beta*mathx.Log(ri[j]))
 				}
 			}
 			best = math.Max(best, scale*logSumExp(terms))
@@ -319,7 +320,7 @@ func newConcaveProblem(rows mech.Mechanism, cols []int, alpha, beta float64) *co
 		cp.a[i] = make([]float64, nc)
 		for c, j := range cols {
 			if row[j] > 0 {
-				cp.a[i][c] = math.Exp(alpha * (math.Log(row[j]) - lm[c]))
+				cp.a[i][c] = math.Exp(alpha * (mathx.Log(row[j]) - lm[c]))
 			}
 		}
 	}
@@ -335,7 +336,7 @@ func (cp *concaveProblem) forRow(rows mech.Mechanism, cols []int, k int) *concav
 	for c, j := range cols {
 		v := cp.beta * cp.lm[c]
 		if cp.beta != 1 {
-			v += (1 - cp.beta) * math.Log(rows[k][j])
+			v += (1 - cp.beta) * mathx.Log(rows[k][j])
 		}
 		q.lc[c] = v
 		q.lc0 = math.Max(q.lc0, v)
@@ -370,7 +371,7 @@ func (cp *concaveProblem) eval(w, grad []float64) float64 {
 		}
 		grad[i] = cp.r * g / f
 	}
-	return math.Log(f)
+	return mathx.Log(f)
 }
 
 // certify returns G(w) and the Frank–Wolfe upper bound G(w) + max_i ∂_i G −

@@ -8,6 +8,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/pmlopt/pmlopt/internal/mathx"
 )
 
 // The supremum of the concave G(w) = log Σ_c e_c s_c(w)^r over the simplex
@@ -160,7 +162,7 @@ func (rp *restricted) newton(ctx context.Context, w []float64, tol float64) {
 		if !fresh {
 			f = rp.grad(w)
 		}
-		G := math.Log(f)
+		G := mathx.Log(f)
 		mx := 0.0
 		for x, q := range rp.q {
 			mx = math.Max(mx, q)
@@ -170,7 +172,7 @@ func (rp *restricted) newton(ctx context.Context, w []float64, tol float64) {
 			// and their steps do not cancel to rounding.
 			g[x] = rp.r * (q/f - 1)
 		}
-		if rp.r*math.Log(mx/f) <= tol {
+		if rp.r*mathx.LogRatio(mx, f) <= tol {
 			return
 		}
 		var free []int
@@ -224,7 +226,7 @@ func (rp *restricted) newton(ctx context.Context, w []float64, tol float64) {
 				trial[x] /= sum
 			}
 			ft := rp.value(trial)
-			if Gt := math.Log(ft); Gt > G && Gt >= G+1e-4*t*slope {
+			if Gt := mathx.Log(ft); Gt > G && Gt >= G+1e-4*t*slope {
 				copy(w, trial)
 				rp.gradAtValue()
 				f, fresh, moved = ft, true, true

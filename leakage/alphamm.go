@@ -3,6 +3,8 @@ package leakage
 import (
 	"context"
 	"math"
+
+	"github.com/pmlopt/pmlopt/internal/mathx"
 )
 
 // The supremum of the concave G(w) = log Σ_c e_c s_c(w)^r over the simplex
@@ -77,8 +79,8 @@ func (cp *concaveProblem) holder(f float64, g []float64) (lo, up float64) {
 	for _, v := range g {
 		mx = math.Max(mx, v)
 	}
-	lo = math.Log(f)
-	return lo, lo + math.Max(0, cp.r*math.Log(mx/f))
+	lo = mathx.Log(f)
+	return lo, lo + math.Max(0, cp.r*mathx.LogRatio(mx, f))
 }
 
 // sub returns the problem restricted to the inputs in keep.

@@ -3,6 +3,7 @@ package leakage
 import (
 	"math"
 
+	"github.com/pmlopt/pmlopt/internal/mathx"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
@@ -59,7 +60,7 @@ func BayesCapacity(pi mech.Prior, p mech.Mechanism) float64 {
 // The input is assumed valid, as for Lift.
 func MaximalLeakage(pi mech.Prior, p mech.Mechanism) float64 {
 	// Σ_j max_i p_ij ≥ Σ_j p_1j = 1; clamp rounding so the leakage is ≥ 0.
-	return math.Max(0, math.Log(BayesCapacity(pi, p)))
+	return math.Max(0, mathx.Log(BayesCapacity(pi, p)))
 }
 
 // PosteriorBayesVulnerability returns Σ_j max_i π_i p_ij, the probability

@@ -5,6 +5,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/pmlopt/pmlopt/internal/mathx"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
@@ -39,7 +40,7 @@ func ldp(p mech.Mechanism) float64 {
 		case mn <= 0:
 			return math.Inf(1)
 		default:
-			best = math.Max(best, math.Log(mx/mn))
+			best = math.Max(best, mathx.LogRatio(mx, mn))
 		}
 	}
 	return best
@@ -96,7 +97,7 @@ func renyiRows(a, b []float64, alpha float64) float64 {
 		if b[j] <= 0 {
 			return math.Inf(1)
 		}
-		la, lb := math.Log(aj), math.Log(b[j])
+		la, lb := mathx.Log(aj), mathx.Log(b[j])
 		terms = append(terms, alpha*la+(1-alpha)*lb)
 	}
 	// Σ_j a_j^α b_j^{1−α} ≥ 1 by Hölder; clamp rounding so D ≥ 0.
@@ -116,7 +117,7 @@ func logSumExp(x []float64) float64 {
 	for _, v := range x {
 		s += math.Exp(v - mx)
 	}
-	return mx + math.Log(s)
+	return mx + mathx.Log(s)
 }
 
 // checkAlpha validates an order α ∈ (1, ∞].
@@ -167,18 +168,18 @@ func lrdpProduct(p mech.Mechanism, alpha float64) (float64, bool) {
 		case mn <= 0:
 			return math.Inf(1), true
 		default:
-			if math.Abs((alpha-1)*math.Log(mn/mx)) > lrdpMaxExp || math.Abs(alpha*math.Log(mn/mx)) > lrdpMaxExp {
+			if math.Abs((alpha-1)*mathx.LogRatio(mn, mx)) > lrdpMaxExp || math.Abs(alpha*mathx.LogRatio(mn, mx)) > lrdpMaxExp {
 				return 0, false
 			}
 			cols = append(cols, j)
-			lm = append(lm, math.Log(mx))
+			lm = append(lm, mathx.Log(mx))
 		}
 	}
 	// 2. A = (p/m)^α, B = m (p/m)^{1−α}, S = A Bᵀ.
 	a, b := mat.NewDense(n, len(cols), nil), mat.NewDense(n, len(cols), nil)
 	for i, row := range p {
 		for c, j := range cols {
-			l := math.Log(row[j]) - lm[c]
+			l := mathx.Log(row[j]) - lm[c]
 			a.Set(i, c, math.Exp(alpha*l))
 			b.Set(i, c, math.Exp((1-alpha)*l+lm[c]))
 		}
@@ -191,7 +192,7 @@ func lrdpProduct(p mech.Mechanism, alpha float64) (float64, bool) {
 	for i := 0; i < n; i++ {
 		for k := 0; k < n; k++ {
 			if i != k {
-				best = math.Max(best, math.Log(s.At(i, k))/(alpha-1))
+				best = math.Max(best, mathx.Log(s.At(i, k))/(alpha-1))
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package leakage
 import (
 	"math"
 
+	"github.com/pmlopt/pmlopt/internal/mathx"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
@@ -34,7 +35,7 @@ func PMCPerOutput(pi mech.Prior, p mech.Mechanism) []float64 {
 			continue
 		}
 		// q_j ≥ min_i p_ij mathematically; clamp rounding so Λ ≥ 0.
-		out[j] = math.Max(0, math.Log(qj/mn))
+		out[j] = math.Max(0, mathx.LogRatio(qj, mn))
 	}
 	return out
 }

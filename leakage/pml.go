@@ -3,6 +3,7 @@ package leakage
 import (
 	"math"
 
+	"github.com/pmlopt/pmlopt/internal/mathx"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
@@ -24,7 +25,7 @@ func PMLPerOutput(pi mech.Prior, p mech.Mechanism) []float64 {
 		for i := range p {
 			mx = math.Max(mx, p[i][j])
 		}
-		out[j] = math.Log(mx / qj)
+		out[j] = mathx.LogRatio(mx, qj)
 	}
 	return out
 }

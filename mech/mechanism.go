@@ -1,6 +1,10 @@
 package mech
 
-import "math"
+import (
+	"math"
+
+	"github.com/pmlopt/pmlopt/internal/mathx"
+)
 
 // Mechanism is a privacy mechanism P_{Y|X}: an N×M row-stochastic matrix with
 // P[i][j] = P(y_j | x_i).
@@ -121,7 +125,7 @@ func (p Mechanism) InformationDensity(pi Prior) [][]float64 {
 			if v == 0 || q[j] == 0 {
 				d[i][j] = math.Inf(-1)
 			} else {
-				d[i][j] = math.Log(v / q[j])
+				d[i][j] = mathx.LogRatio(v, q[j])
 			}
 		}
 	}

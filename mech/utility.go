@@ -3,6 +3,8 @@ package mech
 import (
 	"math"
 	"slices"
+
+	"github.com/pmlopt/pmlopt/internal/mathx"
 )
 
 // Utility is an N×M matrix of real utilities u'(x_i, y_j); higher is better.
@@ -310,7 +312,7 @@ func (pat Pattern) OutputBounds(pi Prior) []float64 {
 		case s <= 0:
 			c[j] = math.Inf(1)
 		default:
-			c[j] = math.Max(0, -math.Log(s))
+			c[j] = math.Max(0, -mathx.Log(s))
 		}
 	}
 	return c
