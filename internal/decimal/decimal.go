@@ -7,6 +7,8 @@ package decimal
 import (
 	"math"
 	"strconv"
+
+	"github.com/pmlopt/pmlopt/internal/mathx"
 )
 
 // Down returns x with digits significant digits, rounded towards −∞: the
@@ -29,8 +31,9 @@ func outward(x float64, digits int, dir float64) string {
 	if err != nil || (v-x)*dir >= 0 {
 		return s
 	}
-	// One unit in the last printed digit of x.
-	e := math.Floor(math.Log10(math.Abs(x)))
+	// One unit in the last printed digit of x (math.Log10 goes through
+	// math.Log, wrong for a subnormal x on amd64).
+	e := math.Floor(mathx.Log(math.Abs(x)) * (1 / math.Ln10))
 	ulp := math.Pow(10, e-float64(digits-1))
 	for k := 1; k <= 2; k++ {
 		s = strconv.FormatFloat(v+dir*float64(k)*ulp, 'g', digits, 64)

@@ -33,3 +33,12 @@ func TestOutward(t *testing.T) {
 		require.LessOrEqual(t, hi-lo, 2.000001*math.Pow(10, math.Floor(math.Log10(math.Abs(x)))-float64(d-1)), "x = %v, %d digits", x, d)
 	}
 }
+
+// TestOutwardSubnormal: the unit of the last digit of a subnormal x is
+// found from its true decimal exponent (math.Log10(1.2e-310) on amd64
+// gives −307.9, a unit a hundred times too large).
+func TestOutwardSubnormal(t *testing.T) {
+	x := 1.2345678912345e-310
+	assert.Equal(t, "1.234567892e-310", Up(x, 10))
+	assert.Equal(t, "1.234567891e-310", Down(x, 10))
+}
