@@ -18,7 +18,8 @@ const exportHelp = `Builds the LP of the file's problem and writes it as free MP
 expected-utility objective it is the full optimisation problem; otherwise it
 is the feasibility LP (10) of Song & Oechtering (2026) for the file's
 budget, with the zero pattern of --h (an order threshold) or --value (a utility threshold) if
-given. With --json the size of the LP is written to stdout as JSON (file,
+given; a --value above every utility of some input is refused, naming it.
+With --json the size of the LP is written to stdout as JSON (file,
 rows, columns, nonzeros, measure and the budget's levels).
 
 Example:
