@@ -83,7 +83,7 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 		return usagef("missing problem FILE")
 	}
 	if *plotPath != "" {
-		if err := checkPlotPath(*plotPath); err != nil {
+		if err := checkPlotPath(*plotPath, pos...); err != nil {
 			return err
 		}
 	}

@@ -100,7 +100,7 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if *plotPath != "" {
-		if err := checkPlotPath(*plotPath); err != nil {
+		if err := checkPlotPath(*plotPath, pos[0]); err != nil {
 			return err
 		}
 	}

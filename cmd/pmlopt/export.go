@@ -43,7 +43,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if *out == "-" && *asJSON {
 		return usagef("--json writes to stdout, and so does --mps -: give --mps a file")
 	}
-	if err := checkOutput("mps", *out); err != nil {
+	if err := checkOutput("mps", *out, pos[0]); err != nil {
 		return err
 	}
 	p, err := load(pos[0])

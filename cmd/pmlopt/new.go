@@ -82,6 +82,16 @@ func runNew(ctx context.Context, e *env, args []string) error {
 	if _, err := fs.parse(args, 0); err != nil {
 		return err
 	}
+	if out != "" {
+		// Checked before the work, and never over the CSV it reads.
+		flag := "-o"
+		if fs.isSet("out") {
+			flag = "--out"
+		}
+		if err := checkOutputAs(flag, out, *priorFrom); err != nil {
+			return err
+		}
+	}
 
 	// 1. The inputs, and their counts when a CSV column gives the prior.
 	if btoi(fs.isSet("letters"))+btoi(*labels != "")+btoi(*grid != "") > 1 {

@@ -125,13 +125,23 @@ func (b *buffered) commit(w io.Writer) error {
 }
 
 // checkOutput checks before the work starts that the file a flag names can
-// be written ("-" is stdout).
-func checkOutput(flag, path string) error {
+// be written ("-" is stdout), and that it is none of the run's inputs
+// (problem files, CSV files; "-" is stdin): writing over an input would
+// destroy what the run reads.
+func checkOutput(flag, path string, inputs ...string) error {
+	return checkOutputAs("--"+flag, path, inputs...)
+}
+
+// checkOutputAs is checkOutput for a flag as the user spelt it ("-o").
+func checkOutputAs(flag, path string, inputs ...string) error {
 	if path == "-" {
 		return nil
 	}
 	if err := outfile.Check(path); err != nil {
-		return usagef("--%s %v", flag, err)
+		return usagef("%s %v", flag, err)
+	}
+	if err := outfile.NotInput(path, inputs...); err != nil {
+		return usagef("%s %v", flag, err)
 	}
 	return nil
 }

@@ -192,3 +192,71 @@ func TestOutputFileSizeLimit(t *testing.T) {
 		assert.Len(t, entries, 1)
 	}
 }
+
+// TestOutputOverInputIsRefused gives every command that writes a file an
+// output path that is one of its inputs: the same path, a symbolic link
+// to it, or a hard link under a picture's extension. Each is refused
+// before any work with exit status 2 and one line naming the flag and the
+// path, and every file in the directory is left as it was.
+func TestOutputOverInputIsRefused(t *testing.T) {
+	type tc struct {
+		name string
+		args func(dir string) []string // the command line, run in dir's files
+		flag string                    // the flag as the message names it
+		out  string                    // the output path's name in dir
+	}
+	cases := []tc{
+		{"export same path", func(d string) []string { return []string{"export", d + "/d.yaml", "--mps", d + "/d.yaml"} }, "--mps", "d.yaml"},
+		{"export through a symlink", func(d string) []string { return []string{"export", d + "/d.yaml", "--mps", d + "/link.yaml"} }, "--mps", "link.yaml"},
+		{"solve", func(d string) []string { return []string{"solve", d + "/d.yaml", "--out", d + "/d.yaml"} }, "--out", "d.yaml"},
+		{"safe", func(d string) []string { return []string{"safe", d + "/d.yaml", "--h", "3", "--out", d + "/link.yaml"} }, "--out", "link.yaml"},
+		{"sample over its CSV", func(d string) []string {
+			return []string{"sample", d + "/m.yaml", "--input", d + "/c.csv", "--column", "count", "--seed", "1", "--out", d + "/c.csv"}
+		}, "--out", "c.csv"},
+		{"sample over its problem file", func(d string) []string {
+			return []string{"sample", d + "/m.yaml", "--input", d + "/c.csv", "--column", "count", "--seed", "1", "--out", d + "/m.yaml"}
+		}, "--out", "m.yaml"},
+		{"curve", func(d string) []string { return []string{"curve", d + "/d.yaml", "--plot", d + "/hard.svg"} }, "--plot", "hard.svg"},
+		{"plot", func(d string) []string { return []string{"plot", d + "/d.yaml", "--heatmap", d + "/hard.svg"} }, "--heatmap", "hard.svg"},
+		{"compare", func(d string) []string {
+			return []string{"compare", d + "/m.yaml", d + "/d.yaml", "--plot", d + "/hard.svg"}
+		}, "--plot", "hard.svg"},
+		{"new -o", func(d string) []string {
+			return []string{"new", "--prior-from", d + "/c.csv", "--column", "count", "--utility", "abs", "-o", d + "/c.csv"}
+		}, "-o", "c.csv"},
+		{"new --out", func(d string) []string {
+			return []string{"new", "--prior-from", d + "/c.csv", "--column", "count", "--utility", "abs", "--out", d + "/c.csv"}
+		}, "--out", "c.csv"},
+	}
+	problemFile, err := os.ReadFile(td + "counting-query.yaml")
+	require.NoError(t, err)
+	mechanismFile, err := os.ReadFile(mechFile(t))
+	require.NoError(t, err)
+	csvFile := []byte("record,count\nr,3\ns,5\n")
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			want := map[string][]byte{"d.yaml": problemFile, "m.yaml": mechanismFile, "c.csv": csvFile}
+			for name, b := range want {
+				require.NoError(t, os.WriteFile(filepath.Join(dir, name), b, 0o644))
+			}
+			require.NoError(t, os.Symlink("d.yaml", filepath.Join(dir, "link.yaml")))
+			require.NoError(t, os.Link(filepath.Join(dir, "d.yaml"), filepath.Join(dir, "hard.svg")))
+			want["link.yaml"], want["hard.svg"] = problemFile, problemFile
+
+			stdout, stderr, code := cli(t, c.args(dir)...)
+			assert.Equal(t, exitUsage, code, stderr)
+			assert.Empty(t, stdout)
+			line := strings.SplitN(stderr, "\n", 2)[0]
+			out := filepath.Join(dir, c.out)
+			assert.True(t, strings.HasPrefix(line, "pmlopt "+c.args(dir)[0]+": "+c.flag+" "+out+": is an input of this command"), "stderr: %s", stderr)
+			got := map[string][]byte{}
+			for _, name := range names(t, dir) {
+				b, err := os.ReadFile(filepath.Join(dir, name))
+				require.NoError(t, err)
+				got[name] = b
+			}
+			assert.Equal(t, want, got)
+		})
+	}
+}

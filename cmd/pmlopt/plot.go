@@ -12,12 +12,19 @@ import (
 	"github.com/pmlopt/pmlopt/problem"
 )
 
-func checkPlotPath(path string) error {
+// checkPlotPath checks a --plot file as checkOutput does, and its
+// extension, which names the format.
+func checkPlotPath(path string, inputs ...string) error {
+	return checkPlotFlag("plot", path, inputs...)
+}
+
+// checkPlotFlag is checkPlotPath for a picture named by another flag.
+func checkPlotFlag(flag, path string, inputs ...string) error {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".svg", ".png", ".pdf":
-		return checkOutput("plot", path)
+		return checkOutput(flag, path, inputs...)
 	}
-	return usagef("--plot: %q must end in .svg, .png or .pdf", path)
+	return usagef("--%s: %q must end in .svg, .png or .pdf", flag, path)
 }
 
 // staircase turns (ε(t), t) pairs into the best worst case reachable at each

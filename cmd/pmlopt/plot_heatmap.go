@@ -45,7 +45,7 @@ func runPlot(ctx context.Context, e *env, args []string) error {
 	if *out == "" {
 		return usagef("--heatmap: give the output file")
 	}
-	if err := checkPlotPath(*out); err != nil {
+	if err := checkPlotFlag("heatmap", *out, pos[0]); err != nil {
 		return err
 	}
 	if *gridW < 0 {

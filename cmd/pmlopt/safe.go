@@ -59,7 +59,7 @@ func runSafe(ctx context.Context, e *env, args []string) error {
 	}
 	if *outPath != "" {
 		// The path is checked before the work, not after it.
-		if err := checkOutput("out", *outPath); err != nil {
+		if err := checkOutput("out", *outPath, pos[0]); err != nil {
 			return err
 		}
 	}

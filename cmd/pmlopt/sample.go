@@ -56,7 +56,7 @@ func runSample(ctx context.Context, e *env, args []string) error {
 	if *asJSON && *outPath != "-" {
 		return usagef("--json writes the records to stdout; --out writes them as CSV: give one")
 	}
-	if err := checkOutput("out", *outPath); err != nil {
+	if err := checkOutput("out", *outPath, pos[0], *input); err != nil {
 		return err
 	}
 	p, err := load(pos[0])

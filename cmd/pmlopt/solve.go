@@ -110,7 +110,7 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 	}
 	if *out != "" {
 		// The path is checked before the work, not after it.
-		if err := checkOutput("out", *out); err != nil {
+		if err := checkOutput("out", *out, pos[0]); err != nil {
 			return err
 		}
 	}
