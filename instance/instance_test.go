@@ -254,3 +254,13 @@ func TestRandomFamilyIsTheScalingInstance(t *testing.T) {
 		}
 	}
 }
+
+// TestSubnormalParameter: a ratio or success probability of 1e-310 makes a
+// mass of about 1e-310, below the smallest normal float64: refused, with
+// its log −310·log 10 ≈ −713.8 (math.Log on amd64 says −709.085).
+func TestSubnormalParameter(t *testing.T) {
+	_, err := Geometric(2, 1e-310)
+	assert.ErrorContains(t, err, "exp(-713.801)")
+	_, err = Binomial(1, 1e-310)
+	assert.ErrorContains(t, err, "exp(-713.801)")
+}

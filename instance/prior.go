@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/pmlopt/pmlopt/internal/mathx"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
@@ -61,7 +62,7 @@ func Binomial(trials int, p float64) (mech.Prior, error) {
 	}
 	n := float64(trials)
 	lgn, _ := math.Lgamma(n + 1)
-	lp, lq := math.Log(p), math.Log1p(-p)
+	lp, lq := mathx.Log(p), math.Log1p(-p)
 	l := make([]float64, trials+1)
 	for k := range l {
 		x := float64(k)
@@ -92,7 +93,7 @@ func Geometric(n int, r float64) (mech.Prior, error) {
 		return nil, fmt.Errorf("instance: geometric(%g) on %d letters: want n ≥ 1 and a finite r > 0", r, n)
 	}
 	l := make([]float64, n)
-	lr := math.Log(r)
+	lr := mathx.Log(r)
 	for k := range l {
 		l[k] = float64(k) * lr
 	}
