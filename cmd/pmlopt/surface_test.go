@@ -387,3 +387,25 @@ func TestGridLabelsBothConventions(t *testing.T) {
 	assert.Equal(t, []string{"0,0", "1,0", "0,1", "1,1"}, p.Inputs)
 	assert.InDeltaSlice(t, []float64{0.2, 0.4, 0.2, 0.2}, []float64(p.Prior), 1e-15)
 }
+
+// TestHelpNamesWhatCommandsDo: a command that plots says it writes PDF,
+// and one that takes --objective names all three objectives, in its help.
+func TestHelpNamesWhatCommandsDo(t *testing.T) {
+	for _, c := range commands {
+		help, _, code := cli(t, c.name, "--help")
+		require.Equal(t, 0, code, c.name)
+		if strings.Contains(help, "\n  -plot ") || strings.Contains(help, "\n  -heatmap ") {
+			assert.Contains(t, help, ".pdf", c.name)
+		}
+		if k := strings.Index(help, "\n  -objective "); k >= 0 {
+			flag := help[k+1:]
+			flag = flag[:strings.Index(flag[3:], "\n  -")+3]
+			for _, o := range []string{"worst-case-order", "worst-case-value", "expected-utility"} {
+				assert.Contains(t, flag, o, "%s --objective", c.name)
+			}
+		}
+	}
+	help, _, _ := cli(t, "curve", "--help")
+	assert.Contains(t, help, "SVG, PNG or PDF")
+	assert.Contains(t, help, "With --objective expected-utility")
+}
