@@ -125,7 +125,8 @@ func (s Series) segments(logX, logY bool, xs, ys float64) ([]plotter.XYs, error)
 }
 
 // Plot builds the gonum plot of f, for callers that want to adjust it
-// further before saving it themselves.
+// further before saving it themselves. A logarithmic axis is a linear
+// axis of log10 of the values, with ticks labelled by the values.
 func (f Figure) Plot() (*plot.Plot, error) {
 	p, _, err := f.plot()
 	return p, err
@@ -168,13 +169,16 @@ func (f Figure) plot() (*plot.Plot, []drawnLine, error) {
 		return nil, nil, fmt.Errorf("figure: unknown legend position %q", f.Legend)
 	}
 	p.X.Tick.Marker, p.Y.Tick.Marker = niceTicks{integer: f.IntegerX && xs == 1}, niceTicks{integer: f.IntegerY && ys == 1}
+	// A logarithmic axis is drawn as a linear axis of log10 of the values,
+	// with ticks labelled by the values: gonum's LogScale centres an axis
+	// label's room at the arithmetic middle of the range, which on a log
+	// axis lies near its top, and pads the plot away from the title by
+	// half the label's length.
 	if f.LogX {
-		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = plot.LogTicks{Prec: 1} // one significant digit: 1e-05, not 9.999999999999999e-05
+		p.X.Tick.Marker = logTicks{}
 	}
 	if f.LogY {
-		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: 1} // one significant digit: 1e-05, not 9.999999999999999e-05
+		p.Y.Tick.Marker = logTicks{}
 	}
 	p.Legend.Padding = vg.Points(3)
 	p.Legend.TextStyle.Font.Size = vg.Points(10)
@@ -185,6 +189,16 @@ func (f Figure) plot() (*plot.Plot, []drawnLine, error) {
 		segs, err := s.segments(f.LogX, f.LogY, xs, ys)
 		if err != nil {
 			return nil, nil, err
+		}
+		for _, seg := range segs {
+			for k := range seg {
+				if f.LogX {
+					seg[k].X = math.Log10(seg[k].X)
+				}
+				if f.LogY {
+					seg[k].Y = math.Log10(seg[k].Y)
+				}
+			}
 		}
 		col := palette[k%len(palette)]
 		style := draw.LineStyle{Color: col, Width: vg.Points(1.6)}

@@ -103,3 +103,97 @@ func wrap(s string, width int) string {
 func titleChars(inches float64) int {
 	return int(inches * 72 / (0.55 * 13))
 }
+
+// logTicks marks an axis drawn in log10 of its values (see Figure.plot):
+// it takes and returns positions lo, hi and Value as log10 of the values,
+// and labels them with the values. It marks the powers of ten, with unlabelled
+// ticks at their multiples 2…9, and labels them as a reader writes them:
+// 0.001, 10, 100 from 1e-4 to below 1e5, and 1e-5, 1e6 beyond (gonum's
+// LogTicks writes 1e+01 and 0.0001, and leaves the lowest decade of an
+// axis below 1 without ticks). An axis that shows fewer than three powers
+// of ten has the multiples 2 and 5 labelled as well; one spanning many
+// decades has every k-th power labelled and no minor ticks, one within a
+// decade every multiple.
+type logTicks struct{}
+
+func (logTicks) Ticks(loExp, hiExp float64) []plot.Tick {
+	// The ends round-trip through log10 to within a rounding, which can
+	// carry the largest float64 to +Inf and the least subnormal to 0.
+	lo := math.Max(math.Pow(10, loExp), math.SmallestNonzeroFloat64)
+	hi := math.Min(math.Pow(10, hiExp), math.MaxFloat64)
+	if !(hi >= lo) {
+		return nil
+	}
+	e0, e1 := int(math.Floor(math.Log10(lo))), int(math.Ceil(math.Log10(hi)))
+	in := func(v float64) bool { return v >= lo*(1-1e-12) && v <= hi*(1+1e-12) }
+	at := func(m, e int) float64 {
+		v, _ := strconv.ParseFloat(strconv.Itoa(m)+"e"+strconv.Itoa(e), 64)
+		return v
+	}
+	shown := 0
+	for e := e0; e <= e1; e++ {
+		if in(at(1, e)) {
+			shown++
+		}
+	}
+	every, minor := 1, true
+	if decades := e1 - e0; decades > 12 {
+		every, minor = (decades+7)/8, decades <= 24
+	}
+	var ticks []plot.Tick
+	for e := e0; e <= e1; e++ {
+		for m := 1; m <= 9; m++ {
+			v := at(m, e)
+			if !in(v) {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			switch {
+			case m == 1 && (e%every == 0):
+				t.Label = logLabel(v)
+			case m == 1 || minor:
+				if shown < 3 && (m == 2 || m == 5) {
+					t.Label = logLabel(v)
+				}
+			default:
+				continue
+			}
+			ticks = append(ticks, t)
+		}
+	}
+	labelled := 0
+	for _, t := range ticks {
+		if t.Label != "" {
+			labelled++
+		}
+	}
+	if labelled < 2 { // a short axis, say from 3 to 4: label every tick
+		for k := range ticks {
+			ticks[k].Label = logLabel(ticks[k].Value)
+		}
+	}
+	for k := range ticks {
+		ticks[k].Value = math.Log10(ticks[k].Value)
+	}
+	return ticks
+}
+
+// logLabel writes v with six significant digits at most, in plain
+// decimals from 1e-4 to below 1e5 and as 1e-5, 2e6 beyond.
+func logLabel(v float64) string {
+	// The powers of ten of a log axis are products that carry rounding
+	// (1e-05 × 10 is 0.00010000000000000002).
+	v, _ = strconv.ParseFloat(strconv.FormatFloat(v, 'g', 6, 64), 64)
+	if a := math.Abs(v); a >= 1e-4 && a < 1e5 {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	s := strconv.FormatFloat(v, 'e', -1, 64)
+	mant, exp, _ := strings.Cut(s, "e")
+	exp = strings.TrimPrefix(exp, "+")
+	neg := strings.HasPrefix(exp, "-")
+	exp = strings.TrimLeft(strings.TrimPrefix(exp, "-"), "0")
+	if neg {
+		exp = "-" + exp
+	}
+	return mant + "e" + exp
+}

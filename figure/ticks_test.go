@@ -1,6 +1,7 @@
 package figure
 
 import (
+	"bytes"
 	"math"
 	"strconv"
 	"testing"
@@ -60,5 +61,52 @@ func TestIntegerAxisSpansWholeNumbers(t *testing.T) {
 	f.Series[0].Y = []float64{1.5, 30}
 	p, err = f.Plot()
 	require.NoError(t, err)
-	assert.Equal(t, [2]float64{1.5, 30}, [2]float64{p.Y.Min, p.Y.Max})
+	assert.Equal(t, [2]float64{math.Log10(1.5), math.Log10(30)}, [2]float64{p.Y.Min, p.Y.Max}, "drawn in log10 of the values")
+}
+
+// TestLogTicks: the powers of ten of a log axis are written as a reader
+// writes them, and an axis spanning less than three powers of ten gets its
+// multiples 2 and 5 labelled too.
+func TestLogTicks(t *testing.T) {
+	labels := func(lo, hi float64) []string {
+		var out []string
+		for _, tk := range (logTicks{}).Ticks(math.Log10(lo), math.Log10(hi)) {
+			v := math.Pow(10, tk.Value)
+			if tk.Label != "" && v >= lo*(1-1e-12) && v <= hi*(1+1e-12) {
+				out = append(out, tk.Label)
+				// The label names the tick's value.
+				lv, err := strconv.ParseFloat(tk.Label, 64)
+				require.NoError(t, err)
+				assert.InDelta(t, 1, v/lv, 1e-12, tk.Label)
+			}
+		}
+		return out
+	}
+	assert.Equal(t, []string{"1e-6", "1e-5", "0.0001", "0.001", "0.01", "0.1", "1", "10", "100", "1000", "10000", "1e5", "1e6"}, labels(1e-6, 1e6))
+	assert.Equal(t, []string{"10", "20", "50", "100", "200"}, labels(8, 200))
+	assert.Equal(t, []string{"2e-6", "5e-6", "1e-5", "2e-5", "5e-5"}, labels(1.5e-6, 6e-5))
+	assert.Equal(t, []string{"3", "4"}, labels(3, 4))
+	wide := labels(1e-300, 1e300)
+	assert.LessOrEqual(t, len(wide), 12, "%v", wide)
+	assert.GreaterOrEqual(t, len(wide), 6, "%v", wide)
+	assert.Equal(t, "2.5e-7", logLabel(2.5e-7))
+	assert.Equal(t, "-3e12", logLabel(-3e12))
+}
+
+// TestLogAxisExtremes: a log axis from the least subnormal to near the
+// largest float64 is drawn with a handful of labelled powers of ten.
+func TestLogAxisExtremes(t *testing.T) {
+	f := Figure{LogY: true, Series: []Series{{X: []float64{0, 1, 2}, Y: []float64{5e-324, 1e-300, 1.7e308}, Marks: true}}}
+	p, err := f.Plot()
+	require.NoError(t, err)
+	n := 0
+	for _, tk := range p.Y.Tick.Marker.Ticks(p.Y.Min, p.Y.Max) {
+		if tk.Label != "" {
+			n++
+		}
+	}
+	assert.GreaterOrEqual(t, n, 4)
+	assert.LessOrEqual(t, n, 12)
+	var buf bytes.Buffer
+	require.NoError(t, f.Write(&buf, PNG))
 }
