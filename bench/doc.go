@@ -36,9 +36,12 @@
 //	                its budget (default true; an expected-utility solve can not
 //	                be interrupted in-process)
 //
-// The folder receives fig1.csv, fig2.csv, fig3.csv, scaling.csv,
-// bigsafe.csv, eulp.csv and families.csv, an SVG and a PNG of every plot, and report.md. Progress goes to
-// stderr. Sizes that a backend cannot finish within the budget are reported as
+// The folder receives the data fig1.csv, fig2.csv, fig3.csv, scaling.csv,
+// bigsafe.csv, eulp.csv and families.csv; an SVG, a PNG and a PDF of every
+// plot, named for what it shows (fig1-counting-query-minimum-utility,
+// fig2-least-pml-one-low-three-high, fig3-least-pml-three-low-one-high,
+// scaling-time-against-size); and report.md. Progress goes to stderr.
+// Sizes that a backend cannot finish within the budget are reported as
 // skipped with the reason, never dropped.
 //
 // The Go benchmarks of the same computations run with

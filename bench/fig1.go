@@ -233,7 +233,7 @@ func (f *Fig1) write(dir string) error {
 		r = append(r, x.RMin)
 		o = append(o, x.OMin)
 	}
-	if err := writeCSV(dir, "fig1.csv", header, rows); err != nil {
+	if err := writeCSV(dir, fig1Data, header, rows); err != nil {
 		return err
 	}
 	fig := figure.Figure{
@@ -244,11 +244,27 @@ func (f *Fig1) write(dir string) error {
 		Series: []figure.Series{
 			{Name: "S: utility-safe", X: xs, Y: s, Step: true, Marks: true},
 			{Name: "E: exponential", X: xs, Y: e, Step: true, Marks: true},
-			{Name: "R: randomized response", X: xs, Y: r, Step: true, Marks: true},
+			// Dashed: where E and R coincide, E shows between the dashes.
+			{Name: "R: randomized response", X: xs, Y: r, Step: true, Marks: true, Dashed: true},
 			{Name: "O: optimal worst-case value", X: xs, Y: o, Step: true, Marks: true, Dashed: true},
 		},
 	}
-	return savePlots(dir, "fig1", fig)
+	return savePlots(dir, fig1Plot, fig)
+}
+
+// The files of the figures: the data under the figure's number, the
+// pictures under a name that says what they show.
+const (
+	fig1Data    = "fig1.csv"
+	fig1Plot    = "fig1-counting-query-minimum-utility"
+	scalingData = "scaling.csv"
+	scalingPlot = "scaling-time-against-size"
+)
+
+// fig23Plots are the pictures of Figures 2 and 3, one per prior pattern.
+var fig23Plots = map[string]string{
+	"one-low-three-high": "fig2-least-pml-one-low-three-high",
+	"three-low-one-high": "fig3-least-pml-three-low-one-high",
 }
 
 // savePlots writes fig as dir/name.svg, dir/name.png and dir/name.pdf.

@@ -127,7 +127,7 @@ func (f *Fig23) write(dir string) error {
 			Width:  9,
 			Series: series,
 		}
-		if err := savePlots(dir, name, fig); err != nil {
+		if err := savePlots(dir, fig23Plots[pattern], fig); err != nil {
 			return err
 		}
 	}

@@ -67,7 +67,7 @@ func (r *Report) write() error {
 		r.writeFamilies(&b)
 	}
 	w("## Go benchmarks\n\n")
-	w("`go test -run '^$' -bench . ./bench/` times SafeCurve at 1000×1000, one PML expected-utility LP at N = M = 16, 64 and 128 per backend, LeastEpsilon at 32×32 and OrderCurve at 16×16 (add `-tags clp` for the Clp backend).\n")
+	w("`go test -run '^$' -bench . ./bench/` times the closed-form curve at 1000×1000 (SafeCurve), one PML expected-utility LP at N = M = 16, 64 and 128 per backend, the least ε of one threshold at 32×32 (LeastEpsilon) and the optimal curve at 16×16 (OrderCurve); add `-tags clp` for the Clp backend.\n")
 	return os.WriteFile(filepath.Join(r.Config.Out, "report.md"), []byte(b.String()), 0o644)
 }
 
@@ -113,8 +113,27 @@ func (r *Report) flagsString() string {
 	return s
 }
 
-func embed(b *strings.Builder, name, caption string) {
-	fmt.Fprintf(b, "![%s](%s.png)\n\n(%s: [SVG](%s.svg), [PDF](%s.pdf), data: [%s.csv](%s.csv))\n\n", caption, name, caption, name, name, name, name)
+// embed shows the picture plot (plot.png, with links to plot.svg and
+// plot.pdf) and links its data file.
+func embed(b *strings.Builder, plot, data, caption string) {
+	fmt.Fprintf(b, "![%s](%s.png)\n\n(%s: [SVG](%s.svg), [PDF](%s.pdf), data: [%s](%s))\n\n", caption, plot, caption, plot, plot, data, data)
+}
+
+// spanText says that values whose least is lo and greatest hi "are lo"
+// when they are all equal and "lie between lo and hi" otherwise.
+func spanText(lo, hi float64) string {
+	if lo == hi {
+		return fmt.Sprintf("are all %g", lo)
+	}
+	return fmt.Sprintf("lie between %g and %g", lo, hi)
+}
+
+// bothText names a quantity of E and R: "%g for both" when they agree.
+func bothText(e, r float64) string {
+	if e == r {
+		return fmt.Sprintf("%g for both", e)
+	}
+	return fmt.Sprintf("%g for E and %g for R", e, r)
 }
 
 func fmtList(xs []float64, prec int) string {
@@ -128,35 +147,64 @@ func fmtList(xs []float64, prec int) string {
 	return strings.Join(s, ", ")
 }
 
-func (r *Report) writeFig1(b *strings.Builder) {
-	f := r.Fig1
-	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
-	w("## Figure 1: counting query\n\n")
-	w("Song & Oechtering (2026), §IV-A: %s, uniform prior, %d draws of X from the prior and Y from each mechanism at every ε (fixed seeds; the same X for every mechanism). S is the utility-safe schedule, E the exponential mechanism (Δ = %g, 2Δ = %g) and R randomized response followed by y = argmax_y u'(x', y), both with the LDP parameter ε̄ = LDPForPML(ε, p_min = %.4f) of Song & Oechtering (2026), Prop 1. O is the mechanism with the best worst-case utility value at each ε (bisect.BestValue, %s backend, %d LPs in all), which the paper does not show.\n\n",
-		f.Problem, f.Draws, f.Delta, 2*f.Delta, f.PMin, f.Solver, f.LPSolves)
-	embed(b, "fig1", "Figure 1")
+// findings says in words what Figure 1's rows show about S, E and R.
+func (f *Fig1) findings() []string {
 	if len(f.Rows) == 0 {
-		return
+		return nil
 	}
+	var out []string
 	first, last := f.Rows[0], f.Rows[len(f.Rows)-1]
-	w("What the data show:\n\n")
-	w("- The schedule changes at ε_S = %s nats (the utility-safe PMLs of the thresholds it uses); the exact worst case of S rises at the grid points ε = %s, from %g at ε = %.2f to %g at ε = %.2f.\n",
-		fmtList(f.Breaks, 4), fmtList(f.JumpsAt, 2), first.SWorst, first.Eps, last.SWorst, last.Eps)
+	schedule := "The schedule keeps h = 1 on this grid"
+	if len(f.Breaks) > 0 {
+		schedule = fmt.Sprintf("The schedule changes at ε_S = %s nats (the utility-safe PMLs of the thresholds it uses)", fmtList(f.Breaks, 4))
+	}
+	switch {
+	case len(f.JumpsAt) > 0:
+		out = append(out, fmt.Sprintf("%s; the exact worst case of S rises at the grid points ε = %s, from %g at ε = %.2f to %g at ε = %.2f.",
+			schedule, fmtList(f.JumpsAt, 2), first.SWorst, first.Eps, last.SWorst, last.Eps))
+	case first.SWorst == last.SWorst:
+		out = append(out, fmt.Sprintf("%s; the exact worst case of S is %g at every grid point.", schedule, first.SWorst))
+	default:
+		out = append(out, fmt.Sprintf("%s; the exact worst case of S never rises on this grid: %g at ε = %.2f, %g at ε = %.2f.",
+			schedule, first.SWorst, first.Eps, last.SWorst, last.Eps))
+	}
 	// E and R over the budgets where ε̄ is finite.
-	eLo, eHi, rLo, rHi, fin := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1), 0
+	eLo, eHi, rLo, rHi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	ewLo, ewHi, rwLo, rwHi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	var fin []Fig1Row
 	var infAt []float64
 	for _, x := range f.Rows {
 		if math.IsInf(x.EpsBar, 1) {
 			infAt = append(infAt, x.Eps)
 			continue
 		}
-		fin++
+		fin = append(fin, x)
 		eLo, eHi = math.Min(eLo, x.EMin), math.Max(eHi, x.EMin)
 		rLo, rHi = math.Min(rLo, x.RMin), math.Max(rHi, x.RMin)
+		ewLo, ewHi = math.Min(ewLo, x.EWorst), math.Max(ewHi, x.EWorst)
+		rwLo, rwHi = math.Min(rwLo, x.RWorst), math.Max(rwHi, x.RWorst)
 	}
-	if fin > 0 {
-		w("- Where ε̄ is finite (%d budgets) E's sample minimum stays between %g and %g and R's between %g and %g: both keep every output possible, so their exact worst case is %g and %g throughout — they do not improve with ε.\n",
-			fin, eLo, eHi, rLo, rHi, first.EWorst, first.RWorst)
+	if len(fin) > 0 {
+		var minima string
+		if eLo == eHi && rLo == rHi && eLo == rLo {
+			minima = fmt.Sprintf("E's and R's sample minima are all %g", eLo)
+		} else {
+			minima = fmt.Sprintf("E's sample minima %s and R's %s", spanText(eLo, eHi), spanText(rLo, rHi))
+		}
+		budgets := fmt.Sprintf("%d budgets", len(fin))
+		if len(fin) == 1 {
+			budgets = "1 budget"
+		}
+		s := fmt.Sprintf("Where ε̄ is finite (%s) %s: both keep every output possible", budgets, minima)
+		switch {
+		case ewLo == ewHi && rwLo == rwHi && ewLo == rwLo:
+			s += fmt.Sprintf(", so the exact worst case of each is %g throughout — they do not improve with ε.", ewLo)
+		case ewLo == ewHi && rwLo == rwHi:
+			s += fmt.Sprintf(", so their exact worst cases are %g (E) and %g (R) throughout — they do not improve with ε.", ewLo, rwLo)
+		default:
+			s += fmt.Sprintf("; their exact worst cases change with ε (E's %s, R's %s).", spanText(ewLo, ewHi), spanText(rwLo, rwHi))
+		}
+		out = append(out, s)
 	}
 	if len(infAt) > 0 {
 		var inf Fig1Row
@@ -166,8 +214,25 @@ func (r *Report) writeFig1(b *strings.Builder) {
 				break
 			}
 		}
-		w("- At ε = %s the budget reaches −log p_min = %.4f, where every mechanism is ε-PML, so Prop 1 gives ε̄ = ∞: E and R become deterministic (each x to its best output) and their exact worst case becomes %g and %g. The paper's plot does not show this end point.\n",
-			fmtList(infAt, 2), -math.Log(f.PMin), inf.EWorst, inf.RWorst)
+		out = append(out, fmt.Sprintf("At ε = %s the budget reaches −log p_min = %.4f, where every mechanism is ε-PML, so Prop 1 gives ε̄ = ∞: E and R become deterministic (each x to its best output) and their exact worst case becomes %s. The paper's plot does not show this end point.",
+			fmtList(infAt, 2), -math.Log(f.PMin), bothText(inf.EWorst, inf.RWorst)))
+	}
+	return out
+}
+
+func (r *Report) writeFig1(b *strings.Builder) {
+	f := r.Fig1
+	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	w("## Figure 1: counting query\n\n")
+	w("Song & Oechtering (2026), §IV-A: %s, uniform prior, %d draws of X from the prior and Y from each mechanism at every ε (fixed seeds; the same X for every mechanism). S is the utility-safe schedule, E the exponential mechanism (Δ = %g, 2Δ = %g) and R randomized response followed by y = argmax_y u'(x', y), both with the LDP parameter ε̄ = LDPForPML(ε, p_min = %.4f) of Song & Oechtering (2026), Prop 1. O is the mechanism with the best worst-case utility value at each ε (bisect.BestValue, %s backend, %d LPs in all), which the paper does not show.\n\n",
+		f.Problem, f.Draws, f.Delta, 2*f.Delta, f.PMin, f.Solver, f.LPSolves)
+	embed(b, fig1Plot, fig1Data, "Figure 1")
+	if len(f.Rows) == 0 {
+		return
+	}
+	w("What the data show:\n\n")
+	for _, line := range f.findings() {
+		w("- %s\n", line)
 	}
 	var above []string
 	maxGain, gainAt := 0.0, math.NaN()
@@ -199,7 +264,7 @@ func (r *Report) writeFig23(b *strings.Builder) {
 	w("Song & Oechtering (2026), §IV-B: U = [[4,3,2,1],[1,4,3,2],[2,1,4,3],[3,2,1,4]]. For each prior and h, S is ε_S(h) of Cor 1 (closedform.SafeEpsilon) and O the least PML of any mechanism with worst-case order h, bracketed by LP bisection (bisect.LeastEpsilon, %s backend) to %g; the plot shows the upper end of the bracket, which an audited mechanism reaches. The low letters are listed first; the order is circulant, so which letters are low does not matter.\n\n", f.Solver, f.Tol)
 	for k, pattern := range []string{"one-low-three-high", "three-low-one-high"} {
 		w("### Figure %d: %s\n\n", k+2, pattern)
-		embed(b, fmt.Sprintf("fig%d", k+2), fmt.Sprintf("Figure %d", k+2))
+		embed(b, fig23Plots[pattern], fmt.Sprintf("fig%d.csv", k+2), fmt.Sprintf("Figure %d", k+2))
 		for _, h := range []int{2, 3} {
 			w("- %s\n", describeGap(f.sel(pattern, h), pattern, h))
 		}
@@ -226,6 +291,14 @@ func describeGap(rows []Fig23Row, pattern string, h int) string {
 		return fmt.Sprintf("h = %d: S and O coincide at every p_min (largest |ε_S − ε*| = %.1e nats): the utility-safe mechanism is optimal.", h, maxAbs)
 	}
 	first, last := rows[0], rows[len(rows)-1]
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, x := range rows {
+		lo, hi = math.Min(lo, x.Gap), math.Max(hi, x.Gap)
+	}
+	if hi-lo <= coincideTol {
+		return fmt.Sprintf("h = %d under %s: S loses to O by %.3f nats at every p_min (ε_S = %.3f vs ε* ≤ %.3f at p_min = %.2f).",
+			h, pattern, last.Gap, last.Safe, last.OptUpper, last.PMin)
+	}
 	mono := "shrinking"
 	for k := 1; k < len(rows); k++ {
 		if rows[k].Gap > rows[k-1].Gap+coincideTol {
@@ -258,12 +331,12 @@ func (r *Report) writeScaling(b *strings.Builder) {
 		workers = fi(s.Workers)
 	}
 	w("## Scaling study\n\n")
-	w("Random instances with N = M: prior from Dirichlet(1,…,1), utilities i.i.d. uniform (so every row of the order is a random permutation), seed %d. SafeCurve is the closed-form curve h ↦ ε_S(h) (mean over repeated calls); the LP size is that of the PML feasibility LP of h = ⌈N/2⌉ without pruning; OrderCurve computes ε*(h) for every h (workers: %s) within a budget of %v per instance and backend. The gap is max_h (ε_S(h) − ε*(h)) with ε* at the upper end of its bracket.\n\n",
+	w("Random instances with N = M: prior from Dirichlet(1,…,1), utilities i.i.d. uniform (so every row of the order is a random permutation), seed %d. The closed-form curve is h ↦ ε_S(h) of every threshold (closedform.SafeCurve, mean time over repeated calls); the LP size is that of the PML feasibility LP of h = ⌈N/2⌉ without pruning; the optimal curve is ε*(h) for every h (bisect.OrderCurve, workers: %s), within a budget of %v per instance and backend. The gap is max_h (ε_S(h) − ε*(h)) with ε* at the upper end of its bracket.\n\n",
 		r.Config.Seed, workers, s.Budget)
-	embed(b, "scaling", "Scaling")
-	w("| N = M | SafeCurve | LP rows | LP cols | non-zeros |")
+	embed(b, scalingPlot, scalingData, "Scaling")
+	w("| N = M | closed-form curve | LP rows | LP cols | non-zeros |")
 	for _, name := range s.Backends {
-		w(" %s: OrderCurve | LPs + Go probes | max gap (nats) at h |", name)
+		w(" %s: optimal curve | LPs + Go probes | max gap (nats) at h |", name)
 	}
 	w("\n|---|---|---|---|---|")
 	for range s.Backends {
@@ -309,7 +382,7 @@ func (r *Report) writeScaling(b *strings.Builder) {
 	}
 	if len(s.Rows) >= 2 {
 		a, z := s.Rows[0], s.Rows[len(s.Rows)-1]
-		w("SafeCurve grows from %v at N = %d to %v at N = %d (the input grows %.0f×).\n", a.SafeTime, a.N, z.SafeTime, z.N, float64(z.N*z.N)/float64(a.N*a.N))
+		w("The closed-form curve takes %v at N = %d and %v at N = %d (the input grows %.0f×).\n", a.SafeTime, a.N, z.SafeTime, z.N, float64(z.N*z.N)/float64(a.N*a.N))
 	}
 	w("\n")
 }

@@ -109,7 +109,7 @@ func scaling(ctx context.Context, cfg Config) (*Scaling, error) {
 			cr := CurveRun{Backend: name, Gap: math.NaN()}
 			switch {
 			case name == "gonum" && n > cfg.GonumMax:
-				cr.Skipped = fmt.Sprintf("gonum's dense Simplex can cycle on the degenerate feasibility LPs of a curve and can not be interrupted; curves only up to N = %d (-gonum-max)", cfg.GonumMax)
+				cr.Skipped = fmt.Sprintf("gonum's dense Simplex can cycle on the degenerate feasibility LPs of a curve and can not be interrupted; %s", gonumLimit(cfg.GonumMax))
 			case failedAt[name] > 0:
 				cr.Skipped = fmt.Sprintf("not attempted: N = %d already exceeded the %v budget", failedAt[name], cfg.Budget)
 			default:
@@ -205,7 +205,7 @@ func (s *Scaling) write(dir string) error {
 				fi(c.LPSolves), fi(c.Probes), ff(c.Gap), fi(c.GapH), c.Skipped))
 		}
 	}
-	if err := writeCSV(dir, "scaling.csv", header, rows); err != nil {
+	if err := writeCSV(dir, scalingData, header, rows); err != nil {
 		return err
 	}
 	var big [][]string
@@ -217,7 +217,7 @@ func (s *Scaling) write(dir string) error {
 	}
 
 	// Times against N, log–log.
-	series := []figure.Series{{Name: "SafeCurve (closed form)", Marks: true}}
+	series := []figure.Series{{Name: "utility-safe curve (closed form)", Marks: true}}
 	for _, r := range s.Rows {
 		series[0].X = append(series[0].X, float64(r.N))
 		series[0].Y = append(series[0].Y, r.SafeTime.Seconds())
@@ -227,7 +227,7 @@ func (s *Scaling) write(dir string) error {
 		series[0].Y = append(series[0].Y, s.Big.SafeTime.Seconds())
 	}
 	for _, b := range s.Backends {
-		sr := figure.Series{Name: "OrderCurve, " + b, Marks: true, Dashed: true}
+		sr := figure.Series{Name: "optimal curve, " + b + " backend", Marks: true, Dashed: true}
 		for _, r := range s.Rows {
 			for _, c := range r.Curves {
 				if c.Backend == b && c.Skipped == "" {
@@ -249,5 +249,13 @@ func (s *Scaling) write(dir string) error {
 		LogY:   true,
 		Series: series,
 	}
-	return savePlots(dir, "scaling", fig)
+	return savePlots(dir, scalingPlot, fig)
+}
+
+// gonumLimit says in words how far -gonum-max lets the gonum backend go.
+func gonumLimit(n int) string {
+	if n <= 0 {
+		return "no curves on it (-gonum-max 0)"
+	}
+	return fmt.Sprintf("curves only up to N = %d (-gonum-max)", n)
 }
