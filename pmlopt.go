@@ -44,6 +44,11 @@ type Options struct {
 	// completes. For worst-case-value every threshold is reported, not
 	// only the first of each step.
 	Settled func(Point)
+	// Shard, if set, makes Curve solve only that shard's thresholds
+	// (bisect.Shard: the K-th of N contiguous blocks), each certified as
+	// on the whole curve; for worst-case-value every threshold of the
+	// shard is returned, not steps. The zero value solves the whole curve.
+	Shard bisect.Shard
 	// Notify, if not nil, is told before Solve starts a step that can take
 	// long (an expected-utility LP: its size, and why it is solved).
 	Notify func(msg string)
@@ -57,7 +62,7 @@ func (o Options) solver() solver.Solver {
 }
 
 func (o Options) bisect() bisect.Options {
-	b := bisect.Options{Solver: o.solver(), Tol: o.Tol, Workers: o.Workers, Progress: o.Progress}
+	b := bisect.Options{Solver: o.solver(), Tol: o.Tol, Workers: o.Workers, Progress: o.Progress, Shard: o.Shard}
 	if o.Settled != nil {
 		b.Settled = func(p bisect.Point) { o.Settled(fromBisect(p)) }
 	}

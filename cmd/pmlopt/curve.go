@@ -85,6 +85,7 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	asJSONL := fs.Bool("jsonl", false, "write each point as one JSON line as soon as it settles (in the order they settle)")
 	plotPath := fs.String("plot", "", "also draw the curve to this `file` (.svg, .png or .pdf)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
+	shardSpec := fs.String("shard", "", "solve only shard `K/N` of the thresholds (the K-th of N blocks), as --jsonl records for merge")
 	ex := addExpectedCurveFlags(fs)
 	pos, err := fs.parse(args, 1)
 	if err != nil {
@@ -92,6 +93,10 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	}
 	if btoi(*asJSON)+btoi(*asCSV)+btoi(*asJSONL) > 1 {
 		return usagef("give one of --json, --csv and --jsonl")
+	}
+	shard, err := parseShardFlag(*shardSpec, *asJSONL, *plotPath)
+	if err != nil {
+		return err
 	}
 	var obj problem.Objective
 	if fs.isSet("objective") {
@@ -126,6 +131,10 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	if obj == "" {
 		obj = problem.WorstCaseOrder
 	}
+	sw, err := newShardWriter(shard, obj, p, slv, *tol)
+	if err != nil {
+		return err
+	}
 	if obj == problem.ExpectedUtility {
 		return ex.run(ctx, e, fs, p, slv, outputs{json: *asJSON, csv: *asCSV, jsonl: *asJSONL, quiet: *quiet, plot: *plotPath})
 	}
@@ -136,14 +145,14 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 		slv = solver.Auto()
 	}
 	prog := newProgress(e.stderr, "curve", *quiet)
-	opts := pmlopt.Options{Solver: slv, Tol: *tol, Workers: *workers, Progress: prog.update}
+	opts := pmlopt.Options{Solver: slv, Tol: *tol, Workers: *workers, Progress: prog.update, Shard: shard}
 	var lineErr error
 	if *asJSONL {
 		// Each settled point goes out at once, so that an interrupted or
 		// failed curve keeps every point it settled.
 		opts.Settled = func(pt pmlopt.Point) {
 			if lineErr == nil {
-				lineErr = writeJSONLine(e.stdout, withMechanism(toCurvePointJSON(obj, pt), pt, *ex.mechanisms))
+				lineErr = writeJSONLine(e.stdout, sw.record(pt, withMechanism(toCurvePointJSON(obj, pt), pt, *ex.mechanisms)))
 			}
 		}
 	}
@@ -173,22 +182,7 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	var b buffered
-	switch {
-	case *asJSON:
-		j := toCurveJSON(obj, slv.Name(), pts)
-		j.SafeSteps = toSafeStepsJSON(safeSteps)
-		for k := range j.Points {
-			j.Points[k] = withMechanism(j.Points[k], pts[k], *ex.mechanisms)
-		}
-		err = writeJSON(&b, j)
-	case *asCSV:
-		err = writeCurveCSV(&b, obj, pts, p.Utility != nil)
-	default:
-		writeCurveTable(&b, obj, pts, slv.Name())
-		if safeSteps != nil {
-			fmt.Fprintf(&b, "the utility-safe staircase has %d steps of its own (--json: safe_steps; --plot draws them)\n", len(safeSteps))
-		}
-	}
+	err = writeWorstCurve(&b, curveFormat{json: *asJSON, csv: *asCSV, mechanisms: *ex.mechanisms}, obj, slv.Name(), p, pts, safeSteps)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/pmlopt/pmlopt"
+	"github.com/pmlopt/pmlopt/closedform"
+	"github.com/pmlopt/pmlopt/problem"
+)
+
+// curveFormat is how a worst-case curve is printed.
+type curveFormat struct {
+	json, csv, mechanisms bool
+}
+
+// writeWorstCurve prints the settled points of a worst-case curve as a
+// table, --json or --csv. curve and merge both print through it, so that
+// a curve merged from shards reads exactly as one computed whole.
+func writeWorstCurve(w io.Writer, f curveFormat, obj problem.Objective, solverName string, p *problem.Problem, pts []pmlopt.Point, safeSteps []closedform.SafeValueStep) error {
+	switch {
+	case f.json:
+		j := toCurveJSON(obj, solverName, pts)
+		j.SafeSteps = toSafeStepsJSON(safeSteps)
+		for k := range j.Points {
+			j.Points[k] = withMechanism(j.Points[k], pts[k], f.mechanisms)
+		}
+		return writeJSON(w, j)
+	case f.csv:
+		return writeCurveCSV(w, obj, pts, p.Utility != nil)
+	}
+	writeCurveTable(w, obj, pts, solverName)
+	if safeSteps != nil {
+		fmt.Fprintf(w, "the utility-safe staircase has %d steps of its own (--json: safe_steps; --plot draws them)\n", len(safeSteps))
+	}
+	return nil
+}
