@@ -309,7 +309,16 @@ func (c *curveRun) set(k0 int, rs ...*Result) {
 // it (comparing each threshold with its predecessor would let a long step
 // drift).
 func leavesStep(start, r *Result, tol float64) bool {
-	return r.EpsUpper-start.EpsLower > tol
+	return LeavesStep(start.EpsLower, r.EpsUpper, tol)
+}
+
+// LeavesStep is the rule of ValueCurve's steps on the brackets alone: a
+// threshold whose bracket has upper end upper starts a new step when the
+// current step's first threshold has lower end stepLower and
+// upper − stepLower > tol. A merge of a value curve's shards forms the
+// steps with it.
+func LeavesStep(stepLower, upper, tol float64) bool {
+	return upper-stepLower > tol
 }
 
 // settle extends the resolved prefix of a value curve and drops the
