@@ -2,8 +2,11 @@ package problem
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/pmlopt/pmlopt/mech"
 )
@@ -33,6 +36,9 @@ func decode(root node) (*Problem, error) {
 		switch key {
 		case "name":
 			p.Name, err = scalarText("name", -1, v, "a name")
+			if err == nil {
+				err = checkName(p.Name)
+			}
 		case "inputs":
 			p.Inputs, err = labels("inputs", v)
 		case "outputs":
@@ -103,16 +109,48 @@ func scalarText(field string, col int, v *node, what string) (string, error) {
 	if v.kind != scalarNode {
 		return "", fieldErr(field, -1, col, "is %s, not %s", v.describe(), what)
 	}
+	if !utf8.ValidString(v.text) {
+		// YAML refuses such a file as a whole; JSON's decoder would put
+		// U+FFFD in place of the bytes.
+		return "", fieldErr(field, -1, col, "%s is not valid UTF-8", quote(v.text))
+	}
 	return v.text, nil
 }
+
+// unreadable is the message for an item that a list's reader did not read
+// and that the decoder read after all, which the list's readers rule out:
+// the items after it are lost, so the value is refused rather than cut.
+const unreadable = "could not be read"
 
 func labels(field string, v *node) ([]string, error) {
 	if v.kind != seqNode {
 		return nil, fieldErr(field, -1, -1, "is %s, not a list of labels", v.describe())
 	}
+	if l := v.list; l != nil {
+		for i, s := range l.strs {
+			if err := checkLabel(field, i, s); err != nil {
+				return nil, err
+			}
+		}
+		if l.bad != nil {
+			i := len(l.strs)
+			s, err := scalarText(field, i, l.bad, "a label")
+			if err == nil {
+				err = checkLabel(field, i, s)
+			}
+			if err == nil {
+				err = fieldErr(field, -1, i, unreadable)
+			}
+			return nil, err
+		}
+		return l.strs, nil
+	}
 	out := make([]string, len(v.kids))
 	for i := range v.kids {
 		s, err := scalarText(field, i, &v.kids[i], "a label")
+		if err == nil {
+			err = checkLabel(field, i, s)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -121,9 +159,47 @@ func labels(field string, v *node) ([]string, error) {
 	return out, nil
 }
 
+// checkLabel refuses a label that is not valid UTF-8 or that holds a
+// control character (a line break, a tab, U+0000..U+001F, U+007F..U+009F)
+// or U+FFFE or U+FFFF: labels are printed in one-line messages, tables, CSV
+// and the text of SVG pictures, where XML allows none of U+0000..U+0008.
+func checkLabel(field string, i int, s string) error {
+	if !utf8.ValidString(s) {
+		return fieldErr(field, -1, i, "%s is not valid UTF-8", quote(s))
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) || r == 0xFFFE || r == 0xFFFF {
+			return fieldErr(field, -1, i, "%s holds the control character %U; a label is one line of printable text", quote(s), r)
+		}
+	}
+	return nil
+}
+
+// checkName refuses a name that holds a character XML does not allow (the
+// name is the title of pictures): a control character other than a tab or
+// a line break, U+FFFE or U+FFFF.
+func checkName(s string) error {
+	for _, r := range s {
+		if (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || r == 0x7F || r == 0xFFFE || r == 0xFFFF {
+			return fieldErr("name", -1, -1, "%s holds the control character %U", quote(s), r)
+		}
+	}
+	return nil
+}
+
 func vector(field string, v *node) ([]float64, error) {
 	if v.kind != seqNode {
 		return nil, fieldErr(field, -1, -1, "is %s, not a list of numbers", v.describe())
+	}
+	if l := v.list; l != nil {
+		if l.bad != nil {
+			_, msg := number(l.bad)
+			if msg == "" {
+				msg = unreadable
+			}
+			return nil, fieldErr(field, -1, len(l.nums), "%s", msg)
+		}
+		return l.nums, nil
 	}
 	out := make([]float64, len(v.kids))
 	for i := range v.kids {
@@ -140,24 +216,38 @@ func matrix(field string, v *node) ([][]float64, error) {
 	if v.kind != seqNode {
 		return nil, fieldErr(field, -1, -1, "is %s, not a list of rows", v.describe())
 	}
+	if l := v.list; l != nil {
+		if l.bad != nil {
+			if _, err := matrixRow(field, len(l.rows), l.bad); err != nil {
+				return nil, err
+			}
+			return nil, fieldErr(field, len(l.rows), -1, unreadable)
+		}
+		return l.rows, nil
+	}
 	out := make([][]float64, len(v.kids))
 	for i := range v.kids {
-		row := &v.kids[i]
-		if row.kind != seqNode {
-			return nil, fieldErr(field, i, -1, "is %s, not a list of numbers", row.describe())
+		row, err := matrixRow(field, i, &v.kids[i])
+		if err != nil {
+			return nil, err
 		}
-		if row.nums != nil {
-			out[i] = row.nums
-			continue
+		out[i] = row
+	}
+	return out, nil
+}
+
+// matrixRow reads row i of a matrix from its node.
+func matrixRow(field string, i int, row *node) ([]float64, error) {
+	if row.kind != seqNode {
+		return nil, fieldErr(field, i, -1, "is %s, not a list of numbers", row.describe())
+	}
+	out := make([]float64, len(row.kids))
+	for j := range row.kids {
+		x, msg := number(&row.kids[j])
+		if msg != "" {
+			return nil, fieldErr(field, i, j, "%s", msg)
 		}
-		out[i] = make([]float64, len(row.kids))
-		for j := range row.kids {
-			x, msg := number(&row.kids[j])
-			if msg != "" {
-				return nil, fieldErr(field, i, j, "%s", msg)
-			}
-			out[i][j] = x
-		}
+		out[j] = x
 	}
 	return out, nil
 }
@@ -166,29 +256,61 @@ func intMatrix(field string, v *node) ([][]int, error) {
 	if v.kind != seqNode {
 		return nil, fieldErr(field, -1, -1, "is %s, not a list of rows", v.describe())
 	}
-	out := make([][]int, len(v.kids))
-	for i := range v.kids {
-		row := &v.kids[i]
-		if row.kind != seqNode {
-			return nil, fieldErr(field, i, -1, "is %s, not a list of integers", row.describe())
-		}
-		if row.nums != nil {
-			out[i] = make([]int, len(row.nums))
-			for j, x := range row.nums {
+	if l := v.list; l != nil {
+		out := make([][]int, len(l.rows), len(l.rows)+btoi(l.bad != nil))
+		for i, row := range l.rows {
+			out[i] = make([]int, len(row))
+			for j, x := range row {
 				out[i][j] = int(x) // exact: denseInteger reads only |x| ≤ 2^53
 			}
-			continue
 		}
-		out[i] = make([]int, len(row.kids))
-		for j := range row.kids {
-			x, msg := integer(&row.kids[j])
-			if msg != "" {
-				return nil, fieldErr(field, i, j, "%s", msg)
+		if l.bad != nil {
+			// Only a row that the order check refuses is read into a node
+			// (one with an entry beyond 2^53, outside 1..M, or one that
+			// integer refuses): the rows after it are not needed.
+			row, err := intRow(field, len(l.rows), l.bad)
+			if err != nil {
+				return nil, err
 			}
-			out[i][j] = x
+			if !slices.ContainsFunc(row, func(x int) bool { return x > 1<<53 || x < -(1<<53) }) {
+				return nil, fieldErr(field, len(l.rows), -1, unreadable)
+			}
+			out = append(out, row)
 		}
+		return out, nil
+	}
+	out := make([][]int, len(v.kids))
+	for i := range v.kids {
+		row, err := intRow(field, i, &v.kids[i])
+		if err != nil {
+			return nil, err
+		}
+		out[i] = row
 	}
 	return out, nil
+}
+
+// intRow reads row i of an order from its node.
+func intRow(field string, i int, row *node) ([]int, error) {
+	if row.kind != seqNode {
+		return nil, fieldErr(field, i, -1, "is %s, not a list of integers", row.describe())
+	}
+	out := make([]int, len(row.kids))
+	for j := range row.kids {
+		x, msg := integer(&row.kids[j])
+		if msg != "" {
+			return nil, fieldErr(field, i, j, "%s", msg)
+		}
+		out[j] = x
+	}
+	return out, nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func budget(v *node) (*mech.Budget, error) {

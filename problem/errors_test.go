@@ -45,6 +45,8 @@ func TestLoadBadFiles(t *testing.T) {
 		{"inputs-count.yaml", "inputs", 0, 0, "has 2 labels, but the prior has 3 letters"},
 		{"outputs-count.yaml", "outputs", 0, 0, "has 4 labels, but utility has 3 columns"},
 		{"duplicate-label.yaml", "inputs", 0, 3, `"a" repeats entry 1`},
+		{"label-control.yaml", "outputs", 0, 2, `"no\tmaybe" holds the control character U+0009`},
+		{"label-utf8.json", "inputs", 0, 2, `"b\xffc" is not valid UTF-8`},
 		{"measure-unknown.yaml", "privacy.measure", 0, 0, `"dp" is not one of pml, alip, lip, ldp`},
 		{"epsilon-missing.yaml", "privacy.epsilon", 0, 0, "is missing; measure pml needs it"},
 		{"epsilon-unused.yaml", "privacy.epsilon_lower", 0, 0, "is not used by measure pml"},

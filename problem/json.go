@@ -12,14 +12,15 @@ import (
 // parseJSON parses one JSON value into a node tree. encoding/json checks the
 // syntax first; the tree is then built by a small parser that trusts it, so
 // that a large file costs about one node per value and no per-token
-// allocations, and the rows of the matrices cost 8 bytes an entry (see
-// jsonReader.matrix).
+// allocations, and the values of listKeys cost 8 bytes a number (see
+// jsonReader.list).
 func parseJSON(data []byte) (node, error) {
 	return parseJSONRows(data, true)
 }
 
-// parseJSONRows is parseJSON, reading matrix rows straight into floats
-// only when dense is true.
+// parseJSONRows is parseJSON, reading the values of listKeys straight into
+// Go values, and refusing more than maxJSONTreeValues other values, only
+// when dense is true.
 func parseJSONRows(data []byte, dense bool) (node, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return node{kind: nullNode}, nil
@@ -40,14 +41,32 @@ func parseJSONRows(data []byte, dense bool) (node, error) {
 		return node{}, fieldErr("problem", -1, -1, "the file holds more than one JSON value")
 	}
 	r := jsonReader{s: data, dense: dense}
-	return r.value(0), nil
+	root := r.value(0)
+	if r.over {
+		return node{}, fieldErr("problem", -1, -1, "holds more than %d values besides the lists of prior, inputs, outputs, utility, order and mechanism; they were not read", maxJSONTreeValues)
+	}
+	return root, nil
 }
+
+// maxTreeValues bounds the values of a YAML document outside the lists
+// read straight into Go values (see parseYAML): yaml.v3 keeps some hundred
+// bytes a value, so that its tree stays below some hundred megabytes, and
+// a file written by hand in another layout (anchors, tags) may still be
+// large. maxJSONTreeValues is the bound for JSON, where every list that may
+// be large is read straight into Go values and a node costs some ten
+// megabytes at the bound, with the growth of its list.
+const (
+	maxTreeValues     = 1 << 18
+	maxJSONTreeValues = 1 << 16
+)
 
 // jsonReader reads a JSON text known to be valid.
 type jsonReader struct {
 	s     []byte
 	i     int
-	dense bool // read matrix rows straight into floats
+	dense bool // read the values of listKeys straight into Go values
+	nodes int  // the nodes value made (counted when dense)
+	over  bool // more than maxJSONTreeValues: the rest is passed over
 }
 
 func (r *jsonReader) space() {
@@ -63,6 +82,14 @@ func (r *jsonReader) space() {
 
 func (r *jsonReader) value(depth int) node {
 	r.space()
+	if r.dense {
+		r.nodes++
+		r.over = r.over || r.nodes > maxJSONTreeValues
+	}
+	if r.over {
+		r.skipValue()
+		return node{kind: nullNode}
+	}
 	switch c := r.s[r.i]; c {
 	case '{', '[':
 		k := seqNode
@@ -84,6 +111,10 @@ func (r *jsonReader) value(depth int) node {
 				r.i++
 				return n
 			}
+			if r.over {
+				r.skipRest()
+				return n
+			}
 			if r.s[r.i] == ',' {
 				r.i++
 				r.space()
@@ -93,8 +124,8 @@ func (r *jsonReader) value(depth int) node {
 				n.keys = append(n.keys, key)
 				r.space()
 				r.i++ // ':'
-				if ints, ok := matrixKey(key); ok && depth == 0 && r.dense {
-					n.kids = append(n.kids, r.matrix(ints))
+				if lk, ok := listKey(key); ok && depth == 0 && r.dense {
+					n.kids = append(n.kids, r.list(lk))
 					continue
 				}
 			}
@@ -124,40 +155,80 @@ func (r *jsonReader) number() []byte {
 	return r.s[start:r.i]
 }
 
-// matrix reads the value of a matrix key of the document. A row of numbers
-// that the decoder reads (denseNumber, or denseInteger when ints) is read
-// straight into floats; any other row, and a value that is not a list,
-// into nodes as value does, so that the decoder meets it and says what is
-// wrong with it.
-func (r *jsonReader) matrix(ints bool) node {
+// list reads the value of a key of listKeys of the document. A list of
+// items that the decoder reads — rows of numbers (denseNumber, or
+// denseInteger for intRows), numbers, labels — is read straight into Go
+// values; the first other item is read into a node as value does, so that
+// the decoder meets it and says what is wrong with it, and the items after
+// it are passed over. A value that is not a list is read by value.
+func (r *jsonReader) list(k listKind) node {
 	r.space()
 	if r.s[r.i] != '[' {
 		return r.value(1)
 	}
 	r.i++
-	n := node{kind: seqNode, kids: []node{}}
+	l := newList(k)
 	for {
 		r.space()
 		if r.s[r.i] == ']' {
 			r.i++
-			return n
+			return node{kind: seqNode, list: l}
 		}
 		if r.s[r.i] == ',' {
 			r.i++
 			r.space()
 		}
 		start := r.i
-		if row, ok := r.row(ints, rowHint(n.kids)); ok {
-			n.kids = append(n.kids, node{kind: seqNode, nums: row})
-			continue
+		if !r.item(l, k) {
+			r.i = start
+			bad := r.value(2)
+			l.bad = &bad
+			r.skipRest()
+			return node{kind: seqNode, list: l}
 		}
-		r.i = start
-		n.kids = append(n.kids, r.value(2))
 	}
 }
 
-// row reads a list of numbers that the decoder reads into floats; it
-// reports false, anywhere in the text, when the value is something else.
+// item reads one item of a list of kind k into l, and reports false,
+// anywhere in the text, when it is not one that the decoder reads.
+func (r *jsonReader) item(l *list, k listKind) bool {
+	switch k {
+	case numbers:
+		x, ok := r.entry(false)
+		if ok {
+			l.nums = append(l.nums, x)
+		}
+		return ok
+	case texts:
+		switch r.s[r.i] {
+		case '"':
+			l.strs = append(l.strs, r.str())
+		case 't':
+			r.i += len("true")
+			l.strs = append(l.strs, "true")
+		case 'f':
+			r.i += len("false")
+			l.strs = append(l.strs, "false")
+		case 'n', '[', '{':
+			return false
+		default:
+			l.strs = append(l.strs, string(r.number()))
+		}
+		return true
+	}
+	hint := 0
+	if n := len(l.rows); n > 0 {
+		hint = len(l.rows[n-1])
+	}
+	row, ok := r.row(k == intRows, hint)
+	if ok {
+		l.rows = append(l.rows, row)
+	}
+	return ok
+}
+
+// row reads a list of entries (see entry) into floats; it reports false,
+// anywhere in the text, when the value is something else.
 func (r *jsonReader) row(ints bool, hint int) ([]float64, bool) {
 	if r.s[r.i] != '[' {
 		return nil, false
@@ -174,11 +245,7 @@ func (r *jsonReader) row(ints bool, hint int) ([]float64, bool) {
 			r.i++
 			r.space()
 		}
-		read := denseNumber
-		if ints {
-			read = denseInteger
-		}
-		x, ok := read(r.number())
+		x, ok := r.entry(ints)
 		if !ok {
 			return nil, false
 		}
@@ -186,22 +253,48 @@ func (r *jsonReader) row(ints bool, hint int) ([]float64, bool) {
 	}
 }
 
-// matrixKey reports whether key names a matrix of the schema, and whether
-// its entries are integers.
-func matrixKey(key string) (ints, ok bool) {
-	for _, mk := range matrixKeys {
-		if mk.name == key {
-			return mk.ints, true
+// entry reads a number as the decoder does: a number, or for a utility,
+// mechanism or prior a string holding one (a fraction "1/7", say), as
+// number reads it (denseNumber); an order entry as integer does
+// (denseInteger). It reports false where the decoder would refuse the
+// entry or read it otherwise.
+func (r *jsonReader) entry(ints bool) (float64, bool) {
+	if r.s[r.i] != '"' {
+		if ints {
+			return denseInteger(r.number())
 		}
+		return denseNumber(r.number())
 	}
-	return false, false
+	if ints {
+		return 0, false // integer refuses a string
+	}
+	start := r.i
+	if r.skipStr() {
+		r.i = start
+		return denseNumber([]byte(r.str()))
+	}
+	return denseNumber(r.s[start+1 : r.i-1])
 }
 
-// str reads a string literal and returns its value.
+// str reads a string literal and returns its value. A string that is not
+// valid UTF-8 is returned as it is written, escapes and all, for the
+// decoder to refuse: encoding/json would put U+FFFD in place of the bytes.
 func (r *jsonReader) str() string {
 	start := r.i
+	escaped := r.skipStr()
+	v := r.s[start+1 : r.i-1]
+	if !escaped || !utf8.Valid(v) {
+		return string(v)
+	}
+	var s string
+	_ = json.Unmarshal(r.s[start:r.i], &s) // valid by construction
+	return s
+}
+
+// skipStr passes over a string literal and reports whether it holds an
+// escape.
+func (r *jsonReader) skipStr() (escaped bool) {
 	r.i++
-	escaped := false
 	for r.s[r.i] != '"' {
 		if r.s[r.i] == '\\' {
 			escaped = true
@@ -210,20 +303,38 @@ func (r *jsonReader) str() string {
 		r.i++
 	}
 	r.i++
-	if v := r.s[start+1 : r.i-1]; !escaped && utf8.Valid(v) {
-		return string(v)
+	return escaped
+}
+
+// skipValue passes over one value.
+func (r *jsonReader) skipValue() {
+	switch r.s[r.i] {
+	case '{', '[':
+		r.skip()
+	case '"':
+		r.skipStr()
+	case 'n', 't':
+		r.i += 4
+	case 'f':
+		r.i += 5
+	default:
+		r.number()
 	}
-	var v string                           // invalid UTF-8 becomes U+FFFD, as encoding/json does
-	_ = json.Unmarshal(r.s[start:r.i], &v) // valid by construction
-	return v
 }
 
 // skip passes over a collection without recursion.
 func (r *jsonReader) skip() {
-	for open := 0; ; {
+	r.i++
+	r.skipRest()
+}
+
+// skipRest passes over the rest of the collection whose opening bracket
+// is behind, up to and with its closing one.
+func (r *jsonReader) skipRest() {
+	for open := 1; ; {
 		switch r.s[r.i] {
 		case '"':
-			r.str()
+			r.skipStr()
 			continue
 		case '[', '{':
 			open++

@@ -16,14 +16,70 @@ import (
 type node struct {
 	kind   kind
 	str    bool     // a scalar written as a string (quoted in YAML, a JSON string)
+	pruned bool     // a collection below maxDepth whose content was not kept
 	text   string   // the text of a scalar
 	keys   []string // the keys of a mapping, in document order
 	kids   []node   // the items of a sequence, or the values of a mapping
-	pruned bool     // a collection below maxDepth whose content was not kept
-	// nums holds a matrix row read straight into floats (see yamlmatrix.go
-	// and json.go), kids then being nil: the entries of a utility or
-	// mechanism row as number reads them, of an order row as integer does.
-	nums []float64
+	// list holds the value of a key of listKeys read straight into Go
+	// values (see yamlmatrix.go and json.go), kids then being nil.
+	list *list
+}
+
+// A list is the value of a key of listKeys read without a node per entry:
+// a node costs some ten times the 8 bytes of a number.
+type list struct {
+	rows [][]float64 // a matrix: utility and mechanism as number reads them, order as integer does
+	nums []float64   // the prior, as number reads it
+	strs []string    // labels, the texts of their scalars
+	// bad is the first item that is not read this way, as a node: the row
+	// len(rows), entry len(nums) or label len(strs). The items after it are
+	// not kept: the decoder refuses bad, and so never reaches them.
+	bad *node
+}
+
+// newList returns an empty list of the kind k reads.
+func newList(k listKind) *list {
+	switch k {
+	case numbers:
+		return &list{nums: []float64{}}
+	case texts:
+		return &list{strs: []string{}}
+	}
+	return &list{rows: [][]float64{}}
+}
+
+// items returns the number of items read.
+func (l *list) items() int { return len(l.rows) + len(l.nums) + len(l.strs) }
+
+// A listKind says how a key's value is read into a list.
+type listKind uint8
+
+const (
+	floatRows listKind = iota // rows of numbers: utility, mechanism
+	intRows                   // rows of integers: order
+	numbers                   // a list of numbers: prior
+	texts                     // a list of labels: inputs, outputs
+)
+
+// listKeys are the keys of the document whose values are read into lists
+// where they are written as programs write them.
+var listKeys = []struct {
+	name string
+	kind listKind
+}{
+	{"utility", floatRows}, {"mechanism", floatRows}, {"order", intRows},
+	{"prior", numbers}, {"inputs", texts}, {"outputs", texts},
+}
+
+// listKey returns how the value of key is read, and false when it is not
+// one of listKeys.
+func listKey(key string) (listKind, bool) {
+	for _, k := range listKeys {
+		if k.name == key {
+			return k.kind, true
+		}
+	}
+	return 0, false
 }
 
 type kind uint8
@@ -67,11 +123,18 @@ func quote(s string) string {
 	return fmt.Sprintf("%q", s)
 }
 
-// parseYAML parses one YAML document into a node tree, its matrices read
-// straight into floats where parseYAMLMatrices can (see yamlmatrix.go).
+// parseYAML parses one YAML document into a node tree, the values of
+// listKeys read straight into Go values where parseYAMLLists can (see
+// yamlmatrix.go).
+// A document that it can not read so and that holds more than
+// maxTreeValues values is refused before yaml.v3 reads it.
 func parseYAML(data []byte) (node, error) {
-	if root, ok := parseYAMLMatrices(data); ok {
+	root, ok, declined := parseYAMLLists(data)
+	if ok {
 		return root, nil
+	}
+	if n := treeValues(data); n > maxTreeValues {
+		return node{}, tooManyValues(data, n, declined)
 	}
 	return parseYAMLNodes(data)
 }

@@ -2,6 +2,7 @@ package problem
 
 import (
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/pmlopt/pmlopt/mech"
 )
@@ -119,7 +120,9 @@ func fieldErr(field string, row, col int, format string, args ...any) *mech.Fiel
 // obeys: a valid prior; a valid utility, order and mechanism when present,
 // each with one row per prior letter and all with the same number of
 // columns; an order that equals the utility's order when both are present;
-// label counts that match; a complete privacy budget; a known objective.
+// label counts that match; labels of printable UTF-8 text (see
+// checkLabel) and a name without control characters other than tabs and
+// line breaks; a complete privacy budget; a known objective.
 // It returns the first problem found as a *mech.FieldError. Validate does
 // not modify p.
 func (p *Problem) Validate() error {
@@ -178,6 +181,22 @@ func (p *Problem) Validate() error {
 		}
 		if err := shape("mechanism", len(p.Mechanism), len(p.Mechanism[0])); err != nil {
 			return err
+		}
+	}
+	if !utf8.ValidString(p.Name) {
+		return fieldErr("name", -1, -1, "%s is not valid UTF-8", quote(p.Name))
+	}
+	if err := checkName(p.Name); err != nil {
+		return err
+	}
+	for _, l := range []struct {
+		field  string
+		labels []string
+	}{{"inputs", p.Inputs}, {"outputs", p.Outputs}} {
+		for i, s := range l.labels {
+			if err := checkLabel(l.field, i, s); err != nil {
+				return err
+			}
 		}
 	}
 	if p.Inputs != nil {

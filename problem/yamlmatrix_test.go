@@ -55,7 +55,7 @@ func agree(t *testing.T, data []byte, format Format, what string) *Problem {
 // fastYAML reports whether the fast path reads the matrices of a YAML
 // document.
 func fastYAML(data []byte) bool {
-	_, ok := parseYAMLMatrices(bytes.TrimPrefix(data, []byte("\ufeff")))
+	_, ok, _ := parseYAMLLists(bytes.TrimPrefix(data, []byte("\ufeff")))
 	return ok
 }
 
@@ -264,7 +264,7 @@ func TestFastPathLayouts(t *testing.T) {
 // what it seems, are read by yaml.v3 alone: the result or the message is
 // that of yaml.v3's tree. fast says whether the fast path takes the file.
 func TestFastPathFallsBack(t *testing.T) {
-	const head = "prior: [0.5, 0.5]\n"
+	const head = "prior: !!seq [0.5, 0.5]\n" // a tag: the fast path leaves the prior to yaml.v3
 	tests := []struct {
 		name, doc string
 		fast      bool
@@ -275,9 +275,9 @@ func TestFastPathFallsBack(t *testing.T) {
 		{"empty matrix", head + "utility: []\n", true},
 		{"empty rows", head + "utility: [[], []]\n", true},
 		{"fractions", head + "utility: [[1/3, '2/3'], [\"-1/7\", +.5e-3]]\n", true},
-		{"line comment", head + "utility:\n  - [1, 2] # first\n  - [3, 4]\n", false},
-		{"comment line after", head + "utility:\n  - [1, 2]\n  - [3, 4]\n# end\nname: x\n", false},
-		{"comment inside a row", head + "utility: [[1, # one\n  2], [3, 4]]\n", false},
+		{"line comment", head + "utility:\n  - [1, 2] # first\n  - [3, 4]\n", true},
+		{"comment line after", head + "utility:\n  - [1, 2]\n  - [3, 4]\n# end\nname: x\n", true},
+		{"comment inside a row", head + "utility: [[1, # one\n  2], [3, 4]]\n", true},
 		{"tab", head + "utility:\n  - [1,\t2]\n  - [3, 4]\n", false},
 		{"anchor and alias", head + "utility:\n  - &r [1, 2]\n  - *r\n", false},
 		{"tag", head + "utility: !!seq [[1, 2], [3, 4]]\n", false},
@@ -325,6 +325,39 @@ func TestFastPathFallsBack(t *testing.T) {
 		{"byte order mark", "\ufeff" + head + "utility: [[1, 2], [3, 4]]\n", true},
 		{"dash in flow", head + "utility: [[1, 2],\n- [3, 4]]\n", false},
 		{"ragged", head + "utility: [[1, 2], [3]]\n", true},
+		{"comments everywhere", "# a problem\nprior: [0.5, # first\n  0.5]  # uniform\n# utility next\nutility: # distances\n  # row 1\n  - - 1 # one\n    # two next\n    - 2\n# row 2\n  - [3, 4]\n# end\n", true},
+		{"comment in column 1 in a flow", head + "utility: [[1, 2],\n# c\n  [3, 4]]\n", true},
+		{"comment after a comma without a space", head + "utility: [[1, 2],# c\n  [3, 4]]\n", false},
+		{"comment without a space", head + "utility: [[1, 2], [3, 4]]# c\n", false},
+		{"comment with a control character", head + "utility: [[1, 2], [3, 4]] # \x01\n", false},
+		{"comment with invalid UTF-8", head + "utility: [[1, 2], [3, 4]] # \xff\n", false},
+		{"comment with a tab", head + "utility: [[1, 2], [3, 4]] # a\tb\n", true},
+		{"comment line with a tab before", head + "utility:\n  - [1, 2]\n\t# c\n  - [3, 4]\n", false},
+		{"prior, flow", "prior: [0.25, '0.25', \"1/2\"]\n", true},
+		{"prior, block", "prior:\n- 0.5\n-   1/2   # half\n", true},
+		{"prior, nested", "prior: [[0.5], 0.5]\n", false},
+		{"prior, null entry", "prior:\n- 0.5\n-\n", false},
+		{"prior, NaN", "prior: [.nan, 1]\n", false},
+		{"labels, flow", head + "inputs: [a b, \"c # d\", 'it''s', x_1.5+(2)/3, \"日本\", \"😀\", '']\n", true},
+		{"labels, block", head + "inputs:\n  - \"a\"  # first\n  - b c\n", true},
+		{"labels, null", head + "inputs: [a, null]\n", false},
+		{"labels, Null", head + "inputs: [a, Null]\n", false},
+		{"labels, tilde", head + "inputs: [a, ~]\n", false},
+		{"labels, escape", head + "inputs: [a, \"b\\tc\"]\n", false},
+		{"labels, tab", head + "inputs: [a, \"b\tc\"]\n", false},
+		{"labels, control character", head + "inputs: [a, \"b\x01c\"]\n", false},
+		{"labels, invalid UTF-8", head + "inputs: [a, \"b\xffc\"]\n", false},
+		{"labels, byte order mark", head + "inputs: [a, \"b\ufeffc\"]\n", false},
+		{"labels, quoted over two lines", head + "inputs: [a, \"b\n c\"]\n", false},
+		{"labels, plain over two lines", head + "inputs: [a, b\n  c]\n", false},
+		{"labels, colon", head + "inputs: [a, b:c]\n", false},
+		{"labels, a mapping", head + "inputs: [a, b: c]\n", false},
+		{"labels, a list", head + "inputs: [a, [b]]\n", false},
+		{"labels, dash first", head + "inputs: [a, -b]\n", false},
+		{"labels, block, plain with a comma", head + "inputs:\n- a, b\n- c\n", false},
+		{"labels, numbers and booleans", head + "inputs: [1.50, yes]\n", true},
+		{"labels, repeated", head + "inputs: [a, a]\n", true},
+		{"labels, count", head + "inputs: [a]\n", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -423,6 +456,8 @@ func FuzzMatrixFastPath(f *testing.F) {
 		}
 	}
 	f.Add([]byte("prior: [0.5, 0.5]\nutility: [[1, 2],\n  [3, 4]]\norder:\n- - 1\n  - 2\n- [2, 1]\n"))
+	f.Add([]byte("# c\nprior: [0.5, # one\n  '1/2']  # two\ninputs: [a b, \"c # d\", 'e''f']\noutputs:\n- x\n  # c\n- \"y\"\nutility: # u\n  - - 1 # c\n    - 2\n# c\n  - [3, 4]\n"))
+	f.Add([]byte(`{"prior": ["1/2", 0.5], "inputs": ["a", 1, true], "utility": [[1, "2"], [3, 4]], "order": [[1, 2], [2, 1]]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, format := range []Format{YAML, JSON} {
 			want, wantErr := parseNodes(data, format)
@@ -488,7 +523,7 @@ func TestMarshalYAMLWritesRowsAsYAMLv3(t *testing.T) {
 	}
 	tricky := &Problem{
 		Name:    "utility: []\nmechanism: []",
-		Inputs:  []string{"utility: []", "order: []\n"},
+		Inputs:  []string{"utility: []", "order: [] "},
 		Prior:   []float64{0.25, 0.75},
 		Order:   [][]int{{1, 2}, {2, 1}},
 		Privacy: nil,
