@@ -40,13 +40,15 @@ type BarFigure struct {
 }
 
 // plot builds the gonum plot of one panel and, if legend is not nil, adds
-// one entry per series to it.
-func (b Bars) plot(legend *plot.Legend, width vg.Length, infMark string) (*plot.Plot, error) {
+// one entry per series to it. The title is wrapped to the panel's width,
+// with slack for a wider font (see textSlack).
+func (b Bars) plot(legend *plot.Legend, width vg.Length, infMark string, slack float64) (*plot.Plot, error) {
 	if len(b.Groups) == 0 || len(b.Series) == 0 {
 		return nil, errors.New("figure: a bar chart needs groups and series")
 	}
 	p := plot.New()
-	p.Title.Text = b.Title
+	// A 12-point character is about half an em wide in Liberation Serif.
+	p.Title.Text = wrap(b.Title, int(float64(width)/(0.5*12*(1+slack))))
 	p.Y.Label.Text = b.YLabel
 	p.Title.TextStyle.Font.Size = vg.Points(12)
 	p.Y.Label.TextStyle.Font.Size = vg.Points(11)
@@ -170,7 +172,7 @@ func (f BarFigure) Write(w io.Writer, format Format) error {
 		if k > 0 {
 			l = nil
 		}
-		p, err := b.plot(l, pw, infMark)
+		p, err := b.plot(l, pw, infMark, textSlack(ft))
 		if err != nil {
 			return err
 		}

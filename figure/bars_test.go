@@ -87,3 +87,22 @@ func TestWrap(t *testing.T) {
 	assert.Equal(t, "a\nextraordinarily\nb", wrap("a extraordinarily b", 5))
 	assert.Equal(t, "short", wrap("short", 80))
 }
+
+// TestBarTitleWraps: a panel's title longer than the panel is wide is
+// broken into lines; a wide panel keeps it on one.
+func TestBarTitleWraps(t *testing.T) {
+	title := "privacy (nats), budget pml ε = 1.3"
+	f := BarFigure{Width: 5, Panels: []Bars{
+		{Title: title, Groups: []string{"PML", "LIP", "LDP"}, Series: []BarSeries{{Name: "optimum", Values: []float64{1, 2, 3}}}},
+		{Title: "utility", Groups: []string{"E[u]"}, Series: []BarSeries{{Name: "optimum", Values: []float64{-1}}}},
+	}}
+	var buf bytes.Buffer
+	require.NoError(t, f.Write(&buf, SVG))
+	assert.NotContains(t, buf.String(), ">"+title+"<", "the whole title on one line")
+	assert.Contains(t, buf.String(), ">privacy (nats),<")
+	assert.Contains(t, buf.String(), ">budget pml ε = 1.3<")
+	f.Width = 12
+	buf.Reset()
+	require.NoError(t, f.Write(&buf, SVG))
+	assert.Contains(t, buf.String(), ">"+title+"<", "a wide panel keeps the title on one line")
+}

@@ -25,11 +25,12 @@ var fontFallbacks = []struct{ from, to string }{
 // textSlack is the fraction of its width by which a text may grow in a
 // viewer of format ft: in SVG, where the viewer picks the font, the
 // generic serif of a system without the fonts of fontFallbacks (DejaVu
-// Serif, say) sets text about a tenth wider than Liberation Serif, in
-// which it was measured. Legends get that much room beside them.
+// Serif, say) sets text up to a fifth wider than Liberation Serif, in
+// which it was measured. Legends get that much room beside them, and the
+// titles of bar panels wrap that much earlier.
 func textSlack(ft Format) float64 {
 	if ft == SVG {
-		return 0.15
+		return 0.25
 	}
 	return 0
 }
