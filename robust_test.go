@@ -219,7 +219,7 @@ func badCalls() []call {
 		add(false, "mech.Mechanism.Dims(mechanism %s)", bn)(noErr(func() { p.Dims() }))
 		add(false, "mech.Mechanism.Clone(mechanism %s)", bn)(noErr(func() { p.Clone() }))
 		add(alone, "mech.NewMechanism(%s)", bn)(func() error { _, err := mech.NewMechanism(p); return err })
-		add(alone, "sample.NewSampler(%s)", bn)(func() error { _, err := sample.NewSampler(p, 1); return err })
+		add(alone, "sample.NewSampler(%s)", bn)(func() error { _, err := sample.NewSampler(p); return err })
 		add(false, "goodUtil.WorstCaseValue(mechanism %s)", bn)(noErr(func() { goodUtil.WorstCaseValue(p) }))
 		add(false, "goodOrder.WorstCaseOrder(mechanism %s)", bn)(noErr(func() { goodOrder.WorstCaseOrder(p) }))
 		add(false, "goodPat.Holds(mechanism %s)", bn)(noErr(func() { goodPat.Holds(p) }))
@@ -537,7 +537,7 @@ func badCalls() []call {
 	add(true, "problem.Parse(bogus format)")(func() error { _, err := problem.Parse([]byte("{}"), "bogus"); return err })
 
 	// Sampling.
-	s, err := sample.NewSampler(goodMech, 1)
+	s, err := sample.NewSampler(goodMech)
 	if err != nil {
 		panic(err)
 	}

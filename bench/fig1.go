@@ -178,7 +178,7 @@ func figure1(ctx context.Context, cfg Config) (*Fig1, error) {
 
 // drawPrior draws count inputs from pi with an alias sampler.
 func drawPrior(pi mech.Prior, count int, seed uint64) ([]int, error) {
-	s, err := sample.NewSampler(mech.Mechanism{pi}, seed)
+	s, err := sample.NewSeededSampler(mech.Mechanism{pi}, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +193,7 @@ func drawPrior(pi mech.Prior, count int, seed uint64) ([]int, error) {
 // If post is not nil the released output is post[Y] (the mechanism's output
 // is post-processed), and the utility is u'(x, post[Y]).
 func sampleMin(p mech.Mechanism, u mech.Utility, xs []int, post []int, seed uint64) (float64, error) {
-	s, err := sample.NewSampler(p, seed)
+	s, err := sample.NewSeededSampler(p, seed)
 	if err != nil {
 		return 0, err
 	}

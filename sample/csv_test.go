@@ -16,7 +16,7 @@ import (
 var shift = mech.Mechanism{{0, 1, 0}, {0, 0, 1}, {1, 0, 0}}
 
 func TestPrivatizeCSVLabels(t *testing.T) {
-	s, err := NewSampler(shift, 1)
+	s, err := NewSeededSampler(shift, 1)
 	require.NoError(t, err)
 	in := "id,colour,note\n1,blue,\"a, quoted\"\n2,green,x\n3,brown,y\n"
 	var out bytes.Buffer
@@ -27,7 +27,7 @@ func TestPrivatizeCSVLabels(t *testing.T) {
 }
 
 func TestPrivatizeCSVIndices(t *testing.T) {
-	s, err := NewSampler(shift, 1)
+	s, err := NewSeededSampler(shift, 1)
 	require.NoError(t, err)
 	var out bytes.Buffer
 	err = PrivatizeCSV(strings.NewReader("count\n0\n2\n+1\n"), &out, "count", nil, nil, s)
@@ -48,11 +48,11 @@ func TestPrivatizeCSVRoundTrip(t *testing.T) {
 		idx = append(idx, i)
 		b.WriteString("p" + string(rune('a'+k%26)) + "," + inputs[i] + "\n")
 	}
-	s, _ := NewSampler(p, 5)
+	s, _ := NewSeededSampler(p, 5)
 	var out bytes.Buffer
 	require.NoError(t, PrivatizeCSV(strings.NewReader(b.String()), &out, "smoker", inputs, outputs, s))
 
-	ref, _ := NewSampler(p, 5)
+	ref, _ := NewSeededSampler(p, 5)
 	want, err := ref.SampleAll(idx)
 	require.NoError(t, err)
 
@@ -97,7 +97,7 @@ func TestPrivatizeCSVErrors(t *testing.T) {
 		{"duplicate labels", "count\n1\n", "count", []string{"a", "b", "c", "a", "e", "f", "g"}, nil, `input label "a" is used twice (input 1 and 4)`},
 	}
 	for _, c := range cases {
-		s, err := NewSampler(counting, 3)
+		s, err := NewSeededSampler(counting, 3)
 		require.NoError(t, err)
 		var out bytes.Buffer
 		err = PrivatizeCSV(strings.NewReader(c.in), &out, c.column, c.inputs, c.outputs, s)
@@ -108,7 +108,7 @@ func TestPrivatizeCSVErrors(t *testing.T) {
 		recs, perr := csv.NewReader(bytes.NewReader(out.Bytes())).ReadAll()
 		require.NoError(t, perr, c.name)
 		written := max(0, len(recs)-1)
-		fresh, _ := NewSampler(counting, 3)
+		fresh, _ := NewSeededSampler(counting, 3)
 		for range written {
 			fresh.Sample(0)
 		}
@@ -117,14 +117,14 @@ func TestPrivatizeCSVErrors(t *testing.T) {
 		assert.Equal(t, want, got, c.name)
 	}
 	// The first case stops at its sixth record, after five good ones.
-	s, _ := NewSampler(counting, 3)
+	s, _ := NewSeededSampler(counting, 3)
 	var out bytes.Buffer
 	require.Error(t, PrivatizeCSV(strings.NewReader(cases[0].in), &out, "count", nil, nil, s))
 	assert.Equal(t, 6, strings.Count(out.String(), "\n"))
 }
 
 func TestPrivatizeCSVLongAndBOM(t *testing.T) {
-	s, _ := NewSampler(shift, 1)
+	s, _ := NewSeededSampler(shift, 1)
 	// A megabyte-long value is quoted in 64 bytes.
 	long := strings.Repeat("x", 1<<20)
 	var out bytes.Buffer
@@ -142,7 +142,7 @@ func TestPrivatizeCSVLongAndBOM(t *testing.T) {
 }
 
 func TestPrivatizeCSVNilReaderWriter(t *testing.T) {
-	s, _ := NewSampler(shift, 1)
+	s, _ := NewSeededSampler(shift, 1)
 	var out bytes.Buffer
 	require.ErrorContains(t, PrivatizeCSV(nil, &out, "c", nil, nil, s), "reader")
 	require.ErrorContains(t, PrivatizeCSV(strings.NewReader("c\n0\n"), nil, "c", nil, nil, s), "writer")
@@ -160,7 +160,91 @@ func TestPrivatizeCSVNilSampler(t *testing.T) {
 }
 
 func TestPrivatizeCSVWriteError(t *testing.T) {
-	s, _ := NewSampler(shift, 1)
+	s, _ := NewSeededSampler(shift, 1)
 	err := PrivatizeCSV(strings.NewReader("c\n0\n"), failWriter{}, "c", nil, nil, s)
 	require.ErrorIs(t, err, assert.AnError)
+}
+
+// Only the privatized column changes: other fields keep their bytes
+// (invalid UTF-8 included), their quotes, and the lines their endings;
+// blank lines and a last line without a line break are kept too. Outputs
+// that need quotes get them.
+func TestPrivatizeCSVCopiesBytes(t *testing.T) {
+	s, _ := NewSeededSampler(shift, 1)
+	in := "id,name,colour,note\r\n" +
+		"1,caf\xe9,blue,\"a, \"\"quoted\"\" note\"\r\n" +
+		"\r\n" +
+		"\"2\",\xff\xfe,\"green\",\"two\r\nlines\"\n" +
+		"3,\"\xc3\",\"brown\", lead\n" +
+		"\n" +
+		"4,\"\",blue,x"
+	want := "id,name,colour,note\r\n" +
+		"1,caf\xe9,\"G, g\",\"a, \"\"quoted\"\" note\"\r\n" +
+		"\r\n" +
+		"\"2\",\xff\xfe,\" R\",\"two\r\nlines\"\n" +
+		"3,\"\xc3\",\"say \"\"b\"\"\", lead\n" +
+		"\n" +
+		"4,\"\",\"G, g\",x"
+	var out bytes.Buffer
+	err := PrivatizeCSV(strings.NewReader(in), &out, "colour",
+		[]string{"blue", "green", "brown"}, []string{"say \"b\"", "G, g", " R"}, s)
+	require.NoError(t, err)
+	assert.Equal(t, want, out.String())
+	// encoding/csv reads the output as the input with the column replaced.
+	got, err := csv.NewReader(&out).ReadAll()
+	require.NoError(t, err)
+	ref, err := csv.NewReader(strings.NewReader(in)).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, got, len(ref))
+	for k := range ref {
+		for c := range ref[k] {
+			if c != 2 || k == 0 {
+				assert.Equal(t, ref[k][c], got[k][c], "record %d field %d", k, c)
+			}
+		}
+	}
+	assert.Equal(t, []string{"G, g", " R", "say \"b\"", "G, g"}, []string{got[1][2], got[2][2], got[3][2], got[4][2]})
+
+	// An empty output label is written "" so that a one-column record
+	// stays a record.
+	out.Reset()
+	s, _ = NewSeededSampler(mech.Mechanism{{1, 0}}, 1)
+	require.NoError(t, PrivatizeCSV(strings.NewReader("c\nx\n"), &out, "c", []string{"x"}, []string{"", "y"}, s))
+	assert.Equal(t, "c\n\"\"\n", out.String())
+}
+
+// Drop leaves columns out, every column of the name; the privatized one
+// and names the header lacks are refused before anything is written.
+func TestPrivatizeCSVDrop(t *testing.T) {
+	in := "ssn,name,colour,ssn,age\n\"1-2\",\"Ng, A\",blue,x,31\r\n9,Bo,brown,y,\"4\n2\"\n"
+	for _, c := range []struct {
+		drop []string
+		want string
+	}{
+		{[]string{"ssn"}, "name,colour,age\n\"Ng, A\",G,31\r\nBo,B,\"4\n2\"\n"},
+		{[]string{"age", "name"}, "ssn,colour,ssn\n\"1-2\",G,x\r\n9,B,y\n"},
+		{[]string{"ssn", "name", "age"}, "colour\nG\r\nB\n"},
+	} {
+		s, _ := NewSeededSampler(shift, 1)
+		var out bytes.Buffer
+		err := CSV{Column: "colour", Inputs: []string{"blue", "green", "brown"}, Outputs: []string{"B", "G", "R"}, Drop: c.drop}.
+			Privatize(strings.NewReader(in), &out, s)
+		require.NoError(t, err, "%v", c.drop)
+		assert.Equal(t, c.want, out.String(), "%v", c.drop)
+	}
+	for _, c := range []struct {
+		drop []string
+		want string
+	}{
+		{[]string{"colour"}, `column "colour" is the one privatized; it can not be dropped`},
+		{[]string{"name", "SSN"}, `no column "SSN" in the header ssn,name,colour,ssn,age`},
+	} {
+		s, _ := NewSeededSampler(shift, 1)
+		var out bytes.Buffer
+		err := CSV{Column: "colour", Inputs: []string{"blue", "green", "brown"}, Drop: c.drop}.Privatize(strings.NewReader(in), &out, s)
+		var de *DropError
+		require.ErrorAs(t, err, &de, "%v", c.drop)
+		assert.Equal(t, c.want, err.Error())
+		assert.Zero(t, out.Len(), "nothing is written")
+	}
 }

@@ -2,10 +2,13 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/pmlopt/pmlopt/internal/outfile"
 	"github.com/pmlopt/pmlopt/sample"
@@ -19,25 +22,37 @@ const sampleHelp = `Reads a CSV file with a header, replaces every value of one 
 label of the problem file, or an input index 0..N-1 when the file has no
 labels) by an output drawn from the file's mechanism, and writes the
 privatized CSV to stdout or --out (--json: a JSON array with one object per
-record, keyed by the header). Draws are reproducible for a given --seed. If
-any record is bad, nothing is written: --out streams the records into a
+record, keyed by the header). Everything else is copied byte for byte:
+other fields keep their bytes, quotes and line endings. --drop leaves out
+columns, such as one that holds the raw secret beside the privatized one.
+
+The draws come from the operating system's cryptographic random source: no
+one can replay them. --seed makes them reproducible instead, for tests, and
+prints a warning: anyone who knows the seed can rerun the draws on copies of
+the data with every possible value and see which copy gives the release,
+record by record.
+
+If any record is bad, nothing is written: --out streams the records into a
 temporary file renamed into place on success; stdout receives the output
 once it is complete, spooled meanwhile to a temporary file in $TMPDIR (up
 to --max-output bytes when that is not 0). Memory stays that of one record
-whatever the input's size.
+whatever the input's size. --json refuses a CSV with bytes that are not
+UTF-8, which JSON can not carry.
 
 A mechanism that breaks the file's privacy budget is refused (exit status
 3, nothing written) unless --force is given.
 
 Example:
 
-	pmlopt sample children-solved.yaml --input testdata/survey.csv --column children --seed 1 > private.csv`
+	pmlopt sample children-solved.yaml --input testdata/survey.csv --column children --drop region > private.csv`
 
 func runSample(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "sample", "sample FILE --input data.csv --column NAME [--seed S] [--force] [--json] [--out FILE]", sampleHelp)
+	fs := newFlagSet(e, "sample", "sample FILE --input data.csv --column NAME [--drop COL[,COL]] [--seed S] [--force] [--json] [--out FILE]", sampleHelp)
 	input := fs.String("input", "", "CSV `file` to privatize (- for stdin)")
 	column := fs.String("column", "", "header `name` of the column holding the secret")
-	seed := fs.Uint64("seed", 1, "random `seed`")
+	var drop columnList
+	fs.Var(&drop, "drop", "leave out the columns of these header `names` (comma-separated; repeatable)")
+	seed := fs.Uint64("seed", 0, "draw reproducibly from this `seed`, for tests: anyone who knows it can undo the release (default: the system's random source)")
 	force := fs.Bool("force", false, "sample even when the mechanism breaks the file's privacy budget")
 	asJSON := fs.Bool("json", false, "write the records as a JSON array of objects keyed by the header")
 	load := loaderFlag(fs, e)
@@ -56,9 +71,18 @@ func runSample(ctx context.Context, e *env, args []string) error {
 	if *asJSON && *outPath != "-" {
 		return usagef("--json writes the records to stdout; --out writes them as CSV: give one")
 	}
+	for _, d := range drop {
+		if d == *column {
+			return usagef("--drop %s: that is the --column to privatize", d)
+		}
+	}
+	if *maxOut < 0 {
+		return usagef("--max-output %d is negative", *maxOut)
+	}
 	if err := checkOutput("out", *outPath, pos[0], *input); err != nil {
 		return err
 	}
+	seeded := fs.isSet("seed")
 	p, err := load(pos[0])
 	if err != nil {
 		return err
@@ -72,7 +96,12 @@ func runSample(ctx context.Context, e *env, args []string) error {
 			return &overBudget{v: v, hint: "; nothing written (--force samples anyway)"}
 		}
 	}
-	s, err := sample.NewSampler(m, *seed)
+	var s *sample.Sampler
+	if seeded {
+		s, err = sample.NewSeededSampler(m, *seed)
+	} else {
+		s, err = sample.NewSampler(m)
+	}
 	if err != nil {
 		return err
 	}
@@ -81,32 +110,104 @@ func runSample(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer closeInput()
+	c := sample.CSV{Column: *column, Inputs: p.Inputs, Outputs: p.Outputs, Drop: drop}
 	privatize := func(w io.Writer) error {
-		return sample.PrivatizeCSV(r, w, *column, p.Inputs, p.Outputs, s)
+		err := c.Privatize(r, w, s)
+		var de *sample.DropError
+		if errors.As(err, &de) {
+			return usagef("--drop: %v", err)
+		}
+		return err
 	}
 	if *outPath != "-" {
-		return outfile.Write(*outPath, privatize)
+		err = outfile.Write(*outPath, privatize)
+	} else {
+		err = spool(e.stdout, *maxOut, privatize, func(w io.Writer, f io.ReadSeeker) error {
+			if !*asJSON {
+				_, err := io.Copy(w, bufio.NewReaderSize(f, 1<<16))
+				return err
+			}
+			if err := checkUTF8(f); err != nil {
+				return err
+			}
+			if _, err := f.Seek(0, io.SeekStart); err != nil {
+				return fmt.Errorf("spooling the output for stdout: %w", err)
+			}
+			return writeRecordsJSON(w, bufio.NewReaderSize(f, 1<<16))
+		})
 	}
-	if *maxOut < 0 {
-		return usagef("--max-output %d is negative", *maxOut)
+	if err == nil && seeded {
+		fmt.Fprintf(e.stderr, "pmlopt sample: warning: with --seed %d the release is reproducible by anyone who knows the seed, who can then undo it; leave --seed out to draw from the system's random source\n", *seed)
 	}
-	return spool(e.stdout, *maxOut, privatize, func(w io.Writer, r io.Reader) error {
-		if *asJSON {
-			return writeRecordsJSON(w, r)
+	return err
+}
+
+// columnList is the value of --drop: header names, comma-separated, from
+// every use of the flag.
+type columnList []string
+
+func (l *columnList) String() string { return strings.Join(*l, ",") }
+
+func (l *columnList) Set(v string) error {
+	for _, name := range strings.Split(v, ",") {
+		if name == "" {
+			return fmt.Errorf("%q names an empty column", v)
 		}
-		_, err := io.Copy(w, r)
-		return err
-	})
+		*l = append(*l, name)
+	}
+	return nil
+}
+
+// checkUTF8 reads r to its end and fails, naming the line, at the first
+// bytes that are not UTF-8: JSON strings can not hold them, and encoding
+// them would replace them silently by U+FFFD.
+func checkUTF8(r io.Reader) error {
+	buf := make([]byte, 1<<16)
+	line, carry := 1, 0
+	for {
+		n, err := io.ReadFull(r, buf[carry:])
+		data := buf[:carry+n]
+		end := len(data)
+		more := err == nil
+		if more {
+			// Leave a rune cut at the end of the buffer for the next read.
+			k := len(data) - 1
+			for k > 0 && k > len(data)-utf8.UTFMax && !utf8.RuneStart(data[k]) {
+				k--
+			}
+			if !utf8.FullRune(data[k:]) {
+				end = k
+			}
+		}
+		if !utf8.Valid(data[:end]) {
+			for k := 0; k < end; {
+				r, size := utf8.DecodeRune(data[k:end])
+				if r == utf8.RuneError && size == 1 {
+					line += bytes.Count(data[:k], []byte{'\n'})
+					return fmt.Errorf("line %d of the CSV holds bytes that are not UTF-8, which JSON can not carry; leave out --json to write them as they are", line)
+				}
+				k += size
+			}
+		}
+		line += bytes.Count(data[:end], []byte{'\n'})
+		carry = copy(buf, data[end:])
+		if !more {
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				return nil
+			}
+			return fmt.Errorf("spooling the output for stdout: %w", err)
+		}
+	}
 }
 
 // errOutputTooLarge is the failure of a write beyond --max-output.
 var errOutputTooLarge = errors.New("output too large")
 
 // spool runs write into a temporary file (limited to limit bytes unless
-// limit is 0) and, only if it succeeds, has emit copy the file to w: the
-// output is all or nothing, and memory does not grow with its size. The
-// temporary file is removed in every case.
-func spool(w io.Writer, limit int64, write func(io.Writer) error, emit func(w io.Writer, r io.Reader) error) error {
+// limit is 0) and, only if it succeeds, has emit copy the file, read from
+// its start, to w: the output is all or nothing, and memory does not grow
+// with its size. The temporary file is removed in every case.
+func spool(w io.Writer, limit int64, write func(io.Writer) error, emit func(w io.Writer, f io.ReadSeeker) error) error {
 	// Registered, so that a run stopped by a signal while stdout blocks
 	// removes it too (main.go).
 	f, err := outfile.CreateTemp("", "pmlopt-sample-*.csv")
@@ -129,7 +230,7 @@ func spool(w io.Writer, limit int64, write func(io.Writer) error, emit func(w io
 		return fmt.Errorf("spooling the output for stdout: %w", err)
 	}
 	out := bufio.NewWriterSize(w, 1<<16)
-	if err := emit(out, bufio.NewReaderSize(f, 1<<16)); err != nil {
+	if err := emit(out, f); err != nil {
 		return err
 	}
 	return out.Flush()
