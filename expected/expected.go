@@ -74,6 +74,9 @@ type Options struct {
 	// FullLP skips steps 1 and 2 and solves the whole LP: for
 	// cross-checks.
 	FullLP bool
+	// WholeProblem skips the active set over outputs (step 0) on large
+	// problems: the interior point runs on the whole problem.
+	WholeProblem bool
 	// Notify, if not nil, is told before the pipeline starts a step that
 	// can take long: the full LP (its size, and why it is solved).
 	Notify func(msg string)
@@ -133,6 +136,16 @@ func Maximize(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget,
 	}
 	if opt.Pattern != nil {
 		return maximizePattern(ctx, pi, u, b, opt)
+	}
+	if n, m := u.Dims(); !opt.FullLP && !opt.WholeProblem && opt.Solver == nil && n*m >= activeCells {
+		r, err := activeSet(ctx, pi, u, b, firstOutputs)
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return Result{}, ctxErr
+		}
+		if err == nil {
+			return r.finish(pi, u), nil
+		}
+		opt.notify("%v: solving the whole problem", err)
 	}
 	rejected := 0 // the backend's LPs whose answers were not kept
 	if b.Measure == mech.PML && !opt.FullLP {

@@ -1,0 +1,341 @@
+package expected
+
+import (
+	"context"
+	"errors"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/internal/ipm"
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+// Tolerances and sizes of the active set over outputs (activeSet).
+const (
+	// activeCells is the number of letters N·M from which Maximize
+	// answers through the active set: below it the interior point on the
+	// whole problem is about as fast.
+	activeCells = 512 * 512
+	// priceTol, times max(1, |value|), is the reduced gain above which a
+	// left-out output counts as violated: what the outputs left out can
+	// add to the certified bound is then below it.
+	priceTol = 1e-11
+	// activeRounds bounds the rounds of restricted solves and pricing.
+	activeRounds = 60
+	// firstOutputs is the size of the first active set, and growMin the
+	// fewest violated outputs a round adds (at most as many as the set
+	// holds, so that the set at most doubles).
+	firstOutputs = 16
+	growMin      = 16
+	// lowRankRatio: a restricted problem whose outputs are at most this
+	// fraction of its inputs solves its Newton systems through the
+	// low-rank form (ipm.Options.LowRank).
+	lowRankRatio = 0.25
+)
+
+// errActiveSet means that the active set did not certify an optimum:
+// Maximize then solves the whole problem as before.
+var errActiveSet = errors.New("expected: the active set over outputs did not certify the optimum")
+
+// activeSet answers the expected-utility problem of b (any measure) by an
+// active set over outputs, for problems whose optimum uses few of their
+// outputs (a location grid at a moderate budget uses tens of its
+// thousands of cells). Column generation in the sense of Dantzig & Wolfe
+// (1960), one output being a whole column block:
+//
+//  1. The active set S starts with firstOutputs outputs: the best
+//     constant mechanism's output and those of largest Σ_i π_i u_ij after
+//     it, spread by their reduced gains in round 1.
+//  2. The problem restricted to the outputs of S (an N × |S| utility) is
+//     solved by package ipm (Solve for ε-PML, SolveRatio for the
+//     others), with the low-rank Newton systems when |S| ≤ lowRankRatio·N.
+//     Its row multipliers α are feasible for the restricted dual.
+//  3. Pricing: each output j left out gets its reduced gain K_j(α), the
+//     largest value Σ_i y_i (u_ij − α_i/π_i) of a normalised column the
+//     budget allows (certify.UpperBound's knapsack, certify.RatioUpperBound's
+//     for LIP, ALIP, LDP), in parallel over the outputs. An output whose
+//     K_j exceeds the best of S's by more than priceTol would raise the
+//     whole problem's bound: the most violated ones (up to |S|, at least
+//     growMin) join S and step 2 runs again.
+//  4. When none is violated, the restricted optimum (for ε-PML the
+//     vertex of ipm.CertifiedVertex), padded with zero columns, is a
+//     mechanism of the whole problem, audited on it; its bound is what
+//     certify.UpperBound (or RatioUpperBound) proves over ALL outputs from
+//     the restricted multipliers. Zero columns keep a vertex a vertex.
+//
+// Every pricing pass costs O(N M log N), spread over the processors; a
+// restricted solve O(N |S|²) per iteration.
+func activeSet(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget, first int) (Result, error) {
+	n, m := u.Dims()
+	norm := normalised(pi)
+	in := make([]bool, m)
+	set := seedOutputs(norm, u, first)
+	for _, j := range set {
+		in[j] = true
+	}
+	for range activeRounds {
+		if err := ctx.Err(); err != nil {
+			return Result{}, err
+		}
+		sub := restrict(u, set)
+		lowRank := len(set) <= int(lowRankRatio*float64(n))
+		r, err := solveRestricted(ctx, pi, sub, b, lowRank)
+		if err != nil && lowRank && ctx.Err() == nil {
+			r, err = solveRestricted(ctx, pi, sub, b, false)
+		}
+		if err != nil {
+			return Result{}, err
+		}
+		gains := priceOutputs(norm, u, b, r.Alpha)
+		ref := math.Inf(-1)
+		for _, j := range set {
+			ref = math.Max(ref, gains[j])
+		}
+		if b.Measure == mech.PML {
+			ref = math.Max(ref, 0)
+		}
+		tol := priceTol * math.Max(1, math.Abs(r.Value))
+		var violated []int
+		for j := range m {
+			if !in[j] && gains[j] > ref+tol {
+				violated = append(violated, j)
+			}
+		}
+		if len(violated) == 0 {
+			v, err := vertexOf(ctx, pi, sub, b, r)
+			if err != nil {
+				return Result{}, err
+			}
+			return padded(pi, norm, u, b, set, v, r.Alpha)
+		}
+		slices.SortFunc(violated, func(a, c int) int {
+			switch {
+			case gains[a] > gains[c]:
+				return -1
+			case gains[a] < gains[c]:
+				return 1
+			}
+			return a - c
+		})
+		grow := max(growMin, len(set))
+		for _, j := range violated[:min(grow, len(violated))] {
+			in[j] = true
+			set = append(set, j)
+		}
+		slices.Sort(set)
+	}
+	return Result{}, errActiveSet
+}
+
+// normalised returns pi divided by its sum, as package ipm sees it.
+func normalised(pi mech.Prior) mech.Prior {
+	out := slices.Clone(pi)
+	mech.Normalise(out)
+	return out
+}
+
+// seedOutputs returns the k outputs of largest Σ_i π_i u_ij (the best
+// constant mechanisms), in increasing order.
+func seedOutputs(pi mech.Prior, u mech.Utility, k int) []int {
+	n, m := u.Dims()
+	val := make([]float64, m)
+	for i := range n {
+		row := u[i]
+		for j := range m {
+			val[j] += pi[i] * row[j]
+		}
+	}
+	idx := make([]int, m)
+	for j := range idx {
+		idx[j] = j
+	}
+	slices.SortFunc(idx, func(a, c int) int {
+		switch {
+		case val[a] > val[c]:
+			return -1
+		case val[a] < val[c]:
+			return 1
+		}
+		return a - c
+	})
+	out := slices.Clone(idx[:min(k, m)])
+	slices.Sort(out)
+	return out
+}
+
+// restrict returns the columns set of u.
+func restrict(u mech.Utility, set []int) mech.Utility {
+	out := make(mech.Utility, len(u))
+	for i, row := range u {
+		out[i] = make([]float64, len(set))
+		for c, j := range set {
+			out[i][c] = row[j]
+		}
+	}
+	return out
+}
+
+// solveRestricted solves the problem with utility sub: its interior
+// point for ε-PML (vertexOf takes the vertex once the set is final), the
+// certified point of SolveRatio for the others, with their multipliers.
+func solveRestricted(ctx context.Context, pi mech.Prior, sub mech.Utility, b mech.Budget, lowRank bool) (*ipm.Result, error) {
+	opt := ipm.Options{Context: ctx, LowRank: lowRank}
+	if b.Measure == mech.PML {
+		r, err := ipm.Solve(ipm.Problem{Prior: pi, Utility: sub, Epsilon: b.Epsilon}, opt)
+		if r == nil || (err != nil && !errors.Is(err, ipm.ErrNotConverged)) {
+			return nil, errOr(ctx, err)
+		}
+		return r, nil
+	}
+	r, err := ipm.SolveRatio(ipm.RatioProblem{Prior: pi, Utility: sub, Budget: b}, opt)
+	if err != nil {
+		return nil, errOr(ctx, err)
+	}
+	return r, nil
+}
+
+// vertexOf returns the optimal vertex of the restricted ε-PML problem
+// from its interior point r (ipm.CertifiedVertex); other measures' r as
+// it is.
+func vertexOf(ctx context.Context, pi mech.Prior, sub mech.Utility, b mech.Budget, r *ipm.Result) (*ipm.Result, error) {
+	if b.Measure != mech.PML {
+		return r, nil
+	}
+	v, err := ipm.CertifiedVertex(ipm.Problem{Prior: pi, Utility: sub, Epsilon: b.Epsilon}, r, ipm.Options{Context: ctx})
+	if err != nil {
+		return nil, errOr(ctx, err)
+	}
+	return v, nil
+}
+
+// errOr returns ctx's error when it ended, else errActiveSet wrapping err.
+func errOr(ctx context.Context, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return ctxErr
+	}
+	return errors.Join(errActiveSet, err)
+}
+
+// padded turns the restricted optimum r over the outputs set into an
+// audited mechanism of the whole problem with the bound its multipliers
+// prove over every output (r's own, or the interior point's point, the
+// lower).
+func padded(pi, norm mech.Prior, u mech.Utility, b mech.Budget, set []int, r *ipm.Result, point []float64) (Result, error) {
+	n, m := u.Dims()
+	P := mech.Zeros(n, m)
+	for i := range n {
+		for c, j := range set {
+			P[i][j] = r.Mechanism[i][c]
+		}
+	}
+	a, err := certify.Audit(pi, P, b)
+	if err != nil {
+		return Result{}, errors.Join(errActiveSet, err)
+	}
+	bound := math.Inf(1)
+	for _, alpha := range [][]float64{r.Alpha, point} {
+		if b.Measure == mech.PML {
+			bound = math.Min(bound, certify.UpperBound(norm, u, nil, b.Epsilon, alpha))
+		} else {
+			bound = math.Min(bound, certify.RatioUpperBound(norm, u, b, alpha))
+		}
+	}
+	v := u.ExpectedUtility(pi, P)
+	scale := math.Max(1, math.Abs(v))
+	if !(bound >= v-bracketSlack*scale) || bound-v > ipm.AcceptedGap*scale {
+		return Result{}, errActiveSet
+	}
+	return Result{Mechanism: P, Epsilon: a.Level, ALIPLower: a.ALIPLower, Bound: math.Max(bound, v), Solver: "ipm"}, nil
+}
+
+// priceOutputs returns every output's reduced gain K_j(α) under b (see
+// activeSet), computed by up to GOMAXPROCS goroutines over the outputs.
+func priceOutputs(pi mech.Prior, u mech.Utility, b mech.Budget, alpha []float64) []float64 {
+	n, m := u.Dims()
+	gains := make([]float64, m)
+	workers := max(1, min(runtime.GOMAXPROCS(0), m))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			g := make([]float64, n)
+			order := make([]int, n)
+			for j := w; j < m; j += workers {
+				gains[j] = columnGain(pi, u, b, alpha, j, g, order)
+			}
+		}()
+	}
+	wg.Wait()
+	return gains
+}
+
+// columnGain returns K_j(α) for output j; g and order are scratch of
+// length N.
+func columnGain(pi mech.Prior, u mech.Utility, b mech.Budget, alpha []float64, j int, g []float64, order []int) float64 {
+	n := len(pi)
+	for i := range n {
+		if b.Measure == mech.LDP {
+			g[i] = pi[i]*u[i][j] - alpha[i]
+		} else {
+			g[i] = u[i][j] - alpha[i]/pi[i]
+		}
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, c int) int {
+		switch {
+		case g[a] > g[c]:
+			return -1
+		case g[a] < g[c]:
+			return 1
+		}
+		return 0
+	})
+	switch b.Measure {
+	case mech.LDP:
+		// y ∝ 1 + (e^ε − 1) 1_S over the top-k sets S.
+		lam := math.Exp(b.Epsilon)
+		total := 0.0
+		for _, v := range g {
+			total += v
+		}
+		best, top := total/float64(n), 0.0
+		for c, i := range order {
+			top += g[i]
+			best = math.Max(best, (total+(lam-1)*top)/(float64(n)+(lam-1)*float64(c+1)))
+		}
+		return best
+	case mech.PML:
+		lam := math.Exp(b.Epsilon)
+		left, k := 1.0, 0.0
+		for _, i := range order {
+			y := math.Min(lam*pi[i], left)
+			k += y * g[i]
+			if left -= y; left <= 0 {
+				break
+			}
+		}
+		return k
+	}
+	lo, up := math.Exp(-b.EpsilonLower), math.Exp(b.EpsilonUpper)
+	if b.Measure == mech.LIP {
+		lo, up = math.Exp(-b.Epsilon), math.Exp(b.Epsilon)
+	}
+	left, k := 1.0, 0.0
+	for i := range n {
+		k += lo * pi[i] * g[i]
+		left -= lo * pi[i]
+	}
+	for _, i := range order {
+		if left <= 0 {
+			break
+		}
+		y := math.Min((up-lo)*pi[i], left)
+		k += y * g[i]
+		left -= y
+	}
+	return k
+}

@@ -1,0 +1,213 @@
+package ipm
+
+import (
+	"errors"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// lowRankSys solves the reduced Newton system M x = b of factor without
+// forming M, for problems with far fewer outputs than inputs (the
+// restricted problems of an active set over outputs).
+//
+// M is the diagonal D (rowSumD) plus one symmetric rank-2 update per
+// output: with W_j = [v1_j v2_j] (the pairs' g d and π d, as N-vectors)
+// and K_j the output's 2×2 block, u1 v1ᵀ − u2 v2ᵀ = W_j G_j W_jᵀ where
+// G_j = [[i21, −i22], [i11, −i12]] is K_j⁻¹ up to signs and order, so
+// G_j⁻¹ = [[k12, k11], [−k22, −k21]] needs no division. So M = D + W G Wᵀ
+// with W = [W_1 … W_m] (N × 2m) and, by the Sherman–Morrison–Woodbury
+// identity,
+//
+//	M⁻¹ b = D⁻¹ b − D⁻¹ W S⁻¹ Wᵀ D⁻¹ b,  S = G⁻¹ + Wᵀ D⁻¹ W  (2m × 2m),
+//
+// an iteration then costs O(N m² + m³) instead of O(N² m + N³). S is
+// symmetric and indefinite; it is factorised by LU with partial pivoting.
+// Without the marginal rows (LDP) each output has the one column v1_j
+// and G_j = i21 = 1/es.
+//
+// Near the optimum D has entries of the order of the gap (letters with no
+// free pair), where the identity loses digits that the dense Cholesky
+// keeps: refineSteps rounds of iterative refinement, with the residual
+// computed from M's factors, recover them.
+type lowRankSys struct {
+	n, cols int
+	dinv    []float64  // 1/D_i
+	w       *mat.Dense // D^{-1/2} W, N × cols
+	s       *mat.Dense
+	lu      mat.LU
+	// scratch
+	z, y     *mat.VecDense
+	res, cor []float64
+}
+
+// refineSteps bounds the rounds of iterative refinement of a low-rank
+// solve (each costs one more pass over the pairs); they stop early once
+// the residual is at the rounding level of b, refineTol, or stops
+// halving.
+// diagFloor is the fraction of M's diagonal entry below which D_i is
+// raised to it: a letter with no free pair has D_i of the order of the
+// gap, whose inverse in the identity would swamp S. Raising it only adds
+// to the positive definite M (a dual regularisation), which the
+// refinement then corrects for.
+const diagFloor = 1e-11
+
+const (
+	refineSteps = 20
+	refineTol   = 1e-15
+)
+
+// lowRankCols returns the columns per output of the low-rank form.
+func (w *workspace) lowRankCols() int {
+	if w.form.marg {
+		return 2
+	}
+	return 1
+}
+
+// factorLowRank builds and factorises S from the quantities factor computed
+// (d, v1, v2, k and rowSumD).
+func (w *workspace) factorLowRank() error {
+	st := w.st
+	n, per := st.n, w.lowRankCols()
+	cols := per * st.m
+	lr := w.lr
+	if lr == nil || lr.n != n || lr.cols != cols {
+		lr = &lowRankSys{n: n, cols: cols, dinv: make([]float64, n),
+			w: mat.NewDense(n, cols, nil), s: mat.NewDense(cols, cols, nil),
+			z: mat.NewVecDense(cols, nil), y: mat.NewVecDense(cols, nil),
+			res: make([]float64, n), cor: make([]float64, n)}
+		w.lr = lr
+	}
+	// M's diagonal, to floor D by: D_i plus the updates' (i, i) entries.
+	clear(lr.res)
+	for j := range st.m {
+		for k := st.colStart[j]; k < st.colStart[j+1]; k++ {
+			i := st.row[k]
+			lr.res[i] += w.u1[k] * w.v1[k]
+			if per == 2 {
+				lr.res[i] -= w.u2[k] * w.v2[k]
+			}
+		}
+	}
+	for i, v := range w.rowSumD {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return errors.New("ipm: singular diagonal in the low-rank system")
+		}
+		lr.dinv[i] = 1 / math.Max(v, diagFloor*(v+math.Abs(lr.res[i])))
+	}
+	wd := lr.w.RawMatrix()
+	clear(wd.Data)
+	for j := range st.m {
+		for k := st.colStart[j]; k < st.colStart[j+1]; k++ {
+			i := st.row[k]
+			r := math.Sqrt(lr.dinv[i])
+			wd.Data[i*wd.Stride+per*j] = w.v1[k] * r
+			if per == 2 {
+				wd.Data[i*wd.Stride+per*j+1] = w.v2[k] * r
+			}
+		}
+	}
+	lr.s.Mul(lr.w.T(), lr.w)
+	sd := lr.s.RawMatrix()
+	for j := range st.m {
+		if st.colStart[j] == st.colStart[j+1] {
+			// An output with no pairs: its columns of W are 0, and G⁻¹'s
+			// block is replaced by the identity (any invertible block).
+			for c := per * j; c < per*j+per; c++ {
+				sd.Data[c*sd.Stride+c] = 1
+			}
+			continue
+		}
+		kk := w.kk[j]
+		if per == 1 {
+			sd.Data[j*sd.Stride+j] += kk[0]
+			continue
+		}
+		// G_j⁻¹ = [[k12, k11], [−k22, −k21]].
+		k11, k12, k21, k22 := kk[0], kk[1], kk[2], kk[3]
+		a, b := per*j, per*j+1
+		sd.Data[a*sd.Stride+a] += k12
+		sd.Data[a*sd.Stride+b] += k11
+		sd.Data[b*sd.Stride+a] -= k22
+		sd.Data[b*sd.Stride+b] -= k21
+	}
+	lr.lu.Factorize(lr.s)
+	return nil
+}
+
+// solveLowRank overwrites b with the solution of M x = b.
+func (w *workspace) solveLowRank(b []float64) error {
+	lr := w.lr
+	x := make([]float64, lr.n)
+	if err := lr.apply(b, x); err != nil {
+		return err
+	}
+	scale, last := maxAbs(b), math.Inf(1)
+	for range refineSteps {
+		w.mulM(x, lr.res)
+		for i := range lr.res {
+			lr.res[i] = b[i] - lr.res[i]
+		}
+		res := maxAbs(lr.res)
+		if res <= refineTol*scale || res > last/2 {
+			break
+		}
+		last = res
+		if err := lr.apply(lr.res, lr.cor); err != nil {
+			return err
+		}
+		for i := range x {
+			x[i] += lr.cor[i]
+		}
+	}
+	for _, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return errors.New("ipm: singular capacitance matrix")
+		}
+	}
+	copy(b, x)
+	return nil
+}
+
+// apply sets x to the Woodbury solution of M x = b.
+func (lr *lowRankSys) apply(b, x []float64) error {
+	// x = D^{-1/2}(c − Ŵ S⁻¹ Ŵᵀ c) with c = D^{-1/2} b and Ŵ = D^{-1/2} W.
+	for i := range b {
+		x[i] = b[i] * math.Sqrt(lr.dinv[i])
+	}
+	c := mat.NewVecDense(lr.n, x)
+	lr.z.MulVec(lr.w.T(), c)
+	if err := lr.lu.SolveVecTo(lr.y, false, lr.z); err != nil && !errors.As(err, new(mat.Condition)) {
+		return err
+	}
+	t := mat.NewVecDense(lr.n, nil)
+	t.MulVec(lr.w, lr.y)
+	for i := range x {
+		x[i] = (x[i] - t.AtVec(i)) * math.Sqrt(lr.dinv[i])
+	}
+	return nil
+}
+
+// mulM sets out to M x from M's factors: D x plus each output's
+// u1 (v1·x) − u2 (v2·x) over its pairs.
+func (w *workspace) mulM(x, out []float64) {
+	st := w.st
+	for i := range out {
+		out[i] = w.rowSumD[i] * x[i]
+	}
+	for j := range st.m {
+		k0, k1 := st.colStart[j], st.colStart[j+1]
+		var s1, s2 float64
+		for k := k0; k < k1; k++ {
+			s1 += w.v1[k] * x[st.row[k]]
+			s2 += w.v2[k] * x[st.row[k]]
+		}
+		for k := k0; k < k1; k++ {
+			out[st.row[k]] += w.u1[k] * s1
+			if w.form.marg {
+				out[st.row[k]] -= w.u2[k] * s2
+			}
+		}
+	}
+}
