@@ -1,9 +1,14 @@
 // Package figure draws the plots of pmlopt — privacy-utility trade-off
 // curves, the paper's figures, comparisons as grouped bars (BarFigure) and
 // mechanisms as heat maps (Heatmap) — with gonum/plot, and writes them as
-// SVG, PNG, PDF or EPS. Axes carry about six labelled ticks at round values.
-// In PDF, labels are spelt in ASCII (ε as eps): gonum's PDF backend writes
-// text in code page 1252 only.
+// SVG, PNG, PDF or EPS. Axes carry about six labelled ticks at round values;
+// an axis that counts (Figure.IntegerX, IntegerY) only integer ones, and a
+// logarithmic axis its powers of ten written as 0.001, 10, 1e6. Legends sit
+// beside the plot, or inside it only in a corner free of data (Legend
+// "inside"). Heat maps use viridis, a perceptually uniform colour map. SVG
+// text names fonts of Liberation's metrics and then a generic family, so a
+// viewer without Liberation keeps the layout. In PDF, labels are spelt in
+// ASCII (ε as eps): gonum's PDF backend writes text in code page 1252 only.
 //
 // A Figure is a title, two axis labels and a list of Series; each Series is a
 // named set of (x, y) points drawn as a straight polyline or, when Step is set,
