@@ -76,8 +76,8 @@ type auditJSON struct {
 func runAudit(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "audit", "audit FILE [--alpha A] [--beta B] [--json]", auditHelp)
 	load := loaderFlag(fs, e)
-	alpha := fs.Float64("alpha", 2, "order `α` > 1 of maximal α-leakage, (α,β)-leakage and LRDP (inf allowed)")
-	beta := fs.Float64("beta", 1, "order `β` ≥ 1 of maximal (α,β)-leakage (inf allowed)")
+	alpha := fs.infiniteFloat64("alpha", 2, "order `α` > 1 of maximal α-leakage, (α,β)-leakage and LRDP (inf allowed)")
+	beta := fs.infiniteFloat64("beta", 1, "order `β` ≥ 1 of maximal (α,β)-leakage (inf allowed)")
 	asJSON := fs.Bool("json", false, "write JSON (keys as in the README)")
 	pos, err := fs.parse(args, 1)
 	if err != nil {

@@ -50,7 +50,7 @@ func runBaseline(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "baseline", "baseline FILE --mechanism "+strings.Join(names, "|")+" [--measure M --epsilon E] [--json]", baselineHelp)
 	kind := fs.String("mechanism", "", "the closed-form `family`: "+strings.Join(names, ", "))
 	measure := fs.String("measure", "", "override the file's privacy `measure`: pml, lip or ldp (alip needs the file)")
-	eps := fs.Float64("epsilon", math.NaN(), "override the file's budget `E` (nats)")
+	eps := fs.budgetFloat64("epsilon", math.NaN(), "override the file's budget `E` (nats)")
 	asJSON := fs.Bool("json", false, "write JSON (the keys of solve, and baseline, parameter, parameter_name, parameter_start, audits)")
 	pos, err := fs.parse(args, 1)
 	if err != nil {

@@ -71,7 +71,7 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 	optimum := fs.Bool("optimum", false, "add the optimal mechanism of the first file")
 	objective := fs.String("objective", "", "with --optimum: the `objective` to optimise instead of the file's: worst-case-order, worst-case-value or expected-utility")
 	measure := fs.String("measure", "", "override the first file's privacy `measure`: pml, lip or ldp (alip needs the file)")
-	eps := fs.Float64("epsilon", math.NaN(), "override the first file's budget `E` (nats)")
+	eps := fs.budgetFloat64("epsilon", math.NaN(), "override the first file's budget `E` (nats)")
 	baselines := fs.String("baseline", "", "add calibrated closed-form `mechanisms` (comma-separated: randomized-response, exponential, extremal, utility-safe)")
 	asJSON := fs.Bool("json", false, "write JSON")
 	plotPath := fs.String("plot", "", "draw the comparison to this `file` (.svg, .png or .pdf)")

@@ -29,8 +29,8 @@ type convertJSON struct {
 func runConvert(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "convert", "convert --from pml|pmc|alip|lip|ldp --epsilon E [--epsilon-lower L] --pmin P [--json]", convertHelp)
 	from := fs.String("from", "", "`measure` of the given guarantee: pml, pmc, alip, lip or ldp")
-	eps := fs.Float64("epsilon", math.NaN(), "level `E` (nats); for alip the upper level ε_u")
-	epsL := fs.Float64("epsilon-lower", math.NaN(), "alip only: lower level `L` (nats)")
+	eps := fs.budgetFloat64("epsilon", math.NaN(), "level `E` (nats); for alip the upper level ε_u")
+	epsL := fs.budgetFloat64("epsilon-lower", math.NaN(), "alip only: lower level `L` (nats)")
 	pmin := fs.Float64("pmin", math.NaN(), "smallest prior probability `P` in (0, 1]")
 	asJSON := fs.Bool("json", false, "write JSON")
 	if _, err := fs.parse(args, 0); err != nil {

@@ -45,8 +45,8 @@ func addExpectedCurveFlags(fs *flagSet) *expectedCurveFlags {
 	return &expectedCurveFlags{
 		measures:   fs.String("measure", "", "expected-utility curves: comma-separated `measures` (pml, lip, alip, ldp; default: the file's measure, else pml)"),
 		epsilons:   fs.String("epsilons", "", "expected-utility curves: comma-separated `budgets` (nats)"),
-		from:       fs.Float64("from", 0, "expected-utility curves: first budget `A` (nats)"),
-		to:         fs.Float64("to", math.NaN(), "expected-utility curves: last budget `B` (default twice the file's budget)"),
+		from:       fs.budgetFloat64("from", 0, "expected-utility curves: first budget `A` (nats)"),
+		to:         fs.budgetFloat64("to", math.NaN(), "expected-utility curves: last budget `B` (default twice the file's budget)"),
 		steps:      fs.Int("steps", 11, "expected-utility curves: number of budgets `K` from --from to --to"),
 		alipRatio:  fs.Float64("alip-ratio", math.NaN(), "expected-utility curves: ALIP budget (r·ε, ε) for this `r` (default: the file's ratio, else 0.5)"),
 		mechanisms: fs.Bool("mechanisms", false, "with --json: include each point's mechanism"),
@@ -65,6 +65,9 @@ func (f *expectedCurveFlags) budgetAxis(fs *flagSet, p *problem.Problem) ([]floa
 			if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
 				return nil, usagef("--epsilons: %q is not a finite non-negative number", s)
 			}
+			if err := checkBudgetFlag("epsilons", v); err != nil {
+				return nil, err
+			}
 			eps = append(eps, v)
 		}
 		return eps, nil
@@ -74,7 +77,8 @@ func (f *expectedCurveFlags) budgetAxis(fs *flagSet, p *problem.Problem) ([]floa
 		to = 2
 		if p.Privacy != nil {
 			if l := budgetLevel(*p.Privacy); l > 0 && !math.IsInf(l, 0) {
-				to = 2 * l
+				// Within the budgets a file or --to may give.
+				to = math.Min(2*l, problem.MaxEpsilon)
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -18,6 +19,9 @@ type flagSet struct {
 	usageLine string
 	help      string
 	out       io.Writer
+	// budgets and infinite name the float flags that budgetFloat64 and
+	// infiniteFloat64 defined (checkFloats).
+	budgets, infinite map[string]bool
 }
 
 func newFlagSet(e *env, name, usageLine, help string) *flagSet {
@@ -88,6 +92,9 @@ func (fs *flagSet) parse(args []string, want int) ([]string, error) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+	if err := fs.checkFloats(); err != nil {
+		return nil, err
+	}
 	if want >= 0 && len(pos) != want {
 		if want == 1 && len(pos) == 0 {
 			return nil, usagef("missing problem FILE")
@@ -118,4 +125,62 @@ func loaderFlag(fs *flagSet, e *env) func(path string) (*problem.Problem, error)
 		}
 		return loadProblemLimit(e, path, *limit)
 	}
+}
+
+// budgetFloat64 defines a float flag that holds a privacy level in nats:
+// parse refuses a value outside [0, problem.MaxEpsilon], the range a problem
+// file's budget must lie in, naming the flag.
+func (fs *flagSet) budgetFloat64(name string, value float64, usage string) *float64 {
+	if fs.budgets == nil {
+		fs.budgets = map[string]bool{}
+	}
+	fs.budgets[name] = true
+	return fs.Float64(name, value, usage)
+}
+
+// infiniteFloat64 defines a float flag for which +Inf is a value (the
+// orders α and β of audit); parse still refuses NaN and −Inf.
+func (fs *flagSet) infiniteFloat64(name string, value float64, usage string) *float64 {
+	if fs.infinite == nil {
+		fs.infinite = map[string]bool{}
+	}
+	fs.infinite[name] = true
+	return fs.Float64(name, value, usage)
+}
+
+// checkFloats refuses, with the flag's name, a float flag given as NaN (a
+// number flag's NaN default means "not given", so a NaN typed on the
+// command line would silently be taken as no value at all) or ±Inf (except
+// +Inf for infiniteFloat64), and a budget outside [0, problem.MaxEpsilon].
+func (fs *flagSet) checkFloats() error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		g, ok := f.Value.(flag.Getter)
+		if err != nil || !ok {
+			return
+		}
+		x, ok := g.Get().(float64)
+		switch {
+		case !ok:
+		case math.IsNaN(x):
+			err = usagef("--%s must be a number, got NaN", f.Name)
+		case fs.infinite[f.Name] && math.IsInf(x, -1):
+			err = usagef("--%s must be a number or +Inf, got %v", f.Name, x)
+		case math.IsInf(x, 0) && !fs.infinite[f.Name]:
+			err = usagef("--%s must be a finite number, got %v", f.Name, x)
+		case fs.budgets[f.Name]:
+			err = checkBudgetFlag(f.Name, x)
+		}
+	})
+	return err
+}
+
+// checkBudgetFlag refuses a privacy level of flag name outside
+// [0, problem.MaxEpsilon] (e^ε must stay far from overflow, as in a
+// problem file's budget).
+func checkBudgetFlag(name string, x float64) error {
+	if !(x >= 0 && x <= problem.MaxEpsilon) {
+		return usagef("--%s must be a number in [0, %g], got %v", name, float64(problem.MaxEpsilon), x)
+	}
+	return nil
 }

@@ -27,9 +27,9 @@ func TestLooseEnds(t *testing.T) {
 		{"safe FILE -h is help", []string{"safe", td + "counting-query.yaml", "-h"}, exitOK, "Usage: pmlopt safe", ""},
 		{"export -h is help", []string{"export", "-h"}, exitOK, "Usage: pmlopt export", ""},
 		{"safe -h 3 is the order", []string{"safe", td + "counting-query.yaml", "-h", "3"}, exitOK, "M*(3)", ""},
-		{"curve --tol inf", []string{"curve", td + "counting-query.yaml", "--tol", "inf"}, exitUsage, "", "--tol must be a positive number, got +Inf"},
-		{"solve --tol inf", []string{"solve", td + "counting-query.yaml", "--tol", "inf"}, exitUsage, "", "--tol must be a positive number, got +Inf"},
-		{"export --value NaN", []string{"export", td + "expected-utility.yaml", "--mps", "-", "--value", "NaN"}, exitUsage, "", "--value must be a finite utility, got NaN"},
+		{"curve --tol inf", []string{"curve", td + "counting-query.yaml", "--tol", "inf"}, exitUsage, "", "--tol must be a finite number, got +Inf"},
+		{"solve --tol inf", []string{"solve", td + "counting-query.yaml", "--tol", "inf"}, exitUsage, "", "--tol must be a finite number, got +Inf"},
+		{"export --value NaN", []string{"export", td + "expected-utility.yaml", "--mps", "-", "--value", "NaN"}, exitUsage, "", "--value must be a number, got NaN"},
 		{"empty --objective", []string{"solve", td + "counting-query.yaml", "--objective", ""}, exitUsage, "", "--objective is empty"},
 	} {
 		out, stderr, code := cli(t, c.args...)

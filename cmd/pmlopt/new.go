@@ -71,8 +71,8 @@ func runNew(ctx context.Context, e *env, args []string) error {
 	bins := fs.String("bins", "", "group the numeric --prior-from column into intervals of width `W`, or between the edges A,B,C,...")
 	smoothing := fs.Float64("smoothing", 0, "pseudo-count `A` added to every count of --prior-from")
 	measure := fs.String("measure", "pml", "privacy `measure`: pml, alip, lip or ldp")
-	eps := fs.Float64("epsilon", math.NaN(), "budget `E` in nats (for alip the upper level ε_u; default: pml, 1)")
-	epsL := fs.Float64("epsilon-lower", math.NaN(), "alip only: lower level `L` in nats")
+	eps := fs.budgetFloat64("epsilon", math.NaN(), "budget `E` in nats (for alip the upper level ε_u; default: pml, 1)")
+	epsL := fs.budgetFloat64("epsilon-lower", math.NaN(), "alip only: lower level `L` in nats")
 	objective := fs.String("objective", "", "`objective`: worst-case-order, worst-case-value or expected-utility (default worst-case-value)")
 	name := fs.String("name", "", "the problem's `name`")
 	var out string

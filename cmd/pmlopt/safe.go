@@ -49,7 +49,7 @@ func runSafe(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "safe", "safe FILE (--h H | --epsilon E) [--out FILE] [--full] [--json]", safeHelp)
 	load := loaderFlag(fs, e)
 	h := fs.Int("h", 0, "worst-case utility order `H` in 1..M")
-	eps := fs.Float64("epsilon", math.NaN(), "PML budget `E` (nats); picks the largest h whose M*(h) is E-PML")
+	eps := fs.budgetFloat64("epsilon", math.NaN(), "PML budget `E` (nats); picks the largest h whose M*(h) is E-PML")
 	asJSON := fs.Bool("json", false, "write JSON (keys h, epsilon: the PML of M*(h), safe_epsilon: ε_S(h), mechanism)")
 	outPath := fs.String("out", "", "also write the problem with M*(h) as its mechanism to this `file`")
 	full := fs.Bool("full", false, "print the whole mechanism, even above 20 outputs")

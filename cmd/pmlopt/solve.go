@@ -91,7 +91,7 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 	getSolver := solverFlag(fs)
 	objective := fs.String("objective", "", "override the file's `objective`: worst-case-order, worst-case-value or expected-utility")
 	measure := fs.String("measure", "", "override the file's privacy `measure`: pml, lip or ldp (alip needs the file)")
-	eps := fs.Float64("epsilon", math.NaN(), "override the file's budget `E` (nats)")
+	eps := fs.budgetFloat64("epsilon", math.NaN(), "override the file's budget `E` (nats)")
 	tol := fs.Float64("tol", 1e-9, "width of the ε bracket of the worst-case objectives")
 	asJSON := fs.Bool("json", false, "write JSON (keys as in the README)")
 	out := fs.String("out", "", "also write the problem with the returned mechanism to this `file`")
