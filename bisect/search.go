@@ -74,6 +74,10 @@ type hint struct {
 	// inherited bracket fits in Tol): a mechanism cleaned of dust may
 	// leave the bracket up to this wide.
 	width float64
+
+	// support marks the search of a cleaned mechanism's support
+	// (dustFreeOnSupport), which looks for no further support.
+	support bool
 }
 
 // bracket is what a search knows of ε*, with the evidence of each end:
@@ -365,7 +369,9 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 	if h.hiMech != nil {
 		limit = math.Min(limit, h.hi)
 	}
-	b.dropDust(pi, math.Max(b.hi, limit))
+	if !b.dropDust(pi, math.Max(b.hi, limit)) && !h.support && ctx.Err() == nil {
+		b.dustFreeOnSupport(ctx, pi, pat, cfg, tol, math.Max(b.hi, limit), p)
+	}
 	if err := ctx.Err(); err != nil && b.hi-b.lo > tol {
 		return b.result(p), err
 	}
@@ -377,14 +383,50 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 
 // dropDust replaces the bracket's mechanism by its copy without dust
 // (certify.WithoutDust) when the copy's audited PML is at most limit; the
-// upper end becomes that audited PML.
-func (b *bracket) dropDust(pi mech.Prior, limit float64) {
+// upper end becomes that audited PML. It reports whether the bracket's
+// mechanism is then free of dust.
+func (b *bracket) dropDust(pi mech.Prior, limit float64) bool {
+	c, err := certify.WithoutDust(b.mech)
+	if err != nil || c == nil {
+		return err == nil
+	}
+	if a := leakage.PML(pi, c); a <= limit {
+		b.mech, b.hi = c, a
+		return true
+	}
+	return false
+}
+
+// dustFreeOnSupport looks for a mechanism without dust where the cleaned
+// copy of the bracket's audits above limit: an LP vertex can put mass of
+// 1e-10 on outputs at the budget's ratio, and dropping those outputs
+// moves their mass into the others, raising the PML by as much. The least
+// ε on the cleaned copy's support, a sub-pattern of pat, is searched from
+// the bracket's lower end (a proof for pat holds for every sub-pattern)
+// and the cleaned copy; its mechanism replaces the bracket's when it has
+// no dust, respects pat and audits within limit. The lower end stays
+// pat's. Its LPs and probes count as p's.
+func (b *bracket) dustFreeOnSupport(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, tol, limit float64, p *prober) {
 	c, err := certify.WithoutDust(b.mech)
 	if err != nil || c == nil {
 		return
 	}
-	if a := leakage.PML(pi, c); a <= limit {
-		b.mech, b.hi = c, a
+	sub := make(mech.Pattern, len(pat))
+	for i, row := range pat {
+		sub[i] = make([]bool, len(row))
+		for j, a := range row {
+			sub[i][j] = a && c[i][j] > 0
+		}
+	}
+	h := hint{lo: b.lo, loKind: b.lower, proof: b.proof, hiMech: c, hi: leakage.PML(pi, c), support: true}
+	r, _ := search(ctx, pi, sub, cfg, tol, h)
+	p.solves += r.LPSolves
+	p.probes += r.GoProbes
+	if r.Mechanism == nil || r.EpsUpper > limit || !pat.Holds(r.Mechanism) {
+		return
+	}
+	if d, err := certify.WithoutDust(r.Mechanism); err == nil && d == nil {
+		b.mech, b.hi, b.exact = r.Mechanism, r.EpsUpper, false
 	}
 }
 
