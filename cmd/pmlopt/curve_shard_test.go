@@ -1,10 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -80,4 +85,51 @@ func TestShardRecords(t *testing.T) {
 	q.Utility = append(q.Utility[:0:0], q.Utility...)
 	q.Utility[0] = append([]float64{q.Utility[0][0] - 1}, q.Utility[0][1:]...)
 	assert.NotEqual(t, fp, problemFingerprint(&q), "one entry of the utility")
+}
+
+// cancelAfterLine stops the command, as a signal would, once a line has
+// been written to it.
+type cancelAfterLine struct {
+	bytes.Buffer
+	cancel context.CancelCauseFunc
+}
+
+func (w *cancelAfterLine) Write(p []byte) (int, error) {
+	n, err := w.Buffer.Write(p)
+	if bytes.Contains(p, []byte("\n")) {
+		w.cancel(&stopped{sig: syscall.SIGTERM})
+	}
+	return n, err
+}
+
+// TestShardStopped: a shard stopped by a signal keeps every line it
+// settled (exit status 130), each the same as in a shard run to the end;
+// merge names the thresholds the stopped shard lost, and its rerun
+// completes the merge.
+func TestShardStopped(t *testing.T) {
+	file := randomShardProblem(t, 24)
+	dir := t.TempDir()
+	parts := writeParts(t, dir, file, 2)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	w := &cancelAfterLine{cancel: cancel}
+	var errb bytes.Buffer
+	code := run(ctx, []string{"curve", file, "--shard", "1/2", "--jsonl", "--quiet", "--workers", "1"}, &env{stdout: w, stderr: &errb, stdin: strings.NewReader("")})
+	require.Equal(t, exitStopped, code, errb.String())
+	lines := strings.Count(w.String(), "\n")
+	require.GreaterOrEqual(t, lines, 1)
+	require.True(t, strings.HasSuffix(w.String(), "\n"), "only whole lines")
+	stoppedPart := filepath.Join(dir, "stopped.jsonl")
+	require.NoError(t, os.WriteFile(stoppedPart, w.Bytes(), 0o644))
+
+	_, stderr, code := cli(t, "merge", file, stoppedPart, parts[1])
+	require.Equal(t, exitError, code)
+	m := len(loadOK(t, file).Order[0])
+	assert.Contains(t, stderr, fmt.Sprintf("%d of %d thresholds missing", m/2-lines, m), "shard 1/2 holds h 1..%d", m/2)
+	assert.Contains(t, stderr, "shard 1/2 incomplete")
+
+	// The rerun's lines agree with the stopped shard's (duplicates must
+	// be identical), and complete the curve.
+	_, stderr, code = cli(t, "merge", file, stoppedPart, parts[0], parts[1])
+	require.Equal(t, 0, code, stderr)
 }

@@ -14,7 +14,10 @@ import (
 
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/bisect"
+	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/closedform"
+	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 )
 
@@ -84,7 +87,7 @@ func runMerge(ctx context.Context, e *env, args []string) error {
 	}
 	var recs []partRecord
 	for _, path := range pos[1:] {
-		rs, err := readPart(e, path)
+		rs, err := readPart(e, path, *mechanisms)
 		if err != nil {
 			return err
 		}
@@ -122,10 +125,12 @@ type partRecord struct {
 	shardRecord
 }
 
-// readPart reads the records of one part. A last line without its newline
-// that is no record was being written when its shard stopped: it is
-// dropped with a warning, and its threshold counts as missing.
-func readPart(e *env, path string) ([]partRecord, error) {
+// readPart reads the records of one part, keeping their mechanisms only
+// when asked (a value curve's part has one per threshold). A last line
+// without its newline that is no record was being written when its shard
+// stopped: it is dropped with a warning, and its threshold counts as
+// missing.
+func readPart(e *env, path string, keepMechanisms bool) ([]partRecord, error) {
 	r, closeIn, err := openInput(e, path)
 	if err != nil {
 		return nil, err
@@ -159,6 +164,9 @@ func readPart(e *env, path string) ([]partRecord, error) {
 			case rec.Problem == "" || rec.Shard == "":
 				return nil, fmt.Errorf("%s: a point without the keys problem and shard: write the parts with curve --shard K/N --jsonl", where)
 			default:
+				if !keepMechanisms {
+					rec.Mechanism = nil
+				}
 				out = append(out, partRecord{where: where, shardRecord: rec})
 			}
 		}
@@ -304,15 +312,47 @@ func checkRecord(r *partRecord, obj problem.Objective, v float64, p *problem.Pro
 	if r.LPSolves < 0 {
 		return fmt.Errorf("lp_solves %d is negative", r.LPSolves)
 	}
-	if mechanisms {
-		if r.Mechanism == nil {
-			return errors.New("no mechanism: merge --mechanisms needs parts written with --mechanisms")
-		}
-		if len(r.Mechanism) != len(p.Prior) {
-			return fmt.Errorf("mechanism has %d rows, the prior %d letters", len(r.Mechanism), len(p.Prior))
-		}
+	if !mechanisms {
+		return nil
+	}
+	if r.Mechanism == nil {
+		return errors.New("no mechanism: merge --mechanisms needs parts written with --mechanisms")
+	}
+	// The upper end is the audited PML of the point's mechanism: audit
+	// it, as curve did, against the prior and the threshold's pattern.
+	pm := r.mechanism()
+	if _, ok := certify.Within(p.Prior, pm, up); !ok {
+		return fmt.Errorf("the mechanism is not one row per letter, or its audited PML %v is above the bracket's upper end %v",
+			leakage.PML(p.Prior, pm), up)
+	}
+	if !certify.RowsSumToOne(pm) {
+		return errors.New("a row of the mechanism does not sum to 1")
+	}
+	pat := mech.Pattern(nil)
+	if obj == problem.WorstCaseOrder {
+		pat = p.Order.Pattern(r.Index)
+	} else {
+		pat = p.Utility.Pattern(v)
+	}
+	if !pat.Holds(pm) {
+		return errors.New("the mechanism does not reach the threshold: it uses a pair the threshold forbids, or has the wrong width")
 	}
 	return nil
+}
+
+// mechanism is the record's mechanism in float64 (nil if none).
+func (r *partRecord) mechanism() mech.Mechanism {
+	if r.Mechanism == nil {
+		return nil
+	}
+	m := make(mech.Mechanism, len(r.Mechanism))
+	for i, row := range r.Mechanism {
+		m[i] = make([]float64, len(row))
+		for j, x := range row {
+			m[i][j] = float64(x)
+		}
+	}
+	return m
 }
 
 // point is the record's threshold as the curve's Settled reports it.
@@ -326,15 +366,7 @@ func (r *partRecord) point(k int, v float64) pmlopt.Point {
 	if r.Failure != "" {
 		pt.Failure = errors.New(r.Failure)
 	}
-	if r.Mechanism != nil {
-		pt.Mechanism = make([][]float64, len(r.Mechanism))
-		for i, row := range r.Mechanism {
-			pt.Mechanism[i] = make([]float64, len(row))
-			for j, x := range row {
-				pt.Mechanism[i][j] = float64(x)
-			}
-		}
-	}
+	pt.Mechanism = r.mechanism()
 	return pt
 }
 

@@ -10,9 +10,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/instance"
+	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 )
 
@@ -49,8 +52,9 @@ func randomShardProblem(t *testing.T, n int) string {
 
 // sameCurve checks a merged curve's --json against the unsharded one's:
 // equal byte for byte once each point's lp_solves (the work depends on
-// the neighbours a search starts from), bracket and, on an order curve,
-// worst_case_value are set aside; each
+// the neighbours a search starts from), bracket, mechanism (audited on
+// its own where asked) and, on an order curve, worst_case_value are set
+// aside; each
 // bracket is at most tol wide and overlaps the other's, both being
 // certified brackets of the same ε*.
 func sameCurve(t *testing.T, want, got string, tol float64, what string) {
@@ -71,7 +75,8 @@ func sameCurve(t *testing.T, want, got string, tol float64, what string) {
 		}
 		require.LessOrEqual(t, a["optimal_epsilon_lower"].(float64), b["optimal_epsilon"].(float64), "%s: point %d", what, k)
 		require.LessOrEqual(t, b["optimal_epsilon_lower"].(float64), a["optimal_epsilon"].(float64), "%s: point %d", what, k)
-		keys := []string{"optimal_epsilon_lower", "optimal_epsilon", "lp_solves"}
+		keys := []string{"optimal_epsilon_lower", "optimal_epsilon", "lp_solves", "mechanism"}
+		require.Equal(t, a["mechanism"] == nil, b["mechanism"] == nil)
 		if _, ok := a["h"]; ok {
 			// What the mechanism of an order's point reaches beyond
 			// its threshold depends on which mechanism the search met.
@@ -147,6 +152,52 @@ func TestMergeMechanisms(t *testing.T) {
 		require.Equal(t, 0, code, stderr)
 		require.Equal(t, whole, got, obj)
 		require.Contains(t, got, `"mechanism"`)
+
+		// Three shards: every step's mechanism is audited here too.
+		dir := t.TempDir()
+		parts = writeParts(t, dir, file, 3, "--objective", obj, "--mechanisms")
+		got, stderr, code = cli(t, append([]string{"merge", file, "--json", "--mechanisms"}, parts...)...)
+		require.Equal(t, 0, code, stderr)
+		sameCurve(t, whole, got, 1e-9, obj+" with mechanisms")
+		p := loadOK(t, file)
+		var c struct {
+			Points []struct {
+				H         int         `json:"h"`
+				Threshold float64     `json:"threshold"`
+				Upper     float64     `json:"optimal_epsilon"`
+				Mechanism [][]float64 `json:"mechanism"`
+			} `json:"points"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(got), &c))
+		for _, pt := range c.Points {
+			m := mech.Mechanism(pt.Mechanism)
+			pat := p.Order.Pattern(pt.H)
+			if obj == "worst-case-value" {
+				pat = p.Utility.Pattern(pt.Threshold)
+			}
+			require.True(t, pat.Holds(m), "h %d / threshold %v", pt.H, pt.Threshold)
+			for _, row := range m {
+				assert.InDelta(t, 1, floats.Sum(row), 1e-9)
+			}
+			assert.LessOrEqual(t, leakage.PML(p.Prior, m), pt.Upper+1e-9)
+		}
+
+		// A part whose mechanism was altered is refused.
+		b, err := os.ReadFile(parts[2])
+		require.NoError(t, err)
+		line, _, _ := strings.Cut(string(b), "\n")
+		var rec map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &rec))
+		row := rec["mechanism"].([]any)[0].([]any)
+		for j := range row {
+			row[j] = row[j].(float64) * 2
+		}
+		edited, err := json.Marshal(rec)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(parts[2], append(edited, '\n'), 0o644))
+		_, stderr, code = cli(t, append([]string{"merge", file, "--json", "--mechanisms"}, parts...)...)
+		require.Equal(t, exitError, code)
+		require.Contains(t, stderr, "mechanism")
 
 		parts = writeParts(t, t.TempDir(), file, 2, "--objective", obj)
 		_, stderr, code = cli(t, append([]string{"merge", file, "--json", "--mechanisms"}, parts...)...)
