@@ -133,6 +133,18 @@ func TestMergeEqualsCurve(t *testing.T) {
 					require.Equal(t, 0, code, stderr)
 					require.Equal(t, want, got, "%s %s", what, format)
 				}
+				// --plot draws the same picture.
+				wantPlot, gotPlot := filepath.Join(dir, "curve.svg"), filepath.Join(dir, "merge.svg")
+				_, stderr, code := cli(t, "curve", j.file, "--objective", j.obj, "--quiet", "--plot", wantPlot)
+				require.Equal(t, 0, code, stderr)
+				_, stderr, code = cli(t, append([]string{"merge", j.file, "--plot", gotPlot}, parts...)...)
+				require.Equal(t, 0, code, stderr)
+				wb, err := os.ReadFile(wantPlot)
+				require.NoError(t, err)
+				gb, err := os.ReadFile(gotPlot)
+				require.NoError(t, err)
+				require.Contains(t, string(gb), "<svg")
+				require.Equal(t, string(wb), string(gb), "%s --plot", what)
 				continue
 			}
 			sameCurve(t, whole, got, 1e-9, what)
