@@ -63,6 +63,10 @@ func ExpectedCurve(ctx context.Context, p *problem.Problem, budgets []mech.Budge
 			}
 			return pts, fmt.Errorf("%s budget %g: %w", b.Measure, axis(b), err)
 		}
+		// No dust, as in Solve.
+		if m, rep, ok := withoutDust(p.Prior, r.Mechanism, b); ok {
+			r.Mechanism, r.Epsilon, r.Value = m, rep.Level, u.ExpectedUtility(p.Prior, m)
+		}
 		pt := ExpectedPoint{Budget: b, Epsilon: axis(b), Audited: r.Epsilon, ExpectedUtility: r.Value,
 			ExpectedUtilityBound: r.Bound, WorstCaseValue: u.WorstCaseValue(r.Mechanism), Mechanism: r.Mechanism, Solver: r.Solver}
 		if p.Order != nil {

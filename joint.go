@@ -142,6 +142,9 @@ func SolveJoint(ctx context.Context, p *problem.Problem, floor Floor, opt Option
 		return nil, err
 	}
 	sol := *expectedSolution(r)
+	if m, rep, ok := withoutDust(p.Prior, sol.Mechanism, b); ok && pat.Holds(m) {
+		sol.Mechanism, sol.Epsilon, sol.EpsilonLower = m, rep.Level, rep.Level
+	}
 	sol.Objective, sol.Measure, sol.LPSolves = problem.ExpectedUtility, b.Measure, r.LPSolves+least.LPSolves
 	describe(p, &sol)
 	return &JointSolution{Solution: sol, LeastEpsilonLower: least.EpsLower, LeastEpsilonUpper: least.EpsUpper}, nil

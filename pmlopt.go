@@ -107,7 +107,10 @@ var ErrNoObjective = errors.New("objective: missing (want worst-case-order, wors
 
 // Solve computes the optimal mechanism of p for its privacy budget and
 // objective. Every returned mechanism has been audited: Solve fails rather
-// than return a mechanism that breaks its zero pattern or budget.
+// than return a mechanism that breaks its zero pattern or budget. Its
+// entries are 0 or at least certify.DustEntry, unless the budget needs a
+// smaller one (a positive entry bounds its output's ratio from below under
+// LIP, ALIP and LDP), as for Curve, SolveJoint and ExpectedCurve.
 func Solve(ctx context.Context, p *problem.Problem, opt Options) (*Solution, error) {
 	if err := check(p); err != nil {
 		return nil, err
@@ -144,6 +147,15 @@ func Solve(ctx context.Context, p *problem.Problem, opt Options) (*Solution, err
 	}
 	if err != nil {
 		return nil, err
+	}
+	// No dust, whatever the objective; the level reported is the cleaned
+	// mechanism's audited one (worst cases: within the budget's PML, the
+	// certified lower end unchanged).
+	if m, r, ok := withoutDust(p.Prior, sol.Mechanism, b); ok {
+		sol.Mechanism, sol.Epsilon, sol.ALIPLower = m, r.Level, r.ALIPLower
+		if p.Objective == problem.ExpectedUtility {
+			sol.EpsilonLower = r.Level
+		}
 	}
 	sol.Objective, sol.Measure = p.Objective, b.Measure
 	if sol.Solver == "" {
@@ -281,6 +293,13 @@ func Curve(ctx context.Context, p *problem.Problem, objective problem.Objective,
 	}
 	inUnits := func(pt Point) Point {
 		pt.Threshold, pt.ThresholdMax = math.Ldexp(pt.Threshold, scale), math.Ldexp(pt.ThresholdMax, scale)
+		// No dust (as in Solve): the cleaned copy must audit within the
+		// point's upper end (certify.AuditTol), which becomes its level.
+		if pt.Mechanism != nil {
+			if m, r, ok := withoutDust(p.Prior, pt.Mechanism, mech.Budget{Measure: mech.PML, Epsilon: pt.OptimalEpsilon}); ok {
+				pt.Mechanism, pt.OptimalEpsilon = m, r.Level
+			}
+		}
 		return reached(p.Utility, pt)
 	}
 	var pts []bisect.Point
