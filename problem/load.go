@@ -81,10 +81,19 @@ func LoadLimit(path string, maxBytes int64) (*Problem, error) {
 	if int64(len(data)) > maxBytes {
 		return nil, tooLarge
 	}
-	p, err := Parse(data, FormatOf(path))
+	return ParseSource(data, FormatOf(path), path)
+}
+
+// ParseSource is Parse for a document read from source (a file's path, or
+// "standard input"): its errors start with source, as in "p.yaml: prior
+// entry 2: is negative (-0.1)", and so do those of the problem's Require
+// methods.
+func ParseSource(data []byte, format Format, source string) (*Problem, error) {
+	p, err := Parse(data, format)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", source, err)
 	}
+	p.source = source
 	return p, nil
 }
 

@@ -42,6 +42,10 @@ type Problem struct {
 	Mechanism mech.Mechanism // nil if absent
 	Privacy   *mech.Budget   // nil if absent
 	Objective Objective      // empty if absent
+
+	// source names where the problem was read (see ParseSource), for the
+	// messages of the Require methods; empty for a problem built in code.
+	source string
 }
 
 // N returns the number of inputs, the length of the prior (0 for nil).
@@ -72,7 +76,7 @@ func (p *Problem) M() int {
 // has none.
 func (p *Problem) RequireUtility() (mech.Utility, error) {
 	if p == nil || p.Utility == nil {
-		return nil, missing("utility", "this command needs a utility matrix")
+		return nil, p.from(missing("utility", "this command needs a utility matrix"))
 	}
 	return p.Utility, nil
 }
@@ -87,14 +91,14 @@ func (p *Problem) RequireOrder() (mech.Order, error) {
 	case p.Utility != nil:
 		return p.Utility.Order(), nil
 	}
-	return nil, missing("order", "this command needs a utility order (give order or utility)")
+	return nil, p.from(missing("order", "this command needs a utility order (give order or utility)"))
 }
 
 // RequireMechanism returns the mechanism, or an error saying the problem has
 // none.
 func (p *Problem) RequireMechanism() (mech.Mechanism, error) {
 	if p == nil || p.Mechanism == nil {
-		return nil, missing("mechanism", "this command needs a mechanism")
+		return nil, p.from(missing("mechanism", "this command needs a mechanism"))
 	}
 	return p.Mechanism, nil
 }
@@ -103,9 +107,28 @@ func (p *Problem) RequireMechanism() (mech.Mechanism, error) {
 // has none.
 func (p *Problem) RequirePrivacy() (mech.Budget, error) {
 	if p == nil || p.Privacy == nil {
-		return mech.Budget{}, missing("privacy", "this command needs a privacy budget (measure and epsilon)")
+		return mech.Budget{}, p.from(missing("privacy", "this command needs a privacy budget (measure and epsilon)"))
 	}
 	return *p.Privacy, nil
+}
+
+// from prefixes err with the problem's source, when it has one, so that a
+// message about a key that the file lacks names the file.
+func (p *Problem) from(err error) error {
+	if p == nil || p.source == "" {
+		return err
+	}
+	return fmt.Errorf("%s: %w", p.source, err)
+}
+
+// Source returns where the problem was read: the path given to Load, the
+// name given to ParseSource, or "" for a problem built in code or read by
+// Parse.
+func (p *Problem) Source() string {
+	if p == nil {
+		return ""
+	}
+	return p.source
 }
 
 func missing(field, why string) error {

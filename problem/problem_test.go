@@ -55,7 +55,7 @@ func TestMarshalRoundTripFiles(t *testing.T) {
 		for _, f := range []Format{YAML, JSON} {
 			data, err := Marshal(p, f)
 			require.NoError(t, err)
-			q, err := Parse(data, f)
+			q, err := ParseSource(data, f, path)
 			require.NoError(t, err, "%s as %s:\n%s", path, f, data)
 			assert.Equal(t, p, q, "%s as %s", path, f)
 		}

@@ -159,7 +159,22 @@ func TestEyeColour(t *testing.T) {
 	assert.Nil(t, p.Privacy)
 	assert.Equal(t, Objective(""), p.Objective)
 	_, err = p.RequireUtility()
-	require.EqualError(t, err, "utility: is missing; this command needs a utility matrix")
+	require.EqualError(t, err, filepath.Join("..", "testdata", "eye-colour.json")+": utility: is missing; this command needs a utility matrix")
+	var fe *mech.FieldError
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, "utility", fe.Field)
+	assert.Equal(t, filepath.Join("..", "testdata", "eye-colour.json"), p.Source())
+	// A problem read without a source, or built in code, names none.
+	q, err := Parse([]byte(`{"prior": [1]}`), JSON)
+	require.NoError(t, err)
+	_, err = q.RequireMechanism()
+	require.EqualError(t, err, "mechanism: is missing; this command needs a mechanism")
+	q, err = ParseSource([]byte(`{"prior": [1]}`), JSON, "standard input")
+	require.NoError(t, err)
+	_, err = q.RequirePrivacy()
+	require.EqualError(t, err, "standard input: privacy: is missing; this command needs a privacy budget (measure and epsilon)")
+	_, err = ParseSource([]byte(`{"prior": [2]}`), JSON, "standard input")
+	require.EqualError(t, err, "standard input: prior: sums to 2, not 1 (tolerance 1e-09)")
 }
 
 // The four expected-utility files are one problem under four measures.

@@ -52,6 +52,7 @@ func runBaseline(ctx context.Context, e *env, args []string) error {
 	measure := fs.String("measure", "", "override the file's privacy `measure`: pml, lip or ldp (alip needs the file)")
 	eps := fs.budgetFloat64("epsilon", math.NaN(), "override the file's budget `E` (nats)")
 	asJSON := fs.Bool("json", false, "write JSON (the keys of solve, and baseline, parameter, parameter_name, parameter_start, audits)")
+	load := loaderFlag(fs, e)
 	pos, err := fs.parse(args, 1)
 	if err != nil {
 		return err
@@ -59,7 +60,7 @@ func runBaseline(ctx context.Context, e *env, args []string) error {
 	if err := checkBaseline("--mechanism", *kind); err != nil {
 		return err
 	}
-	p, err := problem.Load(pos[0])
+	p, err := load(pos[0])
 	if err != nil {
 		return err
 	}

@@ -75,6 +75,7 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 	baselines := fs.String("baseline", "", "add calibrated closed-form `mechanisms` (comma-separated: randomized-response, exponential, extremal, utility-safe)")
 	asJSON := fs.Bool("json", false, "write JSON")
 	plotPath := fs.String("plot", "", "draw the comparison to this `file` (.svg, .png or .pdf)")
+	load := loaderFlag(fs, e)
 	pos, err := fs.parse(args, -1)
 	if err != nil {
 		return err
@@ -100,7 +101,10 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 			kinds = append(kinds, k)
 		}
 	}
-	ref, err := problem.Load(pos[0])
+	if err := stdinOnce(pos); err != nil {
+		return err
+	}
+	ref, err := load(pos[0])
 	if err != nil {
 		return err
 	}
@@ -113,7 +117,7 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 	for _, path := range pos {
 		p := ref
 		if path != pos[0] {
-			if p, err = problem.Load(path); err != nil {
+			if p, err = load(path); err != nil {
 				return err
 			}
 			if err := sameProblem(ref, p, pos[0], path); err != nil {
@@ -181,6 +185,12 @@ func sameProblem(ref, p *problem.Problem, refPath, path string) error {
 }
 
 func displayName(p *problem.Problem, path string) string {
+	if path == "-" {
+		if p.Name != "" {
+			return p.Name
+		}
+		return "standard input"
+	}
 	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	if p.Name != "" && p.Name != base {
 		return base + " (" + p.Name + ")"

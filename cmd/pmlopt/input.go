@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
@@ -40,19 +41,35 @@ func loadBlocking(e *env, path string, limit int64) (*problem.Problem, error) {
 	if int64(len(data)) > limit {
 		return nil, fmt.Errorf("standard input: %w: more than %d bytes (--max-bytes)", problem.ErrTooLarge, limit)
 	}
-	p, err := problem.Parse(data, problem.Auto)
-	if err != nil {
-		return nil, fmt.Errorf("standard input: %w", err)
+	return problem.ParseSource(data, problem.Auto, "standard input")
+}
+
+// stdinOnce refuses "-" (standard input) among several problem files more
+// than once: standard input is read once.
+func stdinOnce(paths []string) error {
+	n := 0
+	for _, p := range paths {
+		if p == "-" {
+			n++
+		}
 	}
-	return p, nil
+	if n > 1 {
+		return usagef("standard input (-) can be read once, given %d times", n)
+	}
+	return nil
 }
 
 // withPath prefixes the problem file's path to an error that names a field
 // of it (a *mech.FieldError: field, row, column), so that the one line a
 // user reads says which file is meant.
+// An error that names its file already (the Require methods of a loaded
+// problem) is returned as it is.
 func withPath(path string, err error) error {
 	var fe *mech.FieldError
-	if errors.As(err, &fe) {
+	if path == "-" {
+		path = "standard input"
+	}
+	if errors.As(err, &fe) && !strings.HasPrefix(err.Error(), path+": ") {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return err
