@@ -185,7 +185,7 @@ func (h Heatmap) Write(w io.Writer, format Format) error {
 	if err != nil {
 		return err
 	}
-	p, bar, err := h.forFormat(ft).plots()
+	p, bar, err := h.blocks().forFormat(ft).plots()
 	if err != nil {
 		return err
 	}

@@ -38,6 +38,7 @@ func runPlot(ctx context.Context, e *env, args []string) error {
 	input := fs.String("input", "", "draw where the input with this `label` (or index) sends its mass, on the output grid")
 	gridW := fs.Int("grid", 0, "outputs in rows of `W` (when their labels are not \"x,y\")")
 	asJSON := fs.Bool("json", false, "also write what was drawn as JSON: file, source, mechanism")
+	load := loaderFlag(fs, e)
 	pos, err := fs.parse(args, 1)
 	if err != nil {
 		return err
@@ -51,7 +52,7 @@ func runPlot(ctx context.Context, e *env, args []string) error {
 	if *gridW < 0 {
 		return usagef("--grid must be positive, got %d", *gridW)
 	}
-	p, err := problem.Load(pos[0])
+	p, err := load(pos[0])
 	if err != nil {
 		return err
 	}
@@ -142,6 +143,13 @@ func whereMap(p *problem.Problem, m mech.Mechanism, in string, w int) (figure.He
 		}
 	}
 	cols, rows := distinct(xs, false), distinct(ys, true)
+	if len(rows) > maxGridSide || len(cols) > maxGridSide {
+		if !byLabel {
+			return figure.Heatmap{}, usagef("--grid %d puts the %d outputs on %d columns and %d rows, more than %d a side", w, nOut, len(cols), len(rows), maxGridSide)
+		}
+		return figure.Heatmap{}, fmt.Errorf("the outputs' labels span %d columns and %d rows, more than %d a side: give --grid W", len(cols), len(rows), maxGridSide)
+	}
+	colOf, rowOf := indexOf(cols), indexOf(rows)
 	z := make([][]float64, len(rows))
 	for r := range z {
 		z[r] = make([]float64, len(cols))
@@ -150,8 +158,14 @@ func whereMap(p *problem.Problem, m mech.Mechanism, in string, w int) (figure.He
 		}
 	}
 	hi := 0.0
+	at := make(map[[2]int]int, nOut) // the output in each cell
 	for j := range nOut {
-		z[index(rows, ys[j])][index(cols, xs[j])] = m[i][j]
+		cell := [2]int{rowOf[ys[j]], colOf[xs[j]]}
+		if k, ok := at[cell]; ok {
+			return figure.Heatmap{}, fmt.Errorf("outputs %d and %d, labelled %q and %q, are the same point (%g, %g): give --grid W", k, j, label(p.Outputs, k), label(p.Outputs, j), xs[j], ys[j])
+		}
+		at[cell] = j
+		z[cell[0]][cell[1]] = m[i][j]
 		hi = math.Max(hi, m[i][j])
 	}
 	h := figure.Heatmap{Z: z, XLabel: "x", YLabel: "y", ValueLabel: "P(y | x = " + in + ")", Min: 0, Max: hi,
@@ -170,7 +184,13 @@ func whereMap(p *problem.Problem, m mech.Mechanism, in string, w int) (figure.He
 	return h, nil
 }
 
-// gridPoint reads a label "x,y" (or "x:y") as two numbers.
+// maxGridSide bounds the distinct x and y coordinates of the outputs'
+// labels: the map holds a cell for every pair, and outputs on a diagonal
+// would make it M × M.
+const maxGridSide = 4096
+
+// gridPoint reads a label "x,y" (or "x:y") as two finite numbers: a label
+// such as "NaN,1" or "1,Inf" is text, no point.
 func gridPoint(s string) (x, y float64, ok bool) {
 	a, b, found := cutGridLabel(s)
 	if !found {
@@ -178,7 +198,17 @@ func gridPoint(s string) (x, y float64, ok bool) {
 	}
 	x, err1 := strconv.ParseFloat(strings.TrimSpace(a), 64)
 	y, err2 := strconv.ParseFloat(strings.TrimSpace(b), 64)
-	return x, y, err1 == nil && err2 == nil
+	finite := !math.IsNaN(x) && !math.IsInf(x, 0) && !math.IsNaN(y) && !math.IsInf(y, 0)
+	return x, y, err1 == nil && err2 == nil && finite
+}
+
+// indexOf maps each value of v to its index.
+func indexOf(v []float64) map[float64]int {
+	at := make(map[float64]int, len(v))
+	for k, x := range v {
+		at[x] = k
+	}
+	return at
 }
 
 // distinct returns the distinct values of v, sorted (descending when desc:
