@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/csv"
 	"errors"
@@ -364,6 +365,21 @@ func countPrior(values []string, counts []float64, a float64) (mech.Prior, error
 	if err != nil {
 		return nil, usagef("--smoothing: %v", err)
 	}
+	// Counts plus a smoothing near the float64 range sum to infinity, and
+	// every mass divided by it is 0; a smoothing of a subnormal size gives
+	// masses that no logarithm reads right.
+	total := 0.0
+	for _, c := range counts {
+		total += c + a
+	}
+	if math.IsInf(total, 0) {
+		return nil, usagef("--smoothing %g: the counts plus the smoothing sum beyond the float64 range; give a smaller smoothing", a)
+	}
+	for i, x := range p {
+		if x < 0x1p-1022 {
+			return nil, usagef("--smoothing %g: value %q gets the mass %g, below the smallest normal float64 (2.2e-308); give a larger smoothing or none", a, values[i], x)
+		}
+	}
 	return p, nil
 }
 
@@ -377,7 +393,13 @@ func columnCounts(e *env, path, column string, check func(value string, line int
 		return nil, nil, err
 	}
 	defer closeInput()
-	cr := csv.NewReader(r)
+	// A UTF-8 byte order mark, which spreadsheet programs write, is no part
+	// of the first column's name.
+	br := bufio.NewReader(r)
+	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" {
+		br.Discard(3)
+	}
+	cr := csv.NewReader(br)
 	header, err := cr.Read()
 	if err != nil {
 		if errors.Is(err, io.EOF) {
@@ -387,9 +409,13 @@ func columnCounts(e *env, path, column string, check func(value string, line int
 	}
 	col := -1
 	for k, h := range header {
-		if h == column {
-			col = k
+		if h != column {
+			continue
 		}
+		if col >= 0 {
+			return nil, nil, fmt.Errorf("%s: column %q appears twice in the header (columns %d and %d)", path, column, col+1, k+1)
+		}
+		col = k
 	}
 	if col < 0 {
 		return nil, nil, fmt.Errorf("%s: no column %q in the header %q", path, column, header)
