@@ -60,6 +60,9 @@ func (f *expectedCurveFlags) budgetAxis(fs *flagSet, p *problem.Problem) ([]floa
 			return nil, usagef("give --epsilons or --from/--to/--steps, not both")
 		}
 		var eps []float64
+		if n := strings.Count(*f.epsilons, ",") + 1; n > maxCurveBudgets {
+			return nil, usagef("--epsilons gives %d budgets, more than %d", n, maxCurveBudgets)
+		}
 		for _, s := range strings.Split(*f.epsilons, ",") {
 			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 			if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
@@ -83,8 +86,8 @@ func (f *expectedCurveFlags) budgetAxis(fs *flagSet, p *problem.Problem) ([]floa
 		}
 	}
 	switch {
-	case *f.steps < 1:
-		return nil, usagef("--steps must be at least 1, got %d", *f.steps)
+	case *f.steps < 1 || *f.steps > maxCurveBudgets:
+		return nil, usagef("--steps must be between 1 and %d, got %d", maxCurveBudgets, *f.steps)
 	case !(*f.from >= 0) || math.IsInf(*f.from, 0) || !(to >= *f.from) || math.IsInf(to, 0):
 		return nil, usagef("want 0 ≤ --from ≤ --to, finite; got %v and %v", *f.from, to)
 	}
@@ -97,6 +100,11 @@ func (f *expectedCurveFlags) budgetAxis(fs *flagSet, p *problem.Problem) ([]floa
 	}
 	return eps, nil
 }
+
+// maxCurveBudgets bounds the budgets of an expected-utility curve: each
+// is a solve and a point held until the curve is written, so that a
+// --steps of 10^8 would take gigabytes before the first point.
+const maxCurveBudgets = 4096
 
 func budgetLevel(b mech.Budget) float64 {
 	if b.Measure == mech.ALIP {
