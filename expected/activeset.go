@@ -59,7 +59,7 @@ var errActiveSet = errors.New("expected: the active set over outputs did not cer
 //     for LIP, ALIP, LDP), in parallel over the outputs. An output whose
 //     K_j exceeds the best of S's by more than priceTol would raise the
 //     whole problem's bound: the most violated ones (up to |S|, at least
-//     growMin) join S and step 2 runs again.
+//     growMin) join S, and step 2 runs again.
 //  4. When none is violated, the restricted optimum (for ε-PML the
 //     vertex of ipm.CertifiedVertex), padded with zero columns, is a
 //     mechanism of the whole problem, audited on it; its bound is what
@@ -68,7 +68,7 @@ var errActiveSet = errors.New("expected: the active set over outputs did not cer
 //
 // Every pricing pass costs O(N M log N), spread over the processors; a
 // restricted solve O(N |S|²) per iteration.
-func activeSet(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget, first int) (Result, error) {
+func activeSet(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget, first int, opt Options) (Result, error) {
 	n, m := u.Dims()
 	norm := normalised(pi)
 	in := make([]bool, m)
@@ -76,7 +76,7 @@ func activeSet(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget
 	for _, j := range set {
 		in[j] = true
 	}
-	for range activeRounds {
+	for round := range activeRounds {
 		if err := ctx.Err(); err != nil {
 			return Result{}, err
 		}
@@ -89,6 +89,8 @@ func activeSet(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget
 		if err != nil {
 			return Result{}, err
 		}
+		opt.notify("active set, round %d: %d of %d outputs, %d interior-point iterations, restricted optimum in [%.12g, %.12g]",
+			round+1, len(set), m, r.Iterations, r.Value, r.Bound)
 		gains := priceOutputs(norm, u, b, r.Alpha)
 		ref := math.Inf(-1)
 		for _, j := range set {

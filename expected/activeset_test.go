@@ -60,7 +60,7 @@ func TestActiveSetMatchesTheWholeProblem(t *testing.T) {
 				t.Run(fmt.Sprintf("%dx%d/%s/%s", w, h, name, budgetName(b)), func(t *testing.T) {
 					whole, err := Maximize(ctx, pi, u, b, Options{WholeProblem: true})
 					require.NoError(t, err)
-					r, err := activeSet(ctx, pi, u, b, 1)
+					r, err := activeSet(ctx, pi, u, b, 1, Options{})
 					require.NoError(t, err)
 					r = r.finish(pi, u)
 					scale := math.Max(1, math.Abs(whole.Value))

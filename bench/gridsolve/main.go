@@ -27,6 +27,7 @@ func main() {
 	prior := flag.String("prior", "uniform", "uniform or clustered (two Gaussian clusters of 20·cells points, +0.5 per cell)")
 	measure := flag.String("measure", "pml", "pml, lip, alip (ε_l = ε, ε_u = ε/2) or ldp")
 	eps := flag.Float64("epsilon", 1, "budget (nats)")
+	verbose := flag.Bool("v", false, "print the solver's notes (the active set's rounds) with their times")
 	full := flag.Bool("whole", false, "solve the whole problem by the interior point (no active set)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile to this file")
 	flag.Parse()
@@ -65,7 +66,11 @@ func main() {
 		b = mech.Budget{Measure: mech.ALIP, EpsilonLower: *eps, EpsilonUpper: *eps / 2}
 	}
 	start := time.Now()
-	r, err := expected.Maximize(context.Background(), pi, u, b, expected.Options{WholeProblem: *full})
+	opt := expected.Options{WholeProblem: *full}
+	if *verbose {
+		opt.Notify = func(msg string) { fmt.Fprintf(os.Stderr, "%6.1f s  %s\n", time.Since(start).Seconds(), msg) }
+	}
+	r, err := expected.Maximize(context.Background(), pi, u, b, opt)
 	secs := time.Since(start).Seconds()
 	if err != nil {
 		fail(err)
