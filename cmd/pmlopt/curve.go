@@ -39,8 +39,10 @@ complete. With expected-utility, the best expected utility per budget (below).
 An engine failure on one threshold is retried by other routes (the pure-Go
 backend, other probes); a threshold no route settles keeps its certified
 bracket, with a warning on stderr. Progress goes to stderr when the run takes
-longer than a second. Ctrl-C, SIGTERM or SIGHUP stop the curve: the settled
-points are written and the exit status is 130.
+longer than a second. Ctrl-C, SIGTERM or SIGHUP stop the curve with exit
+status 130: the settled points are written, marked partial ("complete": false
+and thresholds_left in --json, a first comment line in --csv, a line under
+the table, the plot's title).
 
 Example:
 
@@ -65,9 +67,14 @@ type curvePointJSON struct {
 }
 
 type curveJSON struct {
-	Objective string           `json:"objective"`
-	Solver    string           `json:"solver"`
-	Points    []curvePointJSON `json:"points"`
+	Objective string `json:"objective"`
+	Solver    string `json:"solver"`
+	// Complete is false for a curve stopped by a signal, and
+	// ThresholdsLeft then lists the thresholds (h or utility values) it
+	// did not settle ([] when complete).
+	Complete       bool             `json:"complete"`
+	ThresholdsLeft []jfloat         `json:"thresholds_left"`
+	Points         []curvePointJSON `json:"points"`
 	// SafeSteps is the utility-safe value staircase on its own steps
 	// (worst-case-value only).
 	SafeSteps []safeStepJSON `json:"safe_steps,omitempty"`
@@ -174,6 +181,17 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 			return lineErr
 		}
 		if stopped {
+			// The plot of the settled points says in its title what is
+			// left (--shard draws none).
+			if *plotPath != "" {
+				left, err := worstCurveLeft(ctx, obj, p, pts)
+				if err != nil {
+					return err
+				}
+				if err := plotCurve(*plotPath, left.title(curveTitle(p.Name)), obj, pts, safeSteps); err != nil {
+					return fmt.Errorf("interrupted: the settled points are on stdout, but --plot failed: %w", err)
+				}
+			}
 			return fmt.Errorf("interrupted: %d settled points written, %d thresholds left", prog.count(), prog.total()-prog.count())
 		}
 		if *plotPath != "" {
@@ -181,18 +199,31 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 		}
 		return nil
 	}
+	// A stopped curve says in every format that it is partial, and which
+	// thresholds it left (curve_partial.go).
+	var left *curveLeft
+	if stopped {
+		if left, err = worstCurveLeft(ctx, obj, p, pts); err != nil {
+			return err
+		}
+	}
 	var b buffered
-	err = writeWorstCurve(&b, curveFormat{json: *asJSON, csv: *asCSV, mechanisms: *ex.mechanisms}, obj, slv.Name(), p, pts, safeSteps)
+	err = writeWorstCurve(&b, curveFormat{json: *asJSON, csv: *asCSV, mechanisms: *ex.mechanisms, left: left}, obj, slv.Name(), p, pts, safeSteps)
 	if err != nil {
 		return err
 	}
 	if stopped {
-		// The settled points are certified on their own; the plot of a
-		// curve with gaps would mislead, so it is not drawn.
+		// The settled points are certified on their own, and the plot of
+		// them says in its title that the curve is partial.
 		if err := b.commit(e.stdout); err != nil {
 			return err
 		}
-		return fmt.Errorf("interrupted: %d settled points written, %d thresholds left", len(pts), prog.total()-prog.count())
+		if *plotPath != "" {
+			if err := plotCurve(*plotPath, left.title(curveTitle(p.Name)), obj, pts, safeSteps); err != nil {
+				return fmt.Errorf("interrupted: the settled points are on stdout, but --plot failed: %w", err)
+			}
+		}
+		return fmt.Errorf("interrupted: %d settled points written, %d thresholds left", len(pts), left.count())
 	}
 	// The curve goes to stdout before the plot is drawn: it is the result
 	// the work was for, and a plot that can not be written must not cost it.
@@ -232,7 +263,7 @@ func writeJSONLine(w io.Writer, v any) error {
 }
 
 func toCurveJSON(obj problem.Objective, solverName string, pts []pmlopt.Point) curveJSON {
-	j := curveJSON{Objective: string(obj), Solver: solverName, Points: make([]curvePointJSON, len(pts))}
+	j := curveJSON{Objective: string(obj), Solver: solverName, Complete: true, ThresholdsLeft: []jfloat{}, Points: make([]curvePointJSON, len(pts))}
 	for k, pt := range pts {
 		j.Points[k] = toCurvePointJSON(obj, pt)
 	}

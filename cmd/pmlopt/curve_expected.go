@@ -129,11 +129,16 @@ type expectedSeriesJSON struct {
 	Measure   string              `json:"measure"`
 	ALIPRatio *jfloat             `json:"alip_ratio,omitempty"`
 	Points    []expectedPointJSON `json:"points"`
+	// EpsilonsLeft are the budgets a stopped curve did not reach ([]
+	// when complete).
+	EpsilonsLeft []jfloat `json:"epsilons_left"`
 }
 
 type expectedCurveJSON struct {
-	Objective string               `json:"objective"`
-	Curves    []expectedSeriesJSON `json:"curves"`
+	Objective string `json:"objective"`
+	// Complete is false for a curve stopped by a signal.
+	Complete bool                 `json:"complete"`
+	Curves   []expectedSeriesJSON `json:"curves"`
 }
 
 // expectedSeries is one measure's curve.
@@ -206,23 +211,44 @@ func (f *expectedCurveFlags) run(ctx context.Context, e *env, fs *flagSet, p *pr
 		}
 	}
 	prog.done()
+	// A stopped curve lists every measure, those it did not reach without
+	// points, and says which budgets it left (curve_partial.go).
+	var left *curveLeft
+	if stopped != nil {
+		for _, m := range measures[len(series):] {
+			series = append(series, expectedSeries{measure: m, ratio: ratio})
+		}
+		left = expectedCurveLeft(ctx, series, eps)
+	}
 	var b buffered
 	switch {
 	case out.json:
-		err = writeJSON(&b, toExpectedCurveJSON(series, *f.mechanisms))
+		err = writeJSON(&b, toExpectedCurveJSON(series, *f.mechanisms, left))
 	case out.csv:
+		if left != nil {
+			b.WriteString(left.csvComment())
+		}
 		err = writeExpectedCSV(&b, series)
 	default:
 		writeExpectedTable(&b, series)
+		if left != nil {
+			b.WriteString(left.tableNote())
+		}
 	}
 	if err != nil {
 		return err
 	}
 	if stopped != nil {
+		// The points are on stdout first: they are what the work was for.
 		if err := b.commit(e.stdout); err != nil {
 			return err
 		}
-		return fmt.Errorf("interrupted: %d points written, %d left", prog.count(), total-prog.count())
+		if out.plot != "" {
+			if err := plotExpectedCurves(out.plot, left.title(curveTitle(p.Name)), series); err != nil {
+				return fmt.Errorf("interrupted: the settled points are on stdout, but --plot failed: %w", err)
+			}
+		}
+		return fmt.Errorf("interrupted: %d points written, %d left", total-left.count(), left.count())
 	}
 	if out.plot != "" {
 		if err := plotExpectedCurves(out.plot, curveTitle(p.Name), series); err != nil {
@@ -245,10 +271,15 @@ func seriesName(s expectedSeries) string {
 	return string(s.measure)
 }
 
-func toExpectedCurveJSON(series []expectedSeries, withMech bool) expectedCurveJSON {
-	j := expectedCurveJSON{Objective: string(problem.ExpectedUtility), Curves: []expectedSeriesJSON{}}
-	for _, s := range series {
-		sj := expectedSeriesJSON{Measure: string(s.measure), Points: []expectedPointJSON{}}
+// toExpectedCurveJSON is the JSON of the series; left, when not nil, is
+// what a stopped curve left (one group per series).
+func toExpectedCurveJSON(series []expectedSeries, withMech bool, left *curveLeft) expectedCurveJSON {
+	j := expectedCurveJSON{Objective: string(problem.ExpectedUtility), Complete: left == nil, Curves: []expectedSeriesJSON{}}
+	for k, s := range series {
+		sj := expectedSeriesJSON{Measure: string(s.measure), Points: []expectedPointJSON{}, EpsilonsLeft: []jfloat{}}
+		if left != nil {
+			sj.EpsilonsLeft = left.groups[k].json()
+		}
 		if s.measure == mech.ALIP {
 			sj.ALIPRatio = optFloat(s.ratio)
 		}

@@ -12,6 +12,8 @@ import (
 // curveFormat is how a worst-case curve is printed.
 type curveFormat struct {
 	json, csv, mechanisms bool
+	// left, when not nil, is what a stopped curve left (curve_partial.go).
+	left *curveLeft
 }
 
 // writeWorstCurve prints the settled points of a worst-case curve as a
@@ -25,13 +27,24 @@ func writeWorstCurve(w io.Writer, f curveFormat, obj problem.Objective, solverNa
 		for k := range j.Points {
 			j.Points[k] = withMechanism(j.Points[k], pts[k], f.mechanisms)
 		}
+		if f.left != nil {
+			j.Complete, j.ThresholdsLeft = false, f.left.groups[0].json()
+		}
 		return writeJSON(w, j)
 	case f.csv:
+		if f.left != nil {
+			if _, err := io.WriteString(w, f.left.csvComment()); err != nil {
+				return err
+			}
+		}
 		return writeCurveCSV(w, obj, pts, p.Utility != nil)
 	}
 	writeCurveTable(w, obj, pts, solverName)
 	if safeSteps != nil {
 		fmt.Fprintf(w, "the utility-safe staircase has %d steps of its own (--json: safe_steps; --plot draws them)\n", len(safeSteps))
+	}
+	if f.left != nil {
+		io.WriteString(w, f.left.tableNote())
 	}
 	return nil
 }

@@ -77,7 +77,7 @@ func runMerge(ctx context.Context, e *env, args []string) error {
 		return usagef("standard input (-) can be read once: name the other parts as files")
 	}
 	if *plotPath != "" {
-		if err := checkPlotPath(*plotPath); err != nil {
+		if err := checkPlotPath(*plotPath, pos...); err != nil {
 			return err
 		}
 	}

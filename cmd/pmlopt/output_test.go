@@ -221,6 +221,9 @@ func TestOutputOverInputIsRefused(t *testing.T) {
 		{"compare", func(d string) []string {
 			return []string{"compare", d + "/m.yaml", d + "/d.yaml", "--plot", d + "/hard.svg"}
 		}, "--plot", "hard.svg"},
+		{"merge", func(d string) []string {
+			return []string{"merge", d + "/d.yaml", d + "/c.csv", "--plot", d + "/hard.svg"}
+		}, "--plot", "hard.svg"},
 		{"new -o", func(d string) []string {
 			return []string{"new", "--prior-from", d + "/c.csv", "--column", "count", "--utility", "abs", "-o", d + "/c.csv"}
 		}, "-o", "c.csv"},

@@ -2,13 +2,17 @@ package main
 
 import (
 	"bufio"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -63,51 +67,217 @@ func randomProblem(t *testing.T, n int) (string, mech.Prior) {
 	return path, pi
 }
 
-// A curve stopped by SIGINT, SIGTERM or SIGHUP writes the points it has settled,
-// each a valid certified bracket, and exits with status 130 whatever the signal.
+// stopMidCurve runs pmlopt with args, sends sig once the progress line
+// shows that the curve has run a second, and returns stdout, stderr and
+// the exit status.
+func stopMidCurve(t *testing.T, bin string, sig syscall.Signal, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var stdout strings.Builder
+	cmd.Stdout = &stdout
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	r := bufio.NewReader(stderr)
+	var seen strings.Builder
+	for !strings.Contains(seen.String(), "curve [") {
+		b, err := r.ReadByte()
+		if err != nil {
+			break
+		}
+		seen.WriteByte(b)
+	}
+	require.NoError(t, cmd.Process.Signal(sig))
+	rest, _ := readAll(r)
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	require.True(t, errors.As(err, &exit), "the curve ended without the signal: %v\n%s", err, seen.String()+rest)
+	return stdout.String(), rest, exit.ExitCode()
+}
+
+// A curve stopped by SIGINT, SIGTERM or SIGHUP writes the points it has
+// settled, each a valid certified bracket, and exits with status 130
+// whatever the signal. Every format says that the curve is partial and
+// which thresholds are left: --json "complete": false and thresholds_left
+// (the orders h = 1..128 without a point), --csv a comment line before
+// the header, the table a line under it; the plot of the settled points is
+// drawn, its title saying how many thresholds are left.
 func TestCurveStoppedBySignal(t *testing.T) {
 	bin := buildCLI(t)
 	path, _ := randomProblem(t, 128)
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
-		cmd := exec.Command(bin, "curve", path, "--json", "--workers", "1", "--solver", "revised")
-		var stdout strings.Builder
-		cmd.Stdout = &stdout
-		stderr, err := cmd.StderrPipe()
-		require.NoError(t, err)
-		require.NoError(t, cmd.Start())
-		// The progress line appears once the curve has run a second and
-		// settled a threshold: then the signal comes mid-curve.
-		r := bufio.NewReader(stderr)
-		var seen strings.Builder
-		for !strings.Contains(seen.String(), "curve [") {
-			b, err := r.ReadByte()
-			if err != nil {
-				break
+	for _, c := range []struct {
+		sig    syscall.Signal
+		format string
+	}{{syscall.SIGINT, "--json"}, {syscall.SIGTERM, "--csv"}, {syscall.SIGHUP, "--json"}, {syscall.SIGINT, "table"}} {
+		t.Run(sigName[c.sig]+c.format, func(t *testing.T) {
+			plot := filepath.Join(t.TempDir(), "curve.svg")
+			args := []string{"curve", path, "--workers", "1", "--solver", "revised", "--plot", plot}
+			if c.format != "table" {
+				args = append(args, c.format)
 			}
-			seen.WriteByte(b)
-		}
-		require.NoError(t, cmd.Process.Signal(sig))
-		rest, _ := readAll(r)
-		err = cmd.Wait()
-		var exit *exec.ExitError
-		require.True(t, errors.As(err, &exit), "the curve ended without the signal: %v\n%s", err, seen.String()+rest)
-		require.Equal(t, 130, exit.ExitCode(), "stderr: %s", rest)
-		require.Contains(t, rest, "stopped by "+sigName[sig])
+			stdout, stderr, code := stopMidCurve(t, bin, c.sig, args...)
+			require.Equal(t, exitStopped, code, "stderr: %s", stderr)
+			require.Contains(t, stderr, "stopped by "+sigName[c.sig])
 
-		var out struct {
-			Points []struct {
-				H     int     `json:"h"`
-				Lower float64 `json:"optimal_epsilon_lower"`
-				Upper float64 `json:"optimal_epsilon"`
-			} `json:"points"`
-		}
-		require.NoError(t, json.Unmarshal([]byte(stdout.String()), &out), "stdout must be complete JSON: %q", stdout.String())
-		require.NotEmpty(t, out.Points)
-		require.Less(t, len(out.Points), 128)
-		for _, p := range out.Points {
-			require.LessOrEqual(t, p.Lower, p.Upper, "h %d", p.H)
-		}
+			// hs are the orders with a point, left those the output says are left.
+			var hs, left []int
+			switch c.format {
+			case "--json":
+				var out struct {
+					Complete *bool `json:"complete"`
+					Left     []int `json:"thresholds_left"`
+					Points   []struct {
+						H     int     `json:"h"`
+						Lower float64 `json:"optimal_epsilon_lower"`
+						Upper float64 `json:"optimal_epsilon"`
+					} `json:"points"`
+				}
+				require.NoError(t, json.Unmarshal([]byte(stdout), &out), "stdout must be complete JSON: %q", stdout)
+				require.NotNil(t, out.Complete)
+				assert.False(t, *out.Complete)
+				for _, p := range out.Points {
+					require.LessOrEqual(t, p.Lower, p.Upper, "h %d", p.H)
+					hs = append(hs, p.H)
+				}
+				left = out.Left
+			case "--csv":
+				first, body, ok := strings.Cut(stdout, "\n")
+				require.True(t, ok, stdout)
+				m := regexp.MustCompile(`^# partial curve, stopped by SIGTERM: (\d+) of 128 thresholds left \(h = ([0-9, ]+)\)$`).FindStringSubmatch(first)
+				require.NotNil(t, m, "first line: %q", first)
+				for _, f := range strings.Split(m[2], ", ") {
+					h, err := strconv.Atoi(f)
+					require.NoError(t, err)
+					left = append(left, h)
+				}
+				assert.Equal(t, strconv.Itoa(len(left)), m[1])
+				rows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+				require.NoError(t, err)
+				require.Equal(t, "h", rows[0][0])
+				for _, row := range rows[1:] {
+					h, err := strconv.Atoi(row[0])
+					require.NoError(t, err)
+					hs = append(hs, h)
+				}
+			default:
+				lines := strings.Split(strings.TrimSpace(stdout), "\n")
+				last := lines[len(lines)-1]
+				m := regexp.MustCompile(`^partial curve, stopped by SIGINT: (\d+) of 128 thresholds left \(h = [0-9, ]+(, … \(\d+ more\))?\)$`).FindStringSubmatch(last)
+				require.NotNil(t, m, "last line: %q", last)
+				n, err := strconv.Atoi(m[1])
+				require.NoError(t, err)
+				points := regexp.MustCompile(`(?m)^(\d+) points,`).FindStringSubmatch(stdout)
+				require.NotNil(t, points, stdout)
+				settled, err := strconv.Atoi(points[1])
+				require.NoError(t, err)
+				assert.Equal(t, 128, n+settled)
+				assert.NotZero(t, settled)
+				assert.NotZero(t, n)
+				left = make([]int, n)
+			}
+			if c.format != "table" {
+				require.NotEmpty(t, hs)
+				var want []int
+				for h := 1; h <= 128; h++ {
+					if !slices.Contains(hs, h) {
+						want = append(want, h)
+					}
+				}
+				assert.Equal(t, want, left, "the orders without a point")
+			}
+			svg, err := os.ReadFile(plot)
+			require.NoError(t, err, "the plot of the settled points is drawn")
+			assert.Contains(t, string(svg), fmt.Sprintf("trade-off curve (partial: %d of 128 thresholds left)", len(left)))
+		})
 	}
+}
+
+// A stopped value curve says which reachable utility values it left:
+// values of the utility, none of them a point's threshold, in increasing
+// order, some but not all of them.
+func TestValueCurveStoppedBySignal(t *testing.T) {
+	bin := buildCLI(t)
+	path, _ := randomProblem(t, 128)
+	stdout, stderr, code := stopMidCurve(t, bin, syscall.SIGINT, "curve", path, "--objective", "worst-case-value", "--workers", "1", "--json")
+	require.Equal(t, exitStopped, code, "stderr: %s", stderr)
+	var out struct {
+		Complete bool      `json:"complete"`
+		Left     []float64 `json:"thresholds_left"`
+		Points   []struct {
+			Threshold float64 `json:"threshold"`
+		} `json:"points"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &out), stdout)
+	assert.False(t, out.Complete)
+	var file struct {
+		Utility mech.Utility `json:"utility"`
+	}
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &file))
+	reachable := file.Utility.ReachableValues()
+	require.NotEmpty(t, out.Left)
+	assert.Less(t, len(out.Left), len(reachable))
+	assert.True(t, slices.IsSorted(out.Left))
+	for _, v := range out.Left {
+		assert.True(t, slices.Contains(reachable, v), "%v is no reachable value", v)
+	}
+	for _, p := range out.Points {
+		assert.False(t, slices.Contains(out.Left, p.Threshold), "threshold %v has a point", p.Threshold)
+	}
+}
+
+// A stopped expected-utility curve lists every measure of --measure, each
+// with the budgets it did not reach in epsilons_left (the points come in
+// the order of the budgets, so these are the last ones), says "complete":
+// false, and draws the points it has under a title saying how many budgets
+// are left. The LIP points of a 60-letter random problem take the
+// pure-Go simplex far longer than the test: the signal comes before the
+// curve ends.
+func TestExpectedCurveStoppedBySignal(t *testing.T) {
+	bin := buildCLI(t)
+	path, _ := randomProblem(t, 60)
+	plot := filepath.Join(t.TempDir(), "eu.svg")
+	stdout, stderr, code := stopMidCurve(t, bin, syscall.SIGTERM, "curve", path, "--objective", "expected-utility",
+		"--measure", "pml,lip", "--from", "0", "--to", "2", "--steps", "30", "--solver", "revised", "--json", "--plot", plot)
+	require.Equal(t, exitStopped, code, "stderr: %s", stderr)
+	require.Contains(t, stderr, "stopped by SIGTERM")
+	var out struct {
+		Complete *bool `json:"complete"`
+		Curves   []struct {
+			Measure string `json:"measure"`
+			Points  []struct {
+				Epsilon float64 `json:"epsilon"`
+			} `json:"points"`
+			Left []float64 `json:"epsilons_left"`
+		} `json:"curves"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &out), stdout)
+	require.NotNil(t, out.Complete)
+	assert.False(t, *out.Complete)
+	require.Len(t, out.Curves, 2)
+	eps := make([]float64, 30)
+	for k := range eps {
+		eps[k] = 2 * float64(k) / 29
+	}
+	left := 0
+	for k, c := range out.Curves {
+		assert.Equal(t, []string{"pml", "lip"}[k], c.Measure)
+		n := len(c.Points)
+		for i, p := range c.Points {
+			assert.InDelta(t, eps[i], p.Epsilon, 1e-15)
+		}
+		require.Len(t, c.Left, 30-n, c.Measure)
+		for i, v := range c.Left {
+			assert.InDelta(t, eps[n+i], v, 1e-15)
+		}
+		left += len(c.Left)
+	}
+	assert.NotZero(t, left)
+	assert.Less(t, left, 60)
+	svg, err := os.ReadFile(plot)
+	require.NoError(t, err, "the plot of the points is drawn")
+	assert.Contains(t, string(svg), fmt.Sprintf("trade-off curve (partial: %d of 60 budgets left)", left))
 }
 
 func readAll(r *bufio.Reader) (string, error) {
@@ -375,5 +545,34 @@ func TestSignalEndsARunBlockedOnAFullPipe(t *testing.T) {
 				assert.Empty(t, names(t, tmp))
 			})
 		}
+	}
+}
+
+// A curve that ran to its end says so: "complete": true with no threshold
+// or budget left, and no partial line in the CSV or under the table.
+func TestCompleteCurveSaysSo(t *testing.T) {
+	for _, obj := range []string{"worst-case-order", "worst-case-value"} {
+		out := runJSON(t, "curve", td+"counting-query.yaml", "--objective", obj, "--json")
+		assert.Equal(t, true, out["complete"], obj)
+		assert.Equal(t, []any{}, out["thresholds_left"], obj)
+		assert.NotEmpty(t, out["points"], obj)
+	}
+	out := runJSON(t, "curve", td+"counting-query.yaml", "--objective", "expected-utility", "--measure", "pml,lip", "--epsilons", "0.5,1", "--json")
+	assert.Equal(t, true, out["complete"])
+	curves := out["curves"].([]any)
+	require.Len(t, curves, 2)
+	for _, c := range curves {
+		assert.Equal(t, []any{}, c.(map[string]any)["epsilons_left"])
+		assert.Len(t, c.(map[string]any)["points"], 2)
+	}
+	for _, args := range [][]string{
+		{"curve", td + "counting-query.yaml", "--csv"},
+		{"curve", td + "counting-query.yaml"},
+		{"curve", td + "counting-query.yaml", "--objective", "expected-utility", "--csv"},
+	} {
+		stdout, stderr, code := cli(t, args...)
+		require.Equal(t, 0, code, stderr)
+		assert.NotContains(t, stdout, "partial", "%v", args)
+		assert.NotContains(t, stdout, "#", "%v", args)
 	}
 }
