@@ -1,0 +1,730 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/pmlopt/pmlopt"
+	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/closedform"
+	"github.com/pmlopt/pmlopt/guarantee"
+	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/problem"
+	"github.com/pmlopt/pmlopt/solver"
+)
+
+// input is the matrices of a call, row-major views of the caller's
+// buffers (nil when not given).
+type input struct {
+	N, M                             int
+	Prior, Utility, Order, Mechanism []float64
+}
+
+// jf is a float64 that crosses JSON as the CLI writes it: ±Inf as "inf"
+// and "-inf", NaN as null; it reads those spellings back too.
+type jf float64
+
+func (f jf) MarshalJSON() ([]byte, error) {
+	v := float64(f)
+	switch {
+	case math.IsInf(v, 1):
+		return []byte(`"inf"`), nil
+	case math.IsInf(v, -1):
+		return []byte(`"-inf"`), nil
+	case math.IsNaN(v):
+		return []byte(`null`), nil
+	}
+	return []byte(strconv.FormatFloat(v, 'g', -1, 64)), nil
+}
+
+func (f *jf) UnmarshalJSON(b []byte) error {
+	switch s := string(b); s {
+	case `"inf"`:
+		*f = jf(math.Inf(1))
+	case `"-inf"`:
+		*f = jf(math.Inf(-1))
+	case `null`, `"nan"`:
+		*f = jf(math.NaN())
+	default:
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return fmt.Errorf("not a number: %s", s)
+		}
+		*f = jf(v)
+	}
+	return nil
+}
+
+func opt(v float64) *jf {
+	if math.IsNaN(v) {
+		return nil
+	}
+	j := jf(v)
+	return &j
+}
+
+func jfs(v []float64) []jf {
+	out := make([]jf, len(v))
+	for i, x := range v {
+		out[i] = jf(x)
+	}
+	return out
+}
+
+// args are a call's scalar parameters, named as the Python keywords.
+type args struct {
+	Path         string   `json:"path"`
+	Name         string   `json:"name"`
+	Inputs       []string `json:"inputs"`
+	Outputs      []string `json:"outputs"`
+	Objective    string   `json:"objective"`
+	Measure      string   `json:"measure"`
+	Epsilon      *jf      `json:"epsilon"`
+	EpsilonLower *jf      `json:"epsilon_lower"`
+	MinOrder     *int     `json:"min_order"`
+	MinValue     *jf      `json:"min_value"`
+	Solver       string   `json:"solver"`
+	Tol          jf       `json:"tol"`
+	Workers      int      `json:"workers"`
+	Mechanisms   bool     `json:"mechanisms"`
+	Measures     []string `json:"measures"`
+	Epsilons     []jf     `json:"epsilons"`
+	ALIPRatio    *jf      `json:"alip_ratio"`
+	Alpha        *jf      `json:"alpha"`
+	Beta         *jf      `json:"beta"`
+	H            *int     `json:"h"`
+	Baseline     string   `json:"baseline"`
+	From         string   `json:"from"`
+	PMin         *jf      `json:"pmin"`
+}
+
+type opFunc func(ctx context.Context, a args, in input) (any, [][][]float64, error)
+
+var ops = map[string]opFunc{
+	"load":     opLoad,
+	"solve":    opSolve,
+	"curve":    opCurve,
+	"audit":    opAudit,
+	"safe":     opSafe,
+	"baseline": opBaseline,
+	"convert":  opConvert,
+}
+
+func rows(v []float64, n, m int) [][]float64 {
+	if v == nil {
+		return nil
+	}
+	out := make([][]float64, n)
+	for i := range out {
+		out[i] = append([]float64(nil), v[i*m:(i+1)*m]...)
+	}
+	return out
+}
+
+// problemOf builds the problem of a call from its matrices and its
+// measure, epsilon and objective, checked by the rules of a problem file.
+func problemOf(a args, in input, needBudget bool) (*problem.Problem, error) {
+	p := &problem.Problem{Name: a.Name, Inputs: a.Inputs, Outputs: a.Outputs}
+	if in.Prior != nil {
+		p.Prior = mech.Prior(append([]float64(nil), in.Prior...))
+	}
+	p.Utility = mech.Utility(rows(in.Utility, in.N, in.M))
+	p.Mechanism = mech.Mechanism(rows(in.Mechanism, in.N, in.M))
+	if in.Order != nil {
+		o := make(mech.Order, in.N)
+		for i := range o {
+			o[i] = make([]int, in.M)
+			for j := range o[i] {
+				v := in.Order[i*in.M+j]
+				if v != math.Trunc(v) || math.Abs(v) > 1<<31 {
+					return nil, &mech.FieldError{Field: "order", Row: i, Col: j, Msg: fmt.Sprintf("is %v, not an integer", v)}
+				}
+				o[i][j] = int(v)
+			}
+		}
+		p.Order = o
+	}
+	if a.Objective != "" {
+		o, err := problem.ParseObjective(a.Objective)
+		if err != nil {
+			return nil, fmt.Errorf("objective: %v", err)
+		}
+		p.Objective = o
+	}
+	if a.Epsilon != nil || a.Measure != "" {
+		b, err := budgetOf(a)
+		if err != nil {
+			return nil, err
+		}
+		p.Privacy = &b
+	} else if needBudget {
+		return nil, errors.New("epsilon: missing; give the privacy budget (epsilon=, and measure= other than pml)")
+	}
+	if p.Utility != nil && p.Order == nil {
+		p.Order = p.Utility.Order()
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// budgetOf is the budget of measure and epsilon (ε_u for ALIP, with
+// epsilon_lower its ε_l).
+func budgetOf(a args) (mech.Budget, error) {
+	name := a.Measure
+	if name == "" {
+		name = string(mech.PML)
+	}
+	m, err := mech.ParseMeasure(name)
+	if err != nil {
+		return mech.Budget{}, fmt.Errorf("measure: %v", err)
+	}
+	if a.Epsilon == nil {
+		return mech.Budget{}, fmt.Errorf("epsilon: missing; measure %s needs a budget", m)
+	}
+	eps := float64(*a.Epsilon)
+	if !(eps >= 0 && eps <= problem.MaxEpsilon) {
+		return mech.Budget{}, fmt.Errorf("epsilon must be a number in [0, %g], got %v", float64(problem.MaxEpsilon), eps)
+	}
+	if m == mech.ALIP {
+		if a.EpsilonLower == nil {
+			return mech.Budget{}, errors.New("epsilon_lower: missing; an alip budget needs epsilon_lower (ε_l) and epsilon (ε_u)")
+		}
+		lo := float64(*a.EpsilonLower)
+		if !(lo >= 0 && lo <= problem.MaxEpsilon) {
+			return mech.Budget{}, fmt.Errorf("epsilon_lower must be a number in [0, %g], got %v", float64(problem.MaxEpsilon), lo)
+		}
+		return mech.Budget{Measure: m, EpsilonLower: lo, EpsilonUpper: eps}, nil
+	}
+	if a.EpsilonLower != nil {
+		return mech.Budget{}, errors.New("epsilon_lower is only for measure alip")
+	}
+	return mech.Budget{Measure: m, Epsilon: eps}, nil
+}
+
+func solverOf(name string) (solver.Solver, error) {
+	if name == "" || name == "auto" {
+		return nil, nil
+	}
+	s, err := solver.Get(name)
+	if err != nil {
+		return nil, fmt.Errorf("solver: unknown backend %q (built in: auto, %s)", name, strings.Join(solver.Names(), ", "))
+	}
+	return s, nil
+}
+
+func options(a args) (pmlopt.Options, error) {
+	s, err := solverOf(a.Solver)
+	if err != nil {
+		return pmlopt.Options{}, err
+	}
+	tol := float64(a.Tol)
+	if tol == 0 {
+		tol = 1e-9
+	}
+	if !(tol > 0) || math.IsInf(tol, 0) {
+		return pmlopt.Options{}, fmt.Errorf("tol must be a positive number, got %v", tol)
+	}
+	if a.Workers < 0 {
+		return pmlopt.Options{}, fmt.Errorf("workers must be ≥ 0, got %d", a.Workers)
+	}
+	return pmlopt.Options{Solver: s, Tol: tol, Workers: a.Workers}, nil
+}
+
+type budgetOut struct {
+	Measure      string `json:"measure"`
+	Epsilon      *jf    `json:"epsilon,omitempty"`
+	EpsilonLower *jf    `json:"epsilon_lower,omitempty"`
+	EpsilonUpper *jf    `json:"epsilon_upper,omitempty"`
+}
+
+func toBudget(b *mech.Budget) *budgetOut {
+	if b == nil {
+		return nil
+	}
+	j := &budgetOut{Measure: string(b.Measure)}
+	if b.Measure == mech.ALIP {
+		j.EpsilonLower, j.EpsilonUpper = opt(b.EpsilonLower), opt(b.EpsilonUpper)
+	} else {
+		j.Epsilon = opt(b.Epsilon)
+	}
+	return j
+}
+
+// opLoad reads a problem file: its scalars, and prior, utility, order and
+// mechanism as matrices (index -1 when absent).
+func opLoad(_ context.Context, a args, _ input) (any, [][][]float64, error) {
+	p, err := problem.Load(a.Path)
+	if err != nil {
+		return nil, nil, err
+	}
+	var mats [][][]float64
+	add := func(m [][]float64) int {
+		if m == nil {
+			return -1
+		}
+		mats = append(mats, m)
+		return len(mats) - 1
+	}
+	var order [][]float64
+	if p.Order != nil {
+		order = make([][]float64, len(p.Order))
+		for i, row := range p.Order {
+			order[i] = make([]float64, len(row))
+			for j, v := range row {
+				order[i][j] = float64(v)
+			}
+		}
+	}
+	out := map[string]any{
+		"name": p.Name, "inputs": p.Inputs, "outputs": p.Outputs, "objective": string(p.Objective),
+		"privacy":   toBudget(p.Privacy),
+		"prior":     add([][]float64{p.Prior}),
+		"utility":   add(p.Utility),
+		"order":     add(order),
+		"mechanism": add(p.Mechanism),
+	}
+	return out, mats, nil
+}
+
+type solveOut struct {
+	Status               string `json:"status"`
+	Objective            string `json:"objective"`
+	Measure              string `json:"measure"`
+	Epsilon              jf     `json:"epsilon"`
+	EpsilonLower         jf     `json:"optimal_epsilon_lower"`
+	ALIPLower            *jf    `json:"alip_lower,omitempty"`
+	WorstCaseOrder       *int   `json:"worst_case_order"`
+	WorstCaseValue       *jf    `json:"worst_case_value"`
+	ExpectedUtility      *jf    `json:"expected_utility"`
+	ExpectedUtilityBound *jf    `json:"expected_utility_bound"`
+	Mechanism            int    `json:"mechanism"`
+	Solver               string `json:"solver"`
+	LPSolves             int    `json:"lp_solves"`
+	// The joint solve's keys (min_order=, min_value=).
+	MinOrder          *int `json:"min_order,omitempty"`
+	MinValue          *jf  `json:"min_value,omitempty"`
+	LeastEpsilonLower *jf  `json:"least_epsilon_lower,omitempty"`
+	LeastEpsilonUpper *jf  `json:"least_epsilon_upper,omitempty"`
+	// The baseline's keys.
+	Baseline       string `json:"baseline,omitempty"`
+	Parameter      *jf    `json:"parameter,omitempty"`
+	ParameterName  string `json:"parameter_name,omitempty"`
+	ParameterStart *jf    `json:"parameter_start,omitempty"`
+	Audits         *int   `json:"audits,omitempty"`
+}
+
+func toSolve(p *problem.Problem, sol *pmlopt.Solution, status string) solveOut {
+	j := solveOut{Status: status, Objective: string(sol.Objective), Measure: string(sol.Measure),
+		Epsilon: jf(sol.Epsilon), EpsilonLower: jf(sol.EpsilonLower),
+		WorstCaseValue: opt(sol.WorstCaseValue), ExpectedUtility: opt(sol.ExpectedUtility),
+		ExpectedUtilityBound: opt(sol.ExpectedUtilityBound), Solver: sol.Solver, LPSolves: sol.LPSolves}
+	if p.Order != nil {
+		h := sol.WorstCaseOrder
+		j.WorstCaseOrder = &h
+	}
+	if sol.Measure == mech.ALIP {
+		j.ALIPLower = opt(sol.ALIPLower)
+	}
+	return j
+}
+
+func opSolve(ctx context.Context, a args, in input) (any, [][][]float64, error) {
+	p, err := problemOf(a, in, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	if p.Objective == "" {
+		p.Objective = problem.WorstCaseOrder
+	}
+	o, err := options(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	if a.MinOrder != nil || a.MinValue != nil {
+		var f pmlopt.Floor
+		switch {
+		case a.MinOrder != nil && a.MinValue != nil:
+			return nil, nil, errors.New("give min_order or min_value, not both")
+		case a.MinOrder != nil:
+			f = pmlopt.Floor{Order: *a.MinOrder}
+		default:
+			f = pmlopt.Floor{Value: float64(*a.MinValue), ByValue: true}
+		}
+		js, err := pmlopt.SolveJoint(ctx, p, f, o)
+		if err != nil {
+			return nil, nil, err
+		}
+		j := toSolve(p, &js.Solution, "optimal")
+		j.MinOrder, j.MinValue = a.MinOrder, a.MinValue
+		j.LeastEpsilonLower, j.LeastEpsilonUpper = opt(js.LeastEpsilonLower), opt(js.LeastEpsilonUpper)
+		return j, [][][]float64{js.Mechanism}, nil
+	}
+	sol, err := pmlopt.Solve(ctx, p, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	return toSolve(p, sol, "optimal"), [][][]float64{sol.Mechanism}, nil
+}
+
+func opBaseline(ctx context.Context, a args, in input) (any, [][][]float64, error) {
+	p, err := problemOf(a, in, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	if p.Objective == "" {
+		p.Objective = problem.WorstCaseOrder
+	}
+	known := false
+	for _, b := range pmlopt.Baselines {
+		known = known || string(b) == a.Baseline
+	}
+	if !known {
+		names := make([]string, len(pmlopt.Baselines))
+		for k, b := range pmlopt.Baselines {
+			names[k] = string(b)
+		}
+		return nil, nil, fmt.Errorf("mechanism: unknown baseline %q (want %s)", a.Baseline, strings.Join(names, ", "))
+	}
+	sol, err := pmlopt.SolveBaseline(ctx, p, pmlopt.Baseline(a.Baseline))
+	if err != nil {
+		return nil, nil, err
+	}
+	j := toSolve(p, &sol.Solution, "calibrated")
+	j.ExpectedUtilityBound = nil
+	audits := sol.Audits
+	j.Baseline, j.Parameter, j.ParameterName, j.ParameterStart, j.Audits = string(sol.Kind), opt(sol.Parameter), sol.ParameterName, opt(sol.Start), &audits
+	return j, [][][]float64{sol.Mechanism}, nil
+}
+
+type pointOut struct {
+	H                   *int   `json:"h,omitempty"`
+	Threshold           *jf    `json:"threshold,omitempty"`
+	WorstCaseValue      *jf    `json:"worst_case_value,omitempty"`
+	SafeEpsilon         jf     `json:"safe_epsilon"`
+	OptimalEpsilon      jf     `json:"optimal_epsilon"`
+	OptimalEpsilonLower jf     `json:"optimal_epsilon_lower"`
+	LPSolves            int    `json:"lp_solves"`
+	Failure             string `json:"failure,omitempty"`
+	Mechanism           *int   `json:"mechanism,omitempty"`
+}
+
+type expectedPointOut struct {
+	Epsilon              jf     `json:"epsilon"`
+	EpsilonLower         *jf    `json:"epsilon_lower,omitempty"`
+	Audited              jf     `json:"audited_epsilon"`
+	ExpectedUtility      jf     `json:"expected_utility"`
+	ExpectedUtilityBound jf     `json:"expected_utility_bound"`
+	WorstCaseValue       jf     `json:"worst_case_value"`
+	WorstCaseOrder       int    `json:"worst_case_order"`
+	Solver               string `json:"solver"`
+	Mechanism            *int   `json:"mechanism,omitempty"`
+}
+
+type seriesOut struct {
+	Measure   string             `json:"measure"`
+	ALIPRatio *jf                `json:"alip_ratio,omitempty"`
+	Points    []expectedPointOut `json:"points"`
+}
+
+// errInterrupted is a curve's error when its token was cancelled: the
+// caller drops what it has.
+var errInterrupted = errors.New("interrupted")
+
+func opCurve(ctx context.Context, a args, in input) (any, [][][]float64, error) {
+	p, err := problemOf(a, in, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	o, err := options(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	obj := problem.WorstCaseOrder
+	if a.Objective != "" {
+		obj = problem.Objective(a.Objective)
+	}
+	var mats [][][]float64
+	keep := func(m mech.Mechanism) *int {
+		if !a.Mechanisms || m == nil {
+			return nil
+		}
+		mats = append(mats, m)
+		k := len(mats) - 1
+		return &k
+	}
+	if obj == problem.ExpectedUtility {
+		return expectedCurve(ctx, a, p, o, keep, &mats)
+	}
+	pts, err := pmlopt.Curve(ctx, p, obj, o)
+	if ctx.Err() != nil {
+		return nil, nil, errInterrupted
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	name := "auto"
+	if o.Solver != nil {
+		name = o.Solver.Name()
+	}
+	out := make([]pointOut, len(pts))
+	for k, pt := range pts {
+		c := pointOut{SafeEpsilon: jf(pt.SafeEpsilon), OptimalEpsilon: jf(pt.OptimalEpsilon),
+			OptimalEpsilonLower: jf(pt.OptimalEpsilonLower), LPSolves: pt.LPSolves, WorstCaseValue: opt(pt.WorstCaseValue),
+			Mechanism: keep(pt.Mechanism)}
+		if obj == problem.WorstCaseOrder {
+			h := pt.H
+			c.H = &h
+		} else {
+			v := jf(pt.Threshold)
+			c.Threshold = &v
+		}
+		if pt.Failure != nil {
+			c.Failure = pt.Failure.Error()
+		}
+		out[k] = c
+	}
+	return map[string]any{"objective": string(obj), "solver": name, "points": out}, mats, nil
+}
+
+func expectedCurve(ctx context.Context, a args, p *problem.Problem, o pmlopt.Options, keep func(mech.Mechanism) *int, mats *[][][]float64) (any, [][][]float64, error) {
+	if _, err := p.RequireUtility(); err != nil {
+		return nil, nil, err
+	}
+	names := a.Measures
+	if len(names) == 0 {
+		names = []string{string(mech.PML)}
+	}
+	if len(a.Epsilons) == 0 {
+		return nil, nil, errors.New("epsilons: give the budgets of an expected-utility curve")
+	}
+	ratio := 0.5
+	if a.ALIPRatio != nil {
+		ratio = float64(*a.ALIPRatio)
+		if !(ratio > 0) || math.IsInf(ratio, 0) {
+			return nil, nil, fmt.Errorf("alip_ratio must be positive and finite, got %v", ratio)
+		}
+	}
+	var series []seriesOut
+	for _, name := range names {
+		m, err := mech.ParseMeasure(name)
+		if err != nil {
+			return nil, nil, fmt.Errorf("measure: %v", err)
+		}
+		budgets := make([]mech.Budget, len(a.Epsilons))
+		for i, v := range a.Epsilons {
+			e := float64(v)
+			if !(e >= 0 && e <= problem.MaxEpsilon) {
+				return nil, nil, fmt.Errorf("epsilons: entry %d must be a number in [0, %g], got %v", i, float64(problem.MaxEpsilon), e)
+			}
+			budgets[i] = mech.Budget{Measure: m, Epsilon: e}
+			if m == mech.ALIP {
+				budgets[i] = pmlopt.ALIPBudget(e, ratio)
+			}
+		}
+		pts, err := pmlopt.ExpectedCurve(ctx, p, budgets, o)
+		if ctx.Err() != nil {
+			return nil, nil, errInterrupted
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		s := seriesOut{Measure: string(m), Points: []expectedPointOut{}}
+		if m == mech.ALIP {
+			s.ALIPRatio = opt(ratio)
+		}
+		for _, pt := range pts {
+			pj := expectedPointOut{Epsilon: jf(pt.Epsilon), Audited: jf(pt.Audited),
+				ExpectedUtility: jf(pt.ExpectedUtility), ExpectedUtilityBound: jf(pt.ExpectedUtilityBound),
+				WorstCaseValue: jf(pt.WorstCaseValue), WorstCaseOrder: pt.WorstCaseOrder, Solver: pt.Solver,
+				Mechanism: keep(pt.Mechanism)}
+			if m == mech.ALIP {
+				pj.EpsilonLower = opt(pt.Budget.EpsilonLower)
+			}
+			s.Points = append(s.Points, pj)
+		}
+		series = append(series, s)
+	}
+	return map[string]any{"objective": string(problem.ExpectedUtility), "curves": series}, *mats, nil
+}
+
+type impliedOut struct {
+	Measure      string `json:"measure"`
+	Epsilon      *jf    `json:"epsilon,omitempty"`
+	EpsilonLower *jf    `json:"epsilon_lower,omitempty"`
+	EpsilonUpper *jf    `json:"epsilon_upper,omitempty"`
+	Holds        bool   `json:"holds"`
+	Regime       string `json:"regime"`
+}
+
+func toImplied(imps []guarantee.Implication) []impliedOut {
+	out := make([]impliedOut, len(imps))
+	for k, im := range imps {
+		g := im.Implied
+		out[k] = impliedOut{Measure: g.Measure, Holds: im.Holds, Regime: im.Regime}
+		if !im.Holds {
+			continue
+		}
+		if g.Measure == guarantee.ALIP {
+			out[k].EpsilonLower, out[k].EpsilonUpper = opt(g.EpsilonLower), opt(g.EpsilonUpper)
+		} else {
+			out[k].Epsilon = opt(g.Epsilon)
+		}
+	}
+	return out
+}
+
+func opAudit(ctx context.Context, a args, in input) (any, [][][]float64, error) {
+	p, err := problemOf(a, in, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := p.RequireMechanism()
+	if err != nil {
+		return nil, nil, err
+	}
+	alpha, beta := 2.0, 1.0
+	if a.Alpha != nil {
+		alpha = float64(*a.Alpha)
+	}
+	if a.Beta != nil {
+		beta = float64(*a.Beta)
+	}
+	if !(alpha > 1) {
+		return nil, nil, fmt.Errorf("alpha must be > 1, got %v", alpha)
+	}
+	if !(beta >= 1) {
+		return nil, nil, fmt.Errorf("beta must be ≥ 1, got %v", beta)
+	}
+	r, err := leakage.AuditContext(ctx, p.Prior, m, alpha, beta)
+	if ctx.Err() != nil {
+		return nil, nil, errInterrupted
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	pmin := p.Prior.Min()
+	implied := map[string][]impliedOut{}
+	for _, from := range []string{guarantee.PML, guarantee.PMC, guarantee.LDP} {
+		eps := map[string]float64{guarantee.PML: r.PML, guarantee.PMC: r.PMC, guarantee.LDP: r.LDP}[from]
+		if math.IsInf(eps, 1) {
+			continue // an infinite guarantee implies nothing
+		}
+		imps, err := guarantee.Implied(guarantee.Guarantee{Measure: from, Epsilon: eps}, pmin)
+		if err != nil {
+			return nil, nil, err
+		}
+		implied[from] = toImplied(imps)
+	}
+	out := map[string]any{
+		"pml": jf(r.PML), "pml_per_output": jfs(r.PMLPerOutput), "pmc": jf(r.PMC), "pmc_per_output": jfs(r.PMCPerOutput),
+		"alip_lower": jf(r.ALIPLower), "alip_upper": jf(r.ALIPUpper), "lip": jf(r.LIP), "ldp": jf(r.LDP),
+		"lift": jf(r.Lift), "bayes_capacity": jf(r.BayesCapacity), "maximal_leakage": jf(r.MaximalLeakage),
+		"posterior_bayes_vulnerability": jf(r.PosteriorBayesVulnerability), "bayes_leakage": jf(r.BayesLeakage),
+		"maximal_alpha_leakage": jf(r.MaximalAlphaLeakage), "maximal_alpha_beta_leakage": jf(r.MaximalAlphaBetaLeakage),
+		"maximal_alpha_leakage_upper":      jf(r.MaximalAlphaLeakageUpper),
+		"maximal_alpha_beta_leakage_upper": jf(r.MaximalAlphaBetaLeakageUpper),
+		"lrdp":                             jf(r.LRDP), "alpha": jf(r.Alpha), "beta": jf(r.Beta),
+		"output_marginal": jfs(r.Marginal), "p_min": jf(pmin), "implied": implied,
+	}
+	if len(r.Notes) > 0 {
+		out["notes"] = r.Notes
+	}
+	if b := p.Privacy; b != nil {
+		excess := budgetExcess(p.Prior, m, *b)
+		out["privacy"] = toBudget(b)
+		out["within_budget"] = excess <= certify.AuditTol
+		out["budget_excess"] = jf(excess)
+	}
+	return out, nil, nil
+}
+
+// budgetExcess is how far m exceeds b over pi, as audit reports it: the
+// level of b's measure less ε (for ALIP the larger excess of its two
+// ends); 0 or less within it.
+func budgetExcess(pi mech.Prior, m mech.Mechanism, b mech.Budget) float64 {
+	switch b.Measure {
+	case mech.LIP:
+		return leakage.LIP(pi, m) - b.Epsilon
+	case mech.LDP:
+		return leakage.LDP(pi, m) - b.Epsilon
+	case mech.ALIP:
+		lo, up := leakage.ALIP(pi, m)
+		return math.Max(lo-b.EpsilonLower, up-b.EpsilonUpper)
+	}
+	return leakage.PML(pi, m) - b.Epsilon
+}
+
+func opSafe(_ context.Context, a args, in input) (any, [][][]float64, error) {
+	// safe takes h or a pml epsilon, not a budget of the problem.
+	eps := a.Epsilon
+	a.Epsilon, a.Measure = nil, ""
+	p, err := problemOf(a, in, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	o, err := p.RequireOrder()
+	if err != nil {
+		return nil, nil, err
+	}
+	var h int
+	switch {
+	case a.H != nil && eps != nil:
+		return nil, nil, errors.New("give h or epsilon, not both")
+	case a.H != nil:
+		h = *a.H
+	case eps != nil:
+		e := float64(*eps)
+		if math.IsNaN(e) || e < 0 {
+			return nil, nil, fmt.Errorf("epsilon must be a non-negative number, got %v", e)
+		}
+		h, _ = closedform.SafeSchedule(p.Prior, o, e)
+	default:
+		return nil, nil, errors.New("give h or epsilon")
+	}
+	epsS, err := closedform.SafeEpsilon(p.Prior, o, h)
+	if err != nil {
+		return nil, nil, fmt.Errorf("h: %v", err)
+	}
+	m, err := closedform.UtilitySafe(o, h)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := map[string]any{"h": h, "epsilon": jf(leakage.PML(p.Prior, m)), "safe_epsilon": jf(epsS), "mechanism": 0,
+		"pml_per_output": jfs(leakage.PMLPerOutput(p.Prior, m)), "output_marginal": jfs(m.Marginal(p.Prior))}
+	return out, [][][]float64{m}, nil
+}
+
+func opConvert(_ context.Context, a args, _ input) (any, [][][]float64, error) {
+	if a.From == "" {
+		return nil, nil, errors.New("from is required")
+	}
+	if a.Epsilon == nil {
+		return nil, nil, errors.New("epsilon is required")
+	}
+	if a.PMin == nil {
+		return nil, nil, errors.New("pmin is required")
+	}
+	g := guarantee.Guarantee{Measure: a.From, Epsilon: float64(*a.Epsilon)}
+	switch {
+	case a.From == guarantee.ALIP:
+		if a.EpsilonLower == nil {
+			return nil, nil, errors.New("from alip needs epsilon_lower (ε_l) and epsilon (ε_u)")
+		}
+		g = guarantee.Guarantee{Measure: a.From, EpsilonLower: float64(*a.EpsilonLower), EpsilonUpper: float64(*a.Epsilon)}
+	case a.EpsilonLower != nil:
+		return nil, nil, errors.New("epsilon_lower is only for from alip")
+	}
+	imps, err := guarantee.Implied(g, float64(*a.PMin))
+	if err != nil {
+		return nil, nil, err
+	}
+	src := toImplied([]guarantee.Implication{{Implied: g, Holds: true, Regime: "given"}})[0]
+	return map[string]any{"from": src, "p_min": jf(*a.PMin), "implied": toImplied(imps)}, nil, nil
+}

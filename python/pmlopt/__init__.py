@@ -1,0 +1,353 @@
+"""pmlopt from Python: optimal privacy mechanisms under pointwise maximal
+leakage (PML), and LIP, ALIP and LDP budgets, with numpy in and numpy out.
+
+The work is done by pmlopt's Go library, compiled into this package as a C
+shared library; matrices cross as raw float64 buffers. Names of functions,
+keywords, attributes and dictionary keys are those of the CLI's --json
+output (README, "JSON output"), so one description serves both.
+
+    >>> import pmlopt
+    >>> sol = pmlopt.solve([0.5, 0.5], [[1, 0], [0, 1]], epsilon=0.5)
+
+Infinite values are math.inf; values a method does not give are None. Bad
+input raises ValueError with the one-line message the CLI prints. Ctrl-C
+during a call made from the main thread raises KeyboardInterrupt within a
+fraction of a second and returns nothing of the call. The GIL is released
+while Go works, so Python threads can run several calls at once.
+"""
+
+import numpy as np
+
+from . import _lib
+
+__all__ = [
+    "Solution",
+    "Problem",
+    "solve",
+    "curve",
+    "audit",
+    "safe",
+    "baseline",
+    "convert",
+    "sample",
+    "load",
+    "plot_curve",
+]
+
+
+def _array(field, v, ndim):
+    try:
+        a = np.ascontiguousarray(np.asarray(v, dtype=np.float64))
+    except (TypeError, ValueError) as e:
+        raise ValueError("%s: %s" % (field, e)) from None
+    if a.ndim != ndim:
+        want = "a vector" if ndim == 1 else "a matrix (a list of rows of equal length)"
+        raise ValueError("%s: want %s, got an array of shape %s" % (field, want, a.shape))
+    return a
+
+
+def _inputs(prior, utility=None, order=None, mechanism=None):
+    """Checks shapes and returns contiguous float64 arrays with n, m."""
+    p = _array("prior", prior, 1)
+    n, m, first = p.shape[0], None, None
+    out = []
+    for field, v in (("utility", utility), ("order", order), ("mechanism", mechanism)):
+        if v is None:
+            out.append(None)
+            continue
+        a = _array(field, v, 2)
+        if a.shape[0] != n:
+            raise ValueError("%s: has %d rows, but the prior has %d letters" % (field, a.shape[0], n))
+        if m is not None and a.shape[1] != m:
+            raise ValueError("%s: has %d columns, but %s has %d" % (field, a.shape[1], first, m))
+        if m is None:
+            m, first = a.shape[1], field
+        out.append(a)
+    return p, out[0], out[1], out[2], n, (m or 0)
+
+
+class Solution:
+    """An optimal (or calibrated) mechanism and what it achieves.
+
+    Attributes, as the keys of ``pmlopt solve --json``:
+    mechanism (numpy N×M), epsilon (the audited level of the budget's
+    measure; ε_u for ALIP), optimal_epsilon_lower (a certified lower bound
+    on the least ε reaching the same worst case; for expected utility equal
+    to epsilon), alip_lower (audited ε_l for ALIP, else None),
+    worst_case_order, worst_case_value, expected_utility,
+    expected_utility_bound (a proven upper bound on the optimal expected
+    utility, or None), status, solver, lp_solves, objective, measure.
+    ``extra`` holds the keys of the joint solve (min_order, min_value,
+    least_epsilon_lower, least_epsilon_upper) and of baseline (baseline,
+    parameter, parameter_name, parameter_start, audits) when present.
+    """
+
+    _FIELDS = (
+        "status", "objective", "measure", "epsilon", "optimal_epsilon_lower", "alip_lower", "worst_case_order",
+        "worst_case_value", "expected_utility", "expected_utility_bound", "solver", "lp_solves",
+    )
+
+    def __init__(self, doc, mechanism):
+        for k in self._FIELDS:
+            setattr(self, k, doc.get(k))
+        self.mechanism = mechanism
+        self.extra = {k: v for k, v in doc.items() if k not in self._FIELDS and k != "mechanism"}
+
+    def as_dict(self):
+        """The solution as a dict with the keys of ``solve --json``."""
+        d = {k: getattr(self, k) for k in self._FIELDS}
+        d.update(self.extra)
+        d["mechanism"] = self.mechanism
+        return d
+
+    def __repr__(self):
+        return "Solution(%s, epsilon=%r, worst_case_order=%r, expected_utility=%r, mechanism %d×%d)" % (
+            self.status, self.epsilon, self.worst_case_order, self.expected_utility, *self.mechanism.shape)
+
+    def plot_heatmap(self, ax=None, inputs=None, outputs=None):
+        """Draws the mechanism as a heat map (needs matplotlib); returns the Axes."""
+        from .plot import heatmap
+
+        return heatmap(self.mechanism, ax=ax, inputs=inputs, outputs=outputs,
+                       title="%s, %s ε = %.4g" % (self.objective, self.measure, self.epsilon))
+
+
+def _params(**kw):
+    return {k: v for k, v in kw.items() if v is not None}
+
+
+def solve(prior, utility=None, *, epsilon, measure="pml", objective="worst-case-order", epsilon_lower=None,
+          min_order=None, min_value=None, solver="auto", tol=1e-9, order=None):
+    """The optimal mechanism for a prior, a utility and a privacy budget.
+
+    prior: N probabilities; utility: N×M utilities (or order=: an N×M
+    utility order, ranks 1..M per row). epsilon: the budget in nats (ε_u
+    for measure="alip", with epsilon_lower its ε_l); measure: pml, lip,
+    alip or ldp. objective: worst-case-order, worst-case-value or
+    expected-utility. min_order / min_value: the best expected utility
+    among the ε-PML mechanisms keeping that worst case (solve's
+    --min-order / --min-value). solver: auto or an LP backend; tol: the
+    width of the ε bracket of the worst-case objectives.
+    Returns a Solution; raises ValueError on bad input.
+    """
+    p, u, o, _, n, m = _inputs(prior, utility, order)
+    doc, mats = _lib.call("solve", _params(epsilon=float(epsilon), measure=measure, objective=objective,
+                                             epsilon_lower=epsilon_lower, min_order=min_order, min_value=min_value,
+                                             solver=solver, tol=tol), p, u, o, None, n, m)
+    return Solution(doc, mats[0])
+
+
+def _with_mechanisms(points, mats):
+    for pt in points:
+        if "mechanism" in pt:
+            pt["mechanism"] = mats[pt["mechanism"]]
+    return points
+
+
+def curve(prior, utility=None, *, objective="worst-case-order", order=None, workers=0, solver="auto", tol=1e-9,
+          mechanisms=False, measure="pml", epsilons=None, alip_ratio=None):
+    """The trade-off curve of a prior and a utility (or order=).
+
+    For worst-case-order and worst-case-value: a list of points, dicts with
+    the keys of ``curve --json``: h (orders) or threshold (values),
+    safe_epsilon, optimal_epsilon_lower, optimal_epsilon (the certified
+    bracket on the least ε), worst_case_value (with a utility), lp_solves,
+    and mechanism (numpy) when mechanisms=True. workers: thresholds solved
+    at once (0: every core).
+
+    For expected-utility: one curve per measure (measure= a name or a list
+    of pml, lip, alip, ldp) over the budgets epsilons=, as dicts with
+    measure, alip_ratio (ALIP: ε_l = alip_ratio·ε_u, default 1/2) and
+    points (epsilon, epsilon_lower for ALIP, audited_epsilon,
+    expected_utility, expected_utility_bound, worst_case_value,
+    worst_case_order, solver, and mechanism on request).
+
+    Ctrl-C raises KeyboardInterrupt and returns no partial curve.
+    """
+    p, u, o, _, n, m = _inputs(prior, utility, order)
+    measures = [measure] if isinstance(measure, str) else list(measure)
+    params = _params(objective=objective, workers=workers, solver=solver, tol=tol, mechanisms=mechanisms or None)
+    if objective == "expected-utility":
+        if epsilons is None:
+            raise ValueError("epsilons: give the budgets of an expected-utility curve")
+        params.update(_params(measures=measures, epsilons=[float(e) for e in epsilons], alip_ratio=alip_ratio))
+    doc, mats = _lib.call("curve", params, p, u, o, None, n, m)
+    if objective == "expected-utility":
+        for c in doc["curves"]:
+            _with_mechanisms(c["points"], mats)
+        return doc["curves"]
+    return _with_mechanisms(doc["points"], mats)
+
+
+def audit(prior, mechanism, *, alpha=2, beta=1, measure=None, epsilon=None, epsilon_lower=None):
+    """Every leakage measure of a mechanism for a prior, as ``audit --json``.
+
+    Returns a dict: pml, pml_per_output, pmc, pmc_per_output, alip_lower,
+    alip_upper, lip, ldp, lift, bayes_capacity, maximal_leakage,
+    posterior_bayes_vulnerability, bayes_leakage, maximal_alpha_leakage
+    (and _upper), maximal_alpha_beta_leakage (and _upper), lrdp, alpha,
+    beta, output_marginal, p_min, implied, notes when a bracket is wide;
+    with a budget (epsilon=, measure=) also privacy, within_budget and
+    budget_excess. alpha > 1 and beta ≥ 1 may be math.inf.
+    """
+    p, _, _, mm, n, m = _inputs(prior, mechanism=mechanism)
+    params = _params(alpha=float(alpha), beta=float(beta), measure=measure if epsilon is not None else None,
+                     epsilon=None if epsilon is None else float(epsilon), epsilon_lower=epsilon_lower)
+    doc, _ = _lib.call("audit", params, p, None, None, mm, n, m)
+    return doc
+
+
+def safe(prior, utility=None, *, order=None, h=None, epsilon=None):
+    """The utility-safe mechanism M*(h) (Song & Oechtering 2026, Thm 1).
+
+    Give h (1..M), or a PML budget epsilon for the largest h whose M*(h)
+    is within it. Returns a dict as ``safe --json``: h, epsilon (the PML of
+    M*(h)), safe_epsilon (ε_S(h), Cor 1), mechanism (numpy),
+    pml_per_output, output_marginal.
+    """
+    p, u, o, _, n, m = _inputs(prior, utility, order)
+    doc, mats = _lib.call("safe", _params(h=h, epsilon=None if epsilon is None else float(epsilon)), p, u, o, None,
+                          n, m)
+    doc["mechanism"] = mats[0]
+    return doc
+
+
+def baseline(prior, utility=None, kind="randomized-response", *, epsilon, measure="pml", epsilon_lower=None,
+             objective="worst-case-order", order=None):
+    """A closed-form mechanism calibrated to a budget (``pmlopt baseline``).
+
+    kind: randomized-response, exponential, extremal or utility-safe; the
+    largest parameter whose audited level is within the budget. Returns a
+    Solution whose extra holds baseline, parameter, parameter_name,
+    parameter_start and audits.
+    """
+    p, u, o, _, n, m = _inputs(prior, utility, order)
+    doc, mats = _lib.call("baseline", _params(baseline=kind, epsilon=float(epsilon), measure=measure,
+                                                epsilon_lower=epsilon_lower, objective=objective), p, u, o, None, n, m)
+    return Solution(doc, mats[0])
+
+
+def convert(measure, epsilon, *, pmin, epsilon_lower=None):
+    """The guarantees a guarantee implies for a prior's smallest mass pmin.
+
+    measure: pml, pmc, alip, lip or ldp (for alip, epsilon is ε_u and
+    epsilon_lower ε_l). Returns a dict as ``convert --json``: from, p_min,
+    implied (measure, epsilon or epsilon_lower/epsilon_upper, holds, regime).
+    """
+    doc, _ = _lib.call("convert", _params(**{"from": measure, "epsilon": float(epsilon), "pmin": float(pmin),
+                                              "epsilon_lower": epsilon_lower}))
+    return doc
+
+
+def sample(mechanism, inputs, *, seed=None):
+    """Draws one output index of mechanism for each input index in inputs.
+
+    The draws come from the operating system's cryptographic source, fresh
+    on every call; seed (an integer) makes them reproducible, for tests and
+    simulations only, never for releases of real data. Returns a numpy
+    int64 array as long as inputs.
+    """
+    mm = _array("mechanism", mechanism, 2)
+    try:
+        idx = np.ascontiguousarray(np.asarray(inputs, dtype=np.int64).reshape(-1))
+    except (TypeError, ValueError) as e:
+        raise ValueError("inputs: %s" % e) from None
+    if seed is not None:
+        seed = int(seed)
+        if not 0 <= seed < 1 << 64:
+            raise ValueError("seed: want an integer in [0, 2^64), got %d" % seed)
+    return _lib.sample(mm, idx, seed)
+
+
+class Problem:
+    """A problem file (YAML or JSON, the README's format), read by load().
+
+    Attributes: name, inputs, outputs (labels or None), prior (numpy N),
+    utility, order, mechanism (numpy N×M or None), privacy (a dict with
+    measure and epsilon, or epsilon_lower and epsilon_upper for ALIP; None
+    without a budget), objective (or None). The methods run the CLI's
+    commands on it with the file's budget and objective unless overridden.
+    """
+
+    def __init__(self, doc, mats):
+        self.name = doc.get("name") or None
+        self.inputs, self.outputs = doc.get("inputs"), doc.get("outputs")
+        self.objective = doc.get("objective") or None
+        self.privacy = doc.get("privacy")
+        pick = lambda k: None if doc[k] < 0 else mats[doc[k]]  # noqa: E731
+        self.prior = pick("prior")[0].copy()
+        self.utility, self.order, self.mechanism = pick("utility"), pick("order"), pick("mechanism")
+        if self.order is not None:
+            self.order = self.order.astype(np.int64)
+
+    def _budget(self, kw):
+        b = self.privacy or {}
+        if "epsilon" not in kw and "measure" not in kw and b:
+            kw["measure"] = b["measure"]
+            if b["measure"] == "alip":
+                kw.setdefault("epsilon_lower", b.get("epsilon_lower"))
+                kw["epsilon"] = b.get("epsilon_upper")
+            else:
+                kw["epsilon"] = b.get("epsilon")
+        return kw
+
+    def _matrices(self, kw):
+        if "utility" not in kw and "order" not in kw:
+            if self.utility is not None:
+                kw["utility"] = self.utility
+            else:
+                kw["order"] = self.order
+        return kw
+
+    def solve(self, **kw):
+        """solve() with the file's prior, utility/order, budget and objective."""
+        kw = self._matrices(self._budget(kw))
+        if "objective" not in kw and self.objective:
+            kw["objective"] = self.objective
+        if "epsilon" not in kw:
+            raise ValueError("privacy: is missing; this command needs a privacy budget (measure and epsilon)")
+        return solve(self.prior, **kw)
+
+    def curve(self, **kw):
+        """curve() with the file's prior and utility/order."""
+        return curve(self.prior, **self._matrices(kw))
+
+    def audit(self, **kw):
+        """audit() of the file's mechanism, against its budget when it has one."""
+        if self.mechanism is None:
+            raise ValueError("mechanism: is missing; this command needs a mechanism")
+        return audit(self.prior, self.mechanism, **self._budget(kw))
+
+    def safe(self, **kw):
+        """safe() with the file's prior and order (its pml budget by default)."""
+        if "h" not in kw and "epsilon" not in kw and self.privacy and self.privacy.get("measure") == "pml":
+            kw["epsilon"] = self.privacy["epsilon"]
+        return safe(self.prior, **self._matrices(kw))
+
+    def baseline(self, kind, **kw):
+        """baseline() with the file's prior, utility/order, budget and objective."""
+        kw = self._matrices(self._budget(kw))
+        if "objective" not in kw and self.objective:
+            kw["objective"] = self.objective
+        if "epsilon" not in kw:
+            raise ValueError("privacy: is missing; this command needs a privacy budget (measure and epsilon)")
+        return baseline(self.prior, kind=kind, **kw)
+
+    def __repr__(self):
+        return "Problem(%r, N=%d)" % (self.name, self.prior.shape[0])
+
+
+def load(path):
+    """Reads a problem file (YAML or JSON) into a Problem."""
+    doc, mats = _lib.call("load", {"path": str(path)})
+    return Problem(doc, mats)
+
+
+def plot_curve(points, ax=None, title=None):
+    """Draws a curve()'s points: safe ε and the optimal ε bracket against
+    h (or the threshold), or expected-utility curves against ε. Needs
+    matplotlib; returns the Axes."""
+    from .plot import curve as _curve
+
+    return _curve(points, ax=ax, title=title)
+
