@@ -13,7 +13,7 @@ import (
 
 // The keys of the schema, in the order Marshal writes them.
 var (
-	topKeys     = []string{"name", "inputs", "outputs", "prior", "utility", "order", "mechanism", "privacy", "objective"}
+	topKeys     = []string{"name", "inputs", "outputs", "prior", "utility", "order", "mechanism", "privacy", "objective", "utility_rule", "points", "output_points"}
 	privacyKeys = []string{"measure", "epsilon", "epsilon_lower", "epsilon_upper"}
 )
 
@@ -30,8 +30,16 @@ func decode(root node) (*Problem, error) {
 	if err := checkKeys("", root, topKeys); err != nil {
 		return nil, err
 	}
+	var rs ruleSource // the keys of a utility given by a rule (rule.go)
 	for i, key := range root.keys {
 		v := &root.kids[i]
+		if ok, err := rs.decodeRuleKey(key, v); ok || err != nil {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		rs.note(key, v)
 		var err error
 		switch key {
 		case "name":
@@ -44,7 +52,9 @@ func decode(root node) (*Problem, error) {
 		case "outputs":
 			p.Outputs, err = labels("outputs", v)
 		case "prior":
-			p.Prior, err = vector("prior", v)
+			if !rs.uniformPrior {
+				p.Prior, err = vector("prior", v)
+			}
 		case "utility":
 			var a [][]float64
 			a, err = matrix("utility", v)
@@ -70,6 +80,9 @@ func decode(root node) (*Problem, error) {
 		if err != nil {
 			return nil, err
 		}
+	}
+	if err := rs.finish(p); err != nil {
+		return nil, err
 	}
 	if err := p.Validate(); err != nil {
 		return nil, err

@@ -45,17 +45,10 @@ func entries(p *Problem) []entry {
 	if p.Name != "" {
 		es = append(es, entry{"name", p.Name})
 	}
-	if p.Inputs != nil {
-		es = append(es, entry{"inputs", p.Inputs})
-	}
-	if p.Outputs != nil {
-		es = append(es, entry{"outputs", p.Outputs})
-	}
-	es = append(es, entry{"prior", []float64(p.Prior)})
-	if p.Utility != nil {
-		es = append(es, entry{"utility", [][]float64(p.Utility)})
-	} else if p.Order != nil {
-		es = append(es, entry{"order", [][]int(p.Order)})
+	if p.Rule != nil {
+		es = append(es, ruleEntries(p)...)
+	} else {
+		es = append(es, denseEntries(p)...)
 	}
 	if p.Mechanism != nil {
 		es = append(es, entry{"mechanism", [][]float64(p.Mechanism)})
@@ -71,6 +64,25 @@ func entries(p *Problem) []entry {
 	}
 	if p.Objective != "" {
 		es = append(es, entry{"objective", word(p.Objective)})
+	}
+	return es
+}
+
+// denseEntries are the labels, the prior and the utility (or order) of a
+// problem without a rule.
+func denseEntries(p *Problem) []entry {
+	var es []entry
+	if p.Inputs != nil {
+		es = append(es, entry{"inputs", p.Inputs})
+	}
+	if p.Outputs != nil {
+		es = append(es, entry{"outputs", p.Outputs})
+	}
+	es = append(es, entry{"prior", []float64(p.Prior)})
+	if p.Utility != nil {
+		es = append(es, entry{"utility", [][]float64(p.Utility)})
+	} else if p.Order != nil {
+		es = append(es, entry{"order", [][]int(p.Order)})
 	}
 	return es
 }

@@ -36,6 +36,10 @@ type Problem struct {
 
 	Prior   mech.Prior
 	Utility mech.Utility // nil if absent
+	// Rule, when the file gives its utility by a utility_rule, defines
+	// the utility in O(N + M) memory. Utility and Order are then nil
+	// until Materialize, or RequireUtility or RequireOrder, fills them in.
+	Rule *mech.UtilityRule
 	// Order is the utility order: as given, or derived from Utility by
 	// Utility.Order() when the file gives only a utility; nil if neither.
 	Order     mech.Order
@@ -64,6 +68,8 @@ func (p *Problem) M() int {
 		return 0
 	case len(p.Utility) > 0:
 		return len(p.Utility[0])
+	case p.Rule != nil:
+		return p.Rule.Cols()
 	case len(p.Order) > 0:
 		return len(p.Order[0])
 	case len(p.Mechanism) > 0:
@@ -75,6 +81,9 @@ func (p *Problem) M() int {
 // RequireUtility returns the utility matrix, or an error saying the problem
 // has none.
 func (p *Problem) RequireUtility() (mech.Utility, error) {
+	if err := p.Materialize(); err != nil {
+		return nil, err
+	}
 	if p == nil || p.Utility == nil {
 		return nil, p.from(missing("utility", "this command needs a utility matrix"))
 	}
@@ -84,6 +93,9 @@ func (p *Problem) RequireUtility() (mech.Utility, error) {
 // RequireOrder returns the utility order: the given one, or the one derived
 // from the utility, or an error when the problem has neither.
 func (p *Problem) RequireOrder() (mech.Order, error) {
+	if err := p.Materialize(); err != nil {
+		return nil, err
+	}
 	switch {
 	case p == nil:
 	case p.Order != nil:
@@ -177,6 +189,14 @@ func (p *Problem) Validate() error {
 			return err
 		}
 		if err := shape("utility", len(p.Utility), len(p.Utility[0])); err != nil {
+			return err
+		}
+	}
+	if p.Rule != nil {
+		if err := p.Rule.Validate(); err != nil {
+			return err
+		}
+		if err := shape("utility_rule", p.Rule.Rows(), p.Rule.Cols()); err != nil {
 			return err
 		}
 	}

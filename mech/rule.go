@@ -1,0 +1,312 @@
+package mech
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// Metric names the distance between two sites of a UtilityRule.
+type Metric string
+
+// The metrics of a UtilityRule. Haversine reads a site as [latitude,
+// longitude] in degrees and gives the great-circle distance in kilometres
+// on a sphere of radius EarthRadiusKm.
+const (
+	Euclidean Metric = "euclidean"
+	Manhattan Metric = "manhattan"
+	Chebyshev Metric = "chebyshev"
+	Haversine Metric = "haversine"
+)
+
+// EarthRadiusKm is the radius of the sphere of the haversine metric: the
+// mean radius of the Earth, 6371.0088 km (the IUGG mean radius R₁).
+const EarthRadiusKm = 6371.0088
+
+// Transform names how a UtilityRule turns a (capped) distance d into a
+// loss: Linear gives d, Square gives d².
+type Transform string
+
+// The transforms of a UtilityRule; the empty Transform is Linear.
+const (
+	Linear Transform = "linear"
+	Square Transform = "square"
+)
+
+// Grid is a W×H grid of square cells of side Cell: cell k lies at column
+// k mod W and row k div W, and its site is (column·Cell, row·Cell).
+type Grid struct {
+	Width, Height int
+	Cell          float64
+}
+
+// Sites are the locations of the inputs or the outputs of a UtilityRule:
+// the cells of a grid, or a list of coordinates. Exactly one is set.
+type Sites struct {
+	Grid   *Grid
+	Points [][2]float64
+}
+
+// Len returns the number of sites; a grid with an overflowing cell count
+// gives -1.
+func (s Sites) Len() int {
+	if s.Grid != nil {
+		w, h := s.Grid.Width, s.Grid.Height
+		if w < 0 || h < 0 || (h > 0 && w > math.MaxInt32/h) {
+			return -1
+		}
+		return w * h
+	}
+	return len(s.Points)
+}
+
+// At returns the coordinates of site k.
+func (s Sites) At(k int) (x, y float64) {
+	if g := s.Grid; g != nil {
+		return float64(k%g.Width) * g.Cell, float64(k/g.Width) * g.Cell
+	}
+	return s.Points[k][0], s.Points[k][1]
+}
+
+// Label returns the label of site k: "x,y" with the grid's column and row,
+// or the point's two coordinates in the shortest form that reads back.
+func (s Sites) Label(k int) string {
+	if g := s.Grid; g != nil {
+		return strconv.Itoa(k%g.Width) + "," + strconv.Itoa(k/g.Width)
+	}
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	return f(s.Points[k][0]) + "," + f(s.Points[k][1])
+}
+
+// Labels returns the labels of all the sites.
+func (s Sites) Labels() []string {
+	out := make([]string, s.Len())
+	for k := range out {
+		out[k] = s.Label(k)
+	}
+	return out
+}
+
+// UtilityRule defines an N×M utility by a rule rather than by its N·M
+// entries: u(i, j) = −Scale·t(min(d(x_i, y_j), Cap)), with d the Metric's
+// distance between input site x_i and output site y_j, t the Transform
+// (t(d) = d or d²) and no cap when Cap is 0. It holds O(N + M) numbers;
+// Dense gives the matrix where an engine needs one.
+type UtilityRule struct {
+	Metric    Metric
+	Inputs    Sites
+	Outputs   *Sites // nil: the outputs are the inputs
+	Cap       float64
+	Transform Transform
+	Scale     float64 // 0 means 1
+}
+
+// Out returns the output sites.
+func (r *UtilityRule) Out() Sites {
+	if r.Outputs != nil {
+		return *r.Outputs
+	}
+	return r.Inputs
+}
+
+// Rows returns the number of inputs N.
+func (r *UtilityRule) Rows() int { return r.Inputs.Len() }
+
+// Cols returns the number of outputs M.
+func (r *UtilityRule) Cols() int { return r.Out().Len() }
+
+// Distance returns the Metric's distance between input i and output j.
+func (r *UtilityRule) Distance(i, j int) float64 {
+	x1, y1 := r.Inputs.At(i)
+	x2, y2 := r.Out().At(j)
+	return r.Metric.Distance(x1, y1, x2, y2)
+}
+
+// Distance returns the distance between (x1, y1) and (x2, y2); for
+// Haversine the points are [latitude, longitude] in degrees and the
+// distance is in kilometres.
+func (m Metric) Distance(x1, y1, x2, y2 float64) float64 {
+	dx, dy := x1-x2, y1-y2
+	switch m {
+	case Manhattan:
+		return math.Abs(dx) + math.Abs(dy)
+	case Chebyshev:
+		return math.Max(math.Abs(dx), math.Abs(dy))
+	case Haversine:
+		// The haversine formula (Sinnott, "Virtues of the Haversine",
+		// Sky and Telescope 68(2), 1984), accurate for small distances
+		// where the spherical law of cosines loses digits.
+		const rad = math.Pi / 180
+		s1 := math.Sin(dx * rad / 2)
+		s2 := math.Sin(dy * rad / 2)
+		a := s1*s1 + math.Cos(x1*rad)*math.Cos(x2*rad)*s2*s2
+		return 2 * EarthRadiusKm * math.Asin(math.Min(1, math.Sqrt(a)))
+	}
+	return math.Sqrt(dx*dx + dy*dy)
+}
+
+// At returns the utility u(i, j).
+func (r *UtilityRule) At(i, j int) float64 {
+	d := r.Distance(i, j)
+	if r.Cap > 0 && d > r.Cap {
+		d = r.Cap
+	}
+	if r.Transform == Square {
+		d *= d
+	}
+	if r.Scale != 0 {
+		d *= r.Scale
+	}
+	return 0 - d // 0, not −0, for a zero distance
+}
+
+// Row writes row i of the utility into dst, which has Cols() entries.
+func (r *UtilityRule) Row(i int, dst []float64) {
+	for j := range dst {
+		dst[j] = r.At(i, j)
+	}
+}
+
+// DenseBytes returns the bytes of one dense N×M matrix of float64, as a
+// float64 so that it does not overflow.
+func (r *UtilityRule) DenseBytes() float64 {
+	return 8 * float64(r.Rows()) * float64(r.Cols())
+}
+
+// Dense returns the N×M utility matrix of the rule.
+func (r *UtilityRule) Dense() Utility {
+	n, m := r.Rows(), r.Cols()
+	u := make(Utility, n)
+	flat := make([]float64, n*m)
+	for i := range u {
+		u[i] = flat[i*m : (i+1)*m : (i+1)*m]
+		r.Row(i, u[i])
+	}
+	return u
+}
+
+// ExpectedUtility returns Σ π_i p_ij u(i, j) without a dense utility.
+func (r *UtilityRule) ExpectedUtility(pi Prior, p Mechanism) float64 {
+	s := 0.0
+	for i, row := range p {
+		for j, v := range row {
+			if v != 0 {
+				s += pi[i] * v * r.At(i, j)
+			}
+		}
+	}
+	return s
+}
+
+// WorstCaseValue returns the smallest u(i, j) over the pairs that p uses,
+// without a dense utility.
+func (r *UtilityRule) WorstCaseValue(p Mechanism) float64 {
+	w := math.Inf(1)
+	for i, row := range p {
+		for j, v := range row {
+			if v > 0 {
+				w = math.Min(w, r.At(i, j))
+			}
+		}
+	}
+	return w
+}
+
+// Validate checks the rule: a known metric and transform; a grid of
+// positive integer sides and a positive finite cell; at least one point,
+// each with finite coordinates (for Haversine a latitude in [−90, 90] and a
+// longitude in [−180, 180]); a cap and a scale that are finite and
+// non-negative. Errors are *FieldError naming the key of the problem file
+// (utility_rule.grid.width, points) and the point's index.
+func (r *UtilityRule) Validate() error {
+	const f = "utility_rule."
+	switch r.Metric {
+	case Euclidean, Manhattan, Chebyshev, Haversine:
+	case "":
+		return errorf(f+"metric", -1, -1, "is missing; want euclidean, manhattan, chebyshev or haversine")
+	default:
+		return errorf(f+"metric", -1, -1, "%q is not one of euclidean, manhattan, chebyshev, haversine", string(r.Metric))
+	}
+	switch r.Transform {
+	case "", Linear, Square:
+	default:
+		return errorf(f+"transform", -1, -1, "%q is not one of linear, square", string(r.Transform))
+	}
+	if msg := nonNegative(r.Cap); msg != "" {
+		return errorf(f+"cap", -1, -1, "%s", msg)
+	}
+	if msg := nonNegative(r.Scale); msg != "" {
+		return errorf(f+"scale", -1, -1, "%s", msg)
+	}
+	if err := r.Inputs.validate(f+"grid", "points", r.Metric); err != nil {
+		return err
+	}
+	if r.Outputs != nil {
+		if err := r.Outputs.validate(f+"output_grid", "output_points", r.Metric); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func nonNegative(v float64) string {
+	switch {
+	case v != v:
+		return "is NaN"
+	case math.IsInf(v, 0):
+		return "is infinite"
+	case v < 0:
+		return fmt.Sprintf("is negative (%g)", v)
+	}
+	return ""
+}
+
+// validate checks the sites whose keys in a problem file are gridKey and
+// pointsKey.
+func (s Sites) validate(gridKey, pointsKey string, m Metric) error {
+	if (s.Grid != nil) == (s.Points != nil) {
+		return errorf(gridKey, -1, -1, "give one of %s and %s", gridKey, pointsKey)
+	}
+	if g := s.Grid; g != nil {
+		switch {
+		case g.Width < 1:
+			return errorf(gridKey+".width", -1, -1, "is %d; want a positive integer", g.Width)
+		case g.Height < 1:
+			return errorf(gridKey+".height", -1, -1, "is %d; want a positive integer", g.Height)
+		case s.Len() < 0:
+			return errorf(gridKey, -1, -1, "has %d×%d cells, beyond the %d a problem may have", g.Width, g.Height, math.MaxInt32)
+		}
+		if msg := nonNegative(g.Cell); msg != "" {
+			return errorf(gridKey+".cell", -1, -1, "%s", msg)
+		}
+		if g.Cell == 0 {
+			return errorf(gridKey+".cell", -1, -1, "is 0; want a positive cell size")
+		}
+		if m == Haversine {
+			return errorf(gridKey, -1, -1, "is not for the haversine metric, which reads [latitude, longitude] points: give points")
+		}
+		return nil
+	}
+	if len(s.Points) == 0 {
+		return errorf(pointsKey, -1, -1, "is empty")
+	}
+	for k, p := range s.Points {
+		for c, v := range p {
+			if v != v {
+				return errorf(pointsKey, k, c, "is NaN")
+			}
+			if math.IsInf(v, 0) {
+				return errorf(pointsKey, k, c, "is infinite")
+			}
+		}
+		if m == Haversine {
+			if p[0] < -90 || p[0] > 90 {
+				return errorf(pointsKey, k, 0, "latitude %g is outside [-90, 90]", p[0])
+			}
+			if p[1] < -180 || p[1] > 180 {
+				return errorf(pointsKey, k, 1, "longitude %g is outside [-180, 180]", p[1])
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,442 @@
+package problem
+
+import (
+	"bufio"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+// A problem file may give its utility by a rule instead of N·M numbers:
+//
+//	utility_rule:
+//	  metric: euclidean        # manhattan, chebyshev, haversine
+//	  grid: {width: 100, height: 100, cell: 1}
+//	  cap: 5                   # optional: the loss is min(d, cap)
+//	  transform: linear        # optional: square gives the loss d²
+//	  scale: 1                 # optional: u = −scale·loss
+//	prior: uniform             # or the N masses
+//
+// or, for sites given by their coordinates, the top-level keys points
+// ([[x, y], ...], or [[latitude, longitude], ...] for haversine) and, when
+// the outputs are other sites, output_points (or utility_rule.output_grid).
+// The points are top-level keys so that a point's coordinates stay within
+// the depth the readers keep (see maxDepth).
+
+// ruleKeys are the keys of the utility_rule block.
+var ruleKeys = []string{"metric", "grid", "output_grid", "cap", "transform", "scale"}
+
+// ruleSource collects the keys of a document that describe a rule, which
+// finishRule puts together once every key is read.
+type ruleSource struct {
+	rule         *mech.UtilityRule
+	points       [][2]float64
+	outputPoints [][2]float64
+	uniformPrior bool
+	givenPoints  bool
+	givenOutPts  bool
+	givenUtility bool
+	givenOrder   bool
+}
+
+// decodeRuleKey reads the value of a key that concerns a rule: it reports
+// false for another key.
+func (rs *ruleSource) decodeRuleKey(key string, v *node) (bool, error) {
+	var err error
+	switch key {
+	case "utility_rule":
+		rs.rule, err = decodeRule(v)
+	case "points":
+		rs.givenPoints = true
+		rs.points, err = decodePoints("points", v)
+	case "output_points":
+		rs.givenOutPts = true
+		rs.outputPoints, err = decodePoints("output_points", v)
+	default:
+		return false, nil
+	}
+	return true, err
+}
+
+func decodeRule(v *node) (*mech.UtilityRule, error) {
+	if v.kind != mapNode {
+		return nil, fieldErr("utility_rule", -1, -1, "is %s, not a mapping with metric and grid (or top-level points)", v.describe())
+	}
+	if err := checkKeys("utility_rule.", *v, ruleKeys); err != nil {
+		return nil, err
+	}
+	r := &mech.UtilityRule{}
+	for i, k := range v.keys {
+		kid := &v.kids[i]
+		field := "utility_rule." + k
+		switch k {
+		case "metric", "transform":
+			s, err := scalarText(field, -1, kid, "a word")
+			if err != nil {
+				return nil, err
+			}
+			if k == "metric" {
+				if s == "" {
+					return nil, fieldErr(field, -1, -1, "is empty; want euclidean, manhattan, chebyshev or haversine")
+				}
+				r.Metric = mech.Metric(s)
+			} else {
+				r.Transform = mech.Transform(s)
+			}
+		case "cap", "scale":
+			x, msg := number(kid)
+			if msg != "" {
+				return nil, fieldErr(field, -1, -1, "%s", msg)
+			}
+			if k == "cap" {
+				if x == 0 {
+					return nil, fieldErr(field, -1, -1, "is 0; want a positive distance (leave cap out for none)")
+				}
+				r.Cap = x
+			} else {
+				if x == 0 {
+					return nil, fieldErr(field, -1, -1, "is 0; want a positive factor (leave scale out for 1)")
+				}
+				r.Scale = x
+			}
+		case "grid", "output_grid":
+			g, err := decodeGrid(field, kid)
+			if err != nil {
+				return nil, err
+			}
+			if k == "grid" {
+				r.Inputs.Grid = g
+			} else {
+				r.Outputs = &mech.Sites{Grid: g}
+			}
+		}
+	}
+	return r, nil
+}
+
+// decodeGrid reads {width: W, height: H, cell: S}; cell is 1 when left out.
+func decodeGrid(field string, v *node) (*mech.Grid, error) {
+	if v.kind != mapNode {
+		return nil, fieldErr(field, -1, -1, "is %s, not a mapping with width and height", v.describe())
+	}
+	if err := checkKeys(field+".", *v, []string{"width", "height", "cell"}); err != nil {
+		return nil, err
+	}
+	g := &mech.Grid{Cell: 1}
+	given := map[string]bool{}
+	for i, k := range v.keys {
+		kid := &v.kids[i]
+		given[k] = true
+		if k == "cell" {
+			x, msg := number(kid)
+			if msg != "" {
+				return nil, fieldErr(field+".cell", -1, -1, "%s", msg)
+			}
+			g.Cell = x
+			continue
+		}
+		x, msg := integer(kid)
+		if msg != "" {
+			return nil, fieldErr(field+"."+k, -1, -1, "%s", msg)
+		}
+		if x < 1 {
+			return nil, fieldErr(field+"."+k, -1, -1, "is %d; want a positive integer", x)
+		}
+		if k == "width" {
+			g.Width = x
+		} else {
+			g.Height = x
+		}
+	}
+	for _, k := range []string{"width", "height"} {
+		if !given[k] {
+			return nil, missing(field+"."+k, "a grid needs width and height")
+		}
+	}
+	return g, nil
+}
+
+// decodePoints reads [[x, y], ...].
+func decodePoints(field string, v *node) ([][2]float64, error) {
+	rows, err := matrix(field, v)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, fieldErr(field, -1, -1, "is empty")
+	}
+	out := make([][2]float64, len(rows))
+	for i, r := range rows {
+		if len(r) != 2 {
+			return nil, fieldErr(field, i, -1, "has %d coordinates; want 2, [x, y] (or [latitude, longitude])", len(r))
+		}
+		out[i] = [2]float64{r[0], r[1]}
+	}
+	return out, nil
+}
+
+// finish puts the rule together after every key is read: the points go
+// into the rule, the labels are derived (or checked against the sites) and
+// a prior given as "uniform" gets its masses.
+func (rs *ruleSource) finish(p *Problem) error {
+	r := rs.rule
+	switch {
+	case r == nil && (rs.givenPoints || rs.givenOutPts):
+		k := "points"
+		if !rs.givenPoints {
+			k = "output_points"
+		}
+		return fieldErr(k, -1, -1, "is for a utility_rule; give utility_rule with a metric")
+	case r == nil:
+		if rs.uniformPrior {
+			n := len(p.Inputs)
+			if n == 0 {
+				return fieldErr("prior", -1, -1, "is \"uniform\", which needs inputs or a utility_rule to give the number of letters")
+			}
+			p.Prior = mech.Uniform(n)
+		}
+		return nil
+	case rs.givenUtility:
+		return fieldErr("utility", -1, -1, "is given with utility_rule; give one of them")
+	case rs.givenOrder:
+		return fieldErr("order", -1, -1, "is given with utility_rule, which defines the order; leave order out")
+	}
+	if rs.givenPoints {
+		if r.Inputs.Grid != nil {
+			return fieldErr("points", -1, -1, "is given with utility_rule.grid; give one of them")
+		}
+		r.Inputs.Points = rs.points
+	}
+	if rs.givenOutPts {
+		if r.Outputs != nil {
+			return fieldErr("output_points", -1, -1, "is given with utility_rule.output_grid; give one of them")
+		}
+		r.Outputs = &mech.Sites{Points: rs.outputPoints}
+	}
+	if err := r.Validate(); err != nil {
+		return err
+	}
+	n, m := r.Rows(), r.Cols()
+	if rs.uniformPrior {
+		p.Prior = mech.Uniform(n)
+	} else if p.Prior != nil && len(p.Prior) != n {
+		// Checked before labels are derived, so that a grid far larger
+		// than its prior costs nothing.
+		return fieldErr("prior", -1, -1, "has %d masses, but the utility_rule has %d inputs", len(p.Prior), n)
+	}
+	if p.Outputs != nil && len(p.Outputs) != m {
+		return fieldErr("outputs", -1, -1, "has %d labels, but the utility_rule has %d outputs", len(p.Outputs), m)
+	}
+	if p.Inputs != nil && len(p.Inputs) != n {
+		return fieldErr("inputs", -1, -1, "has %d labels, but the utility_rule has %d inputs", len(p.Inputs), n)
+	}
+	var err error
+	if p.Inputs, err = siteLabels("inputs", "points", r.Inputs, p.Inputs); err != nil {
+		return err
+	}
+	if r.Outputs == nil {
+		if p.Outputs == nil {
+			p.Outputs = p.Inputs
+		} else if p.Outputs, err = siteLabels("outputs", "points", r.Inputs, p.Outputs); err != nil {
+			return err
+		}
+	} else if p.Outputs, err = siteLabels("outputs", "output_points", *r.Outputs, p.Outputs); err != nil {
+		return err
+	}
+	p.Rule = r
+	return nil
+}
+
+// siteLabels returns the labels of the sites: the given ones, which on a
+// grid must name its cells in order ("x,y", or "x:y"), or else the derived
+// ones; points without labels must be distinct, as their labels are.
+func siteLabels(field, pointsKey string, s mech.Sites, given []string) ([]string, error) {
+	if given != nil {
+		if s.Grid != nil {
+			for k, l := range given {
+				if want := s.Label(k); l != want && strings.Replace(l, ":", ",", 1) != want {
+					return nil, fieldErr(field, -1, k, "%s does not name cell %d of the grid, %q (cells run along rows: x = k mod width, y = k div width)", quote(l), k+1, want)
+				}
+			}
+		}
+		return given, nil
+	}
+	if s.Points != nil {
+		seen := make(map[[2]float64]int, len(s.Points))
+		for k, pt := range s.Points {
+			if j, ok := seen[pt]; ok {
+				return nil, fieldErr(pointsKey, k, -1, "repeats point %d; give %s labels to tell them apart", j+1, field)
+			}
+			seen[pt] = k
+		}
+	}
+	return s.Labels(), nil
+}
+
+// isUniformPrior reports whether p holds the masses a prior "uniform"
+// reads as.
+func isUniformPrior(p mech.Prior) bool {
+	u := 1 / float64(len(p))
+	for _, x := range p {
+		if x != u {
+			return false
+		}
+	}
+	return len(p) > 0
+}
+
+// labelsDerived reports whether the labels are those a file without them
+// gets from the rule's sites.
+func labelsDerived(s mech.Sites, labels []string) bool {
+	if len(labels) != s.Len() {
+		return false
+	}
+	for k, l := range labels {
+		if l != s.Label(k) {
+			return false
+		}
+	}
+	return true
+}
+
+// ruleEntries are the keys Marshal writes for a problem with a rule, in
+// place of inputs, outputs, prior and utility: labels are left out where
+// the sites give them, and a uniform prior is written "uniform", so that a
+// 100×100 grid is a file of a few hundred bytes.
+func ruleEntries(p *Problem) []entry {
+	r := p.Rule
+	var es []entry
+	if !labelsDerived(r.Inputs, p.Inputs) {
+		es = append(es, entry{"inputs", p.Inputs})
+	}
+	if !labelsDerived(r.Out(), p.Outputs) {
+		es = append(es, entry{"outputs", p.Outputs})
+	}
+	if isUniformPrior(p.Prior) {
+		es = append(es, entry{"prior", word("uniform")})
+	} else {
+		es = append(es, entry{"prior", []float64(p.Prior)})
+	}
+	block := []entry{{"metric", word(r.Metric)}}
+	grid := func(key string, g *mech.Grid) {
+		block = append(block, entry{key, []entry{{"width", float64(g.Width)}, {"height", float64(g.Height)}, {"cell", g.Cell}}})
+	}
+	if r.Inputs.Grid != nil {
+		grid("grid", r.Inputs.Grid)
+	}
+	if r.Outputs != nil && r.Outputs.Grid != nil {
+		grid("output_grid", r.Outputs.Grid)
+	}
+	if r.Cap != 0 {
+		block = append(block, entry{"cap", r.Cap})
+	}
+	if r.Transform != "" && r.Transform != mech.Linear {
+		block = append(block, entry{"transform", word(r.Transform)})
+	}
+	if r.Scale != 0 && r.Scale != 1 {
+		block = append(block, entry{"scale", r.Scale})
+	}
+	es = append(es, entry{"utility_rule", block})
+	pts := func(key string, ps [][2]float64) {
+		rows := make([][]float64, len(ps))
+		for k := range ps {
+			rows[k] = ps[k][:]
+		}
+		es = append(es, entry{key, rows})
+	}
+	if r.Inputs.Points != nil {
+		pts("points", r.Inputs.Points)
+	}
+	if r.Outputs != nil && r.Outputs.Points != nil {
+		pts("output_points", r.Outputs.Points)
+	}
+	return es
+}
+
+// MemoryLimit is the number of bytes a dense utility of a rule may take
+// with its order; 0 means the memory the system reports available
+// (MemAvailable of /proc/meminfo), and no limit where it reports none.
+var MemoryLimit int64
+
+// DenseNeed returns the bytes that the dense utility of p's rule and its
+// order take: 16·N·M (8 for a float64 entry, 8 for an int rank).
+func (p *Problem) DenseNeed() float64 {
+	if p == nil || p.Rule == nil {
+		return 0
+	}
+	return 2 * p.Rule.DenseBytes()
+}
+
+// Materialize sets p.Utility and p.Order from p.Rule, when p has a rule
+// and no utility yet. It refuses, before it allocates, a utility that
+// would not fit in memory (see MemoryLimit), saying the size needed; the
+// solvers hold several more matrices of the same size.
+func (p *Problem) Materialize() error {
+	if p == nil || p.Rule == nil || p.Utility != nil {
+		return nil
+	}
+	need := p.DenseNeed()
+	limit, what := MemoryLimit, "the memory limit"
+	if limit <= 0 {
+		limit, what = memAvailable(), "the memory available"
+	}
+	if limit > 0 && need > float64(limit) {
+		return p.from(fieldErr("utility_rule", -1, -1, "its dense %d×%d utility and order need %s, beyond %s (%s); the commands that solve hold the utility as a matrix", p.Rule.Rows(), p.Rule.Cols(), bytesText(need), what, bytesText(float64(limit))))
+	}
+	p.Utility = p.Rule.Dense()
+	p.Order = p.Utility.Order()
+	return nil
+}
+
+// bytesText writes a size in bytes with a binary unit.
+func bytesText(b float64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	k := 0
+	for b >= 1024 && k < len(units)-1 {
+		b /= 1024
+		k++
+	}
+	return strconv.FormatFloat(b, 'f', 1, 64) + " " + units[k]
+}
+
+// memAvailable returns MemAvailable of /proc/meminfo in bytes, or 0 where
+// it can not be read.
+func memAvailable() int64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		rest, ok := strings.CutPrefix(sc.Text(), "MemAvailable:")
+		if !ok {
+			continue
+		}
+		fields := strings.Fields(rest)
+		if len(fields) == 0 {
+			return 0
+		}
+		kb, err := strconv.ParseInt(fields[0], 10, 64)
+		if err != nil {
+			return 0
+		}
+		return kb << 10
+	}
+	return 0
+}
+
+// note records which other keys the document gives, and reads a prior
+// written "uniform".
+func (rs *ruleSource) note(key string, v *node) {
+	switch key {
+	case "utility":
+		rs.givenUtility = true
+	case "order":
+		rs.givenOrder = true
+	case "prior":
+		rs.uniformPrior = v.kind == scalarNode && v.text == "uniform"
+	}
+}
