@@ -21,7 +21,9 @@ func init() {
 const plotHelp = `Draws the file's mechanism (or, when the file has none or with --optimum,
 the optimal mechanism of its objective) as a heat map of P(y|x): inputs down,
 outputs across, labelled with the file's labels (every k-th when there are
-many). The format follows the extension: .svg, .png or .pdf.
+many). More than 256 rows or columns are drawn as the means of blocks of
+cells, at most 256 a side, as the title says. The format follows the
+extension: .svg, .png or .pdf.
 
 With --input LABEL (an input's label or index), draws where that input's mass
 goes on a grid of the outputs instead: the outputs are placed by their labels
