@@ -51,6 +51,11 @@ func ExpectedCurve(ctx context.Context, p *problem.Problem, budgets []mech.Budge
 	if err != nil {
 		return nil, err
 	}
+	for k, b := range budgets {
+		if err := problem.CheckBudget(b); err != nil {
+			return nil, fmt.Errorf("budget %d: %w", k+1, err)
+		}
+	}
 	pts := make([]ExpectedPoint, 0, len(budgets))
 	for k, b := range budgets {
 		if err := ctx.Err(); err != nil {

@@ -3,6 +3,7 @@ package pmlopt_test
 import (
 	"context"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -105,4 +106,36 @@ func TestBaselineClaimsNoLeastEpsilon(t *testing.T) {
 		require.NoError(t, err)
 		assert.LessOrEqual(t, sol.EpsilonLower, r.EpsUpper, "%s: worst-case order %d at ε = %g", kind, sol.WorstCaseOrder, sol.Epsilon)
 	}
+}
+
+// TestExpectedCurveRefusesBudgetsBeyondTheLimit: a LIP or ALIP budget of
+// 800 nats (beyond the 700 a problem file may hold) is refused before any
+// solve, naming the budget, rather than answered as if it were ε = 0; the
+// largest allowed budget is still solved and within it.
+func TestExpectedCurveRefusesBudgetsBeyondTheLimit(t *testing.T) {
+	p, err := problem.Load("testdata/expected-utility.yaml")
+	require.NoError(t, err)
+	for _, b := range []mech.Budget{
+		{Measure: mech.LIP, Epsilon: 800},
+		pmlopt.ALIPBudget(800, 0.5),
+		{Measure: mech.PML, Epsilon: math.NaN()},
+		{Measure: mech.LDP, Epsilon: -1},
+	} {
+		budgets := []mech.Budget{{Measure: mech.LDP, Epsilon: 1}, b}
+		pts, err := pmlopt.ExpectedCurve(context.Background(), p, budgets, pmlopt.Options{})
+		require.Error(t, err, "%+v", b)
+		assert.Contains(t, err.Error(), "budget 2", "%+v", b)
+		assert.Empty(t, pts)
+	}
+	pts, err := pmlopt.ExpectedCurve(context.Background(), p, []mech.Budget{{Measure: mech.LIP, Epsilon: problem.MaxEpsilon}}, pmlopt.Options{})
+	require.NoError(t, err)
+	require.Len(t, pts, 1)
+	assert.LessOrEqual(t, pts[0].Audited, problem.MaxEpsilon)
+	// A budget this large constrains nothing: the optimum is the best
+	// output of every row, Σ_i π_i max_j u_ij.
+	best := 0.0
+	for i, row := range p.Utility {
+		best += p.Prior[i] * slices.Max(row)
+	}
+	assert.InDelta(t, best, pts[0].ExpectedUtility, 1e-9)
 }

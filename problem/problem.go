@@ -262,7 +262,7 @@ func (p *Problem) Validate() error {
 		}
 	}
 	if p.Privacy != nil {
-		if err := validateBudget(*p.Privacy); err != nil {
+		if err := CheckBudget(*p.Privacy); err != nil {
 			return err
 		}
 	}
@@ -285,9 +285,11 @@ func distinct(field string, labels []string) error {
 	return nil
 }
 
-// validateBudget checks a budget built in code: a known measure, the
-// epsilon fields it uses finite and non-negative, the others zero.
-func validateBudget(b mech.Budget) error {
+// CheckBudget refuses a budget that a problem file could not hold: an
+// unknown measure, a level that is NaN, infinite, negative or above
+// MaxEpsilon, or a level the measure does not use. Library callers that
+// build budgets themselves check them here, as the loader does.
+func CheckBudget(b mech.Budget) error {
 	if _, err := mech.ParseMeasure(string(b.Measure)); err != nil {
 		if b.Measure == "" {
 			return missing("privacy.measure", "want pml, alip, lip or ldp")
