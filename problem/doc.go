@@ -25,4 +25,10 @@
 // Load), and YAML and JSON files with the same content give the same
 // messages. YAML aliases are refused, so a small file cannot expand into a
 // large problem.
+//
+// The prior, the labels and the matrices are read straight into Go values,
+// a few bytes more than their own size, when they are JSON or YAML lists as
+// programs write them (flow lists, or one "- " item a line, with comments
+// anywhere); other YAML goes through yaml.v3's tree, some hundred bytes a
+// value, and is refused beyond 262 144 values before that tree is built.
 package problem
