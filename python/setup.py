@@ -37,6 +37,7 @@ def build_library(dest):
     if go is None:
         raise RuntimeError("pmlopt: building the package needs Go on PATH (or PMLOPT_GO naming it)")
     env = dict(os.environ, CGO_ENABLED="1")
+    dest = Path(dest).resolve()
     dest.mkdir(parents=True, exist_ok=True)
     out = dest / LIB
     subprocess.run(
@@ -55,7 +56,7 @@ class BuildPy(build_py):
 
     def run(self):
         super().run()
-        build_library(Path(self.build_lib) / "pmlopt")
+        build_library(Path(self.build_lib).resolve() / "pmlopt")
 
 
 class BinaryDistribution(Distribution):

@@ -1,0 +1,189 @@
+"""Errors, infinities, sampling, interruption and threads."""
+
+import math
+import os
+import signal
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+import pmlopt
+from conftest import check_mechanism, pml
+
+
+def random_instance(n, seed):
+    rng = np.random.default_rng(seed)
+    prior = rng.dirichlet(np.ones(n))
+    utility = rng.standard_normal((n, n))
+    return prior, utility
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: pmlopt.solve([0.5, 0.6], [[1, 0], [0, 1]], epsilon=1), "prior: sums to"),
+        (lambda: pmlopt.solve([0.5, 0.5], [[1, 0]], epsilon=1), "utility: has 1 rows, but the prior has 2 letters"),
+        (lambda: pmlopt.solve([0.5, 0.5], [[1, 0], [0, 1]], epsilon=800),
+         "epsilon must be a number in [0, 700], got 800"),
+        (lambda: pmlopt.solve([0.5, 0.5], [[1, 0], [0, 1]], epsilon=-1), "epsilon must be a number in [0, 700]"),
+        (lambda: pmlopt.solve([0.5, 0.5], [[1, 0], [0, 1]], epsilon=1, measure="dp"), "measure: "),
+        (lambda: pmlopt.solve([0.5, 0.5], [[1, 0], [0, 1]], epsilon=1, solver="nope"),
+         'solver: unknown backend "nope"'),
+        (lambda: pmlopt.solve([0.5, 0.5], [[1, 0], [0, 1]], epsilon=1, objective="best"), "objective: "),
+        (lambda: pmlopt.solve([0.5, math.nan], [[1, 0], [0, 1]], epsilon=1), "prior"),
+        (lambda: pmlopt.solve([0.5, 0.5], order=[[1, 2], [2, 1.5]], epsilon=1), "order row 2, column 2: is 1.5, not an integer"),
+        (lambda: pmlopt.solve([[0.5, 0.5]], [[1, 0], [0, 1]], epsilon=1), "prior: want a vector"),
+        (lambda: pmlopt.solve(["a", "b"], [[1, 0], [0, 1]], epsilon=1), "prior: "),
+        (lambda: pmlopt.audit([0.5, 0.5], [[0.5, 0.6], [0, 1]]), "mechanism row 1: sums to 1.1"),
+        (lambda: pmlopt.audit([0.5, 0.5], [[1, 0], [0, 1]], alpha=1), "alpha must be > 1, got 1"),
+        (lambda: pmlopt.safe([0.5, 0.5], [[1, 0], [0, 1]], h=3), "h: "),
+        (lambda: pmlopt.convert("pml", 0.1, pmin=2), "p_min = 2"),
+        (lambda: pmlopt.sample([[1, 0], [0, 1]], [0, 2], seed=1), "input 2 at position 1 is outside 0..1"),
+        (lambda: pmlopt.load("/nonexistent/problem.yaml"), "/nonexistent/problem.yaml"),
+    ],
+)
+def test_bad_input_raises_value_error(call, message):
+    with pytest.raises(ValueError) as e:
+        call()
+    assert message in str(e.value)
+    assert "\n" not in str(e.value)
+
+
+def test_infinities_are_math_inf():
+    # The identity mechanism reveals the input: LIP and LDP are infinite,
+    # its PML is log 1/π_min.
+    r = pmlopt.audit([0.25, 0.75], np.eye(2), alpha=math.inf)
+    assert r["ldp"] == math.inf and isinstance(r["ldp"], float)
+    assert r["lip"] == math.inf
+    assert r["pml"] == pytest.approx(math.log(4), abs=1e-12)
+    assert r["alpha"] == math.inf
+    assert r["p_min"] == 0.25
+    # Infinity is accepted as a parameter too, as the CLI's --alpha inf.
+    assert r["maximal_alpha_leakage"] == pytest.approx(math.log(2), abs=1e-9)  # Bayes capacity of eye(2)
+
+
+def test_budget_verdict():
+    m = np.array([[0.8, 0.2], [0.2, 0.8]])
+    level = pml([0.5, 0.5], m)
+    r = pmlopt.audit([0.5, 0.5], m, measure="pml", epsilon=level / 2)
+    assert r["within_budget"] is False
+    assert r["budget_excess"] == pytest.approx(level / 2, abs=1e-12)
+    assert pmlopt.audit([0.5, 0.5], m, measure="pml", epsilon=level)["within_budget"] is True
+
+
+def test_expected_utility_under_each_measure():
+    prior, utility = random_instance(6, 3)
+    for measure, extra in (("pml", {}), ("lip", {}), ("ldp", {}), ("alip", {"epsilon_lower": 0.5})):
+        sol = pmlopt.solve(prior, utility, epsilon=1, measure=measure, objective="expected-utility", **extra)
+        check_mechanism(prior, sol.mechanism)
+        assert sol.measure == measure
+        eu = float(np.sum(prior[:, None] * sol.mechanism * utility))
+        assert sol.expected_utility == pytest.approx(eu, abs=1e-12)
+        assert sol.expected_utility <= sol.expected_utility_bound + 1e-12
+        if measure == "pml":
+            assert pml(prior, sol.mechanism) <= 1 + 1e-9
+        if measure == "alip":
+            assert sol.alip_lower <= 0.5 + 1e-9
+
+
+def test_joint_keeps_the_worst_case(testdata):
+    p = pmlopt.load(testdata / "counting-query.yaml")
+    sol = pmlopt.solve(p.prior, p.utility, epsilon=1.3, objective="expected-utility", min_order=6)
+    assert sol.worst_case_order >= 6
+    assert sol.extra["least_epsilon_lower"] <= sol.extra["least_epsilon_upper"]
+    with pytest.raises(ValueError, match="below the least ε"):
+        pmlopt.solve(p.prior, p.utility, epsilon=0.5, objective="expected-utility", min_order=7)
+
+
+def test_sample_follows_the_mechanism():
+    m = np.array([[0.2, 0.8, 0.0], [0.0, 0.0, 1.0]])
+    inputs = np.array([0] * 20000 + [1] * 5)
+    out = pmlopt.sample(m, inputs, seed=7)
+    assert out.dtype == np.int64 and out.shape == inputs.shape
+    assert set(out[inputs == 1]) == {2}
+    assert 2 not in set(out[inputs == 0])
+    share = np.mean(out[inputs == 0] == 1)
+    assert abs(share - 0.8) < 0.02  # 20 000 draws: the standard error is 0.003
+    np.testing.assert_array_equal(out, pmlopt.sample(m, inputs, seed=7))
+    # Unseeded draws are fresh: two runs of 20 000 draws agree by chance
+    # with probability far below 1e-100.
+    assert not np.array_equal(pmlopt.sample(m, inputs), pmlopt.sample(m, inputs))
+
+
+def test_ctrl_c_interrupts_a_long_curve():
+    # The whole curve of a random 128-letter instance takes tens of
+    # seconds on two cores; SIGINT comes after one.
+    prior, utility = random_instance(128, 1)
+    sent = []
+
+    def interrupt():
+        sent.append(time.monotonic())
+        os.kill(os.getpid(), signal.SIGINT)
+
+    timer = threading.Timer(1.0, interrupt)
+    result = None
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            result = pmlopt.curve(prior, utility)
+        stopped = time.monotonic()
+    finally:
+        timer.cancel()
+    assert result is None
+    assert len(sent) == 1
+    assert stopped - sent[0] < 5
+    # The library keeps working after an interrupted call.
+    sol = pmlopt.solve([0.5, 0.5], [[1, 0], [0, 1]], epsilon=2)
+    assert sol.worst_case_order == 2
+
+
+def test_threads_run_solves_at_once():
+    prior, utility = random_instance(12, 5)
+    budgets = [0.2, 0.5, 1.0, 2.0]
+    alone = [pmlopt.solve(prior, utility, epsilon=e, objective="expected-utility") for e in budgets]
+    with ThreadPoolExecutor(4) as ex:
+        together = list(ex.map(lambda e: pmlopt.solve(prior, utility, epsilon=e, objective="expected-utility"),
+                               budgets))
+    for a, b in zip(alone, together):
+        assert a.expected_utility == pytest.approx(b.expected_utility, abs=1e-12)
+        np.testing.assert_allclose(a.mechanism, b.mechanism, atol=1e-12)
+
+
+def test_the_gil_is_released_while_go_works():
+    # A curve on 64 random letters takes seconds; while it runs in another
+    # thread this one must be able to run Python. Were the GIL held during
+    # the foreign call, this thread could not run until it returned.
+    prior, utility = random_instance(64, 2)
+    started = threading.Event()
+    box = {}
+
+    def work():
+        started.set()
+        box["points"] = pmlopt.curve(prior, utility, workers=1)
+
+    t = threading.Thread(target=work)
+    t.start()
+    started.wait()
+    running = 0
+    for _ in range(100):
+        time.sleep(0.01)
+        running += "points" not in box
+    t.join()
+    assert running >= 20
+    assert len(box["points"]) == 64
+
+
+def test_plots(testdata):
+    mpl = pytest.importorskip("matplotlib")
+    mpl.use("Agg")
+    p = pmlopt.load(testdata / "counting-query.yaml")
+    sol = p.solve()
+    ax = sol.plot_heatmap()
+    assert ax.images and ax.images[0].get_array().shape == sol.mechanism.shape
+    ax = pmlopt.plot_curve(p.curve())
+    assert len(ax.lines) == 2
+    ax = pmlopt.plot_curve(pmlopt.curve(p.prior, p.utility, objective="expected-utility", epsilons=[0.5, 1.0]))
+    assert len(ax.lines) == 1
