@@ -33,20 +33,40 @@ import (
 // It proves nothing (ok false) when len(alpha) or the shape of pat does
 // not match pi, pat is ragged, or a mass of pi is not positive and finite.
 func DualBound(pi mech.Prior, pat mech.Pattern, alpha []float64) (eps float64, ok bool) {
+	c, ok := DualCertificate(pi, pat, alpha)
+	return c.Epsilon, ok
+}
+
+// LowerCertificate is DualBound's proof written out for a checker: the
+// shifted multipliers Alpha (Σ_i Alpha_i > 0) and, for each output j,
+// Nu[j] ≥ 0 at which Σ_{i∈A_j} max(0, π_i + Nu[j]·Alpha_i) ≤ e^{−Epsilon}
+// holds in exact arithmetic (Nu[j] is 0 and means nothing for an output
+// whose allowed inputs all have Alpha_i ≤ 0). A nil pattern has one output
+// on which every input is allowed, the proof for any pattern.
+type LowerCertificate struct {
+	Epsilon float64
+	Alpha   []float64
+	Nu      []float64
+}
+
+// DualCertificate is DualBound returning its proof: the bound and the
+// multipliers and per-output ν that make it, which docs/certificates.md
+// describes and package verify re-checks exactly.
+func DualCertificate(pi mech.Prior, pat mech.Pattern, alpha []float64) (c LowerCertificate, ok bool) {
 	if !provable(pi, nil, pat, alpha) {
-		return 0, false
+		return c, false
 	}
 	n := len(pi)
 	var sum, abs float64
 	for _, a := range alpha {
 		if math.IsNaN(a) || math.IsInf(a, 0) {
-			return 0, false
+			return c, false
 		}
 		sum += a
 		abs += math.Abs(a)
 	}
 	if abs == 0 {
-		return 0, false
+		return c, false
 	}
 	// Shift α so that Σ α_i is a small positive multiple of Σ |α_i|, safely
 	// above rounding (checked again below). A larger sum proves less.
@@ -59,7 +79,7 @@ func DualBound(pi mech.Prior, pat mech.Pattern, alpha []float64) (eps float64, o
 	for i, v := range alpha {
 		a[i] = v - shift
 	}
-	eps, ok = levelBound(pi, pat, a)
+	c, ok = levelBound(pi, pat, a)
 	if shift < 0 {
 		// Raising every α_i by |shift| ≈ 1e-14 Σ|α| raises every term
 		// π_i + ν α_i by ν |shift|, which swamps the terms a proof at
@@ -72,18 +92,21 @@ func DualBound(pi mech.Prior, pat mech.Pattern, alpha []float64) (eps float64, o
 				k = i
 			}
 		}
-		copy(a, alpha)
-		a[k] -= float64(n) * shift
-		if e2, ok2 := levelBound(pi, pat, a); ok2 && (!ok || e2 > eps) {
-			eps, ok = e2, true
+		a2 := slices.Clone(alpha)
+		a2[k] -= float64(n) * shift
+		if c2, ok2 := levelBound(pi, pat, a2); ok2 && (!ok || c2.Epsilon > c.Epsilon) {
+			c, ok = c2, true
 		}
 	}
-	return eps, ok
+	if !ok {
+		return LowerCertificate{}, false
+	}
+	return c, true
 }
 
 // levelBound is DualBound for an α already shifted: it checks that Σ α_i is
 // safely positive and returns −log max_j s_j with its margins.
-func levelBound(pi mech.Prior, pat mech.Pattern, a []float64) (eps float64, ok bool) {
+func levelBound(pi mech.Prior, pat mech.Pattern, a []float64) (c LowerCertificate, ok bool) {
 	n, m := len(pi), 0
 	if pat != nil {
 		m = len(pat[0])
@@ -94,7 +117,7 @@ func levelBound(pi mech.Prior, pat mech.Pattern, a []float64) (eps float64, ok b
 		abs += math.Abs(v)
 	}
 	if !(sum > 4*float64(n)*UnitRoundoff*abs) {
-		return 0, false
+		return c, false
 	}
 	rows := make([]int, 0, n)
 	var bps []breakpoint
@@ -103,7 +126,11 @@ func levelBound(pi mech.Prior, pat mech.Pattern, a []float64) (eps float64, ok b
 		for i := range n {
 			rows = append(rows, i)
 		}
-		smin, bps = columnLevel(pi, a, rows, bps)
+		var nu float64
+		smin, nu, bps = columnLevel(pi, a, rows, bps)
+		c.Nu = []float64{nu}
+	} else {
+		c.Nu = make([]float64, m)
 	}
 	for j := range m {
 		rows = rows[:0]
@@ -113,36 +140,38 @@ func levelBound(pi mech.Prior, pat mech.Pattern, a []float64) (eps float64, ok b
 			}
 		}
 		var s float64
-		s, bps = columnLevel(pi, a, rows, bps)
+		s, c.Nu[j], bps = columnLevel(pi, a, rows, bps)
 		smin = math.Max(smin, s)
 	}
 	if !(smin > 0) || smin >= 1 {
-		return 0, false
+		return c, false
 	}
 	// mathx.Log errs by up to an ulp, which grows with ε (1.4e-14 from
 	// ε ≈ 64): the margin grows with it. (math.Log is wrong for a
 	// subnormal s_min, the level of an output of subnormal mass.)
-	eps = -mathx.Log(smin * (1 + 1e-14))
+	eps := -mathx.Log(smin * (1 + 1e-14))
 	eps -= 8*UnitRoundoff*eps + 1e-15
 	if !(eps > 0) {
-		return 0, false
+		return c, false
 	}
-	return eps, true
+	c.Epsilon, c.Alpha = eps, a
+	return c, true
 }
 
 type breakpoint struct{ nu, a float64 }
 
 // columnLevel returns an upper bound on s_j = min_{ν ≥ 0} Σ_{i∈rows}
-// max(0, π_i + ν α_i), or 0 when α_i ≤ 0 for every i in rows (λ_j = 0 then
-// satisfies the output's condition at any level).
-func columnLevel(pi mech.Prior, a []float64, rows []int, bps []breakpoint) (float64, []breakpoint) {
+// max(0, π_i + ν α_i) and the ν it holds at, or 0 and ν = 0 when α_i ≤ 0
+// for every i in rows (λ_j = 0 then satisfies the output's condition at any
+// level).
+func columnLevel(pi mech.Prior, a []float64, rows []int, bps []breakpoint) (float64, float64, []breakpoint) {
 	slope, pos := 0.0, false
 	for _, i := range rows {
 		slope += a[i]
 		pos = pos || a[i] > 0
 	}
 	if !pos {
-		return 0, bps
+		return 0, 0, bps
 	}
 	nu := 0.0
 	if slope < 0 {
@@ -178,13 +207,15 @@ func columnLevel(pi mech.Prior, a []float64, rows []int, bps []breakpoint) (floa
 	// rounding, an error of about 1e-16 π_k that would bound s_j by 1e-16
 	// when π_k ≈ 1 (a proof of at most 37 nats); a step of 2^−40 ν makes
 	// the term plainly negative, at a cost of slope·ν·2^−40.
-	g := gUpper(pi, a, rows, nu)
+	g, at := gUpper(pi, a, rows, nu), nu
 	if nu > 0 {
 		for _, step := range []float64{0x1p-40, 0x1p-20} {
-			g = math.Min(g, gUpper(pi, a, rows, nu*(1+step)))
+			if g2 := gUpper(pi, a, rows, nu*(1+step)); g2 < g {
+				g, at = g2, nu*(1+step)
+			}
 		}
 	}
-	return g, bps
+	return g, at, bps
 }
 
 // gUpper returns an upper bound on Σ_{i∈rows} max(0, π_i + ν α_i) in exact
