@@ -12,6 +12,7 @@ import (
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/solver"
+	"github.com/pmlopt/pmlopt/verify"
 )
 
 // LoadProblem reads a problem file (YAML or JSON; the README lists its keys).
@@ -100,6 +101,15 @@ type Solution struct {
 	// FullLP reports an expected-utility optimum of the whole LP rather
 	// than a vertex of the interior point's face.
 	FullLP bool
+
+	// Certificate holds what a checker needs to re-check the answer in
+	// exact arithmetic (package verify, docs/certificates.md): the claimed
+	// levels and worst case, and the multipliers behind EpsilonLower and
+	// ExpectedUtilityBound.
+	Certificate *verify.Certificate
+
+	proof []float64 // multipliers behind EpsilonLower (bisect.Result.Proof)
+	alpha []float64 // multipliers behind ExpectedUtilityBound, in the engine's units
 }
 
 // ErrNoObjective is returned when a problem names no objective.
@@ -163,6 +173,7 @@ func Solve(ctx context.Context, p *problem.Problem, opt Options) (*Solution, err
 	}
 	sol.ExpectedUtilityBound = math.Ldexp(sol.ExpectedUtilityBound, scale)
 	describe(p, sol)
+	sol.Certificate = solutionCertificate(p, b, sol, scale)
 	return sol, nil
 }
 
@@ -183,7 +194,7 @@ func solveExpected(ctx context.Context, p *problem.Problem, b mech.Budget, opt O
 // objective, measure and description are the caller's to fill).
 func expectedSolution(r expected.Result) *Solution {
 	return &Solution{Mechanism: r.Mechanism, Epsilon: r.Epsilon, EpsilonLower: r.Epsilon, ALIPLower: r.ALIPLower,
-		ExpectedUtilityBound: r.Bound, Solver: r.Solver, LPSolves: r.LPSolves, FullLP: r.FullLP}
+		ExpectedUtilityBound: r.Bound, Solver: r.Solver, LPSolves: r.LPSolves, FullLP: r.FullLP, alpha: r.Alpha}
 }
 
 // solveWorstCase answers problem (1) of Song & Oechtering (2026) with bisect.
@@ -207,7 +218,7 @@ func solveWorstCase(ctx context.Context, p *problem.Problem, eps float64, opt Op
 		return nil, err
 	}
 	return &Solution{Mechanism: r.Mechanism, Epsilon: r.EpsUpper, EpsilonLower: r.EpsLower, LPSolves: r.LPSolves,
-		ExpectedUtilityBound: math.NaN()}, nil
+		ExpectedUtilityBound: math.NaN(), proof: r.Proof}, nil
 }
 
 // describe fills the utility summaries of sol from p.
@@ -252,12 +263,18 @@ type Point struct {
 	WorstCaseValue float64
 	LPSolves       int
 	Failure        error
+	// Certificate is the point's certificate (package verify): its
+	// mechanism, the worst case it reaches and the multipliers behind
+	// OptimalEpsilonLower; nil without a mechanism.
+	Certificate *verify.Certificate
+
+	proof []float64 // bisect.Point.Proof
 }
 
 func fromBisect(pt bisect.Point) Point {
 	return Point{H: pt.H, Threshold: pt.Threshold, ThresholdMax: pt.ThresholdMax, SafeEpsilon: pt.SafeEpsilon,
 		OptimalEpsilon: pt.OptimalEpsilon, OptimalEpsilonLower: pt.OptimalEpsilonLower,
-		Mechanism: pt.Mechanism, LPSolves: pt.LPSolves, Failure: pt.Failure, WorstCaseValue: math.NaN()}
+		Mechanism: pt.Mechanism, LPSolves: pt.LPSolves, Failure: pt.Failure, WorstCaseValue: math.NaN(), proof: pt.Proof}
 }
 
 // reached fills pt.WorstCaseValue from u: what the point's mechanism
@@ -300,7 +317,9 @@ func Curve(ctx context.Context, p *problem.Problem, objective problem.Objective,
 				pt.Mechanism, pt.OptimalEpsilon = m, r.Level
 			}
 		}
-		return reached(p.Utility, pt)
+		pt = reached(p.Utility, pt)
+		pt.Certificate = pointCertificate(p, objective, pt)
+		return pt
 	}
 	var pts []bisect.Point
 	if settled := opt.Settled; settled != nil {

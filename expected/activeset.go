@@ -237,12 +237,14 @@ func padded(pi, norm mech.Prior, u mech.Utility, b mech.Budget, set []int, r *ip
 	if err != nil {
 		return Result{}, errors.Join(errActiveSet, err)
 	}
-	bound := math.Inf(1)
+	bound, best := math.Inf(1), []float64(nil)
 	for _, alpha := range [][]float64{r.Alpha, point} {
+		b2 := certify.RatioUpperBound(norm, u, b, alpha)
 		if b.Measure == mech.PML {
-			bound = math.Min(bound, certify.UpperBound(norm, u, nil, b.Epsilon, alpha))
-		} else {
-			bound = math.Min(bound, certify.RatioUpperBound(norm, u, b, alpha))
+			b2 = certify.UpperBound(norm, u, nil, b.Epsilon, alpha)
+		}
+		if b2 < bound {
+			bound, best = b2, alpha
 		}
 	}
 	v := u.ExpectedUtility(pi, P)
@@ -250,7 +252,18 @@ func padded(pi, norm mech.Prior, u mech.Utility, b mech.Budget, set []int, r *ip
 	if !(bound >= v-bracketSlack*scale) || bound-v > ipm.AcceptedGap*scale {
 		return Result{}, errActiveSet
 	}
-	return Result{Mechanism: P, Epsilon: a.Level, ALIPLower: a.ALIPLower, Bound: math.Max(bound, v), Solver: "ipm"}, nil
+	return Result{Mechanism: P, Epsilon: a.Level, ALIPLower: a.ALIPLower, Bound: math.Max(bound, v), Alpha: normAlpha(pi, norm, best), Solver: "ipm"}, nil
+}
+
+// normAlpha returns the multipliers alpha, which prove a bound for the
+// normalised prior norm, when norm is pi itself (a prior summing to 1 in
+// floating point, as most do); else nil, for a certificate is checked
+// against the prior as given.
+func normAlpha(pi, norm mech.Prior, alpha []float64) []float64 {
+	if !slices.Equal(pi, norm) {
+		return nil
+	}
+	return alpha
 }
 
 // priceOutputs returns every output's reduced gain K_j(α) under b (see

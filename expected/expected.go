@@ -106,6 +106,11 @@ type Result struct {
 	// [Value, Bound]. For ε-PML the interior point or the LP's duals prove
 	// one; the LIP, ALIP and LDP LPs solved whole prove none.
 	Value, Bound float64
+	// Alpha are the multipliers of the rows Σ_j p_ij = 1 that prove Bound
+	// through certify.UpperBound or certify.RatioUpperBound on the prior
+	// as given (nil when Bound is NaN or proven otherwise): a certificate
+	// anyone can re-check.
+	Alpha []float64
 	// Solver names who found Mechanism: a backend's name, or "ipm".
 	Solver   string
 	LPSolves int
@@ -217,8 +222,8 @@ func Maximize(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget,
 	r = r.finish(pi, u)
 	if b.Measure == mech.PML {
 		// No interior point bracketed the optimum: the LP's own duals do.
-		if bound := dualBound(pi, u, nil, b.Epsilon, r.duals); !math.IsInf(bound, 1) {
-			r.Bound = math.Max(bound, r.Value)
+		if bound, alpha := dualBoundAlpha(pi, u, nil, b.Epsilon, r.duals); !math.IsInf(bound, 1) {
+			r.Bound, r.Alpha = math.Max(bound, r.Value), alpha
 		}
 	}
 	return r, nil
@@ -261,7 +266,7 @@ func structured(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budge
 	if err != nil {
 		return Result{}, err
 	}
-	point := Result{Mechanism: r.Mechanism, Value: r.Value, Bound: r.Bound}
+	point := Result{Mechanism: r.Mechanism, Value: r.Value, Bound: r.Bound, Alpha: r.Alpha}
 	sol, err := onSupport(ctx, pi, u, b, Options{Solver: opt.Solver}, point)
 	if !errors.Is(err, errUncertified) {
 		return sol, err
@@ -273,6 +278,7 @@ func structured(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budge
 	why := fmt.Sprintf("%s's LP on the interior point's support failed or left its certified bracket [%.17g, %.17g]",
 		opt.Solver.Name(), r.Value, r.Bound)
 	sol, err = withinBracket(ctx, pi, u, b, opt, nil, r.Value, r.Bound, why)
+	sol.Alpha = r.Alpha
 	spent += sol.LPSolves
 	sol.LPSolves = spent
 	if !errors.Is(err, errUncertified) {
@@ -344,7 +350,7 @@ func vertexResult(pi mech.Prior, b mech.Budget, r *ipm.Result, err error) (Resul
 	if err != nil {
 		return Result{}, errUncertified
 	}
-	return Result{Mechanism: r.Mechanism, Epsilon: a.Level, ALIPLower: a.ALIPLower, Bound: r.Bound, Solver: "ipm"}, nil
+	return Result{Mechanism: r.Mechanism, Epsilon: a.Level, ALIPLower: a.ALIPLower, Bound: r.Bound, Alpha: r.Alpha, Solver: "ipm"}, nil
 }
 
 // onSupport has the backend opt.Solver solve the ε-PML LP restricted to
@@ -365,6 +371,7 @@ func onSupport(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget
 		}
 	}
 	sol, err := withinBracket(ctx, pi, u, b, opt, support, lo, point.Bound, "")
+	sol.Alpha = point.Alpha
 	if !errors.Is(err, errUncertified) || point.Solver == "" {
 		return sol, err
 	}
@@ -381,6 +388,7 @@ func onSupport(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget
 func checkedFullLP(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget, opt Options, point Result) (Result, error) {
 	lo := u.ExpectedUtility(pi, point.Mechanism)
 	sol, err := withinBracket(ctx, pi, u, b, opt, nil, lo, point.Bound, "")
+	sol.Alpha = point.Alpha
 	if !errors.Is(err, errUncertified) {
 		return sol, err
 	}
@@ -468,7 +476,7 @@ func ratioWhole(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budge
 	if err != nil {
 		return Result{}, errUncertified
 	}
-	return Result{Mechanism: r.Mechanism, Epsilon: a.Level, ALIPLower: a.ALIPLower, Bound: r.Bound, Solver: "ipm"}, nil
+	return Result{Mechanism: r.Mechanism, Epsilon: a.Level, ALIPLower: a.ALIPLower, Bound: r.Bound, Alpha: r.Alpha, Solver: "ipm"}, nil
 }
 
 // gap returns r's certified gap relative to max(1, |value|).

@@ -162,25 +162,38 @@ func assess(pi mech.Prior, b mech.Budget, mod *polytope.Model, res *solver.Solut
 // every mechanism whatever its budget), and that cap is exact where the
 // budget lets every letter take its best allowed output.
 func dualBound(pi mech.Prior, u mech.Utility, pat mech.Pattern, eps float64, duals []float64) float64 {
+	bound, _ := dualBoundAlpha(pi, u, pat, eps, duals)
+	return bound
+}
+
+// dualBoundAlpha is dualBound with the multipliers that prove it.
+func dualBoundAlpha(pi mech.Prior, u mech.Utility, pat mech.Pattern, eps float64, duals []float64) (float64, []float64) {
 	if len(duals) < len(pi) {
-		return math.Inf(1)
+		return math.Inf(1), nil
 	}
-	alpha := slices.Clone(duals[:len(pi)])
-	bound := certify.UpperBound(pi, u, pat, eps, alpha)
+	best := slices.Clone(duals[:len(pi)])
+	bound := certify.UpperBound(pi, u, pat, eps, best)
+	alpha := slices.Clone(best)
 	for i := range alpha {
 		alpha[i] = -alpha[i]
 	}
-	bound = math.Min(bound, certify.UpperBound(pi, u, pat, eps, alpha))
+	if b2 := certify.UpperBound(pi, u, pat, eps, alpha); b2 < bound {
+		bound, best = b2, alpha
+		alpha = make([]float64, len(pi))
+	}
 	for i, row := range u {
-		best := math.Inf(-1)
+		top := math.Inf(-1)
 		for j, v := range row {
 			if pat == nil || pat[i][j] {
-				best = math.Max(best, v)
+				top = math.Max(top, v)
 			}
 		}
-		alpha[i] = pi[i] * best
+		alpha[i] = pi[i] * top
 	}
-	return math.Min(bound, certify.UpperBound(pi, u, pat, eps, alpha))
+	if b2 := certify.UpperBound(pi, u, pat, eps, alpha); b2 < bound {
+		bound, best = b2, alpha
+	}
+	return bound, best
 }
 
 // solveFrom solves lpm with slv, starting from basis start when the backend

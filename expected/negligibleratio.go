@@ -80,5 +80,5 @@ func ratioWithoutNegligible(ctx context.Context, pi mech.Prior, u mech.Utility, 
 	// 3. The whole mechanism.
 	P, alpha := widen(pi, u, aside, kept, mass, r)
 	// 4. The certificate and the audit.
-	return certifiedWhole(pi, u, b, P, certify.RatioUpperBound(pi, u, b, alpha))
+	return certifiedWhole(pi, u, b, P, certify.RatioUpperBound(pi, u, b, alpha), alpha)
 }

@@ -1,0 +1,326 @@
+package pmlopt
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/problem"
+	"github.com/pmlopt/pmlopt/verify"
+)
+
+// verifyProblem is what package verify checks a certificate against.
+func verifyProblem(p *problem.Problem, m mech.Mechanism) verify.Problem {
+	var o [][]int
+	if p.Order != nil {
+		o = p.Order
+	}
+	return verify.Problem{Prior: p.Prior, Utility: p.Utility, Order: o, Mechanism: m}
+}
+
+func mustVerify(t *testing.T, what string, vp verify.Problem, c *verify.Certificate) {
+	t.Helper()
+	if c == nil {
+		t.Fatalf("%s: no certificate", what)
+	}
+	claims := verify.Check(vp, *c)
+	if !verify.AllOK(claims) {
+		var b strings.Builder
+		for _, cl := range claims {
+			b.WriteString(cl.String() + "\n")
+		}
+		t.Fatalf("%s: the certificate does not verify:\n%s", what, b.String())
+	}
+}
+
+// Every testdata problem, solved for every objective it has the data for,
+// carries a certificate that package verify accepts.
+func TestSolveCertificatesVerify(t *testing.T) {
+	files, _ := filepath.Glob("testdata/*.yaml")
+	json, _ := filepath.Glob("testdata/*.json")
+	files = append(files, json...)
+	if len(files) < 5 {
+		t.Fatalf("only %d testdata problems", len(files))
+	}
+	ran := 0
+	for _, f := range files {
+		base, err := LoadProblem(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if base.Privacy == nil {
+			continue
+		}
+		for _, obj := range []problem.Objective{problem.WorstCaseOrder, problem.WorstCaseValue, problem.ExpectedUtility} {
+			if obj != problem.WorstCaseOrder && base.Utility == nil || obj == problem.WorstCaseOrder && base.Order == nil {
+				continue
+			}
+			if obj != problem.ExpectedUtility && base.Privacy.Measure != mech.PML {
+				continue
+			}
+			if testing.Short() && base.M()*len(base.Prior) > 400 {
+				continue
+			}
+			p := *base
+			p.Objective = obj
+			sol, err := Solve(context.Background(), &p, Options{})
+			if err != nil {
+				t.Fatalf("%s %s: %v", f, obj, err)
+			}
+			what := f + " " + string(obj)
+			mustVerify(t, what, verifyProblem(&p, sol.Mechanism), sol.Certificate)
+			if obj == problem.ExpectedUtility && (sol.Certificate.Utility.Bound == nil) != (sol.ExpectedUtilityBound != sol.ExpectedUtilityBound) {
+				t.Errorf("%s: bound %v reported, certificate bound %v", what, sol.ExpectedUtilityBound, sol.Certificate.Utility.Bound)
+			}
+			if obj != problem.ExpectedUtility && sol.EpsilonLower > 0 && sol.Certificate.Lower.Alpha == nil {
+				t.Errorf("%s: a lower end %v without multipliers", what, sol.EpsilonLower)
+			}
+			ran++
+		}
+	}
+	if ran < 8 {
+		t.Fatalf("only %d solves checked", ran)
+	}
+}
+
+// failed returns the names of the claims that fail.
+func failed(claims []verify.Claim) []string {
+	var out []string
+	for _, c := range claims {
+		if !c.OK {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+func cloneCert(c *verify.Certificate) verify.Certificate {
+	d := *c
+	if c.Lower != nil {
+		l := *c.Lower
+		l.Alpha = append([]float64(nil), l.Alpha...)
+		d.Lower = &l
+	}
+	if c.Utility != nil {
+		u := *c.Utility
+		u.Alpha = append([]float64(nil), u.Alpha...)
+		if u.Bound != nil {
+			b := *u.Bound
+			u.Bound = &b
+		}
+		d.Utility = &u
+	}
+	return d
+}
+
+func cloneMech(m mech.Mechanism) mech.Mechanism {
+	out := make(mech.Mechanism, len(m))
+	for i, row := range m {
+		out[i] = append([]float64(nil), row...)
+	}
+	return out
+}
+
+func solveFile(t *testing.T, path string, obj problem.Objective) (*problem.Problem, *Solution) {
+	t.Helper()
+	p, err := LoadProblem(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Objective = obj
+	sol, err := Solve(context.Background(), p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustVerify(t, path, verifyProblem(p, sol.Mechanism), sol.Certificate)
+	return p, sol
+}
+
+func wantFail(t *testing.T, what string, claims []verify.Claim, name string) {
+	t.Helper()
+	got := failed(claims)
+	for _, g := range got {
+		if g == name {
+			return
+		}
+	}
+	t.Errorf("%s: want claim %q to fail, failed: %v", what, name, got)
+}
+
+// Each tampering of a worst-case certificate is refused, naming the claim.
+func TestCertificateTamperingWorstCase(t *testing.T) {
+	p, sol := solveFile(t, "testdata/circulant-one-low.yaml", problem.WorstCaseOrder)
+	if !(sol.EpsilonLower > 0) || sol.Certificate.Lower.Alpha == nil {
+		t.Fatalf("no multipliers to tamper with: %+v", sol.Certificate.Lower)
+	}
+	vp := verifyProblem(p, sol.Mechanism)
+
+	// A raised lower end (the upper end raised with it, so that only the
+	// multipliers' inequality can refuse it).
+	c := cloneCert(sol.Certificate)
+	c.Epsilon += 1e-6
+	c.Lower.Epsilon += 1e-6
+	wantFail(t, "raised lower end", verify.Check(vp, c), verify.ClaimLower)
+
+	// A lower end above the upper end.
+	c = cloneCert(sol.Certificate)
+	c.Lower.Epsilon = c.Epsilon * 1.01
+	wantFail(t, "lower above upper", verify.Check(vp, c), verify.ClaimLower)
+
+	// A multiplier changed: the letter with the least α gets the largest
+	// (scaling them all would prove the same).
+	c = cloneCert(sol.Certificate)
+	lo, hi := 0, 0
+	for i, a := range c.Lower.Alpha {
+		if a > c.Lower.Alpha[hi] {
+			hi = i
+		}
+		if a < c.Lower.Alpha[lo] {
+			lo = i
+		}
+	}
+	c.Lower.Alpha[lo] = c.Lower.Alpha[hi]
+	wantFail(t, "multiplier changed", verify.Check(vp, c), verify.ClaimLower)
+
+	// A forbidden pair made positive, the row still summing to 1.
+	m := cloneMech(sol.Mechanism)
+	h := *sol.Certificate.WorstCaseOrder
+	done := false
+	for i, row := range m {
+		for j := range row {
+			if !done && p.Order[i][j] < h {
+				for j2, v := range row {
+					if v > 0.01 {
+						row[j2] -= 0.01
+						row[j] += 0.01
+						done = true
+						break
+					}
+				}
+			}
+		}
+		m[i] = row
+	}
+	if !done {
+		t.Fatal("no forbidden pair to tamper with")
+	}
+	wantFail(t, "forbidden pair", verify.Check(verifyProblem(p, m), *sol.Certificate), verify.ClaimPattern)
+
+	// An entry changed so that its row no longer sums to 1.
+	m = cloneMech(sol.Mechanism)
+	for j, v := range m[0] {
+		if v > 0 {
+			m[0][j] = v * (1 + 1e-9)
+			break
+		}
+	}
+	wantFail(t, "row sum", verify.Check(verifyProblem(p, m), *sol.Certificate), verify.ClaimRows)
+
+	// The prior changed after solving: mass moved from the low letter to
+	// another one (the sum kept).
+	q := *p
+	q.Prior = append(mech.Prior(nil), p.Prior...)
+	q.Prior[0], q.Prior[1] = q.Prior[0]+0.05, q.Prior[1]-0.05
+	wantFail(t, "prior changed", verify.Check(verifyProblem(&q, sol.Mechanism), *sol.Certificate), verify.ClaimLower)
+
+	// A worst case better than the support reaches.
+	c = cloneCert(sol.Certificate)
+	h2 := h - 1
+	c.WorstCaseOrder = &h2
+	wantFail(t, "worst case", verify.Check(vp, c), verify.ClaimWorst)
+}
+
+// Each tampering of an expected-utility certificate is refused.
+func TestCertificateTamperingExpected(t *testing.T) {
+	for _, f := range []string{"testdata/expected-utility.yaml", "testdata/expected-utility-lip.yaml", "testdata/expected-utility-ldp.yaml", "testdata/expected-utility-alip.yaml"} {
+		p, sol := solveFile(t, f, problem.ExpectedUtility)
+		cert := sol.Certificate
+		if cert.Utility.Bound == nil {
+			t.Errorf("%s: no bound to tamper with", f)
+			continue
+		}
+		vp := verifyProblem(p, sol.Mechanism)
+		gap := *cert.Utility.Bound - cert.Utility.ExpectedUtility
+
+		// A lowered bound: below the mechanism's own utility, which no
+		// multipliers can prove.
+		c := cloneCert(cert)
+		*c.Utility.Bound = cert.Utility.ExpectedUtility - 1e-6 - gap
+		wantFail(t, f+": lowered bound", verify.Check(vp, c), verify.ClaimBound)
+
+		// A multiplier changed.
+		c = cloneCert(cert)
+		c.Utility.Alpha[0] -= 0.1 * (1 + abs(c.Utility.Alpha[0]))
+		wantFail(t, f+": multiplier changed", verify.Check(vp, c), verify.ClaimBound)
+
+		// A raised expected utility.
+		c = cloneCert(cert)
+		c.Utility.ExpectedUtility += 1e-6 * (1 + abs(c.Utility.ExpectedUtility))
+		wantFail(t, f+": raised expected utility", verify.Check(vp, c), verify.ClaimExpected)
+
+		// A level below the mechanism's.
+		c = cloneCert(cert)
+		c.Epsilon *= 0.9
+		wantFail(t, f+": lowered level", verify.Check(vp, c), verify.ClaimLevel)
+
+		// The prior changed after solving.
+		q := *p
+		q.Prior = append(mech.Prior(nil), p.Prior...)
+		d := q.Prior[len(q.Prior)-1] / 2
+		q.Prior[0], q.Prior[len(q.Prior)-1] = q.Prior[0]+d, q.Prior[len(q.Prior)-1]-d
+		if fs := failed(verify.Check(verifyProblem(&q, sol.Mechanism), *cert)); len(fs) == 0 {
+			t.Errorf("%s: a changed prior verified", f)
+		}
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// Every point of a curve carries a certificate that verify accepts, with
+// multipliers wherever its lower end is positive.
+func TestCurveCertificatesVerify(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		obj  problem.Objective
+	}{
+		{"testdata/counting-query.yaml", problem.WorstCaseOrder},
+		{"testdata/circulant-three-low.yaml", problem.WorstCaseOrder},
+		{"testdata/example1.yaml", problem.WorstCaseOrder},
+		{"testdata/counting-query.yaml", problem.WorstCaseValue},
+		{"testdata/expected-utility.yaml", problem.WorstCaseValue},
+	} {
+		p, err := LoadProblem(tc.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.obj == problem.WorstCaseValue && p.Utility == nil {
+			t.Fatalf("%s has no utility", tc.file)
+		}
+		pts, err := Curve(context.Background(), p, tc.obj, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		proved := 0
+		for k, pt := range pts {
+			what := fmt.Sprintf("%s point %d (threshold %v)", tc.file, k, pt.Threshold)
+			mustVerify(t, what, verifyProblem(p, nil), pt.Certificate)
+			if pt.OptimalEpsilonLower > 0 {
+				if pt.Certificate.Lower.Alpha == nil {
+					t.Errorf("%s: lower end %v without multipliers", what, pt.OptimalEpsilonLower)
+				}
+				proved++
+			}
+		}
+		if proved == 0 {
+			t.Errorf("%s: no point with a positive lower end", tc.file)
+		}
+	}
+}

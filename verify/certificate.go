@@ -1,0 +1,58 @@
+package verify
+
+// Certificate is what a checker needs to re-check an answer of pmlopt,
+// besides the problem: every claim and the multipliers that prove it. Keys
+// are those of docs/certificates.md.
+type Certificate struct {
+	// Objective is worst-case-order, worst-case-value or
+	// expected-utility; Measure is pml, lip, alip or ldp.
+	Objective string `json:"objective" yaml:"objective"`
+	Measure   string `json:"measure" yaml:"measure"`
+	// Epsilon bounds the mechanism's level of Measure from above (for
+	// ALIP the upper level ε_u; ALIPLower bounds ε_l).
+	Epsilon   float64  `json:"epsilon" yaml:"epsilon"`
+	ALIPLower *float64 `json:"alip_lower,omitempty" yaml:"alip_lower,omitempty"`
+	// Budget is the budget the answer was computed for: the mechanism's
+	// level is within it, and the expected-utility bound holds over it.
+	Budget *Budget `json:"budget,omitempty" yaml:"budget,omitempty"`
+	// WorstCaseOrder or WorstCaseValue (worst-case objectives) is the
+	// worst case the mechanism's support reaches: the least order rank or
+	// utility over the pairs it uses. The lower end is for it.
+	WorstCaseOrder *int     `json:"worst_case_order,omitempty" yaml:"worst_case_order,omitempty"`
+	WorstCaseValue *float64 `json:"worst_case_value,omitempty" yaml:"worst_case_value,omitempty"`
+	// Lower proves the lower end of the ε bracket (worst-case objectives).
+	Lower *Lower `json:"lower,omitempty" yaml:"lower,omitempty"`
+	// Utility holds the expected utility and its bound (expected-utility).
+	Utility *Utility `json:"utility,omitempty" yaml:"utility,omitempty"`
+	// Mechanism is the mechanism certified, when the document carrying
+	// the certificate has none of its own (curve points, solve --json).
+	Mechanism [][]float64 `json:"mechanism,omitempty" yaml:"mechanism,omitempty"`
+}
+
+// Budget is a privacy budget: Epsilon for pml, lip and ldp, EpsilonLower
+// and EpsilonUpper for alip.
+type Budget struct {
+	Epsilon      float64 `json:"epsilon" yaml:"epsilon"`
+	EpsilonLower float64 `json:"epsilon_lower,omitempty" yaml:"epsilon_lower,omitempty"`
+	EpsilonUpper float64 `json:"epsilon_upper,omitempty" yaml:"epsilon_upper,omitempty"`
+}
+
+// Lower proves that no ε-PML mechanism reaching the worst case exists for
+// ε < Epsilon: multipliers Alpha (one per input) with Σ_i Alpha_i > 0 and,
+// for each output j, Nu[j] ≥ 0 with Σ_{i∈A_j} max(0, π_i + Nu[j]·Alpha_i)
+// ≤ e^{−Epsilon}, A_j being the inputs allowed on output j. Alpha and Nu
+// are absent when Epsilon is 0.
+type Lower struct {
+	Epsilon float64   `json:"optimal_epsilon_lower" yaml:"optimal_epsilon_lower"`
+	Alpha   []float64 `json:"alpha,omitempty" yaml:"alpha,omitempty"`
+	Nu      []float64 `json:"nu,omitempty" yaml:"nu,omitempty"`
+}
+
+// Utility is the expected utility of the mechanism and, when Alpha is
+// given, an upper bound on the expected utility of every mechanism within
+// the budget, proven by the multipliers Alpha of the rows Σ_j p_ij = 1.
+type Utility struct {
+	ExpectedUtility float64   `json:"expected_utility" yaml:"expected_utility"`
+	Bound           *float64  `json:"expected_utility_bound,omitempty" yaml:"expected_utility_bound,omitempty"`
+	Alpha           []float64 `json:"alpha,omitempty" yaml:"alpha,omitempty"`
+}

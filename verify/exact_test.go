@@ -1,0 +1,65 @@
+package verify
+
+import (
+	"math"
+	"math/big"
+	"testing"
+)
+
+// refExp computes e^x at 3 000 bits by the plain Taylor series of e^|x|
+// (no range reduction), with enough terms that the tail is far below the
+// precision: a different computation from expBounds'.
+func refExp(x float64) *big.Float {
+	const prec = 3000
+	ax := new(big.Float).SetPrec(prec).SetFloat64(math.Abs(x))
+	sum := new(big.Float).SetPrec(prec).SetInt64(1)
+	term := new(big.Float).SetPrec(prec).SetInt64(1)
+	for n := 1; n < 6000; n++ {
+		term.Mul(term, ax)
+		term.Quo(term, new(big.Float).SetPrec(prec).SetInt64(int64(n)))
+		sum.Add(sum, term)
+		if n > 2*int(math.Abs(x))+10 && term.MantExp(nil) < sum.MantExp(nil)-prec-10 {
+			break
+		}
+	}
+	if x < 0 {
+		return new(big.Float).SetPrec(prec).Quo(big.NewFloat(1).SetPrec(prec), sum)
+	}
+	return sum
+}
+
+func TestExpBoundsBracketReference(t *testing.T) {
+	for _, x := range []float64{0, 1e-300, 0x1p-60, 1e-9, 0.1, 0.5, 0.5000000001, 1, math.Ln2, 1.2527629684953681, 3, 10, -0.1, -1, -37.5, 64, 100.25, 700, -700, -745} {
+		lo, hi := expBounds(x)
+		ref := refExp(x)
+		if lo.Cmp(ref) > 0 || hi.Cmp(ref) < 0 {
+			t.Fatalf("e^%v: [%v, %v] misses the reference %v", x, lo, hi, ref)
+		}
+		// The bracket is narrow: within 2^-160 relative (11 squarings widen
+		// the 256-bit roundings of e^r by 2^11).
+		w := new(big.Float).SetPrec(3000).Sub(hi, lo)
+		rel := new(big.Float).SetPrec(3000).Quo(w, ref)
+		if rel.Cmp(big.NewFloat(0x1p-160)) > 0 {
+			t.Errorf("e^%v: bracket of relative width %v", x, rel)
+		}
+		// And it agrees with math.Exp to its accuracy.
+		if f, _ := ref.Float64(); math.Abs(f-math.Exp(x)) > 4e-16*math.Exp(x) {
+			t.Errorf("e^%v: reference %v, math.Exp %v", x, f, math.Exp(x))
+		}
+	}
+}
+
+func TestArithFlagsRounding(t *testing.T) {
+	var a arith
+	x := a.num(1)
+	y := a.num(0x1p-1074)
+	z := a.add(a.zero(), x, y) // 1075 bits: exact at exactPrec
+	if a.inexact {
+		t.Fatal("1 + 2^-1074 flagged inexact")
+	}
+	big1 := new(big.Float).SetPrec(exactPrec).SetMantExp(big.NewFloat(1), 9000)
+	a.add(a.zero(), big1, z) // 10 075 bits: rounded
+	if !a.inexact {
+		t.Fatal("a rounded sum was not flagged")
+	}
+}
