@@ -13,7 +13,7 @@ import (
 
 // The keys of the schema, in the order Marshal writes them.
 var (
-	topKeys     = []string{"name", "inputs", "outputs", "prior", "utility", "order", "mechanism", "privacy", "objective", "utility_rule", "points", "output_points"}
+	topKeys     = []string{"name", "inputs", "outputs", "prior", "utility", "order", "mechanism", "privacy", "objective", "utility_rule", "points", "output_points", "prior_set"}
 	privacyKeys = []string{"measure", "epsilon", "epsilon_lower", "epsilon_upper"}
 )
 
@@ -31,6 +31,7 @@ func decode(root node) (*Problem, error) {
 		return nil, err
 	}
 	var rs ruleSource // the keys of a utility given by a rule (rule.go)
+	var ps *priorSetSpec
 	for i, key := range root.keys {
 		v := &root.kids[i]
 		if ok, err := rs.decodeRuleKey(key, v); ok || err != nil {
@@ -67,6 +68,8 @@ func decode(root node) (*Problem, error) {
 			p.Mechanism = a
 		case "privacy":
 			p.Privacy, err = budget(v)
+		case "prior_set":
+			ps, err = decodePriorSet(v)
 		case "objective":
 			var s string
 			s, err = scalarText("objective", -1, v, "an objective")
@@ -86,6 +89,13 @@ func decode(root node) (*Problem, error) {
 	}
 	if err := p.Validate(); err != nil {
 		return nil, err
+	}
+	if ps != nil {
+		set, err := ps.build(p.Prior)
+		if err != nil {
+			return nil, err
+		}
+		p.PriorSet, p.PriorSetSource = set, ps.src
 	}
 	if p.Order == nil && p.Utility != nil {
 		p.Order = p.Utility.Order()

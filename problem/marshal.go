@@ -50,6 +50,7 @@ func entries(p *Problem) []entry {
 	} else {
 		es = append(es, denseEntries(p)...)
 	}
+	es = append(es, priorSetEntry(p)...)
 	if p.Mechanism != nil {
 		es = append(es, entry{"mechanism", [][]float64(p.Mechanism)})
 	}

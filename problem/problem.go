@@ -47,6 +47,12 @@ type Problem struct {
 	Privacy   *mech.Budget   // nil if absent
 	Objective Objective      // empty if absent
 
+	// PriorSet, when the file gives prior_set, is the set of priors the
+	// guarantees must hold for (docs/theory.md, "When the prior is
+	// estimated"); nil means the prior is taken as exact.
+	PriorSet       *mech.PriorSet
+	PriorSetSource *PriorSetSource // how the set was estimated, or nil
+
 	// source names where the problem was read (see ParseSource), for the
 	// messages of the Require methods; empty for a problem built in code.
 	source string
@@ -271,7 +277,7 @@ func (p *Problem) Validate() error {
 			return fieldErr("objective", -1, -1, "%s is not one of worst-case-order, worst-case-value, expected-utility", quote(string(p.Objective)))
 		}
 	}
-	return nil
+	return p.validatePriorSet()
 }
 
 func distinct(field string, labels []string) error {
