@@ -5,7 +5,9 @@ The build needs Go (1.22 or later) with cgo and a C compiler, and the Go
 module cache holding pmlopt's dependencies (go mod download, or any earlier
 go build or go test of the checkout): it runs offline. PMLOPT_GO names the go
 binary when it is not "go" on PATH. The wheel is platform-specific but not
-tied to a Python version: the library is loaded with ctypes.
+tied to a Python version: the library is loaded with ctypes. numpy is
+required at run time (Debian's python3-numpy, seen by a venv made with
+--system-site-packages).
 """
 
 import os
@@ -88,7 +90,9 @@ setup(
     description="Optimal privacy mechanisms under pointwise maximal leakage (Go library, numpy interface)",
     packages=["pmlopt"],
     python_requires=">=3.9",
-    install_requires=["numpy"],
+    # numpy is needed at run time but not declared: pip wheel would
+    # otherwise want a numpy wheel, which Debian's python3-numpy is not,
+    # and the offline build would fail.
     extras_require={"plot": ["matplotlib"]},
     distclass=BinaryDistribution,
     cmdclass=cmdclass,

@@ -45,8 +45,8 @@ def curve(points, ax=None, title=None):
         def finite(v):
             return v if v is not None and not math.isinf(v) else math.nan
 
-        ax.step(xs, [finite(p["safe_epsilon"]) for p in points], where="post", label="utility-safe ε_S")
-        ax.step(xs, [finite(p["optimal_epsilon"]) for p in points], where="post", label="optimal ε*")
+        ax.step(xs, [finite(p["safe_epsilon"]) for p in points], where="post", marker="o", label="utility-safe ε_S")
+        ax.step(xs, [finite(p["optimal_epsilon"]) for p in points], where="post", marker="o", label="optimal ε*")
         ax.fill_between(xs, [finite(p["optimal_epsilon_lower"]) for p in points],
                         [finite(p["optimal_epsilon"]) for p in points], step="post", alpha=0.3)
         ax.set_xlabel("worst-case utility order h" if key == "h" else "worst-case utility value")
