@@ -310,3 +310,35 @@ func (s Sites) validate(gridKey, pointsKey string, m Metric) error {
 	}
 	return nil
 }
+
+// WorstCaseOrder returns min over p_ij > 0 of the rank of u(i, j) in row
+// i (see Order), computing one row of the utility at a time: O(M) memory.
+// It returns 0 when p is not N×M.
+func (r *UtilityRule) WorstCaseOrder(p Mechanism) int {
+	n, m := r.Rows(), r.Cols()
+	if len(p) != n {
+		return 0
+	}
+	row := make([]float64, m)
+	h := 0
+	for i, pr := range p {
+		if len(pr) != m {
+			return 0
+		}
+		used := false
+		for _, v := range pr {
+			used = used || v > 0
+		}
+		if !used {
+			continue
+		}
+		r.Row(i, row)
+		ranks := maxRanks(row)
+		for j, v := range pr {
+			if v > 0 && (h == 0 || ranks[j] < h) {
+				h = ranks[j]
+			}
+		}
+	}
+	return h
+}

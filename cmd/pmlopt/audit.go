@@ -75,7 +75,7 @@ type auditJSON struct {
 
 func runAudit(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "audit", "audit FILE [--alpha A] [--beta B] [--json]", auditHelp)
-	load := loaderFlag(fs, e)
+	load := ruleLoaderFlag(fs, e)
 	alpha := fs.infiniteFloat64("alpha", 2, "order `α` > 1 of maximal α-leakage, (α,β)-leakage and LRDP (inf allowed)")
 	beta := fs.infiniteFloat64("beta", 1, "order `β` ≥ 1 of maximal (α,β)-leakage (inf allowed)")
 	asJSON := fs.Bool("json", false, "write JSON (keys as in the README)")
@@ -236,6 +236,12 @@ func writeAuditReport(b *buffered, p *problem.Problem, m mech.Mechanism, r leaka
 	if p.Utility != nil {
 		t.row("worst-case utility value", num(p.Utility.WorstCaseValue(m)))
 		t.row("expected utility", num(p.Utility.ExpectedUtility(p.Prior, m)))
+	}
+	if r := p.Rule; r != nil && p.Utility == nil {
+		// A rule's utility is read an entry at a time, never as a matrix.
+		t.row("worst-case utility order h(P)", fmt.Sprint(r.WorstCaseOrder(m)))
+		t.row("worst-case utility value", num(r.WorstCaseValue(m)))
+		t.row("expected utility", num(r.ExpectedUtility(p.Prior, m)))
 	}
 	t.flush()
 	for _, n := range r.Notes {

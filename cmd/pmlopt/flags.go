@@ -123,7 +123,11 @@ func loaderFlag(fs *flagSet, e *env) func(path string) (*problem.Problem, error)
 		if *limit <= 0 {
 			return nil, usagef("--max-bytes must be positive, got %d", *limit)
 		}
-		return loadProblemLimit(e, path, *limit)
+		p, err := loadProblemLimit(e, path, *limit)
+		if err != nil {
+			return nil, err
+		}
+		return p, denseUtility(p)
 	}
 }
 

@@ -70,8 +70,8 @@ func TestNewRefusesHugeSizes(t *testing.T) {
 	for _, args := range [][]string{
 		{"new", "--letters", "100000", "--utility", "abs"},
 		{"new", "--letters", "5", "--outputs", "99999999", "--utility", "abs"},
-		{"new", "--grid", "1000x1000", "--utility", "euclid"},
-		{"new", "--grid", "4611686018427387904x4", "--utility", "euclid"},
+		{"new", "--grid", "1000x1000", "--utility", "euclid", "--dense"},
+		{"new", "--grid", "4611686018427387904x4", "--utility", "euclid", "--dense"},
 	} {
 		out, stderr, code := cli(t, args...)
 		if code != exitUsage || out != "" || !strings.Contains(stderr, "4096") {

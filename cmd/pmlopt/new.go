@@ -34,6 +34,13 @@ edges are whole numbers, "[0.5,1)" otherwise, and every bin from the first
 to the last is an input. Outputs are the inputs unless --outputs gives a
 count M (labels 0..M-1) or labels.
 
+On a --grid, --utility euclid is written as a utility_rule, a few hundred
+bytes whatever the size (--cell S: the side of a cell; --dense writes the
+N×N matrix, at most 4096 cells). --prior-from F.csv --x COL --y COL bins
+the points of two coordinate columns into the cells: (x, y) falls in cell
+⌊(x−X)/S⌋,⌊(y−Y)/S⌋ for --origin X,Y; a point outside the grid is refused
+with its line unless --drop-outside leaves it out.
+
 Utilities (higher is better), on the labels' values when every label is a
 number and on their positions 0, 1, ... otherwise:
   counting  −(x−y)² − [y<x], the counting query of Song & Oechtering (2026)
@@ -64,6 +71,7 @@ func runNew(ctx context.Context, e *env, args []string) error {
 	letters := fs.Int("letters", 0, "`N` inputs labelled 0..N-1")
 	labels := fs.String("labels", "", "comma-separated input `labels`")
 	grid := fs.String("grid", "", "inputs are the cells of a `WxH` grid")
+	gf := newGridFlags(fs) // --dense, --cell, --x, --y, --origin, --drop-outside (new_grid.go)
 	outputs := fs.String("outputs", "", "output count `M` or comma-separated labels (default: the inputs)")
 	util := fs.String("utility", "", "`utility`: counting, abs, square, hamming or euclid")
 	prior := fs.String("prior", "", "`prior`: uniform, binomial:P, zipf:S or geometric:R (default uniform)")
@@ -109,7 +117,7 @@ func runNew(ctx context.Context, e *env, args []string) error {
 	case *labels != "":
 		p.Inputs = splitLabels(*labels)
 	case *grid != "":
-		w, h, err := parseGrid(*grid)
+		w, h, err := parseGrid(*grid, gf.maxCells())
 		if err != nil {
 			return err
 		}
@@ -130,7 +138,15 @@ func runNew(ctx context.Context, e *env, args []string) error {
 		}
 		spec = &b
 	}
-	if *priorFrom != "" {
+	if err := gf.check(gridW, *priorFrom, *column); err != nil {
+		return err
+	}
+	if *priorFrom != "" && gf.binning() {
+		var err error
+		if counts, err = gf.counts(e, *priorFrom, gridW, gridH); err != nil {
+			return err
+		}
+	} else if *priorFrom != "" {
 		if *column == "" {
 			return usagef("--prior-from needs --column")
 		}
@@ -174,7 +190,7 @@ func runNew(ctx context.Context, e *env, args []string) error {
 		}
 	}
 
-	if n, m := len(p.Inputs), len(p.Outputs); n > maxLetters || m > maxLetters {
+	if n, m := len(p.Inputs), len(p.Outputs); (n > maxLetters || m > maxLetters) && !gf.rule(gridW, *util) {
 		return usagef("%d inputs and %d outputs: pmlopt new writes at most %d of each (the utility alone would be %d×%d)", n, m, maxLetters, n, m)
 	}
 
@@ -195,7 +211,11 @@ func runNew(ctx context.Context, e *env, args []string) error {
 	if *util == "" {
 		return usagef("--utility is required: counting, abs, square, hamming or euclid")
 	}
-	if p.Utility, err = newUtility(*util, p.Inputs, p.Outputs, gridW, gridH); err != nil {
+	if gf.rule(gridW, *util) {
+		p.Rule = gf.gridRule(gridW, gridH)
+	} else if gridW > 0 && *util == "euclid" {
+		p.Utility = gf.gridRule(gridW, gridH).Dense()
+	} else if p.Utility, err = newUtility(*util, p.Inputs, p.Outputs, gridW, gridH); err != nil {
 		return err
 	}
 
@@ -267,7 +287,7 @@ func splitLabels(s string) []string {
 	return parts
 }
 
-func parseGrid(s string) (w, h int, err error) {
+func parseGrid(s string, max int) (w, h int, err error) {
 	a, b, ok := strings.Cut(strings.ToLower(s), "x")
 	if ok {
 		w, err = strconv.Atoi(a)
@@ -278,8 +298,8 @@ func parseGrid(s string) (w, h int, err error) {
 	if !ok || err != nil || w < 1 || h < 1 {
 		return 0, 0, usagef("--grid wants WxH with positive integers, such as 4x3; got %q", s)
 	}
-	if w > maxLetters/h {
-		return 0, 0, usagef("--grid %s has %d cells: at most %d", s, w*h, maxLetters)
+	if w > max/h {
+		return 0, 0, usagef("--grid %s has %.0f cells: at most %d", s, float64(w)*float64(h), max)
 	}
 	return w, h, nil
 }

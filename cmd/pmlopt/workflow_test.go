@@ -69,7 +69,9 @@ func TestNewGenerators(t *testing.T) {
 	require.NoError(t, err)
 	g, _ := instance.Grid(3, 2)
 	z, _ := instance.Zipf(6, 1)
-	assert.Equal(t, g, q.Utility)
+	qu, err := q.RequireUtility() // written as a utility_rule
+	require.NoError(t, err)
+	assert.Equal(t, g, qu)
 	assert.Equal(t, z, q.Prior)
 	assert.Equal(t, "2,1", q.Inputs[5])
 

@@ -1,0 +1,208 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pmlopt/pmlopt/instance"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/problem"
+)
+
+// TestNewGridWritesRule: new --grid writes the utility as a rule, a file
+// of a few hundred bytes for 100×100 cells, which loads as the grid.
+func TestNewGridWritesRule(t *testing.T) {
+	out, stderr, code := cli(t, "new", "--grid", "100x100", "--utility", "euclid", "--epsilon", "1", "--objective", "expected-utility")
+	require.Equal(t, 0, code, stderr)
+	assert.Less(t, len(out), 1024, out)
+	p, err := problem.Parse([]byte(out), problem.YAML)
+	require.NoError(t, err)
+	require.NotNil(t, p.Rule)
+	assert.Equal(t, mech.Grid{Width: 100, Height: 100, Cell: 1}, *p.Rule.Inputs.Grid)
+	assert.Equal(t, 10000, p.N())
+	assert.Nil(t, p.Utility)
+	assert.Equal(t, "99,99", p.Inputs[9999])
+
+	// --dense writes the matrix, the one instance.Grid gives.
+	out, stderr, code = cli(t, "new", "--grid", "3x2", "--utility", "euclid", "--epsilon", "1", "--dense")
+	require.Equal(t, 0, code, stderr)
+	p, err = problem.Parse([]byte(out), problem.YAML)
+	require.NoError(t, err)
+	want, err := instance.Grid(3, 2)
+	require.NoError(t, err)
+	assert.Nil(t, p.Rule)
+	assert.Equal(t, want, p.Utility)
+}
+
+// writeGridPair writes the rule file of a w×h Euclidean grid, by new, and
+// the equivalent dense file built from instance.Grid, and returns both.
+func writeGridPair(t *testing.T, w, h int, objective string) (rule, dense string) {
+	dir := t.TempDir()
+	rule, dense = filepath.Join(dir, "rule.yaml"), filepath.Join(dir, "dense.yaml")
+	_, stderr, code := cli(t, "new", "--grid", fmt.Sprintf("%dx%d", w, h), "--utility", "euclid", "--epsilon", "1", "--objective", objective, "-o", rule)
+	require.Equal(t, 0, code, stderr)
+	u, err := instance.Grid(w, h)
+	require.NoError(t, err)
+	labels := instance.GridLabels(w, h)
+	p := &problem.Problem{Inputs: labels, Outputs: labels, Prior: mech.Uniform(w * h), Utility: u,
+		Privacy: &mech.Budget{Measure: mech.PML, Epsilon: 1}, Objective: problem.Objective(objective)}
+	data, err := problem.Marshal(p, problem.YAML)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(dense, data, 0o644))
+	return rule, dense
+}
+
+// TestRuleFileSolvesAsDense: a rule file and the equivalent dense file give
+// the same output in solve and curve, and the same audit of the optimum.
+func TestRuleFileSolvesAsDense(t *testing.T) {
+	for _, obj := range []string{"expected-utility", "worst-case-value"} {
+		rule, dense := writeGridPair(t, 6, 5, obj)
+		cmds := [][]string{{"solve", "--json"}}
+		if obj == "expected-utility" || !testing.Short() {
+			cmds = append(cmds, []string{"curve", "--json"})
+		}
+		for _, c := range cmds {
+			a, stderr, code := cli(t, append(c, rule)...)
+			require.Equal(t, 0, code, stderr)
+			b, stderr, code := cli(t, append(c, dense)...)
+			require.Equal(t, 0, code, stderr)
+			require.Equal(t, strings.ReplaceAll(b, dense, rule), a, "%s %v", obj, c)
+		}
+		// The optimum written with the rule audits as the dense one.
+		dir := t.TempDir()
+		ro, do := filepath.Join(dir, "r.yaml"), filepath.Join(dir, "d.yaml")
+		_, stderr, code := cli(t, "solve", rule, "--out", ro)
+		require.Equal(t, 0, code, stderr)
+		_, stderr, code = cli(t, "solve", dense, "--out", do)
+		require.Equal(t, 0, code, stderr)
+		data, err := os.ReadFile(ro)
+		require.NoError(t, err)
+		assert.Contains(t, string(data), "utility_rule:")
+		a, stderr, code := cli(t, "audit", ro)
+		require.Equal(t, 0, code, stderr)
+		b, stderr, code := cli(t, "audit", do)
+		require.Equal(t, 0, code, stderr)
+		assert.Equal(t, b, a)
+		assert.Contains(t, a, "expected utility")
+	}
+}
+
+// TestRuleRefusedBeforeWork: a rule whose dense utility does not fit says
+// so with the size needed, in one line, exit 1; a malformed rule names its
+// field.
+func TestRuleRefusedBeforeWork(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, doc string) string {
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, []byte(doc), 0o644))
+		return path
+	}
+	big := write("big.yaml", "prior: uniform\nutility_rule: {metric: euclidean, grid: {width: 700, height: 700}}\nprivacy: {measure: pml, epsilon: 1}\n")
+	for _, c := range []string{"solve", "curve", "safe"} {
+		out, stderr, code := cli(t, c, big)
+		assert.Equal(t, 1, code, c)
+		assert.Empty(t, out)
+		assert.Equal(t, 1, strings.Count(stderr, "\n"), stderr)
+		assert.Contains(t, stderr, "big.yaml: utility_rule: its dense 490000×490000 utility and order need 3.5 TiB, beyond", c)
+	}
+	for _, c := range []struct{ doc, want string }{
+		{"prior: uniform\nutility_rule: {metric: euclidean, grid: {width: 0, height: 3}}\n", "bad.yaml: utility_rule.grid.width: is 0; want a positive integer"},
+		{"prior: uniform\nutility_rule: {metric: euclidean, grid: {width: -2, height: 3}}\n", "bad.yaml: utility_rule.grid.width: is -2; want a positive integer"},
+		{"prior: uniform\nutility_rule: {metric: euclidean}\npoints: [[0, 0], [.nan, 1]]\n", "bad.yaml: points row 2, column 1: is NaN"},
+		{"prior: uniform\nutility_rule: {metric: geodesic, grid: {width: 2, height: 3}}\n", "bad.yaml: utility_rule.metric: \"geodesic\" is not one of euclidean, manhattan, chebyshev, haversine"},
+		{"prior: uniform\ninputs: [a, b, c]\nutility_rule: {metric: euclidean, grid: {width: 2, height: 2}}\n", "bad.yaml: inputs: has 3 labels, but the utility_rule has 4 inputs"},
+		{"prior: uniform\ninputs: [\"0,0\", \"1,0\", \"1,1\", \"0,1\"]\nutility_rule: {metric: euclidean, grid: {width: 2, height: 2}}\n", "bad.yaml: inputs entry 3: \"1,1\" does not name cell 3 of the grid, \"0,1\""},
+	} {
+		path := write("bad.yaml", c.doc+"privacy: {measure: pml, epsilon: 1}\n")
+		for _, cmd := range []string{"solve", "audit"} {
+			_, stderr, code := cli(t, cmd, path)
+			assert.Equal(t, 1, code, c.doc)
+			assert.Equal(t, 1, strings.Count(stderr, "\n"), stderr)
+			assert.Contains(t, stderr, c.want)
+		}
+	}
+}
+
+// TestNewGridPriorFromPoints: --x and --y bin points into cells; the prior
+// is the cell counts plus the smoothing, counted here independently.
+func TestNewGridPriorFromPoints(t *testing.T) {
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "points.csv")
+	// Points at (0.5 + 2.5·a) and (−1 + 1.7·b) for the origin −1,−2 and
+	// cells of side 3 on a 4×3 grid: cell (⌊(x+1)/3⌋, ⌊(y+2)/3⌋).
+	var b strings.Builder
+	b.WriteString("id,lon,lat\n")
+	want := make([]float64, 12)
+	n := 0
+	for a := 0; a < 5; a++ {
+		for c := 0; c < 5; c++ {
+			x, y := 0.5+2.5*float64(a), -1+1.7*float64(c)
+			cx, cy := int(math.Floor((x+1)/3)), int(math.Floor((y+2)/3))
+			if cx >= 4 || cy >= 3 {
+				continue
+			}
+			fmt.Fprintf(&b, "%d,%v,%v\n", n, x, y)
+			want[cy*4+cx]++
+			n++
+		}
+	}
+	require.NoError(t, os.WriteFile(csvPath, []byte(b.String()), 0o644))
+	out, stderr, code := cli(t, "new", "--grid", "4x3", "--cell", "3", "--origin", "-1,-2", "--utility", "euclid",
+		"--prior-from", csvPath, "--x", "lon", "--y", "lat", "--smoothing", "0.5", "--epsilon", "1")
+	require.Equal(t, 0, code, stderr)
+	p, err := problem.Parse([]byte(out), problem.YAML)
+	require.NoError(t, err)
+	total := float64(n) + 0.5*12
+	for k, c := range want {
+		assert.InDelta(t, (c+0.5)/total, p.Prior[k], 1e-15, "cell %s", p.Inputs[k])
+	}
+	assert.Equal(t, 3.0, p.Rule.Inputs.Grid.Cell)
+
+	// A point outside the grid is refused naming its line, or left out
+	// with --drop-outside and counted on stderr.
+	outside := filepath.Join(dir, "outside.csv")
+	require.NoError(t, os.WriteFile(outside, []byte("x,y\n0,0\n1,1\n7,0\n"), 0o644))
+	_, stderr, code = cli(t, "new", "--grid", "2x2", "--utility", "euclid", "--prior-from", outside, "--x", "x", "--y", "y")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "outside.csv: line 4: the point (7, 0) lies outside the 2×2 grid")
+	out, stderr, code = cli(t, "new", "--grid", "2x2", "--utility", "euclid", "--prior-from", outside, "--x", "x", "--y", "y", "--drop-outside", "--smoothing", "1", "--epsilon", "1")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "1 of 3 points")
+	p, err = problem.Parse([]byte(out), problem.YAML)
+	require.NoError(t, err)
+	assert.Equal(t, mech.Prior{2.0 / 6, 1.0 / 6, 1.0 / 6, 2.0 / 6}, p.Prior)
+
+	nan := filepath.Join(dir, "nan.csv")
+	require.NoError(t, os.WriteFile(nan, []byte("x,y\n0,0\n1,NaN\n"), 0o644))
+	_, stderr, code = cli(t, "new", "--grid", "2x2", "--utility", "euclid", "--prior-from", nan, "--x", "x", "--y", "y")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "nan.csv: line 3, column \"y\": \"NaN\" is not a finite number")
+
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"new", "--letters", "3", "--utility", "abs", "--dense"}, "--dense is for --grid"},
+		{[]string{"new", "--grid", "2x2", "--utility", "euclid", "--cell", "0"}, "--cell must be a positive finite size"},
+		{[]string{"new", "--grid", "2x2", "--utility", "euclid", "--cell", "-1"}, "--cell must be a positive finite size"},
+		{[]string{"new", "--grid", "2x2", "--utility", "euclid", "--prior-from", nan, "--x", "x"}, "--x and --y go together"},
+		{[]string{"new", "--grid", "2x2", "--utility", "euclid", "--x", "x", "--y", "y"}, "--x and --y are columns of --prior-from"},
+		{[]string{"new", "--grid", "2x2", "--utility", "euclid", "--prior-from", nan, "--x", "x", "--y", "y", "--column", "x"}, "not both"},
+		{[]string{"new", "--grid", "2x2", "--utility", "euclid", "--prior-from", nan, "--x", "x", "--y", "y", "--origin", "1"}, "--origin wants X,Y"},
+		{[]string{"new", "--grid", "2x2", "--utility", "euclid", "--origin", "1,1"}, "--origin is for --x and --y"},
+		{[]string{"new", "--grid", "0x2", "--utility", "euclid"}, "--grid wants WxH with positive integers"},
+		{[]string{"new", "--grid", "100x100", "--utility", "euclid", "--dense"}, "--grid 100x100 has 10000 cells: at most 4096"},
+		{[]string{"new", "--grid", "4611686018427387904x4", "--utility", "euclid"}, "--grid 4611686018427387904x4 has 18446744073709551616 cells: at most 4194304"},
+	} {
+		_, stderr, code := cli(t, c.args...)
+		assert.Equal(t, exitUsage, code, c.args)
+		assert.Contains(t, strings.SplitN(stderr, "\n", 2)[0], c.want, c.args)
+	}
+}
