@@ -24,6 +24,9 @@ and LDP imply for the file's prior (docs/theory.md §3). Logarithms are
 natural (nats). When the file has a privacy budget, the report ends with
 "within budget" or "exceeds the budget by …" (JSON: within_budget,
 budget_excess), and the exit status is 3 when the budget is exceeded.
+When the file has a prior_set, the report adds the largest PML, LIP and
+ALIP over every prior of the set (JSON: pml_over_prior_set,
+lip_over_prior_set, alip_over_prior_set), and the budget verdict uses them.
 
 Example:
 
@@ -66,6 +69,7 @@ type auditJSON struct {
 	Marginal                     []jfloat                 `json:"output_marginal"`
 	PMin                         jfloat                   `json:"p_min"`
 	Implied                      map[string][]impliedJSON `json:"implied"`
+	overSetJSON                                           // the levels over the file's prior_set, if any
 	// Privacy, WithinBudget and BudgetExcess are there when the file has
 	// a budget.
 	Privacy      *budgetJSON `json:"privacy,omitempty"`
@@ -107,12 +111,13 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	}
 	var v *verdict
 	if p.Privacy != nil {
-		j := judge(p.Prior, m, *p.Privacy)
+		j := judgeProblem(p, m, *p.Privacy)
 		v = &j
 	}
 	var b buffered
 	if *asJSON {
 		j := toAuditJSON(r, p.Prior.Min(), implied)
+		j.overSetJSON = toOverSetJSON(p.PriorSet, m)
 		if v != nil {
 			within, excess := v.within(), jfloat(v.Excess)
 			j.WithinBudget, j.BudgetExcess = &within, &excess
@@ -124,6 +129,7 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		}
 	} else {
 		writeAuditReport(&b, p, m, r, implied)
+		writeOverSet(&b, p, m)
 		if v != nil {
 			fmt.Fprintf(&b, "\n%s\n", v)
 		}

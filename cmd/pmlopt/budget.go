@@ -18,6 +18,8 @@ type verdict struct {
 	// Excess is how far the mechanism exceeds the budget: the larger of
 	// level − ε and, for ALIP, ε_l-level − ε_l; negative or 0 within it.
 	Excess float64
+	// OverSet reports levels taken over a problem's prior set.
+	OverSet bool
 }
 
 // within reports whether the mechanism keeps the budget. A mechanism may
@@ -52,6 +54,9 @@ func (v verdict) String() string {
 		level = fmt.Sprintf("(ε_l, ε_u) = (%s, %s)", num(v.Lower), num(v.Level))
 	} else {
 		level = fmt.Sprintf("%s %s", v.Budget.Measure, num(v.Level))
+	}
+	if v.OverSet {
+		level += " over the prior set"
 	}
 	// The budget in the words of compare's budget row, "pml ε = 1".
 	if v.within() {

@@ -92,7 +92,7 @@ func runSample(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if p.Privacy != nil && !*force {
-		if v := judge(p.Prior, m, *p.Privacy); !v.within() {
+		if v := judgeProblem(p, m, *p.Privacy); !v.within() {
 			return &overBudget{v: v, hint: "; nothing written (--force samples anyway)"}
 		}
 	}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/problem"
+)
+
+// judgeProblem measures m against b as the problem's file asks: over its
+// prior set when it has one (the largest level over every prior of the
+// set), at its prior otherwise.
+func judgeProblem(p *problem.Problem, m mech.Mechanism, b mech.Budget) verdict {
+	if p.PriorSet == nil {
+		return judge(p.Prior, m, b)
+	}
+	return judgeOver(p.PriorSet, m, b)
+}
+
+// judgeOver is judge with every prior-dependent level taken over the set
+// (LDP does not depend on the prior).
+func judgeOver(s *mech.PriorSet, m mech.Mechanism, b mech.Budget) verdict {
+	v := verdict{Budget: b, OverSet: true}
+	switch b.Measure {
+	case mech.PML:
+		v.Level = leakage.PMLOver(s, m)
+	case mech.LIP:
+		v.Level = leakage.LIPOver(s, m)
+	case mech.LDP:
+		v.Level = leakage.LDP(s.Center, m)
+	case mech.ALIP:
+		v.Lower, v.Level = leakage.ALIPOver(s, m)
+		v.Excess = max(v.Lower-b.EpsilonLower, v.Level-b.EpsilonUpper)
+		return v
+	}
+	v.Excess = v.Level - b.Epsilon
+	return v
+}
+
+// overSetJSON are audit's keys for the levels over a problem's prior set.
+type overSetJSON struct {
+	PMLOverPriorSet  *jfloat  `json:"pml_over_prior_set,omitempty"`
+	LIPOverPriorSet  *jfloat  `json:"lip_over_prior_set,omitempty"`
+	ALIPOverPriorSet []jfloat `json:"alip_over_prior_set,omitempty"`
+}
+
+func toOverSetJSON(s *mech.PriorSet, m mech.Mechanism) overSetJSON {
+	if s == nil {
+		return overSetJSON{}
+	}
+	l, u := leakage.ALIPOver(s, m)
+	pml, lip := jfloat(u), jfloat(max(l, u))
+	return overSetJSON{PMLOverPriorSet: &pml, LIPOverPriorSet: &lip, ALIPOverPriorSet: []jfloat{jfloat(l), jfloat(u)}}
+}
+
+// writeOverSet prints the largest PML, LIP and ALIP over the prior set.
+func writeOverSet(b *buffered, p *problem.Problem, m mech.Mechanism) {
+	s := p.PriorSet
+	if s == nil {
+		return
+	}
+	kind := fmt.Sprintf("the L1 ball of radius %s around the prior", num(s.Radius))
+	if s.IsBox() {
+		kind = "the box of prior_set.lower and prior_set.upper"
+	}
+	if src := p.PriorSetSource; src != nil && src.Method != "" {
+		kind += fmt.Sprintf(" (%s, %d samples, level %s)", src.Method, src.Samples, num(src.Confidence))
+	}
+	fmt.Fprintf(b, "\nover every prior of the prior set, %s:\n", kind)
+	l, u := leakage.ALIPOver(s, m)
+	t := newTable(b)
+	t.row("PML over the prior set", num(u))
+	t.row("LIP over the prior set", num(max(l, u)))
+	t.row("ALIP over the prior set (ε_l, ε_u)", fmt.Sprintf("(%s, %s)", num(l), num(u)))
+	t.flush()
+}
