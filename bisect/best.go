@@ -7,6 +7,7 @@ import (
 
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/closedform"
+	"github.com/pmlopt/pmlopt/internal/colgen"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 )
@@ -106,6 +107,7 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 		return 0, Result{}, fmt.Errorf("bisect: budget ε = %g is not a non-negative number", eps)
 	}
 	limit := eps + budgetSlack*math.Max(1, eps)
+	cfg.inner = cfg.workers
 
 	// Invariant: ε*(yes) ≤ eps, with yesMech an eps-PML mechanism of
 	// pattern yes (nil for yes = 0, whose ε* = 0 is proven), and
@@ -116,6 +118,12 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 		yesPML  float64
 		solves  int
 		probes  int // ipm.Probe calls
+		// seed holds the basic columns of the last master: the next
+		// decision's pattern is a neighbour in the chain, whose master
+		// starts from them instead of the slacks.
+		// yesSeed those of the last master that found pattern yes
+		// feasible: the final search is on that pattern.
+		seed, yesSeed *colgen.Seed
 	)
 	for no-yes > 1 {
 		if err := ctx.Err(); err != nil {
@@ -125,7 +133,7 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 		pat := fam.pattern(mid)
 		c, all := columnBounds(pi, pat)
 		if all >= 0 {
-			yes, yesMech = mid, nil
+			yes, yesMech, yesSeed = mid, nil, nil
 			continue
 		}
 		if pruningBound(pat, c) > limit {
@@ -133,12 +141,18 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 			continue
 		}
 		if safe := closedform.UniformOnAllowed(pat); leakage.PML(pi, safe) <= limit {
-			yes, yesMech, yesPML = mid, safe, leakage.PML(pi, safe)
+			yes, yesMech, yesPML, yesSeed = mid, safe, leakage.PML(pi, safe), nil
 			continue
 		}
 		p := &prober{pi: pi, pat: pat, c: c, slv: cfg.slv, ipm: cfg.ipmFor(len(pi)), cols: cfg.colsFor(len(pi)), probeMaster: cfg.probeMaster, probeIPM: cfg.probeIPM,
-			stop: func() bool { return ctx.Err() != nil }}
+			seed: seed, workers: cfg.inner, stop: func() bool { return ctx.Err() != nil }}
 		o, err := p.probe(limit, limit, true)
+		var last *colgen.Seed
+		if p.master != nil {
+			if last = p.master.Seed(); last != nil {
+				seed = last
+			}
+		}
 		p.close()
 		solves += p.solves
 		probes += p.probes
@@ -150,7 +164,7 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 			// above the budget, an infeasibility without proof): the
 			// least-ε search decides. Only a mechanism within the budget
 			// makes a yes.
-			r, err := decide(ctx, pi, pat, cfg, limit)
+			r, err := decide(ctx, pi, pat, cfg, limit, seed)
 			solves += r.LPSolves
 			probes += r.GoProbes
 			if err != nil {
@@ -162,13 +176,16 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 			}
 		}
 		if o.v == feasible {
-			yes, yesMech, yesPML = mid, o.Mechanism, o.PML
+			yes, yesMech, yesPML, yesSeed = mid, o.Mechanism, o.PML, last
 		} else {
 			no = mid
 		}
 	}
 
-	h := hint{}
+	h := hint{seed: seed}
+	if yesSeed != nil {
+		h.seed = yesSeed
+	}
 	if yesMech != nil {
 		h.hiMech, h.hi = yesMech, yesPML
 	}
@@ -191,8 +208,8 @@ const settleRounds = 6
 // keeps the answer from depending on the tolerance. Should the engines not
 // resolve the bracket that finely, the result still straddles limit and the
 // threshold counts as unreachable, as a bracket can not prove more.
-func decide(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, limit float64) (Result, error) {
-	r, err := search(ctx, pi, pat, cfg, cfg.tol, hint{})
+func decide(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, limit float64, seed *colgen.Seed) (Result, error) {
+	r, err := search(ctx, pi, pat, cfg, cfg.tol, hint{seed: seed})
 	solves, probes := r.LPSolves, r.GoProbes
 	for k := 0; k < settleRounds && err == nil && r.EpsLower <= limit && r.EpsUpper > limit; k++ {
 		tol := (limit - r.EpsLower) / 4

@@ -35,8 +35,10 @@ type Options struct {
 	// search stops; 0 means DefaultTol. It must not be negative or NaN.
 	Tol float64
 	// Workers is the number of thresholds the curves solve at once; 0 means
-	// runtime.GOMAXPROCS(0). LeastEpsilon, BestOrder and BestValue are
-	// sequential.
+	// runtime.GOMAXPROCS(0). LeastEpsilon, BestOrder and BestValue solve
+	// one pattern at a time and spread the column generation's vector
+	// work over Workers goroutines instead; their results are the same
+	// for any Workers.
 	Workers int
 	// Probes chooses who answers the search's probes "is there an ε-PML
 	// mechanism with the pattern at ε = t?": ProbesAuto (the zero value)
@@ -103,6 +105,10 @@ type config struct {
 	settled  func(Point)
 	probes   Probes
 	shard    Shard
+	// inner is the number of goroutines one search's column generation
+	// may use (colgen.Master.SetWorkers): Workers for the single
+	// searches, 1 on a curve, whose workers are its thresholds.
+	inner int
 
 	probeMaster func(*colgen.Master, float64) (*colgen.Result, error)
 	probeIPM    func(mech.Prior, mech.Pattern, float64) (*ipm.ProbeResult, error)

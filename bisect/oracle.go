@@ -21,16 +21,17 @@ import (
 // for one pattern, through a warm Session when the solver has one and by
 // rebuilding otherwise.
 type prober struct {
-	pi     mech.Prior
-	pat    mech.Pattern
-	c      []float64
-	slv    solver.Solver
-	solves int
-	ipm    bool           // ask ipm.Probe first
-	cols   bool           // ask the column generation (master) first
-	master *colgen.Master // the column generation's master problem, made on first use
-	seed   *colgen.Seed   // columns from a neighbouring pattern for the master, or nil
-	probes int            // ipm.Probe or master probe calls
+	pi      mech.Prior
+	pat     mech.Pattern
+	c       []float64
+	slv     solver.Solver
+	solves  int
+	ipm     bool           // ask ipm.Probe first
+	cols    bool           // ask the column generation (master) first
+	master  *colgen.Master // the column generation's master problem, made on first use
+	seed    *colgen.Seed   // columns from a neighbouring pattern for the master, or nil
+	probes  int            // ipm.Probe or master probe calls
+	workers int            // goroutines of the master's engine (colgen.Master.SetWorkers)
 
 	// probeMaster, if not nil, replaces (*colgen.Master).Probe: tests make
 	// a master stall with it.
@@ -356,6 +357,7 @@ func (p *prober) masterProbe(t float64) (*colgen.Result, error) {
 				return nil, err
 			}
 			_ = p.master.AddSeed(p.seed) // a refused seed only costs the warm start
+			p.master.SetWorkers(p.workers)
 			if p.stop != nil {
 				p.master.SetStop(p.stop)
 			}

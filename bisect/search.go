@@ -45,6 +45,7 @@ func LeastEpsilon(ctx context.Context, pi mech.Prior, pat mech.Pattern, opt Opti
 	if err := pat.Check(len(pi)); err != nil {
 		return Result{}, err
 	}
+	cfg.inner = cfg.workers
 	return search(ctx, pi, pat, cfg, cfg.tol, hint{})
 }
 
@@ -255,7 +256,7 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 	}
 	b.sl, b.hv = b.lo, b.hi
 
-	p := &prober{pi: pi, pat: pat, c: c, slv: cfg.slv, start: h.basis, seed: h.seed, keepBasis: h.keepBasis,
+	p := &prober{pi: pi, pat: pat, c: c, slv: cfg.slv, start: h.basis, seed: h.seed, keepBasis: h.keepBasis, workers: cfg.inner,
 		ipm: cfg.ipmFor(len(pi)), cols: cfg.colsFor(len(pi)), probeMaster: cfg.probeMaster, probeIPM: cfg.probeIPM,
 		stop: func() bool { return ctx.Err() != nil }}
 	defer p.close()

@@ -55,6 +55,10 @@ type dense struct {
 	feasTol float64
 	// iterCap, if positive, caps the pivots of a run (tighten's).
 	iterCap int
+	// workers is the number of goroutines the O(n²) vector work may use
+	// (split); results do not depend on it. minWork is parallelWork,
+	// which tests lower to split small problems.
+	workers, minWork int
 
 	// While perturbed, variable v may go down to −shift[v] instead of 0
 	// (see run).
@@ -62,6 +66,8 @@ type dense struct {
 	shift     []float64
 
 	xb, y, cb, alpha []float64 // basic values, duals, basic costs, B⁻¹a_q
+	nz               []int     // scratch of ftran: the entries of the entering column
+	dq               []float64 // scratch of the split pricing: reduced costs of a chunk
 	work             []float64 // n×n scratch of gaussJordan
 	bps              []breakpoint
 
@@ -191,7 +197,7 @@ func newDense(n int) *dense {
 		cb: make([]float64, n), alpha: make([]float64, n), work: make([]float64, n*n),
 		degenerateRun: defaultDegenerateRun, refactorEvery: defaultRefactorEvery, refactorPer: defaultRefactorPer,
 		stallPivots: defaultStallPivots, stallPivotsMin: defaultStallPivotsMin,
-		feasTol: denseFeasTol}
+		feasTol: denseFeasTol, workers: 1, minWork: parallelWork}
 	e.slackBasis()
 	return e
 }
@@ -323,16 +329,18 @@ func (e *dense) gaussJordan() (badPos, badRows []int) {
 		inv := 1 / prow[c]
 		prow[c] = 1
 		floats.Scale(inv, prow)
-		for p := range n {
-			if p == r {
-				continue
+		e.split(n, n, func(lo, hi int) {
+			for p := lo; p < hi; p++ {
+				if p == r {
+					continue
+				}
+				row := w[p*n : (p+1)*n]
+				if f := row[c]; f != 0 {
+					row[c] = 0
+					vec.AddScaled(row, -f, prow)
+				}
 			}
-			row := w[p*n : (p+1)*n]
-			if f := row[c]; f != 0 {
-				row[c] = 0
-				vec.AddScaled(row, -f, prow)
-			}
-		}
+		})
 	}
 	for p := range n {
 		if !used[p] {
@@ -359,9 +367,11 @@ func (e *dense) gaussJordan() (badPos, badRows []int) {
 func (e *dense) computeX() {
 	n := e.n
 	clear(e.xb)
-	for i := range n {
-		floats.Add(e.xb, e.bt[i*n:(i+1)*n])
-	}
+	e.split(n, n, func(lo, hi int) {
+		for i := range n {
+			floats.Add(e.xb[lo:hi], e.bt[i*n+lo:i*n+hi])
+		}
+	})
 }
 
 // ftran sets alpha = B⁻¹a for variable v.
@@ -372,11 +382,19 @@ func (e *dense) ftran(v int) {
 		return
 	}
 	clear(e.alpha)
-	for i, x := range e.cols[v-n].v {
+	a := e.cols[v-n].v
+	e.nz = e.nz[:0]
+	for i, x := range a {
 		if x != 0 {
-			vec.AddScaled(e.alpha, x, e.bt[i*n:(i+1)*n])
+			e.nz = append(e.nz, i)
 		}
 	}
+	// Split by entries of alpha, each summed in the order of the rows.
+	e.split(n, len(e.nz), func(lo, hi int) {
+		for _, i := range e.nz {
+			vec.AddScaled(e.alpha[lo:hi], a[i], e.bt[i*n+lo:i*n+hi])
+		}
+	})
 }
 
 // denseResult is the outcome of a solve: the objective Σ s, the pivots,
@@ -487,9 +505,11 @@ func (e *dense) run() (*denseResult, error) {
 			}
 		}
 		if phase1 || !e.yValid {
-			for i := range n {
-				e.y[i] = vec.Dot(e.bt[i*n:(i+1)*n], e.cb)
-			}
+			e.split(n, n, func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					e.y[i] = vec.Dot(e.bt[i*n:(i+1)*n], e.cb)
+				}
+			})
 			e.yValid = !phase1
 		}
 
@@ -514,33 +534,28 @@ func (e *dense) run() (*denseResult, error) {
 		if bland || from >= total {
 			from = 0
 		}
-		for k := 0; k < total; k++ {
-			if q >= 0 && (bland || k >= chunk) {
-				break
-			}
-			v := from + k
-			if v >= total {
-				v -= total
-			}
-			e.priceFrom = v + 1
-			if e.pos[v] >= 0 {
-				continue
-			}
-			var d float64
-			if v < n {
-				d = -e.y[v]
-				if !phase1 {
-					d++
+		// Without Bland's rule the reduced costs are computed a chunk
+		// at a time (split over the workers) and scanned in order as
+		// one by one, so that the choice is the same.
+		block := 1
+		if !bland {
+			block = chunk
+		}
+		for k0 := 0; k0 < total && !(q >= 0 && (bland || k0 >= chunk)); k0 += block {
+			k1 := min(k0+block, total)
+			e.reducedCosts(from, k0, k1, phase1)
+			for k := k0; k < k1; k++ {
+				if q >= 0 && (bland || k >= chunk) {
+					break
 				}
-			} else {
-				c := &e.cols[v-n]
-				if c.dead {
-					continue
+				v := from + k
+				if v >= total {
+					v -= total
 				}
-				d = -vec.Dot(c.v, e.y)
-			}
-			if d < dq {
-				q, dq = v, d
+				e.priceFrom = v + 1
+				if d := e.dq[k-k0]; d < dq {
+					q, dq = v, d
+				}
 			}
 		}
 		if q < 0 {
@@ -600,6 +615,34 @@ func (e *dense) run() (*denseResult, error) {
 			degenerate = 0
 		}
 	}
+}
+
+// reducedCosts writes to e.dq[k−k0], for k0 ≤ k < k1, the reduced cost of
+// the variable at offset k from from (cyclically), +Inf for a basic or
+// dead one, which never enters.
+func (e *dense) reducedCosts(from, k0, k1 int, phase1 bool) {
+	n, total := e.n, e.n+len(e.cols)
+	e.dq = slices.Grow(e.dq[:0], k1-k0)[:k1-k0]
+	e.split(k1-k0, n, func(lo, hi int) {
+		for t := lo; t < hi; t++ {
+			v := from + k0 + t
+			if v >= total {
+				v -= total
+			}
+			d := math.Inf(1)
+			switch {
+			case e.pos[v] >= 0:
+			case v < n:
+				d = -e.y[v]
+				if !phase1 {
+					d++
+				}
+			case !e.cols[v-n].dead:
+				d = -vec.Dot(e.cols[v-n].v, e.y)
+			}
+			e.dq[t] = d
+		}
+	})
 }
 
 // ratio chooses the leaving position for the entering column alpha: the
@@ -723,15 +766,17 @@ func (e *dense) pivot(q, r int, theta, dq float64) {
 	vec.AddScaled(e.xb, -theta, e.alpha)
 	e.xb[r] = theta
 	ar := e.alpha[r]
-	for i := range n {
-		row := e.bt[i*n : (i+1)*n]
-		rho := row[r] / ar
-		if rho != 0 {
-			vec.AddScaled(row, -rho, e.alpha)
-			e.y[i] += dq * rho
+	e.split(n, n, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			row := e.bt[i*n : (i+1)*n]
+			rho := row[r] / ar
+			if rho != 0 {
+				vec.AddScaled(row, -rho, e.alpha)
+				e.y[i] += dq * rho
+			}
+			row[r] = rho
 		}
-		row[r] = rho
-	}
+	})
 	e.pos[e.head[r]] = -1
 	e.head[r], e.pos[q] = q, r
 	e.updates++

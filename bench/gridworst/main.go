@@ -1,0 +1,115 @@
+// Command gridworst times the worst-case value objectives of a location grid
+// (Euclidean loss), as docs/performance.md records them: the best
+// worst-case value for a budget,
+//
+//	go run ./bench/gridworst -grid 64x64 -prior uniform -epsilon 1
+//
+// or, with -curve, the worst-case value curve (every distinct distance).
+// It prints the size, the seconds, the CPU seconds, the peak resident
+// memory, the LPs and Go probes spent, and the certified bracket(s).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime/pprof"
+	"syscall"
+	"time"
+
+	"github.com/pmlopt/pmlopt/bisect"
+	"github.com/pmlopt/pmlopt/instance"
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+func main() {
+	grid := flag.String("grid", "32x32", "grid size WxH")
+	prior := flag.String("prior", "uniform", "uniform or clustered (two Gaussian clusters of 20·cells points, +0.5 per cell)")
+	eps := flag.Float64("epsilon", 1, "budget (nats) of the best worst-case value")
+	curve := flag.Bool("curve", false, "compute the worst-case value curve instead")
+	probes := flag.String("probes", "auto", "auto, lp, ipm or columns (bisect.Options.Probes)")
+	workers := flag.Int("workers", 0, "bisect.Options.Workers (0: every core)")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile to this file")
+	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fail(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fail(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	var w, h int
+	if _, err := fmt.Sscanf(*grid, "%dx%d", &w, &h); err != nil {
+		fail(fmt.Errorf("-grid %q: %v", *grid, err))
+	}
+	u, err := instance.Grid(w, h)
+	if err != nil {
+		fail(err)
+	}
+	var pi mech.Prior
+	switch *prior {
+	case "uniform":
+		pi, err = instance.Uniform(w * h)
+	case "clustered":
+		pi, err = instance.GridClusters(rand.New(rand.NewPCG(1, 2)), w, h, 20*w*h)
+	default:
+		err = fmt.Errorf("-prior %q: want uniform or clustered", *prior)
+	}
+	if err != nil {
+		fail(err)
+	}
+	opt := bisect.Options{Workers: *workers}
+	switch *probes {
+	case "auto":
+	case "lp":
+		opt.Probes = bisect.ProbesLP
+	case "ipm":
+		opt.Probes = bisect.ProbesIPM
+	case "columns":
+		opt.Probes = bisect.ProbesColumns
+	default:
+		fail(fmt.Errorf("-probes %q: want auto, lp, ipm or columns", *probes))
+	}
+	start := time.Now()
+	var line string
+	if *curve {
+		pts, err := bisect.ValueCurve(context.Background(), pi, u, opt)
+		if err != nil {
+			fail(err)
+		}
+		lps, gos, open, worst := 0, 0, 0, 0.0
+		for _, p := range pts {
+			lps += p.LPSolves
+			gos += p.GoProbes
+			if g := p.OptimalEpsilon - p.OptimalEpsilonLower; g > 1e-9 {
+				open++
+				worst = max(worst, g)
+			}
+		}
+		line = fmt.Sprintf("curve: %d thresholds, LPs %d, Go probes %d, brackets wider than 1e-9: %d (widest %.3g)", len(pts), lps, gos, open, worst)
+	} else {
+		v, r, err := bisect.BestValue(context.Background(), pi, u, *eps, opt)
+		if err != nil {
+			fail(err)
+		}
+		line = fmt.Sprintf("best value %.12g, ε* in [%.12g, %.12g] (width %.3g, %s), LPs %d, Go probes %d",
+			v, r.EpsLower, r.EpsUpper, r.EpsUpper-r.EpsLower, r.Lower, r.LPSolves, r.GoProbes)
+	}
+	secs := time.Since(start).Seconds()
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	cpu := float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
+	fmt.Printf("grid %s prior %s ε %g probes %s workers %d: %.1f s wall, %.1f s CPU, max RSS %d MB; %s\n",
+		*grid, *prior, *eps, *probes, *workers, secs, cpu, ru.Maxrss/1024, line)
+}
+
+func fail(err error) {
+	pprof.StopCPUProfile()
+	fmt.Fprintln(os.Stderr, "gridworst:", err)
+	os.Exit(1)
+}
