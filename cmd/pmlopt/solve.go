@@ -28,7 +28,9 @@ the file's budget does not carry over to another measure.
 
 --out FILE writes the problem file with the returned mechanism and the budget
 and objective it was solved for (YAML, or JSON for a .json name); audit,
-sample and solve read it back as it is. Above 20 outputs the mechanism is
+sample and solve read it back as it is. --mechanism-out FILE.npy or
+FILE.csv writes the mechanism alone, as NumPy float64 (N×M, row-major) or N
+lines of M numbers, for numeric tools. Above 20 outputs the mechanism is
 summarised (the outputs each input uses); --full prints the matrix. FILE "-"
 reads the problem from standard input.
 
@@ -96,6 +98,7 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "write JSON (keys as in the README)")
 	out := fs.String("out", "", "also write the problem with the returned mechanism to this `file`")
 	full := fs.Bool("full", false, "print the whole mechanism, even above 20 outputs")
+	mechOut := mechanismOutFlag(fs)
 	floor := jointFlags(fs)
 	pos, err := fs.parse(args, 1)
 	if err != nil {
@@ -114,6 +117,9 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
+	if err := checkMechanismOut(*mechOut, pos[0]); err != nil {
+		return err
+	}
 	p, err := load(pos[0])
 	if err != nil {
 		return err
@@ -128,6 +134,9 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
+		if *mechOut != "" {
+			return usagef("--mechanism-out is for a solve without a floor; --out writes the floor's mechanism")
+		}
 		return runJoint(ctx, e, p, f, pmlopt.Options{Solver: slv, Tol: *tol}, *asJSON, *out)
 	}
 	sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{Solver: slv, Tol: *tol,
@@ -137,6 +146,11 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 	}
 	if *out != "" {
 		if err := writeSolved(*out, p, sol.Mechanism); err != nil {
+			return err
+		}
+	}
+	if *mechOut != "" {
+		if err := writeMechanismFile(*mechOut, sol.Mechanism); err != nil {
 			return err
 		}
 	}
