@@ -28,6 +28,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"time"
 	"unsafe"
 )
 
@@ -142,7 +143,9 @@ func run(ctx context.Context, op string, params []byte, in input) (r *result) {
 	if !ok {
 		return &result{json: errorJSON(fmt.Errorf("pmlopt: unknown operation %q", op))}
 	}
+	start := time.Now()
 	out, mats, err := f(ctx, p, in)
+	secs := time.Since(start).Seconds()
 	if err != nil {
 		return &result{json: errorJSON(err)}
 	}
@@ -150,7 +153,10 @@ func run(ctx context.Context, op string, params []byte, in input) (r *result) {
 	for k, a := range mats {
 		shapes[k][0], shapes[k][1] = dims(a)
 	}
-	b, err := json.Marshal(map[string]any{"result": out, "shapes": shapes})
+	// seconds is the time spent in Go on the operation (building the
+	// problem from the buffers, the facade's call, the result), for
+	// python/bench to set against the whole Python call.
+	b, err := json.Marshal(map[string]any{"result": out, "shapes": shapes, "seconds": secs})
 	if err != nil {
 		return &result{json: errorJSON(err)}
 	}

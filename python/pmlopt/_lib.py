@@ -73,6 +73,11 @@ def _wire(v):
     return v
 
 
+# timing.seconds is the time the last call of this thread spent in Go on
+# its operation, for python/bench.
+timing = threading.local()
+
+
 class _Interrupted(Exception):
     pass
 
@@ -102,7 +107,7 @@ def _invoke(op, params, prior, utility, order, mechanism, n, m, token):
             if _lib.pml_result_matrix(h, k, _ptr(a), r * c) != 0:
                 raise RuntimeError("pmlopt: result matrix %d could not be copied" % k)
             mats.append(a)
-        return doc["result"], mats
+        return doc["result"], mats, doc.get("seconds")
     finally:
         _lib.pml_result_free(h)
 
@@ -118,9 +123,10 @@ def call(op, params, prior=None, utility=None, order=None, mechanism=None, n=0, 
     """
     if threading.current_thread() is not threading.main_thread():
         try:
-            return _invoke(op, params, prior, utility, order, mechanism, n, m, 0)
+            result, mats, timing.seconds = _invoke(op, params, prior, utility, order, mechanism, n, m, 0)
         except _Interrupted:  # pragma: no cover - no token, no cancellation
             raise KeyboardInterrupt from None
+        return result, mats
     token = _lib.pml_token_new()
     box = {}
 
@@ -152,7 +158,8 @@ def call(op, params, prior=None, utility=None, order=None, mechanism=None, n=0, 
         if isinstance(e, _Interrupted):
             raise KeyboardInterrupt from None
         raise e
-    return box["value"]
+    result, mats, timing.seconds = box["value"]
+    return result, mats
 
 
 def sample(mechanism, inputs, seed):
