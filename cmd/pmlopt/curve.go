@@ -171,7 +171,11 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	}
 	warnOpen(e.stderr, pts, *tol)
 	var safeSteps []closedform.SafeValueStep
-	if obj == problem.WorstCaseValue {
+	// A stopped curve writes what it settled at once: the utility-safe
+	// staircase on its own steps is a pass over every reachable value
+	// (seconds at a few hundred letters), so it is left out, and the plot
+	// draws the utility-safe ε of the settled points instead.
+	if obj == problem.WorstCaseValue && !stopped {
 		if safeSteps, err = closedform.SafeValueCurve(p.Prior, p.Utility); err != nil {
 			return err
 		}

@@ -95,7 +95,7 @@ const (
 	// after a signal: long enough for a curve to write what it settled,
 	// short enough that a step that does not poll its context can not
 	// hold a stopped run.
-	stopGrace = 10 * time.Second
+	stopGrace = 30 * time.Second
 	stopPoll  = 50 * time.Millisecond
 )
 

@@ -194,7 +194,8 @@ func TestCurveStoppedBySignal(t *testing.T) {
 
 // A stopped value curve says which reachable utility values it left:
 // values of the utility, none of them a point's threshold, in increasing
-// order, some but not all of them.
+// order, some but not all of them. It leaves out the utility-safe
+// staircase on its own steps (safe_steps).
 func TestValueCurveStoppedBySignal(t *testing.T) {
 	bin := buildCLI(t)
 	path, _ := randomProblem(t, 128)
@@ -209,6 +210,7 @@ func TestValueCurveStoppedBySignal(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(stdout), &out), stdout)
 	assert.False(t, out.Complete)
+	assert.NotContains(t, stdout, "safe_steps", "a stopped curve writes what it settled at once")
 	var file struct {
 		Utility mech.Utility `json:"utility"`
 	}
