@@ -1,0 +1,248 @@
+package polytope
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/pmlopt/pmlopt/lp"
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+// RobustModel is the privacy polytope over a set of priors written as an
+// LP: every constraint that involves the prior holds for every prior of
+// the set (docs/theory.md, "When the prior is estimated").
+type RobustModel struct {
+	LP   *lp.Model
+	N, M int
+	// P[i][j] is the column of p_ij, or -1 for a pair the pattern forbids.
+	P [][]int
+	// Low[j] is the column of L_j ≤ min_{π∈Π} Σ_k π_k p_kj (PML, ALIP,
+	// LIP); High[j] the column of H_j ≥ max_{π∈Π} Σ_k π_k p_kj (ALIP, LIP);
+	// -1 where the measure has none.
+	Low, High []int
+	// Sum[i] is the row Σ_j p_ij = 1.
+	Sum []int
+}
+
+// BuildRobust writes the polytope of s over the set of priors set: the
+// mechanisms P with the pattern of s that keep s.Budget for every prior of
+// the set, with the objective of s (Feasibility or ExpectedUtility, whose
+// weights are set.Center, the estimate). s.Prior must be set.Center.
+//
+// For PML the constraint p_ij ≤ e^ε min_{π∈Π} Σ_k π_k p_kj becomes linear
+// through LP duality: the inner minimum over a box or an L1 ball is a small
+// LP, and its dual, whose variables join the model (O(N) per output), has
+// the same value. So L_j ≤ dual objective with p_ij ≤ e^ε L_j says exactly
+// that p_ij ≤ e^ε times the least mass over the set. ALIP's and LIP's lower
+// constraint e^{−ε_l} max_{π∈Π} Σ_k π_k p_kj ≤ p_ij (for every pair of a
+// used column) is dualised in the same way with the maximum. LDP does not
+// depend on the prior, and BuildRobust gives Build's model's constraints in
+// its own form. Prune is ignored.
+func BuildRobust(s Spec, set *mech.PriorSet) (*RobustModel, error) {
+	if set == nil {
+		return nil, &mech.FieldError{Field: "prior_set", Row: -1, Col: -1, Msg: "is nil"}
+	}
+	if len(set.Center) != len(s.Prior) {
+		return nil, &mech.FieldError{Field: "prior_set", Row: -1, Col: -1, Msg: fmt.Sprintf("has %d letters, the prior %d", len(set.Center), len(s.Prior))}
+	}
+	// Build checks the spec and gives M; its model is not used.
+	ref, err := Build(Spec{Prior: s.Prior, Budget: s.Budget, Pattern: s.Pattern, Objective: s.Objective, Utility: s.Utility, Outputs: s.Outputs})
+	if err != nil {
+		return nil, err
+	}
+	n, m := ref.N, ref.M
+	b := normBudget(s.Budget)
+	mod := &RobustModel{LP: &lp.Model{Maximize: s.Objective == ExpectedUtility}, N: n, M: m,
+		P: make([][]int, n), Low: make([]int, m), High: make([]int, m), Sum: make([]int, n)}
+	x := mod.LP
+	for i := range n {
+		mod.P[i] = make([]int, m)
+		for j := range m {
+			mod.P[i][j] = -1
+			if s.Pattern != nil && !s.Pattern[i][j] {
+				continue
+			}
+			cost := 0.0
+			if s.Objective == ExpectedUtility {
+				cost = s.Prior[i] * s.Utility[i][j]
+			}
+			mod.P[i][j] = x.AddCol(cost, 0, 1, "")
+		}
+	}
+	for i := range n {
+		var es []lp.Nonzero
+		for j := range m {
+			if c := mod.P[i][j]; c >= 0 {
+				es = append(es, lp.Entry(c, 1))
+			}
+		}
+		mod.Sum[i] = x.AddRow(1, 1, "", es...)
+	}
+	for j := range m {
+		mod.Low[j], mod.High[j] = -1, -1
+		col := make([]int, n)
+		used := false
+		for i := range n {
+			col[i] = mod.P[i][j]
+			used = used || col[i] >= 0
+		}
+		if !used {
+			continue
+		}
+		if b.Measure == mech.LDP {
+			// l_j ≤ p_ij ≤ e^ε l_j, and a column with a forbidden pair is
+			// all zero (l_j ≤ 0 there).
+			l := x.AddCol(0, 0, 1, "")
+			lam := math.Exp(b.Epsilon)
+			for i := range n {
+				if col[i] < 0 {
+					x.ColUpper[l] = 0
+					continue
+				}
+				x.AddRow(0, lp.Inf, "", lp.Entry(col[i], 1), lp.Entry(l, -1))
+				x.AddRow(-lp.Inf, 0, "", lp.Entry(col[i], 1), lp.Entry(l, -lam))
+			}
+			continue
+		}
+		mod.Low[j] = addMassBound(x, set, col, false)
+		lam := math.Exp(upperLevel(b))
+		for i := range n {
+			if col[i] >= 0 {
+				x.AddRow(-lp.Inf, 0, "", lp.Entry(col[i], 1), lp.Entry(mod.Low[j], -lam))
+			}
+		}
+		if b.Measure == mech.ALIP || b.Measure == mech.LIP {
+			mod.High[j] = addMassBound(x, set, col, true)
+			kappa := math.Exp(-b.EpsilonLower)
+			for i := range n {
+				if col[i] < 0 {
+					// a forbidden pair in the column: κ H_j ≤ p_ij = 0
+					// forces the column's mass, hence the column, to 0
+					x.AddRow(-lp.Inf, 0, "", lp.Entry(mod.High[j], 1))
+					continue
+				}
+				x.AddRow(0, lp.Inf, "", lp.Entry(col[i], 1), lp.Entry(mod.High[j], -kappa))
+			}
+		}
+	}
+	return mod, nil
+}
+
+// addMassBound adds a column B and the dual variables and rows that make B
+// range exactly up to min_{π∈Π} Σ_k π_k p_k (high false), or down to
+// max_{π∈Π} Σ_k π_k p_k (high true), for the column p given by the LP
+// columns col (-1: p_k = 0). It returns B's column.
+//
+// Box {l ≤ π ≤ u, Σπ = 1}. The minimum is
+//
+//	max_μ  μ (1 − Σl) + Σ_k l_k p_k − Σ_k (u_k − l_k) (μ − p_k)^+,
+//
+// written with w_k ≥ μ − p_k, w_k ≥ 0; the maximum is
+//
+//	min_ν  ν (1 − Σl) + Σ_k l_k p_k + Σ_k (u_k − l_k) (p_k − ν)^+.
+//
+// L1 ball {‖π − π̂‖₁ ≤ r} ∩ simplex. The minimum is
+//
+//	max  μ − r ρ + Σ_k π̂_k g_k  over g_k ≤ p_k − μ, −ρ ≤ g_k ≤ ρ, ρ ≥ 0,
+//
+// and the maximum is min μ + r ρ + Σ_k π̂_k g_k over g_k ≥ p_k − μ,
+// −ρ ≤ g_k ≤ ρ, ρ ≥ 0. Both are the LP duals of the inner problems
+// (docs/theory.md).
+func addMassBound(x *lp.Model, set *mech.PriorSet, col []int, high bool) int {
+	sign := 1.0 // B ≤ expression for the minimum, B ≥ expression for the maximum
+	if high {
+		sign = -1
+	}
+	bcol := x.AddCol(0, 0, 1, "")
+	// row: B − expression ≤ 0 (minimum) or expression − B ≤ 0 (maximum),
+	// written as sign·(B − expression) ≤ 0.
+	row := []lp.Nonzero{lp.Entry(bcol, sign)}
+	pTerm := func(k int, coef float64) { // adds −sign·coef·p_k to the row
+		if col[k] >= 0 && coef != 0 {
+			row = append(row, lp.Entry(col[k], -sign*coef))
+		}
+	}
+	n := len(col)
+	if set.IsBox() {
+		sumL := 0.0
+		for _, l := range set.Lower {
+			sumL += l
+		}
+		mu := x.AddCol(0, 0, 1, "") // the optimum lies between 0 and 1
+		row = append(row, lp.Entry(mu, -sign*(1-sumL)))
+		for k := range n {
+			pTerm(k, set.Lower[k])
+			width := set.Upper[k] - set.Lower[k]
+			if width <= 0 {
+				continue
+			}
+			w := x.AddCol(0, 0, lp.Inf, "")
+			row = append(row, lp.Entry(w, width))
+			// minimum: w − μ + p_k ≥ 0; maximum: w + ν − p_k ≥ 0
+			es := []lp.Nonzero{lp.Entry(w, 1), lp.Entry(mu, -sign)}
+			if col[k] >= 0 {
+				es = append(es, lp.Entry(col[k], sign))
+			}
+			x.AddRow(0, lp.Inf, "", es...)
+		}
+		x.AddRow(-lp.Inf, 0, "", row...)
+		return bcol
+	}
+	mu := x.AddCol(0, -lp.Inf, lp.Inf, "")
+	rho := x.AddCol(0, 0, lp.Inf, "")
+	row = append(row, lp.Entry(mu, -sign), lp.Entry(rho, set.Radius))
+	for k := range n {
+		g := x.AddCol(0, -lp.Inf, lp.Inf, "")
+		row = append(row, lp.Entry(g, -sign*set.Center[k]))
+		// minimum: g + μ − p_k ≤ 0; maximum: g + μ − p_k ≥ 0
+		es := []lp.Nonzero{lp.Entry(g, 1), lp.Entry(mu, 1)}
+		if col[k] >= 0 {
+			es = append(es, lp.Entry(col[k], -1))
+		}
+		if high {
+			x.AddRow(0, lp.Inf, "", es...)
+		} else {
+			x.AddRow(-lp.Inf, 0, "", es...)
+		}
+		x.AddRow(-lp.Inf, 0, "", lp.Entry(g, 1), lp.Entry(rho, -1))
+		x.AddRow(0, lp.Inf, "", lp.Entry(g, 1), lp.Entry(rho, 1))
+	}
+	x.AddRow(-lp.Inf, 0, "", row...)
+	return bcol
+}
+
+// robustColumnNoise is the largest entry of an output that Mechanism
+// treats as the engine's rounding noise: such an output is dropped. Kept,
+// its entries of 1e-12 next to exact zeros would make ALIP's lower level
+// infinite, a level the LP's exact point does not have.
+const robustColumnNoise = 1e-9
+
+// Mechanism reads the mechanism off an LP point of the model: negative
+// rounding noise becomes 0, outputs whose entries are all at most
+// robustColumnNoise are dropped, and the rows are renormalised.
+func (m *RobustModel) Mechanism(x []float64) mech.Mechanism {
+	p := make(mech.Mechanism, m.N)
+	for i := range p {
+		p[i] = make([]float64, m.M)
+		for j, c := range m.P[i] {
+			if c >= 0 {
+				p[i][j] = math.Max(0, x[c])
+			}
+		}
+	}
+	for j := range m.M {
+		mx := 0.0
+		for i := range p {
+			mx = math.Max(mx, p[i][j])
+		}
+		if mx <= robustColumnNoise {
+			for i := range p {
+				p[i][j] = 0
+			}
+		}
+	}
+	for i := range p {
+		mech.Normalise(p[i])
+	}
+	return p
+}

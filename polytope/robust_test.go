@@ -1,0 +1,266 @@
+package polytope_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/lp"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/polytope"
+	"github.com/pmlopt/pmlopt/solver"
+)
+
+func robustInstance(r *rand.Rand, n, m int) (mech.Prior, mech.Utility) {
+	pi := make(mech.Prior, n)
+	for i := range pi {
+		pi[i] = 0.05 + r.Float64()
+	}
+	mech.Normalise(pi)
+	u := make(mech.Utility, n)
+	for i := range u {
+		u[i] = make([]float64, m)
+		for j := range u[i] {
+			u[i][j] = r.Float64()
+		}
+	}
+	return pi, u
+}
+
+func solveLP(t *testing.T, m *lp.Model) *solver.Solution {
+	t.Helper()
+	sol, err := solver.Revised().Solve(m)
+	if err != nil || sol.Status != solver.Optimal {
+		t.Fatalf("LP: %v %+v", err, sol)
+	}
+	return sol
+}
+
+func robustOptimum(t *testing.T, s polytope.Spec, set *mech.PriorSet) (float64, mech.Mechanism) {
+	t.Helper()
+	mod, err := polytope.BuildRobust(s, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sol := solveLP(t, mod.LP)
+	return sol.Objective, mod.Mechanism(sol.X)
+}
+
+func pointOptimum(t *testing.T, s polytope.Spec) float64 {
+	t.Helper()
+	mod, err := polytope.Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return solveLP(t, mod.LP).Objective
+}
+
+func budgets(r *rand.Rand) []mech.Budget {
+	e := 0.1 + r.Float64()
+	return []mech.Budget{
+		{Measure: mech.PML, Epsilon: e},
+		{Measure: mech.LIP, Epsilon: e},
+		{Measure: mech.ALIP, EpsilonLower: e, EpsilonUpper: 0.1 + r.Float64()},
+	}
+}
+
+// A set holding only the estimate gives the nominal optimum; the whole
+// simplex gives the LDP optimum (the supremum of PML over all priors is
+// LDP, Saeidian et al. (2023); LIP over all priors is LDP as well).
+func TestRobustLimits(t *testing.T) {
+	r := rand.New(rand.NewPCG(37, 4))
+	for trial := range 30 {
+		n, m := 2+r.IntN(4), 2+r.IntN(4)
+		pi, u := robustInstance(r, n, m)
+		point, _ := mech.NewBoxSet(pi, pi, pi)
+		ball0, _ := mech.NewL1Set(pi, 0)
+		ball2, _ := mech.NewL1Set(pi, 2)
+		for _, b := range budgets(r) {
+			s := polytope.Spec{Prior: pi, Budget: b, Objective: polytope.ExpectedUtility, Utility: u}
+			want := pointOptimum(t, s)
+			for _, set := range []*mech.PriorSet{point, ball0} {
+				got, p := robustOptimum(t, s, set)
+				if math.Abs(got-want) > 1e-9 {
+					t.Fatalf("trial %d %v, set {π̂} (box %v): robust %.12g, nominal %.12g", trial, b, set.IsBox(), got, want)
+				}
+				auditOver(t, set, p, b)
+			}
+			if b.Measure == mech.ALIP {
+				continue
+			}
+			ldp := pointOptimum(t, polytope.Spec{Prior: pi, Budget: mech.Budget{Measure: mech.LDP, Epsilon: b.Epsilon}, Objective: polytope.ExpectedUtility, Utility: u})
+			for _, set := range []*mech.PriorSet{mech.Simplex(pi), ball2} {
+				got, p := robustOptimum(t, s, set)
+				if math.Abs(got-ldp) > 1e-9 {
+					t.Fatalf("trial %d %v over the simplex (box %v): robust %.12g, LDP optimum %.12g", trial, b, set.IsBox(), got, ldp)
+				}
+				if l := leakage.LDP(pi, p); l > b.Epsilon+1e-7 {
+					t.Fatalf("trial %d: the robust mechanism over the simplex has LDP %g > %g", trial, l, b.Epsilon)
+				}
+			}
+		}
+	}
+}
+
+// auditOver checks that p keeps b for every prior of the set.
+func auditOver(t *testing.T, set *mech.PriorSet, p mech.Mechanism, b mech.Budget) {
+	t.Helper()
+	for i, row := range p {
+		s := 0.0
+		for _, v := range row {
+			s += v
+		}
+		if math.Abs(s-1) > 1e-7 {
+			t.Fatalf("row %d sums to %g", i, s)
+		}
+	}
+	const tol = 1e-6
+	switch b.Measure {
+	case mech.PML:
+		if v := leakage.PMLOver(set, p); v > b.Epsilon+tol {
+			t.Fatalf("PML over the set %g > %g", v, b.Epsilon)
+		}
+	case mech.LIP:
+		if v := leakage.LIPOver(set, p); v > b.Epsilon+tol {
+			t.Fatalf("LIP over the set %g > %g", v, b.Epsilon)
+		}
+	case mech.ALIP:
+		if l, u := leakage.ALIPOver(set, p); l > b.EpsilonLower+tol || u > b.EpsilonUpper+tol {
+			t.Fatalf("ALIP over the set (%g, %g) > (%g, %g)", l, u, b.EpsilonLower, b.EpsilonUpper)
+		}
+	}
+}
+
+func randomSet(r *rand.Rand, pi mech.Prior, box bool) *mech.PriorSet {
+	n := len(pi)
+	if !box {
+		s, _ := mech.NewL1Set(pi, 0.6*r.Float64())
+		return s
+	}
+	lo, up := make([]float64, n), make([]float64, n)
+	for k := range n {
+		lo[k] = pi[k] * r.Float64()
+		up[k] = math.Min(1, pi[k]*(1+2*r.Float64()))
+	}
+	s, _ := mech.NewBoxSet(pi, lo, up)
+	return s
+}
+
+// cuttingPlane solves the robust PML problem without duality: the LP at
+// the estimate's weights with p_ij ≤ e^ε Σ_k π_k p_kj for a growing list
+// of priors π, each the worst prior of a column of the last solution
+// (PriorSet.Extreme), until the solution is ε-PML over the set. The set's
+// extreme points are finitely many, so this ends.
+func cuttingPlane(t *testing.T, pi mech.Prior, u mech.Utility, eps float64, set *mech.PriorSet) float64 {
+	t.Helper()
+	n, m := len(u), len(u[0])
+	x := &lp.Model{Maximize: true}
+	col := make([][]int, n)
+	for i := range n {
+		col[i] = make([]int, m)
+		var es []lp.Nonzero
+		for j := range m {
+			col[i][j] = x.AddCol(pi[i]*u[i][j], 0, 1, "")
+			es = append(es, lp.Entry(col[i][j], 1))
+		}
+		x.AddRow(1, 1, "", es...)
+	}
+	lam := math.Exp(eps)
+	cut := func(j int, prior []float64) {
+		for i := range n {
+			es := []lp.Nonzero{}
+			for k := range n {
+				c := -lam * prior[k]
+				if k == i {
+					c++
+				}
+				if c != 0 {
+					es = append(es, lp.Entry(col[k][j], c))
+				}
+			}
+			x.AddRow(-lp.Inf, 0, "", es...)
+		}
+	}
+	for j := range m {
+		cut(j, pi)
+	}
+	for round := 0; round < 500; round++ {
+		sol := solveLP(t, x)
+		p := make(mech.Mechanism, n)
+		for i := range p {
+			p[i] = make([]float64, m)
+			for j := range m {
+				p[i][j] = sol.X[col[i][j]]
+			}
+		}
+		if leakage.PMLOver(set, p) <= eps+1e-9 {
+			return sol.Objective
+		}
+		for j := range m {
+			c := make([]float64, n)
+			for i := range c {
+				c[i] = p[i][j]
+			}
+			cut(j, set.Extreme(c, false))
+		}
+	}
+	t.Fatal("cutting planes did not converge")
+	return 0
+}
+
+// On random boxes and balls the dualised model has the optimum of an
+// independent cutting-plane solve, and its mechanism keeps the budget for
+// every prior of the set.
+func TestRobustAgainstCuttingPlanes(t *testing.T) {
+	r := rand.New(rand.NewPCG(37, 5))
+	for trial := range 40 {
+		n, m := 2+r.IntN(4), 2+r.IntN(4)
+		pi, u := robustInstance(r, n, m)
+		set := randomSet(r, pi, trial%2 == 0)
+		eps := 0.05 + r.Float64()
+		b := mech.Budget{Measure: mech.PML, Epsilon: eps}
+		got, p := robustOptimum(t, polytope.Spec{Prior: pi, Budget: b, Objective: polytope.ExpectedUtility, Utility: u}, set)
+		auditOver(t, set, p, b)
+		want := cuttingPlane(t, pi, u, eps, set)
+		if math.Abs(got-want) > 1e-7 {
+			t.Fatalf("trial %d (box %v): dualised %.12g, cutting planes %.12g", trial, set.IsBox(), got, want)
+		}
+		if nominal := pointOptimum(t, polytope.Spec{Prior: pi, Budget: b, Objective: polytope.ExpectedUtility, Utility: u}); got > nominal+1e-9 {
+			t.Fatalf("trial %d: robust optimum %g above the nominal %g", trial, got, nominal)
+		}
+		for _, bb := range budgets(r)[1:] {
+			_, p := robustOptimum(t, polytope.Spec{Prior: pi, Budget: bb, Objective: polytope.ExpectedUtility, Utility: u}, set)
+			auditOver(t, set, p, bb)
+		}
+	}
+}
+
+// With a zero pattern the forbidden pairs stay zero and the budget holds
+// over the set.
+func TestRobustPattern(t *testing.T) {
+	r := rand.New(rand.NewPCG(37, 6))
+	for trial := range 20 {
+		n, m := 3, 3
+		pi, u := robustInstance(r, n, m)
+		pat := u.Order().Pattern(2)
+		set := randomSet(r, pi, trial%2 == 0)
+		b := mech.Budget{Measure: mech.PML, Epsilon: 2 + r.Float64()}
+		mod, err := polytope.BuildRobust(polytope.Spec{Prior: pi, Budget: b, Pattern: pat}, set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sol, err := solver.Revised().Solve(mod.LP)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sol.Status != solver.Optimal {
+			continue // no mechanism with the pattern at this budget over the set
+		}
+		p := mod.Mechanism(sol.X)
+		if !pat.Holds(p) {
+			t.Fatalf("trial %d: pattern broken: %v", trial, p)
+		}
+		auditOver(t, set, p, b)
+	}
+}
