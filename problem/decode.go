@@ -13,7 +13,7 @@ import (
 
 // The keys of the schema, in the order Marshal writes them.
 var (
-	topKeys     = []string{"name", "inputs", "outputs", "prior", "utility", "order", "mechanism", "privacy", "objective", "utility_rule", "points", "output_points", "prior_set"}
+	topKeys     = []string{"name", "inputs", "outputs", "prior", "utility", "order", "mechanism", "privacy", "objective", "utility_rule", "points", "output_points", "mechanism_sparse", "prior_set"}
 	privacyKeys = []string{"measure", "epsilon", "epsilon_lower", "epsilon_upper"}
 )
 

@@ -52,7 +52,7 @@ func entries(p *Problem) []entry {
 	}
 	es = append(es, priorSetEntry(p)...)
 	if p.Mechanism != nil {
-		es = append(es, entry{"mechanism", [][]float64(p.Mechanism)})
+		es = append(es, mechanismEntry(p.Mechanism))
 	}
 	if b := p.Privacy; b != nil {
 		priv := []entry{{"measure", word(b.Measure)}}

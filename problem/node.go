@@ -67,7 +67,7 @@ var listKeys = []struct {
 	name string
 	kind listKind
 }{
-	{"utility", floatRows}, {"mechanism", floatRows}, {"order", intRows},
+	{"utility", floatRows}, {"mechanism", floatRows}, {"order", intRows}, {"mechanism_sparse", floatRows},
 	{"prior", numbers}, {"inputs", texts}, {"outputs", texts},
 }
 

@@ -39,6 +39,10 @@ type ruleSource struct {
 	givenOutPts  bool
 	givenUtility bool
 	givenOrder   bool
+	// sparse holds the rows of mechanism_sparse until the number of
+	// outputs is known (sparse.go).
+	sparse         [][]float64
+	givenMechanism bool
 }
 
 // decodeRuleKey reads the value of a key that concerns a rule: it reports
@@ -54,6 +58,8 @@ func (rs *ruleSource) decodeRuleKey(key string, v *node) (bool, error) {
 	case "output_points":
 		rs.givenOutPts = true
 		rs.outputPoints, err = decodePoints("output_points", v)
+	case "mechanism_sparse":
+		err = rs.readSparse(v)
 	default:
 		return false, nil
 	}
@@ -179,8 +185,17 @@ func decodePoints(field string, v *node) ([][2]float64, error) {
 
 // finish puts the rule together after every key is read: the points go
 // into the rule, the labels are derived (or checked against the sites) and
-// a prior given as "uniform" gets its masses.
+// a prior given as "uniform" gets its masses; then the rows of
+// mechanism_sparse, which need the number of outputs, are read.
 func (rs *ruleSource) finish(p *Problem) error {
+	if err := rs.finishRule(p); err != nil {
+		return err
+	}
+	return rs.finishSparse(p)
+}
+
+// finishRule is the part of finish that concerns the rule.
+func (rs *ruleSource) finishRule(p *Problem) error {
 	r := rs.rule
 	switch {
 	case r == nil && (rs.givenPoints || rs.givenOutPts):
@@ -436,6 +451,8 @@ func (rs *ruleSource) note(key string, v *node) {
 		rs.givenUtility = true
 	case "order":
 		rs.givenOrder = true
+	case "mechanism":
+		rs.givenMechanism = true
 	case "prior":
 		rs.uniformPrior = v.kind == scalarNode && v.text == "uniform"
 	}

@@ -206,3 +206,23 @@ func TestNewGridPriorFromPoints(t *testing.T) {
 		assert.Contains(t, strings.SplitN(stderr, "\n", 2)[0], c.want, c.args)
 	}
 }
+
+// TestSolveOutWritesSparse: solve --out writes the optimum of a 10×10 grid,
+// which uses few outputs a row, as mechanism_sparse; it reads back as the
+// mechanism --json prints, and audit reads it.
+func TestSolveOutWritesSparse(t *testing.T) {
+	rule, _ := writeGridPair(t, 10, 10, "expected-utility")
+	out := filepath.Join(t.TempDir(), "solved.yaml")
+	v := runJSON(t, "solve", rule, "--json", "--out", out)
+	want := toMechanism(t, v["mechanism"])
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "\nmechanism_sparse:\n")
+	assert.NotContains(t, string(data), "\nmechanism:\n")
+	p, err := problem.Load(out)
+	require.NoError(t, err)
+	assert.Equal(t, want, p.Mechanism)
+	a, stderr, code := cli(t, "audit", out, "--json")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, a, "pml")
+}
