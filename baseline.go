@@ -63,6 +63,9 @@ func SolveBaseline(ctx context.Context, p *problem.Problem, kind Baseline) (*Bas
 	if err := check(p); err != nil {
 		return nil, err
 	}
+	if err := refuseOverSet(p); err != nil {
+		return nil, err
+	}
 	if err := checkContext(ctx); err != nil {
 		return nil, err
 	}

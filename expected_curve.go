@@ -56,6 +56,9 @@ func ExpectedCurve(ctx context.Context, p *problem.Problem, budgets []mech.Budge
 			return nil, fmt.Errorf("budget %d: %w", k+1, err)
 		}
 	}
+	if p.PriorSet != nil {
+		return expectedCurveOverSet(ctx, p, budgets, opt)
+	}
 	pts := make([]ExpectedPoint, 0, len(budgets))
 	for k, b := range budgets {
 		if err := ctx.Err(); err != nil {

@@ -103,6 +103,9 @@ func SolveJoint(ctx context.Context, p *problem.Problem, floor Floor, opt Option
 	if err := check(p); err != nil {
 		return nil, err
 	}
+	if err := refuseOverSet(p); err != nil {
+		return nil, err
+	}
 	if err := checkContext(ctx); err != nil {
 		return nil, err
 	}

@@ -132,6 +132,9 @@ func Solve(ctx context.Context, p *problem.Problem, opt Options) (*Solution, err
 	if err != nil {
 		return nil, err
 	}
+	if p.PriorSet != nil {
+		return solveOverPriorSet(ctx, p, b, opt)
+	}
 	// The engines see utilities of extreme magnitude scaled exactly by a
 	// power of two (problem.ScaleExtremeUtility); what the solution
 	// reaches is measured on the caller's p.
@@ -300,6 +303,9 @@ func Curve(ctx context.Context, p *problem.Problem, objective problem.Objective,
 		// A done context is no error here: the curve has the points that
 		// need no LP.
 		return nil, errNilContext
+	}
+	if err := refuseOverSet(p); err != nil {
+		return nil, err
 	}
 	// As in Solve: extreme utilities are scaled exactly for the engines,
 	// thresholds are reported in p's units.

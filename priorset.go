@@ -1,0 +1,331 @@
+package pmlopt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/pmlopt/pmlopt/bisect"
+	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/polytope"
+	"github.com/pmlopt/pmlopt/problem"
+	"github.com/pmlopt/pmlopt/solver"
+)
+
+// levelOver returns the level of b's measure that m reaches over every
+// prior of the set: (ε_u, ε_l) for ALIP, (level, 0) otherwise.
+func levelOver(s *mech.PriorSet, m mech.Mechanism, b mech.Budget) (level, lower float64) {
+	switch b.Measure {
+	case mech.PML:
+		return leakage.PMLOver(s, m), 0
+	case mech.LIP:
+		return leakage.LIPOver(s, m), 0
+	case mech.ALIP:
+		l, u := leakage.ALIPOver(s, m)
+		return u, l
+	}
+	return leakage.LDP(s.Center, m), 0
+}
+
+// withinOver reports whether m keeps b over the set, up to
+// certify.AuditTol.
+func withinOver(s *mech.PriorSet, m mech.Mechanism, b mech.Budget) bool {
+	level, lower := levelOver(s, m, b)
+	if b.Measure == mech.ALIP {
+		return level <= b.EpsilonUpper+certify.AuditTol && lower <= b.EpsilonLower+certify.AuditTol
+	}
+	return level <= b.Epsilon+certify.AuditTol
+}
+
+// solveRobustLP solves the model of BuildRobust for s over the set with
+// the LP backend and returns its audited mechanism, or nil when the
+// backend finds no point (Status other than Optimal: not a proof).
+func solveRobustLP(s polytope.Spec, set *mech.PriorSet, slv solver.Solver) (mech.Mechanism, *solver.Solution, error) {
+	mod, err := polytope.BuildRobust(s, set)
+	if err != nil {
+		return nil, nil, err
+	}
+	sol, err := slv.Solve(mod.LP)
+	if err != nil {
+		return nil, nil, err
+	}
+	if sol.Status != solver.Optimal {
+		return nil, sol, nil
+	}
+	m := mod.Mechanism(sol.X)
+	if s.Pattern != nil && !s.Pattern.Holds(m) {
+		return nil, sol, fmt.Errorf("prior_set: the %s backend returned a mechanism that breaks the zero pattern", slv.Name())
+	}
+	if !withinOver(set, m, s.Budget) {
+		level, _ := levelOver(set, m, s.Budget)
+		return nil, sol, fmt.Errorf("prior_set: the %s backend returned a mechanism at %s %.10g over the prior set, above the budget", slv.Name(), s.Budget.Measure, level)
+	}
+	return m, sol, nil
+}
+
+// solveOverPriorSet is Solve for a problem with a prior set: the budget
+// must hold for every prior of p.PriorSet. The robust constraints are
+// linear after dualisation (polytope.BuildRobust), so every objective goes
+// through the LP backend; the structured engines (interior point, column
+// generation) assume a single prior and are not used.
+//
+// Certificates: the upper ends are audited over the set (leakage.PMLOver
+// and friends). A robust mechanism is feasible for every prior of the set,
+// so the least ε over the set is at least the least ε at any one prior of
+// it, and EpsilonLower is the largest of the point lower bounds that
+// certify.DualBound proves (through bisect) at the estimate and at the
+// set's extreme priors — valid, but possibly below the robust optimum. In
+// the same way the robust expected-utility optimum is at most the
+// optimum at the estimate, whose certified bound is reported as
+// ExpectedUtilityBound: valid, possibly loose.
+func solveOverPriorSet(ctx context.Context, p *problem.Problem, b mech.Budget, opt Options) (*Solution, error) {
+	set := p.PriorSet
+	slv := opt.solver()
+	switch p.Objective {
+	case problem.ExpectedUtility:
+		u, err := p.RequireUtility()
+		if err != nil {
+			return nil, err
+		}
+		m, lsol, err := solveRobustLP(polytope.Spec{Prior: p.Prior, Budget: b, Objective: polytope.ExpectedUtility, Utility: u}, set, slv)
+		if err != nil {
+			return nil, err
+		}
+		if m == nil {
+			return nil, fmt.Errorf("prior_set: the %s backend found no mechanism (status %v)", slv.Name(), lsol.Status)
+		}
+		level, lower := levelOver(set, m, b)
+		sol := &Solution{Mechanism: m, Epsilon: level, EpsilonLower: level, ALIPLower: lower, Solver: slv.Name(), LPSolves: 1,
+			FullLP: true, ExpectedUtilityBound: math.NaN()}
+		// The optimum at the estimate bounds the robust one from above.
+		point := *p
+		point.PriorSet = nil
+		if ps, err := solveExpected(ctx, &point, b, opt); err == nil {
+			sol.ExpectedUtilityBound = ps.ExpectedUtilityBound
+			sol.LPSolves += ps.LPSolves
+		}
+		sol.Objective, sol.Measure = p.Objective, b.Measure
+		describe(p, sol)
+		return sol, nil
+	case problem.WorstCaseOrder, problem.WorstCaseValue:
+		if b.Measure != mech.PML {
+			return nil, fmt.Errorf("objective: %s is defined for pml budgets (Song & Oechtering 2026), the file's measure is %s", p.Objective, b.Measure)
+		}
+		return solveWorstCaseOverSet(ctx, p, b.Epsilon, opt)
+	case "":
+		return nil, ErrNoObjective
+	}
+	return nil, fmt.Errorf("objective: unknown %q", p.Objective)
+}
+
+// patterns returns the zero patterns of p's worst-case objective, from the
+// weakest (every pair allowed) to the strongest, and the threshold each
+// stands for.
+func patterns(p *problem.Problem) ([]mech.Pattern, []float64, error) {
+	var pats []mech.Pattern
+	var th []float64
+	if p.Objective == problem.WorstCaseOrder {
+		o, err := p.RequireOrder()
+		if err != nil {
+			return nil, nil, err
+		}
+		for h := 1; h <= len(o[0]); h++ {
+			pats, th = append(pats, o.Pattern(h)), append(th, float64(h))
+		}
+		return pats, th, nil
+	}
+	u, err := p.RequireUtility()
+	if err != nil {
+		return nil, nil, err
+	}
+	seen := map[float64]bool{}
+	var vals []float64
+	for _, row := range u {
+		for _, v := range row {
+			if !seen[v] {
+				seen[v] = true
+				vals = append(vals, v)
+			}
+		}
+	}
+	sortFloats(vals)
+	for _, v := range vals {
+		pat := u.Pattern(v)
+		if !everyRowOpen(pat) {
+			break
+		}
+		pats, th = append(pats, pat), append(th, v)
+	}
+	return pats, th, nil
+}
+
+func sortFloats(v []float64) {
+	for i := 1; i < len(v); i++ {
+		for k := i; k > 0 && v[k] < v[k-1]; k-- {
+			v[k], v[k-1] = v[k-1], v[k]
+		}
+	}
+}
+
+func everyRowOpen(pat mech.Pattern) bool {
+	for _, row := range pat {
+		open := false
+		for _, a := range row {
+			open = open || a
+		}
+		if !open {
+			return false
+		}
+	}
+	return true
+}
+
+// solveWorstCaseOverSet finds the strongest pattern for which the robust
+// LP finds an ε-PML mechanism over the set, then the least ε over the set
+// for that pattern by bisection on the robust LP (upper end audited), and
+// the lower end as solveOverPriorSet says.
+func solveWorstCaseOverSet(ctx context.Context, p *problem.Problem, eps float64, opt Options) (*Solution, error) {
+	set := p.PriorSet
+	slv := opt.solver()
+	pats, _, err := patterns(p)
+	if err != nil {
+		return nil, err
+	}
+	lps := 0
+	probe := func(pat mech.Pattern, e float64) (mech.Mechanism, error) {
+		lps++
+		m, _, err := solveRobustLP(polytope.Spec{Prior: p.Prior, Budget: mech.Budget{Measure: mech.PML, Epsilon: e}, Pattern: pat}, set, slv)
+		return m, err
+	}
+	// Feasibility falls as the pattern strengthens; the weakest pattern
+	// (every pair allowed) always holds the independent mechanism.
+	best, bestM := -1, mech.Mechanism(nil)
+	lo, hi := 0, len(pats)-1
+	for lo <= hi {
+		if err := checkContext(ctx); err != nil {
+			return nil, err
+		}
+		mid := (lo + hi) / 2
+		m, err := probe(pats[mid], eps)
+		if err != nil {
+			return nil, err
+		}
+		if m != nil {
+			best, bestM = mid, m
+			lo = mid + 1
+		} else {
+			hi = mid - 1
+		}
+	}
+	if best < 0 {
+		return nil, fmt.Errorf("prior_set: the %s backend found no mechanism over the prior set, not even the independent one", slv.Name())
+	}
+	pat := pats[best]
+	// The least ε over the set for this pattern: bisect on the robust LP
+	// between 0 and the level of the mechanism found.
+	upper, upperM := leakage.PMLOver(set, bestM), bestM
+	lower := certifiedLowerOverSet(ctx, p, pat, opt)
+	tol := opt.Tol
+	if tol <= 0 {
+		tol = 1e-6
+	}
+	a := lower
+	for it := 0; it < 60 && upper-a > tol; it++ {
+		if err := checkContext(ctx); err != nil {
+			return nil, err
+		}
+		mid := (a + upper) / 2
+		m, err := probe(pat, mid)
+		if err != nil {
+			return nil, err
+		}
+		if m == nil {
+			a = mid // the backend's word, not a proof: it only steers the search
+			continue
+		}
+		upper, upperM = leakage.PMLOver(set, m), m
+	}
+	sol := &Solution{Mechanism: upperM, Epsilon: upper, EpsilonLower: math.Min(lower, upper), Solver: slv.Name(), LPSolves: lps,
+		ExpectedUtilityBound: math.NaN(), Objective: p.Objective, Measure: mech.PML}
+	describe(p, sol)
+	return sol, nil
+}
+
+// certifiedLowerOverSet is the largest proven lower bound on the least PML
+// with the pattern at the estimate and at the set's extreme priors for a
+// few directions (each column of the identity, cheapest and dearest): a
+// mechanism that is ε-PML for every prior of the set is ε-PML at each of
+// them.
+func certifiedLowerOverSet(ctx context.Context, p *problem.Problem, pat mech.Pattern, opt Options) float64 {
+	set := p.PriorSet
+	priors := []mech.Prior{p.Prior}
+	n := len(p.Prior)
+	for k := range n {
+		c := make([]float64, n)
+		c[k] = 1
+		for _, hi := range []bool{false, true} {
+			x := set.Extreme(c, hi)
+			full := true
+			for _, v := range x {
+				full = full && v > 0
+			}
+			if full {
+				priors = append(priors, x)
+			}
+		}
+	}
+	best := 0.0
+	bo := bisect.Options{Solver: opt.solver(), Tol: opt.Tol}
+	for _, pi := range priors {
+		if _, err := mech.NewPrior(pi); err != nil {
+			continue
+		}
+		r, err := bisect.LeastEpsilon(ctx, pi, pat, bo)
+		if err == nil && r.EpsLower > best {
+			best = r.EpsLower
+		}
+	}
+	return best
+}
+
+// ErrPriorSetUnsupported is returned by the entry points that do not yet
+// honour a problem's prior set, rather than answer for the estimate alone.
+var ErrPriorSetUnsupported = errors.New("prior_set: worst-case curves, joint solves and baselines do not take a prior set yet (solve, audit, sample and expected-utility curves do); remove prior_set to work at the estimate")
+
+// refuseOverSet refuses a problem with a prior set.
+func refuseOverSet(p *problem.Problem) error {
+	if p != nil && p.PriorSet != nil {
+		return ErrPriorSetUnsupported
+	}
+	return nil
+}
+
+// expectedCurveOverSet is ExpectedCurve over p's prior set: each budget is
+// solved by solveOverPriorSet.
+func expectedCurveOverSet(ctx context.Context, p *problem.Problem, budgets []mech.Budget, opt Options) ([]ExpectedPoint, error) {
+	pts := make([]ExpectedPoint, 0, len(budgets))
+	for k, b := range budgets {
+		if err := ctx.Err(); err != nil {
+			return pts, err
+		}
+		q := *p
+		q.Privacy, q.Objective = &b, problem.ExpectedUtility
+		sol, err := solveOverPriorSet(ctx, &q, b, opt)
+		if err != nil {
+			if ctx.Err() != nil {
+				return pts, ctx.Err()
+			}
+			return pts, fmt.Errorf("%s budget %g: %w", b.Measure, axis(b), err)
+		}
+		pts = append(pts, ExpectedPoint{Budget: b, Epsilon: axis(b), Audited: sol.Epsilon, ExpectedUtility: sol.ExpectedUtility,
+			ExpectedUtilityBound: sol.ExpectedUtilityBound, WorstCaseValue: sol.WorstCaseValue, WorstCaseOrder: sol.WorstCaseOrder,
+			Mechanism: sol.Mechanism, Solver: sol.Solver})
+		if opt.Progress != nil {
+			opt.Progress(k+1, len(budgets))
+		}
+	}
+	return pts, nil
+}
