@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/mech"
@@ -115,7 +117,10 @@ func runNew(ctx context.Context, e *env, args []string) error {
 		}
 		p.Inputs = indexLabels(*letters)
 	case *labels != "":
-		p.Inputs = splitLabels(*labels)
+		var err error
+		if p.Inputs, err = splitLabels("--labels", *labels); err != nil {
+			return err
+		}
 	case *grid != "":
 		w, h, err := parseGrid(*grid, gf.maxCells())
 		if err != nil {
@@ -186,7 +191,10 @@ func runNew(ctx context.Context, e *env, args []string) error {
 			}
 			p.Outputs = indexLabels(m)
 		} else {
-			p.Outputs = splitLabels(*outputs)
+			var err error
+			if p.Outputs, err = splitLabels("--outputs", *outputs); err != nil {
+				return err
+			}
 		}
 	}
 
@@ -279,12 +287,23 @@ func indexLabels(n int) []string {
 	return out
 }
 
-func splitLabels(s string) []string {
+// splitLabels reads a comma-separated list of labels from flag. A label
+// that a problem file would refuse (invalid UTF-8, a control character) is
+// a wrong command line, named by its flag and place.
+func splitLabels(flag, s string) ([]string, error) {
 	parts := strings.Split(s, ",")
 	for i := range parts {
 		parts[i] = strings.TrimSpace(parts[i])
+		if !utf8.ValidString(parts[i]) {
+			return nil, usagef("%s entry %d is not valid UTF-8", flag, i+1)
+		}
+		for _, r := range parts[i] {
+			if unicode.IsControl(r) {
+				return nil, usagef("%s entry %d: %q holds the control character %U; a label is one line of printable text", flag, i+1, parts[i], r)
+			}
+		}
 	}
-	return parts
+	return parts, nil
 }
 
 func parseGrid(s string, max int) (w, h int, err error) {

@@ -137,6 +137,8 @@ func TestCommandLineErrorsExitTwo(t *testing.T) {
 		{[]string{"compare", f, "--optimum", "--measure", "ldp"}, "--measure ldp replaces the file's pml budget"},
 		{[]string{"compare", f, "--optimum", "--epsilon", "-1"}, "--epsilon must be a number in [0, 700]"},
 		{[]string{"solve", f, "--solver", "foo"}, `--solver: unknown backend "foo"`},
+		{[]string{"new", "--labels", "a,b\tc", "--utility", "hamming", "--prior", "uniform"}, `--labels entry 2: "b\tc" holds the control character U+0009`},
+		{[]string{"new", "--labels", "a,b", "--outputs", "x,\xff", "--utility", "hamming", "--prior", "uniform"}, "--outputs entry 2 is not valid UTF-8"},
 	} {
 		out, stderr, code := cli(t, c.args...)
 		assert.Equal(t, exitUsage, code, "%v: %s", c.args, stderr)
