@@ -11,9 +11,11 @@ import (
 	"github.com/pmlopt/pmlopt/mech"
 )
 
-// The keys of the schema, in the order Marshal writes them.
+// The keys of the schema, in the order Marshal writes them. certificate,
+// which solve --out writes for 'pmlopt verify', is read by package verify
+// and ignored here.
 var (
-	topKeys     = []string{"name", "inputs", "outputs", "prior", "utility", "order", "mechanism", "privacy", "objective", "utility_rule", "points", "output_points", "mechanism_sparse", "prior_set"}
+	topKeys     = []string{"name", "inputs", "outputs", "prior", "utility", "order", "mechanism", "privacy", "objective", "utility_rule", "points", "output_points", "mechanism_sparse", "prior_set", "certificate"}
 	privacyKeys = []string{"measure", "epsilon", "epsilon_lower", "epsilon_upper"}
 )
 

@@ -255,7 +255,7 @@ d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]
 utility: [*d,*d,*d,*d,*d,*d,*d,*d,*d]
 `
 	_, err := Parse([]byte(doc), YAML)
-	require.EqualError(t, err, `problem: unknown key "a"; allowed keys are name, inputs, outputs, prior, utility, order, mechanism, privacy, objective, utility_rule, points, output_points, mechanism_sparse, prior_set`)
+	require.EqualError(t, err, `problem: unknown key "a"; allowed keys are name, inputs, outputs, prior, utility, order, mechanism, privacy, objective, utility_rule, points, output_points, mechanism_sparse, prior_set, certificate`)
 	_, err = Parse([]byte("prior: [1]\nutility: &u [[0]]\norder: *u\n"), YAML)
 	require.EqualError(t, err, "order: is a YAML alias, not a list of rows")
 }

@@ -50,6 +50,9 @@ const (
 	// BudgetTol is how far above its budget a returned mechanism's level
 	// may lie (the engines' feasibility tolerance).
 	BudgetTol = 1e-7
+	// LevelTol: the stated level exceeds the mechanism's exact level by at
+	// most this (the stated one rounds the audited level up).
+	LevelTol = 1e-9
 	// UtilityTol bounds |reported − exact| expected utility relative to
 	// Σ_ij |π_i u_ij p_ij|: the rounding of the reported float sum.
 	UtilityTol = 0x1p-36
@@ -360,7 +363,8 @@ func (k *checker) columns() (q, top, low, sum []*big.Float) {
 	return q, top, low, sum
 }
 
-// level: the mechanism's level of the measure is at most the claimed one.
+// level: the mechanism's level of the measure is at most the claimed one,
+// and more than the claimed one less LevelTol.
 // PML: max_i p_ij ≤ e^ε q_j; LIP: also q_j ≤ e^ε min_i p_ij; ALIP: the
 // same with ε_u above and ε_l below; LDP: max_i p_ij ≤ e^ε min_i p_ij —
 // each checked against a lower bound on the exponential.
@@ -398,11 +402,41 @@ func (k *checker) level() {
 			}
 		}
 	}
-	if k.c.Measure == "alip" {
-		k.claim(ClaimLevel, true, "the mechanism's ALIP levels are at most (%v, %v)", *k.c.ALIPLower, eps)
+	// The level is attained, to within LevelTol: some output's ratio
+	// exceeds e^{ε − LevelTol} (for ALIP each level by its own side).
+	attained := func(eps float64, num, den func(j int) *big.Float) bool {
+		_, f := expBounds(eps - LevelTol)
+		for j := range k.m {
+			if top[j].Sign() == 0 {
+				continue
+			}
+			if num(j).Cmp(k.a.mul(r, f, den(j))) > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	at := func(x []*big.Float) func(int) *big.Float { return func(j int) *big.Float { return x[j] } }
+	var ok bool
+	switch k.c.Measure {
+	case "pml":
+		ok = attained(eps, at(top), at(q))
+	case "lip":
+		ok = attained(eps, at(top), at(q)) || attained(eps, at(q), at(low))
+	case "alip":
+		ok = attained(eps, at(top), at(q)) && attained(*k.c.ALIPLower, at(q), at(low))
+	case "ldp":
+		ok = attained(eps, at(top), at(low))
+	}
+	if !ok {
+		k.claim(ClaimLevel, false, "the mechanism's level lies more than %g below the stated %v: it is not the mechanism's level", LevelTol, eps)
 		return
 	}
-	k.claim(ClaimLevel, true, "the mechanism's %s level is at most %v", k.c.Measure, eps)
+	if k.c.Measure == "alip" {
+		k.claim(ClaimLevel, true, "the mechanism's ALIP levels are (%v, %v), within %g below", *k.c.ALIPLower, eps, LevelTol)
+		return
+	}
+	k.claim(ClaimLevel, true, "the mechanism's %s level is %v, within %g below", k.c.Measure, eps, LevelTol)
 }
 
 func ratio(x, y *big.Float) float64 {

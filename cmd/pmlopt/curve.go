@@ -16,6 +16,7 @@ import (
 	"github.com/pmlopt/pmlopt/internal/decimal"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/solver"
+	"github.com/pmlopt/pmlopt/verify"
 )
 
 func init() {
@@ -64,6 +65,8 @@ type curvePointJSON struct {
 	// Mechanism is the point's mechanism (at optimal_epsilon), with
 	// --mechanisms.
 	Mechanism [][]jfloat `json:"mechanism,omitempty"`
+	// Certificate is the point's certificate, with --certificates.
+	Certificate *verify.Certificate `json:"certificate,omitempty"`
 }
 
 type curveJSON struct {
@@ -94,9 +97,13 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
 	shardSpec := fs.String("shard", "", "solve only shard `K/N` of the thresholds (the K-th of N blocks), as --jsonl records for merge")
 	ex := addExpectedCurveFlags(fs)
+	certs := fs.Bool("certificates", false, "with --json or --jsonl, each point's certificate, which 'pmlopt verify' re-checks")
 	pos, err := fs.parse(args, 1)
 	if err != nil {
 		return err
+	}
+	if *certs && !*asJSON && !*asJSONL {
+		return usagef("--certificates needs --json or --jsonl")
 	}
 	if btoi(*asJSON)+btoi(*asCSV)+btoi(*asJSONL) > 1 {
 		return usagef("give one of --json, --csv and --jsonl")
@@ -142,6 +149,9 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if obj == problem.ExpectedUtility && *certs {
+		return usagef("--certificates is for the worst-case curves; 'pmlopt solve --json' certifies an expected-utility point")
+	}
 	if obj == problem.ExpectedUtility {
 		return ex.run(ctx, e, fs, p, slv, outputs{json: *asJSON, csv: *asCSV, jsonl: *asJSONL, quiet: *quiet, plot: *plotPath})
 	}
@@ -159,11 +169,14 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 		// failed curve keeps every point it settled.
 		opts.Settled = func(pt pmlopt.Point) {
 			if lineErr == nil {
-				lineErr = writeJSONLine(e.stdout, sw.record(pt, withMechanism(toCurvePointJSON(obj, pt), pt, *ex.mechanisms)))
+				lineErr = writeJSONLine(e.stdout, sw.record(pt, withMechanism(toCurvePointJSON(obj, keepCertificate(pt, *certs)), pt, *ex.mechanisms)))
 			}
 		}
 	}
 	pts, err := pmlopt.Curve(ctx, p, obj, opts)
+	for k := range pts {
+		pts[k] = keepCertificate(pts[k], *certs)
+	}
 	prog.done()
 	stopped := err != nil && ctx.Err() != nil
 	if err != nil && !stopped {
@@ -278,7 +291,7 @@ func toCurvePointJSON(obj problem.Objective, pt pmlopt.Point) curvePointJSON {
 	c := curvePointJSON{
 		SafeEpsilon: jfloat(pt.SafeEpsilon), OptimalEpsilon: jfloat(pt.OptimalEpsilon),
 		OptimalEpsilonLower: jfloat(pt.OptimalEpsilonLower), LPSolves: pt.LPSolves,
-		WorstCaseValue: optFloat(pt.WorstCaseValue),
+		WorstCaseValue: optFloat(pt.WorstCaseValue), Certificate: pt.Certificate,
 	}
 	if obj == problem.WorstCaseOrder {
 		h := pt.H

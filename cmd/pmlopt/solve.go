@@ -10,6 +10,7 @@ import (
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/solver"
+	"github.com/pmlopt/pmlopt/verify"
 )
 
 func init() {
@@ -56,6 +57,8 @@ type solveJSON struct {
 	Outputs              []string   `json:"outputs,omitempty"`
 	Solver               string     `json:"solver"`
 	LPSolves             int        `json:"lp_solves"`
+	// Certificate is what 'pmlopt verify' re-checks (docs/certificates.md).
+	Certificate *verify.Certificate `json:"certificate,omitempty"`
 }
 
 // solverFlag adds --solver to fs and returns a function resolving it: nil
@@ -145,7 +148,7 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 		return withPath(pos[0], err)
 	}
 	if *out != "" {
-		if err := writeSolved(*out, p, sol.Mechanism); err != nil {
+		if err := writeSolvedCertificate(*out, p, sol.Mechanism, sol.Certificate); err != nil {
 			return err
 		}
 	}
@@ -161,7 +164,7 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 			WorstCaseValue: optFloat(sol.WorstCaseValue), ExpectedUtility: optFloat(sol.ExpectedUtility),
 			ExpectedUtilityBound: optFloat(sol.ExpectedUtilityBound),
 			Mechanism:            jmatrix(sol.Mechanism), Inputs: p.Inputs, Outputs: p.Outputs,
-			Solver: sol.Solver, LPSolves: sol.LPSolves,
+			Solver: sol.Solver, LPSolves: sol.LPSolves, Certificate: sol.Certificate,
 		}
 		if p.Order != nil {
 			j.WorstCaseOrder = &sol.WorstCaseOrder

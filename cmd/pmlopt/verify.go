@@ -1,0 +1,173 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/pmlopt/pmlopt/verify"
+)
+
+func init() {
+	register(command{name: "verify", summary: "re-check an answer's certificate in exact arithmetic", run: runVerify})
+}
+
+const verifyHelp = `Re-checks the certificate of an answer in exact arithmetic, with nothing
+of the engines: every float64 is read as the rational it is, and e^x enters
+only through rational bounds (docs/certificates.md states each claim).
+
+FILE is what 'solve --out' wrote (the problem, the mechanism and its
+certificate), or the output of 'solve --json' or 'curve --json
+--certificates' with --problem naming the problem it was computed for.
+Each claim prints "verified" or the inequality that fails; the exit status
+is 0 only when every claim holds, 1 otherwise.
+
+Example:
+
+	pmlopt verify solved.yaml
+
+with solved.yaml written by 'pmlopt solve testdata/counting-query.yaml --out solved.yaml'.`
+
+// certDoc is the part of a document that carries certificates: a
+// problem file from solve --out or solve --json's output (certificate,
+// mechanism), or curve --json's (points).
+type certDoc struct {
+	Prior       any                 `json:"prior" yaml:"prior"` // a problem file has one
+	Mechanism   any                 `json:"mechanism" yaml:"mechanism"`
+	Certificate *verify.Certificate `json:"certificate" yaml:"certificate"`
+	Points      []struct {
+		Certificate *verify.Certificate `json:"certificate" yaml:"certificate"`
+	} `json:"points" yaml:"points"`
+}
+
+func runVerify(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "verify", "verify FILE [--problem PROBLEM]", verifyHelp)
+	load := loaderFlag(fs, e)
+	probPath := fs.String("problem", "", "the problem `file` the answer in FILE was computed for (when FILE is solve --json or curve --json output)")
+	quiet := fs.Bool("quiet", false, "print only the claims that fail and the summary")
+	pos, err := fs.parse(args, 1)
+	if err != nil {
+		return err
+	}
+	path := pos[0]
+	if path == "-" {
+		return usagef("verify reads FILE by name, not from standard input")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var doc certDoc
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '{' {
+		err = json.Unmarshal(data, &doc)
+	} else {
+		err = yaml.Unmarshal(data, &doc)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	// The problem: FILE itself when it is one (it has a prior), else
+	// --problem.
+	from := path
+	if doc.Prior == nil {
+		if *probPath == "" {
+			return usagef("%s holds no problem (no prior): name the problem it was computed for with --problem", path)
+		}
+		from = *probPath
+	} else if *probPath != "" {
+		return usagef("%s is a problem file itself: --problem does not apply", path)
+	}
+	p, err := load(from)
+	if err != nil {
+		return err
+	}
+	type item struct {
+		name string
+		c    *verify.Certificate
+	}
+	var items []item
+	if doc.Certificate != nil {
+		c := *doc.Certificate
+		if c.Mechanism == nil && doc.Prior == nil {
+			m, err := floatMatrix(doc.Mechanism)
+			if err != nil {
+				return fmt.Errorf("%s: mechanism: %v", path, err)
+			}
+			c.Mechanism = m
+		}
+		items = append(items, item{"", &c})
+	}
+	for k, pt := range doc.Points {
+		if pt.Certificate == nil {
+			return fmt.Errorf("%s: point %d has no certificate (run curve with --certificates)", path, k)
+		}
+		items = append(items, item{fmt.Sprintf("point %d: ", k), pt.Certificate})
+	}
+	if len(items) == 0 {
+		return fmt.Errorf("%s: no certificate (solve --out, solve --json and curve --json --certificates write one)", path)
+	}
+	var o [][]int
+	if p.Order != nil {
+		o = p.Order
+	}
+	var b buffered
+	total, bad := 0, 0
+	for _, it := range items {
+		vp := verify.Problem{Prior: p.Prior, Utility: p.Utility, Order: o}
+		if it.c.Mechanism == nil {
+			vp.Mechanism = p.Mechanism
+		}
+		for _, cl := range verify.Check(vp, *it.c) {
+			total++
+			if !cl.OK {
+				bad++
+			}
+			if !cl.OK || !*quiet {
+				fmt.Fprintf(&b, "%s%s\n", it.name, cl)
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	if bad > 0 {
+		if err := b.commit(e.stdout); err != nil {
+			return err
+		}
+		return fmt.Errorf("%s: %d of %d claims fail", path, bad, total)
+	}
+	fmt.Fprintf(&b, "all %d claims verified\n", total)
+	return b.commit(e.stdout)
+}
+
+// floatMatrix converts a decoded matrix of numbers (JSON or YAML) to
+// [][]float64.
+func floatMatrix(v any) ([][]float64, error) {
+	rows, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("not a matrix of numbers")
+	}
+	out := make([][]float64, len(rows))
+	for i, r := range rows {
+		row, ok := r.([]any)
+		if !ok {
+			return nil, fmt.Errorf("row %d is not a list of numbers", i)
+		}
+		out[i] = make([]float64, len(row))
+		for j, x := range row {
+			switch x := x.(type) {
+			case float64:
+				out[i][j] = x
+			case int:
+				out[i][j] = float64(x)
+			default:
+				return nil, fmt.Errorf("row %d, column %d is not a number", i, j)
+			}
+		}
+	}
+	return out, nil
+}

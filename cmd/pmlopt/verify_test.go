@@ -1,0 +1,225 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pmlopt/pmlopt/problem"
+)
+
+// Every testdata problem, solved for each objective it has the data for,
+// writes with --out (YAML and JSON) and --json a certificate that verify
+// accepts, exit 0.
+func TestVerifyAcceptsEverySolve(t *testing.T) {
+	files, _ := filepath.Glob(td + "*.yaml")
+	js, _ := filepath.Glob(td + "*.json")
+	files = append(files, js...)
+	dir := t.TempDir()
+	ran := 0
+	for _, f := range files {
+		p, err := problem.Load(f)
+		require.NoError(t, err)
+		if p.Privacy == nil || (testing.Short() && len(p.Prior)*p.M() > 400) {
+			continue
+		}
+		for _, obj := range []string{"worst-case-order", "worst-case-value", "expected-utility"} {
+			if obj == "worst-case-order" && p.Order == nil || obj != "worst-case-order" && p.Utility == nil {
+				continue
+			}
+			if obj != "expected-utility" && p.Privacy.Measure != "pml" {
+				continue
+			}
+			for _, ext := range []string{".yaml", ".json"} {
+				out := filepath.Join(dir, "solved"+ext)
+				_, stderr, code := cli(t, "solve", f, "--objective", obj, "--out", out)
+				require.Equal(t, 0, code, "%s %s: %s", f, obj, stderr)
+				stdout, stderr, code := cli(t, "verify", out)
+				require.Equal(t, 0, code, "%s %s %s: %s%s", f, obj, ext, stdout, stderr)
+				require.Contains(t, stdout, "claims verified")
+				require.NotContains(t, stdout, "FAILED")
+				// The file with its certificate reads back as a problem.
+				_, stderr, code = cli(t, "audit", out)
+				require.Equal(t, 0, code, stderr)
+			}
+			js := filepath.Join(dir, "solve.json")
+			stdout, stderr, code := cli(t, "solve", f, "--objective", obj, "--json")
+			require.Equal(t, 0, code, stderr)
+			require.NoError(t, os.WriteFile(js, []byte(stdout), 0o600))
+			stdout, stderr, code = cli(t, "verify", js, "--problem", f)
+			require.Equal(t, 0, code, "%s %s --json: %s%s", f, obj, stdout, stderr)
+			ran++
+		}
+	}
+	require.GreaterOrEqual(t, ran, 8)
+}
+
+// curve --json --certificates carries one certificate per point, and
+// verify accepts every point.
+func TestVerifyCurveCertificates(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range [][]string{
+		{"counting-query.yaml", "worst-case-order"},
+		{"counting-query.yaml", "worst-case-value"},
+		{"circulant-three-low.yaml", "worst-case-order"},
+	} {
+		stdout, stderr, code := cli(t, "curve", td+tc[0], "--objective", tc[1], "--json", "--certificates", "--quiet")
+		require.Equal(t, 0, code, stderr)
+		var doc struct {
+			Points []struct {
+				Certificate map[string]any `json:"certificate"`
+			} `json:"points"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(stdout), &doc))
+		require.NotEmpty(t, doc.Points)
+		for k, pt := range doc.Points {
+			require.NotNil(t, pt.Certificate, "point %d", k)
+		}
+		path := filepath.Join(dir, "curve.json")
+		require.NoError(t, os.WriteFile(path, []byte(stdout), 0o600))
+		out, stderr, code := cli(t, "verify", path, "--problem", td+tc[0])
+		require.Equal(t, 0, code, "%s %s: %s%s", tc[0], tc[1], out, stderr)
+		require.Contains(t, out, "point 0: verified")
+		require.Contains(t, out, "lower end")
+	}
+	// Without --certificates the points carry none.
+	stdout, _, code := cli(t, "curve", td+"counting-query.yaml", "--json", "--quiet")
+	require.Equal(t, 0, code)
+	require.NotContains(t, stdout, "certificate")
+}
+
+// tamper solves file for obj with --json, changes the output with edit,
+// and returns verify's stdout and exit code on it.
+func tamper(t *testing.T, file, obj string, prob string, edit func(doc map[string]any)) (string, int) {
+	t.Helper()
+	stdout, stderr, code := cli(t, "solve", file, "--objective", obj, "--json")
+	require.Equal(t, 0, code, stderr)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal([]byte(stdout), &doc))
+	edit(doc)
+	b, err := json.Marshal(doc)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "tampered.json")
+	require.NoError(t, os.WriteFile(path, b, 0o600))
+	if prob == "" {
+		prob = file
+	}
+	out, stderr, code := cli(t, "verify", path, "--problem", prob)
+	require.Empty(t, stderr == "" && code != 0, stderr)
+	return out, code
+}
+
+func cert(doc map[string]any) map[string]any { return doc["certificate"].(map[string]any) }
+
+// Each tampering fails with exit 1 and names the claim.
+func TestVerifyRefusesTampering(t *testing.T) {
+	cq := td + "counting-query.yaml"
+	// Untouched, it verifies.
+	out, code := tamper(t, cq, "worst-case-order", "", func(map[string]any) {})
+	require.Equal(t, 0, code, out)
+
+	// A raised lower end (and upper end, so that only the multipliers
+	// can refuse it).
+	out, code = tamper(t, cq, "worst-case-order", "", func(doc map[string]any) {
+		c := cert(doc)
+		c["epsilon"] = c["epsilon"].(float64) + 1e-6
+		l := c["lower"].(map[string]any)
+		l["optimal_epsilon_lower"] = l["optimal_epsilon_lower"].(float64) + 1e-6
+	})
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, "FAILED    lower end: output")
+
+	// A multiplier changed. (At ν = 0 only the signs of α matter: the
+	// proof here is pruning's, and a sign flip breaks it.)
+	out, code = tamper(t, cq, "worst-case-order", "", func(doc map[string]any) {
+		a := cert(doc)["lower"].(map[string]any)["alpha"].([]any)
+		a[0] = -a[0].(float64)
+	})
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, "FAILED    lower end: Σ_i α_i")
+
+	// A forbidden pair made positive, the row still summing to 1.
+	out, code = tamper(t, cq, "worst-case-order", "", func(doc map[string]any) {
+		m := doc["mechanism"].([]any)
+		h := int(cert(doc)["worst_case_order"].(float64))
+		p, err := problem.Load(cq)
+		require.NoError(t, err)
+		for i, r := range m {
+			row := r.([]any)
+			for j := range row {
+				if p.Order[i][j] >= h {
+					continue
+				}
+				for j2, v := range row {
+					if v.(float64) > 0.01 {
+						row[j2] = v.(float64) - 0.01
+						row[j] = row[j].(float64) + 0.01
+						return
+					}
+				}
+			}
+		}
+		t.Fatal("no forbidden pair")
+	})
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, "FAILED    zero pattern")
+
+	// The prior changed after solving (still summing to 1: the seven
+	// letters of mass 1/7 tilted by (i−3)·2%).
+	p, err := problem.Load(cq)
+	require.NoError(t, err)
+	require.Len(t, p.Prior, 7)
+	for i := range p.Prior {
+		p.Prior[i] *= 1 + 0.02*float64(i-3)
+	}
+	data, err := problem.Marshal(p, problem.YAML)
+	require.NoError(t, err)
+	moved := filepath.Join(t.TempDir(), "moved.yaml")
+	require.NoError(t, os.WriteFile(moved, data, 0o600))
+	out, code = tamper(t, cq, "worst-case-order", moved, func(map[string]any) {})
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, "FAILED")
+
+	// A lowered expected-utility bound.
+	eu := td + "expected-utility.yaml"
+	out, code = tamper(t, eu, "expected-utility", "", func(doc map[string]any) {
+		u := cert(doc)["utility"].(map[string]any)
+		u["expected_utility_bound"] = u["expected_utility"].(float64) - 1e-3
+	})
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, "FAILED    expected utility bound")
+
+	// A bound multiplier changed.
+	out, code = tamper(t, eu, "expected-utility", "", func(doc map[string]any) {
+		a := cert(doc)["utility"].(map[string]any)["alpha"].([]any)
+		a[0] = a[0].(float64) - 0.5
+	})
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, "FAILED    expected utility bound")
+}
+
+func TestVerifyUsage(t *testing.T) {
+	_, _, code := cli(t, "verify")
+	require.Equal(t, 2, code)
+	_, _, code = cli(t, "verify", td+"counting-query.yaml", "--bogus")
+	require.Equal(t, 2, code)
+	// A problem file without a certificate: exit 1, saying so.
+	_, stderr, code := cli(t, "verify", td+"counting-query.yaml")
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "no certificate")
+	// solve --json output without --problem: a command-line error.
+	stdout, _, code := cli(t, "solve", td+"counting-query.yaml", "--json")
+	require.Equal(t, 0, code)
+	path := filepath.Join(t.TempDir(), "s.json")
+	require.NoError(t, os.WriteFile(path, []byte(stdout), 0o600))
+	_, stderr, code = cli(t, "verify", path)
+	require.Equal(t, 2, code)
+	require.True(t, strings.Contains(stderr, "--problem"), stderr)
+	// curve --certificates needs --json or --jsonl.
+	_, _, code = cli(t, "curve", td+"counting-query.yaml", "--certificates")
+	require.Equal(t, 2, code)
+}
