@@ -718,11 +718,18 @@ func (w *workspace) step() error {
 		w.rsw[k] = sigma*muC - w.s[k]*w.w[k] - d.s[k]*d.w[k]
 	}
 	d = w.cor
-	if err := w.solve(d); err != nil {
+	var err error
+	if err = w.solve(d); err != nil {
 		return err
 	}
 	ap = stepTo(w.r, d.r, w.s, d.s)
 	ad = stepTo(w.z, d.z, w.w, d.w)
+	if w.lowRank {
+		// The affine direction is spent: its buffer holds the trials.
+		if d, ap, ad, err = w.centrality(d, w.aff, ap, ad, sigma*muC); err != nil {
+			return err
+		}
+	}
 	eta := math.Max(0.9, 1-10*muC)
 	ap, ad = math.Min(1, eta*ap), math.Min(1, eta*ad)
 	w.move(d, ap, ad)
