@@ -25,6 +25,12 @@
 // of the gap. Given an LP backend, pmlopt.Solve hands it the LP restricted
 // to the point's support instead.
 //
+// With Options.LowRank the Newton system is instead solved through its
+// 2M×2M Sherman–Morrison–Woodbury capacitance matrix, O(NM² + M³) per
+// iteration, with iterative refinement and Gondzio's centrality
+// correctors: for problems with far fewer outputs than inputs, such as
+// the restricted problems of package expected's active set over outputs.
+//
 // SolveRatio runs the same iterations on the ALIP, LIP and LDP polytopes,
 // whose lower caps p_ij ≥ κ t_j take the place of p ≥ 0 (ε-PML is the
 // case κ = 0), certified by certify.RatioUpperBound.
