@@ -57,6 +57,13 @@ how often each input occurs in the column, plus --smoothing A. An input that
 never occurs (with --letters, --labels or --grid) is refused unless
 --smoothing gives it a mass.
 
+The counts estimate the prior. --confidence L also writes a prior_set that
+holds the true prior with probability at least L: --prior-set box (the
+default) gives Clopper–Pearson intervals with a Bonferroni split over the
+letters, an unseen letter's from 0; --prior-set l1 the L1 ball of Weissman
+et al. (2003). solve, audit, sample and expected-utility curves then make
+the budget hold for every prior of the set (docs/theory.md §7).
+
 --measure, --epsilon (and --epsilon-lower for alip, whose ε_u is --epsilon)
 and --objective fill in the budget and the objective. Without them the file
 gets a PML budget of 1 nat and the objective worst-case-value (every utility
@@ -81,6 +88,8 @@ func runNew(ctx context.Context, e *env, args []string) error {
 	column := fs.String("column", "", "header `name` of the --prior-from column")
 	bins := fs.String("bins", "", "group the numeric --prior-from column into intervals of width `W`, or between the edges A,B,C,...")
 	smoothing := fs.Float64("smoothing", 0, "pseudo-count `A` added to every count of --prior-from")
+	confidence := fs.Float64("confidence", 0, "with --prior-from: also write a prior_set that holds the true prior with probability at least `L` (0 < L < 1)")
+	priorSet := fs.String("prior-set", "box", "with --confidence: `box` (Clopper–Pearson intervals, Bonferroni over the letters) or l1 (the ball of Weissman et al. 2003)")
 	measure := fs.String("measure", "pml", "privacy `measure`: pml, alip, lip or ldp")
 	eps := fs.budgetFloat64("epsilon", math.NaN(), "budget `E` in nats (for alip the upper level ε_u; default: pml, 1)")
 	epsL := fs.budgetFloat64("epsilon-lower", math.NaN(), "alip only: lower level `L` in nats")
@@ -212,6 +221,9 @@ func runNew(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	} else if p.Prior, err = namedPrior(*prior, len(p.Inputs)); err != nil {
+		return err
+	}
+	if err := confidenceSet(fs, p, counts, *confidence, *priorSet); err != nil {
 		return err
 	}
 

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
@@ -74,4 +75,41 @@ func writeOverSet(b *buffered, p *problem.Problem, m mech.Mechanism) {
 	t.row("LIP over the prior set", num(max(l, u)))
 	t.row("ALIP over the prior set (ε_l, ε_u)", fmt.Sprintf("(%s, %s)", num(l), num(u)))
 	t.flush()
+}
+
+// confidenceSet gives p, whose prior new estimated from counts, the prior
+// set of --confidence and --prior-set (instance.ConfidenceSet), recording
+// the method, the number of samples and the level in the file.
+func confidenceSet(fs *flagSet, p *problem.Problem, counts []float64, level float64, kind string) error {
+	if !fs.isSet("confidence") {
+		if fs.isSet("prior-set") {
+			return usagef("--prior-set is for --confidence")
+		}
+		return nil
+	}
+	if counts == nil {
+		return usagef("--confidence is for --prior-from: the set is estimated from the counts")
+	}
+	if !(level > 0 && level < 1) {
+		return usagef("--confidence must be strictly between 0 and 1, got %v", level)
+	}
+	method := instance.MethodClopperPearson
+	switch kind {
+	case "box":
+	case "l1":
+		method = instance.MethodWeissman
+	default:
+		return usagef("--prior-set must be box or l1, got %q", kind)
+	}
+	s, err := instance.ConfidenceSet(counts, p.Prior, level, method)
+	if err != nil {
+		return fmt.Errorf("--confidence: %w", err)
+	}
+	n := 0.0
+	for _, c := range counts {
+		n += c
+	}
+	p.PriorSet = s
+	p.PriorSetSource = &problem.PriorSetSource{Method: method, Samples: int(n), Confidence: level}
+	return nil
 }

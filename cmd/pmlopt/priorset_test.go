@@ -9,8 +9,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/problem"
 )
 
 // The eye-colour example of Fernandes et al. (2022) with a box around its
@@ -57,4 +59,79 @@ prior_set: {lower: [0.2, 0.4, 0.2], upper: [0.3, 0.6, 0.3]}
 	assert.Equal(t, 3, code)
 	assert.Empty(t, out)
 	assert.Contains(t, stderr, "over the prior set")
+}
+
+// From a CSV with a confidence level to a mechanism that keeps its budget
+// for every prior of the set: new, solve, audit and sample.
+func TestPriorSetFromData(t *testing.T) {
+	dir := t.TempDir()
+	for _, kind := range []string{"box", "l1"} {
+		f := filepath.Join(dir, kind+".yaml")
+		_, stderr, code := cli(t, "new", "--prior-from", td+"survey.csv", "--column", "children", "--utility", "abs",
+			"--confidence", "0.9", "--prior-set", kind, "--objective", "expected-utility", "--epsilon", "0.8", "-o", f)
+		require.Equal(t, 0, code, stderr)
+		p, err := problem.Load(f)
+		require.NoError(t, err)
+		require.NotNil(t, p.PriorSet)
+		require.NotNil(t, p.PriorSetSource)
+		assert.Equal(t, 40, p.PriorSetSource.Samples)
+		assert.Equal(t, 0.9, p.PriorSetSource.Confidence)
+		assert.Equal(t, kind == "box", p.PriorSet.IsBox())
+		if kind == "box" {
+			// 9 of the 40 answers are 0: the Clopper–Pearson interval at
+			// level 1 − 0.1/5.
+			lo, hi := instance.ClopperPearson(9, 40, 0.02)
+			assert.InDelta(t, lo, p.PriorSet.Lower[0], 1e-15)
+			assert.InDelta(t, hi, p.PriorSet.Upper[0], 1e-15)
+		}
+
+		solved := filepath.Join(dir, kind+"-solved.yaml")
+		_, stderr, code = cli(t, "solve", f, "--out", solved)
+		require.Equal(t, 0, code, stderr)
+		s, err := problem.Load(solved)
+		require.NoError(t, err)
+		assert.LessOrEqual(t, leakage.PMLOver(s.PriorSet, s.Mechanism), 0.8+1e-7)
+		// The robust optimum is at most the one at the estimate.
+		nominal := filepath.Join(dir, kind+"-nominal.yaml")
+		_, _, code = cli(t, "new", "--prior-from", td+"survey.csv", "--column", "children", "--utility", "abs",
+			"--objective", "expected-utility", "--epsilon", "0.8", "-o", nominal)
+		require.Equal(t, 0, code)
+		vn := runJSON(t, "solve", nominal, "--json")
+		vr := runJSON(t, "solve", f, "--json")
+		assert.LessOrEqual(t, vr["expected_utility"].(float64), vn["expected_utility"].(float64)+1e-9)
+
+		out, stderr, code := cli(t, "audit", solved)
+		require.Equal(t, 0, code, stderr)
+		assert.Contains(t, out, "over the prior set against the budget pml ε = 0.8")
+		_, stderr, code = cli(t, "sample", solved, "--input", td+"survey.csv", "--column", "children", "--seed", "2")
+		require.Equal(t, 0, code, stderr)
+	}
+	// The same mechanism judged at the estimate only would pass; over the
+	// set it is the set's levels that count (TestAuditOverPriorSet).
+
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--confidence", "1.5"}, "--confidence must be strictly between 0 and 1"},
+		{[]string{"--confidence", "0"}, "--confidence must be strictly between 0 and 1"},
+		{[]string{"--confidence", "0.9", "--prior-set", "ball"}, `--prior-set must be box or l1, got "ball"`},
+		{[]string{"--prior-set", "l1"}, "--prior-set is for --confidence"},
+	} {
+		args := append([]string{"new", "--prior-from", td + "survey.csv", "--column", "children", "--utility", "abs"}, c.args...)
+		out, stderr, code := cli(t, args...)
+		assert.Equal(t, exitUsage, code, "%v", c.args)
+		assert.Contains(t, stderr, c.want)
+		assert.Empty(t, out)
+	}
+	_, stderr, code := cli(t, "new", "--letters", "3", "--utility", "abs", "--confidence", "0.9")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "--confidence is for --prior-from")
+
+	// Commands that do not take a set yet say so rather than answer for
+	// the estimate.
+	f := filepath.Join(dir, "box.yaml")
+	_, stderr, code = cli(t, "curve", f, "--objective", "worst-case-order")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "prior_set: worst-case curves")
 }
