@@ -128,8 +128,8 @@ func worstCaseCertificate(p *problem.Problem, objective problem.Objective, m mec
 }
 
 // expectedCertificate is the certificate of an expected-utility answer:
-// the level within budget b, the expected utility and, with alpha, the
-// bound they prove (in the problem's units).
+// the level within budget b, the expected utility and its bound with the
+// multipliers alpha that prove it (in the problem's units).
 func expectedCertificate(b mech.Budget, sol *Solution, alpha []float64) *verify.Certificate {
 	c := &verify.Certificate{Objective: string(problem.ExpectedUtility), Measure: string(b.Measure), Epsilon: claimedLevel(sol.Epsilon),
 		Budget:  &verify.Budget{Epsilon: b.Epsilon, EpsilonLower: b.EpsilonLower, EpsilonUpper: b.EpsilonUpper},
@@ -138,7 +138,11 @@ func expectedCertificate(b mech.Budget, sol *Solution, alpha []float64) *verify.
 		lo := claimedLevel(sol.ALIPLower)
 		c.ALIPLower = &lo
 	}
-	if alpha != nil && !math.IsNaN(sol.ExpectedUtilityBound) {
+	// A bound without multipliers (the active set's, proven for the
+	// prior normalised in floating point when that differs from the
+	// prior as given) is stated all the same, and verify says it is not
+	// certified.
+	if !math.IsNaN(sol.ExpectedUtilityBound) {
 		bound := sol.ExpectedUtilityBound
 		c.Utility.Bound = &bound
 		c.Utility.Alpha = alpha

@@ -72,7 +72,7 @@ func TestSolveCertificatesVerify(t *testing.T) {
 			}
 			what := f + " " + string(obj)
 			mustVerify(t, what, verifyProblem(&p, sol.Mechanism), sol.Certificate)
-			if obj == problem.ExpectedUtility && (sol.Certificate.Utility.Bound == nil) != (sol.ExpectedUtilityBound != sol.ExpectedUtilityBound) {
+			if obj == problem.ExpectedUtility && (sol.Certificate.Utility.Alpha == nil) != (sol.ExpectedUtilityBound != sol.ExpectedUtilityBound) {
 				t.Errorf("%s: bound %v reported, certificate bound %v", what, sol.ExpectedUtilityBound, sol.Certificate.Utility.Bound)
 			}
 			if obj != problem.ExpectedUtility && sol.EpsilonLower > 0 && sol.Certificate.Lower.Alpha == nil {

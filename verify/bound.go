@@ -24,6 +24,10 @@ import (
 // outward (a larger set only raises every maximum).
 func (k *checker) bound() {
 	u := k.c.Utility
+	if u.Alpha == nil {
+		k.claim(ClaimBound, false, "the bound %v comes without multipliers: it is not certified", *u.Bound)
+		return
+	}
 	b := *k.c.Budget
 	B := k.a.num(*u.Bound)
 	kappa := k.a.zero() // B − Σ α

@@ -219,7 +219,7 @@ func (k *checker) shape() bool {
 		if !finite(u.ExpectedUtility) || (u.Bound != nil && !finite(*u.Bound)) {
 			return fail("utility: the expected utility and its bound must be finite")
 		}
-		if u.Bound != nil && len(u.Alpha) != k.n {
+		if u.Alpha != nil && len(u.Alpha) != k.n {
 			return fail("utility: %d multipliers alpha for %d letters", len(u.Alpha), k.n)
 		}
 		nums = append(nums, u.Alpha)

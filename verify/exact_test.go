@@ -63,3 +63,28 @@ func TestArithFlagsRounding(t *testing.T) {
 		t.Fatal("a rounded sum was not flagged")
 	}
 }
+
+// A bound stated without multipliers is refused by name.
+func TestBoundWithoutMultipliers(t *testing.T) {
+	b := 1.0
+	c := Certificate{Objective: "expected-utility", Measure: "pml", Epsilon: 0x1p-30,
+		Budget: &Budget{Epsilon: 1}, Utility: &Utility{ExpectedUtility: 0.5, Bound: &b}}
+	p := Problem{Prior: []float64{0.5, 0.5}, Utility: [][]float64{{1, 0}, {0, 1}}, Mechanism: [][]float64{{0.5, 0.5}, {0.5, 0.5}}}
+	claims := Check(p, c)
+	var bound *Claim
+	for k := range claims {
+		if claims[k].Name == ClaimBound {
+			bound = &claims[k]
+		}
+	}
+	if bound == nil || bound.OK {
+		t.Fatalf("claims %v: want a failed bound claim", claims)
+	}
+	// The other claims hold: the independent mechanism has PML 0 and
+	// expected utility 1/2.
+	for _, cl := range claims {
+		if cl.Name != ClaimBound && !cl.OK {
+			t.Errorf("%v", cl)
+		}
+	}
+}
