@@ -60,6 +60,9 @@ func (g *gridFlags) binning() bool { return *g.x != "" || *g.y != "" }
 
 // check refuses the grid flags where they do not apply.
 func (g *gridFlags) check(gridW int, priorFrom, column string) error {
+	if c := *g.cell; !(c > 0) || math.IsInf(c, 0) {
+		return usagef("--cell must be a positive finite size, got %v", c)
+	}
 	for _, name := range []string{"dense", "cell", "x", "y", "origin", "drop-outside"} {
 		if g.fs.isSet(name) && gridW == 0 {
 			return usagef("--%s is for --grid", name)
@@ -67,9 +70,6 @@ func (g *gridFlags) check(gridW int, priorFrom, column string) error {
 	}
 	if gridW == 0 {
 		return nil
-	}
-	if c := *g.cell; !(c > 0) || math.IsInf(c, 0) {
-		return usagef("--cell must be a positive finite size, got %v", c)
 	}
 	if !g.binning() {
 		for _, name := range []string{"origin", "drop-outside"} {

@@ -40,7 +40,7 @@ func runPlot(ctx context.Context, e *env, args []string) error {
 	input := fs.String("input", "", "draw where the input with this `label` (or index) sends its mass, on the output grid")
 	gridW := fs.Int("grid", 0, "outputs in rows of `W` (when their labels are not \"x,y\")")
 	asJSON := fs.Bool("json", false, "also write what was drawn as JSON: file, source, mechanism")
-	load := loaderFlag(fs, e)
+	load := ruleLoaderFlag(fs, e) // a rule is made dense only to solve
 	pos, err := fs.parse(args, 1)
 	if err != nil {
 		return err

@@ -13,7 +13,9 @@ func denseUtility(p *problem.Problem) error {
 }
 
 // ruleLoaderFlag is loaderFlag for a command that reads a rule's utility an
-// entry at a time (audit): the dense utility is never built.
+// entry at a time (audit) or not at all (sample, plot of a file's
+// mechanism): the dense utility is built only where a solve asks for it
+// (problem.Problem.RequireUtility), with the same memory check.
 func ruleLoaderFlag(fs *flagSet, e *env) func(path string) (*problem.Problem, error) {
 	limit := fs.Int64("max-bytes", problem.DefaultMaxBytes, "refuse a problem file (or standard input) larger than `N` bytes")
 	return func(path string) (*problem.Problem, error) {

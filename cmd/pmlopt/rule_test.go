@@ -226,3 +226,43 @@ func TestSolveOutWritesSparse(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, a, "pml")
 }
+
+// TestRuleFileSampleAndPlot: sample and plot read a solved rule file as
+// the equivalent dense one, without building its utility; plot, which
+// solves a file without a mechanism, refuses a rule beyond memory first.
+func TestRuleFileSampleAndPlot(t *testing.T) {
+	rule, dense := writeGridPair(t, 6, 5, "expected-utility")
+	dir := t.TempDir()
+	ro, do := filepath.Join(dir, "r.yaml"), filepath.Join(dir, "d.yaml")
+	for _, f := range [][2]string{{rule, ro}, {dense, do}} {
+		_, stderr, code := cli(t, "solve", f[0], "--out", f[1])
+		require.Equal(t, 0, code, stderr)
+	}
+	csvPath := filepath.Join(dir, "visits.csv")
+	require.NoError(t, os.WriteFile(csvPath, []byte("id,cell\n1,\"0,0\"\n2,\"3,4\"\n3,\"5,2\"\n4,\"0,0\"\n5,\"2,3\"\n"), 0o644))
+	a, stderr, code := cli(t, "sample", ro, "--input", csvPath, "--column", "cell", "--seed", "7")
+	require.Equal(t, 0, code, stderr)
+	b, stderr, code := cli(t, "sample", do, "--input", csvPath, "--column", "cell", "--seed", "7")
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, b, a)
+	assert.Equal(t, 6, strings.Count(a, "\n"))
+
+	ra, da := filepath.Join(dir, "r.svg"), filepath.Join(dir, "d.svg")
+	_, stderr, code = cli(t, "plot", "--heatmap", ra, ro, "--input", "1,2")
+	require.Equal(t, 0, code, stderr)
+	_, stderr, code = cli(t, "plot", "--heatmap", da, do, "--input", "1,2")
+	require.Equal(t, 0, code, stderr)
+	x, err := os.ReadFile(ra)
+	require.NoError(t, err)
+	y, err := os.ReadFile(da)
+	require.NoError(t, err)
+	assert.Equal(t, string(y), string(x))
+
+	big := filepath.Join(dir, "big.yaml")
+	require.NoError(t, os.WriteFile(big, []byte("prior: uniform\nutility_rule: {metric: euclidean, grid: {width: 700, height: 700}}\nprivacy: {measure: pml, epsilon: 1}\n"), 0o644))
+	_, stderr, code = cli(t, "plot", "--heatmap", filepath.Join(dir, "big.svg"), big)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "utility_rule: its dense 490000×490000 utility and order need 3.5 TiB")
+	_, err = os.Stat(filepath.Join(dir, "big.svg"))
+	assert.True(t, os.IsNotExist(err))
+}
