@@ -33,6 +33,11 @@ const (
 	Square Transform = "square"
 )
 
+// MaxSites bounds the inputs and the outputs of a UtilityRule: their
+// labels and prior take some tens of bytes a site, about 100 MB at 2²²
+// sites, while a grid's file is a few bytes whatever its size.
+const MaxSites = 1 << 22
+
 // Grid is a W×H grid of square cells of side Cell: cell k lies at column
 // k mod W and row k div W, and its site is (column·Cell, row·Cell).
 type Grid struct {
@@ -273,8 +278,8 @@ func (s Sites) validate(gridKey, pointsKey string, m Metric) error {
 			return errorf(gridKey+".width", -1, -1, "is %d; want a positive integer", g.Width)
 		case g.Height < 1:
 			return errorf(gridKey+".height", -1, -1, "is %d; want a positive integer", g.Height)
-		case s.Len() < 0:
-			return errorf(gridKey, -1, -1, "has %d×%d cells, beyond the %d a problem may have", g.Width, g.Height, math.MaxInt32)
+		case s.Len() < 0 || s.Len() > MaxSites:
+			return errorf(gridKey, -1, -1, "has %d×%d cells, beyond the %d a rule may have", g.Width, g.Height, MaxSites)
 		}
 		if msg := nonNegative(g.Cell); msg != "" {
 			return errorf(gridKey+".cell", -1, -1, "%s", msg)
@@ -289,6 +294,9 @@ func (s Sites) validate(gridKey, pointsKey string, m Metric) error {
 	}
 	if len(s.Points) == 0 {
 		return errorf(pointsKey, -1, -1, "is empty")
+	}
+	if len(s.Points) > MaxSites {
+		return errorf(pointsKey, -1, -1, "has %d points, beyond the %d a rule may have", len(s.Points), MaxSites)
 	}
 	for k, p := range s.Points {
 		for c, v := range p {

@@ -155,7 +155,9 @@ func TestRuleBadInput(t *testing.T) {
 		{grid("{width: 2, height: 2, cell: -1}"), "utility_rule.grid.cell: is negative"},
 		{grid("{width: 2, height: 2, cell: .nan}"), "utility_rule.grid.cell: is NaN"},
 		{grid("{width: 2, height: 2, size: 1}"), "utility_rule.grid: unknown key \"size\""},
-		{grid("{width: 100000, height: 100000}"), "utility_rule.grid: has 100000×100000 cells"},
+		{grid("{width: 100000, height: 100000}"), "utility_rule.grid: has 100000×100000 cells, beyond the 4194304 a rule may have"},
+		{grid("{width: 46341, height: 46341}"), "utility_rule.grid: has 46341×46341 cells, beyond the 4194304 a rule may have"},
+		{grid("{width: 4194305, height: 1}"), "utility_rule.grid: has 4194305×1 cells"},
 		{grid("[2, 2]"), "utility_rule.grid: is a list, not a mapping"},
 		{pts("[[0, 0], [.nan, 1]]"), "points row 2, column 1: is NaN"},
 		{pts("[[0, 0], [1, .inf]]"), "points row 2, column 2: is infinite"},
@@ -236,4 +238,20 @@ func ruleText(p *Problem) string {
 		return fmt.Sprintf("points %v", s.Points)
 	}
 	return fmt.Sprintf("%s | %s | %s %v %s %v | %q %q %v", sites(r.Inputs), sites(r.Out()), r.Metric, r.Cap, r.Transform, r.Scale, p.Inputs, p.Outputs, p.Prior)
+}
+
+// TestRuleBadInputJSON: the JSON reader gives the same one-line messages.
+func TestRuleBadInputJSON(t *testing.T) {
+	cases := []struct{ doc, want string }{
+		{`{"prior": "uniform", "utility_rule": {"metric": "euclidean", "grid": {"width": 0, "height": 2}}}`, "utility_rule.grid.width: is 0"},
+		{`{"prior": "uniform", "utility_rule": {"metric": "cosine", "grid": {"width": 2, "height": 2}}}`, `utility_rule.metric: "cosine" is not one of`},
+		{`{"prior": "uniform", "utility_rule": {"metric": "euclidean"}, "points": [[0, 0], [1, "NaN"]]}`, "points row 2, column 2: is NaN"},
+		{`{"prior": "uniform", "inputs": ["a"], "utility_rule": {"metric": "euclidean", "grid": {"width": 2, "height": 1}}}`, "inputs: has 1 labels, but the utility_rule has 2 inputs"},
+	}
+	for _, c := range cases {
+		_, err := Parse([]byte(c.doc), JSON)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: got %v, want %q", c.doc, err, c.want)
+		}
+	}
 }

@@ -40,7 +40,7 @@ func newGridFlags(fs *flagSet) *gridFlags {
 // maxGridCells bounds a grid written as a utility_rule: its file is a few
 // hundred bytes whatever the size, and the commands refuse a dense matrix
 // beyond memory when they load it.
-const maxGridCells = 1 << 22
+const maxGridCells = mech.MaxSites
 
 func (g *gridFlags) maxCells() int {
 	if *g.dense {
