@@ -304,8 +304,8 @@ func Curve(ctx context.Context, p *problem.Problem, objective problem.Objective,
 		// need no LP.
 		return nil, errNilContext
 	}
-	if err := refuseOverSet(p); err != nil {
-		return nil, err
+	if p.PriorSet != nil {
+		return curveOverSet(ctx, p, objective, opt)
 	}
 	// As in Solve: extreme utilities are scaled exactly for the engines,
 	// thresholds are reported in p's units.

@@ -223,35 +223,156 @@ func solveWorstCaseOverSet(ctx context.Context, p *problem.Problem, eps float64,
 	if best < 0 {
 		return nil, fmt.Errorf("prior_set: the %s backend found no mechanism over the prior set, not even the independent one", slv.Name())
 	}
-	pat := pats[best]
-	// The least ε over the set for this pattern: bisect on the robust LP
-	// between 0 and the level of the mechanism found.
-	upper, upperM := leakage.PMLOver(set, bestM), bestM
-	lower := certifiedLowerOverSet(ctx, p, pat, opt)
+	r, err := leastOverSet(ctx, p, pats[best], bestM, opt)
+	if err != nil {
+		return nil, err
+	}
+	sol := &Solution{Mechanism: r.m, Epsilon: r.upper, EpsilonLower: r.lower, Solver: slv.Name(), LPSolves: lps + r.lps,
+		ExpectedUtilityBound: math.NaN(), Objective: p.Objective, Measure: mech.PML}
+	describe(p, sol)
+	return sol, nil
+}
+
+// overSetResult is the least PML over a prior set for one pattern:
+// [lower, upper] with m audited at upper over the set (upper +Inf and m
+// nil when the backend finds no mechanism even at maxOverSetEpsilon).
+type overSetResult struct {
+	lower, upper float64
+	m            mech.Mechanism
+	lps          int
+}
+
+// maxOverSetEpsilon is the budget (nats) at which leastOverSet first looks
+// for a mechanism when it is given none. Over a box whose lower bounds
+// have zeros a pattern may need outputs that some prior of the set never
+// produces: such a pattern has no mechanism at any ε, and ε = 50 stands
+// for "any".
+const maxOverSetEpsilon = 50
+
+// overSetTol is the default width of the brackets over a prior set: the
+// LP probes steer the search only, and each costs a full LP.
+const overSetTol = 1e-7
+
+// leastOverSet brackets the least PML over p's prior set of a mechanism
+// with the pattern: the upper end by bisection on the robust LP (each
+// mechanism audited over the set), the lower end by certifiedLowerOverSet.
+// start, if not nil, is a mechanism with the pattern that keeps some
+// budget over the set.
+func leastOverSet(ctx context.Context, p *problem.Problem, pat mech.Pattern, start mech.Mechanism, opt Options) (overSetResult, error) {
+	set := p.PriorSet
+	slv := opt.solver()
+	var r overSetResult
+	probe := func(e float64) (mech.Mechanism, error) {
+		r.lps++
+		m, _, err := solveRobustLP(polytope.Spec{Prior: p.Prior, Budget: mech.Budget{Measure: mech.PML, Epsilon: e}, Pattern: pat}, set, slv)
+		return m, err
+	}
+	r.lower = certifiedLowerOverSet(ctx, p, pat, opt)
+	r.upper, r.m = math.Inf(1), start
+	if start == nil {
+		m, err := probe(math.Max(r.lower, maxOverSetEpsilon))
+		if err != nil {
+			return r, err
+		}
+		r.m = m
+	}
+	if r.m == nil {
+		return r, nil
+	}
+	r.upper = leakage.PMLOver(set, r.m)
 	tol := opt.Tol
 	if tol <= 0 {
-		tol = 1e-6
+		tol = overSetTol
 	}
-	a := lower
-	for it := 0; it < 60 && upper-a > tol; it++ {
+	a := r.lower
+	for it := 0; it < 80 && r.upper-a > tol; it++ {
 		if err := checkContext(ctx); err != nil {
-			return nil, err
+			return r, err
 		}
-		mid := (a + upper) / 2
-		m, err := probe(pat, mid)
+		mid := (a + r.upper) / 2
+		m, err := probe(mid)
 		if err != nil {
-			return nil, err
+			return r, err
 		}
 		if m == nil {
 			a = mid // the backend's word, not a proof: it only steers the search
 			continue
 		}
-		upper, upperM = leakage.PMLOver(set, m), m
+		r.upper, r.m = leakage.PMLOver(set, m), m
 	}
-	sol := &Solution{Mechanism: upperM, Epsilon: upper, EpsilonLower: math.Min(lower, upper), Solver: slv.Name(), LPSolves: lps,
-		ExpectedUtilityBound: math.NaN(), Objective: p.Objective, Measure: mech.PML}
-	describe(p, sol)
-	return sol, nil
+	r.lower = math.Min(r.lower, r.upper)
+	return r, nil
+}
+
+// SafeEpsilonOver returns the PML over the set of the utility-safe
+// mechanism of the pattern when every row allows the same number of
+// outputs (a lower bound on it otherwise, as at one prior):
+// −log min_j min_{π∈Π} π(A_j) over the outputs some input may use.
+func SafeEpsilonOver(set *mech.PriorSet, pat mech.Pattern) float64 {
+	if len(pat) == 0 {
+		return math.NaN()
+	}
+	worst := 0.0
+	for j := range pat[0] {
+		c := make([]float64, len(pat))
+		used := false
+		for i := range pat {
+			if pat[i][j] {
+				c[i] = 1
+				used = true
+			}
+		}
+		if used {
+			worst = math.Max(worst, -math.Log(set.MinMass(c)))
+		}
+	}
+	return worst
+}
+
+// curveOverSet is Curve over p's prior set: one point per threshold (for
+// worst-case-value, per reachable utility value: ThresholdMax is the
+// threshold itself), each with the utility-safe ε over the set and the
+// bracket of leastOverSet.
+func curveOverSet(ctx context.Context, p *problem.Problem, objective problem.Objective, opt Options) ([]Point, error) {
+	q := *p
+	q.Objective = objective
+	if objective == "" {
+		q.Objective = problem.WorstCaseOrder
+	}
+	if q.Objective != problem.WorstCaseOrder && q.Objective != problem.WorstCaseValue {
+		return nil, fmt.Errorf("objective: curves are for worst-case-order or worst-case-value, not %q", objective)
+	}
+	pats, th, err := patterns(&q)
+	if err != nil {
+		return nil, err
+	}
+	var pts []Point
+	for k, pat := range pats {
+		if err := checkContext(ctx); err != nil {
+			return pts, err
+		}
+		r, err := leastOverSet(ctx, &q, pat, nil, opt)
+		if err != nil {
+			if ctx.Err() != nil {
+				return pts, ctx.Err()
+			}
+			return pts, err
+		}
+		pt := Point{H: k + 1, Threshold: th[k], ThresholdMax: th[k], SafeEpsilon: SafeEpsilonOver(p.PriorSet, pat),
+			OptimalEpsilon: r.upper, OptimalEpsilonLower: r.lower, Mechanism: r.m, LPSolves: r.lps, WorstCaseValue: math.NaN()}
+		pt = reached(p.Utility, pt)
+		if q.Objective == problem.WorstCaseOrder {
+			pt.H = int(th[k])
+		}
+		pts = append(pts, pt)
+		if opt.Settled != nil {
+			opt.Settled(pt)
+		}
+		if opt.Progress != nil {
+			opt.Progress(k+1, len(pats))
+		}
+	}
+	return pts, nil
 }
 
 // certifiedLowerOverSet is the largest proven lower bound on the least PML
@@ -293,7 +414,7 @@ func certifiedLowerOverSet(ctx context.Context, p *problem.Problem, pat mech.Pat
 
 // ErrPriorSetUnsupported is returned by the entry points that do not yet
 // honour a problem's prior set, rather than answer for the estimate alone.
-var ErrPriorSetUnsupported = errors.New("prior_set: worst-case curves, joint solves and baselines do not take a prior set yet (solve, audit, sample and expected-utility curves do); remove prior_set to work at the estimate")
+var ErrPriorSetUnsupported = errors.New("prior_set: joint solves and baselines do not take a prior set yet (solve, curve, audit and sample do); remove prior_set to work at the estimate")
 
 // refuseOverSet refuses a problem with a prior set.
 func refuseOverSet(p *problem.Problem) error {

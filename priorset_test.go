@@ -129,3 +129,59 @@ func TestSolveOverPriorSetWorstCase(t *testing.T) {
 		}
 	}
 }
+
+// A worst-case-order curve over a set: over {π̂} it is the nominal curve;
+// over a box every point's mechanism keeps its level over the box, its
+// bracket lies above the nominal lower end, and the utility-safe ε over the
+// box is at least the one at the estimate.
+func TestCurveOverPriorSet(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(37, 10))
+	for trial := range 4 {
+		p := setProblem(r, 3, 4)
+		nominal, err := pmlopt.Curve(ctx, p, problem.WorstCaseOrder, pmlopt.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := *p
+		q.PriorSet, _ = mech.NewBoxSet(p.Prior, p.Prior, p.Prior)
+		got, err := pmlopt.Curve(ctx, &q, problem.WorstCaseOrder, pmlopt.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(nominal) {
+			t.Fatalf("trial %d: %d points over {π̂}, %d nominal", trial, len(got), len(nominal))
+		}
+		for k := range got {
+			if got[k].H != nominal[k].H || math.Abs(got[k].OptimalEpsilon-nominal[k].OptimalEpsilon) > 1e-6 ||
+				math.Abs(got[k].SafeEpsilon-nominal[k].SafeEpsilon) > 1e-12 {
+				t.Fatalf("trial %d h %d: over {π̂} ε* %g ε_S %g, nominal ε* %g ε_S %g", trial, got[k].H,
+					got[k].OptimalEpsilon, got[k].SafeEpsilon, nominal[k].OptimalEpsilon, nominal[k].SafeEpsilon)
+			}
+		}
+		n := len(p.Prior)
+		lo, up := make([]float64, n), make([]float64, n)
+		for k := range n {
+			lo[k], up[k] = p.Prior[k]*(0.5+0.5*r.Float64()), math.Min(1, p.Prior[k]*(1+r.Float64()))
+		}
+		q.PriorSet, _ = mech.NewBoxSet(p.Prior, lo, up)
+		got, err = pmlopt.Curve(ctx, &q, problem.WorstCaseOrder, pmlopt.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, pt := range got {
+			if v := leakage.PMLOver(q.PriorSet, pt.Mechanism); v > pt.OptimalEpsilon+1e-9 {
+				t.Fatalf("trial %d h %d: PML over the box %g above the reported %g", trial, pt.H, v, pt.OptimalEpsilon)
+			}
+			if !p.Order.Pattern(pt.H).Holds(pt.Mechanism) {
+				t.Fatalf("trial %d h %d: pattern broken", trial, pt.H)
+			}
+			if pt.OptimalEpsilonLower < nominal[k].OptimalEpsilonLower-1e-12 || pt.OptimalEpsilonLower > pt.OptimalEpsilon {
+				t.Fatalf("trial %d h %d: bracket [%g, %g], nominal lower %g", trial, pt.H, pt.OptimalEpsilonLower, pt.OptimalEpsilon, nominal[k].OptimalEpsilonLower)
+			}
+			if pt.SafeEpsilon < nominal[k].SafeEpsilon-1e-12 {
+				t.Fatalf("trial %d h %d: ε_S over the box %g below the estimate's %g", trial, pt.H, pt.SafeEpsilon, nominal[k].SafeEpsilon)
+			}
+		}
+	}
+}

@@ -128,10 +128,20 @@ func TestPriorSetFromData(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, "--confidence is for --prior-from")
 
+	// A worst-case curve over the set: every point's mechanism keeps its
+	// level over the set.
+	f := filepath.Join(dir, "box.yaml")
+	v := runJSON(t, "curve", f, "--objective", "worst-case-order", "--json")
+	pts := v["points"].([]any)
+	require.Len(t, pts, 5)
+	for _, x := range pts {
+		pt := x.(map[string]any)
+		assert.LessOrEqual(t, pt["optimal_epsilon_lower"].(float64), pt["optimal_epsilon"].(float64))
+		assert.GreaterOrEqual(t, pt["safe_epsilon"].(float64), 0.0)
+	}
 	// Commands that do not take a set yet say so rather than answer for
 	// the estimate.
-	f := filepath.Join(dir, "box.yaml")
-	_, stderr, code = cli(t, "curve", f, "--objective", "worst-case-order")
+	_, stderr, code = cli(t, "baseline", f, "--mechanism", "utility-safe")
 	assert.Equal(t, 1, code)
-	assert.Contains(t, stderr, "prior_set: worst-case curves")
+	assert.Contains(t, stderr, "prior_set: joint solves and baselines")
 }
