@@ -34,7 +34,9 @@ type Options struct {
 	// Tol is the width of the ε brackets of the worst-case objectives;
 	// 0 means bisect.DefaultTol (1e-9).
 	Tol float64
-	// Workers is the number of thresholds a curve solves at once; 0 means
+	// Workers is the number of thresholds a curve solves at once, and the
+	// goroutines over which a single worst-case solve spreads its column
+	// generation's vector work (the same result for any number); 0 means
 	// GOMAXPROCS.
 	Workers int
 	// Progress, if not nil, is called as a curve advances.
