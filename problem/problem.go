@@ -56,6 +56,8 @@ type Problem struct {
 	// source names where the problem was read (see ParseSource), for the
 	// messages of the Require methods; empty for a problem built in code.
 	source string
+	// memoryLimit bounds the dense utility of a rule (SetMemoryLimit).
+	memoryLimit int64
 }
 
 // N returns the number of inputs, the length of the prior (0 for nil).

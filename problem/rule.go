@@ -384,16 +384,23 @@ func (p *Problem) DenseNeed() float64 {
 	return 2 * p.Rule.DenseBytes()
 }
 
+// SetMemoryLimit sets the bytes that the dense utility of p's rule and its
+// order may take, in place of MemoryLimit; 0 restores MemoryLimit.
+func (p *Problem) SetMemoryLimit(bytes int64) { p.memoryLimit = bytes }
+
 // Materialize sets p.Utility and p.Order from p.Rule, when p has a rule
 // and no utility yet. It refuses, before it allocates, a utility that
-// would not fit in memory (see MemoryLimit), saying the size needed; the
-// solvers hold several more matrices of the same size.
+// would not fit in memory (see SetMemoryLimit and MemoryLimit), saying the
+// size needed; the solvers hold several more matrices of the same size.
 func (p *Problem) Materialize() error {
 	if p == nil || p.Rule == nil || p.Utility != nil {
 		return nil
 	}
 	need := p.DenseNeed()
-	limit, what := MemoryLimit, "the memory limit"
+	limit, what := p.memoryLimit, "the memory limit"
+	if limit <= 0 {
+		limit = MemoryLimit
+	}
 	if limit <= 0 {
 		limit, what = memAvailable(), "the memory available"
 	}
@@ -416,9 +423,50 @@ func bytesText(b float64) string {
 	return strconv.FormatFloat(b, 'f', 1, 64) + " " + units[k]
 }
 
-// memAvailable returns MemAvailable of /proc/meminfo in bytes, or 0 where
-// it can not be read.
+// memAvailable returns the memory a process may still take: MemAvailable
+// of /proc/meminfo, or less where a control group (version 2, as under
+// Slurm or a container) allows less; 0 where neither can be read.
 func memAvailable() int64 {
+	avail := memInfoAvailable()
+	if limit, used := cgroupBytes("memory.max"), cgroupBytes("memory.current"); limit > 0 && used >= 0 {
+		if left := limit - used; avail <= 0 || left < avail {
+			avail = max(left, 1)
+		}
+	}
+	return avail
+}
+
+// cgroupBytes reads a number of bytes from a file of this process's
+// control group (version 2); -1 where there is none or it reads "max".
+func cgroupBytes(name string) int64 {
+	data, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return -1
+	}
+	// A version 2 entry is the line "0::/path".
+	var dir string
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "0::"); ok {
+			dir = rest
+		}
+	}
+	if dir == "" {
+		return -1
+	}
+	b, err := os.ReadFile("/sys/fs/cgroup" + dir + "/" + name)
+	if err != nil {
+		return -1
+	}
+	v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		return -1
+	}
+	return v
+}
+
+// memInfoAvailable returns MemAvailable of /proc/meminfo in bytes, or 0
+// where it can not be read.
+func memInfoAvailable() int64 {
 	f, err := os.Open("/proc/meminfo")
 	if err != nil {
 		return 0

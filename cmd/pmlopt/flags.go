@@ -115,15 +115,13 @@ func (fs *flagSet) isSet(name string) bool {
 	return set
 }
 
-// loaderFlag adds --max-bytes to fs and returns the function that loads a
-// problem file within that size.
+// loaderFlag adds --max-bytes and --max-memory to fs and returns the
+// function that loads a problem file within that size, with the dense
+// utility of a utility_rule built (rule.go).
 func loaderFlag(fs *flagSet, e *env) func(path string) (*problem.Problem, error) {
-	limit := fs.Int64("max-bytes", problem.DefaultMaxBytes, "refuse a problem file (or standard input) larger than `N` bytes")
+	load := ruleLoaderFlag(fs, e)
 	return func(path string) (*problem.Problem, error) {
-		if *limit <= 0 {
-			return nil, usagef("--max-bytes must be positive, got %d", *limit)
-		}
-		p, err := loadProblemLimit(e, path, *limit)
+		p, err := load(path)
 		if err != nil {
 			return nil, err
 		}

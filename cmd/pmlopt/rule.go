@@ -1,6 +1,11 @@
 package main
 
 import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
 	"github.com/pmlopt/pmlopt/problem"
 )
 
@@ -18,10 +23,43 @@ func denseUtility(p *problem.Problem) error {
 // (problem.Problem.RequireUtility), with the same memory check.
 func ruleLoaderFlag(fs *flagSet, e *env) func(path string) (*problem.Problem, error) {
 	limit := fs.Int64("max-bytes", problem.DefaultMaxBytes, "refuse a problem file (or standard input) larger than `N` bytes")
+	maxMem := fs.String("max-memory", "", "refuse a utility_rule whose dense utility and order take more than `SIZE` (bytes, or 512MiB, 4GiB, 2GB; default: the memory available)")
 	return func(path string) (*problem.Problem, error) {
 		if *limit <= 0 {
 			return nil, usagef("--max-bytes must be positive, got %d", *limit)
 		}
-		return loadProblemLimit(e, path, *limit)
+		mem := int64(0)
+		if *maxMem != "" {
+			var err error
+			if mem, err = parseSize(*maxMem); err != nil {
+				return nil, usagef("--max-memory: %v", err)
+			}
+		}
+		p, err := loadProblemLimit(e, path, *limit)
+		if err != nil {
+			return nil, err
+		}
+		p.SetMemoryLimit(mem)
+		return p, nil
 	}
+}
+
+// parseSize reads a size in bytes: a positive number with an optional unit,
+// B, KiB, MiB, GiB, TiB (powers of 1024; K, M, G, T the same) or KB, MB,
+// GB, TB (powers of 1000).
+func parseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	k := len(t)
+	for k > 0 && (t[k-1] < '0' || t[k-1] > '9') && t[k-1] != '.' {
+		k--
+	}
+	num, unit := t[:k], strings.TrimSpace(t[k:])
+	units := map[string]float64{"": 1, "B": 1, "K": 1 << 10, "KiB": 1 << 10, "M": 1 << 20, "MiB": 1 << 20,
+		"G": 1 << 30, "GiB": 1 << 30, "T": 1 << 40, "TiB": 1 << 40, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}
+	f, ok := units[unit]
+	x, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	if !ok || err != nil || !(x > 0) || math.IsInf(x, 0) || x*f >= math.MaxInt64 || x*f < 1 {
+		return 0, fmt.Errorf("%q is not a size: want a positive number of bytes, such as 500000000, 512MiB or 4GiB", s)
+	}
+	return int64(x * f), nil
 }

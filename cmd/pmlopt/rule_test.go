@@ -266,3 +266,42 @@ func TestRuleFileSampleAndPlot(t *testing.T) {
 	_, err = os.Stat(filepath.Join(dir, "big.svg"))
 	assert.True(t, os.IsNotExist(err))
 }
+
+// TestMaxMemory: --max-memory bounds the dense utility of a rule, in every
+// command that loads a file, before any work; a size that is not one is a
+// wrong command line.
+func TestMaxMemory(t *testing.T) {
+	dir := t.TempDir()
+	g := filepath.Join(dir, "g.yaml")
+	_, stderr, code := cli(t, "new", "--grid", "100x100", "--utility", "euclid", "--epsilon", "1", "--objective", "expected-utility", "-o", g)
+	require.Equal(t, 0, code, stderr)
+	// 16 bytes for each of the 10⁸ entries of the utility and its order.
+	for _, args := range [][]string{
+		{"solve", g, "--max-memory", "1GiB"},
+		{"curve", g, "--max-memory", "1.4GiB"},
+		{"safe", g, "--max-memory", "1500MB"},
+		{"plot", "--heatmap", filepath.Join(dir, "g.svg"), g, "--max-memory", "1G"},
+	} {
+		out, stderr, code := cli(t, args...)
+		assert.Equal(t, 1, code, args)
+		assert.Empty(t, out)
+		assert.Regexp(t, `^pmlopt \w+: .*g\.yaml: utility_rule: its dense 10000×10000 utility and order need 1\.5 GiB, beyond the memory limit \(1\.[04] GiB\); `, stderr, args)
+		assert.Equal(t, 1, strings.Count(stderr, "\n"), stderr)
+	}
+	_, err := os.Stat(filepath.Join(dir, "g.svg"))
+	assert.True(t, os.IsNotExist(err))
+	small := filepath.Join(dir, "small.yaml")
+	_, stderr, code = cli(t, "new", "--grid", "3x2", "--utility", "euclid", "--epsilon", "1", "--objective", "expected-utility", "-o", small)
+	require.Equal(t, 0, code, stderr)
+	// 6·6·16 = 576 bytes.
+	_, stderr, code = cli(t, "solve", small, "--max-memory", "576")
+	assert.Equal(t, 0, code, stderr)
+	_, stderr, code = cli(t, "solve", small, "--max-memory", "575")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "need 576.0 B, beyond the memory limit (575.0 B)")
+	for _, bad := range []string{"0", "-1", "abc", "12XB", "NaN", "0.5", "1e30"} {
+		_, stderr, code := cli(t, "solve", small, "--max-memory", bad)
+		assert.Equal(t, exitUsage, code, bad)
+		assert.Contains(t, stderr, "--max-memory: \""+bad+"\" is not a size", bad)
+	}
+}
