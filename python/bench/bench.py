@@ -47,17 +47,19 @@ def main():
         exe = os.path.join(d, "gosolve")
         subprocess.run(["go", "build", "-o", exe, "./python/bench/gosolve"], cwd=ROOT, check=True)
         go_s, py_s, in_go, eus = [], [], [], []
-        for _ in range(a.reps):
-            out = subprocess.run([exe, "-dir", d, "-epsilon", str(a.epsilon), "-reps", "1"], check=True,
-                                 capture_output=True, text=True).stdout
-            r = json.loads(out)
-            go_s.append(r["seconds"][0])
-            go_eu = r["expected_utility"]
+        for k in range(a.reps):
             start = time.perf_counter()
             sol = pmlopt.solve(prior, utility, epsilon=a.epsilon, objective="expected-utility")
             py_s.append(time.perf_counter() - start)
             in_go.append(pmlopt._lib.timing.seconds)
             eus.append(sol.expected_utility)
+            print("rep %d: Python call %.3f s, of which in Go %.3f s" % (k + 1, py_s[-1], in_go[-1]), flush=True)
+            out = subprocess.run([exe, "-dir", d, "-epsilon", str(a.epsilon), "-reps", "1"], check=True,
+                                 capture_output=True, text=True).stdout
+            r = json.loads(out)
+            go_s.append(r["seconds"][0])
+            go_eu = r["expected_utility"]
+            print("rep %d: Go program %.3f s" % (k + 1, go_s[-1]), flush=True)
     g, p = statistics.median(go_s), statistics.median(py_s)
     print("N = M = %d, expected utility under %g-PML, %d repetitions" % (a.n, a.epsilon, a.reps))
     over = [ps - gs for ps, gs in zip(py_s, in_go)]
