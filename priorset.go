@@ -8,6 +8,7 @@ import (
 
 	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/expected"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/polytope"
@@ -79,8 +80,8 @@ func solveRobustLP(s polytope.Spec, set *mech.PriorSet, slv solver.Solver) (mech
 // certify.DualBound proves (through bisect) at the estimate and at the
 // set's extreme priors — valid, but possibly below the robust optimum. In
 // the same way the robust expected-utility optimum is at most the
-// optimum at the estimate, whose certified bound is reported as
-// ExpectedUtilityBound: valid, possibly loose.
+// certified optimum at any one prior of the set (expectedBoundOverSet):
+// valid, possibly loose.
 func solveOverPriorSet(ctx context.Context, p *problem.Problem, b mech.Budget, opt Options) (*Solution, error) {
 	set := p.PriorSet
 	slv := opt.solver()
@@ -100,13 +101,7 @@ func solveOverPriorSet(ctx context.Context, p *problem.Problem, b mech.Budget, o
 		level, lower := levelOver(set, m, b)
 		sol := &Solution{Mechanism: m, Epsilon: level, EpsilonLower: level, ALIPLower: lower, Solver: slv.Name(), LPSolves: 1,
 			FullLP: true, ExpectedUtilityBound: math.NaN()}
-		// The optimum at the estimate bounds the robust one from above.
-		point := *p
-		point.PriorSet = nil
-		if ps, err := solveExpected(ctx, &point, b, opt); err == nil {
-			sol.ExpectedUtilityBound = ps.ExpectedUtilityBound
-			sol.LPSolves += ps.LPSolves
-		}
+		sol.ExpectedUtilityBound = expectedBoundOverSet(ctx, p, u, b, opt)
 		sol.Objective, sol.Measure = p.Objective, b.Measure
 		describe(p, sol)
 		return sol, nil
@@ -119,6 +114,52 @@ func solveOverPriorSet(ctx context.Context, p *problem.Problem, b mech.Budget, o
 		return nil, ErrNoObjective
 	}
 	return nil, fmt.Errorf("objective: unknown %q", p.Objective)
+}
+
+// expectedBoundOverSet is a proven upper bound on the robust
+// expected-utility optimum: the least of the certified optima at the
+// estimate and at priors π of the set's extreme points, each for the
+// objective Σ π̂_i u_ij p_ij written as Σ π_i (u_ij π̂_i/π_i) p_ij. A
+// mechanism that keeps the budget for every prior of the set keeps it at
+// π, so each of these optima bounds the robust one (docs/theory.md §7).
+func expectedBoundOverSet(ctx context.Context, p *problem.Problem, u mech.Utility, b mech.Budget, opt Options) float64 {
+	best := math.Inf(1)
+	for _, pi := range setPriors(p) {
+		w := make(mech.Utility, len(u))
+		for i := range u {
+			w[i] = make([]float64, len(u[i]))
+			for j := range u[i] {
+				w[i][j] = u[i][j] * (p.Prior[i] / pi[i])
+			}
+		}
+		r, err := expected.Maximize(ctx, pi, w, b, expected.Options{Solver: opt.Solver})
+		if err == nil && r.Bound < best {
+			best = r.Bound
+		}
+	}
+	if math.IsInf(best, 1) {
+		return math.NaN()
+	}
+	return best
+}
+
+// setPriors returns the estimate and the extreme priors of the set that
+// put the least and the most mass on each letter, those with full support.
+func setPriors(p *problem.Problem) []mech.Prior {
+	set := p.PriorSet
+	priors := []mech.Prior{p.Prior}
+	n := len(p.Prior)
+	for k := range n {
+		c := make([]float64, n)
+		c[k] = 1
+		for _, hi := range []bool{false, true} {
+			x := set.Extreme(c, hi)
+			if _, err := mech.NewPrior(x); err == nil {
+				priors = append(priors, x)
+			}
+		}
+	}
+	return priors
 }
 
 // patterns returns the zero patterns of p's worst-case objective, from the
@@ -381,29 +422,10 @@ func curveOverSet(ctx context.Context, p *problem.Problem, objective problem.Obj
 // mechanism that is ε-PML for every prior of the set is ε-PML at each of
 // them.
 func certifiedLowerOverSet(ctx context.Context, p *problem.Problem, pat mech.Pattern, opt Options) float64 {
-	set := p.PriorSet
-	priors := []mech.Prior{p.Prior}
-	n := len(p.Prior)
-	for k := range n {
-		c := make([]float64, n)
-		c[k] = 1
-		for _, hi := range []bool{false, true} {
-			x := set.Extreme(c, hi)
-			full := true
-			for _, v := range x {
-				full = full && v > 0
-			}
-			if full {
-				priors = append(priors, x)
-			}
-		}
-	}
+	priors := setPriors(p)
 	best := 0.0
 	bo := bisect.Options{Solver: opt.solver(), Tol: opt.Tol}
 	for _, pi := range priors {
-		if _, err := mech.NewPrior(pi); err != nil {
-			continue
-		}
 		r, err := bisect.LeastEpsilon(ctx, pi, pat, bo)
 		if err == nil && r.EpsLower > best {
 			best = r.EpsLower
