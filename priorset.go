@@ -101,7 +101,7 @@ func solveOverPriorSet(ctx context.Context, p *problem.Problem, b mech.Budget, o
 		level, lower := levelOver(set, m, b)
 		sol := &Solution{Mechanism: m, Epsilon: level, EpsilonLower: level, ALIPLower: lower, Solver: slv.Name(), LPSolves: 1,
 			FullLP: true, ExpectedUtilityBound: math.NaN()}
-		sol.ExpectedUtilityBound = expectedBoundOverSet(ctx, p, u, b, opt)
+		sol.ExpectedUtilityBound = expectedBoundOverSet(ctx, p, u, b, nil, opt)
 		sol.Objective, sol.Measure = p.Objective, b.Measure
 		describe(p, sol)
 		return sol, nil
@@ -122,7 +122,7 @@ func solveOverPriorSet(ctx context.Context, p *problem.Problem, b mech.Budget, o
 // objective Σ π̂_i u_ij p_ij written as Σ π_i (u_ij π̂_i/π_i) p_ij. A
 // mechanism that keeps the budget for every prior of the set keeps it at
 // π, so each of these optima bounds the robust one (docs/theory.md §7).
-func expectedBoundOverSet(ctx context.Context, p *problem.Problem, u mech.Utility, b mech.Budget, opt Options) float64 {
+func expectedBoundOverSet(ctx context.Context, p *problem.Problem, u mech.Utility, b mech.Budget, pat mech.Pattern, opt Options) float64 {
 	best := math.Inf(1)
 	for _, pi := range setPriors(p) {
 		w := make(mech.Utility, len(u))
@@ -132,7 +132,7 @@ func expectedBoundOverSet(ctx context.Context, p *problem.Problem, u mech.Utilit
 				w[i][j] = u[i][j] * (p.Prior[i] / pi[i])
 			}
 		}
-		r, err := expected.Maximize(ctx, pi, w, b, expected.Options{Solver: opt.Solver})
+		r, err := expected.Maximize(ctx, pi, w, b, expected.Options{Solver: opt.Solver, Pattern: pat})
 		if err == nil && r.Bound < best {
 			best = r.Bound
 		}
@@ -434,9 +434,56 @@ func certifiedLowerOverSet(ctx context.Context, p *problem.Problem, pat mech.Pat
 	return best
 }
 
+// solveJointOverSet is SolveJoint over p's prior set: the least PML over
+// the set of the floor's pattern is bracketed by leastOverSet, a budget
+// below its lower end is refused, and the expected utility is maximised
+// over the dualised polytope with the pattern.
+func solveJointOverSet(ctx context.Context, p *problem.Problem, floor Floor, opt Options) (*JointSolution, error) {
+	b, err := p.RequirePrivacy()
+	if err != nil {
+		return nil, err
+	}
+	if b.Measure != mech.PML {
+		return nil, fmt.Errorf("privacy.measure: a worst case to keep is defined for pml budgets (Song & Oechtering 2026), the budget is %s", b.Measure)
+	}
+	u, err := p.RequireUtility()
+	if err != nil {
+		return nil, err
+	}
+	pat, err := floor.pattern(p)
+	if err != nil {
+		return nil, err
+	}
+	least, err := leastOverSet(ctx, p, pat, nil, opt)
+	if err != nil {
+		return nil, err
+	}
+	refuse := &BelowLeastEpsilonError{Epsilon: b.Epsilon, Floor: floor, Lower: least.lower, Upper: least.upper}
+	if b.Epsilon < least.lower {
+		return nil, refuse
+	}
+	slv := opt.solver()
+	m, lsol, err := solveRobustLP(polytope.Spec{Prior: p.Prior, Budget: b, Pattern: pat, Objective: polytope.ExpectedUtility, Utility: u}, p.PriorSet, slv)
+	if err != nil {
+		return nil, err
+	}
+	if m == nil {
+		if b.Epsilon < least.upper {
+			return nil, refuse
+		}
+		return nil, fmt.Errorf("prior_set: the %s backend found no mechanism (status %v) at a budget above an audited one", slv.Name(), lsol.Status)
+	}
+	level, _ := levelOver(p.PriorSet, m, b)
+	sol := Solution{Mechanism: m, Epsilon: level, EpsilonLower: level, Solver: slv.Name(), LPSolves: 1 + least.lps, FullLP: true,
+		Objective: problem.ExpectedUtility, Measure: b.Measure,
+		ExpectedUtilityBound: expectedBoundOverSet(ctx, p, u, b, pat, opt)}
+	describe(p, &sol)
+	return &JointSolution{Solution: sol, LeastEpsilonLower: least.lower, LeastEpsilonUpper: least.upper}, nil
+}
+
 // ErrPriorSetUnsupported is returned by the entry points that do not yet
 // honour a problem's prior set, rather than answer for the estimate alone.
-var ErrPriorSetUnsupported = errors.New("prior_set: joint solves and baselines do not take a prior set yet (solve, curve, audit and sample do); remove prior_set to work at the estimate")
+var ErrPriorSetUnsupported = errors.New("prior_set: baselines do not take a prior set yet (solve, curve, audit and sample do); remove prior_set to work at the estimate")
 
 // refuseOverSet refuses a problem with a prior set.
 func refuseOverSet(p *problem.Problem) error {

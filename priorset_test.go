@@ -2,6 +2,7 @@ package pmlopt_test
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -183,5 +184,64 @@ func TestCurveOverPriorSet(t *testing.T) {
 				t.Fatalf("trial %d h %d: ε_S over the box %g below the estimate's %g", trial, pt.H, pt.SafeEpsilon, nominal[k].SafeEpsilon)
 			}
 		}
+	}
+}
+
+// The joint objective over a set: over {π̂} it is the nominal joint
+// solve; over a ball the mechanism keeps the floor and the budget for
+// every prior of the ball, below the proven bound; a budget below the
+// certified least ε is refused.
+func TestSolveJointOverPriorSet(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(37, 11))
+	for trial := range 5 {
+		p := setProblem(r, 3, 4)
+		p.Objective = problem.ExpectedUtility
+		p.Privacy = &mech.Budget{Measure: mech.PML, Epsilon: 1.5 + r.Float64()}
+		floor := pmlopt.Floor{Order: 2}
+		nominal, err := pmlopt.SolveJoint(ctx, p, floor, pmlopt.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := *p
+		q.PriorSet, _ = mech.NewL1Set(p.Prior, 0)
+		got, err := pmlopt.SolveJoint(ctx, &q, floor, pmlopt.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(got.ExpectedUtility-nominal.ExpectedUtility) > 1e-9 {
+			t.Fatalf("trial %d: over {π̂} %.12g, nominal %.12g", trial, got.ExpectedUtility, nominal.ExpectedUtility)
+		}
+		q.PriorSet, _ = mech.NewL1Set(p.Prior, 0.2)
+		got, err = pmlopt.SolveJoint(ctx, &q, floor, pmlopt.Options{})
+		var below *pmlopt.BelowLeastEpsilonError
+		if errors.As(err, &below) {
+			if below.Lower > p.Privacy.Epsilon || below.Upper < below.Lower {
+				t.Fatalf("trial %d: refused with [%g, %g] at ε = %g", trial, below.Lower, below.Upper, p.Privacy.Epsilon)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !p.Order.Pattern(2).Holds(got.Mechanism) {
+			t.Fatalf("trial %d: floor broken", trial)
+		}
+		if v := leakage.PMLOver(q.PriorSet, got.Mechanism); v > p.Privacy.Epsilon+1e-7 {
+			t.Fatalf("trial %d: PML over the ball %g", trial, v)
+		}
+		if got.ExpectedUtility > got.ExpectedUtilityBound+1e-9 || got.ExpectedUtility > nominal.ExpectedUtility+1e-9 {
+			t.Fatalf("trial %d: %g above the bound %g or the nominal %g", trial, got.ExpectedUtility, got.ExpectedUtilityBound, nominal.ExpectedUtility)
+		}
+	}
+	// Below the least ε over the set: refused, naming a certified bracket.
+	p := setProblem(r, 3, 4)
+	p.Objective = problem.ExpectedUtility
+	p.Privacy = &mech.Budget{Measure: mech.PML, Epsilon: 1e-3}
+	p.PriorSet, _ = mech.NewL1Set(p.Prior, 0.5)
+	_, err := pmlopt.SolveJoint(ctx, p, pmlopt.Floor{Order: 4}, pmlopt.Options{})
+	var below *pmlopt.BelowLeastEpsilonError
+	if !errors.As(err, &below) || below.Lower <= 1e-3 {
+		t.Fatalf("order 4 at ε = 1e-3 over a ball: %v", err)
 	}
 }

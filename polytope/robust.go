@@ -37,7 +37,8 @@ type RobustModel struct {
 // constraint e^{−ε_l} max_{π∈Π} Σ_k π_k p_kj ≤ p_ij (for every pair of a
 // used column) is dualised in the same way with the maximum. LDP does not
 // depend on the prior, and BuildRobust gives Build's model's constraints in
-// its own form. Prune is ignored.
+// its own form. Outputs that no mechanism can use within the budget over
+// the set are always pruned; Spec.Prune is ignored.
 func BuildRobust(s Spec, set *mech.PriorSet) (*RobustModel, error) {
 	if set == nil {
 		return nil, &mech.FieldError{Field: "prior_set", Row: -1, Col: -1, Msg: "is nil"}
@@ -55,11 +56,31 @@ func BuildRobust(s Spec, set *mech.PriorSet) (*RobustModel, error) {
 	mod := &RobustModel{LP: &lp.Model{Maximize: s.Objective == ExpectedUtility}, N: n, M: m,
 		P: make([][]int, n), Low: make([]int, m), High: make([]int, m), Sum: make([]int, n)}
 	x := mod.LP
+	// An output that only the inputs A_j may produce has PML at least
+	// −log π(A_j) at every prior π that gives it mass (docs/theory.md §2),
+	// so over the set at least −log min_{π∈Π} π(A_j): above the budget
+	// it can not be used, and its column is left out. This is the pruning
+	// rule of Song & Oechtering (2026), §III-B, over the set; it also keeps
+	// outputs of mass 0 under some prior of the set out of the model,
+	// where the engines' tolerances would let dust through.
+	pruned := make([]bool, m)
+	if b.Measure != mech.LDP {
+		for j := range m {
+			c := make([]float64, n)
+			for i := range n {
+				if s.Pattern == nil || s.Pattern[i][j] {
+					c[i] = 1
+				}
+			}
+			low := set.MinMass(c)
+			pruned[j] = !(low > 0) || -math.Log(low) > upperLevel(b)
+		}
+	}
 	for i := range n {
 		mod.P[i] = make([]int, m)
 		for j := range m {
 			mod.P[i][j] = -1
-			if s.Pattern != nil && !s.Pattern[i][j] {
+			if (s.Pattern != nil && !s.Pattern[i][j]) || pruned[j] {
 				continue
 			}
 			cost := 0.0
