@@ -3,6 +3,7 @@ package pmlopt
 import (
 	"math"
 
+	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
@@ -179,5 +180,22 @@ func pointCertificate(p *problem.Problem, objective problem.Objective, pt Point)
 	if c != nil {
 		c.Mechanism = pt.Mechanism
 	}
+	return c
+}
+
+// jointCertificate is the certificate of SolveJoint's answer: that of an
+// expected-utility answer whose bound holds over the mechanisms keeping
+// the floor (the pattern pat, which the mechanism must respect), with the
+// proof of least's lower end on the least ε that reaches the floor.
+func jointCertificate(p *problem.Problem, b mech.Budget, sol *Solution, floor Floor, pat mech.Pattern, least bisect.Result) *verify.Certificate {
+	c := expectedCertificate(b, sol, sol.alpha)
+	if floor.ByValue {
+		v := floor.Value
+		c.WorstCaseValue = &v
+	} else {
+		h := floor.Order
+		c.WorstCaseOrder = &h
+	}
+	c.Lower = lowerCertificate(p.Prior, pat, least.Proof, least.EpsLower)
 	return c
 }

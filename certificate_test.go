@@ -324,3 +324,55 @@ func TestCurveCertificatesVerify(t *testing.T) {
 		}
 	}
 }
+
+// SolveJoint's answer (expected utility keeping a worst case) carries a
+// certificate that verify accepts: the floor's zero pattern, the bound over
+// the mechanisms keeping it, the lower end of the floor's least ε. A
+// mechanism leaving the floor, or a lowered bound, is refused.
+func TestJointCertificateVerifies(t *testing.T) {
+	p, err := LoadProblem("testdata/counting-query.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Objective = problem.ExpectedUtility
+	p.Privacy = &mech.Budget{Measure: mech.PML, Epsilon: 1.3}
+	for _, f := range []Floor{{Order: 2}, {Order: 4}, {Order: 6}, {Value: -10, ByValue: true}} {
+		sol, err := SolveJoint(context.Background(), p, f, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := sol.Certificate
+		mustVerify(t, f.String(), verifyProblem(p, sol.Mechanism), c)
+		if c.Utility.Alpha == nil || c.Lower == nil || (c.WorstCaseOrder == nil) == (c.WorstCaseValue == nil) {
+			t.Fatalf("%s: incomplete certificate %+v", f, c)
+		}
+		d := cloneCert(c)
+		*d.Utility.Bound = c.Utility.ExpectedUtility - 1e-6
+		wantFail(t, f.String()+": lowered bound", verify.Check(verifyProblem(p, sol.Mechanism), d), verify.ClaimBound)
+		// A used pair below the floor: the mass of one row moved to a
+		// forbidden output (the row keeps its sum).
+		pat := worstPattern(p, problem.WorstCaseOrder, f.Order, 0)
+		if f.ByValue {
+			pat = worstPattern(p, problem.WorstCaseValue, 0, f.Value)
+		}
+		m := cloneMech(sol.Mechanism)
+		moved := false
+		for i, row := range m {
+			for j := range row {
+				if !moved && !pat[i][j] {
+					for j2, v := range row {
+						if v > 0 {
+							row[j2], row[j] = 0, v
+							moved = true
+							break
+						}
+					}
+				}
+			}
+		}
+		if !moved {
+			continue // every pair is allowed (h = 1)
+		}
+		wantFail(t, f.String()+": forbidden pair", verify.Check(verifyProblem(p, m), *c), verify.ClaimPattern)
+	}
+}

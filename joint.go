@@ -150,5 +150,6 @@ func SolveJoint(ctx context.Context, p *problem.Problem, floor Floor, opt Option
 	}
 	sol.Objective, sol.Measure, sol.LPSolves = problem.ExpectedUtility, b.Measure, r.LPSolves+least.LPSolves
 	describe(p, &sol)
+	sol.Certificate = jointCertificate(p, b, &sol, floor, pat, least)
 	return &JointSolution{Solution: sol, LeastEpsilonLower: least.EpsLower, LeastEpsilonUpper: least.EpsUpper}, nil
 }

@@ -52,9 +52,9 @@ func maximizePattern(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.
 	if err := optimal(slv, res, err); err != nil {
 		return Result{}, err
 	}
-	bound := math.NaN()
+	bound, alpha := math.NaN(), []float64(nil)
 	if b.Measure == mech.PML {
-		bound = dualBound(pi, u, opt.Pattern, b.Epsilon, res.RowDuals)
+		bound, alpha = dualBoundAlpha(pi, u, opt.Pattern, b.Epsilon, res.RowDuals)
 	}
 	sol, x, auditErr := assess(pi, b, mod, res, 1)
 	sol.LPSolves = 1
@@ -69,7 +69,7 @@ func maximizePattern(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.
 	}
 	sol = sol.finish(pi, u)
 	if !math.IsInf(bound, 1) {
-		sol.Bound = math.Max(bound, sol.Value)
+		sol.Bound, sol.Alpha = math.Max(bound, sol.Value), alpha
 	}
 	sol.Solver, sol.FullLP = slv.Name(), true
 	return sol, nil

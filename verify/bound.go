@@ -80,6 +80,7 @@ func (k *checker) boxBound(column func(int), w []*big.Float, wf []float64, lo, h
 	massF := f64(k.mass)
 	order := make([]int, k.n)
 	v, d, t, lhs, rhs := k.a.zero(), k.a.zero(), k.a.zero(), k.a.zero(), k.a.zero()
+	one := k.a.num(1)
 	for j := range k.m {
 		column(j)
 		// The float greedy's breakpoint: lower caps first, the rest to the
@@ -97,19 +98,45 @@ func (k *checker) boxBound(column func(int), w []*big.Float, wf []float64, lo, h
 			}
 			return 0
 		})
+		// With a worst case to keep (PML only: lo = 0), the inputs below
+		// it have z_i = 0 on this output and drop out.
+		allowed := func(i int) bool { return !k.floor() || k.allowed(i, j) }
 		left := 1 - loF*massF
-		kk := order[len(order)-1]
+		kk := -1
 		for _, i := range order {
+			if !allowed(i) {
+				continue
+			}
+			kk = i
 			left -= (hiF - loF) * pi[i]
 			if left <= 0 {
-				kk = i
 				break
+			}
+		}
+		if kk < 0 {
+			continue // no mechanism keeping the worst case uses the output
+		}
+		if k.floor() {
+			// Σ_{i allowed} π_i z_i = 1 with z_i ≤ e^ε ≤ hi is impossible
+			// when hi · π(allowed) < 1: every mechanism leaves the output
+			// unused (q_j = 0), and it adds nothing.
+			mass := k.a.zero()
+			for i := range k.n {
+				if allowed(i) {
+					k.a.add(mass, mass, k.prior[i])
+				}
+			}
+			if k.a.mul(t, hi, mass).Cmp(one) < 0 {
+				continue
 			}
 		}
 		// V = w_k + Σ_i (hi·max(0, d_i) + lo·min(0, d_i)), d_i = π_k w_i − w_k π_i.
 		pk := k.prior[kk]
 		v.Set(w[kk])
 		for i := range k.n {
+			if !allowed(i) {
+				continue
+			}
 			k.a.mul(d, pk, w[i])
 			k.a.sub(d, d, k.a.mul(t, w[kk], k.prior[i]))
 			switch d.Sign() {

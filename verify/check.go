@@ -99,14 +99,14 @@ func Check(p Problem, c Certificate) []Claim {
 	k.priorClaim()
 	k.rows()
 	worst := c.Objective == "worst-case-order" || c.Objective == "worst-case-value"
-	if worst {
-		k.pattern()
+	if worst || k.floor() {
+		k.pattern(worst)
 	}
 	k.level()
 	if c.Budget != nil {
 		k.budget()
 	}
-	if worst {
+	if worst || (k.floor() && c.Lower != nil) {
 		k.lower()
 	}
 	if c.Utility != nil {
@@ -170,6 +170,15 @@ func (k *checker) shape() bool {
 		if c.Utility == nil {
 			return fail("an expected-utility certificate needs utility")
 		}
+		if k.floor() && c.Measure != "pml" {
+			return fail("a worst case to keep is for pml budgets, not %s", c.Measure)
+		}
+		if c.WorstCaseOrder != nil && p.Order == nil {
+			return fail("a worst_case_order to keep needs the problem's order")
+		}
+		if c.WorstCaseValue != nil && !finite(*c.WorstCaseValue) {
+			return fail("worst_case_value is not finite")
+		}
 		if c.Utility.Bound != nil && c.Budget == nil {
 			return fail("an expected-utility bound needs the budget it holds for")
 		}
@@ -189,7 +198,7 @@ func (k *checker) shape() bool {
 			}
 		}
 	}
-	if c.Objective == "worst-case-order" {
+	if c.WorstCaseOrder != nil {
 		if len(p.Order) != k.n {
 			return fail("the order has %d rows for %d letters", len(p.Order), k.n)
 		}
@@ -297,18 +306,26 @@ func (k *checker) rows() {
 	k.claim(ClaimRows, true, "p_ij ≥ 0 and every |Σ_j p_ij − 1| ≤ %.3g ≤ 2^-38", worst)
 }
 
+// floor reports whether an expected-utility certificate keeps a worst case
+// (pmlopt solve --min-order / --min-value): its mechanism and its bound are
+// then over the mechanisms that use only pairs reaching it.
+func (k *checker) floor() bool {
+	return k.c.Objective == "expected-utility" && (k.c.WorstCaseOrder != nil || k.c.WorstCaseValue != nil)
+}
+
 // allowed reports whether the pair (i, j) reaches the certificate's worst
 // case: order rank or utility at least the threshold.
 func (k *checker) allowed(i, j int) bool {
-	if k.c.Objective == "worst-case-order" {
+	if k.c.WorstCaseOrder != nil {
 		return k.p.Order[i][j] >= *k.c.WorstCaseOrder
 	}
 	return k.p.Utility[i][j] >= *k.c.WorstCaseValue
 }
 
-// pattern: the mechanism uses only allowed pairs, and some used pair sits
-// at the threshold, so that the threshold is the support's worst case.
-func (k *checker) pattern() {
+// pattern: the mechanism uses only allowed pairs and, when exact, some used
+// pair sits at the threshold, so that the threshold is the support's worst
+// case.
+func (k *checker) pattern(exact bool) {
 	at := false
 	for i, row := range k.p.Mechanism {
 		for j, v := range row {
@@ -319,7 +336,7 @@ func (k *checker) pattern() {
 				k.claim(ClaimPattern, false, "p_%d,%d = %v > 0 on a pair below the worst case %s", i, j, v, k.threshold())
 				return
 			}
-			if k.c.Objective == "worst-case-order" {
+			if k.c.WorstCaseOrder != nil {
 				at = at || k.p.Order[i][j] == *k.c.WorstCaseOrder
 			} else {
 				at = at || k.p.Utility[i][j] == *k.c.WorstCaseValue
@@ -327,6 +344,9 @@ func (k *checker) pattern() {
 		}
 	}
 	k.claim(ClaimPattern, true, "every used pair reaches %s", k.threshold())
+	if !exact {
+		return
+	}
 	if !at {
 		k.claim(ClaimWorst, false, "no used pair sits at %s: the support's worst case is better than the one reported", k.threshold())
 		return
@@ -335,7 +355,7 @@ func (k *checker) pattern() {
 }
 
 func (k *checker) threshold() string {
-	if k.c.Objective == "worst-case-order" {
+	if k.c.WorstCaseOrder != nil {
 		return fmt.Sprintf("order %d", *k.c.WorstCaseOrder)
 	}
 	return fmt.Sprintf("utility %v", *k.c.WorstCaseValue)

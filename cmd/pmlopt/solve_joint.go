@@ -64,7 +64,7 @@ func runJoint(ctx context.Context, e *env, p *problem.Problem, f pmlopt.Floor, o
 	}
 	sol := js.Solution
 	if out != "" {
-		if err := writeSolved(out, p, sol.Mechanism); err != nil {
+		if err := writeSolvedCertificate(out, p, sol.Mechanism, sol.Certificate); err != nil {
 			return err
 		}
 	}
@@ -74,7 +74,7 @@ func runJoint(ctx context.Context, e *env, p *problem.Problem, f pmlopt.Floor, o
 			Epsilon: jfloat(sol.Epsilon), EpsilonLower: jfloat(sol.EpsilonLower),
 			WorstCaseValue: optFloat(sol.WorstCaseValue), ExpectedUtility: optFloat(sol.ExpectedUtility),
 			ExpectedUtilityBound: optFloat(sol.ExpectedUtilityBound),
-			Mechanism:            jmatrix(sol.Mechanism), Solver: sol.Solver, LPSolves: sol.LPSolves,
+			Mechanism:            jmatrix(sol.Mechanism), Solver: sol.Solver, LPSolves: sol.LPSolves, Certificate: sol.Certificate,
 		}, LeastEpsilonLower: jfloat(js.LeastEpsilonLower), LeastEpsilonUpper: jfloat(js.LeastEpsilonUpper)}
 		if p.Order != nil {
 			j.WorstCaseOrder = &sol.WorstCaseOrder

@@ -223,3 +223,26 @@ func TestVerifyUsage(t *testing.T) {
 	_, _, code = cli(t, "curve", td+"counting-query.yaml", "--certificates")
 	require.Equal(t, 2, code)
 }
+
+// solve --min-order / --min-value (a worst case kept) writes a certificate
+// that verify accepts, with --out and with --json.
+func TestVerifyJointSolve(t *testing.T) {
+	dir := t.TempDir()
+	for _, floor := range [][]string{{"--min-order", "6"}, {"--min-value", "-10"}} {
+		out := filepath.Join(dir, "joint.yaml")
+		args := append([]string{"solve", td + "counting-query.yaml", "--objective", "expected-utility", "--epsilon", "1.3", "--out", out}, floor...)
+		_, stderr, code := cli(t, args...)
+		require.Equal(t, 0, code, stderr)
+		stdout, stderr, code := cli(t, "verify", out)
+		require.Equal(t, 0, code, "%v: %s%s", floor, stdout, stderr)
+		require.Contains(t, stdout, "verified  zero pattern")
+		require.Contains(t, stdout, "verified  expected utility bound")
+		require.Contains(t, stdout, "verified  lower end")
+		js := filepath.Join(dir, "joint.json")
+		stdout, stderr, code = cli(t, append(args[:len(args)-len(floor)-2], append(floor, "--json")...)...)
+		require.Equal(t, 0, code, stderr)
+		require.NoError(t, os.WriteFile(js, []byte(stdout), 0o600))
+		stdout, stderr, code = cli(t, "verify", js, "--problem", td+"counting-query.yaml")
+		require.Equal(t, 0, code, "%v --json: %s%s", floor, stdout, stderr)
+	}
+}
