@@ -38,7 +38,9 @@ type Problem struct {
 	Utility mech.Utility // nil if absent
 	// Rule, when the file gives its utility by a utility_rule, defines
 	// the utility in O(N + M) memory. Utility and Order are then nil
-	// until Materialize, or RequireUtility or RequireOrder, fills them in.
+	// until Materialize, or RequireUtility or RequireOrder, fills them in:
+	// call Materialize before goroutines share p, as those methods write
+	// the two fields.
 	Rule *mech.UtilityRule
 	// Order is the utility order: as given, or derived from Utility by
 	// Utility.Order() when the file gives only a utility; nil if neither.
