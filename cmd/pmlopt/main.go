@@ -97,6 +97,13 @@ const (
 	// hold a stopped run.
 	stopGrace = 30 * time.Second
 	stopPoll  = 50 * time.Millisecond
+	// echoWindow is how soon after the first signal a second one is the
+	// same stop delivered twice, not a user insisting: GNU timeout, and
+	// kill of a process group from a shell that also signals the process,
+	// send one signal to the process and to its group within microseconds.
+	// Taking the echo for a second signal would abandon a curve that was
+	// about to write the points it settled.
+	echoWindow = 500 * time.Millisecond
 )
 
 // stopOnSignal makes the first SIGINT, SIGTERM or SIGHUP end the run. It
@@ -107,7 +114,7 @@ const (
 // itself, with status 130, its own message and every temporary file
 // removed, when an output call has waited stallGrace for its reader, when
 // the run has neither returned nor written for stopGrace, or at a second
-// signal.
+// signal (one that comes later than echoWindow after the first).
 func stopOnSignal(sigs <-chan os.Signal, cancel context.CancelCauseFunc, name string) {
 	s := <-sigs
 	cancel(&stopped{sig: s})
@@ -117,6 +124,9 @@ func stopOnSignal(sigs <-chan os.Signal, cancel context.CancelCauseFunc, name st
 	for {
 		select {
 		case s2 := <-sigs:
+			if time.Since(start) < echoWindow {
+				continue
+			}
 			abandon(name, s, "a second signal ("+signalName(s2)+") came")
 		case <-tick.C:
 			if what, ok := outfile.Stalled(stallGrace); ok {

@@ -72,6 +72,13 @@ func randomProblem(t *testing.T, n int) (string, mech.Prior) {
 // the exit status.
 func stopMidCurve(t *testing.T, bin string, sig syscall.Signal, args ...string) (string, string, int) {
 	t.Helper()
+	return stopMidCurveWith(t, bin, []syscall.Signal{sig}, args...)
+}
+
+// stopMidCurveWith is stopMidCurve sending every signal of sigs, back to
+// back.
+func stopMidCurveWith(t *testing.T, bin string, sigs []syscall.Signal, args ...string) (string, string, int) {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
 	var stdout strings.Builder
 	cmd.Stdout = &stdout
@@ -87,7 +94,9 @@ func stopMidCurve(t *testing.T, bin string, sig syscall.Signal, args ...string) 
 		}
 		seen.WriteByte(b)
 	}
-	require.NoError(t, cmd.Process.Signal(sig))
+	for _, sig := range sigs {
+		require.NoError(t, cmd.Process.Signal(sig))
+	}
 	rest, _ := readAll(r)
 	err = cmd.Wait()
 	var exit *exec.ExitError
