@@ -63,9 +63,6 @@ func SolveBaseline(ctx context.Context, p *problem.Problem, kind Baseline) (*Bas
 	if err := check(p); err != nil {
 		return nil, err
 	}
-	if err := refuseOverSet(p); err != nil {
-		return nil, err
-	}
 	if err := checkContext(ctx); err != nil {
 		return nil, err
 	}
@@ -74,7 +71,7 @@ func SolveBaseline(ctx context.Context, p *problem.Problem, kind Baseline) (*Bas
 		return nil, err
 	}
 	n, m := p.N(), p.M()
-	within := func(q mech.Mechanism) bool { return excess(p.Prior, q, b) <= 0 }
+	within := func(q mech.Mechanism) bool { return excessFor(p, q, b) <= 0 }
 	var fam func(theta float64) (mech.Mechanism, error)
 	sol := &BaselineSolution{Kind: kind, ParameterName: "ε̄", Start: math.NaN()}
 	hi := math.Inf(1)
@@ -239,7 +236,7 @@ func safeBaseline(ctx context.Context, p *problem.Problem, b mech.Budget, sol *B
 			return nil, err
 		}
 		sol.Audits++
-		if excess(p.Prior, q, b) <= 0 {
+		if excessFor(p, q, b) <= 0 {
 			sol.Parameter = float64(h)
 			return finishBaseline(p, b, sol, q), nil
 		}
@@ -255,6 +252,9 @@ func finishBaseline(p *problem.Problem, b mech.Budget, sol *BaselineSolution, q 
 		sol.ALIPLower, sol.Epsilon = leakage.ALIP(p.Prior, q)
 	default:
 		sol.Epsilon = measureLevel(p.Prior, q, b.Measure)
+	}
+	if p.PriorSet != nil {
+		sol.Epsilon, sol.ALIPLower = levelOver(p.PriorSet, q, b)
 	}
 	sol.EpsilonLower, sol.ExpectedUtilityBound, sol.Solver = sol.Epsilon, math.NaN(), "closed form"
 	if sol.Objective == problem.WorstCaseOrder || sol.Objective == problem.WorstCaseValue {

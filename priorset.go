@@ -2,7 +2,6 @@ package pmlopt
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 
@@ -481,16 +480,17 @@ func solveJointOverSet(ctx context.Context, p *problem.Problem, floor Floor, opt
 	return &JointSolution{Solution: sol, LeastEpsilonLower: least.lower, LeastEpsilonUpper: least.upper}, nil
 }
 
-// ErrPriorSetUnsupported is returned by the entry points that do not yet
-// honour a problem's prior set, rather than answer for the estimate alone.
-var ErrPriorSetUnsupported = errors.New("prior_set: baselines do not take a prior set yet (solve, curve, audit and sample do); remove prior_set to work at the estimate")
-
-// refuseOverSet refuses a problem with a prior set.
-func refuseOverSet(p *problem.Problem) error {
-	if p != nil && p.PriorSet != nil {
-		return ErrPriorSetUnsupported
+// excessFor is how far q exceeds b: over p's prior set when it has one
+// (the baselines are calibrated on it), at its prior otherwise.
+func excessFor(p *problem.Problem, q mech.Mechanism, b mech.Budget) float64 {
+	if p.PriorSet == nil {
+		return excess(p.Prior, q, b)
 	}
-	return nil
+	level, lower := levelOver(p.PriorSet, q, b)
+	if b.Measure == mech.ALIP {
+		return math.Max(lower-b.EpsilonLower, level-b.EpsilonUpper)
+	}
+	return level - b.Epsilon
 }
 
 // expectedCurveOverSet is ExpectedCurve over p's prior set: each budget is

@@ -245,3 +245,36 @@ func TestSolveJointOverPriorSet(t *testing.T) {
 		t.Fatalf("order 4 at ε = 1e-3 over a ball: %v", err)
 	}
 }
+
+// Baselines over a set are calibrated on the levels over the set. Over the
+// simplex PML is LDP, and randomized response's LDP is its parameter, so
+// its calibrated parameter is the budget. The utility-safe mechanism of a
+// strict order has PML over a box equal to SafeEpsilonOver.
+func TestBaselineOverPriorSet(t *testing.T) {
+	ctx := context.Background()
+	pi := mech.Prior{0.4, 0.3, 0.2, 0.1}
+	u := mech.Utility{{4, 3, 2, 1}, {3, 4, 1, 2}, {1, 2, 4, 3}, {2, 1, 3, 4}}
+	p := &problem.Problem{Prior: pi, Utility: u, Order: u.Order(), Objective: problem.WorstCaseOrder,
+		Privacy: &mech.Budget{Measure: mech.PML, Epsilon: 0.7}, PriorSet: mech.Simplex(pi)}
+	rr, err := pmlopt.SolveBaseline(ctx, p, pmlopt.RandomizedResponse)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(rr.Parameter-0.7) > 1e-9 || math.Abs(rr.Epsilon-0.7) > 1e-9 {
+		t.Fatalf("randomized response over the simplex: ε̄ %g at level %g, want 0.7", rr.Parameter, rr.Epsilon)
+	}
+	p.PriorSet, _ = mech.NewBoxSet(pi, []float64{0.3, 0.2, 0.1, 0.05}, []float64{0.5, 0.4, 0.3, 0.15})
+	p.Privacy.Epsilon = 1
+	safe, err := pmlopt.SolveBaseline(ctx, p, pmlopt.UtilitySafe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := int(safe.Parameter)
+	if want := pmlopt.SafeEpsilonOver(p.PriorSet, u.Order().Pattern(h)); math.Abs(safe.Epsilon-want) > 1e-12 || safe.Epsilon > 1 {
+		t.Fatalf("utility-safe over the box: h %d at %g, SafeEpsilonOver %g", h, safe.Epsilon, want)
+	}
+	// The next order up breaks the budget over the box.
+	if h < 4 && pmlopt.SafeEpsilonOver(p.PriorSet, u.Order().Pattern(h+1)) <= 1 {
+		t.Fatalf("utility-safe over the box stopped at h %d, but h %d fits", h, h+1)
+	}
+}

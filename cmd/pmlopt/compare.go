@@ -228,6 +228,10 @@ func audit(ref *problem.Problem, name string, m mech.Mechanism) compared {
 		case mech.ALIP:
 			c.excess = math.Max(c.alipL-b.EpsilonLower, c.alipU-b.EpsilonUpper)
 		}
+		if ref.PriorSet != nil {
+			// The budget must hold for every prior of the set.
+			c.excess = judgeOver(ref.PriorSet, m, *b).Excess
+		}
 		// The audit's tolerance: optima meet their budget to within it.
 		c.within = c.excess <= auditSlack
 	}

@@ -61,8 +61,8 @@ The counts estimate the prior. --confidence L also writes a prior_set that
 holds the true prior with probability at least L: --prior-set box (the
 default) gives Clopper–Pearson intervals with a Bonferroni split over the
 letters, an unseen letter's from 0; --prior-set l1 the L1 ball of Weissman
-et al. (2003). solve, audit, sample and expected-utility curves then make
-the budget hold for every prior of the set (docs/theory.md §7).
+et al. (2003). solve, curve, baseline, audit and sample then make the
+budget hold for every prior of the set (docs/theory.md §7).
 
 --measure, --epsilon (and --epsilon-lower for alip, whose ε_u is --epsilon)
 and --objective fill in the budget and the objective. Without them the file

@@ -59,6 +59,12 @@ prior_set: {lower: [0.2, 0.4, 0.2], upper: [0.3, 0.6, 0.3]}
 	assert.Equal(t, 3, code)
 	assert.Empty(t, out)
 	assert.Contains(t, stderr, "over the prior set")
+
+	// compare judges the budget over the set as well.
+	v := runJSON(t, "compare", f, "--json")
+	mj := v["mechanisms"].([]any)[0].(map[string]any)
+	assert.Equal(t, false, mj["within_budget"])
+	assert.InDelta(t, want-0.6, mj["budget_excess"].(float64), 1e-12)
 }
 
 // From a CSV with a confidence level to a mechanism that keeps its budget
@@ -139,9 +145,9 @@ func TestPriorSetFromData(t *testing.T) {
 		assert.LessOrEqual(t, pt["optimal_epsilon_lower"].(float64), pt["optimal_epsilon"].(float64))
 		assert.GreaterOrEqual(t, pt["safe_epsilon"].(float64), 0.0)
 	}
-	// Commands that do not take a set yet say so rather than answer for
-	// the estimate.
-	_, stderr, code = cli(t, "baseline", f, "--mechanism", "utility-safe")
-	assert.Equal(t, 1, code)
-	assert.Contains(t, stderr, "prior_set: joint solves and baselines")
+	// Baselines are calibrated over the set.
+	bv := runJSON(t, "baseline", f, "--mechanism", "utility-safe", "--json")
+	bp, err := problem.Load(f)
+	require.NoError(t, err)
+	assert.LessOrEqual(t, leakage.PMLOver(bp.PriorSet, toMechanism(t, bv["mechanism"])), 0.8+1e-9)
 }
