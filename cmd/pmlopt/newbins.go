@@ -90,7 +90,7 @@ func (b binSpec) apply(values []string, counts []float64) ([]string, []float64, 
 	if edges == nil {
 		first, last := math.Floor(lo/b.width), math.Floor(hi/b.width)
 		if n := last - first + 1; !(n <= maxLetters) {
-			return nil, nil, usagef("--bins %s: the values from %v to %v make %.0f bins of that width, at most %d: give a wider one", b.flag, lo, hi, n, maxLetters)
+			return nil, nil, usagef("--bins %s: the values from %v to %v make %.3g bins of that width, at most %d: give a wider one", b.flag, lo, hi, n, maxLetters)
 		}
 		// The rounded edges decide, as the labels show them; rounding
 		// moves an edge across a value by one bin at most.
