@@ -7,6 +7,7 @@ import (
 	"github.com/pmlopt/pmlopt/expected"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
+	"github.com/pmlopt/pmlopt/verify"
 )
 
 // ExpectedPoint is one point of an expected-utility curve: the optimum for
@@ -28,6 +29,9 @@ type ExpectedPoint struct {
 	WorstCaseOrder                        int
 	Mechanism                             mech.Mechanism
 	Solver                                string
+	// Certificate is the point's certificate (package verify), with its
+	// mechanism.
+	Certificate *verify.Certificate
 }
 
 // ALIPBudget returns the (ε_l, ε_u)-ALIP budget on a curve's axis at ε:
@@ -74,12 +78,16 @@ func ExpectedCurve(ctx context.Context, p *problem.Problem, budgets []mech.Budge
 		// No dust, as in Solve.
 		if m, rep, ok := withoutDust(p.Prior, r.Mechanism, b); ok {
 			r.Mechanism, r.Epsilon, r.Value = m, rep.Level, u.ExpectedUtility(p.Prior, m)
+			r.ALIPLower = rep.ALIPLower
 		}
 		pt := ExpectedPoint{Budget: b, Epsilon: axis(b), Audited: r.Epsilon, ExpectedUtility: r.Value,
 			ExpectedUtilityBound: r.Bound, WorstCaseValue: u.WorstCaseValue(r.Mechanism), Mechanism: r.Mechanism, Solver: r.Solver}
 		if p.Order != nil {
 			pt.WorstCaseOrder = p.Order.WorstCaseOrder(r.Mechanism)
 		}
+		pt.Certificate = expectedCertificate(b, &Solution{Epsilon: r.Epsilon, ALIPLower: r.ALIPLower,
+			ExpectedUtility: r.Value, ExpectedUtilityBound: r.Bound}, r.Alpha)
+		pt.Certificate.Mechanism = r.Mechanism
 		pts = append(pts, pt)
 		if opt.Progress != nil {
 			opt.Progress(k+1, len(budgets))

@@ -149,11 +149,8 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if obj == problem.ExpectedUtility && *certs {
-		return usagef("--certificates is for the worst-case curves; 'pmlopt solve --json' certifies an expected-utility point")
-	}
 	if obj == problem.ExpectedUtility {
-		return ex.run(ctx, e, fs, p, slv, outputs{json: *asJSON, csv: *asCSV, jsonl: *asJSONL, quiet: *quiet, plot: *plotPath})
+		return ex.run(ctx, e, fs, p, slv, outputs{json: *asJSON, csv: *asCSV, jsonl: *asJSONL, quiet: *quiet, plot: *plotPath, certs: *certs})
 	}
 	if err := ex.onlyExpected(fs); err != nil {
 		return err

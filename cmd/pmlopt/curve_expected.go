@@ -14,6 +14,7 @@ import (
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/solver"
+	"github.com/pmlopt/pmlopt/verify"
 )
 
 // expectedCurveHelp is appended to curve's help.
@@ -123,6 +124,8 @@ type expectedPointJSON struct {
 	WorstCaseOrder       int        `json:"worst_case_order"`
 	Solver               string     `json:"solver"`
 	Mechanism            [][]jfloat `json:"mechanism,omitempty"`
+	// Certificate is the point's certificate, with --certificates.
+	Certificate *verify.Certificate `json:"certificate,omitempty"`
 }
 
 type expectedSeriesJSON struct {
@@ -200,6 +203,11 @@ func (f *expectedCurveFlags) run(ctx context.Context, e *env, fs *flagSet, p *pr
 		base := k * len(eps)
 		pts, err := pmlopt.ExpectedCurve(ctx, p, budgets, pmlopt.Options{Solver: slv,
 			Progress: func(done, _ int) { prog.update(base+done, total) }})
+		for k := range pts {
+			if !out.certs {
+				pts[k].Certificate = nil
+			}
+		}
 		series = append(series, expectedSeries{measure: m, ratio: ratio, pts: pts})
 		if err != nil {
 			if ctx.Err() == nil {
@@ -262,6 +270,7 @@ func (f *expectedCurveFlags) run(ctx context.Context, e *env, fs *flagSet, p *pr
 type outputs struct {
 	json, csv, jsonl, quiet bool
 	plot                    string
+	certs                   bool // --certificates
 }
 
 func seriesName(s expectedSeries) string {
@@ -286,7 +295,7 @@ func toExpectedCurveJSON(series []expectedSeries, withMech bool, left *curveLeft
 		for _, pt := range s.pts {
 			pj := expectedPointJSON{Epsilon: jfloat(pt.Epsilon), Audited: jfloat(pt.Audited),
 				ExpectedUtility: jfloat(pt.ExpectedUtility), ExpectedUtilityBound: jfloat(pt.ExpectedUtilityBound),
-				WorstCaseValue: jfloat(pt.WorstCaseValue), WorstCaseOrder: pt.WorstCaseOrder, Solver: pt.Solver}
+				WorstCaseValue: jfloat(pt.WorstCaseValue), WorstCaseOrder: pt.WorstCaseOrder, Solver: pt.Solver, Certificate: pt.Certificate}
 			if s.measure == mech.ALIP {
 				pj.EpsilonLower = optFloat(pt.Budget.EpsilonLower)
 			}

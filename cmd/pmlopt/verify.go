@@ -42,6 +42,12 @@ type certDoc struct {
 	Points      []struct {
 		Certificate *verify.Certificate `json:"certificate" yaml:"certificate"`
 	} `json:"points" yaml:"points"`
+	// Curves are an expected-utility curve's series, each with points.
+	Curves []struct {
+		Points []struct {
+			Certificate *verify.Certificate `json:"certificate" yaml:"certificate"`
+		} `json:"points" yaml:"points"`
+	} `json:"curves" yaml:"curves"`
 }
 
 func runVerify(ctx context.Context, e *env, args []string) error {
@@ -106,6 +112,14 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("%s: point %d has no certificate (run curve with --certificates)", path, k)
 		}
 		items = append(items, item{fmt.Sprintf("point %d: ", k), pt.Certificate})
+	}
+	for s, cv := range doc.Curves {
+		for k, pt := range cv.Points {
+			if pt.Certificate == nil {
+				return fmt.Errorf("%s: curve %d, point %d has no certificate (run curve with --certificates)", path, s, k)
+			}
+			items = append(items, item{fmt.Sprintf("curve %d, point %d: ", s, k), pt.Certificate})
+		}
 	}
 	if len(items) == 0 {
 		return fmt.Errorf("%s: no certificate (solve --out, solve --json and curve --json --certificates write one)", path)

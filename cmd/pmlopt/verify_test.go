@@ -246,3 +246,19 @@ func TestVerifyJointSolve(t *testing.T) {
 		require.Equal(t, 0, code, "%v --json: %s%s", floor, stdout, stderr)
 	}
 }
+
+// curve --objective expected-utility --json --certificates: every point of
+// every measure's series carries a certificate that verify accepts.
+func TestVerifyExpectedCurveCertificates(t *testing.T) {
+	f := td + "expected-utility.yaml"
+	stdout, stderr, code := cli(t, "curve", f, "--objective", "expected-utility", "--measure", "pml,lip,alip,ldp", "--steps", "3", "--json", "--certificates", "--quiet")
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, 4*3, strings.Count(stdout, `"certificate"`))
+	path := filepath.Join(t.TempDir(), "ecurve.json")
+	require.NoError(t, os.WriteFile(path, []byte(stdout), 0o600))
+	out, stderr, code := cli(t, "verify", path, "--problem", f)
+	require.Equal(t, 0, code, "%s%s", out, stderr)
+	for _, m := range []string{"curve 0, point 2: verified  expected utility bound", "curve 3, point 2: verified  expected utility bound"} {
+		require.Contains(t, out, m)
+	}
+}
