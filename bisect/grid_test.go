@@ -40,8 +40,9 @@ func plainBestValue(t *testing.T, s solver.Solver, pi mech.Prior, u mech.Utility
 // and clustered priors, BestValue (column generation, seeded from one
 // decision to the next) finds the best worst-case value that plain binary
 // search with full LPs finds, and the least ε of its threshold that plain
-// bisection finds, within a certified bracket; with two workers every
-// number is the same as with one.
+// bisection finds, within a certified bracket, with the column generation
+// and with the interior point; with two workers every number is the same
+// as with one.
 func TestGridBestValueMatchesPlainSearch(t *testing.T) {
 	s, err := solver.Get("revised")
 	require.NoError(t, err)
@@ -84,6 +85,18 @@ func TestGridBestValueMatchesPlainSearch(t *testing.T) {
 			require.Equal(t, r1.Proof, r2.Proof)
 			require.Equal(t, r1.LPSolves, r2.LPSolves)
 			require.Equal(t, r1.GoProbes, r2.GoProbes)
+
+			// The interior point's probes, with one and two workers.
+			v3, r3, err := BestValue(context.Background(), pi, u, eps, Options{Workers: 1, Probes: ProbesIPM})
+			require.NoError(t, err)
+			require.Equal(t, want, v3)
+			require.InDelta(t, star, r3.EpsUpper, 1.5e-9)
+			v4, r4, err := BestValue(context.Background(), pi, u, eps, Options{Workers: 2, Probes: ProbesIPM})
+			require.NoError(t, err)
+			require.Equal(t, v3, v4)
+			require.Equal(t, r3.EpsUpper, r4.EpsUpper)
+			require.Equal(t, r3.EpsLower, r4.EpsLower)
+			require.Equal(t, r3.Mechanism, r4.Mechanism)
 		}
 	}
 }

@@ -37,8 +37,8 @@ type Options struct {
 	// Workers is the number of thresholds the curves solve at once; 0 means
 	// runtime.GOMAXPROCS(0). LeastEpsilon, BestOrder and BestValue solve
 	// one pattern at a time and spread the column generation's vector
-	// work over Workers goroutines instead; their results are the same
-	// for any Workers.
+	// work and ipm.ProbeWorkers' Newton updates over Workers goroutines
+	// instead; their results are the same for any Workers.
 	Workers int
 	// Probes chooses who answers the search's probes "is there an ε-PML
 	// mechanism with the pattern at ε = t?": ProbesAuto (the zero value)
@@ -106,8 +106,9 @@ type config struct {
 	probes   Probes
 	shard    Shard
 	// inner is the number of goroutines one search's column generation
-	// may use (colgen.Master.SetWorkers): Workers for the single
-	// searches, 1 on a curve, whose workers are its thresholds.
+	// and interior point may use (colgen.Master.SetWorkers,
+	// ipm.ProbeWorkers): Workers for the single searches, 1 on a curve,
+	// whose workers are its thresholds.
 	inner int
 
 	probeMaster func(*colgen.Master, float64) (*colgen.Result, error)

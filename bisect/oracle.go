@@ -31,7 +31,7 @@ type prober struct {
 	master  *colgen.Master // the column generation's master problem, made on first use
 	seed    *colgen.Seed   // columns from a neighbouring pattern for the master, or nil
 	probes  int            // ipm.Probe or master probe calls
-	workers int            // goroutines of the master's engine (colgen.Master.SetWorkers)
+	workers int            // goroutines of the master's engine and of ipm.ProbeWorkers
 
 	// probeMaster, if not nil, replaces (*colgen.Master).Probe: tests make
 	// a master stall with it.
@@ -262,7 +262,9 @@ func (p *prober) goProbe(t float64) (o outcome, ev *evidence) {
 		// A master tailing at its round limit is as likely above ε* as
 		// below it: the interior point, another formulation, often
 		// settles the question there.
-		probe := ipm.Probe
+		probe := func(pi mech.Prior, pat mech.Pattern, t float64) (*ipm.ProbeResult, error) {
+			return ipm.ProbeWorkers(pi, pat, t, p.workers)
+		}
 		if p.probeIPM != nil {
 			probe = p.probeIPM
 		}

@@ -318,6 +318,10 @@ type workspace struct {
 	c     []float64 // scaled objective per pair (maximised)
 	scale float64   // c = π_i u_ij / scale
 
+	// workers and minWork split the rank-2 updates of factor (see
+	// split); results do not depend on them.
+	workers, minWork int
+
 	// primal: p, s (cap slack), r (lower cap slack) per pair, t per
 	// output; dual: a (rows), b (outputs), z (per pair, for r), w (per
 	// pair, for s).
@@ -593,14 +597,18 @@ func (w *workspace) factor() error {
 		// Every output has every input, in order (pairs), so row i of
 		// the update is two axpys over the whole row, which internal/vec's
 		// FMA kernels run at the speed of the cache.
+		// The pairs of one output are distinct rows, which the workers
+		// share out.
 		v1, v2 := w.v1[k0:k1], w.v2[k0:k1]
-		for kk := k0; kk < k1; kk++ {
-			rowData := data[st.row[kk]*n : (st.row[kk]+1)*n]
-			vec.AddScaled(rowData, w.u1[kk], v1)
-			if fm.marg {
-				vec.AddScaled(rowData, -w.u2[kk], v2)
+		w.split(k1-k0, n, func(lo, hi int) {
+			for kk := k0 + lo; kk < k0+hi; kk++ {
+				rowData := data[st.row[kk]*n : (st.row[kk]+1)*n]
+				vec.AddScaled(rowData, w.u1[kk], v1)
+				if fm.marg {
+					vec.AddScaled(rowData, -w.u2[kk], v2)
+				}
 			}
-		}
+		})
 	}
 	if w.lowRank {
 		return w.factorLowRank()

@@ -37,6 +37,19 @@ type ProbeResult struct {
 // LP. Both the mechanism and the bound are checked on their own, so
 // nothing rests on the iterations' tolerances.
 func Probe(pi mech.Prior, pat mech.Pattern, eps float64) (*ProbeResult, error) {
+	return ProbeWorkers(pi, pat, eps, 1)
+}
+
+// ProbeWorkers is Probe with the rank-2 updates of each iteration's Newton
+// system, O(N²M) and most of an iteration's work, spread over up to
+// workers goroutines; the result is the same for any workers.
+func ProbeWorkers(pi mech.Prior, pat mech.Pattern, eps float64, workers int) (*ProbeResult, error) {
+	return probe(pi, pat, eps, workers, 0)
+}
+
+// probe is ProbeWorkers with split's threshold minWork (0: parallelWork),
+// which tests lower.
+func probe(pi mech.Prior, pat mech.Pattern, eps float64, workers, minWork int) (*ProbeResult, error) {
 	if _, err := mech.NewPrior(pi); err != nil {
 		return nil, err
 	}
@@ -49,6 +62,7 @@ func Probe(pi mech.Prior, pat mech.Pattern, eps float64) (*ProbeResult, error) {
 	np := normalised(pi)
 	p := Problem{Prior: np, Utility: penalty(np, pat), Epsilon: eps}
 	w := newWorkspace(p.Prior, p.Utility, allPairs(p.Utility.Dims()), pmlForm(eps))
+	w.workers, w.minWork = workers, minWork
 	res := &ProbeResult{Evidence: certify.Evidence{PML: math.Inf(1)}}
 	w.iterate(context.Background(), 200, 1e-4, func(it int) (improved, done bool) {
 		res.Iterations = it

@@ -1,0 +1,30 @@
+package ipm
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pmlopt/pmlopt/internal/randinst"
+)
+
+// TestProbeWorkersSameResult: a probe with its updates split over three
+// workers (minWork 1, so that every update is split) returns the same
+// result, bit for bit, as with one: iterations, mechanism, multipliers and
+// bound. The split must never change a number.
+func TestProbeWorkersSameResult(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := 0; trial < 10; trial++ {
+		n, m := 4+rng.IntN(20), 3+rng.IntN(16)
+		pi, o := randinst.Prior(rng, n, 0.01), randinst.StrictOrder(rng, n, m)
+		pat := o.Pattern(1 + rng.IntN(m))
+		eps := 2 * rng.Float64()
+		one, err := probe(pi, pat, eps, 1, 0)
+		require.NoError(t, err)
+		many, err := probe(pi, pat, eps, 3, 1)
+		require.NoError(t, err)
+		require.Greater(t, one.Iterations, 0)
+		require.Equal(t, one, many, "trial %d (N = %d, M = %d, ε = %v)", trial, n, m, eps)
+	}
+}
