@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -279,12 +280,19 @@ func (r *jsonReader) entry(ints bool) (float64, bool) {
 // str reads a string literal and returns its value. A string that is not
 // valid UTF-8 is returned as it is written, escapes and all, for the
 // decoder to refuse: encoding/json would put U+FFFD in place of the bytes.
+// So is one with an escaped surrogate that is not half of a pair
+// ("\ud800"), which no UTF-8 text can hold: its escape is written as the
+// three bytes that would encode the surrogate, which are not UTF-8.
 func (r *jsonReader) str() string {
 	start := r.i
 	escaped := r.skipStr()
 	v := r.s[start+1 : r.i-1]
 	if !escaped || !utf8.Valid(v) {
 		return string(v)
+	}
+	if at, c, ok := loneSurrogate(v); ok {
+		b := []byte{0xE0 | byte(c>>12), 0x80 | byte(c>>6&0x3F), 0x80 | byte(c&0x3F)}
+		return string(v[:at]) + string(b) + string(v[at+6:])
 	}
 	var s string
 	_ = json.Unmarshal(r.s[start:r.i], &s) // valid by construction
@@ -346,4 +354,41 @@ func (r *jsonReader) skipRest() {
 			return
 		}
 	}
+}
+
+// loneSurrogate finds the first \uXXXX escape in the body v of a JSON string
+// literal that names a surrogate (U+D800..U+DFFF) outside a high-low pair,
+// and returns its offset and code.
+func loneSurrogate(v []byte) (at int, c rune, ok bool) {
+	hex4 := func(i int) rune {
+		if i+6 > len(v) || v[i] != '\\' || v[i+1] != 'u' {
+			return -1
+		}
+		x, err := strconv.ParseUint(string(v[i+2:i+6]), 16, 16)
+		if err != nil {
+			return -1
+		}
+		return rune(x)
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] != '\\' {
+			continue
+		}
+		c := hex4(i)
+		switch {
+		case c >= 0xD800 && c < 0xDC00:
+			if lo := hex4(i + 6); lo >= 0xDC00 && lo < 0xE000 {
+				i += 11
+				continue
+			}
+			return i, c, true
+		case c >= 0xDC00 && c < 0xE000:
+			return i, c, true
+		case c >= 0:
+			i += 5
+		default:
+			i++ // a one-letter escape: pass over its letter
+		}
+	}
+	return 0, 0, false
 }

@@ -29,6 +29,14 @@ func TestLabelText(t *testing.T) {
 		{`{"outputs": ["a\u0085", "b"], ` + tail, JSON, `outputs entry 1: "a\u0085" holds the control character U+0085; a label is one line of printable text`},
 		{`{"outputs": ["a\uffff", "b"], ` + tail, JSON, `outputs entry 1: "a\uffff" holds the control character U+FFFF; a label is one line of printable text`},
 		{`{"name": "a\u0001", ` + tail, JSON, `name: "a\x01" holds the control character U+0001`},
+		// An escaped surrogate outside a pair is no character: encoding/json
+		// would read it as U+FFFD; the bytes that would encode it are
+		// shown, and YAML refuses the same escape.
+		{`{"inputs": ["a\ud800b", "c"], ` + tail, JSON, `inputs entry 1: "a\xed\xa0\x80b" is not valid UTF-8`},
+		{`{"outputs": ["a", "\\\udfff"], ` + tail, JSON, `outputs entry 2: "\\\\\xed\xbf\xbf" is not valid UTF-8`},
+		{`{"inputs": ["\ud83d\ude00\ud83d", "c"], ` + tail, JSON, `inputs entry 1: "\\ud83d\\ude00\xed\xa0\xbd" is not valid UTF-8`},
+		{`{"name": "x\udc00", ` + tail, JSON, `name: "x\xed\xb0\x80" is not valid UTF-8`},
+		{"inputs: [a, \"b\\ud800\"]\n" + "prior: [0.5, 0.5]\n", YAML, "not valid YAML"},
 		{"inputs: [a, \"b\\x01\"]\n" + "prior: [0.5, 0.5]\n", YAML, `inputs entry 2: "b\x01" holds the control character U+0001; a label is one line of printable text`},
 		{"inputs: [a, \"b\tc\"]\n" + "prior: [0.5, 0.5]\n", YAML, `inputs entry 2: "b\tc" holds the control character U+0009; a label is one line of printable text`},
 		{"inputs:\n- a\n- |\n  b\n" + "prior: [0.5, 0.5]\n", YAML, `inputs entry 2: "b\n" holds the control character U+000A; a label is one line of printable text`},
@@ -71,4 +79,13 @@ func TestJSONRefusesLargeTree(t *testing.T) {
 	// Below the bound, the decoder says what is wrong.
 	_, err = Parse([]byte(`{"prior": [1], "name": [1, 2]}`), JSON)
 	assert.EqualError(t, err, "name: is a list, not a name")
+}
+
+// An escaped backslash before "ud800", or a surrogate pair, is text like
+// any other: the label is read as encoding/json reads it.
+func TestJSONSurrogatePairsAndEscapedBackslash(t *testing.T) {
+	doc := `{"inputs": ["a\\ud800", "\ud83d\ude00"], "prior": [0.5, 0.5], "mechanism": [[1, 0], [0, 1]]}`
+	p, err := Parse([]byte(doc), JSON)
+	require.NoError(t, err)
+	assert.Equal(t, []string{`a\ud800`, "\U0001F600"}, p.Inputs)
 }
