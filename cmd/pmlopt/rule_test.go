@@ -64,11 +64,7 @@ func writeGridPair(t *testing.T, w, h int, objective string) (rule, dense string
 func TestRuleFileSolvesAsDense(t *testing.T) {
 	for _, obj := range []string{"expected-utility", "worst-case-value"} {
 		rule, dense := writeGridPair(t, 6, 5, obj)
-		cmds := [][]string{{"solve", "--json"}}
-		if obj == "expected-utility" || !testing.Short() {
-			cmds = append(cmds, []string{"curve", "--json"})
-		}
-		for _, c := range cmds {
+		for _, c := range [][]string{{"solve", "--json"}, {"curve", "--json"}} {
 			a, stderr, code := cli(t, append(c, rule)...)
 			require.Equal(t, 0, code, stderr)
 			b, stderr, code := cli(t, append(c, dense)...)
