@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -109,4 +111,22 @@ func TestInfinitiesCrossAsStrings(t *testing.T) {
 	b, err := json.Marshal(jf(math.NaN()))
 	require.NoError(t, err)
 	assert.Equal(t, "null", string(b))
+}
+
+// TestLoadRuleFile: a file whose utility is a utility_rule loads with the
+// matrix it defines, u(i, j) = −(Manhattan distance) on a 3×2 grid.
+func TestLoadRuleFile(t *testing.T) {
+	path := t.TempDir() + "/rule.yaml"
+	require.NoError(t, os.WriteFile(path, []byte("prior: uniform\nutility_rule: {metric: manhattan, grid: {width: 3, height: 2}}\n"), 0o644))
+	d, r := call(t, context.Background(), "load", `{"path":`+strconv.Quote(path)+`}`, input{})
+	require.Empty(t, d.Error)
+	u := r.matrices[int(d.Result["utility"].(float64))]
+	require.Len(t, u, 6)
+	for i := range 6 {
+		for j := range 6 {
+			want := -math.Abs(float64(i%3-j%3)) - math.Abs(float64(i/3-j/3))
+			assert.Equal(t, want, u[i][j], "u[%d][%d]", i, j)
+		}
+	}
+	assert.NotEqual(t, -1.0, d.Result["order"])
 }

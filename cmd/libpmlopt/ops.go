@@ -264,6 +264,10 @@ func opLoad(_ context.Context, a args, _ input) (any, [][][]float64, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	// A utility_rule is handed over as the matrix it defines.
+	if err := p.Materialize(); err != nil {
+		return nil, nil, err
+	}
 	var mats [][][]float64
 	add := func(m [][]float64) int {
 		if m == nil {
