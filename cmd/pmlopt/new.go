@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -444,32 +442,13 @@ func columnCounts(e *env, path, column string, check func(value string, line int
 		return nil, nil, err
 	}
 	defer closeInput()
-	// A UTF-8 byte order mark, which spreadsheet programs write, is no part
-	// of the first column's name.
-	br := bufio.NewReader(r)
-	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" {
-		br.Discard(3)
-	}
-	cr := csv.NewReader(br)
-	header, err := cr.Read()
+	cr, header, err := readCSVHeader(r, path)
 	if err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, nil, fmt.Errorf("%s: empty CSV file, want a header", path)
-		}
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, err
 	}
-	col := -1
-	for k, h := range header {
-		if h != column {
-			continue
-		}
-		if col >= 0 {
-			return nil, nil, fmt.Errorf("%s: column %q appears twice in the header (columns %d and %d)", path, column, col+1, k+1)
-		}
-		col = k
-	}
-	if col < 0 {
-		return nil, nil, fmt.Errorf("%s: no column %q in the header %q", path, column, header)
+	col, err := headerColumn(path, header, column)
+	if err != nil {
+		return nil, nil, err
 	}
 	count := map[string]float64{}
 	for {

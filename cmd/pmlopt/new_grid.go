@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -127,39 +125,15 @@ func (g *gridFlags) counts(e *env, path string, w, h int) ([]float64, error) {
 		return nil, err
 	}
 	defer closeInput()
-	br := bufio.NewReader(r)
-	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" {
-		br.Discard(3)
-	}
-	cr := csv.NewReader(br)
-	header, err := cr.Read()
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("%s: empty CSV file, want a header", path)
-		}
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	find := func(name string) (int, error) {
-		col := -1
-		for k, c := range header {
-			if c != name {
-				continue
-			}
-			if col >= 0 {
-				return 0, fmt.Errorf("%s: column %q appears twice in the header (columns %d and %d)", path, name, col+1, k+1)
-			}
-			col = k
-		}
-		if col < 0 {
-			return 0, fmt.Errorf("%s: no column %q in the header %q", path, name, header)
-		}
-		return col, nil
-	}
-	xc, err := find(*g.x)
+	cr, header, err := readCSVHeader(r, path)
 	if err != nil {
 		return nil, err
 	}
-	yc, err := find(*g.y)
+	xc, err := headerColumn(path, header, *g.x)
+	if err != nil {
+		return nil, err
+	}
+	yc, err := headerColumn(path, header, *g.y)
 	if err != nil {
 		return nil, err
 	}
