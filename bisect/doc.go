@@ -162,6 +162,12 @@
 // with bracket passing; a plateau whose ends agree within Tol costs no LP
 // inside it. They run up to Options.Workers searches at once, report
 // progress, and stop on context cancellation with what is done.
+// LeastEpsilon, BestOrder and BestValue run one search at a time, and
+// spread its column generation's O(N²) vector work and its interior
+// point's Newton updates over Options.Workers goroutines instead; the work
+// is split by entries, never inside a sum, so the result is the same for
+// any Workers. BestOrder and BestValue start each decision's master from
+// the basic columns of the previous one (the neighbouring threshold's).
 //
 // # Shards
 //
