@@ -375,13 +375,14 @@ func ruleEntries(p *Problem) []entry {
 // (MemAvailable of /proc/meminfo), and no limit where it reports none.
 var MemoryLimit int64
 
-// DenseNeed returns the bytes that the dense utility of p's rule and its
-// order take: 16·N·M (8 for a float64 entry, 8 for an int rank).
+// DenseNeed returns the bytes that the dense utility of p's rule, its order
+// and a mechanism of the same shape take: 24·N·M (8 for a float64 entry,
+// 8 for an int rank, 8 for a probability).
 func (p *Problem) DenseNeed() float64 {
 	if p == nil || p.Rule == nil {
 		return 0
 	}
-	return 2 * p.Rule.DenseBytes()
+	return 3 * p.Rule.DenseBytes()
 }
 
 // SetMemoryLimit sets the bytes that the dense utility of p's rule and its
@@ -389,8 +390,8 @@ func (p *Problem) DenseNeed() float64 {
 func (p *Problem) SetMemoryLimit(bytes int64) { p.memoryLimit = bytes }
 
 // Materialize sets p.Utility and p.Order from p.Rule, when p has a rule
-// and no utility yet. It refuses, before it allocates, a utility that
-// would not fit in memory (see SetMemoryLimit and MemoryLimit), saying the
+// and no utility yet. It refuses, before it allocates, a utility that,
+// with its order and a mechanism, would not fit in memory (see SetMemoryLimit and MemoryLimit), saying the
 // size needed; the solvers hold several more matrices of the same size.
 func (p *Problem) Materialize() error {
 	if p == nil || p.Rule == nil || p.Utility != nil {
@@ -405,7 +406,7 @@ func (p *Problem) Materialize() error {
 		limit, what = memAvailable(), "the memory available"
 	}
 	if limit > 0 && need > float64(limit) {
-		return p.from(fieldErr("utility_rule", -1, -1, "its dense %d×%d utility and order need %s, beyond %s (%s); the commands that solve hold the utility as a matrix", p.Rule.Rows(), p.Rule.Cols(), bytesText(need), what, bytesText(float64(limit))))
+		return p.from(fieldErr("utility_rule", -1, -1, "its dense %d×%d utility, order and mechanism need %s, beyond %s (%s); the commands that solve hold them as matrices", p.Rule.Rows(), p.Rule.Cols(), bytesText(need), what, bytesText(float64(limit))))
 	}
 	p.Utility = p.Rule.Dense()
 	p.Order = p.Utility.Order()

@@ -214,16 +214,16 @@ func TestRuleMaterializeRefusesBeyondMemory(t *testing.T) {
 	old := MemoryLimit
 	defer func() { MemoryLimit = old }()
 	MemoryLimit = 1 << 30
-	// 16 bytes per entry of a 10 000 × 10 000 matrix: 1.6e9 bytes.
+	// 24 bytes per entry of a 10 000 × 10 000 matrix: 2.4e9 bytes.
 	_, err = p.RequireUtility()
-	if err == nil || !strings.Contains(err.Error(), "g.yaml: utility_rule: its dense 10000×10000 utility and order need 1.5 GiB, beyond the memory limit (1.0 GiB)") {
+	if err == nil || !strings.Contains(err.Error(), "g.yaml: utility_rule: its dense 10000×10000 utility, order and mechanism need 2.2 GiB, beyond the memory limit (1.0 GiB)") {
 		t.Fatalf("got %v", err)
 	}
 	if p.Utility != nil {
 		t.Fatal("the refused utility was filled in")
 	}
-	if got := p.DenseNeed(); got != 16*1e8 {
-		t.Fatalf("DenseNeed %v, want 1.6e9", got)
+	if got := p.DenseNeed(); got != 24*1e8 {
+		t.Fatalf("DenseNeed %v, want 2.4e9", got)
 	}
 }
 

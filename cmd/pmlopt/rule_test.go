@@ -106,7 +106,7 @@ func TestRuleRefusedBeforeWork(t *testing.T) {
 		assert.Equal(t, 1, code, c)
 		assert.Empty(t, out)
 		assert.Equal(t, 1, strings.Count(stderr, "\n"), stderr)
-		assert.Contains(t, stderr, "big.yaml: utility_rule: its dense 490000×490000 utility and order need 3.5 TiB, beyond", c)
+		assert.Contains(t, stderr, "big.yaml: utility_rule: its dense 490000×490000 utility, order and mechanism need 5.2 TiB, beyond", c)
 	}
 	for _, c := range []struct{ doc, want string }{
 		{"prior: uniform\nutility_rule: {metric: euclidean, grid: {width: 0, height: 3}}\n", "bad.yaml: utility_rule.grid.width: is 0; want a positive integer"},
@@ -258,7 +258,7 @@ func TestRuleFileSampleAndPlot(t *testing.T) {
 	require.NoError(t, os.WriteFile(big, []byte("prior: uniform\nutility_rule: {metric: euclidean, grid: {width: 700, height: 700}}\nprivacy: {measure: pml, epsilon: 1}\n"), 0o644))
 	_, stderr, code = cli(t, "plot", "--heatmap", filepath.Join(dir, "big.svg"), big)
 	assert.Equal(t, 1, code)
-	assert.Contains(t, stderr, "utility_rule: its dense 490000×490000 utility and order need 3.5 TiB")
+	assert.Contains(t, stderr, "utility_rule: its dense 490000×490000 utility, order and mechanism need 5.2 TiB")
 	_, err = os.Stat(filepath.Join(dir, "big.svg"))
 	assert.True(t, os.IsNotExist(err))
 }
@@ -271,7 +271,8 @@ func TestMaxMemory(t *testing.T) {
 	g := filepath.Join(dir, "g.yaml")
 	_, stderr, code := cli(t, "new", "--grid", "100x100", "--utility", "euclid", "--epsilon", "1", "--objective", "expected-utility", "-o", g)
 	require.Equal(t, 0, code, stderr)
-	// 16 bytes for each of the 10⁸ entries of the utility and its order.
+	// 24 bytes for each of the 10⁸ entries of the utility, its order and a
+	// mechanism.
 	for _, args := range [][]string{
 		{"solve", g, "--max-memory", "1GiB"},
 		{"curve", g, "--max-memory", "1.4GiB"},
@@ -281,7 +282,7 @@ func TestMaxMemory(t *testing.T) {
 		out, stderr, code := cli(t, args...)
 		assert.Equal(t, 1, code, args)
 		assert.Empty(t, out)
-		assert.Regexp(t, `^pmlopt \w+: .*g\.yaml: utility_rule: its dense 10000×10000 utility and order need 1\.5 GiB, beyond the memory limit \(1\.[04] GiB\); `, stderr, args)
+		assert.Regexp(t, `^pmlopt \w+: .*g\.yaml: utility_rule: its dense 10000×10000 utility, order and mechanism need 2\.2 GiB, beyond the memory limit \(1\.[04] GiB\); `, stderr, args)
 		assert.Equal(t, 1, strings.Count(stderr, "\n"), stderr)
 	}
 	_, err := os.Stat(filepath.Join(dir, "g.svg"))
@@ -289,12 +290,12 @@ func TestMaxMemory(t *testing.T) {
 	small := filepath.Join(dir, "small.yaml")
 	_, stderr, code = cli(t, "new", "--grid", "3x2", "--utility", "euclid", "--epsilon", "1", "--objective", "expected-utility", "-o", small)
 	require.Equal(t, 0, code, stderr)
-	// 6·6·16 = 576 bytes.
-	_, stderr, code = cli(t, "solve", small, "--max-memory", "576")
+	// 6·6·24 = 864 bytes.
+	_, stderr, code = cli(t, "solve", small, "--max-memory", "864")
 	assert.Equal(t, 0, code, stderr)
-	_, stderr, code = cli(t, "solve", small, "--max-memory", "575")
+	_, stderr, code = cli(t, "solve", small, "--max-memory", "863")
 	assert.Equal(t, 1, code)
-	assert.Contains(t, stderr, "need 576.0 B, beyond the memory limit (575.0 B)")
+	assert.Contains(t, stderr, "need 864.0 B, beyond the memory limit (863.0 B)")
 	for _, bad := range []string{"0", "-1", "abc", "12XB", "NaN", "0.5", "1e30"} {
 		_, stderr, code := cli(t, "solve", small, "--max-memory", bad)
 		assert.Equal(t, exitUsage, code, bad)
