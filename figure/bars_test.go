@@ -86,6 +86,7 @@ func TestWrap(t *testing.T) {
 	assert.Equal(t, "counting\nquery: the\noptimum", wrap("counting query: the optimum", 10))
 	assert.Equal(t, "a\nextraordinarily\nb", wrap("a extraordinarily b", 5))
 	assert.Equal(t, "short", wrap("short", 80))
+	assert.Equal(t, "a block of\n8\u00a0×\u00a08)", wrap("a block of 8\u00a0×\u00a08)", 12))
 }
 
 // TestBarTitleWraps: a panel's title longer than the panel is wide is

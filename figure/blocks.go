@@ -87,7 +87,8 @@ func (h Heatmap) blocks() Heatmap {
 			marks = append(marks, b)
 		}
 	}
-	note := fmt.Sprintf("(%d × %d cells, each the mean of a block of %d × %d)", rows, cols, br, bc)
+	// No-break spaces around × keep each size on one line of a wrapped title.
+	note := fmt.Sprintf("(%d\u00a0×\u00a0%d cells, each the mean of a block of %d\u00a0×\u00a0%d)", rows, cols, br, bc)
 	if h.Title != "" {
 		note = h.Title + " " + note
 	}

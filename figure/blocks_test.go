@@ -64,7 +64,7 @@ func TestHeatmapBlocks(t *testing.T) {
 	assert.Equal(t, rowLabels[3*17], b.RowLabels[17])
 	assert.Equal(t, "996", b.ColLabels[249])
 	assert.Equal(t, [][2]int{{1, 1}, {199, 249}}, b.Marks)
-	assert.Equal(t, "t (200 × 250 cells, each the mean of a block of 3 × 4)", b.Title)
+	assert.Equal(t, "t (200\u00a0×\u00a0250 cells, each the mean of a block of 3\u00a0×\u00a04)", b.Title)
 	// Within MaxSide nothing changes.
 	small := Heatmap{Z: make([][]float64, 256)}
 	for i := range small.Z {
@@ -75,5 +75,5 @@ func TestHeatmapBlocks(t *testing.T) {
 	var buf bytes.Buffer
 	require.NoError(t, h.Write(&buf, SVG))
 	assert.Less(t, buf.Len(), 8<<20, "SVG bytes")
-	assert.Contains(t, buf.String(), "each the mean of a block of 3 × 4")
+	assert.Contains(t, buf.String(), "each the mean of a block of 3\u00a0×\u00a04")
 }

@@ -81,7 +81,9 @@ func decimals(step float64) int {
 func wrap(s string, width int) string {
 	var lines []string
 	line := ""
-	for _, w := range strings.Fields(s) {
+	// Only ordinary white space breaks a line: a no-break space (U+00A0)
+	// keeps "8 × 8" on one line.
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' }) {
 		switch {
 		case line == "":
 			line = w
