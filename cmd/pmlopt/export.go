@@ -90,6 +90,14 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if p.PriorSet != nil {
+		// The polytope over every prior of the set (docs/theory.md §7).
+		rm, err := polytope.BuildRobust(spec, p.PriorSet)
+		if err != nil {
+			return err
+		}
+		mod.LP = rm.LP
+	}
 	if err := writeOutput(e, *out, mod.LP.WriteMPS); err != nil {
 		return err
 	}

@@ -11,8 +11,10 @@ import (
 
 	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
+	"github.com/pmlopt/pmlopt/solver"
 )
 
 // The eye-colour example of Fernandes et al. (2022) with a box around its
@@ -145,6 +147,24 @@ func TestPriorSetFromData(t *testing.T) {
 		assert.LessOrEqual(t, pt["optimal_epsilon_lower"].(float64), pt["optimal_epsilon"].(float64))
 		assert.GreaterOrEqual(t, pt["safe_epsilon"].(float64), 0.0)
 	}
+	// export writes the LP over the set: solved, it gives solve's optimum.
+	mps := filepath.Join(dir, "box.mps")
+	_, stderr, code = cli(t, "export", f, "--mps", mps)
+	require.Equal(t, 0, code, stderr)
+	data, err := os.Open(mps)
+	require.NoError(t, err)
+	model, err := lp.ReadMPS(data)
+	data.Close()
+	require.NoError(t, err)
+	lsol, err := solver.Revised().Solve(model)
+	require.NoError(t, err)
+	sv := runJSON(t, "solve", f, "--json")
+	assert.InDelta(t, sv["expected_utility"].(float64), lsol.Objective, 1e-7)
+	// safe works at one prior and says so.
+	_, stderr, code = cli(t, "safe", f, "--h", "2")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "prior_set: safe works at one prior")
+
 	// Baselines are calibrated over the set.
 	bv := runJSON(t, "baseline", f, "--mechanism", "utility-safe", "--json")
 	bp, err := problem.Load(f)

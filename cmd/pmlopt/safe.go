@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -66,6 +67,9 @@ func runSafe(ctx context.Context, e *env, args []string) error {
 	p, err := load(pos[0])
 	if err != nil {
 		return err
+	}
+	if p.PriorSet != nil {
+		return errors.New("prior_set: safe works at one prior; 'pmlopt baseline FILE --mechanism utility-safe' gives the utility-safe mechanism over the set")
 	}
 	o, err := p.RequireOrder()
 	if err != nil {
