@@ -3,6 +3,8 @@ package pmlopt
 import (
 	"context"
 	"fmt"
+	"math"
+	"math/big"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -374,5 +376,30 @@ func TestJointCertificateVerifies(t *testing.T) {
 			continue // every pair is allowed (h = 1)
 		}
 		wantFail(t, f.String()+": forbidden pair", verify.Check(verifyProblem(p, m), *c), verify.ClaimPattern)
+	}
+}
+
+// The counting query at h = 6 has ε* = log 7/2 (Song & Oechtering (2026),
+// §IV-A): for the prior as written, 1/7 rounded to a float64 π, the
+// certificate closes the bracket exactly at log 1/(2π).
+func TestCertificateExactOptimum(t *testing.T) {
+	p, sol := solveFile(t, "testdata/counting-query.yaml", problem.WorstCaseOrder)
+	if *sol.Certificate.WorstCaseOrder != 6 {
+		t.Fatalf("worst case %d, want 6", *sol.Certificate.WorstCaseOrder)
+	}
+	pi := new(big.Rat).SetFloat64(p.Prior[0])
+	want := new(big.Rat).Inv(new(big.Rat).Mul(pi, big.NewRat(2, 1)))
+	found := false
+	for _, c := range verify.Check(verifyProblem(p, sol.Mechanism), *sol.Certificate) {
+		if c.Name == verify.ClaimExact {
+			found = c.OK && strings.Contains(c.Detail, "log "+want.RatString()+" exactly")
+			t.Log(c)
+		}
+	}
+	if !found {
+		t.Errorf("no exact optimum log %s", want.RatString())
+	}
+	if d := math.Abs(math.Log(3.5) - math.Log(1/(2*p.Prior[0]))); d > 1e-15 {
+		t.Errorf("log 1/(2π) is %v from log 7/2", d)
 	}
 }

@@ -70,6 +70,9 @@ const (
 	ClaimLower    = "lower end"
 	ClaimExpected = "expected utility"
 	ClaimBound    = "expected utility bound"
+	// ClaimExact is reported, verified, only when the bracket closes in
+	// exact arithmetic (an informative claim; its absence is no failure).
+	ClaimExact = "exact optimum"
 )
 
 type checker struct {
@@ -80,6 +83,9 @@ type checker struct {
 	out   []Claim
 	prior []*big.Float
 	mass  *big.Float // Σ_i π_i, exact
+
+	rowsExact bool     // every row sums to 1 exactly
+	pmlRatio  *big.Rat // max_j t_j / q_j over used outputs, exact (pml)
 }
 
 func (k *checker) claim(name string, ok bool, format string, args ...any) {
@@ -303,6 +309,7 @@ func (k *checker) rows() {
 		}
 		worst = math.Max(worst, f64(d))
 	}
+	k.rowsExact = worst == 0
 	k.claim(ClaimRows, true, "p_ij ≥ 0 and every |Σ_j p_ij − 1| ≤ %.3g ≤ 2^-38", worst)
 }
 
@@ -390,6 +397,19 @@ func (k *checker) columns() (q, top, low, sum []*big.Float) {
 // each checked against a lower bound on the exponential.
 func (k *checker) level() {
 	q, top, low, _ := k.columns()
+	if k.c.Measure == "pml" {
+		for j := range k.m {
+			if top[j].Sign() == 0 {
+				continue
+			}
+			t, _ := top[j].Rat(nil)
+			qj, _ := q[j].Rat(nil)
+			r := t.Quo(t, qj)
+			if k.pmlRatio == nil || r.Cmp(k.pmlRatio) > 0 {
+				k.pmlRatio = r
+			}
+		}
+	}
 	eps := k.c.Epsilon
 	up, _ := expBounds(eps)
 	below := up // the factor bounding q_j / min_i p_ij
@@ -523,6 +543,7 @@ func (k *checker) lower() {
 		alpha[i] = k.a.num(v)
 	}
 	worst := 0.0
+	maxg := k.a.zero()
 	for j := range k.m {
 		pos := false
 		for i := range k.n {
@@ -548,8 +569,21 @@ func (k *checker) lower() {
 			return
 		}
 		worst = math.Max(worst, f64(g))
+		if g.Cmp(maxg) > 0 {
+			maxg.Set(g)
+		}
 	}
 	k.claim(ClaimLower, true, "ε* ≥ %v: Σ_i α_i > 0 and max_j g_j = %.6g ≤ e^-%v", l.Epsilon, worst, l.Epsilon)
+	// The bracket closes exactly when the mechanism (rows summing to 1
+	// exactly, on the pattern) has PML log r with r·max_j g_j = 1: the
+	// multipliers rule out every ε < −log max_j g_j = log r, and the
+	// mechanism reaches log r.
+	if k.rowsExact && k.pmlRatio != nil && maxg.Sign() > 0 && k.c.Objective != "expected-utility" {
+		g, _ := maxg.Rat(nil)
+		if prod := new(big.Rat).Mul(g, k.pmlRatio); prod.Cmp(big.NewRat(1, 1)) == 0 {
+			k.claim(ClaimExact, true, "ε* = log %s exactly: the mechanism's PML equals the proven lower bound", k.pmlRatio.RatString())
+		}
+	}
 }
 
 // expected: the reported expected utility is within UtilityTol (relative
