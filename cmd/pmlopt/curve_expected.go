@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -169,6 +170,10 @@ func (f *expectedCurveFlags) run(ctx context.Context, e *env, fs *flagSet, p *pr
 		m, err := mech.ParseMeasure(strings.TrimSpace(s))
 		if err != nil {
 			return usagef("--measure: %v", err)
+		}
+		if slices.Contains(measures, m) {
+			// A second curve of the same measure would repeat the first.
+			return usagef("--measure: %s is given twice", m)
 		}
 		measures = append(measures, m)
 	}
