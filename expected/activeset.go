@@ -84,6 +84,7 @@ func activeSet(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget
 		lowRank := len(set) <= int(lowRankRatio*float64(n))
 		r, err := solveRestricted(ctx, pi, sub, b, lowRank)
 		if err != nil && lowRank && ctx.Err() == nil {
+			opt.notify("active set, round %d: the low-rank interior point failed (%v): the dense one on %d outputs", round+1, err, len(set))
 			r, err = solveRestricted(ctx, pi, sub, b, false)
 		}
 		if err != nil {

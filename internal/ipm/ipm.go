@@ -335,6 +335,7 @@ type workspace struct {
 	kk         [][4]float64 // per output: K_j itself (k11 = es without marginal rows)
 	mat        *mat.Dense   // allocated by the first dense factor
 	lowRank    bool         // solve through lr rather than mat
+	denseReady bool         // mat holds this iteration's factor (lowRank's fallback)
 	lr         *lowRankSys
 	chol       cholesky
 	aff, cor   direction // predictor and corrector
@@ -536,6 +537,7 @@ func (w *workspace) factor() error {
 		w.g[k] = w.e[k] + kap*w.f[k]
 	}
 	var data []float64
+	w.denseReady = false
 	if !w.lowRank {
 		if w.mat == nil {
 			w.mat = mat.NewDense(n, n, nil)

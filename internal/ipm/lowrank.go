@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/pmlopt/pmlopt/internal/vec"
 )
 
 // lowRankSys solves the reduced Newton system M x = b of factor without
@@ -56,6 +58,13 @@ const (
 	refineSteps = 20
 	refineTol   = 1e-15
 )
+
+// denseFallback is the residual, relative to the right-hand side, above
+// which a low-rank solve counts as failed: near the optimum of some
+// restricted problems the identity loses every digit (the iterations
+// then leave the central path at once), and that iteration falls back on
+// the dense N×N system.
+const denseFallback = 1e-8
 
 // lowRankCols returns the columns per output of the low-rank form.
 func (w *workspace) lowRankCols() int {
@@ -143,13 +152,13 @@ func (w *workspace) solveLowRank(b []float64) error {
 	if err := lr.apply(b, x); err != nil {
 		return err
 	}
-	scale, last := maxAbs(b), math.Inf(1)
+	scale, last, res := maxAbs(b), math.Inf(1), math.Inf(1)
 	for range refineSteps {
 		w.mulM(x, lr.res)
 		for i := range lr.res {
 			lr.res[i] = b[i] - lr.res[i]
 		}
-		res := maxAbs(lr.res)
+		res = maxAbs(lr.res)
 		if res <= refineTol*scale || res > last/2 {
 			break
 		}
@@ -161,6 +170,12 @@ func (w *workspace) solveLowRank(b []float64) error {
 			x[i] += lr.cor[i]
 		}
 	}
+	if !(res <= denseFallback*scale) {
+		// The identity lost the digits: this iteration's system is
+		// solved the dense way.
+		w.denseSolve(b)
+		return nil
+	}
 	for _, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return errors.New("ipm: singular capacitance matrix")
@@ -168,6 +183,38 @@ func (w *workspace) solveLowRank(b []float64) error {
 	}
 	copy(b, x)
 	return nil
+}
+
+// denseSolve overwrites b with the solution of M x = b through the dense
+// N×N matrix of factor, built and factorised once per iteration from the
+// same quantities (every output having every input, in order).
+func (w *workspace) denseSolve(b []float64) {
+	if !w.denseReady {
+		st := w.st
+		n := st.n
+		if w.mat == nil {
+			w.mat = mat.NewDense(n, n, nil)
+		}
+		data := w.mat.RawMatrix().Data
+		clear(data)
+		for j := range st.m {
+			k0, k1 := st.colStart[j], st.colStart[j+1]
+			v1, v2 := w.v1[k0:k1], w.v2[k0:k1]
+			for kk := k0; kk < k1; kk++ {
+				rowData := data[st.row[kk]*n : (st.row[kk]+1)*n]
+				vec.AddScaled(rowData, w.u1[kk], v1)
+				if w.form.marg {
+					vec.AddScaled(rowData, -w.u2[kk], v2)
+				}
+			}
+		}
+		for i := range n {
+			data[i*n+i] += w.rowSumD[i]
+		}
+		w.chol.factorize(data, n)
+		w.denseReady = true
+	}
+	w.chol.solve(b)
 }
 
 // apply sets x to the Woodbury solution of M x = b.
