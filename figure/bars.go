@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/pmlopt/pmlopt/internal/outfile"
 )
 
 // BarSeries is one named set of bars, one value per group of a Bars panel.
@@ -191,7 +192,10 @@ func (f BarFigure) Save(path string) error {
 }
 
 // save writes through write into path in the format of its extension,
-// drawing into memory first so that a failure creates no file.
+// drawing into memory first so that a failure creates no file, and then
+// as Figure.Save does, through package internal/outfile: a previous file
+// stays whole if the write fails, and a FIFO nobody reads is seen as
+// blocked, so that a signal ends the run at once.
 func save(path string, write func(io.Writer, Format) error) error {
 	ft, err := ParseFormat(filepath.Ext(path))
 	if err != nil {
@@ -201,5 +205,8 @@ func save(path string, write func(io.Writer, Format) error) error {
 	if err := write(&buf, ft); err != nil {
 		return err
 	}
-	return os.WriteFile(path, buf.Bytes(), 0o644)
+	return outfile.Write(path, func(w io.Writer) error {
+		_, err := w.Write(buf.Bytes())
+		return err
+	})
 }
