@@ -23,7 +23,20 @@ func loadProblem(e *env, path string) (*problem.Problem, error) {
 func loadProblemLimit(e *env, path string, limit int64) (*problem.Problem, error) {
 	// Opening a FIFO and reading a terminal or a pipe block until a writer
 	// comes: the load runs aside, and a signal stops the wait.
-	return interruptibly(e.context(), func() (*problem.Problem, error) { return loadBlocking(e, path, limit) })
+	p, err := interruptibly(e.context(), func() (*problem.Problem, error) { return loadBlocking(e, path, limit) })
+	return p, waitedFor(e.context(), path, err)
+}
+
+// waitedFor replaces the error of a read that a signal cut short by what
+// the read was waiting for, which the stop message then names.
+func waitedFor(ctx context.Context, path string, err error) error {
+	if err == nil || ctx.Err() == nil || !errors.Is(err, ctx.Err()) {
+		return err
+	}
+	if path == "-" {
+		return errors.New("standard input was still being read")
+	}
+	return fmt.Errorf("%s was still being read (a FIFO or device with no writer?)", path)
 }
 
 func loadBlocking(e *env, path string, limit int64) (*problem.Problem, error) {
@@ -109,13 +122,13 @@ func interruptibly[T any](ctx context.Context, f func() (T, error)) (T, error) {
 // whose reads stop when the command's context is done. close releases it.
 func openInput(e *env, path string) (r io.Reader, close func(), err error) {
 	if path == "-" {
-		return &ctxReader{ctx: e.context(), r: e.stdin}, func() {}, nil
+		return &ctxReader{ctx: e.context(), r: e.stdin, path: path}, func() {}, nil
 	}
 	f, err := interruptibly(e.context(), func() (*os.File, error) { return os.Open(path) })
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, waitedFor(e.context(), path, err)
 	}
-	return &ctxReader{ctx: e.context(), r: f}, func() { f.Close() }, nil
+	return &ctxReader{ctx: e.context(), r: f, path: path}, func() { f.Close() }, nil
 }
 
 // ctxReader is a reader whose Read returns ctx's error as soon as ctx is
@@ -123,14 +136,15 @@ func openInput(e *env, path string) (r io.Reader, close func(), err error) {
 // aside into a buffer of its own; after ctx is done no read starts, so a
 // read left waiting never writes where a later one reads.
 type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-	buf []byte
+	ctx  context.Context
+	r    io.Reader
+	path string // named when a signal stops a read that waits
+	buf  []byte
 }
 
 func (c *ctxReader) Read(p []byte) (int, error) {
 	if err := c.ctx.Err(); err != nil {
-		return 0, err
+		return 0, waitedFor(c.ctx, c.path, err)
 	}
 	if cap(c.buf) < len(p) {
 		c.buf = make([]byte, len(p))
@@ -138,5 +152,5 @@ func (c *ctxReader) Read(p []byte) (int, error) {
 	buf := c.buf[:len(p)]
 	n, err := interruptibly(c.ctx, func() (int, error) { return c.r.Read(buf) })
 	copy(p, buf[:n])
-	return n, err
+	return n, waitedFor(c.ctx, c.path, err)
 }

@@ -348,18 +348,23 @@ func TestSolveStoppedBySignal(t *testing.T) {
 // A command waiting for its input (standard input left open by the
 // writer, a FIFO nobody opens for writing) stops on SIGINT: exit status
 // 130 and the reason. The signal comes after a second, once the process
-// has started and blocks in its read or open.
+// has started and blocks in its read or open; the message says what the
+// command was waiting to read.
 func TestReadStoppedBySignal(t *testing.T) {
 	bin := buildCLI(t)
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
-	for _, args := range [][]string{
-		{"solve", "-"},
-		{"solve", fifo},
-		{"sample", td + "eye-colour.json", "--input", fifo, "--column", "c"},
-		{"sample", td + "eye-colour.json", "--input", "-", "--column", "c"},
+	for _, c := range []struct {
+		args []string
+		why  string // what the stop message says was being waited for
+	}{
+		{[]string{"solve", "-"}, "standard input was still being read"},
+		{[]string{"solve", fifo}, fifo + " was still being read"},
+		{[]string{"sample", td + "eye-colour.json", "--input", fifo, "--column", "c"}, fifo + " was still being read"},
+		{[]string{"sample", td + "eye-colour.json", "--input", "-", "--column", "c"}, "standard input was still being read"},
 	} {
+		args := c.args
 		cmd := exec.Command(bin, args...)
 		stdin, err := cmd.StdinPipe() // held open, never written
 		require.NoError(t, err)
@@ -374,6 +379,8 @@ func TestReadStoppedBySignal(t *testing.T) {
 		require.ErrorAs(t, err, &exit, "%v: %s", args, stderr.String())
 		assert.Equal(t, 130, exit.ExitCode(), "%v: %s", args, stderr.String())
 		assert.Contains(t, stderr.String(), "pmlopt "+args[0]+": stopped by SIGINT", "%v", args)
+		assert.Contains(t, stderr.String(), c.why, "%v", args)
+		assert.NotContains(t, stderr.String(), "context canceled", "%v", args)
 		assert.Empty(t, stdout.String(), "%v", args)
 	}
 }
