@@ -40,6 +40,20 @@ func withinOver(s *mech.PriorSet, m mech.Mechanism, b mech.Budget) bool {
 	return level <= b.Epsilon+certify.AuditTol
 }
 
+// RobustSolver is the LP backend that solves a problem over a prior set
+// with options o: the one named in o, else the pure-Go revised simplex. Clp stops on numerical
+// errors (its status 4) on the dualised robust models of the tests, while
+// the revised simplex solves them, so auto does not pick Clp here.
+func RobustSolver(o Options) solver.Solver {
+	if o.Solver != nil {
+		return o.Solver
+	}
+	if s, err := solver.Get("revised"); err == nil {
+		return s
+	}
+	return solver.Auto()
+}
+
 // solveRobustLP solves the model of BuildRobust for s over the set with
 // the LP backend and returns its audited mechanism, or nil when the
 // backend finds no point (Status other than Optimal: not a proof).
@@ -83,7 +97,7 @@ func solveRobustLP(s polytope.Spec, set *mech.PriorSet, slv solver.Solver) (mech
 // valid, possibly loose.
 func solveOverPriorSet(ctx context.Context, p *problem.Problem, b mech.Budget, opt Options) (*Solution, error) {
 	set := p.PriorSet
-	slv := opt.solver()
+	slv := RobustSolver(opt)
 	switch p.Objective {
 	case problem.ExpectedUtility:
 		u, err := p.RequireUtility()
@@ -229,7 +243,7 @@ func everyRowOpen(pat mech.Pattern) bool {
 // the lower end as solveOverPriorSet says.
 func solveWorstCaseOverSet(ctx context.Context, p *problem.Problem, eps float64, opt Options) (*Solution, error) {
 	set := p.PriorSet
-	slv := opt.solver()
+	slv := RobustSolver(opt)
 	pats, _, err := patterns(p)
 	if err != nil {
 		return nil, err
@@ -300,7 +314,7 @@ const overSetTol = 1e-7
 // budget over the set.
 func leastOverSet(ctx context.Context, p *problem.Problem, pat mech.Pattern, start mech.Mechanism, opt Options) (overSetResult, error) {
 	set := p.PriorSet
-	slv := opt.solver()
+	slv := RobustSolver(opt)
 	var r overSetResult
 	probe := func(e float64) (mech.Mechanism, error) {
 		r.lps++
@@ -461,7 +475,7 @@ func solveJointOverSet(ctx context.Context, p *problem.Problem, floor Floor, opt
 	if b.Epsilon < least.lower {
 		return nil, refuse
 	}
-	slv := opt.solver()
+	slv := RobustSolver(opt)
 	m, lsol, err := solveRobustLP(polytope.Spec{Prior: p.Prior, Budget: b, Pattern: pat, Objective: polytope.ExpectedUtility, Utility: u}, p.PriorSet, slv)
 	if err != nil {
 		return nil, err

@@ -157,6 +157,10 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	}
 	if slv == nil {
 		slv = solver.Auto()
+		if p.PriorSet != nil {
+			// What the library's auto picks over a prior set.
+			slv = pmlopt.RobustSolver(pmlopt.Options{})
+		}
 	}
 	prog := newProgress(e.stderr, "curve", *quiet)
 	opts := pmlopt.Options{Solver: slv, Tol: *tol, Workers: *workers, Progress: prog.update, Shard: shard}
