@@ -2,7 +2,7 @@
 
 import math
 import os
-import signal
+import subprocess
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -116,29 +116,26 @@ def test_sample_follows_the_mechanism():
 def test_ctrl_c_interrupts_a_long_curve():
     # The whole curve of a random 128-letter instance takes tens of
     # seconds on two cores; SIGINT comes after one.
+    #
+    # The signal comes from another process, as a terminal's Ctrl-C does.
+    # Sent from a Python thread (threading.Timer), it can be lost on
+    # CPython 3.11: that thread goes on running bytecode after os.kill and
+    # clears the interpreter's shared "pending" flag, which only the main
+    # thread may act on, so the main thread never looks at the signal.
     prior, utility = random_instance(128, 1)
-    sent = []
-
-    def interrupt():
-        sent.append(time.monotonic())
-        os.kill(os.getpid(), signal.SIGINT)
-
-    timer = threading.Timer(1.0, interrupt)
     result, interrupted = None, False
     started = time.monotonic()
-    timer.start()
+    killer = subprocess.Popen(["sh", "-c", "sleep 1; kill -INT %d" % os.getpid()])
     try:
         result = pmlopt.curve(prior, utility)
     except KeyboardInterrupt:
         interrupted = True
     finally:
         stopped = time.monotonic()
-        timer.cancel()
-    assert interrupted, "the curve returned %d points after %.2f s, SIGINT sent at %s" % (
-        len(result), stopped - started, [s - started for s in sent])
+        killer.wait()
+    assert interrupted, "the curve returned %d points after %.2f s" % (len(result), stopped - started)
     assert result is None
-    assert len(sent) == 1
-    assert stopped - sent[0] < 5
+    assert stopped - started < 6
     # The library keeps working after an interrupted call.
     sol = pmlopt.solve([0.5, 0.5], [[1, 0], [0, 1]], epsilon=2)
     assert sol.worst_case_order == 2
