@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,6 +37,12 @@ type example struct {
 // readmeExamples returns the "$ " commands of the code blocks of text,
 // numbered by README line from first (the line of text[0]).
 func readmeExamples(text string, first int) []example {
+	return docExamples("README.md", text, first)
+}
+
+// docExamples returns the "$ " commands of the code blocks of text, the
+// document file from its line first on.
+func docExamples(file, text string, first int) []example {
 	var out []example
 	var cur *example
 	inBlock, sh := false, false
@@ -53,10 +60,10 @@ func readmeExamples(text string, first int) []example {
 		case !inBlock:
 		case sh && strings.HasPrefix(line, "pmlopt "):
 			cmd, _, _ := strings.Cut(line, " #")
-			out = append(out, example{where: fmt.Sprintf("README.md:%d", first+k), cmd: strings.TrimSpace(cmd), anyOutput: true})
+			out = append(out, example{where: fmt.Sprintf("%s:%d", file, first+k), cmd: strings.TrimSpace(cmd), anyOutput: true})
 		case strings.HasPrefix(line, "$ "):
 			flush()
-			cur = &example{where: fmt.Sprintf("README.md:%d", first+k), cmd: strings.TrimPrefix(line, "$ ")}
+			cur = &example{where: fmt.Sprintf("%s:%d", file, first+k), cmd: strings.TrimPrefix(line, "$ ")}
 		case cur != nil:
 			cur.want = append(cur.want, line)
 		}
@@ -100,17 +107,33 @@ func TestReadmeWalkThrough(t *testing.T) {
 	assert.GreaterOrEqual(t, len(exs), 6, "the walk-through's commands")
 }
 
-// TestDocumentedExamples runs every "$ " command of the README in order,
-// then every command's --help example, in a directory that sees the
-// repository's testdata.
-func TestDocumentedExamples(t *testing.T) {
+// guideExamples returns the README's examples in reading order, with those
+// of docs/commands.md where the README's command table points to it:
+// before "Reading the certified answer", whose examples read the files the
+// commands' examples write.
+func guideExamples(t *testing.T) []example {
+	t.Helper()
 	text, first := readme(t, "")
+	ref, err := os.ReadFile("../../docs/commands.md")
+	require.NoError(t, err)
+	lines := strings.Split(text, "\n")
+	at := slices.Index(lines, "## Reading the certified answer")
+	require.GreaterOrEqual(t, at, 0, "README's section Reading the certified answer")
+	exs := readmeExamples(strings.Join(lines[:at], "\n"), first)
+	exs = append(exs, docExamples("docs/commands.md", string(ref), 1)...)
+	return append(exs, readmeExamples(strings.Join(lines[at:], "\n"), first+at)...)
+}
+
+// TestDocumentedExamples runs every "$ " command of the README and of
+// docs/commands.md in reading order, then every command's --help example,
+// in a directory that sees the repository's testdata.
+func TestDocumentedExamples(t *testing.T) {
+	exs := guideExamples(t)
 	testdata, err := filepath.Abs(td)
 	require.NoError(t, err)
 	dir := t.TempDir()
 	require.NoError(t, os.Symlink(testdata, filepath.Join(dir, "testdata")))
 	t.Chdir(dir)
-	exs := readmeExamples(text, first)
 	ran := 0
 	for _, ex := range exs {
 		if ex.anyOutput && !inputsExist(ex.cmd) {
