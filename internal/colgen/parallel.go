@@ -1,6 +1,6 @@
 package colgen
 
-import "sync"
+import "github.com/pmlopt/pmlopt/internal/par"
 
 // parallelWork is the least number of multiply-adds an operation of the
 // dense engine must hold before it is split over goroutines: below it the
@@ -20,21 +20,5 @@ func (g *Master) SetWorkers(w int) { g.sx.workers = max(w, 1) }
 // e.workers goroutines when the work (n ranges of cost each) is large
 // enough, else once on the whole range.
 func (e *dense) split(n, cost int, f func(lo, hi int)) {
-	w := e.workers
-	if w <= 1 || n < 2 || n*cost < e.minWork {
-		f(0, n)
-		return
-	}
-	w = min(w, n)
-	var wg sync.WaitGroup
-	for t := 1; t < w; t++ {
-		lo, hi := t*n/w, (t+1)*n/w
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(lo, hi)
-		}()
-	}
-	f(0, n/w)
-	wg.Wait()
+	par.Split(e.workers, e.minWork, n, cost, f)
 }

@@ -1,6 +1,6 @@
 package ipm
 
-import "sync"
+import "github.com/pmlopt/pmlopt/internal/par"
 
 // parallelWork is the least number of multiply-adds an update must hold
 // before factor splits it over goroutines: below it their start and wait
@@ -13,24 +13,9 @@ const parallelWork = 1 << 16
 // range's numbers are computed as they would be in one call, so results
 // do not depend on the split.
 func (w *workspace) split(n, cost int, f func(lo, hi int)) {
-	k, least := w.workers, w.minWork
+	least := w.minWork
 	if least == 0 {
 		least = parallelWork
 	}
-	if k <= 1 || n < 2 || n*cost < least {
-		f(0, n)
-		return
-	}
-	k = min(k, n)
-	var wg sync.WaitGroup
-	for t := 1; t < k; t++ {
-		lo, hi := t*n/k, (t+1)*n/k
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(lo, hi)
-		}()
-	}
-	f(0, n/k)
-	wg.Wait()
+	par.Split(w.workers, least, n, cost, f)
 }
