@@ -110,3 +110,56 @@ func TestHeatmapCellsWithoutSeams(t *testing.T) {
 	}
 	assert.Greater(t, lowest, highest+200, "dark end at the bottom, light end at the top")
 }
+
+// TestSequential: the series colours are viridis's, ordered by rising
+// lightness, far enough apart to tell apart, and stop short of the yellow
+// end, which is too light for a line on white.
+func TestSequential(t *testing.T) {
+	assert.Nil(t, Sequential(0))
+	one := Sequential(1)
+	require.Len(t, one, 1)
+	assert.Equal(t, viridis(0), one[0])
+	for _, n := range []int{2, 4, 8} {
+		cs := Sequential(n)
+		require.Len(t, cs, n)
+		assert.Equal(t, viridis(0), cs[0])
+		assert.Equal(t, viridis(sequentialEnd), cs[n-1])
+		for k := 1; k < n; k++ {
+			step := lightness(cs[k]) - lightness(cs[k-1])
+			assert.Greater(t, step, 60.0/float64(n), "n = %d, colour %d", n, k)
+		}
+		// The lightest stays well below the yellow end's L* of about 91.
+		assert.Less(t, lightness(cs[n-1]), 85.0, "n = %d", n)
+	}
+}
+
+// TestSeriesColor: a series drawn with its own colour puts that colour on
+// the image, and one without takes the palette's.
+func TestSeriesColor(t *testing.T) {
+	mine := color.RGBA{R: 0x12, G: 0xab, B: 0x34, A: 0xff}
+	count := func(f Figure, c color.Color) int {
+		var buf bytes.Buffer
+		require.NoError(t, f.Write(&buf, PNG))
+		img, err := png.Decode(&buf)
+		require.NoError(t, err)
+		r0, g0, b0, _ := c.RGBA()
+		n := 0
+		for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
+			for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x++ {
+				r, g, b, _ := img.At(x, y).RGBA()
+				if r>>8 == r0>>8 && g>>8 == g0>>8 && b>>8 == b0>>8 {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	line := Series{Name: "a", X: []float64{0, 1, 2}, Y: []float64{0, 2, 1}}
+	plain := Figure{Series: []Series{line}}
+	line.Color = mine
+	coloured := Figure{Series: []Series{line}}
+	assert.Greater(t, count(coloured, mine), 50)
+	assert.Zero(t, count(plain, mine))
+	assert.Greater(t, count(plain, palette[0]), 50)
+	assert.Zero(t, count(coloured, palette[0]))
+}

@@ -54,6 +54,10 @@ type Series struct {
 	Marks bool
 	// Dashed draws the line dashed, to tell overlapping curves apart.
 	Dashed bool
+	// Color is the series' colour; nil takes the next colour of the
+	// qualitative palette. Series that are steps of one quantity (a
+	// confidence level, say) read best in the colours of Sequential.
+	Color color.Color
 }
 
 // Figure is a plot of one or more Series.
@@ -201,6 +205,9 @@ func (f Figure) plot() (*plot.Plot, []drawnLine, error) {
 			}
 		}
 		col := palette[k%len(palette)]
+		if s.Color != nil {
+			col = s.Color
+		}
 		style := draw.LineStyle{Color: col, Width: vg.Points(1.6)}
 		if s.Dashed {
 			style.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
