@@ -24,6 +24,16 @@ type Master struct {
 	sx      *dense
 	cols    []column // generated columns; cols[k] is LP column n + k
 
+	// f folds the master by a symmetry group (NewSymmetric), nil for
+	// none. rho holds the masses of the master's rows (the prior, or the
+	// masses of the input orbits), outs the outputs priced (every
+	// output, or one per orbit).
+	f    *fold
+	rho  []float64
+	outs []int
+	acc  []float64 // scratch of fold.reduce
+	mark []bool    // scratch of fold.reduce
+
 	order []int     // scratch: inputs by decreasing y_i/π_i
 	ratio []float64 // scratch
 
@@ -47,13 +57,25 @@ var ErrStopped = errors.New("colgen: stopped")
 func (g *Master) SetStop(stop func() bool) { g.stop = stop }
 
 // column is a generated column: output j, the inputs in the order its
-// fill takes them, and its entries at the current λ.
+// fill takes them, and its entries at the current λ; erows and evals are
+// its entries in the master (folded, or rows and vals themselves).
 type column struct {
 	j     int
 	order []int
 	rows  []int
 	vals  []float64
+	erows []int
+	evals []float64
 	dead  bool // no column with this order exists at the current λ: fixed at 0
+}
+
+// engineCol sets c's entries in the master from its unfolded ones.
+func (g *Master) engineCol(c *column) {
+	if g.f == nil {
+		c.erows, c.evals = c.rows, c.vals
+		return
+	}
+	c.erows, c.evals = g.f.reduce(c.j, c.rows, c.vals, g.acc, g.mark, c.erows, c.evals)
 }
 
 // Result is what a Probe found.
@@ -89,17 +111,48 @@ func New(pi mech.Prior, pat mech.Pattern) (*Master, error) {
 		return nil, err
 	}
 	m := len(pat[0])
-	g := &Master{pi: pi, pat: pat, allowed: make([][]int, m), eps: -1}
+	g := &Master{pi: pi, pat: pat, allowed: make([][]int, m), eps: -1, rho: pi}
 	for j := range m {
 		for i := range n {
 			if pat[i][j] {
 				g.allowed[j] = append(g.allowed[j], i)
 			}
 		}
+		if len(g.allowed[j]) > 0 {
+			g.outs = append(g.outs, j)
+		}
 	}
 	g.sx = newDense(n)
 	g.order = make([]int, n)
 	g.ratio = make([]float64, n)
+	return g, nil
+}
+
+// NewSymmetric returns the master problem of the pattern pat over the
+// prior pi folded by the symmetry group that sym generates (see fold): its
+// rows are the orbits of the inputs and it prices one output per orbit,
+// while its mechanisms and proofs are those of the unfolded problem (the
+// mechanism assembled over the group, the multipliers spread over each
+// orbit), audited and checked by certify.DualBound as New's are. It
+// refuses a sym that does not leave pi and pat unchanged.
+func NewSymmetric(pi mech.Prior, pat mech.Pattern, sym Symmetry) (*Master, error) {
+	g, err := New(pi, pat)
+	if err != nil {
+		return nil, err
+	}
+	f, err := newFold(pi, pat, sym)
+	if err != nil {
+		return nil, err
+	}
+	g.f, g.rho = f, f.rho
+	g.outs = g.outs[:0]
+	for _, j := range f.reps {
+		if len(g.allowed[j]) > 0 {
+			g.outs = append(g.outs, j)
+		}
+	}
+	g.sx = newDense(f.n)
+	g.acc, g.mark = make([]float64, f.n), make([]bool, f.n)
 	return g, nil
 }
 
@@ -130,7 +183,7 @@ func fill(pi mech.Prior, order []int, mu float64, rows []int, vals []float64) ([
 }
 
 // massOf returns π·v of a column.
-func massOf(pi mech.Prior, rows []int, vals []float64) float64 {
+func massOf(pi []float64, rows []int, vals []float64) float64 {
 	s := 0.0
 	for e, i := range rows {
 		s += pi[i] * vals[e]
@@ -149,7 +202,10 @@ func (g *Master) setEps(eps float64) {
 		var ok bool
 		c.rows, c.vals, ok = fill(g.pi, c.order, g.mu, c.rows, c.vals)
 		c.dead = !ok
-		g.sx.replace(k, denseCol{rows: c.rows, vals: c.vals, dead: c.dead})
+		if ok {
+			g.engineCol(c)
+		}
+		g.sx.replace(k, denseCol{rows: c.erows, vals: c.evals, dead: c.dead})
 	}
 }
 
@@ -163,10 +219,16 @@ const priceTol = 1e-9
 // duals), and returns how many it added and the largest yp·v/π·v over all
 // outputs (−Inf if no output has a column).
 func (g *Master) priceAt(yp, y []float64) (int, float64) {
-	n := len(g.pi)
-	for i := range n {
+	for i := range g.order {
 		g.order[i] = i
-		g.ratio[i] = yp[i] / g.pi[i]
+		if g.f == nil {
+			g.ratio[i] = yp[i] / g.pi[i]
+		} else {
+			// The knapsack of the unfolded problem, with the
+			// multipliers α_i = y_r/|O_r| (see fold).
+			r := g.f.orb[i]
+			g.ratio[i] = yp[r] * g.f.inv[i] / g.pi[i]
+		}
 	}
 	slices.SortFunc(g.order, func(a, b int) int {
 		switch ra, rb := g.ratio[a], g.ratio[b]; {
@@ -179,10 +241,8 @@ func (g *Master) priceAt(yp, y []float64) (int, float64) {
 	})
 	added, best := 0, math.Inf(-1)
 	var seen vectorSet // the vectors added in this round, made on first use
-	for j, al := range g.allowed {
-		if len(al) == 0 {
-			continue
-		}
+	var probe column   // scratch: a candidate's entries in the master
+	for _, j := range g.outs {
 		order := g.cand[:0]
 		for _, i := range g.order {
 			if g.pat[i][j] {
@@ -194,25 +254,33 @@ func (g *Master) priceAt(yp, y []float64) (int, float64) {
 		if !ok {
 			continue
 		}
+		probe.j, probe.rows, probe.vals = j, rows, vals
+		g.engineCol(&probe)
+		erows, evals := probe.erows, probe.evals
 		d, dp := 0.0, 0.0
-		for e, i := range rows {
-			d += vals[e] * y[i]
-			dp += vals[e] * yp[i]
+		for e, i := range erows {
+			d += evals[e] * y[i]
+			dp += evals[e] * yp[i]
 		}
-		best = math.Max(best, dp/massOf(g.pi, rows, vals))
+		best = math.Max(best, dp/massOf(g.rho, erows, evals))
 		if d <= priceTol {
 			continue
 		}
 		if seen.byKey == nil {
 			seen = newVectorSet()
 		}
-		if seen.has(rows, vals) {
+		if seen.has(erows, evals) {
 			continue // another output priced this vector in this round
 		}
 		c := column{j: j, order: slices.Clone(order), rows: slices.Clone(rows), vals: slices.Clone(vals)}
-		seen.put(c.rows, c.vals)
+		if g.f == nil {
+			c.erows, c.evals = c.rows, c.vals
+		} else {
+			c.erows, c.evals = slices.Clone(erows), slices.Clone(evals)
+		}
+		seen.put(c.erows, c.evals)
 		g.cols = append(g.cols, c)
-		g.sx.add(denseCol{rows: c.rows, vals: c.vals})
+		g.sx.add(denseCol{rows: c.erows, vals: c.evals})
 		added++
 	}
 	return added, best
@@ -227,7 +295,7 @@ func (g *Master) lagrangian(y []float64, best float64) float64 {
 	sum := 0.0
 	for i, yi := range y {
 		sum += yi
-		m = math.Min(m, (1-yi)/g.pi[i])
+		m = math.Min(m, (1-yi)/g.rho[i])
 	}
 	return sum + m
 }
@@ -246,7 +314,7 @@ const poolFactor = 2
 // first, that is with the smallest y·v (in order of generation when y is
 // nil).
 func (g *Master) trim(y []float64, keep int) error {
-	n := len(g.pi)
+	n := g.sx.n
 	if len(g.cols) <= keep {
 		return nil
 	}
@@ -339,7 +407,7 @@ func (g *Master) Probe(eps float64) (*Result, error) {
 	if math.IsNaN(eps) || eps < 0 || math.IsInf(math.Exp(eps), 0) {
 		return nil, fmt.Errorf("colgen: Probe: ε = %v: want 0 ≤ ε ≤ 709 (e^ε must be a finite float64)", eps)
 	}
-	n := len(g.pi)
+	n := g.sx.n
 	if len(g.cols) > poolFactor*n {
 		if err := g.trim(nil, 0); err != nil {
 			return nil, err
@@ -383,6 +451,9 @@ func (g *Master) Probe(eps float64) (*Result, error) {
 	r.Columns = len(g.cols)
 	r.Unsettled = r.Rounds == maxRounds && sol.Objective > 0
 	r.Alpha = sol.RowDuals[:n]
+	if g.f != nil {
+		r.Alpha = g.f.unfold(r.Alpha)
+	}
 	if lb, ok := certify.DualBound(g.pi, g.pat, r.Alpha); ok {
 		r.Lower = lb
 	}
@@ -415,14 +486,23 @@ func (g *Master) Probe(eps float64) (*Result, error) {
 
 // mechanism assembles the master's point x as a mechanism (see assemble).
 func (g *Master) mechanism(x []float64) mech.Mechanism {
-	n := len(g.pi)
+	n := g.sx.n
 	var ws []weighted
 	for k, c := range g.cols {
 		if w := x[n+k]; w > 0 && !c.dead {
 			ws = append(ws, weighted{j: c.j, rows: c.rows, vals: c.vals, w: w})
 		}
 	}
-	return assemble(n, len(g.allowed), ws)
+	return g.assemble(ws)
+}
+
+// assemble returns the mechanism of the weighted columns (see the
+// function assemble), over the symmetry group when the master is folded.
+func (g *Master) assemble(ws []weighted) mech.Mechanism {
+	if g.f != nil {
+		return g.f.assemble(len(g.pi), len(g.allowed), ws)
+	}
+	return assemble(len(g.pi), len(g.allowed), ws)
 }
 
 // weighted is a column of output j with its entries and its weight.
@@ -453,6 +533,16 @@ func assemble(n, m int, ws []weighted) mech.Mechanism {
 	return p
 }
 
+// validOrder reports whether every input of order is below n.
+func validOrder(order []int, n int) bool {
+	for _, i := range order {
+		if i < 0 || i >= n {
+			return false
+		}
+	}
+	return true
+}
+
 // Seed is a set of columns carried from one master to another, for
 // example from a neighbouring threshold's pattern on a curve: each is an
 // output and the order in which its inputs are filled.
@@ -467,7 +557,7 @@ type seedColumn struct {
 
 // Seed returns the master's basic generated columns, or nil if it has none.
 func (g *Master) Seed() *Seed {
-	n := len(g.pi)
+	n := g.sx.n
 	var s Seed
 	for k, c := range g.cols {
 		if g.sx.isBasic(n+k) && !c.dead {
@@ -494,6 +584,14 @@ func (g *Master) AddSeed(s *Seed) error {
 	for _, sc := range s.cols {
 		if sc.j >= len(g.allowed) || len(g.allowed[sc.j]) == 0 {
 			continue
+		}
+		if g.f != nil && g.f.repOf[sc.j] != sc.j {
+			// The same column, moved to its orbit's representative.
+			if !validOrder(sc.order, len(g.pi)) {
+				continue
+			}
+			j, order := g.f.toRepresentative(sc.j, sc.order)
+			sc = seedColumn{j: j, order: order}
 		}
 		order := make([]int, 0, len(g.allowed[sc.j]))
 		seen := make(map[int]bool, len(order))

@@ -64,7 +64,7 @@ func (s shape) breakpoints(pi mech.Prior) []float64 {
 // weights give a mechanism with the pattern (rows normalised), which is
 // returned for the caller to audit; nil otherwise.
 func (g *Master) polish() (estimate float64, p mech.Mechanism) {
-	n := len(g.pi)
+	n := g.sx.n
 	var basic []int  // structural columns in the basis: slack i < n, generated n + k
 	var slacks []int // positions of the basic slacks in basic
 	for j := 0; j < g.sx.numCols(); j++ {
@@ -111,11 +111,13 @@ func (g *Master) polish() (estimate float64, p mech.Mechanism) {
 				b.Set(j, p, 1)
 				continue
 			}
-			s := shapes[p]
+			s, o := shapes[p], g.cols[j-n].j
 			for _, i := range s.full() {
-				b.Set(i, p, 1)
+				r, c := g.entry(o, i)
+				b.Set(r, p, b.At(r, p)+c)
 			}
-			b.Set(s.k(), p, s.theta(g.pi, mu))
+			r, c := g.entry(o, s.k())
+			b.Set(r, p, b.At(r, p)+c*s.theta(g.pi, mu))
 		}
 		lu.Factorize(b)
 		return lu.SolveVecTo(x, false, ones) == nil
@@ -141,7 +143,8 @@ func (g *Master) polish() (estimate float64, p mech.Mechanism) {
 				continue
 			}
 			s := shapes[p]
-			z.SetVec(s.k(), z.AtVec(s.k())+x.AtVec(p)*s.slope(g.pi))
+			r, c := g.entry(g.cols[j-n].j, s.k())
+			z.SetVec(r, z.AtVec(r)+x.AtVec(p)*c*s.slope(g.pi))
 		}
 		if err := lu.SolveVecTo(u, false, z); err != nil {
 			return estimate, nil
@@ -192,5 +195,15 @@ func (g *Master) polish() (estimate float64, p mech.Mechanism) {
 			ws = append(ws, weighted{j: g.cols[j-n].j, rows: s.rows, vals: vals, w: w})
 		}
 	}
-	return estimate, assemble(n, len(g.allowed), ws)
+	return estimate, g.assemble(ws)
+}
+
+// entry returns the master's row that input i of a column of output j
+// falls in, and the coefficient of its entry there (see fold): (i, 1)
+// without a fold.
+func (g *Master) entry(j, i int) (int, float64) {
+	if g.f == nil {
+		return i, 1
+	}
+	return g.f.orb[i], float64(g.f.size[j]) * g.f.inv[i]
 }
