@@ -3,6 +3,7 @@ package mech
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -99,10 +100,21 @@ func Simplex(center Prior) *PriorSet {
 
 // MinMass returns min over π ∈ Π of Σ_k π_k c_k: the least mass a column c
 // of a mechanism can get under a prior of the set.
-func (s *PriorSet) MinMass(c []float64) float64 { return dot(s.Extreme(c, false), c) }
+func (s *PriorSet) MinMass(c []float64) float64 { return withinCosts(dot(s.Extreme(c, false), c), c) }
 
 // MaxMass returns max over π ∈ Π of Σ_k π_k c_k.
-func (s *PriorSet) MaxMass(c []float64) float64 { return dot(s.Extreme(c, true), c) }
+func (s *PriorSet) MaxMass(c []float64) float64 { return withinCosts(dot(s.Extreme(c, true), c), c) }
+
+// withinCosts returns v clamped to [min c, max c]. Σ_k π_k c_k over a prior
+// is a convex combination of the c_k and lies there, but the greedy's sums
+// round: the mass of every letter of a box can come out as 1 − 2^−53, and
+// −log of it, compared with a budget of 0, would rule out every output.
+func withinCosts(v float64, c []float64) float64 {
+	if len(c) == 0 {
+		return v
+	}
+	return math.Min(math.Max(v, slices.Min(c)), slices.Max(c))
+}
 
 // Extreme returns a prior of the set minimising Σ_k π_k c_k (maximising it
 // when maximise is set). Both sets have greedy solutions: a box starts from its

@@ -154,3 +154,34 @@ func TestPriorSetErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestPriorSetMassOfConstantCosts: Σ π_k c over any prior is c exactly.
+// The greedy's sums over the 90% Clopper–Pearson box of the README's
+// survey (40 answers) round to 1 − 2^−53 for c = 1, and −log of that,
+// above a budget of 0, would rule out every output of the robust LP at ε = 0.
+func TestPriorSetMassOfConstantCosts(t *testing.T) {
+	box, err := mech.NewBoxSet(mech.Prior{0.225, 0.3, 0.275, 0.125, 0.075},
+		[]float64{0.09314268034736378, 0.14655218263098432, 0.12812377720312929, 0.0331278586811263, 0.01112106255814475},
+		[]float64{0.4136614798415865, 0.4944840046416905, 0.4681269540105777, 0.2957384838738375, 0.22990680284150333})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ball, err := mech.NewL1Set(mech.Prior{0.1, 0.2, 0.3, 0.4}, 0.7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []*mech.PriorSet{box, ball} {
+		for _, c := range []float64{1, 0.3, 1e-300} {
+			cs := make([]float64, s.N())
+			for k := range cs {
+				cs[k] = c
+			}
+			if got := s.MinMass(cs); got != c {
+				t.Errorf("box %v: MinMass of %g everywhere = %.17g", s.IsBox(), c, got)
+			}
+			if got := s.MaxMass(cs); got != c {
+				t.Errorf("box %v: MaxMass of %g everywhere = %.17g", s.IsBox(), c, got)
+			}
+		}
+	}
+}
