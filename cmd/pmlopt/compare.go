@@ -76,10 +76,16 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "write JSON")
 	plotPath := fs.String("plot", "", "draw the comparison to this `file` (.svg, .png or .pdf)")
 	load := loaderFlag(fs, e)
+	getWorkers := workersFlag(fs)
 	pos, err := fs.parse(args, -1)
 	if err != nil {
 		return err
 	}
+	workers, restore, err := getWorkers()
+	if err != nil {
+		return err
+	}
+	defer restore()
 	if len(pos) == 0 {
 		return usagef("missing problem FILE")
 	}
@@ -137,7 +143,7 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 		if q.Objective == "" {
 			q.Objective = problem.ExpectedUtility
 		}
-		sol, err := pmlopt.Solve(ctx, &q, pmlopt.Options{})
+		sol, err := pmlopt.Solve(ctx, &q, pmlopt.Options{Workers: workers})
 		if err != nil {
 			return fmt.Errorf("--optimum: %w", err)
 		}

@@ -89,7 +89,7 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	getSolver := solverFlag(fs)
 	objective := fs.String("objective", "", "`objective`: worst-case-order, worst-case-value or expected-utility (default: the file's objective, else worst-case-order)")
 	tol := fs.Float64("tol", 1e-9, "width of each ε bracket")
-	workers := fs.Int("workers", 0, "thresholds solved in parallel (0 = number of CPUs)")
+	getWorkers := workersFlag(fs)
 	asJSON := fs.Bool("json", false, "write JSON (keys as in the README)")
 	asCSV := fs.Bool("csv", false, "write CSV")
 	asJSONL := fs.Bool("jsonl", false, "write each point as one JSON line as soon as it settles (in the order they settle)")
@@ -126,9 +126,11 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	if !(*tol > 0) || math.IsInf(*tol, 0) {
 		return usagef("--tol must be a positive number, got %v", *tol)
 	}
-	if *workers < 0 {
-		return usagef("--workers must be ≥ 0, got %d", *workers)
+	workers, restore, err := getWorkers()
+	if err != nil {
+		return err
 	}
+	defer restore()
 	slv, err := getSolver()
 	if err != nil {
 		return err
@@ -163,7 +165,7 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	prog := newProgress(e.stderr, "curve", *quiet)
-	opts := pmlopt.Options{Solver: slv, Tol: *tol, Workers: *workers, Progress: prog.update, Shard: shard}
+	opts := pmlopt.Options{Solver: slv, Tol: *tol, Workers: workers, Progress: prog.update, Shard: shard}
 	var lineErr error
 	if *asJSONL {
 		// Each settled point goes out at once, so that an interrupted or

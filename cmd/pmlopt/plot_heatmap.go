@@ -41,10 +41,16 @@ func runPlot(ctx context.Context, e *env, args []string) error {
 	gridW := fs.Int("grid", 0, "outputs in rows of `W` (when their labels are not \"x,y\")")
 	asJSON := fs.Bool("json", false, "also write what was drawn as JSON: file, source, mechanism")
 	load := ruleLoaderFlag(fs, e) // a rule is made dense only to solve
+	getWorkers := workersFlag(fs)
 	pos, err := fs.parse(args, 1)
 	if err != nil {
 		return err
 	}
+	workers, restore, err := getWorkers()
+	if err != nil {
+		return err
+	}
+	defer restore()
 	if *out == "" {
 		return usagef("--heatmap: give the output file")
 	}
@@ -63,7 +69,7 @@ func runPlot(ctx context.Context, e *env, args []string) error {
 		if p.Objective == "" {
 			p.Objective = problem.ExpectedUtility
 		}
-		sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{})
+		sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{Workers: workers})
 		if err != nil {
 			return err
 		}

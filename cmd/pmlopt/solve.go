@@ -98,6 +98,7 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 	measure := fs.String("measure", "", "override the file's privacy `measure`: pml, lip or ldp (alip needs the file)")
 	eps := fs.budgetFloat64("epsilon", math.NaN(), "override the file's budget `E` (nats)")
 	tol := fs.Float64("tol", 1e-9, "width of the ε bracket of the worst-case objectives")
+	getWorkers := workersFlag(fs)
 	asJSON := fs.Bool("json", false, "write JSON (keys as in the README)")
 	out := fs.String("out", "", "also write the problem with the returned mechanism to this `file`")
 	full := fs.Bool("full", false, "print the whole mechanism, even above 20 outputs")
@@ -114,6 +115,11 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	workers, restore, err := getWorkers()
+	if err != nil {
+		return err
+	}
+	defer restore()
 	if *out != "" {
 		// The path is checked before the work, not after it.
 		if err := checkOutput("out", *out, pos[0]); err != nil {
@@ -140,9 +146,9 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 		if *mechOut != "" {
 			return usagef("--mechanism-out is for a solve without a floor; --out writes the floor's mechanism")
 		}
-		return runJoint(ctx, e, p, f, pmlopt.Options{Solver: slv, Tol: *tol}, *asJSON, *out)
+		return runJoint(ctx, e, p, f, pmlopt.Options{Solver: slv, Tol: *tol, Workers: workers}, *asJSON, *out)
 	}
-	sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{Solver: slv, Tol: *tol,
+	sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{Solver: slv, Tol: *tol, Workers: workers,
 		Notify: func(msg string) { fmt.Fprintf(e.stderr, "pmlopt solve: %s\n", msg) }})
 	if err != nil {
 		return withPath(pos[0], err)
