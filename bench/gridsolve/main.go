@@ -11,7 +11,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"runtime/pprof"
 	"syscall"
@@ -41,23 +40,11 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	var w, h int
-	if _, err := fmt.Sscanf(*grid, "%dx%d", &w, &h); err != nil {
-		fail(fmt.Errorf("-grid %q: %v", *grid, err))
-	}
-	u, err := instance.Grid(w, h)
+	w, h, err := instance.ParseGridSize(*grid)
 	if err != nil {
-		fail(err)
+		fail(fmt.Errorf("-grid: %v", err))
 	}
-	var pi mech.Prior
-	switch *prior {
-	case "uniform":
-		pi, err = instance.Uniform(w * h)
-	case "clustered":
-		pi, err = instance.GridClusters(rand.New(rand.NewPCG(1, 2)), w, h, 20*w*h)
-	default:
-		err = fmt.Errorf("-prior %q: want uniform or clustered", *prior)
-	}
+	pi, u, err := instance.GridProblem(w, h, *prior)
 	if err != nil {
 		fail(err)
 	}
