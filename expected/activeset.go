@@ -108,7 +108,7 @@ func activeSet(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget
 			}
 		}
 		if len(violated) == 0 {
-			v, err := vertexOf(ctx, pi, sub, b, r)
+			v, err := vertexOf(ctx, pi, sub, b, r, opt)
 			if err != nil {
 				return Result{}, err
 			}
@@ -201,13 +201,23 @@ func solveRestricted(ctx context.Context, pi mech.Prior, sub mech.Utility, b mec
 }
 
 // vertexOf returns the optimal vertex of the restricted ε-PML problem
-// from its interior point r (ipm.CertifiedVertex); other measures' r as
-// it is.
-func vertexOf(ctx context.Context, pi mech.Prior, sub mech.Utility, b mech.Budget, r *ipm.Result) (*ipm.Result, error) {
+// from its interior point r: ipm.PurifiedVertex, whose cost grows with
+// the face like the restricted problem's size, or else
+// ipm.CertifiedVertex's face LP; other measures' r as it is.
+func vertexOf(ctx context.Context, pi mech.Prior, sub mech.Utility, b mech.Budget, r *ipm.Result, opt Options) (*ipm.Result, error) {
 	if b.Measure != mech.PML {
 		return r, nil
 	}
-	v, err := ipm.CertifiedVertex(ipm.Problem{Prior: pi, Utility: sub, Epsilon: b.Epsilon}, r, ipm.Options{Context: ctx})
+	p := ipm.Problem{Prior: pi, Utility: sub, Epsilon: b.Epsilon}
+	v, err := ipm.PurifiedVertex(p, r, ipm.Options{Context: ctx})
+	if err == nil {
+		return v, nil
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return nil, ctxErr
+	}
+	opt.notify("active set: no purified vertex (%v): the face LP", err)
+	v, err = ipm.CertifiedVertex(p, r, ipm.Options{Context: ctx})
 	if err != nil {
 		return nil, errOr(ctx, err)
 	}

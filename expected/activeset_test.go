@@ -44,7 +44,8 @@ func gridPriors(t *testing.T, w, h int) map[string]mech.Prior {
 // replaces) to 1e-9, with a bound that certify proves over every output
 // and that brackets that optimum, an audited mechanism without dust whose
 // rows sum to 1, and outputs from beyond its first set (so pricing had to
-// find them).
+// find them); an ε-PML vertex is ipm.PurifiedVertex's (whose tests audit
+// it as a vertex against the LP).
 func TestActiveSetMatchesTheWholeProblem(t *testing.T) {
 	ctx := context.Background()
 	sizes := [][2]int{{6, 6}, {10, 10}}
@@ -60,8 +61,13 @@ func TestActiveSetMatchesTheWholeProblem(t *testing.T) {
 				t.Run(fmt.Sprintf("%dx%d/%s/%s", w, h, name, budgetName(b)), func(t *testing.T) {
 					whole, err := Maximize(ctx, pi, u, b, Options{WholeProblem: true})
 					require.NoError(t, err)
-					r, err := activeSet(ctx, pi, u, b, 1, Options{})
+					var notes []string
+					r, err := activeSet(ctx, pi, u, b, 1, Options{Notify: func(s string) { notes = append(notes, s) }})
 					require.NoError(t, err)
+					for _, s := range notes {
+						// ε-PML's vertex comes from ipm.PurifiedVertex, not the face LP.
+						assert.NotContains(t, s, "no purified vertex")
+					}
 					r = r.finish(pi, u)
 					scale := math.Max(1, math.Abs(whole.Value))
 					assert.InDelta(t, whole.Value, r.Value, 1e-9*scale)

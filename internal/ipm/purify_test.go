@@ -1,0 +1,56 @@
+package ipm
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/pmlopt/pmlopt/internal/randinst"
+	"github.com/pmlopt/pmlopt/solver"
+)
+
+// TestPurifiedVertexMatchesTheLP: the purified vertex of Solve's point
+// on grids with Euclidean loss (uniform and random priors, more inputs
+// than outputs as the active set's restricted problems have, and square)
+// and on random instances is an audited vertex of the ε-PML polytope
+// (checkVertex: rows, dust, budget, certificate, rank of the active
+// constraints) with the full LP's optimum to 1e-9.
+func TestPurifiedVertexMatchesTheLP(t *testing.T) {
+	rng := rand.New(rand.NewPCG(34, 2))
+	type inst struct {
+		name string
+		p    Problem
+	}
+	var cases []inst
+	for _, k := range []int{3, 5, 7} {
+		u := gridEuclid(k)
+		cases = append(cases, inst{"grid uniform", Problem{Prior: uniformPrior(k * k), Utility: u, Epsilon: 1}})
+		cases = append(cases, inst{"grid random prior", Problem{Prior: randinst.Prior(rng, k*k, 0.01), Utility: u, Epsilon: 0.5}})
+		// The first k outputs only: many inputs, few outputs.
+		narrow := make([][]float64, len(u))
+		for i := range u {
+			narrow[i] = u[i][:k]
+		}
+		cases = append(cases, inst{"grid narrow", Problem{Prior: uniformPrior(k * k), Utility: narrow, Epsilon: 2}})
+	}
+	for trial := range 40 {
+		n, m := 2+rng.IntN(14), 1+rng.IntN(8)
+		cases = append(cases, inst{"random", Problem{Prior: randinst.Prior(rng, n, 0.01),
+			Utility: randinst.Utility(rng, n, m, []int{0, 3}[trial%2]), Epsilon: []float64{0.3, 1, 3}[trial%3]}})
+	}
+	for c, in := range cases {
+		r, err := Solve(in.p, Options{})
+		if err != nil {
+			t.Fatalf("case %d (%s): %v", c, in.name, err)
+		}
+		v, err := PurifiedVertex(in.p, r, Options{})
+		if err != nil {
+			t.Fatalf("case %d (%s, %d×%d, ε = %g): %v", c, in.name, len(in.p.Prior), len(in.p.Utility[0]), in.p.Epsilon, err)
+		}
+		checkVertex(t, in.p, v)
+		want := lpOptimum(t, solver.Revised(), in.p)
+		if math.Abs(v.Value-want) > 1e-9*math.Max(1, math.Abs(want)) {
+			t.Errorf("case %d (%s): purified vertex %.15g, LP %.15g", c, in.name, v.Value, want)
+		}
+	}
+}
