@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"math"
 	"math/big"
 	"slices"
 )
@@ -73,72 +74,109 @@ func (k *checker) bound() {
 	}
 }
 
-// boxBound checks the PML, LIP and ALIP columns (see bound).
+// boxBound checks the PML, LIP and ALIP columns (see bound). Over a
+// prior set (PML), output j's column is bounded with its prior a =
+// Priors[j], which lies above a prior of the set, so that a mechanism
+// within the budget over the set has p_ij ≤ e^ε Σ_k a_k p_kj; without
+// Priors (and for LIP and ALIP) a is the problem's prior, which lies in
+// the set. The check is written for any a: with h_i = S·w_ij − κ·π̂_i,
+// Σ_j Σ_i w_ij p_ij = κ + (1/S) Σ_j Σ_i h_i p_ij, and the column's
+// Σ_i h_i p_ij = (a·p) Σ_i h_i z_i with z_i = p_ij/(a·p) in [lo, hi] and
+// a·z = 1, at most (a·p)(μ + Σ_i (hi·max(0, h_i − μ a_i) + lo·min(0,
+// h_i − μ a_i))) for any μ. With μ = h_k/a_k and d_i = a_k h_i − h_k a_i
+// it checks V_j = h_k + Σ_i (hi·max(0, d_i) + lo·min(0, d_i)) ≤ 0. For
+// a = π̂ this is S·V_j ≤ π̂_k κ of the nominal bound.
 func (k *checker) boxBound(column func(int), w []*big.Float, wf []float64, lo, hi, kappa *big.Float) bool {
-	pi := k.p.Prior
+	priors, ok := k.columnPriors(ClaimBound, k.c.Utility.Priors)
+	if !ok {
+		return false
+	}
+	if len(k.c.Utility.Priors) > 0 && k.c.Measure != "pml" {
+		k.claim(ClaimBound, false, "per-output priors bound the upper constraint only: a %s bound over the set is checked at the problem's prior", k.c.Measure)
+		return false
+	}
 	loF, hiF := f64(lo), f64(hi)
-	massF := f64(k.mass)
 	order := make([]int, k.n)
-	v, d, t, lhs, rhs := k.a.zero(), k.a.zero(), k.a.zero(), k.a.zero(), k.a.zero()
+	h := make([]*big.Float, k.n)
+	hf := make([]float64, k.n)
+	for i := range h {
+		h[i] = k.a.zero()
+	}
+	v, d, t, mass := k.a.zero(), k.a.zero(), k.a.zero(), k.a.zero()
 	one := k.a.num(1)
 	for j := range k.m {
 		column(j)
+		a := priors[j]
+		for i := range k.n {
+			k.a.mul(h[i], k.mass, w[i])
+			k.a.sub(h[i], h[i], k.a.mul(t, kappa, k.prior[i]))
+			hf[i] = f64(h[i])
+		}
+		// With a worst case to keep (PML only: lo = 0), the inputs below
+		// it have z_i = 0 on this output and drop out.
+		allowed := func(i int) bool { return !k.floor() || k.allowed(i, j) }
 		// The float greedy's breakpoint: lower caps first, the rest to the
-		// best ratios w_i/π_i up to the upper caps.
+		// best ratios h_i/a_i up to the upper caps. Inputs with a_i = 0
+		// and h_i > 0 would make the column unbounded; the check below
+		// then fails whatever k is.
 		for i := range order {
 			order[i] = i
 		}
-		slices.SortFunc(order, func(a, b int) int {
-			ra, rb := wf[a]/pi[a], wf[b]/pi[b]
+		ratioOf := func(i int) float64 {
+			if a[i] == 0 {
+				return math.Copysign(math.Inf(1), hf[i])
+			}
+			return hf[i] / a[i]
+		}
+		slices.SortFunc(order, func(x, y int) int {
+			rx, ry := ratioOf(x), ratioOf(y)
 			switch {
-			case ra > rb:
+			case rx > ry:
 				return -1
-			case ra < rb:
+			case rx < ry:
 				return 1
 			}
 			return 0
 		})
-		// With a worst case to keep (PML only: lo = 0), the inputs below
-		// it have z_i = 0 on this output and drop out.
-		allowed := func(i int) bool { return !k.floor() || k.allowed(i, j) }
+		massF := 0.0
+		mass.SetFloat64(0)
+		for i := range k.n {
+			if allowed(i) {
+				massF += a[i]
+				k.a.add(mass, mass, k.a.num(a[i]))
+			}
+		}
 		left := 1 - loF*massF
 		kk := -1
 		for _, i := range order {
-			if !allowed(i) {
+			if !allowed(i) || !(a[i] > 0) {
 				continue
 			}
 			kk = i
-			left -= (hiF - loF) * pi[i]
+			left -= (hiF - loF) * a[i]
 			if left <= 0 {
 				break
 			}
 		}
+		// Σ_{i allowed} a_i z_i = 1 with z_i ≤ hi is impossible when
+		// hi · a(allowed) < 1: every mechanism within the budget leaves
+		// the output unused (its mass is 0), and it adds nothing.
+		if k.a.mul(t, hi, mass).Cmp(one) < 0 {
+			continue
+		}
 		if kk < 0 {
-			continue // no mechanism keeping the worst case uses the output
+			k.claim(ClaimBound, false, "output %d: its prior has no positive entry on the allowed inputs", j)
+			return false
 		}
-		if k.floor() {
-			// Σ_{i allowed} π_i z_i = 1 with z_i ≤ e^ε ≤ hi is impossible
-			// when hi · π(allowed) < 1: every mechanism leaves the output
-			// unused (q_j = 0), and it adds nothing.
-			mass := k.a.zero()
-			for i := range k.n {
-				if allowed(i) {
-					k.a.add(mass, mass, k.prior[i])
-				}
-			}
-			if k.a.mul(t, hi, mass).Cmp(one) < 0 {
-				continue
-			}
-		}
-		// V = w_k + Σ_i (hi·max(0, d_i) + lo·min(0, d_i)), d_i = π_k w_i − w_k π_i.
-		pk := k.prior[kk]
-		v.Set(w[kk])
+		// V = h_k + Σ_i (hi·max(0, d_i) + lo·min(0, d_i)), d_i = a_k h_i − h_k a_i.
+		ak := k.a.num(a[kk])
+		v.Set(h[kk])
 		for i := range k.n {
 			if !allowed(i) {
 				continue
 			}
-			k.a.mul(d, pk, w[i])
-			k.a.sub(d, d, k.a.mul(t, w[kk], k.prior[i]))
+			k.a.mul(d, ak, h[i])
+			k.a.sub(d, d, k.a.mul(t, h[kk], k.a.num(a[i])))
 			switch d.Sign() {
 			case 1:
 				k.a.add(v, v, k.a.mul(t, hi, d))
@@ -148,12 +186,8 @@ func (k *checker) boxBound(column func(int), w []*big.Float, wf []float64, lo, h
 				}
 			}
 		}
-		k.a.mul(lhs, k.mass, v)
-		k.a.mul(rhs, pk, kappa)
-		if lhs.Cmp(rhs) > 0 {
-			// S·K_j's bound, for the message.
-			kj := new(big.Float).SetPrec(64).Quo(lhs, pk)
-			k.claim(ClaimBound, false, "output %d: Σ_i α_i + S·K_%d ≥ %.17g > the bound %v", j, j, f64(kj)+f64(new(big.Float).Sub(k.a.num(*k.c.Utility.Bound), kappa)), *k.c.Utility.Bound)
+		if v.Sign() > 0 {
+			k.claim(ClaimBound, false, "output %d: V_%d = %.6g > 0: the multipliers do not bound this output's column by the bound %v", j, j, f64(v), *k.c.Utility.Bound)
 			return false
 		}
 	}

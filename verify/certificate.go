@@ -27,6 +27,9 @@ type Certificate struct {
 	// Mechanism is the mechanism certified, when the document carrying
 	// the certificate has none of its own (curve points, solve --json).
 	Mechanism [][]float64 `json:"mechanism,omitempty" yaml:"mechanism,omitempty"`
+	// PriorSet is the set of priors the claims hold over (the problem's
+	// prior_set); nil for claims at the problem's prior.
+	PriorSet *PriorSet `json:"prior_set,omitempty" yaml:"prior_set,omitempty"`
 }
 
 // Budget is a privacy budget: Epsilon for pml, lip and ldp, EpsilonLower
@@ -42,17 +45,26 @@ type Budget struct {
 // for each output j, Nu[j] ≥ 0 with Σ_{i∈A_j} max(0, π_i + Nu[j]·Alpha_i)
 // ≤ e^{−Epsilon}, A_j being the inputs allowed on output j. Alpha and Nu
 // are absent when Epsilon is 0.
+//
+// Over a prior set, π is replaced on output j by Priors[j] (or Priors[0]
+// for every output when there is one), a vector lying above some prior of
+// the set; the problem's prior when Priors is empty.
 type Lower struct {
-	Epsilon float64   `json:"optimal_epsilon_lower" yaml:"optimal_epsilon_lower"`
-	Alpha   []float64 `json:"alpha,omitempty" yaml:"alpha,omitempty"`
-	Nu      []float64 `json:"nu,omitempty" yaml:"nu,omitempty"`
+	Epsilon float64     `json:"optimal_epsilon_lower" yaml:"optimal_epsilon_lower"`
+	Alpha   []float64   `json:"alpha,omitempty" yaml:"alpha,omitempty"`
+	Nu      []float64   `json:"nu,omitempty" yaml:"nu,omitempty"`
+	Priors  [][]float64 `json:"priors,omitempty" yaml:"priors,omitempty"`
 }
 
 // Utility is the expected utility of the mechanism and, when Alpha is
 // given, an upper bound on the expected utility of every mechanism within
 // the budget, proven by the multipliers Alpha of the rows Σ_j p_ij = 1.
+//
+// Over a prior set (pml budgets), Priors gives each output's prior in the
+// bound's column constraint, as for Lower.
 type Utility struct {
-	ExpectedUtility float64   `json:"expected_utility" yaml:"expected_utility"`
-	Bound           *float64  `json:"expected_utility_bound,omitempty" yaml:"expected_utility_bound,omitempty"`
-	Alpha           []float64 `json:"alpha,omitempty" yaml:"alpha,omitempty"`
+	ExpectedUtility float64     `json:"expected_utility" yaml:"expected_utility"`
+	Bound           *float64    `json:"expected_utility_bound,omitempty" yaml:"expected_utility_bound,omitempty"`
+	Alpha           []float64   `json:"alpha,omitempty" yaml:"alpha,omitempty"`
+	Priors          [][]float64 `json:"priors,omitempty" yaml:"priors,omitempty"`
 }

@@ -14,6 +14,9 @@ type Problem struct {
 	Utility   [][]float64 // nil if absent
 	Order     [][]int     // nil if absent
 	Mechanism [][]float64
+	// PriorSet is the problem's set of priors (prior_set), nil if absent:
+	// the levels, the lower end and the bound are then over the set.
+	PriorSet *PriorSet
 }
 
 // Claim is one checked statement: OK, or Detail says which inequality
@@ -103,6 +106,7 @@ func Check(p Problem, c Certificate) []Claim {
 		return k.out
 	}
 	k.priorClaim()
+	k.setClaim()
 	k.rows()
 	worst := c.Objective == "worst-case-order" || c.Objective == "worst-case-value"
 	if worst || k.floor() {
@@ -241,6 +245,22 @@ func (k *checker) shape() bool {
 	}
 	if b := c.Budget; b != nil {
 		nums = append(nums, []float64{b.Epsilon, b.EpsilonLower, b.EpsilonUpper})
+	}
+	if msg := k.setShape(p.PriorSet, "the problem's prior_set"); msg != "" {
+		return fail("%s", msg)
+	}
+	if msg := k.setShape(c.PriorSet, "prior_set"); msg != "" {
+		return fail("%s", msg)
+	}
+	if l := c.Lower; l != nil {
+		if msg := k.priorsShape(l.Priors, "lower.priors"); msg != "" {
+			return fail("%s", msg)
+		}
+	}
+	if u := c.Utility; u != nil {
+		if msg := k.priorsShape(u.Priors, "utility.priors"); msg != "" {
+			return fail("%s", msg)
+		}
 	}
 	for _, row := range nums {
 		for _, v := range row {
@@ -395,12 +415,39 @@ func (k *checker) columns() (q, top, low, sum []*big.Float) {
 // PML: max_i p_ij ≤ e^ε q_j; LIP: also q_j ≤ e^ε min_i p_ij; ALIP: the
 // same with ε_u above and ε_l below; LDP: max_i p_ij ≤ e^ε min_i p_ij —
 // each checked against a lower bound on the exponential.
+//
+// Over a prior set, q_j is min_{π∈Π} Σ_i π_i p_ij in the first inequality
+// and max_{π∈Π} Σ_i π_i p_ij in the second (massOver).
 func (k *checker) level() {
-	q, top, low, _ := k.columns()
+	qa, top, low, _ := k.columns()
+	q, qhi := qa, qa // q: the mass bounding t_j, qhi: the one bounded by b_j
+	qname := "q_j"
+	if k.p.PriorSet != nil && k.c.Measure != "ldp" {
+		q, qhi = make([]*big.Float, k.m), make([]*big.Float, k.m)
+		col := make([]float64, k.n)
+		for j := range k.m {
+			if top[j].Sign() == 0 {
+				q[j], qhi[j] = qa[j], qa[j]
+				continue
+			}
+			for i := range k.n {
+				col[i] = k.p.Mechanism[i][j]
+			}
+			q[j] = k.massOver(col, false)
+			if k.c.Measure != "pml" {
+				qhi[j] = k.massOver(col, true)
+			}
+		}
+		qname = "min_{π∈Π} q_j"
+	}
 	if k.c.Measure == "pml" {
 		for j := range k.m {
 			if top[j].Sign() == 0 {
 				continue
+			}
+			if q[j].Sign() == 0 {
+				k.pmlRatio = nil // an infinite level, which the level claim refuses
+				break
 			}
 			t, _ := top[j].Rat(nil)
 			qj, _ := q[j].Rat(nil)
@@ -423,16 +470,20 @@ func (k *checker) level() {
 		}
 		switch k.c.Measure {
 		case "pml", "lip", "alip":
-			if k.a.mul(r, up, q[j]).Cmp(top[j]) < 0 {
-				k.claim(ClaimLevel, false, "output %d: max_i p_ij / q_j = %.17g > e^%v", j, ratio(top[j], q[j]), eps)
+			if q[j].Sign() <= 0 || k.a.mul(r, up, q[j]).Cmp(top[j]) < 0 {
+				k.claim(ClaimLevel, false, "output %d: max_i p_ij / %s = %.17g > e^%v", j, qname, ratio(top[j], q[j]), eps)
 				return
 			}
-			if k.c.Measure != "pml" && k.a.mul(l, below, low[j]).Cmp(q[j]) < 0 {
+			if k.c.Measure != "pml" && k.a.mul(l, below, low[j]).Cmp(qhi[j]) < 0 {
 				what := fmt.Sprint(eps)
 				if k.c.Measure == "alip" {
 					what = fmt.Sprint(*k.c.ALIPLower)
 				}
-				k.claim(ClaimLevel, false, "output %d: q_j / min_i p_ij = %.17g > e^%s", j, ratio(q[j], low[j]), what)
+				name := "q_j"
+				if k.p.PriorSet != nil {
+					name = "max_{π∈Π} q_j"
+				}
+				k.claim(ClaimLevel, false, "output %d: %s / min_i p_ij = %.17g > e^%s", j, name, ratio(qhi[j], low[j]), what)
 				return
 			}
 		case "ldp":
@@ -462,9 +513,9 @@ func (k *checker) level() {
 	case "pml":
 		ok = attained(eps, at(top), at(q))
 	case "lip":
-		ok = attained(eps, at(top), at(q)) || attained(eps, at(q), at(low))
+		ok = attained(eps, at(top), at(q)) || attained(eps, at(qhi), at(low))
 	case "alip":
-		ok = attained(eps, at(top), at(q)) && attained(*k.c.ALIPLower, at(q), at(low))
+		ok = attained(eps, at(top), at(q)) && attained(*k.c.ALIPLower, at(qhi), at(low))
 	case "ldp":
 		ok = attained(eps, at(top), at(low))
 	}
@@ -473,10 +524,14 @@ func (k *checker) level() {
 		return
 	}
 	if k.c.Measure == "alip" {
-		k.claim(ClaimLevel, true, "the mechanism's ALIP levels are (%v, %v), within %g below", *k.c.ALIPLower, eps, LevelTol)
+		k.claim(ClaimLevel, true, "the mechanism's ALIP levels%s are (%v, %v), within %g below", map[bool]string{true: " over the prior set"}[k.p.PriorSet != nil], *k.c.ALIPLower, eps, LevelTol)
 		return
 	}
-	k.claim(ClaimLevel, true, "the mechanism's %s level is %v, within %g below", k.c.Measure, eps, LevelTol)
+	over := ""
+	if k.p.PriorSet != nil && k.c.Measure != "ldp" {
+		over = " over the prior set"
+	}
+	k.claim(ClaimLevel, true, "the mechanism's %s level%s is %v, within %g below", k.c.Measure, over, eps, LevelTol)
 }
 
 func ratio(x, y *big.Float) float64 {
@@ -536,6 +591,10 @@ func (k *checker) lower() {
 		k.claim(ClaimLower, false, "Σ_i α_i = %.3g is not positive", f64(s))
 		return
 	}
+	priors, ok := k.columnPriors(ClaimLower, l.Priors)
+	if !ok {
+		return
+	}
 	bound, _ := expBounds(-l.Epsilon)
 	g, t := k.a.zero(), k.a.zero()
 	alpha := make([]*big.Float, k.n)
@@ -559,13 +618,13 @@ func (k *checker) lower() {
 				continue
 			}
 			k.a.mul(t, nu, alpha[i])
-			k.a.add(t, t, k.prior[i])
+			k.a.add(t, t, k.a.num(priors[j][i]))
 			if t.Sign() > 0 {
 				k.a.add(g, g, t)
 			}
 		}
 		if g.Cmp(bound) > 0 {
-			k.claim(ClaimLower, false, "output %d: Σ_{i∈A_j} max(0, π_i + ν_j α_i) = %.17g > e^-%v", j, f64(g), l.Epsilon)
+			k.claim(ClaimLower, false, "output %d: Σ_{i∈A_j} max(0, π^(j)_i + ν_j α_i) = %.17g > e^-%v", j, f64(g), l.Epsilon)
 			return
 		}
 		worst = math.Max(worst, f64(g))

@@ -117,7 +117,7 @@ func (w *workspace) factorLowRank() error {
 			}
 		}
 	}
-	lr.s.Mul(lr.w.T(), lr.w)
+	gram(lr.s, lr.w)
 	sd := lr.s.RawMatrix()
 	for j := range st.m {
 		if st.colStart[j] == st.colStart[j+1] {
@@ -312,4 +312,29 @@ func (w *workspace) centrality(d, trial direction, ap, ad, target float64) (dire
 		ap, ad = ap2, ad2
 	}
 	return d, ap, ad, nil
+}
+
+// gramBlock is the width of the row blocks in which gram computes WᵀW.
+const gramBlock = 64
+
+// gram sets s to wᵀw, a symmetric matrix: each block of gramBlock rows
+// is multiplied out from its diagonal on (a matrix product of its own,
+// spread over the processors by gonum), and the lower triangle copied
+// from the upper, about half the products of wᵀw whole.
+func gram(s, w *mat.Dense) {
+	n, c := w.Dims()
+	if c <= 2*gramBlock {
+		s.Mul(w.T(), w)
+		return
+	}
+	for lo := 0; lo < c; lo += gramBlock {
+		hi := min(lo+gramBlock, c)
+		s.Slice(lo, hi, lo, c).(*mat.Dense).Mul(w.Slice(0, n, lo, hi).T(), w.Slice(0, n, lo, c))
+	}
+	sd := s.RawMatrix()
+	for r := 1; r < c; r++ {
+		for k := range r {
+			sd.Data[r*sd.Stride+k] = sd.Data[k*sd.Stride+r]
+		}
+	}
 }

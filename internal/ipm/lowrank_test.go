@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/mech"
 )
@@ -62,5 +64,34 @@ func TestLowRankMatchesDense(t *testing.T) {
 	}
 	if failed > 0 {
 		t.Errorf("%d of 80 low-rank solves not certified where the dense one was", failed)
+	}
+}
+
+// TestGramIsTheProduct: gram's blocked upper triangle, mirrored, equals
+// the product wᵀw computed whole, for widths below, at and across
+// several blocks.
+func TestGramIsTheProduct(t *testing.T) {
+	rng := rand.New(rand.NewPCG(34, 5))
+	for _, c := range []int{3, 2 * gramBlock, 2*gramBlock + 1, 5*gramBlock + 17} {
+		w := mat.NewDense(37, c, nil)
+		for r := range 37 {
+			for k := range c {
+				w.Set(r, k, rng.NormFloat64())
+			}
+		}
+		var want mat.Dense
+		want.Mul(w.T(), w)
+		got := mat.NewDense(c, c, nil)
+		gram(got, w)
+		if !mat.EqualApprox(got, &want, 1e-12) {
+			t.Fatalf("width %d: gram differs from wᵀw", c)
+		}
+		for r := range c {
+			for k := range c {
+				if got.At(r, k) != got.At(k, r) {
+					t.Fatalf("width %d: gram not symmetric at (%d, %d)", c, r, k)
+				}
+			}
+		}
 	}
 }
