@@ -114,9 +114,11 @@ func solveOverPriorSet(ctx context.Context, p *problem.Problem, b mech.Budget, o
 		level, lower := levelOver(set, m, b)
 		sol := &Solution{Mechanism: m, Epsilon: level, EpsilonLower: level, ALIPLower: lower, Solver: slv.Name(), LPSolves: 1,
 			FullLP: true, ExpectedUtilityBound: math.NaN()}
-		sol.ExpectedUtilityBound = expectedBoundOverSet(ctx, p, u, b, nil, opt)
+		var hint setHint
+		sol.ExpectedUtilityBound, hint = expectedBoundOverSet(ctx, p, u, b, nil, opt)
 		sol.Objective, sol.Measure = p.Objective, b.Measure
 		describe(p, sol)
+		sol.Certificate = setExpectedCertificate(p, b, sol, hint)
 		return sol, nil
 	case problem.WorstCaseOrder, problem.WorstCaseValue:
 		if b.Measure != mech.PML {
@@ -135,8 +137,11 @@ func solveOverPriorSet(ctx context.Context, p *problem.Problem, b mech.Budget, o
 // objective Σ π̂_i u_ij p_ij written as Σ π_i (u_ij π̂_i/π_i) p_ij. A
 // mechanism that keeps the budget for every prior of the set keeps it at
 // π, so each of these optima bounds the robust one (docs/theory.md §7).
-func expectedBoundOverSet(ctx context.Context, p *problem.Problem, u mech.Utility, b mech.Budget, pat mech.Pattern, opt Options) float64 {
+// The hint holds the prior and the multipliers of the bound returned, for
+// its certificate.
+func expectedBoundOverSet(ctx context.Context, p *problem.Problem, u mech.Utility, b mech.Budget, pat mech.Pattern, opt Options) (float64, setHint) {
 	best := math.Inf(1)
+	var hint setHint
 	for _, pi := range setPriors(p) {
 		w := make(mech.Utility, len(u))
 		for i := range u {
@@ -147,13 +152,13 @@ func expectedBoundOverSet(ctx context.Context, p *problem.Problem, u mech.Utilit
 		}
 		r, err := expected.Maximize(ctx, pi, w, b, expected.Options{Solver: opt.Solver, Pattern: pat})
 		if err == nil && r.Bound < best {
-			best = r.Bound
+			best, hint = r.Bound, setHint{Prior: pi, Alpha: r.Alpha}
 		}
 	}
 	if math.IsInf(best, 1) {
-		return math.NaN()
+		return math.NaN(), setHint{}
 	}
-	return best
+	return best, hint
 }
 
 // setPriors returns the estimate and the extreme priors of the set that
@@ -284,6 +289,7 @@ func solveWorstCaseOverSet(ctx context.Context, p *problem.Problem, eps float64,
 	sol := &Solution{Mechanism: r.m, Epsilon: r.upper, EpsilonLower: r.lower, Solver: slv.Name(), LPSolves: lps + r.lps,
 		ExpectedUtilityBound: math.NaN(), Objective: p.Objective, Measure: mech.PML}
 	describe(p, sol)
+	sol.Certificate = setWorstCaseCertificate(p, p.Objective, r.m, r.upper, r.lower, r.hints, &mech.Budget{Measure: mech.PML, Epsilon: eps})
 	return sol, nil
 }
 
@@ -294,6 +300,7 @@ type overSetResult struct {
 	lower, upper float64
 	m            mech.Mechanism
 	lps          int
+	hints        []setHint // the proofs behind lower, for its certificate
 }
 
 // maxOverSetEpsilon is the budget (nats) at which leastOverSet first looks
@@ -321,7 +328,9 @@ func leastOverSet(ctx context.Context, p *problem.Problem, pat mech.Pattern, sta
 		m, _, err := solveRobustLP(polytope.Spec{Prior: p.Prior, Budget: mech.Budget{Measure: mech.PML, Epsilon: e}, Pattern: pat}, set, slv)
 		return m, err
 	}
-	r.lower = certifiedLowerOverSet(ctx, p, pat, opt)
+	var hint setHint
+	r.lower, hint = certifiedLowerOverSet(ctx, p, pat, opt)
+	r.hints = []setHint{hint}
 	r.upper, r.m = math.Inf(1), start
 	if start == nil {
 		m, err := probe(math.Max(r.lower, maxOverSetEpsilon))
@@ -418,6 +427,12 @@ func curveOverSet(ctx context.Context, p *problem.Problem, objective problem.Obj
 		if q.Objective == problem.WorstCaseOrder {
 			pt.H = int(th[k])
 		}
+		if r.m != nil {
+			pt.Certificate = setWorstCaseCertificate(&q, q.Objective, r.m, r.upper, r.lower, r.hints, nil)
+			if pt.Certificate != nil {
+				pt.Certificate.Mechanism = r.m
+			}
+		}
 		pts = append(pts, pt)
 		if opt.Settled != nil {
 			opt.Settled(pt)
@@ -433,18 +448,20 @@ func curveOverSet(ctx context.Context, p *problem.Problem, objective problem.Obj
 // with the pattern at the estimate and at the set's extreme priors for a
 // few directions (each column of the identity, cheapest and dearest): a
 // mechanism that is ε-PML for every prior of the set is ε-PML at each of
-// them.
-func certifiedLowerOverSet(ctx context.Context, p *problem.Problem, pat mech.Pattern, opt Options) float64 {
+// them. The hint holds the prior and the multipliers of the bound
+// returned, for its certificate.
+func certifiedLowerOverSet(ctx context.Context, p *problem.Problem, pat mech.Pattern, opt Options) (float64, setHint) {
 	priors := setPriors(p)
 	best := 0.0
+	var hint setHint
 	bo := bisect.Options{Solver: opt.solver(), Tol: opt.Tol}
 	for _, pi := range priors {
 		r, err := bisect.LeastEpsilon(ctx, pi, pat, bo)
 		if err == nil && r.EpsLower > best {
-			best = r.EpsLower
+			best, hint = r.EpsLower, setHint{Prior: pi, Alpha: r.Proof}
 		}
 	}
-	return best
+	return best, hint
 }
 
 // solveJointOverSet is SolveJoint over p's prior set: the least PML over
@@ -488,9 +505,11 @@ func solveJointOverSet(ctx context.Context, p *problem.Problem, floor Floor, opt
 	}
 	level, _ := levelOver(p.PriorSet, m, b)
 	sol := Solution{Mechanism: m, Epsilon: level, EpsilonLower: level, Solver: slv.Name(), LPSolves: 1 + least.lps, FullLP: true,
-		Objective: problem.ExpectedUtility, Measure: b.Measure,
-		ExpectedUtilityBound: expectedBoundOverSet(ctx, p, u, b, pat, opt)}
+		Objective: problem.ExpectedUtility, Measure: b.Measure}
+	var hint setHint
+	sol.ExpectedUtilityBound, hint = expectedBoundOverSet(ctx, p, u, b, pat, opt)
 	describe(p, &sol)
+	sol.Certificate = setJointCertificate(p, b, &sol, floor, pat, least, hint)
 	return &JointSolution{Solution: sol, LeastEpsilonLower: least.lower, LeastEpsilonUpper: least.upper}, nil
 }
 
@@ -524,9 +543,12 @@ func expectedCurveOverSet(ctx context.Context, p *problem.Problem, budgets []mec
 			}
 			return pts, fmt.Errorf("%s budget %g: %w", b.Measure, axis(b), err)
 		}
+		if sol.Certificate != nil {
+			sol.Certificate.Mechanism = sol.Mechanism
+		}
 		pts = append(pts, ExpectedPoint{Budget: b, Epsilon: axis(b), Audited: sol.Epsilon, ExpectedUtility: sol.ExpectedUtility,
 			ExpectedUtilityBound: sol.ExpectedUtilityBound, WorstCaseValue: sol.WorstCaseValue, WorstCaseOrder: sol.WorstCaseOrder,
-			Mechanism: sol.Mechanism, Solver: sol.Solver})
+			Mechanism: sol.Mechanism, Solver: sol.Solver, Certificate: sol.Certificate})
 		if opt.Progress != nil {
 			opt.Progress(k+1, len(budgets))
 		}

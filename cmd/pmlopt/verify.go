@@ -9,6 +9,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/verify"
 )
 
@@ -131,7 +132,7 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	var b buffered
 	total, bad := 0, 0
 	for _, it := range items {
-		vp := verify.Problem{Prior: p.Prior, Utility: p.Utility, Order: o}
+		vp := verify.Problem{Prior: p.Prior, Utility: p.Utility, Order: o, PriorSet: verifyPriorSet(p.PriorSet)}
 		if it.c.Mechanism == nil {
 			vp.Mechanism = p.Mechanism
 		}
@@ -156,6 +157,19 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(&b, "all %d claims verified\n", total)
 	return b.commit(e.stdout)
+}
+
+// verifyPriorSet is the problem's prior set in verify's form (nil for
+// none).
+func verifyPriorSet(s *mech.PriorSet) *verify.PriorSet {
+	if s == nil {
+		return nil
+	}
+	if s.IsBox() {
+		return &verify.PriorSet{Lower: s.Lower, Upper: s.Upper}
+	}
+	r := s.Radius
+	return &verify.PriorSet{L1Radius: &r}
 }
 
 // floatMatrix converts a decoded matrix of numbers (JSON or YAML) to

@@ -1,0 +1,399 @@
+package pmlopt
+
+import (
+	"cmp"
+	"math"
+	"math/big"
+	"slices"
+
+	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/problem"
+	"github.com/pmlopt/pmlopt/verify"
+)
+
+// Certificates of answers over a prior set (docs/certificates.md, "Over a
+// set of priors"). They are built from the problem, the set, the
+// mechanism, the reported ends and whatever proofs the engine left
+// (setHint), whichever engine found the answer: a hint that does not prove
+// the reported end is dropped, and an end that nothing proves goes out
+// without its multipliers, which verify refuses.
+
+// setHint is a proof an engine found for an answer over a set: multipliers
+// Alpha proven at one prior Prior of the set (a lower end by
+// certify.DualBound, an expected-utility bound by certify.UpperBound for
+// the utility u_ij π̂_i / π_i, whose weights π_i u_ij π̂_i/π_i are those of
+// the estimate).
+type setHint struct {
+	Prior []float64
+	Alpha []float64
+}
+
+// verifySet is s in the certificate's form.
+func verifySet(s *mech.PriorSet) *verify.PriorSet {
+	if s.IsBox() {
+		return &verify.PriorSet{Lower: append([]float64(nil), s.Lower...), Upper: append([]float64(nil), s.Upper...)}
+	}
+	r := s.Radius
+	return &verify.PriorSet{L1Radius: &r}
+}
+
+// massOverS returns min (max when hi) over the set of Σ_k π_k c_k, for
+// the set as the checker reads it: priors whose total is the estimate's
+// exact sum S (which the problem files let lie within 1e-9 of 1). A
+// ball's priors are moves from the estimate and have that total already
+// (mech.PriorSet.Extreme); a box's fill pours S − Σ l, computed exactly
+// and rounded once, where the engines pour 1 − Σ l.
+func massOverS(set *mech.PriorSet, pi mech.Prior, c []float64, hi bool) float64 {
+	if !set.IsBox() {
+		if hi {
+			return set.MaxMass(c)
+		}
+		return set.MinMass(c)
+	}
+	rest := new(big.Float).SetPrec(1<<13).Sub(exactSum(pi), exactSum(set.Lower))
+	r, _ := rest.Float64()
+	sum := 0.0
+	for k, l := range set.Lower {
+		sum += l * c[k]
+	}
+	order := make([]int, len(c))
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		x, y := c[a], c[b]
+		if hi {
+			x, y = y, x
+		}
+		return cmp.Compare(x, y)
+	})
+	for _, k := range order {
+		if r <= 0 {
+			break
+		}
+		add := math.Min(r, set.Upper[k]-set.Lower[k])
+		sum += add * c[k]
+		r -= add
+	}
+	return sum
+}
+
+// levelsOverS returns the mechanism's level of b's measure over the set
+// as the checker reads it (massOverS): (ε_u, ε_l) for ALIP, (level, 0)
+// otherwise. LDP does not depend on the prior.
+func levelsOverS(set *mech.PriorSet, pi mech.Prior, m mech.Mechanism, b mech.Budget) (float64, float64) {
+	if b.Measure == mech.LDP {
+		return levelOver(set, m, b)
+	}
+	n, cols := len(m), len(m[0])
+	up, lo := 0.0, 0.0
+	c := make([]float64, n)
+	for j := range cols {
+		t, least := 0.0, math.Inf(1)
+		for i := range n {
+			c[i] = m[i][j]
+			t, least = math.Max(t, c[i]), math.Min(least, c[i])
+		}
+		if t <= 0 {
+			continue
+		}
+		up = math.Max(up, math.Log(t/massOverS(set, pi, c, false)))
+		if b.Measure != mech.PML {
+			lo = math.Max(lo, math.Log(massOverS(set, pi, c, true)/least))
+		}
+	}
+	switch b.Measure {
+	case mech.LIP:
+		return math.Max(up, lo), 0
+	case mech.ALIP:
+		return up, lo
+	}
+	return up, 0
+}
+
+// exactSum returns Σ v exactly.
+func exactSum(v []float64) *big.Float {
+	s := new(big.Float).SetPrec(1 << 13)
+	var t big.Float
+	for _, x := range v {
+		s.Add(s, t.SetFloat64(x))
+	}
+	return s
+}
+
+// addUp returns the least float64 at least x + r (r ≥ 0 exact).
+func addUp(x float64, r *big.Float) float64 {
+	want := new(big.Float).SetPrec(1 << 13).SetFloat64(x)
+	want.Add(want, r)
+	y, _ := want.Float64()
+	for new(big.Float).SetFloat64(y).Cmp(want) < 0 {
+		y = math.Nextafter(y, math.Inf(1))
+	}
+	return y
+}
+
+// aboveSet returns a copy of v raised (by a few units in the last place
+// where the float greedy rounded) so that it lies above some prior of the
+// set entrywise in exact arithmetic, the condition verify checks on a
+// per-output prior: box, v ≥ l and Σ_k min(u_k, v_k) ≥ S; ball, v ≥ 0,
+// Σ_k v_k ≥ S and Σ_k max(0, π̂_k − v_k) ≤ r/2 (S = Σ_k π̂_k exactly).
+// Raising v only helps each condition. ok is false when it can not.
+func aboveSet(set *mech.PriorSet, pi mech.Prior, v []float64) ([]float64, bool) {
+	n := len(pi)
+	if len(v) != n {
+		return nil, false
+	}
+	w := make([]float64, n)
+	copy(w, v)
+	S := exactSum(pi)
+	if set.IsBox() {
+		for k := range w {
+			w[k] = math.Max(w[k], set.Lower[k])
+		}
+		for range 3 {
+			c := make([]float64, n)
+			for k := range w {
+				c[k] = math.Min(w[k], set.Upper[k])
+			}
+			short := new(big.Float).SetPrec(1<<13).Sub(S, exactSum(c))
+			if short.Sign() <= 0 {
+				return w, true
+			}
+			best := -1
+			for k := range w {
+				if best < 0 || set.Upper[k]-w[k] > set.Upper[best]-w[best] {
+					best = k
+				}
+			}
+			w[best] = addUp(w[best], short)
+		}
+		return nil, false
+	}
+	for k := range w {
+		w[k] = math.Max(w[k], 0)
+	}
+	half := new(big.Float).SetPrec(1 << 13).SetFloat64(set.Radius)
+	half.SetMantExp(half, -1)
+	for range 3 {
+		def := new(big.Float).SetPrec(1 << 13)
+		for k := range w {
+			if w[k] < pi[k] {
+				d := new(big.Float).SetPrec(1 << 13).SetFloat64(pi[k])
+				def.Add(def, d.Sub(d, new(big.Float).SetFloat64(w[k])))
+			}
+		}
+		excess := def.Sub(def, half)
+		short := new(big.Float).SetPrec(1<<13).Sub(S, exactSum(w))
+		if excess.Sign() <= 0 && short.Sign() <= 0 {
+			return w, true
+		}
+		if excess.Sign() > 0 {
+			// Raise the letters below the estimate, the most deficient
+			// first: each unit cuts the deficit by one.
+			for excess.Sign() > 0 {
+				best := -1
+				for k := range w {
+					if w[k] < pi[k] && (best < 0 || pi[k]-w[k] > pi[best]-w[best]) {
+						best = k
+					}
+				}
+				if best < 0 {
+					break
+				}
+				gap := new(big.Float).SetPrec(1 << 13).SetFloat64(pi[best])
+				gap.Sub(gap, new(big.Float).SetFloat64(w[best]))
+				if gap.Cmp(excess) >= 0 {
+					w[best] = addUp(w[best], excess)
+					break
+				}
+				w[best] = pi[best]
+				excess.Sub(excess, gap)
+			}
+			continue
+		}
+		best := 0
+		for k := range w {
+			if w[k] > w[best] {
+				best = k
+			}
+		}
+		w[best] = addUp(w[best], short)
+	}
+	return nil, false
+}
+
+// setLowerCertificate writes out the proof of a lower end L over the set
+// for the pattern pat: from the engine's hints (multipliers proven at one
+// prior of the set, which then serves every output), else from pruning
+// over the set (α the unit vector of one letter i, ν = 0, and on each
+// output j the prior of the set that gives the allowed inputs A_j the
+// least mass: no mechanism over the set is then below −log max_{j ∋ i}
+// min_{π∈Π} π(A_j)). An L that neither reaches goes out without
+// multipliers.
+func setLowerCertificate(p *problem.Problem, pat mech.Pattern, L float64, hints []setHint) *verify.Lower {
+	if !(L > 0) {
+		return &verify.Lower{Epsilon: math.Max(L, 0)}
+	}
+	set := p.PriorSet
+	reaches := func(e float64) bool { return e >= L-1e-12*math.Max(1, L) }
+	for _, h := range hints {
+		if h.Alpha == nil || h.Prior == nil {
+			continue
+		}
+		v, ok := aboveSet(set, p.Prior, h.Prior)
+		if !ok {
+			continue
+		}
+		if c, ok := certify.DualCertificate(v, pat, h.Alpha); ok && reaches(c.Epsilon) {
+			return &verify.Lower{Epsilon: L, Alpha: c.Alpha, Nu: c.Nu, Priors: [][]float64{v}}
+		}
+	}
+	if l := setPruning(p, pat); l != nil && reaches(l.Epsilon) {
+		l.Epsilon = L
+		return l
+	}
+	return &verify.Lower{Epsilon: L}
+}
+
+// setPruning is the pruning proof over the set (see setLowerCertificate):
+// the letter whose allowed outputs have the least largest least mass, the
+// per-output priors that reach those masses, and the bound with a margin
+// for the rounding of the float sums.
+func setPruning(p *problem.Problem, pat mech.Pattern) *verify.Lower {
+	if len(pat) == 0 {
+		return nil
+	}
+	set := p.PriorSet
+	n, m := len(pat), len(pat[0])
+	priors := make([][]float64, m)
+	mass := make([]float64, m)
+	for j := range m {
+		c := make([]float64, n)
+		for i := range n {
+			if pat[i][j] {
+				c[i] = 1
+			}
+		}
+		v, ok := aboveSet(set, p.Prior, set.Extreme(c, false))
+		if !ok {
+			return nil
+		}
+		priors[j] = v
+		for i := range n {
+			if pat[i][j] {
+				mass[j] += v[i]
+			}
+		}
+		mass[j] *= 1 + 4*float64(n)*0x1p-53
+	}
+	best, bi := math.Inf(1), -1
+	for i := range n {
+		w := math.Inf(-1)
+		for j := range m {
+			if pat[i][j] {
+				w = math.Max(w, mass[j])
+			}
+		}
+		if w < best {
+			best, bi = w, i
+		}
+	}
+	if bi < 0 || !(best > 0) || best >= 1 {
+		return nil
+	}
+	eps := -math.Log(best) - 1e-15*(1-math.Log(best))
+	if !(eps > 0) {
+		return nil
+	}
+	alpha := make([]float64, n)
+	alpha[bi] = 1
+	for j := range m {
+		if !pat[bi][j] {
+			priors[j] = p.Prior // no check on these outputs
+		}
+	}
+	return &verify.Lower{Epsilon: eps, Alpha: alpha, Nu: make([]float64, m), Priors: priors}
+}
+
+// setWorstCaseCertificate is worstCaseCertificate over the set: the
+// mechanism m at level eps over the set, its support's worst case, and the
+// lower end L over the set.
+func setWorstCaseCertificate(p *problem.Problem, objective problem.Objective, m mech.Mechanism, eps, L float64, hints []setHint, budget *mech.Budget) *verify.Certificate {
+	c := worstCaseCertificate(p, objective, m, eps, 0, nil, budget)
+	if c == nil {
+		return nil
+	}
+	up, _ := levelsOverS(p.PriorSet, p.Prior, m, mech.Budget{Measure: mech.PML})
+	c.Epsilon = claimedLevel(math.Max(eps, up))
+	c.PriorSet = verifySet(p.PriorSet)
+	var pat mech.Pattern
+	if c.WorstCaseOrder != nil {
+		pat = worstPattern(p, objective, *c.WorstCaseOrder, 0)
+	} else {
+		pat = worstPattern(p, objective, 0, *c.WorstCaseValue)
+	}
+	c.Lower = setLowerCertificate(p, pat, L, hints)
+	return c
+}
+
+// setExpectedCertificate is expectedCertificate over the set: the levels
+// over the set, and the bound proven by the hint's multipliers. For PML
+// the hint's prior (raised above the set) bounds every output's column;
+// LDP needs no prior; for LIP and ALIP the check uses the estimate, so a
+// bound proven at another prior goes out without multipliers.
+func setExpectedCertificate(p *problem.Problem, b mech.Budget, sol *Solution, hint setHint) *verify.Certificate {
+	c := expectedCertificate(b, sol, nil)
+	up, low := levelsOverS(p.PriorSet, p.Prior, sol.Mechanism, b)
+	c.Epsilon = claimedLevel(math.Max(sol.Epsilon, up))
+	if b.Measure == mech.ALIP {
+		lo := claimedLevel(math.Max(sol.ALIPLower, low))
+		c.ALIPLower = &lo
+	}
+	c.PriorSet = verifySet(p.PriorSet)
+	if c.Utility.Bound == nil || hint.Alpha == nil {
+		return c
+	}
+	switch b.Measure {
+	case mech.LDP:
+		c.Utility.Alpha = hint.Alpha
+	case mech.PML:
+		if v, ok := aboveSet(p.PriorSet, p.Prior, hint.Prior); ok {
+			c.Utility.Alpha = hint.Alpha
+			c.Utility.Priors = [][]float64{v}
+		}
+	default:
+		if sameVector(hint.Prior, p.Prior) {
+			c.Utility.Alpha = hint.Alpha
+		}
+	}
+	return c
+}
+
+func sameVector(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// setJointCertificate is jointCertificate over the set: the
+// expected-utility certificate over the set with the floor kept, and the
+// lower end over the set of the least ε that reaches the floor.
+func setJointCertificate(p *problem.Problem, b mech.Budget, sol *Solution, floor Floor, pat mech.Pattern, least overSetResult, hint setHint) *verify.Certificate {
+	c := setExpectedCertificate(p, b, sol, hint)
+	if floor.ByValue {
+		v := floor.Value
+		c.WorstCaseValue = &v
+	} else {
+		h := floor.Order
+		c.WorstCaseOrder = &h
+	}
+	c.Lower = setLowerCertificate(p, pat, least.lower, least.hints)
+	return c
+}

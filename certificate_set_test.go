@@ -1,0 +1,282 @@
+package pmlopt_test
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/pmlopt/pmlopt"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/problem"
+	"github.com/pmlopt/pmlopt/verify"
+)
+
+// setVerifyProblem is the verify.Problem of p with mechanism m.
+func setVerifyProblem(p *problem.Problem, m mech.Mechanism) verify.Problem {
+	vp := verify.Problem{Prior: p.Prior, Utility: p.Utility, Mechanism: m}
+	if p.Order != nil {
+		vp.Order = p.Order
+	}
+	if s := p.PriorSet; s != nil {
+		if s.IsBox() {
+			vp.PriorSet = &verify.PriorSet{Lower: s.Lower, Upper: s.Upper}
+		} else {
+			r := s.Radius
+			vp.PriorSet = &verify.PriorSet{L1Radius: &r}
+		}
+	}
+	return vp
+}
+
+// mustVerify fails the test unless every claim of c holds.
+func mustVerify(t *testing.T, what string, p *problem.Problem, m mech.Mechanism, c *verify.Certificate) {
+	t.Helper()
+	if c == nil {
+		t.Fatalf("%s: no certificate", what)
+	}
+	cs := verify.Check(setVerifyProblem(p, m), *c)
+	if !verify.AllOK(cs) {
+		t.Fatalf("%s: %v", what, cs)
+	}
+}
+
+// failsClaim reports the claims of c that fail, and whether one named name
+// is among them.
+func failsClaim(p *problem.Problem, m mech.Mechanism, c verify.Certificate, name string) (bool, []verify.Claim) {
+	var bad []verify.Claim
+	hit := false
+	for _, cl := range verify.Check(setVerifyProblem(p, m), c) {
+		if !cl.OK {
+			bad = append(bad, cl)
+			hit = hit || cl.Name == name
+		}
+	}
+	return hit, bad
+}
+
+// randomBox is a box around p's prior that holds it.
+func randomBox(r *rand.Rand, pi mech.Prior) *mech.PriorSet {
+	n := len(pi)
+	lo, up := make([]float64, n), make([]float64, n)
+	for k := range n {
+		lo[k], up[k] = pi[k]*(0.5+0.5*r.Float64()), math.Min(1, pi[k]*(1+r.Float64()))
+	}
+	s, err := mech.NewBoxSet(pi, lo, up)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// Worst-case answers over a box and a ball carry certificates that verify
+// accepts, with a positive lower end proven over the set.
+func TestSetCertificateWorstCase(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(41, 1))
+	for trial := range 4 {
+		p := setProblem(r, 3, 4)
+		p.Privacy = &mech.Budget{Measure: mech.PML, Epsilon: 0.5 + r.Float64()}
+		for _, obj := range []problem.Objective{problem.WorstCaseOrder, problem.WorstCaseValue} {
+			for _, set := range []*mech.PriorSet{randomBox(r, p.Prior), func() *mech.PriorSet { s, _ := mech.NewL1Set(p.Prior, 0.2); return s }()} {
+				q := *p
+				q.Objective, q.PriorSet = obj, set
+				sol, err := pmlopt.Solve(ctx, &q, pmlopt.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				mustVerify(t, string(obj), &q, sol.Mechanism, sol.Certificate)
+				c := sol.Certificate
+				if c.PriorSet == nil || c.Lower == nil || (sol.EpsilonLower > 0 && c.Lower.Alpha == nil) {
+					t.Fatalf("trial %d %s: certificate without its set or lower proof: %+v", trial, obj, c)
+				}
+				if c.Lower.Epsilon != sol.EpsilonLower {
+					t.Fatalf("trial %d %s: certificate's lower end %g, the answer's %g", trial, obj, c.Lower.Epsilon, sol.EpsilonLower)
+				}
+			}
+		}
+	}
+}
+
+// Expected-utility answers over a set, under every measure: the
+// certificate verifies, the levels over the set included.
+func TestSetCertificateExpected(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(41, 2))
+	for trial := range 3 {
+		p := setProblem(r, 3+r.IntN(2), 3+r.IntN(2))
+		p.Objective = problem.ExpectedUtility
+		eps := 0.4 + r.Float64()
+		for _, b := range []mech.Budget{{Measure: mech.PML, Epsilon: eps}, {Measure: mech.LIP, Epsilon: eps},
+			{Measure: mech.ALIP, EpsilonLower: eps / 2, EpsilonUpper: eps}, {Measure: mech.LDP, Epsilon: eps}} {
+			for _, set := range []*mech.PriorSet{randomBox(r, p.Prior), func() *mech.PriorSet { s, _ := mech.NewL1Set(p.Prior, 0.1); return s }()} {
+				q := *p
+				q.Privacy, q.PriorSet = &b, set
+				sol, err := pmlopt.Solve(ctx, &q, pmlopt.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				c := sol.Certificate
+				if c == nil || c.Utility == nil {
+					t.Fatalf("trial %d %s: no certificate", trial, b.Measure)
+				}
+				if c.Utility.Alpha == nil {
+					// A bound the checker can not re-check is stated all
+					// the same, and refused (LIP and ALIP at a prior other
+					// than the estimate).
+					if b.Measure == mech.PML || b.Measure == mech.LDP {
+						t.Fatalf("trial %d %s: bound without multipliers", trial, b.Measure)
+					}
+					hit, _ := failsClaim(&q, sol.Mechanism, *c, verify.ClaimBound)
+					if !hit {
+						t.Fatalf("trial %d %s: a bound without multipliers passes", trial, b.Measure)
+					}
+					continue
+				}
+				mustVerify(t, string(b.Measure), &q, sol.Mechanism, c)
+			}
+		}
+	}
+}
+
+// Tampering with a worst-case certificate over a set is refused, each
+// naming its claim.
+func TestSetCertificateTampering(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(41, 3))
+	p := setProblem(r, 3, 4)
+	p.Objective = problem.WorstCaseOrder
+	p.Privacy = &mech.Budget{Measure: mech.PML, Epsilon: 1}
+	q := *p
+	q.PriorSet = randomBox(r, p.Prior)
+	sol, err := pmlopt.Solve(ctx, &q, pmlopt.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustVerify(t, "untouched", &q, sol.Mechanism, sol.Certificate)
+	if sol.Certificate.Lower.Alpha == nil || !(sol.EpsilonLower > 0) {
+		t.Fatalf("no lower proof to tamper with: %+v", sol.Certificate.Lower)
+	}
+	clone := func() verify.Certificate {
+		c := *sol.Certificate
+		l := *c.Lower
+		l.Alpha = append([]float64(nil), l.Alpha...)
+		l.Priors = make([][]float64, len(c.Lower.Priors))
+		for k, v := range c.Lower.Priors {
+			l.Priors[k] = append([]float64(nil), v...)
+		}
+		c.Lower = &l
+		ps := *c.PriorSet
+		c.PriorSet = &ps
+		return c
+	}
+	for _, tc := range []struct {
+		name  string
+		claim string
+		edit  func(c *verify.Certificate, q *problem.Problem)
+	}{
+		{"a per-output prior below the box", verify.ClaimLower, func(c *verify.Certificate, _ *problem.Problem) {
+			c.Lower.Priors[0][0] = q.PriorSet.Lower[0] / 2
+		}},
+		{"a raised lower end", verify.ClaimLower, func(c *verify.Certificate, _ *problem.Problem) {
+			c.Lower.Epsilon = math.Min(c.Epsilon, c.Lower.Epsilon*1.01+1e-6)
+		}},
+		{"a multiplier changed", verify.ClaimLower, func(c *verify.Certificate, _ *problem.Problem) {
+			k := 0
+			for i, a := range c.Lower.Alpha {
+				if math.Abs(a) > math.Abs(c.Lower.Alpha[k]) {
+					k = i
+				}
+			}
+			c.Lower.Alpha[k] *= 1.5
+		}},
+		{"the problem's set widened", verify.ClaimSet, func(_ *verify.Certificate, q *problem.Problem) {
+			lo := append([]float64(nil), q.PriorSet.Lower...)
+			lo[0] /= 2
+			q.PriorSet = &mech.PriorSet{Center: q.Prior, Lower: lo, Upper: q.PriorSet.Upper}
+		}},
+		{"the problem's set narrowed", verify.ClaimSet, func(_ *verify.Certificate, q *problem.Problem) {
+			up := append([]float64(nil), q.PriorSet.Upper...)
+			up[1] = (up[1] + q.Prior[1]) / 2
+			q.PriorSet = &mech.PriorSet{Center: q.Prior, Lower: q.PriorSet.Lower, Upper: up}
+		}},
+		{"the set dropped from the problem", verify.ClaimSet, func(_ *verify.Certificate, q *problem.Problem) {
+			q.PriorSet = nil
+		}},
+	} {
+		c := clone()
+		qq := q
+		tc.edit(&c, &qq)
+		hit, bad := failsClaim(&qq, sol.Mechanism, c, tc.claim)
+		if !hit {
+			t.Errorf("%s: not refused by %q: %v", tc.name, tc.claim, bad)
+		}
+		for _, cl := range bad {
+			if cl.Name == tc.claim && !strings.Contains(cl.String(), "FAILED") {
+				t.Errorf("%s: %v", tc.name, cl)
+			}
+		}
+	}
+	// Widening the set in both the problem and the certificate: the claims
+	// are re-checked over the wider set, where the level over it or the
+	// lower proof's priors fail.
+	c := clone()
+	lo := make([]float64, len(q.Prior))
+	up := make([]float64, len(q.Prior))
+	for k := range up {
+		up[k] = 1
+	}
+	c.PriorSet = &verify.PriorSet{Lower: lo, Upper: up}
+	qq := q
+	qq.PriorSet = mech.Simplex(q.Prior)
+	if hit, bad := failsClaim(&qq, sol.Mechanism, c, verify.ClaimLevel); !hit {
+		t.Errorf("set widened to the simplex in both: level not refused: %v", bad)
+	}
+}
+
+// The limits: over {π̂} the certificate's claims are the nominal ones; over
+// the simplex the level is the LDP level.
+func TestSetCertificateLimits(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(41, 4))
+	for trial := range 3 {
+		p := setProblem(r, 3, 4)
+		p.Objective = problem.WorstCaseOrder
+		p.Privacy = &mech.Budget{Measure: mech.PML, Epsilon: 0.8 + r.Float64()}
+		nominal, err := pmlopt.Solve(ctx, p, pmlopt.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := *p
+		q.PriorSet, _ = mech.NewBoxSet(p.Prior, p.Prior, p.Prior)
+		sol, err := pmlopt.Solve(ctx, &q, pmlopt.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustVerify(t, "over {π̂}", &q, sol.Mechanism, sol.Certificate)
+		// The same claims as the nominal certificate: its level and worst
+		// case, its lower end proven at the estimate.
+		nc := verify.Check(setVerifyProblem(p, sol.Mechanism), verify.Certificate{Objective: sol.Certificate.Objective,
+			Measure: "pml", Epsilon: sol.Certificate.Epsilon, WorstCaseOrder: sol.Certificate.WorstCaseOrder,
+			Lower: &verify.Lower{Epsilon: sol.Certificate.Lower.Epsilon, Alpha: sol.Certificate.Lower.Alpha, Nu: sol.Certificate.Lower.Nu}})
+		if !verify.AllOK(nc) {
+			t.Fatalf("trial %d: the certificate over {π̂} read as a nominal one: %v", trial, nc)
+		}
+		if *sol.Certificate.WorstCaseOrder != *nominal.Certificate.WorstCaseOrder {
+			t.Fatalf("trial %d: order %d over {π̂}, %d nominal", trial, *sol.Certificate.WorstCaseOrder, *nominal.Certificate.WorstCaseOrder)
+		}
+		// Over the simplex the claimed level is the mechanism's LDP.
+		q.PriorSet = mech.Simplex(p.Prior)
+		sol, err = pmlopt.Solve(ctx, &q, pmlopt.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustVerify(t, "over the simplex", &q, sol.Mechanism, sol.Certificate)
+		ldp := verify.Certificate{Objective: "expected-utility", Measure: "ldp", Epsilon: sol.Certificate.Epsilon,
+			Utility: &verify.Utility{ExpectedUtility: sol.ExpectedUtility}}
+		if cs := verify.Check(setVerifyProblem(p, sol.Mechanism), ldp); !verify.AllOK(cs) {
+			t.Fatalf("trial %d: the level over the simplex is not the LDP level: %v", trial, cs)
+		}
+	}
+}
