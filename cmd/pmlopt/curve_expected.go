@@ -31,7 +31,7 @@ the file's epsilon_lower/epsilon_upper when its budget is ALIP, else 1/2
 (r = 1 would repeat LIP, which is ALIP with ε_l = ε_u). --plot draws every
 measure on one figure (SVG, PNG or PDF). Example:
 
-	pmlopt curve testdata/counting-query.yaml --objective expected-utility --measure pml,lip,alip,ldp --plot eu.svg`
+	pmlopt curve testdata/counting-query.yaml --objective expected-utility --measure pml,lip,alip,ldp --plot eu.svg` + "\n\n" + robustnessHelp
 
 // expectedCurveFlags are curve's flags for --objective expected-utility.
 type expectedCurveFlags struct {
@@ -41,6 +41,7 @@ type expectedCurveFlags struct {
 	steps      *int
 	alipRatio  *float64
 	mechanisms *bool
+	robustness *string // curve_robustness.go
 }
 
 func addExpectedCurveFlags(fs *flagSet) *expectedCurveFlags {
@@ -52,6 +53,7 @@ func addExpectedCurveFlags(fs *flagSet) *expectedCurveFlags {
 		steps:      fs.Int("steps", 11, "expected-utility curves: number of budgets `K` from --from to --to"),
 		alipRatio:  fs.Float64("alip-ratio", math.NaN(), "expected-utility curves: ALIP budget (r·ε, ε) for this `r` (default: the file's ratio, else 0.5)"),
 		mechanisms: fs.Bool("mechanisms", false, "with --json: include each point's mechanism"),
+		robustness: fs.String("robustness", "", "expected-utility curves: the price of robustness, one curve per confidence `level` (comma-separated) of the file's prior set, beside the estimate and ldp"),
 	}
 }
 
@@ -130,9 +132,14 @@ type expectedPointJSON struct {
 }
 
 type expectedSeriesJSON struct {
-	Measure   string              `json:"measure"`
-	ALIPRatio *jfloat             `json:"alip_ratio,omitempty"`
-	Points    []expectedPointJSON `json:"points"`
+	Measure   string  `json:"measure"`
+	ALIPRatio *jfloat `json:"alip_ratio,omitempty"`
+	// Over, Confidence and PriorSet say, with --robustness, for which
+	// priors the series' budget holds (curve_robustness.go).
+	Over       string              `json:"over,omitempty"`
+	Confidence *jfloat             `json:"confidence,omitempty"`
+	PriorSet   *priorSetJSON       `json:"prior_set,omitempty"`
+	Points     []expectedPointJSON `json:"points"`
 	// EpsilonsLeft are the budgets a stopped curve did not reach ([]
 	// when complete).
 	EpsilonsLeft []jfloat `json:"epsilons_left"`
@@ -150,6 +157,10 @@ type expectedSeries struct {
 	measure mech.Measure
 	ratio   float64 // ALIP only
 	pts     []pmlopt.ExpectedPoint
+	// prob is the problem the series is computed for: the file's, or with
+	// --robustness the file's under another set of priors (over).
+	prob *problem.Problem
+	over *robustness
 }
 
 // runExpectedCurve is curve --objective expected-utility.
@@ -193,30 +204,48 @@ func (f *expectedCurveFlags) run(ctx context.Context, e *env, fs *flagSet, p *pr
 	} else if !(ratio > 0) || math.IsInf(ratio, 0) {
 		return usagef("--alip-ratio must be positive and finite, got %v", ratio)
 	}
-	prog := newProgress(e.stderr, "curve", out.quiet)
-	total := len(eps) * len(measures)
+	// One series per measure, or with --robustness one per set of priors
+	// (curve_robustness.go); each is computed in the order of the list.
 	var series []expectedSeries
+	if fs.isSet("robustness") {
+		if series, err = f.robustnessSeries(p, measures); err != nil {
+			return err
+		}
+	} else {
+		for _, m := range measures {
+			series = append(series, expectedSeries{measure: m, prob: p})
+		}
+	}
+	for k := range series {
+		series[k].ratio = ratio
+	}
+	prog := newProgress(e.stderr, "curve", out.quiet)
+	total := len(eps) * len(series)
 	var stopped error
-	for k, m := range measures {
+	for k := range series {
+		s := &series[k]
 		budgets := make([]mech.Budget, len(eps))
 		for i, v := range eps {
-			budgets[i] = mech.Budget{Measure: m, Epsilon: v}
-			if m == mech.ALIP {
+			budgets[i] = mech.Budget{Measure: s.measure, Epsilon: v}
+			if s.measure == mech.ALIP {
 				budgets[i] = pmlopt.ALIPBudget(v, ratio)
 			}
 		}
 		base := k * len(eps)
-		pts, err := pmlopt.ExpectedCurve(ctx, p, budgets, pmlopt.Options{Solver: slv,
+		pts, err := pmlopt.ExpectedCurve(ctx, s.prob, budgets, pmlopt.Options{Solver: slv,
 			Progress: func(done, _ int) { prog.update(base+done, total) }})
 		for k := range pts {
 			if !out.certs {
 				pts[k].Certificate = nil
 			}
 		}
-		series = append(series, expectedSeries{measure: m, ratio: ratio, pts: pts})
+		s.pts = pts
 		if err != nil {
 			if ctx.Err() == nil {
 				prog.done()
+				if s.over != nil {
+					return fmt.Errorf("%s: %w", s.over.label(), err)
+				}
 				return err
 			}
 			stopped = err
@@ -228,9 +257,6 @@ func (f *expectedCurveFlags) run(ctx context.Context, e *env, fs *flagSet, p *pr
 	// points, and says which budgets it left (curve_partial.go).
 	var left *curveLeft
 	if stopped != nil {
-		for _, m := range measures[len(series):] {
-			series = append(series, expectedSeries{measure: m, ratio: ratio})
-		}
 		left = expectedCurveLeft(ctx, series, eps)
 	}
 	var b buffered
@@ -257,14 +283,14 @@ func (f *expectedCurveFlags) run(ctx context.Context, e *env, fs *flagSet, p *pr
 			return err
 		}
 		if out.plot != "" {
-			if err := plotExpectedCurves(out.plot, left.title(curveTitle(p.Name)), series); err != nil {
+			if err := plotExpectedCurves(out.plot, left.title(expectedTitle(p, series)), series); err != nil {
 				return fmt.Errorf("interrupted: the settled points are on stdout, but --plot failed: %w", err)
 			}
 		}
 		return fmt.Errorf("interrupted: %d points written, %d left", total-left.count(), left.count())
 	}
 	if out.plot != "" {
-		if err := plotExpectedCurves(out.plot, curveTitle(p.Name), series); err != nil {
+		if err := plotExpectedCurves(out.plot, expectedTitle(p, series), series); err != nil {
 			return err
 		}
 	}
@@ -297,6 +323,7 @@ func toExpectedCurveJSON(series []expectedSeries, withMech bool, left *curveLeft
 		if s.measure == mech.ALIP {
 			sj.ALIPRatio = optFloat(s.ratio)
 		}
+		s.over.addJSON(&sj)
 		for _, pt := range s.pts {
 			pj := expectedPointJSON{Epsilon: jfloat(pt.Epsilon), Audited: jfloat(pt.Audited),
 				ExpectedUtility: jfloat(pt.ExpectedUtility), ExpectedUtilityBound: jfloat(pt.ExpectedUtilityBound),
@@ -316,15 +343,25 @@ func toExpectedCurveJSON(series []expectedSeries, withMech bool, left *curveLeft
 
 func writeExpectedCSV(w io.Writer, series []expectedSeries) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"measure", "epsilon", "epsilon_lower", "audited_epsilon", "expected_utility", "expected_utility_bound", "worst_case_value", "worst_case_order"})
+	// With --robustness, over and confidence lead each row.
+	robust := len(series) > 0 && series[0].over != nil
+	header := []string{"measure", "epsilon", "epsilon_lower", "audited_epsilon", "expected_utility", "expected_utility_bound", "worst_case_value", "worst_case_order"}
+	if robust {
+		header = append([]string{"over", "confidence"}, header...)
+	}
+	cw.Write(header)
 	for _, s := range series {
 		for _, pt := range s.pts {
 			lower := ""
 			if s.measure == mech.ALIP {
 				lower = fullNum(pt.Budget.EpsilonLower)
 			}
-			cw.Write([]string{string(s.measure), fullNum(pt.Epsilon), lower, fullNum(pt.Audited), fullNum(pt.ExpectedUtility),
-				csvNum(pt.ExpectedUtilityBound), fullNum(pt.WorstCaseValue), strconv.Itoa(pt.WorstCaseOrder)})
+			rec := []string{string(s.measure), fullNum(pt.Epsilon), lower, fullNum(pt.Audited), fullNum(pt.ExpectedUtility),
+				csvNum(pt.ExpectedUtilityBound), fullNum(pt.WorstCaseValue), strconv.Itoa(pt.WorstCaseOrder)}
+			if robust {
+				rec = append(s.over.csvCells(), rec...)
+			}
+			cw.Write(rec)
 		}
 	}
 	cw.Flush()
@@ -341,24 +378,42 @@ func csvNum(v float64) string {
 
 func writeExpectedTable(w io.Writer, series []expectedSeries) {
 	t := newTable(w)
-	t.row("measure", "ε", "expected utility", "optimum at most", "worst-case value", "worst-case order", "audited")
+	// With --robustness the first column says for which priors the budget
+	// holds, and "audited" is the level over them.
+	robust := len(series) > 0 && series[0].over != nil
+	head := []string{"measure", "ε", "expected utility", "optimum at most", "worst-case value", "worst-case order", "audited"}
+	if robust {
+		head = append([]string{"priors"}, head...)
+	}
+	t.row(head...)
 	for _, s := range series {
 		for _, pt := range s.pts {
 			bound := "-"
 			if !math.IsNaN(pt.ExpectedUtilityBound) {
 				bound = num(pt.ExpectedUtilityBound)
 			}
-			t.row(seriesName(s), num(pt.Epsilon), num(pt.ExpectedUtility), bound, num(pt.WorstCaseValue),
-				strconv.Itoa(pt.WorstCaseOrder), num(pt.Audited))
+			row := []string{seriesName(s), num(pt.Epsilon), num(pt.ExpectedUtility), bound, num(pt.WorstCaseValue),
+				strconv.Itoa(pt.WorstCaseOrder), num(pt.Audited)}
+			if robust {
+				row = append([]string{s.over.label()}, row...)
+			}
+			t.row(row...)
 		}
 	}
 	t.flush()
+	if robust {
+		fmt.Fprintf(w, "\nvalues in nats; expected utility at the estimate, audited over the priors of the row\n")
+		return
+	}
 	fmt.Fprintf(w, "\nvalues in nats; for alip ε is ε_u\n")
 }
 
 // plotExpectedCurves draws the expected utility against the budget, one
 // line per measure.
 func plotExpectedCurves(path, title string, series []expectedSeries) error {
+	if len(series) > 0 && series[0].over != nil {
+		return robustnessFigure(title, series).Save(path)
+	}
 	f := figure.Figure{Title: title, XLabel: "budget ε (nats; ALIP: ε_u)", YLabel: "best expected utility"}
 	for k, s := range series {
 		xs, ys := make([]float64, len(s.pts)), make([]float64, len(s.pts))
@@ -380,6 +435,9 @@ func withMechanism(c curvePointJSON, pt pmlopt.Point, want bool) curvePointJSON 
 
 // onlyExpected refuses the flags that only expected-utility curves read.
 func (f *expectedCurveFlags) onlyExpected(fs *flagSet) error {
+	if fs.isSet("robustness") {
+		return usagef("--robustness is for --objective expected-utility: it compares expected-utility curves")
+	}
 	for _, name := range []string{"measure", "epsilons", "from", "to", "steps", "alip-ratio"} {
 		if fs.isSet(name) {
 			return usagef("--%s is for --objective expected-utility: the worst-case curves are over PML budgets", name)

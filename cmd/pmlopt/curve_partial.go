@@ -160,7 +160,11 @@ func worstCurveLeft(ctx context.Context, obj problem.Objective, p *problem.Probl
 func expectedCurveLeft(ctx context.Context, series []expectedSeries, eps []float64) *curveLeft {
 	l := &curveLeft{why: stopReason(ctx), unit: "budgets", total: len(series) * len(eps)}
 	for _, s := range series {
-		l.groups = append(l.groups, leftGroup{axis: string(s.measure) + " ε", values: eps[min(len(s.pts), len(eps)):]})
+		axis := string(s.measure) + " ε"
+		if s.over != nil {
+			axis = s.over.label() + " " + axis
+		}
+		l.groups = append(l.groups, leftGroup{axis: axis, values: eps[min(len(s.pts), len(eps)):]})
 	}
 	return l
 }
