@@ -229,8 +229,8 @@ func expectedTitle(p *problem.Problem, series []expectedSeries) string {
 }
 
 // robustnessFigure is the plot of --robustness: the curves from the
-// estimate to LDP in viridis order, so that the colour darkens to
-// lighten with the set's size, each with its own glyph and dash.
+// estimate to LDP in viridis order, lighter as the set of priors grows,
+// each with its own glyph; the sets' curves dashed between the two limits.
 func robustnessFigure(title string, series []expectedSeries) figure.Figure {
 	m := series[0].measure
 	f := figure.Figure{Title: title, XLabel: fmt.Sprintf("%s budget ε (nats)", m),
