@@ -338,10 +338,9 @@ func setWorstCaseCertificate(p *problem.Problem, objective problem.Objective, m 
 }
 
 // setExpectedCertificate is expectedCertificate over the set: the levels
-// over the set, and the bound proven by the hint's multipliers. For PML
-// the hint's prior (raised above the set) bounds every output's column;
-// LDP needs no prior; for LIP and ALIP the check uses the estimate, so a
-// bound proven at another prior goes out without multipliers.
+// over the set, and the bound proven by the hint's multipliers with the
+// hint's prior (raised above the set) for every output's column; LDP
+// needs no prior, nor a bound proven at the estimate.
 func setExpectedCertificate(p *problem.Problem, b mech.Budget, sol *Solution, hint setHint) *verify.Certificate {
 	c := expectedCertificate(b, sol, nil)
 	up, low := levelsOverS(p.PriorSet, p.Prior, sol.Mechanism, b)
@@ -354,17 +353,13 @@ func setExpectedCertificate(p *problem.Problem, b mech.Budget, sol *Solution, hi
 	if c.Utility.Bound == nil || hint.Alpha == nil {
 		return c
 	}
-	switch b.Measure {
-	case mech.LDP:
+	switch {
+	case b.Measure == mech.LDP, sameVector(hint.Prior, p.Prior):
 		c.Utility.Alpha = hint.Alpha
-	case mech.PML:
+	default:
 		if v, ok := aboveSet(p.PriorSet, p.Prior, hint.Prior); ok {
 			c.Utility.Alpha = hint.Alpha
 			c.Utility.Priors = [][]float64{v}
-		}
-	default:
-		if sameVector(hint.Prior, p.Prior) {
-			c.Utility.Alpha = hint.Alpha
 		}
 	}
 	return c

@@ -75,27 +75,25 @@ func (k *checker) bound() {
 }
 
 // boxBound checks the PML, LIP and ALIP columns (see bound). Over a
-// prior set (PML), output j's column is bounded with its prior a =
-// Priors[j], which lies above a prior of the set, so that a mechanism
-// within the budget over the set has p_ij ≤ e^ε Σ_k a_k p_kj; without
-// Priors (and for LIP and ALIP) a is the problem's prior, which lies in
-// the set. The check is written for any a: with h_i = S·w_ij − κ·π̂_i,
-// Σ_j Σ_i w_ij p_ij = κ + (1/S) Σ_j Σ_i h_i p_ij, and the column's
-// Σ_i h_i p_ij = (a·p) Σ_i h_i z_i with z_i = p_ij/(a·p) in [lo, hi] and
-// a·z = 1, at most (a·p)(μ + Σ_i (hi·max(0, h_i − μ a_i) + lo·min(0,
-// h_i − μ a_i))) for any μ. With μ = h_k/a_k and d_i = a_k h_i − h_k a_i
-// it checks V_j = h_k + Σ_i (hi·max(0, d_i) + lo·min(0, d_i)) ≤ 0. For
-// a = π̂ this is S·V_j ≤ π̂_k κ of the nominal bound.
+// prior set, output j's column is bounded with its prior a = Priors[j],
+// which lies above a prior of the set, so that a mechanism within the
+// budget over the set has p_ij ≤ e^ε Σ_k a_k p_kj (LIP and ALIP: the lower
+// cap shrinks, see below); without Priors a is the problem's prior, which
+// lies in the set. The check is written for any a: with c the one prior
+// given for every output (else π̂), C = Σ_i c_i and h_i = C·w_ij − κ·c_i,
+// Σ_j Σ_i w_ij p_ij = κ + (1/C) Σ_j Σ_i h_i p_ij since Σ_j p_ij = 1, and
+// the column's Σ_i h_i p_ij = (a·p) Σ_i h_i z_i with z_i = p_ij/(a·p) in
+// [lo, hi] and a·z = 1 is at most (a·p)(μ + Σ_i (hi·max(0, h_i − μ a_i) +
+// lo·min(0, h_i − μ a_i))) for any μ. With μ = h_k/a_k and d_i = a_k h_i −
+// h_k a_i it checks V_j = h_k + Σ_i (hi·max(0, d_i) + lo·min(0, d_i)) ≤ 0.
+// For a = c = π̂ this is S·V_j ≤ π̂_k κ of the nominal bound.
 func (k *checker) boxBound(column func(int), w []*big.Float, wf []float64, lo, hi, kappa *big.Float) bool {
 	priors, ok := k.columnPriors(ClaimBound, k.c.Utility.Priors)
 	if !ok {
 		return false
 	}
-	if len(k.c.Utility.Priors) > 0 && k.c.Measure != "pml" {
-		k.claim(ClaimBound, false, "per-output priors bound the upper constraint only: a %s bound over the set is checked at the problem's prior", k.c.Measure)
-		return false
-	}
-	loF, hiF := f64(lo), f64(hi)
+	hiF := f64(hi)
+	loSet := lo
 	order := make([]int, k.n)
 	h := make([]*big.Float, k.n)
 	hf := make([]float64, k.n)
@@ -104,12 +102,42 @@ func (k *checker) boxBound(column func(int), w []*big.Float, wf []float64, lo, h
 	}
 	v, d, t, mass := k.a.zero(), k.a.zero(), k.a.zero(), k.a.zero()
 	one := k.a.num(1)
+	// The normalising vector c (Σ_j Σ_i c_i p_ij = Σ_i c_i = C for every
+	// mechanism): the one prior given for every output, else the estimate.
+	c, C := k.prior, k.mass
+	if ps := k.c.Utility.Priors; len(ps) == 1 {
+		c, C = make([]*big.Float, k.n), k.a.zero()
+		for i, x := range ps[0] {
+			c[i] = k.a.num(x)
+			k.a.add(C, C, c[i])
+		}
+	}
 	for j := range k.m {
 		column(j)
 		a := priors[j]
+		// LIP and ALIP over a set: a lies above a prior π' of the set
+		// with Σ_k (a_k − π'_k) = δ = Σ_k a_k − S, so that p_ij ≥
+		// e^{−ε_l} π'·p ≥ e^{−ε_l} (a·p)(1 − hi·δ) (z_k ≤ hi): the lower
+		// end of the box is lo·max(0, 1 − hi·δ); δ = 0 at the estimate.
+		lo = loSet
+		if lo.Sign() != 0 && len(k.c.Utility.Priors) > 0 {
+			delta := k.a.zero()
+			for _, x := range a {
+				k.a.add(delta, delta, k.a.num(x))
+			}
+			k.a.sub(delta, delta, k.mass)
+			if delta.Sign() != 0 {
+				f := k.a.sub(k.a.zero(), k.a.num(1), k.a.mul(k.a.zero(), hi, delta))
+				if f.Sign() < 0 {
+					f.SetFloat64(0)
+				}
+				lo = k.a.mul(k.a.zero(), loSet, f)
+			}
+		}
+		loF := f64(lo)
 		for i := range k.n {
-			k.a.mul(h[i], k.mass, w[i])
-			k.a.sub(h[i], h[i], k.a.mul(t, kappa, k.prior[i]))
+			k.a.mul(h[i], C, w[i])
+			k.a.sub(h[i], h[i], k.a.mul(t, kappa, c[i]))
 			hf[i] = f64(h[i])
 		}
 		// With a worst case to keep (PML only: lo = 0), the inputs below
