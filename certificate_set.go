@@ -229,8 +229,10 @@ func aboveSet(set *mech.PriorSet, pi mech.Prior, v []float64) ([]float64, bool) 
 // over the set (α the unit vector of one letter i, ν = 0, and on each
 // output j the prior of the set that gives the allowed inputs A_j the
 // least mass: no mechanism over the set is then below −log max_{j ∋ i}
-// min_{π∈Π} π(A_j)). An L that neither reaches goes out without
-// multipliers.
+// min_{π∈Π} π(A_j)). The proof's own bound, computed with rounding
+// margins, may lie a hair below L: the certificate then claims that bound
+// (the caller reports it as the answer's lower end), never more. An L
+// that neither proof reaches goes out without multipliers.
 func setLowerCertificate(p *problem.Problem, pat mech.Pattern, L float64, hints []setHint) *verify.Lower {
 	if !(L > 0) {
 		return &verify.Lower{Epsilon: math.Max(L, 0)}
@@ -246,11 +248,11 @@ func setLowerCertificate(p *problem.Problem, pat mech.Pattern, L float64, hints 
 			continue
 		}
 		if c, ok := certify.DualCertificate(v, pat, h.Alpha); ok && reaches(c.Epsilon) {
-			return &verify.Lower{Epsilon: L, Alpha: c.Alpha, Nu: c.Nu, Priors: [][]float64{v}}
+			return &verify.Lower{Epsilon: math.Min(L, c.Epsilon), Alpha: c.Alpha, Nu: c.Nu, Priors: [][]float64{v}}
 		}
 	}
 	if l := setPruning(p, pat); l != nil && reaches(l.Epsilon) {
-		l.Epsilon = L
+		l.Epsilon = math.Min(L, l.Epsilon)
 		return l
 	}
 	return &verify.Lower{Epsilon: L}

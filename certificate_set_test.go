@@ -2,6 +2,7 @@ package pmlopt_test
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -268,5 +269,152 @@ func TestSetCertificateLimits(t *testing.T) {
 		if cs := verify.Check(setVerifyProblem(p, sol.Mechanism), ldp); !verify.AllOK(cs) {
 			t.Fatalf("trial %d: the level over the simplex is not the LDP level: %v", trial, cs)
 		}
+	}
+}
+
+// Curves over a set: every worst-case point and every expected-utility
+// point carries a certificate that verify accepts, and some worst-case
+// point has a positive lower end proven by multipliers.
+func TestSetCertificateCurves(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(41, 5))
+	positive := 0
+	for trial := range 3 {
+		p := setProblem(r, 3, 4)
+		q := *p
+		q.PriorSet = randomBox(r, p.Prior)
+		if trial == 1 {
+			q.PriorSet, _ = mech.NewL1Set(p.Prior, 0.15)
+		}
+		for _, obj := range []problem.Objective{problem.WorstCaseOrder, problem.WorstCaseValue} {
+			pts, err := pmlopt.Curve(ctx, &q, obj, pmlopt.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, pt := range pts {
+				if pt.Mechanism == nil {
+					continue
+				}
+				mustVerify(t, "curve point", &q, pt.Certificate.Mechanism, pt.Certificate)
+				if pt.Certificate.Lower.Epsilon != pt.OptimalEpsilonLower {
+					t.Fatalf("trial %d: point's lower end %g, certificate's %g", trial, pt.OptimalEpsilonLower, pt.Certificate.Lower.Epsilon)
+				}
+				if pt.OptimalEpsilonLower > 0 {
+					positive++
+				}
+			}
+		}
+		budgets := []mech.Budget{{Measure: mech.PML, Epsilon: 0.5}, {Measure: mech.LIP, Epsilon: 1}, {Measure: mech.ALIP, EpsilonLower: 0.5, EpsilonUpper: 1}}
+		eu := q
+		eu.Objective = problem.ExpectedUtility
+		epts, err := pmlopt.ExpectedCurve(ctx, &eu, budgets, pmlopt.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pt := range epts {
+			mustVerify(t, "expected-utility point "+string(pt.Budget.Measure), &eu, pt.Certificate.Mechanism, pt.Certificate)
+		}
+	}
+	if positive == 0 {
+		t.Fatal("no curve point over a set had a positive lower end")
+	}
+}
+
+// SolveJoint over a set: the bound over the mechanisms keeping the floor
+// and the least ε of the floor's pattern over the set both verify.
+func TestSetCertificateJoint(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(41, 6))
+	done := 0
+	for trial := range 5 {
+		p := setProblem(r, 3, 4)
+		p.Objective = problem.ExpectedUtility
+		p.Privacy = &mech.Budget{Measure: mech.PML, Epsilon: 1.5 + r.Float64()}
+		p.PriorSet, _ = mech.NewL1Set(p.Prior, 0.2)
+		if trial%2 == 1 {
+			p.PriorSet = randomBox(r, p.Prior)
+		}
+		got, err := pmlopt.SolveJoint(ctx, p, pmlopt.Floor{Order: 2}, pmlopt.Options{})
+		var below *pmlopt.BelowLeastEpsilonError
+		if errors.As(err, &below) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := got.Certificate
+		mustVerify(t, "joint", p, got.Mechanism, c)
+		if c.WorstCaseOrder == nil || *c.WorstCaseOrder != 2 || c.Lower == nil || c.Lower.Epsilon != got.LeastEpsilonLower {
+			t.Fatalf("trial %d: joint certificate without its floor or lower end: %+v", trial, c)
+		}
+		done++
+	}
+	if done == 0 {
+		t.Fatal("every joint solve was refused")
+	}
+}
+
+// Tampering over a ball and with an expected-utility bound over a set.
+func TestSetCertificateTamperingBallAndBound(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(41, 7))
+	p := setProblem(r, 4, 4)
+	p.Objective = problem.ExpectedUtility
+	p.Privacy = &mech.Budget{Measure: mech.PML, Epsilon: 0.8}
+	p.PriorSet, _ = mech.NewL1Set(p.Prior, 0.2)
+	sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustVerify(t, "untouched", p, sol.Mechanism, sol.Certificate)
+	if len(sol.Certificate.Utility.Priors) == 0 {
+		// Proven at the estimate: the estimate given as the one prior
+		// proves the same.
+		sol.Certificate.Utility.Priors = [][]float64{p.Prior}
+		mustVerify(t, "the estimate as the prior", p, sol.Mechanism, sol.Certificate)
+	}
+	clone := func() verify.Certificate {
+		c := *sol.Certificate
+		u := *c.Utility
+		u.Alpha = append([]float64(nil), u.Alpha...)
+		u.Priors = [][]float64{append([]float64(nil), u.Priors[0]...)}
+		c.Utility = &u
+		return c
+	}
+	// A prior moved out of the ball: all its mass on one letter.
+	c := clone()
+	for i := range c.Utility.Priors[0] {
+		c.Utility.Priors[0][i] = 0
+	}
+	c.Utility.Priors[0][0] = 1
+	if hit, bad := failsClaim(p, sol.Mechanism, c, verify.ClaimBound); !hit {
+		t.Errorf("a prior outside the ball: %v", bad)
+	}
+	// A prior with less mass than the estimate: below every prior of the set.
+	c = clone()
+	for i := range c.Utility.Priors[0] {
+		c.Utility.Priors[0][i] *= 0.9
+	}
+	if hit, bad := failsClaim(p, sol.Mechanism, c, verify.ClaimBound); !hit {
+		t.Errorf("a prior of mass 0.9: %v", bad)
+	}
+	// A lowered bound.
+	c = clone()
+	low := sol.ExpectedUtility - 1e-3
+	c.Utility.Bound = &low
+	if hit, bad := failsClaim(p, sol.Mechanism, c, verify.ClaimBound); !hit {
+		t.Errorf("a lowered bound: %v", bad)
+	}
+	// A multiplier changed.
+	c = clone()
+	c.Utility.Alpha[1] -= 0.5
+	if hit, bad := failsClaim(p, sol.Mechanism, c, verify.ClaimBound); !hit {
+		t.Errorf("a multiplier changed: %v", bad)
+	}
+	// The ball narrowed in the problem after solving.
+	q := *p
+	q.PriorSet, _ = mech.NewL1Set(p.Prior, 0.1)
+	if hit, bad := failsClaim(&q, sol.Mechanism, *sol.Certificate, verify.ClaimSet); !hit {
+		t.Errorf("a narrowed ball: %v", bad)
 	}
 }
