@@ -159,13 +159,13 @@ func TestAboveSet(t *testing.T) {
 		want string
 	}{
 		{box, pi, true, ""},
-		{box, []float64{0.4, 0.3, 0.3}, true, ""},        // a vertex of the box
-		{box, []float64{0.45, 0.25, 0.3}, true, ""},      // above (0.45, 0.25, 0.3)
-		{box, []float64{0.9, 0.9, 0.9}, true, ""},        // above every prior
+		{box, []float64{0.4, 0.3, 0.3}, true, ""},   // a vertex of the box
+		{box, []float64{0.45, 0.25, 0.3}, true, ""}, // above (0.45, 0.25, 0.3)
+		{box, []float64{0.9, 0.9, 0.9}, true, ""},   // above every prior
 		{box, []float64{0.35, 0.3, 0.35}, false, "below the box's lower bound"},
 		{box, []float64{0.4, 0.2, 0.3}, false, "no prior of the box"}, // sums to 0.9
 		{ball, pi, true, ""},
-		{ball, []float64{0.4, 0.35, 0.25}, true, ""},    // distance 0.2
+		{ball, []float64{0.4, 0.35, 0.25}, true, ""}, // distance 0.2
 		{ball, []float64{0.39, 0.36, 0.25}, false, "exceeds half the radius"},
 		{ball, []float64{0.5, 0.25, 0.2}, false, "below Σ_k π̂_k"},
 		{ball, []float64{0.5, -0.1, 0.7}, false, "negative"},
