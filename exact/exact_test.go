@@ -143,3 +143,126 @@ func logRat(x *big.Rat) float64 {
 	f, _ := x.Float64()
 	return math.Log(f)
 }
+
+// TestIrrational: a problem whose optimum is irrational. With π =
+// (6, 6, 3, 9, 10, 6, 4, 5)/49 and the order below at h = 4, the optimal
+// basis's polynomial is (49μ − 20)(196μ² − 108μ + 13) (up to a factor),
+// and μ* = 1/t* is the larger root of the quadratic, (27 + 2√23)/98: so
+// t* = (54 − 4√23)/13. The proven bracket must hold that value, checked
+// here by squaring, without the package's arithmetic.
+func TestIrrational(t *testing.T) {
+	pi := rats("6/49", "6/49", "3/49", "9/49", "10/49", "6/49", "4/49", "5/49")
+	o := mech.Order{{2, 5, 1, 4, 3}, {3, 5, 2, 1, 4}, {2, 5, 3, 4, 1}, {4, 2, 5, 3, 1}, {3, 5, 1, 2, 4}, {1, 2, 5, 4, 3}, {1, 2, 3, 4, 5}, {1, 2, 5, 4, 3}}
+	pat := o.Pattern(4)
+	fpi := make(mech.Prior, len(pi))
+	for i, p := range pi {
+		fpi[i], _ = p.Float64()
+	}
+	ref, err := bisect.LeastEpsilon(context.Background(), fpi, pat, bisect.Options{})
+	require.NoError(t, err)
+	r, err := LeastT(context.Background(), pi, pat, ref.EpsLower, ref.EpsUpper)
+	require.NoError(t, err)
+	proven(t, r, pat)
+	assert.False(t, r.Rational)
+	assert.True(t, r.Irrational)
+	assert.Equal(t, 3, r.Degree)
+	// t_lo ≤ (54 − 4√23)/13 ⇔ 4√23 ≤ 54 − 13 t_lo ⇔ 368 ≤ (54 − 13 t_lo)²
+	// (the right side being positive), and the reverse for t_hi.
+	side := func(x *big.Rat) *big.Rat {
+		s := new(big.Rat).Mul(big.NewRat(13, 1), x)
+		return s.Sub(big.NewRat(54, 1), s)
+	}
+	sq := func(x *big.Rat) *big.Rat { return new(big.Rat).Mul(x, x) }
+	lo, hi := side(r.TLower), side(r.TUpper)
+	require.Positive(t, lo.Sign())
+	require.Positive(t, hi.Sign())
+	assert.LessOrEqual(t, big.NewRat(368, 1).Cmp(sq(lo)), 0, "t_lower above t*")
+	assert.GreaterOrEqual(t, big.NewRat(368, 1).Cmp(sq(hi)), 0, "t_upper below t*")
+	// Relative width below 2^-78.
+	w := new(big.Rat).Sub(r.TUpper, r.TLower)
+	w.Quo(w, r.TLower)
+	assert.Negative(t, w.Cmp(new(big.Rat).SetFrac(big.NewInt(1), new(big.Int).Lsh(big.NewInt(1), 78))))
+	assert.InDelta(t, ref.EpsUpper, logRat(r.TUpper), 1e-9)
+}
+
+// TestChecksRefuse: each exact check fails on a tampered proof, naming
+// the inequality.
+func TestChecksRefuse(t *testing.T) {
+	pi := rats("3/5", "1/4", "3/20")
+	pat := example1.Pattern(2)
+	r, err := LeastT(context.Background(), pi, pat, 0, 0)
+	require.NoError(t, err)
+	proven(t, r, pat)
+	two := big.NewRat(2, 1)
+	below := big.NewRat(199, 100)
+	above := big.NewRat(201, 100)
+	clone := func() [][]*big.Rat {
+		out := make([][]*big.Rat, len(r.Mechanism))
+		for i, row := range r.Mechanism {
+			for _, x := range row {
+				out[i] = append(out[i], new(big.Rat).Set(x))
+			}
+		}
+		return out
+	}
+	// The mechanism does not reach a smaller t.
+	assert.ErrorContains(t, CheckUpper(pi, pat, r.Mechanism, below), "exceeds t·q_")
+	// A forbidden pair, a row off 1, a negative entry.
+	p := clone()
+	p[0][2].SetFrac64(1, 100)
+	p[0][1].Sub(p[0][1], big.NewRat(1, 100)) // the row still sums to 1
+	assert.ErrorContains(t, CheckUpper(pi, pat, p, two), "forbidden pair")
+	p = clone()
+	p[1][1].SetFrac64(99, 100)
+	assert.ErrorContains(t, CheckUpper(pi, pat, p, two), "row 2 sums to 99/100")
+	p = clone()
+	p[0][0].SetFrac64(13, 12)
+	p[0][1].SetFrac64(-1, 12)
+	assert.ErrorContains(t, CheckUpper(pi, pat, p, two), "< 0")
+	// The multipliers prove nothing above t*, nor when changed.
+	_, err = CheckLower(pi, pat, r.Alpha, above)
+	assert.ErrorContains(t, err, "min_ν")
+	a := make([]*big.Rat, len(r.Alpha))
+	for i, x := range r.Alpha {
+		a[i] = new(big.Rat).Neg(x)
+	}
+	_, err = CheckLower(pi, pat, a, two)
+	assert.Error(t, err)
+	_, err = CheckLower(pi, pat, zeros(3), two)
+	assert.ErrorContains(t, err, "α is zero")
+	// A prior changed after solving.
+	_, err = CheckLower(rats("1/2", "1/4", "1/4"), pat, r.Alpha, two)
+	assert.Error(t, err)
+}
+
+func TestFractions(t *testing.T) {
+	fr, ok := Fractions(mech.Prior{0.6, 0.25, 0.15})
+	require.True(t, ok)
+	assert.Equal(t, []string{"3/5", "1/4", "3/20"}, []string{fr[0].RatString(), fr[1].RatString(), fr[2].RatString()})
+	fr, ok = Fractions(mech.Prior{1.0 / 3, 1.0 / 3, 1.0 / 3})
+	require.True(t, ok)
+	assert.Equal(t, "1/3", fr[0].RatString())
+	// Each reading rounds back to its float64.
+	for _, x := range []float64{0.1, 1.0 / 7, 0.123456789, 1e-300, 0.7} {
+		fr, _ := Fractions(mech.Prior{x})
+		f, _ := fr[0].Float64()
+		assert.Equal(t, x, f)
+	}
+	// A prior within the files' 1e-9 of summing to 1, whose fractions do
+	// not add up to 1.
+	_, ok = Fractions(mech.Prior{0.5, 0.5 + 1e-10})
+	assert.False(t, ok)
+	// Dyadic is exact.
+	assert.Equal(t, "2573485501354569/18014398509481984", Dyadic(mech.Prior{1.0 / 7})[0].RatString())
+}
+
+func TestTooLarge(t *testing.T) {
+	pi := make([]*big.Rat, 21)
+	pat := make(mech.Pattern, 21)
+	for i := range pi {
+		pi[i] = big.NewRat(1, 21)
+		pat[i] = []bool{true, true}
+	}
+	_, err := LeastT(context.Background(), pi, pat, 0, 0)
+	assert.ErrorIs(t, err, ErrTooLarge)
+}

@@ -99,8 +99,6 @@ func (s *search) at(ctx context.Context, mu *big.Rat) (*answer, error) {
 // the bracket or moves one of its ends.
 const maxRounds = 40
 
-var debug = false
-
 func (s *search) run(ctx context.Context, epsLower, epsUpper float64) error {
 	// μ* ≤ μ_max = max_j π(A_j): above it no output can be used at all.
 	muMax := new(big.Rat)
@@ -165,9 +163,6 @@ func (s *search) round(ctx context.Context) (bool, error) {
 	hi := s.inf.mu
 	q := basisPoly(s.pi, s.inf.basis)
 	root, ok := s.root(q, lo, hi)
-	if debug {
-		fmt.Println("round lo", lo.FloatString(20), "hi", hi.FloatString(20), "root", root.rational, root.lo != nil, ok, "q", q)
-	}
 	var cand *big.Rat
 	if ok && root.rational != nil {
 		cand = root.rational
@@ -263,32 +258,6 @@ func (s *search) bracket(fa, fb *answer) error {
 	s.res.TLower, s.res.TUpper = tLo, tHi
 	s.res.Mechanism, s.res.Alpha, s.res.Nu = fa.mech, fb.y, nu
 	return nil
-}
-
-// limitDuals returns y = c_B B(μ)^{-1} for the basis cols at μ, or false
-// when B(μ) is singular. Σ_i y_i = F_B(μ), 0 at a root.
-func limitDuals(pi []*big.Rat, cols []column, mu *big.Rat) ([]*big.Rat, bool) {
-	n := len(pi)
-	// Solve B^T y = c_B.
-	a := make([][]*big.Rat, n)
-	for r := range a {
-		a[r] = zeros(n)
-	}
-	c := zeros(n)
-	for r, col := range cols {
-		var v []*big.Rat
-		if col.sh == nil {
-			v = zeros(n)
-			v[col.slack].SetInt64(1)
-			c[r].SetInt64(1)
-		} else {
-			v = col.sh.at(pi, mu)
-		}
-		for i := 0; i < n; i++ {
-			a[r][i].Set(v[i])
-		}
-	}
-	return solve(a, c)
 }
 
 func inv(x *big.Rat) *big.Rat { return new(big.Rat).Inv(x) }

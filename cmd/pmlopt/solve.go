@@ -35,6 +35,14 @@ lines of M numbers, for numeric tools. Above 20 outputs the mechanism is
 summarised (the outputs each input uses); --full prints the matrix. FILE "-"
 reads the problem from standard input.
 
+--exact (worst-case objectives, at most 20 inputs and 20 outputs) also
+returns the least ε for the worst case reached in exact rationals:
+ε* = log t* with t* a fraction, a mechanism at t* and multipliers ruling out
+every smaller t, each checked exactly; for the prior read as fractions (1/7
+for the float64 nearest 1/7) when they sum to 1, and for its float64 values.
+Where t* is irrational it returns a proven bracket of relative width 2^-80.
+The method is in docs/certificates.md ("The exact optimum").
+
 Example:
 
 	pmlopt solve testdata/counting-query.yaml --epsilon 1.3 --out solved.yaml`
@@ -59,6 +67,8 @@ type solveJSON struct {
 	LPSolves             int        `json:"lp_solves"`
 	// Certificate is what 'pmlopt verify' re-checks (docs/certificates.md).
 	Certificate *verify.Certificate `json:"certificate,omitempty"`
+	// Exact is the optimum in exact rationals (--exact).
+	Exact *exactJSON `json:"exact,omitempty"`
 }
 
 // solverFlag adds --solver to fs and returns a function resolving it: nil
@@ -103,6 +113,7 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 	out := fs.String("out", "", "also write the problem with the returned mechanism to this `file`")
 	full := fs.Bool("full", false, "print the whole mechanism, even above 20 outputs")
 	mechOut := mechanismOutFlag(fs)
+	exactFlag := fs.Bool("exact", false, "also the least ε of the worst case in exact rationals, proven (worst-case objectives, at most 20 inputs and outputs)")
 	floor := jointFlags(fs)
 	pos, err := fs.parse(args, 1)
 	if err != nil {
@@ -143,15 +154,29 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
+		if *exactFlag {
+			return checkExact(p, true)
+		}
 		if *mechOut != "" {
 			return usagef("--mechanism-out is for a solve without a floor; --out writes the floor's mechanism")
 		}
 		return runJoint(ctx, e, p, f, pmlopt.Options{Solver: slv, Tol: *tol, Workers: workers}, *asJSON, *out)
 	}
+	if *exactFlag {
+		if err := checkExact(p, false); err != nil {
+			return err
+		}
+	}
 	sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{Solver: slv, Tol: *tol, Workers: workers,
 		Notify: func(msg string) { fmt.Fprintf(e.stderr, "pmlopt solve: %s\n", msg) }})
 	if err != nil {
 		return withPath(pos[0], err)
+	}
+	var ex *exactJSON
+	if *exactFlag {
+		if ex, err = exactPass(ctx, p, sol); err != nil {
+			return err
+		}
 	}
 	if *out != "" {
 		if err := writeSolvedCertificate(*out, p, sol.Mechanism, sol.Certificate); err != nil {
@@ -170,7 +195,7 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 			WorstCaseValue: optFloat(sol.WorstCaseValue), ExpectedUtility: optFloat(sol.ExpectedUtility),
 			ExpectedUtilityBound: optFloat(sol.ExpectedUtilityBound),
 			Mechanism:            jmatrix(sol.Mechanism), Inputs: p.Inputs, Outputs: p.Outputs,
-			Solver: sol.Solver, LPSolves: sol.LPSolves, Certificate: sol.Certificate,
+			Solver: sol.Solver, LPSolves: sol.LPSolves, Certificate: sol.Certificate, Exact: ex,
 		}
 		if p.Order != nil {
 			j.WorstCaseOrder = &sol.WorstCaseOrder
@@ -192,6 +217,9 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 	if sol.Objective != problem.ExpectedUtility {
 		fmt.Fprintf(&b, "least ε    in [%s, %s] for this worst case\n", num(sol.EpsilonLower), num(sol.Epsilon))
 	}
+	if ex != nil {
+		writeExact(&b, ex, p.Inputs, p.Outputs)
+	}
 	if p.Order != nil {
 		fmt.Fprintf(&b, "worst-case utility order  %d of %d\n", sol.WorstCaseOrder, p.M())
 	}
@@ -212,6 +240,9 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(&b, "solver     %s, %d LP solve(s)\n\n", sol.Solver, sol.LPSolves)
 	}
 	writeMechanism(&b, sol.Mechanism, p.Inputs, p.Outputs, *full)
+	if ex != nil {
+		writeExactMechanism(&b, ex, p.Inputs, p.Outputs)
+	}
 	return b.commit(e.stdout)
 }
 

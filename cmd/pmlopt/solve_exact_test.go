@@ -1,0 +1,148 @@
+package main
+
+import (
+	"math"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pmlopt/pmlopt/exact"
+	"github.com/pmlopt/pmlopt/problem"
+)
+
+// exactOf runs solve --exact --json on file (with extra flags) and returns
+// the exact block, its mechanism re-checked from scratch at t_upper by
+// exact.CheckUpper for the block's prior and the reported worst case.
+func exactOf(t *testing.T, file string, flags ...string) map[string]any {
+	t.Helper()
+	v := runJSON(t, append([]string{"solve", file, "--exact", "--json"}, flags...)...)
+	ex, ok := v["exact"].(map[string]any)
+	require.True(t, ok, "no exact block")
+	p, err := problem.Load(file)
+	require.NoError(t, err)
+	for _, blk := range []map[string]any{ex, asMap(ex["float64_prior"])} {
+		if blk == nil {
+			continue
+		}
+		assert.Equal(t, true, blk["proved"])
+		pi := parseRats(t, blk["prior"])
+		var mech [][]*big.Rat
+		for _, row := range blk["mechanism"].([]any) {
+			mech = append(mech, parseRats(t, row))
+		}
+		pat := p.Order.Pattern(int(v["worst_case_order"].(float64)))
+		if wv, ok := v["worst_case_value"].(float64); ok && strings.Contains(strings.Join(flags, " "), "worst-case-value") {
+			pat = p.Utility.Pattern(wv)
+		}
+		tu, ok := new(big.Rat).SetString(blk["t_upper"].(string))
+		require.True(t, ok)
+		require.NoError(t, exact.CheckUpper(pi, pat, mech, tu))
+		// The exact value is inside the search's certified bracket
+		// (the fractions reading differs from the float64 one by a
+		// relative 1e-16 in the prior).
+		f, _ := tu.Float64()
+		assert.InDelta(t, v["epsilon"].(float64), math.Log(f), 2e-9)
+	}
+	return ex
+}
+
+func asMap(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}
+
+func parseRats(t *testing.T, v any) []*big.Rat {
+	t.Helper()
+	var out []*big.Rat
+	for _, s := range v.([]any) {
+		r, ok := new(big.Rat).SetString(s.(string))
+		require.True(t, ok, s)
+		out = append(out, r)
+	}
+	return out
+}
+
+// TestSolveExactPaper: the paper's closed-form optima come out exactly for
+// the priors as the files write them (fractions and decimals), and for
+// the float64 values the search solved for.
+func TestSolveExactPaper(t *testing.T) {
+	// Song & Oechtering (2026), §IV-A: the counting query reaches order 6
+	// at log 7/2; for the float64 nearest 1/7 that is log 1/(2π).
+	ex := exactOf(t, td+"counting-query.yaml")
+	assert.Equal(t, "7/2", ex["t"])
+	assert.Equal(t, "log(7/2)", ex["epsilon"])
+	assert.Equal(t, "fractions", ex["prior_reading"])
+	f64 := asMap(ex["float64_prior"])
+	require.NotNil(t, f64)
+	assert.Equal(t, "9007199254740992/2573485501354569", f64["t"]) // 2^53 / (2^54·π)
+	// Example 1, mechanism (9): log 2, with the paper's matrix.
+	ex = exactOf(t, td+"example1.yaml")
+	assert.Equal(t, "2", ex["t"])
+	assert.Equal(t, []any{[]any{"7/12", "5/12", "0"}, []any{"0", "1", "0"}, []any{"1", "0", "0"}}, ex["mechanism"])
+	// Fig. 2 (one low, p_min 0.1): ε_S(3) = −log 0.4 is optimal.
+	ex = exactOf(t, td+"circulant-one-low.yaml")
+	assert.Equal(t, "5/2", ex["t"])
+	// Fig. 3 (three low, p_min 0.1): for h = 2 the optimum log 3/2 is
+	// below ε_S(2) = −log 0.3; for h = 3, ε_S(3) = −log 0.2 is optimal.
+	ex = exactOf(t, td+"circulant-three-low.yaml", "--epsilon", "0.5")
+	assert.Equal(t, "3/2", ex["t"])
+	ex = exactOf(t, td+"circulant-three-low.yaml", "--epsilon", "1.7")
+	assert.Equal(t, "5", ex["t"])
+}
+
+// TestSolveExactValue: the worst-case-value objective takes its pattern
+// from the value reached.
+func TestSolveExactValue(t *testing.T) {
+	ex := exactOf(t, td+"counting-query.yaml", "--objective", "worst-case-value")
+	assert.Equal(t, true, ex["rational"])
+}
+
+func TestSolveExactTable(t *testing.T) {
+	out, stderr, code := cli(t, "solve", td+"counting-query.yaml", "--exact")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "exact      ε* = log(7/2) = 1.252762968, proven in rationals for the prior read as fractions (1/7, 1/7, 1/7, 1/7, …)\n")
+	assert.Contains(t, out, "exact      ε* = log(9007199254740992/2573485501354569) = 1.252762968, proven in rationals for the prior's float64 values\n")
+	assert.Contains(t, out, "    5  0  0  0  0  0  1/2  1/2\n")
+}
+
+// TestSolveExactRefused: --exact where it does not apply is a command-line
+// error (exit 2) that names the flag, before any work and with nothing
+// written.
+func TestSolveExactRefused(t *testing.T) {
+	dir := t.TempDir()
+	large := filepath.Join(dir, "large.yaml")
+	var b strings.Builder
+	b.WriteString("prior: [")
+	for i := range 21 {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(`"1/21"`)
+	}
+	b.WriteString("]\norder:\n")
+	for range 21 {
+		b.WriteString("  - [2, 1]\n")
+	}
+	b.WriteString("privacy: {measure: pml, epsilon: 1}\nobjective: worst-case-order\n")
+	require.NoError(t, os.WriteFile(large, []byte(b.String()), 0o644))
+	outFile := filepath.Join(dir, "solved.yaml")
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{large}, "--exact is for problems of at most 20 inputs and 20 outputs; this one has 21×2"},
+		{[]string{td + "expected-utility.yaml"}, "--exact is for the worst-case objectives"},
+		{[]string{td + "counting-query.yaml", "--objective", "expected-utility", "--min-order", "6"}, "--exact is for the worst-case objectives, not for --min-order"},
+	} {
+		out, stderr, code := cli(t, append([]string{"solve", "--exact", "--out", outFile}, c.args...)...)
+		assert.Equal(t, 2, code, stderr)
+		assert.Empty(t, out)
+		assert.Contains(t, stderr, c.msg)
+		assert.NoFileExists(t, outFile)
+	}
+}
