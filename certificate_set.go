@@ -229,34 +229,78 @@ func aboveSet(set *mech.PriorSet, pi mech.Prior, v []float64) ([]float64, bool) 
 // over the set (α the unit vector of one letter i, ν = 0, and on each
 // output j the prior of the set that gives the allowed inputs A_j the
 // least mass: no mechanism over the set is then below −log max_{j ∋ i}
-// min_{π∈Π} π(A_j)). The proof's own bound, computed with rounding
+// min_{π∈Π} π(A_j)), else from an LP of its own (setLowerLP) with one
+// prior per output. The proof's own bound, computed with rounding
 // margins, may lie a hair below L: the certificate then claims that bound
 // (the caller reports it as the answer's lower end), never more. An L
-// that neither proof reaches goes out without multipliers.
-func setLowerCertificate(p *problem.Problem, pat mech.Pattern, L float64, hints []setHint) *verify.Lower {
-	if !(L > 0) {
+// that no proof reaches goes out without multipliers.
+//
+// One prior for every output may prove less than the robust optimum,
+// which one prior per output reaches at the saddle point. So when the
+// bracket [L, U] is wider than the search's tolerance and the problem is
+// small, setLowerLP is asked for a proof just below the upper end U, and
+// a better bound it proves becomes the lower end.
+func setLowerCertificate(p *problem.Problem, pat mech.Pattern, L, U float64, hints []setHint) *verify.Lower {
+	if !(L > 0) && !(U > 0) {
 		return &verify.Lower{Epsilon: math.Max(L, 0)}
 	}
 	set := p.PriorSet
-	reaches := func(e float64) bool { return e >= L-1e-12*math.Max(1, L) }
-	for _, h := range hints {
-		if h.Alpha == nil || h.Prior == nil {
-			continue
+	var found *verify.Lower
+	if L > 0 {
+		reaches := func(e float64) bool { return e >= L-1e-12*math.Max(1, L) }
+		for _, h := range hints {
+			if h.Alpha == nil || h.Prior == nil {
+				continue
+			}
+			v, ok := aboveSet(set, p.Prior, h.Prior)
+			if !ok {
+				continue
+			}
+			if c, ok := certify.DualCertificate(v, pat, h.Alpha); ok && reaches(c.Epsilon) {
+				found = &verify.Lower{Epsilon: math.Min(L, c.Epsilon), Alpha: c.Alpha, Nu: c.Nu, Priors: [][]float64{v}}
+				break
+			}
 		}
-		v, ok := aboveSet(set, p.Prior, h.Prior)
-		if !ok {
-			continue
-		}
-		if c, ok := certify.DualCertificate(v, pat, h.Alpha); ok && reaches(c.Epsilon) {
-			return &verify.Lower{Epsilon: math.Min(L, c.Epsilon), Alpha: c.Alpha, Nu: c.Nu, Priors: [][]float64{v}}
+		if l := setPruning(p, pat); found == nil && l != nil && reaches(l.Epsilon) {
+			l.Epsilon = math.Min(L, l.Epsilon)
+			found = l
 		}
 	}
-	if l := setPruning(p, pat); l != nil && reaches(l.Epsilon) {
-		l.Epsilon = math.Min(L, l.Epsilon)
-		return l
+	proven := math.Max(L, 0)
+	if found != nil {
+		proven = found.Epsilon
+	}
+	n, m := len(pat), len(pat[0])
+	if finite := !math.IsInf(U, 0) && !math.IsNaN(U); finite && U-proven > setTightenGap*math.Max(1, U) && n*m <= setTightenMaxCells {
+		// Just below U (the robust search's bisection stops within 1e-7
+		// of it), then a little lower.
+		for _, below := range []float64{setTightenGap / 10, setTightenGap / 2} {
+			if c, priors, ok := setLowerFromLP(p, pat, U-below*math.Max(1, U)); ok && c.Epsilon > proven {
+				return &verify.Lower{Epsilon: math.Min(U, c.Epsilon), Alpha: c.Alpha, Nu: c.Nu, Priors: priors}
+			}
+		}
+	}
+	if found != nil || !(L > 0) {
+		if found == nil {
+			return &verify.Lower{Epsilon: 0}
+		}
+		return found
+	}
+	if c, priors, ok := setLowerFromLP(p, pat, L); ok && c.Epsilon >= L-1e-7*math.Max(1, L) {
+		return &verify.Lower{Epsilon: math.Min(L, c.Epsilon), Alpha: c.Alpha, Nu: c.Nu, Priors: priors}
 	}
 	return &verify.Lower{Epsilon: L}
 }
+
+// setTightenGap is the relative width of a bracket over a set above which
+// setLowerCertificate asks its own LP for a better lower end (10× the
+// robust search's default tolerance), and setTightenMaxCells the largest
+// problem (inputs × outputs) it does so for: the LP has 3NM columns, and
+// at 16 × 16 letters it takes a fraction of a second.
+const (
+	setTightenGap      = 1e-6
+	setTightenMaxCells = 256
+)
 
 // setPruning is the pruning proof over the set (see setLowerCertificate):
 // the letter whose allowed outputs have the least largest least mass, the
@@ -335,7 +379,7 @@ func setWorstCaseCertificate(p *problem.Problem, objective problem.Objective, m 
 	} else {
 		pat = worstPattern(p, objective, 0, *c.WorstCaseValue)
 	}
-	c.Lower = setLowerCertificate(p, pat, L, hints)
+	c.Lower = setLowerCertificate(p, pat, L, eps, hints)
 	return c
 }
 
@@ -391,6 +435,6 @@ func setJointCertificate(p *problem.Problem, b mech.Budget, sol *Solution, floor
 		h := floor.Order
 		c.WorstCaseOrder = &h
 	}
-	c.Lower = setLowerCertificate(p, pat, least.lower, least.hints)
+	c.Lower = setLowerCertificate(p, pat, least.lower, least.upper, least.hints)
 	return c
 }

@@ -290,8 +290,8 @@ func solveWorstCaseOverSet(ctx context.Context, p *problem.Problem, eps float64,
 		ExpectedUtilityBound: math.NaN(), Objective: p.Objective, Measure: mech.PML}
 	describe(p, sol)
 	sol.Certificate = setWorstCaseCertificate(p, p.Objective, r.m, r.upper, r.lower, r.hints, &mech.Budget{Measure: mech.PML, Epsilon: eps})
-	if sol.Certificate != nil {
-		sol.EpsilonLower = math.Min(sol.EpsilonLower, sol.Certificate.Lower.Epsilon) // what the certificate proves
+	if sol.Certificate != nil && sol.Certificate.Lower.Alpha != nil {
+		sol.EpsilonLower = sol.Certificate.Lower.Epsilon // what the certificate proves
 	}
 	return sol, nil
 }
@@ -434,7 +434,9 @@ func curveOverSet(ctx context.Context, p *problem.Problem, objective problem.Obj
 			pt.Certificate = setWorstCaseCertificate(&q, q.Objective, r.m, r.upper, r.lower, r.hints, nil)
 			if pt.Certificate != nil {
 				pt.Certificate.Mechanism = r.m
-				pt.OptimalEpsilonLower = math.Min(pt.OptimalEpsilonLower, pt.Certificate.Lower.Epsilon)
+				if pt.Certificate.Lower.Alpha != nil {
+					pt.OptimalEpsilonLower = pt.Certificate.Lower.Epsilon
+				}
 			}
 		}
 		pts = append(pts, pt)
@@ -514,7 +516,9 @@ func solveJointOverSet(ctx context.Context, p *problem.Problem, floor Floor, opt
 	sol.ExpectedUtilityBound, hint = expectedBoundOverSet(ctx, p, u, b, pat, opt)
 	describe(p, &sol)
 	sol.Certificate = setJointCertificate(p, b, &sol, floor, pat, least, hint)
-	least.lower = math.Min(least.lower, sol.Certificate.Lower.Epsilon)
+	if sol.Certificate.Lower.Alpha != nil {
+		least.lower = sol.Certificate.Lower.Epsilon
+	}
 	return &JointSolution{Solution: sol, LeastEpsilonLower: least.lower, LeastEpsilonUpper: least.upper}, nil
 }
 

@@ -1,0 +1,137 @@
+package pmlopt
+
+import (
+	"math"
+
+	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/lp"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/problem"
+	"github.com/pmlopt/pmlopt/solver"
+)
+
+// setLowerLPMaxCols bounds the size of setLowerLP's model: it is for the
+// answers whose engine left no proof of their lower end, and a certificate
+// is not worth a large LP of its own.
+const setLowerLPMaxCols = 3 * 24 * 24
+
+// setLowerLP looks for multipliers and one prior per output that prove the
+// lower end L over p's prior set for the pattern pat, whatever engine
+// found L: the proof of docs/certificates.md ("Over a set of priors") with
+// λ_j = 1/ν_j, written as an LP in α, λ_j, y_·j = λ_j π^(j) (so that π^(j)
+// ranges over the set as y ranges over the cone λ_j Π) and s_ij ≥
+// max(0, y_ij + α_i):
+//
+//	max Σ_i α_i  s.t.  Σ_{i∈A_j} s_ij ≤ e^{−L} λ_j,  s_ij ≥ y_ij + α_i,
+//	                   y_·j ∈ λ_j Π,  Σ_j λ_j ≤ 1,  s, λ ≥ 0.
+//
+// A positive optimum gives a proof at L (the Lagrangian dual of the
+// robust feasibility LP, one prior per output after aggregating its
+// multipliers). The LP's point is approximate: the priors are raised above
+// the set and certify.DualCertificateColumns recomputes the bound with
+// its margins, which the caller compares with L. ok is false when the LP
+// finds no positive optimum or is too large.
+func setLowerLP(p *problem.Problem, pat mech.Pattern, L float64) (priors [][]float64, alpha []float64, ok bool) {
+	set := p.PriorSet
+	n, m := len(pat), len(pat[0])
+	cols := n + m + 3*n*m
+	if cols > setLowerLPMaxCols {
+		return nil, nil, false
+	}
+	S := 0.0
+	for _, v := range p.Prior {
+		S += v
+	}
+	kappa := math.Exp(-L)
+	x := &lp.Model{Maximize: true}
+	a := make([]int, n)
+	for i := range a {
+		a[i] = x.AddCol(1, -lp.Inf, lp.Inf, "")
+	}
+	lam := make([]int, m)
+	norm := []lp.Nonzero{}
+	for j := range lam {
+		lam[j] = x.AddCol(0, 0, lp.Inf, "")
+		norm = append(norm, lp.Entry(lam[j], 1))
+	}
+	x.AddRow(-lp.Inf, 1, "", norm...)
+	y := make([][]int, m)
+	for j := range m {
+		y[j] = make([]int, n)
+		sum := []lp.Nonzero{lp.Entry(lam[j], -S)}
+		for i := range n {
+			y[j][i] = x.AddCol(0, 0, lp.Inf, "")
+			sum = append(sum, lp.Entry(y[j][i], 1))
+		}
+		x.AddRow(0, 0, "", sum...) // Σ_i y_ij = S λ_j
+		if set.IsBox() {
+			for i := range n {
+				x.AddRow(0, lp.Inf, "", lp.Entry(y[j][i], 1), lp.Entry(lam[j], -set.Lower[i]))
+				x.AddRow(-lp.Inf, 0, "", lp.Entry(y[j][i], 1), lp.Entry(lam[j], -set.Upper[i]))
+			}
+		} else {
+			dist := []lp.Nonzero{lp.Entry(lam[j], -set.Radius)}
+			for i := range n {
+				d := x.AddCol(0, 0, lp.Inf, "")
+				dist = append(dist, lp.Entry(d, 1))
+				x.AddRow(0, lp.Inf, "", lp.Entry(d, 1), lp.Entry(y[j][i], -1), lp.Entry(lam[j], p.Prior[i]))
+				x.AddRow(0, lp.Inf, "", lp.Entry(d, 1), lp.Entry(y[j][i], 1), lp.Entry(lam[j], -p.Prior[i]))
+			}
+			x.AddRow(-lp.Inf, 0, "", dist...)
+		}
+		cap := []lp.Nonzero{lp.Entry(lam[j], -kappa)}
+		for i := range n {
+			if !pat[i][j] {
+				continue
+			}
+			s := x.AddCol(0, 0, lp.Inf, "")
+			cap = append(cap, lp.Entry(s, 1))
+			x.AddRow(0, lp.Inf, "", lp.Entry(s, 1), lp.Entry(y[j][i], -1), lp.Entry(a[i], -1))
+		}
+		x.AddRow(-lp.Inf, 0, "", cap...)
+	}
+	slv, err := solver.Get("revised")
+	if err != nil {
+		slv = solver.Auto()
+	}
+	sol, err := slv.Solve(x)
+	if err != nil || sol.Status != solver.Optimal || !(sol.Objective > 0) {
+		return nil, nil, false
+	}
+	alpha = make([]float64, n)
+	for i := range n {
+		alpha[i] = sol.X[a[i]]
+	}
+	top := 0.0
+	for j := range m {
+		top = math.Max(top, sol.X[lam[j]])
+	}
+	priors = make([][]float64, m)
+	for j := range m {
+		l := sol.X[lam[j]]
+		v := []float64(p.Prior)
+		if l > 1e-9*top {
+			v = make([]float64, n)
+			for i := range n {
+				v[i] = math.Max(0, sol.X[y[j][i]]/l)
+			}
+		}
+		w, ok := aboveSet(set, p.Prior, v)
+		if !ok {
+			return nil, nil, false
+		}
+		priors[j] = w
+	}
+	return priors, alpha, true
+}
+
+// setLowerFromLP is setLowerLP's proof written out: the certificate's
+// multipliers and the bound they prove.
+func setLowerFromLP(p *problem.Problem, pat mech.Pattern, L float64) (certify.LowerCertificate, [][]float64, bool) {
+	priors, alpha, ok := setLowerLP(p, pat, L)
+	if !ok {
+		return certify.LowerCertificate{}, nil, false
+	}
+	c, ok := certify.DualCertificateColumns(priors, pat, alpha)
+	return c, priors, ok
+}
