@@ -20,7 +20,12 @@ var (
 )
 
 // decode builds a Problem from a document tree and validates it.
-func decode(root node) (*Problem, error) {
+func decode(root node) (*Problem, error) { return decodeMemory(root, 0) }
+
+// decodeMemory is decode where a dense matrix built from a compact key
+// (mechanism_sparse) may take at most maxMemory bytes (0: MemoryLimit,
+// else the memory available).
+func decodeMemory(root node, maxMemory int64) (*Problem, error) {
 	switch root.kind {
 	case nullNode:
 		return nil, fieldErr("problem", -1, -1, "the file is empty")
@@ -32,7 +37,7 @@ func decode(root node) (*Problem, error) {
 	if err := checkKeys("", root, topKeys); err != nil {
 		return nil, err
 	}
-	var rs ruleSource // the keys of a utility given by a rule (rule.go)
+	rs := ruleSource{memoryLimit: maxMemory} // the keys of a utility given by a rule (rule.go)
 	var ps *priorSetSpec
 	for i, key := range root.keys {
 		v := &root.kids[i]

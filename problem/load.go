@@ -58,6 +58,15 @@ var ErrTooLarge = errors.New("file too large")
 // parsed, so that parsing can not exhaust memory: a YAML matrix outside the
 // layouts of yamlmatrix.go costs yaml.v3 some hundred bytes a scalar.
 func LoadLimit(path string, maxBytes int64) (*Problem, error) {
+	return LoadMemory(path, maxBytes, 0)
+}
+
+// LoadMemory is LoadLimit for a problem whose dense matrices may take at
+// most maxMemory bytes (0: MemoryLimit, else the memory available): a
+// mechanism_sparse whose dense matrix would take more is refused before it
+// is allocated, saying the size needed, and the problem's Materialize keeps
+// to the same limit (SetMemoryLimit).
+func LoadMemory(path string, maxBytes, maxMemory int64) (*Problem, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -81,7 +90,7 @@ func LoadLimit(path string, maxBytes int64) (*Problem, error) {
 	if int64(len(data)) > maxBytes {
 		return nil, tooLarge
 	}
-	return ParseSource(data, FormatOf(path), path)
+	return ParseSourceMemory(data, FormatOf(path), path, maxMemory)
 }
 
 // ParseSource is Parse for a document read from source (a file's path, or
@@ -89,11 +98,18 @@ func LoadLimit(path string, maxBytes int64) (*Problem, error) {
 // entry 2: is negative (-0.1)", and so do those of the problem's Require
 // methods.
 func ParseSource(data []byte, format Format, source string) (*Problem, error) {
-	p, err := Parse(data, format)
+	return ParseSourceMemory(data, format, source, 0)
+}
+
+// ParseSourceMemory is ParseSource with the memory limit maxMemory of
+// LoadMemory.
+func ParseSourceMemory(data []byte, format Format, source string, maxMemory int64) (*Problem, error) {
+	p, err := parse(data, format, maxMemory)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
 	p.source = source
+	p.memoryLimit = maxMemory
 	return p, nil
 }
 
@@ -101,6 +117,12 @@ func ParseSource(data []byte, format Format, source string) (*Problem, error) {
 // the document gives a utility and no order, the order is derived from the
 // utility.
 func Parse(data []byte, format Format) (*Problem, error) {
+	return parse(data, format, 0)
+}
+
+// parse is Parse with the memory limit of LoadMemory (0: MemoryLimit, else
+// the memory available).
+func parse(data []byte, format Format, maxMemory int64) (*Problem, error) {
 	var (
 		root node
 		err  error
@@ -124,5 +146,5 @@ func Parse(data []byte, format Format) (*Problem, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decode(root)
+	return decodeMemory(root, maxMemory)
 }

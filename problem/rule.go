@@ -43,6 +43,8 @@ type ruleSource struct {
 	// outputs is known (sparse.go).
 	sparse         [][]float64
 	givenMechanism bool
+	// memoryLimit bounds the dense matrix of mechanism_sparse (memoryBound).
+	memoryLimit int64
 }
 
 // decodeRuleKey reads the value of a key that concerns a rule: it reports
@@ -398,19 +400,27 @@ func (p *Problem) Materialize() error {
 		return nil
 	}
 	need := p.DenseNeed()
-	limit, what := p.memoryLimit, "the memory limit"
-	if limit <= 0 {
-		limit = MemoryLimit
-	}
-	if limit <= 0 {
-		limit, what = memAvailable(), "the memory available"
-	}
+	limit, what := memoryBound(p.memoryLimit)
 	if limit > 0 && need > float64(limit) {
 		return p.from(fieldErr("utility_rule", -1, -1, "its dense %d×%d utility, order and mechanism need %s, beyond %s (%s); the commands that solve hold them as matrices", p.Rule.Rows(), p.Rule.Cols(), bytesText(need), what, bytesText(float64(limit))))
 	}
 	p.Utility = p.Rule.Dense()
 	p.Order = p.Utility.Order()
 	return nil
+}
+
+// memoryBound returns the bytes that dense matrices may take, and how to
+// name that bound: own when positive (a command's --max-memory), else
+// MemoryLimit, else the memory the system reports available (0 where it
+// reports none: no bound).
+func memoryBound(own int64) (int64, string) {
+	switch {
+	case own > 0:
+		return own, "the memory limit"
+	case MemoryLimit > 0:
+		return MemoryLimit, "the memory limit"
+	}
+	return memAvailable(), "the memory available"
 }
 
 // bytesText writes a size in bytes with a binary unit.

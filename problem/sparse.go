@@ -56,6 +56,9 @@ func (rs *ruleSource) finishSparse(p *Problem) error {
 	if float64(n)*float64(m) > 1<<31 {
 		return fieldErr("mechanism_sparse", -1, -1, "is %d×%d: its dense matrix of %d·%d numbers is beyond the 2³¹ entries a mechanism may have", n, m, n, m)
 	}
+	if limit, what := memoryBound(rs.memoryLimit); limit > 0 && 8*float64(n)*float64(m) > float64(limit) {
+		return fieldErr("mechanism_sparse", -1, -1, "its dense %d×%d matrix needs %s, beyond %s (%s)", n, m, bytesText(8*float64(n)*float64(m)), what, bytesText(float64(limit)))
+	}
 	flat := make([]float64, n*m)
 	q := make(mech.Mechanism, n)
 	for i, row := range rs.sparse {

@@ -15,15 +15,16 @@ import (
 // loadProblem reads the problem file at path, or standard input when path
 // is "-" (YAML or JSON, told apart by the content).
 func loadProblem(e *env, path string) (*problem.Problem, error) {
-	return loadProblemLimit(e, path, problem.DefaultMaxBytes)
+	return loadProblemLimit(e, path, problem.DefaultMaxBytes, 0)
 }
 
 // loadProblemLimit is loadProblem refusing more than limit bytes, from a
-// file or from standard input alike.
-func loadProblemLimit(e *env, path string, limit int64) (*problem.Problem, error) {
+// file or from standard input alike, and dense matrices beyond mem bytes
+// (0: the memory available; problem.LoadMemory).
+func loadProblemLimit(e *env, path string, limit, mem int64) (*problem.Problem, error) {
 	// Opening a FIFO and reading a terminal or a pipe block until a writer
 	// comes: the load runs aside, and a signal stops the wait.
-	p, err := interruptibly(e.context(), func() (*problem.Problem, error) { return loadBlocking(e, path, limit) })
+	p, err := interruptibly(e.context(), func() (*problem.Problem, error) { return loadBlocking(e, path, limit, mem) })
 	return p, waitedFor(e.context(), path, err)
 }
 
@@ -39,9 +40,9 @@ func waitedFor(ctx context.Context, path string, err error) error {
 	return fmt.Errorf("%s was still being read (a FIFO or device with no writer?)", path)
 }
 
-func loadBlocking(e *env, path string, limit int64) (*problem.Problem, error) {
+func loadBlocking(e *env, path string, limit, mem int64) (*problem.Problem, error) {
 	if path != "-" {
-		p, err := problem.LoadLimit(path, limit)
+		p, err := problem.LoadMemory(path, limit, mem)
 		if errors.Is(err, problem.ErrTooLarge) {
 			return nil, fmt.Errorf("%w (--max-bytes)", err)
 		}
@@ -54,7 +55,7 @@ func loadBlocking(e *env, path string, limit int64) (*problem.Problem, error) {
 	if int64(len(data)) > limit {
 		return nil, fmt.Errorf("standard input: %w: more than %d bytes (--max-bytes)", problem.ErrTooLarge, limit)
 	}
-	return problem.ParseSource(data, problem.Auto, "standard input")
+	return problem.ParseSourceMemory(data, problem.Auto, "standard input", mem)
 }
 
 // stdinOnce refuses "-" (standard input) among several problem files more

@@ -510,8 +510,10 @@ func newUtility(kind string, inputs, outputs []string, w, h int) (mech.Utility, 
 			u, err = instance.Grid(w, h)
 		case "hamming":
 			u, err = instance.Hamming(w * h)
-		default:
+		case "counting", "abs", "square":
 			return nil, usagef("--utility %s is a loss on a line; on a --grid use euclid or hamming", kind)
+		default:
+			return nil, usagef("--utility: unknown %q (on a --grid: euclid or hamming)", kind)
 		}
 	} else {
 		xs, ys := instance.Positions(inputs), instance.Positions(outputs)

@@ -23,7 +23,7 @@ func denseUtility(p *problem.Problem) error {
 // (problem.Problem.RequireUtility), with the same memory check.
 func ruleLoaderFlag(fs *flagSet, e *env) func(path string) (*problem.Problem, error) {
 	limit := fs.Int64("max-bytes", problem.DefaultMaxBytes, "refuse a problem file (or standard input) larger than `N` bytes")
-	maxMem := fs.String("max-memory", "", "refuse a utility_rule whose dense utility, order and mechanism take more than `SIZE` (bytes, or 512MiB, 4GiB, 2GB; default: the memory available)")
+	maxMem := fs.String("max-memory", "", "refuse a utility_rule whose dense utility, order and mechanism (or a mechanism_sparse whose dense matrix) take more than `SIZE` (bytes, or 512MiB, 4GiB, 2GB; default: the memory available)")
 	return func(path string) (*problem.Problem, error) {
 		if *limit <= 0 {
 			return nil, usagef("--max-bytes must be positive, got %d", *limit)
@@ -35,12 +35,7 @@ func ruleLoaderFlag(fs *flagSet, e *env) func(path string) (*problem.Problem, er
 				return nil, usagef("--max-memory: %v", err)
 			}
 		}
-		p, err := loadProblemLimit(e, path, *limit)
-		if err != nil {
-			return nil, err
-		}
-		p.SetMemoryLimit(mem)
-		return p, nil
+		return loadProblemLimit(e, path, *limit, mem)
 	}
 }
 
