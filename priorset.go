@@ -119,6 +119,7 @@ func solveOverPriorSet(ctx context.Context, p *problem.Problem, b mech.Budget, o
 		sol.Objective, sol.Measure = p.Objective, b.Measure
 		describe(p, sol)
 		sol.Certificate = setExpectedCertificate(p, b, sol, hint)
+		sol.ExpectedUtilityBound = tightenExpectedOverSet(p, u, b, nil, sol.Mechanism, sol.Certificate)
 		return sol, nil
 	case problem.WorstCaseOrder, problem.WorstCaseValue:
 		if b.Measure != mech.PML {
@@ -516,6 +517,7 @@ func solveJointOverSet(ctx context.Context, p *problem.Problem, floor Floor, opt
 	sol.ExpectedUtilityBound, hint = expectedBoundOverSet(ctx, p, u, b, pat, opt)
 	describe(p, &sol)
 	sol.Certificate = setJointCertificate(p, b, &sol, floor, pat, least, hint)
+	sol.ExpectedUtilityBound = tightenExpectedOverSet(p, u, b, pat, sol.Mechanism, sol.Certificate)
 	if sol.Certificate.Lower.Alpha != nil {
 		least.lower = sol.Certificate.Lower.Epsilon
 	}

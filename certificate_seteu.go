@@ -1,0 +1,155 @@
+package pmlopt
+
+import (
+	"math"
+
+	"github.com/pmlopt/pmlopt/lp"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/problem"
+	"github.com/pmlopt/pmlopt/solver"
+	"github.com/pmlopt/pmlopt/verify"
+)
+
+// setExpectedLP looks for the multipliers α and one prior a^(j) of the set
+// per output that bound the expected utility Σ_ij π̂_i u_ij p_ij of every
+// mechanism within the PML budget ε over p's prior set (with the pattern
+// pat, nil for none) by B = Σ_i α_i. Output j's column lies in the cone
+// {z ≥ 0 : z_i ≤ e^ε a·z} for any a above the set, and Σ_i (π̂_i u_ij −
+// α_i) z_i ≤ 0 holds over that cone exactly when some μ ≥ 0 has μ_k −
+// e^ε a_k Σ_i μ_i ≥ π̂_k u_kj − α_k (LP duality); with M_j = Σ_i μ_ij and
+// y_·j = M_j a^(j) ∈ M_j Π the conditions are linear:
+//
+//	min Σ_i α_i  s.t.  μ_kj − e^ε y_kj + α_k ≥ π̂_k u_kj,  Σ_k μ_kj = M_j,
+//	                   y_·j ∈ M_j Π,  μ, M ≥ 0.
+//
+// By LP duality its optimum is the optimum over the set, where one prior
+// for every output (expectedBoundOverSet) may stay above it. ok is false
+// when the LP fails or the problem has more than setTightenMaxCells cells.
+func setExpectedLP(p *problem.Problem, u mech.Utility, eps float64, pat mech.Pattern) (alpha []float64, priors [][]float64, ok bool) {
+	set := p.PriorSet
+	n, m := len(u), len(u[0])
+	if n*m > setTightenMaxCells {
+		return nil, nil, false
+	}
+	S := 0.0
+	for _, v := range p.Prior {
+		S += v
+	}
+	hi := math.Exp(eps)
+	x := &lp.Model{}
+	a := make([]int, n)
+	for i := range a {
+		a[i] = x.AddCol(1, -lp.Inf, lp.Inf, "")
+	}
+	M := make([]int, m)
+	y := make([][]int, m)
+	for j := range m {
+		M[j] = x.AddCol(0, 0, lp.Inf, "")
+		y[j] = make([]int, n)
+		sum := []lp.Nonzero{lp.Entry(M[j], -S)}
+		for i := range n {
+			y[j][i] = x.AddCol(0, 0, lp.Inf, "")
+			sum = append(sum, lp.Entry(y[j][i], 1))
+		}
+		x.AddRow(0, 0, "", sum...) // Σ_i y_ij = S M_j
+		if set.IsBox() {
+			for i := range n {
+				x.AddRow(0, lp.Inf, "", lp.Entry(y[j][i], 1), lp.Entry(M[j], -set.Lower[i]))
+				x.AddRow(-lp.Inf, 0, "", lp.Entry(y[j][i], 1), lp.Entry(M[j], -set.Upper[i]))
+			}
+		} else {
+			dist := []lp.Nonzero{lp.Entry(M[j], -set.Radius)}
+			for i := range n {
+				d := x.AddCol(0, 0, lp.Inf, "")
+				dist = append(dist, lp.Entry(d, 1))
+				x.AddRow(0, lp.Inf, "", lp.Entry(d, 1), lp.Entry(y[j][i], -1), lp.Entry(M[j], p.Prior[i]))
+				x.AddRow(0, lp.Inf, "", lp.Entry(d, 1), lp.Entry(y[j][i], 1), lp.Entry(M[j], -p.Prior[i]))
+			}
+			x.AddRow(-lp.Inf, 0, "", dist...)
+		}
+		mass := []lp.Nonzero{lp.Entry(M[j], -1)}
+		for k := range n {
+			if pat != nil && !pat[k][j] {
+				continue
+			}
+			mu := x.AddCol(0, 0, lp.Inf, "")
+			mass = append(mass, lp.Entry(mu, 1))
+			x.AddRow(p.Prior[k]*u[k][j], lp.Inf, "", lp.Entry(mu, 1), lp.Entry(y[j][k], -hi), lp.Entry(a[k], 1))
+		}
+		x.AddRow(0, 0, "", mass...)
+	}
+	slv, err := solver.Get("revised")
+	if err != nil {
+		slv = solver.Auto()
+	}
+	sol, err := slv.Solve(x)
+	if err != nil || sol.Status != solver.Optimal {
+		return nil, nil, false
+	}
+	alpha = make([]float64, n)
+	for i := range n {
+		alpha[i] = sol.X[a[i]]
+	}
+	top := 0.0
+	for j := range m {
+		top = math.Max(top, sol.X[M[j]])
+	}
+	priors = make([][]float64, m)
+	for j := range m {
+		v := []float64(p.Prior)
+		if l := sol.X[M[j]]; l > 1e-9*top {
+			v = make([]float64, n)
+			for i := range n {
+				v[i] = math.Max(0, sol.X[y[j][i]]/l)
+			}
+		}
+		w, ok := aboveSet(set, p.Prior, v)
+		if !ok {
+			return nil, nil, false
+		}
+		priors[j] = w
+	}
+	return alpha, priors, true
+}
+
+// tightenExpectedOverSet replaces c's bound (a PML answer over a set on a
+// small problem) by a lower one proven with one prior per output, when
+// setExpectedLP finds one: the smallest B = Σ_i α_i + κ, for κ a few sizes
+// of rounding, that verify's exact check of the bound accepts. It returns
+// the bound in force.
+func tightenExpectedOverSet(p *problem.Problem, u mech.Utility, b mech.Budget, pat mech.Pattern, m mech.Mechanism, c *verify.Certificate) float64 {
+	old := math.NaN()
+	if c.Utility.Bound != nil {
+		old = *c.Utility.Bound
+	}
+	if b.Measure != mech.PML {
+		return old
+	}
+	alpha, priors, ok := setExpectedLP(p, u, b.Epsilon, pat)
+	if !ok {
+		return old
+	}
+	sum, mag := 0.0, 0.0
+	for _, v := range alpha {
+		sum += v
+		mag += math.Abs(v)
+	}
+	vp := verify.Problem{Prior: p.Prior, Utility: u, Order: p.Order, Mechanism: m, PriorSet: verifySet(p.PriorSet)}
+	for _, rel := range []float64{1e-13, 1e-11, 1e-9} {
+		B := sum + rel*math.Max(1, mag)
+		if !(B < old) && !math.IsNaN(old) {
+			break
+		}
+		try := *c
+		ut := *c.Utility
+		ut.Bound, ut.Alpha, ut.Priors = &B, alpha, priors
+		try.Utility = &ut
+		for _, cl := range verify.Check(vp, try) {
+			if cl.Name == verify.ClaimBound && cl.OK {
+				*c = try
+				return B
+			}
+		}
+	}
+	return old
+}
