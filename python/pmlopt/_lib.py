@@ -82,6 +82,12 @@ class _Interrupted(Exception):
     pass
 
 
+# _in_go counts the calls of call() whose worker has not yet returned from
+# Go, so the tests can see that an interrupted call did not outlive call().
+_in_go = 0
+_in_go_lock = threading.Lock()
+
+
 def _ptr(a):
     return None if a is None else a.ctypes.data
 
@@ -116,10 +122,16 @@ def call(op, params, prior=None, utility=None, order=None, mechanism=None, n=0, 
     """Calls op in the library and returns (result, matrices).
 
     In the main thread the call runs in a worker thread while this one
-    waits in short, signal-aware steps: Ctrl-C cancels the call's context
-    in Go and raises KeyboardInterrupt once Go has returned, with nothing
-    of the call kept. Elsewhere (where Python delivers no signals) the call
-    runs in the calling thread.
+    waits in short, signal-aware steps: Ctrl-C (or any exception a Python
+    signal handler raises, such as SystemExit from a SIGTERM handler)
+    cancels the call's context in Go and is raised once Go has returned,
+    with nothing of the call kept. Elsewhere (where Python delivers no
+    signals) the call runs in the calling thread.
+
+    Python raises KeyboardInterrupt on SIGINT only where SIGINT is handled:
+    a process whose parent left SIGINT ignored (a script's `cmd &` in a
+    shell without job control, nohup) has no Python SIGINT handler, and
+    such a call runs to its end, as that parent asked.
     """
     if threading.current_thread() is not threading.main_thread():
         try:
@@ -129,30 +141,46 @@ def call(op, params, prior=None, utility=None, order=None, mechanism=None, n=0, 
         return result, mats
     token = _lib.pml_token_new()
     box = {}
+    done = threading.Event()
 
     def work():
+        global _in_go
+        with _in_go_lock:
+            _in_go += 1
         try:
             box["value"] = _invoke(op, params, prior, utility, order, mechanism, n, m, token)
         except BaseException as e:  # handed to the waiting thread
             box["error"] = e
+        finally:
+            _lib.pml_token_free(token)
+            with _in_go_lock:
+                _in_go -= 1
+            done.set()
 
+    # The wait is on done, not on Thread.join: on CPython 3.11 an exception
+    # that interrupts join marks a running thread as stopped (the handling
+    # of bpo-45274), so is_alive could not tell when Go has returned.
     t = threading.Thread(target=work, name="pmlopt-" + op, daemon=True)
     try:
         t.start()
-        try:
-            while t.is_alive():
-                t.join(0.05)
-        except KeyboardInterrupt:
-            _lib.pml_token_cancel(token)
-            while t.is_alive():
-                try:
-                    t.join(0.05)
-                except KeyboardInterrupt:
-                    pass
-            raise
-    finally:
-        if not t.is_alive():
-            _lib.pml_token_free(token)
+    except BaseException:
+        _lib.pml_token_cancel(token)  # a worker that did start stops at once
+        raise
+    try:
+        while not done.wait(0.05):
+            pass
+    except BaseException:
+        # Go stops at its next check of the context; waiting for it keeps
+        # the call from outliving this function. A second Ctrl-C while Go
+        # winds down is absorbed: the first one is raised.
+        _lib.pml_token_cancel(token)
+        while True:
+            try:
+                if done.wait(0.05):
+                    break
+            except BaseException:
+                pass
+        raise
     if "error" in box:
         e = box["error"]
         if isinstance(e, _Interrupted):
