@@ -3,12 +3,14 @@ package pmlopt_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/pmlopt/pmlopt"
+	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/verify"
@@ -416,5 +418,52 @@ func TestSetCertificateTamperingBallAndBound(t *testing.T) {
 	q.PriorSet, _ = mech.NewL1Set(p.Prior, 0.1)
 	if hit, bad := failsClaim(&q, sol.Mechanism, *sol.Certificate, verify.ClaimSet); !hit {
 		t.Errorf("a narrowed ball: %v", bad)
+	}
+}
+
+// Every family of package instance, over a box (each mass within a factor
+// 0.8 to 1.25 of the prior's) and an L1 ball of radius 0.1: the answers
+// of the worst-case order and of the expected utility under PML, LIP and
+// ALIP carry certificates that verify accepts.
+func TestSetCertificateInstances(t *testing.T) {
+	ctx := context.Background()
+	n := 6
+	if testing.Short() {
+		n = 4
+	}
+	for _, f := range instance.Families() {
+		in, err := f.New(n, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo, up := make([]float64, len(in.Prior)), make([]float64, len(in.Prior))
+		for k, v := range in.Prior {
+			lo[k], up[k] = 0.8*v, math.Min(1, 1.25*v)
+		}
+		box, err := mech.NewBoxSet(in.Prior, lo, up)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ball, _ := mech.NewL1Set(in.Prior, 0.1)
+		for _, set := range []*mech.PriorSet{box, ball} {
+			p := &problem.Problem{Prior: in.Prior, Utility: in.Utility, Order: in.Order(), PriorSet: set}
+			for _, tc := range []struct {
+				obj problem.Objective
+				b   mech.Budget
+			}{
+				{problem.WorstCaseOrder, mech.Budget{Measure: mech.PML, Epsilon: 1}},
+				{problem.ExpectedUtility, mech.Budget{Measure: mech.PML, Epsilon: 1}},
+				{problem.ExpectedUtility, mech.Budget{Measure: mech.LIP, Epsilon: 1.5}},
+				{problem.ExpectedUtility, mech.Budget{Measure: mech.ALIP, EpsilonLower: 1, EpsilonUpper: 1.5}},
+			} {
+				q := *p
+				q.Objective, q.Privacy = tc.obj, &tc.b
+				sol, err := pmlopt.Solve(ctx, &q, pmlopt.Options{})
+				if err != nil {
+					t.Fatalf("%s %s %s: %v", f.Name, tc.obj, tc.b.Measure, err)
+				}
+				mustVerify(t, fmt.Sprintf("%s %v %s %s", f.Name, set.IsBox(), tc.obj, tc.b.Measure), &q, sol.Mechanism, sol.Certificate)
+			}
+		}
 	}
 }
