@@ -266,3 +266,21 @@ func TestTooLarge(t *testing.T) {
 	_, err := LeastT(context.Background(), pi, pat, 0, 0)
 	assert.ErrorIs(t, err, ErrTooLarge)
 }
+
+// TestRoundsRunOut: with no round left for a candidate, the result is the
+// bracket of the solves made, proven all the same.
+func TestRoundsRunOut(t *testing.T) {
+	pi := rats("3/5", "1/4", "3/20")
+	pat := example1.Pattern(2)
+	s := &search{pi: pi, pat: pat, sets: allowedSets(pat), res: &Result{Prior: pi}}
+	require.NoError(t, s.run(context.Background(), math.Log(2)-1e-9, math.Log(2)))
+	r := s.res
+	proven(t, r, pat)
+	assert.False(t, r.Rational)
+	assert.False(t, r.Irrational)
+	// The bracket holds t* = 2: its ends are the solves at 1/p_min and
+	// just above the search's μ.
+	assert.LessOrEqual(t, r.TLower.Cmp(big.NewRat(2, 1)), 0)
+	assert.GreaterOrEqual(t, r.TUpper.Cmp(big.NewRat(2, 1)), 0)
+	assert.Equal(t, "20/3", r.TUpper.RatString()) // 1/p_min
+}

@@ -29,9 +29,10 @@ type Result struct {
 	// Alpha and Nu prove that no t < TLower is reachable (CheckLower);
 	// Nu[j] is nil where α ≤ 0 on all inputs allowed for output j.
 	Alpha, Nu []*big.Rat
-	// Irrational is set when t* is not rational: Degree is then the
-	// degree of the polynomial of the optimal basis whose root lies in
-	// the bracket, a root that is proven irrational.
+	// Irrational is set when the bracket holds a root of the optimal
+	// basis's polynomial (of degree Degree) that is proven irrational.
+	// Neither Rational nor Irrational: the search found no exact value
+	// within its rounds, and the bracket is what it proved.
 	Irrational bool
 	Degree     int
 	// Solves and Pivots count the exact master LPs and their pivots.
@@ -45,7 +46,8 @@ var ErrTooLarge = errors.New("exact: more than 20 inputs or outputs")
 // (rows summing to 1, p ≥ 0, zero off the pattern) has p_ij ≤ t q_j,
 // for the prior pi, exact and proven: a rational t* with a mechanism at it
 // and multipliers ruling out every t < t*, or, when t* is irrational, a
-// proven bracket [TLower, TUpper] of relative width below 2^-80.
+// proven bracket [TLower, TUpper] of relative width below 2^-80 (wider in
+// the rare case that the rounds run out before a candidate is proven).
 //
 // epsLower ≤ ε* ≤ epsUpper is a floating-point bracket (the search's) that
 // places the first exact solve; a wrong one costs solves, not correctness.
@@ -61,7 +63,7 @@ func LeastT(ctx context.Context, pi []*big.Rat, pat mech.Pattern, epsLower, epsU
 			return nil, fmt.Errorf("exact: prior entry %d is %s, not positive", i+1, p.RatString())
 		}
 	}
-	s := &search{pi: pi, pat: pat, sets: allowedSets(pat), res: &Result{Prior: pi}}
+	s := &search{pi: pi, pat: pat, sets: allowedSets(pat), res: &Result{Prior: pi}, rounds: maxRounds}
 	if err := s.run(ctx, epsLower, epsUpper); err != nil {
 		return nil, err
 	}
@@ -73,6 +75,8 @@ type search struct {
 	pat  mech.Pattern
 	sets [][]int
 	res  *Result
+	// rounds bounds the rounds of root and solve (maxRounds).
+	rounds int
 	// feas is the largest μ known feasible, with its mechanism; inf the
 	// least known infeasible, with its optimal basis.
 	feas, inf *answer
@@ -133,19 +137,30 @@ func (s *search) run(ctx context.Context, epsLower, epsUpper float64) error {
 			return err
 		}
 	}
-	for round := 0; round < maxRounds; round++ {
+	for round := 0; round < s.rounds; round++ {
 		if done, err := s.round(ctx); done || err != nil {
 			return err
 		}
 	}
-	return fmt.Errorf("exact: no proof after %d rounds (bracket of μ* [%s, %s])", maxRounds, ratOrNil(s.feas), ratOrNil(s.inf))
-}
-
-func ratOrNil(a *answer) string {
-	if a == nil {
-		return "?"
+	// No candidate proven: the bracket of the solves is proven all the
+	// same, by the mechanism of the largest feasible μ (every mechanism
+	// is feasible at μ = min_i π_i, t = 1/p_min) and the duals of the
+	// least infeasible one.
+	if s.feas == nil {
+		least := s.pi[0]
+		for _, p := range s.pi {
+			if p.Cmp(least) < 0 {
+				least = p
+			}
+		}
+		if _, err := s.at(ctx, least); err != nil {
+			return err
+		}
+		if s.feas == nil {
+			return fmt.Errorf("exact: no mechanism at t = 1/p_min")
+		}
 	}
-	return a.mu.FloatString(20)
+	return s.bracket(s.feas, s.inf)
 }
 
 // round takes the largest candidate for μ* in the bracket [lo, hi) of

@@ -148,24 +148,37 @@ func (q poly) newton(x0 *big.Rat, need uint) (*big.Float, bool) {
 }
 
 // rationalRoot returns the rational root of q within err of x, if any, by
-// the continued fraction of x: a root r = a/b in lowest terms has b
-// dividing q's leading integer coefficient (the rational root theorem),
-// and when |x − r| < 1/(2b²), r is a convergent of x (Legendre).
-// So with err < 1/(2·lead²) the search below is conclusive.
+// the continued fraction of x. A root a/b in lowest terms of the primitive
+// integer polynomial z has b dividing its leading coefficient and a its
+// constant one (the rational root theorem), and when |x − a/b| < 1/(2b²),
+// a/b is a convergent of x (Legendre). So with err < 1/(2·lead²) the
+// search below is conclusive; it evaluates q only at the convergents the
+// theorem allows, and stops once the denominators pass lead.
 func (q poly) rationalRoot(x *big.Float, err *big.Rat) (*big.Rat, bool) {
+	z := q.integer()
+	lead := new(big.Int).Abs(z[len(z)-1])
+	c0 := new(big.Int).Abs(z[0])
 	xr, _ := x.Rat(nil)
 	rem := new(big.Rat).Set(xr)
 	// Convergents h/k by the recurrence h_n = a_n h_{n−1} + h_{n−2}.
 	h0, h1 := big.NewInt(0), big.NewInt(1)
 	k0, k1 := big.NewInt(1), big.NewInt(0)
-	for steps := 0; steps < 100000; steps++ {
+	m := new(big.Int)
+	for {
 		a := new(big.Int).Div(rem.Num(), rem.Denom()) // floor (Div rounds to −∞ for a positive divisor)
 		h0, h1 = h1, new(big.Int).Add(new(big.Int).Mul(a, h1), h0)
 		k0, k1 = k1, new(big.Int).Add(new(big.Int).Mul(a, k1), k0)
-		c := new(big.Rat).SetFrac(h1, k1)
-		d := new(big.Rat).Sub(c, xr)
-		if d.Abs(d).Cmp(err) <= 0 && q.at(c).Sign() == 0 {
-			return c, true
+		if k1.Cmp(lead) > 0 {
+			return nil, false
+		}
+		allowed := m.Rem(lead, k1).Sign() == 0 &&
+			(c0.Sign() == 0 || h1.Sign() == 0 || m.Rem(c0, new(big.Int).Abs(h1)).Sign() == 0)
+		if allowed {
+			c := new(big.Rat).SetFrac(h1, k1)
+			d := new(big.Rat).Sub(c, xr)
+			if d.Abs(d).Cmp(err) <= 0 && q.at(c).Sign() == 0 {
+				return c, true
+			}
 		}
 		frac := new(big.Rat).Sub(rem, new(big.Rat).SetInt(a))
 		if frac.Sign() == 0 {
@@ -173,7 +186,6 @@ func (q poly) rationalRoot(x *big.Float, err *big.Rat) (*big.Rat, bool) {
 		}
 		rem.Inv(frac)
 	}
-	return nil, false
 }
 
 // deriv returns Q'.

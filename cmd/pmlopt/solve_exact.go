@@ -32,8 +32,8 @@ type exactJSON struct {
 	// EpsilonValue is log TUpper to float64 precision.
 	EpsilonValue jfloat `json:"epsilon_value"`
 	Rational     bool   `json:"rational"`
-	// IrrationalRoot: t* is not rational; the bracket holds an
-	// irrational root of the optimal basis's polynomial of this degree.
+	// IrrationalRoot: the bracket holds a root of the optimal basis's
+	// polynomial of this degree, proven irrational.
 	IrrationalRoot bool       `json:"irrational_root,omitempty"`
 	Degree         int        `json:"degree,omitempty"`
 	Mechanism      [][]string `json:"mechanism"`
@@ -172,9 +172,9 @@ func writeExact(w io.Writer, j *exactJSON, inputs, outputs []string) {
 			fmt.Fprintf(w, "exact      ε* = %s = %s, proven in rationals for %s\n", j.Epsilon, num(float64(j.EpsilonValue)), what)
 			return
 		}
-		irr := ""
+		irr := " (no exact value found)"
 		if j.IrrationalRoot {
-			irr = fmt.Sprintf("; e^ε* is not rational: the optimal basis's polynomial of degree %d has an irrational root there", j.Degree)
+			irr = fmt.Sprintf("; the optimal basis's polynomial of degree %d has an irrational root in it", j.Degree)
 		}
 		lo, _ := new(big.Rat).SetString(j.TLower)
 		hi, _ := new(big.Rat).SetString(j.TUpper)
