@@ -54,30 +54,50 @@ func RobustSolver(o Options) solver.Solver {
 	return solver.Auto()
 }
 
-// solveRobustLP solves the model of BuildRobust for s over the set with
-// the LP backend and returns its audited mechanism, or nil when the
-// backend finds no point (Status other than Optimal: not a proof).
-func solveRobustLP(s polytope.Spec, set *mech.PriorSet, slv solver.Solver) (mech.Mechanism, *solver.Solution, error) {
-	mod, err := polytope.BuildRobust(s, set)
-	if err != nil {
-		return nil, nil, err
+// solveRobustLP solves the LP of s over the set with the LP backend and
+// returns its audited mechanism, or nil when the backend finds no point
+// (a status other than Optimal: not a proof), the status and the number of
+// LPs solved. PML goes to BuildRobust's dualised model, solved once; LIP
+// and ALIP, whose dualised model carries two mass bounds per output, go to
+// the cutting planes of polytope.SolveRobustCuts, which keep the LPs at
+// the size of the LP at one prior and reach the same optimum
+// (docs/performance.md, "Guarantees over a set of priors", has the
+// measurements behind the split).
+func solveRobustLP(s polytope.Spec, set *mech.PriorSet, slv solver.Solver) (mech.Mechanism, solver.Status, int, error) {
+	var m mech.Mechanism
+	var status solver.Status
+	lps := 1
+	if s.Budget.Measure == mech.LIP || s.Budget.Measure == mech.ALIP {
+		r, err := polytope.SolveRobustCuts(s, set, slv)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		m, status, lps = r.Mechanism, r.Status, r.LPs
+	} else {
+		mod, err := polytope.BuildRobust(s, set)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		sol, err := slv.Solve(mod.LP)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		status = sol.Status
+		if status == solver.Optimal {
+			m = mod.Mechanism(sol.X)
+		}
 	}
-	sol, err := slv.Solve(mod.LP)
-	if err != nil {
-		return nil, nil, err
+	if status != solver.Optimal {
+		return nil, status, lps, nil
 	}
-	if sol.Status != solver.Optimal {
-		return nil, sol, nil
-	}
-	m := mod.Mechanism(sol.X)
 	if s.Pattern != nil && !s.Pattern.Holds(m) {
-		return nil, sol, fmt.Errorf("prior_set: the %s backend returned a mechanism that breaks the zero pattern", slv.Name())
+		return nil, status, lps, fmt.Errorf("prior_set: the %s backend returned a mechanism that breaks the zero pattern", slv.Name())
 	}
 	if !withinOver(set, m, s.Budget) {
 		level, _ := levelOver(set, m, s.Budget)
-		return nil, sol, fmt.Errorf("prior_set: the %s backend returned a mechanism at %s %.10g over the prior set, above the budget", slv.Name(), s.Budget.Measure, level)
+		return nil, status, lps, fmt.Errorf("prior_set: the %s backend returned a mechanism at %s %.10g over the prior set, above the budget", slv.Name(), s.Budget.Measure, level)
 	}
-	return m, sol, nil
+	return m, status, lps, nil
 }
 
 // solveOverPriorSet is Solve for a problem with a prior set: the budget
@@ -104,15 +124,15 @@ func solveOverPriorSet(ctx context.Context, p *problem.Problem, b mech.Budget, o
 		if err != nil {
 			return nil, err
 		}
-		m, lsol, err := solveRobustLP(polytope.Spec{Prior: p.Prior, Budget: b, Objective: polytope.ExpectedUtility, Utility: u}, set, slv)
+		m, status, lps, err := solveRobustLP(polytope.Spec{Prior: p.Prior, Budget: b, Objective: polytope.ExpectedUtility, Utility: u}, set, slv)
 		if err != nil {
 			return nil, err
 		}
 		if m == nil {
-			return nil, fmt.Errorf("prior_set: the %s backend found no mechanism (status %v)", slv.Name(), lsol.Status)
+			return nil, fmt.Errorf("prior_set: the %s backend found no mechanism (status %v)", slv.Name(), status)
 		}
 		level, lower := levelOver(set, m, b)
-		sol := &Solution{Mechanism: m, Epsilon: level, EpsilonLower: level, ALIPLower: lower, Solver: slv.Name(), LPSolves: 1,
+		sol := &Solution{Mechanism: m, Epsilon: level, EpsilonLower: level, ALIPLower: lower, Solver: slv.Name(), LPSolves: lps,
 			FullLP: true, ExpectedUtilityBound: math.NaN()}
 		var hint setHint
 		sol.ExpectedUtilityBound, hint = expectedBoundOverSet(ctx, p, u, b, nil, opt)
@@ -256,8 +276,8 @@ func solveWorstCaseOverSet(ctx context.Context, p *problem.Problem, eps float64,
 	}
 	lps := 0
 	probe := func(pat mech.Pattern, e float64) (mech.Mechanism, error) {
-		lps++
-		m, _, err := solveRobustLP(polytope.Spec{Prior: p.Prior, Budget: mech.Budget{Measure: mech.PML, Epsilon: e}, Pattern: pat}, set, slv)
+		m, _, n, err := solveRobustLP(polytope.Spec{Prior: p.Prior, Budget: mech.Budget{Measure: mech.PML, Epsilon: e}, Pattern: pat}, set, slv)
+		lps += n
 		return m, err
 	}
 	// Feasibility falls as the pattern strengthens; the weakest pattern
@@ -328,8 +348,8 @@ func leastOverSet(ctx context.Context, p *problem.Problem, pat mech.Pattern, sta
 	slv := RobustSolver(opt)
 	var r overSetResult
 	probe := func(e float64) (mech.Mechanism, error) {
-		r.lps++
-		m, _, err := solveRobustLP(polytope.Spec{Prior: p.Prior, Budget: mech.Budget{Measure: mech.PML, Epsilon: e}, Pattern: pat}, set, slv)
+		m, _, n, err := solveRobustLP(polytope.Spec{Prior: p.Prior, Budget: mech.Budget{Measure: mech.PML, Epsilon: e}, Pattern: pat}, set, slv)
+		r.lps += n
 		return m, err
 	}
 	var hint setHint
@@ -500,7 +520,7 @@ func solveJointOverSet(ctx context.Context, p *problem.Problem, floor Floor, opt
 		return nil, refuse
 	}
 	slv := RobustSolver(opt)
-	m, lsol, err := solveRobustLP(polytope.Spec{Prior: p.Prior, Budget: b, Pattern: pat, Objective: polytope.ExpectedUtility, Utility: u}, p.PriorSet, slv)
+	m, status, lps, err := solveRobustLP(polytope.Spec{Prior: p.Prior, Budget: b, Pattern: pat, Objective: polytope.ExpectedUtility, Utility: u}, p.PriorSet, slv)
 	if err != nil {
 		return nil, err
 	}
@@ -508,10 +528,10 @@ func solveJointOverSet(ctx context.Context, p *problem.Problem, floor Floor, opt
 		if b.Epsilon < least.upper {
 			return nil, refuse
 		}
-		return nil, fmt.Errorf("prior_set: the %s backend found no mechanism (status %v) at a budget above an audited one", slv.Name(), lsol.Status)
+		return nil, fmt.Errorf("prior_set: the %s backend found no mechanism (status %v) at a budget above an audited one", slv.Name(), status)
 	}
 	level, _ := levelOver(p.PriorSet, m, b)
-	sol := Solution{Mechanism: m, Epsilon: level, EpsilonLower: level, Solver: slv.Name(), LPSolves: 1 + least.lps, FullLP: true,
+	sol := Solution{Mechanism: m, Epsilon: level, EpsilonLower: level, Solver: slv.Name(), LPSolves: lps + least.lps, FullLP: true,
 		Objective: problem.ExpectedUtility, Measure: b.Measure}
 	var hint setHint
 	sol.ExpectedUtilityBound, hint = expectedBoundOverSet(ctx, p, u, b, pat, opt)

@@ -1,0 +1,362 @@
+package polytope
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/pmlopt/pmlopt/lp"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/solver"
+)
+
+// CutResult is the outcome of SolveRobustCuts.
+type CutResult struct {
+	// Status is the status of the last LP: Optimal when Mechanism is set.
+	// Infeasible means the relaxation was infeasible, which (by the
+	// backend's word) rules out the robust polytope too, since it holds it.
+	Status solver.Status
+	// Mechanism is the last LP's mechanism, cleaned as
+	// RobustModel.Mechanism cleans it; nil unless Status is Optimal.
+	Mechanism mech.Mechanism
+	// Objective is the last LP's objective: for ExpectedUtility an
+	// optimum of a relaxation of the robust LP, so at least its optimum up
+	// to the backend's tolerances.
+	Objective float64
+	// LPs is the number of LP solves, Cuts the number of priors added to
+	// the columns beyond the estimate.
+	LPs, Cuts int
+	// Converged reports that the last mechanism keeps the budget for every
+	// prior of the set up to cutTol (the caller still audits it).
+	Converged bool
+	// Dualised reports that the answer is that of BuildRobust's model.
+	Dualised bool
+}
+
+// cutTol is the relative violation of a column's constraint over the set
+// below which SolveRobustCuts adds no prior: a level over the set within
+// about 1e-9 nats of the budget, well inside certify.AuditTol.
+const cutTol = 1e-9
+
+// maxCutRounds bounds the rounds of SolveRobustCuts before it gives the
+// problem to BuildRobust's model. The loop would end without it (the set
+// has finitely many extreme points), but on outputs with many tied
+// entries (the Hamming utility) every round finds another worst prior of
+// the same value, and tens of rounds cost more than the dualised LP.
+const maxCutRounds = 12
+
+// SolveRobustCuts solves the LP of BuildRobust for s over set without the
+// dual variables: by cutting planes over the extreme priors of the set.
+//
+// Every output j gets a column L_j with p_ij ≤ e^ε L_j and L_j ≤ Σ_k π_k
+// p_kj for each prior π of a short list S_j, which starts as the estimate
+// alone (and H_j with e^{−ε_l} H_j ≤ p_ij and H_j ≥ Σ_k π_k p_kj for ALIP
+// and LIP). The LP over finitely many priors holds the robust polytope, so
+// it is a relaxation of BuildRobust's model. After each solve the worst
+// prior of every output whose constraint the point breaks over the set,
+// PriorSet.Extreme of its column (the greedy closed form of docs/theory.md
+// §7), joins that output's list, and the LP is solved again, from the last
+// basis where the backend keeps one. The points are extreme points of the
+// set, finitely many, so the loop ends, with a mechanism that keeps the
+// budget over the set; for ExpectedUtility its objective is then the
+// robust optimum. Each LP has the size of the LP at one prior plus one row
+// per added prior, against N + 1 or N + 2 extra columns and N to 3N extra
+// rows per output in BuildRobust's model.
+//
+// After maxCutRounds rounds without convergence the answer is that of
+// BuildRobust's model, solved once. LDP does not depend on the prior: its
+// model is BuildRobust's, solved once.
+func SolveRobustCuts(s Spec, set *mech.PriorSet, slv solver.Solver) (*CutResult, error) {
+	b := normBudget(s.Budget)
+	if b.Measure == mech.LDP {
+		return solveDualised(s, set, slv, &CutResult{})
+	}
+	c, err := newCutModel(s, set)
+	if err != nil {
+		return nil, err
+	}
+	r := &CutResult{}
+	var basis lp.Basis
+	haveBasis := false
+	for round := 0; round < maxCutRounds; round++ {
+		sol, nb, ok, err := solveFrom(slv, c.x, basis, haveBasis)
+		if err != nil {
+			return nil, err
+		}
+		r.LPs++
+		r.Status, r.Objective = sol.Status, sol.Objective
+		if sol.Status != solver.Optimal {
+			r.Mechanism = nil
+			return r, nil
+		}
+		basis, haveBasis = nb, ok
+		r.Mechanism = c.rm.Mechanism(sol.X)
+		added := c.separate(sol.X)
+		r.Cuts += added
+		if added == 0 {
+			r.Converged = c.violated == 0
+			return r, nil
+		}
+		if haveBasis {
+			// The new rows' slacks join the basis: the old point keeps
+			// its place and the engine repairs the cuts it breaks.
+			for len(basis.Rows) < c.x.NumRows() {
+				basis.Rows = append(basis.Rows, lp.Basic)
+			}
+		}
+	}
+	return solveDualised(s, set, slv, r)
+}
+
+// solveDualised solves BuildRobust's model of s over set and records the
+// outcome in r, whose LPs and Cuts count the rounds before.
+func solveDualised(s Spec, set *mech.PriorSet, slv solver.Solver, r *CutResult) (*CutResult, error) {
+	mod, err := BuildRobust(s, set)
+	if err != nil {
+		return nil, err
+	}
+	sol, err := slv.Solve(mod.LP)
+	if err != nil {
+		return nil, err
+	}
+	r.LPs++
+	r.Status, r.Objective, r.Converged, r.Dualised, r.Mechanism = sol.Status, sol.Objective, true, true, nil
+	if sol.Status == solver.Optimal {
+		r.Mechanism = mod.Mechanism(sol.X)
+	}
+	return r, nil
+}
+
+// solveFrom solves x, from the basis b when have is set and the backend
+// keeps bases, and returns the solution and its final basis (ok false when
+// the backend gives none).
+func solveFrom(slv solver.Solver, x *lp.Model, b lp.Basis, have bool) (*solver.Solution, lp.Basis, bool, error) {
+	ws, warm := slv.(solver.WarmSolver)
+	if !warm {
+		sol, err := slv.Solve(x)
+		return sol, lp.Basis{}, false, err
+	}
+	sess, err := ws.Load(x)
+	if err != nil {
+		return nil, lp.Basis{}, false, err
+	}
+	defer sess.Close()
+	bs, isBasis := sess.(solver.BasisSession)
+	if isBasis && have {
+		if err := bs.SetBasis(b); err != nil {
+			return nil, lp.Basis{}, false, err
+		}
+	}
+	sol, err := sess.Solve()
+	if err != nil || !isBasis {
+		return sol, lp.Basis{}, false, err
+	}
+	nb, ok := bs.Basis()
+	return sol, nb, ok, nil
+}
+
+// cutModel is the LP of SolveRobustCuts and the priors each output's rows
+// hold.
+type cutModel struct {
+	x       *lp.Model
+	set     *mech.PriorSet
+	rm      *RobustModel // P, Low, High and Sum as in BuildRobust
+	lam     float64      // e^{ε} (ε_u for ALIP and LIP)
+	kappa   float64      // e^{−ε_l} (ALIP and LIP), 0 for PML
+	lowCuts [][][]float64
+	hiCuts  [][][]float64
+	// violated counts the columns whose violation separate could not cut
+	// away (the worst prior was already in the list).
+	violated int
+}
+
+func newCutModel(s Spec, set *mech.PriorSet) (*cutModel, error) {
+	if set == nil {
+		return nil, &mech.FieldError{Field: "prior_set", Row: -1, Col: -1, Msg: "is nil"}
+	}
+	if len(set.Center) != len(s.Prior) {
+		return nil, &mech.FieldError{Field: "prior_set", Row: -1, Col: -1, Msg: fmt.Sprintf("has %d letters, the prior %d", len(set.Center), len(s.Prior))}
+	}
+	ref, err := Build(Spec{Prior: s.Prior, Budget: s.Budget, Pattern: s.Pattern, Objective: s.Objective, Utility: s.Utility, Outputs: s.Outputs})
+	if err != nil {
+		return nil, err
+	}
+	n, m := ref.N, ref.M
+	b := normBudget(s.Budget)
+	x := &lp.Model{Maximize: s.Objective == ExpectedUtility}
+	rm := &RobustModel{LP: x, N: n, M: m, P: make([][]int, n), Low: make([]int, m), High: make([]int, m), Sum: make([]int, n)}
+	c := &cutModel{x: x, set: set, rm: rm, lam: math.Exp(upperLevel(b)),
+		lowCuts: make([][][]float64, m), hiCuts: make([][][]float64, m)}
+	hasHigh := b.Measure == mech.ALIP || b.Measure == mech.LIP
+	if hasHigh {
+		c.kappa = math.Exp(-b.EpsilonLower)
+	}
+	// The pruning of BuildRobust: an output only the inputs A_j may use
+	// costs −log min_{π∈Π} π(A_j) over the set.
+	pruned := make([]bool, m)
+	for j := range m {
+		cc := make([]float64, n)
+		for i := range n {
+			if s.Pattern == nil || s.Pattern[i][j] {
+				cc[i] = 1
+			}
+		}
+		low := set.MinMass(cc)
+		pruned[j] = !(low > 0) || -math.Log(low) > upperLevel(b)
+	}
+	for i := range n {
+		rm.P[i] = make([]int, m)
+		for j := range m {
+			rm.P[i][j] = -1
+			if (s.Pattern != nil && !s.Pattern[i][j]) || pruned[j] {
+				continue
+			}
+			cost := 0.0
+			if s.Objective == ExpectedUtility {
+				cost = s.Prior[i] * s.Utility[i][j]
+			}
+			rm.P[i][j] = x.AddCol(cost, 0, 1, "")
+		}
+	}
+	for i := range n {
+		var es []lp.Nonzero
+		for j := range m {
+			if col := rm.P[i][j]; col >= 0 {
+				es = append(es, lp.Entry(col, 1))
+			}
+		}
+		rm.Sum[i] = x.AddRow(1, 1, "", es...)
+	}
+	for j := range m {
+		rm.Low[j], rm.High[j] = -1, -1
+		used := false
+		for i := range n {
+			used = used || rm.P[i][j] >= 0
+		}
+		if !used {
+			continue
+		}
+		rm.Low[j] = x.AddCol(0, 0, 1, "")
+		for i := range n {
+			if col := rm.P[i][j]; col >= 0 {
+				x.AddRow(-lp.Inf, 0, "", lp.Entry(col, 1), lp.Entry(rm.Low[j], -c.lam))
+			}
+		}
+		c.addCut(j, set.Center, false)
+		if hasHigh {
+			rm.High[j] = x.AddCol(0, 0, 1, "")
+			for i := range n {
+				col := rm.P[i][j]
+				if col < 0 {
+					// a forbidden pair: κ H_j ≤ p_ij = 0 empties the column
+					x.ColUpper[rm.High[j]] = 0
+					continue
+				}
+				x.AddRow(0, lp.Inf, "", lp.Entry(col, 1), lp.Entry(rm.High[j], -c.kappa))
+			}
+			c.addCut(j, set.Center, true)
+		}
+	}
+	return c, nil
+}
+
+// addCut adds L_j ≤ Σ_k π_k p_kj (H_j ≥ Σ_k π_k p_kj when high) for the
+// prior pi.
+func (c *cutModel) addCut(j int, pi []float64, high bool) {
+	bcol := c.rm.Low[j]
+	if high {
+		bcol = c.rm.High[j]
+	}
+	es := []lp.Nonzero{lp.Entry(bcol, 1)}
+	for k := range c.rm.N {
+		if col := c.rm.P[k][j]; col >= 0 && pi[k] != 0 {
+			es = append(es, lp.Entry(col, -pi[k]))
+		}
+	}
+	if high {
+		c.x.AddRow(0, lp.Inf, "", es...)
+		c.hiCuts[j] = append(c.hiCuts[j], pi)
+	} else {
+		c.x.AddRow(-lp.Inf, 0, "", es...)
+		c.lowCuts[j] = append(c.lowCuts[j], pi)
+	}
+}
+
+// separate adds the worst prior of each output whose constraint the point
+// x breaks over the set by more than cutTol, and returns how many it
+// added.
+func (c *cutModel) separate(x []float64) int {
+	n := c.rm.N
+	added := 0
+	c.violated = 0
+	col := make([]float64, n)
+	for j := range c.rm.M {
+		if c.rm.Low[j] < 0 {
+			continue
+		}
+		mx, mn := 0.0, math.Inf(1)
+		for k := range n {
+			col[k] = 0
+			if v := c.rm.P[k][j]; v >= 0 {
+				col[k] = math.Max(0, x[v])
+				mn = math.Min(mn, col[k])
+			} else {
+				mn = 0
+			}
+			mx = math.Max(mx, col[k])
+		}
+		if mx <= robustColumnNoise {
+			continue // an unused output keeps every budget
+		}
+		// p_ij ≤ e^ε min_π m_j(π)
+		if lo := c.set.Extreme(col, false); mx > c.lam*dot(lo, col)*(1+cutTol) {
+			if c.addNew(j, lo, false) {
+				added++
+			} else {
+				c.violated++
+			}
+		}
+		if c.rm.High[j] >= 0 {
+			// e^{−ε_l} max_π m_j(π) ≤ p_ij
+			if hi := c.set.Extreme(col, true); c.kappa*dot(hi, col) > mn*(1+cutTol) {
+				if c.addNew(j, hi, true) {
+					added++
+				} else {
+					c.violated++
+				}
+			}
+		}
+	}
+	return added
+}
+
+// addNew adds the cut for pi unless output j already has it.
+func (c *cutModel) addNew(j int, pi []float64, high bool) bool {
+	list := c.lowCuts[j]
+	if high {
+		list = c.hiCuts[j]
+	}
+	for _, q := range list {
+		if sameVec(q, pi) {
+			return false
+		}
+	}
+	c.addCut(j, pi, high)
+	return true
+}
+
+func sameVec(a, b []float64) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func dot(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}

@@ -1,0 +1,158 @@
+package polytope_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/pmlopt/pmlopt/instance"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/polytope"
+	"github.com/pmlopt/pmlopt/solver"
+)
+
+func cutOptimum(t *testing.T, s polytope.Spec, set *mech.PriorSet) *polytope.CutResult {
+	t.Helper()
+	r, err := polytope.SolveRobustCuts(s, set, solver.Revised())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// On random boxes and balls the cutting planes reach the optimum of the
+// dualised model (BuildRobust, an independent formulation) for every
+// measure, and their mechanism keeps the budget for every prior of the
+// set.
+func TestRobustCutsAgainstDualised(t *testing.T) {
+	r := rand.New(rand.NewPCG(37, 11))
+	for trial := range 40 {
+		n, m := 2+r.IntN(5), 2+r.IntN(5)
+		pi, u := robustInstance(r, n, m)
+		set := randomSet(r, pi, trial%2 == 0)
+		for _, b := range budgets(r) {
+			s := polytope.Spec{Prior: pi, Budget: b, Objective: polytope.ExpectedUtility, Utility: u}
+			want, _ := robustOptimum(t, s, set)
+			got := cutOptimum(t, s, set)
+			if got.Status != solver.Optimal || !got.Converged {
+				t.Fatalf("trial %d %v: status %v, converged %v", trial, b, got.Status, got.Converged)
+			}
+			if math.Abs(got.Objective-want) > 1e-7 {
+				t.Fatalf("trial %d %v (box %v): cuts %.12g, dualised %.12g", trial, b, set.IsBox(), got.Objective, want)
+			}
+			auditOver(t, set, got.Mechanism, b)
+			if v := utility(pi, u, got.Mechanism); math.Abs(v-want) > 1e-6 {
+				t.Fatalf("trial %d %v: the mechanism's utility %.12g, the optimum %.12g", trial, b, v, want)
+			}
+		}
+	}
+}
+
+// The same on the instance families at 8 letters, a box of ±20% around
+// the prior and an L1 ball of radius 0.1: structured utilities with ties,
+// where the worst priors of a column are not unique.
+func TestRobustCutsOnFamilies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("12 families, 6 robust LPs each: a few seconds")
+	}
+	for _, f := range instance.Families() {
+		in, err := f.New(8, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := len(in.Prior)
+		lo, up := make([]float64, n), make([]float64, n)
+		for k, v := range in.Prior {
+			lo[k], up[k] = 0.8*v, math.Min(1, 1.25*v)
+		}
+		box, err := mech.NewBoxSet(in.Prior, lo, up)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ball, _ := mech.NewL1Set(in.Prior, 0.1)
+		for _, set := range []*mech.PriorSet{box, ball} {
+			for _, b := range []mech.Budget{{Measure: mech.PML, Epsilon: 1}, {Measure: mech.LIP, Epsilon: 1},
+				{Measure: mech.ALIP, EpsilonLower: 0.5, EpsilonUpper: 1}} {
+				s := polytope.Spec{Prior: in.Prior, Budget: b, Objective: polytope.ExpectedUtility, Utility: in.Utility}
+				want, _ := robustOptimum(t, s, set)
+				got := cutOptimum(t, s, set)
+				if got.Status != solver.Optimal || math.Abs(got.Objective-want) > 1e-7*math.Max(1, math.Abs(want)) {
+					t.Fatalf("%s %v (box %v): cuts %v %.12g, dualised %.12g", f.Name, b, set.IsBox(), got.Status, got.Objective, want)
+				}
+				auditOver(t, set, got.Mechanism, b)
+			}
+		}
+	}
+}
+
+// For a zero pattern the cutting planes find a mechanism exactly when the
+// dualised model does, and it keeps the pattern and the budget over the
+// set.
+func TestRobustCutsFeasibility(t *testing.T) {
+	r := rand.New(rand.NewPCG(37, 12))
+	for trial := range 40 {
+		n, m := 3, 3
+		pi, u := robustInstance(r, n, m)
+		pat := u.Order().Pattern(2)
+		set := randomSet(r, pi, trial%2 == 0)
+		for _, b := range []mech.Budget{{Measure: mech.PML, Epsilon: 0.3 + 2*r.Float64()}, {Measure: mech.LIP, Epsilon: 0.5 + 2*r.Float64()}} {
+			s := polytope.Spec{Prior: pi, Budget: b, Pattern: pat}
+			mod, err := polytope.BuildRobust(s, set)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := solver.Revised().Solve(mod.LP)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := cutOptimum(t, s, set)
+			if got.Status != want.Status {
+				t.Fatalf("trial %d %v: cuts %v, dualised %v", trial, b, got.Status, want.Status)
+			}
+			if got.Status != solver.Optimal {
+				continue
+			}
+			if !pat.Holds(got.Mechanism) {
+				t.Fatalf("trial %d: pattern broken: %v", trial, got.Mechanism)
+			}
+			auditOver(t, set, got.Mechanism, b)
+		}
+	}
+}
+
+// The two limits: a set holding only the estimate gives the nominal
+// optimum, the whole simplex the LDP optimum.
+func TestRobustCutsLimits(t *testing.T) {
+	r := rand.New(rand.NewPCG(37, 13))
+	for trial := range 20 {
+		n, m := 2+r.IntN(4), 2+r.IntN(4)
+		pi, u := robustInstance(r, n, m)
+		point, _ := mech.NewBoxSet(pi, pi, pi)
+		ball2, _ := mech.NewL1Set(pi, 2)
+		for _, b := range budgets(r) {
+			s := polytope.Spec{Prior: pi, Budget: b, Objective: polytope.ExpectedUtility, Utility: u}
+			if got, want := cutOptimum(t, s, point), pointOptimum(t, s); math.Abs(got.Objective-want) > 1e-9 || got.LPs != 1 {
+				t.Fatalf("trial %d %v at {π̂}: cuts %.12g in %d LPs, nominal %.12g", trial, b, got.Objective, got.LPs, want)
+			}
+			if b.Measure == mech.ALIP {
+				continue
+			}
+			ldp := pointOptimum(t, polytope.Spec{Prior: pi, Budget: mech.Budget{Measure: mech.LDP, Epsilon: b.Epsilon}, Objective: polytope.ExpectedUtility, Utility: u})
+			for _, set := range []*mech.PriorSet{mech.Simplex(pi), ball2} {
+				if got := cutOptimum(t, s, set); math.Abs(got.Objective-ldp) > 1e-8 {
+					t.Fatalf("trial %d %v over the simplex (box %v): cuts %.12g, LDP optimum %.12g", trial, b, set.IsBox(), got.Objective, ldp)
+				}
+			}
+		}
+	}
+}
+
+func utility(pi mech.Prior, u mech.Utility, p mech.Mechanism) float64 {
+	v := 0.0
+	for i := range p {
+		for j := range p[i] {
+			v += pi[i] * u[i][j] * p[i][j]
+		}
+	}
+	return v
+}
