@@ -183,6 +183,9 @@ func TestIrrational(t *testing.T) {
 	w.Quo(w, r.TLower)
 	assert.Negative(t, w.Cmp(new(big.Rat).SetFrac(big.NewInt(1), new(big.Int).Lsh(big.NewInt(1), 78))))
 	assert.InDelta(t, ref.EpsUpper, logRat(r.TUpper), 1e-9)
+	// The floating-point search, which knows nothing of the closed form,
+	// lands on it too.
+	assert.InDelta(t, math.Log((54-4*math.Sqrt(23))/13), ref.EpsUpper, 1e-9)
 }
 
 // TestChecksRefuse: each exact check fails on a tampered proof, naming

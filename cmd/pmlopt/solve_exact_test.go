@@ -1,10 +1,14 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"math"
 	"math/big"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -12,7 +16,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmlopt/pmlopt/exact"
+	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/problem"
+	"github.com/pmlopt/pmlopt/verify"
 )
 
 // exactOf runs solve --exact --json on file (with extra flags) and returns
@@ -144,5 +150,72 @@ func TestSolveExactRefused(t *testing.T) {
 		assert.Empty(t, out)
 		assert.Contains(t, stderr, c.msg)
 		assert.NoFileExists(t, outFile)
+	}
+}
+
+// TestSolveExactRandomVerifies: on random small problems (the prior as
+// float64 values, so read as written), the exact ε* agrees with the
+// search's bracket at --tol 1e-12, and the exact mechanism, rounded to
+// float64 and put in place of the answer's, passes every claim of
+// pmlopt verify's certificate.
+func TestSolveExactRandomVerifies(t *testing.T) {
+	rng := rand.New(rand.NewPCG(35, 50))
+	dir := t.TempDir()
+	for trial := range 4 {
+		n, m := 3+rng.IntN(4), 3+rng.IntN(4)
+		pi := randinst.Prior(rng, n, 0.05)
+		o := randinst.StrictOrder(rng, n, m)
+		var b strings.Builder
+		b.WriteString("prior: [")
+		for i, x := range pi {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(strconv.FormatFloat(x, 'g', -1, 64))
+		}
+		b.WriteString("]\norder:\n")
+		for _, row := range o {
+			b.WriteString("  - " + strings.ReplaceAll(fmt.Sprint(row), " ", ", ") + "\n")
+		}
+		fmt.Fprintf(&b, "privacy: {measure: pml, epsilon: %v}\nobjective: worst-case-order\n", 0.2+rng.Float64())
+		file := filepath.Join(dir, fmt.Sprintf("p%d.yaml", trial))
+		require.NoError(t, os.WriteFile(file, []byte(b.String()), 0o644))
+
+		v := runJSON(t, "solve", file, "--exact", "--json", "--tol", "1e-12")
+		ex := asMap(v["exact"])
+		if f := asMap(ex["float64_prior"]); f != nil {
+			ex = f // the reading the search and the certificate are for
+		}
+		require.Equal(t, "float64", ex["prior_reading"])
+		eps, lo := v["epsilon"].(float64), v["optimal_epsilon_lower"].(float64)
+		exEps := ex["epsilon_value"].(float64)
+		assert.InDelta(t, eps, exEps, 1e-12, "trial %d", trial)
+		assert.GreaterOrEqual(t, exEps, lo-1e-15, "trial %d", trial)
+
+		var cert verify.Certificate
+		raw, err := json.Marshal(v["certificate"])
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(raw, &cert))
+		cert.Mechanism = nil
+		var pm [][]float64
+		for _, row := range ex["mechanism"].([]any) {
+			var r []float64
+			for _, x := range parseRats(t, row) {
+				f, _ := x.Float64()
+				r = append(r, f)
+			}
+			pm = append(pm, r)
+		}
+		ord := make([][]int, len(o))
+		for i, row := range o {
+			ord[i] = row
+		}
+		claims := verify.Check(verify.Problem{Prior: pi, Order: ord, Mechanism: pm}, cert)
+		names := map[string]bool{}
+		for _, c := range claims {
+			assert.True(t, c.OK, "trial %d: %s", trial, c)
+			names[c.Name] = true
+		}
+		assert.True(t, names["rows"] && names["level"], "trial %d: %v", trial, claims)
 	}
 }
