@@ -3,11 +3,14 @@ package main
 import (
 	"context"
 	"encoding/csv"
+	"encoding/json"
+	"fmt"
 	"image/png"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -388,4 +391,62 @@ objective: expected-utility
 		assert.Empty(t, out)
 		assert.NoFileExists(t, plot)
 	}
+}
+
+// A stopped --robustness curve says which budgets each series left, by
+// the series' name, and draws what it has under a title saying so. A
+// robust LP over a box of 24 letters takes the pure-Go simplex most of a
+// second, so the signal comes while the box's series runs.
+func TestCurveRobustnessStoppedBySignal(t *testing.T) {
+	bin := buildCLI(t)
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("v\n")
+	for k := range 24 {
+		for range 1 + k*7%5 {
+			fmt.Fprintf(&b, "%d\n", k)
+		}
+	}
+	data := filepath.Join(dir, "letters.csv")
+	require.NoError(t, os.WriteFile(data, []byte(b.String()), 0o644))
+	f := filepath.Join(dir, "letters.yaml")
+	_, stderr, code := cli(t, "new", "--prior-from", data, "--column", "v", "--utility", "abs", "--epsilon", "1",
+		"--objective", "expected-utility", "--confidence", "0.95", "-o", f)
+	require.Equal(t, 0, code, stderr)
+	plot := filepath.Join(dir, "price.svg")
+	stdout, stderr, code := stopMidCurve(t, bin, syscall.SIGINT, "curve", f, "--robustness", "0.9", "--from", "0.5", "--to", "2",
+		"--steps", "20", "--solver", "revised", "--json", "--plot", plot)
+	require.Equal(t, exitStopped, code, "stderr: %s", stderr)
+	var out struct {
+		Complete *bool `json:"complete"`
+		Curves   []struct {
+			Over   string `json:"over"`
+			Points []struct {
+				Epsilon float64 `json:"epsilon"`
+			} `json:"points"`
+			Left []float64 `json:"epsilons_left"`
+		} `json:"curves"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &out), stdout)
+	require.NotNil(t, out.Complete)
+	assert.False(t, *out.Complete)
+	require.Len(t, out.Curves, 3)
+	left := 0
+	for k, c := range out.Curves {
+		assert.Equal(t, []string{"estimate", "prior_set", "simplex"}[k], c.Over)
+		assert.Len(t, c.Left, 20-len(c.Points), c.Over)
+		left += len(c.Left)
+	}
+	assert.Empty(t, out.Curves[0].Left, "the estimate's curve ends before the signal")
+	assert.NotEmpty(t, out.Curves[1].Left)
+	svg, err := os.ReadFile(plot)
+	require.NoError(t, err, "the plot of the points is drawn")
+	assert.Contains(t, string(svg), fmt.Sprintf("price of robustness (partial: %d of 60 budgets left)", left))
+
+	// --csv's comment line names each series' budgets left by the series.
+	stdout, stderr, code = stopMidCurve(t, bin, syscall.SIGINT, "curve", f, "--robustness", "0.9", "--from", "0.5", "--to", "2",
+		"--steps", "20", "--solver", "revised", "--csv")
+	require.Equal(t, exitStopped, code, "stderr: %s", stderr)
+	first, _, _ := strings.Cut(stdout, "\n")
+	assert.Regexp(t, `^# partial curve, stopped by SIGINT: \d+ of 60 budgets left \(90% box pml ε = [0-9., ]+; every prior \(ldp\) ldp ε = 0\.5, `, first)
 }
