@@ -44,8 +44,12 @@ type certDoc struct {
 		Certificate *verify.Certificate `json:"certificate" yaml:"certificate"`
 	} `json:"points" yaml:"points"`
 	// Curves are an expected-utility curve's series, each with points.
+	// A series of curve --robustness says which priors it is over: the
+	// estimate, the whole simplex (ldp) or a prior set of its own.
 	Curves []struct {
-		Points []struct {
+		Over     string           `json:"over" yaml:"over"`
+		PriorSet *verify.PriorSet `json:"prior_set" yaml:"prior_set"`
+		Points   []struct {
 			Certificate *verify.Certificate `json:"certificate" yaml:"certificate"`
 		} `json:"points" yaml:"points"`
 	} `json:"curves" yaml:"curves"`
@@ -95,7 +99,11 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	type item struct {
 		name string
 		c    *verify.Certificate
+		// set is the prior set the item's claims are checked over: the
+		// problem's, or the series' own (nil: at the estimate).
+		set *verify.PriorSet
 	}
+	set := verifyPriorSet(p.PriorSet)
 	var items []item
 	if doc.Certificate != nil {
 		c := *doc.Certificate
@@ -106,20 +114,29 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 			}
 			c.Mechanism = m
 		}
-		items = append(items, item{"", &c})
+		items = append(items, item{"", &c, set})
 	}
 	for k, pt := range doc.Points {
 		if pt.Certificate == nil {
 			return fmt.Errorf("%s: point %d has no certificate (run curve with --certificates)", path, k)
 		}
-		items = append(items, item{fmt.Sprintf("point %d: ", k), pt.Certificate})
+		items = append(items, item{fmt.Sprintf("point %d: ", k), pt.Certificate, set})
 	}
 	for s, cv := range doc.Curves {
+		over, label := set, ""
+		switch cv.Over {
+		case "estimate", "simplex":
+			over, label = nil, " (at the estimate)"
+		case "prior_set":
+			if cv.PriorSet != nil {
+				over, label = cv.PriorSet, " (over the series' own prior set)"
+			}
+		}
 		for k, pt := range cv.Points {
 			if pt.Certificate == nil {
 				return fmt.Errorf("%s: curve %d, point %d has no certificate (run curve with --certificates)", path, s, k)
 			}
-			items = append(items, item{fmt.Sprintf("curve %d, point %d: ", s, k), pt.Certificate})
+			items = append(items, item{fmt.Sprintf("curve %d%s, point %d: ", s, label, k), pt.Certificate, over})
 		}
 	}
 	if len(items) == 0 {
@@ -132,7 +149,7 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	var b buffered
 	total, bad := 0, 0
 	for _, it := range items {
-		vp := verify.Problem{Prior: p.Prior, Utility: p.Utility, Order: o, PriorSet: verifyPriorSet(p.PriorSet)}
+		vp := verify.Problem{Prior: p.Prior, Utility: p.Utility, Order: o, PriorSet: it.set}
 		if it.c.Mechanism == nil {
 			vp.Mechanism = p.Mechanism
 		}

@@ -132,3 +132,36 @@ func TestVerifyRefusesTamperingOverPriorSet(t *testing.T) {
 	require.Equal(t, 1, code, out)
 	require.Contains(t, out, "FAILED    prior set")
 }
+
+// curve --robustness --certificates: each series is checked over the
+// priors it names (the estimate, the simplex, its own set), and a series'
+// set edited after the curve fails its prior set claim.
+func TestVerifyRobustnessCurve(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "c95.yaml")
+	_, stderr, code := cli(t, "new", "--prior-from", td+"survey.csv", "--column", "children", "--utility", "abs",
+		"--epsilon", "1", "--objective", "expected-utility", "--confidence", "0.95", "-o", f)
+	require.Equal(t, 0, code, stderr)
+	stdout, stderr, code := cli(t, "curve", f, "--objective", "expected-utility", "--robustness", "0.9",
+		"--epsilons", "0.5,1", "--json", "--certificates", "--quiet")
+	require.Equal(t, 0, code, stderr)
+	path := filepath.Join(dir, "rob.json")
+	require.NoError(t, os.WriteFile(path, []byte(stdout), 0o600))
+	out, stderr, code := cli(t, "verify", path, "--problem", f)
+	require.Equal(t, 0, code, "%s%s", out, stderr)
+	require.Contains(t, out, "(over the series' own prior set)")
+	require.Contains(t, out, "(at the estimate)")
+	// The 90% series' set widened in the document: refused.
+	edited := strings.Replace(stdout, `"confidence": 0.9,
+      "prior_set": {
+        "lower": [
+          0.`, `"confidence": 0.9,
+      "prior_set": {
+        "lower": [
+          0.0`, 1)
+	require.NotEqual(t, stdout, edited, "the 90%% series' lower bounds")
+	require.NoError(t, os.WriteFile(path, []byte(edited), 0o600))
+	out, _, code = cli(t, "verify", path, "--problem", f)
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, "FAILED    prior set")
+}
