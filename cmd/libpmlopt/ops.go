@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -16,6 +17,7 @@ import (
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/solver"
+	"github.com/pmlopt/pmlopt/verify"
 )
 
 // input is the matrices of a call, row-major views of the caller's
@@ -101,6 +103,12 @@ type args struct {
 	Baseline     string   `json:"baseline"`
 	From         string   `json:"from"`
 	PMin         *jf      `json:"pmin"`
+	// Certificates asks curve for each point's certificate.
+	Certificates bool `json:"certificates"`
+	// The certificate verify re-checks (or Path names a file holding one),
+	// and Problem the problem file it was computed for.
+	Certificate json.RawMessage `json:"certificate"`
+	Problem     string          `json:"problem"`
 }
 
 type opFunc func(ctx context.Context, a args, in input) (any, [][][]float64, error)
@@ -113,6 +121,7 @@ var ops = map[string]opFunc{
 	"safe":     opSafe,
 	"baseline": opBaseline,
 	"convert":  opConvert,
+	"verify":   opVerify,
 }
 
 func rows(v []float64, n, m int) [][]float64 {
@@ -322,6 +331,9 @@ type solveOut struct {
 	ParameterName  string `json:"parameter_name,omitempty"`
 	ParameterStart *jf    `json:"parameter_start,omitempty"`
 	Audits         *int   `json:"audits,omitempty"`
+	// Certificate is what verify re-checks (docs/certificates.md), as in
+	// solve --json.
+	Certificate *verify.Certificate `json:"certificate,omitempty"`
 }
 
 func toSolve(p *problem.Problem, sol *pmlopt.Solution, status string) solveOut {
@@ -368,13 +380,16 @@ func opSolve(ctx context.Context, a args, in input) (any, [][][]float64, error) 
 		j := toSolve(p, &js.Solution, "optimal")
 		j.MinOrder, j.MinValue = a.MinOrder, a.MinValue
 		j.LeastEpsilonLower, j.LeastEpsilonUpper = opt(js.LeastEpsilonLower), opt(js.LeastEpsilonUpper)
+		j.Certificate = js.Certificate
 		return j, [][][]float64{js.Mechanism}, nil
 	}
 	sol, err := pmlopt.Solve(ctx, p, o)
 	if err != nil {
 		return nil, nil, err
 	}
-	return toSolve(p, sol, "optimal"), [][][]float64{sol.Mechanism}, nil
+	j := toSolve(p, sol, "optimal")
+	j.Certificate = sol.Certificate
+	return j, [][][]float64{sol.Mechanism}, nil
 }
 
 func opBaseline(ctx context.Context, a args, in input) (any, [][][]float64, error) {
@@ -417,18 +432,22 @@ type pointOut struct {
 	LPSolves            int    `json:"lp_solves"`
 	Failure             string `json:"failure,omitempty"`
 	Mechanism           *int   `json:"mechanism,omitempty"`
+	// Certificate is the point's, with certificates (curve --json
+	// --certificates); it holds the point's mechanism.
+	Certificate *verify.Certificate `json:"certificate,omitempty"`
 }
 
 type expectedPointOut struct {
-	Epsilon              jf     `json:"epsilon"`
-	EpsilonLower         *jf    `json:"epsilon_lower,omitempty"`
-	Audited              jf     `json:"audited_epsilon"`
-	ExpectedUtility      jf     `json:"expected_utility"`
-	ExpectedUtilityBound jf     `json:"expected_utility_bound"`
-	WorstCaseValue       jf     `json:"worst_case_value"`
-	WorstCaseOrder       int    `json:"worst_case_order"`
-	Solver               string `json:"solver"`
-	Mechanism            *int   `json:"mechanism,omitempty"`
+	Epsilon              jf                  `json:"epsilon"`
+	EpsilonLower         *jf                 `json:"epsilon_lower,omitempty"`
+	Audited              jf                  `json:"audited_epsilon"`
+	ExpectedUtility      jf                  `json:"expected_utility"`
+	ExpectedUtilityBound jf                  `json:"expected_utility_bound"`
+	WorstCaseValue       jf                  `json:"worst_case_value"`
+	WorstCaseOrder       int                 `json:"worst_case_order"`
+	Solver               string              `json:"solver"`
+	Mechanism            *int                `json:"mechanism,omitempty"`
+	Certificate          *verify.Certificate `json:"certificate,omitempty"`
 }
 
 type seriesOut struct {
@@ -482,6 +501,9 @@ func opCurve(ctx context.Context, a args, in input) (any, [][][]float64, error) 
 		c := pointOut{SafeEpsilon: jf(pt.SafeEpsilon), OptimalEpsilon: jf(pt.OptimalEpsilon),
 			OptimalEpsilonLower: jf(pt.OptimalEpsilonLower), LPSolves: pt.LPSolves, WorstCaseValue: opt(pt.WorstCaseValue),
 			Mechanism: keep(pt.Mechanism)}
+		if a.Certificates {
+			c.Certificate = pt.Certificate
+		}
 		if obj == problem.WorstCaseOrder {
 			h := pt.H
 			c.H = &h
@@ -548,6 +570,9 @@ func expectedCurve(ctx context.Context, a args, p *problem.Problem, o pmlopt.Opt
 				ExpectedUtility: jf(pt.ExpectedUtility), ExpectedUtilityBound: jf(pt.ExpectedUtilityBound),
 				WorstCaseValue: jf(pt.WorstCaseValue), WorstCaseOrder: pt.WorstCaseOrder, Solver: pt.Solver,
 				Mechanism: keep(pt.Mechanism)}
+			if a.Certificates {
+				pj.Certificate = pt.Certificate
+			}
 			if m == mech.ALIP {
 				pj.EpsilonLower = opt(pt.Budget.EpsilonLower)
 			}
