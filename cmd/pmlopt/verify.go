@@ -25,7 +25,8 @@ FILE is what 'solve --out' wrote (the problem, the mechanism and its
 certificate), or the output of 'solve --json' or 'curve --json
 --certificates' with --problem naming the problem it was computed for.
 Each claim prints "verified" or the inequality that fails; the exit status
-is 0 only when every claim holds, 1 otherwise.
+is 0 only when every claim holds, 1 otherwise. Over a prior_set the claims
+hold for every prior of the set, which must be the one solved for.
 
 Example:
 
