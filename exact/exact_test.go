@@ -287,3 +287,17 @@ func TestRoundsRunOut(t *testing.T) {
 	assert.GreaterOrEqual(t, r.TUpper.Cmp(big.NewRat(2, 1)), 0)
 	assert.Equal(t, "20/3", r.TUpper.RatString()) // 1/p_min
 }
+
+// TestWrongHint: a floating-point bracket far from ε* costs solves, not
+// the answer.
+func TestWrongHint(t *testing.T) {
+	pi := rats("3/5", "1/4", "3/20")
+	pat := example1.Pattern(2)
+	for _, h := range [][2]float64{{0, 0}, {1.5, 1.6}, {0.1, 0.2}, {math.NaN(), math.Inf(1)}} {
+		r, err := LeastT(context.Background(), pi, pat, h[0], h[1])
+		require.NoError(t, err, "%v", h)
+		require.True(t, r.Rational, "%v", h)
+		assert.Equal(t, "2", r.TUpper.RatString(), "%v", h)
+		proven(t, r, pat)
+	}
+}
