@@ -347,8 +347,10 @@ func leastOverSet(ctx context.Context, p *problem.Problem, pat mech.Pattern, sta
 	set := p.PriorSet
 	slv := RobustSolver(opt)
 	var r overSetResult
+	rp := &robustProber{prior: p.Prior, pat: pat, set: set, slv: slv}
+	defer rp.close()
 	probe := func(e float64) (mech.Mechanism, error) {
-		m, _, n, err := solveRobustLP(polytope.Spec{Prior: p.Prior, Budget: mech.Budget{Measure: mech.PML, Epsilon: e}, Pattern: pat}, set, slv)
+		m, n, err := rp.probe(e)
 		r.lps += n
 		return m, err
 	}

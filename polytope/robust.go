@@ -22,6 +22,13 @@ type RobustModel struct {
 	Low, High []int
 	// Sum[i] is the row Σ_j p_ij = 1.
 	Sum []int
+	// Cap[i][j] is the row p_ij − e^ε L_j ≤ 0 (PML, ALIP, LIP: ε_u), or -1
+	// where p_ij has no column; nil for LDP.
+	Cap [][]int
+	// level is the upper level the model was built for, capNz[i][j] the index
+	// in LP.ConstMatrix of the Cap row's entry on L_j.
+	level float64
+	capNz [][]int
 }
 
 // BuildRobust writes the polytope of s over the set of priors set: the
@@ -54,7 +61,16 @@ func BuildRobust(s Spec, set *mech.PriorSet) (*RobustModel, error) {
 	n, m := ref.N, ref.M
 	b := normBudget(s.Budget)
 	mod := &RobustModel{LP: &lp.Model{Maximize: s.Objective == ExpectedUtility}, N: n, M: m,
-		P: make([][]int, n), Low: make([]int, m), High: make([]int, m), Sum: make([]int, n)}
+		P: make([][]int, n), Low: make([]int, m), High: make([]int, m), Sum: make([]int, n), level: upperLevel(b)}
+	if b.Measure != mech.LDP {
+		mod.Cap, mod.capNz = make([][]int, n), make([][]int, n)
+		for i := range mod.Cap {
+			mod.Cap[i], mod.capNz[i] = make([]int, m), make([]int, m)
+			for j := range mod.Cap[i] {
+				mod.Cap[i][j] = -1
+			}
+		}
+	}
 	x := mod.LP
 	// An output that only the inputs A_j may produce has PML at least
 	// −log π(A_j) at every prior π that gives it mass (docs/theory.md §2),
@@ -129,7 +145,8 @@ func BuildRobust(s Spec, set *mech.PriorSet) (*RobustModel, error) {
 		lam := math.Exp(upperLevel(b))
 		for i := range n {
 			if col[i] >= 0 {
-				x.AddRow(-lp.Inf, 0, "", lp.Entry(col[i], 1), lp.Entry(mod.Low[j], -lam))
+				mod.Cap[i][j] = x.AddRow(-lp.Inf, 0, "", lp.Entry(col[i], 1), lp.Entry(mod.Low[j], -lam))
+				mod.capNz[i][j] = len(x.ConstMatrix) - 1
 			}
 		}
 		if b.Measure == mech.ALIP || b.Measure == mech.LIP {
@@ -230,6 +247,33 @@ func addMassBound(x *lp.Model, set *mech.PriorSet, col []int, high bool) int {
 	}
 	x.AddRow(-lp.Inf, 0, "", row...)
 	return bcol
+}
+
+// SetUpperLevel makes the model's Cap rows read p_ij ≤ e^ε L_j in the
+// backend's copy sess (and in m.LP), so that a bisection on ε re-solves one
+// loaded model from its last basis. The outputs BuildRobust pruned stay
+// out: a model built at a level ε serves every level up to ε, where the
+// pruned outputs can not be used either (an output that can not carry
+// mass at ε can not at a smaller ε); above it, build the model again.
+func (m *RobustModel) SetUpperLevel(sess CoefSetter, eps float64) error {
+	if m.Cap == nil {
+		return &mech.FieldError{Field: "budget.measure", Row: -1, Col: -1, Msg: "LDP has no mass bound to move"}
+	}
+	if eps > m.level {
+		return &mech.FieldError{Field: "budget.epsilon", Row: -1, Col: -1,
+			Msg: fmt.Sprintf("is %g, above the level %g the model was built for (its pruned outputs may be usable)", eps, m.level)}
+	}
+	lam := math.Exp(eps)
+	for i := range m.Cap {
+		for j, r := range m.Cap[i] {
+			if r < 0 {
+				continue
+			}
+			sess.SetCoef(r, m.Low[j], -lam)
+			m.LP.ConstMatrix[m.capNz[i][j]].Val = -lam
+		}
+	}
+	return nil
 }
 
 // robustColumnNoise is the largest entry of an output that Mechanism

@@ -1,0 +1,98 @@
+package pmlopt
+
+import (
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/polytope"
+	"github.com/pmlopt/pmlopt/solver"
+)
+
+// robustProber answers the probes of a bisection on ε over a prior set
+// for one zero pattern: the ε-PML feasibility LP of BuildRobust, loaded
+// once into the backend and re-solved from its last basis with only the
+// coefficients e^ε changed (polytope.RobustModel.SetUpperLevel), instead
+// of being built and solved from scratch at every probe. A probe above
+// the level the model was built for, a backend without sessions, an
+// engine error or a mechanism that fails the audit over the set falls
+// back on solveRobustLP at that ε, so the answers are those of
+// solveRobustLP: a mechanism audited over the set, or nil (the backend's
+// word, which only steers the search).
+type robustProber struct {
+	prior mech.Prior
+	pat   mech.Pattern
+	set   *mech.PriorSet
+	slv   solver.Solver
+	mod   *polytope.RobustModel
+	sess  solver.Session
+	built float64
+}
+
+// warmProbeLevel is the largest ε (nats) a loaded model is re-solved at.
+// The first probe of a search without a mechanism asks at
+// maxOverSetEpsilon, where e^ε is about 5e21: a basis of that model is no
+// start for the probes near the answer (the engine's scaling is that of
+// the first model), so such probes are solved from scratch.
+const warmProbeLevel = 10
+
+func (rp *robustProber) spec(e float64) polytope.Spec { return mechSpec(rp.prior, rp.pat, e) }
+
+// probe returns an ε-PML mechanism over the set with the pattern, or nil,
+// and the number of LPs it solved.
+func (rp *robustProber) probe(e float64) (mech.Mechanism, int, error) {
+	if m, ok := rp.warm(e); ok {
+		return m, 1, nil
+	}
+	m, _, n, err := solveRobustLP(rp.spec(e), rp.set, rp.slv)
+	return m, n, err
+}
+
+// warm answers the probe from the loaded model; ok is false when it can
+// not (the caller then solves from scratch).
+func (rp *robustProber) warm(e float64) (mech.Mechanism, bool) {
+	ws, isWarm := rp.slv.(solver.WarmSolver)
+	if !isWarm || e > warmProbeLevel {
+		return nil, false
+	}
+	if rp.sess == nil || e > rp.built {
+		rp.close()
+		mod, err := polytope.BuildRobust(rp.spec(e), rp.set)
+		if err != nil {
+			return nil, false
+		}
+		sess, err := ws.Load(mod.LP)
+		if err != nil {
+			return nil, false
+		}
+		rp.mod, rp.sess, rp.built = mod, sess, e
+	} else if err := rp.mod.SetUpperLevel(rp.sess, e); err != nil {
+		return nil, false
+	}
+	sol, err := rp.sess.Solve()
+	if err != nil {
+		rp.close() // the next probe loads the model afresh
+		return nil, false
+	}
+	if sol.Status == solver.Infeasible {
+		return nil, true
+	}
+	if sol.Status != solver.Optimal {
+		return nil, false
+	}
+	m := rp.mod.Mechanism(sol.X)
+	b := mech.Budget{Measure: mech.PML, Epsilon: e}
+	if (rp.pat != nil && !rp.pat.Holds(m)) || !withinOver(rp.set, m, b) {
+		return nil, false
+	}
+	return m, true
+}
+
+func (rp *robustProber) close() {
+	if rp.sess != nil {
+		rp.sess.Close()
+		rp.sess = nil
+	}
+}
+
+// mechSpec is the feasibility spec of an ε-PML mechanism with the pattern.
+func mechSpec(pi mech.Prior, pat mech.Pattern, e float64) polytope.Spec {
+	return polytope.Spec{Prior: pi, Budget: mech.Budget{Measure: mech.PML, Epsilon: e}, Pattern: pat}
+}
