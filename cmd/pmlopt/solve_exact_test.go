@@ -219,3 +219,30 @@ func TestSolveExactRandomVerifies(t *testing.T) {
 		assert.True(t, names["rows"] && names["level"], "trial %d: %v", trial, claims)
 	}
 }
+
+// TestSolveExactIrrational: an optimum with t* = (54 − 4√23)/13 =
+// 2.678205685134547833354634441… (exact/exact_test.go derives it) is
+// printed as a proven bracket around that value.
+func TestSolveExactIrrational(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "irr.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(`prior: ["6/49", "6/49", "3/49", "9/49", "10/49", "6/49", "4/49", "5/49"]
+order:
+  - [2, 5, 1, 4, 3]
+  - [3, 5, 2, 1, 4]
+  - [2, 5, 3, 4, 1]
+  - [4, 2, 5, 3, 1]
+  - [3, 5, 1, 2, 4]
+  - [1, 2, 5, 4, 3]
+  - [1, 2, 3, 4, 5]
+  - [1, 2, 5, 4, 3]
+privacy: {measure: pml, epsilon: 0.99}
+objective: worst-case-order
+`), 0o644))
+	out, stderr, code := cli(t, "solve", file, "--exact")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "exact      ε* = log t, t in [2.678205685134547833354634, 2.678205685134547833354635], proven in rationals for the prior read as fractions (6/49, 6/49, 3/49, 9/49, …); the optimal basis's polynomial of degree 3 has an irrational root in it\n")
+	ex := exactOf(t, file)
+	assert.Nil(t, ex["t"])
+	assert.Equal(t, false, ex["rational"])
+	assert.Equal(t, true, ex["irrational_root"])
+}
