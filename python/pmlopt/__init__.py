@@ -14,7 +14,14 @@ input raises ValueError with the one-line message the CLI prints. Ctrl-C
 during a call made from the main thread raises KeyboardInterrupt within a
 fraction of a second and returns nothing of the call. The GIL is released
 while Go works, so Python threads can run several calls at once.
+
+Answers carry certificates (docs/certificates.md): Solution.certificate,
+and each curve point's "certificate" with curve(..., certificates=True);
+verify() re-checks one in exact arithmetic, as ``pmlopt verify``.
 """
+
+import math
+import os
 
 import numpy as np
 
@@ -31,6 +38,7 @@ __all__ = [
     "convert",
     "sample",
     "load",
+    "verify",
     "plot_curve",
 ]
 
@@ -77,6 +85,9 @@ class Solution:
     worst_case_order, worst_case_value, expected_utility,
     expected_utility_bound (a proven upper bound on the optimal expected
     utility, or None), status, solver, lp_solves, objective, measure.
+    certificate: the answer's certificate (docs/certificates.md), a dict
+    with the keys of solve --json's ``certificate`` that verify() re-checks
+    in exact arithmetic, or None (baseline gives none).
     ``extra`` holds the keys of the joint solve (min_order, min_value,
     least_epsilon_lower, least_epsilon_upper) and of baseline (baseline,
     parameter, parameter_name, parameter_start, audits) when present.
@@ -91,13 +102,16 @@ class Solution:
         for k in self._FIELDS:
             setattr(self, k, doc.get(k))
         self.mechanism = mechanism
-        self.extra = {k: v for k, v in doc.items() if k not in self._FIELDS and k != "mechanism"}
+        self.certificate = doc.get("certificate")
+        self.extra = {k: v for k, v in doc.items() if k not in self._FIELDS and k not in ("mechanism", "certificate")}
 
     def as_dict(self):
         """The solution as a dict with the keys of ``solve --json``."""
         d = {k: getattr(self, k) for k in self._FIELDS}
         d.update(self.extra)
         d["mechanism"] = self.mechanism
+        if self.certificate is not None:
+            d["certificate"] = self.certificate
         return d
 
     def __repr__(self):
@@ -145,7 +159,7 @@ def _with_mechanisms(points, mats):
 
 
 def curve(prior, utility=None, *, objective="worst-case-order", order=None, workers=0, solver="auto", tol=1e-9,
-          mechanisms=False, measure="pml", epsilons=None, alip_ratio=None):
+          mechanisms=False, measure="pml", epsilons=None, alip_ratio=None, certificates=False):
     """The trade-off curve of a prior and a utility (or order=).
 
     For worst-case-order and worst-case-value: a list of points, dicts with
@@ -162,11 +176,16 @@ def curve(prior, utility=None, *, objective="worst-case-order", order=None, work
     expected_utility, expected_utility_bound, worst_case_value,
     worst_case_order, solver, and mechanism on request).
 
+    certificates=True gives every point a "certificate", as ``curve --json
+    --certificates``: a dict holding the point's mechanism (as lists) and
+    the proof of its claims, which verify() re-checks.
+
     Ctrl-C raises KeyboardInterrupt and returns no partial curve.
     """
     p, u, o, _, n, m = _inputs(prior, utility, order)
     measures = [measure] if isinstance(measure, str) else list(measure)
-    params = _params(objective=objective, workers=workers, solver=solver, tol=tol, mechanisms=mechanisms or None)
+    params = _params(objective=objective, workers=workers, solver=solver, tol=tol, mechanisms=mechanisms or None,
+                     certificates=certificates or None)
     if objective == "expected-utility":
         if epsilons is None:
             raise ValueError("epsilons: give the budgets of an expected-utility curve")
@@ -335,6 +354,69 @@ class Problem:
 
     def __repr__(self):
         return "Problem(%r, N=%d)" % (self.name, self.prior.shape[0])
+
+
+def _plain(v, path="certificate"):
+    """A certificate as JSON takes it: numpy arrays and scalars as lists
+    and Python numbers. A certificate holds finite numbers only; the first
+    other one is named."""
+    if isinstance(v, dict):
+        return {k: _plain(x, "%s.%s" % (path, k) if path != "certificate" else "certificate: " + k)
+                for k, x in v.items()}
+    if isinstance(v, np.ndarray):
+        v = v.tolist()
+    if isinstance(v, (list, tuple)):
+        return [_plain(x, "%s[%d]" % (path, i)) for i, x in enumerate(v)]
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, float) and not math.isfinite(v):
+        raise ValueError("%s is %s, not a finite number" % (path, v))
+    return v
+
+
+def verify(certificate, prior=None, utility=None, *, order=None, mechanism=None, problem=None):
+    """Re-checks a certificate in exact arithmetic, as ``pmlopt verify``
+    (Go package verify; docs/certificates.md states each claim).
+
+    certificate: a dict (Solution.certificate, a curve point's
+    "certificate", or one read from the CLI's JSON), or the path of a file
+    with a certificate at its top: what ``solve --out`` writes (the
+    problem, the mechanism and the certificate) or ``solve --json``'s
+    output. The problem the answer was computed for: the file itself when
+    it is one, else problem= (a problem file's path, needed for a prior
+    set) or prior with utility or order=. mechanism: the mechanism
+    certified, where the certificate holds none (Solution.certificate:
+    give Solution.mechanism).
+
+    Returns a dict: verified (True only when every claim holds) and claims,
+    a list of dicts with name, ok and detail (the inequality that fails).
+    Raises ValueError when the certificate or the problem can not be read.
+    """
+    if isinstance(problem, Problem):
+        if prior is not None or utility is not None or order is not None:
+            raise ValueError("problem: give the problem as a Problem or as matrices, not both")
+        prior, utility, order, problem = problem.prior, problem.utility, problem.order, None
+    params = {}
+    if isinstance(certificate, dict):
+        params["certificate"] = _plain(certificate)
+    elif isinstance(certificate, (str, bytes, os.PathLike)):
+        params["path"] = os.fsdecode(certificate)
+    else:
+        raise ValueError("certificate: want a dict or a path, got %s" % type(certificate).__name__)
+    if problem is not None:
+        params["problem"] = os.fsdecode(problem)
+    if prior is None:
+        if utility is not None or order is not None:
+            raise ValueError("prior: is missing; the utility or order needs the prior it goes with")
+        if mechanism is not None:  # the problem is a file: the mechanism alone crosses
+            mm = _array("mechanism", mechanism, 2)
+            doc, _ = _lib.call("verify", params, None, None, None, mm, mm.shape[0], mm.shape[1])
+            return doc
+        doc, _ = _lib.call("verify", params)
+        return doc
+    p, u, o, mm, n, m = _inputs(prior, utility, order, mechanism)
+    doc, _ = _lib.call("verify", params, p, u, o, mm, n, m)
+    return doc
 
 
 def load(path):

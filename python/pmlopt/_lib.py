@@ -42,7 +42,7 @@ _lib.pml_sample.argtypes = [_dbl_p, _i64, _i64, ctypes.c_void_p, _i64, ctypes.c_
 # Keys whose string values are text, never the spelling of a number.
 _TEXT_KEYS = frozenset(
     ["inputs", "outputs", "name", "notes", "failure", "solver", "status", "objective", "measure", "regime",
-     "baseline", "parameter_name", "error"]
+     "baseline", "parameter_name", "error", "detail"]
 )
 
 

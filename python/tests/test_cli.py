@@ -38,16 +38,9 @@ def numbers(v):
     return v
 
 
-# Keys of the CLI's --json that the Python API does not return: the
-# certificate of pmlopt verify (README, "verify") is not bound yet.
-NOT_BOUND = {"certificate", "certificates"}
-
-
 def same(want, got, path=""):
     if isinstance(want, dict):
         for k, v in want.items():
-            if k in NOT_BOUND:
-                continue
             assert k in got, "%s: key %s missing" % (path, k)
             same(v, got[k], path + "." + k)
     elif isinstance(want, list):
@@ -76,6 +69,9 @@ def test_solve_agrees(cli, testdata, name):
     for k in ("inputs", "outputs"):
         want.pop(k, None)
     same(want, got)
+    # The certificate is the CLI's, key by key and number by number: both
+    # come from the same float64s, written in their shortest decimals.
+    assert got.get("certificate") == json.loads(out).get("certificate")
 
 
 @pytest.mark.parametrize("name", FILES)
@@ -97,14 +93,19 @@ def test_audit_agrees(cli, testdata, name):
 @pytest.mark.parametrize("name", [f for f in FILES if not f.startswith("expected") and f != "grid.yaml"])
 def test_curve_agrees(cli, testdata, name):
     path = str(testdata / name)
-    rc, out, err = run(cli, "curve", path, "--json", "--quiet")
+    rc, out, err = run(cli, "curve", path, "--json", "--quiet", "--certificates")
     p = pmlopt.load(path)
     if rc != 0:
         with pytest.raises(ValueError):
             p.curve()
         return
-    want = numbers(json.loads(out))
-    same(want["points"], p.curve())
+    want = json.loads(out)["points"]
+    got = p.curve(certificates=True)
+    same(numbers(want), got)
+    assert [pt["certificate"] for pt in got] == [pt["certificate"] for pt in want]
+    # Without certificates=True the points have none, as the CLI's
+    # without --certificates.
+    assert not any("certificate" in pt for pt in p.curve())
 
 
 @pytest.mark.parametrize("name", ["counting-query.yaml", "grid.yaml"])
@@ -137,14 +138,18 @@ def test_baseline_agrees(cli, testdata):
 def test_expected_curve_agrees(cli, testdata):
     path = str(testdata / "expected-utility.yaml")
     rc, out, err = run(cli, "curve", path, "--objective", "expected-utility", "--measure", "pml,alip",
-                       "--epsilons", "0.5,1", "--json", "--quiet")
+                       "--epsilons", "0.5,1", "--json", "--quiet", "--certificates")
     assert rc == 0, err
     want = numbers(json.loads(out))
     p = pmlopt.load(path)
-    got = pmlopt.curve(p.prior, p.utility, objective="expected-utility", measure=["pml", "alip"], epsilons=[0.5, 1])
+    got = pmlopt.curve(p.prior, p.utility, objective="expected-utility", measure=["pml", "alip"], epsilons=[0.5, 1],
+                       certificates=True)
     for c in want["curves"]:
         c.pop("epsilons_left", None)
     same(want["curves"], got)
+    certs = lambda curves: [pt["certificate"] for c in curves for pt in c["points"]]  # noqa: E731
+    assert len(certs(got)) == 4
+    assert certs(got) == certs(json.loads(out)["curves"])
 
 
 def test_bad_files_give_the_cli_message(cli, testdata):
@@ -159,3 +164,43 @@ def test_bad_files_give_the_cli_message(cli, testdata):
             assert str(e) in err, f
         else:
             assert "load" not in err
+
+
+def claims(stdout):
+    """The claims pmlopt verify prints: (name, verified) per line."""
+    out = []
+    for line in stdout.splitlines():
+        for mark, ok in (("verified  ", True), ("FAILED    ", False)):
+            if line.startswith(mark):
+                out.append((line[len(mark):].split(":")[0], ok))
+    return out
+
+
+def test_verify_agrees(cli, testdata, tmp_path):
+    # A solve --out file holds the problem, the mechanism and the
+    # certificate: Python's verify and the CLI's check the same claims.
+    path = str(testdata / "counting-query.yaml")
+    solved = tmp_path / "solved.yaml"
+    rc, _, err = run(cli, "solve", path, "--out", str(solved))
+    assert rc == 0, err
+    rc, out, err = run(cli, "verify", str(solved))
+    assert rc == 0, err
+    got = pmlopt.verify(solved)
+    assert got["verified"] is True
+    assert [(c["name"], c["ok"]) for c in got["claims"]] == claims(out)
+    # The same certificate from solve --json, with the problem named.
+    answer = tmp_path / "answer.json"
+    rc, out, err = run(cli, "solve", path, "--json")
+    assert rc == 0, err
+    answer.write_text(out)
+    assert pmlopt.verify(answer, problem=path)["verified"] is True
+    # A tampered file: both refuse it, on the same claim.
+    doc = json.loads(out)
+    doc["certificate"]["lower"]["optimal_epsilon_lower"] = 1.26  # above the level 1.2528 the mechanism reaches
+    answer.write_text(json.dumps(doc))
+    rc, out, err = run(cli, "verify", str(answer), "--problem", path)
+    assert rc == 1
+    got = pmlopt.verify(answer, problem=path)
+    assert got["verified"] is False
+    assert [(c["name"], c["ok"]) for c in got["claims"]] == claims(out)
+    assert ("lower end", False) in claims(out)
