@@ -50,7 +50,9 @@ var ErrTooLarge = errors.New("exact: more than 20 inputs or outputs")
 // the rare case that the rounds run out before a candidate is proven).
 //
 // epsLower ≤ ε* ≤ epsUpper is a floating-point bracket (the search's) that
-// places the first exact solve; a wrong one costs solves, not correctness.
+// places the first exact solve (just above μ = e^{−epsLower}) and the first
+// bisection (just below e^{−epsUpper}); a wrong one costs solves, not
+// correctness.
 func LeastT(ctx context.Context, pi []*big.Rat, pat mech.Pattern, epsLower, epsUpper float64) (*Result, error) {
 	if err := pat.Check(len(pi)); err != nil {
 		return nil, err
@@ -77,6 +79,9 @@ type search struct {
 	res  *Result
 	// rounds bounds the rounds of root and solve (maxRounds).
 	rounds int
+	// below is μ just below the floating-point μ* (from the search's
+	// upper end of ε), the first place to bisect at.
+	below *big.Rat
 	// feas is the largest μ known feasible, with its mechanism; inf the
 	// least known infeasible, with its optimal basis.
 	feas, inf *answer
@@ -130,6 +135,9 @@ func (s *search) run(ctx context.Context, epsLower, epsUpper float64) error {
 	// lower end of ε): its optimal basis is the one whose root is μ*.
 	if !(epsLower >= 0) || math.IsInf(epsLower, 0) {
 		epsLower = 0
+	}
+	if epsUpper >= epsLower && !math.IsInf(epsUpper, 0) {
+		s.below = new(big.Rat).SetFloat64(math.Exp(-epsUpper) * (1 - 0x1p-40))
 	}
 	mu1 := new(big.Rat).SetFloat64(math.Exp(-epsLower) * (1 + 0x1p-40))
 	if mu1.Cmp(muMax) < 0 {
@@ -197,16 +205,12 @@ func (s *search) round(ctx context.Context) (bool, error) {
 		return s.candidate(ctx, cand, hi, len(q)-1)
 	}
 	if !ok {
-		mid := new(big.Rat).Add(lo, hi)
-		_, err := s.at(ctx, mid.Quo(mid, big.NewRat(2, 1)))
-		return false, err
+		return false, s.bisect(ctx, lo, hi)
 	}
 	// Irrational: prove a bracket of relative width 2^-80 around it.
 	a, b := root.lo, root.hi
 	if a.Cmp(lo) <= 0 || b.Cmp(hi) >= 0 {
-		mid := new(big.Rat).Add(lo, hi)
-		_, err := s.at(ctx, mid.Quo(mid, big.NewRat(2, 1)))
-		return false, err
+		return false, s.bisect(ctx, lo, hi)
 	}
 	fa, err := s.at(ctx, a)
 	if err != nil || !fa.feasible {
@@ -218,6 +222,18 @@ func (s *search) round(ctx context.Context) (bool, error) {
 	}
 	s.res.Irrational, s.res.Degree = root.irrational, len(q)-1
 	return true, s.bracket(fa, fb)
+}
+
+// bisect solves between lo and hi: first just below the floating-point
+// μ*, then at midpoints.
+func (s *search) bisect(ctx context.Context, lo, hi *big.Rat) error {
+	mid := new(big.Rat).Add(lo, hi)
+	mid.Quo(mid, big.NewRat(2, 1))
+	if b := s.below; b != nil && b.Cmp(lo) > 0 && b.Cmp(hi) < 0 {
+		mid, s.below = b, nil
+	}
+	_, err := s.at(ctx, mid)
+	return err
 }
 
 // candidate proves μ* = r, or moves an end of the bracket: a solve at r
