@@ -89,6 +89,9 @@ func BestValue(ctx context.Context, pi mech.Prior, u mech.Utility, eps float64, 
 	if err != nil {
 		return 0, Result{}, err
 	}
+	if opt.sym, err = symmetryFor(pi, u, opt); err != nil {
+		return 0, Result{}, err
+	}
 	k, r, err := best(ctx, pi, fam, eps, opt)
 	if err != nil {
 		return 0, r, err
@@ -145,7 +148,7 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 			continue
 		}
 		p := &prober{pi: pi, pat: pat, c: c, slv: cfg.slv, ipm: cfg.ipmFor(len(pi)), cols: cfg.colsFor(len(pi)), probeMaster: cfg.probeMaster, probeIPM: cfg.probeIPM,
-			seed: seed, workers: cfg.inner, stop: func() bool { return ctx.Err() != nil }}
+			sym: cfg.sym, seed: seed, workers: cfg.inner, stop: func() bool { return ctx.Err() != nil }}
 		o, err := p.probe(limit, limit, true)
 		var last *colgen.Seed
 		if p.master != nil {

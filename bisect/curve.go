@@ -101,6 +101,9 @@ func ValueCurve(ctx context.Context, pi mech.Prior, u mech.Utility, opt Options)
 	if err != nil {
 		return nil, err
 	}
+	if opt.sym, err = symmetryFor(pi, u, opt); err != nil {
+		return nil, err
+	}
 	cfg, err := opt.config()
 	if err != nil {
 		return nil, err

@@ -169,6 +169,18 @@
 // any Workers. BestOrder and BestValue start each decision's master from
 // the basic columns of the previous one (the neighbouring threshold's).
 //
+// # Symmetry
+//
+// BestValue and ValueCurve fold the column generation by a group of
+// symmetries of the prior and the utility (Options.Symmetry, or the
+// reflections of a location grid, which they look for themselves:
+// GridSymmetry): the master's rows are the orbits of the inputs
+// (colgen.NewSymmetric), about N/8 on a square grid with a uniform prior,
+// so that a pivot costs about 64 times less, and the column generation
+// answers the probes at every size, before the interior point or an LP.
+// The mechanisms are still assembled over every pair and audited, and the
+// proofs checked by certify.DualBound on the whole pattern.
+//
 // # Shards
 //
 // Options.Shard splits a curve's thresholds into N disjoint sets solved by

@@ -63,6 +63,19 @@ type Options struct {
 	// Shard, if set, makes OrderCurve and ValueCurve solve only that
 	// shard's thresholds (see Shard); the zero value solves them all.
 	Shard Shard
+	// Symmetry, if not nil, is a group of symmetries of the prior and
+	// the utility by which BestValue and ValueCurve fold the column
+	// generation (see Symmetry; it is checked, and refused with an error
+	// when it is not one). nil lets them look for the reflections of a
+	// location grid (GridSymmetry) themselves; an empty Symmetry turns
+	// the folding off. With a symmetry the column generation answers the
+	// probes at every size under ProbesAuto. Other Probes than ProbesAuto
+	// and ProbesColumns ignore it.
+	Symmetry *Symmetry
+
+	// sym is the symmetry the searches fold by (symmetryFor), set by the
+	// value searches.
+	sym *colgen.Symmetry
 
 	// probeMaster, if not nil, replaces (*colgen.Master).Probe in the
 	// searches: tests make a master stall with it.
@@ -105,6 +118,7 @@ type config struct {
 	settled  func(Point)
 	probes   Probes
 	shard    Shard
+	sym      *colgen.Symmetry // fold the column generation by it (Options.sym)
 	// inner is the number of goroutines one search's column generation
 	// and interior point may use (colgen.Master.SetWorkers,
 	// ipm.ProbeWorkers): Workers for the single searches, 1 on a curve,
@@ -118,17 +132,17 @@ type config struct {
 // ipmFor reports whether the searches ask ipm.Probe first on an n-letter
 // prior.
 func (c config) ipmFor(n int) bool {
-	return c.probes == ProbesIPM || (c.probes == ProbesAuto && n >= ipmLetters)
+	return c.probes == ProbesIPM || (c.probes == ProbesAuto && n >= ipmLetters && c.sym == nil)
 }
 
 // colsFor reports whether the searches ask the column generation (package
 // colgen) first on an n-letter prior.
 func (c config) colsFor(n int) bool {
-	return c.probes == ProbesColumns || (c.probes == ProbesAuto && n < ipmLetters)
+	return c.probes == ProbesColumns || (c.probes == ProbesAuto && (n < ipmLetters || c.sym != nil))
 }
 
 func (o Options) config() (config, error) {
-	c := config{slv: o.Solver, tol: o.Tol, workers: o.Workers, progress: o.Progress, settled: o.Settled, probes: o.Probes, shard: o.Shard, probeMaster: o.probeMaster, probeIPM: o.probeIPM}
+	c := config{slv: o.Solver, tol: o.Tol, workers: o.Workers, progress: o.Progress, settled: o.Settled, probes: o.Probes, shard: o.Shard, sym: o.sym, probeMaster: o.probeMaster, probeIPM: o.probeIPM}
 	if c.probes < ProbesAuto || c.probes > ProbesColumns {
 		return c, fmt.Errorf("bisect: unknown probes %d", o.Probes)
 	}

@@ -26,12 +26,13 @@ type prober struct {
 	c       []float64
 	slv     solver.Solver
 	solves  int
-	ipm     bool           // ask ipm.Probe first
-	cols    bool           // ask the column generation (master) first
-	master  *colgen.Master // the column generation's master problem, made on first use
-	seed    *colgen.Seed   // columns from a neighbouring pattern for the master, or nil
-	probes  int            // ipm.Probe or master probe calls
-	workers int            // goroutines of the master's engine and of ipm.ProbeWorkers
+	ipm     bool             // ask ipm.Probe first
+	cols    bool             // ask the column generation (master) first
+	master  *colgen.Master   // the column generation's master problem, made on first use
+	seed    *colgen.Seed     // columns from a neighbouring pattern for the master, or nil
+	probes  int              // ipm.Probe or master probe calls
+	workers int              // goroutines of the master's engine and of ipm.ProbeWorkers
+	sym     *colgen.Symmetry // fold the master by it (colgen.NewSymmetric), or nil
 
 	// probeMaster, if not nil, replaces (*colgen.Master).Probe: tests make
 	// a master stall with it.
@@ -257,7 +258,9 @@ func (p *prober) goProbe(t float64) (o outcome, ev *evidence) {
 	if ev == nil && p.stop != nil && p.stop() {
 		return outcome{v: unproven}, nil
 	}
-	blind := p.cols && p.ipmMisses >= ipmBlind
+	// With a folded master from ipmLetters letters on, the interior
+	// point's O(N³) iterations cost far more than the master's probes.
+	blind := p.cols && (p.ipmMisses >= ipmBlind || (p.sym != nil && len(p.pi) >= ipmLetters))
 	if (ev == nil || (ev.unsettled && ev.settled(t) == unproven)) && !blind {
 		// A master tailing at its round limit is as likely above ε* as
 		// below it: the interior point, another formulation, often
@@ -355,8 +358,15 @@ func (p *prober) masterProbe(t float64) (*colgen.Result, error) {
 	for try := 0; ; try++ {
 		if p.master == nil {
 			var err error
-			if p.master, err = colgen.New(p.pi, p.pat); err != nil {
-				return nil, err
+			if p.sym != nil {
+				// A pattern the group does not keep (none on a value
+				// search, whose utility it keeps) gets the plain master.
+				p.master, err = colgen.NewSymmetric(p.pi, p.pat, *p.sym)
+			}
+			if p.master == nil {
+				if p.master, err = colgen.New(p.pi, p.pat); err != nil {
+					return nil, err
+				}
 			}
 			_ = p.master.AddSeed(p.seed) // a refused seed only costs the warm start
 			p.master.SetWorkers(p.workers)

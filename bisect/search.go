@@ -257,7 +257,7 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 	b.sl, b.hv = b.lo, b.hi
 
 	p := &prober{pi: pi, pat: pat, c: c, slv: cfg.slv, start: h.basis, seed: h.seed, keepBasis: h.keepBasis, workers: cfg.inner,
-		ipm: cfg.ipmFor(len(pi)), cols: cfg.colsFor(len(pi)), probeMaster: cfg.probeMaster, probeIPM: cfg.probeIPM,
+		ipm: cfg.ipmFor(len(pi)), cols: cfg.colsFor(len(pi)), probeMaster: cfg.probeMaster, probeIPM: cfg.probeIPM, sym: cfg.sym,
 		stop: func() bool { return ctx.Err() != nil }}
 	defer p.close()
 	p.closes = func(lb, a float64) bool { return b.closes(lb, a, tol) }

@@ -32,6 +32,7 @@ func main() {
 	probes := flag.String("probes", "auto", "auto, lp, ipm or columns (bisect.Options.Probes)")
 	workers := flag.Int("workers", 0, "bisect.Options.Workers (0: every core)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile to this file")
+	symmetry := flag.String("symmetry", "auto", "auto (bisect finds the grid's reflections) or off (bisect.Options.Symmetry empty)")
 	flag.Parse()
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
@@ -75,6 +76,13 @@ func main() {
 	default:
 		fail(fmt.Errorf("-probes %q: want auto, lp, ipm or columns", *probes))
 	}
+	switch *symmetry {
+	case "auto":
+	case "off":
+		opt.Symmetry = &bisect.Symmetry{}
+	default:
+		fail(fmt.Errorf("-symmetry %q: want auto or off", *symmetry))
+	}
 	start := time.Now()
 	var line string
 	if *curve {
@@ -104,8 +112,8 @@ func main() {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	cpu := float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
-	fmt.Printf("grid %s prior %s ε %g probes %s workers %d: %.1f s wall, %.1f s CPU, max RSS %d MB; %s\n",
-		*grid, *prior, *eps, *probes, *workers, secs, cpu, ru.Maxrss/1024, line)
+	fmt.Printf("grid %s prior %s ε %g probes %s symmetry %s workers %d: %.1f s wall, %.1f s CPU, max RSS %d MB; %s\n",
+		*grid, *prior, *eps, *probes, *symmetry, *workers, secs, cpu, ru.Maxrss/1024, line)
 }
 
 func fail(err error) {
