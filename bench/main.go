@@ -35,6 +35,7 @@ type Config struct {
 	FamilySizes []int    // N of the families study; nil = default
 	Families    []string // families of the study; nil = all
 	FamilyTasks []string // tasks of the study (famTasks); nil = all
+	RobustSizes []int    // N of the robust study; nil = default
 	// RefSizes are the sizes at which the families study compares its
 	// curves and optima with plain references (famReferences).
 	RefSizes []int
@@ -44,7 +45,7 @@ type Config struct {
 }
 
 // studyNames are the parts of a run, in order; all run by default.
-var studyNames = []string{"fig1", "fig23", "scaling", "eulp", "families"}
+var studyNames = []string{"fig1", "fig23", "scaling", "eulp", "families", "robust"}
 
 func main() {
 	if len(os.Args) == 3 && os.Args[1] == "-job" {
@@ -87,6 +88,7 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 	cpuBudget := fs.Duration("cpu-budget", 0, "families study: per-run budget in CPU time of the run's process (with -isolate; 0 = none); -budget stays the wall-time limit")
 	tasks := fs.String("tasks", "all", "all, or comma-separated tasks of the families study ("+strings.Join(famTasks, ", ")+")")
 	refSizes := fs.String("reference-sizes", "", "families study: comma-separated N at which every family's curves and ε-PML optimum are compared with plain bisection and the full LP, or none (default 16; quick: 8)")
+	robustSizes := fs.String("robust-sizes", "", "comma-separated N of the robust study (default 8,16; quick: 8)")
 	isolate := fs.Bool("isolate", true, "run each run of the families study in a child process killed past its budget")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
@@ -106,6 +108,11 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 		cfg.Big = 1000
 		if *quick {
 			cfg.Big = 200
+		}
+	}
+	if *robustSizes != "" {
+		if cfg.RobustSizes, err = parseSizes(*robustSizes); err != nil {
+			return Config{}, err
 		}
 	}
 	if *famSizes != "" {
@@ -236,6 +243,7 @@ func run(ctx context.Context, cfg Config) error {
 			return err
 		}},
 		{"families", "Instance families", func() (err error) { rep.Families, err = families(ctx, cfg); return }},
+		{"robust", "Robust against nominal solves", func() error { _, err := robustStudy(ctx, cfg); return err }},
 	}
 	for _, p := range parts {
 		if cfg.Studies != nil && !contains(cfg.Studies, p.study) {
