@@ -24,9 +24,14 @@ import (
 // certify.DualBound, an expected-utility bound by certify.UpperBound for
 // the utility u_ij π̂_i / π_i, whose weights π_i u_ij π̂_i/π_i are those of
 // the estimate).
+//
+// An engine that proves a lower end with a prior per output (the
+// multipliers of a relaxation over several priors of the set, say) gives
+// them in Priors, one per output, instead of Prior.
 type setHint struct {
-	Prior []float64
-	Alpha []float64
+	Prior  []float64
+	Priors [][]float64
+	Alpha  []float64
 }
 
 // verifySet is s in the certificate's form.
@@ -249,15 +254,26 @@ func setLowerCertificate(p *problem.Problem, pat mech.Pattern, L, U float64, hin
 	if L > 0 {
 		reaches := func(e float64) bool { return e >= L-1e-12*math.Max(1, L) }
 		for _, h := range hints {
-			if h.Alpha == nil || h.Prior == nil {
+			raw := h.Priors
+			if raw == nil && h.Prior != nil {
+				raw = [][]float64{h.Prior}
+			}
+			if h.Alpha == nil || raw == nil {
 				continue
 			}
-			v, ok := aboveSet(set, p.Prior, h.Prior)
+			priors := make([][]float64, len(raw))
+			ok := true
+			for j, v := range raw {
+				priors[j], ok = aboveSet(set, p.Prior, v)
+				if !ok {
+					break
+				}
+			}
 			if !ok {
 				continue
 			}
-			if c, ok := certify.DualCertificate(v, pat, h.Alpha); ok && reaches(c.Epsilon) {
-				found = &verify.Lower{Epsilon: math.Min(L, c.Epsilon), Alpha: c.Alpha, Nu: c.Nu, Priors: [][]float64{v}}
+			if c, ok := certify.DualCertificateColumns(priors, pat, h.Alpha); ok && reaches(c.Epsilon) {
+				found = &verify.Lower{Epsilon: math.Min(L, c.Epsilon), Alpha: c.Alpha, Nu: c.Nu, Priors: priors}
 				break
 			}
 		}

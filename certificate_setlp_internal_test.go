@@ -79,6 +79,15 @@ func TestSetLowerLP(t *testing.T) {
 		if cs := verify.Check(vp, c); !verify.AllOK(cs) {
 			t.Fatalf("trial %d at the upper end: %v", trial, cs)
 		}
+		// The same proof given as an engine's hint with a prior per output.
+		hl := setLowerCertificate(p, pat, math.Min(lc.Epsilon, sol.Epsilon), math.Inf(1), []setHint{{Priors: priors, Alpha: lc.Alpha}})
+		if len(hl.Priors) != len(priors) || hl.Alpha == nil {
+			t.Fatalf("trial %d: the per-output hint was not used: %+v", trial, hl)
+		}
+		c.Lower = hl
+		if cs := verify.Check(vp, c); !verify.AllOK(cs) {
+			t.Fatalf("trial %d from the hint: %v", trial, cs)
+		}
 		t.Logf("trial %d: answer [%g, %g], one prior per output proves %g", trial, sol.EpsilonLower, sol.Epsilon, lc.Epsilon)
 		// The answer's bracket closed by its certificate's LP.
 		if sol.Epsilon-sol.EpsilonLower > 1e-6*math.Max(1, sol.Epsilon) {
