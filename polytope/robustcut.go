@@ -42,7 +42,16 @@ const cutTol = 1e-9
 // has finitely many extreme points), but on outputs with many tied
 // entries (the Hamming utility) every round finds another worst prior of
 // the same value, and tens of rounds cost more than the dualised LP.
-const maxCutRounds = 12
+const maxCutRounds = 24
+
+// stallRounds is the number of rounds in a row whose objective moves by
+// less than stallTol (relative) after which SolveRobustCuts gives the
+// problem to BuildRobust's model: the cuts then only move among tied
+// worst priors (the Hamming utility).
+const (
+	stallRounds = 3
+	stallTol    = 1e-9
+)
 
 // SolveRobustCuts solves the LP of BuildRobust for s over set without the
 // dual variables: by cutting planes over the extreme priors of the set.
@@ -77,7 +86,8 @@ func SolveRobustCuts(s Spec, set *mech.PriorSet, slv solver.Solver) (*CutResult,
 	r := &CutResult{}
 	var basis lp.Basis
 	haveBasis := false
-	for round := 0; round < maxCutRounds; round++ {
+	stalled, last := 0, math.NaN()
+	for round := 0; round < maxCutRounds && stalled < stallRounds; round++ {
 		sol, nb, ok, err := solveFrom(slv, c.x, basis, haveBasis)
 		if err != nil {
 			return nil, err
@@ -89,6 +99,12 @@ func SolveRobustCuts(s Spec, set *mech.PriorSet, slv solver.Solver) (*CutResult,
 			return r, nil
 		}
 		basis, haveBasis = nb, ok
+		if math.Abs(sol.Objective-last) <= stallTol*math.Max(1, math.Abs(last)) {
+			stalled++
+		} else {
+			stalled = 0
+		}
+		last = sol.Objective
 		r.Mechanism = c.rm.Mechanism(sol.X)
 		added := c.separate(sol.X)
 		r.Cuts += added
