@@ -57,17 +57,18 @@ func RobustSolver(o Options) solver.Solver {
 // solveRobustLP solves the LP of s over the set with the LP backend and
 // returns its audited mechanism, or nil when the backend finds no point
 // (a status other than Optimal: not a proof), the status and the number of
-// LPs solved. PML goes to BuildRobust's dualised model, solved once; LIP
-// and ALIP, whose dualised model carries two mass bounds per output, go to
-// the cutting planes of polytope.SolveRobustCuts, which keep the LPs at
-// the size of the LP at one prior and reach the same optimum
-// (docs/performance.md, "Guarantees over a set of priors", has the
-// measurements behind the split).
+// LPs solved. LIP and ALIP, whose dualised model carries two mass bounds
+// per output, and the ε-PML expected utility over an L1 ball, whose dual
+// adds 3N rows per output, go to the cutting planes of
+// polytope.SolveRobustCuts, which keep the LPs at the size of the LP at one
+// prior and reach the same optimum; the rest goes to BuildRobust's
+// dualised model, solved once (docs/performance.md, "Guarantees over a
+// set of priors", has the measurements behind the split).
 func solveRobustLP(s polytope.Spec, set *mech.PriorSet, slv solver.Solver) (mech.Mechanism, solver.Status, int, error) {
 	var m mech.Mechanism
 	var status solver.Status
 	lps := 1
-	if s.Budget.Measure == mech.LIP || s.Budget.Measure == mech.ALIP {
+	if s.Budget.Measure == mech.LIP || s.Budget.Measure == mech.ALIP || (!set.IsBox() && s.Objective == polytope.ExpectedUtility) {
 		r, err := polytope.SolveRobustCuts(s, set, slv)
 		if err != nil {
 			return nil, 0, 0, err
