@@ -148,7 +148,7 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 			continue
 		}
 		p := &prober{pi: pi, pat: pat, c: c, slv: cfg.slv, ipm: cfg.ipmFor(len(pi)), cols: cfg.colsFor(len(pi)), probeMaster: cfg.probeMaster, probeIPM: cfg.probeIPM,
-			sym: cfg.sym, seed: seed, workers: cfg.inner, stop: func() bool { return ctx.Err() != nil }}
+			sym: cfg.sym, decide: true, seed: seed, workers: cfg.inner, stop: func() bool { return ctx.Err() != nil }}
 		o, err := p.probe(limit, limit, true)
 		var last *colgen.Seed
 		if p.master != nil {
@@ -180,8 +180,22 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 		}
 		if o.v == feasible {
 			yes, yesMech, yesPML, yesSeed = mid, o.Mechanism, o.PML, last
+			// The mechanism may keep a stricter pattern of the chain
+			// than the one it was found for: those are yes as well.
+			yes = furthest(yes, no, func(k int) bool { return fam.pattern(k).Holds(yesMech) })
 		} else {
 			no = mid
+			if o.Alpha != nil && o.Lower > limit {
+				// The proof holds for every stricter pattern, and may
+				// still prove more than the budget on weaker ones.
+				// Mirrored (k ↦ lo + hi − k): the least k in (yes, mid]
+				// whose pattern the proof still refutes.
+				alpha, lo, hi := o.Alpha, yes, mid
+				no = lo + hi - furthest(lo, hi, func(k int) bool {
+					lb, ok := certify.DualBound(pi, fam.pattern(lo+hi-k), alpha)
+					return ok && lb > limit
+				})
+			}
 		}
 	}
 
@@ -196,6 +210,21 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 	r.LPSolves += solves
 	r.GoProbes += probes
 	return yes, r, err
+}
+
+// furthest returns the largest k in [lo, hi) with ok(k), given ok(lo) and
+// ok monotone (true up to some point of [lo, hi), false beyond), by binary
+// search.
+func furthest(lo, hi int, ok func(k int) bool) int {
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if ok(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
 }
 
 // settleRounds bounds how often decide narrows a bracket that straddles the

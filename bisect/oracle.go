@@ -33,6 +33,7 @@ type prober struct {
 	probes  int              // ipm.Probe or master probe calls
 	workers int              // goroutines of the master's engine and of ipm.ProbeWorkers
 	sym     *colgen.Symmetry // fold the master by it (colgen.NewSymmetric), or nil
+	decide  bool             // the master stops at the first proof of t (colgen.Master.SetDecide)
 
 	// probeMaster, if not nil, replaces (*colgen.Master).Probe: tests make
 	// a master stall with it.
@@ -370,6 +371,7 @@ func (p *prober) masterProbe(t float64) (*colgen.Result, error) {
 			}
 			_ = p.master.AddSeed(p.seed) // a refused seed only costs the warm start
 			p.master.SetWorkers(p.workers)
+			p.master.SetDecide(p.decide)
 			if p.stop != nil {
 				p.master.SetStop(p.stop)
 			}

@@ -44,6 +44,10 @@ type Master struct {
 	candVals []float64
 
 	stop func() bool // polled once per pricing round (SetStop), or nil
+
+	// decide: end a probe at the first stabilisation centre whose
+	// multipliers prove the probed ε (SetDecide).
+	decide bool
 }
 
 // ErrStopped is the error of a Probe that the function given to SetStop
@@ -55,6 +59,20 @@ var ErrStopped = errors.New("colgen: stopped")
 // thousand pricing rounds of O(N²) pivots each, and a caller's cancelled
 // work should not wait it out.
 func (g *Master) SetStop(stop func() bool) { g.stop = stop }
+
+// SetDecide makes every later Probe end as soon as the duals of its
+// stabilisation centre prove, by certify.DualBound, that no mechanism with
+// the pattern has PML below the probed ε, instead of pricing on until the
+// master is optimal: a caller that only needs the verdict (a binary
+// search's decision at a budget) saves the rounds that would raise the
+// proof to ε* and give Newton's estimate. Such a probe's proof is about
+// the probed ε, not more, and it has no Estimate.
+func (g *Master) SetDecide(on bool) { g.decide = on }
+
+// decideEvery is how many pricing rounds a deciding probe lets pass
+// between two checks of its centre by certify.DualBound, whose O(N·M)
+// pass costs about as much as a pricing round.
+const decideEvery = 4
 
 // column is a generated column: output j, the inputs in the order its
 // fill takes them, and its entries at the current λ; erows and evals are
@@ -392,6 +410,11 @@ func (g *Master) priceStabilised(st *centre, y []float64) int {
 // was the best of the weights measured (docs/performance.md).
 const stabAlpha = 0.5
 
+// decideMargin is how far below the probed ε a deciding probe's proof may
+// fall (certify.DualBound gives up about 1e-13 to rounding); the callers
+// count a proof within 1e-12 of their ε as refuting it.
+const decideMargin = 1e-13
+
 // maxRounds bounds the pricing rounds of one Probe.
 const maxRounds = 1000
 
@@ -417,6 +440,7 @@ func (g *Master) Probe(eps float64) (*Result, error) {
 	r := &Result{Evidence: certify.Evidence{PML: math.Inf(1)}}
 	var sol *denseResult
 	var st centre
+	checked := -decideEvery
 	for r.Rounds = 0; ; r.Rounds++ {
 		if g.stop != nil && g.stop() {
 			return nil, ErrStopped
@@ -438,7 +462,21 @@ func (g *Master) Probe(eps float64) (*Result, error) {
 				return nil, err
 			}
 		}
-		if g.priceStabilised(&st, sol.RowDuals) == 0 {
+		added := g.priceStabilised(&st, sol.RowDuals)
+		if g.decide && st.lb > 0 && r.Rounds >= checked+decideEvery {
+			// A positive Lagrangian bound at the centre: its
+			// multipliers refute ε, up to rounding.
+			checked = r.Rounds
+			alpha := st.y
+			if g.f != nil {
+				alpha = g.f.unfold(alpha)
+			}
+			if lb, ok := certify.DualBound(g.pi, g.pat, alpha); ok && lb >= eps-decideMargin {
+				r.Columns, r.Lower, r.Alpha = len(g.cols), lb, alpha
+				return r, nil
+			}
+		}
+		if added == 0 {
 			if trimmed {
 				// The point must be read off the columns it has.
 				if sol, err = g.sx.solve(); err != nil {

@@ -144,3 +144,37 @@ func TestSymmetryRefused(t *testing.T) {
 	require.NoError(t, err)
 	checkResult(t, pi, pat, r)
 }
+
+// TestDecide: a deciding probe below ε* ends with a proof of the probed ε
+// (re-proven by certify.DualBound), in no more rounds than the full probe,
+// and above ε* finds an audited mechanism as the full probe does.
+func TestDecide(t *testing.T) {
+	u, err := instance.Grid(6, 6)
+	require.NoError(t, err)
+	pi, err := instance.Uniform(36)
+	require.NoError(t, err)
+	pat := u.Pattern(-3.2)
+	ref, err := bisect.LeastEpsilon(context.Background(), pi, pat, bisect.Options{Probes: bisect.ProbesLP, Tol: 1e-11})
+	require.NoError(t, err)
+	star := ref.EpsUpper
+	for _, d := range []float64{-0.4, -0.1, 0.1} {
+		full, err := colgen.NewSymmetric(pi, pat, gridSymmetry(6, 6))
+		require.NoError(t, err)
+		rf, err := full.Probe(star + d)
+		require.NoError(t, err)
+		dec, err := colgen.NewSymmetric(pi, pat, gridSymmetry(6, 6))
+		require.NoError(t, err)
+		dec.SetDecide(true)
+		rd, err := dec.Probe(star + d)
+		require.NoError(t, err)
+		checkResult(t, pi, pat, rd)
+		assert.LessOrEqual(t, rd.Rounds, rf.Rounds)
+		if d < 0 {
+			assert.GreaterOrEqual(t, rd.Lower, star+d-1e-12, "d %g", d)
+			assert.LessOrEqual(t, rd.Lower, ref.EpsUpper+1e-12)
+		} else {
+			require.NotNil(t, rd.Mechanism)
+			assert.LessOrEqual(t, rd.PML, star+d+1e-13)
+		}
+	}
+}
