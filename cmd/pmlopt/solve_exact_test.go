@@ -136,6 +136,13 @@ func TestSolveExactRefused(t *testing.T) {
 	}
 	b.WriteString("privacy: {measure: pml, epsilon: 1}\nobjective: worst-case-order\n")
 	require.NoError(t, os.WriteFile(large, []byte(b.String()), 0o644))
+	// Example 1 with a box of priors around its prior: the exact pass
+	// proves ε* for one prior, not for every prior of a set.
+	set := filepath.Join(dir, "set.yaml")
+	require.NoError(t, os.WriteFile(set, []byte("prior: [0.6, 0.25, 0.15]\n"+
+		"prior_set: {lower: [0.5, 0.2, 0.1], upper: [0.7, 0.3, 0.2]}\n"+
+		"order: [[3, 2, 1], [1, 3, 2], [2, 1, 3]]\n"+
+		"privacy: {measure: pml, epsilon: 1}\nobjective: worst-case-order\n"), 0o644))
 	outFile := filepath.Join(dir, "solved.yaml")
 	for _, c := range []struct {
 		args []string
@@ -143,6 +150,7 @@ func TestSolveExactRefused(t *testing.T) {
 	}{
 		{[]string{large}, "--exact is for problems of at most 20 inputs and 20 outputs; this one has 21×2"},
 		{[]string{td + "expected-utility.yaml"}, "--exact is for the worst-case objectives"},
+		{[]string{set}, "--exact is for one prior; the file gives a prior_set"},
 		{[]string{td + "counting-query.yaml", "--objective", "expected-utility", "--min-order", "6"}, "--exact is for the worst-case objectives, not for --min-order"},
 	} {
 		out, stderr, code := cli(t, append([]string{"solve", "--exact", "--out", outFile}, c.args...)...)
