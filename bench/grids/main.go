@@ -124,6 +124,10 @@ func main() {
 	if *workers < 0 {
 		fail(fmt.Errorf("-workers must be ≥ 0, got %d", *workers))
 	}
+	if *budget <= 0 {
+		// Every run would be killed at once and reported as not done.
+		fail(fmt.Errorf("-budget must be positive, got %v", *budget))
+	}
 	specs, err := plan(*sizes, *priors, *measures, *objectives, *curveSizes, *eps, *workers)
 	if err != nil {
 		fail(err)
