@@ -58,9 +58,11 @@ const (
 //
 // Every output j gets a column L_j with p_ij ≤ e^ε L_j and L_j ≤ Σ_k π_k
 // p_kj for each prior π of a short list S_j, which starts as the estimate
-// alone (and H_j with e^{−ε_l} H_j ≤ p_ij and H_j ≥ Σ_k π_k p_kj for ALIP
-// and LIP). The LP over finitely many priors holds the robust polytope, so
-// it is a relaxation of BuildRobust's model. After each solve the worst
+// and, for ExpectedUtility, the worst prior of the output's utilities
+// (seedColumn); for ALIP and LIP also H_j with e^{−ε_l} H_j ≤ p_ij and
+// H_j ≥ Σ_k π_k p_kj for the priors of a second list. The LP over
+// finitely many priors holds the robust polytope, so it is a relaxation
+// of BuildRobust's model. After each solve the worst
 // prior of every output whose constraint the point breaks over the set,
 // PriorSet.Extreme of its column (the greedy closed form of docs/theory.md
 // §7), joins that output's list, and the LP is solved again, from the last
@@ -71,8 +73,9 @@ const (
 // per added prior, against N + 1 or N + 2 extra columns and N to 3N extra
 // rows per output in BuildRobust's model.
 //
-// After maxCutRounds rounds without convergence the answer is that of
-// BuildRobust's model, solved once. LDP does not depend on the prior: its
+// After maxCutRounds rounds without convergence, or stallRounds rounds
+// whose objective stays put, the answer is that of BuildRobust's model,
+// solved once. LDP does not depend on the prior: its
 // model is BuildRobust's, solved once.
 func SolveRobustCuts(s Spec, set *mech.PriorSet, slv solver.Solver) (*CutResult, error) {
 	b := normBudget(s.Budget)
@@ -258,6 +261,10 @@ func newCutModel(s Spec, set *mech.PriorSet) (*cutModel, error) {
 			}
 		}
 		c.addCut(j, set.Center, false)
+		seed := seedColumn(s, rm.P, j)
+		if seed != nil {
+			c.addNew(j, set.Extreme(seed, false), false)
+		}
 		if hasHigh {
 			rm.High[j] = x.AddCol(0, 0, 1, "")
 			for i := range n {
@@ -270,9 +277,35 @@ func newCutModel(s Spec, set *mech.PriorSet) (*cutModel, error) {
 				x.AddRow(0, lp.Inf, "", lp.Entry(col, 1), lp.Entry(rm.High[j], -c.kappa))
 			}
 			c.addCut(j, set.Center, true)
+			if seed != nil {
+				c.addNew(j, set.Extreme(seed, true), true)
+			}
 		}
 	}
 	return c, nil
+}
+
+// seedColumn is a guess at output j's column for ExpectedUtility: the
+// utilities of the allowed pairs, shifted to be positive (an optimal
+// mechanism puts more of a row on the outputs it values more); nil for
+// the other objectives.
+func seedColumn(s Spec, P [][]int, j int) []float64 {
+	if s.Objective != ExpectedUtility {
+		return nil
+	}
+	lo := math.Inf(1)
+	for i := range P {
+		if P[i][j] >= 0 {
+			lo = math.Min(lo, s.Utility[i][j])
+		}
+	}
+	c := make([]float64, len(P))
+	for i := range P {
+		if P[i][j] >= 0 {
+			c[i] = 1 + s.Utility[i][j] - lo
+		}
+	}
+	return c
 }
 
 // addCut adds L_j ≤ Σ_k π_k p_kj (H_j ≥ Σ_k π_k p_kj when high) for the
