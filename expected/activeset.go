@@ -61,7 +61,8 @@ var errActiveSet = errors.New("expected: the active set over outputs did not cer
 //     whole problem's bound: the most violated ones (up to |S|, at least
 //     growMin) join S, and step 2 runs again.
 //  4. When none is violated, the restricted optimum (for ε-PML the
-//     vertex of ipm.CertifiedVertex), padded with zero columns, is a
+//     vertex of ipm.PurifiedVertex, or of ipm.CertifiedVertex's face LP
+//     where the purification fails), padded with zero columns, is a
 //     mechanism of the whole problem, audited on it; its bound is what
 //     certify.UpperBound (or RatioUpperBound) proves over ALL outputs from
 //     the restricted multipliers. Zero columns keep a vertex a vertex.

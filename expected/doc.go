@@ -15,7 +15,9 @@
 //     low-rank Newton systems while the set is small), every output left
 //     out is priced by its reduced gain under the restricted multipliers,
 //     the violated ones join the set, and so on (activeSet in
-//     activeset.go). The final optimum, zero-padded, is audited on the
+//     activeset.go). An ε-PML optimum's vertex is ipm.PurifiedVertex's
+//     (the interior point moved within its face to a vertex, no LP).
+//     The final optimum, zero-padded, is audited on the
 //     whole problem, and its bound is proven over every output by
 //     certify.UpperBound (ε-PML) or certify.RatioUpperBound (LIP, ALIP,
 //     LDP). Should the active set fail, steps 1 to 4 run on the whole

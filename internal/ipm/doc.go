@@ -23,7 +23,11 @@
 // vertex without dust; the vertex LP's row multipliers give a second bound,
 // which certifies the vertex where rounding stopped the iterations short
 // of the gap. Given an LP backend, pmlopt.Solve hands it the LP restricted
-// to the point's support instead.
+// to the point's support instead. PurifiedVertex reaches a vertex of the
+// same face without an LP, for problems of many inputs and few outputs:
+// the point moves inside its face (cycles of free pairs, then the output
+// masses' free directions) without losing expected utility until the
+// face is a vertex, which its equations then give exactly.
 //
 // With Options.LowRank the Newton system is instead solved through its
 // 2M×2M Sherman–Morrison–Woodbury capacitance matrix, O(NM² + M³) per
