@@ -101,3 +101,19 @@ func TestSymmetryRefused(t *testing.T) {
 	assert.ErrorContains(t, err, "another prior mass")
 	assert.Nil(t, detectSymmetry(skew, u), "no reflection keeps a corner heavier")
 }
+
+// TestFurthest: the binary search of BestValue's reuse of a decision's
+// evidence finds the last true index of a monotone predicate, against a
+// linear scan.
+func TestFurthest(t *testing.T) {
+	for lo := 0; lo < 6; lo++ {
+		for hi := lo + 1; hi < 12; hi++ {
+			for edge := lo; edge < hi; edge++ {
+				calls := 0
+				got := furthest(lo, hi, func(k int) bool { calls++; return k <= edge })
+				require.Equal(t, edge, got, "lo %d hi %d edge %d", lo, hi, edge)
+				require.LessOrEqual(t, calls, 4)
+			}
+		}
+	}
+}
