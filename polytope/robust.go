@@ -79,42 +79,7 @@ func BuildRobust(s Spec, set *mech.PriorSet) (*RobustModel, error) {
 	// rule of Song & Oechtering (2026), §III-B, over the set; it also keeps
 	// outputs of mass 0 under some prior of the set out of the model,
 	// where the engines' tolerances would let dust through.
-	pruned := make([]bool, m)
-	if b.Measure != mech.LDP {
-		for j := range m {
-			c := make([]float64, n)
-			for i := range n {
-				if s.Pattern == nil || s.Pattern[i][j] {
-					c[i] = 1
-				}
-			}
-			low := set.MinMass(c)
-			pruned[j] = !(low > 0) || -math.Log(low) > upperLevel(b)
-		}
-	}
-	for i := range n {
-		mod.P[i] = make([]int, m)
-		for j := range m {
-			mod.P[i][j] = -1
-			if (s.Pattern != nil && !s.Pattern[i][j]) || pruned[j] {
-				continue
-			}
-			cost := 0.0
-			if s.Objective == ExpectedUtility {
-				cost = s.Prior[i] * s.Utility[i][j]
-			}
-			mod.P[i][j] = x.AddCol(cost, 0, 1, "")
-		}
-	}
-	for i := range n {
-		var es []lp.Nonzero
-		for j := range m {
-			if c := mod.P[i][j]; c >= 0 {
-				es = append(es, lp.Entry(c, 1))
-			}
-		}
-		mod.Sum[i] = x.AddRow(1, 1, "", es...)
-	}
+	addMechanism(x, s, set, b, mod)
 	for j := range m {
 		mod.Low[j], mod.High[j] = -1, -1
 		col := make([]int, n)
@@ -310,4 +275,47 @@ func (m *RobustModel) Mechanism(x []float64) mech.Mechanism {
 		mech.Normalise(p[i])
 	}
 	return p
+}
+
+// addMechanism adds to x the columns p_ij of the pattern's pairs, leaving
+// out the outputs pruned over the set (see BuildRobust), and the rows
+// Σ_j p_ij = 1, recording their indices in mod.P and mod.Sum.
+func addMechanism(x *lp.Model, s Spec, set *mech.PriorSet, b mech.Budget, mod *RobustModel) {
+	n, m := mod.N, mod.M
+	pruned := make([]bool, m)
+	if b.Measure != mech.LDP {
+		for j := range m {
+			c := make([]float64, n)
+			for i := range n {
+				if s.Pattern == nil || s.Pattern[i][j] {
+					c[i] = 1
+				}
+			}
+			low := set.MinMass(c)
+			pruned[j] = !(low > 0) || -math.Log(low) > upperLevel(b)
+		}
+	}
+	for i := range n {
+		mod.P[i] = make([]int, m)
+		for j := range m {
+			mod.P[i][j] = -1
+			if (s.Pattern != nil && !s.Pattern[i][j]) || pruned[j] {
+				continue
+			}
+			cost := 0.0
+			if s.Objective == ExpectedUtility {
+				cost = s.Prior[i] * s.Utility[i][j]
+			}
+			mod.P[i][j] = x.AddCol(cost, 0, 1, "")
+		}
+	}
+	for i := range n {
+		var es []lp.Nonzero
+		for j := range m {
+			if c := mod.P[i][j]; c >= 0 {
+				es = append(es, lp.Entry(c, 1))
+			}
+		}
+		mod.Sum[i] = x.AddRow(1, 1, "", es...)
+	}
 }

@@ -209,42 +209,7 @@ func newCutModel(s Spec, set *mech.PriorSet) (*cutModel, error) {
 	if hasHigh {
 		c.kappa = math.Exp(-b.EpsilonLower)
 	}
-	// The pruning of BuildRobust: an output only the inputs A_j may use
-	// costs −log min_{π∈Π} π(A_j) over the set.
-	pruned := make([]bool, m)
-	for j := range m {
-		cc := make([]float64, n)
-		for i := range n {
-			if s.Pattern == nil || s.Pattern[i][j] {
-				cc[i] = 1
-			}
-		}
-		low := set.MinMass(cc)
-		pruned[j] = !(low > 0) || -math.Log(low) > upperLevel(b)
-	}
-	for i := range n {
-		rm.P[i] = make([]int, m)
-		for j := range m {
-			rm.P[i][j] = -1
-			if (s.Pattern != nil && !s.Pattern[i][j]) || pruned[j] {
-				continue
-			}
-			cost := 0.0
-			if s.Objective == ExpectedUtility {
-				cost = s.Prior[i] * s.Utility[i][j]
-			}
-			rm.P[i][j] = x.AddCol(cost, 0, 1, "")
-		}
-	}
-	for i := range n {
-		var es []lp.Nonzero
-		for j := range m {
-			if col := rm.P[i][j]; col >= 0 {
-				es = append(es, lp.Entry(col, 1))
-			}
-		}
-		rm.Sum[i] = x.AddRow(1, 1, "", es...)
-	}
+	addMechanism(x, s, set, b, rm)
 	for j := range m {
 		rm.Low[j], rm.High[j] = -1, -1
 		used := false
