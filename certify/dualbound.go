@@ -56,28 +56,9 @@ func DualCertificate(pi mech.Prior, pat mech.Pattern, alpha []float64) (c LowerC
 	if !provable(pi, nil, pat, alpha) {
 		return c, false
 	}
-	n := len(pi)
-	var sum, abs float64
-	for _, a := range alpha {
-		if math.IsNaN(a) || math.IsInf(a, 0) {
-			return c, false
-		}
-		sum += a
-		abs += math.Abs(a)
-	}
-	if abs == 0 {
+	a, shift, ok := shiftedAlpha(alpha)
+	if !ok {
 		return c, false
-	}
-	// Shift α so that Σ α_i is a small positive multiple of Σ |α_i|, safely
-	// above rounding (checked again below). A larger sum proves less.
-	kappa := 32 * float64(n) * UnitRoundoff
-	shift := 0.0
-	if sum > kappa*abs || sum <= 4*float64(n)*UnitRoundoff*abs {
-		shift = (sum - kappa*abs) / float64(n)
-	}
-	a := make([]float64, n)
-	for i, v := range alpha {
-		a[i] = v - shift
 	}
 	c, ok = levelBound(pi, pat, a)
 	if shift < 0 {
@@ -93,7 +74,7 @@ func DualCertificate(pi mech.Prior, pat mech.Pattern, alpha []float64) (c LowerC
 			}
 		}
 		a2 := slices.Clone(alpha)
-		a2[k] -= float64(n) * shift
+		a2[k] -= float64(len(alpha)) * shift
 		if c2, ok2 := levelBound(pi, pat, a2); ok2 && (!ok || c2.Epsilon > c.Epsilon) {
 			c, ok = c2, true
 		}
@@ -241,4 +222,32 @@ func gUpper(pi mech.Prior, a []float64, rows []int, nu float64) float64 {
 		}
 	}
 	return g * (1 + 2*float64(len(rows)+2)*UnitRoundoff)
+}
+
+// shiftedAlpha returns α shifted so that Σ α_i is a small positive multiple
+// of Σ |α_i|, safely above rounding (each proof checks it again); a larger
+// sum proves less. It is false for an α with a non-finite or only zero
+// entries.
+func shiftedAlpha(alpha []float64) (a []float64, shift float64, ok bool) {
+	n := len(alpha)
+	var sum, abs float64
+	for _, v := range alpha {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, 0, false
+		}
+		sum += v
+		abs += math.Abs(v)
+	}
+	if abs == 0 {
+		return nil, 0, false
+	}
+	kappa := 32 * float64(n) * UnitRoundoff
+	if sum > kappa*abs || sum <= 4*float64(n)*UnitRoundoff*abs {
+		shift = (sum - kappa*abs) / float64(n)
+	}
+	a = make([]float64, n)
+	for i, v := range alpha {
+		a[i] = v - shift
+	}
+	return a, shift, true
 }

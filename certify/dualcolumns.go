@@ -46,25 +46,9 @@ func DualCertificateColumns(priors [][]float64, pat mech.Pattern, alpha []float6
 			}
 		}
 	}
-	var sum, abs float64
-	for _, a := range alpha {
-		if math.IsNaN(a) || math.IsInf(a, 0) {
-			return c, false
-		}
-		sum += a
-		abs += math.Abs(a)
-	}
-	if abs == 0 {
+	a, _, ok := shiftedAlpha(alpha)
+	if !ok {
 		return c, false
-	}
-	kappa := 32 * float64(n) * UnitRoundoff
-	shift := 0.0
-	if sum > kappa*abs || sum <= 4*float64(n)*UnitRoundoff*abs {
-		shift = (sum - kappa*abs) / float64(n)
-	}
-	a := make([]float64, n)
-	for i, v := range alpha {
-		a[i] = v - shift
 	}
 	return columnsLevelBound(priors, pat, a)
 }
