@@ -45,28 +45,7 @@ func setExpectedLP(p *problem.Problem, u mech.Utility, eps float64, pat mech.Pat
 	y := make([][]int, m)
 	for j := range m {
 		M[j] = x.AddCol(0, 0, lp.Inf, "")
-		y[j] = make([]int, n)
-		sum := []lp.Nonzero{lp.Entry(M[j], -S)}
-		for i := range n {
-			y[j][i] = x.AddCol(0, 0, lp.Inf, "")
-			sum = append(sum, lp.Entry(y[j][i], 1))
-		}
-		x.AddRow(0, 0, "", sum...) // Σ_i y_ij = S M_j
-		if set.IsBox() {
-			for i := range n {
-				x.AddRow(0, lp.Inf, "", lp.Entry(y[j][i], 1), lp.Entry(M[j], -set.Lower[i]))
-				x.AddRow(-lp.Inf, 0, "", lp.Entry(y[j][i], 1), lp.Entry(M[j], -set.Upper[i]))
-			}
-		} else {
-			dist := []lp.Nonzero{lp.Entry(M[j], -set.Radius)}
-			for i := range n {
-				d := x.AddCol(0, 0, lp.Inf, "")
-				dist = append(dist, lp.Entry(d, 1))
-				x.AddRow(0, lp.Inf, "", lp.Entry(d, 1), lp.Entry(y[j][i], -1), lp.Entry(M[j], p.Prior[i]))
-				x.AddRow(0, lp.Inf, "", lp.Entry(d, 1), lp.Entry(y[j][i], 1), lp.Entry(M[j], -p.Prior[i]))
-			}
-			x.AddRow(-lp.Inf, 0, "", dist...)
-		}
+		y[j] = addScaledPrior(x, p.Prior, set, S, M[j])
 		mass := []lp.Nonzero{lp.Entry(M[j], -1)}
 		for k := range n {
 			if pat != nil && !pat[k][j] {

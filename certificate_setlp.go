@@ -57,28 +57,7 @@ func setLowerLP(p *problem.Problem, pat mech.Pattern, L float64) (priors [][]flo
 	x.AddRow(-lp.Inf, 1, "", norm...)
 	y := make([][]int, m)
 	for j := range m {
-		y[j] = make([]int, n)
-		sum := []lp.Nonzero{lp.Entry(lam[j], -S)}
-		for i := range n {
-			y[j][i] = x.AddCol(0, 0, lp.Inf, "")
-			sum = append(sum, lp.Entry(y[j][i], 1))
-		}
-		x.AddRow(0, 0, "", sum...) // Σ_i y_ij = S λ_j
-		if set.IsBox() {
-			for i := range n {
-				x.AddRow(0, lp.Inf, "", lp.Entry(y[j][i], 1), lp.Entry(lam[j], -set.Lower[i]))
-				x.AddRow(-lp.Inf, 0, "", lp.Entry(y[j][i], 1), lp.Entry(lam[j], -set.Upper[i]))
-			}
-		} else {
-			dist := []lp.Nonzero{lp.Entry(lam[j], -set.Radius)}
-			for i := range n {
-				d := x.AddCol(0, 0, lp.Inf, "")
-				dist = append(dist, lp.Entry(d, 1))
-				x.AddRow(0, lp.Inf, "", lp.Entry(d, 1), lp.Entry(y[j][i], -1), lp.Entry(lam[j], p.Prior[i]))
-				x.AddRow(0, lp.Inf, "", lp.Entry(d, 1), lp.Entry(y[j][i], 1), lp.Entry(lam[j], -p.Prior[i]))
-			}
-			x.AddRow(-lp.Inf, 0, "", dist...)
-		}
+		y[j] = addScaledPrior(x, p.Prior, set, S, lam[j])
 		cap := []lp.Nonzero{lp.Entry(lam[j], -kappa)}
 		for i := range n {
 			if !pat[i][j] {
@@ -134,4 +113,35 @@ func setLowerFromLP(p *problem.Problem, pat mech.Pattern, L float64) (certify.Lo
 	}
 	c, ok := certify.DualCertificateColumns(priors, pat, alpha)
 	return c, priors, ok
+}
+
+// addScaledPrior adds to x the columns y_i of a prior of the set scaled by
+// the column scale, y ∈ scale·Π: Σ_i y_i = S·scale (S the prior's own
+// total) and the box's bounds, or the L1 ball's distance to scale·prior,
+// times scale. It returns the columns y_i.
+func addScaledPrior(x *lp.Model, prior mech.Prior, set *mech.PriorSet, S float64, scale int) []int {
+	n := len(prior)
+	y := make([]int, n)
+	sum := []lp.Nonzero{lp.Entry(scale, -S)}
+	for i := range n {
+		y[i] = x.AddCol(0, 0, lp.Inf, "")
+		sum = append(sum, lp.Entry(y[i], 1))
+	}
+	x.AddRow(0, 0, "", sum...)
+	if set.IsBox() {
+		for i := range n {
+			x.AddRow(0, lp.Inf, "", lp.Entry(y[i], 1), lp.Entry(scale, -set.Lower[i]))
+			x.AddRow(-lp.Inf, 0, "", lp.Entry(y[i], 1), lp.Entry(scale, -set.Upper[i]))
+		}
+		return y
+	}
+	dist := []lp.Nonzero{lp.Entry(scale, -set.Radius)}
+	for i := range n {
+		d := x.AddCol(0, 0, lp.Inf, "")
+		dist = append(dist, lp.Entry(d, 1))
+		x.AddRow(0, lp.Inf, "", lp.Entry(d, 1), lp.Entry(y[i], -1), lp.Entry(scale, prior[i]))
+		x.AddRow(0, lp.Inf, "", lp.Entry(d, 1), lp.Entry(y[i], 1), lp.Entry(scale, -prior[i]))
+	}
+	x.AddRow(-lp.Inf, 0, "", dist...)
+	return y
 }
