@@ -96,7 +96,7 @@ func TestAuditEyeColour(t *testing.T) {
 
 func TestAuditInfinityIsAString(t *testing.T) {
 	// A mechanism with a zero in a used column has infinite PMC, LIP and LDP:
-	// JSON writes them as "inf" (docs/commands.md, JSON output).
+	// JSON writes them as "inf" (docs/cli.md, JSON output).
 	dir := t.TempDir()
 	f := filepath.Join(dir, "p.yaml")
 	require.NoError(t, os.WriteFile(f, []byte("prior: [0.5, 0.5]\nmechanism: [[1, 0], [0.5, 0.5]]\n"), 0o644))

@@ -108,24 +108,24 @@ func TestReadmeWalkThrough(t *testing.T) {
 }
 
 // guideExamples returns the README's examples in reading order, with those
-// of docs/commands.md where the README's command table points to it:
+// of docs/cli.md where the README's command table points to it:
 // before "Reading the certified answer", whose examples read the files the
 // commands' examples write.
 func guideExamples(t *testing.T) []example {
 	t.Helper()
 	text, first := readme(t, "")
-	ref, err := os.ReadFile("../../docs/commands.md")
+	ref, err := os.ReadFile("../../docs/cli.md")
 	require.NoError(t, err)
 	lines := strings.Split(text, "\n")
 	at := slices.Index(lines, "## Reading the certified answer")
 	require.GreaterOrEqual(t, at, 0, "README's section Reading the certified answer")
 	exs := readmeExamples(strings.Join(lines[:at], "\n"), first)
-	exs = append(exs, docExamples("docs/commands.md", string(ref), 1)...)
+	exs = append(exs, docExamples("docs/cli.md", string(ref), 1)...)
 	return append(exs, readmeExamples(strings.Join(lines[at:], "\n"), first+at)...)
 }
 
 // TestDocumentedExamples runs every "$ " command of the README and of
-// docs/commands.md in reading order, then every command's --help example,
+// docs/cli.md in reading order, then every command's --help example,
 // in a directory that sees the repository's testdata.
 func TestDocumentedExamples(t *testing.T) {
 	exs := guideExamples(t)
