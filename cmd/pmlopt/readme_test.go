@@ -108,17 +108,18 @@ func TestReadmeWalkThrough(t *testing.T) {
 }
 
 // guideExamples returns the README's examples in reading order, with those
-// of docs/cli.md where the README's command table points to it:
-// before "Reading the certified answer", whose examples read the files the
-// commands' examples write.
+// of docs/cli.md where the README's command table points to it: after the
+// walk-through, whose files (children-solved.yaml) the reference's examples
+// read.
 func guideExamples(t *testing.T) []example {
 	t.Helper()
 	text, first := readme(t, "")
 	ref, err := os.ReadFile("../../docs/cli.md")
 	require.NoError(t, err)
 	lines := strings.Split(text, "\n")
-	at := slices.Index(lines, "## Reading the certified answer")
-	require.GreaterOrEqual(t, at, 0, "README's section Reading the certified answer")
+	at := slices.Index(lines, "## Commands")
+	require.GreaterOrEqual(t, at, 0, "README's section Commands")
+	require.Greater(t, at, slices.Index(lines, "## Your first problem"), "README's Commands after the walk-through")
 	exs := readmeExamples(strings.Join(lines[:at], "\n"), first)
 	exs = append(exs, docExamples("docs/cli.md", string(ref), 1)...)
 	return append(exs, readmeExamples(strings.Join(lines[at:], "\n"), first+at)...)
