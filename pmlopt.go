@@ -15,7 +15,7 @@ import (
 	"github.com/pmlopt/pmlopt/verify"
 )
 
-// LoadProblem reads a problem file (YAML or JSON; the README lists its keys).
+// LoadProblem reads a problem file (YAML or JSON; docs/problem-files.md lists its keys).
 func LoadProblem(path string) (*problem.Problem, error) { return problem.Load(path) }
 
 // Options configures Solve and Curve. The zero value is ready to use.

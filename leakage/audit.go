@@ -11,7 +11,7 @@ import (
 )
 
 // Report holds every measure of a (prior, mechanism) pair, named after the
-// keys of the audit JSON (README, JSON output). Per-output slices have one entry per
+// keys of the audit JSON (docs/cli.md, JSON output). Per-output slices have one entry per
 // output; unused outputs (Marginal[j] = 0) hold −Inf there.
 type Report struct {
 	PML                         float64   `json:"pml"`

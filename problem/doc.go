@@ -1,5 +1,5 @@
 // Package problem reads, validates and writes pmlopt problem files: the
-// YAML or JSON documents (the format in the README's "Problem files") that describe a prior, a utility (or
+// YAML or JSON documents (the format of docs/problem-files.md) that describe a prior, a utility (or
 // utility order), optionally a mechanism, a privacy budget and an objective.
 //
 // A file is loaded into the domain types of package mech:
@@ -7,7 +7,7 @@
 //	p, err := problem.Load("counting-query.yaml")
 //	u, err := p.RequireUtility()
 //
-// The schema is closed: every key of the README's format is known and any other key is
+// The schema is closed: every key of the format is known and any other key is
 // refused. Numbers in prior, utility, mechanism and the privacy block may be
 // written as numbers, as decimal strings ("0.25") or as fractions ("1/7");
 // order entries are integers. NaN and infinite values are refused however

@@ -92,7 +92,7 @@ func TestLoadBadFiles(t *testing.T) {
 	}
 }
 
-// The message for a field in row i, column j reads as the README shows it.
+// The message for a field names its row i and column j, as docs/problem-files.md says.
 func TestErrorMessageFormat(t *testing.T) {
 	_, err := Parse([]byte("prior: [0.5, 0.25, 0.25]\nutility: [[0, 1], [2, 3], [4, abc]]\n"), YAML)
 	require.EqualError(t, err, `utility row 3, column 2: "abc" is not a number`)

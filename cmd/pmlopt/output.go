@@ -14,7 +14,7 @@ import (
 )
 
 // jfloat is a float64 that encodes ±Inf as the strings "inf" and "-inf"
-// (README, JSON output) and NaN as null.
+// (docs/cli.md, JSON output) and NaN as null.
 type jfloat float64
 
 func (f jfloat) MarshalJSON() ([]byte, error) {

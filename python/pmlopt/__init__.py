@@ -4,7 +4,7 @@ leakage (PML), and LIP, ALIP and LDP budgets, with numpy in and numpy out.
 The work is done by pmlopt's Go library, compiled into this package as a C
 shared library; matrices cross as raw float64 buffers. Names of functions,
 keywords, attributes and dictionary keys are those of the CLI's --json
-output (README, "JSON output"), so one description serves both.
+output (docs/cli.md, "JSON output"), so one description serves both.
 
     >>> import pmlopt
     >>> sol = pmlopt.solve([0.5, 0.5], [[1, 0], [0, 1]], epsilon=0.5)
@@ -279,7 +279,7 @@ def sample(mechanism, inputs, *, seed=None):
 
 
 class Problem:
-    """A problem file (YAML or JSON, the README's format), read by load().
+    """A problem file (YAML or JSON, the format of docs/problem-files.md), read by load().
 
     Attributes: name, inputs, outputs (labels or None), prior (numpy N),
     utility, order, mechanism (numpy N×M or None), privacy (a dict with
