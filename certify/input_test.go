@@ -67,9 +67,9 @@ func TestProofsOfMismatchedInputs(t *testing.T) {
 }
 
 // TestRatioUpperBoundOtherMeasure: RatioUpperBound bounds the LIP, ALIP and
-// LDP polytopes only. Given a PML budget it used to bound the LIP box at
-// ε = 0 (the mechanisms with identical rows), which the identity mechanism,
-// 2-PML on a uniform binary prior, exceeds: no bound must come out.
+// LDP polytopes only. Given a PML budget no bound must come out: the LIP box
+// at ε = 0 (the mechanisms with identical rows) bounds nothing there, since
+// the identity mechanism, 2-PML on a uniform binary prior, exceeds its value.
 func TestRatioUpperBoundOtherMeasure(t *testing.T) {
 	pi := mech.Prior{0.5, 0.5}
 	u := mech.Utility{{1, 0}, {0, 1}}

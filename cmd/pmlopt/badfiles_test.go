@@ -82,8 +82,8 @@ func refused(t *testing.T, what string, code, wantCode int, stdout, stderr, want
 }
 
 // TestPlotLabelsThatReadAsNaN: an output labelled "NaN,1" or "1,Inf" is no
-// point of the grid (plot --input used to index a cell at NaN and panic):
-// the map asks for --grid W; two labels at one point are refused, and
+// point of the grid, and plot --input must not index a cell by it: the map
+// asks for --grid W; two labels at one point are refused, and
 // labels spread on a diagonal too wide for one picture ask for --grid.
 func TestPlotLabelsThatReadAsNaN(t *testing.T) {
 	dir := t.TempDir()

@@ -64,8 +64,7 @@ func FuzzCommandLine(f *testing.F) {
 }
 
 // new refuses sizes whose utility could not be written or loaded, before
-// allocating it (found by FuzzCommandLine: --letters 100000 ran until the
-// memory ran out).
+// allocating it (--letters 100000 is a utility of 80 GB).
 func TestNewRefusesHugeSizes(t *testing.T) {
 	for _, args := range [][]string{
 		{"new", "--letters", "100000", "--utility", "abs"},

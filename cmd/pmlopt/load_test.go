@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestProblemFileSizeLimit refuses /dev/zero (which never ends: the read
-// used to run until the runtime died) and a file beyond --max-bytes, with
-// one line naming the file.
+// TestProblemFileSizeLimit refuses /dev/zero (which never ends: a read
+// without a limit runs until memory runs out) and a file beyond
+// --max-bytes, with one line naming the file.
 func TestProblemFileSizeLimit(t *testing.T) {
 	if _, err := os.Stat("/dev/zero"); err == nil {
 		_, stderr, code := cli(t, "solve", "/dev/zero", "--max-bytes", "1048576")

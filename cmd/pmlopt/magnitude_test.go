@@ -26,9 +26,9 @@ func symmetricFile(t *testing.T, u float64, rest string) string {
 }
 
 // TestUtilitiesOfAnyMagnitude solves the 2×2 symmetric problem under 1-LIP
-// at magnitudes that crashed Clp (1e26: "Assertion fabs(obj[i]) < 1.0e25
-// failed"), that the LP engines' absolute tolerances called 0 (1e-12,
-// 1e-300) and that the pure Go engine got wrong (5e307). The optimum is
+// at magnitudes beyond what Clp accepts (1e26: it asserts
+// fabs(obj[i]) < 1.0e25), below the LP engines' absolute tolerances (1e-12,
+// 1e-300) and near the largest float64 (5e307). The optimum is
 // u(1 − e^{−1}): rows (e/(1+e), 1/(1+e)) reach LIP 1 exactly, and by
 // symmetry and linearity no 1-LIP mechanism does better.
 func TestUtilitiesOfAnyMagnitude(t *testing.T) {

@@ -332,8 +332,8 @@ func TestHelp(t *testing.T) {
 	for _, c := range commands {
 		assert.Contains(t, out, c.name)
 	}
-	// Help asked of help is the usage (it recursed until the stack
-	// overflowed: found by FuzzCommandLine).
+	// Help asked of help is the usage itself, not a call of help by help
+	// without end.
 	for _, args := range [][]string{{"help", "help"}, {"--help", "--help"}, {"-h", "help", "solve"}} {
 		again, _, code := cli(t, args...)
 		assert.Equal(t, 0, code, args)
