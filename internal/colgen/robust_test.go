@@ -1,0 +1,258 @@
+package colgen_test
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/pmlopt/pmlopt/bisect"
+	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/internal/colgen"
+	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/polytope"
+	"github.com/pmlopt/pmlopt/solver"
+)
+
+// robustCase is a random prior and a random zero pattern in which no
+// output is open to every input (so that the least ε is positive).
+func robustCase(rng *rand.Rand, n, m int) (mech.Prior, mech.Pattern) {
+	pi := make(mech.Prior, n)
+	s := 0.0
+	for i := range pi {
+		pi[i] = 0.2 + rng.Float64()
+		s += pi[i]
+	}
+	for i := range pi {
+		pi[i] /= s
+	}
+	pat := make(mech.Pattern, n)
+	for i := range pat {
+		pat[i] = make([]bool, m)
+		pat[i][rng.IntN(m)] = true
+		for j := range m {
+			if rng.Float64() < 0.4 {
+				pat[i][j] = true
+			}
+		}
+	}
+	for j := range m {
+		all := true
+		for i := range n {
+			all = all && pat[i][j]
+		}
+		if all {
+			pat[rng.IntN(n)][j] = false
+		}
+	}
+	for i := range pat { // every row keeps an output
+		open := false
+		for _, a := range pat[i] {
+			open = open || a
+		}
+		if !open {
+			pat[i][(i+1)%m] = true
+		}
+	}
+	return pi, pat
+}
+
+func boxAround(pi mech.Prior, lo, hi float64) *mech.PriorSet {
+	l, u := make([]float64, len(pi)), make([]float64, len(pi))
+	for i, v := range pi {
+		l[i], u[i] = lo*v, math.Min(1, hi*v)
+	}
+	set, err := mech.NewBoxSet(pi, l, u)
+	if err != nil {
+		panic(err)
+	}
+	return set
+}
+
+// lpLeast is the least ε over the set by bisection on the dualised robust
+// LP of polytope.BuildRobust: an independent computation.
+func lpLeast(t *testing.T, set *mech.PriorSet, pat mech.Pattern, hi float64) float64 {
+	t.Helper()
+	slv, err := solver.Get("revised")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo := 0.0
+	for range 50 {
+		mid := (lo + hi) / 2
+		mod, err := polytope.BuildRobust(polytope.Spec{Prior: set.Center, Budget: mech.Budget{Measure: mech.PML, Epsilon: mid}, Pattern: pat}, set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sol, err := slv.Solve(mod.LP)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sol.Status == solver.Optimal {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
+}
+
+// samplePriors draws priors of the set: mixtures of its greedy extreme
+// priors for random costs.
+func samplePriors(rng *rand.Rand, set *mech.PriorSet, k int) [][]float64 {
+	n := set.N()
+	var out [][]float64
+	for range k {
+		p := make([]float64, n)
+		wsum := 0.0
+		for range 3 {
+			c := make([]float64, n)
+			for i := range c {
+				c[i] = rng.NormFloat64()
+			}
+			w := rng.Float64()
+			wsum += w
+			for i, v := range set.Extreme(c, rng.IntN(2) == 0) {
+				p[i] += w * v
+			}
+		}
+		for i := range p {
+			p[i] /= wsum
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func checkBracket(t *testing.T, rng *rand.Rand, set *mech.PriorSet, pat mech.Pattern, b colgen.RobustBracket) {
+	t.Helper()
+	if b.Mechanism == nil || !pat.Holds(b.Mechanism) {
+		t.Fatalf("no mechanism with the pattern: %+v", b)
+	}
+	if got := leakage.PMLOver(set, b.Mechanism); math.Abs(got-b.Upper) > 1e-12 {
+		t.Fatalf("upper end %v, the mechanism audits at %v over the set", b.Upper, got)
+	}
+	for _, p := range samplePriors(rng, set, 20) {
+		if lvl := leakage.PML(p, b.Mechanism); lvl > b.Upper+1e-9 {
+			t.Fatalf("at a sampled prior %v the mechanism has PML %v above its level %v over the set", p, lvl, b.Upper)
+		}
+	}
+	if b.Alpha != nil {
+		for j, pr := range b.Priors {
+			if !set.Contains(pr, 1e-12) {
+				t.Fatalf("output %d's prior %v is not in the set", j, pr)
+			}
+		}
+		c, ok := certify.DualCertificateColumns(b.Priors, pat, b.Alpha)
+		if !ok || c.Epsilon < b.Lower-1e-15 {
+			t.Fatalf("the multipliers prove %v (ok %v), the bracket claims %v", c.Epsilon, ok, b.Lower)
+		}
+	}
+}
+
+func TestRobustLeastAgainstDualisedLP(t *testing.T) {
+	rng := rand.New(rand.NewPCG(37, 1))
+	ctx := context.Background()
+	for trial := range 12 {
+		n, m := 4+rng.IntN(4), 3+rng.IntN(4)
+		pi, pat := robustCase(rng, n, m)
+		var set *mech.PriorSet
+		if trial%2 == 0 {
+			set = boxAround(pi, 0.8, 1.25)
+		} else {
+			var err error
+			if set, err = mech.NewL1Set(pi, 0.1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b, err := colgen.RobustLeastEpsilon(ctx, set, pat, 1e-9)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkBracket(t, rng, set, pat, b)
+		want := lpLeast(t, set, pat, b.Upper+1)
+		t.Logf("trial %d: [%.12g, %.12g] by %d probes, %d cuts, proof %v; LP %.12g", trial, b.Lower, b.Upper, b.Probes, b.Cuts, b.Alpha != nil, want)
+		if b.Lower > want+1e-7 || b.Upper < want-1e-7 || b.Upper-b.Lower > 1e-8 {
+			t.Errorf("trial %d (n=%d m=%d, box %v): bracket [%.12g, %.12g], dualised LP %.12g", trial, n, m, set.IsBox(), b.Lower, b.Upper, want)
+		}
+		if b.Alpha == nil && !b.Pruning && b.Lower > 0 {
+			t.Errorf("trial %d: lower end %v with no proof", trial, b.Lower)
+		}
+	}
+}
+
+// A box that holds the estimate alone is the problem at the estimate.
+func TestRobustLeastAtAPoint(t *testing.T) {
+	rng := rand.New(rand.NewPCG(37, 2))
+	ctx := context.Background()
+	for range 8 {
+		n, m := 5+rng.IntN(5), 4+rng.IntN(4)
+		pi, pat := robustCase(rng, n, m)
+		set := boxAround(pi, 1, 1)
+		b, err := colgen.RobustLeastEpsilon(ctx, set, pat, 1e-10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkBracket(t, rng, set, pat, b)
+		r, err := bisect.LeastEpsilon(ctx, pi, pat, bisect.Options{Tol: 1e-10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Lower > r.EpsUpper+1e-9 || b.Upper < r.EpsLower-1e-9 {
+			t.Errorf("at a point: bracket [%.12g, %.12g], nominal [%.12g, %.12g]", b.Lower, b.Upper, r.EpsLower, r.EpsUpper)
+		}
+	}
+}
+
+// Over the whole simplex PML is LDP: a pattern with an output open to
+// every input costs nothing, and one without can not be met at any ε
+// (an output closed to some input has no mass under the prior that sits
+// on that input), which the pruning bound proves.
+func TestRobustLeastOverSimplexIsLDP(t *testing.T) {
+	pi := mech.Prior{0.4, 0.3, 0.2, 0.1}
+	set := mech.Simplex(pi)
+	ctx := context.Background()
+	closed := mech.Pattern{{true, true, false}, {false, true, true}, {true, false, true}, {true, true, false}}
+	b, err := colgen.RobustLeastEpsilon(ctx, set, closed, 1e-9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsInf(b.Lower, 1) || b.Mechanism != nil {
+		t.Errorf("no output open to all: want no mechanism at any ε, got [%v, %v]", b.Lower, b.Upper)
+	}
+	open := mech.Pattern{{true, true, false}, {false, true, true}, {true, true, true}, {true, true, false}}
+	b, err = colgen.RobustLeastEpsilon(ctx, set, open, 1e-9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Upper != 0 || b.Mechanism == nil || leakage.LDP(pi, b.Mechanism) != 0 {
+		t.Errorf("an output open to all: want ε = 0 (LDP 0), got [%v, %v]", b.Lower, b.Upper)
+	}
+}
+
+// RobustBound's per-output priors prove at least what the estimate alone
+// proves with the same multipliers when the set is the estimate, and its
+// bound never exceeds the least ε over the set.
+func TestRobustBoundAtAPoint(t *testing.T) {
+	rng := rand.New(rand.NewPCG(37, 3))
+	for range 20 {
+		n, m := 4+rng.IntN(5), 3+rng.IntN(4)
+		pi, pat := robustCase(rng, n, m)
+		// Master duals have a positive sum (the master's optimum).
+		alpha := make([]float64, n)
+		sum := 0.0
+		for i := range alpha {
+			alpha[i] = rng.NormFloat64()
+			sum += alpha[i]
+		}
+		for i := range alpha {
+			alpha[i] += (0.5 - sum) / float64(n)
+		}
+		want, okW := certify.DualBound(pi, pat, alpha)
+		got, _, okG := colgen.RobustBound(boxAround(pi, 1, 1), pat, alpha)
+		if okW != okG || (okW && math.Abs(got-want) > 1e-9*math.Max(1, want)) {
+			t.Errorf("at a point: RobustBound %v (ok %v), DualBound %v (ok %v)", got, okG, want, okW)
+		}
+	}
+}

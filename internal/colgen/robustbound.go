@@ -1,0 +1,229 @@
+package colgen
+
+import (
+	"math"
+
+	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+// RobustBound turns multipliers α, one per input, into a lower bound on
+// the least PML over the prior set of a mechanism with the pattern pat,
+// with a prior of the set on each output (certify.DualCertificateColumns).
+// For each output j it picks the prior π of the set that, together with
+// the best ν ≥ 0, minimises
+//
+//	s_j = Σ_{i∈A_j} max(0, π_i + ν α_i)
+//
+// (α shifted as certify shifts it). The function is jointly convex in
+// (π, ν) (each term is the positive part of a linear function), so its
+// minimum over π for a fixed ν is a convex function of ν, minimised by a
+// golden-section search; for a fixed ν the minimum over π is greedy
+// (setMinPositive). The bound is the one certify.DualCertificateColumns
+// proves with these priors, whose choice affects only how strong it is,
+// never its validity as a bound of the problem with one prior per output;
+// that the priors lie in the set is what makes it a bound over the set
+// (the greedy's priors do, up to the rounding of its sums; a certificate
+// raises them above the set before writing them out).
+//
+// ok is false when α proves nothing.
+func RobustBound(set *mech.PriorSet, pat mech.Pattern, alpha []float64) (eps float64, priors [][]float64, ok bool) {
+	n := len(alpha)
+	if set == nil || len(pat) != n || n == 0 || set.N() != n {
+		return 0, nil, false
+	}
+	a, ok := shifted(alpha)
+	if !ok {
+		return 0, nil, false
+	}
+	m := len(pat[0])
+	priors = make([][]float64, m)
+	rows := make([]int, 0, n)
+	pi := make([]float64, n)
+	for j := range m {
+		rows = rows[:0]
+		for i := range n {
+			if pat[i][j] {
+				rows = append(rows, i)
+			}
+		}
+		priors[j] = bestPrior(set, a, rows, pi)
+	}
+	c, ok := certify.DualCertificateColumns(priors, pat, alpha)
+	if !ok {
+		return 0, nil, false
+	}
+	return c.Epsilon, priors, true
+}
+
+// shifted is α shifted as certify.DualBound shifts it (Σ α a small
+// positive fraction of Σ |α|), so that the priors are chosen for the
+// multipliers the proof uses.
+func shifted(alpha []float64) ([]float64, bool) {
+	n := len(alpha)
+	var sum, abs float64
+	for _, v := range alpha {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, false
+		}
+		sum += v
+		abs += math.Abs(v)
+	}
+	if abs == 0 {
+		return nil, false
+	}
+	kappa := 32 * float64(n) * certify.UnitRoundoff
+	shift := 0.0
+	if sum > kappa*abs || sum <= 4*float64(n)*certify.UnitRoundoff*abs {
+		shift = (sum - kappa*abs) / float64(n)
+	}
+	a := make([]float64, n)
+	for i, v := range alpha {
+		a[i] = v - shift
+	}
+	return a, true
+}
+
+// goldenSteps is the number of golden-section steps of bestPrior: the
+// interval of log ν shrinks by 0.618 per step, from 80 e-folds to 1e-13.
+const goldenSteps = 90
+
+// bestPrior returns a prior of the set minimising min_ν Σ_{i∈rows}
+// max(0, π_i + ν a_i) (see RobustBound); scratch has n entries.
+func bestPrior(set *mech.PriorSet, a []float64, rows []int, scratch []float64) []float64 {
+	n := len(a)
+	if len(rows) == 0 {
+		return append([]float64(nil), set.Center...)
+	}
+	// Beyond νMax every input with a_i < 0 has π_i + ν a_i ≤ 0 for any
+	// prior (π_i ≤ 1), and the function no longer falls.
+	nuMax := 0.0
+	for _, i := range rows {
+		if a[i] < 0 {
+			nuMax = math.Max(nuMax, 1/-a[i])
+		}
+	}
+	f := func(nu float64) float64 { return setMinPositive(set, a, rows, nu, scratch) }
+	bestNu, best := 0.0, f(0)
+	if nuMax > 0 {
+		// A convex function of ν is unimodal in log ν as well.
+		hi := math.Log(nuMax) + 1
+		lo := hi - 80
+		g := func(t float64) float64 { return f(math.Exp(t)) }
+		const r = 0.6180339887498949
+		x1, x2 := hi-r*(hi-lo), lo+r*(hi-lo)
+		f1, f2 := g(x1), g(x2)
+		for range goldenSteps {
+			if f1 <= f2 {
+				hi, x2, f2 = x2, x1, f1
+				x1 = hi - r*(hi-lo)
+				f1 = g(x1)
+			} else {
+				lo, x1, f1 = x1, x2, f2
+				x2 = lo + r*(hi-lo)
+				f2 = g(x2)
+			}
+		}
+		for _, c := range []struct{ t, v float64 }{{x1, f1}, {x2, f2}} {
+			if c.v < best {
+				best, bestNu = c.v, math.Exp(c.t)
+			}
+		}
+	}
+	pi := make([]float64, n)
+	setMinPositive(set, a, rows, bestNu, pi)
+	return pi
+}
+
+// setMinPositive returns min over π in the set of Σ_{i∈rows} max(0, π_i +
+// ν a_i), and writes a minimising π into pi. Each term has slope 0 below
+// its kink k_i = max(0, −ν a_i) and 1 above it; inputs outside rows cost
+// nothing.
+//
+// Box: from the lower bounds, the remaining mass 1 − Σ l goes first where
+// it costs nothing (inputs outside rows up to their upper bound, the
+// others up to their kink), the rest at slope 1. Ball: every unit of mass
+// moved from above an input's kink to below another's (or to an input
+// outside rows) saves 1 and costs 2 of the radius, so up to r/2 moves.
+func setMinPositive(set *mech.PriorSet, a []float64, rows []int, nu float64, pi []float64) float64 {
+	n := len(a)
+	in := inRows(rows, n)
+	kink := func(i int) float64 { return math.Max(0, -nu*a[i]) }
+	cost := func() float64 {
+		s := 0.0
+		for _, i := range rows {
+			s += math.Max(0, pi[i]+nu*a[i])
+		}
+		return s
+	}
+	if set.IsBox() {
+		rest := 1.0
+		for i, l := range set.Lower {
+			pi[i] = l
+			rest -= l
+		}
+		// Free room first, then the rest anywhere with room.
+		for pass := 0; pass < 2 && rest > 0; pass++ {
+			for i := 0; i < n && rest > 0; i++ {
+				cap := set.Upper[i]
+				if pass == 0 && in[i] {
+					cap = math.Min(cap, kink(i))
+				}
+				if add := math.Min(rest, cap-pi[i]); add > 0 {
+					pi[i] += add
+					rest -= add
+				}
+			}
+		}
+		return cost()
+	}
+	copy(pi, set.Center)
+	move := set.Radius / 2
+	// Where the mass goes: an input outside rows takes any amount.
+	sink := -1
+	for i := range n {
+		if !in[i] {
+			sink = i
+			break
+		}
+	}
+	room := 0.0
+	if sink < 0 {
+		for _, i := range rows {
+			room += math.Max(0, kink(i)-pi[i])
+		}
+		move = math.Min(move, room)
+	}
+	taken := 0.0
+	for _, i := range rows {
+		if move-taken <= 0 {
+			break
+		}
+		if t := math.Min(move-taken, pi[i]-kink(i)); t > 0 {
+			pi[i] -= t
+			taken += t
+		}
+	}
+	if sink >= 0 {
+		pi[sink] += taken
+		return cost()
+	}
+	for _, i := range rows {
+		if taken <= 0 {
+			break
+		}
+		if g := math.Min(taken, kink(i)-pi[i]); g > 0 {
+			pi[i] += g
+			taken -= g
+		}
+	}
+	return cost()
+}
+
+func inRows(rows []int, n int) []bool {
+	in := make([]bool, n)
+	for _, i := range rows {
+		in[i] = true
+	}
+	return in
+}

@@ -1,0 +1,190 @@
+package colgen
+
+import (
+	"context"
+	"math"
+
+	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+// RobustBracket is what RobustLeastEpsilon found: the least PML over the
+// set of a mechanism with the pattern lies in [Lower, Upper]. Upper is
+// the audited level over the set of Mechanism (+Inf and nil when no
+// mechanism was found up to RobustMaxEpsilon). Lower is 0, the pruning
+// bound over the set (Pruning set; no multipliers), or the bound that
+// Alpha proves with the prior Priors[j] on each output (RobustBound).
+type RobustBracket struct {
+	Lower, Upper float64
+	Mechanism    mech.Mechanism
+	Pruning      bool
+	Alpha        []float64
+	Priors       [][]float64
+	// Probes, Rounds, Pivots and Cuts count the master's probes,
+	// pricing rounds, simplex pivots and the priors its cutting planes
+	// added.
+	Probes, Rounds, Pivots, Cuts int
+}
+
+// RobustMaxEpsilon is the budget (nats) at which RobustLeastEpsilon looks
+// for a mechanism when the utility-safe one has no finite level over the
+// set (a box whose lower bounds have zeros can leave an output with no
+// mass under some prior): a pattern with none there counts as having none.
+const RobustMaxEpsilon = 50
+
+// RobustLeastEpsilon brackets the least PML over the prior set of a
+// mechanism with the pattern pat to within tol, by probes of one
+// RobustMaster. The search starts from the pruning bound over the set and
+// the audited level of the utility-safe mechanism; a refuted probe raises
+// the lower end to the bound its duals prove, a feasible one lowers the
+// upper end to its mechanism's level, and the next probe goes just above
+// the fixed point of the secant through the last two proofs (just above
+// the proof with one), or halves the bracket when that stops halving it.
+func RobustLeastEpsilon(ctx context.Context, set *mech.PriorSet, pat mech.Pattern, tol float64) (b RobustBracket, err error) {
+	g, err := NewRobust(set, pat)
+	if err != nil {
+		return b, err
+	}
+	g.SetStop(func() bool { return ctx.Err() != nil })
+	n, m := len(pat), len(pat[0])
+	if tol <= 0 {
+		tol = 1e-9
+	}
+	// An output open to every input takes everything at ε = 0.
+	for j := range m {
+		if len(g.allowed[j]) == n {
+			p := make(mech.Mechanism, n)
+			for i := range p {
+				p[i] = make([]float64, m)
+				p[i][j] = 1
+			}
+			b.Mechanism = p
+			return b, nil
+		}
+	}
+	// Pruning: input i must use an output j ∋ i, whose level over the
+	// set is at least −log min_{π∈Π} π(A_j).
+	open := make([]float64, m)
+	c := make([]float64, n)
+	for j := range m {
+		clear(c)
+		for _, i := range g.allowed[j] {
+			c[i] = 1
+		}
+		open[j] = math.Inf(1)
+		if len(g.allowed[j]) > 0 {
+			if mass := set.MinMass(c); mass > 0 {
+				open[j] = -math.Log(mass)
+			}
+		}
+	}
+	for i := range n {
+		least := math.Inf(1)
+		for j := range m {
+			if pat[i][j] {
+				least = math.Min(least, open[j])
+			}
+		}
+		if least > b.Lower {
+			b.Lower, b.Pruning = least, true
+		}
+	}
+	b.Upper = math.Inf(1)
+	if math.IsInf(b.Lower, 1) {
+		return b, nil // an input none of whose outputs every prior can use
+	}
+	safe := make(mech.Mechanism, n)
+	for i := range n {
+		safe[i] = make([]float64, m)
+		k := 0
+		for j := range m {
+			if pat[i][j] {
+				k++
+			}
+		}
+		for j := range m {
+			if pat[i][j] {
+				safe[i][j] = 1 / float64(k)
+			}
+		}
+	}
+	if lvl := leakage.PMLOver(set, safe); lvl < b.Upper {
+		b.Upper, b.Mechanism = lvl, safe
+	}
+	defer func() { b.Rounds, b.Pivots, b.Cuts = g.Rounds, g.Pivots, g.Cuts }()
+
+	type proofPt struct{ t, lb float64 }
+	var proofs []proofPt
+	steer := b.Lower // the master's word: no mechanism below (not a proof)
+	slow := 0
+	t := b.Lower + (b.Upper-b.Lower)/2
+	if b.Pruning && b.Lower > 0 {
+		// The pruning bound is often the answer: one probe settles it.
+		t = math.Min(b.Lower+tol/2, t)
+	}
+	if math.IsInf(b.Upper, 1) {
+		t = math.Max(b.Lower, RobustMaxEpsilon)
+	}
+	for b.Probes < 200 && b.Upper-b.Lower > tol {
+		if err := ctx.Err(); err != nil {
+			return b, err
+		}
+		width := b.Upper - math.Max(b.Lower, steer)
+		r, err := g.Probe(t)
+		if err != nil {
+			return b, err
+		}
+		b.Probes++
+		proved := false
+		switch {
+		case r.Mechanism != nil && r.PML < b.Upper:
+			b.Upper, b.Mechanism = r.PML, r.Mechanism
+		case r.Mechanism == nil && !r.Unsettled:
+			steer = math.Max(steer, t)
+			if r.Alpha != nil && r.Lower > b.Lower {
+				b.Lower, b.Pruning, b.Alpha, b.Priors = r.Lower, false, r.Alpha, r.Priors
+			}
+			if r.Alpha != nil {
+				proofs = append(proofs, proofPt{t, r.Lower})
+				proved = true
+			}
+		case r.Unsettled:
+			steer = math.Max(steer, t)
+		}
+		if math.IsInf(b.Upper, 1) {
+			if t >= RobustMaxEpsilon {
+				return b, nil // none up to RobustMaxEpsilon
+			}
+			t = RobustMaxEpsilon
+			continue
+		}
+		lo := math.Max(b.Lower, steer)
+		if b.Upper-lo <= tol {
+			break
+		}
+		if b.Upper-lo > width/2 {
+			slow++
+		} else {
+			slow = 0
+		}
+		next := lo + (b.Upper-lo)/2
+		if proved && slow < 3 {
+			next = b.Lower
+			if k := len(proofs); k >= 2 {
+				p, q := proofs[k-2], proofs[k-1]
+				// lb(t) is near affine around ε*, its fixed point.
+				if den := (q.lb - q.t) - (p.lb - p.t); den != 0 {
+					if f := p.t + (p.lb-p.t)*(q.t-p.t)/-den; f > next && f < b.Upper {
+						next = f
+					}
+				}
+			}
+			next = math.Max(next, lo) + tol/2
+		}
+		t = math.Min(next, lo+(b.Upper-lo)*0.999)
+	}
+	if b.Lower > b.Upper {
+		b.Lower = b.Upper
+	}
+	return b, nil
+}
