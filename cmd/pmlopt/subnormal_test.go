@@ -53,9 +53,9 @@ func impliedLevel(t *testing.T, v map[string]any, m string) float64 {
 
 // TestConvertSubnormalPMin: issue 33 §3. ε-LDP with p_min = 1e-310
 // implies ε2-PML with ε2 = −log(p_min + e^{−ε}(1 − p_min)) = ε up to 1e-309
-// (it claimed 0-pml); ε-PMC implies −log p_min + log(1 − e^{−ε}(1 − p_min));
+// (not 0-pml); ε-PMC implies −log p_min + log(1 − e^{−ε}(1 − p_min));
 // at p_min = 5e-324 and ε = 700, e^{−700} ≈ 1e-304 ≫ p_min gives ε2 = 700
-// (ε = 800 printed NaN-pml, and is now refused as above 700).
+// (ε = 800 is refused as above 700, where e^{−ε} would underflow).
 func TestConvertSubnormalPMin(t *testing.T) {
 	v := runJSON(t, "convert", "--from", "ldp", "--epsilon", "0.2877", "--pmin", "1e-310", "--json")
 	assert.InDelta(t, 0.2877, impliedLevel(t, v, "pml"), 1e-14)
