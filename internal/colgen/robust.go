@@ -22,17 +22,15 @@ import (
 // master LP is Master's (N rows, one per input, min Σ s over Σ_c w_c v_c +
 // s = 1), solved by the same dense engine; only the pricing differs.
 //
-// Pricing by cutting planes: each output keeps a short list of priors of
-// the set, and prices over the slice of the list, {0 ≤ v ≤ 1 : π^k·v ≥ μ},
-// an LP with one row per prior (slicePrice). Its vertex v either keeps the
-// constraint for the whole set (min_{π∈Π} π·v ≥ μ, the greedy of
-// mech.PriorSet.MinMass) and enters the master, or the greedy's worst
-// prior joins the list and the output is priced again. The list's slice
-// holds the set's, so when no list prices a column in, none of the set's
-// would either: the master's duals y then satisfy y·v ≤ 0 on every column
-// of every C_j(λ, Π), and RobustBound proves the bound with a prior of the
-// set per output. The lists do not depend on λ and are kept from probe to
-// probe, as are the columns: a column of the set's cone at λ stays in it
+// Pricing is exact over the set (setColumn): for each output, the column
+// of the set's slice that maximises y·v, found through the LP dual of
+// the least mass over the set, which turns the slice into a fractional
+// knapsack for each value of one scalar, searched by golden sections.
+// When no output prices a column in, the master's duals y satisfy y·v ≤
+// priceTol on every column of every C_j(λ, Π), and RobustBound proves
+// the bound with a prior of the set per output (the saddle point of the
+// dualised LP). Columns do not depend on λ beyond their validity and are
+// kept from probe to probe: a column of the set's cone at λ stays in it
 // at every larger λ, and is fixed at 0 at a smaller one.
 //
 // A RobustMaster is not safe for concurrent use.
@@ -40,15 +38,15 @@ type RobustMaster struct {
 	set     *mech.PriorSet
 	pat     mech.Pattern
 	allowed [][]int
-	lists   [][][]float64 // lists[j]: priors of the set, each restricted to allowed[j]
 	sx      *dense
 	cols    []robustCol
 	eps, mu float64
 	stop    func() bool
+	work    priceWork
 
-	// Rounds, Pivots and Cuts count the pricing rounds, the master's
-	// pivots and the priors added to the lists over the master's life.
-	Rounds, Pivots, Cuts int
+	// Rounds and Pivots count the pricing rounds and the master's pivots
+	// over the master's life.
+	Rounds, Pivots int
 }
 
 type robustCol struct {
@@ -75,17 +73,11 @@ type RobustResult struct {
 	Unsettled bool
 }
 
-// maxListPriors bounds each output's list of priors: past it, a vertex
-// that breaks the set's constraint is dropped rather than cut off (the
-// probe then proves less, never wrongly).
-const maxListPriors = 40
-
 // robustMaxRounds bounds the pricing rounds of one robust probe.
 const robustMaxRounds = 2000
 
 // NewRobust returns the master problem of the pattern pat over the prior
-// set, holding only the slack columns; each output's list starts with the
-// set's estimate.
+// set, holding only the slack columns.
 func NewRobust(set *mech.PriorSet, pat mech.Pattern) (*RobustMaster, error) {
 	if set == nil {
 		return nil, errors.New("colgen: NewRobust: no prior set")
@@ -95,14 +87,13 @@ func NewRobust(set *mech.PriorSet, pat mech.Pattern) (*RobustMaster, error) {
 		return nil, err
 	}
 	m := len(pat[0])
-	g := &RobustMaster{set: set, pat: pat, allowed: make([][]int, m), lists: make([][][]float64, m), eps: -1}
+	g := &RobustMaster{set: set, pat: pat, allowed: make([][]int, m), eps: -1}
 	for j := range m {
 		for i := range n {
 			if pat[i][j] {
 				g.allowed[j] = append(g.allowed[j], i)
 			}
 		}
-		g.lists[j] = [][]float64{restrict(set.Center, g.allowed[j])}
 	}
 	g.sx = newDense(n)
 	return g, nil
@@ -111,14 +102,6 @@ func NewRobust(set *mech.PriorSet, pat mech.Pattern) (*RobustMaster, error) {
 // SetStop makes every later probe poll stop once per pricing round and
 // end with ErrStopped when it returns true.
 func (g *RobustMaster) SetStop(stop func() bool) { g.stop = stop }
-
-func restrict(v []float64, rows []int) []float64 {
-	r := make([]float64, len(rows))
-	for e, i := range rows {
-		r[e] = v[i]
-	}
-	return r
-}
 
 // setEps fixes at 0 the columns that are not in the set's cones at λ =
 // e^eps and frees those that are.
@@ -138,59 +121,50 @@ func (g *RobustMaster) setEps(eps float64) {
 	}
 }
 
-// price adds, for each output, the column of its list's slice that
-// maximises y·v, after cutting the list until that column keeps the
-// constraint over the whole set; it returns the columns added.
+// price adds, for each output, the column of the set's cone that
+// maximises y·v (setColumn), when y·v exceeds priceTol; it returns the
+// columns added.
 func (g *RobustMaster) price(y []float64) int {
 	n := g.sx.n
 	added := 0
 	full := make([]float64, n)
-	c := make([]float64, 0, n)
 	for j, rows := range g.allowed {
 		if len(rows) == 0 {
 			continue
 		}
-		c = c[:0]
+		up := 0.0
 		for _, i := range rows {
-			c = append(c, y[i])
+			up += math.Max(0, y[i])
 		}
-		for {
-			x, val, ok := slicePrice(c, g.lists[j], g.mu)
-			if !ok || val <= priceTol {
-				break
-			}
-			clear(full)
-			top := 0.0
-			for e, i := range rows {
-				full[i] = x[e]
-				top = math.Max(top, x[e])
-			}
-			if top <= 0 {
-				break
-			}
-			mass := g.set.MinMass(full)
-			if mass >= g.mu*(1-1e-12) {
-				col := robustCol{j: j, mass: mass / top}
-				for e, i := range rows {
-					if x[e] > 0 {
-						col.rows = append(col.rows, i)
-						col.vals = append(col.vals, x[e]/top)
-					}
-				}
-				// A column whose mass rounds a hair below μ is
-				// kept at this λ: the mechanism is audited.
-				col.mass = math.Max(col.mass, g.mu)
-				g.cols = append(g.cols, col)
-				g.sx.add(denseCol{rows: col.rows, vals: col.vals})
-				added++
-				break
-			}
-			if len(g.lists[j]) >= maxListPriors {
-				break
-			}
-			g.lists[j] = append(g.lists[j], restrict(g.set.Extreme(full, false), rows))
-			g.Cuts++
+		if up <= priceTol {
+			continue // no column of any cone prices in
 		}
+		v, val, ok := setColumn(g.set, y, rows, g.mu, &g.work)
+		if !ok || val <= priceTol {
+			continue
+		}
+		top := 0.0
+		for _, i := range rows {
+			top = math.Max(top, v[i])
+		}
+		if top <= 0 {
+			continue
+		}
+		copy(full, v)
+		mass := g.set.MinMass(full)
+		if mass < g.mu*(1-1e-12) {
+			continue // rounding: the mechanism must keep the set's constraint
+		}
+		col := robustCol{j: j, mass: math.Max(mass/top, g.mu)}
+		for _, i := range rows {
+			if v[i] > 0 {
+				col.rows = append(col.rows, i)
+				col.vals = append(col.vals, v[i]/top)
+			}
+		}
+		g.cols = append(g.cols, col)
+		g.sx.add(denseCol{rows: col.rows, vals: col.vals})
+		added++
 	}
 	return added
 }

@@ -172,7 +172,7 @@ func TestRobustLeastAgainstDualisedLP(t *testing.T) {
 		}
 		checkBracket(t, rng, set, pat, b)
 		want := lpLeast(t, set, pat, b.Upper+1)
-		t.Logf("trial %d: [%.12g, %.12g] by %d probes, %d cuts, proof %v; LP %.12g", trial, b.Lower, b.Upper, b.Probes, b.Cuts, b.Alpha != nil, want)
+		t.Logf("trial %d: [%.12g, %.12g] by %d probes, %d rounds, proof %v; LP %.12g", trial, b.Lower, b.Upper, b.Probes, b.Rounds, b.Alpha != nil, want)
 		if b.Lower > want+1e-7 || b.Upper < want-1e-7 || b.Upper-b.Lower > 1e-8 {
 			t.Errorf("trial %d (n=%d m=%d, box %v): bracket [%.12g, %.12g], dualised LP %.12g", trial, n, m, set.IsBox(), b.Lower, b.Upper, want)
 		}

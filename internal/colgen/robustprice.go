@@ -2,218 +2,185 @@ package colgen
 
 import (
 	"math"
+	"slices"
+
+	"github.com/pmlopt/pmlopt/mech"
 )
 
-// slicePrice solves the pricing problem of one output over a list of
-// priors π^1..π^K,
+// setColumn prices one output over the prior set exactly: it returns a
+// v on the allowed inputs rows (0 ≤ v ≤ 1, zero elsewhere) with
+// min_{π∈Π} π·v ≥ μ that maximises c·v, up to the precision of a
+// golden-section search, and c·v; ok is false when no such v exists.
 //
-//	max c·x  subject to  0 ≤ x ≤ 1,  π^k·x ≥ μ  (k = 1..K),
+// The least mass over the set is itself an LP in π, and its dual turns
+// the constraint into "some τ makes a separable concave sum reach a
+// target":
 //
-// by a bounded primal simplex on K rows (the list is short: the cutting
-// planes of RobustMaster add a prior only when the greedy worst prior of
-// the set breaks a column). A[k] holds π^k on the output's allowed inputs.
-// It starts from x = 1, which is feasible when every π^k sums to at least
-// μ (ok is false otherwise: no column of the output exists at this μ).
-// It returns a vertex x and c·x.
-func slicePrice(c []float64, A [][]float64, mu float64) (x []float64, val float64, ok bool) {
-	n, K := len(c), len(A)
-	// Variables 0..n−1 are x (bounds [0, 1]), n..n+K−1 the surpluses s_k
-	// = π^k·x − μ (bounds [0, ∞)). The column of x_i in row k is A[k][i],
-	// that of s_k is −e_k.
-	val0 := make([]float64, n+K)
-	for i := range n {
-		val0[i] = 1
-	}
-	for k := range K {
-		s := -mu
-		for i := range n {
-			s += A[k][i]
+//	box:  min_{π∈Π} π·v = max_τ Σ_k l_k v_k + d_k min(v_k, τ) − τ(Σ_k u_k − 1)
+//	ball: min_{π∈Π} π·v ≥ max_σ Σ_k π̂_k min(v_k, σ) − σ ρ
+//
+// (d = u − l, ρ = min(r/2, Σ π̂); the ball's form is exact when some input
+// is outside rows, since then the cheapest letter has v = 0, and an inner
+// bound otherwise). For a fixed τ the problem in v is a fractional
+// knapsack over two segments per input, [0, τ] with mass u_k (ball: π̂_k)
+// per unit and [τ, 1] with mass l_k (ball: 0), filled by the greatest c_k
+// first and then, to reach the target, the least loss per unit of mass;
+// its value is a concave function of τ (the constraint is jointly concave
+// in v and τ). Any τ gives a v that keeps the constraint, so the column
+// is valid however precise the search.
+func setColumn(set *mech.PriorSet, c []float64, rows []int, mu float64, work *priceWork) (v []float64, val float64, ok bool) {
+	box := set.IsBox()
+	var C float64 // the target's slope in τ
+	if box {
+		su := 0.0
+		for _, u := range set.Upper {
+			su += u
 		}
-		if s < -1e-15*math.Max(1, mu) {
-			return nil, 0, false
+		C = math.Max(0, su-1)
+	} else {
+		tot := 0.0
+		for _, p := range set.Center {
+			tot += p
 		}
-		val0[n+k] = math.Max(0, s)
+		C = math.Min(set.Radius/2, tot)
 	}
-	upper := func(v int) float64 {
-		if v < n {
-			return 1
+	rate1 := func(k int) float64 { // mass per unit on [0, τ]
+		if box {
+			return set.Upper[k]
 		}
-		return math.Inf(1)
+		return set.Center[k]
 	}
-	cost := func(v int) float64 {
-		if v < n {
-			return c[v]
+	rate2 := func(k int) float64 { // mass per unit on [τ, 1]
+		if box {
+			return set.Lower[k]
 		}
 		return 0
 	}
-	col := func(v int, k int) float64 {
-		if v < n {
-			return A[k][v]
-		}
-		if v-n == k {
-			return -1
-		}
-		return 0
+	// The largest mass reachable at τ is a + bτ: v = 1 on rows.
+	a, b := 0.0, -C
+	for _, k := range rows {
+		a += rate2(k)
+		b += rate1(k) - rate2(k)
 	}
-	head := make([]int, K) // basic variable of each row position
-	basic := make([]int, n+K)
-	for v := range basic {
-		basic[v] = -1
-	}
-	for k := range K {
-		head[k], basic[n+k] = n+k, k
-	}
-	binv := make([]float64, K*K)
-	bmat := make([]float64, K*K)
-	w := make([]float64, K)
-	g := make([]float64, K)
-	const tol = 1e-12
-	degenerate := 0
-	for iter := 0; iter < 50*(n+K)+100; iter++ {
-		// B⁻¹ afresh: K is small.
-		for p := range K {
-			for k := range K {
-				bmat[k*K+p] = col(head[p], k)
-			}
-		}
-		if !invertSmall(bmat, binv, K) {
+	// Feasible τ ∈ [0, 1] (σ ∈ (0, 1] for the ball): a + bτ ≥ μ + Cτ is
+	// folded into b above, so a + bτ ≥ μ.
+	tlo, thi := 0.0, 1.0
+	switch {
+	case b > 0:
+		tlo = math.Max(tlo, (mu-a)/b)
+	case b < 0:
+		thi = math.Min(thi, (mu-a)/b)
+	default:
+		if a < mu {
 			return nil, 0, false
 		}
-		// w = c_B B⁻¹.
-		for k := range K {
-			s := 0.0
-			for p := range K {
-				s += cost(head[p]) * binv[p*K+k]
-			}
-			w[k] = s
-		}
-		bland := degenerate > 20
-		q, qd := -1, 0.0
-		for v := range n + K {
-			if basic[v] >= 0 {
-				continue
-			}
-			d := cost(v)
-			for k := range K {
-				d -= w[k] * col(v, k)
-			}
-			atUpper := val0[v] >= upper(v)
-			if (!atUpper && d > tol) || (atUpper && d < -tol) {
-				if bland {
-					q, qd = v, d
-					break
-				}
-				if math.Abs(d) > math.Abs(qd) {
-					q, qd = v, d
-				}
-			}
-		}
-		if q < 0 {
-			break
-		}
-		sgn := 1.0 // x_q rises
-		if qd < 0 {
-			sgn = -1
-		}
-		// g = B⁻¹ a_q; the basic values move by −sgn·g·δ.
-		for p := range K {
-			s := 0.0
-			for k := range K {
-				s += binv[p*K+k] * col(q, k)
-			}
-			g[p] = s
-		}
-		step, leave, toUpper := upper(q), -1, false // its own range
-		for p := range K {
-			dv := -sgn * g[p]
-			b := head[p]
-			switch {
-			case dv < -1e-13:
-				if t := (val0[b] - 0) / -dv; t < step || (t == step && leave >= 0 && b < head[leave]) {
-					step, leave, toUpper = math.Max(t, 0), p, false
-				}
-			case dv > 1e-13 && !math.IsInf(upper(b), 1):
-				if t := (upper(b) - val0[b]) / dv; t < step || (t == step && leave >= 0 && b < head[leave]) {
-					step, leave, toUpper = math.Max(t, 0), p, true
-				}
-			}
-		}
-		if math.IsInf(step, 1) {
-			return nil, 0, false // unbounded: not for x in a box
-		}
-		if step <= 1e-15 {
-			degenerate++
-		} else {
-			degenerate = 0
-		}
-		for p := range K {
-			val0[head[p]] -= sgn * g[p] * step
-		}
-		val0[q] += sgn * step
-		if leave < 0 {
-			continue // a bound flip
-		}
-		b := head[leave]
-		if toUpper {
-			val0[b] = upper(b)
-		} else {
-			val0[b] = 0
-		}
-		basic[b], head[leave], basic[q] = -1, q, leave
 	}
-	x = make([]float64, n)
-	for i := range n {
-		x[i] = math.Min(1, math.Max(0, val0[i]))
-		val += c[i] * x[i]
+	if tlo > thi {
+		return nil, 0, false
 	}
-	return x, val, true
+	f := func(t float64) float64 { return work.cover(c, rows, t, mu+C*t, rate1, rate2) }
+	const r = 0.6180339887498949
+	lo, hi := tlo, thi
+	x1, x2 := hi-r*(hi-lo), lo+r*(hi-lo)
+	f1, f2 := f(x1), f(x2)
+	for range columnSteps {
+		if f1 >= f2 {
+			hi, x2, f2 = x2, x1, f1
+			x1 = hi - r*(hi-lo)
+			f1 = f(x1)
+		} else {
+			lo, x1, f1 = x1, x2, f2
+			x2 = lo + r*(hi-lo)
+			f2 = f(x2)
+		}
+	}
+	bestT, best := x1, f1
+	for _, t := range []float64{x2, tlo, thi} {
+		if v := f(t); v > best {
+			bestT, best = t, v
+		}
+	}
+	if math.IsInf(best, -1) {
+		return nil, 0, false
+	}
+	work.cover(c, rows, bestT, mu+C*bestT, rate1, rate2)
+	return work.v, best, true
 }
 
-// invertSmall inverts the k×k matrix a (row-major) into inv by
-// Gauss-Jordan elimination with partial pivoting; false when singular.
-func invertSmall(a, inv []float64, k int) bool {
-	m := make([]float64, len(a))
-	copy(m, a)
-	for i := range inv {
-		inv[i] = 0
+// columnSteps is the number of golden-section steps of setColumn over τ
+// ∈ [0, 1]: the interval ends below 1e-9.
+const columnSteps = 44
+
+// priceWork is setColumn's scratch.
+type priceWork struct {
+	v    []float64
+	segs []segment
+}
+
+type segment struct {
+	k          int
+	rate, loss float64 // mass per unit, −c_k per unit
+	len        float64
+}
+
+// cover fills the knapsack of setColumn at τ = t: every input of rows
+// with c_k ≥ 0 at 1, then the segments of the others by the least loss
+// per unit of mass until the mass reaches target. It returns c·v, −Inf
+// when the target can not be reached, and leaves v in w.v.
+func (w *priceWork) cover(c []float64, rows []int, t, target float64, rate1, rate2 func(int) float64) float64 {
+	n := len(c)
+	if len(w.v) != n {
+		w.v = make([]float64, n)
 	}
-	for i := range k {
-		inv[i*k+i] = 1
-	}
-	for c := range k {
-		r, big := -1, 1e-14
-		for p := c; p < k; p++ {
-			if v := math.Abs(m[p*k+c]); v > big {
-				r, big = p, v
-			}
+	clear(w.v)
+	val, mass := 0.0, 0.0
+	w.segs = w.segs[:0]
+	for _, k := range rows {
+		if c[k] >= 0 {
+			w.v[k] = 1
+			val += c[k]
+			mass += rate1(k)*t + rate2(k)*(1-t)
+			continue
 		}
-		if r < 0 {
-			return false
+		if r := rate1(k); r > 0 && t > 0 {
+			w.segs = append(w.segs, segment{k: k, rate: r, loss: -c[k], len: t})
 		}
-		if r != c {
-			for t := range k {
-				m[r*k+t], m[c*k+t] = m[c*k+t], m[r*k+t]
-				inv[r*k+t], inv[c*k+t] = inv[c*k+t], inv[r*k+t]
-			}
-		}
-		d := 1 / m[c*k+c]
-		for t := range k {
-			m[c*k+t] *= d
-			inv[c*k+t] *= d
-		}
-		for p := range k {
-			if p == c {
-				continue
-			}
-			f := m[p*k+c]
-			if f == 0 {
-				continue
-			}
-			for t := range k {
-				m[p*k+t] -= f * m[c*k+t]
-				inv[p*k+t] -= f * inv[c*k+t]
-			}
+		if r := rate2(k); r > 0 && t < 1 {
+			w.segs = append(w.segs, segment{k: k, rate: r, loss: -c[k], len: 1 - t})
 		}
 	}
-	return true
+	short := target - mass
+	if short <= 0 {
+		return val
+	}
+	slices.SortFunc(w.segs, func(x, y segment) int {
+		// Least loss per unit of mass first; a segment on [0, τ] before
+		// the same input's on [τ, 1] (its rate is at least as large).
+		if l, m := x.loss*y.rate, y.loss*x.rate; l != m {
+			if l < m {
+				return -1
+			}
+			return 1
+		}
+		switch {
+		case x.rate > y.rate:
+			return -1
+		case x.rate < y.rate:
+			return 1
+		}
+		return 0
+	})
+	for _, s := range w.segs {
+		take := math.Min(s.len, short/s.rate)
+		w.v[s.k] += take
+		val -= s.loss * take
+		short -= take * s.rate
+		if short <= 0 {
+			return val
+		}
+	}
+	if short > 1e-15*math.Max(1, target) {
+		return math.Inf(-1)
+	}
+	return val
 }

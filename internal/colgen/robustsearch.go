@@ -20,10 +20,9 @@ type RobustBracket struct {
 	Pruning      bool
 	Alpha        []float64
 	Priors       [][]float64
-	// Probes, Rounds, Pivots and Cuts count the master's probes,
-	// pricing rounds, simplex pivots and the priors its cutting planes
-	// added.
-	Probes, Rounds, Pivots, Cuts int
+	// Probes, Rounds and Pivots count the master's probes, pricing
+	// rounds and simplex pivots.
+	Probes, Rounds, Pivots int
 }
 
 // RobustMaxEpsilon is the budget (nats) at which RobustLeastEpsilon looks
@@ -111,7 +110,7 @@ func RobustLeastEpsilon(ctx context.Context, set *mech.PriorSet, pat mech.Patter
 	if lvl := leakage.PMLOver(set, safe); lvl < b.Upper {
 		b.Upper, b.Mechanism = lvl, safe
 	}
-	defer func() { b.Rounds, b.Pivots, b.Cuts = g.Rounds, g.Pivots, g.Cuts }()
+	defer func() { b.Rounds, b.Pivots = g.Rounds, g.Pivots }()
 
 	type proofPt struct{ t, lb float64 }
 	var proofs []proofPt
