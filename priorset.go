@@ -277,6 +277,9 @@ func solveWorstCaseOverSet(ctx context.Context, p *problem.Problem, eps float64,
 	}
 	lps := 0
 	probe := func(pat mech.Pattern, e float64) (mech.Mechanism, error) {
+		if m, ok := probeOverSetColumns(ctx, p, pat, e); ok {
+			return m, nil
+		}
 		m, _, n, err := solveRobustLP(polytope.Spec{Prior: p.Prior, Budget: mech.Budget{Measure: mech.PML, Epsilon: e}, Pattern: pat}, set, slv)
 		lps += n
 		return m, err
@@ -345,6 +348,9 @@ const overSetTol = 1e-7
 // start, if not nil, is a mechanism with the pattern that keeps some
 // budget over the set.
 func leastOverSet(ctx context.Context, p *problem.Problem, pat mech.Pattern, start mech.Mechanism, opt Options) (overSetResult, error) {
+	if r, ok, err := leastOverSetColumns(ctx, p, pat, opt); ok || err != nil {
+		return r, err
+	}
 	set := p.PriorSet
 	slv := RobustSolver(opt)
 	var r overSetResult

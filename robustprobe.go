@@ -1,8 +1,14 @@
 package pmlopt
 
 import (
+	"context"
+	"math"
+
+	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/internal/colgen"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/polytope"
+	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/solver"
 )
 
@@ -95,4 +101,65 @@ func (rp *robustProber) close() {
 // mechSpec is the feasibility spec of an ε-PML mechanism with the pattern.
 func mechSpec(pi mech.Prior, pat mech.Pattern, e float64) polytope.Spec {
 	return polytope.Spec{Prior: pi, Budget: mech.Budget{Measure: mech.PML, Epsilon: e}, Pattern: pat}
+}
+
+// robustColumnsMaxLetters is the largest problem (inputs) whose searches
+// over a prior set go through colgen's robust master, as the nominal
+// searches go through its master below 512 letters.
+const robustColumnsMaxLetters = 512
+
+// leastOverSetColumns is leastOverSet by colgen.RobustLeastEpsilon: one
+// master over the set, its columns priced by cutting planes over the
+// set's worst priors, no LP. The upper end is audited over the set, the
+// lower end proven with a prior of the set per output (or the pruning
+// bound over the set), as the certificate checks it. ok is false when the
+// engine found no mechanism or failed: the caller then takes the LP
+// route.
+func leastOverSetColumns(ctx context.Context, p *problem.Problem, pat mech.Pattern, opt Options) (overSetResult, bool, error) {
+	var r overSetResult
+	if len(p.Prior) > robustColumnsMaxLetters {
+		return r, false, nil
+	}
+	tol := opt.Tol
+	if tol <= 0 {
+		tol = overSetTol
+	}
+	b, err := colgen.RobustLeastEpsilon(ctx, p.PriorSet, pat, tol)
+	if err != nil {
+		if ctx.Err() != nil {
+			return r, false, ctx.Err()
+		}
+		return r, false, nil
+	}
+	if b.Mechanism == nil || math.IsInf(b.Upper, 0) || math.IsNaN(b.Lower) || math.IsInf(b.Lower, 0) {
+		return r, false, nil
+	}
+	r.lower, r.upper, r.m = math.Min(b.Lower, b.Upper), b.Upper, b.Mechanism
+	if b.Alpha != nil {
+		r.hints = []setHint{{Priors: b.Priors, Alpha: b.Alpha}}
+	}
+	return r, true, nil
+}
+
+// probeOverSetColumns answers whether a mechanism with the pattern keeps
+// ε-PML over the set by one probe of colgen's robust master: the
+// mechanism (audited over the set) or nil. ok is false when the master
+// did not settle or failed: the caller then asks the LP.
+func probeOverSetColumns(ctx context.Context, p *problem.Problem, pat mech.Pattern, eps float64) (mech.Mechanism, bool) {
+	if len(p.Prior) > robustColumnsMaxLetters {
+		return nil, false
+	}
+	g, err := colgen.NewRobust(p.PriorSet, pat)
+	if err != nil {
+		return nil, false
+	}
+	g.SetStop(func() bool { return ctx.Err() != nil })
+	r, err := g.Probe(eps)
+	if err != nil || r.Unsettled {
+		return nil, false
+	}
+	if r.Mechanism != nil && !(r.PML <= eps+certify.AuditTol) {
+		return nil, false
+	}
+	return r.Mechanism, true
 }

@@ -36,6 +36,10 @@ type Config struct {
 	Families    []string // families of the study; nil = all
 	FamilyTasks []string // tasks of the study (famTasks); nil = all
 	RobustSizes []int    // N of the robust study; nil = default
+	RobustTasks []string // tasks of the robust study (robustTasks); nil = all
+	// RobustRepeat is how many times the robust study runs each solve,
+	// reporting the mean CPU time of one (0 or 1: once).
+	RobustRepeat int
 	// RefSizes are the sizes at which the families study compares its
 	// curves and optima with plain references (famReferences).
 	RefSizes []int
@@ -89,6 +93,8 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 	tasks := fs.String("tasks", "all", "all, or comma-separated tasks of the families study ("+strings.Join(famTasks, ", ")+")")
 	refSizes := fs.String("reference-sizes", "", "families study: comma-separated N at which every family's curves and ε-PML optimum are compared with plain bisection and the full LP, or none (default 16; quick: 8)")
 	robustSizes := fs.String("robust-sizes", "", "comma-separated N of the robust study (default 8,16; quick: 8)")
+	robustTaskList := fs.String("robust-tasks", "all", "all, or comma-separated tasks of the robust study ("+strings.Join(robustTasks, ", ")+")")
+	robustRepeat := fs.Int("robust-repeat", 1, "robust study: solves per run, the CPU time reported being their mean (millisecond solves are below the clock's resolution)")
 	isolate := fs.Bool("isolate", true, "run each run of the families study in a child process killed past its budget")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
@@ -115,6 +121,13 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 			return Config{}, err
 		}
 	}
+	if cfg.RobustTasks, err = robustTaskNames(*robustTaskList); err != nil {
+		return Config{}, err
+	}
+	if *robustRepeat < 1 {
+		return Config{}, fmt.Errorf("-robust-repeat %d: want at least 1", *robustRepeat)
+	}
+	cfg.RobustRepeat = *robustRepeat
 	if *famSizes != "" {
 		if cfg.FamilySizes, err = parseSizes(*famSizes); err != nil {
 			return Config{}, err

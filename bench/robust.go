@@ -43,6 +43,27 @@ type RobustRun struct {
 // Ratio is the robust CPU time over the nominal one.
 func (r RobustRun) Ratio() float64 { return r.RobustCPU / r.NominalCPU }
 
+// robustTaskNames parses -robust-tasks: "all" (nil) or names of
+// robustTasks.
+func robustTaskNames(list string) ([]string, error) {
+	if list == "all" || list == "" {
+		return nil, nil
+	}
+	var out []string
+	for _, t := range strings.Split(list, ",") {
+		t = strings.TrimSpace(t)
+		found := false
+		for _, k := range robustTasks {
+			found = found || k == t
+		}
+		if !found {
+			return nil, fmt.Errorf("-robust-tasks: unknown task %q (want %s)", t, strings.Join(robustTasks, ", "))
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
 func robustSet(set string, pi mech.Prior) (*mech.PriorSet, error) {
 	if set == "l1" {
 		return mech.NewL1Set(pi, 0.1)
@@ -72,17 +93,25 @@ func robustProblem(in instance.Instance, task string) *problem.Problem {
 	return p
 }
 
-// timedSolve runs pmlopt.Solve and returns its solution and the process's
-// CPU seconds during it (wall seconds where the CPU time is unknown).
-func timedSolve(ctx context.Context, p *problem.Problem) (*pmlopt.Solution, float64, error) {
+// timedSolve runs pmlopt.Solve repeat times (at least once) and returns
+// the last solution and the process's mean CPU seconds per solve (wall
+// seconds where the CPU time is unknown).
+func timedSolve(ctx context.Context, p *problem.Problem, repeat int) (*pmlopt.Solution, float64, error) {
+	repeat = max(repeat, 1)
 	c0, okCPU := cpuTime()
 	t0 := time.Now()
-	sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{Workers: 1})
+	var sol *pmlopt.Solution
+	var err error
+	for range repeat {
+		if sol, err = pmlopt.Solve(ctx, p, pmlopt.Options{Workers: 1}); err != nil {
+			break
+		}
+	}
 	c1, _ := cpuTime()
 	if !okCPU {
-		return sol, time.Since(t0).Seconds(), err
+		return sol, time.Since(t0).Seconds() / float64(repeat), err
 	}
-	return sol, (c1 - c0).Seconds(), err
+	return sol, (c1 - c0).Seconds() / float64(repeat), err
 }
 
 // robustStudy solves every task of every family at the sizes of the study
@@ -106,9 +135,13 @@ func robustStudy(ctx context.Context, cfg Config) ([]RobustRun, error) {
 			if err != nil {
 				return nil, err
 			}
-			for _, task := range robustTasks {
+			tasks := cfg.RobustTasks
+			if tasks == nil {
+				tasks = robustTasks
+			}
+			for _, task := range tasks {
 				p := robustProblem(in, task)
-				nom, nomCPU, nomErr := timedSolve(ctx, p)
+				nom, nomCPU, nomErr := timedSolve(ctx, p, cfg.RobustRepeat)
 				for _, setName := range robustSets {
 					if ctx.Err() != nil {
 						return runs, ctx.Err()
@@ -120,7 +153,7 @@ func robustStudy(ctx context.Context, cfg Config) ([]RobustRun, error) {
 					}
 					q := *p
 					q.PriorSet = set
-					rob, robCPU, robErr := timedSolve(ctx, &q)
+					rob, robCPU, robErr := timedSolve(ctx, &q, cfg.RobustRepeat)
 					r.RobustCPU = robCPU
 					switch {
 					case nomErr != nil:
