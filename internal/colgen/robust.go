@@ -55,6 +55,10 @@ type robustCol struct {
 	vals []float64
 	mass float64 // min over the set of π·v
 	dead bool
+	// A vertex of the slice with entries 1 and τ (snapVertex): moved to
+	// each new λ by re-solving for τ, as Master moves its columns along
+	// their fill.
+	level bool
 }
 
 // RobustResult is what a RobustMaster probe found.
@@ -110,8 +114,40 @@ func (g *RobustMaster) setEps(eps float64) {
 		return
 	}
 	g.eps, g.mu = eps, math.Exp(-eps)
+	n := g.sx.n
+	one, grp, w := make([]bool, n), make([]bool, n), make([]float64, n)
 	for k := range g.cols {
 		c := &g.cols[k]
+		if c.level {
+			clear(one)
+			clear(grp)
+			clear(w)
+			for e, i := range c.rows {
+				one[i] = c.vals[e] >= 1
+				grp[i] = c.vals[e] < 1
+			}
+			tau, ok := groupLevel(g.set, one, grp, g.mu)
+			if ok {
+				for _, i := range c.rows {
+					if grp[i] {
+						w[i] = tau
+					} else {
+						w[i] = 1
+					}
+				}
+				ok = g.set.MinMass(w) >= g.mu*(1-1e-12)
+			}
+			if ok {
+				for e, i := range c.rows {
+					c.vals[e] = w[i]
+				}
+				c.mass, c.dead = g.mu, false
+			} else {
+				c.dead = true
+			}
+			g.sx.replace(k, denseCol{rows: c.rows, vals: c.vals, dead: c.dead})
+			continue
+		}
 		dead := c.mass < g.mu
 		if dead == c.dead {
 			continue
@@ -124,7 +160,7 @@ func (g *RobustMaster) setEps(eps float64) {
 // price adds, for each output, the column of the set's cone that
 // maximises y·v (setColumn), when y·v exceeds priceTol; it returns the
 // columns added.
-func (g *RobustMaster) price(y []float64) int {
+func (g *RobustMaster) price(yp, y []float64) int {
 	n := g.sx.n
 	added := 0
 	full := make([]float64, n)
@@ -134,13 +170,24 @@ func (g *RobustMaster) price(y []float64) int {
 		}
 		up := 0.0
 		for _, i := range rows {
-			up += math.Max(0, y[i])
+			up += math.Max(0, yp[i])
 		}
 		if up <= priceTol {
 			continue // no column of any cone prices in
 		}
-		v, val, ok := setColumn(g.set, y, rows, g.mu, &g.work)
+		v, val, ok := setColumn(g.set, yp, rows, g.mu, &g.work)
 		if !ok || val <= priceTol {
+			continue
+		}
+		snapped := false
+		if w, _, ok := snapVertex(g.set, yp, rows, g.mu, v); ok {
+			v, snapped = w, true
+		}
+		d := 0.0
+		for _, i := range rows {
+			d += y[i] * v[i]
+		}
+		if d <= priceTol {
 			continue
 		}
 		top := 0.0
@@ -156,6 +203,11 @@ func (g *RobustMaster) price(y []float64) int {
 			continue // rounding: the mechanism must keep the set's constraint
 		}
 		col := robustCol{j: j, mass: math.Max(mass/top, g.mu)}
+		if snapped && top >= 1 {
+			for _, i := range rows {
+				col.level = col.level || (v[i] > 0 && v[i] < 1)
+			}
+		}
 		for _, i := range rows {
 			if v[i] > 0 {
 				col.rows = append(col.rows, i)
@@ -210,6 +262,9 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 	g.setEps(eps)
 	r := &RobustResult{PML: math.Inf(1)}
 	var sol *denseResult
+	// Pricing at a smoothed point of the duals (Wentges), and at the duals
+	// themselves when that prices nothing in, damps their oscillation.
+	var centre []float64
 	for rounds := 0; ; rounds++ {
 		if g.stop != nil && g.stop() {
 			return nil, ErrStopped
@@ -228,7 +283,19 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 			r.Unsettled = true
 			break
 		}
-		if g.price(sol.RowDuals) == 0 {
+		y := sol.RowDuals[:n]
+		if centre == nil {
+			centre = slices.Clone(y)
+		} else {
+			for i := range centre {
+				centre[i] = stabAlpha*centre[i] + (1-stabAlpha)*y[i]
+			}
+		}
+		if g.price(centre, y) > 0 {
+			continue
+		}
+		copy(centre, y)
+		if g.price(y, y) == 0 {
 			break
 		}
 	}

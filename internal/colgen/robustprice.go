@@ -78,7 +78,8 @@ func setColumn(set *mech.PriorSet, c []float64, rows []int, mu float64, work *pr
 	if tlo > thi {
 		return nil, 0, false
 	}
-	f := func(t float64) float64 { return work.cover(c, rows, t, mu+C*t, rate1, rate2) }
+	work.prepare(c, rows, rate1, rate2)
+	f := func(t float64) float64 { return work.cover(c, rows, t, mu+C*t, rate1, rate2, false) }
 	const r = 0.6180339887498949
 	lo, hi := tlo, thi
 	x1, x2 := hi-r*(hi-lo), lo+r*(hi-lo)
@@ -103,13 +104,14 @@ func setColumn(set *mech.PriorSet, c []float64, rows []int, mu float64, work *pr
 	if math.IsInf(best, -1) {
 		return nil, 0, false
 	}
-	work.cover(c, rows, bestT, mu+C*bestT, rate1, rate2)
+	work.cover(c, rows, bestT, mu+C*bestT, rate1, rate2, true)
 	return work.v, best, true
 }
 
 // columnSteps is the number of golden-section steps of setColumn over τ
-// ∈ [0, 1]: the interval ends below 1e-9.
-const columnSteps = 44
+// ∈ [0, 1]: the interval ends below 3e-7, and snapVertex then moves the
+// column to the exact vertex.
+const columnSteps = 32
 
 // priceWork is setColumn's scratch.
 type priceWork struct {
@@ -117,45 +119,32 @@ type priceWork struct {
 	segs []segment
 }
 
+// segment is a piece of an input's entry in setColumn's knapsack: [0, τ]
+// (first) or [τ, 1], with its mass per unit and its loss −c_k per unit.
 type segment struct {
 	k          int
-	rate, loss float64 // mass per unit, −c_k per unit
-	len        float64
+	first      bool
+	rate, loss float64
 }
 
-// cover fills the knapsack of setColumn at τ = t: every input of rows
-// with c_k ≥ 0 at 1, then the segments of the others by the least loss
-// per unit of mass until the mass reaches target. It returns c·v, −Inf
-// when the target can not be reached, and leaves v in w.v.
-func (w *priceWork) cover(c []float64, rows []int, t, target float64, rate1, rate2 func(int) float64) float64 {
-	n := len(c)
-	if len(w.v) != n {
-		w.v = make([]float64, n)
-	}
-	clear(w.v)
-	val, mass := 0.0, 0.0
+// prepare lists the segments of the inputs of rows with c_k < 0 by the
+// least loss per unit of mass, the order in which cover takes them at
+// every τ (the rates do not depend on τ; an input's first segment comes
+// before its second, whose rate is at most as large).
+func (w *priceWork) prepare(c []float64, rows []int, rate1, rate2 func(int) float64) {
 	w.segs = w.segs[:0]
 	for _, k := range rows {
 		if c[k] >= 0 {
-			w.v[k] = 1
-			val += c[k]
-			mass += rate1(k)*t + rate2(k)*(1-t)
 			continue
 		}
-		if r := rate1(k); r > 0 && t > 0 {
-			w.segs = append(w.segs, segment{k: k, rate: r, loss: -c[k], len: t})
+		if r := rate1(k); r > 0 {
+			w.segs = append(w.segs, segment{k: k, first: true, rate: r, loss: -c[k]})
 		}
-		if r := rate2(k); r > 0 && t < 1 {
-			w.segs = append(w.segs, segment{k: k, rate: r, loss: -c[k], len: 1 - t})
+		if r := rate2(k); r > 0 {
+			w.segs = append(w.segs, segment{k: k, rate: r, loss: -c[k]})
 		}
-	}
-	short := target - mass
-	if short <= 0 {
-		return val
 	}
 	slices.SortFunc(w.segs, func(x, y segment) int {
-		// Least loss per unit of mass first; a segment on [0, τ] before
-		// the same input's on [τ, 1] (its rate is at least as large).
 		if l, m := x.loss*y.rate, y.loss*x.rate; l != m {
 			if l < m {
 				return -1
@@ -163,16 +152,52 @@ func (w *priceWork) cover(c []float64, rows []int, t, target float64, rate1, rat
 			return 1
 		}
 		switch {
-		case x.rate > y.rate:
+		case x.first && !y.first:
 			return -1
-		case x.rate < y.rate:
+		case y.first && !x.first:
 			return 1
 		}
-		return 0
+		return x.k - y.k
 	})
+}
+
+// cover fills the knapsack of setColumn at τ = t: every input of rows
+// with c_k ≥ 0 at 1, then the segments that prepare listed until the mass
+// reaches target. It returns c·v, −Inf when the target can not be
+// reached, and leaves v in w.v when keep is set.
+func (w *priceWork) cover(c []float64, rows []int, t, target float64, rate1, rate2 func(int) float64, keep bool) float64 {
+	if keep {
+		if len(w.v) != len(c) {
+			w.v = make([]float64, len(c))
+		}
+		clear(w.v)
+	}
+	val, mass := 0.0, 0.0
+	for _, k := range rows {
+		if c[k] >= 0 {
+			if keep {
+				w.v[k] = 1
+			}
+			val += c[k]
+			mass += rate1(k)*t + rate2(k)*(1-t)
+		}
+	}
+	short := target - mass
+	if short <= 0 {
+		return val
+	}
 	for _, s := range w.segs {
-		take := math.Min(s.len, short/s.rate)
-		w.v[s.k] += take
+		l := t
+		if !s.first {
+			l = 1 - t
+		}
+		if l <= 0 {
+			continue
+		}
+		take := math.Min(l, short/s.rate)
+		if keep {
+			w.v[s.k] += take
+		}
 		val -= s.loss * take
 		short -= take * s.rate
 		if short <= 0 {
@@ -183,4 +208,133 @@ func (w *priceWork) cover(c []float64, rows []int, t, target float64, rate1, rat
 		return math.Inf(-1)
 	}
 	return val
+}
+
+// snapVertex returns the vertex of the set's slice near the golden
+// section's point v: a vertex has its entries in {0, 1, τ} (one tied group
+// strictly inside, with τ fixed by min_{π∈Π} π·v = μ), and an inexact τ
+// from the search leaves the group and one fractional entry at values
+// that differ in the last digits from run to run. Such near-twin columns
+// make the master's basis ill-conditioned and its pricing tail, so the
+// column is moved to the vertex of each way of placing the inputs strictly
+// inside (all in the group, or the odd one at 0 or at 1) and the best one
+// that keeps the constraint is taken. ok is false when none does (the
+// caller keeps v).
+func snapVertex(set *mech.PriorSet, c []float64, rows []int, mu float64, v []float64) ([]float64, float64, bool) {
+	n := len(v)
+	var inner []int
+	for _, k := range rows {
+		if v[k] > 0 && v[k] < 1 {
+			inner = append(inner, k)
+		}
+	}
+	if len(inner) == 0 {
+		return nil, 0, false
+	}
+	// The odd one: the entry farthest from the group's median value.
+	vals := make([]float64, len(inner))
+	for e, k := range inner {
+		vals[e] = v[k]
+	}
+	slices.Sort(vals)
+	med := vals[len(vals)/2]
+	odd := inner[0]
+	for _, k := range inner {
+		if math.Abs(v[k]-med) > math.Abs(v[odd]-med) {
+			odd = k
+		}
+	}
+	var best []float64
+	bestVal := math.Inf(-1)
+	for variant := range 3 {
+		one := make([]bool, n)
+		grp := make([]bool, n)
+		for _, k := range rows {
+			one[k] = v[k] >= 1
+		}
+		for _, k := range inner {
+			grp[k] = true
+		}
+		switch variant {
+		case 1:
+			grp[odd] = false
+		case 2:
+			grp[odd], one[odd] = false, true
+		}
+		tau, ok := groupLevel(set, one, grp, mu)
+		if !ok {
+			continue
+		}
+		w := make([]float64, n)
+		val := 0.0
+		for _, k := range rows {
+			switch {
+			case one[k]:
+				w[k] = 1
+			case grp[k]:
+				w[k] = tau
+			}
+			val += c[k] * w[k]
+		}
+		if val > bestVal && set.MinMass(w) >= mu*(1-1e-12) {
+			best, bestVal = w, val
+		}
+	}
+	return best, bestVal, best != nil
+}
+
+// groupLevel returns the τ ∈ (0, 1] at which v = 1 on one and τ on grp
+// has min_{π∈Π} π·v = μ; the least mass is linear in τ for a fixed split,
+// the greedy taking mass from (box: pouring the free mass into) the
+// zeros, then the group, then the ones. ok is false when no such τ
+// exists, or the ball's every input is allowed (no zero to move to).
+func groupLevel(set *mech.PriorSet, one, grp []bool, mu float64) (float64, bool) {
+	var a, b float64 // least mass = a + b τ
+	if set.IsBox() {
+		rest := 1.0
+		var dZero, dGrp float64
+		for k, l := range set.Lower {
+			rest -= l
+			d := set.Upper[k] - l
+			switch {
+			case one[k]:
+				a += l
+			case grp[k]:
+				b += l
+				dGrp += d
+			default:
+				dZero += d
+			}
+		}
+		rest = math.Max(0, rest-dZero)
+		b += math.Min(rest, dGrp)
+		a += math.Max(0, rest-dGrp)
+	} else {
+		zero := false
+		var pOne, pGrp float64
+		for k, p := range set.Center {
+			switch {
+			case one[k]:
+				pOne += p
+			case grp[k]:
+				pGrp += p
+			default:
+				zero = true
+			}
+		}
+		if !zero {
+			return 0, false
+		}
+		rho := set.Radius / 2
+		a = pOne - math.Min(rho, pOne)
+		b = pGrp - math.Min(math.Max(0, rho-pOne), pGrp)
+	}
+	if !(b > 0) {
+		return 0, false
+	}
+	tau := (mu - a) / b
+	if !(tau > 0) || tau > 1 {
+		return 0, false
+	}
+	return tau, true
 }

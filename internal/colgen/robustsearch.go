@@ -129,6 +129,7 @@ func RobustLeastEpsilon(ctx context.Context, set *mech.PriorSet, pat mech.Patter
 			return b, err
 		}
 		width := b.Upper - math.Max(b.Lower, steer)
+		before := b.Lower
 		r, err := g.Probe(t)
 		if err != nil {
 			return b, err
@@ -161,24 +162,26 @@ func RobustLeastEpsilon(ctx context.Context, set *mech.PriorSet, pat mech.Patter
 		if b.Upper-lo <= tol {
 			break
 		}
-		if b.Upper-lo > width/2 {
+		// Progress: the bracket halved, or a proof raised the lower end.
+		if b.Upper-lo > width/2 && !(proved && b.Lower > before+tol) {
 			slow++
 		} else {
 			slow = 0
 		}
 		next := lo + (b.Upper-lo)/2
-		if proved && slow < 3 {
-			next = b.Lower
+		if proved && slow < 6 {
+			// Just above the proof (it may be exact), or just above the
+			// fixed point of the secant through the last two proofs:
+			// lb(t) is near affine around ε*, its fixed point.
+			next = lo + tol/2
 			if k := len(proofs); k >= 2 {
 				p, q := proofs[k-2], proofs[k-1]
-				// lb(t) is near affine around ε*, its fixed point.
 				if den := (q.lb - q.t) - (p.lb - p.t); den != 0 {
-					if f := p.t + (p.lb-p.t)*(q.t-p.t)/-den; f > next && f < b.Upper {
-						next = f
+					if f := p.t + (p.lb-p.t)*(q.t-p.t)/-den; f > lo && f < b.Upper {
+						next = f + tol/4
 					}
 				}
 			}
-			next = math.Max(next, lo) + tol/2
 		}
 		t = math.Min(next, lo+(b.Upper-lo)*0.999)
 	}
