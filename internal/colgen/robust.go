@@ -77,6 +77,15 @@ type RobustResult struct {
 	Unsettled bool
 }
 
+// stallCheck is the number of pricing rounds without a lower optimum of
+// the master after which a probe checks whether its duals already refute
+// the probed ε, and again every stallCheck rounds; past stallGiveUp such
+// rounds it ends unsettled.
+const (
+	stallCheck  = 5
+	stallGiveUp = 60
+)
+
 // robustMaxRounds bounds the pricing rounds of one robust probe.
 const robustMaxRounds = 2000
 
@@ -163,6 +172,7 @@ func (g *RobustMaster) setEps(eps float64) {
 func (g *RobustMaster) price(yp, y []float64) int {
 	n := g.sx.n
 	added := 0
+	var seen vectorSet
 	full := make([]float64, n)
 	for j, rows := range g.allowed {
 		if len(rows) == 0 {
@@ -214,6 +224,15 @@ func (g *RobustMaster) price(yp, y []float64) int {
 				col.vals = append(col.vals, v[i]/top)
 			}
 		}
+		// Outputs with the same allowed inputs price the same vector:
+		// twins in the master make runs of degenerate pivots.
+		if seen.byKey == nil {
+			seen = newVectorSet()
+		}
+		if seen.has(col.rows, col.vals) {
+			continue
+		}
+		seen.put(col.rows, col.vals)
 		g.cols = append(g.cols, col)
 		g.sx.add(denseCol{rows: col.rows, vals: col.vals})
 		added++
@@ -265,6 +284,7 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 	// Pricing at a smoothed point of the duals (Wentges), and at the duals
 	// themselves when that prices nothing in, damps their oscillation.
 	var centre []float64
+	last, flat := math.Inf(1), 0
 	for rounds := 0; ; rounds++ {
 		if g.stop != nil && g.stop() {
 			return nil, ErrStopped
@@ -284,6 +304,20 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 			break
 		}
 		y := sol.RowDuals[:n]
+		// A master whose optimum stays put while columns keep entering
+		// is degenerate: its duals move among optimal ones and may
+		// price forever. Once they prove the probed ε it is refuted.
+		if sol.Objective < last*(1-1e-9) {
+			last, flat = sol.Objective, 0
+		} else if flat++; flat%stallCheck == 0 {
+			if lb, _, ok := RobustBound(g.set, g.pat, y); ok && lb >= eps-decideMargin {
+				break
+			}
+			if flat >= stallGiveUp {
+				r.Unsettled = true
+				break
+			}
+		}
 		if centre == nil {
 			centre = slices.Clone(y)
 		} else {

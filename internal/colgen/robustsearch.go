@@ -116,6 +116,7 @@ func RobustLeastEpsilon(ctx context.Context, set *mech.PriorSet, pat mech.Patter
 	var proofs []proofPt
 	steer := b.Lower // the master's word: no mechanism below (not a proof)
 	slow := 0
+	tried := math.NaN() // the lower end just above which a probe went
 	t := b.Lower + (b.Upper-b.Lower)/2
 	if b.Pruning && b.Lower > 0 {
 		// The pruning bound is often the answer: one probe settles it.
@@ -169,6 +170,10 @@ func RobustLeastEpsilon(ctx context.Context, set *mech.PriorSet, pat mech.Patter
 			slow = 0
 		}
 		next := lo + (b.Upper-lo)/2
+		if !proved && b.Alpha != nil && tried != b.Lower && slow < 6 {
+			// A mechanism: the last proof may be exact.
+			next, tried = b.Lower+tol/2, b.Lower
+		}
 		if proved && slow < 6 {
 			// Just above the proof (it may be exact), or just above the
 			// fixed point of the secant through the last two proofs:
