@@ -189,15 +189,21 @@ func (g *RobustMaster) price(yp, y []float64) int {
 		if !ok || val <= priceTol {
 			continue
 		}
+		dot := func(v []float64) float64 {
+			d := 0.0
+			for _, i := range rows {
+				d += y[i] * v[i]
+			}
+			return d
+		}
+		// The vertex, unless it prices worse than the search's point
+		// (a split of the inner entries that the point does not
+		// suggest).
 		snapped := false
-		if w, _, ok := snapVertex(g.set, yp, rows, g.mu, v); ok {
+		if w, wv, ok := snapVertex(g.set, yp, rows, g.mu, v); ok && wv >= val-priceTol && dot(w) > priceTol {
 			v, snapped = w, true
 		}
-		d := 0.0
-		for _, i := range rows {
-			d += y[i] * v[i]
-		}
-		if d <= priceTol {
+		if dot(v) <= priceTol {
 			continue
 		}
 		top := 0.0

@@ -85,8 +85,10 @@ func shifted(alpha []float64) ([]float64, bool) {
 }
 
 // goldenSteps is the number of golden-section steps of bestPrior: the
-// interval of log ν shrinks by 0.618 per step, from 80 e-folds to 1e-13.
-const goldenSteps = 90
+// interval of log ν shrinks by 0.618 per step, from 40 e-folds to 2e-9
+// (the prior only has to be the greedy's at a ν near the best one:
+// certify re-optimises ν for it).
+const goldenSteps = 50
 
 // bestPrior returns a prior of the set minimising min_ν Σ_{i∈rows}
 // max(0, π_i + ν a_i) (see RobustBound); scratch has n entries.
@@ -108,7 +110,7 @@ func bestPrior(set *mech.PriorSet, a []float64, rows []int, scratch []float64) [
 	if nuMax > 0 {
 		// A convex function of ν is unimodal in log ν as well.
 		hi := math.Log(nuMax) + 1
-		lo := hi - 80
+		lo := hi - 40
 		g := func(t float64) float64 { return f(math.Exp(t)) }
 		const r = 0.6180339887498949
 		x1, x2 := hi-r*(hi-lo), lo+r*(hi-lo)

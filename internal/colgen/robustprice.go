@@ -79,7 +79,7 @@ func setColumn(set *mech.PriorSet, c []float64, rows []int, mu float64, work *pr
 		return nil, 0, false
 	}
 	work.prepare(c, rows, rate1, rate2)
-	f := func(t float64) float64 { return work.cover(c, rows, t, mu+C*t, rate1, rate2, false) }
+	f := func(t float64) float64 { return work.cover(c, rows, t, mu+C*t, false) }
 	const r = 0.6180339887498949
 	lo, hi := tlo, thi
 	x1, x2 := hi-r*(hi-lo), lo+r*(hi-lo)
@@ -104,7 +104,7 @@ func setColumn(set *mech.PriorSet, c []float64, rows []int, mu float64, work *pr
 	if math.IsInf(best, -1) {
 		return nil, 0, false
 	}
-	work.cover(c, rows, bestT, mu+C*bestT, rate1, rate2, true)
+	work.cover(c, rows, bestT, mu+C*bestT, true)
 	return work.v, best, true
 }
 
@@ -117,6 +117,9 @@ const columnSteps = 32
 type priceWork struct {
 	v    []float64
 	segs []segment
+	// The inputs with c_k ≥ 0, all at 1: their value and their mass
+	// pos1·τ + pos2·(1 − τ).
+	posVal, pos1, pos2 float64
 }
 
 // segment is a piece of an input's entry in setColumn's knapsack: [0, τ]
@@ -133,8 +136,12 @@ type segment struct {
 // before its second, whose rate is at most as large).
 func (w *priceWork) prepare(c []float64, rows []int, rate1, rate2 func(int) float64) {
 	w.segs = w.segs[:0]
+	w.posVal, w.pos1, w.pos2 = 0, 0, 0
 	for _, k := range rows {
 		if c[k] >= 0 {
+			w.posVal += c[k]
+			w.pos1 += rate1(k)
+			w.pos2 += rate2(k)
 			continue
 		}
 		if r := rate1(k); r > 0 {
@@ -165,24 +172,20 @@ func (w *priceWork) prepare(c []float64, rows []int, rate1, rate2 func(int) floa
 // with c_k ≥ 0 at 1, then the segments that prepare listed until the mass
 // reaches target. It returns c·v, −Inf when the target can not be
 // reached, and leaves v in w.v when keep is set.
-func (w *priceWork) cover(c []float64, rows []int, t, target float64, rate1, rate2 func(int) float64, keep bool) float64 {
+func (w *priceWork) cover(c []float64, rows []int, t, target float64, keep bool) float64 {
 	if keep {
 		if len(w.v) != len(c) {
 			w.v = make([]float64, len(c))
 		}
 		clear(w.v)
-	}
-	val, mass := 0.0, 0.0
-	for _, k := range rows {
-		if c[k] >= 0 {
-			if keep {
+		for _, k := range rows {
+			if c[k] >= 0 {
 				w.v[k] = 1
 			}
-			val += c[k]
-			mass += rate1(k)*t + rate2(k)*(1-t)
 		}
 	}
-	short := target - mass
+	val := w.posVal
+	short := target - (w.pos1*t + w.pos2*(1-t))
 	if short <= 0 {
 		return val
 	}
@@ -194,7 +197,10 @@ func (w *priceWork) cover(c []float64, rows []int, t, target float64, rate1, rat
 		if l <= 0 {
 			continue
 		}
-		take := math.Min(l, short/s.rate)
+		take := l
+		if short < l*s.rate {
+			take = short / s.rate
+		}
 		if keep {
 			w.v[s.k] += take
 		}
