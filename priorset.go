@@ -8,6 +8,7 @@ import (
 	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/expected"
+	"github.com/pmlopt/pmlopt/internal/colgen"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/polytope"
@@ -276,29 +277,30 @@ func solveWorstCaseOverSet(ctx context.Context, p *problem.Problem, eps float64,
 		return nil, err
 	}
 	lps := 0
-	probe := func(pat mech.Pattern, e float64) (mech.Mechanism, error) {
-		if m, ok := probeOverSetColumns(ctx, p, pat, e); ok {
-			return m, nil
+	probe := func(pat mech.Pattern, e float64) (mech.Mechanism, *colgen.RobustMaster, error) {
+		if m, g, ok := probeOverSetColumns(ctx, p, pat, e); ok {
+			return m, g, nil
 		}
 		m, _, n, err := solveRobustLP(polytope.Spec{Prior: p.Prior, Budget: mech.Budget{Measure: mech.PML, Epsilon: e}, Pattern: pat}, set, slv)
 		lps += n
-		return m, err
+		return m, nil, err
 	}
 	// Feasibility falls as the pattern strengthens; the weakest pattern
 	// (every pair allowed) always holds the independent mechanism.
 	best, bestM := -1, mech.Mechanism(nil)
+	var bestG *colgen.RobustMaster // the master that found bestM, if one did
 	lo, hi := 0, len(pats)-1
 	for lo <= hi {
 		if err := checkContext(ctx); err != nil {
 			return nil, err
 		}
 		mid := (lo + hi) / 2
-		m, err := probe(pats[mid], eps)
+		m, g, err := probe(pats[mid], eps)
 		if err != nil {
 			return nil, err
 		}
 		if m != nil {
-			best, bestM = mid, m
+			best, bestM, bestG = mid, m, g
 			lo = mid + 1
 		} else {
 			hi = mid - 1
@@ -307,7 +309,10 @@ func solveWorstCaseOverSet(ctx context.Context, p *problem.Problem, eps float64,
 	if best < 0 {
 		return nil, fmt.Errorf("prior_set: the %s backend found no mechanism over the prior set, not even the independent one", slv.Name())
 	}
-	r, err := leastOverSet(ctx, p, pats[best], bestM, opt)
+	r, ok, err := leastOverSetFrom(ctx, p, pats[best], bestG, bestM, opt)
+	if !ok && err == nil {
+		r, err = leastOverSet(ctx, p, pats[best], bestM, opt)
+	}
 	if err != nil {
 		return nil, err
 	}

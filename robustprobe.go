@@ -6,6 +6,7 @@ import (
 
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/internal/colgen"
+	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/polytope"
 	"github.com/pmlopt/pmlopt/problem"
@@ -116,6 +117,12 @@ const robustColumnsMaxLetters = 512
 // engine found no mechanism or failed: the caller then takes the LP
 // route.
 func leastOverSetColumns(ctx context.Context, p *problem.Problem, pat mech.Pattern, opt Options) (overSetResult, bool, error) {
+	return leastOverSetFrom(ctx, p, pat, nil, nil, opt)
+}
+
+// leastOverSetFrom is leastOverSetColumns on the master g (a new one when
+// nil), with start, if not nil, a mechanism with the pattern.
+func leastOverSetFrom(ctx context.Context, p *problem.Problem, pat mech.Pattern, g *colgen.RobustMaster, start mech.Mechanism, opt Options) (overSetResult, bool, error) {
 	var r overSetResult
 	if len(p.Prior) > robustColumnsMaxLetters {
 		return r, false, nil
@@ -124,7 +131,13 @@ func leastOverSetColumns(ctx context.Context, p *problem.Problem, pat mech.Patte
 	if tol <= 0 {
 		tol = overSetTol
 	}
-	b, err := colgen.RobustLeastEpsilon(ctx, p.PriorSet, pat, tol)
+	if g == nil {
+		var err error
+		if g, err = colgen.NewRobust(p.PriorSet, pat); err != nil {
+			return r, false, nil
+		}
+	}
+	b, err := g.LeastEpsilon(ctx, tol, start)
 	if err != nil {
 		if ctx.Err() != nil {
 			return r, false, ctx.Err()
@@ -143,23 +156,123 @@ func leastOverSetColumns(ctx context.Context, p *problem.Problem, pat mech.Patte
 
 // probeOverSetColumns answers whether a mechanism with the pattern keeps
 // ε-PML over the set by one probe of colgen's robust master: the
-// mechanism (audited over the set) or nil. ok is false when the master
-// did not settle or failed: the caller then asks the LP.
-func probeOverSetColumns(ctx context.Context, p *problem.Problem, pat mech.Pattern, eps float64) (mech.Mechanism, bool) {
+// mechanism (audited over the set) or nil, and the master when one was
+// probed (its columns start a search of the same pattern). ok is false
+// when the master did not settle or failed: the caller then asks the LP.
+func probeOverSetColumns(ctx context.Context, p *problem.Problem, pat mech.Pattern, eps float64) (mech.Mechanism, *colgen.RobustMaster, bool) {
 	if len(p.Prior) > robustColumnsMaxLetters {
-		return nil, false
+		return nil, nil, false
+	}
+	// The free answers first: an output open to every input takes
+	// everything at PML 0, the pruning bound over the set above ε rules
+	// the pattern out, and the utility-safe mechanism may keep ε.
+	if q := independentOver(pat); q != nil {
+		return q, nil, true
+	}
+	if setPruningBound(p.PriorSet, pat) > eps+certify.AuditTol {
+		return nil, nil, true
+	}
+	if safe := uniformOverAllowed(pat); safe != nil && leakage.PMLOver(p.PriorSet, safe) <= eps {
+		return safe, nil, true
 	}
 	g, err := colgen.NewRobust(p.PriorSet, pat)
 	if err != nil {
-		return nil, false
+		return nil, nil, false
 	}
 	g.SetStop(func() bool { return ctx.Err() != nil })
 	r, err := g.Probe(eps)
 	if err != nil || r.Unsettled {
-		return nil, false
+		return nil, nil, false
 	}
 	if r.Mechanism != nil && !(r.PML <= eps+certify.AuditTol) {
-		return nil, false
+		return nil, nil, false
 	}
-	return r.Mechanism, true
+	return r.Mechanism, g, true
+}
+
+// setPruningBound is the pruning bound over the set: every input must use
+// an output open to it, and output j has PML at least −log min_{π∈Π}
+// π(A_j) over the set, so no mechanism with the pattern is below max_i
+// min_{j ∋ i} of it (+Inf when some input's outputs all have an empty
+// least mass).
+func setPruningBound(set *mech.PriorSet, pat mech.Pattern) float64 {
+	if len(pat) == 0 {
+		return 0
+	}
+	n, m := len(pat), len(pat[0])
+	open := make([]float64, m)
+	c := make([]float64, n)
+	for j := range m {
+		used := false
+		for i := range n {
+			c[i] = 0
+			if pat[i][j] {
+				c[i], used = 1, true
+			}
+		}
+		open[j] = math.Inf(1)
+		if used {
+			if mass := set.MinMass(c); mass > 0 {
+				open[j] = -math.Log(mass)
+			}
+		}
+	}
+	worst := 0.0
+	for i := range n {
+		least := math.Inf(1)
+		for j := range m {
+			if pat[i][j] {
+				least = math.Min(least, open[j])
+			}
+		}
+		worst = math.Max(worst, least)
+	}
+	return worst
+}
+
+// uniformOverAllowed is the utility-safe mechanism of the pattern: each
+// row uniform over its allowed outputs (nil when a row has none).
+func uniformOverAllowed(pat mech.Pattern) mech.Mechanism {
+	p := make(mech.Mechanism, len(pat))
+	for i, row := range pat {
+		p[i] = make([]float64, len(row))
+		k := 0
+		for _, a := range row {
+			if a {
+				k++
+			}
+		}
+		if k == 0 {
+			return nil
+		}
+		for j, a := range row {
+			if a {
+				p[i][j] = 1 / float64(k)
+			}
+		}
+	}
+	return p
+}
+
+// independentOver is the mechanism that sends every input to the first
+// output open to all of them (PML 0 at every prior), nil when none is.
+func independentOver(pat mech.Pattern) mech.Mechanism {
+	if len(pat) == 0 {
+		return nil
+	}
+	for j := range pat[0] {
+		all := true
+		for i := range pat {
+			all = all && pat[i][j]
+		}
+		if all {
+			p := make(mech.Mechanism, len(pat))
+			for i := range p {
+				p[i] = make([]float64, len(pat[0]))
+				p[i][j] = 1
+			}
+			return p
+		}
+	}
+	return nil
 }

@@ -39,11 +39,20 @@ const RobustMaxEpsilon = 50
 // upper end to its mechanism's level, and the next probe goes just above
 // the fixed point of the secant through the last two proofs (just above
 // the proof with one), or halves the bracket when that stops halving it.
-func RobustLeastEpsilon(ctx context.Context, set *mech.PriorSet, pat mech.Pattern, tol float64) (b RobustBracket, err error) {
+func RobustLeastEpsilon(ctx context.Context, set *mech.PriorSet, pat mech.Pattern, tol float64) (RobustBracket, error) {
 	g, err := NewRobust(set, pat)
 	if err != nil {
-		return b, err
+		return RobustBracket{}, err
 	}
+	return g.LeastEpsilon(ctx, tol, nil)
+}
+
+// LeastEpsilon is RobustLeastEpsilon on the master g, whose columns
+// (from earlier probes, say a decision at a budget) start the search;
+// start, if not nil, is a mechanism with the pattern whose level over the
+// set starts the upper end.
+func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech.Mechanism) (b RobustBracket, err error) {
+	set, pat := g.set, g.pat
 	g.SetStop(func() bool { return ctx.Err() != nil })
 	n, m := len(pat), len(pat[0])
 	if tol <= 0 {
@@ -110,7 +119,13 @@ func RobustLeastEpsilon(ctx context.Context, set *mech.PriorSet, pat mech.Patter
 	if lvl := leakage.PMLOver(set, safe); lvl < b.Upper {
 		b.Upper, b.Mechanism = lvl, safe
 	}
-	defer func() { b.Rounds, b.Pivots = g.Rounds, g.Pivots }()
+	if start != nil && pat.Holds(start) {
+		if lvl := leakage.PMLOver(set, start); lvl < b.Upper {
+			b.Upper, b.Mechanism = lvl, start
+		}
+	}
+	rounds0, pivots0 := g.Rounds, g.Pivots
+	defer func() { b.Rounds, b.Pivots = g.Rounds-rounds0, g.Pivots-pivots0 }()
 
 	type proofPt struct{ t, lb float64 }
 	var proofs []proofPt
