@@ -75,6 +75,13 @@ type RobustResult struct {
 	Priors [][]float64
 	// Unsettled reports a probe that reached its round limit.
 	Unsettled bool
+	// Estimate is Newton's estimate of the least ε from a refuted
+	// probe's final basis (robustPolish), 0 when there is none; Polished
+	// the mechanism of that basis at the estimate when it is feasible
+	// there, audited over the set at PolishedPML.
+	Estimate    float64
+	Polished    mech.Mechanism
+	PolishedPML float64
 }
 
 // stallCheck is the number of pricing rounds without a lower optimum of
@@ -350,6 +357,14 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 			r.Mechanism, r.PML = p, leakage.PMLOver(g.set, p)
 		}
 		return r, nil
+	}
+	if !r.Unsettled {
+		if est, p := g.robustPolish(g.mu); est > 0 {
+			r.Estimate = est
+			if p != nil && g.pat.Holds(p) {
+				r.Polished, r.PolishedPML = p, leakage.PMLOver(g.set, p)
+			}
+		}
 	}
 	alpha := slices.Clone(sol.RowDuals[:n])
 	if lb, priors, ok := RobustBound(g.set, g.pat, alpha); ok {

@@ -132,6 +132,7 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 	steer := b.Lower // the master's word: no mechanism below (not a proof)
 	slow := 0
 	tried := math.NaN() // the lower end just above which a probe went
+	estimate := 0.0     // the last refuted probe's Newton estimate
 	t := b.Lower + (b.Upper-b.Lower)/2
 	if b.Pruning && b.Lower > 0 {
 		// The pruning bound is often the answer: one probe settles it.
@@ -157,6 +158,12 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 			b.Upper, b.Mechanism = r.PML, r.Mechanism
 		case r.Mechanism == nil && !r.Unsettled:
 			steer = math.Max(steer, t)
+			if r.Polished != nil && r.PolishedPML < b.Upper {
+				b.Upper, b.Mechanism = r.PolishedPML, r.Polished
+			}
+			if r.Estimate > 0 {
+				estimate = r.Estimate
+			}
 			if r.Alpha != nil && r.Lower > b.Lower {
 				b.Lower, b.Pruning, b.Alpha, b.Priors = r.Lower, false, r.Alpha, r.Priors
 			}
@@ -193,14 +200,29 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 			// Just above the proof (it may be exact), or just above the
 			// fixed point of the secant through the last two proofs:
 			// lb(t) is near affine around ε*, its fixed point.
-			next = lo + tol/2
-			if k := len(proofs); k >= 2 {
-				p, q := proofs[k-2], proofs[k-1]
+			// The least of Newton's estimate from the refuted probe's
+			// basis and the fixed point of the secant through the last
+			// two proofs (lb(t) is near affine around ε*, its fixed
+			// point), or, with one proof, the proof's own jump past t
+			// again; just above it. The estimate's first steps from far
+			// below ε* overshoot, which the secant tempers.
+			k := len(proofs)
+			q := proofs[k-1]
+			guess := q.lb + (q.lb - q.t)
+			if k >= 2 {
+				p := proofs[k-2]
 				if den := (q.lb - q.t) - (p.lb - p.t); den != 0 {
-					if f := p.t + (p.lb-p.t)*(q.t-p.t)/-den; f > lo && f < b.Upper {
-						next = f + tol/4
+					if f := p.t + (p.lb-p.t)*(q.t-p.t)/-den; f > lo {
+						guess = f
 					}
 				}
+			}
+			if estimate > lo {
+				guess = math.Min(guess, estimate)
+			}
+			next = lo + tol/2
+			if guess > lo && guess < b.Upper {
+				next = guess + tol/4
 			}
 		}
 		t = math.Min(next, lo+(b.Upper-lo)*0.999)
