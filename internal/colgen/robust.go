@@ -86,11 +86,11 @@ type RobustResult struct {
 
 // stallCheck is the number of pricing rounds without a lower optimum of
 // the master after which a probe checks whether its duals already refute
-// the probed ε, and again every stallCheck rounds; past stallGiveUp such
-// rounds it ends unsettled.
+// the probed ε, and again after twice as many, and so on; past
+// stallGiveUp such rounds it ends unsettled, with the best proof found.
 const (
-	stallCheck  = 5
-	stallGiveUp = 60
+	stallCheck  = 4
+	stallGiveUp = 32
 )
 
 // robustMaxRounds bounds the pricing rounds of one robust probe.
@@ -297,7 +297,8 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 	// Pricing at a smoothed point of the duals (Wentges), and at the duals
 	// themselves when that prices nothing in, damps their oscillation.
 	var centre []float64
-	last, flat := math.Inf(1), 0
+	last, flat, nextCheck := math.Inf(1), 0, stallCheck
+	var stalled RobustResult // the best proof of the flat rounds
 	for rounds := 0; ; rounds++ {
 		if g.stop != nil && g.stop() {
 			return nil, ErrStopped
@@ -322,8 +323,13 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 		// price forever. Once they prove the probed ε it is refuted.
 		if sol.Objective < last*(1-1e-9) {
 			last, flat = sol.Objective, 0
-		} else if flat++; flat%stallCheck == 0 {
-			if lb, _, ok := RobustBound(g.set, g.pat, y); ok && lb >= eps-decideMargin {
+		} else if flat++; flat == nextCheck {
+			nextCheck *= 2
+			lb, priors, ok := RobustBound(g.set, g.pat, y)
+			if ok && lb > stalled.Lower {
+				stalled = RobustResult{Lower: lb, Alpha: slices.Clone(y), Priors: priors}
+			}
+			if ok && lb >= eps-decideMargin {
 				break
 			}
 			if flat >= stallGiveUp {
@@ -369,6 +375,9 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 	alpha := slices.Clone(sol.RowDuals[:n])
 	if lb, priors, ok := RobustBound(g.set, g.pat, alpha); ok {
 		r.Lower, r.Alpha, r.Priors = lb, alpha, priors
+	}
+	if stalled.Lower > r.Lower {
+		r.Lower, r.Alpha, r.Priors = stalled.Lower, stalled.Alpha, stalled.Priors
 	}
 	return r, nil
 }

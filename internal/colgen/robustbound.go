@@ -105,7 +105,8 @@ func bestPrior(set *mech.PriorSet, a []float64, rows []int, scratch []float64) [
 			nuMax = math.Max(nuMax, 1/-a[i])
 		}
 	}
-	f := func(nu float64) float64 { return setMinPositive(set, a, rows, nu, scratch) }
+	in := inRows(rows, n)
+	f := func(nu float64) float64 { return setMinPositive(set, a, rows, in, nu, scratch) }
 	bestNu, best := 0.0, f(0)
 	if nuMax > 0 {
 		// A convex function of ν is unimodal in log ν as well.
@@ -133,7 +134,7 @@ func bestPrior(set *mech.PriorSet, a []float64, rows []int, scratch []float64) [
 		}
 	}
 	pi := make([]float64, n)
-	setMinPositive(set, a, rows, bestNu, pi)
+	setMinPositive(set, a, rows, in, bestNu, pi)
 	return pi
 }
 
@@ -147,9 +148,9 @@ func bestPrior(set *mech.PriorSet, a []float64, rows []int, scratch []float64) [
 // others up to their kink), the rest at slope 1. Ball: every unit of mass
 // moved from above an input's kink to below another's (or to an input
 // outside rows) saves 1 and costs 2 of the radius, so up to r/2 moves.
-func setMinPositive(set *mech.PriorSet, a []float64, rows []int, nu float64, pi []float64) float64 {
+// in marks the inputs of rows.
+func setMinPositive(set *mech.PriorSet, a []float64, rows []int, in []bool, nu float64, pi []float64) float64 {
 	n := len(a)
-	in := inRows(rows, n)
 	kink := func(i int) float64 { return math.Max(0, -nu*a[i]) }
 	cost := func() float64 {
 		s := 0.0

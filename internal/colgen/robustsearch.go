@@ -172,7 +172,10 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 				proved = true
 			}
 		case r.Unsettled:
-			steer = math.Max(steer, t)
+			// Neither answer; a proof it found still holds.
+			if r.Alpha != nil && r.Lower > b.Lower {
+				b.Lower, b.Pruning, b.Alpha, b.Priors = r.Lower, false, r.Alpha, r.Priors
+			}
 		}
 		if math.IsInf(b.Upper, 1) {
 			if t >= RobustMaxEpsilon {
