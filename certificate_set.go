@@ -263,10 +263,20 @@ func setLowerCertificate(p *problem.Problem, pat mech.Pattern, L, U float64, hin
 			}
 			priors := make([][]float64, len(raw))
 			ok := true
+			raised := map[*float64][]float64{} // outputs that share a prior share its raise
 			for j, v := range raw {
+				if len(v) > 0 {
+					if w, seen := raised[&v[0]]; seen {
+						priors[j] = w
+						continue
+					}
+				}
 				priors[j], ok = aboveSet(set, p.Prior, v)
 				if !ok {
 					break
+				}
+				if len(v) > 0 {
+					raised[&v[0]] = priors[j]
 				}
 			}
 			if !ok {

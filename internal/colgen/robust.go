@@ -142,6 +142,7 @@ func (g *RobustMaster) setEps(eps float64) {
 				one[i] = c.vals[e] >= 1
 				grp[i] = c.vals[e] < 1
 			}
+			// groupLevel makes the least mass μ by construction.
 			tau, ok := groupLevel(g.set, one, grp, g.mu)
 			if ok {
 				for _, i := range c.rows {
@@ -151,7 +152,6 @@ func (g *RobustMaster) setEps(eps float64) {
 						w[i] = 1
 					}
 				}
-				ok = g.set.MinMass(w) >= g.mu*(1-1e-12)
 			}
 			if ok {
 				for e, i := range c.rows {
@@ -220,10 +220,12 @@ func (g *RobustMaster) price(yp, y []float64) int {
 		if top <= 0 {
 			continue
 		}
-		copy(full, v)
-		mass := g.set.MinMass(full)
-		if mass < g.mu*(1-1e-12) {
-			continue // rounding: the mechanism must keep the set's constraint
+		mass := g.mu // a vertex's, by construction (groupLevel)
+		if !snapped {
+			copy(full, v)
+			if mass = g.set.MinMass(full); mass < g.mu*(1-1e-12) {
+				continue // rounding: the mechanism must keep the set's constraint
+			}
 		}
 		col := robustCol{j: j, mass: math.Max(mass/top, g.mu)}
 		if snapped && top >= 1 {

@@ -39,15 +39,24 @@ func RobustBound(set *mech.PriorSet, pat mech.Pattern, alpha []float64) (eps flo
 	m := len(pat[0])
 	priors = make([][]float64, m)
 	rows := make([]int, 0, n)
-	pi := make([]float64, n)
+	// Outputs open to the same inputs take the same prior.
+	same := make(map[string][]float64)
+	key := make([]byte, n)
 	for j := range m {
 		rows = rows[:0]
 		for i := range n {
+			key[i] = 0
 			if pat[i][j] {
 				rows = append(rows, i)
+				key[i] = 1
 			}
 		}
-		priors[j] = bestPrior(set, a, rows, pi)
+		if pr, ok := same[string(key)]; ok {
+			priors[j] = pr
+			continue
+		}
+		priors[j] = bestPrior(set, a, rows)
+		same[string(key)] = priors[j]
 	}
 	c, ok := certify.DualCertificateColumns(priors, pat, alpha)
 	if !ok {
@@ -91,8 +100,8 @@ func shifted(alpha []float64) ([]float64, bool) {
 const goldenSteps = 50
 
 // bestPrior returns a prior of the set minimising min_ν Σ_{i∈rows}
-// max(0, π_i + ν a_i) (see RobustBound); scratch has n entries.
-func bestPrior(set *mech.PriorSet, a []float64, rows []int, scratch []float64) []float64 {
+// max(0, π_i + ν a_i) (see RobustBound).
+func bestPrior(set *mech.PriorSet, a []float64, rows []int) []float64 {
 	n := len(a)
 	if len(rows) == 0 {
 		return append([]float64(nil), set.Center...)
@@ -106,7 +115,8 @@ func bestPrior(set *mech.PriorSet, a []float64, rows []int, scratch []float64) [
 		}
 	}
 	in := inRows(rows, n)
-	f := func(nu float64) float64 { return setMinPositive(set, a, rows, in, nu, scratch) }
+	free := newFreeMass(set, in)
+	f := func(nu float64) float64 { return free.value(set, a, rows, nu) }
 	bestNu, best := 0.0, f(0)
 	if nuMax > 0 {
 		// A convex function of ν is unimodal in log ν as well.
@@ -229,4 +239,58 @@ func inRows(rows []int, n int) []bool {
 		in[i] = true
 	}
 	return in
+}
+
+// freeMass is what setMinPositive's value needs beyond the rows: the
+// mass to pour (box: 1 − Σ l), the room outside the rows, where mass
+// costs nothing (box), and whether some input is outside them to take
+// any amount (ball).
+type freeMass struct {
+	rest, outRoom float64
+	sink          bool
+}
+
+func newFreeMass(set *mech.PriorSet, in []bool) freeMass {
+	f := freeMass{rest: 1}
+	if set.IsBox() {
+		for k, l := range set.Lower {
+			f.rest -= l
+			if !in[k] {
+				f.outRoom += set.Upper[k] - l
+			}
+		}
+		return f
+	}
+	for _, r := range in {
+		f.sink = f.sink || !r
+	}
+	return f
+}
+
+// value is setMinPositive's value by sums over the rows alone, O(|rows|):
+// box, Σ max(0, l_i + ν a_i) plus the mass that finds no free room; ball,
+// the cost at the estimate less the mass that can move from above a kink
+// to below one (or outside the rows), at most r/2.
+func (f freeMass) value(set *mech.PriorSet, a []float64, rows []int, nu float64) float64 {
+	if set.IsBox() {
+		cost, free := 0.0, f.outRoom
+		for _, i := range rows {
+			l, c := set.Lower[i], nu*a[i]
+			cost += math.Max(0, l+c)
+			free += math.Max(0, math.Min(set.Upper[i], math.Max(0, -c))-l)
+		}
+		return cost + math.Max(0, f.rest-free)
+	}
+	cost, take, put := 0.0, 0.0, 0.0
+	for _, i := range rows {
+		p, c := set.Center[i], nu*a[i]
+		k := math.Max(0, -c)
+		cost += math.Max(0, p+c)
+		take += math.Max(0, p-k)
+		put += math.Max(0, k-p)
+	}
+	if f.sink {
+		put = math.Inf(1)
+	}
+	return cost - math.Min(set.Radius/2, math.Min(take, put))
 }

@@ -282,7 +282,9 @@ func snapVertex(set *mech.PriorSet, c []float64, rows []int, mu float64, v []flo
 			}
 			val += c[k] * w[k]
 		}
-		if val > bestVal && set.MinMass(w) >= mu*(1-1e-12) {
+		// groupLevel makes the least mass μ by construction; the caller
+		// checks the column it keeps against the set's greedy.
+		if val > bestVal {
 			best, bestVal = w, val
 		}
 	}

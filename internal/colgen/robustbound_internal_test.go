@@ -1,0 +1,173 @@
+package colgen
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+// setMinPositive's prior lies in the set, its value is freeMass.value's,
+// and no prior of the set sampled at random (mixtures of its extreme
+// priors) does better: the greedy is the minimum it claims.
+func TestSetMinPositiveIsTheMinimum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(37, 9))
+	for trial := range 200 {
+		n := 3 + rng.IntN(6)
+		pi := make(mech.Prior, n)
+		s := 0.0
+		for i := range pi {
+			pi[i] = 0.1 + rng.Float64()
+			s += pi[i]
+		}
+		for i := range pi {
+			pi[i] /= s
+		}
+		var set *mech.PriorSet
+		if trial%2 == 0 {
+			l, u := make([]float64, n), make([]float64, n)
+			for i, v := range pi {
+				l[i], u[i] = v*rng.Float64(), math.Min(1, v*(1+2*rng.Float64()))
+			}
+			set, _ = mech.NewBoxSet(pi, l, u)
+		} else {
+			set, _ = mech.NewL1Set(pi, 0.5*rng.Float64())
+		}
+		var rows []int
+		for i := range n {
+			if rng.Float64() < 0.6 || trial%4 == 1 {
+				rows = append(rows, i)
+			}
+		}
+		if len(rows) == 0 {
+			rows = []int{0}
+		}
+		in := inRows(rows, n)
+		a := make([]float64, n)
+		for i := range a {
+			a[i] = rng.NormFloat64()
+		}
+		nu := math.Exp(2 * rng.NormFloat64())
+		got := make([]float64, n)
+		v := setMinPositive(set, a, rows, in, nu, got)
+		if !set.Contains(got, 1e-12) {
+			t.Fatalf("trial %d: the minimiser %v is not in the set", trial, got)
+		}
+		cost := func(p []float64) float64 {
+			c := 0.0
+			for _, i := range rows {
+				c += math.Max(0, p[i]+nu*a[i])
+			}
+			return c
+		}
+		if math.Abs(cost(got)-v) > 1e-12 {
+			t.Fatalf("trial %d: value %v, its prior costs %v", trial, v, cost(got))
+		}
+		if w := newFreeMass(set, in).value(set, a, rows, nu); math.Abs(w-v) > 1e-12 {
+			t.Fatalf("trial %d: freeMass.value %v, setMinPositive %v", trial, w, v)
+		}
+		for range 50 {
+			p := make([]float64, n)
+			ws := 0.0
+			for range 3 {
+				c := make([]float64, n)
+				for i := range c {
+					c[i] = rng.NormFloat64()
+				}
+				w := rng.Float64()
+				ws += w
+				for i, x := range set.Extreme(c, rng.IntN(2) == 0) {
+					p[i] += w * x
+				}
+			}
+			for i := range p {
+				p[i] /= ws
+			}
+			if cost(p) < v-1e-12 {
+				t.Fatalf("trial %d: a prior of the set costs %v, below the greedy's %v", trial, cost(p), v)
+			}
+		}
+	}
+}
+
+// setColumn's columns keep the constraint over the set, and none of the
+// set's slice sampled at random (vertices of the cone moved into the
+// slice) prices higher.
+func TestSetColumnKeepsTheSetAndIsBest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(37, 10))
+	var w priceWork
+	for trial := range 200 {
+		n := 3 + rng.IntN(6)
+		pi := make(mech.Prior, n)
+		s := 0.0
+		for i := range pi {
+			pi[i] = 0.1 + rng.Float64()
+			s += pi[i]
+		}
+		for i := range pi {
+			pi[i] /= s
+		}
+		var set *mech.PriorSet
+		if trial%2 == 0 {
+			l, u := make([]float64, n), make([]float64, n)
+			for i, v := range pi {
+				l[i], u[i] = 0.8*v, math.Min(1, 1.25*v)
+			}
+			set, _ = mech.NewBoxSet(pi, l, u)
+		} else {
+			set, _ = mech.NewL1Set(pi, 0.2)
+		}
+		rows := []int{}
+		for i := range n - 1 { // one input outside: the ball's form is exact
+			if rng.Float64() < 0.7 {
+				rows = append(rows, i)
+			}
+		}
+		if len(rows) == 0 {
+			rows = []int{0}
+		}
+		c := make([]float64, n)
+		for i := range c {
+			c[i] = rng.NormFloat64()
+		}
+		mu := 0.2 + 0.5*rng.Float64()
+		v, val, ok := setColumn(set, c, rows, mu, &w)
+		if !ok {
+			continue
+		}
+		if m := set.MinMass(v); m < mu*(1-1e-9) {
+			t.Fatalf("trial %d: column %v has least mass %v below μ = %v", trial, v, m, mu)
+		}
+		best := val
+		for range 300 {
+			x := make([]float64, n)
+			for _, i := range rows {
+				x[i] = rng.Float64()
+				if rng.IntN(3) == 0 {
+					x[i] = float64(rng.IntN(2))
+				}
+			}
+			m := set.MinMass(x)
+			top := 0.0
+			for _, e := range x {
+				top = math.Max(top, e)
+			}
+			if m <= 0 || top <= 0 {
+				continue
+			}
+			// x/top lies in the slice when its least mass reaches μ.
+			if m/top < mu {
+				continue
+			}
+			sc := 1 / top
+			got := 0.0
+			for i := range x {
+				got += c[i] * x[i] * sc
+			}
+			if got > best+1e-7 {
+				t.Fatalf("trial %d: a point of the slice prices %v above setColumn's %v", trial, got, best)
+			}
+		}
+	}
+}
