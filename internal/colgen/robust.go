@@ -1,6 +1,7 @@
 package colgen
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -255,19 +256,37 @@ func (g *RobustMaster) price(yp, y []float64) int {
 	return added
 }
 
-// trim removes the nonbasic columns when the pool holds more than
-// poolFactor·N of them.
-func (g *RobustMaster) trim() error {
+// trim removes nonbasic generated columns until keep remain (or only
+// basic ones): those with the smallest y·v first (in order of generation
+// when y is nil). The engine's full pricing passes read the whole pool;
+// between probes a pool past 2·poolFactor·N loses every nonbasic column,
+// within a probe one past 4·poolFactor·N is cut to half that (a deeper
+// cut makes the probe regenerate the columns it dropped).
+func (g *RobustMaster) trim(y []float64, keep int) error {
 	n := g.sx.n
-	if len(g.cols) <= 2*poolFactor*n {
+	if len(g.cols) <= keep {
 		return nil
 	}
-	var gone []int
+	type cand struct {
+		k int
+		d float64
+	}
+	var cs []cand
 	for k := range g.cols {
 		if !g.sx.isBasic(n + k) {
-			gone = append(gone, k)
+			c := cand{k: k}
+			if y != nil {
+				c.d = g.sx.dotColumn(n+k, y)
+			}
+			cs = append(cs, c)
 		}
 	}
+	slices.SortStableFunc(cs, func(a, b cand) int { return cmp.Compare(a.d, b.d) })
+	gone := make([]int, min(len(g.cols)-keep, len(cs)))
+	for t := range gone {
+		gone[t] = cs[t].k
+	}
+	slices.Sort(gone)
 	if err := g.sx.remove(gone); err != nil {
 		return err
 	}
@@ -290,8 +309,10 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 		return nil, fmt.Errorf("colgen: RobustMaster.Probe: ε = %v: want 0 ≤ ε ≤ 709", eps)
 	}
 	n := g.sx.n
-	if err := g.trim(); err != nil {
-		return nil, err
+	if len(g.cols) > 2*poolFactor*n {
+		if err := g.trim(nil, 0); err != nil {
+			return nil, err
+		}
 	}
 	g.setEps(eps)
 	r := &RobustResult{PML: math.Inf(1)}
@@ -320,6 +341,11 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 			break
 		}
 		y := sol.RowDuals[:n]
+		if len(g.cols) > 4*poolFactor*n {
+			if err := g.trim(y, 2*poolFactor*n); err != nil {
+				return nil, err
+			}
+		}
 		// A master whose optimum stays put while columns keep entering
 		// is degenerate: its duals move among optimal ones and may
 		// price forever. Once they prove the probed ε it is refuted.
