@@ -94,4 +94,15 @@
 // within a probe, whose pricing rounds can add thousands of columns at a
 // few hundred letters, a pool past 4N is trimmed back to 2N between rounds,
 // keeping the basic columns and the nonbasic ones with the largest y·v.
+//
+// # Over a set of priors
+//
+// NewRobust is the master of a pattern over a prior set Π (a box or an
+// L1 ball, mech.PriorSet): output j's columns lie in the cone {v ≥ 0 on
+// A_j : v_i ≤ λ min_{π∈Π} π·v}, priced exactly over the set (robustprice.go:
+// the least mass's LP dual makes the pricing a fractional knapsack for
+// each value of one scalar), and its duals prove a lower bound with a prior
+// of the set per output (RobustBound, checked by
+// certify.DualCertificateColumns). RobustLeastEpsilon brackets the least
+// ε over the set with one such master.
 package colgen
