@@ -101,23 +101,7 @@ func renyiRows(a, b []float64, alpha float64) float64 {
 		terms = append(terms, alpha*la+(1-alpha)*lb)
 	}
 	// Σ_j a_j^α b_j^{1−α} ≥ 1 by Hölder; clamp rounding so D ≥ 0.
-	return math.Max(0, logSumExp(terms)/(alpha-1))
-}
-
-// logSumExp returns log Σ exp(x_k), or −Inf for an empty slice.
-func logSumExp(x []float64) float64 {
-	mx := math.Inf(-1)
-	for _, v := range x {
-		mx = math.Max(mx, v)
-	}
-	if math.IsInf(mx, 0) {
-		return mx
-	}
-	s := 0.0
-	for _, v := range x {
-		s += math.Exp(v - mx)
-	}
-	return mx + mathx.Log(s)
+	return math.Max(0, mathx.LogSumExp(terms)/(alpha-1))
 }
 
 // checkAlpha validates an order α ∈ (1, ∞].

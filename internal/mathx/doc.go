@@ -9,5 +9,6 @@
 // computed from such a logarithm would be off by up to 36 nats. Log scales a
 // subnormal argument into the normal range first, where math.Log is right to
 // an ulp, and LogRatio takes log(a/b) as log a − log b where the quotient
-// would overflow, underflow or lose digits.
+// would overflow, underflow or lose digits. LogSumExp, log Σ exp(x_k),
+// shifts by the largest term first so that no exponential overflows.
 package mathx

@@ -49,3 +49,19 @@ func LogRatio(a, b float64) float64 {
 	}
 	return Log(r)
 }
+
+// LogSumExp returns log Σ exp(x_k), or −Inf for an empty slice.
+func LogSumExp(x []float64) float64 {
+	mx := math.Inf(-1)
+	for _, v := range x {
+		mx = math.Max(mx, v)
+	}
+	if math.IsInf(mx, 0) {
+		return mx
+	}
+	s := 0.0
+	for _, v := range x {
+		s += math.Exp(v - mx)
+	}
+	return mx + Log(s)
+}

@@ -1,4 +1,4 @@
-package leakage
+package alphaopt
 
 import (
 	"context"
@@ -37,7 +37,8 @@ import (
 // Limit. An optimum that gives an input a weight far below the rounding
 // unit of the others (1e-14 next to 0.6, as in testdata/alpha-uncertified.yaml)
 // can not be reached on the simplex in float64: the bracket then stays
-// wider than alphaFail, and callers report it as a bracket.
+// wider than a caller accepts (leakage: 1e-7), and callers report it as a
+// bracket.
 
 // The settings of the multiplicative stage.
 const (

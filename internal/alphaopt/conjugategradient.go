@@ -1,4 +1,4 @@
-package leakage
+package alphaopt
 
 import (
 	"math"

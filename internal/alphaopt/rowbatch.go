@@ -1,4 +1,4 @@
-package leakage
+package alphaopt
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 )
 
 // rowUpdates moves many rows at once by the multiplicative update of
-// alphamm.go, raised to a power: for each row problem cps[x] at its point
+// multiplicative.go, raised to a power: for each row problem cps[x] at its point
 // points[x] it returns log F and the Hölder bound on sup G (both without
 // lc0), and stores in next[x] the point p_i (g_i/F)^γ, γ = gamma[x],
 // renormalised. Every γ > 0 has the optimum as its fixed point; γ > 1

@@ -1,4 +1,4 @@
-package leakage
+package alphaopt
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 // The supremum of the concave G(w) = log Σ_c e_c s_c(w)^r over the simplex
 // (concaveProblem) by column generation: Newton's method on a small working
 // set of inputs, then one product with the whole n × C matrix a that both
-// certifies the point (the Hölder bound of alphamm.go) and names the inputs
+// certifies the point (the Hölder bound of multiplicative.go) and names the inputs
 // outside the working set that would raise G (those with g_x > F, the
 // violated conditions of Karush, Kuhn and Tucker). The optimum's support is
 // small (tens of inputs among a thousand), so each Newton step costs
@@ -24,7 +24,7 @@ import (
 //
 // It needs every a_ic > 0, which holds for β > 1 on a mechanism without
 // mixed columns (otherwise the leakage is +Inf) unless α is so large that
-// some a_ic = (p_ic/m_c)^α underflows (concaveMax then uses alphamm.go):
+// some a_ic = (p_ic/m_c)^α underflows (Max then uses multiplicative.go):
 // every s_c is then positive for every w in the simplex, so G is smooth on
 // it.
 
@@ -56,7 +56,7 @@ type restricted struct {
 	m            []float64 // scratch: s × C, the scaled rows whose Gram matrix is the Hessian
 
 	keep  []int      // the working set: indices into the rows of a
-	cache *hessCache // preconditioner of the Newton systems (alphapcg.go); nil for none
+	cache *hessCache // preconditioner of the Newton systems (conjugategradient.go); nil for none
 }
 
 func newRestricted(cp *concaveProblem, keep []int, e []float64) *restricted {
