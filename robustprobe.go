@@ -180,7 +180,9 @@ func probeOverSetColumns(ctx context.Context, p *problem.Problem, pat mech.Patte
 		return nil, nil, false
 	}
 	g.SetStop(func() bool { return ctx.Err() != nil })
+	g.SetDecide(true)
 	r, err := g.Probe(eps)
+	g.SetDecide(false)
 	if err != nil || r.Unsettled {
 		return nil, nil, false
 	}

@@ -44,6 +44,7 @@ type RobustMaster struct {
 	eps, mu float64
 	stop    func() bool
 	work    priceWork
+	decide  bool
 
 	// Rounds and Pivots count the pricing rounds and the master's pivots
 	// over the master's life.
@@ -85,6 +86,12 @@ type RobustResult struct {
 	PolishedPML float64
 }
 
+// decideGap is the Lagrangian bound on the master's optimum above which a
+// deciding probe takes the probed ε as refuted: well above the rounding of
+// the sums and the golden-section search's shortfall on each output's
+// largest y·v.
+const decideGap = 1e-6
+
 // stallCheck is the number of pricing rounds without a lower optimum of
 // the master after which a probe checks whether its duals already refute
 // the probed ε, and again after twice as many, and so on; past
@@ -119,6 +126,14 @@ func NewRobust(set *mech.PriorSet, pat mech.Pattern) (*RobustMaster, error) {
 	g.sx = newDense(n)
 	return g, nil
 }
+
+// SetDecide makes every later probe end as soon as the Lagrangian bound of
+// its pricing shows that the master's optimum is positive (no mechanism
+// keeps the probed ε over the set), instead of pricing on until the master
+// is optimal: for a caller that only needs the verdict at a budget. Such a
+// refutation is the engine's word, without a proof (Lower 0) or an
+// estimate.
+func (g *RobustMaster) SetDecide(on bool) { g.decide = on }
 
 // SetStop makes every later probe poll stop once per pricing round and
 // end with ErrStopped when it returns true.
@@ -177,9 +192,10 @@ func (g *RobustMaster) setEps(eps float64) {
 // price adds, for each output, the column of the set's cone that
 // maximises y·v (setColumn), when y·v exceeds priceTol; it returns the
 // columns added.
-func (g *RobustMaster) price(yp, y []float64) int {
+func (g *RobustMaster) price(yp, y []float64) (int, float64) {
 	n := g.sx.n
 	added := 0
+	best := 0.0 // the largest yp·v over the outputs' slices, or more
 	var seen vectorSet
 	full := make([]float64, n)
 	for j, rows := range g.allowed {
@@ -191,9 +207,13 @@ func (g *RobustMaster) price(yp, y []float64) int {
 			up += math.Max(0, yp[i])
 		}
 		if up <= priceTol {
+			best = math.Max(best, up)
 			continue // no column of any cone prices in
 		}
 		v, val, ok := setColumn(g.set, yp, rows, g.mu, &g.work)
+		if ok {
+			best = math.Max(best, val)
+		}
 		if !ok || val <= priceTol {
 			continue
 		}
@@ -253,7 +273,23 @@ func (g *RobustMaster) price(yp, y []float64) int {
 		g.sx.add(denseCol{rows: col.rows, vals: col.vals})
 		added++
 	}
-	return added
+	return added, best
+}
+
+// lagrangian is a lower bound on the full master's optimum (every column
+// of every output's cone) from duals y and best ≥ the largest y·v over the
+// outputs' slices: every point of the master has Σ_c w_c π̂·v_c + π̂·s =
+// Σ π̂ (its rows sum to 1), each column has π̂·v ≥ min_{π∈Π} π·v ≥ μ on
+// the slice, so Σ s ≥ Σ y + Σ π̂ · min(min_i (1 − y_i)/π̂_i, −best/μ).
+func (g *RobustMaster) lagrangian(y []float64, best float64) float64 {
+	m := -math.Max(best, 0) / g.mu
+	sum, mass := 0.0, 0.0
+	for i, yi := range y {
+		sum += yi
+		mass += g.set.Center[i]
+		m = math.Min(m, (1-yi)/g.set.Center[i])
+	}
+	return sum + mass*m
 }
 
 // trim removes nonbasic generated columns until keep remain (or only
@@ -322,6 +358,7 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 	var centre []float64
 	last, flat, nextCheck := math.Inf(1), 0, stallCheck
 	var stalled RobustResult // the best proof of the flat rounds
+	refuted := false         // a deciding probe's Lagrangian bound settled it
 	for rounds := 0; ; rounds++ {
 		if g.stop != nil && g.stop() {
 			return nil, ErrStopped
@@ -372,11 +409,18 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 				centre[i] = stabAlpha*centre[i] + (1-stabAlpha)*y[i]
 			}
 		}
-		if g.price(centre, y) > 0 {
+		added, best := g.price(centre, y)
+		if g.decide && g.lagrangian(centre, best) > decideGap {
+			// Only the verdict is wanted, and no point of the master
+			// reaches a zero sum of slacks.
+			refuted = true
+			break
+		}
+		if added > 0 {
 			continue
 		}
 		copy(centre, y)
-		if g.price(y, y) == 0 {
+		if added, _ = g.price(y, y); added == 0 {
 			break
 		}
 	}
@@ -392,13 +436,16 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 		}
 		return r, nil
 	}
-	if !r.Unsettled {
+	if !r.Unsettled && !g.decide {
 		if est, p := g.robustPolish(g.mu); est > 0 {
 			r.Estimate = est
 			if p != nil && g.pat.Holds(p) {
 				r.Polished, r.PolishedPML = p, leakage.PMLOver(g.set, p)
 			}
 		}
+	}
+	if refuted {
+		return r, nil // the verdict, without a proof
 	}
 	alpha := slices.Clone(sol.RowDuals[:n])
 	if lb, priors, ok := RobustBound(g.set, g.pat, alpha); ok {
