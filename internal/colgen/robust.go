@@ -355,7 +355,9 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 	var sol *denseResult
 	// Pricing at a smoothed point of the duals (Wentges), and at the duals
 	// themselves when that prices nothing in, damps their oscillation.
-	var centre []float64
+	var centre []float64 // the stabilisation centre, nil before the first round
+	centreLB := math.Inf(-1)
+	mixed := make([]float64, n)
 	last, flat, nextCheck := math.Inf(1), 0, stallCheck
 	var stalled RobustResult // the best proof of the flat rounds
 	refuted := false         // a deciding probe's Lagrangian bound settled it
@@ -402,15 +404,22 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 				break
 			}
 		}
-		if centre == nil {
-			centre = slices.Clone(y)
-		} else {
-			for i := range centre {
-				centre[i] = stabAlpha*centre[i] + (1-stabAlpha)*y[i]
+		// Wentges: price at the mean of the duals and the centre, the
+		// duals with the best Lagrangian bound so far; at the duals
+		// themselves when that prices nothing in.
+		yp := y
+		if centre != nil {
+			yp = mixed
+			for i := range yp {
+				yp[i] = stabAlpha*centre[i] + (1-stabAlpha)*y[i]
 			}
 		}
-		added, best := g.price(centre, y)
-		if g.decide && g.lagrangian(centre, best) > decideGap {
+		added, best := g.price(yp, y)
+		lb := g.lagrangian(yp, best)
+		if centre == nil || lb > centreLB {
+			centre, centreLB = append(centre[:0], yp...), lb
+		}
+		if g.decide && lb > decideGap {
 			// Only the verdict is wanted, and no point of the master
 			// reaches a zero sum of slacks.
 			refuted = true
@@ -419,8 +428,14 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 		if added > 0 {
 			continue
 		}
-		copy(centre, y)
-		if added, _ = g.price(y, y); added == 0 {
+		if centre != nil && &yp[0] == &y[0] {
+			break // the duals themselves priced nothing in
+		}
+		added, best = g.price(y, y)
+		if lb := g.lagrangian(y, best); lb > centreLB {
+			centre, centreLB = append(centre[:0], y...), lb
+		}
+		if added == 0 {
 			break
 		}
 	}
