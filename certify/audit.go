@@ -30,29 +30,23 @@ func Audit(pi mech.Prior, m mech.Mechanism, b mech.Budget) (Report, error) {
 	if err := masses(pi); err != nil {
 		return Report{}, err
 	}
-	var r Report
 	var limit float64
-	excess := math.Inf(-1)
 	switch b.Measure {
-	case mech.PML:
-		r.Level, limit = leakage.PML(pi, m), b.Epsilon
-	case mech.LIP:
-		r.Level, limit = leakage.LIP(pi, m), b.Epsilon
-	case mech.LDP:
-		r.Level, limit = leakage.LDP(pi, m), b.Epsilon
+	case mech.PML, mech.LIP, mech.LDP:
+		limit = b.Epsilon
 	case mech.ALIP:
-		r.ALIPLower, r.Level = leakage.ALIP(pi, m)
-		if excess = r.ALIPLower - b.EpsilonLower; !(excess <= AuditTol) {
-			return Report{}, fmt.Errorf("audit: the solver's mechanism has ALIP ε_l = %g above the budget %g", r.ALIPLower, b.EpsilonLower)
-		}
 		limit = b.EpsilonUpper
 	default:
 		return Report{}, fmt.Errorf("privacy.measure: unknown %q", b.Measure)
 	}
+	var r Report
+	r.Level, r.ALIPLower, r.Excess = leakage.Level(pi, m, b)
+	if b.Measure == mech.ALIP && !(r.ALIPLower-b.EpsilonLower <= AuditTol) {
+		return Report{}, fmt.Errorf("audit: the solver's mechanism has ALIP ε_l = %g above the budget %g", r.ALIPLower, b.EpsilonLower)
+	}
 	if !(r.Level <= limit+AuditTol) {
 		return Report{}, fmt.Errorf("audit: the solver's mechanism has %s %g above the budget %g", b.Measure, r.Level, limit)
 	}
-	r.Excess = math.Max(excess, r.Level-limit)
 	return r, nil
 }
 

@@ -1,0 +1,29 @@
+package leakage
+
+import (
+	"math"
+
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+// Level measures p over pi with the measure of the budget b (PML, LIP, LDP
+// or ALIP): level is its ε (ε_u for ALIP), lower the ALIP ε_l (0 for the
+// others), and excess how far p exceeds b (negative below it; for ALIP the
+// larger of the two excesses). An unknown measure gives NaN for all three.
+func Level(pi mech.Prior, p mech.Mechanism, b mech.Budget) (level, lower, excess float64) {
+	switch b.Measure {
+	case mech.PML:
+		level = PML(pi, p)
+	case mech.LIP:
+		level = LIP(pi, p)
+	case mech.LDP:
+		level = LDP(pi, p)
+	case mech.ALIP:
+		lower, level = ALIP(pi, p)
+		return level, lower, math.Max(lower-b.EpsilonLower, level-b.EpsilonUpper)
+	default:
+		nan := math.NaN()
+		return nan, nan, nan
+	}
+	return level, 0, level - b.Epsilon
+}
