@@ -45,3 +45,38 @@ func TestRobustStudy(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// -robust-tasks picks the tasks and refuses an unknown one; -robust-repeat
+// must be at least 1. A study of the worst-case tasks alone solves them at
+// the prior and over both sets, each robust bracket ordered and its
+// mechanism within the budget over the set.
+func TestRobustStudyTasksAndRepeat(t *testing.T) {
+	for _, bad := range [][]string{{"-robust-tasks", "order,worst"}, {"-robust-repeat", "0"}} {
+		if _, err := parseFlags(bad, io.Discard); err == nil || !strings.Contains(err.Error(), bad[0]) {
+			t.Errorf("%v: error %v, want one naming %s", bad, err, bad[0])
+		}
+	}
+	cfg, err := parseFlags([]string{"-robust-tasks", "order,value", "-robust-repeat", "2"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.RobustTasks) != 2 || cfg.RobustRepeat != 2 {
+		t.Fatalf("tasks %v, repeat %d", cfg.RobustTasks, cfg.RobustRepeat)
+	}
+	cfg.Out, cfg.Log, cfg.Families, cfg.RobustSizes, cfg.Seed = t.TempDir(), io.Discard, []string{"random"}, []int{6}, 1
+	runs, err := robustStudy(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 2 * len(robustSets); len(runs) != want {
+		t.Fatalf("%d runs, want %d", len(runs), want)
+	}
+	for _, r := range runs {
+		if r.Task != "order" && r.Task != "value" || r.Err != "" {
+			t.Fatalf("run %s %s: %s", r.Task, r.Set, r.Err)
+		}
+		if r.RobustEps[0] > r.RobustEps[1]+1e-9 || r.RobustEps[1] > famEpsilon+1e-9 {
+			t.Fatalf("%s %s: bracket [%g, %g], budget %g", r.Task, r.Set, r.RobustEps[0], r.RobustEps[1], famEpsilon)
+		}
+	}
+}
