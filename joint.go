@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/expected"
 	"github.com/pmlopt/pmlopt/internal/decimal"
 	"github.com/pmlopt/pmlopt/mech"
@@ -94,10 +93,10 @@ func (e *BelowLeastEpsilonError) Error() string {
 // SolveJoint maximises the expected utility of p's utility over the ε-PML
 // mechanisms (ε the file's budget) whose worst case is at least floor: the
 // expected-utility LP over the ε-PML polytope with the zero pattern of
-// floor. It first brackets the least ε of that pattern (bisect.LeastEpsilon)
-// and refuses a budget below the bracket, naming it. The mechanism is
-// audited (budget, zero pattern); ExpectedUtilityBound is proven by the
-// LP's row multipliers (certify.UpperBound), so the optimum lies in
+// floor (expected.Joint). It first brackets the least ε of that pattern
+// (bisect.LeastEpsilon) and refuses a budget below the bracket, naming it.
+// The mechanism is audited (budget, zero pattern); ExpectedUtilityBound is
+// proven by the LP's row multipliers (certify.UpperBound), so the optimum lies in
 // [ExpectedUtility, ExpectedUtilityBound].
 func SolveJoint(ctx context.Context, p *problem.Problem, floor Floor, opt Options) (*JointSolution, error) {
 	if err := check(p); err != nil {
@@ -124,22 +123,9 @@ func SolveJoint(ctx context.Context, p *problem.Problem, floor Floor, opt Option
 	if err != nil {
 		return nil, err
 	}
-	// 1. The least ε of the pattern, certified from below.
-	least, err := bisect.LeastEpsilon(ctx, p.Prior, pat, opt.bisect())
-	if err != nil {
-		return nil, err
-	}
-	refuse := func() error {
-		return &BelowLeastEpsilonError{Epsilon: b.Epsilon, Floor: floor, Lower: least.EpsLower, Upper: least.EpsUpper}
-	}
-	if b.Epsilon < least.EpsLower {
-		return nil, refuse()
-	}
-	// 2. The expected-utility LP over the patterned polytope. Between the
-	// ends of the bracket the LP decides.
-	r, err := expected.Maximize(ctx, p.Prior, u, b, expected.Options{Solver: opt.Solver, Pattern: pat, Notify: opt.Notify})
-	if errors.Is(err, expected.ErrInfeasible) && b.Epsilon < least.EpsUpper {
-		return nil, refuse()
+	r, least, err := expected.Joint(ctx, p.Prior, u, b, pat, expected.Options{Solver: opt.Solver, Notify: opt.Notify}, opt.bisect())
+	if errors.Is(err, expected.ErrBelowLeastEpsilon) {
+		return nil, &BelowLeastEpsilonError{Epsilon: b.Epsilon, Floor: floor, Lower: least.EpsLower, Upper: least.EpsUpper}
 	}
 	if err != nil {
 		return nil, err
