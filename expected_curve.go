@@ -36,12 +36,10 @@ type ExpectedPoint struct {
 
 // ALIPBudget returns the (ε_l, ε_u)-ALIP budget on a curve's axis at ε:
 // ε_u = ε and ε_l = ratio·ε.
-func ALIPBudget(eps, ratio float64) mech.Budget {
-	return mech.Budget{Measure: mech.ALIP, EpsilonLower: ratio * eps, EpsilonUpper: eps}
-}
+func ALIPBudget(eps, ratio float64) mech.Budget { return expected.ALIPBudget(eps, ratio) }
 
 // ExpectedCurve computes the best expected utility of p's utility for every
-// budget in budgets, in order (package expected; each mechanism audited
+// budget in budgets, in order (expected.Curve; each mechanism audited
 // against its budget). If ctx is cancelled, it returns the points computed
 // so far with ctx.Err(). opt.Progress, if set, is told after each point.
 func ExpectedCurve(ctx context.Context, p *problem.Problem, budgets []mech.Budget, opt Options) ([]ExpectedPoint, error) {
@@ -64,17 +62,7 @@ func ExpectedCurve(ctx context.Context, p *problem.Problem, budgets []mech.Budge
 		return expectedCurveOverSet(ctx, p, budgets, opt)
 	}
 	pts := make([]ExpectedPoint, 0, len(budgets))
-	for k, b := range budgets {
-		if err := ctx.Err(); err != nil {
-			return pts, err
-		}
-		r, err := expected.Maximize(ctx, p.Prior, u, b, expected.Options{Solver: opt.Solver, FullLP: opt.FullLP, Notify: opt.Notify})
-		if err != nil {
-			if ctx.Err() != nil {
-				return pts, ctx.Err()
-			}
-			return pts, fmt.Errorf("%s budget %g: %w", b.Measure, axis(b), err)
-		}
+	err = expected.Curve(ctx, p.Prior, u, budgets, expected.Options{Solver: opt.Solver, FullLP: opt.FullLP, Notify: opt.Notify}, func(k int, b mech.Budget, r expected.Result) {
 		// No dust, as in Solve.
 		if m, rep, ok := withoutDust(p.Prior, r.Mechanism, b); ok {
 			r.Mechanism, r.Epsilon, r.Value = m, rep.Level, u.ExpectedUtility(p.Prior, m)
@@ -92,14 +80,9 @@ func ExpectedCurve(ctx context.Context, p *problem.Problem, budgets []mech.Budge
 		if opt.Progress != nil {
 			opt.Progress(k+1, len(budgets))
 		}
-	}
-	return pts, nil
+	})
+	return pts, err
 }
 
-// axis is a budget's level on a curve's axis.
-func axis(b mech.Budget) float64 {
-	if b.Measure == mech.ALIP {
-		return b.EpsilonUpper
-	}
-	return b.Epsilon
-}
+// axis is a budget's level on a curve's axis (expected.Axis).
+func axis(b mech.Budget) float64 { return expected.Axis(b) }
