@@ -9,7 +9,9 @@
 //     Grosse et al. (2024), Cor 4; Saeidian et al. (2024), Example 4);
 //   - the LDP baselines: randomized response (RandomizedResponse) with its
 //     pointwise maximal cost, and the exponential mechanism (Exponential),
-//     calibrated to a PML budget by LDPForPML (Song & Oechtering (2026), Prop 1).
+//     calibrated to a PML budget by LDPForPML (Song & Oechtering (2026), Prop 1);
+//   - Calibrate: a family's largest parameter whose mechanism a caller's
+//     audit finds within a budget, from the conversions' start by bisection.
 //
 // Thresholds h are utility orders in 1..M under the max-rank tie rule of
 // package mech. All logarithms are natural. Functions validate their inputs
