@@ -12,6 +12,7 @@ import (
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/instance"
+	"github.com/pmlopt/pmlopt/internal/clean"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
@@ -64,7 +65,7 @@ func checkClean(t *testing.T, what string, pi mech.Prior, m mech.Mechanism, pat 
 		}
 	}
 	if dusty {
-		c, err := certify.WithoutDust(m)
+		c, err := clean.WithoutDust(m)
 		require.NoError(t, err)
 		_, err = certify.Audit(pi, c, b)
 		require.Error(t, err, "%s: an entry below %g that the budget does not need", what, certify.DustEntry)

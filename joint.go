@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/pmlopt/pmlopt/expected"
+	"github.com/pmlopt/pmlopt/internal/clean"
 	"github.com/pmlopt/pmlopt/internal/decimal"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
@@ -131,7 +132,7 @@ func SolveJoint(ctx context.Context, p *problem.Problem, floor Floor, opt Option
 		return nil, err
 	}
 	sol := *expectedSolution(r)
-	if m, rep, ok := withoutDust(p.Prior, sol.Mechanism, b); ok && pat.Holds(m) {
+	if m, rep, ok := clean.DustFree(p.Prior, sol.Mechanism, b); ok && pat.Holds(m) {
 		sol.Mechanism, sol.Epsilon, sol.EpsilonLower = m, rep.Level, rep.Level
 	}
 	sol.Objective, sol.Measure, sol.LPSolves = problem.ExpectedUtility, b.Measure, r.LPSolves+least.LPSolves

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/expected"
+	"github.com/pmlopt/pmlopt/internal/clean"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
@@ -166,7 +167,7 @@ func Solve(ctx context.Context, p *problem.Problem, opt Options) (*Solution, err
 	// No dust, whatever the objective; the level reported is the cleaned
 	// mechanism's audited one (worst cases: within the budget's PML, the
 	// certified lower end unchanged).
-	if m, r, ok := withoutDust(p.Prior, sol.Mechanism, b); ok {
+	if m, r, ok := clean.DustFree(p.Prior, sol.Mechanism, b); ok {
 		sol.Mechanism, sol.Epsilon, sol.ALIPLower = m, r.Level, r.ALIPLower
 		if p.Objective == problem.ExpectedUtility {
 			sol.EpsilonLower = r.Level
@@ -321,7 +322,7 @@ func Curve(ctx context.Context, p *problem.Problem, objective problem.Objective,
 		// No dust (as in Solve): the cleaned copy must audit within the
 		// point's upper end (certify.AuditTol), which becomes its level.
 		if pt.Mechanism != nil {
-			if m, r, ok := withoutDust(p.Prior, pt.Mechanism, mech.Budget{Measure: mech.PML, Epsilon: pt.OptimalEpsilon}); ok {
+			if m, r, ok := clean.DustFree(p.Prior, pt.Mechanism, mech.Budget{Measure: mech.PML, Epsilon: pt.OptimalEpsilon}); ok {
 				pt.Mechanism, pt.OptimalEpsilon = m, r.Level
 			}
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/pmlopt/pmlopt/figure"
 	"github.com/pmlopt/pmlopt/guarantee"
 	"github.com/pmlopt/pmlopt/instance"
+	"github.com/pmlopt/pmlopt/internal/clean"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
@@ -147,22 +148,22 @@ func badCalls() []call {
 			_, err := certify.Audit(pi, p, goodPML)
 			return err
 		},
-		"certify.CleanVertex": func(pi mech.Prior, p mech.Mechanism) error {
-			return certify.CleanVertex(pi, p.Clone(), goodPML)
+		"clean.Vertex": func(pi mech.Prior, p mech.Mechanism) error {
+			return clean.Vertex(pi, p.Clone(), goodPML)
 		},
-		"certify.CleanInterior": func(pi mech.Prior, p mech.Mechanism) error {
-			_, err := certify.CleanInterior(pi, p.Clone(), 1)
+		"clean.Interior": func(pi mech.Prior, p mech.Mechanism) error {
+			_, err := clean.Interior(pi, p.Clone(), 1)
 			return err
 		},
-		"certify.DropNoise": func(pi mech.Prior, p mech.Mechanism) error {
-			return certify.DropNoise(pi, p.Clone(), goodPML, 1e-9)
+		"clean.DropNoise": func(pi mech.Prior, p mech.Mechanism) error {
+			return clean.DropNoise(pi, p.Clone(), goodPML, 1e-9)
 		},
-		"certify.WithoutNoise": func(pi mech.Prior, p mech.Mechanism) error {
-			_, err := certify.WithoutNoise(pi, p, 1)
+		"clean.WithoutNoise": func(pi mech.Prior, p mech.Mechanism) error {
+			_, err := clean.WithoutNoise(pi, p, 1)
 			return err
 		},
-		"certify.MixToBudget": func(pi mech.Prior, p mech.Mechanism) error {
-			_, err := certify.MixToBudget(pi, p.Clone(), 1)
+		"clean.MixToBudget": func(pi mech.Prior, p mech.Mechanism) error {
+			_, err := clean.MixToBudget(pi, p.Clone(), 1)
 			return err
 		},
 	}
@@ -187,8 +188,8 @@ func badCalls() []call {
 	}
 	for name, f := range pm {
 		for bn, pi := range badPriors {
-			// The certify functions take priors off by rounding.
-			wantErr := !(bn == "not summing" && strings.HasPrefix(name, "certify."))
+			// The certify and clean functions take priors off by rounding.
+			wantErr := !(bn == "not summing" && (strings.HasPrefix(name, "certify.") || strings.HasPrefix(name, "clean.")))
 			add(wantErr, "%s(prior %s)", name, bn)(func() error { return f(pi, goodMech) })
 		}
 		for bn, p := range badMechs {
@@ -205,7 +206,7 @@ func badCalls() []call {
 	}
 	for bn, b := range badBudgets {
 		add(true, "certify.Audit(budget %s)", bn)(func() error { _, err := certify.Audit(goodPrior, goodMech, b); return err })
-		add(true, "certify.CleanVertex(budget %s)", bn)(func() error { return certify.CleanVertex(goodPrior, goodMech.Clone(), b) })
+		add(true, "clean.Vertex(budget %s)", bn)(func() error { return clean.Vertex(goodPrior, goodMech.Clone(), b) })
 	}
 	for bn, p := range badMechs {
 		// A mechanism of 3 rows is one; it only disagrees with the prior.
@@ -214,8 +215,8 @@ func badCalls() []call {
 		add(shapeBad, "mech.Mechanism.CheckPrior(mechanism %s)", bn)(func() error { return p.CheckPrior(goodPrior) })
 		add(alone, "leakage.LRDP(mechanism %s)", bn)(func() error { _, err := leakage.LRDP(p, 2); return err })
 		add(false, "certify.RowsSumToOne(mechanism %s)", bn)(noErr(func() { certify.RowsSumToOne(p) }))
-		add(alone, "certify.WithoutDust(mechanism %s)", bn)(func() error { _, err := certify.WithoutDust(p); return err })
-		add(false, "certify.ClearTiny(mechanism %s)", bn)(noErr(func() { certify.ClearTiny(p.Clone(), 1e-9) }))
+		add(alone, "clean.WithoutDust(mechanism %s)", bn)(func() error { _, err := clean.WithoutDust(p); return err })
+		add(false, "clean.ClearTiny(mechanism %s)", bn)(noErr(func() { clean.ClearTiny(p.Clone(), 1e-9) }))
 		add(false, "mech.Mechanism.Dims(mechanism %s)", bn)(noErr(func() { p.Dims() }))
 		add(false, "mech.Mechanism.Clone(mechanism %s)", bn)(noErr(func() { p.Clone() }))
 		add(alone, "mech.NewMechanism(%s)", bn)(func() error { _, err := mech.NewMechanism(p); return err })

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/internal/clean"
 	"github.com/pmlopt/pmlopt/internal/colgen"
 	"github.com/pmlopt/pmlopt/internal/ipm"
 	"github.com/pmlopt/pmlopt/internal/patternbasis"
@@ -602,7 +603,7 @@ func (p *prober) judge(m *polytope.Model, x []float64, t float64) outcome {
 	}
 	a, ok := certify.Within(p.pi, mm, t)
 	if !ok {
-		if cm, _ := certify.WithoutNoise(p.pi, mm, t); cm != nil {
+		if cm, _ := clean.WithoutNoise(p.pi, mm, t); cm != nil {
 			if ca := leakage.PML(p.pi, cm); ca < a {
 				mm, a = cm, ca
 			}

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"math"
 
-	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/closedform"
+	"github.com/pmlopt/pmlopt/internal/clean"
 	"github.com/pmlopt/pmlopt/internal/colgen"
 	"github.com/pmlopt/pmlopt/internal/patternbasis"
 	"github.com/pmlopt/pmlopt/leakage"
@@ -383,11 +383,11 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 }
 
 // dropDust replaces the bracket's mechanism by its copy without dust
-// (certify.WithoutDust) when the copy's audited PML is at most limit; the
+// (clean.WithoutDust) when the copy's audited PML is at most limit; the
 // upper end becomes that audited PML. It reports whether the bracket's
 // mechanism is then free of dust.
 func (b *bracket) dropDust(pi mech.Prior, limit float64) bool {
-	c, err := certify.WithoutDust(b.mech)
+	c, err := clean.WithoutDust(b.mech)
 	if err != nil || c == nil {
 		return err == nil
 	}
@@ -408,7 +408,7 @@ func (b *bracket) dropDust(pi mech.Prior, limit float64) bool {
 // no dust, respects pat and audits within limit. The lower end stays
 // pat's. Its LPs and probes count as p's.
 func (b *bracket) dustFreeOnSupport(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, tol, limit float64, p *prober) {
-	c, err := certify.WithoutDust(b.mech)
+	c, err := clean.WithoutDust(b.mech)
 	if err != nil || c == nil {
 		return
 	}
@@ -426,7 +426,7 @@ func (b *bracket) dustFreeOnSupport(ctx context.Context, pi mech.Prior, pat mech
 	if r.Mechanism == nil || r.EpsUpper > limit || !pat.Holds(r.Mechanism) {
 		return
 	}
-	if d, err := certify.WithoutDust(r.Mechanism); err == nil && d == nil {
+	if d, err := clean.WithoutDust(r.Mechanism); err == nil && d == nil {
 		b.mech, b.hi, b.exact = r.Mechanism, r.EpsUpper, false
 	}
 }

@@ -24,10 +24,7 @@ type Report struct {
 // is not one row per letter of pi of finite non-negative entries, or pi
 // has a negative or non-finite mass.
 func Audit(pi mech.Prior, m mech.Mechanism, b mech.Budget) (Report, error) {
-	if err := sameShape(pi, m); err != nil {
-		return Report{}, err
-	}
-	if err := masses(pi); err != nil {
+	if err := CheckShape(pi, m); err != nil {
 		return Report{}, err
 	}
 	var limit float64
@@ -75,6 +72,17 @@ func RowsSumToOne(p mech.Mechanism) bool {
 	return true
 }
 
+// CheckShape checks what Audit and the cleaning of solvers' points index
+// by and divide by: one row of m per letter of pi, all of one positive
+// width, of finite non-negative entries, and prior masses finite and
+// non-negative (masses).
+func CheckShape(pi mech.Prior, m mech.Mechanism) error {
+	if err := sameShape(pi, m); err != nil {
+		return err
+	}
+	return masses(pi)
+}
+
 // sameShape checks that m has one row per letter of pi, all of one
 // positive width, of finite non-negative entries.
 func sameShape(pi mech.Prior, m mech.Mechanism) error {
@@ -82,12 +90,12 @@ func sameShape(pi mech.Prior, m mech.Mechanism) error {
 		return &mech.FieldError{Field: "mechanism", Row: -1, Col: -1,
 			Msg: fmt.Sprintf("has %d rows for a prior of %d letters", len(m), len(pi))}
 	}
-	return rectangular(m)
+	return CheckRectangular(m)
 }
 
-// rectangular checks that m has rows, all of one positive width, of
+// CheckRectangular checks that m has rows, all of one positive width, of
 // finite non-negative entries.
-func rectangular(m mech.Mechanism) error {
+func CheckRectangular(m mech.Mechanism) error {
 	if len(m) == 0 {
 		return &mech.FieldError{Field: "mechanism", Row: -1, Col: -1, Msg: "has no rows"}
 	}

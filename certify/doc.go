@@ -10,11 +10,11 @@
 // margins, so they hold in exact arithmetic for any α, from an engine's
 // duals, its Farkas ray, or anywhere else.
 //
-// Solvers' points are cleaned before they are audited: CleanVertex for an
-// LP engine's vertex, CleanInterior for an interior point, WithoutNoise
-// for a point a search found above its ε. The tolerances are in one block
-// (AuditTol, ProbeSlack, RowSumTol and the noise levels of vertices
-// and interior points).
+// Solvers' points are cleaned before they are audited (package
+// internal/clean, heuristics that prove nothing: the audit after them
+// decides). The tolerances are in one block (AuditTol, ProbeSlack,
+// RowSumTol, and the noise levels of vertices and interior points that
+// the cleaning uses).
 //
 // Evidence is what a probe found either way: an audited mechanism, a
 // proven bound, or both.

@@ -21,14 +21,6 @@ const (
 	// (RowsSumToOne).
 	RowSumTol = 1e-12
 
-	// breakSlack is the relative amount by which an output's ratio may
-	// exceed its budget before the output breaks it (DropNoise).
-	breakSlack = 1e-9
-
-	// mixMargin raises the mixing weight of MixToBudget by a relative
-	// amount, so that rounding leaves the mixture within the budget.
-	mixMargin = 1e-12
-
 	// The noise in solvers' points: entries up to an entry noise are
 	// rounding, and an output whose entries are all at most a column
 	// noise is dropped whole when it breaks the budget (an engine
@@ -48,6 +40,6 @@ const (
 	// DustEntry is the least positive entry a mechanism pmlopt returns
 	// should have: an entry below it is a solver's rounding on an output
 	// of little mass, not a release anyone designed, and deployed it
-	// would release that output all the same (WithoutDust).
+	// would release that output all the same (clean.WithoutDust).
 	DustEntry = 1e-9
 )

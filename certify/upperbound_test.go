@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/internal/clean"
 	"github.com/pmlopt/pmlopt/internal/ipm"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/mech"
@@ -59,7 +60,7 @@ func TestUpperBoundHolds(t *testing.T) {
 				p[i][j] /= s
 			}
 		}
-		p = must(certify.MixToBudget(pi, p, eps)) // the columns it fills are open to every input
+		p = must(clean.MixToBudget(pi, p, eps)) // the columns it fills are open to every input
 		alpha := make([]float64, n)
 		for i := range alpha {
 			alpha[i] = rng.NormFloat64()

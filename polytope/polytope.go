@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/internal/clean"
 	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
 )
@@ -542,7 +543,7 @@ func build(s Spec, floorAbove float64) (*Model, error) {
 }
 
 // Mechanism extracts the mechanism of a solution x of the LP. Negative
-// entries become 0, and the rest is cleaned by certify.CleanVertex: for
+// entries become 0, and the rest is cleaned by clean.Vertex: for
 // PML, rounding-level entries are cleared unless that is what makes their
 // output break the budget, and outputs of solver noise that break the
 // model's budget are dropped whole, rows renormalised. Outputs that meet
@@ -576,7 +577,7 @@ func (m *Model) Mechanism(x []float64) (mech.Mechanism, error) {
 	if m.Floored {
 		m.addFloors(p, x, b)
 	}
-	if err := certify.CleanVertex(m.prior, p, b); err != nil {
+	if err := clean.Vertex(m.prior, p, b); err != nil {
 		return nil, err
 	}
 	return p, nil

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/internal/clean"
 	"github.com/pmlopt/pmlopt/internal/vec"
 	"github.com/pmlopt/pmlopt/mech"
 )
@@ -789,7 +790,7 @@ func (w *workspace) point(pat mech.Pattern) mech.Mechanism {
 // its value and the bound its multipliers prove.
 func (w *workspace) result(p Problem) *Result {
 	st := w.st
-	P, err := certify.CleanInterior(p.Prior, w.point(nil), p.Epsilon)
+	P, err := clean.Interior(p.Prior, w.point(nil), p.Epsilon)
 	if err != nil {
 		// p is validated, so the shapes agree; a NaN value is never valid.
 		return &Result{Value: math.NaN(), Bound: math.NaN()}

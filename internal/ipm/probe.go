@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/internal/clean"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 )
@@ -104,12 +105,12 @@ func (res *ProbeResult) observe(w *workspace, pi mech.Prior, pat mech.Pattern, e
 	// Below the least ε the forbidden pairs carry real mass: the rows are
 	// renormalised before DropNoise judges the outputs by their ratios.
 	p := w.point(pat)
-	certify.ClearTiny(p, certify.InteriorEntryNoise)
+	clean.ClearTiny(p, certify.InteriorEntryNoise)
 	ok := true
 	for _, row := range p {
 		ok = ok && mech.Normalise(row) > 0
 	}
-	if ok && certify.DropNoise(pi, p, mech.Budget{Measure: mech.PML, Epsilon: eps}, certify.InteriorColumnNoise) == nil {
+	if ok && clean.DropNoise(pi, p, mech.Budget{Measure: mech.PML, Epsilon: eps}, certify.InteriorColumnNoise) == nil {
 		if a := leakage.PML(pi, p); certify.RowsSumToOne(p) && (res.Mechanism == nil || a < res.PML) {
 			res.Mechanism, res.PML, better = p, a, true
 		}

@@ -1,25 +1,34 @@
-package certify
+package clean
 
 import (
 	"math"
 
+	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
-// CleanVertex cleans, in place, the mechanism read off an LP engine's
+// breakSlack is the relative amount by which an output's ratio may exceed
+// its budget before the output breaks it (DropNoise).
+const breakSlack = 1e-9
+
+// mixMargin raises the mixing weight of MixToBudget by a relative amount,
+// so that rounding leaves the mixture within the budget.
+const mixMargin = 1e-12
+
+// Vertex cleans, in place, the mechanism read off an LP engine's
 // point for the budget b:
 //
-//  1. For PML, entries up to VertexEntryNoise become 0 unless that is
+//  1. For PML, entries up to certify.VertexEntryNoise become 0 unless that is
 //     what makes their output break the budget (it lowers q_j, by a
 //     relative 1e-6 for an output of mass 1e-6): then they stay.
 //  2. Outputs of noise that break the budget are dropped and the rows
-//     renormalised (DropNoise with VertexColumnNoise).
+//     renormalised (DropNoise with certify.VertexColumnNoise).
 //
 // Outputs that meet the budget are never dropped, so a clean point passes
 // through unchanged up to the renormalisation. It fails, changing nothing,
 // if p is not one row per letter of pi, all of one width, or b is invalid.
-func CleanVertex(pi mech.Prior, p mech.Mechanism, b mech.Budget) error {
+func Vertex(pi mech.Prior, p mech.Mechanism, b mech.Budget) error {
 	if err := cleanable(pi, p, b); err != nil {
 		return err
 	}
@@ -28,7 +37,7 @@ func CleanVertex(pi mech.Prior, p mech.Mechanism, b mech.Budget) error {
 		for j := 0; j < m; j++ {
 			var cleared []int
 			for i := range p {
-				if v := p[i][j]; v > 0 && v <= VertexEntryNoise {
+				if v := p[i][j]; v > 0 && v <= certify.VertexEntryNoise {
 					cleared = append(cleared, i)
 				}
 			}
@@ -47,16 +56,16 @@ func CleanVertex(pi mech.Prior, p mech.Mechanism, b mech.Budget) error {
 			}
 		}
 	}
-	dropNoise(pi, p, b, VertexColumnNoise)
+	dropNoise(pi, p, b, certify.VertexColumnNoise)
 	return nil
 }
 
-// CleanInterior turns an interior point into an eps-PML mechanism in
+// Interior turns an interior point into an eps-PML mechanism in
 // place:
 //
 //  1. Outputs of noise that break the budget are dropped and the rows
-//     renormalised (DropNoise with InteriorColumnNoise); the rows lose
-//     at most M·InteriorColumnNoise.
+//     renormalised (DropNoise with certify.InteriorColumnNoise); the rows lose
+//     at most M·certify.InteriorColumnNoise.
 //  2. If its PML still exceeds eps, it is mixed into the budget
 //     (MixToBudget).
 //
@@ -66,12 +75,12 @@ func CleanVertex(pi mech.Prior, p mech.Mechanism, b mech.Budget) error {
 // expected utility (5e-4 of a value of 144 on a 101-letter counting
 // query). The interior point's vertex (package ipm) removes them, on an
 // optimal vertex's support. It fails, changing nothing, on the inputs
-// CleanVertex refuses.
-func CleanInterior(pi mech.Prior, p mech.Mechanism, eps float64) (mech.Mechanism, error) {
+// Vertex refuses.
+func Interior(pi mech.Prior, p mech.Mechanism, eps float64) (mech.Mechanism, error) {
 	if err := cleanable(pi, p, pmlBudget(eps)); err != nil {
 		return nil, err
 	}
-	dropNoise(pi, p, pmlBudget(eps), InteriorColumnNoise)
+	dropNoise(pi, p, pmlBudget(eps), certify.InteriorColumnNoise)
 	return mixToBudget(pi, p, eps), nil
 }
 
@@ -101,7 +110,7 @@ func ClearTiny(p mech.Mechanism, entry float64) {
 // output breaks it (each pass drops at least one output, so at most M
 // passes). A larger output moved over by the renormalisation is left to
 // the caller's audit. It fails, changing nothing, on the inputs
-// CleanVertex refuses.
+// Vertex refuses.
 func DropNoise(pi mech.Prior, p mech.Mechanism, b mech.Budget, largest float64) error {
 	if err := cleanable(pi, p, b); err != nil {
 		return err
@@ -132,11 +141,11 @@ func dropNoise(pi mech.Prior, p mech.Mechanism, b mech.Budget, largest float64) 
 }
 
 // WithoutNoise returns a copy of p without the outputs whose PML exceeds
-// eps and whose entries are all at most VertexColumnNoise, rows
+// eps and whose entries are all at most certify.VertexColumnNoise, rows
 // renormalised once; nil if there are none or a row would be left empty.
-// Unlike CleanVertex it judges outputs by their audited PML (no
+// Unlike Vertex it judges outputs by their audited PML (no
 // breakSlack), as a search does with a point that audits above its ε.
-// It fails on the inputs CleanVertex refuses.
+// It fails on the inputs Vertex refuses.
 func WithoutNoise(pi mech.Prior, p mech.Mechanism, eps float64) (mech.Mechanism, error) {
 	if err := cleanable(pi, p, pmlBudget(eps)); err != nil {
 		return nil, err
@@ -153,7 +162,7 @@ func withoutNoise(pi mech.Prior, p mech.Mechanism, eps float64) mech.Mechanism {
 		}
 		small := true
 		for i := range p {
-			small = small && p[i][j] <= VertexColumnNoise
+			small = small && p[i][j] <= certify.VertexColumnNoise
 		}
 		if small {
 			drop = append(drop, j)
@@ -178,7 +187,7 @@ func withoutNoise(pi mech.Prior, p mech.Mechanism, eps float64) mech.Mechanism {
 // its own output marginal if its PML exceeds eps: that keeps the marginal
 // and moves every ratio p_ij/q_j towards 1, so θ = (R − e^ε)/(R − 1) for
 // the largest ratio R brings the PML to ε. It fails, changing nothing, on
-// the inputs CleanVertex refuses.
+// the inputs Vertex refuses.
 func MixToBudget(pi mech.Prior, p mech.Mechanism, eps float64) (mech.Mechanism, error) {
 	if err := cleanable(pi, p, pmlBudget(eps)); err != nil {
 		return nil, err
@@ -250,13 +259,13 @@ func breaks(pi mech.Prior, p mech.Mechanism, j int, b mech.Budget) bool {
 
 func pmlBudget(eps float64) mech.Budget { return mech.Budget{Measure: mech.PML, Epsilon: eps} }
 
-// WithoutDust returns a copy of p with every entry below DustEntry set to
+// WithoutDust returns a copy of p with every entry below certify.DustEntry set to
 // 0 (each row keeps its largest) and the rows renormalised, or nil when p
 // has no such entry. The copy keeps p's zero pattern; its privacy level
 // differs from p's by about the mass moved, so a caller re-audits it.
 // It fails if p is empty or ragged.
 func WithoutDust(p mech.Mechanism) (mech.Mechanism, error) {
-	if err := rectangular(p); err != nil {
+	if err := certify.CheckRectangular(p); err != nil {
 		return nil, err
 	}
 	return withoutDust(p), nil
@@ -266,7 +275,7 @@ func withoutDust(p mech.Mechanism) mech.Mechanism {
 	dusty := false
 	for _, row := range p {
 		for _, v := range row {
-			dusty = dusty || (v > 0 && v < DustEntry)
+			dusty = dusty || (v > 0 && v < certify.DustEntry)
 		}
 	}
 	if !dusty {
@@ -278,13 +287,13 @@ func withoutDust(p mech.Mechanism) mech.Mechanism {
 	c := p.Clone()
 	_, m := c.Dims()
 	for j := 0; j < m; j++ {
-		if mx := columnMax(c, j); mx > 0 && mx <= VertexColumnNoise {
+		if mx := columnMax(c, j); mx > 0 && mx <= certify.VertexColumnNoise {
 			for i := range c {
 				c[i][j] = 0
 			}
 		}
 	}
-	ClearTiny(c, DustEntry)
+	ClearTiny(c, certify.DustEntry)
 	for _, row := range c {
 		if mech.Normalise(row) <= 0 {
 			return nil
@@ -298,10 +307,7 @@ func withoutDust(p mech.Mechanism) mech.Mechanism {
 // non-negative, and a valid budget. The prior's sum is not checked: the
 // callers' priors may differ from 1 by rounding.
 func cleanable(pi mech.Prior, p mech.Mechanism, b mech.Budget) error {
-	if err := sameShape(pi, p); err != nil {
-		return err
-	}
-	if err := masses(pi); err != nil {
+	if err := certify.CheckShape(pi, p); err != nil {
 		return err
 	}
 	return b.Check()

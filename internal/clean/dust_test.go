@@ -1,4 +1,4 @@
-package pmlopt
+package clean
 
 import (
 	"math"
@@ -18,7 +18,7 @@ func TestWithoutDustReaudits(t *testing.T) {
 	pi := mech.Prior{0.5, 0.5}
 	m := mech.Mechanism{{0.7 - 1e-12, 0.3, 1e-12}, {0.2, 0.8, 0}}
 	b := mech.Budget{Measure: mech.PML, Epsilon: 1}
-	c, r, ok := withoutDust(pi, m, b)
+	c, r, ok := DustFree(pi, m, b)
 	require.True(t, ok)
 	// Row 1 loses its 1e-12: (0.7 − 1e-12, 0.3)/(1 − 1e-12).
 	assert.InDelta(t, (0.7-1e-12)/(1-1e-12), c[0][0], 1e-15)
@@ -30,7 +30,7 @@ func TestWithoutDustReaudits(t *testing.T) {
 	assert.Equal(t, leakage.PML(pi, c), r.Level)
 	assert.Equal(t, 1e-12, m[0][2], "the input is not changed")
 	// Nothing to clean: m itself.
-	c, _, ok = withoutDust(pi, c, b)
+	c, _, ok = DustFree(pi, c, b)
 	assert.False(t, ok)
 	assert.InDelta(t, 0.3/(1-1e-12), c[0][1], 1e-15)
 }
@@ -49,15 +49,15 @@ func TestWithoutDustKeepsTheBudget(t *testing.T) {
 		{0.2485, 0.7515 - 5e-7 - 5e-10, 5e-7, 5e-10},
 	}
 	b := mech.Budget{Measure: mech.PML, Epsilon: leakage.PML(pi, m)}
-	c, err := certify.WithoutDust(m)
+	c, err := WithoutDust(m)
 	require.NoError(t, err)
 	require.Greater(t, leakage.PML(pi, c), b.Epsilon+certify.AuditTol, "the test's premise")
-	got, _, ok := withoutDust(pi, m, b)
+	got, _, ok := DustFree(pi, m, b)
 	assert.False(t, ok)
 	assert.Equal(t, m, got)
 	// With room in the budget the copy is taken.
 	b.Epsilon += 1e-6
-	got, r, ok := withoutDust(pi, m, b)
+	got, r, ok := DustFree(pi, m, b)
 	require.True(t, ok)
 	assert.Equal(t, leakage.PML(pi, c), r.Level)
 	for _, row := range got {

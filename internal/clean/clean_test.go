@@ -1,4 +1,4 @@
-package certify_test
+package clean_test
 
 import (
 	"math"
@@ -7,61 +7,36 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/internal/clean"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
 // TestWithoutNoise: an output of mass 5e-8 whose ratio is 2 (PML log 2)
 // is noise above ε = 0.1 and goes; an output that meets ε, or one with an
-// entry above VertexColumnNoise, stays.
+// entry above certify.VertexColumnNoise, stays.
 func TestWithoutNoise(t *testing.T) {
 	pi := mech.Prior{0.5, 0.5}
 	p := mech.Mechanism{{1 - 1e-7, 1e-7}, {1, 0}}
 	require.InDelta(t, math.Log(2), leakage.PMLPerOutput(pi, p)[1], 1e-6)
-	c := must(certify.WithoutNoise(pi, p, 0.1))
+	c := must(clean.WithoutNoise(pi, p, 0.1))
 	require.NotNil(t, c)
 	assert.Equal(t, mech.Mechanism{{1, 0}, {1, 0}}, c)
 	assert.Equal(t, 1e-7, p[0][1], "p itself is left alone")
-	assert.Nil(t, must(certify.WithoutNoise(pi, p, math.Log(2)+1e-9)), "nothing breaks ε")
+	assert.Nil(t, must(clean.WithoutNoise(pi, p, math.Log(2)+1e-9)), "nothing breaks ε")
 	big := mech.Mechanism{{0.9, 0.1}, {1, 0}}
-	assert.Nil(t, must(certify.WithoutNoise(pi, big, 0.01)), "an output of real mass is not noise")
-}
-
-// TestAuditMeasures audits one mechanism under each measure against its
-// own level (passes) and a budget 1e-6 below it (fails).
-func TestAuditMeasures(t *testing.T) {
-	pi := mech.Prior{0.6, 0.25, 0.15}
-	p := mech.Mechanism{{0.7, 0.3}, {0.4, 0.6}, {0.2, 0.8}}
-	lo, up := leakage.ALIP(pi, p)
-	for _, b := range []mech.Budget{
-		{Measure: mech.PML, Epsilon: leakage.PML(pi, p)},
-		{Measure: mech.LIP, Epsilon: leakage.LIP(pi, p)},
-		{Measure: mech.LDP, Epsilon: leakage.LDP(pi, p)},
-		{Measure: mech.ALIP, EpsilonLower: lo, EpsilonUpper: up},
-	} {
-		r, err := certify.Audit(pi, p, b)
-		require.NoError(t, err, b.Measure)
-		assert.InDelta(t, 0, r.Excess, 1e-15, b.Measure)
-		tight := b
-		tight.Epsilon -= 1e-6
-		tight.EpsilonUpper -= 1e-6
-		_, err = certify.Audit(pi, p, tight)
-		assert.Error(t, err, b.Measure)
-	}
-	_, err := certify.Audit(pi, p, mech.Budget{Measure: "nope"})
-	assert.Error(t, err)
+	assert.Nil(t, must(clean.WithoutNoise(pi, big, 0.01)), "an output of real mass is not noise")
 }
 
 // WithoutDust drops an output whose entries are all small whole, clears
-// the other entries below DustEntry, keeps each row's largest, and
+// the other entries below certify.DustEntry, keeps each row's largest, and
 // renormalises; a mechanism without dust comes back nil.
 func TestWithoutDust(t *testing.T) {
 	p := mech.Mechanism{
 		{0.5, 0.5 - 3e-10, 3e-10, 0},
 		{1 - 2e-10 - 4e-7, 2e-10, 0, 4e-7},
 	}
-	c := must(certify.WithoutDust(p))
+	c := must(clean.WithoutDust(p))
 	require.NotNil(t, c)
 	// Output 2 (entries 3e-10 and 0) and output 3 (4e-7) are all small:
 	// dropped whole. The 2e-10 of row 1 is cleared.
@@ -76,7 +51,7 @@ func TestWithoutDust(t *testing.T) {
 		require.InDelta(t, 1, sum, 1e-15, "row %d", i)
 	}
 	require.InDelta(t, 0.5, c[0][0], 1e-9)
-	require.Nil(t, must(certify.WithoutDust(mech.Mechanism{{0.25, 0.75}, {1, 0}})))
+	require.Nil(t, must(clean.WithoutDust(mech.Mechanism{{0.25, 0.75}, {1, 0}})))
 }
 
 // must returns p, the result of a call whose inputs are valid.
