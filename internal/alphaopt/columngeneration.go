@@ -3,6 +3,7 @@ package alphaopt
 import (
 	"context"
 	"math"
+	"slices"
 	"sort"
 
 	"gonum.org/v1/gonum/blas"
@@ -377,7 +378,7 @@ func (cp *concaveProblem) supCG(ctx context.Context, w []float64, tol float64) (
 		// The same working set as the last round leaves only the
 		// restricted solve's own accuracy to gain: ask it for more.
 		subTol := tol / 4
-		if equalInts(keep, prev) {
+		if slices.Equal(keep, prev) {
 			subTol = tol / 64
 		} else if lo < cp.prune {
 			// A row that may yet be settled by its bound needs the
@@ -431,18 +432,6 @@ func (cp *concaveProblem) sameSupport(w []float64, keep []int) bool {
 		}
 	}
 	return in == 0
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // rowBounds returns, for each row problem in cps, log F and the Hölder
