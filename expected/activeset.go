@@ -91,8 +91,8 @@ func activeSet(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget
 		if err != nil {
 			return Result{}, err
 		}
-		opt.notify("active set, round %d: %d of %d outputs, %d interior-point iterations, restricted optimum in [%.12g, %.12g]",
-			round+1, len(set), m, r.Iterations, r.Value, r.Bound)
+		opt.notify("active set, round %d: %d of %d outputs, %d interior-point iterations (%d dense factors, %d solves rescued), restricted optimum in [%.12g, %.12g]",
+			round+1, len(set), m, r.Iterations, r.DenseFactors, r.Rescued, r.Value, r.Bound)
 		gains := priceOutputs(norm, u, b, r.Alpha)
 		ref := math.Inf(-1)
 		for _, j := range set {

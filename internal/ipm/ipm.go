@@ -97,6 +97,10 @@ type Result struct {
 	Alpha []float64
 	// Iterations is the number of interior-point iterations.
 	Iterations int
+	// DenseFactors counts the dense N×N factorisations a low-rank solve
+	// fell back on, and Rescued the low-rank solves that conjugate
+	// gradients on an earlier dense factor recovered instead.
+	DenseFactors, Rescued int
 
 	// face is the optimal face the interior point's complementarity
 	// indicates (nil when the result is not an interior point); Vertex
@@ -265,6 +269,7 @@ func (w *workspace) bestPoint(ctx context.Context, maxIter int, gap float64, res
 	w.iterate(ctx, maxIter, 1e-6, func(it int) (improved, done bool) {
 		r := result()
 		r.Iterations = it
+		r.DenseFactors, r.Rescued = w.denseFactors, w.rescued
 		if !r.valid() {
 			return false, false
 		}
@@ -331,23 +336,25 @@ type workspace struct {
 	res residual // the KKT residuals at the current point
 
 	// Newton system
-	d, e, f, g []float64    // per pair
-	k          [][4]float64 // per output: K_j⁻¹ (factor)
-	kk         [][4]float64 // per output: K_j itself (k11 = es without marginal rows)
-	mat        *mat.Dense   // allocated by the first dense factor
-	lowRank    bool         // solve through lr rather than mat
-	denseReady bool         // mat holds this iteration's factor (lowRank's fallback)
-	lr         *lowRankSys
-	chol       cholesky
-	aff, cor   direction // predictor and corrector
-	u1, u2     []float64 // per pair: the rank-2 factors of its output (factor)
-	v1, v2     []float64 // per pair: g d and π d
-	rpz, rsw   []float64
-	gw, hz, h  []float64
-	colB1      []float64
-	colB2      []float64
-	rowSumD    []float64
-	rowB3      []float64
+	d, e, f, g            []float64    // per pair
+	k                     [][4]float64 // per output: K_j⁻¹ (factor)
+	kk                    [][4]float64 // per output: K_j itself (k11 = es without marginal rows)
+	mat                   *mat.Dense   // allocated by the first dense factor
+	lowRank               bool         // solve through lr rather than mat
+	denseReady            bool         // mat holds this iteration's factor (lowRank's fallback)
+	staleChol             bool         // chol holds the dense factor of an earlier iteration (lowRank)
+	denseFactors, rescued int          // counts for Result
+	lr                    *lowRankSys
+	chol                  cholesky
+	aff, cor              direction // predictor and corrector
+	u1, u2                []float64 // per pair: the rank-2 factors of its output (factor)
+	v1, v2                []float64 // per pair: g d and π d
+	rpz, rsw              []float64
+	gw, hz, h             []float64
+	colB1                 []float64
+	colB2                 []float64
+	rowSumD               []float64
+	rowB3                 []float64
 
 	lastGap   float64
 	lastPrimI float64

@@ -41,6 +41,8 @@ type lowRankSys struct {
 	// scratch
 	z, y     *mat.VecDense
 	res, cor []float64
+	// stalePCG's vectors
+	pr, pz, pp, pq []float64
 }
 
 // refineSteps bounds the rounds of iterative refinement of a low-rank
@@ -65,6 +67,11 @@ const (
 // then leave the central path at once), and that iteration falls back on
 // the dense N×N system.
 const denseFallback = 1e-8
+
+// testLowRankFails, set by tests only, counts every low-rank solve as
+// failed, so that the rescue and the dense fallback are exercised on
+// small problems.
+var testLowRankFails bool
 
 // lowRankCols returns the columns per output of the low-rank form.
 func (w *workspace) lowRankCols() int {
@@ -170,6 +177,14 @@ func (w *workspace) solveLowRank(b []float64) error {
 			x[i] += lr.cor[i]
 		}
 	}
+	if testLowRankFails {
+		res = math.Inf(1)
+	}
+	if !(res <= denseFallback*scale) && w.staleChol && w.chol.n == lr.n {
+		if res = w.stalePCG(b, x, scale); res <= denseFallback*scale {
+			w.rescued++
+		}
+	}
 	if !(res <= denseFallback*scale) {
 		// The identity lost the digits: this iteration's system is
 		// solved the dense way.
@@ -213,8 +228,71 @@ func (w *workspace) denseSolve(b []float64) {
 		}
 		w.chol.factorize(data, n)
 		w.denseReady = true
+		w.staleChol = true
+		w.denseFactors++
 	}
 	w.chol.solve(b)
+}
+
+// Conjugate gradients on M x = b preconditioned by the dense factor of an
+// earlier iteration of the same problem: where the identity loses its
+// digits, one iteration's M differs from the last factorised one mostly
+// by the diagonal scalings of the pairs that are still moving, so a few
+// dozen products with M (O(N·pairs) each) and triangular solves (O(N²))
+// replace a new O(N²·m + N³) dense factor. pcgSteps bounds the steps and
+// pcgTol is the residual, relative to b, they aim at.
+const (
+	pcgSteps = 40
+	pcgTol   = 1e-11
+)
+
+// stalePCG improves x towards the solution of M x = b by conjugate
+// gradients preconditioned by w.chol (a factor of an earlier M) and
+// returns the final residual's largest entry. x keeps the best iterate.
+func (w *workspace) stalePCG(b, x []float64, scale float64) float64 {
+	lr := w.lr
+	n := lr.n
+	if len(lr.pr) != n {
+		lr.pr, lr.pz, lr.pp, lr.pq = make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	}
+	r, z, p, q := lr.pr, lr.pz, lr.pp, lr.pq
+	w.mulM(x, q)
+	for i := range r {
+		r[i] = b[i] - q[i]
+	}
+	res := maxAbs(r)
+	copy(z, r)
+	w.chol.solve(z)
+	copy(p, z)
+	rz := vec.Dot(r, z)
+	for range pcgSteps {
+		if res <= pcgTol*scale || !(rz > 0) {
+			break
+		}
+		w.mulM(p, q)
+		pq := vec.Dot(p, q)
+		if !(pq > 0) {
+			break
+		}
+		a := rz / pq
+		vec.AddScaled(x, a, p)
+		vec.AddScaled(r, -a, q)
+		res = maxAbs(r)
+		copy(z, r)
+		w.chol.solve(z)
+		rz2 := vec.Dot(r, z)
+		beta := rz2 / rz
+		rz = rz2
+		for i := range p {
+			p[i] = z[i] + beta*p[i]
+		}
+	}
+	// The recurrence's residual drifts from the true one: recompute it.
+	w.mulM(x, q)
+	for i := range q {
+		q[i] = b[i] - q[i]
+	}
+	return maxAbs(q)
 }
 
 // apply sets x to the Woodbury solution of M x = b.

@@ -95,3 +95,59 @@ func TestGramIsTheProduct(t *testing.T) {
 		}
 	}
 }
+
+// TestStaleFactorRescue counts every low-rank solve as failed, so that
+// each iteration is solved by conjugate gradients preconditioned by an
+// earlier iteration's dense factor, or by a new dense factor where they
+// do not converge: the values, bounds and certificates must agree with
+// the dense interior point's on random instances of every measure, and
+// the rescue must have been taken.
+func TestStaleFactorRescue(t *testing.T) {
+	testLowRankFails = true
+	defer func() { testLowRankFails = false }()
+	rng := rand.New(rand.NewPCG(34, 9))
+	rescued := 0
+	for trial := range 24 {
+		n := 8 + rng.IntN(30)
+		m := 1 + rng.IntN(6)
+		pi := randinst.Prior(rng, n, []float64{0, 0.001, 0.05}[trial%3])
+		u := randinst.Utility(rng, n, m, []int{0, 3}[trial%2])
+		eps := []float64{0.5, 1, 2}[trial%3]
+		var dense, low *Result
+		var derr, lerr error
+		switch trial % 4 {
+		case 0:
+			p := Problem{Prior: pi, Utility: u, Epsilon: eps}
+			dense, derr = Solve(p, Options{})
+			low, lerr = Solve(p, Options{LowRank: true})
+		default:
+			b := []mech.Budget{{}, {Measure: mech.LIP, Epsilon: eps}, {Measure: mech.ALIP, EpsilonLower: eps, EpsilonUpper: eps / 2},
+				{Measure: mech.LDP, Epsilon: eps}}[trial%4]
+			p := RatioProblem{Prior: pi, Utility: u, Budget: b}
+			dense, derr = SolveRatio(p, Options{})
+			low, lerr = SolveRatio(p, Options{LowRank: true})
+		}
+		if derr != nil {
+			continue
+		}
+		if lerr != nil {
+			t.Errorf("trial %d (%d×%d, ε %g): %v", trial, n, m, eps, lerr)
+			continue
+		}
+		if low.DenseFactors == 0 {
+			t.Errorf("trial %d: no dense factor although every low-rank solve failed", trial)
+		}
+		rescued += low.Rescued
+		t.Logf("trial %d: %d iterations, %d dense factors, %d rescued", trial, low.Iterations, low.DenseFactors, low.Rescued)
+		scale := math.Max(1, math.Abs(dense.Value))
+		if low.Bound-low.Value > AcceptedGap*scale {
+			t.Errorf("trial %d: gap %g", trial, low.Bound-low.Value)
+		}
+		if math.Abs(low.Value-dense.Value) > 1e-7*scale {
+			t.Errorf("trial %d: value %.15g, dense %.15g", trial, low.Value, dense.Value)
+		}
+	}
+	if rescued == 0 {
+		t.Error("no solve rescued by the stale factor")
+	}
+}
