@@ -83,10 +83,10 @@ func activeSet(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget
 		}
 		sub := restrict(u, set)
 		lowRank := len(set) <= int(lowRankRatio*float64(n))
-		r, err := solveRestricted(ctx, pi, sub, b, lowRank)
+		r, err := solveRestricted(ctx, pi, sub, b, lowRank, opt.Workers)
 		if err != nil && lowRank && ctx.Err() == nil {
 			opt.notify("active set, round %d: the low-rank interior point failed (%v): the dense one on %d outputs", round+1, err, len(set))
-			r, err = solveRestricted(ctx, pi, sub, b, false)
+			r, err = solveRestricted(ctx, pi, sub, b, false, opt.Workers)
 		}
 		if err != nil {
 			return Result{}, err
@@ -185,8 +185,8 @@ func restrict(u mech.Utility, set []int) mech.Utility {
 // solveRestricted solves the problem with utility sub: its interior
 // point for ε-PML (vertexOf takes the vertex once the set is final), the
 // certified point of SolveRatio for the others, with their multipliers.
-func solveRestricted(ctx context.Context, pi mech.Prior, sub mech.Utility, b mech.Budget, lowRank bool) (*ipm.Result, error) {
-	opt := ipm.Options{Context: ctx, LowRank: lowRank}
+func solveRestricted(ctx context.Context, pi mech.Prior, sub mech.Utility, b mech.Budget, lowRank bool, workers int) (*ipm.Result, error) {
+	opt := ipm.Options{Context: ctx, LowRank: lowRank, Workers: workers}
 	if b.Measure == mech.PML {
 		r, err := ipm.Solve(ipm.Problem{Prior: pi, Utility: sub, Epsilon: b.Epsilon}, opt)
 		if r == nil || (err != nil && !errors.Is(err, ipm.ErrNotConverged)) {

@@ -86,6 +86,10 @@ type Options struct {
 	// pattern.go) and may be infeasible: then Maximize returns
 	// ErrInfeasible.
 	Pattern mech.Pattern
+	// Workers is the number of goroutines the active set's interior
+	// points split their passes over the pairs among; 0 or 1 means one.
+	// The result is the same for any number.
+	Workers int
 }
 
 func (o Options) notify(format string, args ...any) {

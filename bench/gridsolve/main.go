@@ -28,6 +28,7 @@ func main() {
 	eps := flag.Float64("epsilon", 1, "budget (nats)")
 	verbose := flag.Bool("v", false, "print the solver's notes (the active set's rounds) with their times")
 	full := flag.Bool("whole", false, "solve the whole problem by the interior point (no active set)")
+	workers := flag.Int("workers", 1, "goroutines for the interior points' passes over the pairs")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile to this file")
 	flag.Parse()
 	if *cpuprofile != "" {
@@ -53,7 +54,7 @@ func main() {
 		b = mech.Budget{Measure: mech.ALIP, EpsilonLower: *eps, EpsilonUpper: *eps / 2}
 	}
 	start := time.Now()
-	opt := expected.Options{WholeProblem: *full}
+	opt := expected.Options{WholeProblem: *full, Workers: *workers}
 	if *verbose {
 		opt.Notify = func(msg string) { fmt.Fprintf(os.Stderr, "%6.1f s  %s\n", time.Since(start).Seconds(), msg) }
 	}

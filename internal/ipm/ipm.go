@@ -46,6 +46,10 @@ type Options struct {
 	// iteration in place of O(N²M + N³), for problems with far fewer
 	// outputs than inputs.
 	LowRank bool
+	// Workers is the number of goroutines the passes over the pairs and
+	// the dense system's rank-2 updates are split among; 0 or 1 means one.
+	// The result is the same for any number.
+	Workers int
 }
 
 // ctx returns opt.Context, or a context that never ends.
@@ -191,6 +195,7 @@ func Solve(p Problem, opt Options) (*Result, error) {
 	p.Prior = normalised(p.Prior)
 	w := newWorkspace(p.Prior, p.Utility, allPairs(p.Utility.Dims()), pmlForm(p.Epsilon))
 	w.lowRank = opt.LowRank
+	w.workers = opt.Workers
 	best := w.bestPoint(opt.ctx(), maxIter, gap, func() *Result { return w.result(p) })
 	if err := opt.ctx().Err(); err != nil {
 		return nil, err
@@ -636,11 +641,13 @@ func (w *workspace) solve(d direction) error {
 	st, r := w.st, &w.res
 	n, kap := st.n, w.form.kappa
 	// g_w = rsw/s − e rc; h_z = rpz/r − f rl; h = −rd − g_w + h_z.
-	for k := range w.p {
-		w.gw[k] = w.rsw[k]/w.s[k] - w.e[k]*r.rc[k]
-		w.hz[k] = w.rpz[k]/w.r[k] - w.f[k]*r.rl[k]
-		w.h[k] = -r.rd[k] - w.gw[k] + w.hz[k]
-	}
+	w.split(len(w.p), 8, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			w.gw[k] = w.rsw[k]/w.s[k] - w.e[k]*r.rc[k]
+			w.hz[k] = w.rpz[k]/w.r[k] - w.f[k]*r.rl[k]
+			w.h[k] = -r.rd[k] - w.gw[k] + w.hz[k]
+		}
+	})
 	for i := range n {
 		w.rowB3[i] = -r.ra[i]
 	}
@@ -694,13 +701,40 @@ func (w *workspace) solve(d direction) error {
 func stepTo(x, dx, y, dy []float64) float64 {
 	a := 1.0
 	for k, v := range dx {
-		if v < 0 {
-			a = math.Min(a, -x[k]/v)
+		// t != t keeps a NaN ratio, as math.Min would (without its call).
+		if t := -x[k] / v; v < 0 && (t < a || t != t) {
+			a = t
 		}
 	}
 	for k, v := range dy {
-		if v < 0 {
-			a = math.Min(a, -y[k]/v)
+		if t := -y[k] / v; v < 0 && (t < a || t != t) {
+			a = t
+		}
+	}
+	return a
+}
+
+// stepPar is stepTo over the pairs split among w.workers goroutines (the
+// least of the ranges' steps is the same for any split).
+func (w *workspace) stepPar(x, dx, y, dy []float64) float64 {
+	if w.workers <= 1 {
+		return stepTo(x, dx, y, dy)
+	}
+	parts := make([]float64, w.workers)
+	for i := range parts {
+		parts[i] = 1
+	}
+	n := len(x)
+	w.split(w.workers, n/w.workers*4, func(lo, hi int) {
+		for t := lo; t < hi; t++ {
+			a, b := t*n/w.workers, (t+1)*n/w.workers
+			parts[t] = stepTo(x[a:b], dx[a:b], y[a:b], dy[a:b])
+		}
+	})
+	a := 1.0
+	for _, v := range parts {
+		if v < a || v != v {
+			a = v
 		}
 	}
 	return a
@@ -723,8 +757,8 @@ func (w *workspace) step() error {
 	if err := w.solve(d); err != nil {
 		return err
 	}
-	ap := stepTo(w.r, d.r, w.s, d.s)
-	ad := stepTo(w.z, d.z, w.w, d.w)
+	ap := w.stepPar(w.r, d.r, w.s, d.s)
+	ad := w.stepPar(w.z, d.z, w.w, d.w)
 	aff := 0.0
 	for k := range w.p {
 		aff += (w.r[k]+ap*d.r[k])*(w.z[k]+ad*d.z[k]) + (w.s[k]+ap*d.s[k])*(w.w[k]+ad*d.w[k])
@@ -740,8 +774,8 @@ func (w *workspace) step() error {
 	if err = w.solve(d); err != nil {
 		return err
 	}
-	ap = stepTo(w.r, d.r, w.s, d.s)
-	ad = stepTo(w.z, d.z, w.w, d.w)
+	ap = w.stepPar(w.r, d.r, w.s, d.s)
+	ad = w.stepPar(w.z, d.z, w.w, d.w)
 	if w.lowRank {
 		// The affine direction is spent: its buffer holds the trials.
 		if d, ap, ad, err = w.centrality(d, w.aff, ap, ad, sigma*muC); err != nil {

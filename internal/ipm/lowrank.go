@@ -381,8 +381,8 @@ func (w *workspace) centrality(d, trial direction, ap, ad, target float64) (dire
 		if err := w.solve(trial); err != nil {
 			return d, ap, ad, err
 		}
-		ap2 := stepTo(w.r, trial.r, w.s, trial.s)
-		ad2 := stepTo(w.z, trial.z, w.w, trial.w)
+		ap2 := w.stepPar(w.r, trial.r, w.s, trial.s)
+		ad2 := w.stepPar(w.z, trial.z, w.w, trial.w)
 		if math.Min(ap2, ad2) < correctorGain*a {
 			break
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmlopt/pmlopt/internal/randinst"
+	"github.com/pmlopt/pmlopt/mech"
 )
 
 // TestProbeWorkersSameResult: a probe with its updates split over three
@@ -26,5 +27,32 @@ func TestProbeWorkersSameResult(t *testing.T) {
 		require.NoError(t, err)
 		require.Greater(t, one.Iterations, 0)
 		require.Equal(t, one, many, "trial %d (N = %d, M = %d, ε = %v)", trial, n, m, eps)
+	}
+}
+
+// TestSolveWorkersSameResult: Solve and SolveRatio with their passes over
+// the pairs split among three workers (a problem large enough for every
+// pass to be split) return the same result, bit for bit, as with one.
+func TestSolveWorkersSameResult(t *testing.T) {
+	if testing.Short() {
+		t.Skip("150×120 instances")
+	}
+	rng := rand.New(rand.NewPCG(5, 7))
+	n, m := 150, 120
+	pi := randinst.Prior(rng, n, 0.01)
+	u := randinst.Utility(rng, n, m, 0)
+	for _, lowRank := range []bool{false, true} {
+		one, err := Solve(Problem{Prior: pi, Utility: u, Epsilon: 1}, Options{LowRank: lowRank})
+		require.NoError(t, err)
+		many, err := Solve(Problem{Prior: pi, Utility: u, Epsilon: 1}, Options{LowRank: lowRank, Workers: 3})
+		require.NoError(t, err)
+		require.Greater(t, one.Iterations, 0)
+		require.Equal(t, one, many, "ε-PML, low rank %v", lowRank)
+		rp := RatioProblem{Prior: pi, Utility: u, Budget: mech.Budget{Measure: mech.LIP, Epsilon: 1}}
+		one, err = SolveRatio(rp, Options{LowRank: lowRank})
+		require.NoError(t, err)
+		many, err = SolveRatio(rp, Options{LowRank: lowRank, Workers: 3})
+		require.NoError(t, err)
+		require.Equal(t, one, many, "LIP, low rank %v", lowRank)
 	}
 }

@@ -92,6 +92,7 @@ func SolveRatio(p RatioProblem, opt Options) (*Result, error) {
 	}
 	w := newWorkspace(p.Prior, p.Utility, allPairs(n, m), form)
 	w.lowRank = opt.LowRank
+	w.workers = opt.Workers
 	best := w.bestPoint(opt.ctx(), maxIter, gap, func() *Result { return w.ratioResult(p) })
 	if err := opt.ctx().Err(); err != nil {
 		return nil, err
