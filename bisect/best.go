@@ -73,7 +73,7 @@ func BestOrder(ctx context.Context, pi mech.Prior, o mech.Order, eps float64, op
 	if err != nil {
 		return 0, Result{}, err
 	}
-	k, r, err := best(ctx, pi, fam, eps, opt)
+	k, r, err := best(ctx, pi, fam, eps, opt, nil)
 	return k + 1, r, err
 }
 
@@ -92,7 +92,7 @@ func BestValue(ctx context.Context, pi mech.Prior, u mech.Utility, eps float64, 
 	if opt.sym, err = symmetryFor(pi, u, opt); err != nil {
 		return 0, Result{}, err
 	}
-	k, r, err := best(ctx, pi, fam, eps, opt)
+	k, r, err := best(ctx, pi, fam, eps, opt, newCoverer(pi, u, opt))
 	if err != nil {
 		return 0, r, err
 	}
@@ -100,8 +100,10 @@ func BestValue(ctx context.Context, pi mech.Prior, u mech.Utility, eps float64, 
 }
 
 // best returns the largest index k of fam with ε*(k) ≤ eps and the least-ε
-// result for it.
-func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Options) (int, Result, error) {
+// result for it. With a coverer, every decision the free bounds leave
+// open asks the pattern's cover first, and the final search starts from
+// what the cover of its pattern gives.
+func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Options, cov *coverer) (int, Result, error) {
 	cfg, err := opt.config()
 	if err != nil {
 		return 0, Result{}, err
@@ -120,7 +122,7 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 		yesMech mech.Mechanism
 		yesPML  float64
 		solves  int
-		probes  int // ipm.Probe calls
+		probes  int // pure-Go probes and covers (coverer)
 		// seed holds the basic columns of the last master: the next
 		// decision's pattern is a neighbour in the chain, whose master
 		// starts from them instead of the slacks.
@@ -147,35 +149,17 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 			yes, yesMech, yesPML, yesSeed = mid, safe, leakage.PML(pi, safe), nil
 			continue
 		}
-		p := &prober{pi: pi, pat: pat, c: c, slv: cfg.slv, ipm: cfg.ipmFor(len(pi)), cols: cfg.colsFor(len(pi)), probeMaster: cfg.probeMaster, probeIPM: cfg.probeIPM,
-			sym: cfg.sym, decide: true, seed: seed, workers: cfg.inner, stop: func() bool { return ctx.Err() != nil }}
-		o, err := p.probe(limit, limit, true)
+		var o outcome
+		decided := false
+		if cov != nil {
+			o, decided = cov.decide(fam, mid, limit)
+			probes++
+		}
 		var last *colgen.Seed
-		if p.master != nil {
-			if last = p.master.Seed(); last != nil {
-				seed = last
-			}
-		}
-		p.close()
-		solves += p.solves
-		probes += p.probes
-		if err != nil {
-			return 0, Result{}, err
-		}
-		if o.v == inconclusive || o.v == unproven {
-			// A verdict without evidence (a point that audits a little
-			// above the budget, an infeasibility without proof): the
-			// least-ε search decides. Only a mechanism within the budget
-			// makes a yes.
-			r, err := decide(ctx, pi, pat, cfg, limit, seed)
-			solves += r.LPSolves
-			probes += r.GoProbes
-			if err != nil {
+		if !decided {
+			var err error
+			if o, last, err = probeDecision(ctx, pi, pat, c, cfg, limit, &seed, &solves, &probes); err != nil {
 				return 0, Result{}, err
-			}
-			o = outcome{v: infeasible}
-			if r.EpsUpper <= limit {
-				o = outcome{v: feasible, Evidence: certify.Evidence{Mechanism: r.Mechanism, PML: r.EpsUpper}}
 			}
 		}
 		if o.v == feasible {
@@ -205,6 +189,10 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 	}
 	if yesMech != nil {
 		h.hiMech, h.hi = yesMech, yesPML
+	}
+	if cov != nil && yes > 0 {
+		h = cov.hint(fam, yes, limit, h)
+		probes++
 	}
 	r, err := search(ctx, pi, fam.pattern(yes), cfg, cfg.tol, h)
 	r.LPSolves += solves
@@ -258,4 +246,45 @@ func decide(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, li
 	}
 	r.LPSolves, r.GoProbes = solves, probes
 	return r, err
+}
+
+// probeDecision asks the probes whether pattern pat's least ε is within
+// limit, as a decision of best: the column generation (or the interior
+// point, or the LP) at limit, and the least-ε search of the pattern when
+// their verdict has no evidence. seed is the last master's basic columns,
+// carried from one decision to the next, and last the basic columns of
+// this decision's master (nil if it had none); the LPs and probes spent
+// are added to solves and probes.
+func probeDecision(ctx context.Context, pi mech.Prior, pat mech.Pattern, c []float64, cfg config, limit float64, seed **colgen.Seed, solves, probes *int) (o outcome, last *colgen.Seed, err error) {
+	p := &prober{pi: pi, pat: pat, c: c, slv: cfg.slv, ipm: cfg.ipmFor(len(pi)), cols: cfg.colsFor(len(pi)), probeMaster: cfg.probeMaster, probeIPM: cfg.probeIPM,
+		sym: cfg.sym, decide: true, seed: *seed, workers: cfg.inner, stop: func() bool { return ctx.Err() != nil }}
+	o, err = p.probe(limit, limit, true)
+	if p.master != nil {
+		if last = p.master.Seed(); last != nil {
+			*seed = last
+		}
+	}
+	p.close()
+	*solves += p.solves
+	*probes += p.probes
+	if err != nil {
+		return outcome{}, nil, err
+	}
+	if o.v == inconclusive || o.v == unproven {
+		// A verdict without evidence (a point that audits a little
+		// above the budget, an infeasibility without proof): the
+		// least-ε search decides. Only a mechanism within the budget
+		// makes a yes.
+		r, err := decide(ctx, pi, pat, cfg, limit, *seed)
+		*solves += r.LPSolves
+		*probes += r.GoProbes
+		if err != nil {
+			return outcome{}, nil, err
+		}
+		o = outcome{v: infeasible}
+		if r.EpsUpper <= limit {
+			o = outcome{v: feasible, Evidence: certify.Evidence{Mechanism: r.Mechanism, PML: r.EpsUpper}}
+		}
+	}
+	return o, last, nil
 }

@@ -41,8 +41,8 @@ func plainBestValue(t *testing.T, s solver.Solver, pi mech.Prior, u mech.Utility
 // decision to the next) finds the best worst-case value that plain binary
 // search with full LPs finds, and the least ε of its threshold that plain
 // bisection finds, within a certified bracket, with the column generation
-// and with the interior point; with two workers every number is the same
-// as with one.
+// and with the interior point, with and without the covers deciding first;
+// with two workers every number is the same as with one.
 func TestGridBestValueMatchesPlainSearch(t *testing.T) {
 	s, err := solver.Get("revised")
 	require.NoError(t, err)
@@ -85,6 +85,13 @@ func TestGridBestValueMatchesPlainSearch(t *testing.T) {
 			require.Equal(t, r1.Proof, r2.Proof)
 			require.Equal(t, r1.LPSolves, r2.LPSolves)
 			require.Equal(t, r1.GoProbes, r2.GoProbes)
+
+			// Without the covers (coverer): the master decides.
+			v5, r5, err := BestValue(context.Background(), pi, u, eps, Options{Workers: 1, noCover: true})
+			require.NoError(t, err)
+			require.Equal(t, want, v5)
+			audit(t, pi, pat, r5, DefaultTol)
+			require.InDelta(t, star, r5.EpsUpper, 1.5e-9)
 
 			// The interior point's probes, with one and two workers.
 			v3, r3, err := BestValue(context.Background(), pi, u, eps, Options{Workers: 1, Probes: ProbesIPM})

@@ -83,6 +83,11 @@ type Options struct {
 	// probeIPM, if not nil, replaces ipm.Probe in the searches: tests make
 	// the interior point fail with it.
 	probeIPM func(mech.Prior, mech.Pattern, float64) (*ipm.ProbeResult, error)
+
+	// noCover, set by tests, keeps the value searches from deciding
+	// patterns by their covers (coverer), so that the probes' own path is
+	// tested as well.
+	noCover bool
 }
 
 // Probes says who answers a search's probes.

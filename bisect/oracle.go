@@ -630,12 +630,34 @@ func (s scaledSession) SetCoef(row, col int, val float64) {
 	s.Session.SetCoef(row, col, val*rowScale)
 }
 
+// maxLPPairs bounds the allowed pairs (the variables) of an LP the search
+// builds: a 48×48 grid's value pattern near half the side has 2.6·10⁶ and
+// the pure-Go simplex holds such an LP in gigabytes for an hour, so a
+// search whose pure-Go probes left a pattern that large open ends with an
+// error saying so instead.
+const maxLPPairs = 1 << 20
+
+// errLPTooLarge is build's error for an LP over maxLPPairs.
+var errLPTooLarge = errors.New("too large for this search")
+
 // build makes the LP at eps with the outputs pruned at level.
 func (p *prober) build(eps, level float64, obj polytope.Objective) (*polytope.Model, error) {
+	pat := pruned(p.pat, p.c, level)
+	pairs := 0
+	for _, row := range pat {
+		for _, a := range row {
+			if a {
+				pairs++
+			}
+		}
+	}
+	if pairs > maxLPPairs {
+		return nil, fmt.Errorf("bisect: the feasibility LP at ε = %.17g would have %d variables (allowed pairs), over the %d this search builds (%w): the pure-Go probes left the pattern of %d letters open", eps, pairs, maxLPPairs, errLPTooLarge, len(p.pi))
+	}
 	m, err := polytope.Build(polytope.Spec{
 		Prior:     p.pi,
 		Budget:    pmlBudget(eps),
-		Pattern:   pruned(p.pat, p.c, level),
+		Pattern:   pat,
 		Objective: obj,
 	})
 	if err != nil {

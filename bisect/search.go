@@ -311,6 +311,10 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 				// master that failed (errMasterFailed) is no engine error:
 				// the strict pass settles what it left with the LP.
 				b.keep(o, p)
+				if errors.Is(err, errLPTooLarge) {
+					// Every other point would ask for the same LP.
+					return b.result(p), err
+				}
 				if !errors.Is(err, errMasterFailed) {
 					lastErr = err
 				}

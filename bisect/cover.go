@@ -1,0 +1,177 @@
+package bisect
+
+import (
+	"math"
+
+	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/internal/colgen"
+	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+// coverer decides the patterns of a value search by their fractional
+// covers (colgen.Cover) before any probe: the cover's packing proves
+// ε* ≥ log τ* for every prior (checked by certify.DualBound on the whole
+// pattern), and a flow of the prior's mass along the cover
+// (colgen.Flow) gives a mechanism, audited on every pair. On location
+// grids at thresholds near half the side both meet at ε* (docs/performance.md),
+// so that most decisions of the best value's binary search, and the final
+// bracket, need no master.
+type coverer struct {
+	pi  mech.Prior
+	sym *colgen.Symmetry // a symmetry of the utility (not necessarily of the prior) that folds the covering LP, or nil
+	// covers counts the covering LPs solved.
+	covers int
+	// last is the cover of the pattern of index lastK, or nil.
+	last      *coverBound
+	lastK     int
+	lastLevel float64
+}
+
+// coverBound is what a pattern's cover gives: the bound its packing
+// proves (ok false if none), the cover it comes from, and the cover the
+// flows route along (the same one unless the prior breaks the symmetry
+// that folds the LP: see colgen.SolveCover's whole).
+type coverBound struct {
+	cv, route *colgen.Cover
+	lb        float64
+	alpha     []float64
+	ok        bool
+}
+
+// newCoverer returns the coverer of a value search of pi and u, or nil
+// when its probes are not the pure-Go ones (the LP and interior-point
+// searches keep their own steps). It folds the covering LP by opt's
+// symmetry when one is given, else by a symmetry detectSymmetry finds of
+// u alone: the cover does not depend on the prior, so the reflections of
+// a grid fold it under a clustered prior too.
+func newCoverer(pi mech.Prior, u mech.Utility, opt Options) *coverer {
+	if opt.Probes != ProbesAuto && opt.Probes != ProbesColumns || opt.noCover {
+		return nil
+	}
+	c := &coverer{pi: pi, lastK: -1}
+	s := opt.Symmetry
+	if s == nil {
+		flat := make(mech.Prior, len(pi))
+		for i := range flat {
+			flat[i] = 1 / float64(len(pi))
+		}
+		s = detectSymmetry(flat, u)
+	}
+	if s != nil && len(s.In) > 0 {
+		c.sym = &colgen.Symmetry{In: s.In, Out: s.Out}
+	}
+	return c
+}
+
+// bound returns the cover of pattern k of fam without the outputs that no
+// mechanism at ε ≤ level can use (the pruning bound c_j above level; a
+// mechanism routed along them could not carry their weight), solving its
+// covering LP unless it was the last one asked; the packing's proof
+// still holds for the whole pattern, as certify.DualBound checks it there
+// (a left-out output's allowed inputs hold less than e^{−level}). nil when the LP is refused (too
+// large unfolded) or fails.
+func (c *coverer) bound(fam family, k int, level float64) *coverBound {
+	if c.last != nil && c.lastK == k && c.lastLevel == level {
+		return c.last
+	}
+	pat := fam.pattern(k)
+	cb, _ := columnBounds(c.pi, pat)
+	drop := make([]bool, len(cb))
+	for j, v := range cb {
+		drop[j] = v > level+pruneSlack
+	}
+	cv, err := colgen.SolveCover(pat, c.sym, drop, true)
+	c.covers++
+	if err != nil {
+		c.last, c.lastK = nil, -1
+		return nil
+	}
+	b := &coverBound{cv: cv, route: cv}
+	if cv.Mixed {
+		c.covers++
+		if b.route, err = colgen.SolveCover(pat, c.sym, drop, false); err != nil {
+			b.route = nil
+		}
+	}
+	b.lb, b.alpha, b.ok = cv.Proof(c.pi, pat)
+	c.last, c.lastK, c.lastLevel = b, k, level
+	return b
+}
+
+// flow returns the mechanism that routes the prior along the cover at
+// ratio lambda (colgen.Flow, q the cover normalised) when it has the
+// pattern, and its audited PML (+Inf if none).
+func (c *coverer) flow(pat mech.Pattern, cv *colgen.Cover, lambda float64) (mech.Mechanism, float64) {
+	sum := 0.0
+	for _, x := range cv.X {
+		sum += x
+	}
+	if !(sum > 0) {
+		return nil, math.Inf(1)
+	}
+	q := make([]float64, len(cv.X))
+	for j, x := range cv.X {
+		q[j] = x / sum
+	}
+	p, _ := colgen.Flow(c.pi, pat, q, lambda)
+	if p == nil || !pat.Holds(p) {
+		return nil, math.Inf(1)
+	}
+	return p, leakage.PML(c.pi, p)
+}
+
+// decide settles pattern k of fam at the budget limit by its cover when
+// it can: infeasible with the packing's proof when that exceeds limit,
+// feasible with the flow's mechanism when it audits within limit (the
+// flow at τ*, whose mechanism is often at ε* itself, else at a ratio a
+// hair below e^limit, where it has the most room); ok false otherwise.
+func (c *coverer) decide(fam family, k int, limit float64) (outcome, bool) {
+	b := c.bound(fam, k, limit)
+	if b == nil {
+		return outcome{}, false
+	}
+	if b.ok && b.lb > limit {
+		return outcome{v: infeasible, Evidence: certify.Evidence{Lower: b.lb, Alpha: b.alpha}}, true
+	}
+	if b.route == nil {
+		return outcome{}, false
+	}
+	pat := fam.pattern(k)
+	for _, lambda := range []float64{b.route.Tau * tightRatio, math.Exp(limit) * (1 - budgetRoom)} {
+		if p, a := c.flow(pat, b.route, lambda); a <= limit {
+			return outcome{v: feasible, Evidence: certify.Evidence{Mechanism: p, PML: a}}, true
+		}
+	}
+	return outcome{}, false
+}
+
+// budgetRoom is how far below e^limit a decision's flow keeps its ratio:
+// the flow's mechanism audits some 1e-11 above the ratio it was routed
+// at (the flow's rounding, the rows' normalisation).
+const budgetRoom = 1e-9
+
+// tightRatio is how far above τ* the final flow's ratio lies: the cover
+// is optimal only to the LP's rounding, and the flow's mechanism audits
+// a few ulps above its ratio.
+const tightRatio = 1 + 1e-12
+
+// hint adds to h what pattern k's cover gives its least-ε search: the
+// packing's proof as the lower end, and the flow's mechanism at τ* when
+// it audits below h's.
+func (c *coverer) hint(fam family, k int, limit float64, h hint) hint {
+	b := c.bound(fam, k, limit)
+	if b == nil {
+		return h
+	}
+	if b.ok && b.lb > h.lo {
+		h.lo, h.loKind, h.proof = b.lb, BoundInfeasible, b.alpha
+	}
+	if b.route == nil {
+		return h
+	}
+	if p, a := c.flow(fam.pattern(k), b.route, b.route.Tau*tightRatio); p != nil && (h.hiMech == nil || a < h.hi) {
+		h.hiMech, h.hi = p, a
+	}
+	return h
+}

@@ -1,0 +1,119 @@
+package bisect
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/instance"
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+// TestCoverDecisions: on a 12×12 Euclidean grid, uniform and clustered,
+// every decision the covers settle at a budget agrees with ε* of the
+// pattern found by the column generation's least-ε search (no cover
+// involved): a proof above the budget only where ε* is above it (checked
+// again by certify.DualBound), an audited mechanism with the pattern
+// within the budget only where ε* is within it. Near half the side, where
+// the best value's decisions lie, the covers settle most of them.
+func TestCoverDecisions(t *testing.T) {
+	w := 12
+	u, err := instance.Grid(w, w)
+	require.NoError(t, err)
+	uniform, err := instance.Uniform(w * w)
+	require.NoError(t, err)
+	clustered, err := instance.GridClusters(rand.New(rand.NewPCG(9, 10)), w, w, 20*w*w)
+	require.NoError(t, err)
+	fam, vs, err := valueFamily(uniform, u)
+	require.NoError(t, err)
+	priors := []mech.Prior{uniform, clustered}
+	if testing.Short() {
+		priors = priors[:1]
+	}
+	for _, pi := range priors {
+		cov := newCoverer(pi, u, Options{})
+		require.NotNil(t, cov.sym, "the grid's reflections were not found")
+		settled, asked := 0, 0
+		for k := range vs {
+			if d := -vs[k]; d < 4.5 || d > 7.5 || testing.Short() && k%2 == 1 {
+				continue
+			}
+			pat := fam.pattern(k)
+			r, err := LeastEpsilon(context.Background(), pi, pat, Options{noCover: true})
+			require.NoError(t, err)
+			for _, eps := range []float64{0.8, 1, 1.2} {
+				limit := eps + budgetSlack*math.Max(1, eps)
+				o, ok := cov.decide(fam, k, limit)
+				asked++
+				if !ok {
+					continue
+				}
+				settled++
+				switch o.v {
+				case infeasible:
+					require.Greater(t, r.EpsUpper, limit, "threshold %v, ε = %v: refuted below ε*", vs[k], eps)
+					lb, ok := certify.DualBound(pi, pat, o.Alpha)
+					require.True(t, ok)
+					require.Greater(t, lb, limit)
+				case feasible:
+					require.LessOrEqual(t, r.EpsLower, limit, "threshold %v, ε = %v: a mechanism below ε*", vs[k], eps)
+					require.True(t, pat.Holds(o.Mechanism))
+					a, ok := certify.Within(pi, o.Mechanism, limit)
+					require.True(t, ok, "audited %v above %v", a, limit)
+				default:
+					t.Fatalf("a settled decision with verdict %v", o.v)
+				}
+			}
+		}
+		require.Greater(t, 2*settled, asked, "the covers settled %d of %d decisions", settled, asked)
+	}
+}
+
+// TestBestValueByCovers: on a 16×16 uniform grid at ε = 1 the best value
+// and the least ε of its threshold are those the master's search finds
+// without the covers (√65 and log(8/3)), and the bracket from the cover's
+// proof and the flow's mechanism is within the tolerance.
+func TestBestValueByCovers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the master's search of a 16×16 grid takes seconds")
+	}
+	w := 16
+	u, err := instance.Grid(w, w)
+	require.NoError(t, err)
+	pi, err := instance.Uniform(w * w)
+	require.NoError(t, err)
+	v, r, err := BestValue(context.Background(), pi, u, 1, Options{})
+	require.NoError(t, err)
+	v0, r0, err := BestValue(context.Background(), pi, u, 1, Options{noCover: true})
+	require.NoError(t, err)
+	require.Equal(t, v0, v)
+	require.InDelta(t, -math.Sqrt(65), v, 1e-12)
+	audit(t, pi, u.Pattern(v), r, DefaultTol)
+	require.InDelta(t, r0.EpsUpper, r.EpsUpper, 1e-9)
+	require.InDelta(t, math.Log(8.0/3), r.EpsUpper, 1e-9)
+}
+
+// TestLPTooLarge: the prober refuses to build an LP of more than
+// maxLPPairs variables, with an error saying so.
+func TestLPTooLarge(t *testing.T) {
+	n := 1100
+	pat := make(mech.Pattern, n)
+	pi := make(mech.Prior, n)
+	for i := range pat {
+		pat[i] = make([]bool, n)
+		for j := range pat[i] {
+			pat[i][j] = i != j
+		}
+		pi[i] = 1 / float64(n)
+	}
+	c, _ := columnBounds(pi, pat)
+	p := &prober{pi: pi, pat: pat, c: c}
+	_, err := p.build(1, 1, 0)
+	require.True(t, errors.Is(err, errLPTooLarge), "%v", err)
+	require.ErrorContains(t, err, "variables")
+}

@@ -1,0 +1,404 @@
+package colgen
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/lp"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/solver"
+)
+
+// Cover is the fractional covering of a pattern's inputs by its outputs,
+// the bound on the least ε that holds for every prior.
+//
+// An ε-PML mechanism P with the pattern has p_ij ≤ λ q_j (λ = e^ε, q the
+// output marginal) for every pair, so summing over the outputs A_i allowed
+// for input i gives 1 ≤ λ q(A_i): λq is a fractional cover of the inputs
+// by the outputs' allowed sets, and λ ≥ τ*, the least total weight of such
+// a cover (Σ_j x_j subject to Σ_{j∈A_i} x_j ≥ 1, x ≥ 0). That is the
+// maximal leakage of the best mechanism with the pattern (Issa, Wagner &
+// Kamath (2020), Thm 1: ML = log Σ_j max_i p_ij), which PML bounds from
+// above; it ignores the prior. Its LP dual is a fractional packing y of
+// the inputs (Σ_{i∈B_j} y_i ≤ 1 on the inputs B_j allowed for each output
+// j), and α = y − κπ with κ a hair below Σ y is a multiplier vector that
+// certify.DualBound turns into the proof ε* ≥ log κ for the prior π (with
+// ν_j = 1/κ the output j's sum is Σ_{B_j} y_i/κ ≤ 1/κ).
+//
+// On location grids with a distance threshold of about half the side the
+// bound is ε* itself (docs/performance.md); where it is, a mechanism at ε*
+// routes the prior's mass along the cover (Flow).
+type Cover struct {
+	// Tau is τ*, the LP's optimum.
+	Tau float64
+	// X is an optimal cover (one weight per output), Y a packing of the
+	// inputs scaled so that no output's allowed inputs hold more than 1
+	// (computed in floating point; Proof's bound is checked by
+	// certify.DualBound all the same).
+	X, Y []float64
+	// Pivots is the simplex iterations of the LP.
+	Pivots int
+	// Mixed reports a folded LP with an orbit of outputs only some of
+	// whose outputs were marked to be left out (see SolveCover).
+	Mixed bool
+}
+
+// maxCoverEntries bounds the non-zeros of the covering LP handed to the
+// pure-Go simplex: a 64×64 grid's unfolded pattern has about 8·10⁶, an LP
+// the pure-Go engines take minutes and gigabytes over; folded by the grid's
+// reflections it has an eighth of the rows and of the columns.
+const maxCoverEntries = 4 << 20
+
+// ErrCoverTooLarge is SolveCover's error for a covering LP with more
+// non-zeros than the pure-Go simplex is given.
+var ErrCoverTooLarge = errors.New("colgen: the covering LP is too large")
+
+// SolveCover solves the fractional covering LP of pat (see Cover), folded
+// by the group sym generates when sym is not nil: the pattern alone must
+// keep it (the cover does not depend on a prior), and the LP then has one
+// row per orbit of inputs and one column per orbit of outputs, whose
+// weights the whole orbit shares (the average of an optimal cover over the
+// group is one). Every row of pat must allow some output.
+//
+// The outputs marked in drop (nil: none) are left out: the cover is then
+// of that sub-pattern. A caller leaves out the outputs no mechanism at
+// the ε of interest can use (those whose allowed inputs hold less prior
+// mass than e^{−ε}), which a mechanism routed along the cover (Flow) could
+// not carry at that ε. Folded, the LP keeps or leaves out whole orbits of
+// outputs: with whole, an orbit goes only when every output of it is
+// marked (a cover of a pattern between pat and the sub-pattern, whose
+// packing is the proof that holds for the sub-pattern's mechanisms);
+// without, when any is (a cover of a sub-pattern of it, along which every
+// flow keeps clear of the marked outputs). Cover.Mixed reports an orbit
+// with marked and unmarked outputs, where the two differ.
+func SolveCover(pat mech.Pattern, sym *Symmetry, drop []bool, whole bool) (*Cover, error) {
+	n := len(pat)
+	if n == 0 {
+		return nil, errors.New("colgen: SolveCover: an empty pattern")
+	}
+	if err := pat.Check(n); err != nil {
+		// Check wants rows; the prior is not involved.
+		return nil, err
+	}
+	m := len(pat[0])
+	// A flat prior: the group must keep the pattern only.
+	flat := make(mech.Prior, n)
+	for i := range flat {
+		flat[i] = 1 / float64(n)
+	}
+	var f *fold
+	if sym != nil {
+		var err error
+		if f, err = newFold(flat, pat, *sym); err != nil {
+			return nil, err
+		}
+	}
+	// Rows: representatives of the input orbits (every input unfolded);
+	// columns: representatives of the output orbits.
+	var rowRep, colRep []int
+	mixed := false
+	colOf := make([]int, m) // colOf[j]: the LP column of j's orbit
+	weight := []float64{}   // the orbit sizes: the objective
+	if drop != nil && len(drop) != m {
+		return nil, fmt.Errorf("colgen: SolveCover: %d outputs to leave out for %d outputs", len(drop), m)
+	}
+	out := func(j int) bool { return drop != nil && drop[j] }
+	if f == nil {
+		for i := range n {
+			rowRep = append(rowRep, i)
+		}
+		for j := range m {
+			colOf[j] = -1
+			if !out(j) {
+				colOf[j] = len(colRep)
+				colRep = append(colRep, j)
+				weight = append(weight, 1)
+			}
+		}
+	} else {
+		seen := make([]bool, f.n)
+		for i := range n {
+			if r := f.orb[i]; !seen[r] {
+				seen[r] = true
+				rowRep = append(rowRep, i)
+			}
+		}
+		marked := make(map[int]int) // representative: its orbit's outputs marked
+		for j := range m {
+			if out(j) {
+				marked[f.repOf[j]]++
+			}
+		}
+		gone := make(map[int]bool) // representatives of orbits left out
+		for j, k := range marked {
+			if k < f.size[j] {
+				mixed = true
+			}
+			gone[j] = !whole || k == f.size[j]
+		}
+		idx := make(map[int]int, len(f.reps))
+		for _, j := range f.reps {
+			if !gone[j] {
+				idx[j] = len(colRep)
+				colRep = append(colRep, j)
+				weight = append(weight, float64(f.size[j]))
+			}
+		}
+		for j := range m {
+			colOf[j] = -1
+			if k, ok := idx[f.repOf[j]]; ok {
+				colOf[j] = k
+			}
+		}
+	}
+	// Count the entries first: a model of millions of non-zeros is
+	// refused before it is built.
+	count := make([]map[int]float64, len(rowRep))
+	entries := 0
+	for r, i := range rowRep {
+		c := map[int]float64{}
+		for j, a := range pat[i] {
+			if a && colOf[j] >= 0 {
+				c[colOf[j]]++
+			}
+		}
+		count[r] = c
+		entries += len(c)
+		if entries > maxCoverEntries {
+			return nil, fmt.Errorf("%w: more than %d non-zeros (%d inputs, %d outputs; a symmetry of the pattern folds it)", ErrCoverTooLarge, maxCoverEntries, n, m)
+		}
+	}
+	md := &lp.Model{}
+	for k := range colRep {
+		md.AddCol(weight[k], 0, lp.Inf, "")
+	}
+	for r := range rowRep {
+		es := make([]lp.Nonzero, 0, len(count[r]))
+		for k := range colRep {
+			if v, ok := count[r][k]; ok {
+				es = append(es, lp.Entry(k, v))
+			}
+		}
+		if len(es) == 0 {
+			return nil, fmt.Errorf("colgen: SolveCover: input %d is allowed no output (or none kept)", rowRep[r])
+		}
+		md.AddRow(1, lp.Inf, "", es...)
+	}
+	sol, err := solver.Auto().Solve(md)
+	if err != nil {
+		return nil, fmt.Errorf("colgen: the covering LP: %w", err)
+	}
+	if sol.Status != solver.Optimal {
+		return nil, fmt.Errorf("colgen: the covering LP: %v", sol.Status)
+	}
+	c := &Cover{Tau: sol.Objective, X: make([]float64, m), Y: make([]float64, n), Pivots: sol.Iterations, Mixed: mixed}
+	for j := range m {
+		if colOf[j] >= 0 {
+			c.X[j] = math.Max(0, sol.X[colOf[j]])
+		}
+	}
+	// The packing: the row duals, spread over each orbit, then scaled so
+	// that no output's inputs hold more than 1.
+	for i := range n {
+		r := i
+		if f != nil {
+			r = f.orb[i]
+		}
+		y := math.Abs(sol.RowDuals[r])
+		if f != nil {
+			y *= f.inv[i]
+		}
+		c.Y[i] = y
+	}
+	worst := 0.0
+	for j := range m {
+		if colOf[j] < 0 {
+			continue
+		}
+		s := 0.0
+		for i := range n {
+			if pat[i][j] {
+				s += c.Y[i]
+			}
+		}
+		worst = math.Max(worst, s)
+	}
+	if worst > 0 {
+		for i := range c.Y {
+			c.Y[i] /= worst
+		}
+	}
+	return c, nil
+}
+
+// coverMargin is how far below Σ y the κ of a cover's proof lies: the
+// proof needs Σ α = Σ y − κ safely positive (certify.DualBound asks for
+// 4N units of roundoff of Σ|α|), and gives up log(1/(1 − coverMargin)) of
+// the bound.
+const coverMargin = 1e-11
+
+// Proof returns the multipliers α = y − κπ of the cover's packing for the
+// prior pi, which certify.DualBound turns into a proof of ε* ≥ log κ (κ =
+// Σ y (1 − coverMargin)), and the bound it proves (ok false if none).
+func (c *Cover) Proof(pi mech.Prior, pat mech.Pattern) (lb float64, alpha []float64, ok bool) {
+	s := 0.0
+	for _, y := range c.Y {
+		s += y
+	}
+	kappa := s * (1 - coverMargin)
+	alpha = make([]float64, len(pi))
+	for i := range alpha {
+		alpha[i] = c.Y[i] - kappa*pi[i]
+	}
+	lb, ok = certify.DualBound(pi, pat, alpha)
+	if !ok {
+		return 0, nil, false
+	}
+	return lb, alpha, true
+}
+
+// flowNet is a flow network for Flow: the source, the inputs, the outputs
+// used and the sink, with edge e and its reverse e^1 side by side.
+type flowNet struct {
+	head, next, to []int32
+	cap            []float64
+	level, it      []int32
+	eps            float64 // capacities at most this are spent
+}
+
+func newFlowNet(nodes int) *flowNet {
+	f := &flowNet{head: make([]int32, nodes), level: make([]int32, nodes), it: make([]int32, nodes)}
+	for v := range f.head {
+		f.head[v] = -1
+	}
+	return f
+}
+
+func (f *flowNet) add(a, b int, c float64) int {
+	e := len(f.to)
+	f.to = append(f.to, int32(b), int32(a))
+	f.cap = append(f.cap, c, 0)
+	f.next = append(f.next, f.head[a], f.head[b])
+	f.head[a], f.head[b] = int32(e), int32(e+1)
+	return e
+}
+
+func (f *flowNet) bfs(s, t int) bool {
+	for v := range f.level {
+		f.level[v] = -1
+	}
+	q := []int32{int32(s)}
+	f.level[s] = 0
+	for k := 0; k < len(q); k++ {
+		v := q[k]
+		for e := f.head[v]; e >= 0; e = f.next[e] {
+			if w := f.to[e]; f.cap[e] > f.eps && f.level[w] < 0 {
+				f.level[w] = f.level[v] + 1
+				q = append(q, w)
+			}
+		}
+	}
+	return f.level[t] >= 0
+}
+
+func (f *flowNet) dfs(v, t int, push float64) float64 {
+	if v == t {
+		return push
+	}
+	for ; f.it[v] >= 0; f.it[v] = f.next[f.it[v]] {
+		e := f.it[v]
+		w := int(f.to[e])
+		if f.cap[e] > f.eps && f.level[w] == f.level[v]+1 {
+			if r := f.dfs(w, t, math.Min(push, f.cap[e])); r > 0 {
+				f.cap[e] -= r
+				f.cap[e^1] += r
+				return r
+			}
+		}
+	}
+	return 0
+}
+
+// maxFlow is Dinic's algorithm (Dinic 1970).
+func (f *flowNet) maxFlow(s, t int) float64 {
+	total := 0.0
+	for f.bfs(s, t) {
+		copy(f.it, f.head)
+		for {
+			r := f.dfs(s, t, math.Inf(1))
+			if r == 0 {
+				break
+			}
+			total += r
+		}
+	}
+	return total
+}
+
+// Flow looks for a mechanism with the pattern whose output marginal is q
+// and whose PML is at most log lambda: p_ij ≤ λ q_j with Σ_i π_i p_ij =
+// q_j is a transportation problem, a flow of the prior's mass from the
+// inputs to the outputs q uses (capacity q_j), at most λπ_i q_j along
+// each allowed pair. It returns the mechanism (rows normalised; nil when
+// the flow leaves some input short by more than rounding) and the set of
+// inputs the source still reaches in the final residual network (the
+// source side of a minimum cut: where the flow falls short, these inputs
+// I violate Σ_j q_j min(1, λ π(I ∩ B_j)) ≥ π(I), which every marginal of
+// a mechanism at λ satisfies). The mechanism is not audited here.
+func Flow(pi mech.Prior, pat mech.Pattern, q []float64, lambda float64) (mech.Mechanism, []int) {
+	n, m := len(pi), len(q)
+	var outs []int
+	for j, v := range q {
+		if v > 0 {
+			outs = append(outs, j)
+		}
+	}
+	s := len(outs)
+	src, snk := n+s, n+s+1
+	f := newFlowNet(n + s + 2)
+	f.eps = 1e-15 * math.Min(1, lambda) / float64(n+s)
+	for i := range n {
+		f.add(src, i, pi[i])
+	}
+	for k, j := range outs {
+		f.add(n+k, snk, q[j])
+	}
+	type pair struct{ e, j int }
+	var pairs []pair
+	for i := range n {
+		row := pat[i]
+		for k, j := range outs {
+			if row[j] {
+				pairs = append(pairs, pair{f.add(i, n+k, lambda*pi[i]*q[j]), j})
+			}
+		}
+	}
+	f.maxFlow(src, snk)
+	var cut []int
+	f.bfs(src, snk)
+	for i := range n {
+		if f.level[i] >= 0 {
+			cut = append(cut, i)
+		}
+	}
+	// The flow along (i, j) is the capacity its reverse edge holds.
+	p := mech.Zeros(n, m)
+	for _, pr := range pairs {
+		if v := f.cap[pr.e^1]; v > 0 {
+			i := int(f.to[pr.e^1])
+			p[i][pr.j] += v / pi[i]
+		}
+	}
+	for i := range p {
+		s := 0.0
+		for _, v := range p[i] {
+			s += v
+		}
+		if !(s > 1-1e-9) || mech.Normalise(p[i]) <= 0 {
+			return nil, cut
+		}
+	}
+	return p, cut
+}

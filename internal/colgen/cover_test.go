@@ -1,0 +1,304 @@
+package colgen_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pmlopt/pmlopt/bisect"
+	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/instance"
+	"github.com/pmlopt/pmlopt/internal/colgen"
+	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/lp"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/solver"
+)
+
+// plainCover is the covering LP of pat written out in full and solved by
+// gonum's simplex, independent of SolveCover's model and folding.
+func plainCover(t *testing.T, pat mech.Pattern) float64 {
+	t.Helper()
+	m := &lp.Model{}
+	for range pat[0] {
+		m.AddCol(1, 0, lp.Inf, "")
+	}
+	for _, row := range pat {
+		var es []lp.Nonzero
+		for j, a := range row {
+			if a {
+				es = append(es, lp.Entry(j, 1))
+			}
+		}
+		m.AddRow(1, lp.Inf, "", es...)
+	}
+	sol, err := solver.Gonum().Solve(m)
+	require.NoError(t, err)
+	require.Equal(t, solver.Optimal, sol.Status)
+	return sol.Objective
+}
+
+// checkCover checks a cover against its definition: x covers every input
+// of pat, y packs them (no output's allowed inputs above 1), and both
+// sums are τ* (strong duality).
+func checkCover(t *testing.T, pat mech.Pattern, c *colgen.Cover) {
+	t.Helper()
+	sx, sy := 0.0, 0.0
+	for _, x := range c.X {
+		require.GreaterOrEqual(t, x, 0.0)
+		sx += x
+	}
+	for i, row := range pat {
+		s := 0.0
+		for j, a := range row {
+			if a {
+				s += c.X[j]
+			}
+		}
+		require.GreaterOrEqual(t, s, 1-1e-9, "input %d uncovered", i)
+		require.GreaterOrEqual(t, c.Y[i], 0.0)
+		sy += c.Y[i]
+	}
+	for j := range pat[0] {
+		s := 0.0
+		for i, row := range pat {
+			if row[j] {
+				s += c.Y[i]
+			}
+		}
+		require.LessOrEqual(t, s, 1+1e-12, "output %d over-packed", j)
+	}
+	require.InDelta(t, c.Tau, sx, 1e-9*c.Tau)
+	require.InDelta(t, c.Tau, sy, 1e-9*c.Tau)
+}
+
+// TestCoverFoldedAgainstPlainLP: on small Euclidean grids (square, with
+// the transposition, and oblong, with the two reflections only) the
+// folded covering LP and the unfolded one have the optimum of the plain
+// LP solved by another engine, and their covers and packings are what
+// they claim to be.
+func TestCoverFoldedAgainstPlainLP(t *testing.T) {
+	for _, g := range [][2]int{{6, 6}, {7, 5}, {8, 8}} {
+		w, h := g[0], g[1]
+		u, err := instance.Grid(w, h)
+		require.NoError(t, err)
+		sym := gridSymmetry(w, h)
+		if w != h {
+			sym.In, sym.Out = sym.In[:2], sym.Out[:2]
+		}
+		vs := u.ReachableValues()
+		for k := 1; k < len(vs); k += 3 {
+			pat := u.Pattern(vs[k])
+			want := plainCover(t, pat)
+			plain, err := colgen.SolveCover(pat, nil, nil, false)
+			require.NoError(t, err)
+			folded, err := colgen.SolveCover(pat, &sym, nil, false)
+			require.NoError(t, err)
+			require.InDelta(t, want, plain.Tau, 1e-9*want, "%d×%d threshold %v", w, h, vs[k])
+			require.InDelta(t, want, folded.Tau, 1e-9*want, "%d×%d threshold %v", w, h, vs[k])
+			checkCover(t, pat, plain)
+			checkCover(t, pat, folded)
+			require.False(t, folded.Mixed)
+		}
+	}
+}
+
+// TestCoverBracketsLeastEpsilon: the packing's proof never exceeds ε*
+// found by the LP search of the unfolded problem (an independent
+// computation; with -short, the column generation's search), for uniform and clustered priors on small grids; where
+// the flow along the cover (without the outputs no mechanism at ε* can
+// use) at its τ finds a mechanism, it has the pattern,
+// its audited PML is at least ε*, and the two meet at ε* to 1e-9. They do
+// on a third of the thresholds of a 7×7 uniform grid (those from a radius
+// of 0 to 4.2; on larger grids, most of them).
+func TestCoverBracketsLeastEpsilon(t *testing.T) {
+	w := 7
+	u, err := instance.Grid(w, w)
+	require.NoError(t, err)
+	sym := gridSymmetry(w, w)
+	uniform, err := instance.Uniform(w * w)
+	require.NoError(t, err)
+	clustered, err := instance.GridClusters(rand.New(rand.NewPCG(5, 6)), w, w, 20*w*w)
+	require.NoError(t, err)
+	vs := u.ReachableValues()
+	for _, pr := range []struct {
+		name string
+		pi   mech.Prior
+	}{{"uniform", uniform}, {"clustered", clustered}} {
+		if testing.Short() && pr.name != "uniform" {
+			continue
+		}
+		met, tried := 0, 0
+		for k := 1; k < len(vs); k++ {
+			pat := u.Pattern(vs[k])
+			c, err := colgen.SolveCover(pat, &sym, nil, false)
+			require.NoError(t, err)
+			opt := bisect.Options{Probes: bisect.ProbesLP, Tol: 1e-10}
+			if testing.Short() {
+				// The master's search: the LPs of a few patterns take
+				// seconds each.
+				opt.Probes = bisect.ProbesColumns
+			}
+			r, err := bisect.LeastEpsilon(context.Background(), pr.pi, pat, opt)
+			require.NoError(t, err)
+			lb, alpha, ok := c.Proof(pr.pi, pat)
+			if c.Tau > 1+1e-9 {
+				require.True(t, ok, "%s threshold %v: no proof from τ* = %v", pr.name, vs[k], c.Tau)
+				again, ok := certify.DualBound(pr.pi, pat, alpha)
+				require.True(t, ok)
+				require.Equal(t, lb, again)
+				// DualBound re-optimises ν per output: at least log κ.
+				require.GreaterOrEqual(t, lb, math.Log(c.Tau)-1e-10)
+			}
+			if ok {
+				require.LessOrEqual(t, lb, r.EpsUpper, "%s threshold %v", pr.name, vs[k])
+			}
+			// The flow routes along the cover without the outputs no
+			// mechanism at ε* can use (their allowed inputs hold less
+			// than e^{−ε*}).
+			drop := make([]bool, len(pat[0]))
+			for j := range drop {
+				s := 0.0
+				for i, row := range pat {
+					if row[j] {
+						s += pr.pi[i]
+					}
+				}
+				drop[j] = -math.Log(s) > r.EpsUpper+1e-9
+			}
+			fold := &sym
+			if pr.name != "uniform" {
+				// The drop set is not the group's: folded, it would
+				// leave out whole orbits.
+				fold = nil
+			}
+			route, err := colgen.SolveCover(pat, fold, drop, false)
+			require.NoError(t, err)
+			q := make([]float64, len(route.X))
+			for j, x := range route.X {
+				q[j] = x / route.Tau
+			}
+			tried++
+			p, _ := colgen.Flow(pr.pi, pat, q, route.Tau*(1+1e-12))
+			if p == nil {
+				continue
+			}
+			require.True(t, pat.Holds(p))
+			for i, row := range p {
+				s := 0.0
+				for _, v := range row {
+					s += v
+				}
+				require.InDelta(t, 1, s, 1e-12, "row %d", i)
+			}
+			a := leakage.PML(pr.pi, p)
+			require.GreaterOrEqual(t, a, r.EpsLower-1e-12, "%s threshold %v: the flow's mechanism below ε*", pr.name, vs[k])
+			if ok && a-lb <= 1e-9 {
+				met++
+				require.InDelta(t, r.EpsUpper, a, 2e-9)
+			}
+		}
+		if pr.name == "uniform" {
+			require.GreaterOrEqual(t, 3*met, tried, "the cover met ε* on %d of %d thresholds", met, tried)
+		}
+	}
+}
+
+// TestFlowCut: where the flow falls short, the inputs its residual
+// network still reaches violate the inequality every mechanism's
+// marginal satisfies at that ratio, Σ_j q_j min(1, λ π(I ∩ B_j)) ≥ π(I).
+func TestFlowCut(t *testing.T) {
+	w := 6
+	u, err := instance.Grid(w, w)
+	require.NoError(t, err)
+	pi, err := instance.GridClusters(rand.New(rand.NewPCG(7, 8)), w, w, 20*w*w)
+	require.NoError(t, err)
+	vs := u.ReachableValues()
+	short := 0
+	for k := 1; k < len(vs); k++ {
+		pat := u.Pattern(vs[k])
+		c, err := colgen.SolveCover(pat, nil, nil, false)
+		require.NoError(t, err)
+		q := make([]float64, len(c.X))
+		for j, x := range c.X {
+			q[j] = x / c.Tau
+		}
+		lambda := c.Tau * 1.01
+		p, cut := colgen.Flow(pi, pat, q, lambda)
+		if p != nil {
+			continue
+		}
+		short++
+		in := make([]bool, len(pi))
+		mass := 0.0
+		for _, i := range cut {
+			in[i] = true
+			mass += pi[i]
+		}
+		carried := 0.0
+		for j, qj := range q {
+			s := 0.0
+			for i, row := range pat {
+				if in[i] && row[j] {
+					s += pi[i]
+				}
+			}
+			carried += qj * math.Min(1, lambda*s)
+		}
+		require.Less(t, carried, mass-1e-12, "threshold %v: the cut is no violated inequality", vs[k])
+	}
+	require.Positive(t, short, "no flow fell short: the test checks nothing")
+}
+
+// TestCoverDrop: outputs marked to be left out carry no weight; folded,
+// an orbit with marked and unmarked outputs goes as a whole without
+// whole and stays with it, and Mixed reports it; the cover of the
+// sub-pattern costs at least as much as the whole pattern's.
+func TestCoverDrop(t *testing.T) {
+	w := 6
+	u, err := instance.Grid(w, w)
+	require.NoError(t, err)
+	sym := gridSymmetry(w, w)
+	pat := u.Pattern(u.ReachableValues()[12])
+	full, err := colgen.SolveCover(pat, &sym, nil, false)
+	require.NoError(t, err)
+	drop := make([]bool, w*w)
+	drop[0] = true // a corner: its orbit is the four corners
+	any, err := colgen.SolveCover(pat, &sym, drop, false)
+	require.NoError(t, err)
+	kept, err := colgen.SolveCover(pat, &sym, drop, true)
+	require.NoError(t, err)
+	require.True(t, any.Mixed)
+	require.True(t, kept.Mixed)
+	for _, corner := range []int{0, w - 1, w * (w - 1), w*w - 1} {
+		require.Zero(t, any.X[corner])
+	}
+	require.InDelta(t, full.Tau, kept.Tau, 1e-12)
+	require.GreaterOrEqual(t, any.Tau, full.Tau-1e-12)
+	plain, err := colgen.SolveCover(pat, nil, drop, false)
+	require.NoError(t, err)
+	require.Zero(t, plain.X[0])
+	require.False(t, plain.Mixed)
+	require.GreaterOrEqual(t, plain.Tau, full.Tau-1e-12)
+	require.LessOrEqual(t, plain.Tau, any.Tau+1e-12)
+}
+
+// TestCoverTooLarge: an unfolded covering LP over the pure-Go simplex's
+// bound is refused before it is built, saying so.
+func TestCoverTooLarge(t *testing.T) {
+	n := 2100
+	pat := make(mech.Pattern, n)
+	for i := range pat {
+		pat[i] = make([]bool, n)
+		for j := range pat[i] {
+			pat[i][j] = true
+		}
+	}
+	_, err := colgen.SolveCover(pat, nil, nil, false)
+	require.True(t, errors.Is(err, colgen.ErrCoverTooLarge), "%v", err)
+	require.ErrorContains(t, err, "non-zeros")
+}
