@@ -95,6 +95,17 @@
 // few hundred letters, a pool past 4N is trimmed back to 2N between rounds,
 // keeping the basic columns and the nonbasic ones with the largest y·v.
 //
+// # Covers
+//
+// SolveCover solves the fractional covering LP of a pattern (the inputs
+// covered by the outputs' allowed sets), folded by a symmetry of the
+// pattern alone: its optimum τ* bounds the least ε from below for every
+// prior (λq is such a cover for any ε-PML mechanism), its packing gives
+// multipliers that certify.DualBound checks, and Flow routes the prior's
+// mass along the cover by a max-flow into a mechanism, audited like any
+// other. On location grids near half the side the two meet at ε*, so a
+// search needs no master there (cover.go).
+//
 // # Over a set of priors
 //
 // NewRobust is the master of a pattern over a prior set Π (a box or an
