@@ -168,6 +168,13 @@
 // is split by entries, never inside a sum, so the result is the same for
 // any Workers. BestOrder and BestValue start each decision's master from
 // the basic columns of the previous one (the neighbouring threshold's).
+// BestValue asks each open decision's fractional cover first
+// (colgen.SolveCover, folded by the utility's reflections whatever the
+// prior): its packing's proof above ε is a no, a flow of the prior along
+// it (colgen.Flow) that audits within ε a yes, and the final search
+// starts from both; on location grids near half the side they meet at ε*
+// and no master is asked. The searches never build an LP of more than
+// 2^20 variables: they end with an error saying so.
 //
 // # Symmetry
 //
