@@ -73,8 +73,28 @@ func BestOrder(ctx context.Context, pi mech.Prior, o mech.Order, eps float64, op
 	if err != nil {
 		return 0, Result{}, err
 	}
-	k, r, err := best(ctx, pi, fam, eps, opt, nil)
+	// Pattern h of o is the pattern of the value h of o read as a utility,
+	// so the order's search folds by that utility's symmetries and decides
+	// by the same covers as the value search.
+	u := orderUtility(o)
+	if opt.sym, err = symmetryFor(pi, u, opt); err != nil {
+		return 0, Result{}, err
+	}
+	k, r, err := best(ctx, pi, fam, eps, opt, newCoverer(pi, u, opt))
 	return k + 1, r, err
+}
+
+// orderUtility returns o's ranks as a utility: its pattern of the value h
+// is o.Pattern(h), and a permutation that preserves the ranks preserves it.
+func orderUtility(o mech.Order) mech.Utility {
+	u := make(mech.Utility, len(o))
+	for i, row := range o {
+		u[i] = make([]float64, len(row))
+		for j, r := range row {
+			u[i][j] = float64(r)
+		}
+	}
+	return u
 }
 
 // BestValue is BestOrder for thresholds on the utility values: the largest

@@ -117,3 +117,28 @@ func TestLPTooLarge(t *testing.T) {
 	require.True(t, errors.Is(err, errLPTooLarge), "%v", err)
 	require.ErrorContains(t, err, "variables")
 }
+
+// TestBestOrderByCovers: on a 16×16 grid, the best worst-case order the
+// covers decide is the one the master's own search finds, at the same
+// least ε, and its mechanism holds the order's pattern within the budget.
+func TestBestOrderByCovers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the master's search of a 16×16 grid takes seconds")
+	}
+	w := 16
+	u, err := instance.Grid(w, w)
+	require.NoError(t, err)
+	pi, err := instance.Uniform(w * w)
+	require.NoError(t, err)
+	o := u.Order()
+	h, r, err := BestOrder(context.Background(), pi, o, 1, Options{})
+	require.NoError(t, err)
+	h0, r0, err := BestOrder(context.Background(), pi, o, 1, Options{noCover: true})
+	require.NoError(t, err)
+	require.Equal(t, h0, h)
+	require.Greater(t, h, 1)
+	audit(t, pi, o.Pattern(h), r, DefaultTol)
+	require.LessOrEqual(t, r.EpsUpper, 1+1e-12)
+	require.InDelta(t, r0.EpsUpper, r.EpsUpper, 1e-9)
+	require.LessOrEqual(t, r.EpsUpper-r.EpsLower, 1e-9)
+}

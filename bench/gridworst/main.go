@@ -4,6 +4,7 @@
 //
 //	go run ./bench/gridworst -grid 64x64 -prior uniform -epsilon 1
 //
+// the best worst-case order for it (-objective order, the utility's order),
 // or, with -curve, the worst-case value curve (every distinct distance).
 // It prints the size, the seconds, the CPU seconds, the peak resident
 // memory, the LPs and Go probes spent, and the certified bracket(s).
@@ -29,6 +30,7 @@ func main() {
 	prior := flag.String("prior", "uniform", "uniform or clustered (two Gaussian clusters of 20·cells points, +0.5 per cell)")
 	eps := flag.Float64("epsilon", 1, "budget (nats) of the best worst-case value")
 	curve := flag.Bool("curve", false, "compute the worst-case value curve instead")
+	objective := flag.String("objective", "value", "value (bisect.BestValue) or order (bisect.BestOrder of the utility's order) for the budget")
 	probes := flag.String("probes", "auto", "auto, lp, ipm or columns (bisect.Options.Probes)")
 	workers := flag.Int("workers", 0, "bisect.Options.Workers (0: every core)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile to this file")
@@ -83,6 +85,9 @@ func main() {
 	default:
 		fail(fmt.Errorf("-symmetry %q: want auto or off", *symmetry))
 	}
+	if *objective != "value" && *objective != "order" {
+		fail(fmt.Errorf("-objective %q: want value or order", *objective))
+	}
 	start := time.Now()
 	var line string
 	if *curve {
@@ -100,6 +105,13 @@ func main() {
 			}
 		}
 		line = fmt.Sprintf("curve: %d thresholds, LPs %d, Go probes %d, brackets wider than 1e-9: %d (widest %.3g)", len(pts), lps, gos, open, worst)
+	} else if *objective == "order" {
+		h, r, err := bisect.BestOrder(context.Background(), pi, u.Order(), *eps, opt)
+		if err != nil {
+			fail(err)
+		}
+		line = fmt.Sprintf("best order %d, ε* in [%.12g, %.12g] (width %.3g, %s), LPs %d, Go probes %d",
+			h, r.EpsLower, r.EpsUpper, r.EpsUpper-r.EpsLower, r.Lower, r.LPSolves, r.GoProbes)
 	} else {
 		v, r, err := bisect.BestValue(context.Background(), pi, u, *eps, opt)
 		if err != nil {
@@ -112,8 +124,8 @@ func main() {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	cpu := float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
-	fmt.Printf("grid %s prior %s ε %g probes %s symmetry %s workers %d: %.1f s wall, %.1f s CPU, max RSS %d MB; %s\n",
-		*grid, *prior, *eps, *probes, *symmetry, *workers, secs, cpu, ru.Maxrss/1024, line)
+	fmt.Printf("grid %s prior %s objective %s ε %g probes %s symmetry %s workers %d: %.1f s wall, %.1f s CPU, max RSS %d MB; %s\n",
+		*grid, *prior, *objective, *eps, *probes, *symmetry, *workers, secs, cpu, ru.Maxrss/1024, line)
 }
 
 func fail(err error) {
