@@ -82,7 +82,7 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	load := ruleLoaderFlag(fs, e)
 	alpha := fs.infiniteFloat64("alpha", 2, "order `α` > 1 of maximal α-leakage, (α,β)-leakage and LRDP (inf allowed)")
 	beta := fs.infiniteFloat64("beta", 1, "order `β` ≥ 1 of maximal (α,β)-leakage (inf allowed)")
-	asJSON := fs.Bool("json", false, "write JSON (keys as in the README)")
+	asJSON := fs.Bool("json", false, "write JSON (keys as in docs/cli.md)")
 	pos, err := fs.parse(args, 1)
 	if err != nil {
 		return err

@@ -90,7 +90,7 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	objective := fs.String("objective", "", "`objective`: worst-case-order, worst-case-value or expected-utility (default: the file's objective, else worst-case-order)")
 	tol := fs.Float64("tol", 1e-9, "width of each ε bracket")
 	getWorkers := workersFlag(fs)
-	asJSON := fs.Bool("json", false, "write JSON (keys as in the README)")
+	asJSON := fs.Bool("json", false, "write JSON (keys as in docs/cli.md)")
 	asCSV := fs.Bool("csv", false, "write CSV")
 	asJSONL := fs.Bool("jsonl", false, "write each point as one JSON line as soon as it settles (in the order they settle)")
 	plotPath := fs.String("plot", "", "also draw the curve to this `file` (.svg, .png or .pdf)")

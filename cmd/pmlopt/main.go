@@ -282,7 +282,7 @@ Commands:`)
 		fmt.Fprintf(w, "\t%-8s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, `
-Problem files are YAML or JSON (see README.md; the mathematics is in
+Problem files are YAML or JSON (see docs/problem-files.md; the mathematics is in
 docs/theory.md). Every command takes --json for machine-readable output and
 "-" for a problem on standard input. Use "pmlopt <command> --help" for more,
 with a worked example, and "pmlopt --version" for the version. Exit status:

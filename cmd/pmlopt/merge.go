@@ -47,13 +47,13 @@ Example:
 	pmlopt merge testdata/counting-query.yaml part-1.jsonl part-2.jsonl --json
 
 where part-K.jsonl is what "pmlopt curve FILE --shard K/2 --jsonl" wrote,
-as in the README's "Curves on a cluster" (examples/slurm runs the shards
+as in docs/cli.md's "Curves on a cluster" (examples/slurm runs the shards
 as a Slurm job array).`
 
 func runMerge(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "merge", "merge FILE PART... [--json | --csv] [--plot out.svg|png|pdf] [--mechanisms]", mergeHelp)
 	load := loaderFlag(fs, e)
-	asJSON := fs.Bool("json", false, "write JSON (keys as in the README)")
+	asJSON := fs.Bool("json", false, "write JSON (keys as in docs/cli.md)")
 	asCSV := fs.Bool("csv", false, "write CSV")
 	plotPath := fs.String("plot", "", "also draw the curve to this `file` (.svg, .png or .pdf)")
 	mechanisms := fs.Bool("mechanisms", false, "with --json: include each point's mechanism (the parts must have been written with --mechanisms)")

@@ -109,7 +109,7 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 	eps := fs.budgetFloat64("epsilon", math.NaN(), "override the file's budget `E` (nats)")
 	tol := fs.Float64("tol", 1e-9, "width of the ε bracket of the worst-case objectives")
 	getWorkers := workersFlag(fs)
-	asJSON := fs.Bool("json", false, "write JSON (keys as in the README)")
+	asJSON := fs.Bool("json", false, "write JSON (keys as in docs/cli.md)")
 	out := fs.String("out", "", "also write the problem with the returned mechanism to this `file`")
 	full := fs.Bool("full", false, "print the whole mechanism, even above 20 outputs")
 	mechOut := mechanismOutFlag(fs)
