@@ -12,8 +12,13 @@ import (
 	"github.com/pmlopt/pmlopt/problem"
 )
 
-func init() {
-	register(command{name: "audit", summary: "every leakage measure of the file's mechanism, and what it implies", run: runAudit})
+var cmdAudit = &command{
+	name:  "audit",
+	usage: "FILE [--alpha A] [--beta B] [--json]",
+	short: "every leakage measure of the file's mechanism, and what it implies",
+	long:  auditHelp,
+	nargs: 1,
+	flags: auditFlags,
 }
 
 const auditHelp = `Reads a prior and a mechanism and reports, per output, the marginal, PML and
@@ -77,70 +82,68 @@ type auditJSON struct {
 	BudgetExcess *jfloat     `json:"budget_excess,omitempty"`
 }
 
-func runAudit(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "audit", "audit FILE [--alpha A] [--beta B] [--json]", auditHelp)
-	load := ruleLoaderFlag(fs, e)
+// auditFlags declares audit's flags on fs and returns its run function.
+func auditFlags(fs *flagSet) runFunc {
+	load := ruleLoaderFlag(fs)
 	alpha := fs.infiniteFloat64("alpha", 2, "order `α` > 1 of maximal α-leakage, (α,β)-leakage and LRDP (inf allowed)")
 	beta := fs.infiniteFloat64("beta", 1, "order `β` ≥ 1 of maximal (α,β)-leakage (inf allowed)")
 	asJSON := fs.Bool("json", false, "write JSON (keys as in docs/cli.md)")
-	pos, err := fs.parse(args, 1)
-	if err != nil {
-		return err
-	}
-	p, err := load(pos[0])
-	if err != nil {
-		return err
-	}
-	m, err := p.RequireMechanism()
-	if err != nil {
-		return err
-	}
-	if !(*alpha > 1) {
-		return usagef("--alpha must be > 1, got %v", *alpha)
-	}
-	if !(*beta >= 1) {
-		return usagef("--beta must be ≥ 1, got %v", *beta)
-	}
-	r, err := leakage.AuditContext(ctx, p.Prior, m, *alpha, *beta)
-	if err != nil {
-		return err
-	}
-	implied, err := impliedBy(r, p.Prior.Min())
-	if err != nil {
-		return err
-	}
-	var v *verdict
-	if p.Privacy != nil {
-		j := judgeProblem(p, m, *p.Privacy)
-		v = &j
-	}
-	var b buffered
-	if *asJSON {
-		j := toAuditJSON(r, p.Prior.Min(), implied)
-		j.overSetJSON = toOverSetJSON(p.PriorSet, m)
-		if v != nil {
-			within, excess := v.within(), jfloat(v.Excess)
-			j.WithinBudget, j.BudgetExcess = &within, &excess
-			b := toBudgetJSON(v.Budget)
-			j.Privacy = &b
-		}
-		if err := writeJSON(&b, j); err != nil {
+	return func(ctx context.Context, e *env, pos []string) error {
+		p, err := load(pos[0])
+		if err != nil {
 			return err
 		}
-	} else {
-		writeAuditReport(&b, p, m, r, implied)
-		writeOverSet(&b, p, m)
-		if v != nil {
-			fmt.Fprintf(&b, "\n%s\n", v)
+		m, err := p.RequireMechanism()
+		if err != nil {
+			return err
 		}
+		if !(*alpha > 1) {
+			return usagef("--alpha must be > 1, got %v", *alpha)
+		}
+		if !(*beta >= 1) {
+			return usagef("--beta must be ≥ 1, got %v", *beta)
+		}
+		r, err := leakage.AuditContext(ctx, p.Prior, m, *alpha, *beta)
+		if err != nil {
+			return err
+		}
+		implied, err := impliedBy(r, p.Prior.Min())
+		if err != nil {
+			return err
+		}
+		var v *verdict
+		if p.Privacy != nil {
+			j := judgeProblem(p, m, *p.Privacy)
+			v = &j
+		}
+		var b buffered
+		if *asJSON {
+			j := toAuditJSON(r, p.Prior.Min(), implied)
+			j.overSetJSON = toOverSetJSON(p.PriorSet, m)
+			if v != nil {
+				within, excess := v.within(), jfloat(v.Excess)
+				j.WithinBudget, j.BudgetExcess = &within, &excess
+				b := toBudgetJSON(v.Budget)
+				j.Privacy = &b
+			}
+			if err := writeJSON(&b, j); err != nil {
+				return err
+			}
+		} else {
+			writeAuditReport(&b, p, m, r, implied)
+			writeOverSet(&b, p, m)
+			if v != nil {
+				fmt.Fprintf(&b, "\n%s\n", v)
+			}
+		}
+		if err := b.commit(e.stdout); err != nil {
+			return err
+		}
+		if v != nil && !v.within() {
+			return &overBudget{v: *v}
+		}
+		return nil
 	}
-	if err := b.commit(e.stdout); err != nil {
-		return err
-	}
-	if v != nil && !v.within() {
-		return &overBudget{v: *v}
-	}
-	return nil
 }
 
 // impliedFrom lists the measured guarantees whose implications the audit

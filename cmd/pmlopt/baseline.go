@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/pmlopt/pmlopt"
@@ -11,8 +12,13 @@ import (
 	"github.com/pmlopt/pmlopt/problem"
 )
 
-func init() {
-	register(command{name: "baseline", summary: "a closed-form mechanism calibrated tightly to the file's budget", run: runBaseline})
+var cmdBaseline = &command{
+	name:  "baseline",
+	usage: "FILE --mechanism " + strings.Join(baselineNames(), "|") + " [--measure M --epsilon E] [--json]",
+	short: "a closed-form mechanism calibrated tightly to the file's budget",
+	long:  baselineHelp,
+	nargs: 1,
+	flags: baselineFlags,
 }
 
 const baselineHelp = `Calibrates a closed-form mechanism to the file's budget and measure (pml,
@@ -42,41 +48,35 @@ type baselineJSON struct {
 	Audits         int    `json:"audits"`
 }
 
-func runBaseline(ctx context.Context, e *env, args []string) error {
-	names := make([]string, len(pmlopt.Baselines))
-	for k, b := range pmlopt.Baselines {
-		names[k] = string(b)
-	}
-	fs := newFlagSet(e, "baseline", "baseline FILE --mechanism "+strings.Join(names, "|")+" [--measure M --epsilon E] [--json]", baselineHelp)
-	kind := fs.String("mechanism", "", "the closed-form `family`: "+strings.Join(names, ", "))
+// baselineFlags declares baseline's flags on fs and returns its run function.
+func baselineFlags(fs *flagSet) runFunc {
+	kind := fs.String("mechanism", "", "the closed-form `family`: "+strings.Join(baselineNames(), ", "))
 	measure := fs.String("measure", "", "override the file's privacy `measure`: pml, lip or ldp (alip needs the file)")
 	eps := fs.budgetFloat64("epsilon", math.NaN(), "override the file's budget `E` (nats)")
 	asJSON := fs.Bool("json", false, "write JSON (the keys of solve, and baseline, parameter, parameter_name, parameter_start, audits)")
-	load := loaderFlag(fs, e)
-	pos, err := fs.parse(args, 1)
-	if err != nil {
-		return err
+	load := loaderFlag(fs)
+	return func(ctx context.Context, e *env, pos []string) error {
+		if err := checkBaseline("--mechanism", *kind); err != nil {
+			return err
+		}
+		p, err := load(pos[0])
+		if err != nil {
+			return err
+		}
+		if err := applyOverrides(p, "", *measure, *eps, fs.isSet("epsilon")); err != nil {
+			return err
+		}
+		sol, err := pmlopt.SolveBaseline(ctx, p, pmlopt.Baseline(*kind))
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return writeJSON(e.stdout, toBaselineJSON(p, sol))
+		}
+		var b buffered
+		writeBaseline(&b, p, sol)
+		return b.commit(e.stdout)
 	}
-	if err := checkBaseline("--mechanism", *kind); err != nil {
-		return err
-	}
-	p, err := load(pos[0])
-	if err != nil {
-		return err
-	}
-	if err := applyOverrides(p, "", *measure, *eps, fs.isSet("epsilon")); err != nil {
-		return err
-	}
-	sol, err := pmlopt.SolveBaseline(ctx, p, pmlopt.Baseline(*kind))
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return writeJSON(e.stdout, toBaselineJSON(p, sol))
-	}
-	var b buffered
-	writeBaseline(&b, p, sol)
-	return b.commit(e.stdout)
 }
 
 func toBaselineJSON(p *problem.Problem, sol *pmlopt.BaselineSolution) baselineJSON {
@@ -120,15 +120,21 @@ func writeBaseline(b *buffered, p *problem.Problem, sol *pmlopt.BaselineSolution
 	writeMatrix(b, sol.Mechanism, p.Inputs, p.Outputs)
 }
 
+// baselineNames are the names of the closed-form families.
+func baselineNames() []string {
+	names := make([]string, len(pmlopt.Baselines))
+	for k, b := range pmlopt.Baselines {
+		names[k] = string(b)
+	}
+	return names
+}
+
 // checkBaseline refuses a name that is no closed-form family, as a wrong
 // command line (exit 2) before any file is read.
 func checkBaseline(flagName, kind string) error {
-	names := make([]string, len(pmlopt.Baselines))
-	for k, b := range pmlopt.Baselines {
-		if string(b) == kind {
-			return nil
-		}
-		names[k] = string(b)
+	names := baselineNames()
+	if slices.Contains(names, kind) {
+		return nil
 	}
 	if kind == "" {
 		return usagef("%s: give one of %s", flagName, strings.Join(names, ", "))

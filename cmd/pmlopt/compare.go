@@ -15,8 +15,13 @@ import (
 	"github.com/pmlopt/pmlopt/problem"
 )
 
-func init() {
-	register(command{name: "compare", summary: "audit several mechanisms of one problem side by side", run: runCompare})
+var cmdCompare = &command{
+	name:  "compare",
+	usage: "FILE [FILE...] [--optimum] [--baseline LIST] [--measure M --epsilon E] [--json] [--plot out.svg|png|pdf]",
+	short: "audit several mechanisms of one problem side by side",
+	long:  compareHelp,
+	nargs: -1,
+	flags: compareFlags,
 }
 
 const compareHelp = `Audits several mechanisms of one problem side by side: PML, LIP, LDP,
@@ -66,8 +71,8 @@ type compareReportJSON struct {
 	Mechanisms []compareJSON `json:"mechanisms"`
 }
 
-func runCompare(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "compare", "compare FILE [FILE...] [--optimum] [--baseline LIST] [--measure M --epsilon E] [--json] [--plot out.svg|png|pdf]", compareHelp)
+// compareFlags declares compare's flags on fs and returns its run function.
+func compareFlags(fs *flagSet) runFunc {
 	optimum := fs.Bool("optimum", false, "add the optimal mechanism of the first file")
 	objective := fs.String("objective", "", "with --optimum: the `objective` to optimise instead of the file's: worst-case-order, worst-case-value or expected-utility")
 	measure := fs.String("measure", "", "override the first file's privacy `measure`: pml, lip or ldp (alip needs the file)")
@@ -75,106 +80,104 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 	baselines := fs.String("baseline", "", "add calibrated closed-form `mechanisms` (comma-separated: randomized-response, exponential, extremal, utility-safe)")
 	asJSON := fs.Bool("json", false, "write JSON")
 	plotPath := fs.String("plot", "", "draw the comparison to this `file` (.svg, .png or .pdf)")
-	load := loaderFlag(fs, e)
+	load := loaderFlag(fs)
 	getWorkers := workersFlag(fs)
-	pos, err := fs.parse(args, -1)
-	if err != nil {
-		return err
-	}
-	workers, restore, err := getWorkers()
-	if err != nil {
-		return err
-	}
-	defer restore()
-	if len(pos) == 0 {
-		return usagef("missing problem FILE")
-	}
-	if *plotPath != "" {
-		if err := checkPlotPath(*plotPath, pos...); err != nil {
-			return err
-		}
-	}
-	if *objective != "" && !*optimum {
-		return usagef("--objective is for --optimum: it names what the optimum optimises")
-	}
-	var kinds []string
-	if *baselines != "" {
-		for _, k := range strings.Split(*baselines, ",") {
-			k = strings.TrimSpace(k)
-			if err := checkBaseline("--baseline", k); err != nil {
-				return err
-			}
-			kinds = append(kinds, k)
-		}
-	}
-	if err := stdinOnce(pos); err != nil {
-		return err
-	}
-	ref, err := load(pos[0])
-	if err != nil {
-		return err
-	}
-	// The budget every column is judged against, and the optimum's and
-	// the baselines' budget: the first file's, or the flags' as in solve.
-	if err := applyOverrides(ref, *objective, *measure, *eps, fs.isSet("epsilon")); err != nil {
-		return err
-	}
-	var items []compared
-	for _, path := range pos {
-		p := ref
-		if path != pos[0] {
-			if p, err = load(path); err != nil {
-				return err
-			}
-			if err := sameProblem(ref, p, pos[0], path); err != nil {
-				return err
-			}
-		}
-		if p.Mechanism == nil {
-			if len(pos) > 1 || (!*optimum && *baselines == "") {
-				return fmt.Errorf("%s: no mechanism to compare", path)
-			}
-			continue
-		}
-		items = append(items, audit(ref, displayName(p, path), p.Mechanism))
-	}
-	if *optimum {
-		q := *ref
-		if q.Objective == "" {
-			q.Objective = problem.ExpectedUtility
-		}
-		sol, err := pmlopt.Solve(ctx, &q, pmlopt.Options{Workers: workers})
+	return func(ctx context.Context, e *env, pos []string) error {
+		workers, restore, err := getWorkers()
 		if err != nil {
-			return fmt.Errorf("--optimum: %w", err)
+			return err
 		}
-		items = append(items, audit(ref, "optimum ("+string(q.Objective)+")", sol.Mechanism))
-	}
-	if len(kinds) > 0 {
-		for _, k := range kinds {
-			sol, err := pmlopt.SolveBaseline(ctx, ref, pmlopt.Baseline(k))
-			if err != nil {
-				return fmt.Errorf("--baseline %s: %w", k, err)
+		defer restore()
+		if len(pos) == 0 {
+			return usagef("missing problem FILE")
+		}
+		if *plotPath != "" {
+			if err := checkPlotPath(*plotPath, pos...); err != nil {
+				return err
 			}
-			items = append(items, audit(ref, fmt.Sprintf("%s (%s = %s)", k, sol.ParameterName, shortNum(sol.Parameter)), sol.Mechanism))
 		}
-	}
-	if len(items) == 0 {
-		return usagef("nothing to compare: give files with mechanisms, --optimum or --baseline")
-	}
-	var b buffered
-	if *asJSON {
-		if err := writeJSON(&b, toCompareJSON(ref, items)); err != nil {
+		if *objective != "" && !*optimum {
+			return usagef("--objective is for --optimum: it names what the optimum optimises")
+		}
+		var kinds []string
+		if *baselines != "" {
+			for _, k := range strings.Split(*baselines, ",") {
+				k = strings.TrimSpace(k)
+				if err := checkBaseline("--baseline", k); err != nil {
+					return err
+				}
+				kinds = append(kinds, k)
+			}
+		}
+		if err := stdinOnce(pos); err != nil {
 			return err
 		}
-	} else {
-		writeCompareTable(&b, ref, items)
-	}
-	if *plotPath != "" {
-		if err := plotCompare(*plotPath, ref, items); err != nil {
+		ref, err := load(pos[0])
+		if err != nil {
 			return err
 		}
+		// The budget every column is judged against, and the optimum's and
+		// the baselines' budget: the first file's, or the flags' as in solve.
+		if err := applyOverrides(ref, *objective, *measure, *eps, fs.isSet("epsilon")); err != nil {
+			return err
+		}
+		var items []compared
+		for _, path := range pos {
+			p := ref
+			if path != pos[0] {
+				if p, err = load(path); err != nil {
+					return err
+				}
+				if err := sameProblem(ref, p, pos[0], path); err != nil {
+					return err
+				}
+			}
+			if p.Mechanism == nil {
+				if len(pos) > 1 || (!*optimum && *baselines == "") {
+					return fmt.Errorf("%s: no mechanism to compare", path)
+				}
+				continue
+			}
+			items = append(items, audit(ref, displayName(p, path), p.Mechanism))
+		}
+		if *optimum {
+			q := *ref
+			if q.Objective == "" {
+				q.Objective = problem.ExpectedUtility
+			}
+			sol, err := pmlopt.Solve(ctx, &q, pmlopt.Options{Workers: workers})
+			if err != nil {
+				return fmt.Errorf("--optimum: %w", err)
+			}
+			items = append(items, audit(ref, "optimum ("+string(q.Objective)+")", sol.Mechanism))
+		}
+		if len(kinds) > 0 {
+			for _, k := range kinds {
+				sol, err := pmlopt.SolveBaseline(ctx, ref, pmlopt.Baseline(k))
+				if err != nil {
+					return fmt.Errorf("--baseline %s: %w", k, err)
+				}
+				items = append(items, audit(ref, fmt.Sprintf("%s (%s = %s)", k, sol.ParameterName, shortNum(sol.Parameter)), sol.Mechanism))
+			}
+		}
+		if len(items) == 0 {
+			return usagef("nothing to compare: give files with mechanisms, --optimum or --baseline")
+		}
+		var b buffered
+		if *asJSON {
+			if err := writeJSON(&b, toCompareJSON(ref, items)); err != nil {
+				return err
+			}
+		} else {
+			writeCompareTable(&b, ref, items)
+		}
+		if *plotPath != "" {
+			if err := plotCompare(*plotPath, ref, items); err != nil {
+				return err
+			}
+		}
+		return b.commit(e.stdout)
 	}
-	return b.commit(e.stdout)
 }
 
 // sameProblem checks that p has ref's prior and shape.

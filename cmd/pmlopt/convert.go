@@ -8,8 +8,13 @@ import (
 	"github.com/pmlopt/pmlopt/guarantee"
 )
 
-func init() {
-	register(command{name: "convert", summary: "translate one privacy guarantee into the ones it implies", run: runConvert})
+var cmdConvert = &command{
+	name:  "convert",
+	usage: "--from pml|pmc|alip|lip|ldp --epsilon E [--epsilon-lower L] --pmin P [--json]",
+	short: "translate one privacy guarantee into the ones it implies",
+	long:  convertHelp,
+	nargs: 0,
+	flags: convertFlags,
 }
 
 const convertHelp = `Given a guarantee (its measure and level) and the smallest prior probability
@@ -26,47 +31,46 @@ type convertJSON struct {
 	Implied []impliedJSON `json:"implied"`
 }
 
-func runConvert(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "convert", "convert --from pml|pmc|alip|lip|ldp --epsilon E [--epsilon-lower L] --pmin P [--json]", convertHelp)
+// convertFlags declares convert's flags on fs and returns its run function.
+func convertFlags(fs *flagSet) runFunc {
 	from := fs.String("from", "", "`measure` of the given guarantee: pml, pmc, alip, lip or ldp")
 	eps := fs.budgetFloat64("epsilon", math.NaN(), "level `E` (nats); for alip the upper level ε_u")
 	epsL := fs.budgetFloat64("epsilon-lower", math.NaN(), "alip only: lower level `L` (nats)")
 	pmin := fs.Float64("pmin", math.NaN(), "smallest prior probability `P` in (0, 1]")
 	asJSON := fs.Bool("json", false, "write JSON")
-	if _, err := fs.parse(args, 0); err != nil {
-		return err
-	}
-	g := guarantee.Guarantee{Measure: *from, Epsilon: *eps}
-	switch {
-	case *from == "":
-		return usagef("--from is required")
-	case math.IsNaN(*eps):
-		return usagef("--epsilon is required")
-	case math.IsNaN(*pmin):
-		return usagef("--pmin is required")
-	case *from == guarantee.ALIP:
-		if math.IsNaN(*epsL) {
-			return usagef("--from alip needs --epsilon-lower (ε_l) and --epsilon (ε_u)")
+	return func(ctx context.Context, e *env, pos []string) error {
+		g := guarantee.Guarantee{Measure: *from, Epsilon: *eps}
+		switch {
+		case *from == "":
+			return usagef("--from is required")
+		case math.IsNaN(*eps):
+			return usagef("--epsilon is required")
+		case math.IsNaN(*pmin):
+			return usagef("--pmin is required")
+		case *from == guarantee.ALIP:
+			if math.IsNaN(*epsL) {
+				return usagef("--from alip needs --epsilon-lower (ε_l) and --epsilon (ε_u)")
+			}
+			g = guarantee.Guarantee{Measure: *from, EpsilonLower: *epsL, EpsilonUpper: *eps}
+		case fs.isSet("epsilon-lower"):
+			return usagef("--epsilon-lower is only for --from alip")
 		}
-		g = guarantee.Guarantee{Measure: *from, EpsilonLower: *epsL, EpsilonUpper: *eps}
-	case fs.isSet("epsilon-lower"):
-		return usagef("--epsilon-lower is only for --from alip")
+		imps, err := guarantee.Implied(g, *pmin)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		if *asJSON {
+			src := toImpliedJSON([]guarantee.Implication{{Implied: g, Holds: true, Regime: "given"}})[0]
+			return writeJSON(e.stdout, convertJSON{From: src, PMin: jfloat(*pmin), Implied: toImpliedJSON(imps)})
+		}
+		var b buffered
+		fmt.Fprintf(&b, "%s with p_min = %s implies (high-privacy regime ends at ε = log 1/(1−p_min) = %s):\n",
+			formatGuarantee(g), num(*pmin), num(guarantee.HighPrivacyBound(*pmin)))
+		t := newTable(&b)
+		for _, line := range describeImplications(imps) {
+			t.row("  "+line[0], line[1])
+		}
+		t.flush()
+		return b.commit(e.stdout)
 	}
-	imps, err := guarantee.Implied(g, *pmin)
-	if err != nil {
-		return usagef("%v", err)
-	}
-	if *asJSON {
-		src := toImpliedJSON([]guarantee.Implication{{Implied: g, Holds: true, Regime: "given"}})[0]
-		return writeJSON(e.stdout, convertJSON{From: src, PMin: jfloat(*pmin), Implied: toImpliedJSON(imps)})
-	}
-	var b buffered
-	fmt.Fprintf(&b, "%s with p_min = %s implies (high-privacy regime ends at ε = log 1/(1−p_min) = %s):\n",
-		formatGuarantee(g), num(*pmin), num(guarantee.HighPrivacyBound(*pmin)))
-	t := newTable(&b)
-	for _, line := range describeImplications(imps) {
-		t.row("  "+line[0], line[1])
-	}
-	t.flush()
-	return b.commit(e.stdout)
 }

@@ -19,8 +19,13 @@ import (
 	"github.com/pmlopt/pmlopt/verify"
 )
 
-func init() {
-	register(command{name: "curve", summary: "trade-off curves: least ε per worst case, or best expected utility per budget and measure", run: runCurve})
+var cmdCurve = &command{
+	name:  "curve",
+	usage: "FILE [--objective worst-case-order|worst-case-value|expected-utility] [--json | --csv] [--plot out.svg|png|pdf]",
+	short: "trade-off curves: least ε per worst case, or best expected utility per budget and measure",
+	long:  curveHelp + "\n\n" + expectedCurveHelp,
+	nargs: 1,
+	flags: curveFlags,
 }
 
 const curveHelp = `Computes the trade-off curve of the file's prior and utilities for the file's
@@ -83,9 +88,9 @@ type curveJSON struct {
 	SafeSteps []safeStepJSON `json:"safe_steps,omitempty"`
 }
 
-func runCurve(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "curve", "curve FILE [--objective worst-case-order|worst-case-value|expected-utility] [--json | --csv] [--plot out.svg|png|pdf]", curveHelp+"\n\n"+expectedCurveHelp)
-	load := loaderFlag(fs, e)
+// curveFlags declares curve's flags on fs and returns its run function.
+func curveFlags(fs *flagSet) runFunc {
+	load := loaderFlag(fs)
 	getSolver := solverFlag(fs)
 	objective := fs.String("objective", "", "`objective`: worst-case-order, worst-case-value or expected-utility (default: the file's objective, else worst-case-order)")
 	tol := fs.Float64("tol", 1e-9, "width of each ε bracket")
@@ -98,164 +103,162 @@ func runCurve(ctx context.Context, e *env, args []string) error {
 	shardSpec := fs.String("shard", "", "solve only shard `K/N` of the thresholds (the K-th of N blocks), as --jsonl records for merge")
 	ex := addExpectedCurveFlags(fs)
 	certs := fs.Bool("certificates", false, "with --json or --jsonl, each point's certificate, which 'pmlopt verify' re-checks")
-	pos, err := fs.parse(args, 1)
-	if err != nil {
-		return err
-	}
-	if *certs && !*asJSON && !*asJSONL {
-		return usagef("--certificates needs --json or --jsonl")
-	}
-	if btoi(*asJSON)+btoi(*asCSV)+btoi(*asJSONL) > 1 {
-		return usagef("give one of --json, --csv and --jsonl")
-	}
-	shard, err := parseShardFlag(*shardSpec, *asJSONL, *plotPath)
-	if err != nil {
-		return err
-	}
-	var obj problem.Objective
-	if fs.isSet("objective") {
-		if obj, err = problem.ParseObjective(*objective); err != nil || obj == "" {
-			return usagef("--objective must be worst-case-order, worst-case-value or expected-utility, got %q", *objective)
+	return func(ctx context.Context, e *env, pos []string) error {
+		if *certs && !*asJSON && !*asJSONL {
+			return usagef("--certificates needs --json or --jsonl")
 		}
-	}
-	if *plotPath != "" {
-		if err := checkPlotPath(*plotPath, pos[0]); err != nil {
+		if btoi(*asJSON)+btoi(*asCSV)+btoi(*asJSONL) > 1 {
+			return usagef("give one of --json, --csv and --jsonl")
+		}
+		shard, err := parseShardFlag(*shardSpec, *asJSONL, *plotPath)
+		if err != nil {
 			return err
 		}
-	}
-	if !(*tol > 0) || math.IsInf(*tol, 0) {
-		return usagef("--tol must be a positive number, got %v", *tol)
-	}
-	workers, restore, err := getWorkers()
-	if err != nil {
-		return err
-	}
-	defer restore()
-	slv, err := getSolver()
-	if err != nil {
-		return err
-	}
-	p, err := load(pos[0])
-	if err != nil {
-		return err
-	}
-	// The file's objective is the default, as in solve, plot and compare;
-	// a file without one gets the order curve.
-	if obj == "" {
-		obj = p.Objective
-	}
-	if obj == "" {
-		obj = problem.WorstCaseOrder
-	}
-	sw, err := newShardWriter(shard, obj, p, slv, *tol)
-	if err != nil {
-		return err
-	}
-	if obj == problem.ExpectedUtility {
-		return ex.run(ctx, e, fs, p, slv, outputs{json: *asJSON, csv: *asCSV, jsonl: *asJSONL, quiet: *quiet, plot: *plotPath, certs: *certs})
-	}
-	if err := ex.onlyExpected(fs); err != nil {
-		return err
-	}
-	if slv == nil {
-		slv = solver.Auto()
-		if p.PriorSet != nil {
-			// What the library's auto picks over a prior set.
-			slv = pmlopt.RobustSolver(pmlopt.Options{})
-		}
-	}
-	prog := newProgress(e.stderr, "curve", *quiet)
-	opts := pmlopt.Options{Solver: slv, Tol: *tol, Workers: workers, Progress: prog.update, Shard: shard}
-	var lineErr error
-	if *asJSONL {
-		// Each settled point goes out at once, so that an interrupted or
-		// failed curve keeps every point it settled.
-		opts.Settled = func(pt pmlopt.Point) {
-			if lineErr == nil {
-				lineErr = writeJSONLine(e.stdout, sw.record(pt, withMechanism(toCurvePointJSON(obj, keepCertificate(pt, *certs)), pt, *ex.mechanisms)))
+		var obj problem.Objective
+		if fs.isSet("objective") {
+			if obj, err = problem.ParseObjective(*objective); err != nil || obj == "" {
+				return usagef("--objective must be worst-case-order, worst-case-value or expected-utility, got %q", *objective)
 			}
 		}
-	}
-	pts, err := pmlopt.Curve(ctx, p, obj, opts)
-	for k := range pts {
-		pts[k] = keepCertificate(pts[k], *certs)
-	}
-	prog.done()
-	stopped := err != nil && ctx.Err() != nil
-	if err != nil && !stopped {
-		return withPath(pos[0], err)
-	}
-	warnOpen(e.stderr, pts, *tol)
-	var safeSteps []closedform.SafeValueStep
-	// A stopped curve writes what it settled at once: the utility-safe
-	// staircase on its own steps is a pass over every reachable value
-	// (seconds at a few hundred letters), so it is left out, and the plot
-	// draws the utility-safe ε of the settled points instead.
-	if obj == problem.WorstCaseValue && !stopped {
-		if safeSteps, err = closedform.SafeValueCurve(p.Prior, p.Utility); err != nil {
+		if *plotPath != "" {
+			if err := checkPlotPath(*plotPath, pos[0]); err != nil {
+				return err
+			}
+		}
+		if !(*tol > 0) || math.IsInf(*tol, 0) {
+			return usagef("--tol must be a positive number, got %v", *tol)
+		}
+		workers, restore, err := getWorkers()
+		if err != nil {
 			return err
 		}
-	}
-	if *asJSONL {
-		if lineErr != nil {
-			return lineErr
+		defer restore()
+		slv, err := getSolver()
+		if err != nil {
+			return err
+		}
+		p, err := load(pos[0])
+		if err != nil {
+			return err
+		}
+		// The file's objective is the default, as in solve, plot and compare;
+		// a file without one gets the order curve.
+		if obj == "" {
+			obj = p.Objective
+		}
+		if obj == "" {
+			obj = problem.WorstCaseOrder
+		}
+		sw, err := newShardWriter(shard, obj, p, slv, *tol)
+		if err != nil {
+			return err
+		}
+		if obj == problem.ExpectedUtility {
+			return ex.run(ctx, e, fs, p, slv, outputs{json: *asJSON, csv: *asCSV, jsonl: *asJSONL, quiet: *quiet, plot: *plotPath, certs: *certs})
+		}
+		if err := ex.onlyExpected(fs); err != nil {
+			return err
+		}
+		if slv == nil {
+			slv = solver.Auto()
+			if p.PriorSet != nil {
+				// What the library's auto picks over a prior set.
+				slv = pmlopt.RobustSolver(pmlopt.Options{})
+			}
+		}
+		prog := newProgress(e.stderr, "curve", *quiet)
+		opts := pmlopt.Options{Solver: slv, Tol: *tol, Workers: workers, Progress: prog.update, Shard: shard}
+		var lineErr error
+		if *asJSONL {
+			// Each settled point goes out at once, so that an interrupted or
+			// failed curve keeps every point it settled.
+			opts.Settled = func(pt pmlopt.Point) {
+				if lineErr == nil {
+					lineErr = writeJSONLine(e.stdout, sw.record(pt, withMechanism(toCurvePointJSON(obj, keepCertificate(pt, *certs)), pt, *ex.mechanisms)))
+				}
+			}
+		}
+		pts, err := pmlopt.Curve(ctx, p, obj, opts)
+		for k := range pts {
+			pts[k] = keepCertificate(pts[k], *certs)
+		}
+		prog.done()
+		stopped := err != nil && ctx.Err() != nil
+		if err != nil && !stopped {
+			return withPath(pos[0], err)
+		}
+		warnOpen(e.stderr, pts, *tol)
+		var safeSteps []closedform.SafeValueStep
+		// A stopped curve writes what it settled at once: the utility-safe
+		// staircase on its own steps is a pass over every reachable value
+		// (seconds at a few hundred letters), so it is left out, and the plot
+		// draws the utility-safe ε of the settled points instead.
+		if obj == problem.WorstCaseValue && !stopped {
+			if safeSteps, err = closedform.SafeValueCurve(p.Prior, p.Utility); err != nil {
+				return err
+			}
+		}
+		if *asJSONL {
+			if lineErr != nil {
+				return lineErr
+			}
+			if stopped {
+				// The plot of the settled points says in its title what is
+				// left (--shard draws none).
+				if *plotPath != "" {
+					left, err := worstCurveLeft(ctx, obj, p, pts)
+					if err != nil {
+						return err
+					}
+					if err := plotCurve(*plotPath, left.title(curveTitle(p.Name)), obj, pts, safeSteps); err != nil {
+						return fmt.Errorf("interrupted: the settled points are on stdout, but --plot failed: %w", err)
+					}
+				}
+				return fmt.Errorf("interrupted: %d settled points written, %d thresholds left", prog.count(), prog.total()-prog.count())
+			}
+			if *plotPath != "" {
+				return plotCurve(*plotPath, curveTitle(p.Name), obj, pts, safeSteps)
+			}
+			return nil
+		}
+		// A stopped curve says in every format that it is partial, and which
+		// thresholds it left (curve_partial.go).
+		var left *curveLeft
+		if stopped {
+			if left, err = worstCurveLeft(ctx, obj, p, pts); err != nil {
+				return err
+			}
+		}
+		var b buffered
+		err = writeWorstCurve(&b, curveFormat{json: *asJSON, csv: *asCSV, mechanisms: *ex.mechanisms, left: left}, obj, slv.Name(), p, pts, safeSteps)
+		if err != nil {
+			return err
 		}
 		if stopped {
-			// The plot of the settled points says in its title what is
-			// left (--shard draws none).
+			// The settled points are certified on their own, and the plot of
+			// them says in its title that the curve is partial.
+			if err := b.commit(e.stdout); err != nil {
+				return err
+			}
 			if *plotPath != "" {
-				left, err := worstCurveLeft(ctx, obj, p, pts)
-				if err != nil {
-					return err
-				}
 				if err := plotCurve(*plotPath, left.title(curveTitle(p.Name)), obj, pts, safeSteps); err != nil {
 					return fmt.Errorf("interrupted: the settled points are on stdout, but --plot failed: %w", err)
 				}
 			}
-			return fmt.Errorf("interrupted: %d settled points written, %d thresholds left", prog.count(), prog.total()-prog.count())
+			return fmt.Errorf("interrupted: %d settled points written, %d thresholds left", len(pts), left.count())
 		}
-		if *plotPath != "" {
-			return plotCurve(*plotPath, curveTitle(p.Name), obj, pts, safeSteps)
-		}
-		return nil
-	}
-	// A stopped curve says in every format that it is partial, and which
-	// thresholds it left (curve_partial.go).
-	var left *curveLeft
-	if stopped {
-		if left, err = worstCurveLeft(ctx, obj, p, pts); err != nil {
-			return err
-		}
-	}
-	var b buffered
-	err = writeWorstCurve(&b, curveFormat{json: *asJSON, csv: *asCSV, mechanisms: *ex.mechanisms, left: left}, obj, slv.Name(), p, pts, safeSteps)
-	if err != nil {
-		return err
-	}
-	if stopped {
-		// The settled points are certified on their own, and the plot of
-		// them says in its title that the curve is partial.
+		// The curve goes to stdout before the plot is drawn: it is the result
+		// the work was for, and a plot that can not be written must not cost it.
 		if err := b.commit(e.stdout); err != nil {
 			return err
 		}
 		if *plotPath != "" {
-			if err := plotCurve(*plotPath, left.title(curveTitle(p.Name)), obj, pts, safeSteps); err != nil {
-				return fmt.Errorf("interrupted: the settled points are on stdout, but --plot failed: %w", err)
+			if err := plotCurve(*plotPath, curveTitle(p.Name), obj, pts, safeSteps); err != nil {
+				return fmt.Errorf("the curve is on stdout, but --plot failed: %w", err)
 			}
 		}
-		return fmt.Errorf("interrupted: %d settled points written, %d thresholds left", len(pts), left.count())
+		return nil
 	}
-	// The curve goes to stdout before the plot is drawn: it is the result
-	// the work was for, and a plot that can not be written must not cost it.
-	if err := b.commit(e.stdout); err != nil {
-		return err
-	}
-	if *plotPath != "" {
-		if err := plotCurve(*plotPath, curveTitle(p.Name), obj, pts, safeSteps); err != nil {
-			return fmt.Errorf("the curve is on stdout, but --plot failed: %w", err)
-		}
-	}
-	return nil
 }
 
 func curveTitle(name string) string {

@@ -10,8 +10,13 @@ import (
 	"github.com/pmlopt/pmlopt/problem"
 )
 
-func init() {
-	register(command{name: "export", summary: "write the file's privacy LP as free MPS for another solver", run: runExport})
+var cmdExport = &command{
+	name:  "export",
+	usage: "FILE --mps out.mps [--h H | --value V] [--json]",
+	short: "write the file's privacy LP as free MPS for another solver",
+	long:  exportHelp,
+	nargs: 1,
+	flags: exportFlags,
 }
 
 const exportHelp = `Builds the LP of the file's problem and writes it as free MPS. With an
@@ -26,91 +31,89 @@ Example:
 
 	pmlopt export testdata/example1.yaml --mps example1.mps --h 2`
 
-func runExport(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "export", "export FILE --mps out.mps [--h H | --value V] [--json]", exportHelp)
-	load := loaderFlag(fs, e)
+// exportFlags declares export's flags on fs and returns its run function.
+func exportFlags(fs *flagSet) runFunc {
+	load := loaderFlag(fs)
 	out := fs.String("mps", "", "output `file` (- for stdout)")
 	h := fs.Int("h", 0, "forbid pairs whose utility order is below `H`")
 	v := fs.Float64("value", 0, "forbid pairs whose utility is below `V`")
 	asJSON := fs.Bool("json", false, "write the LP's size as JSON to stdout (not with --mps -)")
-	pos, err := fs.parse(args, 1)
-	if err != nil {
-		return err
-	}
-	if *out == "" {
-		return usagef("--mps is required")
-	}
-	if *out == "-" && *asJSON {
-		return usagef("--json writes to stdout, and so does --mps -: give --mps a file")
-	}
-	if err := checkOutput("mps", *out, pos[0]); err != nil {
-		return err
-	}
-	p, err := load(pos[0])
-	if err != nil {
-		return err
-	}
-	b, err := p.RequirePrivacy()
-	if err != nil {
-		return err
-	}
-	spec := polytope.Spec{Prior: p.Prior, Budget: b, Objective: polytope.Feasibility, Outputs: p.M()}
-	if p.Objective == problem.ExpectedUtility {
-		if spec.Utility, err = p.RequireUtility(); err != nil {
+	return func(ctx context.Context, e *env, pos []string) error {
+		if *out == "" {
+			return usagef("--mps is required")
+		}
+		if *out == "-" && *asJSON {
+			return usagef("--json writes to stdout, and so does --mps -: give --mps a file")
+		}
+		if err := checkOutput("mps", *out, pos[0]); err != nil {
 			return err
 		}
-		spec.Objective = polytope.ExpectedUtility
-	}
-	switch {
-	case fs.isSet("h") && fs.isSet("value"):
-		return usagef("give --h or --value, not both")
-	case fs.isSet("h"):
-		o, err := p.RequireOrder()
+		p, err := load(pos[0])
 		if err != nil {
 			return err
 		}
-		if *h < 1 || *h > p.M() {
-			return usagef("--h must be in 1..%d, got %d", p.M(), *h)
-		}
-		spec.Pattern = o.Pattern(*h)
-	case fs.isSet("value"):
-		if math.IsNaN(*v) || math.IsInf(*v, 0) {
-			return usagef("--value must be a finite utility, got %v", *v)
-		}
-		u, err := p.RequireUtility()
+		b, err := p.RequirePrivacy()
 		if err != nil {
 			return err
 		}
-		spec.Pattern = u.Pattern(*v)
-		if err := everyRowKeepsAnOutput(spec.Pattern, p.Inputs, *v); err != nil {
-			return err
+		spec := polytope.Spec{Prior: p.Prior, Budget: b, Objective: polytope.Feasibility, Outputs: p.M()}
+		if p.Objective == problem.ExpectedUtility {
+			if spec.Utility, err = p.RequireUtility(); err != nil {
+				return err
+			}
+			spec.Objective = polytope.ExpectedUtility
 		}
-	}
-	mod, err := polytope.Build(spec)
-	if err != nil {
-		return err
-	}
-	if p.PriorSet != nil {
-		// The polytope over every prior of the set (docs/theory.md §7).
-		rm, err := polytope.BuildRobust(spec, p.PriorSet)
+		switch {
+		case fs.isSet("h") && fs.isSet("value"):
+			return usagef("give --h or --value, not both")
+		case fs.isSet("h"):
+			o, err := p.RequireOrder()
+			if err != nil {
+				return err
+			}
+			if *h < 1 || *h > p.M() {
+				return usagef("--h must be in 1..%d, got %d", p.M(), *h)
+			}
+			spec.Pattern = o.Pattern(*h)
+		case fs.isSet("value"):
+			if math.IsNaN(*v) || math.IsInf(*v, 0) {
+				return usagef("--value must be a finite utility, got %v", *v)
+			}
+			u, err := p.RequireUtility()
+			if err != nil {
+				return err
+			}
+			spec.Pattern = u.Pattern(*v)
+			if err := everyRowKeepsAnOutput(spec.Pattern, p.Inputs, *v); err != nil {
+				return err
+			}
+		}
+		mod, err := polytope.Build(spec)
 		if err != nil {
 			return err
 		}
-		mod.LP = rm.LP
-	}
-	if err := writeOutput(e, *out, mod.LP.WriteMPS); err != nil {
-		return err
-	}
-	if *out == "-" {
+		if p.PriorSet != nil {
+			// The polytope over every prior of the set (docs/theory.md §7).
+			rm, err := polytope.BuildRobust(spec, p.PriorSet)
+			if err != nil {
+				return err
+			}
+			mod.LP = rm.LP
+		}
+		if err := writeOutput(e, *out, mod.LP.WriteMPS); err != nil {
+			return err
+		}
+		if *out == "-" {
+			return nil
+		}
+		if *asJSON {
+			return writeJSON(e.stdout, exportJSON{File: *out, Rows: mod.LP.NumRows(), Columns: mod.LP.NumCols(),
+				Nonzeros: mod.LP.NumNonzeros(), Privacy: toBudgetJSON(b)})
+		}
+		fmt.Fprintf(e.stderr, "wrote %s: %d rows, %d columns, %d non-zeros (budget %s)\n", *out,
+			mod.LP.NumRows(), mod.LP.NumCols(), mod.LP.NumNonzeros(), budgetString(&b))
 		return nil
 	}
-	if *asJSON {
-		return writeJSON(e.stdout, exportJSON{File: *out, Rows: mod.LP.NumRows(), Columns: mod.LP.NumCols(),
-			Nonzeros: mod.LP.NumNonzeros(), Privacy: toBudgetJSON(b)})
-	}
-	fmt.Fprintf(e.stderr, "wrote %s: %d rows, %d columns, %d non-zeros (budget %s)\n", *out,
-		mod.LP.NumRows(), mod.LP.NumCols(), mod.LP.NumNonzeros(), budgetString(&b))
-	return nil
 }
 
 // everyRowKeepsAnOutput refuses a --value threshold that forbids every

@@ -16,22 +16,23 @@ import (
 // the command to stdout.
 type flagSet struct {
 	*flag.FlagSet
-	usageLine string
-	help      string
-	out       io.Writer
+	cmd *command
+	// env is what the command reads and writes: --help prints to its
+	// stdout, and a problem FILE "-" is its stdin.
+	env *env
 	// budgets and infinite name the float flags that budgetFloat64 and
 	// infiniteFloat64 defined (checkFloats).
 	budgets, infinite map[string]bool
 }
 
-func newFlagSet(e *env, name, usageLine, help string) *flagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+func newFlagSet(e *env, c *command) *flagSet {
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	return &flagSet{FlagSet: fs, usageLine: usageLine, help: help, out: e.stdout}
+	return &flagSet{FlagSet: fs, cmd: c, env: e}
 }
 
 func (fs *flagSet) printUsage(w io.Writer) {
-	fmt.Fprintf(w, "Usage: pmlopt %s\n\n%s\n\nFlags:\n", fs.usageLine, strings.TrimSpace(fs.help))
+	fmt.Fprintf(w, "Usage: pmlopt %s %s\n\n%s\n\nFlags:\n", fs.cmd.name, fs.cmd.usage, strings.TrimSpace(fs.cmd.long))
 	var b strings.Builder
 	fs.SetOutput(&b)
 	fs.PrintDefaults()
@@ -69,14 +70,14 @@ func (fs *flagSet) helpAsked(args []string) bool {
 // want (or at least min when want < 0).
 func (fs *flagSet) parse(args []string, want int) ([]string, error) {
 	if fs.helpAsked(args) {
-		fs.printUsage(fs.out)
+		fs.printUsage(fs.env.stdout)
 		return nil, errHelp
 	}
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if err == flag.ErrHelp {
-				fs.printUsage(fs.out)
+				fs.printUsage(fs.env.stdout)
 				return nil, errHelp
 			}
 			return nil, usagef("%v", err)
@@ -118,8 +119,8 @@ func (fs *flagSet) isSet(name string) bool {
 // loaderFlag adds --max-bytes and --max-memory to fs and returns the
 // function that loads a problem file within that size, with the dense
 // utility of a utility_rule built (rule.go).
-func loaderFlag(fs *flagSet, e *env) func(path string) (*problem.Problem, error) {
-	load := ruleLoaderFlag(fs, e)
+func loaderFlag(fs *flagSet) func(path string) (*problem.Problem, error) {
+	load := ruleLoaderFlag(fs)
 	return func(path string) (*problem.Problem, error) {
 		p, err := load(path)
 		if err != nil {

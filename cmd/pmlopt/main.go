@@ -16,7 +16,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -40,11 +39,47 @@ const (
 	exitStopped = 130
 )
 
-// command is one subcommand of pmlopt.
+// command is one subcommand of pmlopt, a value in the manner of the Go
+// tool's commands: the word that selects it, its usage line, its short and
+// long help, its flags and its run function. commands lists them all.
 type command struct {
-	name    string
-	summary string
-	run     func(ctx context.Context, env *env, args []string) error
+	name string
+	// usage is the usage line after "pmlopt name": the arguments and the
+	// main flags.
+	usage string
+	// short is the command's line in "pmlopt help".
+	short string
+	// long is what --help prints above the flags: what the command does,
+	// with a worked example.
+	long string
+	// nargs is the number of positional arguments (FILE), or -1 when the
+	// command takes any number and checks them itself.
+	nargs int
+	// flags declares the command's flags on fs, a fresh set for each
+	// command line, and returns the run function, which reads them once
+	// they are parsed. Flags that several commands take are declared once,
+	// in flags.go, and attached here.
+	flags func(fs *flagSet) runFunc
+}
+
+// runFunc is a command's work on its positional arguments.
+type runFunc func(ctx context.Context, e *env, pos []string) error
+
+// commands are pmlopt's commands in the order "pmlopt help" lists them.
+var commands = []*command{
+	cmdAudit,
+	cmdBaseline,
+	cmdCompare,
+	cmdConvert,
+	cmdCurve,
+	cmdExport,
+	cmdMerge,
+	cmdNew,
+	cmdPlot,
+	cmdSafe,
+	cmdSample,
+	cmdSolve,
+	cmdVerify,
 }
 
 // env is what a command writes to; tests substitute buffers.
@@ -56,10 +91,6 @@ type env struct {
 	// may block on a terminal, a pipe or a FIFO) stop when it is done.
 	ctx context.Context
 }
-
-var commands []command
-
-func register(c command) { commands = append(commands, c) }
 
 func main() {
 	ctx, cancel := context.WithCancelCause(context.Background())
@@ -227,6 +258,18 @@ func run(ctx context.Context, args []string, e *env) int {
 	return exitUsage
 }
 
+// run parses the command line args of c and runs c on its positional
+// arguments.
+func (c *command) run(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, c)
+	do := c.flags(fs)
+	pos, err := fs.parse(args, c.nargs)
+	if err != nil {
+		return err
+	}
+	return do(ctx, e, pos)
+}
+
 // isHelpWord reports whether a first argument asks for the usage.
 func isHelpWord(s string) bool {
 	switch s {
@@ -276,10 +319,8 @@ Usage:
 	pmlopt <command> [arguments]
 
 Commands:`)
-	cs := append([]command(nil), commands...)
-	sort.Slice(cs, func(i, j int) bool { return cs[i].name < cs[j].name })
-	for _, c := range cs {
-		fmt.Fprintf(w, "\t%-8s %s\n", c.name, c.summary)
+	for _, c := range commands {
+		fmt.Fprintf(w, "\t%-8s %s\n", c.name, c.short)
 	}
 	fmt.Fprintln(w, `
 Problem files are YAML or JSON (see docs/problem-files.md; the mathematics is in

@@ -21,8 +21,13 @@ import (
 	"github.com/pmlopt/pmlopt/problem"
 )
 
-func init() {
-	register(command{name: "merge", summary: "stitch the parts of a sharded curve (curve --shard K/N --jsonl) into the curve", run: runMerge})
+var cmdMerge = &command{
+	name:  "merge",
+	usage: "FILE PART... [--json | --csv] [--plot out.svg|png|pdf] [--mechanisms]",
+	short: "stitch the parts of a sharded curve (curve --shard K/N --jsonl) into the curve",
+	long:  mergeHelp,
+	nargs: -1,
+	flags: mergeFlags,
 }
 
 const mergeHelp = `Reads the parts written by "pmlopt curve FILE --shard K/N --jsonl" for
@@ -50,73 +55,71 @@ where part-K.jsonl is what "pmlopt curve FILE --shard K/2 --jsonl" wrote,
 as in docs/cli.md's "Curves on a cluster" (examples/slurm runs the shards
 as a Slurm job array).`
 
-func runMerge(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "merge", "merge FILE PART... [--json | --csv] [--plot out.svg|png|pdf] [--mechanisms]", mergeHelp)
-	load := loaderFlag(fs, e)
+// mergeFlags declares merge's flags on fs and returns its run function.
+func mergeFlags(fs *flagSet) runFunc {
+	load := loaderFlag(fs)
 	asJSON := fs.Bool("json", false, "write JSON (keys as in docs/cli.md)")
 	asCSV := fs.Bool("csv", false, "write CSV")
 	plotPath := fs.String("plot", "", "also draw the curve to this `file` (.svg, .png or .pdf)")
 	mechanisms := fs.Bool("mechanisms", false, "with --json: include each point's mechanism (the parts must have been written with --mechanisms)")
-	pos, err := fs.parse(args, -1)
-	if err != nil {
-		return err
-	}
-	if len(pos) < 2 {
-		return usagef("want the problem FILE and at least one PART, got %d argument(s)", len(pos))
-	}
-	if *asJSON && *asCSV {
-		return usagef("give one of --json and --csv")
-	}
-	stdin := 0
-	for _, a := range pos {
-		if a == "-" {
-			stdin++
+	return func(ctx context.Context, e *env, pos []string) error {
+		if len(pos) < 2 {
+			return usagef("want the problem FILE and at least one PART, got %d argument(s)", len(pos))
 		}
-	}
-	if stdin > 1 {
-		return usagef("standard input (-) can be read once: name the other parts as files")
-	}
-	if *plotPath != "" {
-		if err := checkPlotPath(*plotPath, pos...); err != nil {
-			return err
+		if *asJSON && *asCSV {
+			return usagef("give one of --json and --csv")
 		}
-	}
-	p, err := load(pos[0])
-	if err != nil {
-		return err
-	}
-	var recs []partRecord
-	for _, path := range pos[1:] {
-		rs, err := readPart(e, path, *mechanisms)
+		stdin := 0
+		for _, a := range pos {
+			if a == "-" {
+				stdin++
+			}
+		}
+		if stdin > 1 {
+			return usagef("standard input (-) can be read once: name the other parts as files")
+		}
+		if *plotPath != "" {
+			if err := checkPlotPath(*plotPath, pos...); err != nil {
+				return err
+			}
+		}
+		p, err := load(pos[0])
 		if err != nil {
 			return err
 		}
-		recs = append(recs, rs...)
-	}
-	m, err := mergeParts(p, recs, *mechanisms)
-	if err != nil {
-		return err
-	}
-	warnOpen(e.stderr, m.pts, m.tol)
-	var safeSteps []closedform.SafeValueStep
-	if m.obj == problem.WorstCaseValue {
-		if safeSteps, err = closedform.SafeValueCurve(p.Prior, p.Utility); err != nil {
+		var recs []partRecord
+		for _, path := range pos[1:] {
+			rs, err := readPart(e, path, *mechanisms)
+			if err != nil {
+				return err
+			}
+			recs = append(recs, rs...)
+		}
+		m, err := mergeParts(p, recs, *mechanisms)
+		if err != nil {
 			return err
 		}
-	}
-	var b buffered
-	if err := writeWorstCurve(&b, curveFormat{json: *asJSON, csv: *asCSV, mechanisms: *mechanisms}, m.obj, m.solver, p, m.pts, safeSteps); err != nil {
-		return err
-	}
-	if err := b.commit(e.stdout); err != nil {
-		return err
-	}
-	if *plotPath != "" {
-		if err := plotCurve(*plotPath, curveTitle(p.Name), m.obj, m.pts, safeSteps); err != nil {
-			return fmt.Errorf("the curve is on stdout, but --plot failed: %w", err)
+		warnOpen(e.stderr, m.pts, m.tol)
+		var safeSteps []closedform.SafeValueStep
+		if m.obj == problem.WorstCaseValue {
+			if safeSteps, err = closedform.SafeValueCurve(p.Prior, p.Utility); err != nil {
+				return err
+			}
 		}
+		var b buffered
+		if err := writeWorstCurve(&b, curveFormat{json: *asJSON, csv: *asCSV, mechanisms: *mechanisms}, m.obj, m.solver, p, m.pts, safeSteps); err != nil {
+			return err
+		}
+		if err := b.commit(e.stdout); err != nil {
+			return err
+		}
+		if *plotPath != "" {
+			if err := plotCurve(*plotPath, curveTitle(p.Name), m.obj, m.pts, safeSteps); err != nil {
+				return fmt.Errorf("the curve is on stdout, but --plot failed: %w", err)
+			}
+		}
+		return nil
 	}
-	return nil
 }
 
 // partRecord is one record of a part and where it was read.

@@ -17,8 +17,13 @@ import (
 	"github.com/pmlopt/pmlopt/problem"
 )
 
-func init() {
-	register(command{name: "new", summary: "write a problem file: inputs, utility, prior (or one from a CSV column), budget", run: runNew})
+var cmdNew = &command{
+	name:  "new",
+	usage: "(--letters N | --labels a,b,c | --grid WxH | --prior-from F.csv --column C) --utility U [--prior P] [--epsilon E] [-o FILE]",
+	short: "write a problem file: inputs, utility, prior (or one from a CSV column), budget",
+	long:  newHelp,
+	nargs: 0,
+	flags: newFlags,
 }
 
 const newHelp = `Writes a problem file (YAML, or JSON with --json or a .json name) to stdout or
@@ -73,8 +78,8 @@ Example:
 	pmlopt new --prior-from testdata/survey.csv --column children --utility abs \
 	    --epsilon 1 --objective worst-case-value -o children.yaml`
 
-func runNew(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "new", "new (--letters N | --labels a,b,c | --grid WxH | --prior-from F.csv --column C) --utility U [--prior P] [--epsilon E] [-o FILE]", newHelp)
+// newFlags declares new's flags on fs and returns its run function.
+func newFlags(fs *flagSet) runFunc {
 	letters := fs.Int("letters", 0, "`N` inputs labelled 0..N-1")
 	labels := fs.String("labels", "", "comma-separated input `labels`")
 	grid := fs.String("grid", "", "inputs are the cells of a `WxH` grid")
@@ -97,192 +102,191 @@ func runNew(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&out, "o", "", "write to this `file` instead of stdout")
 	fs.StringVar(&out, "out", "", "same as -o `file`")
 	asJSON := fs.Bool("json", false, "write JSON instead of YAML")
-	if _, err := fs.parse(args, 0); err != nil {
-		return err
-	}
-	if out != "" {
-		// Checked before the work, and never over the CSV it reads.
-		flag := "-o"
-		if fs.isSet("out") {
-			flag = "--out"
-		}
-		if err := checkOutputAs(flag, out, *priorFrom); err != nil {
-			return err
-		}
-	}
-
-	// 1. The inputs, and their counts when a CSV column gives the prior.
-	if btoi(fs.isSet("letters"))+btoi(*labels != "")+btoi(*grid != "") > 1 {
-		return usagef("give one of --letters, --labels and --grid")
-	}
-	p := &problem.Problem{Name: *name}
-	gridW, gridH := 0, 0
-	switch {
-	case fs.isSet("letters"):
-		if *letters < 1 || *letters > maxLetters {
-			return usagef("--letters must be between 1 and %d, got %d", maxLetters, *letters)
-		}
-		p.Inputs = indexLabels(*letters)
-	case *labels != "":
-		var err error
-		if p.Inputs, err = splitLabels("--labels", *labels); err != nil {
-			return err
-		}
-	case *grid != "":
-		w, h, err := parseGrid(*grid, gf.maxCells())
-		if err != nil {
-			return err
-		}
-		gridW, gridH = w, h
-		p.Inputs = instance.GridLabels(w, h)
-	case *priorFrom == "":
-		return usagef("give the inputs: --letters, --labels, --grid or --prior-from")
-	}
-	var counts []float64
-	var spec *binSpec
-	if *bins != "" {
-		if *priorFrom == "" || p.Inputs != nil {
-			return usagef("--bins groups the values of --prior-from into the inputs: give --prior-from and --column, without --letters, --labels or --grid")
-		}
-		b, err := parseBins(*bins)
-		if err != nil {
-			return err
-		}
-		spec = &b
-	}
-	if err := gf.check(gridW, *priorFrom, *column); err != nil {
-		return err
-	}
-	if *priorFrom != "" && gf.binning() {
-		var err error
-		if counts, err = gf.counts(e, *priorFrom, gridW, gridH); err != nil {
-			return err
-		}
-	} else if *priorFrom != "" {
-		if *column == "" {
-			return usagef("--prior-from needs --column")
-		}
-		var check func(string, int) error
-		if spec != nil {
-			check = spec.check
-		}
-		values, cs, err := columnCounts(e, *priorFrom, *column, check)
-		if err != nil {
-			return err
-		}
-		if spec != nil {
-			if values, cs, err = spec.apply(values, cs); err != nil {
+	return func(ctx context.Context, e *env, pos []string) error {
+		if out != "" {
+			// Checked before the work, and never over the CSV it reads.
+			flag := "-o"
+			if fs.isSet("out") {
+				flag = "--out"
+			}
+			if err := checkOutputAs(flag, out, *priorFrom); err != nil {
 				return err
 			}
 		}
-		if p.Inputs == nil {
-			p.Inputs, counts = values, cs
-		} else if counts, err = countsOf(p.Inputs, values, cs, *priorFrom, *column, gridW > 0); err != nil {
-			return err
+
+		// 1. The inputs, and their counts when a CSV column gives the prior.
+		if btoi(fs.isSet("letters"))+btoi(*labels != "")+btoi(*grid != "") > 1 {
+			return usagef("give one of --letters, --labels and --grid")
 		}
-	}
-	if *column != "" && *priorFrom == "" {
-		return usagef("--column is for --prior-from")
-	}
-	if fs.isSet("smoothing") && *priorFrom == "" {
-		return usagef("--smoothing is for --prior-from")
-	}
-	p.Outputs = p.Inputs
-	if *outputs != "" {
-		if gridW > 0 {
-			return usagef("--outputs does not apply to --grid: the outputs are the grid's cells")
-		}
-		if m, err := strconv.Atoi(*outputs); err == nil {
-			if m < 1 || m > maxLetters {
-				return usagef("--outputs must be between 1 and %d, got %d", maxLetters, m)
+		p := &problem.Problem{Name: *name}
+		gridW, gridH := 0, 0
+		switch {
+		case fs.isSet("letters"):
+			if *letters < 1 || *letters > maxLetters {
+				return usagef("--letters must be between 1 and %d, got %d", maxLetters, *letters)
 			}
-			p.Outputs = indexLabels(m)
-		} else {
+			p.Inputs = indexLabels(*letters)
+		case *labels != "":
 			var err error
-			if p.Outputs, err = splitLabels("--outputs", *outputs); err != nil {
+			if p.Inputs, err = splitLabels("--labels", *labels); err != nil {
+				return err
+			}
+		case *grid != "":
+			w, h, err := parseGrid(*grid, gf.maxCells())
+			if err != nil {
+				return err
+			}
+			gridW, gridH = w, h
+			p.Inputs = instance.GridLabels(w, h)
+		case *priorFrom == "":
+			return usagef("give the inputs: --letters, --labels, --grid or --prior-from")
+		}
+		var counts []float64
+		var spec *binSpec
+		if *bins != "" {
+			if *priorFrom == "" || p.Inputs != nil {
+				return usagef("--bins groups the values of --prior-from into the inputs: give --prior-from and --column, without --letters, --labels or --grid")
+			}
+			b, err := parseBins(*bins)
+			if err != nil {
+				return err
+			}
+			spec = &b
+		}
+		if err := gf.check(gridW, *priorFrom, *column); err != nil {
+			return err
+		}
+		if *priorFrom != "" && gf.binning() {
+			var err error
+			if counts, err = gf.counts(e, *priorFrom, gridW, gridH); err != nil {
+				return err
+			}
+		} else if *priorFrom != "" {
+			if *column == "" {
+				return usagef("--prior-from needs --column")
+			}
+			var check func(string, int) error
+			if spec != nil {
+				check = spec.check
+			}
+			values, cs, err := columnCounts(e, *priorFrom, *column, check)
+			if err != nil {
+				return err
+			}
+			if spec != nil {
+				if values, cs, err = spec.apply(values, cs); err != nil {
+					return err
+				}
+			}
+			if p.Inputs == nil {
+				p.Inputs, counts = values, cs
+			} else if counts, err = countsOf(p.Inputs, values, cs, *priorFrom, *column, gridW > 0); err != nil {
 				return err
 			}
 		}
-	}
-
-	if n, m := len(p.Inputs), len(p.Outputs); (n > maxLetters || m > maxLetters) && !gf.rule(gridW, *util) {
-		return usagef("%d inputs and %d outputs: pmlopt new writes at most %d of each (the utility alone would be %d×%d)", n, m, maxLetters, n, m)
-	}
-
-	// 2. The prior.
-	var err error
-	if counts != nil {
-		if *prior != "" {
-			return usagef("give --prior or --prior-from, not both")
+		if *column != "" && *priorFrom == "" {
+			return usagef("--column is for --prior-from")
 		}
-		if p.Prior, err = countPrior(p.Inputs, counts, *smoothing); err != nil {
+		if fs.isSet("smoothing") && *priorFrom == "" {
+			return usagef("--smoothing is for --prior-from")
+		}
+		p.Outputs = p.Inputs
+		if *outputs != "" {
+			if gridW > 0 {
+				return usagef("--outputs does not apply to --grid: the outputs are the grid's cells")
+			}
+			if m, err := strconv.Atoi(*outputs); err == nil {
+				if m < 1 || m > maxLetters {
+					return usagef("--outputs must be between 1 and %d, got %d", maxLetters, m)
+				}
+				p.Outputs = indexLabels(m)
+			} else {
+				var err error
+				if p.Outputs, err = splitLabels("--outputs", *outputs); err != nil {
+					return err
+				}
+			}
+		}
+
+		if n, m := len(p.Inputs), len(p.Outputs); (n > maxLetters || m > maxLetters) && !gf.rule(gridW, *util) {
+			return usagef("%d inputs and %d outputs: pmlopt new writes at most %d of each (the utility alone would be %d×%d)", n, m, maxLetters, n, m)
+		}
+
+		// 2. The prior.
+		var err error
+		if counts != nil {
+			if *prior != "" {
+				return usagef("give --prior or --prior-from, not both")
+			}
+			if p.Prior, err = countPrior(p.Inputs, counts, *smoothing); err != nil {
+				return err
+			}
+		} else if p.Prior, err = namedPrior(*prior, len(p.Inputs)); err != nil {
 			return err
 		}
-	} else if p.Prior, err = namedPrior(*prior, len(p.Inputs)); err != nil {
-		return err
-	}
-	if err := confidenceSet(fs, p, counts, *confidence, *priorSet); err != nil {
-		return err
-	}
+		if err := confidenceSet(fs, p, counts, *confidence, *priorSet); err != nil {
+			return err
+		}
 
-	// 3. The utility.
-	if *util == "" {
-		return usagef("--utility is required: counting, abs, square, hamming or euclid")
-	}
-	if gf.rule(gridW, *util) {
-		p.Rule = gf.gridRule(gridW, gridH)
-	} else if gridW > 0 && *util == "euclid" {
-		p.Utility = gf.gridRule(gridW, gridH).Dense()
-	} else if p.Utility, err = newUtility(*util, p.Inputs, p.Outputs, gridW, gridH); err != nil {
-		return err
-	}
+		// 3. The utility.
+		if *util == "" {
+			return usagef("--utility is required: counting, abs, square, hamming or euclid")
+		}
+		if gf.rule(gridW, *util) {
+			p.Rule = gf.gridRule(gridW, gridH)
+		} else if gridW > 0 && *util == "euclid" {
+			p.Utility = gf.gridRule(gridW, gridH).Dense()
+		} else if p.Utility, err = newUtility(*util, p.Inputs, p.Outputs, gridW, gridH); err != nil {
+			return err
+		}
 
-	// 4. The budget and the objective; without them, defaults that make a
-	// file solve accepts, named on stderr.
-	if p.Privacy, err = newBudget(*measure, *eps, *epsL, fs.isSet("measure"), fs.isSet("epsilon-lower")); err != nil {
-		return err
-	}
-	if p.Privacy == nil {
-		p.Privacy = &mech.Budget{Measure: mech.PML, Epsilon: defaultEpsilon}
-	}
-	if *objective != "" {
-		o, err := problem.ParseObjective(*objective)
+		// 4. The budget and the objective; without them, defaults that make a
+		// file solve accepts, named on stderr.
+		if p.Privacy, err = newBudget(*measure, *eps, *epsL, fs.isSet("measure"), fs.isSet("epsilon-lower")); err != nil {
+			return err
+		}
+		if p.Privacy == nil {
+			p.Privacy = &mech.Budget{Measure: mech.PML, Epsilon: defaultEpsilon}
+		}
+		if *objective != "" {
+			o, err := problem.ParseObjective(*objective)
+			if err != nil {
+				return usagef("--objective: %v", err)
+			}
+			p.Objective = o
+		}
+		var defaults []string
+		if *objective == "" {
+			// The worst-case objectives are defined for PML budgets.
+			p.Objective = problem.WorstCaseValue
+			if p.Privacy.Measure != mech.PML {
+				p.Objective = problem.ExpectedUtility
+			}
+			defaults = append(defaults, "no --objective: the objective is "+string(p.Objective))
+		}
+		if math.IsNaN(*eps) {
+			defaults = append(defaults, fmt.Sprintf("no --epsilon: the budget is pml ε = %g nat", defaultEpsilon))
+		}
+
+		// 5. The file.
+		format := problem.YAML
+		if *asJSON || (out != "" && problem.FormatOf(out) == problem.JSON) {
+			format = problem.JSON
+		}
+		data, err := problem.Marshal(p, format)
 		if err != nil {
-			return usagef("--objective: %v", err)
+			return err
 		}
-		p.Objective = o
-	}
-	var defaults []string
-	if *objective == "" {
-		// The worst-case objectives are defined for PML budgets.
-		p.Objective = problem.WorstCaseValue
-		if p.Privacy.Measure != mech.PML {
-			p.Objective = problem.ExpectedUtility
+		if out == "" || out == "-" {
+			_, err = e.stdout.Write(data)
+		} else {
+			err = writeFileAtomic(out, data)
 		}
-		defaults = append(defaults, "no --objective: the objective is "+string(p.Objective))
-	}
-	if math.IsNaN(*eps) {
-		defaults = append(defaults, fmt.Sprintf("no --epsilon: the budget is pml ε = %g nat", defaultEpsilon))
-	}
-
-	// 5. The file.
-	format := problem.YAML
-	if *asJSON || (out != "" && problem.FormatOf(out) == problem.JSON) {
-		format = problem.JSON
-	}
-	data, err := problem.Marshal(p, format)
-	if err != nil {
+		if err == nil && len(defaults) > 0 {
+			fmt.Fprintf(e.stderr, "pmlopt new: %s (defaults; give the flags to choose)\n", strings.Join(defaults, "; "))
+		}
 		return err
 	}
-	if out == "" || out == "-" {
-		_, err = e.stdout.Write(data)
-	} else {
-		err = writeFileAtomic(out, data)
-	}
-	if err == nil && len(defaults) > 0 {
-		fmt.Fprintf(e.stderr, "pmlopt new: %s (defaults; give the flags to choose)\n", strings.Join(defaults, "; "))
-	}
-	return err
 }
 
 // defaultEpsilon is the PML budget of a file written without --epsilon, in

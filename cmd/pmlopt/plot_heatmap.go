@@ -14,8 +14,13 @@ import (
 	"github.com/pmlopt/pmlopt/problem"
 )
 
-func init() {
-	register(command{name: "plot", summary: "draw a mechanism: P(y|x) as a heat map, or where one input goes on a grid", run: runPlot})
+var cmdPlot = &command{
+	name:  "plot",
+	usage: "FILE --heatmap out.svg|png|pdf [--optimum] [--input LABEL [--grid W]]",
+	short: "draw a mechanism: P(y|x) as a heat map, or where one input goes on a grid",
+	long:  plotHelp,
+	nargs: 1,
+	flags: plotFlags,
 }
 
 const plotHelp = `Draws the file's mechanism (or, when the file has none or with --optimum,
@@ -33,79 +38,77 @@ on the grid, is outlined. Example:
 
 	pmlopt plot testdata/grid.yaml --heatmap where.png --input 1,2`
 
-func runPlot(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "plot", "plot FILE --heatmap out.svg|png|pdf [--optimum] [--input LABEL [--grid W]]", plotHelp)
+// plotFlags declares plot's flags on fs and returns its run function.
+func plotFlags(fs *flagSet) runFunc {
 	out := fs.String("heatmap", "", "write the heat map to this `file` (.svg, .png or .pdf)")
 	optimum := fs.Bool("optimum", false, "draw the optimal mechanism of the file's objective even if the file has a mechanism")
 	input := fs.String("input", "", "draw where the input with this `label` (or index) sends its mass, on the output grid")
 	gridW := fs.Int("grid", 0, "outputs in rows of `W` (when their labels are not \"x,y\")")
 	asJSON := fs.Bool("json", false, "also write what was drawn as JSON: file, source, mechanism")
-	load := ruleLoaderFlag(fs, e) // a rule is made dense only to solve
+	load := ruleLoaderFlag(fs) // a rule is made dense only to solve
 	getWorkers := workersFlag(fs)
-	pos, err := fs.parse(args, 1)
-	if err != nil {
-		return err
-	}
-	workers, restore, err := getWorkers()
-	if err != nil {
-		return err
-	}
-	defer restore()
-	if *out == "" {
-		return usagef("--heatmap: give the output file")
-	}
-	if err := checkPlotFlag("heatmap", *out, pos[0]); err != nil {
-		return err
-	}
-	if *gridW < 0 {
-		return usagef("--grid must be positive, got %d", *gridW)
-	}
-	p, err := load(pos[0])
-	if err != nil {
-		return err
-	}
-	m, what := p.Mechanism, "mechanism"
-	if m == nil || *optimum {
-		if p.Objective == "" {
-			p.Objective = problem.ExpectedUtility
-		}
-		sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{Workers: workers})
+	return func(ctx context.Context, e *env, pos []string) error {
+		workers, restore, err := getWorkers()
 		if err != nil {
 			return err
 		}
-		m, what = sol.Mechanism, "optimum ("+string(p.Objective)+", "+budgetString(p.Privacy)+")"
-		fmt.Fprintf(e.stderr, "pmlopt plot: drawing the %s\n", what)
-	}
-	title := what
-	if p.Name != "" {
-		title = p.Name + ": " + what
-	}
-	if *input == "" {
-		hi := 0.0
-		for _, row := range m {
-			for _, v := range row {
-				hi = math.Max(hi, v)
+		defer restore()
+		if *out == "" {
+			return usagef("--heatmap: give the output file")
+		}
+		if err := checkPlotFlag("heatmap", *out, pos[0]); err != nil {
+			return err
+		}
+		if *gridW < 0 {
+			return usagef("--grid must be positive, got %d", *gridW)
+		}
+		p, err := load(pos[0])
+		if err != nil {
+			return err
+		}
+		m, what := p.Mechanism, "mechanism"
+		if m == nil || *optimum {
+			if p.Objective == "" {
+				p.Objective = problem.ExpectedUtility
+			}
+			sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{Workers: workers})
+			if err != nil {
+				return err
+			}
+			m, what = sol.Mechanism, "optimum ("+string(p.Objective)+", "+budgetString(p.Privacy)+")"
+			fmt.Fprintf(e.stderr, "pmlopt plot: drawing the %s\n", what)
+		}
+		title := what
+		if p.Name != "" {
+			title = p.Name + ": " + what
+		}
+		if *input == "" {
+			hi := 0.0
+			for _, row := range m {
+				for _, v := range row {
+					hi = math.Max(hi, v)
+				}
+			}
+			h := figure.Heatmap{Title: title, XLabel: "output y", YLabel: "input x", Z: m, RowLabels: p.Inputs,
+				ColLabels: p.Outputs, Min: 0, Max: hi, ValueLabel: "P(y | x)"}
+			if err := h.Save(*out); err != nil {
+				return err
+			}
+		} else {
+			h, err := whereMap(p, m, *input, *gridW)
+			if err != nil {
+				return err
+			}
+			h.Title = title + ", input " + *input
+			if err := h.Save(*out); err != nil {
+				return err
 			}
 		}
-		h := figure.Heatmap{Title: title, XLabel: "output y", YLabel: "input x", Z: m, RowLabels: p.Inputs,
-			ColLabels: p.Outputs, Min: 0, Max: hi, ValueLabel: "P(y | x)"}
-		if err := h.Save(*out); err != nil {
-			return err
+		if *asJSON {
+			return writeJSON(e.stdout, plotJSON{File: *out, Source: what, Input: *input, Mechanism: jmatrix(m)})
 		}
-	} else {
-		h, err := whereMap(p, m, *input, *gridW)
-		if err != nil {
-			return err
-		}
-		h.Title = title + ", input " + *input
-		if err := h.Save(*out); err != nil {
-			return err
-		}
+		return nil
 	}
-	if *asJSON {
-		return writeJSON(e.stdout, plotJSON{File: *out, Source: what, Input: *input, Mechanism: jmatrix(m)})
-	}
-	return nil
 }
 
 type plotJSON struct {

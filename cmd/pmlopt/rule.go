@@ -21,7 +21,7 @@ func denseUtility(p *problem.Problem) error {
 // entry at a time (audit) or not at all (sample, plot of a file's
 // mechanism): the dense utility is built only where a solve asks for it
 // (problem.Problem.RequireUtility), with the same memory check.
-func ruleLoaderFlag(fs *flagSet, e *env) func(path string) (*problem.Problem, error) {
+func ruleLoaderFlag(fs *flagSet) func(path string) (*problem.Problem, error) {
 	limit := fs.Int64("max-bytes", problem.DefaultMaxBytes, "refuse a problem file (or standard input) larger than `N` bytes")
 	maxMem := fs.String("max-memory", "", "refuse a utility_rule whose dense utility, order and mechanism (or a mechanism_sparse whose dense matrix) take more than `SIZE` (bytes, or 512MiB, 4GiB, 2GB; default: the memory available)")
 	return func(path string) (*problem.Problem, error) {
@@ -35,7 +35,7 @@ func ruleLoaderFlag(fs *flagSet, e *env) func(path string) (*problem.Problem, er
 				return nil, usagef("--max-memory: %v", err)
 			}
 		}
-		return loadProblemLimit(e, path, *limit, mem)
+		return loadProblemLimit(fs.env, path, *limit, mem)
 	}
 }
 

@@ -11,8 +11,13 @@ import (
 	"github.com/pmlopt/pmlopt/mech"
 )
 
-func init() {
-	register(command{name: "safe", summary: "the utility-safe mechanism M*(h) for an order h or a PML budget", run: runSafe})
+var cmdSafe = &command{
+	name:  "safe",
+	usage: "FILE (--h H | --epsilon E) [--out FILE] [--full] [--json]",
+	short: "the utility-safe mechanism M*(h) for an order h or a PML budget",
+	long:  safeHelp,
+	nargs: 1,
+	flags: safeFlags,
 }
 
 const safeHelp = `Prints the utility-safe mechanism M*(h) of Song & Oechtering (2026),
@@ -46,88 +51,86 @@ type safeOutput struct {
 	Marginal    []jfloat   `json:"output_marginal"`
 }
 
-func runSafe(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "safe", "safe FILE (--h H | --epsilon E) [--out FILE] [--full] [--json]", safeHelp)
-	load := loaderFlag(fs, e)
+// safeFlags declares safe's flags on fs and returns its run function.
+func safeFlags(fs *flagSet) runFunc {
+	load := loaderFlag(fs)
 	h := fs.Int("h", 0, "worst-case utility order `H` in 1..M")
 	eps := fs.budgetFloat64("epsilon", math.NaN(), "PML budget `E` (nats); picks the largest h whose M*(h) is E-PML")
 	asJSON := fs.Bool("json", false, "write JSON (keys h, epsilon: the PML of M*(h), safe_epsilon: ε_S(h), mechanism)")
 	outPath := fs.String("out", "", "also write the problem with M*(h) as its mechanism to this `file`")
 	full := fs.Bool("full", false, "print the whole mechanism, even above 20 outputs")
-	pos, err := fs.parse(args, 1)
-	if err != nil {
-		return err
-	}
-	if *outPath != "" {
-		// The path is checked before the work, not after it.
-		if err := checkOutput("out", *outPath, pos[0]); err != nil {
+	return func(ctx context.Context, e *env, pos []string) error {
+		if *outPath != "" {
+			// The path is checked before the work, not after it.
+			if err := checkOutput("out", *outPath, pos[0]); err != nil {
+				return err
+			}
+		}
+		p, err := load(pos[0])
+		if err != nil {
 			return err
 		}
-	}
-	p, err := load(pos[0])
-	if err != nil {
-		return err
-	}
-	if p.PriorSet != nil {
-		return errors.New("prior_set: safe works at one prior; 'pmlopt baseline FILE --mechanism utility-safe' gives the utility-safe mechanism over the set")
-	}
-	o, err := p.RequireOrder()
-	if err != nil {
-		return err
-	}
-	hSet, epsSet := fs.isSet("h"), fs.isSet("epsilon")
-	switch {
-	case hSet && epsSet:
-		return usagef("give --h or --epsilon, not both")
-	case !hSet && !epsSet:
-		if p.Privacy == nil || p.Privacy.Measure != mech.PML {
-			return usagef("give --h or --epsilon (the file has no pml budget to use)")
+		if p.PriorSet != nil {
+			return errors.New("prior_set: safe works at one prior; 'pmlopt baseline FILE --mechanism utility-safe' gives the utility-safe mechanism over the set")
 		}
-		*eps, epsSet = p.Privacy.Epsilon, true
-	}
-	if epsSet {
-		if math.IsNaN(*eps) || *eps < 0 {
-			return usagef("--epsilon must be a non-negative number, got %v", *eps)
+		o, err := p.RequireOrder()
+		if err != nil {
+			return err
 		}
-		*h, _ = closedform.SafeSchedule(p.Prior, o, *eps)
-	}
-	epsS, err := closedform.SafeEpsilon(p.Prior, o, *h)
-	if err != nil {
-		return usagef("--h: %v", err)
-	}
-	m, err := closedform.UtilitySafe(o, *h)
-	if err != nil {
-		return err
-	}
-	// The level reported and written is the mechanism's own: under ties
-	// ε_S(h) is only a lower bound on it.
-	level := leakage.PML(p.Prior, m)
-	if *outPath != "" {
-		q := *p
-		q.Privacy = &mech.Budget{Measure: mech.PML, Epsilon: level}
+		hSet, epsSet := fs.isSet("h"), fs.isSet("epsilon")
+		switch {
+		case hSet && epsSet:
+			return usagef("give --h or --epsilon, not both")
+		case !hSet && !epsSet:
+			if p.Privacy == nil || p.Privacy.Measure != mech.PML {
+				return usagef("give --h or --epsilon (the file has no pml budget to use)")
+			}
+			*eps, epsSet = p.Privacy.Epsilon, true
+		}
 		if epsSet {
-			q.Privacy.Epsilon = *eps
+			if math.IsNaN(*eps) || *eps < 0 {
+				return usagef("--epsilon must be a non-negative number, got %v", *eps)
+			}
+			*h, _ = closedform.SafeSchedule(p.Prior, o, *eps)
 		}
-		if err := writeSolved(*outPath, &q, m); err != nil {
+		epsS, err := closedform.SafeEpsilon(p.Prior, o, *h)
+		if err != nil {
+			return usagef("--h: %v", err)
+		}
+		m, err := closedform.UtilitySafe(o, *h)
+		if err != nil {
 			return err
 		}
+		// The level reported and written is the mechanism's own: under ties
+		// ε_S(h) is only a lower bound on it.
+		level := leakage.PML(p.Prior, m)
+		if *outPath != "" {
+			q := *p
+			q.Privacy = &mech.Budget{Measure: mech.PML, Epsilon: level}
+			if epsSet {
+				q.Privacy.Epsilon = *eps
+			}
+			if err := writeSolved(*outPath, &q, m); err != nil {
+				return err
+			}
+		}
+		out := safeOutput{
+			H: *h, Epsilon: jfloat(level), SafeEpsilon: jfloat(epsS), Mechanism: jmatrix(m),
+			Inputs: p.Inputs, Outputs: p.Outputs,
+			PerOutput: jfloats(leakage.PMLPerOutput(p.Prior, m)),
+			Marginal:  jfloats(m.Marginal(p.Prior)),
+		}
+		if *asJSON {
+			return writeJSON(e.stdout, out)
+		}
+		var b buffered
+		fmt.Fprintf(&b, "utility-safe mechanism M*(%d)\n", *h)
+		fmt.Fprintf(&b, "PML ε = %s nats (ε_S(%d) = %s, Cor 1)\n", num(level), *h, num(epsS))
+		if epsSet {
+			fmt.Fprintf(&b, "budget ε = %s: the largest h whose M*(h) is within it is %d\n", num(*eps), *h)
+		}
+		fmt.Fprintln(&b)
+		writeMechanism(&b, m, p.Inputs, p.Outputs, *full)
+		return b.commit(e.stdout)
 	}
-	out := safeOutput{
-		H: *h, Epsilon: jfloat(level), SafeEpsilon: jfloat(epsS), Mechanism: jmatrix(m),
-		Inputs: p.Inputs, Outputs: p.Outputs,
-		PerOutput: jfloats(leakage.PMLPerOutput(p.Prior, m)),
-		Marginal:  jfloats(m.Marginal(p.Prior)),
-	}
-	if *asJSON {
-		return writeJSON(e.stdout, out)
-	}
-	var b buffered
-	fmt.Fprintf(&b, "utility-safe mechanism M*(%d)\n", *h)
-	fmt.Fprintf(&b, "PML ε = %s nats (ε_S(%d) = %s, Cor 1)\n", num(level), *h, num(epsS))
-	if epsSet {
-		fmt.Fprintf(&b, "budget ε = %s: the largest h whose M*(h) is within it is %d\n", num(*eps), *h)
-	}
-	fmt.Fprintln(&b)
-	writeMechanism(&b, m, p.Inputs, p.Outputs, *full)
-	return b.commit(e.stdout)
 }

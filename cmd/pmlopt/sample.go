@@ -14,8 +14,13 @@ import (
 	"github.com/pmlopt/pmlopt/sample"
 )
 
-func init() {
-	register(command{name: "sample", summary: "privatize a CSV column through the file's mechanism", run: runSample})
+var cmdSample = &command{
+	name:  "sample",
+	usage: "FILE --input data.csv --column NAME [--drop COL[,COL]] [--seed S] [--force] [--json] [--out FILE]",
+	short: "privatize a CSV column through the file's mechanism",
+	long:  sampleHelp,
+	nargs: 1,
+	flags: sampleFlags,
 }
 
 const sampleHelp = `Reads a CSV file with a header, replaces every value of one column (an input
@@ -46,8 +51,8 @@ Example:
 
 	pmlopt sample children-solved.yaml --input testdata/survey.csv --column children --drop region > private.csv`
 
-func runSample(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "sample", "sample FILE --input data.csv --column NAME [--drop COL[,COL]] [--seed S] [--force] [--json] [--out FILE]", sampleHelp)
+// sampleFlags declares sample's flags on fs and returns its run function.
+func sampleFlags(fs *flagSet) runFunc {
 	input := fs.String("input", "", "CSV `file` to privatize (- for stdin)")
 	column := fs.String("column", "", "header `name` of the column holding the secret")
 	var drop columnList
@@ -55,91 +60,89 @@ func runSample(ctx context.Context, e *env, args []string) error {
 	seed := fs.Uint64("seed", 0, "draw reproducibly from this `seed`, for tests: anyone who knows it can undo the release (default: the system's random source)")
 	force := fs.Bool("force", false, "sample even when the mechanism breaks the file's privacy budget")
 	asJSON := fs.Bool("json", false, "write the records as a JSON array of objects keyed by the header")
-	load := ruleLoaderFlag(fs, e) // the mechanism is all it reads
+	load := ruleLoaderFlag(fs) // the mechanism is all it reads
 	outPath := fs.String("out", "-", "write the privatized CSV to this `file` (- for stdout)")
 	maxOut := fs.Int64("max-output", 0, "largest output, in `bytes`, spooled for stdout (0: no limit)")
-	pos, err := fs.parse(args, 1)
-	if err != nil {
-		return err
-	}
-	if *input == "" || *column == "" {
-		return usagef("--input and --column are required")
-	}
-	if *input == "-" && pos[0] == "-" {
-		return usagef("the problem FILE and --input can not both be standard input")
-	}
-	if *asJSON && *outPath != "-" {
-		return usagef("--json writes the records to stdout; --out writes them as CSV: give one")
-	}
-	for _, d := range drop {
-		if d == *column {
-			return usagef("--drop %s: that is the --column to privatize", d)
+	return func(ctx context.Context, e *env, pos []string) error {
+		if *input == "" || *column == "" {
+			return usagef("--input and --column are required")
 		}
-	}
-	if *maxOut < 0 {
-		return usagef("--max-output %d is negative", *maxOut)
-	}
-	if err := checkOutput("out", *outPath, pos[0], *input); err != nil {
-		return err
-	}
-	seeded := fs.isSet("seed")
-	p, err := load(pos[0])
-	if err != nil {
-		return err
-	}
-	m, err := p.RequireMechanism()
-	if err != nil {
-		return err
-	}
-	if p.Privacy != nil && !*force {
-		if v := judgeProblem(p, m, *p.Privacy); !v.within() {
-			return &overBudget{v: v, hint: "; nothing written (--force samples anyway)"}
+		if *input == "-" && pos[0] == "-" {
+			return usagef("the problem FILE and --input can not both be standard input")
 		}
-	}
-	var s *sample.Sampler
-	if seeded {
-		s, err = sample.NewSeededSampler(m, *seed)
-	} else {
-		s, err = sample.NewSampler(m)
-	}
-	if err != nil {
-		return err
-	}
-	r, closeInput, err := openInput(e, *input)
-	if err != nil {
-		return err
-	}
-	defer closeInput()
-	c := sample.CSV{Column: *column, Inputs: p.Inputs, Outputs: p.Outputs, Drop: drop}
-	privatize := func(w io.Writer) error {
-		err := c.Privatize(r, w, s)
-		var de *sample.DropError
-		if errors.As(err, &de) {
-			return usagef("--drop: %v", err)
+		if *asJSON && *outPath != "-" {
+			return usagef("--json writes the records to stdout; --out writes them as CSV: give one")
+		}
+		for _, d := range drop {
+			if d == *column {
+				return usagef("--drop %s: that is the --column to privatize", d)
+			}
+		}
+		if *maxOut < 0 {
+			return usagef("--max-output %d is negative", *maxOut)
+		}
+		if err := checkOutput("out", *outPath, pos[0], *input); err != nil {
+			return err
+		}
+		seeded := fs.isSet("seed")
+		p, err := load(pos[0])
+		if err != nil {
+			return err
+		}
+		m, err := p.RequireMechanism()
+		if err != nil {
+			return err
+		}
+		if p.Privacy != nil && !*force {
+			if v := judgeProblem(p, m, *p.Privacy); !v.within() {
+				return &overBudget{v: v, hint: "; nothing written (--force samples anyway)"}
+			}
+		}
+		var s *sample.Sampler
+		if seeded {
+			s, err = sample.NewSeededSampler(m, *seed)
+		} else {
+			s, err = sample.NewSampler(m)
+		}
+		if err != nil {
+			return err
+		}
+		r, closeInput, err := openInput(e, *input)
+		if err != nil {
+			return err
+		}
+		defer closeInput()
+		c := sample.CSV{Column: *column, Inputs: p.Inputs, Outputs: p.Outputs, Drop: drop}
+		privatize := func(w io.Writer) error {
+			err := c.Privatize(r, w, s)
+			var de *sample.DropError
+			if errors.As(err, &de) {
+				return usagef("--drop: %v", err)
+			}
+			return err
+		}
+		if *outPath != "-" {
+			err = outfile.Write(*outPath, privatize)
+		} else {
+			err = spool(e.stdout, *maxOut, privatize, func(w io.Writer, f io.ReadSeeker) error {
+				if !*asJSON {
+					_, err := io.Copy(w, bufio.NewReaderSize(f, 1<<16))
+					return err
+				}
+				if err := checkUTF8(f); err != nil {
+					return err
+				}
+				if _, err := f.Seek(0, io.SeekStart); err != nil {
+					return fmt.Errorf("spooling the output for stdout: %w", err)
+				}
+				return writeRecordsJSON(w, bufio.NewReaderSize(f, 1<<16))
+			})
+		}
+		if err == nil && seeded {
+			fmt.Fprintf(e.stderr, "pmlopt sample: warning: with --seed %d the release is reproducible by anyone who knows the seed, who can then undo it; leave --seed out to draw from the system's random source\n", *seed)
 		}
 		return err
 	}
-	if *outPath != "-" {
-		err = outfile.Write(*outPath, privatize)
-	} else {
-		err = spool(e.stdout, *maxOut, privatize, func(w io.Writer, f io.ReadSeeker) error {
-			if !*asJSON {
-				_, err := io.Copy(w, bufio.NewReaderSize(f, 1<<16))
-				return err
-			}
-			if err := checkUTF8(f); err != nil {
-				return err
-			}
-			if _, err := f.Seek(0, io.SeekStart); err != nil {
-				return fmt.Errorf("spooling the output for stdout: %w", err)
-			}
-			return writeRecordsJSON(w, bufio.NewReaderSize(f, 1<<16))
-		})
-	}
-	if err == nil && seeded {
-		fmt.Fprintf(e.stderr, "pmlopt sample: warning: with --seed %d the release is reproducible by anyone who knows the seed, who can then undo it; leave --seed out to draw from the system's random source\n", *seed)
-	}
-	return err
 }
 
 // columnList is the value of --drop: header names, comma-separated, from

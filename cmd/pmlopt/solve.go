@@ -13,8 +13,13 @@ import (
 	"github.com/pmlopt/pmlopt/verify"
 )
 
-func init() {
-	register(command{name: "solve", summary: "the optimal mechanism for the file's budget and objective", run: runSolve})
+var cmdSolve = &command{
+	name:  "solve",
+	usage: "FILE [--objective O] [--measure M --epsilon E] [--solver S] [--tol T] [--out FILE] [--full] [--json]",
+	short: "the optimal mechanism for the file's budget and objective",
+	long:  solveHelp,
+	nargs: 1,
+	flags: solveFlags,
 }
 
 const solveHelp = `Computes the optimal mechanism for the file's privacy budget and objective:
@@ -100,9 +105,9 @@ func optFloat(v float64) *jfloat {
 	return &j
 }
 
-func runSolve(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "solve", "solve FILE [--objective O] [--measure M --epsilon E] [--solver S] [--tol T] [--out FILE] [--full] [--json]", solveHelp)
-	load := loaderFlag(fs, e)
+// solveFlags declares solve's flags on fs and returns its run function.
+func solveFlags(fs *flagSet) runFunc {
+	load := loaderFlag(fs)
 	getSolver := solverFlag(fs)
 	objective := fs.String("objective", "", "override the file's `objective`: worst-case-order, worst-case-value or expected-utility")
 	measure := fs.String("measure", "", "override the file's privacy `measure`: pml, lip or ldp (alip needs the file)")
@@ -115,135 +120,133 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 	mechOut := mechanismOutFlag(fs)
 	exactFlag := fs.Bool("exact", false, "also the least ε of the worst case in exact rationals, proven (worst-case objectives, at most 20 inputs and outputs)")
 	floor := jointFlags(fs)
-	pos, err := fs.parse(args, 1)
-	if err != nil {
-		return err
-	}
-	if fs.isSet("objective") && *objective == "" {
-		return usagef("--objective is empty; give worst-case-order, worst-case-value or expected-utility")
-	}
-	slv, err := getSolver()
-	if err != nil {
-		return err
-	}
-	workers, restore, err := getWorkers()
-	if err != nil {
-		return err
-	}
-	defer restore()
-	if *out != "" {
-		// The path is checked before the work, not after it.
-		if err := checkOutput("out", *out, pos[0]); err != nil {
-			return err
+	return func(ctx context.Context, e *env, pos []string) error {
+		if fs.isSet("objective") && *objective == "" {
+			return usagef("--objective is empty; give worst-case-order, worst-case-value or expected-utility")
 		}
-	}
-	if err := checkMechanismOut(*mechOut, pos[0]); err != nil {
-		return err
-	}
-	p, err := load(pos[0])
-	if err != nil {
-		return err
-	}
-	if err := applyOverrides(p, *objective, *measure, *eps, fs.isSet("epsilon")); err != nil {
-		return err
-	}
-	if !(*tol > 0) || math.IsInf(*tol, 0) {
-		return usagef("--tol must be a positive number, got %v", *tol)
-	}
-	if f, ok, err := floor(p); ok || err != nil {
+		slv, err := getSolver()
 		if err != nil {
 			return err
 		}
+		workers, restore, err := getWorkers()
+		if err != nil {
+			return err
+		}
+		defer restore()
+		if *out != "" {
+			// The path is checked before the work, not after it.
+			if err := checkOutput("out", *out, pos[0]); err != nil {
+				return err
+			}
+		}
+		if err := checkMechanismOut(*mechOut, pos[0]); err != nil {
+			return err
+		}
+		p, err := load(pos[0])
+		if err != nil {
+			return err
+		}
+		if err := applyOverrides(p, *objective, *measure, *eps, fs.isSet("epsilon")); err != nil {
+			return err
+		}
+		if !(*tol > 0) || math.IsInf(*tol, 0) {
+			return usagef("--tol must be a positive number, got %v", *tol)
+		}
+		if f, ok, err := floor(p); ok || err != nil {
+			if err != nil {
+				return err
+			}
+			if *exactFlag {
+				return checkExact(p, true)
+			}
+			if *mechOut != "" {
+				return usagef("--mechanism-out is for a solve without a floor; --out writes the floor's mechanism")
+			}
+			return runJoint(ctx, e, p, f, pmlopt.Options{Solver: slv, Tol: *tol, Workers: workers}, *asJSON, *out)
+		}
 		if *exactFlag {
-			return checkExact(p, true)
+			if err := checkExact(p, false); err != nil {
+				return err
+			}
+		}
+		sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{Solver: slv, Tol: *tol, Workers: workers,
+			Notify: func(msg string) { fmt.Fprintf(e.stderr, "pmlopt solve: %s\n", msg) }})
+		if err != nil {
+			return withPath(pos[0], err)
+		}
+		var ex *exactJSON
+		if *exactFlag {
+			if ex, err = exactPass(ctx, p, sol); err != nil {
+				return err
+			}
+		}
+		if *out != "" {
+			if err := writeSolvedCertificate(*out, p, sol.Mechanism, sol.Certificate); err != nil {
+				return err
+			}
 		}
 		if *mechOut != "" {
-			return usagef("--mechanism-out is for a solve without a floor; --out writes the floor's mechanism")
+			if err := writeMechanismFile(*mechOut, sol.Mechanism); err != nil {
+				return err
+			}
 		}
-		return runJoint(ctx, e, p, f, pmlopt.Options{Solver: slv, Tol: *tol, Workers: workers}, *asJSON, *out)
-	}
-	if *exactFlag {
-		if err := checkExact(p, false); err != nil {
-			return err
+		if *asJSON {
+			j := solveJSON{
+				Status: "optimal", Objective: string(sol.Objective), Measure: string(sol.Measure),
+				Epsilon: jfloat(sol.Epsilon), EpsilonLower: jfloat(sol.EpsilonLower),
+				WorstCaseValue: optFloat(sol.WorstCaseValue), ExpectedUtility: optFloat(sol.ExpectedUtility),
+				ExpectedUtilityBound: optFloat(sol.ExpectedUtilityBound),
+				Mechanism:            jmatrix(sol.Mechanism), Inputs: p.Inputs, Outputs: p.Outputs,
+				Solver: sol.Solver, LPSolves: sol.LPSolves, Certificate: sol.Certificate, Exact: ex,
+			}
+			if p.Order != nil {
+				j.WorstCaseOrder = &sol.WorstCaseOrder
+			}
+			if sol.Measure == mech.ALIP {
+				j.ALIPLower = optFloat(sol.ALIPLower)
+			}
+			return writeJSON(e.stdout, j)
 		}
-	}
-	sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{Solver: slv, Tol: *tol, Workers: workers,
-		Notify: func(msg string) { fmt.Fprintf(e.stderr, "pmlopt solve: %s\n", msg) }})
-	if err != nil {
-		return withPath(pos[0], err)
-	}
-	var ex *exactJSON
-	if *exactFlag {
-		if ex, err = exactPass(ctx, p, sol); err != nil {
-			return err
+		var b buffered
+		fmt.Fprintf(&b, "objective  %s\n", sol.Objective)
+		switch sol.Measure {
+		case mech.ALIP:
+			fmt.Fprintf(&b, "privacy    (ε_l, ε_u)-ALIP audited (%s, %s), budget (%s, %s)\n",
+				num(sol.ALIPLower), num(sol.Epsilon), num(p.Privacy.EpsilonLower), num(p.Privacy.EpsilonUpper))
+		default:
+			fmt.Fprintf(&b, "privacy    %s audited %s, budget %s\n", sol.Measure, num(sol.Epsilon), num(p.Privacy.Epsilon))
 		}
-	}
-	if *out != "" {
-		if err := writeSolvedCertificate(*out, p, sol.Mechanism, sol.Certificate); err != nil {
-			return err
+		if sol.Objective != problem.ExpectedUtility {
+			fmt.Fprintf(&b, "least ε    in [%s, %s] for this worst case\n", num(sol.EpsilonLower), num(sol.Epsilon))
 		}
-	}
-	if *mechOut != "" {
-		if err := writeMechanismFile(*mechOut, sol.Mechanism); err != nil {
-			return err
-		}
-	}
-	if *asJSON {
-		j := solveJSON{
-			Status: "optimal", Objective: string(sol.Objective), Measure: string(sol.Measure),
-			Epsilon: jfloat(sol.Epsilon), EpsilonLower: jfloat(sol.EpsilonLower),
-			WorstCaseValue: optFloat(sol.WorstCaseValue), ExpectedUtility: optFloat(sol.ExpectedUtility),
-			ExpectedUtilityBound: optFloat(sol.ExpectedUtilityBound),
-			Mechanism:            jmatrix(sol.Mechanism), Inputs: p.Inputs, Outputs: p.Outputs,
-			Solver: sol.Solver, LPSolves: sol.LPSolves, Certificate: sol.Certificate, Exact: ex,
+		if ex != nil {
+			writeExact(&b, ex, p.Inputs, p.Outputs)
 		}
 		if p.Order != nil {
-			j.WorstCaseOrder = &sol.WorstCaseOrder
+			fmt.Fprintf(&b, "worst-case utility order  %d of %d\n", sol.WorstCaseOrder, p.M())
 		}
-		if sol.Measure == mech.ALIP {
-			j.ALIPLower = optFloat(sol.ALIPLower)
+		if !math.IsNaN(sol.WorstCaseValue) {
+			fmt.Fprintf(&b, "worst-case utility value  %s\n", num(sol.WorstCaseValue))
+			fmt.Fprintf(&b, "expected utility          %s\n", num(sol.ExpectedUtility))
 		}
-		return writeJSON(e.stdout, j)
-	}
-	var b buffered
-	fmt.Fprintf(&b, "objective  %s\n", sol.Objective)
-	switch sol.Measure {
-	case mech.ALIP:
-		fmt.Fprintf(&b, "privacy    (ε_l, ε_u)-ALIP audited (%s, %s), budget (%s, %s)\n",
-			num(sol.ALIPLower), num(sol.Epsilon), num(p.Privacy.EpsilonLower), num(p.Privacy.EpsilonUpper))
-	default:
-		fmt.Fprintf(&b, "privacy    %s audited %s, budget %s\n", sol.Measure, num(sol.Epsilon), num(p.Privacy.Epsilon))
-	}
-	if sol.Objective != problem.ExpectedUtility {
-		fmt.Fprintf(&b, "least ε    in [%s, %s] for this worst case\n", num(sol.EpsilonLower), num(sol.Epsilon))
-	}
-	if ex != nil {
-		writeExact(&b, ex, p.Inputs, p.Outputs)
-	}
-	if p.Order != nil {
-		fmt.Fprintf(&b, "worst-case utility order  %d of %d\n", sol.WorstCaseOrder, p.M())
-	}
-	if !math.IsNaN(sol.WorstCaseValue) {
-		fmt.Fprintf(&b, "worst-case utility value  %s\n", num(sol.WorstCaseValue))
-		fmt.Fprintf(&b, "expected utility          %s\n", num(sol.ExpectedUtility))
-	}
-	if !math.IsNaN(sol.ExpectedUtilityBound) {
-		fmt.Fprintf(&b, "optimum at most           %s (proven by the row multipliers)\n", num(sol.ExpectedUtilityBound))
-	}
-	if sol.Solver == "ipm" {
-		what := "structured interior point, then its optimal face's vertex"
-		if sol.Measure != mech.PML {
-			what = "structured interior point" // every entry positive: the support of any optimum
+		if !math.IsNaN(sol.ExpectedUtilityBound) {
+			fmt.Fprintf(&b, "optimum at most           %s (proven by the row multipliers)\n", num(sol.ExpectedUtilityBound))
 		}
-		fmt.Fprintf(&b, "solver     ipm (%s)\n\n", what)
-	} else {
-		fmt.Fprintf(&b, "solver     %s, %d LP solve(s)\n\n", sol.Solver, sol.LPSolves)
+		if sol.Solver == "ipm" {
+			what := "structured interior point, then its optimal face's vertex"
+			if sol.Measure != mech.PML {
+				what = "structured interior point" // every entry positive: the support of any optimum
+			}
+			fmt.Fprintf(&b, "solver     ipm (%s)\n\n", what)
+		} else {
+			fmt.Fprintf(&b, "solver     %s, %d LP solve(s)\n\n", sol.Solver, sol.LPSolves)
+		}
+		writeMechanism(&b, sol.Mechanism, p.Inputs, p.Outputs, *full)
+		if ex != nil {
+			writeExactMechanism(&b, ex, p.Inputs, p.Outputs)
+		}
+		return b.commit(e.stdout)
 	}
-	writeMechanism(&b, sol.Mechanism, p.Inputs, p.Outputs, *full)
-	if ex != nil {
-		writeExactMechanism(&b, ex, p.Inputs, p.Outputs)
-	}
-	return b.commit(e.stdout)
 }
 
 // applyOverrides replaces the file's objective and budget by the flags'.

@@ -13,8 +13,13 @@ import (
 	"github.com/pmlopt/pmlopt/verify"
 )
 
-func init() {
-	register(command{name: "verify", summary: "re-check an answer's certificate in exact arithmetic", run: runVerify})
+var cmdVerify = &command{
+	name:  "verify",
+	usage: "FILE [--problem PROBLEM]",
+	short: "re-check an answer's certificate in exact arithmetic",
+	long:  verifyHelp,
+	nargs: 1,
+	flags: verifyFlags,
 }
 
 const verifyHelp = `Re-checks the certificate of an answer in exact arithmetic, with nothing
@@ -56,125 +61,123 @@ type certDoc struct {
 	} `json:"curves" yaml:"curves"`
 }
 
-func runVerify(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "verify", "verify FILE [--problem PROBLEM]", verifyHelp)
-	load := loaderFlag(fs, e)
+// verifyFlags declares verify's flags on fs and returns its run function.
+func verifyFlags(fs *flagSet) runFunc {
+	load := loaderFlag(fs)
 	probPath := fs.String("problem", "", "the problem `file` the answer in FILE was computed for (when FILE is solve --json or curve --json output)")
 	quiet := fs.Bool("quiet", false, "print only the claims that fail and the summary")
-	pos, err := fs.parse(args, 1)
-	if err != nil {
-		return err
-	}
-	path := pos[0]
-	if path == "-" {
-		return usagef("verify reads FILE by name, not from standard input")
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	var doc certDoc
-	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '{' {
-		err = json.Unmarshal(data, &doc)
-	} else {
-		err = yaml.Unmarshal(data, &doc)
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %v", path, err)
-	}
-	// The problem: FILE itself when it is one (it has a prior), else
-	// --problem.
-	from := path
-	if doc.Prior == nil {
-		if *probPath == "" {
-			return usagef("%s holds no problem (no prior): name the problem it was computed for with --problem", path)
+	return func(ctx context.Context, e *env, pos []string) error {
+		path := pos[0]
+		if path == "-" {
+			return usagef("verify reads FILE by name, not from standard input")
 		}
-		from = *probPath
-	} else if *probPath != "" {
-		return usagef("%s is a problem file itself: --problem does not apply", path)
-	}
-	p, err := load(from)
-	if err != nil {
-		return err
-	}
-	type item struct {
-		name string
-		c    *verify.Certificate
-		// set is the prior set the item's claims are checked over: the
-		// problem's, or the series' own (nil: at the estimate).
-		set *verify.PriorSet
-	}
-	set := verifyPriorSet(p.PriorSet)
-	var items []item
-	if doc.Certificate != nil {
-		c := *doc.Certificate
-		if c.Mechanism == nil && doc.Prior == nil {
-			m, err := floatMatrix(doc.Mechanism)
-			if err != nil {
-				return fmt.Errorf("%s: mechanism: %v", path, err)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		var doc certDoc
+		if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '{' {
+			err = json.Unmarshal(data, &doc)
+		} else {
+			err = yaml.Unmarshal(data, &doc)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %v", path, err)
+		}
+		// The problem: FILE itself when it is one (it has a prior), else
+		// --problem.
+		from := path
+		if doc.Prior == nil {
+			if *probPath == "" {
+				return usagef("%s holds no problem (no prior): name the problem it was computed for with --problem", path)
 			}
-			c.Mechanism = m
+			from = *probPath
+		} else if *probPath != "" {
+			return usagef("%s is a problem file itself: --problem does not apply", path)
 		}
-		items = append(items, item{"", &c, set})
-	}
-	for k, pt := range doc.Points {
-		if pt.Certificate == nil {
-			return fmt.Errorf("%s: point %d has no certificate (run curve with --certificates)", path, k)
+		p, err := load(from)
+		if err != nil {
+			return err
 		}
-		items = append(items, item{fmt.Sprintf("point %d: ", k), pt.Certificate, set})
-	}
-	for s, cv := range doc.Curves {
-		over, label := set, ""
-		switch cv.Over {
-		case "estimate", "simplex":
-			over, label = nil, " (at the estimate)"
-		case "prior_set":
-			if cv.PriorSet != nil {
-				over, label = cv.PriorSet, " (over the series' own prior set)"
+		type item struct {
+			name string
+			c    *verify.Certificate
+			// set is the prior set the item's claims are checked over: the
+			// problem's, or the series' own (nil: at the estimate).
+			set *verify.PriorSet
+		}
+		set := verifyPriorSet(p.PriorSet)
+		var items []item
+		if doc.Certificate != nil {
+			c := *doc.Certificate
+			if c.Mechanism == nil && doc.Prior == nil {
+				m, err := floatMatrix(doc.Mechanism)
+				if err != nil {
+					return fmt.Errorf("%s: mechanism: %v", path, err)
+				}
+				c.Mechanism = m
 			}
+			items = append(items, item{"", &c, set})
 		}
-		for k, pt := range cv.Points {
+		for k, pt := range doc.Points {
 			if pt.Certificate == nil {
-				return fmt.Errorf("%s: curve %d, point %d has no certificate (run curve with --certificates)", path, s, k)
+				return fmt.Errorf("%s: point %d has no certificate (run curve with --certificates)", path, k)
 			}
-			items = append(items, item{fmt.Sprintf("curve %d%s, point %d: ", s, label, k), pt.Certificate, over})
+			items = append(items, item{fmt.Sprintf("point %d: ", k), pt.Certificate, set})
 		}
-	}
-	if len(items) == 0 {
-		return fmt.Errorf("%s: no certificate (solve --out, solve --json and curve --json --certificates write one)", path)
-	}
-	var o [][]int
-	if p.Order != nil {
-		o = p.Order
-	}
-	var b buffered
-	total, bad := 0, 0
-	for _, it := range items {
-		vp := verify.Problem{Prior: p.Prior, Utility: p.Utility, Order: o, PriorSet: it.set}
-		if it.c.Mechanism == nil {
-			vp.Mechanism = p.Mechanism
-		}
-		for _, cl := range verify.Check(vp, *it.c) {
-			total++
-			if !cl.OK {
-				bad++
+		for s, cv := range doc.Curves {
+			over, label := set, ""
+			switch cv.Over {
+			case "estimate", "simplex":
+				over, label = nil, " (at the estimate)"
+			case "prior_set":
+				if cv.PriorSet != nil {
+					over, label = cv.PriorSet, " (over the series' own prior set)"
+				}
 			}
-			if !cl.OK || !*quiet {
-				fmt.Fprintf(&b, "%s%s\n", it.name, cl)
+			for k, pt := range cv.Points {
+				if pt.Certificate == nil {
+					return fmt.Errorf("%s: curve %d, point %d has no certificate (run curve with --certificates)", path, s, k)
+				}
+				items = append(items, item{fmt.Sprintf("curve %d%s, point %d: ", s, label, k), pt.Certificate, over})
 			}
 		}
-		if err := ctx.Err(); err != nil {
-			return err
+		if len(items) == 0 {
+			return fmt.Errorf("%s: no certificate (solve --out, solve --json and curve --json --certificates write one)", path)
 		}
-	}
-	if bad > 0 {
-		if err := b.commit(e.stdout); err != nil {
-			return err
+		var o [][]int
+		if p.Order != nil {
+			o = p.Order
 		}
-		return fmt.Errorf("%s: %d of %d claims fail", path, bad, total)
+		var b buffered
+		total, bad := 0, 0
+		for _, it := range items {
+			vp := verify.Problem{Prior: p.Prior, Utility: p.Utility, Order: o, PriorSet: it.set}
+			if it.c.Mechanism == nil {
+				vp.Mechanism = p.Mechanism
+			}
+			for _, cl := range verify.Check(vp, *it.c) {
+				total++
+				if !cl.OK {
+					bad++
+				}
+				if !cl.OK || !*quiet {
+					fmt.Fprintf(&b, "%s%s\n", it.name, cl)
+				}
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if bad > 0 {
+			if err := b.commit(e.stdout); err != nil {
+				return err
+			}
+			return fmt.Errorf("%s: %d of %d claims fail", path, bad, total)
+		}
+		fmt.Fprintf(&b, "all %d claims verified\n", total)
+		return b.commit(e.stdout)
 	}
-	fmt.Fprintf(&b, "all %d claims verified\n", total)
-	return b.commit(e.stdout)
 }
 
 // verifyPriorSet is the problem's prior set in verify's form (nil for
