@@ -87,7 +87,7 @@ func auditFlags(fs *flagSet) runFunc {
 	load := ruleLoaderFlag(fs)
 	alpha := fs.infiniteFloat64("alpha", 2, "order `α` > 1 of maximal α-leakage, (α,β)-leakage and LRDP (inf allowed)")
 	beta := fs.infiniteFloat64("beta", 1, "order `β` ≥ 1 of maximal (α,β)-leakage (inf allowed)")
-	asJSON := fs.Bool("json", false, "write JSON (keys as in docs/cli.md)")
+	asJSON := jsonFlag(fs)
 	return func(ctx context.Context, e *env, pos []string) error {
 		p, err := load(pos[0])
 		if err != nil {

@@ -35,7 +35,8 @@ budget, so that it can be compared fairly with the optimum.
 The search starts from the parameter the conversions prove safe (an ε̄-LDP
 mechanism is ε2-PML, ε1-LIP and (ε1, ε2)-ALIP, Saeidian et al. (2024), Prop 1;
 the extremal mechanism's PML is its parameter) and bisects on the audit.
---measure and --epsilon override the file. Example:
+--measure and --epsilon override the file. --json writes the keys of solve
+and baseline, parameter, parameter_name, parameter_start and audits. Example:
 
 	pmlopt baseline testdata/counting-query.yaml --mechanism randomized-response`
 
@@ -51,9 +52,8 @@ type baselineJSON struct {
 // baselineFlags declares baseline's flags on fs and returns its run function.
 func baselineFlags(fs *flagSet) runFunc {
 	kind := fs.String("mechanism", "", "the closed-form `family`: "+strings.Join(baselineNames(), ", "))
-	measure := fs.String("measure", "", "override the file's privacy `measure`: pml, lip or ldp (alip needs the file)")
-	eps := fs.budgetFloat64("epsilon", math.NaN(), "override the file's budget `E` (nats)")
-	asJSON := fs.Bool("json", false, "write JSON (the keys of solve, and baseline, parameter, parameter_name, parameter_start, audits)")
+	budget := newBudgetFlags(fs)
+	asJSON := jsonFlag(fs)
 	load := loaderFlag(fs)
 	return func(ctx context.Context, e *env, pos []string) error {
 		if err := checkBaseline("--mechanism", *kind); err != nil {
@@ -63,7 +63,7 @@ func baselineFlags(fs *flagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		if err := applyOverrides(p, "", *measure, *eps, fs.isSet("epsilon")); err != nil {
+		if err := budget.apply(p, ""); err != nil {
 			return err
 		}
 		sol, err := pmlopt.SolveBaseline(ctx, p, pmlopt.Baseline(*kind))

@@ -74,12 +74,11 @@ type compareReportJSON struct {
 // compareFlags declares compare's flags on fs and returns its run function.
 func compareFlags(fs *flagSet) runFunc {
 	optimum := fs.Bool("optimum", false, "add the optimal mechanism of the first file")
-	objective := fs.String("objective", "", "with --optimum: the `objective` to optimise instead of the file's: worst-case-order, worst-case-value or expected-utility")
-	measure := fs.String("measure", "", "override the first file's privacy `measure`: pml, lip or ldp (alip needs the file)")
-	eps := fs.budgetFloat64("epsilon", math.NaN(), "override the first file's budget `E` (nats)")
+	objective := fs.String("objective", "", "with --optimum: the `objective` to optimise instead of the file's: "+objectiveNames)
+	budget := newBudgetFlags(fs)
 	baselines := fs.String("baseline", "", "add calibrated closed-form `mechanisms` (comma-separated: randomized-response, exponential, extremal, utility-safe)")
-	asJSON := fs.Bool("json", false, "write JSON")
-	plotPath := fs.String("plot", "", "draw the comparison to this `file` (.svg, .png or .pdf)")
+	asJSON := jsonFlag(fs)
+	plotPath := plotFlag(fs)
 	load := loaderFlag(fs)
 	getWorkers := workersFlag(fs)
 	return func(ctx context.Context, e *env, pos []string) error {
@@ -118,7 +117,7 @@ func compareFlags(fs *flagSet) runFunc {
 		}
 		// The budget every column is judged against, and the optimum's and
 		// the baselines' budget: the first file's, or the flags' as in solve.
-		if err := applyOverrides(ref, *objective, *measure, *eps, fs.isSet("epsilon")); err != nil {
+		if err := budget.apply(ref, *objective); err != nil {
 			return err
 		}
 		var items []compared

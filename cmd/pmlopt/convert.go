@@ -35,9 +35,9 @@ type convertJSON struct {
 func convertFlags(fs *flagSet) runFunc {
 	from := fs.String("from", "", "`measure` of the given guarantee: pml, pmc, alip, lip or ldp")
 	eps := fs.budgetFloat64("epsilon", math.NaN(), "level `E` (nats); for alip the upper level ε_u")
-	epsL := fs.budgetFloat64("epsilon-lower", math.NaN(), "alip only: lower level `L` (nats)")
+	epsL := epsilonLowerFlag(fs)
 	pmin := fs.Float64("pmin", math.NaN(), "smallest prior probability `P` in (0, 1]")
-	asJSON := fs.Bool("json", false, "write JSON")
+	asJSON := jsonFlag(fs)
 	return func(ctx context.Context, e *env, pos []string) error {
 		g := guarantee.Guarantee{Measure: *from, Epsilon: *eps}
 		switch {

@@ -92,13 +92,13 @@ type curveJSON struct {
 func curveFlags(fs *flagSet) runFunc {
 	load := loaderFlag(fs)
 	getSolver := solverFlag(fs)
-	objective := fs.String("objective", "", "`objective`: worst-case-order, worst-case-value or expected-utility (default: the file's objective, else worst-case-order)")
-	tol := fs.Float64("tol", 1e-9, "width of each ε bracket")
+	objective := fs.String("objective", "", "`objective`: "+objectiveNames+" (default: the file's objective, else worst-case-order)")
+	getTol := tolFlag(fs)
 	getWorkers := workersFlag(fs)
-	asJSON := fs.Bool("json", false, "write JSON (keys as in docs/cli.md)")
-	asCSV := fs.Bool("csv", false, "write CSV")
+	asJSON := jsonFlag(fs)
+	asCSV := csvFlag(fs)
 	asJSONL := fs.Bool("jsonl", false, "write each point as one JSON line as soon as it settles (in the order they settle)")
-	plotPath := fs.String("plot", "", "also draw the curve to this `file` (.svg, .png or .pdf)")
+	plotPath := plotFlag(fs)
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
 	shardSpec := fs.String("shard", "", "solve only shard `K/N` of the thresholds (the K-th of N blocks), as --jsonl records for merge")
 	ex := addExpectedCurveFlags(fs)
@@ -125,8 +125,9 @@ func curveFlags(fs *flagSet) runFunc {
 				return err
 			}
 		}
-		if !(*tol > 0) || math.IsInf(*tol, 0) {
-			return usagef("--tol must be a positive number, got %v", *tol)
+		tol, err := getTol()
+		if err != nil {
+			return err
 		}
 		workers, restore, err := getWorkers()
 		if err != nil {
@@ -149,7 +150,7 @@ func curveFlags(fs *flagSet) runFunc {
 		if obj == "" {
 			obj = problem.WorstCaseOrder
 		}
-		sw, err := newShardWriter(shard, obj, p, slv, *tol)
+		sw, err := newShardWriter(shard, obj, p, slv, tol)
 		if err != nil {
 			return err
 		}
@@ -167,7 +168,7 @@ func curveFlags(fs *flagSet) runFunc {
 			}
 		}
 		prog := newProgress(e.stderr, "curve", *quiet)
-		opts := pmlopt.Options{Solver: slv, Tol: *tol, Workers: workers, Progress: prog.update, Shard: shard}
+		opts := pmlopt.Options{Solver: slv, Tol: tol, Workers: workers, Progress: prog.update, Shard: shard}
 		var lineErr error
 		if *asJSONL {
 			// Each settled point goes out at once, so that an interrupted or
@@ -187,7 +188,7 @@ func curveFlags(fs *flagSet) runFunc {
 		if err != nil && !stopped {
 			return withPath(pos[0], err)
 		}
-		warnOpen(e.stderr, pts, *tol)
+		warnOpen(e.stderr, pts, tol)
 		var safeSteps []closedform.SafeValueStep
 		// A stopped curve writes what it settled at once: the utility-safe
 		// staircase on its own steps is a pass over every reachable value

@@ -52,7 +52,7 @@ func addExpectedCurveFlags(fs *flagSet) *expectedCurveFlags {
 		to:         fs.budgetFloat64("to", math.NaN(), "expected-utility curves: last budget `B` (default twice the file's budget)"),
 		steps:      fs.Int("steps", 11, "expected-utility curves: number of budgets `K` from --from to --to"),
 		alipRatio:  fs.Float64("alip-ratio", math.NaN(), "expected-utility curves: ALIP budget (r·ε, ε) for this `r` (default: the file's ratio, else 0.5)"),
-		mechanisms: fs.Bool("mechanisms", false, "with --json: include each point's mechanism"),
+		mechanisms: mechanismsFlag(fs),
 		robustness: fs.String("robustness", "", "expected-utility curves: the price of robustness, one curve per confidence `level` (comma-separated) of the file's prior set, beside the estimate and ldp"),
 	}
 }

@@ -37,7 +37,7 @@ func exportFlags(fs *flagSet) runFunc {
 	out := fs.String("mps", "", "output `file` (- for stdout)")
 	h := fs.Int("h", 0, "forbid pairs whose utility order is below `H`")
 	v := fs.Float64("value", 0, "forbid pairs whose utility is below `V`")
-	asJSON := fs.Bool("json", false, "write the LP's size as JSON to stdout (not with --mps -)")
+	asJSON := jsonFlag(fs)
 	return func(ctx context.Context, e *env, pos []string) error {
 		if *out == "" {
 			return usagef("--mps is required")

@@ -116,20 +116,6 @@ func (fs *flagSet) isSet(name string) bool {
 	return set
 }
 
-// loaderFlag adds --max-bytes and --max-memory to fs and returns the
-// function that loads a problem file within that size, with the dense
-// utility of a utility_rule built (rule.go).
-func loaderFlag(fs *flagSet) func(path string) (*problem.Problem, error) {
-	load := ruleLoaderFlag(fs)
-	return func(path string) (*problem.Problem, error) {
-		p, err := load(path)
-		if err != nil {
-			return nil, err
-		}
-		return p, denseUtility(p)
-	}
-}
-
 // budgetFloat64 defines a float flag that holds a privacy level in nats:
 // parse refuses a value outside [0, problem.MaxEpsilon], the range a problem
 // file's budget must lie in, naming the flag.

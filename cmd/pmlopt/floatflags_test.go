@@ -51,9 +51,10 @@ func TestFloatFlagsOfIssue33(t *testing.T) {
 var floatFlagDef = regexp.MustCompile(`fs\.(Float64|budgetFloat64|infiniteFloat64)\("([a-z-]+)"`)
 
 // TestEveryFloatFlagRefusesNaNAndInf reads the float flags each command's
-// files define and gives each NaN, −Inf and (unless +Inf is a value) +Inf,
-// and a budget 700.5: exit 2, the flag named. A NaN taken as "not given"
-// would run the command on a default nobody asked for.
+// files define, and those of flags_shared.go for every command that takes
+// them, and gives each NaN, −Inf and (unless +Inf is a value) +Inf, and a
+// budget 700.5: exit 2, the flag named. A NaN taken as "not given" would
+// run the command on a default nobody asked for.
 func TestEveryFloatFlagRefusesNaNAndInf(t *testing.T) {
 	files, err := filepath.Glob("*.go")
 	require.NoError(t, err)
@@ -66,30 +67,44 @@ func TestEveryFloatFlagRefusesNaNAndInf(t *testing.T) {
 		if strings.HasSuffix(f, "_test.go") {
 			continue
 		}
-		cmd, _, _ := strings.Cut(strings.TrimSuffix(f, ".go"), "_")
-		if !slices.Contains(names, cmd) {
-			continue
+		cmds := names // the shared flags: every command that takes them
+		if f != "flags_shared.go" {
+			cmd, _, _ := strings.Cut(strings.TrimSuffix(f, ".go"), "_")
+			if !slices.Contains(names, cmd) {
+				continue
+			}
+			cmds = []string{cmd}
 		}
 		src, err := os.ReadFile(f)
 		require.NoError(t, err)
 		for _, m := range floatFlagDef.FindAllStringSubmatch(string(src), -1) {
-			kind, flag := m[1], "--"+m[2]
-			seen++
-			bad := []string{"NaN", "-inf"}
-			if kind != "infiniteFloat64" {
-				bad = append(bad, "inf")
-			}
-			if kind == "budgetFloat64" {
-				bad = append(bad, "700.5")
-			}
-			for _, v := range bad {
-				out, stderr, code := cli(t, cmd, flag, v)
-				assert.Equal(t, exitUsage, code, "%s %s %s: %s", cmd, flag, v, stderr)
-				assert.Contains(t, stderr, flag+" must be a ", "%s %s %s", cmd, flag, v)
-				assert.Empty(t, out)
+			for _, cmd := range cmds {
+				if _, ok := helpFlags(t, cmd)[m[2]]; ok {
+					seen++
+					refuseFloat(t, cmd, m[1], "--"+m[2])
+				}
 			}
 		}
 	}
 	// audit's α and β, new's smoothing, curve's tol and the budgets at least.
 	assert.GreaterOrEqual(t, seen, 15)
+}
+
+// refuseFloat gives the float flag of cmd, defined by kind, the values it
+// must refuse.
+func refuseFloat(t *testing.T, cmd, kind, flag string) {
+	t.Helper()
+	bad := []string{"NaN", "-inf"}
+	if kind != "infiniteFloat64" {
+		bad = append(bad, "inf")
+	}
+	if kind == "budgetFloat64" {
+		bad = append(bad, "700.5")
+	}
+	for _, v := range bad {
+		out, stderr, code := cli(t, cmd, flag, v)
+		assert.Equal(t, exitUsage, code, "%s %s %s: %s", cmd, flag, v, stderr)
+		assert.Contains(t, stderr, flag+" must be a ", "%s %s %s", cmd, flag, v)
+		assert.Empty(t, out)
+	}
 }

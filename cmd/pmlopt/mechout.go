@@ -14,12 +14,6 @@ import (
 	"github.com/pmlopt/pmlopt/mech"
 )
 
-// mechanismOutFlag adds --mechanism-out to fs: the returned mechanism as a
-// bare matrix for numeric tools.
-func mechanismOutFlag(fs *flagSet) *string {
-	return fs.String("mechanism-out", "", "also write the returned mechanism to this `file`: .npy (NumPy float64, N×M) or .csv (N rows of M numbers)")
-}
-
 // checkMechanismOut refuses, before the work, a --mechanism-out path of
 // another kind than .npy or .csv, or one checkOutput refuses.
 func checkMechanismOut(path string, inputs ...string) error {

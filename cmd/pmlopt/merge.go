@@ -33,10 +33,11 @@ var cmdMerge = &command{
 const mergeHelp = `Reads the parts written by "pmlopt curve FILE --shard K/N --jsonl" for
 K = 1..N (files, or - for standard input) and prints the curve that
 "pmlopt curve FILE" prints with the same options: a table, --json, --csv,
-and --plot. FILE is the problem the parts were computed from: it gives the
-thresholds the parts must cover, the utility-safe staircase and the plot's
-title, and every record must carry its fingerprint (a SHA-256 of its prior,
-order and utility).
+and --plot (--mechanisms when the parts were written with it). FILE is the
+problem the parts were computed from: it gives the thresholds the parts
+must cover, the utility-safe staircase and the plot's title, and every
+record must carry its fingerprint (a SHA-256 of its prior, order and
+utility).
 
 Every record is checked: the same problem, objective, backend and --tol in
 every part; each threshold in the shard its record names, and where the
@@ -58,10 +59,10 @@ as a Slurm job array).`
 // mergeFlags declares merge's flags on fs and returns its run function.
 func mergeFlags(fs *flagSet) runFunc {
 	load := loaderFlag(fs)
-	asJSON := fs.Bool("json", false, "write JSON (keys as in docs/cli.md)")
-	asCSV := fs.Bool("csv", false, "write CSV")
-	plotPath := fs.String("plot", "", "also draw the curve to this `file` (.svg, .png or .pdf)")
-	mechanisms := fs.Bool("mechanisms", false, "with --json: include each point's mechanism (the parts must have been written with --mechanisms)")
+	asJSON := jsonFlag(fs)
+	asCSV := csvFlag(fs)
+	plotPath := plotFlag(fs)
+	mechanisms := mechanismsFlag(fs)
 	return func(ctx context.Context, e *env, pos []string) error {
 		if len(pos) < 2 {
 			return usagef("want the problem FILE and at least one PART, got %d argument(s)", len(pos))

@@ -95,13 +95,13 @@ func newFlags(fs *flagSet) runFunc {
 	priorSet := fs.String("prior-set", "box", "with --confidence: `box` (Clopper–Pearson intervals, Bonferroni over the letters) or l1 (the ball of Weissman et al. 2003)")
 	measure := fs.String("measure", "pml", "privacy `measure`: pml, alip, lip or ldp")
 	eps := fs.budgetFloat64("epsilon", math.NaN(), "budget `E` in nats (for alip the upper level ε_u; default: pml, 1)")
-	epsL := fs.budgetFloat64("epsilon-lower", math.NaN(), "alip only: lower level `L` in nats")
-	objective := fs.String("objective", "", "`objective`: worst-case-order, worst-case-value or expected-utility (default worst-case-value)")
+	epsL := epsilonLowerFlag(fs)
+	objective := fs.String("objective", "", "`objective`: "+objectiveNames+" (default worst-case-value)")
 	name := fs.String("name", "", "the problem's `name`")
 	var out string
 	fs.StringVar(&out, "o", "", "write to this `file` instead of stdout")
 	fs.StringVar(&out, "out", "", "same as -o `file`")
-	asJSON := fs.Bool("json", false, "write JSON instead of YAML")
+	asJSON := jsonFlag(fs)
 	return func(ctx context.Context, e *env, pos []string) error {
 		if out != "" {
 			// Checked before the work, and never over the CSV it reads.

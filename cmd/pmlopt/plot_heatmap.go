@@ -34,7 +34,8 @@ With --input LABEL (an input's label or index), draws where that input's mass
 goes on a grid of the outputs instead: the outputs are placed by their labels
 when every label reads "x,y" (two numbers), or in rows of --grid W outputs
 (output j at column j mod W, row j div W). The input's own cell, when it is
-on the grid, is outlined. Example:
+on the grid, is outlined. --json also writes what was drawn: the file, the
+source of the mechanism and the mechanism. Example:
 
 	pmlopt plot testdata/grid.yaml --heatmap where.png --input 1,2`
 
@@ -44,7 +45,7 @@ func plotFlags(fs *flagSet) runFunc {
 	optimum := fs.Bool("optimum", false, "draw the optimal mechanism of the file's objective even if the file has a mechanism")
 	input := fs.String("input", "", "draw where the input with this `label` (or index) sends its mass, on the output grid")
 	gridW := fs.Int("grid", 0, "outputs in rows of `W` (when their labels are not \"x,y\")")
-	asJSON := fs.Bool("json", false, "also write what was drawn as JSON: file, source, mechanism")
+	asJSON := jsonFlag(fs)
 	load := ruleLoaderFlag(fs) // a rule is made dense only to solve
 	getWorkers := workersFlag(fs)
 	return func(ctx context.Context, e *env, pos []string) error {

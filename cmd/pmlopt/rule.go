@@ -17,28 +17,6 @@ func denseUtility(p *problem.Problem) error {
 	return p.Materialize()
 }
 
-// ruleLoaderFlag is loaderFlag for a command that reads a rule's utility an
-// entry at a time (audit) or not at all (sample, plot of a file's
-// mechanism): the dense utility is built only where a solve asks for it
-// (problem.Problem.RequireUtility), with the same memory check.
-func ruleLoaderFlag(fs *flagSet) func(path string) (*problem.Problem, error) {
-	limit := fs.Int64("max-bytes", problem.DefaultMaxBytes, "refuse a problem file (or standard input) larger than `N` bytes")
-	maxMem := fs.String("max-memory", "", "refuse a utility_rule whose dense utility, order and mechanism (or a mechanism_sparse whose dense matrix) take more than `SIZE` (bytes, or 512MiB, 4GiB, 2GB; default: the memory available)")
-	return func(path string) (*problem.Problem, error) {
-		if *limit <= 0 {
-			return nil, usagef("--max-bytes must be positive, got %d", *limit)
-		}
-		mem := int64(0)
-		if *maxMem != "" {
-			var err error
-			if mem, err = parseSize(*maxMem); err != nil {
-				return nil, usagef("--max-memory: %v", err)
-			}
-		}
-		return loadProblemLimit(fs.env, path, *limit, mem)
-	}
-}
-
 // parseSize reads a size in bytes: a positive number with an optional unit,
 // B, KiB, MiB, GiB, TiB (powers of 1024; K, M, G, T the same) or KB, MB,
 // GB, TB (powers of 1000).

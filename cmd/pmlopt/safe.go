@@ -56,9 +56,9 @@ func safeFlags(fs *flagSet) runFunc {
 	load := loaderFlag(fs)
 	h := fs.Int("h", 0, "worst-case utility order `H` in 1..M")
 	eps := fs.budgetFloat64("epsilon", math.NaN(), "PML budget `E` (nats); picks the largest h whose M*(h) is E-PML")
-	asJSON := fs.Bool("json", false, "write JSON (keys h, epsilon: the PML of M*(h), safe_epsilon: ε_S(h), mechanism)")
-	outPath := fs.String("out", "", "also write the problem with M*(h) as its mechanism to this `file`")
-	full := fs.Bool("full", false, "print the whole mechanism, even above 20 outputs")
+	asJSON := jsonFlag(fs)
+	outPath := solvedOutFlag(fs)
+	full := fullFlag(fs)
 	return func(ctx context.Context, e *env, pos []string) error {
 		if *outPath != "" {
 			// The path is checked before the work, not after it.

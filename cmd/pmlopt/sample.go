@@ -59,7 +59,7 @@ func sampleFlags(fs *flagSet) runFunc {
 	fs.Var(&drop, "drop", "leave out the columns of these header `names` (comma-separated; repeatable)")
 	seed := fs.Uint64("seed", 0, "draw reproducibly from this `seed`, for tests: anyone who knows it can undo the release (default: the system's random source)")
 	force := fs.Bool("force", false, "sample even when the mechanism breaks the file's privacy budget")
-	asJSON := fs.Bool("json", false, "write the records as a JSON array of objects keyed by the header")
+	asJSON := jsonFlag(fs)
 	load := ruleLoaderFlag(fs) // the mechanism is all it reads
 	outPath := fs.String("out", "-", "write the privatized CSV to this `file` (- for stdout)")
 	maxOut := fs.Int64("max-output", 0, "largest output, in `bytes`, spooled for stdout (0: no limit)")

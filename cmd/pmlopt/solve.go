@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
-	"github.com/pmlopt/pmlopt/solver"
 	"github.com/pmlopt/pmlopt/verify"
 )
 
@@ -76,27 +74,6 @@ type solveJSON struct {
 	Exact *exactJSON `json:"exact,omitempty"`
 }
 
-// solverFlag adds --solver to fs and returns a function resolving it: nil
-// for auto, which lets pmlopt choose the method (package ipm for ε-PML
-// expected utility, solver.Auto() for every LP).
-func solverFlag(fs *flagSet) func() (solver.Solver, error) {
-	name := fs.String("solver", "auto", "LP `backend`: auto or one of "+strings.Join(solver.Names(), ", "))
-	return func() (solver.Solver, error) {
-		if *name == "auto" {
-			return nil, nil
-		}
-		s, err := solver.Get(*name)
-		if err != nil && *name == "clp" {
-			return nil, usagef("--solver clp: this pmlopt was built without Clp; install coinor-libclp-dev and build with 'go build -tags clp ./cmd/pmlopt' (built in: auto, %s)", strings.Join(solver.Names(), ", "))
-		}
-		if err != nil {
-			// solver.Get's error lists the backends too; one list is enough.
-			return nil, usagef("--solver: unknown backend %q (built in: auto, %s)", *name, strings.Join(solver.Names(), ", "))
-		}
-		return s, nil
-	}
-}
-
 func optFloat(v float64) *jfloat {
 	if math.IsNaN(v) {
 		return nil
@@ -109,14 +86,13 @@ func optFloat(v float64) *jfloat {
 func solveFlags(fs *flagSet) runFunc {
 	load := loaderFlag(fs)
 	getSolver := solverFlag(fs)
-	objective := fs.String("objective", "", "override the file's `objective`: worst-case-order, worst-case-value or expected-utility")
-	measure := fs.String("measure", "", "override the file's privacy `measure`: pml, lip or ldp (alip needs the file)")
-	eps := fs.budgetFloat64("epsilon", math.NaN(), "override the file's budget `E` (nats)")
-	tol := fs.Float64("tol", 1e-9, "width of the ε bracket of the worst-case objectives")
+	objective := fs.String("objective", "", "override the file's `objective`: "+objectiveNames)
+	budget := newBudgetFlags(fs)
+	getTol := tolFlag(fs)
 	getWorkers := workersFlag(fs)
-	asJSON := fs.Bool("json", false, "write JSON (keys as in docs/cli.md)")
-	out := fs.String("out", "", "also write the problem with the returned mechanism to this `file`")
-	full := fs.Bool("full", false, "print the whole mechanism, even above 20 outputs")
+	asJSON := jsonFlag(fs)
+	out := solvedOutFlag(fs)
+	full := fullFlag(fs)
 	mechOut := mechanismOutFlag(fs)
 	exactFlag := fs.Bool("exact", false, "also the least ε of the worst case in exact rationals, proven (worst-case objectives, at most 20 inputs and outputs)")
 	floor := jointFlags(fs)
@@ -146,11 +122,12 @@ func solveFlags(fs *flagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		if err := applyOverrides(p, *objective, *measure, *eps, fs.isSet("epsilon")); err != nil {
+		if err := budget.apply(p, *objective); err != nil {
 			return err
 		}
-		if !(*tol > 0) || math.IsInf(*tol, 0) {
-			return usagef("--tol must be a positive number, got %v", *tol)
+		tol, err := getTol()
+		if err != nil {
+			return err
 		}
 		if f, ok, err := floor(p); ok || err != nil {
 			if err != nil {
@@ -162,14 +139,14 @@ func solveFlags(fs *flagSet) runFunc {
 			if *mechOut != "" {
 				return usagef("--mechanism-out is for a solve without a floor; --out writes the floor's mechanism")
 			}
-			return runJoint(ctx, e, p, f, pmlopt.Options{Solver: slv, Tol: *tol, Workers: workers}, *asJSON, *out)
+			return runJoint(ctx, e, p, f, pmlopt.Options{Solver: slv, Tol: tol, Workers: workers}, *asJSON, *out)
 		}
 		if *exactFlag {
 			if err := checkExact(p, false); err != nil {
 				return err
 			}
 		}
-		sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{Solver: slv, Tol: *tol, Workers: workers,
+		sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{Solver: slv, Tol: tol, Workers: workers,
 			Notify: func(msg string) { fmt.Fprintf(e.stderr, "pmlopt solve: %s\n", msg) }})
 		if err != nil {
 			return withPath(pos[0], err)
