@@ -78,215 +78,282 @@ Example:
 	pmlopt new --prior-from testdata/survey.csv --column children --utility abs \
 	    --epsilon 1 --objective worst-case-value -o children.yaml`
 
+// newOptions are new's flags.
+type newOptions struct {
+	fs                      *flagSet
+	letters                 *int
+	labels, grid            *string
+	gf                      *gridFlags
+	outputs, util, prior    *string
+	priorFrom, column, bins *string
+	smoothing, confidence   *float64
+	priorSet, measure       *string
+	eps, epsL               *float64
+	objective, name         *string
+	out                     string
+	asJSON                  *bool
+}
+
 // newFlags declares new's flags on fs and returns its run function.
 func newFlags(fs *flagSet) runFunc {
-	letters := fs.Int("letters", 0, "`N` inputs labelled 0..N-1")
-	labels := fs.String("labels", "", "comma-separated input `labels`")
-	grid := fs.String("grid", "", "inputs are the cells of a `WxH` grid")
-	gf := newGridFlags(fs) // --dense, --cell, --x, --y, --origin, --drop-outside (new_grid.go)
-	outputs := fs.String("outputs", "", "output count `M` or comma-separated labels (default: the inputs)")
-	util := fs.String("utility", "", "`utility`: counting, abs, square, hamming or euclid")
-	prior := fs.String("prior", "", "`prior`: uniform, binomial:P, zipf:S or geometric:R (default uniform)")
-	priorFrom := fs.String("prior-from", "", "CSV `file` whose column gives the inputs and their counts (- for stdin)")
-	column := fs.String("column", "", "header `name` of the --prior-from column")
-	bins := fs.String("bins", "", "group the numeric --prior-from column into intervals of width `W`, or between the edges A,B,C,...")
-	smoothing := fs.Float64("smoothing", 0, "pseudo-count `A` added to every count of --prior-from")
-	confidence := fs.Float64("confidence", 0, "with --prior-from: also write a prior_set that holds the true prior with probability at least `L` (0 < L < 1)")
-	priorSet := fs.String("prior-set", "box", "with --confidence: `box` (Clopper–Pearson intervals, Bonferroni over the letters) or l1 (the ball of Weissman et al. 2003)")
-	measure := fs.String("measure", "pml", "privacy `measure`: pml, alip, lip or ldp")
-	eps := fs.budgetFloat64("epsilon", math.NaN(), "budget `E` in nats (for alip the upper level ε_u; default: pml, 1)")
-	epsL := epsilonLowerFlag(fs)
-	objective := fs.String("objective", "", "`objective`: "+objectiveNames+" (default worst-case-value)")
-	name := fs.String("name", "", "the problem's `name`")
-	var out string
-	fs.StringVar(&out, "o", "", "write to this `file` instead of stdout")
-	fs.StringVar(&out, "out", "", "same as -o `file`")
-	asJSON := jsonFlag(fs)
-	return func(ctx context.Context, e *env, pos []string) error {
-		if out != "" {
-			// Checked before the work, and never over the CSV it reads.
-			flag := "-o"
-			if fs.isSet("out") {
-				flag = "--out"
-			}
-			if err := checkOutputAs(flag, out, *priorFrom); err != nil {
-				return err
-			}
-		}
+	o := &newOptions{
+		fs:         fs,
+		letters:    fs.Int("letters", 0, "`N` inputs labelled 0..N-1"),
+		labels:     fs.String("labels", "", "comma-separated input `labels`"),
+		grid:       fs.String("grid", "", "inputs are the cells of a `WxH` grid"),
+		gf:         newGridFlags(fs), // --dense, --cell, --x, --y, --origin, --drop-outside (new_grid.go)
+		outputs:    fs.String("outputs", "", "output count `M` or comma-separated labels (default: the inputs)"),
+		util:       fs.String("utility", "", "`utility`: counting, abs, square, hamming or euclid"),
+		prior:      fs.String("prior", "", "`prior`: uniform, binomial:P, zipf:S or geometric:R (default uniform)"),
+		priorFrom:  fs.String("prior-from", "", "CSV `file` whose column gives the inputs and their counts (- for stdin)"),
+		column:     fs.String("column", "", "header `name` of the --prior-from column"),
+		bins:       fs.String("bins", "", "group the numeric --prior-from column into intervals of width `W`, or between the edges A,B,C,..."),
+		smoothing:  fs.Float64("smoothing", 0, "pseudo-count `A` added to every count of --prior-from"),
+		confidence: fs.Float64("confidence", 0, "with --prior-from: also write a prior_set that holds the true prior with probability at least `L` (0 < L < 1)"),
+		priorSet:   fs.String("prior-set", "box", "with --confidence: `box` (Clopper–Pearson intervals, Bonferroni over the letters) or l1 (the ball of Weissman et al. 2003)"),
+		measure:    fs.String("measure", "pml", "privacy `measure`: pml, alip, lip or ldp"),
+		eps:        fs.budgetFloat64("epsilon", math.NaN(), "budget `E` in nats (for alip the upper level ε_u; default: pml, 1)"),
+		epsL:       epsilonLowerFlag(fs),
+		objective:  fs.String("objective", "", "`objective`: "+objectiveNames+" (default worst-case-value)"),
+		name:       fs.String("name", "", "the problem's `name`"),
+	}
+	fs.StringVar(&o.out, "o", "", "write to this `file` instead of stdout")
+	fs.StringVar(&o.out, "out", "", "same as -o `file`")
+	o.asJSON = jsonFlag(fs)
+	return o.run
+}
 
-		// 1. The inputs, and their counts when a CSV column gives the prior.
-		if btoi(fs.isSet("letters"))+btoi(*labels != "")+btoi(*grid != "") > 1 {
-			return usagef("give one of --letters, --labels and --grid")
+// run writes the problem file in five steps: the inputs (and their counts
+// when a CSV column gives the prior) and outputs, the prior, the utility,
+// the budget and objective, the file.
+func (o *newOptions) run(ctx context.Context, e *env, pos []string) error {
+	if o.out != "" {
+		// Checked before the work, and never over the CSV it reads.
+		flag := "-o"
+		if o.fs.isSet("out") {
+			flag = "--out"
 		}
-		p := &problem.Problem{Name: *name}
-		gridW, gridH := 0, 0
-		switch {
-		case fs.isSet("letters"):
-			if *letters < 1 || *letters > maxLetters {
-				return usagef("--letters must be between 1 and %d, got %d", maxLetters, *letters)
-			}
-			p.Inputs = indexLabels(*letters)
-		case *labels != "":
-			var err error
-			if p.Inputs, err = splitLabels("--labels", *labels); err != nil {
-				return err
-			}
-		case *grid != "":
-			w, h, err := parseGrid(*grid, gf.maxCells())
-			if err != nil {
-				return err
-			}
-			gridW, gridH = w, h
-			p.Inputs = instance.GridLabels(w, h)
-		case *priorFrom == "":
-			return usagef("give the inputs: --letters, --labels, --grid or --prior-from")
-		}
-		var counts []float64
-		var spec *binSpec
-		if *bins != "" {
-			if *priorFrom == "" || p.Inputs != nil {
-				return usagef("--bins groups the values of --prior-from into the inputs: give --prior-from and --column, without --letters, --labels or --grid")
-			}
-			b, err := parseBins(*bins)
-			if err != nil {
-				return err
-			}
-			spec = &b
-		}
-		if err := gf.check(gridW, *priorFrom, *column); err != nil {
+		if err := checkOutputAs(flag, o.out, *o.priorFrom); err != nil {
 			return err
 		}
-		if *priorFrom != "" && gf.binning() {
-			var err error
-			if counts, err = gf.counts(e, *priorFrom, gridW, gridH); err != nil {
-				return err
-			}
-		} else if *priorFrom != "" {
-			if *column == "" {
-				return usagef("--prior-from needs --column")
-			}
-			var check func(string, int) error
-			if spec != nil {
-				check = spec.check
-			}
-			values, cs, err := columnCounts(e, *priorFrom, *column, check)
-			if err != nil {
-				return err
-			}
-			if spec != nil {
-				if values, cs, err = spec.apply(values, cs); err != nil {
-					return err
-				}
-			}
-			if p.Inputs == nil {
-				p.Inputs, counts = values, cs
-			} else if counts, err = countsOf(p.Inputs, values, cs, *priorFrom, *column, gridW > 0); err != nil {
-				return err
-			}
-		}
-		if *column != "" && *priorFrom == "" {
-			return usagef("--column is for --prior-from")
-		}
-		if fs.isSet("smoothing") && *priorFrom == "" {
-			return usagef("--smoothing is for --prior-from")
-		}
-		p.Outputs = p.Inputs
-		if *outputs != "" {
-			if gridW > 0 {
-				return usagef("--outputs does not apply to --grid: the outputs are the grid's cells")
-			}
-			if m, err := strconv.Atoi(*outputs); err == nil {
-				if m < 1 || m > maxLetters {
-					return usagef("--outputs must be between 1 and %d, got %d", maxLetters, m)
-				}
-				p.Outputs = indexLabels(m)
-			} else {
-				var err error
-				if p.Outputs, err = splitLabels("--outputs", *outputs); err != nil {
-					return err
-				}
-			}
-		}
-
-		if n, m := len(p.Inputs), len(p.Outputs); (n > maxLetters || m > maxLetters) && !gf.rule(gridW, *util) {
-			return usagef("%d inputs and %d outputs: pmlopt new writes at most %d of each (the utility alone would be %d×%d)", n, m, maxLetters, n, m)
-		}
-
-		// 2. The prior.
-		var err error
-		if counts != nil {
-			if *prior != "" {
-				return usagef("give --prior or --prior-from, not both")
-			}
-			if p.Prior, err = countPrior(p.Inputs, counts, *smoothing); err != nil {
-				return err
-			}
-		} else if p.Prior, err = namedPrior(*prior, len(p.Inputs)); err != nil {
-			return err
-		}
-		if err := confidenceSet(fs, p, counts, *confidence, *priorSet); err != nil {
-			return err
-		}
-
-		// 3. The utility.
-		if *util == "" {
-			return usagef("--utility is required: counting, abs, square, hamming or euclid")
-		}
-		if gf.rule(gridW, *util) {
-			p.Rule = gf.gridRule(gridW, gridH)
-		} else if gridW > 0 && *util == "euclid" {
-			p.Utility = gf.gridRule(gridW, gridH).Dense()
-		} else if p.Utility, err = newUtility(*util, p.Inputs, p.Outputs, gridW, gridH); err != nil {
-			return err
-		}
-
-		// 4. The budget and the objective; without them, defaults that make a
-		// file solve accepts, named on stderr.
-		if p.Privacy, err = newBudget(*measure, *eps, *epsL, fs.isSet("measure"), fs.isSet("epsilon-lower")); err != nil {
-			return err
-		}
-		if p.Privacy == nil {
-			p.Privacy = &mech.Budget{Measure: mech.PML, Epsilon: defaultEpsilon}
-		}
-		if *objective != "" {
-			o, err := problem.ParseObjective(*objective)
-			if err != nil {
-				return usagef("--objective: %v", err)
-			}
-			p.Objective = o
-		}
-		var defaults []string
-		if *objective == "" {
-			// The worst-case objectives are defined for PML budgets.
-			p.Objective = problem.WorstCaseValue
-			if p.Privacy.Measure != mech.PML {
-				p.Objective = problem.ExpectedUtility
-			}
-			defaults = append(defaults, "no --objective: the objective is "+string(p.Objective))
-		}
-		if math.IsNaN(*eps) {
-			defaults = append(defaults, fmt.Sprintf("no --epsilon: the budget is pml ε = %g nat", defaultEpsilon))
-		}
-
-		// 5. The file.
-		format := problem.YAML
-		if *asJSON || (out != "" && problem.FormatOf(out) == problem.JSON) {
-			format = problem.JSON
-		}
-		data, err := problem.Marshal(p, format)
-		if err != nil {
-			return err
-		}
-		if out == "" || out == "-" {
-			_, err = e.stdout.Write(data)
-		} else {
-			err = writeFileAtomic(out, data)
-		}
-		if err == nil && len(defaults) > 0 {
-			fmt.Fprintf(e.stderr, "pmlopt new: %s (defaults; give the flags to choose)\n", strings.Join(defaults, "; "))
-		}
+	}
+	p := &problem.Problem{Name: *o.name}
+	g, counts, err := o.inputs(e, p)
+	if err != nil {
 		return err
 	}
+	if err := o.outputsOf(p, g); err != nil {
+		return err
+	}
+	if err := o.priorOf(p, counts); err != nil {
+		return err
+	}
+	if err := o.utilityOf(p, g); err != nil {
+		return err
+	}
+	defaults, err := o.budgetOf(p)
+	if err != nil {
+		return err
+	}
+	return o.write(e, p, defaults)
+}
+
+// gridSize is the width and height of --grid, 0 by 0 without it.
+type gridSize struct{ w, h int }
+
+// inputs is new's first step: p's inputs, from --letters, --labels,
+// --grid or the values of the --prior-from column, and their counts when
+// a CSV column gives the prior.
+func (o *newOptions) inputs(e *env, p *problem.Problem) (gridSize, []float64, error) {
+	var g gridSize
+	if btoi(o.fs.isSet("letters"))+btoi(*o.labels != "")+btoi(*o.grid != "") > 1 {
+		return g, nil, usagef("give one of --letters, --labels and --grid")
+	}
+	switch {
+	case o.fs.isSet("letters"):
+		if *o.letters < 1 || *o.letters > maxLetters {
+			return g, nil, usagef("--letters must be between 1 and %d, got %d", maxLetters, *o.letters)
+		}
+		p.Inputs = indexLabels(*o.letters)
+	case *o.labels != "":
+		var err error
+		if p.Inputs, err = splitLabels("--labels", *o.labels); err != nil {
+			return g, nil, err
+		}
+	case *o.grid != "":
+		w, h, err := parseGrid(*o.grid, o.gf.maxCells())
+		if err != nil {
+			return g, nil, err
+		}
+		g = gridSize{w, h}
+		p.Inputs = instance.GridLabels(w, h)
+	case *o.priorFrom == "":
+		return g, nil, usagef("give the inputs: --letters, --labels, --grid or --prior-from")
+	}
+	var counts []float64
+	var spec *binSpec
+	if *o.bins != "" {
+		if *o.priorFrom == "" || p.Inputs != nil {
+			return g, nil, usagef("--bins groups the values of --prior-from into the inputs: give --prior-from and --column, without --letters, --labels or --grid")
+		}
+		b, err := parseBins(*o.bins)
+		if err != nil {
+			return g, nil, err
+		}
+		spec = &b
+	}
+	if err := o.gf.check(g.w, *o.priorFrom, *o.column); err != nil {
+		return g, nil, err
+	}
+	if *o.priorFrom != "" && o.gf.binning() {
+		var err error
+		if counts, err = o.gf.counts(e, *o.priorFrom, g.w, g.h); err != nil {
+			return g, nil, err
+		}
+	} else if *o.priorFrom != "" {
+		if *o.column == "" {
+			return g, nil, usagef("--prior-from needs --column")
+		}
+		var check func(string, int) error
+		if spec != nil {
+			check = spec.check
+		}
+		values, cs, err := columnCounts(e, *o.priorFrom, *o.column, check)
+		if err != nil {
+			return g, nil, err
+		}
+		if spec != nil {
+			if values, cs, err = spec.apply(values, cs); err != nil {
+				return g, nil, err
+			}
+		}
+		if p.Inputs == nil {
+			p.Inputs, counts = values, cs
+		} else if counts, err = countsOf(p.Inputs, values, cs, *o.priorFrom, *o.column, g.w > 0); err != nil {
+			return g, nil, err
+		}
+	}
+	if *o.column != "" && *o.priorFrom == "" {
+		return g, nil, usagef("--column is for --prior-from")
+	}
+	if o.fs.isSet("smoothing") && *o.priorFrom == "" {
+		return g, nil, usagef("--smoothing is for --prior-from")
+	}
+	return g, counts, nil
+}
+
+// outputsOf sets p's outputs: the inputs, or --outputs; and refuses a
+// problem too large to write but as a grid's utility_rule.
+func (o *newOptions) outputsOf(p *problem.Problem, g gridSize) error {
+	p.Outputs = p.Inputs
+	if *o.outputs != "" {
+		if g.w > 0 {
+			return usagef("--outputs does not apply to --grid: the outputs are the grid's cells")
+		}
+		if m, err := strconv.Atoi(*o.outputs); err == nil {
+			if m < 1 || m > maxLetters {
+				return usagef("--outputs must be between 1 and %d, got %d", maxLetters, m)
+			}
+			p.Outputs = indexLabels(m)
+		} else {
+			var err error
+			if p.Outputs, err = splitLabels("--outputs", *o.outputs); err != nil {
+				return err
+			}
+		}
+	}
+	if n, m := len(p.Inputs), len(p.Outputs); (n > maxLetters || m > maxLetters) && !o.gf.rule(g.w, *o.util) {
+		return usagef("%d inputs and %d outputs: pmlopt new writes at most %d of each (the utility alone would be %d×%d)", n, m, maxLetters, n, m)
+	}
+	return nil
+}
+
+// priorOf is new's second step: p's prior, from the counts or --prior,
+// and its prior set with --confidence.
+func (o *newOptions) priorOf(p *problem.Problem, counts []float64) error {
+	var err error
+	if counts != nil {
+		if *o.prior != "" {
+			return usagef("give --prior or --prior-from, not both")
+		}
+		if p.Prior, err = countPrior(p.Inputs, counts, *o.smoothing); err != nil {
+			return err
+		}
+	} else if p.Prior, err = namedPrior(*o.prior, len(p.Inputs)); err != nil {
+		return err
+	}
+	return confidenceSet(o.fs, p, counts, *o.confidence, *o.priorSet)
+}
+
+// utilityOf is new's third step: p's utility, or a grid's utility_rule.
+func (o *newOptions) utilityOf(p *problem.Problem, g gridSize) error {
+	if *o.util == "" {
+		return usagef("--utility is required: counting, abs, square, hamming or euclid")
+	}
+	var err error
+	if o.gf.rule(g.w, *o.util) {
+		p.Rule = o.gf.gridRule(g.w, g.h)
+	} else if g.w > 0 && *o.util == "euclid" {
+		p.Utility = o.gf.gridRule(g.w, g.h).Dense()
+	} else if p.Utility, err = newUtility(*o.util, p.Inputs, p.Outputs, g.w, g.h); err != nil {
+		return err
+	}
+	return nil
+}
+
+// budgetOf is new's fourth step: p's budget and objective; without them,
+// defaults that make a file solve accepts, which it returns to be named on
+// stderr.
+func (o *newOptions) budgetOf(p *problem.Problem) ([]string, error) {
+	var err error
+	if p.Privacy, err = newBudget(*o.measure, *o.eps, *o.epsL, o.fs.isSet("measure"), o.fs.isSet("epsilon-lower")); err != nil {
+		return nil, err
+	}
+	if p.Privacy == nil {
+		p.Privacy = &mech.Budget{Measure: mech.PML, Epsilon: defaultEpsilon}
+	}
+	if *o.objective != "" {
+		obj, err := problem.ParseObjective(*o.objective)
+		if err != nil {
+			return nil, usagef("--objective: %v", err)
+		}
+		p.Objective = obj
+	}
+	var defaults []string
+	if *o.objective == "" {
+		// The worst-case objectives are defined for PML budgets.
+		p.Objective = problem.WorstCaseValue
+		if p.Privacy.Measure != mech.PML {
+			p.Objective = problem.ExpectedUtility
+		}
+		defaults = append(defaults, "no --objective: the objective is "+string(p.Objective))
+	}
+	if math.IsNaN(*o.eps) {
+		defaults = append(defaults, fmt.Sprintf("no --epsilon: the budget is pml ε = %g nat", defaultEpsilon))
+	}
+	return defaults, nil
+}
+
+// write is new's last step: the file, to stdout or -o, in YAML or JSON,
+// and on stderr the defaults it took.
+func (o *newOptions) write(e *env, p *problem.Problem, defaults []string) error {
+	format := problem.YAML
+	if *o.asJSON || (o.out != "" && problem.FormatOf(o.out) == problem.JSON) {
+		format = problem.JSON
+	}
+	data, err := problem.Marshal(p, format)
+	if err != nil {
+		return err
+	}
+	if o.out == "" || o.out == "-" {
+		_, err = e.stdout.Write(data)
+	} else {
+		err = writeFileAtomic(o.out, data)
+	}
+	if err == nil && len(defaults) > 0 {
+		fmt.Fprintf(e.stderr, "pmlopt new: %s (defaults; give the flags to choose)\n", strings.Join(defaults, "; "))
+	}
+	return err
 }
 
 // defaultEpsilon is the PML budget of a file written without --epsilon, in
