@@ -332,41 +332,48 @@ const poolFactor = 2
 // first, that is with the smallest y·v (in order of generation when y is
 // nil).
 func (g *Master) trim(y []float64, keep int) error {
-	n := g.sx.n
-	if len(g.cols) <= keep {
-		return nil
+	cols, err := trimPool(g.sx, g.cols, y, keep)
+	g.cols = cols
+	return err
+}
+
+// trimPool is trim for any master: cols[k] is the engine's column n + k.
+// It returns the columns kept, in their order.
+func trimPool[C any](sx *dense, cols []C, y []float64, keep int) ([]C, error) {
+	n := sx.n
+	if len(cols) <= keep {
+		return cols, nil
 	}
 	type cand struct {
 		k int
 		d float64
 	}
 	var cs []cand
-	for k := range g.cols {
-		if !g.sx.isBasic(n + k) {
+	for k := range cols {
+		if !sx.isBasic(n + k) {
 			c := cand{k: k}
 			if y != nil {
-				c.d = g.sx.dotColumn(n+k, y)
+				c.d = sx.dotColumn(n+k, y)
 			}
 			cs = append(cs, c)
 		}
 	}
 	slices.SortStableFunc(cs, func(a, b cand) int { return cmp.Compare(a.d, b.d) })
-	gone := make([]int, min(len(g.cols)-keep, len(cs)))
+	gone := make([]int, min(len(cols)-keep, len(cs)))
 	for t := range gone {
 		gone[t] = cs[t].k
 	}
 	slices.Sort(gone)
-	if err := g.sx.remove(gone); err != nil {
-		return err
+	if err := sx.remove(gone); err != nil {
+		return cols, err
 	}
-	kept := g.cols[:0]
-	for k, c := range g.cols {
+	kept := cols[:0]
+	for k, c := range cols {
 		if _, found := slices.BinarySearch(gone, k); !found {
 			kept = append(kept, c)
 		}
 	}
-	g.cols = kept
-	return nil
+	return kept, nil
 }
 
 // centre is the stabilised pricing's state within a probe: the duals with

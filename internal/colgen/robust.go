@@ -1,7 +1,6 @@
 package colgen
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -299,41 +298,9 @@ func (g *RobustMaster) lagrangian(y []float64, best float64) float64 {
 // within a probe one past 4·poolFactor·N is cut to half that (a deeper
 // cut makes the probe regenerate the columns it dropped).
 func (g *RobustMaster) trim(y []float64, keep int) error {
-	n := g.sx.n
-	if len(g.cols) <= keep {
-		return nil
-	}
-	type cand struct {
-		k int
-		d float64
-	}
-	var cs []cand
-	for k := range g.cols {
-		if !g.sx.isBasic(n + k) {
-			c := cand{k: k}
-			if y != nil {
-				c.d = g.sx.dotColumn(n+k, y)
-			}
-			cs = append(cs, c)
-		}
-	}
-	slices.SortStableFunc(cs, func(a, b cand) int { return cmp.Compare(a.d, b.d) })
-	gone := make([]int, min(len(g.cols)-keep, len(cs)))
-	for t := range gone {
-		gone[t] = cs[t].k
-	}
-	slices.Sort(gone)
-	if err := g.sx.remove(gone); err != nil {
-		return err
-	}
-	kept := g.cols[:0]
-	for k, c := range g.cols {
-		if _, found := slices.BinarySearch(gone, k); !found {
-			kept = append(kept, c)
-		}
-	}
-	g.cols = kept
-	return nil
+	cols, err := trimPool(g.sx, g.cols, y, keep)
+	g.cols = cols
+	return err
 }
 
 // Probe answers whether a mechanism with the pattern is eps-PML for every
