@@ -123,20 +123,7 @@ func bestPrior(set *mech.PriorSet, a []float64, rows []int) []float64 {
 		hi := math.Log(nuMax) + 1
 		lo := hi - 40
 		g := func(t float64) float64 { return f(math.Exp(t)) }
-		const r = 0.6180339887498949
-		x1, x2 := hi-r*(hi-lo), lo+r*(hi-lo)
-		f1, f2 := g(x1), g(x2)
-		for range goldenSteps {
-			if f1 <= f2 {
-				hi, x2, f2 = x2, x1, f1
-				x1 = hi - r*(hi-lo)
-				f1 = g(x1)
-			} else {
-				lo, x1, f1 = x1, x2, f2
-				x2 = lo + r*(hi-lo)
-				f2 = g(x2)
-			}
-		}
+		x1, f1, x2, f2 := goldenSection(g, lo, hi, goldenSteps)
 		for _, c := range []struct{ t, v float64 }{{x1, f1}, {x2, f2}} {
 			if c.v < best {
 				best, bestNu = c.v, math.Exp(c.t)

@@ -80,21 +80,8 @@ func setColumn(set *mech.PriorSet, c []float64, rows []int, mu float64, work *pr
 	}
 	work.prepare(c, rows, rate1, rate2)
 	f := func(t float64) float64 { return work.cover(c, rows, t, mu+C*t, false) }
-	const r = 0.6180339887498949
-	lo, hi := tlo, thi
-	x1, x2 := hi-r*(hi-lo), lo+r*(hi-lo)
-	f1, f2 := f(x1), f(x2)
-	for range columnSteps {
-		if f1 >= f2 {
-			hi, x2, f2 = x2, x1, f1
-			x1 = hi - r*(hi-lo)
-			f1 = f(x1)
-		} else {
-			lo, x1, f1 = x1, x2, f2
-			x2 = lo + r*(hi-lo)
-			f2 = f(x2)
-		}
-	}
+	x1, f1, x2, _ := goldenSection(func(t float64) float64 { return -f(t) }, tlo, thi, columnSteps)
+	f1 = -f1
 	bestT, best := x1, f1
 	for _, t := range []float64{x2, tlo, thi} {
 		if v := f(t); v > best {
