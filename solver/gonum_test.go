@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/solver"
 )
 
@@ -19,10 +20,11 @@ import (
 // Simplex can lose feasibility in phase II or fail to return. It is a
 // liveness check: the whole run must finish within a generous deadline,
 // and every verdict must agree with revised (up to the 1e-6 ε-band where the
-// engines' 1e-9 tolerances may disagree). -short runs the first bisection.
+// engines' 1e-9 tolerances may disagree). Without the long suites (package
+// testlong) it runs the first bisection.
 func TestGonumDegenerateBisectionReturns(t *testing.T) {
 	reps := 3
-	if testing.Short() {
+	if testlong.Short() {
 		reps = 1
 	}
 	done := make(chan struct{})

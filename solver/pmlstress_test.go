@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/solver"
 )
@@ -145,7 +146,7 @@ func checkVerdict(t *testing.T, name string, f *pmlFeas, eps float64, sol *solve
 // checks every verdict independently.
 func TestPMLWarmBisectionStress(t *testing.T) {
 	sizes := []int{8, 12, 16, 20, 24}
-	if testing.Short() {
+	if testlong.Short() {
 		sizes = []int{8, 16}
 	}
 	for _, name := range []string{"revised"} {
