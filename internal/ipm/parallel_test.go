@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmlopt/pmlopt/internal/randinst"
+	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
@@ -34,7 +35,7 @@ func TestProbeWorkersSameResult(t *testing.T) {
 // the pairs split among three workers (a problem large enough for every
 // pass to be split) return the same result, bit for bit, as with one.
 func TestSolveWorkersSameResult(t *testing.T) {
-	if testing.Short() {
+	if testlong.Short() {
 		t.Skip("150×120 instances")
 	}
 	rng := rand.New(rand.NewPCG(5, 7))
