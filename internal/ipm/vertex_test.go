@@ -11,6 +11,7 @@ import (
 
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/internal/randinst"
+	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/polytope"
@@ -225,7 +226,7 @@ func TestVertexExpectedUtilityFile(t *testing.T) {
 // order is 9 and an LP vertex's 53.
 func TestVertexGrid(t *testing.T) {
 	for _, k := range []int{3, 6, 10} {
-		if k > 3 && testing.Short() {
+		if k > 3 && testlong.Short() {
 			continue
 		}
 		p := Problem{Prior: uniformPrior(k * k), Utility: gridEuclid(k), Epsilon: 1}
@@ -266,7 +267,7 @@ func TestVertexCountingQuery(t *testing.T) {
 			compareWithLP(t, p, r, "revised")
 		}
 	}
-	if testing.Short() {
+	if testlong.Short() {
 		return
 	}
 	p := Problem{Prior: uniformPrior(128), Utility: countingQuery(128), Epsilon: 1}
@@ -359,7 +360,7 @@ func TestVertexHamming(t *testing.T) {
 	if want := math.E/n - 1; math.Abs(r.Value-want) > 1e-9 {
 		t.Errorf("value %.15g, want e/n − 1 = %.15g", r.Value, want)
 	}
-	if !testing.Short() {
+	if !testlong.Short() {
 		compareWithLP(t, p, r, "revised")
 	}
 }
