@@ -13,6 +13,7 @@ import (
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/internal/colgen"
+	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
@@ -129,7 +130,7 @@ func TestCoverBracketsLeastEpsilon(t *testing.T) {
 		name string
 		pi   mech.Prior
 	}{{"uniform", uniform}, {"clustered", clustered}} {
-		if testing.Short() && pr.name != "uniform" {
+		if testlong.Short() && pr.name != "uniform" {
 			continue
 		}
 		met, tried := 0, 0
@@ -138,7 +139,7 @@ func TestCoverBracketsLeastEpsilon(t *testing.T) {
 			c, err := colgen.SolveCover(pat, &sym, nil, false)
 			require.NoError(t, err)
 			opt := bisect.Options{Probes: bisect.ProbesLP, Tol: 1e-10}
-			if testing.Short() {
+			if testlong.Short() {
 				// The master's search: the LPs of a few patterns take
 				// seconds each.
 				opt.Probes = bisect.ProbesColumns
