@@ -10,6 +10,7 @@ import (
 
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/instance"
+	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
@@ -87,7 +88,7 @@ func clusteredGrid(t *testing.T, w int, seed uint64) mech.Prior {
 // the cleaned support closes the bracket without them. The order curve of
 // the same instance had 50 such entries.
 func TestGridClustersReturnNoDust(t *testing.T) {
-	if testing.Short() {
+	if testlong.Short() {
 		t.Skip("an 8×8 grid's order curve")
 	}
 	u, err := instance.Grid(8, 8)
