@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmlopt/pmlopt/instance"
+	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/solver"
 )
@@ -25,7 +26,7 @@ func TestSymmetricBestValueMatchesPlainSearch(t *testing.T) {
 		budgets []float64
 	}
 	grids := []grid{{6, 6, []float64{1}}}
-	if !testing.Short() {
+	if !testlong.Short() {
 		grids = append(grids, grid{6, 6, []float64{0.6}}, grid{7, 5, []float64{0.9}}, grid{8, 8, []float64{1.5}})
 	}
 	for _, g := range grids {
