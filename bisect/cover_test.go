@@ -11,6 +11,7 @@ import (
 
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/instance"
+	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
@@ -32,7 +33,7 @@ func TestCoverDecisions(t *testing.T) {
 	fam, vs, err := valueFamily(uniform, u)
 	require.NoError(t, err)
 	priors := []mech.Prior{uniform, clustered}
-	if testing.Short() {
+	if testlong.Short() {
 		priors = priors[:1]
 	}
 	for _, pi := range priors {
@@ -40,7 +41,7 @@ func TestCoverDecisions(t *testing.T) {
 		require.NotNil(t, cov.sym, "the grid's reflections were not found")
 		settled, asked := 0, 0
 		for k := range vs {
-			if d := -vs[k]; d < 4.5 || d > 7.5 || testing.Short() && k%2 == 1 {
+			if d := -vs[k]; d < 4.5 || d > 7.5 || testlong.Short() && k%2 == 1 {
 				continue
 			}
 			pat := fam.pattern(k)
@@ -79,7 +80,7 @@ func TestCoverDecisions(t *testing.T) {
 // without the covers (√65 and log(8/3)), and the bracket from the cover's
 // proof and the flow's mechanism is within the tolerance.
 func TestBestValueByCovers(t *testing.T) {
-	if testing.Short() {
+	if testlong.Short() {
 		t.Skip("the master's search of a 16×16 grid takes seconds")
 	}
 	w := 16
@@ -122,7 +123,7 @@ func TestLPTooLarge(t *testing.T) {
 // covers decide is the one the master's own search finds, at the same
 // least ε, and its mechanism holds the order's pattern within the budget.
 func TestBestOrderByCovers(t *testing.T) {
-	if testing.Short() {
+	if testlong.Short() {
 		t.Skip("the master's search of a 16×16 grid takes seconds")
 	}
 	w := 16
