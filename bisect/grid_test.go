@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmlopt/pmlopt/instance"
+	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/polytope"
 	"github.com/pmlopt/pmlopt/solver"
@@ -52,7 +53,7 @@ func TestGridBestValueMatchesPlainSearch(t *testing.T) {
 		budgets []float64
 	}
 	grids := []grid{{5, 5, "uniform", []float64{0.7, 1.5}}, {6, 4, "clustered", []float64{0.5, 1}}}
-	if !testing.Short() {
+	if !testlong.Short() {
 		grids = append(grids, grid{7, 7, "clustered", []float64{1.2}})
 	}
 	for _, g := range grids {
