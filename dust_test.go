@@ -13,6 +13,7 @@ import (
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/internal/clean"
+	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
@@ -77,7 +78,7 @@ func checkClean(t *testing.T, what string, pi mech.Prior, m mech.Mechanism, pat 
 // problem and of both kinds of curve. (The best worst-case value of seed 0
 // came with 233 entries below 1e-9 on outputs of mass 2e-10.)
 func TestEveryObjectiveReturnsNoDust(t *testing.T) {
-	if testing.Short() {
+	if testlong.Short() {
 		t.Skip("8×8 grids, every objective")
 	}
 	ctx := context.Background()
