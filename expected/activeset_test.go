@@ -14,6 +14,7 @@ import (
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/internal/randinst"
+	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
@@ -49,7 +50,7 @@ func gridPriors(t *testing.T, w, h int) map[string]mech.Prior {
 func TestActiveSetMatchesTheWholeProblem(t *testing.T) {
 	ctx := context.Background()
 	sizes := [][2]int{{6, 6}, {10, 10}}
-	if testing.Short() {
+	if testlong.Short() {
 		sizes = sizes[:1]
 	}
 	for _, sz := range sizes {
