@@ -12,6 +12,7 @@ import (
 
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/expected"
+	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/solver"
 )
@@ -42,7 +43,7 @@ func TestMaximizeTinyMassLargeBudgets(t *testing.T) {
 		{128, []float64{0.5, 0.9}, []float64{30, 50}, true},
 		{256, []float64{0.9}, []float64{50}, true},
 	} {
-		if in.long && testing.Short() {
+		if in.long && testlong.Short() {
 			continue
 		}
 		n := in.n
@@ -176,7 +177,7 @@ func TestMaximizeFullLPTinyMassLargeBudgets(t *testing.T) {
 func TestMaximizeTinyMassRatioBudgets(t *testing.T) {
 	ctx := context.Background()
 	for _, n := range []int{64, 256} {
-		if n > 64 && testing.Short() {
+		if n > 64 && testlong.Short() {
 			continue
 		}
 		for _, p := range []float64{0.5, 0.9} {
