@@ -11,6 +11,7 @@ import (
 
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/instance"
+	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/verify"
@@ -428,7 +429,7 @@ func TestSetCertificateTamperingBallAndBound(t *testing.T) {
 func TestSetCertificateInstances(t *testing.T) {
 	ctx := context.Background()
 	n := 6
-	if testing.Short() {
+	if testlong.Short() {
 		n = 4
 	}
 	for _, f := range instance.Families() {
