@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/verify"
@@ -63,7 +64,7 @@ func TestSolveCertificatesVerify(t *testing.T) {
 			if obj != problem.ExpectedUtility && base.Privacy.Measure != mech.PML {
 				continue
 			}
-			if testing.Short() && base.M()*len(base.Prior) > 400 {
+			if testlong.Short() && base.M()*len(base.Prior) > 400 {
 				continue
 			}
 			p := *base
