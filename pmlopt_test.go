@@ -15,6 +15,7 @@ import (
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/closedform"
 	"github.com/pmlopt/pmlopt/internal/randinst"
+	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
@@ -179,7 +180,7 @@ func TestExpectedUtilityBeatsClosedForms(t *testing.T) {
 func TestExpectedUtilityRandomAcrossBackends(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	trials := 12
-	if testing.Short() {
+	if testlong.Short() {
 		trials = 4
 	}
 	for range trials {
