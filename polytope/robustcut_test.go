@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pmlopt/pmlopt/instance"
+	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/polytope"
 	"github.com/pmlopt/pmlopt/solver"
@@ -52,7 +53,7 @@ func TestRobustCutsAgainstDualised(t *testing.T) {
 // the prior and an L1 ball of radius 0.1: structured utilities with ties,
 // where the worst priors of a column are not unique.
 func TestRobustCutsOnFamilies(t *testing.T) {
-	if testing.Short() {
+	if testlong.Short() {
 		t.Skip("12 families, 6 robust LPs each: a few seconds")
 	}
 	for _, f := range instance.Families() {
