@@ -11,6 +11,7 @@ import (
 
 	"github.com/pmlopt/pmlopt/internal/alphaopt"
 	"github.com/pmlopt/pmlopt/internal/randinst"
+	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
@@ -115,7 +116,7 @@ func TestAlphaBetaGrid(t *testing.T) {
 // working sets of column generation (more inputs than its first working
 // set) and for the pruning of rows.
 func TestAlphaBetaPlainUpdates(t *testing.T) {
-	if testing.Short() {
+	if testlong.Short() {
 		t.Skip("plain updates on 100 × 20 mechanisms")
 	}
 	rng := rand.New(rand.NewPCG(23, 24))
