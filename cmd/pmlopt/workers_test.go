@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pmlopt/pmlopt/internal/testlong"
 )
 
 // sameForAnyWorkers runs args with --workers 1, 2 and 0 (every CPU) and
@@ -56,7 +58,7 @@ func TestWorkersSameResult(t *testing.T) {
 // generation is large enough to split its vector work over the workers
 // (colgen's parallelWork), so the bytes compared come from split passes.
 func TestWorkersSameResultGrid16(t *testing.T) {
-	if testing.Short() {
+	if testlong.Short() {
 		t.Skip("a 16×16 worst-case-value solve takes seconds per run")
 	}
 	g := newGrid(t, "16x16", "uniform")
