@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/problem"
 )
 
@@ -24,7 +25,7 @@ func TestVerifyAcceptsEverySolve(t *testing.T) {
 	for _, f := range files {
 		p, err := problem.Load(f)
 		require.NoError(t, err)
-		if p.Privacy == nil || (testing.Short() && len(p.Prior)*p.M() > 400) {
+		if p.Privacy == nil || (testlong.Short() && len(p.Prior)*p.M() > 400) {
 			continue
 		}
 		for _, obj := range []string{"worst-case-order", "worst-case-value", "expected-utility"} {
