@@ -23,6 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
+	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
@@ -30,8 +31,8 @@ import (
 // need a real process (signals, exit statuses).
 func buildCLI(t *testing.T) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the command: not in -short")
+	if testlong.Short() {
+		t.Skip("builds the command: a long suite (-tags long)")
 	}
 	bin := filepath.Join(t.TempDir(), "pmlopt")
 	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
