@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pmlopt/pmlopt/internal/testlong"
 )
 
 // allocated returns the bytes f allocates (runtime.MemStats.TotalAlloc):
@@ -110,7 +112,7 @@ func withComments(text []byte) []byte {
 // holds (the derived order and the checks included); yaml.v3's tree costs
 // some hundred bytes an entry, so the bound fails where it is used.
 func TestLoadMemoryIsBounded(t *testing.T) {
-	if testing.Short() {
+	if testlong.Short() {
 		t.Skip("generates files of some megabytes")
 	}
 	wide := bigProblem(300, 300)
