@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmlopt/pmlopt/internal/randinst"
+	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
@@ -20,7 +21,7 @@ import (
 func TestAlphaBetaMatchesRowByRow(t *testing.T) {
 	rng := rand.New(rand.NewPCG(25, 26))
 	n, m := 150, 60
-	if testing.Short() {
+	if testlong.Short() {
 		n, m = 100, 30
 	}
 	// Small β/α with α large: optimum supports of many inputs, rows whose
