@@ -12,6 +12,7 @@ import (
 
 	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/internal/randinst"
+	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 )
@@ -106,7 +107,7 @@ func TestDyadicCountingQuery(t *testing.T) {
 func TestAgainstSearch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(35, 5))
 	trials := 12
-	if testing.Short() {
+	if testlong.Short() {
 		trials = 4
 	}
 	for trial := range trials {
