@@ -11,14 +11,16 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pmlopt/pmlopt/internal/testlong"
 )
 
 // TestQuickReport runs the whole benchmark in -quick mode and checks its
 // files, that ipm and every LP backend of the expected-utility study find
 // the same optimum within the budget, and the scaling study's CSV.
 func TestQuickReport(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the whole quick report runs every study; TestQuickFigures checks the figures under -short")
+	if testlong.Short() {
+		t.Skip("the whole quick report runs every study; TestQuickFigures checks the figures without -tags long")
 	}
 	dir := t.TempDir()
 	cfg, err := parseFlags([]string{"-out", dir, "-quick", "-isolate=false", "-problem", "../testdata/counting-query.yaml"}, os.Stderr)
