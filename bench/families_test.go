@@ -16,6 +16,7 @@ import (
 
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/instance"
+	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/solver"
@@ -27,7 +28,7 @@ import (
 // (pure-Go backend) at N = 8, and expected-utility optima within budget
 // and equal to the full LP's.
 func TestFamiliesQuick(t *testing.T) {
-	if testing.Short() {
+	if testlong.Short() {
 		t.Skip("runs every family's curves and solves")
 	}
 	dir := t.TempDir()
