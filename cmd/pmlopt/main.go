@@ -324,11 +324,12 @@ Commands:`)
 	}
 	fmt.Fprintln(w, `
 Problem files are YAML or JSON (see docs/problem-files.md; the mathematics is in
-docs/theory.md). Every command takes --json for machine-readable output and
-"-" for a problem on standard input. Use "pmlopt <command> --help" for more,
-with a worked example, and "pmlopt --version" for the version. Exit status:
-0 success, 1 failure, 2 wrong command line, 3 mechanism over its budget,
-130 stopped by Ctrl-C, SIGTERM or SIGHUP.
+docs/theory.md). Every command but verify takes --json for machine-readable
+output and "-" for a problem on standard input; verify reads its FILE by name.
+Use "pmlopt <command> --help" for more, with a worked example, and
+"pmlopt --version" for the version. Exit status: 0 success, 1 failure, 2 wrong
+command line, 3 mechanism over its budget, 130 stopped by Ctrl-C, SIGTERM or
+SIGHUP.
 
 Start with: pmlopt new --help`)
 }
