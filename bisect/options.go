@@ -64,7 +64,8 @@ type Options struct {
 	// shard's thresholds (see Shard); the zero value solves them all.
 	Shard Shard
 	// Symmetry, if not nil, is a group of symmetries of the prior and
-	// the utility by which BestValue and ValueCurve fold the column
+	// the utility (for BestOrder: of the order's ranks) by which
+	// BestValue, BestOrder and ValueCurve fold the column
 	// generation (see Symmetry; it is checked, and refused with an error
 	// when it is not one). nil lets them look for the reflections of a
 	// location grid (GridSymmetry) themselves; an empty Symmetry turns
@@ -73,8 +74,8 @@ type Options struct {
 	// and ProbesColumns ignore it.
 	Symmetry *Symmetry
 
-	// sym is the symmetry the searches fold by (symmetryFor), set by the
-	// value searches.
+	// sym is the symmetry the searches fold by (symmetryFor), set by
+	// BestValue, BestOrder and ValueCurve.
 	sym *colgen.Symmetry
 
 	// probeMaster, if not nil, replaces (*colgen.Master).Probe in the
