@@ -615,13 +615,13 @@ func (s *Simplex) computeX() {
 	}
 }
 
+// SetStop sets Options.Stop for the next Solves.
+func (s *Simplex) SetStop(stop func() bool) { s.opt.Stop = stop }
+
 // Solve runs the primal simplex method from the current basis: phase 1
 // minimises the sum of infeasibilities, phase 2 the objective. Should the
 // engine get into numerical trouble from a warm basis, it starts again once
 // from the slack basis.
-// SetStop sets Options.Stop for the next Solves.
-func (s *Simplex) SetStop(stop func() bool) { s.opt.Stop = stop }
-
 func (s *Simplex) Solve() (*Result, error) {
 	r, err := s.solve()
 	if err == nil || errors.Is(err, ErrStopped) || s.slackBasis() {
@@ -658,6 +658,10 @@ func (s *Simplex) resetBasis() {
 	s.priceFrom = 0
 }
 
+// solve runs the primal simplex method from the current basis. Each
+// iteration takes the numbered steps below, one function each; a step
+// either goes on to the next, starts the next iteration (after a
+// refactorisation or a change of bounds) or ends the solve.
 func (s *Simplex) solve() (*Result, error) {
 	if s.crossed() {
 		return &Result{Status: Infeasible}, nil
@@ -672,394 +676,539 @@ func (s *Simplex) solve() (*Result, error) {
 	} else if err := s.refactor(); err != nil {
 		return nil, err
 	}
-	opt := &s.opt
-	dtol := opt.OptTol
-	iters := 0
-	degenerate := 0
+	r := solveRun{leastInfs: math.Inf(1), fresh: true}
+	for {
+		// 1. A fresh factorisation every RefactorEvery updates.
+		if s.f.numEtas() >= s.opt.RefactorEvery {
+			if err := s.refactor(); err != nil {
+				return nil, err
+			}
+			r.fresh = true
+		}
+		// 2. The phase, the basic costs and the duals y.
+		phase1, infs := s.phaseCosts()
+		r.track(phase1, infs)
+		s.duals(phase1)
+		// 3. A long run of degenerate steps perturbs the bounds.
+		if r.degenerate > stallRun && !s.perturbDone {
+			if err := s.perturbStalled(&r); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		// 4. Pricing: the entering variable q.
+		bland := r.degenerate > stallRun || (phase1 && r.flat > flatRun)
+		q, dq := s.entering(phase1, bland)
+		// 5. No entering variable: optimal, infeasible, or not yet sure.
+		if q < 0 {
+			if res, done, err := s.noEntering(&r, phase1); done {
+				return res, err
+			}
+			continue
+		}
+		// 6. Phase 1 going round under Bland's rule.
+		if phase1 && bland && r.stale > 2*flatRun && r.stale%flatRun == 1 {
+			res, next, err := s.unstale(&r)
+			if next == finish {
+				return res, err
+			}
+			if next == restart {
+				continue
+			}
+		}
+		// 7. The limits: iterations and the caller's stop.
+		if r.iters >= s.opt.MaxIter {
+			return &Result{Status: IterationLimit, Iterations: r.iters}, nil
+		}
+		if s.opt.Stop != nil && r.iters%stopEvery == 0 && s.opt.Stop() {
+			return nil, ErrStopped
+		}
+		r.iters++
+		s.iter++
+		// 8. The entering column α = B⁻¹a_q and its pivot tolerance.
+		dir, ptol := s.enteringColumn(q, dq)
+		// 9. The ratio test: the leaving variable and the step.
+		leave, step, toLB, flip := s.ratioTest(q, dq, dir, ptol, phase1, bland)
+		// 10. No leaving variable: a ray.
+		if leave < 0 && !flip {
+			res, next, err := s.ray(&r, phase1)
+			if next == finish {
+				return res, err
+			}
+			continue
+		}
+		r.took(step)
+		// 11. The step: primal values, then a bound flip or a basis change.
+		s.move(q, dir, step)
+		if flip {
+			s.flip(q, dir)
+			continue
+		}
+		s.exchange(q, leave, toLB)
+		r.fresh = false
+	}
+}
+
+// solveRun is the state of one solve that outlives an iteration: the
+// counters that decide when to perturb the bounds, switch to Bland's rule
+// or give up on phase 1.
+type solveRun struct {
+	iters      int
+	degenerate int // degenerate steps in a row
 	// leastInfs is the least sum of infeasibilities of a phase 1 point so
 	// far; flat and stale count the nondegenerate and all phase 1 steps
 	// since it last fell.
-	leastInfs, flat, stale := math.Inf(1), 0, 0
-	perturbs := 0                  // perturbations after a stale phase 1
-	moved, stepped := false, false // the last pass took a step, of length above 1e-12
-	fresh := true                  // factors and x_B computed from scratch, no update since
-	var one [1]int
-	for {
-		if s.f.numEtas() >= opt.RefactorEvery {
-			if err := s.refactor(); err != nil {
-				return nil, err
-			}
-			fresh = true
+	leastInfs   float64
+	flat, stale int
+	perturbs    int  // perturbations after a stale phase 1
+	moved       bool // the last pass took a step of length above 1e-12
+	stepped     bool // the last pass took a step
+	fresh       bool // factors and x_B computed from scratch, no update since
+}
+
+// next says how an iteration goes on after a step that may end it.
+type next int8
+
+const (
+	proceed next = iota // to the iteration's next step
+	restart             // to the next iteration
+	finish              // the solve ends
+)
+
+// phaseCosts sets the basic costs of phase 1, the gradient of the sum of
+// infeasibilities (−1 below a lower bound, +1 above an upper one, 0
+// within), and returns whether any basic is infeasible and that sum.
+func (s *Simplex) phaseCosts() (phase1 bool, infs float64) {
+	for p, v := range s.head {
+		xv, ftol := s.x[v], s.ftol[v]
+		switch {
+		case xv < s.lb[v]-ftol:
+			s.cB[p] = -1
+			phase1 = true
+			infs += s.lb[v] - xv
+		case xv > s.ub[v]+ftol:
+			s.cB[p] = 1
+			phase1 = true
+			infs += xv - s.ub[v]
+		default:
+			s.cB[p] = 0
 		}
-		// Phase and basic costs.
-		phase1 := false
-		infs := 0.0
+	}
+	return phase1, infs
+}
+
+// track updates the phase 1 progress counters with the sum of
+// infeasibilities of this iteration's point: steps that leave it unlowered
+// are what switch the pricing to Bland's rule and, at last, end phase 1.
+func (r *solveRun) track(phase1 bool, infs float64) {
+	switch {
+	case !phase1:
+		r.leastInfs, r.flat, r.stale = math.Inf(1), 0, 0
+	case infs < r.leastInfs*(1-flatGain):
+		r.leastInfs, r.flat, r.stale = infs, 0, 0
+	case r.moved:
+		r.flat++
+		r.stale++
+	case r.stepped:
+		r.stale++
+	}
+	r.moved, r.stepped = false, false
+}
+
+// took records the length of the step just taken: the degenerate run
+// that triggers a perturbation counts the steps too short to move.
+func (r *solveRun) took(step float64) {
+	r.moved, r.stepped = step > 1e-12, true
+	if r.moved {
+		r.degenerate = 0
+	} else {
+		r.degenerate++
+	}
+}
+
+// duals sets the basic costs of phase 2 (the objective's) when every basic
+// is feasible, then solves Bᵀy = c_B for the duals that price the
+// nonbasics.
+func (s *Simplex) duals(phase1 bool) {
+	if !phase1 {
 		for p, v := range s.head {
-			xv, ftol := s.x[v], s.ftol[v]
-			switch {
-			case xv < s.lb[v]-ftol:
-				s.cB[p] = -1
-				phase1 = true
-				infs += s.lb[v] - xv
-			case xv > s.ub[v]+ftol:
-				s.cB[p] = 1
-				phase1 = true
-				infs += xv - s.ub[v]
-			default:
+			if v < s.n {
+				s.cB[p] = s.cost[v]
+			} else {
 				s.cB[p] = 0
 			}
 		}
-		switch {
-		case !phase1:
-			leastInfs, flat, stale = math.Inf(1), 0, 0
-		case infs < leastInfs*(1-flatGain):
-			leastInfs, flat, stale = infs, 0, 0
-		case moved:
-			flat++
-			stale++
-		case stepped:
-			stale++
-		}
-		moved, stepped = false, false
-		if !phase1 {
-			for p, v := range s.head {
-				if v < s.n {
-					s.cB[p] = s.cost[v]
-				} else {
-					s.cB[p] = 0
-				}
-			}
-		}
-		copy(s.y, s.cB)
-		s.f.btran(s.y)
+	}
+	copy(s.y, s.cB)
+	s.f.btran(s.y)
+}
 
-		// Pricing.
-		if degenerate > stallRun && !s.perturbDone {
-			// A long run of degenerate steps: relax the bounds by small
-			// random amounts and go on; the answer is cleaned up on the
-			// true bounds when this relaxed problem is solved.
-			s.perturb()
-			if err := s.refactor(); err != nil {
-				return nil, err
-			}
-			fresh = true
-			degenerate = 0
+// perturbStalled relaxes the bounds by small random amounts after a long
+// run of degenerate steps and goes on from the same basis; the answer is
+// cleaned up on the true bounds when this relaxed problem is solved.
+func (s *Simplex) perturbStalled(r *solveRun) error {
+	s.perturb()
+	if err := s.refactor(); err != nil {
+		return err
+	}
+	r.fresh = true
+	r.degenerate = 0
+	return nil
+}
+
+// entering returns the nonbasic variable to enter the basis and its
+// reduced cost, or q < 0 when none prices out. Partial pricing: the scan
+// starts where the last one stopped and stops once a chunk of the columns
+// has been read and a candidate found; optimality is declared only after a
+// scan of every column finds none. Bland's rule scans in index order and
+// takes the first candidate, which rules out cycling.
+func (s *Simplex) entering(phase1, bland bool) (q int, dq float64) {
+	q, best := -1, 0.0
+	total := s.n + s.m
+	chunk := max(partialMin, total/partialParts)
+	from := s.priceFrom
+	if bland {
+		from = 0
+	}
+	for k := 0; k < total; k++ {
+		if q >= 0 && k >= chunk && !bland {
+			break
+		}
+		j := from + k
+		if j >= total {
+			j -= total
+		}
+		s.priceFrom = j + 1
+		dj, score := s.price(j, phase1, s.opt.OptTol)
+		if score == 0 {
 			continue
 		}
-		bland := degenerate > stallRun || (phase1 && flat > flatRun)
-		q, dq, best := -1, 0.0, 0.0
-		// Partial pricing: the scan starts where the last one stopped
-		// and stops once a chunk of the columns has been read and a
-		// candidate found; optimality is declared only after a scan of
-		// every column finds none. (Bland's rule scans in index order.)
-		total := s.n + s.m
-		chunk := max(partialMin, total/partialParts)
-		from := s.priceFrom
 		if bland {
-			from = 0
+			return j, dj
 		}
-		for k := 0; k < total; k++ {
-			if q >= 0 && k >= chunk && !bland {
-				break
-			}
-			j := from + k
-			if j >= total {
-				j -= total
-			}
-			s.priceFrom = j + 1
-			dj, score := s.price(j, phase1, dtol)
-			if score == 0 {
-				continue
-			}
-			if bland {
-				q, dq = j, dj
-				break
-			}
-			if score > best {
-				q, dq, best = j, dj, score
-			}
+		if score > best {
+			q, dq, best = j, dj, score
 		}
-		if q < 0 {
-			if !fresh {
-				if err := s.refactor(); err != nil {
-					return nil, err
-				}
-				fresh = true
-				continue
-			}
-			if s.perturbed {
-				// Solved the relaxed problem: back to the true bounds,
-				// from this basis.
-				s.unperturb()
-				if err := s.refactor(); err != nil {
-					return nil, err
-				}
-				degenerate = 0
-				continue
-			}
-			if phase1 {
-				return s.infeasible(iters), nil
-			}
-			return s.optimal(iters), nil
-		}
-		if phase1 && bland && stale > 2*flatRun && stale%flatRun == 1 {
-			// Bland's rule went round as well. Checked on fresh factors
-			// and the true bounds: with every reduced cost at rounding
-			// level phase 1 is over and the LP infeasible by a few
-			// tolerances (the phase 1 duals are then the certificate
-			// there is); else, after staleRun·(rows + columns) such
-			// steps, new perturbed bounds break the cycle.
-			settled := s.largestPrice(dtol) <= flatDual*dtol
-			again := stale > staleRun*(s.m+s.n) && perturbs < maxPerturbs
-			if settled || again || s.perturbed {
-				switch {
-				case !fresh:
-				case s.perturbed:
-					s.unperturb()
-					leastInfs, flat, stale, degenerate = math.Inf(1), 0, 0, 0
-				case settled:
-					return s.infeasible(iters), nil
-				default:
-					s.perturb()
-					perturbs++
-					leastInfs, flat, stale, degenerate = math.Inf(1), 0, 0, 0
-				}
-				if err := s.refactor(); err != nil {
-					return nil, err
-				}
-				fresh = true
-				continue
-			}
-		}
-		if iters >= opt.MaxIter {
-			return &Result{Status: IterationLimit, Iterations: iters}, nil
-		}
-		if opt.Stop != nil && iters%stopEvery == 0 && opt.Stop() {
-			return nil, ErrStopped
-		}
-		iters++
-		s.iter++
+	}
+	return q, dq
+}
 
-		// Column of the entering variable.
-		for i := range s.alpha {
-			s.alpha[i] = 0
+// noEntering decides a pass that found no entering variable. Only fresh
+// factors and the true bounds are trusted to declare the end: stale
+// factors are recomputed and perturbed bounds restored (from this basis)
+// before the next pass; then phase 1 ends infeasible and phase 2 optimal.
+func (s *Simplex) noEntering(r *solveRun, phase1 bool) (res *Result, done bool, err error) {
+	if !r.fresh {
+		if err := s.refactor(); err != nil {
+			return nil, true, err
 		}
-		idx, vals := s.column(q, &one)
-		for k, i := range idx {
-			s.alpha[i] = vals[k]
+		r.fresh = true
+		return nil, false, nil
+	}
+	if s.perturbed {
+		s.unperturb()
+		if err := s.refactor(); err != nil {
+			return nil, true, err
 		}
-		s.f.ftran(s.alpha)
-		dir := 1.0
-		if dq > 0 {
-			dir = -1
-		}
-		// Pivot tolerance relative to the column: an entry below 1e-9 of
-		// the largest one is rounding noise of the FTRAN, not a pivot.
-		amax := 0.0
-		for _, a := range s.alpha {
-			if a := math.Abs(a); a > amax {
-				amax = a
-			}
-		}
-		ptol := math.Max(opt.PivotTol, 1e-9*amax)
+		r.degenerate = 0
+		return nil, false, nil
+	}
+	if phase1 {
+		return s.infeasible(r.iters), true, nil
+	}
+	return s.optimal(r.iters), true, nil
+}
 
-		// Ratio test: Harris two-pass over the hard stops, then the phase 1
-		// breakpoints where an infeasible basic reaches its bound.
-		theta := math.Inf(1)
-		if !math.IsInf(s.ub[q], 1) && !math.IsInf(s.lb[q], -1) {
-			theta = s.ub[q] - s.lb[q]
+// unstale handles phase 1 once Bland's rule has gone round as well.
+// Checked on fresh factors and the true bounds: with every reduced cost at
+// rounding level phase 1 is over and the LP infeasible by a few tolerances
+// (the phase 1 duals are then the certificate there is); else, after
+// staleRun·(rows + columns) such steps, new perturbed bounds break the
+// cycle.
+func (s *Simplex) unstale(r *solveRun) (*Result, next, error) {
+	dtol := s.opt.OptTol
+	settled := s.largestPrice(dtol) <= flatDual*dtol
+	again := r.stale > staleRun*(s.m+s.n) && r.perturbs < maxPerturbs
+	if !settled && !again && !s.perturbed {
+		return nil, proceed, nil
+	}
+	switch {
+	case !r.fresh:
+	case s.perturbed:
+		s.unperturb()
+		r.leastInfs, r.flat, r.stale, r.degenerate = math.Inf(1), 0, 0, 0
+	case settled:
+		return s.infeasible(r.iters), finish, nil
+	default:
+		s.perturb()
+		r.perturbs++
+		r.leastInfs, r.flat, r.stale, r.degenerate = math.Inf(1), 0, 0, 0
+	}
+	if err := s.refactor(); err != nil {
+		return nil, finish, err
+	}
+	r.fresh = true
+	return nil, restart, nil
+}
+
+// enteringColumn computes α = B⁻¹a_q in s.alpha and returns the direction
+// in which q moves (+1 up from its bound, −1 down) and the pivot
+// tolerance, relative to the column: an entry below 1e-9 of the largest
+// one is rounding noise of the FTRAN, not a pivot.
+func (s *Simplex) enteringColumn(q int, dq float64) (dir, ptol float64) {
+	var one [1]int
+	for i := range s.alpha {
+		s.alpha[i] = 0
+	}
+	idx, vals := s.column(q, &one)
+	for k, i := range idx {
+		s.alpha[i] = vals[k]
+	}
+	s.f.ftran(s.alpha)
+	dir = 1.0
+	if dq > 0 {
+		dir = -1
+	}
+	amax := 0.0
+	for _, a := range s.alpha {
+		if a := math.Abs(a); a > amax {
+			amax = a
 		}
-		s.bp = s.bp[:0]
-		for p, v := range s.head {
-			rate := -dir * s.alpha[p]
-			if math.Abs(rate) <= ptol {
-				continue
-			}
-			xv, lo, up, ftol := s.x[v], s.lb[v], s.ub[v], s.ftol[v]
-			tol := ftol
-			if bland {
-				tol = 0
-			}
-			switch {
-			case phase1 && xv < lo-ftol:
-				if rate > 0 {
-					s.bp = append(s.bp, breakpoint{t: (lo - xv) / rate, p: p, inc: rate, toLB: true})
-					if !math.IsInf(up, 1) {
-						theta = math.Min(theta, (up+tol-xv)/rate)
-					}
-				}
-			case phase1 && xv > up+ftol:
-				if rate < 0 {
-					s.bp = append(s.bp, breakpoint{t: (up - xv) / rate, p: p, inc: -rate})
-					if !math.IsInf(lo, -1) {
-						theta = math.Min(theta, (lo-tol-xv)/rate)
-					}
-				}
-			case rate > 0:
+	}
+	return dir, math.Max(s.opt.PivotTol, 1e-9*amax)
+}
+
+// ratioTest chooses the leaving basic and the step length: Harris's two
+// passes over the hard stops, after the phase 1 breakpoints where an
+// infeasible basic reaches its bound (a long step passes those while the
+// sum of infeasibilities still falls). flip: q reaches its other bound
+// first and no basis change is needed. leave < 0 without flip: a ray.
+func (s *Simplex) ratioTest(q int, dq, dir, ptol float64, phase1, bland bool) (leave int, step float64, toLB, flip bool) {
+	theta := s.hardStops(q, dir, ptol, phase1, bland)
+	leave = -1
+	if len(s.bp) > 0 {
+		leave, step, toLB = s.longStep(theta, dq)
+	}
+	if leave < 0 && !math.IsInf(theta, 1) {
+		leave, step, toLB = s.harris(theta, dir, ptol, phase1, bland)
+		if step < 0 {
+			step = 0
+		}
+	}
+	if rng := s.ub[q] - s.lb[q]; !math.IsInf(rng, 1) && (leave < 0 || rng <= step) {
+		flip, step = true, rng
+	}
+	return leave, step, toLB, flip
+}
+
+// hardStops is the Harris ratio test's first pass: the longest step θ
+// (bounds relaxed by the feasibility tolerance, not under Bland's rule)
+// before a basic passes a bound it must keep, or q its own range. It
+// collects in s.bp the phase 1 breakpoints, where an infeasible basic
+// reaches the bound it violates.
+func (s *Simplex) hardStops(q int, dir, ptol float64, phase1, bland bool) (theta float64) {
+	theta = math.Inf(1)
+	if !math.IsInf(s.ub[q], 1) && !math.IsInf(s.lb[q], -1) {
+		theta = s.ub[q] - s.lb[q]
+	}
+	s.bp = s.bp[:0]
+	for p, v := range s.head {
+		rate := -dir * s.alpha[p]
+		if math.Abs(rate) <= ptol {
+			continue
+		}
+		xv, lo, up, ftol := s.x[v], s.lb[v], s.ub[v], s.ftol[v]
+		tol := ftol
+		if bland {
+			tol = 0
+		}
+		switch {
+		case phase1 && xv < lo-ftol:
+			if rate > 0 {
+				s.bp = append(s.bp, breakpoint{t: (lo - xv) / rate, p: p, inc: rate, toLB: true})
 				if !math.IsInf(up, 1) {
 					theta = math.Min(theta, (up+tol-xv)/rate)
 				}
-			default:
+			}
+		case phase1 && xv > up+ftol:
+			if rate < 0 {
+				s.bp = append(s.bp, breakpoint{t: (up - xv) / rate, p: p, inc: -rate})
 				if !math.IsInf(lo, -1) {
 					theta = math.Min(theta, (lo-tol-xv)/rate)
 				}
 			}
-		}
-		leave, step, toLB := -1, 0.0, false
-		if len(s.bp) > 0 {
-			sort.Slice(s.bp, func(a, b int) bool {
-				if s.bp[a].t != s.bp[b].t {
-					return s.bp[a].t < s.bp[b].t
-				}
-				return s.head[s.bp[a].p] < s.head[s.bp[b].p]
-			})
-			// Pass breakpoints while the slope stays negative. Any
-			// breakpoint passed so far is a valid place to stop (the
-			// objective decreases up to it), so stop at the last one
-			// whose pivot is not small compared with the largest of
-			// them: a long step that ends on a tiny pivot would leave an
-			// ill-conditioned basis.
-			slope := -math.Abs(dq)
-			last := -1
-			incMax := 0.0
-			for k, b := range s.bp {
-				if b.t > theta {
-					break
-				}
-				last = k
-				incMax = math.Max(incMax, b.inc)
-				slope += b.inc
-				if slope >= 0 {
-					break
-				}
+		case rate > 0:
+			if !math.IsInf(up, 1) {
+				theta = math.Min(theta, (up+tol-xv)/rate)
 			}
-			if last >= 0 && slope >= 0 {
-				for k := last; k >= 0; k-- {
-					if b := s.bp[k]; b.inc >= 0.1*incMax {
-						leave, step, toLB = b.p, b.t, b.toLB
-						break
-					}
-				}
+		default:
+			if !math.IsInf(lo, -1) {
+				theta = math.Min(theta, (lo-tol-xv)/rate)
 			}
 		}
-		if leave < 0 && !math.IsInf(theta, 1) {
-			// Second Harris pass: the largest pivot among the hard stops
-			// reached within theta.
-			bestRate := 0.0
-			bestVar := math.MaxInt
-			for p, v := range s.head {
-				rate := -dir * s.alpha[p]
-				ar := math.Abs(rate)
-				if ar <= ptol {
-					continue
-				}
-				xv, lo, up, ftol := s.x[v], s.lb[v], s.ub[v], s.ftol[v]
-				var t float64
-				var lower bool
-				switch {
-				case phase1 && xv < lo-ftol:
-					if rate <= 0 || math.IsInf(up, 1) {
-						continue
-					}
-					t = (up - xv) / rate
-				case phase1 && xv > up+ftol:
-					if rate >= 0 || math.IsInf(lo, -1) {
-						continue
-					}
-					t, lower = (lo-xv)/rate, true
-				case rate > 0:
-					if math.IsInf(up, 1) {
-						continue
-					}
-					t = (up - xv) / rate
-				default:
-					if math.IsInf(lo, -1) {
-						continue
-					}
-					t, lower = (lo-xv)/rate, true
-				}
-				if t > theta {
-					continue
-				}
-				if bland {
-					if t < step || leave < 0 || (t == step && v < bestVar) {
-						leave, step, toLB, bestVar = p, t, lower, v
-					}
-					continue
-				}
-				if ar > bestRate {
-					leave, step, toLB, bestRate = p, t, lower, ar
-				}
-			}
-			if step < 0 {
-				step = 0
-			}
-		}
-		flip := false
-		if rng := s.ub[q] - s.lb[q]; !math.IsInf(rng, 1) && (leave < 0 || rng <= step) {
-			flip, step = true, rng
-		}
-		if leave < 0 && !flip {
-			if phase1 {
-				// Cannot happen in exact arithmetic; start afresh.
-				if fresh {
-					return nil, errors.New("revised: phase 1 ray found, numerical trouble")
-				}
-				if err := s.refactor(); err != nil {
-					return nil, err
-				}
-				fresh = true
-				continue
-			}
-			if s.perturbed {
-				s.unperturb()
-				if err := s.refactor(); err != nil {
-					return nil, err
-				}
-				fresh = true
-				degenerate = 0
-				continue
-			}
-			return &Result{Status: Unbounded, Iterations: iters}, nil
-		}
-		moved, stepped = step > 1e-12, true
-		if moved {
-			degenerate = 0
-		} else {
-			degenerate++
-		}
+	}
+	return theta
+}
 
-		// Update the primal values.
-		if step != 0 {
-			s.x[q] += dir * step
-			for p, v := range s.head {
-				if a := s.alpha[p]; a != 0 {
-					s.x[v] -= dir * a * step
-				}
+// longStep passes the phase 1 breakpoints within θ in order while the
+// slope of the sum of infeasibilities stays negative. Any breakpoint passed
+// so far is a valid place to stop (the sum decreases up to it), so it stops
+// at the last one whose pivot is not small compared with the largest of
+// them: a long step that ends on a tiny pivot would leave an
+// ill-conditioned basis. leave < 0: the slope stays negative past them.
+func (s *Simplex) longStep(theta, dq float64) (leave int, step float64, toLB bool) {
+	sort.Slice(s.bp, func(a, b int) bool {
+		if s.bp[a].t != s.bp[b].t {
+			return s.bp[a].t < s.bp[b].t
+		}
+		return s.head[s.bp[a].p] < s.head[s.bp[b].p]
+	})
+	slope := -math.Abs(dq)
+	last := -1
+	incMax := 0.0
+	for k, b := range s.bp {
+		if b.t > theta {
+			break
+		}
+		last = k
+		incMax = math.Max(incMax, b.inc)
+		slope += b.inc
+		if slope >= 0 {
+			break
+		}
+	}
+	if last >= 0 && slope >= 0 {
+		for k := last; k >= 0; k-- {
+			if b := s.bp[k]; b.inc >= 0.1*incMax {
+				return b.p, b.t, b.toLB
 			}
 		}
-		if flip {
-			if dir > 0 {
-				s.state[q], s.x[q] = atUpper, s.ub[q]
-			} else {
-				s.state[q], s.x[q] = atLower, s.lb[q]
+	}
+	return -1, 0, false
+}
+
+// harris is the Harris ratio test's second pass: among the hard stops
+// reached within θ, the one of largest pivot, for a well-conditioned next
+// basis (under Bland's rule the nearest, ties to the least index).
+func (s *Simplex) harris(theta, dir, ptol float64, phase1, bland bool) (leave int, step float64, toLB bool) {
+	leave = -1
+	bestRate := 0.0
+	bestVar := math.MaxInt
+	for p, v := range s.head {
+		rate := -dir * s.alpha[p]
+		ar := math.Abs(rate)
+		if ar <= ptol {
+			continue
+		}
+		xv, lo, up, ftol := s.x[v], s.lb[v], s.ub[v], s.ftol[v]
+		var t float64
+		var lower bool
+		switch {
+		case phase1 && xv < lo-ftol:
+			if rate <= 0 || math.IsInf(up, 1) {
+				continue
+			}
+			t = (up - xv) / rate
+		case phase1 && xv > up+ftol:
+			if rate >= 0 || math.IsInf(lo, -1) {
+				continue
+			}
+			t, lower = (lo-xv)/rate, true
+		case rate > 0:
+			if math.IsInf(up, 1) {
+				continue
+			}
+			t = (up - xv) / rate
+		default:
+			if math.IsInf(lo, -1) {
+				continue
+			}
+			t, lower = (lo-xv)/rate, true
+		}
+		if t > theta {
+			continue
+		}
+		if bland {
+			if t < step || leave < 0 || (t == step && v < bestVar) {
+				leave, step, toLB, bestVar = p, t, lower, v
 			}
 			continue
 		}
-		v := s.head[leave]
-		if toLB {
-			s.state[v], s.x[v] = atLower, s.lb[v]
-		} else {
-			s.state[v], s.x[v] = atUpper, s.ub[v]
+		if ar > bestRate {
+			leave, step, toLB, bestRate = p, t, lower, ar
 		}
-		if s.lb[v] == s.ub[v] {
-			s.state[v] = atLower
-		}
-		s.head[leave] = q
-		s.state[q] = basic
-		s.f.update(s.alpha, leave)
-		fresh = false
 	}
+	return leave, step, toLB
+}
+
+// ray handles a pass whose ratio test found no bound to stop at. In phase
+// 1 that cannot happen in exact arithmetic: the factors are recomputed,
+// and on fresh ones the solve fails (Solve then starts once from the slack
+// basis). On perturbed bounds the true ones are restored; else the LP is
+// unbounded.
+func (s *Simplex) ray(r *solveRun, phase1 bool) (*Result, next, error) {
+	if phase1 {
+		if r.fresh {
+			return nil, finish, errors.New("revised: phase 1 ray found, numerical trouble")
+		}
+		if err := s.refactor(); err != nil {
+			return nil, finish, err
+		}
+		r.fresh = true
+		return nil, restart, nil
+	}
+	if s.perturbed {
+		s.unperturb()
+		if err := s.refactor(); err != nil {
+			return nil, finish, err
+		}
+		r.fresh = true
+		r.degenerate = 0
+		return nil, restart, nil
+	}
+	return &Result{Status: Unbounded, Iterations: r.iters}, finish, nil
+}
+
+// move takes the step: q by dir·step, the basics along −dir·α·step.
+func (s *Simplex) move(q int, dir, step float64) {
+	if step == 0 {
+		return
+	}
+	s.x[q] += dir * step
+	for p, v := range s.head {
+		if a := s.alpha[p]; a != 0 {
+			s.x[v] -= dir * a * step
+		}
+	}
+}
+
+// flip puts q, which reached its other bound before any basic stopped it,
+// exactly on that bound; the basis and its factors stay.
+func (s *Simplex) flip(q int, dir float64) {
+	if dir > 0 {
+		s.state[q], s.x[q] = atUpper, s.ub[q]
+	} else {
+		s.state[q], s.x[q] = atLower, s.lb[q]
+	}
+}
+
+// exchange makes q basic at position leave and puts the leaving variable
+// exactly on the bound it reached (a fixed variable at its lower bound),
+// so that rounding does not accumulate in nonbasic values; the factors
+// take one eta update.
+func (s *Simplex) exchange(q, leave int, toLB bool) {
+	v := s.head[leave]
+	if toLB {
+		s.state[v], s.x[v] = atLower, s.lb[v]
+	} else {
+		s.state[v], s.x[v] = atUpper, s.ub[v]
+	}
+	if s.lb[v] == s.ub[v] {
+		s.state[v] = atLower
+	}
+	s.head[leave] = q
+	s.state[q] = basic
+	s.f.update(s.alpha, leave)
 }
 
 // price returns the reduced cost of nonbasic variable j under the duals
