@@ -132,6 +132,10 @@ type structure struct {
 	n, m     int
 	colStart []int // pairs of output j: colStart[j] ≤ k < colStart[j+1]
 	row      []int // input of pair k
+	// full: every output has every input, in order (allPairs), so the
+	// passes that sum over outputs into the inputs split by inputs
+	// (splitRows, pairsOf).
+	full bool
 }
 
 func (p Problem) validate() error {
@@ -158,7 +162,7 @@ func (p Problem) validate() error {
 // output's inputs in order 0..n−1: pair k = j·n + i is (i, j) (factor
 // updates whole rows on that).
 func allPairs(n, m int) structure {
-	s := structure{n: n, m: m, colStart: make([]int, m+1)}
+	s := structure{n: n, m: m, colStart: make([]int, m+1), full: true}
 	for j := range m {
 		s.colStart[j] = len(s.row)
 		for i := range n {
@@ -360,6 +364,10 @@ type workspace struct {
 	colB2                 []float64
 	rowSumD               []float64
 	rowB3                 []float64
+	// per output scratch of the split passes: colMax the residuals'
+	// largest cap residual (and factor's singular blocks), colS1 and
+	// colS2 mulM's sums
+	colMax, colS1, colS2 []float64
 
 	lastGap   float64
 	lastPrimI float64
@@ -485,33 +493,50 @@ func (w *workspace) setSlacks() {
 // relative to max(1, t_j)).
 func (w *workspace) residuals() {
 	st, r, fm := w.st, &w.res, w.form
-	clear(r.ra)
-	capRes := 0.0
-	for j := range st.m {
-		var q, ws, zs float64
-		for k := st.colStart[j]; k < st.colStart[j+1]; k++ {
-			i := st.row[k]
-			r.rd[k] = -w.c[k] - w.a[i] - w.pi[i]*w.b[j] + w.w[k] - w.z[k]
-			r.rc[k] = w.t[j] - w.p[k] - w.s[k]
-			r.rl[k] = w.p[k] - fm.kappa*w.t[j] - w.r[k]
-			// A cap row's terms are of the size of t_j = e^{ε_u} q_j, up
-			// to 1e13 at 30 nats: its residual counts relative to that
-			// size, or the rounding of t_j − s_ij (1e-4 there) would keep
-			// the point from ever counting as near the optimum.
-			capRes = math.Max(capRes, math.Max(math.Abs(r.rc[k]), math.Abs(r.rl[k]))/math.Max(1, w.t[j]))
-			r.ra[i] += w.p[k]
-			q += w.pi[i] * w.p[k]
-			ws += w.w[k]
-			zs += w.z[k]
-		}
-		r.rb[j] = 0
-		if fm.marg {
-			r.rb[j] = q - fm.mu*w.t[j]
-		}
-		r.rt[j] = fm.mu*w.b[j] - ws + fm.kappa*zs
+	if len(w.colMax) != st.m {
+		w.colMax, w.colS1, w.colS2 = make([]float64, st.m), make([]float64, st.m), make([]float64, st.m)
 	}
-	for i := range r.ra {
-		r.ra[i]--
+	w.split(st.m, st.n*8, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			var q, ws, zs, capRes float64
+			for k := st.colStart[j]; k < st.colStart[j+1]; k++ {
+				i := st.row[k]
+				r.rd[k] = -w.c[k] - w.a[i] - w.pi[i]*w.b[j] + w.w[k] - w.z[k]
+				r.rc[k] = w.t[j] - w.p[k] - w.s[k]
+				r.rl[k] = w.p[k] - fm.kappa*w.t[j] - w.r[k]
+				// A cap row's terms are of the size of t_j = e^{ε_u} q_j, up
+				// to 1e13 at 30 nats: its residual counts relative to that
+				// size, or the rounding of t_j − s_ij (1e-4 there) would keep
+				// the point from ever counting as near the optimum.
+				capRes = math.Max(capRes, math.Max(math.Abs(r.rc[k]), math.Abs(r.rl[k]))/math.Max(1, w.t[j]))
+				q += w.pi[i] * w.p[k]
+				ws += w.w[k]
+				zs += w.z[k]
+			}
+			w.colMax[j] = capRes
+			r.rb[j] = 0
+			if fm.marg {
+				r.rb[j] = q - fm.mu*w.t[j]
+			}
+			r.rt[j] = fm.mu*w.b[j] - ws + fm.kappa*zs
+		}
+	})
+	w.splitRows(st.m, func(lo, hi int) {
+		ra := r.ra[lo:hi]
+		clear(ra)
+		for j := range st.m {
+			k0, k1 := st.pairsOf(j, lo, hi)
+			for k := k0; k < k1; k++ {
+				r.ra[st.row[k]] += w.p[k]
+			}
+		}
+		for i := range ra {
+			ra[i]--
+		}
+	})
+	capRes := 0.0
+	for _, v := range w.colMax {
+		capRes = math.Max(capRes, v)
 	}
 	comp := 0.0
 	for k := range w.p {
@@ -543,12 +568,14 @@ func maxAbs(v []float64) float64 {
 func (w *workspace) factor() error {
 	st, fm := w.st, w.form
 	n, kap := st.n, fm.kappa
-	for k := range w.p {
-		w.e[k] = w.w[k] / w.s[k]
-		w.f[k] = w.z[k] / w.r[k]
-		w.d[k] = 1 / (w.e[k] + w.f[k])
-		w.g[k] = w.e[k] + kap*w.f[k]
-	}
+	w.split(len(w.p), 8, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			w.e[k] = w.w[k] / w.s[k]
+			w.f[k] = w.z[k] / w.r[k]
+			w.d[k] = 1 / (w.e[k] + w.f[k])
+			w.g[k] = w.e[k] + kap*w.f[k]
+		}
+	})
 	var data []float64
 	w.denseReady = false
 	if !w.lowRank {
@@ -558,55 +585,40 @@ func (w *workspace) factor() error {
 		data = w.mat.RawMatrix().Data
 		clear(data)
 	}
-	clear(w.rowSumD)
+	// Each output's 2×2 block and rank-2 factors, the outputs shared out
+	// among the workers; an output whose block is singular is marked in
+	// colMax.
+	if len(w.colMax) != st.m {
+		w.colMax, w.colS1, w.colS2 = make([]float64, st.m), make([]float64, st.m), make([]float64, st.m)
+	}
+	w.split(st.m, st.n*16, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			w.colMax[j] = 0
+			if !w.outputBlock(j) {
+				w.colMax[j] = 1
+			}
+		}
+	})
+	for _, v := range w.colMax {
+		if v != 0 {
+			return errors.New("ipm: singular output block")
+		}
+	}
+	w.splitRows(st.m, func(lo, hi int) {
+		clear(w.rowSumD[lo:hi])
+		for j := range st.m {
+			k0, k1 := st.pairsOf(j, lo, hi)
+			for k := k0; k < k1; k++ {
+				w.rowSumD[st.row[k]] += w.d[k]
+			}
+		}
+	})
+	if w.lowRank {
+		return w.factorLowRank()
+	}
 	for j := range st.m {
 		k0, k1 := st.colStart[j], st.colStart[j+1]
 		if k0 == k1 {
-			continue
-		}
-		var epd, ppd, es float64
-		for k := k0; k < k1; k++ {
-			pi := w.pi[st.row[k]]
-			d := w.d[k]
-			w.v1[k], w.v2[k] = w.g[k]*d, pi*d
-			epd += pi * w.v1[k]
-			ppd += pi * w.v2[k]
-			if w.separate() { // e f d, in each form's order (startOnMarginals)
-				es += w.e[k] * w.f[k] * d
-			} else {
-				es += w.e[k] * d * w.z[k] / w.r[k]
-			}
-			w.rowSumD[st.row[k]] += d
-		}
-		es *= (1 - kap) * (1 - kap)
-		var i11, i12, i21, i22 float64
-		if fm.marg {
-			// K = [[μ − Σ π g d, (1−κ)² Σ e f d], [Σ π² d, Σ π g d − μ]].
-			k11, k12, k21, k22 := fm.mu-epd, es, ppd, epd-fm.mu
-			det := k11*k22 - k12*k21
-			if !(det < 0) {
-				return errors.New("ipm: singular output block")
-			}
-			i11, i12, i21, i22 = k22/det, -k12/det, -k21/det, k11/det
-			w.kk[j] = [4]float64{k11, k12, k21, k22}
-		} else {
-			if !(es > 0) {
-				return errors.New("ipm: singular output block")
-			}
-			i21 = 1 / es
-			w.kk[j] = [4]float64{es}
-		}
-		w.k[j] = [4]float64{i11, i12, i21, i22}
-		// Rank-2 update over the pairs of output j:
-		// M[i][l] += u1_i v1_l − u2_i v2_l with
-		// u1 = d(π_i i11 + g i21), u2 = d(π_i i12 + g i22), v1 = g d, v2 = π d
-		// (u1 and u2 are kept for the right-hand sides of solve).
-		for k := k0; k < k1; k++ {
-			pi, d, g := w.pi[st.row[k]], w.d[k], w.g[k]
-			w.u1[k] = d * (pi*i11 + g*i21)
-			w.u2[k] = d * (pi*i12 + g*i22)
-		}
-		if w.lowRank {
 			continue
 		}
 		// Every output has every input, in order (pairs), so row i of
@@ -625,9 +637,6 @@ func (w *workspace) factor() error {
 			}
 		})
 	}
-	if w.lowRank {
-		return w.factorLowRank()
-	}
 	for i := range n {
 		data[i*n+i] += w.rowSumD[i]
 	}
@@ -635,11 +644,65 @@ func (w *workspace) factor() error {
 	return nil
 }
 
+// outputBlock computes output j's products v1 = g d, v2 = π d, its 2×2
+// block K_j (kk) and inverse (k), and the rank-2 factors u1, u2 of its
+// pairs; it reports false when the block is singular.
+func (w *workspace) outputBlock(j int) bool {
+	st, fm := w.st, w.form
+	kap := fm.kappa
+	k0, k1 := st.colStart[j], st.colStart[j+1]
+	if k0 == k1 {
+		return true
+	}
+	var epd, ppd, es float64
+	for k := k0; k < k1; k++ {
+		pi := w.pi[st.row[k]]
+		d := w.d[k]
+		w.v1[k], w.v2[k] = w.g[k]*d, pi*d
+		epd += pi * w.v1[k]
+		ppd += pi * w.v2[k]
+		if w.separate() { // e f d, in each form's order (startOnMarginals)
+			es += w.e[k] * w.f[k] * d
+		} else {
+			es += w.e[k] * d * w.z[k] / w.r[k]
+		}
+	}
+	es *= (1 - kap) * (1 - kap)
+	var i11, i12, i21, i22 float64
+	if fm.marg {
+		// K = [[μ − Σ π g d, (1−κ)² Σ e f d], [Σ π² d, Σ π g d − μ]].
+		k11, k12, k21, k22 := fm.mu-epd, es, ppd, epd-fm.mu
+		det := k11*k22 - k12*k21
+		if !(det < 0) {
+			return false
+		}
+		i11, i12, i21, i22 = k22/det, -k12/det, -k21/det, k11/det
+		w.kk[j] = [4]float64{k11, k12, k21, k22}
+	} else {
+		if !(es > 0) {
+			return false
+		}
+		i21 = 1 / es
+		w.kk[j] = [4]float64{es}
+	}
+	w.k[j] = [4]float64{i11, i12, i21, i22}
+	// Rank-2 update over the pairs of output j:
+	// M[i][l] += u1_i v1_l − u2_i v2_l with
+	// u1 = d(π_i i11 + g i21), u2 = d(π_i i12 + g i22), v1 = g d, v2 = π d
+	// (u1 and u2 are kept for the right-hand sides of solve).
+	for k := k0; k < k1; k++ {
+		pi, d, g := w.pi[st.row[k]], w.d[k], w.g[k]
+		w.u1[k] = d * (pi*i11 + g*i21)
+		w.u2[k] = d * (pi*i12 + g*i22)
+	}
+	return true
+}
+
 // solve computes the Newton direction for the current residuals and the
 // complementarity right-hand sides rpz (for r z) and rsw (for s w) into d.
 func (w *workspace) solve(d direction) error {
 	st, r := w.st, &w.res
-	n, kap := st.n, w.form.kappa
+	kap := w.form.kappa
 	// g_w = rsw/s − e rc; h_z = rpz/r − f rl; h = −rd − g_w + h_z.
 	w.split(len(w.p), 8, func(lo, hi int) {
 		for k := lo; k < hi; k++ {
@@ -648,22 +711,30 @@ func (w *workspace) solve(d direction) error {
 			w.h[k] = -r.rd[k] - w.gw[k] + w.hz[k]
 		}
 	})
-	for i := range n {
-		w.rowB3[i] = -r.ra[i]
-	}
-	for j := range st.m {
-		k0, k1 := st.colStart[j], st.colStart[j+1]
-		b1, b2 := -r.rt[j], -r.rb[j]
-		for k := k0; k < k1; k++ {
-			b1 += w.gw[k] - kap*w.hz[k] + w.v1[k]*w.h[k]
-			b2 -= w.v2[k] * w.h[k]
-			w.rowB3[st.row[k]] -= w.d[k] * w.h[k]
+	w.split(st.m, st.n*6, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			b1, b2 := -r.rt[j], -r.rb[j]
+			for k := st.colStart[j]; k < st.colStart[j+1]; k++ {
+				b1 += w.gw[k] - kap*w.hz[k] + w.v1[k]*w.h[k]
+				b2 -= w.v2[k] * w.h[k]
+			}
+			w.colB1[j], w.colB2[j] = b1, b2
 		}
-		w.colB1[j], w.colB2[j] = b1, b2
-		for k := k0; k < k1; k++ {
-			w.rowB3[st.row[k]] -= w.u1[k]*b1 + w.u2[k]*b2
+	})
+	w.splitRows(st.m*6, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			w.rowB3[i] = -r.ra[i]
 		}
-	}
+		for j := range st.m {
+			k0, k1 := st.pairsOf(j, lo, hi)
+			b1, b2 := w.colB1[j], w.colB2[j]
+			for k := k0; k < k1; k++ {
+				i := st.row[k]
+				w.rowB3[i] -= w.d[k] * w.h[k]
+				w.rowB3[i] -= w.u1[k]*b1 + w.u2[k]*b2
+			}
+		}
+	})
 	if w.lowRank {
 		if err := w.solveLowRank(w.rowB3); err != nil {
 			return err
@@ -673,26 +744,28 @@ func (w *workspace) solve(d direction) error {
 	}
 	da := d.a
 	copy(da, w.rowB3)
-	for j := range st.m {
-		k0, k1 := st.colStart[j], st.colStart[j+1]
-		var x, y float64
-		for k := k0; k < k1; k++ {
-			x += w.v1[k] * da[st.row[k]]
-			y += w.v2[k] * da[st.row[k]]
+	w.split(st.m, st.n*24, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			k0, k1 := st.colStart[j], st.colStart[j+1]
+			var x, y float64
+			for k := k0; k < k1; k++ {
+				x += w.v1[k] * da[st.row[k]]
+				y += w.v2[k] * da[st.row[k]]
+			}
+			ik := w.k[j]
+			r1, r2 := w.colB1[j]+x, w.colB2[j]-y
+			d.b[j] = ik[0]*r1 + ik[1]*r2
+			d.t[j] = ik[2]*r1 + ik[3]*r2
+			for k := k0; k < k1; k++ {
+				i := st.row[k]
+				d.p[k] = w.d[k] * (w.h[k] + da[i] + w.pi[i]*d.b[j] + w.g[k]*d.t[j])
+				d.s[k] = d.t[j] - d.p[k] + r.rc[k]
+				d.r[k] = d.p[k] - kap*d.t[j] + r.rl[k] // d.p itself without lower caps
+				d.z[k] = (w.rpz[k] - w.z[k]*d.r[k]) / w.r[k]
+				d.w[k] = (w.rsw[k] - w.w[k]*d.s[k]) / w.s[k]
+			}
 		}
-		ik := w.k[j]
-		r1, r2 := w.colB1[j]+x, w.colB2[j]-y
-		d.b[j] = ik[0]*r1 + ik[1]*r2
-		d.t[j] = ik[2]*r1 + ik[3]*r2
-		for k := k0; k < k1; k++ {
-			i := st.row[k]
-			d.p[k] = w.d[k] * (w.h[k] + da[i] + w.pi[i]*d.b[j] + w.g[k]*d.t[j])
-			d.s[k] = d.t[j] - d.p[k] + r.rc[k]
-			d.r[k] = d.p[k] - kap*d.t[j] + r.rl[k] // d.p itself without lower caps
-			d.z[k] = (w.rpz[k] - w.z[k]*d.r[k]) / w.r[k]
-			d.w[k] = (w.rsw[k] - w.w[k]*d.s[k]) / w.s[k]
-		}
-	}
+	})
 	return nil
 }
 
@@ -749,10 +822,12 @@ func (w *workspace) step() error {
 		return err
 	}
 	// Predictor (affine scaling).
-	for k := range w.p {
-		w.rpz[k] = -w.r[k] * w.z[k]
-		w.rsw[k] = -w.s[k] * w.w[k]
-	}
+	w.split(len(w.p), 2, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			w.rpz[k] = -w.r[k] * w.z[k]
+			w.rsw[k] = -w.s[k] * w.w[k]
+		}
+	})
 	d := w.aff
 	if err := w.solve(d); err != nil {
 		return err
@@ -765,10 +840,12 @@ func (w *workspace) step() error {
 	}
 	sigma := math.Pow(aff/comp, 3)
 	// Corrector.
-	for k := range w.p {
-		w.rpz[k] = sigma*muC - w.r[k]*w.z[k] - d.r[k]*d.z[k]
-		w.rsw[k] = sigma*muC - w.s[k]*w.w[k] - d.s[k]*d.w[k]
-	}
+	w.split(len(w.p), 4, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			w.rpz[k] = sigma*muC - w.r[k]*w.z[k] - d.r[k]*d.z[k]
+			w.rsw[k] = sigma*muC - w.s[k]*w.w[k] - d.s[k]*d.w[k]
+		}
+	})
 	d = w.cor
 	var err error
 	if err = w.solve(d); err != nil {
@@ -790,17 +867,19 @@ func (w *workspace) step() error {
 
 // move steps the primal variables by ap along d and the dual ones by ad.
 func (w *workspace) move(d direction, ap, ad float64) {
-	for k := range w.p {
-		w.p[k] += ap * d.p[k]
-		w.s[k] += ap * d.s[k]
-		w.z[k] += ad * d.z[k]
-		w.w[k] += ad * d.w[k]
-	}
-	if w.separate() {
-		for k := range w.r {
-			w.r[k] += ap * d.r[k]
+	w.split(len(w.p), 5, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			w.p[k] += ap * d.p[k]
+			w.s[k] += ap * d.s[k]
+			w.z[k] += ad * d.z[k]
+			w.w[k] += ad * d.w[k]
 		}
-	}
+		if w.separate() {
+			for k := lo; k < hi; k++ {
+				w.r[k] += ap * d.r[k]
+			}
+		}
+	})
 	for j := range w.t {
 		w.t[j] += ap * d.t[j]
 		w.b[j] += ad * d.b[j]

@@ -34,12 +34,16 @@ import (
 // computed from M's factors, recover them.
 type lowRankSys struct {
 	n, cols int
-	dinv    []float64  // 1/D_i
-	w       *mat.Dense // D^{-1/2} W, N × cols
-	s       *mat.Dense
-	lu      mat.LU
+	dinv    []float64 // 1/D_i
+	rdinv   []float64 // D_i^{-1/2}
+	// wt is (D^{-1/2} W)ᵀ, cols × N row-major: each column of W is a
+	// contiguous row, for the dot products of gram and apply.
+	wt []float64
+	s  *mat.Dense
+	lu mat.LU
 	// scratch
 	z, y     *mat.VecDense
+	t        []float64
 	res, cor []float64
 	// stalePCG's vectors
 	pr, pz, pp, pq []float64
@@ -89,42 +93,53 @@ func (w *workspace) factorLowRank() error {
 	cols := per * st.m
 	lr := w.lr
 	if lr == nil || lr.n != n || lr.cols != cols {
-		lr = &lowRankSys{n: n, cols: cols, dinv: make([]float64, n),
-			w: mat.NewDense(n, cols, nil), s: mat.NewDense(cols, cols, nil),
-			z: mat.NewVecDense(cols, nil), y: mat.NewVecDense(cols, nil),
+		lr = &lowRankSys{n: n, cols: cols, dinv: make([]float64, n), rdinv: make([]float64, n),
+			wt: make([]float64, cols*n), s: mat.NewDense(cols, cols, nil),
+			z: mat.NewVecDense(cols, nil), y: mat.NewVecDense(cols, nil), t: make([]float64, n),
 			res: make([]float64, n), cor: make([]float64, n)}
 		w.lr = lr
 	}
 	// M's diagonal, to floor D by: D_i plus the updates' (i, i) entries.
-	clear(lr.res)
-	for j := range st.m {
-		for k := st.colStart[j]; k < st.colStart[j+1]; k++ {
-			i := st.row[k]
-			lr.res[i] += w.u1[k] * w.v1[k]
-			if per == 2 {
-				lr.res[i] -= w.u2[k] * w.v2[k]
+	w.splitRows(2*st.m, func(lo, hi int) {
+		clear(lr.res[lo:hi])
+		for j := range st.m {
+			k0, k1 := st.pairsOf(j, lo, hi)
+			for k := k0; k < k1; k++ {
+				i := st.row[k]
+				lr.res[i] += w.u1[k] * w.v1[k]
+				if per == 2 {
+					lr.res[i] -= w.u2[k] * w.v2[k]
+				}
 			}
 		}
-	}
+	})
 	for i, v := range w.rowSumD {
 		if !(v > 0) || math.IsInf(v, 0) {
 			return errors.New("ipm: singular diagonal in the low-rank system")
 		}
 		lr.dinv[i] = 1 / math.Max(v, diagFloor*(v+math.Abs(lr.res[i])))
+		lr.rdinv[i] = math.Sqrt(lr.dinv[i])
 	}
-	wd := lr.w.RawMatrix()
-	clear(wd.Data)
-	for j := range st.m {
-		for k := st.colStart[j]; k < st.colStart[j+1]; k++ {
-			i := st.row[k]
-			r := math.Sqrt(lr.dinv[i])
-			wd.Data[i*wd.Stride+per*j] = w.v1[k] * r
+	if !st.full {
+		clear(lr.wt)
+	}
+	w.split(st.m, 2*n, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			c1 := lr.wt[per*j*n : (per*j+1)*n]
+			for k := st.colStart[j]; k < st.colStart[j+1]; k++ {
+				i := st.row[k]
+				c1[i] = w.v1[k] * lr.rdinv[i]
+			}
 			if per == 2 {
-				wd.Data[i*wd.Stride+per*j+1] = w.v2[k] * r
+				c2 := lr.wt[(per*j+1)*n : (per*j+2)*n]
+				for k := st.colStart[j]; k < st.colStart[j+1]; k++ {
+					i := st.row[k]
+					c2[i] = w.v2[k] * lr.rdinv[i]
+				}
 			}
 		}
-	}
-	gram(lr.s, lr.w)
+	})
+	w.gram(lr.s.RawMatrix().Data, lr.wt, cols, n)
 	sd := lr.s.RawMatrix()
 	for j := range st.m {
 		if st.colStart[j] == st.colStart[j+1] {
@@ -156,7 +171,7 @@ func (w *workspace) factorLowRank() error {
 func (w *workspace) solveLowRank(b []float64) error {
 	lr := w.lr
 	x := make([]float64, lr.n)
-	if err := lr.apply(b, x); err != nil {
+	if err := w.apply(b, x); err != nil {
 		return err
 	}
 	scale, last, res := maxAbs(b), math.Inf(1), math.Inf(1)
@@ -167,10 +182,11 @@ func (w *workspace) solveLowRank(b []float64) error {
 		}
 		res = maxAbs(lr.res)
 		if res <= refineTol*scale || res > last/2 {
+
 			break
 		}
 		last = res
-		if err := lr.apply(lr.res, lr.cor); err != nil {
+		if err := w.apply(lr.res, lr.cor); err != nil {
 			return err
 		}
 		for i := range x {
@@ -295,22 +311,36 @@ func (w *workspace) stalePCG(b, x []float64, scale float64) float64 {
 	return maxAbs(q)
 }
 
-// apply sets x to the Woodbury solution of M x = b.
-func (lr *lowRankSys) apply(b, x []float64) error {
+// apply sets x to the Woodbury solution of M x = b: the products with
+// Ŵᵀ split by its columns and with Ŵ by the inputs among the workers,
+// each entry summed in one order whatever the split.
+func (w *workspace) apply(b, x []float64) error {
+	lr := w.lr
+	n := lr.n
 	// x = D^{-1/2}(c − Ŵ S⁻¹ Ŵᵀ c) with c = D^{-1/2} b and Ŵ = D^{-1/2} W.
 	for i := range b {
-		x[i] = b[i] * math.Sqrt(lr.dinv[i])
+		x[i] = b[i] * lr.rdinv[i]
 	}
-	c := mat.NewVecDense(lr.n, x)
-	lr.z.MulVec(lr.w.T(), c)
+	z := lr.z.RawVector().Data
+	w.split(lr.cols, 2*n, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			z[c] = vec.Dot(lr.wt[c*n:(c+1)*n], x)
+		}
+	})
 	if err := lr.lu.SolveVecTo(lr.y, false, lr.z); err != nil && !errors.As(err, new(mat.Condition)) {
 		return err
 	}
-	t := mat.NewVecDense(lr.n, nil)
-	t.MulVec(lr.w, lr.y)
-	for i := range x {
-		x[i] = (x[i] - t.AtVec(i)) * math.Sqrt(lr.dinv[i])
-	}
+	y := lr.y.RawVector().Data
+	w.split(n, 2*lr.cols, func(lo, hi int) {
+		t := lr.t[lo:hi]
+		clear(t)
+		for c := range lr.cols {
+			vec.AddScaled(t, y[c], lr.wt[c*n+lo:c*n+hi])
+		}
+		for i := lo; i < hi; i++ {
+			x[i] = (x[i] - lr.t[i]) * lr.rdinv[i]
+		}
+	})
 	return nil
 }
 
@@ -318,23 +348,34 @@ func (lr *lowRankSys) apply(b, x []float64) error {
 // u1 (v1·x) − u2 (v2·x) over its pairs.
 func (w *workspace) mulM(x, out []float64) {
 	st := w.st
-	for i := range out {
-		out[i] = w.rowSumD[i] * x[i]
+	if len(w.colS1) != st.m {
+		w.colMax, w.colS1, w.colS2 = make([]float64, st.m), make([]float64, st.m), make([]float64, st.m)
 	}
-	for j := range st.m {
-		k0, k1 := st.colStart[j], st.colStart[j+1]
-		var s1, s2 float64
-		for k := k0; k < k1; k++ {
-			s1 += w.v1[k] * x[st.row[k]]
-			s2 += w.v2[k] * x[st.row[k]]
+	w.split(st.m, 4*st.n, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			var s1, s2 float64
+			for k := st.colStart[j]; k < st.colStart[j+1]; k++ {
+				s1 += w.v1[k] * x[st.row[k]]
+				s2 += w.v2[k] * x[st.row[k]]
+			}
+			w.colS1[j], w.colS2[j] = s1, s2
 		}
-		for k := k0; k < k1; k++ {
-			out[st.row[k]] += w.u1[k] * s1
-			if w.form.marg {
-				out[st.row[k]] -= w.u2[k] * s2
+	})
+	w.splitRows(4*st.m, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			out[i] = w.rowSumD[i] * x[i]
+		}
+		for j := range st.m {
+			k0, k1 := st.pairsOf(j, lo, hi)
+			s1, s2 := w.colS1[j], w.colS2[j]
+			for k := k0; k < k1; k++ {
+				out[st.row[k]] += w.u1[k] * s1
+				if w.form.marg {
+					out[st.row[k]] -= w.u2[k] * s2
+				}
 			}
 		}
-	}
+	})
 }
 
 // Gondzio's multiple centrality correctors (J. Gondzio, "Multiple
@@ -374,10 +415,12 @@ func (w *workspace) centrality(d, trial direction, ap, ad, target float64) (dire
 	for range correctors {
 		a := math.Min(ap, ad)
 		at := math.Min(1, 1.5*a+0.1) // the step the corrector aims at
-		for k := range w.p {
-			w.rpz[k] += push((w.r[k] + at*d.r[k]) * (w.z[k] + at*d.z[k]))
-			w.rsw[k] += push((w.s[k] + at*d.s[k]) * (w.w[k] + at*d.w[k]))
-		}
+		w.split(len(w.p), 8, func(lo, hi int) {
+			for k := lo; k < hi; k++ {
+				w.rpz[k] += push((w.r[k] + at*d.r[k]) * (w.z[k] + at*d.z[k]))
+				w.rsw[k] += push((w.s[k] + at*d.s[k]) * (w.w[k] + at*d.w[k]))
+			}
+		})
 		if err := w.solve(trial); err != nil {
 			return d, ap, ad, err
 		}
@@ -392,27 +435,59 @@ func (w *workspace) centrality(d, trial direction, ap, ad, target float64) (dire
 	return d, ap, ad, nil
 }
 
-// gramBlock is the width of the row blocks in which gram computes WᵀW.
-const gramBlock = 64
+// gram sums its dot products over pieces of gramChunk entries of the rows
+// of Wᵀ, and runs over them in blocks of gramRows rows: a block's pieces
+// (256 KiB) stay in a core's L2 cache while every pair of rows above it
+// passes over them (vec.Dots2x4: two rows against four).
+const (
+	gramChunk = 512
+	gramRows  = 64
+)
 
-// gram sets s to wᵀw, a symmetric matrix: each block of gramBlock rows
-// is multiplied out from its diagonal on (a matrix product of its own,
-// spread over the processors by gonum), and the lower triangle copied
-// from the upper, about half the products of wᵀw whole.
-func gram(s, w *mat.Dense) {
-	n, c := w.Dims()
-	if c <= 2*gramBlock {
-		s.Mul(w.T(), w)
-		return
+// gram sets s (c × c, row-major) to wt wtᵀ for wt c × n row-major, a
+// symmetric matrix: the upper triangle is computed, the lower copied from
+// it. The pairs of rows of s are shared out among the workers, paired
+// from both ends (the rows' work falls along the triangle); each entry is
+// summed over the pieces in order whatever the split.
+func (w *workspace) gram(s, wt []float64, c, n int) {
+	clear(s)
+	pairs := (c + 1) / 2
+	row := func(r, k0, k1 int) []float64 {
+		r = min(r, c-1) // past the last row: a copy whose products are dropped
+		return wt[r*n+k0 : r*n+k1]
 	}
-	for lo := 0; lo < c; lo += gramBlock {
-		hi := min(lo+gramBlock, c)
-		s.Slice(lo, hi, lo, c).(*mat.Dense).Mul(w.Slice(0, n, lo, hi).T(), w.Slice(0, n, lo, c))
-	}
-	sd := s.RawMatrix()
+	w.split(pairs, c*n, func(lo, hi int) {
+		var out [8]float64
+		for k0 := 0; k0 < n; k0 += gramChunk {
+			k1 := min(k0+gramChunk, n)
+			for b0 := 0; b0 < c; b0 += gramRows {
+				b1 := min(b0+gramRows, c)
+				for t := lo; t < hi; t++ {
+					a := 2 * (t / 2) // rows a, a+1 from the front or the back
+					if t%2 == 1 {
+						a = 2 * (pairs - 1 - t/2)
+					}
+					if a >= b1 {
+						continue
+					}
+					a0, a1 := row(a, k0, k1), row(a+1, k0, k1)
+					for q := b0 + (max(a, b0)-b0)&^3; q < b1; q += 4 {
+						vec.Dots2x4(a0, a1, row(q, k0, k1), row(q+1, k0, k1), row(q+2, k0, k1), row(q+3, k0, k1), &out)
+						for r := range 2 {
+							for e := range 4 {
+								if ar, bq := a+r, q+e; ar < c && bq < b1 && bq >= ar {
+									s[ar*c+bq] += out[4*r+e]
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	})
 	for r := 1; r < c; r++ {
 		for k := range r {
-			sd.Data[r*sd.Stride+k] = sd.Data[k*sd.Stride+r]
+			s[r*c+k] = s[k*c+r]
 		}
 	}
 }

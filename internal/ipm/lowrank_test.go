@@ -68,28 +68,40 @@ func TestLowRankMatchesDense(t *testing.T) {
 }
 
 // TestGramIsTheProduct: gram's blocked upper triangle, mirrored, equals
-// the product wᵀw computed whole, for widths below, at and across
-// several blocks.
+// the product wᵀw computed whole by gonum, for widths below, at and across
+// several blocks (odd ones leave a row without a pair, and a block
+// without a whole quad) and lengths across several pieces, with and
+// without a tail of fewer than four entries; with its pairs of rows split
+// among three workers it gives the same matrix bit for bit.
 func TestGramIsTheProduct(t *testing.T) {
 	rng := rand.New(rand.NewPCG(34, 5))
-	for _, c := range []int{3, 2 * gramBlock, 2*gramBlock + 1, 5*gramBlock + 17} {
-		w := mat.NewDense(37, c, nil)
-		for r := range 37 {
-			for k := range c {
-				w.Set(r, k, rng.NormFloat64())
+	for _, c := range []int{1, 3, 2 * gramRows, 2*gramRows + 1, 5*gramRows + 17} {
+		for _, n := range []int{37, 2*gramChunk + 6} {
+			w := mat.NewDense(n, c, nil)
+			wt := make([]float64, c*n)
+			for r := range n {
+				for k := range c {
+					v := rng.NormFloat64()
+					w.Set(r, k, v)
+					wt[k*n+r] = v
+				}
 			}
-		}
-		var want mat.Dense
-		want.Mul(w.T(), w)
-		got := mat.NewDense(c, c, nil)
-		gram(got, w)
-		if !mat.EqualApprox(got, &want, 1e-12) {
-			t.Fatalf("width %d: gram differs from wᵀw", c)
-		}
-		for r := range c {
-			for k := range c {
-				if got.At(r, k) != got.At(k, r) {
-					t.Fatalf("width %d: gram not symmetric at (%d, %d)", c, r, k)
+			var want mat.Dense
+			want.Mul(w.T(), w)
+			one, many := make([]float64, c*c), make([]float64, c*c)
+			(&workspace{}).gram(one, wt, c, n)
+			(&workspace{workers: 3, minWork: 1}).gram(many, wt, c, n)
+			if !mat.EqualApprox(mat.NewDense(c, c, one), &want, 1e-12) {
+				t.Fatalf("width %d, length %d: gram differs from wᵀw", c, n)
+			}
+			for r := range c {
+				for k := range c {
+					if one[r*c+k] != one[k*c+r] {
+						t.Fatalf("width %d, length %d: gram not symmetric at (%d, %d)", c, n, r, k)
+					}
+					if one[r*c+k] != many[r*c+k] {
+						t.Fatalf("width %d, length %d: three workers give %v at (%d, %d), one %v", c, n, many[r*c+k], r, k, one[r*c+k])
+					}
 				}
 			}
 		}

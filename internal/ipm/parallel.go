@@ -19,3 +19,25 @@ func (w *workspace) split(n, cost int, f func(lo, hi int)) {
 	}
 	par.Split(w.workers, least, n, cost, f)
 }
+
+// splitRows calls f on ranges [lo, hi) of the inputs, for the passes that
+// sum over the outputs into each input: on up to w.workers goroutines
+// when every output has every input in order (st.full), else once on all
+// of them. cost is the work per input. Each input's sum runs over the
+// outputs in order whatever the split, so results do not depend on it.
+func (w *workspace) splitRows(cost int, f func(lo, hi int)) {
+	if !w.st.full {
+		f(0, w.st.n)
+		return
+	}
+	w.split(w.st.n, cost, f)
+}
+
+// pairsOf returns the pairs [k0, k1) of output j whose inputs lie in a
+// range [lo, hi) of splitRows.
+func (st *structure) pairsOf(j, lo, hi int) (k0, k1 int) {
+	if st.full {
+		return st.colStart[j] + lo, st.colStart[j] + hi
+	}
+	return st.colStart[j], st.colStart[j+1]
+}
