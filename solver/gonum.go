@@ -329,18 +329,80 @@ func callSimplex(c []float64, a *mat.Dense, b []float64, basic []int) (x []float
 // one artificial column per row, started from the artificial basis.
 func solveStandard(c []float64, a [][]float64, b []float64) (Status, []float64, []float64, error) {
 	m := len(a)
-	n := len(c)
-	x := make([]float64, n)
+	x := make([]float64, len(c))
+	// 1. Zero columns and dependent rows out.
+	p := reduce(c, a, b)
+	if len(p.rows) == 0 {
+		if st, done := p.verdict(x); done {
+			return st, nil, nil, nil
+		}
+		return Optimal, x, make([]float64, m), nil
+	}
+	// 2. Phase I: a feasible vertex, or a proof there is none.
+	x1, infeasible, err := p.phase1()
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	if infeasible {
+		return Infeasible, nil, nil, nil
+	}
+	for k, j := range p.cols {
+		x[j] = x1[k]
+	}
+	// 3. The dropped rows and the zero columns decide what phase I can
+	// not see.
+	if st, done := p.verdict(x); done {
+		return st, nil, nil, nil
+	}
+	// 4. A feasibility problem (all costs zero, as the ε-PML LPs of a
+	// bisection) is solved by phase I's vertex, with zero duals: phase II
+	// would only risk gonum losing feasibility at a degenerate vertex.
+	if p.zeroCost() {
+		return Optimal, x, make([]float64, m), nil
+	}
+	// 5. Phase II from phase I's vertex, and the duals of its basis.
+	st, x2, y, err := p.phase2(x1)
+	if st != Optimal || err != nil {
+		return st, nil, nil, err
+	}
+	for k, j := range p.cols {
+		x[j] = x2[k]
+	}
+	var yFull []float64
+	if y != nil {
+		yFull = make([]float64, m)
+		for r, i := range p.rows {
+			yFull[i] = y[r]
+		}
+	}
+	return Optimal, x, yFull, nil
+}
+
+// reduced is a standard-form problem min cᵀx, A x = b, x ≥ 0 with the
+// parts gonum's Simplex can not take set aside: it is given the nonzero
+// columns and a set of independent rows only.
+type reduced struct {
+	c       []float64
+	a       [][]float64
+	b       []float64
+	cols    []int   // the nonzero columns
+	rows    []int   // independent rows, a basis of A's row space
+	dropped []int   // the other rows, checked on the solution
+	rayFree bool    // a zero column of negative cost: unbounded if feasible
+	feasTol float64 // absolute feasibility tolerance, relative to max |b_i|
+}
+
+// reduce sets aside A's zero columns, which stay at 0 (one with a negative
+// cost makes a feasible problem unbounded), and the rows that depend on
+// earlier ones.
+func reduce(c []float64, a [][]float64, b []float64) *reduced {
+	m, n := len(a), len(c)
+	p := &reduced{c: c, a: a, b: b}
 	scale := 1.0
 	for _, v := range b {
 		scale = math.Max(scale, math.Abs(v))
 	}
-	feasTol := gonumFeasTol * scale
-
-	// Zero columns stay at 0; one with a negative cost makes a feasible
-	// problem unbounded.
-	var cols []int
-	rayFree := false
+	p.feasTol = gonumFeasTol * scale
 	for j := 0; j < n; j++ {
 		zero := true
 		for i := 0; i < m; i++ {
@@ -351,60 +413,110 @@ func solveStandard(c []float64, a [][]float64, b []float64) (Status, []float64, 
 		}
 		switch {
 		case !zero:
-			cols = append(cols, j)
+			p.cols = append(p.cols, j)
 		case c[j] < 0:
-			rayFree = true
+			p.rayFree = true
 		}
 	}
-	// Independent rows.
 	var g gsBasis
-	var rows, dropped []int
 	for i := 0; i < m; i++ {
-		v := make([]float64, len(cols))
-		for k, j := range cols {
+		v := make([]float64, len(p.cols))
+		for k, j := range p.cols {
 			v[k] = a[i][j]
 		}
 		if g.add(v) {
-			rows = append(rows, i)
+			p.rows = append(p.rows, i)
 		} else {
-			dropped = append(dropped, i)
+			p.dropped = append(p.dropped, i)
 		}
 	}
-	mk, nk := len(rows), len(cols)
-	checkDropped := func() bool {
-		for _, i := range dropped {
-			var s float64
-			for _, j := range cols {
-				s += a[i][j] * x[j]
-			}
-			if math.Abs(s-b[i]) > feasTol {
-				return false
-			}
-		}
-		return true
-	}
-	if mk == 0 {
-		if !checkDropped() {
-			return Infeasible, nil, nil, nil
-		}
-		if rayFree {
-			return Unbounded, nil, nil, nil
-		}
-		return Optimal, x, make([]float64, m), nil
-	}
+	return p
+}
 
-	// Phase I: min Σ art, [A I_art] (x, art) = b with b ≥ 0 by row signs.
-	// A row whose sign-adjusted b is matched by a column that has its only
-	// non-zero there (a slack, typically) starts with that column basic;
-	// only the other rows get an artificial column.
-	sg := make([]float64, mk)
+// verdict decides what the reduced problem does not show about a point x
+// feasible for it: a dropped row it violates makes the problem infeasible
+// (the row was dependent only up to the independence tolerance), and a
+// zero column of negative cost unbounded. done is false when neither holds.
+func (p *reduced) verdict(x []float64) (st Status, done bool) {
+	for _, i := range p.dropped {
+		var s float64
+		for _, j := range p.cols {
+			s += p.a[i][j] * x[j]
+		}
+		if math.Abs(s-p.b[i]) > p.feasTol {
+			return Infeasible, true
+		}
+	}
+	if p.rayFree {
+		return Unbounded, true
+	}
+	return 0, false
+}
+
+// phase1 finds a vertex of the reduced problem (x over p.cols), or reports
+// that it is infeasible (the artificials' sum stays above the tolerance): min Σ art, [A I_art] (x, art) = b with b ≥ 0 by
+// row signs. A row whose sign-adjusted b is matched by a column that has
+// its only non-zero there (a slack, typically) starts with that column
+// basic; only the other rows get an artificial column, and with none the
+// start is the vertex.
+func (p *reduced) phase1() (x1 []float64, infeasible bool, err error) {
+	a, b, rows, cols := p.a, p.b, p.rows, p.cols
+	mk, nk := len(rows), len(cols)
+	sg, single, artRows := p.start()
+	na := len(artRows)
+	if na == 0 {
+		x1 = make([]float64, nk)
+		for r, k := range single {
+			x1[k] = b[rows[r]] / a[rows[r]][cols[k]]
+		}
+		return x1, false, nil
+	}
+	a1 := mat.NewDense(mk, nk+na, nil)
+	b1 := make([]float64, mk)
+	c1 := make([]float64, nk+na)
+	basic := make([]int, mk)
+	for r, i := range rows {
+		for k, j := range cols {
+			a1.Set(r, k, sg[r]*a[i][j])
+		}
+		b1[r] = sg[r] * b[i]
+		basic[r] = single[r]
+	}
+	for t, r := range artRows {
+		a1.Set(r, nk+t, 1)
+		c1[nk+t] = 1
+		basic[r] = nk + t
+	}
+	x1, err = callSimplex(c1, a1, b1, basic)
+	if err != nil && !errors.Is(err, glp.ErrInfeasible) && !errors.Is(err, glp.ErrUnbounded) {
+		// A near-singular basis on the way (degenerate PML vertices):
+		// let gonum start phase I from its own basis instead.
+		x1, err = callSimplex(c1, a1, b1, nil)
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("solver: gonum phase I: %w", err)
+	}
+	var infeas float64
+	for t := 0; t < na; t++ {
+		infeas += math.Abs(x1[nk+t])
+	}
+	return x1, infeas > p.feasTol, nil
+}
+
+// start returns phase I's starting basis: the sign sg[r] that makes row
+// r's right-hand side nonnegative, the column single[r] (an index into
+// p.cols) basic in row r, or −1, and the rows left for artificial columns.
+func (p *reduced) start() (sg []float64, single, artRows []int) {
+	a, b, rows, cols := p.a, p.b, p.rows, p.cols
+	mk := len(rows)
+	sg = make([]float64, mk)
 	for r, i := range rows {
 		sg[r] = 1
 		if b[i] < 0 {
 			sg[r] = -1
 		}
 	}
-	single := make([]int, mk) // starting basic column of each row, or −1
+	single = make([]int, mk)
 	for r := range single {
 		single[r] = -1
 	}
@@ -419,90 +531,41 @@ func solveStandard(c []float64, a [][]float64, b []float64) (Status, []float64, 
 			single[rr] = k
 		}
 	}
-	var artRows []int
 	for r := range single {
 		if single[r] < 0 {
 			artRows = append(artRows, r)
 		}
 	}
-	na := len(artRows)
-	var x1 []float64
-	if na == 0 {
-		x1 = make([]float64, nk)
-		for r, k := range single {
-			x1[k] = b[rows[r]] / a[rows[r]][cols[k]]
-		}
-	} else {
-		a1 := mat.NewDense(mk, nk+na, nil)
-		b1 := make([]float64, mk)
-		c1 := make([]float64, nk+na)
-		basic := make([]int, mk)
-		for r, i := range rows {
-			for k, j := range cols {
-				a1.Set(r, k, sg[r]*a[i][j])
-			}
-			b1[r] = sg[r] * b[i]
-			basic[r] = single[r]
-		}
-		for t, r := range artRows {
-			a1.Set(r, nk+t, 1)
-			c1[nk+t] = 1
-			basic[r] = nk + t
-		}
-		var err error
-		x1, err = callSimplex(c1, a1, b1, basic)
-		if err != nil && !errors.Is(err, glp.ErrInfeasible) && !errors.Is(err, glp.ErrUnbounded) {
-			// A near-singular basis on the way (degenerate PML vertices):
-			// let gonum start phase I from its own basis instead.
-			x1, err = callSimplex(c1, a1, b1, nil)
-		}
-		if err != nil {
-			return 0, nil, nil, fmt.Errorf("solver: gonum phase I: %w", err)
-		}
-		var infeas float64
-		for t := 0; t < na; t++ {
-			infeas += math.Abs(x1[nk+t])
-		}
-		if infeas > feasTol {
-			return Infeasible, nil, nil, nil
-		}
-	}
-	for k, j := range cols {
-		x[j] = x1[k]
-	}
-	if !checkDropped() {
-		return Infeasible, nil, nil, nil
-	}
-	if rayFree {
-		return Unbounded, nil, nil, nil
-	}
+	return sg, single, artRows
+}
 
-	// A feasibility problem (all costs zero, as the ε-PML LPs of a
-	// bisection) is solved by phase I's vertex, with zero duals: phase II
-	// would only risk gonum losing feasibility at a degenerate vertex.
-	zeroCost := true
-	for _, j := range cols {
-		if c[j] != 0 {
-			zeroCost = false
-			break
+// zeroCost reports whether every kept column costs nothing.
+func (p *reduced) zeroCost() bool {
+	for _, j := range p.cols {
+		if p.c[j] != 0 {
+			return false
 		}
 	}
-	if zeroCost {
-		return Optimal, x, make([]float64, m), nil
-	}
+	return true
+}
 
-	// Phase II from the basis of phase I's vertex, completed to a full basis.
+// phase2 minimises cᵀx over the reduced problem from the basis of phase
+// I's vertex x1, completed to a full basis, and returns the optimum over
+// p.cols with the duals over p.rows of its basis when they are dual
+// feasible (else nil).
+func (p *reduced) phase2(x1 []float64) (Status, []float64, []float64, error) {
+	mk, nk := len(p.rows), len(p.cols)
 	a2 := mat.NewDense(mk, nk, nil)
 	b2 := make([]float64, mk)
 	c2 := make([]float64, nk)
-	for r, i := range rows {
-		for k, j := range cols {
-			a2.Set(r, k, a[i][j])
+	for r, i := range p.rows {
+		for k, j := range p.cols {
+			a2.Set(r, k, p.a[i][j])
 		}
-		b2[r] = b[i]
+		b2[r] = p.b[i]
 	}
-	for k, j := range cols {
-		c2[k] = c[j]
+	for k, j := range p.cols {
+		c2[k] = p.c[j]
 	}
 	basis2 := completeBasis(a2, x1[:nk])
 	x2, err := callSimplex(c2, a2, b2, basis2)
@@ -519,18 +582,7 @@ func solveStandard(c []float64, a [][]float64, b []float64) (Status, []float64, 
 	case err != nil:
 		return 0, nil, nil, fmt.Errorf("solver: gonum phase II: %w", err)
 	}
-	for k, j := range cols {
-		x[j] = x2[k]
-	}
-	y := standardDuals(a2, c2, x2)
-	var yFull []float64
-	if y != nil {
-		yFull = make([]float64, m)
-		for r, i := range rows {
-			yFull[i] = y[r]
-		}
-	}
-	return Optimal, x, yFull, nil
+	return Optimal, x2, standardDuals(a2, c2, x2), nil
 }
 
 // completeBasis returns the columns of a where x > 0 completed by further
