@@ -209,6 +209,12 @@ func (g *RobustMaster) price(yp, y []float64) (int, float64) {
 			best = math.Max(best, up)
 			continue // no column of any cone prices in
 		}
+		// The exact optimum by the dual first: most outputs price
+		// nothing in, and need no search.
+		if ub := setPriceBound(g.set, yp, rows, g.mu, &g.work); ub <= priceTol {
+			best = math.Max(best, ub)
+			continue
+		}
 		v, val, ok := setColumn(g.set, yp, rows, g.mu, &g.work)
 		if ok {
 			best = math.Max(best, val)

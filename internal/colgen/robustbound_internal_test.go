@@ -171,3 +171,90 @@ func TestSetColumnKeepsTheSetAndIsBest(t *testing.T) {
 		}
 	}
 }
+
+// setPriceBound is the optimum of setColumn's problem: never below a
+// column of the slice (setColumn's, every vertex of a fine scan of τ's
+// knapsacks), and within the golden-section search's precision of the
+// best of them; -Inf exactly when setColumn finds the slice empty.
+func TestSetPriceBoundIsTheOptimum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(37, 11))
+	var w, scan priceWork
+	for trial := range 400 {
+		n := 3 + rng.IntN(8)
+		pi := make(mech.Prior, n)
+		s := 0.0
+		for i := range pi {
+			pi[i] = 0.1 + rng.Float64()
+			s += pi[i]
+		}
+		for i := range pi {
+			pi[i] /= s
+		}
+		var set *mech.PriorSet
+		box := trial%2 == 0
+		if box {
+			l, u := make([]float64, n), make([]float64, n)
+			for i, v := range pi {
+				l[i], u[i] = v*rng.Float64(), math.Min(1, v*(1+rng.Float64()))
+			}
+			set, _ = mech.NewBoxSet(pi, l, u)
+		} else {
+			set, _ = mech.NewL1Set(pi, 0.4*rng.Float64())
+		}
+		rows := []int{}
+		for i := range n - 1 {
+			if rng.Float64() < 0.7 {
+				rows = append(rows, i)
+			}
+		}
+		if len(rows) == 0 {
+			rows = []int{0}
+		}
+		c := make([]float64, n)
+		for i := range c {
+			c[i] = rng.NormFloat64()
+			if trial%3 == 0 && rng.IntN(2) == 0 {
+				c[i] = -math.Abs(c[i]) // mostly negative: the knapsack binds
+			}
+		}
+		mu := 0.05 + 0.9*rng.Float64()
+		ub := setPriceBound(set, c, rows, mu, &w)
+		_, val, ok := setColumn(set, c, rows, mu, &w)
+		if !ok {
+			if !math.IsInf(ub, -1) {
+				t.Fatalf("trial %d: empty slice, bound %v", trial, ub)
+			}
+			continue
+		}
+		if ub < val-1e-12 {
+			t.Fatalf("trial %d: bound %v below setColumn's %v", trial, ub, val)
+		}
+		// The knapsack at each τ of a fine grid (setColumn's inner
+		// problem, exact for a fixed τ).
+		var C float64
+		rate1 := func(k int) float64 { return set.Center[k] }
+		rate2 := func(k int) float64 { return 0 }
+		if box {
+			for _, u := range set.Upper {
+				C += u
+			}
+			C--
+			rate1 = func(k int) float64 { return set.Upper[k] }
+			rate2 = func(k int) float64 { return set.Lower[k] }
+		} else {
+			C = math.Min(set.Radius/2, 1)
+		}
+		scan.prepare(c, rows, rate1, rate2)
+		grid := val
+		for g := 0; g <= 4000; g++ {
+			tau := float64(g) / 4000
+			grid = math.Max(grid, scan.cover(c, rows, tau, mu+C*tau, false))
+		}
+		if ub < grid-1e-12 {
+			t.Fatalf("trial %d: bound %v below a knapsack's %v", trial, ub, grid)
+		}
+		if ub > math.Max(val, grid)+1e-6*(1+math.Abs(ub)) {
+			t.Fatalf("trial %d: bound %v well above the best column found, %v", trial, ub, math.Max(val, grid))
+		}
+	}
+}

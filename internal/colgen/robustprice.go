@@ -95,6 +95,105 @@ func setColumn(set *mech.PriorSet, c []float64, rows []int, mu float64, work *pr
 	return work.v, best, true
 }
 
+// setPriceBound returns an upper bound on setColumn's c·v, exact up to
+// the rounding of its sums: the least over ρ ≥ 0 of the Lagrangian dual
+// of setColumn's problem as one LP in (v, τ) (v_k = a_k + b_k with 0 ≤ a_k
+// ≤ τ at rate r1_k, 0 ≤ b_k ≤ 1 − τ at rate r2_k, Σ r1 a + r2 b ≥ μ + Cτ),
+//
+//	L(ρ) = −ρμ + max(S2(ρ), S1(ρ) − ρC),  S_i(ρ) = Σ_k max(0, c_k + ρ r_ik)
+//
+// (the inner maximum is linear in τ, so τ ∈ {0, 1}). L is convex and
+// piecewise linear, with kinks where a term of S1 or S2 switches on
+// (ρ = −c_k/r_ik) or where the two branches cross: the least value is at
+// one of them, found by one sweep over the sorted kinks in O(k log k),
+// against setColumn's golden-section search of O(k) per step. Any ρ
+// gives an upper bound (weak duality), and the least one is the optimum
+// (strong duality): an output whose bound is at most priceTol prices no
+// column in, and need not be searched. -Inf when no v keeps the
+// constraint.
+func setPriceBound(set *mech.PriorSet, c []float64, rows []int, mu float64, work *priceWork) float64 {
+	box := set.IsBox()
+	var C float64
+	if box {
+		su := 0.0
+		for _, u := range set.Upper {
+			su += u
+		}
+		C = math.Max(0, su-1)
+	} else {
+		tot := 0.0
+		for _, p := range set.Center {
+			tot += p
+		}
+		C = math.Min(set.Radius/2, tot)
+	}
+	// A = S2, B = S1 − ρC at the sweep's ρ, with their slopes.
+	var A, B, sA, sB float64
+	kinks := work.kinks[:0]
+	for _, k := range rows {
+		r1, r2 := set.Center[k], 0.0
+		if box {
+			r1, r2 = set.Upper[k], set.Lower[k]
+		}
+		if c[k] >= 0 {
+			A += c[k]
+			B += c[k]
+			sA += r2
+			sB += r1
+			continue
+		}
+		if r1 > 0 {
+			kinks = append(kinks, kink{rho: -c[k] / r1, dB: r1})
+		}
+		if r2 > 0 {
+			kinks = append(kinks, kink{rho: -c[k] / r2, dA: r2})
+		}
+	}
+	work.kinks = kinks
+	sB -= C
+	slices.SortFunc(kinks, func(x, y kink) int {
+		switch {
+		case x.rho < y.rho:
+			return -1
+		case x.rho > y.rho:
+			return 1
+		}
+		return 0
+	})
+	rho := 0.0
+	best := math.Max(A, B)
+	// cross updates best with L where the branches cross within (0, d]
+	// of ρ (d = +Inf: anywhere beyond).
+	cross := func(d float64) {
+		if sA == sB {
+			return
+		}
+		if x := (B - A) / (sA - sB); x > 0 && x <= d {
+			best = math.Min(best, -(rho+x)*mu+A+sA*x)
+		}
+	}
+	for _, q := range kinks {
+		d := q.rho - rho
+		cross(d)
+		A += sA * d
+		B += sB * d
+		rho = q.rho
+		best = math.Min(best, -rho*mu+math.Max(A, B))
+		sA += q.dA
+		sB += q.dB
+	}
+	cross(math.Inf(1))
+	if math.Max(sA, sB) < mu {
+		return math.Inf(-1) // L falls without end: the slice is empty
+	}
+	return best
+}
+
+// kink is where a term of setPriceBound's S2 (dA) or S1 (dB) switches on.
+type kink struct {
+	rho, dA, dB float64
+}
+
 // columnSteps is the number of golden-section steps of setColumn over τ
 // ∈ [0, 1]: the interval ends below 3e-7, and snapVertex then moves the
 // column to the exact vertex.
@@ -102,8 +201,9 @@ const columnSteps = 32
 
 // priceWork is setColumn's scratch.
 type priceWork struct {
-	v    []float64
-	segs []segment
+	v     []float64
+	segs  []segment
+	kinks []kink
 	// The inputs with c_k ≥ 0, all at 1: their value and their mass
 	// pos1·τ + pos2·(1 − τ).
 	posVal, pos1, pos2 float64

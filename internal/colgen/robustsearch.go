@@ -33,12 +33,16 @@ const RobustMaxEpsilon = 50
 
 // RobustLeastEpsilon brackets the least PML over the prior set of a
 // mechanism with the pattern pat to within tol, by probes of one
-// RobustMaster. The search starts from the pruning bound over the set and
-// the audited level of the utility-safe mechanism; a refuted probe raises
+// RobustMaster. The search starts from the larger of the pruning bound
+// over the set and the bound the pattern's fractional cover proves over
+// it, and the audited level of the utility-safe mechanism, with a probe
+// just above the lower end (often the answer); a refuted probe raises
 // the lower end to the bound its duals prove, a feasible one lowers the
 // upper end to its mechanism's level, and the next probe goes just above
 // the fixed point of the secant through the last two proofs (just above
-// the proof with one), or halves the bracket when that stops halving it.
+// the proof with one), just below the upper end when Newton's estimate
+// reached it with an audited mechanism, or halves the bracket when that
+// stops halving it.
 func RobustLeastEpsilon(ctx context.Context, set *mech.PriorSet, pat mech.Pattern, tol float64) (RobustBracket, error) {
 	g, err := NewRobust(set, pat)
 	if err != nil {
@@ -124,6 +128,25 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 			b.Upper, b.Mechanism = lvl, start
 		}
 	}
+	// The pattern's fractional cover bounds ε* for every prior (Cover):
+	// its packing's multipliers prove log τ* over the set as well, with
+	// any prior per output, and start the search above the pruning bound.
+	if b.Upper-b.Lower > tol {
+		if cv, err := SolveCover(pat, nil, nil, false); err == nil && math.Log(cv.Tau) > b.Lower+tol {
+			s := 0.0
+			for _, y := range cv.Y {
+				s += y
+			}
+			kappa := s * (1 - coverMargin)
+			alpha := make([]float64, n)
+			for i := range alpha {
+				alpha[i] = cv.Y[i] - kappa*set.Center[i]
+			}
+			if lb, priors, ok := RobustBound(set, pat, alpha); ok && lb > b.Lower {
+				b.Lower, b.Pruning, b.Alpha, b.Priors = math.Min(lb, b.Upper), false, alpha, priors
+			}
+		}
+	}
 	rounds0, pivots0 := g.Rounds, g.Pivots
 	defer func() { b.Rounds, b.Pivots = g.Rounds-rounds0, g.Pivots-pivots0 }()
 
@@ -134,8 +157,9 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 	tried := math.NaN() // the lower end just above which a probe went
 	estimate := 0.0     // the last refuted probe's Newton estimate
 	t := b.Lower + (b.Upper-b.Lower)/2
-	if b.Pruning && b.Lower > 0 {
-		// The pruning bound is often the answer: one probe settles it.
+	if b.Lower > 0 {
+		// The pruning or the cover's bound is often the answer: one
+		// probe settles it.
 		t = math.Min(b.Lower+tol/2, t)
 	}
 	if math.IsInf(b.Upper, 1) {
@@ -227,8 +251,15 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 			if guess > lo && guess < b.Upper {
 				next = guess + tol/4
 			}
+			// Newton's estimate reached by an audited mechanism (the
+			// basis is primal feasible at its own ε) is most often ε*
+			// itself: one probe just below it, refuted, closes the
+			// bracket with its proof.
+			if estimate > lo && math.Abs(b.Upper-estimate) <= tol/4 {
+				next = b.Upper - tol/2
+			}
 		}
-		t = math.Min(next, lo+(b.Upper-lo)*0.999)
+		t = math.Min(next, math.Max(lo+(b.Upper-lo)*0.999, b.Upper-tol/2))
 	}
 	if b.Lower > b.Upper {
 		b.Lower = b.Upper
