@@ -298,8 +298,8 @@ func setLowerCertificate(p *problem.Problem, pat mech.Pattern, L, U float64, hin
 	}
 	n, m := len(pat), len(pat[0])
 	if finite := !math.IsInf(U, 0) && !math.IsNaN(U); finite && U-proven > setTightenGap*math.Max(1, U) && n*m <= setTightenMaxCells {
-		// Just below U (the robust search's bisection stops within 1e-7
-		// of it), then a little lower.
+		// Just below U (the robust search stops within overSetTol of
+		// it), then a little lower.
 		for _, below := range []float64{setTightenGap / 10, setTightenGap / 2} {
 			if c, priors, ok := setLowerFromLP(p, pat, U-below*math.Max(1, U)); ok && c.Epsilon > proven {
 				return &verify.Lower{Epsilon: math.Min(U, c.Epsilon), Alpha: c.Alpha, Nu: c.Nu, Priors: priors}
@@ -312,15 +312,20 @@ func setLowerCertificate(p *problem.Problem, pat mech.Pattern, L, U float64, hin
 		}
 		return found
 	}
-	if c, priors, ok := setLowerFromLP(p, pat, L); ok && c.Epsilon >= L-1e-7*math.Max(1, L) {
-		return &verify.Lower{Epsilon: math.Min(L, c.Epsilon), Alpha: c.Alpha, Nu: c.Nu, Priors: priors}
+	// At L, then a little below: an L within the LP's tolerance of ε*
+	// (a bracket closed at overSetTol) leaves its optimum at 0.
+	for _, below := range []float64{0, 1e-8, 5e-8} {
+		if c, priors, ok := setLowerFromLP(p, pat, L-below*math.Max(1, L)); ok && c.Epsilon >= L-1e-7*math.Max(1, L) {
+			return &verify.Lower{Epsilon: math.Min(L, c.Epsilon), Alpha: c.Alpha, Nu: c.Nu, Priors: priors}
+		}
 	}
 	return &verify.Lower{Epsilon: L}
 }
 
 // setTightenGap is the relative width of a bracket over a set above which
-// setLowerCertificate asks its own LP for a better lower end (10× the
-// robust search's default tolerance), and setTightenMaxCells the largest
+// setLowerCertificate asks its own LP for a better lower end (far above
+// the robust search's default tolerance: a bracket the search left that
+// wide), and setTightenMaxCells the largest
 // problem (inputs × outputs) it does so for: the LP has 3NM columns, and
 // at 16 × 16 letters it takes a fraction of a second.
 const (

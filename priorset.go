@@ -343,9 +343,12 @@ type overSetResult struct {
 // for "any".
 const maxOverSetEpsilon = 50
 
-// overSetTol is the default width of the brackets over a prior set: the
-// LP probes steer the search only, and each costs a full LP.
-const overSetTol = 1e-7
+// overSetTol is the default width of the brackets over a prior set, that
+// of the searches at one prior: the robust master's last probe, just
+// below an upper end that Newton's estimate reached with an audited
+// mechanism, closes them there with its proof. The LP fallback's probes
+// only steer its bisection.
+const overSetTol = 1e-9
 
 // leastOverSet brackets the least PML over p's prior set of a mechanism
 // with the pattern: the upper end by bisection on the robust LP (each
