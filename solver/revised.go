@@ -56,16 +56,7 @@ func revisedSolution(r *revised.Result) *Solution {
 		ColDuals:    r.ColDuals,
 		Certificate: r.Certificate,
 		Iterations:  r.Iterations,
-	}
-	switch r.Status {
-	case revised.Optimal:
-		sol.Status = Optimal
-	case revised.Infeasible:
-		sol.Status = Infeasible
-	case revised.Unbounded:
-		sol.Status = Unbounded
-	default:
-		sol.Status = Limit
+		Status:      r.Status,
 	}
 	return sol
 }

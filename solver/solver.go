@@ -4,30 +4,17 @@ import (
 	"github.com/pmlopt/pmlopt/lp"
 )
 
-// Status is the outcome of a solve.
-type Status int
+// Status is the outcome of a solve: lp.Status, the one type the engines
+// return and every backend reports.
+type Status = lp.Status
 
 // The outcomes of a solve.
 const (
-	Optimal    Status = iota // an optimal basic solution was found
-	Infeasible               // the constraints have no solution
-	Unbounded                // the objective is unbounded on the feasible set
-	Limit                    // an iteration or time limit stopped the solve
+	Optimal    = lp.Optimal    // an optimal basic solution was found
+	Infeasible = lp.Infeasible // the constraints have no solution
+	Unbounded  = lp.Unbounded  // the objective is unbounded on the feasible set
+	Limit      = lp.Limit      // an iteration or time limit stopped the solve
 )
-
-func (s Status) String() string {
-	switch s {
-	case Optimal:
-		return "optimal"
-	case Infeasible:
-		return "infeasible"
-	case Unbounded:
-		return "unbounded"
-	case Limit:
-		return "limit"
-	}
-	return "unknown"
-}
 
 // Solution is what a backend returns. X, RowActivity and the duals are set
 // when Status is Optimal; Certificate may be set when Status is Infeasible

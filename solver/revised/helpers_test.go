@@ -15,7 +15,7 @@ import (
 
 // gonumSolve solves m with gonum's dense simplex on its standard-form
 // conversion and returns the status and the optimal objective.
-func gonumSolve(m *lp.Model) (Status, float64) {
+func gonumSolve(m *lp.Model) (lp.Status, float64) {
 	n := m.NumCols()
 	// Column j maps to x_j = shift_j + sign_j·z_a (+ −z_b for free).
 	type colMap struct {
@@ -96,7 +96,7 @@ func gonumSolve(m *lp.Model) (Status, float64) {
 	}
 	total := nz + nslack
 	if len(rows) == 0 || len(rows) > total {
-		return Status(-1), 0 // outside what gonum's Simplex accepts
+		return lp.Status(-1), 0 // outside what gonum's Simplex accepts
 	}
 	A := mat.NewDense(len(rows), total, nil)
 	b := make([]float64, len(rows))
@@ -143,11 +143,11 @@ func gonumSolve(m *lp.Model) (Status, float64) {
 			if errors.Is(err, glp.ErrInfeasible) {
 				return Infeasible, 0
 			}
-			return Status(-1), 0
+			return lp.Status(-1), 0
 		}
 		return Unbounded, 0
 	case err != nil:
-		return Status(-1), 0 // gonum refuses (rank-deficient, zero row): no reference
+		return lp.Status(-1), 0 // gonum refuses (rank-deficient, zero row): no reference
 	}
 	return Optimal, sg*opt + off
 }

@@ -131,7 +131,7 @@ func TestPMLExample1(t *testing.T) {
 	order := [][]int{{3, 2, 1}, {1, 3, 2}, {2, 1, 3}}
 	for _, tc := range []struct {
 		eps  float64
-		want Status
+		want lp.Status
 	}{
 		{math.Log(2) - 1e-6, Infeasible},
 		{math.Log(2) - 1e-8, Infeasible},
@@ -269,7 +269,7 @@ func TestPML16BoundaryWarmCold(t *testing.T) {
 	assert.LessOrEqual(t, hi, safe+1e-9)
 	for _, tc := range []struct {
 		eps  float64
-		want Status
+		want lp.Status
 	}{{hi + 1e-7, Optimal}, {lo - 1e-7, Infeasible}} {
 		fresh := newPMLLP(prior, order, h, nil, tc.eps)
 		cold, err := Solve(fresh.model, nil)
@@ -302,6 +302,6 @@ func TestIterationLimit(t *testing.T) {
 	l := newPMLLP(prior, order, 2, util, 1)
 	r, err := Solve(l.model, &Options{MaxIter: 3})
 	require.NoError(t, err)
-	assert.Equal(t, IterationLimit, r.Status)
+	assert.Equal(t, Limit, r.Status)
 	assert.Equal(t, 3, r.Iterations)
 }

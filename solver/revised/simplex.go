@@ -9,30 +9,14 @@ import (
 	"github.com/pmlopt/pmlopt/lp"
 )
 
-// Status is the outcome of a solve.
-type Status int
-
-// The outcomes of a solve.
+// The outcomes of a solve are lp.Status's, named here for the engine's
+// callers: Limit is Options.MaxIter iterations that were not enough.
 const (
-	Optimal        Status = iota // an optimal basic solution was found
-	Infeasible                   // no point satisfies the constraints
-	Unbounded                    // the objective is unbounded on the feasible set
-	IterationLimit               // Options.MaxIter iterations were not enough
+	Optimal    = lp.Optimal
+	Infeasible = lp.Infeasible
+	Unbounded  = lp.Unbounded
+	Limit      = lp.Limit
 )
-
-func (s Status) String() string {
-	switch s {
-	case Optimal:
-		return "optimal"
-	case Infeasible:
-		return "infeasible"
-	case Unbounded:
-		return "unbounded"
-	case IterationLimit:
-		return "iteration limit"
-	}
-	return fmt.Sprintf("Status(%d)", int(s))
-}
 
 // Partial pricing reads at least partialMin columns, or 1/partialParts of
 // them, per iteration before taking the best candidate found.
@@ -132,7 +116,7 @@ func (o *Options) fill(m, n int) {
 //
 // which no x with RowLower ≤ Ax ≤ RowUpper can satisfy, since (Aᵀy)·x = y·(Ax).
 type Result struct {
-	Status      Status
+	Status      lp.Status
 	Objective   float64
 	X           []float64
 	RowActivity []float64
@@ -718,7 +702,7 @@ func (s *Simplex) solve() (*Result, error) {
 		}
 		// 7. The limits: iterations and the caller's stop.
 		if r.iters >= s.opt.MaxIter {
-			return &Result{Status: IterationLimit, Iterations: r.iters}, nil
+			return &Result{Status: Limit, Iterations: r.iters}, nil
 		}
 		if s.opt.Stop != nil && r.iters%stopEvery == 0 && s.opt.Stop() {
 			return nil, ErrStopped

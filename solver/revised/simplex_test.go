@@ -175,7 +175,7 @@ func TestInvalid(t *testing.T) {
 // simplex on random LPs with every kind of bound.
 func TestRandomAgainstGonum(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	compared := map[Status]int{}
+	compared := map[lp.Status]int{}
 	for trial := 0; trial < 300; trial++ {
 		rows, cols := 1+rng.IntN(12), 1+rng.IntN(12)
 		m := randomModel(rng, rows, cols, 0.2+0.6*rng.Float64())
