@@ -13,5 +13,6 @@
 //
 // A Model is built by appending columns and rows (AddCol, AddRow) or by
 // filling its exported slices directly. Indices are 0-based. Nothing in this
-// package solves a model; see package solver.
+// package solves a model; see package solver. Status, the outcome of a solve,
+// is here so that the engines and solver's backends share one.
 package lp
