@@ -368,6 +368,9 @@ type workspace struct {
 	// largest cap residual (and factor's singular blocks), colS1 and
 	// colS2 mulM's sums
 	colMax, colS1, colS2 []float64
+	// solve's step lengths: per output, and the least of them
+	colAP, colAD []float64
+	ap, ad       float64
 
 	lastGap   float64
 	lastPrimI float64
@@ -439,6 +442,7 @@ func newWorkspace(pi mech.Prior, u mech.Utility, st structure, fm capForm) *work
 	w.u1, w.u2, w.v1, w.v2 = vec(K), vec(K), vec(K), vec(K)
 	w.rpz, w.rsw, w.gw, w.hz, w.h = vec(K), vec(K), vec(K), vec(K), vec(K)
 	w.colB1, w.colB2 = vec(m), vec(m)
+	w.colAP, w.colAD = vec(m), vec(m)
 	w.rowSumD, w.rowB3 = vec(n), vec(n)
 
 	// Starting point: every row spread evenly over its pairs, t_j twice
@@ -699,7 +703,8 @@ func (w *workspace) outputBlock(j int) bool {
 }
 
 // solve computes the Newton direction for the current residuals and the
-// complementarity right-hand sides rpz (for r z) and rsw (for s w) into d.
+// complementarity right-hand sides rpz (for r z) and rsw (for s w) into d,
+// and its step lengths (stepTo) into ap (primal) and ad (dual).
 func (w *workspace) solve(d direction) error {
 	st, r := w.st, &w.res
 	kap := w.form.kappa
@@ -758,15 +763,32 @@ func (w *workspace) solve(d direction) error {
 			d.t[j] = ik[2]*r1 + ik[3]*r2
 			for k := k0; k < k1; k++ {
 				i := st.row[k]
-				d.p[k] = w.d[k] * (w.h[k] + da[i] + w.pi[i]*d.b[j] + w.g[k]*d.t[j])
-				d.s[k] = d.t[j] - d.p[k] + r.rc[k]
-				d.r[k] = d.p[k] - kap*d.t[j] + r.rl[k] // d.p itself without lower caps
+				dp := w.d[k] * (w.h[k] + da[i] + w.pi[i]*d.b[j] + w.g[k]*d.t[j])
+				d.p[k] = dp
+				d.s[k] = d.t[j] - dp + r.rc[k]
+				d.r[k] = dp - kap*d.t[j] + r.rl[k] // d.p itself without lower caps
 				d.z[k] = (w.rpz[k] - w.z[k]*d.r[k]) / w.r[k]
 				d.w[k] = (w.rsw[k] - w.w[k]*d.s[k]) / w.s[k]
 			}
+			// The output's step lengths, while its pairs are in the cache.
+			w.colAP[j] = stepTo(w.r[k0:k1], d.r[k0:k1], w.s[k0:k1], d.s[k0:k1])
+			w.colAD[j] = stepTo(w.z[k0:k1], d.z[k0:k1], w.w[k0:k1], d.w[k0:k1])
 		}
 	})
+	w.ap, w.ad = 1, 1
+	for j := range st.m {
+		w.ap, w.ad = minStep(w.ap, w.colAP[j]), minStep(w.ad, w.colAD[j])
+	}
 	return nil
+}
+
+// minStep returns the lesser of two steps, NaN if b is NaN (as stepTo
+// keeps a NaN ratio).
+func minStep(a, b float64) float64 {
+	if b < a || b != b {
+		return b
+	}
+	return a
 }
 
 // stepTo returns the largest step in (0, 1] that keeps x + step·dx ≥ 0
@@ -775,39 +797,17 @@ func stepTo(x, dx, y, dy []float64) float64 {
 	a := 1.0
 	for k, v := range dx {
 		// t != t keeps a NaN ratio, as math.Min would (without its call).
-		if t := -x[k] / v; v < 0 && (t < a || t != t) {
-			a = t
+		if v < 0 {
+			if t := -x[k] / v; t < a || t != t {
+				a = t
+			}
 		}
 	}
 	for k, v := range dy {
-		if t := -y[k] / v; v < 0 && (t < a || t != t) {
-			a = t
-		}
-	}
-	return a
-}
-
-// stepPar is stepTo over the pairs split among w.workers goroutines (the
-// least of the ranges' steps is the same for any split).
-func (w *workspace) stepPar(x, dx, y, dy []float64) float64 {
-	if w.workers <= 1 {
-		return stepTo(x, dx, y, dy)
-	}
-	parts := make([]float64, w.workers)
-	for i := range parts {
-		parts[i] = 1
-	}
-	n := len(x)
-	w.split(w.workers, n/w.workers*4, func(lo, hi int) {
-		for t := lo; t < hi; t++ {
-			a, b := t*n/w.workers, (t+1)*n/w.workers
-			parts[t] = stepTo(x[a:b], dx[a:b], y[a:b], dy[a:b])
-		}
-	})
-	a := 1.0
-	for _, v := range parts {
-		if v < a || v != v {
-			a = v
+		if v < 0 {
+			if t := -y[k] / v; t < a || t != t {
+				a = t
+			}
 		}
 	}
 	return a
@@ -832,8 +832,7 @@ func (w *workspace) step() error {
 	if err := w.solve(d); err != nil {
 		return err
 	}
-	ap := w.stepPar(w.r, d.r, w.s, d.s)
-	ad := w.stepPar(w.z, d.z, w.w, d.w)
+	ap, ad := w.ap, w.ad
 	aff := 0.0
 	for k := range w.p {
 		aff += (w.r[k]+ap*d.r[k])*(w.z[k]+ad*d.z[k]) + (w.s[k]+ap*d.s[k])*(w.w[k]+ad*d.w[k])
@@ -851,8 +850,7 @@ func (w *workspace) step() error {
 	if err = w.solve(d); err != nil {
 		return err
 	}
-	ap = w.stepPar(w.r, d.r, w.s, d.s)
-	ad = w.stepPar(w.z, d.z, w.w, d.w)
+	ap, ad = w.ap, w.ad
 	if w.lowRank {
 		// The affine direction is spent: its buffer holds the trials.
 		if d, ap, ad, err = w.centrality(d, w.aff, ap, ad, sigma*muC); err != nil {

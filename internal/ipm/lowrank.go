@@ -51,8 +51,8 @@ type lowRankSys struct {
 
 // refineSteps bounds the rounds of iterative refinement of a low-rank
 // solve (each costs one more pass over the pairs); they stop early once
-// the residual is at the rounding level of b, refineTol, or stops
-// halving.
+// the residual is within refineTol of b (ten times its rounding level,
+// where a backward-stable dense solve leaves it), or stops halving.
 // diagFloor is the fraction of M's diagonal entry below which D_i is
 // raised to it: a letter with no free pair has D_i of the order of the
 // gap, whose inverse in the identity would swamp S. Raising it only adds
@@ -62,7 +62,7 @@ const diagFloor = 1e-11
 
 const (
 	refineSteps = 20
-	refineTol   = 1e-15
+	refineTol   = 1e-14
 )
 
 // denseFallback is the residual, relative to the right-hand side, above
@@ -424,8 +424,7 @@ func (w *workspace) centrality(d, trial direction, ap, ad, target float64) (dire
 		if err := w.solve(trial); err != nil {
 			return d, ap, ad, err
 		}
-		ap2 := w.stepPar(w.r, trial.r, w.s, trial.s)
-		ad2 := w.stepPar(w.z, trial.z, w.w, trial.w)
+		ap2, ad2 := w.ap, w.ad
 		if math.Min(ap2, ad2) < correctorGain*a {
 			break
 		}
