@@ -2,6 +2,7 @@ package colgen
 
 import (
 	"math"
+	"slices"
 
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/mech"
@@ -93,40 +94,58 @@ func shifted(alpha []float64) ([]float64, bool) {
 	return a, true
 }
 
-// goldenSteps is the number of golden-section steps of bestPrior: the
-// interval of log ν shrinks by 0.618 per step, from 40 e-folds to 2e-9
-// (the prior only has to be the greedy's at a ν near the best one:
-// certify re-optimises ν for it).
-const goldenSteps = 50
-
 // bestPrior returns a prior of the set minimising min_ν Σ_{i∈rows}
-// max(0, π_i + ν a_i) (see RobustBound).
+// max(0, π_i + ν a_i) (see RobustBound). The minimum over π for a fixed ν,
+// h(ν) (freeMass.value), is convex and piecewise linear in ν: its pieces
+// change where an input's term or its free room switches (ν = l_i/−a_i
+// and u_i/−a_i for a box, π̂_i/−a_i for a ball, a_i < 0), and inside a
+// piece where the box's poured mass or the ball's moved mass changes its
+// binding limit. So h's values at the sorted switches are unimodal: a
+// binary search finds the least, and the least of h lies between its two
+// neighbours, where the limits' crossings are solved for exactly.
 func bestPrior(set *mech.PriorSet, a []float64, rows []int) []float64 {
 	n := len(a)
 	if len(rows) == 0 {
 		return append([]float64(nil), set.Center...)
 	}
-	// Beyond νMax every input with a_i < 0 has π_i + ν a_i ≤ 0 for any
-	// prior (π_i ≤ 1), and the function no longer falls.
-	nuMax := 0.0
-	for _, i := range rows {
-		if a[i] < 0 {
-			nuMax = math.Max(nuMax, 1/-a[i])
-		}
-	}
 	in := inRows(rows, n)
 	free := newFreeMass(set, in)
+	pts := []float64{0}
+	for _, i := range rows {
+		if a[i] >= 0 {
+			continue
+		}
+		if set.IsBox() {
+			pts = append(pts, set.Lower[i]/-a[i], set.Upper[i]/-a[i])
+		} else {
+			pts = append(pts, set.Center[i]/-a[i])
+		}
+	}
+	slices.Sort(pts)
+	pts = slices.Compact(pts)
+	// Beyond the last switch the parts are affine: the limits' crossings
+	// there are h's last kinks, past which it does not fall (every term
+	// of an input with a_i < 0 is spent or grows).
+	last := pts[len(pts)-1]
+	pts = append(pts, free.crossings(set, a, rows, last, math.Inf(1))...)
 	f := func(nu float64) float64 { return free.value(set, a, rows, nu) }
-	bestNu, best := 0.0, f(0)
-	if nuMax > 0 {
-		// A convex function of ν is unimodal in log ν as well.
-		hi := math.Log(nuMax) + 1
-		lo := hi - 40
-		g := func(t float64) float64 { return f(math.Exp(t)) }
-		x1, f1, x2, f2 := goldenSection(g, lo, hi, goldenSteps)
-		for _, c := range []struct{ t, v float64 }{{x1, f1}, {x2, f2}} {
-			if c.v < best {
-				best, bestNu = c.v, math.Exp(c.t)
+	lo, hi := 0, len(pts)-1
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if f(pts[mid]) <= f(pts[mid+1]) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	bestNu, best := pts[lo], f(pts[lo])
+	for _, k := range []int{lo - 1, lo} {
+		if k < 0 || k+1 >= len(pts) {
+			continue
+		}
+		for _, nu := range free.crossings(set, a, rows, pts[k], pts[k+1]) {
+			if v := f(nu); v < best {
+				bestNu, best = nu, v
 			}
 		}
 	}
@@ -252,6 +271,69 @@ func newFreeMass(set *mech.PriorSet, in []bool) freeMass {
 		f.sink = f.sink || !r
 	}
 	return f
+}
+
+// parts returns the affine parts of value at ν: the box's cost over the
+// lower bounds A and the mass g = rest − free room still to pour at slope
+// 1 (value = A + max(0, g)); the ball's cost at the estimate and the mass
+// that can leave inputs above their kinks (take) and enter those below
+// (put; +Inf with an input outside the rows): value = cost − min(r/2,
+// take, put).
+func (f freeMass) parts(set *mech.PriorSet, a []float64, rows []int, nu float64) (cost, x, y float64) {
+	if set.IsBox() {
+		free := f.outRoom
+		for _, i := range rows {
+			l, c := set.Lower[i], nu*a[i]
+			cost += math.Max(0, l+c)
+			free += math.Max(0, math.Min(set.Upper[i], math.Max(0, -c))-l)
+		}
+		return cost, f.rest - free, 0
+	}
+	for _, i := range rows {
+		p, c := set.Center[i], nu*a[i]
+		k := math.Max(0, -c)
+		cost += math.Max(0, p+c)
+		x += math.Max(0, p-k)
+		y += math.Max(0, k-p)
+	}
+	if f.sink {
+		y = math.Inf(1)
+	}
+	return cost, x, y
+}
+
+// crossings returns, in increasing order, the points of (x0, x1), an
+// interval on which parts is affine (x1 may be +Inf), where value's
+// binding limit changes: the box's g = 0, the ball's take, put and r/2
+// meeting pairwise.
+func (f freeMass) crossings(set *mech.PriorSet, a []float64, rows []int, x0, x1 float64) []float64 {
+	w := x1 - x0 // the span the parts are read over
+	if math.IsInf(x1, 1) {
+		w = math.Max(1, x0)
+	}
+	_, g0, p0 := f.parts(set, a, rows, x0)
+	_, g1, p1 := f.parts(set, a, rows, x0+w)
+	var out []float64
+	// meet adds where the affine u (u0 at x0, u1 at x0 + w) meets v.
+	meet := func(u0, u1, v0, v1 float64) {
+		d0, d1 := u0-v0, u1-v1
+		if math.IsInf(d0, 0) || math.IsInf(d1, 0) || math.IsNaN(d0) || math.IsNaN(d1) || d0 == d1 {
+			return
+		}
+		if x := x0 + w*d0/(d0-d1); x > x0 && x < x1 {
+			out = append(out, x)
+		}
+	}
+	if set.IsBox() {
+		meet(g0, g1, 0, 0)
+		return out
+	}
+	h := set.Radius / 2
+	meet(g0, g1, h, h)
+	meet(p0, p1, h, h)
+	meet(g0, g1, p0, p1)
+	slices.Sort(out)
+	return out
 }
 
 // value is setMinPositive's value by sums over the rows alone, O(|rows|):

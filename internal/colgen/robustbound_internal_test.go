@@ -258,3 +258,72 @@ func TestSetPriceBoundIsTheOptimum(t *testing.T) {
 		}
 	}
 }
+
+// bestPrior's prior reaches the least over ν of the set's minimum (h, by
+// freeMass.value on a fine grid of ν): for its own prior the sum is
+// convex and piecewise linear in ν, least at a kink π_i/−a_i or at 0,
+// and no point of the grid does better.
+func TestBestPriorReachesTheLeast(t *testing.T) {
+	rng := rand.New(rand.NewPCG(37, 12))
+	for trial := range 300 {
+		n := 3 + rng.IntN(8)
+		pi := make(mech.Prior, n)
+		s := 0.0
+		for i := range pi {
+			pi[i] = 0.1 + rng.Float64()
+			s += pi[i]
+		}
+		for i := range pi {
+			pi[i] /= s
+		}
+		var set *mech.PriorSet
+		if trial%2 == 0 {
+			l, u := make([]float64, n), make([]float64, n)
+			for i, v := range pi {
+				l[i], u[i] = v*rng.Float64(), math.Min(1, v*(1+2*rng.Float64()))
+			}
+			set, _ = mech.NewBoxSet(pi, l, u)
+		} else {
+			set, _ = mech.NewL1Set(pi, rng.Float64())
+		}
+		var rows []int
+		for i := range n {
+			if rng.Float64() < 0.7 || trial%4 == 1 {
+				rows = append(rows, i)
+			}
+		}
+		if len(rows) == 0 {
+			rows = []int{0}
+		}
+		a := make([]float64, n)
+		for i := range a {
+			a[i] = rng.NormFloat64()
+		}
+		got := bestPrior(set, a, rows)
+		if !set.Contains(got, 1e-12) {
+			t.Fatalf("trial %d: prior %v outside the set", trial, got)
+		}
+		sum := func(nu float64) float64 {
+			v := 0.0
+			for _, i := range rows {
+				v += math.Max(0, got[i]+nu*a[i])
+			}
+			return v
+		}
+		reached := sum(0)
+		for _, i := range rows {
+			if a[i] < 0 {
+				reached = math.Min(reached, sum(got[i]/-a[i]))
+			}
+		}
+		free := newFreeMass(set, inRows(rows, n))
+		least := free.value(set, a, rows, 0)
+		for g := 0; g <= 6000; g++ {
+			nu := math.Exp(-12 + 18*float64(g)/6000)
+			least = math.Min(least, free.value(set, a, rows, nu))
+		}
+		if reached > least+1e-12 {
+			t.Fatalf("trial %d (box %v): bestPrior's prior reaches %.15g, the grid %.15g", trial, set.IsBox(), reached, least)
+		}
+	}
+}
