@@ -110,19 +110,44 @@ type call struct {
 
 func noErr(f func()) func() error { return func() error { f(); return nil } }
 
+// callList collects the calls of badCalls, one group of functions (and of
+// malformed inputs) per method, so that each group reads on its own.
+type callList struct {
+	cs   []call
+	ctx  context.Context
+	ctxs map[string]context.Context // malformed contexts
+}
+
+// add returns a function that appends the call it is given, named by
+// format and args.
+func (l *callList) add(wantErr bool, format string, args ...any) func(func() error) {
+	return func(f func() error) { l.cs = append(l.cs, call{fmt.Sprintf(format, args...), wantErr, f}) }
+}
+
 // badCalls lists every exported function that takes user data, called
 // with each malformed argument in turn.
 func badCalls() []call {
-	var cs []call
-	add := func(wantErr bool, format string, args ...any) func(func() error) {
-		return func(f func() error) { cs = append(cs, call{fmt.Sprintf(format, args...), wantErr, f}) }
-	}
 	ctx := context.Background()
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
-	ctxs := map[string]context.Context{"nil": nil, "cancelled": cancelled} //nolint:staticcheck // a nil context is the input under test
+	l := &callList{ctx: ctx, ctxs: map[string]context.Context{"nil": nil, "cancelled": cancelled}} //nolint:staticcheck // a nil context is the input under test
+	l.mechanisms()
+	l.priors()
+	l.utilitiesAndOrders()
+	l.patternsAndLevels()
+	l.instances()
+	l.problems()
+	l.sampling()
+	l.lpModels()
+	l.polytopeModels()
+	l.figures()
+	return l.cs
+}
 
-	// Prior × mechanism functions.
+// mechanisms adds calls of the functions of a prior and a mechanism, of a
+// mechanism alone, and of the audit with bad budgets.
+func (l *callList) mechanisms() {
+	add := l.add
 	pm := map[string]func(mech.Prior, mech.Mechanism) error{
 		"leakage.Audit": func(pi mech.Prior, p mech.Mechanism) error {
 			_, err := leakage.Audit(pi, p, 2, 1)
@@ -230,6 +255,11 @@ func badCalls() []call {
 		})
 	}
 	add(true, "mech.Mechanism.CheckPrior(prior 3 entries)")(func() error { return goodMech.CheckPrior(badPriors["3 entries"]) })
+}
+
+// priors adds calls of every function of a prior, with each malformed prior.
+func (l *callList) priors() {
+	add, ctx := l.add, l.ctx
 	for bn, pi := range badPriors {
 		add(bn != "3 entries", "mech.NewPrior(%s)", bn)(func() error { _, err := mech.NewPrior(pi); return err })
 		add(false, "mech.Prior.Min/Max(%s)", bn)(noErr(func() { pi.Min(); pi.Max() }))
@@ -255,6 +285,12 @@ func badCalls() []call {
 		add(true, "bisect.BestValue(prior %s)", bn)(func() error { _, _, err := bisect.BestValue(ctx, pi, goodUtil, 1, bisect.Options{}); return err })
 		add(true, "polytope.Build(prior %s)", bn)(func() error { _, err := polytope.Build(polytope.Spec{Prior: pi, Budget: goodPML}); return err })
 	}
+}
+
+// utilitiesAndOrders adds calls of the functions of a utility or an order,
+// and of the utility-safe order level h.
+func (l *callList) utilitiesAndOrders() {
+	add, ctx := l.add, l.ctx
 	for bn, u := range badUtils {
 		alone := bn != "3 rows" // a utility of 3 rows is one; it only disagrees with the prior
 		add(alone, "mech.NewUtility(%s)", bn)(func() error { _, err := mech.NewUtility(u); return err })
@@ -303,6 +339,12 @@ func badCalls() []call {
 		add(true, "closedform.SafeEpsilon(h %d)", h)(func() error { _, err := closedform.SafeEpsilon(goodPrior, goodOrder, h); return err })
 		add(false, "mech.Order.Pattern(h %d)", h)(noErr(func() { goodOrder.Pattern(h) }))
 	}
+}
+
+// patternsAndLevels adds calls of the functions of a zero pattern,
+// multipliers α, a budget or a level ε.
+func (l *callList) patternsAndLevels() {
+	add, ctx := l.add, l.ctx
 	for bn, pat := range badPatterns {
 		add(true, "mech.Pattern.Check(%s)", bn)(func() error { return pat.Check(2) })
 		add(false, "mech.Pattern methods(%s)", bn)(noErr(func() { pat.Holds(goodMech); pat.Columns(); pat.OutputBounds(goodPrior) }))
@@ -364,6 +406,12 @@ func badCalls() []call {
 		add(true, "leakage.Audit(alpha %s)", bn)(func() error { _, err := leakage.Audit(goodPrior, goodMech, e, 1); return err })
 		add(true, "leakage.Audit(beta %s)", bn)(func() error { _, err := leakage.Audit(goodPrior, goodMech, 2, e); return err })
 	}
+}
+
+// instances adds calls of package instance's generators, with bad sizes and
+// parameters.
+func (l *callList) instances() {
+	add := l.add
 	for _, k := range []int{-1, 0} {
 		add(true, "closedform.RandomizedResponse(k %d)", k)(func() error { _, err := closedform.RandomizedResponse(k, 1); return err })
 	}
@@ -403,8 +451,12 @@ func badCalls() []call {
 	add(false, "instance.Positions(nil)")(noErr(func() { instance.Positions(nil) }))
 	add(true, "instance.Lookup(empty)")(func() error { _, err := instance.Lookup(""); return err })
 	add(false, "instance zero Family.New")(func() error { _, err := instance.Family{}.New(2, 1); return err })
+}
 
-	// Problems: nil, empty, and with each bad field.
+// problems adds calls of the functions of a problem: nil, empty, and with
+// each bad field.
+func (l *callList) problems() {
+	add, ctx, ctxs := l.add, l.ctx, l.ctxs
 	probs := map[string]*problem.Problem{
 		"nil":   nil,
 		"empty": {},
@@ -536,8 +588,11 @@ func badCalls() []call {
 	add(true, "problem.LoadLimit(negative limit)")(func() error { _, err := problem.LoadLimit("testdata/example1.yaml", -1); return err })
 	add(true, "problem.Parse(nil)")(func() error { _, err := problem.Parse(nil, problem.JSON); return err })
 	add(true, "problem.Parse(bogus format)")(func() error { _, err := problem.Parse([]byte("{}"), "bogus"); return err })
+}
 
-	// Sampling.
+// sampling adds calls of sampling and CSV privatisation.
+func (l *callList) sampling() {
+	add := l.add
 	s, err := sample.NewSampler(goodMech)
 	if err != nil {
 		panic(err)
@@ -555,8 +610,11 @@ func badCalls() []call {
 	add(true, "sample.SampleAll(out of range)")(func() error { _, err := s.SampleAll([]int{0, 5}); return err })
 	add(true, "sample.SampleAll(zero sampler)")(func() error { _, err := (&sample.Sampler{}).SampleAll([]int{0}); return err })
 	add(true, "sample.SampleAll(nil sampler)")(func() error { _, err := (*sample.Sampler)(nil).SampleAll([]int{0}); return err })
+}
 
-	// LP models.
+// lpModels adds calls of LP models' methods and of the solver registry.
+func (l *callList) lpModels() {
+	add := l.add
 	lps := map[string]*lp.Model{
 		"nil": nil,
 		"ragged": {ColCosts: []float64{1}, ColLower: []float64{0}, ColUpper: []float64{1, 2},
@@ -613,8 +671,11 @@ func badCalls() []call {
 	add(true, "lp.ReadMPS(nil)")(func() error { _, err := lp.ReadMPS(nil); return err })
 	add(true, "solver.Get(bogus)")(func() error { _, err := solver.Get("bogus"); return err })
 	add(true, "solver.ColdSession(nil solver)")(func() error { _, err := solver.ColdSession(nil, good2); return err })
+}
 
-	// Polytope models.
+// polytopeModels adds calls of polytope.Build and the models' methods.
+func (l *callList) polytopeModels() {
+	add := l.add
 	pmod, err := polytope.Build(polytope.Spec{Prior: goodPrior, Budget: goodPML, Outputs: 2})
 	if err != nil {
 		panic(err)
@@ -651,8 +712,11 @@ func badCalls() []call {
 		_, err := z.Point(goodMech)
 		return err
 	})
+}
 
-	// Figures.
+// figures adds calls that write figures, heat maps and bar charts.
+func (l *callList) figures() {
+	add := l.add
 	badFigs := map[string]figure.Figure{
 		"empty":        {},
 		"unequal":      {Series: []figure.Series{{X: []float64{1, 2}, Y: []float64{1}}}},
@@ -697,7 +761,6 @@ func badCalls() []call {
 		add(false, "figure.BarFigure.Write(%s)", bn)(func() error { return b.Write(&bytes.Buffer{}, figure.SVG) })
 	}
 	add(true, "figure.BarFigure.Write(nil writer)")(func() error { return badBars["NaN"].Write(nil, figure.SVG) })
-	return cs
 }
 
 func clone(p *problem.Problem) *problem.Problem {
