@@ -117,11 +117,29 @@ func levelsOverS(set *mech.PriorSet, pi mech.Prior, m mech.Mechanism, b mech.Bud
 	return up, 0
 }
 
-// exactSum returns Σ v exactly.
+// exactSum returns Σ v exactly: the float sums of Shewchuk's (1997)
+// error-free transformations leave the sum as a few non-overlapping
+// partials, added in big.Float.
 func exactSum(v []float64) *big.Float {
+	var parts []float64
+	for _, x := range v {
+		k := 0
+		for _, y := range parts {
+			if math.Abs(x) < math.Abs(y) {
+				x, y = y, x
+			}
+			hi := x + y
+			if lo := y - (hi - x); lo != 0 {
+				parts[k] = lo
+				k++
+			}
+			x = hi
+		}
+		parts = append(parts[:k], x)
+	}
 	s := new(big.Float).SetPrec(1 << 13)
 	var t big.Float
-	for _, x := range v {
+	for _, x := range parts {
 		s.Add(s, t.SetFloat64(x))
 	}
 	return s
@@ -287,9 +305,11 @@ func setLowerCertificate(p *problem.Problem, pat mech.Pattern, L, U float64, hin
 				break
 			}
 		}
-		if l := setPruning(p, pat); found == nil && l != nil && reaches(l.Epsilon) {
-			l.Epsilon = math.Min(L, l.Epsilon)
-			found = l
+		if found == nil {
+			if l := setPruning(p, pat); l != nil && reaches(l.Epsilon) {
+				l.Epsilon = math.Min(L, l.Epsilon)
+				found = l
+			}
 		}
 	}
 	proven := math.Max(L, 0)
