@@ -31,6 +31,21 @@ func RatioUpperBound(pi mech.Prior, u mech.Utility, b mech.Budget, alpha []float
 	if !provable(pi, u, nil, alpha) {
 		return math.Inf(1)
 	}
+	return ratioUpperBound(pi, u, b, alpha)
+}
+
+// RatioUpperBoundColumns is RatioUpperBound for a utility read a column at
+// a time (a mech.UtilityRule): O(N) memory besides it, the same bound from
+// the same numbers.
+func RatioUpperBoundColumns(pi mech.Prior, u mech.Columns, b mech.Budget, alpha []float64) float64 {
+	if !provable(pi, nil, nil, alpha) || !columnsFit(pi, u) {
+		return math.Inf(1)
+	}
+	return ratioUpperBound(pi, u, b, alpha)
+}
+
+// ratioUpperBound is RatioUpperBound on inputs provable has checked.
+func ratioUpperBound(pi mech.Prior, u mech.Columns, b mech.Budget, alpha []float64) float64 {
 	switch b.Measure {
 	case mech.LIP, mech.LDP:
 		if math.IsNaN(b.Epsilon) {
@@ -55,15 +70,16 @@ func RatioUpperBound(pi mech.Prior, u mech.Utility, b mech.Budget, alpha []float
 		mag += math.Abs(a)
 	}
 	worst := math.Inf(-1)
-	g, size := make([]float64, n), make([]float64, n)
+	g, size, col := make([]float64, n), make([]float64, n), make([]float64, n)
 	for j := range m {
+		u.Column(j, col)
 		for i := range n {
 			if b.Measure == mech.LDP {
-				g[i] = pi[i]*u[i][j] - alpha[i]
-				size[i] = math.Abs(pi[i]*u[i][j]) + math.Abs(alpha[i])
+				g[i] = pi[i]*col[i] - alpha[i]
+				size[i] = math.Abs(pi[i]*col[i]) + math.Abs(alpha[i])
 			} else {
-				g[i] = u[i][j] - alpha[i]/pi[i]
-				size[i] = math.Abs(u[i][j]) + math.Abs(alpha[i]/pi[i])
+				g[i] = col[i] - alpha[i]/pi[i]
+				size[i] = math.Abs(col[i]) + math.Abs(alpha[i]/pi[i])
 			}
 		}
 		k, err := ratioColumnMax(pi, g, size, b)

@@ -22,10 +22,38 @@ import (
 // arithmetic for any finite alpha; +Inf is returned for a non-finite one,
 // for a NaN eps, and for inputs of mismatched shapes.
 func UpperBound(pi mech.Prior, u mech.Utility, pat mech.Pattern, eps float64, alpha []float64) float64 {
-	if !provable(pi, u, pat, alpha) || math.IsNaN(eps) {
+	if !provable(pi, u, pat, alpha) {
+		return math.Inf(1)
+	}
+	return upperBound(pi, u, pat, eps, alpha)
+}
+
+// UpperBoundColumns is UpperBound with every pair allowed, for a utility
+// read a column at a time (a mech.UtilityRule): O(N) memory besides it.
+// The bound is the one UpperBound proves from the same numbers.
+func UpperBoundColumns(pi mech.Prior, u mech.Columns, eps float64, alpha []float64) float64 {
+	if !provable(pi, nil, nil, alpha) || !columnsFit(pi, u) {
+		return math.Inf(1)
+	}
+	return upperBound(pi, u, nil, eps, alpha)
+}
+
+// columnsFit reports that u has one row per letter of pi.
+func columnsFit(pi mech.Prior, u mech.Columns) bool {
+	if u == nil {
+		return false
+	}
+	n, m := u.Dims()
+	return n == len(pi) && m >= 0
+}
+
+// upperBound is UpperBound on inputs provable has checked.
+func upperBound(pi mech.Prior, u mech.Columns, pat mech.Pattern, eps float64, alpha []float64) float64 {
+	if math.IsNaN(eps) {
 		return math.Inf(1)
 	}
 	n, m := u.Dims()
+	col := make([]float64, n)
 	// Caps rounded up: a larger cap can only raise a knapsack's maximum.
 	lam := math.Exp(eps) * (1 + 8*UnitRoundoff)
 	sum, mag, mass := 0.0, 0.0, 0.0
@@ -43,13 +71,14 @@ func UpperBound(pi mech.Prior, u mech.Utility, pat mech.Pattern, eps float64, al
 	for j := range m {
 		items = items[:0]
 		allowed := 0.0
+		u.Column(j, col)
 		for i := range n {
 			if pat != nil && !pat[i][j] {
 				continue
 			}
 			r := alpha[i] / pi[i]
 			// size bounds the rounding error of g relative to 2^−53.
-			items = append(items, item{g: u[i][j] - r, cap: lam * pi[i] * (1 + 8*UnitRoundoff), size: math.Abs(u[i][j]) + math.Abs(r)})
+			items = append(items, item{g: col[i] - r, cap: lam * pi[i] * (1 + 8*UnitRoundoff), size: math.Abs(col[i]) + math.Abs(r)})
 			allowed += pi[i]
 		}
 		if len(items) == 0 || (pat != nil && lam*allowed < 1-64*float64(n)*UnitRoundoff) {

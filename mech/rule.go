@@ -152,7 +152,11 @@ func (m Metric) Distance(x1, y1, x2, y2 float64) float64 {
 
 // At returns the utility u(i, j).
 func (r *UtilityRule) At(i, j int) float64 {
-	d := r.Distance(i, j)
+	return r.utility(r.Distance(i, j))
+}
+
+// utility returns the utility of a pair at distance d.
+func (r *UtilityRule) utility(d float64) float64 {
 	if r.Cap > 0 && d > r.Cap {
 		d = r.Cap
 	}
@@ -320,33 +324,92 @@ func (s Sites) validate(gridKey, pointsKey string, m Metric) error {
 }
 
 // WorstCaseOrder returns min over p_ij > 0 of the rank of u(i, j) in row
-// i (see Order), computing one row of the utility at a time: O(M) memory.
-// It returns 0 when p is not N×M.
+// i (see Order), in O(N·M) time and O(1) memory: a rank grows with the
+// utility within a row, so row i's least rank over its used pairs is the
+// rank of its least used utility w_i, the number of entries of the row at
+// most w_i. It returns 0 when p is not N×M.
 func (r *UtilityRule) WorstCaseOrder(p Mechanism) int {
 	n, m := r.Rows(), r.Cols()
 	if len(p) != n {
 		return 0
 	}
-	row := make([]float64, m)
 	h := 0
 	for i, pr := range p {
 		if len(pr) != m {
 			return 0
 		}
-		used := false
-		for _, v := range pr {
-			used = used || v > 0
+		w, used := 0.0, false
+		for j, v := range pr {
+			if v > 0 {
+				if u := r.At(i, j); !used || u < w {
+					w, used = u, true
+				}
+			}
 		}
 		if !used {
 			continue
 		}
-		r.Row(i, row)
-		ranks := maxRanks(row)
-		for j, v := range pr {
-			if v > 0 && (h == 0 || ranks[j] < h) {
-				h = ranks[j]
+		rank := 0
+		for j := range m {
+			if r.At(i, j) <= w {
+				rank++
 			}
+		}
+		if h == 0 || rank < h {
+			h = rank
 		}
 	}
 	return h
+}
+
+// Columns is a utility read one output's column at a time, so that an
+// engine that visits the outputs in turn needs O(N) memory for it: a dense
+// Utility or a UtilityRule.
+type Columns interface {
+	// Dims returns the number of inputs N and outputs M.
+	Dims() (n, m int)
+	// Column writes u(·, j) into dst, which has N entries.
+	Column(j int, dst []float64)
+}
+
+// Dims returns the number of inputs N and outputs M.
+func (r *UtilityRule) Dims() (n, m int) { return r.Rows(), r.Cols() }
+
+// Column writes column j of the utility into dst, which has Rows() entries.
+func (r *UtilityRule) Column(j int, dst []float64) {
+	for i := range dst {
+		dst[i] = r.At(i, j)
+	}
+}
+
+// MaxAbs returns the largest |u(i, j)| of the rule in O(1) memory. The
+// loss grows with the distance, and a distance given by a norm is convex
+// in the pair of sites, so between two grids it is largest at a pair of
+// their corners (four by four); between points every pair is visited.
+func (r *UtilityRule) MaxAbs() float64 {
+	mx := 0.0
+	in, out := r.Inputs, r.Out()
+	if in.Grid != nil && out.Grid != nil && r.Metric != Haversine {
+		for _, a := range in.corners() {
+			for _, b := range out.corners() {
+				x1, y1 := in.At(a)
+				x2, y2 := out.At(b)
+				mx = math.Max(mx, math.Abs(r.utility(r.Metric.Distance(x1, y1, x2, y2))))
+			}
+		}
+		return mx
+	}
+	n, m := r.Dims()
+	for i := range n {
+		for j := range m {
+			mx = math.Max(mx, math.Abs(r.At(i, j)))
+		}
+	}
+	return mx
+}
+
+// corners returns the cells at the four corners of a grid.
+func (s Sites) corners() [4]int {
+	w, h := s.Grid.Width, s.Grid.Height
+	return [4]int{0, w - 1, (h - 1) * w, h*w - 1}
 }

@@ -26,6 +26,13 @@ func (u Utility) Dims() (n, m int) {
 	return len(u), len(u[0])
 }
 
+// Column writes column j of u into dst, which has N entries (see Columns).
+func (u Utility) Column(j int, dst []float64) {
+	for i := range dst {
+		dst[i] = u[i][j]
+	}
+}
+
 // Order returns the utility order U of u under the package's tie rule: the
 // rank of u_ij is the number of entries of row i that are ≤ u_ij.
 func (u Utility) Order() Order {
