@@ -140,11 +140,28 @@ func Solve(ctx context.Context, p *problem.Problem, opt Options) (*Solution, err
 	}
 	// The engines see utilities of extreme magnitude scaled exactly by a
 	// power of two (problem.ScaleExtremeUtility); what the solution
-	// reaches is measured on the caller's p.
+	// reaches is measured on the caller's p. A rule the active set reads
+	// a column at a time is left as it is (ruleColumns).
 	q := *p
-	scale, err := q.ScaleExtremeUtility()
-	if err != nil {
-		return nil, err
+	scale := 0
+	if ruleColumns(p, opt) {
+		// Refused before any work when its dense mechanism would not fit.
+		if err := p.CheckColumns(); err != nil {
+			return nil, err
+		}
+	} else {
+		// A rule's matrix is built here, before it is scaled, for the
+		// objectives solved below.
+		solved := p.Objective == problem.ExpectedUtility ||
+			(b.Measure == mech.PML && (p.Objective == problem.WorstCaseOrder || p.Objective == problem.WorstCaseValue))
+		if solved {
+			if err := q.Materialize(); err != nil {
+				return nil, err
+			}
+		}
+		if scale, err = q.ScaleExtremeUtility(); err != nil {
+			return nil, err
+		}
 	}
 	slv := opt.solver()
 	var sol *Solution
@@ -185,16 +202,59 @@ func Solve(ctx context.Context, p *problem.Problem, opt Options) (*Solution, err
 
 // solveExpected maximises the expected utility with package expected.
 func solveExpected(ctx context.Context, p *problem.Problem, b mech.Budget, opt Options) (*Solution, error) {
+	if ruleColumns(p, opt) {
+		r, err := expected.MaximizeColumns(ctx, p.Prior, p.Rule, p.RequireUtility, b, expectedOptions(opt))
+		if err != nil {
+			return nil, err
+		}
+		return expectedSolution(r), nil
+	}
 	u, err := p.RequireUtility()
 	if err != nil {
 		return nil, err
 	}
-	r, err := expected.Maximize(ctx, p.Prior, u, b, expected.Options{Solver: opt.Solver, FullLP: opt.FullLP, Notify: opt.Notify})
+	r, err := expected.Maximize(ctx, p.Prior, u, b, expectedOptions(opt))
 	if err != nil {
 		return nil, err
 	}
 	return expectedSolution(r), nil
 }
+
+// expectedOptions are the options of package expected that opt gives.
+func expectedOptions(opt Options) expected.Options {
+	return expected.Options{Solver: opt.Solver, FullLP: opt.FullLP, Notify: opt.Notify, Workers: opt.Workers}
+}
+
+// SolvesByRule reports whether Solve answers p, under opt, reading the
+// utility of p's rule a column at a time, without its N×M matrix: an
+// expected utility that the active set over outputs answers (package
+// expected), with no Solver or FullLP. Such a solve needs the memory of
+// p.ColumnsNeed, not p.DenseNeed; a caller that loads large rules checks
+// the one that applies (p.CheckColumns or p.Materialize) before the work.
+func SolvesByRule(p *problem.Problem, opt Options) bool { return ruleColumns(p, opt) }
+
+// ruleColumns reports whether the expected-utility solve of p reads the
+// utility of its rule a column at a time (expected.MaximizeColumns)
+// rather than as an N×M matrix: a problem of a rule without its dense
+// utility that the active set over outputs answers, whose utilities are
+// of moderate size (problem.Problem.ScaleExtremeUtility would leave them
+// as they are). Such a solve holds O(N + M) numbers of the utility
+// besides the restricted problems' columns.
+func ruleColumns(p *problem.Problem, opt Options) bool {
+	r := p.Rule
+	if r == nil || p.Utility != nil || p.Objective != problem.ExpectedUtility || p.PriorSet != nil {
+		return false
+	}
+	if n, m := r.Dims(); !expected.UsesColumns(n, m, expectedOptions(opt)) {
+		return false
+	}
+	mx := r.MaxAbs()
+	return mx == 0 || (mx >= 1/moderateUtility && mx <= moderateUtility)
+}
+
+// moderateUtility bounds the utility magnitudes the engines take as they
+// are: problem.Problem.ScaleExtremeUtility's range [2^−20, 2^20].
+const moderateUtility = 0x1p20
 
 // expectedSolution is the Solution of the expected-utility optimum r (its
 // objective, measure and description are the caller's to fill).
@@ -227,9 +287,16 @@ func solveWorstCase(ctx context.Context, p *problem.Problem, eps float64, opt Op
 		ExpectedUtilityBound: math.NaN(), proof: r.Proof}, nil
 }
 
-// describe fills the utility summaries of sol from p.
+// describe fills the utility summaries of sol from p: from its rule,
+// an entry at a time, when p holds no dense utility (ruleColumns).
 func describe(p *problem.Problem, sol *Solution) {
 	sol.WorstCaseValue, sol.ExpectedUtility = math.NaN(), math.NaN()
+	if r := p.Rule; r != nil && p.Utility == nil && p.Order == nil {
+		sol.WorstCaseOrder = r.WorstCaseOrder(sol.Mechanism)
+		sol.WorstCaseValue = r.WorstCaseValue(sol.Mechanism)
+		sol.ExpectedUtility = r.ExpectedUtility(p.Prior, sol.Mechanism)
+		return
+	}
 	if p.Order != nil {
 		sol.WorstCaseOrder = p.Order.WorstCaseOrder(sol.Mechanism)
 	}

@@ -69,7 +69,11 @@ var errActiveSet = errors.New("expected: the active set over outputs did not cer
 //
 // Every pricing pass costs O(N M log N), spread over the processors; a
 // restricted solve O(N |S|²) per iteration.
-func activeSet(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget, first int, opt Options) (Result, error) {
+//
+// The utility is read a column at a time (mech.Columns): given by a rule,
+// it is never held whole, only the N × |S| columns of the restricted
+// problem.
+func activeSet(ctx context.Context, pi mech.Prior, u mech.Columns, b mech.Budget, first int, opt Options) (Result, error) {
 	n, m := u.Dims()
 	norm := normalised(pi)
 	in := make([]bool, m)
@@ -113,7 +117,7 @@ func activeSet(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget
 			if err != nil {
 				return Result{}, err
 			}
-			return padded(pi, norm, u, b, set, v, r.Alpha)
+			return padded(pi, norm, u, sub, b, set, v, r.Alpha)
 		}
 		slices.SortFunc(violated, func(a, c int) int {
 			switch {
@@ -143,13 +147,14 @@ func normalised(pi mech.Prior) mech.Prior {
 
 // seedOutputs returns the k outputs of largest Σ_i π_i u_ij (the best
 // constant mechanisms), in increasing order.
-func seedOutputs(pi mech.Prior, u mech.Utility, k int) []int {
+func seedOutputs(pi mech.Prior, u mech.Columns, k int) []int {
 	n, m := u.Dims()
 	val := make([]float64, m)
-	for i := range n {
-		row := u[i]
-		for j := range m {
-			val[j] += pi[i] * row[j]
+	col := make([]float64, n)
+	for j := range m {
+		u.Column(j, col)
+		for i := range n {
+			val[j] += pi[i] * col[i]
 		}
 	}
 	idx := make([]int, m)
@@ -171,12 +176,17 @@ func seedOutputs(pi mech.Prior, u mech.Utility, k int) []int {
 }
 
 // restrict returns the columns set of u.
-func restrict(u mech.Utility, set []int) mech.Utility {
-	out := make(mech.Utility, len(u))
-	for i, row := range u {
+func restrict(u mech.Columns, set []int) mech.Utility {
+	n, _ := u.Dims()
+	out := make(mech.Utility, n)
+	for i := range out {
 		out[i] = make([]float64, len(set))
-		for c, j := range set {
-			out[i][c] = row[j]
+	}
+	col := make([]float64, n)
+	for c, j := range set {
+		u.Column(j, col)
+		for i, v := range col {
+			out[i][c] = v
 		}
 	}
 	return out
@@ -237,7 +247,11 @@ func errOr(ctx context.Context, err error) error {
 // audited mechanism of the whole problem with the bound its multipliers
 // prove over every output (r's own, or the interior point's point, the
 // lower).
-func padded(pi, norm mech.Prior, u mech.Utility, b mech.Budget, set []int, r *ipm.Result, point []float64) (Result, error) {
+//
+// sub is u restricted to set, on which the value is computed: the
+// zero columns add nothing to it, so it is the padded mechanism's value to
+// the last bit.
+func padded(pi, norm mech.Prior, u mech.Columns, sub mech.Utility, b mech.Budget, set []int, r *ipm.Result, point []float64) (Result, error) {
 	n, m := u.Dims()
 	P := mech.Zeros(n, m)
 	for i := range n {
@@ -251,20 +265,20 @@ func padded(pi, norm mech.Prior, u mech.Utility, b mech.Budget, set []int, r *ip
 	}
 	bound, best := math.Inf(1), []float64(nil)
 	for _, alpha := range [][]float64{r.Alpha, point} {
-		b2 := certify.RatioUpperBound(norm, u, b, alpha)
+		b2 := certify.RatioUpperBoundColumns(norm, u, b, alpha)
 		if b.Measure == mech.PML {
-			b2 = certify.UpperBound(norm, u, nil, b.Epsilon, alpha)
+			b2 = certify.UpperBoundColumns(norm, u, b.Epsilon, alpha)
 		}
 		if b2 < bound {
 			bound, best = b2, alpha
 		}
 	}
-	v := u.ExpectedUtility(pi, P)
+	v := sub.ExpectedUtility(pi, r.Mechanism)
 	scale := math.Max(1, math.Abs(v))
 	if !(bound >= v-bracketSlack*scale) || bound-v > ipm.AcceptedGap*scale {
 		return Result{}, errActiveSet
 	}
-	return Result{Mechanism: P, Epsilon: a.Level, ALIPLower: a.ALIPLower, Bound: math.Max(bound, v), Alpha: normAlpha(pi, norm, best), Solver: "ipm"}, nil
+	return Result{Mechanism: P, Epsilon: a.Level, ALIPLower: a.ALIPLower, Value: v, Bound: math.Max(bound, v), Alpha: normAlpha(pi, norm, best), Solver: "ipm"}, nil
 }
 
 // normAlpha returns the multipliers alpha, which prove a bound for the
@@ -280,7 +294,7 @@ func normAlpha(pi, norm mech.Prior, alpha []float64) []float64 {
 
 // priceOutputs returns every output's reduced gain K_j(α) under b (see
 // activeSet), computed by up to GOMAXPROCS goroutines over the outputs.
-func priceOutputs(pi mech.Prior, u mech.Utility, b mech.Budget, alpha []float64) []float64 {
+func priceOutputs(pi mech.Prior, u mech.Columns, b mech.Budget, alpha []float64) []float64 {
 	n, m := u.Dims()
 	gains := make([]float64, m)
 	workers := max(1, min(runtime.GOMAXPROCS(0), m))
@@ -289,10 +303,11 @@ func priceOutputs(pi mech.Prior, u mech.Utility, b mech.Budget, alpha []float64)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			g := make([]float64, n)
+			g, col := make([]float64, n), make([]float64, n)
 			order := make([]int, n)
 			for j := w; j < m; j += workers {
-				gains[j] = columnGain(pi, u, b, alpha, j, g, order)
+				u.Column(j, col)
+				gains[j] = columnGain(pi, col, b, alpha, g, order)
 			}
 		}()
 	}
@@ -300,15 +315,15 @@ func priceOutputs(pi mech.Prior, u mech.Utility, b mech.Budget, alpha []float64)
 	return gains
 }
 
-// columnGain returns K_j(α) for output j; g and order are scratch of
-// length N.
-func columnGain(pi mech.Prior, u mech.Utility, b mech.Budget, alpha []float64, j int, g []float64, order []int) float64 {
+// columnGain returns K_j(α) for the output whose utility column is col; g
+// and order are scratch of length N.
+func columnGain(pi mech.Prior, col []float64, b mech.Budget, alpha []float64, g []float64, order []int) float64 {
 	n := len(pi)
 	for i := range n {
 		if b.Measure == mech.LDP {
-			g[i] = pi[i]*u[i][j] - alpha[i]
+			g[i] = pi[i]*col[i] - alpha[i]
 		} else {
-			g[i] = u[i][j] - alpha[i]/pi[i]
+			g[i] = col[i] - alpha[i]/pi[i]
 		}
 		order[i] = i
 	}

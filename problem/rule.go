@@ -409,6 +409,32 @@ func (p *Problem) Materialize() error {
 	return nil
 }
 
+// ColumnsNeed returns the bytes that a solve reading p's rule a column at
+// a time (an expected utility by the active set over outputs) holds as
+// N×M matrices: the returned mechanism and a cleaned copy of it, 16·N·M.
+func (p *Problem) ColumnsNeed() float64 {
+	if p == nil || p.Rule == nil {
+		return 0
+	}
+	return 2 * p.Rule.DenseBytes()
+}
+
+// CheckColumns refuses, before any work, a rule whose solve a column at a
+// time would not fit in memory (ColumnsNeed against SetMemoryLimit's bound,
+// MemoryLimit or the memory available), saying the size needed: the utility
+// itself is never held, but the mechanism returned is a dense N×M matrix.
+func (p *Problem) CheckColumns() error {
+	if p == nil || p.Rule == nil {
+		return nil
+	}
+	need := p.ColumnsNeed()
+	limit, what := memoryBound(p.memoryLimit)
+	if limit > 0 && need > float64(limit) {
+		return p.from(fieldErr("utility_rule", -1, -1, "its dense %d×%d mechanism and a cleaned copy need %s, beyond %s (%s); the utility is read by its rule, but the mechanism is returned as a matrix", p.Rule.Rows(), p.Rule.Cols(), bytesText(need), what, bytesText(float64(limit))))
+	}
+	return nil
+}
+
 // memoryBound returns the bytes that dense matrices may take, and how to
 // name that bound: own when positive (a command's --max-memory), else
 // MemoryLimit, else the memory the system reports available (0 where it

@@ -6,7 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/problem"
+	"github.com/pmlopt/pmlopt/solver"
 )
 
 // denseUtility fills in the dense utility and order of a problem whose file
@@ -15,6 +17,18 @@ import (
 // size needed (see problem.Problem.Materialize).
 func denseUtility(p *problem.Problem) error {
 	return p.Materialize()
+}
+
+// solveMemory checks, before any work, that solve's answer fits in memory:
+// a solve that reads a rule a column at a time (pmlopt.SolvesByRule: an
+// expected utility by the active set, with no backend, --exact or floor)
+// holds the dense mechanism alone, every other solve also the dense
+// utility and order, which denseUtility builds.
+func solveMemory(p *problem.Problem, slv solver.Solver, dense bool) error {
+	if !dense && pmlopt.SolvesByRule(p, pmlopt.Options{Solver: slv}) {
+		return p.CheckColumns()
+	}
+	return denseUtility(p)
 }
 
 // parseSize reads a size in bytes: a positive number with an optional unit,

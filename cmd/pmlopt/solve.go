@@ -84,7 +84,7 @@ func optFloat(v float64) *jfloat {
 
 // solveFlags declares solve's flags on fs and returns its run function.
 func solveFlags(fs *flagSet) runFunc {
-	load := loaderFlag(fs)
+	load := ruleLoaderFlag(fs)
 	getSolver := solverFlag(fs)
 	objective := fs.String("objective", "", "override the file's `objective`: "+objectiveNames)
 	budget := newBudgetFlags(fs)
@@ -123,6 +123,10 @@ func solveFlags(fs *flagSet) runFunc {
 			return err
 		}
 		if err := budget.apply(p, *objective); err != nil {
+			return err
+		}
+		joint := fs.isSet("min-order") || fs.isSet("min-value")
+		if err := solveMemory(p, slv, *exactFlag || joint); err != nil {
 			return err
 		}
 		tol, err := getTol()
@@ -176,7 +180,7 @@ func solveFlags(fs *flagSet) runFunc {
 				Mechanism:            jmatrix(sol.Mechanism), Inputs: p.Inputs, Outputs: p.Outputs,
 				Solver: sol.Solver, LPSolves: sol.LPSolves, Certificate: sol.Certificate, Exact: ex,
 			}
-			if p.Order != nil {
+			if p.Order != nil || p.Rule != nil {
 				j.WorstCaseOrder = &sol.WorstCaseOrder
 			}
 			if sol.Measure == mech.ALIP {
@@ -199,7 +203,7 @@ func solveFlags(fs *flagSet) runFunc {
 		if ex != nil {
 			writeExact(&b, ex, p.Inputs, p.Outputs)
 		}
-		if p.Order != nil {
+		if p.Order != nil || p.Rule != nil {
 			fmt.Fprintf(&b, "worst-case utility order  %d of %d\n", sol.WorstCaseOrder, p.M())
 		}
 		if !math.IsNaN(sol.WorstCaseValue) {

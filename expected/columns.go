@@ -1,0 +1,46 @@
+package expected
+
+import (
+	"context"
+
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+// UsesColumns reports whether Maximize would answer a problem of n inputs
+// and m outputs under opt by the active set over outputs (step 0 of the
+// package doc), which reads the utility a column at a time: then
+// MaximizeColumns needs no N×M utility.
+func UsesColumns(n, m int, opt Options) bool {
+	return !opt.FullLP && !opt.WholeProblem && opt.Solver == nil && opt.Pattern == nil && n*m >= activeCells
+}
+
+// MaximizeColumns is Maximize for a utility read a column at a time, such
+// as a mech.UtilityRule, whose N×M matrix need not be held: where
+// UsesColumns holds, the active set over outputs runs on u itself and
+// holds only the N × |S| columns of its restricted problems (and the
+// returned mechanism). Elsewhere, or when the active set does not certify
+// the optimum, dense gives the matrix (or an error, such as one saying
+// it would not fit in memory) and Maximize solves the problem on it. The
+// result is Maximize's on the dense utility: the same mechanism, value and
+// bound.
+func MaximizeColumns(ctx context.Context, pi mech.Prior, u mech.Columns, dense func() (mech.Utility, error), b mech.Budget, opt Options) (Result, error) {
+	if err := checkContext(ctx); err != nil {
+		return Result{}, err
+	}
+	if n, m := u.Dims(); UsesColumns(n, m, opt) {
+		r, err := activeSet(ctx, pi, u, b, firstOutputs, opt)
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return Result{}, ctxErr
+		}
+		if err == nil {
+			return r, nil
+		}
+		opt.notify("%v: solving the whole problem", err)
+		opt.WholeProblem = true
+	}
+	d, err := dense()
+	if err != nil {
+		return Result{}, err
+	}
+	return Maximize(ctx, pi, d, b, opt)
+}
