@@ -1,0 +1,248 @@
+package ipm
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/internal/randinst"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/polytope"
+	"github.com/pmlopt/pmlopt/solver"
+)
+
+// robustLP solves the robust expected-utility LP with the constraints
+// over the set dualised (polytope.BuildRobust, an independent
+// formulation) by the revised simplex.
+func robustLP(t *testing.T, p RobustProblem) float64 {
+	t.Helper()
+	mod, err := polytope.BuildRobust(polytope.Spec{Prior: p.Set.Center, Utility: p.Utility, Objective: polytope.ExpectedUtility, Budget: p.Budget}, p.Set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sol, err := solver.Revised().Solve(mod.LP)
+	if err != nil || sol.Status != solver.Optimal {
+		t.Fatalf("revised: %v %v", sol, err)
+	}
+	return sol.Objective
+}
+
+// randomSet returns a box of factors around pi, or an L1 ball.
+func randomSet(t *testing.T, rng *rand.Rand, pi mech.Prior, box bool) *mech.PriorSet {
+	t.Helper()
+	if !box {
+		s, err := mech.NewL1Set(pi, 0.3*rng.Float64())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	f := 1 + rng.Float64()
+	lo, up := make([]float64, len(pi)), make([]float64, len(pi))
+	for k, v := range pi {
+		lo[k], up[k] = v/f, math.Min(1, v*f)
+	}
+	s, err := mech.NewBoxSet(pi, lo, up)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestSolveRobustMatchesTheDualisedLP compares SolveRobust with the
+// dualised robust LP on random instances, boxes and balls, under PML,
+// LIP and ALIP: the same optimum to 1e-7, a bound that brackets the LP's
+// optimum, a mechanism within the budget over the set and at sampled
+// priors of the set.
+func TestSolveRobustMatchesTheDualisedLP(t *testing.T) {
+	rng := rand.New(rand.NewPCG(37, 73))
+	trials := 90
+	if testing.Short() {
+		trials = 30
+	}
+	stalled := 0
+	defer func() {
+		// Most trials are answered; the others are the LP's (ties, stalls).
+		if stalled > trials/6 {
+			t.Errorf("%d of %d trials stalled short of the gap", stalled, trials)
+		}
+	}()
+	for trial := range trials {
+		n, m := 2+rng.IntN(7), 2+rng.IntN(7)
+		pi := randinst.Prior(rng, n, 0.02)
+		u := randinst.Utility(rng, n, m, []int{0, 3}[trial%2])
+		eps := []float64{0.3, 1, 2, 4}[trial%4]
+		var b mech.Budget
+		switch trial % 3 {
+		case 0:
+			b = mech.Budget{Measure: mech.PML, Epsilon: eps}
+		case 1:
+			b = mech.Budget{Measure: mech.LIP, Epsilon: eps}
+		case 2:
+			b = mech.Budget{Measure: mech.ALIP, EpsilonLower: eps, EpsilonUpper: 0.5 * eps}
+		}
+		set := randomSet(t, rng, pi, trial%5 < 3)
+		p := RobustProblem{Utility: u, Budget: b, Set: set}
+		r, err := SolveRobust(p, Options{})
+		if errors.Is(err, ErrRobustNotConverged) {
+			// the caller's LP decides; counted below
+			t.Logf("trial %d (%d×%d, %+v, box %v): %v", trial, n, m, b, set.IsBox(), err)
+			stalled++
+			continue
+		}
+		if err != nil {
+			t.Fatalf("trial %d (%d×%d, %+v, box %v): %v", trial, n, m, b, set.IsBox(), err)
+		}
+		want := robustLP(t, p)
+		tol := 1e-7 * math.Max(1, math.Abs(want))
+		if math.Abs(r.Value-want) > tol || r.Bound < want-tol {
+			t.Fatalf("trial %d (%+v, box %v): [%.12g, %.12g], LP %.12g (rounds %d)", trial, b, set.IsBox(), r.Value, r.Bound, want, r.Rounds)
+		}
+		// Under PML one prior per output proves the optimum; under LIP
+		// and ALIP the upper and the lower caps each want their own.
+		if b.Measure == mech.PML && r.Bound > want+tol {
+			t.Fatalf("trial %d (%+v, box %v): bound %.12g above the LP's optimum %.12g", trial, b, set.IsBox(), r.Bound, want)
+		}
+		if !certify.RowsSumToOne(r.Mechanism) || !withinBudget(r.Level, r.LevelLower, b, RobustBudgetSlack) {
+			t.Fatalf("trial %d: the mechanism fails the audit over the set (level %g, %g)", trial, r.Level, r.LevelLower)
+		}
+		for range 20 {
+			q := samplePrior(rng, set)
+			rep, err := certify.Audit(q, r.Mechanism, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lvl := rep.Level
+			if b.Measure == mech.ALIP {
+				if rep.ALIPLower > b.EpsilonLower+1e-8 {
+					t.Fatalf("trial %d: ALIP lower level %g at a prior of the set", trial, rep.ALIPLower)
+				}
+				lvl = rep.Level
+			}
+			if lvl > upper(b)+1e-8 {
+				t.Fatalf("trial %d: level %g at a prior of the set, budget %+v", trial, lvl, b)
+			}
+		}
+	}
+}
+
+func upper(b mech.Budget) float64 {
+	if b.Measure == mech.ALIP {
+		return b.EpsilonUpper
+	}
+	return b.Epsilon
+}
+
+// samplePrior returns a prior of the set: a random mixture of extreme
+// priors for random costs (the set is convex).
+func samplePrior(rng *rand.Rand, s *mech.PriorSet) mech.Prior {
+	n := s.N()
+	out := make([]float64, n)
+	w := 0.0
+	for range 3 {
+		c := make([]float64, n)
+		for i := range c {
+			c[i] = rng.Float64()
+		}
+		x := rng.Float64()
+		w += x
+		for i, v := range s.Extreme(c, rng.IntN(2) == 0) {
+			out[i] += x * v
+		}
+	}
+	for i := range out {
+		out[i] /= w
+	}
+	return out
+}
+
+// nominalLP solves the expected-utility LP of u at the prior pi under b
+// (polytope.Build) by the revised simplex.
+func nominalLP(t *testing.T, pi mech.Prior, u mech.Utility, b mech.Budget) float64 {
+	t.Helper()
+	mod, err := polytope.Build(polytope.Spec{Prior: pi, Utility: u, Objective: polytope.ExpectedUtility, Budget: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sol, err := solver.Revised().Solve(mod.LP)
+	if err != nil || sol.Status != solver.Optimal {
+		t.Fatalf("revised: %v %v", sol, err)
+	}
+	return sol.Objective
+}
+
+// TestSolveRobustLimits checks the two ends of the prior sets: a set of
+// one prior gives the optimum at that prior, and the whole simplex gives
+// the LDP optimum (the largest PML over every prior is the LDP level, and
+// LIP's and ALIP's over every prior are too, Saeidian et al.).
+func TestSolveRobustLimits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 37))
+	stalled := 0
+	defer func() {
+		if stalled > 6 {
+			t.Errorf("%d of 36 solves stalled short of the gap", stalled)
+		}
+	}()
+	for trial := range 12 {
+		n, m := 2+rng.IntN(5), 2+rng.IntN(5)
+		pi := randinst.Prior(rng, n, 0.05)
+		u := randinst.Utility(rng, n, m, []int{0, 3}[trial%2])
+		eps := []float64{0.5, 1, 2}[trial%3]
+		var b mech.Budget
+		switch trial % 3 {
+		case 0:
+			b = mech.Budget{Measure: mech.PML, Epsilon: eps}
+		case 1:
+			b = mech.Budget{Measure: mech.LIP, Epsilon: eps}
+		case 2:
+			b = mech.Budget{Measure: mech.ALIP, EpsilonLower: eps, EpsilonUpper: 0.5 * eps}
+		}
+		point, err := mech.NewL1Set(pi, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zero, one := make([]float64, n), make([]float64, n)
+		for k := range one {
+			one[k] = 1
+		}
+		simplex, err := mech.NewBoxSet(pi, zero, one)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ball, err := mech.NewL1Set(pi, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ldp := eps
+		if b.Measure == mech.ALIP {
+			// an ε-LDP mechanism keeps (ε_l, ε_u) = (ε, ε) over every
+			// prior; over the simplex ALIP's levels are LDP's
+			ldp = math.Min(b.EpsilonLower, b.EpsilonUpper)
+		}
+		for _, c := range []struct {
+			name string
+			set  *mech.PriorSet
+			want float64
+		}{
+			{"point", point, nominalLP(t, pi, u, b)},
+			{"simplex", simplex, nominalLP(t, pi, u, mech.Budget{Measure: mech.LDP, Epsilon: ldp})},
+			{"ball of radius 2", ball, nominalLP(t, pi, u, mech.Budget{Measure: mech.LDP, Epsilon: ldp})},
+		} {
+			r, err := SolveRobust(RobustProblem{Utility: u, Budget: b, Set: c.set}, Options{})
+			if errors.Is(err, ErrRobustNotConverged) {
+				t.Logf("trial %d %s (%+v): %v", trial, c.name, b, err)
+				stalled++
+				continue
+			}
+			if err != nil {
+				t.Fatalf("trial %d %s (%+v): %v", trial, c.name, b, err)
+			}
+			tol := 1e-7 * math.Max(1, math.Abs(c.want))
+			if math.Abs(r.Value-c.want) > tol || r.Bound < c.want-tol {
+				t.Fatalf("trial %d %s (%+v): [%.12g, %.12g], want %.12g", trial, c.name, b, r.Value, r.Bound, c.want)
+			}
+		}
+	}
+}

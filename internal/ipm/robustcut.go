@@ -1,0 +1,682 @@
+package ipm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/internal/vec"
+	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+// RobustProblem is an expected-utility problem over a set of priors:
+// maximise Σ_ij π̂_i u_ij p_ij (π̂ = Set.Center, the estimate) over the
+// mechanisms that keep Budget (PML, LIP or ALIP) for every prior of Set.
+type RobustProblem struct {
+	Utility mech.Utility
+	Budget  mech.Budget
+	Set     *mech.PriorSet
+}
+
+// RobustResult is SolveRobust's answer.
+type RobustResult struct {
+	// Mechanism keeps the budget over the set up to RobustBudgetSlack;
+	// Level is its audited level over the set (ε_u for ALIP, LevelLower
+	// its ε_l).
+	Mechanism         mech.Mechanism
+	Level, LevelLower float64
+	// Value is the mechanism's expected utility under the estimate; Bound
+	// an upper bound on the robust optimum, proven by the multipliers
+	// Alpha of the rows Σ_j p_ij = 1 with, for each output j, the prior
+	// Priors[j] of the set in its column's constraint (RobustBound).
+	Value, Bound float64
+	Alpha        []float64
+	Priors       [][]float64
+	// Rounds is the number of interior-point solves, Cuts the priors
+	// added to the outputs' lists beyond the first ones, Iterations the
+	// interior-point iterations of all rounds.
+	Rounds, Cuts, Iterations int
+	// Converged reports that the last round's interior point reached
+	// SolveRobust's gap on the relaxation over the lists (whose
+	// optimum, with no cut left to add, is the robust one).
+	Converged bool
+}
+
+// RobustBudgetSlack is the relative excess of the returned mechanism's
+// level over the set above the budget that SolveRobust accepts without
+// mixing (the rounding of the interior point's residuals).
+const RobustBudgetSlack = 1e-9
+
+// robustCutTol is the relative violation of an output's constraint over
+// the set below which no prior is added to its list.
+const robustCutTol = 1e-9
+
+// robustFeasTol is the largest residual of the scaled equations at which
+// the relaxation's complementarity counts as its duality gap.
+const robustFeasTol = 1e-9
+
+// robustTiedRounds is the round from which SolveRobust gives up when a
+// round cuts more than half of the outputs' constraints: columns with
+// many tied entries (the Hamming utility's) over a box have as many
+// worst priors as ways to break the ties, and every round finds others.
+// The dualised LP, which holds them all, is the better route there.
+const robustTiedRounds = 3
+
+// robustTieTol is the relative size below which separate takes the
+// entries of a column as tied.
+const robustTieTol = 1e-7
+
+// robustLooseTol is the relative gap and residual at which a round of
+// SolveRobust first looks for cuts.
+const robustLooseTol = 1e-4
+
+// robustAcceptGap is the largest relative gap and residual of the last
+// round that SolveRobust accepts when its iterations stall short of the
+// gap aimed at: the value is then within about that much of the optimum.
+const robustAcceptGap = 1e-9
+
+// robustGap is the least relative duality gap SolveRobust aims at on each
+// round's relaxation: its iterations break down soon below it.
+const robustGap = 1e-11
+
+// robustSnapshot holds what SolveRobust reads off a round's best point:
+// the mechanism's entries and the multipliers of the rows and the lists.
+type robustSnapshot struct {
+	p, y     []float64
+	bet, gam [][]float64
+}
+
+func (s *robustSnapshot) save(x *robustIPM) {
+	s.p, s.y = append(s.p[:0], x.p...), append(s.y[:0], x.y...)
+	s.bet, s.gam = copyRows(s.bet, x.bet), copyRows(s.gam, x.gam)
+}
+
+func (s *robustSnapshot) restore(x *robustIPM) {
+	copy(x.p, s.p)
+	copy(x.y, s.y)
+	copyRows(x.bet, s.bet)
+	copyRows(x.gam, s.gam)
+}
+
+// copyRows copies src into dst, allocating dst's rows where needed, and
+// returns dst.
+func copyRows(dst, src [][]float64) [][]float64 {
+	if len(dst) != len(src) {
+		dst = make([][]float64, len(src))
+	}
+	for j := range src {
+		dst[j] = append(dst[j][:0], src[j]...)
+	}
+	return dst
+}
+
+// robustMaxRounds bounds the cutting-plane rounds: the set's extreme
+// points are finitely many, but ties can make many rounds.
+const robustMaxRounds = 12
+
+// ErrRobustNotConverged means that SolveRobust did not reach a certified
+// optimum over the set within its rounds and iterations.
+var ErrRobustNotConverged = errors.New("ipm: the interior point over the prior set did not certify the optimum")
+
+// SolveRobust returns an optimal mechanism of p over its prior set, with
+// an upper bound on the optimum proven with one prior of the set per
+// output.
+//
+// Cutting planes over the set's extreme priors: each output starts with
+// two priors for each side of its budget, the estimate and the set's
+// extreme prior for the output's utilities (PriorSet.Extreme of the
+// column u_·j, the least mass on the inputs it values most); the relaxed
+// problem over these lists is solved by the interior point of robustIPM,
+// first to robustLooseTol; every output whose column breaks its
+// constraint over the set by more than robustCutTol gets its worst prior
+// (PriorSet.Extreme of the column, the greedy closed form) added to its
+// list, and the next round solves again. A round that cuts nothing runs
+// on to the gap (opt.Gap, at least robustGap) and cuts once more. The
+// lists hold priors of the set, so every round's problem is a relaxation
+// of the robust one: when the last cuts nothing, its optimum is the
+// robust optimum, and the mechanism read off it is audited over the
+// whole set (mixed towards its output marginal, should rounding leave it
+// above the budget).
+//
+// The bound is RobustBound's for the multipliers of the rows Σ_j p_ij = 1
+// and, for each output, the best of a few priors of the set (the
+// multiplier-weighted mixtures of its lists, the estimate). Under PML one
+// such prior per output proves the optimum, and a bound further than
+// opt.Gap's accepted gap is an error. Under LIP and ALIP the upper and
+// the lower caps each have their own mixture, and one prior for both
+// (the form package verify checks) may leave the bound above the optimum.
+//
+// The error wraps ErrRobustNotConverged when the rounds end without an
+// answer: past robustMaxRounds, when a round from robustTiedRounds on
+// cuts most outputs (tied columns, whose worst priors are as many as the
+// ways to break the ties), when the last round's iterations stall short
+// of robustAcceptGap, or when they break down before any point near the
+// optimum. The caller then has the dualised LP decide.
+func SolveRobust(p RobustProblem, opt Options) (*RobustResult, error) {
+	set := p.Set
+	if set == nil {
+		return nil, errors.New("ipm: SolveRobust needs a prior set")
+	}
+	u := p.Utility
+	if _, err := mech.NewUtility(u); err != nil {
+		return nil, err
+	}
+	n, m := u.Dims()
+	if n != set.N() {
+		return nil, &mech.FieldError{Field: "utility", Row: -1, Col: -1,
+			Msg: fmt.Sprintf("has %d rows but the prior set has %d letters", n, set.N())}
+	}
+	b := p.Budget
+	var mu, kap float64
+	lip := false
+	bad := func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) || v < 0 }
+	switch b.Measure {
+	case mech.PML:
+		if bad(b.Epsilon) {
+			return nil, fmt.Errorf("ipm: budget %g is not a finite number ≥ 0", b.Epsilon)
+		}
+		mu = math.Exp(-b.Epsilon)
+	case mech.LIP:
+		if bad(b.Epsilon) {
+			return nil, fmt.Errorf("ipm: budget %g is not a finite number ≥ 0", b.Epsilon)
+		}
+		mu, kap, lip = math.Exp(-b.Epsilon), math.Exp(-b.Epsilon), true
+	case mech.ALIP:
+		if bad(b.EpsilonLower) || bad(b.EpsilonUpper) {
+			return nil, fmt.Errorf("ipm: budget (%g, %g) is not finite and ≥ 0", b.EpsilonLower, b.EpsilonUpper)
+		}
+		mu, kap, lip = math.Exp(-b.EpsilonUpper), math.Exp(-b.EpsilonLower), true
+	default:
+		return nil, fmt.Errorf("ipm: SolveRobust takes pml, lip or alip budgets, not %q", b.Measure)
+	}
+	if mu == 1 || (lip && kap == 1) {
+		return nil, ErrRobustNotConverged // no interior: the LP decides
+	}
+	gap, accept, maxIter, err := opt.settings()
+	if err != nil {
+		return nil, err
+	}
+	ctx := opt.ctx()
+	pi := normalised(set.Center)
+	lo, hi := make([][][]float64, m), make([][][]float64, m)
+	col := make([]float64, n)
+	for j := range m {
+		lo[j] = [][]float64{set.Center}
+		for i := range n {
+			col[i] = u[i][j]
+		}
+		addPrior(&lo[j], set.Extreme(col, false))
+		if lip {
+			hi[j] = [][]float64{set.Center}
+			addPrior(&hi[j], set.Extreme(col, true))
+		}
+	}
+	res := &RobustResult{}
+	target := math.Max(gap, robustGap)
+	first := 0
+	for j := range m {
+		first += len(lo[j]) + len(hi[j])
+	}
+	// Each round runs its interior point to robustLooseTol first and
+	// cuts there: a prior of the set found at any point makes a valid
+	// cut, and most rounds end before the iterations' slow tail. A round
+	// whose loose point breaks no constraint over the set runs on to the
+	// gap from where it is, and cuts again.
+	sides := 1
+	if lip {
+		sides = 2
+	}
+	var x *robustIPM
+	for round := 0; ; round++ {
+		if round == robustMaxRounds {
+			return nil, fmt.Errorf("%w (%d rounds, %d cuts)", ErrRobustNotConverged, round, countCuts(lo, hi)-first)
+		}
+		res.Rounds++
+		x = newRobustIPM(pi, u, mu, kap, lip, lo, hi)
+		iters, done, err := x.runTo(ctx, maxIter, robustLooseTol, robustLooseTol)
+		res.Iterations += iters
+		if err != nil {
+			return nil, err
+		}
+		if added := x.separate(set, lo, hi); added > 0 {
+			if round >= robustTiedRounds && 2*added > m*sides {
+				return nil, fmt.Errorf("%w (round %d cut %d of %d outputs' constraints: tied worst priors)", ErrRobustNotConverged, round+1, added, m)
+			}
+			continue
+		}
+		if done {
+			iters, done, err = x.runTo(ctx, maxIter, 1e-6, target)
+			res.Iterations += iters
+			if err != nil {
+				return nil, err
+			}
+		}
+		if !done {
+			// The iterations from the loose point stalled short of the
+			// gap (or never got there): once more from the start.
+			x = newRobustIPM(pi, u, mu, kap, lip, lo, hi)
+			iters, _, err = x.runTo(ctx, maxIter, 1e-6, target)
+			res.Iterations += iters
+			if err != nil {
+				return nil, err
+			}
+		}
+		if x.separate(set, lo, hi) > 0 {
+			continue
+		}
+		break
+	}
+	cuts := countCuts(lo, hi) - first
+	out := *x.result(p, pi)
+	out.Rounds, out.Cuts, out.Iterations = res.Rounds, cuts, res.Iterations
+	out.Converged = x.held <= target
+	if !(x.held <= robustAcceptGap) {
+		return &out, fmt.Errorf("%w (the last round's iterations stalled at a relative gap or residual of %.3g)", ErrRobustNotConverged, x.held)
+	}
+	// The mechanism may exceed the budget by RobustBudgetSlack, and its
+	// value the optimum by as little; the bound is then raised to the
+	// value, a weaker bound.
+	if !(out.Bound >= out.Value-RobustBudgetSlack*math.Max(1, math.Abs(out.Value))) || math.IsInf(out.Bound, 0) {
+		return &out, ErrRobustNotConverged
+	}
+	out.Bound = math.Max(out.Bound, out.Value)
+	if b.Measure == mech.PML && out.Bound-out.Value > accept*math.Max(1, math.Abs(out.Value)) {
+		return &out, ErrRobustNotConverged
+	}
+	return &out, nil
+}
+
+// countCuts is the number of priors in the lists.
+func countCuts(lo, hi [][][]float64) int {
+	c := 0
+	for j := range lo {
+		c += len(lo[j]) + len(hi[j])
+	}
+	return c
+}
+
+// runTo iterates from the current point until its residuals and relative
+// complementarity are below tol, watching the points below near. done
+// reports that it stopped there; otherwise x is left at the best point
+// it saw (the iterations may break down after it), whose other variables
+// are not restored: such a point is read, not iterated from. An error
+// comes only from the context or from a breakdown before any point came
+// below near.
+func (x *robustIPM) runTo(ctx context.Context, maxIter int, near, tol float64) (iters int, done bool, err error) {
+	best := math.Inf(1)
+	var snap robustSnapshot
+	err = x.run(ctx, maxIter, near, func(it int) (bool, bool) {
+		iters = it
+		g := x.measureRel()
+		if !(g < best) {
+			return false, false
+		}
+		best = g
+		done = x.converged(tol)
+		if !done {
+			snap.save(x)
+		}
+		return true, done
+	})
+	x.held = best
+	if err != nil && ctx.Err() != nil {
+		return iters, false, err
+	}
+	if err != nil && math.IsInf(best, 1) {
+		return iters, false, fmt.Errorf("%w (%v)", ErrRobustNotConverged, err)
+	}
+	if math.IsInf(best, 1) {
+		return iters, false, fmt.Errorf("%w (no point within %g after %d iterations)", ErrRobustNotConverged, near, iters)
+	}
+	if !done {
+		snap.restore(x)
+	}
+	return iters, done, nil
+}
+
+// measureRel is the largest of the relative complementarity and the
+// residuals: the relaxation's duality gap at a point that is feasible to
+// rounding is its complementarity.
+func (x *robustIPM) measureRel() float64 {
+	obj := vec.Dot(x.c, x.p)
+	return math.Max(x.comp/math.Max(1, math.Abs(obj)), math.Max(x.primI, x.dualI))
+}
+
+// converged reports that the current point's relative gap is at most tol
+// and its residuals at most robustFeasTol.
+func (x *robustIPM) converged(tol float64) bool {
+	obj := vec.Dot(x.c, x.p)
+	return x.comp <= tol*math.Max(1, math.Abs(obj)) && x.primI <= math.Min(tol, robustFeasTol) && x.dualI <= math.Min(tol, robustFeasTol)
+}
+
+// addPrior appends pr to the list unless it holds it already.
+func addPrior(list *[][]float64, pr []float64) bool {
+	for _, q := range *list {
+		if slices.Equal(q, pr) {
+			return false
+		}
+	}
+	*list = append(*list, pr)
+	return true
+}
+
+// separate adds to each output's lists the set's worst prior for its
+// column at the current point where the column breaks its constraint over
+// the set by more than robustCutTol, and returns how many it added.
+func (x *robustIPM) separate(set *mech.PriorSet, lo, hi [][][]float64) int {
+	n := x.n
+	added := 0
+	for j := range x.m {
+		col := x.p[j*n : (j+1)*n]
+		mx, mn := slices.Max(col), slices.Min(col)
+		if mx <= certify.InteriorColumnNoise {
+			continue
+		}
+		// The worst prior is that of the column with its entries rounded
+		// to robustTieTol of the largest: tied entries (the Hamming
+		// utility's) differ by the interior point's noise, and without
+		// the rounding each round would break the ties another way and
+		// bring another worst prior of the same value.
+		c, q := make([]float64, n), make([]float64, n)
+		step := robustTieTol * mx
+		for i, v := range col {
+			c[i] = math.Max(0, v)
+			q[i] = math.Round(c[i]/step) * step
+		}
+		if w := set.Extreme(q, false); mx*x.mu > massOf(w, c)*(1+robustCutTol) {
+			if addPrior(&lo[j], w) {
+				added++
+			}
+		}
+		if x.lip {
+			if w := set.Extreme(q, true); x.kap*massOf(w, c) > mn*(1+robustCutTol) {
+				if addPrior(&hi[j], w) {
+					added++
+				}
+			}
+		}
+	}
+	return added
+}
+
+// result turns the current point into a mechanism audited over the set,
+// with its value and the bound its multipliers prove.
+func (x *robustIPM) result(p RobustProblem, pi mech.Prior) *RobustResult {
+	n, m := x.n, x.m
+	read := func(clear float64) mech.Mechanism {
+		P := mech.Zeros(n, m)
+		for j := range m {
+			col := x.p[j*n : (j+1)*n]
+			if slices.Max(col) <= certify.InteriorColumnNoise {
+				continue // an unused output's ratios are noise
+			}
+			for i, v := range col {
+				if v > clear {
+					P[i][j] = v
+				}
+			}
+		}
+		for i := range n {
+			mech.Normalise(P[i])
+		}
+		return P
+	}
+	// The entries off the optimal face are cleared where the mechanism
+	// keeps its budget over the set without them; else they stay.
+	P := read(certify.DustEntry)
+	if l, w := levelsOver(p.Set, P, p.Budget); !withinBudget(l, w, p.Budget, RobustBudgetSlack) {
+		P = read(0)
+	}
+	P, level, lower := mixOverSet(pi, P, p.Set, p.Budget)
+	alpha := make([]float64, n)
+	for i, v := range x.y {
+		alpha[i] = v * x.scale
+	}
+	cands := make([][][]float64, m)
+	for j := range m {
+		up := x.weights(j, false)
+		if up != nil {
+			cands[j] = append(cands[j], up)
+		}
+		if x.lip {
+			// One prior serves both caps in the certificate: the upper
+			// caps' prior, the lower caps', and points between them.
+			if down := x.weights(j, true); down != nil {
+				cands[j] = append(cands[j], down)
+				if up != nil {
+					for _, t := range []float64{0.25, 0.5, 0.75} {
+						mix := make([]float64, n)
+						for i := range mix {
+							mix[i] = (1-t)*up[i] + t*down[i]
+						}
+						cands[j] = append(cands[j], mix)
+					}
+				}
+			}
+		}
+		cands[j] = append(cands[j], p.Set.Center)
+	}
+	bound, priors := RobustBound(p.Set.Center, p.Utility, p.Budget, alpha, cands)
+	return &RobustResult{Mechanism: P, Level: level, LevelLower: lower, Value: p.Utility.ExpectedUtility(p.Set.Center, P),
+		Bound: bound, Alpha: alpha, Priors: priors}
+}
+
+// levelsOver returns the mechanism's level over the set: (ε_u, ε_l) for
+// ALIP, (level, 0) otherwise.
+func levelsOver(s *mech.PriorSet, P mech.Mechanism, b mech.Budget) (float64, float64) {
+	switch b.Measure {
+	case mech.LIP:
+		return leakage.LIPOver(s, P), 0
+	case mech.ALIP:
+		l, u := leakage.ALIPOver(s, P)
+		return u, l
+	}
+	return leakage.PMLOver(s, P), 0
+}
+
+func withinBudget(level, lower float64, b mech.Budget, slack float64) bool {
+	in := func(v, eps float64) bool { return v <= eps+slack*math.Max(1, eps) }
+	if b.Measure == mech.ALIP {
+		return in(level, b.EpsilonUpper) && in(lower, b.EpsilonLower)
+	}
+	return in(level, b.Epsilon)
+}
+
+// mixOverSet returns P, or P mixed with the mechanism whose every row is
+// P's output marginal under pi where P breaks the budget over the set by
+// more than RobustBudgetSlack: the mixture moves every ratio towards 1
+// for every prior, and the least weight that keeps the budget is found by
+// bisection on the audit over the set.
+func mixOverSet(pi mech.Prior, P mech.Mechanism, s *mech.PriorSet, b mech.Budget) (mech.Mechanism, float64, float64) {
+	level, lower := levelsOver(s, P, b)
+	if withinBudget(level, lower, b, RobustBudgetSlack) {
+		return P, level, lower
+	}
+	n, m := P.Dims()
+	q := make([]float64, m)
+	for i, row := range P {
+		for j, v := range row {
+			q[j] += pi[i] * v
+		}
+	}
+	mix := func(theta float64) mech.Mechanism {
+		out := mech.Zeros(n, m)
+		for i, row := range P {
+			for j, v := range row {
+				out[i][j] = (1-theta)*v + theta*q[j]
+			}
+		}
+		return out
+	}
+	lo, hi := 0.0, 1.0
+	for range 60 {
+		mid := (lo + hi) / 2
+		if l, w := levelsOver(s, mix(mid), b); withinBudget(l, w, b, 0) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	out := mix(hi)
+	level, lower = levelsOver(s, out, b)
+	return out, level, lower
+}
+
+// RobustBound returns an upper bound on the expected utility
+// Σ_ij c_i u_ij p_ij (c the estimate) of every mechanism that keeps the
+// budget b (PML, LIP or ALIP) for every prior of a set, proven by the
+// multipliers alpha of the rows Σ_j p_ij = 1 and, for each output j, one
+// prior a_j of the set chosen among cands[j]; it returns the priors
+// chosen. The proof is the one package verify checks: every such
+// mechanism keeps p_ij ≤ e^{ε_u} a_j·p_·j (and p_ij ≥ e^{−ε_l} a_j·p_·j),
+// so its column is (a_j·p_·j) z with z in Z_j = {lo ≤ z ≤ hi, a_j·z = 1};
+// with w_ij = c_i u_ij − α_i and C = Σ c_i, the utility is
+// Σ α_i + Σ_j (a_j·p_·j) w_·j·z ≤ Σ α_i + Σ_j κ_j c·p_·j with κ_j the
+// largest ratio w·z / c·z over Z_j (Dinkelbach's iterations, each a
+// fractional knapsack), hence at most Σ α_i + C max(0, max_j κ_j).
+func RobustBound(c mech.Prior, u mech.Utility, b mech.Budget, alpha []float64, cands [][][]float64) (float64, [][]float64) {
+	n, m := u.Dims()
+	loZ, hiZ := 0.0, 0.0
+	switch b.Measure {
+	case mech.PML:
+		hiZ = math.Exp(b.Epsilon)
+	case mech.LIP:
+		loZ, hiZ = math.Exp(-b.Epsilon), math.Exp(b.Epsilon)
+	case mech.ALIP:
+		loZ, hiZ = math.Exp(-b.EpsilonLower), math.Exp(b.EpsilonUpper)
+	default:
+		return math.Inf(1), nil
+	}
+	loZ *= 1 - 8*certify.UnitRoundoff
+	hiZ *= 1 + 8*certify.UnitRoundoff
+	sum, mag, C := 0.0, 0.0, 0.0
+	for i, a := range alpha {
+		if math.IsNaN(a) || math.IsInf(a, 0) {
+			return math.Inf(1), nil
+		}
+		sum += a
+		mag += math.Abs(a)
+		C += c[i]
+	}
+	w := make([]float64, n)
+	worst := 0.0
+	priors := make([][]float64, m)
+	for j := range m {
+		size := 0.0
+		for i := range n {
+			w[i] = c[i]*u[i][j] - alpha[i]
+			size = math.Max(size, math.Abs(c[i]*u[i][j])+math.Abs(alpha[i]))
+		}
+		bestK := math.Inf(1)
+		for _, a := range cands[j] {
+			// Under LIP and ALIP a prior a above one of the set, by δ in
+			// its sum, bounds the column's entries from below by
+			// e^{−ε_l} (a·p)(1 − e^{ε_u} δ) only (package verify's check).
+			lo := loZ
+			if lo > 0 {
+				sa := 0.0
+				for _, v := range a {
+					sa += v
+				}
+				if delta := sa - C + 4*float64(n+2)*certify.UnitRoundoff*sa; delta > 0 {
+					lo *= math.Max(0, 1-hiZ*delta)
+				}
+			}
+			if k := columnRatio(w, c, a, lo, hiZ); k < bestK {
+				bestK, priors[j] = k, a
+			}
+		}
+		if math.IsInf(bestK, 1) {
+			return math.Inf(1), nil
+		}
+		worst = math.Max(worst, bestK+8*float64(n+2)*certify.UnitRoundoff*size*hiZ)
+	}
+	bound := sum + C*worst
+	return bound + 8*float64(n+2)*certify.UnitRoundoff*(mag+C*math.Abs(worst)), priors
+}
+
+// columnRatio returns max over z in {lo ≤ z ≤ hi, a·z = 1} of w·z / c·z
+// (−Inf when no such z exists: no mechanism within the budget uses the
+// output; +Inf when c·z can vanish with w·z > 0).
+func columnRatio(w, c, a []float64, lo, hi float64) float64 {
+	n := len(w)
+	sa := 0.0
+	for _, v := range a {
+		sa += v
+	}
+	if hi*sa < 1 || lo*sa > 1 {
+		return math.Inf(-1)
+	}
+	g := make([]float64, n)
+	z := make([]float64, n)
+	order := make([]int, n)
+	knap := func(kappa float64) {
+		for i := range n {
+			g[i] = w[i] - kappa*c[i]
+			order[i] = i
+		}
+		ratio := func(i int) float64 {
+			if a[i] == 0 {
+				return math.Copysign(math.Inf(1), g[i])
+			}
+			return g[i] / a[i]
+		}
+		slices.SortFunc(order, func(x, y int) int {
+			rx, ry := ratio(x), ratio(y)
+			switch {
+			case rx > ry:
+				return -1
+			case rx < ry:
+				return 1
+			}
+			return 0
+		})
+		left := 1 - lo*sa
+		for i := range n {
+			z[i] = lo
+		}
+		for _, i := range order {
+			if a[i] == 0 {
+				if g[i] > 0 {
+					z[i] = hi
+				}
+				continue
+			}
+			add := math.Min(hi-lo, left/a[i])
+			if add <= 0 {
+				break
+			}
+			z[i] += add
+			left -= add * a[i]
+		}
+	}
+	kappa := 0.0
+	knap(0)
+	for range 60 {
+		wz, cz := 0.0, 0.0
+		for i := range n {
+			wz += w[i] * z[i]
+			cz += c[i] * z[i]
+		}
+		if !(cz > 0) {
+			if wz > 0 {
+				return math.Inf(1)
+			}
+			return kappa
+		}
+		next := wz / cz
+		if next <= kappa*(1+1e-15)+1e-300 && next >= kappa-1e-15*math.Abs(kappa) {
+			return math.Max(kappa, next)
+		}
+		if next < kappa {
+			return kappa
+		}
+		kappa = next
+		knap(kappa)
+	}
+	return kappa
+}
