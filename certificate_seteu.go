@@ -1,8 +1,10 @@
 package pmlopt
 
 import (
+	"context"
 	"math"
 
+	"github.com/pmlopt/pmlopt/internal/ipm"
 	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
@@ -131,4 +133,57 @@ func tightenExpectedOverSet(p *problem.Problem, u mech.Utility, b mech.Budget, p
 		}
 	}
 	return old
+}
+
+// solveExpectedOverSetIPM maximises the expected utility under the
+// estimate over the mechanisms that keep b (PML, LIP or ALIP) for every
+// prior of p's set by ipm.SolveRobust: cutting planes over the set's
+// extreme priors, each round an interior point with a few priors per
+// output. Its mechanism is audited over the whole set (the greedy worst
+// prior of each output, leakage.PMLOver and friends), and its bound is
+// proven by the multipliers of the rows and one prior of the set per
+// output (ipm.RobustBound, the proof package verify checks), the priors
+// first raised above the set in exact arithmetic (aboveSet). ok is false,
+// with no error, when the route does not apply (a backend or the full LP
+// asked for, LDP) or does not answer; the LP route then decides.
+func solveExpectedOverSetIPM(ctx context.Context, p *problem.Problem, u mech.Utility, b mech.Budget, opt Options) (*Solution, bool, error) {
+	set := p.PriorSet
+	if opt.Solver != nil || opt.FullLP || (b.Measure != mech.PML && b.Measure != mech.LIP && b.Measure != mech.ALIP) {
+		return nil, false, nil
+	}
+	r, err := ipm.SolveRobust(ipm.RobustProblem{Utility: u, Budget: b, Set: set}, ipm.Options{Context: ctx})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, false, ctx.Err()
+		}
+		return nil, false, nil
+	}
+	m := r.Mechanism
+	if !withinOver(set, m, b) {
+		return nil, false, nil
+	}
+	cands := make([][][]float64, len(r.Priors))
+	priors := make([][]float64, len(r.Priors))
+	for j, v := range r.Priors {
+		w, ok := aboveSet(set, p.Prior, v)
+		if !ok {
+			return nil, false, nil
+		}
+		priors[j], cands[j] = w, [][]float64{w}
+	}
+	bound, _ := ipm.RobustBound(p.Prior, u, b, r.Alpha, cands)
+	value := u.ExpectedUtility(p.Prior, m)
+	if math.IsInf(bound, 0) || math.IsNaN(bound) || bound < value-ipm.RobustBudgetSlack*math.Max(1, math.Abs(value)) {
+		return nil, false, nil
+	}
+	level, lower := levelOver(set, m, b)
+	sol := &Solution{Mechanism: m, Epsilon: level, EpsilonLower: level, ALIPLower: lower, Solver: "ipm",
+		ExpectedUtilityBound: math.Max(bound, value), Objective: p.Objective, Measure: b.Measure}
+	describe(p, sol)
+	c := setExpectedCertificate(p, b, sol, setHint{})
+	if c.Utility.Bound != nil {
+		c.Utility.Alpha, c.Utility.Priors = r.Alpha, priors
+	}
+	sol.Certificate = c
+	return sol, true, nil
 }

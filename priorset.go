@@ -103,10 +103,11 @@ func solveRobustLP(s polytope.Spec, set *mech.PriorSet, slv solver.Solver) (mech
 }
 
 // solveOverPriorSet is Solve for a problem with a prior set: the budget
-// must hold for every prior of p.PriorSet. The robust constraints are
-// linear after dualisation (polytope.BuildRobust), so every objective goes
-// through the LP backend; the structured engines (interior point, column
-// generation) assume a single prior and are not used.
+// must hold for every prior of p.PriorSet. The expected utility under
+// PML, LIP and ALIP goes to the interior point over the set
+// (solveExpectedOverSetIPM), the worst cases to column generation over
+// the set; what they leave goes through the LP backend, on the robust
+// constraints made linear by dualisation (polytope.BuildRobust).
 //
 // Certificates: the upper ends are audited over the set (leakage.PMLOver
 // and friends). A robust mechanism is feasible for every prior of the set,
@@ -125,6 +126,9 @@ func solveOverPriorSet(ctx context.Context, p *problem.Problem, b mech.Budget, o
 		u, err := p.RequireUtility()
 		if err != nil {
 			return nil, err
+		}
+		if sol, ok, err := solveExpectedOverSetIPM(ctx, p, u, b, opt); ok || err != nil {
+			return sol, err
 		}
 		m, status, lps, err := solveRobustLP(polytope.Spec{Prior: p.Prior, Budget: b, Objective: polytope.ExpectedUtility, Utility: u}, set, slv)
 		if err != nil {
