@@ -359,7 +359,7 @@ type workspace struct {
 	u1, u2                []float64 // per pair: the rank-2 factors of its output (factor)
 	v1, v2                []float64 // per pair: g d and π d
 	rpz, rsw              []float64
-	gw, hz, h             []float64
+	h                     []float64 // per pair: solve's −rd − g_w + h_z
 	colB1                 []float64
 	colB2                 []float64
 	rowSumD               []float64
@@ -440,7 +440,7 @@ func newWorkspace(pi mech.Prior, u mech.Utility, st structure, fm capForm) *work
 	w.k, w.kk = make([][4]float64, m), make([][4]float64, m)
 	w.aff, w.cor = newDirection(K, n, m, w.separate()), newDirection(K, n, m, w.separate())
 	w.u1, w.u2, w.v1, w.v2 = vec(K), vec(K), vec(K), vec(K)
-	w.rpz, w.rsw, w.gw, w.hz, w.h = vec(K), vec(K), vec(K), vec(K), vec(K)
+	w.rpz, w.rsw, w.h = vec(K), vec(K), vec(K)
 	w.colB1, w.colB2 = vec(m), vec(m)
 	w.colAP, w.colAD = vec(m), vec(m)
 	w.rowSumD, w.rowB3 = vec(n), vec(n)
@@ -708,20 +708,18 @@ func (w *workspace) outputBlock(j int) bool {
 func (w *workspace) solve(d direction) error {
 	st, r := w.st, &w.res
 	kap := w.form.kappa
-	// g_w = rsw/s − e rc; h_z = rpz/r − f rl; h = −rd − g_w + h_z.
-	w.split(len(w.p), 8, func(lo, hi int) {
-		for k := lo; k < hi; k++ {
-			w.gw[k] = w.rsw[k]/w.s[k] - w.e[k]*r.rc[k]
-			w.hz[k] = w.rpz[k]/w.r[k] - w.f[k]*r.rl[k]
-			w.h[k] = -r.rd[k] - w.gw[k] + w.hz[k]
-		}
-	})
-	w.split(st.m, st.n*6, func(lo, hi int) {
+	// Per pair g_w = rsw/s − e rc, h_z = rpz/r − f rl and h = −rd − g_w
+	// + h_z (kept), and each output's sums of them.
+	w.split(st.m, st.n*14, func(lo, hi int) {
 		for j := lo; j < hi; j++ {
 			b1, b2 := -r.rt[j], -r.rb[j]
 			for k := st.colStart[j]; k < st.colStart[j+1]; k++ {
-				b1 += w.gw[k] - kap*w.hz[k] + w.v1[k]*w.h[k]
-				b2 -= w.v2[k] * w.h[k]
+				gw := w.rsw[k]/w.s[k] - w.e[k]*r.rc[k]
+				hz := w.rpz[k]/w.r[k] - w.f[k]*r.rl[k]
+				h := -r.rd[k] - gw + hz
+				w.h[k] = h
+				b1 += gw - kap*hz + w.v1[k]*h
+				b2 -= w.v2[k] * h
 			}
 			w.colB1[j], w.colB2[j] = b1, b2
 		}

@@ -353,8 +353,15 @@ func (w *workspace) mulM(x, out []float64) {
 	}
 	w.split(st.m, 4*st.n, func(lo, hi int) {
 		for j := lo; j < hi; j++ {
+			k0, k1 := st.colStart[j], st.colStart[j+1]
+			if st.full {
+				// The output's pairs are the inputs in order: two dot
+				// products with x.
+				w.colS1[j], w.colS2[j] = vec.Dot(w.v1[k0:k1], x), vec.Dot(w.v2[k0:k1], x)
+				continue
+			}
 			var s1, s2 float64
-			for k := st.colStart[j]; k < st.colStart[j+1]; k++ {
+			for k := k0; k < k1; k++ {
 				s1 += w.v1[k] * x[st.row[k]]
 				s2 += w.v2[k] * x[st.row[k]]
 			}
@@ -368,6 +375,13 @@ func (w *workspace) mulM(x, out []float64) {
 		for j := range st.m {
 			k0, k1 := st.pairsOf(j, lo, hi)
 			s1, s2 := w.colS1[j], w.colS2[j]
+			if st.full {
+				vec.AddScaled(out[lo:hi], s1, w.u1[k0:k1])
+				if w.form.marg {
+					vec.AddScaled(out[lo:hi], -s2, w.u2[k0:k1])
+				}
+				continue
+			}
 			for k := k0; k < k1; k++ {
 				out[st.row[k]] += w.u1[k] * s1
 				if w.form.marg {
