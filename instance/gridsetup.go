@@ -33,18 +33,7 @@ func ParseGridSize(s string) (w, h int, err error) {
 // "uniform" or "clustered": GridClusters binned from 20 points per cell
 // drawn by a fixed seed, so that every run measures the same instance.
 func GridProblem(w, h int, prior string) (mech.Prior, mech.Utility, error) {
-	var (
-		pi  mech.Prior
-		err error
-	)
-	switch prior {
-	case "uniform":
-		pi, err = Uniform(w * h)
-	case "clustered":
-		pi, err = GridClusters(rand.New(rand.NewPCG(1, 2)), w, h, 20*w*h)
-	default:
-		return nil, nil, fmt.Errorf("instance: grid prior %q: want uniform or clustered", prior)
-	}
+	pi, err := GridPrior(w, h, prior)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -53,4 +42,22 @@ func GridProblem(w, h int, prior string) (mech.Prior, mech.Utility, error) {
 		return nil, nil, err
 	}
 	return pi, u, nil
+}
+
+// GridPrior returns GridProblem's prior alone, for a solve that reads the
+// utility by its rule (GridRule) instead of as a matrix.
+func GridPrior(w, h int, prior string) (mech.Prior, error) {
+	switch prior {
+	case "uniform":
+		return Uniform(w * h)
+	case "clustered":
+		return GridClusters(rand.New(rand.NewPCG(1, 2)), w, h, 20*w*h)
+	}
+	return nil, fmt.Errorf("instance: grid prior %q: want uniform or clustered", prior)
+}
+
+// GridRule returns the utility of Grid(w, h) as a rule: the same entries,
+// −(Euclidean distance) between cells of side 1, in O(1) memory.
+func GridRule(w, h int) *mech.UtilityRule {
+	return &mech.UtilityRule{Metric: mech.Euclidean, Inputs: mech.Sites{Grid: &mech.Grid{Width: w, Height: h, Cell: 1}}}
 }

@@ -45,10 +45,15 @@ func main() {
 	if err != nil {
 		fail(fmt.Errorf("-grid: %v", err))
 	}
-	pi, u, err := instance.GridProblem(w, h, *prior)
+	// The utility is the grid's rule, read a column at a time by the
+	// active set (expected.MaximizeColumns): the N×N matrix is built only
+	// for -whole.
+	pi, err := instance.GridPrior(w, h, *prior)
 	if err != nil {
 		fail(err)
 	}
+	rule := instance.GridRule(w, h)
+	dense := func() (mech.Utility, error) { return instance.Grid(w, h) }
 	b := mech.Budget{Measure: mech.Measure(*measure), Epsilon: *eps}
 	if b.Measure == mech.ALIP {
 		b = mech.Budget{Measure: mech.ALIP, EpsilonLower: *eps, EpsilonUpper: *eps / 2}
@@ -58,7 +63,7 @@ func main() {
 	if *verbose {
 		opt.Notify = func(msg string) { fmt.Fprintf(os.Stderr, "%6.1f s  %s\n", time.Since(start).Seconds(), msg) }
 	}
-	r, err := expected.Maximize(context.Background(), pi, u, b, opt)
+	r, err := expected.MaximizeColumns(context.Background(), pi, rule, dense, b, opt)
 	secs := time.Since(start).Seconds()
 	if err != nil {
 		fail(err)
