@@ -685,7 +685,8 @@ func (s *Simplex) solve() (*Result, error) {
 		q, dq := s.entering(phase1, bland)
 		// 5. No entering variable: optimal, infeasible, or not yet sure.
 		if q < 0 {
-			if res, done, err := s.noEntering(&r, phase1); done {
+			res, next, err := s.noEntering(&r, phase1)
+			if next == finish {
 				return res, err
 			}
 			continue
@@ -750,11 +751,11 @@ type solveRun struct {
 	fresh       bool // factors and x_B computed from scratch, no update since
 }
 
-// next says how an iteration goes on after a step that may end it.
-type next int8
+// flow says how an iteration goes on after a step that may end it.
+type flow int8
 
 const (
-	proceed next = iota // to the iteration's next step
+	proceed flow = iota // to the iteration's next step
 	restart             // to the next iteration
 	finish              // the solve ends
 )
@@ -881,26 +882,26 @@ func (s *Simplex) entering(phase1, bland bool) (q int, dq float64) {
 // factors and the true bounds are trusted to declare the end: stale
 // factors are recomputed and perturbed bounds restored (from this basis)
 // before the next pass; then phase 1 ends infeasible and phase 2 optimal.
-func (s *Simplex) noEntering(r *solveRun, phase1 bool) (res *Result, done bool, err error) {
+func (s *Simplex) noEntering(r *solveRun, phase1 bool) (*Result, flow, error) {
 	if !r.fresh {
 		if err := s.refactor(); err != nil {
-			return nil, true, err
+			return nil, finish, err
 		}
 		r.fresh = true
-		return nil, false, nil
+		return nil, restart, nil
 	}
 	if s.perturbed {
 		s.unperturb()
 		if err := s.refactor(); err != nil {
-			return nil, true, err
+			return nil, finish, err
 		}
 		r.degenerate = 0
-		return nil, false, nil
+		return nil, restart, nil
 	}
 	if phase1 {
-		return s.infeasible(r.iters), true, nil
+		return s.infeasible(r.iters), finish, nil
 	}
-	return s.optimal(r.iters), true, nil
+	return s.optimal(r.iters), finish, nil
 }
 
 // unstale handles phase 1 once Bland's rule has gone round as well.
@@ -909,7 +910,7 @@ func (s *Simplex) noEntering(r *solveRun, phase1 bool) (res *Result, done bool, 
 // (the phase 1 duals are then the certificate there is); else, after
 // staleRun·(rows + columns) such steps, new perturbed bounds break the
 // cycle.
-func (s *Simplex) unstale(r *solveRun) (*Result, next, error) {
+func (s *Simplex) unstale(r *solveRun) (*Result, flow, error) {
 	dtol := s.opt.OptTol
 	settled := s.largestPrice(dtol) <= flatDual*dtol
 	again := r.stale > staleRun*(s.m+s.n) && r.perturbs < maxPerturbs
@@ -1130,7 +1131,7 @@ func (s *Simplex) harris(theta, dir, ptol float64, phase1, bland bool) (leave in
 // and on fresh ones the solve fails (Solve then starts once from the slack
 // basis). On perturbed bounds the true ones are restored; else the LP is
 // unbounded.
-func (s *Simplex) ray(r *solveRun, phase1 bool) (*Result, next, error) {
+func (s *Simplex) ray(r *solveRun, phase1 bool) (*Result, flow, error) {
 	if phase1 {
 		if r.fresh {
 			return nil, finish, errors.New("revised: phase 1 ray found, numerical trouble")
