@@ -31,6 +31,31 @@ type RobustBracket struct {
 // mass under some prior): a pattern with none there counts as having none.
 const RobustMaxEpsilon = 50
 
+// RobustCoverBound is the lower bound on the least PML over the set of a
+// mechanism with the pattern that the pattern's fractional cover proves
+// (Cover): its packing's multipliers α = y − κπ̂ give every output the
+// sum Σ_{A_j} y_i/κ ≤ 1/κ whatever its prior, so RobustBound proves at
+// least log κ with them over the set, and more with its prior per
+// output. ok is false when the cover's bound log τ* is not above floor
+// (nothing to gain) or no proof comes out.
+func RobustCoverBound(set *mech.PriorSet, pat mech.Pattern, floor float64) (lb float64, alpha []float64, priors [][]float64, ok bool) {
+	cv, err := SolveCover(pat, nil, nil, false)
+	if err != nil || !(math.Log(cv.Tau) > floor) {
+		return 0, nil, nil, false
+	}
+	s := 0.0
+	for _, y := range cv.Y {
+		s += y
+	}
+	kappa := s * (1 - coverMargin)
+	alpha = make([]float64, len(pat))
+	for i := range alpha {
+		alpha[i] = cv.Y[i] - kappa*set.Center[i]
+	}
+	lb, priors, ok = RobustBound(set, pat, alpha)
+	return lb, alpha, priors, ok
+}
+
 // RobustLeastEpsilon brackets the least PML over the prior set of a
 // mechanism with the pattern pat to within tol, by probes of one
 // RobustMaster. The search starts from the larger of the pruning bound
@@ -132,19 +157,8 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 	// its packing's multipliers prove log τ* over the set as well, with
 	// any prior per output, and start the search above the pruning bound.
 	if b.Upper-b.Lower > tol {
-		if cv, err := SolveCover(pat, nil, nil, false); err == nil && math.Log(cv.Tau) > b.Lower+tol {
-			s := 0.0
-			for _, y := range cv.Y {
-				s += y
-			}
-			kappa := s * (1 - coverMargin)
-			alpha := make([]float64, n)
-			for i := range alpha {
-				alpha[i] = cv.Y[i] - kappa*set.Center[i]
-			}
-			if lb, priors, ok := RobustBound(set, pat, alpha); ok && lb > b.Lower {
-				b.Lower, b.Pruning, b.Alpha, b.Priors = math.Min(lb, b.Upper), false, alpha, priors
-			}
+		if lb, alpha, priors, ok := RobustCoverBound(set, pat, b.Lower+tol); ok && lb > b.Lower {
+			b.Lower, b.Pruning, b.Alpha, b.Priors = math.Min(lb, b.Upper), false, alpha, priors
 		}
 	}
 	rounds0, pivots0 := g.Rounds, g.Pivots
