@@ -20,8 +20,9 @@ import (
 type coverer struct {
 	pi  mech.Prior
 	sym *colgen.Symmetry // a symmetry of the utility (not necessarily of the prior) that folds the covering LP, or nil
-	// covers counts the covering LPs solved.
-	covers int
+	// covers counts the covering LPs solved, gens those of them solved
+	// unfolded by generation (colgen.SolveCoverGen).
+	covers, gens int
 	// last is the cover of the pattern of index lastK, or nil.
 	last      *coverBound
 	lastK     int
@@ -29,14 +30,15 @@ type coverer struct {
 }
 
 // coverBound is what a pattern's cover gives: the bound its packing
-// proves (ok false if none), the cover it comes from, and the cover the
-// flows route along (the same one unless the prior breaks the symmetry
-// that folds the LP: see colgen.SolveCover's whole).
+// proves (ok false if none), the cover it comes from, and the covers the
+// flows route along, best first (the same one unless the prior breaks the
+// symmetry that folds the LP: see colgen.SolveCover's whole).
 type coverBound struct {
-	cv, route *colgen.Cover
-	lb        float64
-	alpha     []float64
-	ok        bool
+	cv     *colgen.Cover
+	routes []*colgen.Cover
+	lb     float64
+	alpha  []float64
+	ok     bool
 }
 
 // newCoverer returns the coverer of a value search of pi and u, or nil
@@ -87,14 +89,37 @@ func (c *coverer) bound(fam family, k int, level float64) *coverBound {
 		c.last, c.lastK = nil, -1
 		return nil
 	}
-	b := &coverBound{cv: cv, route: cv}
+	b := &coverBound{cv: cv, routes: []*colgen.Cover{cv}}
+	b.lb, b.alpha, b.ok = cv.Proof(c.pi, pat)
 	if cv.Mixed {
+		// The prior leaves out only some outputs of an orbit: the
+		// folded LPs bracket the cover of the outputs kept, one keeping
+		// the mixed orbits whole (a weaker proof), the other leaving
+		// them out (a costlier route). The unfolded cover of exactly the
+		// outputs kept, generated from both, is the proof and the route
+		// in between; the folded route stays as a fall-back.
+		b.routes = nil
 		c.covers++
-		if b.route, err = colgen.SolveCover(pat, c.sym, drop, false); err != nil {
-			b.route = nil
+		route, err := colgen.SolveCover(pat, c.sym, drop, false)
+		if err != nil {
+			route = nil
+		}
+		start := []*colgen.Cover{cv}
+		if route != nil {
+			start = append(start, route)
+		}
+		c.covers++
+		c.gens++
+		if gen, err := colgen.SolveCoverGen(pat, drop, start...); err == nil {
+			b.routes = append(b.routes, gen)
+			if lb, alpha, ok := gen.Proof(c.pi, pat); ok && (!b.ok || lb > b.lb) {
+				b.lb, b.alpha, b.ok = lb, alpha, true
+			}
+		}
+		if route != nil {
+			b.routes = append(b.routes, route)
 		}
 	}
-	b.lb, b.alpha, b.ok = cv.Proof(c.pi, pat)
 	c.last, c.lastK, c.lastLevel = b, k, level
 	return b
 }
@@ -134,13 +159,12 @@ func (c *coverer) decide(fam family, k int, limit float64) (outcome, bool) {
 	if b.ok && b.lb > limit {
 		return outcome{v: infeasible, Evidence: certify.Evidence{Lower: b.lb, Alpha: b.alpha}}, true
 	}
-	if b.route == nil {
-		return outcome{}, false
-	}
 	pat := fam.pattern(k)
-	for _, lambda := range []float64{b.route.Tau * tightRatio, math.Exp(limit) * (1 - budgetRoom)} {
-		if p, a := c.flow(pat, b.route, lambda); a <= limit {
-			return outcome{v: feasible, Evidence: certify.Evidence{Mechanism: p, PML: a}}, true
+	for _, route := range b.routes {
+		for _, lambda := range []float64{route.Tau * tightRatio, math.Exp(limit) * (1 - budgetRoom)} {
+			if p, a := c.flow(pat, route, lambda); a <= limit {
+				return outcome{v: feasible, Evidence: certify.Evidence{Mechanism: p, PML: a}}, true
+			}
 		}
 	}
 	return outcome{}, false
@@ -167,11 +191,20 @@ func (c *coverer) hint(fam family, k int, limit float64, h hint) hint {
 	if b.ok && b.lb > h.lo {
 		h.lo, h.loKind, h.proof = b.lb, BoundInfeasible, b.alpha
 	}
-	if b.route == nil {
-		return h
-	}
-	if p, a := c.flow(fam.pattern(k), b.route, b.route.Tau*tightRatio); p != nil && (h.hiMech == nil || a < h.hi) {
-		h.hiMech, h.hi = p, a
+	pat := fam.pattern(k)
+	for _, route := range b.routes {
+		for _, r := range tightRatios {
+			if p, a := c.flow(pat, route, route.Tau*r); p != nil && (h.hiMech == nil || a < h.hi) {
+				h.hiMech, h.hi = p, a
+			}
+		}
 	}
 	return h
 }
+
+// tightRatios are the ratios above τ* at which the final flows route: at
+// τ* itself the transportation problem has no slack, and the flow's
+// rounding leaves rows short by up to some 1e-9 of their mass, which
+// their normalisation adds to the ratio; a little above τ* the flow
+// completes. The best audit of them stands.
+var tightRatios = []float64{tightRatio, 1 + 1e-11, 1 + 1e-10}

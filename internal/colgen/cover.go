@@ -1,9 +1,11 @@
 package colgen
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/lp"
@@ -401,4 +403,264 @@ func Flow(pi mech.Prior, pat mech.Pattern, q []float64, lambda float64) (mech.Me
 		}
 	}
 	return p, cut
+}
+
+// genAdd bounds the rows and the columns one round of SolveCoverGen adds:
+// the most violated first, so that the restricted LPs stay small.
+const genAdd = 256
+
+// genRounds bounds the rounds of SolveCoverGen.
+const genRounds = 200
+
+// genNoise is the weight, relative to the largest, below which
+// SolveCoverGen's cover leaves an output out.
+const genNoise = 1e-12
+
+// genTol is how far a cover may fall short of a row, or a packing exceed
+// an output, before SolveCoverGen adds it: below the restricted LP's own
+// tolerance the final cover is rescaled and the packing normalised.
+const genTol = 1e-9
+
+// SolveCoverGen solves the covering LP of pat without the outputs marked
+// in drop (see SolveCover), unfolded, by generating its rows and columns
+// (a restricted LP over some inputs and some outputs, extended by the
+// inputs its cover leaves short and the outputs its packing prices below
+// their weight, until there are none): an optimal cover of a location
+// grid's pattern uses few outputs and its packing few inputs, so the
+// restricted LPs stay small where the whole LP has millions of non-zeros.
+// It is the cover for a drop that no symmetry of the pattern keeps (a
+// prior that breaks the grid's reflections). start are covers of pat to
+// start from, as a folded SolveCover gives: the outputs their covers use
+// (those not dropped) are the first columns, and the inputs their
+// packings weigh the first rows.
+//
+// The cover returned covers every input (it is rescaled by its shortest
+// row), and the packing is normalised as SolveCover's.
+func SolveCoverGen(pat mech.Pattern, drop []bool, start ...*Cover) (*Cover, error) {
+	n := len(pat)
+	if n == 0 {
+		return nil, errors.New("colgen: SolveCoverGen: an empty pattern")
+	}
+	if err := pat.Check(n); err != nil {
+		return nil, err
+	}
+	m := len(pat[0])
+	if drop != nil && len(drop) != m {
+		return nil, fmt.Errorf("colgen: SolveCoverGen: %d outputs to leave out for %d outputs", len(drop), m)
+	}
+	for _, cv := range start {
+		if len(cv.X) != m || len(cv.Y) != n {
+			return nil, fmt.Errorf("colgen: SolveCoverGen: a start cover of %d outputs and %d inputs for %d and %d", len(cv.X), len(cv.Y), m, n)
+		}
+	}
+	kept := func(j int) bool { return drop == nil || !drop[j] }
+	// size[j]: the inputs output j may serve (the column's weight in a
+	// cover of an uncovered input is chosen by it).
+	size := make([]int, m)
+	for i := range n {
+		for j, a := range pat[i] {
+			if a {
+				size[j]++
+			}
+		}
+	}
+	for i := range n {
+		ok := false
+		for j, a := range pat[i] {
+			if a && kept(j) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return nil, fmt.Errorf("colgen: SolveCoverGen: input %d is allowed no output (or none kept)", i)
+		}
+	}
+	inC := make([]bool, m)
+	inR := make([]bool, n)
+	var cols, rows []int
+	addCol := func(j int) {
+		if !inC[j] {
+			inC[j] = true
+			cols = append(cols, j)
+		}
+	}
+	addRow := func(i int) {
+		if inR[i] {
+			return
+		}
+		inR[i] = true
+		rows = append(rows, i)
+		// A row of the restricted LP needs a column: the widest
+		// output it may use, when none is in yet.
+		best := -1
+		for j, a := range pat[i] {
+			if a && kept(j) {
+				if inC[j] {
+					return
+				}
+				if best < 0 || size[j] > size[best] {
+					best = j
+				}
+			}
+		}
+		addCol(best)
+	}
+	x := make([]float64, m)     // the current cover (zero off cols)
+	cover := make([]float64, n) // Σ_{j ∈ A_i} x_j
+	short := func() []int {
+		for i := range n {
+			s := 0.0
+			for _, j := range cols {
+				if pat[i][j] {
+					s += x[j]
+				}
+			}
+			cover[i] = s
+		}
+		var out []int
+		for i := range n {
+			if !inR[i] && cover[i] < 1-genTol {
+				out = append(out, i)
+			}
+		}
+		slices.SortFunc(out, func(a, b int) int { return cmp.Compare(cover[a], cover[b]) })
+		return out[:min(len(out), genAdd)]
+	}
+	// The first columns and rows: the outputs the start's covers use
+	// and the inputs their packings weigh.
+	for _, cv := range start {
+		for j, v := range cv.X {
+			if v > 0 && kept(j) {
+				addCol(j)
+			}
+		}
+	}
+	for _, cv := range start {
+		for i, v := range cv.Y {
+			if v > 0 {
+				addRow(i)
+			}
+		}
+	}
+	if len(rows) == 0 {
+		for _, i := range short() {
+			addRow(i)
+		}
+	}
+	y := make([]float64, n) // the current packing (zero off rows)
+	pivots := 0
+	for round := 0; ; round++ {
+		if round == genRounds {
+			return nil, fmt.Errorf("colgen: SolveCoverGen: no optimal cover after %d rounds (%d inputs, %d outputs kept)", genRounds, len(rows), len(cols))
+		}
+		md := &lp.Model{}
+		for range cols {
+			md.AddCol(1, 0, lp.Inf, "")
+		}
+		for _, i := range rows {
+			var es []lp.Nonzero
+			for k, j := range cols {
+				if pat[i][j] {
+					es = append(es, lp.Entry(k, 1))
+				}
+			}
+			md.AddRow(1, lp.Inf, "", es...)
+		}
+		sol, err := solver.Auto().Solve(md)
+		if err != nil {
+			return nil, fmt.Errorf("colgen: a restricted covering LP: %w", err)
+		}
+		if sol.Status != solver.Optimal {
+			return nil, fmt.Errorf("colgen: a restricted covering LP: %v", sol.Status)
+		}
+		pivots += sol.Iterations
+		for k, j := range cols {
+			x[j] = math.Max(0, sol.X[k])
+		}
+		for r, i := range rows {
+			y[i] = math.Abs(sol.RowDuals[r])
+		}
+		added := false
+		for _, i := range short() {
+			addRow(i)
+			added = true
+		}
+		// Columns priced below their weight by the packing.
+		load := make([]float64, m)
+		for _, i := range rows {
+			if y[i] > 0 {
+				for j, a := range pat[i] {
+					if a {
+						load[j] += y[i]
+					}
+				}
+			}
+		}
+		var over []int
+		for j := range m {
+			if kept(j) && !inC[j] && load[j] > 1+genTol {
+				over = append(over, j)
+			}
+		}
+		slices.SortFunc(over, func(a, b int) int { return cmp.Compare(load[b], load[a]) })
+		for _, j := range over[:min(len(over), genAdd)] {
+			addCol(j)
+			added = true
+		}
+		if !added {
+			break
+		}
+	}
+	// Weights at the LP's rounding noise go: a flow along the cover would
+	// route a few ulps of mass through them, and an output of so small a
+	// marginal audits far above the ratio. Rows off the restricted LP are
+	// covered to within genTol: rescale so that every input is covered.
+	top := 0.0
+	for _, j := range cols {
+		top = math.Max(top, x[j])
+	}
+	for _, j := range cols {
+		if x[j] <= genNoise*top {
+			x[j] = 0
+		}
+	}
+	least := math.Inf(1)
+	for i := range n {
+		s := 0.0
+		for _, j := range cols {
+			if pat[i][j] {
+				s += x[j]
+			}
+		}
+		least = math.Min(least, s)
+	}
+	if !(least > 0) {
+		return nil, errors.New("colgen: SolveCoverGen: the cover leaves an input uncovered")
+	}
+	c := &Cover{X: make([]float64, m), Y: y, Pivots: pivots}
+	for _, j := range cols {
+		c.X[j] = x[j] / math.Min(1, least)
+		c.Tau += c.X[j]
+	}
+	worst := 0.0
+	load := make([]float64, m)
+	for i := range n {
+		if y[i] > 0 {
+			for j, a := range pat[i] {
+				if a && kept(j) {
+					load[j] += y[i]
+				}
+			}
+		}
+	}
+	for _, v := range load {
+		worst = math.Max(worst, v)
+	}
+	if worst > 0 {
+		for i := range c.Y {
+			c.Y[i] /= worst
+		}
+	}
+	return c, nil
 }

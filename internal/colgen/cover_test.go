@@ -3,6 +3,7 @@ package colgen_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -302,4 +303,182 @@ func TestCoverTooLarge(t *testing.T) {
 	_, err := colgen.SolveCover(pat, nil, nil, false)
 	require.True(t, errors.Is(err, colgen.ErrCoverTooLarge), "%v", err)
 	require.ErrorContains(t, err, "non-zeros")
+}
+
+// plainSubCover is plainCover of pat without the outputs marked in drop.
+func plainSubCover(t *testing.T, pat mech.Pattern, drop []bool) float64 {
+	t.Helper()
+	sub := make(mech.Pattern, len(pat))
+	for i, row := range pat {
+		for j, a := range row {
+			if a && !drop[j] {
+				sub[i] = append(sub[i], true)
+			} else if !drop[j] {
+				sub[i] = append(sub[i], false)
+			}
+		}
+	}
+	return plainCover(t, sub)
+}
+
+// priorDrop marks the outputs of pat whose allowed inputs hold less than
+// e^{−level} of pi, as the best-value search leaves them out.
+func priorDrop(pi mech.Prior, pat mech.Pattern, level float64) []bool {
+	drop := make([]bool, len(pat[0]))
+	for j := range drop {
+		s := 0.0
+		for i, row := range pat {
+			if row[j] {
+				s += pi[i]
+			}
+		}
+		drop[j] = s < math.Exp(-level)
+	}
+	return drop
+}
+
+// TestCoverGenAgainstPlainLP: on 8×8 to 12×12 Euclidean grids with a
+// clustered prior, whose outputs left out at ε = 0.7, 1 and 1.5 no
+// reflection keeps, the generated cover of the outputs kept has the
+// optimum of the whole sub-pattern's LP, unfolded (on the 8×8 grid at
+// ε = 1, also solved by gonum's simplex, which cycles on some of the
+// others), from the folded covers (as bisect starts it) and from
+// nothing; its cover covers every input with the kept outputs, and its
+// packing packs them, both summing to τ*. On the value patterns (the
+// distance thresholds) and on the order's (the nearest outputs of every
+// input).
+func TestCoverGenAgainstPlainLP(t *testing.T) {
+	sizes := []int{8, 10, 12}
+	if testlong.Short() {
+		sizes = sizes[:1]
+	}
+	compared := 0
+	for _, w := range sizes {
+		u, err := instance.Grid(w, w)
+		require.NoError(t, err)
+		pi, err := instance.GridClusters(rand.New(rand.NewPCG(uint64(w), 3)), w, w, 20*w*w)
+		require.NoError(t, err)
+		sym := gridSymmetry(w, w)
+		o := u.Order()
+		var pats []mech.Pattern
+		vs := u.ReachableValues()
+		for k := len(vs) / 4; k < len(vs); k += max(1, len(vs)/6) {
+			pats = append(pats, u.Pattern(vs[k]))
+		}
+		for h := w * w / 2; h < w*w; h += w * w / 8 {
+			pats = append(pats, o.Pattern(h))
+		}
+		for p, pat := range pats {
+			for _, level := range []float64{0.7, 1, 1.5} {
+				drop := priorDrop(pi, pat, level)
+				whole, err := colgen.SolveCover(pat, &sym, drop, true)
+				if err != nil || !whole.Mixed {
+					// Every output of some input left out, or only
+					// whole orbits.
+					continue
+				}
+				if i := stranded(pat, drop); i >= 0 {
+					_, err := colgen.SolveCoverGen(pat, drop, whole)
+					require.ErrorContains(t, err, fmt.Sprintf("input %d is allowed no output", i))
+					continue
+				}
+				compared++
+				plain, err := colgen.SolveCover(pat, nil, drop, false)
+				require.NoError(t, err)
+				want := plain.Tau
+				if w == 8 && level == 1 {
+					require.InDelta(t, plainSubCover(t, pat, drop), want, 1e-9*want)
+				}
+				// Leaving out whole orbits may leave an input no
+				// output: then there is no route to compare with.
+				route, err := colgen.SolveCover(pat, &sym, drop, false)
+				starts := [][]*colgen.Cover{{whole}, nil}
+				if err == nil {
+					starts[0] = append(starts[0], route)
+				}
+				for _, start := range starts {
+					c, err := colgen.SolveCoverGen(pat, drop, start...)
+					require.NoError(t, err)
+					require.InDelta(t, want, c.Tau, 1e-9*want, "%d×%d pattern %d at %v", w, w, p, level)
+					require.GreaterOrEqual(t, c.Tau, whole.Tau-1e-9)
+					if route != nil {
+						require.LessOrEqual(t, c.Tau, route.Tau+1e-9)
+					}
+					checkSubCover(t, pat, drop, c)
+				}
+			}
+		}
+	}
+	t.Logf("%d patterns compared", compared)
+	require.Positive(t, compared, "no pattern whose left-out outputs break the reflections: the test checks nothing")
+}
+
+// stranded returns the first input of pat whose outputs are all marked
+// in drop, or −1.
+func stranded(pat mech.Pattern, drop []bool) int {
+	for i, row := range pat {
+		ok := false
+		for j, a := range row {
+			ok = ok || a && !drop[j]
+		}
+		if !ok {
+			return i
+		}
+	}
+	return -1
+}
+
+// checkSubCover is checkCover of pat without the outputs marked in drop:
+// they carry no weight and their packing sums are not bounded.
+func checkSubCover(t *testing.T, pat mech.Pattern, drop []bool, c *colgen.Cover) {
+	t.Helper()
+	sx, sy := 0.0, 0.0
+	for j, x := range c.X {
+		require.GreaterOrEqual(t, x, 0.0)
+		if drop[j] {
+			require.Zero(t, x, "left-out output %d carries weight", j)
+		}
+		sx += x
+	}
+	for i, row := range pat {
+		s := 0.0
+		for j, a := range row {
+			if a {
+				s += c.X[j]
+			}
+		}
+		require.GreaterOrEqual(t, s, 1-1e-12, "input %d uncovered", i)
+		require.GreaterOrEqual(t, c.Y[i], 0.0)
+		sy += c.Y[i]
+	}
+	for j := range pat[0] {
+		if drop[j] {
+			continue
+		}
+		s := 0.0
+		for i, row := range pat {
+			if row[j] {
+				s += c.Y[i]
+			}
+		}
+		require.LessOrEqual(t, s, 1+1e-12, "output %d over-packed", j)
+	}
+	require.InDelta(t, c.Tau, sx, 1e-12*c.Tau)
+	require.InDelta(t, c.Tau, sy, 1e-9*c.Tau)
+}
+
+// TestCoverGenBadInput: an input left no output, a drop or a start of
+// the wrong size are refused, naming what is wrong.
+func TestCoverGenBadInput(t *testing.T) {
+	pat := mech.Pattern{{true, false}, {true, true}}
+	_, err := colgen.SolveCoverGen(pat, []bool{true, false})
+	require.ErrorContains(t, err, "input 0 is allowed no output")
+	_, err = colgen.SolveCoverGen(pat, []bool{true})
+	require.ErrorContains(t, err, "1 outputs to leave out for 2 outputs")
+	_, err = colgen.SolveCoverGen(pat, nil, &colgen.Cover{X: []float64{1}, Y: []float64{1, 0}})
+	require.ErrorContains(t, err, "a start cover of 1 outputs")
+	c, err := colgen.SolveCoverGen(pat, nil)
+	require.NoError(t, err)
+	require.InDelta(t, 1, c.Tau, 1e-12)
+	require.Equal(t, []float64{1, 0}, c.X)
 }
