@@ -77,7 +77,7 @@ const robustLooseTol = 1e-4
 // robustAcceptGap is the largest relative gap and residual of the last
 // round that SolveRobust accepts when its iterations stall short of the
 // gap aimed at: the value is then within about that much of the optimum.
-const robustAcceptGap = 1e-9
+const robustAcceptGap = 1e-8
 
 // robustGap is the least relative duality gap SolveRobust aims at on each
 // round's relaxation: its iterations break down soon below it.
