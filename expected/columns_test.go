@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmlopt/pmlopt/instance"
+	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
@@ -26,7 +27,7 @@ func TestActiveSetByRuleMatchesDense(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, dense, rule.Dense())
 	budgets := activeBudgets
-	if testing.Short() {
+	if testlong.Short() {
 		budgets = []mech.Budget{{Measure: mech.PML, Epsilon: 1}, {Measure: mech.LIP, Epsilon: 1}}
 	}
 	for name, pi := range gridPriors(t, w, h) {
