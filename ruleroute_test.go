@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmlopt/pmlopt"
+	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/problem"
 )
 
@@ -17,7 +18,7 @@ import (
 // solution is the one of the same problem with its dense utility built
 // first: the same mechanism, levels, bound, certificate and summaries.
 func TestSolveByRuleMatchesDense(t *testing.T) {
-	if testing.Short() {
+	if testlong.Short() {
 		t.Skip("a 529×529 active set: seconds")
 	}
 	doc := []byte("prior: uniform\nutility_rule: {metric: euclidean, grid: {width: 23, height: 23}}\n" +
