@@ -8,6 +8,7 @@ import (
 
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/polytope"
 	"github.com/pmlopt/pmlopt/problem"
@@ -28,7 +29,7 @@ func TestExpectedOverSetByInteriorPoint(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(37, 3))
 	trials := 10
-	if testing.Short() {
+	if testlong.Short() {
 		trials = 4
 	}
 	byIPM, total := 0, 0
