@@ -8,6 +8,7 @@ import (
 
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/internal/randinst"
+	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/polytope"
 	"github.com/pmlopt/pmlopt/solver"
@@ -60,7 +61,7 @@ func TestSolveRobustMatchesTheDualisedLP(t *testing.T) {
 	rng := rand.New(rand.NewPCG(37, 73))
 	draws := rand.New(rand.NewPCG(73, 37)) // the priors the audits sample
 	trials := 90
-	if testing.Short() {
+	if testlong.Short() {
 		trials = 30
 	}
 	stalled := 0
