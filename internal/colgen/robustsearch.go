@@ -162,7 +162,8 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 		}
 	}
 	rounds0, pivots0 := g.Rounds, g.Pivots
-	defer func() { b.Rounds, b.Pivots = g.Rounds-rounds0, g.Pivots-pivots0 }()
+	defer func() { b.Rounds, b.Pivots = b.Rounds+g.Rounds-rounds0, b.Pivots+g.Pivots-pivots0 }()
+	fresh := false // the master was restarted once (below)
 
 	type proofPt struct{ t, lb float64 }
 	var proofs []proofPt
@@ -190,6 +191,24 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 			return b, err
 		}
 		b.Probes++
+		if r.Mechanism == nil && !r.Unsettled && r.Alpha != nil && r.Lower < t-tol && !fresh {
+			// Refuted by duals that prove far less than t: a degenerate
+			// basis of a master that started elsewhere (a decision's at
+			// the budget, say). A new master, asked the same, most often
+			// proves t and more.
+			fresh = true
+			h, err := NewRobust(set, pat)
+			if err != nil {
+				return b, err
+			}
+			h.SetStop(g.stop)
+			b.Rounds, b.Pivots = b.Rounds+g.Rounds-rounds0, b.Pivots+g.Pivots-pivots0
+			g, rounds0, pivots0 = h, 0, 0
+			if r, err = g.Probe(t); err != nil {
+				return b, err
+			}
+			b.Probes++
+		}
 		proved := false
 		switch {
 		case r.Mechanism != nil && r.PML < b.Upper:
