@@ -884,19 +884,12 @@ func (s *Simplex) entering(phase1, bland bool) (q int, dq float64) {
 // before the next pass; then phase 1 ends infeasible and phase 2 optimal.
 func (s *Simplex) noEntering(r *solveRun, phase1 bool) (*Result, flow, error) {
 	if !r.fresh {
-		if err := s.refactor(); err != nil {
-			return nil, finish, err
-		}
-		r.fresh = true
-		return nil, restart, nil
+		return s.again(r)
 	}
 	if s.perturbed {
 		s.unperturb()
-		if err := s.refactor(); err != nil {
-			return nil, finish, err
-		}
 		r.degenerate = 0
-		return nil, restart, nil
+		return s.again(r)
 	}
 	if phase1 {
 		return s.infeasible(r.iters), finish, nil
@@ -929,11 +922,7 @@ func (s *Simplex) unstale(r *solveRun) (*Result, flow, error) {
 		r.perturbs++
 		r.leastInfs, r.flat, r.stale, r.degenerate = math.Inf(1), 0, 0, 0
 	}
-	if err := s.refactor(); err != nil {
-		return nil, finish, err
-	}
-	r.fresh = true
-	return nil, restart, nil
+	return s.again(r)
 }
 
 // enteringColumn computes α = B⁻¹a_q in s.alpha and returns the direction
@@ -1136,22 +1125,25 @@ func (s *Simplex) ray(r *solveRun, phase1 bool) (*Result, flow, error) {
 		if r.fresh {
 			return nil, finish, errors.New("revised: phase 1 ray found, numerical trouble")
 		}
-		if err := s.refactor(); err != nil {
-			return nil, finish, err
-		}
-		r.fresh = true
-		return nil, restart, nil
+		return s.again(r)
 	}
 	if s.perturbed {
 		s.unperturb()
-		if err := s.refactor(); err != nil {
-			return nil, finish, err
-		}
-		r.fresh = true
 		r.degenerate = 0
-		return nil, restart, nil
+		return s.again(r)
 	}
 	return &Result{Status: Unbounded, Iterations: r.iters}, finish, nil
+}
+
+// again refactorises the basis, after a change of bounds or to drop the
+// factors' updates before a verdict, and starts the next iteration from
+// the fresh factors.
+func (s *Simplex) again(r *solveRun) (*Result, flow, error) {
+	if err := s.refactor(); err != nil {
+		return nil, finish, err
+	}
+	r.fresh = true
+	return nil, restart, nil
 }
 
 // move takes the step: q by dir·step, the basics along −dir·α·step.
