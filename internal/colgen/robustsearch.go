@@ -25,6 +25,11 @@ type RobustBracket struct {
 	Probes, Rounds, Pivots int
 }
 
+// maxLadder is the number of probes RobustLeastEpsilon makes below an
+// upper end, at 4, 16, ... times the tolerance, when the master refutes
+// ε within the tolerance of it but its duals prove less.
+const maxLadder = 4
+
 // RobustMaxEpsilon is the budget (nats) at which RobustLeastEpsilon looks
 // for a mechanism when the utility-safe one has no finite level over the
 // set (a box whose lower bounds have zeros can leave an output with no
@@ -164,6 +169,7 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 	rounds0, pivots0 := g.Rounds, g.Pivots
 	defer func() { b.Rounds, b.Pivots = b.Rounds+g.Rounds-rounds0, b.Pivots+g.Pivots-pivots0 }()
 	fresh := false // the master was restarted once (below)
+	ladder := 0    // probes further below a refutation whose proof lags
 
 	type proofPt struct{ t, lb float64 }
 	var proofs []proofPt
@@ -243,7 +249,19 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 		}
 		lo := math.Max(b.Lower, steer)
 		if b.Upper-lo <= tol {
-			break
+			if b.Upper-b.Lower <= tol || ladder == maxLadder {
+				break
+			}
+			// Refuted within tol of the upper end, but the duals of a
+			// master whose optimum is that close to 0 proved less: a
+			// probe a few tol further below, where the optimum is larger,
+			// proves more (the bracket then ends up to 4^maxLadder·tol
+			// wide).
+			ladder++
+			if t = b.Upper - tol*math.Pow(4, float64(ladder)); t <= b.Lower {
+				break
+			}
+			continue
 		}
 		// Progress: the bracket halved, or a proof raised the lower end.
 		if b.Upper-lo > width/2 && !(proved && b.Lower > before+tol) {
