@@ -855,14 +855,7 @@ func (w *workspace) step() error {
 			return err
 		}
 	}
-	// The fraction of the longest step taken: 1 − 10μ near the end, but
-	// never so near 1 that the blocking slack or multiplier lands on 0 by
-	// rounding (1 − 10μ is 1 in floating point once μ < 1.1e-17, which
-	// the iterations on 10⁴ pairs and more reach before they end): the
-	// next factor would divide by it, and the iterations would end there
-	// on a singular output block.
-	const maxFraction = 1 - 1e-12
-	eta := math.Min(math.Max(0.9, 1-10*muC), maxFraction)
+	eta := math.Max(0.9, 1-10*muC)
 	ap, ad = math.Min(1, eta*ap), math.Min(1, eta*ad)
 	w.move(d, ap, ad)
 	return nil
