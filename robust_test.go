@@ -395,11 +395,11 @@ func (l *callList) patternsAndLevels() {
 			closedform.LDPForPML(e, e)
 		}))
 		add(true, "guarantee.Implied(eps %s)", bn)(func() error {
-			_, err := guarantee.Implied(guarantee.Guarantee{Measure: "pml", Epsilon: e}, 0.4)
+			_, err := guarantee.Implied(mech.Budget{Measure: mech.PML, Epsilon: e}, 0.4)
 			return err
 		})
 		add(true, "guarantee.Implied(pmin %s)", bn)(func() error {
-			_, err := guarantee.Implied(guarantee.Guarantee{Measure: "pml", Epsilon: 1}, e)
+			_, err := guarantee.Implied(mech.Budget{Measure: mech.PML, Epsilon: 1}, e)
 			return err
 		})
 		add(false, "leakage.LRDP(alpha %s)", bn)(func() error { _, err := leakage.LRDP(goodMech, e); return err })

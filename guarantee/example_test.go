@@ -4,10 +4,11 @@ import (
 	"fmt"
 
 	"github.com/pmlopt/pmlopt/guarantee"
+	"github.com/pmlopt/pmlopt/mech"
 )
 
 func ExampleImplied() {
-	imps, err := guarantee.Implied(guarantee.Guarantee{Measure: guarantee.PML, Epsilon: 0.1}, 0.25)
+	imps, err := guarantee.Implied(mech.Budget{Measure: mech.PML, Epsilon: 0.1}, 0.25)
 	if err != nil {
 		fmt.Println(err)
 		return

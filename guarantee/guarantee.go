@@ -5,40 +5,15 @@ import (
 	"math"
 
 	"github.com/pmlopt/pmlopt/internal/mathx"
+	"github.com/pmlopt/pmlopt/mech"
 )
-
-// The measures a Guarantee can be stated in.
-const (
-	PML  = "pml"
-	PMC  = "pmc"
-	ALIP = "alip"
-	LIP  = "lip"
-	LDP  = "ldp"
-)
-
-// Guarantee is a privacy guarantee: ε-PML, ε-PMC, ε-LIP and ε-LDP use
-// Epsilon; (ε_l, ε_u)-ALIP uses EpsilonLower and EpsilonUpper.
-type Guarantee struct {
-	Measure      string
-	Epsilon      float64
-	EpsilonLower float64
-	EpsilonUpper float64
-}
-
-// String formats g as, e.g., "0.5-pml" or "(0.3, 0.5)-alip".
-func (g Guarantee) String() string {
-	if g.Measure == ALIP {
-		return fmt.Sprintf("(%g, %g)-alip", g.EpsilonLower, g.EpsilonUpper)
-	}
-	return fmt.Sprintf("%g-%s", g.Epsilon, g.Measure)
-}
 
 // Implication is one guarantee implied by another. When Holds is false the
 // source guarantee implies nothing in Implied's measure and Implied carries
 // only the Measure; Regime says when the implication holds and cites where
 // it comes from.
 type Implication struct {
-	Implied Guarantee
+	Implied mech.Budget
 	Holds   bool
 	Regime  string
 }
@@ -236,7 +211,7 @@ func LDPForPML(eps, pmin float64) float64 {
 //
 // It returns an error for an unknown measure, a negative or NaN level, or
 // pmin outside (0, 1].
-func Implied(from Guarantee, pmin float64) ([]Implication, error) {
+func Implied(from mech.Budget, pmin float64) ([]Implication, error) {
 	if math.IsNaN(pmin) || pmin <= 0 || pmin > 1 {
 		return nil, fmt.Errorf("guarantee: p_min = %g, want a number in (0, 1]", pmin)
 	}
@@ -247,11 +222,11 @@ func Implied(from Guarantee, pmin float64) ([]Implication, error) {
 		return nil
 	}
 	switch from.Measure {
-	case PML, PMC, LIP, LDP:
+	case mech.PML, mech.PMC, mech.LIP, mech.LDP:
 		if err := check("epsilon", from.Epsilon); err != nil {
 			return nil, err
 		}
-	case ALIP:
+	case mech.ALIP:
 		if err := check("epsilon_lower", from.EpsilonLower); err != nil {
 			return nil, err
 		}
@@ -263,50 +238,50 @@ func Implied(from Guarantee, pmin float64) ([]Implication, error) {
 	}
 
 	var out []Implication
-	add := func(g Guarantee, regime string) {
+	add := func(g mech.Budget, regime string) {
 		if g.Measure != from.Measure {
 			out = append(out, Implication{Implied: g, Holds: true, Regime: regime})
 		}
 	}
-	none := func(measure, regime string) {
-		out = append(out, Implication{Implied: Guarantee{Measure: measure}, Holds: false, Regime: regime})
+	none := func(measure mech.Measure, regime string) {
+		out = append(out, Implication{Implied: mech.Budget{Measure: measure}, Holds: false, Regime: regime})
 	}
 	// fromALIP adds the consequences of an (l, u)-ALIP guarantee.
 	fromALIP := func(l, u float64, regime string) {
 		pml := math.Min(u, PMLFromPMC(l, pmin))
 		pmc := math.Min(l, PMCFromPML(u, pmin))
-		add(Guarantee{Measure: PML, Epsilon: pml}, regime)
-		add(Guarantee{Measure: PMC, Epsilon: pmc}, regime)
-		add(Guarantee{Measure: ALIP, EpsilonLower: l, EpsilonUpper: u}, regime)
-		add(Guarantee{Measure: LIP, Epsilon: math.Max(l, u)}, regime)
-		add(Guarantee{Measure: LDP, Epsilon: addUp(l, u)}, regime)
+		add(mech.Budget{Measure: mech.PML, Epsilon: pml}, regime)
+		add(mech.Budget{Measure: mech.PMC, Epsilon: pmc}, regime)
+		add(mech.Budget{Measure: mech.ALIP, EpsilonLower: l, EpsilonUpper: u}, regime)
+		add(mech.Budget{Measure: mech.LIP, Epsilon: math.Max(l, u)}, regime)
+		add(mech.Budget{Measure: mech.LDP, Epsilon: addUp(l, u)}, regime)
 	}
 
 	switch from.Measure {
-	case PML:
+	case mech.PML:
 		eu := from.Epsilon
 		if hp := HighPrivacyBound(pmin); !(eu < hp) || math.IsInf(PMCFromPML(eu, pmin), 1) {
 			regime := fmt.Sprintf("none: ε = %.10g is not below log 1/(1−p_min) = %.10g (with rounding), outside the high-privacy regime an ε-PML mechanism may have zeros (Saeidian et al. (2024), Remark 5)", eu, hp)
-			for _, m := range []string{PMC, ALIP, LIP, LDP} {
+			for _, m := range []mech.Measure{mech.PMC, mech.ALIP, mech.LIP, mech.LDP} {
 				none(m, regime)
 			}
 			return out, nil
 		}
 		fromALIP(PMCFromPML(eu, pmin), eu, "high-privacy regime ε < log 1/(1−p_min) (Saeidian et al. (2024), Thm 4.1, Cor 3.1; Grosse et al. (2024), Cors 1-3)")
-	case PMC:
+	case mech.PMC:
 		el := from.Epsilon
 		fromALIP(el, PMLFromPMC(el, pmin), "every ε ≥ 0 (Saeidian et al. (2024), Thm 4.2, Cor 3.2; Grosse et al. (2024), Prop 2)")
-	case ALIP:
+	case mech.ALIP:
 		fromALIP(from.EpsilonLower, from.EpsilonUpper, "every (ε_l, ε_u) (ALIP definition; Zarrabian et al. (2023), Prop 1)")
-	case LIP:
+	case mech.LIP:
 		fromALIP(from.Epsilon, from.Epsilon, "every ε (LIP = ALIP with ε_l = ε_u; ε-LIP implies 2ε-LDP, Jiang et al. (2021), Prop 1)")
-	case LDP:
+	case mech.LDP:
 		e1, e2 := FromLDP(from.Epsilon, pmin)
 		regime := "every ε (Saeidian et al. (2024), Prop 1 and Prop 3)"
-		add(Guarantee{Measure: PML, Epsilon: e2}, regime)
-		add(Guarantee{Measure: PMC, Epsilon: e1}, regime)
-		add(Guarantee{Measure: ALIP, EpsilonLower: e1, EpsilonUpper: e2}, regime)
-		add(Guarantee{Measure: LIP, Epsilon: math.Max(e1, e2)}, regime)
+		add(mech.Budget{Measure: mech.PML, Epsilon: e2}, regime)
+		add(mech.Budget{Measure: mech.PMC, Epsilon: e1}, regime)
+		add(mech.Budget{Measure: mech.ALIP, EpsilonLower: e1, EpsilonUpper: e2}, regime)
+		add(mech.Budget{Measure: mech.LIP, Epsilon: math.Max(e1, e2)}, regime)
 	}
 	return out, nil
 }

@@ -33,21 +33,21 @@ func TestInverses(t *testing.T) {
 }
 
 func TestImpliedRegime(t *testing.T) {
-	imps, err := Implied(Guarantee{Measure: PML, Epsilon: 0.5}, 0.25) // log 4/3 ≈ 0.288
+	imps, err := Implied(mech.Budget{Measure: mech.PML, Epsilon: 0.5}, 0.25) // log 4/3 ≈ 0.288
 	require.NoError(t, err)
 	require.Len(t, imps, 4)
 	for _, im := range imps {
 		assert.False(t, im.Holds, im.Implied.Measure)
 		assert.NotEmpty(t, im.Regime)
 	}
-	imps, err = Implied(Guarantee{Measure: PML, Epsilon: 0.1}, 0.25)
+	imps, err = Implied(mech.Budget{Measure: mech.PML, Epsilon: 0.1}, 0.25)
 	require.NoError(t, err)
 	el := math.Log(0.25 / (1 - math.Exp(0.1)*0.75))
-	want := map[string]Guarantee{
-		PMC:  {Measure: PMC, Epsilon: el},
-		ALIP: {Measure: ALIP, EpsilonLower: el, EpsilonUpper: 0.1},
-		LIP:  {Measure: LIP, Epsilon: el},
-		LDP:  {Measure: LDP, Epsilon: el + 0.1},
+	want := map[mech.Measure]mech.Budget{
+		mech.PMC:  {Measure: mech.PMC, Epsilon: el},
+		mech.ALIP: {Measure: mech.ALIP, EpsilonLower: el, EpsilonUpper: 0.1},
+		mech.LIP:  {Measure: mech.LIP, Epsilon: el},
+		mech.LDP:  {Measure: mech.LDP, Epsilon: el + 0.1},
 	}
 	require.Len(t, imps, 4)
 	for _, im := range imps {
@@ -57,29 +57,29 @@ func TestImpliedRegime(t *testing.T) {
 		assert.InDelta(t, w.EpsilonLower, im.Implied.EpsilonLower, tol)
 		assert.InDelta(t, w.EpsilonUpper, im.Implied.EpsilonUpper, tol)
 	}
-	for _, bad := range []Guarantee{{Measure: "dp", Epsilon: 1}, {Measure: PML, Epsilon: -1}, {Measure: ALIP, EpsilonLower: math.NaN()}} {
+	for _, bad := range []mech.Budget{{Measure: "dp", Epsilon: 1}, {Measure: mech.PML, Epsilon: -1}, {Measure: mech.ALIP, EpsilonLower: math.NaN()}} {
 		_, err := Implied(bad, 0.2)
 		assert.Error(t, err)
 	}
-	_, err = Implied(Guarantee{Measure: PML, Epsilon: 1}, 0)
+	_, err = Implied(mech.Budget{Measure: mech.PML, Epsilon: 1}, 0)
 	assert.Error(t, err)
 }
 
 // satisfied asserts that (pi, p) meets guarantee g, as audited by leakage.
-func satisfied(t *testing.T, g Guarantee, pi mech.Prior, p mech.Mechanism) {
+func satisfied(t *testing.T, g mech.Budget, pi mech.Prior, p mech.Mechanism) {
 	t.Helper()
 	l, u := leakage.ALIP(pi, p)
 	switch g.Measure {
-	case PML:
+	case mech.PML:
 		assert.LessOrEqual(t, u, g.Epsilon+tol, "pml")
-	case PMC:
+	case mech.PMC:
 		assert.LessOrEqual(t, l, g.Epsilon+tol, "pmc")
-	case ALIP:
+	case mech.ALIP:
 		assert.LessOrEqual(t, l, g.EpsilonLower+tol, "alip lower")
 		assert.LessOrEqual(t, u, g.EpsilonUpper+tol, "alip upper")
-	case LIP:
+	case mech.LIP:
 		assert.LessOrEqual(t, leakage.LIP(pi, p), g.Epsilon+tol, "lip")
-	case LDP:
+	case mech.LDP:
 		assert.LessOrEqual(t, leakage.LDP(pi, p), g.Epsilon+tol, "ldp")
 	}
 }
@@ -121,12 +121,12 @@ func TestImplicationsHoldOnRandomMechanisms(t *testing.T) {
 			}
 		}
 		l, u := leakage.ALIP(pi, p)
-		sources := []Guarantee{
-			{Measure: PML, Epsilon: u},
-			{Measure: ALIP, EpsilonLower: l, EpsilonUpper: u},
-			{Measure: LIP, Epsilon: math.Max(l, u)},
-			{Measure: LDP, Epsilon: leakage.LDP(pi, p)},
-			{Measure: PMC, Epsilon: l},
+		sources := []mech.Budget{
+			{Measure: mech.PML, Epsilon: u},
+			{Measure: mech.ALIP, EpsilonLower: l, EpsilonUpper: u},
+			{Measure: mech.LIP, Epsilon: math.Max(l, u)},
+			{Measure: mech.LDP, Epsilon: leakage.LDP(pi, p)},
+			{Measure: mech.PMC, Epsilon: l},
 		}
 		for _, src := range sources {
 			if math.IsInf(src.Epsilon, 0) || math.IsInf(src.EpsilonLower, 0) {
@@ -137,16 +137,16 @@ func TestImplicationsHoldOnRandomMechanisms(t *testing.T) {
 			for _, im := range imps {
 				if im.Holds {
 					satisfied(t, im.Implied, pi, p)
-					checked[src.Measure+"->"+im.Implied.Measure]++
+					checked[string(src.Measure)+"->"+string(im.Implied.Measure)]++
 				}
 			}
 		}
 	}
 	// Every arrow was exercised.
-	for _, from := range []string{PML, PMC, ALIP, LIP, LDP} {
-		for _, to := range []string{PML, PMC, ALIP, LIP, LDP} {
+	for _, from := range []mech.Measure{mech.PML, mech.PMC, mech.ALIP, mech.LIP, mech.LDP} {
+		for _, to := range []mech.Measure{mech.PML, mech.PMC, mech.ALIP, mech.LIP, mech.LDP} {
 			if from != to {
-				assert.Positive(t, checked[from+"->"+to], from+"->"+to)
+				assert.Positive(t, checked[string(from)+"->"+string(to)], string(from)+"->"+string(to))
 			}
 		}
 	}
@@ -180,15 +180,15 @@ func TestBinaryUniform(t *testing.T) {
 // −log 1e-310 = 310·log 10 = 713.80137882815...
 func TestImpliedSubnormalPMin(t *testing.T) {
 	for _, pmin := range []float64{1e-310, 5e-324} {
-		imps, err := Implied(Guarantee{Measure: LDP, Epsilon: 0.2877}, pmin)
+		imps, err := Implied(mech.Budget{Measure: mech.LDP, Epsilon: 0.2877}, pmin)
 		require.NoError(t, err)
 		for _, im := range imps {
 			require.True(t, im.Holds)
 			switch im.Implied.Measure {
-			case PML:
+			case mech.PML:
 				assert.InDelta(t, 0.2877, im.Implied.Epsilon, 1e-14)
 				assert.GreaterOrEqual(t, im.Implied.Epsilon, 0.2877)
-			case ALIP:
+			case mech.ALIP:
 				assert.InDelta(t, 0.2877, im.Implied.EpsilonUpper, 1e-14)
 			}
 		}
@@ -206,8 +206,8 @@ func TestImpliedNeverNaN(t *testing.T) {
 	levels := []float64{0, 5e-324, 1e-310, 1e-12, 0.2877, 1, 700, 709.8, 745, 800, 1e300, math.Inf(1)}
 	for _, pmin := range []float64{5e-324, 1e-320, 1e-310, 0x1p-1022, 1e-300, 1e-12, 0.3, 0.5, 1} {
 		for _, eps := range levels {
-			for _, m := range []string{PML, PMC, LIP, LDP, ALIP} {
-				g := Guarantee{Measure: m, Epsilon: eps, EpsilonLower: eps / 2, EpsilonUpper: eps}
+			for _, m := range []mech.Measure{mech.PML, mech.PMC, mech.LIP, mech.LDP, mech.ALIP} {
+				g := mech.Budget{Measure: m, Epsilon: eps, EpsilonLower: eps / 2, EpsilonUpper: eps}
 				imps, err := Implied(g, pmin)
 				require.NoError(t, err)
 				for _, im := range imps {

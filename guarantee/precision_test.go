@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pmlopt/pmlopt/mech"
 )
 
 // prec is the precision of the references. The formulas are evaluated as
@@ -231,20 +233,20 @@ func checkOutward(t *testing.T, pmins, epss []float64) {
 // p_min = 1e-12: PML 0 implies PMC exactly 0, and 1e-12-PMC implies
 // log(2 − 1e-12) ≈ log 2 PML.
 func TestImpliedWithTinyPMin(t *testing.T) {
-	imps, err := Implied(Guarantee{Measure: PML, Epsilon: 0}, 1e-12)
+	imps, err := Implied(mech.Budget{Measure: mech.PML, Epsilon: 0}, 1e-12)
 	require.NoError(t, err)
 	for _, im := range imps {
 		require.True(t, im.Holds)
-		if im.Implied.Measure == PMC {
+		if im.Implied.Measure == mech.PMC {
 			assert.Equal(t, 0.0, im.Implied.Epsilon)
 		}
 	}
-	imps, err = Implied(Guarantee{Measure: PMC, Epsilon: 1e-12}, 1e-12)
+	imps, err = Implied(mech.Budget{Measure: mech.PMC, Epsilon: 1e-12}, 1e-12)
 	require.NoError(t, err)
 	want := refPMLFromPMC(1e-12, 1e-12)
 	assert.InDelta(t, math.Ln2, want, 1e-11)
 	for _, im := range imps {
-		if im.Implied.Measure == PML {
+		if im.Implied.Measure == mech.PML {
 			d := ulpsAbove(im.Implied.Epsilon, want)
 			assert.True(t, d >= 0 && d <= maxULPs, "PML %.17g, exact %.17g", im.Implied.Epsilon, want)
 		}

@@ -14,6 +14,10 @@ const (
 	ALIP Measure = "alip" // (ε_l, ε_u)-ALIP: −ε_l ≤ i(x;y) ≤ ε_u
 	LIP  Measure = "lip"  // ε-LIP: |i(x;y)| ≤ ε
 	LDP  Measure = "ldp"  // ε-LDP
+	// ε-PMC: Λ(X→y) ≤ ε for every used output. PMC is a guarantee the others
+	// imply (package guarantee), not a budget a problem is solved under, so
+	// ParseMeasure and Budget.Check refuse it.
+	PMC Measure = "pmc"
 )
 
 // ParseMeasure returns the Measure named s.
@@ -25,13 +29,21 @@ func ParseMeasure(s string) (Measure, error) {
 	return "", fmt.Errorf("unknown privacy measure %q (want pml, alip, lip or ldp)", s)
 }
 
-// Budget is a privacy constraint: a measure and its level. ALIP uses
-// EpsilonLower and EpsilonUpper; the other measures use Epsilon.
+// Budget is a privacy constraint or guarantee: a measure and its level. ALIP
+// uses EpsilonLower and EpsilonUpper; the other measures use Epsilon.
 type Budget struct {
 	Measure      Measure
 	Epsilon      float64
 	EpsilonLower float64
 	EpsilonUpper float64
+}
+
+// String formats b as, e.g., "0.5-pml" or "(0.3, 0.5)-alip".
+func (b Budget) String() string {
+	if b.Measure == ALIP {
+		return fmt.Sprintf("(%g, %g)-alip", b.EpsilonLower, b.EpsilonUpper)
+	}
+	return fmt.Sprintf("%g-%s", b.Epsilon, b.Measure)
 }
 
 // Check validates the levels the measure uses: finite and non-negative.

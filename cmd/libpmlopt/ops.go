@@ -596,11 +596,11 @@ func toImplied(imps []guarantee.Implication) []impliedOut {
 	out := make([]impliedOut, len(imps))
 	for k, im := range imps {
 		g := im.Implied
-		out[k] = impliedOut{Measure: g.Measure, Holds: im.Holds, Regime: im.Regime}
+		out[k] = impliedOut{Measure: string(g.Measure), Holds: im.Holds, Regime: im.Regime}
 		if !im.Holds {
 			continue
 		}
-		if g.Measure == guarantee.ALIP {
+		if g.Measure == mech.ALIP {
 			out[k].EpsilonLower, out[k].EpsilonUpper = opt(g.EpsilonLower), opt(g.EpsilonUpper)
 		} else {
 			out[k].Epsilon = opt(g.Epsilon)
@@ -640,16 +640,16 @@ func opAudit(ctx context.Context, a args, in input) (any, [][][]float64, error) 
 	}
 	pmin := p.Prior.Min()
 	implied := map[string][]impliedOut{}
-	for _, from := range []string{guarantee.PML, guarantee.PMC, guarantee.LDP} {
-		eps := map[string]float64{guarantee.PML: r.PML, guarantee.PMC: r.PMC, guarantee.LDP: r.LDP}[from]
+	for _, from := range []mech.Measure{mech.PML, mech.PMC, mech.LDP} {
+		eps := map[mech.Measure]float64{mech.PML: r.PML, mech.PMC: r.PMC, mech.LDP: r.LDP}[from]
 		if math.IsInf(eps, 1) {
 			continue // an infinite guarantee implies nothing
 		}
-		imps, err := guarantee.Implied(guarantee.Guarantee{Measure: from, Epsilon: eps}, pmin)
+		imps, err := guarantee.Implied(mech.Budget{Measure: from, Epsilon: eps}, pmin)
 		if err != nil {
 			return nil, nil, err
 		}
-		implied[from] = toImplied(imps)
+		implied[string(from)] = toImplied(imps)
 	}
 	out := map[string]any{
 		"pml": jf(r.PML), "pml_per_output": jfs(r.PMLPerOutput), "pmc": jf(r.PMC), "pmc_per_output": jfs(r.PMCPerOutput),
@@ -740,13 +740,13 @@ func opConvert(_ context.Context, a args, _ input) (any, [][][]float64, error) {
 	if a.PMin == nil {
 		return nil, nil, errors.New("pmin is required")
 	}
-	g := guarantee.Guarantee{Measure: a.From, Epsilon: float64(*a.Epsilon)}
+	g := mech.Budget{Measure: mech.Measure(a.From), Epsilon: float64(*a.Epsilon)}
 	switch {
-	case a.From == guarantee.ALIP:
+	case g.Measure == mech.ALIP:
 		if a.EpsilonLower == nil {
 			return nil, nil, errors.New("from alip needs epsilon_lower (ε_l) and epsilon (ε_u)")
 		}
-		g = guarantee.Guarantee{Measure: a.From, EpsilonLower: float64(*a.EpsilonLower), EpsilonUpper: float64(*a.Epsilon)}
+		g = mech.Budget{Measure: mech.ALIP, EpsilonLower: float64(*a.EpsilonLower), EpsilonUpper: float64(*a.Epsilon)}
 	case a.EpsilonLower != nil:
 		return nil, nil, errors.New("epsilon_lower is only for from alip")
 	}

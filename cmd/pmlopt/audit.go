@@ -148,25 +148,25 @@ func auditFlags(fs *flagSet) runFunc {
 
 // impliedFrom lists the measured guarantees whose implications the audit
 // reports, in order.
-var impliedFrom = []string{guarantee.PML, guarantee.PMC, guarantee.LDP}
+var impliedFrom = []mech.Measure{mech.PML, mech.PMC, mech.LDP}
 
 // impliedBy derives what the measured PML, PMC and LDP imply for p_min.
-func impliedBy(r leakage.Report, pmin float64) (map[string][]guarantee.Implication, error) {
-	out := map[string][]guarantee.Implication{}
+func impliedBy(r leakage.Report, pmin float64) (map[mech.Measure][]guarantee.Implication, error) {
+	out := map[mech.Measure][]guarantee.Implication{}
 	for _, from := range impliedFrom {
 		var eps float64
 		switch from {
-		case guarantee.PML:
+		case mech.PML:
 			eps = r.PML
-		case guarantee.PMC:
+		case mech.PMC:
 			eps = r.PMC
-		case guarantee.LDP:
+		case mech.LDP:
 			eps = r.LDP
 		}
 		if math.IsInf(eps, 1) {
 			continue // an infinite guarantee implies nothing
 		}
-		imps, err := guarantee.Implied(guarantee.Guarantee{Measure: from, Epsilon: eps}, pmin)
+		imps, err := guarantee.Implied(mech.Budget{Measure: from, Epsilon: eps}, pmin)
 		if err != nil {
 			return nil, err
 		}
@@ -179,11 +179,11 @@ func toImpliedJSON(imps []guarantee.Implication) []impliedJSON {
 	out := make([]impliedJSON, len(imps))
 	for k, im := range imps {
 		g := im.Implied
-		out[k] = impliedJSON{Measure: g.Measure, Holds: im.Holds, Regime: im.Regime}
+		out[k] = impliedJSON{Measure: string(g.Measure), Holds: im.Holds, Regime: im.Regime}
 		if !im.Holds {
 			continue
 		}
-		if g.Measure == guarantee.ALIP {
+		if g.Measure == mech.ALIP {
 			lo, up := jfloat(g.EpsilonLower), jfloat(g.EpsilonUpper)
 			out[k].EpsilonLower, out[k].EpsilonUpper = &lo, &up
 		} else {
@@ -194,7 +194,7 @@ func toImpliedJSON(imps []guarantee.Implication) []impliedJSON {
 	return out
 }
 
-func toAuditJSON(r leakage.Report, pmin float64, implied map[string][]guarantee.Implication) auditJSON {
+func toAuditJSON(r leakage.Report, pmin float64, implied map[mech.Measure][]guarantee.Implication) auditJSON {
 	j := auditJSON{
 		PML: jfloat(r.PML), PMLPerOutput: jfloats(r.PMLPerOutput),
 		PMC: jfloat(r.PMC), PMCPerOutput: jfloats(r.PMCPerOutput),
@@ -210,12 +210,12 @@ func toAuditJSON(r leakage.Report, pmin float64, implied map[string][]guarantee.
 		Implied: map[string][]impliedJSON{},
 	}
 	for from, imps := range implied {
-		j.Implied[from] = toImpliedJSON(imps)
+		j.Implied[string(from)] = toImpliedJSON(imps)
 	}
 	return j
 }
 
-func writeAuditReport(b *buffered, p *problem.Problem, m mech.Mechanism, r leakage.Report, implied map[string][]guarantee.Implication) {
+func writeAuditReport(b *buffered, p *problem.Problem, m mech.Mechanism, r leakage.Report, implied map[mech.Measure][]guarantee.Implication) {
 	n, mm := m.Dims()
 	fmt.Fprintf(b, "audit of a %d×%d mechanism, p_min = %s (all values in nats unless noted)\n\n", n, mm, num(p.Prior.Min()))
 	t := newTable(b)
@@ -260,7 +260,7 @@ func writeAuditReport(b *buffered, p *problem.Problem, m mech.Mechanism, r leaka
 	t = newTable(b)
 	for _, from := range impliedFrom {
 		for _, line := range describeImplications(implied[from]) {
-			t.row("  measured "+from, line[0], line[1])
+			t.row("  measured "+string(from), line[0], line[1])
 		}
 	}
 	t.flush()
@@ -277,7 +277,7 @@ func describeImplications(imps []guarantee.Implication) [][2]string {
 			out = append(out, [2]string{"⇒ " + formatGuarantee(im.Implied), im.Regime})
 			continue
 		}
-		none = append(none, im.Implied.Measure)
+		none = append(none, string(im.Implied.Measure))
 		noneRegime = im.Regime
 	}
 	if len(none) > 0 {
@@ -287,11 +287,11 @@ func describeImplications(imps []guarantee.Implication) [][2]string {
 }
 
 // formatGuarantee prints a guarantee with table precision.
-func formatGuarantee(g guarantee.Guarantee) string {
-	if g.Measure == guarantee.ALIP {
+func formatGuarantee(g mech.Budget) string {
+	if g.Measure == mech.ALIP {
 		return fmt.Sprintf("(%s, %s)-alip", num(g.EpsilonLower), num(g.EpsilonUpper))
 	}
-	return num(g.Epsilon) + "-" + g.Measure
+	return num(g.Epsilon) + "-" + string(g.Measure)
 }
 
 func perOutput(q, v float64) string {

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/pmlopt/pmlopt/guarantee"
+	"github.com/pmlopt/pmlopt/mech"
 )
 
 var cmdConvert = &command{
@@ -39,7 +40,7 @@ func convertFlags(fs *flagSet) runFunc {
 	pmin := fs.Float64("pmin", math.NaN(), "smallest prior probability `P` in (0, 1]")
 	asJSON := jsonFlag(fs)
 	return func(ctx context.Context, e *env, pos []string) error {
-		g := guarantee.Guarantee{Measure: *from, Epsilon: *eps}
+		g := mech.Budget{Measure: mech.Measure(*from), Epsilon: *eps}
 		switch {
 		case *from == "":
 			return usagef("--from is required")
@@ -47,11 +48,11 @@ func convertFlags(fs *flagSet) runFunc {
 			return usagef("--epsilon is required")
 		case math.IsNaN(*pmin):
 			return usagef("--pmin is required")
-		case *from == guarantee.ALIP:
+		case g.Measure == mech.ALIP:
 			if math.IsNaN(*epsL) {
 				return usagef("--from alip needs --epsilon-lower (ε_l) and --epsilon (ε_u)")
 			}
-			g = guarantee.Guarantee{Measure: *from, EpsilonLower: *epsL, EpsilonUpper: *eps}
+			g = mech.Budget{Measure: mech.ALIP, EpsilonLower: *epsL, EpsilonUpper: *eps}
 		case fs.isSet("epsilon-lower"):
 			return usagef("--epsilon-lower is only for --from alip")
 		}
