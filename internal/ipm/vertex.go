@@ -297,7 +297,7 @@ func solveVertexLP(ctx context.Context, l *lp.Model, value float64, wide bool) (
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNoVertex, err)
 	}
-	if sol.Status != revised.Optimal {
+	if sol.Status != lp.Optimal {
 		return nil, fmt.Errorf("%w: the face LP ended %v", ErrNoVertex, sol.Status)
 	}
 	sol.Objective /= scale
