@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/pmlopt/pmlopt/lp"
 )
 
 // benchInstance is a random 32×32 PML feasibility LP at h = 16 and its
@@ -31,7 +33,7 @@ func benchInstanceN(b *testing.B, n int) (*pmlLP, float64) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if r.Status == Optimal {
+		if r.Status == lp.Optimal {
 			hi = mid
 		} else {
 			lo = mid

@@ -135,28 +135,28 @@ func gonumSolve(m *lp.Model) (lp.Status, float64) {
 	opt, _, err := glp.Simplex(c, A, b, 1e-10, nil)
 	switch {
 	case errors.Is(err, glp.ErrInfeasible):
-		return Infeasible, 0
+		return lp.Infeasible, 0
 	case errors.Is(err, glp.ErrUnbounded):
 		// gonum can report unbounded for an infeasible problem: confirm
 		// feasibility with a zero objective.
 		if _, _, err := glp.Simplex(make([]float64, total), A, b, 1e-10, nil); err != nil {
 			if errors.Is(err, glp.ErrInfeasible) {
-				return Infeasible, 0
+				return lp.Infeasible, 0
 			}
 			return lp.Status(-1), 0
 		}
-		return Unbounded, 0
+		return lp.Unbounded, 0
 	case err != nil:
 		return lp.Status(-1), 0 // gonum refuses (rank-deficient, zero row): no reference
 	}
-	return Optimal, sg*opt + off
+	return lp.Optimal, sg*opt + off
 }
 
 // checkOptimal verifies primal feasibility, dual feasibility and
 // complementary slackness of an optimal result, and the objective value.
 func checkOptimal(t *testing.T, m *lp.Model, r *Result, tol float64) {
 	t.Helper()
-	require.Equal(t, Optimal, r.Status)
+	require.Equal(t, lp.Optimal, r.Status)
 	n, rows := m.NumCols(), m.NumRows()
 	act := make([]float64, rows)
 	rc := append([]float64(nil), m.ColCosts...)

@@ -133,18 +133,18 @@ func TestPMLExample1(t *testing.T) {
 		eps  float64
 		want lp.Status
 	}{
-		{math.Log(2) - 1e-6, Infeasible},
-		{math.Log(2) - 1e-8, Infeasible},
-		{math.Log(2) + 1e-8, Optimal},
-		{math.Log(2) + 1e-6, Optimal},
-		{0.2, Infeasible},
-		{1.5, Optimal},
+		{math.Log(2) - 1e-6, lp.Infeasible},
+		{math.Log(2) - 1e-8, lp.Infeasible},
+		{math.Log(2) + 1e-8, lp.Optimal},
+		{math.Log(2) + 1e-6, lp.Optimal},
+		{0.2, lp.Infeasible},
+		{1.5, lp.Optimal},
 	} {
 		l := newPMLLP(prior, order, 2, nil, tc.eps)
 		r, err := Solve(l.model, nil)
 		require.NoError(t, err)
 		require.Equal(t, tc.want, r.Status, "ε = %v", tc.eps)
-		if r.Status == Optimal {
+		if r.Status == lp.Optimal {
 			checkOptimal(t, l.model, r, 1e-9)
 			p := l.mechanism(r.X)
 			assert.LessOrEqual(t, leakage.PML(prior, p), tc.eps+1e-9)
@@ -175,10 +175,10 @@ func TestPMLBisectionWarm(t *testing.T) {
 		require.NoError(t, l.setEps(s, mid))
 		r, err := s.Solve()
 		require.NoError(t, err)
-		if r.Status == Optimal {
+		if r.Status == lp.Optimal {
 			hi = mid
 		} else {
-			require.Equal(t, Infeasible, r.Status)
+			require.Equal(t, lp.Infeasible, r.Status)
 			lo = mid
 		}
 	}
@@ -209,14 +209,14 @@ func TestPMLRandomWarmEqualsCold(t *testing.T) {
 			if st >= 0 {
 				require.Equal(t, st, cold.Status, "gonum disagrees: trial %d ε %v", trial, eps)
 			}
-			if cold.Status != Optimal {
+			if cold.Status != lp.Optimal {
 				checkFarkas(t, fresh.model, warm.Certificate)
 				continue
 			}
 			checkOptimal(t, fresh.model, warm, 1e-9)
 			checkOptimal(t, fresh.model, cold, 1e-9)
 			assert.InDelta(t, cold.Objective, warm.Objective, 1e-9)
-			if st == Optimal {
+			if st == lp.Optimal {
 				assert.InDelta(t, obj, cold.Objective, 1e-7)
 			}
 			p := l.mechanism(warm.X)
@@ -247,10 +247,10 @@ func TestPML16BoundaryWarmCold(t *testing.T) {
 		require.NoError(t, l.setEps(s, mid))
 		r, err := s.Solve()
 		require.NoError(t, err)
-		if r.Status == Optimal {
+		if r.Status == lp.Optimal {
 			hi = mid
 		} else {
-			require.Equal(t, Infeasible, r.Status)
+			require.Equal(t, lp.Infeasible, r.Status)
 			lo = mid
 		}
 	}
@@ -270,7 +270,7 @@ func TestPML16BoundaryWarmCold(t *testing.T) {
 	for _, tc := range []struct {
 		eps  float64
 		want lp.Status
-	}{{hi + 1e-7, Optimal}, {lo - 1e-7, Infeasible}} {
+	}{{hi + 1e-7, lp.Optimal}, {lo - 1e-7, lp.Infeasible}} {
 		fresh := newPMLLP(prior, order, h, nil, tc.eps)
 		cold, err := Solve(fresh.model, nil)
 		require.NoError(t, err)
@@ -279,7 +279,7 @@ func TestPML16BoundaryWarmCold(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, tc.want, cold.Status)
 		assert.Equal(t, tc.want, warm.Status)
-		if tc.want == Optimal {
+		if tc.want == lp.Optimal {
 			checkOptimal(t, fresh.model, cold, 1e-9)
 			checkOptimal(t, fresh.model, warm, 1e-9)
 			p := fresh.mechanism(warm.X)
@@ -302,6 +302,6 @@ func TestIterationLimit(t *testing.T) {
 	l := newPMLLP(prior, order, 2, util, 1)
 	r, err := Solve(l.model, &Options{MaxIter: 3})
 	require.NoError(t, err)
-	assert.Equal(t, Limit, r.Status)
+	assert.Equal(t, lp.Limit, r.Status)
 	assert.Equal(t, 3, r.Iterations)
 }

@@ -9,15 +9,6 @@ import (
 	"github.com/pmlopt/pmlopt/lp"
 )
 
-// The outcomes of a solve are lp.Status's, named here for the engine's
-// callers: Limit is Options.MaxIter iterations that were not enough.
-const (
-	Optimal    = lp.Optimal
-	Infeasible = lp.Infeasible
-	Unbounded  = lp.Unbounded
-	Limit      = lp.Limit
-)
-
 // Partial pricing reads at least partialMin columns, or 1/partialParts of
 // them, per iteration before taking the best candidate found.
 const partialMin, partialParts = 2000, 8
@@ -98,9 +89,10 @@ func (o *Options) fill(m, n int) {
 	}
 }
 
-// Result is the outcome of a solve. X, RowActivity, RowDuals and ColDuals
-// are set when Status is Optimal; Certificate is set when Status is
-// Infeasible, unless the infeasibility is a variable or row whose lower bound
+// Result is the outcome of a solve; its Status is lp.Limit when
+// Options.MaxIter iterations were not enough. X, RowActivity, RowDuals and
+// ColDuals are set when Status is lp.Optimal; Certificate is set when Status
+// is lp.Infeasible, unless the infeasibility is a variable or row whose lower bound
 // exceeds its upper bound.
 //
 // Dual sign convention: RowDuals[i] is the rate of change of the objective
@@ -648,7 +640,7 @@ func (s *Simplex) resetBasis() {
 // refactorisation or a change of bounds) or ends the solve.
 func (s *Simplex) solve() (*Result, error) {
 	if s.crossed() {
-		return &Result{Status: Infeasible}, nil
+		return &Result{Status: lp.Infeasible}, nil
 	}
 	defer s.unperturb()
 	s.perturbDone = false
@@ -703,7 +695,7 @@ func (s *Simplex) solve() (*Result, error) {
 		}
 		// 7. The limits: iterations and the caller's stop.
 		if r.iters >= s.opt.MaxIter {
-			return &Result{Status: Limit, Iterations: r.iters}, nil
+			return &Result{Status: lp.Limit, Iterations: r.iters}, nil
 		}
 		if s.opt.Stop != nil && r.iters%stopEvery == 0 && s.opt.Stop() {
 			return nil, ErrStopped
@@ -1132,7 +1124,7 @@ func (s *Simplex) ray(r *solveRun, phase1 bool) (*Result, flow, error) {
 		r.degenerate = 0
 		return s.again(r)
 	}
-	return &Result{Status: Unbounded, Iterations: r.iters}, finish, nil
+	return &Result{Status: lp.Unbounded, Iterations: r.iters}, finish, nil
 }
 
 // again refactorises the basis, after a change of bounds or to drop the
@@ -1224,7 +1216,7 @@ func (s *Simplex) largestPrice(dtol float64) float64 {
 
 // optimal assembles the result at an optimal basis; s.y holds the duals.
 func (s *Simplex) optimal(iters int) *Result {
-	r := &Result{Status: Optimal, Iterations: iters}
+	r := &Result{Status: lp.Optimal, Iterations: iters}
 	r.X = append([]float64(nil), s.x[:s.n]...)
 	r.RowActivity = make([]float64, s.m)
 	for j := 0; j < s.n; j++ {
@@ -1256,7 +1248,7 @@ func (s *Simplex) optimal(iters int) *Result {
 // infeasible assembles the result of phase 1 ending with a positive sum of
 // infeasibilities; s.y holds the phase 1 duals, which are a Farkas ray.
 func (s *Simplex) infeasible(iters int) *Result {
-	r := &Result{Status: Infeasible, Iterations: iters}
+	r := &Result{Status: lp.Infeasible, Iterations: iters}
 	r.Certificate = s.certificate(s.y)
 	// In the units of the model, normalised to max |y_i| = 1 (a ray's
 	// length is arbitrary; this keeps absolute tolerances on Aᵀy meaningful).

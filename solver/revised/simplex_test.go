@@ -58,7 +58,7 @@ func TestInfeasible(t *testing.T) {
 	m.AddRow(3, inf, "", lp.Entry(x, 1), lp.Entry(y, 1))
 	r, err := Solve(m, nil)
 	require.NoError(t, err)
-	require.Equal(t, Infeasible, r.Status)
+	require.Equal(t, lp.Infeasible, r.Status)
 	checkFarkas(t, m, r.Certificate)
 
 	// x − y = 1, x − y = 2 with free variables: only the rows conflict.
@@ -69,7 +69,7 @@ func TestInfeasible(t *testing.T) {
 	m.AddRow(2, 2, "", lp.Entry(x, 1), lp.Entry(y, -1))
 	r, err = Solve(m, nil)
 	require.NoError(t, err)
-	require.Equal(t, Infeasible, r.Status)
+	require.Equal(t, lp.Infeasible, r.Status)
 	checkFarkas(t, m, r.Certificate)
 }
 
@@ -81,14 +81,14 @@ func TestUnbounded(t *testing.T) {
 	m.AddRow(-inf, 1, "", lp.Entry(x, 1), lp.Entry(y, -1))
 	r, err := Solve(m, nil)
 	require.NoError(t, err)
-	assert.Equal(t, Unbounded, r.Status)
+	assert.Equal(t, lp.Unbounded, r.Status)
 
 	// min x with x free and no rows.
 	m = &lp.Model{}
 	m.AddCol(1, -inf, inf, "")
 	r, err = Solve(m, nil)
 	require.NoError(t, err)
-	assert.Equal(t, Unbounded, r.Status)
+	assert.Equal(t, lp.Unbounded, r.Status)
 }
 
 // TestFreeFixedRanged: min x + 2y − z with x free, y fixed at 1.5,
@@ -126,7 +126,7 @@ func TestCrossedBoundsAndNewCoef(t *testing.T) {
 	require.NoError(t, s.SetColBounds(y, 2, 1))
 	r, err = s.Solve()
 	require.NoError(t, err)
-	assert.Equal(t, Infeasible, r.Status)
+	assert.Equal(t, lp.Infeasible, r.Status)
 	require.NoError(t, s.SetColBounds(y, 0, 2))
 	require.NoError(t, s.SetCoef(0, y, 1)) // x + y ≤ 1
 	r, err = s.Solve()
@@ -188,16 +188,16 @@ func TestRandomAgainstGonum(t *testing.T) {
 		compared[st]++
 		require.Equal(t, st, r.Status, "trial %d", trial)
 		switch r.Status {
-		case Optimal:
+		case lp.Optimal:
 			checkOptimal(t, m, r, 1e-9)
 			require.InDelta(t, obj, r.Objective, 1e-7*(1+math.Abs(obj)), "trial %d", trial)
-		case Infeasible:
+		case lp.Infeasible:
 			checkFarkas(t, m, r.Certificate)
 		}
 	}
 	t.Logf("compared with gonum: %v", compared)
-	assert.Greater(t, compared[Optimal], 50)
-	assert.Greater(t, compared[Infeasible], 10)
+	assert.Greater(t, compared[lp.Optimal], 50)
+	assert.Greater(t, compared[lp.Infeasible], 10)
 }
 
 // TestWarmEqualsCold changes bounds, costs and coefficients of random LPs in
@@ -215,11 +215,11 @@ func TestWarmEqualsCold(t *testing.T) {
 			cold, err := Solve(m, nil)
 			require.NoError(t, err)
 			require.Equal(t, cold.Status, warm.Status, "trial %d round %d", trial, round)
-			if warm.Status == Optimal {
+			if warm.Status == lp.Optimal {
 				checkOptimal(t, m, warm, 1e-9)
 				require.InDelta(t, cold.Objective, warm.Objective, 1e-9*(1+math.Abs(cold.Objective)))
 			}
-			if warm.Status == Infeasible {
+			if warm.Status == lp.Infeasible {
 				checkFarkas(t, m, warm.Certificate)
 			}
 			// Change something, in the session and in m alike.
