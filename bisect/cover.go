@@ -1,7 +1,9 @@
 package bisect
 
 import (
+	"errors"
 	"math"
+	"sync"
 
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/internal/colgen"
@@ -20,6 +22,10 @@ import (
 type coverer struct {
 	pi  mech.Prior
 	sym *colgen.Symmetry // a symmetry of the utility (not necessarily of the prior) that folds the covering LP, or nil
+
+	// mu guards what follows: a curve's thresholds ask from several
+	// goroutines.
+	mu sync.Mutex
 	// covers counts the covering LPs solved, gens those of them solved
 	// unfolded by generation (colgen.SolveCoverGen).
 	covers, gens int
@@ -71,25 +77,48 @@ func newCoverer(pi mech.Prior, u mech.Utility, opt Options) *coverer {
 // mechanism routed along them could not carry their weight), solving its
 // covering LP unless it was the last one asked; the packing's proof
 // still holds for the whole pattern, as certify.DualBound checks it there
-// (a left-out output's allowed inputs hold less than e^{−level}). nil when the LP is refused (too
-// large unfolded) or fails.
+// (a left-out output's allowed inputs hold less than e^{−level}). An
+// unfolded LP too large for the whole model is generated
+// (colgen.SolveCoverGen). nil when the LP fails. Safe for concurrent use.
 func (c *coverer) bound(fam family, k int, level float64) *coverBound {
+	c.mu.Lock()
 	if c.last != nil && c.lastK == k && c.lastLevel == level {
+		defer c.mu.Unlock()
 		return c.last
 	}
-	pat := fam.pattern(k)
+	c.mu.Unlock()
+	b, covers, gens := c.solve(fam.pattern(k), level)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.covers += covers
+	c.gens += gens
+	c.last, c.lastK, c.lastLevel = b, k, level
+	if b == nil {
+		c.lastK = -1
+	}
+	return b
+}
+
+// solve is bound's work for pattern pat: the cover (nil if none), and the
+// covering LPs solved, and of them generated.
+func (c *coverer) solve(pat mech.Pattern, level float64) (b *coverBound, covers, gens int) {
 	cb, _ := columnBounds(c.pi, pat)
 	drop := make([]bool, len(cb))
 	for j, v := range cb {
 		drop[j] = v > level+pruneSlack
 	}
 	cv, err := colgen.SolveCover(pat, c.sym, drop, true)
-	c.covers++
-	if err != nil {
-		c.last, c.lastK = nil, -1
-		return nil
+	covers++
+	if errors.Is(err, colgen.ErrCoverTooLarge) {
+		// Unfolded and too large for the whole LP: generated.
+		covers++
+		gens++
+		cv, err = colgen.SolveCoverGen(pat, drop)
 	}
-	b := &coverBound{cv: cv, routes: []*colgen.Cover{cv}}
+	if err != nil {
+		return nil, covers, gens
+	}
+	b = &coverBound{cv: cv, routes: []*colgen.Cover{cv}}
 	b.lb, b.alpha, b.ok = cv.Proof(c.pi, pat)
 	if cv.Mixed {
 		// The prior leaves out only some outputs of an orbit: the
@@ -99,7 +128,7 @@ func (c *coverer) bound(fam family, k int, level float64) *coverBound {
 		// outputs kept, generated from both, is the proof and the route
 		// in between; the folded route stays as a fall-back.
 		b.routes = nil
-		c.covers++
+		covers++
 		route, err := colgen.SolveCover(pat, c.sym, drop, false)
 		if err != nil {
 			route = nil
@@ -108,8 +137,8 @@ func (c *coverer) bound(fam family, k int, level float64) *coverBound {
 		if route != nil {
 			start = append(start, route)
 		}
-		c.covers++
-		c.gens++
+		covers++
+		gens++
 		if gen, err := colgen.SolveCoverGen(pat, drop, start...); err == nil {
 			b.routes = append(b.routes, gen)
 			if lb, alpha, ok := gen.Proof(c.pi, pat); ok && (!b.ok || lb > b.lb) {
@@ -120,8 +149,7 @@ func (c *coverer) bound(fam family, k int, level float64) *coverBound {
 			b.routes = append(b.routes, route)
 		}
 	}
-	c.last, c.lastK, c.lastLevel = b, k, level
-	return b
+	return b, covers, gens
 }
 
 // flow returns the mechanism that routes the prior along the cover at

@@ -56,7 +56,7 @@ func OrderCurve(ctx context.Context, pi mech.Prior, o mech.Order, opt Options) (
 		h := float64(k + 1)
 		return point(k+1, h, h, safe[k], r)
 	}
-	res, err := runCurve(ctx, pi, fam.sub(idx), cfg, false, toPoint)
+	res, err := runCurve(ctx, pi, fam.sub(idx), cfg, false, toPoint, nil)
 	var pts []Point
 	for j, r := range res {
 		if r != nil {
@@ -108,6 +108,9 @@ func ValueCurve(ctx context.Context, pi mech.Prior, u mech.Utility, opt Options)
 	if err != nil {
 		return nil, err
 	}
+	// Every threshold's search starts from what its pattern's cover
+	// gives, as the best value's decisions do.
+	cov := newCoverer(pi, u, opt)
 	idx := cfg.shard.Indices(fam.k)
 	toPoint := func(j int, r *Result) Point {
 		k := idx[j]
@@ -117,7 +120,7 @@ func ValueCurve(ctx context.Context, pi mech.Prior, u mech.Utility, opt Options)
 	if !cfg.shard.All() {
 		// The steps need the brackets of every threshold: the shard's
 		// thresholds are reported one by one, to be merged.
-		res, err := runCurve(ctx, pi, fam.sub(idx), cfg, true, toPoint)
+		res, err := runCurve(ctx, pi, fam.sub(idx), cfg, true, toPoint, cov)
 		var pts []Point
 		for j, r := range res {
 			if r != nil {
@@ -126,7 +129,7 @@ func ValueCurve(ctx context.Context, pi mech.Prior, u mech.Utility, opt Options)
 		}
 		return pts, err
 	}
-	res, err := runCurve(ctx, pi, fam, cfg, true, toPoint)
+	res, err := runCurve(ctx, pi, fam, cfg, true, toPoint, cov)
 	var starts []int
 	for k, r := range res {
 		if r == nil {
@@ -195,7 +198,8 @@ type curveRun struct {
 	pi     mech.Prior
 	fam    family
 	cfg    config
-	slots  *slots // one per running search
+	slots  *slots   // one per running search
+	cov    *coverer // the covers every search starts from, or nil
 
 	// toPoint makes the point of index k reported to cfg.settled.
 	toPoint func(k int, r *Result) Point
@@ -223,7 +227,7 @@ type stepScan struct {
 // runCurve resolves every index of fam. An engine failure that no other
 // route gets past leaves its index with the bracket it reached and
 // Result.Failure set; on cancellation the unresolved indices are nil.
-func runCurve(parent context.Context, pi mech.Prior, fam family, cfg config, steps bool, toPoint func(k int, r *Result) Point) ([]*Result, error) {
+func runCurve(parent context.Context, pi mech.Prior, fam family, cfg config, steps bool, toPoint func(k int, r *Result) Point, cov *coverer) ([]*Result, error) {
 	if fam.k == 0 {
 		// An empty shard.
 		return nil, nil
@@ -231,7 +235,7 @@ func runCurve(parent context.Context, pi mech.Prior, fam family, cfg config, ste
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	c := &curveRun{
-		ctx: ctx, cancel: cancel, pi: pi, fam: fam, cfg: cfg, toPoint: toPoint,
+		ctx: ctx, cancel: cancel, pi: pi, fam: fam, cfg: cfg, toPoint: toPoint, cov: cov,
 		slots: newSlots(cfg.workers),
 		res:   make([]*Result, fam.k),
 	}
@@ -359,10 +363,22 @@ func (c *curveRun) solve(k int, h hint) bool {
 		return false
 	}
 	h.width = c.cfg.tol
+	covered := 0
+	if c.cov != nil {
+		// The cover leaves out the outputs no mechanism within the
+		// bracket's upper end can use.
+		level := h.hi
+		if h.hiMech == nil {
+			level = leakage.PML(c.pi, closedform.UniformOnAllowed(c.fam.pattern(k)))
+		}
+		h = c.cov.hint(c.fam, k, level, h)
+		covered = 1
+	}
 	r, err := search(c.ctx, c.pi, c.fam.pattern(k), c.cfg, c.cfg.tol/2, h)
 	if err != nil && c.ctx.Err() == nil {
 		r, err = c.retry(k, h, r, err)
 	}
+	r.GoProbes += covered
 	c.slots.release()
 	if c.ctx.Err() != nil {
 		c.fail(c.ctx.Err())

@@ -63,13 +63,13 @@ func TestValueCurveLetsGoOfStepInteriors(t *testing.T) {
 	all, err := func() ([]*Result, error) {
 		cfg, err := Options{Workers: 1}.config()
 		require.NoError(t, err)
-		return runCurve(context.Background(), in.Prior, fam, cfg, false, point)
+		return runCurve(context.Background(), in.Prior, fam, cfg, false, point, nil)
 	}()
 	require.NoError(t, err)
 	for _, workers := range []int{1, 3} {
 		cfg, err := Options{Workers: workers}.config()
 		require.NoError(t, err)
-		res, err := runCurve(context.Background(), in.Prior, fam, cfg, true, point)
+		res, err := runCurve(context.Background(), in.Prior, fam, cfg, true, point, nil)
 		require.NoError(t, err)
 		start, dropped := 0, 0
 		for k, r := range res {
