@@ -173,7 +173,11 @@
 // prior): its packing's proof above ε is a no, a flow of the prior along
 // it (colgen.Flow) that audits within ε a yes, and the final search
 // starts from both; on location grids near half the side they meet at ε*
-// and no master is asked. The searches never build an LP of more than
+// and no master is asked. BestOrder does the same with the order's ranks
+// read as a utility, and ValueCurve starts every threshold's search from
+// its cover. Where the prior leaves out only some outputs of an orbit,
+// the cover of exactly the outputs kept is generated unfolded
+// (colgen.SolveCoverGen). The searches never build an LP of more than
 // 2^20 variables: they end with an error saying so.
 //
 // # Symmetry

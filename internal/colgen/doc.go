@@ -104,7 +104,10 @@
 // multipliers that certify.DualBound checks, and Flow routes the prior's
 // mass along the cover by a max-flow into a mechanism, audited like any
 // other. On location grids near half the side the two meet at ε*, so a
-// search needs no master there (cover.go).
+// search needs no master there (cover.go). SolveCoverGen solves the same
+// LP unfolded by generating its rows and columns, for outputs left out
+// that no symmetry keeps (a prior that breaks the grid's reflections) or
+// an LP too large to write out whole.
 //
 // # Over a set of priors
 //
