@@ -115,7 +115,7 @@ func TestLPTooLarge(t *testing.T) {
 	}
 	c, _ := columnBounds(pi, pat)
 	p := &prober{pi: pi, pat: pat, c: c}
-	_, err := p.build(1, 1, 0)
+	_, err := p.build(1, 1, "")
 	require.True(t, errors.Is(err, errLPTooLarge), "%v", err)
 	require.ErrorContains(t, err, "variables")
 }

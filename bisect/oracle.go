@@ -15,6 +15,7 @@ import (
 	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/polytope"
+	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/solver"
 )
 
@@ -641,7 +642,7 @@ const maxLPPairs = 1 << 20
 var errLPTooLarge = errors.New("too large for this search")
 
 // build makes the LP at eps with the outputs pruned at level.
-func (p *prober) build(eps, level float64, obj polytope.Objective) (*polytope.Model, error) {
+func (p *prober) build(eps, level float64, obj problem.Objective) (*polytope.Model, error) {
 	pat := pruned(p.pat, p.c, level)
 	pairs := 0
 	for _, row := range pat {

@@ -105,7 +105,7 @@ func (s Spec) outputs() (int, error) {
 			return 0, fieldErr("objective", -1, -1, "infeasibility is defined for the pml measure only, not %q", s.Budget.Measure)
 		}
 	default:
-		return 0, fieldErr("objective", -1, -1, "unknown objective %d", int(s.Objective))
+		return 0, fieldErr("objective", -1, -1, "unknown objective %q", string(s.Objective))
 	}
 	if s.Utility != nil {
 		if _, err := mech.NewUtility(s.Utility); err != nil {

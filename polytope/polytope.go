@@ -9,43 +9,32 @@ import (
 	"github.com/pmlopt/pmlopt/internal/clean"
 	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/problem"
 )
 
-// Objective selects the cost vector of the model.
-type Objective int
-
+// The objectives the model takes are problem.Objective's, the type a problem
+// file's objective is parsed into: expected utility as a file asks for it,
+// and the two cost vectors the searches for the worst-case objectives use.
 const (
-	// Feasibility gives every column cost zero: the model only asks
-	// whether the privacy polytope is non-empty.
-	Feasibility Objective = iota
+	// Feasibility, the zero Objective, gives every column cost zero: the
+	// model only asks whether the privacy polytope is non-empty.
+	Feasibility problem.Objective = ""
 	// ExpectedUtility maximises Σ_ij π_i u'_ij p_ij.
-	ExpectedUtility
+	ExpectedUtility = problem.ExpectedUtility
 	// Infeasibility (PML only) relaxes the marg rows by a slack r_j ≥ 0
 	// per output and minimises Σ_j r_j: with s = e^{−ε}, the optimum is
 	// G(s) = min over mechanisms with the pattern of
 	// Σ_j max(0, s max_i p_ij − q_j), which is 0 exactly when an ε-PML
 	// mechanism exists. See the package documentation.
-	Infeasibility
+	Infeasibility problem.Objective = "infeasibility"
 )
-
-func (o Objective) String() string {
-	switch o {
-	case Feasibility:
-		return "feasibility"
-	case ExpectedUtility:
-		return "expected-utility"
-	case Infeasibility:
-		return "infeasibility"
-	}
-	return fmt.Sprintf("Objective(%d)", int(o))
-}
 
 // Spec describes a privacy polytope and what to optimise over it.
 type Spec struct {
 	Prior     mech.Prior
 	Budget    mech.Budget  // PML: Epsilon; ALIP: EpsilonLower/EpsilonUpper; LIP, LDP: Epsilon
 	Pattern   mech.Pattern // nil = every pair allowed; false entries are forced to zero
-	Objective Objective
+	Objective problem.Objective
 	Utility   mech.Utility // required for ExpectedUtility
 	// Prune (PML only) drops the outputs j whose −log Σ_{i allowed} π_i
 	// exceeds ε: no ε-PML mechanism can use them (Song & Oechtering (2026), Sec. III-B). For

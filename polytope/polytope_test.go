@@ -522,7 +522,7 @@ func TestBuildErrors(t *testing.T) {
 		{Spec{Prior: prior3, Budget: ok, Pattern: mech.Pattern{{true, true}, {true}, {true, false}}}, "pattern"},
 		{Spec{Prior: prior3, Budget: ok, Pattern: mech.Pattern{{true}, {true}, {true}}, Outputs: 2}, "pattern"},
 		{Spec{Prior: prior3, Budget: ok, Outputs: 2, Objective: ExpectedUtility}, "utility"},
-		{Spec{Prior: prior3, Budget: ok, Objective: 7, Outputs: 2}, "objective"},
+		{Spec{Prior: prior3, Budget: ok, Objective: "bogus", Outputs: 2}, "objective"},
 		{Spec{Prior: prior3, Budget: ok, Utility: mech.Utility{{1, 2}, {3, math.NaN()}, {0, 0}}}, "utility"},
 		{Spec{Prior: prior3, Budget: ok, Utility: mech.Utility{{1, 2}, {3, 4}}}, "utility"},
 		{Spec{Prior: prior3, Budget: ok, Utility: mech.Utility{{1, 2}, {3, 4}, {5, 6}}, Outputs: 3}, "utility"},

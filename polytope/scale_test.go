@@ -10,6 +10,7 @@ import (
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/solver"
 )
 
@@ -106,7 +107,7 @@ func TestWideBudgetForm(t *testing.T) {
 	u := mech.Utility{{1, 0}, {0, 1}, {1, 1}}
 	for _, c := range []struct {
 		b    mech.Budget
-		obj  Objective
+		obj  problem.Objective
 		wide bool
 	}{
 		{mech.Budget{Measure: mech.LIP, Epsilon: 3}, ExpectedUtility, false},

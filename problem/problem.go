@@ -7,7 +7,9 @@ import (
 	"github.com/pmlopt/pmlopt/mech"
 )
 
-// Objective names what a solve optimises.
+// Objective names what a solve optimises. The model builder (package
+// polytope) takes the same type: ExpectedUtility, and the feasibility
+// objectives its searches for the worst-case objectives use.
 type Objective string
 
 // The objectives a problem file can ask for. The empty Objective means the
