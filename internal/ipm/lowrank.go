@@ -51,8 +51,9 @@ type lowRankSys struct {
 
 // refineSteps bounds the rounds of iterative refinement of a low-rank
 // solve (each costs one more pass over the pairs); they stop early once
-// the residual is within refineTol of b (ten times its rounding level,
-// where a backward-stable dense solve leaves it), or stops halving.
+// the residual is within refineTol of b (its rounding level: stopping
+// ten times above it leaves LIP's capped pairs short of the digits their
+// gap needs), or stops halving.
 // diagFloor is the fraction of M's diagonal entry below which D_i is
 // raised to it: a letter with no free pair has D_i of the order of the
 // gap, whose inverse in the identity would swamp S. Raising it only adds
@@ -62,7 +63,7 @@ const diagFloor = 1e-11
 
 const (
 	refineSteps = 20
-	refineTol   = 1e-14
+	refineTol   = 1e-15
 )
 
 // denseFallback is the residual, relative to the right-hand side, above
