@@ -234,6 +234,14 @@ func mixIntoRatio(pi mech.Prior, P mech.Mechanism, b mech.Budget) mech.Mechanism
 	if ratioMeets(pi, P, b, 0) {
 		return P
 	}
+	return mixUntil(pi, P, func(M mech.Mechanism) bool { return ratioMeets(pi, M, b, 0) })
+}
+
+// mixUntil returns the mixture (1−θ)P + θQ, Q the mechanism whose every
+// row is P's output marginal under pi, at the least θ that meets found by
+// bisection (60 halvings, so within 2^-60 of it). meets must hold at θ =
+// 1, where every ratio is 1.
+func mixUntil(pi mech.Prior, P mech.Mechanism, meets func(mech.Mechanism) bool) mech.Mechanism {
 	n, m := P.Dims()
 	q := make([]float64, m)
 	for i, row := range P {
@@ -253,7 +261,7 @@ func mixIntoRatio(pi mech.Prior, P mech.Mechanism, b mech.Budget) mech.Mechanism
 	lo, hi := 0.0, 1.0
 	for range 60 {
 		mid := (lo + hi) / 2
-		if ratioMeets(pi, mix(mid), b, 0) {
+		if meets(mix(mid)) {
 			hi = mid
 		} else {
 			lo = mid

@@ -496,32 +496,10 @@ func mixOverSet(pi mech.Prior, P mech.Mechanism, s *mech.PriorSet, b mech.Budget
 	if withinBudget(level, lower, b, RobustBudgetSlack) {
 		return P, level, lower
 	}
-	n, m := P.Dims()
-	q := make([]float64, m)
-	for i, row := range P {
-		for j, v := range row {
-			q[j] += pi[i] * v
-		}
-	}
-	mix := func(theta float64) mech.Mechanism {
-		out := mech.Zeros(n, m)
-		for i, row := range P {
-			for j, v := range row {
-				out[i][j] = (1-theta)*v + theta*q[j]
-			}
-		}
-		return out
-	}
-	lo, hi := 0.0, 1.0
-	for range 60 {
-		mid := (lo + hi) / 2
-		if l, w := levelsOver(s, mix(mid), b); withinBudget(l, w, b, 0) {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	out := mix(hi)
+	out := mixUntil(pi, P, func(M mech.Mechanism) bool {
+		l, w := levelsOver(s, M, b)
+		return withinBudget(l, w, b, 0)
+	})
 	level, lower = levelsOver(s, out, b)
 	return out, level, lower
 }
