@@ -223,8 +223,7 @@ func Solve(p Problem, opt Options) (*Result, error) {
 // measure at every step and goes on). maxIter and a failed step end it
 // too.
 func (w *workspace) iterate(ctx context.Context, maxIter int, near float64, observe func(it int) (improved, done bool)) {
-	stale, diverging := 0, 0
-	watching, last := false, math.Inf(1)
+	watch := newStallWatch()
 	for it := 0; it <= maxIter; it++ {
 		if ctx.Err() != nil {
 			return
@@ -236,21 +235,11 @@ func (w *workspace) iterate(ctx context.Context, maxIter int, near float64, obse
 			if done {
 				return
 			}
-			watching, diverging = true, 0
-			if improved {
-				stale = 0
-			} else {
-				stale++
-			}
-		} else if watching {
-			if g >= last {
-				diverging++
-			} else {
-				diverging = 0
-			}
+			watch.observed(g, improved)
+		} else {
+			watch.far(g)
 		}
-		last = g
-		if w.lastGap < 1e-15 || stale >= 5 || diverging >= 5 || it == maxIter {
+		if w.lastGap < 1e-15 || watch.over() || it == maxIter {
 			return
 		}
 		if err := w.step(); err != nil {
@@ -980,3 +969,45 @@ func (w *workspace) startOnMarginals() {
 	}
 	w.setSlacks()
 }
+
+// stallWatch decides when iterations past their first near-optimal point
+// stop paying: after stallRuns observed points none of which improved on
+// the best, or stallRuns growing gap measures in a row away from one.
+type stallWatch struct {
+	watching         bool
+	stale, diverging int
+	last             float64
+}
+
+// stallRuns is how many steps without progress end the iterations: enough
+// to ride out the slow steps near the boundary, few enough that a run
+// broken by rounding is not carried on.
+const stallRuns = 5
+
+func newStallWatch() stallWatch { return stallWatch{last: math.Inf(1)} }
+
+// observed records a near-optimal point of gap measure g, improved when
+// it beat the best.
+func (s *stallWatch) observed(g float64, improved bool) {
+	s.watching, s.diverging, s.last = true, 0, g
+	if improved {
+		s.stale = 0
+	} else {
+		s.stale++
+	}
+}
+
+// far records the gap measure g of a point that is not near-optimal.
+func (s *stallWatch) far(g float64) {
+	if s.watching {
+		if g >= s.last {
+			s.diverging++
+		} else {
+			s.diverging = 0
+		}
+	}
+	s.last = g
+}
+
+// over reports whether the iterations should end.
+func (s *stallWatch) over() bool { return s.stale >= stallRuns || s.diverging >= stallRuns }

@@ -611,8 +611,7 @@ func (x *robustIPM) step() error {
 // iterations stall or maxIter is reached. observe sees each point whose
 // residuals and complementarity are below near.
 func (x *robustIPM) run(ctx context.Context, maxIter int, near float64, observe func(it int) (improved, done bool)) error {
-	stale, diverging := 0, 0
-	watching, last := false, math.Inf(1)
+	watch := newStallWatch()
 	for it := 0; it <= maxIter; it++ {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -627,21 +626,11 @@ func (x *robustIPM) run(ctx context.Context, maxIter int, near float64, observe 
 			if done {
 				return nil
 			}
-			watching, diverging = true, 0
-			if improved {
-				stale = 0
-			} else {
-				stale++
-			}
-		} else if watching {
-			if g >= last {
-				diverging++
-			} else {
-				diverging = 0
-			}
+			watch.observed(g, improved)
+		} else {
+			watch.far(g)
 		}
-		last = g
-		if x.comp < 1e-15 || stale >= 5 || diverging >= 5 || it == maxIter {
+		if x.comp < 1e-15 || watch.over() || it == maxIter {
 			return nil
 		}
 		if err := x.step(); err != nil {
