@@ -449,8 +449,9 @@ func (f *factor) choosePivot() (r, c int, ok bool) {
 	}
 	// No entry passes the threshold in the columns examined: search the
 	// rows of least count the same way (a row's largest entry always
-	// passes). Scanning every entry instead would dominate the factorisation
-	// (docs/performance.md).
+	// passes). The search stays within luSearchCols candidates: scanning
+	// every remaining entry would cost O(nonzeros) per pivot, more than the
+	// elimination step it chooses.
 	minCnt = -1
 	for cnt = 1; cnt <= m; cnt++ {
 		if len(f.rowB.first(cnt, 1, rowOK)) > 0 {
