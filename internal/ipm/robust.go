@@ -326,12 +326,15 @@ func (x *robustIPM) factor() error {
 				K[a*sz+b], K[b*sz+a] = v, v
 			}
 		}
-		es, fs := 0.0, 0.0
+		// E's −Σ w/s and −Σ z/r against Gᵀ D G's Σ e² d and Σ f² d:
+		// the differences are −Σ e f d, summed as such, since near the
+		// optimum one of e and f is huge on each pair and the difference
+		// of the sums keeps none of its digits.
+		efd := 0.0
 		for i := range n {
-			es += e[i]
-			fs += f[i]
+			efd += e[i] * f[i] * d[i]
 		}
-		K[0] -= es
+		K[0] = -efd
 		for q := range x.lo[j] {
 			a := offB + q
 			K[a] -= x.mu
@@ -339,7 +342,7 @@ func (x *robustIPM) factor() error {
 			K[a*sz+a] += x.sig[j][q] / x.bet[j][q]
 		}
 		if x.lip {
-			K[1*sz+1] -= fs
+			K[1*sz+1] = -efd
 			for q := range x.hi[j] {
 				a := offG + q
 				K[1*sz+a]++
@@ -347,7 +350,7 @@ func (x *robustIPM) factor() error {
 				K[a*sz+a] += x.tau[j][q] / x.gam[j][q]
 			}
 		}
-		if err := invertSmall(K, sz); err != nil {
+		if err := invertScaled(K, sz); err != nil {
 			return err
 		}
 		for a := range sz {
@@ -369,6 +372,37 @@ func (x *robustIPM) factor() error {
 		}
 	}
 	x.chol.factorize(S, n)
+	return nil
+}
+
+// invertScaled inverts the symmetric sz×sz matrix a in place, equilibrated
+// first by the square roots of its diagonal's sizes: its entries span
+// many orders of magnitude near the optimum (σ/β grows without bound on
+// the loose priors' rows), and elimination on the equilibrated matrix
+// keeps the small entries' digits.
+func invertScaled(a []float64, sz int) error {
+	sc := make([]float64, sz)
+	for i := range sz {
+		v := math.Abs(a[i*sz+i])
+		if v > 0 && !math.IsInf(v, 0) {
+			sc[i] = 1 / math.Sqrt(v)
+		} else {
+			sc[i] = 1
+		}
+	}
+	for i := range sz {
+		for j := range sz {
+			a[i*sz+j] *= sc[i] * sc[j]
+		}
+	}
+	if err := invertSmall(a, sz); err != nil {
+		return err
+	}
+	for i := range sz {
+		for j := range sz {
+			a[i*sz+j] *= sc[i] * sc[j]
+		}
+	}
 	return nil
 }
 
