@@ -147,25 +147,7 @@ func (k *checker) boxBound(column func(int), w []*big.Float, wf []float64, lo, h
 		// best ratios h_i/a_i up to the upper caps. Inputs with a_i = 0
 		// and h_i > 0 would make the column unbounded; the check below
 		// then fails whatever k is.
-		for i := range order {
-			order[i] = i
-		}
-		ratioOf := func(i int) float64 {
-			if a[i] == 0 {
-				return math.Copysign(math.Inf(1), hf[i])
-			}
-			return hf[i] / a[i]
-		}
-		slices.SortFunc(order, func(x, y int) int {
-			rx, ry := ratioOf(x), ratioOf(y)
-			switch {
-			case rx > ry:
-				return -1
-			case rx < ry:
-				return 1
-			}
-			return 0
-		})
+		ByRatio(order, hf, a)
 		massF := 0.0
 		mass.SetFloat64(0)
 		for i := range k.n {
@@ -220,6 +202,34 @@ func (k *checker) boxBound(column func(int), w []*big.Float, wf []float64, lo, h
 		}
 	}
 	return true
+}
+
+// ByRatio sets order to the indices of g and a sorted by the ratio
+// g_i/a_i, largest first, an index with a_i = 0 counting as +∞ or −∞ by
+// the sign of g_i: the order in which the greedy of the fractional
+// knapsack max Σ_i g_i z_i over {lo ≤ z ≤ hi, a·z = 1} raises the z_i
+// from lo to hi. The bound's check and the solvers' own bounds
+// (internal/ipm's over a prior set) take their breakpoints from it.
+func ByRatio(order []int, g, a []float64) {
+	for i := range order {
+		order[i] = i
+	}
+	ratioOf := func(i int) float64 {
+		if a[i] == 0 {
+			return math.Copysign(math.Inf(1), g[i])
+		}
+		return g[i] / a[i]
+	}
+	slices.SortFunc(order, func(x, y int) int {
+		rx, ry := ratioOf(x), ratioOf(y)
+		switch {
+		case rx > ry:
+			return -1
+		case rx < ry:
+			return 1
+		}
+		return 0
+	})
 }
 
 // ldpBound checks the LDP columns (see bound).

@@ -11,6 +11,7 @@ import (
 	"github.com/pmlopt/pmlopt/internal/vec"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/verify"
 )
 
 // RobustProblem is an expected-utility problem over a set of priors:
@@ -595,24 +596,8 @@ func columnRatio(w, c, a []float64, lo, hi float64) float64 {
 	knap := func(kappa float64) {
 		for i := range n {
 			g[i] = w[i] - kappa*c[i]
-			order[i] = i
 		}
-		ratio := func(i int) float64 {
-			if a[i] == 0 {
-				return math.Copysign(math.Inf(1), g[i])
-			}
-			return g[i] / a[i]
-		}
-		slices.SortFunc(order, func(x, y int) int {
-			rx, ry := ratio(x), ratio(y)
-			switch {
-			case rx > ry:
-				return -1
-			case rx < ry:
-				return 1
-			}
-			return 0
-		})
+		verify.ByRatio(order, g, a)
 		left := 1 - lo*sa
 		for i := range n {
 			z[i] = lo
