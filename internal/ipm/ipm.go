@@ -103,7 +103,8 @@ type Result struct {
 	Iterations int
 	// DenseFactors counts the dense N×N factorisations a low-rank solve
 	// fell back on, and Rescued the low-rank solves that conjugate
-	// gradients on an earlier dense factor recovered instead.
+	// gradients (preconditioned by the identity's solve or by an earlier
+	// dense factor) recovered instead.
 	DenseFactors, Rescued int
 
 	// face is the optimal face the interior point's complementarity
@@ -607,7 +608,7 @@ func (w *workspace) factor() error {
 		}
 	})
 	if w.lowRank {
-		return w.factorLowRank()
+		return w.factorLowRank(diagFloor)
 	}
 	for j := range st.m {
 		k0, k1 := st.colStart[j], st.colStart[j+1]

@@ -45,8 +45,11 @@ type lowRankSys struct {
 	z, y     *mat.VecDense
 	t        []float64
 	res, cor []float64
-	// stalePCG's vectors
-	pr, pz, pp, pq []float64
+	// pcg's vectors
+	pr, pz, pp, pq, px []float64
+	// floor is the fraction of M's diagonal D is raised to in this
+	// iteration's factor (diagFloor, or more after a failed rescue).
+	floor float64
 }
 
 // refineSteps bounds the rounds of iterative refinement of a low-rank
@@ -73,10 +76,28 @@ const (
 // the dense N×N system.
 const denseFallback = 1e-8
 
-// testLowRankFails, set by tests only, counts every low-rank solve as
-// failed, so that the rescue and the dense fallback are exercised on
-// small problems.
-var testLowRankFails bool
+// Where the refinement fails, conjugate gradients preconditioned by the
+// identity's solve take at most woodburySteps steps; where those fail,
+// the floor is raised floorStep-fold, at most floorRetries times (up to
+// maxDiagFloor), and they run again.
+const (
+	woodburySteps = 60
+	floorRetries  = 2
+	floorStep     = 1e3
+	maxDiagFloor  = 1e-5
+)
+
+// denseRescueMax is the largest N for which a low-rank solve that no
+// rescue recovers falls back on the dense N×N system (2·8·N² bytes: 268
+// MB at 4 096); above it the solve fails, and the interior point with it.
+var denseRescueMax = 4096
+
+// testLowRankFails, set by tests only, counts every refined low-rank
+// solve as failed, so that the rescues are exercised on small problems;
+// testWoodburyFails, with it, also skips the conjugate gradients
+// preconditioned by the identity, so that the stale factor's rescue and
+// the dense fallback are.
+var testLowRankFails, testWoodburyFails bool
 
 // lowRankCols returns the columns per output of the low-rank form.
 func (w *workspace) lowRankCols() int {
@@ -87,8 +108,8 @@ func (w *workspace) lowRankCols() int {
 }
 
 // factorLowRank builds and factorises S from the quantities factor computed
-// (d, v1, v2, k and rowSumD).
-func (w *workspace) factorLowRank() error {
+// (d, v1, v2, k and rowSumD), with D raised to floor times M's diagonal.
+func (w *workspace) factorLowRank(floor float64) error {
 	st := w.st
 	n, per := st.n, w.lowRankCols()
 	cols := per * st.m
@@ -100,6 +121,7 @@ func (w *workspace) factorLowRank() error {
 			res: make([]float64, n), cor: make([]float64, n)}
 		w.lr = lr
 	}
+	lr.floor = floor
 	// M's diagonal, to floor D by: D_i plus the updates' (i, i) entries.
 	w.splitRows(2*st.m, func(lo, hi int) {
 		clear(lr.res[lo:hi])
@@ -118,7 +140,7 @@ func (w *workspace) factorLowRank() error {
 		if !(v > 0) || math.IsInf(v, 0) {
 			return errors.New("ipm: singular diagonal in the low-rank system")
 		}
-		lr.dinv[i] = 1 / math.Max(v, diagFloor*(v+math.Abs(lr.res[i])))
+		lr.dinv[i] = 1 / math.Max(v, floor*(v+math.Abs(lr.res[i])))
 		lr.rdinv[i] = math.Sqrt(lr.dinv[i])
 	}
 	if !st.full {
@@ -197,12 +219,38 @@ func (w *workspace) solveLowRank(b []float64) error {
 	if testLowRankFails {
 		res = math.Inf(1)
 	}
+	if !(res <= denseFallback*scale) && !testWoodburyFails {
+		// Conjugate gradients on the exact M, preconditioned by the
+		// identity's solve (the inverse of M plus the floor's diagonal):
+		// where the identity lost digits, its solve is still close to
+		// M⁻¹ but for a few directions, which conjugate gradients
+		// recover in a few dozen steps of O(N·m) each.
+		for range floorRetries + 1 {
+			if res = w.pcg(b, x, scale, woodburySteps, w.apply); res <= denseFallback*scale {
+				w.rescued++
+				break
+			}
+			if w.lr.floor >= maxDiagFloor {
+				break
+			}
+			// A stronger floor: a better-conditioned capacitance matrix
+			// and a preconditioner further from M, kept for the rest of
+			// this iteration's solves.
+			w.lr.floor *= floorStep
+			if err := w.factorLowRank(w.lr.floor); err != nil {
+				return err
+			}
+		}
+	}
 	if !(res <= denseFallback*scale) && w.staleChol && w.chol.n == lr.n {
-		if res = w.stalePCG(b, x, scale); res <= denseFallback*scale {
+		if res = w.pcg(b, x, scale, pcgSteps, w.cholPrecond); res <= denseFallback*scale {
 			w.rescued++
 		}
 	}
 	if !(res <= denseFallback*scale) {
+		if lr.n > denseRescueMax {
+			return errors.New("ipm: the low-rank Newton system did not converge")
+		}
 		// The identity lost the digits: this iteration's system is
 		// solved the dense way.
 		w.denseSolve(b)
@@ -263,26 +311,38 @@ const (
 	pcgTol   = 1e-11
 )
 
-// stalePCG improves x towards the solution of M x = b by conjugate
-// gradients preconditioned by w.chol (a factor of an earlier M) and
-// returns the final residual's largest entry. x keeps the best iterate.
-func (w *workspace) stalePCG(b, x []float64, scale float64) float64 {
+// cholPrecond sets z to the solution of (an earlier) M z = r by the
+// dense factor in w.chol.
+func (w *workspace) cholPrecond(r, z []float64) error {
+	copy(z, r)
+	w.chol.solve(z)
+	return nil
+}
+
+// pcg improves x towards the solution of M x = b by conjugate gradients
+// with the preconditioner prec (z ≈ M⁻¹ r), for at most steps steps, and
+// returns the final residual's largest entry. x is left unchanged where
+// the iterations do not lower the residual.
+func (w *workspace) pcg(b, x []float64, scale float64, steps int, prec func(r, z []float64) error) float64 {
 	lr := w.lr
 	n := lr.n
 	if len(lr.pr) != n {
-		lr.pr, lr.pz, lr.pp, lr.pq = make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+		lr.pr, lr.pz, lr.pp, lr.pq, lr.px = make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	}
 	r, z, p, q := lr.pr, lr.pz, lr.pp, lr.pq
+	copy(lr.px, x)
 	w.mulM(x, q)
 	for i := range r {
 		r[i] = b[i] - q[i]
 	}
-	res := maxAbs(r)
-	copy(z, r)
-	w.chol.solve(z)
+	res0 := maxAbs(r)
+	res := res0
+	if prec(r, z) != nil {
+		return res0
+	}
 	copy(p, z)
 	rz := vec.Dot(r, z)
-	for range pcgSteps {
+	for range steps {
 		if res <= pcgTol*scale || !(rz > 0) {
 			break
 		}
@@ -295,8 +355,9 @@ func (w *workspace) stalePCG(b, x []float64, scale float64) float64 {
 		vec.AddScaled(x, a, p)
 		vec.AddScaled(r, -a, q)
 		res = maxAbs(r)
-		copy(z, r)
-		w.chol.solve(z)
+		if prec(r, z) != nil {
+			break
+		}
 		rz2 := vec.Dot(r, z)
 		beta := rz2 / rz
 		rz = rz2
@@ -309,7 +370,11 @@ func (w *workspace) stalePCG(b, x []float64, scale float64) float64 {
 	for i := range q {
 		q[i] = b[i] - q[i]
 	}
-	return maxAbs(q)
+	if res = maxAbs(q); !(res <= res0) {
+		copy(x, lr.px)
+		return res0
+	}
+	return res
 }
 
 // apply sets x to the Woodbury solution of M x = b: the products with

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/solver"
 )
 
 // TestLowRankMatchesDense solves random instances, square and with far
@@ -108,15 +109,16 @@ func TestGramIsTheProduct(t *testing.T) {
 	}
 }
 
-// TestStaleFactorRescue counts every low-rank solve as failed, so that
-// each iteration is solved by conjugate gradients preconditioned by an
+// TestStaleFactorRescue counts every low-rank solve and its conjugate
+// gradients preconditioned by the identity as failed, so that each
+// iteration is solved by conjugate gradients preconditioned by an
 // earlier iteration's dense factor, or by a new dense factor where they
 // do not converge: the values, bounds and certificates must agree with
 // the dense interior point's on random instances of every measure, and
 // the rescue must have been taken.
 func TestStaleFactorRescue(t *testing.T) {
-	testLowRankFails = true
-	defer func() { testLowRankFails = false }()
+	testLowRankFails, testWoodburyFails = true, true
+	defer func() { testLowRankFails, testWoodburyFails = false, false }()
 	rng := rand.New(rand.NewPCG(34, 9))
 	rescued := 0
 	for trial := range 24 {
@@ -161,5 +163,87 @@ func TestStaleFactorRescue(t *testing.T) {
 	}
 	if rescued == 0 {
 		t.Error("no solve rescued by the stale factor")
+	}
+}
+
+// TestWoodburyRescueWithoutDense counts every refined low-rank solve as
+// failed and allows no dense N×N system (as above denseRescueMax), so
+// that every Newton system is solved by conjugate gradients
+// preconditioned by the identity: on Euclidean grids with few outputs
+// (the active set's restricted problems) and on random instances, the
+// ε-PML optimum must be the plain LP's to 1e-9 (through the purified
+// vertex, as the active set takes it), and the LIP, ALIP and LDP ones the
+// dense interior point's, with no dense factor taken.
+func TestWoodburyRescueWithoutDense(t *testing.T) {
+	testLowRankFails = true
+	saved := denseRescueMax
+	denseRescueMax = 0
+	defer func() { testLowRankFails, denseRescueMax = false, saved }()
+	rng := rand.New(rand.NewPCG(34, 11))
+	var cases []Problem
+	for _, k := range []int{5, 7, 9} {
+		u := gridEuclid(k)
+		narrow := make([][]float64, len(u))
+		for i := range u {
+			narrow[i] = u[i][:2*k]
+		}
+		cases = append(cases, Problem{Prior: uniformPrior(k * k), Utility: narrow, Epsilon: 1},
+			Problem{Prior: randinst.Prior(rng, k*k, 0.01), Utility: narrow, Epsilon: 0.5})
+	}
+	for trial := range 12 {
+		n, m := 8+rng.IntN(30), 1+rng.IntN(6)
+		cases = append(cases, Problem{Prior: randinst.Prior(rng, n, []float64{0, 0.001, 0.05}[trial%3]),
+			Utility: randinst.Utility(rng, n, m, []int{0, 3}[trial%2]), Epsilon: []float64{0.5, 1, 2}[trial%3]})
+	}
+	rescued := 0
+	for c, p := range cases {
+		r, err := Solve(p, Options{LowRank: true})
+		if err != nil {
+			t.Fatalf("case %d (%d×%d): %v", c, len(p.Prior), len(p.Utility[0]), err)
+		}
+		if r.DenseFactors != 0 {
+			t.Fatalf("case %d: %d dense factors", c, r.DenseFactors)
+		}
+		rescued += r.Rescued
+		v, err := PurifiedVertex(p, r, Options{})
+		if err != nil {
+			t.Fatalf("case %d: %v", c, err)
+		}
+		checkVertex(t, p, v)
+		want := lpOptimum(t, solver.Revised(), p)
+		if math.Abs(v.Value-want) > 1e-9*math.Max(1, math.Abs(want)) {
+			t.Errorf("case %d: vertex %.15g, LP %.15g", c, v.Value, want)
+		}
+	}
+	for trial := range 12 {
+		n, m := 8+rng.IntN(30), 1+rng.IntN(6)
+		eps := []float64{0.5, 1, 2}[trial%3]
+		b := []mech.Budget{{Measure: mech.LIP, Epsilon: eps}, {Measure: mech.ALIP, EpsilonLower: eps, EpsilonUpper: eps / 2},
+			{Measure: mech.LDP, Epsilon: eps}}[trial%3]
+		p := RatioProblem{Prior: randinst.Prior(rng, n, []float64{0, 0.001, 0.05}[trial%3]),
+			Utility: randinst.Utility(rng, n, m, []int{0, 3}[trial%2]), Budget: b}
+		dense, err := SolveRatio(p, Options{})
+		if err != nil {
+			continue
+		}
+		low, err := SolveRatio(p, Options{LowRank: true})
+		if err != nil {
+			t.Errorf("ratio trial %d (%d×%d, %v): %v", trial, n, m, b.Measure, err)
+			continue
+		}
+		if low.DenseFactors != 0 {
+			t.Fatalf("ratio trial %d: %d dense factors", trial, low.DenseFactors)
+		}
+		rescued += low.Rescued
+		scale := math.Max(1, math.Abs(dense.Value))
+		if low.Bound-low.Value > AcceptedGap*scale {
+			t.Errorf("ratio trial %d: gap %g", trial, low.Bound-low.Value)
+		}
+		if math.Abs(low.Value-dense.Value) > 1e-7*scale {
+			t.Errorf("ratio trial %d: value %.15g, dense %.15g", trial, low.Value, dense.Value)
+		}
+	}
+	if rescued == 0 {
+		t.Error("no solve rescued by conjugate gradients")
 	}
 }
