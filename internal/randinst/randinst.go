@@ -4,6 +4,7 @@
 package randinst
 
 import (
+	"math"
 	"math/rand/v2"
 
 	"github.com/pmlopt/pmlopt/instance"
@@ -93,4 +94,43 @@ func Utility(rng *rand.Rand, n, m, levels int) mech.Utility {
 		}
 	}
 	return u
+}
+
+// FactorBox is the box of priors around pi whose mass on each letter lies
+// between lo and hi times pi's (capped at 1), the sets of the robust tests
+// and of the bench's robust study.
+func FactorBox(pi mech.Prior, lo, hi float64) (*mech.PriorSet, error) {
+	l, u := make([]float64, len(pi)), make([]float64, len(pi))
+	for k, v := range pi {
+		l[k], u[k] = lo*v, math.Min(1, hi*v)
+	}
+	return mech.NewBoxSet(pi, l, u)
+}
+
+// SetPrior draws a prior of the set: a random mixture of three of its
+// extreme priors (the cheapest or the dearest at random, for costs drawn
+// by cost, rng.Float64 when nil), which the set holds since it is convex.
+// The audits of the robust tests check mechanisms at such priors.
+func SetPrior(rng *rand.Rand, set *mech.PriorSet, cost func() float64) mech.Prior {
+	if cost == nil {
+		cost = rng.Float64
+	}
+	n := set.N()
+	out := make(mech.Prior, n)
+	w := 0.0
+	for range 3 {
+		c := make([]float64, n)
+		for i := range c {
+			c[i] = cost()
+		}
+		x := rng.Float64()
+		w += x
+		for i, v := range set.Extreme(c, rng.IntN(2) == 0) {
+			out[i] += x * v
+		}
+	}
+	for i := range out {
+		out[i] /= w
+	}
+	return out
 }

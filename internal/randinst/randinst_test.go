@@ -51,3 +51,39 @@ func TestDirichletMean(t *testing.T) {
 	assert.InDelta(t, 0.25, mean, 4*math.Sqrt(3.0/80/trials))
 	assert.InDelta(t, 3.0/80, variance, 0.002)
 }
+
+// The factor box holds exactly the priors within its factors, and every
+// prior SetPrior draws from a box or a ball lies in it and differs from
+// draw to draw.
+func TestSetPriorsLieInTheSet(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	pi := mech.Prior{0.5, 0.3, 0.15, 0.05}
+	box, err := FactorBox(pi, 0.8, 1.25)
+	require.NoError(t, err)
+	for k, v := range pi {
+		assert.InDelta(t, 0.8*v, box.Lower[k], 1e-16)
+		assert.InDelta(t, 1.25*v, box.Upper[k], 1e-16)
+	}
+	ball, err := mech.NewL1Set(pi, 0.2)
+	require.NoError(t, err)
+	for _, set := range []*mech.PriorSet{box, ball} {
+		var last mech.Prior
+		for _, cost := range []func() float64{nil, rng.NormFloat64} {
+			for range 50 {
+				q := SetPrior(rng, set, cost)
+				require.True(t, set.Contains(q, 1e-12), "%v outside the set", q)
+				s := 0.0
+				for _, v := range q {
+					s += v
+				}
+				assert.InDelta(t, 1, s, 1e-12)
+				assert.NotEqual(t, last, q)
+				last = q
+			}
+		}
+	}
+	// The box's corners lie outside a tighter box.
+	tight, err := FactorBox(pi, 0.9, 1.1)
+	require.NoError(t, err)
+	assert.False(t, tight.Contains(box.Extreme([]float64{1, 0, 0, 0}, false), 1e-12))
+}
