@@ -8,7 +8,9 @@ import (
 
 	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/internal/colgen"
+	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/polytope"
@@ -59,11 +61,7 @@ func robustCase(rng *rand.Rand, n, m int) (mech.Prior, mech.Pattern) {
 }
 
 func boxAround(pi mech.Prior, lo, hi float64) *mech.PriorSet {
-	l, u := make([]float64, len(pi)), make([]float64, len(pi))
-	for i, v := range pi {
-		l[i], u[i] = lo*v, math.Min(1, hi*v)
-	}
-	set, err := mech.NewBoxSet(pi, l, u)
+	set, err := randinst.FactorBox(pi, lo, hi)
 	if err != nil {
 		panic(err)
 	}
@@ -98,33 +96,6 @@ func lpLeast(t *testing.T, set *mech.PriorSet, pat mech.Pattern, hi float64) flo
 	return hi
 }
 
-// samplePriors draws priors of the set: mixtures of its greedy extreme
-// priors for random costs.
-func samplePriors(rng *rand.Rand, set *mech.PriorSet, k int) [][]float64 {
-	n := set.N()
-	var out [][]float64
-	for range k {
-		p := make([]float64, n)
-		wsum := 0.0
-		for range 3 {
-			c := make([]float64, n)
-			for i := range c {
-				c[i] = rng.NormFloat64()
-			}
-			w := rng.Float64()
-			wsum += w
-			for i, v := range set.Extreme(c, rng.IntN(2) == 0) {
-				p[i] += w * v
-			}
-		}
-		for i := range p {
-			p[i] /= wsum
-		}
-		out = append(out, p)
-	}
-	return out
-}
-
 func checkBracket(t *testing.T, rng *rand.Rand, set *mech.PriorSet, pat mech.Pattern, b colgen.RobustBracket) {
 	t.Helper()
 	if b.Mechanism == nil || !pat.Holds(b.Mechanism) {
@@ -133,7 +104,8 @@ func checkBracket(t *testing.T, rng *rand.Rand, set *mech.PriorSet, pat mech.Pat
 	if got := leakage.PMLOver(set, b.Mechanism); math.Abs(got-b.Upper) > 1e-12 {
 		t.Fatalf("upper end %v, the mechanism audits at %v over the set", b.Upper, got)
 	}
-	for _, p := range samplePriors(rng, set, 20) {
+	for range 20 {
+		p := randinst.SetPrior(rng, set, rng.NormFloat64)
 		if lvl := leakage.PML(p, b.Mechanism); lvl > b.Upper+1e-9 {
 			t.Fatalf("at a sampled prior %v the mechanism has PML %v above its level %v over the set", p, lvl, b.Upper)
 		}
@@ -254,5 +226,79 @@ func TestRobustBoundAtAPoint(t *testing.T) {
 		if okW != okG || (okW && math.Abs(got-want) > 1e-9*math.Max(1, want)) {
 			t.Errorf("at a point: RobustBound %v (ok %v), DualBound %v (ok %v)", got, okG, want, okW)
 		}
+	}
+}
+
+// On the random family's 16 letters over the bench's box, the proofs'
+// secant and Newton's estimate from the refuted probes' bases converge
+// only linearly toward ε*, the estimate from above and the proofs from
+// below: the search must step to the secant's fixed point rather than
+// alternate probes just above the last proof and just below the last
+// estimate (29 probes). The bracket is checked by the independent LP.
+func TestRobustLeastStepsByTheSecant(t *testing.T) {
+	var fam instance.Family
+	for _, f := range instance.Families() {
+		if f.Name == "random" {
+			fam = f
+		}
+	}
+	in, err := fam.New(16, 2026)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := boxAround(in.Prior, 0.8, 1.25)
+	pat := in.Utility.Order().Pattern(9)
+	b, err := colgen.RobustLeastEpsilon(context.Background(), set, pat, 1e-9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBracket(t, rand.New(rand.NewPCG(37, 4)), set, pat, b)
+	t.Logf("[%.12g, %.12g] by %d probes, %d rounds", b.Lower, b.Upper, b.Probes, b.Rounds)
+	if b.Upper-b.Lower > 1e-9 || b.Alpha == nil {
+		t.Errorf("bracket [%.12g, %.12g] (proof %v), want one within 1e-9 with its proof", b.Lower, b.Upper, b.Alpha != nil)
+	}
+	if b.Probes > 14 {
+		t.Errorf("%d probes, want at most 14", b.Probes)
+	}
+	if want := lpLeast(t, set, pat, b.Upper+1); b.Lower > want+1e-7 || b.Upper < want-1e-7 {
+		t.Errorf("bracket [%.12g, %.12g], dualised LP %.12g", b.Lower, b.Upper, want)
+	}
+}
+
+// A decision's master at the budget, whose columns start the search of
+// its pattern, can leave the engine on a plateau at the search's first
+// probe (square-geometric at 32 letters over the bench's box): the search
+// then goes on with a new master instead of failing.
+func TestRobustLeastRestartsAStalledMaster(t *testing.T) {
+	var fam instance.Family
+	for _, f := range instance.Families() {
+		if f.Name == "square-geometric" {
+			fam = f
+		}
+	}
+	in, err := fam.New(32, 2026)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := boxAround(in.Prior, 0.8, 1.25)
+	pat := in.Utility.Pattern(-169)
+	g, err := colgen.NewRobust(set, pat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.SetDecide(true)
+	r, err := g.Probe(1)
+	if err != nil || r.Mechanism == nil {
+		t.Fatalf("the decision at the budget: %v, %v", r, err)
+	}
+	g.SetDecide(false)
+	b, err := g.LeastEpsilon(context.Background(), 1e-9, r.Mechanism)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBracket(t, rand.New(rand.NewPCG(37, 5)), set, pat, b)
+	t.Logf("[%.12g, %.12g] by %d probes, %d rounds", b.Lower, b.Upper, b.Probes, b.Rounds)
+	if b.Upper-b.Lower > 1e-9 || b.Alpha == nil {
+		t.Errorf("bracket [%.12g, %.12g] (proof %v), want one within 1e-9 with its proof", b.Lower, b.Upper, b.Alpha != nil)
 	}
 }

@@ -2,6 +2,7 @@ package colgen
 
 import (
 	"context"
+	"errors"
 	"math"
 
 	"github.com/pmlopt/pmlopt/leakage"
@@ -167,9 +168,22 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 		}
 	}
 	rounds0, pivots0 := g.Rounds, g.Pivots
+	seeded := g.Rounds > 0 // the master holds columns of earlier probes
 	defer func() { b.Rounds, b.Pivots = b.Rounds+g.Rounds-rounds0, b.Pivots+g.Pivots-pivots0 }()
 	fresh := false // the master was restarted once (below)
-	ladder := 0    // probes further below a refutation whose proof lags
+	// restart replaces g by a new master of the pattern, once.
+	restart := func() (*RobustMaster, error) {
+		fresh = true
+		h, err := NewRobust(set, pat)
+		if err != nil {
+			return g, err
+		}
+		h.SetStop(g.stop)
+		b.Rounds, b.Pivots = b.Rounds+g.Rounds-rounds0, b.Pivots+g.Pivots-pivots0
+		rounds0, pivots0 = 0, 0
+		return h, nil
+	}
+	ladder := 0 // probes further below a refutation whose proof lags
 
 	type proofPt struct{ t, lb float64 }
 	var proofs []proofPt
@@ -177,6 +191,7 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 	slow := 0
 	tried := math.NaN() // the lower end just above which a probe went
 	estimate := 0.0     // the last refuted probe's Newton estimate
+	secant := false     // the next probe goes to the secant's fixed point
 	t := b.Lower + (b.Upper-b.Lower)/2
 	if b.Lower > 0 {
 		// The pruning or the cover's bound is often the answer: one
@@ -193,23 +208,27 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 		width := b.Upper - math.Max(b.Lower, steer)
 		before := b.Lower
 		r, err := g.Probe(t)
+		b.Probes++
+		if err != nil && !errors.Is(err, ErrStopped) && !fresh && seeded {
+			// The engine stalled on a master that started elsewhere (a
+			// decision's columns at the budget): a new master, asked
+			// the same, starts from its slacks.
+			if g, err = restart(); err == nil {
+				r, err = g.Probe(t)
+				b.Probes++
+			}
+		}
 		if err != nil {
 			return b, err
 		}
-		b.Probes++
 		if r.Mechanism == nil && !r.Unsettled && r.Alpha != nil && r.Lower < t-tol && !fresh {
 			// Refuted by duals that prove far less than t: a degenerate
 			// basis of a master that started elsewhere (a decision's at
 			// the budget, say). A new master, asked the same, most often
 			// proves t and more.
-			fresh = true
-			h, err := NewRobust(set, pat)
-			if err != nil {
+			if g, err = restart(); err != nil {
 				return b, err
 			}
-			h.SetStop(g.stop)
-			b.Rounds, b.Pivots = b.Rounds+g.Rounds-rounds0, b.Pivots+g.Pivots-pivots0
-			g, rounds0, pivots0 = h, 0, 0
 			if r, err = g.Probe(t); err != nil {
 				return b, err
 			}
@@ -270,9 +289,19 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 			slow = 0
 		}
 		next := lo + (b.Upper-lo)/2
-		if !proved && b.Alpha != nil && tried != b.Lower && slow < 6 {
-			// A mechanism: the last proof may be exact.
-			next, tried = b.Lower+tol/2, b.Lower
+		bySecant := secant
+		secant = false
+		if !proved && b.Alpha != nil && slow < 6 {
+			switch {
+			case bySecant:
+				// A mechanism just above the secant's fixed point: ε*
+				// is most often within the tolerance below it, where a
+				// refuted probe closes the bracket with its proof.
+				next = b.Upper - tol/2
+			case tried != b.Lower:
+				// A mechanism: the last proof may be exact.
+				next, tried = b.Lower+tol/2, b.Lower
+			}
 		}
 		if proved && slow < 6 {
 			// Just above the proof (it may be exact), or just above the
@@ -287,11 +316,12 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 			k := len(proofs)
 			q := proofs[k-1]
 			guess := q.lb + (q.lb - q.t)
+			fixed := math.NaN() // the secant's fixed point, when there is one
 			if k >= 2 {
 				p := proofs[k-2]
 				if den := (q.lb - q.t) - (p.lb - p.t); den != 0 {
 					if f := p.t + (p.lb-p.t)*(q.t-p.t)/-den; f > lo {
-						guess = f
+						guess, fixed = f, f
 					}
 				}
 			}
@@ -301,13 +331,17 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 			next = lo + tol/2
 			if guess > lo && guess < b.Upper {
 				next = guess + tol/4
+				secant = guess == fixed
 			}
 			// Newton's estimate reached by an audited mechanism (the
 			// basis is primal feasible at its own ε) is most often ε*
 			// itself: one probe just below it, refuted, closes the
-			// bracket with its proof.
-			if estimate > lo && math.Abs(b.Upper-estimate) <= tol/4 {
-				next = b.Upper - tol/2
+			// bracket with its proof. Not when the secant puts ε* well
+			// below it: the estimate then converges only linearly, as
+			// the proofs do, and the secant's fixed point is the better
+			// probe.
+			if estimate > lo && math.Abs(b.Upper-estimate) <= tol/4 && !(fixed < estimate-tol) {
+				next, secant = b.Upper-tol/2, false
 			}
 		}
 		t = math.Min(next, math.Max(lo+(b.Upper-lo)*0.999, b.Upper-tol/2))
