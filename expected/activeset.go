@@ -325,19 +325,21 @@ func columnGain(pi mech.Prior, col []float64, b mech.Budget, alpha []float64, g 
 		} else {
 			g[i] = col[i] - alpha[i]/pi[i]
 		}
-		order[i] = i
 	}
-	slices.SortFunc(order, func(a, c int) int {
-		switch {
-		case g[a] > g[c]:
-			return -1
-		case g[a] < g[c]:
-			return 1
-		}
-		return 0
-	})
 	switch b.Measure {
 	case mech.LDP:
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, func(a, c int) int {
+			switch {
+			case g[a] > g[c]:
+				return -1
+			case g[a] < g[c]:
+				return 1
+			}
+			return 0
+		})
 		// y ∝ 1 + (e^ε − 1) 1_S over the top-k sets S.
 		lam := math.Exp(b.Epsilon)
 		total := 0.0
@@ -351,16 +353,7 @@ func columnGain(pi mech.Prior, col []float64, b mech.Budget, alpha []float64, g 
 		}
 		return best
 	case mech.PML:
-		lam := math.Exp(b.Epsilon)
-		left, k := 1.0, 0.0
-		for _, i := range order {
-			y := math.Min(lam*pi[i], left)
-			k += y * g[i]
-			if left -= y; left <= 0 {
-				break
-			}
-		}
-		return k
+		return greedyMass(pi, g, math.Exp(b.Epsilon), 1, order)
 	}
 	lo, up := math.Exp(-b.EpsilonLower), math.Exp(b.EpsilonUpper)
 	if b.Measure == mech.LIP {
@@ -371,13 +364,69 @@ func columnGain(pi mech.Prior, col []float64, b mech.Budget, alpha []float64, g 
 		k += lo * pi[i] * g[i]
 		left -= lo * pi[i]
 	}
-	for _, i := range order {
-		if left <= 0 {
-			break
+	return k + greedyMass(pi, g, up-lo, left, order)
+}
+
+// greedyMass returns the largest Σ_i y_i g_i over 0 ≤ y_i ≤ c π_i with
+// Σ_i y_i ≤ left (a fractional knapsack: the largest g_i first), with idx
+// (length N) as scratch. Only the entries the greedy fills need their
+// order: a three-way partition about a pivot (Hoare's selection, expected
+// O(N)) takes a whole upper part whose caps fit, or else descends into
+// it, where a sort would cost O(N log N) per output in every round of
+// pricing.
+func greedyMass(pi, g []float64, c, left float64, idx []int) float64 {
+	for i := range idx {
+		idx[i] = i
+	}
+	lo, hi, k := 0, len(idx), 0.0
+	for lo < hi && left > 0 {
+		v := median3(g[idx[lo]], g[idx[lo+(hi-lo)/2]], g[idx[hi-1]])
+		// [lo, gt) above v, [gt, lt) equal to it, [lt, hi) below.
+		gt, i, lt := lo, lo, hi
+		for i < lt {
+			switch x := g[idx[i]]; {
+			case x > v:
+				idx[gt], idx[i] = idx[i], idx[gt]
+				gt++
+				i++
+			case x < v:
+				lt--
+				idx[lt], idx[i] = idx[i], idx[lt]
+			default:
+				i++
+			}
 		}
-		y := math.Min((up-lo)*pi[i], left)
-		k += y * g[i]
+		caps := 0.0
+		for _, t := range idx[lo:gt] {
+			caps += c * pi[t]
+		}
+		if caps > left {
+			hi = gt
+			continue
+		}
+		for _, t := range idx[lo:gt] {
+			k += c * pi[t] * g[t]
+		}
+		left -= caps
+		caps = 0
+		for _, t := range idx[gt:lt] {
+			caps += c * pi[t]
+		}
+		y := math.Min(caps, left)
+		k += y * v
 		left -= y
+		lo = lt
 	}
 	return k
+}
+
+// median3 returns the median of a, b and c.
+func median3(a, b, c float64) float64 {
+	if a > b {
+		a, b = b, a
+	}
+	if b > c {
+		b = c
+	}
+	return math.Max(a, b)
 }

@@ -140,3 +140,50 @@ func TestPricingAgreesWithTheCertificates(t *testing.T) {
 		assert.InDelta(t, want, got, 1e-12, "trial %d (%d×%d, %s)", trial, n, m, budgetName(b))
 	}
 }
+
+// TestGreedyMassIsTheSortedGreedy: the selection-based fractional
+// knapsack equals the greedy over the gains sorted in decreasing order
+// (the definition of K_j), to rounding, on gains with many ties (a
+// uniform grid's) and without, for masses below, at and above the caps'
+// total.
+func TestGreedyMassIsTheSortedGreedy(t *testing.T) {
+	rng := rand.New(rand.NewPCG(34, 12))
+	for trial := range 300 {
+		n := 1 + rng.IntN(400)
+		pi := randinst.Prior(rng, n, []float64{0, 0.01}[trial%2])
+		g := make([]float64, n)
+		for i := range g {
+			if trial%3 == 0 {
+				g[i] = float64(rng.IntN(5)) // ties
+			} else {
+				g[i] = rng.NormFloat64()
+			}
+		}
+		c := []float64{1, math.E, 20}[trial%3]
+		left := []float64{1, 0.3, 2, 0}[trial%4]
+		order := make([]int, n)
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int {
+			switch {
+			case g[a] > g[b]:
+				return -1
+			case g[a] < g[b]:
+				return 1
+			}
+			return 0
+		})
+		want, rest := 0.0, left
+		for _, i := range order {
+			if rest <= 0 {
+				break
+			}
+			y := math.Min(c*pi[i], rest)
+			want += y * g[i]
+			rest -= y
+		}
+		got := greedyMass(pi, g, c, left, make([]int, n))
+		assert.InDelta(t, want, got, 1e-13*float64(n), "trial %d (n %d, c %g, mass %g)", trial, n, c, left)
+	}
+}
