@@ -43,6 +43,7 @@ type RobustMaster struct {
 	eps, mu float64
 	stop    func() bool
 	work    priceWork
+	seen    vectorSet // the vectors of one pricing round, kept for its map
 	decide  bool
 
 	// Rounds and Pivots count the pricing rounds and the master's pivots
@@ -195,8 +196,12 @@ func (g *RobustMaster) price(yp, y []float64) (int, float64) {
 	n := g.sx.n
 	added := 0
 	best := 0.0 // the largest yp·v over the outputs' slices, or more
-	var seen vectorSet
-	full := make([]float64, n)
+	seen := g.seen
+	clear(seen.byKey)
+	if len(g.work.full) != n {
+		g.work.full = make([]float64, n)
+	}
+	full := g.work.full
 	for j, rows := range g.allowed {
 		if len(rows) == 0 {
 			continue
@@ -233,7 +238,7 @@ func (g *RobustMaster) price(yp, y []float64) (int, float64) {
 		// (a split of the inner entries that the point does not
 		// suggest).
 		snapped := false
-		if w, wv, ok := snapVertex(g.set, yp, rows, g.mu, v); ok && wv >= val-priceTol && dot(w) > priceTol {
+		if w, wv, ok := snapVertex(g.set, yp, rows, g.mu, v, &g.work); ok && wv >= val-priceTol && dot(w) > priceTol {
 			v, snapped = w, true
 		}
 		if dot(v) <= priceTol {
@@ -254,11 +259,14 @@ func (g *RobustMaster) price(yp, y []float64) (int, float64) {
 			}
 		}
 		col := robustCol{j: j, mass: math.Max(mass/top, g.mu)}
-		if snapped && top >= 1 {
-			for _, i := range rows {
-				col.level = col.level || (v[i] > 0 && v[i] < 1)
+		nz := 0
+		for _, i := range rows {
+			if v[i] > 0 {
+				nz++
+				col.level = col.level || (snapped && top >= 1 && v[i] < 1)
 			}
 		}
+		col.rows, col.vals = make([]int, 0, nz), make([]float64, 0, nz)
 		for _, i := range rows {
 			if v[i] > 0 {
 				col.rows = append(col.rows, i)
@@ -269,6 +277,7 @@ func (g *RobustMaster) price(yp, y []float64) (int, float64) {
 		// twins in the master make runs of degenerate pivots.
 		if seen.byKey == nil {
 			seen = newVectorSet()
+			g.seen = seen
 		}
 		if seen.has(col.rows, col.vals) {
 			continue

@@ -201,9 +201,13 @@ const columnSteps = 32
 
 // priceWork is setColumn's scratch.
 type priceWork struct {
-	v     []float64
-	segs  []segment
-	kinks []kink
+	v    []float64
+	full []float64 // price's dense copy of a column
+	// snapVertex's scratch: the split of a variant and its column.
+	one, grp []bool
+	w        []float64
+	segs     []segment
+	kinks    []kink
 	// The inputs with c_k ≥ 0, all at 1: their value and their mass
 	// pos1·τ + pos2·(1 − τ).
 	posVal, pos1, pos2 float64
@@ -312,8 +316,9 @@ func (w *priceWork) cover(c []float64, rows []int, t, target float64, keep bool)
 // column is moved to the vertex of each way of placing the inputs strictly
 // inside (all in the group, or the odd one at 0 or at 1) and the best one
 // that keeps the constraint is taken. ok is false when none does (the
-// caller keeps v).
-func snapVertex(set *mech.PriorSet, c []float64, rows []int, mu float64, v []float64) ([]float64, float64, bool) {
+// caller keeps v). The vertex returned is work's scratch, valid until the
+// next call.
+func snapVertex(set *mech.PriorSet, c []float64, rows []int, mu float64, v []float64, work *priceWork) ([]float64, float64, bool) {
 	n := len(v)
 	var inner []int
 	for _, k := range rows {
@@ -337,11 +342,15 @@ func snapVertex(set *mech.PriorSet, c []float64, rows []int, mu float64, v []flo
 			odd = k
 		}
 	}
+	if len(work.one) != n {
+		work.one, work.grp, work.w = make([]bool, n), make([]bool, n), make([]float64, n)
+	}
+	one, grp := work.one, work.grp
 	var best []float64
 	bestVal := math.Inf(-1)
 	for variant := range 3 {
-		one := make([]bool, n)
-		grp := make([]bool, n)
+		clear(one)
+		clear(grp)
 		for _, k := range rows {
 			one[k] = v[k] >= 1
 		}
@@ -358,20 +367,28 @@ func snapVertex(set *mech.PriorSet, c []float64, rows []int, mu float64, v []flo
 		if !ok {
 			continue
 		}
-		w := make([]float64, n)
 		val := 0.0
 		for _, k := range rows {
 			switch {
 			case one[k]:
-				w[k] = 1
+				val += c[k]
 			case grp[k]:
-				w[k] = tau
+				val += c[k] * tau
 			}
-			val += c[k] * w[k]
 		}
 		// groupLevel makes the least mass μ by construction; the caller
 		// checks the column it keeps against the set's greedy.
 		if val > bestVal {
+			w := work.w
+			clear(w)
+			for _, k := range rows {
+				switch {
+				case one[k]:
+					w[k] = 1
+				case grp[k]:
+					w[k] = tau
+				}
+			}
 			best, bestVal = w, val
 		}
 	}
