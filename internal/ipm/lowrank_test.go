@@ -3,6 +3,7 @@ package ipm
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -172,8 +173,9 @@ func TestStaleFactorRescue(t *testing.T) {
 // preconditioned by the identity: on Euclidean grids with few outputs
 // (the active set's restricted problems) and on random instances, the
 // ε-PML optimum must be the plain LP's to 1e-9 (through the purified
-// vertex, as the active set takes it), and the LIP, ALIP and LDP ones the
-// dense interior point's, with no dense factor taken.
+// vertex, as the active set takes it), the same bit for bit with three
+// workers, and the LIP, ALIP and LDP ones the dense interior point's, with
+// no dense factor taken.
 func TestWoodburyRescueWithoutDense(t *testing.T) {
 	testLowRankFails = true
 	saved := denseRescueMax
@@ -205,6 +207,17 @@ func TestWoodburyRescueWithoutDense(t *testing.T) {
 			t.Fatalf("case %d: %d dense factors", c, r.DenseFactors)
 		}
 		rescued += r.Rescued
+		if c < 4 {
+			// The rescue's passes split over the workers as the
+			// identity's do: the same point bit for bit.
+			many, err := Solve(p, Options{LowRank: true, Workers: 3})
+			if err != nil {
+				t.Fatalf("case %d, 3 workers: %v", c, err)
+			}
+			if !reflect.DeepEqual(r, many) {
+				t.Fatalf("case %d: 3 workers give %.17g, one %.17g", c, many.Value, r.Value)
+			}
+		}
 		v, err := PurifiedVertex(p, r, Options{})
 		if err != nil {
 			t.Fatalf("case %d: %v", c, err)
