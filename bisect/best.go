@@ -276,8 +276,8 @@ func decide(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, li
 // this decision's master (nil if it had none); the LPs and probes spent
 // are added to solves and probes.
 func probeDecision(ctx context.Context, pi mech.Prior, pat mech.Pattern, c []float64, cfg config, limit float64, seed **colgen.Seed, solves, probes *int) (o outcome, last *colgen.Seed, err error) {
-	p := &prober{pi: pi, pat: pat, c: c, slv: cfg.slv, ipm: cfg.ipmFor(len(pi)), cols: cfg.colsFor(len(pi)), probeMaster: cfg.probeMaster, probeIPM: cfg.probeIPM,
-		sym: cfg.sym, decide: true, seed: *seed, workers: cfg.inner, stop: func() bool { return ctx.Err() != nil }}
+	p := newProber(ctx, pi, pat, c, cfg)
+	p.decide, p.seed = true, *seed
 	o, err = p.probe(limit, limit, true)
 	if p.master != nil {
 		if last = p.master.Seed(); last != nil {

@@ -26,32 +26,9 @@ import (
 // of a candidate (an opening, the log of a rational p/q with q ≤
 // maxDenominator, and after near misses lo itself), the search probes the
 // candidate, then a hair above it (where rounding in e^{−ε} could leave it
-// just infeasible); an audited mechanism there closes the bracket.
-
-// lazyExact: where exact values are not expected (steer.lazyExact), a
-// candidate is probed only once the steering interval's upper end is
-// within this much of it, relative to max(1, c). A probe at a candidate
-// below ε* brings a proof that often creeps to the next candidate rather
-// than one that halves the bracket: on the random family eager probes
-// slow the curves by a fifth.
-const lazyExact = 1e-5
-
-// exactHair is how far above a candidate, relative to max(1, c), its
-// second probe goes: a few units of roundoff, so that an output open at c
-// is open in floating point, while the sliver stays thinner than the
-// audit's rounding.
-const exactHair = 4e-15
-
-// lowerAsExact is the number of near misses in a row (probes whose point
-// audits a hair above their ε) after which the proven lower end itself is
-// a candidate: a sliver the search can not name, whose proofs have landed
-// on ε* (certify.DualBound optimises them). Its second probe is tol/32
-// above it rather than a hair, as ε* can lie a few 1e-12 above a proof.
-const lowerAsExact = 2
-
-// maxDenominator bounds the denominators q of the rational candidates
-// λ = p/q: the masses of a uniform prior on up to this many letters.
-const maxDenominator = 1024
+// just infeasible); an audited mechanism there closes the bracket. The
+// constants that say when and how far (lazyExact, exactHair, lowerAsExact,
+// lowerHair, maxDenominator) are in policy.go.
 
 // openings returns the distinct finite positive openings of pat's outputs,
 // in increasing order.
@@ -129,7 +106,7 @@ func (st *steer) exactProbe(b *bracket, tol float64) (float64, bool) {
 		if st.tried[c] == 1 {
 			t = c + exactHair*math.Max(1, c)
 			if c == b.lo {
-				t = c + tol/32
+				t = c + lowerHair*tol
 			}
 		}
 		st.tried[c]++

@@ -117,7 +117,7 @@ func TestWithoutLP(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, inconclusive, o.v)
 	assert.Equal(t, 0.5-3e-10, o.Lower)
-	assert.Zero(t, p.near, "closing the bracket is not a near miss")
+	assert.Zero(t, p.stands.near, "closing the bracket is not a near miss")
 	// A proof alone, without a mechanism, does not close the bracket.
 	_, ok = p.withoutLP(0.5, &evidence{Evidence: certify.Evidence{PML: math.Inf(1), Lower: 0.5 - 3e-10, Alpha: []float64{1}}})
 	assert.False(t, ok)
@@ -128,10 +128,10 @@ func TestWithoutLP(t *testing.T) {
 		require.True(t, ok, "near miss %d", k+1)
 		assert.Equal(t, 0.5+5e-9, o.PML)
 	}
-	assert.Equal(t, nearStands, p.near)
+	assert.Equal(t, nearStands, p.stands.near)
 	_, ok = p.withoutLP(0.5, &evidence{Evidence: certify.Evidence{Mechanism: m, PML: 0.5 + 5e-9}})
 	assert.False(t, ok, "one near miss too many goes to the LP")
-	p.near = 0
+	p.stands.near = 0
 	_, ok = p.withoutLP(0.5, &evidence{Evidence: certify.Evidence{Mechanism: m, PML: 0.5 + 2e-6}})
 	assert.False(t, ok, "a point beyond nearSlop goes to the LP")
 }
@@ -173,14 +173,13 @@ func TestMasterStall(t *testing.T) {
 		{"every call", func(int) bool { return true }, true},
 	} {
 		calls := 0
-		stalling := opt
-		stalling.probeMaster = func(m *colgen.Master, eps float64) (*colgen.Result, error) {
+		stalling := hooks{master: func(m *colgen.Master, eps float64) (*colgen.Result, error) {
 			if calls++; c.fails(calls) {
 				return nil, stall
 			}
 			return m.Probe(eps)
-		}
-		r, err := LeastEpsilon(context.Background(), pi, pat, stalling)
+		}}
+		r, err := leastEpsilon(context.Background(), pi, pat, opt, stalling)
 		require.NoError(t, err, c.name)
 		assert.InDelta(t, ref.EpsUpper, r.EpsUpper, 1e-9, c.name)
 		audit(t, pi, pat, r, DefaultTol)
@@ -202,15 +201,16 @@ func TestMasterStall(t *testing.T) {
 func TestBlindInteriorPoint(t *testing.T) {
 	pi, pat, opt, ref := columnsReference(t, 23, 24, 9, 0.01, 7, 3)
 	asked := 0
-	blind := opt
-	blind.probeMaster = func(*colgen.Master, float64) (*colgen.Result, error) {
-		return nil, errors.New("stalled")
+	blind := hooks{
+		master: func(*colgen.Master, float64) (*colgen.Result, error) {
+			return nil, errors.New("stalled")
+		},
+		ipm: func(mech.Prior, mech.Pattern, float64) (*ipm.ProbeResult, error) {
+			asked++
+			return &ipm.ProbeResult{Evidence: certify.Evidence{PML: math.Inf(1)}, Iterations: 200}, nil
+		},
 	}
-	blind.probeIPM = func(mech.Prior, mech.Pattern, float64) (*ipm.ProbeResult, error) {
-		asked++
-		return &ipm.ProbeResult{Evidence: certify.Evidence{PML: math.Inf(1)}, Iterations: 200}, nil
-	}
-	r, err := LeastEpsilon(context.Background(), pi, pat, blind)
+	r, err := leastEpsilon(context.Background(), pi, pat, opt, blind)
 	require.NoError(t, err)
 	assert.InDelta(t, ref.EpsUpper, r.EpsUpper, 1e-9)
 	audit(t, pi, pat, r, DefaultTol)
@@ -241,10 +241,10 @@ func TestProbeLPStops(t *testing.T) {
 	// the interior point is not asked.
 	ipmAsked := false
 	g := &prober{pi: pi, pat: pat, c: c, slv: slv, cols: true, stop: func() bool { return true },
-		probeIPM: func(mech.Prior, mech.Pattern, float64) (*ipm.ProbeResult, error) {
+		eng: hooks{ipm: func(mech.Prior, mech.Pattern, float64) (*ipm.ProbeResult, error) {
 			ipmAsked = true
 			return nil, errors.New("asked")
-		}}
+		}}}
 	defer g.close()
 	out, ev := g.goProbe(0.5)
 	assert.Equal(t, unproven, out.v)
@@ -302,9 +302,8 @@ func TestMasterUnsettled(t *testing.T) {
 		{"every probe above ε*, the master settling when it goes on", true, func(int) bool { return true }, failIPM, true, false},
 	} {
 		nth, unsettled, last := 0, 0, -1.0
-		tailing := opt
-		tailing.probeIPM = c.probeIPM
-		tailing.probeMaster = func(m *colgen.Master, eps float64) (*colgen.Result, error) {
+		tailing := hooks{ipm: c.probeIPM}
+		tailing.master = func(m *colgen.Master, eps float64) (*colgen.Result, error) {
 			r, err := m.Probe(eps)
 			again := eps == last
 			last = eps
@@ -318,7 +317,7 @@ func TestMasterUnsettled(t *testing.T) {
 			weak := make([]float64, len(r.Alpha))
 			return &colgen.Result{Evidence: certify.Evidence{PML: math.Inf(1), Alpha: weak}, Unsettled: true}, nil
 		}
-		r, err := LeastEpsilon(context.Background(), pi, pat, tailing)
+		r, err := leastEpsilon(context.Background(), pi, pat, opt, tailing)
 		require.NoError(t, err, c.name)
 		require.Positive(t, unsettled, "%s: no probe tailed: the test proves nothing", c.name)
 		assert.InDelta(t, ref.EpsUpper, r.EpsUpper, 1e-9, c.name)
@@ -359,9 +358,8 @@ func TestMasterFailedPointMoves(t *testing.T) {
 		{"every point", func(int) bool { return true }, true},
 	} {
 		nth, failed, last := 0, 0, math.NaN()
-		failing := opt
-		failing.probeIPM = failIPM
-		failing.probeMaster = func(m *colgen.Master, eps float64) (*colgen.Result, error) {
+		failing := hooks{ipm: failIPM}
+		failing.master = func(m *colgen.Master, eps float64) (*colgen.Result, error) {
 			if eps != last {
 				nth, last = nth+1, eps
 			}
@@ -371,7 +369,7 @@ func TestMasterFailedPointMoves(t *testing.T) {
 			}
 			return m.Probe(eps)
 		}
-		r, err := LeastEpsilon(context.Background(), pi, pat, failing)
+		r, err := leastEpsilon(context.Background(), pi, pat, opt, failing)
 		require.NoError(t, err, c.name)
 		require.Positive(t, failed, c.name)
 		assert.InDelta(t, ref.EpsUpper, r.EpsUpper, 1e-9, c.name)

@@ -8,7 +8,6 @@ import (
 	"runtime"
 
 	"github.com/pmlopt/pmlopt/internal/colgen"
-	"github.com/pmlopt/pmlopt/internal/ipm"
 	"github.com/pmlopt/pmlopt/internal/patternbasis"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/solver"
@@ -78,13 +77,6 @@ type Options struct {
 	// BestValue, BestOrder and ValueCurve.
 	sym *colgen.Symmetry
 
-	// probeMaster, if not nil, replaces (*colgen.Master).Probe in the
-	// searches: tests make a master stall with it.
-	probeMaster func(*colgen.Master, float64) (*colgen.Result, error)
-	// probeIPM, if not nil, replaces ipm.Probe in the searches: tests make
-	// the interior point fail with it.
-	probeIPM func(mech.Prior, mech.Pattern, float64) (*ipm.ProbeResult, error)
-
 	// noCover, set by tests, keeps the value searches from deciding
 	// patterns by their covers (coverer), so that the probes' own path is
 	// tested as well.
@@ -109,12 +101,6 @@ const (
 	ProbesColumns
 )
 
-// ipmLetters is the number of letters from which ProbesAuto asks ipm.Probe
-// first instead of the column generation: above the largest size at which
-// the bench's curves were measured with both (docs/performance.md), where
-// the column generation came first; both cost O(N³) per probe.
-const ipmLetters = 512
-
 // config is Options with defaults filled in.
 type config struct {
 	slv      solver.Solver
@@ -131,8 +117,10 @@ type config struct {
 	// whose workers are its thresholds.
 	inner int
 
-	probeMaster func(*colgen.Master, float64) (*colgen.Result, error)
-	probeIPM    func(mech.Prior, mech.Pattern, float64) (*ipm.ProbeResult, error)
+	// eng answers the pure-Go probes; nil means the engines themselves
+	// (goEngines). Only tests set it (leastEpsilon), to make an engine
+	// fail.
+	eng engines
 }
 
 // ipmFor reports whether the searches ask ipm.Probe first on an n-letter
@@ -148,7 +136,7 @@ func (c config) colsFor(n int) bool {
 }
 
 func (o Options) config() (config, error) {
-	c := config{slv: o.Solver, tol: o.Tol, workers: o.Workers, progress: o.Progress, settled: o.Settled, probes: o.Probes, shard: o.Shard, sym: o.sym, probeMaster: o.probeMaster, probeIPM: o.probeIPM}
+	c := config{slv: o.Solver, tol: o.Tol, workers: o.Workers, progress: o.Progress, settled: o.Settled, probes: o.Probes, shard: o.Shard, sym: o.sym}
 	if c.probes < ProbesAuto || c.probes > ProbesColumns {
 		return c, fmt.Errorf("bisect: unknown probes %d", o.Probes)
 	}

@@ -1,6 +1,7 @@
 package bisect
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -27,21 +28,16 @@ type prober struct {
 	pat     mech.Pattern
 	c       []float64
 	slv     solver.Solver
-	solves  int
+	solves  int              // LPs solved
+	probes  int              // ipm.Probe or master probe calls
 	ipm     bool             // ask ipm.Probe first
 	cols    bool             // ask the column generation (master) first
+	eng     engines          // who answers the pure-Go probes; nil: goEngines
 	master  *colgen.Master   // the column generation's master problem, made on first use
 	seed    *colgen.Seed     // columns from a neighbouring pattern for the master, or nil
-	probes  int              // ipm.Probe or master probe calls
 	workers int              // goroutines of the master's engine and of ipm.ProbeWorkers
 	sym     *colgen.Symmetry // fold the master by it (colgen.NewSymmetric), or nil
 	decide  bool             // the master stops at the first proof of t (colgen.Master.SetDecide)
-
-	// probeMaster, if not nil, replaces (*colgen.Master).Probe: tests make
-	// a master stall with it.
-	probeMaster func(*colgen.Master, float64) (*colgen.Result, error)
-	// probeIPM, if not nil, replaces ipm.Probe: tests make it fail.
-	probeIPM func(mech.Prior, mech.Pattern, float64) (*ipm.ProbeResult, error)
 
 	model     *polytope.Model // warm path: loaded once, pruned at level
 	sess      solver.Session
@@ -59,24 +55,61 @@ type prober struct {
 	// so that a cancelled curve does not wait out a pure-Go LP of minutes.
 	stop func() bool
 
-	strict    bool // no pure-Go verdict stands open without an LP (withoutLP), and LPs settle theirs
-	stood     bool // a verdict without proof steered the search (withoutLP, or an LP's left unsettled)
-	near      int  // pure-Go probes in a row that stood open near ε* without an LP (withoutLP)
-	unsettled int  // unsettled column-generation probes that stood without an LP (withoutLP)
-	stuck     bool // the last probe's verdict was unproven or inconclusive
-	stalled   bool // the last pure-Go probe's master failed, even fresh (masterProbe)
-	stalls    int  // probes whose master failed that were left to the search's other points (probe)
-	ipmMisses int  // ipm.Probe calls in a row that gave nothing (ipmBlind)
+	stands stands // the verdicts without proof that stood (policy.go)
+	misses misses // what the engines left unanswered lately
 }
 
-// ipmBlind is how many ipm.Probe calls in a row may come back with
-// nothing (an error, or neither a mechanism with the pattern nor a proof)
-// before a search stops asking it after a master that failed or tailed
-// (where ipm.Probe is the first probe, it is always asked). A call that
-// gives nothing has run its iterations without one point to read, and
-// where the interior point sees the pattern it gives something at every
-// call, so two such calls in a row say that it is blind to this one.
-const ipmBlind = 2
+// newProber returns the prober of pattern pat of pi for a search under
+// cfg: who answers first by cfg's Probes, the engines (cfg.eng), the
+// symmetry and the workers; its LPs and master stop once ctx is done.
+func newProber(ctx context.Context, pi mech.Prior, pat mech.Pattern, c []float64, cfg config) *prober {
+	return &prober{pi: pi, pat: pat, c: c, slv: cfg.slv, ipm: cfg.ipmFor(len(pi)), cols: cfg.colsFor(len(pi)), eng: cfg.eng,
+		sym: cfg.sym, workers: cfg.inner, stop: func() bool { return ctx.Err() != nil }}
+}
+
+// stands counts the verdicts without proof that a search let stand
+// instead of settling them by an LP; policy.go bounds each count.
+type stands struct {
+	strict    bool // no pure-Go verdict stands open (withoutLP), and LPs settle theirs
+	stood     bool // a verdict without proof steered the search (withoutLP, or an LP's left unsettled)
+	near      int  // pure-Go probes in a row that stood open near ε* (nearStands)
+	unsettled int  // unsettled column-generation probes that stood (unsettledStands)
+	stalls    int  // probes whose master failed that were left to other points (stalledStands)
+}
+
+// misses is what the engines left unanswered lately.
+type misses struct {
+	stuck   bool // the last LP probe's verdict was unproven or inconclusive
+	stalled bool // the last pure-Go probe's master failed, even fresh (masterProbe)
+	ipm     int  // ipm.Probe calls in a row that gave nothing (ipmBlind)
+}
+
+// engines answers the pure-Go probes: the column generation's master and
+// the interior point. The searches use goEngines; tests replace it
+// (leastEpsilon) to make either fail or stall.
+type engines interface {
+	probeMaster(m *colgen.Master, t float64) (*colgen.Result, error)
+	probeIPM(pi mech.Prior, pat mech.Pattern, t float64, workers int) (*ipm.ProbeResult, error)
+}
+
+// goEngines is the engines themselves.
+type goEngines struct{}
+
+func (goEngines) probeMaster(m *colgen.Master, t float64) (*colgen.Result, error) {
+	return m.Probe(t)
+}
+
+func (goEngines) probeIPM(pi mech.Prior, pat mech.Pattern, t float64, workers int) (*ipm.ProbeResult, error) {
+	return ipm.ProbeWorkers(pi, pat, t, workers)
+}
+
+// engines returns who answers p's pure-Go probes.
+func (p *prober) engines() engines {
+	if p.eng == nil {
+		return goEngines{}
+	}
+	return p.eng
+}
 
 // verdict is the outcome of one probe.
 type verdict int
@@ -121,7 +154,7 @@ func (p *prober) probe(t, level float64, settle bool) (outcome, error) {
 	if p.ipm || p.cols {
 		var o outcome
 		if o, ev = p.goProbe(t); o.v == feasible || o.v == infeasible {
-			p.near = 0
+			p.stands.near = 0
 			return o, nil
 		}
 		if p.stop != nil && p.stop() {
@@ -131,11 +164,11 @@ func (p *prober) probe(t, level float64, settle bool) (outcome, error) {
 		if o, ok := p.withoutLP(t, ev); ok {
 			return o, nil
 		}
-		if p.stalled && !p.strict && p.stalls < stalledStands {
+		if p.failedStands() {
 			// The master failed at t and nothing else settled it: another
 			// point of the bracket answers as well, at the cost of a
 			// master probe rather than an LP.
-			p.stalls, p.stood = p.stalls+1, true
+			p.stands.stalls, p.stands.stood = p.stands.stalls+1, true
 			o := outcome{v: unproven}
 			if ev != nil {
 				o.Evidence = ev.Evidence
@@ -150,62 +183,6 @@ func (p *prober) probe(t, level float64, settle bool) (outcome, error) {
 	return o, err
 }
 
-// nearSlop: a pure-Go probe's mechanism that audits at most this far
-// above t marks the probe as within reach of ε* (see withoutLP). The
-// master's point a few 1e-10 above an ε* where its basis is ill-conditioned
-// (ε* = log 2, a tight pruning bound) can audit up to 1e-7 above t.
-const nearSlop = 1e-6
-
-// nearStands is how many pure-Go probes in a row may stand open within
-// nearSlop of ε* without an LP. Each moves the steering interval below
-// its t, and near ε* the next one usually settles (a proof, or a point
-// that audits within its ε); on the bench's families at N = 64, three
-// instead of one save most of the LPs left on the order curves.
-const nearStands = 3
-
-// withoutLP decides whether a pure-Go probe at t that left the question
-// open (its mechanism audits a hair above t, its proof a hair below: that
-// happens within a few 1e-10 of ε*) stands without an LP, which at a few
-// hundred letters costs more than the rest of the search. It stands, as inconclusive with its
-// evidence, when the evidence closes the search's bracket (closes), and
-// when its mechanism audits within nearSlop of t and fewer than nearStands
-// probes in a row stood open this way: the search then steers below t,
-// where the next probe usually brings a proof and a polished mechanism.
-func (p *prober) withoutLP(t float64, ev *evidence) (outcome, bool) {
-	if ev == nil {
-		return outcome{}, false
-	}
-	o := outcome{v: inconclusive, Evidence: ev.Evidence}
-	switch {
-	case p.closes != nil && p.closes(ev.Lower, ev.PML):
-		return o, true
-	case p.strict:
-		return outcome{}, false
-	case p.near < nearStands && ev.PML <= t+nearSlop:
-		p.near, p.stood = p.near+1, true
-		return o, true
-	case ev.unsettled && p.unsettled < unsettledStands:
-		// Tailing, most often below ε*: the search steers above t, as
-		// for an unproven infeasibility, and keeps whatever the probe
-		// proved or found (bracket.update).
-		p.unsettled, p.stood = p.unsettled+1, true
-		o.v = unproven
-		return o, true
-	}
-	return outcome{}, false
-}
-
-// stalledStands is how many probes of one search whose master failed
-// (masterProbe: a fresh master too), and which the interior point did not
-// settle, are left to other points of the bracket (the search's failure
-// placement) rather than to the LP. A master stalls at a point of
-// degenerate bases, typically a few 1e-7 from a breakpoint such as log 2;
-// a point a third of the bracket away does not share them, and costs a
-// master probe where the LP of a few hundred letters costs far more in
-// pure Go. The strict pass (search, step 4) settles a failed probe by the
-// LP all the same.
-const stalledStands = 4
-
 // errSearchStopped is a probe's error when the search's context ended
 // before the probe was settled.
 var errSearchStopped = errors.New("bisect: the search was stopped")
@@ -213,17 +190,6 @@ var errSearchStopped = errors.New("bisect: the search was stopped")
 // errMasterFailed is a probe's error when the master failed at t and the
 // probe was left to other points of the bracket (stalledStands).
 var errMasterFailed = errors.New("bisect: the column generation failed and no other pure-Go probe settled the point")
-
-// goOnProbes is how many more times the master may go on from its round
-// limit, on a probe that can no longer stand open, before the LP.
-const goOnProbes = 4
-
-// unsettledStands is how many column-generation probes of one search may
-// stop at their round limit without an LP. At a few hundred letters the
-// master tails for its thousand rounds a few 1e-3 below ε* on some
-// Dirichlet priors, where the pure-Go LP costs minutes; steered above such
-// a probe, the search's next probes, nearer ε*, settle.
-const unsettledStands = 2
 
 // evidence is what a pure-Go probe (ipm.Probe, the column generation)
 // found, with the column generation's extras.
@@ -246,7 +212,7 @@ type evidence struct {
 // column generation's polished basis gives one above t.
 func (p *prober) goProbe(t float64) (o outcome, ev *evidence) {
 	p.probes++
-	p.stalled = false
+	p.misses.stalled = false
 	if p.cols {
 		// A master that stalled twice (masterProbe) leaves the question
 		// to the interior point before any LP: at a hundred letters and
@@ -256,25 +222,16 @@ func (p *prober) goProbe(t float64) (o outcome, ev *evidence) {
 			ev = &evidence{Evidence: r.Evidence, est: r.Estimate, pol: r.Polished, unsettled: r.Unsettled}
 			p.keepPattern(ev)
 		}
-		p.stalled = err != nil && !errors.Is(err, colgen.ErrStopped)
+		p.misses.stalled = err != nil && !errors.Is(err, colgen.ErrStopped)
 	}
 	if ev == nil && p.stop != nil && p.stop() {
 		return outcome{v: unproven}, nil
 	}
-	// With a folded master from ipmLetters letters on, the interior
-	// point's O(N³) iterations cost far more than the master's probes.
-	blind := p.cols && (p.ipmMisses >= ipmBlind || (p.sym != nil && len(p.pi) >= ipmLetters))
-	if (ev == nil || (ev.unsettled && ev.settled(t) == unproven)) && !blind {
+	if (ev == nil || (ev.unsettled && ev.settled(t) == unproven)) && !p.skipsIPM() {
 		// A master tailing at its round limit is as likely above ε* as
 		// below it: the interior point, another formulation, often
 		// settles the question there.
-		probe := func(pi mech.Prior, pat mech.Pattern, t float64) (*ipm.ProbeResult, error) {
-			return ipm.ProbeWorkers(pi, pat, t, p.workers)
-		}
-		if p.probeIPM != nil {
-			probe = p.probeIPM
-		}
-		r, err := probe(p.pi, p.pat, t)
+		r, err := p.engines().probeIPM(p.pi, p.pat, t, p.workers)
 		switch {
 		case err == nil && ev == nil:
 			ev = &evidence{Evidence: r.Evidence}
@@ -282,15 +239,15 @@ func (p *prober) goProbe(t float64) (o outcome, ev *evidence) {
 		case err == nil:
 			ev.add(r.Evidence, p.pat)
 		}
-		p.ipmMisses++
+		p.misses.ipm++
 		if err == nil && (r.Mechanism != nil || r.Alpha != nil) {
-			p.ipmMisses = 0
+			p.misses.ipm = 0
 		}
 	}
 	if ev == nil {
 		return outcome{v: unproven}, nil
 	}
-	for n := 0; ev.unsettled && ev.settled(t) == unproven && (p.strict || p.unsettled >= unsettledStands) && n < goOnProbes; n++ {
+	for n := 0; p.goesOn(ev, t, n); n++ {
 		if p.stop != nil && p.stop() {
 			break
 		}
@@ -378,11 +335,7 @@ func (p *prober) masterProbe(t float64) (*colgen.Result, error) {
 				p.master.SetStop(p.stop)
 			}
 		}
-		probe := (*colgen.Master).Probe
-		if p.probeMaster != nil {
-			probe = p.probeMaster
-		}
-		r, err := probe(p.master, t)
+		r, err := p.engines().probeMaster(p.master, t)
 		if err == nil || try > 0 || errors.Is(err, colgen.ErrStopped) {
 			return r, err
 		}
@@ -430,12 +383,12 @@ func (p *prober) lpProbe(t, level float64, settle bool) (outcome, error) {
 	if err != nil {
 		return o, err
 	}
-	if o.v == feasible || o.v == infeasible || (!settle && !p.stuck) {
-		p.stuck = o.v != feasible && o.v != infeasible
-		p.stood = p.stood || p.stuck
+	if o.v == feasible || o.v == infeasible || (!settle && !p.misses.stuck) {
+		p.misses.stuck = o.v != feasible && o.v != infeasible
+		p.stands.stood = p.stands.stood || p.misses.stuck
 		return o, nil
 	}
-	p.stuck = false
+	p.misses.stuck = false
 	g, err := p.solveInfeasibility(t)
 	switch {
 	case err != nil:
@@ -707,7 +660,7 @@ func (p *prober) extrapolate(ps []proofPoint) (float64, []float64, bool) {
 	e, _ := predict(ps)
 	na, nb := normalised(a.alpha), normalised(b.alpha)
 	best, bestA, ok := 0.0, []float64(nil), false
-	for _, f := range []float64{0.5, 1, 1.5} {
+	for _, f := range extrapolations {
 		x := f * (e - b.t) / (b.t - a.t)
 		alpha := make([]float64, len(nb))
 		for i := range alpha {

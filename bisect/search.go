@@ -13,25 +13,24 @@ import (
 	"github.com/pmlopt/pmlopt/mech"
 )
 
-// maxProbes caps the number of probes of one search. Halving a bracket of
-// at most −log p_min ≤ 745 nats down to 1e-15 takes about 60 probes.
-const maxProbes = 200
-
-// exactRange is the bracket width below which the column generation's
-// placement tests whether its last proof is exact before it bisects.
-const exactRange = 1e-5
-
 // LeastEpsilon returns the least ε at which an ε-PML mechanism exists that is
 // zero on every pair pat forbids (problem (2) of Song & Oechtering (2026) for a general zero
 // pattern), bracketed to within opt.Tol, together with a mechanism reaching
-// the upper end of the bracket. See the package documentation for the
-// search and what the bracket certifies.
+// the upper end of the bracket. See the package documentation for what the
+// bracket certifies.
 //
 // pat must have one row per letter of pi, and every row must allow at least
 // one output. If ctx is cancelled the search stops before its next LP and
 // returns the bracket reached so far (valid, but wider than Tol) with
 // ctx.Err().
 func LeastEpsilon(ctx context.Context, pi mech.Prior, pat mech.Pattern, opt Options) (Result, error) {
+	return leastEpsilon(ctx, pi, pat, opt, nil)
+}
+
+// leastEpsilon is LeastEpsilon with its pure-Go probes answered by eng
+// (nil: the engines themselves, goEngines): the injection point through
+// which tests make the master or the interior point fail.
+func leastEpsilon(ctx context.Context, pi mech.Prior, pat mech.Pattern, opt Options, eng engines) (Result, error) {
 	if err := checkContext(ctx); err != nil {
 		return Result{}, err
 	}
@@ -45,7 +44,7 @@ func LeastEpsilon(ctx context.Context, pi mech.Prior, pat mech.Pattern, opt Opti
 	if err := pat.Check(len(pi)); err != nil {
 		return Result{}, err
 	}
-	cfg.inner = cfg.workers
+	cfg.inner, cfg.eng = cfg.workers, eng
 	return search(ctx, pi, pat, cfg, cfg.tol, hint{})
 }
 
@@ -107,7 +106,7 @@ type bracket struct {
 // closed reports whether the search can stop: the bracket is within tol,
 // or the steering interval within tol/64.
 func (b *bracket) closed(tol float64) bool {
-	return !(b.hi-b.lo > tol && b.hv-b.sl > tol/64)
+	return !(b.hi-b.lo > tol && b.hv-b.sl > steerFloor*tol)
 }
 
 // closes reports whether a proven bound lb and an audited mechanism at a
@@ -150,76 +149,6 @@ type steer struct {
 	stand float64
 }
 
-// A placement says where a search probes. Both placements share the
-// search's loop; they differ in the first probe and in the next one after
-// a probe that made progress.
-type placement interface {
-	first(b *bracket) float64
-	next(b *bracket, st *steer, tol float64) float64
-}
-
-// proofPlacement places the probes of the LP and ipm.Probe oracles, whose
-// proofs land close to ε*:
-//
-//  1. The first probe tests lo: the pruning bound is sometimes tight.
-//  2. Each proof's prediction of ε* (predict) is probed once, just above
-//     it (or, predicted at the upper end, just below that).
-//  3. Otherwise the probe tests whether the last proof is exact, at
-//     sl + tol/2: the proofs often land on ε* itself, and an infeasible
-//     answer brings a new proof and a new prediction.
-//
-// The search bisects instead when five probes in a row fail to halve
-// [sl, hv] (proofs that creep up from far below do not halve it, and
-// should not trigger it).
-type proofPlacement struct{}
-
-func (proofPlacement) first(b *bracket) float64 { return b.lo }
-
-func (proofPlacement) next(b *bracket, st *steer, tol float64) float64 {
-	t := b.sl + math.Min((b.hv-b.sl)/2, tol/2)
-	st.exactTried = true
-	if e, ok := predict(st.proofs); ok && st.uses < 1 {
-		c := e + tol/4
-		if c >= b.hv && e-b.hv <= b.hv-b.sl {
-			// Predicted at or just above the upper end: a proof just
-			// below it closes the bracket.
-			c = b.hv - 0.75*tol
-		}
-		if c > b.sl && c < b.hv {
-			t = c
-			st.uses++
-		}
-	}
-	return t
-}
-
-// columnPlacement places the probes of the column generation, which pays
-// most for a probe far below ε* and whose proofs creep from far below:
-//
-//  1. The first probe is in the middle of the bracket.
-//  2. After a polished mechanism, a proof just below it (at hv − tol/2).
-//  3. After a proof, its Newton estimate of ε*, a hair below.
-//  4. Otherwise bisect, except that within exactRange of closing, the last
-//     proof's exactness is tested once as proofPlacement does.
-type columnPlacement struct{}
-
-func (columnPlacement) first(b *bracket) float64 { return b.sl + (b.hv-b.sl)/2 }
-
-func (columnPlacement) next(b *bracket, st *steer, tol float64) float64 {
-	switch {
-	case st.closeIn && b.hv-tol/2 > b.sl:
-		st.closeIn = false
-		return b.hv - tol/2
-	case st.newton > b.sl+tol/4 && st.newton < b.hv:
-		t := st.newton - tol/4
-		st.newton = 0
-		return t
-	case st.exactTried || b.hv-b.sl > exactRange:
-		return b.sl + (b.hv-b.sl)/2
-	}
-	return proofPlacement{}.next(b, st, tol)
-}
-
 // search is LeastEpsilon on validated input, starting from what h knows.
 //
 //  1. The free bounds: ε* = 0 when an output is allowed for every input;
@@ -256,9 +185,8 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 	}
 	b.sl, b.hv = b.lo, b.hi
 
-	p := &prober{pi: pi, pat: pat, c: c, slv: cfg.slv, start: h.basis, seed: h.seed, keepBasis: h.keepBasis, workers: cfg.inner,
-		ipm: cfg.ipmFor(len(pi)), cols: cfg.colsFor(len(pi)), probeMaster: cfg.probeMaster, probeIPM: cfg.probeIPM, sym: cfg.sym,
-		stop: func() bool { return ctx.Err() != nil }}
+	p := newProber(ctx, pi, pat, c, cfg)
+	p.start, p.seed, p.keepBasis = h.basis, h.seed, h.keepBasis
 	defer p.close()
 	p.closes = func(lb, a float64) bool { return b.closes(lb, a, tol) }
 	level := b.hv // the pruning level of a warm model: valid for every ε ≤ hv
@@ -282,26 +210,9 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 				}
 				continue
 			}
-			t := b.sl + (b.hv-b.sl)/2
-			switch {
-			case failures > 0:
-				// After the oracle failed at a point: another point of
-				// [sl, hv].
-				t = b.sl + (b.hv-b.sl)*[...]float64{0.3, 0.7}[failures-1]
-			case k == 0 && pass == 0:
-				t = pl.first(&b)
-			case st.standTest(&b, tol):
-				// A verdict without proof moved sl, and the probe above it
-				// found a mechanism: test the verdict a hair above sl,
-				// where a mechanism closes the steering interval.
-				t = b.sl + tol/128
-			case st.slow >= 5:
-				st.slow = 0 // bisect
-			default:
-				t = pl.next(&b, &st, tol)
-			}
+			t := place(pl, &b, &st, tol, k == 0 && pass == 0, failures)
 			width := b.hv - b.sl
-			o, err := p.probe(t, level, p.strict)
+			o, err := p.probe(t, level, p.stands.strict)
 			if err != nil {
 				// A backend may fail at a degenerate point: two other points
 				// of the bracket get a chance, then the search steers below
@@ -318,7 +229,7 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 				if !errors.Is(err, errMasterFailed) {
 					lastErr = err
 				}
-				if failures++; failures > 2 {
+				if failures++; failures > failedRetries {
 					b.hv, failures = t, 0
 				}
 				continue
@@ -338,7 +249,7 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 		// lags (unproven verdicts near ε*, or a proof that gives up its
 		// rounding margin): close the bracket with proofs just below the
 		// upper end.
-		for _, f := range []float64{0.5, 0.9} {
+		for _, f := range closingProofs {
 			t := b.hi - f*tol
 			if b.hi-b.lo <= tol || t <= b.lo || ctx.Err() != nil {
 				break
@@ -355,10 +266,10 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 		// at its round limit can stand above ε*, not below it): steer
 		// over the whole bracket once more, with every open verdict
 		// settled by the LP.
-		if b.hi-b.lo <= tol || ctx.Err() != nil || p.strict || !p.stood {
+		if b.hi-b.lo <= tol || ctx.Err() != nil || p.stands.strict || !p.stands.stood {
 			break
 		}
-		p.strict = true
+		p.stands.strict = true
 		b.sl, b.hv, failures = b.lo, b.hi, 0
 		// A candidate exact value is owed a probe as soon as a
 		// mechanism was found: the first pass steered away from ε*, and
@@ -523,52 +434,4 @@ func (b *bracket) result(p *prober) Result {
 type proofPoint struct {
 	t, lb float64
 	alpha []float64
-}
-
-// predict estimates ε* from the proofs so far. The map φ: t ↦ lb(t) has ε*
-// as its fixed point and, near it, is close to affine with a slope r in
-// [0, 1) (about 0.4 on random instances, 0 where a proof is exact, up to
-// 0.96 where the proofs creep, as at high thresholds with masses near
-// 1e-4); the secant through the last two proofs gives r, and
-// ε* ≈ (lb − r t)/(1 − r). With one proof, r = 0: the first guess is that
-// the proof is exact.
-func predict(ps []proofPoint) (float64, bool) {
-	if len(ps) == 0 {
-		return 0, false
-	}
-	b := ps[len(ps)-1]
-	r := 0.0
-	if len(ps) > 1 {
-		a := ps[len(ps)-2]
-		if d := b.t - a.t; d != 0 {
-			if q := (b.lb - a.lb) / d; q >= 0 && q <= 0.99 {
-				r = q
-			}
-		}
-	}
-	return (b.lb - r*b.t) / (1 - r), true
-}
-
-// standTest reports whether the next probe tests the verdict without
-// proof that moved sl (stand), once: when the last probe, above it, found
-// a mechanism. Such a verdict (a master tailing at its round limit) can
-// lie above ε*; then every later probe finds a mechanism and the
-// bisection creeps down onto sl one halving at a time, where one probe at
-// sl + tol/128 closes the steering interval (the strict pass then steers
-// over the whole bracket). Below ε*, the probe costs one proof near sl.
-func (st *steer) standTest(b *bracket, tol float64) bool {
-	if st.stand == 0 || st.stand != b.sl || !st.above || b.hv-b.sl <= tol {
-		return false
-	}
-	st.stand = 0
-	return true
-}
-
-// progress counts the probes in a row that did not halve the steering
-// interval.
-func progress(slow int, before, after float64) int {
-	if after <= before/2 {
-		return 0
-	}
-	return slow + 1
 }
