@@ -8,6 +8,7 @@ import (
 
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/polytope"
@@ -93,7 +94,7 @@ func TestExpectedOverSetByInteriorPoint(t *testing.T) {
 			}
 			mustVerify(t, what(), p, sol.Mechanism, sol.Certificate)
 			for range 20 {
-				q := drawFromSet(r, set)
+				q := randinst.SetPrior(r, set, nil)
 				rep, err := certify.Audit(q, sol.Mechanism, b)
 				if err != nil {
 					t.Fatal(err)
@@ -111,27 +112,4 @@ func TestExpectedOverSetByInteriorPoint(t *testing.T) {
 			}
 		}
 	}
-}
-
-// drawFromSet returns a prior of the set: a random mixture of the set's
-// extreme priors for random directions (the set is convex).
-func drawFromSet(r *rand.Rand, s *mech.PriorSet) mech.Prior {
-	n := s.N()
-	out := make([]float64, n)
-	w := 0.0
-	for range 3 {
-		c := make([]float64, n)
-		for i := range c {
-			c[i] = r.Float64()
-		}
-		x := r.Float64()
-		w += x
-		for i, v := range s.Extreme(c, r.IntN(2) == 0) {
-			out[i] += x * v
-		}
-	}
-	for i := range out {
-		out[i] /= w
-	}
-	return out
 }

@@ -114,7 +114,7 @@ func TestSolveRobustMatchesTheDualisedLP(t *testing.T) {
 			t.Fatalf("trial %d: the mechanism fails the audit over the set (level %g, %g)", trial, r.Level, r.LevelLower)
 		}
 		for range 20 {
-			q := samplePrior(draws, set)
+			q := randinst.SetPrior(draws, set, nil)
 			rep, err := certify.Audit(q, r.Mechanism, b)
 			if err != nil {
 				t.Fatal(err)
@@ -138,29 +138,6 @@ func upper(b mech.Budget) float64 {
 		return b.EpsilonUpper
 	}
 	return b.Epsilon
-}
-
-// samplePrior returns a prior of the set: a random mixture of extreme
-// priors for random costs (the set is convex).
-func samplePrior(rng *rand.Rand, s *mech.PriorSet) mech.Prior {
-	n := s.N()
-	out := make([]float64, n)
-	w := 0.0
-	for range 3 {
-		c := make([]float64, n)
-		for i := range c {
-			c[i] = rng.Float64()
-		}
-		x := rng.Float64()
-		w += x
-		for i, v := range s.Extreme(c, rng.IntN(2) == 0) {
-			out[i] += x * v
-		}
-	}
-	for i := range out {
-		out[i] /= w
-	}
-	return out
 }
 
 // nominalLP solves the expected-utility LP of u at the prior pi under b
@@ -284,11 +261,7 @@ func TestSolveRobustFamiliesMatchTheLP(t *testing.T) {
 		}
 		var set *mech.PriorSet
 		if c.box {
-			lo, up := make([]float64, c.n), make([]float64, c.n)
-			for k, v := range in.Prior {
-				lo[k], up[k] = 0.8*v, math.Min(1, 1.25*v)
-			}
-			set, err = mech.NewBoxSet(in.Prior, lo, up)
+			set, err = randinst.FactorBox(in.Prior, 0.8, 1.25)
 		} else {
 			set, err = mech.NewL1Set(in.Prior, 0.1)
 		}
