@@ -97,10 +97,18 @@ func SolveRatio(p RatioProblem, opt Options) (*Result, error) {
 	if err := opt.ctx().Err(); err != nil {
 		return nil, err
 	}
-	if best != nil && best.Bound-best.Value > accept*math.Max(1, math.Abs(best.Value)) && best.face != nil {
-		// Rounding stopped the iterations short of the gap: the LP of the
-		// face the point lies in gives a vertex and sharper multipliers.
-		if v, err := ratioVertex(opt.ctx(), p, form, best); err == nil && v.Bound-v.Value < best.Bound-best.Value {
+	if best != nil && best.Bound-best.Value > ratioVertexGap*math.Max(1, math.Abs(best.Value)) && best.face != nil {
+		// The point's value is the interior point's mixed into the
+		// budget, which costs where rounding ended the iterations; a
+		// vertex of the face the point lies in has no mixing to pay, and
+		// the face LP's multipliers may be sharper.
+		v, err := purifiedRatioVertex(p, best)
+		if err != nil && best.Bound-best.Value > accept*math.Max(1, math.Abs(best.Value)) {
+			// The face LP, whose simplex grows faster than the face,
+			// where the point is not certified as it is.
+			v, err = ratioVertex(opt.ctx(), p, form, best)
+		}
+		if err == nil && v.Bound-v.Value < best.Bound-best.Value {
 			best = v
 		}
 	}

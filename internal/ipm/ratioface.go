@@ -2,6 +2,7 @@ package ipm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -27,10 +28,7 @@ import (
 // cap rows are divided by e^{ε_u}.
 func ratioVertex(ctx context.Context, p RatioProblem, form capForm, r *Result) (*Result, error) {
 	n, m := p.Utility.Dims()
-	b := p.Budget
-	shrink := func(e float64) float64 { return math.Max(0, e*(1-budgetShrink)-budgetShrink) }
-	b.Epsilon, b.EpsilonLower, b.EpsilonUpper = shrink(b.Epsilon), shrink(b.EpsilonLower), shrink(b.EpsilonUpper)
-	sf, err := RatioProblem{Prior: p.Prior, Utility: p.Utility, Budget: b}.form()
+	b, sf, err := shrunkForm(p)
 	if err != nil {
 		return nil, err
 	}
@@ -122,6 +120,12 @@ func ratioVertex(ctx context.Context, p RatioProblem, form capForm, r *Result) (
 		return nil, err
 	}
 	P := mech.Zeros(n, m)
+	t := make([]float64, m)
+	for j := range m {
+		if tcol[j] >= 0 {
+			t[j] = sigma * sol.X[tcol[j]]
+		}
+	}
 	for i := range n {
 		for j := range m {
 			switch {
@@ -136,23 +140,101 @@ func ratioVertex(ctx context.Context, p RatioProblem, form capForm, r *Result) (
 			P[i][j] = math.Max(0, P[i][j])
 		}
 	}
+	// The simplex meets its rows to its tolerance, not to rounding: the
+	// vertex it names is solved for again from its equations.
+	if T, err := solveRatioTree(p.Prior, sf, ratioState(P, t, kap, ratioStateTol)); err == nil {
+		P = T
+	}
+	out, err := auditedRatioVertex(p, r, P)
+	if err != nil {
+		return nil, err
+	}
+	for _, sign := range []float64{1, -1} {
+		alpha := make([]float64, n)
+		for i := range alpha {
+			alpha[i] = sign * sol.RowDuals[i]
+		}
+		// A bound below the value beyond rounding would be a broken
+		// proof: such multipliers are not taken.
+		bd := certify.RatioUpperBound(p.Prior, p.Utility, p.Budget, alpha)
+		if bd < out.Bound && bd >= out.Value-boundSlack*math.Max(1, math.Abs(out.Value)) {
+			out.Bound, out.Alpha = bd, alpha
+		}
+	}
+	return out, nil
+}
+
+// ratioVertexGap is the relative gap of SolveRatio's point above which it
+// looks for a vertex of the point's face: the iterations end at about
+// 1e-11 of the value when rounding does not end them early, and mixing
+// the point into the budget at an earlier point costs up to 1e-9.
+const ratioVertexGap = 2e-11
+
+// ratioStateTol is the relative distance to a cap within which a pair of
+// the face LP's vertex counts as at it: the simplex meets its bounds to
+// about 1e-9 in the units of t_j.
+const ratioStateTol = 1e-8
+
+// interiorState is the state of every pair on the face f that an interior
+// point's complementarity indicates.
+func interiorState(f *face) [][]int8 {
+	state := make([][]int8, len(f.used))
+	for i := range state {
+		state[i] = make([]int8, len(f.used[i]))
+		for j := range state[i] {
+			switch {
+			case !f.used[i][j]:
+				state[i][j] = ratioOff
+			case f.capped[i][j]:
+				state[i][j] = ratioUpper
+			case f.lower[i][j]:
+				state[i][j] = ratioLower
+			default:
+				state[i][j] = ratioFree
+			}
+		}
+	}
+	return state
+}
+
+// shrunkForm returns p's budget a relative budgetShrink inside itself and
+// its form, on which the vertices are found: solved to rounding, they then
+// meet p's budget without slack.
+func shrunkForm(p RatioProblem) (mech.Budget, capForm, error) {
+	b := p.Budget
+	shrink := func(e float64) float64 { return math.Max(0, e*(1-budgetShrink)-budgetShrink) }
+	b.Epsilon, b.EpsilonLower, b.EpsilonUpper = shrink(b.Epsilon), shrink(b.EpsilonLower), shrink(b.EpsilonUpper)
+	sf, err := RatioProblem{Prior: p.Prior, Utility: p.Utility, Budget: b}.form()
+	return b, sf, err
+}
+
+// purifiedRatioVertex is the vertex purifyRatio finds from r, a point of
+// SolveRatio on p, on the face r's complementarity indicates, at the
+// shrunk budget, audited by auditedRatioVertex and certified by r's bound.
+func purifiedRatioVertex(p RatioProblem, r *Result) (*Result, error) {
+	_, sf, err := shrunkForm(p)
+	if err != nil {
+		return nil, err
+	}
+	P, err := purifyRatio(p.Prior, p.Utility, sf, r.Mechanism, interiorState(r.face))
+	if err != nil {
+		return nil, errors.Join(ErrNoVertex, err)
+	}
+	return auditedRatioVertex(p, r, P)
+}
+
+// auditedRatioVertex returns P as a vertex of p certified by r's bound:
+// its rows must sum to 1, it must meet the budget without slack, and its
+// value must reach r's within a relative valueSlack.
+func auditedRatioVertex(p RatioProblem, r *Result, P mech.Mechanism) (*Result, error) {
 	if !certify.RowsSumToOne(P) || !ratioMeets(p.Prior, P, p.Budget, 0) {
-		return nil, fmt.Errorf("%w: the face LP's vertex fails the audit", ErrNoVertex)
+		return nil, fmt.Errorf("%w: the face's vertex fails the audit", ErrNoVertex)
 	}
 	v := p.Utility.ExpectedUtility(p.Prior, P)
 	if v < r.Value-valueSlack*math.Max(1, math.Abs(r.Value)) {
 		return nil, fmt.Errorf("%w: the vertex's value %.17g is below the interior point's %.17g", ErrNoVertex, v, r.Value)
 	}
 	out := &Result{Mechanism: P, Value: v, Bound: r.Bound, Alpha: r.Alpha, Iterations: r.Iterations}
-	for _, sign := range []float64{1, -1} {
-		alpha := make([]float64, n)
-		for i := range alpha {
-			alpha[i] = sign * sol.RowDuals[i]
-		}
-		if bd := certify.RatioUpperBound(p.Prior, p.Utility, p.Budget, alpha); bd < out.Bound {
-			out.Bound, out.Alpha = bd, alpha
-		}
-	}
 	if !out.valid() {
 		return nil, fmt.Errorf("%w: the vertex's value %.17g exceeds the bound %.17g", ErrNoVertex, v, out.Bound)
 	}
