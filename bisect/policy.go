@@ -16,7 +16,7 @@ const (
 	// ipm.Probe first instead of the column generation (unless a symmetry
 	// folds the master): both cost O(N³) per probe, and on the bench's
 	// curves at 128 and 256 letters the column generation first resolves
-	// more thresholds in less time (docs/performance.md).
+	// thresholds several times faster (docs/performance.md).
 	ipmLetters = 512
 
 	// maxProbes caps the number of probes of one pass of a search.
