@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/instance"
+	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 )
@@ -68,11 +68,7 @@ func robustSet(set string, pi mech.Prior) (*mech.PriorSet, error) {
 	if set == "l1" {
 		return mech.NewL1Set(pi, 0.1)
 	}
-	lo, up := make([]float64, len(pi)), make([]float64, len(pi))
-	for k, v := range pi {
-		lo[k], up[k] = 0.8*v, math.Min(1, 1.25*v)
-	}
-	return mech.NewBoxSet(pi, lo, up)
+	return randinst.FactorBox(pi, 0.8, 1.25)
 }
 
 func robustProblem(in instance.Instance, task string) *problem.Problem {
