@@ -664,3 +664,364 @@ func SolveCoverGen(pat mech.Pattern, drop []bool, start ...*Cover) (*Cover, erro
 	}
 	return c, nil
 }
+
+// SolveCuts solves the covering LP of pat at the ratio lambda with the
+// prior's cuts: the cover of Cover bounds ε* for every prior, and where a
+// prior is far from uniform (clustered check-ins) a mechanism at that
+// bound may not exist, as the mass of a crowded set of inputs can not
+// reach the outputs the cover uses. A mechanism with output marginal q
+// and PML at most log λ exists exactly when the prior's mass flows to q
+// along the pattern at most λπ_i q_j per pair (Flow), that is, by the
+// max-flow min-cut theorem, when every set I of inputs has
+//
+//	Σ_j q_j min(1, λ π(I ∩ B_j)) ≥ π(I),
+//
+// B_j the inputs allowed for output j. With z = λq this is the row
+// Σ_j z_j min(1/λ, π(I ∩ B_j))/π(I) ≥ 1; for a single input it is the
+// cover's row (capped where λπ_i > 1), and an output with λπ(B_j) < 1 can
+// carry no mass at λ. The LP minimises Σ_j z_j over the outputs usable at
+// λ, subject to every input's row and to the rows of the sets in cuts
+// (the cuts where a flow fell short, Flow's second result): λ is below ε*
+// when its optimum exceeds λ. The packing (Y) is the dual weights spread
+// over each set in proportion to the prior, Y_i = Σ_{I∋i} w_I π_i/π(I),
+// so that Cover.Proof's multipliers α = Y − κπ are the cuts' potentials;
+// certify.DualBound checks them on the whole pattern, which decides what
+// they prove.
+//
+// The rows of single inputs and the columns are generated as in
+// SolveCoverGen, from the covers in start; the cuts' rows are always in.
+func SolveCuts(pi mech.Prior, pat mech.Pattern, lambda float64, cuts [][]int, start ...*Cover) (*Cover, error) {
+	n := len(pat)
+	if n == 0 || len(pi) != n {
+		return nil, fmt.Errorf("colgen: SolveCuts: a pattern of %d rows for %d letters", n, len(pi))
+	}
+	if err := pat.Check(n); err != nil {
+		return nil, err
+	}
+	if !(lambda >= 1) || math.IsInf(lambda, 1) {
+		return nil, fmt.Errorf("colgen: SolveCuts: ratio %v", lambda)
+	}
+	m := len(pat[0])
+	for _, cv := range start {
+		if len(cv.X) != m || len(cv.Y) != n {
+			return nil, fmt.Errorf("colgen: SolveCuts: a start cover of %d outputs and %d inputs for %d and %d", len(cv.X), len(cv.Y), m, n)
+		}
+	}
+	mass := make([]float64, m) // π(B_j)
+	for i := range n {
+		for j, a := range pat[i] {
+			if a {
+				mass[j] += pi[i]
+			}
+		}
+	}
+	kept := make([]bool, m)
+	for j := range m {
+		kept[j] = lambda*mass[j] >= 1
+	}
+	// single[i]: the coefficient of input i's row, min(1, 1/(λπ_i)).
+	single := make([]float64, n)
+	for i := range n {
+		single[i] = math.Min(1, 1/(lambda*pi[i]))
+		ok := false
+		for j, a := range pat[i] {
+			if a && kept[j] {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return nil, fmt.Errorf("%w: input %d has no output usable at ratio %v", ErrNoCover, i, lambda)
+		}
+	}
+	// The cuts' rows: a[r][j] = min(1/λ, π(I ∩ B_j))/π(I).
+	cutRow := make([][]float64, len(cuts))
+	cutMass := make([]float64, len(cuts))
+	for r, set := range cuts {
+		row := make([]float64, m)
+		s := 0.0
+		for _, i := range set {
+			if i < 0 || i >= n {
+				return nil, fmt.Errorf("colgen: SolveCuts: cut %d names input %d of %d", r, i, n)
+			}
+			s += pi[i]
+			for j, a := range pat[i] {
+				if a {
+					row[j] += pi[i]
+				}
+			}
+		}
+		if !(s > 0) {
+			return nil, fmt.Errorf("colgen: SolveCuts: cut %d is empty", r)
+		}
+		for j := range row {
+			row[j] = math.Min(1/lambda, row[j]) / s
+		}
+		cutRow[r], cutMass[r] = row, s
+	}
+	size := make([]int, m)
+	for i := range n {
+		for j, a := range pat[i] {
+			if a {
+				size[j]++
+			}
+		}
+	}
+	inC := make([]bool, m)
+	inR := make([]bool, n)
+	var cols, rows []int
+	addCol := func(j int) {
+		if !inC[j] {
+			inC[j] = true
+			cols = append(cols, j)
+		}
+	}
+	addRow := func(i int) {
+		if inR[i] {
+			return
+		}
+		inR[i] = true
+		rows = append(rows, i)
+		best := -1
+		for j, a := range pat[i] {
+			if a && kept[j] {
+				if inC[j] {
+					return
+				}
+				if best < 0 || size[j] > size[best] {
+					best = j
+				}
+			}
+		}
+		addCol(best)
+	}
+	x := make([]float64, m)
+	cover := make([]float64, n)
+	coverOf := func(i int) float64 {
+		s := 0.0
+		for _, j := range cols {
+			if pat[i][j] {
+				s += x[j]
+			}
+		}
+		return single[i] * s
+	}
+	short := func() []int {
+		var out []int
+		for i := range n {
+			cover[i] = coverOf(i)
+			if !inR[i] && cover[i] < 1-genTol {
+				out = append(out, i)
+			}
+		}
+		slices.SortFunc(out, func(a, b int) int { return cmp.Compare(cover[a], cover[b]) })
+		return out[:min(len(out), genAdd)]
+	}
+	for _, cv := range start {
+		for j, v := range cv.X {
+			if v > 0 && kept[j] {
+				addCol(j)
+			}
+		}
+	}
+	for _, cv := range start {
+		for i, v := range cv.Y {
+			if v > 0 {
+				addRow(i)
+			}
+		}
+	}
+	for _, row := range cutRow {
+		// A cut's row needs a column too: its widest usable output.
+		best := -1
+		for j, v := range row {
+			if v > 0 && kept[j] && (best < 0 || v > row[best]) {
+				best = j
+			}
+		}
+		if best < 0 {
+			return nil, fmt.Errorf("%w: a cut reaches no output usable at ratio %v", ErrNoCover, lambda)
+		}
+		addCol(best)
+	}
+	if len(rows) == 0 {
+		for _, i := range short() {
+			addRow(i)
+		}
+	}
+	y := make([]float64, n)
+	w := make([]float64, len(cuts))
+	pivots := 0
+	for round := 0; ; round++ {
+		if round == genRounds {
+			return nil, fmt.Errorf("colgen: SolveCuts: no optimal cover after %d rounds (%d inputs, %d outputs kept)", genRounds, len(rows), len(cols))
+		}
+		md := &lp.Model{}
+		for range cols {
+			md.AddCol(1, 0, lp.Inf, "")
+		}
+		for _, i := range rows {
+			var es []lp.Nonzero
+			for k, j := range cols {
+				if pat[i][j] {
+					es = append(es, lp.Entry(k, single[i]))
+				}
+			}
+			md.AddRow(1, lp.Inf, "", es...)
+		}
+		scale := make([]float64, len(cutRow))
+		for r, row := range cutRow {
+			// Scaled to a largest entry of 1, without the entries
+			// below cutNoise of it (a stronger row: its cover covers
+			// the cut all the same, and the proof is checked anyway),
+			// which the simplex's pivoting does not take well.
+			top := 0.0
+			for _, j := range cols {
+				top = math.Max(top, row[j])
+			}
+			scale[r] = 1 / top
+			var es []lp.Nonzero
+			for k, j := range cols {
+				if row[j] > cutNoise*top {
+					es = append(es, lp.Entry(k, row[j]/top))
+				}
+			}
+			md.AddRow(1/top, lp.Inf, "", es...)
+		}
+		sol, err := solver.Auto().Solve(md)
+		if err != nil {
+			return nil, fmt.Errorf("colgen: a restricted covering LP with cuts: %w", err)
+		}
+		if sol.Status != solver.Optimal {
+			return nil, fmt.Errorf("colgen: a restricted covering LP with cuts: %v", sol.Status)
+		}
+		if len(sol.RowDuals) != len(rows)+len(cutRow) || len(sol.X) != len(cols) {
+			return nil, errors.New("colgen: a restricted covering LP with cuts: the backend gave no duals")
+		}
+		pivots += sol.Iterations
+		for k, j := range cols {
+			x[j] = math.Max(0, sol.X[k])
+		}
+		for r, i := range rows {
+			y[i] = math.Abs(sol.RowDuals[r])
+		}
+		for r := range cutRow {
+			w[r] = math.Abs(sol.RowDuals[len(rows)+r]) * scale[r]
+		}
+		added := false
+		for _, i := range short() {
+			addRow(i)
+			added = true
+		}
+		load := make([]float64, m)
+		for _, i := range rows {
+			if y[i] > 0 {
+				for j, a := range pat[i] {
+					if a {
+						load[j] += y[i] * single[i]
+					}
+				}
+			}
+		}
+		for r, row := range cutRow {
+			if w[r] > 0 {
+				for j, v := range row {
+					load[j] += w[r] * v
+				}
+			}
+		}
+		var over []int
+		for j := range m {
+			if kept[j] && !inC[j] && load[j] > 1+genTol {
+				over = append(over, j)
+			}
+		}
+		slices.SortFunc(over, func(a, b int) int { return cmp.Compare(load[b], load[a]) })
+		for _, j := range over[:min(len(over), genAdd)] {
+			addCol(j)
+			added = true
+		}
+		if !added {
+			break
+		}
+	}
+	top := 0.0
+	for _, j := range cols {
+		top = math.Max(top, x[j])
+	}
+	for _, j := range cols {
+		if x[j] <= genNoise*top {
+			x[j] = 0
+		}
+	}
+	// Rescale so that every row, cut or input, is covered.
+	least := math.Inf(1)
+	for i := range n {
+		least = math.Min(least, coverOf(i))
+	}
+	for _, row := range cutRow {
+		s := 0.0
+		for _, j := range cols {
+			s += x[j] * row[j]
+		}
+		least = math.Min(least, s)
+	}
+	if !(least > 0) {
+		return nil, errors.New("colgen: SolveCuts: the cover leaves an input uncovered")
+	}
+	c := &Cover{X: make([]float64, m), Y: make([]float64, n), Pivots: pivots}
+	for _, j := range cols {
+		c.X[j] = x[j] / math.Min(1, least)
+		c.Tau += c.X[j]
+	}
+	for _, i := range rows {
+		c.Y[i] = y[i]
+	}
+	for r, set := range cuts {
+		if w[r] > 0 {
+			for _, i := range set {
+				c.Y[i] += w[r] * pi[i] / cutMass[r]
+			}
+		}
+	}
+	// The packing's loads as the LP's dual rows weigh them (capped), at
+	// most 1 up to the LP's rounding: normalise by the largest.
+	worst := 0.0
+	load := make([]float64, m)
+	for i := range n {
+		if y[i] > 0 {
+			for j, a := range pat[i] {
+				if a && kept[j] {
+					load[j] += y[i] * single[i]
+				}
+			}
+		}
+	}
+	for r, row := range cutRow {
+		if w[r] > 0 {
+			for j, v := range row {
+				if kept[j] {
+					load[j] += w[r] * v
+				}
+			}
+		}
+	}
+	for _, v := range load {
+		worst = math.Max(worst, v)
+	}
+	if worst > 0 {
+		for i := range c.Y {
+			c.Y[i] /= worst
+		}
+	}
+	return c, nil
+}
+
+// cutNoise is the relative size below which SolveCuts leaves a cut's
+// entry out of the restricted LP.
+const cutNoise = 1e-9
+
+// ErrNoCover is SolveCuts' error when an input, or a cut, has no output
+// that can carry mass at the ratio: the ratio is below ε* (the pruning
+// bound proves it).
+var ErrNoCover = errors.New("colgen: no cover at this ratio")

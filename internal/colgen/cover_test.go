@@ -482,3 +482,77 @@ func TestCoverGenBadInput(t *testing.T) {
 	require.InDelta(t, 1, c.Tau, 1e-12)
 	require.Equal(t, []float64{1, 0}, c.X)
 }
+
+// TestSolveCutsCrowdedPrior: inputs 0, 1, 2 and outputs A (for 0 and 1)
+// and B (for 1 and 2) under the prior (0.8, 0.1, 0.1). The cover is
+// τ* = 2 for every prior, but B's inputs hold 0.2 of the mass, so B can
+// carry mass only at λ ≥ 5 and input 2 has no other output: ε* = log 5,
+// reached by P = [1 0; 0 1; 0 1]. At λ = 5 the flow along the cover
+// (½, ½) falls short on a cut (input 0, whose mass 0.8 A can not take at
+// q_A = ½); the LP with the prior's
+// rows (input 0's row capped: at λπ_0 = 4 it asks q_A ≥ 0.8) and that cut
+// has optimum 5 and a cover along which the prior flows, with PML log 5.
+// Below 5 no output of input 2 is usable.
+func TestSolveCutsCrowdedPrior(t *testing.T) {
+	pi := mech.Prior{0.8, 0.1, 0.1}
+	pat := mech.Pattern{{true, false}, {true, true}, {false, true}}
+	plain, err := colgen.SolveCover(pat, nil, nil, true)
+	require.NoError(t, err)
+	require.InDelta(t, 2, plain.Tau, 1e-12)
+	p, cut := colgen.Flow(pi, pat, []float64{plain.X[0] / plain.Tau, plain.X[1] / plain.Tau}, 5)
+	require.Nil(t, p, "the prior flowed along the cover at λ = 5")
+	// The cut is violated: π(I) > Σ_j q_j min(1, λ π(I ∩ B_j)).
+	require.NotEmpty(t, cut)
+	mass, reach := 0.0, []float64{0, 0}
+	for _, i := range cut {
+		mass += pi[i]
+		for j, a := range pat[i] {
+			if a {
+				reach[j] += pi[i]
+			}
+		}
+	}
+	room := 0.0
+	for j := range reach {
+		room += plain.X[j] / plain.Tau * math.Min(1, 5*reach[j])
+	}
+	require.Greater(t, mass, room+1e-9)
+
+	c, err := colgen.SolveCuts(pi, pat, 5, [][]int{cut})
+	require.NoError(t, err)
+	require.InDelta(t, 5, c.Tau, 1e-9)
+	q := []float64{c.X[0] / c.Tau, c.X[1] / c.Tau}
+	require.InDelta(t, 0.2, q[1], 1e-12)
+	p, _ = colgen.Flow(pi, pat, q, 5*(1+1e-12))
+	require.NotNil(t, p)
+	require.True(t, pat.Holds(p))
+	require.InDelta(t, math.Log(5), leakage.PML(pi, p), 1e-11)
+	want := [][]float64{{1, 0}, {0, 1}, {0, 1}}
+	for i := range want {
+		require.InDeltaSlice(t, want[i], p[i], 1e-12)
+	}
+	// Whatever the LP's multipliers prove is at most ε* (input 0's row
+	// is about the mass A must take, which they do not carry into a
+	// ratio; the pruning bound proves log 5 here).
+	if lb, _, ok := c.Proof(pi, pat); ok {
+		require.LessOrEqual(t, lb, math.Log(5))
+	}
+
+	_, err = colgen.SolveCuts(pi, pat, 4.95, [][]int{cut})
+	require.ErrorIs(t, err, colgen.ErrNoCover)
+}
+
+// TestSolveCutsBadInput: a ratio below 1, a cut naming no input of the
+// prior or an empty one, and a pattern of another size are refused.
+func TestSolveCutsBadInput(t *testing.T) {
+	pi := mech.Prior{0.5, 0.5}
+	pat := mech.Pattern{{true, false}, {true, true}}
+	_, err := colgen.SolveCuts(pi, pat, 0.5, nil)
+	require.ErrorContains(t, err, "ratio 0.5")
+	_, err = colgen.SolveCuts(pi, pat, 2, [][]int{{2}})
+	require.ErrorContains(t, err, "cut 0 names input 2 of 2")
+	_, err = colgen.SolveCuts(pi, pat, 2, [][]int{{}})
+	require.ErrorContains(t, err, "cut 0 is empty")
+	_, err = colgen.SolveCuts(mech.Prior{1}, pat, 2, nil)
+	require.ErrorContains(t, err, "2 rows for 1 letters")
+}
