@@ -211,7 +211,7 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 		h.hiMech, h.hi = yesMech, yesPML
 	}
 	if cov != nil && yes > 0 {
-		h = cov.hint(fam, yes, limit, h)
+		h = cov.hint(fam, yes, limit, h, cfg.tol)
 		probes++
 	}
 	r, err := search(ctx, pi, fam.pattern(yes), cfg, cfg.tol, h)

@@ -3,6 +3,7 @@ package bisect
 import (
 	"errors"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/pmlopt/pmlopt/certify"
@@ -167,11 +168,60 @@ func (c *coverer) flow(pat mech.Pattern, cv *colgen.Cover, lambda float64) (mech
 	for j, x := range cv.X {
 		q[j] = x / sum
 	}
-	p, _ := colgen.Flow(c.pi, pat, q, lambda)
+	p, _ := flowWithoutDust(c.pi, pat, q, lambda)
 	if p == nil || !pat.Holds(p) {
 		return nil, math.Inf(1)
 	}
 	return p, leakage.PML(c.pi, p)
+}
+
+// dustRoutes bounds how often flowWithoutDust routes again.
+const dustRoutes = 3
+
+// flowWithoutDust is colgen.Flow, routed again without the pairs where the
+// flow left dust (entries below certify.DustEntry, which the searches
+// clean off: moving them raises the PML by about their mass, past a
+// bracket closed at the cover's bound): the pairs are forbidden and the
+// prior routed anew at the same ratio, up to dustRoutes times. It returns
+// the last mechanism with the pattern (possibly with dust) and the cut of
+// the first flow that fell short.
+func flowWithoutDust(pi mech.Prior, pat mech.Pattern, q []float64, lambda float64) (mech.Mechanism, []int) {
+	p, cut := colgen.Flow(pi, pat, q, lambda)
+	sub, cloned := pat, false
+	for range dustRoutes {
+		if p == nil {
+			return nil, cut
+		}
+		dust := false
+		for i, row := range p {
+			for j, v := range row {
+				if v > 0 && v < certify.DustEntry {
+					if !cloned {
+						sub, cloned = clonePattern(pat), true
+					}
+					dust = true
+					sub[i][j] = false
+				}
+			}
+		}
+		if !dust {
+			return p, nil
+		}
+		next, _ := colgen.Flow(pi, sub, q, lambda)
+		if next == nil {
+			return p, nil
+		}
+		p = next
+	}
+	return p, nil
+}
+
+func clonePattern(pat mech.Pattern) mech.Pattern {
+	out := make(mech.Pattern, len(pat))
+	for i, row := range pat {
+		out[i] = slices.Clone(row)
+	}
+	return out
 }
 
 // decide settles pattern k of fam at the budget limit by its cover when
@@ -211,7 +261,7 @@ const tightRatio = 1 + 1e-12
 // hint adds to h what pattern k's cover gives its least-ε search: the
 // packing's proof as the lower end, and the flow's mechanism at τ* when
 // it audits below h's.
-func (c *coverer) hint(fam family, k int, limit float64, h hint) hint {
+func (c *coverer) hint(fam family, k int, limit float64, h hint, tol float64) hint {
 	b := c.bound(fam, k, limit)
 	if b == nil {
 		return h
@@ -227,7 +277,120 @@ func (c *coverer) hint(fam family, k int, limit float64, h hint) hint {
 			}
 		}
 	}
+	if h.hiMech == nil || h.hi-h.lo > tol {
+		h = c.cut(pat, h, tol, b.routes)
+	}
 	return h
+}
+
+// cutRounds bounds the covering LPs with cuts (colgen.SolveCuts) that
+// cut asks for one pattern.
+const cutRounds = 12
+
+// cut closes the bracket of h for pattern pat, where the cover left it
+// open (a prior far from uniform), by the covering LPs with the prior's
+// cuts (colgen.SolveCuts) at a rising ratio λ: at each λ, either the LP's
+// optimum exceeds λ, and its multipliers, checked by certify.DualBound on
+// the whole pattern, prove a bound above log λ, the next λ; or the flow
+// of the prior along its cover at λ gives a mechanism, audited; or the
+// flow falls short, and the set of inputs its minimum cut leaves on the
+// source side is a cut its cover violates, added to the LP. λ stays at
+// a proven bound, so below e^{ε*}, and the cuts found at one λ hold at
+// every other. It stops when the bracket is within tol, when a proof
+// does not raise λ, or after cutRounds LPs; whatever it proved or found
+// stands.
+func (c *coverer) cut(pat mech.Pattern, h hint, tol float64, start []*colgen.Cover) hint {
+	// The pruning bound is proven too: below it some input has no
+	// output usable at all.
+	cb, _ := columnBounds(c.pi, pat)
+	if lb := pruningBound(pat, cb); lb > h.lo && (h.hiMech == nil || lb <= h.hi) {
+		h.lo, h.loKind, h.proof = lb, BoundPruning, nil
+	}
+	lam := math.Max(1, math.Exp(h.lo)*(1+cutSlack))
+	var cuts [][]int
+	n := 0
+	for ; n < cutRounds; n++ {
+		if h.hiMech != nil && h.hi-h.lo <= tol {
+			break
+		}
+		cv, err := colgen.SolveCuts(c.pi, pat, lam, cuts, start...)
+		if err != nil {
+			break
+		}
+		start = []*colgen.Cover{cv}
+		if lb, alpha, ok := cv.Proof(c.pi, pat); ok && lb > h.lo {
+			h.lo, h.loKind, h.proof = lb, BoundInfeasible, alpha
+			if h.hiMech != nil {
+				h.lo = math.Min(h.lo, h.hi)
+			}
+		}
+		if cv.Tau > lam*(1+cutGap) {
+			// λ is below ε*: the proof should have raised the bound past
+			// it.
+			if next := math.Exp(h.lo); next > lam*(1+cutSlack) {
+				lam = next
+				continue
+			}
+			break
+		}
+		var violated []int
+		for _, r := range tightRatios {
+			p, a, set := c.route(pat, cv, math.Max(lam, cv.Tau)*r)
+			if p != nil {
+				if h.hiMech == nil || a < h.hi {
+					h.hiMech, h.hi = p, a
+				}
+				violated = nil
+				break
+			}
+			if violated == nil {
+				violated = set
+			}
+		}
+		if violated == nil || slices.ContainsFunc(cuts, func(c []int) bool { return slices.Equal(c, violated) }) {
+			// Routed, or the flow falls short on a cut the LP already
+			// covers (by its rounding): no further cut.
+			break
+		}
+		cuts = append(cuts, violated)
+	}
+	c.mu.Lock()
+	c.covers += n
+	c.mu.Unlock()
+	return h
+}
+
+// cutSlack is the relative excess of a covering LP's optimum over its
+// ratio below which the ratio counts as reached: the LP's rounding.
+const cutSlack = 1e-12
+
+// cutGap is the relative excess of a covering LP's optimum over its ratio
+// below which the flows route at the optimum: the ratio is a proven bound,
+// which gives up some 1e-11 to the proof's margins (coverMargin).
+const cutGap = 1e-9
+
+// route is flow along cover cv at ratio lambda, with the set of inputs of
+// the flow's minimum cut when it falls short.
+func (c *coverer) route(pat mech.Pattern, cv *colgen.Cover, lambda float64) (mech.Mechanism, float64, []int) {
+	sum := 0.0
+	for _, x := range cv.X {
+		sum += x
+	}
+	if !(sum > 0) {
+		return nil, math.Inf(1), nil
+	}
+	q := make([]float64, len(cv.X))
+	for j, x := range cv.X {
+		q[j] = x / sum
+	}
+	p, cut := flowWithoutDust(c.pi, pat, q, lambda)
+	if p == nil || !pat.Holds(p) {
+		if len(cut) == 0 {
+			return nil, math.Inf(1), nil
+		}
+		return nil, math.Inf(1), cut
+	}
+	return p, leakage.PML(c.pi, p), nil
 }
 
 // tightRatios are the ratios above τ* at which the final flows route: at

@@ -371,7 +371,7 @@ func (c *curveRun) solve(k int, h hint) bool {
 		if h.hiMech == nil {
 			level = leakage.PML(c.pi, closedform.UniformOnAllowed(c.fam.pattern(k)))
 		}
-		h = c.cov.hint(c.fam, k, level, h)
+		h = c.cov.hint(c.fam, k, level, h, c.cfg.tol/2)
 		covered = 1
 	}
 	r, err := search(c.ctx, c.pi, c.fam.pattern(k), c.cfg, c.cfg.tol/2, h)
