@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
+	"github.com/pmlopt/pmlopt/internal/simplex"
 	"github.com/pmlopt/pmlopt/internal/vec"
 )
 
@@ -28,7 +29,9 @@ import (
 // negative basic values, after the columns moved) minimises the sum of the
 // negative parts with a long step over their breakpoints; phase 2 the sum
 // of the slacks. Pricing is Dantzig's rule over a rotating part of the
-// columns, the ratio test Harris's two passes. After degenerateRun
+// columns, the ratio test Harris's two passes (both, with the long step,
+// Bland's rule and the perturbation's size, in internal/simplex, shared
+// with solver/revised). After degenerateRun
 // degenerate pivots in a row the bounds are lowered by small pseudo-random
 // amounts (perturb) and the solve goes on, each bound lowered further
 // should a recomputed inverse put its basic value below it (reshift); the
@@ -44,11 +47,11 @@ type dense struct {
 
 	// bt is (B⁻¹)ᵀ, row-major: bt[i*n+p] = (B⁻¹)_{p,i}. Row i of bt is
 	// B⁻¹e_i, so B⁻¹a is a sum of rows of bt, one per entry of a.
-	bt        []float64
-	valid     bool // bt is the inverse of the current basis matrix
-	updates   int  // rank-one updates since bt was computed
-	priceFrom int  // where the next partial pricing scan starts
-	yValid    bool // y holds the phase 2 duals of the current basis (pivot keeps them)
+	bt      []float64
+	valid   bool            // bt is the inverse of the current basis matrix
+	updates int             // rank-one updates since bt was computed
+	pricing simplex.Pricing // rotating partial pricing: where its next scan starts
+	yValid  bool            // y holds the phase 2 duals of the current basis (pivot keeps them)
 
 	// feasTol is the feasibility tolerance of the solve: denseFeasTol,
 	// or exactFeasTol within tighten.
@@ -67,9 +70,9 @@ type dense struct {
 
 	xb, y, cb, alpha []float64 // basic values, duals, basic costs, B⁻¹a_q
 	nz               []int     // scratch of ftran: the entries of the entering column
-	dq               []float64 // scratch of the split pricing: reduced costs of a chunk
 	work             []float64 // n×n scratch of gaussJordan
-	bps              []breakpoint
+	bps              []simplex.Breakpoint
+	stops            []simplex.Stop
 
 	// degenerateRun, refactorEvery, refactorPer, stallPivots and
 	// stallPivotsMin are the engine's defaults (the constants of the same
@@ -123,11 +126,6 @@ func (e *dense) dotColumn(v int, y []float64) float64 {
 		return y[v]
 	}
 	return vec.Dot(e.cols[v-e.n].v, y)
-}
-
-type breakpoint struct {
-	t float64
-	p int
 }
 
 // Engine tolerances.
@@ -476,7 +474,7 @@ func (e *dense) run() (*denseResult, error) {
 	if e.iterCap > 0 {
 		maxIter = min(maxIter, e.iterCap)
 	}
-	degenerate := 0
+	deg := simplex.Degeneracy{Run: e.degenerateRun}
 	perturbDone := false
 	// best is the least sum of the slacks of a phase 2 basis so far,
 	// flat the phase 2 pivots since it last fell by stallGain.
@@ -513,51 +511,21 @@ func (e *dense) run() (*denseResult, error) {
 			e.yValid = !phase1
 		}
 
-		if degenerate > e.degenerateRun && !perturbDone {
+		if deg.Long() && !perturbDone {
 			// A long run of degenerate steps: relax the bounds a little
 			// and go on; the point is cleaned up on the true bounds
 			// once this relaxed problem is solved.
 			e.perturb()
-			perturbDone, degenerate = true, 0
+			perturbDone, deg.Steps = true, 0
 			best, flat = math.Inf(1), 0
 		}
-		// Pricing: Dantzig's rule on a part of the columns (from where
-		// the last scan stopped, until a chunk has been read and a
-		// candidate found; optimality needs a scan of every column), or
-		// Bland's rule (the first candidate by index) in a run of
-		// degenerate steps.
-		bland := degenerate > e.degenerateRun
-		q, dq := -1, -denseOptTol
-		total := n + len(e.cols)
-		chunk := max(n/2, minChunk)
-		from := e.priceFrom
-		if bland || from >= total {
-			from = 0
-		}
-		// Without Bland's rule the reduced costs are computed a chunk
-		// at a time (split over the workers) and scanned in order as
-		// one by one, so that the choice is the same.
-		block := 1
-		if !bland {
-			block = chunk
-		}
-		for k0 := 0; k0 < total && !(q >= 0 && (bland || k0 >= chunk)); k0 += block {
-			k1 := min(k0+block, total)
-			e.reducedCosts(from, k0, k1, phase1)
-			for k := k0; k < k1; k++ {
-				if q >= 0 && (bland || k >= chunk) {
-					break
-				}
-				v := from + k
-				if v >= total {
-					v -= total
-				}
-				e.priceFrom = v + 1
-				if d := e.dq[k-k0]; d < dq {
-					q, dq = v, d
-				}
-			}
-		}
+		// Pricing: Dantzig's rule on a part of the columns, chunk at a
+		// time, their reduced costs split over the workers (or Bland's
+		// rule in a run of degenerate steps).
+		bland := deg.Long()
+		total, chunk := n+len(e.cols), max(n/2, minChunk)
+		q, dq := e.pricing.Enter(total, chunk, chunk, bland,
+			func(from, k0, k1 int, d, score []float64) { e.reducedCosts(from, k0, k1, phase1, d, score) })
 		if q < 0 {
 			if e.updates > 0 && !e.accurate() {
 				// Confirm on fresh factors.
@@ -609,20 +577,16 @@ func (e *dense) run() (*denseResult, error) {
 				flat++
 			}
 		}
-		if theta <= 1e-12 {
-			degenerate++
-		} else {
-			degenerate = 0
-		}
+		deg.Took(theta)
 	}
 }
 
-// reducedCosts writes to e.dq[k−k0], for k0 ≤ k < k1, the reduced cost of
+// reducedCosts writes to d[k−k0], for k0 ≤ k < k1, the reduced cost of
 // the variable at offset k from from (cyclically), +Inf for a basic or
-// dead one, which never enters.
-func (e *dense) reducedCosts(from, k0, k1 int, phase1 bool) {
+// dead one, which never enters, and its pricing score to score[k−k0]: −d
+// below −denseOptTol, else 0.
+func (e *dense) reducedCosts(from, k0, k1 int, phase1 bool, dq, score []float64) {
 	n, total := e.n, e.n+len(e.cols)
-	e.dq = slices.Grow(e.dq[:0], k1-k0)[:k1-k0]
 	e.split(k1-k0, n, func(lo, hi int) {
 		for t := lo; t < hi; t++ {
 			v := from + k0 + t
@@ -640,82 +604,58 @@ func (e *dense) reducedCosts(from, k0, k1 int, phase1 bool) {
 			case !e.cols[v-n].dead:
 				d = -vec.Dot(e.cols[v-n].v, e.y)
 			}
-			e.dq[t] = d
+			dq[t], score[t] = d, 0
+			if d < -denseOptTol {
+				score[t] = -d
+			}
 		}
 	})
 }
 
 // ratio chooses the leaving position for the entering column alpha: the
 // first breakpoint of the phase 1 objective where its slope turns
-// non-negative (a negative basic value reaching 0), or the basic value
-// that blocks first by Harris's two passes (with Bland's rule, the
-// smallest variable among the exact ties). It returns −1 if none blocks.
+// non-negative (a negative basic value reaching 0, simplex.LongStep), or
+// the basic value that blocks first by Harris's two passes (with Bland's
+// rule, the smallest variable among the exact ties, simplex.Nearest). It
+// returns −1 if none blocks.
 func (e *dense) ratio(phase1 bool, dq float64, bland bool) (int, float64) {
-	theta1 := math.Inf(1)
+	e.stops, e.bps = e.stops[:0], e.bps[:0]
 	for p, a := range e.alpha {
-		if a > densePivTol && e.room(p) >= -e.feasTol {
-			if t := (e.room(p) + e.feasTol) / a; t < theta1 {
-				theta1 = t
-			}
-		}
-	}
-	if phase1 {
-		e.bps = e.bps[:0]
-		for p, a := range e.alpha {
-			if a < -densePivTol && e.room(p) < -e.feasTol {
-				if t := e.room(p) / a; t <= theta1 {
-					e.bps = append(e.bps, breakpoint{t, p})
-				}
-			}
-		}
-		slices.SortFunc(e.bps, func(a, b breakpoint) int {
-			switch {
-			case a.t < b.t:
-				return -1
-			case a.t > b.t:
-				return 1
-			}
-			return a.p - b.p
-		})
-		slope := dq
-		for _, b := range e.bps {
-			if slope -= e.alpha[b.p]; slope >= 0 {
-				return b.p, b.t
-			}
-		}
-	}
-	r, best := -1, 0.0
-	if bland {
-		exact := math.Inf(1)
-		for p, a := range e.alpha {
-			if room := e.room(p); a > densePivTol && room >= -e.feasTol {
+		room := e.room(p)
+		switch {
+		case a > densePivTol && room >= -e.feasTol:
+			// Divided, not room ≤ θ·a: when tol is lost in room + tol,
+			// rounding the product can exclude the row that set θ.
+			t := room / a
+			if bland {
 				// Values within the tolerance of the bound are exact
 				// ties, broken by the smallest variable.
-				t := 0.0
+				t = 0
 				if room > e.feasTol {
 					t = room / a
 				}
-				if r < 0 || t < exact || (t == exact && e.head[p] < e.head[r]) {
-					r, exact = p, t
-				}
 			}
-		}
-		if r < 0 {
-			return -1, 0
-		}
-		return r, exact
-	}
-	for p, a := range e.alpha {
-		// Divided, not room ≤ theta1·a: when tol is lost in room + tol,
-		// rounding the product can exclude the row that set theta1.
-		if room := e.room(p); a > densePivTol && room >= -e.feasTol && room/a <= theta1 && a > best {
-			r, best = p, a
+			e.stops = append(e.stops, simplex.Stop{T: t, Relaxed: (room + e.feasTol) / a, Pivot: a, P: p, Var: e.head[p], ToLB: true})
+		case phase1 && a < -densePivTol && room < -e.feasTol:
+			e.bps = append(e.bps, simplex.Breakpoint{T: room / a, Inc: -a, P: p, Key: p, ToLB: true})
 		}
 	}
-	if r < 0 {
+	theta1 := simplex.Bound(e.stops, math.Inf(1))
+	if phase1 {
+		if k := simplex.LongStep(e.bps, theta1, dq, 0); k >= 0 {
+			return e.bps[k].P, e.bps[k].T
+		}
+	}
+	if bland {
+		if k := simplex.Nearest(e.stops, math.Inf(1)); k >= 0 {
+			return e.stops[k].P, e.stops[k].T
+		}
 		return -1, 0
 	}
-	return r, math.Max(e.room(r)/e.alpha[r], 0)
+	if k := simplex.Harris(e.stops, theta1); k >= 0 {
+		return e.stops[k].P, math.Max(e.stops[k].T, 0)
+	}
+	return -1, 0
 }
 
 // room is how far the value basic at position p is above its lower bound.
@@ -726,8 +666,8 @@ func (e *dense) room(p int) float64 {
 	return e.xb[p]
 }
 
-// perturb lowers every variable's bound by a pseudo-random 100 to 1000
-// times the feasibility tolerance (the same sequence on every call, so
+// perturb lowers every variable's bound by a pseudo-random
+// simplex.Perturbation of the feasibility tolerance (the same sequence on every call, so
 // that solves are reproducible): the current basis stays feasible and the
 // ties of the ratio test that make a degenerate run are broken.
 func (e *dense) perturb() {
@@ -735,8 +675,7 @@ func (e *dense) perturb() {
 	seed := uint64(0x9e3779b97f4a7c15)
 	for v := range e.shift {
 		seed = seed*6364136223846793005 + 1442695040888963407
-		u := float64(seed>>11) / (1 << 53)
-		e.shift[v] = e.feasTol * (100 + 900*u)
+		e.shift[v] = simplex.Perturbation(e.feasTol, simplex.Uniform(seed))
 	}
 	e.perturbed = true
 }

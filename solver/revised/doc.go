@@ -55,6 +55,12 @@
 // the phase 1 duals as its certificate (which FarkasGap may then not
 // verify).
 //
+// The choices of that strategy (partial pricing and Bland's rule, Harris's
+// passes and the nearest stop, the long step, the run of degenerate steps,
+// the size of a perturbation) are package internal/simplex's, shared with
+// internal/colgen's master engine; this package keeps the LU basis, the
+// bounds and their scaling, and the arithmetic of a step to a bound.
+//
 // # Scaling
 //
 // Each row of A (and its bounds) is multiplied inside the engine by the

@@ -4,14 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
 
+	"github.com/pmlopt/pmlopt/internal/simplex"
 	"github.com/pmlopt/pmlopt/lp"
 )
 
 // Partial pricing reads at least partialMin columns, or 1/partialParts of
-// them, per iteration before taking the best candidate found.
-const partialMin, partialParts = 2000, 8
+// them, per iteration before taking the best candidate found; it prices
+// priceBlock of them per call (the choice does not depend on it).
+const partialMin, partialParts, priceBlock = 2000, 8, 16
 
 // Runs that switch the pricing to Bland's rule with an exact ratio test.
 //
@@ -158,15 +159,16 @@ type Simplex struct {
 
 	// scratch
 	cB, y, alpha, rhs, d []float64
-	bp                   []breakpoint
+	bp                   []simplex.Breakpoint
+	stops                []simplex.Stop
 
 	iter int
 
 	// Bound perturbation against stalling: the true bounds while the
 	// engine works on relaxed ones.
 	perturbed, perturbDone bool
-	// priceFrom is where the next partial pricing pass starts.
-	priceFrom int
+	// pricing is the rotating partial pricing, where its next pass starts.
+	pricing simplex.Pricing
 	// valid: the factors are those of the current basis of the current
 	// matrix (a fresh refactorisation, possibly with eta updates since).
 	// Changing an entry of A (SetCoef) or resetting the basis clears it.
@@ -175,8 +177,8 @@ type Simplex struct {
 	rng            uint64
 }
 
-// perturb relaxes every finite bound by a pseudo-random amount between
-// 100 and 1000 times the variable's feasibility tolerance (times 1 + |bound|),
+// perturb relaxes every finite bound by a pseudo-random
+// simplex.Perturbation of the variable's feasibility tolerance (times 1 + |bound|),
 // which breaks the ties of a degenerate vertex.
 func (s *Simplex) perturb() {
 	s.perturbed, s.perturbDone = true, true
@@ -187,10 +189,10 @@ func (s *Simplex) perturb() {
 			continue
 		}
 		if !math.IsInf(s.lb[j], -1) {
-			s.lb[j] -= s.ftol[j] * (100 + 900*s.rand()) * (1 + math.Abs(s.lb[j]))
+			s.lb[j] -= simplex.Perturbation(s.ftol[j], s.rand()) * (1 + math.Abs(s.lb[j]))
 		}
 		if !math.IsInf(s.ub[j], 1) {
-			s.ub[j] += s.ftol[j] * (100 + 900*s.rand()) * (1 + math.Abs(s.ub[j]))
+			s.ub[j] += simplex.Perturbation(s.ftol[j], s.rand()) * (1 + math.Abs(s.ub[j]))
 		}
 	}
 }
@@ -214,14 +216,7 @@ func (s *Simplex) rand() float64 {
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
 	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
 	z ^= z >> 31
-	return float64(z>>11) / (1 << 53)
-}
-
-type breakpoint struct {
-	t    float64
-	p    int
-	inc  float64
-	toLB bool
+	return simplex.Uniform(z)
 }
 
 // ErrInvalid wraps the reasons a model is refused.
@@ -631,7 +626,7 @@ func (s *Simplex) resetBasis() {
 		s.head[i] = s.n + i
 		s.state[s.n+i] = basic
 	}
-	s.priceFrom = 0
+	s.pricing.From = 0
 }
 
 // solve runs the primal simplex method from the current basis. Each
@@ -652,7 +647,7 @@ func (s *Simplex) solve() (*Result, error) {
 	} else if err := s.refactor(); err != nil {
 		return nil, err
 	}
-	r := solveRun{leastInfs: math.Inf(1), fresh: true}
+	r := solveRun{leastInfs: math.Inf(1), fresh: true, deg: simplex.Degeneracy{Run: stallRun}}
 	for {
 		// 1. A fresh factorisation every RefactorEvery updates.
 		if s.f.numEtas() >= s.opt.RefactorEvery {
@@ -666,14 +661,14 @@ func (s *Simplex) solve() (*Result, error) {
 		r.track(phase1, infs)
 		s.duals(phase1)
 		// 3. A long run of degenerate steps perturbs the bounds.
-		if r.degenerate > stallRun && !s.perturbDone {
+		if r.deg.Long() && !s.perturbDone {
 			if err := s.perturbStalled(&r); err != nil {
 				return nil, err
 			}
 			continue
 		}
 		// 4. Pricing: the entering variable q.
-		bland := r.degenerate > stallRun || (phase1 && r.flat > flatRun)
+		bland := r.deg.Long() || (phase1 && r.flat > flatRun)
 		q, dq := s.entering(phase1, bland)
 		// 5. No entering variable: optimal, infeasible, or not yet sure.
 		if q < 0 {
@@ -730,15 +725,15 @@ func (s *Simplex) solve() (*Result, error) {
 // counters that decide when to perturb the bounds, switch to Bland's rule
 // or give up on phase 1.
 type solveRun struct {
-	iters      int
-	degenerate int // degenerate steps in a row
+	iters int
+	deg   simplex.Degeneracy // degenerate steps in a row
 	// leastInfs is the least sum of infeasibilities of a phase 1 point so
 	// far; flat and stale count the nondegenerate and all phase 1 steps
 	// since it last fell.
 	leastInfs   float64
 	flat, stale int
 	perturbs    int  // perturbations after a stale phase 1
-	moved       bool // the last pass took a step of length above 1e-12
+	moved       bool // the last pass took a step longer than simplex.DegenerateStep
 	stepped     bool // the last pass took a step
 	fresh       bool // factors and x_B computed from scratch, no update since
 }
@@ -795,12 +790,7 @@ func (r *solveRun) track(phase1 bool, infs float64) {
 // took records the length of the step just taken: the degenerate run
 // that triggers a perturbation counts the steps too short to move.
 func (r *solveRun) took(step float64) {
-	r.moved, r.stepped = step > 1e-12, true
-	if r.moved {
-		r.degenerate = 0
-	} else {
-		r.degenerate++
-	}
+	r.moved, r.stepped = r.deg.Took(step), true
 }
 
 // duals sets the basic costs of phase 2 (the objective's) when every basic
@@ -829,45 +819,26 @@ func (s *Simplex) perturbStalled(r *solveRun) error {
 		return err
 	}
 	r.fresh = true
-	r.degenerate = 0
+	r.deg.Steps = 0
 	return nil
 }
 
 // entering returns the nonbasic variable to enter the basis and its
-// reduced cost, or q < 0 when none prices out. Partial pricing: the scan
-// starts where the last one stopped and stops once a chunk of the columns
-// has been read and a candidate found; optimality is declared only after a
-// scan of every column finds none. Bland's rule scans in index order and
-// takes the first candidate, which rules out cycling.
+// reduced cost, or q < 0 when none prices out: rotating partial pricing
+// over the columns and the rows' logicals, or Bland's rule
+// (simplex.Pricing).
 func (s *Simplex) entering(phase1, bland bool) (q int, dq float64) {
-	q, best := -1, 0.0
 	total := s.n + s.m
-	chunk := max(partialMin, total/partialParts)
-	from := s.priceFrom
-	if bland {
-		from = 0
-	}
-	for k := 0; k < total; k++ {
-		if q >= 0 && k >= chunk && !bland {
-			break
-		}
-		j := from + k
-		if j >= total {
-			j -= total
-		}
-		s.priceFrom = j + 1
-		dj, score := s.price(j, phase1, s.opt.OptTol)
-		if score == 0 {
-			continue
-		}
-		if bland {
-			return j, dj
-		}
-		if score > best {
-			q, dq, best = j, dj, score
-		}
-	}
-	return q, dq
+	return s.pricing.Enter(total, max(partialMin, total/partialParts), priceBlock, bland,
+		func(from, k0, k1 int, d, score []float64) {
+			for k := k0; k < k1; k++ {
+				j := from + k
+				if j >= total {
+					j -= total
+				}
+				d[k-k0], score[k-k0] = s.price(j, phase1, s.opt.OptTol)
+			}
+		})
 }
 
 // noEntering decides a pass that found no entering variable. Only fresh
@@ -880,7 +851,7 @@ func (s *Simplex) noEntering(r *solveRun, phase1 bool) (*Result, flow, error) {
 	}
 	if s.perturbed {
 		s.unperturb()
-		r.degenerate = 0
+		r.deg.Steps = 0
 		return s.again(r)
 	}
 	if phase1 {
@@ -906,13 +877,13 @@ func (s *Simplex) unstale(r *solveRun) (*Result, flow, error) {
 	case !r.fresh:
 	case s.perturbed:
 		s.unperturb()
-		r.leastInfs, r.flat, r.stale, r.degenerate = math.Inf(1), 0, 0, 0
+		r.leastInfs, r.flat, r.stale, r.deg.Steps = math.Inf(1), 0, 0, 0
 	case settled:
 		return s.infeasible(r.iters), finish, nil
 	default:
 		s.perturb()
 		r.perturbs++
-		r.leastInfs, r.flat, r.stale, r.degenerate = math.Inf(1), 0, 0, 0
+		r.leastInfs, r.flat, r.stale, r.deg.Steps = math.Inf(1), 0, 0, 0
 	}
 	return s.again(r)
 }
@@ -947,16 +918,30 @@ func (s *Simplex) enteringColumn(q int, dq float64) (dir, ptol float64) {
 // ratioTest chooses the leaving basic and the step length: Harris's two
 // passes over the hard stops, after the phase 1 breakpoints where an
 // infeasible basic reaches its bound (a long step passes those while the
-// sum of infeasibilities still falls). flip: q reaches its other bound
+// sum of infeasibilities still falls, simplex.LongStep); under Bland's
+// rule the nearest stop (simplex.Nearest). flip: q reaches its other bound
 // first and no basis change is needed. leave < 0 without flip: a ray.
 func (s *Simplex) ratioTest(q int, dq, dir, ptol float64, phase1, bland bool) (leave int, step float64, toLB, flip bool) {
 	theta := s.hardStops(q, dir, ptol, phase1, bland)
 	leave = -1
 	if len(s.bp) > 0 {
-		leave, step, toLB = s.longStep(theta, dq)
+		// A long step stops at the last breakpoint passed whose pivot is
+		// at least 0.1 of the largest passed: one that ends on a tiny
+		// pivot would leave an ill-conditioned basis.
+		if k := simplex.LongStep(s.bp, theta, dq, 0.1); k >= 0 {
+			leave, step, toLB = s.bp[k].P, s.bp[k].T, s.bp[k].ToLB
+		}
 	}
 	if leave < 0 && !math.IsInf(theta, 1) {
-		leave, step, toLB = s.harris(theta, dir, ptol, phase1, bland)
+		var k int
+		if bland {
+			k = simplex.Nearest(s.stops, theta)
+		} else {
+			k = simplex.Harris(s.stops, theta)
+		}
+		if k >= 0 {
+			leave, step, toLB = s.stops[k].P, s.stops[k].T, s.stops[k].ToLB
+		}
 		if step < 0 {
 			step = 0
 		}
@@ -967,20 +952,22 @@ func (s *Simplex) ratioTest(q int, dq, dir, ptol float64, phase1, bland bool) (l
 	return leave, step, toLB, flip
 }
 
-// hardStops is the Harris ratio test's first pass: the longest step θ
-// (bounds relaxed by the feasibility tolerance, not under Bland's rule)
-// before a basic passes a bound it must keep, or q its own range. It
-// collects in s.bp the phase 1 breakpoints, where an infeasible basic
-// reaches the bound it violates.
+// hardStops classifies the basics against their bounds along the entering
+// direction: in s.stops the bounds each must keep (relaxed by the
+// feasibility tolerance, not under Bland's rule), in s.bp the phase 1
+// breakpoints, where an infeasible basic reaches the bound it violates.
+// It returns the first pass of Harris's ratio test: the longest step θ
+// before a basic passes a relaxed stop, or q its own range.
 func (s *Simplex) hardStops(q int, dir, ptol float64, phase1, bland bool) (theta float64) {
 	theta = math.Inf(1)
 	if !math.IsInf(s.ub[q], 1) && !math.IsInf(s.lb[q], -1) {
 		theta = s.ub[q] - s.lb[q]
 	}
-	s.bp = s.bp[:0]
+	s.bp, s.stops = s.bp[:0], s.stops[:0]
 	for p, v := range s.head {
 		rate := -dir * s.alpha[p]
-		if math.Abs(rate) <= ptol {
+		ar := math.Abs(rate)
+		if ar <= ptol {
 			continue
 		}
 		xv, lo, up, ftol := s.x[v], s.lb[v], s.ub[v], s.ftol[v]
@@ -991,120 +978,29 @@ func (s *Simplex) hardStops(q int, dir, ptol float64, phase1, bland bool) (theta
 		switch {
 		case phase1 && xv < lo-ftol:
 			if rate > 0 {
-				s.bp = append(s.bp, breakpoint{t: (lo - xv) / rate, p: p, inc: rate, toLB: true})
+				s.bp = append(s.bp, simplex.Breakpoint{T: (lo - xv) / rate, Inc: rate, P: p, Key: v, ToLB: true})
 				if !math.IsInf(up, 1) {
-					theta = math.Min(theta, (up+tol-xv)/rate)
+					s.stops = append(s.stops, simplex.Stop{T: (up - xv) / rate, Relaxed: (up + tol - xv) / rate, Pivot: ar, P: p, Var: v})
 				}
 			}
 		case phase1 && xv > up+ftol:
 			if rate < 0 {
-				s.bp = append(s.bp, breakpoint{t: (up - xv) / rate, p: p, inc: -rate})
+				s.bp = append(s.bp, simplex.Breakpoint{T: (up - xv) / rate, Inc: -rate, P: p, Key: v})
 				if !math.IsInf(lo, -1) {
-					theta = math.Min(theta, (lo-tol-xv)/rate)
+					s.stops = append(s.stops, simplex.Stop{T: (lo - xv) / rate, Relaxed: (lo - tol - xv) / rate, Pivot: ar, P: p, Var: v, ToLB: true})
 				}
 			}
 		case rate > 0:
 			if !math.IsInf(up, 1) {
-				theta = math.Min(theta, (up+tol-xv)/rate)
+				s.stops = append(s.stops, simplex.Stop{T: (up - xv) / rate, Relaxed: (up + tol - xv) / rate, Pivot: ar, P: p, Var: v})
 			}
 		default:
 			if !math.IsInf(lo, -1) {
-				theta = math.Min(theta, (lo-tol-xv)/rate)
+				s.stops = append(s.stops, simplex.Stop{T: (lo - xv) / rate, Relaxed: (lo - tol - xv) / rate, Pivot: ar, P: p, Var: v, ToLB: true})
 			}
 		}
 	}
-	return theta
-}
-
-// longStep passes the phase 1 breakpoints within θ in order while the
-// slope of the sum of infeasibilities stays negative. Any breakpoint passed
-// so far is a valid place to stop (the sum decreases up to it), so it stops
-// at the last one whose pivot is not small compared with the largest of
-// them: a long step that ends on a tiny pivot would leave an
-// ill-conditioned basis. leave < 0: the slope stays negative past them.
-func (s *Simplex) longStep(theta, dq float64) (leave int, step float64, toLB bool) {
-	sort.Slice(s.bp, func(a, b int) bool {
-		if s.bp[a].t != s.bp[b].t {
-			return s.bp[a].t < s.bp[b].t
-		}
-		return s.head[s.bp[a].p] < s.head[s.bp[b].p]
-	})
-	slope := -math.Abs(dq)
-	last := -1
-	incMax := 0.0
-	for k, b := range s.bp {
-		if b.t > theta {
-			break
-		}
-		last = k
-		incMax = math.Max(incMax, b.inc)
-		slope += b.inc
-		if slope >= 0 {
-			break
-		}
-	}
-	if last >= 0 && slope >= 0 {
-		for k := last; k >= 0; k-- {
-			if b := s.bp[k]; b.inc >= 0.1*incMax {
-				return b.p, b.t, b.toLB
-			}
-		}
-	}
-	return -1, 0, false
-}
-
-// harris is the Harris ratio test's second pass: among the hard stops
-// reached within θ, the one of largest pivot, for a well-conditioned next
-// basis (under Bland's rule the nearest, ties to the least index).
-func (s *Simplex) harris(theta, dir, ptol float64, phase1, bland bool) (leave int, step float64, toLB bool) {
-	leave = -1
-	bestRate := 0.0
-	bestVar := math.MaxInt
-	for p, v := range s.head {
-		rate := -dir * s.alpha[p]
-		ar := math.Abs(rate)
-		if ar <= ptol {
-			continue
-		}
-		xv, lo, up, ftol := s.x[v], s.lb[v], s.ub[v], s.ftol[v]
-		var t float64
-		var lower bool
-		switch {
-		case phase1 && xv < lo-ftol:
-			if rate <= 0 || math.IsInf(up, 1) {
-				continue
-			}
-			t = (up - xv) / rate
-		case phase1 && xv > up+ftol:
-			if rate >= 0 || math.IsInf(lo, -1) {
-				continue
-			}
-			t, lower = (lo-xv)/rate, true
-		case rate > 0:
-			if math.IsInf(up, 1) {
-				continue
-			}
-			t = (up - xv) / rate
-		default:
-			if math.IsInf(lo, -1) {
-				continue
-			}
-			t, lower = (lo-xv)/rate, true
-		}
-		if t > theta {
-			continue
-		}
-		if bland {
-			if t < step || leave < 0 || (t == step && v < bestVar) {
-				leave, step, toLB, bestVar = p, t, lower, v
-			}
-			continue
-		}
-		if ar > bestRate {
-			leave, step, toLB, bestRate = p, t, lower, ar
-		}
-	}
-	return leave, step, toLB
+	return simplex.Bound(s.stops, theta)
 }
 
 // ray handles a pass whose ratio test found no bound to stop at. In phase
@@ -1121,7 +1017,7 @@ func (s *Simplex) ray(r *solveRun, phase1 bool) (*Result, flow, error) {
 	}
 	if s.perturbed {
 		s.unperturb()
-		r.degenerate = 0
+		r.deg.Steps = 0
 		return s.again(r)
 	}
 	return &Result{Status: lp.Unbounded, Iterations: r.iters}, finish, nil
