@@ -35,6 +35,7 @@ func main() {
 	workers := flag.Int("workers", 0, "bisect.Options.Workers (0: every core)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile to this file")
 	symmetry := flag.String("symmetry", "auto", "auto (bisect finds the grid's reflections) or off (bisect.Options.Symmetry empty)")
+	verbose := flag.Bool("v", false, "with -curve, print every threshold as it settles (seconds since the start, its bracket, probes and LPs) on stderr")
 	flag.Parse()
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
@@ -89,6 +90,13 @@ func main() {
 		fail(fmt.Errorf("-objective %q: want value or order", *objective))
 	}
 	start := time.Now()
+	if *verbose {
+		opt.Settled = func(p bisect.Point) {
+			fmt.Fprintf(os.Stderr, "%7.1f s  h %4d  value %-14.10g ε* in [%.12g, %.12g] (width %.2g, %s)  probes %d  LPs %d\n",
+				time.Since(start).Seconds(), p.H, p.Threshold, p.OptimalEpsilonLower, p.OptimalEpsilon,
+				p.OptimalEpsilon-p.OptimalEpsilonLower, p.Lower, p.GoProbes, p.LPSolves)
+		}
+	}
 	var line string
 	if *curve {
 		pts, err := bisect.ValueCurve(context.Background(), pi, u, opt)
