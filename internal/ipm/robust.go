@@ -60,6 +60,9 @@ type robustIPM struct {
 	dualI      float64
 	// held is measureRel of the point runTo left (the best it saw).
 	held float64
+	// reg is the relative floor added to the diagonal of the output
+	// blocks' prior rows (robustReg when set; see factor).
+	reg float64
 
 	// Newton system
 	e, f, d []float64
@@ -335,11 +338,20 @@ func (x *robustIPM) factor() error {
 			efd += e[i] * f[i] * d[i]
 		}
 		K[0] = -efd
+		// A prior row's diagonal is πᵀ D π + σ/β. When several listed
+		// priors are tight at the optimum (ties in the column, which the
+		// worst priors of a box or ball break in many ways), σ/β vanishes
+		// on all of them, their rows tend to linearly dependent ones and
+		// the block's inverse loses the digits the rows' residual needs.
+		// With reg > 0 each such diagonal is raised by reg times itself, a
+		// proximal term on the multipliers β and γ: the direction is an
+		// inexact Newton step, and convergence is still judged on the
+		// residuals computed from the point itself.
 		for q := range x.lo[j] {
 			a := offB + q
 			K[a] -= x.mu
 			K[a*sz] -= x.mu
-			K[a*sz+a] += x.sig[j][q] / x.bet[j][q]
+			K[a*sz+a] += x.sig[j][q]/x.bet[j][q] + x.reg*K[a*sz+a]
 		}
 		if x.lip {
 			K[1*sz+1] = -efd
@@ -347,7 +359,7 @@ func (x *robustIPM) factor() error {
 				a := offG + q
 				K[1*sz+a]++
 				K[a*sz+1]++
-				K[a*sz+a] += x.tau[j][q] / x.gam[j][q]
+				K[a*sz+a] += x.tau[j][q]/x.gam[j][q] + x.reg*K[a*sz+a]
 			}
 		}
 		if err := invertScaled(K, sz); err != nil {
