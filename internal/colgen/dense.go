@@ -475,7 +475,6 @@ func (e *dense) run() (*denseResult, error) {
 		maxIter = min(maxIter, e.iterCap)
 	}
 	deg := simplex.Degeneracy{Run: e.degenerateRun}
-	perturbDone := false
 	// best is the least sum of the slacks of a phase 2 basis so far,
 	// flat the phase 2 pivots since it last fell by stallGain.
 	best, flat := math.Inf(1), 0
@@ -511,12 +510,12 @@ func (e *dense) run() (*denseResult, error) {
 			e.yValid = !phase1
 		}
 
-		if deg.Long() && !perturbDone {
+		if deg.PerturbNow() {
 			// A long run of degenerate steps: relax the bounds a little
 			// and go on; the point is cleaned up on the true bounds
 			// once this relaxed problem is solved.
 			e.perturb()
-			perturbDone, deg.Steps = true, 0
+			deg.Perturbing()
 			best, flat = math.Inf(1), 0
 		}
 		// Pricing: Dantzig's rule on a part of the columns, chunk at a
@@ -527,7 +526,8 @@ func (e *dense) run() (*denseResult, error) {
 		q, dq := e.pricing.Enter(total, chunk, chunk, bland,
 			func(from, k0, k1 int, d, score []float64) { e.reducedCosts(from, k0, k1, phase1, d, score) })
 		if q < 0 {
-			if e.updates > 0 && !e.accurate() {
+			switch simplex.NoEntering(e.updates == 0 || e.accurate(), e.perturbed, phase1) {
+			case simplex.Refresh:
 				// Confirm on fresh factors.
 				if !e.invert() {
 					return &denseResult{Iterations: iters}, errStalled
@@ -535,15 +535,13 @@ func (e *dense) run() (*denseResult, error) {
 				e.computeX()
 				e.reshift()
 				continue
-			}
-			if e.perturbed {
+			case simplex.Unperturb:
 				// Back on the true bounds, where the sum of the slacks
 				// can not reach what the relaxed problem's did.
 				e.perturbed = false
 				best, flat = math.Inf(1), 0
 				continue
-			}
-			if phase1 {
+			case simplex.Infeasible:
 				return &denseResult{Iterations: iters}, errStalled
 			}
 			return e.result(iters), nil

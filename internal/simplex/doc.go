@@ -14,6 +14,7 @@
 //     (Bland (1977));
 //   - degenerate.go: the run of degenerate steps that perturbs the bounds
 //     once and then switches the pricing to Bland's rule;
+//   - verdict.go: what a pass that finds no entering variable decides;
 //   - perturb.go: the size of a bound perturbation;
 //   - tolerances.go: the tolerances these share.
 //

@@ -185,3 +185,29 @@ func TestPerturbation(t *testing.T) {
 	require.InDelta(t, 1e-6, Perturbation(1e-9, Uniform(math.MaxUint64)), 1e-20)
 	require.LessOrEqual(t, Perturbation(1e-9, Uniform(math.MaxUint64)), 1e-6)
 }
+
+// TestNoEntering: untrusted factors are refreshed before anything, then
+// perturbed bounds restored; only then does phase 1 end infeasible and
+// phase 2 optimal.
+func TestNoEntering(t *testing.T) {
+	for _, perturbed := range []bool{false, true} {
+		for _, phase1 := range []bool{false, true} {
+			require.Equal(t, Refresh, NoEntering(false, perturbed, phase1))
+		}
+		require.Equal(t, Unperturb, NoEntering(true, true, perturbed))
+	}
+	require.Equal(t, Infeasible, NoEntering(true, false, true))
+	require.Equal(t, Optimal, NoEntering(true, false, false))
+
+	d := Degeneracy{Run: 1}
+	d.Took(0)
+	require.False(t, d.PerturbNow(), "a run of Run steps is not long")
+	d.Took(0)
+	require.True(t, d.PerturbNow())
+	d.Perturbing()
+	require.Zero(t, d.Steps)
+	d.Took(0)
+	d.Took(0)
+	require.True(t, d.Long())
+	require.False(t, d.PerturbNow(), "the bounds are perturbed once a solve")
+}

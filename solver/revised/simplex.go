@@ -166,7 +166,7 @@ type Simplex struct {
 
 	// Bound perturbation against stalling: the true bounds while the
 	// engine works on relaxed ones.
-	perturbed, perturbDone bool
+	perturbed bool
 	// pricing is the rotating partial pricing, where its next pass starts.
 	pricing simplex.Pricing
 	// valid: the factors are those of the current basis of the current
@@ -181,7 +181,7 @@ type Simplex struct {
 // simplex.Perturbation of the variable's feasibility tolerance (times 1 + |bound|),
 // which breaks the ties of a degenerate vertex.
 func (s *Simplex) perturb() {
-	s.perturbed, s.perturbDone = true, true
+	s.perturbed = true
 	s.saveLB = append(s.saveLB[:0], s.lb...)
 	s.saveUB = append(s.saveUB[:0], s.ub...)
 	for j := range s.lb {
@@ -638,7 +638,6 @@ func (s *Simplex) solve() (*Result, error) {
 		return &Result{Status: lp.Infeasible}, nil
 	}
 	defer s.unperturb()
-	s.perturbDone = false
 	if s.valid && s.f.numEtas() == 0 {
 		// The factors of the last refactorisation still describe the
 		// basis (only bounds or costs changed): x_B alone is
@@ -661,7 +660,7 @@ func (s *Simplex) solve() (*Result, error) {
 		r.track(phase1, infs)
 		s.duals(phase1)
 		// 3. A long run of degenerate steps perturbs the bounds.
-		if r.deg.Long() && !s.perturbDone {
+		if r.deg.PerturbNow() {
 			if err := s.perturbStalled(&r); err != nil {
 				return nil, err
 			}
@@ -815,11 +814,11 @@ func (s *Simplex) duals(phase1 bool) {
 // cleaned up on the true bounds when this relaxed problem is solved.
 func (s *Simplex) perturbStalled(r *solveRun) error {
 	s.perturb()
+	r.deg.Perturbing()
 	if err := s.refactor(); err != nil {
 		return err
 	}
 	r.fresh = true
-	r.deg.Steps = 0
 	return nil
 }
 
@@ -841,20 +840,20 @@ func (s *Simplex) entering(phase1, bland bool) (q int, dq float64) {
 		})
 }
 
-// noEntering decides a pass that found no entering variable. Only fresh
-// factors and the true bounds are trusted to declare the end: stale
-// factors are recomputed and perturbed bounds restored (from this basis)
-// before the next pass; then phase 1 ends infeasible and phase 2 optimal.
+// noEntering acts on the verdict of a pass that found no entering
+// variable (simplex.NoEntering): only fresh factors and the true bounds
+// are trusted to declare the end, so stale factors are recomputed and
+// perturbed bounds restored (from this basis) before the next pass; then
+// phase 1 ends infeasible and phase 2 optimal.
 func (s *Simplex) noEntering(r *solveRun, phase1 bool) (*Result, flow, error) {
-	if !r.fresh {
+	switch simplex.NoEntering(r.fresh, s.perturbed, phase1) {
+	case simplex.Refresh:
 		return s.again(r)
-	}
-	if s.perturbed {
+	case simplex.Unperturb:
 		s.unperturb()
 		r.deg.Steps = 0
 		return s.again(r)
-	}
-	if phase1 {
+	case simplex.Infeasible:
 		return s.infeasible(r.iters), finish, nil
 	}
 	return s.optimal(r.iters), finish, nil
@@ -882,8 +881,9 @@ func (s *Simplex) unstale(r *solveRun) (*Result, flow, error) {
 		return s.infeasible(r.iters), finish, nil
 	default:
 		s.perturb()
+		r.deg.Perturbing()
 		r.perturbs++
-		r.leastInfs, r.flat, r.stale, r.deg.Steps = math.Inf(1), 0, 0, 0
+		r.leastInfs, r.flat, r.stale = math.Inf(1), 0, 0
 	}
 	return s.again(r)
 }
