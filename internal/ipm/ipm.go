@@ -104,7 +104,8 @@ type Result struct {
 	// DenseFactors counts the dense N×N factorisations a low-rank solve
 	// fell back on, and Rescued the low-rank solves that conjugate
 	// gradients (preconditioned by the identity's solve or by an earlier
-	// dense factor) recovered instead.
+	// dense factor) recovered instead, over all the iterations run, also
+	// those after the point returned.
 	DenseFactors, Rescued int
 
 	// face is the optimal face the interior point's complementarity
@@ -285,6 +286,10 @@ func (w *workspace) bestPoint(ctx context.Context, maxIter int, gap float64, res
 		g := bound() - best.Value
 		return g < before, g <= gap*math.Max(1, math.Abs(best.Value))
 	})
+	if best != nil {
+		// The whole run's work, with the iterations after the point kept.
+		best.DenseFactors, best.Rescued = w.denseFactors, w.rescued
+	}
 	if best == nil || bound() == best.Bound {
 		return best
 	}
