@@ -285,7 +285,7 @@ func (c *coverer) hint(fam family, k int, limit float64, h hint, tol float64) hi
 
 // cutRounds bounds the covering LPs with cuts (colgen.SolveCuts) that
 // cut asks for one pattern.
-const cutRounds = 12
+const cutRounds = 48
 
 // cut closes the bracket of h for pattern pat, where the cover left it
 // open (a prior far from uniform), by the covering LPs with the prior's

@@ -715,9 +715,13 @@ func SolveCuts(pi mech.Prior, pat mech.Pattern, lambda float64, cuts [][]int, st
 			}
 		}
 	}
+	// An output usable only at a ratio within cutKeep of λ is kept: a
+	// ratio reached by a proof can lie a few ulps below the one at which
+	// the output becomes usable, when ε* is that output's bound; a flow
+	// routes a hair above λ, and its mechanism is audited.
 	kept := make([]bool, m)
 	for j := range m {
-		kept[j] = lambda*mass[j] >= 1
+		kept[j] = lambda*mass[j] >= 1-cutKeep
 	}
 	// single[i]: the coefficient of input i's row, min(1, 1/(λπ_i)).
 	single := make([]float64, n)
@@ -861,13 +865,14 @@ func SolveCuts(pi mech.Prior, pat mech.Pattern, lambda float64, cuts [][]int, st
 			md.AddCol(1, 0, lp.Inf, "")
 		}
 		for _, i := range rows {
+			// Input i's row divided by its coefficient: Σ z_j ≥ 1/single[i].
 			var es []lp.Nonzero
 			for k, j := range cols {
 				if pat[i][j] {
-					es = append(es, lp.Entry(k, single[i]))
+					es = append(es, lp.Entry(k, 1))
 				}
 			}
-			md.AddRow(1, lp.Inf, "", es...)
+			md.AddRow(1/single[i], lp.Inf, "", es...)
 		}
 		scale := make([]float64, len(cutRow))
 		for r, row := range cutRow {
@@ -903,7 +908,7 @@ func SolveCuts(pi mech.Prior, pat mech.Pattern, lambda float64, cuts [][]int, st
 			x[j] = math.Max(0, sol.X[k])
 		}
 		for r, i := range rows {
-			y[i] = math.Abs(sol.RowDuals[r])
+			y[i] = math.Abs(sol.RowDuals[r]) / single[i]
 		}
 		for r := range cutRow {
 			w[r] = math.Abs(sol.RowDuals[len(rows)+r]) * scale[r]
@@ -1016,6 +1021,10 @@ func SolveCuts(pi mech.Prior, pat mech.Pattern, lambda float64, cuts [][]int, st
 	}
 	return c, nil
 }
+
+// cutKeep is how far below 1 the product λπ(B_j) of an output SolveCuts
+// keeps may lie.
+const cutKeep = 1e-9
 
 // cutNoise is the relative size below which SolveCuts leaves a cut's
 // entry out of the restricted LP.
