@@ -279,10 +279,14 @@ func SolveRobust(p RobustProblem, opt Options) (*RobustResult, error) {
 		if !done {
 			// The iterations from the loose point stalled short of the
 			// gap (or never got there): once more from the start.
-			x = newRobustIPM(pi, u, mu, kap, lip, lo, hi)
-			iters, _, err = x.runTo(ctx, maxIter, 1e-6, target)
+			// A run that comes nowhere near leaves the earlier point.
+			y := newRobustIPM(pi, u, mu, kap, lip, lo, hi)
+			iters, _, err = y.runTo(ctx, maxIter, 1e-6, target)
 			res.Iterations += iters
-			if err != nil {
+			switch {
+			case err == nil:
+				x = y
+			case !errors.Is(err, ErrRobustNotConverged):
 				return nil, err
 			}
 		}
