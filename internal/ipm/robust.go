@@ -61,7 +61,8 @@ type robustIPM struct {
 	// held is measureRel of the point runTo left (the best it saw).
 	held float64
 	// reg is the relative floor added to the diagonal of the output
-	// blocks' prior rows (robustReg when set; see factor).
+	// blocks' prior rows (one of robustRegs in the runs SolveRobust
+	// repeats; see factor).
 	reg float64
 
 	// Newton system

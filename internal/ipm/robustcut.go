@@ -80,12 +80,13 @@ const robustLooseTol = 1e-4
 // gap aimed at: the value is then within about that much of the optimum.
 const robustAcceptGap = 1e-8
 
-// robustReg is the relative regularisation of the output blocks' prior
-// rows (robustIPM.reg) in the runs that SolveRobust repeats after a
-// breakdown or a stall: large enough to keep the blocks' inverses
-// accurate with several tight priors, small enough for the iterations to
-// reach robustAcceptGap.
-const robustReg = 1e-8
+// robustRegs are the relative regularisations of the output blocks'
+// prior rows (robustIPM.reg) in the runs that SolveRobust repeats after a
+// breakdown or a stall, the smallest first: large enough to keep the
+// blocks' inverses accurate with several tight priors, small enough for
+// the iterations to reach robustRegAcceptGap; a larger one answers some
+// stalls of a smaller one (most of them over L1 balls at 16 letters).
+var robustRegs = []float64{1e-8, 1e-7, 1e-6}
 
 // robustRegAcceptGap is robustAcceptGap for a point of the regularised
 // iterations, whose stalls leave the value further from the optimum
@@ -256,7 +257,7 @@ func SolveRobust(p RobustProblem, opt Options) (*RobustResult, error) {
 			// A breakdown before any point near the optimum: once more
 			// with the output blocks regularised.
 			x = newRobustIPM(pi, u, mu, kap, lip, lo, hi)
-			x.reg = robustReg
+			x.reg = robustRegs[0]
 			iters, done, err = x.runTo(ctx, maxIter, robustLooseTol, robustLooseTol)
 			res.Iterations += iters
 		}
@@ -290,14 +291,17 @@ func SolveRobust(p RobustProblem, opt Options) (*RobustResult, error) {
 				return nil, err
 			}
 		}
-		if !(x.held <= target) {
-			// Stalled short of the gap again: once more with the output
-			// blocks regularised, whose directions stay accurate where
-			// several tight priors make the blocks nearly singular; its
-			// point is kept where it is the better and within
-			// robustRegAcceptGap.
+		// Stalled short of the gap again: once more with the output
+		// blocks regularised, whose directions stay accurate where
+		// several tight priors make the blocks nearly singular, by each
+		// of robustRegs in turn until a point is the better and within
+		// robustRegAcceptGap.
+		for _, reg := range robustRegs {
+			if x.held <= target {
+				break
+			}
 			y := newRobustIPM(pi, u, mu, kap, lip, lo, hi)
-			y.reg = robustReg
+			y.reg = reg
 			iters, _, err := y.runTo(ctx, maxIter, 1e-6, target)
 			res.Iterations += iters
 			if err != nil && ctx.Err() != nil {
@@ -305,6 +309,7 @@ func SolveRobust(p RobustProblem, opt Options) (*RobustResult, error) {
 			}
 			if err == nil && y.held < x.held && y.held <= robustRegAcceptGap {
 				x = y
+				break
 			}
 		}
 		if x.separate(set, lo, hi) > 0 {
