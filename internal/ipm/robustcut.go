@@ -160,7 +160,8 @@ var ErrRobustNotConverged = errors.New("ipm: the interior point over the prior s
 // and, for each output, the best of a few priors of the set (the
 // multiplier-weighted mixtures of its lists, the estimate). Under PML one
 // such prior per output proves the optimum, and a bound further than
-// opt.Gap's accepted gap is an error. Under LIP and ALIP the upper and
+// opt.Gap's accepted gap, or than robustRegAcceptGap of the value, is an
+// error. Under LIP and ALIP the upper and
 // the lower caps each have their own mixture, and one prior for both
 // (the form package verify checks) may leave the bound above the optimum.
 //
@@ -168,8 +169,10 @@ var ErrRobustNotConverged = errors.New("ipm: the interior point over the prior s
 // answer: past robustMaxRounds, when a round from robustTiedRounds on
 // cuts most outputs (tied columns, whose worst priors are as many as the
 // ways to break the ties), when the last round's iterations stall short
-// of robustAcceptGap, or when they break down before any point near the
-// optimum. The caller then has the dualised LP decide.
+// of robustAcceptGap (robustRegAcceptGap for the reruns with the output
+// blocks regularised by robustRegs, which a stall or a breakdown brings
+// on), or when they break down before any point near the optimum. The
+// caller then has the dualised LP decide.
 func SolveRobust(p RobustProblem, opt Options) (*RobustResult, error) {
 	set := p.Set
 	if set == nil {
