@@ -43,6 +43,12 @@ const MaxSites = 1 << 22
 type Grid struct {
 	Width, Height int
 	Cell          float64
+	// Origin places the grid among coordinates: cell k covers
+	// [X + column·Cell, X + (column+1)·Cell) × [Y + row·Cell, Y +
+	// (row+1)·Cell) for Origin = (X, Y), which is how points are binned
+	// into cells. Distances between cells do not depend on it, so the
+	// sites keep the frame of cell 0,0.
+	Origin [2]float64
 }
 
 // Sites are the locations of the inputs or the outputs of a UtilityRule:

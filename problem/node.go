@@ -93,10 +93,11 @@ const (
 )
 
 // maxDepth is the deepest level the schema looks at: the document mapping is
-// at depth 0, a matrix at 1, its rows at 2 and their entries at 3. Content
-// below is replaced by an empty node of the same kind, which the decoder
-// refuses by kind, so deeply nested input costs no memory.
-const maxDepth = 3
+// at depth 0, a matrix at 1, its rows at 2 and their entries at 3, and
+// utility_rule.grid.origin's numbers at 4. Content below is replaced by an
+// empty node of the same kind, which the decoder refuses by kind, so deeply
+// nested input costs no memory.
+const maxDepth = 4
 
 func (n *node) describe() string {
 	switch n.kind {

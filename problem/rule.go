@@ -124,12 +124,19 @@ func decodeRule(v *node) (*mech.UtilityRule, error) {
 	return r, nil
 }
 
-// decodeGrid reads {width: W, height: H, cell: S}; cell is 1 when left out.
+// decodeGrid reads {width: W, height: H, cell: S, origin: [X, Y]}; cell is
+// 1 and origin 0,0 when left out. Only utility_rule.grid has an origin:
+// it places the input cells for binning points, and the output grid lies
+// in the same frame.
 func decodeGrid(field string, v *node) (*mech.Grid, error) {
 	if v.kind != mapNode {
 		return nil, fieldErr(field, -1, -1, "is %s, not a mapping with width and height", v.describe())
 	}
-	if err := checkKeys(field+".", *v, []string{"width", "height", "cell"}); err != nil {
+	keys := []string{"width", "height", "cell"}
+	if field == "utility_rule.grid" {
+		keys = append(keys, "origin")
+	}
+	if err := checkKeys(field+".", *v, keys); err != nil {
 		return nil, err
 	}
 	g := &mech.Grid{Cell: 1}
@@ -137,6 +144,17 @@ func decodeGrid(field string, v *node) (*mech.Grid, error) {
 	for i, k := range v.keys {
 		kid := &v.kids[i]
 		given[k] = true
+		if k == "origin" {
+			xy, err := vector(field+".origin", kid)
+			if err != nil {
+				return nil, err
+			}
+			if len(xy) != 2 {
+				return nil, fieldErr(field+".origin", -1, -1, "has %d numbers; want 2, [x, y]: the corner of cell 0,0", len(xy))
+			}
+			g.Origin = [2]float64{xy[0], xy[1]}
+			continue
+		}
 		if k == "cell" {
 			x, msg := number(kid)
 			if msg != "" {
@@ -338,7 +356,11 @@ func ruleEntries(p *Problem) []entry {
 	}
 	block := []entry{{"metric", word(r.Metric)}}
 	grid := func(key string, g *mech.Grid) {
-		block = append(block, entry{key, []entry{{"width", float64(g.Width)}, {"height", float64(g.Height)}, {"cell", g.Cell}}})
+		fields := []entry{{"width", float64(g.Width)}, {"height", float64(g.Height)}, {"cell", g.Cell}}
+		if g.Origin != [2]float64{} {
+			fields = append(fields, entry{"origin", g.Origin[:]})
+		}
+		block = append(block, entry{key, fields})
 	}
 	if r.Inputs.Grid != nil {
 		grid("grid", r.Inputs.Grid)

@@ -114,6 +114,7 @@ func TestRuleRoundTrip(t *testing.T) {
 		ruleHead + "prior: [0.25, 0.75]\ninputs: [home, work]\npoints: [[48.85, 2.35], [51.5, -0.12]]\nutility_rule: {metric: haversine, cap: 50, transform: square, scale: 0.5}\n",
 		ruleHead + "prior: [0.5, 0.5]\nutility_rule: {metric: chebyshev, grid: {width: 2, height: 1, cell: 0.5}, output_grid: {width: 3, height: 1}}\n",
 		ruleHead + "prior: [0.5, 0.5]\npoints: [[0, 0], [1, 1]]\noutput_points: [[2, 2]]\nutility_rule: {metric: manhattan}\n",
+		ruleHead + "prior: uniform\nutility_rule:\n  metric: euclidean\n  grid: {width: 8, height: 5, cell: 0.02, origin: [2.25, -48.81]}\n",
 	}
 	for _, doc := range docs {
 		p, err := Parse([]byte(doc), YAML)
@@ -159,6 +160,13 @@ func TestRuleBadInput(t *testing.T) {
 		{grid("{width: 46341, height: 46341}"), "utility_rule.grid: has 46341×46341 cells, beyond the 4194304 a rule may have"},
 		{grid("{width: 4194305, height: 1}"), "utility_rule.grid: has 4194305×1 cells"},
 		{grid("[2, 2]"), "utility_rule.grid: is a list, not a mapping"},
+		{grid("{width: 2, height: 2, origin: [1]}"), "utility_rule.grid.origin: has 1 numbers; want 2, [x, y]"},
+		{grid("{width: 2, height: 2, origin: [1, 2, 3]}"), "utility_rule.grid.origin: has 3 numbers; want 2, [x, y]"},
+		{grid("{width: 2, height: 2, origin: [1, .nan]}"), "utility_rule.grid.origin entry 2: is NaN"},
+		{grid("{width: 2, height: 2, origin: [-.inf, 0]}"), "utility_rule.grid.origin entry 1: is infinite"},
+		{grid("{width: 2, height: 2, origin: [x, 0]}"), "utility_rule.grid.origin entry 1: \"x\" is not a number"},
+		{grid("{width: 2, height: 2, origin: 3}"), "utility_rule.grid.origin: is \"3\", not a list of numbers"},
+		{ruleHead + "prior: uniform\nutility_rule: {metric: euclidean, grid: {width: 2, height: 1}, output_grid: {width: 2, height: 1, origin: [0, 0]}}\n", "utility_rule.output_grid: unknown key \"origin\""},
 		{pts("[[0, 0], [.nan, 1]]"), "points row 2, column 1: is NaN"},
 		{pts("[[0, 0], [1, .inf]]"), "points row 2, column 2: is infinite"},
 		{pts("[[0, 0], [1]]"), "points row 2: has 1 coordinates"},
@@ -253,5 +261,58 @@ func TestRuleBadInputJSON(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: got %v, want %q", c.doc, err, c.want)
 		}
+	}
+}
+
+// TestRuleGridOrigin reads utility_rule.grid.origin into the grid, writes
+// it back, and leaves a grid without one at 0,0 and written as before: the
+// origin places the cells, and the utility does not depend on it.
+func TestRuleGridOrigin(t *testing.T) {
+	base := ruleHead + "prior: uniform\nutility_rule:\n  metric: euclidean\n  grid: {width: 3, height: 2, cell: 0.5"
+	p, err := Parse([]byte(base+", origin: [10, -20.25]}\n"), YAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Rule.Inputs.Grid.Origin; got != [2]float64{10, -20.25} {
+		t.Fatalf("origin %v, want [10 -20.25]", got)
+	}
+	q, err := Parse([]byte(base+"}\n"), YAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := q.Rule.Inputs.Grid.Origin; got != [2]float64{} {
+		t.Fatalf("origin %v without the key, want 0,0", got)
+	}
+	for i := range 6 {
+		for j := range 6 {
+			if a, b := p.Rule.At(i, j), q.Rule.At(i, j); a != b {
+				t.Fatalf("u(%d, %d) is %v with the origin and %v without", i, j, a, b)
+			}
+		}
+	}
+	withOrigin, err := Marshal(p, YAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(withOrigin), "origin: [10, -20.25]") {
+		t.Errorf("the origin is not written:\n%s", withOrigin)
+	}
+	without, err := Marshal(q, YAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(without), "origin") {
+		t.Errorf("a grid at 0,0 is written with an origin:\n%s", without)
+	}
+	js, err := Marshal(p, JSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Parse(js, JSON)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, js)
+	}
+	if got := r.Rule.Inputs.Grid.Origin; got != [2]float64{10, -20.25} {
+		t.Fatalf("JSON round trip: origin %v\n%s", got, js)
 	}
 }

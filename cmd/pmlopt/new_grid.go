@@ -105,9 +105,34 @@ func (g *gridFlags) originXY() (x, y float64, err error) {
 	return x, y, nil
 }
 
-// gridRule is the Euclidean utility_rule of a w×h grid of --cell cells.
+// gridRule is the Euclidean utility_rule of a w×h grid of --cell cells,
+// placed at --origin when it is given.
 func (g *gridFlags) gridRule(w, h int) *mech.UtilityRule {
-	return &mech.UtilityRule{Metric: mech.Euclidean, Inputs: mech.Sites{Grid: &mech.Grid{Width: w, Height: h, Cell: *g.cell}}}
+	grid := &mech.Grid{Width: w, Height: h, Cell: *g.cell}
+	if g.fs.isSet("origin") {
+		if x, y, err := g.originXY(); err == nil { // check vetted it
+			grid.Origin = [2]float64{x, y}
+		}
+	}
+	return &mech.UtilityRule{Metric: mech.Euclidean, Inputs: mech.Sites{Grid: grid}}
+}
+
+// coordinate reads a field as a coordinate: a finite number.
+func coordinate(field string) (float64, bool) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(field), 64)
+	return v, err == nil && !math.IsNaN(v) && !math.IsInf(v, 0)
+}
+
+// cellOf bins the point (x, y) into the grid g: it falls in column
+// ⌊(x − X)/S⌋ and row ⌊(y − Y)/S⌋ for g's origin X,Y and cell side S, cell
+// row·W + column. Outside the grid it returns inside false and the column
+// and row the point would have.
+func cellOf(g *mech.Grid, x, y float64) (k int, cx, cy float64, inside bool) {
+	cx, cy = math.Floor((x-g.Origin[0])/g.Cell), math.Floor((y-g.Origin[1])/g.Cell)
+	if cx < 0 || cy < 0 || cx >= float64(g.Width) || cy >= float64(g.Height) {
+		return -1, cx, cy, false
+	}
+	return int(cy)*g.Width + int(cx), cx, cy, true
 }
 
 // counts bins the points of the --x and --y columns of the CSV file into
@@ -139,6 +164,7 @@ func (g *gridFlags) counts(e *env, path string, w, h int) ([]float64, error) {
 	}
 	counts := make([]float64, w*h)
 	cell := *g.cell
+	grid := &mech.Grid{Width: w, Height: h, Cell: cell, Origin: [2]float64{ox, oy}}
 	kept, dropped := 0, 0
 	for {
 		rec, err := cr.Read()
@@ -150,8 +176,8 @@ func (g *gridFlags) counts(e *env, path string, w, h int) ([]float64, error) {
 		}
 		line, _ := cr.FieldPos(xc)
 		coord := func(col int, name string) (float64, error) {
-			v, err := strconv.ParseFloat(strings.TrimSpace(rec[col]), 64)
-			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			v, ok := coordinate(rec[col])
+			if !ok {
 				return 0, fmt.Errorf("%s: line %d, column %q: %q is not a finite number", path, line, name, rec[col])
 			}
 			return v, nil
@@ -164,15 +190,15 @@ func (g *gridFlags) counts(e *env, path string, w, h int) ([]float64, error) {
 		if err != nil {
 			return nil, err
 		}
-		cx, cy := math.Floor((x-ox)/cell), math.Floor((y-oy)/cell)
-		if cx < 0 || cy < 0 || cx >= float64(w) || cy >= float64(h) {
+		k, cx, cy, inside := cellOf(grid, x, y)
+		if !inside {
 			if *g.dropOutside {
 				dropped++
 				continue
 			}
 			return nil, fmt.Errorf("%s: line %d: the point (%s, %s) lies outside the %d×%d grid of cells %g from the origin %g,%g (its cell would be %g,%g); fix --origin or --cell, or give --drop-outside", path, line, rec[xc], rec[yc], w, h, cell, ox, oy, cx, cy)
 		}
-		counts[int(cy)*w+int(cx)]++
+		counts[k]++
 		kept++
 	}
 	if kept == 0 {
