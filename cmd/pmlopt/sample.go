@@ -11,13 +11,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/pmlopt/pmlopt/internal/outfile"
+	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/sample"
 )
 
 var cmdSample = &command{
 	name:  "sample",
-	usage: "FILE --input data.csv --column NAME [--drop COL[,COL]] [--seed S] [--force] [--json] [--out FILE]",
-	short: "privatize a CSV column through the file's mechanism",
+	usage: "FILE --input data.csv (--column NAME | --x COL --y COL) [--drop COL[,COL]] [--seed S] [--force] [--json] [--out FILE]",
+	short: "privatize a CSV column, or points, through the file's mechanism",
 	long:  sampleHelp,
 	nargs: 1,
 	flags: sampleFlags,
@@ -30,6 +31,16 @@ privatized CSV to stdout or --out (--json: a JSON array with one object per
 record, keyed by the header). Everything else is copied byte for byte:
 other fields keep their bytes, quotes and line endings. --drop leaves out
 columns, such as one that holds the raw secret beside the privatized one.
+
+--x COL --y COL, instead of --column, privatize points on a file whose
+utility is a utility_rule.grid (pmlopt new --grid): each record's point
+(x, y) is binned into its cell as pmlopt new --prior-from --x --y bins it
+(column ⌊(x−X)/S⌋, row ⌊(y−Y)/S⌋ for the grid's origin X,Y and cell side
+S), an output cell is drawn from that cell's row, and the two fields are
+replaced by the output cell's centre, X+(column+½)·S and Y+(row+½)·S,
+rounded to 12 significant digits and written in the shortest decimal that
+reads back. A point outside the grid, or a coordinate that is not a
+finite number, is refused naming its line and column.
 
 The draws come from the operating system's cryptographic random source: no
 one can replay them. --seed makes them reproducible instead, for tests, and
@@ -49,12 +60,15 @@ A mechanism that breaks the file's privacy budget is refused (exit status
 
 Example:
 
-	pmlopt sample children-solved.yaml --input testdata/survey.csv --column children --drop region > private.csv`
+	pmlopt sample children-solved.yaml --input testdata/survey.csv --column children --drop region > private.csv
+	pmlopt sample paris-solved.yaml --input testdata/checkins.csv --x lon --y lat --out private.csv`
 
 // sampleFlags declares sample's flags on fs and returns its run function.
 func sampleFlags(fs *flagSet) runFunc {
 	input := fs.String("input", "", "CSV `file` to privatize (- for stdin)")
 	column := fs.String("column", "", "header `name` of the column holding the secret")
+	xCol := fs.String("x", "", "header `name` of the points' x coordinates, binned into the grid's cells (with --y, instead of --column)")
+	yCol := fs.String("y", "", "header `name` of the points' y coordinates (with --x)")
 	var drop columnList
 	fs.Var(&drop, "drop", "leave out the columns of these header `names` (comma-separated; repeatable)")
 	seed := fs.Uint64("seed", 0, "draw reproducibly from this `seed`, for tests: anyone who knows it can undo the release (default: the system's random source)")
@@ -64,8 +78,18 @@ func sampleFlags(fs *flagSet) runFunc {
 	outPath := fs.String("out", "-", "write the privatized CSV to this `file` (- for stdout)")
 	maxOut := fs.Int64("max-output", 0, "largest output, in `bytes`, spooled for stdout (0: no limit)")
 	return func(ctx context.Context, e *env, pos []string) error {
-		if *input == "" || *column == "" {
-			return usagef("--input and --column are required")
+		points := *xCol != "" || *yCol != ""
+		switch {
+		case *input == "":
+			return usagef("--input is required")
+		case points && *column != "":
+			return usagef("give --column (input labels) or --x and --y (points), not both")
+		case points && (*xCol == "" || *yCol == ""):
+			return usagef("--x and --y go together: give both columns")
+		case !points && *column == "":
+			return usagef("give --column NAME (input labels) or --x COL and --y COL (points)")
+		case points && *xCol == *yCol:
+			return usagef("--x and --y name the same column %q", *xCol)
 		}
 		if *input == "-" && pos[0] == "-" {
 			return usagef("the problem FILE and --input can not both be standard input")
@@ -76,6 +100,9 @@ func sampleFlags(fs *flagSet) runFunc {
 		for _, d := range drop {
 			if d == *column {
 				return usagef("--drop %s: that is the --column to privatize", d)
+			}
+			if points && (d == *xCol || d == *yCol) {
+				return usagef("--drop %s: that is a coordinate to privatize", d)
 			}
 		}
 		if *maxOut < 0 {
@@ -88,6 +115,12 @@ func sampleFlags(fs *flagSet) runFunc {
 		p, err := load(pos[0])
 		if err != nil {
 			return err
+		}
+		var grid *mech.Grid
+		if points {
+			if grid, err = pointGrid(p, pos[0]); err != nil {
+				return err
+			}
 		}
 		m, err := p.RequireMechanism()
 		if err != nil {
@@ -114,7 +147,12 @@ func sampleFlags(fs *flagSet) runFunc {
 		defer closeInput()
 		c := sample.CSV{Column: *column, Inputs: p.Inputs, Outputs: p.Outputs, Drop: drop}
 		privatize := func(w io.Writer) error {
-			err := c.Privatize(r, w, s)
+			var err error
+			if points {
+				err = privatizePoints(r, w, grid, s, *xCol, *yCol, drop)
+			} else {
+				err = c.Privatize(r, w, s)
+			}
 			var de *sample.DropError
 			if errors.As(err, &de) {
 				return usagef("--drop: %v", err)
