@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -91,20 +92,49 @@ func readme(t *testing.T, title string) (string, int) {
 }
 
 // TestReadmeWalkThrough runs the README's "Your first problem" as written,
-// in a fresh directory holding only testdata/survey.csv.
+// in a fresh directory holding only testdata/survey.csv and
+// testdata/checkins.csv, and checks that the privatized check-ins are the
+// centres of the Paris grid's cells.
 func TestReadmeWalkThrough(t *testing.T) {
 	section, first := readme(t, "Your first problem")
-	csvData, err := os.ReadFile(td + "survey.csv")
-	require.NoError(t, err)
 	dir := t.TempDir()
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "testdata"), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "testdata", "survey.csv"), csvData, 0o644))
+	for _, name := range []string{"survey.csv", "checkins.csv"} {
+		csvData, err := os.ReadFile(td + name)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "testdata", name), csvData, 0o644))
+	}
 	t.Chdir(dir)
 	exs := readmeExamples(section, first)
 	for _, ex := range exs {
 		runExample(t, ex)
 	}
-	assert.GreaterOrEqual(t, len(exs), 6, "the walk-through's commands")
+	assert.GreaterOrEqual(t, len(exs), 10, "the walk-through's commands")
+	ran := false
+	for _, ex := range exs {
+		ran = ran || strings.HasPrefix(ex.cmd, "pmlopt sample paris-solved.yaml --input testdata/checkins.csv --x lon --y lat")
+	}
+	require.True(t, ran, "the walk-through privatizes the check-ins")
+	data, err := os.ReadFile("private-points.csv")
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	require.Len(t, lines, 241)
+	for _, line := range lines[1:] {
+		f := strings.Split(line, ",")
+		require.Len(t, f, 3, line)
+		lat, err1 := strconv.ParseFloat(f[1], 64)
+		lon, err2 := strconv.ParseFloat(f[2], 64)
+		require.NoError(t, err1, line)
+		require.NoError(t, err2, line)
+		// A centre of the 8×5 grid of 0.02 at 2.25,48.81 is an odd
+		// multiple of 0.01 from the origin.
+		for _, c := range []struct{ v, origin float64 }{{lon, 2.25}, {lat, 48.81}} {
+			k := (c.v - c.origin) / 0.01
+			assert.InDelta(t, math.Round(k), k, 1e-6, line)
+			assert.Equal(t, 1.0, math.Mod(math.Round(k), 2), line)
+		}
+		assert.True(t, lon > 2.25 && lon < 2.25+8*0.02 && lat > 48.81 && lat < 48.81+5*0.02, line)
+	}
 }
 
 // guideExamples returns the README's examples in reading order, with those
