@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/problem"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -160,5 +162,62 @@ func TestSamplePointsBadInput(t *testing.T) {
 			assert.Equal(t, c.code, code)
 			assert.Empty(t, stdout)
 		})
+	}
+}
+
+// TestSamplePointsBinsAsNew writes a grid with new --origin from points,
+// gives it identity rows, and privatizes the same points: each comes back
+// as the centre of the cell new counted it in, found here independently.
+// The identity breaks the file's budget of 1 nat: refused (exit status 3,
+// nothing written) unless --force.
+func TestSamplePointsBinsAsNew(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("id,lon,lat\n")
+	var cells [][2]float64
+	for a := 0; a < 5; a++ {
+		for c := 0; c < 4; c++ {
+			x, y := -0.9+2.3*float64(a), -1.9+2.2*float64(c)
+			fmt.Fprintf(&b, "%d,%v,%v\n", a*4+c, x, y)
+			cells = append(cells, [2]float64{math.Floor((x + 1) / 3), math.Floor((y + 2) / 3)})
+		}
+	}
+	pts := filepath.Join(dir, "points.csv")
+	require.NoError(t, os.WriteFile(pts, []byte(b.String()), 0o644))
+	file := filepath.Join(dir, "grid.yaml")
+	_, stderr, code := cli(t, "new", "--grid", "4x3", "--cell", "3", "--origin", "-1,-2", "--utility", "euclid",
+		"--prior-from", pts, "--x", "lon", "--y", "lat", "--smoothing", "0.5", "--epsilon", "1", "-o", file)
+	require.Equal(t, 0, code, stderr)
+	data, err := os.ReadFile(file)
+	require.NoError(t, err)
+	require.Contains(t, string(data), "origin: [-1, -2]")
+	p, err := problem.Parse(data, problem.YAML)
+	require.NoError(t, err)
+	id := make(mech.Mechanism, 12)
+	for i := range id {
+		id[i] = make([]float64, 12)
+		id[i][i] = 1
+	}
+	p.Mechanism = id
+	data, err = problem.Marshal(p, problem.YAML)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(file, data, 0o644))
+
+	out := filepath.Join(dir, "private.csv")
+	_, stderr, code = cli(t, "sample", file, "--input", pts, "--x", "lon", "--y", "lat", "--out", out)
+	assert.Equal(t, exitBudget, code, stderr)
+	_, err = os.Stat(out)
+	assert.True(t, os.IsNotExist(err), "nothing written over budget")
+
+	_, stderr, code = cli(t, "sample", file, "--input", pts, "--x", "lon", "--y", "lat", "--out", out, "--force")
+	require.Equal(t, 0, code, stderr)
+	got, err := os.ReadFile(out)
+	require.NoError(t, err)
+	recs, err := csv.NewReader(strings.NewReader(string(got))).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, recs, len(cells)+1)
+	for k, c := range cells {
+		want := []string{strconv.FormatFloat(-1+3*(c[0]+0.5), 'f', -1, 64), strconv.FormatFloat(-2+3*(c[1]+0.5), 'f', -1, 64)}
+		assert.Equal(t, want, recs[k+1][1:], "record %d", k)
 	}
 }
