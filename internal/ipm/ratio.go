@@ -1,6 +1,7 @@
 package ipm
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -102,7 +103,11 @@ func SolveRatio(p RatioProblem, opt Options) (*Result, error) {
 		// budget, which costs where rounding ended the iterations; a
 		// vertex of the face the point lies in has no mixing to pay, and
 		// the face LP's multipliers may be sharper.
-		v, err := purifiedRatioVertex(p, best)
+		var v *Result
+		err := errNotTried
+		if purifyOutputs*m <= n {
+			v, err = purifiedRatioVertex(p, best)
+		}
 		if err != nil && best.Bound-best.Value > accept*math.Max(1, math.Abs(best.Value)) {
 			// The face LP, whose simplex grows faster than the face,
 			// where the point is not certified as it is.
@@ -117,6 +122,18 @@ func SolveRatio(p RatioProblem, opt Options) (*Result, error) {
 	}
 	return best, ErrNotConverged
 }
+
+// purifyOutputs is how many times as many inputs as outputs a problem
+// needs for SolveRatio to purify its point: the purification moves the
+// caps once per free direction, each at the cost of an SVD of the trees'
+// equations: a small part of the solve on the restricted problems of an
+// active set (thousands of inputs, hundreds of outputs), more than the
+// solve itself on square problems (binomial priors of 256 letters), where
+// it found no vertex either.
+const purifyOutputs = 4
+
+// errNotTried stands for a vertex SolveRatio did not look for.
+var errNotTried = errors.New("ipm: not tried")
 
 // identicalRows answers the budgets that force every row to be the same
 // (LDP or LIP at ε = 0, ALIP with ε_l = 0 or ε_u = 0: Σ_i π_i p_ij = q_j
