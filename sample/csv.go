@@ -138,20 +138,9 @@ func (c CSV) Privatize(r io.Reader, w io.Writer, s *Sampler) error {
 	}
 	var keep []bool // nil: every column is kept
 	if len(c.Drop) > 0 {
-		keep = make([]bool, len(header))
-		for k := range keep {
-			keep[k] = true
-		}
-		for _, d := range c.Drop {
-			found := false
-			for k, name := range header {
-				if name == d {
-					keep[k], found = false, true
-				}
-			}
-			if !found {
-				return &DropError{Name: d, Header: strings.Join(header, ",")}
-			}
+		var err error
+		if keep, err = keepMask(header, c.Drop); err != nil {
+			return err
 		}
 	}
 
@@ -183,14 +172,7 @@ func (c CSV) Privatize(r io.Reader, w io.Writer, s *Sampler) error {
 			return fmt.Errorf("writing CSV: %w", err)
 		}
 	}
-	// Blank lines after the last record.
-	if _, err := bw.Write(sc.raw); err != nil {
-		return fmt.Errorf("writing CSV: %w", err)
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("writing CSV: %w", err)
-	}
-	return nil
+	return sc.finish(bw)
 }
 
 // quoteField returns s as a CSV field, quoted when encoding/csv's writer
@@ -414,6 +396,13 @@ func (s *scanner) write(w *bufio.Writer, keep []bool, col int, out []byte) error
 		_, err := w.Write(s.raw[s.end[col]:])
 		return err
 	}
+	return s.writeKept(w, keep, col, out, nil)
+}
+
+// writeKept writes the record to w: the fields that keep marks, each as
+// read except field col, written as out unless out is nil, and field k,
+// written as outs[k] where outs is not nil and outs[k] is not nil.
+func (s *scanner) writeKept(w *bufio.Writer, keep []bool, col int, out []byte, outs [][]byte) error {
 	w.Write(s.raw[:s.lead])
 	sep := false
 	for k, kept := range keep {
@@ -424,14 +413,50 @@ func (s *scanner) write(w *bufio.Writer, keep []bool, col int, out []byte) error
 			w.WriteByte(',')
 		}
 		sep = true
-		if k == col && out != nil {
+		switch {
+		case k == col && out != nil:
 			w.Write(out)
-		} else {
+		case outs != nil && outs[k] != nil:
+			w.Write(outs[k])
+		default:
 			w.Write(s.raw[s.start[k]:s.end[k]])
 		}
 	}
 	_, err := w.Write(s.raw[s.body:])
 	return err
+}
+
+// finish writes the blank lines after the last record to w and flushes w.
+func (s *scanner) finish(w *bufio.Writer) error {
+	if _, err := w.Write(s.raw); err != nil {
+		return fmt.Errorf("writing CSV: %w", err)
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("writing CSV: %w", err)
+	}
+	return nil
+}
+
+// keepMask marks the columns of header that stay in the output: all but
+// every column named in drop (a name the header repeats is dropped
+// wherever it stands). A name the header lacks is a *DropError.
+func keepMask(header, drop []string) ([]bool, error) {
+	keep := make([]bool, len(header))
+	for k := range keep {
+		keep[k] = true
+	}
+	for _, d := range drop {
+		found := false
+		for k, name := range header {
+			if name == d {
+				keep[k], found = false, true
+			}
+		}
+		if !found {
+			return nil, &DropError{Name: d, Header: strings.Join(header, ",")}
+		}
+	}
+	return keep, nil
 }
 
 // brief returns s, cut to 64 bytes (at a rune boundary) with "…" when longer,

@@ -76,20 +76,9 @@ func (f Fields) Rewrite(r io.Reader, w io.Writer) error {
 			return fmt.Errorf("no column %q in the header %s", brief(name), brief(strings.Join(header, ",")))
 		}
 	}
-	keep := make([]bool, len(header))
-	for k := range keep {
-		keep[k] = true
-	}
-	for _, d := range f.Drop {
-		found := false
-		for k, name := range header {
-			if name == d {
-				keep[k], found = false, true
-			}
-		}
-		if !found {
-			return &DropError{Name: d, Header: strings.Join(header, ",")}
-		}
+	keep, err := keepMask(header, f.Drop)
+	if err != nil {
+		return err
 	}
 
 	bw := bufio.NewWriterSize(w, 1<<16)
@@ -125,38 +114,9 @@ func (f Fields) Rewrite(r io.Reader, w io.Writer) error {
 		for i, k := range cols {
 			outs[k] = quoteField(repl[i])
 		}
-		if err := sc.writeFields(bw, keep, outs); err != nil {
+		if err := sc.writeKept(bw, keep, -1, nil, outs); err != nil {
 			return fmt.Errorf("writing CSV: %w", err)
 		}
 	}
-	if _, err := bw.Write(sc.raw); err != nil {
-		return fmt.Errorf("writing CSV: %w", err)
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("writing CSV: %w", err)
-	}
-	return nil
-}
-
-// writeFields writes the record to w: the fields that keep marks, field k
-// as outs[k] where that is not nil and as read otherwise.
-func (s *scanner) writeFields(w *bufio.Writer, keep []bool, outs [][]byte) error {
-	w.Write(s.raw[:s.lead])
-	sep := false
-	for k, kept := range keep {
-		if !kept {
-			continue
-		}
-		if sep {
-			w.WriteByte(',')
-		}
-		sep = true
-		if outs[k] != nil {
-			w.Write(outs[k])
-		} else {
-			w.Write(s.raw[s.start[k]:s.end[k]])
-		}
-	}
-	_, err := w.Write(s.raw[s.body:])
-	return err
+	return sc.finish(bw)
 }
