@@ -453,162 +453,54 @@ func SolveCoverGen(pat mech.Pattern, drop []bool, start ...*Cover) (*Cover, erro
 			return nil, fmt.Errorf("colgen: SolveCoverGen: a start cover of %d outputs and %d inputs for %d and %d", len(cv.X), len(cv.Y), m, n)
 		}
 	}
-	kept := func(j int) bool { return drop == nil || !drop[j] }
-	// size[j]: the inputs output j may serve (the column's weight in a
-	// cover of an uncovered input is chosen by it).
-	size := make([]int, m)
-	for i := range n {
-		for j, a := range pat[i] {
-			if a {
-				size[j]++
-			}
-		}
+	kept := make([]bool, m)
+	for j := range kept {
+		kept[j] = drop == nil || !drop[j]
 	}
-	for i := range n {
-		ok := false
-		for j, a := range pat[i] {
-			if a && kept(j) {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return nil, fmt.Errorf("colgen: SolveCoverGen: input %d is allowed no output (or none kept)", i)
-		}
+	if i := stranded(pat, kept); i >= 0 {
+		return nil, fmt.Errorf("colgen: SolveCoverGen: input %d is allowed no output (or none kept)", i)
 	}
-	inC := make([]bool, m)
-	inR := make([]bool, n)
-	var cols, rows []int
-	addCol := func(j int) {
-		if !inC[j] {
-			inC[j] = true
-			cols = append(cols, j)
-		}
-	}
-	addRow := func(i int) {
-		if inR[i] {
-			return
-		}
-		inR[i] = true
-		rows = append(rows, i)
-		// A row of the restricted LP needs a column: the widest
-		// output it may use, when none is in yet.
-		best := -1
-		for j, a := range pat[i] {
-			if a && kept(j) {
-				if inC[j] {
-					return
-				}
-				if best < 0 || size[j] > size[best] {
-					best = j
-				}
-			}
-		}
-		addCol(best)
-	}
+	g := newGenLP(pat, kept)
 	x := make([]float64, m)     // the current cover (zero off cols)
 	cover := make([]float64, n) // Σ_{j ∈ A_i} x_j
 	short := func() []int {
 		for i := range n {
-			s := 0.0
-			for _, j := range cols {
-				if pat[i][j] {
-					s += x[j]
-				}
-			}
-			cover[i] = s
+			cover[i] = g.rowCover(i, x)
 		}
 		var out []int
 		for i := range n {
-			if !inR[i] && cover[i] < 1-genTol {
+			if !g.inR[i] && cover[i] < 1-genTol {
 				out = append(out, i)
 			}
 		}
 		slices.SortFunc(out, func(a, b int) int { return cmp.Compare(cover[a], cover[b]) })
 		return out[:min(len(out), genAdd)]
 	}
-	// The first columns and rows: the outputs the start's covers use
-	// and the inputs their packings weigh.
-	for _, cv := range start {
-		for j, v := range cv.X {
-			if v > 0 && kept(j) {
-				addCol(j)
-			}
-		}
-	}
-	for _, cv := range start {
-		for i, v := range cv.Y {
-			if v > 0 {
-				addRow(i)
-			}
-		}
-	}
-	if len(rows) == 0 {
-		for _, i := range short() {
-			addRow(i)
-		}
+	g.seed(start)
+	if len(g.rows) == 0 {
+		g.addRows(short())
 	}
 	y := make([]float64, n) // the current packing (zero off rows)
 	pivots := 0
 	for round := 0; ; round++ {
 		if round == genRounds {
-			return nil, fmt.Errorf("colgen: SolveCoverGen: no optimal cover after %d rounds (%d inputs, %d outputs kept)", genRounds, len(rows), len(cols))
+			return nil, fmt.Errorf("colgen: SolveCoverGen: no optimal cover after %d rounds (%d inputs, %d outputs kept)", genRounds, len(g.rows), len(g.cols))
 		}
-		md := &lp.Model{}
-		for range cols {
-			md.AddCol(1, 0, lp.Inf, "")
-		}
-		for _, i := range rows {
-			var es []lp.Nonzero
-			for k, j := range cols {
-				if pat[i][j] {
-					es = append(es, lp.Entry(k, 1))
-				}
-			}
-			md.AddRow(1, lp.Inf, "", es...)
-		}
-		sol, err := solver.Auto().Solve(md)
+		md := g.model(func(int) float64 { return 1 })
+		sol, err := solveRestricted(md, "a restricted covering LP")
 		if err != nil {
-			return nil, fmt.Errorf("colgen: a restricted covering LP: %w", err)
-		}
-		if sol.Status != solver.Optimal {
-			return nil, fmt.Errorf("colgen: a restricted covering LP: %v", sol.Status)
+			return nil, err
 		}
 		pivots += sol.Iterations
-		for k, j := range cols {
-			x[j] = math.Max(0, sol.X[k])
-		}
-		for r, i := range rows {
+		g.setCover(x, sol.X)
+		for r, i := range g.rows {
 			y[i] = math.Abs(sol.RowDuals[r])
 		}
-		added := false
-		for _, i := range short() {
-			addRow(i)
-			added = true
-		}
+		added := g.addRows(short())
 		// Columns priced below their weight by the packing.
 		load := make([]float64, m)
-		for _, i := range rows {
-			if y[i] > 0 {
-				for j, a := range pat[i] {
-					if a {
-						load[j] += y[i]
-					}
-				}
-			}
-		}
-		var over []int
-		for j := range m {
-			if kept(j) && !inC[j] && load[j] > 1+genTol {
-				over = append(over, j)
-			}
-		}
-		slices.SortFunc(over, func(a, b int) int { return cmp.Compare(load[b], load[a]) })
-		for _, j := range over[:min(len(over), genAdd)] {
-			addCol(j)
-			added = true
-		}
-		if !added {
+		g.addLoads(load, g.rows, y, nil, false)
+		if !g.addOverloaded(load) && !added {
 			break
 		}
 	}
@@ -616,52 +508,18 @@ func SolveCoverGen(pat mech.Pattern, drop []bool, start ...*Cover) (*Cover, erro
 	// route a few ulps of mass through them, and an output of so small a
 	// marginal audits far above the ratio. Rows off the restricted LP are
 	// covered to within genTol: rescale so that every input is covered.
-	top := 0.0
-	for _, j := range cols {
-		top = math.Max(top, x[j])
-	}
-	for _, j := range cols {
-		if x[j] <= genNoise*top {
-			x[j] = 0
-		}
-	}
+	g.clearNoise(x)
 	least := math.Inf(1)
 	for i := range n {
-		s := 0.0
-		for _, j := range cols {
-			if pat[i][j] {
-				s += x[j]
-			}
-		}
-		least = math.Min(least, s)
+		least = math.Min(least, g.rowCover(i, x))
 	}
 	if !(least > 0) {
 		return nil, errors.New("colgen: SolveCoverGen: the cover leaves an input uncovered")
 	}
-	c := &Cover{X: make([]float64, m), Y: y, Pivots: pivots}
-	for _, j := range cols {
-		c.X[j] = x[j] / math.Min(1, least)
-		c.Tau += c.X[j]
-	}
-	worst := 0.0
+	c := g.cover(x, least, y, pivots)
 	load := make([]float64, m)
-	for i := range n {
-		if y[i] > 0 {
-			for j, a := range pat[i] {
-				if a && kept(j) {
-					load[j] += y[i]
-				}
-			}
-		}
-	}
-	for _, v := range load {
-		worst = math.Max(worst, v)
-	}
-	if worst > 0 {
-		for i := range c.Y {
-			c.Y[i] /= worst
-		}
-	}
+	g.addLoads(load, inputs(n), y, nil, true)
+	normalisePacking(c.Y, load)
 	return c, nil
 }
 
@@ -727,16 +585,9 @@ func SolveCuts(pi mech.Prior, pat mech.Pattern, lambda float64, cuts [][]int, st
 	single := make([]float64, n)
 	for i := range n {
 		single[i] = math.Min(1, 1/(lambda*pi[i]))
-		ok := false
-		for j, a := range pat[i] {
-			if a && kept[j] {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return nil, fmt.Errorf("%w: input %d has no output usable at ratio %v", ErrNoCover, i, lambda)
-		}
+	}
+	if i := stranded(pat, kept); i >= 0 {
+		return nil, fmt.Errorf("%w: input %d has no output usable at ratio %v", ErrNoCover, i, lambda)
 	}
 	// The cuts' rows: a[r][j] = min(1/λ, π(I ∩ B_j))/π(I).
 	cutRow := make([][]float64, len(cuts))
@@ -763,78 +614,22 @@ func SolveCuts(pi mech.Prior, pat mech.Pattern, lambda float64, cuts [][]int, st
 		}
 		cutRow[r], cutMass[r] = row, s
 	}
-	size := make([]int, m)
-	for i := range n {
-		for j, a := range pat[i] {
-			if a {
-				size[j]++
-			}
-		}
-	}
-	inC := make([]bool, m)
-	inR := make([]bool, n)
-	var cols, rows []int
-	addCol := func(j int) {
-		if !inC[j] {
-			inC[j] = true
-			cols = append(cols, j)
-		}
-	}
-	addRow := func(i int) {
-		if inR[i] {
-			return
-		}
-		inR[i] = true
-		rows = append(rows, i)
-		best := -1
-		for j, a := range pat[i] {
-			if a && kept[j] {
-				if inC[j] {
-					return
-				}
-				if best < 0 || size[j] > size[best] {
-					best = j
-				}
-			}
-		}
-		addCol(best)
-	}
+	g := newGenLP(pat, kept)
 	x := make([]float64, m)
 	cover := make([]float64, n)
-	coverOf := func(i int) float64 {
-		s := 0.0
-		for _, j := range cols {
-			if pat[i][j] {
-				s += x[j]
-			}
-		}
-		return single[i] * s
-	}
+	coverOf := func(i int) float64 { return single[i] * g.rowCover(i, x) }
 	short := func() []int {
 		var out []int
 		for i := range n {
 			cover[i] = coverOf(i)
-			if !inR[i] && cover[i] < 1-genTol {
+			if !g.inR[i] && cover[i] < 1-genTol {
 				out = append(out, i)
 			}
 		}
 		slices.SortFunc(out, func(a, b int) int { return cmp.Compare(cover[a], cover[b]) })
 		return out[:min(len(out), genAdd)]
 	}
-	for _, cv := range start {
-		for j, v := range cv.X {
-			if v > 0 && kept[j] {
-				addCol(j)
-			}
-		}
-	}
-	for _, cv := range start {
-		for i, v := range cv.Y {
-			if v > 0 {
-				addRow(i)
-			}
-		}
-	}
+	g.seed(start)
 	for _, row := range cutRow {
 		// A cut's row needs a column too: its widest usable output.
 		best := -1
@@ -846,34 +641,20 @@ func SolveCuts(pi mech.Prior, pat mech.Pattern, lambda float64, cuts [][]int, st
 		if best < 0 {
 			return nil, fmt.Errorf("%w: a cut reaches no output usable at ratio %v", ErrNoCover, lambda)
 		}
-		addCol(best)
+		g.addCol(best)
 	}
-	if len(rows) == 0 {
-		for _, i := range short() {
-			addRow(i)
-		}
+	if len(g.rows) == 0 {
+		g.addRows(short())
 	}
 	y := make([]float64, n)
 	w := make([]float64, len(cuts))
 	pivots := 0
 	for round := 0; ; round++ {
 		if round == genRounds {
-			return nil, fmt.Errorf("colgen: SolveCuts: no optimal cover after %d rounds (%d inputs, %d outputs kept)", genRounds, len(rows), len(cols))
+			return nil, fmt.Errorf("colgen: SolveCuts: no optimal cover after %d rounds (%d inputs, %d outputs kept)", genRounds, len(g.rows), len(g.cols))
 		}
-		md := &lp.Model{}
-		for range cols {
-			md.AddCol(1, 0, lp.Inf, "")
-		}
-		for _, i := range rows {
-			// Input i's row divided by its coefficient: Σ z_j ≥ 1/single[i].
-			var es []lp.Nonzero
-			for k, j := range cols {
-				if pat[i][j] {
-					es = append(es, lp.Entry(k, 1))
-				}
-			}
-			md.AddRow(1/single[i], lp.Inf, "", es...)
-		}
+		// Input i's row divided by its coefficient: Σ z_j ≥ 1/single[i].
+		md := g.model(func(i int) float64 { return 1 / single[i] })
 		scale := make([]float64, len(cutRow))
 		for r, row := range cutRow {
 			// Scaled to a largest entry of 1, without the entries
@@ -881,53 +662,36 @@ func SolveCuts(pi mech.Prior, pat mech.Pattern, lambda float64, cuts [][]int, st
 			// the cut all the same, and the proof is checked anyway),
 			// which the simplex's pivoting does not take well.
 			top := 0.0
-			for _, j := range cols {
+			for _, j := range g.cols {
 				top = math.Max(top, row[j])
 			}
 			scale[r] = 1 / top
 			var es []lp.Nonzero
-			for k, j := range cols {
+			for k, j := range g.cols {
 				if row[j] > cutNoise*top {
 					es = append(es, lp.Entry(k, row[j]/top))
 				}
 			}
 			md.AddRow(1/top, lp.Inf, "", es...)
 		}
-		sol, err := solver.Auto().Solve(md)
+		sol, err := solveRestricted(md, "a restricted covering LP with cuts")
 		if err != nil {
-			return nil, fmt.Errorf("colgen: a restricted covering LP with cuts: %w", err)
+			return nil, err
 		}
-		if sol.Status != solver.Optimal {
-			return nil, fmt.Errorf("colgen: a restricted covering LP with cuts: %v", sol.Status)
-		}
-		if len(sol.RowDuals) != len(rows)+len(cutRow) || len(sol.X) != len(cols) {
+		if len(sol.RowDuals) != len(g.rows)+len(cutRow) || len(sol.X) != len(g.cols) {
 			return nil, errors.New("colgen: a restricted covering LP with cuts: the backend gave no duals")
 		}
 		pivots += sol.Iterations
-		for k, j := range cols {
-			x[j] = math.Max(0, sol.X[k])
-		}
-		for r, i := range rows {
+		g.setCover(x, sol.X)
+		for r, i := range g.rows {
 			y[i] = math.Abs(sol.RowDuals[r]) / single[i]
 		}
 		for r := range cutRow {
-			w[r] = math.Abs(sol.RowDuals[len(rows)+r]) * scale[r]
+			w[r] = math.Abs(sol.RowDuals[len(g.rows)+r]) * scale[r]
 		}
-		added := false
-		for _, i := range short() {
-			addRow(i)
-			added = true
-		}
+		added := g.addRows(short())
 		load := make([]float64, m)
-		for _, i := range rows {
-			if y[i] > 0 {
-				for j, a := range pat[i] {
-					if a {
-						load[j] += y[i] * single[i]
-					}
-				}
-			}
-		}
+		g.addLoads(load, g.rows, y, single, false)
 		for r, row := range cutRow {
 			if w[r] > 0 {
 				for j, v := range row {
@@ -935,30 +699,11 @@ func SolveCuts(pi mech.Prior, pat mech.Pattern, lambda float64, cuts [][]int, st
 				}
 			}
 		}
-		var over []int
-		for j := range m {
-			if kept[j] && !inC[j] && load[j] > 1+genTol {
-				over = append(over, j)
-			}
-		}
-		slices.SortFunc(over, func(a, b int) int { return cmp.Compare(load[b], load[a]) })
-		for _, j := range over[:min(len(over), genAdd)] {
-			addCol(j)
-			added = true
-		}
-		if !added {
+		if !g.addOverloaded(load) && !added {
 			break
 		}
 	}
-	top := 0.0
-	for _, j := range cols {
-		top = math.Max(top, x[j])
-	}
-	for _, j := range cols {
-		if x[j] <= genNoise*top {
-			x[j] = 0
-		}
-	}
+	g.clearNoise(x)
 	// Rescale so that every row, cut or input, is covered.
 	least := math.Inf(1)
 	for i := range n {
@@ -966,7 +711,7 @@ func SolveCuts(pi mech.Prior, pat mech.Pattern, lambda float64, cuts [][]int, st
 	}
 	for _, row := range cutRow {
 		s := 0.0
-		for _, j := range cols {
+		for _, j := range g.cols {
 			s += x[j] * row[j]
 		}
 		least = math.Min(least, s)
@@ -974,12 +719,8 @@ func SolveCuts(pi mech.Prior, pat mech.Pattern, lambda float64, cuts [][]int, st
 	if !(least > 0) {
 		return nil, errors.New("colgen: SolveCuts: the cover leaves an input uncovered")
 	}
-	c := &Cover{X: make([]float64, m), Y: make([]float64, n), Pivots: pivots}
-	for _, j := range cols {
-		c.X[j] = x[j] / math.Min(1, least)
-		c.Tau += c.X[j]
-	}
-	for _, i := range rows {
+	c := g.cover(x, least, make([]float64, n), pivots)
+	for _, i := range g.rows {
 		c.Y[i] = y[i]
 	}
 	for r, set := range cuts {
@@ -991,17 +732,8 @@ func SolveCuts(pi mech.Prior, pat mech.Pattern, lambda float64, cuts [][]int, st
 	}
 	// The packing's loads as the LP's dual rows weigh them (capped), at
 	// most 1 up to the LP's rounding: normalise by the largest.
-	worst := 0.0
 	load := make([]float64, m)
-	for i := range n {
-		if y[i] > 0 {
-			for j, a := range pat[i] {
-				if a && kept[j] {
-					load[j] += y[i] * single[i]
-				}
-			}
-		}
-	}
+	g.addLoads(load, inputs(n), y, single, true)
 	for r, row := range cutRow {
 		if w[r] > 0 {
 			for j, v := range row {
@@ -1011,15 +743,245 @@ func SolveCuts(pi mech.Prior, pat mech.Pattern, lambda float64, cuts [][]int, st
 			}
 		}
 	}
+	normalisePacking(c.Y, load)
+	return c, nil
+}
+
+// stranded returns the first input of pat that may use no kept output,
+// or −1.
+func stranded(pat mech.Pattern, kept []bool) int {
+	for i, row := range pat {
+		ok := false
+		for j, a := range row {
+			if a && kept[j] {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return i
+		}
+	}
+	return -1
+}
+
+// genLP is the restricted LP of SolveCoverGen and SolveCuts: the
+// outputs (columns) and inputs (rows) generated so far, in the order
+// they came in.
+type genLP struct {
+	pat  mech.Pattern
+	kept []bool // the outputs a column may be
+	// size[j]: the inputs output j may serve (the column's weight in a
+	// cover of an uncovered input is chosen by it).
+	size       []int
+	inC, inR   []bool
+	cols, rows []int
+}
+
+func newGenLP(pat mech.Pattern, kept []bool) *genLP {
+	m := len(kept)
+	g := &genLP{pat: pat, kept: kept, size: make([]int, m), inC: make([]bool, m), inR: make([]bool, len(pat))}
+	for i := range pat {
+		for j, a := range pat[i] {
+			if a {
+				g.size[j]++
+			}
+		}
+	}
+	return g
+}
+
+func (g *genLP) addCol(j int) {
+	if !g.inC[j] {
+		g.inC[j] = true
+		g.cols = append(g.cols, j)
+	}
+}
+
+func (g *genLP) addRow(i int) {
+	if g.inR[i] {
+		return
+	}
+	g.inR[i] = true
+	g.rows = append(g.rows, i)
+	// A row of the restricted LP needs a column: the widest output it
+	// may use, when none is in yet.
+	best := -1
+	for j, a := range g.pat[i] {
+		if a && g.kept[j] {
+			if g.inC[j] {
+				return
+			}
+			if best < 0 || g.size[j] > g.size[best] {
+				best = j
+			}
+		}
+	}
+	g.addCol(best)
+}
+
+// addRows adds the rows of the inputs is and reports whether there were
+// any.
+func (g *genLP) addRows(is []int) bool {
+	for _, i := range is {
+		g.addRow(i)
+	}
+	return len(is) > 0
+}
+
+// model is the restricted LP: a column of cost 1 for each output in, and
+// for each input in the row Σ_j z_j ≥ rhs(i) over the outputs it may use.
+func (g *genLP) model(rhs func(i int) float64) *lp.Model {
+	md := &lp.Model{}
+	for range g.cols {
+		md.AddCol(1, 0, lp.Inf, "")
+	}
+	for _, i := range g.rows {
+		var es []lp.Nonzero
+		for k, j := range g.cols {
+			if g.pat[i][j] {
+				es = append(es, lp.Entry(k, 1))
+			}
+		}
+		md.AddRow(rhs(i), lp.Inf, "", es...)
+	}
+	return md
+}
+
+// solveRestricted solves md, named what in its errors, to optimality.
+func solveRestricted(md *lp.Model, what string) (*solver.Solution, error) {
+	sol, err := solver.Auto().Solve(md)
+	if err != nil {
+		return nil, fmt.Errorf("colgen: %s: %w", what, err)
+	}
+	if sol.Status != solver.Optimal {
+		return nil, fmt.Errorf("colgen: %s: %v", what, sol.Status)
+	}
+	return sol, nil
+}
+
+// addLoads adds to load, input by input in the order of is, the packing's
+// weight y[i] (times coef[i] where coef is not nil) on each output input i
+// may use (each kept one, when onlyKept).
+func (g *genLP) addLoads(load []float64, is []int, y, coef []float64, onlyKept bool) {
+	for _, i := range is {
+		if !(y[i] > 0) {
+			continue
+		}
+		for j, a := range g.pat[i] {
+			if !a || onlyKept && !g.kept[j] {
+				continue
+			}
+			if coef == nil {
+				load[j] += y[i]
+			} else {
+				load[j] += y[i] * coef[i]
+			}
+		}
+	}
+}
+
+// inputs returns the inputs 0, …, n−1.
+func inputs(n int) []int {
+	is := make([]int, n)
+	for i := range is {
+		is[i] = i
+	}
+	return is
+}
+
+// rowCover is Σ_j x_j over the columns input i may use.
+func (g *genLP) rowCover(i int, x []float64) float64 {
+	s := 0.0
+	for _, j := range g.cols {
+		if g.pat[i][j] {
+			s += x[j]
+		}
+	}
+	return s
+}
+
+// seed makes the first columns and rows: the kept outputs the start's
+// covers use and the inputs their packings weigh.
+func (g *genLP) seed(start []*Cover) {
+	for _, cv := range start {
+		for j, v := range cv.X {
+			if v > 0 && g.kept[j] {
+				g.addCol(j)
+			}
+		}
+	}
+	for _, cv := range start {
+		for i, v := range cv.Y {
+			if v > 0 {
+				g.addRow(i)
+			}
+		}
+	}
+}
+
+// setCover sets x on the columns to the restricted LP's solution xs
+// (clipped at 0: the backend may return a weight a few ulps below).
+func (g *genLP) setCover(x, xs []float64) {
+	for k, j := range g.cols {
+		x[j] = math.Max(0, xs[k])
+	}
+}
+
+// addOverloaded adds the columns of the kept outputs that the packing
+// prices below their weight (load above 1), the genAdd heaviest, and
+// reports whether it added any.
+func (g *genLP) addOverloaded(load []float64) bool {
+	var over []int
+	for j := range load {
+		if g.kept[j] && !g.inC[j] && load[j] > 1+genTol {
+			over = append(over, j)
+		}
+	}
+	slices.SortFunc(over, func(a, b int) int { return cmp.Compare(load[b], load[a]) })
+	for _, j := range over[:min(len(over), genAdd)] {
+		g.addCol(j)
+	}
+	return len(over) > 0
+}
+
+// clearNoise zeroes the columns' weights at the LP's rounding noise
+// (genNoise of the largest).
+func (g *genLP) clearNoise(x []float64) {
+	top := 0.0
+	for _, j := range g.cols {
+		top = math.Max(top, x[j])
+	}
+	for _, j := range g.cols {
+		if x[j] <= genNoise*top {
+			x[j] = 0
+		}
+	}
+}
+
+// cover is the Cover of weights x on the columns, rescaled by the
+// shortest row's cover least when that is below 1, with packing y.
+func (g *genLP) cover(x []float64, least float64, y []float64, pivots int) *Cover {
+	c := &Cover{X: make([]float64, len(x)), Y: y, Pivots: pivots}
+	for _, j := range g.cols {
+		c.X[j] = x[j] / math.Min(1, least)
+		c.Tau += c.X[j]
+	}
+	return c
+}
+
+// normalisePacking divides the packing y by the largest of the loads it puts on
+// the outputs, when that is positive.
+func normalisePacking(y, load []float64) {
+	worst := 0.0
 	for _, v := range load {
 		worst = math.Max(worst, v)
 	}
 	if worst > 0 {
-		for i := range c.Y {
-			c.Y[i] /= worst
+		for i := range y {
+			y[i] /= worst
 		}
 	}
-	return c, nil
 }
 
 // cutKeep is how far below 1 the product λπ(B_j) of an output SolveCuts
