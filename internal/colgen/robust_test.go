@@ -234,7 +234,10 @@ func TestRobustBoundAtAPoint(t *testing.T) {
 // only linearly toward ε*, the estimate from above and the proofs from
 // below: the search must step to the secant's fixed point rather than
 // alternate probes just above the last proof and just below the last
-// estimate (29 probes). The bracket is checked by the independent LP.
+// estimate (26 to 29 probes). The count follows the rounding of the
+// vector kernels (5 with AVX2 FMA, 19 with the plain-Go ones of the
+// purego build), so the bound sits between those and the alternation's.
+// The bracket is checked by the independent LP.
 func TestRobustLeastStepsByTheSecant(t *testing.T) {
 	var fam instance.Family
 	for _, f := range instance.Families() {
@@ -257,8 +260,8 @@ func TestRobustLeastStepsByTheSecant(t *testing.T) {
 	if b.Upper-b.Lower > 1e-9 || b.Alpha == nil {
 		t.Errorf("bracket [%.12g, %.12g] (proof %v), want one within 1e-9 with its proof", b.Lower, b.Upper, b.Alpha != nil)
 	}
-	if b.Probes > 14 {
-		t.Errorf("%d probes, want at most 14", b.Probes)
+	if b.Probes > 22 {
+		t.Errorf("%d probes, want at most 22", b.Probes)
 	}
 	if want := lpLeast(t, set, pat, b.Upper+1); b.Lower > want+1e-7 || b.Upper < want-1e-7 {
 		t.Errorf("bracket [%.12g, %.12g], dualised LP %.12g", b.Lower, b.Upper, want)
