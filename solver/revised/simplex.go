@@ -928,7 +928,17 @@ func (s *Simplex) ratioTest(q int, dq, dir, ptol float64, phase1, bland bool) (l
 		// A long step stops at the last breakpoint passed whose pivot is
 		// at least 0.1 of the largest passed: one that ends on a tiny
 		// pivot would leave an ill-conditioned basis.
-		if k := simplex.LongStep(s.bp, theta, dq, 0.1); k >= 0 {
+		k := simplex.LongStep(s.bp, theta, dq, 0.1)
+		if k < 0 && math.IsInf(theta, 1) {
+			// Past every breakpoint the slope is −|dq| + Σ Inc, zero in
+			// exact arithmetic when no basic bounds the step, and the
+			// rounding of dq against the pivots can leave it a few ulps
+			// below: not a ray of phase 1 (its objective is bounded
+			// below by 0) but a step to the last breakpoint (LongStep
+			// sorted them), on the same rule for a tiny pivot.
+			k = lastSizeable(s.bp, 0.1)
+		}
+		if k >= 0 {
 			leave, step, toLB = s.bp[k].P, s.bp[k].T, s.bp[k].ToLB
 		}
 	}
@@ -950,6 +960,21 @@ func (s *Simplex) ratioTest(q int, dq, dir, ptol float64, phase1, bland bool) (l
 		flip, step = true, rng
 	}
 	return leave, step, toLB, flip
+}
+
+// lastSizeable returns the last of the breakpoints bps whose Inc is at
+// least keep times the largest, or −1 when there are none.
+func lastSizeable(bps []simplex.Breakpoint, keep float64) int {
+	incMax := 0.0
+	for _, b := range bps {
+		incMax = math.Max(incMax, b.Inc)
+	}
+	for k := len(bps) - 1; k >= 0; k-- {
+		if bps[k].Inc >= keep*incMax {
+			return k
+		}
+	}
+	return -1
 }
 
 // hardStops classifies the basics against their bounds along the entering
