@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/pmlopt/pmlopt/expected"
-	"github.com/pmlopt/pmlopt/internal/clean"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/verify"
@@ -64,11 +63,7 @@ func ExpectedCurve(ctx context.Context, p *problem.Problem, budgets []mech.Budge
 	}
 	pts := make([]ExpectedPoint, 0, len(budgets))
 	err = expected.Curve(ctx, p.Prior, u, budgets, expected.Options{Solver: opt.Solver, FullLP: opt.FullLP, Notify: opt.Notify}, func(k int, b mech.Budget, r expected.Result) {
-		// No dust, as in Solve.
-		if m, rep, ok := clean.DustFree(p.Prior, r.Mechanism, b); ok {
-			r.Mechanism, r.Epsilon, r.Value = m, rep.Level, u.ExpectedUtility(p.Prior, m)
-			r.ALIPLower = rep.ALIPLower
-		}
+		r = expected.DustFree(p.Prior, u, b, r, nil) // no dust, as in Solve
 		pt := ExpectedPoint{Budget: b, Epsilon: axis(b), Audited: r.Epsilon, ExpectedUtility: r.Value,
 			ExpectedUtilityBound: r.Bound, WorstCaseValue: u.WorstCaseValue(r.Mechanism), Mechanism: r.Mechanism, Solver: r.Solver}
 		if p.Order != nil {

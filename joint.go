@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/pmlopt/pmlopt/expected"
-	"github.com/pmlopt/pmlopt/internal/clean"
 	"github.com/pmlopt/pmlopt/internal/decimal"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
@@ -29,21 +27,17 @@ func (f Floor) String() string {
 	return fmt.Sprintf("worst-case order %d", f.Order)
 }
 
-// pattern returns the zero pattern of f for p.
+// pattern returns the zero pattern of f for p (expected.ValueFloor,
+// expected.OrderFloor), an error naming the flag of f's kind.
 func (f Floor) pattern(p *problem.Problem) (mech.Pattern, error) {
 	if f.ByValue {
 		u, err := p.RequireUtility()
 		if err != nil {
 			return nil, err
 		}
-		if math.IsNaN(f.Value) || math.IsInf(f.Value, 0) {
-			return nil, fmt.Errorf("min-value: want a finite utility value, got %v", f.Value)
-		}
-		pat := u.Pattern(f.Value)
-		for i, row := range pat {
-			if !anyTrue(row) {
-				return nil, fmt.Errorf("min-value: input %d has no output of utility ≥ %g", i, f.Value)
-			}
+		pat, err := expected.ValueFloor(u, f.Value)
+		if err != nil {
+			return nil, fmt.Errorf("min-value: %w", err)
 		}
 		return pat, nil
 	}
@@ -51,19 +45,11 @@ func (f Floor) pattern(p *problem.Problem) (mech.Pattern, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, m := o.Dims(); f.Order < 1 || f.Order > m {
-		return nil, fmt.Errorf("min-order: want 1..%d, got %d", m, f.Order)
+	pat, err := expected.OrderFloor(o, f.Order)
+	if err != nil {
+		return nil, fmt.Errorf("min-order: %w", err)
 	}
-	return o.Pattern(f.Order), nil
-}
-
-func anyTrue(row []bool) bool {
-	for _, a := range row {
-		if a {
-			return true
-		}
-	}
-	return false
+	return pat, nil
 }
 
 // JointSolution is the answer of SolveJoint: the best expected utility
@@ -131,10 +117,7 @@ func SolveJoint(ctx context.Context, p *problem.Problem, floor Floor, opt Option
 	if err != nil {
 		return nil, err
 	}
-	sol := *expectedSolution(r)
-	if m, rep, ok := clean.DustFree(p.Prior, sol.Mechanism, b); ok && pat.Holds(m) {
-		sol.Mechanism, sol.Epsilon, sol.EpsilonLower = m, rep.Level, rep.Level
-	}
+	sol := *expectedSolution(expected.DustFree(p.Prior, u, b, r, pat))
 	sol.Objective, sol.Measure, sol.LPSolves = problem.ExpectedUtility, b.Measure, r.LPSolves+least.LPSolves
 	describe(p, &sol)
 	sol.Certificate = jointCertificate(p, b, &sol, floor, pat, least)
