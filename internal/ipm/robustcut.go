@@ -93,6 +93,13 @@ var robustRegs = []float64{1e-8, 1e-7, 1e-6}
 // than the plain iterations' at the same gap.
 const robustRegAcceptGap = 1e-9
 
+// robustHeldGap is the relative gap and residual of a round's point below
+// which SolveRobust keeps it rather than rerun the round regularised, and
+// at which a regularised rerun stops: its value is then within about that
+// much of the relaxation's optimum, a tenth of the tolerance the answers
+// are held to (robustRegAcceptGap).
+const robustHeldGap = 1e-10
+
 // robustGap is the least relative duality gap SolveRobust aims at on each
 // round's relaxation: its iterations break down soon below it.
 const robustGap = 1e-11
@@ -280,32 +287,22 @@ func SolveRobust(p RobustProblem, opt Options) (*RobustResult, error) {
 				return nil, err
 			}
 		}
-		if !done {
-			// The iterations from the loose point stalled short of the
-			// gap (or never got there): once more from the start.
-			// A run that comes nowhere near leaves the earlier point.
-			y := newRobustIPM(pi, u, mu, kap, lip, lo, hi)
-			iters, _, err = y.runTo(ctx, maxIter, 1e-6, target)
-			res.Iterations += iters
-			switch {
-			case err == nil:
-				x = y
-			case !errors.Is(err, ErrRobustNotConverged):
-				return nil, err
-			}
-		}
-		// Stalled short of the gap again: once more with the output
-		// blocks regularised, whose directions stay accurate where
-		// several tight priors make the blocks nearly singular, by each
-		// of robustRegs in turn until a point is the better and within
-		// robustRegAcceptGap.
+		// Stalled short of the gap (the iterations from the loose point,
+		// or the loose run itself, which started from the same point and
+		// would stall there again): once more with the output blocks
+		// regularised, whose directions stay accurate where several
+		// tight priors make the blocks nearly singular, by each of
+		// robustRegs in turn until a point is the better and within
+		// robustRegAcceptGap. A point already within robustHeldGap is
+		// kept: the reruns start from scratch and cost more than all the
+		// rounds before them, for digits below the answers' tolerance.
 		for _, reg := range robustRegs {
-			if x.held <= target {
+			if x.held <= robustHeldGap {
 				break
 			}
 			y := newRobustIPM(pi, u, mu, kap, lip, lo, hi)
 			y.reg = reg
-			iters, _, err := y.runTo(ctx, maxIter, 1e-6, target)
+			iters, _, err := y.runTo(ctx, maxIter, 1e-6, math.Max(target, robustHeldGap))
 			res.Iterations += iters
 			if err != nil && ctx.Err() != nil {
 				return nil, err
