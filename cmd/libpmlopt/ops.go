@@ -13,6 +13,7 @@ import (
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/closedform"
 	"github.com/pmlopt/pmlopt/guarantee"
+	"github.com/pmlopt/pmlopt/internal/jsonout"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
@@ -27,82 +28,61 @@ type input struct {
 	Prior, Utility, Order, Mechanism []float64
 }
 
-// jf is a float64 that crosses JSON as the CLI writes it: ±Inf as "inf"
-// and "-inf", NaN as null; it reads those spellings back too.
-type jf float64
+// jf is a float64 in the JSON a call returns, as the CLI writes it: ±Inf
+// as "inf" and "-inf", NaN as null.
+type jf = jsonout.Float
 
-func (f jf) MarshalJSON() ([]byte, error) {
-	v := float64(f)
-	switch {
-	case math.IsInf(v, 1):
-		return []byte(`"inf"`), nil
-	case math.IsInf(v, -1):
-		return []byte(`"-inf"`), nil
-	case math.IsNaN(v):
-		return []byte(`null`), nil
-	}
-	return []byte(strconv.FormatFloat(v, 'g', -1, 64)), nil
-}
+// argFloat is a float64 of a call's arguments: a number, "inf", "-inf", or
+// null and "nan" for NaN.
+type argFloat float64
 
-func (f *jf) UnmarshalJSON(b []byte) error {
+func (f *argFloat) UnmarshalJSON(b []byte) error {
 	switch s := string(b); s {
 	case `"inf"`:
-		*f = jf(math.Inf(1))
+		*f = argFloat(math.Inf(1))
 	case `"-inf"`:
-		*f = jf(math.Inf(-1))
+		*f = argFloat(math.Inf(-1))
 	case `null`, `"nan"`:
-		*f = jf(math.NaN())
+		*f = argFloat(math.NaN())
 	default:
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil {
 			return fmt.Errorf("not a number: %s", s)
 		}
-		*f = jf(v)
+		*f = argFloat(v)
 	}
 	return nil
 }
 
-func opt(v float64) *jf {
-	if math.IsNaN(v) {
-		return nil
-	}
-	j := jf(v)
-	return &j
-}
+func opt(v float64) *jf { return jsonout.Opt(v) }
 
-func jfs(v []float64) []jf {
-	out := make([]jf, len(v))
-	for i, x := range v {
-		out[i] = jf(x)
-	}
-	return out
-}
+func jfs(v []float64) []jf { return jsonout.Floats(v) }
 
 // args are a call's scalar parameters, named as the Python keywords.
 type args struct {
-	Path         string   `json:"path"`
-	Name         string   `json:"name"`
-	Inputs       []string `json:"inputs"`
-	Outputs      []string `json:"outputs"`
-	Objective    string   `json:"objective"`
-	Measure      string   `json:"measure"`
-	Epsilon      *jf      `json:"epsilon"`
-	EpsilonLower *jf      `json:"epsilon_lower"`
-	MinOrder     *int     `json:"min_order"`
-	MinValue     *jf      `json:"min_value"`
-	Solver       string   `json:"solver"`
-	Tol          jf       `json:"tol"`
-	Workers      int      `json:"workers"`
-	Mechanisms   bool     `json:"mechanisms"`
-	Measures     []string `json:"measures"`
-	Epsilons     []jf     `json:"epsilons"`
-	ALIPRatio    *jf      `json:"alip_ratio"`
-	Alpha        *jf      `json:"alpha"`
-	Beta         *jf      `json:"beta"`
-	H            *int     `json:"h"`
-	Baseline     string   `json:"baseline"`
-	From         string   `json:"from"`
-	PMin         *jf      `json:"pmin"`
+	Path         string     `json:"path"`
+	Name         string     `json:"name"`
+	Inputs       []string   `json:"inputs"`
+	Outputs      []string   `json:"outputs"`
+	Objective    string     `json:"objective"`
+	Measure      string     `json:"measure"`
+	Epsilon      *argFloat  `json:"epsilon"`
+	EpsilonLower *argFloat  `json:"epsilon_lower"`
+	MinOrder     *int       `json:"min_order"`
+	MinValue     *argFloat  `json:"min_value"`
+	Solver       string     `json:"solver"`
+	Tol          argFloat   `json:"tol"`
+	Workers      int        `json:"workers"`
+	Mechanisms   bool       `json:"mechanisms"`
+	Measures     []string   `json:"measures"`
+	Epsilons     []argFloat `json:"epsilons"`
+	ALIPRatio    *argFloat  `json:"alip_ratio"`
+	Alpha        *argFloat  `json:"alpha"`
+	Beta         *argFloat  `json:"beta"`
+	H            *int       `json:"h"`
+	Baseline     string     `json:"baseline"`
+	From         string     `json:"from"`
+	PMin         *argFloat  `json:"pmin"`
 	// Certificates asks curve for each point's certificate.
 	Certificates bool `json:"certificates"`
 	// The certificate verify re-checks (or Path names a file holding one),
@@ -246,24 +226,13 @@ func options(a args) (pmlopt.Options, error) {
 	return pmlopt.Options{Solver: s, Tol: tol, Workers: a.Workers}, nil
 }
 
-type budgetOut struct {
-	Measure      string `json:"measure"`
-	Epsilon      *jf    `json:"epsilon,omitempty"`
-	EpsilonLower *jf    `json:"epsilon_lower,omitempty"`
-	EpsilonUpper *jf    `json:"epsilon_upper,omitempty"`
-}
-
-func toBudget(b *mech.Budget) *budgetOut {
+// toBudget is b's JSON, nil for no budget.
+func toBudget(b *mech.Budget) *jsonout.Budget {
 	if b == nil {
 		return nil
 	}
-	j := &budgetOut{Measure: string(b.Measure)}
-	if b.Measure == mech.ALIP {
-		j.EpsilonLower, j.EpsilonUpper = opt(b.EpsilonLower), opt(b.EpsilonUpper)
-	} else {
-		j.Epsilon = opt(b.Epsilon)
-	}
-	return j
+	j := jsonout.BudgetOf(*b)
+	return &j
 }
 
 // opLoad reads a problem file: its scalars, and prior, utility, order and
@@ -378,7 +347,10 @@ func opSolve(ctx context.Context, a args, in input) (any, [][][]float64, error) 
 			return nil, nil, err
 		}
 		j := toSolve(p, &js.Solution, "optimal")
-		j.MinOrder, j.MinValue = a.MinOrder, a.MinValue
+		j.MinOrder = a.MinOrder
+		if a.MinValue != nil {
+			j.MinValue = opt(float64(*a.MinValue))
+		}
 		j.LeastEpsilonLower, j.LeastEpsilonUpper = opt(js.LeastEpsilonLower), opt(js.LeastEpsilonUpper)
 		j.Certificate = js.Certificate
 		return j, [][][]float64{js.Mechanism}, nil
@@ -422,20 +394,9 @@ func opBaseline(ctx context.Context, a args, in input) (any, [][][]float64, erro
 	return j, [][][]float64{sol.Mechanism}, nil
 }
 
-type pointOut struct {
-	H                   *int   `json:"h,omitempty"`
-	Threshold           *jf    `json:"threshold,omitempty"`
-	WorstCaseValue      *jf    `json:"worst_case_value,omitempty"`
-	SafeEpsilon         jf     `json:"safe_epsilon"`
-	OptimalEpsilon      jf     `json:"optimal_epsilon"`
-	OptimalEpsilonLower jf     `json:"optimal_epsilon_lower"`
-	LPSolves            int    `json:"lp_solves"`
-	Failure             string `json:"failure,omitempty"`
-	Mechanism           *int   `json:"mechanism,omitempty"`
-	// Certificate is the point's, with certificates (curve --json
-	// --certificates); it holds the point's mechanism.
-	Certificate *verify.Certificate `json:"certificate,omitempty"`
-}
+// pointOut is a point of a worst-case curve, its mechanism an index into
+// the matrices handed over.
+type pointOut = jsonout.CurvePoint[*int]
 
 type expectedPointOut struct {
 	Epsilon              jf                  `json:"epsilon"`
@@ -498,21 +459,10 @@ func opCurve(ctx context.Context, a args, in input) (any, [][][]float64, error) 
 	}
 	out := make([]pointOut, len(pts))
 	for k, pt := range pts {
-		c := pointOut{SafeEpsilon: jf(pt.SafeEpsilon), OptimalEpsilon: jf(pt.OptimalEpsilon),
-			OptimalEpsilonLower: jf(pt.OptimalEpsilonLower), LPSolves: pt.LPSolves, WorstCaseValue: opt(pt.WorstCaseValue),
-			Mechanism: keep(pt.Mechanism)}
-		if a.Certificates {
-			c.Certificate = pt.Certificate
-		}
-		if obj == problem.WorstCaseOrder {
-			h := pt.H
-			c.H = &h
-		} else {
-			v := jf(pt.Threshold)
-			c.Threshold = &v
-		}
-		if pt.Failure != nil {
-			c.Failure = pt.Failure.Error()
+		c := jsonout.CurvePointOf[*int](obj, pt)
+		c.Mechanism = keep(pt.Mechanism)
+		if !a.Certificates {
+			c.Certificate = nil
 		}
 		out[k] = c
 	}
@@ -583,30 +533,13 @@ func expectedCurve(ctx context.Context, a args, p *problem.Problem, o pmlopt.Opt
 	return map[string]any{"objective": string(problem.ExpectedUtility), "curves": series}, *mats, nil
 }
 
-type impliedOut struct {
-	Measure      string `json:"measure"`
-	Epsilon      *jf    `json:"epsilon,omitempty"`
-	EpsilonLower *jf    `json:"epsilon_lower,omitempty"`
-	EpsilonUpper *jf    `json:"epsilon_upper,omitempty"`
-	Holds        bool   `json:"holds"`
-	Regime       string `json:"regime"`
-}
-
-func toImplied(imps []guarantee.Implication) []impliedOut {
-	out := make([]impliedOut, len(imps))
-	for k, im := range imps {
-		g := im.Implied
-		out[k] = impliedOut{Measure: string(g.Measure), Holds: im.Holds, Regime: im.Regime}
-		if !im.Holds {
-			continue
-		}
-		if g.Measure == mech.ALIP {
-			out[k].EpsilonLower, out[k].EpsilonUpper = opt(g.EpsilonLower), opt(g.EpsilonUpper)
-		} else {
-			out[k].Epsilon = opt(g.Epsilon)
-		}
-	}
-	return out
+// auditOut is what audit returns: the CLI's audit --json without the
+// levels over a prior set (a call has no prior set).
+type auditOut struct {
+	jsonout.Audit
+	Privacy      *jsonout.Budget `json:"privacy,omitempty"`
+	WithinBudget *bool           `json:"within_budget,omitempty"`
+	BudgetExcess *jf             `json:"budget_excess,omitempty"`
 }
 
 func opAudit(ctx context.Context, a args, in input) (any, [][][]float64, error) {
@@ -639,55 +572,17 @@ func opAudit(ctx context.Context, a args, in input) (any, [][][]float64, error) 
 		return nil, nil, err
 	}
 	pmin := p.Prior.Min()
-	implied := map[string][]impliedOut{}
-	for _, from := range []mech.Measure{mech.PML, mech.PMC, mech.LDP} {
-		eps := map[mech.Measure]float64{mech.PML: r.PML, mech.PMC: r.PMC, mech.LDP: r.LDP}[from]
-		if math.IsInf(eps, 1) {
-			continue // an infinite guarantee implies nothing
-		}
-		imps, err := guarantee.Implied(mech.Budget{Measure: from, Epsilon: eps}, pmin)
-		if err != nil {
-			return nil, nil, err
-		}
-		implied[string(from)] = toImplied(imps)
+	implied, err := jsonout.ImpliedBy(r, pmin)
+	if err != nil {
+		return nil, nil, err
 	}
-	out := map[string]any{
-		"pml": jf(r.PML), "pml_per_output": jfs(r.PMLPerOutput), "pmc": jf(r.PMC), "pmc_per_output": jfs(r.PMCPerOutput),
-		"alip_lower": jf(r.ALIPLower), "alip_upper": jf(r.ALIPUpper), "lip": jf(r.LIP), "ldp": jf(r.LDP),
-		"lift": jf(r.Lift), "bayes_capacity": jf(r.BayesCapacity), "maximal_leakage": jf(r.MaximalLeakage),
-		"posterior_bayes_vulnerability": jf(r.PosteriorBayesVulnerability), "bayes_leakage": jf(r.BayesLeakage),
-		"maximal_alpha_leakage": jf(r.MaximalAlphaLeakage), "maximal_alpha_beta_leakage": jf(r.MaximalAlphaBetaLeakage),
-		"maximal_alpha_leakage_upper":      jf(r.MaximalAlphaLeakageUpper),
-		"maximal_alpha_beta_leakage_upper": jf(r.MaximalAlphaBetaLeakageUpper),
-		"lrdp":                             jf(r.LRDP), "alpha": jf(r.Alpha), "beta": jf(r.Beta),
-		"output_marginal": jfs(r.Marginal), "p_min": jf(pmin), "implied": implied,
-	}
-	if len(r.Notes) > 0 {
-		out["notes"] = r.Notes
-	}
+	out := auditOut{Audit: jsonout.AuditOf(r, pmin, implied)}
 	if b := p.Privacy; b != nil {
-		excess := budgetExcess(p.Prior, m, *b)
-		out["privacy"] = toBudget(b)
-		out["within_budget"] = excess <= certify.AuditTol
-		out["budget_excess"] = jf(excess)
+		_, _, e := leakage.Level(p.Prior, m, *b)
+		within, excess := e <= certify.AuditTol, jf(e)
+		out.Privacy, out.WithinBudget, out.BudgetExcess = toBudget(b), &within, &excess
 	}
 	return out, nil, nil
-}
-
-// budgetExcess is how far m exceeds b over pi, as audit reports it: the
-// level of b's measure less ε (for ALIP the larger excess of its two
-// ends); 0 or less within it.
-func budgetExcess(pi mech.Prior, m mech.Mechanism, b mech.Budget) float64 {
-	switch b.Measure {
-	case mech.LIP:
-		return leakage.LIP(pi, m) - b.Epsilon
-	case mech.LDP:
-		return leakage.LDP(pi, m) - b.Epsilon
-	case mech.ALIP:
-		lo, up := leakage.ALIP(pi, m)
-		return math.Max(lo-b.EpsilonLower, up-b.EpsilonUpper)
-	}
-	return leakage.PML(pi, m) - b.Epsilon
 }
 
 func opSafe(_ context.Context, a args, in input) (any, [][][]float64, error) {
@@ -754,6 +649,6 @@ func opConvert(_ context.Context, a args, _ input) (any, [][][]float64, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	src := toImplied([]guarantee.Implication{{Implied: g, Holds: true, Regime: "given"}})[0]
-	return map[string]any{"from": src, "p_min": jf(*a.PMin), "implied": toImplied(imps)}, nil, nil
+	src := jsonout.ImpliedOf([]guarantee.Implication{{Implied: g, Holds: true, Regime: "given"}})[0]
+	return map[string]any{"from": src, "p_min": jf(*a.PMin), "implied": jsonout.ImpliedOf(imps)}, nil, nil
 }
