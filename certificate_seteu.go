@@ -185,5 +185,61 @@ func solveExpectedOverSetIPM(ctx context.Context, p *problem.Problem, u mech.Uti
 		c.Utility.Alpha, c.Utility.Priors = r.Alpha, priors
 	}
 	sol.Certificate = c
+	if b.Measure == mech.LIP || b.Measure == mech.ALIP {
+		twoPriorBound(p, u, b, r, sol)
+	}
 	return sol, true, nil
+}
+
+// twoPriorBound replaces sol's bound (LIP or ALIP over a set, proven with
+// one prior per output for both caps, which can stay well above the
+// optimum) by the lower one that r's multipliers prove with a prior for
+// each output's upper caps and another for its lower caps
+// (ipm.RobustBoundTwo, package verify's twoPriorBound), the priors raised
+// above the set in exact arithmetic first: the smallest of the float
+// bound and a few sizes of rounding above it that verify's exact check
+// accepts. sol is left as it is when none is accepted or none is lower.
+func twoPriorBound(p *problem.Problem, u mech.Utility, b mech.Budget, r *ipm.RobustResult, sol *Solution) {
+	c := sol.Certificate
+	if r.PriorsUpper == nil || c == nil || c.Utility == nil || c.Utility.Bound == nil {
+		return
+	}
+	m := len(r.PriorsUpper)
+	ups, downs := make([][]float64, m), make([][]float64, m)
+	for j := range m {
+		var ok1, ok2 bool
+		ups[j], ok1 = aboveSet(p.PriorSet, p.Prior, r.PriorsUpper[j])
+		downs[j], ok2 = aboveSet(p.PriorSet, p.Prior, r.PriorsLower[j])
+		if !ok1 || !ok2 {
+			return
+		}
+	}
+	bound := ipm.RobustBoundTwo(p.Prior, u, b, r.Alpha, ups, downs, r.CapWeights)
+	old := *c.Utility.Bound
+	value := sol.ExpectedUtility
+	if math.IsNaN(bound) || math.IsInf(bound, 0) || !(bound < old) {
+		return
+	}
+	mag := 0.0
+	for _, v := range r.Alpha {
+		mag += math.Abs(v)
+	}
+	vp := verify.Problem{Prior: p.Prior, Utility: u, Order: p.Order, Mechanism: sol.Mechanism, PriorSet: verifySet(p.PriorSet)}
+	for _, rel := range []float64{0, 1e-13, 1e-11, 1e-9} {
+		B := math.Max(bound+rel*math.Max(1, mag), value)
+		if !(B < old) {
+			return
+		}
+		try := *c
+		ut := *c.Utility
+		ut.Bound, ut.Alpha, ut.Priors, ut.PriorsLower, ut.CapWeights = &B, r.Alpha, ups, downs, r.CapWeights
+		try.Utility = &ut
+		for _, cl := range verify.Check(vp, try) {
+			if cl.Name == verify.ClaimBound && cl.OK {
+				*c = try
+				sol.ExpectedUtilityBound = B
+				return
+			}
+		}
+	}
 }

@@ -2,18 +2,21 @@ package pmlopt_test
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/polytope"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/solver"
+	"github.com/pmlopt/pmlopt/verify"
 )
 
 // The expected utility over a box or an L1 ball under PML, LIP and ALIP
@@ -92,6 +95,12 @@ func TestExpectedOverSetByInteriorPoint(t *testing.T) {
 			if b.Measure == mech.PML && sol.ExpectedUtilityBound > want.Objective+tol {
 				t.Fatalf("trial %d %s: bound %.12g above the optimum %.12g", trial, what(), sol.ExpectedUtilityBound, want.Objective)
 			}
+			// Under LIP and ALIP the interior point's bound has a prior
+			// for each output's upper caps and another for its lower caps
+			// where one prior for both stays above the optimum.
+			if sol.Solver == "ipm" && sol.ExpectedUtilityBound > want.Objective+1e-8*math.Max(1, math.Abs(want.Objective)) {
+				t.Fatalf("trial %d %s: bound %.12g above the optimum %.12g", trial, what(), sol.ExpectedUtilityBound, want.Objective)
+			}
 			mustVerify(t, what(), p, sol.Mechanism, sol.Certificate)
 			for range 20 {
 				q := randinst.SetPrior(r, set, nil)
@@ -112,4 +121,90 @@ func TestExpectedOverSetByInteriorPoint(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A LIP bound over a box proven with two priors per output survives a
+// round trip through JSON and verify accepts it; verify refuses it with
+// an output's cap weights zero (any R, T ≥ 0 make a proof when they pass:
+// the check is not about the solver's values), a lower prior outside the set, the
+// bound lowered below the optimum, or the fields under a PML budget.
+func TestTwoPriorBoundTampered(t *testing.T) {
+	fam, err := instance.Lookup("random")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := fam.New(8, 2026)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := randinst.FactorBox(in.Prior, 0.8, 1.25)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := mech.Budget{Measure: mech.LIP, Epsilon: 1}
+	p := &problem.Problem{Prior: in.Prior, Utility: in.Utility, PriorSet: set, Objective: problem.ExpectedUtility, Privacy: &b}
+	sol, err := pmlopt.Solve(context.Background(), p, pmlopt.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := sol.Certificate.Utility
+	if sol.Solver != "ipm" || u == nil || len(u.PriorsLower) == 0 {
+		t.Fatalf("solved by %q without a two-prior bound: %+v", sol.Solver, u)
+	}
+	data, err := json.Marshal(sol.Certificate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c verify.Certificate
+	if err := json.Unmarshal(data, &c); err != nil {
+		t.Fatal(err)
+	}
+	mustVerify(t, "read back", p, sol.Mechanism, &c)
+	copyUtility := func() verify.Certificate {
+		d := c
+		v := *c.Utility
+		v.Priors, v.PriorsLower, v.CapWeights = clone2(v.Priors), clone2(v.PriorsLower), clone2(v.CapWeights)
+		d.Utility = &v
+		return d
+	}
+	// The output whose upper caps' weight is the largest needs it.
+	top := 0
+	for j, rt := range c.Utility.CapWeights {
+		if rt[0] > c.Utility.CapWeights[top][0] {
+			top = j
+		}
+	}
+	cases := map[string]func(*verify.Certificate){
+		"cap weights zero": func(d *verify.Certificate) { d.Utility.CapWeights[top] = []float64{0, 0} },
+		"lower prior outside the set": func(d *verify.Certificate) {
+			for i := range d.Utility.PriorsLower[top] {
+				d.Utility.PriorsLower[top][i] = 0
+			}
+			d.Utility.PriorsLower[top][0] = 1
+		},
+		"bound below the optimum": func(d *verify.Certificate) {
+			B := *d.Utility.Bound - 1e-6
+			d.Utility.Bound = &B
+		},
+	}
+	for what, tamper := range cases {
+		d := copyUtility()
+		tamper(&d)
+		if hit, bad := failsClaim(p, sol.Mechanism, d, verify.ClaimBound); !hit {
+			t.Errorf("%s: accepted (%v)", what, bad)
+		}
+	}
+	d := copyUtility()
+	d.Measure = "pml"
+	if verify.AllOK(verify.Check(setVerifyProblem(p, sol.Mechanism), d)) {
+		t.Error("priors_lower under a pml budget: accepted")
+	}
+}
+
+func clone2(a [][]float64) [][]float64 {
+	out := make([][]float64, len(a))
+	for i, v := range a {
+		out[i] = append([]float64(nil), v...)
+	}
+	return out
 }

@@ -92,6 +92,9 @@ func (k *checker) boxBound(column func(int), w []*big.Float, wf []float64, lo, h
 	if !ok {
 		return false
 	}
+	if len(k.c.Utility.PriorsLower) > 0 {
+		return k.twoPriorBound(column, w, priors, lo, hi, kappa)
+	}
 	hiF := f64(hi)
 	loSet := lo
 	order := make([]int, k.n)
@@ -198,6 +201,78 @@ func (k *checker) boxBound(column func(int), w []*big.Float, wf []float64, lo, h
 		}
 		if v.Sign() > 0 {
 			k.claim(ClaimBound, false, "output %d: V_%d = %.6g > 0: the multipliers do not bound this output's column by the bound %v", j, j, f64(v), *k.c.Utility.Bound)
+			return false
+		}
+	}
+	return true
+}
+
+// twoPriorBound checks the LIP and ALIP columns over a prior set with, for
+// each output j, a prior a for the upper caps (Priors[j]), a prior b for
+// the lower ones (PriorsLower[j]) and the totals [R, T] of the caps'
+// multipliers (CapWeights[j]). A mechanism within the budget over the set
+// has on output j a column z = p_·j with z_i ≤ hi·(a·z), a lying above a
+// prior of the set, and z_i ≥ lo·(π'·z) for the prior π' of the set below
+// b, where π'·z ≥ b·z − δ·max_k z_k ≥ b·z − δ·hi·(a·z), δ = Σ_k b_k − S.
+// With h_i = C·w_ij − κ·c_i as in boxBound (c = π̂, C = S), and any
+// ρ, τ ≥ 0 with Σρ = R and Στ = T,
+//
+//	h·z = Σ_k (h_k − ρ_k + τ_k + hi·a_k·R − lo·(b_k − δ·hi·a_k)·T) z_k
+//	      + Σ_i ρ_i (z_i − hi·a·z) + Σ_i τ_i (lo·(b·z − δ·hi·a·z) − z_i),
+//
+// whose last two sums are at most 0: h·z ≤ 0 when ρ_k − τ_k ≥ g_k = h_k +
+// hi·a_k·R − lo·(b_k − δ·hi·a_k)·T for every k. The least Σρ with Στ = T
+// (τ first where g_k < 0, where it costs nothing) is Σ_k max(0, g_k) +
+// max(0, T − Σ_k max(0, −g_k)), and the check is that it is at most R.
+// This is LP duality for the column's cone; R and T are the column's
+// multipliers of the two caps in the solver's relaxation.
+func (k *checker) twoPriorBound(column func(int), w []*big.Float, priors [][]float64, lo, hi, kappa *big.Float) bool {
+	u := k.c.Utility
+	if k.floor() {
+		k.claim(ClaimBound, false, "priors_lower: not for a bound that keeps a worst case")
+		return false
+	}
+	lower, ok := k.columnPriors(ClaimBound, u.PriorsLower)
+	if !ok {
+		return false
+	}
+	c, C := k.prior, k.mass
+	t, g, pos, neg, delta := k.a.zero(), k.a.zero(), k.a.zero(), k.a.zero(), k.a.zero()
+	h := k.a.zero()
+	for j := range k.m {
+		column(j)
+		a, b := priors[j], lower[j]
+		R, T := k.a.num(u.CapWeights[j][0]), k.a.num(u.CapWeights[j][1])
+		delta.SetFloat64(0)
+		for _, x := range b {
+			k.a.add(delta, delta, k.a.num(x))
+		}
+		k.a.sub(delta, delta, k.mass)
+		if delta.Sign() < 0 {
+			delta.SetFloat64(0)
+		}
+		// loT = lo·T, shift = lo·δ·hi·T: g_k = h_k + a_k·(hi·R + shift) − b_k·loT.
+		loT := k.a.mul(k.a.zero(), lo, T)
+		shift := k.a.mul(k.a.zero(), k.a.mul(k.a.zero(), loT, delta), hi)
+		up := k.a.add(k.a.zero(), k.a.mul(k.a.zero(), hi, R), shift)
+		pos.SetFloat64(0)
+		neg.SetFloat64(0)
+		for i := range k.n {
+			k.a.mul(h, C, w[i])
+			k.a.sub(h, h, k.a.mul(t, kappa, c[i]))
+			k.a.add(g, h, k.a.mul(t, up, k.a.num(a[i])))
+			k.a.sub(g, g, k.a.mul(t, loT, k.a.num(b[i])))
+			if g.Sign() > 0 {
+				k.a.add(pos, pos, g)
+			} else {
+				k.a.sub(neg, neg, g)
+			}
+		}
+		if k.a.sub(t, T, neg).Sign() > 0 {
+			k.a.add(pos, pos, t)
+		}
+		if pos.Cmp(R) > 0 {
+			k.claim(ClaimBound, false, "output %d: the caps' multipliers (%v, %v) need %.6g > %v: they do not bound this output's column by the bound %v", j, u.CapWeights[j][0], u.CapWeights[j][1], f64(pos), u.CapWeights[j][0], *u.Bound)
 			return false
 		}
 	}

@@ -62,9 +62,17 @@ type Lower struct {
 //
 // Over a prior set (pml budgets), Priors gives each output's prior in the
 // bound's column constraint, as for Lower.
+//
+// Under LIP and ALIP over a prior set the upper and the lower caps of an
+// output may need priors of their own: PriorsLower then gives each
+// output's prior for the lower caps (Priors, one per output, the upper
+// caps'), and CapWeights each output's pair [R, T] of the totals of the
+// caps' multipliers, which prove its column's bound (see boxBound).
 type Utility struct {
 	ExpectedUtility float64     `json:"expected_utility" yaml:"expected_utility"`
 	Bound           *float64    `json:"expected_utility_bound,omitempty" yaml:"expected_utility_bound,omitempty"`
 	Alpha           []float64   `json:"alpha,omitempty" yaml:"alpha,omitempty"`
 	Priors          [][]float64 `json:"priors,omitempty" yaml:"priors,omitempty"`
+	PriorsLower     [][]float64 `json:"priors_lower,omitempty" yaml:"priors_lower,omitempty"`
+	CapWeights      [][]float64 `json:"cap_weights,omitempty" yaml:"cap_weights,omitempty"`
 }

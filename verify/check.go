@@ -261,6 +261,9 @@ func (k *checker) shape() bool {
 		if msg := k.priorsShape(u.Priors, "utility.priors"); msg != "" {
 			return fail("%s", msg)
 		}
+		if msg := k.lowerPriorsShape(c.Measure, u); msg != "" {
+			return fail("%s", msg)
+		}
 	}
 	for _, row := range nums {
 		for _, v := range row {

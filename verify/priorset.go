@@ -272,3 +272,27 @@ func (k *checker) priorsShape(priors [][]float64, where string) string {
 	}
 	return ""
 }
+
+// lowerPriorsShape checks utility.priors_lower and utility.cap_weights:
+// both absent, or (LIP and ALIP only) one prior and one pair [R, T] of
+// finite numbers ≥ 0 per output, with one utility.priors per output.
+func (k *checker) lowerPriorsShape(measure string, u *Utility) string {
+	if len(u.PriorsLower) == 0 && len(u.CapWeights) == 0 {
+		return ""
+	}
+	if measure != "lip" && measure != "alip" {
+		return fmt.Sprintf("utility.priors_lower and cap_weights: only for lip and alip budgets, not %q", measure)
+	}
+	if len(u.PriorsLower) != k.m || len(u.CapWeights) != k.m || len(u.Priors) != k.m {
+		return fmt.Sprintf("utility: %d priors, %d priors_lower and %d cap_weights for %d outputs (want one of each per output)", len(u.Priors), len(u.PriorsLower), len(u.CapWeights), k.m)
+	}
+	if msg := k.priorsShape(u.PriorsLower, "utility.priors_lower"); msg != "" {
+		return msg
+	}
+	for j, rt := range u.CapWeights {
+		if len(rt) != 2 || !finite(rt[0]) || !finite(rt[1]) || rt[0] < 0 || rt[1] < 0 {
+			return fmt.Sprintf("utility.cap_weights: output %d: want two finite numbers ≥ 0, got %v", j, rt)
+		}
+	}
+	return ""
+}

@@ -106,9 +106,14 @@ func TestSolveRobustMatchesTheDualisedLP(t *testing.T) {
 			t.Fatalf("trial %d (%+v, box %v): [%.12g, %.12g], LP %.12g (rounds %d)", trial, b, set.IsBox(), r.Value, r.Bound, want, r.Rounds)
 		}
 		// Under PML one prior per output proves the optimum; under LIP
-		// and ALIP the upper and the lower caps each want their own.
+		// and ALIP the upper and the lower caps each want their own,
+		// which BoundTwo has: within 1e-8 of the optimum (the relaxation's
+		// residuals, up to 1e-9, enter the multipliers it is read from).
 		if b.Measure == mech.PML && r.Bound > want+tol {
 			t.Fatalf("trial %d (%+v, box %v): bound %.12g above the LP's optimum %.12g", trial, b, set.IsBox(), r.Bound, want)
+		}
+		if b.Measure != mech.PML && (r.BoundTwo > want+10*tol || r.BoundTwo < want-tol) {
+			t.Fatalf("trial %d (%+v, box %v): two-prior bound %.12g, LP's optimum %.12g", trial, b, set.IsBox(), r.BoundTwo, want)
 		}
 		if !certify.RowsSumToOne(r.Mechanism) || !withinBudget(r.Level, r.LevelLower, b, RobustBudgetSlack) {
 			t.Fatalf("trial %d: the mechanism fails the audit over the set (level %g, %g)", trial, r.Level, r.LevelLower)

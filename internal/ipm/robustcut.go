@@ -37,6 +37,13 @@ type RobustResult struct {
 	Value, Bound float64
 	Alpha        []float64
 	Priors       [][]float64
+	// Under LIP and ALIP, BoundTwo is the upper bound proven by Alpha
+	// with two priors per output, PriorsUpper[j] for the upper caps and
+	// PriorsLower[j] for the lower ones, and CapWeights[j] = [R, T] the
+	// totals of the caps' multipliers (RobustBoundTwo); +Inf when absent.
+	BoundTwo                 float64
+	PriorsUpper, PriorsLower [][]float64
+	CapWeights               [][]float64
 	// Rounds is the number of interior-point solves, Cuts the priors
 	// added to the outputs' lists beyond the first ones, Iterations the
 	// interior-point iterations of all rounds.
@@ -515,8 +522,144 @@ func (x *robustIPM) result(p RobustProblem, pi mech.Prior) *RobustResult {
 		cands[j] = append(cands[j], p.Set.Center)
 	}
 	bound, priors := RobustBound(p.Set.Center, p.Utility, p.Budget, alpha, cands)
-	return &RobustResult{Mechanism: P, Level: level, LevelLower: lower, Value: p.Utility.ExpectedUtility(p.Set.Center, P),
-		Bound: bound, Alpha: alpha, Priors: priors}
+	r := &RobustResult{Mechanism: P, Level: level, LevelLower: lower, Value: p.Utility.ExpectedUtility(p.Set.Center, P),
+		Bound: bound, Alpha: alpha, Priors: priors, BoundTwo: math.Inf(1)}
+	if x.lip {
+		// The relaxation's dual: on output j the caps' multipliers w_·j
+		// and z_·j, whose totals scaled back to the estimate's objective
+		// are R and T, and the mixtures of the lists' priors by β and γ.
+		C := 0.0
+		for _, v := range p.Set.Center {
+			C += v
+		}
+		r.PriorsUpper, r.PriorsLower, r.CapWeights = make([][]float64, m), make([][]float64, m), make([][]float64, m)
+		for j := range m {
+			R, T := 0.0, 0.0
+			for i := range n {
+				R += x.w[j*n+i]
+				T += x.z[j*n+i]
+			}
+			up, down := x.weights(j, false), x.weights(j, true)
+			if up == nil {
+				up, R = p.Set.Center, 0
+			}
+			if down == nil {
+				down, T = p.Set.Center, 0
+			}
+			r.PriorsUpper[j], r.PriorsLower[j] = up, down
+			r.CapWeights[j] = []float64{math.Max(0, C*x.scale*R), math.Max(0, C*x.scale*T)}
+		}
+		r.BoundTwo = RobustBoundTwo(p.Set.Center, p.Utility, p.Budget, alpha, r.PriorsUpper, r.PriorsLower, r.CapWeights)
+	}
+	return r
+}
+
+// RobustBoundTwo returns an upper bound on the expected utility
+// Σ_ij c_i u_ij p_ij (c the estimate) of every mechanism that keeps the
+// LIP or ALIP budget b for every prior of a set, proven by the
+// multipliers alpha of the rows Σ_j p_ij = 1 and, for each output j, the
+// prior up[j] of its upper caps, down[j] of its lower ones and the totals
+// caps[j] = [R, T] of the caps' multipliers: the proof package verify
+// checks (twoPriorBound), the priors taken to lie above priors of the set
+// (down[j]'s excess δ = Σ down[j] − Σ c shrinking its caps). Each
+// output's κ_j, the least κ for which Σ_k max(0, g_k) + max(0, T −
+// Σ_k max(0, −g_k)) ≤ R with g_k = C w_kj − κ c_k + hi up_k R − lo (down_k
+// − δ hi up_k) T (C = Σ c, w_kj = c_k u_kj − α_k), is found by bisection,
+// the function being nonincreasing in κ; the bound is Σ α_i + max_j κ_j,
+// with a margin for rounding. +Inf when some output needs no finite κ.
+func RobustBoundTwo(c mech.Prior, u mech.Utility, b mech.Budget, alpha []float64, up, down, caps [][]float64) float64 {
+	n, m := u.Dims()
+	var lo, hi float64
+	switch b.Measure {
+	case mech.LIP:
+		lo, hi = math.Exp(-b.Epsilon), math.Exp(b.Epsilon)
+	case mech.ALIP:
+		lo, hi = math.Exp(-b.EpsilonLower), math.Exp(b.EpsilonUpper)
+	default:
+		return math.Inf(1)
+	}
+	lo *= 1 - 8*certify.UnitRoundoff
+	hi *= 1 + 8*certify.UnitRoundoff
+	if len(up) != m || len(down) != m || len(caps) != m || len(alpha) != n {
+		return math.Inf(1)
+	}
+	C, sum, mag := 0.0, 0.0, 0.0
+	for i := range n {
+		if math.IsNaN(alpha[i]) || math.IsInf(alpha[i], 0) {
+			return math.Inf(1)
+		}
+		C += c[i]
+		sum += alpha[i]
+		mag += math.Abs(alpha[i])
+	}
+	cw := make([]float64, n)
+	worst := math.Inf(-1)
+	size := 0.0
+	for j := range m {
+		a, d := up[j], down[j]
+		R, T := caps[j][0], caps[j][1]
+		delta := -C
+		for _, v := range d {
+			delta += v
+		}
+		delta = math.Max(0, delta)
+		base := make([]float64, n)
+		for i := range n {
+			cw[i] = C * (c[i]*u[i][j] - alpha[i])
+			base[i] = cw[i] + a[i]*(hi*R+lo*delta*hi*T) - lo*T*d[i]
+			size = math.Max(size, math.Abs(cw[i])+a[i]*hi*R+lo*T*(d[i]+delta*hi*a[i]))
+		}
+		need := func(kappa float64) float64 {
+			pos, neg := 0.0, 0.0
+			for i := range n {
+				if g := base[i] - kappa*c[i]; g > 0 {
+					pos += g
+				} else {
+					neg -= g
+				}
+			}
+			return pos + math.Max(0, T-neg) - R
+		}
+		// A bracket [l, h] with need(h) ≤ 0 < need(l), by doubling.
+		step := math.Max(size, 1e-300) / math.Max(C, 1e-300)
+		l, h := 0.0, 0.0
+		if need(0) <= 0 {
+			l = -step
+			for k := 0; need(l) <= 0; k++ {
+				if k == 200 {
+					break // every κ would do (c vanishes): no constraint
+				}
+				h, l = l, 2*l
+			}
+			if need(l) <= 0 {
+				continue
+			}
+		} else {
+			h = step
+			for k := 0; need(h) > 0; k++ {
+				if k == 200 {
+					return math.Inf(1)
+				}
+				l, h = h, 2*h
+			}
+		}
+		for range 200 {
+			mid := l + (h-l)/2
+			if mid <= l || mid >= h {
+				break
+			}
+			if need(mid) > 0 {
+				l = mid
+			} else {
+				h = mid
+			}
+		}
+		worst = math.Max(worst, h)
+	}
+	if math.IsInf(worst, -1) {
+		worst = 0
+	}
+	return sum + worst + 16*float64(n+2)*certify.UnitRoundoff*(mag+size*float64(n)/math.Max(C, 1e-300))
 }
 
 // levelsOver returns the mechanism's level over the set: (ε_u, ε_l) for
