@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/pmlopt/pmlopt/guarantee"
+	"github.com/pmlopt/pmlopt/internal/jsonout"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
@@ -38,43 +38,13 @@ Example:
 	pmlopt audit testdata/eye-colour.json --alpha 2 --json`
 
 // impliedJSON is one implied guarantee in the audit's "implied" object.
-type impliedJSON struct {
-	Measure string `json:"measure"`
-	// The levels are absent when the guarantee does not hold; a level of
-	// 0 is a level, so they are pointers rather than omitempty numbers.
-	Epsilon      *jfloat `json:"epsilon,omitempty"`
-	EpsilonLower *jfloat `json:"epsilon_lower,omitempty"`
-	EpsilonUpper *jfloat `json:"epsilon_upper,omitempty"`
-	Holds        bool    `json:"holds"`
-	Regime       string  `json:"regime"`
-}
+type impliedJSON = jsonout.Implied
 
+// auditJSON is what audit --json writes: the report the C library's audit
+// writes too, then the levels over a prior set and the budget's verdict.
 type auditJSON struct {
-	PML                          jfloat                   `json:"pml"`
-	PMLPerOutput                 []jfloat                 `json:"pml_per_output"`
-	PMC                          jfloat                   `json:"pmc"`
-	PMCPerOutput                 []jfloat                 `json:"pmc_per_output"`
-	ALIPLower                    jfloat                   `json:"alip_lower"`
-	ALIPUpper                    jfloat                   `json:"alip_upper"`
-	LIP                          jfloat                   `json:"lip"`
-	LDP                          jfloat                   `json:"ldp"`
-	Lift                         jfloat                   `json:"lift"`
-	BayesCapacity                jfloat                   `json:"bayes_capacity"`
-	MaximalLeakage               jfloat                   `json:"maximal_leakage"`
-	PosteriorBayesVulnerability  jfloat                   `json:"posterior_bayes_vulnerability"`
-	BayesLeakage                 jfloat                   `json:"bayes_leakage"`
-	MaximalAlphaLeakage          jfloat                   `json:"maximal_alpha_leakage"`
-	MaximalAlphaBetaLeakage      jfloat                   `json:"maximal_alpha_beta_leakage"`
-	MaximalAlphaLeakageUpper     jfloat                   `json:"maximal_alpha_leakage_upper"`
-	MaximalAlphaBetaLeakageUpper jfloat                   `json:"maximal_alpha_beta_leakage_upper"`
-	Notes                        []string                 `json:"notes,omitempty"`
-	LRDP                         jfloat                   `json:"lrdp"`
-	Alpha                        jfloat                   `json:"alpha"`
-	Beta                         jfloat                   `json:"beta"`
-	Marginal                     []jfloat                 `json:"output_marginal"`
-	PMin                         jfloat                   `json:"p_min"`
-	Implied                      map[string][]impliedJSON `json:"implied"`
-	overSetJSON                                           // the levels over the file's prior_set, if any
+	jsonout.Audit
+	overSetJSON // the levels over the file's prior_set, if any
 	// Privacy, WithinBudget and BudgetExcess are there when the file has
 	// a budget.
 	Privacy      *budgetJSON `json:"privacy,omitempty"`
@@ -148,71 +118,17 @@ func auditFlags(fs *flagSet) runFunc {
 
 // impliedFrom lists the measured guarantees whose implications the audit
 // reports, in order.
-var impliedFrom = []mech.Measure{mech.PML, mech.PMC, mech.LDP}
+var impliedFrom = jsonout.ImpliedFrom
 
 // impliedBy derives what the measured PML, PMC and LDP imply for p_min.
 func impliedBy(r leakage.Report, pmin float64) (map[mech.Measure][]guarantee.Implication, error) {
-	out := map[mech.Measure][]guarantee.Implication{}
-	for _, from := range impliedFrom {
-		var eps float64
-		switch from {
-		case mech.PML:
-			eps = r.PML
-		case mech.PMC:
-			eps = r.PMC
-		case mech.LDP:
-			eps = r.LDP
-		}
-		if math.IsInf(eps, 1) {
-			continue // an infinite guarantee implies nothing
-		}
-		imps, err := guarantee.Implied(mech.Budget{Measure: from, Epsilon: eps}, pmin)
-		if err != nil {
-			return nil, err
-		}
-		out[from] = imps
-	}
-	return out, nil
+	return jsonout.ImpliedBy(r, pmin)
 }
 
-func toImpliedJSON(imps []guarantee.Implication) []impliedJSON {
-	out := make([]impliedJSON, len(imps))
-	for k, im := range imps {
-		g := im.Implied
-		out[k] = impliedJSON{Measure: string(g.Measure), Holds: im.Holds, Regime: im.Regime}
-		if !im.Holds {
-			continue
-		}
-		if g.Measure == mech.ALIP {
-			lo, up := jfloat(g.EpsilonLower), jfloat(g.EpsilonUpper)
-			out[k].EpsilonLower, out[k].EpsilonUpper = &lo, &up
-		} else {
-			e := jfloat(g.Epsilon)
-			out[k].Epsilon = &e
-		}
-	}
-	return out
-}
+func toImpliedJSON(imps []guarantee.Implication) []impliedJSON { return jsonout.ImpliedOf(imps) }
 
 func toAuditJSON(r leakage.Report, pmin float64, implied map[mech.Measure][]guarantee.Implication) auditJSON {
-	j := auditJSON{
-		PML: jfloat(r.PML), PMLPerOutput: jfloats(r.PMLPerOutput),
-		PMC: jfloat(r.PMC), PMCPerOutput: jfloats(r.PMCPerOutput),
-		ALIPLower: jfloat(r.ALIPLower), ALIPUpper: jfloat(r.ALIPUpper),
-		LIP: jfloat(r.LIP), LDP: jfloat(r.LDP), Lift: jfloat(r.Lift),
-		BayesCapacity: jfloat(r.BayesCapacity), MaximalLeakage: jfloat(r.MaximalLeakage),
-		PosteriorBayesVulnerability: jfloat(r.PosteriorBayesVulnerability), BayesLeakage: jfloat(r.BayesLeakage),
-		MaximalAlphaLeakage: jfloat(r.MaximalAlphaLeakage), MaximalAlphaBetaLeakage: jfloat(r.MaximalAlphaBetaLeakage),
-		MaximalAlphaLeakageUpper: jfloat(r.MaximalAlphaLeakageUpper), MaximalAlphaBetaLeakageUpper: jfloat(r.MaximalAlphaBetaLeakageUpper),
-		Notes: r.Notes,
-		LRDP:  jfloat(r.LRDP), Alpha: jfloat(r.Alpha), Beta: jfloat(r.Beta),
-		Marginal: jfloats(r.Marginal), PMin: jfloat(pmin),
-		Implied: map[string][]impliedJSON{},
-	}
-	for from, imps := range implied {
-		j.Implied[string(from)] = toImpliedJSON(imps)
-	}
-	return j
+	return auditJSON{Audit: jsonout.AuditOf(r, pmin, implied)}
 }
 
 func writeAuditReport(b *buffered, p *problem.Problem, m mech.Mechanism, r leakage.Report, implied map[mech.Measure][]guarantee.Implication) {

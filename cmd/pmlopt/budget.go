@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/internal/jsonout"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 )
@@ -31,19 +31,7 @@ func (v verdict) within() bool { return v.Excess <= certify.AuditTol }
 // judge measures m over pi against b.
 func judge(pi mech.Prior, m mech.Mechanism, b mech.Budget) verdict {
 	v := verdict{Budget: b}
-	switch b.Measure {
-	case mech.PML:
-		v.Level = leakage.PML(pi, m)
-	case mech.LIP:
-		v.Level = leakage.LIP(pi, m)
-	case mech.LDP:
-		v.Level = leakage.LDP(pi, m)
-	case mech.ALIP:
-		v.Lower, v.Level = leakage.ALIP(pi, m)
-		v.Excess = math.Max(v.Lower-b.EpsilonLower, v.Level-b.EpsilonUpper)
-		return v
-	}
-	v.Excess = v.Level - b.Epsilon
+	v.Level, v.Lower, v.Excess = leakage.Level(pi, m, b)
 	return v
 }
 
@@ -77,22 +65,9 @@ func (o *overBudget) Error() string { return "the mechanism " + o.v.String() + o
 
 // budgetJSON is a privacy budget in the keys of a problem file's privacy
 // block.
-type budgetJSON struct {
-	Measure      string  `json:"measure"`
-	Epsilon      *jfloat `json:"epsilon,omitempty"`
-	EpsilonLower *jfloat `json:"epsilon_lower,omitempty"`
-	EpsilonUpper *jfloat `json:"epsilon_upper,omitempty"`
-}
+type budgetJSON = jsonout.Budget
 
-func toBudgetJSON(b mech.Budget) budgetJSON {
-	j := budgetJSON{Measure: string(b.Measure)}
-	if b.Measure == mech.ALIP {
-		j.EpsilonLower, j.EpsilonUpper = optFloat(b.EpsilonLower), optFloat(b.EpsilonUpper)
-	} else {
-		j.Epsilon = optFloat(b.Epsilon)
-	}
-	return j
-}
+func toBudgetJSON(b mech.Budget) budgetJSON { return jsonout.BudgetOf(b) }
 
 // exportJSON is what export --json writes.
 type exportJSON struct {
