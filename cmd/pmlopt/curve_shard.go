@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"hash"
 	"math"
-	"strconv"
 
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/bisect"
@@ -108,25 +107,4 @@ func putFloats(h hash.Hash, v []float64) {
 		binary.LittleEndian.PutUint64(b[:], math.Float64bits(x))
 		h.Write(b[:])
 	}
-}
-
-// UnmarshalJSON reads what MarshalJSON writes: a number, "inf" or "-inf";
-// null leaves f as it is.
-func (f *jfloat) UnmarshalJSON(b []byte) error {
-	switch string(b) {
-	case "null":
-		return nil
-	case `"inf"`:
-		*f = jfloat(math.Inf(1))
-		return nil
-	case `"-inf"`:
-		*f = jfloat(math.Inf(-1))
-		return nil
-	}
-	v, err := strconv.ParseFloat(string(b), 64)
-	if err != nil {
-		return fmt.Errorf("not a number: %s", b)
-	}
-	*f = jfloat(v)
-	return nil
 }

@@ -10,41 +10,17 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/pmlopt/pmlopt/internal/jsonout"
 	"github.com/pmlopt/pmlopt/internal/outfile"
 )
 
 // jfloat is a float64 that encodes ±Inf as the strings "inf" and "-inf"
-// (docs/cli.md, JSON output) and NaN as null.
-type jfloat float64
+// (docs/cli.md, JSON output) and NaN as null, as the C library does.
+type jfloat = jsonout.Float
 
-func (f jfloat) MarshalJSON() ([]byte, error) {
-	v := float64(f)
-	switch {
-	case math.IsInf(v, 1):
-		return []byte(`"inf"`), nil
-	case math.IsInf(v, -1):
-		return []byte(`"-inf"`), nil
-	case math.IsNaN(v):
-		return []byte(`null`), nil
-	}
-	return []byte(strconv.FormatFloat(v, 'g', -1, 64)), nil
-}
+func jfloats(v []float64) []jfloat { return jsonout.Floats(v) }
 
-func jfloats(v []float64) []jfloat {
-	out := make([]jfloat, len(v))
-	for i, x := range v {
-		out[i] = jfloat(x)
-	}
-	return out
-}
-
-func jmatrix(a [][]float64) [][]jfloat {
-	out := make([][]jfloat, len(a))
-	for i, row := range a {
-		out[i] = jfloats(row)
-	}
-	return out
-}
+func jmatrix(a [][]float64) [][]jfloat { return jsonout.Matrix(a) }
 
 // writeJSON encodes v, indented, to w in one write, so that a failure leaves
 // nothing half-written.
