@@ -234,12 +234,10 @@ func twoPriorBound(p *problem.Problem, u mech.Utility, b mech.Budget, r *ipm.Rob
 		ut := *c.Utility
 		ut.Bound, ut.Alpha, ut.Priors, ut.PriorsLower, ut.CapWeights = &B, r.Alpha, ups, downs, r.CapWeights
 		try.Utility = &ut
-		for _, cl := range verify.Check(vp, try) {
-			if cl.Name == verify.ClaimBound && cl.OK {
-				*c = try
-				sol.ExpectedUtilityBound = B
-				return
-			}
+		if verify.BoundHolds(vp, try) {
+			*c = try
+			sol.ExpectedUtilityBound = B
+			return
 		}
 	}
 }

@@ -131,6 +131,31 @@ func Check(p Problem, c Certificate) []Claim {
 	return k.out
 }
 
+// BoundHolds reports whether c's expected-utility bound passes the check
+// Check makes of it (ClaimBound) on p, the other claims left unchecked: a
+// solver's test of a bound it is about to put in a certificate. It is
+// false without a bound, and for a bound that keeps a worst case (whose
+// check needs the pattern Check derives first).
+func BoundHolds(p Problem, c Certificate) bool {
+	if p.Mechanism == nil {
+		p.Mechanism = c.Mechanism
+	}
+	k := &checker{p: p, c: c}
+	if !k.shape() || c.Utility == nil || c.Utility.Bound == nil || c.Budget == nil || k.floor() {
+		return false
+	}
+	k.bound()
+	if k.a.inexact {
+		return false
+	}
+	for _, cl := range k.out {
+		if cl.Name == ClaimBound {
+			return cl.OK
+		}
+	}
+	return false
+}
+
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // shape checks the sizes and that every number is finite; the other claims

@@ -67,6 +67,8 @@ type robustIPM struct {
 
 	// Newton system
 	e, f, d []float64
+	// scratch holds invertScaled's scale factors and inverse.
+	scratch []float64
 	S       []float64 // n×n, row-major, lower triangle used
 	chol    cholesky
 	outs    []robustBlock
@@ -363,7 +365,7 @@ func (x *robustIPM) factor() error {
 				K[a*sz+a] += x.tau[j][q]/x.gam[j][q] + x.reg*K[a*sz+a]
 			}
 		}
-		if err := invertScaled(K, sz); err != nil {
+		if err := invertScaled(K, sz, &x.scratch); err != nil {
 			return err
 		}
 		for a := range sz {
@@ -393,8 +395,11 @@ func (x *robustIPM) factor() error {
 // many orders of magnitude near the optimum (σ/β grows without bound on
 // the loose priors' rows), and elimination on the equilibrated matrix
 // keeps the small entries' digits.
-func invertScaled(a []float64, sz int) error {
-	sc := make([]float64, sz)
+func invertScaled(a []float64, sz int, scratch *[]float64) error {
+	if cap(*scratch) < sz*sz+sz {
+		*scratch = make([]float64, sz*sz+sz)
+	}
+	sc, inv := (*scratch)[:sz], (*scratch)[sz:sz+sz*sz]
 	for i := range sz {
 		v := math.Abs(a[i*sz+i])
 		if v > 0 && !math.IsInf(v, 0) {
@@ -408,7 +413,7 @@ func invertScaled(a []float64, sz int) error {
 			a[i*sz+j] *= sc[i] * sc[j]
 		}
 	}
-	if err := invertSmall(a, sz); err != nil {
+	if err := invertSmall(a, inv, sz); err != nil {
 		return err
 	}
 	for i := range sz {
@@ -420,9 +425,9 @@ func invertScaled(a []float64, sz int) error {
 }
 
 // invertSmall inverts the sz×sz matrix a in place by Gauss–Jordan
-// elimination with partial pivoting.
-func invertSmall(a []float64, sz int) error {
-	inv := make([]float64, sz*sz)
+// elimination with partial pivoting, inv (sz² entries) its scratch.
+func invertSmall(a, inv []float64, sz int) error {
+	clear(inv)
 	for i := range sz {
 		inv[i*sz+i] = 1
 	}
