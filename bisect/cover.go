@@ -183,9 +183,9 @@ const dustRoutes = 3
 // clean off: moving them raises the PML by about their mass, past a
 // bracket closed at the cover's bound): the pairs are forbidden and the
 // prior routed anew at the same ratio, up to dustRoutes times. It returns
-// the last mechanism with the pattern (possibly with dust) and the cut of
-// the first flow that fell short.
-func flowWithoutDust(pi mech.Prior, pat mech.Pattern, q []float64, lambda float64) (mech.Mechanism, []int) {
+// the last mechanism with the pattern (possibly with dust) and the violated
+// sets of the first flow that fell short (colgen.Flow).
+func flowWithoutDust(pi mech.Prior, pat mech.Pattern, q []float64, lambda float64) (mech.Mechanism, [][]int) {
 	p, cut := colgen.Flow(pi, pat, q, lambda)
 	sub, cloned := pat, false
 	for range dustRoutes {
@@ -289,16 +289,24 @@ const cutRounds = 48
 
 // cut closes the bracket of h for pattern pat, where the cover left it
 // open (a prior far from uniform), by the covering LPs with the prior's
-// cuts (colgen.SolveCuts) at a rising ratio λ: at each λ, either the LP's
-// optimum exceeds λ, and its multipliers, checked by certify.DualBound on
-// the whole pattern, prove a bound above log λ, the next λ; or the flow
-// of the prior along its cover at λ gives a mechanism, audited; or the
-// flow falls short, and the set of inputs its minimum cut leaves on the
-// source side is a cut its cover violates, added to the LP. λ stays at
-// a proven bound, so below e^{ε*}, and the cuts found at one λ hold at
-// every other. It stops when the bracket is within tol, when a proof
-// does not raise λ, or after cutRounds LPs; whatever it proved or found
-// stands.
+// cuts (colgen.SolveCuts) at a ratio λ: at each λ, either the LP's
+// optimum τ(λ) exceeds λ, and its multipliers, checked by
+// certify.DualBound on the whole pattern, prove a bound above log λ; or
+// the flow of the prior along its cover at λ gives a mechanism, audited;
+// or the flow falls short, and the sets of inputs it leaves short
+// (colgen.Flow) are cuts its cover violates, added to the LP. The cuts
+// found at one λ hold at every other.
+//
+// ε* is the fixed point τ(λ) = λ once the LP has the cuts that matter,
+// and the proofs alone approach it from below about as fast as τ(λ) − λ
+// shrinks, by a factor near 1 per LP where τ's slope is near 1. So the
+// next λ is the secant step through the last two ratios proven below ε*
+// (a step past ε* is no loss: there the flow routes, an upper bound),
+// and after a flow routed above a proven ratio, the secant between the
+// two sides (regula falsi), kept inside the bracket. It stops when the
+// bracket is within tol, when no step moves λ, when a flow falls short on
+// no new cut, after cutStall LPs at one λ or after cutRounds LPs; whatever
+// it proved or found stands.
 func (c *coverer) cut(pat mech.Pattern, h hint, tol float64, start []*colgen.Cover) hint {
 	// The pruning bound is proven too: below it some input has no
 	// output usable at all.
@@ -308,11 +316,15 @@ func (c *coverer) cut(pat mech.Pattern, h hint, tol float64, start []*colgen.Cov
 	}
 	lam := math.Max(1, math.Exp(h.lo)*(1+cutSlack))
 	var cuts [][]int
-	n := 0
+	// below: the last ratio whose LP's optimum exceeded it, with that
+	// optimum (lam 0 if none).
+	var below struct{ lam, tau float64 }
+	n, stall := 0, 0
 	for ; n < cutRounds; n++ {
-		if h.hiMech != nil && h.hi-h.lo <= tol {
+		if h.hiMech != nil && h.hi-h.lo <= tol || stall == cutStall {
 			break
 		}
+		stall++
 		cv, err := colgen.SolveCuts(c.pi, pat, lam, cuts, start...)
 		if err != nil {
 			break
@@ -325,39 +337,93 @@ func (c *coverer) cut(pat mech.Pattern, h hint, tol float64, start []*colgen.Cov
 			}
 		}
 		if cv.Tau > lam*(1+cutGap) {
-			// λ is below ε*: the proof should have raised the bound past
-			// it.
-			if next := math.Exp(h.lo); next > lam*(1+cutSlack) {
-				lam = next
+			// λ is below ε* for the cuts so far.
+			next := math.Max(math.Exp(h.lo), c.secant(below.lam, below.tau, lam, cv.Tau, h))
+			below.lam, below.tau = lam, cv.Tau
+			if next > lam*(1+cutSlack) {
+				lam, stall = next, 0
 				continue
 			}
 			break
 		}
-		var violated []int
+		var violated [][]int
+		routed := false
 		for _, r := range tightRatios {
-			p, a, set := c.route(pat, cv, math.Max(lam, cv.Tau)*r)
+			p, a, sets := c.route(pat, cv, math.Max(lam, cv.Tau)*r)
 			if p != nil {
 				if h.hiMech == nil || a < h.hi {
 					h.hiMech, h.hi = p, a
 				}
-				violated = nil
+				routed = true
 				break
 			}
 			if violated == nil {
-				violated = set
+				violated = sets
 			}
 		}
-		if violated == nil || slices.ContainsFunc(cuts, func(c []int) bool { return slices.Equal(c, violated) }) {
-			// Routed, or the flow falls short on a cut the LP already
-			// covers (by its rounding): no further cut.
+		if routed {
+			// Routed at λ above the proven bound: the next ratio lies
+			// between the two sides.
+			next := math.Exp(h.lo) * (1 + cutSlack)
+			if below.lam > 0 && below.lam < lam {
+				next = math.Max(next, c.secant(below.lam, below.tau, lam, cv.Tau, h))
+			}
+			if h.hiMech != nil && h.hi-h.lo > tol && next < math.Exp(h.hi) && math.Abs(next-lam) > lam*cutSlack {
+				lam, stall = next, 0
+				continue
+			}
 			break
 		}
-		cuts = append(cuts, violated)
+		added := 0
+		for _, set := range violated {
+			if !slices.ContainsFunc(cuts, func(c []int) bool { return slices.Equal(c, set) }) {
+				cuts = append(cuts, set)
+				added++
+			}
+		}
+		if added == 0 {
+			// The flow falls short on cuts the LP already covers (by
+			// its rounding): no further cut.
+			break
+		}
 	}
 	c.mu.Lock()
 	c.covers += n
 	c.mu.Unlock()
 	return h
+}
+
+// cutStall bounds the LPs cut solves at one ratio, adding cuts: where
+// ε* is the pruning bound the feasible marginals at a ratio a hair above
+// it are a sliver that the flows' cuts close in on slowly, and the master
+// settles the bracket for less.
+const cutStall = 24
+
+// secantReach bounds a secant step of cut: at most this many times the
+// last LP's excess τ(λ) − λ past λ.
+const secantReach = 1e3
+
+// secant returns the ratio where the line through (l0, t0 − l0) and
+// (l1, t1 − l1), the LP's excess over its ratio at two ratios, meets
+// zero, kept below the bracket's upper end and within secantReach excesses
+// of l1; 0 when there is no such line (l0 ≤ 0, the same ratios or
+// excesses).
+func (c *coverer) secant(l0, t0, l1, t1 float64, h hint) float64 {
+	g0, g1 := t0-l0, t1-l1
+	if !(l0 > 0) || l0 == l1 || g0 == g1 {
+		return 0
+	}
+	s := l1 - g1*(l1-l0)/(g1-g0)
+	if !(s > 0) || math.IsInf(s, 0) {
+		return 0
+	}
+	if g1 > 0 {
+		s = math.Min(s, l1+secantReach*g1)
+	}
+	if h.hiMech != nil {
+		s = math.Min(s, math.Exp(h.hi))
+	}
+	return s
 }
 
 // cutSlack is the relative excess of a covering LP's optimum over its
@@ -369,9 +435,9 @@ const cutSlack = 1e-12
 // which gives up some 1e-11 to the proof's margins (coverMargin).
 const cutGap = 1e-9
 
-// route is flow along cover cv at ratio lambda, with the set of inputs of
-// the flow's minimum cut when it falls short.
-func (c *coverer) route(pat mech.Pattern, cv *colgen.Cover, lambda float64) (mech.Mechanism, float64, []int) {
+// route is flow along cover cv at ratio lambda, with the sets of inputs
+// the flow leaves short when it falls short (colgen.Flow).
+func (c *coverer) route(pat mech.Pattern, cv *colgen.Cover, lambda float64) (mech.Mechanism, float64, [][]int) {
 	sum := 0.0
 	for _, x := range cv.X {
 		sum += x

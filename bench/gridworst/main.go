@@ -12,10 +12,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/signal"
 	"runtime/pprof"
 	"syscall"
 	"time"
@@ -46,6 +48,14 @@ func main() {
 			fail(err)
 		}
 		defer pprof.StopCPUProfile()
+		// An interrupted run keeps its profile: a long curve is often
+		// stopped before it completes.
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+		go func() {
+			<-sig
+			fail(errors.New("interrupted"))
+		}()
 	}
 	var w, h int
 	if _, err := fmt.Sscanf(*grid, "%dx%d", &w, &h); err != nil {

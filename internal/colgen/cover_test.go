@@ -212,7 +212,8 @@ func TestCoverBracketsLeastEpsilon(t *testing.T) {
 
 // TestFlowCut: where the flow falls short, the inputs its residual
 // network still reaches violate the inequality every mechanism's
-// marginal satisfies at that ratio, Σ_j q_j min(1, λ π(I ∩ B_j)) ≥ π(I).
+// marginal satisfies at that ratio, Σ_j q_j min(1, λ π(I ∩ B_j)) ≥ π(I),
+// and so do the smaller sets each short input reaches.
 func TestFlowCut(t *testing.T) {
 	w := 6
 	u, err := instance.Grid(w, w)
@@ -220,7 +221,7 @@ func TestFlowCut(t *testing.T) {
 	pi, err := instance.GridClusters(rand.New(rand.NewPCG(7, 8)), w, w, 20*w*w)
 	require.NoError(t, err)
 	vs := u.ReachableValues()
-	short := 0
+	short, smaller := 0, 0
 	for k := 1; k < len(vs); k++ {
 		pat := u.Pattern(vs[k])
 		c, err := colgen.SolveCover(pat, nil, nil, false)
@@ -230,30 +231,42 @@ func TestFlowCut(t *testing.T) {
 			q[j] = x / c.Tau
 		}
 		lambda := c.Tau * 1.01
-		p, cut := colgen.Flow(pi, pat, q, lambda)
+		p, cuts := colgen.Flow(pi, pat, q, lambda)
 		if p != nil {
 			continue
 		}
 		short++
-		in := make([]bool, len(pi))
-		mass := 0.0
-		for _, i := range cut {
-			in[i] = true
-			mass += pi[i]
+		require.NotEmpty(t, cuts)
+		for _, cut := range cuts {
+			violated(t, pi, pat, q, lambda, cut, vs[k])
 		}
-		carried := 0.0
-		for j, qj := range q {
-			s := 0.0
-			for i, row := range pat {
-				if in[i] && row[j] {
-					s += pi[i]
-				}
-			}
-			carried += qj * math.Min(1, lambda*s)
-		}
-		require.Less(t, carried, mass-1e-12, "threshold %v: the cut is no violated inequality", vs[k])
+		smaller += len(cuts) - 1
 	}
 	require.Positive(t, short, "no flow fell short: the test checks nothing")
+	require.Positive(t, smaller, "no flow gave a set smaller than its cut: the test checks less")
+}
+
+// violated asserts that the inputs cut violate Σ_j q_j min(1, λ π(I ∩
+// B_j)) ≥ π(I) by more than rounding (v names the threshold).
+func violated(t *testing.T, pi mech.Prior, pat mech.Pattern, q []float64, lambda float64, cut []int, v float64) {
+	t.Helper()
+	in := make([]bool, len(pi))
+	mass := 0.0
+	for _, i := range cut {
+		in[i] = true
+		mass += pi[i]
+	}
+	carried := 0.0
+	for j, qj := range q {
+		s := 0.0
+		for i, row := range pat {
+			if in[i] && row[j] {
+				s += pi[i]
+			}
+		}
+		carried += qj * math.Min(1, lambda*s)
+	}
+	require.Less(t, carried, mass-1e-12, "threshold %v: the cut %v is no violated inequality", v, cut)
 }
 
 // TestCoverDrop: outputs marked to be left out carry no weight; folded,
@@ -499,8 +512,9 @@ func TestSolveCutsCrowdedPrior(t *testing.T) {
 	plain, err := colgen.SolveCover(pat, nil, nil, true)
 	require.NoError(t, err)
 	require.InDelta(t, 2, plain.Tau, 1e-12)
-	p, cut := colgen.Flow(pi, pat, []float64{plain.X[0] / plain.Tau, plain.X[1] / plain.Tau}, 5)
+	p, cuts := colgen.Flow(pi, pat, []float64{plain.X[0] / plain.Tau, plain.X[1] / plain.Tau}, 5)
 	require.Nil(t, p, "the prior flowed along the cover at λ = 5")
+	cut := cuts[0]
 	// The cut is violated: π(I) > Σ_j q_j min(1, λ π(I ∩ B_j)).
 	require.NotEmpty(t, cut)
 	mass, reach := 0.0, []float64{0, 0}
