@@ -88,7 +88,14 @@ func DualCertificate(pi mech.Prior, pat mech.Pattern, alpha []float64) (c LowerC
 // levelBound is DualBound for an α already shifted: it checks that Σ α_i is
 // safely positive and returns −log max_j s_j with its margins.
 func levelBound(pi mech.Prior, pat mech.Pattern, a []float64) (c LowerCertificate, ok bool) {
-	n, m := len(pi), 0
+	return boundOver(pat, a, func(int) []float64 { return pi })
+}
+
+// boundOver is levelBound with the prior of output j given by prior(j);
+// a nil pattern is one output on which every input is allowed, with the
+// prior prior(0).
+func boundOver(pat mech.Pattern, a []float64, prior func(j int) []float64) (c LowerCertificate, ok bool) {
+	n, m := len(a), 0
 	if pat != nil {
 		m = len(pat[0])
 	}
@@ -108,7 +115,7 @@ func levelBound(pi mech.Prior, pat mech.Pattern, a []float64) (c LowerCertificat
 			rows = append(rows, i)
 		}
 		var nu float64
-		smin, nu, bps = columnLevel(pi, a, rows, bps)
+		smin, nu, bps = columnLevel(prior(0), a, rows, bps)
 		c.Nu = []float64{nu}
 	} else {
 		c.Nu = make([]float64, m)
@@ -121,7 +128,7 @@ func levelBound(pi mech.Prior, pat mech.Pattern, a []float64) (c LowerCertificat
 			}
 		}
 		var s float64
-		s, c.Nu[j], bps = columnLevel(pi, a, rows, bps)
+		s, c.Nu[j], bps = columnLevel(prior(j), a, rows, bps)
 		smin = math.Max(smin, s)
 	}
 	if !(smin > 0) || smin >= 1 {

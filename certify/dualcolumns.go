@@ -3,7 +3,6 @@ package certify
 import (
 	"math"
 
-	"github.com/pmlopt/pmlopt/internal/mathx"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
@@ -55,42 +54,10 @@ func DualCertificateColumns(priors [][]float64, pat mech.Pattern, alpha []float6
 
 // columnsLevelBound is levelBound with a prior per output.
 func columnsLevelBound(priors [][]float64, pat mech.Pattern, a []float64) (c LowerCertificate, ok bool) {
-	n, m := len(a), len(pat[0])
-	var sum, abs float64
-	for _, v := range a {
-		sum += v
-		abs += math.Abs(v)
-	}
-	if !(sum > 4*float64(n)*UnitRoundoff*abs) {
-		return c, false
-	}
-	rows := make([]int, 0, n)
-	var bps []breakpoint
-	smin := 0.0
-	c.Nu = make([]float64, m)
-	for j := range m {
-		rows = rows[:0]
-		for i := range n {
-			if pat[i][j] {
-				rows = append(rows, i)
-			}
-		}
-		pr := priors[0]
+	return boundOver(pat, a, func(j int) []float64 {
 		if len(priors) > 1 {
-			pr = priors[j]
+			return priors[j]
 		}
-		var s float64
-		s, c.Nu[j], bps = columnLevel(pr, a, rows, bps)
-		smin = math.Max(smin, s)
-	}
-	if !(smin > 0) || smin >= 1 {
-		return c, false
-	}
-	eps := -mathx.Log(smin * (1 + 1e-14))
-	eps -= 8*UnitRoundoff*eps + 1e-15
-	if !(eps > 0) {
-		return c, false
-	}
-	c.Epsilon, c.Alpha = eps, a
-	return c, true
+		return priors[0]
+	})
 }
