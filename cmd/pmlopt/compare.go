@@ -52,18 +52,18 @@ type compared struct {
 }
 
 type compareJSON struct {
-	Name            string     `json:"name"`
-	PML             jfloat     `json:"pml"`
-	LIP             jfloat     `json:"lip"`
-	LDP             jfloat     `json:"ldp"`
-	ALIPLower       jfloat     `json:"alip_lower"`
-	ALIPUpper       jfloat     `json:"alip_upper"`
-	ExpectedUtility *jfloat    `json:"expected_utility"`
-	WorstCaseValue  *jfloat    `json:"worst_case_value"`
-	WorstCaseOrder  *int       `json:"worst_case_order"`
-	WithinBudget    *bool      `json:"within_budget"`
-	Excess          *jfloat    `json:"budget_excess,omitempty"`
-	Mechanism       [][]jfloat `json:"mechanism"`
+	Name            string  `json:"name"`
+	PML             jfloat  `json:"pml"`
+	LIP             jfloat  `json:"lip"`
+	LDP             jfloat  `json:"ldp"`
+	ALIPLower       jfloat  `json:"alip_lower"`
+	ALIPUpper       jfloat  `json:"alip_upper"`
+	ExpectedUtility *jfloat `json:"expected_utility"`
+	WorstCaseValue  *jfloat `json:"worst_case_value"`
+	WorstCaseOrder  *int    `json:"worst_case_order"`
+	WithinBudget    *bool   `json:"within_budget"`
+	Excess          *jfloat `json:"budget_excess,omitempty"`
+	Mechanism       jmech   `json:"mechanism"`
 }
 
 type compareReportJSON struct {

@@ -69,7 +69,7 @@ type curvePointJSON struct {
 	Failure string `json:"failure,omitempty"`
 	// Mechanism is the point's mechanism (at optimal_epsilon), with
 	// --mechanisms.
-	Mechanism [][]jfloat `json:"mechanism,omitempty"`
+	Mechanism jmech `json:"mechanism,omitempty"`
 	// Certificate is the point's certificate, with --certificates.
 	Certificate *verify.Certificate `json:"certificate,omitempty"`
 }

@@ -118,15 +118,15 @@ func budgetLevel(b mech.Budget) float64 {
 }
 
 type expectedPointJSON struct {
-	Epsilon              jfloat     `json:"epsilon"`
-	EpsilonLower         *jfloat    `json:"epsilon_lower,omitempty"`
-	Audited              jfloat     `json:"audited_epsilon"`
-	ExpectedUtility      jfloat     `json:"expected_utility"`
-	ExpectedUtilityBound jfloat     `json:"expected_utility_bound"`
-	WorstCaseValue       jfloat     `json:"worst_case_value"`
-	WorstCaseOrder       int        `json:"worst_case_order"`
-	Solver               string     `json:"solver"`
-	Mechanism            [][]jfloat `json:"mechanism,omitempty"`
+	Epsilon              jfloat  `json:"epsilon"`
+	EpsilonLower         *jfloat `json:"epsilon_lower,omitempty"`
+	Audited              jfloat  `json:"audited_epsilon"`
+	ExpectedUtility      jfloat  `json:"expected_utility"`
+	ExpectedUtilityBound jfloat  `json:"expected_utility_bound"`
+	WorstCaseValue       jfloat  `json:"worst_case_value"`
+	WorstCaseOrder       int     `json:"worst_case_order"`
+	Solver               string  `json:"solver"`
+	Mechanism            jmech   `json:"mechanism,omitempty"`
 	// Certificate is the point's certificate, with --certificates.
 	Certificate *verify.Certificate `json:"certificate,omitempty"`
 }

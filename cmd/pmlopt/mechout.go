@@ -82,8 +82,14 @@ func writeNPY(w io.Writer, m mech.Mechanism) error {
 
 // writeMatrixCSV writes m as N lines of M comma-separated numbers, each in
 // the shortest form that reads back exactly; the labels are those of the
-// problem file.
+// problem file. A large sparse m (mech.Mechanism.WriteSparse) is written as
+// its non-zero entries instead, one "row,col,value" line each (0-based
+// row and column) under that header, row by row and column by column:
+// the header tells a reader which form it has.
 func writeMatrixCSV(w io.Writer, m mech.Mechanism) error {
+	if m.WriteSparse() {
+		return writeSparseCSV(w, m)
+	}
 	var line []byte
 	for _, r := range m {
 		line = line[:0]
@@ -97,6 +103,30 @@ func writeMatrixCSV(w io.Writer, m mech.Mechanism) error {
 		if _, err := w.Write(line); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// writeSparseCSV writes m's non-zero entries as "row,col,value" lines
+// under that header.
+func writeSparseCSV(w io.Writer, m mech.Mechanism) error {
+	line := []byte("row,col,value\n")
+	for i, r := range m {
+		for j, v := range r {
+			if v == 0 {
+				continue
+			}
+			line = strconv.AppendInt(line, int64(i), 10)
+			line = append(line, ',')
+			line = strconv.AppendInt(line, int64(j), 10)
+			line = append(line, ',')
+			line = strconv.AppendFloat(line, v, 'g', -1, 64)
+			line = append(line, '\n')
+		}
+		if _, err := w.Write(line); err != nil {
+			return err
+		}
+		line = line[:0]
 	}
 	return nil
 }

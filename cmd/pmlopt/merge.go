@@ -349,14 +349,7 @@ func (r *partRecord) mechanism() mech.Mechanism {
 	if r.Mechanism == nil {
 		return nil
 	}
-	m := make(mech.Mechanism, len(r.Mechanism))
-	for i, row := range r.Mechanism {
-		m[i] = make([]float64, len(row))
-		for j, x := range row {
-			m[i][j] = float64(x)
-		}
-	}
-	return m
+	return jmech(r.Mechanism).mechanism()
 }
 
 // point is the record's threshold as the curve's Settled reports it.

@@ -113,10 +113,10 @@ func plotFlags(fs *flagSet) runFunc {
 }
 
 type plotJSON struct {
-	File      string     `json:"file"`
-	Source    string     `json:"source"`
-	Input     string     `json:"input,omitempty"`
-	Mechanism [][]jfloat `json:"mechanism"`
+	File      string `json:"file"`
+	Source    string `json:"source"`
+	Input     string `json:"input,omitempty"`
+	Mechanism jmech  `json:"mechanism"`
 }
 
 // whereMap is the heat map of P(·|x) for the input labelled in, with the

@@ -41,14 +41,14 @@ Example:
 	pmlopt safe testdata/counting-query.yaml --epsilon 1.3 --out safe.yaml`
 
 type safeOutput struct {
-	H           int        `json:"h"`
-	Epsilon     jfloat     `json:"epsilon"`      // the PML of Mechanism
-	SafeEpsilon jfloat     `json:"safe_epsilon"` // ε_S(h), Cor 1
-	Mechanism   [][]jfloat `json:"mechanism"`
-	Inputs      []string   `json:"inputs,omitempty"`
-	Outputs     []string   `json:"outputs,omitempty"`
-	PerOutput   []jfloat   `json:"pml_per_output"`
-	Marginal    []jfloat   `json:"output_marginal"`
+	H           int      `json:"h"`
+	Epsilon     jfloat   `json:"epsilon"`      // the PML of Mechanism
+	SafeEpsilon jfloat   `json:"safe_epsilon"` // ε_S(h), Cor 1
+	Mechanism   jmech    `json:"mechanism"`
+	Inputs      []string `json:"inputs,omitempty"`
+	Outputs     []string `json:"outputs,omitempty"`
+	PerOutput   []jfloat `json:"pml_per_output"`
+	Marginal    []jfloat `json:"output_marginal"`
 }
 
 // safeFlags declares safe's flags on fs and returns its run function.

@@ -62,12 +62,12 @@ type solveJSON struct {
 	ExpectedUtility *jfloat `json:"expected_utility"`
 	// ExpectedUtilityBound is a proven upper bound on the optimum, when
 	// the method gives one (a key beyond those of the other objectives).
-	ExpectedUtilityBound *jfloat    `json:"expected_utility_bound,omitempty"`
-	Mechanism            [][]jfloat `json:"mechanism"`
-	Inputs               []string   `json:"inputs,omitempty"`
-	Outputs              []string   `json:"outputs,omitempty"`
-	Solver               string     `json:"solver"`
-	LPSolves             int        `json:"lp_solves"`
+	ExpectedUtilityBound *jfloat  `json:"expected_utility_bound,omitempty"`
+	Mechanism            jmech    `json:"mechanism"`
+	Inputs               []string `json:"inputs,omitempty"`
+	Outputs              []string `json:"outputs,omitempty"`
+	Solver               string   `json:"solver"`
+	LPSolves             int      `json:"lp_solves"`
 	// Certificate is what 'pmlopt verify' re-checks (docs/certificates.md).
 	Certificate *verify.Certificate `json:"certificate,omitempty"`
 	// Exact is the optimum in exact rationals (--exact).

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+// jmech is a mechanism in --json output. A small or dense one is its N
+// rows of M numbers, as jfloat writes them. A large sparse one
+// (mech.Mechanism.WriteSparse: at least mech.SparseMinEntries entries,
+// fewer than a quarter non-zero) is the object
+//
+//	{"shape": [N, M], "sparse_rows": [[j₁, p₁, j₂, p₂, ...], ...]}
+//
+// with row i's non-zero entries as in a problem file's mechanism_sparse:
+// the dense form of a 100×100 grid's optimum is 10⁸ numbers, its sparse
+// rows a few hundred thousand. The values are written as jfloat writes them
+// and read back bit for bit.
+type jmech [][]jfloat
+
+// sparseMech is jmech's sparse form.
+type sparseMech struct {
+	Shape      [2]int      `json:"shape"`
+	SparseRows [][]float64 `json:"sparse_rows"`
+}
+
+// MarshalJSON writes m dense or as sparse rows (see jmech).
+func (m jmech) MarshalJSON() ([]byte, error) {
+	if m == nil {
+		return []byte("null"), nil
+	}
+	n, cols, nnz := len(m), 0, 0
+	if n > 0 {
+		cols = len(m[0])
+	}
+	for _, row := range m {
+		for _, v := range row {
+			if v != 0 {
+				nnz++
+			}
+		}
+	}
+	if !mech.SparseForm(n, cols, nnz) {
+		return json.Marshal([][]jfloat(m))
+	}
+	buf := fmt.Appendf(nil, `{"shape":[%d,%d],"sparse_rows":[`, n, cols)
+	for i, row := range m {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, '[')
+		first := true
+		for j, v := range row {
+			if v == 0 {
+				continue
+			}
+			if !first {
+				buf = append(buf, ',')
+			}
+			first = false
+			buf = strconv.AppendInt(buf, int64(j), 10)
+			buf = append(buf, ',')
+			b, err := v.MarshalJSON()
+			if err != nil {
+				return nil, err
+			}
+			buf = append(buf, b...)
+		}
+		buf = append(buf, ']')
+	}
+	return append(buf, "]}"...), nil
+}
+
+// UnmarshalJSON reads either form of jmech.
+func (m *jmech) UnmarshalJSON(b []byte) error {
+	t := bytes.TrimSpace(b)
+	if len(t) == 0 || t[0] != '{' {
+		var dense [][]jfloat
+		if err := json.Unmarshal(b, &dense); err != nil {
+			return err
+		}
+		*m = dense
+		return nil
+	}
+	var s sparseMech
+	dec := json.NewDecoder(bytes.NewReader(t))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		return fmt.Errorf("mechanism: not the sparse form {\"shape\": [N, M], \"sparse_rows\": [...]}: %v", err)
+	}
+	q, err := sparseMechanism(s.Shape, s.SparseRows)
+	if err != nil {
+		return fmt.Errorf("mechanism: %v", err)
+	}
+	*m = jmatrix(q)
+	return nil
+}
+
+// mechanism is m in float64.
+func (m jmech) mechanism() mech.Mechanism {
+	q := make(mech.Mechanism, len(m))
+	for i, row := range m {
+		q[i] = make([]float64, len(row))
+		for j, x := range row {
+			q[i][j] = float64(x)
+		}
+	}
+	return q
+}
+
+// sparseMechanism is the dense matrix of the sparse form's shape and
+// rows, refused in one line naming the row when they disagree.
+func sparseMechanism(shape [2]int, rows [][]float64) (mech.Mechanism, error) {
+	n, m := shape[0], shape[1]
+	if n <= 0 || m <= 0 {
+		return nil, fmt.Errorf("shape [%d, %d]: want positive numbers of rows and columns", n, m)
+	}
+	if float64(n)*float64(m) > 1<<31 {
+		return nil, fmt.Errorf("shape [%d, %d]: its dense matrix of %d·%d numbers is beyond the 2³¹ entries a mechanism may have", n, m, n, m)
+	}
+	if len(rows) != n {
+		return nil, fmt.Errorf("shape [%d, %d], but %d sparse rows", n, m, len(rows))
+	}
+	return mech.FromSparseRows("sparse_rows", rows, m)
+}
+
+// decodedMechanism converts a mechanism decoded from JSON or YAML into an
+// any (a matrix of numbers, or jmech's sparse object) to [][]float64.
+func decodedMechanism(v any) ([][]float64, error) {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return floatMatrix(v)
+	}
+	var shape [2]int
+	sh, ok := obj["shape"].([]any)
+	if !ok || len(sh) != 2 {
+		return nil, fmt.Errorf("neither a matrix of numbers nor {shape: [N, M], sparse_rows: [...]}")
+	}
+	for k, x := range sh {
+		switch x := x.(type) {
+		case float64:
+			if x != math.Trunc(x) || math.Abs(x) > 1<<31 {
+				return nil, fmt.Errorf("shape entry %d is not an integer", k+1)
+			}
+			shape[k] = int(x)
+		case int:
+			shape[k] = x
+		default:
+			return nil, fmt.Errorf("shape entry %d is not an integer", k+1)
+		}
+	}
+	rows, err := floatMatrix(obj["sparse_rows"])
+	if err != nil {
+		return nil, fmt.Errorf("sparse_rows: %v", err)
+	}
+	for k := range obj {
+		if k != "shape" && k != "sparse_rows" {
+			return nil, fmt.Errorf("unknown key %q beside shape and sparse_rows", k)
+		}
+	}
+	q, err := sparseMechanism(shape, rows)
+	if err != nil {
+		return nil, err
+	}
+	return q, nil
+}
