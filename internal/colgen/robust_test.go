@@ -305,3 +305,113 @@ func TestRobustLeastRestartsAStalledMaster(t *testing.T) {
 		t.Errorf("bracket [%.12g, %.12g] (proof %v), want one within 1e-9 with its proof", b.Lower, b.Upper, b.Alpha != nil)
 	}
 }
+
+// Where the estimate's least ε is the cover's bound log τ* (the flow
+// along the cover routes the estimate at τ*, as the searches at one prior
+// close without a master), the least ε over a box with room on every
+// letter lies strictly above it: a mechanism at τ* over the set would
+// make λ·min_{π∈Π} π·p_j a cover of total τ*·Σ_j min_{π∈Π} π·p_j ≥ τ*,
+// so every output's mass would be the same under every prior of the set,
+// which a box of positive width allows only for an output open to every
+// input. Over the box that holds the estimate alone the cover's bound is
+// the answer. The flow's mechanism keeps its level over the set, an upper
+// end the search's must not exceed.
+func TestRobustLeastAboveTheCoverBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(37, 7))
+	ctx := context.Background()
+	closed := 0
+	for trial := 0; closed < 6 && trial < 200; trial++ {
+		n, m := 4+rng.IntN(5), 3+rng.IntN(4)
+		pi, pat := robustCase(rng, n, m)
+		cv, err := colgen.SolveCover(pat, nil, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := 0.0
+		for _, x := range cv.X {
+			sum += x
+		}
+		q := make([]float64, len(cv.X))
+		for j, x := range cv.X {
+			q[j] = x / sum
+		}
+		flow, _ := colgen.Flow(pi, pat, q, cv.Tau*(1+1e-12))
+		if flow == nil || !pat.Holds(flow) || leakage.PML(pi, flow) > math.Log(cv.Tau)+1e-9 {
+			continue // the estimate's least ε lies above the cover's bound
+		}
+		closed++
+		cover := math.Log(cv.Tau)
+		point, err := colgen.RobustLeastEpsilon(ctx, boxAround(pi, 1, 1), pat, 1e-10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(point.Upper-cover) > 1e-8 || math.Abs(point.Lower-cover) > 1e-8 {
+			t.Errorf("trial %d: over the estimate alone [%.12g, %.12g], the cover's bound %.12g", trial, point.Lower, point.Upper, cover)
+		}
+		set := boxAround(pi, 0.8, 1.25)
+		b, err := colgen.RobustLeastEpsilon(ctx, set, pat, 1e-9)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkBracket(t, rng, set, pat, b)
+		t.Logf("trial %d (n=%d m=%d): cover's bound %.9g, over the box [%.9g, %.9g], the flow's level %.9g", trial, n, m, cover, b.Lower, b.Upper, leakage.PMLOver(set, flow))
+		if !(b.Lower > cover+1e-6) {
+			t.Errorf("trial %d: over the box [%.12g, %.12g], not above the cover's bound %.12g", trial, b.Lower, b.Upper, cover)
+		}
+		if over := leakage.PMLOver(set, flow); b.Upper > over+1e-9 {
+			t.Errorf("trial %d: over the box the search ends at %.12g above the flow's level %.12g", trial, b.Upper, over)
+		}
+		if want := lpLeast(t, set, pat, b.Upper+1); math.Abs(want-b.Upper) > 1e-7 {
+			t.Errorf("trial %d: over the box %.12g, the dualised LP %.12g", trial, b.Upper, want)
+		}
+	}
+	if closed < 6 {
+		t.Fatalf("only %d of the random patterns close at the cover's bound at the estimate", closed)
+	}
+}
+
+// Over a ball the lower end the search starts from (the pruning bound,
+// or the cover's packing proved with a prior of the set per output) is
+// often the least ε, and the flow along the cover often meets it: the
+// search then closes without a probe of the master, with the flow's
+// mechanism where the utility-safe one keeps a higher level.
+func TestRobustLeastClosedByTheCoverFlow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(37, 8))
+	ctx := context.Background()
+	closed := 0
+	for trial := 0; closed < 4 && trial < 400; trial++ {
+		n, m := 4+rng.IntN(5), 3+rng.IntN(4)
+		pi, pat := robustCase(rng, n, m)
+		set, err := mech.NewL1Set(pi, 0.1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := colgen.RobustLeastEpsilon(ctx, set, pat, 1e-9)
+		if err != nil {
+			t.Fatal(err)
+		}
+		safe := make(mech.Mechanism, n)
+		for i := range safe {
+			safe[i] = make([]float64, m)
+			for j := range m {
+				if pat[i][j] {
+					safe[i][j] = 1
+				}
+			}
+			mech.Normalise(safe[i])
+		}
+		if b.Probes > 0 || b.Mechanism == nil || leakage.PMLOver(set, safe) <= b.Upper+1e-6 {
+			continue
+		}
+		closed++
+		checkBracket(t, rng, set, pat, b)
+		want := lpLeast(t, set, pat, b.Upper+1)
+		t.Logf("trial %d (n=%d m=%d): [%.12g, %.12g] without a probe, pruning %v; LP %.12g", trial, n, m, b.Lower, b.Upper, b.Pruning, want)
+		if b.Upper-b.Lower > 1e-9 || math.Abs(b.Upper-want) > 1e-7 {
+			t.Errorf("trial %d: bracket [%.12g, %.12g], dualised LP %.12g", trial, b.Lower, b.Upper, want)
+		}
+	}
+	if closed < 4 {
+		t.Fatalf("the flow closed only %d searches", closed)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 
+	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 )
@@ -46,7 +47,15 @@ const RobustMaxEpsilon = 50
 // (nothing to gain) or no proof comes out.
 func RobustCoverBound(set *mech.PriorSet, pat mech.Pattern, floor float64) (lb float64, alpha []float64, priors [][]float64, ok bool) {
 	cv, err := SolveCover(pat, nil, nil, false)
-	if err != nil || !(math.Log(cv.Tau) > floor) {
+	if err != nil {
+		return 0, nil, nil, false
+	}
+	return robustCoverProof(set, pat, cv, floor)
+}
+
+// robustCoverProof is RobustCoverBound with the pattern's cover cv.
+func robustCoverProof(set *mech.PriorSet, pat mech.Pattern, cv *Cover, floor float64) (lb float64, alpha []float64, priors [][]float64, ok bool) {
+	if !(math.Log(cv.Tau) > floor) {
 		return 0, nil, nil, false
 	}
 	s := 0.0
@@ -162,9 +171,21 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 	// The pattern's fractional cover bounds ε* for every prior (Cover):
 	// its packing's multipliers prove log τ* over the set as well, with
 	// any prior per output, and start the search above the pruning bound.
+	// The estimate's mass routed along the cover at τ* (Flow) is the
+	// mechanism that closes the searches at one prior; over the set it
+	// keeps a level near ε* (above log τ* unless every output's mass is
+	// the same under every prior of the set), which starts the upper
+	// end, and closes the bracket without a master where it meets the
+	// lower end (the pruning bound or the cover's proof over the set, over
+	// balls most often).
 	if b.Upper-b.Lower > tol {
-		if lb, alpha, priors, ok := RobustCoverBound(set, pat, b.Lower+tol); ok && lb > b.Lower {
-			b.Lower, b.Pruning, b.Alpha, b.Priors = math.Min(lb, b.Upper), false, alpha, priors
+		if cv, err := SolveCover(pat, nil, nil, false); err == nil {
+			if lb, alpha, priors, ok := robustCoverProof(set, pat, cv, b.Lower+tol); ok && lb > b.Lower {
+				b.Lower, b.Pruning, b.Alpha, b.Priors = math.Min(lb, b.Upper), false, alpha, priors
+			}
+			if f, lvl := coverFlow(set, pat, cv); f != nil && lvl < b.Upper {
+				b.Upper, b.Mechanism = lvl, f
+			}
 		}
 	}
 	rounds0, pivots0 := g.Rounds, g.Pivots
@@ -351,3 +372,45 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 	}
 	return b, nil
 }
+
+// coverFlow is the mechanism that routes the estimate's mass along the
+// pattern's cover cv at the ratio τ* (Flow, the output marginal the cover
+// normalised), and its audited level over the set; nil and +Inf when the
+// flow leaves an input short or breaks the pattern.
+func coverFlow(set *mech.PriorSet, pat mech.Pattern, cv *Cover) (mech.Mechanism, float64) {
+	sum := 0.0
+	for _, x := range cv.X {
+		sum += x
+	}
+	if !(cv.Tau > 0) || !(sum > 0) {
+		return nil, math.Inf(1)
+	}
+	q := make([]float64, len(cv.X))
+	for j, x := range cv.X {
+		q[j] = x / sum
+	}
+	f, _ := Flow(set.Center, pat, q, cv.Tau*coverFlowRatio)
+	if f == nil {
+		return nil, math.Inf(1)
+	}
+	// No dust (entries below certify.DustEntry), as the mechanisms
+	// pmlopt returns: the level is audited after.
+	for _, row := range f {
+		for j, v := range row {
+			if v < certify.DustEntry {
+				row[j] = 0
+			}
+		}
+		if !(mech.Normalise(row) > 0) {
+			return nil, math.Inf(1)
+		}
+	}
+	if !pat.Holds(f) {
+		return nil, math.Inf(1)
+	}
+	return f, leakage.PMLOver(set, f)
+}
+
+// coverFlowRatio is how far above τ* coverFlow routes: the cover is
+// optimal only to its LP's rounding.
+const coverFlowRatio = 1 + 1e-12
