@@ -16,28 +16,17 @@ import (
 // The input is assumed valid (mech.NewPrior and mech.NewMechanism) with
 // matching dimensions.
 func PMCPerOutput(pi mech.Prior, p mech.Mechanism) []float64 {
-	if p.CheckPrior(pi) != nil {
-		return nil
-	}
-	q := p.Marginal(pi)
-	out := make([]float64, len(q))
-	for j, qj := range q {
-		if qj <= 0 {
-			out[j] = math.Inf(-1)
-			continue
-		}
+	return perUsedOutput(pi, p, func(j int, qj float64) float64 {
 		mn := math.Inf(1)
 		for i := range p {
 			mn = math.Min(mn, p[i][j])
 		}
 		if mn <= 0 {
-			out[j] = math.Inf(1)
-			continue
+			return math.Inf(1)
 		}
 		// q_j ≥ min_i p_ij mathematically; clamp rounding so Λ ≥ 0.
-		out[j] = math.Max(0, mathx.LogRatio(qj, mn))
-	}
-	return out
+		return math.Max(0, mathx.LogRatio(qj, mn))
+	})
 }
 
 // PMC returns the pointwise maximal cost of the mechanism, max over y ∈ S_Y
@@ -46,16 +35,7 @@ func PMCPerOutput(pi mech.Prior, p mech.Mechanism) []float64 {
 // zero entry.
 //
 // The input is assumed valid, as for PMCPerOutput.
-func PMC(pi mech.Prior, p mech.Mechanism) float64 {
-	if p.CheckPrior(pi) != nil {
-		return math.NaN()
-	}
-	best := 0.0
-	for _, v := range PMCPerOutput(pi, p) {
-		best = math.Max(best, v)
-	}
-	return best
-}
+func PMC(pi mech.Prior, p mech.Mechanism) float64 { return largest(pi, p, PMCPerOutput) }
 
 // ALIP returns the tightest asymmetric local information privacy pair:
 // lower = max_y Λ(X→y) (the PMC) and upper = max_y ℓ(X→y) (the PML), so that
