@@ -20,9 +20,8 @@ import (
 // a mechanism found for one threshold often reaches many after it. With
 // Interleaved, shard K holds the indices i with i mod N = K − 1 instead,
 // which spreads the costly parts of the curve evenly but loses most of
-// that: on a 64-letter random instance in 4 shards it did three times the
-// work of the whole value curve, and its slowest shard took longer than
-// the slowest block (docs/performance.md).
+// that: the interleaved shards of a value curve together do several times
+// the work of the whole curve (docs/performance.md, "Sharded curves").
 type Shard struct {
 	K, N        int
 	Interleaved bool
