@@ -56,7 +56,7 @@ func solvedOutFlag(fs *flagSet) *string {
 // mechanismOutFlag adds --mechanism-out: the returned mechanism as a bare
 // matrix for numeric tools (checkMechanismOut, writeMechanismFile).
 func mechanismOutFlag(fs *flagSet) *string {
-	return fs.String("mechanism-out", "", "also write the returned mechanism to this `file`: .npy (NumPy float64, N×M) or .csv (N rows of M numbers)")
+	return fs.String("mechanism-out", "", "also write the returned mechanism to this `file`: .npy (NumPy float64, N×M) or .csv (N rows of M numbers; row,col,value lines when large and sparse)")
 }
 
 // epsilonLowerFlag adds --epsilon-lower, the lower level ε_l of an ALIP
