@@ -130,8 +130,10 @@ func sparseMechanism(shape [2]int, rows [][]float64) (mech.Mechanism, error) {
 }
 
 // decodedMechanism converts a mechanism decoded from JSON or YAML into an
-// any (a matrix of numbers, or jmech's sparse object) to [][]float64.
-func decodedMechanism(v any) ([][]float64, error) {
+// any (a matrix of numbers, or jmech's sparse object) to [][]float64. With
+// n > 0, a sparse form whose shape is not n×m (the problem's) is refused
+// before its dense matrix is built: the problem's own size bounds it.
+func decodedMechanism(v any, n, m int) ([][]float64, error) {
 	obj, ok := v.(map[string]any)
 	if !ok {
 		return floatMatrix(v)
@@ -153,6 +155,9 @@ func decodedMechanism(v any) ([][]float64, error) {
 		default:
 			return nil, fmt.Errorf("shape entry %d is not an integer", k+1)
 		}
+	}
+	if n > 0 && (shape[0] != n || shape[1] != m) {
+		return nil, fmt.Errorf("shape [%d, %d], but the problem is %d×%d", shape[0], shape[1], n, m)
 	}
 	rows, err := floatMatrix(obj["sparse_rows"])
 	if err != nil {

@@ -70,7 +70,7 @@ func TestMechanismJSONRoundTrip(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(b, &back))
 	sameBits(t, q, back.M.mechanism())
-	got, err := decodedMechanism(doc["mechanism"])
+	got, err := decodedMechanism(doc["mechanism"], 0, 0)
 	require.NoError(t, err)
 	sameBits(t, q, got)
 
@@ -107,7 +107,7 @@ func TestMechanismJSONBadSparse(t *testing.T) {
 		assert.Equal(t, c.msg, err.Error())
 		var v any
 		require.NoError(t, json.Unmarshal([]byte(c.doc), &v))
-		_, err = decodedMechanism(v)
+		_, err = decodedMechanism(v, 0, 0)
 		require.Error(t, err, c.doc)
 		assert.Equal(t, c.msg, "mechanism: "+err.Error())
 	}
@@ -158,7 +158,7 @@ func TestSparseMechanismCommands(t *testing.T) {
 	obj, ok := doc["mechanism"].(map[string]any)
 	require.True(t, ok, "solve --json writes the 64×64 optimum as sparse rows")
 	assert.Equal(t, []any{64.0, 64.0}, obj["shape"])
-	m, err := decodedMechanism(obj)
+	m, err := decodedMechanism(obj, 64, 64)
 	require.NoError(t, err)
 	_, err = mech.NewMechanism(m)
 	require.NoError(t, err)
@@ -182,7 +182,7 @@ func TestSparseMechanismCommands(t *testing.T) {
 	assert.Equal(t, doc["epsilon"], a["pml"])
 	// plot --json prints the file's mechanism, sparse again and the same.
 	pl := runJSON(t, "plot", out, "--heatmap", filepath.Join(dir, "h.svg"), "--json")
-	back, err := decodedMechanism(pl["mechanism"])
+	back, err := decodedMechanism(pl["mechanism"], 64, 64)
 	require.NoError(t, err)
 	sameBits(t, m, back)
 	// sample draws through it.
@@ -200,4 +200,14 @@ func TestSparseMechanismCommands(t *testing.T) {
 	v, stderr, code = cli(t, "verify", jpath, "--problem", grid, "--quiet")
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, v, "claims verified")
+
+	// A sparse mechanism of another shape than the problem's is refused
+	// before its dense matrix is built, in one line.
+	bad := strings.Replace(jsonOut, "\"shape\": [\n      64,\n      64\n    ]", "\"shape\": [\n      40000,\n      40000\n    ]", 1)
+	require.NotEqual(t, jsonOut, bad)
+	require.NoError(t, os.WriteFile(jpath, []byte(bad), 0o644))
+	v, stderr, code = cli(t, "verify", jpath, "--problem", grid)
+	assert.Equal(t, exitError, code)
+	assert.Empty(t, v)
+	assert.Equal(t, "pmlopt verify: "+jpath+": mechanism: shape [40000, 40000], but the problem is 64×64\n", stderr)
 }

@@ -111,7 +111,7 @@ func verifyFlags(fs *flagSet) runFunc {
 		if doc.Certificate != nil {
 			c := *doc.Certificate
 			if c.Mechanism == nil && doc.Prior == nil {
-				m, err := decodedMechanism(doc.Mechanism)
+				m, err := decodedMechanism(doc.Mechanism, len(p.Prior), p.M())
 				if err != nil {
 					return fmt.Errorf("%s: mechanism: %v", path, err)
 				}
