@@ -14,9 +14,9 @@ import (
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/closedform"
 	"github.com/pmlopt/pmlopt/internal/decimal"
+	"github.com/pmlopt/pmlopt/internal/jsonout"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/solver"
-	"github.com/pmlopt/pmlopt/verify"
 )
 
 var cmdCurve = &command{
@@ -54,25 +54,9 @@ Example:
 
 	pmlopt curve testdata/counting-query.yaml --jsonl > curve.jsonl`
 
-type curvePointJSON struct {
-	H         *int    `json:"h,omitempty"`
-	Threshold *jfloat `json:"threshold,omitempty"`
-	// WorstCaseValue is what the point's mechanism reaches (the step's
-	// best worst case), when the file has a utility.
-	WorstCaseValue      *jfloat `json:"worst_case_value,omitempty"`
-	SafeEpsilon         jfloat  `json:"safe_epsilon"`
-	OptimalEpsilon      jfloat  `json:"optimal_epsilon"`
-	OptimalEpsilonLower jfloat  `json:"optimal_epsilon_lower"`
-	LPSolves            int     `json:"lp_solves"`
-	// Failure is the engine error that left the bracket wider than --tol
-	// after every other route was tried; the bracket is certified.
-	Failure string `json:"failure,omitempty"`
-	// Mechanism is the point's mechanism (at optimal_epsilon), with
-	// --mechanisms.
-	Mechanism jmech `json:"mechanism,omitempty"`
-	// Certificate is the point's certificate, with --certificates.
-	Certificate *verify.Certificate `json:"certificate,omitempty"`
-}
+// curvePointJSON is a point of a worst-case curve, with its mechanism
+// itself (--mechanisms).
+type curvePointJSON = jsonout.CurvePoint[jmech]
 
 type curveJSON struct {
 	Objective string `json:"objective"`
@@ -295,22 +279,7 @@ func toCurveJSON(obj problem.Objective, solverName string, pts []pmlopt.Point) c
 }
 
 func toCurvePointJSON(obj problem.Objective, pt pmlopt.Point) curvePointJSON {
-	c := curvePointJSON{
-		SafeEpsilon: jfloat(pt.SafeEpsilon), OptimalEpsilon: jfloat(pt.OptimalEpsilon),
-		OptimalEpsilonLower: jfloat(pt.OptimalEpsilonLower), LPSolves: pt.LPSolves,
-		WorstCaseValue: optFloat(pt.WorstCaseValue), Certificate: pt.Certificate,
-	}
-	if obj == problem.WorstCaseOrder {
-		h := pt.H
-		c.H = &h
-	} else {
-		v := jfloat(pt.Threshold)
-		c.Threshold = &v
-	}
-	if pt.Failure != nil {
-		c.Failure = pt.Failure.Error()
-	}
-	return c
+	return jsonout.CurvePointOf[jmech](obj, pt)
 }
 
 // writeCurveCSV writes the worst-case curve; worst_case_value, what each

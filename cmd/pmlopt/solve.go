@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/pmlopt/pmlopt"
+	"github.com/pmlopt/pmlopt/internal/jsonout"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/verify"
@@ -74,13 +75,7 @@ type solveJSON struct {
 	Exact *exactJSON `json:"exact,omitempty"`
 }
 
-func optFloat(v float64) *jfloat {
-	if math.IsNaN(v) {
-		return nil
-	}
-	j := jfloat(v)
-	return &j
-}
+func optFloat(v float64) *jfloat { return jsonout.Opt(v) }
 
 // solveFlags declares solve's flags on fs and returns its run function.
 func solveFlags(fs *flagSet) runFunc {
