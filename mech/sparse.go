@@ -1,6 +1,11 @@
 package mech
 
-import "math"
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+)
 
 // A mechanism of a large problem is mostly zeros: the expected-utility
 // optimum of a location grid uses a few outputs of each row. Its sparse
@@ -89,4 +94,58 @@ func FromSparseRows(field string, rows [][]float64, m int) (Mechanism, error) {
 		}
 	}
 	return q, nil
+}
+
+// SparseJSON is the form in which pmlopt's --json writes a large sparse
+// mechanism (WriteSparse): {"shape": [N, M], "sparse_rows": [...]}, the
+// rows as above.
+type SparseJSON struct {
+	Shape      [2]int      `json:"shape"`
+	SparseRows [][]float64 `json:"sparse_rows"`
+}
+
+// Dense builds s's N×M matrix, refusing a shape that is not positive, one
+// of more than 2³¹ entries (before anything is allocated), a row count
+// that is not N and the malformed rows of FromSparseRows, in one line.
+func (s SparseJSON) Dense() (Mechanism, error) {
+	n, m := s.Shape[0], s.Shape[1]
+	if n <= 0 || m <= 0 {
+		return nil, fmt.Errorf("shape [%d, %d]: want positive numbers of rows and columns", n, m)
+	}
+	if float64(n)*float64(m) > 1<<31 {
+		return nil, fmt.Errorf("shape [%d, %d]: its dense matrix of %d·%d numbers is beyond the 2³¹ entries a mechanism may have", n, m, n, m)
+	}
+	if len(s.SparseRows) != n {
+		return nil, fmt.Errorf("shape [%d, %d], but %d sparse rows", n, m, len(s.SparseRows))
+	}
+	return FromSparseRows("sparse_rows", s.SparseRows, m)
+}
+
+// JSONMatrix is a mechanism read from pmlopt's JSON output in either form:
+// the matrix of numbers, or SparseJSON for a large sparse one.
+type JSONMatrix [][]float64
+
+// UnmarshalJSON reads either form.
+func (q *JSONMatrix) UnmarshalJSON(b []byte) error {
+	t := bytes.TrimSpace(b)
+	if len(t) == 0 || t[0] != '{' {
+		var dense [][]float64
+		if err := json.Unmarshal(t, &dense); err != nil {
+			return err
+		}
+		*q = dense
+		return nil
+	}
+	var s SparseJSON
+	dec := json.NewDecoder(bytes.NewReader(t))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		return fmt.Errorf("mechanism: not the sparse form {\"shape\": [N, M], \"sparse_rows\": [...]}: %v", err)
+	}
+	d, err := s.Dense()
+	if err != nil {
+		return fmt.Errorf("mechanism: %v", err)
+	}
+	*q = JSONMatrix(d)
+	return nil
 }

@@ -1,6 +1,7 @@
 package mech
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -62,5 +63,26 @@ func TestFromSparseRowsRefuses(t *testing.T) {
 		_, err := FromSparseRows("f", c.rows, c.m)
 		require.Error(t, err)
 		assert.Equal(t, c.want, err.Error())
+	}
+}
+
+// TestJSONMatrix: both forms of pmlopt's JSON output read into the same
+// matrix, and a sparse form that describes no matrix is refused.
+func TestJSONMatrix(t *testing.T) {
+	var d, s JSONMatrix
+	require.NoError(t, json.Unmarshal([]byte(`[[0.25, 0, 0.75], [0, 1, 0]]`), &d))
+	require.NoError(t, json.Unmarshal([]byte(`{"shape": [2, 3], "sparse_rows": [[0, 0.25, 2, 0.75], [1, 1]]}`), &s))
+	assert.Equal(t, JSONMatrix{{0.25, 0, 0.75}, {0, 1, 0}}, d)
+	assert.Equal(t, d, s)
+	for doc, want := range map[string]string{
+		`{"shape": [2, 3], "sparse_rows": [[0, 1]]}`:           "mechanism: shape [2, 3], but 1 sparse rows",
+		`{"shape": [2, 3], "rows": []}`:                        `mechanism: not the sparse form {"shape": [N, M], "sparse_rows": [...]}: json: unknown field "rows"`,
+		`{"shape": [70000, 70000], "sparse_rows": []}`:         "mechanism: shape [70000, 70000]: its dense matrix of 70000·70000 numbers is beyond the 2³¹ entries a mechanism may have",
+		`{"shape": [1, 2], "sparse_rows": [[1, 0.5, 1, 0.5]]}`: "mechanism: sparse_rows row 1: pair 2: output index 1 is not above the one before (1); give each output once, in increasing order",
+	} {
+		var q JSONMatrix
+		err := json.Unmarshal([]byte(doc), &q)
+		require.Error(t, err, doc)
+		assert.Equal(t, want, err.Error())
 	}
 }

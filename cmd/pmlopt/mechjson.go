@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -22,12 +21,6 @@ import (
 // rows a few hundred thousand. The values are written as jfloat writes them
 // and read back bit for bit.
 type jmech [][]jfloat
-
-// sparseMech is jmech's sparse form.
-type sparseMech struct {
-	Shape      [2]int      `json:"shape"`
-	SparseRows [][]float64 `json:"sparse_rows"`
-}
 
 // MarshalJSON writes m dense or as sparse rows (see jmech).
 func (m jmech) MarshalJSON() ([]byte, error) {
@@ -78,24 +71,9 @@ func (m jmech) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads either form of jmech.
 func (m *jmech) UnmarshalJSON(b []byte) error {
-	t := bytes.TrimSpace(b)
-	if len(t) == 0 || t[0] != '{' {
-		var dense [][]jfloat
-		if err := json.Unmarshal(b, &dense); err != nil {
-			return err
-		}
-		*m = dense
-		return nil
-	}
-	var s sparseMech
-	dec := json.NewDecoder(bytes.NewReader(t))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&s); err != nil {
-		return fmt.Errorf("mechanism: not the sparse form {\"shape\": [N, M], \"sparse_rows\": [...]}: %v", err)
-	}
-	q, err := sparseMechanism(s.Shape, s.SparseRows)
-	if err != nil {
-		return fmt.Errorf("mechanism: %v", err)
+	var q mech.JSONMatrix
+	if err := q.UnmarshalJSON(b); err != nil {
+		return err
 	}
 	*m = jmatrix(q)
 	return nil
@@ -111,22 +89,6 @@ func (m jmech) mechanism() mech.Mechanism {
 		}
 	}
 	return q
-}
-
-// sparseMechanism is the dense matrix of the sparse form's shape and
-// rows, refused in one line naming the row when they disagree.
-func sparseMechanism(shape [2]int, rows [][]float64) (mech.Mechanism, error) {
-	n, m := shape[0], shape[1]
-	if n <= 0 || m <= 0 {
-		return nil, fmt.Errorf("shape [%d, %d]: want positive numbers of rows and columns", n, m)
-	}
-	if float64(n)*float64(m) > 1<<31 {
-		return nil, fmt.Errorf("shape [%d, %d]: its dense matrix of %d·%d numbers is beyond the 2³¹ entries a mechanism may have", n, m, n, m)
-	}
-	if len(rows) != n {
-		return nil, fmt.Errorf("shape [%d, %d], but %d sparse rows", n, m, len(rows))
-	}
-	return mech.FromSparseRows("sparse_rows", rows, m)
 }
 
 // decodedMechanism converts a mechanism decoded from JSON or YAML into an
@@ -168,9 +130,5 @@ func decodedMechanism(v any, n, m int) ([][]float64, error) {
 			return nil, fmt.Errorf("unknown key %q beside shape and sparse_rows", k)
 		}
 	}
-	q, err := sparseMechanism(shape, rows)
-	if err != nil {
-		return nil, err
-	}
-	return q, nil
+	return mech.SparseJSON{Shape: shape, SparseRows: rows}.Dense()
 }
