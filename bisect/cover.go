@@ -168,7 +168,7 @@ func (c *coverer) flow(pat mech.Pattern, cv *colgen.Cover, lambda float64) (mech
 	for j, x := range cv.X {
 		q[j] = x / sum
 	}
-	p, _ := flowWithoutDust(c.pi, pat, q, lambda)
+	p, _ := flowWithoutDust(c.pi, pat, q, lambda, 0)
 	if p == nil || !pat.Holds(p) {
 		return nil, math.Inf(1)
 	}
@@ -185,8 +185,8 @@ const dustRoutes = 3
 // prior routed anew at the same ratio, up to dustRoutes times. It returns
 // the last mechanism with the pattern (possibly with dust) and the violated
 // sets of the first flow that fell short (colgen.Flow).
-func flowWithoutDust(pi mech.Prior, pat mech.Pattern, q []float64, lambda float64) (mech.Mechanism, [][]int) {
-	p, cut := colgen.Flow(pi, pat, q, lambda)
+func flowWithoutDust(pi mech.Prior, pat mech.Pattern, q []float64, lambda float64, sets int) (mech.Mechanism, [][]int) {
+	p, cut := colgen.FlowSets(pi, pat, q, lambda, sets)
 	sub, cloned := pat, false
 	for range dustRoutes {
 		if p == nil {
@@ -285,7 +285,7 @@ func (c *coverer) hint(fam family, k int, limit float64, h hint, tol float64) hi
 
 // cutRounds bounds the covering LPs with cuts (colgen.SolveCuts) that
 // cut asks for one pattern.
-const cutRounds = 48
+const cutRounds = 64
 
 // cut closes the bracket of h for pattern pat, where the cover left it
 // open (a prior far from uniform), by the covering LPs with the prior's
@@ -303,7 +303,8 @@ const cutRounds = 48
 // next λ is the secant step through the last two ratios proven below ε*
 // (a step past ε* is no loss: there the flow routes, an upper bound),
 // and after a flow routed above a proven ratio, the secant between the
-// two sides (regula falsi), kept inside the bracket. It stops when the
+// two sides (regula falsi) when it lies well inside the bracket, else its
+// middle. It stops when the
 // bracket is within tol, when no step moves λ, when a flow falls short on
 // no new cut, after cutStall LPs at one λ or after cutRounds LPs; whatever
 // it proved or found stands.
@@ -363,16 +364,22 @@ func (c *coverer) cut(pat mech.Pattern, h hint, tol float64, start []*colgen.Cov
 		}
 		if routed {
 			// Routed at λ above the proven bound: the next ratio lies
-			// between the two sides.
-			next := math.Exp(h.lo) * (1 + cutSlack)
+			// between the two sides, at the secant's root when it lies
+			// well inside the bracket, else in the middle (the LP's
+			// optimum can equal λ over a range of ratios, where the
+			// secant does not move).
+			if h.hiMech == nil || h.hi-h.lo <= tol {
+				break
+			}
+			lo, hi := math.Exp(h.lo), math.Exp(h.hi)
+			next := math.Sqrt(lo * hi)
 			if below.lam > 0 && below.lam < lam {
-				next = math.Max(next, c.secant(below.lam, below.tau, lam, cv.Tau, h))
+				if s := c.secant(below.lam, below.tau, lam, cv.Tau, h); s > lo+(hi-lo)*inside && s < hi-(hi-lo)*inside {
+					next = s
+				}
 			}
-			if h.hiMech != nil && h.hi-h.lo > tol && next < math.Exp(h.hi) && math.Abs(next-lam) > lam*cutSlack {
-				lam, stall = next, 0
-				continue
-			}
-			break
+			lam, stall = next, 0
+			continue
 		}
 		added := 0
 		for _, set := range violated {
@@ -393,11 +400,21 @@ func (c *coverer) cut(pat mech.Pattern, h hint, tol float64, start []*colgen.Cov
 	return h
 }
 
+// flowSets bounds the sets of single short inputs a cut's flow returns
+// besides its minimum cut (colgen.FlowSets); the decisions' flows need
+// none.
+const flowSets = 8
+
 // cutStall bounds the LPs cut solves at one ratio, adding cuts: where
 // ε* is the pruning bound the feasible marginals at a ratio a hair above
 // it are a sliver that the flows' cuts close in on slowly, and the master
 // settles the bracket for less.
 const cutStall = 24
+
+// inside is how far inside the bracket, as a share of its width, a
+// secant step after a routed flow must lie to be taken instead of the
+// middle.
+const inside = 1e-3
 
 // secantReach bounds a secant step of cut: at most this many times the
 // last LP's excess τ(λ) − λ past λ.
@@ -449,7 +466,7 @@ func (c *coverer) route(pat mech.Pattern, cv *colgen.Cover, lambda float64) (mec
 	for j, x := range cv.X {
 		q[j] = x / sum
 	}
-	p, cut := flowWithoutDust(c.pi, pat, q, lambda)
+	p, cut := flowWithoutDust(c.pi, pat, q, lambda, flowSets)
 	if p == nil || !pat.Holds(p) {
 		if len(cut) == 0 {
 			return nil, math.Inf(1), nil

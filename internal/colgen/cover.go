@@ -344,21 +344,26 @@ func (f *flowNet) maxFlow(s, t int) float64 {
 // q_j is a transportation problem, a flow of the prior's mass from the
 // inputs to the outputs q uses (capacity q_j), at most λπ_i q_j along
 // each allowed pair. It returns the mechanism (rows normalised; nil when
-// the flow leaves some input short by more than rounding) and sets of
-// inputs that violate Σ_j q_j min(1, λ π(I ∩ B_j)) ≥ π(I), which every
-// marginal of a mechanism at λ satisfies, where the flow falls short: first
-// the inputs the source still reaches in the final residual network (the
-// source side of a minimum cut), then, for each input the flow leaves
-// short that no set before it holds, the inputs it reaches in the
-// residual network without the source (at most flowSets of them). Such a
-// set I takes less than π(I) from the source, and gives every output it
-// reaches all that output carries (the sink's edge is saturated, and no
-// input outside I feeds it: the reverse edge would reach that input) and
-// every other output the most its pairs allow, so that the left side of
-// the inequality is at most the flow through I. The smaller sets are
-// tighter rows where the crowded inputs lie apart. The mechanism is not
-// audited here.
+// the flow leaves some input short by more than rounding) and, in a set
+// of its own, the inputs the source still reaches in the final residual
+// network (the source side of a minimum cut: where the flow falls short,
+// these inputs I violate Σ_j q_j min(1, λ π(I ∩ B_j)) ≥ π(I), which every
+// marginal of a mechanism at λ satisfies). The mechanism is not audited
+// here.
 func Flow(pi mech.Prior, pat mech.Pattern, q []float64, lambda float64) (mech.Mechanism, [][]int) {
+	return FlowSets(pi, pat, q, lambda, 0)
+}
+
+// FlowSets is Flow, with more violated sets after the minimum cut: for
+// each input the flow leaves short that no set before it holds, the
+// inputs it reaches in the residual network without the source (at most
+// sets of them). Such a set I takes less than π(I) from the source, and
+// gives every output it reaches all that output carries (the sink's edge
+// is saturated, and no input outside I feeds it: the reverse edge would
+// reach that input) and every other output the most its pairs allow, so
+// that the left side of the inequality is at most the flow through I.
+// The smaller sets are tighter rows where the crowded inputs lie apart.
+func FlowSets(pi mech.Prior, pat mech.Pattern, q []float64, lambda float64, sets int) (mech.Mechanism, [][]int) {
 	n, m := len(pi), len(q)
 	var outs []int
 	for j, v := range q {
@@ -395,8 +400,8 @@ func Flow(pi mech.Prior, pat mech.Pattern, q []float64, lambda float64) (mech.Me
 		}
 	}
 	cuts := [][]int{cut}
-	if len(cut) > 0 {
-		cuts = append(cuts, f.shortSets(n, src, cut)...)
+	if len(cut) > 0 && sets > 0 {
+		cuts = append(cuts, f.shortSets(n, src, cut, sets)...)
 	}
 	// The flow along (i, j) is the capacity its reverse edge holds.
 	p := mech.Zeros(n, m)
@@ -418,15 +423,12 @@ func Flow(pi mech.Prior, pat mech.Pattern, q []float64, lambda float64) (mech.Me
 	return p, cuts
 }
 
-// flowSets bounds the sets of single short inputs Flow returns.
-const flowSets = 8
-
 // shortSets returns, for each input of the source side cut (in order)
 // whose source edge src → i keeps residual capacity and that no set
 // before holds, the inputs (of 0..n−1) it reaches in the residual network
 // without passing the source, when that is not the whole cut; at most
-// flowSets of them.
-func (f *flowNet) shortSets(n, src int, cut []int) [][]int {
+// most of them.
+func (f *flowNet) shortSets(n, src int, cut []int, most int) [][]int {
 	// The residual capacity of src → i is its edge's (added first, in
 	// the order of the inputs).
 	seen := make([]bool, n)
@@ -435,7 +437,7 @@ func (f *flowNet) shortSets(n, src int, cut []int) [][]int {
 	var q []int32
 	stamp := int32(0)
 	for _, u := range cut {
-		if len(out) == flowSets {
+		if len(out) == most {
 			break
 		}
 		if seen[u] || !(f.cap[2*u] > f.eps) {

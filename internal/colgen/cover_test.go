@@ -231,7 +231,7 @@ func TestFlowCut(t *testing.T) {
 			q[j] = x / c.Tau
 		}
 		lambda := c.Tau * 1.01
-		p, cuts := colgen.Flow(pi, pat, q, lambda)
+		p, cuts := colgen.FlowSets(pi, pat, q, lambda, 8)
 		if p != nil {
 			continue
 		}
