@@ -174,10 +174,11 @@ var ErrRobustNotConverged = errors.New("ipm: the interior point over the prior s
 // and, for each output, the best of a few priors of the set (the
 // multiplier-weighted mixtures of its lists, the estimate). Under PML one
 // such prior per output proves the optimum, and a bound further than
-// opt.Gap's accepted gap, or than robustRegAcceptGap of the value, is an
-// error. Under LIP and ALIP the upper and
-// the lower caps each have their own mixture, and one prior for both
-// (the form package verify checks) may leave the bound above the optimum.
+// opt.Gap's accepted gap (AcceptedGap by default, that of Solve at one
+// prior) from the value is an error: the value is certified within it.
+// Under LIP and ALIP the upper and the lower caps each have their own
+// mixture, and one prior for both may leave the bound above the optimum;
+// BoundTwo is proven with both (RobustBoundTwo).
 //
 // The error wraps ErrRobustNotConverged when the rounds end without an
 // answer: past robustMaxRounds, when a round from robustTiedRounds on
@@ -339,13 +340,6 @@ func SolveRobust(p RobustProblem, opt Options) (*RobustResult, error) {
 	}
 	out.Bound = math.Max(out.Bound, out.Value)
 	if b.Measure == mech.PML && out.Bound-out.Value > accept*math.Max(1, math.Abs(out.Value)) {
-		return &out, ErrRobustNotConverged
-	}
-	// Under PML, where one prior per output proves the optimum, the
-	// value is held to robustRegAcceptGap of it by the certified gap:
-	// a stalled round's mechanism, mixed back into the budget, can lose
-	// more than its gap says.
-	if b.Measure == mech.PML && out.Bound-out.Value > robustRegAcceptGap*math.Max(1, math.Abs(out.Value)) {
 		return &out, ErrRobustNotConverged
 	}
 	return &out, nil
