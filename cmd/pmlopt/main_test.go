@@ -41,8 +41,17 @@ func runJSON(t *testing.T, args ...string) map[string]any {
 	return v
 }
 
+// toMechanism reads a mechanism of --json output, dense or as sparse rows
+// (a large sparse one, jmech).
 func toMechanism(t *testing.T, v any) mech.Mechanism {
 	t.Helper()
+	if _, sparse := v.(map[string]any); sparse {
+		q, err := decodedMechanism(v, 0, 0)
+		require.NoError(t, err)
+		_, err = mech.NewMechanism(q)
+		require.NoError(t, err)
+		return q
+	}
 	rows := v.([]any)
 	m := make(mech.Mechanism, len(rows))
 	for i, r := range rows {
