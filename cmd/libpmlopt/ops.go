@@ -398,18 +398,9 @@ func opBaseline(ctx context.Context, a args, in input) (any, [][][]float64, erro
 // the matrices handed over.
 type pointOut = jsonout.CurvePoint[*int]
 
-type expectedPointOut struct {
-	Epsilon              jf                  `json:"epsilon"`
-	EpsilonLower         *jf                 `json:"epsilon_lower,omitempty"`
-	Audited              jf                  `json:"audited_epsilon"`
-	ExpectedUtility      jf                  `json:"expected_utility"`
-	ExpectedUtilityBound jf                  `json:"expected_utility_bound"`
-	WorstCaseValue       jf                  `json:"worst_case_value"`
-	WorstCaseOrder       int                 `json:"worst_case_order"`
-	Solver               string              `json:"solver"`
-	Mechanism            *int                `json:"mechanism,omitempty"`
-	Certificate          *verify.Certificate `json:"certificate,omitempty"`
-}
+// expectedPointOut is a point of an expected-utility curve, its mechanism
+// an index into the matrices handed over.
+type expectedPointOut = jsonout.ExpectedPoint[*int]
 
 type seriesOut struct {
 	Measure   string             `json:"measure"`
@@ -516,15 +507,10 @@ func expectedCurve(ctx context.Context, a args, p *problem.Problem, o pmlopt.Opt
 			s.ALIPRatio = opt(ratio)
 		}
 		for _, pt := range pts {
-			pj := expectedPointOut{Epsilon: jf(pt.Epsilon), Audited: jf(pt.Audited),
-				ExpectedUtility: jf(pt.ExpectedUtility), ExpectedUtilityBound: jf(pt.ExpectedUtilityBound),
-				WorstCaseValue: jf(pt.WorstCaseValue), WorstCaseOrder: pt.WorstCaseOrder, Solver: pt.Solver,
-				Mechanism: keep(pt.Mechanism)}
-			if a.Certificates {
-				pj.Certificate = pt.Certificate
-			}
-			if m == mech.ALIP {
-				pj.EpsilonLower = opt(pt.Budget.EpsilonLower)
+			pj := jsonout.ExpectedPointOf[*int](pt)
+			pj.Mechanism = keep(pt.Mechanism)
+			if !a.Certificates {
+				pj.Certificate = nil
 			}
 			s.Points = append(s.Points, pj)
 		}

@@ -12,10 +12,10 @@ import (
 
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/figure"
+	"github.com/pmlopt/pmlopt/internal/jsonout"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/solver"
-	"github.com/pmlopt/pmlopt/verify"
 )
 
 // expectedCurveHelp is appended to curve's help.
@@ -117,19 +117,9 @@ func budgetLevel(b mech.Budget) float64 {
 	return b.Epsilon
 }
 
-type expectedPointJSON struct {
-	Epsilon              jfloat  `json:"epsilon"`
-	EpsilonLower         *jfloat `json:"epsilon_lower,omitempty"`
-	Audited              jfloat  `json:"audited_epsilon"`
-	ExpectedUtility      jfloat  `json:"expected_utility"`
-	ExpectedUtilityBound jfloat  `json:"expected_utility_bound"`
-	WorstCaseValue       jfloat  `json:"worst_case_value"`
-	WorstCaseOrder       int     `json:"worst_case_order"`
-	Solver               string  `json:"solver"`
-	Mechanism            jmech   `json:"mechanism,omitempty"`
-	// Certificate is the point's certificate, with --certificates.
-	Certificate *verify.Certificate `json:"certificate,omitempty"`
-}
+// expectedPointJSON is a point of an expected-utility curve, with its
+// mechanism itself (--mechanisms).
+type expectedPointJSON = jsonout.ExpectedPoint[jmech]
 
 type expectedSeriesJSON struct {
 	Measure   string  `json:"measure"`
@@ -325,12 +315,7 @@ func toExpectedCurveJSON(series []expectedSeries, withMech bool, left *curveLeft
 		}
 		s.over.addJSON(&sj)
 		for _, pt := range s.pts {
-			pj := expectedPointJSON{Epsilon: jfloat(pt.Epsilon), Audited: jfloat(pt.Audited),
-				ExpectedUtility: jfloat(pt.ExpectedUtility), ExpectedUtilityBound: jfloat(pt.ExpectedUtilityBound),
-				WorstCaseValue: jfloat(pt.WorstCaseValue), WorstCaseOrder: pt.WorstCaseOrder, Solver: pt.Solver, Certificate: pt.Certificate}
-			if s.measure == mech.ALIP {
-				pj.EpsilonLower = optFloat(pt.Budget.EpsilonLower)
-			}
+			pj := jsonout.ExpectedPointOf[jmech](pt)
 			if withMech {
 				pj.Mechanism = jmatrix(pt.Mechanism)
 			}

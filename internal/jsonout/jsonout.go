@@ -268,3 +268,33 @@ func CurvePointOf[M any](obj problem.Objective, pt pmlopt.Point) CurvePoint[M] {
 	}
 	return c
 }
+
+// ExpectedPoint is a point of an expected-utility curve; M is how the
+// writer gives the point's mechanism, as for CurvePoint.
+type ExpectedPoint[M any] struct {
+	Epsilon              Float  `json:"epsilon"`
+	EpsilonLower         *Float `json:"epsilon_lower,omitempty"`
+	Audited              Float  `json:"audited_epsilon"`
+	ExpectedUtility      Float  `json:"expected_utility"`
+	ExpectedUtilityBound Float  `json:"expected_utility_bound"`
+	WorstCaseValue       Float  `json:"worst_case_value"`
+	WorstCaseOrder       int    `json:"worst_case_order"`
+	Solver               string `json:"solver"`
+	// Mechanism is the point's mechanism, when asked for.
+	Mechanism M `json:"mechanism,omitempty"`
+	// Certificate is the point's certificate, when asked for.
+	Certificate *verify.Certificate `json:"certificate,omitempty"`
+}
+
+// ExpectedPointOf is pt's JSON (epsilon_lower for an ALIP budget), with
+// its certificate and without its mechanism.
+func ExpectedPointOf[M any](pt pmlopt.ExpectedPoint) ExpectedPoint[M] {
+	j := ExpectedPoint[M]{Epsilon: Float(pt.Epsilon), Audited: Float(pt.Audited),
+		ExpectedUtility: Float(pt.ExpectedUtility), ExpectedUtilityBound: Float(pt.ExpectedUtilityBound),
+		WorstCaseValue: Float(pt.WorstCaseValue), WorstCaseOrder: pt.WorstCaseOrder, Solver: pt.Solver,
+		Certificate: pt.Certificate}
+	if pt.Budget.Measure == mech.ALIP {
+		j.EpsilonLower = Opt(pt.Budget.EpsilonLower)
+	}
+	return j
+}
