@@ -599,8 +599,8 @@ func TestErrors(t *testing.T) {
 }
 
 // TestBestOrderJustAboveAStep: at 1e-6 above ε*(5), Clp's point for the
-// yes/no LP audits 2e-11 above the budget. That verdict once counted as no,
-// and BestOrder returned h = 4; the least-ε search now decides it.
+// yes/no LP audits 2e-11 above the budget. Such a verdict is no "no": the
+// least-ε search decides it, and BestOrder returns h = 5, not 4.
 func TestBestOrderJustAboveAStep(t *testing.T) {
 	pi := mech.Prior{0.24772699955104646, 0.0034553716587521805, 0.18011658905692074, 0.3031061360606704, 0.015353981931684179, 0.05940410182157382, 0.19083681991935222}
 	o := mech.Order{{4, 5, 7, 2, 6, 3, 8, 1}, {8, 5, 3, 1, 7, 6, 4, 2}, {7, 3, 5, 2, 8, 6, 1, 4}, {8, 7, 1, 4, 5, 3, 2, 6}, {2, 3, 1, 6, 8, 5, 7, 4}, {5, 1, 8, 6, 4, 3, 2, 7}, {3, 8, 6, 5, 2, 4, 7, 1}}

@@ -32,9 +32,9 @@ func bigBudgets() []mech.Budget {
 
 // TestExpectedUtilityLargeBudgets maximises the expected utility of random
 // 2×9 and 3×4 problems at budgets up to 50 nats with every backend. With
-// e^{ε} as a coefficient Clp stopped on errors (status 4), gonum's phase I
-// found its basis singular, and the optima had zeros that the lower
-// level forbids (audited at +Inf). Every optimum must now pass the audit
+// e^{ε} as a coefficient Clp stops on errors (status 4), gonum's phase I
+// finds its basis singular, and the optima have zeros that the lower
+// level forbids (audited at +Inf). Every optimum must pass the audit
 // within 1e-9 and have the same value on every backend; above 30 nats the
 // value must be Σ_i π_i max_j u'_ij, the supremum over all mechanisms
 // (deterministic best responses, mixed with e^{−ε}-small mass to keep every
