@@ -120,6 +120,15 @@ func SolveRatio(p RatioProblem, opt Options) (*Result, error) {
 	if best != nil && best.Bound-best.Value <= accept*math.Max(1, math.Abs(best.Value)) {
 		return best, nil
 	}
+	if _, _, ok := form.pmlCaps(); ok && opt.LowRank && p.Budget.Measure == mech.LIP && opt.ctx().Err() == nil {
+		// The ratio form's iterations stall on large restricted LIP
+		// problems (pairs crossing their box between the two caps, then
+		// multipliers losing their digits); the same problem as
+		// ε'-PML has no lower caps (ratiopml.go).
+		if r, err := solveRatioAsPML(p, opt); err == nil {
+			return r, nil
+		}
+	}
 	return best, ErrNotConverged
 }
 
