@@ -37,9 +37,13 @@ type Config struct {
 	FamilyTasks []string // tasks of the study (famTasks); nil = all
 	RobustSizes []int    // N of the robust study; nil = default
 	RobustTasks []string // tasks of the robust study (robustTasks); nil = all
-	// RobustRepeat is how many times the robust study runs each solve,
-	// reporting the mean CPU time of one (0 or 1: once).
-	RobustRepeat int
+	// RobustRepeat is how many timed rounds of repeated solves the robust
+	// study runs per solve, a nominal round before each robust one,
+	// reporting the least CPU time per solve over the rounds, and
+	// RobustMinTime the CPU time the rounds of one solve span together (0:
+	// one solve, timed once).
+	RobustRepeat  int
+	RobustMinTime time.Duration
 	// RefSizes are the sizes at which the families study compares its
 	// curves and optima with plain references (famReferences).
 	RefSizes []int
@@ -94,7 +98,8 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 	refSizes := fs.String("reference-sizes", "", "families study: comma-separated N at which every family's curves and ε-PML optimum are compared with plain bisection and the full LP, or none (default 16; quick: 8)")
 	robustSizes := fs.String("robust-sizes", "", "comma-separated N of the robust study (default 8,16; quick: 8)")
 	robustTaskList := fs.String("robust-tasks", "all", "all, or comma-separated tasks of the robust study ("+strings.Join(robustTasks, ", ")+")")
-	robustRepeat := fs.Int("robust-repeat", 1, "robust study: solves per run, the CPU time reported being their mean (millisecond solves are below the clock's resolution)")
+	robustRepeat := fs.Int("robust-repeat", 5, "robust study: timed rounds per solve, nominal and robust in turn, the CPU time reported being the least per solve over them")
+	robustMinTime := fs.Duration("robust-min-time", 50*time.Millisecond, "robust study: CPU time the rounds of one solve span together, each round repeating the solve as often as its share needs (0 = one solve, timed once; a millisecond solve timed once is noise)")
 	isolate := fs.Bool("isolate", true, "run each run of the families study in a child process killed past its budget")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
@@ -128,6 +133,10 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 		return Config{}, fmt.Errorf("-robust-repeat %d: want at least 1", *robustRepeat)
 	}
 	cfg.RobustRepeat = *robustRepeat
+	if *robustMinTime < 0 {
+		return Config{}, fmt.Errorf("-robust-min-time %v: want at least 0", *robustMinTime)
+	}
+	cfg.RobustMinTime = *robustMinTime
 	if *famSizes != "" {
 		if cfg.FamilySizes, err = parseSizes(*famSizes); err != nil {
 			return Config{}, err

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -29,8 +31,10 @@ var robustSets = []string{"box", "l1"}
 type RobustRun struct {
 	Family, Task, Set string
 	N                 int
-	NominalCPU        float64 // CPU seconds of the process during the solve
+	NominalCPU        float64 // CPU seconds of the process per solve (solveTimer's least)
 	RobustCPU         float64
+	NominalSolves     int // solves timed
+	RobustSolves      int
 	NominalLPs        int
 	RobustLPs         int
 	NominalEps        [2]float64 // [lower, upper] (expected utility: the audited level twice)
@@ -89,25 +93,90 @@ func robustProblem(in instance.Instance, task string) *problem.Problem {
 	return p
 }
 
-// timedSolve runs pmlopt.Solve repeat times (at least once) and returns
-// the last solution and the process's mean CPU seconds per solve (wall
-// seconds where the CPU time is unknown).
-func timedSolve(ctx context.Context, p *problem.Problem, repeat int) (*pmlopt.Solution, float64, error) {
-	repeat = max(repeat, 1)
-	c0, okCPU := cpuTime()
-	t0 := time.Now()
-	var sol *pmlopt.Solution
-	var err error
-	for range repeat {
-		if sol, err = pmlopt.Solve(ctx, p, pmlopt.Options{Workers: 1}); err != nil {
+// solveTimer times pmlopt.Solve on one problem as testing.B does: a first
+// solve (kept as the answer), then k, about the fewest solves that make a
+// round last its share of the time, found by growing k from 1; its rounds
+// run between those of the problem it is compared with, so that both see
+// the same load, and it keeps the least CPU seconds per solve (wall seconds
+// where the CPU time is unknown). A sub-millisecond solve is below the
+// resolution of one reading of the clock and at the mercy of one
+// preemption or collection, so one timing of it, or a ratio of two, is
+// noise; the least of rounds that each span milliseconds is the part of
+// the time that other processes' load adds least to.
+type solveTimer struct {
+	ctx    context.Context
+	p      *problem.Problem
+	sol    *pmlopt.Solution
+	err    error
+	k      int     // solves per round
+	least  float64 // CPU seconds per solve, the least over the rounds
+	solves int     // solves timed in rounds
+}
+
+func clock() time.Duration {
+	if c, ok := cpuTime(); ok {
+		return c
+	}
+	return time.Duration(time.Now().UnixNano())
+}
+
+// newSolveTimer solves p once and, where per > 0, finds k for rounds of per.
+func newSolveTimer(ctx context.Context, p *problem.Problem, per time.Duration) *solveTimer {
+	t := &solveTimer{ctx: ctx, p: p, k: 1}
+	c0 := clock()
+	t.sol, t.err = pmlopt.Solve(ctx, p, pmlopt.Options{Workers: 1})
+	took := clock() - c0
+	t.least = took.Seconds()
+	for t.err == nil && took < per && t.k < 1e6 {
+		// Aim 20% past the round's share, growing k at most 100-fold a step.
+		next := t.k * 100
+		if took > 0 {
+			next = min(next, int(1.2*float64(t.k)*float64(per)/float64(took))+1)
+		}
+		t.k = max(next, t.k+1)
+		took = t.time()
+	}
+	return t
+}
+
+// time runs k solves and returns their CPU time, recording any error.
+func (t *solveTimer) time() time.Duration {
+	c0 := clock()
+	for range t.k {
+		if _, err := pmlopt.Solve(t.ctx, t.p, pmlopt.Options{Workers: 1}); err != nil {
+			t.err = err
 			break
 		}
 	}
-	c1, _ := cpuTime()
-	if !okCPU {
-		return sol, time.Since(t0).Seconds() / float64(repeat), err
+	return clock() - c0
+}
+
+// timeRounds starts the timers' round counts afresh and runs rounds rounds
+// of each, one timer after the other in every round.
+func timeRounds(rounds int, ts ...*solveTimer) {
+	for _, t := range ts {
+		t.least, t.solves = math.Inf(1), 0
 	}
-	return sol, (c1 - c0).Seconds() / float64(repeat), err
+	runtime.GC()
+	for range max(rounds, 1) {
+		for _, t := range ts {
+			if t.err == nil {
+				t.least = min(t.least, t.time().Seconds()/float64(t.k))
+				t.solves += t.k
+			}
+		}
+	}
+}
+
+// median returns the median of v (the mean of the middle two for an even
+// count), sorting v.
+func median(v []float64) float64 {
+	sort.Float64s(v)
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
 }
 
 // robustStudy solves every task of every family at the sizes of the study
@@ -137,33 +206,41 @@ func robustStudy(ctx context.Context, cfg Config) ([]RobustRun, error) {
 			}
 			for _, task := range tasks {
 				p := robustProblem(in, task)
-				nom, nomCPU, nomErr := timedSolve(ctx, p, cfg.RobustRepeat)
+				per := cfg.RobustMinTime / time.Duration(max(cfg.RobustRepeat, 1))
+				nom := newSolveTimer(ctx, p, per)
 				for _, setName := range robustSets {
 					if ctx.Err() != nil {
 						return runs, ctx.Err()
 					}
-					r := RobustRun{Family: f.Name, Task: task, Set: setName, N: n, NominalCPU: nomCPU}
+					r := RobustRun{Family: f.Name, Task: task, Set: setName, N: n}
 					set, err := robustSet(setName, in.Prior)
 					if err != nil {
 						return nil, err
 					}
 					q := *p
 					q.PriorSet = set
-					rob, robCPU, robErr := timedSolve(ctx, &q, cfg.RobustRepeat)
-					r.RobustCPU = robCPU
-					switch {
-					case nomErr != nil:
-						r.Err = "nominal: " + nomErr.Error()
-					case robErr != nil:
-						r.Err = "robust: " + robErr.Error()
-					default:
-						r.NominalLPs, r.RobustLPs = nom.LPSolves, rob.LPSolves
-						r.NominalEps = [2]float64{nom.EpsilonLower, nom.Epsilon}
-						r.RobustEps = [2]float64{rob.EpsilonLower, rob.Epsilon}
-						r.NominalValue, r.RobustValue = nom.ExpectedUtility, rob.ExpectedUtility
+					rt := newSolveTimer(ctx, &q, per)
+					if per > 0 {
+						timeRounds(cfg.RobustRepeat, nom, rt)
+					} else {
+						// One solve each, timed once: the first solves'.
+						nom.solves, rt.solves = 1, 1
 					}
-					fmt.Fprintf(cfg.Log, "bench: robust %s N=%d %s %s: nominal %.3fs, robust %.3fs (%.1f×) %s\n",
-						f.Name, n, task, setName, r.NominalCPU, r.RobustCPU, r.Ratio(), r.Err)
+					r.NominalCPU, r.NominalSolves, r.RobustCPU, r.RobustSolves = nom.least, nom.solves, rt.least, rt.solves
+					switch {
+					case nom.err != nil:
+						r.Err = "nominal: " + nom.err.Error()
+					case rt.err != nil:
+						r.Err = "robust: " + rt.err.Error()
+					default:
+						no, rob := nom.sol, rt.sol
+						r.NominalLPs, r.RobustLPs = no.LPSolves, rob.LPSolves
+						r.NominalEps = [2]float64{no.EpsilonLower, no.Epsilon}
+						r.RobustEps = [2]float64{rob.EpsilonLower, rob.Epsilon}
+						r.NominalValue, r.RobustValue = no.ExpectedUtility, rob.ExpectedUtility
+					}
+					fmt.Fprintf(cfg.Log, "bench: robust %s N=%d %s %s: nominal %.5fs (%d solves), robust %.5fs (%d) (%.1f×) %s\n",
+						f.Name, n, task, setName, r.NominalCPU, r.NominalSolves, r.RobustCPU, r.RobustSolves, r.Ratio(), r.Err)
 					runs = append(runs, r)
 				}
 			}
@@ -176,56 +253,61 @@ func robustStudy(ctx context.Context, cfg Config) ([]RobustRun, error) {
 }
 
 // writeRobust writes robust.csv (every run) and robust.md (the ratio of
-// CPU times per family, task and set, and its median per task and size).
+// CPU times per family, task and set; then per family and size, per task
+// and size, and per size, the median and largest ratio and the runs
+// within 3×).
 func writeRobust(dir string, runs []RobustRun) error {
 	var rows [][]string
 	for _, r := range runs {
 		rows = append(rows, []string{r.Family, fi(r.N), r.Task, r.Set, ff(r.NominalCPU), ff(r.RobustCPU), ff(r.Ratio()),
 			fi(r.NominalLPs), fi(r.RobustLPs), ff(r.NominalEps[0]), ff(r.NominalEps[1]), ff(r.RobustEps[0]), ff(r.RobustEps[1]),
-			ff(r.NominalValue), ff(r.RobustValue), r.Err})
+			ff(r.NominalValue), ff(r.RobustValue), fi(r.NominalSolves), fi(r.RobustSolves), r.Err})
 	}
 	if err := writeCSV(dir, "robust.csv", []string{"family", "n", "task", "set", "nominal_cpu_s", "robust_cpu_s", "ratio",
 		"nominal_lps", "robust_lps", "nominal_eps_lower", "nominal_eps", "robust_eps_lower", "robust_eps",
-		"nominal_value", "robust_value", "error"}, rows); err != nil {
+		"nominal_value", "robust_value", "nominal_solves", "robust_solves", "error"}, rows); err != nil {
 		return err
 	}
 	var b strings.Builder
-	b.WriteString("# Robust solves against nominal ones\n\nCPU seconds of `pmlopt.Solve` over the set divided by those at the prior (one worker).\n\n")
-	b.WriteString("| family | N | task | set | nominal CPU s | robust CPU s | ratio | LPs nominal / robust |\n|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("# Robust solves against nominal ones\n\nCPU seconds per solve of `pmlopt.Solve` over the set divided by those at the prior (one worker;\n" +
+		"each the least over rounds of repeated solves, see -robust-repeat and -robust-min-time).\n\n")
+	b.WriteString("| family | N | task | set | nominal CPU s | robust CPU s | ratio | LPs nominal / robust | solves timed nominal / robust |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range runs {
 		ratio := fmt.Sprintf("%.1f", r.Ratio())
 		if r.Err != "" {
 			ratio = "error"
 		}
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %.4f | %.4f | %s | %d / %d |\n", r.Family, r.N, r.Task, r.Set, r.NominalCPU, r.RobustCPU, ratio, r.NominalLPs, r.RobustLPs)
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %.5f | %.5f | %s | %d / %d | %d / %d |\n", r.Family, r.N, r.Task, r.Set,
+			r.NominalCPU, r.RobustCPU, ratio, r.NominalLPs, r.RobustLPs, r.NominalSolves, r.RobustSolves)
 	}
-	b.WriteString("\n## Median ratio per task and size (all families, both sets)\n\n| N | task | median | max | runs within 3× |\n|---|---|---|---|---|\n")
-	type key struct {
-		n    int
-		task string
-	}
-	groups := map[key][]float64{}
-	var keys []key
-	for _, r := range runs {
-		if r.Err != "" {
-			continue
-		}
-		k := key{r.N, r.Task}
-		if _, ok := groups[k]; !ok {
-			keys = append(keys, k)
-		}
-		groups[k] = append(groups[k], r.Ratio())
-	}
-	for _, k := range keys {
-		v := groups[k]
-		sort.Float64s(v)
-		within := 0
-		for _, x := range v {
-			if x <= 3 {
-				within++
+	summary := func(title, head string, key func(RobustRun) string) {
+		fmt.Fprintf(&b, "\n## %s\n\n| %s | median | max | runs within 3× |\n|%s---|---|---|\n", title, head, strings.Repeat("---|", strings.Count(head, "|")+1))
+		groups := map[string][]float64{}
+		var keys []string
+		for _, r := range runs {
+			if r.Err != "" {
+				continue
 			}
+			k := key(r)
+			if _, ok := groups[k]; !ok {
+				keys = append(keys, k)
+			}
+			groups[k] = append(groups[k], r.Ratio())
 		}
-		fmt.Fprintf(&b, "| %d | %s | %.1f | %.1f | %d of %d |\n", k.n, k.task, v[len(v)/2], v[len(v)-1], within, len(v))
+		for _, k := range keys {
+			v := groups[k]
+			med := median(v) // sorts v
+			within := 0
+			for _, x := range v {
+				if x <= 3 {
+					within++
+				}
+			}
+			fmt.Fprintf(&b, "| %s | %.1f | %.1f | %d of %d |\n", k, med, v[len(v)-1], within, len(v))
+		}
 	}
+	summary("Per family and size (tasks and sets)", "N | family", func(r RobustRun) string { return fmt.Sprintf("%d | %s", r.N, r.Family) })
+	summary("Per task and size (all families, both sets)", "N | task", func(r RobustRun) string { return fmt.Sprintf("%d | %s", r.N, r.Task) })
+	summary("Per size (all families, tasks and sets)", "N", func(r RobustRun) string { return fi(r.N) })
 	return os.WriteFile(filepath.Join(dir, "robust.md"), []byte(b.String()), 0o644)
 }

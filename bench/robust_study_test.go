@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The robust study solves each task at the prior and over both sets, and a
@@ -47,11 +48,12 @@ func TestRobustStudy(t *testing.T) {
 }
 
 // -robust-tasks picks the tasks and refuses an unknown one; -robust-repeat
-// must be at least 1. A study of the worst-case tasks alone solves them at
+// must be at least 1 and -robust-min-time at least 0; each solve is timed
+// over -robust-repeat rounds of at least one solve each. A study of the worst-case tasks alone solves them at
 // the prior and over both sets, each robust bracket ordered and its
 // mechanism within the budget over the set.
 func TestRobustStudyTasksAndRepeat(t *testing.T) {
-	for _, bad := range [][]string{{"-robust-tasks", "order,worst"}, {"-robust-repeat", "0"}} {
+	for _, bad := range [][]string{{"-robust-tasks", "order,worst"}, {"-robust-repeat", "0"}, {"-robust-min-time", "-1ms"}} {
 		if _, err := parseFlags(bad, io.Discard); err == nil || !strings.Contains(err.Error(), bad[0]) {
 			t.Errorf("%v: error %v, want one naming %s", bad, err, bad[0])
 		}
@@ -60,8 +62,8 @@ func TestRobustStudyTasksAndRepeat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cfg.RobustTasks) != 2 || cfg.RobustRepeat != 2 {
-		t.Fatalf("tasks %v, repeat %d", cfg.RobustTasks, cfg.RobustRepeat)
+	if len(cfg.RobustTasks) != 2 || cfg.RobustRepeat != 2 || cfg.RobustMinTime != 50*time.Millisecond {
+		t.Fatalf("tasks %v, repeat %d, min time %v", cfg.RobustTasks, cfg.RobustRepeat, cfg.RobustMinTime)
 	}
 	cfg.Out, cfg.Log, cfg.Families, cfg.RobustSizes, cfg.Seed = t.TempDir(), io.Discard, []string{"random"}, []int{6}, 1
 	runs, err := robustStudy(context.Background(), cfg)
@@ -75,8 +77,22 @@ func TestRobustStudyTasksAndRepeat(t *testing.T) {
 		if r.Task != "order" && r.Task != "value" || r.Err != "" {
 			t.Fatalf("run %s %s: %s", r.Task, r.Set, r.Err)
 		}
+		if r.NominalSolves < 2 || r.RobustSolves < 2 || r.NominalSolves%2 != 0 || r.RobustSolves%2 != 0 {
+			t.Fatalf("%s %s: %d and %d solves timed, want two rounds of equally many", r.Task, r.Set, r.NominalSolves, r.RobustSolves)
+		}
 		if r.RobustEps[0] > r.RobustEps[1]+1e-9 || r.RobustEps[1] > famEpsilon+1e-9 {
 			t.Fatalf("%s %s: bracket [%g, %g], budget %g", r.Task, r.Set, r.RobustEps[0], r.RobustEps[1], famEpsilon)
 		}
+	}
+}
+
+// The median of an odd count is its middle value, of an even count the mean
+// of the middle two, whatever the order.
+func TestRobustMedian(t *testing.T) {
+	if m := median([]float64{5, 1, 3}); m != 3 {
+		t.Errorf("median of 5, 1, 3: %g", m)
+	}
+	if m := median([]float64{4, 1, 3, 10}); m != 3.5 {
+		t.Errorf("median of 4, 1, 3, 10: %g", m)
 	}
 }
