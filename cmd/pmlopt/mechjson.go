@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -131,4 +132,56 @@ func decodedMechanism(v any, n, m int) ([][]float64, error) {
 		}
 	}
 	return mech.SparseJSON{Shape: shape, SparseRows: rows}.Dense()
+}
+
+// sparseRowsKey opens the sparse rows of a jmech in writeJSON's indented
+// output.
+var sparseRowsKey = []byte(`"sparse_rows": [`)
+
+// compactSparseRows puts each sparse row of writeJSON's indented output on
+// one line, "[j, p, j, p]", where the indentation would give every number
+// a line of its own (about half the size of a large mechanism). Only a key
+// that starts its line is one: a label holding the same text is a JSON
+// string, whose quotes are escaped and which never spans a line. Output
+// without sparse rows is returned as it is.
+func compactSparseRows(b []byte) []byte {
+	var out []byte
+	for {
+		k := bytes.Index(b, sparseRowsKey)
+		if k < 0 {
+			if out == nil {
+				return b
+			}
+			return append(out, b...)
+		}
+		line := bytes.LastIndexByte(b[:k], '\n') + 1
+		end := k + len(sparseRowsKey)
+		if len(bytes.Trim(b[line:k], " ")) != 0 {
+			out = append(out, b[:end]...)
+			b = b[end:]
+			continue
+		}
+		out = append(out, b[:end]...)
+		b = b[end:]
+		// Inside the rows' array: depth 1 between rows, 2 inside a row,
+		// whose whitespace goes; the array holds numbers only.
+		depth := 1
+		i := 0
+		for ; i < len(b) && depth > 0; i++ {
+			c := b[i]
+			switch {
+			case c == '[':
+				depth++
+			case c == ']':
+				depth--
+			case depth == 2 && (c == ' ' || c == '\n'):
+				continue
+			}
+			out = append(out, c)
+			if depth == 2 && c == ',' {
+				out = append(out, ' ')
+			}
+		}
+		b = b[i:]
+	}
 }

@@ -211,3 +211,43 @@ func TestSparseMechanismCommands(t *testing.T) {
 	assert.Empty(t, v)
 	assert.Equal(t, "pmlopt verify: "+jpath+": mechanism: shape [40000, 40000], but the problem is 64×64\n", stderr)
 }
+
+// TestCompactSparseRows: writeJSON puts each sparse row on one line and
+// changes nothing else: the document reads back the same, and a label
+// holding the key's text keeps its bytes.
+func TestCompactSparseRows(t *testing.T) {
+	q := randomSparse(rand.New(rand.NewPCG(7, 8)), 70, 70, 3)
+	label := `"sparse_rows": [1, 2]`
+	doc := struct {
+		Label string `json:"label"`
+		M     jmech  `json:"mechanism"`
+		After []int  `json:"after"`
+	}{label, jmatrix(q), []int{1, 2}}
+	var b bytes.Buffer
+	require.NoError(t, writeJSON(&b, doc))
+	indented, err := json.MarshalIndent(doc, "", "  ")
+	require.NoError(t, err)
+	var got, want any
+	require.NoError(t, json.Unmarshal(b.Bytes(), &got))
+	require.NoError(t, json.Unmarshal(indented, &want))
+	assert.Equal(t, want, got)
+	lines := strings.Split(b.String(), "\n")
+	assert.Len(t, lines, 70+16, "each of the 70 rows on a line, 16 lines around them")
+	assert.Contains(t, b.String(), `  "label": "\"sparse_rows\": [1, 2]",`+"\n")
+	assert.Contains(t, b.String(), "\n  \"after\": [\n    1,\n    2\n  ]\n}\n")
+	row := lines[0]
+	for _, l := range lines {
+		if strings.HasPrefix(l, "      [") {
+			row = l
+			break
+		}
+	}
+	assert.Regexp(t, `^      \[\d+, [0-9.e-]+, \d+, [0-9.e-]+, \d+, [0-9.e-]+\],$`, row)
+	// Without sparse rows the output is the encoder's, byte for byte.
+	b.Reset()
+	small := struct{ M jmech }{jmatrix(randomSparse(rand.New(rand.NewPCG(9, 10)), 5, 5, 2))}
+	require.NoError(t, writeJSON(&b, small))
+	plain, err := json.MarshalIndent(small, "", "  ")
+	require.NoError(t, err)
+	assert.Equal(t, string(plain)+"\n", b.String())
+}

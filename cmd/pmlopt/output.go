@@ -31,7 +31,7 @@ func writeJSON(w io.Writer, v any) error {
 	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	_, err := w.Write(buf.Bytes())
+	_, err := w.Write(compactSparseRows(buf.Bytes()))
 	return err
 }
 
