@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -42,8 +43,24 @@ func TestRobustStudy(t *testing.T) {
 	if lines := strings.Count(string(csv), "\n"); lines != len(runs)+1 {
 		t.Fatalf("robust.csv has %d lines, want %d", lines, len(runs)+1)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "robust.md")); err != nil {
+	md, err := os.ReadFile(filepath.Join(dir, "robust.md"))
+	if err != nil {
 		t.Fatal(err)
+	}
+	// Each family's summary counts its tasks over both sets, and the size's
+	// all of the runs.
+	per := len(robustTasks) * len(robustSets)
+	for _, f := range cfg.Families {
+		found := false
+		for _, line := range strings.Split(string(md), "\n") {
+			found = found || strings.HasPrefix(line, "| 4 | "+f+" | ") && strings.HasSuffix(line, fmt.Sprintf(" of %d |", per))
+		}
+		if !found {
+			t.Errorf("robust.md: no summary of %s at N = 4 counting %d runs", f, per)
+		}
+	}
+	if want := fmt.Sprintf("of %d |", len(runs)); !strings.Contains(string(md), want) {
+		t.Errorf("robust.md: no summary counting %d runs", len(runs))
 	}
 }
 
