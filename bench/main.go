@@ -40,8 +40,8 @@ type Config struct {
 	// RobustRepeat is how many timed rounds of repeated solves the robust
 	// study runs per solve, a nominal round before each robust one,
 	// reporting the least CPU time per solve over the rounds, and
-	// RobustMinTime the CPU time the rounds of one solve span together (0:
-	// one solve, timed once).
+	// RobustMinTime the CPU time the rounds of one solve span together (a
+	// solve that takes it alone, or every solve with 0: timed once).
 	RobustRepeat  int
 	RobustMinTime time.Duration
 	// RefSizes are the sizes at which the families study compares its
@@ -99,7 +99,7 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 	robustSizes := fs.String("robust-sizes", "", "comma-separated N of the robust study (default 8,16; quick: 8)")
 	robustTaskList := fs.String("robust-tasks", "all", "all, or comma-separated tasks of the robust study ("+strings.Join(robustTasks, ", ")+")")
 	robustRepeat := fs.Int("robust-repeat", 5, "robust study: timed rounds per solve, nominal and robust in turn, the CPU time reported being the least per solve over them")
-	robustMinTime := fs.Duration("robust-min-time", 50*time.Millisecond, "robust study: CPU time the rounds of one solve span together, each round repeating the solve as often as its share needs (0 = one solve, timed once; a millisecond solve timed once is noise)")
+	robustMinTime := fs.Duration("robust-min-time", 50*time.Millisecond, "robust study: CPU time the rounds of one solve span together, each round repeating the solve as often as its share needs; a solve that takes it alone, or every solve with 0, is timed once (a millisecond solve timed once is noise)")
 	isolate := fs.Bool("isolate", true, "run each run of the families study in a child process killed past its budget")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err

@@ -109,6 +109,8 @@ type solveTimer struct {
 	sol    *pmlopt.Solution
 	err    error
 	k      int     // solves per round
+	first  float64 // CPU seconds of the first solve
+	once   bool    // the first solve spans all the rounds' time: no rounds
 	least  float64 // CPU seconds per solve, the least over the rounds
 	solves int     // solves timed in rounds
 }
@@ -120,14 +122,19 @@ func clock() time.Duration {
 	return time.Duration(time.Now().UnixNano())
 }
 
-// newSolveTimer solves p once and, where per > 0, finds k for rounds of per.
-func newSolveTimer(ctx context.Context, p *problem.Problem, per time.Duration) *solveTimer {
+// newSolveTimer solves p once and, where minTime > 0, finds k for rounds
+// rounds spanning minTime together. A solve that takes minTime alone is
+// well above the clock's resolution and is timed by its first solve, as
+// testing.B stops at one iteration that fills the benchmark time.
+func newSolveTimer(ctx context.Context, p *problem.Problem, rounds int, minTime time.Duration) *solveTimer {
 	t := &solveTimer{ctx: ctx, p: p, k: 1}
 	c0 := clock()
 	t.sol, t.err = pmlopt.Solve(ctx, p, pmlopt.Options{Workers: 1})
 	took := clock() - c0
-	t.least = took.Seconds()
-	for t.err == nil && took < per && t.k < 1e6 {
+	t.first, t.least, t.solves = took.Seconds(), took.Seconds(), 1
+	t.once = took >= minTime
+	per := minTime / time.Duration(max(rounds, 1))
+	for t.err == nil && !t.once && took < per && t.k < 1e6 {
 		// Aim 20% past the round's share, growing k at most 100-fold a step.
 		next := t.k * 100
 		if took > 0 {
@@ -152,15 +159,19 @@ func (t *solveTimer) time() time.Duration {
 }
 
 // timeRounds starts the timers' round counts afresh and runs rounds rounds
-// of each, one timer after the other in every round.
+// of each, one timer after the other in every round; a timer timed by its
+// first solve keeps it.
 func timeRounds(rounds int, ts ...*solveTimer) {
 	for _, t := range ts {
 		t.least, t.solves = math.Inf(1), 0
+		if t.once {
+			t.least, t.solves = t.first, 1
+		}
 	}
 	runtime.GC()
 	for range max(rounds, 1) {
 		for _, t := range ts {
-			if t.err == nil {
+			if t.err == nil && !t.once {
 				t.least = min(t.least, t.time().Seconds()/float64(t.k))
 				t.solves += t.k
 			}
@@ -206,8 +217,7 @@ func robustStudy(ctx context.Context, cfg Config) ([]RobustRun, error) {
 			}
 			for _, task := range tasks {
 				p := robustProblem(in, task)
-				per := cfg.RobustMinTime / time.Duration(max(cfg.RobustRepeat, 1))
-				nom := newSolveTimer(ctx, p, per)
+				nom := newSolveTimer(ctx, p, cfg.RobustRepeat, cfg.RobustMinTime)
 				for _, setName := range robustSets {
 					if ctx.Err() != nil {
 						return runs, ctx.Err()
@@ -219,13 +229,8 @@ func robustStudy(ctx context.Context, cfg Config) ([]RobustRun, error) {
 					}
 					q := *p
 					q.PriorSet = set
-					rt := newSolveTimer(ctx, &q, per)
-					if per > 0 {
-						timeRounds(cfg.RobustRepeat, nom, rt)
-					} else {
-						// One solve each, timed once: the first solves'.
-						nom.solves, rt.solves = 1, 1
-					}
+					rt := newSolveTimer(ctx, &q, cfg.RobustRepeat, cfg.RobustMinTime)
+					timeRounds(cfg.RobustRepeat, nom, rt)
 					r.NominalCPU, r.NominalSolves, r.RobustCPU, r.RobustSolves = nom.least, nom.solves, rt.least, rt.solves
 					switch {
 					case nom.err != nil:
