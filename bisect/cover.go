@@ -23,6 +23,10 @@ import (
 type coverer struct {
 	pi  mech.Prior
 	sym *colgen.Symmetry // a symmetry of the utility (not necessarily of the prior) that folds the covering LP, or nil
+	// noCuts leaves the cuts (cut) out of hint: where a symmetry of the
+	// prior folds the master, its probes settle what the cover leaves
+	// open for less than the cuts' unfolded LPs.
+	noCuts bool
 
 	// mu guards what follows: a curve's thresholds ask from several
 	// goroutines.
@@ -277,7 +281,7 @@ func (c *coverer) hint(fam family, k int, limit float64, h hint, tol float64) hi
 			}
 		}
 	}
-	if h.hiMech == nil || h.hi-h.lo > tol {
+	if !c.noCuts && (h.hiMech == nil || h.hi-h.lo > tol) {
 		h = c.cut(pat, h, tol, b.routes)
 	}
 	return h

@@ -111,6 +111,9 @@ func ValueCurve(ctx context.Context, pi mech.Prior, u mech.Utility, opt Options)
 	// Every threshold's search starts from what its pattern's cover
 	// gives, as the best value's decisions do.
 	cov := newCoverer(pi, u, opt)
+	if cov != nil && opt.sym != nil {
+		cov.noCuts = true
+	}
 	idx := cfg.shard.Indices(fam.k)
 	toPoint := func(j int, r *Result) Point {
 		k := idx[j]
