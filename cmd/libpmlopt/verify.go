@@ -21,7 +21,7 @@ import (
 // --json's output (certificate and mechanism, no prior).
 type certFile struct {
 	Prior       any                 `json:"prior" yaml:"prior"`
-	Mechanism   [][]float64         `json:"mechanism" yaml:"mechanism"`
+	Mechanism   mech.JSONMatrix     `json:"mechanism" yaml:"mechanism"`
 	Certificate *verify.Certificate `json:"certificate" yaml:"certificate"`
 }
 
@@ -66,7 +66,7 @@ func opVerify(ctx context.Context, a args, in input) (any, [][][]float64, error)
 		if doc.Certificate == nil {
 			return nil, nil, fmt.Errorf("%s: no certificate at its top level (solve --out and solve --json write one; pass a curve point's certificate itself)", a.Path)
 		}
-		c, docMech = *doc.Certificate, doc.Mechanism
+		c, docMech = *doc.Certificate, [][]float64(doc.Mechanism)
 		if doc.Prior != nil {
 			if problemPath != "" || in.Prior != nil {
 				return nil, nil, fmt.Errorf("%s is a problem file itself: the problem does not apply", a.Path)

@@ -47,3 +47,20 @@ def test_sparse_outputs_agree(cli, tmp_path):
     p = pmlopt.load(out)
     np.testing.assert_array_equal(np.asarray(p.mechanism), a)
     assert p.audit()["pml"] == doc["epsilon"]
+
+
+def test_verify_reads_sparse_json(cli, tmp_path):
+    grid, js = tmp_path / "g8.yaml", tmp_path / "solved.json"
+    subprocess.run([cli, "new", "--grid", "8x8", "--utility", "euclid", "--prior", "uniform", "--epsilon", "1",
+                    "--objective", "expected-utility", "-o", str(grid)], check=True, capture_output=True)
+    r = subprocess.run([cli, "solve", str(grid), "--json"], check=True, capture_output=True, text=True)
+    js.write_text(r.stdout)
+    assert isinstance(json.loads(r.stdout)["mechanism"], dict), "the 64×64 optimum is written sparse"
+    v = pmlopt.verify(js, problem=grid)
+    assert v["verified"], v["claims"]
+    # The same claims, checked against a mechanism with one entry moved, fail.
+    doc = json.loads(r.stdout)
+    row = doc["mechanism"]["sparse_rows"][0]
+    row[1], row[3] = row[1] + 1e-3, row[3] - 1e-3
+    js.write_text(json.dumps(doc))
+    assert not pmlopt.verify(js, problem=grid)["verified"]
