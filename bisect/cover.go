@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/internal/clean"
 	"github.com/pmlopt/pmlopt/internal/colgen"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
@@ -213,11 +214,22 @@ func flowWithoutDust(pi mech.Prior, pat mech.Pattern, q []float64, lambda float6
 		}
 		next, _ := colgen.Flow(pi, sub, q, lambda)
 		if next == nil {
-			return p, nil
+			return cleanDust(p), nil
 		}
 		p = next
 	}
-	return p, nil
+	return cleanDust(p), nil
+}
+
+// cleanDust returns p without its dust (clean.WithoutDust: a sub-pattern,
+// rows renormalised) when a flow routed without those pairs is not found:
+// the searches return no mechanism with dust, and a caller audits the
+// copy it gets, so the level it reports is the cleaned mechanism's.
+func cleanDust(p mech.Mechanism) mech.Mechanism {
+	if c, err := clean.WithoutDust(p); err == nil && c != nil {
+		return c
+	}
+	return p
 }
 
 func clonePattern(pat mech.Pattern) mech.Pattern {
