@@ -159,25 +159,11 @@ func (c *coverer) solve(pat mech.Pattern, level float64) (b *coverBound, covers,
 }
 
 // flow returns the mechanism that routes the prior along the cover at
-// ratio lambda (colgen.Flow, q the cover normalised) when it has the
-// pattern, and its audited PML (+Inf if none).
+// ratio lambda (route, without the flow's cuts) and its audited PML (+Inf
+// if none).
 func (c *coverer) flow(pat mech.Pattern, cv *colgen.Cover, lambda float64) (mech.Mechanism, float64) {
-	sum := 0.0
-	for _, x := range cv.X {
-		sum += x
-	}
-	if !(sum > 0) {
-		return nil, math.Inf(1)
-	}
-	q := make([]float64, len(cv.X))
-	for j, x := range cv.X {
-		q[j] = x / sum
-	}
-	p, _ := flowWithoutDust(c.pi, pat, q, lambda, 0)
-	if p == nil || !pat.Holds(p) {
-		return nil, math.Inf(1)
-	}
-	return p, leakage.PML(c.pi, p)
+	p, a, _ := c.route(pat, cv, lambda, 0)
+	return p, a
 }
 
 // dustRoutes bounds how often flowWithoutDust routes again.
@@ -366,7 +352,7 @@ func (c *coverer) cut(pat mech.Pattern, h hint, tol float64, start []*colgen.Cov
 		var violated [][]int
 		routed := false
 		for _, r := range tightRatios {
-			p, a, sets := c.route(pat, cv, math.Max(lam, cv.Tau)*r)
+			p, a, sets := c.route(pat, cv, math.Max(lam, cv.Tau)*r, flowSets)
 			if p != nil {
 				if h.hiMech == nil || a < h.hi {
 					h.hiMech, h.hi = p, a
@@ -469,8 +455,9 @@ const cutSlack = 1e-12
 const cutGap = 1e-9
 
 // route is flow along cover cv at ratio lambda, with the sets of inputs
-// the flow leaves short when it falls short (colgen.Flow).
-func (c *coverer) route(pat mech.Pattern, cv *colgen.Cover, lambda float64) (mech.Mechanism, float64, [][]int) {
+// the flow leaves short when it falls short (colgen.FlowSets: the minimum
+// cut's, then up to sets more).
+func (c *coverer) route(pat mech.Pattern, cv *colgen.Cover, lambda float64, sets int) (mech.Mechanism, float64, [][]int) {
 	sum := 0.0
 	for _, x := range cv.X {
 		sum += x
@@ -482,7 +469,7 @@ func (c *coverer) route(pat mech.Pattern, cv *colgen.Cover, lambda float64) (mec
 	for j, x := range cv.X {
 		q[j] = x / sum
 	}
-	p, cut := flowWithoutDust(c.pi, pat, q, lambda, flowSets)
+	p, cut := flowWithoutDust(c.pi, pat, q, lambda, sets)
 	if p == nil || !pat.Holds(p) {
 		if len(cut) == 0 {
 			return nil, math.Inf(1), nil
