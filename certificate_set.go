@@ -34,8 +34,12 @@ type setHint struct {
 	Alpha  []float64
 }
 
-// verifySet is s in the certificate's form.
-func verifySet(s *mech.PriorSet) *verify.PriorSet {
+// VerifyPriorSet is s in the certificate's form (package verify); nil for
+// a problem without a prior set.
+func VerifyPriorSet(s *mech.PriorSet) *verify.PriorSet {
+	if s == nil {
+		return nil
+	}
 	if s.IsBox() {
 		return &verify.PriorSet{Lower: append([]float64(nil), s.Lower...), Upper: append([]float64(nil), s.Upper...)}
 	}
@@ -423,7 +427,7 @@ func setWorstCaseCertificate(p *problem.Problem, objective problem.Objective, m 
 	}
 	up, _ := levelsOverS(p.PriorSet, p.Prior, m, mech.Budget{Measure: mech.PML})
 	c.Epsilon = claimedLevel(math.Max(eps, up))
-	c.PriorSet = verifySet(p.PriorSet)
+	c.PriorSet = VerifyPriorSet(p.PriorSet)
 	var pat mech.Pattern
 	if c.WorstCaseOrder != nil {
 		pat = worstPattern(p, objective, *c.WorstCaseOrder, 0)
@@ -446,7 +450,7 @@ func setExpectedCertificate(p *problem.Problem, b mech.Budget, sol *Solution, hi
 		lo := claimedLevel(math.Max(sol.ALIPLower, low))
 		c.ALIPLower = &lo
 	}
-	c.PriorSet = verifySet(p.PriorSet)
+	c.PriorSet = VerifyPriorSet(p.PriorSet)
 	if c.Utility.Bound == nil || hint.Alpha == nil {
 		return c
 	}

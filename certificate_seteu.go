@@ -115,7 +115,7 @@ func tightenExpectedOverSet(p *problem.Problem, u mech.Utility, b mech.Budget, p
 		sum += v
 		mag += math.Abs(v)
 	}
-	vp := verify.Problem{Prior: p.Prior, Utility: u, Order: p.Order, Mechanism: m, PriorSet: verifySet(p.PriorSet)}
+	vp := verify.Problem{Prior: p.Prior, Utility: u, Order: p.Order, Mechanism: m, PriorSet: VerifyPriorSet(p.PriorSet)}
 	for _, rel := range []float64{1e-13, 1e-11, 1e-9} {
 		B := sum + rel*math.Max(1, mag)
 		if !(B < old) && !math.IsNaN(old) {
@@ -224,7 +224,7 @@ func twoPriorBound(p *problem.Problem, u mech.Utility, b mech.Budget, r *ipm.Rob
 	for _, v := range r.Alpha {
 		mag += math.Abs(v)
 	}
-	vp := verify.Problem{Prior: p.Prior, Utility: u, Order: p.Order, Mechanism: sol.Mechanism, PriorSet: verifySet(p.PriorSet)}
+	vp := verify.Problem{Prior: p.Prior, Utility: u, Order: p.Order, Mechanism: sol.Mechanism, PriorSet: VerifyPriorSet(p.PriorSet)}
 	for _, rel := range []float64{0, 1e-13, 1e-11, 1e-9} {
 		B := math.Max(bound+rel*math.Max(1, mag), value)
 		if !(B < old) {

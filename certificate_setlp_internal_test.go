@@ -66,7 +66,7 @@ func TestSetLowerLP(t *testing.T) {
 		}
 		c := *sol.Certificate
 		c.Lower = l
-		vp := verify.Problem{Prior: p.Prior, Utility: p.Utility, Order: p.Order, Mechanism: sol.Mechanism, PriorSet: verifySet(p.PriorSet)}
+		vp := verify.Problem{Prior: p.Prior, Utility: p.Utility, Order: p.Order, Mechanism: sol.Mechanism, PriorSet: VerifyPriorSet(p.PriorSet)}
 		if cs := verify.Check(vp, c); !verify.AllOK(cs) {
 			t.Fatalf("trial %d: %v", trial, cs)
 		}
@@ -126,7 +126,7 @@ func TestSetExpectedLP(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		vp := verify.Problem{Prior: p.Prior, Utility: p.Utility, Order: p.Order, Mechanism: sol.Mechanism, PriorSet: verifySet(p.PriorSet)}
+		vp := verify.Problem{Prior: p.Prior, Utility: p.Utility, Order: p.Order, Mechanism: sol.Mechanism, PriorSet: VerifyPriorSet(p.PriorSet)}
 		if cs := verify.Check(vp, *sol.Certificate); !verify.AllOK(cs) {
 			t.Fatalf("trial %d: %v", trial, cs)
 		}

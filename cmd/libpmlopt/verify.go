@@ -11,6 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/verify"
@@ -93,7 +94,7 @@ func opVerify(ctx context.Context, a args, in input) (any, [][][]float64, error)
 			return nil, nil, err
 		}
 		vp = verify.Problem{Prior: p.Prior, Utility: p.Utility, Order: p.Order, Mechanism: p.Mechanism,
-			PriorSet: verifyPriorSet(p.PriorSet)}
+			PriorSet: pmlopt.VerifyPriorSet(p.PriorSet)}
 	case in.Prior != nil:
 		vp = verify.Problem{Prior: append([]float64(nil), in.Prior...), Utility: rows(in.Utility, in.N, in.M),
 			Mechanism: rows(in.Mechanism, in.N, in.M)}
@@ -139,17 +140,4 @@ func opVerify(ctx context.Context, a args, in input) (any, [][][]float64, error)
 		out.Claims[k] = claimOut{Name: cl.Name, OK: cl.OK, Detail: cl.Detail}
 	}
 	return out, nil, nil
-}
-
-// verifyPriorSet is the problem's prior set in verify's form (nil for
-// none), as pmlopt verify builds it.
-func verifyPriorSet(s *mech.PriorSet) *verify.PriorSet {
-	if s == nil {
-		return nil
-	}
-	if s.IsBox() {
-		return &verify.PriorSet{Lower: s.Lower, Upper: s.Upper}
-	}
-	r := s.Radius
-	return &verify.PriorSet{L1Radius: &r}
 }

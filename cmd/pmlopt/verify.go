@@ -9,7 +9,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/verify"
 )
 
@@ -106,7 +106,7 @@ func verifyFlags(fs *flagSet) runFunc {
 			// problem's, or the series' own (nil: at the estimate).
 			set *verify.PriorSet
 		}
-		set := verifyPriorSet(p.PriorSet)
+		set := pmlopt.VerifyPriorSet(p.PriorSet)
 		var items []item
 		if doc.Certificate != nil {
 			c := *doc.Certificate
@@ -178,19 +178,6 @@ func verifyFlags(fs *flagSet) runFunc {
 		fmt.Fprintf(&b, "all %d claims verified\n", total)
 		return b.commit(e.stdout)
 	}
-}
-
-// verifyPriorSet is the problem's prior set in verify's form (nil for
-// none).
-func verifyPriorSet(s *mech.PriorSet) *verify.PriorSet {
-	if s == nil {
-		return nil
-	}
-	if s.IsBox() {
-		return &verify.PriorSet{Lower: s.Lower, Upper: s.Upper}
-	}
-	r := s.Radius
-	return &verify.PriorSet{L1Radius: &r}
 }
 
 // floatMatrix converts a decoded matrix of numbers (JSON or YAML) to
