@@ -48,10 +48,7 @@ type BaselineSolution struct {
 // measure is within the budget (closedform.Calibrate, audited over p's
 // prior set when it has one).
 func SolveBaseline(ctx context.Context, p *problem.Problem, kind Baseline) (*BaselineSolution, error) {
-	if err := check(p); err != nil {
-		return nil, err
-	}
-	if err := checkContext(ctx); err != nil {
+	if err := ready(ctx, p); err != nil {
 		return nil, err
 	}
 	b, err := p.RequirePrivacy()

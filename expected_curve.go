@@ -43,10 +43,7 @@ func ALIPBudget(eps, ratio float64) mech.Budget { return expected.ALIPBudget(eps
 // against its budget). If ctx is cancelled, it returns the points computed
 // so far with ctx.Err(). opt.Progress, if set, is told after each point.
 func ExpectedCurve(ctx context.Context, p *problem.Problem, budgets []mech.Budget, opt Options) ([]ExpectedPoint, error) {
-	if err := check(p); err != nil {
-		return nil, err
-	}
-	if err := checkContext(ctx); err != nil {
+	if err := ready(ctx, p); err != nil {
 		return nil, err
 	}
 	u, err := p.RequireUtility()

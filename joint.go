@@ -86,27 +86,13 @@ func (e *BelowLeastEpsilonError) Error() string {
 // proven by the LP's row multipliers (certify.UpperBound), so the optimum lies in
 // [ExpectedUtility, ExpectedUtilityBound].
 func SolveJoint(ctx context.Context, p *problem.Problem, floor Floor, opt Options) (*JointSolution, error) {
-	if err := check(p); err != nil {
-		return nil, err
-	}
-	if err := checkContext(ctx); err != nil {
+	if err := ready(ctx, p); err != nil {
 		return nil, err
 	}
 	if p.PriorSet != nil {
 		return solveJointOverSet(ctx, p, floor, opt)
 	}
-	b, err := p.RequirePrivacy()
-	if err != nil {
-		return nil, err
-	}
-	if b.Measure != mech.PML {
-		return nil, fmt.Errorf("privacy.measure: a worst case to keep is defined for pml budgets (Song & Oechtering 2026), the budget is %s", b.Measure)
-	}
-	u, err := p.RequireUtility()
-	if err != nil {
-		return nil, err
-	}
-	pat, err := floor.pattern(p)
+	b, u, pat, err := jointParts(p, floor)
 	if err != nil {
 		return nil, err
 	}
@@ -122,4 +108,22 @@ func SolveJoint(ctx context.Context, p *problem.Problem, floor Floor, opt Option
 	describe(p, &sol)
 	sol.Certificate = jointCertificate(p, b, &sol, floor, pat, least)
 	return &JointSolution{Solution: sol, LeastEpsilonLower: least.EpsLower, LeastEpsilonUpper: least.EpsUpper}, nil
+}
+
+// jointParts reads what a joint solve needs from p: its budget, which
+// must be ε-PML, its utility, and the zero pattern of floor.
+func jointParts(p *problem.Problem, floor Floor) (mech.Budget, mech.Utility, mech.Pattern, error) {
+	b, err := p.RequirePrivacy()
+	if err != nil {
+		return b, nil, nil, err
+	}
+	if b.Measure != mech.PML {
+		return b, nil, nil, fmt.Errorf("privacy.measure: a worst case to keep is defined for pml budgets (Song & Oechtering 2026), the budget is %s", b.Measure)
+	}
+	u, err := p.RequireUtility()
+	if err != nil {
+		return b, nil, nil, err
+	}
+	pat, err := floor.pattern(p)
+	return b, u, pat, err
 }

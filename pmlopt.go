@@ -125,10 +125,7 @@ var ErrNoObjective = errors.New("objective: missing (want worst-case-order, wors
 // smaller one (a positive entry bounds its output's ratio from below under
 // LIP, ALIP and LDP), as for Curve, SolveJoint and ExpectedCurve.
 func Solve(ctx context.Context, p *problem.Problem, opt Options) (*Solution, error) {
-	if err := check(p); err != nil {
-		return nil, err
-	}
-	if err := checkContext(ctx); err != nil {
+	if err := ready(ctx, p); err != nil {
 		return nil, err
 	}
 	b, err := p.RequirePrivacy()
@@ -437,10 +434,7 @@ func Audit(p *problem.Problem, alpha, beta float64) (leakage.Report, error) {
 // AuditContext is Audit stopping when ctx ends: maximal α- and
 // (α,β)-leakage are maximisations that take seconds at a thousand letters.
 func AuditContext(ctx context.Context, p *problem.Problem, alpha, beta float64) (leakage.Report, error) {
-	if err := check(p); err != nil {
-		return leakage.Report{}, err
-	}
-	if err := checkContext(ctx); err != nil {
+	if err := ready(ctx, p); err != nil {
 		return leakage.Report{}, err
 	}
 	m, err := p.RequireMechanism()

@@ -517,18 +517,7 @@ func certifiedLowerOverSet(ctx context.Context, p *problem.Problem, pat mech.Pat
 // below its lower end is refused, and the expected utility is maximised
 // over the dualised polytope with the pattern.
 func solveJointOverSet(ctx context.Context, p *problem.Problem, floor Floor, opt Options) (*JointSolution, error) {
-	b, err := p.RequirePrivacy()
-	if err != nil {
-		return nil, err
-	}
-	if b.Measure != mech.PML {
-		return nil, fmt.Errorf("privacy.measure: a worst case to keep is defined for pml budgets (Song & Oechtering 2026), the budget is %s", b.Measure)
-	}
-	u, err := p.RequireUtility()
-	if err != nil {
-		return nil, err
-	}
-	pat, err := floor.pattern(p)
+	b, u, pat, err := jointParts(p, floor)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,15 @@ import (
 // or a number computed from it.
 func check(p *problem.Problem) error { return p.Validate() }
 
+// ready is the first step of every entry point that takes a context:
+// check(p), then checkContext(ctx).
+func ready(ctx context.Context, p *problem.Problem) error {
+	if err := check(p); err != nil {
+		return err
+	}
+	return checkContext(ctx)
+}
+
 // errNilContext is the error of an entry point given a nil context.
 var errNilContext = errors.New("pmlopt: nil context (pass context.Background())")
 
