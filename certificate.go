@@ -77,18 +77,7 @@ func pruningVector(pi mech.Prior, pat mech.Pattern) []float64 {
 			}
 		}
 	}
-	best, bi := math.Inf(1), -1
-	for i := range n {
-		w := math.Inf(-1)
-		for j := range m {
-			if pat[i][j] {
-				w = math.Max(w, mass[j])
-			}
-		}
-		if w < best {
-			best, bi = w, i
-		}
-	}
+	_, bi := leastLargestMass(pat, mass)
 	if bi < 0 {
 		return nil
 	}
@@ -198,4 +187,23 @@ func jointCertificate(p *problem.Problem, b mech.Budget, sol *Solution, floor Fl
 	}
 	c.Lower = lowerCertificate(p.Prior, pat, least.Proof, least.EpsLower)
 	return c
+}
+
+// leastLargestMass returns the input whose allowed outputs' largest mass
+// is the least, and that mass: the input a single-letter lower bound
+// proves the most for (−log of the mass). bi is −1 when no input exists.
+func leastLargestMass(pat mech.Pattern, mass []float64) (best float64, bi int) {
+	best, bi = math.Inf(1), -1
+	for i, row := range pat {
+		w := math.Inf(-1)
+		for j, ok := range row {
+			if ok {
+				w = math.Max(w, mass[j])
+			}
+		}
+		if w < best {
+			best, bi = w, i
+		}
+	}
+	return best, bi
 }

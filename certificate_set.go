@@ -388,18 +388,7 @@ func setPruning(p *problem.Problem, pat mech.Pattern) *verify.Lower {
 		}
 		mass[j] *= 1 + 4*float64(n)*0x1p-53
 	}
-	best, bi := math.Inf(1), -1
-	for i := range n {
-		w := math.Inf(-1)
-		for j := range m {
-			if pat[i][j] {
-				w = math.Max(w, mass[j])
-			}
-		}
-		if w < best {
-			best, bi = w, i
-		}
-	}
+	best, bi := leastLargestMass(pat, mass)
 	if bi < 0 || !(best > 0) || best >= 1 {
 		return nil
 	}
