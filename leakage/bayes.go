@@ -40,16 +40,7 @@ func BayesCapacity(pi mech.Prior, p mech.Mechanism) float64 {
 	if p.CheckPrior(pi) != nil {
 		return math.NaN()
 	}
-	_, m := p.Dims()
-	s := 0.0
-	for j := 0; j < m; j++ {
-		mx := 0.0
-		for i := range p {
-			mx = math.Max(mx, p[i][j])
-		}
-		s += mx
-	}
-	return s
+	return sumColumnMax(nil, p)
 }
 
 // MaximalLeakage returns log Σ_j max_i p_ij, the maximal leakage of Issa et
@@ -72,16 +63,7 @@ func PosteriorBayesVulnerability(pi mech.Prior, p mech.Mechanism) float64 {
 	if p.CheckPrior(pi) != nil {
 		return math.NaN()
 	}
-	_, m := p.Dims()
-	s := 0.0
-	for j := 0; j < m; j++ {
-		mx := 0.0
-		for i := range p {
-			mx = math.Max(mx, pi[i]*p[i][j])
-		}
-		s += mx
-	}
-	return s
+	return sumColumnMax(pi, p)
 }
 
 // BayesLeakage returns the multiplicative Bayes leakage: the posterior Bayes
@@ -91,4 +73,22 @@ func PosteriorBayesVulnerability(pi mech.Prior, p mech.Mechanism) float64 {
 // The input is assumed valid, as for Lift.
 func BayesLeakage(pi mech.Prior, p mech.Mechanism) float64 {
 	return math.Max(1, PosteriorBayesVulnerability(pi, p)/pi.Max())
+}
+
+// sumColumnMax returns Σ_j max_i w_i p_ij, with w_i = 1 when w is nil.
+func sumColumnMax(w []float64, p mech.Mechanism) float64 {
+	_, m := p.Dims()
+	s := 0.0
+	for j := 0; j < m; j++ {
+		mx := 0.0
+		for i := range p {
+			v := p[i][j]
+			if w != nil {
+				v *= w[i]
+			}
+			mx = math.Max(mx, v)
+		}
+		s += mx
+	}
+	return s
 }
