@@ -141,18 +141,10 @@ func (f BarFigure) Write(w io.Writer, format Format) error {
 		weights[k] = float64(len(b.Groups)*(len(b.Series)+1)) + 4
 		total += weights[k]
 	}
-	wd, ht := f.Width, f.Height
-	if !(wd > 0) || math.IsInf(wd, 0) {
-		wd = 0.18*total + 2.5
-	}
-	if !(ht > 0) || math.IsInf(ht, 0) {
-		ht = 4
-	}
-	c, err := draw.NewFormattedCanvas(vg.Length(wd)*vg.Inch, vg.Length(ht)*vg.Inch, string(ft))
+	c, dc, err := newCanvas(f.Width, f.Height, 0.18*total+2.5, 4, ft)
 	if err != nil {
-		return fmt.Errorf("figure: %w", err)
+		return err
 	}
-	dc := draw.New(c)
 	pad := vg.Points(8)
 	area := draw.Crop(dc, pad/2, -pad, pad/2, -pad/2)
 	// The legend's entries come from the first panel's series.

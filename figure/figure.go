@@ -324,18 +324,10 @@ func (f Figure) Write(w io.Writer, format Format) error {
 	if err != nil {
 		return err
 	}
-	wd, ht := f.Width, f.Height
-	if wd <= 0 || math.IsNaN(wd) || math.IsInf(wd, 0) {
-		wd = 7
-	}
-	if ht <= 0 || math.IsNaN(ht) || math.IsInf(ht, 0) {
-		ht = 4.5
-	}
-	c, err := draw.NewFormattedCanvas(vg.Length(wd)*vg.Inch, vg.Length(ht)*vg.Inch, string(ft))
+	c, dc, err := newCanvas(f.Width, f.Height, 7, 4.5, ft)
 	if err != nil {
-		return fmt.Errorf("figure: %w", err)
+		return err
 	}
-	dc := draw.New(c)
 	// A little room on the right and top so that the last tick label and
 	// the title are not cut at the edge.
 	pad := vg.Points(8)

@@ -189,18 +189,10 @@ func (h Heatmap) Write(w io.Writer, format Format) error {
 	if err != nil {
 		return err
 	}
-	wd, ht := h.Width, h.Height
-	if !(wd > 0) || math.IsInf(wd, 0) {
-		wd = 7
-	}
-	if !(ht > 0) || math.IsInf(ht, 0) {
-		ht = 6
-	}
-	c, err := draw.NewFormattedCanvas(vg.Length(wd)*vg.Inch, vg.Length(ht)*vg.Inch, string(ft))
+	c, dc, err := newCanvas(h.Width, h.Height, 7, 6, ft)
 	if err != nil {
-		return fmt.Errorf("figure: %w", err)
+		return err
 	}
-	dc := draw.New(c)
 	pad := vg.Points(8)
 	area := draw.Crop(dc, pad/2, -pad, pad/2, -pad/2)
 	barW := vg.Points(70)

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // fontFallbacks maps the font-family that gonum's SVG backend writes (the
@@ -33,6 +35,22 @@ func textSlack(ft Format) float64 {
 		return 0.25
 	}
 	return 0
+}
+
+// newCanvas returns a canvas of wd × ht inches in format ft, taking defW
+// or defH for a size that is not a finite positive number.
+func newCanvas(wd, ht, defW, defH float64, ft Format) (vg.CanvasWriterTo, draw.Canvas, error) {
+	if !(wd > 0) || math.IsInf(wd, 0) {
+		wd = defW
+	}
+	if !(ht > 0) || math.IsInf(ht, 0) {
+		ht = defH
+	}
+	c, err := draw.NewFormattedCanvas(vg.Length(wd)*vg.Inch, vg.Length(ht)*vg.Inch, string(ft))
+	if err != nil {
+		return nil, draw.Canvas{}, fmt.Errorf("figure: %w", err)
+	}
+	return c, draw.New(c), nil
 }
 
 // writeCanvas writes the drawing c in format ft to w; SVG text gets the
