@@ -28,13 +28,7 @@ func writeSolvedCertificate(path string, p *problem.Problem, m mech.Mechanism, c
 	if c == nil {
 		return writeSolved(path, p, m)
 	}
-	q := *p
-	q.Mechanism = m
-	format := problem.FormatOf(path)
-	if format == problem.Auto {
-		format = problem.YAML
-	}
-	data, err := problem.Marshal(&q, format)
+	data, format, err := marshalSolved(path, p, m)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,16 @@ import (
 // sample and solve read it back. The format follows the extension (JSON
 // for .json, YAML otherwise). The file is replaced only once complete.
 func writeSolved(path string, p *problem.Problem, m mech.Mechanism) error {
+	data, _, err := marshalSolved(path, p, m)
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(path, data)
+}
+
+// marshalSolved is p with the mechanism m in the format path's extension
+// names (YAML unless it is .json), and that format.
+func marshalSolved(path string, p *problem.Problem, m mech.Mechanism) ([]byte, problem.Format, error) {
 	q := *p
 	q.Mechanism = m
 	format := problem.FormatOf(path)
@@ -18,8 +28,5 @@ func writeSolved(path string, p *problem.Problem, m mech.Mechanism) error {
 		format = problem.YAML
 	}
 	data, err := problem.Marshal(&q, format)
-	if err != nil {
-		return err
-	}
-	return writeFileAtomic(path, data)
+	return data, format, err
 }
