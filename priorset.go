@@ -19,16 +19,8 @@ import (
 // levelOver returns the level of b's measure that m reaches over every
 // prior of the set: (ε_u, ε_l) for ALIP, (level, 0) otherwise.
 func levelOver(s *mech.PriorSet, m mech.Mechanism, b mech.Budget) (level, lower float64) {
-	switch b.Measure {
-	case mech.PML:
-		return leakage.PMLOver(s, m), 0
-	case mech.LIP:
-		return leakage.LIPOver(s, m), 0
-	case mech.ALIP:
-		l, u := leakage.ALIPOver(s, m)
-		return u, l
-	}
-	return leakage.LDP(s.Center, m), 0
+	level, lower, _ = leakage.LevelOver(s, m, b)
+	return level, lower
 }
 
 // withinOver reports whether m keeps b over the set, up to

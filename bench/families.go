@@ -393,16 +393,8 @@ func famBudget(task string) (mech.Budget, error) {
 // famExcess is how far m's audited level exceeds the budget b (ALIP: the
 // larger excess of its two levels).
 func famExcess(pi mech.Prior, m mech.Mechanism, b mech.Budget) float64 {
-	switch b.Measure {
-	case mech.PML:
-		return leakage.PML(pi, m) - b.Epsilon
-	case mech.LIP:
-		return leakage.LIP(pi, m) - b.Epsilon
-	case mech.LDP:
-		return leakage.LDP(pi, m) - b.Epsilon
-	}
-	lo, up := leakage.ALIP(pi, m)
-	return math.Max(lo-b.EpsilonLower, up-b.EpsilonUpper)
+	_, _, excess := leakage.Level(pi, m, b)
+	return excess
 }
 
 func (f *Families) write(dir string) error {

@@ -27,3 +27,24 @@ func Level(pi mech.Prior, p mech.Mechanism, b mech.Budget) (level, lower, excess
 	}
 	return level, 0, level - b.Epsilon
 }
+
+// LevelOver is Level with every prior-dependent level taken over the
+// priors of the set s (PMLOver, LIPOver, ALIPOver; LDP does not depend on
+// the prior).
+func LevelOver(s *mech.PriorSet, p mech.Mechanism, b mech.Budget) (level, lower, excess float64) {
+	switch b.Measure {
+	case mech.PML:
+		level = PMLOver(s, p)
+	case mech.LIP:
+		level = LIPOver(s, p)
+	case mech.LDP:
+		level = LDP(s.Center, p)
+	case mech.ALIP:
+		lower, level = ALIPOver(s, p)
+		return level, lower, math.Max(lower-b.EpsilonLower, level-b.EpsilonUpper)
+	default:
+		nan := math.NaN()
+		return nan, nan, nan
+	}
+	return level, 0, level - b.Epsilon
+}

@@ -226,20 +226,8 @@ func audit(ref *problem.Problem, name string, m mech.Mechanism) compared {
 		c.wcOrder = ref.Order.WorstCaseOrder(m)
 	}
 	if b := ref.Privacy; b != nil {
-		switch b.Measure {
-		case mech.PML:
-			c.excess = c.pml - b.Epsilon
-		case mech.LIP:
-			c.excess = c.lip - b.Epsilon
-		case mech.LDP:
-			c.excess = c.ldp - b.Epsilon
-		case mech.ALIP:
-			c.excess = math.Max(c.alipL-b.EpsilonLower, c.alipU-b.EpsilonUpper)
-		}
-		if ref.PriorSet != nil {
-			// The budget must hold for every prior of the set.
-			c.excess = judgeOver(ref.PriorSet, m, *b).Excess
-		}
+		// Over a prior set the budget must hold for every prior of it.
+		c.excess = judgeProblem(ref, m, *b).Excess
 		// The audit's tolerance: optima meet their budget to within it.
 		c.within = c.excess <= auditSlack
 	}

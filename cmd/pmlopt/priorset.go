@@ -23,19 +23,7 @@ func judgeProblem(p *problem.Problem, m mech.Mechanism, b mech.Budget) verdict {
 // (LDP does not depend on the prior).
 func judgeOver(s *mech.PriorSet, m mech.Mechanism, b mech.Budget) verdict {
 	v := verdict{Budget: b, OverSet: true}
-	switch b.Measure {
-	case mech.PML:
-		v.Level = leakage.PMLOver(s, m)
-	case mech.LIP:
-		v.Level = leakage.LIPOver(s, m)
-	case mech.LDP:
-		v.Level = leakage.LDP(s.Center, m)
-	case mech.ALIP:
-		v.Lower, v.Level = leakage.ALIPOver(s, m)
-		v.Excess = max(v.Lower-b.EpsilonLower, v.Level-b.EpsilonUpper)
-		return v
-	}
-	v.Excess = v.Level - b.Epsilon
+	v.Level, v.Lower, v.Excess = leakage.LevelOver(s, m, b)
 	return v
 }
 
