@@ -25,7 +25,7 @@ const (
 var Baselines = []Baseline{RandomizedResponse, Exponential, Extremal, UtilitySafe}
 
 // BaselineSolution is a closed-form mechanism calibrated to a budget. Its
-// EpsilonLower is 0 for the worst-case objectives (a closed form certifies
+// OptimalEpsilonLower is 0 for the worst-case objectives (a closed form certifies
 // no least ε) and Epsilon for expected utility, as for Solve.
 type BaselineSolution struct {
 	Solution
@@ -71,12 +71,12 @@ func finishBaseline(p *problem.Problem, b mech.Budget, sol *BaselineSolution, q 
 	if p.PriorSet != nil {
 		sol.Epsilon, sol.ALIPLower = levelOver(p.PriorSet, q, b)
 	}
-	sol.EpsilonLower, sol.ExpectedUtilityBound, sol.Solver = sol.Epsilon, math.NaN(), "closed form"
+	sol.OptimalEpsilonLower, sol.ExpectedUtilityBound, sol.Solver = sol.Epsilon, math.NaN(), "closed form"
 	if sol.Objective == problem.WorstCaseOrder || sol.Objective == problem.WorstCaseValue {
 		// A closed form proves nothing about the least ε of its worst
 		// case (randomized response reaches order 1, whose ε* is 0, at
 		// its ε̄-dependent level): the only certified lower end is 0.
-		sol.EpsilonLower = 0
+		sol.OptimalEpsilonLower = 0
 	}
 	describe(p, &sol.Solution)
 	return sol

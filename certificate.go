@@ -154,7 +154,7 @@ func solutionCertificate(p *problem.Problem, b mech.Budget, sol *Solution, scale
 		}
 		return expectedCertificate(b, sol, alpha)
 	case problem.WorstCaseOrder, problem.WorstCaseValue:
-		return worstCaseCertificate(p, sol.Objective, sol.Mechanism, sol.Epsilon, sol.EpsilonLower, sol.proof, &b)
+		return worstCaseCertificate(p, sol.Objective, sol.Mechanism, sol.Epsilon, sol.OptimalEpsilonLower, sol.proof, &b)
 	}
 	return nil
 }
@@ -185,7 +185,7 @@ func jointCertificate(p *problem.Problem, b mech.Budget, sol *Solution, floor Fl
 		h := floor.Order
 		c.WorstCaseOrder = &h
 	}
-	c.Lower = lowerCertificate(p.Prior, pat, least.Proof, least.EpsLower)
+	c.Lower = lowerCertificate(p.Prior, pat, least.Proof, least.OptimalEpsilonLower)
 	return c
 }
 

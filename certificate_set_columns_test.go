@@ -73,17 +73,17 @@ func TestSetCertificateWorstCaseByColumns(t *testing.T) {
 		if h < n && feasibleOverSet(t, set, p.Order.Pattern(h+1), eps-1e-7) {
 			t.Errorf("trial %d: h = %d, but the dualised LP finds one for h + 1 at ε = %g", trial, h, eps)
 		}
-		if sol.Epsilon-sol.EpsilonLower > 1e-6 {
-			t.Errorf("trial %d: bracket [%g, %g] not closed", trial, sol.EpsilonLower, sol.Epsilon)
+		if sol.Epsilon-sol.OptimalEpsilonLower > 1e-6 {
+			t.Errorf("trial %d: bracket [%g, %g] not closed", trial, sol.OptimalEpsilonLower, sol.Epsilon)
 		}
 		pat := p.Order.Pattern(h)
-		if sol.EpsilonLower > 1e-6 && feasibleOverSet(t, set, pat, sol.EpsilonLower-1e-6) {
-			t.Errorf("trial %d: the dualised LP is feasible below the proven %g", trial, sol.EpsilonLower)
+		if sol.OptimalEpsilonLower > 1e-6 && feasibleOverSet(t, set, pat, sol.OptimalEpsilonLower-1e-6) {
+			t.Errorf("trial %d: the dualised LP is feasible below the proven %g", trial, sol.OptimalEpsilonLower)
 		}
 		if !feasibleOverSet(t, set, pat, sol.Epsilon+1e-7) {
 			t.Errorf("trial %d: the dualised LP is infeasible above the audited %g", trial, sol.Epsilon)
 		}
-		t.Logf("trial %d: n %d, h %d at [%.10g, %.10g], lower proof with %d priors", trial, n, h, sol.EpsilonLower, sol.Epsilon, len(sol.Certificate.Lower.Priors))
+		t.Logf("trial %d: n %d, h %d at [%.10g, %.10g], lower proof with %d priors", trial, n, h, sol.OptimalEpsilonLower, sol.Epsilon, len(sol.Certificate.Lower.Priors))
 		c := sol.Certificate
 		mustVerify(t, "worst case by columns", p, sol.Mechanism, c)
 		if c.Lower.Epsilon > 0 && c.Lower.Alpha == nil {

@@ -92,11 +92,11 @@ func TestSetCertificateWorstCase(t *testing.T) {
 				}
 				mustVerify(t, string(obj), &q, sol.Mechanism, sol.Certificate)
 				c := sol.Certificate
-				if c.PriorSet == nil || c.Lower == nil || (sol.EpsilonLower > 0 && c.Lower.Alpha == nil) {
+				if c.PriorSet == nil || c.Lower == nil || (sol.OptimalEpsilonLower > 0 && c.Lower.Alpha == nil) {
 					t.Fatalf("trial %d %s: certificate without its set or lower proof: %+v", trial, obj, c)
 				}
-				if c.Lower.Epsilon != sol.EpsilonLower {
-					t.Fatalf("trial %d %s: certificate's lower end %g, the answer's %g", trial, obj, c.Lower.Epsilon, sol.EpsilonLower)
+				if c.Lower.Epsilon != sol.OptimalEpsilonLower {
+					t.Fatalf("trial %d %s: certificate's lower end %g, the answer's %g", trial, obj, c.Lower.Epsilon, sol.OptimalEpsilonLower)
 				}
 			}
 		}
@@ -149,7 +149,7 @@ func TestSetCertificateTampering(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustVerify(t, "untouched", &q, sol.Mechanism, sol.Certificate)
-	if sol.Certificate.Lower.Alpha == nil || !(sol.EpsilonLower > 0) {
+	if sol.Certificate.Lower.Alpha == nil || !(sol.OptimalEpsilonLower > 0) {
 		t.Fatalf("no lower proof to tamper with: %+v", sol.Certificate.Lower)
 	}
 	clone := func() verify.Certificate {

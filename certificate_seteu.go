@@ -177,7 +177,7 @@ func solveExpectedOverSetIPM(ctx context.Context, p *problem.Problem, u mech.Uti
 		return nil, false, nil
 	}
 	level, lower := levelOver(set, m, b)
-	sol := &Solution{Mechanism: m, Epsilon: level, EpsilonLower: level, ALIPLower: lower, Solver: "ipm",
+	sol := &Solution{Mechanism: m, Epsilon: level, OptimalEpsilonLower: level, ALIPLower: lower, Solver: "ipm",
 		ExpectedUtilityBound: math.Max(bound, value), Objective: p.Objective, Measure: b.Measure}
 	describe(p, sol)
 	c := setExpectedCertificate(p, b, sol, setHint{})

@@ -54,15 +54,15 @@ func TestSetLowerLP(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !(sol.EpsilonLower > 0) {
-			t.Logf("trial %d: h %d in [%g, %g]", trial, sol.WorstCaseOrder, sol.EpsilonLower, sol.Epsilon)
+		if !(sol.OptimalEpsilonLower > 0) {
+			t.Logf("trial %d: h %d in [%g, %g]", trial, sol.WorstCaseOrder, sol.OptimalEpsilonLower, sol.Epsilon)
 			continue
 		}
 		pat := worstPattern(p, p.Objective, sol.WorstCaseOrder, 0)
 		// The engine's lower end, with no hint: proven by the LP.
-		l := setLowerCertificate(p, pat, sol.EpsilonLower, math.Inf(1), nil)
-		if l.Alpha == nil || l.Epsilon < sol.EpsilonLower-1e-7 {
-			t.Fatalf("trial %d: no LP proof of %g: %+v", trial, sol.EpsilonLower, l)
+		l := setLowerCertificate(p, pat, sol.OptimalEpsilonLower, math.Inf(1), nil)
+		if l.Alpha == nil || l.Epsilon < sol.OptimalEpsilonLower-1e-7 {
+			t.Fatalf("trial %d: no LP proof of %g: %+v", trial, sol.OptimalEpsilonLower, l)
 		}
 		c := *sol.Certificate
 		c.Lower = l
@@ -73,7 +73,7 @@ func TestSetLowerLP(t *testing.T) {
 		// At the upper end: the LP proves nearly the robust optimum.
 		lc, priors, ok := setLowerFromLP(p, pat, sol.Epsilon-1e-6)
 		if !ok || lc.Epsilon < sol.Epsilon-1e-5 {
-			t.Fatalf("trial %d: over the set ε* ∈ [%g, %g], the LP proves %g (ok %v)", trial, sol.EpsilonLower, sol.Epsilon, lc.Epsilon, ok)
+			t.Fatalf("trial %d: over the set ε* ∈ [%g, %g], the LP proves %g (ok %v)", trial, sol.OptimalEpsilonLower, sol.Epsilon, lc.Epsilon, ok)
 		}
 		c.Lower = &verify.Lower{Epsilon: math.Min(lc.Epsilon, c.Epsilon), Alpha: lc.Alpha, Nu: lc.Nu, Priors: priors}
 		if cs := verify.Check(vp, c); !verify.AllOK(cs) {
@@ -88,10 +88,10 @@ func TestSetLowerLP(t *testing.T) {
 		if cs := verify.Check(vp, c); !verify.AllOK(cs) {
 			t.Fatalf("trial %d from the hint: %v", trial, cs)
 		}
-		t.Logf("trial %d: answer [%g, %g], one prior per output proves %g", trial, sol.EpsilonLower, sol.Epsilon, lc.Epsilon)
+		t.Logf("trial %d: answer [%g, %g], one prior per output proves %g", trial, sol.OptimalEpsilonLower, sol.Epsilon, lc.Epsilon)
 		// The answer's bracket closed by its certificate's LP.
-		if sol.Epsilon-sol.EpsilonLower > 1e-6*math.Max(1, sol.Epsilon) {
-			t.Fatalf("trial %d: the answer's bracket [%g, %g] stays open", trial, sol.EpsilonLower, sol.Epsilon)
+		if sol.Epsilon-sol.OptimalEpsilonLower > 1e-6*math.Max(1, sol.Epsilon) {
+			t.Fatalf("trial %d: the answer's bracket [%g, %g] stays open", trial, sol.OptimalEpsilonLower, sol.Epsilon)
 		}
 		proven[p.PriorSet.IsBox()]++
 	}

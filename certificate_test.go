@@ -78,8 +78,8 @@ func TestSolveCertificatesVerify(t *testing.T) {
 			if obj == problem.ExpectedUtility && (sol.Certificate.Utility.Alpha == nil) != (sol.ExpectedUtilityBound != sol.ExpectedUtilityBound) {
 				t.Errorf("%s: bound %v reported, certificate bound %v", what, sol.ExpectedUtilityBound, sol.Certificate.Utility.Bound)
 			}
-			if obj != problem.ExpectedUtility && sol.EpsilonLower > 0 && sol.Certificate.Lower.Alpha == nil {
-				t.Errorf("%s: a lower end %v without multipliers", what, sol.EpsilonLower)
+			if obj != problem.ExpectedUtility && sol.OptimalEpsilonLower > 0 && sol.Certificate.Lower.Alpha == nil {
+				t.Errorf("%s: a lower end %v without multipliers", what, sol.OptimalEpsilonLower)
 			}
 			ran++
 		}
@@ -156,7 +156,7 @@ func wantFail(t *testing.T, what string, claims []verify.Claim, name string) {
 // Each tampering of a worst-case certificate is refused, naming the claim.
 func TestCertificateTamperingWorstCase(t *testing.T) {
 	p, sol := solveFile(t, "testdata/circulant-one-low.yaml", problem.WorstCaseOrder)
-	if !(sol.EpsilonLower > 0) || sol.Certificate.Lower.Alpha == nil {
+	if !(sol.OptimalEpsilonLower > 0) || sol.Certificate.Lower.Alpha == nil {
 		t.Fatalf("no multipliers to tamper with: %+v", sol.Certificate.Lower)
 	}
 	vp := verifyProblem(p, sol.Mechanism)

@@ -98,7 +98,7 @@ func TestEveryObjectiveReturnsNoDust(t *testing.T) {
 				pat = u.Pattern(reach)
 			}
 			checkClean(t, string(obj), pi, sol.Mechanism, pat, pml, sol.Epsilon)
-			assert.LessOrEqual(t, sol.EpsilonLower, sol.Epsilon)
+			assert.LessOrEqual(t, sol.OptimalEpsilonLower, sol.Epsilon)
 		}
 		for _, b := range []mech.Budget{pml, {Measure: mech.LIP, Epsilon: 1.2}, pmlopt.ALIPBudget(1.2, 0.5), {Measure: mech.LDP, Epsilon: 1.2}} {
 			q := *p

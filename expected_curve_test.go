@@ -92,7 +92,7 @@ func TestBaselineALIPIsTight(t *testing.T) {
 	assert.GreaterOrEqual(t, sol.Parameter, sol.Start)
 }
 
-// TestBaselineClaimsNoLeastEpsilon: a baseline's EpsilonLower is read as a
+// TestBaselineClaimsNoLeastEpsilon: a baseline's OptimalEpsilonLower is read as a
 // certified lower bound on the least ε of its worst case; randomized
 // response on example 1 uses every pair (worst-case order 1, ε* = 0 by a
 // constant mechanism), so it must not claim its own level.
@@ -104,7 +104,7 @@ func TestBaselineClaimsNoLeastEpsilon(t *testing.T) {
 		require.NoError(t, err)
 		r, err := bisect.LeastEpsilon(context.Background(), p.Prior, p.Order.Pattern(sol.WorstCaseOrder), bisect.Options{})
 		require.NoError(t, err)
-		assert.LessOrEqual(t, sol.EpsilonLower, r.EpsUpper, "%s: worst-case order %d at ε = %g", kind, sol.WorstCaseOrder, sol.Epsilon)
+		assert.LessOrEqual(t, sol.OptimalEpsilonLower, r.OptimalEpsilon, "%s: worst-case order %d at ε = %g", kind, sol.WorstCaseOrder, sol.Epsilon)
 	}
 }
 

@@ -98,7 +98,7 @@ func SolveJoint(ctx context.Context, p *problem.Problem, floor Floor, opt Option
 	}
 	r, least, err := expected.Joint(ctx, p.Prior, u, b, pat, expected.Options{Solver: opt.Solver, Notify: opt.Notify}, opt.bisect())
 	if errors.Is(err, expected.ErrBelowLeastEpsilon) {
-		return nil, &BelowLeastEpsilonError{Epsilon: b.Epsilon, Floor: floor, Lower: least.EpsLower, Upper: least.EpsUpper}
+		return nil, &BelowLeastEpsilonError{Epsilon: b.Epsilon, Floor: floor, Lower: least.OptimalEpsilonLower, Upper: least.OptimalEpsilon}
 	}
 	if err != nil {
 		return nil, err
@@ -107,7 +107,7 @@ func SolveJoint(ctx context.Context, p *problem.Problem, floor Floor, opt Option
 	sol.Objective, sol.Measure, sol.LPSolves = problem.ExpectedUtility, b.Measure, r.LPSolves+least.LPSolves
 	describe(p, &sol)
 	sol.Certificate = jointCertificate(p, b, &sol, floor, pat, least)
-	return &JointSolution{Solution: sol, LeastEpsilonLower: least.EpsLower, LeastEpsilonUpper: least.EpsUpper}, nil
+	return &JointSolution{Solution: sol, LeastEpsilonLower: least.OptimalEpsilonLower, LeastEpsilonUpper: least.OptimalEpsilon}, nil
 }
 
 // jointParts reads what a joint solve needs from p: its budget, which

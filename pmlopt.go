@@ -80,12 +80,12 @@ type Solution struct {
 	// Epsilon is the audited level of Measure reached by Mechanism (for
 	// ALIP the upper level ε_u; ALIPLower holds ε_l).
 	Epsilon float64
-	// EpsilonLower is a certified lower bound: for the worst-case
+	// OptimalEpsilonLower is a certified lower bound: for the worst-case
 	// objectives the least ε at which the reported worst case is reachable
-	// lies in [EpsilonLower, Epsilon]; for expected utility it equals
+	// lies in [OptimalEpsilonLower, Epsilon]; for expected utility it equals
 	// Epsilon.
-	EpsilonLower float64
-	ALIPLower    float64 // audited ε_l when Measure is ALIP, else 0
+	OptimalEpsilonLower float64
+	ALIPLower           float64 // audited ε_l when Measure is ALIP, else 0
 
 	// WorstCaseOrder is h(P) (0 without an order); WorstCaseValue and
 	// ExpectedUtility are NaN without utilities.
@@ -107,11 +107,11 @@ type Solution struct {
 
 	// Certificate holds what a checker needs to re-check the answer in
 	// exact arithmetic (package verify, docs/certificates.md): the claimed
-	// levels and worst case, and the multipliers behind EpsilonLower and
+	// levels and worst case, and the multipliers behind OptimalEpsilonLower and
 	// ExpectedUtilityBound.
 	Certificate *verify.Certificate
 
-	proof []float64 // multipliers behind EpsilonLower (bisect.Result.Proof)
+	proof []float64 // multipliers behind OptimalEpsilonLower (bisect.Result.Proof)
 	alpha []float64 // multipliers behind ExpectedUtilityBound, in the engine's units
 }
 
@@ -184,7 +184,7 @@ func Solve(ctx context.Context, p *problem.Problem, opt Options) (*Solution, err
 	if m, r, ok := clean.DustFree(p.Prior, sol.Mechanism, b); ok {
 		sol.Mechanism, sol.Epsilon, sol.ALIPLower = m, r.Level, r.ALIPLower
 		if p.Objective == problem.ExpectedUtility {
-			sol.EpsilonLower = r.Level
+			sol.OptimalEpsilonLower = r.Level
 		}
 	}
 	sol.Objective, sol.Measure = p.Objective, b.Measure
@@ -256,7 +256,7 @@ const moderateUtility = 0x1p20
 // expectedSolution is the Solution of the expected-utility optimum r (its
 // objective, measure and description are the caller's to fill).
 func expectedSolution(r expected.Result) *Solution {
-	return &Solution{Mechanism: r.Mechanism, Epsilon: r.Epsilon, EpsilonLower: r.Epsilon, ALIPLower: r.ALIPLower,
+	return &Solution{Mechanism: r.Mechanism, Epsilon: r.Epsilon, OptimalEpsilonLower: r.Epsilon, ALIPLower: r.ALIPLower,
 		ExpectedUtilityBound: r.Bound, Solver: r.Solver, LPSolves: r.LPSolves, FullLP: r.FullLP, alpha: r.Alpha}
 }
 
@@ -280,7 +280,7 @@ func solveWorstCase(ctx context.Context, p *problem.Problem, eps float64, opt Op
 	if err != nil {
 		return nil, err
 	}
-	return &Solution{Mechanism: r.Mechanism, Epsilon: r.EpsUpper, EpsilonLower: r.EpsLower, LPSolves: r.LPSolves,
+	return &Solution{Mechanism: r.Mechanism, Epsilon: r.OptimalEpsilon, OptimalEpsilonLower: r.OptimalEpsilonLower, LPSolves: r.LPSolves,
 		ExpectedUtilityBound: math.NaN(), proof: r.Proof}, nil
 }
 

@@ -51,7 +51,7 @@ func checkMechanism(t *testing.T, p *problem.Problem, sol *pmlopt.Solution) {
 	lvl, ok := level(p.Prior, sol.Mechanism, *p.Privacy, 1e-9)
 	assert.True(t, ok, "audited %s level %g exceeds the budget %+v", p.Privacy.Measure, lvl, *p.Privacy)
 	assert.InDelta(t, lvl, sol.Epsilon, 1e-12, "the reported ε is the audited one")
-	assert.LessOrEqual(t, sol.EpsilonLower, sol.Epsilon)
+	assert.LessOrEqual(t, sol.OptimalEpsilonLower, sol.Epsilon)
 	if p.Order != nil {
 		h := sol.WorstCaseOrder
 		assert.True(t, p.Order.Pattern(h).Holds(sol.Mechanism), "zero pattern of h = %d", h)
@@ -345,7 +345,7 @@ func TestWorstCaseFiles(t *testing.T) {
 		checkMechanism(t, p, sol)
 		assert.Equal(t, c.h, sol.WorstCaseOrder, c.file)
 		assert.InDelta(t, c.eps, sol.Epsilon, 1e-8, c.file)
-		assert.LessOrEqual(t, sol.Epsilon-sol.EpsilonLower, 2e-9, c.file)
+		assert.LessOrEqual(t, sol.Epsilon-sol.OptimalEpsilonLower, 2e-9, c.file)
 		assert.True(t, math.IsNaN(sol.ExpectedUtilityBound), "%s: a worst-case solve reported an expected-utility bound", c.file)
 		// The utility-safe schedule never does better.
 		hs, _ := closedform.SafeSchedule(p.Prior, p.Order, p.Privacy.Epsilon)

@@ -104,7 +104,7 @@ func solveRobustLP(s polytope.Spec, set *mech.PriorSet, slv solver.Solver) (mech
 // Certificates: the upper ends are audited over the set (leakage.PMLOver
 // and friends). A robust mechanism is feasible for every prior of the set,
 // so the least ε over the set is at least the least ε at any one prior of
-// it, and EpsilonLower is the largest of the point lower bounds that
+// it, and OptimalEpsilonLower is the largest of the point lower bounds that
 // certify.DualBound proves (through bisect) at the estimate and at the
 // set's extreme priors — valid, but possibly below the robust optimum. In
 // the same way the robust expected-utility optimum is at most the
@@ -130,7 +130,7 @@ func solveOverPriorSet(ctx context.Context, p *problem.Problem, b mech.Budget, o
 			return nil, fmt.Errorf("prior_set: the %s backend found no mechanism (status %v)", slv.Name(), status)
 		}
 		level, lower := levelOver(set, m, b)
-		sol := &Solution{Mechanism: m, Epsilon: level, EpsilonLower: level, ALIPLower: lower, Solver: slv.Name(), LPSolves: lps,
+		sol := &Solution{Mechanism: m, Epsilon: level, OptimalEpsilonLower: level, ALIPLower: lower, Solver: slv.Name(), LPSolves: lps,
 			FullLP: true, ExpectedUtilityBound: math.NaN()}
 		var hint setHint
 		sol.ExpectedUtilityBound, hint = expectedBoundOverSet(ctx, p, u, b, nil, opt)
@@ -312,12 +312,12 @@ func solveWorstCaseOverSet(ctx context.Context, p *problem.Problem, eps float64,
 	if err != nil {
 		return nil, err
 	}
-	sol := &Solution{Mechanism: r.m, Epsilon: r.upper, EpsilonLower: r.lower, Solver: slv.Name(), LPSolves: lps + r.lps,
+	sol := &Solution{Mechanism: r.m, Epsilon: r.upper, OptimalEpsilonLower: r.lower, Solver: slv.Name(), LPSolves: lps + r.lps,
 		ExpectedUtilityBound: math.NaN(), Objective: p.Objective, Measure: mech.PML}
 	describe(p, sol)
 	sol.Certificate = setWorstCaseCertificate(p, p.Objective, r.m, r.upper, r.lower, r.hints, &mech.Budget{Measure: mech.PML, Epsilon: eps})
 	if sol.Certificate != nil && sol.Certificate.Lower.Alpha != nil {
-		sol.EpsilonLower = sol.Certificate.Lower.Epsilon // what the certificate proves
+		sol.OptimalEpsilonLower = sol.Certificate.Lower.Epsilon // what the certificate proves
 	}
 	return sol, nil
 }
@@ -497,8 +497,8 @@ func certifiedLowerOverSet(ctx context.Context, p *problem.Problem, pat mech.Pat
 	bo := bisect.Options{Solver: opt.solver(), Tol: opt.Tol}
 	for _, pi := range priors {
 		r, err := bisect.LeastEpsilon(ctx, pi, pat, bo)
-		if err == nil && r.EpsLower > best {
-			best, hint = r.EpsLower, setHint{Prior: pi, Alpha: r.Proof}
+		if err == nil && r.OptimalEpsilonLower > best {
+			best, hint = r.OptimalEpsilonLower, setHint{Prior: pi, Alpha: r.Proof}
 		}
 	}
 	return best, hint
@@ -533,7 +533,7 @@ func solveJointOverSet(ctx context.Context, p *problem.Problem, floor Floor, opt
 		return nil, fmt.Errorf("prior_set: the %s backend found no mechanism (status %v) at a budget above an audited one", slv.Name(), status)
 	}
 	level, _ := levelOver(p.PriorSet, m, b)
-	sol := Solution{Mechanism: m, Epsilon: level, EpsilonLower: level, Solver: slv.Name(), LPSolves: lps + least.lps, FullLP: true,
+	sol := Solution{Mechanism: m, Epsilon: level, OptimalEpsilonLower: level, Solver: slv.Name(), LPSolves: lps + least.lps, FullLP: true,
 		Objective: problem.ExpectedUtility, Measure: b.Measure}
 	var hint setHint
 	sol.ExpectedUtilityBound, hint = expectedBoundOverSet(ctx, p, u, b, pat, opt)

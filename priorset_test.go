@@ -122,8 +122,8 @@ func TestSolveOverPriorSetWorstCase(t *testing.T) {
 		if v := leakage.PMLOver(q.PriorSet, got.Mechanism); v > eps+1e-7 {
 			t.Fatalf("trial %d: PML over the ball %g > %g", trial, v, eps)
 		}
-		if got.WorstCaseOrder > nominal.WorstCaseOrder || got.EpsilonLower > got.Epsilon+1e-12 {
-			t.Fatalf("trial %d: over the ball h %d in [%g, %g], nominal h %d", trial, got.WorstCaseOrder, got.EpsilonLower, got.Epsilon, nominal.WorstCaseOrder)
+		if got.WorstCaseOrder > nominal.WorstCaseOrder || got.OptimalEpsilonLower > got.Epsilon+1e-12 {
+			t.Fatalf("trial %d: over the ball h %d in [%g, %g], nominal h %d", trial, got.WorstCaseOrder, got.OptimalEpsilonLower, got.Epsilon, nominal.WorstCaseOrder)
 		}
 		if h := p.Order.WorstCaseOrder(got.Mechanism); h != got.WorstCaseOrder {
 			t.Fatalf("trial %d: reported h %d, mechanism's %d", trial, got.WorstCaseOrder, h)

@@ -61,7 +61,7 @@ type FamRun struct {
 	Probes  int     // probes answered in Go (curves)
 	LPs     int
 	Points  int // points returned (curves)
-	Open    int // points with EpsUpper − EpsLower > tol·max(1, EpsUpper)
+	Open    int // points with OptimalEpsilon − OptimalEpsilonLower > tol·max(1, OptimalEpsilon)
 	MaxOpen float64
 	Method  string  // expected utility under PML: "ipm" when ipm certified, "full LP" when the full LP ran
 	Value   float64 // expected utility

@@ -147,7 +147,7 @@ func figure1(ctx context.Context, cfg Config) (*Fig1, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.OValue, r.OEps, r.OLPSolves = v, br.EpsUpper, br.LPSolves
+		r.OValue, r.OEps, r.OLPSolves = v, br.OptimalEpsilon, br.LPSolves
 		res.LPSolves += br.LPSolves
 		if r.OMin, err = sampleMin(br.Mechanism, u, xs, nil, seed+4); err != nil {
 			return nil, err

@@ -76,9 +76,9 @@ func figures23(ctx context.Context, cfg Config) (*Fig23, error) {
 					return nil, err
 				}
 				row := Fig23Row{Pattern: pt.name, PMin: pmin, H: h, Safe: safe,
-					OptLower: r.EpsLower, OptUpper: r.EpsUpper, Gap: safe - r.EpsUpper, LPSolves: r.LPSolves}
+					OptLower: r.OptimalEpsilonLower, OptUpper: r.OptimalEpsilon, Gap: safe - r.OptimalEpsilon, LPSolves: r.LPSolves}
 				res.Rows = append(res.Rows, row)
-				fmt.Fprintf(cfg.Log, "  %s p_min=%.2f h=%d: ε_S=%.6f ε*∈[%.6f, %.6f]\n", pt.name, pmin, h, safe, r.EpsLower, r.EpsUpper)
+				fmt.Fprintf(cfg.Log, "  %s p_min=%.2f h=%d: ε_S=%.6f ε*∈[%.6f, %.6f]\n", pt.name, pmin, h, safe, r.OptimalEpsilonLower, r.OptimalEpsilon)
 			}
 		}
 	}

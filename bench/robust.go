@@ -240,8 +240,8 @@ func robustStudy(ctx context.Context, cfg Config) ([]RobustRun, error) {
 					default:
 						no, rob := nom.sol, rt.sol
 						r.NominalLPs, r.RobustLPs = no.LPSolves, rob.LPSolves
-						r.NominalEps = [2]float64{no.EpsilonLower, no.Epsilon}
-						r.RobustEps = [2]float64{rob.EpsilonLower, rob.Epsilon}
+						r.NominalEps = [2]float64{no.OptimalEpsilonLower, no.Epsilon}
+						r.RobustEps = [2]float64{rob.OptimalEpsilonLower, rob.Epsilon}
 						r.NominalValue, r.RobustValue = no.ExpectedUtility, rob.ExpectedUtility
 					}
 					fmt.Fprintf(cfg.Log, "bench: robust %s N=%d %s %s: nominal %.5fs (%d solves), robust %.5fs (%d) (%.1f×) %s\n",

@@ -241,8 +241,8 @@ func furthest(lo, hi int, ok func(k int) bool) int {
 const settleRounds = 6
 
 // decide brackets ε* of pat until the bracket lies on one side of limit: an
-// audited mechanism within limit (EpsUpper ≤ limit) or a proof above it
-// (EpsLower > limit). A budget typed as a breakpoint lies within the search
+// audited mechanism within limit (OptimalEpsilon ≤ limit) or a proof above it
+// (OptimalEpsilonLower > limit). A budget typed as a breakpoint lies within the search
 // tolerance of ε*, where a bracket closed to cfg.tol straddles it; narrowing
 // the bracket past the budget, instead of calling the threshold unreachable,
 // keeps the answer from depending on the tolerance. Should the engines not
@@ -251,15 +251,15 @@ const settleRounds = 6
 func decide(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, limit float64, seed *colgen.Seed) (Result, error) {
 	r, err := search(ctx, pi, pat, cfg, cfg.tol, hint{seed: seed})
 	solves, probes := r.LPSolves, r.GoProbes
-	for k := 0; k < settleRounds && err == nil && r.EpsLower <= limit && r.EpsUpper > limit; k++ {
-		tol := (limit - r.EpsLower) / 4
-		if tol <= 0 || tol >= r.EpsUpper-r.EpsLower {
-			tol = (r.EpsUpper - r.EpsLower) / 4
+	for k := 0; k < settleRounds && err == nil && r.OptimalEpsilonLower <= limit && r.OptimalEpsilon > limit; k++ {
+		tol := (limit - r.OptimalEpsilonLower) / 4
+		if tol <= 0 || tol >= r.OptimalEpsilon-r.OptimalEpsilonLower {
+			tol = (r.OptimalEpsilon - r.OptimalEpsilonLower) / 4
 		}
-		h := hint{lo: r.EpsLower, loKind: r.Lower, proof: r.Proof, hiMech: r.Mechanism, hi: r.EpsUpper}
+		h := hint{lo: r.OptimalEpsilonLower, loKind: r.Lower, proof: r.Proof, hiMech: r.Mechanism, hi: r.OptimalEpsilon}
 		next, e := search(ctx, pi, pat, cfg, tol, h)
 		solves, probes, err = solves+next.LPSolves, probes+next.GoProbes, e
-		if next.EpsUpper-next.EpsLower >= r.EpsUpper-r.EpsLower {
+		if next.OptimalEpsilon-next.OptimalEpsilonLower >= r.OptimalEpsilon-r.OptimalEpsilonLower {
 			break // no progress: the engines' accuracy is reached
 		}
 		r = next
@@ -302,8 +302,8 @@ func probeDecision(ctx context.Context, pi mech.Prior, pat mech.Pattern, c []flo
 			return outcome{}, nil, err
 		}
 		o = outcome{v: infeasible}
-		if r.EpsUpper <= limit {
-			o = outcome{v: feasible, Evidence: certify.Evidence{Mechanism: r.Mechanism, PML: r.EpsUpper}}
+		if r.OptimalEpsilon <= limit {
+			o = outcome{v: feasible, Evidence: certify.Evidence{Mechanism: r.Mechanism, PML: r.OptimalEpsilon}}
 		}
 	}
 	return o, last, nil

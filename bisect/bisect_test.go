@@ -51,7 +51,7 @@ func backends(t testing.TB) []solver.Solver {
 }
 
 // audit checks everything a Result promises: a row-stochastic mechanism that
-// respects pat, EpsUpper its audited PML, and a bracket within tol.
+// respects pat, OptimalEpsilon its audited PML, and a bracket within tol.
 func audit(t *testing.T, pi mech.Prior, pat mech.Pattern, r Result, tol float64) {
 	t.Helper()
 	p := r.Mechanism
@@ -65,29 +65,29 @@ func audit(t *testing.T, pi mech.Prior, pat mech.Pattern, r Result, tol float64)
 		require.InDelta(t, 1, sum, 1e-9, "row %d", i)
 	}
 	require.True(t, pat.Holds(p), "the mechanism uses a forbidden pair")
-	require.LessOrEqual(t, leakage.PML(pi, p), r.EpsUpper+1e-9)
-	require.LessOrEqual(t, r.EpsLower, r.EpsUpper)
-	require.GreaterOrEqual(t, r.EpsLower, 0.0)
+	require.LessOrEqual(t, leakage.PML(pi, p), r.OptimalEpsilon+1e-9)
+	require.LessOrEqual(t, r.OptimalEpsilonLower, r.OptimalEpsilon)
+	require.GreaterOrEqual(t, r.OptimalEpsilonLower, 0.0)
 	if r.Lower == BoundInfeasible {
 		// The certificate travels with the result and checks on its own.
 		require.NotNil(t, r.Proof, "a proven lower end without its proof")
 		lb, ok := certify.DualBound(pi, pat, r.Proof)
 		require.True(t, ok)
-		require.GreaterOrEqual(t, lb, r.EpsLower, "the proof gives less than the lower end")
+		require.GreaterOrEqual(t, lb, r.OptimalEpsilonLower, "the proof gives less than the lower end")
 	}
 	// Tol exactly: the proofs are checked by DualBound, which does not
 	// inherit the engines' 1e-9 row tolerance.
-	require.LessOrEqual(t, r.EpsUpper-r.EpsLower, tol, "bracket [%v, %v]", r.EpsLower, r.EpsUpper)
+	require.LessOrEqual(t, r.OptimalEpsilon-r.OptimalEpsilonLower, tol, "bracket [%v, %v]", r.OptimalEpsilonLower, r.OptimalEpsilon)
 }
 
-// infeasibleBelow solves the feasibility LP (10) at EpsLower − 1e-7, unpruned
+// infeasibleBelow solves the feasibility LP (10) at OptimalEpsilonLower − 1e-7, unpruned
 // and with its rows scaled as the search scales them, and requires it to be
 // infeasible, or else the solver's point to audit above that ε (a point
-// accepted only within the solver's tolerance), unless EpsLower is too small
+// accepted only within the solver's tolerance), unless OptimalEpsilonLower is too small
 // for the check.
 func infeasibleBelow(t *testing.T, s solver.Solver, pi mech.Prior, pat mech.Pattern, r Result) {
 	t.Helper()
-	eps := r.EpsLower - 1e-7
+	eps := r.OptimalEpsilonLower - 1e-7
 	if eps < 0 {
 		require.Equal(t, BoundZero, r.Lower)
 		return
@@ -102,7 +102,7 @@ func infeasibleBelow(t *testing.T, s solver.Solver, pi mech.Prior, pat mech.Patt
 		require.NoError(t, err)
 	}
 	if sol.Status == solver.Optimal {
-		require.Greater(t, leakage.PML(pi, must(m.Mechanism(sol.X))), eps, "LP feasible at EpsLower − 1e-7 = %v (bound %v)", eps, r.Lower)
+		require.Greater(t, leakage.PML(pi, must(m.Mechanism(sol.X))), eps, "LP feasible at OptimalEpsilonLower − 1e-7 = %v (bound %v)", eps, r.Lower)
 		return
 	}
 	require.Equal(t, solver.Infeasible, sol.Status)
@@ -129,8 +129,8 @@ func TestExample1SmallTail(t *testing.T) {
 			require.NoError(t, err)
 			audit(t, pi, pat, r, DefaultTol)
 			infeasibleBelow(t, s, pi, pat, r)
-			assert.InDelta(t, math.Log(2), r.EpsUpper, 1e-9)
-			assert.InDelta(t, math.Log(2), r.EpsLower, 1e-9)
+			assert.InDelta(t, math.Log(2), r.OptimalEpsilon, 1e-9)
+			assert.InDelta(t, math.Log(2), r.OptimalEpsilonLower, 1e-9)
 
 			want := mechanism9(pi)
 			require.InDelta(t, math.Log(2), leakage.PML(pi, want), 1e-15)
@@ -146,7 +146,7 @@ func TestExample1SmallTail(t *testing.T) {
 			safe, err := closedform.SafeEpsilon(pi, example1, 2)
 			require.NoError(t, err)
 			assert.InDelta(t, -math.Log(0.4), safe, 1e-15)
-			assert.Greater(t, safe-r.EpsUpper, 0.2)
+			assert.Greater(t, safe-r.OptimalEpsilon, 0.2)
 		})
 	}
 }
@@ -160,7 +160,7 @@ func TestExample1Boundary(t *testing.T) {
 		require.NoError(t, err)
 		audit(t, pi, pat, r, DefaultTol)
 		infeasibleBelow(t, s, pi, pat, r)
-		assert.InDelta(t, math.Log(2), r.EpsUpper, 1e-9, s.Name())
+		assert.InDelta(t, math.Log(2), r.OptimalEpsilon, 1e-9, s.Name())
 	}
 }
 
@@ -173,7 +173,7 @@ func TestExample1LargeTail(t *testing.T) {
 			require.NoError(t, err)
 			audit(t, pi, pat, r, DefaultTol)
 			infeasibleBelow(t, s, pi, pat, r)
-			assert.InDelta(t, -math.Log(pi[1]+pi[2]), r.EpsUpper, 1e-9, "%s %v", s.Name(), pi)
+			assert.InDelta(t, -math.Log(pi[1]+pi[2]), r.OptimalEpsilon, 1e-9, "%s %v", s.Name(), pi)
 		}
 	}
 }
@@ -190,8 +190,8 @@ func TestExample1Ends(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, BoundPruning, r.Lower)
 	assert.Equal(t, 0, r.LPSolves)
-	assert.InDelta(t, -math.Log(0.15), r.EpsLower, 1e-15)
-	assert.InDelta(t, -math.Log(0.15), r.EpsUpper, 1e-15)
+	assert.InDelta(t, -math.Log(0.15), r.OptimalEpsilonLower, 1e-15)
+	assert.InDelta(t, -math.Log(0.15), r.OptimalEpsilon, 1e-15)
 }
 
 func onePrior(pmin float64, low int) mech.Prior {
@@ -237,7 +237,7 @@ func TestFigure2OneLowThreeHigh(t *testing.T) {
 			pi := onePrior(pmin, low)
 			for _, h := range []int{2, 3} {
 				r, safe := checkedLeast(t, s, pi, circulant, h)
-				assert.InDelta(t, safe, r.EpsUpper, 1e-9, "p_min %v, low %d, h %d", pmin, low, h)
+				assert.InDelta(t, safe, r.OptimalEpsilon, 1e-9, "p_min %v, low %d, h %d", pmin, low, h)
 			}
 		}
 	}
@@ -253,11 +253,11 @@ func TestFigure3ThreeLowOneHigh(t *testing.T) {
 		for _, h := range []int{2, 3} {
 			r, safe := checkedLeast(t, s, pi, circulant, h)
 			if h == 3 {
-				assert.InDelta(t, safe, r.EpsUpper, 1e-9, "p_min %v", pmin)
+				assert.InDelta(t, safe, r.OptimalEpsilon, 1e-9, "p_min %v", pmin)
 				continue
 			}
-			gap := safe - r.EpsUpper
-			t.Logf("p_min %.2f: ε_S(2) = %.6f, ε*(2) = %.6f, gap %.6f", pmin, safe, r.EpsUpper, gap)
+			gap := safe - r.OptimalEpsilon
+			t.Logf("p_min %.2f: ε_S(2) = %.6f, ε*(2) = %.6f, gap %.6f", pmin, safe, r.OptimalEpsilon, gap)
 			assert.Greater(t, gap, 1e-6, "p_min %v", pmin)
 			assert.Less(t, gap, prevGap, "the gap must grow as p_min falls (p_min %v)", pmin)
 			prevGap = gap
@@ -276,9 +276,9 @@ func TestOptimalBelowSafe(t *testing.T) {
 		prev := 0.0
 		for h := 1; h <= m; h++ {
 			r, safe := checkedLeast(t, s, pi, o, h)
-			require.LessOrEqual(t, r.EpsUpper, safe+1e-12, "trial %d, h %d", trial, h)
-			require.GreaterOrEqual(t, r.EpsUpper, prev-DefaultTol, "ε* must be non-decreasing (trial %d, h %d)", trial, h)
-			prev = r.EpsUpper
+			require.LessOrEqual(t, r.OptimalEpsilon, safe+1e-12, "trial %d, h %d", trial, h)
+			require.GreaterOrEqual(t, r.OptimalEpsilon, prev-DefaultTol, "ε* must be non-decreasing (trial %d, h %d)", trial, h)
+			prev = r.OptimalEpsilon
 		}
 	}
 }
@@ -311,7 +311,7 @@ func TestBackendsAgree(t *testing.T) {
 			require.Len(t, pts, m)
 			for k, p := range pts {
 				pat := o.Pattern(p.H)
-				audit(t, pi, pat, Result{EpsLower: p.OptimalEpsilonLower, EpsUpper: p.OptimalEpsilon, Mechanism: p.Mechanism, Lower: p.Lower, Proof: p.Proof}, 1e-10)
+				audit(t, pi, pat, Result{OptimalEpsilonLower: p.OptimalEpsilonLower, OptimalEpsilon: p.OptimalEpsilon, Mechanism: p.Mechanism, Lower: p.Lower, Proof: p.Proof}, 1e-10)
 				if ref != nil {
 					assert.InDelta(t, ref[k].OptimalEpsilon, p.OptimalEpsilon, 1e-9, "%s, trial %d, h %d", s.Name(), trial, p.H)
 				}
@@ -353,7 +353,7 @@ func TestWarmAndColdAgree(t *testing.T) {
 			cold, err := LeastEpsilon(context.Background(), pi, pat, Options{Solver: coldOnly{s}})
 			require.NoError(t, err)
 			audit(t, pi, pat, cold, DefaultTol)
-			assert.InDelta(t, warm.EpsUpper, cold.EpsUpper, 1e-9)
+			assert.InDelta(t, warm.OptimalEpsilon, cold.OptimalEpsilon, 1e-9)
 		}
 	}
 }
@@ -375,7 +375,7 @@ func TestCountingQuery(t *testing.T) {
 		assert.GreaterOrEqual(t, p.OptimalEpsilon, prev-DefaultTol)
 		prev = p.OptimalEpsilon
 		pat := countingOrder.Pattern(p.H)
-		r := Result{EpsLower: p.OptimalEpsilonLower, EpsUpper: p.OptimalEpsilon, Lower: p.Lower, Mechanism: p.Mechanism, Proof: p.Proof}
+		r := Result{OptimalEpsilonLower: p.OptimalEpsilonLower, OptimalEpsilon: p.OptimalEpsilon, Lower: p.Lower, Mechanism: p.Mechanism, Proof: p.Proof}
 		audit(t, pi, pat, r, DefaultTol)
 		infeasibleBelow(t, solver.Auto(), pi, pat, r)
 		t.Logf("h %d: ε_S %.6f, ε* in [%.9f, %.9f], %d LPs", p.H, p.SafeEpsilon, p.OptimalEpsilonLower, p.OptimalEpsilon, p.LPSolves)
@@ -405,7 +405,7 @@ func TestBestOrderExample1(t *testing.T) {
 		h, r, err := BestOrder(ctx, pi, example1, tc.eps, Options{})
 		require.NoError(t, err)
 		assert.Equal(t, tc.h, h, "ε = %v", tc.eps)
-		assert.InDelta(t, tc.want, r.EpsUpper, 1e-9, "ε = %v", tc.eps)
+		assert.InDelta(t, tc.want, r.OptimalEpsilon, 1e-9, "ε = %v", tc.eps)
 		assert.Equal(t, h, example1.WorstCaseOrder(r.Mechanism), "ε = %v", tc.eps)
 		audit(t, pi, example1.Pattern(h), r, DefaultTol)
 	}
@@ -436,8 +436,8 @@ func TestBestOrderMatchesCurve(t *testing.T) {
 			h, r, err := BestOrder(context.Background(), pi, o, e, Options{})
 			require.NoError(t, err)
 			require.Equal(t, want, h, "trial %d, ε %v", trial, e)
-			assert.InDelta(t, pts[h-1].OptimalEpsilon, r.EpsUpper, 2e-9)
-			assert.LessOrEqual(t, r.EpsUpper, e)
+			assert.InDelta(t, pts[h-1].OptimalEpsilon, r.OptimalEpsilon, 2e-9)
+			assert.LessOrEqual(t, r.OptimalEpsilon, e)
 			audit(t, pi, o.Pattern(h), r, DefaultTol)
 		}
 	}
@@ -461,7 +461,7 @@ func TestValueCurveMatchesEveryThreshold(t *testing.T) {
 			}
 			r, err := LeastEpsilon(context.Background(), pi, u.Pattern(v), Options{})
 			require.NoError(t, err)
-			vs, eps = append(vs, v), append(eps, r.EpsUpper)
+			vs, eps = append(vs, v), append(eps, r.OptimalEpsilon)
 		}
 		pts, err := ValueCurve(context.Background(), pi, u, Options{})
 		require.NoError(t, err)
@@ -482,7 +482,7 @@ func TestValueCurveMatchesEveryThreshold(t *testing.T) {
 				assert.Equal(t, vs[len(vs)-1], p.ThresholdMax)
 			}
 			pat := u.Pattern(p.Threshold)
-			audit(t, pi, pat, Result{EpsLower: p.OptimalEpsilonLower, EpsUpper: p.OptimalEpsilon, Mechanism: p.Mechanism, Lower: p.Lower, Proof: p.Proof}, DefaultTol)
+			audit(t, pi, pat, Result{OptimalEpsilonLower: p.OptimalEpsilonLower, OptimalEpsilon: p.OptimalEpsilon, Mechanism: p.Mechanism, Lower: p.Lower, Proof: p.Proof}, DefaultTol)
 			assert.LessOrEqual(t, p.OptimalEpsilon, p.SafeEpsilon+1e-12)
 		}
 		assert.Equal(t, want, got, "trial %d", trial)
@@ -495,7 +495,7 @@ func TestValueCurveMatchesEveryThreshold(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, pts[k-1].ThresholdMax, v, "trial %d", trial)
 			assert.GreaterOrEqual(t, u.WorstCaseValue(r.Mechanism), v)
-			assert.LessOrEqual(t, r.EpsUpper, e)
+			assert.LessOrEqual(t, r.OptimalEpsilon, e)
 		}
 	}
 }
@@ -510,7 +510,7 @@ func TestTiedOrder(t *testing.T) {
 	require.Len(t, pts, 4)
 	for _, p := range pts {
 		pat := o.Pattern(p.H)
-		r := Result{EpsLower: p.OptimalEpsilonLower, EpsUpper: p.OptimalEpsilon, Lower: p.Lower, Mechanism: p.Mechanism, Proof: p.Proof}
+		r := Result{OptimalEpsilonLower: p.OptimalEpsilonLower, OptimalEpsilon: p.OptimalEpsilon, Lower: p.Lower, Mechanism: p.Mechanism, Proof: p.Proof}
 		audit(t, pi, pat, r, DefaultTol)
 		infeasibleBelow(t, solver.Auto(), pi, pat, r)
 		assert.LessOrEqual(t, p.OptimalEpsilon, leakage.PML(pi, closedform.UniformOnAllowed(pat))+1e-12)
@@ -559,7 +559,7 @@ func TestCancel(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Less(t, len(pts), 12)
 	for _, p := range pts {
-		audit(t, pi, o.Pattern(p.H), Result{EpsLower: p.OptimalEpsilonLower, EpsUpper: p.OptimalEpsilon, Mechanism: p.Mechanism, Lower: p.Lower, Proof: p.Proof}, DefaultTol)
+		audit(t, pi, o.Pattern(p.H), Result{OptimalEpsilonLower: p.OptimalEpsilonLower, OptimalEpsilon: p.OptimalEpsilon, Mechanism: p.Mechanism, Lower: p.Lower, Proof: p.Proof}, DefaultTol)
 	}
 
 	// LeastEpsilon returns the valid bracket it has.
@@ -568,8 +568,8 @@ func TestCancel(t *testing.T) {
 	pat := mech.Order{{3, 2, 1}, {1, 3, 2}, {2, 1, 3}}.Pattern(2)
 	r, err := LeastEpsilon(ctx, mech.Prior{0.6, 0.25, 0.15}, pat, Options{})
 	require.ErrorIs(t, err, context.Canceled)
-	assert.InDelta(t, -math.Log(0.4), r.EpsUpper, 1e-12)
-	assert.InDelta(t, -math.Log(0.75), r.EpsLower, 1e-12)
+	assert.InDelta(t, -math.Log(0.4), r.OptimalEpsilon, 1e-12)
+	assert.InDelta(t, -math.Log(0.75), r.OptimalEpsilonLower, 1e-12)
 	assert.Equal(t, BoundPruning, r.Lower)
 }
 
@@ -613,13 +613,13 @@ func TestBestOrderJustAboveAStep(t *testing.T) {
 			require.NoError(t, err)
 			r6, err := LeastEpsilon(context.Background(), pi, o.Pattern(6), Options{Solver: s, Probes: pr})
 			require.NoError(t, err)
-			eps := r5.EpsUpper + 1e-6
-			require.Greater(t, r6.EpsLower, eps, "the test needs a step between h = 5 and 6")
+			eps := r5.OptimalEpsilon + 1e-6
+			require.Greater(t, r6.OptimalEpsilonLower, eps, "the test needs a step between h = 5 and 6")
 			h, r, err := BestOrder(context.Background(), pi, o, eps, Options{Solver: s, Probes: pr})
 			require.NoError(t, err)
 			assert.Equal(t, 5, h, "%s, probes %d", s.Name(), pr)
 			audit(t, pi, o.Pattern(h), r, DefaultTol)
-			assert.LessOrEqual(t, r.EpsUpper, eps)
+			assert.LessOrEqual(t, r.OptimalEpsilon, eps)
 		}
 	}
 }

@@ -85,8 +85,8 @@ func TestLeastEpsilonTinyMassNoFreeOutput(t *testing.T) {
 		t.Fatalf("the mechanism %v breaks the pattern", r.Mechanism)
 	}
 	want := -math.Log(1e-20)
-	if math.Abs(r.EpsUpper-want) > 1e-9*want || r.EpsLower > want {
-		t.Fatalf("bracket [%g, %g], want ε* = %g", r.EpsLower, r.EpsUpper, want)
+	if math.Abs(r.OptimalEpsilon-want) > 1e-9*want || r.OptimalEpsilonLower > want {
+		t.Fatalf("bracket [%g, %g], want ε* = %g", r.OptimalEpsilonLower, r.OptimalEpsilon, want)
 	}
 }
 

@@ -106,7 +106,7 @@ func TestBestOrderAtRationalBreakpoint(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, 6, h, "%s probes %d", slv.Name(), kind)
 			require.LessOrEqual(t, leakage.PML(pi, r.Mechanism), eps+budgetSlack*math.Max(1, eps)+1e-15)
-			require.GreaterOrEqual(t, r.EpsLower, eps-1e-12, "the proof must show ε*(6) = log 5/3")
+			require.GreaterOrEqual(t, r.OptimalEpsilonLower, eps-1e-12, "the proof must show ε*(6) = log 5/3")
 		}
 		// Just below the breakpoint the threshold is out of reach.
 		h, _, err := BestOrder(context.Background(), pi, o, eps-1e-9, Options{Solver: slv})

@@ -60,12 +60,12 @@ func TestCoverDecisions(t *testing.T) {
 				settled++
 				switch o.v {
 				case infeasible:
-					require.Greater(t, r.EpsUpper, limit, "threshold %v, ε = %v: refuted below ε*", vs[k], eps)
+					require.Greater(t, r.OptimalEpsilon, limit, "threshold %v, ε = %v: refuted below ε*", vs[k], eps)
 					lb, ok := certify.DualBound(pi, pat, o.Alpha)
 					require.True(t, ok)
 					require.Greater(t, lb, limit)
 				case feasible:
-					require.LessOrEqual(t, r.EpsLower, limit, "threshold %v, ε = %v: a mechanism below ε*", vs[k], eps)
+					require.LessOrEqual(t, r.OptimalEpsilonLower, limit, "threshold %v, ε = %v: a mechanism below ε*", vs[k], eps)
 					require.True(t, pat.Holds(o.Mechanism))
 					a, ok := certify.Within(pi, o.Mechanism, limit)
 					require.True(t, ok, "audited %v above %v", a, limit)
@@ -98,8 +98,8 @@ func TestBestValueByCovers(t *testing.T) {
 	require.Equal(t, v0, v)
 	require.InDelta(t, -math.Sqrt(65), v, 1e-12)
 	audit(t, pi, u.Pattern(v), r, DefaultTol)
-	require.InDelta(t, r0.EpsUpper, r.EpsUpper, 1e-9)
-	require.InDelta(t, math.Log(8.0/3), r.EpsUpper, 1e-9)
+	require.InDelta(t, r0.OptimalEpsilon, r.OptimalEpsilon, 1e-9)
+	require.InDelta(t, math.Log(8.0/3), r.OptimalEpsilon, 1e-9)
 }
 
 // TestLPTooLarge: the prober refuses to build an LP of more than
@@ -142,9 +142,9 @@ func TestBestOrderByCovers(t *testing.T) {
 	require.Equal(t, h0, h)
 	require.Greater(t, h, 1)
 	audit(t, pi, o.Pattern(h), r, DefaultTol)
-	require.LessOrEqual(t, r.EpsUpper, 1+1e-12)
-	require.InDelta(t, r0.EpsUpper, r.EpsUpper, 1e-9)
-	require.LessOrEqual(t, r.EpsUpper-r.EpsLower, 1e-9)
+	require.LessOrEqual(t, r.OptimalEpsilon, 1+1e-12)
+	require.InDelta(t, r0.OptimalEpsilon, r.OptimalEpsilon, 1e-9)
+	require.LessOrEqual(t, r.OptimalEpsilon-r.OptimalEpsilonLower, 1e-9)
 }
 
 // TestBestClusteredByCovers: on 8×8 to 12×12 grids with a clustered prior,
@@ -173,8 +173,8 @@ func TestBestClusteredByCovers(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, h0, h, "%d×%d order at ε = %v", w, w, eps)
 			audit(t, pi, o.Pattern(h), r, DefaultTol)
-			require.LessOrEqual(t, r.EpsUpper, eps+1e-12)
-			require.InDelta(t, r0.EpsUpper, r.EpsUpper, 1e-9)
+			require.LessOrEqual(t, r.OptimalEpsilon, eps+1e-12)
+			require.InDelta(t, r0.OptimalEpsilon, r.OptimalEpsilon, 1e-9)
 
 			v, r, err := BestValue(context.Background(), pi, u, eps, Options{})
 			require.NoError(t, err)
@@ -182,8 +182,8 @@ func TestBestClusteredByCovers(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, v0, v, "%d×%d value at ε = %v", w, w, eps)
 			audit(t, pi, u.Pattern(v), r, DefaultTol)
-			require.LessOrEqual(t, r.EpsUpper, eps+1e-12)
-			require.InDelta(t, r0.EpsUpper, r.EpsUpper, 1e-9)
+			require.LessOrEqual(t, r.OptimalEpsilon, eps+1e-12)
+			require.InDelta(t, r0.OptimalEpsilon, r.OptimalEpsilon, 1e-9)
 		}
 		// The decisions of the order's search near its answer, by the
 		// coverer alone.
@@ -279,17 +279,17 @@ func TestCutsCloseClusteredThresholds(t *testing.T) {
 				require.True(t, ok)
 				require.GreaterOrEqual(t, lb, h.lo-1e-15)
 			}
-			require.LessOrEqual(t, h.lo, r.EpsUpper+1e-12, "%d×%d threshold %v: a bound above ε*", w, w, vs[k])
+			require.LessOrEqual(t, h.lo, r.OptimalEpsilon+1e-12, "%d×%d threshold %v: a bound above ε*", w, w, vs[k])
 			if h.hiMech == nil {
 				continue
 			}
 			require.True(t, pat.Holds(h.hiMech))
 			require.InDelta(t, leakage.PML(pi, h.hiMech), h.hi, 1e-15)
-			require.GreaterOrEqual(t, h.hi, r.EpsLower-1e-12, "%d×%d threshold %v: a mechanism below ε*", w, w, vs[k])
+			require.GreaterOrEqual(t, h.hi, r.OptimalEpsilonLower-1e-12, "%d×%d threshold %v: a mechanism below ε*", w, w, vs[k])
 			if h.hi-h.lo > tol {
 				continue
 			}
-			require.InDelta(t, r.EpsUpper, h.hi, 1e-9, "%d×%d threshold %v", w, w, vs[k])
+			require.InDelta(t, r.OptimalEpsilon, h.hi, 1e-9, "%d×%d threshold %v", w, w, vs[k])
 			// Closed: was it the cover alone? Its proof and its flow at
 			// τ*, as hint routes them.
 			alone := false
@@ -350,7 +350,7 @@ func TestCutsAgainstPlainLP(t *testing.T) {
 			}
 			r, err := LeastEpsilon(context.Background(), pi, pat, Options{Probes: ProbesLP, Solver: revised})
 			require.NoError(t, err)
-			require.LessOrEqual(t, r.EpsUpper-r.EpsLower, DefaultTol)
+			require.LessOrEqual(t, r.OptimalEpsilon-r.OptimalEpsilonLower, DefaultTol)
 			if h.hiMech == nil || h.hi-h.lo > tol {
 				open++
 				continue
@@ -407,8 +407,8 @@ func TestCutsCloseMidRange(t *testing.T) {
 // checked by certify.DualBound.
 func closedAt(t *testing.T, pi mech.Prior, pat mech.Pattern, h hint, r Result, v float64) {
 	t.Helper()
-	require.InDelta(t, r.EpsUpper, h.hi, 1e-9, "threshold %v", v)
-	require.InDelta(t, r.EpsLower, h.lo, 1e-9, "threshold %v", v)
+	require.InDelta(t, r.OptimalEpsilon, h.hi, 1e-9, "threshold %v", v)
+	require.InDelta(t, r.OptimalEpsilonLower, h.lo, 1e-9, "threshold %v", v)
 	require.True(t, pat.Holds(h.hiMech))
 	a, ok := certify.Within(pi, h.hiMech, h.hi)
 	require.True(t, ok, "threshold %v: audited %v above %v", v, a, h.hi)

@@ -23,7 +23,7 @@ import (
 // of a and the mechanism of b passed in as a starting bracket (Lemma 1:
 // ε*(a) ≤ ε*(h) ≤ ε*(b), and b's mechanism respects h's pattern). When the
 // brackets of a and b fit together within Tol, every threshold between them
-// inherits [EpsLower(a), EpsUpper(b)] and b's mechanism without an LP;
+// inherits [OptimalEpsilonLower(a), OptimalEpsilon(b)] and b's mechanism without an LP;
 // so does every threshold whose pattern a's mechanism respects, with a's
 // bracket (its PML bounds theirs). The searches of the solved thresholds
 // stop at Tol/2, so an inherited bracket is at most Tol wide too. Up to opt.Workers searches run at once; the LPs
@@ -71,7 +71,7 @@ func OrderCurve(ctx context.Context, pi mech.Prior, o mech.Order, opt Options) (
 // u'_ij ≥ v), ε*(v) is a non-decreasing step function, and ValueCurve
 // returns one Point where each step starts: v_1 (where ε* = 0), and every
 // v_k whose ε* exceeds that of the step's first value by more than Tol
-// (precisely: whose EpsUpper exceeds that value's EpsLower by more than
+// (precisely: whose OptimalEpsilon exceeds that value's OptimalEpsilonLower by more than
 // Tol). ε* stays
 // within Tol of the Point's bracket from Threshold up to ThresholdMax: the
 // bracket is that of ThresholdMax, the step's best worst case, and its upper
@@ -183,8 +183,8 @@ func point(h int, v, vmax, safe float64, r *Result) Point {
 		Threshold:           v,
 		ThresholdMax:        vmax,
 		SafeEpsilon:         safe,
-		OptimalEpsilon:      r.EpsUpper,
-		OptimalEpsilonLower: r.EpsLower,
+		OptimalEpsilon:      r.OptimalEpsilon,
+		OptimalEpsilonLower: r.OptimalEpsilonLower,
 		Lower:               r.Lower,
 		Mechanism:           r.Mechanism,
 		LPSolves:            r.LPSolves,
@@ -319,7 +319,7 @@ func (c *curveRun) set(k0 int, rs ...*Result) {
 // it (comparing each threshold with its predecessor would let a long step
 // drift).
 func leavesStep(start, r *Result, tol float64) bool {
-	return LeavesStep(start.EpsLower, r.EpsUpper, tol)
+	return LeavesStep(start.OptimalEpsilonLower, r.OptimalEpsilon, tol)
 }
 
 // LeavesStep is the rule of ValueCurve's steps on the brackets alone: a
@@ -404,8 +404,8 @@ func (c *curveRun) retry(k int, h hint, r Result, err error) (Result, error) {
 			break
 		}
 		next := h
-		next.lo, next.loKind, next.proof = r.EpsLower, r.Lower, r.Proof
-		next.hiMech, next.hi = r.Mechanism, r.EpsUpper
+		next.lo, next.loKind, next.proof = r.OptimalEpsilonLower, r.Lower, r.Proof
+		next.hiMech, next.hi = r.Mechanism, r.OptimalEpsilon
 		got, e := search(c.ctx, c.pi, pat, cfg, c.cfg.tol/2, next)
 		r = tighter(r, got)
 		if e == nil {
@@ -421,13 +421,13 @@ func (c *curveRun) retry(k int, h hint, r Result, err error) (Result, error) {
 // its mechanism, and the work of both.
 func tighter(a, b Result) Result {
 	out := a
-	if b.EpsLower > a.EpsLower {
-		out.EpsLower, out.Lower, out.Proof = b.EpsLower, b.Lower, b.Proof
+	if b.OptimalEpsilonLower > a.OptimalEpsilonLower {
+		out.OptimalEpsilonLower, out.Lower, out.Proof = b.OptimalEpsilonLower, b.Lower, b.Proof
 	}
-	if b.Mechanism != nil && b.EpsUpper < a.EpsUpper {
-		out.EpsUpper, out.Mechanism, out.exact = b.EpsUpper, b.Mechanism, b.exact
+	if b.Mechanism != nil && b.OptimalEpsilon < a.OptimalEpsilon {
+		out.OptimalEpsilon, out.Mechanism, out.exact = b.OptimalEpsilon, b.Mechanism, b.exact
 	}
-	out.EpsLower = math.Min(out.EpsLower, out.EpsUpper)
+	out.OptimalEpsilonLower = math.Min(out.OptimalEpsilonLower, out.OptimalEpsilon)
 	out.LPSolves, out.GoProbes = a.LPSolves+b.LPSolves, a.GoProbes+b.GoProbes
 	out.basis, out.seed = b.basis, b.seed
 	return out
@@ -476,7 +476,7 @@ func (c *curveRun) rec(a, b int) {
 		ra := c.get(a)
 		rs := make([]*Result, 0, k-a)
 		for range k - a {
-			rs = append(rs, &Result{EpsLower: ra.EpsLower, Lower: ra.Lower, EpsUpper: ra.EpsUpper, Mechanism: ra.Mechanism, Proof: ra.Proof, exact: ra.exact})
+			rs = append(rs, &Result{OptimalEpsilonLower: ra.OptimalEpsilonLower, Lower: ra.Lower, OptimalEpsilon: ra.OptimalEpsilon, Mechanism: ra.Mechanism, Proof: ra.Proof, exact: ra.exact})
 		}
 		c.set(a+1, rs...)
 		a = k
@@ -485,16 +485,16 @@ func (c *curveRun) rec(a, b int) {
 		}
 	}
 	ra, rb := c.get(a), c.get(b)
-	if rb.EpsUpper-ra.EpsLower <= c.cfg.tol {
+	if rb.OptimalEpsilon-ra.OptimalEpsilonLower <= c.cfg.tol {
 		// ε*(a) ≤ ε*(k) ≤ ε*(b) for a < k < b, and b's mechanism respects
 		// k's pattern: the bracket is inherited.
 		rs := make([]*Result, 0, b-a-1)
 		for k := a + 1; k < b; k++ {
-			r := &Result{EpsLower: ra.EpsLower, Lower: ra.Lower, EpsUpper: rb.EpsUpper, Mechanism: rb.Mechanism, Proof: ra.Proof, exact: rb.exact}
+			r := &Result{OptimalEpsilonLower: ra.OptimalEpsilonLower, Lower: ra.Lower, OptimalEpsilon: rb.OptimalEpsilon, Mechanism: rb.Mechanism, Proof: ra.Proof, exact: rb.exact}
 			pat := c.fam.pattern(k)
 			cb, _ := columnBounds(c.pi, pat)
-			if lb := pruningBound(pat, cb); lb > r.EpsLower {
-				r.EpsLower, r.Lower, r.Proof = math.Min(lb, r.EpsUpper), BoundPruning, nil
+			if lb := pruningBound(pat, cb); lb > r.OptimalEpsilonLower {
+				r.OptimalEpsilonLower, r.Lower, r.Proof = math.Min(lb, r.OptimalEpsilon), BoundPruning, nil
 			}
 			rs = append(rs, r)
 		}
@@ -509,13 +509,13 @@ func (c *curveRun) rec(a, b int) {
 	// lower than b's); the mapped basis then lacks basic variables and Clp
 	// repairs it.
 	basis, seed := c.warm(b)
-	h := hint{lo: ra.EpsLower, loKind: ra.Lower, proof: ra.Proof, hiMech: rb.Mechanism, hi: rb.EpsUpper, basis: basis, seed: seed, keepBasis: true,
+	h := hint{lo: ra.OptimalEpsilonLower, loKind: ra.Lower, proof: ra.Proof, hiMech: rb.Mechanism, hi: rb.OptimalEpsilon, basis: basis, seed: seed, keepBasis: true,
 		lazyExact: !ra.exact && !rb.exact}
 	// The proof of b (a stronger pattern) often holds for mid too: on a
 	// plateau of the staircase it closes mid's bracket without an LP.
 	if rb.Proof != nil {
 		if lb, ok := certify.DualBound(c.pi, c.fam.pattern(mid), rb.Proof); ok && lb > h.lo {
-			h.lo, h.loKind, h.proof = math.Min(lb, rb.EpsUpper), BoundInfeasible, rb.Proof
+			h.lo, h.loKind, h.proof = math.Min(lb, rb.OptimalEpsilon), BoundInfeasible, rb.Proof
 		}
 	}
 	if !c.solve(mid, h) {

@@ -11,7 +11,7 @@
 //
 // which is attained (the feasible sets are closed) and is the least ε at
 // which the feasibility LP of Song & Oechtering (2026), eq. (10), built by
-// polytope.Build, is feasible. ε* = 0, with EpsLower = EpsUpper = 0, exactly
+// polytope.Build, is feasible. ε* = 0, with OptimalEpsilonLower = OptimalEpsilon = 0, exactly
 // when some output is allowed for every input; Mechanism then sends every
 // input there.
 //
@@ -27,22 +27,22 @@
 //
 // # What the bracket certifies
 //
-// EpsUpper is the audited PML (leakage.PML) of Result.Mechanism, which
-// respects the pattern: ε* ≤ EpsUpper holds exactly. EpsLower is, as
+// OptimalEpsilon is the audited PML (leakage.PML) of Result.Mechanism, which
+// respects the pattern: ε* ≤ OptimalEpsilon holds exactly. OptimalEpsilonLower is, as
 // Result.Lower says, 0, the pruning bound max_i min_{j allowed for i}
 // −log Σ_{k allowed for j} π_k (Song & Oechtering (2026), Lemmas 2-3), or a
 // bound that certify.DualBound proves from the multipliers in Result.Proof,
 // checked in floating point with its rounding margins, for this pattern or
 // for a weaker one whose bound holds for it too. No solver status or
 // tolerance moves either end: no mechanism with the pattern has PML below
-// EpsLower, whatever the engines' tolerances, and anyone can check Proof
+// OptimalEpsilonLower, whatever the engines' tolerances, and anyone can check Proof
 // without an LP solver.
 //
-// A search stops when EpsUpper − EpsLower ≤ Tol (default 1e-9). Where the
+// A search stops when OptimalEpsilon − OptimalEpsilonLower ≤ Tol (default 1e-9). Where the
 // engines give no usable proof that close to ε* (gonum gives no
 // certificates; an engine's error that other routes did not get past) the
 // bracket returned is still certified, only wider than Tol, and
-// EpsUpper − EpsLower says so; on a curve Point.Failure carries the engine
+// OptimalEpsilon − OptimalEpsilonLower says so; on a curve Point.Failure carries the engine
 // error. The mechanisms returned have no entry below certify.DustEntry
 // when a copy without them audits within the bracket's tolerance.
 //

@@ -99,7 +99,7 @@ func TestGridClustersReturnNoDust(t *testing.T) {
 		require.NoError(t, err)
 		noDust(t, r.Mechanism, "best value")
 		audit(t, pi, u.Pattern(v), r, DefaultTol)
-		require.LessOrEqual(t, r.EpsUpper, 1.2)
+		require.LessOrEqual(t, r.OptimalEpsilon, 1.2)
 
 		h, r, err := BestOrder(context.Background(), pi, u.Order(), 1.2, Options{})
 		require.NoError(t, err)
@@ -112,7 +112,7 @@ func TestGridClustersReturnNoDust(t *testing.T) {
 	for _, p := range pts {
 		noDust(t, p.Mechanism, "order curve")
 		if p.Mechanism != nil {
-			audit(t, pi, u.Order().Pattern(p.H), Result{EpsLower: p.OptimalEpsilonLower, EpsUpper: p.OptimalEpsilon, Mechanism: p.Mechanism}, DefaultTol)
+			audit(t, pi, u.Order().Pattern(p.H), Result{OptimalEpsilonLower: p.OptimalEpsilonLower, OptimalEpsilon: p.OptimalEpsilon, Mechanism: p.Mechanism}, DefaultTol)
 		}
 	}
 }

@@ -21,8 +21,8 @@ func ExampleLeastEpsilon() {
 		return
 	}
 	safe, _ := closedform.SafeEpsilon(pi, o, 2)
-	fmt.Printf("ε* = %.9f (log 2 = %.9f), utility-safe %.9f\n", r.EpsUpper, math.Log(2), safe)
-	fmt.Printf("bracket within 1e-9: %v\n", r.EpsUpper-r.EpsLower <= 1e-9)
+	fmt.Printf("ε* = %.9f (log 2 = %.9f), utility-safe %.9f\n", r.OptimalEpsilon, math.Log(2), safe)
+	fmt.Printf("bracket within 1e-9: %v\n", r.OptimalEpsilon-r.OptimalEpsilonLower <= 1e-9)
 	// Output:
 	// ε* = 0.693147181 (log 2 = 0.693147181), utility-safe 0.916290732
 	// bracket within 1e-9: true
@@ -36,7 +36,7 @@ func ExampleBestOrder() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("budget 0.8: worst-case order %d at PML %.6f\n", h, r.EpsUpper)
+	fmt.Printf("budget 0.8: worst-case order %d at PML %.6f\n", h, r.OptimalEpsilon)
 	// Output:
 	// budget 0.8: worst-case order 2 at PML 0.693147
 }

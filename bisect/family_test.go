@@ -40,7 +40,7 @@ func TestBinomialCountingCurve(t *testing.T) {
 		for _, p := range pts {
 			lps += p.LPSolves
 			pat := o.Pattern(p.H)
-			audit(t, pi, pat, Result{EpsLower: p.OptimalEpsilonLower, EpsUpper: p.OptimalEpsilon, Mechanism: p.Mechanism, Lower: p.Lower, Proof: p.Proof}, 1e-9*math.Max(1, p.OptimalEpsilon))
+			audit(t, pi, pat, Result{OptimalEpsilonLower: p.OptimalEpsilonLower, OptimalEpsilon: p.OptimalEpsilon, Mechanism: p.Mechanism, Lower: p.Lower, Proof: p.Proof}, 1e-9*math.Max(1, p.OptimalEpsilon))
 			want := plainLeastEpsilon(t, s, pi, pat, 1e-11)
 			require.InDelta(t, want, p.OptimalEpsilon, 2e-9*math.Max(1, want), "N = %d, h = %d: bracket [%v, %v]", n, p.H, p.OptimalEpsilonLower, p.OptimalEpsilon)
 		}
@@ -92,7 +92,7 @@ func TestOpeningsCloseWithoutLP(t *testing.T) {
 	for _, p := range pts {
 		assert.Zero(t, p.LPSolves, "h = %d", p.H)
 		pat := o.Pattern(p.H)
-		audit(t, in.Prior, pat, Result{EpsLower: p.OptimalEpsilonLower, EpsUpper: p.OptimalEpsilon, Mechanism: p.Mechanism, Lower: p.Lower, Proof: p.Proof}, 1e-9*math.Max(1, p.OptimalEpsilon))
+		audit(t, in.Prior, pat, Result{OptimalEpsilonLower: p.OptimalEpsilonLower, OptimalEpsilon: p.OptimalEpsilon, Mechanism: p.Mechanism, Lower: p.Lower, Proof: p.Proof}, 1e-9*math.Max(1, p.OptimalEpsilon))
 		if c, ok := breaks[p.H]; ok {
 			assert.InDelta(t, c, p.OptimalEpsilon, 1e-13, "h = %d", p.H)
 			assert.InDelta(t, c, p.OptimalEpsilonLower, 1e-13, "h = %d", p.H)

@@ -46,7 +46,7 @@ func probesAgree(t *testing.T, mode Probes) {
 			for k, p := range pts {
 				require.Zero(t, ref[k].GoProbes, "ProbesLP called ipm.Probe")
 				pat := o.Pattern(p.H)
-				audit(t, pi, pat, Result{EpsLower: p.OptimalEpsilonLower, EpsUpper: p.OptimalEpsilon,
+				audit(t, pi, pat, Result{OptimalEpsilonLower: p.OptimalEpsilonLower, OptimalEpsilon: p.OptimalEpsilon,
 					Mechanism: p.Mechanism, Lower: p.Lower, Proof: p.Proof}, DefaultTol)
 				assert.InDelta(t, ref[k].OptimalEpsilon, p.OptimalEpsilon, 1e-9, "%s, trial %d, h %d", s.Name(), trial, p.H)
 				probes += p.GoProbes
@@ -62,7 +62,7 @@ func probesAgree(t *testing.T, mode Probes) {
 			hi, ri, err := BestOrder(context.Background(), pi, o, eps, Options{Solver: s, Probes: mode})
 			require.NoError(t, err)
 			assert.Equal(t, hl, hi, "%s, trial %d, ε %v", s.Name(), trial, eps)
-			assert.InDelta(t, rl.EpsUpper, ri.EpsUpper, 1e-9)
+			assert.InDelta(t, rl.OptimalEpsilon, ri.OptimalEpsilon, 1e-9)
 			assert.Zero(t, rl.GoProbes)
 			audit(t, pi, o.Pattern(hi), ri, DefaultTol)
 		}
@@ -181,7 +181,7 @@ func TestMasterStall(t *testing.T) {
 		}}
 		r, err := leastEpsilon(context.Background(), pi, pat, opt, stalling)
 		require.NoError(t, err, c.name)
-		assert.InDelta(t, ref.EpsUpper, r.EpsUpper, 1e-9, c.name)
+		assert.InDelta(t, ref.OptimalEpsilon, r.OptimalEpsilon, 1e-9, c.name)
 		audit(t, pi, pat, r, DefaultTol)
 		if c.ipm {
 			assert.Zero(t, r.LPSolves, "%s: the interior point should have answered", c.name)
@@ -212,7 +212,7 @@ func TestBlindInteriorPoint(t *testing.T) {
 	}
 	r, err := leastEpsilon(context.Background(), pi, pat, opt, blind)
 	require.NoError(t, err)
-	assert.InDelta(t, ref.EpsUpper, r.EpsUpper, 1e-9)
+	assert.InDelta(t, ref.OptimalEpsilon, r.OptimalEpsilon, 1e-9)
 	audit(t, pi, pat, r, DefaultTol)
 	assert.Positive(t, r.LPSolves, "the LP settles what neither pure-Go probe did")
 	assert.Greater(t, r.GoProbes, ipmBlind, "the search went on probing")
@@ -307,7 +307,7 @@ func TestMasterUnsettled(t *testing.T) {
 			r, err := m.Probe(eps)
 			again := eps == last
 			last = eps
-			if err != nil || atOpening(eps) || (eps >= ref.EpsLower) != c.above || (c.above && eps <= ref.EpsUpper) || (again && c.goesOn) {
+			if err != nil || atOpening(eps) || (eps >= ref.OptimalEpsilonLower) != c.above || (c.above && eps <= ref.OptimalEpsilon) || (again && c.goesOn) {
 				return r, err // the probes at openings never ask the LP
 			}
 			if nth++; !c.unsettle(nth) {
@@ -320,7 +320,7 @@ func TestMasterUnsettled(t *testing.T) {
 		r, err := leastEpsilon(context.Background(), pi, pat, opt, tailing)
 		require.NoError(t, err, c.name)
 		require.Positive(t, unsettled, "%s: no probe tailed: the test proves nothing", c.name)
-		assert.InDelta(t, ref.EpsUpper, r.EpsUpper, 1e-9, c.name)
+		assert.InDelta(t, ref.OptimalEpsilon, r.OptimalEpsilon, 1e-9, c.name)
 		audit(t, pi, pat, r, DefaultTol)
 		if c.lps {
 			assert.Positive(t, r.LPSolves, c.name)
@@ -372,7 +372,7 @@ func TestMasterFailedPointMoves(t *testing.T) {
 		r, err := leastEpsilon(context.Background(), pi, pat, opt, failing)
 		require.NoError(t, err, c.name)
 		require.Positive(t, failed, c.name)
-		assert.InDelta(t, ref.EpsUpper, r.EpsUpper, 1e-9, c.name)
+		assert.InDelta(t, ref.OptimalEpsilon, r.OptimalEpsilon, 1e-9, c.name)
 		audit(t, pi, pat, r, DefaultTol)
 		if c.lps {
 			assert.Positive(t, r.LPSolves, c.name)

@@ -13,7 +13,7 @@ import (
 	"github.com/pmlopt/pmlopt/solver"
 )
 
-// DefaultTol is the bracket width EpsUpper − EpsLower that the searches aim
+// DefaultTol is the bracket width OptimalEpsilon − OptimalEpsilonLower that the searches aim
 // for when Options.Tol is zero.
 const DefaultTol = 1e-9
 
@@ -30,7 +30,7 @@ type Options struct {
 	// several goroutines at once, so it must be safe for concurrent use
 	// (the built-in backends are: each Solve or Load has its own state).
 	Solver solver.Solver
-	// Tol is the width of the bracket [EpsLower, EpsUpper] at which a
+	// Tol is the width of the bracket [OptimalEpsilonLower, OptimalEpsilon] at which a
 	// search stops; 0 means DefaultTol. It must not be negative or NaN.
 	Tol float64
 	// Workers is the number of thresholds the curves solve at once; 0 means
@@ -161,20 +161,20 @@ func (o Options) config() (config, error) {
 	return c, nil
 }
 
-// Bound says how EpsLower of a Result is known. In every case no mechanism
-// that respects the pattern has a PML below EpsLower: the feasibility LP is
-// infeasible at every ε < EpsLower.
+// Bound says how OptimalEpsilonLower of a Result is known. In every case no mechanism
+// that respects the pattern has a PML below OptimalEpsilonLower: the feasibility LP is
+// infeasible at every ε < OptimalEpsilonLower.
 type Bound int
 
 const (
-	// BoundZero: EpsLower = 0, because a PML is never negative.
+	// BoundZero: OptimalEpsilonLower = 0, because a PML is never negative.
 	BoundZero Bound = iota
-	// BoundPruning: EpsLower = max_i min_{j allowed for i} −log Σ_{k
+	// BoundPruning: OptimalEpsilonLower = max_i min_{j allowed for i} −log Σ_{k
 	// allowed for j} π_k. Row i must use an allowed output j, and the PML
 	// of an output is at least −log of the prior mass of the inputs that
 	// can produce it (Song & Oechtering (2026), Lemmas 2 and 3).
 	BoundPruning
-	// BoundInfeasible: certify.DualBound proves EpsLower from the
+	// BoundInfeasible: certify.DualBound proves OptimalEpsilonLower from the
 	// multipliers in Result.Proof (an LP engine's duals or Farkas ray,
 	// the column generation's or ipm.Probe's), either for this pattern or
 	// for a weaker one (a smaller threshold on a curve, whose bound holds
@@ -197,22 +197,22 @@ func (b Bound) String() string {
 // Result is the outcome of a least-ε search for one zero pattern.
 //
 // The least ε at which an ε-PML mechanism with the pattern exists, ε*, lies
-// in [EpsLower, EpsUpper]. EpsUpper is the audited PML (leakage.PML) of
-// Mechanism, which respects the pattern; Lower says how EpsLower is known.
-// When ε* = 0 is proven (an output allowed for every input), EpsLower =
-// EpsUpper = 0 and Mechanism sends every input to that output.
+// in [OptimalEpsilonLower, OptimalEpsilon]. OptimalEpsilon is the audited PML (leakage.PML) of
+// Mechanism, which respects the pattern; Lower says how OptimalEpsilonLower is known.
+// When ε* = 0 is proven (an output allowed for every input), OptimalEpsilonLower =
+// OptimalEpsilon = 0 and Mechanism sends every input to that output.
 //
 // When Lower is BoundInfeasible, Proof holds multipliers α (one per input,
 // on the rows Σ_j p_ij = 1) from which certify.DualBound proves at least
-// EpsLower for the pattern: a certificate anyone can check without an LP
+// OptimalEpsilonLower for the pattern: a certificate anyone can check without an LP
 // solver. It is nil for the other kinds of lower end.
 type Result struct {
-	EpsLower, EpsUpper float64
-	Lower              Bound
-	Mechanism          mech.Mechanism
-	LPSolves           int
-	GoProbes           int // probes answered in Go, by ipm.Probe or colgen (Options.Probes)
-	Proof              []float64
+	OptimalEpsilonLower, OptimalEpsilon float64
+	Lower                               Bound
+	Mechanism                           mech.Mechanism
+	LPSolves                            int
+	GoProbes                            int // probes answered in Go, by ipm.Probe or colgen (Options.Probes)
+	Proof                               []float64
 
 	// Failure is the engine error that left a curve's threshold with a
 	// bracket wider than Tol after every other route was tried (another
@@ -240,7 +240,7 @@ type Result struct {
 // SafeEpsilon is the PML of the utility-safe mechanism of the threshold
 // (closedform.SafeEpsilon for orders, the audited PML of the mechanism
 // uniform over each row's allowed outputs for values). OptimalEpsilonLower
-// and OptimalEpsilon bracket ε* as EpsLower and EpsUpper of a Result do,
+// and OptimalEpsilon bracket ε* as OptimalEpsilonLower and OptimalEpsilon of a Result do,
 // Mechanism reaches OptimalEpsilon, and LPSolves counts the LPs spent on
 // this point (0 when its bracket was inherited from its neighbours by
 // monotonicity); for ValueCurve, on every threshold of its step, so that

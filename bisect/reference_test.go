@@ -53,7 +53,7 @@ func TestCurveMatchesPlainBisection(t *testing.T) {
 			require.NoError(t, err)
 			for _, p := range pts {
 				pat := o.Pattern(p.H)
-				audit(t, pi, pat, Result{EpsLower: p.OptimalEpsilonLower, EpsUpper: p.OptimalEpsilon, Mechanism: p.Mechanism, Lower: p.Lower, Proof: p.Proof}, 1e-9)
+				audit(t, pi, pat, Result{OptimalEpsilonLower: p.OptimalEpsilonLower, OptimalEpsilon: p.OptimalEpsilon, Mechanism: p.Mechanism, Lower: p.Lower, Proof: p.Proof}, 1e-9)
 				want := plainLeastEpsilon(t, s, pi, pat, 1e-11)
 				require.InDelta(t, want, p.OptimalEpsilon, 1.5e-9, "%s trial %d (N = %d) h %d: bracket [%v, %v]", s.Name(), trial, n, p.H, p.OptimalEpsilonLower, p.OptimalEpsilon)
 			}

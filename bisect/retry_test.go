@@ -54,7 +54,7 @@ func TestCurveSurvivesEngineFailure(t *testing.T) {
 		require.NoError(t, p.Failure, "h %d", p.H)
 		require.InDelta(t, want[k].OptimalEpsilon, p.OptimalEpsilon, DefaultTol, "h %d", p.H)
 		require.LessOrEqual(t, p.OptimalEpsilon-p.OptimalEpsilonLower, DefaultTol, "h %d", p.H)
-		audit(t, pi, o.Pattern(p.H), Result{EpsLower: p.OptimalEpsilonLower, EpsUpper: p.OptimalEpsilon,
+		audit(t, pi, o.Pattern(p.H), Result{OptimalEpsilonLower: p.OptimalEpsilonLower, OptimalEpsilon: p.OptimalEpsilon,
 			Lower: p.Lower, Mechanism: p.Mechanism, Proof: p.Proof}, DefaultTol)
 		require.Equal(t, p.OptimalEpsilon, seen[p.H].OptimalEpsilon)
 		require.Equal(t, p.OptimalEpsilonLower, seen[p.H].OptimalEpsilonLower)
@@ -64,11 +64,11 @@ func TestCurveSurvivesEngineFailure(t *testing.T) {
 // tighter keeps the higher lower end and the lower upper end of two
 // certified brackets of one pattern.
 func TestTighter(t *testing.T) {
-	a := Result{EpsLower: 0.1, Lower: BoundPruning, EpsUpper: 0.9, LPSolves: 2}
-	b := Result{EpsLower: 0.3, Lower: BoundInfeasible, Proof: []float64{1}, EpsUpper: 0.95, LPSolves: 3}
+	a := Result{OptimalEpsilonLower: 0.1, Lower: BoundPruning, OptimalEpsilon: 0.9, LPSolves: 2}
+	b := Result{OptimalEpsilonLower: 0.3, Lower: BoundInfeasible, Proof: []float64{1}, OptimalEpsilon: 0.95, LPSolves: 3}
 	r := tighter(a, b)
-	require.Equal(t, 0.3, r.EpsLower)
+	require.Equal(t, 0.3, r.OptimalEpsilonLower)
 	require.Equal(t, BoundInfeasible, r.Lower)
-	require.Equal(t, 0.9, r.EpsUpper)
+	require.Equal(t, 0.9, r.OptimalEpsilon)
 	require.Equal(t, 5, r.LPSolves)
 }

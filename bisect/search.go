@@ -338,11 +338,11 @@ func (b *bracket) dustFreeOnSupport(ctx context.Context, pi mech.Prior, pat mech
 	r, _ := search(ctx, pi, sub, cfg, tol, h)
 	p.solves += r.LPSolves
 	p.probes += r.GoProbes
-	if r.Mechanism == nil || r.EpsUpper > limit || !pat.Holds(r.Mechanism) {
+	if r.Mechanism == nil || r.OptimalEpsilon > limit || !pat.Holds(r.Mechanism) {
 		return
 	}
 	if d, err := clean.WithoutDust(r.Mechanism); err == nil && d == nil {
-		b.mech, b.hi, b.exact = r.Mechanism, r.EpsUpper, false
+		b.mech, b.hi, b.exact = r.Mechanism, r.OptimalEpsilon, false
 	}
 }
 
@@ -408,14 +408,14 @@ func (b *bracket) keep(o outcome, p *prober) {
 // infeasibility verdict; the audited mechanism wins.
 func (b *bracket) result(p *prober) Result {
 	r := Result{
-		EpsLower:  math.Min(b.lo, b.hi),
-		EpsUpper:  b.hi,
-		Lower:     b.lower,
-		Mechanism: b.mech,
-		LPSolves:  p.solves,
-		GoProbes:  p.probes,
-		Proof:     b.proof,
-		exact:     b.exact,
+		OptimalEpsilonLower: math.Min(b.lo, b.hi),
+		OptimalEpsilon:      b.hi,
+		Lower:               b.lower,
+		Mechanism:           b.mech,
+		LPSolves:            p.solves,
+		GoProbes:            p.probes,
+		Proof:               b.proof,
+		exact:               b.exact,
 	}
 	if p.keepBasis {
 		r.basis = p.finalBasis()

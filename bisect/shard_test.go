@@ -131,7 +131,7 @@ func TestShardedCurvesCoverTheCurve(t *testing.T) {
 						if name == "value" {
 							pat = in.Utility.Pattern(p.Threshold)
 						}
-						audit(t, in.Prior, pat, Result{EpsLower: p.OptimalEpsilonLower, EpsUpper: p.OptimalEpsilon, Mechanism: p.Mechanism, Lower: p.Lower, Proof: p.Proof}, DefaultTol)
+						audit(t, in.Prior, pat, Result{OptimalEpsilonLower: p.OptimalEpsilonLower, OptimalEpsilon: p.OptimalEpsilon, Mechanism: p.Mechanism, Lower: p.Lower, Proof: p.Proof}, DefaultTol)
 					}
 				}
 				for i, c := range got {

@@ -74,15 +74,15 @@ func TestValueCurveLetsGoOfStepInteriors(t *testing.T) {
 		start, dropped := 0, 0
 		for k, r := range res {
 			require.NotNil(t, r)
-			assert.Equal(t, all[k].EpsLower, r.EpsLower, "k = %d", k)
-			assert.Equal(t, all[k].EpsUpper, r.EpsUpper, "k = %d", k)
+			assert.Equal(t, all[k].OptimalEpsilonLower, r.OptimalEpsilonLower, "k = %d", k)
+			assert.Equal(t, all[k].OptimalEpsilon, r.OptimalEpsilon, "k = %d", k)
 			assert.Equal(t, all[k].Lower, r.Lower, "k = %d", k)
 			assert.Equal(t, all[k].GoProbes, r.GoProbes, "k = %d", k)
 			assert.Equal(t, all[k].LPSolves, r.LPSolves, "k = %d", k)
-			if k > 0 && r.EpsUpper-res[start].EpsLower > cfg.tol {
+			if k > 0 && r.OptimalEpsilon-res[start].OptimalEpsilonLower > cfg.tol {
 				start = k
 			}
-			ends := k == len(res)-1 || res[k+1].EpsUpper-res[start].EpsLower > cfg.tol
+			ends := k == len(res)-1 || res[k+1].OptimalEpsilon-res[start].OptimalEpsilonLower > cfg.tol
 			if ends {
 				assert.Equal(t, all[k].Mechanism, r.Mechanism, "step end k = %d", k)
 				require.NotNil(t, r.Mechanism, "step end k = %d", k)
@@ -149,7 +149,7 @@ func TestValueCurveCancelled(t *testing.T) {
 		same := 0
 		for k, p := range pts {
 			require.NotNil(t, p.Mechanism, "%d workers, step %d", workers, k)
-			audit(t, in.Prior, in.Utility.Pattern(p.ThresholdMax), Result{EpsLower: p.OptimalEpsilonLower, EpsUpper: p.OptimalEpsilon, Mechanism: p.Mechanism, Lower: p.Lower, Proof: p.Proof}, DefaultTol)
+			audit(t, in.Prior, in.Utility.Pattern(p.ThresholdMax), Result{OptimalEpsilonLower: p.OptimalEpsilonLower, OptimalEpsilon: p.OptimalEpsilon, Mechanism: p.Mechanism, Lower: p.Lower, Proof: p.Proof}, DefaultTol)
 			if k > 0 {
 				require.Greater(t, p.Threshold, pts[k-1].ThresholdMax)
 			}

@@ -46,8 +46,8 @@ func TestSymmetricBestValueMatchesPlainSearch(t *testing.T) {
 				require.NoError(t, err)
 				require.Equal(t, want, v, "%d×%d ε = %v, symmetry %v", g.w, g.h, eps, sym != nil)
 				audit(t, pi, u.Pattern(v), r, DefaultTol)
-				require.LessOrEqual(t, r.EpsUpper, eps)
-				require.InDelta(t, star, r.EpsUpper, 1.5e-9, "%d×%d ε = %v: bracket [%v, %v]", g.w, g.h, eps, r.EpsLower, r.EpsUpper)
+				require.LessOrEqual(t, r.OptimalEpsilon, eps)
+				require.InDelta(t, star, r.OptimalEpsilon, 1.5e-9, "%d×%d ε = %v: bracket [%v, %v]", g.w, g.h, eps, r.OptimalEpsilonLower, r.OptimalEpsilon)
 			}
 		}
 	}

@@ -118,15 +118,15 @@ func TestAgainstSearch(t *testing.T) {
 		pat := o.Pattern(h)
 		ref, err := bisect.LeastEpsilon(context.Background(), fpi, pat, bisect.Options{Tol: 1e-12})
 		require.NoError(t, err)
-		r, err := LeastT(context.Background(), Dyadic(fpi), pat, ref.EpsLower, ref.EpsUpper)
+		r, err := LeastT(context.Background(), Dyadic(fpi), pat, ref.OptimalEpsilonLower, ref.OptimalEpsilon)
 		require.NoError(t, err, "trial %d", trial)
 		proven(t, r, pat)
 		lo, hi := logRat(r.TLower), logRat(r.TUpper)
 		t.Logf("trial %d (%d×%d, h %d): rational %v, ε* in [%.15g, %.15g], search [%.15g, %.15g], %d solves",
-			trial, n, m, h, r.Rational, lo, hi, ref.EpsLower, ref.EpsUpper, r.Solves)
-		assert.InDelta(t, ref.EpsUpper, hi, 2e-12, "trial %d", trial)
-		assert.GreaterOrEqual(t, hi, ref.EpsLower-1e-15, "trial %d: the search's proof is below ε*", trial)
-		assert.LessOrEqual(t, lo, ref.EpsUpper+1e-15, "trial %d: the search's mechanism is above ε*", trial)
+			trial, n, m, h, r.Rational, lo, hi, ref.OptimalEpsilonLower, ref.OptimalEpsilon, r.Solves)
+		assert.InDelta(t, ref.OptimalEpsilon, hi, 2e-12, "trial %d", trial)
+		assert.GreaterOrEqual(t, hi, ref.OptimalEpsilonLower-1e-15, "trial %d: the search's proof is below ε*", trial)
+		assert.LessOrEqual(t, lo, ref.OptimalEpsilon+1e-15, "trial %d: the search's mechanism is above ε*", trial)
 		// The exact mechanism, rounded, audits within rounding of ε*.
 		p := make(mech.Mechanism, n)
 		for i, row := range r.Mechanism {
@@ -161,7 +161,7 @@ func TestIrrational(t *testing.T) {
 	}
 	ref, err := bisect.LeastEpsilon(context.Background(), fpi, pat, bisect.Options{})
 	require.NoError(t, err)
-	r, err := LeastT(context.Background(), pi, pat, ref.EpsLower, ref.EpsUpper)
+	r, err := LeastT(context.Background(), pi, pat, ref.OptimalEpsilonLower, ref.OptimalEpsilon)
 	require.NoError(t, err)
 	proven(t, r, pat)
 	assert.False(t, r.Rational)
@@ -183,10 +183,10 @@ func TestIrrational(t *testing.T) {
 	w := new(big.Rat).Sub(r.TUpper, r.TLower)
 	w.Quo(w, r.TLower)
 	assert.Negative(t, w.Cmp(new(big.Rat).SetFrac(big.NewInt(1), new(big.Int).Lsh(big.NewInt(1), 78))))
-	assert.InDelta(t, ref.EpsUpper, logRat(r.TUpper), 1e-9)
+	assert.InDelta(t, ref.OptimalEpsilon, logRat(r.TUpper), 1e-9)
 	// The floating-point search, which knows nothing of the closed form,
 	// lands on it too.
-	assert.InDelta(t, math.Log((54-4*math.Sqrt(23))/13), ref.EpsUpper, 1e-9)
+	assert.InDelta(t, math.Log((54-4*math.Sqrt(23))/13), ref.OptimalEpsilon, 1e-9)
 }
 
 // TestChecksRefuse: each exact check fails on a tampered proof, naming

@@ -28,13 +28,13 @@ func Joint(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget, pa
 	if err != nil {
 		return Result{}, least, err
 	}
-	if b.Epsilon < least.EpsLower {
+	if b.Epsilon < least.OptimalEpsilonLower {
 		return Result{}, least, ErrBelowLeastEpsilon
 	}
 	// 2. The expected-utility LP over the patterned polytope.
 	opt.Pattern = pat
 	r, err := Maximize(ctx, pi, u, b, opt)
-	if errors.Is(err, ErrInfeasible) && b.Epsilon < least.EpsUpper {
+	if errors.Is(err, ErrInfeasible) && b.Epsilon < least.OptimalEpsilon {
 		return Result{}, least, ErrBelowLeastEpsilon
 	}
 	if err != nil {

@@ -25,13 +25,13 @@ func TestJointRefusesBelowTheLeastEpsilon(t *testing.T) {
 	ctx := context.Background()
 	_, least, err := expected.Joint(ctx, pi, u, mech.Budget{Measure: mech.PML, Epsilon: 1}, pat, expected.Options{}, bisect.Options{})
 	require.ErrorIs(t, err, expected.ErrBelowLeastEpsilon)
-	assert.LessOrEqual(t, least.EpsLower, math.Log(3)+1e-12)
-	assert.GreaterOrEqual(t, least.EpsUpper, math.Log(3)-1e-12)
-	assert.Greater(t, least.EpsLower, 1.0)
+	assert.LessOrEqual(t, least.OptimalEpsilonLower, math.Log(3)+1e-12)
+	assert.GreaterOrEqual(t, least.OptimalEpsilon, math.Log(3)-1e-12)
+	assert.Greater(t, least.OptimalEpsilonLower, 1.0)
 
 	r, least, err := expected.Joint(ctx, pi, u, mech.Budget{Measure: mech.PML, Epsilon: 1.2}, pat, expected.Options{}, bisect.Options{})
 	require.NoError(t, err)
-	assert.InDelta(t, math.Log(3), least.EpsUpper, 1e-6)
+	assert.InDelta(t, math.Log(3), least.OptimalEpsilon, 1e-6)
 	for i, row := range r.Mechanism {
 		for j, v := range row {
 			want := 0.0

@@ -379,7 +379,7 @@ func solve(ctx context.Context, s spec) (result, error) {
 			return r, err
 		}
 		m, r.LPs, r.Probes = res.Mechanism, res.LPSolves, res.GoProbes
-		g := res.EpsUpper - res.EpsLower
+		g := res.OptimalEpsilon - res.OptimalEpsilonLower
 		r.Gap = &g
 	case objSafe, objRR:
 		kind := pmlopt.UtilitySafe

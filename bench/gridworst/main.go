@@ -129,14 +129,14 @@ func main() {
 			fail(err)
 		}
 		line = fmt.Sprintf("best order %d, ε* in [%.12g, %.12g] (width %.3g, %s), LPs %d, Go probes %d",
-			h, r.EpsLower, r.EpsUpper, r.EpsUpper-r.EpsLower, r.Lower, r.LPSolves, r.GoProbes)
+			h, r.OptimalEpsilonLower, r.OptimalEpsilon, r.OptimalEpsilon-r.OptimalEpsilonLower, r.Lower, r.LPSolves, r.GoProbes)
 	} else {
 		v, r, err := bisect.BestValue(context.Background(), pi, u, *eps, opt)
 		if err != nil {
 			fail(err)
 		}
 		line = fmt.Sprintf("best value %.12g, ε* in [%.12g, %.12g] (width %.3g, %s), LPs %d, Go probes %d",
-			v, r.EpsLower, r.EpsUpper, r.EpsUpper-r.EpsLower, r.Lower, r.LPSolves, r.GoProbes)
+			v, r.OptimalEpsilonLower, r.OptimalEpsilon, r.OptimalEpsilon-r.OptimalEpsilonLower, r.Lower, r.LPSolves, r.GoProbes)
 	}
 	secs := time.Since(start).Seconds()
 	var ru syscall.Rusage

@@ -280,7 +280,7 @@ type solveOut struct {
 	Objective            string `json:"objective"`
 	Measure              string `json:"measure"`
 	Epsilon              jf     `json:"epsilon"`
-	EpsilonLower         jf     `json:"optimal_epsilon_lower"`
+	OptimalEpsilonLower  jf     `json:"optimal_epsilon_lower"`
 	ALIPLower            *jf    `json:"alip_lower,omitempty"`
 	WorstCaseOrder       *int   `json:"worst_case_order"`
 	WorstCaseValue       *jf    `json:"worst_case_value"`
@@ -307,7 +307,7 @@ type solveOut struct {
 
 func toSolve(p *problem.Problem, sol *pmlopt.Solution, status string) solveOut {
 	j := solveOut{Status: status, Objective: string(sol.Objective), Measure: string(sol.Measure),
-		Epsilon: jf(sol.Epsilon), EpsilonLower: jf(sol.EpsilonLower),
+		Epsilon: jf(sol.Epsilon), OptimalEpsilonLower: jf(sol.OptimalEpsilonLower),
 		WorstCaseValue: opt(sol.WorstCaseValue), ExpectedUtility: opt(sol.ExpectedUtility),
 		ExpectedUtilityBound: opt(sol.ExpectedUtilityBound), Solver: sol.Solver, LPSolves: sol.LPSolves}
 	if p.Order != nil {

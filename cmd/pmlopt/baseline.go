@@ -82,7 +82,7 @@ func baselineFlags(fs *flagSet) runFunc {
 func toBaselineJSON(p *problem.Problem, sol *pmlopt.BaselineSolution) baselineJSON {
 	j := baselineJSON{solveJSON: solveJSON{
 		Status: "calibrated", Objective: string(sol.Objective), Measure: string(sol.Measure),
-		Epsilon: jfloat(sol.Epsilon), EpsilonLower: jfloat(sol.EpsilonLower),
+		Epsilon: jfloat(sol.Epsilon), OptimalEpsilonLower: jfloat(sol.OptimalEpsilonLower),
 		WorstCaseValue: optFloat(sol.WorstCaseValue), ExpectedUtility: optFloat(sol.ExpectedUtility),
 		Mechanism: jmatrix(sol.Mechanism), Solver: sol.Solver,
 	}, Kind: string(sol.Kind), Parameter: jfloat(sol.Parameter), ParameterName: sol.ParameterName,

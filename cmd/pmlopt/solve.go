@@ -52,15 +52,15 @@ Example:
 	pmlopt solve testdata/counting-query.yaml --epsilon 1.3 --out solved.yaml`
 
 type solveJSON struct {
-	Status          string  `json:"status"`
-	Objective       string  `json:"objective"`
-	Measure         string  `json:"measure"`
-	Epsilon         jfloat  `json:"epsilon"`
-	EpsilonLower    jfloat  `json:"optimal_epsilon_lower"`
-	ALIPLower       *jfloat `json:"alip_lower,omitempty"`
-	WorstCaseOrder  *int    `json:"worst_case_order"`
-	WorstCaseValue  *jfloat `json:"worst_case_value"`
-	ExpectedUtility *jfloat `json:"expected_utility"`
+	Status              string  `json:"status"`
+	Objective           string  `json:"objective"`
+	Measure             string  `json:"measure"`
+	Epsilon             jfloat  `json:"epsilon"`
+	OptimalEpsilonLower jfloat  `json:"optimal_epsilon_lower"`
+	ALIPLower           *jfloat `json:"alip_lower,omitempty"`
+	WorstCaseOrder      *int    `json:"worst_case_order"`
+	WorstCaseValue      *jfloat `json:"worst_case_value"`
+	ExpectedUtility     *jfloat `json:"expected_utility"`
 	// ExpectedUtilityBound is a proven upper bound on the optimum, when
 	// the method gives one (a key beyond those of the other objectives).
 	ExpectedUtilityBound *jfloat  `json:"expected_utility_bound,omitempty"`
@@ -169,7 +169,7 @@ func solveFlags(fs *flagSet) runFunc {
 		if *asJSON {
 			j := solveJSON{
 				Status: "optimal", Objective: string(sol.Objective), Measure: string(sol.Measure),
-				Epsilon: jfloat(sol.Epsilon), EpsilonLower: jfloat(sol.EpsilonLower),
+				Epsilon: jfloat(sol.Epsilon), OptimalEpsilonLower: jfloat(sol.OptimalEpsilonLower),
 				WorstCaseValue: optFloat(sol.WorstCaseValue), ExpectedUtility: optFloat(sol.ExpectedUtility),
 				ExpectedUtilityBound: optFloat(sol.ExpectedUtilityBound),
 				Mechanism:            jmatrix(sol.Mechanism), Inputs: p.Inputs, Outputs: p.Outputs,
@@ -193,7 +193,7 @@ func solveFlags(fs *flagSet) runFunc {
 			fmt.Fprintf(&b, "privacy    %s audited %s, budget %s\n", sol.Measure, num(sol.Epsilon), num(p.Privacy.Epsilon))
 		}
 		if sol.Objective != problem.ExpectedUtility {
-			fmt.Fprintf(&b, "least ε    in [%s, %s] for this worst case\n", num(sol.EpsilonLower), num(sol.Epsilon))
+			fmt.Fprintf(&b, "least ε    in [%s, %s] for this worst case\n", num(sol.OptimalEpsilonLower), num(sol.Epsilon))
 		}
 		if ex != nil {
 			writeExact(&b, ex, p.Inputs, p.Outputs)

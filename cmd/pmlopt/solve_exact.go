@@ -73,7 +73,7 @@ func exactPass(ctx context.Context, p *problem.Problem, sol *pmlopt.Solution) (*
 	}
 	dy := exact.Dyadic(p.Prior)
 	run := func(pi []*big.Rat, reading string) (*exactJSON, error) {
-		r, err := exact.LeastT(ctx, pi, pat, sol.EpsilonLower, sol.Epsilon)
+		r, err := exact.LeastT(ctx, pi, pat, sol.OptimalEpsilonLower, sol.Epsilon)
 		if err != nil {
 			return nil, fmt.Errorf("--exact: %w", err)
 		}
@@ -83,8 +83,8 @@ func exactPass(ctx context.Context, p *problem.Problem, sol *pmlopt.Solution) (*
 		// The float64 reading is the prior the search solved for: its
 		// proven bracket and the search's certified one must meet.
 		lo, _ := new(big.Rat).SetString(j.TLower)
-		if logRat(lo) > sol.Epsilon+1e-9 || float64(j.EpsilonValue) < sol.EpsilonLower-1e-9 {
-			return fmt.Errorf("--exact: the exact optimum %s lies outside the certified bracket [%s, %s]: please report this problem", j.Epsilon, num(sol.EpsilonLower), num(sol.Epsilon))
+		if logRat(lo) > sol.Epsilon+1e-9 || float64(j.EpsilonValue) < sol.OptimalEpsilonLower-1e-9 {
+			return fmt.Errorf("--exact: the exact optimum %s lies outside the certified bracket [%s, %s]: please report this problem", j.Epsilon, num(sol.OptimalEpsilonLower), num(sol.Epsilon))
 		}
 		return nil
 	}

@@ -71,7 +71,7 @@ func runJoint(ctx context.Context, e *env, p *problem.Problem, f pmlopt.Floor, o
 	if asJSON {
 		j := jointJSON{solveJSON: solveJSON{
 			Status: "optimal", Objective: string(sol.Objective), Measure: string(sol.Measure),
-			Epsilon: jfloat(sol.Epsilon), EpsilonLower: jfloat(sol.EpsilonLower),
+			Epsilon: jfloat(sol.Epsilon), OptimalEpsilonLower: jfloat(sol.OptimalEpsilonLower),
 			WorstCaseValue: optFloat(sol.WorstCaseValue), ExpectedUtility: optFloat(sol.ExpectedUtility),
 			ExpectedUtilityBound: optFloat(sol.ExpectedUtilityBound),
 			Mechanism:            jmatrix(sol.Mechanism), Solver: sol.Solver, LPSolves: sol.LPSolves, Certificate: sol.Certificate,

@@ -56,7 +56,7 @@ func TestProbeAgainstLP(t *testing.T) {
 		pat := o.Pattern(h)
 		ref, err := bisect.LeastEpsilon(context.Background(), pi, pat, bisect.Options{Probes: bisect.ProbesLP, Tol: 1e-11})
 		require.NoError(t, err)
-		star := ref.EpsUpper
+		star := ref.OptimalEpsilon
 		g, err := colgen.New(pi, pat)
 		require.NoError(t, err)
 		for _, d := range []float64{-0.3, 0.2, -0.05, 0.01, -1e-3, 1e-4, -1e-7, 1e-7, -1e-9, 2e-9} {
@@ -69,9 +69,9 @@ func TestProbeAgainstLP(t *testing.T) {
 			checkResult(t, pi, pat, r)
 			probes++
 			// Soundness: nothing proven above ε*, nothing found below it.
-			require.LessOrEqual(t, r.Lower, ref.EpsUpper+1e-12, "trial %d, d %g", trial, d)
+			require.LessOrEqual(t, r.Lower, ref.OptimalEpsilon+1e-12, "trial %d, d %g", trial, d)
 			if r.Mechanism != nil {
-				require.GreaterOrEqual(t, r.PML, ref.EpsLower-1e-12, "trial %d, d %g", trial, d)
+				require.GreaterOrEqual(t, r.PML, ref.OptimalEpsilonLower-1e-12, "trial %d, d %g", trial, d)
 			}
 			switch {
 			case d > 0 && r.PML <= eps+1e-13:
@@ -111,7 +111,7 @@ func TestPolish(t *testing.T) {
 		pat := o.Pattern(2 + rng.IntN(n-1))
 		ref, err := bisect.LeastEpsilon(context.Background(), pi, pat, bisect.Options{Probes: bisect.ProbesLP, Tol: 1e-11})
 		require.NoError(t, err)
-		star := ref.EpsUpper
+		star := ref.OptimalEpsilon
 		if star <= pruningBound(pi, pat)+1e-6 {
 			continue
 		}
@@ -240,7 +240,7 @@ func TestSeed(t *testing.T) {
 		require.NoError(t, err)
 		ref, err := bisect.LeastEpsilon(context.Background(), pi, o.Pattern(h), bisect.Options{Probes: bisect.ProbesLP})
 		require.NoError(t, err)
-		_, err = from.Probe(ref.EpsUpper)
+		_, err = from.Probe(ref.OptimalEpsilon)
 		require.NoError(t, err)
 		seed := from.Seed()
 		require.NotNil(t, seed)
@@ -255,7 +255,7 @@ func TestSeed(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, g.AddSeed(seed))
 			for _, d := range []float64{-0.01, 1e-6, -1e-6, 0.05} {
-				eps := want.EpsUpper + d
+				eps := want.OptimalEpsilon + d
 				if eps < 0 {
 					continue
 				}

@@ -157,7 +157,7 @@ func TestCoverBracketsLeastEpsilon(t *testing.T) {
 				require.GreaterOrEqual(t, lb, math.Log(c.Tau)-1e-10)
 			}
 			if ok {
-				require.LessOrEqual(t, lb, r.EpsUpper, "%s threshold %v", pr.name, vs[k])
+				require.LessOrEqual(t, lb, r.OptimalEpsilon, "%s threshold %v", pr.name, vs[k])
 			}
 			// The flow routes along the cover without the outputs no
 			// mechanism at ε* can use (their allowed inputs hold less
@@ -170,7 +170,7 @@ func TestCoverBracketsLeastEpsilon(t *testing.T) {
 						s += pr.pi[i]
 					}
 				}
-				drop[j] = -math.Log(s) > r.EpsUpper+1e-9
+				drop[j] = -math.Log(s) > r.OptimalEpsilon+1e-9
 			}
 			fold := &sym
 			if pr.name != "uniform" {
@@ -198,10 +198,10 @@ func TestCoverBracketsLeastEpsilon(t *testing.T) {
 				require.InDelta(t, 1, s, 1e-12, "row %d", i)
 			}
 			a := leakage.PML(pr.pi, p)
-			require.GreaterOrEqual(t, a, r.EpsLower-1e-12, "%s threshold %v: the flow's mechanism below ε*", pr.name, vs[k])
+			require.GreaterOrEqual(t, a, r.OptimalEpsilonLower-1e-12, "%s threshold %v: the flow's mechanism below ε*", pr.name, vs[k])
 			if ok && a-lb <= 1e-9 {
 				met++
-				require.InDelta(t, r.EpsUpper, a, 2e-9)
+				require.InDelta(t, r.OptimalEpsilon, a, 2e-9)
 			}
 		}
 		if pr.name == "uniform" {

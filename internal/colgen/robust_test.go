@@ -171,8 +171,8 @@ func TestRobustLeastAtAPoint(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b.Lower > r.EpsUpper+1e-9 || b.Upper < r.EpsLower-1e-9 {
-			t.Errorf("at a point: bracket [%.12g, %.12g], nominal [%.12g, %.12g]", b.Lower, b.Upper, r.EpsLower, r.EpsUpper)
+		if b.Lower > r.OptimalEpsilon+1e-9 || b.Upper < r.OptimalEpsilonLower-1e-9 {
+			t.Errorf("at a point: bracket [%.12g, %.12g], nominal [%.12g, %.12g]", b.Lower, b.Upper, r.OptimalEpsilonLower, r.OptimalEpsilon)
 		}
 	}
 }

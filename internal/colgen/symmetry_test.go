@@ -69,7 +69,7 @@ func TestSymmetricAgainstLP(t *testing.T) {
 		pat := u.Pattern(-c.d)
 		ref, err := bisect.LeastEpsilon(context.Background(), pi, pat, bisect.Options{Probes: bisect.ProbesLP, Tol: 1e-11})
 		require.NoError(t, err)
-		star := ref.EpsUpper
+		star := ref.OptimalEpsilon
 		require.Greater(t, star, 0.0, "%dx%d d %g", c.w, c.h, c.d)
 		g, err := colgen.NewSymmetric(pi, pat, gridSymmetry(c.w, c.h))
 		require.NoError(t, err)
@@ -82,9 +82,9 @@ func TestSymmetricAgainstLP(t *testing.T) {
 			r, err := g.Probe(eps)
 			require.NoError(t, err)
 			checkResult(t, pi, pat, r)
-			require.LessOrEqual(t, r.Lower, ref.EpsUpper+1e-12, "%dx%d d %g", c.w, c.h, d)
+			require.LessOrEqual(t, r.Lower, ref.OptimalEpsilon+1e-12, "%dx%d d %g", c.w, c.h, d)
 			if r.Mechanism != nil {
-				require.GreaterOrEqual(t, r.PML, ref.EpsLower-1e-12, "%dx%d d %g", c.w, c.h, d)
+				require.GreaterOrEqual(t, r.PML, ref.OptimalEpsilonLower-1e-12, "%dx%d d %g", c.w, c.h, d)
 			}
 			if (d > 0 && r.PML <= eps+1e-13) || (d < 0 && r.Lower >= eps-1e-12) {
 				settled++
@@ -156,7 +156,7 @@ func TestDecide(t *testing.T) {
 	pat := u.Pattern(-3.2)
 	ref, err := bisect.LeastEpsilon(context.Background(), pi, pat, bisect.Options{Probes: bisect.ProbesLP, Tol: 1e-11})
 	require.NoError(t, err)
-	star := ref.EpsUpper
+	star := ref.OptimalEpsilon
 	for _, d := range []float64{-0.4, -0.1, 0.1} {
 		full, err := colgen.NewSymmetric(pi, pat, gridSymmetry(6, 6))
 		require.NoError(t, err)
@@ -171,7 +171,7 @@ func TestDecide(t *testing.T) {
 		assert.LessOrEqual(t, rd.Rounds, rf.Rounds)
 		if d < 0 {
 			assert.GreaterOrEqual(t, rd.Lower, star+d-1e-12, "d %g", d)
-			assert.LessOrEqual(t, rd.Lower, ref.EpsUpper+1e-12)
+			assert.LessOrEqual(t, rd.Lower, ref.OptimalEpsilon+1e-12)
 		} else {
 			require.NotNil(t, rd.Mechanism)
 			assert.LessOrEqual(t, rd.PML, star+d+1e-13)

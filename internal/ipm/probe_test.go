@@ -30,7 +30,7 @@ func TestProbeAgainstLP(t *testing.T) {
 		pat := o.Pattern(2 + rng.IntN(m-1))
 		ref, err := bisect.LeastEpsilon(context.Background(), pi, pat, bisect.Options{Probes: bisect.ProbesLP, Tol: 1e-10})
 		require.NoError(t, err)
-		star := ref.EpsUpper
+		star := ref.OptimalEpsilon
 		for _, d := range []float64{-0.05, -1e-3, 0, 1e-3, 0.05} {
 			eps := star + d
 			if eps < 0 {
@@ -39,7 +39,7 @@ func TestProbeAgainstLP(t *testing.T) {
 			r, err := ipm.Probe(pi, pat, eps)
 			require.NoError(t, err)
 			if r.Alpha != nil {
-				assert.LessOrEqual(t, r.Lower, ref.EpsUpper+1e-12, "trial %d: a proof above ε*", trial)
+				assert.LessOrEqual(t, r.Lower, ref.OptimalEpsilon+1e-12, "trial %d: a proof above ε*", trial)
 				lb, ok := certify.DualBound(pi, pat, r.Alpha)
 				require.True(t, ok)
 				assert.Equal(t, lb, r.Lower)
@@ -55,10 +55,10 @@ func TestProbeAgainstLP(t *testing.T) {
 					require.InDelta(t, 1, s, 1e-12, "trial %d, row %d", trial, i)
 				}
 				assert.Equal(t, leakage.PML(pi, r.Mechanism), r.PML)
-				assert.GreaterOrEqual(t, r.PML, ref.EpsLower-1e-12, "trial %d: a mechanism below ε*", trial)
+				assert.GreaterOrEqual(t, r.PML, ref.OptimalEpsilonLower-1e-12, "trial %d: a mechanism below ε*", trial)
 			}
 			switch {
-			case d < 0 && ref.EpsLower > 0 && eps > 0:
+			case d < 0 && ref.OptimalEpsilonLower > 0 && eps > 0:
 				// Below ε*: proven infeasible.
 				if assert.NotNil(t, r.Alpha, "trial %d, ε* %+g", trial, d) {
 					assert.GreaterOrEqual(t, r.Lower, eps, "trial %d, ε* %+g", trial, d)
@@ -144,17 +144,17 @@ func TestProbeTinyMasses(t *testing.T) {
 		pat := u.Pattern(vs[c.k])
 		ref, err := bisect.LeastEpsilon(context.Background(), pi, pat, bisect.Options{Probes: bisect.ProbesColumns, Tol: 1e-10})
 		require.NoError(t, err)
-		require.Positive(t, ref.EpsLower)
+		require.Positive(t, ref.OptimalEpsilonLower)
 		// The reference bracket on its own evidence: its mechanism audits
 		// at its upper end, its proof (when it is one) at its lower end.
 		require.True(t, pat.Holds(ref.Mechanism))
-		require.Equal(t, leakage.PML(pi, ref.Mechanism), ref.EpsUpper)
+		require.Equal(t, leakage.PML(pi, ref.Mechanism), ref.OptimalEpsilon)
 		if ref.Lower == bisect.BoundInfeasible {
 			lb, ok := certify.DualBound(pi, pat, ref.Proof)
 			require.True(t, ok)
-			require.GreaterOrEqual(t, lb, ref.EpsLower-1e-12)
+			require.GreaterOrEqual(t, lb, ref.OptimalEpsilonLower-1e-12)
 		}
-		lo, hi := ref.EpsLower-1e-6, ref.EpsUpper+1e-6
+		lo, hi := ref.OptimalEpsilonLower-1e-6, ref.OptimalEpsilon+1e-6
 		r, err := ipm.Probe(pi, pat, lo)
 		require.NoError(t, err)
 		if r.Alpha != nil {
@@ -162,16 +162,16 @@ func TestProbeTinyMasses(t *testing.T) {
 			require.True(t, ok)
 			assert.Equal(t, lb, r.Lower)
 		}
-		assert.LessOrEqual(t, r.Lower, ref.EpsUpper+1e-12, "k = %d: a proof above ε*", c.k)
+		assert.LessOrEqual(t, r.Lower, ref.OptimalEpsilon+1e-12, "k = %d: a proof above ε*", c.k)
 		if c.below {
-			assert.GreaterOrEqual(t, r.Lower, lo, "k = %d: ε* = %v not proven at %v", c.k, ref.EpsLower, lo)
+			assert.GreaterOrEqual(t, r.Lower, lo, "k = %d: ε* = %v not proven at %v", c.k, ref.OptimalEpsilonLower, lo)
 		}
 		r, err = ipm.Probe(pi, pat, hi)
 		require.NoError(t, err)
 		if r.Mechanism != nil {
 			require.True(t, pat.Holds(r.Mechanism))
 			assert.Equal(t, leakage.PML(pi, r.Mechanism), r.PML)
-			assert.GreaterOrEqual(t, r.PML, ref.EpsLower-1e-12, "k = %d: a mechanism below ε*", c.k)
+			assert.GreaterOrEqual(t, r.PML, ref.OptimalEpsilonLower-1e-12, "k = %d: a mechanism below ε*", c.k)
 		}
 		if c.above {
 			assert.LessOrEqual(t, r.PML, hi, "k = %d: no mechanism at %v", c.k, hi)
