@@ -106,22 +106,10 @@ func ratioColumnMax(pi mech.Prior, g, size []float64, b mech.Budget) (k, err flo
 	for i := range order {
 		order[i] = i
 	}
-	sortByGain(order, g)
+	SortByGain(order, g)
 	if b.Measure == mech.LDP {
 		lam := math.Exp(b.Epsilon) * (1 + 8*UnitRoundoff) // a wider set only raises K_j
-		// y = (1 + (λ−1)[i in top k]) / (n + (λ−1) k), k = 0..n.
-		total := 0.0
-		for _, v := range g {
-			total += v
-		}
-		best, bestK := total/float64(n), 0
-		top := 0.0
-		for c, i := range order {
-			top += g[i]
-			if v := (total + (lam-1)*top) / (float64(n) + (lam-1)*float64(c+1)); v > best {
-				best, bestK = v, c+1
-			}
-		}
+		best, bestK := LDPTopK(g, order, lam)
 		den := float64(n) + (lam-1)*float64(bestK)
 		for c, i := range order {
 			y := 1 / den
@@ -162,8 +150,29 @@ func ratioColumnMax(pi mech.Prior, g, size []float64, b mech.Budget) (k, err flo
 	return k, err
 }
 
-// sortByGain sorts the indices by decreasing gain.
-func sortByGain(order []int, g []float64) {
+// LDPTopK returns the largest Σ_i y_i g_i over the weights y ∝ 1 + (λ−1)
+// 1_S, S the k inputs of largest gain (k = 0 … N: the vertices of the
+// ε-LDP column's face, λ = e^ε), and that k; order lists the inputs by
+// decreasing gain (SortByGain).
+func LDPTopK(g []float64, order []int, lam float64) (best float64, k int) {
+	n := len(g)
+	total := 0.0
+	for _, v := range g {
+		total += v
+	}
+	best = total / float64(n)
+	top := 0.0
+	for c, i := range order {
+		top += g[i]
+		if v := (total + (lam-1)*top) / (float64(n) + (lam-1)*float64(c+1)); v > best {
+			best, k = v, c+1
+		}
+	}
+	return best, k
+}
+
+// SortByGain sorts the indices by decreasing gain.
+func SortByGain(order []int, g []float64) {
 	slices.SortFunc(order, func(a, b int) int {
 		switch {
 		case g[a] > g[b]:

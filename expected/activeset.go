@@ -331,26 +331,8 @@ func columnGain(pi mech.Prior, col []float64, b mech.Budget, alpha []float64, g 
 		for i := range order {
 			order[i] = i
 		}
-		slices.SortFunc(order, func(a, c int) int {
-			switch {
-			case g[a] > g[c]:
-				return -1
-			case g[a] < g[c]:
-				return 1
-			}
-			return 0
-		})
-		// y ∝ 1 + (e^ε − 1) 1_S over the top-k sets S.
-		lam := math.Exp(b.Epsilon)
-		total := 0.0
-		for _, v := range g {
-			total += v
-		}
-		best, top := total/float64(n), 0.0
-		for c, i := range order {
-			top += g[i]
-			best = math.Max(best, (total+(lam-1)*top)/(float64(n)+(lam-1)*float64(c+1)))
-		}
+		certify.SortByGain(order, g)
+		best, _ := certify.LDPTopK(g, order, math.Exp(b.Epsilon))
 		return best
 	case mech.PML:
 		return greedyMass(pi, g, math.Exp(b.Epsilon), 1, order)
