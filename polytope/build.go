@@ -352,9 +352,9 @@ func (mod *Model) addFlooredRows(s Spec, b mech.Budget, j int) {
 	mod.eps = append(mod.eps, sig)
 	mod.Marg[j] = sig.row
 	// floor[j]: (1 − Π e^{−ε_l}) σ_j − Σ_k π_k r_kj = 0, i.e.
-	// σ_j = q_j, so p_ij ≥ e^{−ε_l} q_j. As an inequality
-	// (σ_j ≥ q_j, the same polytope) gonum's Simplex cycled or
-	// found phase I unbounded on 3×4 LIP models at 12 and 30 nats.
+	// σ_j = q_j, so p_ij ≥ e^{−ε_l} q_j. An equality: the
+	// inequality σ_j ≥ q_j (the same polytope) lets gonum's Simplex
+	// cycle or report phase I unbounded at large LIP budgets.
 	mod.epsRow(b, 0, 0, fmt.Sprintf("floor[%d]", j+1), epsCoef{col: a2, sl: -1, scale: pisum, oneMinus: true}, e...)
 	// up[i,j]: r_ij + e^{−ε_l} σ_j − t_j ≤ 0, i.e. p_ij ≤ t_j.
 	for i := range mod.N {
@@ -390,14 +390,12 @@ func (mod *Model) addMargRows(s Spec, b mech.Budget, j int) {
 	case upperLevel(b) > wideBudget:
 		// e^{−ε_u} t_j ≤ q_j with t_j ≤ 1: the same polytope
 		// (t_j = min(1, e^{ε_u} q_j) ≥ max_i p_ij), but t_j stays
-		// of order one at a large ε_u. As an equality, t_j =
-		// e^ε q_j reaches 5e8 at ε = 20, and Clp and the revised
-		// backend returned optima 10–30 % below the true one; on
-		// feasibility models with letters of mass 1e-30 (ε near
-		// 60) both called patterns infeasible 10 nats above their
-		// least ε. Below wideBudget the equality stays: gonum's
-		// Simplex finds this form's bases singular (16×16 at
-		// ε = 0.5).
+		// of order one at a large ε_u. The equality t_j = e^ε q_j
+		// grows like e^ε, and a simplex backend then loses the
+		// optimum's digits (optima well below the true one,
+		// feasible patterns with tiny letters called infeasible).
+		// Below wideBudget the equality stays: with the inequality
+		// gonum's Simplex meets singular bases.
 		l.ColUpper[a] = 1
 		mod.epsRow(b, math.Inf(-1), 0, fmt.Sprintf("marg[%d]", j+1), epsCoef{col: a, su: -1, scale: math.Ldexp(1, sc)}, e...)
 	default:

@@ -13,7 +13,7 @@ import (
 // RobustMaster is the master problem of one zero pattern over a prior set
 // Π: "is there a mechanism with the pattern that is ε-PML for every prior
 // of Π?" (docs/theory.md, "When the prior is estimated"). Output j's
-// columns now lie in the cone
+// columns lie in the cone
 //
 //	C_j(λ, Π) = {v ≥ 0 on A_j : v_i ≤ λ min_{π∈Π} π·v},
 //
