@@ -98,95 +98,12 @@ func RobustLeastEpsilon(ctx context.Context, set *mech.PriorSet, pat mech.Patter
 func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech.Mechanism) (b RobustBracket, err error) {
 	set, pat := g.set, g.pat
 	g.SetStop(func() bool { return ctx.Err() != nil })
-	n, m := len(pat), len(pat[0])
 	if tol <= 0 {
 		tol = 1e-9
 	}
-	// An output open to every input takes everything at ε = 0.
-	for j := range m {
-		if len(g.allowed[j]) == n {
-			p := make(mech.Mechanism, n)
-			for i := range p {
-				p[i] = make([]float64, m)
-				p[i][j] = 1
-			}
-			b.Mechanism = p
-			return b, nil
-		}
-	}
-	// Pruning: input i must use an output j ∋ i, whose level over the
-	// set is at least −log min_{π∈Π} π(A_j).
-	open := make([]float64, m)
-	c := make([]float64, n)
-	for j := range m {
-		clear(c)
-		for _, i := range g.allowed[j] {
-			c[i] = 1
-		}
-		open[j] = math.Inf(1)
-		if len(g.allowed[j]) > 0 {
-			if mass := set.MinMass(c); mass > 0 {
-				open[j] = -math.Log(mass)
-			}
-		}
-	}
-	for i := range n {
-		least := math.Inf(1)
-		for j := range m {
-			if pat[i][j] {
-				least = math.Min(least, open[j])
-			}
-		}
-		if least > b.Lower {
-			b.Lower, b.Pruning = least, true
-		}
-	}
-	b.Upper = math.Inf(1)
-	if math.IsInf(b.Lower, 1) {
-		return b, nil // an input none of whose outputs every prior can use
-	}
-	safe := make(mech.Mechanism, n)
-	for i := range n {
-		safe[i] = make([]float64, m)
-		k := 0
-		for j := range m {
-			if pat[i][j] {
-				k++
-			}
-		}
-		for j := range m {
-			if pat[i][j] {
-				safe[i][j] = 1 / float64(k)
-			}
-		}
-	}
-	if lvl := leakage.PMLOver(set, safe); lvl < b.Upper {
-		b.Upper, b.Mechanism = lvl, safe
-	}
-	if start != nil && pat.Holds(start) {
-		if lvl := leakage.PMLOver(set, start); lvl < b.Upper {
-			b.Upper, b.Mechanism = lvl, start
-		}
-	}
-	// The pattern's fractional cover bounds ε* for every prior (Cover):
-	// its packing's multipliers prove log τ* over the set as well, with
-	// any prior per output, and start the search above the pruning bound.
-	// The estimate's mass routed along the cover at τ* (Flow) is the
-	// mechanism that closes the searches at one prior; over the set it
-	// keeps a level near ε* (above log τ* unless every output's mass is
-	// the same under every prior of the set), which starts the upper
-	// end, and closes the bracket without a master where it meets the
-	// lower end (the pruning bound or the cover's proof over the set, over
-	// balls most often).
-	if b.Upper-b.Lower > tol {
-		if cv, err := SolveCover(pat, nil, nil, false); err == nil {
-			if lb, alpha, priors, ok := robustCoverProof(set, pat, cv, b.Lower+tol); ok && lb > b.Lower {
-				b.Lower, b.Pruning, b.Alpha, b.Priors = math.Min(lb, b.Upper), false, alpha, priors
-			}
-			if f, lvl := coverFlow(set, pat, cv); f != nil && lvl < b.Upper {
-				b.Upper, b.Mechanism = lvl, f
-			}
-		}
+	b, done := g.startBracket(tol, start)
+	if done {
+		return b, nil
 	}
 	rounds0, pivots0 := g.Rounds, g.Pivots
 	seeded := g.Rounds > 0 // the master holds columns of earlier probes
@@ -371,6 +288,105 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 		b.Lower = b.Upper
 	}
 	return b, nil
+}
+
+// startBracket is LeastEpsilon's bracket before its first probe: the
+// pruning bound over the set, raised by the cover's proof over it, below;
+// the least level over the set of the mechanism uniform over the allowed
+// outputs, of start and of the cover's flow, above. done reports a
+// bracket that needs no probe: ε* = 0 (an output open to every input) or
+// no mechanism at all (an input none of whose outputs every prior can
+// use).
+func (g *RobustMaster) startBracket(tol float64, start mech.Mechanism) (b RobustBracket, done bool) {
+	set, pat := g.set, g.pat
+	n, m := len(pat), len(pat[0])
+	// An output open to every input takes everything at ε = 0.
+	for j := range m {
+		if len(g.allowed[j]) == n {
+			p := make(mech.Mechanism, n)
+			for i := range p {
+				p[i] = make([]float64, m)
+				p[i][j] = 1
+			}
+			b.Mechanism = p
+			return b, true
+		}
+	}
+	// Pruning: input i must use an output j ∋ i, whose level over the
+	// set is at least −log min_{π∈Π} π(A_j).
+	open := make([]float64, m)
+	c := make([]float64, n)
+	for j := range m {
+		clear(c)
+		for _, i := range g.allowed[j] {
+			c[i] = 1
+		}
+		open[j] = math.Inf(1)
+		if len(g.allowed[j]) > 0 {
+			if mass := set.MinMass(c); mass > 0 {
+				open[j] = -math.Log(mass)
+			}
+		}
+	}
+	for i := range n {
+		least := math.Inf(1)
+		for j := range m {
+			if pat[i][j] {
+				least = math.Min(least, open[j])
+			}
+		}
+		if least > b.Lower {
+			b.Lower, b.Pruning = least, true
+		}
+	}
+	b.Upper = math.Inf(1)
+	if math.IsInf(b.Lower, 1) {
+		return b, true // an input none of whose outputs every prior can use
+	}
+	safe := make(mech.Mechanism, n)
+	for i := range n {
+		safe[i] = make([]float64, m)
+		k := 0
+		for j := range m {
+			if pat[i][j] {
+				k++
+			}
+		}
+		for j := range m {
+			if pat[i][j] {
+				safe[i][j] = 1 / float64(k)
+			}
+		}
+	}
+	if lvl := leakage.PMLOver(set, safe); lvl < b.Upper {
+		b.Upper, b.Mechanism = lvl, safe
+	}
+	if start != nil && pat.Holds(start) {
+		if lvl := leakage.PMLOver(set, start); lvl < b.Upper {
+			b.Upper, b.Mechanism = lvl, start
+		}
+	}
+	// The pattern's fractional cover bounds ε* for every prior (Cover):
+	// its packing's multipliers prove log τ* over the set as well, with
+	// any prior per output, and start the search above the pruning bound.
+	// The estimate's mass routed along the cover at τ* (Flow) is the
+	// mechanism that closes the searches at one prior; over the set it
+	// keeps a level near ε* (above log τ* unless every output's mass is
+	// the same under every prior of the set), which starts the upper
+	// end, and closes the bracket without a master where it meets the
+	// lower end (the pruning bound or the cover's proof over the set, over
+	// balls most often).
+	if b.Upper-b.Lower > tol {
+		if cv, err := SolveCover(pat, nil, nil, false); err == nil {
+			if lb, alpha, priors, ok := robustCoverProof(set, pat, cv, b.Lower+tol); ok && lb > b.Lower {
+				b.Lower, b.Pruning, b.Alpha, b.Priors = math.Min(lb, b.Upper), false, alpha, priors
+			}
+			if f, lvl := coverFlow(set, pat, cv); f != nil && lvl < b.Upper {
+				b.Upper, b.Mechanism = lvl, f
+			}
+		}
+	}
+	return b, false
 }
 
 // coverFlow is the mechanism that routes the estimate's mass along the
