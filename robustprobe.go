@@ -166,13 +166,13 @@ func probeOverSetColumns(ctx context.Context, p *problem.Problem, pat mech.Patte
 	// The free answers first: an output open to every input takes
 	// everything at PML 0, the pruning bound over the set above ε rules
 	// the pattern out, and the utility-safe mechanism may keep ε.
-	if q := independentOver(pat); q != nil {
+	if q := colgen.IndependentOver(pat); q != nil {
 		return q, nil, true
 	}
-	if setPruningBound(p.PriorSet, pat) > eps+certify.AuditTol {
+	if colgen.SetPruningBound(p.PriorSet, pat) > eps+certify.AuditTol {
 		return nil, nil, true
 	}
-	if safe := uniformOverAllowed(pat); safe != nil && leakage.PMLOver(p.PriorSet, safe) <= eps {
+	if safe := colgen.UniformOverAllowed(pat); safe != nil && leakage.PMLOver(p.PriorSet, safe) <= eps {
 		return safe, nil, true
 	}
 	g, err := colgen.NewRobust(p.PriorSet, pat)
@@ -190,91 +190,4 @@ func probeOverSetColumns(ctx context.Context, p *problem.Problem, pat mech.Patte
 		return nil, nil, false
 	}
 	return r.Mechanism, g, true
-}
-
-// setPruningBound is the pruning bound over the set: every input must use
-// an output open to it, and output j has PML at least −log min_{π∈Π}
-// π(A_j) over the set, so no mechanism with the pattern is below max_i
-// min_{j ∋ i} of it (+Inf when some input's outputs all have an empty
-// least mass).
-func setPruningBound(set *mech.PriorSet, pat mech.Pattern) float64 {
-	if len(pat) == 0 {
-		return 0
-	}
-	n, m := len(pat), len(pat[0])
-	open := make([]float64, m)
-	c := make([]float64, n)
-	for j := range m {
-		used := false
-		for i := range n {
-			c[i] = 0
-			if pat[i][j] {
-				c[i], used = 1, true
-			}
-		}
-		open[j] = math.Inf(1)
-		if used {
-			if mass := set.MinMass(c); mass > 0 {
-				open[j] = -math.Log(mass)
-			}
-		}
-	}
-	worst := 0.0
-	for i := range n {
-		least := math.Inf(1)
-		for j := range m {
-			if pat[i][j] {
-				least = math.Min(least, open[j])
-			}
-		}
-		worst = math.Max(worst, least)
-	}
-	return worst
-}
-
-// uniformOverAllowed is the utility-safe mechanism of the pattern: each
-// row uniform over its allowed outputs (nil when a row has none).
-func uniformOverAllowed(pat mech.Pattern) mech.Mechanism {
-	p := make(mech.Mechanism, len(pat))
-	for i, row := range pat {
-		p[i] = make([]float64, len(row))
-		k := 0
-		for _, a := range row {
-			if a {
-				k++
-			}
-		}
-		if k == 0 {
-			return nil
-		}
-		for j, a := range row {
-			if a {
-				p[i][j] = 1 / float64(k)
-			}
-		}
-	}
-	return p
-}
-
-// independentOver is the mechanism that sends every input to the first
-// output open to all of them (PML 0 at every prior), nil when none is.
-func independentOver(pat mech.Pattern) mech.Mechanism {
-	if len(pat) == 0 {
-		return nil
-	}
-	for j := range pat[0] {
-		all := true
-		for i := range pat {
-			all = all && pat[i][j]
-		}
-		if all {
-			p := make(mech.Mechanism, len(pat))
-			for i := range p {
-				p[i] = make([]float64, len(pat[0]))
-				p[i][j] = 1
-			}
-			return p
-		}
-	}
-	return nil
 }

@@ -299,65 +299,19 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 // use).
 func (g *RobustMaster) startBracket(tol float64, start mech.Mechanism) (b RobustBracket, done bool) {
 	set, pat := g.set, g.pat
-	n, m := len(pat), len(pat[0])
 	// An output open to every input takes everything at ε = 0.
-	for j := range m {
-		if len(g.allowed[j]) == n {
-			p := make(mech.Mechanism, n)
-			for i := range p {
-				p[i] = make([]float64, m)
-				p[i][j] = 1
-			}
-			b.Mechanism = p
-			return b, true
-		}
+	if p := IndependentOver(pat); p != nil {
+		b.Mechanism = p
+		return b, true
 	}
-	// Pruning: input i must use an output j ∋ i, whose level over the
-	// set is at least −log min_{π∈Π} π(A_j).
-	open := make([]float64, m)
-	c := make([]float64, n)
-	for j := range m {
-		clear(c)
-		for _, i := range g.allowed[j] {
-			c[i] = 1
-		}
-		open[j] = math.Inf(1)
-		if len(g.allowed[j]) > 0 {
-			if mass := set.MinMass(c); mass > 0 {
-				open[j] = -math.Log(mass)
-			}
-		}
-	}
-	for i := range n {
-		least := math.Inf(1)
-		for j := range m {
-			if pat[i][j] {
-				least = math.Min(least, open[j])
-			}
-		}
-		if least > b.Lower {
-			b.Lower, b.Pruning = least, true
-		}
+	if lb := SetPruningBound(set, pat); lb > 0 {
+		b.Lower, b.Pruning = lb, true
 	}
 	b.Upper = math.Inf(1)
 	if math.IsInf(b.Lower, 1) {
 		return b, true // an input none of whose outputs every prior can use
 	}
-	safe := make(mech.Mechanism, n)
-	for i := range n {
-		safe[i] = make([]float64, m)
-		k := 0
-		for j := range m {
-			if pat[i][j] {
-				k++
-			}
-		}
-		for j := range m {
-			if pat[i][j] {
-				safe[i][j] = 1 / float64(k)
-			}
-		}
-	}
+	safe := UniformOverAllowed(pat)
 	if lvl := leakage.PMLOver(set, safe); lvl < b.Upper {
 		b.Upper, b.Mechanism = lvl, safe
 	}
@@ -387,6 +341,93 @@ func (g *RobustMaster) startBracket(tol float64, start mech.Mechanism) (b Robust
 		}
 	}
 	return b, false
+}
+
+// SetPruningBound is the pruning bound over the set: every input must use
+// an output open to it, and output j has PML at least −log min_{π∈Π}
+// π(A_j) over the set, so no mechanism with the pattern is below max_i
+// min_{j ∋ i} of it (+Inf when some input's outputs all have an empty
+// least mass).
+func SetPruningBound(set *mech.PriorSet, pat mech.Pattern) float64 {
+	if len(pat) == 0 {
+		return 0
+	}
+	n, m := len(pat), len(pat[0])
+	open := make([]float64, m)
+	c := make([]float64, n)
+	for j := range m {
+		used := false
+		for i := range n {
+			c[i] = 0
+			if pat[i][j] {
+				c[i], used = 1, true
+			}
+		}
+		open[j] = math.Inf(1)
+		if used {
+			if mass := set.MinMass(c); mass > 0 {
+				open[j] = -math.Log(mass)
+			}
+		}
+	}
+	worst := 0.0
+	for i := range n {
+		least := math.Inf(1)
+		for j := range m {
+			if pat[i][j] {
+				least = math.Min(least, open[j])
+			}
+		}
+		worst = math.Max(worst, least)
+	}
+	return worst
+}
+
+// UniformOverAllowed is the utility-safe mechanism of the pattern: each
+// row uniform over its allowed outputs (nil when a row has none).
+func UniformOverAllowed(pat mech.Pattern) mech.Mechanism {
+	p := make(mech.Mechanism, len(pat))
+	for i, row := range pat {
+		p[i] = make([]float64, len(row))
+		k := 0
+		for _, a := range row {
+			if a {
+				k++
+			}
+		}
+		if k == 0 {
+			return nil
+		}
+		for j, a := range row {
+			if a {
+				p[i][j] = 1 / float64(k)
+			}
+		}
+	}
+	return p
+}
+
+// IndependentOver is the mechanism that sends every input to the first
+// output open to all of them (PML 0 at every prior), nil when none is.
+func IndependentOver(pat mech.Pattern) mech.Mechanism {
+	if len(pat) == 0 {
+		return nil
+	}
+	for j := range pat[0] {
+		all := true
+		for i := range pat {
+			all = all && pat[i][j]
+		}
+		if all {
+			p := make(mech.Mechanism, len(pat))
+			for i := range p {
+				p[i] = make([]float64, len(pat[0]))
+				p[i][j] = 1
+			}
+			return p
+		}
+	}
+	return nil
 }
 
 // coverFlow is the mechanism that routes the estimate's mass along the
