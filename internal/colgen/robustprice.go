@@ -7,6 +7,24 @@ import (
 	"github.com/pmlopt/pmlopt/mech"
 )
 
+// setSlope is the slope C in τ of the pricing target: the mass the set
+// can move, Σ u − 1 for a box (at least 0), r/2 for an L1 ball of radius r
+// (at most the estimate's total).
+func setSlope(set *mech.PriorSet) float64 {
+	if set.IsBox() {
+		su := 0.0
+		for _, u := range set.Upper {
+			su += u
+		}
+		return math.Max(0, su-1)
+	}
+	tot := 0.0
+	for _, p := range set.Center {
+		tot += p
+	}
+	return math.Min(set.Radius/2, tot)
+}
+
 // setColumn prices one output over the prior set exactly: it returns a
 // v on the allowed inputs rows (0 ≤ v ≤ 1, zero elsewhere) with
 // min_{π∈Π} π·v ≥ μ that maximises c·v, up to the precision of a
@@ -30,20 +48,7 @@ import (
 // is valid however precise the search.
 func setColumn(set *mech.PriorSet, c []float64, rows []int, mu float64, work *priceWork) (v []float64, val float64, ok bool) {
 	box := set.IsBox()
-	var C float64 // the target's slope in τ
-	if box {
-		su := 0.0
-		for _, u := range set.Upper {
-			su += u
-		}
-		C = math.Max(0, su-1)
-	} else {
-		tot := 0.0
-		for _, p := range set.Center {
-			tot += p
-		}
-		C = math.Min(set.Radius/2, tot)
-	}
+	C := setSlope(set)
 	rate1 := func(k int) float64 { // mass per unit on [0, τ]
 		if box {
 			return set.Upper[k]
@@ -113,20 +118,7 @@ func setColumn(set *mech.PriorSet, c []float64, rows []int, mu float64, work *pr
 // constraint.
 func setPriceBound(set *mech.PriorSet, c []float64, rows []int, mu float64, work *priceWork) float64 {
 	box := set.IsBox()
-	var C float64
-	if box {
-		su := 0.0
-		for _, u := range set.Upper {
-			su += u
-		}
-		C = math.Max(0, su-1)
-	} else {
-		tot := 0.0
-		for _, p := range set.Center {
-			tot += p
-		}
-		C = math.Min(set.Radius/2, tot)
-	}
+	C := setSlope(set)
 	// A = S2, B = S1 − ρC at the sweep's ρ, with their slopes.
 	var A, B, sA, sB float64
 	kinks := work.kinks[:0]
