@@ -47,18 +47,10 @@ type RobustModel struct {
 // its own form. Outputs that no mechanism can use within the budget over
 // the set are always pruned; Spec.Prune is ignored.
 func BuildRobust(s Spec, set *mech.PriorSet) (*RobustModel, error) {
-	if set == nil {
-		return nil, &mech.FieldError{Field: "prior_set", Row: -1, Col: -1, Msg: "is nil"}
-	}
-	if len(set.Center) != len(s.Prior) {
-		return nil, &mech.FieldError{Field: "prior_set", Row: -1, Col: -1, Msg: fmt.Sprintf("has %d letters, the prior %d", len(set.Center), len(s.Prior))}
-	}
-	// Build checks the spec and gives M; its model is not used.
-	ref, err := Build(Spec{Prior: s.Prior, Budget: s.Budget, Pattern: s.Pattern, Objective: s.Objective, Utility: s.Utility, Outputs: s.Outputs})
+	n, m, err := setSpecSize(s, set)
 	if err != nil {
 		return nil, err
 	}
-	n, m := ref.N, ref.M
 	b := normBudget(s.Budget)
 	mod := &RobustModel{LP: &lp.Model{Maximize: s.Objective == ExpectedUtility}, N: n, M: m,
 		P: make([][]int, n), Low: make([]int, m), High: make([]int, m), Sum: make([]int, n), level: upperLevel(b)}
@@ -318,4 +310,21 @@ func addMechanism(x *lp.Model, s Spec, set *mech.PriorSet, b mech.Budget, mod *R
 		}
 		mod.Sum[i] = x.AddRow(1, 1, "", es...)
 	}
+}
+
+// setSpecSize checks a spec over the prior set set and returns its N and
+// M: the set must have the prior's letters, and Build checks the rest (its
+// model is not used).
+func setSpecSize(s Spec, set *mech.PriorSet) (n, m int, err error) {
+	if set == nil {
+		return 0, 0, &mech.FieldError{Field: "prior_set", Row: -1, Col: -1, Msg: "is nil"}
+	}
+	if len(set.Center) != len(s.Prior) {
+		return 0, 0, &mech.FieldError{Field: "prior_set", Row: -1, Col: -1, Msg: fmt.Sprintf("has %d letters, the prior %d", len(set.Center), len(s.Prior))}
+	}
+	ref, err := Build(Spec{Prior: s.Prior, Budget: s.Budget, Pattern: s.Pattern, Objective: s.Objective, Utility: s.Utility, Outputs: s.Outputs})
+	if err != nil {
+		return 0, 0, err
+	}
+	return ref.N, ref.M, nil
 }

@@ -1,7 +1,6 @@
 package polytope
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/pmlopt/pmlopt/lp"
@@ -189,17 +188,10 @@ type cutModel struct {
 }
 
 func newCutModel(s Spec, set *mech.PriorSet) (*cutModel, error) {
-	if set == nil {
-		return nil, &mech.FieldError{Field: "prior_set", Row: -1, Col: -1, Msg: "is nil"}
-	}
-	if len(set.Center) != len(s.Prior) {
-		return nil, &mech.FieldError{Field: "prior_set", Row: -1, Col: -1, Msg: fmt.Sprintf("has %d letters, the prior %d", len(set.Center), len(s.Prior))}
-	}
-	ref, err := Build(Spec{Prior: s.Prior, Budget: s.Budget, Pattern: s.Pattern, Objective: s.Objective, Utility: s.Utility, Outputs: s.Outputs})
+	n, m, err := setSpecSize(s, set)
 	if err != nil {
 		return nil, err
 	}
-	n, m := ref.N, ref.M
 	b := normBudget(s.Budget)
 	x := &lp.Model{Maximize: s.Objective == ExpectedUtility}
 	rm := &RobustModel{LP: x, N: n, M: m, P: make([][]int, n), Low: make([]int, m), High: make([]int, m), Sum: make([]int, n)}
