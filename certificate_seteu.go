@@ -8,7 +8,6 @@ import (
 	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
-	"github.com/pmlopt/pmlopt/solver"
 	"github.com/pmlopt/pmlopt/verify"
 )
 
@@ -59,38 +58,11 @@ func setExpectedLP(p *problem.Problem, u mech.Utility, eps float64, pat mech.Pat
 		}
 		x.AddRow(0, 0, "", mass...)
 	}
-	slv, err := solver.Get("revised")
-	if err != nil {
-		slv = solver.Auto()
-	}
-	sol, err := slv.Solve(x)
-	if err != nil || sol.Status != solver.Optimal {
+	sol, ok := solveSetLP(x)
+	if !ok {
 		return nil, nil, false
 	}
-	alpha = make([]float64, n)
-	for i := range n {
-		alpha[i] = sol.X[a[i]]
-	}
-	top := 0.0
-	for j := range m {
-		top = math.Max(top, sol.X[M[j]])
-	}
-	priors = make([][]float64, m)
-	for j := range m {
-		v := []float64(p.Prior)
-		if l := sol.X[M[j]]; l > 1e-9*top {
-			v = make([]float64, n)
-			for i := range n {
-				v[i] = math.Max(0, sol.X[y[j][i]]/l)
-			}
-		}
-		w, ok := aboveSet(set, p.Prior, v)
-		if !ok {
-			return nil, nil, false
-		}
-		priors[j] = w
-	}
-	return alpha, priors, true
+	return setLPProof(sol.X, a, M, y, p.Prior, set)
 }
 
 // tightenExpectedOverSet replaces c's bound (a PML answer over a set on a

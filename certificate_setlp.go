@@ -69,39 +69,58 @@ func setLowerLP(p *problem.Problem, pat mech.Pattern, L float64) (priors [][]flo
 		}
 		x.AddRow(-lp.Inf, 0, "", cap...)
 	}
+	sol, ok := solveSetLP(x)
+	if !ok || !(sol.Objective > 0) {
+		return nil, nil, false
+	}
+	alpha, priors, ok = setLPProof(sol.X, a, lam, y, p.Prior, set)
+	return priors, alpha, ok
+}
+
+// solveSetLP solves a certificate's LP over a set with the revised simplex
+// (the default backend where that is not built in); ok when it is optimal.
+func solveSetLP(x *lp.Model) (*solver.Solution, bool) {
 	slv, err := solver.Get("revised")
 	if err != nil {
 		slv = solver.Auto()
 	}
 	sol, err := slv.Solve(x)
-	if err != nil || sol.Status != solver.Optimal || !(sol.Objective > 0) {
-		return nil, nil, false
+	if err != nil || sol.Status != solver.Optimal {
+		return nil, false
 	}
+	return sol, true
+}
+
+// setLPProof reads a proof over the set off the solution X of a
+// certificate's LP: the multipliers α_i = X[a_i] and, for each output j,
+// the prior X[y_j]/X[scale_j] its scaled prior columns hold (the estimate
+// where the scale is negligible), moved into the set (aboveSet).
+func setLPProof(X []float64, a, scale []int, y [][]int, pi mech.Prior, set *mech.PriorSet) (alpha []float64, priors [][]float64, ok bool) {
+	n, m := len(a), len(scale)
 	alpha = make([]float64, n)
 	for i := range n {
-		alpha[i] = sol.X[a[i]]
+		alpha[i] = X[a[i]]
 	}
 	top := 0.0
 	for j := range m {
-		top = math.Max(top, sol.X[lam[j]])
+		top = math.Max(top, X[scale[j]])
 	}
 	priors = make([][]float64, m)
 	for j := range m {
-		l := sol.X[lam[j]]
-		v := []float64(p.Prior)
-		if l > 1e-9*top {
+		v := []float64(pi)
+		if l := X[scale[j]]; l > 1e-9*top {
 			v = make([]float64, n)
 			for i := range n {
-				v[i] = math.Max(0, sol.X[y[j][i]]/l)
+				v[i] = math.Max(0, X[y[j][i]]/l)
 			}
 		}
-		w, ok := aboveSet(set, p.Prior, v)
+		w, ok := aboveSet(set, pi, v)
 		if !ok {
 			return nil, nil, false
 		}
 		priors[j] = w
 	}
-	return priors, alpha, true
+	return alpha, priors, true
 }
 
 // setLowerFromLP is setLowerLP's proof written out: the certificate's
