@@ -341,25 +341,9 @@ func (f freeMass) crossings(set *mech.PriorSet, a []float64, rows []int, x0, x1 
 // the cost at the estimate less the mass that can move from above a kink
 // to below one (or outside the rows), at most r/2.
 func (f freeMass) value(set *mech.PriorSet, a []float64, rows []int, nu float64) float64 {
+	cost, x, y := f.parts(set, a, rows, nu)
 	if set.IsBox() {
-		cost, free := 0.0, f.outRoom
-		for _, i := range rows {
-			l, c := set.Lower[i], nu*a[i]
-			cost += math.Max(0, l+c)
-			free += math.Max(0, math.Min(set.Upper[i], math.Max(0, -c))-l)
-		}
-		return cost + math.Max(0, f.rest-free)
+		return cost + math.Max(0, x)
 	}
-	cost, take, put := 0.0, 0.0, 0.0
-	for _, i := range rows {
-		p, c := set.Center[i], nu*a[i]
-		k := math.Max(0, -c)
-		cost += math.Max(0, p+c)
-		take += math.Max(0, p-k)
-		put += math.Max(0, k-p)
-	}
-	if f.sink {
-		put = math.Inf(1)
-	}
-	return cost - math.Min(set.Radius/2, math.Min(take, put))
+	return cost - math.Min(set.Radius/2, math.Min(x, y))
 }
