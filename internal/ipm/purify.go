@@ -7,7 +7,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/pmlopt/pmlopt/certify"
-	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
@@ -68,16 +67,9 @@ func PurifiedVertex(p Problem, r *Result, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	clearDust(P)
-	if !certify.RowsSumToOne(P) {
-		return nil, fmt.Errorf("%w: a row of the purified vertex does not sum to 1", ErrNoVertex)
-	}
-	if a := leakage.PML(p.Prior, P); !(a <= p.Epsilon+auditRounding*math.Max(1, p.Epsilon)) {
-		return nil, fmt.Errorf("%w: the purified vertex has PML %g above %g", ErrNoVertex, a, p.Epsilon)
-	}
-	v := p.Utility.ExpectedUtility(p.Prior, P)
-	if v < r.Value-valueSlack*math.Max(1, math.Abs(r.Value)) {
-		return nil, fmt.Errorf("%w: the purified vertex's value %.17g is below the interior point's %.17g", ErrNoVertex, v, r.Value)
+	v, err := auditVertex(p, r, P, "purified vertex")
+	if err != nil {
+		return nil, err
 	}
 	out := &Result{Mechanism: P, Value: v, Bound: r.Bound, Alpha: r.Alpha, Iterations: r.Iterations}
 	if !out.valid() {

@@ -219,16 +219,9 @@ func vertexOn(ctx context.Context, p Problem, r *Result, used, capped mech.Patte
 	}
 	P := f.mechanism(sol.X)
 	// 3. The vertex, without dust, audited.
-	clearDust(P)
-	if !certify.RowsSumToOne(P) {
-		return nil, fmt.Errorf("%w: a row of the vertex does not sum to 1", ErrNoVertex)
-	}
-	if a := leakage.PML(p.Prior, P); !(a <= p.Epsilon+auditRounding*math.Max(1, p.Epsilon)) {
-		return nil, fmt.Errorf("%w: the vertex has PML %g above %g", ErrNoVertex, a, p.Epsilon)
-	}
-	v := p.Utility.ExpectedUtility(p.Prior, P)
-	if v < r.Value-valueSlack*math.Max(1, math.Abs(r.Value)) {
-		return nil, fmt.Errorf("%w: the vertex's value %.17g is below the interior point's %.17g", ErrNoVertex, v, r.Value)
+	v, err := auditVertex(p, r, P, "vertex")
+	if err != nil {
+		return nil, err
 	}
 	// 4. The bound: r's, or the face LP's multipliers' (either sign
 	// convention proves a bound; the lesser counts).
@@ -453,4 +446,23 @@ func outputMass(pi mech.Prior, x mech.Mechanism, j int) float64 {
 		q += pi[i] * row[j]
 	}
 	return math.Max(q, 0x1p-1022)
+}
+
+// auditVertex clears P's dust and audits it as the vertex of the interior
+// point r (what names it in the errors): its rows sum to 1, its PML keeps
+// the budget to rounding, and its value is not below r's. It returns that
+// value.
+func auditVertex(p Problem, r *Result, P mech.Mechanism, what string) (float64, error) {
+	clearDust(P)
+	if !certify.RowsSumToOne(P) {
+		return 0, fmt.Errorf("%w: a row of the %s does not sum to 1", ErrNoVertex, what)
+	}
+	if a := leakage.PML(p.Prior, P); !(a <= p.Epsilon+auditRounding*math.Max(1, p.Epsilon)) {
+		return 0, fmt.Errorf("%w: the %s has PML %g above %g", ErrNoVertex, what, a, p.Epsilon)
+	}
+	v := p.Utility.ExpectedUtility(p.Prior, P)
+	if v < r.Value-valueSlack*math.Max(1, math.Abs(r.Value)) {
+		return 0, fmt.Errorf("%w: the %s's value %.17g is below the interior point's %.17g", ErrNoVertex, what, v, r.Value)
+	}
+	return v, nil
 }
