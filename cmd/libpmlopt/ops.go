@@ -276,15 +276,7 @@ func opLoad(_ context.Context, a args, _ input) (any, [][][]float64, error) {
 }
 
 type solveOut struct {
-	Status               string `json:"status"`
-	Objective            string `json:"objective"`
-	Measure              string `json:"measure"`
-	Epsilon              jf     `json:"epsilon"`
-	OptimalEpsilonLower  jf     `json:"optimal_epsilon_lower"`
-	ALIPLower            *jf    `json:"alip_lower,omitempty"`
-	WorstCaseOrder       *int   `json:"worst_case_order"`
-	WorstCaseValue       *jf    `json:"worst_case_value"`
-	ExpectedUtility      *jf    `json:"expected_utility"`
+	jsonout.Solution
 	ExpectedUtilityBound *jf    `json:"expected_utility_bound"`
 	Mechanism            int    `json:"mechanism"`
 	Solver               string `json:"solver"`
@@ -306,18 +298,8 @@ type solveOut struct {
 }
 
 func toSolve(p *problem.Problem, sol *pmlopt.Solution, status string) solveOut {
-	j := solveOut{Status: status, Objective: string(sol.Objective), Measure: string(sol.Measure),
-		Epsilon: jf(sol.Epsilon), OptimalEpsilonLower: jf(sol.OptimalEpsilonLower),
-		WorstCaseValue: opt(sol.WorstCaseValue), ExpectedUtility: opt(sol.ExpectedUtility),
+	return solveOut{Solution: jsonout.NewSolution(status, sol, p.Order != nil),
 		ExpectedUtilityBound: opt(sol.ExpectedUtilityBound), Solver: sol.Solver, LPSolves: sol.LPSolves}
-	if p.Order != nil {
-		h := sol.WorstCaseOrder
-		j.WorstCaseOrder = &h
-	}
-	if sol.Measure == mech.ALIP {
-		j.ALIPLower = opt(sol.ALIPLower)
-	}
-	return j
 }
 
 func opSolve(ctx context.Context, a args, in input) (any, [][][]float64, error) {

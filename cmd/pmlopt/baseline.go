@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/pmlopt/pmlopt"
+	"github.com/pmlopt/pmlopt/internal/jsonout"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 )
@@ -81,18 +82,10 @@ func baselineFlags(fs *flagSet) runFunc {
 
 func toBaselineJSON(p *problem.Problem, sol *pmlopt.BaselineSolution) baselineJSON {
 	j := baselineJSON{solveJSON: solveJSON{
-		Status: "calibrated", Objective: string(sol.Objective), Measure: string(sol.Measure),
-		Epsilon: jfloat(sol.Epsilon), OptimalEpsilonLower: jfloat(sol.OptimalEpsilonLower),
-		WorstCaseValue: optFloat(sol.WorstCaseValue), ExpectedUtility: optFloat(sol.ExpectedUtility),
+		Solution:  jsonout.NewSolution("calibrated", &sol.Solution, p.Order != nil),
 		Mechanism: jmatrix(sol.Mechanism), Solver: sol.Solver,
 	}, Kind: string(sol.Kind), Parameter: jfloat(sol.Parameter), ParameterName: sol.ParameterName,
 		ParameterStart: jfloat(sol.Start), Audits: sol.Audits}
-	if p.Order != nil {
-		j.WorstCaseOrder = &sol.WorstCaseOrder
-	}
-	if sol.Measure == mech.ALIP {
-		j.ALIPLower = optFloat(sol.ALIPLower)
-	}
 	return j
 }
 

@@ -52,15 +52,7 @@ Example:
 	pmlopt solve testdata/counting-query.yaml --epsilon 1.3 --out solved.yaml`
 
 type solveJSON struct {
-	Status              string  `json:"status"`
-	Objective           string  `json:"objective"`
-	Measure             string  `json:"measure"`
-	Epsilon             jfloat  `json:"epsilon"`
-	OptimalEpsilonLower jfloat  `json:"optimal_epsilon_lower"`
-	ALIPLower           *jfloat `json:"alip_lower,omitempty"`
-	WorstCaseOrder      *int    `json:"worst_case_order"`
-	WorstCaseValue      *jfloat `json:"worst_case_value"`
-	ExpectedUtility     *jfloat `json:"expected_utility"`
+	jsonout.Solution
 	// ExpectedUtilityBound is a proven upper bound on the optimum, when
 	// the method gives one (a key beyond those of the other objectives).
 	ExpectedUtilityBound *jfloat  `json:"expected_utility_bound,omitempty"`
@@ -168,18 +160,10 @@ func solveFlags(fs *flagSet) runFunc {
 		}
 		if *asJSON {
 			j := solveJSON{
-				Status: "optimal", Objective: string(sol.Objective), Measure: string(sol.Measure),
-				Epsilon: jfloat(sol.Epsilon), OptimalEpsilonLower: jfloat(sol.OptimalEpsilonLower),
-				WorstCaseValue: optFloat(sol.WorstCaseValue), ExpectedUtility: optFloat(sol.ExpectedUtility),
+				Solution:             jsonout.NewSolution("optimal", sol, p.Order != nil || p.Rule != nil),
 				ExpectedUtilityBound: optFloat(sol.ExpectedUtilityBound),
 				Mechanism:            jmatrix(sol.Mechanism), Inputs: p.Inputs, Outputs: p.Outputs,
 				Solver: sol.Solver, LPSolves: sol.LPSolves, Certificate: sol.Certificate, Exact: ex,
-			}
-			if p.Order != nil || p.Rule != nil {
-				j.WorstCaseOrder = &sol.WorstCaseOrder
-			}
-			if sol.Measure == mech.ALIP {
-				j.ALIPLower = optFloat(sol.ALIPLower)
 			}
 			return writeJSON(e.stdout, j)
 		}

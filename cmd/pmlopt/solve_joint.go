@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/pmlopt/pmlopt"
+	"github.com/pmlopt/pmlopt/internal/jsonout"
 	"github.com/pmlopt/pmlopt/problem"
 )
 
@@ -70,15 +71,10 @@ func runJoint(ctx context.Context, e *env, p *problem.Problem, f pmlopt.Floor, o
 	}
 	if asJSON {
 		j := jointJSON{solveJSON: solveJSON{
-			Status: "optimal", Objective: string(sol.Objective), Measure: string(sol.Measure),
-			Epsilon: jfloat(sol.Epsilon), OptimalEpsilonLower: jfloat(sol.OptimalEpsilonLower),
-			WorstCaseValue: optFloat(sol.WorstCaseValue), ExpectedUtility: optFloat(sol.ExpectedUtility),
+			Solution:             jsonout.NewSolution("optimal", &sol, p.Order != nil),
 			ExpectedUtilityBound: optFloat(sol.ExpectedUtilityBound),
 			Mechanism:            jmatrix(sol.Mechanism), Solver: sol.Solver, LPSolves: sol.LPSolves, Certificate: sol.Certificate,
 		}, LeastEpsilonLower: jfloat(js.LeastEpsilonLower), LeastEpsilonUpper: jfloat(js.LeastEpsilonUpper)}
-		if p.Order != nil {
-			j.WorstCaseOrder = &sol.WorstCaseOrder
-		}
 		if f.ByValue {
 			j.MinValue = optFloat(f.Value)
 		} else {

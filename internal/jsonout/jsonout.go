@@ -298,3 +298,36 @@ func ExpectedPointOf[M any](pt pmlopt.ExpectedPoint) ExpectedPoint[M] {
 	}
 	return j
 }
+
+// Solution is the head of a solve's JSON, the keys the command line and
+// the C library share: the status, what was optimised, the audited level
+// and the certified lower end of the least ε, and the objectives reached
+// (worst_case_order present only for a problem with an order; alip_lower
+// only under ALIP).
+type Solution struct {
+	Status              string `json:"status"`
+	Objective           string `json:"objective"`
+	Measure             string `json:"measure"`
+	Epsilon             Float  `json:"epsilon"`
+	OptimalEpsilonLower Float  `json:"optimal_epsilon_lower"`
+	ALIPLower           *Float `json:"alip_lower,omitempty"`
+	WorstCaseOrder      *int   `json:"worst_case_order"`
+	WorstCaseValue      *Float `json:"worst_case_value"`
+	ExpectedUtility     *Float `json:"expected_utility"`
+}
+
+// NewSolution is the head of sol's JSON with the given status; hasOrder
+// says whether the problem has an order (worst_case_order is then set).
+func NewSolution(status string, sol *pmlopt.Solution, hasOrder bool) Solution {
+	j := Solution{Status: status, Objective: string(sol.Objective), Measure: string(sol.Measure),
+		Epsilon: Float(sol.Epsilon), OptimalEpsilonLower: Float(sol.OptimalEpsilonLower),
+		WorstCaseValue: Opt(sol.WorstCaseValue), ExpectedUtility: Opt(sol.ExpectedUtility)}
+	if hasOrder {
+		h := sol.WorstCaseOrder
+		j.WorstCaseOrder = &h
+	}
+	if sol.Measure == mech.ALIP {
+		j.ALIPLower = Opt(sol.ALIPLower)
+	}
+	return j
+}
