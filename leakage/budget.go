@@ -20,12 +20,11 @@ func Level(pi mech.Prior, p mech.Mechanism, b mech.Budget) (level, lower, excess
 		level = LDP(pi, p)
 	case mech.ALIP:
 		lower, level = ALIP(pi, p)
-		return level, lower, math.Max(lower-b.EpsilonLower, level-b.EpsilonUpper)
 	default:
 		nan := math.NaN()
 		return nan, nan, nan
 	}
-	return level, 0, level - b.Epsilon
+	return level, lower, Excess(b, level, lower)
 }
 
 // LevelOver is Level with every prior-dependent level taken over the
@@ -41,10 +40,19 @@ func LevelOver(s *mech.PriorSet, p mech.Mechanism, b mech.Budget) (level, lower,
 		level = LDP(s.Center, p)
 	case mech.ALIP:
 		lower, level = ALIPOver(s, p)
-		return level, lower, math.Max(lower-b.EpsilonLower, level-b.EpsilonUpper)
 	default:
 		nan := math.NaN()
 		return nan, nan, nan
 	}
-	return level, 0, level - b.Epsilon
+	return level, lower, Excess(b, level, lower)
+}
+
+// Excess is how far the levels of a mechanism exceed the budget b: level
+// − ε, or for ALIP (level ε_u, lower ε_l) the larger of ε_l's and ε_u's
+// excesses. Negative within the budget.
+func Excess(b mech.Budget, level, lower float64) float64 {
+	if b.Measure == mech.ALIP {
+		return math.Max(lower-b.EpsilonLower, level-b.EpsilonUpper)
+	}
+	return level - b.Epsilon
 }

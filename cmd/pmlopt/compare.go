@@ -214,6 +214,20 @@ func shortNum(v float64) string {
 	return strconv.FormatFloat(v, 'g', 4, 64)
 }
 
+// level is the level of measure the audit found (ε_u and ε_l for ALIP;
+// lower 0 for the others).
+func (c compared) level(measure mech.Measure) (level, lower float64) {
+	switch measure {
+	case mech.PML:
+		return c.pml, 0
+	case mech.LIP:
+		return c.lip, 0
+	case mech.LDP:
+		return c.ldp, 0
+	}
+	return c.alipU, c.alipL
+}
+
 // audit measures m against ref's prior, utilities and budget.
 func audit(ref *problem.Problem, name string, m mech.Mechanism) compared {
 	c := compared{name: name, m: m, pml: leakage.PML(ref.Prior, m), lip: leakage.LIP(ref.Prior, m), ldp: leakage.LDP(ref.Prior, m),
@@ -226,8 +240,13 @@ func audit(ref *problem.Problem, name string, m mech.Mechanism) compared {
 		c.wcOrder = ref.Order.WorstCaseOrder(m)
 	}
 	if b := ref.Privacy; b != nil {
-		// Over a prior set the budget must hold for every prior of it.
-		c.excess = judgeProblem(ref, m, *b).Excess
+		if ref.PriorSet != nil {
+			// The budget must hold for every prior of the set.
+			c.excess = judgeOver(ref.PriorSet, m, *b).Excess
+		} else {
+			level, lower := c.level(b.Measure)
+			c.excess = leakage.Excess(*b, level, lower)
+		}
 		// The audit's tolerance: optima meet their budget to within it.
 		c.within = c.excess <= auditSlack
 	}
