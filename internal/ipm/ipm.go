@@ -615,9 +615,12 @@ func (w *workspace) factor() error {
 	if w.lowRank {
 		return w.factorLowRank(diagFloor)
 	}
+	if !st.full {
+		w.scatterUpdates(data)
+	}
 	for j := range st.m {
 		k0, k1 := st.colStart[j], st.colStart[j+1]
-		if k0 == k1 {
+		if k0 == k1 || !st.full {
 			continue
 		}
 		// Every output has every input, in order (pairs), so row i of
@@ -641,6 +644,52 @@ func (w *workspace) factor() error {
 	}
 	w.chol.factorize(data, n)
 	return nil
+}
+
+// scatterUpdates adds every output's rank-2 update to the dense N×N
+// system (row-major data) when the outputs' pairs are a sparse subset:
+// each update touches only the |S_j|² entries of its own pairs, so the
+// pass costs Σ_j |S_j|² instead of N²M. The workers take ranges of rows;
+// each entry's terms are added in the order of the outputs whatever the
+// split, so the result does not depend on it.
+func (w *workspace) scatterUpdates(data []float64) {
+	st, n, marg := w.st, w.st.n, w.form.marg
+	work := 0
+	for j := range st.m {
+		c := st.colStart[j+1] - st.colStart[j]
+		work += c * c
+	}
+	w.split(n, work/max(n, 1)+1, func(lo, hi int) {
+		for j := range st.m {
+			k0, k1 := st.colStart[j], st.colStart[j+1]
+			rows, v1, v2 := st.row[k0:k1], w.v1[k0:k1], w.v2[k0:k1]
+			for kk := k0; kk < k1; kk++ {
+				i := st.row[kk]
+				if i < lo || i >= hi {
+					continue
+				}
+				r := data[i*n : (i+1)*n]
+				a1, a2 := w.u1[kk], w.u2[kk]
+				if k1-k0 == n {
+					// Every input, in order: two axpys over the row.
+					vec.AddScaled(r, a1, v1)
+					if marg {
+						vec.AddScaled(r, -a2, v2)
+					}
+					continue
+				}
+				if marg {
+					for b, l := range rows {
+						r[l] += a1*v1[b] - a2*v2[b]
+					}
+				} else {
+					for b, l := range rows {
+						r[l] += a1 * v1[b]
+					}
+				}
+			}
+		}
+	})
 }
 
 // outputBlock computes output j's products v1 = g d, v2 = π d, its 2×2
@@ -889,7 +938,7 @@ func (w *workspace) point(pat mech.Pattern) mech.Mechanism {
 	p := mech.Zeros(st.n, st.m)
 	for j := range st.m {
 		for k := st.colStart[j]; k < st.colStart[j+1]; k++ {
-			if i := st.row[k]; pat == nil || pat[i][j] {
+			if i := st.row[k]; pat == nil || j < len(pat[i]) && pat[i][j] {
 				p[i][j] = w.p[k]
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/pmlopt/pmlopt/internal/ipm"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/mech"
 )
 
 // TestProbeAgainstLP probes random patterns below, near and above the
@@ -24,6 +25,7 @@ import (
 func TestProbeAgainstLP(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
 	settled := 0
+	forms := map[string]func(mech.Prior, mech.Pattern, float64) (*ipm.ProbeResult, error){"every pair": ipm.ProbeWhole, "outlet": ipm.ProbeOutlet}
 	for trial := 0; trial < 40; trial++ {
 		n, m := 3+rng.IntN(10), 3+rng.IntN(10)
 		pi, o := randinst.Prior(rng, n, 0.01), randinst.StrictOrder(rng, n, m)
@@ -31,21 +33,22 @@ func TestProbeAgainstLP(t *testing.T) {
 		ref, err := bisect.LeastEpsilon(context.Background(), pi, pat, bisect.Options{Probes: bisect.ProbesLP, Tol: 1e-10})
 		require.NoError(t, err)
 		star := ref.OptimalEpsilon
-		for _, d := range []float64{-0.05, -1e-3, 0, 1e-3, 0.05} {
+		for k := range 10 {
+			form, d := []string{"every pair", "outlet"}[k%2], []float64{-0.05, -1e-3, 0, 1e-3, 0.05}[k/2]
 			eps := star + d
 			if eps < 0 {
 				continue
 			}
-			r, err := ipm.Probe(pi, pat, eps)
+			r, err := forms[form](pi, pat, eps)
 			require.NoError(t, err)
 			if r.Alpha != nil {
-				assert.LessOrEqual(t, r.Lower, ref.OptimalEpsilon+1e-12, "trial %d: a proof above ε*", trial)
+				assert.LessOrEqual(t, r.Lower, ref.OptimalEpsilon+1e-12, "trial %d, %s: a proof above ε*", trial, form)
 				lb, ok := certify.DualBound(pi, pat, r.Alpha)
 				require.True(t, ok)
 				assert.Equal(t, lb, r.Lower)
 			}
 			if r.Mechanism != nil {
-				require.True(t, pat.Holds(r.Mechanism), "trial %d: a forbidden pair used", trial)
+				require.True(t, pat.Holds(r.Mechanism), "trial %d, %s: a forbidden pair used", trial, form)
 				for i, row := range r.Mechanism {
 					s := 0.0
 					for _, v := range row {
@@ -55,25 +58,25 @@ func TestProbeAgainstLP(t *testing.T) {
 					require.InDelta(t, 1, s, 1e-12, "trial %d, row %d", trial, i)
 				}
 				assert.Equal(t, leakage.PML(pi, r.Mechanism), r.PML)
-				assert.GreaterOrEqual(t, r.PML, ref.OptimalEpsilonLower-1e-12, "trial %d: a mechanism below ε*", trial)
+				assert.GreaterOrEqual(t, r.PML, ref.OptimalEpsilonLower-1e-12, "trial %d, %s: a mechanism below ε*", trial, form)
 			}
 			switch {
 			case d < 0 && ref.OptimalEpsilonLower > 0 && eps > 0:
 				// Below ε*: proven infeasible.
-				if assert.NotNil(t, r.Alpha, "trial %d, ε* %+g", trial, d) {
-					assert.GreaterOrEqual(t, r.Lower, eps, "trial %d, ε* %+g", trial, d)
+				if assert.NotNil(t, r.Alpha, "trial %d, %s, ε* %+g", trial, form, d) {
+					assert.GreaterOrEqual(t, r.Lower, eps, "trial %d, %s, ε* %+g", trial, form, d)
 					settled++
 				}
 			case d > 0:
 				// Above ε*: a mechanism within the budget.
-				if assert.NotNil(t, r.Mechanism, "trial %d, ε* %+g", trial, d) {
-					assert.LessOrEqual(t, r.PML, eps, "trial %d, ε* %+g", trial, d)
+				if assert.NotNil(t, r.Mechanism, "trial %d, %s, ε* %+g", trial, form, d) {
+					assert.LessOrEqual(t, r.PML, eps, "trial %d, %s, ε* %+g", trial, form, d)
 					settled++
 				}
 			}
 		}
 	}
-	assert.Greater(t, settled, 100)
+	assert.Greater(t, settled, 200)
 }
 
 // TestProbeErrors checks the input errors.
@@ -109,8 +112,12 @@ func TestProbeWithoutMechanism(t *testing.T) {
 		n, m := 2+rng.IntN(8), 2+rng.IntN(8)
 		pi := randinst.Prior(rng, n, []float64{0.01, 1e-4, 1e-7, 1e-10}[trial%4])
 		pat := randinst.StrictOrder(rng, n, m).Pattern(1 + rng.IntN(m))
-		for _, eps := range []float64{20, 700} {
-			r, err := ipm.Probe(pi, pat, eps)
+		for _, c := range []struct {
+			eps   float64
+			probe func(mech.Prior, mech.Pattern, float64) (*ipm.ProbeResult, error)
+		}{{20, ipm.ProbeWhole}, {20, ipm.ProbeOutlet}, {700, ipm.ProbeWhole}, {700, ipm.ProbeOutlet}} {
+			eps := c.eps
+			r, err := c.probe(pi, pat, eps)
 			require.NoError(t, err)
 			if r.Mechanism == nil {
 				require.Equal(t, 700.0, eps, "trial %d: no mechanism at ε = %v", trial, eps)
@@ -155,26 +162,28 @@ func TestProbeTinyMasses(t *testing.T) {
 			require.GreaterOrEqual(t, lb, ref.OptimalEpsilonLower-1e-12)
 		}
 		lo, hi := ref.OptimalEpsilonLower-1e-6, ref.OptimalEpsilon+1e-6
-		r, err := ipm.Probe(pi, pat, lo)
-		require.NoError(t, err)
-		if r.Alpha != nil {
-			lb, ok := certify.DualBound(pi, pat, r.Alpha)
-			require.True(t, ok)
-			assert.Equal(t, lb, r.Lower)
-		}
-		assert.LessOrEqual(t, r.Lower, ref.OptimalEpsilon+1e-12, "k = %d: a proof above ε*", c.k)
-		if c.below {
-			assert.GreaterOrEqual(t, r.Lower, lo, "k = %d: ε* = %v not proven at %v", c.k, ref.OptimalEpsilonLower, lo)
-		}
-		r, err = ipm.Probe(pi, pat, hi)
-		require.NoError(t, err)
-		if r.Mechanism != nil {
-			require.True(t, pat.Holds(r.Mechanism))
-			assert.Equal(t, leakage.PML(pi, r.Mechanism), r.PML)
-			assert.GreaterOrEqual(t, r.PML, ref.OptimalEpsilonLower-1e-12, "k = %d: a mechanism below ε*", c.k)
-		}
-		if c.above {
-			assert.LessOrEqual(t, r.PML, hi, "k = %d: no mechanism at %v", c.k, hi)
+		for _, probe := range []func(mech.Prior, mech.Pattern, float64) (*ipm.ProbeResult, error){ipm.ProbeWhole, ipm.ProbeOutlet} {
+			r, err := probe(pi, pat, lo)
+			require.NoError(t, err)
+			if r.Alpha != nil {
+				lb, ok := certify.DualBound(pi, pat, r.Alpha)
+				require.True(t, ok)
+				assert.Equal(t, lb, r.Lower)
+			}
+			assert.LessOrEqual(t, r.Lower, ref.OptimalEpsilon+1e-12, "k = %d: a proof above ε*", c.k)
+			if c.below {
+				assert.GreaterOrEqual(t, r.Lower, lo, "k = %d: ε* = %v not proven at %v", c.k, ref.OptimalEpsilonLower, lo)
+			}
+			r, err = probe(pi, pat, hi)
+			require.NoError(t, err)
+			if r.Mechanism != nil {
+				require.True(t, pat.Holds(r.Mechanism))
+				assert.Equal(t, leakage.PML(pi, r.Mechanism), r.PML)
+				assert.GreaterOrEqual(t, r.PML, ref.OptimalEpsilonLower-1e-12, "k = %d: a mechanism below ε*", c.k)
+			}
+			if c.above {
+				assert.LessOrEqual(t, r.PML, hi, "k = %d: no mechanism at %v", c.k, hi)
+			}
 		}
 	}
 }
