@@ -45,26 +45,51 @@ const pivotNoise = 1e-13
 // factorize computes L for the n×n matrix a (row-major) and reports how
 // many pivots it skipped.
 func (c *cholesky) factorize(a []float64, n int) int {
+	return c.factorizeSplit(a, n, func(n, _ int, f func(lo, hi int)) { f(0, n) })
+}
+
+// cholBlock is how many rows factorizeSplit takes at a time: their
+// entries left of the block depend only on the rows above it, and are
+// shared out; the block's own entries follow in order.
+const cholBlock = 64
+
+// factorizeSplit is factorize with the rows of each block of cholBlock
+// rows shared out by split (workspace.split) for their entries left of the
+// block. Every entry is the same dot product, in the same order, as in
+// one pass, so L does not depend on the split.
+func (c *cholesky) factorizeSplit(a []float64, n int, split func(n, cost int, f func(lo, hi int))) int {
 	if c.n != n {
 		c.n, c.l, c.diag = n, make([]float64, n*n), make([]float64, n)
 	}
+	entry := func(li, ai []float64, k int) {
+		li[k] = (ai[k] - vec.Dot(li[:k], c.l[k*n:k*n+k])) * c.diag[k]
+	}
 	skipped := 0
-	for i := range n {
-		li := c.l[i*n : i*n+n]
-		ai := a[i*n : i*n+n]
-		for k := range i {
-			lk := c.l[k*n : k*n+k]
-			li[k] = (ai[k] - vec.Dot(li[:k], lk)) * c.diag[k]
+	for r0 := 0; r0 < n; r0 += cholBlock {
+		r1 := min(r0+cholBlock, n)
+		split(r1-r0, r0*r0/2, func(lo, hi int) {
+			for i := r0 + lo; i < r0+hi; i++ {
+				li, ai := c.l[i*n:i*n+n], a[i*n:i*n+n]
+				for k := range r0 {
+					entry(li, ai, k)
+				}
+			}
+		})
+		for i := r0; i < r1; i++ {
+			li, ai := c.l[i*n:i*n+n], a[i*n:i*n+n]
+			for k := r0; k < i; k++ {
+				entry(li, ai, k)
+			}
+			s := ai[i] - vec.Dot(li[:i], li[:i])
+			if !(s > pivotNoise*ai[i]) || math.IsInf(s, 0) {
+				c.diag[i] = 0
+				li[i] = 0
+				skipped++
+				continue
+			}
+			li[i] = math.Sqrt(s)
+			c.diag[i] = 1 / li[i]
 		}
-		s := ai[i] - vec.Dot(li[:i], li[:i])
-		if !(s > pivotNoise*ai[i]) || math.IsInf(s, 0) {
-			c.diag[i] = 0
-			li[i] = 0
-			skipped++
-			continue
-		}
-		li[i] = math.Sqrt(s)
-		c.diag[i] = 1 / li[i]
 	}
 	return skipped
 }

@@ -3,7 +3,11 @@ package ipm
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
+
+	"github.com/pmlopt/pmlopt/internal/par"
+	"github.com/pmlopt/pmlopt/internal/vec"
 )
 
 // mulVec returns a x for the n×n row-major a.
@@ -120,6 +124,50 @@ func TestCholeskySkipsNoisePivots(t *testing.T) {
 		}
 		if math.Abs(row-b[i]) > 1e-12*(1+math.Abs(b[i])) {
 			t.Fatalf("row %d: %.17g, want %.17g", i, row, b[i])
+		}
+	}
+}
+
+// TestCholeskySplitSameFactor: the factor with each block's rows shared
+// out among three goroutines (every split taken) is the one-pass factor,
+// bit for bit, on a matrix of several blocks with a noise pivot; and it
+// solves the system.
+func TestCholeskySplitSameFactor(t *testing.T) {
+	const n = 3*cholBlock + 17
+	r := rand.New(rand.NewPCG(7, 8))
+	bm := make([]float64, n*n)
+	for k := range bm {
+		bm[k] = r.NormFloat64()
+	}
+	a := make([]float64, n*n)
+	for i := range n {
+		for l := range n {
+			a[i*n+l] = vec.Dot(bm[i*n:i*n+n], bm[l*n:l*n+n])
+		}
+		a[i*n+i]++
+	}
+	copy(a[(n-1)*n:], a[(n-2)*n:(n-1)*n]) // row n−1 a copy of row n−2 …
+	for i := range n {
+		a[i*n+n-1] = a[i*n+n-2] // … and its column: a noise pivot
+	}
+	var one, many cholesky
+	s1 := one.factorize(a, n)
+	s3 := many.factorizeSplit(a, n, func(n, cost int, f func(lo, hi int)) { par.Split(3, 1, n, cost, f) })
+	if s1 != 1 || s3 != s1 {
+		t.Fatalf("skipped %d pivots in one pass and %d split, want 1", s1, s3)
+	}
+	if !slices.Equal(one.l, many.l) || !slices.Equal(one.diag, many.diag) {
+		t.Fatal("the split factor differs from the one-pass factor")
+	}
+	want := make([]float64, n)
+	for i := range n - 1 {
+		want[i] = r.NormFloat64()
+	}
+	x := mulVec(a, n, want)
+	many.solve(x)
+	for i := range x {
+		if math.Abs(x[i]-want[i]) > 1e-8*(1+math.Abs(want[i])) {
+			t.Fatalf("x[%d] = %.17g, want %.17g", i, x[i], want[i])
 		}
 	}
 }

@@ -642,7 +642,7 @@ func (w *workspace) factor() error {
 	for i := range n {
 		data[i*n+i] += w.rowSumD[i]
 	}
-	w.chol.factorize(data, n)
+	w.chol.factorizeSplit(data, n, w.split)
 	return nil
 }
 

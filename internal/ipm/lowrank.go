@@ -291,7 +291,7 @@ func (w *workspace) denseSolve(b []float64) {
 		for i := range n {
 			data[i*n+i] += w.rowSumD[i]
 		}
-		w.chol.factorize(data, n)
+		w.chol.factorizeSplit(data, n, w.split)
 		w.denseReady = true
 		w.staleChol = true
 		w.denseFactors++
