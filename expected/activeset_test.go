@@ -187,3 +187,40 @@ func TestGreedyMassIsTheSortedGreedy(t *testing.T) {
 		assert.InDelta(t, want, got, 1e-13*float64(n), "trial %d (n %d, c %g, mass %g)", trial, n, c, left)
 	}
 }
+
+// TestDropUnused: the outputs a restricted optimum leaves unused leave the
+// set when they are more than half of it, each at most once; when at most
+// half are unused the set stays.
+func TestDropUnused(t *testing.T) {
+	pi := mech.Prior{0.5, 0.5}
+	in, dropped := make([]bool, 8), make([]bool, 8)
+	set := []int{1, 3, 4, 6, 7}
+	for _, j := range set {
+		in[j] = true
+	}
+	// Outputs 3 and 6 carry the mass; 1, 4 and 7 (three of five) a trace
+	// below unusedMass of the largest marginal.
+	p := mech.Mechanism{
+		{1e-9, 0.6, 0, 0.4, 1e-12},
+		{0, 0.3, 1e-10, 0.7, 0},
+	}
+	got := dropUnused(pi, p, set, in, dropped)
+	assert.Equal(t, []int{3, 6}, got)
+	assert.Equal(t, []int{1, 3, 4, 6, 7}, set, "the caller's set is not overwritten")
+	for _, j := range []int{1, 4, 7} {
+		assert.True(t, dropped[j] && !in[j], "output %d", j)
+	}
+	assert.True(t, in[3] && in[6] && !dropped[3] && !dropped[6])
+
+	// Output 1 priced in again stays whatever its mass.
+	in[1] = true
+	set = []int{1, 3, 6}
+	p = mech.Mechanism{{1e-12, 0.6, 0.4}, {0, 0.3, 0.7}}
+	assert.Equal(t, []int{1, 3, 6}, dropUnused(pi, p, set, in, dropped))
+
+	// Two of four unused: not more than half, the set stays.
+	in2, dropped2 := make([]bool, 4), make([]bool, 4)
+	p = mech.Mechanism{{0.5, 0, 0.5, 0}, {0.5, 0, 0.5, 0}}
+	assert.Equal(t, []int{0, 1, 2, 3}, dropUnused(pi, p, []int{0, 1, 2, 3}, in2, dropped2))
+	assert.Equal(t, []bool{false, false, false, false}, dropped2)
+}
