@@ -938,7 +938,7 @@ func (w *workspace) point(pat mech.Pattern) mech.Mechanism {
 	p := mech.Zeros(st.n, st.m)
 	for j := range st.m {
 		for k := st.colStart[j]; k < st.colStart[j+1]; k++ {
-			if i := st.row[k]; pat == nil || j < len(pat[i]) && pat[i][j] {
+			if i := st.row[k]; pat == nil || pat[i][j] {
 				p[i][j] = w.p[k]
 			}
 		}

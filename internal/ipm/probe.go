@@ -44,7 +44,8 @@ func Probe(pi mech.Prior, pat mech.Pattern, eps float64) (*ProbeResult, error) {
 }
 
 // ProbeWorkers is Probe with the rank-2 updates of each iteration's Newton
-// system, O(N²M) and most of an iteration's work, spread over up to
+// system (O(N²M), or Σ_j |S_j|² on the pattern's pairs) and its Cholesky
+// factorisation, most of an iteration's work, spread over up to
 // workers goroutines; the result is the same for any workers.
 func ProbeWorkers(pi mech.Prior, pat mech.Pattern, eps float64, workers int) (*ProbeResult, error) {
 	return probe(pi, pat, eps, workers, 0, formAuto)
@@ -75,8 +76,11 @@ func probe(pi mech.Prior, pat mech.Pattern, eps float64, workers, minWork int, f
 	}
 	np := normalised(pi)
 	var w *workspace
+	var cols []int // the outputs of the outlet form's columns; nil: every output
 	if form == formOutlet || form == formAuto && sparsePattern(pat) {
-		u, st := outlet(np, pat, eps)
+		var u mech.Utility
+		var st structure
+		u, st, cols = outlet(np, pat, eps)
 		w = newWorkspace(np, u, st, pmlForm(eps))
 	} else {
 		u := penalty(np, pat)
@@ -86,7 +90,7 @@ func probe(pi mech.Prior, pat mech.Pattern, eps float64, workers, minWork int, f
 	res := &ProbeResult{Evidence: certify.Evidence{PML: math.Inf(1)}}
 	w.iterate(context.Background(), 200, 1e-4, func(it int) (improved, done bool) {
 		res.Iterations = it
-		improved = res.observe(w, pi, pat, eps)
+		improved = res.observe(w, pi, pat, cols, eps)
 		return improved, res.Lower >= eps || (res.Mechanism != nil && res.PML <= eps)
 	})
 	return res, nil
@@ -135,19 +139,21 @@ func sparsePattern(pat mech.Pattern) bool {
 }
 
 // outlet is Probe's problem at budget eps over fewer pairs than every
-// pair: one more output, m, open to every input at the penalty's price
-// (−1/π_i a unit of mass, as penalty prices a forbidden pair), so that
-// sending every row there is a mechanism of PML 0, the problem is feasible
-// at every budget, and its optimum is 0 exactly when a mechanism with the
-// pattern exists. Output j keeps only the pairs pat allows when their mass
-// π(B_j) is at least outletRoom times e^{−ε}; with less, the caps p_ij ≤ t_j leave
-// the marginal row Σ π_i p_ij = e^{−ε} t_j no interior (at π(B_j) = e^{−ε}
-// every allowed pair must sit at its cap), so such an output keeps every
-// input, its forbidden pairs at the penalty's price, as in penalty. An
-// output whose mass is below e^{−ε} by more than rounding no mechanism at
-// ε can use (Song & Oechtering (2026), Lemmas 2-3): it is left out. A
-// proof of this problem is checked on pat by certify.DualBound all the same.
-func outlet(pi mech.Prior, pat mech.Pattern, eps float64) (mech.Utility, structure) {
+// pair: one more output, the last column, open to every input at the
+// penalty's price (−1/π_i a unit of mass, as penalty prices a forbidden
+// pair), so that sending every row there is a mechanism of PML 0, the
+// problem is feasible at every budget, and its optimum is 0 exactly when a
+// mechanism with the pattern exists. Output j keeps only the pairs pat
+// allows when their mass π(B_j) is at least outletRoom times e^{−ε}; with
+// less, the caps p_ij ≤ t_j leave the marginal row Σ π_i p_ij = e^{−ε} t_j
+// no interior (at π(B_j) = e^{−ε} every allowed pair must sit at its cap),
+// so such an output keeps every input, its forbidden pairs at the
+// penalty's price, as in penalty. An output whose mass is below e^{−ε} by
+// more than rounding no mechanism at ε can use (Song & Oechtering (2026),
+// Lemmas 2-3): it has no column (an empty column's marginal row could
+// never be met). cols[c] is the output of column c. A proof of this
+// problem is checked on pat by certify.DualBound all the same.
+func outlet(pi mech.Prior, pat mech.Pattern, eps float64) (mech.Utility, structure, []int) {
 	n, m := len(pat), len(pat[0])
 	mass := make([]float64, m)
 	for i, row := range pat {
@@ -157,41 +163,57 @@ func outlet(pi mech.Prior, pat mech.Pattern, eps float64) (mech.Utility, structu
 			}
 		}
 	}
-	u := make(mech.Utility, n)
-	for i := range u {
-		u[i] = make([]float64, m+1)
-		w := penaltyWeight(pi[i])
-		for j := range m {
-			if !pat[i][j] {
-				u[i][j] = w
-			}
-		}
-		u[i][m] = w
-	}
-	st := structure{n: n, m: m + 1, colStart: make([]int, m+2)}
 	room := math.Exp(eps)
+	var cols []int
+	var st structure
+	st.n = n
 	for j := range m {
-		st.colStart[j] = len(st.row)
-		switch r := room * mass[j]; {
-		case r < 1-outletDrop:
-		case r < outletRoom:
-			for i := range n {
+		r := room * mass[j]
+		if !(mass[j] > 0) || r < 1-outletDrop {
+			continue
+		}
+		cols = append(cols, j)
+		st.colStart = append(st.colStart, len(st.row))
+		for i, row := range pat {
+			if r < outletRoom || row[j] {
 				st.row = append(st.row, i)
 			}
-		default:
-			for i, row := range pat {
-				if row[j] {
-					st.row = append(st.row, i)
-				}
-			}
 		}
 	}
-	st.colStart[m] = len(st.row)
+	st.colStart = append(st.colStart, len(st.row))
 	for i := range n {
 		st.row = append(st.row, i)
 	}
-	st.colStart[m+1] = len(st.row)
-	return u, st
+	st.colStart = append(st.colStart, len(st.row))
+	st.m = len(cols) + 1
+	u := make(mech.Utility, n)
+	for i := range u {
+		u[i] = make([]float64, st.m)
+		w := penaltyWeight(pi[i])
+		for c, j := range cols {
+			if !pat[i][j] {
+				u[i][c] = w
+			}
+		}
+		u[i][len(cols)] = w
+	}
+	return u, st, cols
+}
+
+// outletPoint returns the current point of outlet's problem as a
+// mechanism of pat's shape: column c's entries on the pairs pat allows of
+// output cols[c], every other entry (the forbidden pairs, the outlet) 0.
+func outletPoint(w *workspace, pat mech.Pattern, cols []int) mech.Mechanism {
+	st := w.st
+	p := mech.Zeros(st.n, len(pat[0]))
+	for c, j := range cols {
+		for k := st.colStart[c]; k < st.colStart[c+1]; k++ {
+			if i := st.row[k]; pat[i][j] {
+				p[i][j] = w.p[k]
+			}
+		}
+	}
+	return p
 }
 
 // outletRoom and outletDrop are outlet's limits on e^ε π(B_j): below
@@ -213,13 +235,15 @@ func penaltyWeight(pi float64) float64 {
 
 // observe reads a mechanism with the pattern and a proof off the current
 // point, keeps whichever improves on res, and reports whether one did.
-func (res *ProbeResult) observe(w *workspace, pi mech.Prior, pat mech.Pattern, eps float64) bool {
+func (res *ProbeResult) observe(w *workspace, pi mech.Prior, pat mech.Pattern, cols []int, eps float64) bool {
 	better := false
 	// Below the least ε the forbidden pairs carry real mass: the rows are
 	// renormalised before DropNoise judges the outputs by their ratios.
-	p := w.point(pat)
-	for i, row := range p {
-		p[i] = row[:len(pat[i])] // without outlet's extra output
+	var p mech.Mechanism
+	if cols != nil {
+		p = outletPoint(w, pat, cols)
+	} else {
+		p = w.point(pat)
 	}
 	clean.ClearTiny(p, certify.InteriorEntryNoise)
 	ok := true
