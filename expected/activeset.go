@@ -160,12 +160,7 @@ func activeSet(ctx context.Context, pi mech.Prior, u mech.Columns, b mech.Budget
 // stays; the final pricing over every output certifies the result
 // whatever was dropped.
 func dropUnused(pi mech.Prior, p mech.Mechanism, set []int, in, dropped []bool) []int {
-	q := make([]float64, len(set))
-	for i, row := range p {
-		for c, v := range row {
-			q[c] += pi[i] * v
-		}
-	}
+	q := p.Marginal(pi)
 	least := unusedMass * slices.Max(q)
 	used := 0
 	for _, v := range q {

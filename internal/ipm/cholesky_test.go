@@ -39,11 +39,9 @@ func backwardError(a []float64, n int, x, b []float64) float64 {
 	return res / (na*nx + nb)
 }
 
-// TestCholeskySolvesWellConditioned checks the factorisation on B Bᵀ + I
-// against a known solution: no pivot skipped, the solution recovered.
-func TestCholeskySolvesWellConditioned(t *testing.T) {
-	const n = 30
-	r := rand.New(rand.NewPCG(1, 2))
+// gramPlusIdentity returns B Bᵀ + I (row-major) for an n×n B of standard
+// normal entries: symmetric positive definite, well conditioned.
+func gramPlusIdentity(r *rand.Rand, n int) []float64 {
 	bm := make([]float64, n*n)
 	for k := range bm {
 		bm[k] = r.NormFloat64()
@@ -51,12 +49,19 @@ func TestCholeskySolvesWellConditioned(t *testing.T) {
 	a := make([]float64, n*n)
 	for i := range n {
 		for l := range n {
-			for k := range n {
-				a[i*n+l] += bm[i*n+k] * bm[l*n+k]
-			}
+			a[i*n+l] = vec.Dot(bm[i*n:i*n+n], bm[l*n:l*n+n])
 		}
 		a[i*n+i]++
 	}
+	return a
+}
+
+// TestCholeskySolvesWellConditioned checks the factorisation on B Bᵀ + I
+// against a known solution: no pivot skipped, the solution recovered.
+func TestCholeskySolvesWellConditioned(t *testing.T) {
+	const n = 30
+	r := rand.New(rand.NewPCG(1, 2))
+	a := gramPlusIdentity(r, n)
 	want := make([]float64, n)
 	for i := range want {
 		want[i] = r.NormFloat64()
@@ -135,17 +140,7 @@ func TestCholeskySkipsNoisePivots(t *testing.T) {
 func TestCholeskySplitSameFactor(t *testing.T) {
 	const n = 3*cholBlock + 17
 	r := rand.New(rand.NewPCG(7, 8))
-	bm := make([]float64, n*n)
-	for k := range bm {
-		bm[k] = r.NormFloat64()
-	}
-	a := make([]float64, n*n)
-	for i := range n {
-		for l := range n {
-			a[i*n+l] = vec.Dot(bm[i*n:i*n+n], bm[l*n:l*n+n])
-		}
-		a[i*n+i]++
-	}
+	a := gramPlusIdentity(r, n)
 	copy(a[(n-1)*n:], a[(n-2)*n:(n-1)*n]) // row n−1 a copy of row n−2 …
 	for i := range n {
 		a[i*n+n-1] = a[i*n+n-2] // … and its column: a noise pivot
