@@ -40,6 +40,24 @@ const (
 	lowRankRatio = 0.25
 )
 
+// denseInputs is the most inputs at which a restricted problem the
+// low-rank interior point leaves uncertified is solved again by the dense
+// one, whose N×N factor costs N³/3 an iteration: a few seconds at 4 096
+// inputs, minutes at 10 000. Above it the round prices the outputs from
+// the uncertified point. (A variable for the tests.)
+var denseInputs = 4096
+
+// largeMaxIter caps the iterations of a restricted interior point above
+// denseInputs, where no dense solve follows one that stops short: the
+// iterations end as they converge, and under LIP some rounds of a grid of
+// ten thousand cells take more than package ipm's default cap of 200.
+const largeMaxIter = 1000
+
+// restrictedGap is the gap the restricted interior points aim at; 0 is
+// package ipm's default. Tests set one no point reaches, so that every
+// round is uncertified.
+var restrictedGap float64
+
 // errActiveSet means that the active set did not certify an optimum:
 // Maximize then solves the whole problem as before.
 var errActiveSet = errors.New("expected: the active set over outputs did not certify the optimum")
@@ -95,9 +113,17 @@ func activeSet(ctx context.Context, pi mech.Prior, u mech.Columns, b mech.Budget
 		sub := restrict(u, set)
 		lowRank := len(set) <= int(lowRankRatio*float64(n))
 		r, err := solveRestricted(ctx, pi, sub, b, lowRank, opt.Workers)
-		if err != nil && lowRank && ctx.Err() == nil {
+		switch {
+		case err == nil || !lowRank || ctx.Err() != nil:
+		case n <= denseInputs:
 			opt.notify("active set, round %d: the low-rank interior point failed (%v): the dense one on %d outputs", round+1, err, len(set))
 			r, err = solveRestricted(ctx, pi, sub, b, false, opt.Workers)
+		case r != nil && errors.Is(err, ipm.ErrNotConverged):
+			// Its multipliers price the outputs all the same; a
+			// last round whose point is not certified is refused by
+			// padded.
+			opt.notify("active set, round %d: the low-rank interior point stopped short of the gap on %d outputs: priced from its point", round+1, len(set))
+			err = nil
 		}
 		if err != nil {
 			return Result{}, err
@@ -240,7 +266,10 @@ func restrict(u mech.Columns, set []int) mech.Utility {
 // point for ε-PML (vertexOf takes the vertex once the set is final), the
 // certified point of SolveRatio for the others, with their multipliers.
 func solveRestricted(ctx context.Context, pi mech.Prior, sub mech.Utility, b mech.Budget, lowRank bool, workers int) (*ipm.Result, error) {
-	opt := ipm.Options{Context: ctx, LowRank: lowRank, Workers: workers}
+	opt := ipm.Options{Context: ctx, LowRank: lowRank, Workers: workers, Gap: restrictedGap}
+	if len(pi) > denseInputs {
+		opt.MaxIter = largeMaxIter
+	}
 	if b.Measure == mech.PML {
 		r, err := ipm.Solve(ipm.Problem{Prior: pi, Utility: sub, Epsilon: b.Epsilon}, opt)
 		if r == nil || (err != nil && !errors.Is(err, ipm.ErrNotConverged)) {
@@ -250,6 +279,9 @@ func solveRestricted(ctx context.Context, pi mech.Prior, sub mech.Utility, b mec
 	}
 	r, err := ipm.SolveRatio(ipm.RatioProblem{Prior: pi, Utility: sub, Budget: b}, opt)
 	if err != nil {
+		if errors.Is(err, ipm.ErrNotConverged) && ctx.Err() == nil {
+			return r, err
+		}
 		return nil, errOr(ctx, err)
 	}
 	return r, nil

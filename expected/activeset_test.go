@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -223,4 +224,43 @@ func TestDropUnused(t *testing.T) {
 	p = mech.Mechanism{{0.5, 0, 0.5, 0}, {0.5, 0, 0.5, 0}}
 	assert.Equal(t, []int{0, 1, 2, 3}, dropUnused(pi, p, []int{0, 1, 2, 3}, in2, dropped2))
 	assert.Equal(t, []bool{false, false, false, false}, dropped2)
+}
+
+// TestActiveSetPricesFromUncertifiedPoints: where the low-rank interior
+// point stops short of its gap on a problem too large for the dense one
+// (here every round, for a gap no point reaches, and every problem
+// counted as too large), the round prices the outputs from its point and
+// the search goes on; the last round's point is certified by padded
+// itself. The optimum is the whole problem's, its bound brackets it, and
+// the notes show the rounds that took the new path.
+func TestActiveSetPricesFromUncertifiedPoints(t *testing.T) {
+	defer func(d int, g float64) { denseInputs, restrictedGap = d, g }(denseInputs, restrictedGap)
+	denseInputs, restrictedGap = 0, 1e-300
+	ctx := context.Background()
+	u, err := instance.Grid(10, 10)
+	require.NoError(t, err)
+	pi := gridPriors(t, 10, 10)["clustered"]
+	for _, b := range []mech.Budget{{Measure: mech.LIP, Epsilon: 1}, {Measure: mech.ALIP, EpsilonLower: 1, EpsilonUpper: 0.5}} {
+		t.Run(budgetName(b), func(t *testing.T) {
+			whole, err := Maximize(ctx, pi, u, b, Options{WholeProblem: true})
+			require.NoError(t, err)
+			var notes []string
+			r, err := activeSet(ctx, pi, u, b, 1, Options{Notify: func(s string) { notes = append(notes, s) }})
+			require.NoError(t, err)
+			priced := 0
+			for _, s := range notes {
+				if strings.Contains(s, "priced from its point") {
+					priced++
+				}
+			}
+			assert.GreaterOrEqual(t, priced, 2, "rounds priced from uncertified points: %q", notes)
+			scale := math.Max(1, math.Abs(whole.Value))
+			assert.InDelta(t, whole.Value, r.Value, 1e-9*scale)
+			assert.GreaterOrEqual(t, r.Bound, whole.Value-1e-12*scale)
+			assert.LessOrEqual(t, r.Bound-r.Value, 1e-8*scale)
+			a, err := certify.Audit(pi, r.Mechanism, b)
+			require.NoError(t, err)
+			assert.InDelta(t, a.Level, r.Epsilon, 1e-12)
+		})
+	}
 }
