@@ -930,14 +930,25 @@ func (w *workspace) move(d direction, ap, ad float64) {
 }
 
 // point returns the current point's entries p_ij as a mechanism, with the
-// pairs pat forbids (pat nil: none) left at zero. The entries are positive
-// (the steps stop short of the boundary), but the rows sum to 1 only up to
-// the residuals.
-func (w *workspace) point(pat mech.Pattern) mech.Mechanism {
+// pairs pat forbids (pat nil: none) left at zero. Column c of the
+// iterations is output cols[c] of the mechanism, whose width is pat's
+// (cols nil: column c is output c, and the width the iterations'); the
+// columns cols leaves out (Probe's outlet) are dropped. The entries are
+// positive (the steps stop short of the boundary), but the rows sum to 1
+// only up to the residuals.
+func (w *workspace) point(pat mech.Pattern, cols []int) mech.Mechanism {
 	st := w.st
-	p := mech.Zeros(st.n, st.m)
-	for j := range st.m {
-		for k := st.colStart[j]; k < st.colStart[j+1]; k++ {
+	width, read := st.m, st.m
+	if cols != nil {
+		width, read = len(pat[0]), len(cols)
+	}
+	p := mech.Zeros(st.n, width)
+	for c := range read {
+		j := c
+		if cols != nil {
+			j = cols[c]
+		}
+		for k := st.colStart[c]; k < st.colStart[c+1]; k++ {
 			if i := st.row[k]; pat == nil || pat[i][j] {
 				p[i][j] = w.p[k]
 			}
@@ -950,7 +961,7 @@ func (w *workspace) point(pat mech.Pattern) mech.Mechanism {
 // its value and the bound its multipliers prove.
 func (w *workspace) result(p Problem) *Result {
 	st := w.st
-	P, err := clean.Interior(p.Prior, w.point(nil), p.Epsilon)
+	P, err := clean.Interior(p.Prior, w.point(nil, nil), p.Epsilon)
 	if err != nil {
 		// p is validated, so the shapes agree; a NaN value is never valid.
 		return &Result{Value: math.NaN(), Bound: math.NaN()}

@@ -200,22 +200,6 @@ func outlet(pi mech.Prior, pat mech.Pattern, eps float64) (mech.Utility, structu
 	return u, st, cols
 }
 
-// outletPoint returns the current point of outlet's problem as a
-// mechanism of pat's shape: column c's entries on the pairs pat allows of
-// output cols[c], every other entry (the forbidden pairs, the outlet) 0.
-func outletPoint(w *workspace, pat mech.Pattern, cols []int) mech.Mechanism {
-	st := w.st
-	p := mech.Zeros(st.n, len(pat[0]))
-	for c, j := range cols {
-		for k := st.colStart[c]; k < st.colStart[c+1]; k++ {
-			if i := st.row[k]; pat[i][j] {
-				p[i][j] = w.p[k]
-			}
-		}
-	}
-	return p
-}
-
 // outletRoom and outletDrop are outlet's limits on e^ε π(B_j): below
 // outletRoom an output keeps every input, below 1 − outletDrop (past the
 // rounding of the masses' sum) it is left out.
@@ -239,12 +223,7 @@ func (res *ProbeResult) observe(w *workspace, pi mech.Prior, pat mech.Pattern, c
 	better := false
 	// Below the least ε the forbidden pairs carry real mass: the rows are
 	// renormalised before DropNoise judges the outputs by their ratios.
-	var p mech.Mechanism
-	if cols != nil {
-		p = outletPoint(w, pat, cols)
-	} else {
-		p = w.point(pat)
-	}
+	p := w.point(pat, cols)
 	clean.ClearTiny(p, certify.InteriorEntryNoise)
 	ok := true
 	for _, row := range p {
