@@ -70,11 +70,17 @@ const (
 )
 
 // denseFallback is the residual, relative to the right-hand side, above
-// which a low-rank solve counts as failed: near the optimum of some
-// restricted problems the identity loses every digit (the iterations
-// then leave the central path at once), and that iteration falls back on
-// the dense N×N system.
-const denseFallback = 1e-8
+// which a low-rank solve counts as failed and is rescued (conjugate
+// gradients, a stronger floor, then the dense N×N system). Near the
+// optimum of some restricted problems the identity loses every digit: the
+// residual is then of the order of the right-hand side, and a step along
+// that direction leaves the central path at once. A residual a millionth
+// of the right-hand side still gives the step what it needs: each
+// iteration computes its directions afresh and the certificate is proved
+// from the point, not from the solves; a stricter bound sends the late
+// rounds of LIP's active set through rescues and dense factors that do not
+// shorten their path.
+const denseFallback = 1e-6
 
 // Where the refinement fails, conjugate gradients preconditioned by the
 // identity's solve take at most woodburySteps steps; where those fail,
