@@ -219,9 +219,13 @@ func calibrateSafe(ctx context.Context, pi mech.Prior, p Problem, b mech.Budget,
 		h, _ := SafeSchedule(pi, o, b.Epsilon)
 		c.Start = float64(h)
 	}
+	mixed := mixedThresholds(pi, o, b)
 	for h := p.M(); h >= 1; h-- {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if mixed[h] {
+			continue
 		}
 		q, err := UtilitySafe(o, h)
 		if err != nil {
@@ -234,4 +238,45 @@ func calibrateSafe(ctx context.Context, pi mech.Prior, p Problem, b mech.Budget,
 		}
 	}
 	return nil, fmt.Errorf("mechanism: no utility-safe mechanism is within the budget")
+}
+
+// mixedThresholds marks the thresholds h (index 1..M) whose M*(h) no
+// finite LIP, ALIP or LDP budget admits, so that calibrateSafe need not
+// build and audit them: those where some output j is allowed for one
+// letter of positive mass (U_ij ≥ h) and not for another (U_i'j < h).
+// That column has p_ij > 0 and p_i'j = 0, so its ratio p_i'j / q_j is 0
+// (LIP and ALIP's lower side) and p_ij / p_i'j infinite (LDP): the level
+// is unbounded at the prior, and so over any set of priors holding it.
+// Under PML, or a budget that is not finite, nothing is marked. On a
+// location grid, where only h = 1 (the constant mechanism) has no such
+// column, this turns M audits of N×M entries into one.
+func mixedThresholds(pi mech.Prior, o mech.Order, b mech.Budget) []bool {
+	n, m := o.Dims()
+	mixed := make([]bool, m+1)
+	finite := func(v float64) bool { return !math.IsInf(v, 0) && !math.IsNaN(v) }
+	switch b.Measure {
+	case mech.LIP, mech.LDP:
+		if !finite(b.Epsilon) {
+			return mixed
+		}
+	case mech.ALIP:
+		if !finite(b.EpsilonLower) {
+			return mixed
+		}
+	default:
+		return mixed
+	}
+	for j := range m {
+		lo, hi := math.MaxInt, math.MinInt
+		for i := range n {
+			if pi[i] > 0 {
+				lo, hi = min(lo, o[i][j]), max(hi, o[i][j])
+			}
+		}
+		// Letter i allows j iff U_ij ≥ h: both kinds exist for lo < h ≤ hi.
+		for h := max(lo+1, 1); h <= min(hi, m); h++ {
+			mixed[h] = true
+		}
+	}
+	return mixed
 }

@@ -3,6 +3,8 @@ package closedform
 import (
 	"context"
 	"errors"
+	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -69,4 +71,90 @@ func TestCalibrateErrors(t *testing.T) {
 	// A budget nothing meets.
 	_, err = Calibrate(ctx, FamilyRandomizedResponse, pi, sizes{3, 3}, b, func(mech.Mechanism) bool { return false })
 	assert.ErrorContains(t, err, "even the parameter 0 exceeds the budget")
+}
+
+// orderProblem is a Problem with an order and no utility.
+type orderProblem struct{ o mech.Order }
+
+func (p orderProblem) N() int { n, _ := p.o.Dims(); return n }
+func (p orderProblem) M() int { _, m := p.o.Dims(); return m }
+func (p orderProblem) RequireUtility() (mech.Utility, error) {
+	return nil, errors.New("utility: the problem has none")
+}
+func (p orderProblem) RequireOrder() (mech.Order, error) { return p.o, nil }
+
+// TestCalibrateSafePassesOverUnboundedThresholds: under LIP, ALIP and
+// LDP, every threshold mixedThresholds marks has an unbounded audited
+// level, and the calibrated h is the one a scan auditing every h finds
+// (on random orders with ties, a letter of zero mass, and the 4×4 grid's
+// distance order, where only h = 1 is unmarked).
+func TestCalibrateSafePassesOverUnboundedThresholds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(34, 1))
+	grid := make(mech.Utility, 16) // −distance between the cells of a 4×4 grid
+	for i := range grid {
+		grid[i] = make([]float64, 16)
+		for j := range grid[i] {
+			grid[i][j] = -math.Hypot(float64(i%4-j%4), float64(i/4-j/4))
+		}
+	}
+	budgets := []mech.Budget{
+		{Measure: mech.LIP, Epsilon: 1}, {Measure: mech.LIP, Epsilon: 6},
+		{Measure: mech.ALIP, EpsilonLower: 1, EpsilonUpper: 0.5}, {Measure: mech.ALIP, EpsilonLower: 4, EpsilonUpper: 9},
+		{Measure: mech.LDP, Epsilon: 2}, {Measure: mech.LDP, Epsilon: 8},
+	}
+	marked := 0
+	for trial := range 40 {
+		n, m := 2+rng.IntN(5), 2+rng.IntN(5)
+		u := make(mech.Utility, n)
+		for i := range u {
+			u[i] = make([]float64, m)
+			for j := range u[i] {
+				u[i][j] = float64(rng.IntN(4)) // ties
+			}
+		}
+		o := u.Order()
+		pi := make(mech.Prior, n)
+		for i := range pi {
+			pi[i] = 0.1 + rng.Float64()
+		}
+		if trial%4 == 0 {
+			pi[0] = 0
+		}
+		mech.Normalise(pi)
+		if trial == 0 {
+			o, pi = grid.Order(), mech.Uniform(16)
+			n, m = 16, 16
+		}
+		for _, b := range budgets {
+			within := func(q mech.Mechanism) bool { _, _, e := leakage.Level(pi, q, b); return e <= 0 }
+			mixed := mixedThresholds(pi, o, b)
+			want := 0
+			for h := m; h >= 1; h-- {
+				q, err := UtilitySafe(o, h)
+				require.NoError(t, err)
+				if mixed[h] {
+					marked++
+					_, _, e := leakage.Level(pi, q, b)
+					assert.True(t, math.IsInf(e, 1), "trial %d, %v, h = %d: excess %g", trial, b, h, e)
+				}
+				if want == 0 && within(q) {
+					want = h
+				}
+			}
+			c, err := Calibrate(context.Background(), FamilyUtilitySafe, pi, orderProblem{o}, b, within)
+			if want == 0 {
+				assert.Error(t, err)
+				continue
+			}
+			require.NoError(t, err, "trial %d, %v", trial, b)
+			assert.Equal(t, float64(want), c.Parameter, "trial %d, %v", trial, b)
+			if trial == 0 {
+				assert.Equal(t, 1.0, c.Parameter)
+				assert.Equal(t, 1, c.Audits, "the grid: only h = 1 is audited")
+			}
+		}
+		pml := mech.Budget{Measure: mech.PML, Epsilon: 1}
+		assert.NotContains(t, mixedThresholds(pi, o, pml), true, "PML marks nothing")
+	}
+	assert.Greater(t, marked, 100)
 }
