@@ -219,12 +219,12 @@ func calibrateSafe(ctx context.Context, pi mech.Prior, p Problem, b mech.Budget,
 		h, _ := SafeSchedule(pi, o, b.Epsilon)
 		c.Start = float64(h)
 	}
-	mixed := mixedThresholds(pi, o, b)
+	skip := unreachable(pi, o, b)
 	for h := p.M(); h >= 1; h-- {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if mixed[h] {
+		if skip[h] {
 			continue
 		}
 		q, err := UtilitySafe(o, h)
@@ -240,31 +240,50 @@ func calibrateSafe(ctx context.Context, pi mech.Prior, p Problem, b mech.Budget,
 	return nil, fmt.Errorf("mechanism: no utility-safe mechanism is within the budget")
 }
 
-// mixedThresholds marks the thresholds h (index 1..M) whose M*(h) no
-// finite LIP, ALIP or LDP budget admits, so that calibrateSafe need not
-// build and audit them: those where some output j is allowed for one
-// letter of positive mass (U_ij ≥ h) and not for another (U_i'j < h).
-// That column has p_ij > 0 and p_i'j = 0, so its ratio p_i'j / q_j is 0
-// (LIP and ALIP's lower side) and p_ij / p_i'j infinite (LDP): the level
-// is unbounded at the prior, and so over any set of priors holding it.
-// Under PML, or a budget that is not finite, nothing is marked. On a
-// location grid, where only h = 1 (the constant mechanism) has no such
-// column, this turns M audits of N×M entries into one.
-func mixedThresholds(pi mech.Prior, o mech.Order, b mech.Budget) []bool {
+// unreachable marks the thresholds h (index 1..M) whose M*(h) the finite
+// budget b certainly does not admit, so that calibrateSafe need not build
+// and audit them:
+//
+//   - PML: those with ε_S(h) above the budget (by more than rounding).
+//     ε_S(h) is a lower bound on the PML of M*(h) at the prior (SafeEpsilon),
+//     so also on its PML over any set of priors holding the prior; the whole
+//     curve costs one sweep (SafeCurve).
+//   - LIP, ALIP, LDP: those where some output is allowed for one letter of
+//     positive mass (U_ij ≥ h) and not for another (U_i'j < h). That column
+//     has p_ij > 0 and p_i'j = 0, so its ratio p_i'j / q_j is 0 (LIP and
+//     ALIP's lower side) and p_ij / p_i'j infinite (LDP): the level is
+//     unbounded at the prior, and so over any set of priors holding it.
+//
+// On a location grid this leaves a few thresholds to audit out of M (under
+// LIP, ALIP and LDP only h = 1, the constant mechanism), where each audit
+// reads N·M entries.
+func unreachable(pi mech.Prior, o mech.Order, b mech.Budget) []bool {
 	n, m := o.Dims()
-	mixed := make([]bool, m+1)
+	out := make([]bool, m+1)
 	finite := func(v float64) bool { return !math.IsInf(v, 0) && !math.IsNaN(v) }
 	switch b.Measure {
+	case mech.PML:
+		if !finite(b.Epsilon) {
+			return out
+		}
+		curve, err := SafeCurve(pi, o)
+		if err != nil {
+			return out
+		}
+		for h := 1; h <= m; h++ {
+			out[h] = curve[h-1] > b.Epsilon+safeRounding*math.Max(1, b.Epsilon)
+		}
+		return out
 	case mech.LIP, mech.LDP:
 		if !finite(b.Epsilon) {
-			return mixed
+			return out
 		}
 	case mech.ALIP:
 		if !finite(b.EpsilonLower) {
-			return mixed
+			return out
 		}
 	default:
-		return mixed
+		return out
 	}
 	for j := range m {
 		lo, hi := math.MaxInt, math.MinInt
@@ -275,8 +294,13 @@ func mixedThresholds(pi mech.Prior, o mech.Order, b mech.Budget) []bool {
 		}
 		// Letter i allows j iff U_ij ≥ h: both kinds exist for lo < h ≤ hi.
 		for h := max(lo+1, 1); h <= min(hi, m); h++ {
-			mixed[h] = true
+			out[h] = true
 		}
 	}
-	return mixed
+	return out
 }
+
+// safeRounding, times max(1, ε), is the margin by which ε_S(h) must exceed
+// a PML budget for unreachable to pass over h: the curve's sums and the
+// audit's round differently in the last bits.
+const safeRounding = 1e-9

@@ -83,12 +83,13 @@ func (p orderProblem) RequireUtility() (mech.Utility, error) {
 }
 func (p orderProblem) RequireOrder() (mech.Order, error) { return p.o, nil }
 
-// TestCalibrateSafePassesOverUnboundedThresholds: under LIP, ALIP and
-// LDP, every threshold mixedThresholds marks has an unbounded audited
-// level, and the calibrated h is the one a scan auditing every h finds
-// (on random orders with ties, a letter of zero mass, and the 4×4 grid's
-// distance order, where only h = 1 is unmarked).
-func TestCalibrateSafePassesOverUnboundedThresholds(t *testing.T) {
+// TestCalibrateSafePassesOverUnreachableThresholds: every threshold
+// unreachable marks has an audited level above the budget (unbounded
+// under LIP, ALIP and LDP), and the calibrated h is the one a scan
+// auditing every h finds (random orders with ties, a letter of zero mass,
+// and the 4×4 grid's distance order, where under LIP, ALIP and LDP only
+// h = 1 is audited).
+func TestCalibrateSafePassesOverUnreachableThresholds(t *testing.T) {
 	rng := rand.New(rand.NewPCG(34, 1))
 	grid := make(mech.Utility, 16) // −distance between the cells of a 4×4 grid
 	for i := range grid {
@@ -101,8 +102,9 @@ func TestCalibrateSafePassesOverUnboundedThresholds(t *testing.T) {
 		{Measure: mech.LIP, Epsilon: 1}, {Measure: mech.LIP, Epsilon: 6},
 		{Measure: mech.ALIP, EpsilonLower: 1, EpsilonUpper: 0.5}, {Measure: mech.ALIP, EpsilonLower: 4, EpsilonUpper: 9},
 		{Measure: mech.LDP, Epsilon: 2}, {Measure: mech.LDP, Epsilon: 8},
+		{Measure: mech.PML, Epsilon: 0.3}, {Measure: mech.PML, Epsilon: 1}, {Measure: mech.PML, Epsilon: 2.5},
 	}
-	marked := 0
+	marked := map[mech.Measure]int{}
 	for trial := range 40 {
 		n, m := 2+rng.IntN(5), 2+rng.IntN(5)
 		u := make(mech.Utility, n)
@@ -127,15 +129,18 @@ func TestCalibrateSafePassesOverUnboundedThresholds(t *testing.T) {
 		}
 		for _, b := range budgets {
 			within := func(q mech.Mechanism) bool { _, _, e := leakage.Level(pi, q, b); return e <= 0 }
-			mixed := mixedThresholds(pi, o, b)
+			skip := unreachable(pi, o, b)
 			want := 0
 			for h := m; h >= 1; h-- {
 				q, err := UtilitySafe(o, h)
 				require.NoError(t, err)
-				if mixed[h] {
-					marked++
+				if skip[h] {
+					marked[b.Measure]++
 					_, _, e := leakage.Level(pi, q, b)
-					assert.True(t, math.IsInf(e, 1), "trial %d, %v, h = %d: excess %g", trial, b, h, e)
+					assert.Greater(t, e, 0.0, "trial %d, %v, h = %d", trial, b, h)
+					if b.Measure != mech.PML {
+						assert.True(t, math.IsInf(e, 1), "trial %d, %v, h = %d: excess %g", trial, b, h, e)
+					}
 				}
 				if want == 0 && within(q) {
 					want = h
@@ -148,13 +153,13 @@ func TestCalibrateSafePassesOverUnboundedThresholds(t *testing.T) {
 			}
 			require.NoError(t, err, "trial %d, %v", trial, b)
 			assert.Equal(t, float64(want), c.Parameter, "trial %d, %v", trial, b)
-			if trial == 0 {
+			if trial == 0 && b.Measure != mech.PML {
 				assert.Equal(t, 1.0, c.Parameter)
 				assert.Equal(t, 1, c.Audits, "the grid: only h = 1 is audited")
 			}
 		}
-		pml := mech.Budget{Measure: mech.PML, Epsilon: 1}
-		assert.NotContains(t, mixedThresholds(pi, o, pml), true, "PML marks nothing")
 	}
-	assert.Greater(t, marked, 100)
+	for _, meas := range []mech.Measure{mech.PML, mech.LIP, mech.ALIP, mech.LDP} {
+		assert.Greater(t, marked[meas], 30, meas)
+	}
 }
