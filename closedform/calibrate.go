@@ -61,7 +61,8 @@ type Calibration struct {
 // et al. (2024), Prop 1; the extremal mechanism's PML is its parameter) and
 // closes the gap by bisection on the audit, which assumes the level grows
 // with the parameter (as for these families). M*(h) is examined at every
-// h, as its PML need not grow with h.
+// h, as its PML need not grow with h; the thresholds unreachable proves
+// beyond the budget are passed over without an audit.
 func Calibrate(ctx context.Context, kind Family, pi mech.Prior, p Problem, b mech.Budget, within func(mech.Mechanism) bool) (*Calibration, error) {
 	n, m := p.N(), p.M()
 	var fam func(theta float64) (mech.Mechanism, error)
