@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 
 	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/expected"
@@ -217,9 +218,15 @@ func solveExpected(ctx context.Context, p *problem.Problem, b mech.Budget, opt O
 	return expectedSolution(r), nil
 }
 
-// expectedOptions are the options of package expected that opt gives.
+// expectedOptions are the options of package expected that opt gives,
+// Workers 0 being GOMAXPROCS here as for the curves (package expected
+// reads 0 as one).
 func expectedOptions(opt Options) expected.Options {
-	return expected.Options{Solver: opt.Solver, FullLP: opt.FullLP, Notify: opt.Notify, Workers: opt.Workers}
+	workers := opt.Workers
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	return expected.Options{Solver: opt.Solver, FullLP: opt.FullLP, Notify: opt.Notify, Workers: workers}
 }
 
 // SolvesByRule reports whether Solve answers p, under opt, reading the
