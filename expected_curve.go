@@ -59,7 +59,7 @@ func ExpectedCurve(ctx context.Context, p *problem.Problem, budgets []mech.Budge
 		return expectedCurveOverSet(ctx, p, budgets, opt)
 	}
 	pts := make([]ExpectedPoint, 0, len(budgets))
-	err = expected.Curve(ctx, p.Prior, u, budgets, expected.Options{Solver: opt.Solver, FullLP: opt.FullLP, Notify: opt.Notify}, func(k int, b mech.Budget, r expected.Result) {
+	err = expected.Curve(ctx, p.Prior, u, budgets, expectedOptions(opt), func(k int, b mech.Budget, r expected.Result) {
 		r = expected.DustFree(p.Prior, u, b, r, nil) // no dust, as in Solve
 		pt := ExpectedPoint{Budget: b, Epsilon: axis(b), Audited: r.Epsilon, ExpectedUtility: r.Value,
 			ExpectedUtilityBound: r.Bound, WorstCaseValue: u.WorstCaseValue(r.Mechanism), Mechanism: r.Mechanism, Solver: r.Solver}
