@@ -62,7 +62,9 @@ type Calibration struct {
 // closes the gap by bisection on the audit, which assumes the level grows
 // with the parameter (as for these families). M*(h) is examined at every
 // h, as its PML need not grow with h; the thresholds unreachable proves
-// beyond the budget are passed over without an audit.
+// beyond the budget are passed over without an audit, so within must be at
+// least as strict as the exact level of b at pi (or over a set holding pi)
+// with a slack below 1e-9·max(1, ε).
 func Calibrate(ctx context.Context, kind Family, pi mech.Prior, p Problem, b mech.Budget, within func(mech.Mechanism) bool) (*Calibration, error) {
 	n, m := p.N(), p.M()
 	var fam func(theta float64) (mech.Mechanism, error)
@@ -221,6 +223,9 @@ func calibrateSafe(ctx context.Context, pi mech.Prior, p Problem, b mech.Budget,
 		c.Start = float64(h)
 	}
 	skip := unreachable(pi, o, b)
+	if len(skip) != p.M()+1 {
+		skip = make([]bool, p.M()+1) // UtilitySafe refuses the order
+	}
 	for h := p.M(); h >= 1; h-- {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -261,6 +266,9 @@ func calibrateSafe(ctx context.Context, pi mech.Prior, p Problem, b mech.Budget,
 func unreachable(pi mech.Prior, o mech.Order, b mech.Budget) []bool {
 	n, m := o.Dims()
 	out := make([]bool, m+1)
+	if _, _, err := checkOrder(o); err != nil || len(pi) != n {
+		return out
+	}
 	finite := func(v float64) bool { return !math.IsInf(v, 0) && !math.IsNaN(v) }
 	switch b.Measure {
 	case mech.PML:

@@ -87,8 +87,9 @@ func (p orderProblem) RequireOrder() (mech.Order, error) { return p.o, nil }
 // unreachable marks has an audited level above the budget (unbounded
 // under LIP, ALIP and LDP), and the calibrated h is the one a scan
 // auditing every h finds (random orders with ties, a letter of zero mass,
-// and the 4×4 grid's distance order, where under LIP, ALIP and LDP only
-// h = 1 is audited).
+// where SafeCurve refuses the prior and nothing is marked under PML, and
+// the 4×4 grid's distance order, where under LIP, ALIP and LDP only h = 1
+// is audited).
 func TestCalibrateSafePassesOverUnreachableThresholds(t *testing.T) {
 	rng := rand.New(rand.NewPCG(34, 1))
 	grid := make(mech.Utility, 16) // −distance between the cells of a 4×4 grid
@@ -161,5 +162,19 @@ func TestCalibrateSafePassesOverUnreachableThresholds(t *testing.T) {
 	}
 	for _, meas := range []mech.Measure{mech.PML, mech.LIP, mech.ALIP, mech.LDP} {
 		assert.Greater(t, marked[meas], 30, meas)
+	}
+}
+
+// TestCalibrateSafeRaggedOrder: a ragged order, or a prior of another
+// length, is refused with an error under every measure, not a panic in
+// the thresholds' marking.
+func TestCalibrateSafeRaggedOrder(t *testing.T) {
+	ragged := mech.Order{{1, 2}, {1}}
+	for _, b := range []mech.Budget{{Measure: mech.LIP, Epsilon: 1}, {Measure: mech.PML, Epsilon: 1},
+		{Measure: mech.ALIP, EpsilonLower: 1, EpsilonUpper: 1}, {Measure: mech.LDP, Epsilon: 1}} {
+		all := func(mech.Mechanism) bool { return true }
+		_, err := Calibrate(context.Background(), FamilyUtilitySafe, mech.Prior{0.5, 0.5}, orderProblem{ragged}, b, all)
+		assert.Error(t, err, "%v", b)
+		assert.NotContains(t, unreachable(mech.Prior{1}, mech.Order{{1, 2}, {2, 1}}, b), true, "a prior of another length marks nothing")
 	}
 }
