@@ -37,9 +37,9 @@ type Options struct {
 	// 0 means bisect.DefaultTol (1e-9).
 	Tol float64
 	// Workers is the number of thresholds a curve solves at once, and the
-	// goroutines over which a single worst-case solve spreads its column
-	// generation's vector work (the same result for any number); 0 means
-	// GOMAXPROCS.
+	// goroutines over which a single solve spreads its passes (a worst-case
+	// solve's column generation, an expected-utility solve's interior
+	// points; the same result for any number); 0 means GOMAXPROCS.
 	Workers int
 	// Progress, if not nil, is called as a curve advances.
 	Progress func(done, total int)

@@ -127,9 +127,9 @@ func solverFlag(fs *flagSet) func() (solver.Solver, error) {
 // workersFlag adds --workers to fs and returns a function that checks it
 // and applies it: pmlopt.Options.Workers gets the number (0: every CPU),
 // and for N > 0 the process runs on at most N cores while the command
-// runs (runtime.GOMAXPROCS), so that the passes of engines without a
-// workers option of their own (the expected-utility active set) keep to
-// it too. restore gives the cores back; call it when the command ends.
+// runs (runtime.GOMAXPROCS), so that the passes that split by GOMAXPROCS
+// (the active set's pricing) keep to it too. restore gives the cores
+// back; call it when the command ends.
 func workersFlag(fs *flagSet) func() (n int, restore func(), err error) {
 	w := fs.Int("workers", 0, "use at most `N` cores: the thresholds a curve solves at once, and the goroutines of a single solve's passes over the mechanism (0 = every CPU); the result is the same for any N")
 	return func() (int, func(), error) {

@@ -71,7 +71,8 @@ const (
 
 // denseFallback is the residual, relative to the right-hand side, above
 // which a low-rank solve counts as failed and is rescued (conjugate
-// gradients, a stronger floor, then the dense N×N system). Near the
+// gradients, a stronger floor, conjugate gradients on an earlier dense
+// factor, then, up to denseRescueMax inputs, the dense N×N system). Near the
 // optimum of some restricted problems the identity loses every digit: the
 // residual is then of the order of the right-hand side, and a step along
 // that direction leaves the central path at once. A residual a millionth
