@@ -96,7 +96,7 @@ func SolveJoint(ctx context.Context, p *problem.Problem, floor Floor, opt Option
 	if err != nil {
 		return nil, err
 	}
-	r, least, err := expected.Joint(ctx, p.Prior, u, b, pat, expected.Options{Solver: opt.Solver, Notify: opt.Notify, Workers: expectedOptions(opt).Workers}, opt.bisect())
+	r, least, err := expected.Joint(ctx, p.Prior, u, b, pat, expected.Options{Solver: opt.Solver, Notify: opt.Notify, Workers: opt.workers()}, opt.bisect())
 	if errors.Is(err, expected.ErrBelowLeastEpsilon) {
 		return nil, &BelowLeastEpsilonError{Epsilon: b.Epsilon, Floor: floor, Lower: least.OptimalEpsilonLower, Upper: least.OptimalEpsilon}
 	}

@@ -66,6 +66,15 @@ func (o Options) solver() solver.Solver {
 	return o.Solver
 }
 
+// workers is o.Workers with 0 read as GOMAXPROCS, as Options says:
+// package bisect reads 0 so itself, package expected as one goroutine.
+func (o Options) workers() int {
+	if o.Workers == 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return o.Workers
+}
+
 func (o Options) bisect() bisect.Options {
 	b := bisect.Options{Solver: o.solver(), Tol: o.Tol, Workers: o.Workers, Progress: o.Progress, Shard: o.Shard}
 	if o.Settled != nil {
@@ -218,15 +227,9 @@ func solveExpected(ctx context.Context, p *problem.Problem, b mech.Budget, opt O
 	return expectedSolution(r), nil
 }
 
-// expectedOptions are the options of package expected that opt gives,
-// Workers 0 being GOMAXPROCS here as for the curves (package expected
-// reads 0 as one).
+// expectedOptions are the options of package expected that opt gives.
 func expectedOptions(opt Options) expected.Options {
-	workers := opt.Workers
-	if workers == 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	return expected.Options{Solver: opt.Solver, FullLP: opt.FullLP, Notify: opt.Notify, Workers: workers}
+	return expected.Options{Solver: opt.Solver, FullLP: opt.FullLP, Notify: opt.Notify, Workers: opt.workers()}
 }
 
 // SolvesByRule reports whether Solve answers p, under opt, reading the

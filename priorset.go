@@ -169,7 +169,7 @@ func expectedBoundOverSet(ctx context.Context, p *problem.Problem, u mech.Utilit
 				w[i][j] = u[i][j] * (p.Prior[i] / pi[i])
 			}
 		}
-		r, err := expected.Maximize(ctx, pi, w, b, expected.Options{Solver: opt.Solver, Pattern: pat, Workers: expectedOptions(opt).Workers})
+		r, err := expected.Maximize(ctx, pi, w, b, expected.Options{Solver: opt.Solver, Pattern: pat, Workers: opt.workers()})
 		if err == nil && r.Bound < best {
 			best, hint = r.Bound, setHint{Prior: pi, Alpha: r.Alpha}
 		}
