@@ -165,6 +165,66 @@ func TestCalibrateSafePassesOverUnreachableThresholds(t *testing.T) {
 	}
 }
 
+// TestCalibrateSafeOverPriorSets: audited over a box or an L1 ball around
+// the prior, as pmlopt.SolveBaseline audits a problem with a prior set,
+// the thresholds unreachable marks are refused by the audit too, and the
+// calibrated h is the one a scan auditing every h finds.
+func TestCalibrateSafeOverPriorSets(t *testing.T) {
+	rng := rand.New(rand.NewPCG(34, 2))
+	budgets := []mech.Budget{{Measure: mech.LIP, Epsilon: 2}, {Measure: mech.ALIP, EpsilonLower: 2, EpsilonUpper: 1},
+		{Measure: mech.LDP, Epsilon: 3}, {Measure: mech.PML, Epsilon: 0.7}, {Measure: mech.PML, Epsilon: 2}}
+	marked, checked := 0, 0
+	for trial := range 20 {
+		n, m := 2+rng.IntN(4), 2+rng.IntN(4)
+		u := make(mech.Utility, n)
+		for i := range u {
+			u[i] = make([]float64, m)
+			for j := range u[i] {
+				u[i][j] = float64(rng.IntN(3))
+			}
+		}
+		o := u.Order()
+		pi := make(mech.Prior, n)
+		for i := range pi {
+			pi[i] = 0.2 + rng.Float64()
+		}
+		mech.Normalise(pi)
+		lower, upper := make([]float64, n), make([]float64, n)
+		for i, v := range pi {
+			lower[i], upper[i] = 0.8*v, math.Min(1, 1.25*v)
+		}
+		box, err := mech.NewBoxSet(pi, lower, upper)
+		require.NoError(t, err)
+		ball, err := mech.NewL1Set(pi, 0.1)
+		require.NoError(t, err)
+		for _, set := range []*mech.PriorSet{box, ball} {
+			for _, b := range budgets {
+				within := func(q mech.Mechanism) bool { _, _, e := leakage.LevelOver(set, q, b); return e <= 0 }
+				skip := unreachable(pi, o, b)
+				want := 0
+				for h := m; h >= 1; h-- {
+					q, err := UtilitySafe(o, h)
+					require.NoError(t, err)
+					if skip[h] {
+						marked++
+						assert.False(t, within(q), "trial %d, %v, h = %d", trial, b, h)
+					}
+					if want == 0 && within(q) {
+						want = h
+					}
+				}
+				require.NotZero(t, want, "h = 1 is within every budget")
+				c, err := Calibrate(context.Background(), FamilyUtilitySafe, pi, orderProblem{o}, b, within)
+				require.NoError(t, err)
+				assert.Equal(t, float64(want), c.Parameter, "trial %d, %v", trial, b)
+				checked++
+			}
+		}
+	}
+	assert.Greater(t, marked, 50)
+	assert.Equal(t, 200, checked)
+}
+
 // TestCalibrateSafeRaggedOrder: a ragged order, or a prior of another
 // length, is refused with an error under every measure, not a panic in
 // the thresholds' marking.
