@@ -107,46 +107,22 @@ func TestCalibrateSafePassesOverUnreachableThresholds(t *testing.T) {
 	}
 	marked := map[mech.Measure]int{}
 	for trial := range 40 {
-		n, m := 2+rng.IntN(5), 2+rng.IntN(5)
-		u := make(mech.Utility, n)
-		for i := range u {
-			u[i] = make([]float64, m)
-			for j := range u[i] {
-				u[i][j] = float64(rng.IntN(4)) // ties
-			}
-		}
-		o := u.Order()
-		pi := make(mech.Prior, n)
-		for i := range pi {
-			pi[i] = 0.1 + rng.Float64()
-		}
+		o, pi := tiedOrder(rng, 5, 4)
 		if trial%4 == 0 {
 			pi[0] = 0
+			mech.Normalise(pi)
 		}
-		mech.Normalise(pi)
 		if trial == 0 {
 			o, pi = grid.Order(), mech.Uniform(16)
-			n, m = 16, 16
 		}
 		for _, b := range budgets {
 			within := func(q mech.Mechanism) bool { _, _, e := leakage.Level(pi, q, b); return e <= 0 }
-			skip := unreachable(pi, o, b)
-			want := 0
-			for h := m; h >= 1; h-- {
-				q, err := UtilitySafe(o, h)
-				require.NoError(t, err)
-				if skip[h] {
-					marked[b.Measure]++
-					_, _, e := leakage.Level(pi, q, b)
-					assert.Greater(t, e, 0.0, "trial %d, %v, h = %d", trial, b, h)
-					if b.Measure != mech.PML {
-						assert.True(t, math.IsInf(e, 1), "trial %d, %v, h = %d: excess %g", trial, b, h, e)
-					}
+			want, k := scanSafe(t, pi, o, b, within, func(h int, q mech.Mechanism) {
+				if _, _, e := leakage.Level(pi, q, b); b.Measure != mech.PML {
+					assert.True(t, math.IsInf(e, 1), "trial %d, %v, h = %d: excess %g", trial, b, h, e)
 				}
-				if want == 0 && within(q) {
-					want = h
-				}
-			}
+			})
+			marked[b.Measure] += k
 			c, err := Calibrate(context.Background(), FamilyUtilitySafe, pi, orderProblem{o}, b, within)
 			if want == 0 {
 				assert.Error(t, err)
@@ -175,20 +151,8 @@ func TestCalibrateSafeOverPriorSets(t *testing.T) {
 		{Measure: mech.LDP, Epsilon: 3}, {Measure: mech.PML, Epsilon: 0.7}, {Measure: mech.PML, Epsilon: 2}}
 	marked, checked := 0, 0
 	for trial := range 20 {
-		n, m := 2+rng.IntN(4), 2+rng.IntN(4)
-		u := make(mech.Utility, n)
-		for i := range u {
-			u[i] = make([]float64, m)
-			for j := range u[i] {
-				u[i][j] = float64(rng.IntN(3))
-			}
-		}
-		o := u.Order()
-		pi := make(mech.Prior, n)
-		for i := range pi {
-			pi[i] = 0.2 + rng.Float64()
-		}
-		mech.Normalise(pi)
+		o, pi := tiedOrder(rng, 4, 3)
+		n := len(pi)
 		lower, upper := make([]float64, n), make([]float64, n)
 		for i, v := range pi {
 			lower[i], upper[i] = 0.8*v, math.Min(1, 1.25*v)
@@ -200,19 +164,8 @@ func TestCalibrateSafeOverPriorSets(t *testing.T) {
 		for _, set := range []*mech.PriorSet{box, ball} {
 			for _, b := range budgets {
 				within := func(q mech.Mechanism) bool { _, _, e := leakage.LevelOver(set, q, b); return e <= 0 }
-				skip := unreachable(pi, o, b)
-				want := 0
-				for h := m; h >= 1; h-- {
-					q, err := UtilitySafe(o, h)
-					require.NoError(t, err)
-					if skip[h] {
-						marked++
-						assert.False(t, within(q), "trial %d, %v, h = %d", trial, b, h)
-					}
-					if want == 0 && within(q) {
-						want = h
-					}
-				}
+				want, k := scanSafe(t, pi, o, b, within, nil)
+				marked += k
 				require.NotZero(t, want, "h = 1 is within every budget")
 				c, err := Calibrate(context.Background(), FamilyUtilitySafe, pi, orderProblem{o}, b, within)
 				require.NoError(t, err)
@@ -223,6 +176,50 @@ func TestCalibrateSafeOverPriorSets(t *testing.T) {
 	}
 	assert.Greater(t, marked, 50)
 	assert.Equal(t, 200, checked)
+}
+
+// tiedOrder returns a random order of 2 to 1+sizes inputs and outputs
+// whose utility takes levels values (so with ties), and a prior on it with
+// masses between 0.1 and 1.1 before normalising.
+func tiedOrder(rng *rand.Rand, sizes, levels int) (mech.Order, mech.Prior) {
+	n, m := 2+rng.IntN(sizes), 2+rng.IntN(sizes)
+	u := make(mech.Utility, n)
+	for i := range u {
+		u[i] = make([]float64, m)
+		for j := range u[i] {
+			u[i][j] = float64(rng.IntN(levels))
+		}
+	}
+	pi := make(mech.Prior, n)
+	for i := range pi {
+		pi[i] = 0.1 + rng.Float64()
+	}
+	mech.Normalise(pi)
+	return u.Order(), pi
+}
+
+// scanSafe audits M*(h) for every h from M down and returns the largest
+// within admits (0: none) and how many thresholds unreachable marks, each
+// of which within must refuse (more checks in marked, when not nil).
+func scanSafe(t *testing.T, pi mech.Prior, o mech.Order, b mech.Budget, within func(mech.Mechanism) bool, marked func(h int, q mech.Mechanism)) (want, count int) {
+	t.Helper()
+	skip := unreachable(pi, o, b)
+	_, m := o.Dims()
+	for h := m; h >= 1; h-- {
+		q, err := UtilitySafe(o, h)
+		require.NoError(t, err)
+		if skip[h] {
+			count++
+			assert.False(t, within(q), "%v, h = %d is marked but within the budget", b, h)
+			if marked != nil {
+				marked(h, q)
+			}
+		}
+		if want == 0 && within(q) {
+			want = h
+		}
+	}
+	return want, count
 }
 
 // TestCalibrateSafeRaggedOrder: a ragged order, or a prior of another
