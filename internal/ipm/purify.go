@@ -1,8 +1,10 @@
 package ipm
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -299,14 +301,43 @@ func (pu *purifier) cancelCycles(opt Options) error {
 // components labels the forest's trees: comp[v] for every node, order the
 // nodes tree by tree in breadth-first order from each tree's root, and
 // parent[v] the node before v (−1 at a root).
+//
+// The root's equation is the one treeSolve does not impose: it holds only
+// up to the rounding of the tree's other equations, so the root is the
+// node that takes that rounding best. An input's row carries it divided
+// by π_i (the tree's equation weighs the rows by π_i), an output's
+// marginal relative to q_j; so the root is the tree's output of largest
+// mass, or, in a tree without one, its input of largest π_i. (With an
+// input of mass 6e-6 as root, rounding of 1e-16 leaves a row summing to
+// 1 − 5e-11, and the caps exceed ε by as much once the row is
+// normalised.)
 func (pu *purifier) components() (comp, order, parent []int, count int) {
 	total := pu.n + pu.m
 	comp, parent = make([]int, total), make([]int, total)
 	for v := range comp {
 		comp[v] = -1
 	}
+	roots := make([]int, total)
+	for v := range roots {
+		roots[v] = v
+	}
+	weight := func(v int) float64 {
+		if v < pu.n {
+			return pu.pi[v]
+		}
+		return pu.q[v-pu.n]
+	}
+	slices.SortStableFunc(roots, func(a, b int) int {
+		if (a >= pu.n) != (b >= pu.n) {
+			if a >= pu.n {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(weight(b), weight(a))
+	})
 	order = make([]int, 0, total)
-	for root := range total {
+	for _, root := range roots {
 		if comp[root] >= 0 {
 			continue
 		}

@@ -3,6 +3,7 @@ package ipm
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/pmlopt/pmlopt/internal/randinst"
@@ -51,6 +52,41 @@ func TestPurifiedVertexMatchesTheLP(t *testing.T) {
 		want := lpOptimum(t, solver.Revised(), in.p)
 		if math.Abs(v.Value-want) > 1e-9*math.Max(1, math.Abs(want)) {
 			t.Errorf("case %d (%s): purified vertex %.15g, LP %.15g", c, in.name, v.Value, want)
+		}
+	}
+}
+
+// TestComponentsRootAtHeaviestOutput: each tree of the purification's
+// forest is rooted at its output of largest mass, where the rounding its
+// equation is left with weighs least; a tree without an output at its
+// input of largest mass. (Rooted at input 0, of mass 1e-6, the row of
+// that input would carry the tree's rounding divided by 1e-6.)
+func TestComponentsRootAtHeaviestOutput(t *testing.T) {
+	pu := &purifier{n: 5, m: 3, pi: []float64{1e-6, 0.3, 0.3, 0.2, 0.2 - 1e-6}, q: []float64{0.2, 0.7, 0.1},
+		adj: make([][]int, 8)}
+	// Tree A: input 0 – output 0 – input 1 – output 1 – input 2;
+	// tree B: input 3 alone; tree C: output 2 – input 4.
+	for _, e := range [][2]int{{0, 0}, {1, 0}, {1, 1}, {2, 1}, {4, 2}} {
+		pu.link(e[0], pu.n+e[1])
+	}
+	comp, order, parent, count := pu.components()
+	if count != 3 {
+		t.Fatalf("%d trees, want 3", count)
+	}
+	roots := map[int]int{}
+	for _, v := range order {
+		if parent[v] < 0 {
+			roots[comp[v]] = v
+		}
+	}
+	for _, c := range [][2]int{{0, pu.n + 1}, {3, 3}, {4, pu.n + 2}} {
+		if got := roots[comp[c[0]]]; got != c[1] {
+			t.Errorf("the tree of node %d is rooted at node %d, want %d", c[0], got, c[1])
+		}
+	}
+	for k, v := range order {
+		if p := parent[v]; p >= 0 && !slices.Contains(order[:k], p) {
+			t.Errorf("node %d comes before its parent %d", v, p)
 		}
 	}
 }
