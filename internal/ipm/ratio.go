@@ -241,20 +241,11 @@ func (w *workspace) ratioFace() *face {
 	return f
 }
 
-// ratioMeets reports whether P meets the budget b (LIP, ALIP or LDP) under
-// package leakage, up to a relative slack.
-func ratioMeets(pi mech.Prior, P mech.Mechanism, b mech.Budget, slack float64) bool {
-	within := func(a, eps float64) bool { return a <= eps+slack*math.Max(1, eps) }
-	switch b.Measure {
-	case mech.LIP:
-		return within(leakage.LIP(pi, P), b.Epsilon)
-	case mech.ALIP:
-		lo, up := leakage.ALIP(pi, P)
-		return within(lo, b.EpsilonLower) && within(up, b.EpsilonUpper)
-	case mech.LDP:
-		return within(leakage.LDP(pi, P), b.Epsilon)
-	}
-	return false
+// ratioMeets reports whether P meets the budget b (LIP, ALIP or LDP)
+// under package leakage, without slack.
+func ratioMeets(pi mech.Prior, P mech.Mechanism, b mech.Budget) bool {
+	_, _, excess := leakage.Level(pi, P, b)
+	return excess <= 0
 }
 
 // mixIntoRatio returns P, mixed in place with the mechanism whose every
@@ -265,10 +256,10 @@ func ratioMeets(pi mech.Prior, P mech.Mechanism, b mech.Budget, slack float64) b
 // slack. (At a budget of 0 no weight may: a ratio 1/q_j is 1 only up to
 // the rounding of the prior's sum; the weight is then 1.)
 func mixIntoRatio(pi mech.Prior, P mech.Mechanism, b mech.Budget) mech.Mechanism {
-	if ratioMeets(pi, P, b, 0) {
+	if ratioMeets(pi, P, b) {
 		return P
 	}
-	return mixUntil(pi, P, func(M mech.Mechanism) bool { return ratioMeets(pi, M, b, 0) })
+	return mixUntil(pi, P, func(M mech.Mechanism) bool { return ratioMeets(pi, M, b) })
 }
 
 // mixUntil returns the mixture (1−θ)P + θQ, Q the mechanism whose every

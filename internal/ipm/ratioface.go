@@ -227,7 +227,7 @@ func purifiedRatioVertex(p RatioProblem, r *Result) (*Result, error) {
 // its rows must sum to 1, it must meet the budget without slack, and its
 // value must reach r's within a relative valueSlack.
 func auditedRatioVertex(p RatioProblem, r *Result, P mech.Mechanism) (*Result, error) {
-	if !certify.RowsSumToOne(P) || !ratioMeets(p.Prior, P, p.Budget, 0) {
+	if !certify.RowsSumToOne(P) || !ratioMeets(p.Prior, P, p.Budget) {
 		return nil, fmt.Errorf("%w: the face's vertex fails the audit", ErrNoVertex)
 	}
 	v := p.Utility.ExpectedUtility(p.Prior, P)

@@ -23,16 +23,16 @@ const partialMin, partialParts, priceBlock = 2000, 8, 16
 // ratio test lets basics cross their bounds by up to the feasibility
 // tolerance, and a point infeasible by a few times that tolerance can go
 // round a cycle of two nondegenerate steps whose infeasible sets trade
-// places (an 80-row ε-PML feasibility LP just below its ε*, scaled by
-// 1024, did so for its whole iteration limit), and Bland's rule itself can
-// go round degenerate steps there. Once more than 2·flatRun phase 1
-// steps have left that sum unlowered under Bland's rule, the solve ends
-// infeasible if no reduced cost exceeds flatDual times the optimality
-// tolerance: phase 1 is then over, below what the factors resolve. After
-// staleRun·(rows + columns) such steps with reduced costs left (on 24
-// letters Bland's rule took two degenerate steps in turn for 58 000
-// iterations, with reduced costs of 0.44) the bounds are perturbed anew,
-// at most maxPerturbs times.
+// places, for as long as the iteration limit allows (ε-PML feasibility
+// LPs just below their ε* do), and Bland's rule itself can go round
+// degenerate steps there. Once more than 2·flatRun phase 1 steps have
+// left that sum unlowered under Bland's rule, the solve ends infeasible
+// if no reduced cost exceeds flatDual times the optimality tolerance:
+// phase 1 is then over, below what the factors resolve. After
+// staleRun·(rows + columns) such steps with reduced costs left (Bland's
+// rule alternating between two degenerate steps, which it can do
+// indefinitely in floating point) the bounds are perturbed anew, at most
+// maxPerturbs times.
 const (
 	stallRun    = 50
 	flatRun     = 50
