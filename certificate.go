@@ -3,11 +3,11 @@ package pmlopt
 import (
 	"math"
 
-	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/verify"
+	"github.com/pmlopt/pmlopt/worstcase"
 )
 
 // claimedLevel rounds an audited level up so that it bounds the exact
@@ -62,7 +62,7 @@ func lowerCertificate(pi mech.Prior, pat mech.Pattern, proof []float64, L float6
 }
 
 // pruningVector returns the unit vector e_i of the letter i whose allowed
-// outputs' largest prior mass π(A_j) is least (bisect.BoundPruning's
+// outputs' largest prior mass π(A_j) is least (worstcase.BoundPruning's
 // argument), or nil without a pattern.
 func pruningVector(pi mech.Prior, pat mech.Pattern) []float64 {
 	if len(pat) == 0 {
@@ -176,7 +176,7 @@ func pointCertificate(p *problem.Problem, objective problem.Objective, pt Point)
 // expected-utility answer whose bound holds over the mechanisms keeping
 // the floor (the pattern pat, which the mechanism must respect), with the
 // proof of least's lower end on the least ε that reaches the floor.
-func jointCertificate(p *problem.Problem, b mech.Budget, sol *Solution, floor Floor, pat mech.Pattern, least bisect.Result) *verify.Certificate {
+func jointCertificate(p *problem.Problem, b mech.Budget, sol *Solution, floor Floor, pat mech.Pattern, least worstcase.Result) *verify.Certificate {
 	c := expectedCertificate(b, sol, sol.alpha)
 	if floor.ByValue {
 		v := floor.Value

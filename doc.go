@@ -11,8 +11,8 @@
 // each and can be used directly: mech (domain types), problem (files),
 // closedform (closed-form mechanisms), leakage and guarantee (measures and
 // implied guarantees), lp, polytope and solver (the LPs and their engines),
-// expected (the expected-utility optimum), bisect (the ε and h searches)
-// and sample (privatising data). The engines behind expected and bisect
+// expected (the expected-utility optimum), worstcase (the ε and h searches)
+// and sample (privatising data). The engines behind expected and worstcase
 // (interior point, column generation) are internal.
 //
 // The objectives (docs/theory.md §5):

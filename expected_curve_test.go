@@ -10,11 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmlopt/pmlopt"
-	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/solver"
+	"github.com/pmlopt/pmlopt/worstcase"
 )
 
 // TestExpectedCurveMatchesSolve: each point is Solve's expected-utility
@@ -102,7 +102,7 @@ func TestBaselineClaimsNoLeastEpsilon(t *testing.T) {
 	for _, kind := range []pmlopt.Baseline{pmlopt.RandomizedResponse, pmlopt.Extremal, pmlopt.UtilitySafe} {
 		sol, err := pmlopt.SolveBaseline(context.Background(), p, kind)
 		require.NoError(t, err)
-		r, err := bisect.LeastEpsilon(context.Background(), p.Prior, p.Order.Pattern(sol.WorstCaseOrder), bisect.Options{})
+		r, err := worstcase.LeastEpsilon(context.Background(), p.Prior, p.Order.Pattern(sol.WorstCaseOrder), worstcase.Options{})
 		require.NoError(t, err)
 		assert.LessOrEqual(t, sol.OptimalEpsilonLower, r.OptimalEpsilon, "%s: worst-case order %d at ε = %g", kind, sol.WorstCaseOrder, sol.Epsilon)
 	}

@@ -81,7 +81,7 @@ func (e *BelowLeastEpsilonError) Error() string {
 // mechanisms (ε the file's budget) whose worst case is at least floor: the
 // expected-utility LP over the ε-PML polytope with the zero pattern of
 // floor (expected.Joint). It first brackets the least ε of that pattern
-// (bisect.LeastEpsilon) and refuses a budget below the bracket, naming it.
+// (worstcase.LeastEpsilon) and refuses a budget below the bracket, naming it.
 // The mechanism is audited (budget, zero pattern); ExpectedUtilityBound is
 // proven by the LP's row multipliers (certify.UpperBound), so the optimum lies in
 // [ExpectedUtility, ExpectedUtilityBound].
@@ -96,7 +96,7 @@ func SolveJoint(ctx context.Context, p *problem.Problem, floor Floor, opt Option
 	if err != nil {
 		return nil, err
 	}
-	r, least, err := expected.Joint(ctx, p.Prior, u, b, pat, expected.Options{Solver: opt.Solver, Notify: opt.Notify, Workers: opt.workers()}, opt.bisect())
+	r, least, err := expected.Joint(ctx, p.Prior, u, b, pat, expected.Options{Solver: opt.Solver, Notify: opt.Notify, Workers: opt.workers()}, opt.worstCase())
 	if errors.Is(err, expected.ErrBelowLeastEpsilon) {
 		return nil, &BelowLeastEpsilonError{Epsilon: b.Epsilon, Floor: floor, Lower: least.OptimalEpsilonLower, Upper: least.OptimalEpsilon}
 	}

@@ -7,7 +7,6 @@ import (
 	"math"
 	"runtime"
 
-	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/expected"
 	"github.com/pmlopt/pmlopt/internal/clean"
 	"github.com/pmlopt/pmlopt/leakage"
@@ -15,6 +14,7 @@ import (
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/solver"
 	"github.com/pmlopt/pmlopt/verify"
+	"github.com/pmlopt/pmlopt/worstcase"
 )
 
 // LoadProblem reads a problem file (YAML or JSON; docs/problem-files.md lists its keys).
@@ -34,7 +34,7 @@ type Options struct {
 	// ε-PML, without the interior point: for cross-checks.
 	FullLP bool
 	// Tol is the width of the ε brackets of the worst-case objectives;
-	// 0 means bisect.DefaultTol (1e-9).
+	// 0 means worstcase.DefaultTol (1e-9).
 	Tol float64
 	// Workers is the number of thresholds a curve solves at once, and the
 	// goroutines over which a single solve spreads its passes (a worst-case
@@ -50,10 +50,10 @@ type Options struct {
 	// only the first of each step.
 	Settled func(Point)
 	// Shard, if set, makes Curve solve only that shard's thresholds
-	// (bisect.Shard: the K-th of N contiguous blocks), each certified as
+	// (worstcase.Shard: the K-th of N contiguous blocks), each certified as
 	// on the whole curve; for worst-case-value every threshold of the
 	// shard is returned, not steps. The zero value solves the whole curve.
-	Shard bisect.Shard
+	Shard worstcase.Shard
 	// Notify, if not nil, is told before Solve starts a step that can take
 	// long (an expected-utility LP: its size, and why it is solved).
 	Notify func(msg string)
@@ -67,7 +67,7 @@ func (o Options) solver() solver.Solver {
 }
 
 // workers is o.Workers with 0 read as GOMAXPROCS, as Options says:
-// package bisect reads 0 so itself, package expected as one goroutine.
+// package worstcase reads 0 so itself, package expected as one goroutine.
 func (o Options) workers() int {
 	if o.Workers == 0 {
 		return runtime.GOMAXPROCS(0)
@@ -75,10 +75,10 @@ func (o Options) workers() int {
 	return o.Workers
 }
 
-func (o Options) bisect() bisect.Options {
-	b := bisect.Options{Solver: o.solver(), Tol: o.Tol, Workers: o.Workers, Progress: o.Progress, Shard: o.Shard}
+func (o Options) worstCase() worstcase.Options {
+	b := worstcase.Options{Solver: o.solver(), Tol: o.Tol, Workers: o.Workers, Progress: o.Progress, Shard: o.Shard}
 	if o.Settled != nil {
-		b.Settled = func(p bisect.Point) { o.Settled(fromBisect(p)) }
+		b.Settled = func(p worstcase.Point) { o.Settled(fromBisect(p)) }
 	}
 	return b
 }
@@ -121,7 +121,7 @@ type Solution struct {
 	// ExpectedUtilityBound.
 	Certificate *verify.Certificate
 
-	proof []float64 // multipliers behind OptimalEpsilonLower (bisect.Result.Proof)
+	proof []float64 // multipliers behind OptimalEpsilonLower (worstcase.Result.Proof)
 	alpha []float64 // multipliers behind ExpectedUtilityBound, in the engine's units
 }
 
@@ -270,22 +270,22 @@ func expectedSolution(r expected.Result) *Solution {
 		ExpectedUtilityBound: r.Bound, Solver: r.Solver, LPSolves: r.LPSolves, FullLP: r.FullLP, alpha: r.Alpha}
 }
 
-// solveWorstCase answers problem (1) of Song & Oechtering (2026) with bisect.
+// solveWorstCase answers problem (1) of Song & Oechtering (2026) with package worstcase.
 func solveWorstCase(ctx context.Context, p *problem.Problem, eps float64, opt Options) (*Solution, error) {
-	var r bisect.Result
+	var r worstcase.Result
 	var err error
 	if p.Objective == problem.WorstCaseOrder {
 		var o mech.Order
 		if o, err = p.RequireOrder(); err != nil {
 			return nil, err
 		}
-		_, r, err = bisect.BestOrder(ctx, p.Prior, o, eps, opt.bisect())
+		_, r, err = worstcase.BestOrder(ctx, p.Prior, o, eps, opt.worstCase())
 	} else {
 		var u mech.Utility
 		if u, err = p.RequireUtility(); err != nil {
 			return nil, err
 		}
-		_, r, err = bisect.BestValue(ctx, p.Prior, u, eps, opt.bisect())
+		_, r, err = worstcase.BestValue(ctx, p.Prior, u, eps, opt.worstCase())
 	}
 	if err != nil {
 		return nil, err
@@ -348,10 +348,10 @@ type Point struct {
 	// OptimalEpsilonLower; nil without a mechanism.
 	Certificate *verify.Certificate
 
-	proof []float64 // bisect.Point.Proof
+	proof []float64 // worstcase.Point.Proof
 }
 
-func fromBisect(pt bisect.Point) Point {
+func fromBisect(pt worstcase.Point) Point {
 	return Point{H: pt.H, Threshold: pt.Threshold, ThresholdMax: pt.ThresholdMax, SafeEpsilon: pt.SafeEpsilon,
 		OptimalEpsilon: pt.OptimalEpsilon, OptimalEpsilonLower: pt.OptimalEpsilonLower,
 		Mechanism: pt.Mechanism, LPSolves: pt.LPSolves, Failure: pt.Failure, WorstCaseValue: math.NaN(), proof: pt.Proof}
@@ -404,7 +404,7 @@ func Curve(ctx context.Context, p *problem.Problem, objective problem.Objective,
 		pt.Certificate = pointCertificate(p, objective, pt)
 		return pt
 	}
-	var pts []bisect.Point
+	var pts []worstcase.Point
 	if settled := opt.Settled; settled != nil {
 		opt.Settled = func(pt Point) { settled(inUnits(pt)) }
 	}
@@ -414,13 +414,13 @@ func Curve(ctx context.Context, p *problem.Problem, objective problem.Objective,
 		if o, err = p.RequireOrder(); err != nil {
 			return nil, err
 		}
-		pts, err = bisect.OrderCurve(ctx, p.Prior, o, opt.bisect())
+		pts, err = worstcase.OrderCurve(ctx, p.Prior, o, opt.worstCase())
 	case problem.WorstCaseValue:
 		var u mech.Utility
 		if u, err = q.RequireUtility(); err != nil {
 			return nil, err
 		}
-		pts, err = bisect.ValueCurve(ctx, p.Prior, u, opt.bisect())
+		pts, err = worstcase.ValueCurve(ctx, p.Prior, u, opt.worstCase())
 	default:
 		return nil, fmt.Errorf("objective: curves are for worst-case-order or worst-case-value, not %q", objective)
 	}

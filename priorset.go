@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/expected"
 	"github.com/pmlopt/pmlopt/internal/colgen"
@@ -14,6 +13,7 @@ import (
 	"github.com/pmlopt/pmlopt/polytope"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/solver"
+	"github.com/pmlopt/pmlopt/worstcase"
 )
 
 // levelOver returns the level of b's measure that m reaches over every
@@ -105,7 +105,7 @@ func solveRobustLP(s polytope.Spec, set *mech.PriorSet, slv solver.Solver) (mech
 // and friends). A robust mechanism is feasible for every prior of the set,
 // so the least ε over the set is at least the least ε at any one prior of
 // it, and OptimalEpsilonLower is the largest of the point lower bounds that
-// certify.DualBound proves (through bisect) at the estimate and at the
+// certify.DualBound proves (through package worstcase) at the estimate and at the
 // set's extreme priors — valid, but possibly below the robust optimum. In
 // the same way the robust expected-utility optimum is at most the
 // certified optimum at any one prior of the set (expectedBoundOverSet):
@@ -494,9 +494,9 @@ func certifiedLowerOverSet(ctx context.Context, p *problem.Problem, pat mech.Pat
 	priors := setPriors(p)
 	best := 0.0
 	var hint setHint
-	bo := bisect.Options{Solver: opt.solver(), Tol: opt.Tol}
+	bo := worstcase.Options{Solver: opt.solver(), Tol: opt.Tol}
 	for _, pi := range priors {
-		r, err := bisect.LeastEpsilon(ctx, pi, pat, bo)
+		r, err := worstcase.LeastEpsilon(ctx, pi, pat, bo)
 		if err == nil && r.OptimalEpsilonLower > best {
 			best, hint = r.OptimalEpsilonLower, setHint{Prior: pi, Alpha: r.Proof}
 		}

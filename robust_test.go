@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/pmlopt/pmlopt"
-	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/closedform"
 	"github.com/pmlopt/pmlopt/expected"
@@ -27,6 +26,7 @@ import (
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/sample"
 	"github.com/pmlopt/pmlopt/solver"
+	"github.com/pmlopt/pmlopt/worstcase"
 )
 
 // Malformed inputs, each named. The good ones are 2 × 2 and agree with one
@@ -278,11 +278,11 @@ func (l *callList) priors() {
 			_, err := expected.Maximize(ctx, pi, goodUtil, goodPML, expected.Options{})
 			return err
 		})
-		add(true, "bisect.LeastEpsilon(prior %s)", bn)(func() error { _, err := bisect.LeastEpsilon(ctx, pi, goodPat, bisect.Options{}); return err })
-		add(true, "bisect.OrderCurve(prior %s)", bn)(func() error { _, err := bisect.OrderCurve(ctx, pi, goodOrder, bisect.Options{}); return err })
-		add(true, "bisect.ValueCurve(prior %s)", bn)(func() error { _, err := bisect.ValueCurve(ctx, pi, goodUtil, bisect.Options{}); return err })
-		add(true, "bisect.BestOrder(prior %s)", bn)(func() error { _, _, err := bisect.BestOrder(ctx, pi, goodOrder, 1, bisect.Options{}); return err })
-		add(true, "bisect.BestValue(prior %s)", bn)(func() error { _, _, err := bisect.BestValue(ctx, pi, goodUtil, 1, bisect.Options{}); return err })
+		add(true, "worstcase.LeastEpsilon(prior %s)", bn)(func() error { _, err := worstcase.LeastEpsilon(ctx, pi, goodPat, worstcase.Options{}); return err })
+		add(true, "worstcase.OrderCurve(prior %s)", bn)(func() error { _, err := worstcase.OrderCurve(ctx, pi, goodOrder, worstcase.Options{}); return err })
+		add(true, "worstcase.ValueCurve(prior %s)", bn)(func() error { _, err := worstcase.ValueCurve(ctx, pi, goodUtil, worstcase.Options{}); return err })
+		add(true, "worstcase.BestOrder(prior %s)", bn)(func() error { _, _, err := worstcase.BestOrder(ctx, pi, goodOrder, 1, worstcase.Options{}); return err })
+		add(true, "worstcase.BestValue(prior %s)", bn)(func() error { _, _, err := worstcase.BestValue(ctx, pi, goodUtil, 1, worstcase.Options{}); return err })
 		add(true, "polytope.Build(prior %s)", bn)(func() error { _, err := polytope.Build(polytope.Spec{Prior: pi, Budget: goodPML}); return err })
 	}
 }
@@ -312,8 +312,8 @@ func (l *callList) utilitiesAndOrders() {
 			_, err := expected.Maximize(ctx, goodPrior, u, goodPML, expected.Options{})
 			return err
 		})
-		add(true, "bisect.ValueCurve(utility %s)", bn)(func() error { _, err := bisect.ValueCurve(ctx, goodPrior, u, bisect.Options{}); return err })
-		add(true, "bisect.BestValue(utility %s)", bn)(func() error { _, _, err := bisect.BestValue(ctx, goodPrior, u, 1, bisect.Options{}); return err })
+		add(true, "worstcase.ValueCurve(utility %s)", bn)(func() error { _, err := worstcase.ValueCurve(ctx, goodPrior, u, worstcase.Options{}); return err })
+		add(true, "worstcase.BestValue(utility %s)", bn)(func() error { _, _, err := worstcase.BestValue(ctx, goodPrior, u, 1, worstcase.Options{}); return err })
 		add(true, "polytope.Build(utility %s)", bn)(func() error {
 			_, err := polytope.Build(polytope.Spec{Prior: goodPrior, Budget: goodPML, Objective: polytope.ExpectedUtility, Utility: u})
 			return err
@@ -331,8 +331,8 @@ func (l *callList) utilitiesAndOrders() {
 		add(true, "closedform.SafeEpsilon(order %s)", bn)(func() error { _, err := closedform.SafeEpsilon(goodPrior, o, 1); return err })
 		add(true, "closedform.SafeCurve(order %s)", bn)(func() error { _, err := closedform.SafeCurve(goodPrior, o); return err })
 		add(false, "closedform.SafeSchedule(order %s)", bn)(noErr(func() { closedform.SafeSchedule(goodPrior, o, 1) }))
-		add(true, "bisect.OrderCurve(order %s)", bn)(func() error { _, err := bisect.OrderCurve(ctx, goodPrior, o, bisect.Options{}); return err })
-		add(true, "bisect.BestOrder(order %s)", bn)(func() error { _, _, err := bisect.BestOrder(ctx, goodPrior, o, 1, bisect.Options{}); return err })
+		add(true, "worstcase.OrderCurve(order %s)", bn)(func() error { _, err := worstcase.OrderCurve(ctx, goodPrior, o, worstcase.Options{}); return err })
+		add(true, "worstcase.BestOrder(order %s)", bn)(func() error { _, _, err := worstcase.BestOrder(ctx, goodPrior, o, 1, worstcase.Options{}); return err })
 	}
 	for _, h := range []int{-1, 0, 3, math.MaxInt} {
 		add(true, "closedform.UtilitySafe(h %d)", h)(func() error { _, err := closedform.UtilitySafe(goodOrder, h); return err })
@@ -351,7 +351,7 @@ func (l *callList) patternsAndLevels() {
 		add(false, "closedform.UniformOnAllowed(%s)", bn)(noErr(func() { closedform.UniformOnAllowed(pat) }))
 		add(false, "certify.DualBound(pattern %s)", bn)(noErr(func() { certify.DualBound(goodPrior, pat, []float64{1, 1}) }))
 		add(false, "certify.UpperBound(pattern %s)", bn)(noErr(func() { certify.UpperBound(goodPrior, goodUtil, pat, 1, []float64{1, 1}) }))
-		add(true, "bisect.LeastEpsilon(pattern %s)", bn)(func() error { _, err := bisect.LeastEpsilon(ctx, goodPrior, pat, bisect.Options{}); return err })
+		add(true, "worstcase.LeastEpsilon(pattern %s)", bn)(func() error { _, err := worstcase.LeastEpsilon(ctx, goodPrior, pat, worstcase.Options{}); return err })
 		add(bn != "empty row", "polytope.Build(pattern %s)", bn)(func() error {
 			_, err := polytope.Build(polytope.Spec{Prior: goodPrior, Budget: goodPML, Pattern: pat})
 			return err
@@ -374,11 +374,14 @@ func (l *callList) patternsAndLevels() {
 		add(true, "closedform.Extremal(eps %s)", bn)(func() error { _, err := closedform.Extremal(goodPrior, e); return err })
 		add(true, "closedform.RandomizedResponse(eps %s)", bn)(func() error { _, err := closedform.RandomizedResponse(2, e); return err })
 		add(true, "closedform.Exponential(eps %s)", bn)(func() error { _, err := closedform.Exponential(goodUtil, e, 1); return err })
-		add(true, "bisect.BestOrder(eps %s)", bn)(func() error {
-			_, _, err := bisect.BestOrder(ctx, goodPrior, goodOrder, e, bisect.Options{})
+		add(true, "worstcase.BestOrder(eps %s)", bn)(func() error {
+			_, _, err := worstcase.BestOrder(ctx, goodPrior, goodOrder, e, worstcase.Options{})
 			return err
 		})
-		add(true, "bisect.BestValue(eps %s)", bn)(func() error { _, _, err := bisect.BestValue(ctx, goodPrior, goodUtil, e, bisect.Options{}); return err })
+		add(true, "worstcase.BestValue(eps %s)", bn)(func() error {
+			_, _, err := worstcase.BestValue(ctx, goodPrior, goodUtil, e, worstcase.Options{})
+			return err
+		})
 		add(false, "certify.Within(eps %s)", bn)(noErr(func() { certify.Within(goodPrior, goodMech, e) }))
 		add(false, "guarantee functions(eps %s)", bn)(noErr(func() {
 			guarantee.HighPrivacyBound(e)
@@ -543,17 +546,23 @@ func (l *callList) problems() {
 			_, err := expected.Maximize(c, goodPrior, goodUtil, goodPML, expected.Options{})
 			return err
 		})
-		add(cn == "nil", "bisect.OrderCurve(ctx %s)", cn)(func() error {
-			_, err := bisect.OrderCurve(c, goodPrior, goodOrder, bisect.Options{Workers: 2})
+		add(cn == "nil", "worstcase.OrderCurve(ctx %s)", cn)(func() error {
+			_, err := worstcase.OrderCurve(c, goodPrior, goodOrder, worstcase.Options{Workers: 2})
 			return err
 		})
-		add(cn == "nil", "bisect.ValueCurve(ctx %s)", cn)(func() error {
-			_, err := bisect.ValueCurve(c, goodPrior, goodUtil, bisect.Options{Workers: 2})
+		add(cn == "nil", "worstcase.ValueCurve(ctx %s)", cn)(func() error {
+			_, err := worstcase.ValueCurve(c, goodPrior, goodUtil, worstcase.Options{Workers: 2})
 			return err
 		})
-		add(cn == "nil", "bisect.LeastEpsilon(ctx %s)", cn)(func() error { _, err := bisect.LeastEpsilon(c, goodPrior, goodPat, bisect.Options{}); return err })
-		add(cn == "nil", "bisect.BestOrder(ctx %s)", cn)(func() error { _, _, err := bisect.BestOrder(c, goodPrior, goodOrder, 1, bisect.Options{}); return err })
-		add(cn == "nil", "bisect.BestValue(ctx %s)", cn)(func() error { _, _, err := bisect.BestValue(c, goodPrior, goodUtil, 1, bisect.Options{}); return err })
+		add(cn == "nil", "worstcase.LeastEpsilon(ctx %s)", cn)(func() error { _, err := worstcase.LeastEpsilon(c, goodPrior, goodPat, worstcase.Options{}); return err })
+		add(cn == "nil", "worstcase.BestOrder(ctx %s)", cn)(func() error {
+			_, _, err := worstcase.BestOrder(c, goodPrior, goodOrder, 1, worstcase.Options{})
+			return err
+		})
+		add(cn == "nil", "worstcase.BestValue(ctx %s)", cn)(func() error {
+			_, _, err := worstcase.BestValue(c, goodPrior, goodUtil, 1, worstcase.Options{})
+			return err
+		})
 	}
 	for bn, pat := range badPatterns {
 		add(true, "expected.Maximize(opt.Pattern %s)", bn)(func() error {
@@ -564,9 +573,9 @@ func (l *callList) problems() {
 			return err
 		})
 	}
-	for bn, o := range map[string]bisect.Options{"Tol NaN": {Tol: nan}, "Tol negative": {Tol: -1}, "Workers negative": {Workers: -3}, "Probes unknown": {Probes: 99}} {
-		add(true, "bisect.OrderCurve(%s)", bn)(func() error { _, err := bisect.OrderCurve(ctx, goodPrior, goodOrder, o); return err })
-		add(true, "bisect.LeastEpsilon(%s)", bn)(func() error { _, err := bisect.LeastEpsilon(ctx, goodPrior, goodPat, o); return err })
+	for bn, o := range map[string]worstcase.Options{"Tol NaN": {Tol: nan}, "Tol negative": {Tol: -1}, "Workers negative": {Workers: -3}, "Probes unknown": {Probes: 99}} {
+		add(true, "worstcase.OrderCurve(%s)", bn)(func() error { _, err := worstcase.OrderCurve(ctx, goodPrior, goodOrder, o); return err })
+		add(true, "worstcase.LeastEpsilon(%s)", bn)(func() error { _, err := worstcase.LeastEpsilon(ctx, goodPrior, goodPat, o); return err })
 	}
 	add(true, "pmlopt.Curve(bogus objective)")(func() error { _, err := pmlopt.Curve(ctx, good, "bogus", pmlopt.Options{}); return err })
 	add(true, "pmlopt.Curve(negative workers)")(func() error {

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/closedform"
 	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/solver"
+	"github.com/pmlopt/pmlopt/worstcase"
 )
 
 // The hot paths, timed by `go test -run '^$' -bench . ./bench/` (add
@@ -72,7 +72,7 @@ func BenchmarkLeastEpsilon32(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			lps := 0
 			for b.Loop() {
-				r, err := bisect.LeastEpsilon(context.Background(), in.Prior, pat, bisect.Options{Solver: s})
+				r, err := worstcase.LeastEpsilon(context.Background(), in.Prior, pat, worstcase.Options{Solver: s})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -89,7 +89,7 @@ func BenchmarkOrderCurve16(b *testing.B) {
 		s, _ := solver.Get(name)
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
-				if _, err := bisect.OrderCurve(context.Background(), in.Prior, in.Order, bisect.Options{Solver: s, Workers: 1}); err != nil {
+				if _, err := worstcase.OrderCurve(context.Background(), in.Prior, in.Order, worstcase.Options{Solver: s, Workers: 1}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -113,7 +113,7 @@ func BenchmarkFamilyOrderCurve(b *testing.B) {
 				for b.Loop() {
 					// An engine error is what the families study
 					// reports; the time until it is still measured.
-					_, _ = bisect.OrderCurve(context.Background(), in.Prior, o, bisect.Options{Solver: s, Workers: 1})
+					_, _ = worstcase.OrderCurve(context.Background(), in.Prior, o, worstcase.Options{Solver: s, Workers: 1})
 				}
 			})
 		}

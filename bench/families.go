@@ -14,12 +14,12 @@ import (
 	"time"
 
 	"github.com/pmlopt/pmlopt"
-	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/solver"
+	"github.com/pmlopt/pmlopt/worstcase"
 )
 
 // The tasks of the families study: the two curves and the expected-utility
@@ -70,7 +70,7 @@ type FamRun struct {
 
 	// Curve holds the points of a curve run in this process (not sent by
 	// a child).
-	Curve []bisect.Point `json:"-"`
+	Curve []worstcase.Point `json:"-"`
 }
 
 // famWire is FamRun as a child process writes it: JSON has no NaN or
@@ -156,7 +156,7 @@ func families(ctx context.Context, cfg Config) (*Families, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Families{Sizes: famSizes(cfg), Budget: cfg.Budget, CPUBudget: cfg.CPUBudget, Tol: bisect.DefaultTol, Isolate: cfg.Exe != ""}
+	res := &Families{Sizes: famSizes(cfg), Budget: cfg.Budget, CPUBudget: cfg.CPUBudget, Tol: worstcase.DefaultTol, Isolate: cfg.Exe != ""}
 	failed := map[string]int{} // family/task/backend → size where it failed
 	for _, n := range res.Sizes {
 		for _, f := range fams {
@@ -320,12 +320,12 @@ func famRun(ctx context.Context, job FamJob) FamRun {
 	t0 := time.Now()
 	switch job.Task {
 	case "order", "value":
-		opt := bisect.Options{Solver: sv, Workers: job.Workers}
-		var pts []bisect.Point
+		opt := worstcase.Options{Solver: sv, Workers: job.Workers}
+		var pts []worstcase.Point
 		if job.Task == "order" {
-			pts, err = bisect.OrderCurve(cctx, in.Prior, in.Order(), opt)
+			pts, err = worstcase.OrderCurve(cctx, in.Prior, in.Order(), opt)
 		} else {
-			pts, err = bisect.ValueCurve(cctx, in.Prior, in.Utility, opt)
+			pts, err = worstcase.ValueCurve(cctx, in.Prior, in.Utility, opt)
 		}
 		r.Seconds = time.Since(t0).Seconds()
 		r.Points, r.Curve = len(pts), pts
@@ -334,7 +334,7 @@ func famRun(ctx context.Context, job FamJob) FamRun {
 			r.LPs += p.LPSolves
 			r.Probes += p.GoProbes
 			w := p.OptimalEpsilon - p.OptimalEpsilonLower
-			if w > bisect.DefaultTol*math.Max(1, p.OptimalEpsilon) {
+			if w > worstcase.DefaultTol*math.Max(1, p.OptimalEpsilon) {
 				r.Open++
 			}
 			r.MaxOpen = math.Max(r.MaxOpen, w)
@@ -454,7 +454,7 @@ func (r *Report) writeFamilies(b *strings.Builder) {
 	for _, fam := range instance.Families() {
 		w("- `%s`: %s\n", fam.Name, fam.Doc)
 	}
-	w("\nPer family, size and backend: the order curve and the value curve (bisect.OrderCurve/ValueCurve: wall time, and the CPU time of the run's process when isolated; probes answered in Go, LPs; a point is **open** when its bracket is wider than %g·max(1, ε)), and one expected-utility solve (pmlopt.Solve with the backend) under PML, LIP, ALIP (ε_l = ε_u) and LDP at ε = %g (time; for PML whether ipm certified the optimum or the full LP ran; the audited level minus the budget). Each run has a budget of %v", f.Tol, famEpsilon, f.Budget)
+	w("\nPer family, size and backend: the order curve and the value curve (worstcase.OrderCurve/ValueCurve: wall time, and the CPU time of the run's process when isolated; probes answered in Go, LPs; a point is **open** when its bracket is wider than %g·max(1, ε)), and one expected-utility solve (pmlopt.Solve with the backend) under PML, LIP, ALIP (ε_l = ε_u) and LDP at ε = %g (time; for PML whether ipm certified the optimum or the full LP ran; the audited level minus the budget). Each run has a budget of %v", f.Tol, famEpsilon, f.Budget)
 	if f.Isolate {
 		w(" of wall time and runs in its own process, killed %v past it", famGrace)
 		if f.CPUBudget > 0 {

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/closedform"
 	"github.com/pmlopt/pmlopt/figure"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/sample"
 	"github.com/pmlopt/pmlopt/solver"
+	"github.com/pmlopt/pmlopt/worstcase"
 )
 
 // Fig1Row is one budget ε of Figure 1. The Min fields are sample minima of
@@ -86,7 +86,7 @@ func figure1(ctx context.Context, cfg Config) (*Fig1, error) {
 	res := &Fig1{Draws: 1000, Delta: closedform.Sensitivity(u), PMin: pi.Min(), Problem: cfg.Problem}
 	sv := solver.Auto()
 	res.Solver = sv.Name()
-	opt := bisect.Options{Solver: sv, Workers: cfg.Workers}
+	opt := worstcase.Options{Solver: sv, Workers: cfg.Workers}
 
 	// The inputs are drawn once, from the prior, and shared by every
 	// mechanism and every ε, so that the curves differ only by the
@@ -143,7 +143,7 @@ func figure1(ctx context.Context, cfg Config) (*Fig1, error) {
 		r.RWorst = u.WorstCaseValue(compose(mr, best, m))
 
 		// O: the optimal worst-case value (not in the paper).
-		v, br, err := bisect.BestValue(ctx, pi, u, eps, opt)
+		v, br, err := worstcase.BestValue(ctx, pi, u, eps, opt)
 		if err != nil {
 			return nil, err
 		}

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/closedform"
 	"github.com/pmlopt/pmlopt/figure"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/solver"
+	"github.com/pmlopt/pmlopt/worstcase"
 )
 
 // circulant is the 4×4 order matrix of Song & Oechtering (2026), eq. (13).
@@ -57,8 +57,8 @@ func pminGrid(quick bool) []float64 {
 
 func figures23(ctx context.Context, cfg Config) (*Fig23, error) {
 	sv := solver.Auto()
-	res := &Fig23{Solver: sv.Name(), Tol: bisect.DefaultTol}
-	opt := bisect.Options{Solver: sv, Workers: cfg.Workers}
+	res := &Fig23{Solver: sv.Name(), Tol: worstcase.DefaultTol}
+	opt := worstcase.Options{Solver: sv, Workers: cfg.Workers}
 	patterns := []struct {
 		name  string
 		prior func(float64) mech.Prior
@@ -71,7 +71,7 @@ func figures23(ctx context.Context, cfg Config) (*Fig23, error) {
 				if err != nil {
 					return nil, err
 				}
-				r, err := bisect.LeastEpsilon(ctx, pi, circulant.Pattern(h), opt)
+				r, err := worstcase.LeastEpsilon(ctx, pi, circulant.Pattern(h), opt)
 				if err != nil {
 					return nil, err
 				}

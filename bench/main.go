@@ -26,7 +26,7 @@ type Config struct {
 	CPUBudget time.Duration
 	GonumMax  int      // largest N for the gonum backend
 	Solvers   []string // backend names
-	Workers   int      // bisect.Options.Workers
+	Workers   int      // worstcase.Options.Workers
 	Seed      uint64
 	Problem   string // counting-query problem file
 	Log       io.Writer

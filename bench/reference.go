@@ -6,12 +6,12 @@ import (
 	"math"
 
 	"github.com/pmlopt/pmlopt"
-	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/polytope"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/solver"
+	"github.com/pmlopt/pmlopt/worstcase"
 )
 
 // refTol is how far a curve's bracket may lie from the plain bisection's
@@ -88,7 +88,7 @@ func plainLeast(s solver.Solver, pi mech.Prior, pat mech.Pattern, hi float64) (f
 
 // curveDev is how far the plain least ε of every point's pattern lies
 // outside the point's bracket (0 when inside), at most.
-func curveDev(s solver.Solver, in instance.Instance, task string, pts []bisect.Point) (float64, error) {
+func curveDev(s solver.Solver, in instance.Instance, task string, pts []worstcase.Point) (float64, error) {
 	o := in.Order()
 	dev := 0.0
 	for _, p := range pts {
@@ -150,13 +150,13 @@ func famReference(ctx context.Context, in instance.Instance, sv solver.Solver, t
 		return r
 	}
 	if task == "order" || task == "value" {
-		var pts []bisect.Point
+		var pts []worstcase.Point
 		var err error
-		opt := bisect.Options{Solver: sv, Workers: 1}
+		opt := worstcase.Options{Solver: sv, Workers: 1}
 		if task == "order" {
-			pts, err = bisect.OrderCurve(ctx, in.Prior, in.Order(), opt)
+			pts, err = worstcase.OrderCurve(ctx, in.Prior, in.Order(), opt)
 		} else {
-			pts, err = bisect.ValueCurve(ctx, in.Prior, in.Utility, opt)
+			pts, err = worstcase.ValueCurve(ctx, in.Prior, in.Utility, opt)
 		}
 		if err != nil {
 			return fail(err)

@@ -224,7 +224,7 @@ func (r *Report) writeFig1(b *strings.Builder) {
 	f := r.Fig1
 	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	w("## Figure 1: counting query\n\n")
-	w("Song & Oechtering (2026), §IV-A: %s, uniform prior, %d draws of X from the prior and Y from each mechanism at every ε (fixed seeds; the same X for every mechanism). S is the utility-safe schedule, E the exponential mechanism (Δ = %g, 2Δ = %g) and R randomized response followed by y = argmax_y u'(x', y), both with the LDP parameter ε̄ = LDPForPML(ε, p_min = %.4f) of Song & Oechtering (2026), Prop 1. O is the mechanism with the best worst-case utility value at each ε (bisect.BestValue, %s backend, %d LPs in all), which the paper does not show.\n\n",
+	w("Song & Oechtering (2026), §IV-A: %s, uniform prior, %d draws of X from the prior and Y from each mechanism at every ε (fixed seeds; the same X for every mechanism). S is the utility-safe schedule, E the exponential mechanism (Δ = %g, 2Δ = %g) and R randomized response followed by y = argmax_y u'(x', y), both with the LDP parameter ε̄ = LDPForPML(ε, p_min = %.4f) of Song & Oechtering (2026), Prop 1. O is the mechanism with the best worst-case utility value at each ε (worstcase.BestValue, %s backend, %d LPs in all), which the paper does not show.\n\n",
 		f.Problem, f.Draws, f.Delta, 2*f.Delta, f.PMin, f.Solver, f.LPSolves)
 	embed(b, fig1Plot, fig1Data, "Figure 1")
 	if len(f.Rows) == 0 {
@@ -261,7 +261,7 @@ func (r *Report) writeFig23(b *strings.Builder) {
 	f := r.Fig23
 	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	w("## Figures 2 and 3: least PML on the 4×4 circulant order\n\n")
-	w("Song & Oechtering (2026), §IV-B: U = [[4,3,2,1],[1,4,3,2],[2,1,4,3],[3,2,1,4]]. For each prior and h, S is ε_S(h) of Cor 1 (closedform.SafeEpsilon) and O the least PML of any mechanism with worst-case order h, bracketed by LP bisection (bisect.LeastEpsilon, %s backend) to %g; the plot shows the upper end of the bracket, which an audited mechanism reaches. The low letters are listed first; the order is circulant, so which letters are low does not matter.\n\n", f.Solver, f.Tol)
+	w("Song & Oechtering (2026), §IV-B: U = [[4,3,2,1],[1,4,3,2],[2,1,4,3],[3,2,1,4]]. For each prior and h, S is ε_S(h) of Cor 1 (closedform.SafeEpsilon) and O the least PML of any mechanism with worst-case order h, bracketed by LP bisection (worstcase.LeastEpsilon, %s backend) to %g; the plot shows the upper end of the bracket, which an audited mechanism reaches. The low letters are listed first; the order is circulant, so which letters are low does not matter.\n\n", f.Solver, f.Tol)
 	for k, pattern := range []string{"one-low-three-high", "three-low-one-high"} {
 		w("### Figure %d: %s\n\n", k+2, pattern)
 		embed(b, fig23Plots[pattern], fmt.Sprintf("fig%d.csv", k+2), fmt.Sprintf("Figure %d", k+2))
@@ -331,7 +331,7 @@ func (r *Report) writeScaling(b *strings.Builder) {
 		workers = fi(s.Workers)
 	}
 	w("## Scaling study\n\n")
-	w("Random instances with N = M: prior from Dirichlet(1,…,1), utilities i.i.d. uniform (so every row of the order is a random permutation), seed %d. The closed-form curve is h ↦ ε_S(h) of every threshold (closedform.SafeCurve, mean time over repeated calls); the LP size is that of the PML feasibility LP of h = ⌈N/2⌉ without pruning; the optimal curve is ε*(h) for every h (bisect.OrderCurve, workers: %s), within a budget of %v per instance and backend. The gap is max_h (ε_S(h) − ε*(h)) with ε* at the upper end of its bracket.\n\n",
+	w("Random instances with N = M: prior from Dirichlet(1,…,1), utilities i.i.d. uniform (so every row of the order is a random permutation), seed %d. The closed-form curve is h ↦ ε_S(h) of every threshold (closedform.SafeCurve, mean time over repeated calls); the LP size is that of the PML feasibility LP of h = ⌈N/2⌉ without pruning; the optimal curve is ε*(h) for every h (worstcase.OrderCurve, workers: %s), within a budget of %v per instance and backend. The gap is max_h (ε_S(h) − ε*(h)) with ε* at the upper end of its bracket.\n\n",
 		r.Config.Seed, workers, s.Budget)
 	embed(b, scalingPlot, scalingData, "Scaling")
 	w("| N = M | closed-form curve | LP rows | LP cols | non-zeros |")

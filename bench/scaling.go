@@ -8,13 +8,13 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/closedform"
 	"github.com/pmlopt/pmlopt/figure"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/polytope"
 	"github.com/pmlopt/pmlopt/solver"
+	"github.com/pmlopt/pmlopt/worstcase"
 )
 
 // Instance is a seeded random problem of the scaling study.
@@ -41,7 +41,7 @@ type CurveRun struct {
 	Skipped  string // why it was not run or not finished; "" if it finished
 	Time     time.Duration
 	LPSolves int
-	Probes   int     // probes answered in Go (bisect.Result.GoProbes: colgen below bisect's ipmLetters letters, ipm.Probe from there)
+	Probes   int     // probes answered in Go (worstcase.Result.GoProbes: colgen below bisect's ipmLetters letters, ipm.Probe from there)
 	Gap      float64 // max_h ε_S(h) − ε*(h), ε* taken at the bracket's upper end
 	GapH     int     // the h where the gap is largest
 	Done     int     // thresholds resolved (of N) when skipped mid-way
@@ -155,7 +155,7 @@ func runCurve(ctx context.Context, cfg Config, in Instance, safe []float64, cr *
 	cctx, cancel := context.WithTimeout(ctx, cfg.Budget)
 	defer cancel()
 	t0 := time.Now()
-	pts, err := bisect.OrderCurve(cctx, in.Prior, in.Order, bisect.Options{Solver: sv, Workers: cfg.Workers})
+	pts, err := worstcase.OrderCurve(cctx, in.Prior, in.Order, worstcase.Options{Solver: sv, Workers: cfg.Workers})
 	cr.Time = time.Since(t0)
 	for _, p := range pts {
 		cr.LPSolves += p.LPSolves

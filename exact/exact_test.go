@@ -10,11 +10,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/worstcase"
 )
 
 // countingOrder is U of Song & Oechtering (2026), eq. (12).
@@ -116,7 +116,7 @@ func TestAgainstSearch(t *testing.T) {
 		o := randinst.StrictOrder(rng, n, m)
 		h := 2 + rng.IntN(m-1)
 		pat := o.Pattern(h)
-		ref, err := bisect.LeastEpsilon(context.Background(), fpi, pat, bisect.Options{Tol: 1e-12})
+		ref, err := worstcase.LeastEpsilon(context.Background(), fpi, pat, worstcase.Options{Tol: 1e-12})
 		require.NoError(t, err)
 		r, err := LeastT(context.Background(), Dyadic(fpi), pat, ref.OptimalEpsilonLower, ref.OptimalEpsilon)
 		require.NoError(t, err, "trial %d", trial)
@@ -159,7 +159,7 @@ func TestIrrational(t *testing.T) {
 	for i, p := range pi {
 		fpi[i], _ = p.Float64()
 	}
-	ref, err := bisect.LeastEpsilon(context.Background(), fpi, pat, bisect.Options{})
+	ref, err := worstcase.LeastEpsilon(context.Background(), fpi, pat, worstcase.Options{})
 	require.NoError(t, err)
 	r, err := LeastT(context.Background(), pi, pat, ref.OptimalEpsilonLower, ref.OptimalEpsilon)
 	require.NoError(t, err)

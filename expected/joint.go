@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 
-	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/worstcase"
 )
 
 // ErrBelowLeastEpsilon is Joint's error when the budget is below the least
@@ -16,15 +16,15 @@ var ErrBelowLeastEpsilon = errors.New("expected: the budget is below the least �
 // Joint maximises the expected utility of u over the ε-PML mechanisms
 // (b a PML budget) that are zero wherever pat is false, the joint objective
 // of a worst case to keep and an expected utility. It first brackets the
-// least ε of pat (bisect.LeastEpsilon, certified from below by
+// least ε of pat (worstcase.LeastEpsilon, certified from below by
 // certify.DualBound) and refuses a budget below the bracket; between the
 // ends of the bracket the patterned LP decides (ErrInfeasible there is
 // the same refusal). It returns the LP's result and the bracket;
 // ErrBelowLeastEpsilon with the bracket on a refusal. opt.Pattern is set
 // to pat.
-func Joint(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget, pat mech.Pattern, opt Options, search bisect.Options) (Result, bisect.Result, error) {
+func Joint(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget, pat mech.Pattern, opt Options, search worstcase.Options) (Result, worstcase.Result, error) {
 	// 1. The least ε of the pattern, certified from below.
-	least, err := bisect.LeastEpsilon(ctx, pi, pat, search)
+	least, err := worstcase.LeastEpsilon(ctx, pi, pat, search)
 	if err != nil {
 		return Result{}, least, err
 	}

@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/expected"
 	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/worstcase"
 )
 
 // TestJointRefusesBelowTheLeastEpsilon: with the identity as zero pattern
@@ -23,13 +23,13 @@ func TestJointRefusesBelowTheLeastEpsilon(t *testing.T) {
 	u := mech.Utility{{3, 1, 0}, {1, 2, 1}, {0, 1, 4}}
 	pat := mech.Pattern{{true, false, false}, {false, true, false}, {false, false, true}}
 	ctx := context.Background()
-	_, least, err := expected.Joint(ctx, pi, u, mech.Budget{Measure: mech.PML, Epsilon: 1}, pat, expected.Options{}, bisect.Options{})
+	_, least, err := expected.Joint(ctx, pi, u, mech.Budget{Measure: mech.PML, Epsilon: 1}, pat, expected.Options{}, worstcase.Options{})
 	require.ErrorIs(t, err, expected.ErrBelowLeastEpsilon)
 	assert.LessOrEqual(t, least.OptimalEpsilonLower, math.Log(3)+1e-12)
 	assert.GreaterOrEqual(t, least.OptimalEpsilon, math.Log(3)-1e-12)
 	assert.Greater(t, least.OptimalEpsilonLower, 1.0)
 
-	r, least, err := expected.Joint(ctx, pi, u, mech.Budget{Measure: mech.PML, Epsilon: 1.2}, pat, expected.Options{}, bisect.Options{})
+	r, least, err := expected.Joint(ctx, pi, u, mech.Budget{Measure: mech.PML, Epsilon: 1.2}, pat, expected.Options{}, worstcase.Options{})
 	require.NoError(t, err)
 	assert.InDelta(t, math.Log(3), least.OptimalEpsilon, 1e-6)
 	for i, row := range r.Mechanism {

@@ -120,7 +120,7 @@ func (clpSolver) Load(m *lp.Model) (Session, error) {
 	C.Clp_setPrimalTolerance(model, feasTol)
 	C.Clp_setDualTolerance(model, feasTol)
 	// No automatic scaling: it would undo the exact row scaling callers use
-	// to tighten the tolerance (bisect multiplies rows by 2^10).
+	// to tighten the tolerance (package worstcase multiplies rows by 2^10).
 	C.Clp_scaling(model, 0)
 	collb, colub, obj := clpArray(m.ColLower), clpArray(m.ColUpper), s.clpCosts()
 	rowlb, rowub := clpArray(m.RowLower), clpArray(m.RowUpper)

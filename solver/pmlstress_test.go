@@ -21,7 +21,7 @@ import (
 //	marg[j]:  e^{−ε} t_j − Σ_k π_k p_kj = 0
 //	sum[i]:   Σ_j p_ij = 1
 //
-// every row multiplied by scale (as bisect scales them).
+// every row multiplied by scale (as package worstcase scales them).
 type pmlFeas struct {
 	model *lp.Model
 	qRow  []int

@@ -3,12 +3,12 @@
 //
 //   - the best expected utility under ε-PML, ε-LIP, (ε, ε/2)-ALIP and ε-LDP
 //     budgets (pmlopt.Solve, certified by its upper bound),
-//   - the best worst-case value under the ε-PML budget (bisect.BestValue,
+//   - the best worst-case value under the ε-PML budget (worstcase.BestValue,
 //     certified by its ε bracket),
 //   - the utility-safe and randomized-response baselines calibrated to the
 //     same budgets (pmlopt.SolveBaseline), for comparison,
 //
-// and the worst-case value curve (every distinct distance, bisect.ValueCurve)
+// and the worst-case value curve (every distinct distance, worstcase.ValueCurve)
 // of the -curve-sizes, then times one curve with 1, 2, … workers (the
 // multi-core speed-up). Each run is a child process of its own, so that its
 // CPU seconds and peak resident memory (getrusage of the child) are its own.
@@ -41,10 +41,10 @@ import (
 	"time"
 
 	"github.com/pmlopt/pmlopt"
-	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
+	"github.com/pmlopt/pmlopt/worstcase"
 )
 
 // The objectives of a run.
@@ -374,7 +374,7 @@ func solve(ctx context.Context, s spec) (result, error) {
 			r.Gap = &g
 		}
 	case objWorst:
-		_, res, err := bisect.BestValue(ctx, pi, u, s.Epsilon, bisect.Options{Workers: s.Workers})
+		_, res, err := worstcase.BestValue(ctx, pi, u, s.Epsilon, worstcase.Options{Workers: s.Workers})
 		if err != nil {
 			return r, err
 		}
@@ -393,7 +393,7 @@ func solve(ctx context.Context, s spec) (result, error) {
 		m = sol.Mechanism
 		r.Parameter = fmt.Sprintf("%s = %.6g", sol.ParameterName, sol.Parameter)
 	case objCurve:
-		pts, err := bisect.ValueCurve(ctx, pi, u, bisect.Options{Workers: s.Workers})
+		pts, err := worstcase.ValueCurve(ctx, pi, u, worstcase.Options{Workers: s.Workers})
 		if err != nil {
 			return r, err
 		}

@@ -22,9 +22,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/worstcase"
 )
 
 func main() {
@@ -32,11 +32,11 @@ func main() {
 	prior := flag.String("prior", "uniform", "uniform or clustered (two Gaussian clusters of 20·cells points, +0.5 per cell)")
 	eps := flag.Float64("epsilon", 1, "budget (nats) of the best worst-case value")
 	curve := flag.Bool("curve", false, "compute the worst-case value curve instead")
-	objective := flag.String("objective", "value", "value (bisect.BestValue) or order (bisect.BestOrder of the utility's order) for the budget")
-	probes := flag.String("probes", "auto", "auto, lp, ipm or columns (bisect.Options.Probes)")
-	workers := flag.Int("workers", 0, "bisect.Options.Workers (0: every core)")
+	objective := flag.String("objective", "value", "value (worstcase.BestValue) or order (worstcase.BestOrder of the utility's order) for the budget")
+	probes := flag.String("probes", "auto", "auto, lp, ipm or columns (worstcase.Options.Probes)")
+	workers := flag.Int("workers", 0, "worstcase.Options.Workers (0: every core)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile to this file")
-	symmetry := flag.String("symmetry", "auto", "auto (bisect finds the grid's reflections) or off (bisect.Options.Symmetry empty)")
+	symmetry := flag.String("symmetry", "auto", "auto (bisect finds the grid's reflections) or off (worstcase.Options.Symmetry empty)")
 	verbose := flag.Bool("v", false, "with -curve, print every threshold as it settles (seconds since the start, its bracket, probes and LPs) on stderr")
 	flag.Parse()
 	if *cpuprofile != "" {
@@ -77,22 +77,22 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	opt := bisect.Options{Workers: *workers}
+	opt := worstcase.Options{Workers: *workers}
 	switch *probes {
 	case "auto":
 	case "lp":
-		opt.Probes = bisect.ProbesLP
+		opt.Probes = worstcase.ProbesLP
 	case "ipm":
-		opt.Probes = bisect.ProbesIPM
+		opt.Probes = worstcase.ProbesIPM
 	case "columns":
-		opt.Probes = bisect.ProbesColumns
+		opt.Probes = worstcase.ProbesColumns
 	default:
 		fail(fmt.Errorf("-probes %q: want auto, lp, ipm or columns", *probes))
 	}
 	switch *symmetry {
 	case "auto":
 	case "off":
-		opt.Symmetry = &bisect.Symmetry{}
+		opt.Symmetry = &worstcase.Symmetry{}
 	default:
 		fail(fmt.Errorf("-symmetry %q: want auto or off", *symmetry))
 	}
@@ -101,7 +101,7 @@ func main() {
 	}
 	start := time.Now()
 	if *verbose {
-		opt.Settled = func(p bisect.Point) {
+		opt.Settled = func(p worstcase.Point) {
 			fmt.Fprintf(os.Stderr, "%7.1f s  h %4d  value %-14.10g ε* in [%.12g, %.12g] (width %.2g, %s)  probes %d  LPs %d\n",
 				time.Since(start).Seconds(), p.H, p.Threshold, p.OptimalEpsilonLower, p.OptimalEpsilon,
 				p.OptimalEpsilon-p.OptimalEpsilonLower, p.Lower, p.GoProbes, p.LPSolves)
@@ -109,7 +109,7 @@ func main() {
 	}
 	var line string
 	if *curve {
-		pts, err := bisect.ValueCurve(context.Background(), pi, u, opt)
+		pts, err := worstcase.ValueCurve(context.Background(), pi, u, opt)
 		if err != nil {
 			fail(err)
 		}
@@ -124,14 +124,14 @@ func main() {
 		}
 		line = fmt.Sprintf("curve: %d thresholds, LPs %d, Go probes %d, brackets wider than 1e-9: %d (widest %.3g)", len(pts), lps, gos, open, worst)
 	} else if *objective == "order" {
-		h, r, err := bisect.BestOrder(context.Background(), pi, u.Order(), *eps, opt)
+		h, r, err := worstcase.BestOrder(context.Background(), pi, u.Order(), *eps, opt)
 		if err != nil {
 			fail(err)
 		}
 		line = fmt.Sprintf("best order %d, ε* in [%.12g, %.12g] (width %.3g, %s), LPs %d, Go probes %d",
 			h, r.OptimalEpsilonLower, r.OptimalEpsilon, r.OptimalEpsilon-r.OptimalEpsilonLower, r.Lower, r.LPSolves, r.GoProbes)
 	} else {
-		v, r, err := bisect.BestValue(context.Background(), pi, u, *eps, opt)
+		v, r, err := worstcase.BestValue(context.Background(), pi, u, *eps, opt)
 		if err != nil {
 			fail(err)
 		}

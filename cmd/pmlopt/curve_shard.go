@@ -9,9 +9,9 @@ import (
 	"math"
 
 	"github.com/pmlopt/pmlopt"
-	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/solver"
+	"github.com/pmlopt/pmlopt/worstcase"
 )
 
 // shardRecord is one line of curve --shard K/N --jsonl: a threshold's
@@ -36,11 +36,11 @@ type shardWriter struct {
 }
 
 // parseShardFlag reads --shard: empty for the whole curve.
-func parseShardFlag(spec string, jsonl bool, plot string) (bisect.Shard, error) {
+func parseShardFlag(spec string, jsonl bool, plot string) (worstcase.Shard, error) {
 	if spec == "" {
-		return bisect.Shard{}, nil
+		return worstcase.Shard{}, nil
 	}
-	sh, err := bisect.ParseShard(spec)
+	sh, err := worstcase.ParseShard(spec)
 	if err != nil {
 		return sh, usagef("--shard: %v", err)
 	}
@@ -55,7 +55,7 @@ func parseShardFlag(spec string, jsonl bool, plot string) (bisect.Shard, error) 
 
 // newShardWriter returns the writer of shard sh's records (nil without a
 // shard), refusing the objectives that are not sharded.
-func newShardWriter(sh bisect.Shard, obj problem.Objective, p *problem.Problem, slv solver.Solver, tol float64) (*shardWriter, error) {
+func newShardWriter(sh worstcase.Shard, obj problem.Objective, p *problem.Problem, slv solver.Solver, tol float64) (*shardWriter, error) {
 	if sh.N == 0 {
 		return nil, nil
 	}

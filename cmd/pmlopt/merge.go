@@ -13,12 +13,12 @@ import (
 	"strings"
 
 	"github.com/pmlopt/pmlopt"
-	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/closedform"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
+	"github.com/pmlopt/pmlopt/worstcase"
 )
 
 var cmdMerge = &command{
@@ -199,7 +199,7 @@ func mergeParts(p *problem.Problem, recs []partRecord, mechanisms bool) (*merged
 	if err != nil || obj == problem.ExpectedUtility {
 		return nil, fmt.Errorf("%s: objective %q: parts are of worst-case-order or worst-case-value curves", first.where, first.Objective)
 	}
-	sh, err := bisect.ParseShard(first.Shard)
+	sh, err := worstcase.ParseShard(first.Shard)
 	if err != nil {
 		return nil, fmt.Errorf("%s: shard: %v", first.where, err)
 	}
@@ -251,7 +251,7 @@ func mergeParts(p *problem.Problem, recs []partRecord, mechanisms bool) (*merged
 		case r.Tol != first.Tol:
 			return nil, fmt.Errorf("%s: --tol %g, but %s has %g: the parts come from different runs", r.where, float64(r.Tol), first.where, float64(first.Tol))
 		}
-		s, err := bisect.ParseShard(r.Shard)
+		s, err := worstcase.ParseShard(r.Shard)
 		if err != nil {
 			return nil, fmt.Errorf("%s: shard: %v", r.where, err)
 		}
@@ -368,16 +368,16 @@ func (r *partRecord) point(k int, v float64) pmlopt.Point {
 }
 
 // valueSteps forms the steps of a value curve from every threshold's
-// point, as bisect.ValueCurve does: a step starts at the first threshold
+// point, as worstcase.ValueCurve does: a step starts at the first threshold
 // and wherever a threshold's upper end exceeds the step's first lower end
-// by more than tol (bisect.LeavesStep); it is reported at its first
+// by more than tol (worstcase.LeavesStep); it is reported at its first
 // threshold with that threshold's utility-safe ε, reaching to its last
 // threshold, whose bracket, mechanism and worst case it carries, with the
 // LP solves of all its thresholds.
 func valueSteps(all []pmlopt.Point, tol float64) []pmlopt.Point {
 	var starts []int
 	for k, pt := range all {
-		if k == 0 || bisect.LeavesStep(all[starts[len(starts)-1]].OptimalEpsilonLower, pt.OptimalEpsilon, tol) {
+		if k == 0 || worstcase.LeavesStep(all[starts[len(starts)-1]].OptimalEpsilonLower, pt.OptimalEpsilon, tol) {
 			starts = append(starts, k)
 		}
 	}
@@ -422,7 +422,7 @@ func missing(byIndex []*partRecord, n int, name func(int) string) error {
 	var absent, partial []string
 	m := len(byIndex)
 	for K := 1; K <= n; K++ {
-		sh := bisect.Shard{K: K, N: n}
+		sh := worstcase.Shard{K: K, N: n}
 		idx := sh.Indices(m)
 		if len(idx) == 0 {
 			continue

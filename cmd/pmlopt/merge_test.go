@@ -12,11 +12,11 @@ import (
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/floats"
 
-	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
+	"github.com/pmlopt/pmlopt/worstcase"
 )
 
 // writeParts runs curve FILE --shard K/N --jsonl for K = 1..N and returns
@@ -230,7 +230,7 @@ func TestMergeRefuses(t *testing.T) {
 	}
 
 	// Shard 2 of 3 holds h = 3 and 4 (indices ⌊7/3⌋ = 2 to ⌊14/3⌋ − 1 = 3).
-	require.Equal(t, []int{2, 3}, bisect.Shard{K: 2, N: 3}.Indices(7))
+	require.Equal(t, []int{2, 3}, worstcase.Shard{K: 2, N: 3}.Indices(7))
 	stderr, code := merge(parts[0], parts[2])
 	require.Equal(t, exitError, code)
 	assert.Contains(t, stderr, "2 of 7 thresholds missing: h 3, h 4")

@@ -9,12 +9,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/internal/colgen"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/worstcase"
 )
 
 // checkResult verifies what a Probe at eps reports, whatever its verdict:
@@ -54,7 +54,7 @@ func TestProbeAgainstLP(t *testing.T) {
 		pi, o := randinst.Prior(rng, n, 0.01), randinst.StrictOrder(rng, n, m)
 		h := 1 + rng.IntN(m)
 		pat := o.Pattern(h)
-		ref, err := bisect.LeastEpsilon(context.Background(), pi, pat, bisect.Options{Probes: bisect.ProbesLP, Tol: 1e-11})
+		ref, err := worstcase.LeastEpsilon(context.Background(), pi, pat, worstcase.Options{Probes: worstcase.ProbesLP, Tol: 1e-11})
 		require.NoError(t, err)
 		star := ref.OptimalEpsilon
 		g, err := colgen.New(pi, pat)
@@ -109,7 +109,7 @@ func TestPolish(t *testing.T) {
 		pi := randinst.Dirichlet(rng, n)
 		o := randinst.Utility(rng, n, n, 0).Order()
 		pat := o.Pattern(2 + rng.IntN(n-1))
-		ref, err := bisect.LeastEpsilon(context.Background(), pi, pat, bisect.Options{Probes: bisect.ProbesLP, Tol: 1e-11})
+		ref, err := worstcase.LeastEpsilon(context.Background(), pi, pat, worstcase.Options{Probes: worstcase.ProbesLP, Tol: 1e-11})
 		require.NoError(t, err)
 		star := ref.OptimalEpsilon
 		if star <= pruningBound(pi, pat)+1e-6 {
@@ -238,7 +238,7 @@ func TestSeed(t *testing.T) {
 		h := 2 + rng.IntN(n-1)
 		from, err := colgen.New(pi, o.Pattern(h))
 		require.NoError(t, err)
-		ref, err := bisect.LeastEpsilon(context.Background(), pi, o.Pattern(h), bisect.Options{Probes: bisect.ProbesLP})
+		ref, err := worstcase.LeastEpsilon(context.Background(), pi, o.Pattern(h), worstcase.Options{Probes: worstcase.ProbesLP})
 		require.NoError(t, err)
 		_, err = from.Probe(ref.OptimalEpsilon)
 		require.NoError(t, err)
@@ -249,7 +249,7 @@ func TestSeed(t *testing.T) {
 				continue
 			}
 			pat := o.Pattern(k)
-			want, err := bisect.LeastEpsilon(context.Background(), pi, pat, bisect.Options{Probes: bisect.ProbesLP})
+			want, err := worstcase.LeastEpsilon(context.Background(), pi, pat, worstcase.Options{Probes: worstcase.ProbesLP})
 			require.NoError(t, err)
 			g, err := colgen.New(pi, pat)
 			require.NoError(t, err)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/internal/colgen"
@@ -19,6 +18,7 @@ import (
 	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/solver"
+	"github.com/pmlopt/pmlopt/worstcase"
 )
 
 // plainCover is the covering LP of pat written out in full and solved by
@@ -139,13 +139,13 @@ func TestCoverBracketsLeastEpsilon(t *testing.T) {
 			pat := u.Pattern(vs[k])
 			c, err := colgen.SolveCover(pat, &sym, nil, false)
 			require.NoError(t, err)
-			opt := bisect.Options{Probes: bisect.ProbesLP, Tol: 1e-10}
+			opt := worstcase.Options{Probes: worstcase.ProbesLP, Tol: 1e-10}
 			if testlong.Short() {
 				// The master's search: the LPs of a few patterns take
 				// seconds each.
-				opt.Probes = bisect.ProbesColumns
+				opt.Probes = worstcase.ProbesColumns
 			}
-			r, err := bisect.LeastEpsilon(context.Background(), pr.pi, pat, opt)
+			r, err := worstcase.LeastEpsilon(context.Background(), pr.pi, pat, opt)
 			require.NoError(t, err)
 			lb, alpha, ok := c.Proof(pr.pi, pat)
 			if c.Tau > 1+1e-9 {

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/internal/colgen"
@@ -15,6 +14,7 @@ import (
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/polytope"
 	"github.com/pmlopt/pmlopt/solver"
+	"github.com/pmlopt/pmlopt/worstcase"
 )
 
 // robustCase is a random prior and a random zero pattern in which no
@@ -167,7 +167,7 @@ func TestRobustLeastAtAPoint(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkBracket(t, rng, set, pat, b)
-		r, err := bisect.LeastEpsilon(ctx, pi, pat, bisect.Options{Tol: 1e-10})
+		r, err := worstcase.LeastEpsilon(ctx, pi, pat, worstcase.Options{Tol: 1e-10})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,10 +8,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/internal/colgen"
 	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/worstcase"
 )
 
 // gridSymmetry returns the reflections of a w×h grid (cell y·w + x), and
@@ -67,7 +67,7 @@ func TestSymmetricAgainstLP(t *testing.T) {
 		}
 		mech.Normalise(pi)
 		pat := u.Pattern(-c.d)
-		ref, err := bisect.LeastEpsilon(context.Background(), pi, pat, bisect.Options{Probes: bisect.ProbesLP, Tol: 1e-11})
+		ref, err := worstcase.LeastEpsilon(context.Background(), pi, pat, worstcase.Options{Probes: worstcase.ProbesLP, Tol: 1e-11})
 		require.NoError(t, err)
 		star := ref.OptimalEpsilon
 		require.Greater(t, star, 0.0, "%dx%d d %g", c.w, c.h, c.d)
@@ -154,7 +154,7 @@ func TestDecide(t *testing.T) {
 	pi, err := instance.Uniform(36)
 	require.NoError(t, err)
 	pat := u.Pattern(-3.2)
-	ref, err := bisect.LeastEpsilon(context.Background(), pi, pat, bisect.Options{Probes: bisect.ProbesLP, Tol: 1e-11})
+	ref, err := worstcase.LeastEpsilon(context.Background(), pi, pat, worstcase.Options{Probes: worstcase.ProbesLP, Tol: 1e-11})
 	require.NoError(t, err)
 	star := ref.OptimalEpsilon
 	for _, d := range []float64{-0.4, -0.1, 0.1} {

@@ -9,13 +9,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pmlopt/pmlopt/bisect"
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/internal/ipm"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/worstcase"
 )
 
 // TestProbeAgainstLP probes random patterns below, near and above the
@@ -30,7 +30,7 @@ func TestProbeAgainstLP(t *testing.T) {
 		n, m := 3+rng.IntN(10), 3+rng.IntN(10)
 		pi, o := randinst.Prior(rng, n, 0.01), randinst.StrictOrder(rng, n, m)
 		pat := o.Pattern(2 + rng.IntN(m-1))
-		ref, err := bisect.LeastEpsilon(context.Background(), pi, pat, bisect.Options{Probes: bisect.ProbesLP, Tol: 1e-10})
+		ref, err := worstcase.LeastEpsilon(context.Background(), pi, pat, worstcase.Options{Probes: worstcase.ProbesLP, Tol: 1e-10})
 		require.NoError(t, err)
 		star := ref.OptimalEpsilon
 		for k := range 10 {
@@ -149,14 +149,14 @@ func TestProbeTinyMasses(t *testing.T) {
 		below, above bool // the probe below ε* must prove it, the one above find a mechanism
 	}{{70, true, false}, {80, true, false}, {90, true, true}, {110, true, false}} {
 		pat := u.Pattern(vs[c.k])
-		ref, err := bisect.LeastEpsilon(context.Background(), pi, pat, bisect.Options{Probes: bisect.ProbesColumns, Tol: 1e-10})
+		ref, err := worstcase.LeastEpsilon(context.Background(), pi, pat, worstcase.Options{Probes: worstcase.ProbesColumns, Tol: 1e-10})
 		require.NoError(t, err)
 		require.Positive(t, ref.OptimalEpsilonLower)
 		// The reference bracket on its own evidence: its mechanism audits
 		// at its upper end, its proof (when it is one) at its lower end.
 		require.True(t, pat.Holds(ref.Mechanism))
 		require.Equal(t, leakage.PML(pi, ref.Mechanism), ref.OptimalEpsilon)
-		if ref.Lower == bisect.BoundInfeasible {
+		if ref.Lower == worstcase.BoundInfeasible {
 			lb, ok := certify.DualBound(pi, pat, ref.Proof)
 			require.True(t, ok)
 			require.GreaterOrEqual(t, lb, ref.OptimalEpsilonLower-1e-12)

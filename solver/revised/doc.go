@@ -67,7 +67,7 @@
 // power of 2 that brings its largest entry into [1, 2), which is exact in
 // floating point. The feasibility tolerance of a row activity is scaled with
 // it, so FeasTol stays absolute in the units of the model: a model whose
-// rows were multiplied by 1024 (as bisect does) is solved on the same
+// rows were multiplied by 1024 (as package worstcase does) is solved on the same
 // numbers as the unscaled one, with a 1024 times tighter tolerance on the
 // unscaled rows.
 //

@@ -295,7 +295,7 @@ func New(m *lp.Model, opt *Options) (*Simplex, error) {
 		next[e.Col]++
 	}
 	// Row scaling by powers of 2 (exact): a model whose rows were
-	// multiplied by a constant, as bisect does to tighten the tolerance,
+	// multiplied by a constant, as package worstcase does to tighten the tolerance,
 	// is then solved on the same numbers as the unscaled one.
 	s.rs = make([]float64, rows)
 	for i := range s.rs {
