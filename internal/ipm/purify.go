@@ -1,10 +1,8 @@
 package ipm
 
 import (
-	"cmp"
 	"fmt"
 	"math"
-	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -298,9 +296,11 @@ func (pu *purifier) cancelCycles(opt Options) error {
 	return nil
 }
 
-// components labels the forest's trees: comp[v] for every node, order the
-// nodes tree by tree in breadth-first order from each tree's root, and
-// parent[v] the node before v (−1 at a root).
+// components labels the forest's trees: comp[v] for every node (the trees
+// numbered in the order of their lowest-numbered node, which is the order
+// of their equations and so of nullSpace's pivots), order the nodes tree
+// by tree in breadth-first order from each tree's root, and parent[v] the
+// node before v (−1 at a root).
 //
 // The root's equation is the one treeSolve does not impose: it holds only
 // up to the rounding of the tree's other equations, so the root is the
@@ -317,43 +317,58 @@ func (pu *purifier) components() (comp, order, parent []int, count int) {
 	for v := range comp {
 		comp[v] = -1
 	}
-	roots := make([]int, total)
-	for v := range roots {
-		roots[v] = v
-	}
-	weight := func(v int) float64 {
-		if v < pu.n {
-			return pu.pi[v]
-		}
-		return pu.q[v-pu.n]
-	}
-	slices.SortStableFunc(roots, func(a, b int) int {
+	// The trees, numbered in the order of their lowest node (the order
+	// of the equations, which decides nullSpace's pivots), each with its
+	// best root.
+	var roots []int
+	better := func(a, b int) bool { // a takes the rounding better than b
 		if (a >= pu.n) != (b >= pu.n) {
-			if a >= pu.n {
-				return -1
-			}
-			return 1
+			return a >= pu.n
 		}
-		return cmp.Compare(weight(b), weight(a))
-	})
+		if a >= pu.n {
+			return pu.q[a-pu.n] > pu.q[b-pu.n]
+		}
+		return pu.pi[a] > pu.pi[b]
+	}
 	order = make([]int, 0, total)
-	for _, root := range roots {
-		if comp[root] >= 0 {
+	for low := range total {
+		if comp[low] >= 0 {
 			continue
 		}
-		comp[root], parent[root] = count, -1
+		comp[low] = count
+		root, start := low, len(order)
+		order = append(order, low)
+		for k := start; k < len(order); k++ {
+			v := order[k]
+			if better(v, root) {
+				root = v
+			}
+			for _, w := range pu.adj[v] {
+				if comp[w] < 0 {
+					comp[w] = count
+					order = append(order, w)
+				}
+			}
+		}
+		order = order[:start]
+		roots = append(roots, root)
+		count++
+	}
+	// Breadth-first from each root.
+	seen := make([]bool, total)
+	for _, root := range roots {
+		seen[root], parent[root] = true, -1
 		start := len(order)
 		order = append(order, root)
 		for k := start; k < len(order); k++ {
 			v := order[k]
 			for _, w := range pu.adj[v] {
-				if comp[w] < 0 {
-					comp[w], parent[w] = count, v
+				if !seen[w] {
+					seen[w], parent[w] = true, v
 					order = append(order, w)
 				}
 			}
 		}
-		count++
 	}
 	return comp, order, parent, count
 }
