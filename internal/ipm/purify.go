@@ -306,11 +306,11 @@ func (pu *purifier) cancelCycles(opt Options) error {
 // up to the rounding of the tree's other equations, so the root is the
 // node that takes that rounding best. An input's row carries it divided
 // by π_i (the tree's equation weighs the rows by π_i), an output's
-// marginal relative to q_j; so the root is the tree's output of largest
-// mass, or, in a tree without one, its input of largest π_i. (With an
-// input of mass 6e-6 as root, rounding of 1e-16 leaves a row summing to
-// 1 − 5e-11, and the caps exceed ε by as much once the row is
-// normalised.)
+// marginal relative to q_j; so the root is the tree's node of largest
+// mass, π_i or q_j (on a grid an output, whose mass is tens to hundreds
+// of times an input's). With an input of mass 6e-6 as root, rounding of
+// 1e-16 leaves a row summing to 1 − 5e-11, and the caps exceed ε by as
+// much once the row is normalised.
 func (pu *purifier) components() (comp, order, parent []int, count int) {
 	total := pu.n + pu.m
 	comp, parent = make([]int, total), make([]int, total)
@@ -321,14 +321,11 @@ func (pu *purifier) components() (comp, order, parent []int, count int) {
 	// of the equations, which decides nullSpace's pivots), each with its
 	// best root.
 	var roots []int
-	better := func(a, b int) bool { // a takes the rounding better than b
-		if (a >= pu.n) != (b >= pu.n) {
-			return a >= pu.n
+	weight := func(v int) float64 { // the scale the root's rounding is divided by
+		if v < pu.n {
+			return pu.pi[v]
 		}
-		if a >= pu.n {
-			return pu.q[a-pu.n] > pu.q[b-pu.n]
-		}
-		return pu.pi[a] > pu.pi[b]
+		return pu.q[v-pu.n]
 	}
 	order = make([]int, 0, total)
 	for low := range total {
@@ -340,7 +337,7 @@ func (pu *purifier) components() (comp, order, parent []int, count int) {
 		order = append(order, low)
 		for k := start; k < len(order); k++ {
 			v := order[k]
-			if better(v, root) {
+			if weight(v) > weight(root) {
 				root = v
 			}
 			for _, w := range pu.adj[v] {

@@ -56,16 +56,18 @@ func TestPurifiedVertexMatchesTheLP(t *testing.T) {
 	}
 }
 
-// TestComponentsRootAtHeaviestOutput: each tree of the purification's
-// forest is rooted at its output of largest mass, where the rounding its
-// equation is left with weighs least; a tree without an output at its
-// input of largest mass. (Rooted at input 0, of mass 1e-6, the row of
-// that input would carry the tree's rounding divided by 1e-6.)
-func TestComponentsRootAtHeaviestOutput(t *testing.T) {
+// TestComponentsRootAtHeaviestNode: each tree of the purification's
+// forest is rooted at its node of largest mass (π_i of an input, q_j of an
+// output), where the rounding its equation is left with weighs least, and
+// the trees are numbered by their lowest node. (Rooted at input 0, of
+// mass 1e-6, the row of that input would carry the tree's rounding
+// divided by 1e-6.)
+func TestComponentsRootAtHeaviestNode(t *testing.T) {
 	pu := &purifier{n: 5, m: 3, pi: []float64{1e-6, 0.3, 0.3, 0.2, 0.2 - 1e-6}, q: []float64{0.2, 0.7, 0.1},
 		adj: make([][]int, 8)}
-	// Tree A: input 0 – output 0 – input 1 – output 1 – input 2;
-	// tree B: input 3 alone; tree C: output 2 – input 4.
+	// Tree A: input 0 – output 0 – input 1 – output 1 – input 2 (output
+	// 1 heaviest); tree B: input 3 alone; tree C: output 2 – input 4
+	// (the input heavier).
 	for _, e := range [][2]int{{0, 0}, {1, 0}, {1, 1}, {2, 1}, {4, 2}} {
 		pu.link(e[0], pu.n+e[1])
 	}
@@ -79,7 +81,10 @@ func TestComponentsRootAtHeaviestOutput(t *testing.T) {
 			roots[comp[v]] = v
 		}
 	}
-	for _, c := range [][2]int{{0, pu.n + 1}, {3, 3}, {4, pu.n + 2}} {
+	if comp[0] != 0 || comp[3] != 1 || comp[4] != 2 {
+		t.Errorf("trees numbered %d, %d, %d, want 0, 1, 2 (by their lowest node)", comp[0], comp[3], comp[4])
+	}
+	for _, c := range [][2]int{{0, pu.n + 1}, {3, 3}, {pu.n + 2, 4}} {
 		if got := roots[comp[c[0]]]; got != c[1] {
 			t.Errorf("the tree of node %d is rooted at node %d, want %d", c[0], got, c[1])
 		}
