@@ -76,11 +76,11 @@ func (o Options) workers() int {
 }
 
 func (o Options) worstCase() worstcase.Options {
-	b := worstcase.Options{Solver: o.solver(), Tol: o.Tol, Workers: o.Workers, Progress: o.Progress, Shard: o.Shard}
+	w := worstcase.Options{Solver: o.solver(), Tol: o.Tol, Workers: o.Workers, Progress: o.Progress, Shard: o.Shard}
 	if o.Settled != nil {
-		b.Settled = func(p worstcase.Point) { o.Settled(fromBisect(p)) }
+		w.Settled = func(p worstcase.Point) { o.Settled(fromWorstCase(p)) }
 	}
-	return b
+	return w
 }
 
 // Solution is an optimal mechanism and what it achieves.
@@ -351,7 +351,7 @@ type Point struct {
 	proof []float64 // worstcase.Point.Proof
 }
 
-func fromBisect(pt worstcase.Point) Point {
+func fromWorstCase(pt worstcase.Point) Point {
 	return Point{H: pt.H, Threshold: pt.Threshold, ThresholdMax: pt.ThresholdMax, SafeEpsilon: pt.SafeEpsilon,
 		OptimalEpsilon: pt.OptimalEpsilon, OptimalEpsilonLower: pt.OptimalEpsilonLower,
 		Mechanism: pt.Mechanism, LPSolves: pt.LPSolves, Failure: pt.Failure, WorstCaseValue: math.NaN(), proof: pt.Proof}
@@ -427,7 +427,7 @@ func Curve(ctx context.Context, p *problem.Problem, objective problem.Objective,
 	// A cancelled curve returns the points resolved so far with ctx.Err().
 	out := make([]Point, len(pts))
 	for k, pt := range pts {
-		out[k] = inUnits(fromBisect(pt))
+		out[k] = inUnits(fromWorstCase(pt))
 	}
 	if pts == nil {
 		out = nil
