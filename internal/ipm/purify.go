@@ -317,43 +317,37 @@ func (pu *purifier) components() (comp, order, parent []int, count int) {
 	for v := range comp {
 		comp[v] = -1
 	}
-	// The trees, numbered in the order of their lowest node (the order
-	// of the equations, which decides nullSpace's pivots), each with its
-	// best root.
-	var roots []int
 	weight := func(v int) float64 { // the scale the root's rounding is divided by
 		if v < pu.n {
 			return pu.pi[v]
 		}
 		return pu.q[v-pu.n]
 	}
+	seen := make([]bool, total)
+	var members []int
 	order = make([]int, 0, total)
 	for low := range total {
 		if comp[low] >= 0 {
 			continue
 		}
+		// The tree of its lowest node (trees are numbered in that order,
+		// the order of their equations), and its heaviest node.
+		members = append(members[:0], low)
 		comp[low] = count
-		root, start := low, len(order)
-		order = append(order, low)
-		for k := start; k < len(order); k++ {
-			v := order[k]
+		root := low
+		for k := 0; k < len(members); k++ {
+			v := members[k]
 			if weight(v) > weight(root) {
 				root = v
 			}
 			for _, w := range pu.adj[v] {
 				if comp[w] < 0 {
 					comp[w] = count
-					order = append(order, w)
+					members = append(members, w)
 				}
 			}
 		}
-		order = order[:start]
-		roots = append(roots, root)
-		count++
-	}
-	// Breadth-first from each root.
-	seen := make([]bool, total)
-	for _, root := range roots {
+		// Breadth-first from the root.
 		seen[root], parent[root] = true, -1
 		start := len(order)
 		order = append(order, root)
@@ -366,6 +360,7 @@ func (pu *purifier) components() (comp, order, parent []int, count int) {
 				}
 			}
 		}
+		count++
 	}
 	return comp, order, parent, count
 }
