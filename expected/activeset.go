@@ -68,9 +68,10 @@ var errActiveSet = errors.New("expected: the active set over outputs did not cer
 // thousands of cells). Column generation in the sense of Dantzig & Wolfe
 // (1960), one output being a whole column block:
 //
-//  1. The active set S starts with firstOutputs outputs: the best
-//     constant mechanism's output and those of largest Σ_i π_i u_ij after
-//     it, spread by their reduced gains in round 1.
+//  1. The active set S starts with the outputs start: the firstOutputs
+//     of largest Σ_i π_i u_ij (seedOutputs, the best constant mechanisms),
+//     or, for inputs that are sites of a rule, those the optimum with the
+//     inputs merged into blocks uses (coarseSeed).
 //  2. The problem restricted to the outputs of S (an N × |S| utility) is
 //     solved by package ipm (Solve for ε-PML, SolveRatio for the
 //     others), with the low-rank Newton systems when |S| ≤ lowRankRatio·N.
@@ -97,18 +98,41 @@ var errActiveSet = errors.New("expected: the active set over outputs did not cer
 // The utility is read a column at a time (mech.Columns): given by a rule,
 // it is never held whole, only the N × |S| columns of the restricted
 // problem.
-func activeSet(ctx context.Context, pi mech.Prior, u mech.Columns, b mech.Budget, first int, opt Options) (Result, error) {
-	n, m := u.Dims()
+func activeSet(ctx context.Context, pi mech.Prior, u mech.Columns, b mech.Budget, start []int, opt Options) (Result, error) {
 	norm := normalised(pi)
+	last, err := priceRounds(ctx, pi, norm, u, b, start, priceTol, opt)
+	if err != nil {
+		return Result{}, err
+	}
+	v, err := vertexOf(ctx, pi, last.sub, b, last.r, opt)
+	if err != nil {
+		return Result{}, err
+	}
+	return padded(pi, norm, u, last.sub, b, last.set, v, last.r.Alpha)
+}
+
+// restricted is a restricted problem of the active set and its solve.
+type restricted struct {
+	set []int        // the outputs, in increasing order
+	sub mech.Utility // u restricted to them
+	r   *ipm.Result  // the interior point's answer
+}
+
+// priceRounds runs steps 2 and 3 of activeSet from the outputs start
+// (increasing) until pricing finds no output whose reduced gain exceeds
+// the set's best by more than tol·max(1, |value|), and returns that last
+// restricted problem. norm is pi normalised.
+func priceRounds(ctx context.Context, pi, norm mech.Prior, u mech.Columns, b mech.Budget, start []int, tol float64, opt Options) (restricted, error) {
+	n, m := u.Dims()
 	in := make([]bool, m)
-	set := seedOutputs(norm, u, first)
+	set := slices.Clone(start)
 	for _, j := range set {
 		in[j] = true
 	}
 	dropped := make([]bool, m)
 	for round := range activeRounds {
 		if err := ctx.Err(); err != nil {
-			return Result{}, err
+			return restricted{}, err
 		}
 		sub := restrict(u, set)
 		lowRank := len(set) <= int(lowRankRatio*float64(n))
@@ -126,7 +150,7 @@ func activeSet(ctx context.Context, pi mech.Prior, u mech.Columns, b mech.Budget
 			err = nil
 		}
 		if err != nil {
-			return Result{}, err
+			return restricted{}, err
 		}
 		opt.notify("active set, round %d: %d of %d outputs, %d interior-point iterations (%d dense factors, %d solves rescued), restricted optimum in [%.12g, %.12g]",
 			round+1, len(set), m, r.Iterations, r.DenseFactors, r.Rescued, r.Value, r.Bound)
@@ -138,19 +162,15 @@ func activeSet(ctx context.Context, pi mech.Prior, u mech.Columns, b mech.Budget
 		if b.Measure == mech.PML {
 			ref = math.Max(ref, 0)
 		}
-		tol := priceTol * math.Max(1, math.Abs(r.Value))
+		slack := tol * math.Max(1, math.Abs(r.Value))
 		var violated []int
 		for j := range m {
-			if !in[j] && gains[j] > ref+tol {
+			if !in[j] && gains[j] > ref+slack {
 				violated = append(violated, j)
 			}
 		}
 		if len(violated) == 0 {
-			v, err := vertexOf(ctx, pi, sub, b, r, opt)
-			if err != nil {
-				return Result{}, err
-			}
-			return padded(pi, norm, u, sub, b, set, v, r.Alpha)
+			return restricted{set: set, sub: sub, r: r}, nil
 		}
 		slices.SortFunc(violated, func(a, c int) int {
 			switch {
@@ -171,7 +191,7 @@ func activeSet(ctx context.Context, pi mech.Prior, u mech.Columns, b mech.Budget
 		}
 		slices.Sort(set)
 	}
-	return Result{}, errActiveSet
+	return restricted{}, errActiveSet
 }
 
 // dropUnused returns set without the outputs the restricted optimum p

@@ -64,7 +64,7 @@ func TestActiveSetMatchesTheWholeProblem(t *testing.T) {
 					whole, err := Maximize(ctx, pi, u, b, Options{WholeProblem: true})
 					require.NoError(t, err)
 					var notes []string
-					r, err := activeSet(ctx, pi, u, b, 1, Options{Notify: func(s string) { notes = append(notes, s) }})
+					r, err := activeSet(ctx, pi, u, b, seedOutputs(normalised(pi), u, 1), Options{Notify: func(s string) { notes = append(notes, s) }})
 					require.NoError(t, err)
 					for _, s := range notes {
 						// ε-PML's vertex comes from ipm.PurifiedVertex, not the face LP.
@@ -245,7 +245,7 @@ func TestActiveSetPricesFromUncertifiedPoints(t *testing.T) {
 			whole, err := Maximize(ctx, pi, u, b, Options{WholeProblem: true})
 			require.NoError(t, err)
 			var notes []string
-			r, err := activeSet(ctx, pi, u, b, 1, Options{Notify: func(s string) { notes = append(notes, s) }})
+			r, err := activeSet(ctx, pi, u, b, seedOutputs(normalised(pi), u, 1), Options{Notify: func(s string) { notes = append(notes, s) }})
 			require.NoError(t, err)
 			priced := 0
 			for _, s := range notes {

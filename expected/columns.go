@@ -28,7 +28,11 @@ func MaximizeColumns(ctx context.Context, pi mech.Prior, u mech.Columns, dense f
 		return Result{}, err
 	}
 	if n, m := u.Dims(); UsesColumns(n, m, opt) {
-		r, err := activeSet(ctx, pi, u, b, firstOutputs, opt)
+		start := coarseSeed(ctx, pi, u, b, opt)
+		if start == nil {
+			start = seedOutputs(normalised(pi), u, firstOutputs)
+		}
+		r, err := activeSet(ctx, pi, u, b, start, opt)
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return Result{}, ctxErr
 		}

@@ -32,9 +32,9 @@ func TestActiveSetByRuleMatchesDense(t *testing.T) {
 	}
 	for name, pi := range gridPriors(t, w, h) {
 		for _, b := range budgets {
-			want, err := activeSet(ctx, pi, dense, b, 1, Options{})
+			want, err := activeSet(ctx, pi, dense, b, seedOutputs(normalised(pi), dense, 1), Options{})
 			require.NoError(t, err, "%s %v", name, b)
-			got, err := activeSet(ctx, pi, rule, b, 1, Options{})
+			got, err := activeSet(ctx, pi, rule, b, seedOutputs(normalised(pi), rule, 1), Options{})
 			require.NoError(t, err, "%s %v", name, b)
 			assert.Equal(t, want.Mechanism, got.Mechanism, "%s %v", name, b)
 			assert.Equal(t, want.Alpha, got.Alpha, "%s %v", name, b)

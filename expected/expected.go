@@ -147,7 +147,7 @@ func Maximize(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget,
 		return maximizePattern(ctx, pi, u, b, opt)
 	}
 	if n, m := u.Dims(); !opt.FullLP && !opt.WholeProblem && opt.Solver == nil && n*m >= activeCells {
-		r, err := activeSet(ctx, pi, u, b, firstOutputs, opt)
+		r, err := activeSet(ctx, pi, u, b, seedOutputs(normalised(pi), u, firstOutputs), opt)
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return Result{}, ctxErr
 		}
