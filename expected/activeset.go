@@ -182,7 +182,7 @@ func priceRounds(ctx context.Context, pi, norm mech.Prior, u mech.Columns, b mec
 			return a - c
 		})
 		grow := max(growMin, len(set))
-		if b.Measure == mech.LIP || b.Measure == mech.ALIP {
+		if dropsUnused(b) {
 			set = dropUnused(norm, r.Mechanism, set, in, dropped)
 		}
 		for _, j := range violated[:min(grow, len(violated))] {
@@ -227,6 +227,10 @@ func dropUnused(pi mech.Prior, p mech.Mechanism, set []int, in, dropped []bool) 
 	}
 	return out
 }
+
+// dropsUnused reports whether the active set's rounds under b drop the
+// outputs their optimum leaves unused (dropUnused): under LIP and ALIP.
+func dropsUnused(b mech.Budget) bool { return b.Measure == mech.LIP || b.Measure == mech.ALIP }
 
 // normalised returns pi divided by its sum, as package ipm sees it.
 func normalised(pi mech.Prior) mech.Prior {

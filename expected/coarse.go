@@ -38,10 +38,18 @@ var coarseBlocks = 256
 // N/f² inputs, so its rounds cost about f² times less, and the outputs
 // its optimum uses lie near those of the whole problem's. Levels run from
 // the coarsest with at least coarseBlocks blocks to f = 2, each starting
-// from the outputs the coarser one used, and the whole problem starts
-// from those of f = 2: its rounds then add the few outputs the blocks
-// placed differently, instead of finding the lattice from the outputs of
-// best constant utility one doubling at a time.
+// from the outputs of the coarser one, and the whole problem starts from
+// those of f = 2: its rounds then add the few outputs the blocks placed
+// differently, instead of finding the lattice from the outputs of best
+// constant utility one doubling at a time.
+//
+// Under LIP and ALIP, whose rounds drop the outputs their optimum leaves
+// unused (dropUnused), a level passes on the outputs its optimum uses.
+// Under ε-PML and LDP it passes on its whole last set: a restricted ε-PML
+// problem over little more than the outputs its optimum uses is the one
+// whose low-rank Newton systems lose their digits (on a 48×48 grid such a
+// round of 76 outputs took 135 dense N×N factors where its whole last set
+// of 208 took none).
 //
 // The levels only choose where the whole problem's active set starts: its
 // own pricing over every output decides the optimum and certifies it. A
@@ -81,7 +89,10 @@ func coarseSeed(ctx context.Context, pi mech.Prior, u mech.Columns, b mech.Budge
 			opt.notify("inputs merged %d×%d: %v", f, f, err)
 			continue
 		}
-		seed = usedOutputs(merged.norm, last)
+		seed = last.set
+		if dropsUnused(b) {
+			seed = usedOutputs(merged.norm, last)
+		}
 	}
 	return seed
 }

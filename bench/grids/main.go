@@ -365,7 +365,11 @@ func solve(ctx context.Context, s spec) (result, error) {
 	var m mech.Mechanism
 	switch s.Objective {
 	case objExpected:
-		sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{Workers: s.Workers})
+		// The grid's utility by its rule, as `pmlopt new --grid` writes
+		// it: the solve reads it a column at a time, and the active set
+		// starts from the levels with merged cells.
+		byRule := &problem.Problem{Prior: pi, Rule: instance.GridRule(w, h), Privacy: &b, Objective: problem.ExpectedUtility}
+		sol, err := pmlopt.Solve(ctx, byRule, pmlopt.Options{Workers: s.Workers})
 		if err != nil {
 			return r, err
 		}
