@@ -206,26 +206,38 @@ func priceRounds(ctx context.Context, pi, norm mech.Prior, u mech.Columns, b mec
 // stays; the final pricing over every output certifies the result
 // whatever was dropped.
 func dropUnused(pi mech.Prior, p mech.Mechanism, set []int, in, dropped []bool) []int {
-	q := p.Marginal(pi)
-	least := unusedMass * slices.Max(q)
-	used := 0
-	for _, v := range q {
-		if v > least {
-			used++
+	used := usedColumns(pi, p)
+	count := 0
+	for _, ok := range used {
+		if ok {
+			count++
 		}
 	}
-	if 2*used >= len(set) {
+	if 2*count >= len(set) {
 		return set
 	}
 	out := set[:0:0]
 	for c, j := range set {
-		if q[c] > least || dropped[j] {
+		if used[c] || dropped[j] {
 			out = append(out, j)
 			continue
 		}
 		dropped[j], in[j] = true, false
 	}
 	return out
+}
+
+// usedColumns reports which columns of the restricted optimum p have a
+// marginal above unusedMass times the largest: an interior point leaves
+// every output some mass.
+func usedColumns(pi mech.Prior, p mech.Mechanism) []bool {
+	q := p.Marginal(pi)
+	least := unusedMass * slices.Max(q)
+	used := make([]bool, len(q))
+	for c, v := range q {
+		used[c] = v > least
+	}
+	return used
 }
 
 // dropsUnused reports whether the active set's rounds under b drop the

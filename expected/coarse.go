@@ -10,15 +10,12 @@ import (
 	"github.com/pmlopt/pmlopt/mech"
 )
 
-// Sizes and tolerances of the coarse levels (coarseSeed).
-const (
-	// coarseTol, times max(1, |value|), is the reduced gain above which
-	// a coarse level's pricing counts an output as violated. A coarse
-	// level only places outputs for the next one, which prices every
-	// output again: the last rounds of an exact pricing add outputs that
-	// move its value by less than this and cost as much as the first.
-	coarseTol = 1e-7
-)
+// coarseTol, times max(1, |value|), is the reduced gain above which a
+// coarse level's pricing counts an output as violated. A coarse level only
+// places outputs for the next one, which prices every output again: the
+// last rounds of an exact pricing add outputs that move its value by less
+// than this and cost as much as the first.
+const coarseTol = 1e-7
 
 // coarseBlocks is the fewest merged inputs a coarse level has: below it
 // the blocks are too large to place the outputs a finer level uses. (A
@@ -27,7 +24,8 @@ var coarseBlocks = 256
 
 // coarseSeed returns the outputs with which the active set over outputs
 // starts on a problem whose inputs are the sites of a rule (a grid or a
-// list of points), or nil when there is no coarse level.
+// list of points); nil when there is no coarse level, when every level
+// fails, or when ctx is done.
 //
 // Which outputs the optimum uses is a property of the geometry more than of
 // the single cells: on a grid of a few thousand cells they lie on a
@@ -35,7 +33,8 @@ var coarseBlocks = 256
 // problem in which the inputs of a block of f×f cells share one row of the
 // mechanism (a block's prior is its cells' mass, its utility their
 // prior-weighted mean; its optimum is feasible for the whole problem) has
-// N/f² inputs, so its rounds cost about f² times less, and the outputs
+// N/f² inputs, so its interior points cost about f² times less (its
+// pricing still reads every entry of the rule once a round), and the outputs
 // its optimum uses lie near those of the whole problem's. Levels run from
 // the coarsest with at least coarseBlocks blocks to f = 2, each starting
 // from the outputs of the coarser one, and the whole problem starts from
@@ -47,9 +46,9 @@ var coarseBlocks = 256
 // unused (dropUnused), a level passes on the outputs its optimum uses.
 // Under ε-PML and LDP it passes on its whole last set: a restricted ε-PML
 // problem over little more than the outputs its optimum uses is the one
-// whose low-rank Newton systems lose their digits (on a 48×48 grid such a
-// round of 76 outputs took 135 dense N×N factors where its whole last set
-// of 208 took none).
+// whose low-rank Newton systems lose their digits and fall back on dense
+// N×N factors in most iterations, where the set with the outputs it left
+// unused needs none (docs/performance.md, "Merged-input levels").
 //
 // The levels only choose where the whole problem's active set starts: its
 // own pricing over every output decides the optimum and certifies it. A
@@ -66,6 +65,9 @@ func coarseSeed(ctx context.Context, pi mech.Prior, u mech.Columns, b mech.Budge
 	}
 	var seed []int
 	for _, f := range slices.Backward(factors) {
+		if ctx.Err() != nil {
+			return nil
+		}
 		merged, ok := mergeInputs(pi, u, rule.Inputs, f)
 		if !ok {
 			continue
@@ -97,16 +99,13 @@ func coarseSeed(ctx context.Context, pi mech.Prior, u mech.Columns, b mech.Budge
 	return seed
 }
 
-// usedOutputs returns the outputs of last's set whose marginal exceeds
-// unusedMass times the largest (an interior point leaves every output some
-// mass), in increasing order.
+// usedOutputs returns the outputs of last's set that its optimum uses
+// (usedColumns), in increasing order.
 func usedOutputs(norm mech.Prior, last restricted) []int {
-	q := last.r.Mechanism.Marginal(norm)
-	least := unusedMass * slices.Max(q)
 	var out []int
-	for c, j := range last.set {
-		if q[c] > least {
-			out = append(out, j)
+	for c, ok := range usedColumns(norm, last.r.Mechanism) {
+		if ok {
+			out = append(out, last.set[c])
 		}
 	}
 	return out
@@ -125,9 +124,14 @@ type merged struct {
 }
 
 // mergeInputs returns the problem with the sites merged into blocks of
-// f×f grid cells, or, for points, of the cells of a raster whose side is
-// f times the points' mean spacing; blocks of no prior mass are left out.
-// It reports false when fewer than coarseBlocks blocks have mass.
+// f×f grid cells, or, for points, of the cells of a square raster whose
+// side is f times the points' spacing (the larger of √(area/N) over their
+// bounding box and its longer side over N, so that points along a line
+// are merged too); blocks of no prior mass are left out. It reports false
+// when fewer than coarseBlocks blocks have mass, or when merging leaves
+// more than two thirds as many blocks as inputs (points whose bounding box
+// has no extent, or so spread that few share a cell): such a level would
+// cost about as much as the whole problem.
 func mergeInputs(pi mech.Prior, u mech.Columns, s mech.Sites, f int) (*merged, bool) {
 	n, _ := u.Dims()
 	cell := make([]int, n)
@@ -141,21 +145,23 @@ func mergeInputs(pi mech.Prior, u mech.Columns, s mech.Sites, f int) (*merged, b
 		for _, p := range s.Points {
 			x0, y0, x1, y1 = math.Min(x0, p[0]), math.Min(y0, p[1]), math.Max(x1, p[0]), math.Max(y1, p[1])
 		}
-		side := float64(f) * math.Sqrt(math.Max((x1-x0)*(y1-y0), 0)/float64(n))
+		dx, dy := x1-x0, y1-y0
+		side := float64(f) * math.Max(math.Sqrt(dx*dy/float64(n)), math.Max(dx, dy)/float64(n))
 		if !(side > 0) || math.IsInf(side, 0) {
 			return nil, false
 		}
-		cw := int((x1-x0)/side) + 1
+		cw := int(dx/side) + 1
 		for i, p := range s.Points {
 			cell[i] = int((p[1]-y0)/side)*cw + int((p[0]-x0)/side)
 		}
 	}
-	// Blocks numbered in the order of their first input of positive mass.
-	m := &merged{u: u, pi: pi, block: cell}
+	// Blocks numbered in the order of their first input of positive mass;
+	// an input of no mass joins none.
+	m := &merged{u: u, pi: pi, block: make([]int, n)}
 	number := map[int]int{}
 	for i, c := range cell {
 		if !(pi[i] > 0) {
-			cell[i] = -1
+			m.block[i] = -1
 			continue
 		}
 		k, ok := number[c]
@@ -164,10 +170,10 @@ func mergeInputs(pi mech.Prior, u mech.Columns, s mech.Sites, f int) (*merged, b
 			number[c] = k
 			m.mass = append(m.mass, 0)
 		}
-		cell[i] = k
+		m.block[i] = k
 		m.mass[k] += pi[i]
 	}
-	if len(m.mass) < coarseBlocks {
+	if len(m.mass) < coarseBlocks || 3*len(m.mass) > 2*n {
 		return nil, false
 	}
 	m.norm = normalised(m.mass)

@@ -17,7 +17,8 @@ import (
 )
 
 // TestMergeInputsAveragesBlocks: a 5×3 grid merged 2×2 has blocks of
-// 4, 2, 2 and 1 cells; a block's utility is the prior-weighted mean of its
+// 4, 4, 2, 2 and 2 cells once its corner of no mass joins none (else 1);
+// a block's utility is the prior-weighted mean of its
 // cells' (summed here entry by entry from the rule's matrix), its prior
 // their mass, and a cell of no mass joins no block.
 func TestMergeInputsAveragesBlocks(t *testing.T) {
@@ -58,6 +59,81 @@ func TestMergeInputsAveragesBlocks(t *testing.T) {
 	}
 	_, ok = mergeInputs(pi, rule, rule.Inputs, 4) // 2 blocks
 	assert.False(t, ok)
+}
+
+// TestMergeInputsRastersPoints: points share a block exactly when they
+// fall in the same cell of the square raster over their bounding box
+// (counted here by floor division), whose side is f times the larger of
+// √(area/N) and the longer side over N; points on a line are merged
+// along it; identical points and a merge with fewer than coarseBlocks
+// blocks of mass are refused.
+func TestMergeInputsRastersPoints(t *testing.T) {
+	defer func(b int) { coarseBlocks = b }(coarseBlocks)
+	coarseBlocks = 2
+	rng := rand.New(rand.NewPCG(5, 6))
+	rule := func(pts [][2]float64) *mech.UtilityRule {
+		return &mech.UtilityRule{Metric: mech.Euclidean, Inputs: mech.Sites{Points: pts}}
+	}
+	uniform := func(n int) mech.Prior {
+		pi := make(mech.Prior, n)
+		for i := range pi {
+			pi[i] = 1 / float64(n)
+		}
+		return pi
+	}
+	pts := make([][2]float64, 40)
+	for i := range pts {
+		pts[i] = [2]float64{1 + 10*rng.Float64(), -3 + 5*rng.Float64()}
+	}
+	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, p := range pts {
+		x0, y0, x1, y1 = min(x0, p[0]), min(y0, p[1]), max(x1, p[0]), max(y1, p[1])
+	}
+	side := 2 * math.Max(math.Sqrt((x1-x0)*(y1-y0)/40), math.Max(x1-x0, y1-y0)/40)
+	r := rule(pts)
+	m, ok := mergeInputs(uniform(40), r, r.Inputs, 2)
+	require.True(t, ok)
+	cells := map[[2]int]bool{}
+	for a, p := range pts {
+		ca := [2]int{int(math.Floor((p[0] - x0) / side)), int(math.Floor((p[1] - y0) / side))}
+		cells[ca] = true
+		for b, q := range pts {
+			cb := [2]int{int(math.Floor((q[0] - x0) / side)), int(math.Floor((q[1] - y0) / side))}
+			assert.Equal(t, ca == cb, m.block[a] == m.block[b], "points %d and %d", a, b)
+		}
+	}
+	assert.Len(t, m.mass, len(cells))
+
+	line := make([][2]float64, 40)
+	for i := range line {
+		line[i] = [2]float64{float64(i), 7}
+	}
+	r = rule(line)
+	m, ok = mergeInputs(uniform(40), r, r.Inputs, 2)
+	require.True(t, ok, "points on a line")
+	lineSide := 2 * 39.0 / 40
+	for a := range line {
+		for b := range line {
+			same := math.Floor(float64(a)/lineSide) == math.Floor(float64(b)/lineSide)
+			assert.Equal(t, same, m.block[a] == m.block[b], "points %d and %d", a, b)
+		}
+	}
+	assert.Len(t, m.mass, 21)
+
+	same := make([][2]float64, 40)
+	for i := range same {
+		same[i] = [2]float64{3, 4}
+	}
+	r = rule(same)
+	_, ok = mergeInputs(uniform(40), r, r.Inputs, 2)
+	assert.False(t, ok, "identical points")
+
+	coarseBlocks = 10
+	r = rule(pts)
+	sparse := make(mech.Prior, 40)
+	sparse[0], sparse[39] = 0.5, 0.5
+	_, ok = mergeInputs(sparse, r, r.Inputs, 2)
+	assert.False(t, ok, "a prior of two letters")
 }
 
 // TestCoarseSeedKeepsTheOptimum: started from the outputs the merged

@@ -18,17 +18,25 @@ func UsesColumns(n, m int, opt Options) bool {
 // as a mech.UtilityRule, whose N×M matrix need not be held: where
 // UsesColumns holds, the active set over outputs runs on u itself and
 // holds only the N × |S| columns of its restricted problems (and the
-// returned mechanism). Elsewhere, or when the active set does not certify
-// the optimum, dense gives the matrix (or an error, such as one saying
-// it would not fit in memory) and Maximize solves the problem on it. The
-// result is Maximize's on the dense utility: the same mechanism, value and
-// bound.
+// returned mechanism); for a rule it starts from the outputs of the
+// problems with merged inputs (coarseSeed). Elsewhere, or when the active
+// set does not certify the optimum, dense gives the matrix (or an error,
+// such as one saying it would not fit in memory) and Maximize solves the
+// problem on it. The result is an optimum of the same problem as
+// Maximize's on the dense utility, certified the same way: the same value
+// within the certified gap. Where the active sets start from the same
+// outputs (a utility that is not a rule, or a rule too small for a
+// merged level) it is the same mechanism, value and bound; otherwise the
+// mechanism may be another optimal vertex.
 func MaximizeColumns(ctx context.Context, pi mech.Prior, u mech.Columns, dense func() (mech.Utility, error), b mech.Budget, opt Options) (Result, error) {
 	if err := checkContext(ctx); err != nil {
 		return Result{}, err
 	}
 	if n, m := u.Dims(); UsesColumns(n, m, opt) {
 		start := coarseSeed(ctx, pi, u, b, opt)
+		if err := ctx.Err(); err != nil {
+			return Result{}, err
+		}
 		if start == nil {
 			start = seedOutputs(normalised(pi), u, firstOutputs)
 		}

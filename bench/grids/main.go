@@ -349,9 +349,20 @@ func solve(ctx context.Context, s spec) (result, error) {
 		return r, err
 	}
 	r.Cells = w * h
-	pi, u, err := instance.GridProblem(w, h, s.Prior)
+	pi, err := instance.GridPrior(w, h, s.Prior)
 	if err != nil {
 		return r, err
+	}
+	rule := instance.GridRule(w, h)
+	// The expected-utility solve reads the grid's rule a column at a
+	// time, as it does on a file `pmlopt new --grid` writes, and the
+	// mechanism is evaluated by the rule: the N×N utility is built only
+	// for the other objectives.
+	var u mech.Utility
+	if s.Objective != objExpected {
+		if u, err = instance.Grid(w, h); err != nil {
+			return r, err
+		}
 	}
 	measure, err := mech.ParseMeasure(s.Measure)
 	if err != nil {
@@ -365,10 +376,7 @@ func solve(ctx context.Context, s spec) (result, error) {
 	var m mech.Mechanism
 	switch s.Objective {
 	case objExpected:
-		// The grid's utility by its rule, as `pmlopt new --grid` writes
-		// it: the solve reads it a column at a time, and the active set
-		// starts from the levels with merged cells.
-		byRule := &problem.Problem{Prior: pi, Rule: instance.GridRule(w, h), Privacy: &b, Objective: problem.ExpectedUtility}
+		byRule := &problem.Problem{Prior: pi, Rule: rule, Privacy: &b, Objective: problem.ExpectedUtility}
 		sol, err := pmlopt.Solve(ctx, byRule, pmlopt.Options{Workers: s.Workers})
 		if err != nil {
 			return r, err
@@ -416,23 +424,10 @@ func solve(ctx context.Context, s spec) (result, error) {
 	default:
 		return r, fmt.Errorf("unknown objective %q", s.Objective)
 	}
-	eu, wc := expectedUtility(pi, u, m), u.WorstCaseValue(m)
+	eu, wc := rule.ExpectedUtility(pi, m), rule.WorstCaseValue(m)
 	r.ExpectedUtility, r.WorstCaseValue = &eu, &wc
 	r.OutputsUsed = outputsUsed(m)
 	return r, nil
-}
-
-// expectedUtility is Σ_i π_i Σ_j P_ij u_ij.
-func expectedUtility(pi mech.Prior, u mech.Utility, m mech.Mechanism) float64 {
-	s := 0.0
-	for i, row := range m {
-		r := 0.0
-		for j, p := range row {
-			r += p * u[i][j]
-		}
-		s += pi[i] * r
-	}
-	return s
 }
 
 // outputsUsed counts the columns of m with a positive entry.
