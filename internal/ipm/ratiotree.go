@@ -456,7 +456,7 @@ func (f *ratioFace) fixCaps() error {
 			return err
 		}
 		var svd mat.SVD
-		if !svd.Factorize(s.A, mat.SVDFull) {
+		if !svd.Factorize(s.A, mat.SVDFullV) {
 			return fmt.Errorf("%w: no SVD of the caps' equations", errRatioTree)
 		}
 		sv := svd.Values(nil)
