@@ -111,7 +111,8 @@ func tightenExpectedOverSet(p *problem.Problem, u mech.Utility, b mech.Budget, p
 // estimate over the mechanisms that keep b (PML, LIP or ALIP) for every
 // prior of p's set by ipm.SolveRobust: cutting planes over the set's
 // extreme priors, each round an interior point with a few priors per
-// output. Its mechanism is audited over the whole set (the greedy worst
+// output, and where they keep cutting, the constraints over the set
+// dualised inside one interior point. Its mechanism is audited over the whole set (the greedy worst
 // prior of each output, leakage.PMLOver and friends), and its bound is
 // proven by the multipliers of the rows and one prior of the set per
 // output (ipm.RobustBound, the proof package verify checks), the priors

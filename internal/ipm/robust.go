@@ -124,19 +124,7 @@ func newRobustIPM(pi mech.Prior, u mech.Utility, mu, kap float64, lip bool, lo, 
 	K := n * m
 	v := func(l int) []float64 { return make([]float64, l) }
 	x := &robustIPM{n: n, m: m, lip: lip, mu: mu, kap: kap, lo: lo, hi: hi}
-	x.c = v(K)
-	for j := range m {
-		for i := range n {
-			x.c[j*n+i] = pi[i] * u[i][j]
-			x.scale = math.Max(x.scale, math.Abs(x.c[j*n+i]))
-		}
-	}
-	if x.scale == 0 {
-		x.scale = 1
-	}
-	for k := range x.c {
-		x.c[k] /= x.scale
-	}
+	x.c, x.scale = scaledObjective(pi, u)
 	x.p, x.s, x.z, x.w = v(K), v(K), v(K), v(K)
 	x.r = x.p
 	if lip {
@@ -205,6 +193,27 @@ func newRobustIPM(pi mech.Prior, u mech.Utility, mu, kap float64, lip bool, lo, 
 		}
 	}
 	return x
+}
+
+// scaledObjective returns the objective π_i u_ij per pair (k = j·n + i)
+// divided by its largest magnitude, and that magnitude (1 for a zero
+// objective).
+func scaledObjective(pi mech.Prior, u mech.Utility) ([]float64, float64) {
+	n, m := u.Dims()
+	c, scale := make([]float64, n*m), 0.0
+	for j := range m {
+		for i := range n {
+			c[j*n+i] = pi[i] * u[i][j]
+			scale = math.Max(scale, math.Abs(c[j*n+i]))
+		}
+	}
+	if scale == 0 {
+		scale = 1
+	}
+	for k := range c {
+		c[k] /= scale
+	}
+	return c, scale
 }
 
 // mass returns Σ_i pr_i p_ij at the current point.

@@ -142,6 +142,11 @@ func copyRows(dst, src [][]float64) [][]float64 {
 	return dst
 }
 
+// robustDualAfter is the round at which SolveRobust hands a problem
+// still cutting to the dualised route (solveRobustDual): a round costs
+// about a third of the dualised interior point, which answers in one.
+var robustDualAfter = 3
+
 // robustMaxRounds bounds the cutting-plane rounds: the set's extreme
 // points are finitely many, but ties can make many rounds.
 const robustMaxRounds = 12
@@ -154,10 +159,11 @@ var ErrRobustNotConverged = errors.New("ipm: the interior point over the prior s
 // an upper bound on the optimum proven with one prior of the set per
 // output.
 //
-// Cutting planes over the set's extreme priors: each output starts with
-// two priors for each side of its budget, the estimate and the set's
-// extreme prior for the output's utilities (PriorSet.Extreme of the
-// column u_·j, the least mass on the inputs it values most); the relaxed
+// The first route is cutting planes over the set's extreme priors: each
+// output starts with two priors for each side of its budget, the
+// estimate and the set's extreme prior for the output's utilities
+// (PriorSet.Extreme of the column u_·j, the least mass on the inputs it
+// values most); the relaxed
 // problem over these lists is solved by the interior point of robustIPM,
 // first to robustLooseTol; every output whose column breaks its
 // constraint over the set by more than robustCutTol gets its worst prior
@@ -180,14 +186,19 @@ var ErrRobustNotConverged = errors.New("ipm: the interior point over the prior s
 // mixture, and one prior for both may leave the bound above the optimum;
 // BoundTwo is proven with both (RobustBoundTwo).
 //
-// The error wraps ErrRobustNotConverged when the rounds end without an
-// answer: past robustMaxRounds, when a round from robustTiedRounds on
-// cuts most outputs (tied columns, whose worst priors are as many as the
-// ways to break the ties), when the last round's iterations stall short
-// of robustAcceptGap (robustRegAcceptGap for the reruns with the output
-// blocks regularised by robustRegs, which a stall or a breakdown brings
-// on), or when they break down before any point near the optimum. The
-// caller then has the dualised LP decide.
+// A problem still cutting at round robustDualAfter, or whose rounds end
+// without an answer (past robustMaxRounds, when a round from
+// robustTiedRounds on cuts most outputs: tied columns, whose worst priors
+// are as many as the ways to break the ties; when the last round's
+// iterations stall short of robustAcceptGap, robustRegAcceptGap for the
+// reruns with the output blocks regularised by robustRegs; or when they
+// break down before any point near the optimum), goes to the second
+// route: the constraints over the set dualised inside one interior point
+// (dualIPM), whose worst priors per output, read off its multipliers,
+// prove the bound the same way. A set that is a single prior has no
+// interior for that route (dualApplies). The error wraps
+// ErrRobustNotConverged when neither route answers; the caller then has
+// the dualised LP decide.
 func SolveRobust(p RobustProblem, opt Options) (*RobustResult, error) {
 	set := p.Set
 	if set == nil {
@@ -197,7 +208,7 @@ func SolveRobust(p RobustProblem, opt Options) (*RobustResult, error) {
 	if _, err := mech.NewUtility(u); err != nil {
 		return nil, err
 	}
-	n, m := u.Dims()
+	n, _ := u.Dims()
 	if n != set.N() {
 		return nil, &mech.FieldError{Field: "utility", Row: -1, Col: -1,
 			Msg: fmt.Sprintf("has %d rows but the prior set has %d letters", n, set.N())}
@@ -234,6 +245,23 @@ func SolveRobust(p RobustProblem, opt Options) (*RobustResult, error) {
 	}
 	ctx := opt.ctx()
 	pi := normalised(set.Center)
+	target := math.Max(gap, robustGap)
+	out, err := solveRobustCuts(ctx, p, pi, mu, kap, lip, maxIter, target, accept)
+	if err == nil || ctx.Err() != nil || !dualApplies(set) {
+		return out, err
+	}
+	dual, derr := solveRobustDual(ctx, p, pi, mu, kap, lip, maxIter, target, accept)
+	if derr == nil || ctx.Err() != nil {
+		return dual, derr
+	}
+	return out, err
+}
+
+// solveRobustCuts is SolveRobust's second route, cutting planes over the
+// set's extreme priors.
+func solveRobustCuts(ctx context.Context, p RobustProblem, pi mech.Prior, mu, kap float64, lip bool, maxIter int, target, accept float64) (*RobustResult, error) {
+	set, u, b := p.Set, p.Utility, p.Budget
+	n, m := u.Dims()
 	lo, hi := make([][][]float64, m), make([][][]float64, m)
 	col := make([]float64, n)
 	for j := range m {
@@ -248,7 +276,6 @@ func SolveRobust(p RobustProblem, opt Options) (*RobustResult, error) {
 		}
 	}
 	res := &RobustResult{}
-	target := math.Max(gap, robustGap)
 	first := 0
 	for j := range m {
 		first += len(lo[j]) + len(hi[j])
@@ -264,6 +291,9 @@ func SolveRobust(p RobustProblem, opt Options) (*RobustResult, error) {
 	}
 	var x *robustIPM
 	for round := 0; ; round++ {
+		if round == robustDualAfter && dualApplies(set) {
+			return nil, fmt.Errorf("%w (still cutting after %d rounds: the dualised constraints decide)", ErrRobustNotConverged, round)
+		}
 		if round == robustMaxRounds {
 			return nil, fmt.Errorf("%w (%d rounds, %d cuts)", ErrRobustNotConverged, round, countCuts(lo, hi)-first)
 		}
@@ -326,24 +356,55 @@ func SolveRobust(p RobustProblem, opt Options) (*RobustResult, error) {
 		break
 	}
 	cuts := countCuts(lo, hi) - first
-	out := *x.result(p, pi)
+	out := *x.reading().result(p, pi)
 	out.Rounds, out.Cuts, out.Iterations = res.Rounds, cuts, res.Iterations
 	out.Converged = x.held <= target
-	if !(x.held <= robustAcceptGap) || (x.reg > 0 && !(x.held <= robustRegAcceptGap)) {
+	if x.reg > 0 && !(x.held <= robustRegAcceptGap) {
 		return &out, fmt.Errorf("%w (the last round's iterations stalled at a relative gap or residual of %.3g)", ErrRobustNotConverged, x.held)
 	}
-	// The mechanism may exceed the budget by RobustBudgetSlack, and its
-	// value the optimum by as little; the bound is then raised to the
-	// value, a weaker bound.
+	return &out, settle(&out, x.held, b, accept)
+}
+
+// settle checks a result whose iterations ended at relative gap or
+// residual held: within robustAcceptGap, a bound not below the value
+// (beyond the rounding that RobustBudgetSlack allows, after which the
+// bound is raised to the value, a weaker bound) and, under PML, within
+// accept of it. The error wraps ErrRobustNotConverged.
+func settle(out *RobustResult, held float64, b mech.Budget, accept float64) error {
+	if !(held <= robustAcceptGap) {
+		return fmt.Errorf("%w (the iterations stalled at a relative gap or residual of %.3g)", ErrRobustNotConverged, held)
+	}
 	if !(out.Bound >= out.Value-RobustBudgetSlack*math.Max(1, math.Abs(out.Value))) || math.IsInf(out.Bound, 0) {
-		return &out, ErrRobustNotConverged
+		return ErrRobustNotConverged
 	}
 	out.Bound = math.Max(out.Bound, out.Value)
 	if b.Measure == mech.PML && out.Bound-out.Value > accept*math.Max(1, math.Abs(out.Value)) {
-		return &out, ErrRobustNotConverged
+		return ErrRobustNotConverged
 	}
-	return &out, nil
+	return nil
 }
+
+// solveRobustDual is SolveRobust's second route: the constraints over
+// the set dualised inside one interior point (dualIPM), no rounds.
+func solveRobustDual(ctx context.Context, p RobustProblem, pi mech.Prior, mu, kap float64, lip bool, maxIter int, target, accept float64) (*RobustResult, error) {
+	x := newDualIPM(pi, p.Utility, p.Set, mu, kap, lip)
+	iters, _, err := x.runTo(ctx, min(maxIter, dualMaxIter), target)
+	if err != nil {
+		return nil, err
+	}
+	out := x.reading().result(p, pi)
+	out.Rounds, out.Iterations = 1, iters
+	out.Converged = x.held <= target
+	if err := settle(out, x.held, p.Budget, accept); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// dualMaxIter caps the dualised route's iterations: it answers within a
+// few dozen or stalls (several rows of an output tight together leave its
+// border nearly singular), and the cutting planes then decide.
+const dualMaxIter = 40
 
 // countCuts is the number of priors in the lists.
 func countCuts(lo, hi [][][]float64) int {
@@ -436,11 +497,9 @@ func (x *robustIPM) separate(set *mech.PriorSet, lo, hi [][][]float64) int {
 		// utility's) differ by the interior point's noise, and without
 		// the rounding each round would break the ties another way and
 		// bring another worst prior of the same value.
-		c, q := make([]float64, n), make([]float64, n)
-		step := robustTieTol * mx
+		c, q := make([]float64, n), tiedColumn(col)
 		for i, v := range col {
 			c[i] = math.Max(0, v)
-			q[i] = math.Round(c[i]/step) * step
 		}
 		if w := set.Extreme(q, false); mx*x.mu > massOf(w, c)*(1+robustCutTol) {
 			if addPrior(&lo[j], w) {
@@ -458,9 +517,53 @@ func (x *robustIPM) separate(set *mech.PriorSet, lo, hi [][][]float64) int {
 	return added
 }
 
-// result turns the current point into a mechanism audited over the set,
+// robustReading is what a result is read from: the point's entries
+// p[j·n + i] and row multipliers y (of the objective scaled by 1/scale)
+// and, for each output, the priors its multipliers weigh (up for the
+// upper caps, down for the lower ones; nil where they vanish) and the
+// totals of its upper and lower caps' multipliers.
+type robustReading struct {
+	n, m           int
+	lip            bool
+	p, y           []float64
+	scale          float64
+	up, down       [][]float64
+	capUp, capDown []float64
+}
+
+// reading returns what a result is read from at the current point.
+func (x *robustIPM) reading() *robustReading {
+	n, m := x.n, x.m
+	rd := &robustReading{n: n, m: m, lip: x.lip, p: x.p, y: x.y, scale: x.scale,
+		up: make([][]float64, m), down: make([][]float64, m), capUp: make([]float64, m), capDown: make([]float64, m)}
+	for j := range m {
+		rd.up[j] = x.weights(j, false)
+		if x.lip {
+			rd.down[j] = x.weights(j, true)
+		}
+		for i := range n {
+			rd.capUp[j] += x.w[j*n+i]
+			rd.capDown[j] += x.z[j*n+i]
+		}
+	}
+	return rd
+}
+
+// tiedColumn returns the column with its entries clipped at 0 and rounded
+// to robustTieTol of the largest, so that entries tied up to the interior
+// point's noise give one worst prior.
+func tiedColumn(col []float64) []float64 {
+	q := make([]float64, len(col))
+	step := robustTieTol * slices.Max(col)
+	for i, v := range col {
+		q[i] = math.Round(math.Max(0, v)/step) * step
+	}
+	return q
+}
+
+// result turns the point read into a mechanism audited over the set,
 // with its value and the bound its multipliers prove.
-func (x *robustIPM) result(p RobustProblem, pi mech.Prior) *RobustResult {
+func (x *robustReading) result(p RobustProblem, pi mech.Prior) *RobustResult {
 	n, m := x.n, x.m
 	read := func(clear float64) mech.Mechanism {
 		P := mech.Zeros(n, m)
@@ -493,14 +596,14 @@ func (x *robustIPM) result(p RobustProblem, pi mech.Prior) *RobustResult {
 	}
 	cands := make([][][]float64, m)
 	for j := range m {
-		up := x.weights(j, false)
+		up := x.up[j]
 		if up != nil {
 			cands[j] = append(cands[j], up)
 		}
 		if x.lip {
 			// One prior serves both caps in the certificate: the upper
 			// caps' prior, the lower caps', and points between them.
-			if down := x.weights(j, true); down != nil {
+			if down := x.down[j]; down != nil {
 				cands[j] = append(cands[j], down)
 				if up != nil {
 					for _, t := range []float64{0.25, 0.5, 0.75} {
@@ -528,12 +631,8 @@ func (x *robustIPM) result(p RobustProblem, pi mech.Prior) *RobustResult {
 		}
 		r.PriorsUpper, r.PriorsLower, r.CapWeights = make([][]float64, m), make([][]float64, m), make([][]float64, m)
 		for j := range m {
-			R, T := 0.0, 0.0
-			for i := range n {
-				R += x.w[j*n+i]
-				T += x.z[j*n+i]
-			}
-			up, down := x.weights(j, false), x.weights(j, true)
+			R, T := x.capUp[j], x.capDown[j]
+			up, down := x.up[j], x.down[j]
 			if up == nil {
 				up, R = p.Set.Center, 0
 			}

@@ -1,0 +1,981 @@
+package ipm
+
+import (
+	"math"
+	"slices"
+
+	"github.com/pmlopt/pmlopt/internal/vec"
+)
+
+// dualFreeReg, times the largest row weight of an output, is added to the
+// curvature of its b's and of its ν's and λ's in the structured solve (a
+// proximal term): where a side's dense row is loose these unknowns are
+// held by loose rows only, their curvatures fall to rounding level and
+// their huge inverses spoil the solve of the other unknowns. They do not
+// enter the objective, and the residual check and GMRES use the
+// unregularised equations.
+const dualFreeReg = 1e-16
+
+// dualSoftRel is the ratio of a pair's own pivot (its curvature left
+// after its b's) to the largest row weight of its output below which the
+// pair counts as soft: its p is then a deflation direction, since the
+// rows that hold it (its output's dense row, its row sum) weigh that
+// much more and eliminating it first would lose as many digits.
+const dualSoftRel = 1e-6
+
+// dualDeflateMass is the share of the largest t_j above which an
+// output's own column is deflated (core): an output that no mechanism
+// uses has every row tight and no soft direction.
+const dualDeflateMass = 1e-6
+
+// factor builds each output's bordered block, eliminates its pairs and
+// adds its part to the N×N system of the rows' multipliers, then
+// factorises that.
+func (x *dualIPM) factor() error {
+	n, m, nq, no, mr := x.n, x.m, x.nq, x.no, x.mr
+	clear(x.S)
+	tmax := 0.0
+	for j := range m {
+		tmax = math.Max(tmax, x.xo[j*no+x.oT])
+	}
+	for j := range m {
+		x.defl[j] = x.xo[j*no+x.oT] > dualDeflateMass*tmax
+		w := 0.0
+		for r := range x.prow {
+			for k := range n {
+				if x.prow[r].has == nil || x.prow[r].has[k] {
+					w = math.Max(w, x.pz[r][j*n+k]/x.ps[r][j*n+k])
+				}
+			}
+		}
+		for d := range x.nd {
+			w = math.Max(w, x.dz[j*x.nd+d]/x.ds[j*x.nd+d])
+		}
+		x.wmax[j] = w
+		x.freeReg[j] = dualFreeReg * w
+	}
+	x.nPinned = 0
+	x.dirs = x.dirs[:0]
+	E := x.eF
+	nd := x.nd
+	for j := range m {
+		clear(E)
+		for k := range n {
+			pk := j*n + k
+			x.eliminatePair(j, k, x.dinv[pk*nq*nq:(pk+1)*nq*nq], x.dinvF[pk*nq*mr:(pk+1)*nq*mr])
+		}
+		ob := j * no
+		_ = ob
+		for r := range x.orow {
+			w := x.oz[r][j] / x.os[r][j]
+			for a, ca := range x.orow[r].out {
+				for b, cb := range x.orow[r].out {
+					E[a*mr+b] += w * ca * cb
+				}
+			}
+		}
+		for d := range x.drow {
+			w := x.dz[j*x.nd+d] / x.ds[j*x.nd+d]
+			for o, co := range x.drow[d].out {
+				if o == x.oT && x.defl[j] {
+					continue
+				}
+				E[o*mr+no+d] += co
+				E[(no+d)*mr+o] += co
+			}
+			E[(no+d)*mr+no+d] -= 1 / w
+		}
+		// The border's Schur complement S = E − Fᵀ D⁻¹ F in blocks: A on
+		// the output's unknowns, kept as L D Lᵀ built from positive
+		// rank-one terms (addPairBorder), B against the dense rows' ζ and
+		// C on the ζ (negative definite). Eliminating ζ first leaves
+		// A' = A + B (−C)⁻¹ Bᵀ, a few more positive terms: near the optimum
+		// A has weights 10⁸ apart (two rows of a pair tight together tie
+		// two of its unknowns), and a sum formed entry by entry would keep
+		// none of the small ones' digits.
+		ldl := &x.ldl
+		ldl.reset(no)
+		for r := range x.orow {
+			w := x.oz[r][j] / x.os[r][j]
+			ldl.update(w, x.orow[r].out)
+		}
+		for k := range n {
+			x.addPairBorder(ldl, j, k)
+		}
+		for o := range no {
+			if o != x.oT && o != x.oH {
+				e := x.bdiff[:no]
+				clear(e)
+				e[o] = 1
+				ldl.update(x.freeReg[j], e)
+			}
+		}
+		if x.defl[j] {
+			// t is carried by α: its own unknown is held at 0.
+			e := x.bdiff[:no]
+			clear(e)
+			e[x.oT] = 1
+			ldl.update(1, e)
+		}
+		Bm := x.bm[j*no*nd : (j+1)*no*nd]
+		Ci := x.cinv[j*nd*nd : (j+1)*nd*nd]
+		for o := range no {
+			for d := range nd {
+				Bm[o*nd+d] = E[o*mr+no+d]
+			}
+		}
+		for d := range nd {
+			for d2 := range nd {
+				Ci[d*nd+d2] = E[(no+d)*mr+no+d2]
+			}
+		}
+		// B −= Σ_k (D⁻¹F)ᵀ g_d and C −= Σ_k g_dᵀ D⁻¹ g_d', by D⁻¹F's
+		// symmetry with Fᵀ D⁻¹ (F's ζ columns are the g's).
+		for k := range n {
+			pk := j*n + k
+			df := x.dinvF[pk*nq*mr : (pk+1)*nq*mr]
+			for d := range nd {
+				g := x.drow[d].pair[k*nq : (k+1)*nq]
+				for a := range mr {
+					v := 0.0
+					for q := range nq {
+						v += df[q*mr+a] * g[q]
+					}
+					if a < no {
+						Bm[a*nd+d] -= v
+					} else {
+						Ci[(a-no)*nd+d] -= v
+					}
+				}
+			}
+		}
+		if err := invertScaled(Ci, nd, &x.scratch); err != nil {
+			return err
+		}
+		// A' = A + B (−C)⁻¹ Bᵀ: (−C)⁻¹ = −Ci = R Rᵀ, one term per column
+		// of B R.
+		if err := x.addBorderDense(ldl, Bm, Ci); err != nil {
+			return err
+		}
+		So := x.soInv[j*no*no : (j+1)*no*no]
+		ldl.inverse(So)
+		// The rows' system gains diag(D⁻¹_pp) + Ṽ A'⁻¹ Ṽᵀ + V_ζ C⁻¹ V_ζᵀ,
+		// with V the p rows of D⁻¹F and Ṽ = V_o − V_ζ C⁻¹ Bᵀ.
+		vt, w1, w2 := x.vt, x.w1, x.w2
+		for k := range n {
+			pk := j*n + k
+			vrow := x.dinvF[pk*nq*mr : pk*nq*mr+mr]
+			vz := vrow[no:]
+			// c = C⁻¹ V_ζ (nd), Ṽ = V_o − B c.
+			for d := range nd {
+				v := 0.0
+				for d2 := range nd {
+					v += Ci[d*nd+d2] * vz[d2]
+				}
+				w2[k*nd+d] = v
+			}
+			for o := range no {
+				v := vrow[o]
+				for d := range nd {
+					v -= Bm[o*nd+d] * w2[k*nd+d]
+				}
+				vt[k*no+o] = v
+			}
+			for o := range no {
+				v := 0.0
+				for o2 := range no {
+					v += So[o*no+o2] * vt[k*no+o2]
+				}
+				w1[k*no+o] = v
+			}
+		}
+		for i := range n {
+			row := x.S[i*n : i*n+i+1]
+			wi1, wi2 := w1[i*no:(i+1)*no], w2[i*nd:(i+1)*nd]
+			for kk := 0; kk <= i; kk++ {
+				row[kk] += vec.Dot(wi1, vt[kk*no:(kk+1)*no])
+				vz := x.dinvF[(j*n+kk)*nq*mr+no : (j*n+kk)*nq*mr+mr]
+				row[kk] += vec.Dot(wi2, vz)
+			}
+			x.S[i*n+i] += x.dinv[(j*n+i)*nq*nq]
+		}
+		x.deflateOutput(j)
+	}
+	x.chol.factorize(x.S, n)
+	if err := x.factorDeflation(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// eliminatePair writes the inverse of pair (j, k)'s block D = Aᵖᵀ Ω Aᵖ
+// into inv and D⁻¹F (F = Aᵖᵀ Ω Aᵒ, with the dense rows' coefficients as
+// its last nd columns) into df (nq × mr). The pair's rows form a star:
+// rows on p alone (weights summing to δ_p), for each side's b a row on b
+// alone (δ_b) and one row on b and p with coefficients ±1 (ω_b, sign σ_b
+// of their product). Eliminating the b's leaves π = δ_p + Σ_b ω_b δ_b /
+// (δ_b + ω_b) on p, a sum of positive terms, and with g_b = σ_b ω_b /
+// (δ_b + ω_b)
+//
+//	(D⁻¹)_pp = 1/π,  (D⁻¹)_pb = −g_b/π,
+//	(D⁻¹)_bb' = [b = b'] / (δ_b + ω_b) + g_b g_b' / π.
+//
+// D⁻¹F is summed from each row's response D⁻¹ ω_r a_r, also in closed
+// form: ω_r c/π times (1, −g_b) for a row on p alone, and for the row of
+// side b, by Sherman–Morrison on D without it (p's pivot π' = π less its
+// term, b's δ_b), D⁻¹_rest a / (1/ω_b + 1/π' + 1/δ_b). Forming D and F
+// and multiplying would lose δ_p next to a huge ω_b: D⁻¹'s entries are
+// then huge along p − b and F's along p + b, and their product cancels. A
+// b the set leaves out at this letter is held at 0 (an identity row).
+func (x *dualIPM) eliminatePair(j, k int, inv, df []float64) {
+	nq, no, mr := x.nq, x.no, x.mr
+	pk := j*x.n + k
+	clear(inv)
+	clear(df)
+	var db, wb, sg, g, term [3]float64
+	var on [3]bool
+	dp := 0.0
+	for r := range x.prow {
+		row := &x.prow[r]
+		if !row.at(k) {
+			continue
+		}
+		w := x.pz[r][pk] / x.ps[r][pk]
+		q := row.bq
+		switch {
+		case q < 0:
+			dp += w * row.pair[0] * row.pair[0]
+		case row.pair[0] == 0:
+			db[q] += w
+			on[q] = true
+		default:
+			wb[q] += w
+			sg[q] = row.pair[0] * row.pair[q]
+			on[q] = true
+		}
+	}
+	piv := dp
+	for q := 1; q < nq; q++ {
+		if !on[q] {
+			continue
+		}
+		db[q] += x.freeReg[j]
+		term[q] = wb[q] * db[q] / (db[q] + wb[q])
+		piv += term[q]
+		g[q] = sg[q] * wb[q] / (db[q] + wb[q])
+	}
+	for q := range nq {
+		x.gPin[pk*nq+q] = g[q]
+	}
+	x.pinP[pk] = piv < dualSoftRel*x.wmax[j] && x.nPinned < x.maxPinned
+	if x.pinP[pk] {
+		x.nPinned++
+		x.eliminatePinned(j, k, inv, df, db, wb, on)
+		return
+	}
+	inv[0] = 1 / piv
+	for q := 1; q < nq; q++ {
+		if !on[q] {
+			inv[q*nq+q] = 1
+			continue
+		}
+		inv[q] = -g[q] / piv
+		inv[q*nq] = inv[q]
+		for q2 := 1; q2 < nq; q2++ {
+			if on[q2] {
+				inv[q*nq+q2] = g[q] * g[q2] / piv
+			}
+		}
+		inv[q*nq+q] += 1 / (db[q] + wb[q])
+	}
+	var y [3]float64
+	for r := range x.prow {
+		row := &x.prow[r]
+		if (row.has != nil && !row.has[k]) || (row.bq >= 0 && row.pair[0] == 0) {
+			continue
+		}
+		w := x.pz[r][pk] / x.ps[r][pk]
+		if q := row.bq; q < 0 {
+			f := w / piv * row.pair[0]
+			y[0] = f
+			for q2 := 1; q2 < nq; q2++ {
+				y[q2] = -g[q2] * f
+			}
+		} else {
+			pr := dp
+			for q2 := 1; q2 < nq; q2++ {
+				if q2 != q {
+					pr += term[q2]
+				}
+			}
+			den := 1/w + 1/pr + 1/db[q]
+			cp, cb := row.pair[0], row.pair[q]
+			y[0] = cp / pr / den
+			for q2 := 1; q2 < nq; q2++ {
+				y[q2] = -g[q2] * y[0]
+			}
+			y[q] = cb / db[q] / den
+		}
+		for o, co := range row.out {
+			if co == 0 || (o == x.oT && x.defl[j]) {
+				continue
+			}
+			for q2 := range nq {
+				df[q2*mr+o] += co * y[q2]
+			}
+		}
+	}
+	for d := range x.drow {
+		gd := x.drow[d].pair[k*nq : (k+1)*nq]
+		for a := range nq {
+			v := 0.0
+			for b := range nq {
+				v += inv[a*nq+b] * gd[b]
+			}
+			df[a*mr+no+d] = v
+		}
+	}
+}
+
+// eliminatePinned is eliminatePair for a pair whose p is carried by a
+// deflation direction (a soft pair): p is held at 0 and each b, joined to
+// nothing else in the pair, is its own 1×1 block δ_b + ω_b.
+func (x *dualIPM) eliminatePinned(j, k int, inv, df []float64, db, wb [3]float64, on [3]bool) {
+	nq, no, mr := x.nq, x.no, x.mr
+	pk := j*x.n + k
+	for q := 1; q < nq; q++ {
+		if on[q] {
+			inv[q*nq+q] = 1 / (db[q] + wb[q])
+		} else {
+			inv[q*nq+q] = 1
+		}
+	}
+	for r := range x.prow {
+		row := &x.prow[r]
+		q := row.bq
+		if (row.has != nil && !row.has[k]) || q < 0 || row.pair[0] == 0 {
+			continue
+		}
+		w := x.pz[r][pk] / x.ps[r][pk]
+		yb := w * row.pair[q] / (db[q] + wb[q])
+		for o, co := range row.out {
+			if co == 0 || (o == x.oT && x.defl[j]) {
+				continue
+			}
+			df[q*mr+o] += co * yb
+		}
+	}
+	for d := range x.drow {
+		gd := x.drow[d].pair[k*nq : (k+1)*nq]
+		for q := 1; q < nq; q++ {
+			df[q*mr+no+d] = inv[q*nq+q] * gd[q]
+		}
+	}
+}
+
+// addPairBorder adds pair (j, k)'s part of the border's Schur complement,
+// Aᵒᵀ (Ω − Ω Aᵖ D⁻¹ Aᵖᵀ Ω) Aᵒ, to ldl as positive rank-one terms: each b
+// is eliminated from its two rows (b ≥ 0 with weight ω₁, the row joining
+// it to p with ω₂) into that row without b, of weight ω₁ω₂/(ω₁ + ω₂); then
+// p from the rows left, each r of weight ŵ_r = ω_r c_r² (c_r its
+// coefficient on p) and vector v_r = a_r/c_r of coefficients on the
+// output's unknowns, which leaves
+//
+//	(1/Σ ŵ) Σ_{r<r'} ŵ_r ŵ_r' (v_r − v_r')(v_r − v_r')ᵀ.
+//
+// Near the optimum the weights span many orders of magnitude, and the
+// difference of the two sums in the first form keeps none of the small
+// ones' digits.
+func (x *dualIPM) addPairBorder(ldl *ldlt, j, k int) {
+	no := x.no
+	pk := j*x.n + k
+	var w1 [3]float64
+	for r := range x.prow {
+		row := &x.prow[r]
+		if row.at(k) && row.bq >= 0 && row.pair[0] == 0 {
+			w1[row.bq] = x.pz[r][pk]/x.ps[r][pk] + x.freeReg[j]
+		}
+	}
+	// The rows left after the b's: weight w, coefficient c on p, vector
+	// a of coefficients on the output's unknowns (t's dropped where the
+	// output's column is deflated).
+	wt, vs, cs := x.bwt[:0], x.bvs[:0], x.bcs[:0]
+	for r := range x.prow {
+		row := &x.prow[r]
+		if !row.at(k) || (row.bq >= 0 && row.pair[0] == 0) {
+			continue
+		}
+		w := x.pz[r][pk] / x.ps[r][pk]
+		if q := row.bq; q >= 0 {
+			w = w1[q] * w / (w1[q] + w)
+		}
+		wt, cs = append(wt, w), append(cs, row.pair[0])
+		for o := range no {
+			if o == x.oT && x.defl[j] {
+				vs = append(vs, 0)
+			} else {
+				vs = append(vs, row.out[o])
+			}
+		}
+	}
+	x.bwt, x.bvs, x.bcs = wt, vs, cs
+	if x.pinP[pk] {
+		// p held: each row adds its own term.
+		for r, w := range wt {
+			if a := vs[r*no : (r+1)*no]; slices.ContainsFunc(a, func(v float64) bool { return v != 0 }) {
+				ldl.update(w, a)
+			}
+		}
+		return
+	}
+	W := 0.0
+	for r, c := range cs {
+		wt[r] *= c * c
+		W += wt[r]
+		for o := range no {
+			vs[r*no+o] /= c
+		}
+	}
+	if !(W > 0) {
+		return
+	}
+	d := x.bdiff[:no]
+	for r := range wt {
+		for r2 := r + 1; r2 < len(wt); r2++ {
+			zero := true
+			for o := range no {
+				d[o] = vs[r*no+o] - vs[r2*no+o]
+				zero = zero && d[o] == 0
+			}
+			if !zero {
+				ldl.update(wt[r]*wt[r2]/W, d)
+			}
+		}
+	}
+}
+
+// addBorderDense adds B (−C)⁻¹ Bᵀ to ldl, with Ci = C⁻¹ (nd × nd,
+// negative definite): −Ci = R Rᵀ by Cholesky, and each column of B R is
+// a term.
+func (x *dualIPM) addBorderDense(ldl *ldlt, Bm, Ci []float64) error {
+	no, nd := x.no, x.nd
+	R := make([]float64, nd*nd)
+	for a := range nd {
+		for b := 0; b <= a; b++ {
+			v := -Ci[a*nd+b]
+			for c := range b {
+				v -= R[a*nd+c] * R[b*nd+c]
+			}
+			if a == b {
+				if !(v > 0) {
+					return errDualBreakdown
+				}
+				R[a*nd+a] = math.Sqrt(v)
+			} else {
+				R[a*nd+b] = v / R[b*nd+b]
+			}
+		}
+	}
+	col := x.bdiff[:no]
+	for c := range nd {
+		for o := range no {
+			v := 0.0
+			for d := c; d < nd; d++ {
+				v += Bm[o*nd+d] * R[d*nd+c]
+			}
+			col[o] = v
+		}
+		ldl.update(1, col)
+	}
+	return nil
+}
+
+// applyInverse solves output j's bordered block for the right-hand side
+// (gp on the pairs, gr on the border), leaving the pairs' solution in gp
+// and the border's in gr.
+func (x *dualIPM) applyInverse(j int, gp, gr []float64) {
+	n, nq, mr := x.n, x.nq, x.mr
+	tmp := x.tmpP
+	for k := range n {
+		pk := j*n + k
+		inv := x.dinv[pk*nq*nq : (pk+1)*nq*nq]
+		for a := range nq {
+			v := 0.0
+			for b := range nq {
+				v += inv[a*nq+b] * gp[k*nq+b]
+			}
+			tmp[k*nq+a] = v
+		}
+	}
+	// gr − Fᵀ D⁻¹ gp, with Fᵀ D⁻¹ = (D⁻¹F)ᵀ by symmetry.
+	r := x.tmpR
+	copy(r, gr)
+	for k := range n {
+		pk := j*n + k
+		df := x.dinvF[pk*nq*mr : (pk+1)*nq*mr]
+		for q := range nq {
+			if g := gp[k*nq+q]; g != 0 {
+				vec.AddScaled(r, -g, df[q*mr:(q+1)*mr])
+			}
+		}
+	}
+	// x_o = A'⁻¹ (r_o − B C⁻¹ r_ζ), x_ζ = C⁻¹ (r_ζ − Bᵀ x_o).
+	no, nd := x.no, x.nd
+	Bm := x.bm[j*no*nd : (j+1)*no*nd]
+	Ci := x.cinv[j*nd*nd : (j+1)*nd*nd]
+	So := x.soInv[j*no*no : (j+1)*no*no]
+	cz := x.tmpZ
+	for d := range nd {
+		v := 0.0
+		for d2 := range nd {
+			v += Ci[d*nd+d2] * r[no+d2]
+		}
+		cz[d] = v
+	}
+	ro := x.tmpO
+	for o := range no {
+		v := r[o]
+		for d := range nd {
+			v -= Bm[o*nd+d] * cz[d]
+		}
+		ro[o] = v
+	}
+	for o := range no {
+		gr[o] = vec.Dot(So[o*no:(o+1)*no], ro)
+	}
+	for d := range nd {
+		v := r[no+d]
+		for o := range no {
+			v -= Bm[o*nd+d] * gr[o]
+		}
+		cz[d] = v
+	}
+	for d := range nd {
+		v := 0.0
+		for d2 := range nd {
+			v += Ci[d*nd+d2] * cz[d2]
+		}
+		gr[no+d] = v
+	}
+	for k := range n {
+		pk := j*n + k
+		df := x.dinvF[pk*nq*mr : (pk+1)*nq*mr]
+		for q := range nq {
+			gp[k*nq+q] = tmp[k*nq+q] - vec.Dot(df[q*mr:(q+1)*mr], gr)
+		}
+	}
+}
+
+// solve computes the direction for the current residuals and the
+// complementarity right-hand sides rc* into d.
+func (x *dualIPM) solve(d dualDir) {
+	n, m, nq, no := x.n, x.m, x.nq, x.no
+	// g = rd + Σ a (rc/s − ω rp).
+	copy(x.gx, x.rdx)
+	copy(x.go_, x.rdo)
+	for j := range m {
+		ob := j * no
+		x.eachPairRow(j, func(r int, row *dualPairRow, k, pk int) {
+			s := x.ps[r][pk]
+			v := (x.rcp[r][pk] - x.pz[r][pk]*x.rpp[r][pk]) / s
+			row.scatter(v, x.gx[pk*nq:(pk+1)*nq], x.go_[ob:ob+no])
+		})
+		for dd := range x.drow {
+			i := j*x.nd + dd
+			v := (x.rcd[i] - x.dz[i]*x.rpd[i]) / x.ds[i]
+			x.drow[dd].scatter(v, x.gx[j*n*nq:(j+1)*n*nq], x.go_[ob:ob+no])
+		}
+		for r := range x.orow {
+			v := (x.rco[r][j] - x.oz[r][j]*x.rpo[r][j]) / x.os[r][j]
+			vec.AddScaled(x.go_[ob:ob+no], v, x.orow[r].out)
+		}
+	}
+	if x.measureRel() > dualCheckBelow {
+		x.core(d, x.gx, x.go_, x.ra)
+	} else {
+		x.gmres(d)
+	}
+	x.finish(d)
+}
+
+// dualCheckBelow is the gap measure below which each direction's
+// residual in the unreduced equations is checked (and GMRES run where it
+// is too large): above it the structured solve is exact to far more
+// digits than the point has.
+const dualCheckBelow = 1e-3
+
+// core solves H dx + Aᵀ dy = (gx, gxo), A dx = −ra into d's unknowns.
+// Output j's unknowns are dx_j = Σ_a c_a z_a + w_j over its deflation
+// directions z_a (deflateOutput) with w_j held at 0 on their pinned
+// coordinates: each output's block is solved for w (applyInverse), and
+// the c's and dy come from
+//
+//	K c + Cᵀ dy = ρ,   C c − S dy = −σ,
+//
+// with S the rows' system of the w's (x.S), K the directions' curvature
+// left after the w's (block diagonal by output), C their coupling to the
+// rows, and ρ, σ the right-hand sides after the w's: (K + Cᵀ S⁻¹ C) c =
+// ρ − Cᵀ S⁻¹ σ and dy = S⁻¹(σ + C c). Eliminating c first would divide by
+// K's near-zero pivots.
+func (x *dualIPM) core(d dualDir, gx, gxo, ra []float64) {
+	n, m, nq, no := x.n, x.m, x.nq, x.no
+	copy(x.rhsY, ra)
+	gr := x.tmpR2
+	Q := len(x.dirs)
+	rho := x.rho[:Q]
+	for j := range m {
+		gp := d.x[j*n*nq : (j+1)*n*nq]
+		copy(gp, gx[j*n*nq:(j+1)*n*nq])
+		clear(gr)
+		copy(gr, gxo[j*no:(j+1)*no])
+		dj := x.outDirs[j]
+		for _, a := range dj {
+			rho[a] = x.dirDot(a, gp, gr)
+		}
+		x.restrict(j, gp, gr)
+		x.applyInverse(j, gp, gr)
+		for _, a := range dj {
+			dr := &x.dirs[a]
+			rho[a] -= vec.Dot(dr.hP, gp) + vec.Dot(dr.hR, gr)
+		}
+		for i := range n {
+			x.rhsY[i] += gp[i*nq]
+		}
+	}
+	coef := x.alpha[:Q]
+	if Q > 0 {
+		sig := append(x.sigSave[:0], x.rhsY...)
+		x.sigSave = sig
+		x.chol.solve(sig)
+		for a := range Q {
+			coef[a] = rho[a] - vec.Dot(x.dirs[a].c, sig)
+		}
+		x.gchol.solve(coef)
+		for a := range Q {
+			vec.AddScaled(x.rhsY, coef[a], x.dirs[a].c)
+		}
+	}
+	x.chol.solve(x.rhsY)
+	copy(d.y, x.rhsY)
+	for j := range m {
+		gp := d.x[j*n*nq : (j+1)*n*nq]
+		copy(gp, gx[j*n*nq:(j+1)*n*nq])
+		for i := range n {
+			gp[i*nq] -= d.y[i]
+		}
+		clear(gr)
+		copy(gr, gxo[j*no:(j+1)*no])
+		for _, a := range x.outDirs[j] {
+			vec.AddScaled(gp, -coef[a], x.dirs[a].hP)
+			vec.AddScaled(gr, -coef[a], x.dirs[a].hR)
+		}
+		x.restrict(j, gp, gr)
+		x.applyInverse(j, gp, gr)
+		xo := d.xo[j*no : (j+1)*no]
+		copy(xo, gr[:no])
+		for _, a := range x.outDirs[j] {
+			x.addDir(a, coef[a], gp, xo)
+		}
+	}
+}
+
+// restrict zeroes output j's right-hand side on the pinned coordinates.
+func (x *dualIPM) restrict(j int, gp, gr []float64) {
+	if x.defl[j] {
+		gr[x.oT] = 0
+	}
+	for k := range x.n {
+		if x.pinP[j*x.n+k] {
+			gp[k*x.nq] = 0
+		}
+	}
+}
+
+// dirDot returns z_aᵀ g for output-local vectors (gp over the pairs, gr
+// over the border).
+func (x *dualIPM) dirDot(a int, gp, gr []float64) float64 {
+	dr := &x.dirs[a]
+	n, nq, no := x.n, x.nq, x.no
+	j := dr.j
+	if dr.k < 0 {
+		return vec.Dot(x.x[j*n*nq:(j+1)*n*nq], gp) + vec.Dot(x.xo[j*no:(j+1)*no], gr[:no])
+	}
+	k := dr.k
+	v := gp[k*nq]
+	for q := 1; q < nq; q++ {
+		v -= x.gPin[(j*n+k)*nq+q] * gp[k*nq+q]
+	}
+	return v
+}
+
+// addDir adds c z_a to output-local vectors.
+func (x *dualIPM) addDir(a int, c float64, gp, xo []float64) {
+	dr := &x.dirs[a]
+	n, nq, no := x.n, x.nq, x.no
+	j := dr.j
+	if dr.k < 0 {
+		vec.AddScaled(gp, c, x.x[j*n*nq:(j+1)*n*nq])
+		vec.AddScaled(xo, c, x.xo[j*no:(j+1)*no])
+		return
+	}
+	k := dr.k
+	gp[k*nq] += c
+	for q := 1; q < nq; q++ {
+		gp[k*nq+q] -= c * x.gPin[(j*n+k)*nq+q]
+	}
+}
+
+// deflDir is a deflation direction of output j: its own column x̂_j
+// (k < 0; t pinned) or the soft direction (1, −g_b) of pair (j, k) (p
+// pinned). h = H z on the unpinned unknowns (hP over the pairs, hR over
+// the border, with the dense rows' values a_d·z in their ζ places), y =
+// H⁻¹ h on them, and c = P z − P H⁻¹ h its coupling to the rows.
+type deflDir struct {
+	j, k   int
+	hP, hR []float64
+	yP, yR []float64
+	c      []float64
+}
+
+// rowDot returns a_r·z for pair row r at pair (j, kk) and direction a.
+func (x *dualIPM) rowDot(a, r, kk int) float64 {
+	dr := &x.dirs[a]
+	row := &x.prow[r]
+	j := dr.j
+	if dr.k < 0 {
+		return x.pairRowValue(row, j, kk, x.x, x.xo)
+	}
+	if kk != dr.k {
+		return 0
+	}
+	pk := j*x.n + kk
+	q := row.bq
+	switch {
+	case q < 0:
+		return row.pair[0]
+	case row.pair[0] == 0:
+		return -row.pair[q] * x.gPin[pk*x.nq+q]
+	}
+	// The joining row: c_p − c_b g_b = c_p δ_b / (δ_b + ω_b), from the
+	// b's row weights.
+	var d1, w2 float64
+	for r2 := range x.prow {
+		o := &x.prow[r2]
+		if o.bq == q && (o.has == nil || o.has[kk]) {
+			if o.pair[0] == 0 {
+				d1 = x.pz[r2][pk] / x.ps[r2][pk]
+			} else {
+				w2 = x.pz[r2][pk] / x.ps[r2][pk]
+			}
+		}
+	}
+	return row.pair[0] * d1 / (d1 + w2)
+}
+
+// deflateOutput adds output j's deflation directions: its own column
+// where it is used (defl) and the soft pairs' (pinP), with their h, H⁻¹h
+// and c, and their entries of K (x.kent).
+func (x *dualIPM) deflateOutput(j int) {
+	n, nq, no, mr := x.n, x.nq, x.no, x.mr
+	first := len(x.dirs)
+	add := func(k int) {
+		a := len(x.dirs)
+		if cap(x.dirs) > a {
+			x.dirs = x.dirs[:a+1]
+		} else {
+			x.dirs = append(x.dirs, deflDir{})
+		}
+		dr := &x.dirs[a]
+		dr.j, dr.k = j, k
+		if len(dr.hP) != n*nq {
+			dr.hP, dr.yP = make([]float64, n*nq), make([]float64, n*nq)
+			dr.hR, dr.yR = make([]float64, mr), make([]float64, mr)
+			dr.c = make([]float64, n)
+		}
+	}
+	if x.defl[j] {
+		add(-1)
+	}
+	for k := range n {
+		if x.pinP[j*n+k] {
+			add(k)
+		}
+	}
+	x.outDirs[j] = x.outDirs[j][:0]
+	for a := first; a < len(x.dirs); a++ {
+		x.outDirs[j] = append(x.outDirs[j], a)
+	}
+	dirs := x.outDirs[j]
+	for _, a := range dirs {
+		dr := &x.dirs[a]
+		clear(dr.hP)
+		clear(dr.hR)
+		for r := range x.prow {
+			row := &x.prow[r]
+			for k := range n {
+				if !row.at(k) {
+					continue
+				}
+				if dr.k >= 0 && k != dr.k {
+					continue
+				}
+				pk := j*n + k
+				bz := x.rowDot(a, r, k)
+				if bz == 0 {
+					continue
+				}
+				wb := x.pz[r][pk] / x.ps[r][pk] * bz
+				if dr.k < 0 {
+					for q, c := range row.pair {
+						if c != 0 {
+							dr.hP[k*nq+q] += wb * c
+						}
+					}
+				}
+				for o, c := range row.out {
+					if c != 0 {
+						dr.hR[o] += wb * c
+					}
+				}
+			}
+		}
+		if dr.k < 0 {
+			for r := range x.orow {
+				bz := vec.Dot(x.orow[r].out, x.xo[j*no:(j+1)*no])
+				vec.AddScaled(dr.hR[:no], x.oz[r][j]/x.os[r][j]*bz, x.orow[r].out)
+			}
+		}
+		for d := range x.drow {
+			if dr.k < 0 {
+				dr.hR[no+d] = x.denseRowValue(d, j, x.x, x.xo)
+			} else {
+				pk := j*n + dr.k
+				gd := x.drow[d].pair[dr.k*nq : (dr.k+1)*nq]
+				v := gd[0]
+				for q := 1; q < nq; q++ {
+					v -= x.gPin[pk*nq+q] * gd[q]
+				}
+				dr.hR[no+d] = v
+			}
+		}
+		x.restrict(j, dr.hP, dr.hR)
+		copy(dr.yP, dr.hP)
+		copy(dr.yR, dr.hR)
+		x.applyInverse(j, dr.yP, dr.yR)
+		for i := range n {
+			dr.c[i] = -dr.yP[i*nq]
+			if x.pinP[j*n+i] {
+				dr.c[i] = 0
+			}
+		}
+		if dr.k < 0 {
+			for i := range n {
+				dr.c[i] += x.x[(j*n+i)*nq]
+			}
+		} else {
+			dr.c[dr.k] += 1
+		}
+	}
+	// K's block: z_aᵀ H z_b over the rows other than the dense ones,
+	// less h_aᵀ H⁻¹ h_b.
+	for ia, a := range dirs {
+		for _, b := range dirs[:ia+1] {
+			v := 0.0
+			for r := range x.prow {
+				row := &x.prow[r]
+				for k := range n {
+					if !row.at(k) {
+						continue
+					}
+					za := x.rowDot(a, r, k)
+					if za == 0 {
+						continue
+					}
+					v += x.pz[r][j*n+k] / x.ps[r][j*n+k] * za * x.rowDot(b, r, k)
+				}
+			}
+			if x.dirs[a].k < 0 && x.dirs[b].k < 0 {
+				for r := range x.orow {
+					bz := vec.Dot(x.orow[r].out, x.xo[j*no:(j+1)*no])
+					v += x.oz[r][j] / x.os[r][j] * bz * bz
+				}
+			}
+			db := &x.dirs[b]
+			v -= vec.Dot(x.dirs[a].hP, db.yP) + vec.Dot(x.dirs[a].hR, db.yR)
+			x.kent = append(x.kent, kEntry{a, b, v})
+		}
+	}
+}
+
+// kEntry is an entry of K (between two directions of one output).
+type kEntry struct {
+	a, b int
+	v    float64
+}
+
+// factorDeflation factorises K + Cᵀ S⁻¹ C after S's factorisation.
+func (x *dualIPM) factorDeflation() error {
+	n := x.n
+	Q := len(x.dirs)
+	defer func() { x.kent = x.kent[:0] }()
+	if Q == 0 {
+		return nil
+	}
+	if cap(x.sinvC) < Q*n {
+		x.sinvC = make([]float64, Q*n)
+	}
+	if cap(x.gmat) < Q*Q {
+		x.gmat = make([]float64, Q*Q)
+	}
+	if cap(x.rho) < Q {
+		x.rho, x.alpha = make([]float64, Q), make([]float64, Q)
+	}
+	sc := x.sinvC[:Q*n]
+	for a := range Q {
+		copy(sc[a*n:(a+1)*n], x.dirs[a].c)
+		x.chol.solve(sc[a*n : (a+1)*n])
+	}
+	G := x.gmat[:Q*Q]
+	for a := range Q {
+		for b := 0; b <= a; b++ {
+			v := vec.Dot(x.dirs[a].c, sc[b*n:(b+1)*n])
+			G[a*Q+b], G[b*Q+a] = v, v
+		}
+	}
+	for _, e := range x.kent {
+		v := e.v
+		if e.a == e.b {
+			v = math.Max(0, v)
+		}
+		G[e.a*Q+e.b] += v
+		if e.a != e.b {
+			G[e.b*Q+e.a] += v
+		}
+	}
+	x.gchol.factorize(G, Q)
+	return nil
+}
+
+// finish sets the slacks' and multipliers' steps from the unknowns':
+// ds = a·dx + rp, dz = (rc − z ds)/s.
+func (x *dualIPM) finish(d dualDir) {
+	m, no := x.m, x.no
+	for j := range m {
+		x.eachPairRow(j, func(r int, row *dualPairRow, k, pk int) {
+			ds := x.pairRowValue(row, j, k, d.x, d.xo) + x.rpp[r][pk]
+			d.ps[r][pk] = ds
+			d.pz[r][pk] = (x.rcp[r][pk] - x.pz[r][pk]*ds) / x.ps[r][pk]
+		})
+		for dd := range x.drow {
+			i := j*x.nd + dd
+			ds := x.denseRowValue(dd, j, d.x, d.xo) + x.rpd[i]
+			d.ds[i] = ds
+			d.dz[i] = (x.rcd[i] - x.dz[i]*ds) / x.ds[i]
+		}
+		for r := range x.orow {
+			ds := vec.Dot(x.orow[r].out, d.xo[j*no:(j+1)*no]) + x.rpo[r][j]
+			d.os[r][j] = ds
+			d.oz[r][j] = (x.rco[r][j] - x.oz[r][j]*ds) / x.os[r][j]
+		}
+	}
+}
