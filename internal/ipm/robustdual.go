@@ -141,8 +141,27 @@ type dualPairRow struct {
 	pair []float64 // nq
 	bq   int       // the b it touches, −1 for none
 	out  []float64 // no
-	has  []bool
-	side int // 0 none, 1 upper, 2 lower: whose prior the multiplier weighs
+	// pairNZ and outNZ list pair's and out's nonzero coefficients.
+	pairNZ, outNZ []coef
+	has           []bool
+	side          int // 0 none, 1 upper, 2 lower: whose prior the multiplier weighs
+}
+
+// coef is a nonzero coefficient a on unknown i.
+type coef struct {
+	i int
+	a float64
+}
+
+// nonzeros lists v's nonzero entries.
+func nonzeros(v []float64) []coef {
+	var c []coef
+	for i, a := range v {
+		if a != 0 {
+			c = append(c, coef{i, a})
+		}
+	}
+	return c
 }
 
 // at reports whether the row is present at letter k's pairs.
@@ -281,6 +300,7 @@ func newDualIPM(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap float
 		for q, v := range oc {
 			r.out[q] = v
 		}
+		r.pairNZ, r.outNZ = nonzeros(r.pair), nonzeros(r.out)
 		x.prow = append(x.prow, r)
 	}
 	// The caps: p ≥ h (p ≥ 0) and t ≥ p.
@@ -456,16 +476,12 @@ func (x *dualIPM) eachRow(f func(ax float64) (s, z float64)) {
 func (x *dualIPM) pairRowValue(row *dualPairRow, j, k int, xs, xo []float64) float64 {
 	v := 0.0
 	base := (j*x.n + k) * x.nq
-	for q, a := range row.pair {
-		if a != 0 {
-			v += a * xs[base+q]
-		}
+	for _, t := range row.pairNZ {
+		v += t.a * xs[base+t.i]
 	}
 	ob := j * x.no
-	for o, a := range row.out {
-		if a != 0 {
-			v += a * xo[ob+o]
-		}
+	for _, t := range row.outNZ {
+		v += t.a * xo[ob+t.i]
 	}
 	return v
 }
@@ -620,7 +636,7 @@ func (x *dualIPM) step() error {
 	x.krylovTol = math.Min(dualKrylovLoose, math.Max(dualKrylovTol, 1e-2*x.measureRel()))
 	a := x.aff
 	x.each(&a, func(s, z, _, _, rc *float64) { *rc = -*s * *z })
-	x.solve(a)
+	x.solve(a, false)
 	ap, ad := x.stepLengths(a)
 	aff := 0.0
 	x.each(&a, func(s, z, ds, dz, _ *float64) { aff += (*s + ap**ds) * (*z + ad**dz) })
@@ -628,7 +644,7 @@ func (x *dualIPM) step() error {
 	target := sigma * muC
 	x.each(&a, func(s, z, ds, dz, rc *float64) { *rc = target - *s**z - *ds**dz })
 	c := x.cor
-	x.solve(c)
+	x.solve(c, true)
 	ap, ad = x.stepLengths(c)
 	eta := math.Min(robustEta, math.Max(0.9, 1-10*muC))
 	ap, ad = math.Min(1, eta*ap), math.Min(1, eta*ad)

@@ -567,8 +567,11 @@ func (x *dualIPM) applyInverse(j int, gp, gr []float64) {
 }
 
 // solve computes the direction for the current residuals and the
-// complementarity right-hand sides rc* into d.
-func (x *dualIPM) solve(d dualDir) {
+// complementarity right-hand sides rc* into d, checked (gmres) where
+// check is set and the point is near the optimum: the predictor's
+// direction only sets the centring and the corrector's second-order
+// terms, and is not checked.
+func (x *dualIPM) solve(d dualDir, check bool) {
 	n, m, nq, no := x.n, x.m, x.nq, x.no
 	// g = rd + Σ a (rc/s − ω rp).
 	copy(x.gx, x.rdx)
@@ -590,7 +593,7 @@ func (x *dualIPM) solve(d dualDir) {
 			vec.AddScaled(x.go_[ob:ob+no], v, x.orow[r].out)
 		}
 	}
-	if x.measureRel() > dualCheckBelow {
+	if !check || x.measureRel() > dualCheckBelow {
 		x.core(d, x.gx, x.go_, x.ra)
 	} else {
 		x.gmres(d)
@@ -743,7 +746,9 @@ func (x *dualIPM) rowDot(a, r, kk int) float64 {
 	row := &x.prow[r]
 	j := dr.j
 	if dr.k < 0 {
-		return x.pairRowValue(row, j, kk, x.x, x.xo)
+		// The row's value at the current point (residuals).
+		pk := j*x.n + kk
+		return x.rpp[r][pk] + x.ps[r][pk]
 	}
 	if kk != dr.k {
 		return 0
@@ -810,13 +815,14 @@ func (x *dualIPM) deflateOutput(j int) {
 		dr := &x.dirs[a]
 		clear(dr.hP)
 		clear(dr.hR)
+		lo, hi := 0, n
+		if dr.k >= 0 {
+			lo, hi = dr.k, dr.k+1
+		}
 		for r := range x.prow {
 			row := &x.prow[r]
-			for k := range n {
+			for k := lo; k < hi; k++ {
 				if !row.at(k) {
-					continue
-				}
-				if dr.k >= 0 && k != dr.k {
 					continue
 				}
 				pk := j*n + k
@@ -880,10 +886,21 @@ func (x *dualIPM) deflateOutput(j int) {
 	// less h_aᵀ H⁻¹ h_b.
 	for ia, a := range dirs {
 		for _, b := range dirs[:ia+1] {
+			// A soft pair's direction has rows at its own pair only.
+			lo, hi := 0, n
+			ka, kb := x.dirs[a].k, x.dirs[b].k
+			switch {
+			case ka >= 0 && kb >= 0 && ka != kb:
+				lo, hi = 0, 0
+			case ka >= 0:
+				lo, hi = ka, ka+1
+			case kb >= 0:
+				lo, hi = kb, kb+1
+			}
 			v := 0.0
 			for r := range x.prow {
 				row := &x.prow[r]
-				for k := range n {
+				for k := lo; k < hi; k++ {
 					if !row.at(k) {
 						continue
 					}
