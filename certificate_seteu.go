@@ -112,13 +112,14 @@ func tightenExpectedOverSet(p *problem.Problem, u mech.Utility, b mech.Budget, p
 // prior of p's set by ipm.SolveRobust: cutting planes over the set's
 // extreme priors, each round an interior point with a few priors per
 // output, and where they keep cutting, the constraints over the set
-// dualised inside one interior point. Its mechanism is audited over the whole set (the greedy worst
-// prior of each output, leakage.PMLOver and friends), and its bound is
-// proven by the multipliers of the rows and one prior of the set per
-// output (ipm.RobustBound, the proof package verify checks), the priors
-// first raised above the set in exact arithmetic (aboveSet). ok is false,
-// with no error, when the route does not apply (a backend or the full LP
-// asked for, LDP) or does not answer; the LP route then decides.
+// dualised inside one interior point. Its mechanism is audited over the
+// whole set (the greedy worst prior of each output, leakage.PMLOver and
+// friends), and its bound is proven by the multipliers of the rows and
+// one prior of the set per output (ipm.RobustBound, the proof package
+// verify checks), the priors first raised above the set in exact
+// arithmetic (aboveSet). ok is false, with no error, when the route does
+// not apply (a backend or the full LP asked for, LDP) or does not
+// answer; the LP route then decides.
 func solveExpectedOverSetIPM(ctx context.Context, p *problem.Problem, u mech.Utility, b mech.Budget, opt Options) (*Solution, bool, error) {
 	set := p.PriorSet
 	if opt.Solver != nil || opt.FullLP || (b.Measure != mech.PML && b.Measure != mech.LIP && b.Measure != mech.ALIP) {

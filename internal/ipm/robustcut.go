@@ -144,8 +144,9 @@ func copyRows(dst, src [][]float64) [][]float64 {
 
 // robustDualAfter is the round at which SolveRobust hands a problem
 // still cutting to the dualised route (solveRobustDual): a round costs
-// about a third of the dualised interior point, which answers in one.
-var robustDualAfter = 3
+// about a fifth of the dualised interior point, which answers in one,
+// and most problems end within three rounds.
+const robustDualAfter = 3
 
 // robustMaxRounds bounds the cutting-plane rounds: the set's extreme
 // points are finitely many, but ties can make many rounds.
@@ -246,20 +247,42 @@ func SolveRobust(p RobustProblem, opt Options) (*RobustResult, error) {
 	ctx := opt.ctx()
 	pi := normalised(set.Center)
 	target := math.Max(gap, robustGap)
-	out, err := solveRobustCuts(ctx, p, pi, mu, kap, lip, maxIter, target, accept)
-	if err == nil || ctx.Err() != nil || !dualApplies(set) {
+	if !dualApplies(set) {
+		return solveRobustCuts(ctx, p, pi, mu, kap, lip, maxIter, target, accept, -1)
+	}
+	out, err := solveRobustCuts(ctx, p, pi, mu, kap, lip, maxIter, target, accept, robustDualAfter)
+	if err == nil || ctx.Err() != nil {
 		return out, err
 	}
 	dual, derr := solveRobustDual(ctx, p, pi, mu, kap, lip, maxIter, target, accept)
-	if derr == nil || ctx.Err() != nil {
-		return dual, derr
+	if derr == nil {
+		if out != nil {
+			dual.Rounds += out.Rounds
+			dual.Iterations += out.Iterations
+		}
+		return dual, nil
 	}
-	return out, err
+	if ctx.Err() != nil {
+		return nil, derr
+	}
+	if errors.Is(err, errHandedOver) {
+		// The dualised route gave no answer either: cut on to the end.
+		out, err = solveRobustCuts(ctx, p, pi, mu, kap, lip, maxIter, target, accept, -1)
+		if err == nil || ctx.Err() != nil {
+			return out, err
+		}
+	}
+	return out, fmt.Errorf("%w (the dualised route: %v)", err, derr)
 }
 
-// solveRobustCuts is SolveRobust's second route, cutting planes over the
-// set's extreme priors.
-func solveRobustCuts(ctx context.Context, p RobustProblem, pi mech.Prior, mu, kap float64, lip bool, maxIter int, target, accept float64) (*RobustResult, error) {
+// errHandedOver is solveRobustCuts' error when it stops at the round it
+// was to hand the problem over at.
+var errHandedOver = fmt.Errorf("%w (still cutting: handed to the dualised constraints)", ErrRobustNotConverged)
+
+// solveRobustCuts is SolveRobust's first route, cutting planes over the
+// set's extreme priors. At round handOver (never when negative) it stops
+// with errHandedOver and the rounds and iterations so far.
+func solveRobustCuts(ctx context.Context, p RobustProblem, pi mech.Prior, mu, kap float64, lip bool, maxIter int, target, accept float64, handOver int) (*RobustResult, error) {
 	set, u, b := p.Set, p.Utility, p.Budget
 	n, m := u.Dims()
 	lo, hi := make([][][]float64, m), make([][][]float64, m)
@@ -291,8 +314,8 @@ func solveRobustCuts(ctx context.Context, p RobustProblem, pi mech.Prior, mu, ka
 	}
 	var x *robustIPM
 	for round := 0; ; round++ {
-		if round == robustDualAfter && dualApplies(set) {
-			return nil, fmt.Errorf("%w (still cutting after %d rounds: the dualised constraints decide)", ErrRobustNotConverged, round)
+		if round == handOver {
+			return &RobustResult{Rounds: res.Rounds, Iterations: res.Iterations}, errHandedOver
 		}
 		if round == robustMaxRounds {
 			return nil, fmt.Errorf("%w (%d rounds, %d cuts)", ErrRobustNotConverged, round, countCuts(lo, hi)-first)
@@ -385,7 +408,8 @@ func settle(out *RobustResult, held float64, b mech.Budget, accept float64) erro
 }
 
 // solveRobustDual is SolveRobust's second route: the constraints over
-// the set dualised inside one interior point (dualIPM), no rounds.
+// the set dualised inside one interior point (dualIPM), no rounds. Its
+// Rounds is 1 and Cuts 0.
 func solveRobustDual(ctx context.Context, p RobustProblem, pi mech.Prior, mu, kap float64, lip bool, maxIter int, target, accept float64) (*RobustResult, error) {
 	x := newDualIPM(pi, p.Utility, p.Set, mu, kap, lip)
 	iters, _, err := x.runTo(ctx, min(maxIter, dualMaxIter), target)
@@ -402,8 +426,7 @@ func solveRobustDual(ctx context.Context, p RobustProblem, pi mech.Prior, mu, ka
 }
 
 // dualMaxIter caps the dualised route's iterations: it answers within a
-// few dozen or stalls (several rows of an output tight together leave its
-// border nearly singular), and the cutting planes then decide.
+// few dozen; past that it is stalling, and SolveRobust cuts on.
 const dualMaxIter = 40
 
 // countCuts is the number of priors in the lists.

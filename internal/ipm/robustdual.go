@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
+	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/internal/vec"
 	"github.com/pmlopt/pmlopt/mech"
 )
@@ -31,8 +33,8 @@ import (
 //	       π̂·p − π̂·b − r λ ≥ μ t_j,
 //
 // and under LIP and ALIP the mirrored rows bounding κ times the greatest
-// mass by h_j. A letter whose mass the set fixes (u_k = l_k; π̂_k = 0 for
-// the b of a ball) has no b.
+// mass by h_j. A letter whose mass the box fixes (u_k = l_k) has no b:
+// it would be held by nothing.
 //
 // Mehrotra's predictor-corrector on these rows. With ω = z/s for each
 // row's slack s and multiplier z, the Newton system's Hessian is Σ ω a aᵀ,
@@ -61,7 +63,8 @@ type dualIPM struct {
 	nq, no, nd int // unknowns per pair, per output; dense rows per output
 	mr         int // no + nd: the border
 	lip        bool
-	mu, kap    float64
+	kap        float64
+	set        *mech.PriorSet
 	c          []float64 // scaled objective per pair (k = j·n + i)
 	scale      float64
 
@@ -69,10 +72,10 @@ type dualIPM struct {
 	drow  []dualDenseRow
 	orow  []dualOutRow
 	qB    [2]int // the pair index of each side's b (−1 when absent)
-	oT    int    // output index of t, h (−1 without lower caps)
-	oH    int
-	upper int // index in drow of the upper side's row
-	lower int // of the lower side's, −1 without lower caps
+	oT    int    // index of t among the output's unknowns
+	oH    int    // of h, −1 without lower caps
+	upper int    // index in drow of the upper side's row
+	lower int    // of the lower side's, −1 without lower caps
 
 	x  []float64 // pair unknowns, [(j·n + i)·nq + q]; q = 0 is p_ij
 	xo []float64 // output unknowns, [j·no + o]
@@ -101,37 +104,37 @@ type dualIPM struct {
 	tmpO, tmpZ      []float64
 	bOn             []bool // [k·nq + q]: letter k has the b of pair index q
 	krylovTol       float64
-	// Deflation of each output's own column (core): which outputs, their
-	// α columns hP (pairs), hR (border and ζ), curvatures kappa, couplings
-	// cmat (n per output), S⁻¹C, and the M×M system.
-	defl               []bool
-	pinP               []bool // per pair: p carried by a soft pair's direction
-	gPin               []float64
-	wmax, freeReg      []float64
-	nPinned, maxPinned int
-	dirs               []deflDir
-	outDirs            [][]int
-	kent               []kEntry
-	sinvC, gmat        []float64
-	rho, alpha         []float64
-	sigSave            []float64
-	gchol              cholesky
-	eF                 []float64 // factor's E
-	S                  []float64
-	chol               cholesky
-	scratch            []float64
-	gx, go_            []float64
-	aff, cor           dualDir
-	rcp                [][]float64
-	rcd                []float64
-	rco                [][]float64
-	tmpP               []float64
-	tmpR, tmpR2        []float64
-	rhsY               []float64
-	rx                 []float64
-	bwt, bvs, bcs      []float64 // addPairBorder's scratch
-	bdiff              []float64
-	fix                dualDir
+	// Deflation (core): which outputs' columns (defl) and pairs' p
+	// (pinP) are directions, their data (dirs, outDirs), K's entries
+	// (kent), S⁻¹C and the system of the directions (gmat, gchol).
+	defl          []bool
+	pinP          []bool // per pair: p carried by a soft pair's direction
+	gPin          []float64
+	wmax, freeReg []float64
+	maxPinned     int
+	dirs          []deflDir
+	outDirs       [][]int
+	kent          []kEntry
+	sinvC, gmat   []float64
+	rho, alpha    []float64
+	sigSave       []float64
+	gchol         cholesky
+	eF            []float64 // factor's E
+	S             []float64
+	chol          cholesky
+	scratch       []float64
+	gx, go_       []float64
+	aff, cor      dualDir
+	rcp           [][]float64
+	rcd           []float64
+	rco           [][]float64
+	tmpP          []float64
+	tmpR, tmpR2   []float64
+	rhsY          []float64
+	rx            []float64
+	bwt, bvs, bcs []float64 // addPairBorder's scratch
+	bdiff         []float64
+	fix           dualDir
 }
 
 // dualPairRow is a kind of row present at the pairs of every output:
@@ -241,14 +244,12 @@ func newDualDir(x *dualIPM) dualDir {
 // infinity along the free directions of a set that is a single prior.
 func dualApplies(set *mech.PriorSet) bool {
 	if set.IsBox() {
-		sl, free := 0.0, false
+		sl, su := 0.0, 0.0
 		for k := range set.Lower {
 			sl += set.Lower[k]
-			if set.Upper[k] > set.Lower[k] {
-				free = true
-			}
+			su += set.Upper[k]
 		}
-		return free && 1-sl > dualFixedMass
+		return 1-sl > dualFixedMass && su-1 > dualFixedMass
 	}
 	return set.Radius > dualFixedMass
 }
@@ -260,7 +261,7 @@ const dualFixedMass = 1e-9
 // newDualIPM sets up the rows for the set and the starting point.
 func newDualIPM(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap float64, lip bool) *dualIPM {
 	n, m := u.Dims()
-	x := &dualIPM{n: n, m: m, lip: lip, mu: mu, kap: kap, lower: -1, oH: -1}
+	x := &dualIPM{n: n, m: m, lip: lip, kap: kap, lower: -1, oH: -1, set: set}
 	x.c, x.scale = scaledObjective(pi, u)
 	box := set.IsBox()
 	// Unknowns: p, b_up, [b_low] per pair; t, [h], ν_up, [λ_up], [ν_low,
@@ -315,12 +316,11 @@ func newDualIPM(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap float
 		sides = 2
 	}
 	for sd := range sides {
-		has := make([]bool, n)
-		for k := range n {
-			if box {
+		var has []bool // a ball's letters all have their b
+		if box {
+			has = make([]bool, n)
+			for k := range n {
 				has[k] = set.Upper[k] > set.Lower[k]
-			} else {
-				has[k] = set.Center[k] > 0
 			}
 		}
 		qb, nu, lam := x.qB[sd], oNu[sd], oLam[sd]
@@ -414,6 +414,10 @@ func newDualIPM(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap float
 	x.pinP = make([]bool, K)
 	x.gPin, x.wmax, x.freeReg = v(K*x.nq), v(m), v(m)
 	x.outDirs = make([][]int, m)
+	// The directions' system is dense (core): its cost grows as the cube
+	// of their count, and past n + m soft pairs (a face of optimal
+	// mechanisms, not a vertex) eliminating the rest in place costs less
+	// than the digits it loses, which GMRES recovers.
 	x.maxPinned = n + m
 
 	// Start: every row spread evenly, t_j between the entries and their
@@ -740,8 +744,12 @@ func (x *dualIPM) runTo(ctx context.Context, maxIter int, tol float64) (iters in
 // read off the multipliers: the inner LP's solution, whose weight on
 // letter k is the multipliers' total coefficient on p_kj in the side's
 // rows over the dense row's multiplier (over κ times it, with the sign
-// turned, on the lower side); nil when the dense row's multiplier
-// vanishes.
+// turned, on the lower side). Where the dense row is loose its
+// multiplier is rounding noise and so is that ratio: a prior not within
+// dualPriorTol of the set is replaced by the set's worst prior for the
+// output's column (PriorSet.Extreme, the inner LP solved greedily), so
+// that every prior the bound uses is one of the set; nil for an unused
+// output whose multipliers give none.
 func (x *dualIPM) prior(j, sd int) []float64 {
 	n, nq := x.n, x.nq
 	d := x.upper
@@ -749,23 +757,93 @@ func (x *dualIPM) prior(j, sd int) []float64 {
 	if sd == 1 {
 		d, f = x.lower, -1/x.kap
 	}
-	zd := x.dz[j*x.nd+d]
-	if !(zd > 0) || math.IsInf(zd, 0) {
+	if zd := x.dz[j*x.nd+d]; zd > 0 && !math.IsInf(zd, 0) {
+		pr := make([]float64, n)
+		for k := range n {
+			v := zd * x.drow[d].pair[k*nq]
+			for r := range x.prow {
+				row := &x.prow[r]
+				if row.side == sd+1 && row.at(k) {
+					v += x.pz[r][j*n+k] * row.pair[0]
+				}
+			}
+			pr[k] = math.Max(0, f*v/zd)
+		}
+		if q := intoSet(x.set, pr); q != nil {
+			return q
+		}
+	}
+	col := make([]float64, n)
+	for k := range n {
+		col[k] = x.x[(j*n+k)*nq]
+	}
+	if slices.Max(col) <= certify.InteriorColumnNoise {
 		return nil
 	}
-	pr := make([]float64, n)
-	for k := range n {
-		v := zd * x.drow[d].pair[k*nq]
-		for r := range x.prow {
-			row := &x.prow[r]
-			if row.side != sd+1 || (row.has != nil && !row.has[k]) {
-				continue
-			}
-			v += x.pz[r][j*n+k] * row.pair[0]
-		}
-		pr[k] = math.Max(0, f*v/zd)
+	return x.set.Extreme(tiedColumn(col), sd == 1)
+}
+
+// dualPriorNear is the distance (in a letter's mass, in the sum, in the
+// L1 radius) within which a prior read off the multipliers is moved into
+// the set rather than replaced: the multipliers hold the iterations'
+// rounding, the greedy worst prior breaks the ties of a column at its
+// caps another way than the optimal multipliers do and proves less.
+const dualPriorNear = 1e-6
+
+// intoSet returns pr moved into the set (a box's bounds and the sum 1; a
+// ball's sum 1 and radius), or nil when it lies further than
+// dualPriorNear from it.
+func intoSet(set *mech.PriorSet, pr []float64) []float64 {
+	if !set.Contains(pr, dualPriorNear) {
+		return nil
 	}
-	return pr
+	q := slices.Clone(pr)
+	if set.IsBox() {
+		sum := 0.0
+		for k := range q {
+			q[k] = math.Min(math.Max(q[k], set.Lower[k]), set.Upper[k])
+			sum += q[k]
+		}
+		// Spread the shortfall (or the excess) over the letters' room
+		// towards the upper (lower) bounds, in proportion to it.
+		room := 0.0
+		for k := range q {
+			if sum < 1 {
+				room += set.Upper[k] - q[k]
+			} else {
+				room += q[k] - set.Lower[k]
+			}
+		}
+		if room > 0 {
+			f := (1 - sum) / room
+			for k := range q {
+				if sum < 1 {
+					q[k] += f * (set.Upper[k] - q[k])
+				} else {
+					q[k] += f * (q[k] - set.Lower[k])
+				}
+			}
+		}
+		return q
+	}
+	sum := 0.0
+	for _, v := range q {
+		sum += v
+	}
+	dist := 0.0
+	for k := range q {
+		q[k] /= sum
+		dist += math.Abs(q[k] - set.Center[k])
+	}
+	// The ball is convex around its centre: mixing towards it shrinks the
+	// L1 distance in proportion.
+	if dist > set.Radius {
+		th := set.Radius / dist
+		for k := range q {
+			q[k] = set.Center[k] + th*(q[k]-set.Center[k])
+		}
+	}
+	return q
 }
 
 // reading returns what SolveRobust's result needs from the point.

@@ -29,8 +29,10 @@ const dualSoftRel = 1e-6
 const dualDeflateMass = 1e-6
 
 // factor builds each output's bordered block, eliminates its pairs and
-// adds its part to the N×N system of the rows' multipliers, then
-// factorises that.
+// adds its part to the N×N system of the rows' multipliers, sets up the
+// deflation directions, and factorises both systems. A pivot the
+// Cholesky factorisations skip (rounding noise, as in Solve) gives its
+// unknown a zero step.
 func (x *dualIPM) factor() error {
 	n, m, nq, no, mr := x.n, x.m, x.nq, x.no, x.mr
 	clear(x.S)
@@ -54,8 +56,8 @@ func (x *dualIPM) factor() error {
 		x.wmax[j] = w
 		x.freeReg[j] = dualFreeReg * w
 	}
-	x.nPinned = 0
-	x.dirs = x.dirs[:0]
+	x.choosePins()
+	x.dirs, x.kent = x.dirs[:0], x.kent[:0]
 	E := x.eF
 	nd := x.nd
 	for j := range m {
@@ -64,26 +66,16 @@ func (x *dualIPM) factor() error {
 			pk := j*n + k
 			x.eliminatePair(j, k, x.dinv[pk*nq*nq:(pk+1)*nq*nq], x.dinvF[pk*nq*mr:(pk+1)*nq*mr])
 		}
-		ob := j * no
-		_ = ob
-		for r := range x.orow {
-			w := x.oz[r][j] / x.os[r][j]
-			for a, ca := range x.orow[r].out {
-				for b, cb := range x.orow[r].out {
-					E[a*mr+b] += w * ca * cb
-				}
-			}
-		}
+		// E, the border's own block, is read only against the ζ: the
+		// dense rows' coefficients on the output's unknowns and −1/ω.
 		for d := range x.drow {
 			w := x.dz[j*x.nd+d] / x.ds[j*x.nd+d]
 			for o, co := range x.drow[d].out {
-				if o == x.oT && x.defl[j] {
-					continue
+				if o != x.oT || !x.defl[j] {
+					E[o*mr+no+d] = co
 				}
-				E[o*mr+no+d] += co
-				E[(no+d)*mr+o] += co
 			}
-			E[(no+d)*mr+no+d] -= 1 / w
+			E[(no+d)*mr+no+d] = -1 / w
 		}
 		// The border's Schur complement S = E − Fᵀ D⁻¹ F in blocks: A on
 		// the output's unknowns, kept as L D Lᵀ built from positive
@@ -232,44 +224,12 @@ func (x *dualIPM) eliminatePair(j, k int, inv, df []float64) {
 	pk := j*x.n + k
 	clear(inv)
 	clear(df)
-	var db, wb, sg, g, term [3]float64
-	var on [3]bool
-	dp := 0.0
-	for r := range x.prow {
-		row := &x.prow[r]
-		if !row.at(k) {
-			continue
-		}
-		w := x.pz[r][pk] / x.ps[r][pk]
-		q := row.bq
-		switch {
-		case q < 0:
-			dp += w * row.pair[0] * row.pair[0]
-		case row.pair[0] == 0:
-			db[q] += w
-			on[q] = true
-		default:
-			wb[q] += w
-			sg[q] = row.pair[0] * row.pair[q]
-			on[q] = true
-		}
-	}
-	piv := dp
-	for q := 1; q < nq; q++ {
-		if !on[q] {
-			continue
-		}
-		db[q] += x.freeReg[j]
-		term[q] = wb[q] * db[q] / (db[q] + wb[q])
-		piv += term[q]
-		g[q] = sg[q] * wb[q] / (db[q] + wb[q])
-	}
+	st := x.pairStar(j, k)
+	db, wb, g, term, on, dp, piv := st.db, st.wb, st.g, st.term, st.on, st.dp, st.piv
 	for q := range nq {
 		x.gPin[pk*nq+q] = g[q]
 	}
-	x.pinP[pk] = piv < dualSoftRel*x.wmax[j] && x.nPinned < x.maxPinned
 	if x.pinP[pk] {
-		x.nPinned++
 		x.eliminatePinned(j, k, inv, df, db, wb, on)
 		return
 	}
@@ -333,6 +293,84 @@ func (x *dualIPM) eliminatePair(j, k int, inv, df []float64) {
 				v += inv[a*nq+b] * gd[b]
 			}
 			df[a*mr+no+d] = v
+		}
+	}
+}
+
+// pairStarWeights is a pair's rows gathered as eliminatePair's star: dp
+// on p alone, for each b its own row's weight db (with freeReg) and its
+// joining row's wb, the g_b and terms ω_b δ_b/(δ_b + ω_b), and the pivot
+// π left on p.
+type pairStarWeights struct {
+	db, wb, g, term [3]float64
+	on              [3]bool
+	dp, piv         float64
+}
+
+// pairStar gathers pair (j, k)'s rows (see eliminatePair).
+func (x *dualIPM) pairStar(j, k int) pairStarWeights {
+	var st pairStarWeights
+	var sg [3]float64
+	pk := j*x.n + k
+	for r := range x.prow {
+		row := &x.prow[r]
+		if !row.at(k) {
+			continue
+		}
+		w := x.pz[r][pk] / x.ps[r][pk]
+		q := row.bq
+		switch {
+		case q < 0:
+			st.dp += w * row.pair[0] * row.pair[0]
+		case row.pair[0] == 0:
+			st.db[q] += w
+			st.on[q] = true
+		default:
+			st.wb[q] += w
+			sg[q] = row.pair[0] * row.pair[q]
+			st.on[q] = true
+		}
+	}
+	st.piv = st.dp
+	for q := 1; q < x.nq; q++ {
+		if !st.on[q] {
+			continue
+		}
+		st.db[q] += x.freeReg[j]
+		st.term[q] = st.wb[q] * st.db[q] / (st.db[q] + st.wb[q])
+		st.piv += st.term[q]
+		st.g[q] = sg[q] * st.wb[q] / (st.db[q] + st.wb[q])
+	}
+	return st
+}
+
+// choosePins sets pinP: the soft pairs, whose pivot π is below
+// dualSoftRel of their output's largest row weight, up to maxPinned in
+// all, and never every pair of a letter: the rows' system S of the
+// unpinned entries must keep each letter's row sum (its multiplier's
+// pivot), so the letter's least soft pair stays.
+func (x *dualIPM) choosePins() {
+	n, m := x.n, x.m
+	clear(x.pinP)
+	pinned := 0
+	for k := range n {
+		keep, best := -1, math.Inf(-1)
+		for j := range m {
+			rel := x.pairStar(j, k).piv / x.wmax[j]
+			if rel > best {
+				keep, best = j, rel
+			}
+			x.pinP[j*n+k] = rel < dualSoftRel
+		}
+		x.pinP[keep*n+k] = false
+		for j := range m {
+			if x.pinP[j*n+k] {
+				if pinned == x.maxPinned {
+					x.pinP[j*n+k] = false
+					continue
+				}
+				pinned++
+			}
 		}
 	}
 }
@@ -934,7 +972,6 @@ type kEntry struct {
 func (x *dualIPM) factorDeflation() error {
 	n := x.n
 	Q := len(x.dirs)
-	defer func() { x.kent = x.kent[:0] }()
 	if Q == 0 {
 		return nil
 	}
