@@ -259,6 +259,7 @@ func SolveRobust(p RobustProblem, opt Options) (*RobustResult, error) {
 		if out != nil {
 			dual.Rounds += out.Rounds
 			dual.Iterations += out.Iterations
+			dual.Cuts += out.Cuts
 		}
 		return dual, nil
 	}
@@ -266,7 +267,8 @@ func SolveRobust(p RobustProblem, opt Options) (*RobustResult, error) {
 		return nil, derr
 	}
 	if errors.Is(err, errHandedOver) {
-		// The dualised route gave no answer either: cut on to the end.
+		// The dualised route gave no answer either: cut on to the end,
+		// from the first round again (a rare path: its counts are its own).
 		out, err = solveRobustCuts(ctx, p, pi, mu, kap, lip, maxIter, target, accept, -1)
 		if err == nil || ctx.Err() != nil {
 			return out, err
@@ -281,7 +283,7 @@ var errHandedOver = fmt.Errorf("%w (still cutting: handed to the dualised constr
 
 // solveRobustCuts is SolveRobust's first route, cutting planes over the
 // set's extreme priors. At round handOver (never when negative) it stops
-// with errHandedOver and the rounds and iterations so far.
+// with errHandedOver and the rounds, iterations and cuts so far.
 func solveRobustCuts(ctx context.Context, p RobustProblem, pi mech.Prior, mu, kap float64, lip bool, maxIter int, target, accept float64, handOver int) (*RobustResult, error) {
 	set, u, b := p.Set, p.Utility, p.Budget
 	n, m := u.Dims()
@@ -315,7 +317,7 @@ func solveRobustCuts(ctx context.Context, p RobustProblem, pi mech.Prior, mu, ka
 	var x *robustIPM
 	for round := 0; ; round++ {
 		if round == handOver {
-			return &RobustResult{Rounds: res.Rounds, Iterations: res.Iterations}, errHandedOver
+			return &RobustResult{Rounds: res.Rounds, Iterations: res.Iterations, Cuts: countCuts(lo, hi) - first}, errHandedOver
 		}
 		if round == robustMaxRounds {
 			return nil, fmt.Errorf("%w (%d rounds, %d cuts)", ErrRobustNotConverged, round, countCuts(lo, hi)-first)

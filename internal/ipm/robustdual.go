@@ -769,7 +769,8 @@ func (x *dualIPM) prior(j, sd int) []float64 {
 			}
 			pr[k] = math.Max(0, f*v/zd)
 		}
-		if q := intoSet(x.set, pr); q != nil {
+		finite := !slices.ContainsFunc(pr, func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) })
+		if q := intoSet(x.set, pr); finite && q != nil {
 			return q
 		}
 	}

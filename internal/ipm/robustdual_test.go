@@ -182,8 +182,8 @@ func TestSolveRobustHandsTiedColumnsToTheDualRoute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Rounds != robustDualAfter+1 || r.Cuts != 0 {
-		t.Errorf("%d rounds and %d cuts: want %d rounds of cuts and the dualised route's one", r.Rounds, r.Cuts, robustDualAfter)
+	if r.Rounds != robustDualAfter+1 || r.Cuts == 0 {
+		t.Errorf("%d rounds and %d cuts: want %d rounds of cuts (with their cuts) and the dualised route's one", r.Rounds, r.Cuts, robustDualAfter)
 	}
 	want := robustLP(t, p)
 	tol := 1e-9 * math.Max(1, want)
@@ -421,4 +421,71 @@ func newtonRHS(x *dualIPM) []float64 {
 		rhs[nx+nxo+i] = -x.ra[i]
 	}
 	return rhs
+}
+
+// TestIntoSetLandsInTheSet moves priors near a box or a ball (every
+// letter off by up to 1e-7, as the multipliers' rounding leaves them)
+// into it, to rounding, and refuses those further than dualPriorNear.
+func TestIntoSetLandsInTheSet(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 50))
+	for trial := range 200 {
+		n := 2 + rng.IntN(8)
+		pi := randinst.Prior(rng, n, 0.02)
+		set := randomSet(t, rng, pi, trial%2 == 0)
+		q0 := randinst.SetPrior(rng, set, nil)
+		near, far := make([]float64, n), make([]float64, n)
+		for k := range n {
+			near[k] = q0[k] + 1e-7*(2*rng.Float64()-1)
+			far[k] = q0[k]
+		}
+		far[rng.IntN(n)] += 1e-3
+		q := intoSet(set, near)
+		if q == nil || !set.Contains(q, 1e-12) {
+			t.Fatalf("trial %d (box %v): %v moved to %v, not in the set", trial, set.IsBox(), near, q)
+		}
+		if intoSet(set, far) != nil {
+			t.Fatalf("trial %d: a prior 1e-3 off the set was moved into it", trial)
+		}
+	}
+}
+
+// TestChoosePinsKeepsAnEntryPerLetter makes every pair soft (tiny
+// weights on the rows of the pairs, a huge one on the dense rows) and
+// checks that each letter keeps an unpinned entry (else the rows'
+// system has no pivot for its row sum) and that at most maxPinned pairs
+// are pinned.
+func TestChoosePinsKeepsAnEntryPerLetter(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 60))
+	for trial := range 6 {
+		n, m := 3+rng.IntN(6), 2+rng.IntN(6)
+		pi := randinst.Prior(rng, n, 0.02)
+		set := randomSet(t, rng, pi, trial%2 == 0)
+		x := newDualIPM(normalised(set.Center), randinst.Utility(rng, n, m, 0), set, math.Exp(-1), math.Exp(-1), trial%3 == 0)
+		for r := range x.ps {
+			for i := range x.ps[r] {
+				x.ps[r][i], x.pz[r][i] = 1, 1e-12*(1+rng.Float64())
+			}
+		}
+		for j := range m {
+			x.wmax[j], x.freeReg[j] = 1e6, 0
+		}
+		x.choosePins()
+		pinned := 0
+		for k := range n {
+			kept := false
+			for j := range m {
+				if x.pinP[j*n+k] {
+					pinned++
+				} else {
+					kept = true
+				}
+			}
+			if !kept {
+				t.Fatalf("trial %d: every entry of letter %d is pinned", trial, k)
+			}
+		}
+		if pinned == 0 || pinned > x.maxPinned {
+			t.Fatalf("trial %d: %d pairs pinned, want between 1 and %d", trial, pinned, x.maxPinned)
+		}
+	}
 }

@@ -354,7 +354,7 @@ func (x *dualIPM) choosePins() {
 	clear(x.pinP)
 	pinned := 0
 	for k := range n {
-		keep, best := -1, math.Inf(-1)
+		keep, best := 0, math.Inf(-1)
 		for j := range m {
 			rel := x.pairStar(j, k).piv / x.wmax[j]
 			if rel > best {
