@@ -483,15 +483,26 @@ func (x *robustIPM) runTo(ctx context.Context, maxIter int, near, tol float64) (
 // residuals: the relaxation's duality gap at a point that is feasible to
 // rounding is its complementarity.
 func (x *robustIPM) measureRel() float64 {
-	obj := vec.Dot(x.c, x.p)
-	return math.Max(x.comp/math.Max(1, math.Abs(obj)), math.Max(x.primI, x.dualI))
+	return relativeGap(x.comp, x.primI, x.dualI, vec.Dot(x.c, x.p))
+}
+
+// relativeGap is the largest of the complementarity relative to the
+// objective obj and the residuals primI and dualI: the duality gap of a
+// point feasible to rounding.
+func relativeGap(comp, primI, dualI, obj float64) float64 {
+	return math.Max(comp/math.Max(1, math.Abs(obj)), math.Max(primI, dualI))
+}
+
+// withinGap reports that the relative gap is at most tol and the
+// residuals at most tol and robustFeasTol.
+func withinGap(comp, primI, dualI, obj, tol float64) bool {
+	return comp <= tol*math.Max(1, math.Abs(obj)) && primI <= math.Min(tol, robustFeasTol) && dualI <= math.Min(tol, robustFeasTol)
 }
 
 // converged reports that the current point's relative gap is at most tol
 // and its residuals at most robustFeasTol.
 func (x *robustIPM) converged(tol float64) bool {
-	obj := vec.Dot(x.c, x.p)
-	return x.comp <= tol*math.Max(1, math.Abs(obj)) && x.primI <= math.Min(tol, robustFeasTol) && x.dualI <= math.Min(tol, robustFeasTol)
+	return withinGap(x.comp, x.primI, x.dualI, vec.Dot(x.c, x.p), tol)
 }
 
 // addPrior appends pr to the list unless it holds it already.

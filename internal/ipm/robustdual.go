@@ -109,7 +109,6 @@ type dualIPM struct {
 	// (kent), S⁻¹C and the system of the directions (gmat, gchol).
 	defl          []bool
 	pinP          []bool // per pair: p carried by a soft pair's direction
-	gPin          []float64
 	wmax, freeReg []float64
 	maxPinned     int
 	dirs          []deflDir
@@ -119,7 +118,7 @@ type dualIPM struct {
 	rho, alpha    []float64
 	sigSave       []float64
 	gchol         cholesky
-	eF            []float64 // factor's E
+	stars         []pairStarWeights // per pair, gathered by choosePins
 	S             []float64
 	chol          cholesky
 	scratch       []float64
@@ -402,7 +401,7 @@ func newDualIPM(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap float
 	x.dinvF = v(K * x.nq * x.mr)
 	x.soInv, x.cinv, x.bm = v(m*x.no*x.no), v(m*x.nd*x.nd), v(m*x.no*x.nd)
 	x.vt, x.w1, x.w2, x.tmpO, x.tmpZ = v(n*x.no), v(n*x.no), v(n*x.nd), v(x.no), v(x.nd)
-	x.eF = v(x.mr * x.mr)
+	x.stars = make([]pairStarWeights, K)
 	x.S = v(n * n)
 	x.tmpP = v(n * x.nq)
 	x.tmpR, x.tmpR2 = v(x.mr), v(x.mr)
@@ -412,7 +411,7 @@ func newDualIPM(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap float
 	x.bdiff = v(x.no)
 	x.defl = make([]bool, m)
 	x.pinP = make([]bool, K)
-	x.gPin, x.wmax, x.freeReg = v(K*x.nq), v(m), v(m)
+	x.wmax, x.freeReg = v(m), v(m)
 	x.outDirs = make([][]int, m)
 	// The directions' system is dense (core): its cost grows as the cube
 	// of their count, and past n + m soft pairs (a face of optimal
@@ -669,10 +668,7 @@ var errDualBreakdown = errors.New("ipm: the iterations over the dualised set bro
 
 // measureRel is the largest of the relative complementarity and the
 // residuals.
-func (x *dualIPM) measureRel() float64 {
-	obj := x.objective()
-	return math.Max(x.comp/math.Max(1, math.Abs(obj)), math.Max(x.primI, x.dualI))
-}
+func (x *dualIPM) measureRel() float64 { return relativeGap(x.comp, x.primI, x.dualI, x.objective()) }
 
 func (x *dualIPM) objective() float64 {
 	v := 0.0
@@ -712,8 +708,7 @@ func (x *dualIPM) runTo(ctx context.Context, maxIter int, tol float64) (iters in
 			if improved {
 				best = g
 				save()
-				obj := x.objective()
-				if x.comp <= tol*math.Max(1, math.Abs(obj)) && x.primI <= math.Min(tol, robustFeasTol) && x.dualI <= math.Min(tol, robustFeasTol) {
+				if withinGap(x.comp, x.primI, x.dualI, x.objective(), tol) {
 					done = true
 					break
 				}

@@ -58,24 +58,11 @@ func (x *dualIPM) factor() error {
 	}
 	x.choosePins()
 	x.dirs, x.kent = x.dirs[:0], x.kent[:0]
-	E := x.eF
 	nd := x.nd
 	for j := range m {
-		clear(E)
 		for k := range n {
 			pk := j*n + k
 			x.eliminatePair(j, k, x.dinv[pk*nq*nq:(pk+1)*nq*nq], x.dinvF[pk*nq*mr:(pk+1)*nq*mr])
-		}
-		// E, the border's own block, is read only against the ζ: the
-		// dense rows' coefficients on the output's unknowns and −1/ω.
-		for d := range x.drow {
-			w := x.dz[j*x.nd+d] / x.ds[j*x.nd+d]
-			for o, co := range x.drow[d].out {
-				if o != x.oT || !x.defl[j] {
-					E[o*mr+no+d] = co
-				}
-			}
-			E[(no+d)*mr+no+d] = -1 / w
 		}
 		// The border's Schur complement S = E − Fᵀ D⁻¹ F in blocks: A on
 		// the output's unknowns, kept as L D Lᵀ built from positive
@@ -109,17 +96,20 @@ func (x *dualIPM) factor() error {
 			e[x.oT] = 1
 			ldl.update(1, e)
 		}
+		// The border's own block E enters only against the ζ: B starts
+		// from the dense rows' coefficients on the output's unknowns (t's
+		// dropped where α carries it), C from −1/ω on its diagonal.
 		Bm := x.bm[j*no*nd : (j+1)*no*nd]
 		Ci := x.cinv[j*nd*nd : (j+1)*nd*nd]
-		for o := range no {
-			for d := range nd {
-				Bm[o*nd+d] = E[o*mr+no+d]
-			}
-		}
+		clear(Ci)
 		for d := range nd {
-			for d2 := range nd {
-				Ci[d*nd+d2] = E[(no+d)*mr+no+d2]
+			for o, co := range x.drow[d].out {
+				if o == x.oT && x.defl[j] {
+					co = 0
+				}
+				Bm[o*nd+d] = co
 			}
+			Ci[d*nd+d] = -x.ds[j*nd+d] / x.dz[j*nd+d]
 		}
 		// B −= Σ_k (D⁻¹F)ᵀ g_d and C −= Σ_k g_dᵀ D⁻¹ g_d', by D⁻¹F's
 		// symmetry with Fᵀ D⁻¹ (F's ζ columns are the g's).
@@ -224,11 +214,8 @@ func (x *dualIPM) eliminatePair(j, k int, inv, df []float64) {
 	pk := j*x.n + k
 	clear(inv)
 	clear(df)
-	st := x.pairStar(j, k)
+	st := &x.stars[pk]
 	db, wb, g, term, on, dp, piv := st.db, st.wb, st.g, st.term, st.on, st.dp, st.piv
-	for q := range nq {
-		x.gPin[pk*nq+q] = g[q]
-	}
 	if x.pinP[pk] {
 		x.eliminatePinned(j, k, inv, df, db, wb, on)
 		return
@@ -344,7 +331,8 @@ func (x *dualIPM) pairStar(j, k int) pairStarWeights {
 	return st
 }
 
-// choosePins sets pinP: the soft pairs, whose pivot π is below
+// choosePins gathers every pair's star (stars, which eliminatePair
+// reads) and sets pinP: the soft pairs, whose pivot π is below
 // dualSoftRel of their output's largest row weight, up to maxPinned in
 // all, and never every pair of a letter: the rows' system S of the
 // unpinned entries must keep each letter's row sum (its multiplier's
@@ -356,7 +344,8 @@ func (x *dualIPM) choosePins() {
 	for k := range n {
 		keep, best := 0, math.Inf(-1)
 		for j := range m {
-			rel := x.pairStar(j, k).piv / x.wmax[j]
+			x.stars[j*n+k] = x.pairStar(j, k)
+			rel := x.stars[j*n+k].piv / x.wmax[j]
 			if rel > best {
 				keep, best = j, rel
 			}
@@ -744,7 +733,7 @@ func (x *dualIPM) dirDot(a int, gp, gr []float64) float64 {
 	k := dr.k
 	v := gp[k*nq]
 	for q := 1; q < nq; q++ {
-		v -= x.gPin[(j*n+k)*nq+q] * gp[k*nq+q]
+		v -= x.stars[j*n+k].g[q] * gp[k*nq+q]
 	}
 	return v
 }
@@ -762,7 +751,7 @@ func (x *dualIPM) addDir(a int, c float64, gp, xo []float64) {
 	k := dr.k
 	gp[k*nq] += c
 	for q := 1; q < nq; q++ {
-		gp[k*nq+q] -= c * x.gPin[(j*n+k)*nq+q]
+		gp[k*nq+q] -= c * x.stars[j*n+k].g[q]
 	}
 }
 
@@ -797,22 +786,12 @@ func (x *dualIPM) rowDot(a, r, kk int) float64 {
 	case q < 0:
 		return row.pair[0]
 	case row.pair[0] == 0:
-		return -row.pair[q] * x.gPin[pk*x.nq+q]
+		return -row.pair[q] * x.stars[pk].g[q]
 	}
-	// The joining row: c_p − c_b g_b = c_p δ_b / (δ_b + ω_b), from the
-	// b's row weights.
-	var d1, w2 float64
-	for r2 := range x.prow {
-		o := &x.prow[r2]
-		if o.bq == q && (o.has == nil || o.has[kk]) {
-			if o.pair[0] == 0 {
-				d1 = x.pz[r2][pk] / x.ps[r2][pk]
-			} else {
-				w2 = x.pz[r2][pk] / x.ps[r2][pk]
-			}
-		}
-	}
-	return row.pair[0] * d1 / (d1 + w2)
+	// The joining row: c_p − c_b g_b = c_p δ_b / (δ_b + ω_b), with the
+	// star's weights g_b was formed from.
+	st := &x.stars[pk]
+	return row.pair[0] * st.db[q] / (st.db[q] + st.wb[q])
 }
 
 // deflateOutput adds output j's deflation directions: its own column
@@ -897,7 +876,7 @@ func (x *dualIPM) deflateOutput(j int) {
 				gd := x.drow[d].pair[dr.k*nq : (dr.k+1)*nq]
 				v := gd[0]
 				for q := 1; q < nq; q++ {
-					v -= x.gPin[pk*nq+q] * gd[q]
+					v -= x.stars[pk].g[q] * gd[q]
 				}
 				dr.hR[no+d] = v
 			}
