@@ -2,6 +2,7 @@ package ipm
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -297,6 +298,7 @@ func TestEliminatePairMatchesTheDenseBlock(t *testing.T) {
 					}
 				}
 				x.freeReg[0], x.pinP[k] = 0, pinned
+				x.stars[k] = x.pairStar(0, k)
 				inv, df := make([]float64, nq*nq), make([]float64, nq*mr)
 				x.eliminatePair(0, k, inv, df)
 				close := func(got, want float64) bool { return math.Abs(got-want) <= 1e-9*math.Max(1, math.Abs(want)) }
@@ -486,6 +488,49 @@ func TestChoosePinsKeepsAnEntryPerLetter(t *testing.T) {
 		}
 		if pinned == 0 || pinned > x.maxPinned {
 			t.Fatalf("trial %d: %d pairs pinned, want between 1 and %d", trial, pinned, x.maxPinned)
+		}
+	}
+}
+
+// TestBoxOfOnePrior: a box whose upper bounds sum to 1 holds the one
+// prior u (as a ball of radius 0 holds its centre), so its dual's ν runs
+// off along a free direction: dualApplies refuses it, and SolveRobust's
+// answer is the optimum at that prior (the LP at one prior).
+func TestBoxOfOnePrior(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 80))
+	answered := 0
+	defer func() {
+		if answered < 3 {
+			t.Errorf("%d of 6 trials answered", answered)
+		}
+	}()
+	for trial := range 6 {
+		n, m := 3+rng.IntN(4), 2+rng.IntN(4)
+		pi := randinst.Prior(rng, n, 0.05)
+		u := randinst.Utility(rng, n, m, 0)
+		lo := make([]float64, n)
+		for k := range lo {
+			lo[k] = 0.5 * pi[k]
+		}
+		set, err := mech.NewBoxSet(pi, lo, pi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dualApplies(set) {
+			t.Fatalf("trial %d: the dualised route takes a box of one prior", trial)
+		}
+		b := []mech.Budget{{Measure: mech.PML, Epsilon: 1}, {Measure: mech.LIP, Epsilon: 1}}[trial%2]
+		r, err := SolveRobust(RobustProblem{Utility: u, Budget: b, Set: set}, Options{})
+		if errors.Is(err, ErrRobustNotConverged) {
+			continue // the caller's LP decides
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		answered++
+		want := nominalLP(t, pi, u, b)
+		if math.Abs(r.Value-want) > 1e-9*math.Max(1, want) {
+			t.Errorf("trial %d (%v): value %.12g, the optimum at the prior %.12g", trial, b.Measure, r.Value, want)
 		}
 	}
 }
