@@ -212,43 +212,17 @@ func Solve(p Problem, opt Options) (*Result, error) {
 	return best, ErrNotConverged
 }
 
-// iterate runs the predictor-corrector iterations from the current point.
-// Near the end every point is a candidate: each point whose residuals and
-// complementarity are below near, or whose complementarity alone is below
-// 1e-12, goes to observe, which reports whether it improved on the best
-// point so far and whether to stop. Rounding ends the progress first when
-// the complementarity reaches the level of the entries' last digits (1e-15),
-// when five observed points in a row bring no improvement, or when, after
-// an observed point, the gap measure of five unobserved iterations in a
-// row fails to decrease: rounding has then spoiled the Newton directions
-// and the iterates diverge (a run that recovers from a jump decreases the
-// measure at every step and goes on). maxIter and a failed step end it
-// too.
+// iterate runs Solve's iterations from the current point (see the
+// package's iterate).
 func (w *workspace) iterate(ctx context.Context, maxIter int, near float64, observe func(it int) (improved, done bool)) {
-	watch := newStallWatch()
-	for it := 0; it <= maxIter; it++ {
-		if ctx.Err() != nil {
-			return
-		}
-		w.residuals()
-		g := w.gapMeasure()
-		if g < near || w.lastGap < 1e-12 {
-			improved, done := observe(it)
-			if done {
-				return
-			}
-			watch.observed(g, improved)
-		} else {
-			watch.far(g)
-		}
-		if w.lastGap < 1e-15 || watch.over() || it == maxIter {
-			return
-		}
-		if err := w.step(); err != nil {
-			return
-		}
-	}
+	// A cancelled context or a breakdown ends the run: the observed points
+	// are what it answers with.
+	_, _ = iterate(ctx, w, maxIter, near, observe)
 }
+
+// tiny reports the complementarity below which a point is observed
+// whatever its residuals, and the one at which the iterations end.
+func (w *workspace) tiny() (near, stop bool) { return w.lastGap < 1e-12, w.lastGap < 1e-15 }
 
 // bestPoint runs the iterations and returns the observed point (made by
 // result) with the narrowest certified gap, its bound replaced by the
@@ -1035,45 +1009,3 @@ func (w *workspace) startOnMarginals() {
 	}
 	w.setSlacks()
 }
-
-// stallWatch decides when iterations past their first near-optimal point
-// stop paying: after stallRuns observed points none of which improved on
-// the best, or stallRuns growing gap measures in a row away from one.
-type stallWatch struct {
-	watching         bool
-	stale, diverging int
-	last             float64
-}
-
-// stallRuns is how many steps without progress end the iterations: enough
-// to ride out the slow steps near the boundary, few enough that a run
-// broken by rounding is not carried on.
-const stallRuns = 5
-
-func newStallWatch() stallWatch { return stallWatch{last: math.Inf(1)} }
-
-// observed records a near-optimal point of gap measure g, improved when
-// it beat the best.
-func (s *stallWatch) observed(g float64, improved bool) {
-	s.watching, s.diverging, s.last = true, 0, g
-	if improved {
-		s.stale = 0
-	} else {
-		s.stale++
-	}
-}
-
-// far records the gap measure g of a point that is not near-optimal.
-func (s *stallWatch) far(g float64) {
-	if s.watching {
-		if g >= s.last {
-			s.diverging++
-		} else {
-			s.diverging = 0
-		}
-	}
-	s.last = g
-}
-
-// over reports whether the iterations should end.
-func (s *stallWatch) over() bool { return s.stale >= stallRuns || s.diverging >= stallRuns }

@@ -663,43 +663,31 @@ func (x *robustIPM) step() error {
 		x.y[i] += ad * c.y[i]
 	}
 	if math.IsNaN(x.p[0]) || math.IsNaN(x.y[0]) {
-		return errors.New("ipm: the iterations over the prior lists broke down")
+		return errRobustBrokeDown
 	}
 	return nil
 }
 
 // run iterates from the current point until observe says to stop, the
-// iterations stall or maxIter is reached. observe sees each point whose
-// residuals and complementarity are below near.
+// iterations stall or maxIter is reached (the package's iterate). observe
+// sees each point whose residuals and complementarity are below near.
 func (x *robustIPM) run(ctx context.Context, maxIter int, near float64, observe func(it int) (improved, done bool)) error {
-	watch := newStallWatch()
-	for it := 0; it <= maxIter; it++ {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		x.residuals()
-		g := x.measure()
-		if math.IsNaN(g) {
-			return errors.New("ipm: the iterations over the prior lists broke down")
-		}
-		if g < near || x.comp < 1e-12 {
-			improved, done := observe(it)
-			if done {
-				return nil
-			}
-			watch.observed(g, improved)
-		} else {
-			watch.far(g)
-		}
-		if x.comp < 1e-15 || watch.over() || it == maxIter {
-			return nil
-		}
-		if err := x.step(); err != nil {
-			return err
-		}
+	_, err := iterate(ctx, x, maxIter, near, observe)
+	if errors.Is(err, errBrokeDown) {
+		return errRobustBrokeDown
 	}
-	return nil
+	return err
 }
+
+// errRobustBrokeDown is robustIPM's error when its iterations reach a
+// point that is not a number.
+var errRobustBrokeDown = errors.New("ipm: the iterations over the prior lists broke down")
+
+func (x *robustIPM) gapMeasure() float64 { return x.measure() }
+
+// tiny reports the complementarity below which a point is observed
+// whatever its residuals, and the one at which the iterations end.
+func (x *robustIPM) tiny() (near, stop bool) { return x.comp < 1e-12, x.comp < 1e-15 }
 
 // weights returns, for output j, the prior Σ_π β_π π / Σ β of its upper
 // caps' multipliers (its lower caps' when high), a prior of the set's

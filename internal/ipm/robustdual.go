@@ -678,6 +678,13 @@ func (x *dualIPM) objective() float64 {
 	return v
 }
 
+func (x *dualIPM) gapMeasure() float64 { return x.measureRel() }
+
+// tiny: a dualised point is observed on its gap measure alone (a tiny
+// complementarity with residuals above robustLooseTol is no answer); the
+// iterations end at the entries' last digits.
+func (x *dualIPM) tiny() (near, stop bool) { return false, x.comp < 1e-15 }
+
 // runTo iterates until the relative gap and the residuals are below tol
 // (then done), the iterations stall or break down, or maxIter; x is left
 // at the best point it saw below robustLooseTol (its multipliers and
@@ -687,42 +694,24 @@ func (x *dualIPM) runTo(ctx context.Context, maxIter int, tol float64) (iters in
 	var bx, by []float64
 	var bz [][]float64
 	var bdz []float64
-	watch := newStallWatch()
 	save := func() {
 		bx, by = append(bx[:0], x.x...), append(by[:0], x.y...)
 		bz = copyRows(bz, x.pz)
 		bdz = append(bdz[:0], x.dz...)
 	}
-	for it := 0; it <= maxIter; it++ {
-		if err := ctx.Err(); err != nil {
-			return it, false, err
-		}
-		iters = it
-		x.residuals()
+	// A breakdown or a failed step ends the run at the best point seen.
+	iters, err = iterate(ctx, x, maxIter, robustLooseTol, func(int) (bool, bool) {
 		g := x.measureRel()
-		if math.IsNaN(g) {
-			break
+		if !(g < best) {
+			return false, false
 		}
-		if g < robustLooseTol {
-			improved := g < best
-			if improved {
-				best = g
-				save()
-				if withinGap(x.comp, x.primI, x.dualI, x.objective(), tol) {
-					done = true
-					break
-				}
-			}
-			watch.observed(g, improved)
-		} else {
-			watch.far(g)
-		}
-		if x.comp < 1e-15 || watch.over() || it == maxIter {
-			break
-		}
-		if err := x.step(); err != nil {
-			break
-		}
+		best = g
+		save()
+		done = withinGap(x.comp, x.primI, x.dualI, x.objective(), tol)
+		return true, done
+	})
+	if err != nil && ctx.Err() != nil {
+		return iters, false, err
 	}
 	x.held = best
 	if math.IsInf(best, 1) {
