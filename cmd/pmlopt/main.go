@@ -58,7 +58,7 @@ type command struct {
 	// flags declares the command's flags on fs, a fresh set for each
 	// command line, and returns the run function, which reads them once
 	// they are parsed. Flags that several commands take are declared once,
-	// in flags.go, and attached here.
+	// in flags_shared.go, and attached here.
 	flags func(fs *flagSet) runFunc
 }
 

@@ -39,7 +39,7 @@
 // whose lower caps p_ij ≥ κ t_j take the place of p ≥ 0 (ε-PML is the
 // case κ = 0), certified by certify.RatioUpperBound.
 //
-// Probe runs the same iterations for a question of bisect's least-ε search:
+// Probe runs the same iterations for a question of worstcase's least-ε search:
 // is there an ε-PML mechanism with a zero pattern? It returns an audited
 // mechanism with the pattern, multipliers for certify.DualBound, or both,
 // and the search settles with an LP only what they leave open.

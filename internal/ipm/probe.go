@@ -22,7 +22,7 @@ type ProbeResult struct {
 
 // Probe asks whether an eps-PML mechanism with the zero pattern pat exists,
 // and returns the evidence either way: an audited mechanism with the
-// pattern, or multipliers α for certify.DualBound (bisect's search takes
+// pattern, or multipliers α for certify.DualBound (worstcase's search takes
 // both).
 //
 // It runs Solve's iterations on the expected-utility problem over every

@@ -2,7 +2,7 @@
 // polytope to the model of another zero pattern on the same prior: a basis
 // keyed by what its columns and rows stand for instead of by index.
 // Neighbouring thresholds of a trade-off curve share most of their optimal
-// bases, so the search of package bisect starts each pattern's first solve
+// bases, so the search of package worstcase starts each pattern's first solve
 // from its neighbour's last basis.
 package patternbasis
 
