@@ -527,10 +527,13 @@ func (x *robustIPM) solve(d robustDir) {
 		ob := &x.outs[j]
 		k0 := j * n
 		sz := ob.size
+		for b := range sz {
+			ob.b[b] += vec.Dot(ob.u[b], dy)
+		}
 		for a := range sz {
 			v := 0.0
 			for b := range sz {
-				v += ob.kinv[a*sz+b] * (ob.b[b] + vec.Dot(ob.u[b], dy))
+				v += ob.kinv[a*sz+b] * ob.b[b]
 			}
 			ob.x[a] = v
 		}

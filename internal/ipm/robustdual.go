@@ -131,7 +131,9 @@ type dualIPM struct {
 	tmpR, tmpR2   []float64
 	rhsY          []float64
 	rx            []float64
-	bwt, bvs, bcs []float64 // addPairBorder's scratch
+	bwt, bvs      []float64 // gatherPairBorder's and flushPairBorder's scratch
+	bkind         []int
+	bedge, bself  []float64 // the summed weights of the border's terms (gatherPairBorder)
 	bdiff         []float64
 	fix           dualDir
 }
@@ -409,6 +411,8 @@ func newDualIPM(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap float
 	x.aff, x.cor, x.fix = newDualDir(x), newDualDir(x), newDualDir(x)
 	x.rx = v(n)
 	x.bdiff = v(x.no)
+	x.bvs = v(2 * x.no)
+	x.bedge, x.bself = v(len(x.prow)*len(x.prow)), v(len(x.prow))
 	x.defl = make([]bool, m)
 	x.pinP = make([]bool, K)
 	x.wmax, x.freeReg = v(m), v(m)

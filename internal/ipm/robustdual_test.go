@@ -320,7 +320,8 @@ func TestEliminatePairMatchesTheDenseBlock(t *testing.T) {
 				}
 				var f ldlt
 				f.reset(no)
-				x.addPairBorder(&f, 0, k)
+				x.gatherPairBorder(0, k)
+				x.flushPairBorder(&f, 0)
 				for a := range no {
 					for b := range no {
 						want := H[(nq+a)*sz+nq+b]

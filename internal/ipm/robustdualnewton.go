@@ -66,7 +66,7 @@ func (x *dualIPM) factor() error {
 		}
 		// The border's Schur complement S = E − Fᵀ D⁻¹ F in blocks: A on
 		// the output's unknowns, kept as L D Lᵀ built from positive
-		// rank-one terms (addPairBorder), B against the dense rows' ζ and
+		// rank-one terms (gatherPairBorder), B against the dense rows' ζ and
 		// C on the ζ (negative definite). Eliminating ζ first leaves
 		// A' = A + B (−C)⁻¹ Bᵀ, a few more positive terms: near the optimum
 		// A has weights 10⁸ apart (two rows of a pair tight together tie
@@ -79,8 +79,9 @@ func (x *dualIPM) factor() error {
 			ldl.update(w, x.orow[r].out)
 		}
 		for k := range n {
-			x.addPairBorder(ldl, j, k)
+			x.gatherPairBorder(j, k)
 		}
+		x.flushPairBorder(ldl, j)
 		for o := range no {
 			if o != x.oT && o != x.oH {
 				e := x.bdiff[:no]
@@ -400,8 +401,9 @@ func (x *dualIPM) eliminatePinned(j, k int, inv, df []float64, db, wb [3]float64
 	}
 }
 
-// addPairBorder adds pair (j, k)'s part of the border's Schur complement,
-// Aᵒᵀ (Ω − Ω Aᵖ D⁻¹ Aᵖᵀ Ω) Aᵒ, to ldl as positive rank-one terms: each b
+// gatherPairBorder adds pair (j, k)'s part of the border's Schur
+// complement, Aᵒᵀ (Ω − Ω Aᵖ D⁻¹ Aᵖᵀ Ω) Aᵒ, to the weights of positive
+// rank-one terms that flushPairBorder adds to the output's ldlt: each b
 // is eliminated from its two rows (b ≥ 0 with weight ω₁, the row joining
 // it to p with ω₂) into that row without b, of weight ω₁ω₂/(ω₁ + ω₂); then
 // p from the rows left, each r of weight ŵ_r = ω_r c_r² (c_r its
@@ -412,10 +414,14 @@ func (x *dualIPM) eliminatePinned(j, k int, inv, df []float64, db, wb [3]float64
 //
 // Near the optimum the weights span many orders of magnitude, and the
 // difference of the two sums in the first form keeps none of the small
-// ones' digits.
-func (x *dualIPM) addPairBorder(ldl *ldlt, j, k int) {
-	no := x.no
+// ones' digits. A row's coefficients are the same at every letter, so the
+// term of rows r and r' has the same vector at every pair of the output:
+// its weights are summed over the pairs (positive terms, no cancellation)
+// and each such vector is one update (a held p's rows each add ω_r a_r
+// a_rᵀ, summed the same way).
+func (x *dualIPM) gatherPairBorder(j, k int) {
 	pk := j*x.n + k
+	R := len(x.prow)
 	var w1 [3]float64
 	for r := range x.prow {
 		row := &x.prow[r]
@@ -423,10 +429,8 @@ func (x *dualIPM) addPairBorder(ldl *ldlt, j, k int) {
 			w1[row.bq] = x.pz[r][pk]/x.ps[r][pk] + x.freeReg[j]
 		}
 	}
-	// The rows left after the b's: weight w, coefficient c on p, vector
-	// a of coefficients on the output's unknowns (t's dropped where the
-	// output's column is deflated).
-	wt, vs, cs := x.bwt[:0], x.bvs[:0], x.bcs[:0]
+	// The rows left after the b's: their kinds and weights.
+	wt, kind := x.bwt[:0], x.bkind[:0]
 	for r := range x.prow {
 		row := &x.prow[r]
 		if !row.at(k) || (row.bq >= 0 && row.pair[0] == 0) {
@@ -436,46 +440,76 @@ func (x *dualIPM) addPairBorder(ldl *ldlt, j, k int) {
 		if q := row.bq; q >= 0 {
 			w = w1[q] * w / (w1[q] + w)
 		}
-		wt, cs = append(wt, w), append(cs, row.pair[0])
-		for o := range no {
-			if o == x.oT && x.defl[j] {
-				vs = append(vs, 0)
-			} else {
-				vs = append(vs, row.out[o])
-			}
-		}
+		wt, kind = append(wt, w), append(kind, r)
 	}
-	x.bwt, x.bvs, x.bcs = wt, vs, cs
+	x.bwt, x.bkind = wt, kind
 	if x.pinP[pk] {
 		// p held: each row adds its own term.
-		for r, w := range wt {
-			if a := vs[r*no : (r+1)*no]; slices.ContainsFunc(a, func(v float64) bool { return v != 0 }) {
-				ldl.update(w, a)
-			}
+		for l, w := range wt {
+			x.bself[kind[l]] += w
 		}
 		return
 	}
 	W := 0.0
-	for r, c := range cs {
-		wt[r] *= c * c
-		W += wt[r]
-		for o := range no {
-			vs[r*no+o] /= c
-		}
+	for l, r := range kind {
+		c := x.prow[r].pair[0]
+		wt[l] *= c * c
+		W += wt[l]
 	}
 	if !(W > 0) {
 		return
 	}
-	d := x.bdiff[:no]
-	for r := range wt {
-		for r2 := r + 1; r2 < len(wt); r2++ {
+	for l := range wt {
+		for l2 := l + 1; l2 < len(wt); l2++ {
+			x.bedge[kind[l]*R+kind[l2]] += wt[l] * wt[l2] / W
+		}
+	}
+}
+
+// flushPairBorder adds the terms gatherPairBorder summed for output j to
+// ldl and clears their weights.
+func (x *dualIPM) flushPairBorder(ldl *ldlt, j int) {
+	no, R := x.no, len(x.prow)
+	// v_r: the row's coefficients on the output's unknowns over its
+	// coefficient on p (t's dropped where the output's column is
+	// deflated); a_r for the held p's terms.
+	coeffs := func(r int, dst []float64, overC bool) {
+		row := &x.prow[r]
+		for o := range no {
+			v := row.out[o]
+			if o == x.oT && x.defl[j] {
+				v = 0
+			}
+			if overC {
+				v /= row.pair[0]
+			}
+			dst[o] = v
+		}
+	}
+	a, b, d := x.bvs[:no], x.bvs[no:2*no], x.bdiff[:no]
+	for r := range R {
+		if w := x.bself[r]; w > 0 {
+			coeffs(r, a, false)
+			if slices.ContainsFunc(a, func(v float64) bool { return v != 0 }) {
+				ldl.update(w, a)
+			}
+		}
+		x.bself[r] = 0
+		for r2 := r + 1; r2 < R; r2++ {
+			w := x.bedge[r*R+r2]
+			x.bedge[r*R+r2] = 0
+			if !(w > 0) {
+				continue
+			}
+			coeffs(r, a, true)
+			coeffs(r2, b, true)
 			zero := true
 			for o := range no {
-				d[o] = vs[r*no+o] - vs[r2*no+o]
+				d[o] = a[o] - b[o]
 				zero = zero && d[o] == 0
 			}
 			if !zero {
-				ldl.update(wt[r]*wt[r2]/W, d)
+				ldl.update(w, d)
 			}
 		}
 	}
