@@ -1,7 +1,7 @@
 package lp
 
 // Status is the outcome of solving a model, in the same words whatever
-// solved it: the engines (solver/revised) return it and package solver's
+// solved it: the engines (internal/revised) return it and package solver's
 // backends report it, so that an outcome has one name and one spelling.
 type Status int
 

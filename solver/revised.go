@@ -3,14 +3,14 @@ package solver
 import (
 	"fmt"
 
+	"github.com/pmlopt/pmlopt/internal/revised"
 	"github.com/pmlopt/pmlopt/lp"
-	"github.com/pmlopt/pmlopt/solver/revised"
 )
 
 func init() { mustRegister("revised", Revised) }
 
 // Revised returns the pure-Go backend on the bounded revised simplex of
-// package solver/revised: sparse LU of the basis with product-form updates,
+// package internal/revised: sparse LU of the basis with product-form updates,
 // a composite phase 1 and warm re-solves from the last basis. It is always
 // built in and is the default when Clp is not.
 //

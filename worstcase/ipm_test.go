@@ -14,9 +14,9 @@ import (
 	"github.com/pmlopt/pmlopt/internal/colgen"
 	"github.com/pmlopt/pmlopt/internal/ipm"
 	"github.com/pmlopt/pmlopt/internal/randinst"
+	"github.com/pmlopt/pmlopt/internal/revised"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/solver"
-	"github.com/pmlopt/pmlopt/solver/revised"
 )
 
 // TestGoProbesAgree runs every curve twice, with the LP probes only and

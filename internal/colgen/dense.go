@@ -31,7 +31,7 @@ import (
 // of the slacks. Pricing is Dantzig's rule over a rotating part of the
 // columns, the ratio test Harris's two passes (both, with the long step,
 // Bland's rule and the perturbation's size, in internal/simplex, shared
-// with solver/revised). After degenerateRun
+// with internal/revised). After degenerateRun
 // degenerate pivots in a row the bounds are lowered by small pseudo-random
 // amounts (perturb) and the solve goes on, each bound lowered further
 // should a recomputed inverse put its basic value below it (reshift); the

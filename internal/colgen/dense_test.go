@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/pmlopt/pmlopt/internal/revised"
 	"github.com/pmlopt/pmlopt/lp"
-	"github.com/pmlopt/pmlopt/solver/revised"
 )
 
 // randomColumn draws a master column: non-negative entries on a random

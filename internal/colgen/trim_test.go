@@ -98,7 +98,7 @@ func TestTrim(t *testing.T) {
 // any duals it is at most the master's optimum G, and from the master's
 // optimal duals (an infeasible probe's) it is G itself. G is checked first against the full LP
 // that the master decomposes (the feasibility LP (10) with a slack on each
-// row Σ_j p_ij = 1, minimising their sum), solved by solver/revised.
+// row Σ_j p_ij = 1, minimising their sum), solved by internal/revised.
 func TestLagrangian(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	lps, err := solver.Get("revised")

@@ -9,10 +9,10 @@ import (
 	"slices"
 
 	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/internal/revised"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
-	"github.com/pmlopt/pmlopt/solver/revised"
 )
 
 // ErrNoVertex is returned when the LP on the interior point's support does

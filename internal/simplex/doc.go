@@ -1,5 +1,5 @@
 // Package simplex holds the strategy of the primal simplex method that the
-// project's two simplex engines share: solver/revised (a bounded revised
+// project's two simplex engines share: internal/revised (a bounded revised
 // simplex over a sparse LU factorisation) and internal/colgen's master
 // engine (an explicit dense basis inverse with rank-one updates). One
 // algorithm a file, each written once and parameterised by the run lengths

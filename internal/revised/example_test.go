@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/pmlopt/pmlopt/internal/revised"
 	"github.com/pmlopt/pmlopt/lp"
-	"github.com/pmlopt/pmlopt/solver/revised"
 )
 
 // Maximise 3x + 5y subject to x ≤ 4, 2y ≤ 12, 3x + 2y ≤ 18, x, y ≥ 0.
