@@ -66,6 +66,13 @@ func valueFamily(pi mech.Prior, u mech.Utility) (family, []float64, error) {
 // typed as a breakpoint (e.g. log 2) selects it. r.LPSolves counts every LP,
 // including the decisions.
 func BestOrder(ctx context.Context, pi mech.Prior, o mech.Order, eps float64, opt Options) (h int, r Result, err error) {
+	return bestOrder(ctx, pi, o, eps, opt, true)
+}
+
+// bestOrder is BestOrder, with the decisions asking the patterns' covers
+// first when covers is set (tests leave them out to test the probes' own
+// path).
+func bestOrder(ctx context.Context, pi mech.Prior, o mech.Order, eps float64, opt Options, covers bool) (h int, r Result, err error) {
 	if err := checkContext(ctx); err != nil {
 		return 0, Result{}, err
 	}
@@ -80,7 +87,7 @@ func BestOrder(ctx context.Context, pi mech.Prior, o mech.Order, eps float64, op
 	if opt.sym, err = symmetryFor(pi, u, opt); err != nil {
 		return 0, Result{}, err
 	}
-	k, r, err := best(ctx, pi, fam, eps, opt, newCoverer(pi, u, opt))
+	k, r, err := best(ctx, pi, fam, eps, opt, coverFor(pi, u, opt, covers))
 	return k + 1, r, err
 }
 
@@ -102,6 +109,11 @@ func orderUtility(o mech.Order) mech.Utility {
 // never releases a pair with u'_ij < v, and the least-PML such mechanism.
 // The worst-case value of r.Mechanism (u.WorstCaseValue) is at least v.
 func BestValue(ctx context.Context, pi mech.Prior, u mech.Utility, eps float64, opt Options) (v float64, r Result, err error) {
+	return bestValue(ctx, pi, u, eps, opt, true)
+}
+
+// bestValue is BestValue, with the covers as bestOrder's.
+func bestValue(ctx context.Context, pi mech.Prior, u mech.Utility, eps float64, opt Options, covers bool) (v float64, r Result, err error) {
 	if err := checkContext(ctx); err != nil {
 		return 0, Result{}, err
 	}
@@ -112,7 +124,7 @@ func BestValue(ctx context.Context, pi mech.Prior, u mech.Utility, eps float64, 
 	if opt.sym, err = symmetryFor(pi, u, opt); err != nil {
 		return 0, Result{}, err
 	}
-	k, r, err := best(ctx, pi, fam, eps, opt, newCoverer(pi, u, opt))
+	k, r, err := best(ctx, pi, fam, eps, opt, coverFor(pi, u, opt, covers))
 	if err != nil {
 		return 0, r, err
 	}

@@ -53,6 +53,14 @@ type coverBound struct {
 	ok     bool
 }
 
+// coverFor is newCoverer where covers is set, nil otherwise.
+func coverFor(pi mech.Prior, u mech.Utility, opt Options, covers bool) *coverer {
+	if !covers {
+		return nil
+	}
+	return newCoverer(pi, u, opt)
+}
+
 // newCoverer returns the coverer of a value search of pi and u, or nil
 // when its probes are not the pure-Go ones (the LP and interior-point
 // searches keep their own steps). It folds the covering LP by opt's
@@ -60,7 +68,7 @@ type coverBound struct {
 // u alone: the cover does not depend on the prior, so the reflections of
 // a grid fold it under a clustered prior too.
 func newCoverer(pi mech.Prior, u mech.Utility, opt Options) *coverer {
-	if opt.Probes != ProbesAuto && opt.Probes != ProbesColumns || opt.noCover {
+	if opt.Probes != ProbesAuto && opt.Probes != ProbesColumns {
 		return nil
 	}
 	c := &coverer{pi: pi, lastK: -1}

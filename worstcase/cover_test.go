@@ -48,7 +48,7 @@ func TestCoverDecisions(t *testing.T) {
 				continue
 			}
 			pat := fam.pattern(k)
-			r, err := LeastEpsilon(context.Background(), pi, pat, Options{noCover: true})
+			r, err := LeastEpsilon(context.Background(), pi, pat, Options{})
 			require.NoError(t, err)
 			for _, eps := range []float64{0.8, 1, 1.2} {
 				limit := eps + budgetSlack*math.Max(1, eps)
@@ -93,7 +93,7 @@ func TestBestValueByCovers(t *testing.T) {
 	require.NoError(t, err)
 	v, r, err := BestValue(context.Background(), pi, u, 1, Options{})
 	require.NoError(t, err)
-	v0, r0, err := BestValue(context.Background(), pi, u, 1, Options{noCover: true})
+	v0, r0, err := bestValue(context.Background(), pi, u, 1, Options{}, false)
 	require.NoError(t, err)
 	require.Equal(t, v0, v)
 	require.InDelta(t, -math.Sqrt(65), v, 1e-12)
@@ -137,7 +137,7 @@ func TestBestOrderByCovers(t *testing.T) {
 	o := u.Order()
 	h, r, err := BestOrder(context.Background(), pi, o, 1, Options{})
 	require.NoError(t, err)
-	h0, r0, err := BestOrder(context.Background(), pi, o, 1, Options{noCover: true})
+	h0, r0, err := bestOrder(context.Background(), pi, o, 1, Options{}, false)
 	require.NoError(t, err)
 	require.Equal(t, h0, h)
 	require.Greater(t, h, 1)
@@ -169,7 +169,7 @@ func TestBestClusteredByCovers(t *testing.T) {
 		for _, eps := range []float64{0.8, 1} {
 			h, r, err := BestOrder(context.Background(), pi, o, eps, Options{})
 			require.NoError(t, err)
-			h0, r0, err := BestOrder(context.Background(), pi, o, eps, Options{noCover: true})
+			h0, r0, err := bestOrder(context.Background(), pi, o, eps, Options{}, false)
 			require.NoError(t, err)
 			require.Equal(t, h0, h, "%d×%d order at ε = %v", w, w, eps)
 			audit(t, pi, o.Pattern(h), r, DefaultTol)
@@ -178,7 +178,7 @@ func TestBestClusteredByCovers(t *testing.T) {
 
 			v, r, err := BestValue(context.Background(), pi, u, eps, Options{})
 			require.NoError(t, err)
-			v0, r0, err := BestValue(context.Background(), pi, u, eps, Options{noCover: true})
+			v0, r0, err := bestValue(context.Background(), pi, u, eps, Options{}, false)
 			require.NoError(t, err)
 			require.Equal(t, v0, v, "%d×%d value at ε = %v", w, w, eps)
 			audit(t, pi, u.Pattern(v), r, DefaultTol)
@@ -219,7 +219,7 @@ func TestValueCurveByCovers(t *testing.T) {
 		for _, pi := range []mech.Prior{uniform, clustered} {
 			got, err := ValueCurve(context.Background(), pi, u, Options{})
 			require.NoError(t, err)
-			want, err := ValueCurve(context.Background(), pi, u, Options{noCover: true})
+			want, err := valueCurve(context.Background(), pi, u, Options{}, false)
 			require.NoError(t, err)
 			require.Len(t, got, len(want))
 			for k, p := range got {
@@ -272,7 +272,7 @@ func TestCutsCloseClusteredThresholds(t *testing.T) {
 			tol := DefaultTol / 2
 			h := cov.hint(fam, k, safe, hint{}, tol)
 			plain := cov.bound(fam, k, safe)
-			r, err := LeastEpsilon(context.Background(), pi, pat, Options{noCover: true})
+			r, err := LeastEpsilon(context.Background(), pi, pat, Options{})
 			require.NoError(t, err)
 			if h.proof != nil {
 				lb, ok := certify.DualBound(pi, pat, h.proof)
@@ -394,7 +394,7 @@ func TestCutsCloseMidRange(t *testing.T) {
 		h := cov.hint(fam, k, safe, hint{}, tol)
 		require.NotNil(t, h.hiMech, "threshold %v: no mechanism", vs[k])
 		require.LessOrEqual(t, h.hi-h.lo, tol, "threshold %v: bracket [%v, %v] open", vs[k], h.lo, h.hi)
-		r, err := LeastEpsilon(context.Background(), pi, pat, Options{noCover: true})
+		r, err := LeastEpsilon(context.Background(), pi, pat, Options{})
 		require.NoError(t, err)
 		closedAt(t, pi, pat, h, r, vs[k])
 	}

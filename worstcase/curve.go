@@ -94,6 +94,11 @@ func OrderCurve(ctx context.Context, pi mech.Prior, o mech.Order, opt Options) (
 // shard's own thresholds are let go as above (Mechanism nil); Settled sees
 // every one.
 func ValueCurve(ctx context.Context, pi mech.Prior, u mech.Utility, opt Options) ([]Point, error) {
+	return valueCurve(ctx, pi, u, opt, true)
+}
+
+// valueCurve is ValueCurve, with the covers as bestOrder's.
+func valueCurve(ctx context.Context, pi mech.Prior, u mech.Utility, opt Options, covers bool) ([]Point, error) {
 	if err := checkContext(ctx); err != nil {
 		return nil, err
 	}
@@ -110,7 +115,7 @@ func ValueCurve(ctx context.Context, pi mech.Prior, u mech.Utility, opt Options)
 	}
 	// Every threshold's search starts from what its pattern's cover
 	// gives, as the best value's decisions do.
-	cov := newCoverer(pi, u, opt)
+	cov := coverFor(pi, u, opt, covers)
 	if cov != nil && opt.sym != nil {
 		cov.noCuts = true
 	}

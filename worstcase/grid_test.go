@@ -88,7 +88,7 @@ func TestGridBestValueMatchesPlainSearch(t *testing.T) {
 			require.Equal(t, r1.GoProbes, r2.GoProbes)
 
 			// Without the covers (coverer): the master decides.
-			v5, r5, err := BestValue(context.Background(), pi, u, eps, Options{Workers: 1, noCover: true})
+			v5, r5, err := bestValue(context.Background(), pi, u, eps, Options{Workers: 1}, false)
 			require.NoError(t, err)
 			require.Equal(t, want, v5)
 			audit(t, pi, pat, r5, DefaultTol)

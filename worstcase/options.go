@@ -76,11 +76,6 @@ type Options struct {
 	// sym is the symmetry the searches fold by (symmetryFor), set by
 	// BestValue, BestOrder and ValueCurve.
 	sym *colgen.Symmetry
-
-	// noCover, set by tests, keeps the value searches from deciding
-	// patterns by their covers (coverer), so that the probes' own path is
-	// tested as well.
-	noCover bool
 }
 
 // Probes says who answers a search's probes.
