@@ -42,7 +42,7 @@ func worstPattern(p *problem.Problem, objective problem.Objective, order int, va
 // and verify refuses it.
 func lowerCertificate(pi mech.Prior, pat mech.Pattern, proof []float64, L float64) *verify.Lower {
 	if !(L > 0) {
-		return &verify.Lower{Epsilon: math.Max(L, 0)}
+		return &verify.Lower{OptimalEpsilonLower: math.Max(L, 0)}
 	}
 	for _, a := range [][]float64{proof, nil} {
 		if a == nil {
@@ -55,10 +55,10 @@ func lowerCertificate(pi mech.Prior, pat mech.Pattern, proof []float64, L float6
 		// found otherwise (pruning's −log of a prior mass): the exact
 		// check, not this one, decides.
 		if c, ok := certify.DualCertificate(pi, pat, a); ok && c.Epsilon >= L-1e-12*math.Max(1, L) {
-			return &verify.Lower{Epsilon: L, Alpha: c.Alpha, Nu: c.Nu}
+			return &verify.Lower{OptimalEpsilonLower: L, Alpha: c.Alpha, Nu: c.Nu}
 		}
 	}
-	return &verify.Lower{Epsilon: L}
+	return &verify.Lower{OptimalEpsilonLower: L}
 }
 
 // pruningVector returns the unit vector e_i of the letter i whose allowed

@@ -269,7 +269,7 @@ func aboveSet(set *mech.PriorSet, pi mech.Prior, v []float64) ([]float64, bool) 
 // a better bound it proves becomes the lower end.
 func setLowerCertificate(p *problem.Problem, pat mech.Pattern, L, U float64, hints []setHint) *verify.Lower {
 	if !(L > 0) && !(U > 0) {
-		return &verify.Lower{Epsilon: math.Max(L, 0)}
+		return &verify.Lower{OptimalEpsilonLower: math.Max(L, 0)}
 	}
 	set := p.PriorSet
 	var found *verify.Lower
@@ -305,20 +305,20 @@ func setLowerCertificate(p *problem.Problem, pat mech.Pattern, L, U float64, hin
 				continue
 			}
 			if c, ok := certify.DualCertificateColumns(priors, pat, h.Alpha); ok && reaches(c.Epsilon) {
-				found = &verify.Lower{Epsilon: math.Min(L, c.Epsilon), Alpha: c.Alpha, Nu: c.Nu, Priors: priors}
+				found = &verify.Lower{OptimalEpsilonLower: math.Min(L, c.Epsilon), Alpha: c.Alpha, Nu: c.Nu, Priors: priors}
 				break
 			}
 		}
 		if found == nil {
-			if l := setPruning(p, pat); l != nil && reaches(l.Epsilon) {
-				l.Epsilon = math.Min(L, l.Epsilon)
+			if l := setPruning(p, pat); l != nil && reaches(l.OptimalEpsilonLower) {
+				l.OptimalEpsilonLower = math.Min(L, l.OptimalEpsilonLower)
 				found = l
 			}
 		}
 	}
 	proven := math.Max(L, 0)
 	if found != nil {
-		proven = found.Epsilon
+		proven = found.OptimalEpsilonLower
 	}
 	n, m := len(pat), len(pat[0])
 	if finite := !math.IsInf(U, 0) && !math.IsNaN(U); finite && U-proven > setTightenGap*math.Max(1, U) && n*m <= setTightenMaxCells {
@@ -326,13 +326,13 @@ func setLowerCertificate(p *problem.Problem, pat mech.Pattern, L, U float64, hin
 		// it), then a little lower.
 		for _, below := range []float64{setTightenGap / 10, setTightenGap / 2} {
 			if c, priors, ok := setLowerFromLP(p, pat, U-below*math.Max(1, U)); ok && c.Epsilon > proven {
-				return &verify.Lower{Epsilon: math.Min(U, c.Epsilon), Alpha: c.Alpha, Nu: c.Nu, Priors: priors}
+				return &verify.Lower{OptimalEpsilonLower: math.Min(U, c.Epsilon), Alpha: c.Alpha, Nu: c.Nu, Priors: priors}
 			}
 		}
 	}
 	if found != nil || !(L > 0) {
 		if found == nil {
-			return &verify.Lower{Epsilon: 0}
+			return &verify.Lower{OptimalEpsilonLower: 0}
 		}
 		return found
 	}
@@ -340,10 +340,10 @@ func setLowerCertificate(p *problem.Problem, pat mech.Pattern, L, U float64, hin
 	// (a bracket closed at overSetTol) leaves its optimum at 0.
 	for _, below := range []float64{0, 1e-8, 5e-8} {
 		if c, priors, ok := setLowerFromLP(p, pat, L-below*math.Max(1, L)); ok && c.Epsilon >= L-1e-7*math.Max(1, L) {
-			return &verify.Lower{Epsilon: math.Min(L, c.Epsilon), Alpha: c.Alpha, Nu: c.Nu, Priors: priors}
+			return &verify.Lower{OptimalEpsilonLower: math.Min(L, c.Epsilon), Alpha: c.Alpha, Nu: c.Nu, Priors: priors}
 		}
 	}
-	return &verify.Lower{Epsilon: L}
+	return &verify.Lower{OptimalEpsilonLower: L}
 }
 
 // setTightenGap is the relative width of a bracket over a set above which
@@ -403,7 +403,7 @@ func setPruning(p *problem.Problem, pat mech.Pattern) *verify.Lower {
 			priors[j] = p.Prior // no check on these outputs
 		}
 	}
-	return &verify.Lower{Epsilon: eps, Alpha: alpha, Nu: make([]float64, m), Priors: priors}
+	return &verify.Lower{OptimalEpsilonLower: eps, Alpha: alpha, Nu: make([]float64, m), Priors: priors}
 }
 
 // setWorstCaseCertificate is worstCaseCertificate over the set: the

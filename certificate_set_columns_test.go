@@ -86,8 +86,8 @@ func TestSetCertificateWorstCaseByColumns(t *testing.T) {
 		t.Logf("trial %d: n %d, h %d at [%.10g, %.10g], lower proof with %d priors", trial, n, h, sol.OptimalEpsilonLower, sol.Epsilon, len(sol.Certificate.Lower.Priors))
 		c := sol.Certificate
 		mustVerify(t, "worst case by columns", p, sol.Mechanism, c)
-		if c.Lower.Epsilon > 0 && c.Lower.Alpha == nil {
-			t.Errorf("trial %d: lower end %g without multipliers", trial, c.Lower.Epsilon)
+		if c.Lower.OptimalEpsilonLower > 0 && c.Lower.Alpha == nil {
+			t.Errorf("trial %d: lower end %g without multipliers", trial, c.Lower.OptimalEpsilonLower)
 		}
 	}
 }

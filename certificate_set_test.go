@@ -95,8 +95,8 @@ func TestSetCertificateWorstCase(t *testing.T) {
 				if c.PriorSet == nil || c.Lower == nil || (sol.OptimalEpsilonLower > 0 && c.Lower.Alpha == nil) {
 					t.Fatalf("trial %d %s: certificate without its set or lower proof: %+v", trial, obj, c)
 				}
-				if c.Lower.Epsilon != sol.OptimalEpsilonLower {
-					t.Fatalf("trial %d %s: certificate's lower end %g, the answer's %g", trial, obj, c.Lower.Epsilon, sol.OptimalEpsilonLower)
+				if c.Lower.OptimalEpsilonLower != sol.OptimalEpsilonLower {
+					t.Fatalf("trial %d %s: certificate's lower end %g, the answer's %g", trial, obj, c.Lower.OptimalEpsilonLower, sol.OptimalEpsilonLower)
 				}
 			}
 		}
@@ -174,7 +174,7 @@ func TestSetCertificateTampering(t *testing.T) {
 			c.Lower.Priors[0][0] = q.PriorSet.Lower[0] / 2
 		}},
 		{"a raised lower end", verify.ClaimLower, func(c *verify.Certificate, _ *problem.Problem) {
-			c.Lower.Epsilon = math.Min(c.Epsilon, c.Lower.Epsilon*1.01+1e-6)
+			c.Lower.OptimalEpsilonLower = math.Min(c.Epsilon, c.Lower.OptimalEpsilonLower*1.01+1e-6)
 		}},
 		{"a multiplier changed", verify.ClaimLower, func(c *verify.Certificate, _ *problem.Problem) {
 			k := 0
@@ -253,7 +253,7 @@ func TestSetCertificateLimits(t *testing.T) {
 		// case, its lower end proven at the estimate.
 		nc := verify.Check(setVerifyProblem(p, sol.Mechanism), verify.Certificate{Objective: sol.Certificate.Objective,
 			Measure: "pml", Epsilon: sol.Certificate.Epsilon, WorstCaseOrder: sol.Certificate.WorstCaseOrder,
-			Lower: &verify.Lower{Epsilon: sol.Certificate.Lower.Epsilon, Alpha: sol.Certificate.Lower.Alpha, Nu: sol.Certificate.Lower.Nu}})
+			Lower: &verify.Lower{OptimalEpsilonLower: sol.Certificate.Lower.OptimalEpsilonLower, Alpha: sol.Certificate.Lower.Alpha, Nu: sol.Certificate.Lower.Nu}})
 		if !verify.AllOK(nc) {
 			t.Fatalf("trial %d: the certificate over {π̂} read as a nominal one: %v", trial, nc)
 		}
@@ -299,8 +299,8 @@ func TestSetCertificateCurves(t *testing.T) {
 					continue
 				}
 				mustVerify(t, "curve point", &q, pt.Certificate.Mechanism, pt.Certificate)
-				if pt.Certificate.Lower.Epsilon != pt.OptimalEpsilonLower {
-					t.Fatalf("trial %d: point's lower end %g, certificate's %g", trial, pt.OptimalEpsilonLower, pt.Certificate.Lower.Epsilon)
+				if pt.Certificate.Lower.OptimalEpsilonLower != pt.OptimalEpsilonLower {
+					t.Fatalf("trial %d: point's lower end %g, certificate's %g", trial, pt.OptimalEpsilonLower, pt.Certificate.Lower.OptimalEpsilonLower)
 				}
 				if pt.OptimalEpsilonLower > 0 {
 					positive++
@@ -347,7 +347,7 @@ func TestSetCertificateJoint(t *testing.T) {
 		}
 		c := got.Certificate
 		mustVerify(t, "joint", p, got.Mechanism, c)
-		if c.WorstCaseOrder == nil || *c.WorstCaseOrder != 2 || c.Lower == nil || c.Lower.Epsilon != got.LeastEpsilonLower {
+		if c.WorstCaseOrder == nil || *c.WorstCaseOrder != 2 || c.Lower == nil || c.Lower.OptimalEpsilonLower != got.LeastEpsilonLower {
 			t.Fatalf("trial %d: joint certificate without its floor or lower end: %+v", trial, c)
 		}
 		done++

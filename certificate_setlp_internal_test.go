@@ -61,7 +61,7 @@ func TestSetLowerLP(t *testing.T) {
 		pat := worstPattern(p, p.Objective, sol.WorstCaseOrder, 0)
 		// The engine's lower end, with no hint: proven by the LP.
 		l := setLowerCertificate(p, pat, sol.OptimalEpsilonLower, math.Inf(1), nil)
-		if l.Alpha == nil || l.Epsilon < sol.OptimalEpsilonLower-1e-7 {
+		if l.Alpha == nil || l.OptimalEpsilonLower < sol.OptimalEpsilonLower-1e-7 {
 			t.Fatalf("trial %d: no LP proof of %g: %+v", trial, sol.OptimalEpsilonLower, l)
 		}
 		c := *sol.Certificate
@@ -75,7 +75,7 @@ func TestSetLowerLP(t *testing.T) {
 		if !ok || lc.Epsilon < sol.Epsilon-1e-5 {
 			t.Fatalf("trial %d: over the set ε* ∈ [%g, %g], the LP proves %g (ok %v)", trial, sol.OptimalEpsilonLower, sol.Epsilon, lc.Epsilon, ok)
 		}
-		c.Lower = &verify.Lower{Epsilon: math.Min(lc.Epsilon, c.Epsilon), Alpha: lc.Alpha, Nu: lc.Nu, Priors: priors}
+		c.Lower = &verify.Lower{OptimalEpsilonLower: math.Min(lc.Epsilon, c.Epsilon), Alpha: lc.Alpha, Nu: lc.Nu, Priors: priors}
 		if cs := verify.Check(vp, c); !verify.AllOK(cs) {
 			t.Fatalf("trial %d at the upper end: %v", trial, cs)
 		}

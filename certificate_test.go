@@ -165,12 +165,12 @@ func TestCertificateTamperingWorstCase(t *testing.T) {
 	// multipliers' inequality can refuse it).
 	c := cloneCert(sol.Certificate)
 	c.Epsilon += 1e-6
-	c.Lower.Epsilon += 1e-6
+	c.Lower.OptimalEpsilonLower += 1e-6
 	wantFail(t, "raised lower end", verify.Check(vp, c), verify.ClaimLower)
 
 	// A lower end above the upper end.
 	c = cloneCert(sol.Certificate)
-	c.Lower.Epsilon = c.Epsilon * 1.01
+	c.Lower.OptimalEpsilonLower = c.Epsilon * 1.01
 	wantFail(t, "lower above upper", verify.Check(vp, c), verify.ClaimLower)
 
 	// A multiplier changed: the letter with the least α gets the largest

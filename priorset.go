@@ -317,7 +317,7 @@ func solveWorstCaseOverSet(ctx context.Context, p *problem.Problem, eps float64,
 	describe(p, sol)
 	sol.Certificate = setWorstCaseCertificate(p, p.Objective, r.m, r.upper, r.lower, r.hints, &mech.Budget{Measure: mech.PML, Epsilon: eps})
 	if sol.Certificate != nil && sol.Certificate.Lower.Alpha != nil {
-		sol.OptimalEpsilonLower = sol.Certificate.Lower.Epsilon // what the certificate proves
+		sol.OptimalEpsilonLower = sol.Certificate.Lower.OptimalEpsilonLower // what the certificate proves
 	}
 	return sol, nil
 }
@@ -469,7 +469,7 @@ func curveOverSet(ctx context.Context, p *problem.Problem, objective problem.Obj
 			if pt.Certificate != nil {
 				pt.Certificate.Mechanism = r.m
 				if pt.Certificate.Lower.Alpha != nil {
-					pt.OptimalEpsilonLower = pt.Certificate.Lower.Epsilon
+					pt.OptimalEpsilonLower = pt.Certificate.Lower.OptimalEpsilonLower
 				}
 			}
 		}
@@ -541,7 +541,7 @@ func solveJointOverSet(ctx context.Context, p *problem.Problem, floor Floor, opt
 	sol.Certificate = setJointCertificate(p, b, &sol, floor, pat, least, hint)
 	sol.ExpectedUtilityBound = tightenExpectedOverSet(p, u, b, pat, sol.Mechanism, sol.Certificate)
 	if sol.Certificate.Lower.Alpha != nil {
-		least.lower = sol.Certificate.Lower.Epsilon
+		least.lower = sol.Certificate.Lower.OptimalEpsilonLower
 	}
 	return &JointSolution{Solution: sol, LeastEpsilonLower: least.lower, LeastEpsilonUpper: least.upper}, nil
 }

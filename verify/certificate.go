@@ -41,19 +41,20 @@ type Budget struct {
 }
 
 // Lower proves that no ε-PML mechanism reaching the worst case exists for
-// ε < Epsilon: multipliers Alpha (one per input) with Σ_i Alpha_i > 0 and,
-// for each output j, Nu[j] ≥ 0 with Σ_{i∈A_j} max(0, π_i + Nu[j]·Alpha_i)
-// ≤ e^{−Epsilon}, A_j being the inputs allowed on output j. Alpha and Nu
-// are absent when Epsilon is 0.
+// ε < OptimalEpsilonLower: multipliers Alpha (one per input) with
+// Σ_i Alpha_i > 0 and, for each output j, Nu[j] ≥ 0 with
+// Σ_{i∈A_j} max(0, π_i + Nu[j]·Alpha_i) ≤ e^{−OptimalEpsilonLower}, A_j
+// being the inputs allowed on output j. Alpha and Nu are absent when
+// OptimalEpsilonLower is 0.
 //
 // Over a prior set, π is replaced on output j by Priors[j] (or Priors[0]
 // for every output when there is one), a vector lying above some prior of
 // the set; the problem's prior when Priors is empty.
 type Lower struct {
-	Epsilon float64     `json:"optimal_epsilon_lower" yaml:"optimal_epsilon_lower"`
-	Alpha   []float64   `json:"alpha,omitempty" yaml:"alpha,omitempty"`
-	Nu      []float64   `json:"nu,omitempty" yaml:"nu,omitempty"`
-	Priors  [][]float64 `json:"priors,omitempty" yaml:"priors,omitempty"`
+	OptimalEpsilonLower float64     `json:"optimal_epsilon_lower" yaml:"optimal_epsilon_lower"`
+	Alpha               []float64   `json:"alpha,omitempty" yaml:"alpha,omitempty"`
+	Nu                  []float64   `json:"nu,omitempty" yaml:"nu,omitempty"`
+	Priors              [][]float64 `json:"priors,omitempty" yaml:"priors,omitempty"`
 }
 
 // Utility is the expected utility of the mechanism and, when Alpha is

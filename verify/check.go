@@ -249,7 +249,7 @@ func (k *checker) shape() bool {
 		nums = append(nums, p.Utility...)
 	}
 	if l := c.Lower; l != nil {
-		if !finite(l.Epsilon) {
+		if !finite(l.OptimalEpsilonLower) {
 			return fail("lower.optimal_epsilon_lower is not finite")
 		}
 		if l.Alpha != nil || l.Nu != nil {
@@ -599,16 +599,16 @@ func (k *checker) lower() {
 		k.claim(ClaimLower, false, "the certificate has no lower end")
 		return
 	}
-	if l.Epsilon > k.c.Epsilon {
-		k.claim(ClaimLower, false, "the lower end %v exceeds the upper end %v", l.Epsilon, k.c.Epsilon)
+	if l.OptimalEpsilonLower > k.c.Epsilon {
+		k.claim(ClaimLower, false, "the lower end %v exceeds the upper end %v", l.OptimalEpsilonLower, k.c.Epsilon)
 		return
 	}
-	if l.Epsilon <= 0 {
-		k.claim(ClaimLower, true, "ε* ≥ %v (a PML is never negative)", l.Epsilon)
+	if l.OptimalEpsilonLower <= 0 {
+		k.claim(ClaimLower, true, "ε* ≥ %v (a PML is never negative)", l.OptimalEpsilonLower)
 		return
 	}
 	if l.Alpha == nil {
-		k.claim(ClaimLower, false, "a positive lower end %v without multipliers", l.Epsilon)
+		k.claim(ClaimLower, false, "a positive lower end %v without multipliers", l.OptimalEpsilonLower)
 		return
 	}
 	s := k.a.zero()
@@ -623,7 +623,7 @@ func (k *checker) lower() {
 	if !ok {
 		return
 	}
-	bound, _ := expBounds(-l.Epsilon)
+	bound, _ := expBounds(-l.OptimalEpsilonLower)
 	g, t := k.a.zero(), k.a.zero()
 	alpha := make([]*big.Float, k.n)
 	for i, v := range l.Alpha {
@@ -652,7 +652,7 @@ func (k *checker) lower() {
 			}
 		}
 		if g.Cmp(bound) > 0 {
-			k.claim(ClaimLower, false, "output %d: Σ_{i∈A_j} max(0, π^(j)_i + ν_j α_i) = %.17g > e^-%v", j, f64(g), l.Epsilon)
+			k.claim(ClaimLower, false, "output %d: Σ_{i∈A_j} max(0, π^(j)_i + ν_j α_i) = %.17g > e^-%v", j, f64(g), l.OptimalEpsilonLower)
 			return
 		}
 		worst = math.Max(worst, f64(g))
@@ -660,7 +660,7 @@ func (k *checker) lower() {
 			maxg.Set(g)
 		}
 	}
-	k.claim(ClaimLower, true, "ε* ≥ %v: Σ_i α_i > 0 and max_j g_j = %.6g ≤ e^-%v", l.Epsilon, worst, l.Epsilon)
+	k.claim(ClaimLower, true, "ε* ≥ %v: Σ_i α_i > 0 and max_j g_j = %.6g ≤ e^-%v", l.OptimalEpsilonLower, worst, l.OptimalEpsilonLower)
 	// The bracket closes exactly when the mechanism (rows summing to 1
 	// exactly, on the pattern) has PML log r with r·max_j g_j = 1: the
 	// multipliers rule out every ε < −log max_j g_j = log r, and the
