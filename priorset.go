@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/closedform"
 	"github.com/pmlopt/pmlopt/expected"
 	"github.com/pmlopt/pmlopt/internal/colgen"
 	"github.com/pmlopt/pmlopt/leakage"
@@ -404,31 +405,6 @@ func leastOverSet(ctx context.Context, p *problem.Problem, pat mech.Pattern, sta
 	return r, nil
 }
 
-// SafeEpsilonOver returns the PML over the set of the utility-safe
-// mechanism of the pattern when every row allows the same number of
-// outputs (a lower bound on it otherwise, as at one prior):
-// −log min_j min_{π∈Π} π(A_j) over the outputs some input may use.
-func SafeEpsilonOver(set *mech.PriorSet, pat mech.Pattern) float64 {
-	if len(pat) == 0 {
-		return math.NaN()
-	}
-	worst := 0.0
-	for j := range pat[0] {
-		c := make([]float64, len(pat))
-		used := false
-		for i := range pat {
-			if pat[i][j] {
-				c[i] = 1
-				used = true
-			}
-		}
-		if used {
-			worst = math.Max(worst, -math.Log(set.MinMass(c)))
-		}
-	}
-	return worst
-}
-
 // curveOverSet is Curve over p's prior set: one point per threshold (for
 // worst-case-value, per reachable utility value: ThresholdMax is the
 // threshold itself), each with the utility-safe ε over the set and the
@@ -458,7 +434,7 @@ func curveOverSet(ctx context.Context, p *problem.Problem, objective problem.Obj
 			}
 			return pts, err
 		}
-		pt := Point{H: k + 1, Threshold: th[k], ThresholdMax: th[k], SafeEpsilon: SafeEpsilonOver(p.PriorSet, pat),
+		pt := Point{H: k + 1, Threshold: th[k], ThresholdMax: th[k], SafeEpsilon: closedform.SafeEpsilonOver(p.PriorSet, pat),
 			OptimalEpsilon: r.upper, OptimalEpsilonLower: r.lower, Mechanism: r.m, LPSolves: r.lps, WorstCaseValue: math.NaN()}
 		pt = reached(p.Utility, pt)
 		if q.Objective == problem.WorstCaseOrder {

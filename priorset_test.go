@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pmlopt/pmlopt"
+	"github.com/pmlopt/pmlopt/closedform"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
@@ -270,11 +271,11 @@ func TestBaselineOverPriorSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := int(safe.Parameter)
-	if want := pmlopt.SafeEpsilonOver(p.PriorSet, u.Order().Pattern(h)); math.Abs(safe.Epsilon-want) > 1e-12 || safe.Epsilon > 1 {
+	if want := closedform.SafeEpsilonOver(p.PriorSet, u.Order().Pattern(h)); math.Abs(safe.Epsilon-want) > 1e-12 || safe.Epsilon > 1 {
 		t.Fatalf("utility-safe over the box: h %d at %g, SafeEpsilonOver %g", h, safe.Epsilon, want)
 	}
 	// The next order up breaks the budget over the box.
-	if h < 4 && pmlopt.SafeEpsilonOver(p.PriorSet, u.Order().Pattern(h+1)) <= 1 {
+	if h < 4 && closedform.SafeEpsilonOver(p.PriorSet, u.Order().Pattern(h+1)) <= 1 {
 		t.Fatalf("utility-safe over the box stopped at h %d, but h %d fits", h, h+1)
 	}
 }

@@ -344,3 +344,29 @@ func safePML(pi mech.Prior, o mech.Order, h int) float64 {
 	}
 	return best
 }
+
+// SafeEpsilonOver is SafeEpsilon over a set of priors: the PML over the
+// set of the utility-safe mechanism of the pattern when every row allows
+// the same number of outputs (a lower bound on it otherwise, as at one
+// prior):
+// −log min_j min_{π∈Π} π(A_j) over the outputs some input may use.
+func SafeEpsilonOver(set *mech.PriorSet, pat mech.Pattern) float64 {
+	if len(pat) == 0 {
+		return math.NaN()
+	}
+	worst := 0.0
+	for j := range pat[0] {
+		c := make([]float64, len(pat))
+		used := false
+		for i := range pat {
+			if pat[i][j] {
+				c[i] = 1
+				used = true
+			}
+		}
+		if used {
+			worst = math.Max(worst, -mathx.Log(set.MinMass(c)))
+		}
+	}
+	return worst
+}

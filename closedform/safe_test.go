@@ -394,3 +394,72 @@ func TestUniformOnAllowed(t *testing.T) {
 		}
 	}
 }
+
+// TestSafeEpsilonOverMatchesTheSetsMinimalMasses checks SafeEpsilonOver
+// against the least mass of each output's allowed inputs written out for
+// each kind of set: over a box, the allowed inputs at their lower bounds
+// unless the others at their upper bounds leave more, max(Σ_A l, 1 − Σ_Ā u);
+// over the L1 ball of radius r, half of r moved off them, π̂(A) − r/2 (at
+// least 0), where some input is not allowed to take it (1 otherwise).
+func TestSafeEpsilonOverMatchesTheSetsMinimalMasses(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 7))
+	for trial := range 200 {
+		n, m := 2+rng.IntN(6), 2+rng.IntN(5)
+		pi := make(mech.Prior, n)
+		for i := range pi {
+			pi[i] = 0.05 + rng.Float64()
+		}
+		mech.Normalise(pi)
+		pat := make(mech.Pattern, n)
+		for i := range pat {
+			pat[i] = make([]bool, m)
+			for j := range m {
+				pat[i][j] = rng.IntN(3) > 0
+			}
+			pat[i][rng.IntN(m)] = true
+		}
+		lo, up := make([]float64, n), make([]float64, n)
+		for i := range pi {
+			lo[i], up[i] = pi[i]*(0.5+0.5*rng.Float64()), math.Min(1, pi[i]*(1+rng.Float64()))
+		}
+		box, err := mech.NewBoxSet(pi, lo, up)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := 0.3 * rng.Float64()
+		ball, err := mech.NewL1Set(pi, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantBox, wantBall := 0.0, 0.0
+		for j := range m {
+			inA, outU, ball0 := 0.0, 0.0, 0.0
+			used, all := false, true
+			for i := range n {
+				if pat[i][j] {
+					inA += lo[i]
+					ball0 += pi[i]
+					used = true
+				} else {
+					outU += up[i]
+					all = false
+				}
+			}
+			if !used {
+				continue
+			}
+			least := math.Max(0, ball0-r/2)
+			if all {
+				least = 1
+			}
+			wantBox = math.Max(wantBox, -math.Log(math.Max(inA, 1-outU)))
+			wantBall = math.Max(wantBall, -math.Log(least))
+		}
+		if got := SafeEpsilonOver(box, pat); !(got == wantBox || math.Abs(got-wantBox) <= 1e-12*math.Max(1, wantBox)) {
+			t.Fatalf("trial %d box: SafeEpsilonOver %.15g, least masses give %.15g", trial, got, wantBox)
+		}
+		if got := SafeEpsilonOver(ball, pat); !(got == wantBall || math.Abs(got-wantBall) <= 1e-12*math.Max(1, wantBall)) {
+			t.Fatalf("trial %d ball r=%g: SafeEpsilonOver %.15g, least masses give %.15g", trial, r, got, wantBall)
+		}
+	}
+}
