@@ -28,7 +28,7 @@ import (
 // (1 − l) u + l U. Its iterations (Solve) have only the upper caps: no
 // pair crosses a box between two caps of one output, the long path of the
 // ratio form's iterations on the restricted problems of an active set
-// (docs/performance.md, "LIP, ALIP and LDP at 48×48"). The vertices map
+// (docs/performance.md, "Where a grid solve's time goes"). The vertices map
 // to vertices, zero columns to zero columns.
 //
 // The Lagrangian of the row sums maps too: with multipliers α' of the

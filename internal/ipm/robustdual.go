@@ -714,8 +714,8 @@ func (x *dualIPM) runTo(ctx context.Context, maxIter int, tol float64) (iters in
 		done = withinGap(x.comp, x.primI, x.dualI, x.objective(), tol)
 		return true, done
 	})
-	if err != nil && ctx.Err() != nil {
-		return iters, false, err
+	if cerr := ctx.Err(); cerr != nil {
+		return iters, false, cerr
 	}
 	x.held = best
 	if math.IsInf(best, 1) {

@@ -345,6 +345,120 @@ func TestEliminatePairMatchesTheDenseBlock(t *testing.T) {
 	}
 }
 
+// denseBorder returns pair (0, k)'s part of output 0's border Schur
+// complement, H_oo − H_oq H_qq⁻¹ H_qo from the rows' weights z/s, formed
+// densely: with pinned, p is held (its coefficients dropped, its block
+// entry an identity); with defl, the coefficients on t are dropped.
+func denseBorder(t *testing.T, x *dualIPM, k int, pinned, defl bool) []float64 {
+	nq, no := x.nq, x.no
+	sz := nq + no
+	H := make([]float64, sz*sz)
+	for r := range x.prow {
+		row := &x.prow[r]
+		if !row.at(k) {
+			continue
+		}
+		w := x.pz[r][k] / x.ps[r][k]
+		a := append(append([]float64{}, row.pair...), row.out...)
+		if pinned {
+			a[0] = 0
+		}
+		if defl {
+			a[nq+x.oT] = 0
+		}
+		for i := range sz {
+			for l := range sz {
+				H[i*sz+l] += w * a[i] * a[l]
+			}
+		}
+	}
+	for q := range nq {
+		if H[q*sz+q] == 0 {
+			H[q*sz+q] = 1
+		}
+	}
+	D := make([]float64, nq*nq)
+	for i := range nq {
+		for l := range nq {
+			D[i*nq+l] = H[i*sz+l]
+		}
+	}
+	var scratch []float64
+	if err := invertScaled(D, nq, &scratch); err != nil {
+		t.Fatal(err)
+	}
+	out := make([]float64, no*no)
+	for a := range no {
+		for b := range no {
+			v := H[(nq+a)*sz+nq+b]
+			for i := range nq {
+				for l := range nq {
+					v -= H[(nq+a)*sz+i] * D[i*nq+l] * H[l*sz+nq+b]
+				}
+			}
+			out[a*no+b] = v
+		}
+	}
+	return out
+}
+
+// TestPairBordersSumOverTheLetters checks the border's terms summed over
+// all of an output's pairs (gatherPairBorder for every letter, one
+// flushPairBorder) against the sum of the pairs' dense blocks, with held
+// and free p mixed in the output and its column deflated or not.
+func TestPairBordersSumOverTheLetters(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 110))
+	for trial := range 16 {
+		n := 3 + rng.IntN(5)
+		pi := randinst.Prior(rng, n, 0.05)
+		u := randinst.Utility(rng, n, 3, 0)
+		set := randomSet(t, rng, pi, trial%2 == 0)
+		lip := trial%4 >= 2
+		x := newDualIPM(normalised(set.Center), u, set, math.Exp(-0.5), math.Exp(-0.5), lip)
+		for r := range x.ps {
+			for i := range x.ps[r] {
+				x.ps[r][i] = math.Exp(4 * (rng.Float64() - 0.5))
+				x.pz[r][i] = math.Exp(4 * (rng.Float64() - 0.5))
+			}
+		}
+		no := x.no
+		defl := trial%8 >= 4
+		x.freeReg[0], x.defl[0] = 0, defl
+		want := make([]float64, no*no)
+		for k := range n {
+			x.pinP[k] = rng.IntN(3) == 0
+			x.stars[k] = x.pairStar(0, k)
+			for i, v := range denseBorder(t, x, k, x.pinP[k], defl) {
+				want[i] += v
+			}
+			x.gatherPairBorder(0, k)
+		}
+		var f ldlt
+		f.reset(no)
+		x.flushPairBorder(&f, 0)
+		scale := 0.0
+		for _, v := range want {
+			scale = math.Max(scale, math.Abs(v))
+		}
+		for a := range no {
+			for b := range no {
+				got := 0.0
+				for c := range no {
+					got += f.l[a*no+c] * f.d[c] * f.l[b*no+c]
+				}
+				if math.Abs(got-want[a*no+b]) > 1e-9*math.Max(1, scale) {
+					t.Fatalf("trial %d (lip %v, deflated %v): border (%d,%d) %g, summed dense blocks %g", trial, lip, defl, a, b, got, want[a*no+b])
+				}
+			}
+		}
+		for i, v := range x.bedge {
+			if v != 0 {
+				t.Fatalf("trial %d: the summed weight %d (%g) was not cleared", trial, i, v)
+			}
+		}
+	}
+}
+
 // TestCoreSolvesTheNewtonSystem checks the structured solve of the
 // Newton system (core, with the outputs' columns and the soft pairs
 // deflated) against the whole system applied by kktApply, for box and

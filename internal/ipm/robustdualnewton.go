@@ -446,7 +446,9 @@ func (x *dualIPM) gatherPairBorder(j, k int) {
 	if x.pinP[pk] {
 		// p held: each row adds its own term.
 		for l, w := range wt {
-			x.bself[kind[l]] += w
+			if w > 0 && !math.IsInf(w, 0) {
+				x.bself[kind[l]] += w
+			}
 		}
 		return
 	}
@@ -461,7 +463,11 @@ func (x *dualIPM) gatherPairBorder(j, k int) {
 	}
 	for l := range wt {
 		for l2 := l + 1; l2 < len(wt); l2++ {
-			x.bedge[kind[l]*R+kind[l2]] += wt[l] * wt[l2] / W
+			// A term ldlt.update would refuse (not positive and finite)
+			// must not spoil the sum of the others.
+			if v := wt[l] * wt[l2] / W; v > 0 && !math.IsInf(v, 0) {
+				x.bedge[kind[l]*R+kind[l2]] += v
+			}
 		}
 	}
 }
@@ -495,13 +501,17 @@ func (x *dualIPM) flushPairBorder(ldl *ldlt, j int) {
 			}
 		}
 		x.bself[r] = 0
+		have := false
 		for r2 := r + 1; r2 < R; r2++ {
 			w := x.bedge[r*R+r2]
 			x.bedge[r*R+r2] = 0
 			if !(w > 0) {
 				continue
 			}
-			coeffs(r, a, true)
+			if !have {
+				coeffs(r, a, true)
+				have = true
+			}
 			coeffs(r2, b, true)
 			zero := true
 			for o := range no {
