@@ -243,18 +243,7 @@ func TestLDLTKeepsSmallPivots(t *testing.T) {
 func TestEliminatePairMatchesTheDenseBlock(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 70))
 	for trial := range 8 {
-		n := 3 + rng.IntN(4)
-		pi := randinst.Prior(rng, n, 0.05)
-		u := randinst.Utility(rng, n, 3, 0)
-		set := randomSet(t, rng, pi, trial%2 == 0)
-		lip := trial%4 >= 2
-		x := newDualIPM(normalised(set.Center), u, set, math.Exp(-0.5), math.Exp(-0.5), lip)
-		for r := range x.ps {
-			for i := range x.ps[r] {
-				x.ps[r][i] = math.Exp(4 * (rng.Float64() - 0.5))
-				x.pz[r][i] = math.Exp(4 * (rng.Float64() - 0.5))
-			}
-		}
+		x, n := randomDualPoint(t, rng, 3+rng.IntN(4), trial)
 		nq, no, mr := x.nq, x.no, x.mr
 		for k := range n {
 			for _, pinned := range []bool{false, true} {
@@ -322,14 +311,10 @@ func TestEliminatePairMatchesTheDenseBlock(t *testing.T) {
 				f.reset(no)
 				x.gatherPairBorder(0, k)
 				x.flushPairBorder(&f, 0)
+				dense := denseBorder(t, x, k, pinned, false)
 				for a := range no {
 					for b := range no {
-						want := H[(nq+a)*sz+nq+b]
-						for i := range nq {
-							for l := range nq {
-								want -= H[(nq+a)*sz+i] * D[i*nq+l] * H[l*sz+nq+b]
-							}
-						}
+						want := dense[a*no+b]
 						got := 0.0
 						for c := range no {
 							got += f.l[a*no+c] * f.d[c] * f.l[b*no+c]
@@ -343,6 +328,24 @@ func TestEliminatePairMatchesTheDenseBlock(t *testing.T) {
 			}
 		}
 	}
+}
+
+// randomDualPoint returns a dualised interior point of a random n-letter
+// problem with 3 outputs (a box on even trials, a ball on odd ones; LIP
+// when trial%4 ≥ 2), its pair rows' slacks and multipliers drawn over
+// e^±2, and n.
+func randomDualPoint(t *testing.T, rng *rand.Rand, n, trial int) (*dualIPM, int) {
+	pi := randinst.Prior(rng, n, 0.05)
+	u := randinst.Utility(rng, n, 3, 0)
+	set := randomSet(t, rng, pi, trial%2 == 0)
+	x := newDualIPM(normalised(set.Center), u, set, math.Exp(-0.5), math.Exp(-0.5), trial%4 >= 2)
+	for r := range x.ps {
+		for i := range x.ps[r] {
+			x.ps[r][i] = math.Exp(4 * (rng.Float64() - 0.5))
+			x.pz[r][i] = math.Exp(4 * (rng.Float64() - 0.5))
+		}
+	}
+	return x, n
 }
 
 // denseBorder returns pair (0, k)'s part of output 0's border Schur
@@ -409,19 +412,8 @@ func denseBorder(t *testing.T, x *dualIPM, k int, pinned, defl bool) []float64 {
 func TestPairBordersSumOverTheLetters(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 110))
 	for trial := range 16 {
-		n := 3 + rng.IntN(5)
-		pi := randinst.Prior(rng, n, 0.05)
-		u := randinst.Utility(rng, n, 3, 0)
-		set := randomSet(t, rng, pi, trial%2 == 0)
-		lip := trial%4 >= 2
-		x := newDualIPM(normalised(set.Center), u, set, math.Exp(-0.5), math.Exp(-0.5), lip)
-		for r := range x.ps {
-			for i := range x.ps[r] {
-				x.ps[r][i] = math.Exp(4 * (rng.Float64() - 0.5))
-				x.pz[r][i] = math.Exp(4 * (rng.Float64() - 0.5))
-			}
-		}
-		no := x.no
+		x, n := randomDualPoint(t, rng, 3+rng.IntN(5), trial)
+		lip, no := x.lip, x.no
 		defl := trial%8 >= 4
 		x.freeReg[0], x.defl[0] = 0, defl
 		want := make([]float64, no*no)
