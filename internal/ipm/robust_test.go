@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/pmlopt/pmlopt/certify"
-	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/mech"
@@ -270,25 +269,8 @@ func TestSolveRobustFamiliesMatchTheLP(t *testing.T) {
 		cases = append(cases, robustCase{"grid", 16, false, alip, 0}, robustCase{"fine", 16, true, lip, 0})
 	}
 	for _, c := range cases {
-		var fam *instance.Family
-		for _, f := range instance.Families() {
-			if f.Name == c.family {
-				fam = &f
-			}
-		}
-		in, err := fam.New(c.n, 2026)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var set *mech.PriorSet
-		if c.box {
-			set, err = randinst.FactorBox(in.Prior, 0.8, 1.25)
-		} else {
-			set, err = mech.NewL1Set(in.Prior, 0.1)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		in := familyInstance(t, c.family, c.n)
+		set := studySet(t, in.Prior, c.box)
 		p := RobustProblem{Utility: in.Utility, Budget: c.b, Set: set}
 		r, err := SolveRobust(p, Options{})
 		if err != nil {

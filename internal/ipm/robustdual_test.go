@@ -126,13 +126,7 @@ func TestDualRouteAnswersTheFamilies(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, box := range []bool{true, false} {
-			set, err := mech.NewL1Set(in.Prior, 0.1)
-			if box {
-				set, err = randinst.FactorBox(in.Prior, 0.8, 1.25)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			set := studySet(t, in.Prior, box)
 			for _, b := range []mech.Budget{{Measure: mech.PML, Epsilon: 1}, {Measure: mech.LIP, Epsilon: 1},
 				{Measure: mech.ALIP, EpsilonLower: 1, EpsilonUpper: 0.5}} {
 				p := RobustProblem{Utility: in.Utility, Budget: b, Set: set}
@@ -161,18 +155,8 @@ func TestDualRouteAnswersTheFamilies(t *testing.T) {
 // LP's optimum, a bound that brackets it and a mechanism within the
 // budget over the set.
 func TestSolveRobustHandsTiedColumnsToTheDualRoute(t *testing.T) {
-	f, err := instance.Lookup("hamming")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := f.New(8, 2026)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := randinst.FactorBox(in.Prior, 0.8, 1.25)
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := familyInstance(t, "hamming", 8)
+	set := studySet(t, in.Prior, true)
 	b := mech.Budget{Measure: mech.LIP, Epsilon: 1}
 	p := RobustProblem{Utility: in.Utility, Budget: b, Set: set}
 	mu, kap, lip := budgetRates(b)
@@ -248,38 +232,7 @@ func TestEliminatePairMatchesTheDenseBlock(t *testing.T) {
 		for k := range n {
 			for _, pinned := range []bool{false, true} {
 				sz := nq + no
-				H := make([]float64, sz*sz)
-				for r := range x.prow {
-					row := &x.prow[r]
-					if row.has != nil && !row.has[k] {
-						continue
-					}
-					w := x.pz[r][k] / x.ps[r][k]
-					a := append(append([]float64{}, row.pair...), row.out...)
-					if pinned {
-						a[0] = 0
-					}
-					for i := range sz {
-						for l := range sz {
-							H[i*sz+l] += w * a[i] * a[l]
-						}
-					}
-				}
-				for q := range nq {
-					if H[q*sz+q] == 0 {
-						H[q*sz+q] = 1 // a held unknown
-					}
-				}
-				D := make([]float64, nq*nq)
-				for i := range nq {
-					for l := range nq {
-						D[i*nq+l] = H[i*sz+l]
-					}
-				}
-				var scratch []float64
-				if err := invertScaled(D, nq, &scratch); err != nil {
-					t.Fatal(err)
-				}
+				H, D := densePairBlock(t, x, k, pinned, false)
 				if pinned {
 					D[0] = 0
 					for q := 1; q < nq; q++ {
@@ -330,6 +283,35 @@ func TestEliminatePairMatchesTheDenseBlock(t *testing.T) {
 	}
 }
 
+// familyInstance returns the n-letter instance of the named family of
+// package instance (seed 2026, the bench's).
+func familyInstance(t *testing.T, name string, n int) instance.Instance {
+	t.Helper()
+	f, err := instance.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := f.New(n, 2026)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+// studySet returns the robust study's set around pi (package bench): every
+// mass between 0.8 and 1.25 times pi's (box) or the L1 ball of radius 0.1.
+func studySet(t *testing.T, pi mech.Prior, box bool) *mech.PriorSet {
+	t.Helper()
+	set, err := mech.NewL1Set(pi, 0.1)
+	if box {
+		set, err = randinst.FactorBox(pi, 0.8, 1.25)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
 // randomDualPoint returns a dualised interior point of a random n-letter
 // problem with 3 outputs (a box on even trials, a ball on odd ones; LIP
 // when trial%4 ≥ 2), its pair rows' slacks and multipliers drawn over
@@ -348,14 +330,15 @@ func randomDualPoint(t *testing.T, rng *rand.Rand, n, trial int) (*dualIPM, int)
 	return x, n
 }
 
-// denseBorder returns pair (0, k)'s part of output 0's border Schur
-// complement, H_oo − H_oq H_qq⁻¹ H_qo from the rows' weights z/s, formed
-// densely: with pinned, p is held (its coefficients dropped, its block
-// entry an identity); with defl, the coefficients on t are dropped.
-func denseBorder(t *testing.T, x *dualIPM, k int, pinned, defl bool) []float64 {
+// densePairBlock returns pair (0, k)'s Hessian H = Σ_r (z/s) a aᵀ over
+// its unknowns and its output's (nq + no square, an identity entry on an
+// unknown no row holds) and the inverse D of its pair block, formed
+// densely: with pinned, p is held (its coefficients dropped); with defl,
+// the coefficients on t are dropped.
+func densePairBlock(t *testing.T, x *dualIPM, k int, pinned, defl bool) (H, D []float64) {
 	nq, no := x.nq, x.no
 	sz := nq + no
-	H := make([]float64, sz*sz)
+	H = make([]float64, sz*sz)
 	for r := range x.prow {
 		row := &x.prow[r]
 		if !row.at(k) {
@@ -380,7 +363,7 @@ func denseBorder(t *testing.T, x *dualIPM, k int, pinned, defl bool) []float64 {
 			H[q*sz+q] = 1
 		}
 	}
-	D := make([]float64, nq*nq)
+	D = make([]float64, nq*nq)
 	for i := range nq {
 		for l := range nq {
 			D[i*nq+l] = H[i*sz+l]
@@ -390,6 +373,15 @@ func denseBorder(t *testing.T, x *dualIPM, k int, pinned, defl bool) []float64 {
 	if err := invertScaled(D, nq, &scratch); err != nil {
 		t.Fatal(err)
 	}
+	return H, D
+}
+
+// denseBorder returns pair (0, k)'s part of output 0's border Schur
+// complement, H_oo − H_oq D H_qo (densePairBlock).
+func denseBorder(t *testing.T, x *dualIPM, k int, pinned, defl bool) []float64 {
+	nq, no := x.nq, x.no
+	sz := nq + no
+	H, D := densePairBlock(t, x, k, pinned, defl)
 	out := make([]float64, no*no)
 	for a := range no {
 		for b := range no {
