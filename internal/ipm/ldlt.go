@@ -32,9 +32,13 @@ func (f *ldlt) reset(n int) {
 	}
 }
 
-// update adds alpha z zᵀ (alpha ≥ 0).
+// ldltTakes reports whether update adds a term of weight alpha: a
+// positive finite one (others are rounding's, near a breakdown).
+func ldltTakes(alpha float64) bool { return alpha > 0 && !math.IsInf(alpha, 0) }
+
+// update adds alpha z zᵀ (alpha ≥ 0); a zero z adds nothing.
 func (f *ldlt) update(alpha float64, z []float64) {
-	if !(alpha > 0) || math.IsInf(alpha, 0) {
+	if !ldltTakes(alpha) {
 		return
 	}
 	n := f.n
@@ -60,7 +64,7 @@ func (f *ldlt) update(alpha float64, z []float64) {
 func (f *ldlt) inverse(out []float64) {
 	n := f.n
 	clear(out)
-	u := make([]float64, n)
+	u := f.w // idle between updates
 	for i := range n {
 		// Solve Lᵀ u = e_i: u_r = 0 for r > i, u_i = 1.
 		clear(u)

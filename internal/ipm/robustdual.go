@@ -104,6 +104,7 @@ type dualIPM struct {
 	tmpO, tmpZ      []float64
 	bOn             []bool // [k·nq + q]: letter k has the b of pair index q
 	krylovTol       float64
+	krylov          *gmresWork // gmres's scratch
 	// Deflation (core): which outputs' columns (defl) and pairs' p
 	// (pinP) are directions, their data (dirs, outDirs), K's entries
 	// (kent), S⁻¹C and the system of the directions (gmat, gchol).
@@ -135,6 +136,7 @@ type dualIPM struct {
 	bkind         []int
 	bedge, bself  []float64 // the summed weights of the border's terms (gatherPairBorder)
 	bdiff         []float64
+	bchol         []float64 // addBorderDense's Cholesky factor
 	fix           dualDir
 }
 
@@ -410,7 +412,7 @@ func newDualIPM(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap float
 	x.rhsY = v(n)
 	x.aff, x.cor, x.fix = newDualDir(x), newDualDir(x), newDualDir(x)
 	x.rx = v(n)
-	x.bdiff = v(x.no)
+	x.bdiff, x.bchol = v(x.no), v(x.nd*x.nd)
 	x.bvs = v(2 * x.no)
 	x.bedge, x.bself = v(len(x.prow)*len(x.prow)), v(len(x.prow))
 	x.defl = make([]bool, m)

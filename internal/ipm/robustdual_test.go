@@ -481,8 +481,10 @@ func TestCoreSolvesTheNewtonSystem(t *testing.T) {
 				d := x.aff
 				x.each(&d, func(s, z, _, _, rc *float64) { *rc = -*s * *z })
 				x.solve(d, last)
-				rhs := newtonRHS(x)
-				got := append(append(append([]float64{}, d.x...), d.xo...), d.y...)
+				rhs := make([]float64, len(x.x)+len(x.xo)+x.n)
+				x.newtonRHS(rhs)
+				got := make([]float64, len(rhs))
+				x.pack(d, got)
 				r := make([]float64, len(rhs))
 				x.kktApply(got, r)
 				res := 0.0
@@ -509,19 +511,6 @@ func TestCoreSolvesTheNewtonSystem(t *testing.T) {
 	if deflated == 0 {
 		t.Error("no direction was deflated: the test does not reach the nearly singular blocks")
 	}
-}
-
-// newtonRHS returns the right-hand side (gx, go_, −ra) of the unreduced
-// Newton system that solve left.
-func newtonRHS(x *dualIPM) []float64 {
-	nx, nxo := len(x.x), len(x.xo)
-	rhs := make([]float64, nx+nxo+x.n)
-	copy(rhs, x.gx)
-	copy(rhs[nx:], x.go_)
-	for i := range x.n {
-		rhs[nx+nxo+i] = -x.ra[i]
-	}
-	return rhs
 }
 
 // TestIntoSetLandsInTheSet moves priors near a box or a ball (every

@@ -70,9 +70,58 @@ func (x *dualIPM) precond(r, out []float64) {
 		ra[i] = -r[nx+nxo+i]
 	}
 	x.core(c, r[:nx], r[nx:nx+nxo], ra)
-	copy(out[:nx], c.x)
-	copy(out[nx:nx+nxo], c.xo)
-	copy(out[nx+nxo:], c.y)
+	x.pack(c, out)
+}
+
+// newtonRHS writes the right-hand side (gx, go_, −ra) of the unreduced
+// Newton system that solve set up into b, packed as kktApply's unknowns.
+func (x *dualIPM) newtonRHS(b []float64) {
+	nx, nxo := len(x.x), len(x.xo)
+	copy(b, x.gx)
+	copy(b[nx:], x.go_)
+	for i := range x.n {
+		b[nx+nxo+i] = -x.ra[i]
+	}
+}
+
+// pack writes d's unknowns (dx, dxo, dy) into u, kktApply's order.
+func (x *dualIPM) pack(d dualDir, u []float64) {
+	nx, nxo := len(x.x), len(x.xo)
+	copy(u[:nx], d.x)
+	copy(u[nx:nx+nxo], d.xo)
+	copy(u[nx+nxo:], d.y)
+}
+
+// unpack is pack's inverse.
+func (x *dualIPM) unpack(u []float64, d dualDir) {
+	nx, nxo := len(x.x), len(x.xo)
+	copy(d.x, u[:nx])
+	copy(d.xo, u[nx:nx+nxo])
+	copy(d.y, u[nx+nxo:])
+}
+
+// gmresWork is gmres's scratch, allocated on its first call: the
+// right-hand side, the iterate, the residual, a product, the Krylov basis
+// V and its preconditioned images Z, the Hessenberg matrix, the Givens
+// rotations and the least-squares solution.
+type gmresWork struct {
+	b, u, r, tmp []float64
+	V, Z, H      [][]float64
+	cs, sn, g, y []float64
+}
+
+func newGmresWork(L int) *gmresWork {
+	v := func(l int) []float64 { return make([]float64, l) }
+	k := dualKrylov
+	w := &gmresWork{b: v(L), u: v(L), r: v(L), tmp: v(L), cs: v(k), sn: v(k), g: v(k + 1), y: v(k)}
+	w.V, w.Z, w.H = make([][]float64, k+1), make([][]float64, k), make([][]float64, k+1)
+	for i := range k + 1 {
+		w.V[i], w.H[i] = v(L), v(k)
+	}
+	for i := range k {
+		w.Z[i] = v(L)
+	}
+	return w
 }
 
 // gmres solves the unreduced Newton system for the right-hand side
@@ -85,26 +134,22 @@ func (x *dualIPM) precond(r, out []float64) {
 // shortfalls (the rare directions the deflation and the regularisation
 // of the free unknowns leave) are few.
 func (x *dualIPM) gmres(d dualDir) {
-	nx, nxo, n := len(x.x), len(x.xo), x.n
-	L := nx + nxo + n
-	b := make([]float64, L)
-	copy(b, x.gx)
-	copy(b[nx:], x.go_)
-	for i := range n {
-		b[nx+nxo+i] = -x.ra[i]
+	L := len(x.x) + len(x.xo) + x.n
+	if x.krylov == nil {
+		x.krylov = newGmresWork(L)
 	}
+	ws := x.krylov
+	b, u, r, tmp := ws.b, ws.u, ws.r, ws.tmp
+	V, Z, Hh, cs, sn, g := ws.V, ws.Z, ws.H, ws.cs, ws.sn, ws.g
+	x.newtonRHS(b)
 	bn := math.Sqrt(vec.Dot(b, b))
-	u := make([]float64, L)
 	if bn == 0 {
-		copy(d.x, u[:nx])
-		copy(d.xo, u[nx:nx+nxo])
-		copy(d.y, u[nx+nxo:])
+		clear(u)
+		x.unpack(u, d)
 		return
 	}
 	// Start from the structured solve's answer.
 	x.precond(b, u)
-	r := make([]float64, L)
-	tmp := make([]float64, L)
 	for range dualRestarts {
 		x.kktApply(u, tmp)
 		for i := range r {
@@ -114,26 +159,15 @@ func (x *dualIPM) gmres(d dualDir) {
 		if beta <= x.krylovTol*bn {
 			break
 		}
-		k := dualKrylov
-		V := make([][]float64, 0, k+1)
-		Z := make([][]float64, 0, k)
-		Hh := make([][]float64, k+1)
-		for i := range Hh {
-			Hh[i] = make([]float64, k)
+		for i := range r {
+			V[0][i] = r[i] / beta
 		}
-		cs, sn, g := make([]float64, k), make([]float64, k), make([]float64, k+1)
-		v0 := make([]float64, L)
-		for i := range v0 {
-			v0[i] = r[i] / beta
-		}
-		V = append(V, v0)
 		g[0] = beta
 		used := 0
-		for it := range k {
-			z := make([]float64, L)
+		for it := range dualKrylov {
+			z := Z[it]
 			x.precond(V[it], z)
-			Z = append(Z, z)
-			w := make([]float64, L)
+			w := V[it+1]
 			x.kktApply(z, w)
 			for i := 0; i <= it; i++ {
 				h := vec.Dot(w, V[i])
@@ -163,9 +197,8 @@ func (x *dualIPM) gmres(d dualDir) {
 			for i := range w {
 				w[i] /= hn
 			}
-			V = append(V, w)
 		}
-		yv := make([]float64, used)
+		yv := ws.y[:used]
 		for i := used - 1; i >= 0; i-- {
 			v := g[i]
 			for l := i + 1; l < used; l++ {
@@ -177,7 +210,5 @@ func (x *dualIPM) gmres(d dualDir) {
 			vec.AddScaled(u, yv[i], Z[i])
 		}
 	}
-	copy(d.x, u[:nx])
-	copy(d.xo, u[nx:nx+nxo])
-	copy(d.y, u[nx+nxo:])
+	x.unpack(u, d)
 }

@@ -2,7 +2,6 @@ package ipm
 
 import (
 	"math"
-	"slices"
 
 	"github.com/pmlopt/pmlopt/internal/vec"
 )
@@ -45,7 +44,7 @@ func (x *dualIPM) factor() error {
 		w := 0.0
 		for r := range x.prow {
 			for k := range n {
-				if x.prow[r].has == nil || x.prow[r].has[k] {
+				if x.prow[r].at(k) {
 					w = math.Max(w, x.pz[r][j*n+k]/x.ps[r][j*n+k])
 				}
 			}
@@ -239,7 +238,7 @@ func (x *dualIPM) eliminatePair(j, k int, inv, df []float64) {
 	var y [3]float64
 	for r := range x.prow {
 		row := &x.prow[r]
-		if (row.has != nil && !row.has[k]) || (row.bq >= 0 && row.pair[0] == 0) {
+		if !row.at(k) || (row.bq >= 0 && row.pair[0] == 0) {
 			continue
 		}
 		w := x.pz[r][pk] / x.ps[r][pk]
@@ -381,7 +380,7 @@ func (x *dualIPM) eliminatePinned(j, k int, inv, df []float64, db, wb [3]float64
 	for r := range x.prow {
 		row := &x.prow[r]
 		q := row.bq
-		if (row.has != nil && !row.has[k]) || q < 0 || row.pair[0] == 0 {
+		if !row.at(k) || q < 0 || row.pair[0] == 0 {
 			continue
 		}
 		w := x.pz[r][pk] / x.ps[r][pk]
@@ -422,14 +421,9 @@ func (x *dualIPM) eliminatePinned(j, k int, inv, df []float64, db, wb [3]float64
 func (x *dualIPM) gatherPairBorder(j, k int) {
 	pk := j*x.n + k
 	R := len(x.prow)
-	var w1 [3]float64
-	for r := range x.prow {
-		row := &x.prow[r]
-		if row.at(k) && row.bq >= 0 && row.pair[0] == 0 {
-			w1[row.bq] = x.pz[r][pk]/x.ps[r][pk] + x.freeReg[j]
-		}
-	}
-	// The rows left after the b's: their kinds and weights.
+	// The rows left after the b's: their kinds and weights, a joining
+	// row's with its b eliminated (the star's term, pairStar).
+	st := &x.stars[pk]
 	wt, kind := x.bwt[:0], x.bkind[:0]
 	for r := range x.prow {
 		row := &x.prow[r]
@@ -438,7 +432,7 @@ func (x *dualIPM) gatherPairBorder(j, k int) {
 		}
 		w := x.pz[r][pk] / x.ps[r][pk]
 		if q := row.bq; q >= 0 {
-			w = w1[q] * w / (w1[q] + w)
+			w = st.term[q]
 		}
 		wt, kind = append(wt, w), append(kind, r)
 	}
@@ -446,7 +440,7 @@ func (x *dualIPM) gatherPairBorder(j, k int) {
 	if x.pinP[pk] {
 		// p held: each row adds its own term.
 		for l, w := range wt {
-			if w > 0 && !math.IsInf(w, 0) {
+			if ldltTakes(w) {
 				x.bself[kind[l]] += w
 			}
 		}
@@ -463,9 +457,9 @@ func (x *dualIPM) gatherPairBorder(j, k int) {
 	}
 	for l := range wt {
 		for l2 := l + 1; l2 < len(wt); l2++ {
-			// A term ldlt.update would refuse (not positive and finite)
-			// must not spoil the sum of the others.
-			if v := wt[l] * wt[l2] / W; v > 0 && !math.IsInf(v, 0) {
+			// A term ldlt.update would refuse must not spoil the sum of
+			// the others.
+			if v := wt[l] * wt[l2] / W; ldltTakes(v) {
 				x.bedge[kind[l]*R+kind[l2]] += v
 			}
 		}
@@ -496,9 +490,7 @@ func (x *dualIPM) flushPairBorder(ldl *ldlt, j int) {
 	for r := range R {
 		if w := x.bself[r]; w > 0 {
 			coeffs(r, a, false)
-			if slices.ContainsFunc(a, func(v float64) bool { return v != 0 }) {
-				ldl.update(w, a)
-			}
+			ldl.update(w, a)
 		}
 		x.bself[r] = 0
 		have := false
@@ -513,14 +505,10 @@ func (x *dualIPM) flushPairBorder(ldl *ldlt, j int) {
 				have = true
 			}
 			coeffs(r2, b, true)
-			zero := true
 			for o := range no {
 				d[o] = a[o] - b[o]
-				zero = zero && d[o] == 0
 			}
-			if !zero {
-				ldl.update(w, d)
-			}
+			ldl.update(w, d)
 		}
 	}
 }
@@ -530,7 +518,7 @@ func (x *dualIPM) flushPairBorder(ldl *ldlt, j int) {
 // a term.
 func (x *dualIPM) addBorderDense(ldl *ldlt, Bm, Ci []float64) error {
 	no, nd := x.no, x.nd
-	R := make([]float64, nd*nd)
+	R := x.bchol // its lower triangle, written before it is read
 	for a := range nd {
 		for b := 0; b <= a; b++ {
 			v := -Ci[a*nd+b]
