@@ -248,43 +248,44 @@ func SolveRobust(p RobustProblem, opt Options) (*RobustResult, error) {
 	pi := normalised(set.Center)
 	target := math.Max(gap, robustGap)
 	if !dualApplies(set) {
-		return solveRobustCuts(ctx, p, pi, mu, kap, lip, maxIter, target, accept, -1)
+		return solveRobustCuts(ctx, p, pi, mu, kap, lip, maxIter, target, accept, nil)
 	}
-	out, err := solveRobustCuts(ctx, p, pi, mu, kap, lip, maxIter, target, accept, robustDualAfter)
+	// The dualised route is tried once: at the hand-over, or after the
+	// cutting planes give no answer before it.
+	var derr error
+	tried := false
+	dual := func() (*RobustResult, error) {
+		tried = true
+		var r *RobustResult
+		r, derr = solveRobustDual(ctx, p, pi, mu, kap, lip, maxIter, target, accept)
+		return r, derr
+	}
+	out, err := solveRobustCuts(ctx, p, pi, mu, kap, lip, maxIter, target, accept, dual)
 	if err == nil || ctx.Err() != nil {
 		return out, err
 	}
-	dual, derr := solveRobustDual(ctx, p, pi, mu, kap, lip, maxIter, target, accept)
-	if derr == nil {
-		if out != nil {
-			dual.Rounds += out.Rounds
-			dual.Iterations += out.Iterations
-			dual.Cuts += out.Cuts
+	if !tried {
+		r, derr := dual()
+		if derr == nil {
+			if out != nil {
+				r.Rounds += out.Rounds
+				r.Iterations += out.Iterations
+				r.Cuts += out.Cuts
+			}
+			return r, nil
 		}
-		return dual, nil
-	}
-	if ctx.Err() != nil {
-		return nil, derr
-	}
-	if errors.Is(err, errHandedOver) {
-		// The dualised route gave no answer either: cut on to the end,
-		// from the first round again (a rare path: its counts are its own).
-		out, err = solveRobustCuts(ctx, p, pi, mu, kap, lip, maxIter, target, accept, -1)
-		if err == nil || ctx.Err() != nil {
-			return out, err
+		if ctx.Err() != nil {
+			return nil, derr
 		}
 	}
 	return out, fmt.Errorf("%w (the dualised route: %v)", err, derr)
 }
 
-// errHandedOver is solveRobustCuts' error when it stops at the round it
-// was to hand the problem over at.
-var errHandedOver = fmt.Errorf("%w (still cutting: handed to the dualised constraints)", ErrRobustNotConverged)
-
 // solveRobustCuts is SolveRobust's first route, cutting planes over the
-// set's extreme priors. At round handOver (never when negative) it stops
-// with errHandedOver and the rounds, iterations and cuts so far.
-func solveRobustCuts(ctx context.Context, p RobustProblem, pi mech.Prior, mu, kap float64, lip bool, maxIter int, target, accept float64, handOver int) (*RobustResult, error) {
+// set's extreme priors. At round robustDualAfter it asks dual (when not
+// nil), the second route: its answer, with the rounds, iterations and
+// cuts so far added, is returned; without one the rounds go on.
+func solveRobustCuts(ctx context.Context, p RobustProblem, pi mech.Prior, mu, kap float64, lip bool, maxIter int, target, accept float64, dual func() (*RobustResult, error)) (*RobustResult, error) {
 	set, u, b := p.Set, p.Utility, p.Budget
 	n, m := u.Dims()
 	lo, hi := make([][][]float64, m), make([][][]float64, m)
@@ -316,8 +317,17 @@ func solveRobustCuts(ctx context.Context, p RobustProblem, pi mech.Prior, mu, ka
 	}
 	var x *robustIPM
 	for round := 0; ; round++ {
-		if round == handOver {
-			return &RobustResult{Rounds: res.Rounds, Iterations: res.Iterations, Cuts: countCuts(lo, hi) - first}, errHandedOver
+		if round == robustDualAfter && dual != nil {
+			r, err := dual()
+			if err == nil {
+				r.Rounds += res.Rounds
+				r.Iterations += res.Iterations
+				r.Cuts += countCuts(lo, hi) - first
+				return r, nil
+			}
+			if ctx.Err() != nil {
+				return nil, err
+			}
 		}
 		if round == robustMaxRounds {
 			return nil, fmt.Errorf("%w (%d rounds, %d cuts)", ErrRobustNotConverged, round, countCuts(lo, hi)-first)

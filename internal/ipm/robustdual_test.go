@@ -160,7 +160,7 @@ func TestSolveRobustHandsTiedColumnsToTheDualRoute(t *testing.T) {
 	b := mech.Budget{Measure: mech.LIP, Epsilon: 1}
 	p := RobustProblem{Utility: in.Utility, Budget: b, Set: set}
 	mu, kap, lip := budgetRates(b)
-	if _, err := solveRobustCuts(context.Background(), p, normalised(set.Center), mu, kap, lip, 200, robustGap, AcceptedGap, -1); err == nil {
+	if _, err := solveRobustCuts(context.Background(), p, normalised(set.Center), mu, kap, lip, 200, robustGap, AcceptedGap, nil); err == nil {
 		t.Fatal("the cutting planes answered alone: the test no longer exercises the hand-over")
 	}
 	r, err := SolveRobust(p, Options{})
