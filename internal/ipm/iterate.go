@@ -21,7 +21,9 @@ type iterand interface {
 	step() error
 }
 
-// errBrokeDown is iterate's error when the gap measure is not a number.
+// errBrokeDown is the interior points' error when a point or a pivot is
+// not a number (or not positive where it must be): rounding has spoilt
+// the iterations.
 var errBrokeDown = errors.New("ipm: the iterations broke down")
 
 // iterate runs the predictor-corrector iterations of x from its current

@@ -666,7 +666,7 @@ func (x *robustIPM) step() error {
 		x.y[i] += ad * c.y[i]
 	}
 	if math.IsNaN(x.p[0]) || math.IsNaN(x.y[0]) {
-		return errRobustBrokeDown
+		return errBrokeDown
 	}
 	return nil
 }
@@ -676,15 +676,8 @@ func (x *robustIPM) step() error {
 // sees each point whose residuals and complementarity are below near.
 func (x *robustIPM) run(ctx context.Context, maxIter int, near float64, observe func(it int) (improved, done bool)) error {
 	_, err := iterate(ctx, x, maxIter, near, observe)
-	if errors.Is(err, errBrokeDown) {
-		return errRobustBrokeDown
-	}
 	return err
 }
-
-// errRobustBrokeDown is robustIPM's error when its iterations reach a
-// point that is not a number.
-var errRobustBrokeDown = errors.New("ipm: the iterations over the prior lists broke down")
 
 func (x *robustIPM) gapMeasure() float64 { return x.measure() }
 

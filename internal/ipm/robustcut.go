@@ -215,27 +215,9 @@ func SolveRobust(p RobustProblem, opt Options) (*RobustResult, error) {
 			Msg: fmt.Sprintf("has %d rows but the prior set has %d letters", n, set.N())}
 	}
 	b := p.Budget
-	var mu, kap float64
-	lip := false
-	bad := func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) || v < 0 }
-	switch b.Measure {
-	case mech.PML:
-		if bad(b.Epsilon) {
-			return nil, fmt.Errorf("ipm: budget %g is not a finite number ≥ 0", b.Epsilon)
-		}
-		mu = math.Exp(-b.Epsilon)
-	case mech.LIP:
-		if bad(b.Epsilon) {
-			return nil, fmt.Errorf("ipm: budget %g is not a finite number ≥ 0", b.Epsilon)
-		}
-		mu, kap, lip = math.Exp(-b.Epsilon), math.Exp(-b.Epsilon), true
-	case mech.ALIP:
-		if bad(b.EpsilonLower) || bad(b.EpsilonUpper) {
-			return nil, fmt.Errorf("ipm: budget (%g, %g) is not finite and ≥ 0", b.EpsilonLower, b.EpsilonUpper)
-		}
-		mu, kap, lip = math.Exp(-b.EpsilonUpper), math.Exp(-b.EpsilonLower), true
-	default:
-		return nil, fmt.Errorf("ipm: SolveRobust takes pml, lip or alip budgets, not %q", b.Measure)
+	mu, kap, lip, err := robustRates(b)
+	if err != nil {
+		return nil, err
 	}
 	if mu == 1 || (lip && kap == 1) {
 		return nil, ErrRobustNotConverged // no interior: the LP decides
@@ -279,6 +261,31 @@ func SolveRobust(p RobustProblem, opt Options) (*RobustResult, error) {
 		}
 	}
 	return out, fmt.Errorf("%w (the dualised route: %v)", err, derr)
+}
+
+// robustRates returns the rates of budget b's caps: μ = e^{−ε_u} (e^{−ε}
+// for ε-PML and LIP), κ = e^{−ε_l} (e^{−ε} for LIP) and whether b has
+// lower caps (LIP, ALIP).
+func robustRates(b mech.Budget) (mu, kap float64, lip bool, err error) {
+	bad := func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) || v < 0 }
+	switch b.Measure {
+	case mech.PML:
+		if bad(b.Epsilon) {
+			return 0, 0, false, fmt.Errorf("ipm: budget %g is not a finite number ≥ 0", b.Epsilon)
+		}
+		return math.Exp(-b.Epsilon), 0, false, nil
+	case mech.LIP:
+		if bad(b.Epsilon) {
+			return 0, 0, false, fmt.Errorf("ipm: budget %g is not a finite number ≥ 0", b.Epsilon)
+		}
+		return math.Exp(-b.Epsilon), math.Exp(-b.Epsilon), true, nil
+	case mech.ALIP:
+		if bad(b.EpsilonLower) || bad(b.EpsilonUpper) {
+			return 0, 0, false, fmt.Errorf("ipm: budget (%g, %g) is not finite and ≥ 0", b.EpsilonLower, b.EpsilonUpper)
+		}
+		return math.Exp(-b.EpsilonUpper), math.Exp(-b.EpsilonLower), true, nil
+	}
+	return 0, 0, false, fmt.Errorf("ipm: SolveRobust takes pml, lip or alip budgets, not %q", b.Measure)
 }
 
 // solveRobustCuts is SolveRobust's first route, cutting planes over the
@@ -632,7 +639,7 @@ func (x *robustReading) result(p RobustProblem, pi mech.Prior) *RobustResult {
 	// The entries off the optimal face are cleared where the mechanism
 	// keeps its budget over the set without them; else they stay.
 	P := read(certify.DustEntry)
-	if l, w := levelsOver(p.Set, P, p.Budget); !withinBudget(l, w, p.Budget, RobustBudgetSlack) {
+	if l, w, _ := leakage.LevelOver(p.Set, P, p.Budget); !withinBudget(l, w, p.Budget, RobustBudgetSlack) {
 		P = read(0)
 	}
 	P, level, lower := mixOverSet(pi, P, p.Set, p.Budget)
@@ -801,19 +808,6 @@ func RobustBoundTwo(c mech.Prior, u mech.Utility, b mech.Budget, alpha []float64
 	return sum + worst + 16*float64(n+2)*certify.UnitRoundoff*(mag+size*float64(n)/math.Max(C, 1e-300))
 }
 
-// levelsOver returns the mechanism's level over the set: (ε_u, ε_l) for
-// ALIP, (level, 0) otherwise.
-func levelsOver(s *mech.PriorSet, P mech.Mechanism, b mech.Budget) (float64, float64) {
-	switch b.Measure {
-	case mech.LIP:
-		return leakage.LIPOver(s, P), 0
-	case mech.ALIP:
-		l, u := leakage.ALIPOver(s, P)
-		return u, l
-	}
-	return leakage.PMLOver(s, P), 0
-}
-
 func withinBudget(level, lower float64, b mech.Budget, slack float64) bool {
 	in := func(v, eps float64) bool { return v <= eps+slack*math.Max(1, eps) }
 	if b.Measure == mech.ALIP {
@@ -828,15 +822,15 @@ func withinBudget(level, lower float64, b mech.Budget, slack float64) bool {
 // for every prior, and the least weight that keeps the budget is found by
 // bisection on the audit over the set.
 func mixOverSet(pi mech.Prior, P mech.Mechanism, s *mech.PriorSet, b mech.Budget) (mech.Mechanism, float64, float64) {
-	level, lower := levelsOver(s, P, b)
+	level, lower, _ := leakage.LevelOver(s, P, b)
 	if withinBudget(level, lower, b, RobustBudgetSlack) {
 		return P, level, lower
 	}
 	out := mixUntil(pi, P, func(M mech.Mechanism) bool {
-		l, w := levelsOver(s, M, b)
+		l, w, _ := leakage.LevelOver(s, M, b)
 		return withinBudget(l, w, b, 0)
 	})
-	level, lower = levelsOver(s, out, b)
+	level, lower, _ = leakage.LevelOver(s, out, b)
 	return out, level, lower
 }
 

@@ -2,7 +2,6 @@ package ipm
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -665,12 +664,10 @@ func (x *dualIPM) step() error {
 		*z += ad * *dz
 	})
 	if math.IsNaN(x.x[0]) || math.IsNaN(x.y[0]) {
-		return errDualBreakdown
+		return errBrokeDown
 	}
 	return nil
 }
-
-var errDualBreakdown = errors.New("ipm: the iterations over the dualised set broke down")
 
 // measureRel is the largest of the relative complementarity and the
 // residuals.

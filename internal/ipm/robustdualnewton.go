@@ -527,7 +527,7 @@ func (x *dualIPM) addBorderDense(ldl *ldlt, Bm, Ci []float64) error {
 			}
 			if a == b {
 				if !(v > 0) {
-					return errDualBreakdown
+					return errBrokeDown
 				}
 				R[a*nd+a] = math.Sqrt(v)
 			} else {
