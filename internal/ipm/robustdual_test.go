@@ -3,6 +3,7 @@ package ipm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -12,24 +13,16 @@ import (
 	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/internal/testlong"
+	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
-// budgetRates returns μ = e^{−ε_u}, κ = e^{−ε_l} and whether b has lower
-// caps, as SolveRobust sets them.
-func budgetRates(b mech.Budget) (mu, kap float64, lip bool) {
-	switch b.Measure {
-	case mech.LIP:
-		return math.Exp(-b.Epsilon), math.Exp(-b.Epsilon), true
-	case mech.ALIP:
-		return math.Exp(-b.EpsilonUpper), math.Exp(-b.EpsilonLower), true
-	}
-	return math.Exp(-b.Epsilon), 0, false
-}
-
 // solveDual runs the dualised route alone.
 func solveDual(p RobustProblem) (*RobustResult, error) {
-	mu, kap, lip := budgetRates(p.Budget)
+	mu, kap, lip, err := robustRates(p.Budget)
+	if err != nil {
+		return nil, err
+	}
 	return solveRobustDual(context.Background(), p, normalised(p.Set.Center), mu, kap, lip, 200, robustGap, AcceptedGap)
 }
 
@@ -159,7 +152,7 @@ func TestSolveRobustHandsTiedColumnsToTheDualRoute(t *testing.T) {
 	set := studySet(t, in.Prior, true)
 	b := mech.Budget{Measure: mech.LIP, Epsilon: 1}
 	p := RobustProblem{Utility: in.Utility, Budget: b, Set: set}
-	mu, kap, lip := budgetRates(b)
+	mu, kap, lip, _ := robustRates(b)
 	if _, err := solveRobustCuts(context.Background(), p, normalised(set.Center), mu, kap, lip, 200, robustGap, AcceptedGap, nil); err == nil {
 		t.Fatal("the cutting planes answered alone: the test no longer exercises the hand-over")
 	}
@@ -466,7 +459,7 @@ func TestCoreSolvesTheNewtonSystem(t *testing.T) {
 		u := randinst.Utility(rng, n, m, 0)
 		set := randomSet(t, rng, pi, trial%2 == 0)
 		b := []mech.Budget{{Measure: mech.PML, Epsilon: 1}, {Measure: mech.LIP, Epsilon: 1}}[trial/2%2]
-		mu, kap, lip := budgetRates(b)
+		mu, kap, lip, _ := robustRates(b)
 		x := newDualIPM(normalised(set.Center), u, set, mu, kap, lip)
 		checkedMid, reached := false, false
 		for range 40 {
@@ -619,6 +612,73 @@ func TestBoxOfOnePrior(t *testing.T) {
 		want := nominalLP(t, pi, u, b)
 		if math.Abs(r.Value-want) > 1e-9*math.Max(1, want) {
 			t.Errorf("trial %d (%v): value %.12g, the optimum at the prior %.12g", trial, b.Measure, r.Value, want)
+		}
+	}
+}
+
+// TestSolveRobustResultsHoldTogether checks what SolveRobust returns
+// besides its value on every family at 8 letters, over a box and a ball,
+// under PML, LIP and ALIP: its levels are the mechanism's audit over the
+// set; its priors (one per output, and a pair under LIP and ALIP) lie in
+// the set; its Bound is proven by its own multipliers and priors
+// (RobustBound, at least the value), and BoundTwo by them with the cap
+// weights (RobustBoundTwo), both at least the LP optimum; and its counts
+// are the cutting planes' own where they answer before the hand-over, and
+// three rounds and the dualised route's one where they do not.
+func TestSolveRobustResultsHoldTogether(t *testing.T) {
+	for _, f := range instance.Families() {
+		in := familyInstance(t, f.Name, 8)
+		for _, box := range []bool{true, false} {
+			set := studySet(t, in.Prior, box)
+			for _, b := range []mech.Budget{{Measure: mech.PML, Epsilon: 1}, {Measure: mech.LIP, Epsilon: 1},
+				{Measure: mech.ALIP, EpsilonLower: 1, EpsilonUpper: 0.5}} {
+				name := fmt.Sprintf("%s box %v %v", f.Name, box, b.Measure)
+				p := RobustProblem{Utility: in.Utility, Budget: b, Set: set}
+				r, err := SolveRobust(p, Options{})
+				if err != nil {
+					t.Errorf("%s: %v", name, err)
+					continue
+				}
+				level, lower, _ := leakage.LevelOver(set, r.Mechanism, b)
+				if level != r.Level || lower != r.LevelLower {
+					t.Errorf("%s: levels (%g, %g), the audit over the set (%g, %g)", name, r.Level, r.LevelLower, level, lower)
+				}
+				inSet := func(what string, pr [][]float64) {
+					for j, v := range pr {
+						if v != nil && !set.Contains(v, 1e-9) {
+							t.Errorf("%s: %s prior of output %d is not in the set", name, what, j)
+						}
+					}
+				}
+				inSet("the bound's", r.Priors)
+				inSet("an upper caps'", r.PriorsUpper)
+				inSet("a lower caps'", r.PriorsLower)
+				cands := make([][][]float64, len(r.Priors))
+				for j, v := range r.Priors {
+					cands[j] = [][]float64{v}
+				}
+				want := robustLP(t, p)
+				tol := 1e-9 * math.Max(1, math.Abs(want))
+				if proved, _ := RobustBound(set.Center, in.Utility, b, r.Alpha, cands); math.Max(proved, r.Value) != r.Bound || r.Bound < want-tol {
+					t.Errorf("%s: Bound %.15g, its multipliers and priors prove %.15g, LP %.15g", name, r.Bound, proved, want)
+				}
+				if b.Measure != mech.PML {
+					two := RobustBoundTwo(set.Center, in.Utility, b, r.Alpha, r.PriorsUpper, r.PriorsLower, r.CapWeights)
+					if two != r.BoundTwo || two < want-tol {
+						t.Errorf("%s: BoundTwo %.15g, its multipliers, priors and cap weights prove %.15g, LP %.15g", name, r.BoundTwo, two, want)
+					}
+				}
+				mu, kap, lip, _ := robustRates(b)
+				cuts, cerr := solveRobustCuts(context.Background(), p, normalised(set.Center), mu, kap, lip, 200, robustGap, AcceptedGap, nil)
+				switch {
+				case r.Rounds <= robustDualAfter:
+					if cerr != nil || cuts.Rounds != r.Rounds || cuts.Cuts != r.Cuts || cuts.Iterations != r.Iterations {
+						t.Errorf("%s: %d rounds, %d cuts, %d iterations; the cutting planes alone %+v (%v)", name, r.Rounds, r.Cuts, r.Iterations, cuts, cerr)
+					}
+				case r.Rounds != robustDualAfter+1:
+					t.Errorf("%s: %d rounds: want the cutting planes' %d and the dualised route's one", name, r.Rounds, robustDualAfter)
+				}
+			}
 		}
 	}
 }
