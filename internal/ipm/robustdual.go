@@ -92,6 +92,8 @@ type dualIPM struct {
 	ra           []float64
 	comp         float64
 	primI, dualI float64
+	obj          float64 // the scaled objective at the point (residuals)
+	npairs       int     // complementary pairs (pairs)
 	held         float64
 	dinv         []float64 // inverted pair blocks, nq² per pair
 	dinvF        []float64 // per pair: nq × mr
@@ -175,15 +177,11 @@ func (r *dualPairRow) at(k int) bool { return r.has == nil || r.has[k] }
 // scatter adds v times the row's coefficients to px (the pair's unknowns)
 // and po (its output's).
 func (r *dualPairRow) scatter(v float64, px, po []float64) {
-	for q, a := range r.pair {
-		if a != 0 {
-			px[q] += v * a
-		}
+	for _, c := range r.pairNZ {
+		px[c.i] += v * c.a
 	}
-	for o, a := range r.out {
-		if a != 0 {
-			po[o] += v * a
-		}
+	for _, c := range r.outNZ {
+		po[c.i] += v * c.a
 	}
 }
 
@@ -410,6 +408,7 @@ func newDualIPM(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap float
 	x.tmpR, x.tmpR2 = v(x.mr), v(x.mr)
 	x.rhsY = v(n)
 	x.aff, x.cor, x.fix = newDualDir(x), newDualDir(x), newDualDir(x)
+	x.npairs = x.pairs()
 	x.rx = v(n)
 	x.bdiff, x.bchol = v(x.no), v(x.nd*x.nd)
 	x.bvs = v(2 * x.no)
@@ -548,6 +547,7 @@ func (x *dualIPM) residuals() {
 	}
 	x.primI = math.Max(x.primI, maxAbs(x.ra))
 	x.dualI = math.Max(maxAbs(x.rdx), maxAbs(x.rdo))
+	x.obj = x.objective()
 }
 
 // pairs is the number of complementary pairs.
@@ -571,7 +571,7 @@ func (x *dualIPM) pairs() int {
 func (x *dualIPM) hasB(k, q int) bool {
 	for _, row := range x.prow {
 		if row.bq == q && row.pair[0] == 0 {
-			return row.has == nil || row.has[k]
+			return row.at(k)
 		}
 	}
 	return false
@@ -640,7 +640,7 @@ func (x *dualIPM) step() error {
 	if err := x.factor(); err != nil {
 		return err
 	}
-	muC := x.comp / float64(x.pairs())
+	muC := x.comp / float64(x.npairs)
 	x.krylovTol = math.Min(dualKrylovLoose, math.Max(dualKrylovTol, 1e-2*x.measureRel()))
 	a := x.aff
 	x.each(&a, func(s, z, _, _, rc *float64) { *rc = -*s * *z })
@@ -671,7 +671,7 @@ func (x *dualIPM) step() error {
 
 // measureRel is the largest of the relative complementarity and the
 // residuals.
-func (x *dualIPM) measureRel() float64 { return relativeGap(x.comp, x.primI, x.dualI, x.objective()) }
+func (x *dualIPM) measureRel() float64 { return relativeGap(x.comp, x.primI, x.dualI, x.obj) }
 
 func (x *dualIPM) objective() float64 {
 	v := 0.0
@@ -710,7 +710,7 @@ func (x *dualIPM) runTo(ctx context.Context, maxIter int, tol float64) (iters in
 		}
 		best = g
 		save()
-		done = withinGap(x.comp, x.primI, x.dualI, x.objective(), tol)
+		done = withinGap(x.comp, x.primI, x.dualI, x.obj, tol)
 		return true, done
 	})
 	if cerr := ctx.Err(); cerr != nil {
