@@ -74,65 +74,85 @@ func TestSolveRobustMatchesTheDualisedLP(t *testing.T) {
 		}
 	}()
 	for trial := range trials {
-		n, m := 2+rng.IntN(7), 2+rng.IntN(7)
-		pi := randinst.Prior(rng, n, 0.02)
-		u := randinst.Utility(rng, n, m, []int{0, 3}[trial%2])
-		eps := []float64{0.3, 1, 2, 4}[trial%4]
-		var b mech.Budget
-		switch trial % 3 {
-		case 0:
-			b = mech.Budget{Measure: mech.PML, Epsilon: eps}
-		case 1:
-			b = mech.Budget{Measure: mech.LIP, Epsilon: eps}
-		case 2:
-			b = mech.Budget{Measure: mech.ALIP, EpsilonLower: eps, EpsilonUpper: 0.5 * eps}
-		}
-		set := randomSet(t, rng, pi, trial%5 < 3)
-		p := RobustProblem{Utility: u, Budget: b, Set: set}
+		p := randomRobustProblem(t, rng, trial, 7, false)
 		r, err := SolveRobust(p, Options{})
 		if errors.Is(err, ErrRobustNotConverged) {
 			// the caller's LP decides; counted below
-			t.Logf("trial %d (%d×%d, %+v, box %v): %v", trial, n, m, b, set.IsBox(), err)
+			t.Logf("trial %d (%+v, box %v): %v", trial, p.Budget, p.Set.IsBox(), err)
 			stalled++
 			continue
 		}
 		if err != nil {
-			t.Fatalf("trial %d (%d×%d, %+v, box %v): %v", trial, n, m, b, set.IsBox(), err)
+			t.Fatalf("trial %d (%+v, box %v): %v", trial, p.Budget, p.Set.IsBox(), err)
 		}
-		want := robustLP(t, p)
-		tol := 1e-9 * math.Max(1, math.Abs(want))
-		if math.Abs(r.Value-want) > tol || r.Bound < want-tol {
-			t.Fatalf("trial %d (%+v, box %v): [%.12g, %.12g], LP %.12g (rounds %d)", trial, b, set.IsBox(), r.Value, r.Bound, want, r.Rounds)
+		checkRobustAnswer(t, trial, p, r, draws, 20)
+	}
+}
+
+// randomRobustProblem draws a problem of at most nMax+1 letters and
+// outputs over a box (three trials in five) or an L1 ball, under PML, LIP
+// or ALIP (by trial) at ε 0.3, 1, 2 or 4; with fixLetter, every seventh
+// box fixes one letter's mass (no b for it in the dualised rows).
+func randomRobustProblem(t *testing.T, rng *rand.Rand, trial, nMax int, fixLetter bool) RobustProblem {
+	t.Helper()
+	n, m := 2+rng.IntN(nMax), 2+rng.IntN(nMax)
+	pi := randinst.Prior(rng, n, 0.02)
+	u := randinst.Utility(rng, n, m, []int{0, 3}[trial%2])
+	eps := []float64{0.3, 1, 2, 4}[trial%4]
+	b := []mech.Budget{{Measure: mech.PML, Epsilon: eps}, {Measure: mech.LIP, Epsilon: eps},
+		{Measure: mech.ALIP, EpsilonLower: eps, EpsilonUpper: 0.5 * eps}}[trial%3]
+	set := randomSet(t, rng, pi, trial%5 < 3)
+	if fixLetter && set.IsBox() && trial%7 == 0 {
+		k := rng.IntN(n)
+		lo, up := append([]float64(nil), set.Lower...), append([]float64(nil), set.Upper...)
+		lo[k], up[k] = pi[k], pi[k]
+		var err error
+		if set, err = mech.NewBoxSet(pi, lo, up); err != nil {
+			t.Fatal(err)
 		}
-		// Under PML one prior per output proves the optimum; under LIP
-		// and ALIP the upper and the lower caps each want their own,
-		// which BoundTwo has: within 1e-8 of the optimum (the relaxation's
-		// residuals, up to 1e-9, enter the multipliers it is read from).
-		if b.Measure == mech.PML && r.Bound > want+tol {
-			t.Fatalf("trial %d (%+v, box %v): bound %.12g above the LP's optimum %.12g", trial, b, set.IsBox(), r.Bound, want)
-		}
-		if b.Measure != mech.PML && (r.BoundTwo > want+10*tol || r.BoundTwo < want-tol) {
-			t.Fatalf("trial %d (%+v, box %v): two-prior bound %.12g, LP's optimum %.12g", trial, b, set.IsBox(), r.BoundTwo, want)
-		}
-		if !certify.RowsSumToOne(r.Mechanism) || !withinBudget(r.Level, r.LevelLower, b, RobustBudgetSlack) {
-			t.Fatalf("trial %d: the mechanism fails the audit over the set (level %g, %g)", trial, r.Level, r.LevelLower)
-		}
-		for range 20 {
-			q := randinst.SetPrior(draws, set, nil)
-			rep, err := certify.Audit(q, r.Mechanism, b)
-			if err != nil {
-				t.Fatal(err)
+	}
+	return RobustProblem{Utility: u, Budget: b, Set: set}
+}
+
+// checkRobustAnswer checks r against the dualised LP of p (an independent
+// formulation, solved by the simplex): the same optimum to 1e-9; a bound
+// that brackets it, within 1e-9 under PML, whose one prior per output
+// proves the optimum, and under LIP and ALIP the two-prior bound within
+// 1e-8 (the relaxation's residuals, up to 1e-9, enter the multipliers it
+// is read from); every prior the bounds rest on in the set; and a
+// mechanism within the budget over the set and at samples priors drawn
+// from it.
+func checkRobustAnswer(t *testing.T, trial int, p RobustProblem, r *RobustResult, draws *rand.Rand, samples int) {
+	t.Helper()
+	b, set := p.Budget, p.Set
+	want := robustLP(t, p)
+	tol := 1e-9 * math.Max(1, math.Abs(want))
+	if math.Abs(r.Value-want) > tol || r.Bound < want-tol {
+		t.Fatalf("trial %d (%+v, box %v): [%.12g, %.12g], LP %.12g (rounds %d)", trial, b, set.IsBox(), r.Value, r.Bound, want, r.Rounds)
+	}
+	if b.Measure == mech.PML && r.Bound > want+tol {
+		t.Fatalf("trial %d (%+v, box %v): bound %.12g above the LP's optimum %.12g", trial, b, set.IsBox(), r.Bound, want)
+	}
+	if b.Measure != mech.PML && (r.BoundTwo > want+10*tol || r.BoundTwo < want-tol) {
+		t.Fatalf("trial %d (%+v, box %v): two-prior bound %.12g, LP's optimum %.12g", trial, b, set.IsBox(), r.BoundTwo, want)
+	}
+	if !certify.RowsSumToOne(r.Mechanism) || !withinBudget(r.Level, r.LevelLower, b, RobustBudgetSlack) {
+		t.Fatalf("trial %d: the mechanism fails the audit over the set (level %g, %g)", trial, r.Level, r.LevelLower)
+	}
+	for _, list := range [][][]float64{r.Priors, r.PriorsUpper, r.PriorsLower} {
+		for j, pr := range list {
+			if pr != nil && !set.Contains(pr, 1e-9) {
+				t.Fatalf("trial %d: output %d's prior %v is not in the set", trial, j, pr)
 			}
-			lvl := rep.Level
-			if b.Measure == mech.ALIP {
-				if rep.ALIPLower > b.EpsilonLower+1e-8 {
-					t.Fatalf("trial %d: ALIP lower level %g at a prior of the set", trial, rep.ALIPLower)
-				}
-				lvl = rep.Level
-			}
-			if lvl > upper(b)+1e-8 {
-				t.Fatalf("trial %d: level %g at a prior of the set, budget %+v", trial, lvl, b)
-			}
+		}
+	}
+	for range samples {
+		rep, err := certify.Audit(randinst.SetPrior(draws, set, nil), r.Mechanism, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Level > upper(b)+1e-8 || (b.Measure == mech.ALIP && rep.ALIPLower > b.EpsilonLower+1e-8) {
+			t.Fatalf("trial %d: levels (%g, %g) at a prior of the set, budget %+v", trial, rep.Level, rep.ALIPLower, b)
 		}
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/internal/testlong"
@@ -42,61 +41,14 @@ func TestDualRouteMatchesTheLP(t *testing.T) {
 	}
 	missed := 0
 	for trial := range trials {
-		n, m := 2+rng.IntN(9), 2+rng.IntN(9)
-		pi := randinst.Prior(rng, n, 0.02)
-		u := randinst.Utility(rng, n, m, []int{0, 3}[trial%2])
-		eps := []float64{0.3, 1, 2, 4}[trial%4]
-		b := []mech.Budget{{Measure: mech.PML, Epsilon: eps}, {Measure: mech.LIP, Epsilon: eps},
-			{Measure: mech.ALIP, EpsilonLower: eps, EpsilonUpper: 0.5 * eps}}[trial%3]
-		set := randomSet(t, rng, pi, trial%5 < 3)
-		if set.IsBox() && trial%7 == 0 {
-			// A letter whose mass the box fixes has no b.
-			k := rng.IntN(n)
-			lo, up := append([]float64(nil), set.Lower...), append([]float64(nil), set.Upper...)
-			lo[k], up[k] = pi[k], pi[k]
-			var err error
-			if set, err = mech.NewBoxSet(pi, lo, up); err != nil {
-				t.Fatal(err)
-			}
-		}
-		p := RobustProblem{Utility: u, Budget: b, Set: set}
+		p := randomRobustProblem(t, rng, trial, 9, true)
 		r, err := solveDual(p)
 		if err != nil {
-			t.Logf("trial %d (%d×%d, %+v, box %v): %v", trial, n, m, b, set.IsBox(), err)
+			t.Logf("trial %d (%+v, box %v): %v", trial, p.Budget, p.Set.IsBox(), err)
 			missed++
 			continue
 		}
-		want := robustLP(t, p)
-		tol := 1e-9 * math.Max(1, math.Abs(want))
-		if math.Abs(r.Value-want) > tol || r.Bound < want-tol {
-			t.Fatalf("trial %d (%+v, box %v): [%.12g, %.12g], LP %.12g", trial, b, set.IsBox(), r.Value, r.Bound, want)
-		}
-		if b.Measure == mech.PML && r.Bound > want+tol {
-			t.Fatalf("trial %d: bound %.12g above the LP's optimum %.12g", trial, r.Bound, want)
-		}
-		if b.Measure != mech.PML && (r.BoundTwo > want+10*tol || r.BoundTwo < want-tol) {
-			t.Fatalf("trial %d (%+v): two-prior bound %.12g, LP %.12g", trial, b, r.BoundTwo, want)
-		}
-		if !certify.RowsSumToOne(r.Mechanism) || !withinBudget(r.Level, r.LevelLower, b, RobustBudgetSlack) {
-			t.Fatalf("trial %d: the mechanism fails the audit over the set (level %g, %g)", trial, r.Level, r.LevelLower)
-		}
-		// The bound rests on priors of the set.
-		for _, list := range [][][]float64{r.Priors, r.PriorsUpper, r.PriorsLower} {
-			for j, pr := range list {
-				if pr != nil && !set.Contains(pr, 1e-9) {
-					t.Fatalf("trial %d: output %d's prior %v is not in the set", trial, j, pr)
-				}
-			}
-		}
-		for range 10 {
-			rep, err := certify.Audit(randinst.SetPrior(draws, set, nil), r.Mechanism, b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if rep.Level > upper(b)+1e-8 || (b.Measure == mech.ALIP && rep.ALIPLower > b.EpsilonLower+1e-8) {
-				t.Fatalf("trial %d: levels (%g, %g) at a prior of the set, budget %+v", trial, rep.Level, rep.ALIPLower, b)
-			}
-		}
+		checkRobustAnswer(t, trial, p, r, draws, 10)
 	}
 	if missed > trials/10 {
 		t.Errorf("the dualised route left %d of %d trials unanswered", missed, trials)
