@@ -42,6 +42,7 @@ import (
 
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/instance"
+	"github.com/pmlopt/pmlopt/internal/par"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/worstcase"
@@ -253,10 +254,7 @@ func speedupPlan(size, workers string, eps float64) ([]spec, error) {
 	}
 	var counts []int
 	if workers == "" {
-		for w := 1; w < runtime.NumCPU(); w *= 2 {
-			counts = append(counts, w)
-		}
-		counts = append(counts, runtime.NumCPU())
+		counts = par.Counts(runtime.NumCPU())
 	}
 	for _, f := range list(workers) {
 		w, err := strconv.Atoi(f)

@@ -2,16 +2,18 @@ package colgen_test
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/internal/colgen"
+	"github.com/pmlopt/pmlopt/internal/par"
 )
 
 // BenchmarkProbeWorkers times one cold probe at ε = 1 of a Euclidean
 // grid's value pattern (uniform prior, distances up to half the side: near
-// the best worst case at ε = 1) with one and two workers; pivots/op is the
-// same for both.
+// the best worst case at ε = 1) with 1, 2, 4, … workers up to every CPU;
+// pivots/op is the same for every count.
 func BenchmarkProbeWorkers(b *testing.B) {
 	for _, side := range []int{16} {
 		u, err := instance.Grid(side, side)
@@ -23,7 +25,7 @@ func BenchmarkProbeWorkers(b *testing.B) {
 			b.Fatal(err)
 		}
 		pat := u.Pattern(-float64(side) / 2)
-		for _, w := range []int{1, 2} {
+		for _, w := range par.Counts(runtime.NumCPU()) {
 			b.Run(fmt.Sprintf("%dx%d/workers=%d", side, side, w), func(b *testing.B) {
 				pivots := 0
 				for range b.N {

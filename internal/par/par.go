@@ -27,3 +27,13 @@ func Split(workers, least, n, cost int, f func(lo, hi int)) {
 	f(0, n/w)
 	wg.Wait()
 }
+
+// Counts lists the worker counts a speed-up measurement times: 1, 2, 4, …
+// below n, then n itself (n < 1 is taken as 1).
+func Counts(n int) []int {
+	var out []int
+	for w := 1; w < n; w *= 2 {
+		out = append(out, w)
+	}
+	return append(out, max(n, 1))
+}

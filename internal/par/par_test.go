@@ -34,3 +34,20 @@ func TestSplitCoversOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestCounts: powers of two below n, then n, and never an empty list.
+func TestCounts(t *testing.T) {
+	for n, want := range map[int][]int{
+		0: {1}, 1: {1}, 2: {1, 2}, 6: {1, 2, 4, 6}, 16: {1, 2, 4, 8, 16},
+	} {
+		got := Counts(n)
+		if len(got) != len(want) {
+			t.Fatalf("Counts(%d) = %v, want %v", n, got, want)
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("Counts(%d) = %v, want %v", n, got, want)
+			}
+		}
+	}
+}
