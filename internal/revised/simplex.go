@@ -460,14 +460,30 @@ func (s *Simplex) setBounds(j int, lower, upper float64, kind string) error {
 		lower *= s.rs[k]
 		upper *= s.rs[k]
 	}
+	if s.state[j] == basic {
+		s.lb[j], s.ub[j] = lower, upper
+		return nil
+	}
+	// A nonbasic variable stays where it is when a new bound holds it
+	// there: freeing a column fixed at [0, 0] must not move it to its new
+	// upper bound, which would throw the warm basis far from feasible.
+	at := 0.0
+	switch s.state[j] {
+	case atLower:
+		at = s.lb[j]
+	case atUpper:
+		at = s.ub[j]
+	}
 	s.lb[j], s.ub[j] = lower, upper
-	if s.state[j] != basic {
-		switch {
-		case s.state[j] == atLower && math.IsInf(lower, -1),
-			s.state[j] == atUpper && math.IsInf(upper, 1),
-			s.state[j] == atZero:
-			s.state[j] = s.restState(j)
-		}
+	switch {
+	case lower == at:
+		s.state[j] = atLower
+	case upper == at:
+		s.state[j] = atUpper
+	case s.state[j] == atLower && math.IsInf(lower, -1),
+		s.state[j] == atUpper && math.IsInf(upper, 1),
+		s.state[j] == atZero:
+		s.state[j] = s.restState(j)
 	}
 	return nil
 }
@@ -1043,6 +1059,11 @@ func (s *Simplex) ray(r *solveRun, phase1 bool) (*Result, flow, error) {
 	if s.perturbed {
 		s.unperturb()
 		r.deg.Steps = 0
+		return s.again(r)
+	}
+	if !r.fresh {
+		// Updated factors can lose the pivots that bound the step: only
+		// a ray on fresh ones is taken for one.
 		return s.again(r)
 	}
 	return &Result{Status: lp.Unbounded, Iterations: r.iters}, finish, nil

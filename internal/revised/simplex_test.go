@@ -410,3 +410,31 @@ func TestLUThresholdFallback(t *testing.T) {
 	}
 	checkSolves(t, f, cols, x)
 }
+
+// TestFreedFixedColumnStays: a nonbasic column fixed at [0, 0] that sits at
+// its upper bound stays at 0 when its bounds become [0, 1], so a warm
+// solve whose optimum it does not enter takes no pivot. Moved to the new
+// upper bound instead, it would throw the basis far from feasible.
+func TestFreedFixedColumnStays(t *testing.T) {
+	m := &lp.Model{Maximize: true}
+	x := m.AddCol(2, 0, 1, "")
+	y := m.AddCol(1, 0, 1, "")
+	z := m.AddCol(0, 0, 0, "")
+	m.AddRow(-inf, 1.5, "", lp.Entry(x, 1), lp.Entry(y, 1), lp.Entry(z, 1))
+	s, err := New(m, nil)
+	require.NoError(t, err)
+	r, err := s.Solve()
+	require.NoError(t, err)
+	require.Equal(t, lp.Optimal, r.Status)
+	assert.InDelta(t, 2.5, r.Objective, 1e-12)
+	require.NotEqual(t, basic, s.state[z])
+	s.state[z] = atUpper // where a fixed column can leave the basis
+	require.NoError(t, s.SetColBounds(z, 0, 1))
+	assert.Equal(t, atLower, s.state[z])
+	r, err = s.Solve()
+	require.NoError(t, err)
+	require.Equal(t, lp.Optimal, r.Status)
+	assert.InDelta(t, 2.5, r.Objective, 1e-12)
+	assert.Equal(t, 0, r.Iterations)
+	assert.InDelta(t, 0, r.X[z], 0)
+}
