@@ -105,3 +105,5 @@ func (r *revisedSession) Solve() (*Solution, error) {
 func (r *revisedSession) Close() { r.closed = true }
 
 func (r *revisedSession) SetStop(stop func() bool) { r.s.SetStop(stop) }
+
+func (r *revisedSession) SetIterationLimit(n int) { r.s.SetMaxIter(n) }

@@ -74,6 +74,14 @@ type StoppableSession interface {
 	SetStop(stop func() bool)
 }
 
+// LimitedSession is a Session whose Solves can be bounded in simplex
+// iterations: a Solve that reaches the limit returns Status Limit. n ≤ 0
+// restores the engine's default.
+type LimitedSession interface {
+	Session
+	SetIterationLimit(n int)
+}
+
 // BasisSession is a Session whose basis can be read and replaced, so that a
 // related model (another zero pattern, say) can start from it. An
 // inconsistent basis (a wrong number of basic variables, a singular basis

@@ -10,11 +10,10 @@ import (
 	"github.com/pmlopt/pmlopt/solver"
 )
 
-// TestRevisedSessionStops: the pure-Go backend's sessions can be stopped
-// (solver.StoppableSession), and a stopped Solve is an error; cleared, the
-// stop no longer interferes.
-func TestRevisedSessionStops(t *testing.T) {
-	// max 3x + 5y s.t. x ≤ 4, 2y ≤ 12, 3x + 2y ≤ 18: optimum 36 at (2, 6).
+// wyndorSession loads max 3x + 5y s.t. x ≤ 4, 2y ≤ 12, 3x + 2y ≤ 18
+// (optimum 36 at (2, 6)) into a session of the pure-Go backend.
+func wyndorSession(t *testing.T) solver.Session {
+	t.Helper()
 	m := &lp.Model{Maximize: true}
 	x := m.AddCol(3, 0, lp.Inf, "x")
 	y := m.AddCol(5, 0, lp.Inf, "y")
@@ -25,14 +24,41 @@ func TestRevisedSessionStops(t *testing.T) {
 	require.True(t, ok)
 	sess, err := ws.Load(m)
 	require.NoError(t, err)
+	return sess
+}
+
+// TestRevisedSessionStops: the pure-Go backend's sessions can be stopped
+// (solver.StoppableSession), and a stopped Solve is an error; cleared, the
+// stop no longer interferes.
+func TestRevisedSessionStops(t *testing.T) {
+	sess := wyndorSession(t)
 	defer sess.Close()
 	ss, ok := sess.(solver.StoppableSession)
 	require.True(t, ok)
 	ss.SetStop(func() bool { return true })
-	_, err = sess.Solve()
+	_, err := sess.Solve()
 	assert.ErrorContains(t, err, "stopped")
 	ss.SetStop(func() bool { return false })
 	sol, err := sess.Solve()
+	require.NoError(t, err)
+	assert.Equal(t, solver.Optimal, sol.Status)
+	assert.InDelta(t, 36, sol.Objective, 1e-12)
+}
+
+// TestRevisedSessionIterationLimit: a Solve of the pure-Go backend's
+// session past its iteration limit (solver.LimitedSession) ends with
+// Status Limit, and the default restored, the same session solves.
+func TestRevisedSessionIterationLimit(t *testing.T) {
+	sess := wyndorSession(t)
+	defer sess.Close()
+	ls, ok := sess.(solver.LimitedSession)
+	require.True(t, ok)
+	ls.SetIterationLimit(1) // the optimum is two pivots from the slack basis
+	sol, err := sess.Solve()
+	require.NoError(t, err)
+	assert.Equal(t, solver.Limit, sol.Status)
+	ls.SetIterationLimit(0)
+	sol, err = sess.Solve()
 	require.NoError(t, err)
 	assert.Equal(t, solver.Optimal, sol.Status)
 	assert.InDelta(t, 36, sol.Objective, 1e-12)

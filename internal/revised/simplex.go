@@ -72,6 +72,10 @@ const stopEvery = 64
 // ErrStopped is the error of a Solve that Options.Stop ended.
 var ErrStopped = errors.New("revised: stopped")
 
+// defaultMaxIter is the iteration limit of a model of m rows and n
+// columns when Options.MaxIter is not set.
+func defaultMaxIter(m, n int) int { return 100*(m+n) + 10000 }
+
 func (o *Options) fill(m, n int) {
 	if o.FeasTol <= 0 {
 		o.FeasTol = 1e-9
@@ -83,7 +87,7 @@ func (o *Options) fill(m, n int) {
 		o.PivotTol = 1e-9
 	}
 	if o.MaxIter <= 0 {
-		o.MaxIter = 100*(m+n) + 10000
+		o.MaxIter = defaultMaxIter(m, n)
 	}
 	if o.RefactorEvery <= 0 {
 		o.RefactorEvery = 100
@@ -604,6 +608,15 @@ func (s *Simplex) computeX() {
 
 // SetStop sets Options.Stop for the next Solves.
 func (s *Simplex) SetStop(stop func() bool) { s.opt.Stop = stop }
+
+// SetMaxIter sets Options.MaxIter for the next Solves; n ≤ 0 restores the
+// default for the loaded model's size.
+func (s *Simplex) SetMaxIter(n int) {
+	if n <= 0 {
+		n = defaultMaxIter(s.m, s.n)
+	}
+	s.opt.MaxIter = n
+}
 
 // Solve runs the primal simplex method from the current basis: phase 1
 // minimises the sum of infeasibilities, phase 2 the objective. Should the
