@@ -119,39 +119,43 @@ func tightenExpectedOverSet(p *problem.Problem, u mech.Utility, b mech.Budget, p
 // verify checks), the priors first raised above the set in exact
 // arithmetic (aboveSet). ok is false, with no error, when the route does
 // not apply (a backend or the full LP asked for, LDP) or does not
-// answer; the LP route then decides.
-func solveExpectedOverSetIPM(ctx context.Context, p *problem.Problem, u mech.Utility, b mech.Budget, opt Options) (*Solution, bool, error) {
+// answer; the LP route then decides, starting from the support of start,
+// the point the interior points stalled at (nil when there is none).
+func solveExpectedOverSetIPM(ctx context.Context, p *problem.Problem, u mech.Utility, b mech.Budget, opt Options) (sol *Solution, ok bool, start mech.Mechanism, err error) {
 	set := p.PriorSet
 	if opt.Solver != nil || opt.FullLP || (b.Measure != mech.PML && b.Measure != mech.LIP && b.Measure != mech.ALIP) {
-		return nil, false, nil
+		return nil, false, nil, nil
 	}
 	r, err := ipm.SolveRobust(ipm.RobustProblem{Utility: u, Budget: b, Set: set}, ipm.Options{Context: ctx})
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, false, ctx.Err()
+			return nil, false, nil, ctx.Err()
 		}
-		return nil, false, nil
+		if r != nil {
+			start = r.Mechanism
+		}
+		return nil, false, start, nil
 	}
 	m := r.Mechanism
 	if !withinOver(set, m, b) {
-		return nil, false, nil
+		return nil, false, nil, nil
 	}
 	cands := make([][][]float64, len(r.Priors))
 	priors := make([][]float64, len(r.Priors))
 	for j, v := range r.Priors {
 		w, ok := aboveSet(set, p.Prior, v)
 		if !ok {
-			return nil, false, nil
+			return nil, false, nil, nil
 		}
 		priors[j], cands[j] = w, [][]float64{w}
 	}
 	bound, _ := ipm.RobustBound(p.Prior, u, b, r.Alpha, cands)
 	value := u.ExpectedUtility(p.Prior, m)
 	if math.IsInf(bound, 0) || math.IsNaN(bound) || bound < value-ipm.RobustBudgetSlack*math.Max(1, math.Abs(value)) {
-		return nil, false, nil
+		return nil, false, nil, nil
 	}
 	level, lower := levelOver(set, m, b)
-	sol := &Solution{Mechanism: m, Epsilon: level, OptimalEpsilonLower: level, ALIPLower: lower, Solver: "ipm",
+	sol = &Solution{Mechanism: m, Epsilon: level, OptimalEpsilonLower: level, ALIPLower: lower, Solver: "ipm",
 		ExpectedUtilityBound: math.Max(bound, value), Objective: p.Objective, Measure: b.Measure}
 	describe(p, sol)
 	c := setExpectedCertificate(p, b, sol, setHint{})
@@ -162,7 +166,7 @@ func solveExpectedOverSetIPM(ctx context.Context, p *problem.Problem, u mech.Uti
 	if b.Measure == mech.LIP || b.Measure == mech.ALIP {
 		twoPriorBound(p, u, b, r, sol)
 	}
-	return sol, true, nil
+	return sol, true, nil, nil
 }
 
 // twoPriorBound replaces sol's bound (LIP or ALIP over a set, proven with

@@ -55,14 +55,17 @@ func RobustSolver(o Options) solver.Solver {
 // per output, and the ε-PML expected utility over an L1 ball, whose dual
 // adds 3N rows per output, go to the cutting planes of
 // polytope.SolveRobustCuts, which keep the LPs at the size of the LP at one
-// prior and reach the same optimum; the rest goes to BuildRobust's
-// dualised model, solved once (docs/performance.md, "Guarantees over a
-// set of priors", has the measurements behind the split).
+// prior and reach the same optimum; so does a problem with a start
+// (Spec.Start, the point the interior points stalled at), whose worst
+// priors are often every cut the rounds need. The rest goes to
+// BuildRobust's dualised model, solved once (docs/performance.md,
+// "Guarantees over a set of priors", has the measurements behind the
+// split).
 func solveRobustLP(s polytope.Spec, set *mech.PriorSet, slv solver.Solver) (mech.Mechanism, solver.Status, int, error) {
 	var m mech.Mechanism
 	var status solver.Status
 	lps := 1
-	if s.Budget.Measure == mech.LIP || s.Budget.Measure == mech.ALIP || (!set.IsBox() && s.Objective == polytope.ExpectedUtility) {
+	if s.Start != nil || s.Budget.Measure == mech.LIP || s.Budget.Measure == mech.ALIP || (!set.IsBox() && s.Objective == polytope.ExpectedUtility) {
 		r, err := polytope.SolveRobustCuts(s, set, slv)
 		if err != nil {
 			return nil, 0, 0, err
@@ -120,10 +123,11 @@ func solveOverPriorSet(ctx context.Context, p *problem.Problem, b mech.Budget, o
 		if err != nil {
 			return nil, err
 		}
-		if sol, ok, err := solveExpectedOverSetIPM(ctx, p, u, b, opt); ok || err != nil {
+		sol, ok, start, err := solveExpectedOverSetIPM(ctx, p, u, b, opt)
+		if ok || err != nil {
 			return sol, err
 		}
-		m, status, lps, err := solveRobustLP(polytope.Spec{Prior: p.Prior, Budget: b, Objective: polytope.ExpectedUtility, Utility: u}, set, slv)
+		m, status, lps, err := solveRobustLP(polytope.Spec{Prior: p.Prior, Budget: b, Objective: polytope.ExpectedUtility, Utility: u, Start: start}, set, slv)
 		if err != nil {
 			return nil, err
 		}
@@ -131,7 +135,7 @@ func solveOverPriorSet(ctx context.Context, p *problem.Problem, b mech.Budget, o
 			return nil, fmt.Errorf("prior_set: the %s backend found no mechanism (status %v)", slv.Name(), status)
 		}
 		level, lower := levelOver(set, m, b)
-		sol := &Solution{Mechanism: m, Epsilon: level, OptimalEpsilonLower: level, ALIPLower: lower, Solver: slv.Name(), LPSolves: lps,
+		sol = &Solution{Mechanism: m, Epsilon: level, OptimalEpsilonLower: level, ALIPLower: lower, Solver: slv.Name(), LPSolves: lps,
 			FullLP: true, ExpectedUtilityBound: math.NaN()}
 		var hint setHint
 		sol.ExpectedUtilityBound, hint = expectedBoundOverSet(ctx, p, u, b, nil, opt)

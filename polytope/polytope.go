@@ -43,6 +43,12 @@ type Spec struct {
 	// Outputs is the number of outputs M. It may be left 0 when Pattern or
 	// Utility gives it; when set, it must agree with them.
 	Outputs int
+	// Start, if not nil, is a mechanism near the optimum (an interior
+	// point that stalled short of its proof, say): SolveRobustCuts starts
+	// each output's list of priors with the worst ones for Start's column,
+	// so that its first LP is near the last. The answer does not depend
+	// on it.
+	Start mech.Mechanism
 }
 
 // Model is a privacy polytope written as a sparse LP, with the map from

@@ -199,7 +199,10 @@ var ErrRobustNotConverged = errors.New("ipm: the interior point over the prior s
 // prove the bound the same way. A set that is a single prior has no
 // interior for that route (dualApplies). The error wraps
 // ErrRobustNotConverged when neither route answers; the caller then has
-// the dualised LP decide.
+// the dualised LP decide. The result returned with that error, when not
+// nil, holds the point the cutting planes stalled at, neither proven nor
+// within the accepted gap: a start for that LP (its worst priors), not an
+// answer.
 func SolveRobust(p RobustProblem, opt Options) (*RobustResult, error) {
 	set := p.Set
 	if set == nil {
