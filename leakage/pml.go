@@ -11,12 +11,12 @@ import (
 // Unused outputs (q_j = 0) are outside S_Y and get -Inf, so they never
 // raise a maximum.
 func PMLPerOutput(pi mech.Prior, p mech.Mechanism) []float64 {
+	if p.CheckPrior(pi) != nil {
+		return nil
+	}
+	mx := p.ColumnMax()
 	return perUsedOutput(pi, p, func(j int, qj float64) float64 {
-		mx := 0.0
-		for i := range p {
-			mx = math.Max(mx, p[i][j])
-		}
-		return mathx.LogRatio(mx, qj)
+		return mathx.LogRatio(mx[j], qj)
 	})
 }
 

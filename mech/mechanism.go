@@ -89,6 +89,22 @@ func (p Mechanism) Marginal(pi Prior) []float64 {
 	return q
 }
 
+// ColumnMax returns the largest entry of each of the first row's columns,
+// at least 0 (NaN where a column holds one); a row of another length is
+// read up to the shorter of the two. It reads p row by row: on a large
+// mechanism a pass down each column in turn touches a new cache line per
+// entry.
+func (p Mechanism) ColumnMax() []float64 {
+	_, m := p.Dims()
+	mx := make([]float64, m)
+	for _, row := range p {
+		for j, v := range row[:min(len(row), m)] {
+			mx[j] = math.Max(mx[j], v)
+		}
+	}
+	return mx
+}
+
 // Posterior returns the N×M matrix P(x_i | y_j) = π_i p_ij / q_j. Columns of
 // unused outputs (q_j = 0) are all zero. It is nil if the shapes do not
 // agree (CheckPrior).

@@ -123,8 +123,8 @@ func dropNoise(pi mech.Prior, p mech.Mechanism, b mech.Budget, largest float64) 
 	_, m := p.Dims()
 	for pass := 0; pass <= m; pass++ {
 		dropped := false
-		for j := 0; j < m; j++ {
-			if mx := columnMax(p, j); mx > 0 && mx <= largest && breaks(pi, p, j, b) {
+		for j, mx := range p.ColumnMax() {
+			if mx > 0 && mx <= largest && breaks(pi, p, j, b) {
 				for i := range p {
 					p[i][j] = 0
 				}
@@ -222,14 +222,6 @@ func mixToBudget(pi mech.Prior, p mech.Mechanism, eps float64) mech.Mechanism {
 	return p
 }
 
-func columnMax(p mech.Mechanism, j int) float64 {
-	mx := 0.0
-	for i := range p {
-		mx = math.Max(mx, p[i][j])
-	}
-	return mx
-}
-
 // breaks reports whether output j of p violates budget b by more than a
 // relative breakSlack: for PML and ALIP/LIP p_ij/q_j must lie in
 // [e^{−ε_l}, e^{ε_u}], for LDP the column's largest and smallest entries
@@ -285,9 +277,8 @@ func withoutDust(p mech.Mechanism) mech.Mechanism {
 	// only its smallest entries would lower its marginal and raise the
 	// ratio of the others.
 	c := p.Clone()
-	_, m := c.Dims()
-	for j := 0; j < m; j++ {
-		if mx := columnMax(c, j); mx > 0 && mx <= certify.VertexColumnNoise {
+	for j, mx := range c.ColumnMax() {
+		if mx > 0 && mx <= certify.VertexColumnNoise {
 			for i := range c {
 				c[i][j] = 0
 			}
