@@ -107,6 +107,17 @@ func tightenExpectedOverSet(p *problem.Problem, u mech.Utility, b mech.Budget, p
 	return old
 }
 
+// lpStart is what the interior points leave the LP route when they give
+// no answer: the point their cutting planes stalled at (point, which
+// starts the LP's cutting planes: polytope.Spec.Start), or, under PML,
+// word that their rounds ran out without one (dualise): the LP's own
+// rounds, which add the same worst priors, then run out too, and
+// BuildRobust's model, solved once, is quicker (docs/performance.md).
+type lpStart struct {
+	point   mech.Mechanism
+	dualise bool
+}
+
 // solveExpectedOverSetIPM maximises the expected utility under the
 // estimate over the mechanisms that keep b (PML, LIP or ALIP) for every
 // prior of p's set by ipm.SolveRobust: cutting planes over the set's
@@ -119,40 +130,42 @@ func tightenExpectedOverSet(p *problem.Problem, u mech.Utility, b mech.Budget, p
 // verify checks), the priors first raised above the set in exact
 // arithmetic (aboveSet). ok is false, with no error, when the route does
 // not apply (a backend or the full LP asked for, LDP) or does not
-// answer; the LP route then decides, starting from the support of start,
-// the point the interior points stalled at (nil when there is none).
-func solveExpectedOverSetIPM(ctx context.Context, p *problem.Problem, u mech.Utility, b mech.Budget, opt Options) (sol *Solution, ok bool, start mech.Mechanism, err error) {
+// answer; the LP route then decides, from what the interior points leave
+// it (lpStart).
+func solveExpectedOverSetIPM(ctx context.Context, p *problem.Problem, u mech.Utility, b mech.Budget, opt Options) (sol *Solution, ok bool, start lpStart, err error) {
 	set := p.PriorSet
 	if opt.Solver != nil || opt.FullLP || (b.Measure != mech.PML && b.Measure != mech.LIP && b.Measure != mech.ALIP) {
-		return nil, false, nil, nil
+		return nil, false, lpStart{}, nil
 	}
 	r, err := ipm.SolveRobust(ipm.RobustProblem{Utility: u, Budget: b, Set: set}, ipm.Options{Context: ctx})
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, false, nil, ctx.Err()
+			return nil, false, lpStart{}, ctx.Err()
 		}
-		if r != nil {
-			start = r.Mechanism
+		if r != nil && r.Mechanism != nil {
+			start.point = r.Mechanism
+		} else {
+			start.dualise = b.Measure == mech.PML
 		}
 		return nil, false, start, nil
 	}
 	m := r.Mechanism
 	if !withinOver(set, m, b) {
-		return nil, false, nil, nil
+		return nil, false, lpStart{}, nil
 	}
 	cands := make([][][]float64, len(r.Priors))
 	priors := make([][]float64, len(r.Priors))
 	for j, v := range r.Priors {
 		w, ok := aboveSet(set, p.Prior, v)
 		if !ok {
-			return nil, false, nil, nil
+			return nil, false, lpStart{}, nil
 		}
 		priors[j], cands[j] = w, [][]float64{w}
 	}
 	bound, _ := ipm.RobustBound(p.Prior, u, b, r.Alpha, cands)
 	value := u.ExpectedUtility(p.Prior, m)
 	if math.IsInf(bound, 0) || math.IsNaN(bound) || bound < value-ipm.RobustBudgetSlack*math.Max(1, math.Abs(value)) {
-		return nil, false, nil, nil
+		return nil, false, lpStart{}, nil
 	}
 	level, lower := levelOver(set, m, b)
 	sol = &Solution{Mechanism: m, Epsilon: level, OptimalEpsilonLower: level, ALIPLower: lower, Solver: "ipm",
@@ -166,7 +179,7 @@ func solveExpectedOverSetIPM(ctx context.Context, p *problem.Problem, u mech.Uti
 	if b.Measure == mech.LIP || b.Measure == mech.ALIP {
 		twoPriorBound(p, u, b, r, sol)
 	}
-	return sol, true, nil, nil
+	return sol, true, lpStart{}, nil
 }
 
 // twoPriorBound replaces sol's bound (LIP or ALIP over a set, proven with

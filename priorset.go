@@ -62,10 +62,17 @@ func RobustSolver(o Options) solver.Solver {
 // "Guarantees over a set of priors", has the measurements behind the
 // split).
 func solveRobustLP(s polytope.Spec, set *mech.PriorSet, slv solver.Solver) (mech.Mechanism, solver.Status, int, error) {
+	return solveRobustLPFrom(s, set, slv, false)
+}
+
+// solveRobustLPFrom is solveRobustLP, on BuildRobust's model whatever the
+// measure and set when dualise is set (lpStart).
+func solveRobustLPFrom(s polytope.Spec, set *mech.PriorSet, slv solver.Solver, dualise bool) (mech.Mechanism, solver.Status, int, error) {
 	var m mech.Mechanism
 	var status solver.Status
 	lps := 1
-	if s.Start != nil || s.Budget.Measure == mech.LIP || s.Budget.Measure == mech.ALIP || (!set.IsBox() && s.Objective == polytope.ExpectedUtility) {
+	cuts := s.Start != nil || s.Budget.Measure == mech.LIP || s.Budget.Measure == mech.ALIP || (!set.IsBox() && s.Objective == polytope.ExpectedUtility)
+	if cuts && !dualise {
 		r, err := polytope.SolveRobustCuts(s, set, slv)
 		if err != nil {
 			return nil, 0, 0, err
@@ -127,7 +134,7 @@ func solveOverPriorSet(ctx context.Context, p *problem.Problem, b mech.Budget, o
 		if ok || err != nil {
 			return sol, err
 		}
-		m, status, lps, err := solveRobustLP(polytope.Spec{Prior: p.Prior, Budget: b, Objective: polytope.ExpectedUtility, Utility: u, Start: start}, set, slv)
+		m, status, lps, err := solveRobustLPFrom(polytope.Spec{Prior: p.Prior, Budget: b, Objective: polytope.ExpectedUtility, Utility: u, Start: start.point}, set, slv, start.dualise)
 		if err != nil {
 			return nil, err
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/polytope"
 	"github.com/pmlopt/pmlopt/solver"
 )
 
@@ -21,28 +22,7 @@ func TestRobustProberAgreesWithFreshLP(t *testing.T) {
 	tested := 0
 	for trial := range 12 {
 		n := 3 + r.IntN(4)
-		pi := make(mech.Prior, n)
-		for i := range pi {
-			pi[i] = 0.05 + r.Float64()
-		}
-		mech.Normalise(pi)
-		u := make(mech.Utility, n)
-		for i := range u {
-			u[i] = make([]float64, n)
-			for j := range u[i] {
-				u[i][j] = r.Float64()
-			}
-		}
-		var set *mech.PriorSet
-		if trial%2 == 0 {
-			lo, up := make([]float64, n), make([]float64, n)
-			for k := range n {
-				lo[k], up[k] = pi[k]*(0.5+0.5*r.Float64()), math.Min(1, pi[k]*(1+r.Float64()))
-			}
-			set, _ = mech.NewBoxSet(pi, lo, up)
-		} else {
-			set, _ = mech.NewL1Set(pi, 0.3*r.Float64())
-		}
+		pi, u, set := randomSetProblem(r, n, trial%2 == 0)
 		pat := u.Order().Pattern(2 + r.IntN(n-1))
 		failed := false
 		fresh := func(e float64) mech.Mechanism {
@@ -86,5 +66,66 @@ func TestRobustProberAgreesWithFreshLP(t *testing.T) {
 	}
 	if tested < 6 {
 		t.Fatalf("only %d of 12 trials had a reference", tested)
+	}
+}
+
+// randomSetProblem draws a prior of n letters (masses 0.05 to 1.05,
+// normalised), a utility of independent uniform entries, and a box around
+// the prior (each letter from 0.5–1 to 1–2 times its mass) or an L1 ball
+// of radius up to 0.3.
+func randomSetProblem(r *rand.Rand, n int, box bool) (mech.Prior, mech.Utility, *mech.PriorSet) {
+	pi := make(mech.Prior, n)
+	for i := range pi {
+		pi[i] = 0.05 + r.Float64()
+	}
+	mech.Normalise(pi)
+	u := make(mech.Utility, n)
+	for i := range u {
+		u[i] = make([]float64, n)
+		for j := range u[i] {
+			u[i][j] = r.Float64()
+		}
+	}
+	if !box {
+		set, _ := mech.NewL1Set(pi, 0.3*r.Float64())
+		return pi, u, set
+	}
+	lo, up := make([]float64, n), make([]float64, n)
+	for k := range n {
+		lo[k], up[k] = pi[k]*(0.5+0.5*r.Float64()), math.Min(1, pi[k]*(1+r.Float64()))
+	}
+	set, _ := mech.NewBoxSet(pi, lo, up)
+	return pi, u, set
+}
+
+// The routes solveRobustLPFrom chooses between reach the same robust
+// expected utility: the cutting planes (LIP, a ball, a start) and
+// BuildRobust's model (dualise), on random boxes and balls under PML and
+// LIP, with and without a start.
+func TestRobustLPRoutesAgree(t *testing.T) {
+	r := rand.New(rand.NewPCG(53, 7))
+	slv := solver.Revised()
+	for trial := range 16 {
+		pi, u, set := randomSetProblem(r, 3+r.IntN(4), trial%2 == 0)
+		b := mech.Budget{Measure: mech.PML, Epsilon: 0.2 + r.Float64()}
+		if trial%4 >= 2 {
+			b = mech.Budget{Measure: mech.LIP, Epsilon: 0.2 + r.Float64()}
+		}
+		s := polytope.Spec{Prior: pi, Budget: b, Objective: polytope.ExpectedUtility, Utility: u}
+		dual, _, _, err := solveRobustLPFrom(s, set, slv, true)
+		if err != nil || dual == nil {
+			t.Fatalf("trial %d, dualised: %v", trial, err)
+		}
+		want := u.ExpectedUtility(pi, dual)
+		s.Start = dual
+		for _, dualise := range []bool{false, true} {
+			m, _, _, err := solveRobustLPFrom(s, set, slv, dualise)
+			if err != nil || m == nil {
+				t.Fatalf("trial %d, dualise %v: %v", trial, dualise, err)
+			}
+			if got := u.ExpectedUtility(pi, m); math.Abs(got-want) > 1e-8*math.Max(1, math.Abs(want)) {
+				t.Fatalf("trial %d %v, dualise %v: %.12g against the dualised model's %.12g", trial, b, dualise, got, want)
+			}
+		}
 	}
 }
