@@ -108,7 +108,8 @@ func tightenExpectedOverSet(p *problem.Problem, u mech.Utility, b mech.Budget, p
 }
 
 // lpStart is what the interior points leave the LP route when they give
-// no answer: the point their cutting planes stalled at (point, which
+// no answer: the point their cutting planes stalled at, or the one that
+// failed its audit or its proof (point, which
 // starts the LP's cutting planes: polytope.Spec.Start), or, under PML,
 // word that their rounds ran out without one (dualise): the LP's own
 // rounds, which add the same worst priors, then run out too, and
@@ -151,21 +152,21 @@ func solveExpectedOverSetIPM(ctx context.Context, p *problem.Problem, u mech.Uti
 	}
 	m := r.Mechanism
 	if !withinOver(set, m, b) {
-		return nil, false, lpStart{}, nil
+		return nil, false, lpStart{point: m}, nil
 	}
 	cands := make([][][]float64, len(r.Priors))
 	priors := make([][]float64, len(r.Priors))
 	for j, v := range r.Priors {
 		w, ok := aboveSet(set, p.Prior, v)
 		if !ok {
-			return nil, false, lpStart{}, nil
+			return nil, false, lpStart{point: m}, nil
 		}
 		priors[j], cands[j] = w, [][]float64{w}
 	}
 	bound, _ := ipm.RobustBound(p.Prior, u, b, r.Alpha, cands)
 	value := u.ExpectedUtility(p.Prior, m)
 	if math.IsInf(bound, 0) || math.IsNaN(bound) || bound < value-ipm.RobustBudgetSlack*math.Max(1, math.Abs(value)) {
-		return nil, false, lpStart{}, nil
+		return nil, false, lpStart{point: m}, nil
 	}
 	level, lower := levelOver(set, m, b)
 	sol = &Solution{Mechanism: m, Epsilon: level, OptimalEpsilonLower: level, ALIPLower: lower, Solver: "ipm",

@@ -71,7 +71,7 @@ func solveRobustLPFrom(s polytope.Spec, set *mech.PriorSet, slv solver.Solver, d
 	var m mech.Mechanism
 	var status solver.Status
 	lps := 1
-	cuts := s.Start != nil || s.Budget.Measure == mech.LIP || s.Budget.Measure == mech.ALIP || (!set.IsBox() && s.Objective == polytope.ExpectedUtility)
+	cuts := len(s.Start) == len(s.Prior) || s.Budget.Measure == mech.LIP || s.Budget.Measure == mech.ALIP || (!set.IsBox() && s.Objective == polytope.ExpectedUtility)
 	if cuts && !dualise {
 		r, err := polytope.SolveRobustCuts(s, set, slv)
 		if err != nil {

@@ -11,9 +11,6 @@ import (
 // Unused outputs (q_j = 0) are outside S_Y and get -Inf, so they never
 // raise a maximum.
 func PMLPerOutput(pi mech.Prior, p mech.Mechanism) []float64 {
-	if p.CheckPrior(pi) != nil {
-		return nil
-	}
 	mx := p.ColumnMax()
 	return perUsedOutput(pi, p, func(j int, qj float64) float64 {
 		return mathx.LogRatio(mx[j], qj)

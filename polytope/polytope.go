@@ -46,8 +46,8 @@ type Spec struct {
 	// Start, if not nil, is a mechanism near the optimum (an interior
 	// point that stalled short of its proof, say): SolveRobustCuts starts
 	// each output's list of priors with the worst ones for Start's column,
-	// so that its first LP is near the last. The answer does not depend
-	// on it.
+	// so that its first LP is near the last. The answer is the robust
+	// optimum with or without it, to the cutting planes' tolerance.
 	Start mech.Mechanism
 }
 

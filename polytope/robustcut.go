@@ -43,15 +43,15 @@ const cutTol = 1e-9
 // the same value, and tens of rounds cost more than the dualised LP.
 const maxCutRounds = 24
 
-// A warm round takes about as many simplex iterations as the first, cold
-// one (3 000 to 16 000 on the 48-letter families, against 2 600 to
-// 14 000), but the revised simplex can stall on the degenerate vertices
-// the cuts leave (300 000 and 977 000 iterations measured, minutes): a
-// warm round past warmIterFactor times the cold round's iterations, and
-// at least warmIterFloor, is solved again cold.
+// A round takes about as many simplex iterations as the first, since each
+// adds a few rows to an LP of the same size, but the simplex can stall
+// on the degenerate vertices the cuts leave, for minutes
+// (docs/performance.md): a round past roundIterFactor times the first
+// round's iterations, and at least roundIterFloor, hands the problem to
+// the dualised model.
 const (
-	warmIterFactor = 4
-	warmIterFloor  = 5000
+	roundIterFactor = 4
+	roundIterFloor  = 5000
 )
 
 // stallRounds is the number of rounds in a row whose objective moves by
@@ -101,30 +101,24 @@ func SolveRobustCuts(s Spec, set *mech.PriorSet, slv solver.Solver) (*CutResult,
 	var basis lp.Basis
 	haveBasis := false
 	stalled, last := 0, math.NaN()
-	coldIters := 0 // iterations of the first round, solved cold
+	firstIters := 0
 	for round := 0; round < maxCutRounds && stalled < stallRounds; round++ {
 		limit := 0
-		if haveBasis {
-			limit = max(warmIterFactor*coldIters, warmIterFloor)
+		if round > 0 {
+			limit = max(roundIterFactor*firstIters, roundIterFloor)
 		}
 		sol, nb, ok, err := solveFrom(slv, c.x, basis, haveBasis, limit)
-		if err == nil && sol.Status == solver.Limit && limit > 0 {
-			// A warm round stalling on degenerate vertices: solved
-			// again from the slack basis.
-			r.LPs++
-			sol, nb, ok, err = solveFrom(slv, c.x, lp.Basis{}, false, 0)
-		}
 		if err != nil {
 			return nil, err
 		}
 		r.LPs++
 		r.Status, r.Objective = sol.Status, sol.Objective
 		if round == 0 {
-			coldIters = sol.Iterations
+			firstIters = sol.Iterations
 		}
 		if sol.Status == solver.Limit {
-			// The engine's own limit on a cold round: the dualised model
-			// decides.
+			// A round stalling on degenerate vertices, or the engine's
+			// own limit: the dualised model decides.
 			return solveDualised(s, set, slv, r)
 		}
 		if sol.Status != solver.Optimal {
@@ -334,17 +328,7 @@ func (c *cutModel) separate(x []float64) int {
 		if c.rm.Low[j] < 0 {
 			continue
 		}
-		mx, mn := 0.0, math.Inf(1)
-		for k := range n {
-			col[k] = 0
-			if v := c.rm.P[k][j]; v >= 0 {
-				col[k] = math.Max(0, x[v])
-				mn = math.Min(mn, col[k])
-			} else {
-				mn = 0
-			}
-			mx = math.Max(mx, col[k])
-		}
+		mx, mn := c.column(j, col, func(k, v int) float64 { return x[v] })
 		if mx <= robustColumnNoise {
 			continue // an unused output keeps every budget
 		}
@@ -370,6 +354,21 @@ func (c *cutModel) separate(x []float64) int {
 	return added
 }
 
+// column fills col with output j's entries, at(k, v) for the letters k
+// whose p_kj is the LP's column v, clipped at 0, and 0 for the others, and
+// returns their largest and smallest.
+func (c *cutModel) column(j int, col []float64, at func(k, v int) float64) (mx, mn float64) {
+	mn = math.Inf(1)
+	for k := range col {
+		col[k] = 0
+		if v := c.rm.P[k][j]; v >= 0 {
+			col[k] = math.Max(0, at(k, v))
+		}
+		mx, mn = math.Max(mx, col[k]), math.Min(mn, col[k])
+	}
+	return mx, mn
+}
+
 // seedStart adds, for every output that start (Spec.Start) uses, the
 // priors of the set worst for its column: the one of least mass and, under
 // ALIP and LIP, the one of most. Near the optimum these are the cuts the
@@ -386,14 +385,12 @@ func (c *cutModel) seedStart(start mech.Mechanism) int {
 		if c.rm.Low[j] < 0 {
 			continue
 		}
-		mx := 0.0
-		for k := range n {
-			col[k] = 0
-			if j < len(start[k]) && c.rm.P[k][j] >= 0 {
-				col[k] = math.Max(0, start[k][j])
+		mx, _ := c.column(j, col, func(k, _ int) float64 {
+			if j < len(start[k]) {
+				return start[k][j]
 			}
-			mx = math.Max(mx, col[k])
-		}
+			return 0
+		})
 		if mx <= robustColumnNoise {
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/internal/testlong"
+	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/polytope"
 	"github.com/pmlopt/pmlopt/solver"
@@ -197,4 +198,58 @@ func TestRobustCutsFromStart(t *testing.T) {
 		t.Fatalf("LPs from the optimum's priors %d, without a start %d", lpsFrom, lpsCold)
 	}
 	t.Logf("LPs from the optimum's priors %d, without a start %d", lpsFrom, lpsCold)
+}
+
+// stallingRevised is the revised backend whose sessions answer Limit to
+// every Solve that has an iteration limit: a round after the first
+// stalling on degenerate vertices.
+type stallingRevised struct{ solver.Solver }
+
+func (stallingRevised) Load(m *lp.Model) (solver.Session, error) {
+	s, err := solver.Revised().(solver.WarmSolver).Load(m)
+	return &stallingSession{Session: s}, err
+}
+
+type stallingSession struct {
+	solver.Session
+	limited bool
+}
+
+func (s *stallingSession) SetIterationLimit(n int) { s.limited = n > 0 }
+
+func (s *stallingSession) Solve() (*solver.Solution, error) {
+	if s.limited {
+		return &solver.Solution{Status: solver.Limit}, nil
+	}
+	return s.Session.Solve()
+}
+
+// A round after the first that reaches its iteration limit hands the
+// problem to the dualised model, which answers with the robust optimum;
+// the stalled round and the dualised LP are both counted.
+func TestRobustCutsStalledRound(t *testing.T) {
+	r := rand.New(rand.NewPCG(47, 9))
+	slv := stallingRevised{solver.Revised()}
+	tried := 0
+	for trial := 0; trial < 200 && tried < 5; trial++ {
+		n, m := 3+r.IntN(5), 3+r.IntN(5)
+		pi, u := robustInstance(r, n, m)
+		set := randomSet(r, pi, trial%2 == 0)
+		s := polytope.Spec{Prior: pi, Budget: mech.Budget{Measure: mech.LIP, Epsilon: 0.2 + r.Float64()}, Objective: polytope.ExpectedUtility, Utility: u}
+		if cutOptimum(t, s, set).LPs < 2 {
+			continue // answered in one round: no round with a limit
+		}
+		tried++
+		want, _ := robustOptimum(t, s, set)
+		got, err := polytope.SolveRobustCuts(s, set, slv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !got.Dualised || got.LPs != 3 || got.Status != solver.Optimal || math.Abs(got.Objective-want) > 1e-9*math.Max(1, math.Abs(want)) {
+			t.Fatalf("trial %d: dualised %v, %d LPs, %v %.12g, want the dualised model's %.12g after 3 LPs", trial, got.Dualised, got.LPs, got.Status, got.Objective, want)
+		}
+	}
+	if tried == 0 {
+		t.Fatal("no problem took two rounds")
+	}
 }

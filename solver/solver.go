@@ -75,8 +75,8 @@ type StoppableSession interface {
 }
 
 // LimitedSession is a Session whose Solves can be bounded in simplex
-// iterations: a Solve that reaches the limit returns Status Limit. n ≤ 0
-// restores the engine's default.
+// iterations: a Solve that reaches the limit returns Status Limit. The
+// limit never exceeds the engine's own, which n ≤ 0 restores.
 type LimitedSession interface {
 	Session
 	SetIterationLimit(n int)

@@ -609,11 +609,11 @@ func (s *Simplex) computeX() {
 // SetStop sets Options.Stop for the next Solves.
 func (s *Simplex) SetStop(stop func() bool) { s.opt.Stop = stop }
 
-// SetMaxIter sets Options.MaxIter for the next Solves; n ≤ 0 restores the
-// default for the loaded model's size.
+// SetMaxIter sets Options.MaxIter for the next Solves, at most the
+// default for the loaded model's size; n ≤ 0 restores that default.
 func (s *Simplex) SetMaxIter(n int) {
-	if n <= 0 {
-		n = defaultMaxIter(s.m, s.n)
+	if d := defaultMaxIter(s.m, s.n); n <= 0 || n > d {
+		n = d
 	}
 	s.opt.MaxIter = n
 }
