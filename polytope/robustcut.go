@@ -22,7 +22,9 @@ type CutResult struct {
 	// to the backend's tolerances.
 	Objective float64
 	// LPs is the number of LP solves, Cuts the number of priors added to
-	// the columns beyond the estimate.
+	// the columns' lists beyond those every problem starts with (the
+	// estimate and seedColumn's): the start's (Spec.Start) and the
+	// rounds'.
 	LPs, Cuts int
 	// Converged reports that the last mechanism keeps the budget for every
 	// prior of the set up to cutTol (the caller still audits it).

@@ -457,3 +457,49 @@ func TestFreedFixedColumnStays(t *testing.T) {
 	assert.Equal(t, 0, r.Iterations)
 	assert.Zero(t, r.X[z])
 }
+
+// TestSetBoundsKeepsNonbasicValue: a nonbasic variable whose new bounds
+// hold its value stays on the bound at that value, for columns and for
+// rows (whose bounds are scaled by a power of 2 inside); one whose value
+// no bound holds keeps its side where that bound is finite.
+func TestSetBoundsKeepsNonbasicValue(t *testing.T) {
+	m := &lp.Model{}
+	x := m.AddCol(1, 0, 0, "")
+	m.AddRow(-inf, 3, "", lp.Entry(x, 1000)) // scaled inside: rs ≠ 1
+	s, err := New(m, nil)
+	require.NoError(t, err)
+	require.NotEqual(t, 1.0, s.rs[0], "the row should be scaled")
+	row := s.n
+	for _, c := range []struct {
+		name     string
+		j        int
+		state    int8
+		lb, ub   float64 // before, in the model's units
+		nlb, nub float64 // after
+		want     int8
+		row      bool
+	}{
+		{"fixed column freed upwards", x, atUpper, 0, 0, 0, 1, atLower, false},
+		{"fixed column freed downwards", x, atLower, 0, 0, -1, 0, atUpper, false},
+		{"upper bound moved, lower kept", x, atUpper, -1, 0, -1, 2, atUpper, false},
+		{"free variable at zero bounded above by 0", x, atZero, -inf, inf, -5, 0, atUpper, false},
+		{"value held by neither bound, finite side kept", x, atUpper, 0, 1, 0, 2, atUpper, false},
+		{"lower side lost to −∞", x, atLower, 0, 1, -inf, 1, atUpper, false},
+		{"row fixed at 2, freed upwards", row, atUpper, 2, 2, 2, 3, atLower, true},
+	} {
+		var err error
+		if c.row {
+			require.NoError(t, s.SetRowBounds(0, c.lb, c.ub))
+		} else {
+			require.NoError(t, s.SetColBounds(x, c.lb, c.ub))
+		}
+		s.state[c.j] = c.state
+		if c.row {
+			err = s.SetRowBounds(0, c.nlb, c.nub)
+		} else {
+			err = s.SetColBounds(x, c.nlb, c.nub)
+		}
+		require.NoError(t, err, c.name)
+		assert.Equal(t, c.want, s.state[c.j], c.name)
+	}
+}
