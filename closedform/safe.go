@@ -330,17 +330,12 @@ func equalRowCounts(o mech.Order, h int) bool {
 func safePML(pi mech.Prior, o mech.Order, h int) float64 {
 	p, _ := UtilitySafe(o, h) // o and h were validated by the caller
 	_, m := p.Dims()
-	q := p.Marginal(pi)
+	q, mx := p.Marginal(pi), p.ColumnMax()
 	best := 0.0
 	for j := 0; j < m; j++ {
-		if q[j] <= 0 {
-			continue
+		if q[j] > 0 {
+			best = math.Max(best, mathx.LogRatio(mx[j], q[j]))
 		}
-		mx := 0.0
-		for i := range p {
-			mx = math.Max(mx, p[i][j])
-		}
-		best = math.Max(best, mathx.LogRatio(mx, q[j]))
 	}
 	return best
 }
@@ -355,10 +350,11 @@ func SafeEpsilonOver(set *mech.PriorSet, pat mech.Pattern) float64 {
 		return math.NaN()
 	}
 	worst := 0.0
+	c := make([]float64, len(pat)) // the indicator of A_j
 	for j := range pat[0] {
-		c := make([]float64, len(pat))
 		used := false
 		for i := range pat {
+			c[i] = 0
 			if pat[i][j] {
 				c[i] = 1
 				used = true

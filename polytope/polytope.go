@@ -255,14 +255,6 @@ func (m *Model) built() error {
 // set and every basis status, and divides that error by 1024.
 const RowScale = 1024
 
-func columnMax(p mech.Mechanism, j int) float64 {
-	mx := 0.0
-	for i := range p {
-		mx = math.Max(mx, p[i][j])
-	}
-	return mx
-}
-
 // addFloors turns the r_ij of a floored model's solution x, already in p,
 // into p_ij = r_ij + e^{−ε_l} σ_j. The engine's σ_j is only feasible to its
 // tolerances (Clp's σ_j lay 1.3e-9 below q_j at ε_l = 20, and the PMC with
@@ -273,6 +265,10 @@ func columnMax(p mech.Mechanism, j int) float64 {
 // e^{−ε} u_j ≤ p_ij ≤ u_j hold.
 func (m *Model) addFloors(p mech.Mechanism, x []float64, b mech.Budget) {
 	f := m.floor(b)
+	var colMax []float64 // u_j ≥ max_i r_ij, read before any floor is added
+	if b.Measure == mech.LDP {
+		colMax = p.ColumnMax()
+	}
 	pisum := 0.0
 	for _, v := range m.prior {
 		pisum += v
@@ -284,7 +280,7 @@ func (m *Model) addFloors(p mech.Mechanism, x []float64, b mech.Budget) {
 		var sig float64
 		if b.Measure == mech.LDP {
 			sig = math.Max(0, x[m.Aux2[j]])
-			if r := columnMax(p, j); r > 0 {
+			if r := colMax[j]; r > 0 {
 				sig = math.Max(sig, r/-math.Expm1(-lowerLevel(b)))
 			}
 		} else {
@@ -331,6 +327,10 @@ func (m *Model) Point(p mech.Mechanism) ([]float64, error) {
 	}
 	x := make([]float64, m.LP.NumCols())
 	b := normBudget(m.Budget)
+	var colMax []float64
+	if m.Floored && b.Measure == mech.LDP {
+		colMax = p.ColumnMax()
+	}
 	for j := range m.M {
 		q, lo := 0.0, math.Inf(1)
 		for i := range m.N {
@@ -344,7 +344,7 @@ func (m *Model) Point(p mech.Mechanism) ([]float64, error) {
 			// σ_j = q_j (u_j = max_i p_ij for LDP), r_ij = p_ij − e^{−ε_l} σ_j.
 			sig := q
 			if b.Measure == mech.LDP {
-				sig = columnMax(p, j)
+				sig = colMax[j]
 			} else {
 				x[m.Aux[j]] = math.Min(m.LP.ColUpper[m.Aux[j]], math.Exp(b.EpsilonUpper)*q)
 			}

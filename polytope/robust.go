@@ -252,11 +252,7 @@ func (m *RobustModel) Mechanism(x []float64) mech.Mechanism {
 			}
 		}
 	}
-	for j := range m.M {
-		mx := 0.0
-		for i := range p {
-			mx = math.Max(mx, p[i][j])
-		}
+	for j, mx := range p.ColumnMax() {
 		if mx <= robustColumnNoise {
 			for i := range p {
 				p[i][j] = 0
