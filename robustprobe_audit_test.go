@@ -176,18 +176,7 @@ func TestRobustProbesKeepBudgetAtEveryVertex(t *testing.T) {
 	checked := 0
 	for trial := range 24 {
 		n := 3 + r.IntN(4)
-		pi := make(mech.Prior, n)
-		for i := range pi {
-			pi[i] = 0.1 + r.Float64()
-		}
-		mech.Normalise(pi)
-		u := make(mech.Utility, n)
-		for i := range u {
-			u[i] = make([]float64, n)
-			for j := range u[i] {
-				u[i][j] = r.Float64()
-			}
-		}
+		pi, u := randomPriorUtility(r, n, n, 0.1)
 		set := auditSet(r, pi, trial%2 == 0)
 		p := &problem.Problem{Prior: pi, Utility: u, Order: u.Order(), PriorSet: set}
 		pat := u.Order().Pattern(2 + r.IntN(n-1))
