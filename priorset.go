@@ -61,19 +61,19 @@ func RobustSolver(o Options) solver.Solver {
 // BuildRobust's dualised model, solved once (docs/performance.md,
 // "Guarantees over a set of priors", has the measurements behind the
 // split).
-func solveRobustLP(s polytope.Spec, set *mech.PriorSet, slv solver.Solver) (mech.Mechanism, solver.Status, int, error) {
-	return solveRobustLPFrom(s, set, slv, false)
+func solveRobustLP(ctx context.Context, s polytope.Spec, set *mech.PriorSet, slv solver.Solver) (mech.Mechanism, solver.Status, int, error) {
+	return solveRobustLPFrom(ctx, s, set, slv, false)
 }
 
 // solveRobustLPFrom is solveRobustLP, on BuildRobust's model whatever the
 // measure and set when dualise is set (lpStart).
-func solveRobustLPFrom(s polytope.Spec, set *mech.PriorSet, slv solver.Solver, dualise bool) (mech.Mechanism, solver.Status, int, error) {
+func solveRobustLPFrom(ctx context.Context, s polytope.Spec, set *mech.PriorSet, slv solver.Solver, dualise bool) (mech.Mechanism, solver.Status, int, error) {
 	var m mech.Mechanism
 	var status solver.Status
 	lps := 1
 	cuts := len(s.Start) == len(s.Prior) || s.Budget.Measure == mech.LIP || s.Budget.Measure == mech.ALIP || (!set.IsBox() && s.Objective == polytope.ExpectedUtility)
 	if cuts && !dualise {
-		r, err := polytope.SolveRobustCuts(s, set, slv)
+		r, err := polytope.SolveRobustCuts(ctx, s, set, slv)
 		if err != nil {
 			return nil, 0, 0, err
 		}
@@ -83,7 +83,7 @@ func solveRobustLPFrom(s polytope.Spec, set *mech.PriorSet, slv solver.Solver, d
 		if err != nil {
 			return nil, 0, 0, err
 		}
-		sol, err := slv.Solve(mod.LP)
+		sol, _, err := solver.SolveContext(ctx, slv, mod.LP, solver.Start{})
 		if err != nil {
 			return nil, 0, 0, err
 		}
@@ -122,6 +122,18 @@ func solveRobustLPFrom(s polytope.Spec, set *mech.PriorSet, slv solver.Solver, d
 // certified optimum at any one prior of the set (expectedBoundOverSet):
 // valid, possibly loose.
 func solveOverPriorSet(ctx context.Context, p *problem.Problem, b mech.Budget, opt Options) (*Solution, error) {
+	sol, err := solveOverPriorSetUnchecked(ctx, p, b, opt)
+	if err == nil && ctx.Err() != nil {
+		// A step that ended with the context (a bound's solves) left the
+		// answer short of what it claims: the context's error instead.
+		return nil, ctx.Err()
+	}
+	return sol, err
+}
+
+// solveOverPriorSetUnchecked is solveOverPriorSet without its last check
+// of the context.
+func solveOverPriorSetUnchecked(ctx context.Context, p *problem.Problem, b mech.Budget, opt Options) (*Solution, error) {
 	set := p.PriorSet
 	slv := RobustSolver(opt)
 	switch p.Objective {
@@ -134,7 +146,7 @@ func solveOverPriorSet(ctx context.Context, p *problem.Problem, b mech.Budget, o
 		if ok || err != nil {
 			return sol, err
 		}
-		m, status, lps, err := solveRobustLPFrom(polytope.Spec{Prior: p.Prior, Budget: b, Objective: polytope.ExpectedUtility, Utility: u, Start: start.point}, set, slv, start.dualise)
+		m, status, lps, err := solveRobustLPFrom(ctx, polytope.Spec{Prior: p.Prior, Budget: b, Objective: polytope.ExpectedUtility, Utility: u, Start: start.point}, set, slv, start.dualise)
 		if err != nil {
 			return nil, err
 		}
@@ -174,6 +186,9 @@ func expectedBoundOverSet(ctx context.Context, p *problem.Problem, u mech.Utilit
 	best := math.Inf(1)
 	var hint setHint
 	for _, pi := range setPriors(p) {
+		if ctx.Err() != nil {
+			break
+		}
 		w := make(mech.Utility, len(u))
 		for i := range u {
 			w[i] = make([]float64, len(u[i]))
@@ -289,7 +304,7 @@ func solveWorstCaseOverSet(ctx context.Context, p *problem.Problem, eps float64,
 		if m, g, ok := probeOverSetColumns(ctx, p, pat, e); ok {
 			return m, g, nil
 		}
-		m, _, n, err := solveRobustLP(polytope.Spec{Prior: p.Prior, Budget: mech.Budget{Measure: mech.PML, Epsilon: e}, Pattern: pat}, set, slv)
+		m, _, n, err := solveRobustLP(ctx, polytope.Spec{Prior: p.Prior, Budget: mech.Budget{Measure: mech.PML, Epsilon: e}, Pattern: pat}, set, slv)
 		lps += n
 		return m, nil, err
 	}
@@ -370,7 +385,7 @@ func leastOverSet(ctx context.Context, p *problem.Problem, pat mech.Pattern, sta
 	set := p.PriorSet
 	slv := RobustSolver(opt)
 	var r overSetResult
-	rp := &robustProber{prior: p.Prior, pat: pat, set: set, slv: slv}
+	rp := &robustProber{ctx: ctx, prior: p.Prior, pat: pat, set: set, slv: slv}
 	defer rp.close()
 	probe := func(e float64) (mech.Mechanism, error) {
 		m, n, err := rp.probe(e)
@@ -509,7 +524,7 @@ func solveJointOverSet(ctx context.Context, p *problem.Problem, floor Floor, opt
 		return nil, refuse
 	}
 	slv := RobustSolver(opt)
-	m, status, lps, err := solveRobustLP(polytope.Spec{Prior: p.Prior, Budget: b, Pattern: pat, Objective: polytope.ExpectedUtility, Utility: u}, p.PriorSet, slv)
+	m, status, lps, err := solveRobustLP(ctx, polytope.Spec{Prior: p.Prior, Budget: b, Pattern: pat, Objective: polytope.ExpectedUtility, Utility: u}, p.PriorSet, slv)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package pmlopt_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/internal/randinst"
+	"github.com/pmlopt/pmlopt/internal/stopcount"
 	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/polytope"
@@ -238,4 +240,48 @@ func TestExpectedOverSetKeepsTheInteriorPointsGap(t *testing.T) {
 		t.Fatalf("solved by %q with a certified gap of %.3g", sol.Solver, gap)
 	}
 	mustVerify(t, "random 32, box", p, sol.Mechanism, sol.Certificate)
+}
+
+// The LP over a set watches the caller's context: the pure-Go simplex
+// polls it while it pivots, and a context that ends at any of those polls
+// ends Solve there, with the context's error and no further pivots.
+func TestExpectedOverSetLPStopsWithTheContext(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 1))
+	n := 14
+	pi := make(mech.Prior, n)
+	u := make(mech.Utility, n)
+	for i := range n {
+		pi[i] = 0.01 + r.Float64()
+		u[i] = make([]float64, n)
+		for j := range u[i] {
+			u[i][j] = r.Float64()
+		}
+	}
+	mech.Normalise(pi)
+	set := randomBox(r, pi)
+	b := mech.Budget{Measure: mech.LIP, Epsilon: 0.8}
+	p := &problem.Problem{Prior: pi, Utility: u, PriorSet: set, Objective: problem.ExpectedUtility, Privacy: &b}
+	run := func(at int64) (*pmlopt.Solution, int64, error) {
+		slv, ctx := stopcount.New(at)
+		defer slv.Cancel()
+		// A backend named: the LP route.
+		sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{Solver: slv})
+		return sol, slv.Polls.Load(), err
+	}
+	sol, polls, err := run(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sol.LPSolves == 0 || polls < 3 {
+		t.Fatalf("%d LPs polled their stop %d times: the engine does not watch the context", sol.LPSolves, polls)
+	}
+	for _, at := range []int64{1, polls / 2, polls} {
+		sol, got, err := run(at)
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Solve ended at poll %d of %d returned %v, %v", at, polls, sol, err)
+		}
+		if got != at {
+			t.Errorf("the engine polled %d times when the context ended at poll %d", got, at)
+		}
+	}
 }

@@ -24,6 +24,7 @@ import (
 // solveRobustLP: a mechanism audited over the set, or nil (the backend's
 // word, which only steers the search).
 type robustProber struct {
+	ctx   context.Context // ends the probes' solves (solver.StoppableSession)
 	prior mech.Prior
 	pat   mech.Pattern
 	set   *mech.PriorSet
@@ -48,7 +49,7 @@ func (rp *robustProber) probe(e float64) (mech.Mechanism, int, error) {
 	if m, ok := rp.warm(e); ok {
 		return m, 1, nil
 	}
-	m, _, n, err := solveRobustLP(rp.spec(e), rp.set, rp.slv)
+	m, _, n, err := solveRobustLP(rp.ctx, rp.spec(e), rp.set, rp.slv)
 	return m, n, err
 }
 
@@ -68,6 +69,9 @@ func (rp *robustProber) warm(e float64) (mech.Mechanism, bool) {
 		sess, err := ws.Load(mod.LP)
 		if err != nil {
 			return nil, false
+		}
+		if ss, ok := sess.(solver.StoppableSession); ok {
+			ss.SetStop(func() bool { return rp.ctx.Err() != nil })
 		}
 		rp.mod, rp.sess, rp.built = mod, sess, e
 	} else if err := rp.mod.SetUpperLevel(rp.sess, e); err != nil {

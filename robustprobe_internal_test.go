@@ -1,6 +1,7 @@
 package pmlopt
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -26,7 +27,7 @@ func TestRobustProberAgreesWithFreshLP(t *testing.T) {
 		pat := u.Order().Pattern(2 + r.IntN(n-1))
 		failed := false
 		fresh := func(e float64) mech.Mechanism {
-			m, _, _, err := solveRobustLP(mechSpec(pi, pat, e), set, slv)
+			m, _, _, err := solveRobustLP(context.Background(), mechSpec(pi, pat, e), set, slv)
 			failed = failed || err != nil // a point that fails the audit: no reference
 			return m
 		}
@@ -45,7 +46,7 @@ func TestRobustProberAgreesWithFreshLP(t *testing.T) {
 			continue
 		}
 		tested++
-		rp := &robustProber{prior: pi, pat: pat, set: set, slv: slv}
+		rp := &robustProber{ctx: context.Background(), prior: pi, pat: pat, set: set, slv: slv}
 		for _, d := range []float64{2, 0.5, -0.5, 0.1, -0.1, 0.01, -0.01, 1, -0.3, 0.002, -0.002, 3} {
 			e := hi + d
 			if e < 0 {
@@ -119,14 +120,14 @@ func TestRobustLPRoutesAgree(t *testing.T) {
 			b = mech.Budget{Measure: mech.LIP, Epsilon: 0.2 + r.Float64()}
 		}
 		s := polytope.Spec{Prior: pi, Budget: b, Objective: polytope.ExpectedUtility, Utility: u}
-		dual, _, _, err := solveRobustLPFrom(s, set, slv, true)
+		dual, _, _, err := solveRobustLPFrom(context.Background(), s, set, slv, true)
 		if err != nil || dual == nil {
 			t.Fatalf("trial %d, dualised: %v", trial, err)
 		}
 		want := u.ExpectedUtility(pi, dual)
 		s.Start = dual
 		for _, dualise := range []bool{false, true} {
-			m, _, _, err := solveRobustLPFrom(s, set, slv, dualise)
+			m, _, _, err := solveRobustLPFrom(context.Background(), s, set, slv, dualise)
 			if err != nil || m == nil {
 				t.Fatalf("trial %d, dualise %v: %v", trial, dualise, err)
 			}

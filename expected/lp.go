@@ -198,59 +198,8 @@ func dualBoundAlpha(pi mech.Prior, u mech.Utility, pat mech.Pattern, eps float64
 
 // solveFrom solves lpm with slv, starting from basis start when the backend
 // takes one (row scaling changes no basis status), and returns the final
-// basis when the backend gives one.
-//
-// The engines do not watch a context, and one LP can take minutes: the
-// solve runs in its own goroutine, and solveFrom returns ctx.Err() as soon
-// as ctx is done. An engine whose session can be stopped
-// (solver.StoppableSession: the pure-Go simplex) stops within a few
-// iterations; another runs to its end in the background (it owns its
-// session and closes it). Its answer is dropped.
+// basis when the backend gives one; it returns ctx.Err() as soon as ctx is
+// done (solver.SolveContext).
 func solveFrom(ctx context.Context, slv solver.Solver, lpm *lp.Model, start *lp.Basis) (*solver.Solution, *lp.Basis, error) {
-	type answer struct {
-		res   *solver.Solution
-		basis *lp.Basis
-		err   error
-	}
-	done := make(chan answer, 1) // buffered: an abandoned solve never blocks
-	go func() {
-		res, basis, err := solveWith(slv, lpm, start, func() bool { return ctx.Err() != nil })
-		done <- answer{res, basis, err}
-	}()
-	select {
-	case a := <-done:
-		return a.res, a.basis, a.err
-	case <-ctx.Done():
-		return nil, nil, ctx.Err()
-	}
-}
-
-// solveWith is solveFrom without the context: stop, polled by an engine
-// that can be stopped, says when to give up.
-func solveWith(slv solver.Solver, lpm *lp.Model, start *lp.Basis, stop func() bool) (*solver.Solution, *lp.Basis, error) {
-	ws, ok := slv.(solver.WarmSolver)
-	if !ok {
-		res, err := slv.Solve(lpm)
-		return res, nil, err
-	}
-	sess, err := ws.Load(lpm)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer sess.Close()
-	if ss, ok := sess.(solver.StoppableSession); ok {
-		ss.SetStop(stop)
-	}
-	bs, ok := sess.(solver.BasisSession)
-	if ok && start != nil {
-		_ = bs.SetBasis(*start) // a refused basis only costs the warm start
-	}
-	res, err := sess.Solve()
-	if err != nil || !ok {
-		return res, nil, err
-	}
-	if b, ok := bs.Basis(); ok {
-		return res, &b, nil
-	}
-	return res, nil, nil
+	return solver.SolveContext(ctx, slv, lpm, solver.Start{Basis: start})
 }

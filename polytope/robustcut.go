@@ -1,6 +1,7 @@
 package polytope
 
 import (
+	"context"
 	"math"
 
 	"github.com/pmlopt/pmlopt/lp"
@@ -89,10 +90,10 @@ const (
 // whose objective stays put, the answer is that of BuildRobust's model,
 // solved once. LDP does not depend on the prior: its
 // model is BuildRobust's, solved once.
-func SolveRobustCuts(s Spec, set *mech.PriorSet, slv solver.Solver) (*CutResult, error) {
+func SolveRobustCuts(ctx context.Context, s Spec, set *mech.PriorSet, slv solver.Solver) (*CutResult, error) {
 	b := normBudget(s.Budget)
 	if b.Measure == mech.LDP {
-		return solveDualised(s, set, slv, &CutResult{})
+		return solveDualised(ctx, s, set, slv, &CutResult{})
 	}
 	c, err := newCutModel(s, set)
 	if err != nil {
@@ -100,8 +101,7 @@ func SolveRobustCuts(s Spec, set *mech.PriorSet, slv solver.Solver) (*CutResult,
 	}
 	r := &CutResult{}
 	r.Cuts = c.seedStart(s.Start)
-	var basis lp.Basis
-	haveBasis := false
+	var basis *lp.Basis
 	stalled, last := 0, math.NaN()
 	firstIters := 0
 	for round := 0; round < maxCutRounds && stalled < stallRounds; round++ {
@@ -109,7 +109,7 @@ func SolveRobustCuts(s Spec, set *mech.PriorSet, slv solver.Solver) (*CutResult,
 		if round > 0 {
 			limit = max(roundIterFactor*firstIters, roundIterFloor)
 		}
-		sol, nb, ok, err := solveFrom(slv, c.x, basis, haveBasis, limit)
+		sol, nb, err := solver.SolveContext(ctx, slv, c.x, solver.Start{Basis: basis, IterationLimit: limit})
 		if err != nil {
 			return nil, err
 		}
@@ -121,13 +121,13 @@ func SolveRobustCuts(s Spec, set *mech.PriorSet, slv solver.Solver) (*CutResult,
 		if sol.Status == solver.Limit {
 			// A round stalling on degenerate vertices, or the engine's
 			// own limit: the dualised model decides.
-			return solveDualised(s, set, slv, r)
+			return solveDualised(ctx, s, set, slv, r)
 		}
 		if sol.Status != solver.Optimal {
 			r.Mechanism = nil
 			return r, nil
 		}
-		basis, haveBasis = nb, ok
+		basis = nb
 		if math.Abs(sol.Objective-last) <= stallTol*math.Max(1, math.Abs(last)) {
 			stalled++
 		} else {
@@ -141,7 +141,7 @@ func SolveRobustCuts(s Spec, set *mech.PriorSet, slv solver.Solver) (*CutResult,
 			r.Converged = c.violated == 0
 			return r, nil
 		}
-		if haveBasis {
+		if basis != nil {
 			// The new rows' slacks join the basis: the old point keeps
 			// its place and the engine repairs the cuts it breaks.
 			for len(basis.Rows) < c.x.NumRows() {
@@ -149,17 +149,17 @@ func SolveRobustCuts(s Spec, set *mech.PriorSet, slv solver.Solver) (*CutResult,
 			}
 		}
 	}
-	return solveDualised(s, set, slv, r)
+	return solveDualised(ctx, s, set, slv, r)
 }
 
 // solveDualised solves BuildRobust's model of s over set and records the
 // outcome in r, whose LPs and Cuts count the rounds before.
-func solveDualised(s Spec, set *mech.PriorSet, slv solver.Solver, r *CutResult) (*CutResult, error) {
+func solveDualised(ctx context.Context, s Spec, set *mech.PriorSet, slv solver.Solver, r *CutResult) (*CutResult, error) {
 	mod, err := BuildRobust(s, set)
 	if err != nil {
 		return nil, err
 	}
-	sol, err := slv.Solve(mod.LP)
+	sol, _, err := solver.SolveContext(ctx, slv, mod.LP, solver.Start{})
 	if err != nil {
 		return nil, err
 	}
@@ -169,38 +169,6 @@ func solveDualised(s Spec, set *mech.PriorSet, slv solver.Solver, r *CutResult) 
 		r.Mechanism = mod.Mechanism(sol.X)
 	}
 	return r, nil
-}
-
-// solveFrom solves x, from the basis b when have is set and the backend
-// keeps bases, within limit simplex iterations when limit > 0 and the
-// backend takes one (solver.LimitedSession), and returns the solution and
-// its final basis (ok false when the backend gives none).
-func solveFrom(slv solver.Solver, x *lp.Model, b lp.Basis, have bool, limit int) (*solver.Solution, lp.Basis, bool, error) {
-	ws, warm := slv.(solver.WarmSolver)
-	if !warm {
-		sol, err := slv.Solve(x)
-		return sol, lp.Basis{}, false, err
-	}
-	sess, err := ws.Load(x)
-	if err != nil {
-		return nil, lp.Basis{}, false, err
-	}
-	defer sess.Close()
-	bs, isBasis := sess.(solver.BasisSession)
-	if isBasis && have {
-		if err := bs.SetBasis(b); err != nil {
-			return nil, lp.Basis{}, false, err
-		}
-	}
-	if ls, ok := sess.(solver.LimitedSession); ok && limit > 0 {
-		ls.SetIterationLimit(limit)
-	}
-	sol, err := sess.Solve()
-	if err != nil || !isBasis {
-		return sol, lp.Basis{}, false, err
-	}
-	nb, ok := bs.Basis()
-	return sol, nb, ok, nil
 }
 
 // cutModel is the LP of SolveRobustCuts and the priors each output's rows

@@ -1,11 +1,14 @@
 package polytope_test
 
 import (
+	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/pmlopt/pmlopt/instance"
+	"github.com/pmlopt/pmlopt/internal/stopcount"
 	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
@@ -15,7 +18,7 @@ import (
 
 func cutOptimum(t *testing.T, s polytope.Spec, set *mech.PriorSet) *polytope.CutResult {
 	t.Helper()
-	r, err := polytope.SolveRobustCuts(s, set, solver.Revised())
+	r, err := polytope.SolveRobustCuts(context.Background(), s, set, solver.Revised())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +244,7 @@ func TestRobustCutsStalledRound(t *testing.T) {
 		}
 		tried++
 		want, _ := robustOptimum(t, s, set)
-		got, err := polytope.SolveRobustCuts(s, set, slv)
+		got, err := polytope.SolveRobustCuts(context.Background(), s, set, slv)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -251,5 +254,37 @@ func TestRobustCutsStalledRound(t *testing.T) {
 	}
 	if tried == 0 {
 		t.Fatal("no problem took two rounds")
+	}
+}
+
+// The cutting planes and the dualised model hand the caller's context to
+// the engine: a context ended at any of the simplex's polls of it ends
+// SolveRobustCuts at that poll, with the context's error.
+func TestRobustCutsStopWithTheContext(t *testing.T) {
+	r := rand.New(rand.NewPCG(53, 2))
+	pi, u := robustInstance(r, 12, 12)
+	for _, set := range []*mech.PriorSet{randomSet(r, pi, true), randomSet(r, pi, false)} {
+		for _, b := range []mech.Budget{{Measure: mech.LIP, Epsilon: 0.7}, {Measure: mech.LDP, Epsilon: 0.7}} {
+			s := polytope.Spec{Prior: pi, Budget: b, Objective: polytope.ExpectedUtility, Utility: u}
+			slv, ctx := stopcount.New(0)
+			whole, err := polytope.SolveRobustCuts(ctx, s, set, slv)
+			if err != nil || whole.Status != solver.Optimal {
+				t.Fatalf("%v: %v, %v", b, whole, err)
+			}
+			polls := slv.Polls.Load()
+			if polls < 2 {
+				t.Fatalf("%v: %d LPs polled their stop %d times: the engine does not watch the context", b, whole.LPs, polls)
+			}
+			for _, at := range []int64{1, polls / 2, polls} {
+				slv, ctx := stopcount.New(at)
+				r, err := polytope.SolveRobustCuts(ctx, s, set, slv)
+				if !errors.Is(err, context.Canceled) {
+					t.Fatalf("%v: ended at poll %d of %d: %v, %v", b, at, polls, r, err)
+				}
+				if got := slv.Polls.Load(); got != at {
+					t.Errorf("%v: the engine polled %d times when the context ended at poll %d", b, got, at)
+				}
+			}
+		}
 	}
 }

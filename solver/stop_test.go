@@ -10,16 +10,22 @@ import (
 	"github.com/pmlopt/pmlopt/solver"
 )
 
-// wyndorSession loads max 3x + 5y s.t. x ≤ 4, 2y ≤ 12, 3x + 2y ≤ 18
-// (optimum 36 at (2, 6)) into a session of the pure-Go backend.
-func wyndorSession(t *testing.T) solver.Session {
-	t.Helper()
+// wyndor is max 3x + 5y s.t. x ≤ 4, 2y ≤ 12, 3x + 2y ≤ 18: optimum 36 at
+// (2, 6), two pivots from the slack basis.
+func wyndor() *lp.Model {
 	m := &lp.Model{Maximize: true}
 	x := m.AddCol(3, 0, lp.Inf, "x")
 	y := m.AddCol(5, 0, lp.Inf, "y")
 	m.AddRow(-lp.Inf, 4, "a", lp.Entry(x, 1))
 	m.AddRow(-lp.Inf, 12, "b", lp.Entry(y, 2))
 	m.AddRow(-lp.Inf, 18, "c", lp.Entry(x, 3), lp.Entry(y, 2))
+	return m
+}
+
+// wyndorSession loads wyndor into a session of the pure-Go backend.
+func wyndorSession(t *testing.T) solver.Session {
+	t.Helper()
+	m := wyndor()
 	ws, ok := solver.Revised().(solver.WarmSolver)
 	require.True(t, ok)
 	sess, err := ws.Load(m)
