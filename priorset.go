@@ -142,6 +142,11 @@ func solveOverPriorSetUnchecked(ctx context.Context, p *problem.Problem, b mech.
 		if err != nil {
 			return nil, err
 		}
+		if zeroBudget(b) {
+			if sol, ok, err := expectedAtZeroOverSet(ctx, p, u, b, opt); ok || err != nil {
+				return sol, err
+			}
+		}
 		sol, ok, start, err := solveExpectedOverSetIPM(ctx, p, u, b, opt)
 		if ok || err != nil {
 			return sol, err
@@ -172,6 +177,49 @@ func solveOverPriorSetUnchecked(ctx context.Context, p *problem.Problem, b mech.
 		return nil, ErrNoObjective
 	}
 	return nil, fmt.Errorf("objective: unknown %q", p.Objective)
+}
+
+// zeroBudget reports whether b allows only mechanisms whose rows are all
+// equal: ε = 0 under PML or LIP, or either end 0 under ALIP. Such a cap,
+// weighed with the estimate (a prior of the set), leaves no room: Σ_i
+// π̂_i p_ij = q_j with every p_ij ≤ q_j (or ≥ q_j) makes every row the
+// output marginal q, whatever the other priors of the set.
+func zeroBudget(b mech.Budget) bool {
+	switch b.Measure {
+	case mech.PML, mech.LIP:
+		return b.Epsilon == 0
+	case mech.ALIP:
+		return b.EpsilonLower == 0 || b.EpsilonUpper == 0
+	}
+	return false
+}
+
+// expectedAtZeroOverSet answers the expected utility over p's set at a
+// zero budget (zeroBudget). The mechanisms allowed at the estimate and
+// over the set are then the same, those with equal rows, so the optimum
+// at the estimate is the robust one and its proven bound holds over the
+// set; the LP over the set, where every cap is tight at once, is
+// degenerate enough to stall the simplex. ok is false, with no error,
+// when the optimum at the estimate is not found or breaks the budget
+// over the set: the other routes then decide.
+func expectedAtZeroOverSet(ctx context.Context, p *problem.Problem, u mech.Utility, b mech.Budget, opt Options) (*Solution, bool, error) {
+	r, err := expected.Maximize(ctx, p.Prior, u, b, expectedOptions(opt))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, false, ctx.Err()
+		}
+		return nil, false, nil
+	}
+	if !withinOver(p.PriorSet, r.Mechanism, b) {
+		return nil, false, nil
+	}
+	sol := expectedSolution(r)
+	sol.Epsilon, sol.ALIPLower = levelOver(p.PriorSet, r.Mechanism, b)
+	sol.OptimalEpsilonLower = sol.Epsilon
+	sol.Objective, sol.Measure = p.Objective, b.Measure
+	describe(p, sol)
+	sol.Certificate = setExpectedCertificate(p, b, sol, setHint{Prior: p.Prior, Alpha: r.Alpha})
+	return sol, true, nil
 }
 
 // expectedBoundOverSet is a proven upper bound on the robust

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -240,6 +241,68 @@ func TestExpectedOverSetKeepsTheInteriorPointsGap(t *testing.T) {
 		t.Fatalf("solved by %q with a certified gap of %.3g", sol.Solver, gap)
 	}
 	mustVerify(t, "random 32, box", p, sol.Mechanism, sol.Certificate)
+}
+
+// At a zero budget (ε = 0 under PML and LIP, either end 0 under ALIP) a
+// mechanism within the budget over the set has all its rows equal, so the
+// robust optimum sends every letter to the output of largest mean utility
+// under the estimate: Solve answers with that value, no LP, equal rows and
+// a certificate verify accepts, over boxes and L1 balls. (The LP over the
+// set, every cap tight at once, stalled the simplex at 36 letters.)
+func TestExpectedOverSetAtZeroBudget(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(41, 7))
+	for trial := range 6 {
+		n, m := 2+r.IntN(5), 2+r.IntN(5)
+		pi := make(mech.Prior, n)
+		for i := range pi {
+			pi[i] = 0.02 + r.Float64()
+		}
+		mech.Normalise(pi)
+		u := make(mech.Utility, n)
+		for i := range u {
+			u[i] = make([]float64, m)
+			for j := range u[i] {
+				u[i][j] = math.Round(20*r.Float64()) - 10
+			}
+		}
+		want := math.Inf(-1)
+		for j := range m {
+			mean := 0.0
+			for i := range n {
+				mean += pi[i] * u[i][j]
+			}
+			want = math.Max(want, mean)
+		}
+		set := randomBox(r, pi)
+		if trial%2 == 1 {
+			set, _ = mech.NewL1Set(pi, 0.05+0.25*r.Float64())
+		}
+		for _, b := range []mech.Budget{{Measure: mech.PML}, {Measure: mech.LIP},
+			{Measure: mech.ALIP, EpsilonUpper: 0.7}, {Measure: mech.ALIP, EpsilonLower: 0.7}} {
+			what := fmt.Sprintf("trial %d %s (%g, %g)", trial, b.Measure, b.EpsilonLower, b.EpsilonUpper)
+			p := &problem.Problem{Prior: pi, Utility: u, PriorSet: set, Objective: problem.ExpectedUtility, Privacy: &b}
+			sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{})
+			if err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+			tol := 1e-9 * math.Max(1, math.Abs(want))
+			if math.Abs(sol.ExpectedUtility-want) > tol || sol.ExpectedUtilityBound < want-tol || sol.ExpectedUtilityBound > want+10*tol {
+				t.Fatalf("%s: [%.15g, %.15g], want the best column mean %.15g", what, sol.ExpectedUtility, sol.ExpectedUtilityBound, want)
+			}
+			if sol.LPSolves != 0 {
+				t.Errorf("%s: %d LPs, want none", what, sol.LPSolves)
+			}
+			for i := range n {
+				for j := range m {
+					if math.Abs(sol.Mechanism[i][j]-sol.Mechanism[0][j]) > 1e-12 {
+						t.Fatalf("%s: rows 0 and %d differ at output %d: %v", what, i, j, sol.Mechanism)
+					}
+				}
+			}
+			mustVerify(t, what, p, sol.Mechanism, sol.Certificate)
+		}
+	}
 }
 
 // The LP over a set watches the caller's context: the pure-Go simplex
