@@ -308,3 +308,30 @@ func TestSolveRobustFamiliesMatchTheLP(t *testing.T) {
 		}
 	}
 }
+
+// Fine over the L1 ball at 48 letters under LIP cuts a few outputs'
+// constraints a round for seventeen rounds, and the dualised route stalls
+// there: the rounds, run out, answer it, with a mechanism that keeps the
+// budget over the ball and a proven bound within the accepted gap (the
+// LP after them took over 15 minutes). A long suite: about ten seconds.
+func TestSolveRobustRunsOutASlowTail(t *testing.T) {
+	if testlong.Short() {
+		t.Skip("ten seconds of rounds: a long suite (-tags long)")
+	}
+	in := familyInstance(t, "fine", 48)
+	b := mech.Budget{Measure: mech.LIP, Epsilon: 1}
+	r, err := SolveRobust(RobustProblem{Utility: in.Utility, Budget: b, Set: studySet(t, in.Prior, false)}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Rounds <= 12 {
+		t.Errorf("answered in %d rounds: the instance no longer tests a slow tail", r.Rounds)
+	}
+	bound := math.Min(r.Bound, r.BoundTwo)
+	if gap := bound - r.Value; gap < 0 || gap > 1e-8*math.Max(1, math.Abs(r.Value)) {
+		t.Errorf("value %.12g, proven bound %.12g", r.Value, bound)
+	}
+	if !withinBudget(r.Level, r.LevelLower, b, RobustBudgetSlack) {
+		t.Errorf("the mechanism fails the audit over the set (level %g, %g)", r.Level, r.LevelLower)
+	}
+}

@@ -149,8 +149,12 @@ func copyRows(dst, src [][]float64) [][]float64 {
 const robustDualAfter = 3
 
 // robustMaxRounds bounds the cutting-plane rounds: the set's extreme
-// points are finitely many, but ties can make many rounds.
-const robustMaxRounds = 12
+// points are finitely many, but ties can make many rounds. Rounds that
+// each cut a few outputs' constraints are a slow tail worth running out:
+// a round costs about a solve at one prior, the LP that decides after the
+// last one seconds to minutes (docs/performance.md: LIP over an L1 ball
+// at 48 letters ends in its seventeenth round).
+const robustMaxRounds = 30
 
 // ErrRobustNotConverged means that SolveRobust did not reach a certified
 // optimum over the set within its rounds and iterations.
