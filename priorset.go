@@ -143,13 +143,18 @@ func solveOverPriorSetUnchecked(ctx context.Context, p *problem.Problem, b mech.
 			return nil, err
 		}
 		if zeroBudget(b) {
-			if sol, ok, err := expectedAtZeroOverSet(ctx, p, u, b, opt); ok || err != nil {
+			if sol, ok, err := expectedFromEstimate(ctx, p, u, b, opt); ok || err != nil {
 				return sol, err
 			}
 		}
 		sol, ok, start, err := solveExpectedOverSetIPM(ctx, p, u, b, opt)
 		if ok || err != nil {
 			return sol, err
+		}
+		if !zeroBudget(b) {
+			if sol, ok, err := expectedFromEstimate(ctx, p, u, b, opt); ok || err != nil {
+				return sol, err
+			}
 		}
 		m, status, lps, err := solveRobustLPFrom(ctx, polytope.Spec{Prior: p.Prior, Budget: b, Objective: polytope.ExpectedUtility, Utility: u, Start: start.point}, set, slv, start.dualise)
 		if err != nil {
@@ -194,15 +199,21 @@ func zeroBudget(b mech.Budget) bool {
 	return false
 }
 
-// expectedAtZeroOverSet answers the expected utility over p's set at a
-// zero budget (zeroBudget). The mechanisms allowed at the estimate and
-// over the set are then the same, those with equal rows, so the optimum
-// at the estimate is the robust one and its proven bound holds over the
-// set; the LP over the set, where every cap is tight at once, is
-// degenerate enough to stall the simplex. ok is false, with no error,
-// when the optimum at the estimate is not found or breaks the budget
-// over the set: the other routes then decide.
-func expectedAtZeroOverSet(ctx context.Context, p *problem.Problem, u mech.Utility, b mech.Budget, opt Options) (*Solution, bool, error) {
+// expectedFromEstimate answers the expected utility over p's set from the
+// optimum at the estimate π̂, where that settles it. The robust feasible
+// set lies inside the one at π̂, so the bound proven at π̂ holds over the
+// set; the answer is then
+//   - the optimum at π̂ itself when it keeps the budget over the set (at a
+//     zero budget it always does: zeroBudget), or
+//   - the best mechanism with equal rows (expected.EqualRows), within any
+//     budget over any set, when its value lies within estimateGap of that
+//     bound: at budgets near zero, where the interior points over the set
+//     find no interior and the LP over it stalls on its degenerate
+//     vertices.
+//
+// ok is false, with no error, when neither holds or the optimum at π̂ is
+// not found: the other routes then decide.
+func expectedFromEstimate(ctx context.Context, p *problem.Problem, u mech.Utility, b mech.Budget, opt Options) (*Solution, bool, error) {
 	r, err := expected.Maximize(ctx, p.Prior, u, b, expectedOptions(opt))
 	if err != nil {
 		if ctx.Err() != nil {
@@ -210,17 +221,26 @@ func expectedAtZeroOverSet(ctx context.Context, p *problem.Problem, u mech.Utili
 		}
 		return nil, false, nil
 	}
-	if !withinOver(p.PriorSet, r.Mechanism, b) {
-		return nil, false, nil
-	}
 	sol := expectedSolution(r)
-	sol.Epsilon, sol.ALIPLower = levelOver(p.PriorSet, r.Mechanism, b)
+	if !withinOver(p.PriorSet, r.Mechanism, b) {
+		m, v := expected.EqualRows(p.Prior, u)
+		if !(r.Bound-v <= estimateGap*math.Max(1, math.Abs(v))) {
+			return nil, false, nil
+		}
+		sol.Mechanism, sol.LPSolves, sol.FullLP = m, 0, false
+	}
+	sol.Epsilon, sol.ALIPLower = levelOver(p.PriorSet, sol.Mechanism, b)
 	sol.OptimalEpsilonLower = sol.Epsilon
 	sol.Objective, sol.Measure = p.Objective, b.Measure
 	describe(p, sol)
 	sol.Certificate = setExpectedCertificate(p, b, sol, setHint{Prior: p.Prior, Alpha: r.Alpha})
 	return sol, true, nil
 }
+
+// estimateGap is the relative gap between the equal-rows value and the
+// bound at the estimate within which expectedFromEstimate answers with
+// equal rows: the 1e-9 pmlopt's answers are held to.
+const estimateGap = 1e-9
 
 // expectedBoundOverSet is a proven upper bound on the robust
 // expected-utility optimum: the least of the certified optima at the
