@@ -8,6 +8,7 @@ import (
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/closedform"
 	"github.com/pmlopt/pmlopt/expected"
+	"github.com/pmlopt/pmlopt/internal/clean"
 	"github.com/pmlopt/pmlopt/internal/colgen"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
@@ -99,6 +100,16 @@ func solveRobustLPFrom(ctx context.Context, s polytope.Spec, set *mech.PriorSet,
 		return nil, status, lps, fmt.Errorf("prior_set: the %s backend returned a mechanism that breaks the zero pattern", slv.Name())
 	}
 	if !withinOver(set, m, s.Budget) {
+		// An engine holds every row to an absolute tolerance, so a LIP
+		// or ALIP column at a large budget can end with entries at 0
+		// where its lower caps, e^{−ε} times a mass, ask for 1e-18 or
+		// less: its ratio is then infinite. The least mixture with the
+		// outputs' marginal that keeps the budget mends such rounding at
+		// a cost in utility of about that mixture's weight.
+		within := func(q mech.Mechanism) bool { return withinOver(set, q, s.Budget) }
+		if q := clean.MixUntil(s.Prior, m, within); within(q) && (s.Pattern == nil || s.Pattern.Holds(q)) {
+			return q, status, lps, nil
+		}
 		level, _ := levelOver(set, m, s.Budget)
 		return nil, status, lps, fmt.Errorf("prior_set: the %s backend returned a mechanism at %s %.10g over the prior set, above the budget", slv.Name(), s.Budget.Measure, level)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/pmlopt/pmlopt"
@@ -15,6 +16,7 @@ import (
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/internal/stopcount"
 	"github.com/pmlopt/pmlopt/internal/testlong"
+	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/polytope"
 	"github.com/pmlopt/pmlopt/problem"
@@ -256,18 +258,7 @@ func TestExpectedOverSetAtZeroBudget(t *testing.T) {
 	r := rand.New(rand.NewPCG(41, 7))
 	for trial := range 6 {
 		n, m := 2+r.IntN(5), 2+r.IntN(5)
-		pi := make(mech.Prior, n)
-		for i := range pi {
-			pi[i] = 0.02 + r.Float64()
-		}
-		mech.Normalise(pi)
-		u := make(mech.Utility, n)
-		for i := range u {
-			u[i] = make([]float64, m)
-			for j := range u[i] {
-				u[i][j] = math.Round(20*r.Float64()) - 10
-			}
-		}
+		pi, u := pmlopt.DrawEstimate(r, n, m, 0.02, func() float64 { return math.Round(20*r.Float64()) - 10 })
 		want := math.Inf(-1)
 		for j := range m {
 			mean := 0.0
@@ -312,22 +303,59 @@ func TestExpectedOverSetAtZeroBudget(t *testing.T) {
 	}
 }
 
+// At budgets of 40 and 699 nats the optimum over a set, even over the
+// whole simplex, is within e^−40 of sending every letter to its best
+// output, Σ_i π̂_i max_j u_ij; LIP and ALIP ask every used column for
+// entries down to e^−ε of its mass, which an LP engine's tolerances round
+// to 0. Solve answers each with that value to 1e-9, a mechanism within the
+// budget over the set and a certificate verify accepts. (The LP's
+// mechanism over the simplex failed its audit, its LIP level infinite.)
+func TestExpectedOverSetAtLargeBudgets(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(59, 3))
+	for trial := range 3 {
+		n, m := 3+r.IntN(3), 3+r.IntN(3)
+		pi, u := pmlopt.DrawEstimate(r, n, m, 0.05, func() float64 { return math.Round(10*r.Float64()) - 10 })
+		want := 0.0
+		for i := range u {
+			want += pi[i] * slices.Max(u[i])
+		}
+		lo, up := make([]float64, n), make([]float64, n)
+		for i := range up {
+			up[i] = 1
+		}
+		simplex, err := mech.NewBoxSet(pi, lo, up)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ball, _ := mech.NewL1Set(pi, 2)
+		for _, set := range []*mech.PriorSet{simplex, ball, randomBox(r, pi)} {
+			for _, b := range []mech.Budget{{Measure: mech.LIP, Epsilon: 40}, {Measure: mech.LIP, Epsilon: 699},
+				{Measure: mech.ALIP, EpsilonLower: 699, EpsilonUpper: 699}, {Measure: mech.PML, Epsilon: 699}} {
+				what := fmt.Sprintf("trial %d %v over %v", trial, b, set.IsBox())
+				p := &problem.Problem{Prior: pi, Utility: u, PriorSet: set, Objective: problem.ExpectedUtility, Privacy: &b}
+				sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{})
+				if err != nil {
+					t.Fatalf("%s: %v", what, err)
+				}
+				if math.Abs(sol.ExpectedUtility-want) > 1e-9*math.Max(1, math.Abs(want)) {
+					t.Fatalf("%s: expected utility %.15g, want %.15g", what, sol.ExpectedUtility, want)
+				}
+				if level, lower, excess := leakage.LevelOver(set, sol.Mechanism, b); excess > certify.AuditTol {
+					t.Fatalf("%s: levels (%g, %g) over the set", what, level, lower)
+				}
+				mustVerify(t, what, p, sol.Mechanism, sol.Certificate)
+			}
+		}
+	}
+}
+
 // The LP over a set watches the caller's context: the pure-Go simplex
 // polls it while it pivots, and a context that ends at any of those polls
 // ends Solve there, with the context's error and no further pivots.
 func TestExpectedOverSetLPStopsWithTheContext(t *testing.T) {
 	r := rand.New(rand.NewPCG(43, 1))
-	n := 14
-	pi := make(mech.Prior, n)
-	u := make(mech.Utility, n)
-	for i := range n {
-		pi[i] = 0.01 + r.Float64()
-		u[i] = make([]float64, n)
-		for j := range u[i] {
-			u[i][j] = r.Float64()
-		}
-	}
-	mech.Normalise(pi)
+	pi, u := pmlopt.DrawEstimate(r, 14, 14, 0.01, r.Float64)
 	set := randomBox(r, pi)
 	b := mech.Budget{Measure: mech.LIP, Epsilon: 0.8}
 	p := &problem.Problem{Prior: pi, Utility: u, PriorSet: set, Objective: problem.ExpectedUtility, Privacy: &b}

@@ -176,7 +176,7 @@ func TestRobustProbesKeepBudgetAtEveryVertex(t *testing.T) {
 	checked := 0
 	for trial := range 24 {
 		n := 3 + r.IntN(4)
-		pi, u := randomPriorUtility(r, n, n, 0.1)
+		pi, u := drawEstimate(r, n, n, 0.1, r.Float64)
 		set := auditSet(r, pi, trial%2 == 0)
 		p := &problem.Problem{Prior: pi, Utility: u, Order: u.Order(), PriorSet: set}
 		pat := u.Order().Pattern(2 + r.IntN(n-1))

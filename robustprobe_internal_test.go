@@ -70,9 +70,9 @@ func TestRobustProberAgreesWithFreshLP(t *testing.T) {
 	}
 }
 
-// randomPriorUtility draws a prior of n letters (masses floor to floor + 1,
-// normalised) and then an n×m utility of independent uniform entries.
-func randomPriorUtility(r *rand.Rand, n, m int, floor float64) (mech.Prior, mech.Utility) {
+// drawEstimate draws an estimate of n letters (masses floor to floor + 1,
+// normalised) and then an n×m utility, an entry at a time from entry.
+func drawEstimate(r *rand.Rand, n, m int, floor float64, entry func() float64) (mech.Prior, mech.Utility) {
 	pi := make(mech.Prior, n)
 	for i := range pi {
 		pi[i] = floor + r.Float64()
@@ -82,7 +82,7 @@ func randomPriorUtility(r *rand.Rand, n, m int, floor float64) (mech.Prior, mech
 	for i := range u {
 		u[i] = make([]float64, m)
 		for j := range u[i] {
-			u[i][j] = r.Float64()
+			u[i][j] = entry()
 		}
 	}
 	return pi, u
@@ -93,7 +93,7 @@ func randomPriorUtility(r *rand.Rand, n, m int, floor float64) (mech.Prior, mech
 // the prior (each letter from 0.5–1 to 1–2 times its mass) or an L1 ball
 // of radius up to 0.3.
 func randomSetProblem(r *rand.Rand, n int, box bool) (mech.Prior, mech.Utility, *mech.PriorSet) {
-	pi, u := randomPriorUtility(r, n, n, 0.05)
+	pi, u := drawEstimate(r, n, n, 0.05, r.Float64)
 	if !box {
 		set, _ := mech.NewL1Set(pi, 0.3*r.Float64())
 		return pi, u, set

@@ -195,6 +195,41 @@ func MixToBudget(pi mech.Prior, p mech.Mechanism, eps float64) (mech.Mechanism, 
 	return mixToBudget(pi, p, eps), nil
 }
 
+// MixUntil returns the mixture (1−θ)p + θQ, Q the mechanism whose every
+// row is p's output marginal under pi, at the least θ that meets (found by
+// bisection: 60 halvings, so within 2^-60 of it); p is left as it is.
+// Every ratio p_ij/q_j, at pi and at any other prior, moves towards 1 as θ
+// grows, so meets must hold at θ = 1, where every ratio is 1: a budget on
+// any of the ratio measures, at one prior or over a set of them.
+func MixUntil(pi mech.Prior, p mech.Mechanism, meets func(mech.Mechanism) bool) mech.Mechanism {
+	n, m := p.Dims()
+	q := make([]float64, m)
+	for i, row := range p {
+		for j, v := range row {
+			q[j] += pi[i] * v
+		}
+	}
+	mix := func(theta float64) mech.Mechanism {
+		out := mech.Zeros(n, m)
+		for i, row := range p {
+			for j, v := range row {
+				out[i][j] = (1-theta)*v + theta*q[j]
+			}
+		}
+		return out
+	}
+	lo, hi := 0.0, 1.0
+	for range 60 {
+		mid := (lo + hi) / 2
+		if meets(mix(mid)) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return mix(hi)
+}
+
 func mixToBudget(pi mech.Prior, p mech.Mechanism, eps float64) mech.Mechanism {
 	a := leakage.PML(pi, p)
 	if a <= eps {

@@ -61,3 +61,23 @@ func must(p mech.Mechanism, err error) mech.Mechanism {
 	}
 	return p
 }
+
+// MixUntil on the identity under the uniform prior with a LIP budget of 1
+// nat: the mixture (1−θ)I + θ·½ has ratios 2 − θ and θ to the outputs'
+// mass ½, so the lower caps need θ ≥ e^−1, and the least θ is e^−1 (to the
+// bisection's 2^-60); the identity given is left as it is.
+func TestMixUntilLeastWeight(t *testing.T) {
+	pi := mech.Prior{0.5, 0.5}
+	p := mech.Mechanism{{1, 0}, {0, 1}}
+	b := mech.Budget{Measure: mech.LIP, Epsilon: 1}
+	q := clean.MixUntil(pi, p, func(m mech.Mechanism) bool {
+		_, _, excess := leakage.Level(pi, m, b)
+		return excess <= 0
+	})
+	if want := math.Exp(-1) / 2; math.Abs(q[0][1]-want) > 1e-15 || math.Abs(q[1][0]-want) > 1e-15 {
+		t.Fatalf("mixture %v, want off-diagonal entries %.17g", q, want)
+	}
+	if p[0][1] != 0 || p[0][0] != 1 {
+		t.Fatalf("the mechanism given was changed: %v", p)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/internal/clean"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 )
@@ -259,38 +260,5 @@ func mixIntoRatio(pi mech.Prior, P mech.Mechanism, b mech.Budget) mech.Mechanism
 	if ratioMeets(pi, P, b) {
 		return P
 	}
-	return mixUntil(pi, P, func(M mech.Mechanism) bool { return ratioMeets(pi, M, b) })
-}
-
-// mixUntil returns the mixture (1−θ)P + θQ, Q the mechanism whose every
-// row is P's output marginal under pi, at the least θ that meets found by
-// bisection (60 halvings, so within 2^-60 of it). meets must hold at θ =
-// 1, where every ratio is 1.
-func mixUntil(pi mech.Prior, P mech.Mechanism, meets func(mech.Mechanism) bool) mech.Mechanism {
-	n, m := P.Dims()
-	q := make([]float64, m)
-	for i, row := range P {
-		for j, v := range row {
-			q[j] += pi[i] * v
-		}
-	}
-	mix := func(theta float64) mech.Mechanism {
-		out := mech.Zeros(n, m)
-		for i, row := range P {
-			for j, v := range row {
-				out[i][j] = (1-theta)*v + theta*q[j]
-			}
-		}
-		return out
-	}
-	lo, hi := 0.0, 1.0
-	for range 60 {
-		mid := (lo + hi) / 2
-		if meets(mix(mid)) {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	return mix(hi)
+	return clean.MixUntil(pi, P, func(M mech.Mechanism) bool { return ratioMeets(pi, M, b) })
 }

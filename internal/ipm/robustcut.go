@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/internal/clean"
 	"github.com/pmlopt/pmlopt/internal/vec"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
@@ -833,7 +834,7 @@ func mixOverSet(pi mech.Prior, P mech.Mechanism, s *mech.PriorSet, b mech.Budget
 	if withinBudget(level, lower, b, RobustBudgetSlack) {
 		return P, level, lower
 	}
-	out := mixUntil(pi, P, func(M mech.Mechanism) bool {
+	out := clean.MixUntil(pi, P, func(M mech.Mechanism) bool {
 		l, w, _ := leakage.LevelOver(s, M, b)
 		return withinBudget(l, w, b, 0)
 	})

@@ -1,0 +1,4 @@
+package pmlopt
+
+// DrawEstimate is drawEstimate, for the tests of package pmlopt_test.
+var DrawEstimate = drawEstimate
