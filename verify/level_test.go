@@ -110,3 +110,39 @@ func TestBoundTrivialMultipliers(t *testing.T) {
 		}
 	}
 }
+
+// A letter of subnormal mass 5e-324 (the spacing 2^-1074 itself): the
+// exact expected utility is -1.6 spacings, but rounding each product to
+// the spacing makes the float sum -1 spacing, and it is accepted; three
+// spacings further, with two terms, is refused.
+func TestExpectedUtilitySubnormal(t *testing.T) {
+	pi := []float64{0.5, 0.5, 5e-324}
+	u := [][]float64{{0, -1}, {-1, 0}, {-2, -1}}
+	m := [][]float64{{1, 0}, {0, 1}, {0.6, 0.4}}
+	p := Problem{Prior: pi, Utility: u, Mechanism: m}
+	sum := 0.0
+	for i := range m {
+		for j := range m[i] {
+			sum += pi[i] * u[i][j] * m[i][j]
+		}
+	}
+	if sum != -5e-324 {
+		t.Fatalf("the float sum is %g, want -5e-324", sum)
+	}
+	claim := func(v float64) Claim {
+		c := Certificate{Objective: "expected-utility", Measure: "pml", Epsilon: 1, Utility: &Utility{ExpectedUtility: v}}
+		for _, cl := range Check(p, c) {
+			if cl.Name == ClaimExpected {
+				return cl
+			}
+		}
+		t.Fatal("no expected-utility claim")
+		return Claim{}
+	}
+	if cl := claim(sum); !cl.OK {
+		t.Errorf("the float sum refused: %v", cl)
+	}
+	if cl := claim(sum - 3*5e-324); cl.OK {
+		t.Errorf("three spacings off accepted: %v", cl)
+	}
+}
