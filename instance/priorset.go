@@ -34,8 +34,12 @@ func ClopperPearson(k, n int, delta float64) (lo, hi float64) {
 // WeissmanRadius returns the L1 radius r at which the bound of Weissman
 // et al. (2003), P(‖π̂ − π‖₁ ≥ r) ≤ (2^N − 2) e^{−n r²/2}, equals delta for
 // the empirical distribution π̂ of n samples on N letters, capped at 2 (the
-// simplex's diameter).
+// simplex's diameter). On one letter the simplex is a single point, which
+// every estimate is: the radius is 0.
 func WeissmanRadius(n, letters int, delta float64) float64 {
+	if letters <= 1 {
+		return 0
+	}
 	// log(2^N − 2) = N log 2 + log(1 − 2^{1−N}), exact for large N.
 	logCount := float64(letters)*math.Ln2 + math.Log1p(-math.Exp2(float64(1-letters)))
 	r := math.Sqrt(2 / float64(n) * (logCount - math.Log(delta)))

@@ -34,6 +34,10 @@ func TestClopperPearsonKnownValues(t *testing.T) {
 	if got := 14 * math.Exp(-40*r*r/2); math.Abs(got-0.05) > 1e-12 {
 		t.Errorf("Weissman radius %g gives the bound %g, want 0.05", r, got)
 	}
+	// One letter: the simplex is a point (2^N − 2 = 0 priors to miss).
+	if r := instance.WeissmanRadius(3, 1, 0.05); r != 0 {
+		t.Errorf("Weissman radius on one letter %g, want 0", r)
+	}
 }
 
 // 2000 samples of size 40 from a known prior: the sets hold the prior at
