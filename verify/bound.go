@@ -182,21 +182,33 @@ func (k *checker) boxBound(column func(int), w []*big.Float, wf []float64, lo, h
 			return false
 		}
 		// V = h_k + Σ_i (hi·max(0, d_i) + lo·min(0, d_i)), d_i = a_k h_i − h_k a_i.
-		ak := k.a.num(a[kk])
-		v.Set(h[kk])
-		for i := range k.n {
-			if !allowed(i) {
-				continue
-			}
-			k.a.mul(d, ak, h[i])
-			k.a.sub(d, d, k.a.mul(t, h[kk], k.a.num(a[i])))
-			switch d.Sign() {
-			case 1:
-				k.a.add(v, v, k.a.mul(t, hi, d))
-			case -1:
-				if lo.Sign() != 0 {
-					k.a.add(v, v, k.a.mul(t, lo, d))
+		at := func(kk int) {
+			ak := k.a.num(a[kk])
+			v.Set(h[kk])
+			for i := range k.n {
+				if !allowed(i) {
+					continue
 				}
+				k.a.mul(d, ak, h[i])
+				k.a.sub(d, d, k.a.mul(t, h[kk], k.a.num(a[i])))
+				switch d.Sign() {
+				case 1:
+					k.a.add(v, v, k.a.mul(t, hi, d))
+				case -1:
+					if lo.Sign() != 0 {
+						k.a.add(v, v, k.a.mul(t, lo, d))
+					}
+				}
+			}
+		}
+		at(kk)
+		// Any k with a_k > 0 gives a valid V. The float greedy's k can
+		// miss the exact one where ratios tie to rounding, and at a large
+		// budget hi times the d_i it gets wrong outweighs the rest: the
+		// other candidates are tried before the column is refused.
+		for i := 0; i < k.n && v.Sign() > 0; i++ {
+			if i != kk && allowed(i) && a[i] > 0 {
+				at(i)
 			}
 		}
 		if v.Sign() > 0 {

@@ -146,3 +146,34 @@ func TestExpectedUtilitySubnormal(t *testing.T) {
 		t.Errorf("three spacings off accepted: %v", cl)
 	}
 }
+
+// A LIP answer at 40 nats (pmlopt's own, on 3 letters): every weight
+// π_i u_ij − α_i of its multipliers is negative, so Σ_i α_i + 2.6e-14 bounds
+// every mechanism, and a bound 1e-6 lower is false. On output 1 the ratios
+// (π_i u_i1 − α_i)/π_i of inputs 0 and 2 are both −2 in floats but not
+// exactly; the float order's choice of k then leaves e^40 times a
+// difference of 1e-17 in V: the other inputs' V must be tried.
+func TestBoundTiedRatiosAtLargeBudget(t *testing.T) {
+	p := Problem{Prior: []float64{0.4985498830019551, 0.26700875818719183, 0.23444135881085307},
+		Utility: [][]float64{{0, 0, 2, -1.7787132656808597}, {-1, -3, 1, 2}, {-0.37086786077251754, -1, 0.8340155215103184, 1}},
+		Mechanism: [][]float64{{0, 0, 1, 2.1303408324232187e-18}, {0, 0, 2.1180468704393777e-18, 1},
+			{0, 0, 2.119274663346761e-18, 1}}}
+	bound := func(b float64) Claim {
+		c := Certificate{Objective: "expected-utility", Measure: "lip", Epsilon: 40, Budget: &Budget{Epsilon: 40},
+			Utility: &Utility{ExpectedUtility: 1.7655586411891468, Bound: &b,
+				Alpha: []float64{0.9970997660039103, 0.5340175163743838, 0.2344413588108531}}}
+		for _, cl := range Check(p, c) {
+			if cl.Name == ClaimBound {
+				return cl
+			}
+		}
+		t.Fatal("no bound claim")
+		return Claim{}
+	}
+	if cl := bound(1.7655586411891728); !cl.OK {
+		t.Errorf("the solver's bound refused: %v", cl)
+	}
+	if cl := bound(1.7655586411891728 - 1e-6); cl.OK {
+		t.Errorf("a bound below the optimum accepted: %v", cl)
+	}
+}
