@@ -51,8 +51,10 @@ func VerifyPriorSet(s *mech.PriorSet) *verify.PriorSet {
 // the set as the checker reads it: priors whose total is the estimate's
 // exact sum S (which the problem files let lie within 1e-9 of 1). A
 // ball's priors are moves from the estimate and have that total already
-// (mech.PriorSet.Extreme); a box's fill pours S − Σ l, computed exactly
-// and rounded once, where the engines pour 1 − Σ l.
+// (mech.PriorSet.Extreme); a box's fill pours S − Σ l where the engines
+// pour 1 − Σ l, and is summed exactly, as the checker does, and rounded
+// once: S − 1 is a rounding of the estimate, but poured onto a letter of
+// c_k = 1 beside a cheapest one of 1e-18 it is most of the least mass.
 func massOverS(set *mech.PriorSet, pi mech.Prior, c []float64, hi bool) float64 {
 	if !set.IsBox() {
 		if hi {
@@ -60,11 +62,12 @@ func massOverS(set *mech.PriorSet, pi mech.Prior, c []float64, hi bool) float64 
 		}
 		return set.MinMass(c)
 	}
-	rest := new(big.Float).SetPrec(1<<13).Sub(exactSum(pi), exactSum(set.Lower))
-	r, _ := rest.Float64()
-	sum := 0.0
+	const prec = 1 << 13
+	num := func(x float64) *big.Float { return new(big.Float).SetPrec(prec).SetFloat64(x) }
+	rest := new(big.Float).SetPrec(prec).Sub(exactSum(pi), exactSum(set.Lower))
+	sum, t, amt := num(0), num(0), num(0)
 	for k, l := range set.Lower {
-		sum += l * c[k]
+		sum.Add(sum, t.Mul(num(l), num(c[k])))
 	}
 	order := make([]int, len(c))
 	for k := range order {
@@ -78,14 +81,21 @@ func massOverS(set *mech.PriorSet, pi mech.Prior, c []float64, hi bool) float64 
 		return cmp.Compare(x, y)
 	})
 	for _, k := range order {
-		if r <= 0 {
+		if rest.Sign() <= 0 {
 			break
 		}
-		add := math.Min(r, set.Upper[k]-set.Lower[k])
-		sum += add * c[k]
-		r -= add
+		amt.Sub(num(set.Upper[k]), num(set.Lower[k]))
+		if amt.Cmp(rest) > 0 {
+			amt.Set(rest)
+		}
+		if amt.Sign() <= 0 {
+			continue
+		}
+		sum.Add(sum, t.Mul(amt, num(c[k])))
+		rest.Sub(rest, amt)
 	}
-	return sum
+	v, _ := sum.Float64()
+	return v
 }
 
 // levelsOverS returns the mechanism's level of b's measure over the set
@@ -433,10 +443,15 @@ func setWorstCaseCertificate(p *problem.Problem, objective problem.Objective, m 
 // needs no prior, nor a bound proven at the estimate.
 func setExpectedCertificate(p *problem.Problem, b mech.Budget, sol *Solution, hint setHint) *verify.Certificate {
 	c := expectedCertificate(b, sol, nil)
+	// The levels as the checker reads the set (priors of the estimate's
+	// exact total), not sol's: a column with an entry of 1e-18 under a box
+	// whose lower end is 0 on that letter has a least mass of that size,
+	// which the estimate's total of 1 + 1e-16 pours far more onto, and the
+	// two levels then differ by nats, not by rounding.
 	up, low := levelsOverS(p.PriorSet, p.Prior, sol.Mechanism, b)
-	c.Epsilon = claimedLevel(math.Max(sol.Epsilon, up))
+	c.Epsilon = claimedLevel(up)
 	if b.Measure == mech.ALIP {
-		lo := claimedLevel(math.Max(sol.ALIPLower, low))
+		lo := claimedLevel(low)
 		c.ALIPLower = &lo
 	}
 	c.PriorSet = VerifyPriorSet(p.PriorSet)

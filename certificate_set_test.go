@@ -468,3 +468,28 @@ func TestSetCertificateInstances(t *testing.T) {
 		}
 	}
 }
+
+// A box with lower ends 0 around a prior whose floats sum to 1 + 1.1e-16,
+// under 40 nats of PML: the optimum's column (1, 4.3e-18) has a least
+// mass of 4.3e-18 when the priors total 1, but 1.2e-16 when they total
+// the estimate's exact sum, as the checker reads the set, 3.3 nats of
+// level apart. The certificate states the checker's level, and verify
+// accepts every claim.
+func TestSetCertificateLevelAtTheEstimatesTotal(t *testing.T) {
+	pi := mech.Prior{0.3093471974486841, 0.690652802551316}
+	set, err := mech.NewBoxSet(pi, []float64{0, 0}, []float64{0.34028191719355255, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := mech.Budget{Measure: mech.PML, Epsilon: 40}
+	p := &problem.Problem{Prior: pi, PriorSet: set, Objective: problem.ExpectedUtility, Privacy: &b,
+		Utility: mech.Utility{{-3, 1, 0.22615537826622767}, {3, 1, -0.24484307163628705}}}
+	sol, err := pmlopt.Solve(context.Background(), p, pmlopt.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sol.Mechanism[1][1] == 0 || sol.Mechanism[1][1] > 1e-15 {
+		t.Fatalf("mechanism %v: the instance no longer has a tiny entry", sol.Mechanism)
+	}
+	mustVerify(t, "pml 40 over the box", p, sol.Mechanism, sol.Certificate)
+}
