@@ -251,8 +251,8 @@ func TestExpectedOverSetKeepsTheInteriorPointsGap(t *testing.T) {
 // under the estimate; at a budget of 1e-12 (or the least positive float)
 // that is the optimum to within the accepted gap. Solve answers both with
 // that value, no LP, equal rows and a certificate verify accepts, over
-// boxes and L1 balls. (The LP over the set, every cap tight at once,
-// stalled the simplex at 36 letters: 89 s at ε = 0, 12 minutes at 1e-9.)
+// boxes and L1 balls; the LP over the set, every cap tight at once, is
+// not needed there.
 func TestExpectedOverSetAtZeroBudget(t *testing.T) {
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(41, 7))
@@ -308,8 +308,8 @@ func TestExpectedOverSetAtZeroBudget(t *testing.T) {
 // output, Σ_i π̂_i max_j u_ij; LIP and ALIP ask every used column for
 // entries down to e^−ε of its mass, which an LP engine's tolerances round
 // to 0. Solve answers each with that value to 1e-9, a mechanism within the
-// budget over the set and a certificate verify accepts. (The LP's
-// mechanism over the simplex failed its audit, its LIP level infinite.)
+// budget over the set and a certificate verify accepts: the LP's vertex
+// over the simplex, with such entries at 0, is mixed into the budget.
 func TestExpectedOverSetAtLargeBudgets(t *testing.T) {
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(59, 3))
@@ -350,9 +350,12 @@ func TestExpectedOverSetAtLargeBudgets(t *testing.T) {
 	}
 }
 
-// The LP over a set watches the caller's context: the pure-Go simplex
-// polls it while it pivots, and a context that ends at any of those polls
-// ends Solve there, with the context's error and no further pivots.
+// Solve over a set, on a named backend, ends with the context's error
+// wherever the context ends among the engines' polls of it, from the
+// first to the last of a whole solve, with no poll after: in the optimum
+// at the estimate, the LP over the set (TestRobustLPStopsWithTheContext
+// ends that one at every point) or the bounds at the set's priors, whose
+// solves give no answer then rather than a bound short of its proof.
 func TestExpectedOverSetLPStopsWithTheContext(t *testing.T) {
 	r := rand.New(rand.NewPCG(43, 1))
 	pi, u := pmlopt.DrawEstimate(r, 14, 14, 0.01, r.Float64)

@@ -2,10 +2,12 @@ package pmlopt
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/pmlopt/pmlopt/internal/stopcount"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/polytope"
@@ -133,6 +135,37 @@ func TestRobustLPRoutesAgree(t *testing.T) {
 			}
 			if got := u.ExpectedUtility(pi, m); math.Abs(got-want) > 1e-8*math.Max(1, math.Abs(want)) {
 				t.Fatalf("trial %d %v, dualise %v: %.12g against the dualised model's %.12g", trial, b, dualise, got, want)
+			}
+		}
+	}
+}
+
+// Both routes of the LP over a set (the cutting planes, BuildRobust's
+// model) hand the caller's context to the engine: a context ended at any
+// of the simplex's polls of it, from the first to the last of a whole
+// solve, ends solveRobustLPFrom there with the context's error and no
+// poll after.
+func TestRobustLPStopsWithTheContext(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 1))
+	pi, u, set := randomSetProblem(r, 10, true)
+	s := polytope.Spec{Prior: pi, Budget: mech.Budget{Measure: mech.LIP, Epsilon: 0.8}, Objective: polytope.ExpectedUtility, Utility: u}
+	for _, dualise := range []bool{false, true} {
+		slv, ctx := stopcount.New(0)
+		m, _, _, err := solveRobustLPFrom(ctx, s, set, slv, dualise)
+		if err != nil || m == nil {
+			t.Fatalf("dualise %v: %v", dualise, err)
+		}
+		polls := slv.Polls.Load()
+		if polls < 3 {
+			t.Fatalf("dualise %v: the engine polled its stop %d times in a whole solve", dualise, polls)
+		}
+		for _, at := range []int64{1, polls / 2, polls} {
+			slv, ctx := stopcount.New(at)
+			if _, _, _, err := solveRobustLPFrom(ctx, s, set, slv, dualise); !errors.Is(err, context.Canceled) {
+				t.Fatalf("dualise %v, ended at poll %d of %d: %v", dualise, at, polls, err)
+			}
+			if got := slv.Polls.Load(); got != at {
+				t.Errorf("dualise %v: %d polls when the context ended at poll %d", dualise, got, at)
 			}
 		}
 	}

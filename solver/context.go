@@ -10,8 +10,8 @@ import (
 // value is a cold solve within the engine's own limits.
 type Start struct {
 	// Basis, if not nil, is the starting basis for a backend that keeps
-	// bases (BasisSession). One the engine refuses costs only the warm
-	// start.
+	// bases (BasisSession); one of the wrong lengths for the model is an
+	// error.
 	Basis *lp.Basis
 	// IterationLimit, if positive, bounds the simplex iterations of a
 	// backend that takes a limit (LimitedSession); the solve then ends
@@ -74,7 +74,9 @@ func solveStopping(s Solver, m *lp.Model, start Start, stop func() bool) (*Solut
 	}
 	bs, isBasis := sess.(BasisSession)
 	if isBasis && start.Basis != nil {
-		_ = bs.SetBasis(*start.Basis) // a refused basis only costs the warm start
+		if err := bs.SetBasis(*start.Basis); err != nil {
+			return nil, nil, err
+		}
 	}
 	sol, err := sess.Solve()
 	if err != nil || !isBasis {

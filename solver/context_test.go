@@ -27,13 +27,14 @@ func TestSolveContextPassesStart(t *testing.T) {
 	assert.Equal(t, solver.Limit, sol.Status)
 }
 
-// blocking is a backend without sessions whose Solve waits for release:
-// an engine that does not watch the context.
-type blocking struct{ release chan struct{} }
+// blocking is a backend without sessions whose Solve says it has begun
+// and then waits for release: an engine that does not watch the context.
+type blocking struct{ entered, release chan struct{} }
 
 func (blocking) Name() string { return "blocking" }
 
 func (b blocking) Solve(*lp.Model) (*solver.Solution, error) {
+	close(b.entered)
 	<-b.release
 	return &solver.Solution{Status: solver.Optimal}, nil
 }
@@ -42,7 +43,7 @@ func (b blocking) Solve(*lp.Model) (*solver.Solution, error) {
 // is abandoned as soon as the context ends, with the context's error; a
 // context already ended solves nothing.
 func TestSolveContextReturnsOnCancel(t *testing.T) {
-	b := blocking{release: make(chan struct{})}
+	b := blocking{entered: make(chan struct{}), release: make(chan struct{})}
 	defer close(b.release)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -50,6 +51,7 @@ func TestSolveContextReturnsOnCancel(t *testing.T) {
 		_, _, err := solver.SolveContext(ctx, b, wyndor(), solver.Start{})
 		done <- err
 	}()
+	<-b.entered
 	cancel()
 	// The engine is still blocked: only the cancellation can end the wait.
 	err := <-done
