@@ -130,7 +130,7 @@ func TestSetExpectedLP(t *testing.T) {
 		if cs := verify.Check(vp, *sol.Certificate); !verify.AllOK(cs) {
 			t.Fatalf("trial %d: %v", trial, cs)
 		}
-		single, _ := expectedBoundOverSet(ctx, p, p.Utility, *p.Privacy, nil, Options{})
+		single, _ := expectedBoundOverSet(ctx, p, p.Utility, *p.Privacy, nil, nil, Options{})
 		if single > sol.ExpectedUtilityBound+1e-6 {
 			better++
 		}

@@ -105,15 +105,36 @@ func solveRobustLPFrom(ctx context.Context, s polytope.Spec, set *mech.PriorSet,
 		// where its lower caps, e^{−ε} times a mass, ask for 1e-18 or
 		// less: its ratio is then infinite. The least mixture with the
 		// outputs' marginal that keeps the budget mends such rounding at
-		// a cost in utility of about that mixture's weight.
+		// a cost in utility of about that mixture's weight, and is kept
+		// only where that cost is within mixValueTol of the LP's value (a
+		// mixture fills the zeros a pattern asks for: none there).
 		within := func(q mech.Mechanism) bool { return withinOver(set, q, s.Budget) }
-		if q := clean.MixUntil(s.Prior, m, within); within(q) && (s.Pattern == nil || s.Pattern.Holds(q)) {
-			return q, status, lps, nil
+		if s.Pattern == nil {
+			q := clean.MixUntil(s.Prior, m, within)
+			if within(q) && mixCostsLittle(s, m, q) {
+				return q, status, lps, nil
+			}
 		}
 		level, _ := levelOver(set, m, s.Budget)
 		return nil, status, lps, fmt.Errorf("prior_set: the %s backend returned a mechanism at %s %.10g over the prior set, above the budget", slv.Name(), s.Budget.Measure, level)
 	}
 	return m, status, lps, nil
+}
+
+// mixValueTol is the relative loss of expected utility within which
+// solveRobustLPFrom keeps a mixture that mends an LP mechanism's rounding:
+// the 1e-9 pmlopt's answers are held to.
+const mixValueTol = 1e-9
+
+// mixCostsLittle reports whether the mixture q of s's LP mechanism m loses
+// at most mixValueTol of m's expected utility (always, for the worst-case
+// objectives, which a mixture does not change beyond the pattern).
+func mixCostsLittle(s polytope.Spec, m, q mech.Mechanism) bool {
+	if s.Objective != polytope.ExpectedUtility {
+		return true
+	}
+	v := s.Utility.ExpectedUtility(s.Prior, m)
+	return v-s.Utility.ExpectedUtility(s.Prior, q) <= mixValueTol*math.Max(1, math.Abs(v))
 }
 
 // solveOverPriorSet is Solve for a problem with a prior set: the budget
@@ -153,19 +174,25 @@ func solveOverPriorSetUnchecked(ctx context.Context, p *problem.Problem, b mech.
 		if err != nil {
 			return nil, err
 		}
+		var atEstimate *expected.Result // the optimum at the estimate, once solved
+		tried := false
 		if zeroBudget(b) {
-			if sol, ok, err := expectedFromEstimate(ctx, p, u, b, opt); ok || err != nil {
+			sol, r, ok, err := expectedFromEstimate(ctx, p, u, b, opt)
+			if ok || err != nil {
 				return sol, err
 			}
+			atEstimate, tried = r, true
 		}
 		sol, ok, start, err := solveExpectedOverSetIPM(ctx, p, u, b, opt)
 		if ok || err != nil {
 			return sol, err
 		}
-		if !zeroBudget(b) {
-			if sol, ok, err := expectedFromEstimate(ctx, p, u, b, opt); ok || err != nil {
+		if !tried {
+			sol, r, ok, err := expectedFromEstimate(ctx, p, u, b, opt)
+			if ok || err != nil {
 				return sol, err
 			}
+			atEstimate = r
 		}
 		m, status, lps, err := solveRobustLPFrom(ctx, polytope.Spec{Prior: p.Prior, Budget: b, Objective: polytope.ExpectedUtility, Utility: u, Start: start.point}, set, slv, start.dualise)
 		if err != nil {
@@ -178,7 +205,7 @@ func solveOverPriorSetUnchecked(ctx context.Context, p *problem.Problem, b mech.
 		sol = &Solution{Mechanism: m, Epsilon: level, OptimalEpsilonLower: level, ALIPLower: lower, Solver: slv.Name(), LPSolves: lps,
 			FullLP: true, ExpectedUtilityBound: math.NaN()}
 		var hint setHint
-		sol.ExpectedUtilityBound, hint = expectedBoundOverSet(ctx, p, u, b, nil, opt)
+		sol.ExpectedUtilityBound, hint = expectedBoundOverSet(ctx, p, u, b, nil, atEstimate, opt)
 		sol.Objective, sol.Measure = p.Objective, b.Measure
 		describe(p, sol)
 		sol.Certificate = setExpectedCertificate(p, b, sol, hint)
@@ -197,9 +224,10 @@ func solveOverPriorSetUnchecked(ctx context.Context, p *problem.Problem, b mech.
 
 // zeroBudget reports whether b allows only mechanisms whose rows are all
 // equal: ε = 0 under PML or LIP, or either end 0 under ALIP. Such a cap,
-// weighed with the estimate (a prior of the set), leaves no room: Σ_i
-// π̂_i p_ij = q_j with every p_ij ≤ q_j (or ≥ q_j) makes every row the
-// output marginal q, whatever the other priors of the set.
+// weighed with the estimate (a prior of the set, with full support),
+// leaves no room: Σ_i π̂_i p_ij = q_j with every p_ij ≤ q_j (or ≥ q_j)
+// makes every row the output marginal q, whatever the other priors of the
+// set.
 func zeroBudget(b mech.Budget) bool {
 	switch b.Measure {
 	case mech.PML, mech.LIP:
@@ -210,48 +238,36 @@ func zeroBudget(b mech.Budget) bool {
 	return false
 }
 
-// expectedFromEstimate answers the expected utility over p's set from the
-// optimum at the estimate π̂, where that settles it. The robust feasible
-// set lies inside the one at π̂, so the bound proven at π̂ holds over the
-// set; the answer is then
-//   - the optimum at π̂ itself when it keeps the budget over the set (at a
-//     zero budget it always does: zeroBudget), or
-//   - the best mechanism with equal rows (expected.EqualRows), within any
-//     budget over any set, when its value lies within estimateGap of that
-//     bound: at budgets near zero, where the interior points over the set
-//     find no interior and the LP over it stalls on its degenerate
-//     vertices.
-//
-// ok is false, with no error, when neither holds or the optimum at π̂ is
-// not found: the other routes then decide.
-func expectedFromEstimate(ctx context.Context, p *problem.Problem, u mech.Utility, b mech.Budget, opt Options) (*Solution, bool, error) {
-	r, err := expected.Maximize(ctx, p.Prior, u, b, expectedOptions(opt))
+// expectedFromEstimate answers the expected utility over p's set with
+// the optimum at the estimate π̂ when that optimum keeps the budget over
+// the set: the robust feasible set lies inside the one at π̂, so it is
+// then the robust optimum, and the bound proven at π̂ holds over the set.
+// At a zero budget it does (zeroBudget: its rows are equal), and at
+// budgets near zero it does to within the audit's tolerance, where the
+// interior points over the set find no interior and the LP over it
+// stalls on its degenerate vertices. r is that optimum (nil when not
+// found); ok is false, with no error, when it is not found or breaks the
+// budget over the set: the other routes then decide.
+func expectedFromEstimate(ctx context.Context, p *problem.Problem, u mech.Utility, b mech.Budget, opt Options) (sol *Solution, r *expected.Result, ok bool, err error) {
+	res, err := expected.Maximize(ctx, p.Prior, u, b, expectedOptions(opt))
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, false, ctx.Err()
+			return nil, nil, false, ctx.Err()
 		}
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
-	sol := expectedSolution(r)
+	r = &res
 	if !withinOver(p.PriorSet, r.Mechanism, b) {
-		m, v := expected.EqualRows(p.Prior, u)
-		if !(r.Bound-v <= estimateGap*math.Max(1, math.Abs(v))) {
-			return nil, false, nil
-		}
-		sol.Mechanism, sol.LPSolves, sol.FullLP = m, 0, false
+		return nil, r, false, nil
 	}
+	sol = expectedSolution(res)
 	sol.Epsilon, sol.ALIPLower = levelOver(p.PriorSet, sol.Mechanism, b)
 	sol.OptimalEpsilonLower = sol.Epsilon
 	sol.Objective, sol.Measure = p.Objective, b.Measure
 	describe(p, sol)
 	sol.Certificate = setExpectedCertificate(p, b, sol, setHint{Prior: p.Prior, Alpha: r.Alpha})
-	return sol, true, nil
+	return sol, r, true, nil
 }
-
-// estimateGap is the relative gap between the equal-rows value and the
-// bound at the estimate within which expectedFromEstimate answers with
-// equal rows: the 1e-9 pmlopt's answers are held to.
-const estimateGap = 1e-9
 
 // expectedBoundOverSet is a proven upper bound on the robust
 // expected-utility optimum: the least of the certified optima at the
@@ -260,13 +276,20 @@ const estimateGap = 1e-9
 // mechanism that keeps the budget for every prior of the set keeps it at
 // π, so each of these optima bounds the robust one (docs/theory.md §7).
 // The hint holds the prior and the multipliers of the bound returned, for
-// its certificate.
-func expectedBoundOverSet(ctx context.Context, p *problem.Problem, u mech.Utility, b mech.Budget, pat mech.Pattern, opt Options) (float64, setHint) {
+// its certificate. atEstimate, when not nil, is the optimum at the
+// estimate already solved (without a pattern), which is not solved again.
+func expectedBoundOverSet(ctx context.Context, p *problem.Problem, u mech.Utility, b mech.Budget, pat mech.Pattern, atEstimate *expected.Result, opt Options) (float64, setHint) {
 	best := math.Inf(1)
 	var hint setHint
-	for _, pi := range setPriors(p) {
+	for k, pi := range setPriors(p) {
 		if ctx.Err() != nil {
 			break
+		}
+		if k == 0 && atEstimate != nil && pat == nil {
+			if atEstimate.Bound < best {
+				best, hint = atEstimate.Bound, setHint{Prior: pi, Alpha: atEstimate.Alpha}
+			}
+			continue
 		}
 		w := make(mech.Utility, len(u))
 		for i := range u {
@@ -617,7 +640,7 @@ func solveJointOverSet(ctx context.Context, p *problem.Problem, floor Floor, opt
 	sol := Solution{Mechanism: m, Epsilon: level, OptimalEpsilonLower: level, Solver: slv.Name(), LPSolves: lps + least.lps, FullLP: true,
 		Objective: problem.ExpectedUtility, Measure: b.Measure}
 	var hint setHint
-	sol.ExpectedUtilityBound, hint = expectedBoundOverSet(ctx, p, u, b, pat, opt)
+	sol.ExpectedUtilityBound, hint = expectedBoundOverSet(ctx, p, u, b, pat, nil, opt)
 	describe(p, &sol)
 	sol.Certificate = setJointCertificate(p, b, &sol, floor, pat, least, hint)
 	sol.ExpectedUtilityBound = tightenExpectedOverSet(p, u, b, pat, sol.Mechanism, sol.Certificate)

@@ -204,10 +204,15 @@ func MixToBudget(pi mech.Prior, p mech.Mechanism, eps float64) (mech.Mechanism, 
 func MixUntil(pi mech.Prior, p mech.Mechanism, meets func(mech.Mechanism) bool) mech.Mechanism {
 	n, m := p.Dims()
 	q := make([]float64, m)
+	total := 0.0
 	for i, row := range p {
 		for j, v := range row {
 			q[j] += pi[i] * v
 		}
+		total += pi[i]
+	}
+	for j := range q {
+		q[j] /= total // Σ_j q_j = Σ_i π_i, which may differ from 1 by 1e-9
 	}
 	mix := func(theta float64) mech.Mechanism {
 		out := mech.Zeros(n, m)

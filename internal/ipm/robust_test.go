@@ -310,10 +310,10 @@ func TestSolveRobustFamiliesMatchTheLP(t *testing.T) {
 }
 
 // Fine over the L1 ball at 48 letters under LIP cuts a few outputs'
-// constraints a round for seventeen rounds, and the dualised route stalls
-// there: the rounds, run out, answer it, with a mechanism that keeps the
-// budget over the ball and a proven bound within the accepted gap (the
-// LP after them took over 15 minutes). A long suite: about ten seconds.
+// constraints a round for more than 12 rounds, and the dualised route
+// stalls there: the rounds, run out, answer it, with a mechanism that
+// keeps the budget over the ball and a proven bound within the accepted
+// gap. A long suite: about ten seconds.
 func TestSolveRobustRunsOutASlowTail(t *testing.T) {
 	if testlong.Short() {
 		t.Skip("ten seconds of rounds: a long suite (-tags long)")

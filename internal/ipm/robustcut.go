@@ -153,8 +153,7 @@ const robustDualAfter = 3
 // points are finitely many, but ties can make many rounds. Rounds that
 // each cut a few outputs' constraints are a slow tail worth running out:
 // a round costs about a solve at one prior, the LP that decides after the
-// last one seconds to minutes (docs/performance.md: LIP over an L1 ball
-// at 48 letters ends in its seventeenth round).
+// last one far more (docs/performance.md, "More cutting-plane rounds").
 const robustMaxRounds = 30
 
 // ErrRobustNotConverged means that SolveRobust did not reach a certified
