@@ -424,8 +424,10 @@ func setWorstCaseCertificate(p *problem.Problem, objective problem.Objective, m 
 	if c == nil {
 		return nil
 	}
+	// The level as the checker reads the set (setExpectedCertificate says
+	// why it can differ from eps by more than rounding).
 	up, _ := levelsOverS(p.PriorSet, p.Prior, m, mech.Budget{Measure: mech.PML})
-	c.Epsilon = claimedLevel(math.Max(eps, up))
+	c.Epsilon = claimedLevel(up)
 	c.PriorSet = VerifyPriorSet(p.PriorSet)
 	var pat mech.Pattern
 	if c.WorstCaseOrder != nil {

@@ -205,15 +205,25 @@ func (k *checker) boxBound(column func(int), w []*big.Float, wf []float64, lo, h
 		// Any k with a_k > 0 gives a valid V. The float greedy's k can
 		// miss the exact one where ratios tie to rounding, and at a large
 		// budget hi times the d_i it gets wrong outweighs the rest: the
-		// other candidates are tried before the column is refused.
-		for i := 0; i < k.n && v.Sign() > 0; i++ {
-			if i != kk && allowed(i) && a[i] > 0 {
-				at(i)
-			}
-		}
+		// other inputs are tried, nearest ratios first, before the column
+		// is refused (with the greedy's V).
 		if v.Sign() > 0 {
-			k.claim(ClaimBound, false, "output %d: V_%d = %.6g > 0: the multipliers do not bound this output's column by the bound %v", j, j, f64(v), *k.c.Utility.Bound)
-			return false
+			greedy := f64(v)
+			pos := slices.Index(order, kk)
+			for step := 1; v.Sign() > 0 && (pos-step >= 0 || pos+step < k.n); step++ {
+				for _, q := range []int{pos - step, pos + step} {
+					if q < 0 || q >= k.n || v.Sign() <= 0 {
+						continue
+					}
+					if i := order[q]; allowed(i) && a[i] > 0 {
+						at(i)
+					}
+				}
+			}
+			if v.Sign() > 0 {
+				k.claim(ClaimBound, false, "output %d: V_%d = %.6g > 0: the multipliers do not bound this output's column by the bound %v", j, j, greedy, *k.c.Utility.Bound)
+				return false
+			}
 		}
 	}
 	return true

@@ -58,11 +58,12 @@ const (
 	LevelTol = 1e-9
 	// UtilityTol bounds |reported − exact| expected utility relative to
 	// Σ_ij |π_i u_ij p_ij|: the rounding of the reported float sum. Among
-	// subnormal numbers rounding is absolute, so each of the sum's terms
-	// may add up to UtilityFloor more.
+	// subnormal numbers rounding is absolute: a term rounded there, as
+	// π_i p_ij and then times u_ij, may be off by (1 + |u_ij|) times
+	// SubnormalSpacing more.
 	UtilityTol = 0x1p-36
-	// UtilityFloor is the spacing of the subnormal float64 numbers.
-	UtilityFloor = 0x1p-1074
+	// SubnormalSpacing is the spacing of the subnormal float64 numbers.
+	SubnormalSpacing = 0x1p-1074
 )
 
 // Names of the claims.
@@ -681,13 +682,13 @@ func (k *checker) lower() {
 // to Σ|π_i u_ij p_ij|) of the mechanism's exact one.
 func (k *checker) expected() {
 	sum, abs, t := k.a.zero(), k.a.zero(), k.a.zero()
-	terms := 0
+	spacings := 0.0 // Σ (1 + |u_ij|) over the nonzero terms
 	for i, row := range k.p.Mechanism {
 		for j, v := range row {
 			if v == 0 || k.p.Utility[i][j] == 0 {
 				continue
 			}
-			terms++
+			spacings += 1 + math.Abs(k.p.Utility[i][j])
 			k.a.mulf(t, k.p.Utility[i][j], v)
 			k.a.mul(t, t, k.prior[i])
 			k.a.add(sum, sum, t)
@@ -702,9 +703,9 @@ func (k *checker) expected() {
 	d := k.a.sub(k.a.zero(), sum, k.a.num(rep))
 	d.Abs(d)
 	tol := k.a.mul(k.a.zero(), abs, k.a.num(UtilityTol))
-	k.a.add(tol, tol, k.a.num(float64(terms)*UtilityFloor))
+	k.a.add(tol, tol, k.a.mul(k.a.zero(), k.a.num(spacings), k.a.num(SubnormalSpacing)))
 	if d.Cmp(tol) > 0 {
-		k.claim(ClaimExpected, false, "the mechanism's expected utility is %.17g, not %v (|difference| %.3g > 2^-36·Σ|π u p| + %d·2^-1074)", f64(sum), rep, f64(d), terms)
+		k.claim(ClaimExpected, false, "the mechanism's expected utility is %.17g, not %v (|difference| %.3g > 2^-36·Σ|π u p| + Σ(1 + |u|)·2^-1074)", f64(sum), rep, f64(d))
 		return
 	}
 	k.claim(ClaimExpected, true, "Σ_ij π_i u_ij p_ij = %.17g, as reported (%v)", f64(sum), rep)

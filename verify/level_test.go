@@ -3,6 +3,8 @@ package verify
 import (
 	"math"
 	"testing"
+
+	"github.com/pmlopt/pmlopt/mech"
 )
 
 // Randomized response on two letters with a uniform prior, p = 3/4 on the
@@ -111,23 +113,20 @@ func TestBoundTrivialMultipliers(t *testing.T) {
 	}
 }
 
-// A letter of subnormal mass 5e-324 (the spacing 2^-1074 itself): the
-// exact expected utility is -1.6 spacings, but rounding each product to
-// the spacing makes the float sum -1 spacing, and it is accepted; three
-// spacings further, with two terms, is refused.
+// A letter of subnormal mass 5e-324 (the spacing 2^-1074 itself) whose
+// row (0.6, 0.4) meets utilities −100 and −1: the exact expected utility
+// is −60.4 spacings, but pmlopt's float sum (mech.Utility.ExpectedUtility:
+// π_i p_ij rounded to the spacing, then times u_ij) is −100 of them, and
+// it is accepted; 70 spacings further, beyond Σ(1 + |u|) = 103 in all, it
+// is refused.
 func TestExpectedUtilitySubnormal(t *testing.T) {
-	pi := []float64{0.5, 0.5, 5e-324}
-	u := [][]float64{{0, -1}, {-1, 0}, {-2, -1}}
-	m := [][]float64{{1, 0}, {0, 1}, {0.6, 0.4}}
+	pi := mech.Prior{0.5, 0.5, 5e-324}
+	u := mech.Utility{{0, -1}, {-1, 0}, {-100, -1}}
+	m := mech.Mechanism{{1, 0}, {0, 1}, {0.6, 0.4}}
 	p := Problem{Prior: pi, Utility: u, Mechanism: m}
-	sum := 0.0
-	for i := range m {
-		for j := range m[i] {
-			sum += pi[i] * u[i][j] * m[i][j]
-		}
-	}
-	if sum != -5e-324 {
-		t.Fatalf("the float sum is %g, want -5e-324", sum)
+	sum, spacing := u.ExpectedUtility(pi, m), SubnormalSpacing
+	if sum != -100*spacing {
+		t.Fatalf("the float sum is %g, want -100 spacings", sum)
 	}
 	claim := func(v float64) Claim {
 		c := Certificate{Objective: "expected-utility", Measure: "pml", Epsilon: 1, Utility: &Utility{ExpectedUtility: v}}
@@ -142,8 +141,8 @@ func TestExpectedUtilitySubnormal(t *testing.T) {
 	if cl := claim(sum); !cl.OK {
 		t.Errorf("the float sum refused: %v", cl)
 	}
-	if cl := claim(sum - 3*5e-324); cl.OK {
-		t.Errorf("three spacings off accepted: %v", cl)
+	if cl := claim(sum - 70*spacing); cl.OK {
+		t.Errorf("70 spacings further accepted: %v", cl)
 	}
 }
 
