@@ -23,11 +23,35 @@ const ClaimSet = "prior set"
 
 func (s *PriorSet) isBox() bool { return s.Lower != nil || s.Upper != nil }
 
+// String names the set in a claim's message: a box's bounds one by one up
+// to shownBounds letters, their ranges beyond (the problem file has them
+// all).
 func (s *PriorSet) String() string {
-	if s.isBox() {
+	if !s.isBox() {
+		return fmt.Sprintf("the L1 ball of radius %v", *s.L1Radius)
+	}
+	if len(s.Lower) <= shownBounds {
 		return fmt.Sprintf("the box lower %v, upper %v", s.Lower, s.Upper)
 	}
-	return fmt.Sprintf("the L1 ball of radius %v", *s.L1Radius)
+	return fmt.Sprintf("the box on %d letters, lower bounds %v to %v, upper bounds %v to %v", len(s.Lower),
+		slices.Min(s.Lower), slices.Max(s.Lower), slices.Min(s.Upper), slices.Max(s.Upper))
+}
+
+// shownBounds is the most letters whose bounds a claim's message lists.
+const shownBounds = 8
+
+// firstDifference returns the first letter at which two boxes of the same
+// size differ, or −1.
+func firstDifference(a, b *PriorSet) int {
+	if !a.isBox() || !b.isBox() || len(a.Lower) != len(b.Lower) || len(a.Upper) != len(b.Upper) {
+		return -1
+	}
+	for i := range a.Lower {
+		if a.Lower[i] != b.Lower[i] || a.Upper[i] != b.Upper[i] {
+			return i
+		}
+	}
+	return -1
 }
 
 // sameSet reports whether a and b are the same set, number for number.
@@ -82,6 +106,10 @@ func (k *checker) setClaim() {
 		k.claim(ClaimSet, false, "the problem has a prior set, but the certificate's claims are at its prior only")
 		return
 	case !sameSet(ps, cs):
+		if i := firstDifference(ps, cs); i >= 0 {
+			k.claim(ClaimSet, false, "letter %d: the problem's box is [%v, %v], the certificate's [%v, %v]", i, ps.Lower[i], ps.Upper[i], cs.Lower[i], cs.Upper[i])
+			return
+		}
 		k.claim(ClaimSet, false, "the problem's set is %s, the certificate was made for %s", ps, cs)
 		return
 	}

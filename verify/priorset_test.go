@@ -216,3 +216,38 @@ func TestLevelOverBox(t *testing.T) {
 		t.Fatalf("log 3 over the simplex: %v", cs)
 	}
 }
+
+// The set claim names a large box by its ranges, not its bounds one by
+// one, and a certificate over another box by the first letter at which
+// the two differ.
+func TestSetClaimMessages(t *testing.T) {
+	n := 12
+	pi, lo, up := make([]float64, n), make([]float64, n), make([]float64, n)
+	for i := range n {
+		pi[i] = 1 / float64(n)
+		lo[i], up[i] = pi[i]/2, 2*pi[i]
+	}
+	lo[0], up[n-1] = 0.01, 0.5
+	set := &PriorSet{Lower: lo, Upper: up}
+	if got, want := set.String(), "the box on 12 letters, lower bounds 0.01 to 0.041666666666666664, upper bounds 0.16666666666666666 to 0.5"; got != want {
+		t.Errorf("String: %q, want %q", got, want)
+	}
+	m := make([][]float64, n)
+	u := make([][]float64, n)
+	for i := range m {
+		m[i], u[i] = []float64{1}, []float64{0}
+	}
+	other := &PriorSet{Lower: append([]float64(nil), lo...), Upper: up}
+	other.Lower[3] = 0.02
+	p := Problem{Prior: pi, Utility: u, Mechanism: m, PriorSet: set}
+	c := Certificate{Objective: "expected-utility", Measure: "pml", Epsilon: 1e-12, Utility: &Utility{}, PriorSet: other}
+	for _, cl := range Check(p, c) {
+		if cl.Name == ClaimSet {
+			if want := "letter 3: the problem's box is [0.041666666666666664, 0.16666666666666666], the certificate's [0.02, 0.16666666666666666]"; cl.OK || !strings.Contains(cl.Detail, want) {
+				t.Errorf("set claim %+v, want %q", cl, want)
+			}
+			return
+		}
+	}
+	t.Error("no set claim")
+}
