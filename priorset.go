@@ -106,14 +106,13 @@ func solveRobustLPFrom(ctx context.Context, s polytope.Spec, set *mech.PriorSet,
 		// less: its ratio is then infinite. The least mixture with the
 		// outputs' marginal that keeps the budget mends such rounding at
 		// a cost in utility of about that mixture's weight, and is kept
-		// only where that cost is within mixValueTol of the LP's value (a
-		// mixture fills the zeros a pattern asks for: none there).
+		// only where that cost is within mixValueTol of the LP's value and
+		// the mixture keeps the zero pattern (it fills every zero of a
+		// used output: a pattern that allows every pair there).
 		within := func(q mech.Mechanism) bool { return withinOver(set, q, s.Budget) }
-		if s.Pattern == nil {
-			q := clean.MixUntil(s.Prior, m, within)
-			if within(q) && mixCostsLittle(s, m, q) {
-				return q, status, lps, nil
-			}
+		q := clean.MixUntil(s.Prior, m, within)
+		if within(q) && mixCostsLittle(s, m, q) && (s.Pattern == nil || s.Pattern.Holds(q)) {
+			return q, status, lps, nil
 		}
 		level, _ := levelOver(set, m, s.Budget)
 		return nil, status, lps, fmt.Errorf("prior_set: the %s backend returned a mechanism at %s %.10g over the prior set, above the budget", slv.Name(), s.Budget.Measure, level)

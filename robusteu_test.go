@@ -386,3 +386,26 @@ func TestExpectedOverSetLPStopsWithTheContext(t *testing.T) {
 		}
 	}
 }
+
+// SolveJoint keeping the weakest worst case (order 1: every pair allowed)
+// at 40 nats over the whole simplex: its LP's vertex rounds the entries
+// of e^−40 to 0, and the mixture that mends it keeps that pattern, so the
+// answer comes within 1e-9 of sending each letter to itself, verified.
+func TestJointOverSetAtLargeBudget(t *testing.T) {
+	pi := mech.Prior{0.5814269032777774, 0.41857309672222265}
+	ball, err := mech.NewL1Set(pi, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := mech.Utility{{0, -1}, {-1, 0}}
+	b := mech.Budget{Measure: mech.PML, Epsilon: 40}
+	p := &problem.Problem{Prior: pi, Utility: u, Order: u.Order(), PriorSet: ball, Objective: problem.ExpectedUtility, Privacy: &b}
+	sol, err := pmlopt.SolveJoint(context.Background(), p, pmlopt.Floor{Order: 1}, pmlopt.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(sol.ExpectedUtility) > 1e-9 {
+		t.Errorf("expected utility %g, want 0 to 1e-9", sol.ExpectedUtility)
+	}
+	mustVerify(t, "joint at 40 nats over the simplex", p, sol.Mechanism, sol.Certificate)
+}
