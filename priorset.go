@@ -28,11 +28,8 @@ func levelOver(s *mech.PriorSet, m mech.Mechanism, b mech.Budget) (level, lower 
 // withinOver reports whether m keeps b over the set, up to
 // certify.AuditTol.
 func withinOver(s *mech.PriorSet, m mech.Mechanism, b mech.Budget) bool {
-	level, lower := levelOver(s, m, b)
-	if b.Measure == mech.ALIP {
-		return level <= b.EpsilonUpper+certify.AuditTol && lower <= b.EpsilonLower+certify.AuditTol
-	}
-	return level <= b.Epsilon+certify.AuditTol
+	_, _, excess := leakage.LevelOver(s, m, b)
+	return excess <= certify.AuditTol
 }
 
 // RobustSolver is the LP backend that solves a problem over a prior set
@@ -256,11 +253,12 @@ func expectedFromEstimate(ctx context.Context, p *problem.Problem, u mech.Utilit
 		return nil, nil, false, nil
 	}
 	r = &res
-	if !withinOver(p.PriorSet, r.Mechanism, b) {
+	level, lower, excess := leakage.LevelOver(p.PriorSet, r.Mechanism, b)
+	if !(excess <= certify.AuditTol) {
 		return nil, r, false, nil
 	}
 	sol = expectedSolution(res)
-	sol.Epsilon, sol.ALIPLower = levelOver(p.PriorSet, sol.Mechanism, b)
+	sol.Epsilon, sol.ALIPLower = level, lower
 	sol.OptimalEpsilonLower = sol.Epsilon
 	sol.Objective, sol.Measure = p.Objective, b.Measure
 	describe(p, sol)

@@ -203,17 +203,7 @@ func MixToBudget(pi mech.Prior, p mech.Mechanism, eps float64) (mech.Mechanism, 
 // any of the ratio measures, at one prior or over a set of them.
 func MixUntil(pi mech.Prior, p mech.Mechanism, meets func(mech.Mechanism) bool) mech.Mechanism {
 	n, m := p.Dims()
-	q := make([]float64, m)
-	total := 0.0
-	for i, row := range p {
-		for j, v := range row {
-			q[j] += pi[i] * v
-		}
-		total += pi[i]
-	}
-	for j := range q {
-		q[j] /= total // Σ_j q_j = Σ_i π_i, which may differ from 1 by 1e-9
-	}
+	q := outputMarginal(pi, p)
 	mix := func(theta float64) mech.Mechanism {
 		out := mech.Zeros(n, m)
 		for i, row := range p {
@@ -235,22 +225,26 @@ func MixUntil(pi mech.Prior, p mech.Mechanism, meets func(mech.Mechanism) bool) 
 	return mix(hi)
 }
 
+// outputMarginal is p's output marginal under pi divided by Σ_i π_i, which
+// may differ from 1 by 1e-9: a row of it sums to 1, as p's rows do.
+func outputMarginal(pi mech.Prior, p mech.Mechanism) []float64 {
+	q := p.Marginal(pi)
+	total := 0.0
+	for _, v := range pi {
+		total += v
+	}
+	for j := range q {
+		q[j] /= total
+	}
+	return q
+}
+
 func mixToBudget(pi mech.Prior, p mech.Mechanism, eps float64) mech.Mechanism {
 	a := leakage.PML(pi, p)
 	if a <= eps {
 		return p
 	}
-	q := make([]float64, len(p[0]))
-	total := 0.0
-	for i, row := range p {
-		for j, v := range row {
-			q[j] += pi[i] * v
-		}
-		total += pi[i]
-	}
-	for j := range q {
-		q[j] /= total // Σ_j q_j = Σ_i π_i, which may differ from 1 by 1e-9
-	}
+	q := outputMarginal(pi, p)
 	r, b := math.Exp(a), math.Exp(eps)
 	theta := (r - b) / (r - 1)
 	theta = math.Min(1, theta*(1+mixMargin)+1e-16)
