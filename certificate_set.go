@@ -416,6 +416,89 @@ func setPruning(p *problem.Problem, pat mech.Pattern) *verify.Lower {
 	return &verify.Lower{OptimalEpsilonLower: eps, Alpha: alpha, Nu: make([]float64, m), Priors: priors}
 }
 
+// unreachableOverSet reports whether no mechanism with the pattern keeps
+// any finite PML for every prior of p's set: whether some letter i has,
+// for each output j it may use, a prior of the set that puts no mass on
+// the inputs A_j allowed to use j. Row i puts mass p_ij > 0 on one of
+// them, and under that prior the output's mass Σ_{k∈A_j} π_k p_kj is 0,
+// so p_ij ≤ e^ε Σ_k π_k p_kj fails at every ε: ε* = +∞. This is the
+// pruning argument of setPruning at a least mass of 0, decided in exact
+// arithmetic (zeroMassPrior), so that a float rounding to 0 proves
+// nothing.
+func unreachableOverSet(p *problem.Problem, pat mech.Pattern) bool {
+	if len(pat) == 0 || p.PriorSet == nil {
+		return false
+	}
+	n, m := len(pat), len(pat[0])
+	zero := make([]bool, m) // output j's allowed inputs can get no mass
+	for j := range m {
+		in := make([]bool, n)
+		for i := range n {
+			in[i] = pat[i][j]
+		}
+		zero[j] = zeroMassPrior(p.PriorSet, p.Prior, in)
+	}
+	for i := range n {
+		all, uses := true, false
+		for j := range m {
+			if pat[i][j] {
+				uses = true
+				all = all && zero[j]
+			}
+		}
+		if uses && all {
+			return true
+		}
+	}
+	return false
+}
+
+// zeroMassPrior reports whether the set holds a prior with no mass on the
+// letters in: whether the prior that is 0 there, and as large as the set
+// lets it be elsewhere, passes verify's exact test of lying above a prior
+// of the set (aboveSet) without raising any letter of in.
+func zeroMassPrior(set *mech.PriorSet, pi mech.Prior, in []bool) bool {
+	n := len(pi)
+	v := make([]float64, n)
+	out := -1 // a letter outside in
+	for k := range n {
+		switch {
+		case in[k] && set.IsBox() && set.Lower[k] != 0:
+			return false
+		case in[k]:
+		case set.IsBox():
+			v[k] = set.Upper[k]
+			out = k
+		default:
+			v[k] = pi[k]
+			out = k
+		}
+	}
+	if out < 0 {
+		return false
+	}
+	if !set.IsBox() {
+		// The ball moves the mass of in onto one other letter.
+		var moved []float64
+		for k := range n {
+			if in[k] {
+				moved = append(moved, pi[k])
+			}
+		}
+		v[out] = addUp(v[out], exactSum(moved))
+	}
+	w, ok := aboveSet(set, pi, v)
+	if !ok {
+		return false
+	}
+	for k := range n {
+		if in[k] && w[k] != 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // setWorstCaseCertificate is worstCaseCertificate over the set: the
 // mechanism m at level eps over the set, its support's worst case, and the
 // lower end L over the set.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/pmlopt/pmlopt/expected"
 	"github.com/pmlopt/pmlopt/internal/decimal"
@@ -63,7 +64,8 @@ type JointSolution struct {
 
 // BelowLeastEpsilonError is SolveJoint's error when the budget is below the
 // least ε that reaches the requested worst case: that least ε lies in
-// [Lower, Upper] (certified), and a budget of Upper is enough.
+// [Lower, Upper] (certified), and a budget of Upper is enough; both are
+// +Inf when no budget is (over a prior set).
 type BelowLeastEpsilonError struct {
 	Epsilon      float64
 	Floor        Floor
@@ -71,6 +73,9 @@ type BelowLeastEpsilonError struct {
 }
 
 func (e *BelowLeastEpsilonError) Error() string {
+	if math.IsInf(e.Lower, 1) {
+		return fmt.Sprintf("no budget reaches %s for every prior of the prior set: some input may only use outputs that a prior of the set never produces", e.Floor)
+	}
 	// The ends printed outward: the budget named must be enough.
 	lo, hi := decimal.Down(e.Lower, 10), decimal.Up(e.Upper, 10)
 	return fmt.Sprintf("ε = %.10g is below the least ε for %s, which lies in [%s, %s]: give a budget of at least %s",

@@ -450,7 +450,8 @@ func solveWorstCaseOverSet(ctx context.Context, p *problem.Problem, eps float64,
 
 // overSetResult is the least PML over a prior set for one pattern:
 // [lower, upper] with m audited at upper over the set (upper +Inf and m
-// nil when the backend finds no mechanism even at maxOverSetEpsilon).
+// nil when the backend finds no mechanism even at maxOverSetEpsilon; both
+// +Inf when unreachableOverSet proves that none exists).
 type overSetResult struct {
 	lower, upper float64
 	m            mech.Mechanism
@@ -459,10 +460,10 @@ type overSetResult struct {
 }
 
 // maxOverSetEpsilon is the budget (nats) at which leastOverSet first looks
-// for a mechanism when it is given none. Over a box whose lower bounds
-// have zeros a pattern may need outputs that some prior of the set never
-// produces: such a pattern has no mechanism at any ε, and ε = 50 stands
-// for "any".
+// for a mechanism when it is given none. A pattern that needs outputs some
+// prior of the set never produces has none at any ε, and is answered
+// before (unreachableOverSet); one whose outputs some prior of the set
+// makes rarer than e^-50 is taken for one of those.
 const maxOverSetEpsilon = 50
 
 // overSetTol is the default width of the brackets over a prior set, that
@@ -474,10 +475,14 @@ const overSetTol = 1e-9
 
 // leastOverSet brackets the least PML over p's prior set of a mechanism
 // with the pattern: the upper end by bisection on the robust LP (each
-// mechanism audited over the set), the lower end by certifiedLowerOverSet.
+// mechanism audited over the set), the lower end by certifiedLowerOverSet;
+// both ends are +Inf, with no search, when unreachableOverSet proves it.
 // start, if not nil, is a mechanism with the pattern that keeps some
 // budget over the set.
 func leastOverSet(ctx context.Context, p *problem.Problem, pat mech.Pattern, start mech.Mechanism, opt Options) (overSetResult, error) {
+	if start == nil && unreachableOverSet(p, pat) {
+		return overSetResult{lower: math.Inf(1), upper: math.Inf(1)}, nil
+	}
 	if r, ok, err := leastOverSetColumns(ctx, p, pat, opt); ok || err != nil {
 		return r, err
 	}

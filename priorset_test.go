@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/pmlopt/pmlopt"
@@ -277,5 +278,65 @@ func TestBaselineOverPriorSet(t *testing.T) {
 	// The next order up breaks the budget over the box.
 	if h < 4 && closedform.SafeEpsilonOver(p.PriorSet, u.Order().Pattern(h+1)) <= 1 {
 		t.Fatalf("utility-safe over the box stopped at h %d, but h %d fits", h, h+1)
+	}
+}
+
+// A worst case that needs an output which some prior of the set never
+// produces has ε* = +∞ over the set, proven, with no search; one whose
+// outputs every prior of the set produces, however rarely, keeps a finite
+// bracket. The identity (the top threshold of the abs order) needs each
+// output j from letter j alone: over the ball of radius 2π̂_2 the prior
+// (0.5, 0.5, 0), at L1 distance 0.4 from π̂, gives output 2 no mass, so
+// p_22 = 1 ≤ e^ε · 0 fails at every ε; over the ball a hair smaller every
+// prior gives letter 2 a mass of at least about 1e-17, and the identity's
+// level is −log of it.
+func TestCurveOverPriorSetUnreachable(t *testing.T) {
+	ctx := context.Background()
+	pi := mech.Prior{0.5, 0.3, 0.2}
+	u := mech.Utility{{0, -1, -2}, {-1, 0, -1}, {-2, -1, 0}}
+	p := &problem.Problem{Prior: pi, Utility: u, Order: u.Order()}
+	ball, _ := mech.NewL1Set(pi, 0.4)
+	inner, _ := mech.NewL1Set(pi, math.Nextafter(0.4, 0))
+	box, _ := mech.NewBoxSet(pi, []float64{0.3, 0.1, 0}, []float64{0.7, 0.5, 0.4})
+	for _, c := range []struct {
+		name string
+		set  *mech.PriorSet
+		inf  bool
+	}{{"ball", ball, true}, {"inner ball", inner, false}, {"box with a zero", box, true}} {
+		q := *p
+		q.PriorSet = c.set
+		pts, err := pmlopt.Curve(ctx, &q, problem.WorstCaseOrder, pmlopt.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		for k, pt := range pts {
+			top := k == len(pts)-1
+			if pt.Mechanism != nil {
+				if v := leakage.PMLOver(c.set, pt.Mechanism); v > pt.OptimalEpsilon+1e-9 || !p.Order.Pattern(pt.H).Holds(pt.Mechanism) {
+					t.Fatalf("%s h %d: PML over the set %g, reported %g, or the pattern broken", c.name, pt.H, v, pt.OptimalEpsilon)
+				}
+			}
+			if top && c.inf {
+				if !math.IsInf(pt.OptimalEpsilonLower, 1) || !math.IsInf(pt.OptimalEpsilon, 1) || pt.Mechanism != nil || pt.LPSolves != 0 {
+					t.Fatalf("%s h %d: bracket [%g, %g] with %d LPs, mechanism %v; want ε* = +Inf proven", c.name, pt.H,
+						pt.OptimalEpsilonLower, pt.OptimalEpsilon, pt.LPSolves, pt.Mechanism)
+				}
+				continue
+			}
+			if math.IsInf(pt.OptimalEpsilonLower, 1) || pt.OptimalEpsilonLower > pt.OptimalEpsilon {
+				t.Fatalf("%s h %d: bracket [%g, %g], want a finite lower end", c.name, pt.H, pt.OptimalEpsilonLower, pt.OptimalEpsilon)
+			}
+			if want := -math.Log(pi[2] - c.set.Radius/2); top && math.Abs(pt.OptimalEpsilon-want) > 1e-9 {
+				t.Fatalf("%s h %d: ε* ≤ %g, want −log min π_2 = %g", c.name, pt.H, pt.OptimalEpsilon, want)
+			}
+		}
+		// The joint objective keeping the identity's worst case: refused
+		// at any budget where ε* = +∞.
+		q.Objective, q.Privacy = problem.ExpectedUtility, &mech.Budget{Measure: mech.PML, Epsilon: 45}
+		_, err = pmlopt.SolveJoint(ctx, &q, pmlopt.Floor{Order: len(pts)}, pmlopt.Options{})
+		var below *pmlopt.BelowLeastEpsilonError
+		if c.inf != (errors.As(err, &below) && strings.Contains(err.Error(), "no budget reaches")) || (!c.inf && err != nil) {
+			t.Fatalf("%s: joint keeping the identity at ε = 45: %v", c.name, err)
+		}
 	}
 }
