@@ -39,7 +39,7 @@ func (nt niceTicks) Ticks(lo, hi float64) []plot.Tick {
 	}
 	var ticks []plot.Tick
 	prec := decimals(step)
-	for k := math.Ceil(lo / minor); k*minor <= hi*(1+1e-12)+1e-300; k++ {
+	for k := math.Ceil(lo / minor); k*minor <= hi+math.Abs(hi)*1e-12+1e-300; k++ {
 		v := k * minor
 		t := plot.Tick{Value: v}
 		if r := v / step; math.Abs(r-math.Round(r)) < 1e-6 {

@@ -110,3 +110,22 @@ func TestLogAxisExtremes(t *testing.T) {
 	var buf bytes.Buffer
 	require.NoError(t, f.Write(&buf, PNG))
 }
+
+// TestTicksLabelBothEndsBelowZero: an axis that ends at a negative whole
+// number (worst-case values −6 to −1) labels that end as it labels a
+// positive one.
+func TestTicksLabelBothEndsBelowZero(t *testing.T) {
+	for _, r := range [][2]float64{{-6, -1}, {1, 6}, {-0.5, -0.1}} {
+		var first, last string
+		for _, tk := range (niceTicks{}).Ticks(r[0], r[1]) {
+			if tk.Label != "" {
+				if first == "" {
+					first = tk.Label
+				}
+				last = tk.Label
+			}
+		}
+		want := [2]string{strconv.FormatFloat(r[0], 'f', -1, 64), strconv.FormatFloat(r[1], 'f', -1, 64)}
+		assert.Equal(t, want, [2]string{first, last}, "range %v", r)
+	}
+}

@@ -179,7 +179,7 @@ func curveFlags(fs *flagSet) runFunc {
 		// (seconds at a few hundred letters), so it is left out, and the plot
 		// draws the utility-safe ε of the settled points instead.
 		if obj == problem.WorstCaseValue && !stopped {
-			if safeSteps, err = closedform.SafeValueCurve(p.Prior, p.Utility); err != nil {
+			if safeSteps, err = safeValueSteps(p); err != nil {
 				return err
 			}
 		}
@@ -420,6 +420,15 @@ func gap(safe, opt float64) float64 {
 		return g
 	}
 	return 0
+}
+
+// safeValueSteps is the utility-safe value staircase of p: at its prior,
+// or over its prior set when it has one, as the curve's points are.
+func safeValueSteps(p *problem.Problem) ([]closedform.SafeValueStep, error) {
+	if p.PriorSet != nil {
+		return closedform.SafeValueCurveOver(p.PriorSet, p.Utility)
+	}
+	return closedform.SafeValueCurve(p.Prior, p.Utility)
 }
 
 // warnOpen tells stderr about thresholds whose bracket on ε* is wider than

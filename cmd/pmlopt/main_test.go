@@ -359,6 +359,10 @@ func TestStaircase(t *testing.T) {
 	xs, ys = staircase([]float64{0, 0.5, 0.5, 1}, []float64{1, 2, 3, 4}, 2)
 	assert.Equal(t, []float64{0, 0.5, 1, 2}, xs)
 	assert.Equal(t, []float64{1, 3, 4, 4}, ys)
+	// A threshold no budget reaches (ε = +∞, over a prior set) is off it.
+	xs, ys = staircase([]float64{0, 1, math.Inf(1)}, []float64{-2, -1, 0}, 2)
+	assert.Equal(t, []float64{0, 1, 2}, xs)
+	assert.Equal(t, []float64{-2, -1, -1}, ys)
 }
 
 func TestCurvePlot(t *testing.T) {

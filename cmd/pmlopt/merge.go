@@ -103,7 +103,7 @@ func mergeFlags(fs *flagSet) runFunc {
 		warnOpen(e.stderr, m.pts, m.tol)
 		var safeSteps []closedform.SafeValueStep
 		if m.obj == problem.WorstCaseValue {
-			if safeSteps, err = closedform.SafeValueCurve(p.Prior, p.Utility); err != nil {
+			if safeSteps, err = safeValueSteps(p); err != nil {
 				return err
 			}
 		}

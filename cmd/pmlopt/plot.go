@@ -29,11 +29,14 @@ func checkPlotFlag(flag, path string, inputs ...string) error {
 
 // staircase turns (ε(t), t) pairs into the best worst case reachable at each
 // budget: y(ε) = max{ t : ε(t) ≤ ε }, one point per distinct ε, plus a last
-// point at xmax so the final step is drawn.
+// point at xmax so the final step is drawn. A threshold at ε = +∞ (no
+// budget reaches it, over a prior set) is not on the staircase.
 func staircase(eps, thr []float64, xmax float64) (xs, ys []float64) {
-	idx := make([]int, len(eps))
-	for k := range idx {
-		idx[k] = k
+	var idx []int
+	for k, e := range eps {
+		if !math.IsInf(e, 1) {
+			idx = append(idx, k)
+		}
 	}
 	sort.Slice(idx, func(a, b int) bool { return eps[idx[a]] < eps[idx[b]] })
 	best := math.Inf(-1)
