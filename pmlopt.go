@@ -351,6 +351,38 @@ type Point struct {
 	proof []float64 // worstcase.Point.Proof
 }
 
+// ValueSteps forms the steps of a value curve from every threshold's
+// point, as worstcase.ValueCurve does: a step starts at the first
+// threshold and wherever a threshold's upper end exceeds the step's first
+// lower end by more than tol (worstcase.LeavesStep; thresholds that no
+// budget reaches, [+Inf, +Inf], form one step). It is reported at its
+// first threshold with that threshold's utility-safe ε, reaching to its
+// last threshold, whose bracket, mechanism, worst case and certificate it
+// carries, with the LP solves of all its thresholds.
+func ValueSteps(all []Point, tol float64) []Point {
+	var starts []int
+	for k, pt := range all {
+		if k == 0 || worstcase.LeavesStep(all[starts[len(starts)-1]].OptimalEpsilonLower, pt.OptimalEpsilon, tol) {
+			starts = append(starts, k)
+		}
+	}
+	out := make([]Point, 0, len(starts))
+	for s, k := range starts {
+		last := len(all) - 1
+		if s+1 < len(starts) {
+			last = starts[s+1] - 1
+		}
+		pt := all[last]
+		pt.H, pt.Threshold, pt.SafeEpsilon = all[k].H, all[k].Threshold, all[k].SafeEpsilon
+		pt.LPSolves = 0
+		for _, q := range all[k : last+1] {
+			pt.LPSolves += q.LPSolves
+		}
+		out = append(out, pt)
+	}
+	return out
+}
+
 func fromWorstCase(pt worstcase.Point) Point {
 	return Point{H: pt.H, Threshold: pt.Threshold, ThresholdMax: pt.ThresholdMax, SafeEpsilon: pt.SafeEpsilon,
 		OptimalEpsilon: pt.OptimalEpsilon, OptimalEpsilonLower: pt.OptimalEpsilonLower,

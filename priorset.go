@@ -536,9 +536,10 @@ func leastOverSet(ctx context.Context, p *problem.Problem, pat mech.Pattern, sta
 }
 
 // curveOverSet is Curve over p's prior set: one point per threshold (for
-// worst-case-value, per reachable utility value: ThresholdMax is the
-// threshold itself), each with the utility-safe ε over the set and the
-// bracket of leastOverSet.
+// worst-case-value, per step of reachable utility values with the same
+// ε*, ValueSteps), each with the utility-safe ε over the set (for values,
+// the PML over the set of the mechanism uniform on each row's allowed
+// outputs, as at one prior) and the bracket of leastOverSet.
 func curveOverSet(ctx context.Context, p *problem.Problem, objective problem.Objective, opt Options) ([]Point, error) {
 	q := *p
 	q.Objective = objective
@@ -553,18 +554,33 @@ func curveOverSet(ctx context.Context, p *problem.Problem, objective problem.Obj
 		return nil, err
 	}
 	var pts []Point
+	// A value curve is reported by its steps of ε*, as at one prior.
+	steps := func(pts []Point) []Point {
+		if q.Objective != problem.WorstCaseValue {
+			return pts
+		}
+		tol := opt.Tol
+		if tol <= 0 {
+			tol = overSetTol
+		}
+		return ValueSteps(pts, tol)
+	}
 	for k, pat := range pats {
 		if err := checkContext(ctx); err != nil {
-			return pts, err
+			return steps(pts), err
 		}
 		r, err := leastOverSet(ctx, &q, pat, nil, opt)
 		if err != nil {
 			if ctx.Err() != nil {
-				return pts, ctx.Err()
+				return steps(pts), ctx.Err()
 			}
-			return pts, err
+			return steps(pts), err
 		}
-		pt := Point{H: k + 1, Threshold: th[k], ThresholdMax: th[k], SafeEpsilon: closedform.SafeEpsilonOver(p.PriorSet, pat),
+		safe := closedform.SafeEpsilonOver(p.PriorSet, pat)
+		if q.Objective == problem.WorstCaseValue {
+			safe = leakage.PMLOver(p.PriorSet, closedform.UniformOnAllowed(pat))
+		}
+		pt := Point{H: k + 1, Threshold: th[k], ThresholdMax: th[k], SafeEpsilon: safe,
 			OptimalEpsilon: r.upper, OptimalEpsilonLower: r.lower, Mechanism: r.m, LPSolves: r.lps, WorstCaseValue: math.NaN()}
 		pt = reached(p.Utility, pt)
 		if q.Objective == problem.WorstCaseOrder {
@@ -587,7 +603,7 @@ func curveOverSet(ctx context.Context, p *problem.Problem, objective problem.Obj
 			opt.Progress(k+1, len(pats))
 		}
 	}
-	return pts, nil
+	return steps(pts), nil
 }
 
 // certifiedLowerOverSet is the largest proven lower bound on the least PML

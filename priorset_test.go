@@ -189,6 +189,63 @@ func TestCurveOverPriorSet(t *testing.T) {
 	}
 }
 
+// A value curve over the set {π̂} is the curve at π̂: the same steps of
+// ε* (thresholds, the values they reach), the same utility-safe ε (the
+// audited PML of the mechanism uniform on each row's allowed outputs) and
+// the same brackets. Over a box each step's mechanism keeps its ε over
+// the box and reaches the step's best value.
+func TestValueCurveOverPriorSet(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(37, 12))
+	for trial := range 4 {
+		p := setProblem(r, 4, 4)
+		nominal, err := pmlopt.Curve(ctx, p, problem.WorstCaseValue, pmlopt.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := *p
+		q.PriorSet, _ = mech.NewL1Set(p.Prior, 0)
+		got, err := pmlopt.Curve(ctx, &q, problem.WorstCaseValue, pmlopt.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(nominal) {
+			t.Fatalf("trial %d: %d steps over {π̂}, %d at π̂", trial, len(got), len(nominal))
+		}
+		for k := range got {
+			g, w := got[k], nominal[k]
+			if g.Threshold != w.Threshold || g.ThresholdMax != w.ThresholdMax || math.Abs(g.SafeEpsilon-w.SafeEpsilon) > 1e-12 ||
+				math.Abs(g.OptimalEpsilon-w.OptimalEpsilon) > 1e-6 || math.Abs(g.OptimalEpsilonLower-w.OptimalEpsilonLower) > 1e-6 {
+				t.Fatalf("trial %d step %d: over {π̂} %g..%g ε_S %g [%g, %g], at π̂ %g..%g ε_S %g [%g, %g]", trial, k,
+					g.Threshold, g.ThresholdMax, g.SafeEpsilon, g.OptimalEpsilonLower, g.OptimalEpsilon,
+					w.Threshold, w.ThresholdMax, w.SafeEpsilon, w.OptimalEpsilonLower, w.OptimalEpsilon)
+			}
+		}
+		n := len(p.Prior)
+		lo, up := make([]float64, n), make([]float64, n)
+		for k := range n {
+			lo[k], up[k] = p.Prior[k]*(0.5+0.5*r.Float64()), math.Min(1, p.Prior[k]*(1+r.Float64()))
+		}
+		q.PriorSet, _ = mech.NewBoxSet(p.Prior, lo, up)
+		got, err = pmlopt.Curve(ctx, &q, problem.WorstCaseValue, pmlopt.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, pt := range got {
+			if k > 0 && !(pt.Threshold > got[k-1].ThresholdMax) || pt.ThresholdMax < pt.Threshold {
+				t.Fatalf("trial %d step %d: thresholds %g..%g after %g", trial, k, pt.Threshold, pt.ThresholdMax, got[k-1].ThresholdMax)
+			}
+			if v := leakage.PMLOver(q.PriorSet, pt.Mechanism); v > pt.OptimalEpsilon+1e-9 || !(pt.WorstCaseValue >= pt.ThresholdMax) {
+				t.Fatalf("trial %d step %d: PML over the box %g above %g, or worst case %g below %g", trial, k, v, pt.OptimalEpsilon, pt.WorstCaseValue, pt.ThresholdMax)
+			}
+			want := leakage.PMLOver(q.PriorSet, closedform.UniformOnAllowed(p.Utility.Pattern(pt.Threshold)))
+			if math.Abs(pt.SafeEpsilon-want) > 1e-12 {
+				t.Fatalf("trial %d step %d: ε_S %g, the uniform mechanism's PML over the box %g", trial, k, pt.SafeEpsilon, want)
+			}
+		}
+	}
+}
+
 // The joint objective over a set: over {π̂} it is the nominal joint
 // solve; over a ball the mechanism keeps the floor and the budget for
 // every prior of the ball, below the proven bound; a budget below the

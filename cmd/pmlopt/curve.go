@@ -342,7 +342,11 @@ func writeCurveTable(w io.Writer, obj problem.Objective, pts []pmlopt.Point, sol
 		row := []string{thresholdString(obj, pt), num(pt.SafeEpsilon), num(pt.OptimalEpsilonLower), num(pt.OptimalEpsilon),
 			num(gap(pt.SafeEpsilon, pt.OptimalEpsilon)), strconv.Itoa(pt.LPSolves)}
 		if value {
-			row = append([]string{row[0], num(pt.WorstCaseValue)}, row[1:]...)
+			reach := num(pt.WorstCaseValue)
+			if math.IsNaN(pt.WorstCaseValue) {
+				reach = "none" // no budget reaches the threshold, or none was found
+			}
+			row = append([]string{row[0], reach}, row[1:]...)
 		}
 		t.row(row...)
 		total += pt.LPSolves

@@ -470,7 +470,7 @@ func TestCurveOverSetUnreachableValue(t *testing.T) {
 		for _, x := range pts {
 			pt := x.(map[string]any)
 			if e, ok := pt["optimal_epsilon"].(float64); ok && e <= eps+1e-9 {
-				best = math.Max(best, pt["threshold"].(float64))
+				best = math.Max(best, pt["worst_case_value"].(float64))
 			}
 		}
 		return best

@@ -287,7 +287,7 @@ func mergeParts(p *problem.Problem, recs []partRecord, mechanisms bool) (*merged
 		pts[k] = r.point(k, vs[k])
 	}
 	if obj == problem.WorstCaseValue {
-		pts = valueSteps(pts, out.tol)
+		pts = pmlopt.ValueSteps(pts, out.tol)
 	}
 	out.pts = pts
 	return out, nil
@@ -365,37 +365,6 @@ func (r *partRecord) point(k int, v float64) pmlopt.Point {
 	}
 	pt.Mechanism = r.mechanism()
 	return pt
-}
-
-// valueSteps forms the steps of a value curve from every threshold's
-// point, as worstcase.ValueCurve does: a step starts at the first threshold
-// and wherever a threshold's upper end exceeds the step's first lower end
-// by more than tol (worstcase.LeavesStep); it is reported at its first
-// threshold with that threshold's utility-safe ε, reaching to its last
-// threshold, whose bracket, mechanism and worst case it carries, with the
-// LP solves of all its thresholds.
-func valueSteps(all []pmlopt.Point, tol float64) []pmlopt.Point {
-	var starts []int
-	for k, pt := range all {
-		if k == 0 || worstcase.LeavesStep(all[starts[len(starts)-1]].OptimalEpsilonLower, pt.OptimalEpsilon, tol) {
-			starts = append(starts, k)
-		}
-	}
-	out := make([]pmlopt.Point, 0, len(starts))
-	for s, k := range starts {
-		last := len(all) - 1
-		if s+1 < len(starts) {
-			last = starts[s+1] - 1
-		}
-		pt := all[last]
-		pt.H, pt.Threshold, pt.SafeEpsilon = all[k].H, all[k].Threshold, all[k].SafeEpsilon
-		pt.LPSolves = 0
-		for _, q := range all[k : last+1] {
-			pt.LPSolves += q.LPSolves
-		}
-		out = append(out, pt)
-	}
-	return out
 }
 
 // missing refuses an incomplete cover, naming the missing thresholds and
