@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/pmlopt/pmlopt/internal/mathx"
+	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
@@ -43,9 +44,9 @@ func SafeValueCurve(pi mech.Prior, u mech.Utility) ([]SafeValueStep, error) {
 }
 
 // SafeValueCurveOver is SafeValueCurve over a prior set: each step's
-// level is the PML of the same mechanism for every prior of the set (the
-// largest over its priors, +Inf where some prior never produces a used
-// output), the staircase a curve over the set is compared with.
+// level is the PML over the set of the same mechanism (leakage.PMLOver:
+// the largest over its priors, +Inf where some prior never produces a
+// used output), the staircase a curve over the set is compared with.
 func SafeValueCurveOver(set *mech.PriorSet, u mech.Utility) ([]SafeValueStep, error) {
 	if _, err := mech.NewUtility(u); err != nil {
 		return nil, err
@@ -55,36 +56,14 @@ func SafeValueCurveOver(set *mech.PriorSet, u mech.Utility) ([]SafeValueStep, er
 	}
 	var steps []SafeValueStep
 	for _, v := range u.ReachableValues() {
-		eps := safeValuePMLOver(set, u, v)
+		eps := leakage.PMLOver(set, UniformOnAllowed(u.Pattern(v)))
 		n := len(steps)
-		if n == 0 || (math.IsInf(eps, 1) != math.IsInf(steps[n-1].Epsilon, 1)) ||
+		if n == 0 || math.IsInf(eps, 1) != math.IsInf(steps[n-1].Epsilon, 1) ||
 			(!math.IsInf(eps, 1) && math.Abs(steps[n-1].Epsilon-eps) > scheduleTol*math.Max(1, eps)) {
 			steps = append(steps, SafeValueStep{Threshold: v, Epsilon: eps})
 		}
 	}
 	return steps, nil
-}
-
-// safeValuePMLOver is safeValuePML over the set: a used output j's mass
-// is its least over the set, min_π Σ_i π_i p_ij.
-func safeValuePMLOver(set *mech.PriorSet, u mech.Utility, v float64) float64 {
-	n, m := len(u), len(u[0])
-	cols := make([][]float64, m)
-	for j := range cols {
-		cols[j] = make([]float64, n)
-	}
-	top := make([]float64, m)
-	eachAllowed(u, v, func(i, j int, p float64) {
-		cols[j][i] = p
-		top[j] = math.Max(top[j], p)
-	})
-	eps := 0.0
-	for j, c := range cols {
-		if top[j] > 0 {
-			eps = math.Max(eps, mathx.LogRatio(top[j], set.MinMass(c)))
-		}
-	}
-	return eps
 }
 
 // safeValuePML is the PML of the mechanism uniform over each row's
@@ -93,22 +72,6 @@ func safeValuePMLOver(set *mech.PriorSet, u mech.Utility, v float64) float64 {
 func safeValuePML(pi mech.Prior, u mech.Utility, v float64) float64 {
 	m := len(u[0])
 	q, top := make([]float64, m), make([]float64, m)
-	eachAllowed(u, v, func(i, j int, p float64) {
-		q[j] += pi[i] * p
-		top[j] = math.Max(top[j], p)
-	})
-	eps := 0.0
-	for j := range q {
-		if q[j] > 0 {
-			eps = math.Max(eps, mathx.LogRatio(top[j], q[j]))
-		}
-	}
-	return eps
-}
-
-// eachAllowed calls f(i, j, p) for every entry u_ij ≥ v, row by row, with
-// p = 1/k the mass of the mechanism uniform over the row's k such entries.
-func eachAllowed(u mech.Utility, v float64, f func(i, j int, p float64)) {
 	for i, row := range u {
 		k := 0
 		for _, x := range row {
@@ -119,8 +82,16 @@ func eachAllowed(u mech.Utility, v float64, f func(i, j int, p float64)) {
 		p := 1 / float64(k)
 		for j, x := range row {
 			if x >= v {
-				f(i, j, p)
+				q[j] += pi[i] * p
+				top[j] = math.Max(top[j], p)
 			}
 		}
 	}
+	eps := 0.0
+	for j := range q {
+		if q[j] > 0 {
+			eps = math.Max(eps, mathx.LogRatio(top[j], q[j]))
+		}
+	}
+	return eps
 }
