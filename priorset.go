@@ -553,10 +553,15 @@ func curveOverSet(ctx context.Context, p *problem.Problem, objective problem.Obj
 	if err != nil {
 		return nil, err
 	}
+	if err := opt.Shard.Check(); err != nil {
+		return nil, err
+	}
+	idx := opt.Shard.Indices(len(pats))
 	var pts []Point
-	// A value curve is reported by its steps of ε*, as at one prior.
+	// A value curve is reported by its steps of ε*, as at one prior; a
+	// shard's thresholds one by one, for merge to form the steps.
 	steps := func(pts []Point) []Point {
-		if q.Objective != problem.WorstCaseValue {
+		if q.Objective != problem.WorstCaseValue || !opt.Shard.All() {
 			return pts
 		}
 		tol := opt.Tol
@@ -565,7 +570,8 @@ func curveOverSet(ctx context.Context, p *problem.Problem, objective problem.Obj
 		}
 		return ValueSteps(pts, tol)
 	}
-	for k, pat := range pats {
+	for done, k := range idx {
+		pat := pats[k]
 		if err := checkContext(ctx); err != nil {
 			return steps(pts), err
 		}
@@ -600,7 +606,7 @@ func curveOverSet(ctx context.Context, p *problem.Problem, objective problem.Obj
 			opt.Settled(pt)
 		}
 		if opt.Progress != nil {
-			opt.Progress(k+1, len(pats))
+			opt.Progress(done+1, len(idx))
 		}
 	}
 	return steps(pts), nil

@@ -135,7 +135,7 @@ func (o Options) config() (config, error) {
 	if c.probes < ProbesAuto || c.probes > ProbesColumns {
 		return c, fmt.Errorf("worstcase: unknown probes %d", o.Probes)
 	}
-	if err := o.Shard.check(); err != nil {
+	if err := o.Shard.Check(); err != nil {
 		return c, fmt.Errorf("worstcase: %w", err)
 	}
 	if c.slv == nil {

@@ -39,7 +39,7 @@ func ParseShard(s string) (Shard, error) {
 		return Shard{}, fmt.Errorf("want K/N with whole numbers K and N, got %q", s)
 	}
 	sh := Shard{K: k, N: n}
-	if err := sh.check(); err != nil {
+	if err := sh.Check(); err != nil {
 		return Shard{}, err
 	}
 	return sh, nil
@@ -50,7 +50,8 @@ func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.K, s.N) }
 // All reports whether s selects every threshold.
 func (s Shard) All() bool { return s.N == 0 && s.K == 0 || s.N == 1 && s.K == 1 }
 
-func (s Shard) check() error {
+// Check returns an error unless s is the zero value or has 1 ≤ K ≤ N.
+func (s Shard) Check() error {
 	if s.N == 0 && s.K == 0 {
 		return nil
 	}

@@ -310,13 +310,15 @@ func checkRecord(r *partRecord, obj problem.Objective, v float64, p *problem.Pro
 		return fmt.Errorf("want threshold = %s and no h key", strconv.FormatFloat(v, 'g', -1, 64))
 	}
 	lo, up := float64(r.OptimalEpsilonLower), float64(r.OptimalEpsilon)
-	if !(lo >= 0 && lo <= up) || math.IsInf(up, 0) {
-		return fmt.Errorf("bracket [%v, %v] is no bracket of ε* (want 0 ≤ lower ≤ upper < inf)", lo, up)
+	if !(lo >= 0 && lo <= up) {
+		return fmt.Errorf("bracket [%v, %v] is no bracket of ε* (want 0 ≤ lower ≤ upper)", lo, up)
 	}
 	if r.LPSolves < 0 {
 		return fmt.Errorf("lp_solves %d is negative", r.LPSolves)
 	}
-	if !mechanisms {
+	// An upper end of +Inf has no mechanism: none was found, or over a
+	// prior set none exists (lower end +Inf too).
+	if !mechanisms || math.IsInf(up, 1) {
 		return nil
 	}
 	if r.Mechanism == nil {
