@@ -117,12 +117,8 @@ func (x *dualIPM) factor() error {
 			pk := j*n + k
 			df := x.dinvF[pk*nq*mr : (pk+1)*nq*mr]
 			for d := range nd {
-				g := x.drow[d].pair[k*nq : (k+1)*nq]
-				for a := range mr {
-					v := 0.0
-					for q := range nq {
-						v += df[q*mr+a] * g[q]
-					}
+				mulTransInOrder(x.dfg, df, x.drow[d].pair[k*nq:(k+1)*nq])
+				for a, v := range x.dfg {
 					if a < no {
 						Bm[a*nd+d] -= v
 					} else {
@@ -149,27 +145,9 @@ func (x *dualIPM) factor() error {
 			vrow := x.dinvF[pk*nq*mr : pk*nq*mr+mr]
 			vz := vrow[no:]
 			// c = C⁻¹ V_ζ (nd), Ṽ = V_o − B c.
-			for d := range nd {
-				v := 0.0
-				for d2 := range nd {
-					v += Ci[d*nd+d2] * vz[d2]
-				}
-				w2[k*nd+d] = v
-			}
-			for o := range no {
-				v := vrow[o]
-				for d := range nd {
-					v -= Bm[o*nd+d] * w2[k*nd+d]
-				}
-				vt[k*no+o] = v
-			}
-			for o := range no {
-				v := 0.0
-				for o2 := range no {
-					v += So[o*no+o2] * vt[k*no+o2]
-				}
-				w1[k*no+o] = v
-			}
+			mulInOrder(w2[k*nd:(k+1)*nd], Ci, vz)
+			subMulInOrder(vt[k*no:(k+1)*no], vrow[:no], Bm, w2[k*nd:(k+1)*nd])
+			mulInOrder(w1[k*no:(k+1)*no], So, vt[k*no:(k+1)*no])
 		}
 		for i := range n {
 			row := x.S[i*n : i*n+i+1]
@@ -275,11 +253,7 @@ func (x *dualIPM) eliminatePair(j, k int, inv, df []float64) {
 	for d := range x.drow {
 		gd := x.drow[d].pair[k*nq : (k+1)*nq]
 		for a := range nq {
-			v := 0.0
-			for b := range nq {
-				v += inv[a*nq+b] * gd[b]
-			}
-			df[a*mr+no+d] = v
+			df[a*mr+no+d] = dotInOrder(inv[a*nq:(a+1)*nq], gd)
 		}
 	}
 }
@@ -292,6 +266,25 @@ type pairStarWeights struct {
 	db, wb, g, term [3]float64
 	on              [3]bool
 	dp, piv         float64
+}
+
+// softDot returns z·v for the pair's soft direction z = (1, −g_b) and v
+// over the pair's unknowns.
+func (st *pairStarWeights) softDot(v []float64) float64 {
+	s := v[0]
+	for q := 1; q < len(v); q++ {
+		s -= st.g[q] * v[q]
+	}
+	return s
+}
+
+// addSoft adds c z to v over the pair's unknowns, z = (1, −g_b) its soft
+// direction.
+func (st *pairStarWeights) addSoft(c float64, v []float64) {
+	v[0] += c
+	for q := 1; q < len(v); q++ {
+		v[q] -= c * st.g[q]
+	}
 }
 
 // pairStar gathers pair (j, k)'s rows (see eliminatePair).
@@ -557,14 +550,7 @@ func (x *dualIPM) applyInverse(j int, gp, gr []float64) {
 	tmp := x.tmpP
 	for k := range n {
 		pk := j*n + k
-		inv := x.dinv[pk*nq*nq : (pk+1)*nq*nq]
-		for a := range nq {
-			v := 0.0
-			for b := range nq {
-				v += inv[a*nq+b] * gp[k*nq+b]
-			}
-			tmp[k*nq+a] = v
-		}
+		mulInOrder(tmp[k*nq:(k+1)*nq], x.dinv[pk*nq*nq:(pk+1)*nq*nq], gp[k*nq:(k+1)*nq])
 	}
 	// gr − Fᵀ D⁻¹ gp, with Fᵀ D⁻¹ = (D⁻¹F)ᵀ by symmetry.
 	r := x.tmpR
@@ -583,39 +569,14 @@ func (x *dualIPM) applyInverse(j int, gp, gr []float64) {
 	Bm := x.bm[j*no*nd : (j+1)*no*nd]
 	Ci := x.cinv[j*nd*nd : (j+1)*nd*nd]
 	So := x.soInv[j*no*no : (j+1)*no*no]
-	cz := x.tmpZ
-	for d := range nd {
-		v := 0.0
-		for d2 := range nd {
-			v += Ci[d*nd+d2] * r[no+d2]
-		}
-		cz[d] = v
-	}
-	ro := x.tmpO
-	for o := range no {
-		v := r[o]
-		for d := range nd {
-			v -= Bm[o*nd+d] * cz[d]
-		}
-		ro[o] = v
-	}
+	cz, ro := x.tmpZ, x.tmpO
+	mulInOrder(cz, Ci, r[no:])
+	subMulInOrder(ro, r[:no], Bm, cz)
 	for o := range no {
 		gr[o] = vec.Dot(So[o*no:(o+1)*no], ro)
 	}
-	for d := range nd {
-		v := r[no+d]
-		for o := range no {
-			v -= Bm[o*nd+d] * gr[o]
-		}
-		cz[d] = v
-	}
-	for d := range nd {
-		v := 0.0
-		for d2 := range nd {
-			v += Ci[d*nd+d2] * cz[d2]
-		}
-		gr[no+d] = v
-	}
+	subMulTransInOrder(cz, r[no:], Bm, gr[:no])
+	mulInOrder(gr[no:no+nd], Ci, cz)
 	for k := range n {
 		pk := j*n + k
 		df := x.dinvF[pk*nq*mr : (pk+1)*nq*mr]
@@ -762,12 +723,7 @@ func (x *dualIPM) dirDot(a int, gp, gr []float64) float64 {
 	if dr.k < 0 {
 		return vec.Dot(x.x[j*n*nq:(j+1)*n*nq], gp) + vec.Dot(x.xo[j*no:(j+1)*no], gr[:no])
 	}
-	k := dr.k
-	v := gp[k*nq]
-	for q := 1; q < nq; q++ {
-		v -= x.stars[j*n+k].g[q] * gp[k*nq+q]
-	}
-	return v
+	return x.stars[j*n+dr.k].softDot(gp[dr.k*nq : (dr.k+1)*nq])
 }
 
 // addDir adds c z_a to output-local vectors.
@@ -780,11 +736,7 @@ func (x *dualIPM) addDir(a int, c float64, gp, xo []float64) {
 		vec.AddScaled(xo, c, x.xo[j*no:(j+1)*no])
 		return
 	}
-	k := dr.k
-	gp[k*nq] += c
-	for q := 1; q < nq; q++ {
-		gp[k*nq+q] -= c * x.stars[j*n+k].g[q]
-	}
+	x.stars[j*n+dr.k].addSoft(c, gp[dr.k*nq:(dr.k+1)*nq])
 }
 
 // deflDir is a deflation direction of output j: its own column x̂_j
@@ -904,13 +856,7 @@ func (x *dualIPM) deflateOutput(j int) {
 			if dr.k < 0 {
 				dr.hR[no+d] = x.denseRowValue(d, j, x.x, x.xo)
 			} else {
-				pk := j*n + dr.k
-				gd := x.drow[d].pair[dr.k*nq : (dr.k+1)*nq]
-				v := gd[0]
-				for q := 1; q < nq; q++ {
-					v -= x.stars[pk].g[q] * gd[q]
-				}
-				dr.hR[no+d] = v
+				dr.hR[no+d] = x.stars[j*n+dr.k].softDot(x.drow[d].pair[dr.k*nq : (dr.k+1)*nq])
 			}
 		}
 		x.restrict(j, dr.hP, dr.hR)
@@ -1042,5 +988,58 @@ func (x *dualIPM) finish(d dualDir) {
 			d.os[r][j] = ds
 			d.oz[r][j] = (x.rco[r][j] - x.oz[r][j]*ds) / x.os[r][j]
 		}
+	}
+}
+
+// The products with the output blocks' small dense matrices (row-major):
+// each entry's products summed in index order, unfused, as the rest of
+// the elimination rounds them (internal/vec's kernels fuse the products
+// and round differently).
+
+// dotInOrder returns x·y.
+func dotInOrder(x, y []float64) float64 {
+	v := 0.0
+	for i, xi := range x {
+		v += xi * y[i]
+	}
+	return v
+}
+
+// mulInOrder sets dst = a x for the len(dst)×len(x) matrix a.
+func mulInOrder(dst, a, x []float64) {
+	c := len(x)
+	for i := range dst {
+		dst[i] = dotInOrder(a[i*c:(i+1)*c], x)
+	}
+}
+
+// mulTransInOrder sets dst = aᵀ x for the len(x)×len(dst) matrix a.
+func mulTransInOrder(dst, a, x []float64) {
+	c := len(dst)
+	for i := range dst {
+		v := 0.0
+		for l, xl := range x {
+			v += a[l*c+i] * xl
+		}
+		dst[i] = v
+	}
+}
+
+// subMulInOrder sets dst = v − a x for the len(dst)×len(x) matrix a.
+func subMulInOrder(dst, v, a, x []float64) { subMulStrided(dst, v, a, len(x), 1, x) }
+
+// subMulTransInOrder sets dst = v − aᵀ x for the len(x)×len(dst) matrix
+// a.
+func subMulTransInOrder(dst, v, a, x []float64) { subMulStrided(dst, v, a, 1, len(dst), x) }
+
+// subMulStrided sets dst_i = v_i − Σ_l a[i·rs + l·cs] x_l, each product
+// taken from v_i in turn.
+func subMulStrided(dst, v, a []float64, rs, cs int, x []float64) {
+	for i := range dst {
+		s := v[i]
+		for l, xl := range x {
+			s -= a[i*rs+l*cs] * xl
+		}
+		dst[i] = s
 	}
 }
