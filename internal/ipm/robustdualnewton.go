@@ -104,10 +104,7 @@ func (x *dualIPM) factor() error {
 		clear(Ci)
 		for d := range nd {
 			for o, co := range x.drow[d].out {
-				if o == x.oT && x.defl[j] {
-					co = 0
-				}
-				Bm[o*nd+d] = co
+				Bm[o*nd+d] = x.outCoef(j, o, co)
 			}
 			Ci[d*nd+d] = -x.ds[j*nd+d] / x.dz[j*nd+d]
 		}
@@ -242,7 +239,7 @@ func (x *dualIPM) eliminatePair(j, k int, inv, df []float64) {
 			y[q] = cb / db[q] / den
 		}
 		for o, co := range row.out {
-			if co == 0 || (o == x.oT && x.defl[j]) {
+			if co = x.outCoef(j, o, co); co == 0 {
 				continue
 			}
 			for q2 := range nq {
@@ -379,7 +376,7 @@ func (x *dualIPM) eliminatePinned(j, k int, inv, df []float64, db, wb [3]float64
 		w := x.pz[r][pk] / x.ps[r][pk]
 		yb := w * row.pair[q] / (db[q] + wb[q])
 		for o, co := range row.out {
-			if co == 0 || (o == x.oT && x.defl[j]) {
+			if co = x.outCoef(j, o, co); co == 0 {
 				continue
 			}
 			df[q*mr+o] += co * yb
@@ -469,10 +466,7 @@ func (x *dualIPM) flushPairBorder(ldl *ldlt, j int) {
 	coeffs := func(r int, dst []float64, overC bool) {
 		row := &x.prow[r]
 		for o := range no {
-			v := row.out[o]
-			if o == x.oT && x.defl[j] {
-				v = 0
-			}
+			v := x.outCoef(j, o, row.out[o])
 			if overC {
 				v /= row.pair[0]
 			}
@@ -712,6 +706,16 @@ func (x *dualIPM) restrict(j int, gp, gr []float64) {
 			gp[k*x.nq] = 0
 		}
 	}
+}
+
+// outCoef returns c, a row's coefficient on output j's unknown o, or 0
+// on t where the output's column is deflated: α carries the column, and
+// t's own unknown is held at 0.
+func (x *dualIPM) outCoef(j, o int, c float64) float64 {
+	if o == x.oT && x.defl[j] {
+		return 0
+	}
+	return c
 }
 
 // dirDot returns z_aᵀ g for output-local vectors (gp over the pairs, gr
