@@ -475,12 +475,14 @@ func (x *dualIPM) eachRow(f func(ax float64) (s, z float64)) {
 		for d := range x.drow {
 			x.ds[j*x.nd+d], x.dz[j*x.nd+d] = f(x.denseRowValue(d, j, x.x, x.xo))
 		}
-		for r, row := range x.orow {
-			x.os[r][j], x.oz[r][j] = f(vec.Dot(row.out, x.xo[j*x.no:(j+1)*x.no]))
+		for r := range x.orow {
+			x.os[r][j], x.oz[r][j] = f(x.outRowValue(r, j, x.xo))
 		}
 	}
 }
 
+// pairRowValue returns pair row's value a·x at pair (j, k), for xs over
+// the pairs' unknowns and xo over the outputs'.
 func (x *dualIPM) pairRowValue(row *dualPairRow, j, k int, xs, xo []float64) float64 {
 	v := 0.0
 	base := (j*x.n + k) * x.nq
@@ -494,6 +496,13 @@ func (x *dualIPM) pairRowValue(row *dualPairRow, j, k int, xs, xo []float64) flo
 	return v
 }
 
+// outRowValue returns output row r's value a_r·x at output j, for xo
+// over the outputs' unknowns.
+func (x *dualIPM) outRowValue(r, j int, xo []float64) float64 {
+	return vec.Dot(x.orow[r].out, xo[j*x.no:(j+1)*x.no])
+}
+
+// denseRowValue returns dense row d's value a_d·x at output j.
 func (x *dualIPM) denseRowValue(d, j int, xs, xo []float64) float64 {
 	dr := &x.drow[d]
 	base := j * x.n * x.nq
@@ -536,7 +545,7 @@ func (x *dualIPM) residuals() {
 		}
 		for r := range x.orow {
 			s, z := x.os[r][j], x.oz[r][j]
-			rp := vec.Dot(x.orow[r].out, x.xo[ob:ob+no]) - s
+			rp := x.outRowValue(r, j, x.xo) - s
 			x.rpo[r][j] = rp
 			x.primI = math.Max(x.primI, math.Abs(rp))
 			x.comp += s * z

@@ -42,7 +42,7 @@ func (x *dualIPM) kktApply(u, out []float64) {
 			x.drow[dd].scatter(t, ox[j*n*nq:(j+1)*n*nq], oo[ob:ob+no])
 		}
 		for r := range x.orow {
-			t := vec.Dot(x.orow[r].out, dxo[ob:ob+no]) * x.oz[r][j] / x.os[r][j]
+			t := x.outRowValue(r, j, dxo) * x.oz[r][j] / x.os[r][j]
 			vec.AddScaled(oo[ob:ob+no], t, x.orow[r].out)
 		}
 		for k := range n {

@@ -786,138 +786,167 @@ func (x *dualIPM) rowDot(a, r, kk int) float64 {
 // where it is used (defl) and the soft pairs' (pinP), with their h, H⁻¹h
 // and c, and their entries of K (x.kent).
 func (x *dualIPM) deflateOutput(j int) {
-	n, nq, no, mr := x.n, x.nq, x.no, x.mr
+	dirs := x.addOutputDirs(j)
+	for _, a := range dirs {
+		x.dirCurvature(a)
+		x.dirCoupling(a)
+	}
+	x.addKBlock(j, dirs)
+}
+
+// addOutputDirs appends output j's directions to x.dirs, its column's
+// first, and returns their indices (x.outDirs[j]).
+func (x *dualIPM) addOutputDirs(j int) []int {
 	first := len(x.dirs)
-	add := func(k int) {
-		a := len(x.dirs)
-		if cap(x.dirs) > a {
-			x.dirs = x.dirs[:a+1]
-		} else {
-			x.dirs = append(x.dirs, deflDir{})
-		}
-		dr := &x.dirs[a]
-		dr.j, dr.k = j, k
-		if len(dr.hP) != n*nq {
-			dr.hP, dr.yP = make([]float64, n*nq), make([]float64, n*nq)
-			dr.hR, dr.yR = make([]float64, mr), make([]float64, mr)
-			dr.c = make([]float64, n)
-		}
-	}
 	if x.defl[j] {
-		add(-1)
+		x.appendDir(j, -1)
 	}
-	for k := range n {
-		if x.pinP[j*n+k] {
-			add(k)
+	for k := range x.n {
+		if x.pinP[j*x.n+k] {
+			x.appendDir(j, k)
 		}
 	}
 	x.outDirs[j] = x.outDirs[j][:0]
 	for a := first; a < len(x.dirs); a++ {
 		x.outDirs[j] = append(x.outDirs[j], a)
 	}
-	dirs := x.outDirs[j]
-	for _, a := range dirs {
-		dr := &x.dirs[a]
-		clear(dr.hP)
-		clear(dr.hR)
-		lo, hi := 0, n
-		if dr.k >= 0 {
-			lo, hi = dr.k, dr.k+1
-		}
-		for r := range x.prow {
-			row := &x.prow[r]
-			for k := lo; k < hi; k++ {
-				if !row.at(k) {
-					continue
-				}
-				pk := j*n + k
-				bz := x.rowDot(a, r, k)
-				if bz == 0 {
-					continue
-				}
-				wb := x.pz[r][pk] / x.ps[r][pk] * bz
-				if dr.k < 0 {
-					for q, c := range row.pair {
-						if c != 0 {
-							dr.hP[k*nq+q] += wb * c
-						}
-					}
-				}
-				for o, c := range row.out {
-					if c != 0 {
-						dr.hR[o] += wb * c
-					}
-				}
+	return x.outDirs[j]
+}
+
+// appendDir appends direction (j, k) to x.dirs, reusing the slices of
+// an earlier factorisation's direction in its place.
+func (x *dualIPM) appendDir(j, k int) {
+	n, nq, mr := x.n, x.nq, x.mr
+	a := len(x.dirs)
+	if cap(x.dirs) > a {
+		x.dirs = x.dirs[:a+1]
+	} else {
+		x.dirs = append(x.dirs, deflDir{})
+	}
+	dr := &x.dirs[a]
+	dr.j, dr.k = j, k
+	if len(dr.hP) != n*nq {
+		dr.hP, dr.yP = make([]float64, n*nq), make([]float64, n*nq)
+		dr.hR, dr.yR = make([]float64, mr), make([]float64, mr)
+		dr.c = make([]float64, n)
+	}
+}
+
+// dirLetters returns the letters [lo, hi) of direction a's pair rows:
+// every letter for an output's column, a soft pair's own for its
+// direction.
+func (x *dualIPM) dirLetters(a int) (lo, hi int) {
+	if k := x.dirs[a].k; k >= 0 {
+		return k, k + 1
+	}
+	return 0, x.n
+}
+
+// eachDirRow calls f for every pair row r of direction a's output
+// present at a letter k in [lo, hi) where a_r·z_a is not zero, with
+// wz = ω_r a_r·z_a.
+func (x *dualIPM) eachDirRow(a, lo, hi int, f func(r int, row *dualPairRow, k int, wz float64)) {
+	n, j := x.n, x.dirs[a].j
+	for r := range x.prow {
+		row := &x.prow[r]
+		for k := lo; k < hi; k++ {
+			if !row.at(k) {
+				continue
 			}
-		}
-		if dr.k < 0 {
-			for r := range x.orow {
-				bz := vec.Dot(x.orow[r].out, x.xo[j*no:(j+1)*no])
-				vec.AddScaled(dr.hR[:no], x.oz[r][j]/x.os[r][j]*bz, x.orow[r].out)
+			za := x.rowDot(a, r, k)
+			if za == 0 {
+				continue
 			}
-		}
-		for d := range x.drow {
-			if dr.k < 0 {
-				dr.hR[no+d] = x.denseRowValue(d, j, x.x, x.xo)
-			} else {
-				dr.hR[no+d] = x.stars[j*n+dr.k].softDot(x.drow[d].pair[dr.k*nq : (dr.k+1)*nq])
-			}
-		}
-		x.restrict(j, dr.hP, dr.hR)
-		copy(dr.yP, dr.hP)
-		copy(dr.yR, dr.hR)
-		x.applyInverse(j, dr.yP, dr.yR)
-		for i := range n {
-			dr.c[i] = -dr.yP[i*nq]
-			if x.pinP[j*n+i] {
-				dr.c[i] = 0
-			}
-		}
-		if dr.k < 0 {
-			for i := range n {
-				dr.c[i] += x.x[(j*n+i)*nq]
-			}
-		} else {
-			dr.c[dr.k] += 1
+			f(r, row, k, x.pz[r][j*n+k]/x.ps[r][j*n+k]*za)
 		}
 	}
-	// K's block: z_aᵀ H z_b over the rows other than the dense ones,
-	// less h_aᵀ H⁻¹ h_b.
-	for ia, a := range dirs {
-		for _, b := range dirs[:ia+1] {
-			// A soft pair's direction has rows at its own pair only.
-			lo, hi := 0, n
-			ka, kb := x.dirs[a].k, x.dirs[b].k
-			switch {
-			case ka >= 0 && kb >= 0 && ka != kb:
-				lo, hi = 0, 0
-			case ka >= 0:
-				lo, hi = ka, ka+1
-			case kb >= 0:
-				lo, hi = kb, kb+1
-			}
-			v := 0.0
-			for r := range x.prow {
-				row := &x.prow[r]
-				for k := lo; k < hi; k++ {
-					if !row.at(k) {
-						continue
-					}
-					za := x.rowDot(a, r, k)
-					if za == 0 {
-						continue
-					}
-					v += x.pz[r][j*n+k] / x.ps[r][j*n+k] * za * x.rowDot(b, r, k)
+}
+
+// dirCurvature sets direction a's h = H z_a on the unpinned unknowns:
+// the pair rows' terms (an output's column has them on the pairs too),
+// the output rows' for an output's column, and the dense rows' values
+// a_d·z_a in their ζ places.
+func (x *dualIPM) dirCurvature(a int) {
+	dr := &x.dirs[a]
+	j, nq, no := dr.j, x.nq, x.no
+	clear(dr.hP)
+	clear(dr.hR)
+	lo, hi := x.dirLetters(a)
+	x.eachDirRow(a, lo, hi, func(_ int, row *dualPairRow, k int, wz float64) {
+		if dr.k < 0 {
+			for q, c := range row.pair {
+				if c != 0 {
+					dr.hP[k*nq+q] += wz * c
 				}
 			}
+		}
+		for o, c := range row.out {
+			if c != 0 {
+				dr.hR[o] += wz * c
+			}
+		}
+	})
+	if dr.k < 0 {
+		for r := range x.orow {
+			bz := x.outRowValue(r, j, x.xo)
+			vec.AddScaled(dr.hR[:no], x.oz[r][j]/x.os[r][j]*bz, x.orow[r].out)
+		}
+		for d := range x.drow {
+			dr.hR[no+d] = x.denseRowValue(d, j, x.x, x.xo)
+		}
+	} else {
+		st := &x.stars[j*x.n+dr.k]
+		for d := range x.drow {
+			dr.hR[no+d] = st.softDot(x.drow[d].pair[dr.k*nq : (dr.k+1)*nq])
+		}
+	}
+	x.restrict(j, dr.hP, dr.hR)
+}
+
+// dirCoupling sets direction a's y = H⁻¹ h and its coupling to the rows,
+// c = P z − P y (0 at the pinned entries).
+func (x *dualIPM) dirCoupling(a int) {
+	dr := &x.dirs[a]
+	j, n, nq := dr.j, x.n, x.nq
+	copy(dr.yP, dr.hP)
+	copy(dr.yR, dr.hR)
+	x.applyInverse(j, dr.yP, dr.yR)
+	for i := range n {
+		dr.c[i] = -dr.yP[i*nq]
+		if x.pinP[j*n+i] {
+			dr.c[i] = 0
+		}
+	}
+	if dr.k < 0 {
+		for i := range n {
+			dr.c[i] += x.x[(j*n+i)*nq]
+		}
+	} else {
+		dr.c[dr.k] += 1
+	}
+}
+
+// addKBlock appends K's entries between output j's directions (x.kent):
+// z_aᵀ H z_b over the rows other than the dense ones, less h_aᵀ H⁻¹ h_b.
+func (x *dualIPM) addKBlock(j int, dirs []int) {
+	for ia, a := range dirs {
+		loA, hiA := x.dirLetters(a)
+		for _, b := range dirs[:ia+1] {
+			// The rows at the letters both directions have: none for
+			// soft pairs at two letters.
+			loB, hiB := x.dirLetters(b)
+			v := 0.0
+			x.eachDirRow(a, max(loA, loB), min(hiA, hiB), func(r int, _ *dualPairRow, k int, wz float64) {
+				v += wz * x.rowDot(b, r, k)
+			})
 			if x.dirs[a].k < 0 && x.dirs[b].k < 0 {
 				for r := range x.orow {
-					bz := vec.Dot(x.orow[r].out, x.xo[j*no:(j+1)*no])
+					bz := x.outRowValue(r, j, x.xo)
 					v += x.oz[r][j] / x.os[r][j] * bz * bz
 				}
 			}
-			db := &x.dirs[b]
-			v -= vec.Dot(x.dirs[a].hP, db.yP) + vec.Dot(x.dirs[a].hR, db.yR)
+			da, db := &x.dirs[a], &x.dirs[b]
+			v -= vec.Dot(da.hP, db.yP) + vec.Dot(da.hR, db.yR)
 			x.kent = append(x.kent, kEntry{a, b, v})
 		}
 	}
@@ -974,7 +1003,7 @@ func (x *dualIPM) factorDeflation() error {
 // finish sets the slacks' and multipliers' steps from the unknowns':
 // ds = a·dx + rp, dz = (rc − z ds)/s.
 func (x *dualIPM) finish(d dualDir) {
-	m, no := x.m, x.no
+	m := x.m
 	for j := range m {
 		x.eachPairRow(j, func(r int, row *dualPairRow, k, pk int) {
 			ds := x.pairRowValue(row, j, k, d.x, d.xo) + x.rpp[r][pk]
@@ -988,7 +1017,7 @@ func (x *dualIPM) finish(d dualDir) {
 			d.dz[i] = (x.rcd[i] - x.dz[i]*ds) / x.ds[i]
 		}
 		for r := range x.orow {
-			ds := vec.Dot(x.orow[r].out, d.xo[j*no:(j+1)*no]) + x.rpo[r][j]
+			ds := x.outRowValue(r, j, d.xo) + x.rpo[r][j]
 			d.os[r][j] = ds
 			d.oz[r][j] = (x.rco[r][j] - x.oz[r][j]*ds) / x.os[r][j]
 		}
