@@ -1,7 +1,9 @@
 package ipm
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -333,5 +335,71 @@ func TestSolveRobustRunsOutASlowTail(t *testing.T) {
 	}
 	if !withinBudget(r.Level, r.LevelLower, b, RobustBudgetSlack) {
 		t.Errorf("the mechanism fails the audit over the set (level %g, %g)", r.Level, r.LevelLower)
+	}
+}
+
+// TestSolveRobustConvergedMeansTheGap: Converged reports that the last
+// round's interior point reached the gap aimed at (Options.Gap, at least
+// robustGap). Coarse over a box is answered at the default gap, by the
+// cutting planes and by the dualised route alone: Converged, with the
+// LP's optimum and a proven bound within that gap of it. Counting queries
+// over the L1 ball under PML (the cutting planes) and bands over it under
+// LIP (the dualised route) stall short of it and are accepted within
+// AcceptedGap: not Converged, the value within AcceptedGap of the LP's;
+// asked for a gap of 1e-9 (within robustAcceptGap, which settle holds
+// every answer to), which those iterations reach, they are Converged.
+func TestSolveRobustConvergedMeansTheGap(t *testing.T) {
+	pml, lip := mech.Budget{Measure: mech.PML, Epsilon: 1}, mech.Budget{Measure: mech.LIP, Epsilon: 1}
+	for _, c := range []struct {
+		family string
+		box    bool
+		b      mech.Budget
+		dual   bool    // the dualised route alone
+		gap    float64 // Options.Gap; 0 for the default
+		want   bool
+	}{
+		{"coarse", true, pml, false, 0, true},
+		{"coarse", true, pml, true, 0, true},
+		{"counting-uniform", false, pml, false, 0, false},
+		{"counting-uniform", false, pml, false, 1e-9, true},
+		{"bands", false, lip, true, 0, false},
+		{"bands", false, lip, true, 1e-9, true},
+	} {
+		name := fmt.Sprintf("%s box %v %v dual %v gap %g", c.family, c.box, c.b.Measure, c.dual, c.gap)
+		in := familyInstance(t, c.family, 8)
+		p := RobustProblem{Utility: in.Utility, Budget: c.b, Set: studySet(t, in.Prior, c.box)}
+		opt := Options{Gap: c.gap}
+		gap, accept, maxIter, err := opt.settings()
+		if err != nil {
+			t.Fatal(err)
+		}
+		target := math.Max(gap, robustGap)
+		var r *RobustResult
+		if c.dual {
+			mu, kap, lip, _ := robustRates(c.b)
+			r, err = solveRobustDual(context.Background(), p, normalised(p.Set.Center), mu, kap, lip, maxIter, target, accept)
+		} else {
+			r, err = SolveRobust(p, opt)
+		}
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if r.Converged != c.want {
+			t.Errorf("%s: Converged %v, want %v: the instance no longer tests it, or Converged is not the gap's", name, r.Converged, c.want)
+		}
+		want := robustLP(t, p)
+		scale := math.Max(1, math.Abs(want))
+		within := accept
+		if r.Converged {
+			within = target
+		}
+		bound := r.Bound
+		if c.b.Measure != mech.PML {
+			bound = r.BoundTwo
+		}
+		if math.Abs(r.Value-want) > within*scale || bound < want-1e-12*scale || bound-r.Value > within*scale {
+			t.Errorf("%s: value %.15g, bound %.15g, LP %.15g: want all three within %g", name, r.Value, bound, want, within)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/pmlopt/pmlopt/instance"
@@ -122,6 +123,67 @@ func TestSolveRobustHandsTiedColumnsToTheDualRoute(t *testing.T) {
 	}
 	if !withinBudget(r.Level, r.LevelLower, b, RobustBudgetSlack) {
 		t.Errorf("the mechanism fails the audit over the set (level %g)", r.Level)
+	}
+}
+
+// TestSolveRobustCountsAcrossTheHandOver: where the cutting planes give
+// the problem to the dualised route, at round robustDualAfter (Hamming
+// and grid over a box) or after their last round stalls (absolute
+// error over the L1 ball at 16 letters), SolveRobust answers with the
+// dualised route's result, bit for bit, Converged with it, and with both
+// routes' counts: the rounds, cuts and iterations of the cutting planes
+// up to the hand-over (observed with a stand-in for the dualised route
+// that answers with no counts of its own) plus the dualised route's run
+// alone (one round, no cut).
+func TestSolveRobustCountsAcrossTheHandOver(t *testing.T) {
+	pml, lip := mech.Budget{Measure: mech.PML, Epsilon: 1}, mech.Budget{Measure: mech.LIP, Epsilon: 1}
+	for _, c := range []struct {
+		family string
+		n      int
+		box    bool
+		b      mech.Budget
+		atDual bool // handed over at round robustDualAfter, not after a stall
+	}{
+		{"hamming", 8, true, pml, true},
+		{"grid", 8, true, lip, true},
+		{"abs-uniform", 16, false, pml, false},
+	} {
+		name := fmt.Sprintf("%s N=%d box %v %v", c.family, c.n, c.box, c.b.Measure)
+		in := familyInstance(t, c.family, c.n)
+		p := RobustProblem{Utility: in.Utility, Budget: c.b, Set: studySet(t, in.Prior, c.box)}
+		mu, kap, lip, _ := robustRates(c.b)
+		pi := normalised(p.Set.Center)
+		ctx := context.Background()
+		asked := 0
+		standIn := func() (*RobustResult, error) {
+			asked++
+			return &RobustResult{}, nil
+		}
+		cuts, cerr := solveRobustCuts(ctx, p, pi, mu, kap, lip, 200, robustGap, AcceptedGap, standIn)
+		switch {
+		case c.atDual && (cerr != nil || asked != 1 || cuts.Rounds != robustDualAfter):
+			t.Fatalf("%s: the cutting planes asked the dualised route %d times, %+v (%v): want once, at round %d", name, asked, cuts, cerr, robustDualAfter)
+		case !c.atDual && (cerr == nil || asked != 0 || cuts == nil):
+			t.Fatalf("%s: the cutting planes asked the dualised route %d times, %+v (%v): want a stalled answer that never asks it", name, asked, cuts, cerr)
+		}
+		dual, err := solveRobustDual(ctx, p, pi, mu, kap, lip, 200, robustGap, AcceptedGap)
+		if err != nil {
+			t.Fatalf("%s: the dualised route alone: %v", name, err)
+		}
+		r, err := SolveRobust(p, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if cuts.Cuts == 0 || cuts.Iterations == 0 || dual.Rounds != 1 || dual.Cuts != 0 || dual.Iterations == 0 {
+			t.Errorf("%s: the cutting planes' %d cuts and %d iterations, the dualised route's %d rounds, %d cuts and %d iterations: want cuts and iterations before the hand-over, one round and no cut after it", name, cuts.Cuts, cuts.Iterations, dual.Rounds, dual.Cuts, dual.Iterations)
+		}
+		if r.Rounds != cuts.Rounds+1 || r.Cuts != cuts.Cuts || r.Iterations != cuts.Iterations+dual.Iterations {
+			t.Errorf("%s: %d rounds, %d cuts, %d iterations; the cutting planes (%d, %d, %d) and the dualised route (%d, %d, %d)", name,
+				r.Rounds, r.Cuts, r.Iterations, cuts.Rounds, cuts.Cuts, cuts.Iterations, dual.Rounds, dual.Cuts, dual.Iterations)
+		}
+		if r.Value != dual.Value || r.Bound != dual.Bound || r.Converged != dual.Converged || !slices.EqualFunc(r.Mechanism, dual.Mechanism, slices.Equal) {
+			t.Errorf("%s: value %.17g, bound %.17g, converged %v; the dualised route's %.17g, %.17g, %v", name, r.Value, r.Bound, r.Converged, dual.Value, dual.Bound, dual.Converged)
+		}
 	}
 }
 
