@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pmlopt/pmlopt/internal/certificate"
 	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
@@ -354,9 +355,9 @@ func TestJointCertificateVerifies(t *testing.T) {
 		wantFail(t, f.String()+": lowered bound", verify.Check(verifyProblem(p, sol.Mechanism), d), verify.ClaimBound)
 		// A used pair below the floor: the mass of one row moved to a
 		// forbidden output (the row keeps its sum).
-		pat := worstPattern(p, problem.WorstCaseOrder, f.Order, 0)
+		pat := certificate.WorstPattern(p, problem.WorstCaseOrder, f.Order, 0)
 		if f.ByValue {
-			pat = worstPattern(p, problem.WorstCaseValue, 0, f.Value)
+			pat = certificate.WorstPattern(p, problem.WorstCaseValue, 0, f.Value)
 		}
 		m := cloneMech(sol.Mechanism)
 		moved := false

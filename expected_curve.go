@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/pmlopt/pmlopt/expected"
+	"github.com/pmlopt/pmlopt/internal/certificate"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/verify"
@@ -66,8 +67,8 @@ func ExpectedCurve(ctx context.Context, p *problem.Problem, budgets []mech.Budge
 		if p.Order != nil {
 			pt.WorstCaseOrder = p.Order.WorstCaseOrder(r.Mechanism)
 		}
-		pt.Certificate = expectedCertificate(b, &Solution{Epsilon: r.Epsilon, ALIPLower: r.ALIPLower,
-			ExpectedUtility: r.Value, ExpectedUtilityBound: r.Bound}, r.Alpha)
+		pt.Certificate = certificate.Expected(b, certificate.Answer{Epsilon: r.Epsilon, ALIPLower: r.ALIPLower,
+			Value: r.Value, Bound: r.Bound, Alpha: r.Alpha})
 		pt.Certificate.Mechanism = r.Mechanism
 		pts = append(pts, pt)
 		if opt.Progress != nil {

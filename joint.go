@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/pmlopt/pmlopt/expected"
+	"github.com/pmlopt/pmlopt/internal/certificate"
 	"github.com/pmlopt/pmlopt/internal/decimal"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
@@ -111,7 +112,7 @@ func SolveJoint(ctx context.Context, p *problem.Problem, floor Floor, opt Option
 	sol := *expectedSolution(expected.DustFree(p.Prior, u, b, r, pat))
 	sol.Objective, sol.Measure, sol.LPSolves = problem.ExpectedUtility, b.Measure, r.LPSolves+least.LPSolves
 	describe(p, &sol)
-	sol.Certificate = jointCertificate(p, b, &sol, floor, pat, least)
+	sol.Certificate = certificate.Joint(p.Prior, b, sol.answer(), certificate.Floor(floor), pat, least.Proof, least.OptimalEpsilonLower)
 	return &JointSolution{Solution: sol, LeastEpsilonLower: least.OptimalEpsilonLower, LeastEpsilonUpper: least.OptimalEpsilon}, nil
 }
 

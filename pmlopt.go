@@ -8,6 +8,7 @@ import (
 	"runtime"
 
 	"github.com/pmlopt/pmlopt/expected"
+	"github.com/pmlopt/pmlopt/internal/certificate"
 	"github.com/pmlopt/pmlopt/internal/clean"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
@@ -203,7 +204,7 @@ func Solve(ctx context.Context, p *problem.Problem, opt Options) (*Solution, err
 	}
 	sol.ExpectedUtilityBound = math.Ldexp(sol.ExpectedUtilityBound, scale)
 	describe(p, sol)
-	sol.Certificate = solutionCertificate(p, b, sol, scale)
+	sol.Certificate = certificate.Solution(p, b, sol.Objective, sol.answer(), scale)
 	return sol, nil
 }
 
@@ -313,6 +314,13 @@ func describe(p *problem.Problem, sol *Solution) {
 	}
 }
 
+// answer is what sol's certificate restates.
+func (sol *Solution) answer() certificate.Answer {
+	return certificate.Answer{Mechanism: sol.Mechanism, Epsilon: sol.Epsilon, ALIPLower: sol.ALIPLower,
+		Lower: sol.OptimalEpsilonLower, Proof: sol.proof,
+		Value: sol.ExpectedUtility, Bound: sol.ExpectedUtilityBound, Alpha: sol.alpha}
+}
+
 // Point is one point of a trade-off curve.
 //
 // For worst-case-order, H is the order threshold h and Threshold =
@@ -383,6 +391,11 @@ func ValueSteps(all []Point, tol float64) []Point {
 	return out
 }
 
+// answer is what pt's certificate restates.
+func (pt Point) answer() certificate.Answer {
+	return certificate.Answer{Mechanism: pt.Mechanism, Epsilon: pt.OptimalEpsilon, Lower: pt.OptimalEpsilonLower, Proof: pt.proof}
+}
+
 func fromWorstCase(pt worstcase.Point) Point {
 	return Point{H: pt.H, Threshold: pt.Threshold, ThresholdMax: pt.ThresholdMax, SafeEpsilon: pt.SafeEpsilon,
 		OptimalEpsilon: pt.OptimalEpsilon, OptimalEpsilonLower: pt.OptimalEpsilonLower,
@@ -433,7 +446,7 @@ func Curve(ctx context.Context, p *problem.Problem, objective problem.Objective,
 			}
 		}
 		pt = reached(p.Utility, pt)
-		pt.Certificate = pointCertificate(p, objective, pt)
+		pt.Certificate = certificate.Point(p, objective, pt.answer())
 		return pt
 	}
 	var pts []worstcase.Point

@@ -8,6 +8,7 @@ import (
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/closedform"
 	"github.com/pmlopt/pmlopt/expected"
+	"github.com/pmlopt/pmlopt/internal/certificate"
 	"github.com/pmlopt/pmlopt/internal/clean"
 	"github.com/pmlopt/pmlopt/internal/colgen"
 	"github.com/pmlopt/pmlopt/leakage"
@@ -15,6 +16,7 @@ import (
 	"github.com/pmlopt/pmlopt/polytope"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/solver"
+	"github.com/pmlopt/pmlopt/verify"
 	"github.com/pmlopt/pmlopt/worstcase"
 )
 
@@ -30,6 +32,12 @@ func levelOver(s *mech.PriorSet, m mech.Mechanism, b mech.Budget) (level, lower 
 func withinOver(s *mech.PriorSet, m mech.Mechanism, b mech.Budget) bool {
 	_, _, excess := leakage.LevelOver(s, m, b)
 	return excess <= certify.AuditTol
+}
+
+// VerifyPriorSet is s in the certificate's form (package verify); nil for
+// a problem without a prior set.
+func VerifyPriorSet(s *mech.PriorSet) *verify.PriorSet {
+	return certificate.PriorSet(s)
 }
 
 // RobustSolver is the LP backend that solves a problem over a prior set
@@ -200,12 +208,12 @@ func solveOverPriorSetUnchecked(ctx context.Context, p *problem.Problem, b mech.
 		level, lower := levelOver(set, m, b)
 		sol = &Solution{Mechanism: m, Epsilon: level, OptimalEpsilonLower: level, ALIPLower: lower, Solver: slv.Name(), LPSolves: lps,
 			FullLP: true, ExpectedUtilityBound: math.NaN()}
-		var hint setHint
+		var hint certificate.Hint
 		sol.ExpectedUtilityBound, hint = expectedBoundOverSet(ctx, p, u, b, nil, atEstimate, opt)
 		sol.Objective, sol.Measure = p.Objective, b.Measure
 		describe(p, sol)
-		sol.Certificate = setExpectedCertificate(p, b, sol, hint)
-		sol.ExpectedUtilityBound = tightenExpectedOverSet(p, u, b, nil, sol.Mechanism, sol.Certificate)
+		sol.Certificate = certificate.ExpectedOver(p, b, sol.answer(), hint)
+		sol.ExpectedUtilityBound = certificate.TightenExpectedOver(p, u, b, nil, sol.Mechanism, sol.Certificate)
 		return sol, nil
 	case problem.WorstCaseOrder, problem.WorstCaseValue:
 		if b.Measure != mech.PML {
@@ -262,7 +270,7 @@ func expectedFromEstimate(ctx context.Context, p *problem.Problem, u mech.Utilit
 	sol.OptimalEpsilonLower = sol.Epsilon
 	sol.Objective, sol.Measure = p.Objective, b.Measure
 	describe(p, sol)
-	sol.Certificate = setExpectedCertificate(p, b, sol, setHint{Prior: p.Prior, Alpha: r.Alpha})
+	sol.Certificate = certificate.ExpectedOver(p, b, sol.answer(), certificate.Hint{Prior: p.Prior, Alpha: r.Alpha})
 	return sol, r, true, nil
 }
 
@@ -275,16 +283,16 @@ func expectedFromEstimate(ctx context.Context, p *problem.Problem, u mech.Utilit
 // The hint holds the prior and the multipliers of the bound returned, for
 // its certificate. atEstimate, when not nil, is the optimum at the
 // estimate already solved (without a pattern), which is not solved again.
-func expectedBoundOverSet(ctx context.Context, p *problem.Problem, u mech.Utility, b mech.Budget, pat mech.Pattern, atEstimate *expected.Result, opt Options) (float64, setHint) {
+func expectedBoundOverSet(ctx context.Context, p *problem.Problem, u mech.Utility, b mech.Budget, pat mech.Pattern, atEstimate *expected.Result, opt Options) (float64, certificate.Hint) {
 	best := math.Inf(1)
-	var hint setHint
+	var hint certificate.Hint
 	for k, pi := range setPriors(p) {
 		if ctx.Err() != nil {
 			break
 		}
 		if k == 0 && atEstimate != nil && pat == nil {
 			if atEstimate.Bound < best {
-				best, hint = atEstimate.Bound, setHint{Prior: pi, Alpha: atEstimate.Alpha}
+				best, hint = atEstimate.Bound, certificate.Hint{Prior: pi, Alpha: atEstimate.Alpha}
 			}
 			continue
 		}
@@ -297,11 +305,11 @@ func expectedBoundOverSet(ctx context.Context, p *problem.Problem, u mech.Utilit
 		}
 		r, err := expected.Maximize(ctx, pi, w, b, expected.Options{Solver: opt.Solver, Pattern: pat, Workers: opt.workers()})
 		if err == nil && r.Bound < best {
-			best, hint = r.Bound, setHint{Prior: pi, Alpha: r.Alpha}
+			best, hint = r.Bound, certificate.Hint{Prior: pi, Alpha: r.Alpha}
 		}
 	}
 	if math.IsInf(best, 1) {
-		return math.NaN(), setHint{}
+		return math.NaN(), certificate.Hint{}
 	}
 	return best, hint
 }
@@ -441,7 +449,7 @@ func solveWorstCaseOverSet(ctx context.Context, p *problem.Problem, eps float64,
 	sol := &Solution{Mechanism: r.m, Epsilon: r.upper, OptimalEpsilonLower: r.lower, Solver: slv.Name(), LPSolves: lps + r.lps,
 		ExpectedUtilityBound: math.NaN(), Objective: p.Objective, Measure: mech.PML}
 	describe(p, sol)
-	sol.Certificate = setWorstCaseCertificate(p, p.Objective, r.m, r.upper, r.lower, r.hints, &mech.Budget{Measure: mech.PML, Epsilon: eps})
+	sol.Certificate = certificate.WorstCaseOver(p, p.Objective, certificate.Answer{Mechanism: r.m, Epsilon: r.upper, Lower: r.lower}, r.hints, &mech.Budget{Measure: mech.PML, Epsilon: eps})
 	if sol.Certificate != nil && sol.Certificate.Lower.Alpha != nil {
 		sol.OptimalEpsilonLower = sol.Certificate.Lower.OptimalEpsilonLower // what the certificate proves
 	}
@@ -451,18 +459,18 @@ func solveWorstCaseOverSet(ctx context.Context, p *problem.Problem, eps float64,
 // overSetResult is the least PML over a prior set for one pattern:
 // [lower, upper] with m audited at upper over the set (upper +Inf and m
 // nil when the backend finds no mechanism even at maxOverSetEpsilon; both
-// +Inf when unreachableOverSet proves that none exists).
+// +Inf when certificate.Unreachable proves that none exists).
 type overSetResult struct {
 	lower, upper float64
 	m            mech.Mechanism
 	lps          int
-	hints        []setHint // the proofs behind lower, for its certificate
+	hints        []certificate.Hint // the proofs behind lower, for its certificate
 }
 
 // maxOverSetEpsilon is the budget (nats) at which leastOverSet first looks
 // for a mechanism when it is given none. A pattern that needs outputs some
 // prior of the set never produces has none at any ε, and is answered
-// before (unreachableOverSet); one whose outputs some prior of the set
+// before (certificate.Unreachable); one whose outputs some prior of the set
 // makes rarer than e^-50 is taken for one of those.
 const maxOverSetEpsilon = 50
 
@@ -476,11 +484,11 @@ const overSetTol = 1e-9
 // leastOverSet brackets the least PML over p's prior set of a mechanism
 // with the pattern: the upper end by bisection on the robust LP (each
 // mechanism audited over the set), the lower end by certifiedLowerOverSet;
-// both ends are +Inf, with no search, when unreachableOverSet proves it.
+// both ends are +Inf, with no search, when certificate.Unreachable proves it.
 // start, if not nil, is a mechanism with the pattern that keeps some
 // budget over the set.
 func leastOverSet(ctx context.Context, p *problem.Problem, pat mech.Pattern, start mech.Mechanism, opt Options) (overSetResult, error) {
-	if start == nil && unreachableOverSet(p, pat) {
+	if start == nil && certificate.Unreachable(p, pat) {
 		return overSetResult{lower: math.Inf(1), upper: math.Inf(1)}, nil
 	}
 	if r, ok, err := leastOverSetColumns(ctx, p, pat, opt); ok || err != nil {
@@ -496,9 +504,9 @@ func leastOverSet(ctx context.Context, p *problem.Problem, pat mech.Pattern, sta
 		r.lps += n
 		return m, err
 	}
-	var hint setHint
+	var hint certificate.Hint
 	r.lower, hint = certifiedLowerOverSet(ctx, p, pat, opt)
-	r.hints = []setHint{hint}
+	r.hints = []certificate.Hint{hint}
 	r.upper, r.m = math.Inf(1), start
 	if start == nil {
 		m, err := probe(math.Max(r.lower, maxOverSetEpsilon))
@@ -593,7 +601,7 @@ func curveOverSet(ctx context.Context, p *problem.Problem, objective problem.Obj
 			pt.H = int(th[k])
 		}
 		if r.m != nil {
-			pt.Certificate = setWorstCaseCertificate(&q, q.Objective, r.m, r.upper, r.lower, r.hints, nil)
+			pt.Certificate = certificate.WorstCaseOver(&q, q.Objective, certificate.Answer{Mechanism: r.m, Epsilon: r.upper, Lower: r.lower}, r.hints, nil)
 			if pt.Certificate != nil {
 				pt.Certificate.Mechanism = r.m
 				if pt.Certificate.Lower.Alpha != nil {
@@ -618,15 +626,15 @@ func curveOverSet(ctx context.Context, p *problem.Problem, objective problem.Obj
 // mechanism that is ε-PML for every prior of the set is ε-PML at each of
 // them. The hint holds the prior and the multipliers of the bound
 // returned, for its certificate.
-func certifiedLowerOverSet(ctx context.Context, p *problem.Problem, pat mech.Pattern, opt Options) (float64, setHint) {
+func certifiedLowerOverSet(ctx context.Context, p *problem.Problem, pat mech.Pattern, opt Options) (float64, certificate.Hint) {
 	priors := setPriors(p)
 	best := 0.0
-	var hint setHint
+	var hint certificate.Hint
 	bo := worstcase.Options{Solver: opt.solver(), Tol: opt.Tol}
 	for _, pi := range priors {
 		r, err := worstcase.LeastEpsilon(ctx, pi, pat, bo)
 		if err == nil && r.OptimalEpsilonLower > best {
-			best, hint = r.OptimalEpsilonLower, setHint{Prior: pi, Alpha: r.Proof}
+			best, hint = r.OptimalEpsilonLower, certificate.Hint{Prior: pi, Alpha: r.Proof}
 		}
 	}
 	return best, hint
@@ -663,11 +671,11 @@ func solveJointOverSet(ctx context.Context, p *problem.Problem, floor Floor, opt
 	level, _ := levelOver(p.PriorSet, m, b)
 	sol := Solution{Mechanism: m, Epsilon: level, OptimalEpsilonLower: level, Solver: slv.Name(), LPSolves: lps + least.lps, FullLP: true,
 		Objective: problem.ExpectedUtility, Measure: b.Measure}
-	var hint setHint
+	var hint certificate.Hint
 	sol.ExpectedUtilityBound, hint = expectedBoundOverSet(ctx, p, u, b, pat, nil, opt)
 	describe(p, &sol)
-	sol.Certificate = setJointCertificate(p, b, &sol, floor, pat, least, hint)
-	sol.ExpectedUtilityBound = tightenExpectedOverSet(p, u, b, pat, sol.Mechanism, sol.Certificate)
+	sol.Certificate = certificate.JointOver(p, b, sol.answer(), certificate.Floor(floor), pat, least.lower, least.upper, least.hints, hint)
+	sol.ExpectedUtilityBound = certificate.TightenExpectedOver(p, u, b, pat, sol.Mechanism, sol.Certificate)
 	if sol.Certificate.Lower.Alpha != nil {
 		least.lower = sol.Certificate.Lower.OptimalEpsilonLower
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/internal/certificate"
 	"github.com/pmlopt/pmlopt/internal/colgen"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
@@ -153,7 +154,7 @@ func leastOverSetFrom(ctx context.Context, p *problem.Problem, pat mech.Pattern,
 	}
 	r.lower, r.upper, r.m = math.Min(b.Lower, b.Upper), b.Upper, b.Mechanism
 	if b.Alpha != nil {
-		r.hints = []setHint{{Priors: b.Priors, Alpha: b.Alpha}}
+		r.hints = []certificate.Hint{{Priors: b.Priors, Alpha: b.Alpha}}
 	}
 	return r, true, nil
 }

@@ -96,6 +96,36 @@ func Utility(rng *rand.Rand, n, m, levels int) mech.Utility {
 	return u
 }
 
+// RoundedUtility returns an n×m utility matrix with entries round(top·U)
+// for U uniform on [0, 1): the integers 0, 1, …, top, the two ends half as
+// likely as the others.
+func RoundedUtility(rng *rand.Rand, n, m, top int) mech.Utility {
+	u := make(mech.Utility, n)
+	for i := range u {
+		u[i] = make([]float64, m)
+		for j := range u[i] {
+			u[i][j] = math.Round(float64(top) * rng.Float64())
+		}
+	}
+	return u
+}
+
+// SetAround draws a prior set around pi: with box, the box whose bounds on
+// letter k are π_k(1 + U)/2 and min(1, π_k(1 + U')) (U, U' uniform on
+// [0, 1), drawn letter by letter); otherwise the L1 ball of radius
+// 0.1 + 0.2U.
+func SetAround(rng *rand.Rand, pi mech.Prior, box bool) (*mech.PriorSet, error) {
+	if !box {
+		return mech.NewL1Set(pi, 0.1+0.2*rng.Float64())
+	}
+	n := len(pi)
+	lo, up := make([]float64, n), make([]float64, n)
+	for k := range n {
+		lo[k], up[k] = pi[k]*(0.5+0.5*rng.Float64()), math.Min(1, pi[k]*(1+rng.Float64()))
+	}
+	return mech.NewBoxSet(pi, lo, up)
+}
+
 // FactorBox is the box of priors around pi whose mass on each letter lies
 // between lo and hi times pi's (capped at 1), the sets of the robust tests
 // and of the bench's robust study.

@@ -1,4 +1,4 @@
-package pmlopt
+package certificate
 
 import (
 	"math"
@@ -94,7 +94,7 @@ func solveSetLP(x *lp.Model) (*solver.Solution, bool) {
 // setLPProof reads a proof over the set off the solution X of a
 // certificate's LP: the multipliers α_i = X[a_i] and, for each output j,
 // the prior X[y_j]/X[scale_j] its scaled prior columns hold (the estimate
-// where the scale is negligible), moved into the set (aboveSet).
+// where the scale is negligible), moved into the set (AboveSet).
 func setLPProof(X []float64, a, scale []int, y [][]int, pi mech.Prior, set *mech.PriorSet) (alpha []float64, priors [][]float64, ok bool) {
 	n, m := len(a), len(scale)
 	alpha = make([]float64, n)
@@ -114,7 +114,7 @@ func setLPProof(X []float64, a, scale []int, y [][]int, pi mech.Prior, set *mech
 				v[i] = math.Max(0, X[y[j][i]]/l)
 			}
 		}
-		w, ok := aboveSet(set, pi, v)
+		w, ok := AboveSet(set, pi, v)
 		if !ok {
 			return nil, nil, false
 		}

@@ -1,4 +1,4 @@
-package pmlopt
+package certificate
 
 import (
 	"cmp"
@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/verify"
@@ -15,11 +16,11 @@ import (
 // Certificates of answers over a prior set (docs/certificates.md, "Over a
 // set of priors"). They are built from the problem, the set, the
 // mechanism, the reported ends and whatever proofs the engine left
-// (setHint), whichever engine found the answer: a hint that does not prove
+// (Hint), whichever engine found the answer: a hint that does not prove
 // the reported end is dropped, and an end that nothing proves goes out
 // without its multipliers, which verify refuses.
 
-// setHint is a proof an engine found for an answer over a set: multipliers
+// Hint is a proof an engine found for an answer over a set: multipliers
 // Alpha proven at one prior Prior of the set (a lower end by
 // certify.DualBound, an expected-utility bound by certify.UpperBound for
 // the utility u_ij π̂_i / π_i, whose weights π_i u_ij π̂_i/π_i are those of
@@ -28,15 +29,15 @@ import (
 // An engine that proves a lower end with a prior per output (the
 // multipliers of a relaxation over several priors of the set, say) gives
 // them in Priors, one per output, instead of Prior.
-type setHint struct {
+type Hint struct {
 	Prior  []float64
 	Priors [][]float64
 	Alpha  []float64
 }
 
-// VerifyPriorSet is s in the certificate's form (package verify); nil for
-// a problem without a prior set.
-func VerifyPriorSet(s *mech.PriorSet) *verify.PriorSet {
+// PriorSet is s in the certificate's form (package verify); nil for a
+// problem without a prior set.
+func PriorSet(s *mech.PriorSet) *verify.PriorSet {
 	if s == nil {
 		return nil
 	}
@@ -98,12 +99,13 @@ func massOverS(set *mech.PriorSet, pi mech.Prior, c []float64, hi bool) float64 
 	return v
 }
 
-// levelsOverS returns the mechanism's level of b's measure over the set
+// levelsOverSet returns the mechanism's level of b's measure over the set
 // as the checker reads it (massOverS): (ε_u, ε_l) for ALIP, (level, 0)
 // otherwise. LDP does not depend on the prior.
-func levelsOverS(set *mech.PriorSet, pi mech.Prior, m mech.Mechanism, b mech.Budget) (float64, float64) {
+func levelsOverSet(set *mech.PriorSet, pi mech.Prior, m mech.Mechanism, b mech.Budget) (float64, float64) {
 	if b.Measure == mech.LDP {
-		return levelOver(set, m, b)
+		level, lower, _ := leakage.LevelOver(set, m, b)
+		return level, lower
 	}
 	n, cols := len(m), len(m[0])
 	up, lo := 0.0, 0.0
@@ -170,13 +172,13 @@ func addUp(x float64, r *big.Float) float64 {
 	return y
 }
 
-// aboveSet returns a copy of v raised (by a few units in the last place
+// AboveSet returns a copy of v raised (by a few units in the last place
 // where the float greedy rounded) so that it lies above some prior of the
 // set entrywise in exact arithmetic, the condition verify checks on a
 // per-output prior: box, v ≥ l and Σ_k min(u_k, v_k) ≥ S; ball, v ≥ 0,
 // Σ_k v_k ≥ S and Σ_k max(0, π̂_k − v_k) ≤ r/2 (S = Σ_k π̂_k exactly).
 // Raising v only helps each condition. ok is false when it can not.
-func aboveSet(set *mech.PriorSet, pi mech.Prior, v []float64) ([]float64, bool) {
+func AboveSet(set *mech.PriorSet, pi mech.Prior, v []float64) ([]float64, bool) {
 	n := len(pi)
 	if len(v) != n {
 		return nil, false
@@ -260,8 +262,8 @@ func aboveSet(set *mech.PriorSet, pi mech.Prior, v []float64) ([]float64, bool) 
 	return nil, false
 }
 
-// setLowerCertificate writes out the proof of a lower end L over the set
-// for the pattern pat: from the engine's hints (multipliers proven at one
+// LowerOver writes out the proof of a lower end L over p's prior set for
+// the pattern pat: from the engine's hints (multipliers proven at one
 // prior of the set, which then serves every output), else from pruning
 // over the set (α the unit vector of one letter i, ν = 0, and on each
 // output j the prior of the set that gives the allowed inputs A_j the
@@ -277,7 +279,7 @@ func aboveSet(set *mech.PriorSet, pi mech.Prior, v []float64) ([]float64, bool) 
 // bracket [L, U] is wider than the search's tolerance and the problem is
 // small, setLowerLP is asked for a proof just below the upper end U, and
 // a better bound it proves becomes the lower end.
-func setLowerCertificate(p *problem.Problem, pat mech.Pattern, L, U float64, hints []setHint) *verify.Lower {
+func LowerOver(p *problem.Problem, pat mech.Pattern, L, U float64, hints []Hint) *verify.Lower {
 	if !(L > 0) && !(U > 0) {
 		return &verify.Lower{OptimalEpsilonLower: math.Max(L, 0)}
 	}
@@ -303,7 +305,7 @@ func setLowerCertificate(p *problem.Problem, pat mech.Pattern, L, U float64, hin
 						continue
 					}
 				}
-				priors[j], ok = aboveSet(set, p.Prior, v)
+				priors[j], ok = AboveSet(set, p.Prior, v)
 				if !ok {
 					break
 				}
@@ -332,8 +334,8 @@ func setLowerCertificate(p *problem.Problem, pat mech.Pattern, L, U float64, hin
 	}
 	n, m := len(pat), len(pat[0])
 	if finite := !math.IsInf(U, 0) && !math.IsNaN(U); finite && U-proven > setTightenGap*math.Max(1, U) && n*m <= setTightenMaxCells {
-		// Just below U (the robust search stops within overSetTol of
-		// it), then a little lower.
+		// Just below U (the robust search stops within its tolerance of
+		// it, 1e-9 by default), then a little lower.
 		for _, below := range []float64{setTightenGap / 10, setTightenGap / 2} {
 			if c, priors, ok := setLowerFromLP(p, pat, U-below*math.Max(1, U)); ok && c.Epsilon > proven {
 				return &verify.Lower{OptimalEpsilonLower: math.Min(U, c.Epsilon), Alpha: c.Alpha, Nu: c.Nu, Priors: priors}
@@ -347,7 +349,8 @@ func setLowerCertificate(p *problem.Problem, pat mech.Pattern, L, U float64, hin
 		return found
 	}
 	// At L, then a little below: an L within the LP's tolerance of ε*
-	// (a bracket closed at overSetTol) leaves its optimum at 0.
+	// (a bracket closed at the search's default tolerance of 1e-9)
+	// leaves its optimum at 0.
 	for _, below := range []float64{0, 1e-8, 5e-8} {
 		if c, priors, ok := setLowerFromLP(p, pat, L-below*math.Max(1, L)); ok && c.Epsilon >= L-1e-7*math.Max(1, L) {
 			return &verify.Lower{OptimalEpsilonLower: math.Min(L, c.Epsilon), Alpha: c.Alpha, Nu: c.Nu, Priors: priors}
@@ -357,17 +360,17 @@ func setLowerCertificate(p *problem.Problem, pat mech.Pattern, L, U float64, hin
 }
 
 // setTightenGap is the relative width of a bracket over a set above which
-// setLowerCertificate asks its own LP for a better lower end (far above
-// the robust search's default tolerance: a bracket the search left that
-// wide), and setTightenMaxCells the largest
-// problem (inputs × outputs) it does so for: the LP has 3NM columns, and
-// at 16 × 16 letters it takes a fraction of a second.
+// LowerOver asks its own LP for a better lower end (far above the robust
+// search's default tolerance: a bracket the search left that wide), and
+// setTightenMaxCells the largest problem (inputs × outputs) it does so
+// for: the LP has 3NM columns, and at 16 × 16 letters it takes a fraction
+// of a second.
 const (
 	setTightenGap      = 1e-6
 	setTightenMaxCells = 256
 )
 
-// setPruning is the pruning proof over the set (see setLowerCertificate):
+// setPruning is the pruning proof over the set (see LowerOver):
 // the letter whose allowed outputs have the least largest least mass, the
 // per-output priors that reach those masses, and the bound with a margin
 // for the rounding of the float sums.
@@ -386,7 +389,7 @@ func setPruning(p *problem.Problem, pat mech.Pattern) *verify.Lower {
 				c[i] = 1
 			}
 		}
-		v, ok := aboveSet(set, p.Prior, set.Extreme(c, false))
+		v, ok := AboveSet(set, p.Prior, set.Extreme(c, false))
 		if !ok {
 			return nil
 		}
@@ -416,7 +419,7 @@ func setPruning(p *problem.Problem, pat mech.Pattern) *verify.Lower {
 	return &verify.Lower{OptimalEpsilonLower: eps, Alpha: alpha, Nu: make([]float64, m), Priors: priors}
 }
 
-// unreachableOverSet reports whether no mechanism with the pattern keeps
+// Unreachable reports whether no mechanism with the pattern keeps
 // any finite PML for every prior of p's set: whether some letter i has,
 // for each output j it may use, a prior of the set that puts no mass on
 // the inputs A_j allowed to use j. Row i puts mass p_ij > 0 on one of
@@ -425,7 +428,7 @@ func setPruning(p *problem.Problem, pat mech.Pattern) *verify.Lower {
 // pruning argument of setPruning at a least mass of 0, decided in exact
 // arithmetic (zeroMassPrior), so that a float rounding to 0 proves
 // nothing.
-func unreachableOverSet(p *problem.Problem, pat mech.Pattern) bool {
+func Unreachable(p *problem.Problem, pat mech.Pattern) bool {
 	if len(pat) == 0 || p.PriorSet == nil {
 		return false
 	}
@@ -456,7 +459,7 @@ func unreachableOverSet(p *problem.Problem, pat mech.Pattern) bool {
 // zeroMassPrior reports whether the set holds a prior with no mass on the
 // letters in: whether the prior that is 0 there, and as large as the set
 // lets it be elsewhere, passes verify's exact test of lying above a prior
-// of the set (aboveSet) without raising any letter of in.
+// of the set (AboveSet) without raising any letter of in.
 func zeroMassPrior(set *mech.PriorSet, pi mech.Prior, in []bool) bool {
 	n := len(pi)
 	v := make([]float64, n)
@@ -487,7 +490,7 @@ func zeroMassPrior(set *mech.PriorSet, pi mech.Prior, in []bool) bool {
 		}
 		v[out] = addUp(v[out], exactSum(moved))
 	}
-	w, ok := aboveSet(set, pi, v)
+	w, ok := AboveSet(set, pi, v)
 	if !ok {
 		return false
 	}
@@ -499,55 +502,57 @@ func zeroMassPrior(set *mech.PriorSet, pi mech.Prior, in []bool) bool {
 	return true
 }
 
-// setWorstCaseCertificate is worstCaseCertificate over the set: the
-// mechanism m at level eps over the set, its support's worst case, and the
-// lower end L over the set.
-func setWorstCaseCertificate(p *problem.Problem, objective problem.Objective, m mech.Mechanism, eps, L float64, hints []setHint, budget *mech.Budget) *verify.Certificate {
-	c := worstCaseCertificate(p, objective, m, eps, 0, nil, budget)
+// WorstCaseOver is WorstCase over p's prior set: the mechanism
+// a.Mechanism at level a.Epsilon over the set, its support's worst case,
+// and the lower end a.Lower over the set, proven from the engine's hints
+// or by LowerOver's own means (a.Proof is not read).
+func WorstCaseOver(p *problem.Problem, objective problem.Objective, a Answer, hints []Hint, budget *mech.Budget) *verify.Certificate {
+	c := WorstCase(p, objective, Answer{Mechanism: a.Mechanism, Epsilon: a.Epsilon}, budget)
 	if c == nil {
 		return nil
 	}
-	// The level as the checker reads the set (setExpectedCertificate says
-	// why it can differ from eps by more than rounding).
-	up, _ := levelsOverS(p.PriorSet, p.Prior, m, mech.Budget{Measure: mech.PML})
+	// The level as the checker reads the set (ExpectedOver says why it
+	// can differ from a.Epsilon by more than rounding).
+	up, _ := levelsOverSet(p.PriorSet, p.Prior, a.Mechanism, mech.Budget{Measure: mech.PML})
 	c.Epsilon = claimedLevel(up)
-	c.PriorSet = VerifyPriorSet(p.PriorSet)
+	c.PriorSet = PriorSet(p.PriorSet)
 	var pat mech.Pattern
 	if c.WorstCaseOrder != nil {
-		pat = worstPattern(p, objective, *c.WorstCaseOrder, 0)
+		pat = WorstPattern(p, objective, *c.WorstCaseOrder, 0)
 	} else {
-		pat = worstPattern(p, objective, 0, *c.WorstCaseValue)
+		pat = WorstPattern(p, objective, 0, *c.WorstCaseValue)
 	}
-	c.Lower = setLowerCertificate(p, pat, L, eps, hints)
+	c.Lower = LowerOver(p, pat, a.Lower, a.Epsilon, hints)
 	return c
 }
 
-// setExpectedCertificate is expectedCertificate over the set: the levels
-// over the set, and the bound proven by the hint's multipliers with the
-// hint's prior (raised above the set) for every output's column; LDP
-// needs no prior, nor a bound proven at the estimate.
-func setExpectedCertificate(p *problem.Problem, b mech.Budget, sol *Solution, hint setHint) *verify.Certificate {
-	c := expectedCertificate(b, sol, nil)
+// ExpectedOver is Expected over p's prior set: the levels over the set,
+// and the bound proven by the hint's multipliers with the hint's prior
+// (raised above the set) for every output's column; LDP needs no prior,
+// nor a bound proven at the estimate. a.Alpha is not read.
+func ExpectedOver(p *problem.Problem, b mech.Budget, a Answer, hint Hint) *verify.Certificate {
+	a.Alpha = nil
+	c := Expected(b, a)
 	// The levels as the checker reads the set (priors of the estimate's
-	// exact total), not sol's: a column with an entry of 1e-18 under a box
+	// exact total), not a's: a column with an entry of 1e-18 under a box
 	// whose lower end is 0 on that letter has a least mass of that size,
 	// which the estimate's total of 1 + 1e-16 pours far more onto, and the
 	// two levels then differ by nats, not by rounding.
-	up, low := levelsOverS(p.PriorSet, p.Prior, sol.Mechanism, b)
+	up, low := levelsOverSet(p.PriorSet, p.Prior, a.Mechanism, b)
 	c.Epsilon = claimedLevel(up)
 	if b.Measure == mech.ALIP {
 		lo := claimedLevel(low)
 		c.ALIPLower = &lo
 	}
-	c.PriorSet = VerifyPriorSet(p.PriorSet)
+	c.PriorSet = PriorSet(p.PriorSet)
 	if c.Utility.Bound == nil || hint.Alpha == nil {
 		return c
 	}
 	switch {
-	case b.Measure == mech.LDP, sameVector(hint.Prior, p.Prior):
+	case b.Measure == mech.LDP, slices.Equal(hint.Prior, p.Prior):
 		c.Utility.Alpha = hint.Alpha
 	default:
-		if v, ok := aboveSet(p.PriorSet, p.Prior, hint.Prior); ok {
+		if v, ok := AboveSet(p.PriorSet, p.Prior, hint.Prior); ok {
 			c.Utility.Alpha = hint.Alpha
 			c.Utility.Priors = [][]float64{v}
 		}
@@ -555,30 +560,13 @@ func setExpectedCertificate(p *problem.Problem, b mech.Budget, sol *Solution, hi
 	return c
 }
 
-func sameVector(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// setJointCertificate is jointCertificate over the set: the
-// expected-utility certificate over the set with the floor kept, and the
-// lower end over the set of the least ε that reaches the floor.
-func setJointCertificate(p *problem.Problem, b mech.Budget, sol *Solution, floor Floor, pat mech.Pattern, least overSetResult, hint setHint) *verify.Certificate {
-	c := setExpectedCertificate(p, b, sol, hint)
-	if floor.ByValue {
-		v := floor.Value
-		c.WorstCaseValue = &v
-	} else {
-		h := floor.Order
-		c.WorstCaseOrder = &h
-	}
-	c.Lower = setLowerCertificate(p, pat, least.lower, least.upper, least.hints)
+// JointOver is Joint over p's prior set: the expected-utility certificate
+// over the set with the floor kept, and the lower end over the set of the
+// least ε that reaches the floor, bracketed in [lower, upper] and proven
+// from the engine's hints or by LowerOver's own means.
+func JointOver(p *problem.Problem, b mech.Budget, a Answer, floor Floor, pat mech.Pattern, lower, upper float64, hints []Hint, hint Hint) *verify.Certificate {
+	c := ExpectedOver(p, b, a, hint)
+	floor.state(c)
+	c.Lower = LowerOver(p, pat, lower, upper, hints)
 	return c
 }

@@ -1,0 +1,159 @@
+package certificate
+
+import (
+	"math"
+
+	"github.com/pmlopt/pmlopt/internal/ipm"
+	"github.com/pmlopt/pmlopt/lp"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/problem"
+	"github.com/pmlopt/pmlopt/verify"
+)
+
+// setExpectedLP looks for the multipliers α and one prior a^(j) of the set
+// per output that bound the expected utility Σ_ij π̂_i u_ij p_ij of every
+// mechanism within the PML budget ε over p's prior set (with the pattern
+// pat, nil for none) by B = Σ_i α_i. Output j's column lies in the cone
+// {z ≥ 0 : z_i ≤ e^ε a·z} for any a above the set, and Σ_i (π̂_i u_ij −
+// α_i) z_i ≤ 0 holds over that cone exactly when some μ ≥ 0 has μ_k −
+// e^ε a_k Σ_i μ_i ≥ π̂_k u_kj − α_k (LP duality); with M_j = Σ_i μ_ij and
+// y_·j = M_j a^(j) ∈ M_j Π the conditions are linear:
+//
+//	min Σ_i α_i  s.t.  μ_kj − e^ε y_kj + α_k ≥ π̂_k u_kj,  Σ_k μ_kj = M_j,
+//	                   y_·j ∈ M_j Π,  μ, M ≥ 0.
+//
+// By LP duality its optimum is the optimum over the set, where one prior
+// for every output (a Hint's bound) may stay above it. ok is false when
+// the LP fails or the problem has more than setTightenMaxCells cells.
+func setExpectedLP(p *problem.Problem, u mech.Utility, eps float64, pat mech.Pattern) (alpha []float64, priors [][]float64, ok bool) {
+	set := p.PriorSet
+	n, m := len(u), len(u[0])
+	if n*m > setTightenMaxCells {
+		return nil, nil, false
+	}
+	S := 0.0
+	for _, v := range p.Prior {
+		S += v
+	}
+	hi := math.Exp(eps)
+	x := &lp.Model{}
+	a := make([]int, n)
+	for i := range a {
+		a[i] = x.AddCol(1, -lp.Inf, lp.Inf, "")
+	}
+	M := make([]int, m)
+	y := make([][]int, m)
+	for j := range m {
+		M[j] = x.AddCol(0, 0, lp.Inf, "")
+		y[j] = addScaledPrior(x, p.Prior, set, S, M[j])
+		mass := []lp.Nonzero{lp.Entry(M[j], -1)}
+		for k := range n {
+			if pat != nil && !pat[k][j] {
+				continue
+			}
+			mu := x.AddCol(0, 0, lp.Inf, "")
+			mass = append(mass, lp.Entry(mu, 1))
+			x.AddRow(p.Prior[k]*u[k][j], lp.Inf, "", lp.Entry(mu, 1), lp.Entry(y[j][k], -hi), lp.Entry(a[k], 1))
+		}
+		x.AddRow(0, 0, "", mass...)
+	}
+	sol, ok := solveSetLP(x)
+	if !ok {
+		return nil, nil, false
+	}
+	return setLPProof(sol.X, a, M, y, p.Prior, set)
+}
+
+// TightenExpectedOver replaces c's bound (an expected-utility answer over
+// p's prior set with the mechanism m and the pattern pat, nil for none;
+// only PML answers on small problems) by a lower one proven with one prior
+// per output, when setExpectedLP finds one: the smallest B = Σ_i α_i + κ,
+// for κ a few sizes of rounding, that verify's exact check of the bound
+// accepts. It returns the bound in force, NaN when c states none.
+func TightenExpectedOver(p *problem.Problem, u mech.Utility, b mech.Budget, pat mech.Pattern, m mech.Mechanism, c *verify.Certificate) float64 {
+	old := math.NaN()
+	if c.Utility.Bound != nil {
+		old = *c.Utility.Bound
+	}
+	if b.Measure != mech.PML {
+		return old
+	}
+	alpha, priors, ok := setExpectedLP(p, u, b.Epsilon, pat)
+	if !ok {
+		return old
+	}
+	sum, mag := 0.0, 0.0
+	for _, v := range alpha {
+		sum += v
+		mag += math.Abs(v)
+	}
+	vp := verify.Problem{Prior: p.Prior, Utility: u, Order: p.Order, Mechanism: m, PriorSet: PriorSet(p.PriorSet)}
+	for _, rel := range []float64{1e-13, 1e-11, 1e-9} {
+		B := sum + rel*math.Max(1, mag)
+		if !(B < old) && !math.IsNaN(old) {
+			break
+		}
+		try := *c
+		ut := *c.Utility
+		ut.Bound, ut.Alpha, ut.Priors = &B, alpha, priors
+		try.Utility = &ut
+		for _, cl := range verify.Check(vp, try) {
+			if cl.Name == verify.ClaimBound && cl.OK {
+				*c = try
+				return B
+			}
+		}
+	}
+	return old
+}
+
+// TwoPriorBound replaces c's bound (LIP or ALIP over a set, proven with
+// one prior per output for both caps, which can stay well above the
+// optimum) by the lower one that r's multipliers prove with a prior for
+// each output's upper caps and another for its lower caps
+// (ipm.RobustBoundTwo, package verify's twoPriorBound), the priors raised
+// above the set in exact arithmetic first: the smallest of the float
+// bound and a few sizes of rounding above it, and no less than value
+// (the expected utility of m, the answer's mechanism), that verify's
+// exact check accepts. c is left as it is when none is accepted or none
+// is lower. ok is true when c's bound was replaced by bound.
+func TwoPriorBound(p *problem.Problem, u mech.Utility, b mech.Budget, r *ipm.RobustResult, m mech.Mechanism, value float64, c *verify.Certificate) (bound float64, ok bool) {
+	if r.PriorsUpper == nil || c == nil || c.Utility == nil || c.Utility.Bound == nil {
+		return math.NaN(), false
+	}
+	cols := len(r.PriorsUpper)
+	ups, downs := make([][]float64, cols), make([][]float64, cols)
+	for j := range cols {
+		var ok1, ok2 bool
+		ups[j], ok1 = AboveSet(p.PriorSet, p.Prior, r.PriorsUpper[j])
+		downs[j], ok2 = AboveSet(p.PriorSet, p.Prior, r.PriorsLower[j])
+		if !ok1 || !ok2 {
+			return math.NaN(), false
+		}
+	}
+	bound = ipm.RobustBoundTwo(p.Prior, u, b, r.Alpha, ups, downs, r.CapWeights)
+	old := *c.Utility.Bound
+	if math.IsNaN(bound) || math.IsInf(bound, 0) || !(bound < old) {
+		return math.NaN(), false
+	}
+	mag := 0.0
+	for _, v := range r.Alpha {
+		mag += math.Abs(v)
+	}
+	vp := verify.Problem{Prior: p.Prior, Utility: u, Order: p.Order, Mechanism: m, PriorSet: PriorSet(p.PriorSet)}
+	for _, rel := range []float64{0, 1e-13, 1e-11, 1e-9} {
+		B := math.Max(bound+rel*math.Max(1, mag), value)
+		if !(B < old) {
+			return math.NaN(), false
+		}
+		try := *c
+		ut := *c.Utility
+		ut.Bound, ut.Alpha, ut.Priors, ut.PriorsLower, ut.CapWeights = &B, r.Alpha, ups, downs, r.CapWeights
+		try.Utility = &ut
+		if verify.BoundHolds(vp, try) {
+			*c = try
+			return B, true
+		}
+	}
+	return math.NaN(), false
+}
