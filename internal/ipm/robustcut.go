@@ -384,7 +384,7 @@ func solveRobustCuts(ctx context.Context, p RobustProblem, pi mech.Prior, mu, ka
 		// kept: the reruns start from scratch and cost more than all the
 		// rounds before them, for digits below the answers' tolerance.
 		for _, reg := range robustRegs {
-			if x.held <= robustHeldGap {
+			if x.held <= math.Max(robustHeldGap, target) {
 				break
 			}
 			y := newRobustIPM(pi, u, mu, kap, lip, lo, hi)
@@ -394,7 +394,7 @@ func solveRobustCuts(ctx context.Context, p RobustProblem, pi mech.Prior, mu, ka
 			if err != nil && ctx.Err() != nil {
 				return nil, err
 			}
-			if err == nil && y.held < x.held && y.held <= robustRegAcceptGap {
+			if err == nil && y.held < x.held && y.held <= math.Max(robustRegAcceptGap, target) {
 				x = y
 				break
 			}
@@ -408,19 +408,20 @@ func solveRobustCuts(ctx context.Context, p RobustProblem, pi mech.Prior, mu, ka
 	out := *x.reading().result(p, pi)
 	out.Rounds, out.Cuts, out.Iterations = res.Rounds, cuts, res.Iterations
 	out.Converged = x.held <= target
-	if x.reg > 0 && !(x.held <= robustRegAcceptGap) {
+	if x.reg > 0 && !(x.held <= math.Max(robustRegAcceptGap, target)) {
 		return &out, fmt.Errorf("%w (the last round's iterations stalled at a relative gap or residual of %.3g)", ErrRobustNotConverged, x.held)
 	}
-	return &out, settle(&out, x.held, b, accept)
+	return &out, settle(&out, x.held, target, b, accept)
 }
 
 // settle checks a result whose iterations ended at relative gap or
-// residual held: within robustAcceptGap, a bound not below the value
+// residual held: within robustAcceptGap (or the gap aimed at, target,
+// when the caller asked for a looser one), a bound not below the value
 // (beyond the rounding that RobustBudgetSlack allows, after which the
 // bound is raised to the value, a weaker bound) and, under PML, within
 // accept of it. The error wraps ErrRobustNotConverged.
-func settle(out *RobustResult, held float64, b mech.Budget, accept float64) error {
-	if !(held <= robustAcceptGap) {
+func settle(out *RobustResult, held, target float64, b mech.Budget, accept float64) error {
+	if !(held <= math.Max(robustAcceptGap, target)) {
 		return fmt.Errorf("%w (the iterations stalled at a relative gap or residual of %.3g)", ErrRobustNotConverged, held)
 	}
 	if !(out.Bound >= out.Value-RobustBudgetSlack*math.Max(1, math.Abs(out.Value))) || math.IsInf(out.Bound, 0) {
@@ -445,7 +446,7 @@ func solveRobustDual(ctx context.Context, p RobustProblem, pi mech.Prior, mu, ka
 	out := x.reading().result(p, pi)
 	out.Rounds, out.Iterations = 1, iters
 	out.Converged = x.held <= target
-	if err := settle(out, x.held, p.Budget, accept); err != nil {
+	if err := settle(out, x.held, target, p.Budget, accept); err != nil {
 		return nil, err
 	}
 	return out, nil
