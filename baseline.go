@@ -69,7 +69,7 @@ func finishBaseline(p *problem.Problem, b mech.Budget, sol *BaselineSolution, q 
 	sol.Mechanism, sol.Measure, sol.Objective = q, b.Measure, p.Objective
 	sol.Epsilon, sol.ALIPLower, _ = leakage.Level(p.Prior, q, b)
 	if p.PriorSet != nil {
-		sol.Epsilon, sol.ALIPLower = levelOver(p.PriorSet, q, b)
+		sol.Epsilon, sol.ALIPLower, _ = leakage.LevelOver(p.PriorSet, q, b)
 	}
 	sol.OptimalEpsilonLower, sol.ExpectedUtilityBound, sol.Solver = sol.Epsilon, math.NaN(), "closed form"
 	if sol.Objective == problem.WorstCaseOrder || sol.Objective == problem.WorstCaseValue {

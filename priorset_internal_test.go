@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/pmlopt/pmlopt/internal/overset"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
@@ -34,7 +35,7 @@ func TestSetExpectedLP(t *testing.T) {
 		if cs := verify.Check(vp, *sol.Certificate); !verify.AllOK(cs) {
 			t.Fatalf("trial %d: %v", trial, cs)
 		}
-		single, _ := expectedBoundOverSet(ctx, p, p.Utility, *p.Privacy, nil, nil, Options{})
+		single, _ := overset.ExpectedBound(ctx, p, p.Utility, *p.Privacy, nil, nil, Options{}.overSet())
 		if single > sol.ExpectedUtilityBound+1e-6 {
 			better++
 		}

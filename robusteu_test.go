@@ -258,7 +258,7 @@ func TestExpectedOverSetAtZeroBudget(t *testing.T) {
 	r := rand.New(rand.NewPCG(41, 7))
 	for trial := range 6 {
 		n, m := 2+r.IntN(5), 2+r.IntN(5)
-		pi, u := pmlopt.DrawEstimate(r, n, m, 0.02, func() float64 { return math.Round(20*r.Float64()) - 10 })
+		pi, u := randinst.Estimate(r, n, m, 0.02, func() float64 { return math.Round(20*r.Float64()) - 10 })
 		want := math.Inf(-1)
 		for j := range m {
 			mean := 0.0
@@ -315,7 +315,7 @@ func TestExpectedOverSetAtLargeBudgets(t *testing.T) {
 	r := rand.New(rand.NewPCG(59, 3))
 	for trial := range 3 {
 		n, m := 3+r.IntN(3), 3+r.IntN(3)
-		pi, u := pmlopt.DrawEstimate(r, n, m, 0.05, func() float64 { return math.Round(10*r.Float64()) - 10 })
+		pi, u := randinst.Estimate(r, n, m, 0.05, func() float64 { return math.Round(10*r.Float64()) - 10 })
 		want := 0.0
 		for i := range u {
 			want += pi[i] * slices.Max(u[i])
@@ -358,7 +358,7 @@ func TestExpectedOverSetAtLargeBudgets(t *testing.T) {
 // solves give no answer then rather than a bound short of its proof.
 func TestExpectedOverSetLPStopsWithTheContext(t *testing.T) {
 	r := rand.New(rand.NewPCG(43, 1))
-	pi, u := pmlopt.DrawEstimate(r, 14, 14, 0.01, r.Float64)
+	pi, u := randinst.Estimate(r, 14, 14, 0.01, r.Float64)
 	set := randomBox(r, pi)
 	b := mech.Budget{Measure: mech.LIP, Epsilon: 0.8}
 	p := &problem.Problem{Prior: pi, Utility: u, PriorSet: set, Objective: problem.ExpectedUtility, Privacy: &b}

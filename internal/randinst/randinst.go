@@ -164,3 +164,21 @@ func SetPrior(rng *rand.Rand, set *mech.PriorSet, cost func() float64) mech.Prio
 	}
 	return out
 }
+
+// Estimate draws an estimate of n letters (masses floor to floor + 1,
+// normalised) and then an n×m utility, an entry at a time from entry.
+func Estimate(r *rand.Rand, n, m int, floor float64, entry func() float64) (mech.Prior, mech.Utility) {
+	pi := make(mech.Prior, n)
+	for i := range pi {
+		pi[i] = floor + r.Float64()
+	}
+	mech.Normalise(pi)
+	u := make(mech.Utility, n)
+	for i := range u {
+		u[i] = make([]float64, m)
+		for j := range u[i] {
+			u[i][j] = entry()
+		}
+	}
+	return pi, u
+}

@@ -1,4 +1,4 @@
-package pmlopt
+package overset
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
@@ -175,29 +176,29 @@ func TestRobustProbesKeepBudgetAtEveryVertex(t *testing.T) {
 	checked := 0
 	for trial := range 24 {
 		n := 3 + r.IntN(4)
-		pi, u := drawEstimate(r, n, n, 0.1, r.Float64)
+		pi, u := randinst.Estimate(r, n, n, 0.1, r.Float64)
 		set := auditSet(r, pi, trial%2 == 0)
 		p := &problem.Problem{Prior: pi, Utility: u, Order: u.Order(), PriorSet: set}
 		pat := u.Order().Pattern(2 + r.IntN(n-1))
-		res, ok, err := leastOverSetColumns(ctx, p, pat, Options{})
+		res, ok, err := leastByColumns(ctx, p, pat, Options{})
 		if err != nil || !ok {
 			continue
 		}
-		if !pat.Holds(res.m) {
+		if !pat.Holds(res.Mechanism) {
 			t.Fatalf("trial %d: the search's mechanism breaks the pattern", trial)
 		}
-		over := bruteOver(set, res.m)
-		if math.Abs(over-res.upper) > 1e-12*(1+over) {
-			t.Fatalf("trial %d (box %v): upper end %.15g, the mechanism's PML over the vertices %.15g", trial, set.IsBox(), res.upper, over)
+		over := bruteOver(set, res.Mechanism)
+		if math.Abs(over-res.Upper) > 1e-12*(1+over) {
+			t.Fatalf("trial %d (box %v): upper end %.15g, the mechanism's PML over the vertices %.15g", trial, set.IsBox(), res.Upper, over)
 		}
-		if res.lower > over+certify.AuditTol {
-			t.Fatalf("trial %d: lower end %.15g above the mechanism's PML over the vertices %.15g", trial, res.lower, over)
+		if res.Lower > over+certify.AuditTol {
+			t.Fatalf("trial %d: lower end %.15g above the mechanism's PML over the vertices %.15g", trial, res.Lower, over)
 		}
-		for _, e := range []float64{res.upper + 0.05, res.upper + 1e-3, (res.lower + res.upper) / 2, res.lower - 0.05} {
+		for _, e := range []float64{res.Upper + 0.05, res.Upper + 1e-3, (res.Lower + res.Upper) / 2, res.Lower - 0.05} {
 			if e < 0 {
 				continue
 			}
-			q, _, ok := probeOverSetColumns(ctx, p, pat, e)
+			q, _, ok := probeByColumns(ctx, p, pat, e)
 			if !ok || q == nil {
 				continue
 			}

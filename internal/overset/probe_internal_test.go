@@ -1,4 +1,4 @@
-package pmlopt
+package overset
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/internal/stopcount"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
@@ -16,7 +17,7 @@ import (
 
 // The loaded model re-solved at each ε answers as the model built afresh
 // at that ε: on random boxes and balls and the patterns of a random order,
-// the probes of a search in both directions agree with solveRobustLP away
+// the probes of a search in both directions agree with solveLP away
 // from the least ε (found by bisection from scratch), and every mechanism
 // keeps the budget over the set.
 func TestRobustProberAgreesWithFreshLP(t *testing.T) {
@@ -29,7 +30,7 @@ func TestRobustProberAgreesWithFreshLP(t *testing.T) {
 		pat := u.Order().Pattern(2 + r.IntN(n-1))
 		failed := false
 		fresh := func(e float64) mech.Mechanism {
-			m, _, _, err := solveRobustLP(context.Background(), mechSpec(pi, pat, e), set, slv)
+			m, _, _, err := solveLP(context.Background(), mechSpec(pi, pat, e), set, slv)
 			failed = failed || err != nil // a point that fails the audit: no reference
 			return m
 		}
@@ -48,7 +49,7 @@ func TestRobustProberAgreesWithFreshLP(t *testing.T) {
 			continue
 		}
 		tested++
-		rp := &robustProber{ctx: context.Background(), prior: pi, pat: pat, set: set, slv: slv}
+		rp := &prober{ctx: context.Background(), prior: pi, pat: pat, set: set, slv: slv}
 		for _, d := range []float64{2, 0.5, -0.5, 0.1, -0.1, 0.01, -0.01, 1, -0.3, 0.002, -0.002, 3} {
 			e := hi + d
 			if e < 0 {
@@ -72,30 +73,12 @@ func TestRobustProberAgreesWithFreshLP(t *testing.T) {
 	}
 }
 
-// drawEstimate draws an estimate of n letters (masses floor to floor + 1,
-// normalised) and then an n×m utility, an entry at a time from entry.
-func drawEstimate(r *rand.Rand, n, m int, floor float64, entry func() float64) (mech.Prior, mech.Utility) {
-	pi := make(mech.Prior, n)
-	for i := range pi {
-		pi[i] = floor + r.Float64()
-	}
-	mech.Normalise(pi)
-	u := make(mech.Utility, n)
-	for i := range u {
-		u[i] = make([]float64, m)
-		for j := range u[i] {
-			u[i][j] = entry()
-		}
-	}
-	return pi, u
-}
-
 // randomSetProblem draws a prior of n letters (masses 0.05 to 1.05,
 // normalised), a utility of independent uniform entries, and a box around
 // the prior (each letter from 0.5–1 to 1–2 times its mass) or an L1 ball
 // of radius up to 0.3.
 func randomSetProblem(r *rand.Rand, n int, box bool) (mech.Prior, mech.Utility, *mech.PriorSet) {
-	pi, u := drawEstimate(r, n, n, 0.05, r.Float64)
+	pi, u := randinst.Estimate(r, n, n, 0.05, r.Float64)
 	if !box {
 		set, _ := mech.NewL1Set(pi, 0.3*r.Float64())
 		return pi, u, set
@@ -108,7 +91,7 @@ func randomSetProblem(r *rand.Rand, n int, box bool) (mech.Prior, mech.Utility, 
 	return pi, u, set
 }
 
-// The routes solveRobustLPFrom chooses between reach the same robust
+// The routes solveLPFrom chooses between reach the same robust
 // expected utility: the cutting planes (LIP, a ball, a start) and
 // BuildRobust's model (dualise), on random boxes and balls under PML and
 // LIP, with and without a start.
@@ -122,14 +105,14 @@ func TestRobustLPRoutesAgree(t *testing.T) {
 			b = mech.Budget{Measure: mech.LIP, Epsilon: 0.2 + r.Float64()}
 		}
 		s := polytope.Spec{Prior: pi, Budget: b, Objective: polytope.ExpectedUtility, Utility: u}
-		dual, _, _, err := solveRobustLPFrom(context.Background(), s, set, slv, true)
+		dual, _, _, err := solveLPFrom(context.Background(), s, set, slv, true)
 		if err != nil || dual == nil {
 			t.Fatalf("trial %d, dualised: %v", trial, err)
 		}
 		want := u.ExpectedUtility(pi, dual)
 		s.Start = dual
 		for _, dualise := range []bool{false, true} {
-			m, _, _, err := solveRobustLPFrom(context.Background(), s, set, slv, dualise)
+			m, _, _, err := solveLPFrom(context.Background(), s, set, slv, dualise)
 			if err != nil || m == nil {
 				t.Fatalf("trial %d, dualise %v: %v", trial, dualise, err)
 			}
@@ -143,7 +126,7 @@ func TestRobustLPRoutesAgree(t *testing.T) {
 // Both routes of the LP over a set (the cutting planes, BuildRobust's
 // model) hand the caller's context to the engine: a context ended at any
 // of the simplex's polls of it, from the first to the last of a whole
-// solve, ends solveRobustLPFrom there with the context's error and no
+// solve, ends solveLPFrom there with the context's error and no
 // poll after.
 func TestRobustLPStopsWithTheContext(t *testing.T) {
 	r := rand.New(rand.NewPCG(43, 1))
@@ -151,7 +134,7 @@ func TestRobustLPStopsWithTheContext(t *testing.T) {
 	s := polytope.Spec{Prior: pi, Budget: mech.Budget{Measure: mech.LIP, Epsilon: 0.8}, Objective: polytope.ExpectedUtility, Utility: u}
 	for _, dualise := range []bool{false, true} {
 		slv, ctx := stopcount.New(0)
-		m, _, _, err := solveRobustLPFrom(ctx, s, set, slv, dualise)
+		m, _, _, err := solveLPFrom(ctx, s, set, slv, dualise)
 		if err != nil || m == nil {
 			t.Fatalf("dualise %v: %v", dualise, err)
 		}
@@ -161,7 +144,7 @@ func TestRobustLPStopsWithTheContext(t *testing.T) {
 		}
 		for _, at := range []int64{1, polls / 2, polls} {
 			slv, ctx := stopcount.New(at)
-			if _, _, _, err := solveRobustLPFrom(ctx, s, set, slv, dualise); !errors.Is(err, context.Canceled) {
+			if _, _, _, err := solveLPFrom(ctx, s, set, slv, dualise); !errors.Is(err, context.Canceled) {
 				t.Fatalf("dualise %v, ended at poll %d of %d: %v", dualise, at, polls, err)
 			}
 			if got := slv.Polls.Load(); got != at {

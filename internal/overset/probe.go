@@ -1,4 +1,4 @@
-package pmlopt
+package overset
 
 import (
 	"context"
@@ -14,17 +14,17 @@ import (
 	"github.com/pmlopt/pmlopt/solver"
 )
 
-// robustProber answers the probes of a bisection on ε over a prior set
-// for one zero pattern: the ε-PML feasibility LP of BuildRobust, loaded
-// once into the backend and re-solved from its last basis with only the
+// prober answers the probes of a bisection on ε over a prior set for one
+// zero pattern: the ε-PML feasibility LP of BuildRobust, loaded once into
+// the backend and re-solved from its last basis with only the
 // coefficients e^ε changed (polytope.RobustModel.SetUpperLevel), instead
 // of being built and solved from scratch at every probe. A probe above
 // the level the model was built for, a backend without sessions, an
 // engine error or a mechanism that fails the audit over the set falls
-// back on solveRobustLP at that ε, so the answers are those of
-// solveRobustLP: a mechanism audited over the set, or nil (the backend's
-// word, which only steers the search).
-type robustProber struct {
+// back on solveLP at that ε, so the answers are those of solveLP: a
+// mechanism audited over the set, or nil (the backend's word, which only
+// steers the search).
+type prober struct {
 	ctx   context.Context // ends the probes' solves (solver.StoppableSession)
 	prior mech.Prior
 	pat   mech.Pattern
@@ -36,27 +36,27 @@ type robustProber struct {
 }
 
 // warmProbeLevel is the largest ε (nats) a loaded model is re-solved at.
-// The first probe of a search without a mechanism asks at
-// maxOverSetEpsilon, where e^ε is about 5e21: a basis of that model is no
-// start for the probes near the answer (the engine's scaling is that of
-// the first model), so such probes are solved from scratch.
+// The first probe of a search without a mechanism asks at maxEpsilon,
+// where e^ε is about 5e21: a basis of that model is no start for the
+// probes near the answer (the engine's scaling is that of the first
+// model), so such probes are solved from scratch.
 const warmProbeLevel = 10
 
-func (rp *robustProber) spec(e float64) polytope.Spec { return mechSpec(rp.prior, rp.pat, e) }
+func (rp *prober) spec(e float64) polytope.Spec { return mechSpec(rp.prior, rp.pat, e) }
 
 // probe returns an ε-PML mechanism over the set with the pattern, or nil,
 // and the number of LPs it solved.
-func (rp *robustProber) probe(e float64) (mech.Mechanism, int, error) {
+func (rp *prober) probe(e float64) (mech.Mechanism, int, error) {
 	if m, ok := rp.warm(e); ok {
 		return m, 1, nil
 	}
-	m, _, n, err := solveRobustLP(rp.ctx, rp.spec(e), rp.set, rp.slv)
+	m, _, n, err := solveLP(rp.ctx, rp.spec(e), rp.set, rp.slv)
 	return m, n, err
 }
 
 // warm answers the probe from the loaded model; ok is false when it can
 // not (the caller then solves from scratch).
-func (rp *robustProber) warm(e float64) (mech.Mechanism, bool) {
+func (rp *prober) warm(e float64) (mech.Mechanism, bool) {
 	ws, isWarm := rp.slv.(solver.WarmSolver)
 	if !isWarm || e > warmProbeLevel {
 		return nil, false
@@ -97,7 +97,7 @@ func (rp *robustProber) warm(e float64) (mech.Mechanism, bool) {
 	return m, true
 }
 
-func (rp *robustProber) close() {
+func (rp *prober) close() {
 	if rp.sess != nil {
 		rp.sess.Close()
 		rp.sess = nil
@@ -114,28 +114,25 @@ func mechSpec(pi mech.Prior, pat mech.Pattern, e float64) polytope.Spec {
 // searches go through its master below 512 letters.
 const robustColumnsMaxLetters = 512
 
-// leastOverSetColumns is leastOverSet by colgen.RobustLeastEpsilon: one
+// leastByColumns is LeastEpsilon by colgen.RobustLeastEpsilon: one
 // master over the set, its columns priced by cutting planes over the
 // set's worst priors, no LP. The upper end is audited over the set, the
 // lower end proven with a prior of the set per output (or the pruning
 // bound over the set), as the certificate checks it. ok is false when the
 // engine found no mechanism or failed: the caller then takes the LP
 // route.
-func leastOverSetColumns(ctx context.Context, p *problem.Problem, pat mech.Pattern, opt Options) (overSetResult, bool, error) {
-	return leastOverSetFrom(ctx, p, pat, nil, nil, opt)
+func leastByColumns(ctx context.Context, p *problem.Problem, pat mech.Pattern, o Options) (Bracket, bool, error) {
+	return leastByColumnsFrom(ctx, p, pat, nil, nil, o)
 }
 
-// leastOverSetFrom is leastOverSetColumns on the master g (a new one when
+// leastByColumnsFrom is leastByColumns on the master g (a new one when
 // nil), with start, if not nil, a mechanism with the pattern.
-func leastOverSetFrom(ctx context.Context, p *problem.Problem, pat mech.Pattern, g *colgen.RobustMaster, start mech.Mechanism, opt Options) (overSetResult, bool, error) {
-	var r overSetResult
+func leastByColumnsFrom(ctx context.Context, p *problem.Problem, pat mech.Pattern, g *colgen.RobustMaster, start mech.Mechanism, o Options) (Bracket, bool, error) {
+	var r Bracket
 	if len(p.Prior) > robustColumnsMaxLetters {
 		return r, false, nil
 	}
-	tol := opt.Tol
-	if tol <= 0 {
-		tol = overSetTol
-	}
+	tol := o.tol()
 	if g == nil {
 		var err error
 		if g, err = colgen.NewRobust(p.PriorSet, pat); err != nil {
@@ -152,19 +149,19 @@ func leastOverSetFrom(ctx context.Context, p *problem.Problem, pat mech.Pattern,
 	if b.Mechanism == nil || math.IsInf(b.Upper, 0) || math.IsNaN(b.Lower) || math.IsInf(b.Lower, 0) {
 		return r, false, nil
 	}
-	r.lower, r.upper, r.m = math.Min(b.Lower, b.Upper), b.Upper, b.Mechanism
+	r.Lower, r.Upper, r.Mechanism = math.Min(b.Lower, b.Upper), b.Upper, b.Mechanism
 	if b.Alpha != nil {
-		r.hints = []certificate.Hint{{Priors: b.Priors, Alpha: b.Alpha}}
+		r.Proofs = []certificate.Hint{{Priors: b.Priors, Alpha: b.Alpha}}
 	}
 	return r, true, nil
 }
 
-// probeOverSetColumns answers whether a mechanism with the pattern keeps
+// probeByColumns answers whether a mechanism with the pattern keeps
 // ε-PML over the set by one probe of colgen's robust master: the
 // mechanism (audited over the set) or nil, and the master when one was
 // probed (its columns start a search of the same pattern). ok is false
 // when the master did not settle or failed: the caller then asks the LP.
-func probeOverSetColumns(ctx context.Context, p *problem.Problem, pat mech.Pattern, eps float64) (mech.Mechanism, *colgen.RobustMaster, bool) {
+func probeByColumns(ctx context.Context, p *problem.Problem, pat mech.Pattern, eps float64) (mech.Mechanism, *colgen.RobustMaster, bool) {
 	if len(p.Prior) > robustColumnsMaxLetters {
 		return nil, nil, false
 	}

@@ -1,0 +1,134 @@
+package overset
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/internal/clean"
+	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/polytope"
+	"github.com/pmlopt/pmlopt/solver"
+)
+
+// levelOver returns the level of b's measure that m reaches over every
+// prior of the set: (ε_u, ε_l) for ALIP, (level, 0) otherwise.
+func levelOver(s *mech.PriorSet, m mech.Mechanism, b mech.Budget) (level, lower float64) {
+	level, lower, _ = leakage.LevelOver(s, m, b)
+	return level, lower
+}
+
+// withinOver reports whether m keeps b over the set, up to
+// certify.AuditTol.
+func withinOver(s *mech.PriorSet, m mech.Mechanism, b mech.Budget) bool {
+	_, _, excess := leakage.LevelOver(s, m, b)
+	return excess <= certify.AuditTol
+}
+
+// solveLP solves the LP of s over the set with the LP backend and returns
+// its audited mechanism, or nil when the backend finds no point (a status
+// other than Optimal: not a proof), the status and the number of LPs
+// solved. LIP and ALIP, whose dualised model carries two mass bounds per
+// output, and the ε-PML expected utility over an L1 ball, whose dual adds
+// 3N rows per output, go to the cutting planes of
+// polytope.SolveRobustCuts, which keep the LPs at the size of the LP at one
+// prior and reach the same optimum; so does a problem with a start
+// (Spec.Start, the point the interior points stalled at), whose worst
+// priors are often every cut the rounds need. The rest goes to
+// BuildRobust's dualised model, solved once (docs/performance.md,
+// "Guarantees over a set of priors", has the measurements behind the
+// split).
+func solveLP(ctx context.Context, s polytope.Spec, set *mech.PriorSet, slv solver.Solver) (mech.Mechanism, solver.Status, int, error) {
+	return solveLPFrom(ctx, s, set, slv, false)
+}
+
+// solveLPFrom is solveLP, on BuildRobust's model whatever the measure and
+// set when dualise is set (lpStart).
+func solveLPFrom(ctx context.Context, s polytope.Spec, set *mech.PriorSet, slv solver.Solver, dualise bool) (mech.Mechanism, solver.Status, int, error) {
+	var m mech.Mechanism
+	var status solver.Status
+	lps := 1
+	cuts := len(s.Start) == len(s.Prior) || s.Budget.Measure == mech.LIP || s.Budget.Measure == mech.ALIP || (!set.IsBox() && s.Objective == polytope.ExpectedUtility)
+	if cuts && !dualise {
+		r, err := polytope.SolveRobustCuts(ctx, s, set, slv)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		m, status, lps = r.Mechanism, r.Status, r.LPs
+	} else {
+		mod, err := polytope.BuildRobust(s, set)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		sol, _, err := solver.SolveContext(ctx, slv, mod.LP, solver.Start{})
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		status = sol.Status
+		if status == solver.Optimal {
+			m = mod.Mechanism(sol.X)
+		}
+	}
+	if status != solver.Optimal {
+		return nil, status, lps, nil
+	}
+	if s.Pattern != nil && !s.Pattern.Holds(m) {
+		return nil, status, lps, fmt.Errorf("prior_set: the %s backend returned a mechanism that breaks the zero pattern", slv.Name())
+	}
+	if !withinOver(set, m, s.Budget) {
+		// An engine holds every row to an absolute tolerance, so a LIP
+		// or ALIP column at a large budget can end with entries at 0
+		// where its lower caps, e^{−ε} times a mass, ask for 1e-18 or
+		// less: its ratio is then infinite. The least mixture with the
+		// outputs' marginal that keeps the budget mends such rounding at
+		// a cost in utility of about that mixture's weight, and is kept
+		// only where that cost is within mixValueTol of the LP's value and
+		// the mixture keeps the zero pattern (it fills every zero of a
+		// used output: a pattern that allows every pair there).
+		within := func(q mech.Mechanism) bool { return withinOver(set, q, s.Budget) }
+		q := clean.MixUntil(s.Prior, m, within)
+		if within(q) && mixCostsLittle(s, m, q) && (s.Pattern == nil || s.Pattern.Holds(q)) {
+			return q, status, lps, nil
+		}
+		level, _ := levelOver(set, m, s.Budget)
+		return nil, status, lps, fmt.Errorf("prior_set: the %s backend returned a mechanism at %s %.10g over the prior set, above the budget", slv.Name(), s.Budget.Measure, level)
+	}
+	return m, status, lps, nil
+}
+
+// mixValueTol is the relative loss of expected utility within which
+// solveLPFrom keeps a mixture that mends an LP mechanism's rounding: the
+// 1e-9 pmlopt's answers are held to.
+const mixValueTol = 1e-9
+
+// mixCostsLittle reports whether the mixture q of s's LP mechanism m loses
+// at most mixValueTol of m's expected utility (always, for the worst-case
+// objectives, which a mixture does not change beyond the pattern).
+func mixCostsLittle(s polytope.Spec, m, q mech.Mechanism) bool {
+	if s.Objective != polytope.ExpectedUtility {
+		return true
+	}
+	v := s.Utility.ExpectedUtility(s.Prior, m)
+	return v-s.Utility.ExpectedUtility(s.Prior, q) <= mixValueTol*math.Max(1, math.Abs(v))
+}
+
+// setPriors returns the estimate and the extreme priors of the set that
+// put the least and the most mass on each letter, those with full support:
+// the priors at which the bounds at one prior of the set are proven.
+func setPriors(pi mech.Prior, set *mech.PriorSet) []mech.Prior {
+	priors := []mech.Prior{pi}
+	n := len(pi)
+	for k := range n {
+		c := make([]float64, n)
+		c[k] = 1
+		for _, hi := range []bool{false, true} {
+			x := set.Extreme(c, hi)
+			if _, err := mech.NewPrior(x); err == nil {
+				priors = append(priors, x)
+			}
+		}
+	}
+	return priors
+}

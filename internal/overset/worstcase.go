@@ -1,0 +1,238 @@
+package overset
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/pmlopt/pmlopt/internal/certificate"
+	"github.com/pmlopt/pmlopt/internal/colgen"
+	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/problem"
+	"github.com/pmlopt/pmlopt/worstcase"
+)
+
+// Bracket is the least PML over a prior set for one pattern: [Lower,
+// Upper] with Mechanism audited at Upper over the set (Upper +Inf and
+// Mechanism nil when the backend finds no mechanism even at
+// maxEpsilon; both +Inf when certificate.Unreachable proves that none
+// exists).
+type Bracket struct {
+	Lower, Upper float64
+	Mechanism    mech.Mechanism
+	// LPs is the number of LPs the LP backend solved.
+	LPs int
+	// Proofs are the proofs behind Lower, for its certificate.
+	Proofs []certificate.Hint
+}
+
+// maxEpsilon is the budget (nats) at which LeastEpsilon first looks for a
+// mechanism when it is given none. A pattern that needs outputs some prior
+// of the set never produces has none at any ε, and is answered before
+// (certificate.Unreachable); one whose outputs some prior of the set makes
+// rarer than e^-50 is taken for one of those.
+const maxEpsilon = 50
+
+// DefaultTol is the default width of the brackets over a prior set, that
+// of the searches at one prior: the robust master's last probe, just below
+// an upper end that Newton's estimate reached with an audited mechanism,
+// closes them there with its proof. The LP fallback's probes only steer
+// its bisection.
+const DefaultTol = 1e-9
+
+// Patterns returns the zero patterns of p's worst-case objective, from the
+// weakest (every pair allowed) to the strongest, and the threshold each
+// stands for.
+func Patterns(p *problem.Problem) ([]mech.Pattern, []float64, error) {
+	var pats []mech.Pattern
+	var th []float64
+	if p.Objective == problem.WorstCaseOrder {
+		o, err := p.RequireOrder()
+		if err != nil {
+			return nil, nil, err
+		}
+		for h := 1; h <= len(o[0]); h++ {
+			pats, th = append(pats, o.Pattern(h)), append(th, float64(h))
+		}
+		return pats, th, nil
+	}
+	u, err := p.RequireUtility()
+	if err != nil {
+		return nil, nil, err
+	}
+	seen := map[float64]bool{}
+	var vals []float64
+	for _, row := range u {
+		for _, v := range row {
+			if !seen[v] {
+				seen[v] = true
+				vals = append(vals, v)
+			}
+		}
+	}
+	sortFloats(vals)
+	for _, v := range vals {
+		pat := u.Pattern(v)
+		if !everyRowOpen(pat) {
+			break
+		}
+		pats, th = append(pats, pat), append(th, v)
+	}
+	return pats, th, nil
+}
+
+func sortFloats(v []float64) {
+	for i := 1; i < len(v); i++ {
+		for k := i; k > 0 && v[k] < v[k-1]; k-- {
+			v[k], v[k-1] = v[k-1], v[k]
+		}
+	}
+}
+
+func everyRowOpen(pat mech.Pattern) bool {
+	for _, row := range pat {
+		open := false
+		for _, a := range row {
+			open = open || a
+		}
+		if !open {
+			return false
+		}
+	}
+	return true
+}
+
+// BestWorstCase finds the strongest pattern of p's worst-case objective
+// for which a mechanism keeps ε-PML over the set (column generation over
+// the set, else the LP backend), then brackets the least ε over the set
+// for that pattern as LeastEpsilon does, from the mechanism found. The
+// bracket's LPs count those of both steps.
+func BestWorstCase(ctx context.Context, p *problem.Problem, eps float64, o Options) (Bracket, error) {
+	set := p.PriorSet
+	slv := o.Solver
+	pats, _, err := Patterns(p)
+	if err != nil {
+		return Bracket{}, err
+	}
+	lps := 0
+	probe := func(pat mech.Pattern, e float64) (mech.Mechanism, *colgen.RobustMaster, error) {
+		if m, g, ok := probeByColumns(ctx, p, pat, e); ok {
+			return m, g, nil
+		}
+		m, _, n, err := solveLP(ctx, mechSpec(p.Prior, pat, e), set, slv)
+		lps += n
+		return m, nil, err
+	}
+	// Feasibility falls as the pattern strengthens; the weakest pattern
+	// (every pair allowed) always holds the independent mechanism.
+	best, bestM := -1, mech.Mechanism(nil)
+	var bestG *colgen.RobustMaster // the master that found bestM, if one did
+	lo, hi := 0, len(pats)-1
+	for lo <= hi {
+		if err := ctx.Err(); err != nil {
+			return Bracket{}, err
+		}
+		mid := (lo + hi) / 2
+		m, g, err := probe(pats[mid], eps)
+		if err != nil {
+			return Bracket{}, err
+		}
+		if m != nil {
+			best, bestM, bestG = mid, m, g
+			lo = mid + 1
+		} else {
+			hi = mid - 1
+		}
+	}
+	if best < 0 {
+		return Bracket{}, fmt.Errorf("prior_set: the %s backend found no mechanism over the prior set, not even the independent one", slv.Name())
+	}
+	r, ok, err := leastByColumnsFrom(ctx, p, pats[best], bestG, bestM, o)
+	if !ok && err == nil {
+		r, err = LeastEpsilon(ctx, p, pats[best], bestM, o)
+	}
+	if err != nil {
+		return Bracket{}, err
+	}
+	r.LPs += lps
+	return r, nil
+}
+
+// LeastEpsilon brackets the least PML over p's prior set of a mechanism
+// with the pattern: by column generation over the set where it answers,
+// else the upper end by bisection on the LP backend (each mechanism
+// audited over the set) and the lower end by lowerAtSetPriors; both ends
+// are +Inf, with no search, when certificate.Unreachable proves it. start,
+// if not nil, is a mechanism with the pattern that keeps some budget over
+// the set.
+func LeastEpsilon(ctx context.Context, p *problem.Problem, pat mech.Pattern, start mech.Mechanism, o Options) (Bracket, error) {
+	if start == nil && certificate.Unreachable(p, pat) {
+		return Bracket{Lower: math.Inf(1), Upper: math.Inf(1)}, nil
+	}
+	if r, ok, err := leastByColumns(ctx, p, pat, o); ok || err != nil {
+		return r, err
+	}
+	set := p.PriorSet
+	var r Bracket
+	rp := &prober{ctx: ctx, prior: p.Prior, pat: pat, set: set, slv: o.Solver}
+	defer rp.close()
+	probe := func(e float64) (mech.Mechanism, error) {
+		m, n, err := rp.probe(e)
+		r.LPs += n
+		return m, err
+	}
+	var hint certificate.Hint
+	r.Lower, hint = lowerAtSetPriors(ctx, p, pat, o)
+	r.Proofs = []certificate.Hint{hint}
+	r.Upper, r.Mechanism = math.Inf(1), start
+	if start == nil {
+		m, err := probe(math.Max(r.Lower, maxEpsilon))
+		if err != nil {
+			return r, err
+		}
+		r.Mechanism = m
+	}
+	if r.Mechanism == nil {
+		return r, nil
+	}
+	r.Upper = leakage.PMLOver(set, r.Mechanism)
+	tol := o.tol()
+	a := r.Lower
+	for it := 0; it < 80 && r.Upper-a > tol; it++ {
+		if err := ctx.Err(); err != nil {
+			return r, err
+		}
+		mid := (a + r.Upper) / 2
+		m, err := probe(mid)
+		if err != nil {
+			return r, err
+		}
+		if m == nil {
+			a = mid // the backend's word, not a proof: it only steers the search
+			continue
+		}
+		r.Upper, r.Mechanism = leakage.PMLOver(set, m), m
+	}
+	r.Lower = math.Min(r.Lower, r.Upper)
+	return r, nil
+}
+
+// lowerAtSetPriors is the largest proven lower bound on the least PML
+// with the pattern at the estimate and at the set's extreme priors for a
+// few directions (each column of the identity, cheapest and dearest): a
+// mechanism that is ε-PML for every prior of the set is ε-PML at each of
+// them. The hint holds the prior and the multipliers of the bound
+// returned, for its certificate.
+func lowerAtSetPriors(ctx context.Context, p *problem.Problem, pat mech.Pattern, o Options) (float64, certificate.Hint) {
+	best := 0.0
+	var hint certificate.Hint
+	bo := worstcase.Options{Solver: o.PointSolver, Tol: o.Tol}
+	for _, pi := range setPriors(p.Prior, p.PriorSet) {
+		r, err := worstcase.LeastEpsilon(ctx, pi, pat, bo)
+		if err == nil && r.OptimalEpsilonLower > best {
+			best, hint = r.OptimalEpsilonLower, certificate.Hint{Prior: pi, Alpha: r.Proof}
+		}
+	}
+	return best, hint
+}
