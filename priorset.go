@@ -238,6 +238,11 @@ func solveJointOverSet(ctx context.Context, p *problem.Problem, floor Floor, opt
 	if err != nil {
 		return nil, err
 	}
+	if ctx.Err() != nil {
+		// The bounds at the set's priors end with the context and give
+		// none: the answer would be short of what it claims.
+		return nil, ctx.Err()
+	}
 	sol := Solution{Mechanism: r.Mechanism, Epsilon: r.Level, OptimalEpsilonLower: r.Level, Solver: o.Solver.Name(), LPSolves: r.LPs + least.LPs, FullLP: true,
 		Objective: problem.ExpectedUtility, Measure: b.Measure, ExpectedUtilityBound: r.Bound}
 	describe(p, &sol)

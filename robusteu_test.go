@@ -387,6 +387,35 @@ func TestExpectedOverSetLPStopsWithTheContext(t *testing.T) {
 	}
 }
 
+// SolveJoint over a set ends with the context's error wherever the
+// context ends among the engines' polls, as Solve does: in the bracket of
+// the least ε, the LP over the set or the bounds at the set's priors.
+func TestJointOverSetStopsWithTheContext(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 2))
+	pi, u := randinst.Estimate(r, 8, 8, 0.01, r.Float64)
+	b := mech.Budget{Measure: mech.PML, Epsilon: 2}
+	p := &problem.Problem{Prior: pi, Utility: u, Order: u.Order(), PriorSet: randomBox(r, pi), Objective: problem.ExpectedUtility, Privacy: &b}
+	run := func(at int64) (*pmlopt.JointSolution, int64, error) {
+		slv, ctx := stopcount.New(at)
+		defer slv.Cancel()
+		sol, err := pmlopt.SolveJoint(ctx, p, pmlopt.Floor{Order: 2}, pmlopt.Options{Solver: slv})
+		return sol, slv.Polls.Load(), err
+	}
+	sol, polls, err := run(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sol.LPSolves == 0 || polls < 3 {
+		t.Fatalf("%d LPs polled their stop %d times: the engine does not watch the context", sol.LPSolves, polls)
+	}
+	for _, at := range []int64{1, polls / 2, polls} {
+		sol, _, err := run(at)
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("SolveJoint ended at poll %d of %d returned %v, %v", at, polls, sol, err)
+		}
+	}
+}
+
 // SolveJoint keeping the weakest worst case (order 1: every pair allowed)
 // at 40 nats over the whole simplex: its LP's vertex rounds the entries
 // of e^−40 to 0, and the mixture that mends it keeps that pattern, so the
