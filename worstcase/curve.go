@@ -330,9 +330,14 @@ func leavesStep(start, r *Result, tol float64) bool {
 // LeavesStep is the rule of ValueCurve's steps on the brackets alone: a
 // threshold whose bracket has upper end upper starts a new step when the
 // current step's first threshold has lower end stepLower and
-// upper − stepLower > tol. A merge of a value curve's shards forms the
-// steps with it.
+// upper − stepLower > tol; never after a lower end of +Inf. A merge of a
+// value curve's shards forms the steps with it.
 func LeavesStep(stepLower, upper, tol float64) bool {
+	if math.IsInf(stepLower, 1) {
+		// A step no budget reaches (over a prior set): ε* is +∞ on
+		// every later threshold too.
+		return false
+	}
 	return upper-stepLower > tol
 }
 

@@ -419,7 +419,7 @@ func setPruning(p *problem.Problem, pat mech.Pattern) *verify.Lower {
 	return &verify.Lower{OptimalEpsilonLower: eps, Alpha: alpha, Nu: make([]float64, m), Priors: priors}
 }
 
-// Unreachable reports whether no mechanism with the pattern keeps
+// NoFiniteLevel reports whether no mechanism with the pattern keeps
 // any finite PML for every prior of p's set: whether some letter i has,
 // for each output j it may use, a prior of the set that puts no mass on
 // the inputs A_j allowed to use j. Row i puts mass p_ij > 0 on one of
@@ -428,7 +428,7 @@ func setPruning(p *problem.Problem, pat mech.Pattern) *verify.Lower {
 // pruning argument of setPruning at a least mass of 0, decided in exact
 // arithmetic (zeroMassPrior), so that a float rounding to 0 proves
 // nothing.
-func Unreachable(p *problem.Problem, pat mech.Pattern) bool {
+func NoFiniteLevel(p *problem.Problem, pat mech.Pattern) bool {
 	if len(pat) == 0 || p.PriorSet == nil {
 		return false
 	}
@@ -478,6 +478,13 @@ func zeroMassPrior(set *mech.PriorSet, pi mech.Prior, in []bool) bool {
 		}
 	}
 	if out < 0 {
+		return false
+	}
+	// The engines and the audit read a box as the priors of total 1
+	// within it, verify as those above a prior of the estimate's total S
+	// (a problem file's prior may sum to 1 ± 1e-9): the zero mass must
+	// hold in both, so the outside's upper ends must also reach 1.
+	if set.IsBox() && exactSum(v).Cmp(big.NewFloat(1)) < 0 {
 		return false
 	}
 	if !set.IsBox() {

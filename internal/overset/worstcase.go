@@ -16,7 +16,7 @@ import (
 // Bracket is the least PML over a prior set for one pattern: [Lower,
 // Upper] with Mechanism audited at Upper over the set (Upper +Inf and
 // Mechanism nil when the backend finds no mechanism even at
-// maxEpsilon; both +Inf when certificate.Unreachable proves that none
+// maxEpsilon; both +Inf when certificate.NoFiniteLevel proves that none
 // exists).
 type Bracket struct {
 	Lower, Upper float64
@@ -30,7 +30,7 @@ type Bracket struct {
 // maxEpsilon is the budget (nats) at which LeastEpsilon first looks for a
 // mechanism when it is given none. A pattern that needs outputs some prior
 // of the set never produces has none at any ε, and is answered before
-// (certificate.Unreachable); one whose outputs some prior of the set makes
+// (certificate.NoFiniteLevel); one whose outputs some prior of the set makes
 // rarer than e^-50 is taken for one of those.
 const maxEpsilon = 50
 
@@ -163,11 +163,11 @@ func BestWorstCase(ctx context.Context, p *problem.Problem, eps float64, o Optio
 // with the pattern: by column generation over the set where it answers,
 // else the upper end by bisection on the LP backend (each mechanism
 // audited over the set) and the lower end by lowerAtSetPriors; both ends
-// are +Inf, with no search, when certificate.Unreachable proves it. start,
+// are +Inf, with no search, when certificate.NoFiniteLevel proves it. start,
 // if not nil, is a mechanism with the pattern that keeps some budget over
 // the set.
 func LeastEpsilon(ctx context.Context, p *problem.Problem, pat mech.Pattern, start mech.Mechanism, o Options) (Bracket, error) {
-	if start == nil && certificate.Unreachable(p, pat) {
+	if start == nil && certificate.NoFiniteLevel(p, pat) {
 		return Bracket{Lower: math.Inf(1), Upper: math.Inf(1)}, nil
 	}
 	if r, ok, err := leastByColumns(ctx, p, pat, o); ok || err != nil {
