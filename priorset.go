@@ -193,7 +193,13 @@ func curveOverSet(ctx context.Context, p *problem.Problem, objective problem.Obj
 			return steps(pts), err
 		}
 		safe := closedform.SafeEpsilonOver(p.PriorSet, pat)
-		if q.Objective == problem.WorstCaseValue {
+		switch {
+		case math.IsInf(r.Lower, 1):
+			// Proven exactly: no mechanism with the pattern, the
+			// utility-safe one included, has a finite level over the
+			// set, whatever the float audit rounds a zero mass to.
+			safe = math.Inf(1)
+		case q.Objective == problem.WorstCaseValue:
 			safe = leakage.PMLOver(p.PriorSet, closedform.UniformOnAllowed(pat))
 		}
 		pt := Point{H: k + 1, Threshold: th[k], ThresholdMax: th[k], SafeEpsilon: safe,
@@ -232,16 +238,17 @@ func solveJointOverSet(ctx context.Context, p *problem.Problem, floor Floor, opt
 	o := opt.overSet()
 	r, err := overset.MaximizeJoint(ctx, p, u, b, pat, o)
 	least := r.Least
+	if ctx.Err() != nil {
+		// A step that ended with the context (the bounds at the set's
+		// priors, or an LP that then found no mechanism) leaves the
+		// answer, or the refusal, short of what it claims.
+		return nil, ctx.Err()
+	}
 	if errors.Is(err, expected.ErrBelowLeastEpsilon) {
 		return nil, &BelowLeastEpsilonError{Epsilon: b.Epsilon, Floor: floor, Lower: least.Lower, Upper: least.Upper}
 	}
 	if err != nil {
 		return nil, err
-	}
-	if ctx.Err() != nil {
-		// The bounds at the set's priors end with the context and give
-		// none: the answer would be short of what it claims.
-		return nil, ctx.Err()
 	}
 	sol := Solution{Mechanism: r.Mechanism, Epsilon: r.Level, OptimalEpsilonLower: r.Level, Solver: o.Solver.Name(), LPSolves: r.LPs + least.LPs, FullLP: true,
 		Objective: problem.ExpectedUtility, Measure: b.Measure, ExpectedUtilityBound: r.Bound}

@@ -80,8 +80,9 @@ func (w *shardWriter) record(pt pmlopt.Point, c curvePointJSON) any {
 }
 
 // problemFingerprint is the SHA-256 of what a curve depends on in p: the
-// prior, the order and the utility, as exact float64 bits (labels, name
-// and budget do not change a curve).
+// prior, the order, the utility and, when p has one, its prior set, as
+// exact float64 bits (labels, name and budget do not change a curve). A
+// file without a set keeps the fingerprint it had before sets existed.
 func problemFingerprint(p *problem.Problem) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "pmlopt problem v1\nprior %d\n", len(p.Prior))
@@ -97,6 +98,16 @@ func problemFingerprint(p *problem.Problem) string {
 	for _, row := range p.Utility {
 		fmt.Fprintf(h, "%d:", len(row))
 		putFloats(h, row)
+	}
+	if s := p.PriorSet; s != nil {
+		if s.IsBox() {
+			fmt.Fprintf(h, "box %d\n", len(s.Lower))
+			putFloats(h, s.Lower)
+			putFloats(h, s.Upper)
+		} else {
+			fmt.Fprintf(h, "ball\n")
+			putFloats(h, []float64{s.Radius})
+		}
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }

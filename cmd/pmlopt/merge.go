@@ -37,7 +37,7 @@ and --plot (--mechanisms when the parts were written with it). FILE is the
 problem the parts were computed from: it gives the thresholds the parts
 must cover, the utility-safe staircase and the plot's title, and every
 record must carry its fingerprint (a SHA-256 of its prior, order and
-utility).
+utility, and of its prior set when it has one).
 
 Every record is checked: the same problem, objective, backend and --tol in
 every part; each threshold in the shard its record names, and where the
@@ -324,12 +324,18 @@ func checkRecord(r *partRecord, obj problem.Objective, v float64, p *problem.Pro
 	if r.Mechanism == nil {
 		return errors.New("no mechanism: merge --mechanisms needs parts written with --mechanisms")
 	}
-	// The upper end is the audited PML of the point's mechanism: audit
-	// it, as curve did, against the prior and the threshold's pattern.
+	// The upper end is the audited PML of the point's mechanism (over the
+	// prior set when the file has one): audit it, as curve did, against
+	// the prior and the threshold's pattern.
 	pm := r.mechanism()
 	if _, ok := certify.Within(p.Prior, pm, up); !ok {
 		return fmt.Errorf("the mechanism is not one row per letter, or its audited PML %v is above the bracket's upper end %v",
 			leakage.PML(p.Prior, pm), up)
+	}
+	if p.PriorSet != nil {
+		if level := leakage.PMLOver(p.PriorSet, pm); !(level <= up+certify.ProbeSlack) {
+			return fmt.Errorf("the mechanism's audited PML over the prior set %v is above the bracket's upper end %v", level, up)
+		}
 	}
 	if !certify.RowsSumToOne(pm) {
 		return errors.New("a row of the mechanism does not sum to 1")

@@ -238,6 +238,51 @@ func TestMergeMechanisms(t *testing.T) {
 	}
 }
 
+// TestMergeMechanismsOverASet: over a prior set merge audits each
+// mechanism over the set: a record whose upper end is its mechanism's PML
+// at the estimate, below that over the set, is refused.
+func TestMergeMechanismsOverASet(t *testing.T) {
+	file := surveyFile(t, t.TempDir(), "ball.yaml", "--confidence", "0.95", "--prior-set", "l1")
+	p := loadOK(t, file)
+	parts := writeParts(t, t.TempDir(), file, 2, "--objective", "worst-case-order", "--mechanisms")
+	_, stderr, code := cli(t, append([]string{"merge", file, "--json", "--mechanisms"}, parts...)...)
+	require.Equal(t, 0, code, stderr)
+	edited := false
+	for k, part := range parts {
+		b, err := os.ReadFile(part)
+		require.NoError(t, err)
+		lines := strings.SplitAfter(string(b), "\n")
+		for i, line := range lines {
+			var rec map[string]any
+			if edited || json.Unmarshal([]byte(line), &rec) != nil || rec["mechanism"] == nil {
+				continue
+			}
+			var m mech.Mechanism
+			for _, row := range rec["mechanism"].([]any) {
+				var r []float64
+				for _, v := range row.([]any) {
+					r = append(r, v.(float64))
+				}
+				m = append(m, r)
+			}
+			at := leakage.PML(p.Prior, m)
+			if leakage.PMLOver(p.PriorSet, m) < at+1e-6 {
+				continue
+			}
+			rec["optimal_epsilon"], rec["optimal_epsilon_lower"] = at, 0.0
+			out, err := json.Marshal(rec)
+			require.NoError(t, err)
+			lines[i] = string(out) + "\n"
+			require.NoError(t, os.WriteFile(parts[k], []byte(strings.Join(lines, "")), 0o644))
+			edited = true
+		}
+	}
+	require.True(t, edited, "no mechanism whose PML over the set exceeds its PML at the estimate")
+	_, stderr, code = cli(t, append([]string{"merge", file, "--json", "--mechanisms"}, parts...)...)
+	require.Equal(t, exitError, code)
+	require.Contains(t, stderr, "over the prior set")
+}
+
 // TestMergeRefuses: merge names what is missing and refuses parts that
 // disagree, belong to another problem or another run.
 func TestMergeRefuses(t *testing.T) {
@@ -305,6 +350,16 @@ func TestMergeRefuses(t *testing.T) {
 	stderr, code = merge(parts[0], parts[1], split[1])
 	require.Equal(t, exitError, code)
 	assert.Contains(t, stderr, "different splits")
+	// The same estimate over another prior set, or over none, is another
+	// problem: its curve is another curve.
+	ball := surveyFile(t, t.TempDir(), "ball.yaml", "--confidence", "0.95", "--prior-set", "l1")
+	wider := surveyFile(t, t.TempDir(), "wider.yaml", "--confidence", "0.99", "--prior-set", "l1")
+	estimate := surveyFile(t, t.TempDir(), "estimate.yaml")
+	for _, f := range []string{wider, estimate} {
+		_, stderr, code := cli(t, append([]string{"merge", ball}, writeParts(t, t.TempDir(), f, 2, "--objective", "worst-case-order")...)...)
+		require.Equal(t, exitError, code, f)
+		assert.Contains(t, stderr, "another problem", f)
+	}
 
 	// Not a part at all.
 	plain, _, _ := cli(t, "curve", file, "--jsonl", "--quiet")
