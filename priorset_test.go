@@ -10,6 +10,7 @@ import (
 
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/closedform"
+	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
@@ -162,12 +163,7 @@ func TestCurveOverPriorSet(t *testing.T) {
 					got[k].OptimalEpsilon, got[k].SafeEpsilon, nominal[k].OptimalEpsilon, nominal[k].SafeEpsilon)
 			}
 		}
-		n := len(p.Prior)
-		lo, up := make([]float64, n), make([]float64, n)
-		for k := range n {
-			lo[k], up[k] = p.Prior[k]*(0.5+0.5*r.Float64()), math.Min(1, p.Prior[k]*(1+r.Float64()))
-		}
-		q.PriorSet, _ = mech.NewBoxSet(p.Prior, lo, up)
+		q.PriorSet, _ = randinst.SetAround(r, p.Prior, true)
 		got, err = pmlopt.Curve(ctx, &q, problem.WorstCaseOrder, pmlopt.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -221,12 +217,7 @@ func TestValueCurveOverPriorSet(t *testing.T) {
 					w.Threshold, w.ThresholdMax, w.SafeEpsilon, w.OptimalEpsilonLower, w.OptimalEpsilon)
 			}
 		}
-		n := len(p.Prior)
-		lo, up := make([]float64, n), make([]float64, n)
-		for k := range n {
-			lo[k], up[k] = p.Prior[k]*(0.5+0.5*r.Float64()), math.Min(1, p.Prior[k]*(1+r.Float64()))
-		}
-		q.PriorSet, _ = mech.NewBoxSet(p.Prior, lo, up)
+		q.PriorSet, _ = randinst.SetAround(r, p.Prior, true)
 		got, err = pmlopt.Curve(ctx, &q, problem.WorstCaseValue, pmlopt.Options{})
 		if err != nil {
 			t.Fatal(err)

@@ -362,27 +362,43 @@ func TestExpectedOverSetLPStopsWithTheContext(t *testing.T) {
 	set := randomBox(r, pi)
 	b := mech.Budget{Measure: mech.LIP, Epsilon: 0.8}
 	p := &problem.Problem{Prior: pi, Utility: u, PriorSet: set, Objective: problem.ExpectedUtility, Privacy: &b}
-	run := func(at int64) (*pmlopt.Solution, int64, error) {
-		slv, ctx := stopcount.New(at)
-		defer slv.Cancel()
+	stopsWithTheContext(t, "Solve", func(ctx context.Context, slv *stopcount.Backend) (int, error) {
 		// A backend named: the LP route.
 		sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{Solver: slv})
-		return sol, slv.Polls.Load(), err
+		if err != nil {
+			return 0, err
+		}
+		return sol.LPSolves, nil
+	})
+}
+
+// stopsWithTheContext runs solve on a backend that counts the engines'
+// polls of their stop: to the end first, which must take LPs and polls,
+// then with the context ended at the first, the middle and the last of
+// those polls, where solve must return the context's error with no poll
+// after.
+func stopsWithTheContext(t *testing.T, what string, solve func(context.Context, *stopcount.Backend) (lps int, err error)) {
+	t.Helper()
+	run := func(at int64) (int, int64, error) {
+		slv, ctx := stopcount.New(at)
+		defer slv.Cancel()
+		lps, err := solve(ctx, slv)
+		return lps, slv.Polls.Load(), err
 	}
-	sol, polls, err := run(0)
+	lps, polls, err := run(0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sol.LPSolves == 0 || polls < 3 {
-		t.Fatalf("%d LPs polled their stop %d times: the engine does not watch the context", sol.LPSolves, polls)
+	if lps == 0 || polls < 3 {
+		t.Fatalf("%s: %d LPs polled their stop %d times: the engine does not watch the context", what, lps, polls)
 	}
 	for _, at := range []int64{1, polls / 2, polls} {
-		sol, got, err := run(at)
+		_, got, err := run(at)
 		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("Solve ended at poll %d of %d returned %v, %v", at, polls, sol, err)
+			t.Fatalf("%s ended at poll %d of %d returned %v", what, at, polls, err)
 		}
 		if got != at {
-			t.Errorf("the engine polled %d times when the context ended at poll %d", got, at)
+			t.Errorf("%s: the engine polled %d times when the context ended at poll %d", what, got, at)
 		}
 	}
 }
@@ -395,25 +411,13 @@ func TestJointOverSetStopsWithTheContext(t *testing.T) {
 	pi, u := randinst.Estimate(r, 8, 8, 0.01, r.Float64)
 	b := mech.Budget{Measure: mech.PML, Epsilon: 2}
 	p := &problem.Problem{Prior: pi, Utility: u, Order: u.Order(), PriorSet: randomBox(r, pi), Objective: problem.ExpectedUtility, Privacy: &b}
-	run := func(at int64) (*pmlopt.JointSolution, int64, error) {
-		slv, ctx := stopcount.New(at)
-		defer slv.Cancel()
+	stopsWithTheContext(t, "SolveJoint", func(ctx context.Context, slv *stopcount.Backend) (int, error) {
 		sol, err := pmlopt.SolveJoint(ctx, p, pmlopt.Floor{Order: 2}, pmlopt.Options{Solver: slv})
-		return sol, slv.Polls.Load(), err
-	}
-	sol, polls, err := run(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sol.LPSolves == 0 || polls < 3 {
-		t.Fatalf("%d LPs polled their stop %d times: the engine does not watch the context", sol.LPSolves, polls)
-	}
-	for _, at := range []int64{1, polls / 2, polls} {
-		sol, _, err := run(at)
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("SolveJoint ended at poll %d of %d returned %v, %v", at, polls, sol, err)
+		if err != nil {
+			return 0, err
 		}
-	}
+		return sol.LPSolves, nil
+	})
 }
 
 // SolveJoint keeping the weakest worst case (order 1: every pair allowed)

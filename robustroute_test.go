@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pmlopt/pmlopt"
+	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/polytope"
@@ -24,15 +25,10 @@ func TestSolveOverPriorSetAgainstDualisedLP(t *testing.T) {
 	r := rand.New(rand.NewPCG(37, 21))
 	for trial := range 12 {
 		p := setProblem(r, 3+r.IntN(4), 3+r.IntN(4))
-		n := len(p.Prior)
 		var set *mech.PriorSet
 		if trial%2 == 0 {
-			lo, up := make([]float64, n), make([]float64, n)
-			for k := range n {
-				lo[k], up[k] = p.Prior[k]*(0.5+0.5*r.Float64()), math.Min(1, p.Prior[k]*(1+r.Float64()))
-			}
 			var err error
-			if set, err = mech.NewBoxSet(p.Prior, lo, up); err != nil {
+			if set, err = randinst.SetAround(r, p.Prior, true); err != nil {
 				t.Fatal(err)
 			}
 		} else {

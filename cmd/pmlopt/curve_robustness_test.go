@@ -18,6 +18,7 @@ import (
 
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/instance"
+	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
@@ -85,36 +86,6 @@ func mergeEntries(es []lp.Nonzero) []lp.Nonzero {
 		}
 		at[e.Col] = len(out)
 		out = append(out, e)
-	}
-	return out
-}
-
-// boxVertices returns the vertices of {l ≤ π ≤ u, Σπ = 1}: every letter
-// but one at a bound, the one left taking the rest when that lies within
-// its own bounds.
-func boxVertices(l, u []float64) [][]float64 {
-	n := len(l)
-	var out [][]float64
-	for free := range n {
-		for mask := 0; mask < 1<<(n-1); mask++ {
-			v := make([]float64, n)
-			rest, bit := 1.0, 0
-			for k := range n {
-				if k == free {
-					continue
-				}
-				v[k] = l[k]
-				if mask>>bit&1 == 1 {
-					v[k] = u[k]
-				}
-				bit++
-				rest -= v[k]
-			}
-			if rest >= l[free]-1e-15 && rest <= u[free]+1e-15 {
-				v[free] = rest
-				out = append(out, v)
-			}
-		}
 	}
 	return out
 }
@@ -234,7 +205,7 @@ func TestCurveRobustnessSurvey(t *testing.T) {
 					}
 					assert.LessOrEqual(t, level, e+1e-7, "%s over box %d at ε = %g", measure, s, e)
 					assert.InDelta(t, level, pt["audited_epsilon"].(float64), 1e-9)
-					lpv = vertexLP(t, prior, u, boxVertices(boxes[s-1][0], boxes[s-1][1]), e, lip)
+					lpv = vertexLP(t, prior, u, randinst.SetVertices(set), e, lip)
 				case 3:
 					assert.LessOrEqual(t, leakage.LDP(prior, m), e+1e-7)
 					// LDP: p_ij ≤ e^ε p_kj for every i, k, j.
@@ -449,39 +420,4 @@ func TestCurveRobustnessStoppedBySignal(t *testing.T) {
 	require.Equal(t, exitStopped, code, "stderr: %s", stderr)
 	first, _, _ := strings.Cut(stdout, "\n")
 	assert.Regexp(t, `^# partial curve, stopped by SIGINT: \d+ of 60 budgets left \(90% box pml ε = [0-9., ]+; every prior \(ldp\) ldp ε = 0\.5, `, first)
-}
-
-// A worst-case curve over a box in which two letters were never seen:
-// the identity's value 0 is out of reach of every budget (ε* = +∞ at both
-// ends), and the utility-safe staircase is that over the box too, so it
-// never reaches a value before the optimal curve does (over the estimate
-// it reaches 0 at about 4.5 nats).
-func TestCurveOverSetUnreachableValue(t *testing.T) {
-	f := surveyFile(t, t.TempDir(), "unseen.yaml", "--labels", "0,1,2,3,4,5,6", "--smoothing", "0.5",
-		"--confidence", "0.95", "--objective", "worst-case-value")
-	v := runJSON(t, "curve", f, "--json")
-	pts := v["points"].([]any)
-	top := pts[len(pts)-1].(map[string]any)
-	assert.Equal(t, 0.0, top["threshold"])
-	assert.Equal(t, "inf", top["optimal_epsilon_lower"])
-	assert.Equal(t, "inf", top["optimal_epsilon"])
-	reached := func(eps float64) float64 { // the best value the optimal curve reaches within eps
-		best := math.Inf(-1)
-		for _, x := range pts {
-			pt := x.(map[string]any)
-			if e, ok := pt["optimal_epsilon"].(float64); ok && e <= eps+1e-9 {
-				best = math.Max(best, pt["worst_case_value"].(float64))
-			}
-		}
-		return best
-	}
-	steps := v["safe_steps"].([]any)
-	last := steps[len(steps)-1].(map[string]any)
-	assert.Equal(t, "inf", last["safe_epsilon"])
-	for _, x := range steps {
-		st := x.(map[string]any)
-		if eps, ok := st["safe_epsilon"].(float64); ok {
-			assert.LessOrEqual(t, st["threshold"].(float64), reached(eps), "utility-safe step at ε = %g", eps)
-		}
-	}
 }

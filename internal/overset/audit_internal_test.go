@@ -13,55 +13,6 @@ import (
 	"github.com/pmlopt/pmlopt/problem"
 )
 
-// setVertices lists the vertices of a box {l ≤ π ≤ u, Σ π = 1}: every
-// letter but one at a bound, the one left taking the rest when that lies
-// within its own bounds; or of an L1 ball around π̂ whose every mass is at
-// least r/2 (the simplex's walls then do not cut it): π̂ + (r/2)(e_b − e_a)
-// for a ≠ b. The largest PML over the set is reached at one of them
-// (for each pair (i, j), Σ_k π_k p_kj is linear in π and least at a
-// vertex).
-func setVertices(set *mech.PriorSet) [][]float64 {
-	n := set.N()
-	var out [][]float64
-	if !set.IsBox() {
-		for a := range n {
-			for b := range n {
-				if a == b {
-					continue
-				}
-				v := append([]float64(nil), set.Center...)
-				v[a] -= set.Radius / 2
-				v[b] += set.Radius / 2
-				out = append(out, v)
-			}
-		}
-		return out
-	}
-	for free := range n {
-		for mask := 0; mask < 1<<(n-1); mask++ {
-			v := make([]float64, n)
-			rest, bit := 1.0, 0
-			for k := range n {
-				if k == free {
-					continue
-				}
-				v[k] = set.Lower[k]
-				if mask>>bit&1 == 1 {
-					v[k] = set.Upper[k]
-				}
-				bit++
-				rest -= v[k]
-			}
-			if rest < set.Lower[free]-1e-15 || rest > set.Upper[free]+1e-15 {
-				continue
-			}
-			v[free] = rest
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
 // pmlAt is the PML of p at the prior pi, pair by pair from its definition
 // (log p_ij / Σ_k π_k p_kj over the positive entries).
 func pmlAt(pi []float64, p mech.Mechanism) float64 {
@@ -83,7 +34,7 @@ func pmlAt(pi []float64, p mech.Mechanism) float64 {
 // bruteOver is the largest PML of p over the set's vertices.
 func bruteOver(set *mech.PriorSet, p mech.Mechanism) float64 {
 	worst := 0.0
-	for _, v := range setVertices(set) {
+	for _, v := range randinst.SetVertices(set) {
 		worst = math.Max(worst, pmlAt(v, p))
 	}
 	return worst

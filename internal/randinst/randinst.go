@@ -182,3 +182,52 @@ func Estimate(r *rand.Rand, n, m int, floor float64, entry func() float64) (mech
 	}
 	return pi, u
 }
+
+// SetVertices lists the vertices of a prior set, the independent check of
+// the greedy extremes in tests: of a box {l ≤ π ≤ u, Σ π = 1}, every
+// letter but one at a bound, the one left taking the rest when that lies
+// within its own bounds; of an L1 ball around π̂ whose every mass is at
+// least r/2 (the simplex's walls then do not cut it), π̂ + (r/2)(e_b − e_a)
+// for a ≠ b. A linear function's least and largest values over the set,
+// such as the mass Σ_k π_k p_kj of an output, are reached at one of them.
+func SetVertices(set *mech.PriorSet) [][]float64 {
+	n := set.N()
+	var out [][]float64
+	if !set.IsBox() {
+		for a := range n {
+			for b := range n {
+				if a == b {
+					continue
+				}
+				v := append([]float64(nil), set.Center...)
+				v[a] -= set.Radius / 2
+				v[b] += set.Radius / 2
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	for free := range n {
+		for mask := 0; mask < 1<<(n-1); mask++ {
+			v := make([]float64, n)
+			rest, bit := 1.0, 0
+			for k := range n {
+				if k == free {
+					continue
+				}
+				v[k] = set.Lower[k]
+				if mask>>bit&1 == 1 {
+					v[k] = set.Upper[k]
+				}
+				bit++
+				rest -= v[k]
+			}
+			if rest < set.Lower[free]-1e-15 || rest > set.Upper[free]+1e-15 {
+				continue
+			}
+			v[free] = rest
+			out = append(out, v)
+		}
+	}
+	return out
+}
