@@ -144,13 +144,7 @@ func curveFlags(fs *flagSet) runFunc {
 		if err := ex.onlyExpected(fs); err != nil {
 			return err
 		}
-		if slv == nil {
-			slv = solver.Auto()
-			if p.PriorSet != nil {
-				// What the library's auto picks over a prior set.
-				slv = pmlopt.RobustSolver(pmlopt.Options{})
-			}
-		}
+		slv = worstCurveSolver(slv, p)
 		prog := newProgress(e.stderr, "curve", *quiet)
 		opts := pmlopt.Options{Solver: slv, Tol: tol, Workers: workers, Progress: prog.update, Shard: shard}
 		var lineErr error
@@ -424,6 +418,19 @@ func gap(safe, opt float64) float64 {
 		return g
 	}
 	return 0
+}
+
+// worstCurveSolver is the backend of p's worst-case curve, the one its
+// output and its shards' records name: slv, or without one what the
+// library's auto picks (over a prior set, RobustSolver's).
+func worstCurveSolver(slv solver.Solver, p *problem.Problem) solver.Solver {
+	switch {
+	case slv != nil:
+		return slv
+	case p.PriorSet != nil:
+		return pmlopt.RobustSolver(pmlopt.Options{})
+	}
+	return solver.Auto()
 }
 
 // safeValueSteps is the utility-safe value staircase of p: at its prior,

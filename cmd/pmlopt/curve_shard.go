@@ -62,10 +62,7 @@ func newShardWriter(sh worstcase.Shard, obj problem.Objective, p *problem.Proble
 	if obj != problem.WorstCaseOrder && obj != problem.WorstCaseValue {
 		return nil, usagef("--shard is for the worst-case curves (worst-case-order, worst-case-value), not %s", obj)
 	}
-	if slv == nil {
-		slv = solver.Auto()
-	}
-	return &shardWriter{head: shardRecord{Problem: problemFingerprint(p), Objective: string(obj), Solver: slv.Name(),
+	return &shardWriter{head: shardRecord{Problem: problemFingerprint(p), Objective: string(obj), Solver: worstCurveSolver(slv, p).Name(),
 		Tol: jfloat(tol), Shard: sh.String()}}, nil
 }
 
