@@ -4,8 +4,10 @@ import (
 	"context"
 	"math"
 
+	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/internal/certificate"
 	"github.com/pmlopt/pmlopt/internal/ipm"
+	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 )
@@ -53,7 +55,8 @@ func byInteriorPoint(ctx context.Context, p *problem.Problem, u mech.Utility, b 
 		return r, false, start, nil
 	}
 	m := rr.Mechanism
-	if !withinOver(set, m, b) {
+	level, lower, excess := leakage.LevelOver(set, m, b)
+	if !(excess <= certify.AuditTol) {
 		return r, false, lpStart{point: m}, nil
 	}
 	cands := make([][][]float64, len(rr.Priors))
@@ -70,7 +73,6 @@ func byInteriorPoint(ctx context.Context, p *problem.Problem, u mech.Utility, b 
 	if math.IsInf(bound, 0) || math.IsNaN(bound) || bound < value-ipm.RobustBudgetSlack*math.Max(1, math.Abs(value)) {
 		return r, false, lpStart{point: m}, nil
 	}
-	r = Expected{Route: InteriorPoint, Mechanism: m, Bound: math.Max(bound, value), Robust: rr, Priors: priors}
-	r.Level, r.ALIPLower = levelOver(set, m, b)
+	r = Expected{Route: InteriorPoint, Mechanism: m, Level: level, ALIPLower: lower, Bound: math.Max(bound, value), Robust: rr, Priors: priors}
 	return r, true, lpStart{}, nil
 }
