@@ -229,7 +229,7 @@ func TestValueCurveOverPriorSet(t *testing.T) {
 			if v := leakage.PMLOver(q.PriorSet, pt.Mechanism); v > pt.OptimalEpsilon+1e-9 || !(pt.WorstCaseValue >= pt.ThresholdMax) {
 				t.Fatalf("trial %d step %d: PML over the box %g above %g, or worst case %g below %g", trial, k, v, pt.OptimalEpsilon, pt.WorstCaseValue, pt.ThresholdMax)
 			}
-			want := leakage.PMLOver(q.PriorSet, closedform.UniformOnAllowed(p.Utility.Pattern(pt.Threshold)))
+			want := randinst.PMLOverVertices(q.PriorSet, closedform.UniformOnAllowed(p.Utility.Pattern(pt.Threshold)))
 			if math.Abs(pt.SafeEpsilon-want) > 1e-12 {
 				t.Fatalf("trial %d step %d: ε_S %g, the uniform mechanism's PML over the box %g", trial, k, pt.SafeEpsilon, want)
 			}

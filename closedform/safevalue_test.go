@@ -75,7 +75,7 @@ func TestSafeValueCurveOverMatchesAudit(t *testing.T) {
 			for k+1 < len(steps) && steps[k+1].Threshold <= v {
 				k++
 			}
-			want := pmlOverVertices(randinst.SetVertices(set), closedform.UniformOnAllowed(u.Pattern(v)))
+			want := randinst.PMLOverVertices(set, closedform.UniformOnAllowed(u.Pattern(v)))
 			if math.IsInf(want, 1) {
 				infinite = true
 				assert.True(t, math.IsInf(steps[k].Epsilon, 1), "value %g: %g", v, steps[k].Epsilon)
@@ -85,32 +85,6 @@ func TestSafeValueCurveOverMatchesAudit(t *testing.T) {
 		}
 		assert.True(t, infinite == set.IsBox(), "the box reaches a prior with no mass on the last letter, the ball does not")
 	}
-}
-
-// pmlOverVertices is the largest PML of m at the given priors (a column's
-// least mass over a polytope is reached at an extreme point); +Inf when
-// one of them gives a used column a mass below 1e-15.
-func pmlOverVertices(vertices [][]float64, m mech.Mechanism) float64 {
-	worst := 0.0
-	for j := range m[0] {
-		top, least := 0.0, math.Inf(1)
-		for _, v := range vertices {
-			mass := 0.0
-			for i := range m {
-				mass += v[i] * m[i][j]
-				top = math.Max(top, m[i][j])
-			}
-			least = math.Min(least, mass)
-		}
-		switch {
-		case top == 0:
-		case least < 1e-15:
-			return math.Inf(1)
-		default:
-			worst = math.Max(worst, math.Log(top/least))
-		}
-	}
-	return worst
 }
 
 func mustBox(t *testing.T, pi mech.Prior, lo, up []float64) *mech.PriorSet {

@@ -31,15 +31,6 @@ func pmlAt(pi []float64, p mech.Mechanism) float64 {
 	return worst
 }
 
-// bruteOver is the largest PML of p over the set's vertices.
-func bruteOver(set *mech.PriorSet, p mech.Mechanism) float64 {
-	worst := 0.0
-	for _, v := range randinst.SetVertices(set) {
-		worst = math.Max(worst, pmlAt(v, p))
-	}
-	return worst
-}
-
 func auditSet(r *rand.Rand, pi mech.Prior, box bool) *mech.PriorSet {
 	n := len(pi)
 	if box {
@@ -90,7 +81,7 @@ func TestRobustAuditAgreesWithSetVertices(t *testing.T) {
 				p[i][j] /= s
 			}
 		}
-		want := bruteOver(set, p)
+		want := randinst.PMLOverVertices(set, p)
 		got := leakage.PMLOver(set, p)
 		if math.Abs(got-want) > 1e-12*(1+want) {
 			t.Fatalf("trial %d (box %v): PML over the set %.15g, over its vertices %.15g", trial, set.IsBox(), got, want)
@@ -138,7 +129,7 @@ func TestRobustProbesKeepBudgetAtEveryVertex(t *testing.T) {
 		if !pat.Holds(res.Mechanism) {
 			t.Fatalf("trial %d: the search's mechanism breaks the pattern", trial)
 		}
-		over := bruteOver(set, res.Mechanism)
+		over := randinst.PMLOverVertices(set, res.Mechanism)
 		if math.Abs(over-res.Upper) > 1e-12*(1+over) {
 			t.Fatalf("trial %d (box %v): upper end %.15g, the mechanism's PML over the vertices %.15g", trial, set.IsBox(), res.Upper, over)
 		}
@@ -156,7 +147,7 @@ func TestRobustProbesKeepBudgetAtEveryVertex(t *testing.T) {
 			if !pat.Holds(q) {
 				t.Fatalf("trial %d: the probe's mechanism at ε = %.9g breaks the pattern", trial, e)
 			}
-			if worst := bruteOver(set, q); worst > e+certify.AuditTol {
+			if worst := randinst.PMLOverVertices(set, q); worst > e+certify.AuditTol {
 				t.Fatalf("trial %d (box %v): the probe at ε = %.12g returned a mechanism with PML %.12g at a vertex", trial, set.IsBox(), e, worst)
 			}
 			checked++

@@ -231,3 +231,32 @@ func SetVertices(set *mech.PriorSet) [][]float64 {
 	}
 	return out
 }
+
+// PMLOverVertices is the largest PML of m over the set's vertices
+// (SetVertices), from PML's definition, max_j log(max_i m_ij / Σ_k π_k
+// m_kj): the independent check of leakage.PMLOver in tests. A used output
+// that a vertex gives a mass below 1e-15 (a vertex's rest rounds where
+// the exact one is 0) makes it +Inf.
+func PMLOverVertices(set *mech.PriorSet, m mech.Mechanism) float64 {
+	vertices := SetVertices(set)
+	worst := 0.0
+	for j := range m[0] {
+		top, least := 0.0, math.Inf(1)
+		for _, v := range vertices {
+			mass := 0.0
+			for i := range m {
+				mass += v[i] * m[i][j]
+				top = math.Max(top, m[i][j])
+			}
+			least = math.Min(least, mass)
+		}
+		switch {
+		case top == 0:
+		case least < 1e-15:
+			return math.Inf(1)
+		default:
+			worst = math.Max(worst, math.Log(top/least))
+		}
+	}
+	return worst
+}
