@@ -235,8 +235,8 @@ func SetVertices(set *mech.PriorSet) [][]float64 {
 // PMLOverVertices is the largest PML of m over the set's vertices
 // (SetVertices), from PML's definition, max_j log(max_i m_ij / Σ_k π_k
 // m_kj): the independent check of leakage.PMLOver in tests. A used output
-// that a vertex gives a mass below 1e-15 (a vertex's rest rounds where
-// the exact one is 0) makes it +Inf.
+// that a vertex gives a mass below 1e-15 times its largest entry (a
+// vertex's rest rounds where the exact one is 0) makes it +Inf.
 func PMLOverVertices(set *mech.PriorSet, m mech.Mechanism) float64 {
 	vertices := SetVertices(set)
 	worst := 0.0
@@ -252,7 +252,7 @@ func PMLOverVertices(set *mech.PriorSet, m mech.Mechanism) float64 {
 		}
 		switch {
 		case top == 0:
-		case least < 1e-15:
+		case least < 1e-15*top:
 			return math.Inf(1)
 		default:
 			worst = math.Max(worst, math.Log(top/least))
