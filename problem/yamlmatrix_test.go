@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
@@ -367,19 +368,23 @@ func TestFastPathFallsBack(t *testing.T) {
 	}
 }
 
-// A 400 × 400 utility and mechanism of full-precision numbers, in the
-// layouts of the fast path and in JSON, read back bit for bit both ways.
+// A 400 × 400 utility and mechanism of full-precision numbers (150 × 150
+// outside the long suites), in the layouts of the fast path and in JSON,
+// read back bit for bit both ways.
 func TestLargeMatrixBothWays(t *testing.T) {
-	const n = 400
+	n := 400
+	if testlong.Short() {
+		n = 150
+	}
 	r := rand.New(rand.NewPCG(1, 2))
 	p := &Problem{Prior: make([]float64, n), Utility: make([][]float64, n), Mechanism: make([][]float64, n)}
 	for i := range p.Utility {
-		p.Prior[i] = 1.0 / n
+		p.Prior[i] = 1 / float64(n)
 		p.Utility[i] = make([]float64, n)
 		p.Mechanism[i] = make([]float64, n)
 		for j := range p.Utility[i] {
 			p.Utility[i][j] = (r.Float64() - 0.5) * 1e6 * r.ExpFloat64()
-			p.Mechanism[i][j] = 1.0 / n
+			p.Mechanism[i][j] = 1 / float64(n)
 		}
 		p.Utility[i][i%7] = -0.0
 		p.Utility[i][1+i%5] = 5e-324

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmlopt/pmlopt/instance"
+	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/solver"
 )
 
@@ -23,10 +24,15 @@ import (
 func TestBinomialCountingCurve(t *testing.T) {
 	s, err := solver.Get("revised")
 	require.NoError(t, err)
-	for _, c := range []struct {
+	type binomial struct {
 		n int
 		p float64
-	}{{16, 0.3}, {20, 0.1}} {
+	}
+	cases := []binomial{{20, 0.1}}
+	if !testlong.Short() {
+		cases = append(cases, binomial{16, 0.3})
+	}
+	for _, c := range cases {
 		n := c.n
 		pi, err := instance.Binomial(n-1, c.p)
 		require.NoError(t, err)
