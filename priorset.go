@@ -121,7 +121,13 @@ func expectedOverSetSolution(p *problem.Problem, u mech.Utility, b mech.Budget, 
 		}
 	default:
 		sol.Certificate = certificate.ExpectedOver(p, b, sol.answer(), r.Proof)
+		certificate.ProvenBound(p, u, sol.Mechanism, sol.Certificate)
 		sol.ExpectedUtilityBound = certificate.TightenExpectedOver(p, u, b, nil, sol.Mechanism, sol.Certificate)
+		if (b.Measure == mech.LIP || b.Measure == mech.ALIP) && r.Robust != nil {
+			if bound, ok := certificate.TwoPriorBound(p, u, b, r.Robust, sol.Mechanism, sol.ExpectedUtility, sol.Certificate); ok {
+				sol.ExpectedUtilityBound = bound
+			}
+		}
 	}
 	return sol
 }
@@ -254,6 +260,7 @@ func solveJointOverSet(ctx context.Context, p *problem.Problem, floor Floor, opt
 		Objective: problem.ExpectedUtility, Measure: b.Measure, ExpectedUtilityBound: r.Bound}
 	describe(p, &sol)
 	sol.Certificate = certificate.JointOver(p, b, sol.answer(), certificate.Floor(floor), pat, least.Lower, least.Upper, least.Proofs, r.Proof)
+	certificate.ProvenBound(p, u, sol.Mechanism, sol.Certificate)
 	sol.ExpectedUtilityBound = certificate.TightenExpectedOver(p, u, b, pat, sol.Mechanism, sol.Certificate)
 	if sol.Certificate.Lower.Alpha != nil {
 		least.Lower = sol.Certificate.Lower.OptimalEpsilonLower

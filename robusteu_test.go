@@ -12,7 +12,6 @@ import (
 
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/certify"
-	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/internal/stopcount"
 	"github.com/pmlopt/pmlopt/internal/testlong"
@@ -134,15 +133,7 @@ func TestExpectedOverSetByInteriorPoint(t *testing.T) {
 // the check is not about the solver's values), a lower prior outside the set, the
 // bound lowered below the optimum, or the fields under a PML budget.
 func TestTwoPriorBoundTampered(t *testing.T) {
-	fam, err := instance.Lookup("random")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := fam.New(8, 2026)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := randinst.FactorBox(in.Prior, 0.8, 1.25)
+	in, set, err := randinst.StudyBox("random", 8)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,15 +211,7 @@ func clone2(a [][]float64) [][]float64 {
 // at 1.05e-9, where the LP route, 100 times slower, certifies a bound
 // 3% above its value. verify checks the bound and the audit over the set.
 func TestExpectedOverSetKeepsTheInteriorPointsGap(t *testing.T) {
-	fam, err := instance.Lookup("random")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := fam.New(32, 2026)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := randinst.FactorBox(in.Prior, 0.8, 1.25)
+	in, set, err := randinst.StudyBox("random", 32)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -441,4 +424,48 @@ func TestJointOverSetAtLargeBudget(t *testing.T) {
 		t.Errorf("expected utility %g, want 0 to 1e-9", sol.ExpectedUtility)
 	}
 	mustVerify(t, "joint at 40 nats over the simplex", p, sol.Mechanism, sol.Certificate)
+}
+
+// Where the interior points' value falls short of the bound their
+// multipliers prove (counting query, binomial(9, 0.3) prior, LIP and ALIP
+// at 10 nats over the L1 ball of radius 0.3: the value 1.5e-7 below the
+// optimum), the LP decides the mechanism, and the bound those
+// multipliers prove with two priors per output stays in its certificate:
+// the bracket closes to the accepted gap around the dualised LP's
+// optimum (the LP route's bound at the set's priors alone lies 90 % of
+// the value above it), and verify accepts it.
+func TestExpectedOverSetLPKeepsTheTwoPriorBound(t *testing.T) {
+	pi, u, ball, err := randinst.CountingBinomialBall(10, 0.3, 0.3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []mech.Budget{{Measure: mech.LIP, Epsilon: 10}, {Measure: mech.ALIP, EpsilonLower: 10, EpsilonUpper: 10}} {
+		mod, err := polytope.BuildRobust(polytope.Spec{Prior: pi, Budget: b, Objective: polytope.ExpectedUtility, Utility: u}, ball)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := solver.Revised().Solve(mod.LP)
+		if err != nil || want.Status != solver.Optimal {
+			t.Fatalf("%v: dualised LP %v %v", b, err, want)
+		}
+		p := &problem.Problem{Prior: pi, Utility: u, PriorSet: ball, Objective: problem.ExpectedUtility, Privacy: &b}
+		sol, err := pmlopt.Solve(context.Background(), p, pmlopt.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sol.Solver == "ipm" {
+			t.Fatalf("%v: the interior point answered: the test proves nothing", b)
+		}
+		tol := 1e-8 * math.Max(1, math.Abs(want.Objective))
+		if math.Abs(sol.ExpectedUtility-want.Objective) > tol {
+			t.Errorf("%v: expected utility %.15g, the dualised LP's %.15g", b, sol.ExpectedUtility, want.Objective)
+		}
+		if sol.ExpectedUtilityBound < want.Objective-tol || sol.ExpectedUtilityBound > want.Objective+tol {
+			t.Errorf("%v: bound %.15g, the dualised LP's optimum %.15g", b, sol.ExpectedUtilityBound, want.Objective)
+		}
+		if u := sol.Certificate.Utility; u == nil || len(u.PriorsLower) == 0 {
+			t.Errorf("%v: no two-prior bound in the certificate", b)
+		}
+		mustVerify(t, fmt.Sprint(b), p, sol.Mechanism, sol.Certificate)
+	}
 }

@@ -21,7 +21,8 @@
 //   - Priors given with multipliers over a set are raised above the set in
 //     exact arithmetic (AboveSet), the condition verify checks on them.
 //   - TightenExpectedOver and TwoPriorBound replace a bound only by a
-//     lower one that verify's exact check accepts.
+//     lower one that verify's exact check accepts, and ProvenBound keeps
+//     the LP route's bound only as that check accepts it.
 //
 // The proofs are those of docs/certificates.md; package verify is the
 // checker, and nothing here is trusted by it.

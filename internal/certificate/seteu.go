@@ -107,6 +107,50 @@ func TightenExpectedOver(p *problem.Problem, u mech.Utility, b mech.Budget, pat 
 	return old
 }
 
+// ProvenBound keeps c's expected-utility bound (an answer over p's prior
+// set with the mechanism m) only as verify's exact check accepts it. The
+// bound the engines prove in floats can miss that check by rounding (the
+// multipliers' sums, the priors raised above the set), so it is raised by
+// a few sizes of rounding of the multipliers' magnitude and the least
+// one accepted is kept; when none is, the bound and its proof are
+// dropped. It returns the bound in force, NaN when none.
+func ProvenBound(p *problem.Problem, u mech.Utility, m mech.Mechanism, c *verify.Certificate) float64 {
+	if c == nil || c.Utility == nil || c.Utility.Bound == nil {
+		return math.NaN()
+	}
+	vp := verify.Problem{Prior: p.Prior, Utility: u, Order: p.Order, Mechanism: m, PriorSet: PriorSet(p.PriorSet)}
+	holds := func(try verify.Certificate) bool {
+		for _, cl := range verify.Check(vp, try) {
+			if cl.Name == verify.ClaimBound {
+				return cl.OK
+			}
+		}
+		return false
+	}
+	if holds(*c) {
+		return *c.Utility.Bound
+	}
+	mag := 0.0
+	for _, v := range c.Utility.Alpha {
+		mag += math.Abs(v)
+	}
+	for _, rel := range []float64{1e-13, 1e-11, 1e-9} {
+		B := *c.Utility.Bound + rel*math.Max(1, mag)
+		try := *c
+		ut := *c.Utility
+		ut.Bound = &B
+		try.Utility = &ut
+		if holds(try) {
+			*c = try
+			return B
+		}
+	}
+	ut := *c.Utility
+	ut.Bound, ut.Alpha, ut.Priors, ut.PriorsLower, ut.CapWeights = nil, nil, nil, nil, nil
+	c.Utility = &ut
+	return math.NaN()
+}
+
 // TwoPriorBound replaces c's bound (LIP or ALIP over a set, proven with
 // one prior per output for both caps, which can stay well above the
 // optimum) by the lower one that r's multipliers prove with a prior for
@@ -116,9 +160,10 @@ func TightenExpectedOver(p *problem.Problem, u mech.Utility, b mech.Budget, pat 
 // bound and a few sizes of rounding above it, and no less than value
 // (the expected utility of m, the answer's mechanism), that verify's
 // exact check accepts. c is left as it is when none is accepted or none
-// is lower. ok is true when c's bound was replaced by bound.
+// is lower; a c without a bound takes any that is accepted. ok is true
+// when c's bound was replaced by bound.
 func TwoPriorBound(p *problem.Problem, u mech.Utility, b mech.Budget, r *ipm.RobustResult, m mech.Mechanism, value float64, c *verify.Certificate) (bound float64, ok bool) {
-	if r.PriorsUpper == nil || c == nil || c.Utility == nil || c.Utility.Bound == nil {
+	if r.PriorsUpper == nil || c == nil || c.Utility == nil {
 		return math.NaN(), false
 	}
 	cols := len(r.PriorsUpper)
@@ -132,7 +177,10 @@ func TwoPriorBound(p *problem.Problem, u mech.Utility, b mech.Budget, r *ipm.Rob
 		}
 	}
 	bound = ipm.RobustBoundTwo(p.Prior, u, b, r.Alpha, ups, downs, r.CapWeights)
-	old := *c.Utility.Bound
+	old := math.Inf(1)
+	if c.Utility.Bound != nil {
+		old = *c.Utility.Bound
+	}
 	if math.IsNaN(bound) || math.IsInf(bound, 0) || !(bound < old) {
 		return math.NaN(), false
 	}

@@ -184,12 +184,12 @@ var ErrRobustNotConverged = errors.New("ipm: the interior point over the prior s
 // The bound is RobustBound's for the multipliers of the rows Σ_j p_ij = 1
 // and, for each output, the best of a few priors of the set (the
 // multiplier-weighted mixtures of its lists, the estimate). Under PML one
-// such prior per output proves the optimum, and a bound further than
-// opt.Gap's accepted gap (AcceptedGap by default, that of Solve at one
-// prior) from the value is an error: the value is certified within it.
-// Under LIP and ALIP the upper and the lower caps each have their own
-// mixture, and one prior for both may leave the bound above the optimum;
-// BoundTwo is proven with both (RobustBoundTwo).
+// such prior per output proves the optimum. Under LIP and ALIP the upper
+// and the lower caps each have their own mixture, and one prior for both
+// may leave the bound above the optimum; BoundTwo is proven with both
+// (RobustBoundTwo). A value further than opt.Gap's accepted gap
+// (AcceptedGap by default, that of Solve at one prior) below the least of
+// the bounds is an error: every answer is certified within it.
 //
 // A problem still cutting at round robustDualAfter, or whose rounds end
 // without an answer (past robustMaxRounds, when a round from
@@ -418,8 +418,12 @@ func solveRobustCuts(ctx context.Context, p RobustProblem, pi mech.Prior, mu, ka
 // residual held: within robustAcceptGap (or the gap aimed at, target,
 // when the caller asked for a looser one), a bound not below the value
 // (beyond the rounding that RobustBudgetSlack allows, after which the
-// bound is raised to the value, a weaker bound) and, under PML, within
-// accept of it. The error wraps ErrRobustNotConverged.
+// bound is raised to the value, a weaker bound) and within accept of the
+// least bound proven (BoundTwo under LIP and ALIP, when lower). The gap
+// is the answer's own: held is relative to the scaled objective, whose
+// unit can be many times the value's, so a point within held of its
+// relaxation's optimum can leave the value further from the optimum
+// than accept allows. The error wraps ErrRobustNotConverged.
 func settle(out *RobustResult, held, target float64, b mech.Budget, accept float64) error {
 	if !(held <= math.Max(robustAcceptGap, target)) {
 		return fmt.Errorf("%w (the iterations stalled at a relative gap or residual of %.3g)", ErrRobustNotConverged, held)
@@ -428,8 +432,8 @@ func settle(out *RobustResult, held, target float64, b mech.Budget, accept float
 		return ErrRobustNotConverged
 	}
 	out.Bound = math.Max(out.Bound, out.Value)
-	if b.Measure == mech.PML && out.Bound-out.Value > accept*math.Max(1, math.Abs(out.Value)) {
-		return ErrRobustNotConverged
+	if gap := math.Min(out.Bound, out.BoundTwo) - out.Value; gap > accept*math.Max(1, math.Abs(out.Value)) {
+		return fmt.Errorf("%w (the value %.12g is %.3g below the bound its multipliers prove)", ErrRobustNotConverged, out.Value, gap)
 	}
 	return nil
 }

@@ -48,7 +48,9 @@ type Expected struct {
 	Estimate *expected.Result
 	// Robust is the interior point's result, and Priors its priors per
 	// output raised above the set, those its bound holds at
-	// (InteriorPoint).
+	// (InteriorPoint). For LP it is, when not nil, the interior points'
+	// result the LP replaced: under LIP and ALIP its multipliers may
+	// prove a lower bound than Bound (certificate.TwoPriorBound).
 	Robust *ipm.RobustResult
 	Priors [][]float64
 	// LPs is the number of LPs solved (LP).
@@ -91,7 +93,7 @@ func MaximizeExpected(ctx context.Context, p *problem.Problem, u mech.Utility, b
 	if m == nil {
 		return Expected{}, fmt.Errorf("prior_set: the %s backend found no mechanism (status %v)", slv.Name(), status)
 	}
-	r = Expected{Route: LP, Mechanism: m, LPs: lps}
+	r = Expected{Route: LP, Mechanism: m, LPs: lps, Robust: start.robust}
 	r.Level, r.ALIPLower = levelOver(p.PriorSet, m, b)
 	r.Bound, r.Proof = ExpectedBound(ctx, p, u, b, nil, atEstimate, o)
 	return r, nil

@@ -22,6 +22,11 @@ import (
 type lpStart struct {
 	point   mech.Mechanism
 	dualise bool
+	// robust is the interior points' result that was not accepted, whose
+	// multipliers may still prove a bound (under LIP and ALIP, BoundTwo:
+	// a value short of the optimum leaves them closer to it than the LP
+	// route's bounds at the set's priors).
+	robust *ipm.RobustResult
 }
 
 // byInteriorPoint maximises the expected utility under the estimate over
@@ -48,7 +53,7 @@ func byInteriorPoint(ctx context.Context, p *problem.Problem, u mech.Utility, b 
 			return r, false, lpStart{}, ctx.Err()
 		}
 		if rr != nil && rr.Mechanism != nil {
-			start.point = rr.Mechanism
+			start.point, start.robust = rr.Mechanism, rr
 		} else {
 			start.dualise = b.Measure == mech.PML
 		}

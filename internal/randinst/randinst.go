@@ -137,6 +137,37 @@ func FactorBox(pi mech.Prior, lo, hi float64) (*mech.PriorSet, error) {
 	return mech.NewBoxSet(pi, l, u)
 }
 
+// StudyBox returns the instance of the named family of package instance
+// with n letters drawn with the bench's seed (2026), and the box of the
+// robust study around its prior (FactorBox 0.8 to 1.25).
+func StudyBox(family string, n int) (instance.Instance, *mech.PriorSet, error) {
+	f, err := instance.Lookup(family)
+	if err != nil {
+		return instance.Instance{}, nil, err
+	}
+	in, err := f.New(n, 2026)
+	if err != nil {
+		return instance.Instance{}, nil, err
+	}
+	set, err := FactorBox(in.Prior, 0.8, 1.25)
+	return in, set, err
+}
+
+// CountingBinomialBall returns the counting query on n letters with the
+// binomial(n − 1, p) prior and the L1 ball of radius r around that prior.
+func CountingBinomialBall(n int, p, r float64) (mech.Prior, mech.Utility, *mech.PriorSet, error) {
+	pi, err := instance.Binomial(n-1, p)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	u, err := instance.Counting(n)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ball, err := mech.NewL1Set(pi, r)
+	return pi, u, ball, err
+}
+
 // SetPrior draws a prior of the set: a random mixture of three of its
 // extreme priors (the cheapest or the dearest at random, for costs drawn
 // by cost, rng.Float64 when nil), which the set holds since it is convex.
