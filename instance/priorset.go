@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/stat/distuv"
+	"gonum.org/v1/gonum/mathext"
 
 	"github.com/pmlopt/pmlopt/mech"
 )
@@ -18,15 +18,50 @@ const (
 
 // ClopperPearson returns the exact two-sided binomial interval of
 // Clopper & Pearson (1934) at level 1 − delta for k successes in n trials:
-// the delta/2 quantile of Beta(k, n−k+1) and the 1 − delta/2 quantile of
-// Beta(k+1, n−k), with 0 for k = 0 and 1 for k = n.
+// with X ~ Binomial(n, p), the lower end is the p at which P(X ≥ k) =
+// delta/2 (0 for k = 0), the upper end the p at which P(X ≤ k) = delta/2
+// (1 for k = n). Each end is found by bisection to adjacent floats on its
+// tail written as a regularised incomplete beta function on the tail's
+// own side, P(X ≥ k) = I_p(k, n−k+1) and P(X ≤ k) = I_{1−p}(n−k, k+1),
+// which keeps its relative accuracy down to the smallest tails (a Bonferroni
+// split over many letters at a high level asks for tails of 1e-7 and far
+// below, where inverting the beta distribution's quantile loses it). Each
+// end is the outer end of its last bracket, so the interval holds the
+// exact one.
 func ClopperPearson(k, n int, delta float64) (lo, hi float64) {
+	tail := delta / 2
 	lo, hi = 0, 1
 	if k > 0 {
-		lo = distuv.Beta{Alpha: float64(k), Beta: float64(n - k + 1)}.Quantile(delta / 2)
+		// P(X ≥ k) grows with p: keep P ≤ tail at a, P > tail at b.
+		a, b := 0.0, 1.0
+		for {
+			mid := a + (b-a)/2
+			if mid <= a || mid >= b {
+				break
+			}
+			if mathext.RegIncBeta(float64(k), float64(n-k+1), mid) <= tail {
+				a = mid
+			} else {
+				b = mid
+			}
+		}
+		lo = a
 	}
 	if k < n {
-		hi = distuv.Beta{Alpha: float64(k + 1), Beta: float64(n - k)}.Quantile(1 - delta/2)
+		// P(X ≤ k) falls with p: keep P > tail at a, P ≤ tail at b.
+		a, b := 0.0, 1.0
+		for {
+			mid := a + (b-a)/2
+			if mid <= a || mid >= b {
+				break
+			}
+			if mathext.RegIncBeta(float64(n-k), float64(k+1), 1-mid) > tail {
+				a = mid
+			} else {
+				b = mid
+			}
+		}
+		hi = b
 	}
 	return lo, hi
 }

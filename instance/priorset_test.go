@@ -40,6 +40,74 @@ func TestClopperPearsonKnownValues(t *testing.T) {
 	}
 }
 
+// logBinomialTail is log P(X ≥ k) (up) or log P(X ≤ k) for X ~
+// Binomial(n, p), summed term by term in log space from the pmf at k, the
+// terms beyond 60 nats below the largest left out (an independent
+// computation of ClopperPearson's tails).
+func logBinomialTail(n, k int, p float64, up bool) float64 {
+	lg := func(x int) float64 { v, _ := math.Lgamma(float64(x) + 1); return v }
+	l0 := lg(n) - lg(k) - lg(n-k) + float64(k)*math.Log(p) + float64(n-k)*math.Log1p(-p)
+	r := math.Log(p) - math.Log1p(-p)
+	terms, cur, top := []float64{0}, 0.0, 0.0
+	for j := k; ; {
+		if up {
+			if j >= n {
+				break
+			}
+			cur += math.Log(float64(n-j)) - math.Log(float64(j+1)) + r
+			j++
+		} else {
+			if j <= 0 {
+				break
+			}
+			cur += math.Log(float64(j)) - math.Log(float64(n-j+1)) - r
+			j--
+		}
+		terms = append(terms, cur)
+		top = math.Max(top, cur)
+		if cur < top-60 {
+			break
+		}
+	}
+	sum := 0.0
+	for _, v := range terms {
+		sum += math.Exp(v - top)
+	}
+	return l0 + top + math.Log(sum)
+}
+
+// Clopper–Pearson ends at tails from 0.025 down to 1e-17 (a Bonferroni
+// split over many letters at a high level; large samples with a few rare
+// letters) hold the exact interval and lie within 1e-9 of its ends: the
+// tail at each end is at most delta/2 and, a relative 1e-9 further in,
+// above it, by an independent sum of the binomial terms. At n = 20 000
+// with counts 4 and 10 and a tail of 6.25e-7 the upper ends are 0.0011990
+// and 0.0017528 (a Beta quantile routine gave 0.042 for count 4).
+func TestClopperPearsonSmallTails(t *testing.T) {
+	for _, c := range []struct{ k, n int }{{4, 20000}, {10, 20000}, {19968, 20000}, {1, 10000}, {9999, 10000}, {3, 10}, {500, 100000}, {37, 200}} {
+		for _, delta := range []float64{0.05, 1.25e-6, 1e-12, 1.1e-16} {
+			lo, hi := instance.ClopperPearson(c.k, c.n, delta)
+			logTail := math.Log(delta / 2)
+			if c.k > 0 {
+				if logBinomialTail(c.n, c.k, lo, true) > logTail+1e-9 || logBinomialTail(c.n, c.k, lo*(1+1e-9), true) <= logTail {
+					t.Errorf("k = %d, n = %d, delta = %g: lower end %.12g is not the exact one", c.k, c.n, delta, lo)
+				}
+			}
+			if c.k < c.n {
+				if logBinomialTail(c.n, c.k, hi, false) > logTail+1e-9 || logBinomialTail(c.n, c.k, hi*(1-1e-9), false) <= logTail {
+					t.Errorf("k = %d, n = %d, delta = %g: upper end %.12g is not the exact one", c.k, c.n, delta, hi)
+				}
+			}
+		}
+	}
+	want := map[int]float64{4: 0.00119898719, 10: 0.001752809249}
+	for k, w := range want {
+		if _, hi := instance.ClopperPearson(k, 20000, 1.25e-6); math.Abs(hi-w) > 1e-11 {
+			t.Errorf("k = %d, n = 20000: upper end %.12g, want %.12g", k, hi, w)
+		}
+	}
+}
+
 // 2000 samples of size 40 from a known prior: the sets hold the prior at
 // least as often as their level says, up to three binomial standard
 // deviations of the simulation.
