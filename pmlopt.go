@@ -178,7 +178,7 @@ func Solve(ctx context.Context, p *problem.Problem, opt Options) (*Solution, err
 		sol, err = solveExpected(ctx, &q, b, opt)
 	case problem.WorstCaseOrder, problem.WorstCaseValue:
 		if b.Measure != mech.PML {
-			return nil, fmt.Errorf("objective: %s is defined for pml budgets (Song & Oechtering 2026), the file's measure is %s", p.Objective, b.Measure)
+			return nil, fmt.Errorf("objective: %s is defined for pml budgets (Song & Oechtering 2026), the budget's measure is %s", p.Objective, b.Measure)
 		}
 		sol, err = solveWorstCase(ctx, &q, b.Epsilon, opt)
 	case "":

@@ -80,7 +80,7 @@ func solveOverPriorSetUnchecked(ctx context.Context, p *problem.Problem, b mech.
 		return expectedOverSetSolution(p, u, b, r, o.Solver), nil
 	case problem.WorstCaseOrder, problem.WorstCaseValue:
 		if b.Measure != mech.PML {
-			return nil, fmt.Errorf("objective: %s is defined for pml budgets (Song & Oechtering 2026), the file's measure is %s", p.Objective, b.Measure)
+			return nil, fmt.Errorf("objective: %s is defined for pml budgets (Song & Oechtering 2026), the budget's measure is %s", p.Objective, b.Measure)
 		}
 		return solveWorstCaseOverSet(ctx, p, b.Epsilon, opt)
 	case "":

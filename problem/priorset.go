@@ -89,6 +89,10 @@ func decodePriorSet(v *node) (*priorSetSpec, error) {
 		return nil, missing("prior_set.lower", "a box needs lower and upper (or give l1_radius)")
 	case !s.ball && !given["upper"]:
 		return nil, missing("prior_set.upper", "a box needs lower and upper (or give l1_radius)")
+	case s.ball && src.Method == "clopper-pearson-bonferroni":
+		return nil, fieldErr("prior_set.method", -1, -1, "is clopper-pearson-bonferroni, a box's method, but the set is an L1 ball (weissman-l1)")
+	case !s.ball && src.Method == "weissman-l1":
+		return nil, fieldErr("prior_set.method", -1, -1, "is weissman-l1, an L1 ball's method, but the set is a box (clopper-pearson-bonferroni)")
 	}
 	if given["method"] || given["samples"] || given["confidence"] {
 		s.src = &src

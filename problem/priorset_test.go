@@ -57,6 +57,8 @@ func TestPriorSetBadFiles(t *testing.T) {
 		{"{l1_radius: 0.1, samples: 0}", "prior_set.samples: is 0; want a positive number"},
 		{"{l1_radius: 0.1, confidence: 1}", "prior_set.confidence: is 1; want a level strictly between 0 and 1"},
 		{"{l1_radius: 0.1, method: guess}", `prior_set.method: "guess" is not one of`},
+		{"{l1_radius: 0.1, method: clopper-pearson-bonferroni}", "prior_set.method: is clopper-pearson-bonferroni, a box's method, but the set is an L1 ball"},
+		{"{lower: [0.4, 0.2, 0.1], upper: [0.6, 0.4, 0.3], method: weissman-l1}", "prior_set.method: is weissman-l1, an L1 ball's method, but the set is a box"},
 		{"[0.1]", "prior_set: is a list"},
 	} {
 		_, err := Parse([]byte(priorSetHead+"prior_set: "+tc.set+"\n"), YAML)
