@@ -9,6 +9,7 @@ import (
 	"github.com/pmlopt/pmlopt/closedform"
 	"github.com/pmlopt/pmlopt/expected"
 	"github.com/pmlopt/pmlopt/internal/certificate"
+	"github.com/pmlopt/pmlopt/internal/ipm"
 	"github.com/pmlopt/pmlopt/internal/overset"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
@@ -119,6 +120,7 @@ func expectedOverSetSolution(p *problem.Problem, u mech.Utility, b mech.Budget, 
 				sol.ExpectedUtilityBound = bound
 			}
 		}
+		closeTwoPriorBound(p, u, b, sol)
 	default:
 		sol.Certificate = certificate.ExpectedOver(p, b, sol.answer(), r.Proof)
 		certificate.ProvenBound(p, u, sol.Mechanism, sol.Certificate)
@@ -128,8 +130,26 @@ func expectedOverSetSolution(p *problem.Problem, u mech.Utility, b mech.Budget, 
 				sol.ExpectedUtilityBound = bound
 			}
 		}
+		closeTwoPriorBound(p, u, b, sol)
 	}
 	return sol
+}
+
+// closeTwoPriorBound replaces the bound of a LIP or ALIP answer over a
+// set that its engine's proof leaves further than the accepted gap above
+// the value (or unproven) by the one of the LP for two priors per output
+// (certificate.TwoPriorBoundLP), on problems small enough for it.
+func closeTwoPriorBound(p *problem.Problem, u mech.Utility, b mech.Budget, sol *Solution) {
+	if b.Measure != mech.LIP && b.Measure != mech.ALIP {
+		return
+	}
+	v, B := sol.ExpectedUtility, sol.ExpectedUtilityBound
+	if B-v <= ipm.AcceptedGap*math.Max(1, math.Abs(v)) {
+		return
+	}
+	if bound, ok := certificate.TwoPriorBoundLP(p, u, b, sol.Mechanism, v, sol.Certificate); ok {
+		sol.ExpectedUtilityBound = bound
+	}
 }
 
 // solveWorstCaseOverSet is the strongest worst case that keeps ε-PML over

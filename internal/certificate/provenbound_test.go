@@ -2,6 +2,7 @@ package certificate_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"testing"
 
@@ -9,7 +10,9 @@ import (
 	"github.com/pmlopt/pmlopt/internal/certificate"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/polytope"
 	"github.com/pmlopt/pmlopt/problem"
+	"github.com/pmlopt/pmlopt/solver"
 	"github.com/pmlopt/pmlopt/verify"
 )
 
@@ -65,5 +68,64 @@ func TestProvenBound(t *testing.T) {
 		if got := certificate.ProvenBound(p, p.Utility, sol.Mechanism, c); !math.IsNaN(got) || c.Utility.Bound != nil || c.Utility.Alpha != nil {
 			t.Errorf("%v: a bound below the value was kept as %v", b, got)
 		}
+	}
+}
+
+// TwoPriorBoundLP on LIP and ALIP answers over a box and a ball (random
+// and bands families, 6 and 8 letters) whose bound is left loose: the LP
+// for two priors per output proves a bound within the accepted gap of
+// the dualised robust LP's optimum (polytope.BuildRobust, solved by the
+// revised simplex), and verify's exact check accepts it.
+func TestTwoPriorBoundLP(t *testing.T) {
+	checked := 0
+	for _, c := range []struct {
+		family string
+		n      int
+	}{{"random", 6}, {"bands", 8}} {
+		in, box, err := randinst.StudyBox(c.family, c.n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ball, err := mech.NewL1Set(in.Prior, 0.1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, set := range []*mech.PriorSet{box, ball} {
+			for _, b := range []mech.Budget{{Measure: mech.LIP, Epsilon: 1}, {Measure: mech.ALIP, EpsilonLower: 0.7, EpsilonUpper: 1.5}} {
+				mod, err := polytope.BuildRobust(polytope.Spec{Prior: in.Prior, Budget: b, Objective: polytope.ExpectedUtility, Utility: in.Utility}, set)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := solver.Revised().Solve(mod.LP)
+				if err != nil || want.Status != solver.Optimal {
+					t.Fatalf("dualised LP: %v %v", want, err)
+				}
+				p := &problem.Problem{Prior: in.Prior, Utility: in.Utility, PriorSet: set, Objective: problem.ExpectedUtility, Privacy: &b}
+				sol, err := pmlopt.Solve(context.Background(), p, pmlopt.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				loose := sol.ExpectedUtility + 0.1
+				cert := *sol.Certificate
+				u := *cert.Utility
+				u.Bound = &loose
+				cert.Utility = &u
+				got, ok := certificate.TwoPriorBoundLP(p, p.Utility, b, sol.Mechanism, sol.ExpectedUtility, &cert)
+				what := fmt.Sprintf("%s %d, %v, box %v", c.family, c.n, b, set.IsBox())
+				tol := 1e-8 * math.Max(1, math.Abs(want.Objective))
+				if !ok || got < want.Objective-tol || got > want.Objective+tol {
+					t.Errorf("%s: bound %.12g (%v), the dualised LP's optimum %.12g", what, got, ok, want.Objective)
+					continue
+				}
+				vp := verify.Problem{Prior: p.Prior, Utility: p.Utility, Mechanism: sol.Mechanism, PriorSet: certificate.PriorSet(set)}
+				if *cert.Utility.Bound != got || !verify.BoundHolds(vp, cert) {
+					t.Errorf("%s: the certificate's bound %v is not the one returned (%v) or fails verify", what, *cert.Utility.Bound, got)
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 8 {
+		t.Errorf("%d of 8 bounds checked", checked)
 	}
 }
