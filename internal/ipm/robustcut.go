@@ -432,7 +432,11 @@ func settle(out *RobustResult, held, target float64, b mech.Budget, accept float
 		return ErrRobustNotConverged
 	}
 	out.Bound = math.Max(out.Bound, out.Value)
-	if gap := math.Min(out.Bound, out.BoundTwo) - out.Value; gap > accept*math.Max(1, math.Abs(out.Value)) {
+	least := out.Bound
+	if out.BoundTwo < least {
+		least = out.BoundTwo
+	}
+	if gap := least - out.Value; gap > accept*math.Max(1, math.Abs(out.Value)) {
 		return fmt.Errorf("%w (the value %.12g is %.3g below the bound its multipliers prove)", ErrRobustNotConverged, out.Value, gap)
 	}
 	return nil
