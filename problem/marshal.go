@@ -33,8 +33,10 @@ func Marshal(p *Problem, format Format) ([]byte, error) {
 // A word is a string written without quotes: a measure or an objective.
 type word string
 
-// An entry is one key of the file and its value: a string, word, []string,
-// []float64, [][]float64, [][]int or []entry (a mapping).
+// An entry is one key of the file and its value: a string, word, int
+// (a count, written in digits: a float's shortest form of 10⁶ is 1e+06,
+// which the reader's integers refuse), float64, []string, []float64,
+// [][]float64, [][]int or []entry (a mapping).
 type entry struct {
 	key string
 	val any
@@ -175,6 +177,8 @@ func yamlValue(v any) *yaml.Node {
 		return str(v)
 	case word:
 		return &yaml.Node{Kind: yaml.ScalarNode, Value: string(v)}
+	case int:
+		return num(strconv.Itoa(v))
 	case float64:
 		return num(formatFloat(v))
 	case []string:
@@ -250,6 +254,8 @@ func writeJSONValue(buf *bytes.Buffer, v any, indent string) {
 		writeJSONString(buf, v)
 	case word:
 		writeJSONString(buf, string(v))
+	case int:
+		buf.WriteString(strconv.Itoa(v))
 	case float64:
 		buf.WriteString(formatFloat(v))
 	case []string:

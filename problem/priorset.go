@@ -61,6 +61,11 @@ func decodePriorSet(v *node) (*priorSetSpec, error) {
 			}
 		case "samples":
 			n, msg := integer(kid)
+			if x, m := number(kid); msg != "" && m == "" && x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+				// A count in a float's form (1e+06), as files written
+				// before counts were written in digits hold it.
+				n, msg = int(x), ""
+			}
 			if msg == "" && n < 1 {
 				msg = "is " + kid.text + "; want a positive number of samples"
 			}
@@ -149,7 +154,7 @@ func priorSetEntry(p *Problem) []entry {
 			es = append(es, entry{"method", word(src.Method)})
 		}
 		if src.Samples > 0 {
-			es = append(es, entry{"samples", float64(src.Samples)})
+			es = append(es, entry{"samples", src.Samples})
 		}
 		if src.Confidence > 0 {
 			es = append(es, entry{"confidence", src.Confidence})

@@ -20,15 +20,25 @@ func TestPriorSetBoxAndBall(t *testing.T) {
 	require.NotNil(t, p.PriorSetSource)
 	assert.Equal(t, PriorSetSource{Method: "clopper-pearson-bonferroni", Samples: 40, Confidence: 0.95}, *p.PriorSetSource)
 
-	// The file reads back what Marshal writes, in both formats.
-	for _, f := range []Format{YAML, JSON} {
-		data, err := Marshal(p, f)
-		require.NoError(t, err)
-		q, err := Parse(data, f)
-		require.NoError(t, err, "%s", data)
-		assert.Equal(t, p.PriorSet, q.PriorSet)
-		assert.Equal(t, p.PriorSetSource, q.PriorSetSource)
+	// The file reads back what Marshal writes, in both formats, a count
+	// of a million samples (1e+06 in a float's shortest form) included.
+	for _, samples := range []int{40, 1000000, 123456789} {
+		p.PriorSetSource.Samples = samples
+		for _, f := range []Format{YAML, JSON} {
+			data, err := Marshal(p, f)
+			require.NoError(t, err)
+			q, err := Parse(data, f)
+			require.NoError(t, err, "%s", data)
+			assert.Equal(t, p.PriorSet, q.PriorSet)
+			assert.Equal(t, p.PriorSetSource, q.PriorSetSource)
+		}
 	}
+	// A count in a float's form reads as that count; a fraction does not.
+	q, err := Parse([]byte(priorSetHead+"prior_set: {l1_radius: 0.1, samples: 1e+06}\n"), YAML)
+	require.NoError(t, err)
+	assert.Equal(t, 1000000, q.PriorSetSource.Samples)
+	_, err = Parse([]byte(priorSetHead+"prior_set: {l1_radius: 0.1, samples: 2.5}\n"), YAML)
+	assert.ErrorContains(t, err, `prior_set.samples: "2.5" is not an integer`)
 
 	p, err = Parse([]byte(`{"prior": [0.5, 0.5], "utility": [[1, 0], [0, 1]], "prior_set": {"l1_radius": 0.25}}`), JSON)
 	require.NoError(t, err)

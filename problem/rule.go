@@ -356,7 +356,7 @@ func ruleEntries(p *Problem) []entry {
 	}
 	block := []entry{{"metric", word(r.Metric)}}
 	grid := func(key string, g *mech.Grid) {
-		fields := []entry{{"width", float64(g.Width)}, {"height", float64(g.Height)}, {"cell", g.Cell}}
+		fields := []entry{{"width", g.Width}, {"height", g.Height}, {"cell", g.Cell}}
 		if g.Origin != [2]float64{} {
 			fields = append(fields, entry{"origin", g.Origin[:]})
 		}
