@@ -89,6 +89,40 @@ type args struct {
 	// and Problem the problem file it was computed for.
 	Certificate json.RawMessage `json:"certificate"`
 	Problem     string          `json:"problem"`
+	// PriorSet, when given, is the set of priors solve, curve, baseline
+	// and audit hold the budget over (a problem file's prior_set).
+	PriorSet *priorSetArg `json:"prior_set"`
+}
+
+// priorSetArg is a call's prior set: a box (lower and upper) or the L1
+// ball of radius l1_radius around the prior, as a problem file's
+// prior_set (docs/problem-files.md).
+type priorSetArg struct {
+	Lower    []argFloat `json:"lower"`
+	Upper    []argFloat `json:"upper"`
+	L1Radius *argFloat  `json:"l1_radius"`
+}
+
+// set builds the prior set around prior, checked as a problem file's.
+func (s *priorSetArg) set(prior mech.Prior) (*mech.PriorSet, error) {
+	floats := func(v []argFloat) []float64 {
+		out := make([]float64, len(v))
+		for i, x := range v {
+			out[i] = float64(x)
+		}
+		return out
+	}
+	switch {
+	case s.L1Radius != nil && (s.Lower != nil || s.Upper != nil):
+		return nil, errors.New("prior_set: gives both a box (lower, upper) and l1_radius; give one")
+	case s.L1Radius != nil:
+		return mech.NewL1Set(prior, float64(*s.L1Radius))
+	case s.Lower == nil:
+		return nil, errors.New("prior_set.lower: is missing; a box needs lower and upper (or give l1_radius)")
+	case s.Upper == nil:
+		return nil, errors.New("prior_set.upper: is missing; a box needs lower and upper (or give l1_radius)")
+	}
+	return mech.NewBoxSet(prior, floats(s.Lower), floats(s.Upper))
 }
 
 type opFunc func(ctx context.Context, a args, in input) (any, [][][]float64, error)
@@ -159,6 +193,13 @@ func problemOf(a args, in input, needBudget bool) (*problem.Problem, error) {
 	}
 	if err := p.Validate(); err != nil {
 		return nil, err
+	}
+	if a.PriorSet != nil {
+		set, err := a.PriorSet.set(p.Prior)
+		if err != nil {
+			return nil, err
+		}
+		p.PriorSet = set
 	}
 	return p, nil
 }
@@ -264,8 +305,19 @@ func opLoad(_ context.Context, a args, _ input) (any, [][][]float64, error) {
 			}
 		}
 	}
+	var set map[string]any
+	if s := p.PriorSet; s != nil {
+		set = map[string]any{"l1_radius": jf(s.Radius)}
+		if s.IsBox() {
+			set = map[string]any{"lower": jfs(s.Lower), "upper": jfs(s.Upper)}
+		}
+		if src := p.PriorSetSource; src != nil {
+			set["method"], set["samples"], set["confidence"] = src.Method, src.Samples, jf(src.Confidence)
+		}
+	}
 	out := map[string]any{
 		"name": p.Name, "inputs": p.Inputs, "outputs": p.Outputs, "objective": string(p.Objective),
+		"prior_set": set,
 		"privacy":   toBudget(p.Privacy),
 		"prior":     add([][]float64{p.Prior}),
 		"utility":   add(p.Utility),
@@ -501,13 +553,17 @@ func expectedCurve(ctx context.Context, a args, p *problem.Problem, o pmlopt.Opt
 	return map[string]any{"objective": string(problem.ExpectedUtility), "curves": series}, *mats, nil
 }
 
-// auditOut is what audit returns: the CLI's audit --json without the
-// levels over a prior set (a call has no prior set).
+// auditOut is what audit returns: the CLI's audit --json, with the levels
+// over the prior set when the call gives one (the budget's verdict then
+// taken over the set).
 type auditOut struct {
 	jsonout.Audit
-	Privacy      *jsonout.Budget `json:"privacy,omitempty"`
-	WithinBudget *bool           `json:"within_budget,omitempty"`
-	BudgetExcess *jf             `json:"budget_excess,omitempty"`
+	PMLOverPriorSet  *jf             `json:"pml_over_prior_set,omitempty"`
+	LIPOverPriorSet  *jf             `json:"lip_over_prior_set,omitempty"`
+	ALIPOverPriorSet []jf            `json:"alip_over_prior_set,omitempty"`
+	Privacy          *jsonout.Budget `json:"privacy,omitempty"`
+	WithinBudget     *bool           `json:"within_budget,omitempty"`
+	BudgetExcess     *jf             `json:"budget_excess,omitempty"`
 }
 
 func opAudit(ctx context.Context, a args, in input) (any, [][][]float64, error) {
@@ -545,8 +601,15 @@ func opAudit(ctx context.Context, a args, in input) (any, [][][]float64, error) 
 		return nil, nil, err
 	}
 	out := auditOut{Audit: jsonout.AuditOf(r, pmin, implied)}
+	if s := p.PriorSet; s != nil {
+		l, u := leakage.ALIPOver(s, m)
+		out.PMLOverPriorSet, out.LIPOverPriorSet, out.ALIPOverPriorSet = opt(u), opt(max(l, u)), []jf{jf(l), jf(u)}
+	}
 	if b := p.Privacy; b != nil {
 		_, _, e := leakage.Level(p.Prior, m, *b)
+		if p.PriorSet != nil {
+			_, _, e = leakage.LevelOver(p.PriorSet, m, *b)
+		}
 		within, excess := e <= certify.AuditTol, jf(e)
 		out.Privacy, out.WithinBudget, out.BudgetExcess = toBudget(b), &within, &excess
 	}

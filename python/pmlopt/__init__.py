@@ -130,8 +130,32 @@ def _params(**kw):
     return {k: v for k, v in kw.items() if v is not None}
 
 
+def _prior_set(ps):
+    """A prior set as the library reads it: a dict with lower and upper
+    (a box) or l1_radius (the L1 ball around the prior), as a problem
+    file's prior_set; its other keys (method, samples, confidence) are a
+    record and do not cross."""
+    if ps is None:
+        return None
+    if not isinstance(ps, dict):
+        raise ValueError("prior_set: want a dict with lower and upper, or l1_radius, got %s" % type(ps).__name__)
+    unknown = sorted(set(ps) - {"lower", "upper", "l1_radius", "method", "samples", "confidence"})
+    if unknown:
+        raise ValueError("prior_set: unknown key %r" % unknown[0])
+    out = {}
+    for k in ("lower", "upper"):
+        if ps.get(k) is not None:
+            out[k] = _array("prior_set." + k, ps[k], 1).tolist()
+    if ps.get("l1_radius") is not None:
+        try:
+            out["l1_radius"] = float(ps["l1_radius"])
+        except (TypeError, ValueError):
+            raise ValueError("prior_set.l1_radius: want a number, got %r" % (ps["l1_radius"],)) from None
+    return out
+
+
 def solve(prior, utility=None, *, epsilon, measure="pml", objective="worst-case-order", epsilon_lower=None,
-          min_order=None, min_value=None, solver="auto", tol=1e-9, order=None):
+          min_order=None, min_value=None, solver="auto", tol=1e-9, order=None, prior_set=None):
     """The optimal mechanism for a prior, a utility and a privacy budget.
 
     prior: N probabilities; utility: N×M utilities (or order=: an N×M
@@ -141,13 +165,17 @@ def solve(prior, utility=None, *, epsilon, measure="pml", objective="worst-case-
     expected-utility. min_order / min_value: the best expected utility
     among the ε-PML mechanisms keeping that worst case (solve's
     --min-order / --min-value). solver: auto or an LP backend; tol: the
-    width of the ε bracket of the worst-case objectives.
+    width of the ε bracket of the worst-case objectives. prior_set: a dict
+    with lower and upper (a box) or l1_radius (the L1 ball around the
+    prior), as a problem file's prior_set: the budget then holds for every
+    prior of the set (docs/theory.md §7).
     Returns a Solution; raises ValueError on bad input.
     """
     p, u, o, _, n, m = _inputs(prior, utility, order)
     doc, mats = _lib.call("solve", _params(epsilon=float(epsilon), measure=measure, objective=objective,
                                              epsilon_lower=epsilon_lower, min_order=min_order, min_value=min_value,
-                                             solver=solver, tol=tol), p, u, o, None, n, m)
+                                             solver=solver, tol=tol, prior_set=_prior_set(prior_set)),
+                          p, u, o, None, n, m)
     return Solution(doc, mats[0])
 
 
@@ -159,7 +187,7 @@ def _with_mechanisms(points, mats):
 
 
 def curve(prior, utility=None, *, objective="worst-case-order", order=None, workers=0, solver="auto", tol=1e-9,
-          mechanisms=False, measure="pml", epsilons=None, alip_ratio=None, certificates=False):
+          mechanisms=False, measure="pml", epsilons=None, alip_ratio=None, certificates=False, prior_set=None):
     """The trade-off curve of a prior and a utility (or order=).
 
     For worst-case-order and worst-case-value: a list of points, dicts with
@@ -180,12 +208,14 @@ def curve(prior, utility=None, *, objective="worst-case-order", order=None, work
     --certificates``: a dict holding the point's mechanism (as lists) and
     the proof of its claims, which verify() re-checks.
 
+    prior_set: as solve()'s; every point then holds its budget over the set.
+
     Ctrl-C raises KeyboardInterrupt and returns no partial curve.
     """
     p, u, o, _, n, m = _inputs(prior, utility, order)
     measures = [measure] if isinstance(measure, str) else list(measure)
     params = _params(objective=objective, workers=workers, solver=solver, tol=tol, mechanisms=mechanisms or None,
-                     certificates=certificates or None)
+                     certificates=certificates or None, prior_set=_prior_set(prior_set))
     if objective == "expected-utility":
         if epsilons is None:
             raise ValueError("epsilons: give the budgets of an expected-utility curve")
@@ -198,7 +228,7 @@ def curve(prior, utility=None, *, objective="worst-case-order", order=None, work
     return _with_mechanisms(doc["points"], mats)
 
 
-def audit(prior, mechanism, *, alpha=2, beta=1, measure=None, epsilon=None, epsilon_lower=None):
+def audit(prior, mechanism, *, alpha=2, beta=1, measure=None, epsilon=None, epsilon_lower=None, prior_set=None):
     """Every leakage measure of a mechanism for a prior, as ``audit --json``.
 
     Returns a dict: pml, pml_per_output, pmc, pmc_per_output, alip_lower,
@@ -207,11 +237,15 @@ def audit(prior, mechanism, *, alpha=2, beta=1, measure=None, epsilon=None, epsi
     (and _upper), maximal_alpha_beta_leakage (and _upper), lrdp, alpha,
     beta, output_marginal, p_min, implied, notes when a bracket is wide;
     with a budget (epsilon=, measure=) also privacy, within_budget and
-    budget_excess. alpha > 1 and beta ≥ 1 may be math.inf.
+    budget_excess. alpha > 1 and beta ≥ 1 may be math.inf. With prior_set
+    (as solve()'s) also pml_over_prior_set, lip_over_prior_set and
+    alip_over_prior_set, the largest levels over the set, which the
+    budget's verdict then uses.
     """
     p, _, _, mm, n, m = _inputs(prior, mechanism=mechanism)
     params = _params(alpha=float(alpha), beta=float(beta), measure=measure if epsilon is not None else None,
-                     epsilon=None if epsilon is None else float(epsilon), epsilon_lower=epsilon_lower)
+                     epsilon=None if epsilon is None else float(epsilon), epsilon_lower=epsilon_lower,
+                     prior_set=_prior_set(prior_set))
     doc, _ = _lib.call("audit", params, p, None, None, mm, n, m)
     return doc
 
@@ -232,17 +266,18 @@ def safe(prior, utility=None, *, order=None, h=None, epsilon=None):
 
 
 def baseline(prior, utility=None, kind="randomized-response", *, epsilon, measure="pml", epsilon_lower=None,
-             objective="worst-case-order", order=None):
+             objective="worst-case-order", order=None, prior_set=None):
     """A closed-form mechanism calibrated to a budget (``pmlopt baseline``).
 
     kind: randomized-response, exponential, extremal or utility-safe; the
-    largest parameter whose audited level is within the budget. Returns a
-    Solution whose extra holds baseline, parameter, parameter_name,
-    parameter_start and audits.
+    largest parameter whose audited level is within the budget (over
+    prior_set, as solve()'s, when given). Returns a Solution whose extra
+    holds baseline, parameter, parameter_name, parameter_start and audits.
     """
     p, u, o, _, n, m = _inputs(prior, utility, order)
     doc, mats = _lib.call("baseline", _params(baseline=kind, epsilon=float(epsilon), measure=measure,
-                                                epsilon_lower=epsilon_lower, objective=objective), p, u, o, None, n, m)
+                                                epsilon_lower=epsilon_lower, objective=objective,
+                                                prior_set=_prior_set(prior_set)), p, u, o, None, n, m)
     return Solution(doc, mats[0])
 
 
@@ -284,8 +319,11 @@ class Problem:
     Attributes: name, inputs, outputs (labels or None), prior (numpy N),
     utility, order, mechanism (numpy N×M or None), privacy (a dict with
     measure and epsilon, or epsilon_lower and epsilon_upper for ALIP; None
-    without a budget), objective (or None). The methods run the CLI's
-    commands on it with the file's budget and objective unless overridden.
+    without a budget), objective (or None), prior_set (a dict with lower
+    and upper, or l1_radius, and method, samples and confidence when the
+    file records them; None without one). The methods run the CLI's
+    commands on it with the file's budget, objective and prior set unless
+    overridden.
     """
 
     def __init__(self, doc, mats):
@@ -293,6 +331,7 @@ class Problem:
         self.inputs, self.outputs = doc.get("inputs"), doc.get("outputs")
         self.objective = doc.get("objective") or None
         self.privacy = doc.get("privacy")
+        self.prior_set = doc.get("prior_set")
         pick = lambda k: None if doc[k] < 0 else mats[doc[k]]  # noqa: E731
         self.prior = pick("prior")[0].copy()
         self.utility, self.order, self.mechanism = pick("utility"), pick("order"), pick("mechanism")
@@ -310,6 +349,11 @@ class Problem:
                 kw["epsilon"] = b.get("epsilon")
         return kw
 
+    def _set(self, kw):
+        if "prior_set" not in kw and self.prior_set is not None:
+            kw["prior_set"] = self.prior_set
+        return kw
+
     def _matrices(self, kw):
         if "utility" not in kw and "order" not in kw:
             if self.utility is not None:
@@ -319,8 +363,8 @@ class Problem:
         return kw
 
     def solve(self, **kw):
-        """solve() with the file's prior, utility/order, budget and objective."""
-        kw = self._matrices(self._budget(kw))
+        """solve() with the file's prior, utility/order, budget, objective and prior set."""
+        kw = self._set(self._matrices(self._budget(kw)))
         if "objective" not in kw and self.objective:
             kw["objective"] = self.objective
         if "epsilon" not in kw:
@@ -328,24 +372,27 @@ class Problem:
         return solve(self.prior, **kw)
 
     def curve(self, **kw):
-        """curve() with the file's prior and utility/order."""
-        return curve(self.prior, **self._matrices(kw))
+        """curve() with the file's prior, utility/order and prior set."""
+        return curve(self.prior, **self._set(self._matrices(kw)))
 
     def audit(self, **kw):
-        """audit() of the file's mechanism, against its budget when it has one."""
+        """audit() of the file's mechanism, against its budget when it has one, over its prior set."""
         if self.mechanism is None:
             raise ValueError("mechanism: is missing; this command needs a mechanism")
-        return audit(self.prior, self.mechanism, **self._budget(kw))
+        return audit(self.prior, self.mechanism, **self._set(self._budget(kw)))
 
     def safe(self, **kw):
         """safe() with the file's prior and order (its pml budget by default)."""
+        if self.prior_set is not None:
+            raise ValueError("prior_set: safe works at one prior; baseline(\"utility-safe\") gives the utility-safe "
+                             "mechanism over the set")
         if "h" not in kw and "epsilon" not in kw and self.privacy and self.privacy.get("measure") == "pml":
             kw["epsilon"] = self.privacy["epsilon"]
         return safe(self.prior, **self._matrices(kw))
 
     def baseline(self, kind, **kw):
-        """baseline() with the file's prior, utility/order, budget and objective."""
-        kw = self._matrices(self._budget(kw))
+        """baseline() with the file's prior, utility/order, budget, objective and prior set."""
+        kw = self._set(self._matrices(self._budget(kw)))
         if "objective" not in kw and self.objective:
             kw["objective"] = self.objective
         if "epsilon" not in kw:

@@ -61,13 +61,15 @@ def _numbers(v, key=None):
 
 
 def _wire(v):
-    """A scalar parameter as the library reads it (infinities spelt out)."""
+    """A parameter as the library reads it (infinities spelt out)."""
     if isinstance(v, float) and math.isinf(v):
         return "inf" if v > 0 else "-inf"
     if isinstance(v, float) and math.isnan(v):
         return "nan"
     if isinstance(v, (list, tuple)):
         return [_wire(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _wire(x) for k, x in v.items()}
     if isinstance(v, np.generic):
         return _wire(v.item())
     return v

@@ -204,3 +204,65 @@ def test_verify_agrees(cli, testdata, tmp_path):
     assert got["verified"] is False
     assert [(c["name"], c["ok"]) for c in got["claims"]] == claims(out)
     assert ("lower end", False) in claims(out)
+
+
+@pytest.mark.parametrize("objective,measure,shape", [
+    ("worst-case-value", "pml", "box"), ("expected-utility", "pml", "l1"), ("expected-utility", "lip", "box"),
+])
+def test_prior_set_agrees(cli, testdata, tmp_path, objective, measure, shape):
+    """A file with a prior set (new --confidence): the Problem's solve,
+    audit and curve hold the budget over the set, as the CLI's do."""
+    path = str(tmp_path / "p.yaml")
+    rc, _, err = run(cli, "new", "--prior-from", str(testdata / "survey.csv"), "--column", "children",
+                     "--utility", "abs", "--epsilon", "1", "--measure", measure, "--objective", objective,
+                     "--confidence", "0.95", "--prior-set", shape, "-o", path)
+    assert rc == 0, err
+    p = pmlopt.load(path)
+    assert p.prior_set is not None and p.prior_set["confidence"] == 0.95
+    rc, out, err = run(cli, "solve", path, "--json")
+    assert rc == 0, err
+    want = numbers(json.loads(out))
+    for k in ("inputs", "outputs"):
+        want.pop(k, None)
+    got = p.solve()
+    same(want, got.as_dict())
+    assert got.certificate == json.loads(out)["certificate"]
+    solved = str(tmp_path / "solved.yaml")
+    rc, _, err = run(cli, "solve", path, "--out", solved)
+    assert rc == 0, err
+    rc, out, err = run(cli, "audit", solved, "--json")
+    assert rc == 0, err
+    a = pmlopt.load(solved).audit()
+    same(numbers(json.loads(out)), a)
+    assert a["within_budget"] and a["pml_over_prior_set"] is not None
+    if objective == "expected-utility":
+        rc, out, err = run(cli, "curve", path, "--objective", "expected-utility", "--measure", measure,
+                           "--epsilons", "0.5,2", "--json", "--quiet")
+        assert rc == 0, err
+        want = numbers(json.loads(out))["curves"]
+        for c in want:
+            c.pop("epsilons_left", None)
+        same(want, p.curve(objective="expected-utility", measure=measure, epsilons=[0.5, 2]))
+
+
+def test_prior_set_changes_the_answer(testdata):
+    """The same prior and utility over a ball: the expected utility over
+    the set is below the one at the prior, and the mechanism keeps its
+    budget over the set (by the audit over the set), which the one at the
+    prior does not; a malformed set is refused naming its field; safe
+    refuses a file with a set, as the CLI does."""
+    p = pmlopt.load(testdata / "expected-utility.yaml")
+    ball = {"l1_radius": 0.3}
+    at = pmlopt.solve(p.prior, p.utility, epsilon=1, objective="expected-utility")
+    over = pmlopt.solve(p.prior, p.utility, epsilon=1, objective="expected-utility", prior_set=ball)
+    assert over.expected_utility < at.expected_utility - 1e-6
+    a = pmlopt.audit(p.prior, over.mechanism, epsilon=1, prior_set=ball)
+    assert a["within_budget"] and a["pml_over_prior_set"] <= 1 + 1e-9
+    b = pmlopt.audit(p.prior, at.mechanism, epsilon=1, prior_set=ball)
+    assert not b["within_budget"] and b["pml_over_prior_set"] > 1 + 1e-6
+    n = len(p.prior)
+    for bad, field in [({"l1_radius": 3}, "prior_set.l1_radius"), ({"lower": [0] * n}, "prior_set.upper"),
+                       ({"lower": [0] * n, "upper": [1] * n, "l1_radius": 0.1}, "prior_set"),
+                       ({"radius": 0.1}, "prior_set"), ([0.1], "prior_set")]:
+        with pytest.raises(ValueError, match=field):
+            pmlopt.solve(p.prior, p.utility, epsilon=1, objective="expected-utility", prior_set=bad)
