@@ -114,6 +114,13 @@ func opVerify(ctx context.Context, a args, in input) (any, [][][]float64, error)
 			// As a problem file with only a utility: its order is derived.
 			vp.Order = mech.Utility(vp.Utility).Order()
 		}
+		if a.PriorSet != nil {
+			set, err := a.PriorSet.set(vp.Prior)
+			if err != nil {
+				return nil, nil, err
+			}
+			vp.PriorSet = pmlopt.VerifyPriorSet(set)
+		}
 	default:
 		return nil, nil, errors.New("prior: give the problem the certificate was computed for (prior with utility or order, or problem=)")
 	}

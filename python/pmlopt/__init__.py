@@ -421,7 +421,7 @@ def _plain(v, path="certificate"):
     return v
 
 
-def verify(certificate, prior=None, utility=None, *, order=None, mechanism=None, problem=None):
+def verify(certificate, prior=None, utility=None, *, order=None, mechanism=None, problem=None, prior_set=None):
     """Re-checks a certificate in exact arithmetic, as ``pmlopt verify``
     (Go package verify; docs/certificates.md states each claim).
 
@@ -433,7 +433,8 @@ def verify(certificate, prior=None, utility=None, *, order=None, mechanism=None,
     it is one, else problem= (a problem file's path, needed for a prior
     set) or prior with utility or order=. mechanism: the mechanism
     certified, where the certificate holds none (Solution.certificate:
-    give Solution.mechanism).
+    give Solution.mechanism). prior_set: the set of priors of an answer
+    over a set given as matrices (as solve()'s; a Problem brings its own).
 
     Returns a dict: verified (True only when every claim holds) and claims,
     a list of dicts with name, ok and detail (the inequality that fails).
@@ -442,8 +443,10 @@ def verify(certificate, prior=None, utility=None, *, order=None, mechanism=None,
     if isinstance(problem, Problem):
         if prior is not None or utility is not None or order is not None:
             raise ValueError("problem: give the problem as a Problem or as matrices, not both")
+        if prior_set is None:
+            prior_set = problem.prior_set
         prior, utility, order, problem = problem.prior, problem.utility, problem.order, None
-    params = {}
+    params = _params(prior_set=_prior_set(prior_set))
     if isinstance(certificate, dict):
         params["certificate"] = _plain(certificate)
     elif isinstance(certificate, (str, bytes, os.PathLike)):

@@ -227,6 +227,7 @@ def test_prior_set_agrees(cli, testdata, tmp_path, objective, measure, shape):
     got = p.solve()
     same(want, got.as_dict())
     assert got.certificate == json.loads(out)["certificate"]
+    assert pmlopt.verify(got.certificate, problem=p, mechanism=got.mechanism)["verified"]
     solved = str(tmp_path / "solved.yaml")
     rc, _, err = run(cli, "solve", path, "--out", solved)
     assert rc == 0, err
