@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/pmlopt/pmlopt/mech"
@@ -92,6 +93,9 @@ func exportFlags(fs *flagSet) runFunc {
 		if err != nil {
 			return err
 		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		if p.PriorSet != nil {
 			// The polytope over every prior of the set (docs/theory.md §7).
 			rm, err := polytope.BuildRobust(spec, p.PriorSet)
@@ -100,7 +104,13 @@ func exportFlags(fs *flagSet) runFunc {
 			}
 			mod.LP = rm.LP
 		}
-		if err := writeOutput(e, *out, mod.LP.WriteMPS); err != nil {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		// A large model takes seconds to write: a Ctrl-C meanwhile ends
+		// the write, and nothing of the file is kept.
+		write := func(w io.Writer) error { return mod.LP.WriteMPS(stopWriter{ctx, w}) }
+		if err := writeOutput(e, *out, write); err != nil {
 			return err
 		}
 		if *out == "-" {
@@ -130,4 +140,18 @@ func everyRowKeepsAnOutput(pat mech.Pattern, inputs []string, v float64) error {
 		}
 	}
 	return nil
+}
+
+// stopWriter passes writes on to w until ctx ends, and then fails them
+// with ctx's error.
+type stopWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (s stopWriter) Write(b []byte) (int, error) {
+	if err := s.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return s.w.Write(b)
 }

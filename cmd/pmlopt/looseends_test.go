@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -140,4 +141,27 @@ func TestSafeEpsilonIsTheMechanismsPML(t *testing.T) {
 	assert.InDelta(t, math.Log(2.5), v["pml"].(float64), 1e-15)
 	_, stderr, code = cli(t, "audit", out3)
 	assert.Equal(t, 0, code, "the written mechanism meets the written budget: %s", stderr)
+}
+
+// TestExportStopsOnSignal runs export of a model over a prior set (a
+// 14×14 grid, the L1 ball) with a signal arriving 20 ms in, once the file
+// is loaded, while the model is built or written (a second's work): it
+// exits 130 and leaves no file, where it used to write the whole model
+// and exit 0.
+func TestExportStopsOnSignal(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "p.yaml")
+	require.NoError(t, os.WriteFile(path, []byte("prior: uniform\nutility_rule: {metric: euclidean, grid: {width: 14, height: 14}}\n"+
+		"prior_set: {l1_radius: 0.1}\nprivacy: {measure: pml, epsilon: 1}\nobjective: expected-utility\n"), 0o644))
+	mps := filepath.Join(dir, "p.mps")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	time.AfterFunc(20*time.Millisecond, func() { cancel(&stopped{sig: os.Interrupt}) })
+	var out, errb strings.Builder
+	code := run(ctx, []string{"export", path, "--mps", mps}, &env{stdout: &out, stderr: &errb, stdin: strings.NewReader("")})
+	assert.Equal(t, exitStopped, code, errb.String())
+	assert.Contains(t, errb.String(), "pmlopt export: stopped by SIGINT")
+	assert.NoFileExists(t, mps)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "a temporary file left: %v", entries)
 }
