@@ -86,6 +86,11 @@ func (m *Model) WriteMPS(w io.Writer) error {
 	fmt.Fprintln(bw, "COLUMNS")
 	start, rowIdx, vals := m.CSC()
 	for j := range m.NumCols() {
+		// A writer that fails (a full disk, a caller's stop) ends the
+		// write here: a large model's formatting takes seconds.
+		if _, err := bw.Write(nil); err != nil {
+			return err
+		}
 		if c := m.ColCosts[j]; c != 0 {
 			fmt.Fprintf(bw, "    %s  %s  %s\n", cols[j], obj, num(c))
 		}
@@ -116,6 +121,9 @@ func (m *Model) WriteMPS(w io.Writer) error {
 
 	fmt.Fprintln(bw, "BOUNDS")
 	for j := range m.NumCols() {
+		if _, err := bw.Write(nil); err != nil {
+			return err
+		}
 		lo, up := m.ColLower[j], m.ColUpper[j]
 		switch {
 		case lo == 0 && math.IsInf(up, 1):

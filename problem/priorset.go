@@ -94,10 +94,9 @@ func decodePriorSet(v *node) (*priorSetSpec, error) {
 		return nil, missing("prior_set.lower", "a box needs lower and upper (or give l1_radius)")
 	case !s.ball && !given["upper"]:
 		return nil, missing("prior_set.upper", "a box needs lower and upper (or give l1_radius)")
-	case s.ball && src.Method == "clopper-pearson-bonferroni":
-		return nil, fieldErr("prior_set.method", -1, -1, "is clopper-pearson-bonferroni, a box's method, but the set is an L1 ball (weissman-l1)")
-	case !s.ball && src.Method == "weissman-l1":
-		return nil, fieldErr("prior_set.method", -1, -1, "is weissman-l1, an L1 ball's method, but the set is a box (clopper-pearson-bonferroni)")
+	}
+	if err := methodFits(src.Method, !s.ball); err != nil {
+		return nil, err
 	}
 	if given["method"] || given["samples"] || given["confidence"] {
 		s.src = &src
@@ -113,12 +112,30 @@ func (s *priorSetSpec) build(prior mech.Prior) (*mech.PriorSet, error) {
 	return mech.NewBoxSet(prior, s.lower, s.upper)
 }
 
+// methodFits checks that a recorded method (empty when none) is the one of
+// the set's shape: a box's Clopper–Pearson intervals, a ball's L1 bound.
+func methodFits(method string, box bool) error {
+	switch {
+	case !box && method == "clopper-pearson-bonferroni":
+		return fieldErr("prior_set.method", -1, -1, "is clopper-pearson-bonferroni, a box's method, but the set is an L1 ball (weissman-l1)")
+	case box && method == "weissman-l1":
+		return fieldErr("prior_set.method", -1, -1, "is weissman-l1, an L1 ball's method, but the set is a box (clopper-pearson-bonferroni)")
+	}
+	return nil
+}
+
 // validatePriorSet checks a problem's prior set built in code: it must be a
-// valid set around the problem's prior.
+// valid set around the problem's prior, its recorded method that of its
+// shape.
 func (p *Problem) validatePriorSet() error {
 	s := p.PriorSet
 	if s == nil {
 		return nil
+	}
+	if src := p.PriorSetSource; src != nil {
+		if err := methodFits(src.Method, s.IsBox()); err != nil {
+			return err
+		}
 	}
 	if len(s.Center) != len(p.Prior) {
 		return fieldErr("prior_set", -1, -1, "is around a prior of %d letters, but the prior has %d", len(s.Center), len(p.Prior))

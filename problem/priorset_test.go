@@ -77,3 +77,13 @@ func TestPriorSetBadFiles(t *testing.T) {
 		}
 	}
 }
+
+// A problem built in code is held to the rule a file is: a recorded method
+// names its set's shape, so Marshal never writes a file Parse refuses.
+func TestPriorSetMethodOfItsShape(t *testing.T) {
+	p, err := Parse([]byte(priorSetHead+"prior_set: {l1_radius: 0.1, method: weissman-l1}\n"), YAML)
+	require.NoError(t, err)
+	require.NoError(t, p.Validate())
+	p.PriorSetSource.Method = "clopper-pearson-bonferroni"
+	assert.ErrorContains(t, p.Validate(), "prior_set.method: is clopper-pearson-bonferroni, a box's method")
+}

@@ -620,6 +620,9 @@ func opSafe(_ context.Context, a args, in input) (any, [][][]float64, error) {
 	// safe takes h or a pml epsilon, not a budget of the problem.
 	eps := a.Epsilon
 	a.Epsilon, a.Measure = nil, ""
+	if a.PriorSet != nil {
+		return nil, nil, errors.New("prior_set: safe works at one prior; baseline utility-safe gives the utility-safe mechanism over the set")
+	}
 	p, err := problemOf(a, in, false)
 	if err != nil {
 		return nil, nil, err

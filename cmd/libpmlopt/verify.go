@@ -85,6 +85,8 @@ func opVerify(ctx context.Context, a args, in input) (any, [][][]float64, error)
 	switch {
 	case problemPath != "" && in.Prior != nil:
 		return nil, nil, errors.New("give the problem as a file or as matrices, not both")
+	case problemPath != "" && a.PriorSet != nil:
+		return nil, nil, errors.New("prior_set: the problem file gives its own prior set (or none); give prior_set with matrices only")
 	case problemPath != "":
 		p, err := problem.Load(problemPath)
 		if err != nil {

@@ -107,8 +107,9 @@ func exportFlags(fs *flagSet) runFunc {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		// A large model takes seconds to write: a Ctrl-C meanwhile ends
-		// the write, and nothing of the file is kept.
+		// A large model takes seconds to write: a Ctrl-C meanwhile fails
+		// the writes, WriteMPS stops at its next column, and nothing of
+		// the file is kept.
 		write := func(w io.Writer) error { return mod.LP.WriteMPS(stopWriter{ctx, w}) }
 		if err := writeOutput(e, *out, write); err != nil {
 			return err

@@ -146,8 +146,7 @@ func TestSafeEpsilonIsTheMechanismsPML(t *testing.T) {
 // TestExportStopsOnSignal runs export of a model over a prior set (a
 // 14×14 grid, the L1 ball) with a signal arriving 20 ms in, once the file
 // is loaded, while the model is built or written (a second's work): it
-// exits 130 and leaves no file, where it used to write the whole model
-// and exit 0.
+// exits 130 and leaves no file.
 func TestExportStopsOnSignal(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "p.yaml")

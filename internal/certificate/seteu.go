@@ -128,10 +128,14 @@ func setExpectedTwoLP(p *problem.Problem, u mech.Utility, b mech.Budget) (r *ipm
 	for i := range n {
 		r.Alpha[i] = sol.X[a[i]]
 	}
-	// A cap whose total is negligible has no prior of its own: the
-	// estimate stands in (any prior of the set does).
+	// A cap whose total is negligible beside the largest has no prior of
+	// its own: the estimate stands in (any prior of the set does).
+	top := 0.0
+	for j := range m {
+		top = math.Max(top, math.Max(sol.X[R[j]], sol.X[T[j]]))
+	}
 	read := func(scale int, cols []int) []float64 {
-		if l := sol.X[scale]; l > 1e-12 {
+		if l := sol.X[scale]; l > 1e-9*top {
 			v := make([]float64, n)
 			for i := range n {
 				v[i] = math.Max(0, sol.X[cols[i]]/l)

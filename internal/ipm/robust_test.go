@@ -447,3 +447,27 @@ func TestSolveRobustValueWithinItsBound(t *testing.T) {
 		t.Errorf("the interior points answered %d of 5 budgets: the test proves little", answered)
 	}
 }
+
+// settle holds an answer to the least of its bounds: a two-prior bound
+// further than the accepted gap above the value refuses it, and a NaN one
+// leaves the one-prior bound to decide.
+func TestSettleHoldsTheValueToItsBounds(t *testing.T) {
+	lip := mech.Budget{Measure: mech.LIP, Epsilon: 1}
+	for _, c := range []struct {
+		bound, two float64
+		ok         bool
+	}{
+		{-1 + 5e-9, math.Inf(1), true},
+		{-1 + 5e-8, math.Inf(1), false},
+		{-1 + 5e-8, -1 + 5e-9, true},
+		{-1 + 5e-9, -1 + 5e-8, true},
+		{-1 + 5e-8, math.NaN(), false},
+		{-1 + 5e-9, math.NaN(), true},
+	} {
+		out := &RobustResult{Value: -1, Bound: c.bound, BoundTwo: c.two}
+		err := settle(out, 1e-12, robustGap, lip, AcceptedGap)
+		if (err == nil) != c.ok {
+			t.Errorf("bounds (%v, %v): error %v", c.bound, c.two, err)
+		}
+	}
+}

@@ -62,21 +62,21 @@ func byInteriorPoint(ctx context.Context, p *problem.Problem, u mech.Utility, b 
 	m := rr.Mechanism
 	level, lower, excess := leakage.LevelOver(set, m, b)
 	if !(excess <= certify.AuditTol) {
-		return r, false, lpStart{point: m}, nil
+		return r, false, lpStart{point: m, robust: rr}, nil
 	}
 	cands := make([][][]float64, len(rr.Priors))
 	priors := make([][]float64, len(rr.Priors))
 	for j, v := range rr.Priors {
 		w, ok := certificate.AboveSet(set, p.Prior, v)
 		if !ok {
-			return r, false, lpStart{point: m}, nil
+			return r, false, lpStart{point: m, robust: rr}, nil
 		}
 		priors[j], cands[j] = w, [][]float64{w}
 	}
 	bound, _ := ipm.RobustBound(p.Prior, u, b, rr.Alpha, cands)
 	value := u.ExpectedUtility(p.Prior, m)
 	if math.IsInf(bound, 0) || math.IsNaN(bound) || bound < value-ipm.RobustBudgetSlack*math.Max(1, math.Abs(value)) {
-		return r, false, lpStart{point: m}, nil
+		return r, false, lpStart{point: m, robust: rr}, nil
 	}
 	r = Expected{Route: InteriorPoint, Mechanism: m, Level: level, ALIPLower: lower, Bound: math.Max(bound, value), Robust: rr, Priors: priors}
 	return r, true, lpStart{}, nil

@@ -430,11 +430,11 @@ def verify(certificate, prior=None, utility=None, *, order=None, mechanism=None,
     with a certificate at its top: what ``solve --out`` writes (the
     problem, the mechanism and the certificate) or ``solve --json``'s
     output. The problem the answer was computed for: the file itself when
-    it is one, else problem= (a problem file's path, needed for a prior
-    set) or prior with utility or order=. mechanism: the mechanism
-    certified, where the certificate holds none (Solution.certificate:
-    give Solution.mechanism). prior_set: the set of priors of an answer
-    over a set given as matrices (as solve()'s; a Problem brings its own).
+    it is one, else problem= (a problem file's path or a Problem, either
+    bringing its prior set) or prior with utility or order= (with
+    prior_set=, as solve()'s, for an answer over a set). mechanism: the
+    mechanism certified, where the certificate holds none
+    (Solution.certificate: give Solution.mechanism).
 
     Returns a dict: verified (True only when every claim holds) and claims,
     a list of dicts with name, ok and detail (the inequality that fails).

@@ -236,6 +236,14 @@ def test_prior_set_agrees(cli, testdata, tmp_path, objective, measure, shape):
     a = pmlopt.load(solved).audit()
     same(numbers(json.loads(out)), a)
     assert a["within_budget"] and a["pml_over_prior_set"] is not None
+    assert pmlopt.verify(solved)["verified"]
+    with pytest.raises(ValueError, match="prior_set: the problem file gives its own"):
+        pmlopt.verify(solved, prior_set={"l1_radius": 0.1})
+    with pytest.raises(ValueError, match="prior_set: safe works at one prior"):
+        p.safe(h=1)
+    with pytest.raises(ValueError, match="prior_set: safe works at one prior"):
+        pmlopt._lib.call("safe", {"h": 1, "prior_set": {"l1_radius": 0.1}}, p.prior, p.utility, None, None,
+                         *p.utility.shape)
     if objective == "expected-utility":
         rc, out, err = run(cli, "curve", path, "--objective", "expected-utility", "--measure", measure,
                            "--epsilons", "0.5,2", "--json", "--quiet")
@@ -250,8 +258,7 @@ def test_prior_set_changes_the_answer(testdata):
     """The same prior and utility over a ball: the expected utility over
     the set is below the one at the prior, and the mechanism keeps its
     budget over the set (by the audit over the set), which the one at the
-    prior does not; a malformed set is refused naming its field; safe
-    refuses a file with a set, as the CLI does."""
+    prior does not; a malformed set is refused naming its field."""
     p = pmlopt.load(testdata / "expected-utility.yaml")
     ball = {"l1_radius": 0.3}
     at = pmlopt.solve(p.prior, p.utility, epsilon=1, objective="expected-utility")

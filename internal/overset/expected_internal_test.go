@@ -1,0 +1,36 @@
+package overset
+
+import (
+	"context"
+	"testing"
+
+	"github.com/pmlopt/pmlopt/internal/randinst"
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/problem"
+	"github.com/pmlopt/pmlopt/solver"
+)
+
+// Where the interior points' answer is refused (LIP at 10 nats over an L1
+// ball: its value falls short of the bound its multipliers prove), the LP
+// route decides and keeps their result, whose two-prior bound lies within
+// the accepted gap of the LP's optimum: the bound the root's certificate
+// takes from it.
+func TestLPRouteKeepsTheInteriorPointsResult(t *testing.T) {
+	pi, u, ball, err := randinst.CountingBinomialBall(10, 0.3, 0.3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := mech.Budget{Measure: mech.LIP, Epsilon: 10}
+	p := &problem.Problem{Prior: pi, Utility: u, PriorSet: ball, Objective: problem.ExpectedUtility, Privacy: &b}
+	r, err := MaximizeExpected(context.Background(), p, u, b, Options{Solver: solver.Revised()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Route != LP || r.Robust == nil {
+		t.Fatalf("route %v, interior points' result kept: %v", r.Route, r.Robust != nil)
+	}
+	value := u.ExpectedUtility(pi, r.Mechanism)
+	if gap := r.Robust.BoundTwo - value; !(gap >= -1e-9 && gap <= 1e-8) {
+		t.Errorf("two-prior bound %.15g for the LP's value %.15g", r.Robust.BoundTwo, value)
+	}
+}
