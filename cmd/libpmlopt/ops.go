@@ -558,12 +558,10 @@ func expectedCurve(ctx context.Context, a args, p *problem.Problem, o pmlopt.Opt
 // taken over the set).
 type auditOut struct {
 	jsonout.Audit
-	PMLOverPriorSet  *jf             `json:"pml_over_prior_set,omitempty"`
-	LIPOverPriorSet  *jf             `json:"lip_over_prior_set,omitempty"`
-	ALIPOverPriorSet []jf            `json:"alip_over_prior_set,omitempty"`
-	Privacy          *jsonout.Budget `json:"privacy,omitempty"`
-	WithinBudget     *bool           `json:"within_budget,omitempty"`
-	BudgetExcess     *jf             `json:"budget_excess,omitempty"`
+	jsonout.OverSet
+	Privacy      *jsonout.Budget `json:"privacy,omitempty"`
+	WithinBudget *bool           `json:"within_budget,omitempty"`
+	BudgetExcess *jf             `json:"budget_excess,omitempty"`
 }
 
 func opAudit(ctx context.Context, a args, in input) (any, [][][]float64, error) {
@@ -600,11 +598,7 @@ func opAudit(ctx context.Context, a args, in input) (any, [][][]float64, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	out := auditOut{Audit: jsonout.AuditOf(r, pmin, implied)}
-	if s := p.PriorSet; s != nil {
-		l, u := leakage.ALIPOver(s, m)
-		out.PMLOverPriorSet, out.LIPOverPriorSet, out.ALIPOverPriorSet = opt(u), opt(max(l, u)), []jf{jf(l), jf(u)}
-	}
+	out := auditOut{Audit: jsonout.AuditOf(r, pmin, implied), OverSet: jsonout.OverSetOf(p.PriorSet, m)}
 	if b := p.Privacy; b != nil {
 		_, _, e := leakage.Level(p.Prior, m, *b)
 		if p.PriorSet != nil {

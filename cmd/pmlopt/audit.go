@@ -44,7 +44,7 @@ type impliedJSON = jsonout.Implied
 // writes too, then the levels over a prior set and the budget's verdict.
 type auditJSON struct {
 	jsonout.Audit
-	overSetJSON // the levels over the file's prior_set, if any
+	jsonout.OverSet // the levels over the file's prior_set, if any
 	// Privacy, WithinBudget and BudgetExcess are there when the file has
 	// a budget.
 	Privacy      *budgetJSON `json:"privacy,omitempty"`
@@ -89,7 +89,7 @@ func auditFlags(fs *flagSet) runFunc {
 		var b buffered
 		if *asJSON {
 			j := toAuditJSON(r, p.Prior.Min(), implied)
-			j.overSetJSON = toOverSetJSON(p.PriorSet, m)
+			j.OverSet = jsonout.OverSetOf(p.PriorSet, m)
 			if v != nil {
 				within, excess := v.within(), jfloat(v.Excess)
 				j.WithinBudget, j.BudgetExcess = &within, &excess

@@ -27,22 +27,6 @@ func judgeOver(s *mech.PriorSet, m mech.Mechanism, b mech.Budget) verdict {
 	return v
 }
 
-// overSetJSON are audit's keys for the levels over a problem's prior set.
-type overSetJSON struct {
-	PMLOverPriorSet  *jfloat  `json:"pml_over_prior_set,omitempty"`
-	LIPOverPriorSet  *jfloat  `json:"lip_over_prior_set,omitempty"`
-	ALIPOverPriorSet []jfloat `json:"alip_over_prior_set,omitempty"`
-}
-
-func toOverSetJSON(s *mech.PriorSet, m mech.Mechanism) overSetJSON {
-	if s == nil {
-		return overSetJSON{}
-	}
-	l, u := leakage.ALIPOver(s, m)
-	pml, lip := jfloat(u), jfloat(max(l, u))
-	return overSetJSON{PMLOverPriorSet: &pml, LIPOverPriorSet: &lip, ALIPOverPriorSet: []jfloat{jfloat(l), jfloat(u)}}
-}
-
 // writeOverSet prints the largest PML, LIP and ALIP over the prior set.
 func writeOverSet(b *buffered, p *problem.Problem, m mech.Mechanism) {
 	s := p.PriorSet

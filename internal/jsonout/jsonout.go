@@ -331,3 +331,20 @@ func NewSolution(status string, sol *pmlopt.Solution, hasOrder bool) Solution {
 	}
 	return j
 }
+
+// OverSet is audit's keys for the levels over a problem's prior set: the
+// largest PML, LIP and ALIP (ε_l, ε_u) over every prior of the set.
+type OverSet struct {
+	PMLOverPriorSet  *Float  `json:"pml_over_prior_set,omitempty"`
+	LIPOverPriorSet  *Float  `json:"lip_over_prior_set,omitempty"`
+	ALIPOverPriorSet []Float `json:"alip_over_prior_set,omitempty"`
+}
+
+// OverSetOf is m's levels over s; none (the zero OverSet) without a set.
+func OverSetOf(s *mech.PriorSet, m mech.Mechanism) OverSet {
+	if s == nil {
+		return OverSet{}
+	}
+	l, u := leakage.ALIPOver(s, m)
+	return OverSet{PMLOverPriorSet: Opt(u), LIPOverPriorSet: Opt(max(l, u)), ALIPOverPriorSet: []Float{Float(l), Float(u)}}
+}
