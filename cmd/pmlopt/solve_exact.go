@@ -10,7 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/pmlopt/pmlopt"
-	"github.com/pmlopt/pmlopt/exact"
+	"github.com/pmlopt/pmlopt/internal/exact"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 )

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pmlopt/pmlopt/exact"
+	"github.com/pmlopt/pmlopt/internal/exact"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/verify"
@@ -229,7 +229,7 @@ func TestSolveExactRandomVerifies(t *testing.T) {
 }
 
 // TestSolveExactIrrational: an optimum with t* = (54 − 4√23)/13 =
-// 2.678205685134547833354634441… (exact/exact_test.go derives it) is
+// 2.678205685134547833354634441… (internal/exact/exact_test.go derives it) is
 // printed as a proven bracket around that value.
 func TestSolveExactIrrational(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "irr.yaml")

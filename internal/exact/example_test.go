@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math/big"
 
-	"github.com/pmlopt/pmlopt/exact"
+	"github.com/pmlopt/pmlopt/internal/exact"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
