@@ -183,17 +183,19 @@ func curveFlags(fs *flagSet) runFunc {
 			}
 			if stopped {
 				// The plot of the settled points says in its title what is
-				// left (--shard draws none).
+				// left (--shard draws none); the count of what is left comes
+				// from the thresholds, since the progress knows no total
+				// before the first point.
+				left, err := worstCurveLeft(ctx, obj, p, pts)
+				if err != nil {
+					return err
+				}
 				if *plotPath != "" {
-					left, err := worstCurveLeft(ctx, obj, p, pts)
-					if err != nil {
-						return err
-					}
 					if err := plotCurve(*plotPath, left.title(curveTitle(p.Name)), obj, pts, safeSteps); err != nil {
 						return fmt.Errorf("interrupted: the settled points are on stdout, but --plot failed: %w", err)
 					}
 				}
-				return fmt.Errorf("interrupted: %d settled points written, %d thresholds left", prog.count(), prog.total()-prog.count())
+				return fmt.Errorf("interrupted: %d settled points written, %d thresholds left", len(pts), left.count())
 			}
 			if *plotPath != "" {
 				return plotCurve(*plotPath, curveTitle(p.Name), obj, pts, safeSteps)
@@ -395,12 +397,6 @@ func (p *progress) count() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.done_
-}
-
-func (p *progress) total() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.all
 }
 
 func (p *progress) done() {

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -163,4 +166,40 @@ func TestExportStopsOnSignal(t *testing.T) {
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	assert.Len(t, entries, 1, "a temporary file left: %v", entries)
+}
+
+// TestJSONLCurveStoppedBeforeItsFirstPoint: a --jsonl curve stopped as
+// soon as its file is read (before its first threshold settles, on this
+// 10×10 grid) says how many points it wrote and how many of the order
+// curve's thresholds are left, counted as the --json curve lists them.
+func TestJSONLCurveStoppedBeforeItsFirstPoint(t *testing.T) {
+	src := []byte("prior: uniform\nutility_rule: {metric: euclidean, grid: {width: 10, height: 10}}\nobjective: worst-case-order\n")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	in := stopAtEOF{r: bytes.NewReader(src), stop: func() {
+		time.AfterFunc(5*time.Millisecond, func() { cancel(&stopped{sig: os.Interrupt}) })
+	}}
+	var out, errb strings.Builder
+	code := run(ctx, []string{"curve", "-", "--jsonl"}, &env{stdout: &out, stderr: &errb, stdin: &in})
+	require.Equal(t, exitStopped, code, errb.String())
+	written := strings.Count(out.String(), "\n")
+	file := filepath.Join(t.TempDir(), "grid.yaml")
+	require.NoError(t, os.WriteFile(file, src, 0o644))
+	all := runJSON(t, "curve", file, "--json")
+	n := len(all["points"].([]any))
+	require.Greater(t, n, written)
+	assert.Contains(t, errb.String(), fmt.Sprintf("%d settled points written, %d thresholds left", written, n-written))
+}
+
+// stopAtEOF reads r and calls stop when r is exhausted.
+type stopAtEOF struct {
+	r    io.Reader
+	stop func()
+}
+
+func (s *stopAtEOF) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if err == io.EOF {
+		s.stop()
+	}
+	return n, err
 }
