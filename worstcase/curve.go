@@ -500,6 +500,12 @@ func (c *curveRun) rec(a, b int) {
 		// k's pattern: the bracket is inherited.
 		rs := make([]*Result, 0, b-a-1)
 		for k := a + 1; k < b; k++ {
+			// Each threshold's pruning bound is a pass over the prior and
+			// the pattern (a second for a few hundred thresholds at a
+			// thousand letters): a cancelled curve keeps those done.
+			if c.ctx.Err() != nil {
+				break
+			}
 			r := &Result{OptimalEpsilonLower: ra.OptimalEpsilonLower, Lower: ra.Lower, OptimalEpsilon: rb.OptimalEpsilon, Mechanism: rb.Mechanism, Proof: ra.Proof, exact: rb.exact}
 			pat := c.fam.pattern(k)
 			cb, _ := columnBounds(c.pi, pat)

@@ -1,6 +1,8 @@
 package worstcase
 
 import (
+	"context"
+
 	"github.com/pmlopt/pmlopt/internal/colgen"
 	"github.com/pmlopt/pmlopt/internal/ipm"
 	"github.com/pmlopt/pmlopt/mech"
@@ -22,9 +24,9 @@ func (h hooks) probeMaster(m *colgen.Master, t float64) (*colgen.Result, error) 
 	return goEngines{}.probeMaster(m, t)
 }
 
-func (h hooks) probeIPM(pi mech.Prior, pat mech.Pattern, t float64, workers int) (*ipm.ProbeResult, error) {
+func (h hooks) probeIPM(ctx context.Context, pi mech.Prior, pat mech.Pattern, t float64, workers int) (*ipm.ProbeResult, error) {
 	if h.ipm != nil {
 		return h.ipm(pi, pat, t)
 	}
-	return goEngines{}.probeIPM(pi, pat, t, workers)
+	return goEngines{}.probeIPM(ctx, pi, pat, t, workers)
 }

@@ -54,6 +54,10 @@ type prober struct {
 	// of an engine that can be stopped (solver.StoppableSession) polls it,
 	// so that a cancelled curve does not wait out a pure-Go LP of minutes.
 	stop func() bool
+	// ctx is the search's context, which the interior point's probes
+	// watch between iterations (a probe at a thousand letters runs
+	// minutes); nil is context.Background().
+	ctx context.Context
 
 	stands stands // the verdicts without proof that stood (policy.go)
 	misses misses // what the engines left unanswered lately
@@ -64,7 +68,15 @@ type prober struct {
 // symmetry and the workers; its LPs and master stop once ctx is done.
 func newProber(ctx context.Context, pi mech.Prior, pat mech.Pattern, c []float64, cfg config) *prober {
 	return &prober{pi: pi, pat: pat, c: c, slv: cfg.slv, ipm: cfg.ipmFor(len(pi)), cols: cfg.colsFor(len(pi)), eng: cfg.eng,
-		sym: cfg.sym, workers: cfg.inner, stop: func() bool { return ctx.Err() != nil }}
+		sym: cfg.sym, workers: cfg.inner, stop: func() bool { return ctx.Err() != nil }, ctx: ctx}
+}
+
+// context returns the search's context.
+func (p *prober) context() context.Context {
+	if p.ctx == nil {
+		return context.Background()
+	}
+	return p.ctx
 }
 
 // stands counts the verdicts without proof that a search let stand
@@ -89,7 +101,7 @@ type misses struct {
 // (leastEpsilon) to make either fail or stall.
 type engines interface {
 	probeMaster(m *colgen.Master, t float64) (*colgen.Result, error)
-	probeIPM(pi mech.Prior, pat mech.Pattern, t float64, workers int) (*ipm.ProbeResult, error)
+	probeIPM(ctx context.Context, pi mech.Prior, pat mech.Pattern, t float64, workers int) (*ipm.ProbeResult, error)
 }
 
 // goEngines is the engines themselves.
@@ -99,8 +111,8 @@ func (goEngines) probeMaster(m *colgen.Master, t float64) (*colgen.Result, error
 	return m.Probe(t)
 }
 
-func (goEngines) probeIPM(pi mech.Prior, pat mech.Pattern, t float64, workers int) (*ipm.ProbeResult, error) {
-	return ipm.ProbeWorkers(pi, pat, t, workers)
+func (goEngines) probeIPM(ctx context.Context, pi mech.Prior, pat mech.Pattern, t float64, workers int) (*ipm.ProbeResult, error) {
+	return ipm.ProbeWorkers(ctx, pi, pat, t, workers)
 }
 
 // engines returns who answers p's pure-Go probes.
@@ -231,7 +243,7 @@ func (p *prober) goProbe(t float64) (o outcome, ev *evidence) {
 		// A master tailing at its round limit is as likely above ε* as
 		// below it: the interior point, another formulation, often
 		// settles the question there.
-		r, err := p.engines().probeIPM(p.pi, p.pat, t, p.workers)
+		r, err := p.engines().probeIPM(p.context(), p.pi, p.pat, t, p.workers)
 		switch {
 		case err == nil && ev == nil:
 			ev = &evidence{Evidence: r.Evidence}

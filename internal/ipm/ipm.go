@@ -217,6 +217,7 @@ func Solve(p Problem, opt Options) (*Result, error) {
 func (w *workspace) iterate(ctx context.Context, maxIter int, near float64, observe func(it int) (improved, done bool)) {
 	// A cancelled context or a breakdown ends the run: the observed points
 	// are what it answers with.
+	w.done = ctx.Done()
 	_, _ = iterate(ctx, w, maxIter, near, observe)
 }
 
@@ -296,6 +297,10 @@ func (r *Result) valid() bool {
 // cap's slack r is p itself (r aliases p, and the directions' r their p),
 // so its iterations are those of the plain form p ≥ 0.
 type workspace struct {
+	// done is the Done channel of the iterations' context: the Newton
+	// system's updates, an iteration's bulk (seconds at a thousand
+	// letters), end early once it is closed (nil: never).
+	done  <-chan struct{}
 	st    structure
 	form  capForm
 	pi    []float64
@@ -596,6 +601,13 @@ func (w *workspace) factor() error {
 		k0, k1 := st.colStart[j], st.colStart[j+1]
 		if k0 == k1 || !st.full {
 			continue
+		}
+		if j%16 == 0 {
+			select {
+			case <-w.done:
+				return errStopped
+			default:
+			}
 		}
 		// Every output has every input, in order (pairs), so row i of
 		// the update is two axpys over the whole row, which internal/vec's

@@ -26,6 +26,10 @@ type iterand interface {
 // the iterations.
 var errBrokeDown = errors.New("ipm: the iterations broke down")
 
+// errStopped is step's error when the iterations' context ended it
+// midway.
+var errStopped = errors.New("ipm: stopped")
+
 // iterate runs the predictor-corrector iterations of x from its current
 // point. Near the end every point is a candidate: each point whose gap
 // measure is below near, or whose complementarity is tiny, goes to

@@ -1,6 +1,7 @@
 package ipm
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"testing"
@@ -26,7 +27,7 @@ func BenchmarkProbeWorkers(b *testing.B) {
 		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
 			its := 0
 			for range b.N {
-				r, err := ProbeWorkers(pi, pat, 1, w)
+				r, err := ProbeWorkers(context.Background(), pi, pat, 1, w)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -1,6 +1,7 @@
 package ipm
 
 import (
+	"context"
 	"math/rand/v2"
 	"testing"
 
@@ -25,9 +26,9 @@ func TestProbeWorkersSameResult(t *testing.T) {
 		pat := o.Pattern(1 + rng.IntN(m))
 		eps := 2 * rng.Float64()
 		for _, form := range []probeForm{formWhole, formOutlet} {
-			one, err := probe(pi, pat, eps, 1, 0, form)
+			one, err := probe(context.Background(), pi, pat, eps, 1, 0, form)
 			require.NoError(t, err)
-			many, err := probe(pi, pat, eps, 3, 1, form)
+			many, err := probe(context.Background(), pi, pat, eps, 3, 1, form)
 			require.NoError(t, err)
 			require.Greater(t, one.Iterations, 0)
 			require.Equal(t, one, many, "trial %d (N = %d, M = %d, ε = %v, form %d)", trial, n, m, eps, form)

@@ -40,15 +40,17 @@ type ProbeResult struct {
 // LP. Both the mechanism and the bound are checked on their own, so
 // nothing rests on the iterations' tolerances.
 func Probe(pi mech.Prior, pat mech.Pattern, eps float64) (*ProbeResult, error) {
-	return ProbeWorkers(pi, pat, eps, 1)
+	return ProbeWorkers(context.Background(), pi, pat, eps, 1)
 }
 
 // ProbeWorkers is Probe with the rank-2 updates of each iteration's Newton
 // system (O(N²M), or Σ_j |S_j|² on the pattern's pairs) and its Cholesky
 // factorisation, most of an iteration's work, spread over up to
-// workers goroutines; the result is the same for any workers.
-func ProbeWorkers(pi mech.Prior, pat mech.Pattern, eps float64, workers int) (*ProbeResult, error) {
-	return probe(pi, pat, eps, workers, 0, formAuto)
+// workers goroutines; the result is the same for any workers. It ends
+// with ctx's error once ctx is done: an iteration at a thousand letters
+// takes about a second, and a probe up to 200 of them.
+func ProbeWorkers(ctx context.Context, pi mech.Prior, pat mech.Pattern, eps float64, workers int) (*ProbeResult, error) {
+	return probe(ctx, pi, pat, eps, workers, 0, formAuto)
 }
 
 // probeForm is the problem a probe iterates on: every pair (penalty), or
@@ -64,7 +66,7 @@ const (
 
 // probe is ProbeWorkers with split's threshold minWork (0: parallelWork)
 // and the problem's form, which tests choose.
-func probe(pi mech.Prior, pat mech.Pattern, eps float64, workers, minWork int, form probeForm) (*ProbeResult, error) {
+func probe(ctx context.Context, pi mech.Prior, pat mech.Pattern, eps float64, workers, minWork int, form probeForm) (*ProbeResult, error) {
 	if _, err := mech.NewPrior(pi); err != nil {
 		return nil, err
 	}
@@ -88,11 +90,14 @@ func probe(pi mech.Prior, pat mech.Pattern, eps float64, workers, minWork int, f
 	}
 	w.workers, w.minWork = workers, minWork
 	res := &ProbeResult{Evidence: certify.Evidence{PML: math.Inf(1)}}
-	w.iterate(context.Background(), 200, 1e-4, func(it int) (improved, done bool) {
+	w.iterate(ctx, 200, 1e-4, func(it int) (improved, done bool) {
 		res.Iterations = it
 		improved = res.observe(w, pi, pat, cols, eps)
 		return improved, res.Lower >= eps || (res.Mechanism != nil && res.PML <= eps)
 	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 

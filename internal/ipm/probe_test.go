@@ -187,3 +187,36 @@ func TestProbeTinyMasses(t *testing.T) {
 		}
 	}
 }
+
+// doneContext is a context whose Done channel is closed while Err says
+// nil: only a poll of Done inside an iteration sees it end.
+type doneContext struct{ context.Context }
+
+func (doneContext) Done() <-chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}
+
+func (doneContext) Err() error { return nil }
+
+// TestProbeWatchesItsContext: a probe of a 64×64 random instance watches
+// its context inside each iteration's Newton updates (seconds at a
+// thousand letters), not only between iterations, and a cancelled
+// context ends the probe with its error and no result.
+func TestProbeWatchesItsContext(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	pi, o := randinst.Prior(rng, 64, 0.01), randinst.StrictOrder(rng, 64, 64)
+	pat := o.Pattern(2)
+	r, err := ipm.ProbeWorkers(context.Background(), pi, pat, 1, 1)
+	require.NoError(t, err)
+	require.Greater(t, r.Iterations, 1)
+	r, err = ipm.ProbeWorkers(doneContext{context.Background()}, pi, pat, 1, 1)
+	require.NoError(t, err)
+	assert.Zero(t, r.Iterations, "the first iteration's updates went on after Done")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r, err = ipm.ProbeWorkers(ctx, pi, pat, 1, 1)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Nil(t, r)
+}
