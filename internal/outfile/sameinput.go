@@ -14,11 +14,17 @@ var ErrIsInput = errors.New("is an input of this command")
 // NotInput reports an error when path names the same file as one of
 // inputs, through symbolic links and hard links alike (os.SameFile). A
 // path that does not exist yet is no input; neither are "-" (standard
-// input or output) and "". Only a regular file can be replaced, so a
-// device or a FIFO named on both sides (/dev/stdin and /dev/stdout on a
-// terminal) is left to the command. The error names path and the input
-// as the caller gave it.
+// input or output) and "", except that an input "-" is standard input,
+// which a shell may have opened on the output's file (cmd - --out f < f).
+// Only a regular file can be replaced, so a device or a FIFO named on
+// both sides (/dev/stdin and /dev/stdout on a terminal) is left to the
+// command. The error names path and the input as the caller gave it.
 func NotInput(path string, inputs ...string) error {
+	return notInput(path, os.Stdin, inputs...)
+}
+
+// notInput is NotInput with stdin as the file that an input "-" reads.
+func notInput(path string, stdin *os.File, inputs ...string) error {
 	if path == "" || path == "-" {
 		return nil
 	}
@@ -27,7 +33,13 @@ func NotInput(path string, inputs ...string) error {
 		return nil
 	}
 	for _, in := range inputs {
-		if in == "" || in == "-" {
+		if in == "" {
+			continue
+		}
+		if in == "-" {
+			if fi, err := stdin.Stat(); err == nil && os.SameFile(out, fi) {
+				return &Error{Path: path, Err: fmt.Errorf("%w (standard input)", ErrIsInput)}
+			}
 			continue
 		}
 		fi, err := os.Stat(in)

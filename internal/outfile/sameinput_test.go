@@ -49,3 +49,26 @@ func TestNotInput(t *testing.T) {
 	assert.NoError(t, NotInput(in))
 	assert.NoError(t, NotInput(in, filepath.Join(dir, "missing.yaml")))
 }
+
+// An input "-" is standard input: an output naming the file a shell
+// opened on it (cmd - --out f < f), directly or through a link, is
+// refused; another output is not.
+func TestNotInputStandardInput(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "d.yaml")
+	require.NoError(t, os.WriteFile(in, []byte("prior: [1]\n"), 0o644))
+	link := filepath.Join(dir, "link.yaml")
+	require.NoError(t, os.Symlink("d.yaml", link))
+	other := filepath.Join(dir, "other.yaml")
+	require.NoError(t, os.WriteFile(other, []byte("x"), 0o644))
+	stdin, err := os.Open(in)
+	require.NoError(t, err)
+	defer stdin.Close()
+	for _, out := range []string{in, link} {
+		err := notInput(out, stdin, "-")
+		assert.ErrorIs(t, err, ErrIsInput, out)
+		assert.EqualError(t, err, out+": is an input of this command (standard input)")
+	}
+	assert.NoError(t, notInput(other, stdin, "-"))
+	assert.NoError(t, notInput(in, stdin, other))
+}
