@@ -46,9 +46,7 @@ type certDoc struct {
 	Prior       any                 `json:"prior" yaml:"prior"` // a problem file has one
 	Mechanism   any                 `json:"mechanism" yaml:"mechanism"`
 	Certificate *verify.Certificate `json:"certificate" yaml:"certificate"`
-	Points      []struct {
-		Certificate *verify.Certificate `json:"certificate" yaml:"certificate"`
-	} `json:"points" yaml:"points"`
+	Points      certPoints          `json:"points" yaml:"points"`
 	// Curves are an expected-utility curve's series, each with points.
 	// A series of curve --robustness says which priors it is over: the
 	// estimate, the whole simplex (ldp) or a prior set of its own.
@@ -59,6 +57,51 @@ type certDoc struct {
 			Certificate *verify.Certificate `json:"certificate" yaml:"certificate"`
 		} `json:"points" yaml:"points"`
 	} `json:"curves" yaml:"curves"`
+}
+
+// certPoints are a worst-case curve's points, each with its certificate.
+// A problem file's points are the sites of its utility rule, [x, y]
+// pairs: they carry no certificate and read as none.
+type certPoints []certPoint
+
+type certPoint struct {
+	Certificate *verify.Certificate `json:"certificate" yaml:"certificate"`
+}
+
+func (c *certPoints) UnmarshalJSON(b []byte) error {
+	var items []json.RawMessage
+	if err := json.Unmarshal(b, &items); err != nil {
+		return err
+	}
+	for _, it := range items {
+		if t := bytes.TrimLeft(it, " \t\r\n"); len(t) == 0 || t[0] != '{' {
+			*c = nil
+			return nil
+		}
+	}
+	var pts []certPoint
+	if err := json.Unmarshal(b, &pts); err != nil {
+		return err
+	}
+	*c = pts
+	return nil
+}
+
+func (c *certPoints) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.SequenceNode {
+		for _, it := range n.Content {
+			if it.Kind != yaml.MappingNode {
+				*c = nil
+				return nil
+			}
+		}
+	}
+	var pts []certPoint
+	if err := n.Decode(&pts); err != nil {
+		return err
+	}
+	*c = pts
+	return nil
 }
 
 // verifyFlags declares verify's flags on fs and returns its run function.

@@ -59,6 +59,25 @@ func TestVerifyAcceptsEverySolve(t *testing.T) {
 	require.GreaterOrEqual(t, ran, 8)
 }
 
+// A problem file whose utility rule reads sites (points: [x, y] pairs)
+// and which solve --out wrote with its certificate is verified like any
+// other: its points are sites, not a curve's points.
+func TestVerifyProblemWithSites(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "sites.yaml")
+	require.NoError(t, os.WriteFile(f, []byte("prior: [0.5, 0.3, 0.2]\ninputs: [home, office, gym]\n"+
+		"points: [[48.8566, 2.3522], [48.8738, 2.2950], [48.8606, 2.3376]]\n"+
+		"utility_rule: {metric: haversine, cap: 10}\nprivacy: {measure: pml, epsilon: 1}\nobjective: expected-utility\n"), 0o644))
+	for _, ext := range []string{".yaml", ".json"} {
+		out := filepath.Join(dir, "solved"+ext)
+		_, stderr, code := cli(t, "solve", f, "--out", out)
+		require.Equal(t, 0, code, stderr)
+		stdout, stderr, code := cli(t, "verify", out)
+		require.Equal(t, 0, code, "%s: %s%s", ext, stdout, stderr)
+		require.Contains(t, stdout, "all 7 claims verified", ext)
+	}
+}
+
 // curve --json --certificates carries one certificate per point, and
 // verify accepts every point.
 func TestVerifyCurveCertificates(t *testing.T) {
