@@ -256,8 +256,7 @@ func ruleColumns(p *problem.Problem, opt Options) bool {
 	if n, m := r.Dims(); !expected.UsesColumns(n, m, expectedOptions(opt)) {
 		return false
 	}
-	mx := r.MaxAbs()
-	return mx == 0 || (mx >= 1/moderateUtility && mx <= moderateUtility)
+	return r.MaxAbsWithin(1/moderateUtility, moderateUtility)
 }
 
 // moderateUtility bounds the utility magnitudes the engines take as they

@@ -55,3 +55,53 @@ func TestRuleColumnsAndSummaries(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxAbsWithin: whether the largest |u| of a rule over points is 0 or
+// lies in [lo, hi], as the dense matrix says, for windows far from it
+// (answered by the triangle inequality's bounds alone) and next to it
+// (where every pair is visited), over every metric, caps, transforms and
+// scales, and for points that all coincide.
+func TestMaxAbsWithin(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	factors := []float64{1e-6, 0.3, 1 - 1e-9, 1, 1 + 1e-9, 3.5, 1e6}
+	points := func(k int, spread float64) [][2]float64 {
+		ps := make([][2]float64, k)
+		for i := range ps {
+			ps[i] = [2]float64{spread * (rng.Float64() - 0.5), spread * (rng.Float64() - 0.5)}
+		}
+		return ps
+	}
+	checked := 0
+	for trial := range 60 {
+		r := &UtilityRule{Metric: []Metric{Euclidean, Manhattan, Chebyshev, Haversine}[trial%4], Inputs: Sites{Points: points(2+rng.IntN(6), 50)}}
+		if trial%3 == 0 {
+			r.Outputs = &Sites{Points: points(1+rng.IntN(6), 50)}
+		}
+		if trial%5 == 0 {
+			r.Cap = 5 + 20*rng.Float64()
+		}
+		if trial%2 == 0 {
+			r.Transform = Square
+		}
+		if trial%7 == 0 {
+			r.Scale = math.Ldexp(1, rng.IntN(60)-30)
+		}
+		u := r.Dense()
+		mx := 0.0
+		for _, row := range u {
+			for _, v := range row {
+				mx = math.Max(mx, math.Abs(v))
+			}
+		}
+		for _, a := range factors {
+			for _, b := range factors {
+				lo, hi := a*mx, b*mx
+				assert.Equal(t, mx == 0 || (mx >= lo && mx <= hi), r.MaxAbsWithin(lo, hi), "trial %d, [%g, %g], max %g", trial, lo, hi, mx)
+				checked++
+			}
+		}
+	}
+	same := &UtilityRule{Metric: Euclidean, Inputs: Sites{Points: [][2]float64{{1, 2}, {1, 2}}}}
+	assert.True(t, same.MaxAbsWithin(1, 2))
+	assert.Equal(t, 60*49, checked)
+}
