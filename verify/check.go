@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strings"
 )
 
 // Problem is what a certificate is checked against: the prior as written
@@ -17,6 +18,20 @@ type Problem struct {
 	// PriorSet is the problem's set of priors (prior_set), nil if absent:
 	// the levels, the lower end and the bound are then over the set.
 	PriorSet *PriorSet
+	// Stated is what the problem file that holds the certificate says of
+	// its own objective and budget (solve --out), nil for a certificate
+	// checked apart from one: a file whose objective or budget no longer
+	// is the certificate's fails ClaimFile, since its budget is the one a
+	// reader of the file takes the mechanism to keep.
+	Stated *Stated
+}
+
+// Stated is a problem file's objective ("" when it names none) and
+// budget (nil when it names none), with the budget's measure.
+type Stated struct {
+	Objective string
+	Measure   string
+	Budget    *Budget
 }
 
 // Claim is one checked statement: OK, or Detail says which inequality
@@ -69,6 +84,7 @@ const (
 // Names of the claims.
 const (
 	ClaimShape    = "shape"
+	ClaimFile     = "file"
 	ClaimPrior    = "prior"
 	ClaimRows     = "rows"
 	ClaimPattern  = "zero pattern"
@@ -112,6 +128,9 @@ func Check(p Problem, c Certificate) []Claim {
 	}
 	k.priorClaim()
 	k.setClaim()
+	if p.Stated != nil {
+		k.stated()
+	}
 	k.rows()
 	worst := c.Objective == "worst-case-order" || c.Objective == "worst-case-value"
 	if worst || k.floor() {
@@ -591,6 +610,33 @@ func (k *checker) budget() {
 		return
 	}
 	k.claim(ClaimBudget, true, "level %v ≤ budget %v + %g", k.c.Epsilon, b.Epsilon, BudgetTol)
+}
+
+// stated: the file's objective, measure and budget are the certificate's,
+// number for number.
+func (k *checker) stated() {
+	st, c := k.p.Stated, k.c
+	var diff []string
+	if st.Objective != "" && st.Objective != c.Objective {
+		diff = append(diff, fmt.Sprintf("objective %s, the certificate's %s", st.Objective, c.Objective))
+	}
+	if st.Budget != nil {
+		switch {
+		case st.Measure != c.Measure:
+			diff = append(diff, fmt.Sprintf("measure %s, the certificate's %s", st.Measure, c.Measure))
+		case c.Budget == nil:
+			diff = append(diff, "a budget, the certificate none")
+		case st.Measure == "alip" && (st.Budget.EpsilonLower != c.Budget.EpsilonLower || st.Budget.EpsilonUpper != c.Budget.EpsilonUpper):
+			diff = append(diff, fmt.Sprintf("budget (%v, %v), the certificate's (%v, %v)", st.Budget.EpsilonLower, st.Budget.EpsilonUpper, c.Budget.EpsilonLower, c.Budget.EpsilonUpper))
+		case st.Measure != "alip" && st.Budget.Epsilon != c.Budget.Epsilon:
+			diff = append(diff, fmt.Sprintf("budget %v, the certificate's %v", st.Budget.Epsilon, c.Budget.Epsilon))
+		}
+	}
+	if len(diff) > 0 {
+		k.claim(ClaimFile, false, "the file states %s", strings.Join(diff, "; "))
+		return
+	}
+	k.claim(ClaimFile, true, "the file's objective and budget are the certificate's")
 }
 
 // lower: no ε-PML mechanism reaching the worst case exists for ε < L. With

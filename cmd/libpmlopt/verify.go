@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/pmlopt/pmlopt"
+	"github.com/pmlopt/pmlopt/internal/certificate"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/verify"
@@ -97,6 +98,10 @@ func opVerify(ctx context.Context, a args, in input) (any, [][][]float64, error)
 		}
 		vp = verify.Problem{Prior: p.Prior, Utility: p.Utility, Order: p.Order, Mechanism: p.Mechanism,
 			PriorSet: pmlopt.VerifyPriorSet(p.PriorSet)}
+		if problemPath == a.Path {
+			// The certificate is the problem file's own.
+			vp.Stated = certificate.Stated(p)
+		}
 	case in.Prior != nil:
 		vp = verify.Problem{Prior: append([]float64(nil), in.Prior...), Utility: rows(in.Utility, in.N, in.M),
 			Mechanism: rows(in.Mechanism, in.N, in.M)}

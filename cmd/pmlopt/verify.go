@@ -10,6 +10,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/pmlopt/pmlopt"
+	"github.com/pmlopt/pmlopt/internal/certificate"
 	"github.com/pmlopt/pmlopt/verify"
 )
 
@@ -148,6 +149,9 @@ func verifyFlags(fs *flagSet) runFunc {
 			// set is the prior set the item's claims are checked over: the
 			// problem's, or the series' own (nil: at the estimate).
 			set *verify.PriorSet
+			// inFile: the certificate is that of the problem file FILE,
+			// which must still state its objective and budget.
+			inFile bool
 		}
 		set := pmlopt.VerifyPriorSet(p.PriorSet)
 		var items []item
@@ -160,13 +164,13 @@ func verifyFlags(fs *flagSet) runFunc {
 				}
 				c.Mechanism = m
 			}
-			items = append(items, item{"", &c, set})
+			items = append(items, item{"", &c, set, doc.Prior != nil})
 		}
 		for k, pt := range doc.Points {
 			if pt.Certificate == nil {
 				return fmt.Errorf("%s: point %d has no certificate (run curve with --certificates)", path, k)
 			}
-			items = append(items, item{fmt.Sprintf("point %d: ", k), pt.Certificate, set})
+			items = append(items, item{fmt.Sprintf("point %d: ", k), pt.Certificate, set, false})
 		}
 		for s, cv := range doc.Curves {
 			over, label := set, ""
@@ -182,7 +186,7 @@ func verifyFlags(fs *flagSet) runFunc {
 				if pt.Certificate == nil {
 					return fmt.Errorf("%s: curve %d, point %d has no certificate (run curve with --certificates)", path, s, k)
 				}
-				items = append(items, item{fmt.Sprintf("curve %d%s, point %d: ", s, label, k), pt.Certificate, over})
+				items = append(items, item{fmt.Sprintf("curve %d%s, point %d: ", s, label, k), pt.Certificate, over, false})
 			}
 		}
 		if len(items) == 0 {
@@ -196,6 +200,9 @@ func verifyFlags(fs *flagSet) runFunc {
 		total, bad := 0, 0
 		for _, it := range items {
 			vp := verify.Problem{Prior: p.Prior, Utility: p.Utility, Order: o, PriorSet: it.set}
+			if it.inFile {
+				vp.Stated = certificate.Stated(p)
+			}
 			if it.c.Mechanism == nil {
 				vp.Mechanism = p.Mechanism
 			}

@@ -74,7 +74,7 @@ func TestVerifyProblemWithSites(t *testing.T) {
 		require.Equal(t, 0, code, stderr)
 		stdout, stderr, code := cli(t, "verify", out)
 		require.Equal(t, 0, code, "%s: %s%s", ext, stdout, stderr)
-		require.Contains(t, stdout, "all 7 claims verified", ext)
+		require.Contains(t, stdout, "all 8 claims verified", ext)
 	}
 }
 

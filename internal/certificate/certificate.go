@@ -240,3 +240,20 @@ func leastLargestMass(pat mech.Pattern, mass []float64) (best float64, bi int) {
 	}
 	return best, bi
 }
+
+// Stated is what problem file p states of its own objective and budget,
+// for verify to hold its certificate to (verify.Problem.Stated).
+func Stated(p *problem.Problem) *verify.Stated {
+	st := &verify.Stated{Objective: string(p.Objective)}
+	if b := p.Privacy; b != nil {
+		st.Measure = string(b.Measure)
+		if st.Measure == "" {
+			st.Measure = string(mech.PML)
+		}
+		st.Budget = &verify.Budget{Epsilon: b.Epsilon, EpsilonLower: b.EpsilonLower, EpsilonUpper: b.EpsilonUpper}
+		if b.Measure != mech.ALIP {
+			st.Budget.EpsilonLower, st.Budget.EpsilonUpper = 0, 0
+		}
+	}
+	return st
+}

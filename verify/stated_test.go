@@ -1,0 +1,58 @@
+package verify
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestStatedBudget: a certificate held in a problem file is checked
+// against the file's objective and budget. Randomized response with
+// p = 3/4 at the uniform prior has PML log 1.5 = 0.405: the certificate's
+// budget 0.5 holds, and a file that states 0.25 (or another measure, or
+// another objective, or no budget in the certificate) fails the file
+// claim alone, every other claim still verified.
+func TestStatedBudget(t *testing.T) {
+	p := Problem{Prior: []float64{0.5, 0.5}, Utility: [][]float64{{1, 0}, {0, 1}}, Mechanism: [][]float64{{0.75, 0.25}, {0.25, 0.75}}}
+	c := Certificate{Objective: "expected-utility", Measure: "pml", Epsilon: math.Log(1.5) + 1e-12, Budget: &Budget{Epsilon: 0.5},
+		Utility: &Utility{ExpectedUtility: 0.75}}
+	alip := Certificate{Objective: "expected-utility", Measure: "alip", Epsilon: math.Log(1.5) + 1e-12, ALIPLower: ptr(math.Log(2) + 1e-12),
+		Budget: &Budget{EpsilonLower: 0.7, EpsilonUpper: 0.5}, Utility: &Utility{ExpectedUtility: 0.75}}
+	noBudget := c
+	noBudget.Budget = nil
+	for _, tc := range []struct {
+		name   string
+		c      Certificate
+		stated Stated
+		ok     bool
+	}{
+		{"the same", c, Stated{Objective: "expected-utility", Measure: "pml", Budget: &Budget{Epsilon: 0.5}}, true},
+		{"no objective, no budget stated", c, Stated{}, true},
+		{"budget changed", c, Stated{Objective: "expected-utility", Measure: "pml", Budget: &Budget{Epsilon: 0.25}}, false},
+		{"measure changed", c, Stated{Objective: "expected-utility", Measure: "ldp", Budget: &Budget{Epsilon: 0.5}}, false},
+		{"objective changed", c, Stated{Objective: "worst-case-value", Measure: "pml", Budget: &Budget{Epsilon: 0.5}}, false},
+		{"a budget the certificate lacks", noBudget, Stated{Measure: "pml", Budget: &Budget{Epsilon: 0.5}}, false},
+		{"alip, the same", alip, Stated{Measure: "alip", Budget: &Budget{EpsilonLower: 0.7, EpsilonUpper: 0.5}}, true},
+		{"alip, ε_l changed", alip, Stated{Measure: "alip", Budget: &Budget{EpsilonLower: 0.6, EpsilonUpper: 0.5}}, false},
+	} {
+		q := p
+		q.Stated = &tc.stated
+		cls := Check(q, tc.c)
+		file := 0
+		for _, cl := range cls {
+			if cl.Name == ClaimFile {
+				file++
+				assert.Equal(t, tc.ok, cl.OK, "%s: %s", tc.name, cl)
+			} else {
+				assert.True(t, cl.OK, "%s: %s", tc.name, cl)
+			}
+		}
+		assert.Equal(t, 1, file, tc.name)
+	}
+	for _, cl := range Check(p, c) {
+		assert.NotEqual(t, ClaimFile, cl.Name, "a certificate apart from its file")
+	}
+}
+
+func ptr(x float64) *float64 { return &x }
