@@ -26,7 +26,9 @@ import "C"
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"time"
 	"unsafe"
@@ -136,7 +138,7 @@ func run(ctx context.Context, op string, params []byte, in input) (r *result) {
 	var p args
 	if len(params) > 0 {
 		if err := json.Unmarshal(params, &p); err != nil {
-			return &result{json: errorJSON(fmt.Errorf("pmlopt: bad parameters for %s: %v", op, err))}
+			return &result{json: errorJSON(fmt.Errorf("pmlopt: bad parameters for %s: %v", op, paramError(err)))}
 		}
 	}
 	f, ok := ops[op]
@@ -218,4 +220,30 @@ func dims(a [][]float64) (int, int) {
 		return 0, 0
 	}
 	return len(a), len(a[0])
+}
+
+// paramError says which parameter has the wrong type in the parameters'
+// names ("workers: want an integer, got number 1.5"), not in the Go
+// struct's.
+func paramError(err error) error {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) || te.Field == "" {
+		return err
+	}
+	want := "a " + te.Type.String()
+	switch te.Type.Kind() {
+	case reflect.String:
+		want = "a string"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		want = "an integer"
+	case reflect.Float32, reflect.Float64:
+		want = "a number"
+	case reflect.Bool:
+		want = "True or False"
+	case reflect.Slice, reflect.Array:
+		want = "a list"
+	case reflect.Map, reflect.Struct:
+		want = "a dict"
+	}
+	return fmt.Errorf("%s: want %s, got %s", te.Field, want, te.Value)
 }

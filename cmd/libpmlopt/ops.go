@@ -371,6 +371,10 @@ func opSolve(ctx context.Context, a args, in input) (any, [][][]float64, error) 
 		switch {
 		case a.MinOrder != nil && a.MinValue != nil:
 			return nil, nil, errors.New("give min_order or min_value, not both")
+		case p.Objective != problem.ExpectedUtility:
+			// As the CLI's --min-order: the floor is for the expected
+			// utility, and a worst-case objective would be answered as one.
+			return nil, nil, fmt.Errorf("min_order and min_value keep a worst case while maximising the expected utility: give objective=\"expected-utility\" (the objective is %q)", p.Objective)
 		case a.MinOrder != nil:
 			f = pmlopt.Floor{Order: *a.MinOrder}
 		default:

@@ -44,6 +44,9 @@ __all__ = [
 
 
 def _array(field, v, ndim):
+    if np.iscomplexobj(v):
+        # numpy would drop the imaginary parts with only a warning.
+        raise ValueError("%s: complex numbers; want real ones" % field)
     try:
         a = np.ascontiguousarray(np.asarray(v, dtype=np.float64))
     except (TypeError, ValueError) as e:
@@ -302,15 +305,43 @@ def sample(mechanism, inputs, *, seed=None):
     int64 array as long as inputs.
     """
     mm = _array("mechanism", mechanism, 2)
-    try:
-        idx = np.ascontiguousarray(np.asarray(inputs, dtype=np.int64).reshape(-1))
-    except (TypeError, ValueError) as e:
-        raise ValueError("inputs: %s" % e) from None
+    idx = _indices("inputs", inputs)
     if seed is not None:
+        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+            raise ValueError("seed: want an integer in [0, 2^64), got %r" % (seed,))
         seed = int(seed)
         if not 0 <= seed < 1 << 64:
             raise ValueError("seed: want an integer in [0, 2^64), got %d" % seed)
     return _lib.sample(mm, idx, seed)
+
+
+def _indices(field, v):
+    """A 1-d int64 array of the indices v, refused unless every entry is
+    an integer: 0.5 or "1" is no input index, and truncating it would
+    privatise another input's record."""
+    try:
+        a = np.asarray(v)
+    except (TypeError, ValueError, OverflowError) as e:
+        raise ValueError("%s: %s" % (field, e)) from None
+    if a.ndim > 1:
+        raise ValueError("%s: want a sequence of input indices, got an array of shape %s" % (field, a.shape))
+    a = a.reshape(-1)
+    if a.size == 0:
+        return np.empty(0, dtype=np.int64)
+    if a.dtype.kind == "f":
+        bad = ~np.isfinite(a) | (a != np.trunc(a)) | (np.abs(a) >= 2.0**63)
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise ValueError("%s: entry %d is %r, not an input index" % (field, k, float(a[k])))
+        return np.ascontiguousarray(a.astype(np.int64))
+    if a.dtype.kind == "u" and int(a.max()) >= 1 << 63 or a.dtype.kind not in "iu":
+        if a.dtype.kind == "O":
+            for k, x in enumerate(a):
+                if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)) or not -(1 << 63) <= x < 1 << 63:
+                    raise ValueError("%s: entry %d is %r, not an input index" % (field, k, x))
+            return np.ascontiguousarray(a.astype(np.int64))
+        raise ValueError("%s: want input indices (integers), got %s entries" % (field, a.dtype))
+    return np.ascontiguousarray(a.astype(np.int64))
 
 
 class Problem:
