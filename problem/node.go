@@ -68,7 +68,7 @@ var listKeys = []struct {
 	kind listKind
 }{
 	{"utility", floatRows}, {"mechanism", floatRows}, {"order", intRows}, {"mechanism_sparse", floatRows},
-	{"prior", numbers}, {"inputs", texts}, {"outputs", texts},
+	{"prior", numbers}, {"inputs", texts}, {"outputs", texts}, {"points", floatRows}, {"output_points", floatRows},
 }
 
 // listKey returns how the value of key is read, and false when it is not

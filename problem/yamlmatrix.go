@@ -62,11 +62,13 @@ type denseValue struct {
 // parseYAMLLists parses a YAML document as parseYAML does, reading the
 // lists in the layouts above straight into Go values. ok is false when it
 // found none or could not confirm them; the caller then parses the whole
-// document with yaml.v3. declined is the offset of the first line that
-// starts with a key of listKeys whose value is in none of the layouts, or
-// -1.
+// document with yaml.v3. declined is the offset of the line that starts
+// the largest value (by treeValues) of a key of listKeys whose value is in
+// none of the layouts, or -1: the one to write otherwise when the document
+// is too large for yaml.v3's tree.
 func parseYAMLLists(data []byte) (root node, ok bool, declined int) {
 	declined = -1
+	most := -1
 	// YAML also breaks lines at a lone CR and at U+0085, U+2028 and U+2029;
 	// the line count of step 3 knows only LF and CR LF.
 	if unusualBreaks(data) {
@@ -80,8 +82,10 @@ func parseYAMLLists(data []byte) (root node, ok bool, declined int) {
 		if ok {
 			values = append(values, v)
 			ls = v.end
-		} else if key && declined < 0 {
-			declined = ls
+		} else if key {
+			if n := treeValues(data[ls:topLevelEnd(data, ls)]); n > most {
+				declined, most = ls, n
+			}
 		}
 		nl := bytes.IndexByte(data[ls:], '\n')
 		if nl < 0 {
@@ -145,6 +149,27 @@ func parseYAMLLists(data []byte) (root node, ok bool, declined int) {
 		root.kids[at[k]] = node{kind: seqNode, list: v.list}
 	}
 	return root, true, declined
+}
+
+// topLevelEnd returns the offset of the first line after the one at ls
+// that starts a top-level key (a character other than a space, a tab, "-",
+// "#" or a line break in its first column), or len(data): the end of the
+// value of the key at ls.
+func topLevelEnd(data []byte, ls int) int {
+	for {
+		nl := bytes.IndexByte(data[ls:], '\n')
+		if nl < 0 {
+			return len(data)
+		}
+		ls += nl + 1
+		if ls < len(data) {
+			switch data[ls] {
+			case ' ', '\t', '-', '#', '\n', '\r':
+				continue
+			}
+			return ls
+		}
+	}
 }
 
 // treeValues bounds the number of nodes of yaml.v3's tree of data, less

@@ -556,3 +556,59 @@ func TestMarshalYAMLWritesRowsAsYAMLv3(t *testing.T) {
 		require.Equal(t, string(want), string(got))
 	}
 }
+
+// A rule's points and output points are read by the fast path in its
+// layouts, to the same problem as the node tree reads, and a file of more
+// points than the node tree can hold (its 3 nodes a point) is read.
+func TestPointsReadFast(t *testing.T) {
+	var flow, block strings.Builder
+	for i := range 200 {
+		if i > 0 {
+			flow.WriteString(", ")
+		}
+		fmt.Fprintf(&flow, "[%d.5, %d]", i, i%7)
+		fmt.Fprintf(&block, "  - [%d.5, %d]\n", i, i%7)
+	}
+	tail := "utility_rule: {metric: euclidean}\nprivacy: {measure: pml, epsilon: 1}\nobjective: expected-utility\n"
+	for name, doc := range map[string]string{
+		"flow":          "prior: uniform\npoints: [" + flow.String() + "]\n" + tail,
+		"block":         "prior: uniform\npoints:\n" + block.String() + tail,
+		"output points": "prior: [0.5, 0.5]\npoints: [[0, 0], [1, 1]]\noutput_points: [" + flow.String() + "]\n" + tail,
+	} {
+		require.True(t, fastYAML([]byte(doc)), name)
+		p := agree(t, []byte(doc), YAML, name)
+		require.NotNil(t, p, name)
+		require.NotNil(t, p.Rule, name)
+		pts := p.Rule.Inputs.Points
+		if name == "output points" {
+			pts = p.Rule.Outputs.Points
+		}
+		require.Len(t, pts, 200, name)
+		assert.Equal(t, [2]float64{137.5, 137 % 7}, pts[137], name)
+	}
+	var many strings.Builder
+	const n = maxTreeValues/3 + 1000
+	for i := range n {
+		fmt.Fprintf(&many, "- [%d, %d]\n", i%1000, i/1000)
+	}
+	p, err := Parse([]byte("prior: uniform\npoints:\n"+many.String()+tail), YAML)
+	require.NoError(t, err)
+	require.Len(t, p.Rule.Inputs.Points, n)
+	assert.Equal(t, [2]float64{float64((n - 1) % 1000), float64((n - 1) / 1000)}, p.Rule.Inputs.Points[n-1])
+}
+
+// A document too large for the node tree names the key whose value the
+// fast path declined and that makes it so, not a small one before it.
+func TestTooLargeNamesTheLargestValue(t *testing.T) {
+	var labels strings.Builder
+	for i := range maxTreeValues {
+		if i > 0 {
+			labels.WriteString(", ")
+		}
+		fmt.Fprintf(&labels, "\"a\\tb%d\"", i) // an escape: no fast layout
+	}
+	doc := "prior: uniform\ninputs: [" + labels.String() + "]\nutility_rule: {metric: euclidean, grid: {width: 2, height: 2}}\n"
+	_, err := Parse([]byte(doc), YAML)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "for the general YAML reader, which takes at most 262144: inputs (line 2) is not written as a list")
+}
