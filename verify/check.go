@@ -24,6 +24,25 @@ type Problem struct {
 	// is the certificate's fails ClaimFile, since its budget is the one a
 	// reader of the file takes the mechanism to keep.
 	Stated *Stated
+	// Reported is what the document prints beside the certificate as its
+	// answer (solve --json's epsilon and optimal_epsilon_lower, a curve
+	// point's), nil for none: each number given must be the
+	// certificate's, or ClaimReported fails, since a reader takes those
+	// numbers for what verify checked.
+	Reported *Reported
+}
+
+// Reported holds the numbers a document reports beside a certificate;
+// nil ones are not reported. Level is the reported level of the
+// certificate's measure (ALIP: ε_u, ALIPLower ε_l), which the
+// certificate states rounded up (by at most 2^-44·ε + 2e-12); the others
+// are the certificate's own numbers. WorstCaseOrder and WorstCaseValue
+// are set only for the worst case the certificate's lower end is for.
+type Reported struct {
+	Level, ALIPLower, OptimalEpsilonLower *float64
+	ExpectedUtility, ExpectedUtilityBound *float64
+	WorstCaseOrder                        *int
+	WorstCaseValue                        *float64
 }
 
 // Stated is a problem file's objective ("" when it names none) and
@@ -85,6 +104,7 @@ const (
 const (
 	ClaimShape    = "shape"
 	ClaimFile     = "file"
+	ClaimReported = "reported"
 	ClaimPrior    = "prior"
 	ClaimRows     = "rows"
 	ClaimPattern  = "zero pattern"
@@ -130,6 +150,9 @@ func Check(p Problem, c Certificate) []Claim {
 	k.setClaim()
 	if p.Stated != nil {
 		k.stated()
+	}
+	if p.Reported != nil {
+		k.reported()
 	}
 	k.rows()
 	worst := c.Objective == "worst-case-order" || c.Objective == "worst-case-value"
@@ -637,6 +660,53 @@ func (k *checker) stated() {
 		return
 	}
 	k.claim(ClaimFile, true, "the file's objective and budget are the certificate's")
+}
+
+// reported: each number the document reports is the certificate's.
+func (k *checker) reported() {
+	r, c := k.p.Reported, k.c
+	var diff []string
+	level := func(name string, rep, claimed *float64) {
+		switch {
+		case rep == nil:
+		case claimed == nil:
+			diff = append(diff, fmt.Sprintf("%s %v, the certificate none", name, *rep))
+		case !(*rep <= *claimed && *claimed <= *rep+0x1p-44*math.Abs(*rep)+2e-12):
+			diff = append(diff, fmt.Sprintf("%s %v, the certificate's %v", name, *rep, *claimed))
+		}
+	}
+	same := func(name string, rep, cert *float64) {
+		switch {
+		case rep == nil:
+		case cert == nil:
+			diff = append(diff, fmt.Sprintf("%s %v, the certificate none", name, *rep))
+		case *rep != *cert:
+			diff = append(diff, fmt.Sprintf("%s %v, the certificate's %v", name, *rep, *cert))
+		}
+	}
+	level("level", r.Level, &c.Epsilon)
+	level("ε_l", r.ALIPLower, c.ALIPLower)
+	if c.Lower != nil {
+		same("lower end", r.OptimalEpsilonLower, &c.Lower.OptimalEpsilonLower)
+	} else {
+		same("lower end", r.OptimalEpsilonLower, nil)
+	}
+	if c.Utility != nil {
+		same("expected utility", r.ExpectedUtility, &c.Utility.ExpectedUtility)
+		same("expected utility bound", r.ExpectedUtilityBound, c.Utility.Bound)
+	} else {
+		same("expected utility", r.ExpectedUtility, nil)
+		same("expected utility bound", r.ExpectedUtilityBound, nil)
+	}
+	same("worst-case value", r.WorstCaseValue, c.WorstCaseValue)
+	if r.WorstCaseOrder != nil && (c.WorstCaseOrder == nil || *r.WorstCaseOrder != *c.WorstCaseOrder) {
+		diff = append(diff, fmt.Sprintf("worst-case order %d, not the certificate's", *r.WorstCaseOrder))
+	}
+	if len(diff) > 0 {
+		k.claim(ClaimReported, false, "the document reports %s", strings.Join(diff, "; "))
+		return
+	}
+	k.claim(ClaimReported, true, "the numbers reported beside the certificate are its own")
 }
 
 // lower: no ε-PML mechanism reaching the worst case exists for ε < L. With

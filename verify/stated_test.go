@@ -56,3 +56,43 @@ func TestStatedBudget(t *testing.T) {
 }
 
 func ptr(x float64) *float64 { return &x }
+
+// TestReportedNumbers: the numbers a document reports beside a
+// certificate pass when they are its own (the level as certificates
+// round it up: ε + 2^-45·ε + 1e-12 above the reported ε) and fail when
+// any of them moved, or when the certificate has no counterpart.
+func TestReportedNumbers(t *testing.T) {
+	p := Problem{Prior: []float64{0.5, 0.5}, Utility: [][]float64{{1, 0}, {0, 1}}, Mechanism: [][]float64{{0.75, 0.25}, {0.25, 0.75}}}
+	eps := math.Log(1.5)
+	c := Certificate{Objective: "expected-utility", Measure: "pml", Epsilon: eps + 0x1p-45*eps + 1e-12, Budget: &Budget{Epsilon: 0.5},
+		Utility: &Utility{ExpectedUtility: 0.75}}
+	f := func(x float64) *float64 { return &x }
+	order := 2
+	for _, tc := range []struct {
+		name string
+		r    Reported
+		ok   bool
+	}{
+		{"the same", Reported{Level: f(eps), ExpectedUtility: f(0.75)}, true},
+		{"nothing reported", Reported{}, true},
+		{"a lower level", Reported{Level: f(eps - 1e-9)}, false},
+		{"a level above the certificate's", Reported{Level: f(c.Epsilon + 1e-15)}, false},
+		{"another utility", Reported{Level: f(eps), ExpectedUtility: f(0.85)}, false},
+		{"a bound the certificate lacks", Reported{ExpectedUtilityBound: f(0.8)}, false},
+		{"a lower end the certificate lacks", Reported{OptimalEpsilonLower: f(0.1)}, false},
+		{"a worst case the certificate lacks", Reported{WorstCaseOrder: &order}, false},
+	} {
+		q := p
+		q.Reported = &tc.r
+		n := 0
+		for _, cl := range Check(q, c) {
+			if cl.Name == ClaimReported {
+				n++
+				assert.Equal(t, tc.ok, cl.OK, "%s: %s", tc.name, cl)
+			} else {
+				assert.True(t, cl.OK, "%s: %s", tc.name, cl)
+			}
+		}
+		assert.Equal(t, 1, n, tc.name)
+	}
+}

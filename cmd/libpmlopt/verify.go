@@ -13,6 +13,7 @@ import (
 
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/internal/certificate"
+	"github.com/pmlopt/pmlopt/internal/jsonout"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/verify"
@@ -25,6 +26,7 @@ type certFile struct {
 	Prior       any                 `json:"prior" yaml:"prior"`
 	Mechanism   mech.JSONMatrix     `json:"mechanism" yaml:"mechanism"`
 	Certificate *verify.Certificate `json:"certificate" yaml:"certificate"`
+	jsonout.Reported
 }
 
 type claimOut struct {
@@ -47,6 +49,7 @@ type verifyOut struct {
 func opVerify(ctx context.Context, a args, in input) (any, [][][]float64, error) {
 	var c verify.Certificate
 	var docMech [][]float64
+	var rep *verify.Reported // what solve --json reports beside its certificate
 	problemPath := a.Problem
 	switch {
 	case a.Path != "" && len(a.Certificate) > 0:
@@ -69,6 +72,9 @@ func opVerify(ctx context.Context, a args, in input) (any, [][][]float64, error)
 			return nil, nil, fmt.Errorf("%s: no certificate at its top level (solve --out and solve --json write one; pass a curve point's certificate itself)", a.Path)
 		}
 		c, docMech = *doc.Certificate, [][]float64(doc.Mechanism)
+		if doc.Prior == nil {
+			rep = doc.Of(&c, jsonout.LevelEpsilon)
+		}
 		if doc.Prior != nil {
 			if problemPath != "" || in.Prior != nil {
 				return nil, nil, fmt.Errorf("%s is a problem file itself: the problem does not apply", a.Path)
@@ -145,6 +151,7 @@ func opVerify(ctx context.Context, a args, in input) (any, [][][]float64, error)
 	if c.Mechanism == nil && vp.Mechanism == nil {
 		return nil, nil, errors.New("mechanism: the certificate has none of its own: give the mechanism it certifies")
 	}
+	vp.Reported = rep
 	claims := verify.Check(vp, c)
 	if err := ctx.Err(); err != nil {
 		return nil, nil, errInterrupted

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/internal/certificate"
+	"github.com/pmlopt/pmlopt/internal/jsonout"
 	"github.com/pmlopt/pmlopt/verify"
 )
 
@@ -47,16 +48,15 @@ type certDoc struct {
 	Prior       any                 `json:"prior" yaml:"prior"` // a problem file has one
 	Mechanism   any                 `json:"mechanism" yaml:"mechanism"`
 	Certificate *verify.Certificate `json:"certificate" yaml:"certificate"`
-	Points      certPoints          `json:"points" yaml:"points"`
+	jsonout.Reported
+	Points certPoints `json:"points" yaml:"points"`
 	// Curves are an expected-utility curve's series, each with points.
 	// A series of curve --robustness says which priors it is over: the
 	// estimate, the whole simplex (ldp) or a prior set of its own.
 	Curves []struct {
 		Over     string           `json:"over" yaml:"over"`
 		PriorSet *verify.PriorSet `json:"prior_set" yaml:"prior_set"`
-		Points   []struct {
-			Certificate *verify.Certificate `json:"certificate" yaml:"certificate"`
-		} `json:"points" yaml:"points"`
+		Points   []certPoint      `json:"points" yaml:"points"`
 	} `json:"curves" yaml:"curves"`
 }
 
@@ -67,6 +67,7 @@ type certPoints []certPoint
 
 type certPoint struct {
 	Certificate *verify.Certificate `json:"certificate" yaml:"certificate"`
+	jsonout.Reported
 }
 
 func (c *certPoints) UnmarshalJSON(b []byte) error {
@@ -152,6 +153,8 @@ func verifyFlags(fs *flagSet) runFunc {
 			// inFile: the certificate is that of the problem file FILE,
 			// which must still state its objective and budget.
 			inFile bool
+			// rep is what the document reports beside the certificate.
+			rep *verify.Reported
 		}
 		set := pmlopt.VerifyPriorSet(p.PriorSet)
 		var items []item
@@ -164,13 +167,17 @@ func verifyFlags(fs *flagSet) runFunc {
 				}
 				c.Mechanism = m
 			}
-			items = append(items, item{"", &c, set, doc.Prior != nil})
+			it := item{"", &c, set, doc.Prior != nil, nil}
+			if doc.Prior == nil {
+				it.rep = doc.Of(&c, jsonout.LevelEpsilon)
+			}
+			items = append(items, it)
 		}
 		for k, pt := range doc.Points {
 			if pt.Certificate == nil {
 				return fmt.Errorf("%s: point %d has no certificate (run curve with --certificates)", path, k)
 			}
-			items = append(items, item{fmt.Sprintf("point %d: ", k), pt.Certificate, set, false})
+			items = append(items, item{fmt.Sprintf("point %d: ", k), pt.Certificate, set, false, pt.Of(pt.Certificate, jsonout.LevelOptimal)})
 		}
 		for s, cv := range doc.Curves {
 			over, label := set, ""
@@ -186,7 +193,7 @@ func verifyFlags(fs *flagSet) runFunc {
 				if pt.Certificate == nil {
 					return fmt.Errorf("%s: curve %d, point %d has no certificate (run curve with --certificates)", path, s, k)
 				}
-				items = append(items, item{fmt.Sprintf("curve %d%s, point %d: ", s, label, k), pt.Certificate, over, false})
+				items = append(items, item{fmt.Sprintf("curve %d%s, point %d: ", s, label, k), pt.Certificate, over, false, pt.Of(pt.Certificate, jsonout.LevelAudited)})
 			}
 		}
 		if len(items) == 0 {
@@ -203,6 +210,7 @@ func verifyFlags(fs *flagSet) runFunc {
 			if it.inFile {
 				vp.Stated = certificate.Stated(p)
 			}
+			vp.Reported = it.rep
 			if it.c.Mechanism == nil {
 				vp.Mechanism = p.Mechanism
 			}

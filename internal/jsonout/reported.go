@@ -1,0 +1,101 @@
+package jsonout
+
+import (
+	"encoding/json"
+	"math"
+
+	"github.com/pmlopt/pmlopt/verify"
+)
+
+// Reported are the numbers a JSON answer reports beside its certificate
+// (solve --json, a curve's points), as verify reads them back to hold them
+// to the certificate's (verify.Reported). A problem file reports none.
+type Reported struct {
+	Epsilon              *reportedFloat `json:"epsilon" yaml:"-"`
+	OptimalEpsilon       *reportedFloat `json:"optimal_epsilon" yaml:"-"`
+	AuditedEpsilon       *reportedFloat `json:"audited_epsilon" yaml:"-"`
+	OptimalEpsilonLower  *reportedFloat `json:"optimal_epsilon_lower" yaml:"-"`
+	LeastEpsilonLower    *reportedFloat `json:"least_epsilon_lower" yaml:"-"`
+	ALIPLower            *reportedFloat `json:"alip_lower" yaml:"-"`
+	ExpectedUtility      *reportedFloat `json:"expected_utility" yaml:"-"`
+	ExpectedUtilityBound *reportedFloat `json:"expected_utility_bound" yaml:"-"`
+	WorstCaseOrder       *int           `json:"worst_case_order" yaml:"-"`
+	WorstCaseValue       *reportedFloat `json:"worst_case_value" yaml:"-"`
+}
+
+// reportedFloat is a number of --json: a JSON number, or "inf" / "-inf".
+type reportedFloat float64
+
+func (f *reportedFloat) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case `"inf"`:
+		*f = reportedFloat(math.Inf(1))
+		return nil
+	case `"-inf"`:
+		*f = reportedFloat(math.Inf(-1))
+		return nil
+	}
+	var x float64
+	if err := json.Unmarshal(b, &x); err != nil {
+		return err
+	}
+	*f = reportedFloat(x)
+	return nil
+}
+
+func (f *reportedFloat) get() *float64 {
+	if f == nil {
+		return nil
+	}
+	x := float64(*f)
+	return &x
+}
+
+// LevelKey says which key of a document reports the level: epsilon in
+// solve --json, optimal_epsilon in a worst-case curve's point,
+// audited_epsilon in an expected-utility curve's (whose epsilon is the
+// budget).
+type LevelKey int
+
+const (
+	LevelEpsilon LevelKey = iota
+	LevelOptimal
+	LevelAudited
+)
+
+// Of maps the numbers of n onto those of certificate c that they
+// report, as their document's kind writes them: the lower end of a worst
+// case (optimal_epsilon_lower, or least_epsilon_lower beside a worst case
+// kept), the expected utility and its bound, the worst case a worst-case
+// objective reached.
+func (n Reported) Of(c *verify.Certificate, key LevelKey) *verify.Reported {
+	r := &verify.Reported{}
+	switch key {
+	case LevelEpsilon:
+		r.Level, r.ALIPLower = n.Epsilon.get(), n.ALIPLower.get()
+	case LevelOptimal:
+		r.Level = n.OptimalEpsilon.get()
+	case LevelAudited:
+		r.Level = n.AuditedEpsilon.get()
+	}
+	worst := c.Objective == "worst-case-order" || c.Objective == "worst-case-value"
+	switch {
+	case worst:
+		r.OptimalEpsilonLower = n.OptimalEpsilonLower.get()
+		r.WorstCaseOrder, r.WorstCaseValue = n.WorstCaseOrder, n.WorstCaseValue.get()
+		if c.Objective == "worst-case-order" {
+			r.WorstCaseValue = nil
+		} else {
+			r.WorstCaseOrder = nil
+		}
+	case c.Lower != nil:
+		r.OptimalEpsilonLower = n.LeastEpsilonLower.get()
+	}
+	if c.Utility != nil {
+		r.ExpectedUtility, r.ExpectedUtilityBound = n.ExpectedUtility.get(), n.ExpectedUtilityBound.get()
+	}
+	if c.Measure != "alip" {
+		r.ALIPLower = nil
+	}
+	return r
+}
