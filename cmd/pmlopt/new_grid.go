@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/pmlopt/pmlopt/mech"
@@ -94,9 +93,9 @@ func (g *gridFlags) check(gridW int, priorFrom, column string) error {
 func (g *gridFlags) originXY() (x, y float64, err error) {
 	a, b, ok := strings.Cut(*g.origin, ",")
 	if ok {
-		x, err = strconv.ParseFloat(strings.TrimSpace(a), 64)
+		x, err = decimalFloat(a)
 		if err == nil {
-			y, err = strconv.ParseFloat(strings.TrimSpace(b), 64)
+			y, err = decimalFloat(b)
 		}
 	}
 	if !ok || err != nil || math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0) {
@@ -119,7 +118,7 @@ func (g *gridFlags) gridRule(w, h int) *mech.UtilityRule {
 
 // coordinate reads a field as a coordinate: a finite number.
 func coordinate(field string) (float64, bool) {
-	v, err := strconv.ParseFloat(strings.TrimSpace(field), 64)
+	v, err := decimalFloat(field)
 	return v, err == nil && !math.IsNaN(v) && !math.IsInf(v, 0)
 }
 

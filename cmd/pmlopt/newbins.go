@@ -23,7 +23,7 @@ func parseBins(s string) (binSpec, error) {
 	parts := strings.Split(s, ",")
 	nums := make([]float64, len(parts))
 	for k, part := range parts {
-		v, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
+		v, err := decimalFloat(part)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 			return b, usagef("--bins wants a width W or edges A,B,C,... (finite numbers); %q is not one", strings.TrimSpace(part))
 		}
@@ -51,7 +51,7 @@ func parseBins(s string) (binSpec, error) {
 // check vets one value of the column: a finite number, and within the
 // edges when they are given.
 func (b binSpec) check(value string, line int) error {
-	x, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+	x, err := decimalFloat(value)
 	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
 		return fmt.Errorf("line %d: %q is not a number, and --bins groups numbers", line, value)
 	}
@@ -78,7 +78,7 @@ func (b binSpec) apply(values []string, counts []float64) ([]string, []float64, 
 	lo, hi := math.Inf(1), math.Inf(-1)
 	whole := true
 	for k, v := range values {
-		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		x, err := decimalFloat(v)
 		if err != nil {
 			return nil, nil, fmt.Errorf("--bins: %q is not a number", v)
 		}

@@ -6,7 +6,6 @@ import (
 	"math"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/figure"
@@ -208,8 +207,8 @@ func gridPoint(s string) (x, y float64, ok bool) {
 	if !found {
 		return 0, 0, false
 	}
-	x, err1 := strconv.ParseFloat(strings.TrimSpace(a), 64)
-	y, err2 := strconv.ParseFloat(strings.TrimSpace(b), 64)
+	x, err1 := decimalFloat(a)
+	y, err2 := decimalFloat(b)
 	finite := !math.IsNaN(x) && !math.IsInf(x, 0) && !math.IsNaN(y) && !math.IsInf(y, 0)
 	return x, y, err1 == nil && err2 == nil && finite
 }
