@@ -35,7 +35,9 @@ func build(s Spec, floorAbove float64) (*Model, error) {
 	// 2. The outputs without variables.
 	mod.drop(s, b)
 	// 3. The columns p[i,j], row-major.
-	mod.addEntries(s)
+	if err := mod.addEntries(s); err != nil {
+		return nil, err
+	}
 	// 4. The auxiliary columns of each output, then the slacks.
 	mod.addAuxiliaries(s, b)
 	// 5. The rows sum[i].
@@ -44,6 +46,9 @@ func build(s Spec, floorAbove float64) (*Model, error) {
 	for j := range m {
 		if mod.Dropped[j] {
 			continue
+		}
+		if s.Stop != nil && j%64 == 0 && s.Stop() {
+			return nil, errStopped
 		}
 		switch {
 		case mod.Floored && b.Measure == mech.LDP:
@@ -167,10 +172,13 @@ func (mod *Model) drop(s Spec, b mech.Budget) {
 // addEntries adds a column p[i,j] for each allowed pair of a kept output,
 // with the cost π_i u_ij of the expected utility, and sets P and the empty
 // Up the output rows fill.
-func (mod *Model) addEntries(s Spec) {
+func (mod *Model) addEntries(s Spec) error {
 	n, m, l := mod.N, mod.M, mod.LP
 	mod.Up = make([][]int, n)
 	for i := range n {
+		if s.Stop != nil && s.Stop() {
+			return errStopped
+		}
 		mod.Up[i] = make([]int, m)
 		for j := range mod.Up[i] {
 			mod.Up[i][j] = -1
@@ -188,6 +196,7 @@ func (mod *Model) addEntries(s Spec) {
 			mod.P[i][j] = l.AddCol(cost, 0, lp.Inf, fmt.Sprintf("p[%d,%d]", i+1, j+1))
 		}
 	}
+	return nil
 }
 
 // addAuxiliaries adds each kept output's auxiliary columns, named for the

@@ -49,7 +49,14 @@ type Spec struct {
 	// so that its first LP is near the last. The answer is the robust
 	// optimum with or without it, to the cutting planes' tolerance.
 	Start mech.Mechanism
+	// Stop, if not nil, is polled as Build goes over the pairs and the
+	// outputs (seconds at a few thousand letters): once it reports true,
+	// Build ends with an error, so that a cancelled run does not wait.
+	Stop func() bool
 }
+
+// errStopped is Build's error when Spec.Stop ended it.
+var errStopped = errors.New("polytope: stopped")
 
 // Model is a privacy polytope written as a sparse LP, with the map from
 // mechanism entries to LP columns.

@@ -541,3 +541,36 @@ func TestBuildErrors(t *testing.T) {
 	require.ErrorAs(t, mod.SetBudget(nil, mech.Budget{Measure: mech.PML, Epsilon: -2}), &fe)
 	assert.Equal(t, "budget.epsilon", fe.Field)
 }
+
+// TestBuildStops: Build polls Spec.Stop over the pairs' rows and the
+// outputs and ends with errStopped once it reports true, at either step;
+// a Stop that never does builds the same model as none.
+func TestBuildStops(t *testing.T) {
+	n := 70
+	pi := make(mech.Prior, n)
+	u := make(mech.Utility, n)
+	for i := range pi {
+		pi[i] = 1 / float64(n)
+		u[i] = make([]float64, n)
+		for j := range u[i] {
+			u[i][j] = -math.Abs(float64(i - j))
+		}
+	}
+	s := Spec{Prior: pi, Utility: u, Objective: ExpectedUtility, Budget: mech.Budget{Measure: mech.PML, Epsilon: 1}}
+	want, err := Build(s)
+	require.NoError(t, err)
+	calls := 0
+	s.Stop = func() bool { calls++; return false }
+	got, err := Build(s)
+	require.NoError(t, err)
+	assert.Equal(t, want.LP, got.LP)
+	polls := calls
+	assert.Equal(t, n+2, polls, "a poll a row of pairs and one every 64 outputs")
+	for _, after := range []int{1, n - 1, n, polls - 1} {
+		calls = 0
+		s.Stop = func() bool { calls++; return calls > after }
+		_, err := Build(s)
+		assert.ErrorIs(t, err, errStopped, "stopped after %d polls", after)
+		assert.Equal(t, after+1, calls)
+	}
+}

@@ -89,11 +89,12 @@ func exportFlags(fs *flagSet) runFunc {
 				return err
 			}
 		}
+		spec.Stop = func() bool { return ctx.Err() != nil }
 		mod, err := polytope.Build(spec)
-		if err != nil {
+		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := ctx.Err(); err != nil {
+		if err != nil {
 			return err
 		}
 		if p.PriorSet != nil {
