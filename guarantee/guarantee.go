@@ -203,7 +203,8 @@ func LDPForPML(eps, pmin float64) float64 {
 //     (ε_l + ε_u)-LDP (Zarrabian et al. (2023), Prop 1, quoted by Saeidian et
 //     al. (2024), §II-D); the PML and PMC
 //     levels are tightened by PMLFromPMC and PMCFromPML when those are
-//     smaller.
+//     smaller, and the ALIP, LIP and LDP levels are those of the tightened
+//     pair.
 //   - ε-LIP: (ε, ε)-ALIP and everything ALIP implies, in particular 2ε-LDP
 //     (Jiang et al. (2021), Prop 1).
 //   - ε-LDP: ε2-PML, ε1-PMC, (ε1, ε2)-ALIP, ε1-LIP with ε1, ε2 of FromLDP
@@ -246,15 +247,19 @@ func Implied(from mech.Budget, pmin float64) ([]Implication, error) {
 	none := func(measure mech.Measure, regime string) {
 		out = append(out, Implication{Implied: mech.Budget{Measure: measure}, Holds: false, Regime: regime})
 	}
-	// fromALIP adds the consequences of an (l, u)-ALIP guarantee.
+	// fromALIP adds the consequences of an (l, u)-ALIP guarantee: its
+	// PML and PMC levels, each tightened by the other's bound, and then
+	// the ALIP, LIP and LDP levels of those (a mechanism within PMC ε_l
+	// and PML ε_u is (ε_l, ε_u)-ALIP by definition, and the LIP and LDP
+	// bounds follow from any ALIP pair).
 	fromALIP := func(l, u float64, regime string) {
 		pml := math.Min(u, PMLFromPMC(l, pmin))
 		pmc := math.Min(l, PMCFromPML(u, pmin))
 		add(mech.Budget{Measure: mech.PML, Epsilon: pml}, regime)
 		add(mech.Budget{Measure: mech.PMC, Epsilon: pmc}, regime)
-		add(mech.Budget{Measure: mech.ALIP, EpsilonLower: l, EpsilonUpper: u}, regime)
-		add(mech.Budget{Measure: mech.LIP, Epsilon: math.Max(l, u)}, regime)
-		add(mech.Budget{Measure: mech.LDP, Epsilon: addUp(l, u)}, regime)
+		add(mech.Budget{Measure: mech.ALIP, EpsilonLower: pmc, EpsilonUpper: pml}, regime)
+		add(mech.Budget{Measure: mech.LIP, Epsilon: math.Max(pmc, pml)}, regime)
+		add(mech.Budget{Measure: mech.LDP, Epsilon: addUp(pmc, pml)}, regime)
 	}
 
 	switch from.Measure {

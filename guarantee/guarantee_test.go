@@ -220,3 +220,56 @@ func TestImpliedNeverNaN(t *testing.T) {
 		}
 	}
 }
+
+// TestImpliedALIPLevelsAreTheTightenedPair: from ALIP, LIP and PMC, the
+// implied ALIP, LIP and LDP levels are those of the implied PMC and PML
+// levels, which a mechanism meeting both satisfies by definition (ALIP)
+// and by Zarrabian et al. (2023), Prop 1 (LDP ≤ ε_l + ε_u). On
+// (0.05, 2)-ALIP at p_min = 0.2 the PML level is 0.178, not 2: LIP 0.178
+// and LDP 0.228 rather than 2 and 2.05.
+func TestImpliedALIPLevelsAreTheTightenedPair(t *testing.T) {
+	for _, from := range []mech.Budget{
+		{Measure: mech.ALIP, EpsilonLower: 0.05, EpsilonUpper: 2},
+		{Measure: mech.ALIP, EpsilonLower: 3, EpsilonUpper: 0.1},
+		{Measure: mech.LIP, Epsilon: 1},
+		{Measure: mech.PMC, Epsilon: 0.4},
+		{Measure: mech.PML, Epsilon: 0.1},
+	} {
+		for _, pmin := range []float64{0.5, 0.2, 0.01} {
+			imps, err := Implied(from, pmin)
+			require.NoError(t, err)
+			got := map[mech.Measure]mech.Budget{}
+			for _, im := range imps {
+				if im.Holds {
+					got[im.Implied.Measure] = im.Implied
+				}
+			}
+			if _, ok := got[mech.LIP]; !ok {
+				continue // PML outside the high-privacy regime implies none
+			}
+			pml, pmc := got[mech.PML].Epsilon, got[mech.PMC].Epsilon
+			if from.Measure == mech.PML {
+				pml = from.Epsilon
+			}
+			if from.Measure == mech.PMC {
+				pmc = from.Epsilon
+			}
+			if from.Measure != mech.ALIP {
+				assert.Equal(t, mech.Budget{Measure: mech.ALIP, EpsilonLower: pmc, EpsilonUpper: pml}, got[mech.ALIP], "%v at %g", from, pmin)
+			}
+			assert.Equal(t, math.Max(pmc, pml), got[mech.LIP].Epsilon, "%v at %g", from, pmin)
+			assert.InDelta(t, pmc+pml, got[mech.LDP].Epsilon, 1e-15*(1+pmc+pml), "%v at %g", from, pmin)
+			assert.GreaterOrEqual(t, got[mech.LDP].Epsilon, pmc+pml, "rounded up")
+		}
+	}
+	imps, err := Implied(mech.Budget{Measure: mech.ALIP, EpsilonLower: 0.05, EpsilonUpper: 2}, 0.2)
+	require.NoError(t, err)
+	for _, im := range imps {
+		switch im.Implied.Measure {
+		case mech.LIP:
+			assert.InDelta(t, 0.178, im.Implied.Epsilon, 5e-4)
+		case mech.LDP:
+			assert.InDelta(t, 0.228, im.Implied.Epsilon, 5e-4)
+		}
+	}
+}
