@@ -251,7 +251,11 @@ func (p *prober) goProbe(t float64) (o outcome, ev *evidence) {
 		case err == nil:
 			ev.add(r.Evidence, p.pat)
 		}
-		p.misses.ipm++
+		if p.context().Err() == nil {
+			// A probe the search's context stopped is no miss of the
+			// interior point's.
+			p.misses.ipm++
+		}
 		if err == nil && (r.Mechanism != nil || r.Alpha != nil) {
 			p.misses.ipm = 0
 		}

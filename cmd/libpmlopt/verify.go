@@ -73,7 +73,7 @@ func opVerify(ctx context.Context, a args, in input) (any, [][][]float64, error)
 		}
 		c, docMech = *doc.Certificate, [][]float64(doc.Mechanism)
 		if doc.Prior == nil {
-			rep = doc.Of(&c, jsonout.LevelEpsilon)
+			rep = doc.Of(&c)
 		}
 		if doc.Prior != nil {
 			if problemPath != "" || in.Prior != nil {

@@ -183,9 +183,7 @@ func curveFlags(fs *flagSet) runFunc {
 			}
 			if stopped {
 				// The plot of the settled points says in its title what is
-				// left (--shard draws none); the count of what is left comes
-				// from the thresholds, since the progress knows no total
-				// before the first point.
+				// left (--shard draws none).
 				left, err := worstCurveLeft(ctx, obj, p, pts)
 				if err != nil {
 					return err
@@ -195,7 +193,18 @@ func curveFlags(fs *flagSet) runFunc {
 						return fmt.Errorf("interrupted: the settled points are on stdout, but --plot failed: %w", err)
 					}
 				}
-				return fmt.Errorf("interrupted: %d settled points written, %d thresholds left", len(pts), left.count())
+				// The lines written and the run's own thresholds (a
+				// shard's) come from the progress, which knows no total
+				// before the first threshold settles: then nothing is
+				// settled, and every threshold of the run is left.
+				n := prog.total() - prog.count()
+				if prog.total() == 0 {
+					n = left.count()
+					if !shard.All() {
+						n = len(shard.Indices(n))
+					}
+				}
+				return fmt.Errorf("interrupted: %d settled points written, %d thresholds left", prog.count(), n)
 			}
 			if *plotPath != "" {
 				return plotCurve(*plotPath, curveTitle(p.Name), obj, pts, safeSteps)
@@ -397,6 +406,12 @@ func (p *progress) count() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.done_
+}
+
+func (p *progress) total() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.all
 }
 
 func (p *progress) done() {

@@ -558,8 +558,8 @@ func columnCounts(e *env, path, column string, check func(value string, line int
 func sortValues(values []string) {
 	nums := make(map[string]float64, len(values))
 	for _, v := range values {
-		x, err := strconv.ParseFloat(v, 64)
-		if err != nil || math.IsNaN(x) {
+		x, err := decimalFloat(v)
+		if err != nil || math.IsNaN(x) || v != strings.TrimSpace(v) {
 			sort.Strings(values)
 			return
 		}

@@ -169,7 +169,7 @@ func verifyFlags(fs *flagSet) runFunc {
 			}
 			it := item{"", &c, set, doc.Prior != nil, nil}
 			if doc.Prior == nil {
-				it.rep = doc.Of(&c, jsonout.LevelEpsilon)
+				it.rep = doc.Of(&c)
 			}
 			items = append(items, it)
 		}
@@ -177,7 +177,7 @@ func verifyFlags(fs *flagSet) runFunc {
 			if pt.Certificate == nil {
 				return fmt.Errorf("%s: point %d has no certificate (run curve with --certificates)", path, k)
 			}
-			items = append(items, item{fmt.Sprintf("point %d: ", k), pt.Certificate, set, false, pt.Of(pt.Certificate, jsonout.LevelOptimal)})
+			items = append(items, item{fmt.Sprintf("point %d: ", k), pt.Certificate, set, false, pt.Of(pt.Certificate)})
 		}
 		for s, cv := range doc.Curves {
 			over, label := set, ""
@@ -193,7 +193,7 @@ func verifyFlags(fs *flagSet) runFunc {
 				if pt.Certificate == nil {
 					return fmt.Errorf("%s: curve %d, point %d has no certificate (run curve with --certificates)", path, s, k)
 				}
-				items = append(items, item{fmt.Sprintf("curve %d%s, point %d: ", s, label, k), pt.Certificate, over, false, pt.Of(pt.Certificate, jsonout.LevelAudited)})
+				items = append(items, item{fmt.Sprintf("curve %d%s, point %d: ", s, label, k), pt.Certificate, over, false, pt.Of(pt.Certificate)})
 			}
 		}
 		if len(items) == 0 {

@@ -282,3 +282,52 @@ func TestVerifyExpectedCurveCertificates(t *testing.T) {
 		require.Contains(t, out, m)
 	}
 }
+
+// TestVerifyReportedKeys: each number a --json answer reports beside its
+// certificate is held to it, through the key its kind of document writes:
+// solve's epsilon and a joint solve's least_epsilon_lower, a worst-case
+// curve point's optimal_epsilon and optimal_epsilon_lower, an
+// expected-utility curve point's audited_epsilon and expected_utility.
+// Each edit fails the claim "reported" and exits 1; the honest document
+// passes.
+func TestVerifyReportedKeys(t *testing.T) {
+	dir := t.TempDir()
+	cq, eu := td+"counting-query.yaml", td+"expected-utility.yaml"
+	for _, c := range []struct {
+		name    string
+		problem string
+		args    []string
+		edit    func(v map[string]any)
+	}{
+		{"solve epsilon", cq, []string{"solve", cq, "--json"}, func(v map[string]any) { v["epsilon"] = v["epsilon"].(float64) - 1e-6 }},
+		{"joint least_epsilon_lower", eu, []string{"solve", eu, "--objective", "expected-utility", "--min-order", "2", "--json"},
+			func(v map[string]any) { v["least_epsilon_lower"] = v["least_epsilon_lower"].(float64) + 1e-3 }},
+		{"curve optimal_epsilon", cq, []string{"curve", cq, "--json", "--certificates"}, func(v map[string]any) {
+			pt := v["points"].([]any)[4].(map[string]any)
+			pt["optimal_epsilon"] = pt["optimal_epsilon"].(float64) + 1e-6
+		}},
+		{"curve optimal_epsilon_lower", cq, []string{"curve", cq, "--json", "--certificates"}, func(v map[string]any) {
+			pt := v["points"].([]any)[4].(map[string]any)
+			pt["optimal_epsilon_lower"] = pt["optimal_epsilon_lower"].(float64) + 1e-3
+		}},
+		{"expected curve audited_epsilon", eu, []string{"curve", eu, "--objective", "expected-utility", "--json", "--certificates"}, func(v map[string]any) {
+			pt := v["curves"].([]any)[0].(map[string]any)["points"].([]any)[2].(map[string]any)
+			pt["audited_epsilon"] = pt["audited_epsilon"].(float64) * 0.5
+		}},
+		{"expected curve expected_utility", eu, []string{"curve", eu, "--objective", "expected-utility", "--json", "--certificates"}, func(v map[string]any) {
+			pt := v["curves"].([]any)[0].(map[string]any)["points"].([]any)[2].(map[string]any)
+			pt["expected_utility"] = pt["expected_utility"].(float64) + 0.1
+		}},
+	} {
+		v := runJSON(t, c.args...)
+		f := filepath.Join(dir, "answer.json")
+		require.NoError(t, os.WriteFile(f, mustJSON(t, v), 0o644))
+		stdout, stderr, code := cli(t, "verify", f, "--problem", c.problem, "--quiet")
+		require.Equal(t, 0, code, "%s, honest: %s%s", c.name, stdout, stderr)
+		c.edit(v)
+		require.NoError(t, os.WriteFile(f, mustJSON(t, v), 0o644))
+		stdout, stderr, code = cli(t, "verify", f, "--problem", c.problem, "--quiet")
+		require.Equal(t, 1, code, "%s: %s%s", c.name, stdout, stderr)
+		require.Contains(t, stdout, "FAILED    reported: ", c.name)
+	}
+}

@@ -298,8 +298,10 @@ func (r *Result) valid() bool {
 // so its iterations are those of the plain form p ≥ 0.
 type workspace struct {
 	// done is the Done channel of the iterations' context: the Newton
-	// system's updates, an iteration's bulk (seconds at a thousand
-	// letters), end early once it is closed (nil: never).
+	// system's updates over every pair, an iteration's bulk (seconds at a
+	// thousand letters), end early once it is closed (nil: never). The
+	// pattern's updates (scatterUpdates) and the low-rank form, whose work
+	// is a fraction of that, run to the end of their iteration.
 	done  <-chan struct{}
 	st    structure
 	form  capForm

@@ -51,32 +51,28 @@ func (f *reportedFloat) get() *float64 {
 	return &x
 }
 
-// LevelKey says which key of a document reports the level: epsilon in
-// solve --json, optimal_epsilon in a worst-case curve's point,
-// audited_epsilon in an expected-utility curve's (whose epsilon is the
-// budget).
-type LevelKey int
-
-const (
-	LevelEpsilon LevelKey = iota
-	LevelOptimal
-	LevelAudited
-)
-
 // Of maps the numbers of n onto those of certificate c that they
-// report, as their document's kind writes them: the lower end of a worst
-// case (optimal_epsilon_lower, or least_epsilon_lower beside a worst case
-// kept), the expected utility and its bound, the worst case a worst-case
-// objective reached.
-func (n Reported) Of(c *verify.Certificate, key LevelKey) *verify.Reported {
+// report, as each kind of document writes them. The level is
+// audited_epsilon where there is one (an expected-utility curve's point,
+// whose epsilon is the budget on the axis), else optimal_epsilon (a
+// worst-case curve's point), else epsilon (solve --json), with ALIP's
+// alip_lower; over a prior set it is left out, since the certificate
+// states the level as the checker reads the set, which can differ from
+// the engines' reading by more than rounding where an entry near 1e-18
+// meets a letter the set lets reach 0. Then the lower end of a worst case
+// (optimal_epsilon_lower, or least_epsilon_lower beside a worst case
+// kept), the expected utility and its bound, and the worst case a
+// worst-case objective reached.
+func (n Reported) Of(c *verify.Certificate) *verify.Reported {
 	r := &verify.Reported{}
-	switch key {
-	case LevelEpsilon:
-		r.Level, r.ALIPLower = n.Epsilon.get(), n.ALIPLower.get()
-	case LevelOptimal:
-		r.Level = n.OptimalEpsilon.get()
-	case LevelAudited:
+	switch {
+	case c.PriorSet != nil:
+	case n.AuditedEpsilon != nil:
 		r.Level = n.AuditedEpsilon.get()
+	case n.OptimalEpsilon != nil:
+		r.Level = n.OptimalEpsilon.get()
+	default:
+		r.Level, r.ALIPLower = n.Epsilon.get(), n.ALIPLower.get()
 	}
 	worst := c.Objective == "worst-case-order" || c.Objective == "worst-case-value"
 	switch {

@@ -44,11 +44,12 @@ __all__ = [
 
 
 def _array(field, v, ndim):
-    if np.iscomplexobj(v):
-        # numpy would drop the imaginary parts with only a warning.
-        raise ValueError("%s: complex numbers; want real ones" % field)
     try:
-        a = np.ascontiguousarray(np.asarray(v, dtype=np.float64))
+        raw = np.asarray(v)
+        if np.iscomplexobj(raw):
+            # numpy would drop the imaginary parts with only a warning.
+            raise ValueError("complex numbers; want real ones")
+        a = np.ascontiguousarray(np.asarray(raw, dtype=np.float64))
     except (TypeError, ValueError) as e:
         raise ValueError("%s: %s" % (field, e)) from None
     if a.ndim != ndim:
@@ -167,7 +168,7 @@ def solve(prior, utility=None, *, epsilon, measure="pml", objective="worst-case-
     alip or ldp. objective: worst-case-order, worst-case-value or
     expected-utility. min_order / min_value: the best expected utility
     among the ε-PML mechanisms keeping that worst case (solve's
-    --min-order / --min-value). solver: auto or an LP backend; tol: the
+    --min-order / --min-value), with objective="expected-utility". solver: auto or an LP backend; tol: the
     width of the ε bracket of the worst-case objectives. prior_set: a dict
     with lower and upper (a box) or l1_radius (the L1 ball around the
     prior), as a problem file's prior_set: the budget then holds for every
