@@ -12,6 +12,7 @@ import (
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/internal/testlong"
+	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/verify"
@@ -492,4 +493,41 @@ func TestSetCertificateLevelAtTheEstimatesTotal(t *testing.T) {
 		t.Fatalf("mechanism %v: the instance no longer has a tiny entry", sol.Mechanism)
 	}
 	mustVerify(t, "pml 40 over the box", p, sol.Mechanism, sol.Certificate)
+}
+
+// SolveJoint over a box that lets a letter fall to 0, at budgets where an
+// LP engine's row tolerance times e^ε exceeds 1 (21 to 700 nats): the
+// answer keeps the budget over the box (its level the one at 20 nats,
+// where the backend's mechanism keeps it as written), is no worse than the
+// answer at 20 nats, stays below its bound proven at the budget, and
+// verifies. Prior (0.5, 0.3, 0.2), the box [0.3, 0.7] × [0.1, 0.5] × [0,
+// 0.4]; at order 2 the least ε over the box is 0.
+func TestSetJointAtLargeBudgets(t *testing.T) {
+	ctx := context.Background()
+	p := &problem.Problem{Prior: mech.Prior{0.5, 0.3, 0.2}, Utility: mech.Utility{{0, -1, -3}, {-1, 0, -1}, {-3, -1, 0}}, Objective: problem.ExpectedUtility}
+	p.Order = p.Utility.Order()
+	var err error
+	p.PriorSet, err = mech.NewBoxSet(p.Prior, []float64{0.3, 0.1, 0}, []float64{0.7, 0.5, 0.4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Privacy = &mech.Budget{Measure: mech.PML, Epsilon: 20}
+	at20, err := pmlopt.SolveJoint(ctx, p, pmlopt.Floor{Order: 2}, pmlopt.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, eps := range []float64{21, 40, 700} {
+		p.Privacy = &mech.Budget{Measure: mech.PML, Epsilon: eps}
+		got, err := pmlopt.SolveJoint(ctx, p, pmlopt.Floor{Order: 2}, pmlopt.Options{})
+		if err != nil {
+			t.Fatalf("ε = %g: %v", eps, err)
+		}
+		if v := leakage.PMLOver(p.PriorSet, got.Mechanism); v > 20+1e-7 {
+			t.Fatalf("ε = %g: PML over the box %g", eps, v)
+		}
+		if got.ExpectedUtility < at20.ExpectedUtility-1e-12 || got.ExpectedUtility > got.ExpectedUtilityBound+1e-12 {
+			t.Fatalf("ε = %g: %g, at 20 nats %g, bound %g", eps, got.ExpectedUtility, at20.ExpectedUtility, got.ExpectedUtilityBound)
+		}
+		mustVerify(t, "joint at a large budget", p, got.Mechanism, got.Certificate)
+	}
 }

@@ -93,10 +93,23 @@ func solveLPFrom(ctx context.Context, s polytope.Spec, set *mech.PriorSet, slv s
 			return q, status, lps, nil
 		}
 		level, _ := levelOver(set, m, s.Budget)
-		return nil, status, lps, fmt.Errorf("prior_set: the %s backend returned a mechanism at %s %.10g over the prior set, above the budget", slv.Name(), s.Budget.Measure, level)
+		return nil, status, lps, &overBudgetError{fmt.Sprintf("prior_set: the %s backend returned a mechanism at %s %.10g over the prior set, above the budget", slv.Name(), s.Budget.Measure, level)}
 	}
 	return m, status, lps, nil
 }
+
+// overBudgetError is solveLP's error when the backend's mechanism breaks
+// the budget over the set beyond what a mixture mends.
+type overBudgetError struct{ msg string }
+
+func (e *overBudgetError) Error() string { return e.msg }
+
+// lpReach is the largest PML budget at which an LP backend's mechanism
+// over a set keeps the budget as written: the engines hold each row to
+// about 1e-9, which e^ε magnifies past 1 above ε ≈ 20.7, so that a column
+// on letters the set lets fall to 0 can keep a budget above it only
+// within that tolerance (its least mass 0, its level infinite).
+const lpReach = 20
 
 // mixValueTol is the relative loss of expected utility within which
 // solveLPFrom keeps a mixture that mends an LP mechanism's rounding: the
