@@ -324,3 +324,80 @@ func (k *checker) lowerPriorsShape(measure string, u *Utility) string {
 	}
 	return ""
 }
+
+// ClaimUnreachable is the claim that no budget reaches a worst case over
+// the problem's prior set.
+const ClaimUnreachable = "no budget"
+
+// Unreachable re-checks, in exact arithmetic, that no mechanism on the
+// zero pattern pat (pat[i][j]: input i may use output j) keeps any budget
+// over p's prior set, the claim behind a worst case whose least ε over the
+// set is +∞: some letter i may only use outputs j whose allowed inputs A_j
+// all get mass 0 under some prior of the set. Row i puts mass on such an
+// output j, and under that prior output j has mass 0 while p_ij > 0, so
+// p_ij ≤ e^ε · 0 fails at every ε. p's mechanism is not read.
+func Unreachable(p Problem, pat [][]bool) []Claim {
+	k := &checker{p: p, c: Certificate{Measure: "pml", PriorSet: p.PriorSet}}
+	k.n = len(p.Prior)
+	if k.n == 0 || len(pat) != k.n || len(pat[0]) == 0 {
+		k.claim(ClaimShape, false, "the prior has %d letters, the pattern %d rows", k.n, len(pat))
+		return k.out
+	}
+	k.m = len(pat[0])
+	for i, v := range p.Prior {
+		if !finite(v) || len(pat[i]) != k.m {
+			k.claim(ClaimShape, false, "row %d: a number that is not finite, or %d outputs, not %d", i, len(pat[i]), k.m)
+			return k.out
+		}
+	}
+	if p.PriorSet == nil {
+		k.claim(ClaimUnreachable, false, "at one prior every worst case that some mechanism reaches has a finite least ε")
+		return k.out
+	}
+	if msg := k.setShape(p.PriorSet, "the problem's"); msg != "" {
+		k.claim(ClaimShape, false, "%s", msg)
+		return k.out
+	}
+	k.prior = make([]*big.Float, k.n)
+	k.mass = k.a.zero()
+	for i, v := range p.Prior {
+		k.prior[i] = k.a.num(v)
+		k.a.add(k.mass, k.mass, k.prior[i])
+	}
+	k.claim(ClaimShape, true, "%d inputs, %d outputs, every number finite", k.n, k.m)
+	k.priorClaim()
+	k.setClaim()
+	// zero[j]: some prior of the set puts no mass on A_j.
+	zero := make([]int8, k.m) // 0 unknown, 1 zero, −1 positive
+	col := make([]float64, k.n)
+	for i := range k.n {
+		all := true
+		for j, ok := range pat[i] {
+			if !ok {
+				continue
+			}
+			if zero[j] == 0 {
+				for r := range k.n {
+					col[r] = 0
+					if pat[r][j] {
+						col[r] = 1
+					}
+				}
+				zero[j] = -1
+				if k.massOver(col, false).Sign() == 0 {
+					zero[j] = 1
+				}
+			}
+			if zero[j] < 0 {
+				all = false
+				break
+			}
+		}
+		if all {
+			k.claim(ClaimUnreachable, true, "letter %d may only use outputs whose allowed inputs some prior of the set leaves without mass: no mechanism on the pattern keeps any budget over the set", i)
+			return k.out
+		}
+	}
+	k.claim(ClaimUnreachable, false, "every letter may use an output whose allowed inputs keep a positive mass over the set: the pattern's least ε is finite")
+	return k.out
+}

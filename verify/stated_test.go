@@ -96,3 +96,93 @@ func TestReportedNumbers(t *testing.T) {
 		assert.Equal(t, 1, n, tc.name)
 	}
 }
+
+// TestUnreachable: the claim that no budget reaches a pattern over a set
+// holds exactly when some letter may only use outputs whose allowed
+// inputs A_j can get mass 0 in the set, which for priors of total 1 is
+// π̂(A_j) ≤ r/2 over an L1 ball of radius r (A_j not every letter) and
+// Σ_{A_j} l = 0 with
+// Σ_{not A_j} u ≥ 1 over a box, computed here from those formulas.
+func TestUnreachable(t *testing.T) {
+	prior := []float64{0.5, 0.25, 0.125, 0.125}
+	pats := [][][]bool{
+		{{true, true, false}, {true, true, false}, {false, true, true}, {false, false, true}},
+		{{true, false, false}, {true, true, false}, {false, true, true}, {false, true, true}},
+		{{true, true, true}, {true, true, true}, {true, true, true}, {true, true, true}},
+	}
+	zeroBall := func(r float64, a []int) bool {
+		m := 0.0
+		for _, i := range a {
+			m += prior[i]
+		}
+		return len(a) < len(prior) && m <= r/2 // the mass must go to the other letters
+	}
+	zeroBox := func(l, u []float64, a []int) bool {
+		in := map[int]bool{}
+		rest := 0.0
+		for _, i := range a {
+			in[i] = true
+			if l[i] != 0 {
+				return false
+			}
+		}
+		for i := range prior {
+			if !in[i] {
+				rest += u[i]
+			}
+		}
+		return rest >= 1
+	}
+	want := func(pat [][]bool, zero func([]int) bool) bool {
+		for i := range pat {
+			all := true
+			for j, ok := range pat[i] {
+				if !ok {
+					continue
+				}
+				var a []int
+				for k := range pat {
+					if pat[k][j] {
+						a = append(a, k)
+					}
+				}
+				all = all && zero(a)
+			}
+			if all {
+				return true
+			}
+		}
+		return false
+	}
+	checked, yes := 0, 0
+	for _, pat := range pats {
+		for _, r := range []float64{0, 0.25, 0.3, 0.5, 1, 2} {
+			radius := r
+			got := Unreachable(Problem{Prior: prior, PriorSet: &PriorSet{L1Radius: &radius}}, pat)
+			w := want(pat, func(a []int) bool { return zeroBall(r, a) })
+			last := got[len(got)-1]
+			assert.Equal(t, ClaimUnreachable, last.Name)
+			assert.Equal(t, w, last.OK, "ball %g, pattern %v: %s", r, pat, last)
+			checked++
+			if w {
+				yes++
+			}
+		}
+		for _, l := range [][]float64{{0.4, 0, 0, 0}, {0.4, 0.2, 0.1, 0}, {0, 0, 0, 0}} {
+			u := []float64{0.6, 0.4, 0.3, 0.3}
+			got := Unreachable(Problem{Prior: prior, PriorSet: &PriorSet{Lower: l, Upper: u}}, pat)
+			w := want(pat, func(a []int) bool { return zeroBox(l, u, a) })
+			last := got[len(got)-1]
+			assert.Equal(t, w, last.OK, "box %v, pattern %v: %s", l, pat, last)
+			checked++
+			if w {
+				yes++
+			}
+		}
+	}
+	assert.Equal(t, 27, checked)
+	assert.Positive(t, yes)
+	assert.Less(t, yes, checked)
+	got := Unreachable(Problem{Prior: prior}, pats[0])
+	assert.False(t, got[len(got)-1].OK, "without a set")
+}

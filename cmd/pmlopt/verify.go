@@ -12,6 +12,7 @@ import (
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/internal/certificate"
 	"github.com/pmlopt/pmlopt/internal/jsonout"
+	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/verify"
 )
 
@@ -155,6 +156,9 @@ func verifyFlags(fs *flagSet) runFunc {
 			inFile bool
 			// rep is what the document reports beside the certificate.
 			rep *verify.Reported
+			// noBudget, instead of a certificate, is the pattern of a
+			// threshold that no budget reaches over the set.
+			noBudget mech.Pattern
 		}
 		set := pmlopt.VerifyPriorSet(p.PriorSet)
 		var items []item
@@ -167,17 +171,32 @@ func verifyFlags(fs *flagSet) runFunc {
 				}
 				c.Mechanism = m
 			}
-			it := item{"", &c, set, doc.Prior != nil, nil}
+			it := item{"", &c, set, doc.Prior != nil, nil, nil}
 			if doc.Prior == nil {
 				it.rep = doc.Of(&c)
 			}
 			items = append(items, it)
 		}
 		for k, pt := range doc.Points {
+			if h, v, byValue, ok := pt.NoBudget(); ok && pt.Certificate == nil && p.PriorSet != nil {
+				// A threshold no budget reaches over the set has no
+				// mechanism to certify; its claim is the pattern's.
+				var pat mech.Pattern
+				switch {
+				case byValue && p.Utility != nil:
+					pat = p.Utility.Pattern(v)
+				case !byValue && p.Order != nil:
+					pat = p.Order.Pattern(h)
+				}
+				if pat != nil {
+					items = append(items, item{fmt.Sprintf("point %d: ", k), nil, set, false, nil, pat})
+					continue
+				}
+			}
 			if pt.Certificate == nil {
 				return fmt.Errorf("%s: point %d has no certificate (run curve with --certificates)", path, k)
 			}
-			items = append(items, item{fmt.Sprintf("point %d: ", k), pt.Certificate, set, false, pt.Of(pt.Certificate)})
+			items = append(items, item{fmt.Sprintf("point %d: ", k), pt.Certificate, set, false, pt.Of(pt.Certificate), nil})
 		}
 		for s, cv := range doc.Curves {
 			over, label := set, ""
@@ -193,7 +212,7 @@ func verifyFlags(fs *flagSet) runFunc {
 				if pt.Certificate == nil {
 					return fmt.Errorf("%s: curve %d, point %d has no certificate (run curve with --certificates)", path, s, k)
 				}
-				items = append(items, item{fmt.Sprintf("curve %d%s, point %d: ", s, label, k), pt.Certificate, over, false, pt.Of(pt.Certificate)})
+				items = append(items, item{fmt.Sprintf("curve %d%s, point %d: ", s, label, k), pt.Certificate, over, false, pt.Of(pt.Certificate), nil})
 			}
 		}
 		if len(items) == 0 {
@@ -211,10 +230,16 @@ func verifyFlags(fs *flagSet) runFunc {
 				vp.Stated = certificate.Stated(p)
 			}
 			vp.Reported = it.rep
-			if it.c.Mechanism == nil {
-				vp.Mechanism = p.Mechanism
+			var claims []verify.Claim
+			if it.noBudget != nil {
+				claims = verify.Unreachable(vp, it.noBudget)
+			} else {
+				if it.c.Mechanism == nil {
+					vp.Mechanism = p.Mechanism
+				}
+				claims = verify.Check(vp, *it.c)
 			}
-			for _, cl := range verify.Check(vp, *it.c) {
+			for _, cl := range claims {
 				total++
 				if !cl.OK {
 					bad++

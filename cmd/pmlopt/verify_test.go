@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmlopt/pmlopt/internal/testlong"
@@ -330,4 +331,40 @@ func TestVerifyReportedKeys(t *testing.T) {
 		require.Equal(t, 1, code, "%s: %s%s", c.name, stdout, stderr)
 		require.Contains(t, stdout, "FAILED    reported: ", c.name)
 	}
+}
+
+// TestVerifyThresholdsNoBudgetReaches: an order curve over an L1 ball of
+// radius 0.5 around binomial(5, 0.3) has thresholds no budget reaches
+// (their bracket [+∞, +∞], no mechanism): verify checks the pattern's
+// claim for them and accepts the curve, exit 0. A finite threshold
+// rewritten as unreachable (its certificate dropped) fails that claim.
+func TestVerifyThresholdsNoBudgetReaches(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "b6.yaml")
+	_, stderr, code := cli(t, "new", "--letters", "6", "--utility", "abs", "--prior", "binomial:0.3", "--objective", "worst-case-order", "-o", f)
+	require.Equal(t, 0, code, stderr)
+	src, err := os.ReadFile(f)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(f, append(src, "prior_set: {l1_radius: 0.5}\n"...), 0o644))
+	v := runJSON(t, "curve", f, "--json", "--certificates")
+	pts := v["points"].([]any)
+	none := 0
+	for _, pt := range pts {
+		if pt.(map[string]any)["optimal_epsilon_lower"] == "inf" {
+			none++
+		}
+	}
+	require.Equal(t, 2, none, "orders 5 and 6 over the ball")
+	answer := filepath.Join(dir, "curve.json")
+	require.NoError(t, os.WriteFile(answer, mustJSON(t, v), 0o644))
+	stdout, stderr, code := cli(t, "verify", answer, "--problem", f)
+	require.Equal(t, 0, code, "%s%s", stdout, stderr)
+	assert.Equal(t, 2, strings.Count(stdout, "verified  no budget: "))
+	forged := pts[3].(map[string]any) // order 4, ε* = 1.506 over the ball
+	delete(forged, "certificate")
+	forged["optimal_epsilon_lower"], forged["optimal_epsilon"] = "inf", "inf"
+	require.NoError(t, os.WriteFile(answer, mustJSON(t, v), 0o644))
+	stdout, _, code = cli(t, "verify", answer, "--problem", f, "--quiet")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stdout, "point 3: FAILED    no budget: ")
 }

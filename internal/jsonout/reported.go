@@ -21,6 +21,26 @@ type Reported struct {
 	ExpectedUtilityBound *reportedFloat `json:"expected_utility_bound" yaml:"-"`
 	WorstCaseOrder       *int           `json:"worst_case_order" yaml:"-"`
 	WorstCaseValue       *reportedFloat `json:"worst_case_value" yaml:"-"`
+	// H and Threshold are a worst-case curve point's threshold: an order
+	// (h) or a utility value (threshold).
+	H         *int           `json:"h" yaml:"-"`
+	Threshold *reportedFloat `json:"threshold" yaml:"-"`
+}
+
+// NoBudget reports whether n is a curve point that no budget reaches
+// (its lower end +∞), and its threshold: an order, or a utility value
+// with byValue.
+func (n Reported) NoBudget() (order int, value float64, byValue, ok bool) {
+	if l := n.OptimalEpsilonLower.get(); l == nil || !math.IsInf(*l, 1) {
+		return 0, 0, false, false
+	}
+	switch {
+	case n.Threshold != nil:
+		return 0, float64(*n.Threshold), true, true
+	case n.H != nil:
+		return *n.H, 0, false, true
+	}
+	return 0, 0, false, false
 }
 
 // reportedFloat is a number of --json: a JSON number, or "inf" / "-inf".
