@@ -353,14 +353,20 @@ func (k *checker) shape() bool {
 			}
 		}
 	}
+	k.readPrior()
+	k.claim(ClaimShape, true, "%d inputs, %d outputs, every number finite", k.n, k.m)
+	return true
+}
+
+// readPrior reads the prior as the rationals its float64s are, and their
+// total S.
+func (k *checker) readPrior() {
 	k.prior = make([]*big.Float, k.n)
 	k.mass = k.a.zero()
-	for i, v := range p.Prior {
+	for i, v := range k.p.Prior {
 		k.prior[i] = k.a.num(v)
 		k.a.add(k.mass, k.mass, k.prior[i])
 	}
-	k.claim(ClaimShape, true, "%d inputs, %d outputs, every number finite", k.n, k.m)
-	return true
 }
 
 // priorClaim: every π_i > 0 and |Σ_i π_i − 1| ≤ PriorTol.

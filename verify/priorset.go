@@ -358,12 +358,7 @@ func Unreachable(p Problem, pat [][]bool) []Claim {
 		k.claim(ClaimShape, false, "%s", msg)
 		return k.out
 	}
-	k.prior = make([]*big.Float, k.n)
-	k.mass = k.a.zero()
-	for i, v := range p.Prior {
-		k.prior[i] = k.a.num(v)
-		k.a.add(k.mass, k.mass, k.prior[i])
-	}
+	k.readPrior()
 	k.claim(ClaimShape, true, "%d inputs, %d outputs, every number finite", k.n, k.m)
 	k.priorClaim()
 	k.setClaim()

@@ -2,7 +2,6 @@ package verify
 
 import (
 	"math"
-	"math/big"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -86,12 +85,7 @@ func ballMinBySearch(pi, c []float64, r float64, hi bool) float64 {
 func setChecker(p Problem) *checker {
 	k := &checker{p: p, c: Certificate{Measure: "pml"}}
 	k.n, k.m = len(p.Prior), len(p.Mechanism[0])
-	k.prior = make([]*big.Float, k.n)
-	k.mass = k.a.zero()
-	for i, v := range p.Prior {
-		k.prior[i] = k.a.num(v)
-		k.a.add(k.mass, k.mass, k.prior[i])
-	}
+	k.readPrior()
 	return k
 }
 
