@@ -44,7 +44,7 @@ func parseJSONRows(data []byte, dense bool) (node, error) {
 	r := jsonReader{s: data, dense: dense}
 	root := r.value(0)
 	if r.over {
-		return node{}, fieldErr("problem", -1, -1, "holds more than %d values besides the lists of prior, inputs, outputs, utility, order and mechanism; they were not read", maxJSONTreeValues)
+		return node{}, fieldErr("problem", -1, -1, "holds more than %d values besides the lists of prior, inputs, outputs, utility, order, mechanism, points and prior_set's bounds; they were not read", maxJSONTreeValues)
 	}
 	return root, nil
 }
@@ -65,9 +65,10 @@ const (
 type jsonReader struct {
 	s     []byte
 	i     int
-	dense bool // read the values of listKeys straight into Go values
-	nodes int  // the nodes value made (counted when dense)
-	over  bool // more than maxJSONTreeValues: the rest is passed over
+	dense bool   // read the values of listKeys straight into Go values
+	nodes int    // the nodes value made (counted when dense)
+	over  bool   // more than maxJSONTreeValues: the rest is passed over
+	top   string // the top-level key whose value is being read
 }
 
 func (r *jsonReader) space() {
@@ -127,6 +128,15 @@ func (r *jsonReader) value(depth int) node {
 				r.i++ // ':'
 				if lk, ok := listKey(key); ok && depth == 0 && r.dense {
 					n.kids = append(n.kids, r.list(lk))
+					continue
+				}
+				if depth == 0 {
+					r.top = key
+				}
+				// A prior set's bounds have a number a letter, like the
+				// prior.
+				if depth == 1 && r.dense && r.top == "prior_set" && (key == "lower" || key == "upper") {
+					n.kids = append(n.kids, r.list(numbers))
 					continue
 				}
 			}

@@ -73,7 +73,7 @@ func TestJSONRefusesLargeTree(t *testing.T) {
 	var err error
 	a := allocated(func() { _, err = Parse(b, JSON) })
 	require.Error(t, err)
-	assert.Equal(t, "problem: holds more than 65536 values besides the lists of prior, inputs, outputs, utility, order and mechanism; they were not read", err.Error())
+	assert.Equal(t, "problem: holds more than 65536 values besides the lists of prior, inputs, outputs, utility, order, mechanism, points and prior_set's bounds; they were not read", err.Error())
 	// The nodes up to the bound, with the growth of their list.
 	assert.Less(t, a, uint64(8*maxJSONTreeValues*80))
 	// Below the bound, the decoder says what is wrong.

@@ -612,3 +612,33 @@ func TestTooLargeNamesTheLargestValue(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "for the general YAML reader, which takes at most 262144: inputs (line 2) is not written as a list")
 }
+
+// A prior set's bounds in JSON are read straight into numbers, as the
+// prior is: the same problem as the node tree reads on a small file, and
+// a box over 40 000 letters (80 000 bounds, beyond the tree's 65 536
+// values) is read.
+func TestJSONPriorSetBoundsReadFast(t *testing.T) {
+	small := `{"prior": [0.5, 0.3, 0.2], "order": [[3, 2, 1], [1, 3, 2], [2, 1, 3]], "prior_set": {"lower": [0.4, 0.2, 0.1], "upper": [0.6, 0.4, 0.3]}}`
+	p := agree(t, []byte(small), JSON, "small box")
+	require.NotNil(t, p)
+	require.NotNil(t, p.PriorSet)
+	bad := `{"prior": [0.5, 0.3, 0.2], "order": [[3, 2, 1], [1, 3, 2], [2, 1, 3]], "prior_set": {"lower": [0.4, "x", 0.1], "upper": [0.6, 0.4, 0.3]}}`
+	agree(t, []byte(bad), JSON, "a bound that is no number")
+	const n = 40000
+	var pr, lo, hi strings.Builder
+	for i := range n {
+		sep := ", "
+		if i == 0 {
+			sep = ""
+		}
+		fmt.Fprintf(&pr, "%s%g", sep, 1.0/n)
+		fmt.Fprintf(&lo, "%s%g", sep, 0.5/n)
+		fmt.Fprintf(&hi, "%s%g", sep, 2.0/n)
+	}
+	doc := `{"prior": [` + pr.String() + `], "utility_rule": {"metric": "euclidean", "grid": {"width": 200, "height": 200}}, "prior_set": {"lower": [` + lo.String() + `], "upper": [` + hi.String() + `]}}`
+	big, err := Parse([]byte(doc), JSON)
+	require.NoError(t, err)
+	require.NotNil(t, big.PriorSet)
+	assert.InDelta(t, 0.5/n, big.PriorSet.Lower[n-1], 1e-20)
+	assert.InDelta(t, 2.0/n, big.PriorSet.Upper[0], 1e-20)
+}
