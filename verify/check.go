@@ -690,20 +690,19 @@ func (k *checker) reported() {
 			diff = append(diff, fmt.Sprintf("%s %v, the certificate's %v", name, *rep, *cert))
 		}
 	}
-	level("level", r.Level, &c.Epsilon)
-	level("ε_l", r.ALIPLower, c.ALIPLower)
+	// The certificate's own numbers, nil where it has none.
+	var lower, eu, bound *float64
 	if c.Lower != nil {
-		same("lower end", r.OptimalEpsilonLower, &c.Lower.OptimalEpsilonLower)
-	} else {
-		same("lower end", r.OptimalEpsilonLower, nil)
+		lower = &c.Lower.OptimalEpsilonLower
 	}
 	if c.Utility != nil {
-		same("expected utility", r.ExpectedUtility, &c.Utility.ExpectedUtility)
-		same("expected utility bound", r.ExpectedUtilityBound, c.Utility.Bound)
-	} else {
-		same("expected utility", r.ExpectedUtility, nil)
-		same("expected utility bound", r.ExpectedUtilityBound, nil)
+		eu, bound = &c.Utility.ExpectedUtility, c.Utility.Bound
 	}
+	level("level", r.Level, &c.Epsilon)
+	level("ε_l", r.ALIPLower, c.ALIPLower)
+	same("lower end", r.OptimalEpsilonLower, lower)
+	same("expected utility", r.ExpectedUtility, eu)
+	same("expected utility bound", r.ExpectedUtilityBound, bound)
 	same("worst-case value", r.WorstCaseValue, c.WorstCaseValue)
 	if r.WorstCaseOrder != nil && (c.WorstCaseOrder == nil || *r.WorstCaseOrder != *c.WorstCaseOrder) {
 		diff = append(diff, fmt.Sprintf("worst-case order %d, not the certificate's", *r.WorstCaseOrder))

@@ -74,8 +74,7 @@ func opVerify(ctx context.Context, a args, in input) (any, [][][]float64, error)
 		c, docMech = *doc.Certificate, [][]float64(doc.Mechanism)
 		if doc.Prior == nil {
 			rep = doc.Of(&c)
-		}
-		if doc.Prior != nil {
+		} else {
 			if problemPath != "" || in.Prior != nil {
 				return nil, nil, fmt.Errorf("%s is a problem file itself: the problem does not apply", a.Path)
 			}

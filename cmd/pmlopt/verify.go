@@ -151,9 +151,9 @@ func verifyFlags(fs *flagSet) runFunc {
 			// set is the prior set the item's claims are checked over: the
 			// problem's, or the series' own (nil: at the estimate).
 			set *verify.PriorSet
-			// inFile: the certificate is that of the problem file FILE,
-			// which must still state its objective and budget.
-			inFile bool
+			// stated is what the problem file FILE, whose certificate
+			// this is, still states of its objective and budget.
+			stated *verify.Stated
 			// rep is what the document reports beside the certificate.
 			rep *verify.Reported
 			// noBudget, instead of a certificate, is the pattern of a
@@ -171,32 +171,26 @@ func verifyFlags(fs *flagSet) runFunc {
 				}
 				c.Mechanism = m
 			}
-			it := item{"", &c, set, doc.Prior != nil, nil, nil}
-			if doc.Prior == nil {
+			it := item{c: &c, set: set}
+			if doc.Prior != nil {
+				it.stated = certificate.Stated(p)
+			} else {
 				it.rep = doc.Of(&c)
 			}
 			items = append(items, it)
 		}
 		for k, pt := range doc.Points {
-			if h, v, byValue, ok := pt.NoBudget(); ok && pt.Certificate == nil && p.PriorSet != nil {
+			name := fmt.Sprintf("point %d: ", k)
+			if pat := pt.NoBudgetPattern(p); pat != nil && pt.Certificate == nil {
 				// A threshold no budget reaches over the set has no
 				// mechanism to certify; its claim is the pattern's.
-				var pat mech.Pattern
-				switch {
-				case byValue && p.Utility != nil:
-					pat = p.Utility.Pattern(v)
-				case !byValue && p.Order != nil:
-					pat = p.Order.Pattern(h)
-				}
-				if pat != nil {
-					items = append(items, item{fmt.Sprintf("point %d: ", k), nil, set, false, nil, pat})
-					continue
-				}
+				items = append(items, item{name: name, set: set, noBudget: pat})
+				continue
 			}
 			if pt.Certificate == nil {
 				return fmt.Errorf("%s: point %d has no certificate (run curve with --certificates)", path, k)
 			}
-			items = append(items, item{fmt.Sprintf("point %d: ", k), pt.Certificate, set, false, pt.Of(pt.Certificate), nil})
+			items = append(items, item{name: name, c: pt.Certificate, set: set, rep: pt.Of(pt.Certificate)})
 		}
 		for s, cv := range doc.Curves {
 			over, label := set, ""
@@ -212,7 +206,7 @@ func verifyFlags(fs *flagSet) runFunc {
 				if pt.Certificate == nil {
 					return fmt.Errorf("%s: curve %d, point %d has no certificate (run curve with --certificates)", path, s, k)
 				}
-				items = append(items, item{fmt.Sprintf("curve %d%s, point %d: ", s, label, k), pt.Certificate, over, false, pt.Of(pt.Certificate), nil})
+				items = append(items, item{name: fmt.Sprintf("curve %d%s, point %d: ", s, label, k), c: pt.Certificate, set: over, rep: pt.Of(pt.Certificate)})
 			}
 		}
 		if len(items) == 0 {
@@ -225,11 +219,7 @@ func verifyFlags(fs *flagSet) runFunc {
 		var b buffered
 		total, bad := 0, 0
 		for _, it := range items {
-			vp := verify.Problem{Prior: p.Prior, Utility: p.Utility, Order: o, PriorSet: it.set}
-			if it.inFile {
-				vp.Stated = certificate.Stated(p)
-			}
-			vp.Reported = it.rep
+			vp := verify.Problem{Prior: p.Prior, Utility: p.Utility, Order: o, PriorSet: it.set, Stated: it.stated, Reported: it.rep}
 			var claims []verify.Claim
 			if it.noBudget != nil {
 				claims = verify.Unreachable(vp, it.noBudget)

@@ -1,9 +1,10 @@
 package jsonout
 
 import (
-	"encoding/json"
 	"math"
 
+	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/verify"
 )
 
@@ -11,59 +12,41 @@ import (
 // (solve --json, a curve's points), as verify reads them back to hold them
 // to the certificate's (verify.Reported). A problem file reports none.
 type Reported struct {
-	Epsilon              *reportedFloat `json:"epsilon" yaml:"-"`
-	OptimalEpsilon       *reportedFloat `json:"optimal_epsilon" yaml:"-"`
-	AuditedEpsilon       *reportedFloat `json:"audited_epsilon" yaml:"-"`
-	OptimalEpsilonLower  *reportedFloat `json:"optimal_epsilon_lower" yaml:"-"`
-	LeastEpsilonLower    *reportedFloat `json:"least_epsilon_lower" yaml:"-"`
-	ALIPLower            *reportedFloat `json:"alip_lower" yaml:"-"`
-	ExpectedUtility      *reportedFloat `json:"expected_utility" yaml:"-"`
-	ExpectedUtilityBound *reportedFloat `json:"expected_utility_bound" yaml:"-"`
-	WorstCaseOrder       *int           `json:"worst_case_order" yaml:"-"`
-	WorstCaseValue       *reportedFloat `json:"worst_case_value" yaml:"-"`
+	Epsilon              *Float `json:"epsilon" yaml:"-"`
+	OptimalEpsilon       *Float `json:"optimal_epsilon" yaml:"-"`
+	AuditedEpsilon       *Float `json:"audited_epsilon" yaml:"-"`
+	OptimalEpsilonLower  *Float `json:"optimal_epsilon_lower" yaml:"-"`
+	LeastEpsilonLower    *Float `json:"least_epsilon_lower" yaml:"-"`
+	ALIPLower            *Float `json:"alip_lower" yaml:"-"`
+	ExpectedUtility      *Float `json:"expected_utility" yaml:"-"`
+	ExpectedUtilityBound *Float `json:"expected_utility_bound" yaml:"-"`
+	WorstCaseOrder       *int   `json:"worst_case_order" yaml:"-"`
+	WorstCaseValue       *Float `json:"worst_case_value" yaml:"-"`
 	// H and Threshold are a worst-case curve point's threshold: an order
 	// (h) or a utility value (threshold).
-	H         *int           `json:"h" yaml:"-"`
-	Threshold *reportedFloat `json:"threshold" yaml:"-"`
+	H         *int   `json:"h" yaml:"-"`
+	Threshold *Float `json:"threshold" yaml:"-"`
 }
 
-// NoBudget reports whether n is a curve point that no budget reaches
-// (its lower end +∞), and its threshold: an order, or a utility value
-// with byValue.
-func (n Reported) NoBudget() (order int, value float64, byValue, ok bool) {
-	if l := n.OptimalEpsilonLower.get(); l == nil || !math.IsInf(*l, 1) {
-		return 0, 0, false, false
+// NoBudgetPattern is the zero pattern of a curve point of p that no
+// budget reaches over p's prior set (its lower end +∞, so that it has no
+// mechanism to certify): its threshold's pattern, on p's order (h) or
+// utility (threshold). It is nil for any other point.
+func (n Reported) NoBudgetPattern(p *problem.Problem) mech.Pattern {
+	if p.PriorSet == nil || n.OptimalEpsilonLower == nil || !math.IsInf(float64(*n.OptimalEpsilonLower), 1) {
+		return nil
 	}
 	switch {
-	case n.Threshold != nil:
-		return 0, float64(*n.Threshold), true, true
-	case n.H != nil:
-		return *n.H, 0, false, true
+	case n.Threshold != nil && p.Utility != nil:
+		return p.Utility.Pattern(float64(*n.Threshold))
+	case n.Threshold == nil && n.H != nil && p.Order != nil:
+		return p.Order.Pattern(*n.H)
 	}
-	return 0, 0, false, false
-}
-
-// reportedFloat is a number of --json: a JSON number, or "inf" / "-inf".
-type reportedFloat float64
-
-func (f *reportedFloat) UnmarshalJSON(b []byte) error {
-	switch string(b) {
-	case `"inf"`:
-		*f = reportedFloat(math.Inf(1))
-		return nil
-	case `"-inf"`:
-		*f = reportedFloat(math.Inf(-1))
-		return nil
-	}
-	var x float64
-	if err := json.Unmarshal(b, &x); err != nil {
-		return err
-	}
-	*f = reportedFloat(x)
 	return nil
 }
 
-func (f *reportedFloat) get() *float64 {
+// float is f as a *float64, nil for nil.
+func (f *Float) float() *float64 {
 	if f == nil {
 		return nil
 	}
@@ -88,30 +71,25 @@ func (n Reported) Of(c *verify.Certificate) *verify.Reported {
 	switch {
 	case c.PriorSet != nil:
 	case n.AuditedEpsilon != nil:
-		r.Level = n.AuditedEpsilon.get()
+		r.Level = n.AuditedEpsilon.float()
 	case n.OptimalEpsilon != nil:
-		r.Level = n.OptimalEpsilon.get()
+		r.Level = n.OptimalEpsilon.float()
 	default:
-		r.Level, r.ALIPLower = n.Epsilon.get(), n.ALIPLower.get()
-	}
-	worst := c.Objective == "worst-case-order" || c.Objective == "worst-case-value"
-	switch {
-	case worst:
-		r.OptimalEpsilonLower = n.OptimalEpsilonLower.get()
-		r.WorstCaseOrder, r.WorstCaseValue = n.WorstCaseOrder, n.WorstCaseValue.get()
-		if c.Objective == "worst-case-order" {
-			r.WorstCaseValue = nil
-		} else {
-			r.WorstCaseOrder = nil
+		r.Level = n.Epsilon.float()
+		if c.Measure == "alip" {
+			r.ALIPLower = n.ALIPLower.float()
 		}
+	}
+	switch {
+	case c.Objective == "worst-case-order":
+		r.OptimalEpsilonLower, r.WorstCaseOrder = n.OptimalEpsilonLower.float(), n.WorstCaseOrder
+	case c.Objective == "worst-case-value":
+		r.OptimalEpsilonLower, r.WorstCaseValue = n.OptimalEpsilonLower.float(), n.WorstCaseValue.float()
 	case c.Lower != nil:
-		r.OptimalEpsilonLower = n.LeastEpsilonLower.get()
+		r.OptimalEpsilonLower = n.LeastEpsilonLower.float()
 	}
 	if c.Utility != nil {
-		r.ExpectedUtility, r.ExpectedUtilityBound = n.ExpectedUtility.get(), n.ExpectedUtilityBound.get()
-	}
-	if c.Measure != "alip" {
-		r.ALIPLower = nil
+		r.ExpectedUtility, r.ExpectedUtilityBound = n.ExpectedUtility.float(), n.ExpectedUtilityBound.float()
 	}
 	return r
 }
