@@ -222,7 +222,7 @@ func TestBlindInteriorPoint(t *testing.T) {
 // TestProbeLPStops: a prober whose search's context is done ends the
 // pure-Go LP it is in (warm or cold, the feasibility and the infeasibility
 // LP) with revised.ErrStopped instead of finishing it, and its master
-// probe with colgen.ErrStopped; with stop never true the same probe
+// probe with colgen.ErrStopped; under a context never done the same probe
 // answers.
 func TestProbeLPStops(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -230,7 +230,9 @@ func TestProbeLPStops(t *testing.T) {
 	pat := o.Pattern(12)
 	c, _ := columnBounds(pi, pat)
 	slv := mustGet(t, "revised")
-	p := &prober{pi: pi, pat: pat, c: c, slv: slv, stop: func() bool { return true }}
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	p := &prober{pi: pi, pat: pat, c: c, slv: slv, ctx: done}
 	defer p.close()
 	_, err := p.lpProbe(0.5, 5, true)
 	require.ErrorIs(t, err, revised.ErrStopped)
@@ -240,7 +242,7 @@ func TestProbeLPStops(t *testing.T) {
 	// The pure-Go probes stop too: the master ends its round loop, and
 	// the interior point is not asked.
 	ipmAsked := false
-	g := &prober{pi: pi, pat: pat, c: c, slv: slv, cols: true, stop: func() bool { return true },
+	g := &prober{pi: pi, pat: pat, c: c, slv: slv, cols: true, ctx: done,
 		eng: hooks{ipm: func(mech.Prior, mech.Pattern, float64) (*ipm.ProbeResult, error) {
 			ipmAsked = true
 			return nil, errors.New("asked")
@@ -253,7 +255,7 @@ func TestProbeLPStops(t *testing.T) {
 	_, err = g.masterProbe(0.5)
 	require.ErrorIs(t, err, colgen.ErrStopped)
 
-	q := &prober{pi: pi, pat: pat, c: c, slv: slv, stop: func() bool { return false }}
+	q := &prober{pi: pi, pat: pat, c: c, slv: slv, ctx: context.Background()}
 	defer q.close()
 	res, err := q.lpProbe(0.5, 5, true)
 	require.NoError(t, err)

@@ -50,13 +50,11 @@ type prober struct {
 	// probe's evidence then stands without an LP.
 	closes func(lb, a float64) bool
 
-	// stop, if not nil, reports that the search's context is done: an LP
-	// of an engine that can be stopped (solver.StoppableSession) polls it,
-	// so that a cancelled curve does not wait out a pure-Go LP of minutes.
-	stop func() bool
-	// ctx is the search's context, which the interior point's probes
-	// watch between iterations (a probe at a thousand letters runs
-	// minutes); nil is context.Background().
+	// ctx, if not nil, is the search's context: an LP of an engine that
+	// can be stopped (solver.StoppableSession) and the master poll it
+	// (stopped), so that a cancelled curve does not wait out a pure-Go LP
+	// of minutes, and the interior point's probes watch it (a probe at a
+	// thousand letters runs minutes).
 	ctx context.Context
 
 	stands stands // the verdicts without proof that stood (policy.go)
@@ -68,16 +66,19 @@ type prober struct {
 // symmetry and the workers; its LPs and master stop once ctx is done.
 func newProber(ctx context.Context, pi mech.Prior, pat mech.Pattern, c []float64, cfg config) *prober {
 	return &prober{pi: pi, pat: pat, c: c, slv: cfg.slv, ipm: cfg.ipmFor(len(pi)), cols: cfg.colsFor(len(pi)), eng: cfg.eng,
-		sym: cfg.sym, workers: cfg.inner, stop: func() bool { return ctx.Err() != nil }, ctx: ctx}
+		sym: cfg.sym, workers: cfg.inner, ctx: ctx}
 }
 
-// context returns the search's context.
+// context returns the search's context (context.Background without one).
 func (p *prober) context() context.Context {
 	if p.ctx == nil {
 		return context.Background()
 	}
 	return p.ctx
 }
+
+// stopped reports that the search's context is done.
+func (p *prober) stopped() bool { return p.ctx != nil && p.ctx.Err() != nil }
 
 // stands counts the verdicts without proof that a search let stand
 // instead of settling them by an LP; policy.go bounds each count.
@@ -169,7 +170,7 @@ func (p *prober) probe(t, level float64, settle bool) (outcome, error) {
 			p.stands.near = 0
 			return o, nil
 		}
-		if p.stop != nil && p.stop() {
+		if p.stopped() {
 			// The search is done: no LP, which not every engine stops.
 			return o, errSearchStopped
 		}
@@ -236,7 +237,7 @@ func (p *prober) goProbe(t float64) (o outcome, ev *evidence) {
 		}
 		p.misses.stalled = err != nil && !errors.Is(err, colgen.ErrStopped)
 	}
-	if ev == nil && p.stop != nil && p.stop() {
+	if ev == nil && p.stopped() {
 		return outcome{v: unproven}, nil
 	}
 	if (ev == nil || (ev.unsettled && ev.settled(t) == unproven)) && !p.skipsIPM() {
@@ -251,7 +252,7 @@ func (p *prober) goProbe(t float64) (o outcome, ev *evidence) {
 		case err == nil:
 			ev.add(r.Evidence, p.pat)
 		}
-		if p.context().Err() == nil {
+		if !p.stopped() {
 			// A probe the search's context stopped is no miss of the
 			// interior point's.
 			p.misses.ipm++
@@ -264,7 +265,7 @@ func (p *prober) goProbe(t float64) (o outcome, ev *evidence) {
 		return outcome{v: unproven}, nil
 	}
 	for n := 0; p.goesOn(ev, t, n); n++ {
-		if p.stop != nil && p.stop() {
+		if p.stopped() {
 			break
 		}
 		// The probe can no longer stand open (withoutLP): the master
@@ -347,8 +348,8 @@ func (p *prober) masterProbe(t float64) (*colgen.Result, error) {
 			_ = p.master.AddSeed(p.seed) // a refused seed only costs the warm start
 			p.master.SetWorkers(p.workers)
 			p.master.SetDecide(p.decide)
-			if p.stop != nil {
-				p.master.SetStop(p.stop)
+			if p.ctx != nil {
+				p.master.SetStop(p.stopped)
 			}
 		}
 		r, err := p.engines().probeMaster(p.master, t)
@@ -422,17 +423,17 @@ func (p *prober) lpProbe(t, level float64, settle bool) (outcome, error) {
 	return o, nil
 }
 
-// solveCold solves m once: in a session that polls p.stop when the engine
+// solveCold solves m once: in a session that polls p.stopped when the engine
 // has one, else by the solver's Solve.
 func (p *prober) solveCold(m *lp.Model) (*solver.Solution, error) {
-	if ws, ok := p.slv.(solver.WarmSolver); ok && p.stop != nil {
+	if ws, ok := p.slv.(solver.WarmSolver); ok && p.ctx != nil {
 		sess, err := ws.Load(m)
 		if err != nil {
 			return nil, err
 		}
 		defer sess.Close()
 		if ss, ok := sess.(solver.StoppableSession); ok {
-			ss.SetStop(p.stop)
+			ss.SetStop(p.stopped)
 			return ss.Solve()
 		}
 	}
@@ -467,8 +468,8 @@ func (p *prober) solveFeasibility(t, level float64, warm, scale bool) (outcome, 
 					_ = bs.SetBasis(b) // a refused basis only costs the warm start
 				}
 			}
-			if ss, ok := sess.(solver.StoppableSession); ok && p.stop != nil {
-				ss.SetStop(p.stop)
+			if ss, ok := sess.(solver.StoppableSession); ok && p.ctx != nil {
+				ss.SetStop(p.stopped)
 			}
 			p.raw, p.sess = sess, scaledSession{sess}
 		}
