@@ -423,10 +423,13 @@ func (r *UtilityRule) MaxAbs() float64 {
 // range straddles lo or hi are all N·M pairs visited (MaxAbs), which on
 // 70 000 points takes minutes.
 func (r *UtilityRule) MaxAbsWithin(lo, hi float64) bool {
-	in, out := r.Inputs, r.Out()
-	if in.Grid != nil && out.Grid != nil && r.Metric != Haversine {
+	exact := func() bool {
 		mx := r.MaxAbs()
 		return mx == 0 || (mx >= lo && mx <= hi)
+	}
+	in, out := r.Inputs, r.Out()
+	if in.Grid != nil && out.Grid != nil && r.Metric != Haversine {
+		return exact() // MaxAbs visits only the grids' corners
 	}
 	n, m := r.Dims()
 	l := 0.0
@@ -447,8 +450,7 @@ func (r *UtilityRule) MaxAbsWithin(lo, hi float64) bool {
 	case least > hi || (least > 0 && most < lo):
 		return false
 	}
-	mx := r.MaxAbs()
-	return mx == 0 || (mx >= lo && mx <= hi)
+	return exact()
 }
 
 // corners returns the cells at the four corners of a grid.

@@ -62,13 +62,9 @@ type denseValue struct {
 // parseYAMLLists parses a YAML document as parseYAML does, reading the
 // lists in the layouts above straight into Go values. ok is false when it
 // found none or could not confirm them; the caller then parses the whole
-// document with yaml.v3. declined is the offset of the line that starts
-// the largest value (by treeValues) of a key of listKeys whose value is in
-// none of the layouts, or -1: the one to write otherwise when the document
-// is too large for yaml.v3's tree.
-func parseYAMLLists(data []byte) (root node, ok bool, declined int) {
-	declined = -1
-	most := -1
+// document with yaml.v3. declined are the offsets of the lines that start
+// with a key of listKeys whose value is in none of the layouts.
+func parseYAMLLists(data []byte) (root node, ok bool, declined []int) {
 	// YAML also breaks lines at a lone CR and at U+0085, U+2028 and U+2029;
 	// the line count of step 3 knows only LF and CR LF.
 	if unusualBreaks(data) {
@@ -83,9 +79,7 @@ func parseYAMLLists(data []byte) (root node, ok bool, declined int) {
 			values = append(values, v)
 			ls = v.end
 		} else if key {
-			if n := treeValues(data[ls:topLevelEnd(data, ls)]); n > most {
-				declined, most = ls, n
-			}
+			declined = append(declined, ls)
 		}
 		nl := bytes.IndexByte(data[ls:], '\n')
 		if nl < 0 {
@@ -188,12 +182,16 @@ func treeValues(data []byte) int {
 }
 
 // tooManyValues is the message for a YAML document that parseYAMLLists
-// could not read and that is too large for yaml.v3's tree.
-func tooManyValues(data []byte, n, declined int) error {
-	where := "the lists are"
-	if declined >= 0 {
-		key, _, _ := bytes.Cut(data[declined:], []byte(":"))
-		where = fmt.Sprintf("%s (line %d) is", string(key), lineAt(data, int64(declined)))
+// could not read and that is too large for yaml.v3's tree. It names the
+// declined key whose value is the largest (by treeValues, up to the next
+// top-level key): the one to write otherwise.
+func tooManyValues(data []byte, n int, declined []int) error {
+	where, most := "the lists are", -1
+	for _, ls := range declined {
+		if v := treeValues(data[ls:topLevelEnd(data, ls)]); v > most {
+			key, _, _ := bytes.Cut(data[ls:], []byte(":"))
+			where, most = fmt.Sprintf("%s (line %d) is", string(key), lineAt(data, int64(ls))), v
+		}
 	}
 	return fieldErr("problem", -1, -1, "up to %d values for the general YAML reader, which takes at most %d: %s not written as a list that is read straight into numbers or labels (\"key: [a, b]\", or one \"- a\" or \"- [a, b]\" item a line, comments allowed); write it so, or as JSON", n, maxTreeValues, where)
 }

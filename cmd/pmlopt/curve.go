@@ -183,25 +183,28 @@ func curveFlags(fs *flagSet) runFunc {
 			}
 			if stopped {
 				// The plot of the settled points says in its title what is
-				// left (--shard draws none).
-				left, err := worstCurveLeft(ctx, obj, p, pts)
-				if err != nil {
-					return err
-				}
-				if *plotPath != "" {
-					if err := plotCurve(*plotPath, left.title(curveTitle(p.Name)), obj, pts, safeSteps); err != nil {
-						return fmt.Errorf("interrupted: the settled points are on stdout, but --plot failed: %w", err)
-					}
-				}
-				// The lines written and the run's own thresholds (a
-				// shard's) come from the progress, which knows no total
-				// before the first threshold settles: then nothing is
-				// settled, and every threshold of the run is left.
+				// left (--shard draws none). The lines written and the
+				// run's own thresholds (a shard's) come from the progress,
+				// which knows no total before the first threshold settles:
+				// then nothing is settled, and every threshold of the run
+				// is left. What is left is counted only where it is needed,
+				// a pass over the thresholds and the points.
 				n := prog.total() - prog.count()
-				if prog.total() == 0 {
-					n = left.count()
-					if !shard.All() {
-						n = len(shard.Indices(n))
+				if *plotPath != "" || prog.total() == 0 {
+					left, err := worstCurveLeft(ctx, obj, p, pts)
+					if err != nil {
+						return err
+					}
+					if *plotPath != "" {
+						if err := plotCurve(*plotPath, left.title(curveTitle(p.Name)), obj, pts, safeSteps); err != nil {
+							return fmt.Errorf("interrupted: the settled points are on stdout, but --plot failed: %w", err)
+						}
+					}
+					if prog.total() == 0 {
+						n = left.count()
+						if !shard.All() {
+							n = len(shard.Indices(n))
+						}
 					}
 				}
 				return fmt.Errorf("interrupted: %d settled points written, %d thresholds left", prog.count(), n)
