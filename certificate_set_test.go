@@ -15,6 +15,7 @@ import (
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
+	"github.com/pmlopt/pmlopt/solver"
 	"github.com/pmlopt/pmlopt/verify"
 )
 
@@ -495,13 +496,14 @@ func TestSetCertificateLevelAtTheEstimatesTotal(t *testing.T) {
 	mustVerify(t, "pml 40 over the box", p, sol.Mechanism, sol.Certificate)
 }
 
-// SolveJoint over a box that lets a letter fall to 0, at budgets where an
-// LP engine's row tolerance times e^ε exceeds 1 (21 to 700 nats): the
-// answer keeps the budget over the box (its level the one at 20 nats,
-// where the backend's mechanism keeps it as written), is no worse than the
-// answer at 20 nats, stays below its bound proven at the budget, and
-// verifies. Prior (0.5, 0.3, 0.2), the box [0.3, 0.7] × [0.1, 0.5] × [0,
-// 0.4]; at order 2 the least ε over the box is 0.
+// SolveJoint, and Solve's expected utility on the LP backend, over a box
+// that lets a letter fall to 0, at budgets where an LP engine's row
+// tolerance times e^ε exceeds 1 (21 to 700 nats): the answer keeps the
+// budget over the box (its level the one at 20 nats, where the backend's
+// mechanism keeps it as written), is no worse than the answer at 20 nats,
+// stays below its bound proven at the budget, and verifies. Prior (0.5,
+// 0.3, 0.2), the box [0.3, 0.7] × [0.1, 0.5] × [0, 0.4]; at order 2 the
+// least ε over the box is 0.
 func TestSetJointAtLargeBudgets(t *testing.T) {
 	ctx := context.Background()
 	p := &problem.Problem{Prior: mech.Prior{0.5, 0.3, 0.2}, Utility: mech.Utility{{0, -1, -3}, {-1, 0, -1}, {-3, -1, 0}}, Objective: problem.ExpectedUtility}
@@ -530,4 +532,18 @@ func TestSetJointAtLargeBudgets(t *testing.T) {
 		}
 		mustVerify(t, "joint at a large budget", p, got.Mechanism, got.Certificate)
 	}
+	// The expected utility without a floor, on the LP backend, alike.
+	rev, err := solver.Get("revised")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Privacy = &mech.Budget{Measure: mech.PML, Epsilon: 21}
+	eu, err := pmlopt.Solve(ctx, p, pmlopt.Options{Solver: rev})
+	if err != nil {
+		t.Fatalf("expected utility at 21 nats: %v", err)
+	}
+	if v := leakage.PMLOver(p.PriorSet, eu.Mechanism); v > 21+1e-7 || eu.ExpectedUtility > eu.ExpectedUtilityBound+1e-12 {
+		t.Fatalf("expected utility at 21 nats: PML over the box %g, value %g above its bound %g", v, eu.ExpectedUtility, eu.ExpectedUtilityBound)
+	}
+	mustVerify(t, "expected utility at a large budget", p, eu.Mechanism, eu.Certificate)
 }

@@ -2,7 +2,6 @@ package overset
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 
@@ -217,19 +216,7 @@ func MaximizeJoint(ctx context.Context, p *problem.Problem, u mech.Utility, b me
 		return r, expected.ErrBelowLeastEpsilon
 	}
 	slv := o.Solver
-	spec := polytope.Spec{Prior: p.Prior, Budget: b, Pattern: pat, Objective: polytope.ExpectedUtility, Utility: u}
-	m, status, lps, err := solveLP(ctx, spec, p.PriorSet, slv)
-	var over *overBudgetError
-	if errors.As(err, &over) && b.Measure == mech.PML && b.Epsilon > lpReach {
-		// Beyond lpReach the backend's mechanism keeps the budget only
-		// within its tolerance. One at lpReach keeps every larger budget
-		// (the polytope grows with ε); the bound below is still proven at
-		// the budget, so the bracket says how much that costs.
-		spec.Budget.Epsilon = lpReach
-		var more int
-		m, status, more, err = solveLP(ctx, spec, p.PriorSet, slv)
-		lps += more
-	}
+	m, status, lps, err := solveLP(ctx, polytope.Spec{Prior: p.Prior, Budget: b, Pattern: pat, Objective: polytope.ExpectedUtility, Utility: u}, p.PriorSet, slv)
 	if err != nil {
 		return r, err
 	}

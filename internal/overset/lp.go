@@ -92,17 +92,21 @@ func solveLPFrom(ctx context.Context, s polytope.Spec, set *mech.PriorSet, slv s
 		if within(q) && mixCostsLittle(s, m, q) && (s.Pattern == nil || s.Pattern.Holds(q)) {
 			return q, status, lps, nil
 		}
+		if s.Objective == polytope.ExpectedUtility && s.Budget.Measure == mech.PML && s.Budget.Epsilon > lpReach {
+			// Beyond lpReach the mechanism keeps the budget only within
+			// the engine's tolerance. One at lpReach keeps every larger
+			// budget (the polytope grows with ε); the caller's bound,
+			// proven at the budget, says what that costs.
+			r := s
+			r.Budget.Epsilon = lpReach
+			q, status, more, err := solveLPFrom(ctx, r, set, slv, dualise)
+			return q, status, lps + more, err
+		}
 		level, _ := levelOver(set, m, s.Budget)
-		return nil, status, lps, &overBudgetError{fmt.Sprintf("prior_set: the %s backend returned a mechanism at %s %.10g over the prior set, above the budget", slv.Name(), s.Budget.Measure, level)}
+		return nil, status, lps, fmt.Errorf("prior_set: the %s backend returned a mechanism at %s %.10g over the prior set, above the budget", slv.Name(), s.Budget.Measure, level)
 	}
 	return m, status, lps, nil
 }
-
-// overBudgetError is solveLP's error when the backend's mechanism breaks
-// the budget over the set beyond what a mixture mends.
-type overBudgetError struct{ msg string }
-
-func (e *overBudgetError) Error() string { return e.msg }
 
 // lpReach is the largest PML budget at which an LP backend's mechanism
 // over a set keeps the budget as written: the engines hold each row to
