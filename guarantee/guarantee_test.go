@@ -262,14 +262,34 @@ func TestImpliedALIPLevelsAreTheTightenedPair(t *testing.T) {
 			assert.GreaterOrEqual(t, got[mech.LDP].Epsilon, pmc+pml, "rounded up")
 		}
 	}
-	imps, err := Implied(mech.Budget{Measure: mech.ALIP, EpsilonLower: 0.05, EpsilonUpper: 2}, 0.2)
-	require.NoError(t, err)
-	for _, im := range imps {
-		switch im.Implied.Measure {
-		case mech.LIP:
-			assert.InDelta(t, 0.178, im.Implied.Epsilon, 5e-4)
-		case mech.LDP:
-			assert.InDelta(t, 0.228, im.Implied.Epsilon, 5e-4)
+	// Two closed forms (Saeidian et al. (2024), Thm 4.2: ε_u*(ε_l) =
+	// log((1 − e^{−ε_l}(1 − p))/p)), where the other level stays as
+	// given (ε_u = 2 and ε = 1 lie outside the high-privacy regime
+	// log 1/(1 − p) of p = 0.2 and 0.5, so PMCFromPML is +∞ there).
+	for _, c := range []struct {
+		from    mech.Budget
+		pmin    float64
+		pmc     float64
+		pmlFrom float64
+	}{
+		{mech.Budget{Measure: mech.ALIP, EpsilonLower: 0.05, EpsilonUpper: 2}, 0.2, 0.05, 0.05},
+		{mech.Budget{Measure: mech.LIP, Epsilon: 1}, 0.5, 1, 1},
+	} {
+		pml := math.Log((1 - math.Exp(-c.pmlFrom)*(1-c.pmin)) / c.pmin)
+		imps, err := Implied(c.from, c.pmin)
+		require.NoError(t, err)
+		for _, im := range imps {
+			switch im.Implied.Measure {
+			case mech.PML:
+				assert.InDelta(t, pml, im.Implied.Epsilon, 1e-12, "%v", c.from)
+			case mech.ALIP:
+				assert.InDelta(t, c.pmc, im.Implied.EpsilonLower, 1e-12, "%v", c.from)
+				assert.InDelta(t, pml, im.Implied.EpsilonUpper, 1e-12, "%v", c.from)
+			case mech.LIP:
+				assert.InDelta(t, math.Max(c.pmc, pml), im.Implied.Epsilon, 1e-12, "%v", c.from)
+			case mech.LDP:
+				assert.InDelta(t, c.pmc+pml, im.Implied.Epsilon, 1e-12, "%v", c.from)
+			}
 		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/problem"
+	"github.com/pmlopt/pmlopt/verify"
 )
 
 // exactSum is the exact sum of its floats: on random vectors of mixed
@@ -70,5 +72,70 @@ func TestZeroMassPriorIsExact(t *testing.T) {
 		if got := zeroMassPrior(set, c.pi, in); got != c.want {
 			t.Errorf("%s: zero mass %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// NoFiniteLevel (the engines' decision that no budget reaches a pattern
+// over a set) agrees with verify.Unreachable, the checker's own exact
+// test through its greedy least masses, on random patterns over boxes
+// whose unseen letters have a lower end of 0 and over L1 balls of radii
+// up to 1.5, with priors in sixteenths so that both read the same exact
+// numbers; both answers occur.
+func TestNoFiniteLevelAgreesWithVerify(t *testing.T) {
+	r := rand.New(rand.NewPCG(51, 52))
+	yes, no := 0, 0
+	for trial := range 300 {
+		n, m := 3+r.IntN(4), 3+r.IntN(4)
+		// A prior in sixteenths, every letter at least 1/16.
+		units := make([]int, n)
+		for k := range units {
+			units[k] = 1
+		}
+		for range 16 - n {
+			units[r.IntN(n)]++
+		}
+		pi := make(mech.Prior, n)
+		for k, u := range units {
+			pi[k] = float64(u) / 16
+		}
+		var set *mech.PriorSet
+		var err error
+		if trial%2 == 0 {
+			lo, up := make([]float64, n), make([]float64, n)
+			for k := range n {
+				if r.IntN(2) == 0 {
+					lo[k] = pi[k] / 2
+				}
+				up[k] = math.Min(1, 2*pi[k])
+			}
+			set, err = mech.NewBoxSet(pi, lo, up)
+		} else {
+			set, err = mech.NewL1Set(pi, float64(r.IntN(25))/16)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := make(mech.Order, n)
+		for i := range o {
+			o[i] = make([]int, m)
+			for j, v := range r.Perm(m) {
+				o[i][j] = v + 1
+			}
+		}
+		pat := o.Pattern(1 + r.IntN(m))
+		p := &problem.Problem{Prior: pi, Order: o, PriorSet: set}
+		got := NoFiniteLevel(p, pat)
+		claims := verify.Unreachable(verify.Problem{Prior: pi, PriorSet: PriorSet(set)}, pat)
+		if want := claims[len(claims)-1]; want.OK != got || want.Name != verify.ClaimUnreachable {
+			t.Fatalf("trial %d: NoFiniteLevel %v, verify %s (set %v, pattern %v)", trial, got, want, set, pat)
+		}
+		if got {
+			yes++
+		} else {
+			no++
+		}
+	}
+	if yes < 20 || no < 20 {
+		t.Fatalf("%d unreachable and %d reachable patterns: too few of one", yes, no)
 	}
 }
