@@ -32,6 +32,17 @@ func matVec(a [][]*big.Rat, x []*big.Rat) []*big.Rat {
 	return out
 }
 
+// pivotRow returns the first row r ≥ c with a non-zero entry in column
+// c, or −1: in exact arithmetic any non-zero pivot serves.
+func pivotRow(a [][]*big.Rat, c int) int {
+	for r := c; r < len(a); r++ {
+		if a[r][c].Sign() != 0 {
+			return r
+		}
+	}
+	return -1
+}
+
 // det returns the determinant of the square matrix a (a is consumed), by
 // Gaussian elimination on the first non-zero pivot: exact, so any non-zero
 // pivot serves.
@@ -39,13 +50,7 @@ func det(a [][]*big.Rat) *big.Rat {
 	n := len(a)
 	d := big.NewRat(1, 1)
 	for c := 0; c < n; c++ {
-		p := -1
-		for r := c; r < n; r++ {
-			if a[r][c].Sign() != 0 {
-				p = r
-				break
-			}
-		}
+		p := pivotRow(a, c)
 		if p < 0 {
 			return new(big.Rat)
 		}
@@ -72,13 +77,7 @@ func det(a [][]*big.Rat) *big.Rat {
 func solve(a [][]*big.Rat, b []*big.Rat) ([]*big.Rat, bool) {
 	n := len(a)
 	for c := 0; c < n; c++ {
-		p := -1
-		for r := c; r < n; r++ {
-			if a[r][c].Sign() != 0 {
-				p = r
-				break
-			}
-		}
+		p := pivotRow(a, c)
 		if p < 0 {
 			return nil, false
 		}
