@@ -168,11 +168,12 @@ def solve(prior, utility=None, *, epsilon, measure="pml", objective="worst-case-
     alip or ldp. objective: worst-case-order, worst-case-value or
     expected-utility. min_order / min_value: the best expected utility
     among the ε-PML mechanisms keeping that worst case (solve's
-    --min-order / --min-value), with objective="expected-utility". solver: auto or an LP backend; tol: the
-    width of the ε bracket of the worst-case objectives. prior_set: a dict
-    with lower and upper (a box) or l1_radius (the L1 ball around the
-    prior), as a problem file's prior_set: the budget then holds for every
-    prior of the set (docs/theory.md §7).
+    --min-order / --min-value), with objective="expected-utility".
+    solver: auto or an LP backend; tol: the width of the ε bracket of the
+    worst-case objectives. prior_set: a dict with lower and upper (a box)
+    or l1_radius (the L1 ball around the prior), as a problem file's
+    prior_set: the budget then holds for every prior of the set
+    (docs/theory.md §7).
     Returns a Solution; raises ValueError on bad input.
     """
     p, u, o, _, n, m = _inputs(prior, utility, order)
@@ -308,12 +309,15 @@ def sample(mechanism, inputs, *, seed=None):
     mm = _array("mechanism", mechanism, 2)
     idx = _indices("inputs", inputs)
     if seed is not None:
-        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        if not _is_int(seed) or not 0 <= seed < 1 << 64:
             raise ValueError("seed: want an integer in [0, 2^64), got %r" % (seed,))
         seed = int(seed)
-        if not 0 <= seed < 1 << 64:
-            raise ValueError("seed: want an integer in [0, 2^64), got %d" % seed)
     return _lib.sample(mm, idx, seed)
+
+
+def _is_int(x):
+    """Whether x is a Python or numpy integer (True and False are not)."""
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
 
 
 def _indices(field, v):
@@ -327,21 +331,23 @@ def _indices(field, v):
     if a.ndim > 1:
         raise ValueError("%s: want a sequence of input indices, got an array of shape %s" % (field, a.shape))
     a = a.reshape(-1)
+    kind = a.dtype.kind
     if a.size == 0:
         return np.empty(0, dtype=np.int64)
-    if a.dtype.kind == "f":
+    if kind == "f":
         bad = ~np.isfinite(a) | (a != np.trunc(a)) | (np.abs(a) >= 2.0**63)
-        if bad.any():
-            k = int(np.argmax(bad))
-            raise ValueError("%s: entry %d is %r, not an input index" % (field, k, float(a[k])))
-        return np.ascontiguousarray(a.astype(np.int64))
-    if a.dtype.kind == "u" and int(a.max()) >= 1 << 63 or a.dtype.kind not in "iu":
-        if a.dtype.kind == "O":
-            for k, x in enumerate(a):
-                if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)) or not -(1 << 63) <= x < 1 << 63:
-                    raise ValueError("%s: entry %d is %r, not an input index" % (field, k, x))
-            return np.ascontiguousarray(a.astype(np.int64))
+    elif kind == "O":  # Python integers beyond int64, or mixed types
+        bad = np.array([not (_is_int(x) and -(1 << 63) <= x < 1 << 63) for x in a])
+    elif kind == "u":
+        bad = a >= np.uint64(1 << 63)
+    elif kind == "i":
+        bad = np.zeros(a.shape, dtype=bool)
+    else:
         raise ValueError("%s: want input indices (integers), got %s entries" % (field, a.dtype))
+    if bad.any():
+        k = int(np.argmax(bad))
+        x = a[k].item() if hasattr(a[k], "item") else a[k]
+        raise ValueError("%s: entry %d is %r, not an input index" % (field, k, x))
     return np.ascontiguousarray(a.astype(np.int64))
 
 
