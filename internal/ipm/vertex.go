@@ -9,10 +9,10 @@ import (
 	"slices"
 
 	"github.com/pmlopt/pmlopt/certify"
-	"github.com/pmlopt/pmlopt/internal/revised"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/solver"
 )
 
 // ErrNoVertex is returned when the LP on the interior point's support does
@@ -274,16 +274,16 @@ func clearDust(p mech.Mechanism) {
 // below 1 (binomial priors at ε = 20, values of 1e-9). And on some wide
 // faces of tiny-mass priors it stalls; such a face is left to the next
 // reading of Vertex, or to the caller's fallback.
-func solveVertexLP(ctx context.Context, l *lp.Model, value float64, wide bool) (*revised.Result, error) {
-	scale, opt := 1.0, &revised.Options{Stop: func() bool { return ctx.Err() != nil }}
+func solveVertexLP(ctx context.Context, l *lp.Model, value float64, wide bool) (*solver.Solution, error) {
+	scale, start := 1.0, solver.Start{}
 	if wide {
 		scale = faceCostScale / math.Max(1, math.Abs(value))
-		opt.MaxIter = faceIterations * (l.NumRows() + l.NumCols())
+		start.IterationLimit = faceIterations * (l.NumRows() + l.NumCols())
 	}
 	for k := range l.ColCosts {
 		l.ColCosts[k] *= scale
 	}
-	sol, err := revised.Solve(l, opt)
+	sol, _, err := solver.SolveContext(ctx, solver.Revised(), l, start)
 	if cerr := ctx.Err(); cerr != nil {
 		return nil, cerr
 	}
