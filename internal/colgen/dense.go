@@ -29,9 +29,10 @@ import (
 // negative basic values, after the columns moved) minimises the sum of the
 // negative parts with a long step over their breakpoints; phase 2 the sum
 // of the slacks. Pricing is Dantzig's rule over a rotating part of the
-// columns, the ratio test Harris's two passes (both, with the long step,
-// Bland's rule and the perturbation's size, in internal/simplex, shared
-// with internal/revised). After degenerateRun
+// columns, the ratio test Harris's two passes (both, with the iteration
+// itself, simplex.Run, the long step, Bland's rule and the perturbation's
+// size, in internal/simplex, shared with internal/revised; denseRun writes
+// the iteration's steps for this engine). After degenerateRun
 // degenerate pivots in a row the bounds are lowered by small pseudo-random
 // amounts (perturb) and the solve goes on, each bound lowered further
 // should a recomputed inverse put its basic value below it (reshift); the
@@ -464,118 +465,178 @@ func (r *denseResult) minBasic() float64 {
 	return m
 }
 
+// run is one attempt of the primal simplex from the current basis: the
+// iteration of simplex.Run, whose steps denseRun writes for this engine.
 func (e *dense) run() (*denseResult, error) {
 	n := e.n
 	if !e.valid && !e.invert() {
 		return &denseResult{}, errStalled
 	}
 	e.computeX()
-	maxIter := 50*(n+len(e.cols)) + 10000
+	r := &denseRun{e: e, maxIter: 50*(n+len(e.cols)) + 10000, best: math.Inf(1), deg: simplex.Degeneracy{Run: e.degenerateRun}}
 	if e.iterCap > 0 {
-		maxIter = min(maxIter, e.iterCap)
+		r.maxIter = min(r.maxIter, e.iterCap)
 	}
-	deg := simplex.Degeneracy{Run: e.degenerateRun}
+	defer func() { e.perturbed = false }()
+	err := simplex.Run(r, &r.deg)
+	return r.res, err
+}
+
+// denseRun is one attempt of the dense engine as simplex.Run sees it.
+type denseRun struct {
+	e              *dense
+	iters, maxIter int
+	deg            simplex.Degeneracy
+	phase1         bool
 	// best is the least sum of the slacks of a phase 2 basis so far,
 	// flat the phase 2 pivots since it last fell by stallGain.
-	best, flat := math.Inf(1), 0
-	defer func() { e.perturbed = false }()
-	for iters := 0; ; {
-		if e.updates >= max(e.refactorEvery, e.refactorPer*n) {
-			if !e.invert() {
-				return &denseResult{Iterations: iters}, errStalled
-			}
-			e.computeX()
-			e.reshift()
-		}
-		phase1 := false
-		for p := range e.cb {
-			e.cb[p] = 0
-			if e.room(p) < -e.feasTol {
-				e.cb[p], phase1 = -1, true
-			}
-		}
-		if !phase1 {
-			for p, v := range e.head {
-				if v < n {
-					e.cb[p] = 1
-				}
-			}
-		}
-		if phase1 || !e.yValid {
-			e.split(n, n, func(lo, hi int) {
-				for i := lo; i < hi; i++ {
-					e.y[i] = vec.Dot(e.bt[i*n:(i+1)*n], e.cb)
-				}
-			})
-			e.yValid = !phase1
-		}
+	best  float64
+	flat  int
+	leave int // the position the ratio test chose
+	res   *denseResult
+}
 
-		if deg.PerturbNow() {
-			// A long run of degenerate steps: relax the bounds a little
-			// and go on; the point is cleaned up on the true bounds
-			// once this relaxed problem is solved.
-			e.perturb()
-			deg.Perturbing()
-			best, flat = math.Inf(1), 0
-		}
-		// Pricing: Dantzig's rule on a part of the columns, chunk at a
-		// time, their reduced costs split over the workers (or Bland's
-		// rule in a run of degenerate steps).
-		bland := deg.Long()
-		total, chunk := n+len(e.cols), max(n/2, minChunk)
-		q, dq := e.pricing.Enter(total, chunk, chunk, bland,
-			func(from, k0, k1 int, d, score []float64) { e.reducedCosts(from, k0, k1, phase1, d, score) })
-		if q < 0 {
-			switch simplex.NoEntering(e.updates == 0 || e.accurate(), e.perturbed, phase1) {
-			case simplex.Refresh:
-				// Confirm on fresh factors.
-				if !e.invert() {
-					return &denseResult{Iterations: iters}, errStalled
-				}
-				e.computeX()
-				e.reshift()
-				continue
-			case simplex.Unperturb:
-				// Back on the true bounds, where the sum of the slacks
-				// can not reach what the relaxed problem's did.
-				e.perturbed = false
-				best, flat = math.Inf(1), 0
-				continue
-			case simplex.Infeasible:
-				return &denseResult{Iterations: iters}, errStalled
-			}
-			return e.result(iters), nil
-		}
-		if iters >= maxIter || flat > e.stallPivots*(n+len(e.cols))+e.stallPivotsMin {
-			return &denseResult{Iterations: iters}, errStalled
-		}
+// stalled ends the attempt with errStalled and the pivots made.
+func (r *denseRun) stalled() (simplex.Flow, error) {
+	r.res = &denseResult{Iterations: r.iters}
+	return simplex.Finish, errStalled
+}
 
-		e.ftran(q)
-		r, theta := e.ratio(phase1, dq, bland)
-		if r < 0 {
-			// No blocking variable: the objective is bounded below by 0,
-			// so this is rounding, in the updated inverse unless it is
-			// fresh: recompute it and price again.
-			if e.updates == 0 || !e.invert() {
-				return &denseResult{Iterations: iters}, errStalled
-			}
-			e.computeX()
-			e.reshift()
-			continue
+// refresh recomputes the inverse and x_B (reshifting perturbed bounds).
+func (r *denseRun) refresh() (simplex.Flow, error) {
+	if !r.e.invert() {
+		return r.stalled()
+	}
+	r.e.computeX()
+	r.e.reshift()
+	return simplex.Restart, nil
+}
+
+// Refactor recomputes the inverse every max(refactorEvery, refactorPer·n)
+// rank-one updates.
+func (r *denseRun) Refactor() error {
+	e := r.e
+	if e.updates < max(e.refactorEvery, e.refactorPer*e.n) {
+		return nil
+	}
+	_, err := r.refresh()
+	return err
+}
+
+// Price sets the basic costs (phase 1: −1 on a negative basic value;
+// phase 2: 1 on a basic slack) and the duals, which pivot keeps up to
+// date in phase 2.
+func (r *denseRun) Price() (phase1 bool) {
+	e, n := r.e, r.e.n
+	for p := range e.cb {
+		e.cb[p] = 0
+		if e.room(p) < -e.feasTol {
+			e.cb[p], phase1 = -1, true
 		}
-		e.pivot(q, r, theta, dq)
-		iters++
-		// Phase 1 pivots neither count nor reset best: a solve that
-		// ping-pongs between the phases on rounding keeps its plateau.
-		if !phase1 {
-			switch f := e.slackSum(); {
-			case f < best-stallGain*math.Max(1, f):
-				best, flat = f, 0
-			case best > stallFloor:
-				flat++
+	}
+	if !phase1 {
+		for p, v := range e.head {
+			if v < n {
+				e.cb[p] = 1
 			}
 		}
-		deg.Took(theta)
+	}
+	if phase1 || !e.yValid {
+		e.split(n, n, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				e.y[i] = vec.Dot(e.bt[i*n:(i+1)*n], e.cb)
+			}
+		})
+		e.yValid = !phase1
+	}
+	r.phase1 = phase1
+	return phase1
+}
+
+// Perturb relaxes the bounds a little and goes on; the point is cleaned
+// up on the true bounds once this relaxed problem is solved.
+func (r *denseRun) Perturb() (simplex.Flow, error) {
+	r.e.perturb()
+	r.best, r.flat = math.Inf(1), 0
+	return simplex.Proceed, nil
+}
+
+// Bland: only a degenerate run calls for Bland's rule here.
+func (r *denseRun) Bland(bool) bool { return false }
+
+// Enter is Dantzig's rule on a part of the columns, chunk at a time, their
+// reduced costs split over the workers (or Bland's rule).
+func (r *denseRun) Enter(phase1, bland bool) (q int, dq float64) {
+	e := r.e
+	total, chunk := e.n+len(e.cols), max(e.n/2, minChunk)
+	return e.pricing.Enter(total, chunk, chunk, bland,
+		func(from, k0, k1 int, d, score []float64) { e.reducedCosts(from, k0, k1, phase1, d, score) })
+}
+
+// Trusted: an inverse without updates, or one whose residuals are checked.
+func (r *denseRun) Trusted() bool { return r.e.updates == 0 || r.e.accurate() }
+
+// Perturbed reports whether the bounds are lowered.
+func (r *denseRun) Perturbed() bool { return r.e.perturbed }
+
+// Conclude confirms on a fresh inverse, then on the true bounds (where the
+// sum of the slacks can not reach what the relaxed problem's did). The
+// master is feasible from the slack basis, so an infeasible end is
+// numerical trouble.
+func (r *denseRun) Conclude(v simplex.Verdict) (simplex.Flow, error) {
+	switch v {
+	case simplex.Refresh:
+		return r.refresh()
+	case simplex.Unperturb:
+		r.e.perturbed = false
+		r.best, r.flat = math.Inf(1), 0
+		return simplex.Restart, nil
+	case simplex.Infeasible:
+		return r.stalled()
+	}
+	r.res = r.e.result(r.iters)
+	return simplex.Finish, nil
+}
+
+// Limits: the pivot limit, and a phase 2 that stopped lowering its
+// objective.
+func (r *denseRun) Limits(bool, bool) (simplex.Flow, error) {
+	e := r.e
+	if r.iters >= r.maxIter || r.flat > e.stallPivots*(e.n+len(e.cols))+e.stallPivotsMin {
+		return r.stalled()
+	}
+	return simplex.Proceed, nil
+}
+
+// Ratio computes B⁻¹a_q and chooses the leaving position.
+func (r *denseRun) Ratio(q int, dq float64, phase1, bland bool) (blocked bool, step float64) {
+	r.e.ftran(q)
+	r.leave, step = r.e.ratio(phase1, dq, bland)
+	return r.leave >= 0, step
+}
+
+// Ray: the objective is bounded below by 0, so nothing blocking is
+// rounding, in the updated inverse unless it is fresh: recompute it and
+// price again.
+func (r *denseRun) Ray(bool) (simplex.Flow, error) {
+	if r.e.updates == 0 {
+		return r.stalled()
+	}
+	return r.refresh()
+}
+
+// Step pivots. Phase 1 pivots neither count nor reset best: a solve that
+// ping-pongs between the phases on rounding keeps its plateau.
+func (r *denseRun) Step(q int, dq, step float64, _ bool) {
+	r.e.pivot(q, r.leave, step, dq)
+	r.iters++
+	if !r.phase1 {
+		switch f := r.e.slackSum(); {
+		case f < r.best-stallGain*math.Max(1, f):
+			r.best, r.flat = f, 0
+		case r.best > stallFloor:
+			r.flat++
+		}
 	}
 }
 

@@ -55,11 +55,13 @@
 // the phase 1 duals as its certificate (which FarkasGap may then not
 // verify).
 //
-// The choices of that strategy (partial pricing and Bland's rule, Harris's
-// passes and the nearest stop, the long step, the run of degenerate steps,
-// the size of a perturbation) are package internal/simplex's, shared with
-// internal/colgen's master engine; this package keeps the LU basis, the
-// bounds and their scaling, and the arithmetic of a step to a bound.
+// The iteration itself (simplex.Run) and the choices of that strategy
+// (partial pricing and Bland's rule, Harris's passes and the nearest stop,
+// the long step, the run of degenerate steps, the size of a perturbation)
+// are package internal/simplex's, shared with internal/colgen's master
+// engine; this package writes the iteration's steps for its LU basis, its
+// bounds and their scaling (solveRun, a simplex.Engine), and the
+// arithmetic of a step to a bound.
 //
 // # Scaling
 //

@@ -658,10 +658,8 @@ func (s *Simplex) resetBasis() {
 	s.pricing.From = 0
 }
 
-// solve runs the primal simplex method from the current basis. Each
-// iteration takes the numbered steps below, one function each; a step
-// either goes on to the next, starts the next iteration (after a
-// refactorisation or a change of bounds) or ends the solve.
+// solve runs the primal simplex method from the current basis: the
+// iteration of simplex.Run, whose steps solveRun writes for this engine.
 func (s *Simplex) solve() (*Result, error) {
 	if s.crossed() {
 		return &Result{Status: lp.Infeasible}, nil
@@ -675,84 +673,17 @@ func (s *Simplex) solve() (*Result, error) {
 	} else if err := s.refactor(); err != nil {
 		return nil, err
 	}
-	r := solveRun{leastInfs: math.Inf(1), fresh: true, deg: simplex.Degeneracy{Run: stallRun}}
-	for {
-		// 1. A fresh factorisation every RefactorEvery updates.
-		if s.f.numEtas() >= s.opt.RefactorEvery {
-			if err := s.refactor(); err != nil {
-				return nil, err
-			}
-			r.fresh = true
-		}
-		// 2. The phase, the basic costs and the duals y.
-		phase1, infs := s.phaseCosts()
-		r.track(phase1, infs)
-		s.duals(phase1)
-		// 3. A long run of degenerate steps perturbs the bounds.
-		if r.deg.PerturbNow() {
-			if err := s.perturbStalled(&r); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		// 4. Pricing: the entering variable q.
-		bland := r.deg.Long() || (phase1 && r.flat > flatRun)
-		q, dq := s.entering(phase1, bland)
-		// 5. No entering variable: optimal, infeasible, or not yet sure.
-		if q < 0 {
-			res, next, err := s.noEntering(&r, phase1)
-			if next == finish {
-				return res, err
-			}
-			continue
-		}
-		// 6. Phase 1 going round under Bland's rule.
-		if phase1 && bland && r.stale > 2*flatRun && r.stale%flatRun == 1 {
-			res, next, err := s.unstale(&r)
-			if next == finish {
-				return res, err
-			}
-			if next == restart {
-				continue
-			}
-		}
-		// 7. The limits: iterations and the caller's stop.
-		if r.iters >= s.opt.MaxIter {
-			return &Result{Status: lp.Limit, Iterations: r.iters}, nil
-		}
-		if s.opt.Stop != nil && r.iters%stopEvery == 0 && s.opt.Stop() {
-			return nil, ErrStopped
-		}
-		r.iters++
-		s.iter++
-		// 8. The entering column α = B⁻¹a_q and its pivot tolerance.
-		dir, ptol := s.enteringColumn(q, dq)
-		// 9. The ratio test: the leaving variable and the step.
-		leave, step, toLB, flip := s.ratioTest(q, dq, dir, ptol, phase1, bland)
-		// 10. No leaving variable: a ray.
-		if leave < 0 && !flip {
-			res, next, err := s.ray(&r, phase1)
-			if next == finish {
-				return res, err
-			}
-			continue
-		}
-		r.took(step)
-		// 11. The step: primal values, then a bound flip or a basis change.
-		s.move(q, dir, step)
-		if flip {
-			s.flip(q, dir)
-			continue
-		}
-		s.exchange(q, leave, toLB)
-		r.fresh = false
-	}
+	r := &solveRun{s: s, leastInfs: math.Inf(1), fresh: true, deg: simplex.Degeneracy{Run: stallRun}}
+	err := simplex.Run(r, &r.deg)
+	return r.res, err
 }
 
-// solveRun is the state of one solve that outlives an iteration: the
-// counters that decide when to perturb the bounds, switch to Bland's rule
-// or give up on phase 1.
+// solveRun is one solve of the engine as simplex.Run sees it: the
+// counters that outlive an iteration (when to perturb the bounds, switch
+// to Bland's rule or give up on phase 1), the ratio test's choice for the
+// step, and the result.
 type solveRun struct {
+	s     *Simplex
 	iters int
 	deg   simplex.Degeneracy // degenerate steps in a row
 	// leastInfs is the least sum of infeasibilities of a phase 1 point so
@@ -764,16 +695,116 @@ type solveRun struct {
 	moved       bool // the last pass took a step longer than simplex.DegenerateStep
 	stepped     bool // the last pass took a step
 	fresh       bool // factors and x_B computed from scratch, no update since
+	// The step the ratio test chose: q's direction (+1 up from its
+	// bound, −1 down), the leaving position and the bound it reaches, or
+	// q's own other bound (flip).
+	dir        float64
+	leave      int
+	toLB, flip bool
+	res        *Result
 }
 
-// flow says how an iteration goes on after a step that may end it.
-type flow int8
+// Refactor: a fresh factorisation every RefactorEvery updates.
+func (r *solveRun) Refactor() error {
+	if r.s.f.numEtas() < r.s.opt.RefactorEvery {
+		return nil
+	}
+	if err := r.s.refactor(); err != nil {
+		return err
+	}
+	r.fresh = true
+	return nil
+}
 
-const (
-	proceed flow = iota // to the iteration's next step
-	restart             // to the next iteration
-	finish              // the solve ends
-)
+// Price sets the phase's basic costs, tracks phase 1's progress and
+// solves for the duals.
+func (r *solveRun) Price() (phase1 bool) {
+	phase1, infs := r.s.phaseCosts()
+	r.track(phase1, infs)
+	r.s.duals(phase1)
+	return phase1
+}
+
+// Perturb relaxes the bounds by small random amounts and goes on from the
+// same basis; the answer is cleaned up on the true bounds when this
+// relaxed problem is solved.
+func (r *solveRun) Perturb() (simplex.Flow, error) {
+	r.s.perturb()
+	return r.again()
+}
+
+// Bland: a phase 1 whose sum of infeasibilities stopped falling for
+// flatRun nondegenerate steps.
+func (r *solveRun) Bland(phase1 bool) bool { return phase1 && r.flat > flatRun }
+
+// Enter prices by simplex.Pricing over the columns and the rows' logicals.
+func (r *solveRun) Enter(phase1, bland bool) (q int, dq float64) { return r.s.entering(phase1, bland) }
+
+// Trusted: only fresh factors declare the end of a solve.
+func (r *solveRun) Trusted() bool { return r.fresh }
+
+// Perturbed reports whether the bounds are relaxed.
+func (r *solveRun) Perturbed() bool { return r.s.perturbed }
+
+// Conclude acts on the verdict of a pass that found no entering variable:
+// stale factors are recomputed and perturbed bounds restored (from this
+// basis) before the next pass; phase 1 ends infeasible and phase 2
+// optimal.
+func (r *solveRun) Conclude(v simplex.Verdict) (simplex.Flow, error) {
+	switch v {
+	case simplex.Refresh:
+		return r.again()
+	case simplex.Unperturb:
+		r.s.unperturb()
+		r.deg.Steps = 0
+		return r.again()
+	case simplex.Infeasible:
+		r.res = r.s.infeasible(r.iters)
+		return simplex.Finish, nil
+	}
+	r.res = r.s.optimal(r.iters)
+	return simplex.Finish, nil
+}
+
+// Limits: a phase 1 going round under Bland's rule (unstale), the
+// iteration limit and the caller's stop; then the iteration counts.
+func (r *solveRun) Limits(phase1, bland bool) (simplex.Flow, error) {
+	if phase1 && bland && r.stale > 2*flatRun && r.stale%flatRun == 1 {
+		if f, err := r.unstale(); f != simplex.Proceed {
+			return f, err
+		}
+	}
+	if r.iters >= r.s.opt.MaxIter {
+		r.res = &Result{Status: lp.Limit, Iterations: r.iters}
+		return simplex.Finish, nil
+	}
+	if r.s.opt.Stop != nil && r.iters%stopEvery == 0 && r.s.opt.Stop() {
+		return simplex.Finish, ErrStopped
+	}
+	r.iters++
+	r.s.iter++
+	return simplex.Proceed, nil
+}
+
+// Ratio computes the entering column α = B⁻¹a_q and runs the ratio test.
+func (r *solveRun) Ratio(q int, dq float64, phase1, bland bool) (blocked bool, step float64) {
+	dir, ptol := r.s.enteringColumn(q, dq)
+	r.dir = dir
+	r.leave, step, r.toLB, r.flip = r.s.ratioTest(q, dq, dir, ptol, phase1, bland)
+	return r.leave >= 0 || r.flip, step
+}
+
+// Step moves the primal values, then flips q's bound or changes the basis.
+func (r *solveRun) Step(q int, dq, step float64, moved bool) {
+	r.moved, r.stepped = moved, true
+	r.s.move(q, r.dir, step)
+	if r.flip {
+		r.s.flip(q, r.dir)
+		return
+	}
+	r.s.exchange(q, r.leave, r.toLB)
+	r.fresh = false
+}
 
 // phaseCosts sets the basic costs of phase 1, the gradient of the sum of
 // infeasibilities (−1 below a lower bound, +1 above an upper one, 0
@@ -815,12 +846,6 @@ func (r *solveRun) track(phase1 bool, infs float64) {
 	r.moved, r.stepped = false, false
 }
 
-// took records the length of the step just taken: the degenerate run
-// that triggers a perturbation counts the steps too short to move.
-func (r *solveRun) took(step float64) {
-	r.moved, r.stepped = r.deg.Took(step), true
-}
-
 // duals sets the basic costs of phase 2 (the objective's) when every basic
 // is feasible, then solves Bᵀy = c_B for the duals that price the
 // nonbasics.
@@ -836,19 +861,6 @@ func (s *Simplex) duals(phase1 bool) {
 	}
 	copy(s.y, s.cB)
 	s.f.btran(s.y)
-}
-
-// perturbStalled relaxes the bounds by small random amounts after a long
-// run of degenerate steps and goes on from the same basis; the answer is
-// cleaned up on the true bounds when this relaxed problem is solved.
-func (s *Simplex) perturbStalled(r *solveRun) error {
-	s.perturb()
-	r.deg.Perturbing()
-	if err := s.refactor(); err != nil {
-		return err
-	}
-	r.fresh = true
-	return nil
 }
 
 // entering returns the nonbasic variable to enter the basis and its
@@ -869,37 +881,19 @@ func (s *Simplex) entering(phase1, bland bool) (q int, dq float64) {
 		})
 }
 
-// noEntering acts on the verdict of a pass that found no entering
-// variable (simplex.NoEntering): only fresh factors and the true bounds
-// are trusted to declare the end, so stale factors are recomputed and
-// perturbed bounds restored (from this basis) before the next pass; then
-// phase 1 ends infeasible and phase 2 optimal.
-func (s *Simplex) noEntering(r *solveRun, phase1 bool) (*Result, flow, error) {
-	switch simplex.NoEntering(r.fresh, s.perturbed, phase1) {
-	case simplex.Refresh:
-		return s.again(r)
-	case simplex.Unperturb:
-		s.unperturb()
-		r.deg.Steps = 0
-		return s.again(r)
-	case simplex.Infeasible:
-		return s.infeasible(r.iters), finish, nil
-	}
-	return s.optimal(r.iters), finish, nil
-}
-
 // unstale handles phase 1 once Bland's rule has gone round as well.
 // Checked on fresh factors and the true bounds: with every reduced cost at
 // rounding level phase 1 is over and the LP infeasible by a few tolerances
 // (the phase 1 duals are then the certificate there is); else, after
 // staleRun·(rows + columns) such steps, new perturbed bounds break the
 // cycle.
-func (s *Simplex) unstale(r *solveRun) (*Result, flow, error) {
+func (r *solveRun) unstale() (simplex.Flow, error) {
+	s := r.s
 	dtol := s.opt.OptTol
 	settled := s.largestPrice(dtol) <= flatDual*dtol
 	again := r.stale > staleRun*(s.m+s.n) && r.perturbs < maxPerturbs
 	if !settled && !again && !s.perturbed {
-		return nil, proceed, nil
+		return simplex.Proceed, nil
 	}
 	switch {
 	case !r.fresh:
@@ -907,14 +901,15 @@ func (s *Simplex) unstale(r *solveRun) (*Result, flow, error) {
 		s.unperturb()
 		r.leastInfs, r.flat, r.stale, r.deg.Steps = math.Inf(1), 0, 0, 0
 	case settled:
-		return s.infeasible(r.iters), finish, nil
+		r.res = s.infeasible(r.iters)
+		return simplex.Finish, nil
 	default:
 		s.perturb()
 		r.deg.Perturbing()
 		r.perturbs++
 		r.leastInfs, r.flat, r.stale = math.Inf(1), 0, 0
 	}
-	return s.again(r)
+	return r.again()
 }
 
 // enteringColumn computes α = B⁻¹a_q in s.alpha and returns the direction
@@ -1057,40 +1052,41 @@ func (s *Simplex) hardStops(q int, dir, ptol float64, phase1, bland bool) (theta
 	return simplex.Bound(s.stops, theta)
 }
 
-// ray handles a pass whose ratio test found no bound to stop at. In phase
+// Ray handles a pass whose ratio test found no bound to stop at. In phase
 // 1 that cannot happen in exact arithmetic: the factors are recomputed,
 // and on fresh ones the solve fails (Solve then starts once from the slack
 // basis). On perturbed bounds the true ones are restored; else the LP is
 // unbounded.
-func (s *Simplex) ray(r *solveRun, phase1 bool) (*Result, flow, error) {
+func (r *solveRun) Ray(phase1 bool) (simplex.Flow, error) {
 	if phase1 {
 		if r.fresh {
-			return nil, finish, errors.New("revised: phase 1 ray found, numerical trouble")
+			return simplex.Finish, errors.New("revised: phase 1 ray found, numerical trouble")
 		}
-		return s.again(r)
+		return r.again()
 	}
-	if s.perturbed {
-		s.unperturb()
+	if r.s.perturbed {
+		r.s.unperturb()
 		r.deg.Steps = 0
-		return s.again(r)
+		return r.again()
 	}
 	if !r.fresh {
 		// Updated factors can lose the pivots that bound the step: only
 		// a ray on fresh ones is taken for one.
-		return s.again(r)
+		return r.again()
 	}
-	return &Result{Status: lp.Unbounded, Iterations: r.iters}, finish, nil
+	r.res = &Result{Status: lp.Unbounded, Iterations: r.iters}
+	return simplex.Finish, nil
 }
 
 // again refactorises the basis, after a change of bounds or to drop the
 // factors' updates before a verdict, and starts the next iteration from
 // the fresh factors.
-func (s *Simplex) again(r *solveRun) (*Result, flow, error) {
-	if err := s.refactor(); err != nil {
-		return nil, finish, err
+func (r *solveRun) again() (simplex.Flow, error) {
+	if err := r.s.refactor(); err != nil {
+		return simplex.Finish, err
 	}
 	r.fresh = true
-	return nil, restart, nil
+	return simplex.Restart, nil
 }
 
 // move takes the step: q by dir·step, the basics along −dir·α·step.

@@ -1,10 +1,13 @@
-// Package simplex holds the strategy of the primal simplex method that the
-// project's two simplex engines share: internal/revised (a bounded revised
-// simplex over a sparse LU factorisation) and internal/colgen's master
-// engine (an explicit dense basis inverse with rank-one updates). One
-// algorithm a file, each written once and parameterised by the run lengths
-// and tolerances its caller is tuned with:
+// Package simplex is the primal simplex method that the project's two
+// simplex engines share: internal/revised (a bounded revised simplex over a
+// sparse LU factorisation) and internal/colgen's master engine (an explicit
+// dense basis inverse with rank-one updates). Run is the iteration, its
+// steps numbered, over an Engine: the basis representation and bounds,
+// which each engine writes. The rules the steps apply are one algorithm a
+// file, each written once and parameterised by the run lengths and
+// tolerances its caller is tuned with:
 //
+//   - loop.go: the iteration (Run) and what it asks of an engine (Engine);
 //   - pricing.go: rotating partial pricing (Dantzig's rule on a part of the
 //     columns) and Bland's rule, the first candidate by index;
 //   - longstep.go: the long step of phase 1 over the breakpoints of the sum
