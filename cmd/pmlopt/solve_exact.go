@@ -21,9 +21,11 @@ import (
 type exactJSON struct {
 	// Reading is "fractions" (each π_i the simplest rational that rounds
 	// to the file's float64, when those sum to 1) or "float64" (the
-	// float64 values as the dyadic rationals they are).
-	Reading string   `json:"prior_reading"`
-	Prior   []string `json:"prior"`
+	// float64 values as the dyadic rationals they are, divided by their
+	// exact sum PriorSum when it exceeds 1: exact.Float64).
+	Reading  string   `json:"prior_reading"`
+	Prior    []string `json:"prior"`
+	PriorSum *string  `json:"prior_sum,omitempty"`
 	// T is t* = e^{ε*} when rational; TLower ≤ t* ≤ TUpper always.
 	T       *string `json:"t"`
 	TLower  string  `json:"t_lower"`
@@ -71,34 +73,48 @@ func exactPass(ctx context.Context, p *problem.Problem, sol *pmlopt.Solution) (*
 	} else {
 		pat = p.Order.Pattern(sol.WorstCaseOrder)
 	}
-	dy := exact.Dyadic(p.Prior)
-	run := func(pi []*big.Rat, reading string) (*exactJSON, error) {
-		r, err := exact.LeastT(ctx, pi, pat, sol.OptimalEpsilonLower, sol.Epsilon)
+	dy, sum := exact.Float64(p.Prior)
+	// The search solved for the float64 values as written; divided by
+	// their sum S > 1, the least ε is log S higher (t* scales by S), and
+	// the search's bracket, moved by log S, places the solves.
+	shift, scaled := 0.0, sum.Cmp(big.NewRat(1, 1)) > 0
+	if scaled {
+		shift = logRat(sum)
+	}
+	run := func(pi []*big.Rat, reading string, shift float64) (*exactJSON, error) {
+		r, err := exact.LeastT(ctx, pi, pat, sol.OptimalEpsilonLower+shift, sol.Epsilon+shift)
 		if err != nil {
 			return nil, fmt.Errorf("--exact: %w", err)
 		}
-		return exactBlock(r, reading), nil
+		j := exactBlock(r, reading)
+		if reading == "float64" && scaled {
+			s := sum.RatString()
+			j.PriorSum = &s
+		}
+		return j, nil
 	}
 	agree := func(j *exactJSON) error {
-		// The float64 reading is the prior the search solved for: its
-		// proven bracket and the search's certified one must meet.
+		// The float64 reading is the prior the search solved for (or it
+		// divided by S > 1, whose ε* is at most log S above it, and never
+		// below): its proven bracket and the search's certified one must
+		// meet.
 		lo, _ := new(big.Rat).SetString(j.TLower)
-		if logRat(lo) > sol.Epsilon+1e-9 || float64(j.EpsilonValue) < sol.OptimalEpsilonLower-1e-9 {
+		if logRat(lo) > sol.Epsilon+shift+1e-9 || float64(j.EpsilonValue) < sol.OptimalEpsilonLower-1e-9 {
 			return fmt.Errorf("--exact: the exact optimum %s lies outside the certified bracket [%s, %s]: please report this problem", j.Epsilon, num(sol.OptimalEpsilonLower), num(sol.Epsilon))
 		}
 		return nil
 	}
 	if fr, ok := exact.Fractions(p.Prior); ok && !sameRats(fr, dy) {
-		j, err := run(fr, "fractions")
+		j, err := run(fr, "fractions", 0)
 		if err != nil {
 			return nil, err
 		}
-		if j.Float64, err = run(dy, "float64"); err != nil {
+		if j.Float64, err = run(dy, "float64", shift); err != nil {
 			return nil, err
 		}
 		return j, agree(j.Float64)
 	}
-	j, err := run(dy, "float64")
+	j, err := run(dy, "float64", shift)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +182,7 @@ func writeExact(w io.Writer, j *exactJSON, inputs, outputs []string) {
 	line := func(j *exactJSON) {
 		what := "the prior read as fractions (" + shortList(j.Prior) + ")"
 		if j.Reading == "float64" {
-			what = "the prior's float64 values"
+			what = floatReading(j)
 		}
 		if j.Rational {
 			fmt.Fprintf(w, "exact      ε* = %s = %s, proven in rationals for %s\n", j.Epsilon, num(float64(j.EpsilonValue)), what)
@@ -191,7 +207,7 @@ func writeExact(w io.Writer, j *exactJSON, inputs, outputs []string) {
 func writeExactMechanism(w io.Writer, j *exactJSON, inputs, outputs []string) {
 	what := "the prior read as fractions"
 	if j.Reading == "float64" {
-		what = "the prior's float64 values"
+		what = floatReading(j)
 	}
 	fmt.Fprintf(w, "\nexact mechanism at t = e^ε* for %s (rows sum to 1 exactly):\n", what)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -204,6 +220,14 @@ func writeExactMechanism(w io.Writer, j *exactJSON, inputs, outputs []string) {
 		fmt.Fprintf(tw, "%s\t%s\t\n", label(inputs, i), strings.Join(row, "\t"))
 	}
 	tw.Flush()
+}
+
+// floatReading names the float64 reading of the prior in the table.
+func floatReading(j *exactJSON) string {
+	if j.PriorSum != nil {
+		return "the prior's float64 values divided by their sum S > 1"
+	}
+	return "the prior's float64 values"
 }
 
 // shortList joins the first few entries of v.

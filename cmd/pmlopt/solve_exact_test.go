@@ -254,3 +254,87 @@ objective: worst-case-order
 	assert.Equal(t, false, ex["rational"])
 	assert.Equal(t, true, ex["irrational_root"])
 }
+
+// TestSolveExactPriorAboveOne: a prior whose float64 values sum to just
+// above 1 in exact arithmetic is solved for those values divided by their
+// sum: ε* is never negative, is what the float route reports to 1e-9, and
+// the papers' closed form of Example 1 (log 2 in its regime) holds exactly.
+func TestSolveExactPriorAboveOne(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, prior string, eps float64) string {
+		file := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(file, []byte(fmt.Sprintf("prior: [%s]\n"+
+			"order: [[3, 2, 1], [1, 3, 2], [2, 1, 3]]\n"+
+			"privacy: {measure: pml, epsilon: %v}\nobjective: worst-case-order\n", prior, eps)), 0o644))
+		return file
+	}
+	sumOf := func(pi ...float64) *big.Rat {
+		s := new(big.Rat)
+		for _, x := range pi {
+			s.Add(s, new(big.Rat).SetFloat64(x))
+		}
+		return s
+	}
+	// checked asserts what every float64 block must hold: a prior that sums
+	// to 1 exactly, the file's values divided by sum, ε* ≥ 0 proven by the
+	// block's multipliers, and the float route's ε within 1e-9.
+	checked := func(blk map[string]any, file string, sum *big.Rat, floatEps float64) {
+		t.Helper()
+		require.NotNil(t, blk)
+		assert.Equal(t, "float64", blk["prior_reading"])
+		assert.Equal(t, sum.RatString(), blk["prior_sum"])
+		pi := parseRats(t, blk["prior"])
+		p, err := problem.Load(file)
+		require.NoError(t, err)
+		total := new(big.Rat)
+		for i, x := range pi {
+			total.Add(total, x)
+			assert.Equal(t, new(big.Rat).Quo(new(big.Rat).SetFloat64(p.Prior[i]), sum).RatString(), x.RatString())
+		}
+		assert.Equal(t, "1", total.RatString())
+		tl, ok := new(big.Rat).SetString(blk["t_lower"].(string))
+		require.True(t, ok)
+		assert.GreaterOrEqual(t, tl.Cmp(big.NewRat(1, 1)), 0, "t_lower %s", tl.RatString())
+		pat := p.Order.Pattern(1)
+		if blk["t"] != "1" {
+			pat = p.Order.Pattern(2)
+		}
+		_, err = exact.CheckLower(pi, pat, parseRats(t, blk["alpha"]), tl)
+		require.NoError(t, err)
+		ev := blk["epsilon_value"].(float64)
+		assert.GreaterOrEqual(t, ev, 0.0)
+		assert.InDelta(t, floatEps, ev, 1e-9)
+	}
+
+	// 0.3 + 0.3 + 0.40000000001 sums to 1 + 1e-11: no fractions reading.
+	// At budget 0 the constant mechanism is the answer, ε* = 0 (read as
+	// written it was log(1/S) ≈ −1e-11).
+	file := write("above.yaml", "0.3, 0.3, 0.40000000001", 0)
+	v := runJSON(t, "solve", file, "--exact", "--json")
+	require.Equal(t, 1.0, v["worst_case_order"])
+	ex := exactOf(t, file)
+	assert.Equal(t, "1", ex["t"])
+	checked(ex, file, sumOf(0.3, 0.3, 0.40000000001), v["epsilon"].(float64))
+	out, stderr, code := cli(t, "solve", file, "--exact")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "exact      ε* = log(1) = 0, proven in rationals for the prior's float64 values divided by their sum S > 1\n")
+
+	// 0.33 + 0.56 + 0.11: 1 as decimals (the fractions reading) and 1 +
+	// 2^-56 as float64 values.
+	file = write("ulp.yaml", "0.33, 0.56, 0.11", 0)
+	v = runJSON(t, "solve", file, "--exact", "--json")
+	ex = exactOf(t, file)
+	assert.Equal(t, "fractions", ex["prior_reading"])
+	assert.Equal(t, "1", ex["t"])
+	f64 := asMap(ex["float64_prior"])
+	checked(f64, file, sumOf(0.33, 0.56, 0.11), v["epsilon"].(float64))
+	assert.Equal(t, "1", f64["t"])
+
+	// Example 1 with π_3 raised by 1e-11: mechanism (9) at log 2, exactly.
+	file = write("example1.yaml", "0.6, 0.25, 0.15000000001", 1)
+	v = runJSON(t, "solve", file, "--exact", "--json")
+	require.Equal(t, 2.0, v["worst_case_order"])
+	ex = exactOf(t, file)
+	assert.Equal(t, "2", ex["t"])
+	checked(ex, file, sumOf(0.6, 0.25, 0.15000000001), v["epsilon"].(float64))
+}

@@ -302,3 +302,44 @@ func TestWrongHint(t *testing.T) {
 		proven(t, r, pat)
 	}
 }
+
+// TestFloat64AboveOne: float64 values whose exact sum S exceeds 1 (here
+// 1 + 1e-11, within the files' tolerance) are divided by S, so that the
+// least t of a pattern with a full column is 1, proven both ways; read as
+// written, the constant mechanism would reach t = 1/S < 1.
+func TestFloat64AboveOne(t *testing.T) {
+	pi := mech.Prior{0.3, 0.3, 0.40000000001}
+	dy := Dyadic(pi)
+	want := new(big.Rat)
+	for _, x := range dy {
+		want.Add(want, x)
+	}
+	require.Equal(t, 1, want.Cmp(big.NewRat(1, 1)))
+	got, sum := Float64(pi)
+	assert.Equal(t, want.RatString(), sum.RatString())
+	total := new(big.Rat)
+	for i, x := range got {
+		total.Add(total, x)
+		assert.Equal(t, new(big.Rat).Quo(dy[i], want).RatString(), x.RatString())
+	}
+	assert.Equal(t, "1", total.RatString())
+
+	pat := example1.Pattern(1)
+	for _, row := range pat {
+		require.Equal(t, []bool{true, true, true}, []bool(row))
+	}
+	r, err := LeastT(context.Background(), got, pat, 0, 0)
+	require.NoError(t, err)
+	assert.Equal(t, "1", r.TUpper.RatString())
+	assert.Equal(t, "1", r.TLower.RatString())
+	proven(t, r, pat)
+	// The values as written: a proven t* = 1/S below 1.
+	r, err = LeastT(context.Background(), dy, pat, 0, 0)
+	require.NoError(t, err)
+	assert.Equal(t, new(big.Rat).Inv(want).RatString(), r.TUpper.RatString())
+
+	// At S < 1 the values are read as written (t* ≥ 1/S > 1).
+	got, sum = Float64(mech.Prior{1.0 / 7, 1.0 / 7, 1.0 / 7, 1.0 / 7, 1.0 / 7, 1.0 / 7, 1.0 / 7})
+	assert.Equal(t, "18014398509481983/18014398509481984", sum.RatString())
+	assert.Equal(t, "2573485501354569/18014398509481984", got[0].RatString())
+}

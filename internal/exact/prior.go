@@ -17,6 +17,29 @@ func Dyadic(pi mech.Prior) []*big.Rat {
 	return out
 }
 
+// Float64 returns the reading of the prior's float64 values that the exact
+// pass solves for: Dyadic when their exact sum S is at most 1, else Dyadic
+// divided by S, with sum = S either way. A float64 prior that validation
+// accepts may sum to a few units of rounding above 1, and read as written
+// it lets the constant mechanism (or one near it) reach t = 1/S < 1: a
+// least ε below 0, where no prior that sums to 1 has one, and multipliers
+// that prove it. Divided by S, it is a prior that sums to 1, and its least
+// t = S·t*(as written) is within a factor S of the search's. At S < 1 the
+// values as written already give t* ≥ 1/S > 1 and stay what verify reads.
+func Float64(pi mech.Prior) (out []*big.Rat, sum *big.Rat) {
+	out = Dyadic(pi)
+	sum = new(big.Rat)
+	for _, x := range out {
+		sum.Add(sum, x)
+	}
+	if sum.Cmp(big.NewRat(1, 1)) > 0 {
+		for _, x := range out {
+			x.Quo(x, sum)
+		}
+	}
+	return out, sum
+}
+
 // Fractions returns the prior read as the fractions it was most likely
 // written as: each entry the rational of least denominator that rounds to
 // the same float64 (1/7 for the float64 nearest 1/7, 3/5 for 0.6). ok is
