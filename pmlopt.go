@@ -163,7 +163,7 @@ func Solve(ctx context.Context, p *problem.Problem, opt Options) (*Solution, err
 		solved := p.Objective == problem.ExpectedUtility ||
 			(b.Measure == mech.PML && (p.Objective == problem.WorstCaseOrder || p.Objective == problem.WorstCaseValue))
 		if solved {
-			if err := q.Materialize(); err != nil {
+			if err := q.MaterializeContext(ctx); err != nil {
 				return nil, err
 			}
 		}
@@ -417,13 +417,23 @@ func reached(u mech.Utility, pt Point) Point {
 // worst-case-order. If ctx is cancelled, Curve returns the points resolved
 // so far with ctx.Err().
 func Curve(ctx context.Context, p *problem.Problem, objective problem.Objective, opt Options) ([]Point, error) {
-	if err := check(p); err != nil {
-		return nil, err
-	}
 	if ctx == nil {
+		if err := check(p); err != nil {
+			return nil, err
+		}
 		// A done context is no error here: the curve has the points that
 		// need no LP.
 		return nil, errNilContext
+	}
+	// A context done before the call asks for the points that need no LP,
+	// which need the whole check; one that ends during the check ends the
+	// curve there, with no point resolved.
+	vctx := ctx
+	if ctx.Err() != nil {
+		vctx = context.Background()
+	}
+	if err := p.ValidateContext(vctx); err != nil {
+		return nil, err
 	}
 	if p.PriorSet != nil {
 		return curveOverSet(ctx, p, objective, opt)

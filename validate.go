@@ -15,12 +15,19 @@ import (
 func check(p *problem.Problem) error { return p.Validate() }
 
 // ready is the first step of every entry point that takes a context:
-// check(p), then checkContext(ctx).
+// check(p), then checkContext(ctx). The check stops with ctx: on a large
+// problem its order checks rank every row (problem.ValidateContext).
 func ready(ctx context.Context, p *problem.Problem) error {
-	if err := check(p); err != nil {
+	if ctx == nil {
+		if err := check(p); err != nil {
+			return err
+		}
+		return errNilContext
+	}
+	if err := p.ValidateContext(ctx); err != nil {
 		return err
 	}
-	return checkContext(ctx)
+	return ctx.Err()
 }
 
 // errNilContext is the error of an entry point given a nil context.

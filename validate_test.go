@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmlopt/pmlopt"
+	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 )
@@ -48,4 +49,67 @@ func TestEntryPointsValidate(t *testing.T) {
 	}
 	_, err := pmlopt.Audit(good(), 2, 1)
 	require.NoError(t, err)
+}
+
+// pollStop is a context that counts the looks at its Err and ends at the
+// at-th, before that look reads it.
+type pollStop struct {
+	context.Context
+	cancel    context.CancelFunc
+	polls, at int
+}
+
+func (c *pollStop) Err() error {
+	c.polls++
+	if c.polls == c.at {
+		c.cancel()
+	}
+	return c.Context.Err()
+}
+
+// The check every entry point runs first stops with the caller's context:
+// a 12×12 location grid's order (144 rows) is checked a few rows per look
+// (mech.PollRows), and a context that ends at the k-th look ends Solve
+// and Curve there, with the context's error, before the check reaches the last row,
+// which it would refuse (two of its ranks swapped).
+func TestSolveStopsInTheCheck(t *testing.T) {
+	pi, u, err := instance.GridProblem(12, 12, "uniform")
+	require.NoError(t, err)
+	o := u.Order()
+	last := o[len(o)-1]
+	last[0], last[1] = last[1], last[0]
+	require.NotEqual(t, last[0], last[1])
+	p := &problem.Problem{Prior: pi, Utility: u, Order: o, Privacy: &mech.Budget{Measure: mech.PML, Epsilon: 1},
+		Objective: problem.WorstCaseOrder}
+	_, err = pmlopt.Solve(context.Background(), p, pmlopt.Options{})
+	var fe *mech.FieldError
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, "order", fe.Field)
+	assert.Equal(t, 143, fe.Row)
+	for _, at := range []int{1, 3, 20} {
+		ctx, cancel := context.WithCancel(context.Background())
+		c := &pollStop{Context: ctx, cancel: cancel, at: at}
+		sol, err := pmlopt.Solve(c, p, pmlopt.Options{})
+		assert.ErrorIs(t, err, context.Canceled, "at %d", at)
+		assert.Nil(t, sol, "at %d", at)
+		assert.Equal(t, at, c.polls, "at %d", at)
+		cancel()
+
+		// Curve's first look asks whether the context was done before
+		// the call; the check's looks follow it.
+		ctx, cancel = context.WithCancel(context.Background())
+		c = &pollStop{Context: ctx, cancel: cancel, at: at + 1}
+		pts, err := pmlopt.Curve(c, p, problem.WorstCaseOrder, pmlopt.Options{})
+		assert.ErrorIs(t, err, context.Canceled, "Curve at %d", at)
+		assert.Nil(t, pts, "Curve at %d", at)
+		assert.Equal(t, at+1, c.polls, "Curve at %d", at)
+		cancel()
+	}
+	// A context done before the call asks Curve for the points that need
+	// no LP, after the whole check, which refuses the last row.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = pmlopt.Curve(ctx, p, problem.WorstCaseOrder, pmlopt.Options{})
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, 143, fe.Row)
 }

@@ -1,6 +1,7 @@
 package mech
 
 import (
+	"context"
 	"math"
 	"slices"
 
@@ -36,11 +37,28 @@ func (u Utility) Column(j int, dst []float64) {
 // Order returns the utility order U of u under the package's tie rule: the
 // rank of u_ij is the number of entries of row i that are ≤ u_ij.
 func (u Utility) Order() Order {
+	o, _ := u.OrderContext(context.Background())
+	return o
+}
+
+// PollRows is how many rows OrderContext and NewOrderContext rank between
+// two looks at their context: each row is a sort of its M entries, and a
+// location grid has thousands of rows of thousands of entries.
+const PollRows = 8
+
+// OrderContext is Order stopping when ctx ends: it looks at ctx before
+// every PollRows rows, and returns nil and ctx.Err() once it has ended.
+func (u Utility) OrderContext(ctx context.Context) (Order, error) {
 	o := make(Order, len(u))
 	for i, row := range u {
+		if i%PollRows == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		o[i] = maxRanks(row)
 	}
-	return o
+	return o, nil
 }
 
 // Values returns the distinct utility values of u in ascending order: the
@@ -127,6 +145,13 @@ type Order [][]int
 // is, each row equals the max-rank of its own entries (a permutation of 1..M
 // when there are no ties).
 func NewOrder(o [][]int) (Order, error) {
+	return NewOrderContext(context.Background(), o)
+}
+
+// NewOrderContext is NewOrder stopping when ctx ends: it looks at ctx
+// before every PollRows rows, and returns nil and ctx.Err() once it has
+// ended.
+func NewOrderContext(ctx context.Context, o [][]int) (Order, error) {
 	if len(o) == 0 {
 		return nil, errorf("order", -1, -1, "has no rows")
 	}
@@ -136,6 +161,11 @@ func NewOrder(o [][]int) (Order, error) {
 	}
 	f := make([]float64, m)
 	for i, row := range o {
+		if i%PollRows == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		if len(row) != m {
 			return nil, errorf("order", i, -1, "has %d entries, row 1 has %d", len(row), m)
 		}

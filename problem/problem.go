@@ -1,6 +1,7 @@
 package problem
 
 import (
+	"context"
 	"fmt"
 	"unicode/utf8"
 
@@ -173,6 +174,13 @@ func fieldErr(field string, row, col int, format string, args ...any) *mech.Fiel
 // It returns the first problem found as a *mech.FieldError. Validate does
 // not modify p.
 func (p *Problem) Validate() error {
+	return p.ValidateContext(context.Background())
+}
+
+// ValidateContext is Validate stopping when ctx ends: the checks of the
+// order, which rank every row of the order and of the utility, look at ctx
+// every few rows (mech.PollRows) and return ctx.Err() once it has ended.
+func (p *Problem) ValidateContext(ctx context.Context) error {
 	if p == nil {
 		return fieldErr("problem", -1, -1, "is nil")
 	}
@@ -213,14 +221,17 @@ func (p *Problem) Validate() error {
 		}
 	}
 	if p.Order != nil {
-		if _, err := mech.NewOrder(p.Order); err != nil {
+		if _, err := mech.NewOrderContext(ctx, p.Order); err != nil {
 			return err
 		}
 		if err := shape("order", len(p.Order), len(p.Order[0])); err != nil {
 			return err
 		}
 		if p.Utility != nil {
-			want := p.Utility.Order()
+			want, err := p.Utility.OrderContext(ctx)
+			if err != nil {
+				return err
+			}
 			for i, row := range p.Order {
 				for j, v := range row {
 					if v != want[i][j] {

@@ -2,6 +2,7 @@ package problem
 
 import (
 	"bufio"
+	"context"
 	"os"
 	"strconv"
 	"strings"
@@ -418,6 +419,13 @@ func (p *Problem) SetMemoryLimit(bytes int64) { p.memoryLimit = bytes }
 // with its order and a mechanism, would not fit in memory (see SetMemoryLimit and MemoryLimit), saying the
 // size needed; the solvers hold several more matrices of the same size.
 func (p *Problem) Materialize() error {
+	return p.MaterializeContext(context.Background())
+}
+
+// MaterializeContext is Materialize stopping when ctx ends: the order's
+// derivation looks at ctx every few rows (mech.PollRows). A stopped call
+// returns ctx.Err() and leaves p as it was.
+func (p *Problem) MaterializeContext(ctx context.Context) error {
 	if p == nil || p.Rule == nil || p.Utility != nil {
 		return nil
 	}
@@ -426,8 +434,12 @@ func (p *Problem) Materialize() error {
 	if limit > 0 && need > float64(limit) {
 		return p.from(fieldErr("utility_rule", -1, -1, "its dense %d×%d utility, order and mechanism need %s, beyond %s (%s); the commands that solve hold them as matrices", p.Rule.Rows(), p.Rule.Cols(), bytesText(need), what, bytesText(float64(limit))))
 	}
-	p.Utility = p.Rule.Dense()
-	p.Order = p.Utility.Order()
+	u := p.Rule.Dense()
+	o, err := u.OrderContext(ctx)
+	if err != nil {
+		return err
+	}
+	p.Utility, p.Order = u, o
 	return nil
 }
 

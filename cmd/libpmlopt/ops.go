@@ -278,13 +278,14 @@ func toBudget(b *mech.Budget) *jsonout.Budget {
 
 // opLoad reads a problem file: its scalars, and prior, utility, order and
 // mechanism as matrices (index -1 when absent).
-func opLoad(_ context.Context, a args, _ input) (any, [][][]float64, error) {
+func opLoad(ctx context.Context, a args, _ input) (any, [][][]float64, error) {
 	p, err := problem.Load(a.Path)
 	if err != nil {
 		return nil, nil, err
 	}
-	// A utility_rule is handed over as the matrix it defines.
-	if err := p.Materialize(); err != nil {
+	// A utility_rule is handed over as the matrix it defines; deriving its
+	// order stops with the call's cancellation token.
+	if err := p.MaterializeContext(ctx); err != nil {
 		return nil, nil, err
 	}
 	var mats [][][]float64

@@ -151,7 +151,7 @@ func loaderFlag(fs *flagSet) func(path string) (*problem.Problem, error) {
 		if err != nil {
 			return nil, err
 		}
-		return p, denseUtility(p)
+		return p, denseUtility(fs.env.context(), p)
 	}
 }
 

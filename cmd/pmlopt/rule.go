@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -14,9 +16,16 @@ import (
 // denseUtility fills in the dense utility and order of a problem whose file
 // gives a utility_rule: the engines and most commands read the matrix. It
 // refuses, before any work, a matrix beyond the memory available, with the
-// size needed (see problem.Problem.Materialize).
-func denseUtility(p *problem.Problem) error {
-	return p.Materialize()
+// size needed (see problem.Problem.Materialize). It stops with ctx: the
+// order of a large grid ranks every row of its utility.
+func denseUtility(ctx context.Context, p *problem.Problem) error {
+	if err := p.MaterializeContext(ctx); err != nil {
+		if ctx.Err() != nil {
+			return errors.New("the utility_rule's dense utility and order were still being built")
+		}
+		return err
+	}
+	return nil
 }
 
 // solveMemory checks, before any work, that solve's answer fits in memory:
@@ -24,11 +33,11 @@ func denseUtility(p *problem.Problem) error {
 // expected utility by the active set, with no backend, --exact or floor)
 // holds the dense mechanism alone, every other solve also the dense
 // utility and order, which denseUtility builds.
-func solveMemory(p *problem.Problem, slv solver.Solver, dense bool) error {
+func solveMemory(ctx context.Context, p *problem.Problem, slv solver.Solver, dense bool) error {
 	if !dense && pmlopt.SolvesByRule(p, pmlopt.Options{Solver: slv}) {
 		return p.CheckColumns()
 	}
-	return denseUtility(p)
+	return denseUtility(ctx, p)
 }
 
 // parseSize reads a size in bytes: a positive number with an optional unit,

@@ -113,7 +113,7 @@ func solveFlags(fs *flagSet) runFunc {
 			return err
 		}
 		joint := fs.isSet("min-order") || fs.isSet("min-value")
-		if err := solveMemory(p, slv, *exactFlag || joint); err != nil {
+		if err := solveMemory(ctx, p, slv, *exactFlag || joint); err != nil {
 			return err
 		}
 		tol, err := getTol()

@@ -1,0 +1,79 @@
+package problem
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+// pollStop is a context that counts the looks at its Err and ends at the
+// at-th (never when at is 0), before that look reads it.
+type pollStop struct {
+	context.Context
+	cancel    context.CancelFunc
+	polls, at int
+}
+
+func newPollStop(at int) *pollStop {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &pollStop{Context: ctx, cancel: cancel, at: at}
+}
+
+func (c *pollStop) Err() error {
+	c.polls++
+	if c.polls == c.at {
+		c.cancel()
+	}
+	return c.Context.Err()
+}
+
+// TestValidateAndMaterializeStop: on a 9×9 grid (81 rows, a look at the
+// context every mech.PollRows rows) the checks of an order given with its
+// utility, and the derivation of a rule's utility and order, end at the
+// look at which the context ends, with its error; a stopped derivation
+// leaves the problem as it was.
+func TestValidateAndMaterializeStop(t *testing.T) {
+	doc := "privacy: {measure: pml, epsilon: 1}\nobjective: worst-case-order\nprior: uniform\n" +
+		"utility_rule:\n  metric: euclidean\n  grid: {width: 9, height: 9, cell: 1}\n"
+	load := func() *Problem {
+		p, err := Parse([]byte(doc), YAML)
+		require.NoError(t, err)
+		require.Nil(t, p.Utility)
+		return p
+	}
+	looks := (81 + mech.PollRows - 1) / mech.PollRows
+
+	// The derivation: one look per PollRows rows of the utility.
+	p := load()
+	c := newPollStop(0)
+	require.NoError(t, p.MaterializeContext(c))
+	assert.Equal(t, looks, c.polls)
+	assert.Equal(t, p.Utility.Order(), p.Order)
+	for _, at := range []int{1, 3, looks} {
+		q := load()
+		c := newPollStop(at)
+		err := q.MaterializeContext(c)
+		assert.True(t, errors.Is(err, context.Canceled), "at %d: %v", at, err)
+		assert.Equal(t, at, c.polls, "at %d", at)
+		assert.Nil(t, q.Utility, "at %d", at)
+		assert.Nil(t, q.Order, "at %d", at)
+	}
+
+	// The check of the order given with the utility: the order's rows,
+	// then the utility's ranks.
+	dense := &Problem{Prior: p.Prior, Utility: p.Utility, Order: p.Order, Privacy: p.Privacy, Objective: p.Objective}
+	c = newPollStop(0)
+	require.NoError(t, dense.ValidateContext(c))
+	assert.Equal(t, 2*looks, c.polls)
+	for _, at := range []int{1, looks + 2, 2 * looks} {
+		c := newPollStop(at)
+		err := dense.ValidateContext(c)
+		assert.True(t, errors.Is(err, context.Canceled), "at %d: %v", at, err)
+		assert.Equal(t, at, c.polls, "at %d", at)
+	}
+}
