@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -218,8 +219,35 @@ func (w *workspace) iterate(ctx context.Context, maxIter int, near float64, obse
 	// A cancelled context or a breakdown ends the run: the observed points
 	// are what it answers with.
 	w.done = ctx.Done()
+	w.halted.Store(false)
 	_, _ = iterate(ctx, w, maxIter, near, observe)
 }
+
+// testStopPoll, set by tests only, runs at every look of stopped before
+// it reads done, so that a test can end the context at a chosen look.
+var testStopPoll func()
+
+// stopped reports whether the iterations' context has ended, and records
+// it in halted. The workers of a split may call it at once.
+func (w *workspace) stopped() bool {
+	if testStopPoll != nil {
+		testStopPoll()
+	}
+	if w.halted.Load() {
+		return true
+	}
+	select {
+	case <-w.done:
+		w.halted.Store(true)
+		return true
+	default:
+		return false
+	}
+}
+
+// pollOutputs is how many outputs the Newton system's passes over outputs
+// update between two looks at the context (stopped).
+const pollOutputs = 16
 
 // tiny reports the complementarity below which a point is observed
 // whatever its residuals, and the one at which the iterations end.
@@ -298,16 +326,20 @@ func (r *Result) valid() bool {
 // so its iterations are those of the plain form p ≥ 0.
 type workspace struct {
 	// done is the Done channel of the iterations' context: the Newton
-	// system's updates over every pair, an iteration's bulk (seconds at a
-	// thousand letters), end early once it is closed (nil: never). The
-	// pattern's updates (scatterUpdates) and the low-rank form, whose work
-	// is a fraction of that, run to the end of their iteration.
-	done  <-chan struct{}
-	st    structure
-	form  capForm
-	pi    []float64
-	c     []float64 // scaled objective per pair (maximised)
-	scale float64   // c = π_i u_ij / scale
+	// system's passes inside an iteration (the updates over every pair or
+	// over the pattern's pairs, the low-rank form's Gram matrix, its
+	// refinement and rescues), an iteration's bulk on a large problem,
+	// look at it every few outputs or rows (stopped) and end with
+	// errStopped once it is closed (nil: never).
+	done <-chan struct{}
+	// halted is set by the look that finds done closed, for the code
+	// after a split to tell that a worker ended early.
+	halted atomic.Bool
+	st     structure
+	form   capForm
+	pi     []float64
+	c      []float64 // scaled objective per pair (maximised)
+	scale  float64   // c = π_i u_ij / scale
 
 	// workers and minWork split the rank-2 updates of factor (see
 	// split); results do not depend on them.
@@ -597,19 +629,17 @@ func (w *workspace) factor() error {
 		return w.factorLowRank(diagFloor)
 	}
 	if !st.full {
-		w.scatterUpdates(data)
+		if err := w.scatterUpdates(data); err != nil {
+			return err
+		}
 	}
 	for j := range st.m {
 		k0, k1 := st.colStart[j], st.colStart[j+1]
 		if k0 == k1 || !st.full {
 			continue
 		}
-		if j%16 == 0 {
-			select {
-			case <-w.done:
-				return errStopped
-			default:
-			}
+		if j%pollOutputs == 0 && w.stopped() {
+			return errStopped
 		}
 		// Every output has every input, in order (pairs), so row i of
 		// the update is two axpys over the whole row, which internal/vec's
@@ -639,8 +669,9 @@ func (w *workspace) factor() error {
 // each update touches only the |S_j|² entries of its own pairs, so the
 // pass costs Σ_j |S_j|² instead of N²M. The workers take ranges of rows;
 // each entry's terms are added in the order of the outputs whatever the
-// split, so the result does not depend on it.
-func (w *workspace) scatterUpdates(data []float64) {
+// split, so the result does not depend on it. Each worker looks at the
+// context every pollOutputs outputs; a stopped pass returns errStopped.
+func (w *workspace) scatterUpdates(data []float64) error {
 	st, n, marg := w.st, w.st.n, w.form.marg
 	work := 0
 	for j := range st.m {
@@ -649,6 +680,9 @@ func (w *workspace) scatterUpdates(data []float64) {
 	}
 	w.split(n, work/max(n, 1)+1, func(lo, hi int) {
 		for j := range st.m {
+			if j%pollOutputs == 0 && w.stopped() {
+				return
+			}
 			k0, k1 := st.colStart[j], st.colStart[j+1]
 			rows, v1, v2 := st.row[k0:k1], w.v1[k0:k1], w.v2[k0:k1]
 			for kk := k0; kk < k1; kk++ {
@@ -678,6 +712,10 @@ func (w *workspace) scatterUpdates(data []float64) {
 			}
 		}
 	})
+	if w.halted.Load() {
+		return errStopped
+	}
+	return nil
 }
 
 // outputBlock computes output j's products v1 = g d, v2 = π d, its 2×2

@@ -169,7 +169,9 @@ func (w *workspace) factorLowRank(floor float64) error {
 			}
 		}
 	})
-	w.gram(lr.s.RawMatrix().Data, lr.wt, cols, n)
+	if err := w.gram(lr.s.RawMatrix().Data, lr.wt, cols, n); err != nil {
+		return err
+	}
 	sd := lr.s.RawMatrix()
 	for j := range st.m {
 		if st.colStart[j] == st.colStart[j+1] {
@@ -206,6 +208,9 @@ func (w *workspace) solveLowRank(b []float64) error {
 	}
 	scale, last, res := maxAbs(b), math.Inf(1), math.Inf(1)
 	for range refineSteps {
+		if w.stopped() {
+			return errStopped
+		}
 		w.mulM(x, lr.res)
 		for i := range lr.res {
 			lr.res[i] = b[i] - lr.res[i]
@@ -237,6 +242,9 @@ func (w *workspace) solveLowRank(b []float64) error {
 				w.rescued++
 				break
 			}
+			if w.halted.Load() {
+				return errStopped
+			}
 			if w.lr.floor >= maxDiagFloor {
 				break
 			}
@@ -253,6 +261,9 @@ func (w *workspace) solveLowRank(b []float64) error {
 		if res = w.pcg(b, x, scale, pcgSteps, w.cholPrecond); res <= denseFallback*scale {
 			w.rescued++
 		}
+		if w.halted.Load() {
+			return errStopped
+		}
 	}
 	if !(res <= denseFallback*scale) {
 		if lr.n > denseRescueMax {
@@ -260,8 +271,7 @@ func (w *workspace) solveLowRank(b []float64) error {
 		}
 		// The identity lost the digits: this iteration's system is
 		// solved the dense way.
-		w.denseSolve(b)
-		return nil
+		return w.denseSolve(b)
 	}
 	for _, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -274,8 +284,9 @@ func (w *workspace) solveLowRank(b []float64) error {
 
 // denseSolve overwrites b with the solution of M x = b through the dense
 // N×N matrix of factor, built and factorised once per iteration from the
-// same quantities (every output having every input, in order).
-func (w *workspace) denseSolve(b []float64) {
+// same quantities (every output having every input, in order). It looks
+// at the context every pollOutputs outputs while it builds the matrix.
+func (w *workspace) denseSolve(b []float64) error {
 	if !w.denseReady {
 		st := w.st
 		n := st.n
@@ -285,6 +296,9 @@ func (w *workspace) denseSolve(b []float64) {
 		data := w.mat.RawMatrix().Data
 		clear(data)
 		for j := range st.m {
+			if j%pollOutputs == 0 && w.stopped() {
+				return errStopped
+			}
 			k0, k1 := st.colStart[j], st.colStart[j+1]
 			v1, v2 := w.v1[k0:k1], w.v2[k0:k1]
 			for kk := k0; kk < k1; kk++ {
@@ -304,6 +318,7 @@ func (w *workspace) denseSolve(b []float64) {
 		w.denseFactors++
 	}
 	w.chol.solve(b)
+	return nil
 }
 
 // Conjugate gradients on M x = b preconditioned by the dense factor of an
@@ -329,7 +344,9 @@ func (w *workspace) cholPrecond(r, z []float64) error {
 // pcg improves x towards the solution of M x = b by conjugate gradients
 // with the preconditioner prec (z ≈ M⁻¹ r), for at most steps steps, and
 // returns the final residual's largest entry. x is left unchanged where
-// the iterations do not lower the residual.
+// the iterations do not lower the residual. A step looks at the context
+// first (stopped) and ends them once it has ended; the caller then finds
+// halted set.
 func (w *workspace) pcg(b, x []float64, scale float64, steps int, prec func(r, z []float64) error) float64 {
 	lr := w.lr
 	n := lr.n
@@ -350,7 +367,7 @@ func (w *workspace) pcg(b, x []float64, scale float64, steps int, prec func(r, z
 	copy(p, z)
 	rz := vec.Dot(r, z)
 	for range steps {
-		if res <= pcgTol*scale || !(rz > 0) {
+		if res <= pcgTol*scale || !(rz > 0) || w.stopped() {
 			break
 		}
 		w.mulM(p, q)
@@ -534,8 +551,9 @@ const (
 // symmetric matrix: the upper triangle is computed, the lower copied from
 // it. The pairs of rows of s are shared out among the workers, paired
 // from both ends (the rows' work falls along the triangle); each entry is
-// summed over the pieces in order whatever the split.
-func (w *workspace) gram(s, wt []float64, c, n int) {
+// summed over the pieces in order whatever the split. Each worker looks at
+// the context before each piece; a stopped pass returns errStopped.
+func (w *workspace) gram(s, wt []float64, c, n int) error {
 	clear(s)
 	pairs := (c + 1) / 2
 	row := func(r, k0, k1 int) []float64 {
@@ -545,6 +563,9 @@ func (w *workspace) gram(s, wt []float64, c, n int) {
 	w.split(pairs, c*n, func(lo, hi int) {
 		var out [8]float64
 		for k0 := 0; k0 < n; k0 += gramChunk {
+			if w.stopped() {
+				return
+			}
 			k1 := min(k0+gramChunk, n)
 			for b0 := 0; b0 < c; b0 += gramRows {
 				b1 := min(b0+gramRows, c)
@@ -571,9 +592,13 @@ func (w *workspace) gram(s, wt []float64, c, n int) {
 			}
 		}
 	})
+	if w.halted.Load() {
+		return errStopped
+	}
 	for r := 1; r < c; r++ {
 		for k := range r {
 			s[r*c+k] = s[k*c+r]
 		}
 	}
+	return nil
 }
