@@ -408,9 +408,6 @@ type denseResult struct {
 // solve runs the primal simplex from the current basis. Should it get into
 // numerical trouble from a warm basis, it starts again once from the slack
 // basis.
-//
-// run is one attempt; its result holds the pivots made even when it
-// fails.
 func (e *dense) solve() (*denseResult, error) {
 	r, err := e.run()
 	if err == nil {
@@ -467,6 +464,7 @@ func (r *denseResult) minBasic() float64 {
 
 // run is one attempt of the primal simplex from the current basis: the
 // iteration of simplex.Run, whose steps denseRun writes for this engine.
+// Its result holds the pivots made even when it fails.
 func (e *dense) run() (*denseResult, error) {
 	n := e.n
 	if !e.valid && !e.invert() {
@@ -487,7 +485,6 @@ type denseRun struct {
 	e              *dense
 	iters, maxIter int
 	deg            simplex.Degeneracy
-	phase1         bool
 	// best is the least sum of the slacks of a phase 2 basis so far,
 	// flat the phase 2 pivots since it last fell by stallGain.
 	best  float64
@@ -502,13 +499,22 @@ func (r *denseRun) stalled() (simplex.Flow, error) {
 	return simplex.Finish, errStalled
 }
 
-// refresh recomputes the inverse and x_B (reshifting perturbed bounds).
-func (r *denseRun) refresh() (simplex.Flow, error) {
+// reinvert recomputes the inverse and x_B (reshifting perturbed bounds);
+// false when the basis matrix is too ill-conditioned to invert.
+func (r *denseRun) reinvert() bool {
 	if !r.e.invert() {
-		return r.stalled()
+		return false
 	}
 	r.e.computeX()
 	r.e.reshift()
+	return true
+}
+
+// refresh is reinvert as a step that starts the next iteration.
+func (r *denseRun) refresh() (simplex.Flow, error) {
+	if !r.reinvert() {
+		return r.stalled()
+	}
 	return simplex.Restart, nil
 }
 
@@ -516,10 +522,10 @@ func (r *denseRun) refresh() (simplex.Flow, error) {
 // rank-one updates.
 func (r *denseRun) Refactor() error {
 	e := r.e
-	if e.updates < max(e.refactorEvery, e.refactorPer*e.n) {
+	if e.updates < max(e.refactorEvery, e.refactorPer*e.n) || r.reinvert() {
 		return nil
 	}
-	_, err := r.refresh()
+	_, err := r.stalled()
 	return err
 }
 
@@ -549,7 +555,6 @@ func (r *denseRun) Price() (phase1 bool) {
 		})
 		e.yValid = !phase1
 	}
-	r.phase1 = phase1
 	return phase1
 }
 
@@ -627,10 +632,10 @@ func (r *denseRun) Ray(bool) (simplex.Flow, error) {
 
 // Step pivots. Phase 1 pivots neither count nor reset best: a solve that
 // ping-pongs between the phases on rounding keeps its plateau.
-func (r *denseRun) Step(q int, dq, step float64, _ bool) {
+func (r *denseRun) Step(q int, dq, step float64, phase1, _ bool) {
 	r.e.pivot(q, r.leave, step, dq)
 	r.iters++
-	if !r.phase1 {
+	if !phase1 {
 		switch f := r.e.slackSum(); {
 		case f < r.best-stallGain*math.Max(1, f):
 			r.best, r.flat = f, 0

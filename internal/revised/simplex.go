@@ -795,7 +795,7 @@ func (r *solveRun) Ratio(q int, dq float64, phase1, bland bool) (blocked bool, s
 }
 
 // Step moves the primal values, then flips q's bound or changes the basis.
-func (r *solveRun) Step(q int, dq, step float64, moved bool) {
+func (r *solveRun) Step(q int, dq, step float64, _, moved bool) {
 	r.moved, r.stepped = moved, true
 	r.s.move(q, r.dir, step)
 	if r.flip {

@@ -1,6 +1,7 @@
 package simplex
 
-// Flow says how an iteration goes on after a step that may end it.
+// Flow says how an iteration goes on after a step that may end it. A
+// step's error is non-nil only with Finish.
 type Flow int8
 
 const (
@@ -13,20 +14,22 @@ const (
 // the iteration of Run uses them: each method is a step whose work depends
 // on the factorisation (sparse LU or explicit inverse), on which bounds the
 // variables have and on the arithmetic of a step to a bound. A step that
-// may end the iteration or the solve says so by its Flow (a Finish with a
-// nil error: the engine holds its result). The engine keeps its own
-// counters of the solve (iterations, phase 1 progress, a stalled phase 2)
-// and its own limits.
+// may end the iteration or the solve says so by its Flow; on Finish the
+// engine holds its result, also when it returns an error (the pivots made
+// before it failed, say). The engine keeps its own counters of the solve
+// (iterations, phase 1 progress, a stalled phase 2) and its own limits.
 type Engine interface {
 	// Refactor computes fresh factors and basic values when the updates
-	// since the last ones call for it.
+	// since the last ones call for it; the iteration goes on with them.
 	Refactor() error
 	// Price sets the basic costs of the phase, those of the sum of
 	// infeasibilities when some basic value is off its bounds (phase 1),
 	// and the duals that price the nonbasics.
 	Price() (phase1 bool)
 	// Perturb relaxes the bounds by small amounts after a long run of
-	// degenerate steps.
+	// degenerate steps: Restart prices again on the relaxed bounds,
+	// Proceed prices with the duals Price set. Run then records the
+	// perturbation in the degenerate run (Degeneracy.Perturbing).
 	Perturb() (Flow, error)
 	// Bland reports whether the engine's own progress calls for Bland's
 	// rule (a long degenerate run always does).
@@ -34,15 +37,19 @@ type Engine interface {
 	// Enter returns the entering variable and its reduced cost, q < 0
 	// when none prices out (Pricing.Enter).
 	Enter(phase1, bland bool) (q int, dq float64)
-	// Trusted reports whether the factors are fresh or checked accurate,
-	// Perturbed whether the bounds are relaxed: NoEntering's inputs.
+	// Trusted reports whether the factors are fresh or checked accurate
+	// (NoEntering's first input).
 	Trusted() bool
+	// Perturbed reports whether the bounds are relaxed.
 	Perturbed() bool
 	// Conclude acts on the verdict of a pass that found no entering
 	// variable.
 	Conclude(v Verdict) (Flow, error)
-	// Limits checks the engine's limits before a step: its iterations,
-	// a stall, its caller's stop.
+	// Limits checks, before the step, what may end or restart the
+	// solve short of a verdict: the iteration limit, a stall, the
+	// caller's stop, a phase 1 going round. An engine that counts the
+	// passes that reach the ratio test counts this one here; one that
+	// counts pivots, in Step.
 	Limits(phase1, bland bool) (Flow, error)
 	// Ratio computes the entering column and chooses the step and what
 	// ends it (a leaving basic, or q reaching its other bound); blocked
@@ -52,7 +59,7 @@ type Engine interface {
 	Ray(phase1 bool) (Flow, error)
 	// Step takes the step Ratio chose and changes the basis; moved: the
 	// step was longer than DegenerateStep.
-	Step(q int, dq, step float64, moved bool)
+	Step(q int, dq, step float64, phase1, moved bool)
 }
 
 // Run is the primal simplex method from the engine's current basis, one
@@ -107,6 +114,6 @@ func Run(e Engine, deg *Degeneracy) error {
 			continue
 		}
 		// 9. The step and the new basis.
-		e.Step(q, dq, step, deg.Took(step))
+		e.Step(q, dq, step, phase1, deg.Took(step))
 	}
 }
