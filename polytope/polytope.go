@@ -44,10 +44,11 @@ type Spec struct {
 	// Utility gives it; when set, it must agree with them.
 	Outputs int
 	// Start, if not nil, is a mechanism near the optimum (an interior
-	// point that stalled short of its proof, say): SolveRobustCuts starts
-	// each output's list of priors with the worst ones for Start's column,
-	// so that its first LP is near the last. The answer is the robust
-	// optimum with or without it, to the cutting planes' tolerance.
+	// point that stalled short of its proof, say): BuildCuts starts each
+	// output's list of priors with the worst ones for Start's column, so
+	// that the cutting planes' first LP is near the last. The answer is
+	// the robust optimum with or without it, to the cutting planes'
+	// tolerance.
 	Start mech.Mechanism
 	// Stop, if not nil, is polled as Build goes over the pairs and the
 	// outputs (seconds at a few thousand letters): once it reports true,

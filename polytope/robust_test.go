@@ -264,3 +264,44 @@ func TestRobustPattern(t *testing.T) {
 		auditOver(t, set, p, b)
 	}
 }
+
+// A cut model over the set {π̂} is the LP at the estimate: its optimum is
+// the nominal one and Separate finds nothing to cut; over a box the first
+// LP's point breaks some column's constraint and Separate adds its worst
+// prior as a row. LDP, which does not depend on the prior, has no cut
+// model.
+func TestCutModel(t *testing.T) {
+	r := rand.New(rand.NewPCG(37, 14))
+	pi, u := robustInstance(r, 5, 4)
+	s := polytope.Spec{Prior: pi, Budget: mech.Budget{Measure: mech.PML, Epsilon: 0.5}, Objective: polytope.ExpectedUtility, Utility: u}
+	point, _ := mech.NewBoxSet(pi, pi, pi)
+	c, err := polytope.BuildCuts(s, point)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sol := solveLP(t, c.LP)
+	if want := pointOptimum(t, s); math.Abs(sol.Objective-want) > 1e-9 {
+		t.Fatalf("cut model at {π̂}: %.12g, nominal %.12g", sol.Objective, want)
+	}
+	if added, uncut := c.Separate(sol.X); added != 0 || uncut != 0 {
+		t.Fatalf("at {π̂}: %d cuts added, %d left", added, uncut)
+	}
+	wide, _ := mech.NewBoxSet(pi, make([]float64, len(pi)), []float64{1, 1, 1, 1, 1})
+	c, err = polytope.BuildCuts(s, wide)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := c.LP.NumRows()
+	sol = solveLP(t, c.LP)
+	added, _ := c.Separate(sol.X)
+	if added == 0 || c.LP.NumRows() != rows+added {
+		t.Fatalf("over the simplex: %d cuts, rows %d → %d", added, rows, c.LP.NumRows())
+	}
+	if leakage.PMLOver(wide, c.Mechanism(sol.X)) <= 0.5+1e-6 {
+		t.Fatal("the first point keeps the budget over the simplex: nothing for the test to cut")
+	}
+	s.Budget = mech.Budget{Measure: mech.LDP, Epsilon: 0.5}
+	if _, err := polytope.BuildCuts(s, wide); err == nil {
+		t.Fatal("BuildCuts took an ldp budget")
+	}
+}

@@ -1,177 +1,72 @@
 package polytope
 
 import (
-	"context"
 	"math"
 
 	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
-	"github.com/pmlopt/pmlopt/solver"
 )
-
-// CutResult is the outcome of SolveRobustCuts.
-type CutResult struct {
-	// Status is the status of the last LP: Optimal when Mechanism is set.
-	// Infeasible means the relaxation was infeasible, which (by the
-	// backend's word) rules out the robust polytope too, since it holds it.
-	Status solver.Status
-	// Mechanism is the last LP's mechanism, cleaned as
-	// RobustModel.Mechanism cleans it; nil unless Status is Optimal.
-	Mechanism mech.Mechanism
-	// Objective is the last LP's objective: for ExpectedUtility an
-	// optimum of a relaxation of the robust LP, so at least its optimum up
-	// to the backend's tolerances.
-	Objective float64
-	// LPs is the number of LP solves, Cuts the number of priors added to
-	// the columns' lists beyond those every problem starts with (the
-	// estimate and seedColumn's): the start's (Spec.Start) and the
-	// rounds'.
-	LPs, Cuts int
-	// Converged reports that the last mechanism keeps the budget for every
-	// prior of the set up to cutTol (the caller still audits it).
-	Converged bool
-	// Dualised reports that the answer is that of BuildRobust's model.
-	Dualised bool
-}
 
 // cutTol is the relative violation of a column's constraint over the set
-// below which SolveRobustCuts adds no prior: a level over the set within
-// about 1e-9 nats of the budget, well inside certify.AuditTol.
+// below which Separate adds no prior: a level over the set within about
+// 1e-9 nats of the budget, well inside certify.AuditTol.
 const cutTol = 1e-9
 
-// maxCutRounds bounds the rounds of SolveRobustCuts before it gives the
-// problem to BuildRobust's model. The loop would end without it (the set
-// has finitely many extreme points), but on outputs with many tied
-// entries (the Hamming utility) every round finds another worst prior of
-// the same value, and tens of rounds cost more than the dualised LP.
-const maxCutRounds = 24
-
-// A round takes about as many simplex iterations as the first, since each
-// adds a few rows to an LP of the same size, but the simplex can stall
-// on the degenerate vertices the cuts leave, for minutes
-// (docs/performance.md): a round past roundIterFactor times the first
-// round's iterations, and at least roundIterFloor, hands the problem to
-// the dualised model.
-const (
-	roundIterFactor = 4
-	roundIterFloor  = 5000
-)
-
-// stallRounds is the number of rounds in a row whose objective moves by
-// less than stallTol (relative) after which SolveRobustCuts gives the
-// problem to BuildRobust's model: the cuts then only move among tied
-// worst priors (the Hamming utility).
-const (
-	stallRounds = 3
-	stallTol    = 1e-9
-)
-
-// SolveRobustCuts solves the LP of BuildRobust for s over set without the
-// dual variables: by cutting planes over the extreme priors of the set.
+// CutModel is the LP of BuildRobust's polytope without the dual variables:
+// each output's constraint over the set held for a short list of the
+// set's priors, which Separate grows (the cutting planes over the set's
+// extreme priors).
 //
 // Every output j gets a column L_j with p_ij ≤ e^ε L_j and L_j ≤ Σ_k π_k
-// p_kj for each prior π of a short list S_j, which starts as the estimate
-// and, for ExpectedUtility, the worst prior of the output's utilities
-// (seedColumn); for ALIP and LIP also H_j with e^{−ε_l} H_j ≤ p_ij and
-// H_j ≥ Σ_k π_k p_kj for the priors of a second list. The LP over
-// finitely many priors holds the robust polytope, so it is a relaxation
-// of BuildRobust's model. After each solve the worst
-// prior of every output whose constraint the point breaks over the set,
-// PriorSet.Extreme of its column (the greedy closed form of docs/theory.md
-// §7), joins that output's list, and the LP is solved again, from the last
-// basis where the backend keeps one. The points are extreme points of the
-// set, finitely many, so the loop ends, with a mechanism that keeps the
+// p_kj for each prior π of a list S_j, which starts as the estimate and,
+// for ExpectedUtility, the worst prior of the output's utilities
+// (seedColumn), and then Spec.Start's worst priors; for ALIP and LIP also
+// H_j with e^{−ε_l} H_j ≤ p_ij and H_j ≥ Σ_k π_k p_kj for the priors of a
+// second list. The LP over finitely many priors holds the robust
+// polytope, so it is a relaxation of BuildRobust's model, of the size of
+// the LP at one prior plus one row per prior added, against N + 1 or
+// N + 2 extra columns and N to 3N extra rows per output in BuildRobust's.
+// The set's extreme points are finitely many, so a loop that solves the
+// LP and adds Separate's priors ends, with a mechanism that keeps the
 // budget over the set; for ExpectedUtility its objective is then the
-// robust optimum. Each LP has the size of the LP at one prior plus one row
-// per added prior, against N + 1 or N + 2 extra columns and N to 3N extra
-// rows per output in BuildRobust's model.
-//
-// After maxCutRounds rounds without convergence, or stallRounds rounds
-// whose objective stays put, the answer is that of BuildRobust's model,
-// solved once. LDP does not depend on the prior: its
-// model is BuildRobust's, solved once.
-func SolveRobustCuts(ctx context.Context, s Spec, set *mech.PriorSet, slv solver.Solver) (*CutResult, error) {
-	b := normBudget(s.Budget)
-	if b.Measure == mech.LDP {
-		return solveDualised(ctx, s, set, slv, &CutResult{})
+// robust optimum.
+type CutModel struct {
+	LP *lp.Model
+	// Seeded is the number of priors Spec.Start added beyond the first
+	// lists.
+	Seeded int
+	cuts   *cutModel
+}
+
+// BuildCuts writes the cut model of s over set, with the first lists and
+// those of s.Start. The measure is PML, LIP or ALIP (LDP does not depend
+// on the prior: BuildRobust's model is its own).
+func BuildCuts(s Spec, set *mech.PriorSet) (*CutModel, error) {
+	if s.Budget.Measure == mech.LDP {
+		return nil, &mech.FieldError{Field: "privacy.measure", Row: -1, Col: -1, Msg: "ldp does not depend on the prior: no cut model"}
 	}
 	c, err := newCutModel(s, set)
 	if err != nil {
 		return nil, err
 	}
-	r := &CutResult{}
-	r.Cuts = c.seedStart(s.Start)
-	var basis *lp.Basis
-	stalled, last := 0, math.NaN()
-	firstIters := 0
-	for round := 0; round < maxCutRounds && stalled < stallRounds; round++ {
-		limit := 0
-		if round > 0 {
-			limit = max(roundIterFactor*firstIters, roundIterFloor)
-		}
-		sol, nb, err := solver.SolveContext(ctx, slv, c.x, solver.Start{Basis: basis, IterationLimit: limit})
-		if err != nil {
-			return nil, err
-		}
-		r.LPs++
-		r.Status, r.Objective = sol.Status, sol.Objective
-		if round == 0 {
-			firstIters = sol.Iterations
-		}
-		if sol.Status == solver.Limit {
-			// A round stalling on degenerate vertices, or the engine's
-			// own limit: the dualised model decides.
-			return solveDualised(ctx, s, set, slv, r)
-		}
-		if sol.Status != solver.Optimal {
-			r.Mechanism = nil
-			return r, nil
-		}
-		basis = nb
-		if math.Abs(sol.Objective-last) <= stallTol*math.Max(1, math.Abs(last)) {
-			stalled++
-		} else {
-			stalled = 0
-		}
-		last = sol.Objective
-		r.Mechanism = c.rm.Mechanism(sol.X)
-		added := c.separate(sol.X)
-		r.Cuts += added
-		if added == 0 {
-			r.Converged = c.violated == 0
-			return r, nil
-		}
-		if basis != nil {
-			// The new rows' slacks join the basis: the old point keeps
-			// its place and the engine repairs the cuts it breaks.
-			for len(basis.Rows) < c.x.NumRows() {
-				basis.Rows = append(basis.Rows, lp.Basic)
-			}
-		}
-	}
-	return solveDualised(ctx, s, set, slv, r)
+	return &CutModel{LP: c.x, Seeded: c.seedStart(s.Start), cuts: c}, nil
 }
 
-// solveDualised solves BuildRobust's model of s over set and records the
-// outcome in r, whose LPs and Cuts count the rounds before.
-func solveDualised(ctx context.Context, s Spec, set *mech.PriorSet, slv solver.Solver, r *CutResult) (*CutResult, error) {
-	mod, err := BuildRobust(s, set)
-	if err != nil {
-		return nil, err
-	}
-	sol, _, err := solver.SolveContext(ctx, slv, mod.LP, solver.Start{})
-	if err != nil {
-		return nil, err
-	}
-	r.LPs++
-	r.Status, r.Objective, r.Converged, r.Dualised, r.Mechanism = sol.Status, sol.Objective, true, true, nil
-	if sol.Status == solver.Optimal {
-		r.Mechanism = mod.Mechanism(sol.X)
-	}
-	return r, nil
+// Mechanism reads a solution x of the LP as RobustModel.Mechanism does.
+func (c *CutModel) Mechanism(x []float64) mech.Mechanism { return c.cuts.rm.Mechanism(x) }
+
+// Separate adds to the LP, for each output whose constraint x breaks over
+// the set by more than a relative 1e-9, the set's worst prior for its
+// column (PriorSet.Extreme, the greedy closed form of docs/theory.md §7),
+// and returns how many it added and how many such violations it could not
+// cut away (the worst prior was already in the list: rounding). The new
+// rows are appended after the LP's others.
+func (c *CutModel) Separate(x []float64) (added, uncut int) {
+	added = c.cuts.separate(x)
+	return added, c.cuts.violated
 }
 
-// cutModel is the LP of SolveRobustCuts and the priors each output's rows
+// cutModel is the LP of CutModel and the priors each output's rows
 // hold.
 type cutModel struct {
 	x       *lp.Model

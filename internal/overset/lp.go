@@ -32,9 +32,8 @@ func withinOver(s *mech.PriorSet, m mech.Mechanism, b mech.Budget) bool {
 // other than Optimal: not a proof), the status and the number of LPs
 // solved. LIP and ALIP, whose dualised model carries two mass bounds per
 // output, and the ε-PML expected utility over an L1 ball, whose dual adds
-// 3N rows per output, go to the cutting planes of
-// polytope.SolveRobustCuts, which keep the LPs at the size of the LP at one
-// prior and reach the same optimum; so does a problem with a start
+// 3N rows per output, go to the cutting planes (solveCuts), which keep
+// the LPs at the size of the LP at one prior and reach the same optimum; so does a problem with a start
 // (Spec.Start, the point the interior points stalled at), whose worst
 // priors are often every cut the rounds need. The rest goes to
 // BuildRobust's dualised model, solved once (docs/performance.md,
@@ -52,7 +51,7 @@ func solveLPFrom(ctx context.Context, s polytope.Spec, set *mech.PriorSet, slv s
 	lps := 1
 	cuts := len(s.Start) == len(s.Prior) || s.Budget.Measure == mech.LIP || s.Budget.Measure == mech.ALIP || (!set.IsBox() && s.Objective == polytope.ExpectedUtility)
 	if cuts && !dualise {
-		r, err := polytope.SolveRobustCuts(ctx, s, set, slv)
+		r, err := solveCuts(ctx, s, set, slv)
 		if err != nil {
 			return nil, 0, 0, err
 		}

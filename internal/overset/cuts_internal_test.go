@@ -1,4 +1,4 @@
-package polytope_test
+package overset
 
 import (
 	"context"
@@ -7,22 +7,103 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/instance"
+	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/internal/stopcount"
 	"github.com/pmlopt/pmlopt/internal/testlong"
+	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/polytope"
 	"github.com/pmlopt/pmlopt/solver"
 )
 
-func cutOptimum(t *testing.T, s polytope.Spec, set *mech.PriorSet) *polytope.CutResult {
+func cutOptimum(t *testing.T, s polytope.Spec, set *mech.PriorSet) *cutResult {
 	t.Helper()
-	r, err := polytope.SolveRobustCuts(context.Background(), s, set, solver.Revised())
+	r, err := solveCuts(context.Background(), s, set, solver.Revised())
 	if err != nil {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// robustInstance draws an estimate (masses 0.05 to 1.05, normalised) and
+// a utility of independent uniform entries.
+func robustInstance(r *rand.Rand, n, m int) (mech.Prior, mech.Utility) {
+	return randinst.Estimate(r, n, m, 0.05, r.Float64)
+}
+
+// randomSet draws a box around pi, each letter's mass between U and
+// 1 + 2U' times the estimate's (at most 1), or an L1 ball of radius up
+// to 0.6.
+func randomSet(t *testing.T, r *rand.Rand, pi mech.Prior, box bool) *mech.PriorSet {
+	t.Helper()
+	n := len(pi)
+	var set *mech.PriorSet
+	var err error
+	if box {
+		lo, up := make([]float64, n), make([]float64, n)
+		for k := range n {
+			lo[k] = pi[k] * r.Float64()
+			up[k] = math.Min(1, pi[k]*(1+2*r.Float64()))
+		}
+		set, err = mech.NewBoxSet(pi, lo, up)
+	} else {
+		set, err = mech.NewL1Set(pi, 0.6*r.Float64())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+// budgets draws one budget of each measure whose level depends on the
+// prior.
+func budgets(r *rand.Rand) []mech.Budget {
+	e := 0.1 + r.Float64()
+	return []mech.Budget{
+		{Measure: mech.PML, Epsilon: e},
+		{Measure: mech.LIP, Epsilon: e},
+		{Measure: mech.ALIP, EpsilonLower: e, EpsilonUpper: 0.1 + r.Float64()},
+	}
+}
+
+// robustOptimum solves BuildRobust's dualised model, the formulation the
+// cutting planes do without, and returns its optimum and mechanism.
+func robustOptimum(t *testing.T, s polytope.Spec, set *mech.PriorSet) (float64, mech.Mechanism) {
+	t.Helper()
+	r, err := solveDualised(context.Background(), s, set, solver.Revised(), &cutResult{})
+	if err != nil || r.Status != solver.Optimal {
+		t.Fatalf("dualised model: %v %+v", err, r)
+	}
+	return r.Objective, r.Mechanism
+}
+
+// pointOptimum solves the LP at the estimate alone.
+func pointOptimum(t *testing.T, s polytope.Spec) float64 {
+	t.Helper()
+	mod, err := polytope.Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sol, err := solver.Revised().Solve(mod.LP)
+	if err != nil || sol.Status != solver.Optimal {
+		t.Fatalf("LP at the estimate: %v %+v", err, sol)
+	}
+	return sol.Objective
+}
+
+// auditOver checks that p's rows sum to 1 and that it keeps b for every
+// prior of the set.
+func auditOver(t *testing.T, set *mech.PriorSet, p mech.Mechanism, b mech.Budget) {
+	t.Helper()
+	if !certify.RowsSumToOne(p) {
+		t.Fatalf("rows of %v do not sum to 1", p)
+	}
+	if level, lower, excess := leakage.LevelOver(set, p, b); excess > 1e-6 {
+		t.Fatalf("%v over the set: levels %g, %g", b, level, lower)
+	}
 }
 
 // On random boxes and balls the cutting planes reach the optimum of the
@@ -34,7 +115,7 @@ func TestRobustCutsAgainstDualised(t *testing.T) {
 	for trial := range 40 {
 		n, m := 2+r.IntN(5), 2+r.IntN(5)
 		pi, u := robustInstance(r, n, m)
-		set := randomSet(r, pi, trial%2 == 0)
+		set := randomSet(t, r, pi, trial%2 == 0)
 		for _, b := range budgets(r) {
 			s := polytope.Spec{Prior: pi, Budget: b, Objective: polytope.ExpectedUtility, Utility: u}
 			want, _ := robustOptimum(t, s, set)
@@ -65,12 +146,7 @@ func TestRobustCutsOnFamilies(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n := len(in.Prior)
-		lo, up := make([]float64, n), make([]float64, n)
-		for k, v := range in.Prior {
-			lo[k], up[k] = 0.8*v, math.Min(1, 1.25*v)
-		}
-		box, err := mech.NewBoxSet(in.Prior, lo, up)
+		box, err := randinst.FactorBox(in.Prior, 0.8, 1.25)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,7 +175,7 @@ func TestRobustCutsFeasibility(t *testing.T) {
 		n, m := 3, 3
 		pi, u := robustInstance(r, n, m)
 		pat := u.Order().Pattern(2)
-		set := randomSet(r, pi, trial%2 == 0)
+		set := randomSet(t, r, pi, trial%2 == 0)
 		for _, b := range []mech.Budget{{Measure: mech.PML, Epsilon: 0.3 + 2*r.Float64()}, {Measure: mech.LIP, Epsilon: 0.5 + 2*r.Float64()}} {
 			s := polytope.Spec{Prior: pi, Budget: b, Pattern: pat}
 			mod, err := polytope.BuildRobust(s, set)
@@ -173,7 +249,7 @@ func TestRobustCutsFromStart(t *testing.T) {
 	for trial := range 20 {
 		n, m := 3+r.IntN(5), 3+r.IntN(5)
 		pi, u := robustInstance(r, n, m)
-		set := randomSet(r, pi, trial%2 == 1)
+		set := randomSet(t, r, pi, trial%2 == 1)
 		for _, b := range budgets(r) {
 			s := polytope.Spec{Prior: pi, Budget: b, Objective: polytope.ExpectedUtility, Utility: u}
 			want, opt := robustOptimum(t, s, set)
@@ -237,14 +313,14 @@ func TestRobustCutsStalledRound(t *testing.T) {
 	for trial := 0; trial < 200 && tried < 5; trial++ {
 		n, m := 3+r.IntN(5), 3+r.IntN(5)
 		pi, u := robustInstance(r, n, m)
-		set := randomSet(r, pi, trial%2 == 0)
+		set := randomSet(t, r, pi, trial%2 == 0)
 		s := polytope.Spec{Prior: pi, Budget: mech.Budget{Measure: mech.LIP, Epsilon: 0.2 + r.Float64()}, Objective: polytope.ExpectedUtility, Utility: u}
 		if cutOptimum(t, s, set).LPs < 2 {
 			continue // answered in one round: no round with a limit
 		}
 		tried++
 		want, _ := robustOptimum(t, s, set)
-		got, err := polytope.SolveRobustCuts(context.Background(), s, set, slv)
+		got, err := solveCuts(context.Background(), s, set, slv)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -259,15 +335,15 @@ func TestRobustCutsStalledRound(t *testing.T) {
 
 // The cutting planes and the dualised model hand the caller's context to
 // the engine: a context ended at any of the simplex's polls of it ends
-// SolveRobustCuts at that poll, with the context's error.
+// solveCuts at that poll, with the context's error.
 func TestRobustCutsStopWithTheContext(t *testing.T) {
 	r := rand.New(rand.NewPCG(53, 2))
 	pi, u := robustInstance(r, 12, 12)
-	for _, set := range []*mech.PriorSet{randomSet(r, pi, true), randomSet(r, pi, false)} {
+	for _, set := range []*mech.PriorSet{randomSet(t, r, pi, true), randomSet(t, r, pi, false)} {
 		for _, b := range []mech.Budget{{Measure: mech.LIP, Epsilon: 0.7}, {Measure: mech.LDP, Epsilon: 0.7}} {
 			s := polytope.Spec{Prior: pi, Budget: b, Objective: polytope.ExpectedUtility, Utility: u}
 			slv, ctx := stopcount.New(0)
-			whole, err := polytope.SolveRobustCuts(ctx, s, set, slv)
+			whole, err := solveCuts(ctx, s, set, slv)
 			if err != nil || whole.Status != solver.Optimal {
 				t.Fatalf("%v: %v, %v", b, whole, err)
 			}
@@ -277,7 +353,7 @@ func TestRobustCutsStopWithTheContext(t *testing.T) {
 			}
 			for _, at := range []int64{1, polls / 2, polls} {
 				slv, ctx := stopcount.New(at)
-				r, err := polytope.SolveRobustCuts(ctx, s, set, slv)
+				r, err := solveCuts(ctx, s, set, slv)
 				if !errors.Is(err, context.Canceled) {
 					t.Fatalf("%v: ended at poll %d of %d: %v, %v", b, at, polls, r, err)
 				}
