@@ -9,7 +9,6 @@ import (
 
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/internal/jsonout"
-	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 )
 
@@ -95,13 +94,7 @@ func writeBaseline(b *buffered, p *problem.Problem, sol *pmlopt.BaselineSolution
 		fmt.Fprintf(b, "; the conversions prove %s safe", num(sol.Start))
 	}
 	fmt.Fprintln(b, ")")
-	switch sol.Measure {
-	case mech.ALIP:
-		fmt.Fprintf(b, "privacy    (ε_l, ε_u)-ALIP audited (%s, %s), budget (%s, %s)\n",
-			num(sol.ALIPLower), num(sol.Epsilon), num(p.Privacy.EpsilonLower), num(p.Privacy.EpsilonUpper))
-	default:
-		fmt.Fprintf(b, "privacy    %s audited %s, budget %s\n", sol.Measure, num(sol.Epsilon), num(p.Privacy.Epsilon))
-	}
+	writePrivacy(b, sol.Measure, sol.Epsilon, sol.ALIPLower, *p.Privacy)
 	if p.Order != nil {
 		fmt.Fprintf(b, "worst-case utility order  %d of %d\n", sol.WorstCaseOrder, p.M())
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pmlopt/pmlopt/internal/jsonout"
 	"github.com/pmlopt/pmlopt/internal/outfile"
+	"github.com/pmlopt/pmlopt/mech"
 )
 
 // jfloat is a float64 that encodes ±Inf as the strings "inf" and "-inf"
@@ -142,4 +143,15 @@ func writeFileAtomic(path string, data []byte) error {
 		_, err := w.Write(data)
 		return err
 	})
+}
+
+// writePrivacy writes the table's privacy line: the audited level of the
+// measure (ALIP: ε_l = lower, ε_u = level) beside the file's budget.
+func writePrivacy(b *buffered, m mech.Measure, level, lower float64, budget mech.Budget) {
+	if m == mech.ALIP {
+		fmt.Fprintf(b, "privacy    (ε_l, ε_u)-ALIP audited (%s, %s), budget (%s, %s)\n",
+			num(lower), num(level), num(budget.EpsilonLower), num(budget.EpsilonUpper))
+		return
+	}
+	fmt.Fprintf(b, "privacy    %s audited %s, budget %s\n", m, num(level), num(budget.Epsilon))
 }

@@ -169,13 +169,7 @@ func solveFlags(fs *flagSet) runFunc {
 		}
 		var b buffered
 		fmt.Fprintf(&b, "objective  %s\n", sol.Objective)
-		switch sol.Measure {
-		case mech.ALIP:
-			fmt.Fprintf(&b, "privacy    (ε_l, ε_u)-ALIP audited (%s, %s), budget (%s, %s)\n",
-				num(sol.ALIPLower), num(sol.Epsilon), num(p.Privacy.EpsilonLower), num(p.Privacy.EpsilonUpper))
-		default:
-			fmt.Fprintf(&b, "privacy    %s audited %s, budget %s\n", sol.Measure, num(sol.Epsilon), num(p.Privacy.Epsilon))
-		}
+		writePrivacy(&b, sol.Measure, sol.Epsilon, sol.ALIPLower, *p.Privacy)
 		if sol.Objective != problem.ExpectedUtility {
 			fmt.Fprintf(&b, "least ε    in [%s, %s] for this worst case\n", num(sol.OptimalEpsilonLower), num(sol.Epsilon))
 		}

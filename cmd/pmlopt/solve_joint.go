@@ -7,6 +7,7 @@ import (
 
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/internal/jsonout"
+	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 )
 
@@ -84,7 +85,7 @@ func runJoint(ctx context.Context, e *env, p *problem.Problem, f pmlopt.Floor, o
 	}
 	var b buffered
 	fmt.Fprintf(&b, "objective  expected-utility keeping %s\n", f)
-	fmt.Fprintf(&b, "privacy    pml audited %s, budget %s\n", num(sol.Epsilon), num(p.Privacy.Epsilon))
+	writePrivacy(&b, mech.PML, sol.Epsilon, 0, *p.Privacy)
 	fmt.Fprintf(&b, "least ε    in [%s, %s] for this worst case\n", num(js.LeastEpsilonLower), num(js.LeastEpsilonUpper))
 	if p.Order != nil {
 		fmt.Fprintf(&b, "worst-case utility order  %d of %d\n", sol.WorstCaseOrder, p.M())
