@@ -19,11 +19,11 @@ const mixMargin = 1e-12
 // Vertex cleans, in place, the mechanism read off an LP engine's
 // point for the budget b:
 //
-//  1. For PML, entries up to certify.VertexEntryNoise become 0 unless that is
+//  1. For PML, entries up to VertexEntryNoise become 0 unless that is
 //     what makes their output break the budget (it lowers q_j, by a
 //     relative 1e-6 for an output of mass 1e-6): then they stay.
 //  2. Outputs of noise that break the budget are dropped and the rows
-//     renormalised (DropNoise with certify.VertexColumnNoise).
+//     renormalised (DropNoise with VertexColumnNoise).
 //
 // Outputs that meet the budget are never dropped, so a clean point passes
 // through unchanged up to the renormalisation. It fails, changing nothing,
@@ -37,7 +37,7 @@ func Vertex(pi mech.Prior, p mech.Mechanism, b mech.Budget) error {
 		for j := 0; j < m; j++ {
 			var cleared []int
 			for i := range p {
-				if v := p[i][j]; v > 0 && v <= certify.VertexEntryNoise {
+				if v := p[i][j]; v > 0 && v <= VertexEntryNoise {
 					cleared = append(cleared, i)
 				}
 			}
@@ -56,7 +56,7 @@ func Vertex(pi mech.Prior, p mech.Mechanism, b mech.Budget) error {
 			}
 		}
 	}
-	dropNoise(pi, p, b, certify.VertexColumnNoise)
+	dropNoise(pi, p, b, VertexColumnNoise)
 	return nil
 }
 
@@ -64,8 +64,8 @@ func Vertex(pi mech.Prior, p mech.Mechanism, b mech.Budget) error {
 // place:
 //
 //  1. Outputs of noise that break the budget are dropped and the rows
-//     renormalised (DropNoise with certify.InteriorColumnNoise); the rows lose
-//     at most M·certify.InteriorColumnNoise.
+//     renormalised (DropNoise with InteriorColumnNoise); the rows lose
+//     at most M·InteriorColumnNoise.
 //  2. If its PML still exceeds eps, it is mixed into the budget
 //     (MixToBudget).
 //
@@ -80,7 +80,7 @@ func Interior(pi mech.Prior, p mech.Mechanism, eps float64) (mech.Mechanism, err
 	if err := cleanable(pi, p, pmlBudget(eps)); err != nil {
 		return nil, err
 	}
-	dropNoise(pi, p, pmlBudget(eps), certify.InteriorColumnNoise)
+	dropNoise(pi, p, pmlBudget(eps), InteriorColumnNoise)
 	return mixToBudget(pi, p, eps), nil
 }
 
@@ -141,7 +141,7 @@ func dropNoise(pi mech.Prior, p mech.Mechanism, b mech.Budget, largest float64) 
 }
 
 // WithoutNoise returns a copy of p without the outputs whose PML exceeds
-// eps and whose entries are all at most certify.VertexColumnNoise, rows
+// eps and whose entries are all at most VertexColumnNoise, rows
 // renormalised once; nil if there are none or a row would be left empty.
 // Unlike Vertex it judges outputs by their audited PML (no
 // breakSlack), as a search does with a point that audits above its ε.
@@ -162,7 +162,7 @@ func withoutNoise(pi mech.Prior, p mech.Mechanism, eps float64) mech.Mechanism {
 		}
 		small := true
 		for i := range p {
-			small = small && p[i][j] <= certify.VertexColumnNoise
+			small = small && p[i][j] <= VertexColumnNoise
 		}
 		if small {
 			drop = append(drop, j)
@@ -312,7 +312,7 @@ func withoutDust(p mech.Mechanism) mech.Mechanism {
 	// ratio of the others.
 	c := p.Clone()
 	for j, mx := range c.ColumnMax() {
-		if mx > 0 && mx <= certify.VertexColumnNoise {
+		if mx > 0 && mx <= VertexColumnNoise {
 			for i := range c {
 				c[i][j] = 0
 			}

@@ -14,7 +14,7 @@ import (
 
 // TestWithoutNoise: an output of mass 5e-8 whose ratio is 2 (PML log 2)
 // is noise above ε = 0.1 and goes; an output that meets ε, or one with an
-// entry above certify.VertexColumnNoise, stays.
+// entry above VertexColumnNoise, stays.
 func TestWithoutNoise(t *testing.T) {
 	pi := mech.Prior{0.5, 0.5}
 	p := mech.Mechanism{{1 - 1e-7, 1e-7}, {1, 0}}

@@ -229,12 +229,12 @@ func (res *ProbeResult) observe(w *workspace, pi mech.Prior, pat mech.Pattern, c
 	// Below the least ε the forbidden pairs carry real mass: the rows are
 	// renormalised before DropNoise judges the outputs by their ratios.
 	p := w.point(pat, cols)
-	clean.ClearTiny(p, certify.InteriorEntryNoise)
+	clean.ClearTiny(p, clean.InteriorEntryNoise)
 	ok := true
 	for _, row := range p {
 		ok = ok && mech.Normalise(row) > 0
 	}
-	if ok && clean.DropNoise(pi, p, mech.Budget{Measure: mech.PML, Epsilon: eps}, certify.InteriorColumnNoise) == nil {
+	if ok && clean.DropNoise(pi, p, mech.Budget{Measure: mech.PML, Epsilon: eps}, clean.InteriorColumnNoise) == nil {
 		if a := leakage.PML(pi, p); certify.RowsSumToOne(p) && (res.Mechanism == nil || a < res.PML) {
 			res.Mechanism, res.PML, better = p, a, true
 		}

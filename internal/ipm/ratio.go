@@ -187,7 +187,7 @@ func (w *workspace) ratioResult(p RatioProblem) *Result {
 		for i := range n {
 			top = math.Max(top, w.p[j*n+i])
 		}
-		if top <= certify.InteriorColumnNoise {
+		if top <= clean.InteriorColumnNoise {
 			continue
 		}
 		for i := range n {
@@ -234,7 +234,7 @@ func (w *workspace) ratioFace() *face {
 		}
 		for i := range n {
 			k := j*n + i
-			f.used[i][j] = top > certify.InteriorColumnNoise
+			f.used[i][j] = top > clean.InteriorColumnNoise
 			f.capped[i][j] = f.used[i][j] && w.s[k] < w.w[k]
 			f.lower[i][j] = f.used[i][j] && !f.capped[i][j] && w.r[k] < w.z[k]
 		}

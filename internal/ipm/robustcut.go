@@ -558,7 +558,7 @@ func (x *robustIPM) separate(set *mech.PriorSet, lo, hi [][][]float64) int {
 	for j := range x.m {
 		col := x.p[j*n : (j+1)*n]
 		mx, mn := slices.Max(col), slices.Min(col)
-		if mx <= certify.InteriorColumnNoise {
+		if mx <= clean.InteriorColumnNoise {
 			continue
 		}
 		// The worst prior is that of the column with its entries rounded
@@ -638,7 +638,7 @@ func (x *robustReading) result(p RobustProblem, pi mech.Prior) *RobustResult {
 		P := mech.Zeros(n, m)
 		for j := range m {
 			col := x.p[j*n : (j+1)*n]
-			if slices.Max(col) <= certify.InteriorColumnNoise {
+			if slices.Max(col) <= clean.InteriorColumnNoise {
 				continue // an unused output's ratios are noise
 			}
 			for i, v := range col {

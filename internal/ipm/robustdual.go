@@ -6,7 +6,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/internal/clean"
 	"github.com/pmlopt/pmlopt/internal/vec"
 	"github.com/pmlopt/pmlopt/mech"
 )
@@ -775,7 +775,7 @@ func (x *dualIPM) prior(j, sd int) []float64 {
 	for k := range n {
 		col[k] = x.x[(j*n+k)*nq]
 	}
-	if slices.Max(col) <= certify.InteriorColumnNoise {
+	if slices.Max(col) <= clean.InteriorColumnNoise {
 		return nil
 	}
 	return x.set.Extreme(tiedColumn(col), sd == 1)
