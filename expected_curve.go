@@ -47,7 +47,7 @@ func ExpectedCurve(ctx context.Context, p *problem.Problem, budgets []mech.Budge
 	if err := ready(ctx, p); err != nil {
 		return nil, err
 	}
-	u, err := p.RequireUtility()
+	u, err := p.RequireUtilityContext(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -31,9 +31,9 @@ func (f Floor) String() string {
 
 // pattern returns the zero pattern of f for p (expected.ValueFloor,
 // expected.OrderFloor), an error naming the flag of f's kind.
-func (f Floor) pattern(p *problem.Problem) (mech.Pattern, error) {
+func (f Floor) pattern(ctx context.Context, p *problem.Problem) (mech.Pattern, error) {
 	if f.ByValue {
-		u, err := p.RequireUtility()
+		u, err := p.RequireUtilityContext(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -43,7 +43,7 @@ func (f Floor) pattern(p *problem.Problem) (mech.Pattern, error) {
 		}
 		return pat, nil
 	}
-	o, err := p.RequireOrder()
+	o, err := p.RequireOrderContext(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +98,7 @@ func SolveJoint(ctx context.Context, p *problem.Problem, floor Floor, opt Option
 	if p.PriorSet != nil {
 		return solveJointOverSet(ctx, p, floor, opt)
 	}
-	b, u, pat, err := jointParts(p, floor)
+	b, u, pat, err := jointParts(ctx, p, floor)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +118,7 @@ func SolveJoint(ctx context.Context, p *problem.Problem, floor Floor, opt Option
 
 // jointParts reads what a joint solve needs from p: its budget, which
 // must be ε-PML, its utility, and the zero pattern of floor.
-func jointParts(p *problem.Problem, floor Floor) (mech.Budget, mech.Utility, mech.Pattern, error) {
+func jointParts(ctx context.Context, p *problem.Problem, floor Floor) (mech.Budget, mech.Utility, mech.Pattern, error) {
 	b, err := p.RequirePrivacy()
 	if err != nil {
 		return b, nil, nil, err
@@ -126,10 +126,10 @@ func jointParts(p *problem.Problem, floor Floor) (mech.Budget, mech.Utility, mec
 	if b.Measure != mech.PML {
 		return b, nil, nil, fmt.Errorf("privacy.measure: a worst case to keep is defined for pml budgets (Song & Oechtering 2026), the budget is %s", b.Measure)
 	}
-	u, err := p.RequireUtility()
+	u, err := p.RequireUtilityContext(ctx)
 	if err != nil {
 		return b, nil, nil, err
 	}
-	pat, err := floor.pattern(p)
+	pat, err := floor.pattern(ctx, p)
 	return b, u, pat, err
 }

@@ -211,13 +211,13 @@ func Solve(ctx context.Context, p *problem.Problem, opt Options) (*Solution, err
 // solveExpected maximises the expected utility with package expected.
 func solveExpected(ctx context.Context, p *problem.Problem, b mech.Budget, opt Options) (*Solution, error) {
 	if ruleColumns(p, opt) {
-		r, err := expected.MaximizeColumns(ctx, p.Prior, p.Rule, p.RequireUtility, b, expectedOptions(opt))
+		r, err := expected.MaximizeColumns(ctx, p.Prior, p.Rule, func() (mech.Utility, error) { return p.RequireUtilityContext(ctx) }, b, expectedOptions(opt))
 		if err != nil {
 			return nil, err
 		}
 		return expectedSolution(r), nil
 	}
-	u, err := p.RequireUtility()
+	u, err := p.RequireUtilityContext(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -276,13 +276,13 @@ func solveWorstCase(ctx context.Context, p *problem.Problem, eps float64, opt Op
 	var err error
 	if p.Objective == problem.WorstCaseOrder {
 		var o mech.Order
-		if o, err = p.RequireOrder(); err != nil {
+		if o, err = p.RequireOrderContext(ctx); err != nil {
 			return nil, err
 		}
 		_, r, err = worstcase.BestOrder(ctx, p.Prior, o, eps, opt.worstCase())
 	} else {
 		var u mech.Utility
-		if u, err = p.RequireUtility(); err != nil {
+		if u, err = p.RequireUtilityContext(ctx); err != nil {
 			return nil, err
 		}
 		_, r, err = worstcase.BestValue(ctx, p.Prior, u, eps, opt.worstCase())
@@ -426,8 +426,9 @@ func Curve(ctx context.Context, p *problem.Problem, objective problem.Objective,
 		return nil, errNilContext
 	}
 	// A context done before the call asks for the points that need no LP,
-	// which need the whole check; one that ends during the check ends the
-	// curve there, with no point resolved.
+	// which need the whole check and a rule's order; one that ends during
+	// the check or the derivation ends the curve there, with no point
+	// resolved.
 	vctx := ctx
 	if ctx.Err() != nil {
 		vctx = context.Background()
@@ -465,13 +466,13 @@ func Curve(ctx context.Context, p *problem.Problem, objective problem.Objective,
 	switch objective {
 	case problem.WorstCaseOrder, "":
 		var o mech.Order
-		if o, err = p.RequireOrder(); err != nil {
+		if o, err = p.RequireOrderContext(vctx); err != nil {
 			return nil, err
 		}
 		pts, err = worstcase.OrderCurve(ctx, p.Prior, o, opt.worstCase())
 	case problem.WorstCaseValue:
 		var u mech.Utility
-		if u, err = q.RequireUtility(); err != nil {
+		if u, err = q.RequireUtilityContext(vctx); err != nil {
 			return nil, err
 		}
 		pts, err = worstcase.ValueCurve(ctx, p.Prior, u, opt.worstCase())

@@ -69,7 +69,7 @@ func solveOverPriorSet(ctx context.Context, p *problem.Problem, b mech.Budget, o
 func solveOverPriorSetUnchecked(ctx context.Context, p *problem.Problem, b mech.Budget, opt Options) (*Solution, error) {
 	switch p.Objective {
 	case problem.ExpectedUtility:
-		u, err := p.RequireUtility()
+		u, err := p.RequireUtilityContext(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -257,7 +257,7 @@ func curveOverSet(ctx context.Context, p *problem.Problem, objective problem.Obj
 // solveJointOverSet is SolveJoint over p's prior set, by
 // overset.MaximizeJoint, with its certificate.
 func solveJointOverSet(ctx context.Context, p *problem.Problem, floor Floor, opt Options) (*JointSolution, error) {
-	b, u, pat, err := jointParts(p, floor)
+	b, u, pat, err := jointParts(ctx, p, floor)
 	if err != nil {
 		return nil, err
 	}

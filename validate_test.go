@@ -113,3 +113,64 @@ func TestSolveStopsInTheCheck(t *testing.T) {
 	require.ErrorAs(t, err, &fe)
 	assert.Equal(t, 143, fe.Row)
 }
+
+// The entry points that build a rule's utility or order after their check
+// build it with the caller's context: on a 9×9 grid given by a
+// utility_rule (81 rows, one look per mech.PollRows rows), a context that
+// ends at an early look ends each of them at that look, with the
+// context's error, before the derivation's end and before any engine,
+// leaving the caller's problem without a utility or order.
+func TestRuleDerivationStops(t *testing.T) {
+	load := func(objective string) *problem.Problem {
+		doc := "privacy: {measure: pml, epsilon: 1}\nobjective: " + objective + "\nprior: uniform\n" +
+			"utility_rule:\n  metric: euclidean\n  grid: {width: 9, height: 9, cell: 1}\n"
+		p, err := problem.Parse([]byte(doc), problem.YAML)
+		require.NoError(t, err)
+		require.Nil(t, p.Utility)
+		return p
+	}
+	budgets := []mech.Budget{{Measure: mech.PML, Epsilon: 1}}
+	calls := map[string]struct {
+		objective string
+		call      func(context.Context, *problem.Problem) error
+	}{
+		"Curve order": {"worst-case-order", func(ctx context.Context, p *problem.Problem) error {
+			_, err := pmlopt.Curve(ctx, p, problem.WorstCaseOrder, pmlopt.Options{})
+			return err
+		}},
+		"Curve value": {"worst-case-value", func(ctx context.Context, p *problem.Problem) error {
+			_, err := pmlopt.Curve(ctx, p, problem.WorstCaseValue, pmlopt.Options{})
+			return err
+		}},
+		"SolveJoint": {"expected-utility", func(ctx context.Context, p *problem.Problem) error {
+			_, err := pmlopt.SolveJoint(ctx, p, pmlopt.Floor{Order: 3}, pmlopt.Options{})
+			return err
+		}},
+		"SolveBaseline exponential": {"expected-utility", func(ctx context.Context, p *problem.Problem) error {
+			_, err := pmlopt.SolveBaseline(ctx, p, pmlopt.Exponential)
+			return err
+		}},
+		"SolveBaseline utility-safe": {"worst-case-order", func(ctx context.Context, p *problem.Problem) error {
+			_, err := pmlopt.SolveBaseline(ctx, p, pmlopt.UtilitySafe)
+			return err
+		}},
+		"ExpectedCurve": {"expected-utility", func(ctx context.Context, p *problem.Problem) error {
+			_, err := pmlopt.ExpectedCurve(ctx, p, budgets, pmlopt.Options{})
+			return err
+		}},
+	}
+	for name, c := range calls {
+		for _, at := range []int{3, 5} {
+			ctx, cancel := context.WithCancel(context.Background())
+			stop := &pollStop{Context: ctx, cancel: cancel, at: at}
+			p := load(c.objective)
+			err := c.call(stop, p)
+			assert.ErrorIs(t, err, context.Canceled, "%s at %d", name, at)
+			assert.Equal(t, at, stop.polls, "%s at %d", name, at)
+			// A stopped derivation leaves the caller's problem as it was.
+			assert.Nil(t, p.Utility, "%s at %d", name, at)
+			assert.Nil(t, p.Order, "%s at %d", name, at)
+			cancel()
+		}
+	}
+}

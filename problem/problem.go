@@ -94,7 +94,14 @@ func (p *Problem) M() int {
 // RequireUtility returns the utility matrix, or an error saying the problem
 // has none.
 func (p *Problem) RequireUtility() (mech.Utility, error) {
-	if err := p.Materialize(); err != nil {
+	return p.RequireUtilityContext(context.Background())
+}
+
+// RequireUtilityContext is RequireUtility stopping when ctx ends: a rule's
+// utility comes with its order (MaterializeContext), whose derivation
+// looks at ctx every few rows and returns ctx.Err() once it has ended.
+func (p *Problem) RequireUtilityContext(ctx context.Context) (mech.Utility, error) {
+	if err := p.MaterializeContext(ctx); err != nil {
 		return nil, err
 	}
 	if p == nil || p.Utility == nil {
@@ -106,7 +113,14 @@ func (p *Problem) RequireUtility() (mech.Utility, error) {
 // RequireOrder returns the utility order: the given one, or the one derived
 // from the utility, or an error when the problem has neither.
 func (p *Problem) RequireOrder() (mech.Order, error) {
-	if err := p.Materialize(); err != nil {
+	return p.RequireOrderContext(context.Background())
+}
+
+// RequireOrderContext is RequireOrder stopping when ctx ends: deriving the
+// order (of a rule, or of a utility given without one) looks at ctx every
+// few rows (mech.PollRows) and returns ctx.Err() once it has ended.
+func (p *Problem) RequireOrderContext(ctx context.Context) (mech.Order, error) {
+	if err := p.MaterializeContext(ctx); err != nil {
 		return nil, err
 	}
 	switch {
@@ -114,7 +128,7 @@ func (p *Problem) RequireOrder() (mech.Order, error) {
 	case p.Order != nil:
 		return p.Order, nil
 	case p.Utility != nil:
-		return p.Utility.Order(), nil
+		return p.Utility.OrderContext(ctx)
 	}
 	return nil, p.from(missing("order", "this command needs a utility order (give order or utility)"))
 }

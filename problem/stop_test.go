@@ -77,3 +77,55 @@ func TestValidateAndMaterializeStop(t *testing.T) {
 		assert.Equal(t, at, c.polls, "at %d", at)
 	}
 }
+
+// TestRequireStops: RequireUtilityContext and RequireOrderContext build a
+// rule's utility and order with the context's looks (one per
+// mech.PollRows rows), and RequireOrderContext derives the order of a
+// utility given without one with them too; each stops at the look at
+// which the context ends, leaving the problem as it was.
+func TestRequireStops(t *testing.T) {
+	doc := "privacy: {measure: pml, epsilon: 1}\nobjective: worst-case-order\nprior: uniform\n" +
+		"utility_rule:\n  metric: euclidean\n  grid: {width: 9, height: 9, cell: 1}\n"
+	load := func() *Problem {
+		p, err := Parse([]byte(doc), YAML)
+		require.NoError(t, err)
+		require.Nil(t, p.Utility)
+		return p
+	}
+	looks := (81 + mech.PollRows - 1) / mech.PollRows
+	require.Greater(t, looks, 3)
+	reqs := map[string]func(*Problem, context.Context) error{
+		"utility": func(p *Problem, ctx context.Context) error { _, err := p.RequireUtilityContext(ctx); return err },
+		"order":   func(p *Problem, ctx context.Context) error { _, err := p.RequireOrderContext(ctx); return err },
+	}
+	for name, req := range reqs {
+		p := load()
+		c := newPollStop(0)
+		assert.NoError(t, req(p, c), name)
+		assert.Equal(t, looks, c.polls, name)
+		for _, at := range []int{1, 3, looks} {
+			q := load()
+			c := newPollStop(at)
+			err := req(q, c)
+			assert.ErrorIs(t, err, context.Canceled, "%s at %d", name, at)
+			assert.Equal(t, at, c.polls, "%s at %d", name, at)
+			assert.Nil(t, q.Utility, "%s at %d", name, at)
+			assert.Nil(t, q.Order, "%s at %d", name, at)
+		}
+	}
+
+	// A dense utility without an order: the order is derived on request.
+	p := load()
+	u := p.Rule.Dense()
+	dense := &Problem{Prior: p.Prior, Utility: u}
+	c := newPollStop(0)
+	o, err := dense.RequireOrderContext(c)
+	assert.NoError(t, err)
+	assert.Equal(t, u.Order(), o)
+	assert.Equal(t, looks, c.polls)
+	c = newPollStop(3)
+	o, err = dense.RequireOrderContext(c)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Nil(t, o)
+	assert.Equal(t, 3, c.polls)
+}
