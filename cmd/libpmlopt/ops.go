@@ -151,7 +151,9 @@ func rows(v []float64, n, m int) [][]float64 {
 
 // problemOf builds the problem of a call from its matrices and its
 // measure, epsilon and objective, checked by the rules of a problem file.
-func problemOf(a args, in input, needBudget bool) (*problem.Problem, error) {
+// Deriving the order of a utility and checking it rank every row, so both
+// stop with ctx (the call's cancellation token): errInterrupted then.
+func problemOf(ctx context.Context, a args, in input, needBudget bool) (*problem.Problem, error) {
 	p := &problem.Problem{Name: a.Name, Inputs: a.Inputs, Outputs: a.Outputs}
 	if in.Prior != nil {
 		p.Prior = mech.Prior(append([]float64(nil), in.Prior...))
@@ -189,9 +191,16 @@ func problemOf(a args, in input, needBudget bool) (*problem.Problem, error) {
 		return nil, errors.New("epsilon: missing; give the privacy budget (epsilon=, and measure= other than pml)")
 	}
 	if p.Utility != nil && p.Order == nil {
-		p.Order = p.Utility.Order()
+		o, err := p.Utility.OrderContext(ctx)
+		if err != nil {
+			return nil, errInterrupted
+		}
+		p.Order = o
 	}
-	if err := p.Validate(); err != nil {
+	if err := p.ValidateContext(ctx); err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return nil, errInterrupted
+		}
 		return nil, err
 	}
 	if a.PriorSet != nil {
@@ -356,7 +365,7 @@ func toSolve(p *problem.Problem, sol *pmlopt.Solution, status string) solveOut {
 }
 
 func opSolve(ctx context.Context, a args, in input) (any, [][][]float64, error) {
-	p, err := problemOf(a, in, true)
+	p, err := problemOf(ctx, a, in, true)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -404,7 +413,7 @@ func opSolve(ctx context.Context, a args, in input) (any, [][][]float64, error) 
 }
 
 func opBaseline(ctx context.Context, a args, in input) (any, [][][]float64, error) {
-	p, err := problemOf(a, in, true)
+	p, err := problemOf(ctx, a, in, true)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -447,12 +456,12 @@ type seriesOut struct {
 	Points    []expectedPointOut `json:"points"`
 }
 
-// errInterrupted is a curve's error when its token was cancelled: the
+// errInterrupted is a call's error when its token was cancelled: the
 // caller drops what it has.
 var errInterrupted = errors.New("interrupted")
 
 func opCurve(ctx context.Context, a args, in input) (any, [][][]float64, error) {
-	p, err := problemOf(a, in, false)
+	p, err := problemOf(ctx, a, in, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -500,7 +509,7 @@ func opCurve(ctx context.Context, a args, in input) (any, [][][]float64, error) 
 }
 
 func expectedCurve(ctx context.Context, a args, p *problem.Problem, o pmlopt.Options, keep func(mech.Mechanism) *int, mats *[][][]float64) (any, [][][]float64, error) {
-	if _, err := p.RequireUtility(); err != nil {
+	if _, err := p.RequireUtilityContext(ctx); err != nil {
 		return nil, nil, err
 	}
 	names := a.Measures
@@ -570,7 +579,7 @@ type auditOut struct {
 }
 
 func opAudit(ctx context.Context, a args, in input) (any, [][][]float64, error) {
-	p, err := problemOf(a, in, false)
+	p, err := problemOf(ctx, a, in, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -615,18 +624,18 @@ func opAudit(ctx context.Context, a args, in input) (any, [][][]float64, error) 
 	return out, nil, nil
 }
 
-func opSafe(_ context.Context, a args, in input) (any, [][][]float64, error) {
+func opSafe(ctx context.Context, a args, in input) (any, [][][]float64, error) {
 	// safe takes h or a pml epsilon, not a budget of the problem.
 	eps := a.Epsilon
 	a.Epsilon, a.Measure = nil, ""
 	if a.PriorSet != nil {
 		return nil, nil, errors.New("prior_set: safe works at one prior; baseline utility-safe gives the utility-safe mechanism over the set")
 	}
-	p, err := problemOf(a, in, false)
+	p, err := problemOf(ctx, a, in, false)
 	if err != nil {
 		return nil, nil, err
 	}
-	o, err := p.RequireOrder()
+	o, err := p.RequireOrderContext(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
