@@ -70,11 +70,19 @@ func baselineFlags(fs *flagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		if *asJSON {
-			return writeJSON(e.stdout, toBaselineJSON(p, sol))
-		}
+		// The whole matrix of a large grid takes seconds to format: a
+		// stop ends it there, with nothing written.
 		var b buffered
-		writeBaseline(&b, p, sol)
+		err = stoppable(ctx, func() error {
+			if *asJSON {
+				return writeJSON(&b, toBaselineJSON(p, sol))
+			}
+			writeBaseline(&b, p, sol)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
 		return b.commit(e.stdout)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -89,6 +90,28 @@ func newTable(w io.Writer) *table {
 func (t *table) row(cells ...string) { fmt.Fprintln(t.tw, strings.Join(cells, "\t")) }
 
 func (t *table) flush() { t.tw.Flush() }
+
+// stoppable runs answer, which formats a command's complete answer into
+// buffers (a matrix as text or JSON, a problem file), and returns ctx's
+// error as soon as ctx ends, leaving answer to run on until the process
+// exits. encoding/json, text/tabwriter and the YAML encoder give no place
+// to look at a context, and a location grid's mechanism has millions of
+// entries to format; answer writes nothing but its buffers, so stopping it
+// leaves nothing half-written. The caller writes the buffers only when
+// stoppable returns nil.
+func stoppable(ctx context.Context, answer func() error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- answer() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
 
 // buffered collects a command's stdout and writes it only when the command
 // succeeded, so that an error leaves nothing half-written.

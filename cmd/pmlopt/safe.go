@@ -101,36 +101,51 @@ func safeFlags(fs *flagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		// The level reported and written is the mechanism's own: under ties
-		// ε_S(h) is only a lower bound on it.
-		level := leakage.PML(p.Prior, m)
-		if *outPath != "" {
-			q := *p
-			q.Privacy = &mech.Budget{Measure: mech.PML, Epsilon: level}
-			if epsSet {
-				q.Privacy.Epsilon = *eps
+		// The answer of a large grid takes seconds to format: a stop ends
+		// it there, with nothing written.
+		var b buffered
+		var solved []byte
+		err = stoppable(ctx, func() error {
+			// The level reported and written is the mechanism's own:
+			// under ties ε_S(h) is only a lower bound on it.
+			level := leakage.PML(p.Prior, m)
+			if *outPath != "" {
+				q := *p
+				q.Privacy = &mech.Budget{Measure: mech.PML, Epsilon: level}
+				if epsSet {
+					q.Privacy.Epsilon = *eps
+				}
+				var err error
+				if solved, _, err = marshalSolved(*outPath, &q, m); err != nil {
+					return err
+				}
 			}
-			if err := writeSolved(*outPath, &q, m); err != nil {
+			out := safeOutput{
+				H: *h, Epsilon: jfloat(level), SafeEpsilon: jfloat(epsS), Mechanism: jmatrix(m),
+				Inputs: p.Inputs, Outputs: p.Outputs,
+				PerOutput: jfloats(leakage.PMLPerOutput(p.Prior, m)),
+				Marginal:  jfloats(m.Marginal(p.Prior)),
+			}
+			if *asJSON {
+				return writeJSON(&b, out)
+			}
+			fmt.Fprintf(&b, "utility-safe mechanism M*(%d)\n", *h)
+			fmt.Fprintf(&b, "PML ε = %s nats (ε_S(%d) = %s, Cor 1)\n", num(level), *h, num(epsS))
+			if epsSet {
+				fmt.Fprintf(&b, "budget ε = %s: the largest h whose M*(h) is within it is %d\n", num(*eps), *h)
+			}
+			fmt.Fprintln(&b)
+			writeMechanism(&b, m, p.Inputs, p.Outputs, *full)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if *outPath != "" {
+			if err := writeFileAtomic(*outPath, solved); err != nil {
 				return err
 			}
 		}
-		out := safeOutput{
-			H: *h, Epsilon: jfloat(level), SafeEpsilon: jfloat(epsS), Mechanism: jmatrix(m),
-			Inputs: p.Inputs, Outputs: p.Outputs,
-			PerOutput: jfloats(leakage.PMLPerOutput(p.Prior, m)),
-			Marginal:  jfloats(m.Marginal(p.Prior)),
-		}
-		if *asJSON {
-			return writeJSON(e.stdout, out)
-		}
-		var b buffered
-		fmt.Fprintf(&b, "utility-safe mechanism M*(%d)\n", *h)
-		fmt.Fprintf(&b, "PML ε = %s nats (ε_S(%d) = %s, Cor 1)\n", num(level), *h, num(epsS))
-		if epsSet {
-			fmt.Fprintf(&b, "budget ε = %s: the largest h whose M*(h) is within it is %d\n", num(*eps), *h)
-		}
-		fmt.Fprintln(&b)
-		writeMechanism(&b, m, p.Inputs, p.Outputs, *full)
 		return b.commit(e.stdout)
 	}
 }
