@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/internal/certificate"
 	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/mech"
@@ -403,5 +404,42 @@ func TestCertificateExactOptimum(t *testing.T) {
 	}
 	if d := math.Abs(math.Log(3.5) - math.Log(1/(2*p.Prior[0]))); d > 1e-15 {
 		t.Errorf("log 1/(2π) is %v from log 7/2", d)
+	}
+}
+
+// The active set's bound is proven for the prior as given: a 24×24 grid
+// (above the active set's size) with a geometric prior whose floats sum
+// to 1 − 2e-16, not to 1, has a certified bound under PML and LIP that
+// verify accepts, with its multipliers.
+func TestActiveSetCertificateOnTheGivenPrior(t *testing.T) {
+	pi, err := instance.Geometric(576, 0.99)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := 0.0
+	for _, v := range pi {
+		sum += v
+	}
+	if sum == 1 {
+		t.Fatal("the prior's floats sum to 1: the test needs one that does not")
+	}
+	u, err := instance.Grid(24, 24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []mech.Budget{{Measure: mech.PML, Epsilon: 1}, {Measure: mech.LIP, Epsilon: 1}} {
+		p := &problem.Problem{Prior: pi, Utility: u, Objective: problem.ExpectedUtility, Privacy: &b}
+		var notes []string
+		sol, err := Solve(context.Background(), p, Options{Notify: func(s string) { notes = append(notes, s) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(strings.Join(notes, "\n"), "active set") {
+			t.Fatalf("%s: not the active set's answer: %v", b.Measure, notes)
+		}
+		if sol.Certificate.Utility.Alpha == nil {
+			t.Fatalf("%s: bound %v without multipliers", b.Measure, sol.ExpectedUtilityBound)
+		}
+		mustVerify(t, string(b.Measure), verifyProblem(p, sol.Mechanism), sol.Certificate)
 	}
 }

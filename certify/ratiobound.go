@@ -15,16 +15,16 @@ import (
 // allows:
 //
 //   - LIP, ALIP: y_i = π_i p_ij / q_j, with e^{−ε_l} π_i ≤ y_i ≤ e^{ε_u} π_i
-//     and Σ_i y_i = 1, gains u_ij − α_i/π_i, masses q_j summing to 1; K_j is
-//     a fractional knapsack from the lower caps;
+//     and Σ_i y_i = 1, gains u_ij − α_i/π_i, masses q_j summing to Σ_i π_i;
+//     K_j is a fractional knapsack from the lower caps;
 //   - LDP: y = p_·j / m_j with m_j = Σ_i p_ij (Σ_j m_j = N), y ≥ 0,
 //     Σ_i y_i = 1 and max y ≤ e^ε min y, gains π_i u_ij − α_i; the set's
 //     vertices are y ∝ 1 + (e^ε − 1)·1_S, and K_j is the best of the top-k
 //     sets S of the gains.
 //
-// So the optimum is at most Σ_i α_i + (total mass) max_j K_j. The caps are
-// widened by a few units of roundoff and the sums carry a rounding margin,
-// so the bound holds in exact arithmetic for any finite alpha; +Inf is
+// So the optimum is at most Σ_i α_i + (total mass) max_j K_j, the total
+// mass Σ_i π_i (N for LDP). The caps are widened by a few units of
+// roundoff and the sums carry a rounding margin, so the bound holds in exact arithmetic for any finite alpha; +Inf is
 // returned for a non-finite one, for a budget of another measure or with a
 // NaN level, and for inputs of mismatched shapes.
 func RatioUpperBound(pi mech.Prior, u mech.Utility, b mech.Budget, alpha []float64) float64 {
@@ -89,7 +89,14 @@ func ratioUpperBound(pi mech.Prior, u mech.Columns, b mech.Budget, alpha []float
 		// large α_i/π_i of a tiny π_i costs no more than α_i).
 		worst = math.Max(worst, k+8*float64(n+2)*UnitRoundoff*err)
 	}
-	mass := 1.0
+	// The columns' masses sum to Σ_i π_i (LIP, ALIP), which the prior's
+	// validation allows to differ from 1 by 1e-9, or to N (LDP, whose
+	// weights are the columns' sums); the margin below covers the
+	// rounding of that sum.
+	mass := 0.0
+	for _, v := range pi {
+		mass += v
+	}
 	if b.Measure == mech.LDP {
 		mass = float64(n)
 	}

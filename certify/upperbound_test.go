@@ -195,3 +195,26 @@ func TestUpperBoundSumBelowOne(t *testing.T) {
 		t.Fatalf("bound %.17g below the value 1 of every mechanism", b)
 	}
 }
+
+// TestBoundsScaleWithThePriorsSum: a prior whose masses sum to S ≠ 1
+// (the validation allows |S − 1| ≤ 1e-9) gives every mechanism of a
+// constant utility 1 the expected utility S. The bounds of every measure
+// from multipliers 0 are at least S; under LIP and ALIP, whose columns'
+// best value is then 1 on a total mass S, within 1e-12 of it.
+func TestBoundsScaleWithThePriorsSum(t *testing.T) {
+	for _, s := range []float64{1 + 1e-9, 1 - 1e-9} {
+		pi := mech.Prior{0.25 * s, 0.35 * s, 0.4 * s}
+		u := mech.Utility{{1, 1}, {1, 1}, {1, 1}}
+		S := pi[0] + pi[1] + pi[2]
+		zero := []float64{0, 0, 0}
+		if b := certify.UpperBound(pi, u, nil, 0.5, zero); b < S {
+			t.Errorf("S = 1 %+.0e, pml: bound %.17g below every mechanism's value %.17g", s-1, b, S)
+		}
+		for _, b := range []mech.Budget{{Measure: mech.LIP, Epsilon: 0.5}, {Measure: mech.ALIP, EpsilonLower: 0.3, EpsilonUpper: 0.5}, {Measure: mech.LDP, Epsilon: 0.5}} {
+			v := certify.RatioUpperBound(pi, u, b, zero)
+			if v < S || (b.Measure != mech.LDP && v > S+1e-12) {
+				t.Errorf("S = 1 %+.0e, %s: bound %.17g, every mechanism's value %.17g", s-1, b.Measure, v, S)
+			}
+		}
+	}
+}

@@ -108,7 +108,7 @@ func activeSet(ctx context.Context, pi mech.Prior, u mech.Columns, b mech.Budget
 	if err != nil {
 		return Result{}, err
 	}
-	return padded(pi, norm, u, last.sub, b, last.set, v, last.r.Alpha)
+	return padded(pi, u, last.sub, b, last.set, v, last.r.Alpha)
 }
 
 // restricted is a restricted problem of the active set and its solve.
@@ -363,7 +363,7 @@ func errOr(ctx context.Context, err error) error {
 // sub is u restricted to set, on which the value is computed: the
 // zero columns add nothing to it, so it is the padded mechanism's value to
 // the last bit.
-func padded(pi, norm mech.Prior, u mech.Columns, sub mech.Utility, b mech.Budget, set []int, r *ipm.Result, point []float64) (Result, error) {
+func padded(pi mech.Prior, u mech.Columns, sub mech.Utility, b mech.Budget, set []int, r *ipm.Result, point []float64) (Result, error) {
 	n, m := u.Dims()
 	P := mech.Zeros(n, m)
 	for i := range n {
@@ -375,11 +375,14 @@ func padded(pi, norm mech.Prior, u mech.Columns, sub mech.Utility, b mech.Budget
 	if err != nil {
 		return Result{}, errors.Join(errActiveSet, err)
 	}
+	// Any multipliers prove a bound for any prior: those of the
+	// restricted problem at the normalised prior prove one for the prior
+	// as given, which the certificate is checked against.
 	bound, best := math.Inf(1), []float64(nil)
 	for _, alpha := range [][]float64{r.Alpha, point} {
-		b2 := certify.RatioUpperBoundColumns(norm, u, b, alpha)
+		b2 := certify.RatioUpperBoundColumns(pi, u, b, alpha)
 		if b.Measure == mech.PML {
-			b2 = certify.UpperBoundColumns(norm, u, b.Epsilon, alpha)
+			b2 = certify.UpperBoundColumns(pi, u, b.Epsilon, alpha)
 		}
 		if b2 < bound {
 			bound, best = b2, alpha
@@ -390,18 +393,7 @@ func padded(pi, norm mech.Prior, u mech.Columns, sub mech.Utility, b mech.Budget
 	if !(bound >= v-bracketSlack*scale) || bound-v > ipm.AcceptedGap*scale {
 		return Result{}, errActiveSet
 	}
-	return Result{Mechanism: P, Epsilon: a.Level, ALIPLower: a.ALIPLower, Value: v, Bound: math.Max(bound, v), Alpha: normAlpha(pi, norm, best), Solver: "ipm"}, nil
-}
-
-// normAlpha returns the multipliers alpha, which prove a bound for the
-// normalised prior norm, when norm is pi itself (a prior summing to 1 in
-// floating point, as most do); else nil, for a certificate is checked
-// against the prior as given.
-func normAlpha(pi, norm mech.Prior, alpha []float64) []float64 {
-	if !slices.Equal(pi, norm) {
-		return nil
-	}
-	return alpha
+	return Result{Mechanism: P, Epsilon: a.Level, ALIPLower: a.ALIPLower, Value: v, Bound: math.Max(bound, v), Alpha: best, Solver: "ipm"}, nil
 }
 
 // priceOutputs returns every output's reduced gain K_j(α) under b (see

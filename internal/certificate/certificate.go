@@ -154,10 +154,8 @@ func Expected(b mech.Budget, a Answer) *verify.Certificate {
 		lo := claimedLevel(a.ALIPLower)
 		c.ALIPLower = &lo
 	}
-	// A bound without multipliers (the active set's, proven for the
-	// prior normalised in floating point when that differs from the
-	// prior as given) is stated all the same, and verify says it is not
-	// certified.
+	// A bound without multipliers is stated all the same, and verify
+	// says it is not certified.
 	if !math.IsNaN(a.Bound) {
 		bound := a.Bound
 		c.Utility.Bound = &bound
