@@ -9,6 +9,7 @@ import (
 	"github.com/pmlopt/pmlopt/closedform"
 	"github.com/pmlopt/pmlopt/expected"
 	"github.com/pmlopt/pmlopt/internal/certificate"
+	"github.com/pmlopt/pmlopt/internal/clean"
 	"github.com/pmlopt/pmlopt/internal/ipm"
 	"github.com/pmlopt/pmlopt/internal/overset"
 	"github.com/pmlopt/pmlopt/leakage"
@@ -160,6 +161,7 @@ func solveWorstCaseOverSet(ctx context.Context, p *problem.Problem, eps float64,
 	if err != nil {
 		return nil, err
 	}
+	r = dustFreeOver(p.PriorSet, r, eps, opt.Tol)
 	sol := &Solution{Mechanism: r.Mechanism, Epsilon: r.Upper, OptimalEpsilonLower: r.Lower, Solver: o.Solver.Name(), LPSolves: r.LPs,
 		ExpectedUtilityBound: math.NaN(), Objective: p.Objective, Measure: mech.PML}
 	describe(p, sol)
@@ -168,6 +170,32 @@ func solveWorstCaseOverSet(ctx context.Context, p *problem.Problem, eps float64,
 		sol.OptimalEpsilonLower = sol.Certificate.Lower.OptimalEpsilonLower // what the certificate proves
 	}
 	return sol, nil
+}
+
+// dustFreeOver is r with its mechanism replaced by the copy without dust
+// (clean.WithoutDust: a sub-pattern, so the worst case is kept) and its
+// upper end by that copy's PML over set, as Solve does at one prior: the
+// robust master's vertices can end with an output of entries near 1e-16.
+// The copy is kept only when its level is within eps and leaves the
+// bracket no wider than tol (overset.DefaultTol when 0) or than r's own,
+// so that the certified lower end still closes it.
+func dustFreeOver(set *mech.PriorSet, r overset.Bracket, eps, tol float64) overset.Bracket {
+	if r.Mechanism == nil {
+		return r
+	}
+	c, err := clean.WithoutDust(r.Mechanism)
+	if err != nil || c == nil {
+		return r
+	}
+	if tol <= 0 {
+		tol = overset.DefaultTol
+	}
+	level := leakage.PMLOver(set, c)
+	if !(level <= eps) || !(level-r.Lower <= math.Max(r.Upper-r.Lower, tol)) {
+		return r
+	}
+	r.Mechanism, r.Upper = c, level
+	return r
 }
 
 // curveOverSet is Curve over p's prior set: one point per threshold (for
@@ -218,6 +246,7 @@ func curveOverSet(ctx context.Context, p *problem.Problem, objective problem.Obj
 			}
 			return steps(pts), err
 		}
+		r = dustFreeOver(p.PriorSet, r, math.Inf(1), opt.Tol)
 		safe := closedform.SafeEpsilonOver(p.PriorSet, pat)
 		switch {
 		case math.IsInf(r.Lower, 1):

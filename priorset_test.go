@@ -3,12 +3,17 @@ package pmlopt_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/pmlopt/pmlopt"
+	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/closedform"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/leakage"
@@ -385,6 +390,65 @@ func TestCurveOverPriorSetUnreachable(t *testing.T) {
 		var below *pmlopt.BelowLeastEpsilonError
 		if c.inf != (errors.As(err, &below) && strings.Contains(err.Error(), "no budget reaches")) || (!c.inf && err != nil) {
 			t.Fatalf("%s: joint keeping the identity at ε = 45: %v", c.name, err)
+		}
+	}
+}
+
+// dustSetProblem is a 5-letter worst-case-order problem over a box, with
+// one letter's mass fixed, whose robust master ends on a mechanism with an
+// output of entries near 1e-16 (found by probing the CLI).
+func dustSetProblem(t *testing.T) *problem.Problem {
+	t.Helper()
+	pi := mech.Prior{0.045887759873766365, 0.21748841469672434, 0.2231737725545388, 0.36312862065334445, 0.150321432221626}
+	set, err := mech.NewBoxSet(pi,
+		[]float64{0, 0.21748841469672434, 0.13161992074628973, 0.30769206743180477, 0},
+		[]float64{0.2114413912029123, 0.21748841469672434, 0.357256100359325, 0.381465245176648, 0.17334193190721148})
+	require.NoError(t, err)
+	u := make(mech.Utility, 5)
+	for i := range u {
+		u[i] = make([]float64, 5)
+		for j := range u[i] {
+			u[i][j] = -math.Abs(float64(i - j))
+		}
+	}
+	return &problem.Problem{Prior: pi, PriorSet: set, Utility: u, Order: u.Order(),
+		Privacy: &mech.Budget{Measure: mech.PML, Epsilon: 1}, Objective: problem.WorstCaseOrder}
+}
+
+// Over a prior set too, a worst case's mechanism has no dust, and its
+// reported level is its PML over the set, within the budget.
+func TestWorstCaseOverPriorSetNoDust(t *testing.T) {
+	ctx := context.Background()
+	p := dustSetProblem(t)
+	sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{})
+	require.NoError(t, err)
+	assert.Equal(t, 4, sol.WorstCaseOrder)
+	over := leakage.PMLOver(p.PriorSet, sol.Mechanism)
+	assert.InDelta(t, over, sol.Epsilon, 1e-12)
+	assert.LessOrEqual(t, sol.Epsilon, 1.0)
+	assert.LessOrEqual(t, sol.Epsilon-sol.OptimalEpsilonLower, 1e-9)
+	assertNoDust(t, "solve", sol.Mechanism)
+	assert.True(t, p.Order.Pattern(4).Holds(sol.Mechanism))
+
+	for _, obj := range []problem.Objective{problem.WorstCaseOrder, problem.WorstCaseValue} {
+		pts, err := pmlopt.Curve(ctx, p, obj, pmlopt.Options{})
+		require.NoError(t, err)
+		for _, pt := range pts {
+			if pt.Mechanism == nil {
+				continue
+			}
+			assertNoDust(t, fmt.Sprintf("%s curve, threshold %g", obj, pt.Threshold), pt.Mechanism)
+			assert.InDelta(t, leakage.PMLOver(p.PriorSet, pt.Mechanism), pt.OptimalEpsilon, 1e-12)
+			assert.LessOrEqual(t, pt.OptimalEpsilon-pt.OptimalEpsilonLower, 1e-9)
+		}
+	}
+}
+
+func assertNoDust(t *testing.T, what string, m mech.Mechanism) {
+	t.Helper()
+	for i, row := range m {
+		for j, v := range row {
+			assert.False(t, v > 0 && v < certify.DustEntry, "%s: entry (%d, %d) = %g is dust", what, i, j, v)
 		}
 	}
 }
