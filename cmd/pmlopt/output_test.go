@@ -263,3 +263,18 @@ func TestOutputOverInputIsRefused(t *testing.T) {
 		})
 	}
 }
+
+// solve's --out and --mechanism-out naming one file is a wrong command
+// line, refused before the work: the second write would replace the first
+// answer. Nothing is written.
+func TestSolveOutputsNotOneFile(t *testing.T) {
+	for _, name := range []string{"same.csv", "same.npy"} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, name)
+		stdout, stderr, code := cli(t, "solve", td+"example1.yaml", "--out", path, "--mechanism-out", filepath.Join(dir, ".", name))
+		assert.Equal(t, exitUsage, code, stderr)
+		assert.Empty(t, stdout)
+		assert.True(t, strings.HasPrefix(stderr, "pmlopt solve: --mechanism-out "+filepath.Join(dir, ".", name)+": is the file --out writes"), stderr)
+		assert.Empty(t, names(t, dir))
+	}
+}

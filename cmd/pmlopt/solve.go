@@ -7,6 +7,7 @@ import (
 
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/internal/jsonout"
+	"github.com/pmlopt/pmlopt/internal/outfile"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/verify"
@@ -104,6 +105,9 @@ func solveFlags(fs *flagSet) runFunc {
 		}
 		if err := checkMechanismOut(*mechOut, pos[0]); err != nil {
 			return err
+		}
+		if outfile.SameOutput(*out, *mechOut) {
+			return usagef("--mechanism-out %s: is the file --out writes; name two files", *mechOut)
 		}
 		p, err := load(pos[0])
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 )
 
 // ErrIsInput is the failure of an output path that names a file the same
@@ -51,4 +52,37 @@ func notInput(path string, stdin *os.File, inputs ...string) error {
 		}
 	}
 	return nil
+}
+
+// SameOutput reports whether two outputs of one run, a and b, name one
+// file: the second write would replace the first. They do when they are
+// one path once made absolute, with the symbolic links of its directory
+// resolved (neither exists yet, or both spell it alike), or when both
+// exist and are one regular file (os.SameFile: a link or a hard link). A
+// device or a FIFO named twice is left to the command, as in NotInput;
+// "" and "-" (no file, standard output) name no file.
+func SameOutput(a, b string) bool {
+	if a == "" || b == "" || a == "-" || b == "-" {
+		return false
+	}
+	fa, ea := os.Stat(a)
+	fb, eb := os.Stat(b)
+	if ea == nil && eb == nil {
+		return fa.Mode().IsRegular() && os.SameFile(fa, fb)
+	}
+	return resolved(a) == resolved(b)
+}
+
+// resolved is path made absolute, with the symbolic links of its directory
+// resolved where it exists.
+func resolved(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
+	}
+	dir, base := filepath.Split(abs)
+	if d, err := filepath.EvalSymlinks(dir); err == nil {
+		return filepath.Join(d, base)
+	}
+	return abs
 }

@@ -72,3 +72,27 @@ func TestNotInputStandardInput(t *testing.T) {
 	assert.NoError(t, notInput(other, stdin, "-"))
 	assert.NoError(t, notInput(in, stdin, other))
 }
+
+// Two outputs are one file when they are one path, spelt alike or not,
+// existing or not, or two links to one regular file; other paths, "-",
+// "" and a FIFO named twice are not.
+func TestSameOutput(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.csv")
+	assert.True(t, SameOutput(a, a))
+	assert.True(t, SameOutput(a, filepath.Join(dir, "sub", "..", "a.csv")))
+	assert.False(t, SameOutput(a, filepath.Join(dir, "b.csv")))
+	require.NoError(t, os.WriteFile(a, []byte("x"), 0o644))
+	link := filepath.Join(dir, "link.csv")
+	require.NoError(t, os.Symlink("a.csv", link))
+	assert.True(t, SameOutput(a, link))
+	assert.True(t, SameOutput(link, a))
+	linked := filepath.Join(dir, "linked")
+	require.NoError(t, os.Symlink(dir, linked))
+	assert.True(t, SameOutput(filepath.Join(linked, "new.npy"), filepath.Join(dir, "new.npy")))
+	assert.False(t, SameOutput("-", "-"))
+	assert.False(t, SameOutput("", ""))
+	fifo := filepath.Join(dir, "fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	assert.False(t, SameOutput(fifo, fifo))
+}
