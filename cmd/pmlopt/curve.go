@@ -166,7 +166,7 @@ func curveFlags(fs *flagSet) runFunc {
 		if err != nil && !stopped {
 			return withPath(pos[0], err)
 		}
-		warnOpen(e.stderr, pts, tol)
+		warnOpen(e.stderr, "curve", pts, tol)
 		var safeSteps []closedform.SafeValueStep
 		// A stopped curve writes what it settled at once: the utility-safe
 		// staircase on its own steps is a pass over every reachable value
@@ -456,19 +456,20 @@ func safeValueSteps(p *problem.Problem) ([]closedform.SafeValueStep, error) {
 	return closedform.SafeValueCurve(p.Prior, p.Utility)
 }
 
-// warnOpen tells stderr about thresholds whose bracket on ε* is wider than
-// tol: the solver gave no proof close enough to ε* (the bracket is still
-// certified, and printed).
-func warnOpen(w io.Writer, pts []pmlopt.Point, tol float64) {
+// warnOpen tells stderr, in the name of the command cmd that prints the
+// curve (curve or merge), about thresholds whose bracket on ε* is wider
+// than tol: the solver gave no proof close enough to ε* (the bracket is
+// still certified, and printed).
+func warnOpen(w io.Writer, cmd string, pts []pmlopt.Point, tol float64) {
 	for _, p := range pts {
 		if p.Failure != nil {
-			fmt.Fprintf(w, "pmlopt curve: warning: threshold %d: ε* in [%s, %s]: every route failed (%v)\n",
-				p.H, decimal.Down(p.OptimalEpsilonLower, 12), decimal.Up(p.OptimalEpsilon, 12), p.Failure)
+			fmt.Fprintf(w, "pmlopt %s: warning: threshold %d: ε* in [%s, %s]: every route failed (%v)\n",
+				cmd, p.H, decimal.Down(p.OptimalEpsilonLower, 12), decimal.Up(p.OptimalEpsilon, 12), p.Failure)
 			continue
 		}
 		if p.OptimalEpsilon-p.OptimalEpsilonLower > tol {
-			fmt.Fprintf(w, "pmlopt curve: warning: threshold %d: ε* in [%s, %s], wider than --tol %g (the solver proved no closer lower bound)\n",
-				p.H, decimal.Down(p.OptimalEpsilonLower, 12), decimal.Up(p.OptimalEpsilon, 12), tol)
+			fmt.Fprintf(w, "pmlopt %s: warning: threshold %d: ε* in [%s, %s], wider than --tol %g (the solver proved no closer lower bound)\n",
+				cmd, p.H, decimal.Down(p.OptimalEpsilonLower, 12), decimal.Up(p.OptimalEpsilon, 12), tol)
 		}
 	}
 }

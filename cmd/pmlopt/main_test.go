@@ -382,12 +382,12 @@ func TestCurvePlot(t *testing.T) {
 
 func TestWarnOpenBrackets(t *testing.T) {
 	var b strings.Builder
-	warnOpen(&b, []pmlopt.Point{
+	warnOpen(&b, "curve", []pmlopt.Point{
 		{H: 1, OptimalEpsilonLower: 0.5, OptimalEpsilon: 0.5 + 1e-10},
 		{H: 2, OptimalEpsilonLower: 0.5, OptimalEpsilon: 0.5 + 1e-6},
 	}, 1e-9)
 	assert.NotContains(t, b.String(), "threshold 1:")
-	assert.Contains(t, b.String(), "threshold 2: ε* in [0.5, 0.500001], wider than --tol 1e-09")
+	assert.Contains(t, b.String(), "pmlopt curve: warning: threshold 2: ε* in [0.5, 0.500001], wider than --tol 1e-09")
 }
 
 func TestAuditKeepsAnUncertifiedBracket(t *testing.T) {

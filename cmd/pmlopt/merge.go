@@ -100,7 +100,7 @@ func mergeFlags(fs *flagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		warnOpen(e.stderr, m.pts, m.tol)
+		warnOpen(e.stderr, "merge", m.pts, m.tol)
 		var safeSteps []closedform.SafeValueStep
 		if m.obj == problem.WorstCaseValue {
 			if safeSteps, err = safeValueSteps(p); err != nil {

@@ -390,3 +390,32 @@ func TestMergeEmptyShards(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	sameCurve(t, whole, got, 1e-9, "example1 in 12 shards")
 }
+
+// A merged bracket wider than --tol is warned about on stderr in merge's
+// name, not curve's.
+func TestMergeWarnsInItsName(t *testing.T) {
+	file := td + "counting-query.yaml"
+	dir := t.TempDir()
+	parts := writeParts(t, dir, file, 2)
+	b, err := os.ReadFile(parts[1])
+	require.NoError(t, err)
+	var out []string
+	for _, line := range strings.SplitAfter(string(b), "\n") {
+		if line == "" {
+			continue
+		}
+		var rec map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &rec))
+		if rec["h"] == 5.0 {
+			rec["optimal_epsilon_lower"] = 0.5 // ε* = log 2: still a bracket, wider than 1e-9
+		}
+		j, err := json.Marshal(rec)
+		require.NoError(t, err)
+		out = append(out, string(j)+"\n")
+	}
+	wide := filepath.Join(dir, "wide.jsonl")
+	require.NoError(t, os.WriteFile(wide, []byte(strings.Join(out, "")), 0o644))
+	_, stderr, code := cli(t, "merge", file, parts[0], wide)
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, "pmlopt merge: warning: threshold 5: ε* in [0.5, 0.69314718056], wider than --tol 1e-09 (the solver proved no closer lower bound)\n", stderr)
+}
