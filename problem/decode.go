@@ -425,6 +425,7 @@ const (
 	notFraction
 	zeroDenominator
 	outOfRange
+	underflow
 )
 
 // message is the user's message for a text of kind k, "" for a number.
@@ -442,6 +443,8 @@ func (k numberKind) message(text string) string {
 		return quote(text) + " is not a number (a fraction is written a/b)"
 	case zeroDenominator:
 		return quote(text) + " has a zero denominator"
+	case underflow:
+		return quote(text) + " is out of range (below the least positive float64, 4.9e-324, it would be read as 0)"
 	}
 	return quote(text) + " is out of range"
 }
@@ -462,6 +465,9 @@ func parseNumber(text string) (float64, numberKind) {
 		if math.IsInf(a, 0) {
 			return 0, outOfRange
 		}
+		if a == 0 && nonzeroMantissa(num) {
+			return 0, underflow
+		}
 		return a, isNumber
 	}
 	b, ok := decimal(strings.TrimSpace(den))
@@ -475,7 +481,21 @@ func parseNumber(text string) (float64, numberKind) {
 	if math.IsInf(a, 0) || math.IsInf(b, 0) || math.IsInf(x, 0) {
 		return 0, outOfRange
 	}
+	if x == 0 && nonzeroMantissa(num) {
+		return 0, underflow
+	}
 	return x, isNumber
+}
+
+// nonzeroMantissa reports whether the decimal s has a digit other than 0
+// before its exponent: a number that is not zero, even when it parses as 0.
+func nonzeroMantissa(s string) bool {
+	for i := 0; i < len(s) && s[i] != 'e' && s[i] != 'E'; i++ {
+		if '1' <= s[i] && s[i] <= '9' {
+			return true
+		}
+	}
+	return false
 }
 
 // special recognises the spellings of NaN and infinity that YAML and Go

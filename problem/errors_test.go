@@ -157,7 +157,9 @@ func TestNumber(t *testing.T) {
 		{"+2", false, 2},
 		{"-1e-3", false, -0.001},
 		{"2E+2", false, 200},
-		{"1e-400", false, 0}, // underflows to zero; the prior check refuses a zero
+		{"0e-400", false, 0},
+		{"0.000e-400", false, 0},
+		{"4e-320", false, 4e-320}, // subnormal, not zero
 	}
 	for _, tt := range good {
 		x, msg := number(&node{kind: scalarNode, str: tt.str, text: tt.text})
@@ -182,6 +184,9 @@ func TestNumber(t *testing.T) {
 		{node{kind: scalarNode, text: "Infinity"}, "is infinite"},
 		{node{kind: scalarNode, text: "1e999"}, `"1e999" is out of range`},
 		{node{kind: scalarNode, text: "1e300/1e-300"}, `"1e300/1e-300" is out of range`},
+		{node{kind: scalarNode, text: "1e-400"}, `"1e-400" is out of range (below the least positive float64, 4.9e-324, it would be read as 0)`},
+		{node{kind: scalarNode, text: "-2.5e-330"}, `"-2.5e-330" is out of range (below the least positive float64, 4.9e-324, it would be read as 0)`},
+		{node{kind: scalarNode, text: "1e-300/1e300"}, `"1e-300/1e300" is out of range (below the least positive float64, 4.9e-324, it would be read as 0)`},
 		{node{kind: scalarNode, text: "0x10"}, `"0x10" is not a number`},
 		{node{kind: scalarNode, text: "1_000"}, `"1_000" is not a number`},
 		{node{kind: scalarNode, text: "1e"}, `"1e" is not a number`},
