@@ -148,7 +148,7 @@ func solveFlags(fs *flagSet) runFunc {
 		}
 		var ex *exactJSON
 		if *exactFlag {
-			if ex, err = exactPass(ctx, p, sol); err != nil {
+			if ex, err = exactPass(ctx, p, sol, func(msg string) { fmt.Fprintf(e.stderr, "pmlopt solve: %s\n", msg) }); err != nil {
 				return err
 			}
 		}

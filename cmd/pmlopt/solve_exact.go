@@ -66,7 +66,10 @@ func checkExact(p *problem.Problem, floor bool) error {
 
 // exactPass proves the least ε of sol's worst case in rationals, for the
 // prior read as fractions when it has such a reading, and as float64.
-func exactPass(ctx context.Context, p *problem.Problem, sol *pmlopt.Solution) (*exactJSON, error) {
+//
+// note, told of the exact LPs as they end, shows progress: tiny prior
+// masses make the rationals long and the LPs slow.
+func exactPass(ctx context.Context, p *problem.Problem, sol *pmlopt.Solution, note func(string)) (*exactJSON, error) {
 	var pat mech.Pattern
 	if sol.Objective == problem.WorstCaseValue {
 		pat = p.Utility.Pattern(sol.WorstCaseValue)
@@ -82,7 +85,10 @@ func exactPass(ctx context.Context, p *problem.Problem, sol *pmlopt.Solution) (*
 		shift = logRat(sum)
 	}
 	run := func(pi []*big.Rat, reading string, shift float64) (*exactJSON, error) {
-		r, err := exact.LeastT(ctx, pi, pat, sol.OptimalEpsilonLower+shift, sol.Epsilon+shift)
+		if bits := denominatorBits(pi); bits > longDenominator {
+			note(fmt.Sprintf("--exact: the prior read as %s has denominators of up to %d bits; exact arithmetic on numbers that long can take minutes (Ctrl-C stops it)", reading, bits))
+		}
+		r, err := exact.LeastT(ctx, pi, pat, sol.OptimalEpsilonLower+shift, sol.Epsilon+shift, func(msg string) { note("--exact, the prior as " + reading + ": " + msg) })
 		if err != nil {
 			return nil, fmt.Errorf("--exact: %w", err)
 		}
@@ -257,4 +263,18 @@ func ratDigits(x *big.Rat, up bool) string {
 		s = "0" + s
 	}
 	return s[:len(s)-places] + "." + s[len(s)-places:]
+}
+
+// longDenominator is the denominator size, in bits, above which solve
+// --exact says it may take long: a float64 mass of ordinary size is a
+// fraction of 2^60 or so, one of 1e-30 of 2^152, one of 1e-300 of 2^1049.
+const longDenominator = 128
+
+// denominatorBits is the bit length of the largest denominator of pi.
+func denominatorBits(pi []*big.Rat) int {
+	most := 0
+	for _, r := range pi {
+		most = max(most, r.Denom().BitLen())
+	}
+	return most
 }

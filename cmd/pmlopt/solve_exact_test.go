@@ -338,3 +338,22 @@ func TestSolveExactPriorAboveOne(t *testing.T) {
 	assert.Equal(t, "2", ex["t"])
 	checked(ex, file, sumOf(0.6, 0.25, 0.15000000001), v["epsilon"].(float64))
 }
+
+// solve --exact says what it does on stderr, one line an exact LP, and
+// warns first when a tiny mass makes the rationals long.
+func TestSolveExactShowsProgress(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "tiny.yaml")
+	require.NoError(t, os.WriteFile(file, []byte("prior: [0.6, 0.4, 1e-30]\n"+
+		"order: [[3, 2, 1], [1, 3, 2], [2, 1, 3]]\n"+
+		"privacy: {measure: pml, epsilon: 1}\nobjective: worst-case-order\n"), 0o644))
+	_, stderr, code := cli(t, "solve", file, "--exact")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "pmlopt solve: --exact: the prior read as float64 has denominators of up to 148 bits;")
+	assert.Contains(t, stderr, "pmlopt solve: --exact, the prior as float64: exact LP 1 at ε = ")
+	_, stderr, code = cli(t, "solve", "../../testdata/example1.yaml", "--exact")
+	require.Equal(t, 0, code, stderr)
+	assert.NotContains(t, stderr, "denominators")
+	assert.Contains(t, stderr, "pmlopt solve: --exact, the prior as fractions: exact LP 1 at ε = ")
+	assert.Contains(t, stderr, "pmlopt solve: --exact, the prior as float64: exact LP 1 at ε = ")
+}

@@ -2,9 +2,11 @@ package exact
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -81,7 +83,7 @@ func TestPaperValues(t *testing.T) {
 		{"fig 3 h=3", three, circulant.Pattern(3), "5"},
 		{"fig 3 h=2", three, circulant.Pattern(2), "3/2"},
 	} {
-		r, err := LeastT(context.Background(), c.prior, c.pat, 0, 0)
+		r, err := LeastT(context.Background(), c.prior, c.pat, 0, 0, nil)
 		require.NoError(t, err, c.name)
 		require.True(t, r.Rational, c.name)
 		assert.Equal(t, c.want, r.TUpper.RatString(), c.name)
@@ -94,7 +96,7 @@ func TestPaperValues(t *testing.T) {
 // that package verify prints.
 func TestDyadicCountingQuery(t *testing.T) {
 	pi := Dyadic(mech.Prior{1.0 / 7, 1.0 / 7, 1.0 / 7, 1.0 / 7, 1.0 / 7, 1.0 / 7, 1.0 / 7})
-	r, err := LeastT(context.Background(), pi, countingOrder.Pattern(6), math.Log(3.5)-1e-9, math.Log(3.5))
+	r, err := LeastT(context.Background(), pi, countingOrder.Pattern(6), math.Log(3.5)-1e-9, math.Log(3.5), nil)
 	require.NoError(t, err)
 	require.True(t, r.Rational)
 	assert.Equal(t, "9007199254740992/2573485501354569", r.TUpper.RatString())
@@ -118,7 +120,7 @@ func TestAgainstSearch(t *testing.T) {
 		pat := o.Pattern(h)
 		ref, err := worstcase.LeastEpsilon(context.Background(), fpi, pat, worstcase.Options{Tol: 1e-12})
 		require.NoError(t, err)
-		r, err := LeastT(context.Background(), Dyadic(fpi), pat, ref.OptimalEpsilonLower, ref.OptimalEpsilon)
+		r, err := LeastT(context.Background(), Dyadic(fpi), pat, ref.OptimalEpsilonLower, ref.OptimalEpsilon, nil)
 		require.NoError(t, err, "trial %d", trial)
 		proven(t, r, pat)
 		lo, hi := logRat(r.TLower), logRat(r.TUpper)
@@ -161,7 +163,7 @@ func TestIrrational(t *testing.T) {
 	}
 	ref, err := worstcase.LeastEpsilon(context.Background(), fpi, pat, worstcase.Options{})
 	require.NoError(t, err)
-	r, err := LeastT(context.Background(), pi, pat, ref.OptimalEpsilonLower, ref.OptimalEpsilon)
+	r, err := LeastT(context.Background(), pi, pat, ref.OptimalEpsilonLower, ref.OptimalEpsilon, nil)
 	require.NoError(t, err)
 	proven(t, r, pat)
 	assert.False(t, r.Rational)
@@ -194,7 +196,7 @@ func TestIrrational(t *testing.T) {
 func TestChecksRefuse(t *testing.T) {
 	pi := rats("3/5", "1/4", "3/20")
 	pat := example1.Pattern(2)
-	r, err := LeastT(context.Background(), pi, pat, 0, 0)
+	r, err := LeastT(context.Background(), pi, pat, 0, 0, nil)
 	require.NoError(t, err)
 	proven(t, r, pat)
 	two := big.NewRat(2, 1)
@@ -267,7 +269,7 @@ func TestTooLarge(t *testing.T) {
 		pi[i] = big.NewRat(1, 21)
 		pat[i] = []bool{true, true}
 	}
-	_, err := LeastT(context.Background(), pi, pat, 0, 0)
+	_, err := LeastT(context.Background(), pi, pat, 0, 0, nil)
 	assert.ErrorIs(t, err, ErrTooLarge)
 }
 
@@ -295,7 +297,7 @@ func TestWrongHint(t *testing.T) {
 	pi := rats("3/5", "1/4", "3/20")
 	pat := example1.Pattern(2)
 	for _, h := range [][2]float64{{0, 0}, {1.5, 1.6}, {0.1, 0.2}, {math.NaN(), math.Inf(1)}} {
-		r, err := LeastT(context.Background(), pi, pat, h[0], h[1])
+		r, err := LeastT(context.Background(), pi, pat, h[0], h[1], nil)
 		require.NoError(t, err, "%v", h)
 		require.True(t, r.Rational, "%v", h)
 		assert.Equal(t, "2", r.TUpper.RatString(), "%v", h)
@@ -328,13 +330,13 @@ func TestFloat64AboveOne(t *testing.T) {
 	for _, row := range pat {
 		require.Equal(t, []bool{true, true, true}, []bool(row))
 	}
-	r, err := LeastT(context.Background(), got, pat, 0, 0)
+	r, err := LeastT(context.Background(), got, pat, 0, 0, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "1", r.TUpper.RatString())
 	assert.Equal(t, "1", r.TLower.RatString())
 	proven(t, r, pat)
 	// The values as written: a proven t* = 1/S below 1.
-	r, err = LeastT(context.Background(), dy, pat, 0, 0)
+	r, err = LeastT(context.Background(), dy, pat, 0, 0, nil)
 	require.NoError(t, err)
 	assert.Equal(t, new(big.Rat).Inv(want).RatString(), r.TUpper.RatString())
 
@@ -342,4 +344,18 @@ func TestFloat64AboveOne(t *testing.T) {
 	got, sum = Float64(mech.Prior{1.0 / 7, 1.0 / 7, 1.0 / 7, 1.0 / 7, 1.0 / 7, 1.0 / 7, 1.0 / 7})
 	assert.Equal(t, "18014398509481983/18014398509481984", sum.RatString())
 	assert.Equal(t, "2573485501354569/18014398509481984", got[0].RatString())
+}
+
+// TestLeastTNotifies: the progress notes are one a solve, numbered, the
+// last one's total the result's pivots.
+func TestLeastTNotifies(t *testing.T) {
+	pi := rats("3/5", "1/4", "3/20")
+	var notes []string
+	r, err := LeastT(context.Background(), pi, example1.Pattern(2), 0, 0, func(s string) { notes = append(notes, s) })
+	require.NoError(t, err)
+	require.Len(t, notes, r.Solves)
+	for k, s := range notes {
+		assert.True(t, strings.HasPrefix(s, fmt.Sprintf("exact LP %d at ε = ", k+1)), s)
+	}
+	assert.True(t, strings.HasSuffix(notes[len(notes)-1], fmt.Sprintf("(%d in all)", r.Pivots)), notes[len(notes)-1])
 }

@@ -14,7 +14,7 @@ import (
 func ExampleLeastT() {
 	pi := []*big.Rat{big.NewRat(3, 5), big.NewRat(1, 4), big.NewRat(3, 20)}
 	o := mech.Order{{3, 2, 1}, {1, 3, 2}, {2, 1, 3}}
-	r, err := exact.LeastT(context.Background(), pi, o.Pattern(2), 0.69, 0.70)
+	r, err := exact.LeastT(context.Background(), pi, o.Pattern(2), 0.69, 0.70, nil)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -53,7 +53,12 @@ var ErrTooLarge = errors.New("exact: more than 20 inputs or outputs")
 // places the first exact solve (just above μ = e^{−epsLower}) and the first
 // bisection (just below e^{−epsUpper}); a wrong one costs solves, not
 // correctness.
-func LeastT(ctx context.Context, pi []*big.Rat, pat mech.Pattern, epsLower, epsUpper float64) (*Result, error) {
+//
+// notify, if not nil, is told after each exact LP what the search has
+// done (its LPs, their pivots and the bracket's width), so that a caller
+// can show progress: exact arithmetic on priors with tiny masses, whose
+// numbers have hundreds of digits, can take minutes.
+func LeastT(ctx context.Context, pi []*big.Rat, pat mech.Pattern, epsLower, epsUpper float64, notify func(string)) (*Result, error) {
 	if err := pat.Check(len(pi)); err != nil {
 		return nil, err
 	}
@@ -65,7 +70,7 @@ func LeastT(ctx context.Context, pi []*big.Rat, pat mech.Pattern, epsLower, epsU
 			return nil, fmt.Errorf("exact: prior entry %d is %s, not positive", i+1, p.RatString())
 		}
 	}
-	s := &search{pi: pi, pat: pat, sets: allowedSets(pat), res: &Result{Prior: pi}, rounds: maxRounds}
+	s := &search{pi: pi, pat: pat, sets: allowedSets(pat), res: &Result{Prior: pi}, rounds: maxRounds, notify: notify}
 	if err := s.run(ctx, epsLower, epsUpper); err != nil {
 		return nil, err
 	}
@@ -85,6 +90,7 @@ type search struct {
 	// feas is the largest μ known feasible, with its mechanism; inf the
 	// least known infeasible, with its optimal basis.
 	feas, inf *answer
+	notify    func(string)
 }
 
 // at solves the master at μ and records the answer.
@@ -95,6 +101,9 @@ func (s *search) at(ctx context.Context, mu *big.Rat) (*answer, error) {
 	}
 	s.res.Solves++
 	s.res.Pivots += a.pivots
+	if s.notify != nil {
+		s.notify(fmt.Sprintf("exact LP %d at ε = %.6g: %s after %s (%d in all)", s.res.Solves, 0-math.Log(ratFloat(mu)), feasibleWord(a.feasible), pivots(a.pivots), s.res.Pivots))
+	}
 	if a.feasible && (s.feas == nil || mu.Cmp(s.feas.mu) > 0) {
 		s.feas = a
 	}
@@ -361,4 +370,26 @@ func roundOut(x *big.Float) (*big.Rat, *big.Rat) {
 	a.Sub(a, u)
 	b.Add(b, u)
 	return a, b
+}
+
+// ratFloat is r's nearest float64, for messages.
+func ratFloat(r *big.Rat) float64 {
+	f, _ := r.Float64()
+	return f
+}
+
+// feasibleWord names an exact LP's verdict for messages.
+func feasibleWord(feasible bool) string {
+	if feasible {
+		return "a mechanism"
+	}
+	return "no mechanism"
+}
+
+// pivots is "1 pivot" or "n pivots".
+func pivots(n int) string {
+	if n == 1 {
+		return "1 pivot"
+	}
+	return fmt.Sprintf("%d pivots", n)
 }
