@@ -9,6 +9,7 @@ import (
 
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/instance"
+	"github.com/pmlopt/pmlopt/internal/pollctx"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 )
@@ -51,22 +52,6 @@ func TestEntryPointsValidate(t *testing.T) {
 	require.NoError(t, err)
 }
 
-// pollStop is a context that counts the looks at its Err and ends at the
-// at-th, before that look reads it.
-type pollStop struct {
-	context.Context
-	cancel    context.CancelFunc
-	polls, at int
-}
-
-func (c *pollStop) Err() error {
-	c.polls++
-	if c.polls == c.at {
-		c.cancel()
-	}
-	return c.Context.Err()
-}
-
 // The check every entry point runs first stops with the caller's context:
 // a 12×12 location grid's order (144 rows) is checked a few rows per look
 // (mech.PollRows), and a context that ends at the k-th look ends Solve
@@ -87,23 +72,21 @@ func TestSolveStopsInTheCheck(t *testing.T) {
 	assert.Equal(t, "order", fe.Field)
 	assert.Equal(t, 143, fe.Row)
 	for _, at := range []int{1, 3, 20} {
-		ctx, cancel := context.WithCancel(context.Background())
-		c := &pollStop{Context: ctx, cancel: cancel, at: at}
+		c := pollctx.New(at)
 		sol, err := pmlopt.Solve(c, p, pmlopt.Options{})
 		assert.ErrorIs(t, err, context.Canceled, "at %d", at)
 		assert.Nil(t, sol, "at %d", at)
-		assert.Equal(t, at, c.polls, "at %d", at)
-		cancel()
+		assert.Equal(t, at, c.Polls(), "at %d", at)
+		c.Cancel()
 
 		// Curve's first look asks whether the context was done before
 		// the call; the check's looks follow it.
-		ctx, cancel = context.WithCancel(context.Background())
-		c = &pollStop{Context: ctx, cancel: cancel, at: at + 1}
+		c = pollctx.New(at + 1)
 		pts, err := pmlopt.Curve(c, p, problem.WorstCaseOrder, pmlopt.Options{})
 		assert.ErrorIs(t, err, context.Canceled, "Curve at %d", at)
 		assert.Nil(t, pts, "Curve at %d", at)
-		assert.Equal(t, at+1, c.polls, "Curve at %d", at)
-		cancel()
+		assert.Equal(t, at+1, c.Polls(), "Curve at %d", at)
+		c.Cancel()
 	}
 	// A context done before the call asks Curve for the points that need
 	// no LP, after the whole check, which refuses the last row.
@@ -161,16 +144,15 @@ func TestRuleDerivationStops(t *testing.T) {
 	}
 	for name, c := range calls {
 		for _, at := range []int{3, 5} {
-			ctx, cancel := context.WithCancel(context.Background())
-			stop := &pollStop{Context: ctx, cancel: cancel, at: at}
+			stop := pollctx.New(at)
 			p := load(c.objective)
 			err := c.call(stop, p)
 			assert.ErrorIs(t, err, context.Canceled, "%s at %d", name, at)
-			assert.Equal(t, at, stop.polls, "%s at %d", name, at)
+			assert.Equal(t, at, stop.Polls(), "%s at %d", name, at)
 			// A stopped derivation leaves the caller's problem as it was.
 			assert.Nil(t, p.Utility, "%s at %d", name, at)
 			assert.Nil(t, p.Order, "%s at %d", name, at)
-			cancel()
+			stop.Cancel()
 		}
 	}
 }

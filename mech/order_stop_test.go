@@ -7,28 +7,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pmlopt/pmlopt/internal/pollctx"
 )
-
-// pollStop is a context that counts the looks at its Err and ends at the
-// at-th (never when at is 0), before that look reads it.
-type pollStop struct {
-	context.Context
-	cancel    context.CancelFunc
-	polls, at int
-}
-
-func newPollStop(at int) *pollStop {
-	ctx, cancel := context.WithCancel(context.Background())
-	return &pollStop{Context: ctx, cancel: cancel, at: at}
-}
-
-func (c *pollStop) Err() error {
-	c.polls++
-	if c.polls == c.at {
-		c.cancel()
-	}
-	return c.Context.Err()
-}
 
 // gridUtility is minus the squared distance between the cells of a w×h
 // grid: N = M = w·h, every row with ties.
@@ -55,27 +36,27 @@ func TestOrderContextStops(t *testing.T) {
 	looks := (len(u) + PollRows - 1) / PollRows
 	require.Equal(t, 11, looks)
 
-	c := newPollStop(0)
+	c := pollctx.New(0)
 	o, err := u.OrderContext(c)
 	require.NoError(t, err)
 	assert.Equal(t, want, o)
-	assert.Equal(t, looks, c.polls)
-	c = newPollStop(0)
+	assert.Equal(t, looks, c.Polls())
+	c = pollctx.New(0)
 	_, err = NewOrderContext(c, want)
 	require.NoError(t, err)
-	assert.Equal(t, looks, c.polls)
+	assert.Equal(t, looks, c.Polls())
 
 	for _, at := range []int{1, 2, 5, looks} {
-		c := newPollStop(at)
+		c := pollctx.New(at)
 		o, err := u.OrderContext(c)
 		assert.True(t, errors.Is(err, context.Canceled), "at %d: %v", at, err)
 		assert.Nil(t, o, "at %d", at)
-		assert.Equal(t, at, c.polls, "at %d", at)
+		assert.Equal(t, at, c.Polls(), "at %d", at)
 
-		c = newPollStop(at)
+		c = pollctx.New(at)
 		o, err = NewOrderContext(c, want)
 		assert.True(t, errors.Is(err, context.Canceled), "at %d: %v", at, err)
 		assert.Nil(t, o, "at %d", at)
-		assert.Equal(t, at, c.polls, "at %d", at)
+		assert.Equal(t, at, c.Polls(), "at %d", at)
 	}
 }

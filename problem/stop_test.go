@@ -8,29 +8,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pmlopt/pmlopt/internal/pollctx"
 	"github.com/pmlopt/pmlopt/mech"
 )
-
-// pollStop is a context that counts the looks at its Err and ends at the
-// at-th (never when at is 0), before that look reads it.
-type pollStop struct {
-	context.Context
-	cancel    context.CancelFunc
-	polls, at int
-}
-
-func newPollStop(at int) *pollStop {
-	ctx, cancel := context.WithCancel(context.Background())
-	return &pollStop{Context: ctx, cancel: cancel, at: at}
-}
-
-func (c *pollStop) Err() error {
-	c.polls++
-	if c.polls == c.at {
-		c.cancel()
-	}
-	return c.Context.Err()
-}
 
 // TestValidateAndMaterializeStop: on a 9×9 grid (81 rows, a look at the
 // context every mech.PollRows rows) the checks of an order given with its
@@ -50,16 +30,16 @@ func TestValidateAndMaterializeStop(t *testing.T) {
 
 	// The derivation: one look per PollRows rows of the utility.
 	p := load()
-	c := newPollStop(0)
+	c := pollctx.New(0)
 	require.NoError(t, p.MaterializeContext(c))
-	assert.Equal(t, looks, c.polls)
+	assert.Equal(t, looks, c.Polls())
 	assert.Equal(t, p.Utility.Order(), p.Order)
 	for _, at := range []int{1, 3, looks} {
 		q := load()
-		c := newPollStop(at)
+		c := pollctx.New(at)
 		err := q.MaterializeContext(c)
 		assert.True(t, errors.Is(err, context.Canceled), "at %d: %v", at, err)
-		assert.Equal(t, at, c.polls, "at %d", at)
+		assert.Equal(t, at, c.Polls(), "at %d", at)
 		assert.Nil(t, q.Utility, "at %d", at)
 		assert.Nil(t, q.Order, "at %d", at)
 	}
@@ -67,14 +47,14 @@ func TestValidateAndMaterializeStop(t *testing.T) {
 	// The check of the order given with the utility: the order's rows,
 	// then the utility's ranks.
 	dense := &Problem{Prior: p.Prior, Utility: p.Utility, Order: p.Order, Privacy: p.Privacy, Objective: p.Objective}
-	c = newPollStop(0)
+	c = pollctx.New(0)
 	require.NoError(t, dense.ValidateContext(c))
-	assert.Equal(t, 2*looks, c.polls)
+	assert.Equal(t, 2*looks, c.Polls())
 	for _, at := range []int{1, looks + 2, 2 * looks} {
-		c := newPollStop(at)
+		c := pollctx.New(at)
 		err := dense.ValidateContext(c)
 		assert.True(t, errors.Is(err, context.Canceled), "at %d: %v", at, err)
-		assert.Equal(t, at, c.polls, "at %d", at)
+		assert.Equal(t, at, c.Polls(), "at %d", at)
 	}
 }
 
@@ -100,15 +80,15 @@ func TestRequireStops(t *testing.T) {
 	}
 	for name, req := range reqs {
 		p := load()
-		c := newPollStop(0)
+		c := pollctx.New(0)
 		assert.NoError(t, req(p, c), name)
-		assert.Equal(t, looks, c.polls, name)
+		assert.Equal(t, looks, c.Polls(), name)
 		for _, at := range []int{1, 3, looks} {
 			q := load()
-			c := newPollStop(at)
+			c := pollctx.New(at)
 			err := req(q, c)
 			assert.ErrorIs(t, err, context.Canceled, "%s at %d", name, at)
-			assert.Equal(t, at, c.polls, "%s at %d", name, at)
+			assert.Equal(t, at, c.Polls(), "%s at %d", name, at)
 			assert.Nil(t, q.Utility, "%s at %d", name, at)
 			assert.Nil(t, q.Order, "%s at %d", name, at)
 		}
@@ -118,14 +98,14 @@ func TestRequireStops(t *testing.T) {
 	p := load()
 	u := p.Rule.Dense()
 	dense := &Problem{Prior: p.Prior, Utility: u}
-	c := newPollStop(0)
+	c := pollctx.New(0)
 	o, err := dense.RequireOrderContext(c)
 	assert.NoError(t, err)
 	assert.Equal(t, u.Order(), o)
-	assert.Equal(t, looks, c.polls)
-	c = newPollStop(3)
+	assert.Equal(t, looks, c.Polls())
+	c = pollctx.New(3)
 	o, err = dense.RequireOrderContext(c)
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Nil(t, o)
-	assert.Equal(t, 3, c.polls)
+	assert.Equal(t, 3, c.Polls())
 }

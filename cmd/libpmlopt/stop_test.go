@@ -1,31 +1,15 @@
 package main
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmlopt/pmlopt/instance"
+	"github.com/pmlopt/pmlopt/internal/pollctx"
 	"github.com/pmlopt/pmlopt/mech"
 )
-
-// pollStop is a context that counts the looks at its Err and ends at the
-// at-th, before that look reads it.
-type pollStop struct {
-	context.Context
-	cancel    context.CancelFunc
-	polls, at int
-}
-
-func (c *pollStop) Err() error {
-	c.polls++
-	if c.polls == c.at {
-		c.cancel()
-	}
-	return c.Context.Err()
-}
 
 // TestProblemOfStops: a call's problem, built from a 12×12 grid's utility
 // (144 rows), derives the order and checks it against the utility with
@@ -61,13 +45,12 @@ func TestProblemOfStops(t *testing.T) {
 		{"safe", `{"h":2}`},
 	} {
 		for _, at := range []int{1, looks + 1, 3 * looks} {
-			ctx, cancel := context.WithCancel(context.Background())
-			c := &pollStop{Context: ctx, cancel: cancel, at: at}
+			c := pollctx.New(at)
 			d, r := call(t, c, op.name, op.params, in)
 			assert.Equal(t, "interrupted", d.Error, "%s at %d", op.name, at)
 			assert.Nil(t, r.matrices, "%s at %d", op.name, at)
-			assert.Equal(t, at, c.polls, "%s at %d", op.name, at)
-			cancel()
+			assert.Equal(t, at, c.Polls(), "%s at %d", op.name, at)
+			c.Cancel()
 		}
 	}
 }
