@@ -186,8 +186,8 @@ func TestUpperBoundRounding(t *testing.T) {
 }
 
 // TestUpperBoundSumBelowOne: at ε = 0 a prior such as (0.7, 0.2, 0.1) sums
-// to 1 − 1e-16 in floating point; no output may be taken for unusable
-// (the first version skipped them all and proved 0 for a value of 1).
+// to 1 − 1e-16 in floating point; no output may be taken for unusable,
+// or the bound skips them all and proves 0 for a value of 1.
 func TestUpperBoundSumBelowOne(t *testing.T) {
 	pi := mech.Prior{0.7, 0.2, 0.1}
 	u := mech.Utility{{1, 1}, {1, 1}, {1, 1}}

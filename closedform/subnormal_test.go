@@ -13,8 +13,8 @@ import (
 // A prior mass of 1e-310, below the smallest normal float64: with
 // U = [[2, 1], [1, 2]] and π = (1 − s, s), M*(2) is the identity, whose
 // output 2 has only x_2's mass s, so ε_S(2) = −log s = 310·log 10 =
-// 713.80137882815… (Song & Oechtering (2026), Cor 1); math.Log(1e-310) on
-// amd64 gave 709.085, and a budget of 710 then took h = 2.
+// 713.80137882815… (Song & Oechtering (2026), Cor 1). math.Log(1e-310) on
+// amd64 gives 709.085, with which a budget of 710 would take h = 2.
 func TestSafeSubnormalPriorMass(t *testing.T) {
 	const s = 1e-310
 	want := 310 * 2.302585092994045684017991454684364

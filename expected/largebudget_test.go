@@ -210,8 +210,8 @@ func TestMaximizeTinyMassRatioBudgets(t *testing.T) {
 // binomial priors of 32 and 64 letters at budgets of 30 and 50 nats, the
 // result lies within 1e-9 of the optimum bracketed by the default
 // (pure-Go, certified) solve and passes the audit. Unchecked, Clp's full
-// LP ended 1e-9 to 6e-9 below the optimum there and the revised
-// simplex's LIP optimum (p = 0.9, N = 64) failed the audit at 145 nats.
+// LP ends 1e-9 to 6e-9 below the optimum there, and the revised
+// simplex's LIP optimum (p = 0.9, N = 64) fails the audit at 145 nats.
 func TestMaximizeNamedBackendTinyMass(t *testing.T) {
 	ctx := context.Background()
 	for _, name := range solver.Names() {

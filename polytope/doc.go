@@ -57,11 +57,10 @@
 // Above ε_u = 5 nats marg[j] becomes e^{−ε_u} t_j − Σ_k π_k p_kj ≤ 0 with
 // 0 ≤ t_j ≤ 1 (t_j = min(1, e^{ε_u} q_j) is feasible, so the polytope is
 // the same): as an equality t_j = e^{ε_u} q_j reaches 5e8 at ε_u = 20, and
-// tying s_j to t_j put e^{−ε_l−ε_u} (4e-18
-// at 20) into the matrix; the engines then returned optima 10–30 % below
-// the true one. The PML expected-utility and feasibility models do the
-// same above 5 nats (the infeasibility model's marg rows are inequalities
-// already). Below, the equality stays (gonum's Simplex finds the bases of
+// tying s_j to t_j puts e^{−ε_l−ε_u} (4e-18 at 20) into the matrix, on
+// which the engines return optima 10–30 % below the true one. The PML
+// expected-utility and feasibility models do the same above 5 nats (the
+// infeasibility model's marg rows are inequalities already). Below, the equality stays (gonum's Simplex finds the bases of
 // the inequality form singular).
 //
 // A PML output whose allowed letters have a total mass below 2^−10 has

@@ -146,10 +146,10 @@ const margMass = 0x1p-10
 // ALIP, LIP and outputs of mass at least margMass, else the e_j that brings
 // the mass into [1/2, 1). An output open only to letters of mass 1e-30 has
 // entries π_k ≈ 1e-30 and e^{−ε} ≈ 1e-26 in its row, far below the engines'
-// absolute tolerances (about 1e-9): Clp and the revised simplex returned
-// points audited 8 nats above the budget on such patterns. Multiplying a
-// row by a power of 2 is exact and keeps the feasible set; scaled, the
-// row's entries are at most 1 (e^{−ε} 2^{e_j} ≤ 2 e^{c_j − ε} for an output
+// absolute tolerances (about 1e-9): unscaled, Clp and the revised simplex
+// return points that audit 8 nats above the budget on such patterns.
+// Multiplying a row by a power of 2 is exact and keeps the feasible set;
+// scaled, the row's entries are at most 1 (e^{−ε} 2^{e_j} ≤ 2 e^{c_j − ε} for an output
 // that is not pruned).
 func margScale(b mech.Budget, bound float64) int {
 	if b.Measure != mech.PML || !(math.Exp(-bound) < margMass) {

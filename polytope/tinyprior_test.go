@@ -67,9 +67,9 @@ var tinyCases = []struct {
 // LP (rows scaled by RowScale), a probe counting as feasible only when its
 // mechanism audits within 1e-12 of the probe, on patterns of tiny priors.
 // The bracket must close on the pruning level, the theory's lower bound,
-// and lie below the utility-safe ε_S. Before the marg rows of small-mass
-// outputs were scaled, Clp and the revised simplex called these LPs
-// infeasible up to ε_S and beyond.
+// and lie below the utility-safe ε_S. The marg rows of small-mass outputs
+// must be scaled (margScale): unscaled, Clp and the revised simplex call
+// these LPs infeasible up to ε_S and beyond.
 func TestTinyPriorFeasibility(t *testing.T) {
 	for _, tc := range tinyCases {
 		pi, u := geometricCounting(tc.n, tc.c)

@@ -33,8 +33,9 @@ func TestNearBreakpointFeasibility(t *testing.T) {
 		{"abs-uniform", 16, 13, 0, 1.163150809622334, 1000},
 		{"fine", 16, 24, 0, 1.1631508094274574, 1000},
 		{"fine", 16, 29, 0, 2.0794415210224404, 1000}, // 2e-8 below log 8
-		// 8e-10 below log 6: Bland's rule went round two degenerate
-		// steps at a sum of infeasibilities of 9.3e-9 for 58 800 steps.
+		// 8e-10 below log 6: Bland's rule can go round two degenerate
+		// steps at a sum of infeasibilities of 9.3e-9 (58 800 steps and
+		// more); the decision must come within 20 000.
 		{"fine", 24, 0, -168, 1.7917594684533564, 20000},
 	} {
 		f, err := instance.Lookup(c.family)

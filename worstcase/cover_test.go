@@ -369,7 +369,8 @@ func TestCutsAgainstPlainLP(t *testing.T) {
 // the proofs alone approach ε* by a factor near 1 per LP, are each closed
 // to the tolerance by the cuts with the secant steps, no master, at the
 // least ε of the master's own search without covers (to 1e-9). One of
-// them (√29) met a covering LP the revised simplex failed on in phase 1.
+// them (√29) asks a covering LP whose phase 1 is hard for the revised
+// simplex, which must get through it.
 func TestCutsCloseMidRange(t *testing.T) {
 	if testlong.Short() {
 		t.Skip("the master's searches of a 16×16 grid take seconds")

@@ -80,8 +80,8 @@ func TestValueCurveCountsEveryThreshold(t *testing.T) {
 // TestOpeningsCloseWithoutLP: where ε* is an output's opening c_j =
 // −log π(A_j) (with a uniform prior, log(N/|A_j|): log 4 and log 8 on the
 // coarse family at N = 64), the probes just above it return points of
-// nearly parallel columns that audit 1e-9 above their ε, and the search
-// used to settle those thresholds with LPs. Probed at the opening itself,
+// nearly parallel columns that audit 1e-9 above their ε, and probes there
+// alone leave those thresholds to LPs. Probed at the opening itself,
 // the column generation gives a mechanism within rounding of it: every
 // threshold closes without an LP, the breakpoints are bracketed within
 // 1e-13 of log 4 and log 8, and each agrees with plain bisection over the

@@ -119,11 +119,11 @@ func TestRatioAsPMLGrid(t *testing.T) {
 }
 
 // TestRatioAsPMLGridLong: the restricted problem of a 48×48 grid on every
-// third cell (2 304 inputs, 256 outputs, the size of a LIP round that
-// the ratio form's iterations did not certify at 64×64), solved as
-// ε'-PML, certifies to
-// 1e-9 with an audited mechanism, under LIP for both priors; its bound
-// is certify.RatioUpperBound's from the returned multipliers.
+// third cell (2 304 inputs, 256 outputs, the size of a LIP round at
+// 64×64 that the ratio form's iterations do not certify), solved as
+// ε'-PML, certifies to 1e-9 with an audited mechanism, under LIP for
+// both priors; its bound is certify.RatioUpperBound's from the returned
+// multipliers.
 func TestRatioAsPMLGridLong(t *testing.T) {
 	if testlong.Short() {
 		t.Skip("a 2 304 × 256 LIP problem per prior")
