@@ -1,14 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math"
+	"path/filepath"
 	"sort"
 	"strconv"
 
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/figure"
+	"github.com/pmlopt/pmlopt/internal/outfile"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 )
@@ -91,7 +95,7 @@ func plotFlags(fs *flagSet) runFunc {
 			}
 			h := figure.Heatmap{Title: title, XLabel: "output y", YLabel: "input x", Z: m, RowLabels: p.Inputs,
 				ColLabels: p.Outputs, Min: 0, Max: hi, ValueLabel: "P(y | x)"}
-			if err := h.Save(*out); err != nil {
+			if err := saveHeatmap(ctx, h, *out); err != nil {
 				return err
 			}
 		} else {
@@ -100,7 +104,7 @@ func plotFlags(fs *flagSet) runFunc {
 				return err
 			}
 			h.Title = title + ", input " + *input
-			if err := h.Save(*out); err != nil {
+			if err := saveHeatmap(ctx, h, *out); err != nil {
 				return err
 			}
 		}
@@ -256,4 +260,21 @@ func numLabels(v []float64) []string {
 		out[k] = strconv.FormatFloat(x, 'g', -1, 64)
 	}
 	return out
+}
+
+// saveHeatmap draws h into memory, stoppable by a signal (a large
+// mechanism's heat map takes seconds to draw), and then writes it to path.
+func saveHeatmap(ctx context.Context, h figure.Heatmap, path string) error {
+	format, err := figure.ParseFormat(filepath.Ext(path))
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := stoppable(ctx, func() error { return h.Write(&buf, format) }); err != nil {
+		return err
+	}
+	return outfile.Write(path, func(w io.Writer) error {
+		_, err := w.Write(buf.Bytes())
+		return err
+	})
 }

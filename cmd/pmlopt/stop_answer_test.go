@@ -89,3 +89,39 @@ func TestAnswerStops(t *testing.T) {
 		assert.NoFileExists(t, out, name)
 	}
 }
+
+// A SIGINT while plot draws a heat map ends the run at its last look at
+// the context, the drawing's, with exit 130, nothing on stdout and no
+// picture written.
+func TestPlotStops(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "grid.yaml")
+	require.NoError(t, os.WriteFile(file, []byte("prior: uniform\nutility_rule:\n  metric: euclidean\n"+
+		"  grid: {width: 6, height: 6, cell: 1}\nprivacy: {measure: pml, epsilon: 1}\nobjective: worst-case-order\n"), 0o644))
+	heat := filepath.Join(dir, "heat.svg")
+	for _, args := range [][]string{
+		{"plot", file, "--heatmap", heat, "--json"},
+		{"plot", file, "--heatmap", heat, "--input", "2,3", "--json"},
+	} {
+		name := strings.Join(args[4:], " ")
+		runAt := func(at int) (*signalAt, int, string, string) {
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			c := &signalAt{Context: ctx, cancel: cancel, at: at}
+			var stdout, stderr bytes.Buffer
+			code := run(c, args, &env{stdout: &stdout, stderr: &stderr, stdin: strings.NewReader("")})
+			return c, code, stdout.String(), stderr.String()
+		}
+		c, code, stdout, stderr := runAt(0)
+		require.Equal(t, exitOK, code, "%s: %s", name, stderr)
+		require.NotEmpty(t, stdout, name)
+		require.FileExists(t, heat, name)
+		require.NoError(t, os.Remove(heat))
+
+		_, code, stdout, stderr = runAt(c.polls)
+		assert.Equal(t, exitStopped, code, name)
+		assert.True(t, strings.HasSuffix(stderr, "\npmlopt plot: stopped by SIGINT: context canceled\n"), "%s: %s", name, stderr)
+		assert.Empty(t, stdout, name)
+		assert.NoFileExists(t, heat, name)
+	}
+}
