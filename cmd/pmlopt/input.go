@@ -37,6 +37,9 @@ func waitedFor(ctx context.Context, path string, err error) error {
 	if path == "-" {
 		return errors.New("standard input was still being read")
 	}
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		return fmt.Errorf("%s was still being loaded", path)
+	}
 	return fmt.Errorf("%s was still being read (a FIFO or device with no writer?)", path)
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -594,4 +595,26 @@ func TestCompleteCurveSaysSo(t *testing.T) {
 		assert.NotContains(t, stdout, "partial", "%v", args)
 		assert.NotContains(t, stdout, "#", "%v", args)
 	}
+}
+
+// A read that a signal cut short names what it waited for: standard input,
+// a FIFO or device that had no writer, or a regular file still loading.
+func TestWaitedForNamesTheSource(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "big.yaml")
+	require.NoError(t, os.WriteFile(file, []byte("prior: [1]\n"), 0o644))
+	fifo := filepath.Join(dir, "in.fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	for path, want := range map[string]string{
+		"-":  "standard input was still being read",
+		file: file + " was still being loaded",
+		fifo: fifo + " was still being read (a FIFO or device with no writer?)",
+	} {
+		assert.EqualError(t, waitedFor(ctx, path, ctx.Err()), want, path)
+	}
+	other := errors.New("other")
+	assert.Equal(t, other, waitedFor(ctx, file, other))
+	assert.NoError(t, waitedFor(context.Background(), file, nil))
 }
