@@ -15,14 +15,16 @@ import (
 func check(p *problem.Problem) error { return p.Validate() }
 
 // ready is the first step of every entry point that takes a context:
-// check(p), then checkContext(ctx). The check stops with ctx: on a large
-// problem its order checks rank every row (problem.ValidateContext).
+// check(p), then checkContext(ctx). The check stops with ctx, which ends
+// it mid-way (on a large problem its order checks rank every row,
+// problem.ValidateContext); a context already done at the call stops
+// nothing, so that bad input still gets its field's error.
 func ready(ctx context.Context, p *problem.Problem) error {
-	if ctx == nil {
+	if ctx == nil || ctx.Err() != nil {
 		if err := check(p); err != nil {
 			return err
 		}
-		return errNilContext
+		return checkContext(ctx)
 	}
 	if err := p.ValidateContext(ctx); err != nil {
 		return err

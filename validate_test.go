@@ -72,15 +72,15 @@ func TestSolveStopsInTheCheck(t *testing.T) {
 	assert.Equal(t, "order", fe.Field)
 	assert.Equal(t, 143, fe.Row)
 	for _, at := range []int{1, 3, 20} {
-		c := pollctx.New(at)
+		// The first look asks whether the context was done before the
+		// call; the check's looks follow it.
+		c := pollctx.New(at + 1)
 		sol, err := pmlopt.Solve(c, p, pmlopt.Options{})
 		assert.ErrorIs(t, err, context.Canceled, "at %d", at)
 		assert.Nil(t, sol, "at %d", at)
-		assert.Equal(t, at, c.Polls(), "at %d", at)
+		assert.Equal(t, at+1, c.Polls(), "at %d", at)
 		c.Cancel()
 
-		// Curve's first look asks whether the context was done before
-		// the call; the check's looks follow it.
 		c = pollctx.New(at + 1)
 		pts, err := pmlopt.Curve(c, p, problem.WorstCaseOrder, pmlopt.Options{})
 		assert.ErrorIs(t, err, context.Canceled, "Curve at %d", at)
@@ -88,11 +88,14 @@ func TestSolveStopsInTheCheck(t *testing.T) {
 		assert.Equal(t, at+1, c.Polls(), "Curve at %d", at)
 		c.Cancel()
 	}
-	// A context done before the call asks Curve for the points that need
-	// no LP, after the whole check, which refuses the last row.
+	// A context done before the call stops no check: Curve (which then
+	// returns the points that need no LP) and Solve refuse the last row.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err = pmlopt.Curve(ctx, p, problem.WorstCaseOrder, pmlopt.Options{})
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, 143, fe.Row)
+	_, err = pmlopt.Solve(ctx, p, pmlopt.Options{})
 	require.ErrorAs(t, err, &fe)
 	assert.Equal(t, 143, fe.Row)
 }

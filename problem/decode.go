@@ -444,7 +444,7 @@ func (k numberKind) message(text string) string {
 	case zeroDenominator:
 		return quote(text) + " has a zero denominator"
 	case underflow:
-		return quote(text) + " is out of range (below the least positive float64, 4.9e-324, it would be read as 0)"
+		return quote(text) + " is out of range (a magnitude below the least positive float64, 4.9e-324, would be read as 0)"
 	}
 	return quote(text) + " is out of range"
 }
@@ -473,6 +473,9 @@ func parseNumber(text string) (float64, numberKind) {
 	b, ok := decimal(strings.TrimSpace(den))
 	if !ok {
 		return 0, notFraction
+	}
+	if b == 0 && nonzeroMantissa(den) {
+		return 0, underflow
 	}
 	if b == 0 {
 		return 0, zeroDenominator

@@ -73,7 +73,7 @@ func baselineFlags(fs *flagSet) runFunc {
 		// The whole matrix of a large grid takes seconds to format: a
 		// stop ends it there, with nothing written.
 		var b buffered
-		err = stoppable(ctx, func() error {
+		err = stoppable(ctx, "the answer was still being formatted", func() error {
 			if *asJSON {
 				return writeJSON(&b, toBaselineJSON(p, sol))
 			}

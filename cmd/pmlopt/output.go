@@ -92,16 +92,18 @@ func (t *table) row(cells ...string) { fmt.Fprintln(t.tw, strings.Join(cells, "\
 func (t *table) flush() { t.tw.Flush() }
 
 // stoppable runs answer, which formats a command's complete answer into
-// buffers (a matrix as text or JSON, a problem file), and returns ctx's
-// error as soon as ctx ends, leaving answer to run on until the process
-// exits. encoding/json, text/tabwriter and the YAML encoder give no place
-// to look at a context, and a location grid's mechanism has millions of
-// entries to format; answer writes nothing but its buffers, so stopping it
-// leaves nothing half-written. The caller writes the buffers only when
-// stoppable returns nil.
-func stoppable(ctx context.Context, answer func() error) error {
+// buffers (a matrix as text or JSON, a problem file, a picture), and
+// returns as soon as ctx ends, leaving answer to run on until the process
+// exits. encoding/json, text/tabwriter, the YAML encoder and the plotting
+// library give no place to look at a context, and a location grid's
+// mechanism has millions of entries to format; answer writes nothing but
+// its buffers, so stopping it leaves nothing half-written. The caller
+// writes the buffers only when stoppable returns nil. A stop's error says
+// what was under way (step: "the answer was still being formatted"), for
+// the message that names the signal, and wraps ctx's error.
+func stoppable(ctx context.Context, step string, answer func() error) error {
 	if err := ctx.Err(); err != nil {
-		return err
+		return stepStopped{step, err}
 	}
 	done := make(chan error, 1)
 	go func() { done <- answer() }()
@@ -109,9 +111,19 @@ func stoppable(ctx context.Context, answer func() error) error {
 	case err := <-done:
 		return err
 	case <-ctx.Done():
-		return ctx.Err()
+		return stepStopped{step, ctx.Err()}
 	}
 }
+
+// stepStopped is the error of a step that a context ended: the step, and
+// the context's error.
+type stepStopped struct {
+	step string
+	err  error
+}
+
+func (s stepStopped) Error() string { return s.step }
+func (s stepStopped) Unwrap() error { return s.err }
 
 // buffered collects a command's stdout and writes it only when the command
 // succeeded, so that an error leaves nothing half-written.

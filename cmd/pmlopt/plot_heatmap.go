@@ -109,7 +109,13 @@ func plotFlags(fs *flagSet) runFunc {
 			}
 		}
 		if *asJSON {
-			return writeJSON(e.stdout, plotJSON{File: *out, Source: what, Input: *input, Mechanism: jmatrix(m)})
+			var b buffered
+			if err := stoppable(ctx, "the answer was still being formatted", func() error {
+				return writeJSON(&b, plotJSON{File: *out, Source: what, Input: *input, Mechanism: jmatrix(m)})
+			}); err != nil {
+				return err
+			}
+			return b.commit(e.stdout)
 		}
 		return nil
 	}
@@ -270,7 +276,7 @@ func saveHeatmap(ctx context.Context, h figure.Heatmap, path string) error {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := stoppable(ctx, func() error { return h.Write(&buf, format) }); err != nil {
+	if err := stoppable(ctx, "the heat map was still being drawn", func() error { return h.Write(&buf, format) }); err != nil {
 		return err
 	}
 	return outfile.Write(path, func(w io.Writer) error {

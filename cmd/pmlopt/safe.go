@@ -105,7 +105,7 @@ func safeFlags(fs *flagSet) runFunc {
 		// it there, with nothing written.
 		var b buffered
 		var solved []byte
-		err = stoppable(ctx, func() error {
+		err = stoppable(ctx, "the answer was still being formatted", func() error {
 			// The level reported and written is the mechanism's own:
 			// under ties ε_S(h) is only a lower bound on it.
 			level := leakage.PML(p.Prior, m)

@@ -307,8 +307,8 @@ func TestSolveExactPriorAboveOne(t *testing.T) {
 	}
 
 	// 0.3 + 0.3 + 0.40000000001 sums to 1 + 1e-11: no fractions reading.
-	// At budget 0 the constant mechanism is the answer, ε* = 0 (read as
-	// written it was log(1/S) ≈ −1e-11).
+	// At budget 0 the constant mechanism is the answer, ε* = 0, never
+	// the log(1/S) ≈ −1e-11 of the values read as written.
 	file := write("above.yaml", "0.3, 0.3, 0.40000000001", 0)
 	v := runJSON(t, "solve", file, "--exact", "--json")
 	require.Equal(t, 1.0, v["worst_case_order"])

@@ -22,7 +22,7 @@ func TestStoppable(t *testing.T) {
 	finished := make(chan struct{})
 	result := make(chan error, 1)
 	go func() {
-		result <- stoppable(ctx, func() error {
+		result <- stoppable(ctx, "the answer was still being formatted", func() error {
 			close(started)
 			<-release
 			close(finished)
@@ -31,7 +31,9 @@ func TestStoppable(t *testing.T) {
 	}()
 	<-started
 	cancel()
-	assert.ErrorIs(t, <-result, context.Canceled)
+	err := <-result
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.EqualError(t, err, "the answer was still being formatted")
 	select {
 	case <-finished:
 		t.Fatal("the answer had finished: stoppable waited for it")
@@ -41,11 +43,11 @@ func TestStoppable(t *testing.T) {
 	<-finished
 
 	ran := false
-	assert.ErrorIs(t, stoppable(ctx, func() error { ran = true; return nil }), context.Canceled)
+	assert.ErrorIs(t, stoppable(ctx, "step", func() error { ran = true; return nil }), context.Canceled)
 	assert.False(t, ran)
 
 	boom := errors.New("boom")
-	assert.Equal(t, boom, stoppable(context.Background(), func() error { return boom }))
+	assert.Equal(t, boom, stoppable(context.Background(), "step", func() error { return boom }))
 }
 
 // A SIGINT once safe or baseline has its mechanism, while the answer is
@@ -84,7 +86,7 @@ func TestAnswerStops(t *testing.T) {
 
 		c, code, stdout, stderr = runAt(c.polls)
 		assert.Equal(t, exitStopped, code, name)
-		assert.Equal(t, "pmlopt "+args[0]+": stopped by SIGINT: context canceled\n", stderr, name)
+		assert.Equal(t, "pmlopt "+args[0]+": stopped by SIGINT: the answer was still being formatted\n", stderr, name)
 		assert.Empty(t, stdout, name)
 		assert.NoFileExists(t, out, name)
 	}
@@ -92,36 +94,46 @@ func TestAnswerStops(t *testing.T) {
 
 // A SIGINT while plot draws a heat map ends the run at its last look at
 // the context, the drawing's, with exit 130, nothing on stdout and no
-// picture written.
+// picture written; with --json, the last look is the answer's, after the
+// picture is written: exit 130, the picture complete, nothing on stdout.
 func TestPlotStops(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "grid.yaml")
 	require.NoError(t, os.WriteFile(file, []byte("prior: uniform\nutility_rule:\n  metric: euclidean\n"+
 		"  grid: {width: 6, height: 6, cell: 1}\nprivacy: {measure: pml, epsilon: 1}\nobjective: worst-case-order\n"), 0o644))
 	heat := filepath.Join(dir, "heat.svg")
-	for _, args := range [][]string{
-		{"plot", file, "--heatmap", heat, "--json"},
-		{"plot", file, "--heatmap", heat, "--input", "2,3", "--json"},
+	for _, c := range []struct {
+		args    []string
+		step    string
+		picture bool
+	}{
+		{[]string{"plot", file, "--heatmap", heat}, "the heat map was still being drawn", false},
+		{[]string{"plot", file, "--heatmap", heat, "--input", "2,3"}, "the heat map was still being drawn", false},
+		{[]string{"plot", file, "--heatmap", heat, "--json"}, "the answer was still being formatted", true},
 	} {
-		name := strings.Join(args[4:], " ")
+		name := strings.Join(c.args[4:], " ")
 		runAt := func(at int) (*signalAt, int, string, string) {
 			ctx, cancel := context.WithCancelCause(context.Background())
 			defer cancel(nil)
-			c := &signalAt{Context: ctx, cancel: cancel, at: at}
+			sa := &signalAt{Context: ctx, cancel: cancel, at: at}
 			var stdout, stderr bytes.Buffer
-			code := run(c, args, &env{stdout: &stdout, stderr: &stderr, stdin: strings.NewReader("")})
-			return c, code, stdout.String(), stderr.String()
+			code := run(sa, c.args, &env{stdout: &stdout, stderr: &stderr, stdin: strings.NewReader("")})
+			return sa, code, stdout.String(), stderr.String()
 		}
-		c, code, stdout, stderr := runAt(0)
+		sa, code, _, stderr := runAt(0)
 		require.Equal(t, exitOK, code, "%s: %s", name, stderr)
-		require.NotEmpty(t, stdout, name)
 		require.FileExists(t, heat, name)
 		require.NoError(t, os.Remove(heat))
 
-		_, code, stdout, stderr = runAt(c.polls)
+		_, code, stdout, stderr := runAt(sa.polls)
 		assert.Equal(t, exitStopped, code, name)
-		assert.True(t, strings.HasSuffix(stderr, "\npmlopt plot: stopped by SIGINT: context canceled\n"), "%s: %s", name, stderr)
+		assert.True(t, strings.HasSuffix(stderr, "\npmlopt plot: stopped by SIGINT: "+c.step+"\n"), "%s: %s", name, stderr)
 		assert.Empty(t, stdout, name)
-		assert.NoFileExists(t, heat, name)
+		if c.picture {
+			assert.FileExists(t, heat, name)
+			require.NoError(t, os.Remove(heat))
+		} else {
+			assert.NoFileExists(t, heat, name)
+		}
 	}
 }

@@ -54,10 +54,10 @@ var ErrTooLarge = errors.New("exact: more than 20 inputs or outputs")
 // bisection (just below e^{−epsUpper}); a wrong one costs solves, not
 // correctness.
 //
-// notify, if not nil, is told after each exact LP what the search has
-// done (its LPs, their pivots and the bracket's width), so that a caller
-// can show progress: exact arithmetic on priors with tiny masses, whose
-// numbers have hundreds of digits, can take minutes.
+// notify, if not nil, is told after each exact LP where it was solved,
+// its verdict and the pivots so far, so that a caller can show progress:
+// exact arithmetic on priors with tiny masses, whose numbers have
+// hundreds of digits, can take minutes.
 func LeastT(ctx context.Context, pi []*big.Rat, pat mech.Pattern, epsLower, epsUpper float64, notify func(string)) (*Result, error) {
 	if err := pat.Check(len(pi)); err != nil {
 		return nil, err
@@ -102,6 +102,7 @@ func (s *search) at(ctx context.Context, mu *big.Rat) (*answer, error) {
 	s.res.Solves++
 	s.res.Pivots += a.pivots
 	if s.notify != nil {
+		// 0 − log μ: at μ = 1 the message says ε = 0, not −0.
 		s.notify(fmt.Sprintf("exact LP %d at ε = %.6g: %s after %s (%d in all)", s.res.Solves, 0-math.Log(ratFloat(mu)), feasibleWord(a.feasible), pivots(a.pivots), s.res.Pivots))
 	}
 	if a.feasible && (s.feas == nil || mu.Cmp(s.feas.mu) > 0) {
