@@ -148,6 +148,11 @@ func run(ctx context.Context, op string, params []byte, in input) (r *result) {
 	start := time.Now()
 	out, mats, err := f(ctx, p, in)
 	secs := time.Since(start).Seconds()
+	if err != nil && ctx.Err() != nil {
+		// Whatever failed, the cancellation is the reason: one error for
+		// every operation and every step it was in.
+		err = errInterrupted
+	}
 	if err != nil {
 		return &result{json: errorJSON(err)}
 	}

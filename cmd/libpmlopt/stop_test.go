@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -49,8 +51,25 @@ func TestProblemOfStops(t *testing.T) {
 			d, r := call(t, c, op.name, op.params, in)
 			assert.Equal(t, "interrupted", d.Error, "%s at %d", op.name, at)
 			assert.Nil(t, r.matrices, "%s at %d", op.name, at)
-			assert.Equal(t, at, c.Polls(), "%s at %d", op.name, at)
+			// One more look: the call's, which names the cancellation as
+			// the reason.
+			assert.Equal(t, at+1, c.Polls(), "%s at %d", op.name, at)
 			c.Cancel()
 		}
 	}
+}
+
+// Whatever error an operation returns once its token is cancelled, the
+// call's error is "interrupted": one word for every operation and step.
+func TestCancelledCallIsInterrupted(t *testing.T) {
+	ops["test-cancelled"] = func(ctx context.Context, _ args, _ input) (any, [][][]float64, error) {
+		return nil, nil, fmt.Errorf("pmlopt: solve: %v", context.Cause(ctx))
+	}
+	defer delete(ops, "test-cancelled")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	d, _ := call(t, ctx, "test-cancelled", `{}`, input{})
+	assert.Equal(t, "interrupted", d.Error)
+	d, _ = call(t, context.Background(), "test-cancelled", `{}`, input{})
+	assert.Equal(t, "pmlopt: solve: <nil>", d.Error) // not cancelled: the operation's own error
 }
