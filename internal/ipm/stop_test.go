@@ -3,6 +3,7 @@ package ipm
 import (
 	"context"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,7 +19,10 @@ func stopAtLook(t *testing.T, at int) (context.Context, *int) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	looks := new(int)
+	var mu sync.Mutex // the workers of a split look at once
 	testStopPoll = func() {
+		mu.Lock()
+		defer mu.Unlock()
 		*looks++
 		if *looks == at {
 			cancel()
