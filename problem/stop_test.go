@@ -18,14 +18,7 @@ import (
 // look at which the context ends, with its error; a stopped derivation
 // leaves the problem as it was.
 func TestValidateAndMaterializeStop(t *testing.T) {
-	doc := "privacy: {measure: pml, epsilon: 1}\nobjective: worst-case-order\nprior: uniform\n" +
-		"utility_rule:\n  metric: euclidean\n  grid: {width: 9, height: 9, cell: 1}\n"
-	load := func() *Problem {
-		p, err := Parse([]byte(doc), YAML)
-		require.NoError(t, err)
-		require.Nil(t, p.Utility)
-		return p
-	}
+	load := func() *Problem { return grid9(t) }
 	looks := (81 + mech.PollRows - 1) / mech.PollRows
 
 	// The derivation: one look per PollRows rows of the utility.
@@ -64,14 +57,7 @@ func TestValidateAndMaterializeStop(t *testing.T) {
 // utility given without one with them too; each stops at the look at
 // which the context ends, leaving the problem as it was.
 func TestRequireStops(t *testing.T) {
-	doc := "privacy: {measure: pml, epsilon: 1}\nobjective: worst-case-order\nprior: uniform\n" +
-		"utility_rule:\n  metric: euclidean\n  grid: {width: 9, height: 9, cell: 1}\n"
-	load := func() *Problem {
-		p, err := Parse([]byte(doc), YAML)
-		require.NoError(t, err)
-		require.Nil(t, p.Utility)
-		return p
-	}
+	load := func() *Problem { return grid9(t) }
 	looks := (81 + mech.PollRows - 1) / mech.PollRows
 	require.Greater(t, looks, 3)
 	reqs := map[string]func(*Problem, context.Context) error{
@@ -108,4 +94,15 @@ func TestRequireStops(t *testing.T) {
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Nil(t, o)
 	assert.Equal(t, 3, c.Polls())
+}
+
+// grid9 is a problem on a 9×9 grid given by its utility_rule (81 rows),
+// its utility and order not yet built.
+func grid9(t *testing.T) *Problem {
+	t.Helper()
+	p, err := Parse([]byte("privacy: {measure: pml, epsilon: 1}\nobjective: worst-case-order\nprior: uniform\n"+
+		"utility_rule:\n  metric: euclidean\n  grid: {width: 9, height: 9, cell: 1}\n"), YAML)
+	require.NoError(t, err)
+	require.Nil(t, p.Utility)
+	return p
 }

@@ -59,9 +59,7 @@ func TestStoppable(t *testing.T) {
 // calibration looks just before it.
 func TestAnswerStops(t *testing.T) {
 	dir := t.TempDir()
-	file := filepath.Join(dir, "grid.yaml")
-	require.NoError(t, os.WriteFile(file, []byte("prior: uniform\nutility_rule:\n  metric: euclidean\n"+
-		"  grid: {width: 6, height: 6, cell: 1}\nprivacy: {measure: pml, epsilon: 1}\nobjective: worst-case-order\n"), 0o644))
+	file := grid6File(t, dir)
 	out := filepath.Join(dir, "safe.yaml")
 	for _, args := range [][]string{
 		{"safe", file, "--h", "3"},
@@ -71,20 +69,12 @@ func TestAnswerStops(t *testing.T) {
 		{"baseline", file, "--mechanism", "exponential", "--json"},
 	} {
 		name := strings.Join(args[2:], " ")
-		runAt := func(at int) (*signalAt, int, string, string) {
-			ctx, cancel := context.WithCancelCause(context.Background())
-			defer cancel(nil)
-			c := &signalAt{Context: ctx, cancel: cancel, at: at}
-			var stdout, stderr bytes.Buffer
-			code := run(c, args, &env{stdout: &stdout, stderr: &stderr, stdin: strings.NewReader("")})
-			return c, code, stdout.String(), stderr.String()
-		}
-		c, code, stdout, stderr := runAt(0)
+		c, code, stdout, stderr := runSignalledAt(args, 0)
 		require.Equal(t, exitOK, code, "%s: %s", name, stderr)
 		require.NotEmpty(t, stdout, name)
 		require.NoError(t, os.RemoveAll(out))
 
-		c, code, stdout, stderr = runAt(c.polls)
+		c, code, stdout, stderr = runSignalledAt(args, c.polls)
 		assert.Equal(t, exitStopped, code, name)
 		assert.Equal(t, "pmlopt "+args[0]+": stopped by SIGINT: the answer was still being formatted\n", stderr, name)
 		assert.Empty(t, stdout, name)
@@ -98,9 +88,7 @@ func TestAnswerStops(t *testing.T) {
 // picture is written: exit 130, the picture complete, nothing on stdout.
 func TestPlotStops(t *testing.T) {
 	dir := t.TempDir()
-	file := filepath.Join(dir, "grid.yaml")
-	require.NoError(t, os.WriteFile(file, []byte("prior: uniform\nutility_rule:\n  metric: euclidean\n"+
-		"  grid: {width: 6, height: 6, cell: 1}\nprivacy: {measure: pml, epsilon: 1}\nobjective: worst-case-order\n"), 0o644))
+	file := grid6File(t, dir)
 	heat := filepath.Join(dir, "heat.svg")
 	for _, c := range []struct {
 		args    []string
@@ -112,20 +100,12 @@ func TestPlotStops(t *testing.T) {
 		{[]string{"plot", file, "--heatmap", heat, "--json"}, "the answer was still being formatted", true},
 	} {
 		name := strings.Join(c.args[4:], " ")
-		runAt := func(at int) (*signalAt, int, string, string) {
-			ctx, cancel := context.WithCancelCause(context.Background())
-			defer cancel(nil)
-			sa := &signalAt{Context: ctx, cancel: cancel, at: at}
-			var stdout, stderr bytes.Buffer
-			code := run(sa, c.args, &env{stdout: &stdout, stderr: &stderr, stdin: strings.NewReader("")})
-			return sa, code, stdout.String(), stderr.String()
-		}
-		sa, code, _, stderr := runAt(0)
+		sa, code, _, stderr := runSignalledAt(c.args, 0)
 		require.Equal(t, exitOK, code, "%s: %s", name, stderr)
 		require.FileExists(t, heat, name)
 		require.NoError(t, os.Remove(heat))
 
-		_, code, stdout, stderr := runAt(sa.polls)
+		_, code, stdout, stderr := runSignalledAt(c.args, sa.polls)
 		assert.Equal(t, exitStopped, code, name)
 		assert.True(t, strings.HasSuffix(stderr, "\npmlopt plot: stopped by SIGINT: "+c.step+"\n"), "%s: %s", name, stderr)
 		assert.Empty(t, stdout, name)
@@ -136,4 +116,26 @@ func TestPlotStops(t *testing.T) {
 			assert.NoFileExists(t, heat, name)
 		}
 	}
+}
+
+// grid6File writes to dir a problem on a 6×6 grid given by its
+// utility_rule and returns its path.
+func grid6File(t *testing.T, dir string) string {
+	t.Helper()
+	file := filepath.Join(dir, "grid.yaml")
+	require.NoError(t, os.WriteFile(file, []byte("prior: uniform\nutility_rule:\n  metric: euclidean\n"+
+		"  grid: {width: 6, height: 6, cell: 1}\nprivacy: {measure: pml, epsilon: 1}\nobjective: worst-case-order\n"), 0o644))
+	return file
+}
+
+// runSignalledAt runs the command line args with a context that a SIGINT
+// ends at its at-th look (never when at is 0), and returns the context,
+// the exit status, stdout and stderr.
+func runSignalledAt(args []string, at int) (*signalAt, int, string, string) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	c := &signalAt{Context: ctx, cancel: cancel, at: at}
+	var stdout, stderr bytes.Buffer
+	code := run(c, args, &env{stdout: &stdout, stderr: &stderr, stdin: strings.NewReader("")})
+	return c, code, stdout.String(), stderr.String()
 }

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
@@ -43,13 +41,9 @@ func TestSolveStoppedInTheOrder(t *testing.T) {
 	require.NoError(t, os.WriteFile(file, []byte("prior: uniform\nutility_rule:\n  metric: euclidean\n"+
 		"  grid: {width: 12, height: 12, cell: 1}\nprivacy: {measure: pml, epsilon: 1}\nobjective: worst-case-order\n"), 0o644))
 	const at = 3
-	ctx, cancel := context.WithCancelCause(context.Background())
-	defer cancel(nil)
-	c := &signalAt{Context: ctx, cancel: cancel, at: at}
-	var out, errb bytes.Buffer
-	code := run(c, []string{"solve", file}, &env{stdout: &out, stderr: &errb, stdin: strings.NewReader("")})
-	assert.Equal(t, exitStopped, code, errb.String())
-	assert.Equal(t, "pmlopt solve: stopped by SIGINT: the utility_rule's dense utility and order were still being built\n", errb.String())
-	assert.Empty(t, out.String())
+	c, code, stdout, stderr := runSignalledAt([]string{"solve", file}, at)
+	assert.Equal(t, exitStopped, code, stderr)
+	assert.Equal(t, "pmlopt solve: stopped by SIGINT: the utility_rule's dense utility and order were still being built\n", stderr)
+	assert.Empty(t, stdout)
 	assert.LessOrEqual(t, c.polls, at+3)
 }
