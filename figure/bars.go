@@ -189,16 +189,31 @@ func (f BarFigure) Save(path string) error {
 // stays whole if the write fails, and a FIFO nobody reads is seen as
 // blocked, so that a signal ends the run at once.
 func save(path string, write func(io.Writer, Format) error) error {
-	ft, err := ParseFormat(filepath.Ext(path))
+	data, err := encode(path, write)
 	if err != nil {
 		return err
 	}
+	return WriteFile(path, data)
+}
+
+// encode draws into memory in the format that path's extension names.
+func encode(path string, write func(io.Writer, Format) error) ([]byte, error) {
+	ft, err := ParseFormat(filepath.Ext(path))
+	if err != nil {
+		return nil, err
+	}
 	var buf bytes.Buffer
 	if err := write(&buf, ft); err != nil {
-		return err
+		return nil, err
 	}
+	return buf.Bytes(), nil
+}
+
+// WriteFile writes a picture drawn by an Encode method to path, complete
+// or not at all.
+func WriteFile(path string, data []byte) error {
 	return outfile.Write(path, func(w io.Writer) error {
-		_, err := w.Write(buf.Bytes())
+		_, err := w.Write(data)
 		return err
 	})
 }

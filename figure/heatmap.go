@@ -209,3 +209,8 @@ func (h Heatmap) Write(w io.Writer, format Format) error {
 // Save draws h into the file path in the format of its extension (.svg,
 // .png, .pdf or .eps). Nothing is created if the figure cannot be drawn.
 func (h Heatmap) Save(path string) error { return save(path, h.Write) }
+
+// Encode draws the heat map into memory in the format of path's
+// extension, for a caller that writes it later (WriteFile), or not at all
+// once it is stopped.
+func (h Heatmap) Encode(path string) ([]byte, error) { return encode(path, h.Write) }

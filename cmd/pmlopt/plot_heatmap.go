@@ -1,18 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"math"
-	"path/filepath"
 	"sort"
 	"strconv"
 
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/figure"
-	"github.com/pmlopt/pmlopt/internal/outfile"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
 )
@@ -271,16 +267,13 @@ func numLabels(v []float64) []string {
 // saveHeatmap draws h into memory, stoppable by a signal (a large
 // mechanism's heat map takes seconds to draw), and then writes it to path.
 func saveHeatmap(ctx context.Context, h figure.Heatmap, path string) error {
-	format, err := figure.ParseFormat(filepath.Ext(path))
-	if err != nil {
+	var data []byte
+	if err := stoppable(ctx, "the heat map was still being drawn", func() error {
+		var err error
+		data, err = h.Encode(path)
+		return err
+	}); err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	if err := stoppable(ctx, "the heat map was still being drawn", func() error { return h.Write(&buf, format) }); err != nil {
-		return err
-	}
-	return outfile.Write(path, func(w io.Writer) error {
-		_, err := w.Write(buf.Bytes())
-		return err
-	})
+	return figure.WriteFile(path, data)
 }
