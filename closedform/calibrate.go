@@ -28,35 +28,14 @@ const calibrationRelTol = 1e-13
 
 // Problem is what a calibration reads of a problem (problem.Problem has
 // it): its sizes, and its utility or utility order where the family needs
-// one, with the error to report when the problem has none. A Problem that
-// also has RequireUtilityContext and RequireOrderContext (as
-// problem.Problem does) is asked through them with Calibrate's context:
-// deriving a large grid's order ranks every row of its utility.
+// one, with the error to report when the problem has none. Both are asked
+// with Calibrate's context: building a large grid's utility and deriving
+// its order rank every row, and a stopped caller should not wait for it.
 type Problem interface {
 	N() int
 	M() int
-	RequireUtility() (mech.Utility, error)
-	RequireOrder() (mech.Order, error)
-}
-
-// utilityOf is p's utility, built with ctx when p can stop with one.
-func utilityOf(ctx context.Context, p Problem) (mech.Utility, error) {
-	if c, ok := p.(interface {
-		RequireUtilityContext(context.Context) (mech.Utility, error)
-	}); ok {
-		return c.RequireUtilityContext(ctx)
-	}
-	return p.RequireUtility()
-}
-
-// orderOf is p's utility order, derived with ctx when p can stop with one.
-func orderOf(ctx context.Context, p Problem) (mech.Order, error) {
-	if c, ok := p.(interface {
-		RequireOrderContext(context.Context) (mech.Order, error)
-	}); ok {
-		return c.RequireOrderContext(ctx)
-	}
-	return p.RequireOrder()
+	RequireUtilityContext(ctx context.Context) (mech.Utility, error)
+	RequireOrderContext(ctx context.Context) (mech.Order, error)
 }
 
 // Calibration is a mechanism of a family calibrated to a budget.
@@ -101,7 +80,7 @@ func Calibrate(ctx context.Context, kind Family, pi mech.Prior, p Problem, b mec
 		fam = func(t float64) (mech.Mechanism, error) { return RandomizedResponse(n, t) }
 		c.Start = ldpStart(b, pi.Min())
 	case FamilyExponential:
-		u, err := utilityOf(ctx, p)
+		u, err := p.RequireUtilityContext(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -236,7 +215,7 @@ func calibrate(ctx context.Context, fam func(float64) (mech.Mechanism, error), w
 
 // calibrateSafe picks the largest h whose M*(h) is within the budget.
 func calibrateSafe(ctx context.Context, pi mech.Prior, p Problem, b mech.Budget, within func(mech.Mechanism) bool, c *Calibration) (*Calibration, error) {
-	o, err := orderOf(ctx, p)
+	o, err := p.RequireOrderContext(ctx)
 	if err != nil {
 		return nil, err
 	}

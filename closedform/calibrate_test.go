@@ -20,10 +20,10 @@ type sizes struct{ n, m int }
 
 func (s sizes) N() int { return s.n }
 func (s sizes) M() int { return s.m }
-func (s sizes) RequireUtility() (mech.Utility, error) {
+func (s sizes) RequireUtilityContext(context.Context) (mech.Utility, error) {
 	return nil, errors.New("utility: the problem has none")
 }
-func (s sizes) RequireOrder() (mech.Order, error) {
+func (s sizes) RequireOrderContext(context.Context) (mech.Order, error) {
 	return nil, errors.New("utility: the problem has no order")
 }
 
@@ -78,10 +78,10 @@ type orderProblem struct{ o mech.Order }
 
 func (p orderProblem) N() int { n, _ := p.o.Dims(); return n }
 func (p orderProblem) M() int { _, m := p.o.Dims(); return m }
-func (p orderProblem) RequireUtility() (mech.Utility, error) {
+func (p orderProblem) RequireUtilityContext(context.Context) (mech.Utility, error) {
 	return nil, errors.New("utility: the problem has none")
 }
-func (p orderProblem) RequireOrder() (mech.Order, error) { return p.o, nil }
+func (p orderProblem) RequireOrderContext(context.Context) (mech.Order, error) { return p.o, nil }
 
 // TestCalibrateSafePassesOverUnreachableThresholds: every threshold
 // unreachable marks has an audited level above the budget (unbounded
