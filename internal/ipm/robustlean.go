@@ -1,0 +1,1122 @@
+package ipm
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/pmlopt/pmlopt/internal/clean"
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+// leanBox is an interior point for ε-PML over a box {l ≤ π ≤ u, Σπ = 1}
+// with the inner minimum dualised (docs/theory.md §7, "The dualised
+// constraints"), specialised to that one case: dualIPM's rows, its
+// unknowns in flat arrays, its Newton systems reduced in closed form.
+//
+// Each output j has its entries p_kj, one b_kj per letter whose mass the
+// box leaves free (u_k > l_k), its cap t_j and its level ν_j, and the rows
+//
+//	(A) p_kj ≥ 0,  (C) t_j − p_kj ≥ 0,
+//	(B) b_kj ≥ 0,  (E) b_kj − ν_j + p_kj ≥ 0,
+//	(D) ν_j (1 − Σl) + l·p_j − (u − l)·b_j − μ t_j ≥ 0,
+//
+// with the row sums Σ_j p_kj = 1; the objective is Σ c_kj p_kj.
+//
+// Mehrotra's predictor-corrector (Mehrotra, "On the implementation of a
+// primal-dual interior point method", SIAM J. Optim. 2(4), 1992). The
+// Newton system's Hessian H = Σ ω a aᵀ (ω = z/s per row) is block
+// diagonal over the outputs. In output j's block the dense row D is kept
+// as one more unknown ζ with diagonal −1/ω_D, so that what is left is an
+// arrow: a 2×2 block per letter on (p_kj, b_kj), inverted in closed form,
+// and a border (t_j, ν_j, ζ_j) of three. The p-block of H_j⁻¹ is then the
+// diagonal of the letters' pivots plus V S_b⁻¹ Vᵀ with V = (D⁻¹F)_p (N×3)
+// and S_b the border's 3×3 Schur complement: the N×N system on the row
+// sums' multipliers is a sum over outputs of a diagonal and a rank-3
+// update, factorised by cholesky. Every entry of D⁻¹, V and S_b is formed
+// as a sum of terms of one sign where the signs allow (dualIPM's
+// eliminatePair): near the optimum a pair's weights lie 10⁸ apart, and a
+// difference would lose the small ones.
+//
+// Near the optimum two kinds of direction are nearly null in an output's
+// block, and eliminating the block with them divides by the
+// complementarity: a used output's whole column (every row is
+// homogeneous) and a soft pair's entry (strictly inside its caps, held
+// only by the dense row and its row sum). Both are carried by unknowns of
+// their own, solved together with the row sums' multipliers (deflate),
+// as dualIPM does; what the blocks then solve is well conditioned. Each
+// corrector is checked in the unreduced equations and refined where it
+// falls short. The answer stands only when settle certifies it, as
+// dualIPM's does.
+type leanBox struct {
+	n, m  int
+	mu    float64
+	l, w  []float64 // the box's lower bounds and widths u − l per letter
+	free  []bool    // per letter: u_k > l_k (the letter has its b)
+	sl    float64   // 1 − Σl
+	set   *mech.PriorSet
+	c     []float64 // scaled objective per pair (k = j·n + i)
+	scale float64
+
+	p, b   []float64 // per pair
+	t, nu  []float64 // per output
+	y      []float64 // per letter
+	sA, zA []float64 // the rows' slacks and multipliers, per pair
+	sC, zC []float64
+	sB, zB []float64
+	sE, zE []float64
+	sD, zD []float64 // per output
+
+	// residuals
+	rA, rC, rB, rE, rD []float64 // a·x − s
+	rdp, rdb           []float64 // c + Aᵀz − Eᵀy on p and b
+	rdt, rdn           []float64 // on t and ν
+	ra                 []float64 // Σ_j p_kj − 1
+	comp, primI, dualI float64
+	obj                float64
+	npairs             int
+	held               float64
+
+	// The rows' weights ω = z/s and inverse slacks 1/s (weights).
+	wA, wC, wB, wE, wD []float64
+	iA, iC, iB, iE, iD []float64
+
+	// factor: per pair D⁻¹ (ipp, ipb, ibb) and D⁻¹F's rows vp, vb (3
+	// per pair); per output S_b⁻¹ (9); the system on y.
+	ipp, ipb, ibb []float64
+	vp, vb        []float64
+	sbi           []float64
+	sy            []float64
+	chol          cholesky
+	wk            []float64 // V S_b⁻¹ for one output, N×3
+
+	// Deflation (deflate): the used outputs (isDefl), whose t is held at
+	// 0 in the blocks' solve, and the soft pairs (pinned), whose p is; the
+	// directions that carry them (dj: owner, dk: pair's letter or −1 for
+	// the output's column), each with z and H z (dz, dkz: p, b over the
+	// output's letters, then t, ν, ζ), uz = Ĥ⁻¹ Qᵀ H z (du), e = E (z −
+	// uz) and S⁻¹ e (ed, ye, N each), and their system (gm, gchol).
+	isDefl          []bool
+	pinned          []bool
+	piv, wmax       []float64 // per pair its own pivot; per output its largest row weight
+	dj, dk          []int
+	dz, dkz, du     []float64
+	ed, ye, gm, ra2 []float64
+	gchol           cholesky
+	hz              []float64 // applyInvJ's ζ per output
+	// complementarity right-hand sides, per row
+	cA, cC, cB, cE, cD []float64
+	// solve's scratch: g on p, b, t, ν and H⁻¹g
+	gp, gb, gt, gn []float64
+	hp, hb, ht, hn []float64
+	aff, cor, fix  leanDir
+	r2             []float64 // refinement's row-sum residuals
+}
+
+// leanDir is a Newton direction of leanBox.
+type leanDir struct {
+	p, b, t, nu, y         []float64
+	sA, zA, sC, zC, sB, zB []float64
+	sE, zE, sD, zD         []float64
+}
+
+// The tolerances of the lean iterations.
+const (
+	// leanMaxIter caps the lean route's iterations: it answers within a
+	// few dozen, past that it is stalling and SolveRobust goes on
+	// (dualMaxIter).
+	leanMaxIter = dualMaxIter
+	// leanFloor is the start's least slack, in units of an entry 1/M.
+	leanFloor = 0.1
+	// leanStop is the complementarity at which the iterations end: the
+	// entries' last digits.
+	leanStop = 1e-15
+	// leanRefine caps the refinement steps per direction, and
+	// leanRefineTol is the residual, relative to the direction's
+	// multipliers, below which a direction needs none.
+	leanRefine    = 3
+	leanRefineTol = 1e-11
+	// leanDeflateMass is the share of the largest t_j above which an
+	// output's column is a deflation direction: an output no mechanism
+	// uses has every row tight and no near-null direction.
+	leanDeflateMass = 1e-6
+	// leanSoftRel is the ratio of a pair's own pivot (its curvature left
+	// after its b) to its output's largest row weight below which the
+	// pair is soft: held by its output's dense row and its row sum only,
+	// which weigh that much more (dualSoftRel).
+	leanSoftRel = 1e-6
+)
+
+// leanMaxDirs is the most deflation directions: one per output and up to
+// N + M soft pairs, past which a face of optimal mechanisms is solved as
+// is (dualIPM's maxPinned).
+func leanMaxDirs(n, m int) int { return 2*m + n }
+
+func newLeanDir(n, m int) leanDir {
+	K := n * m
+	v := func(l int) []float64 { return make([]float64, l) }
+	return leanDir{p: v(K), b: v(K), t: v(m), nu: v(m), y: v(n),
+		sA: v(K), zA: v(K), sC: v(K), zC: v(K), sB: v(K), zB: v(K), sE: v(K), zE: v(K), sD: v(m), zD: v(m)}
+}
+
+// leanApplies reports whether the lean route takes the problem: ε-PML
+// over a box that leaves some mass free (dualApplies).
+func leanApplies(set *mech.PriorSet, lip bool) bool {
+	return !lip && set.IsBox() && dualApplies(set)
+}
+
+// newLeanBox sets up the rows and dualIPM's starting point.
+func newLeanBox(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu float64) *leanBox {
+	n, m := u.Dims()
+	K := n * m
+	v := func(l int) []float64 { return make([]float64, l) }
+	x := &leanBox{n: n, m: m, mu: mu, set: set, l: v(n), w: v(n), free: make([]bool, n), sl: 1}
+	x.c, x.scale = scaledObjective(pi, u)
+	nfree := 0
+	for k := range n {
+		x.l[k] = set.Lower[k]
+		x.sl -= set.Lower[k]
+		if set.Upper[k] > set.Lower[k] {
+			x.free[k] = true
+			x.w[k] = set.Upper[k] - set.Lower[k]
+			nfree++
+		}
+	}
+	x.p, x.b, x.t, x.nu, x.y = v(K), v(K), v(m), v(m), v(n)
+	x.sA, x.zA, x.sC, x.zC, x.sB, x.zB, x.sE, x.zE = v(K), v(K), v(K), v(K), v(K), v(K), v(K), v(K)
+	x.sD, x.zD = v(m), v(m)
+	x.rA, x.rC, x.rB, x.rE, x.rD = v(K), v(K), v(K), v(K), v(m)
+	x.rdp, x.rdb, x.rdt, x.rdn, x.ra = v(K), v(K), v(m), v(m), v(n)
+	x.ipp, x.ipb, x.ibb, x.vp, x.vb = v(K), v(K), v(K), v(3*K), v(3*K)
+	x.sbi, x.sy, x.wk = v(9*m), v(n*n), v(3*n)
+	x.cA, x.cC, x.cB, x.cE, x.cD = v(K), v(K), v(K), v(K), v(m)
+	x.wA, x.wC, x.wB, x.wE, x.wD = v(K), v(K), v(K), v(K), v(m)
+	x.iA, x.iC, x.iB, x.iE, x.iD = v(K), v(K), v(K), v(K), v(m)
+	x.gp, x.gb, x.gt, x.gn = v(K), v(K), v(m), v(m)
+	x.hp, x.hb, x.ht, x.hn = v(K), v(K), v(m), v(m)
+	x.aff, x.cor, x.fix = newLeanDir(n, m), newLeanDir(n, m), newLeanDir(n, m)
+	x.r2 = v(n)
+	x.isDefl, x.pinned = make([]bool, m), make([]bool, K)
+	x.piv, x.wmax = v(K), v(m)
+	md := leanMaxDirs(n, m)
+	x.dz, x.dkz, x.du = v(md*(2*n+3)), v(md*(2*n+3)), v(md*(2*n+3))
+	x.ed, x.ye, x.gm, x.ra2 = v(md*n), v(md*n), v(md*md), v(md)
+	x.hz = v(m)
+	x.npairs = 2*K + 2*nfree*m + m
+
+	// Start (dualIPM's): every entry 1/M, t between the entries and their
+	// cap, each b half an entry, ν half an entry; every slack at least a
+	// tenth of an entry and every multiplier 1.
+	e := 1 / float64(m)
+	floor := leanFloor * e
+	for j := range m {
+		x.t[j] = 0.5 * e * (1 + 1/mu)
+		x.nu[j] = 0.5 * e
+		for k := range n {
+			pk := j*n + k
+			x.p[pk] = e
+			if x.free[k] {
+				x.b[pk] = 0.5 * e
+			}
+		}
+	}
+	for j := range m {
+		dv := x.sl*x.nu[j] - mu*x.t[j]
+		for k := range n {
+			pk := j*n + k
+			x.sA[pk], x.zA[pk] = math.Max(x.p[pk], floor), 1
+			x.sC[pk], x.zC[pk] = math.Max(x.t[j]-x.p[pk], floor), 1
+			dv += x.l[k] * x.p[pk]
+			if x.free[k] {
+				x.sB[pk], x.zB[pk] = math.Max(x.b[pk], floor), 1
+				x.sE[pk], x.zE[pk] = math.Max(x.b[pk]-x.nu[j]+x.p[pk], floor), 1
+				dv -= x.w[k] * x.b[pk]
+			}
+		}
+		x.sD[j], x.zD[j] = math.Max(dv, floor), 1
+	}
+	return x
+}
+
+// residuals computes the KKT residuals at the current point.
+func (x *leanBox) residuals() {
+	n, m := x.n, x.m
+	comp, primI, dualI, obj := 0.0, 0.0, 0.0, 0.0
+	clear(x.ra)
+	for j := range m {
+		t, nu := x.t[j], x.nu[j]
+		zd := x.zD[j]
+		dv := x.sl*nu - x.mu*t
+		st, sn := -x.mu*zd, x.sl*zd
+		for k := range n {
+			pk := j*n + k
+			p := x.p[pk]
+			obj += x.c[pk] * p
+			x.ra[k] += p
+			r := p - x.sA[pk]
+			x.rA[pk] = r
+			primI = maxOf(primI, r)
+			r = t - p - x.sC[pk]
+			x.rC[pk] = r
+			primI = maxOf(primI, r)
+			comp += x.sA[pk]*x.zA[pk] + x.sC[pk]*x.zC[pk]
+			dv += x.l[k] * p
+			rd := x.c[pk] - x.y[k] + x.zA[pk] - x.zC[pk] + x.l[k]*zd
+			st += x.zC[pk]
+			if x.free[k] {
+				bk := x.b[pk]
+				r = bk - x.sB[pk]
+				x.rB[pk] = r
+				primI = maxOf(primI, r)
+				r = bk - nu + p - x.sE[pk]
+				x.rE[pk] = r
+				primI = maxOf(primI, r)
+				comp += x.sB[pk]*x.zB[pk] + x.sE[pk]*x.zE[pk]
+				dv -= x.w[k] * bk
+				rd += x.zE[pk]
+				rb := x.zB[pk] + x.zE[pk] - x.w[k]*zd
+				x.rdb[pk] = rb
+				dualI = maxOf(dualI, rb)
+				sn -= x.zE[pk]
+			}
+			x.rdp[pk] = rd
+			dualI = maxOf(dualI, rd)
+		}
+		r := dv - x.sD[j]
+		x.rD[j] = r
+		primI = maxOf(primI, r)
+		comp += x.sD[j] * zd
+		x.rdt[j], x.rdn[j] = st, sn
+		dualI = maxOf(maxOf(dualI, st), sn)
+	}
+	for k := range x.ra {
+		x.ra[k]--
+		primI = maxOf(primI, x.ra[k])
+	}
+	x.comp, x.primI, x.dualI, x.obj = comp, primI, dualI, obj
+}
+
+// weights sets every row's weight ω = z/s and inverse slack 1/s.
+func (x *leanBox) weights() {
+	for pk := range x.sA {
+		x.iA[pk], x.iC[pk] = 1/x.sA[pk], 1/x.sC[pk]
+		x.wA[pk], x.wC[pk] = x.zA[pk]*x.iA[pk], x.zC[pk]*x.iC[pk]
+		if x.free[pk%x.n] {
+			x.iB[pk], x.iE[pk] = 1/x.sB[pk], 1/x.sE[pk]
+			x.wB[pk], x.wE[pk] = x.zB[pk]*x.iB[pk], x.zE[pk]*x.iE[pk]
+		}
+	}
+	for j := range x.sD {
+		x.iD[j] = 1 / x.sD[j]
+		x.wD[j] = x.zD[j] * x.iD[j]
+	}
+}
+
+// factor builds each output's closed-form blocks and the system on the
+// row sums' multipliers, and factorises it.
+func (x *leanBox) factor() error {
+	n, m := x.n, x.m
+	x.weights()
+	sy := x.sy
+	clear(sy)
+	tmax := 0.0
+	for _, t := range x.t {
+		tmax = math.Max(tmax, t)
+	}
+	for j, t := range x.t {
+		x.isDefl[j] = t > leanDeflateMass*tmax
+	}
+	x.choosePins()
+	for j := range m {
+		// 1. The letters' 2×2 blocks D = [[δp + ωE, ωE], [ωE, δb + ωE]]
+		// (δp = ωA + ωC, δb = ωB), their inverses and D⁻¹F, F the
+		// coupling to (t, ν, ζ): (−ωC, −ωE, l) on p, (0, −ωE, −w) on b;
+		// det = δp δb + ωE (δp + δb). The border's Schur complement S_b =
+		// G − Σ Fᵀ D⁻¹ F has on (t, ν) the block T = α e_t e_tᵀ + β (e_t −
+		// e_ν)(e_t − e_ν)ᵀ + γ e_ν e_νᵀ, each letter adding to α, β and γ
+		// positive terms: where a letter's rows C, B and E are tight
+		// together (t = p = ν) β is 10⁸ times α and γ, and T's entries
+		// summed would lose them; det T = αβ + αγ + βγ keeps them.
+		var al, be, ga, tz, nz, zz float64
+		for k := range n {
+			pk := j*n + k
+			wA, wC := x.wA[pk], x.wC[pk]
+			dp := wA + wC
+			l, wd := x.l[k], x.w[k]
+			v, vb := x.vp[3*pk:3*pk+3], x.vb[3*pk:3*pk+3]
+			if x.pinned[pk] {
+				// p held at 0: row C holds t alone, b is its own block.
+				x.ipp[pk], x.ipb[pk], x.ibb[pk] = 0, 0, 0
+				v[0], v[1], v[2] = 0, 0, 0
+				vb[0], vb[1], vb[2] = 0, 0, 0
+				al += wC
+				if x.free[k] {
+					wB, wE := x.wB[pk], x.wE[pk]
+					ib := 1 / (wB + wE)
+					x.ibb[pk] = ib
+					vb[1], vb[2] = -wE*ib, -wd*ib
+					ga += wE * wB * ib
+					nz -= wE * wd * ib
+					zz += wd * wd * ib
+				}
+				continue
+			}
+			if !x.free[k] {
+				x.ipp[pk], x.ipb[pk], x.ibb[pk] = 1/dp, 0, 0
+				v[0], v[1], v[2] = -wC/dp, 0, l/dp
+				vb[0], vb[1], vb[2] = 0, 0, 0
+				al += wC * wA / dp
+				tz += wC * l / dp
+				zz += l * l / dp
+				continue
+			}
+			wB, wE := x.wB[pk], x.wE[pk]
+			db := wB
+			det := dp*db + wE*(dp+db)
+			id := 1 / det
+			x.ipp[pk], x.ipb[pk], x.ibb[pk] = (db+wE)*id, -wE*id, (dp+wE)*id
+			v[0], v[1], v[2] = -wC*(db+wE)*id, -wE*db*id, (l*(db+wE)+wd*wE)*id
+			vb[0], vb[1], vb[2] = wC*wE*id, -wE*dp*id, -(l*wE+wd*(dp+wE))*id
+			al += wC * wA * (db + wE) * id
+			be += wC * wE * db * id
+			ga += wA * wE * db * id
+			tz += wC * (l*(db+wE) + wE*wd) * id
+			nz += wE * (db*l - dp*wd) * id
+			zz += ((db+wE)*l*l + 2*wE*l*wd + (dp+wE)*wd*wd) * id
+		}
+		// S_b = [[T, v], [vᵀ, −ζ]] with v = (tz − μ, nz + 1 − Σl) and ζ =
+		// 1/ω_D + zz > 0. Its inverse by the ζ pivot: T' = T + v vᵀ/ζ,
+		// det T' = det T + Q/ζ with Q = vᵀ adj(T) v = β(v₁ + v₂)² + γ v₁²
+		// + α v₂², both sums of positive terms.
+		v1, v2 := tz-x.mu, nz+x.sl
+		ze := 1/x.wD[j] + zz
+		sb := x.sbi[9*j : 9*j+9]
+		if x.isDefl[j] {
+			// t is carried by the column's direction and held at 0: the
+			// border is (ν, ζ), [[β + γ, v₂], [v₂, −ζ]].
+			nn := be + ga
+			den := nn*ze + v2*v2
+			if !(den > 0) || math.IsInf(den, 0) {
+				return errBrokeDown
+			}
+			clear(sb)
+			sb[4], sb[5], sb[7], sb[8] = ze/den, v2/den, v2/den, -nn/den
+		} else if !x.borderInverse(sb, al, be, ga, v1, v2, ze) {
+			return errBrokeDown
+		}
+		// 2. The output's p-block of H⁻¹, diag(1/π) + V S_b⁻¹ Vᵀ, into
+		// the lower triangle of the system.
+		wk := x.wk
+		for k := range n {
+			v := x.vp[3*(j*n+k):]
+			wk[3*k] = sb[0]*v[0] + sb[1]*v[1] + sb[2]*v[2]
+			wk[3*k+1] = sb[3]*v[0] + sb[4]*v[1] + sb[5]*v[2]
+			wk[3*k+2] = sb[6]*v[0] + sb[7]*v[1] + sb[8]*v[2]
+		}
+		for k := range n {
+			a0, a1, a2 := wk[3*k], wk[3*k+1], wk[3*k+2]
+			row := sy[k*n : k*n+k+1]
+			vv := x.vp[3*j*n:]
+			for k2 := range row {
+				row[k2] += a0*vv[3*k2] + a1*vv[3*k2+1] + a2*vv[3*k2+2]
+			}
+			row[k] += x.ipp[j*n+k]
+		}
+	}
+	// 3. The system's factor, then the deflation directions' system.
+	if x.chol.factorize(sy, n) == n {
+		return errBrokeDown
+	}
+	x.deflate()
+	return nil
+}
+
+// choosePins sets each pair's own pivot π (its curvature left after its
+// b) and each output's largest row weight, and pins the soft pairs of
+// the used outputs: π below leanSoftRel of the largest weight, never
+// every pair of a letter (its row sum keeps the pair of largest π, or
+// the rows' system would lose the letter's pivot), at most leanMaxDirs
+// − M in all.
+func (x *leanBox) choosePins() {
+	n, m := x.n, x.m
+	for j := range m {
+		wm := x.wD[j]
+		for k := range n {
+			pk := j*n + k
+			wA, wC := x.wA[pk], x.wC[pk]
+			pv := wA + wC
+			wm = math.Max(wm, math.Max(wA, wC))
+			if x.free[k] {
+				wB, wE := x.wB[pk], x.wE[pk]
+				pv += wE * wB / (wB + wE)
+				wm = math.Max(wm, math.Max(wB, wE))
+			}
+			x.piv[pk] = pv
+		}
+		x.wmax[j] = wm
+	}
+	left := leanMaxDirs(n, m) - m
+	for k := range n {
+		keep, best := -1, -1.0
+		for j := range m {
+			pk := j*n + k
+			x.pinned[pk] = x.isDefl[j] && x.piv[pk] < leanSoftRel*x.wmax[j]
+			if x.piv[pk] > best {
+				keep, best = pk, x.piv[pk]
+			}
+		}
+		if keep >= 0 {
+			x.pinned[keep] = false
+		}
+		for j := range m {
+			if pk := j*n + k; x.pinned[pk] {
+				if left == 0 {
+					x.pinned[pk] = false
+					continue
+				}
+				left--
+			}
+		}
+	}
+}
+
+// deflate sets up the deflation directions and their system. Each used
+// output's column z_j = (p_j, b_j, t_j, ν_j) is near-null in its block
+// (every row is homogeneous, so H z is the rows' multipliers and zᵀ H z
+// the output's complementarity), and a soft pair's p (with its b's
+// response) is held only by rows of other unknowns: eliminating the
+// blocks with them would divide by the complementarity. With dx = Σ α_a
+// z_a + w, w held at 0 on the used outputs' t and the soft pairs' p, the
+// α's solve (K + Cᵀ S⁻¹ C) α = r_α − Cᵀ S⁻¹ σ, with C's columns e_a = E
+// (z_a − uz_a), uz_a = Ĥ⁻¹ Qᵀ H z_a, and K_ab = z_aᵀ H z_b − (Qᵀ H
+// z_a)·uz_b the curvature left along the z's after the w's, block
+// diagonal by output (dualIPM's core).
+func (x *leanBox) deflate() {
+	n, m := x.n, x.m
+	x.dj, x.dk = x.dj[:0], x.dk[:0]
+	for j := range m {
+		if !x.isDefl[j] {
+			continue
+		}
+		x.dj, x.dk = append(x.dj, j), append(x.dk, -1)
+		for k := range n {
+			if x.pinned[j*n+k] {
+				x.dj, x.dk = append(x.dj, j), append(x.dk, k)
+			}
+		}
+	}
+	md := len(x.dj)
+	if md == 0 {
+		return
+	}
+	st := 2*n + 3
+	for a, j := range x.dj {
+		z, kz := x.dz[a*st:(a+1)*st], x.dkz[a*st:(a+1)*st]
+		clear(z)
+		if k := x.dk[a]; k < 0 {
+			copy(z[:n], x.p[j*n:(j+1)*n])
+			copy(z[n:2*n], x.b[j*n:(j+1)*n])
+			z[2*n], z[2*n+1] = x.t[j], x.nu[j]
+		} else {
+			z[k] = 1
+			if pk := j*n + k; x.free[k] {
+				wB, wE := x.wB[pk], x.wE[pk]
+				z[n+k] = -wE / (wB + wE)
+			}
+		}
+		x.applyH0(j, z, kz)
+		// uz = Ĥ⁻¹ Qᵀ H z: Qᵀ drops t and the pinned p's.
+		for k := range n {
+			pk := j*n + k
+			x.gp[pk], x.gb[pk] = kz[k], kz[n+k]
+		}
+		x.applyInvJ(j, 0, kz[2*n+1], kz[2*n+2])
+		u := x.du[a*st : (a+1)*st]
+		copy(u[:n], x.hp[j*n:(j+1)*n])
+		copy(u[n:2*n], x.hb[j*n:(j+1)*n])
+		u[2*n], u[2*n+1], u[2*n+2] = 0, x.hn[j], x.hz[j]
+		e, y := x.ed[a*n:(a+1)*n], x.ye[a*n:(a+1)*n]
+		for k := range n {
+			e[k] = z[k] - u[k]
+		}
+		copy(y, e)
+		x.chol.solve(y)
+	}
+	gm := x.gm[:md*md]
+	for a := range md {
+		ea := x.ed[a*n : (a+1)*n]
+		for b := range a + 1 {
+			yb := x.ye[b*n : (b+1)*n]
+			v := 0.0
+			for k := range n {
+				v += ea[k] * yb[k]
+			}
+			if x.dj[a] == x.dj[b] {
+				v += x.curvature(a, b)
+			}
+			gm[a*md+b], gm[b*md+a] = v, v
+		}
+	}
+	x.gchol.factorize(gm, md)
+}
+
+// curvature returns K_ab = z_aᵀ H z_b − (Qᵀ H z_a)·uz_b for two
+// directions of one output.
+func (x *leanBox) curvature(a, b int) float64 {
+	n := x.n
+	st := 2*n + 3
+	j := x.dj[a]
+	za, kzb := x.dz[a*st:(a+1)*st], x.dkz[b*st:(b+1)*st]
+	kza, ub := x.dkz[a*st:(a+1)*st], x.du[b*st:(b+1)*st]
+	v := 0.0
+	for i := range 2*n + 2 {
+		v += za[i] * kzb[i]
+	}
+	for k := range n {
+		if !x.pinned[j*n+k] {
+			v -= kza[k] * ub[k]
+		}
+		v -= kza[n+k] * ub[n+k]
+	}
+	return v - kza[2*n+1]*ub[2*n+1] - kza[2*n+2]*ub[2*n+2]
+}
+
+// applyH0 writes H₀ z into kz for an output-local z (p, b over the
+// letters, then t, ν), H₀ the Hessian of every row but the dense one, and
+// the dense row's a_D·z into kz's ζ entry: the augmented block's product.
+func (x *leanBox) applyH0(j int, z, kz []float64) {
+	n := x.n
+	zt, zn := z[2*n], z[2*n+1]
+	kt, kn, kd := 0.0, 0.0, x.sl*zn-x.mu*zt
+	for k := range n {
+		pk := j*n + k
+		zp := z[k]
+		fc := x.wC[pk] * (zt - zp)
+		kp := x.wA[pk]*zp - fc
+		kt += fc
+		kd += x.l[k] * zp
+		kb := 0.0
+		if x.free[k] {
+			zb := z[n+k]
+			fe := x.wE[pk] * (zb - zn + zp)
+			kp += fe
+			kb = x.wB[pk]*zb + fe
+			kn -= fe
+			kd -= x.w[k] * zb
+		}
+		kz[k], kz[n+k] = kp, kb
+	}
+	kz[2*n], kz[2*n+1], kz[2*n+2] = kt, kn, kd
+}
+
+// borderInverse writes S_b⁻¹ into sb for T = α e_t e_tᵀ + β (e_t −
+// e_ν)(…)ᵀ + γ e_ν e_νᵀ, v = (v₁, v₂) and ζ; false when S_b is singular.
+func (x *leanBox) borderInverse(sb []float64, al, be, ga, v1, v2, ze float64) bool {
+	dT := al*be + al*ga + be*ga
+	q := be*(v1+v2)*(v1+v2) + ga*v1*v1 + al*v2*v2
+	if !(dT+q/ze > 0) || math.IsInf(dT, 0) {
+		return false
+	}
+	idt := 1 / (dT + q/ze)
+	sb[0] = (be + ga + v2*v2/ze) * idt
+	sb[1] = (be - v1*v2/ze) * idt
+	sb[4] = (al + be + v1*v1/ze) * idt
+	sb[3] = sb[1]
+	sb[2] = (sb[0]*v1 + sb[1]*v2) / ze
+	sb[5] = (sb[3]*v1 + sb[4]*v2) / ze
+	sb[6], sb[7] = sb[2], sb[5]
+	sb[8] = -dT / (ze*dT + q)
+	return true
+}
+
+// applyInv writes H⁻¹ g into h (g's ζ part 0), output by output.
+func (x *leanBox) applyInv() {
+	for j := range x.m {
+		x.applyInvJ(j, x.gt[j], x.gn[j], 0)
+	}
+}
+
+// applyInvJ solves output j's block for the right-hand side gp, gb on its
+// pairs and (rt, rn, rz) on its border into hp, hb, ht, hn, hz: the
+// letters' blocks, then the border, then the letters again. A deflated
+// output's t is held at 0.
+func (x *leanBox) applyInvJ(j int, rt, rn, rz float64) {
+	n := x.n
+	for k := range n {
+		pk := j*n + k
+		gp, gb := x.gp[pk], x.gb[pk]
+		if !x.free[k] {
+			hp := x.ipp[pk] * gp
+			x.hp[pk], x.hb[pk] = hp, 0
+			rt += x.wC[pk] * hp
+			rz -= x.l[k] * hp
+			continue
+		}
+		hp := x.ipp[pk]*gp + x.ipb[pk]*gb
+		hb := x.ipb[pk]*gp + x.ibb[pk]*gb
+		x.hp[pk], x.hb[pk] = hp, hb
+		rt += x.wC[pk] * hp
+		rn += x.wE[pk] * (hp + hb)
+		rz -= x.l[k]*hp - x.w[k]*hb
+	}
+	sb := x.sbi[9*j : 9*j+9]
+	vt := sb[0]*rt + sb[1]*rn + sb[2]*rz
+	vn := sb[3]*rt + sb[4]*rn + sb[5]*rz
+	vz := sb[6]*rt + sb[7]*rn + sb[8]*rz
+	x.ht[j], x.hn[j], x.hz[j] = vt, vn, vz
+	for k := range n {
+		pk := j*n + k
+		v, vb := x.vp[3*pk:3*pk+3], x.vb[3*pk:3*pk+3]
+		x.hp[pk] -= v[0]*vt + v[1]*vn + v[2]*vz
+		x.hb[pk] -= vb[0]*vt + vb[1]*vn + vb[2]*vz
+	}
+}
+
+// solve computes the direction d for the current residuals and the
+// complementarity right-hand sides cA … cD and, where check is set,
+// refines it (Wilkinson's iterative refinement) against its residuals in
+// the unreduced equations: the predictor's direction only sets the
+// centring and the corrector's second-order terms, and is not checked.
+func (x *leanBox) solve(d *leanDir, check bool) {
+	n, m := x.n, x.m
+	// 1. g = r_d + Σ_r a_r (c_r − z_r r_r)/s_r over the unknowns.
+	for j := range m {
+		qd := x.cD[j]*x.iD[j] - x.wD[j]*x.rD[j]
+		gt, gn := x.rdt[j]-x.mu*qd, x.rdn[j]+x.sl*qd
+		for k := range n {
+			pk := j*n + k
+			qa := x.cA[pk]*x.iA[pk] - x.wA[pk]*x.rA[pk]
+			qc := x.cC[pk]*x.iC[pk] - x.wC[pk]*x.rC[pk]
+			gp := x.rdp[pk] + qa - qc + x.l[k]*qd
+			gt += qc
+			if x.free[k] {
+				qb := x.cB[pk]*x.iB[pk] - x.wB[pk]*x.rB[pk]
+				qe := x.cE[pk]*x.iE[pk] - x.wE[pk]*x.rE[pk]
+				gp += qe
+				x.gb[pk] = x.rdb[pk] + qb + qe - x.w[k]*qd
+				gn -= qe
+			} else {
+				x.gb[pk] = 0
+			}
+			x.gp[pk] = gp
+		}
+		x.gt[j], x.gn[j] = gt, gn
+	}
+	x.reduced(x.ra, d)
+	x.recover(d, true)
+	// 2. Refinement: the direction's residuals R₂ = r_a + E dx and R₃ =
+	// r_d + Aᵀdz − Eᵀdy are the right-hand sides of a correction with
+	// r_p = c = 0.
+	if !check {
+		return
+	}
+	f := &x.fix
+	for range leanRefine {
+		res := x.dirResiduals(d)
+		if !(res > leanRefineTol*x.dirSize(d)) {
+			break
+		}
+		x.reduced(x.r2, f)
+		x.recover(f, false)
+		x.addDir(d, f)
+	}
+}
+
+// reduced solves H dx + Eᵀ dy = g, E dx = −ra for g in gp … gn into
+// d's unknowns; gp … gn are overwritten. Each output's block is solved
+// for w (t held at 0 on the deflated outputs), then α and dy from
+//
+//	[diag ρ   Cᵀ ] [α ]   [r_α]
+//	[C       −S  ] [dy] = [−σ ]
+//
+// with S the rows' system of the w's, C the e_a and σ = ra + E Ĥ⁻¹ g
+// (deflate): (K + Cᵀ S⁻¹ C) α = r_α − Cᵀ S⁻¹ σ and dy = S⁻¹ σ + S⁻¹ C
+// α. Eliminating α first would divide by K, of the order of the
+// complementarity.
+func (x *leanBox) reduced(ra []float64, d *leanDir) {
+	n, m := x.n, x.m
+	// 1. r_α = zᵀ g − uzᵀ Qᵀ g, before g changes.
+	st := 2*n + 3
+	md := len(x.dj)
+	ralpha := x.ra2[:md]
+	for a, j := range x.dj {
+		z, u := x.dz[a*st:(a+1)*st], x.du[a*st:(a+1)*st]
+		r := z[2*n]*x.gt[j] + (z[2*n+1]-u[2*n+1])*x.gn[j]
+		for k := range n {
+			pk := j*n + k
+			gp := z[k] * x.gp[pk]
+			if !x.pinned[pk] {
+				gp -= u[k] * x.gp[pk]
+			}
+			r += gp + (z[n+k]-u[n+k])*x.gb[pk]
+		}
+		ralpha[a] = r
+	}
+	x.applyInv()
+	dy := d.y
+	copy(dy, ra)
+	for j := range m {
+		for k := range n {
+			dy[k] += x.hp[j*n+k]
+		}
+	}
+	x.chol.solve(dy)
+	// 2. α, then dy.
+	for a := range md {
+		e := x.ed[a*n : (a+1)*n]
+		v := 0.0
+		for k := range n {
+			v += e[k] * dy[k]
+		}
+		ralpha[a] -= v
+	}
+	if md > 0 {
+		x.gchol.solve(ralpha)
+		for a := range md {
+			axpy(dy, ralpha[a], x.ye[a*n:(a+1)*n])
+		}
+	}
+	// 3. w = Ĥ⁻¹ Qᵀ (g − α H z − Eᵀ dy) = Ĥ⁻¹ Qᵀ (g − Eᵀ dy) − α uz, and
+	// dx = α z + w.
+	for j := range m {
+		for k := range n {
+			x.gp[j*n+k] -= dy[k]
+		}
+	}
+	x.applyInv()
+	for a, j := range x.dj {
+		al := ralpha[a]
+		z, u := x.dz[a*st:(a+1)*st], x.du[a*st:(a+1)*st]
+		for k := range n {
+			pk := j*n + k
+			x.hp[pk] += al * (z[k] - u[k])
+			x.hb[pk] += al * (z[n+k] - u[n+k])
+		}
+		x.ht[j] += al * z[2*n]
+		x.hn[j] += al * (z[2*n+1] - u[2*n+1])
+	}
+	copy(d.p, x.hp)
+	copy(d.b, x.hb)
+	copy(d.t, x.ht)
+	copy(d.nu, x.hn)
+}
+
+// recover sets d's slacks and multipliers from its unknowns: ds = a·dx
+// + r and dz = (c − z ds)/s per row, with r and c the residuals and
+// right-hand sides when withRes, else 0.
+func (x *leanBox) recover(d *leanDir, withRes bool) {
+	n := x.n
+	f := 0.0
+	if withRes {
+		f = 1
+	}
+	for j := range x.m {
+		dt, dn := d.t[j], d.nu[j]
+		dv := x.sl*dn - x.mu*dt
+		for k := range n {
+			pk := j*n + k
+			dp := d.p[pk]
+			ds := dp + f*x.rA[pk]
+			d.sA[pk], d.zA[pk] = ds, f*x.cA[pk]*x.iA[pk]-x.wA[pk]*ds
+			ds = dt - dp + f*x.rC[pk]
+			d.sC[pk], d.zC[pk] = ds, f*x.cC[pk]*x.iC[pk]-x.wC[pk]*ds
+			dv += x.l[k] * dp
+			if x.free[k] {
+				db := d.b[pk]
+				ds = db + f*x.rB[pk]
+				d.sB[pk], d.zB[pk] = ds, f*x.cB[pk]*x.iB[pk]-x.wB[pk]*ds
+				ds = db - dn + dp + f*x.rE[pk]
+				d.sE[pk], d.zE[pk] = ds, f*x.cE[pk]*x.iE[pk]-x.wE[pk]*ds
+				dv -= x.w[k] * db
+			}
+		}
+		ds := dv + f*x.rD[j]
+		d.sD[j], d.zD[j] = ds, f*x.cD[j]*x.iD[j]-x.wD[j]*ds
+	}
+}
+
+// dirResiduals writes d's residuals in the row sums (R₂, into r2) and in
+// the dual equations (R₃, into gp … gn), and returns their largest
+// magnitude. The other two blocks of equations recover satisfies
+// exactly.
+func (x *leanBox) dirResiduals(d *leanDir) float64 {
+	n, m := x.n, x.m
+	copy(x.r2, x.ra)
+	worst := 0.0
+	for j := range m {
+		zd := d.zD[j]
+		gt, gn := x.rdt[j]-x.mu*zd, x.rdn[j]+x.sl*zd
+		for k := range n {
+			pk := j*n + k
+			x.r2[k] += d.p[pk]
+			gp := x.rdp[pk] - d.y[k] + d.zA[pk] - d.zC[pk] + x.l[k]*zd
+			gt += d.zC[pk]
+			if x.free[k] {
+				gp += d.zE[pk]
+				gb := x.rdb[pk] + d.zB[pk] + d.zE[pk] - x.w[k]*zd
+				x.gb[pk] = gb
+				worst = maxOf(worst, gb)
+				gn -= d.zE[pk]
+			} else {
+				x.gb[pk] = 0
+			}
+			x.gp[pk] = gp
+			worst = maxOf(worst, gp)
+		}
+		x.gt[j], x.gn[j] = gt, gn
+		worst = maxOf(maxOf(worst, gt), gn)
+	}
+	return math.Max(worst, maxAbs(x.r2))
+}
+
+// dirSize is the scale against which a direction's residuals are
+// measured: its largest multiplier step, or 1.
+func (x *leanBox) dirSize(d *leanDir) float64 {
+	return math.Max(1, math.Max(maxAbs(d.y), math.Max(maxAbs(d.zC), maxAbs(d.zD))))
+}
+
+// addDir adds f to d.
+func (x *leanBox) addDir(d, f *leanDir) {
+	axpy(d.p, 1, f.p)
+	axpy(d.b, 1, f.b)
+	axpy(d.t, 1, f.t)
+	axpy(d.nu, 1, f.nu)
+	axpy(d.y, 1, f.y)
+	axpy(d.sA, 1, f.sA)
+	axpy(d.zA, 1, f.zA)
+	axpy(d.sC, 1, f.sC)
+	axpy(d.zC, 1, f.zC)
+	axpy(d.sB, 1, f.sB)
+	axpy(d.zB, 1, f.zB)
+	axpy(d.sE, 1, f.sE)
+	axpy(d.zE, 1, f.zE)
+	axpy(d.sD, 1, f.sD)
+	axpy(d.zD, 1, f.zD)
+}
+
+// stepLengths returns the largest primal and dual steps in (0, 1] that
+// keep the slacks and multipliers nonnegative along d.
+func (x *leanBox) stepLengths(d *leanDir) (ap, ad float64) {
+	ap = math.Min(stepTo(x.sA, d.sA, x.sC, d.sC), stepTo(x.sB, d.sB, x.sE, d.sE))
+	ap = math.Min(ap, stepTo(x.sD, d.sD, nil, nil))
+	ad = math.Min(stepTo(x.zA, d.zA, x.zC, d.zC), stepTo(x.zB, d.zB, x.zE, d.zE))
+	ad = math.Min(ad, stepTo(x.zD, d.zD, nil, nil))
+	return ap, ad
+}
+
+// affineComp returns the complementarity after steps ap and ad along d.
+func (x *leanBox) affineComp(d *leanDir, ap, ad float64) float64 {
+	c := 0.0
+	for pk := range x.sA {
+		c += (x.sA[pk] + ap*d.sA[pk]) * (x.zA[pk] + ad*d.zA[pk])
+		c += (x.sC[pk] + ap*d.sC[pk]) * (x.zC[pk] + ad*d.zC[pk])
+		if x.free[pk%x.n] {
+			c += (x.sB[pk] + ap*d.sB[pk]) * (x.zB[pk] + ad*d.zB[pk])
+			c += (x.sE[pk] + ap*d.sE[pk]) * (x.zE[pk] + ad*d.zE[pk])
+		}
+	}
+	for j := range x.sD {
+		c += (x.sD[j] + ap*d.sD[j]) * (x.zD[j] + ad*d.zD[j])
+	}
+	return c
+}
+
+// step makes one predictor-corrector iteration; the residuals must be up
+// to date.
+func (x *leanBox) step() error {
+	if err := x.factor(); err != nil {
+		return err
+	}
+	muC := x.comp / float64(x.npairs)
+	// 1. The affine direction: c = −s z.
+	negProd(x.cA, x.sA, x.zA)
+	negProd(x.cC, x.sC, x.zC)
+	negProd(x.cB, x.sB, x.zB)
+	negProd(x.cE, x.sE, x.zE)
+	negProd(x.cD, x.sD, x.zD)
+	a := &x.aff
+	x.solve(a, false)
+	ap, ad := x.stepLengths(a)
+	sigma := math.Pow(x.affineComp(a, ap, ad)/x.comp, 3)
+	target := sigma * muC
+	// 2. The corrector: c = σμ − s z − ds dz of the affine direction.
+	corrector(x.cA, x.sA, x.zA, a.sA, a.zA, target)
+	corrector(x.cC, x.sC, x.zC, a.sC, a.zC, target)
+	corrector(x.cB, x.sB, x.zB, a.sB, a.zB, target)
+	corrector(x.cE, x.sE, x.zE, a.sE, a.zE, target)
+	corrector(x.cD, x.sD, x.zD, a.sD, a.zD, target)
+	c := &x.cor
+	x.solve(c, true)
+	ap, ad = x.stepLengths(c)
+	eta := math.Min(robustEta, math.Max(0.9, 1-10*muC))
+	ap, ad = math.Min(1, eta*ap), math.Min(1, eta*ad)
+	// 3. The step.
+	axpy(x.p, ap, c.p)
+	axpy(x.b, ap, c.b)
+	axpy(x.t, ap, c.t)
+	axpy(x.nu, ap, c.nu)
+	axpy(x.y, ad, c.y)
+	axpy(x.sA, ap, c.sA)
+	axpy(x.sC, ap, c.sC)
+	axpy(x.sB, ap, c.sB)
+	axpy(x.sE, ap, c.sE)
+	axpy(x.sD, ap, c.sD)
+	axpy(x.zA, ad, c.zA)
+	axpy(x.zC, ad, c.zC)
+	axpy(x.zB, ad, c.zB)
+	axpy(x.zE, ad, c.zE)
+	axpy(x.zD, ad, c.zD)
+	if math.IsNaN(x.p[0]) || math.IsNaN(x.y[0]) {
+		return errBrokeDown
+	}
+	return nil
+}
+
+// maxOf returns the larger of m ≥ 0 and |v| (math.Max without its
+// care for NaN and signed zeros, which the sums of the residuals carry
+// anyway).
+func maxOf(m, v float64) float64 {
+	if v < 0 {
+		v = -v
+	}
+	if v > m {
+		return v
+	}
+	return m
+}
+
+// negProd sets c to −s z entrywise.
+func negProd(c, s, z []float64) {
+	for i := range c {
+		c[i] = -s[i] * z[i]
+	}
+}
+
+// corrector sets c to target − s z − ds dz entrywise.
+func corrector(c, s, z, ds, dz []float64, target float64) {
+	for i := range c {
+		c[i] = target - s[i]*z[i] - ds[i]*dz[i]
+	}
+}
+
+// axpy adds a·d to v.
+func axpy(v []float64, a float64, d []float64) {
+	for i := range v {
+		v[i] += a * d[i]
+	}
+}
+
+func (x *leanBox) measureRel() float64 { return relativeGap(x.comp, x.primI, x.dualI, x.obj) }
+
+func (x *leanBox) gapMeasure() float64 { return x.measureRel() }
+
+// tiny: like dualIPM, a point is observed on its gap measure alone.
+func (x *leanBox) tiny() (near, stop bool) { return false, x.comp < leanStop }
+
+// runTo iterates until the relative gap and the residuals are below tol
+// (then done), the iterations stall or break down, or maxIter; x is left
+// at the best point it saw below robustLooseTol (its entries and the
+// multipliers reading uses).
+func (x *leanBox) runTo(ctx context.Context, maxIter int, tol float64) (iters int, done bool, err error) {
+	best := math.Inf(1)
+	K, m, n := len(x.p), x.m, x.n
+	save := make([]float64, 4*K+m+n)
+	iters, err = iterate(ctx, x, maxIter, robustLooseTol, func(int) (bool, bool) {
+		g := x.measureRel()
+		if !(g < best) {
+			return false, false
+		}
+		best = g
+		copy(save, x.p)
+		copy(save[K:], x.zA)
+		copy(save[2*K:], x.zC)
+		copy(save[3*K:], x.zE)
+		copy(save[4*K:], x.zD)
+		copy(save[4*K+m:], x.y)
+		done = withinGap(x.comp, x.primI, x.dualI, x.obj, tol)
+		return true, done
+	})
+	if cerr := ctx.Err(); cerr != nil {
+		return iters, false, cerr
+	}
+	x.held = best
+	if math.IsInf(best, 1) {
+		return iters, false, fmt.Errorf("%w (the lean iterations came within %g of no point)", ErrRobustNotConverged, robustLooseTol)
+	}
+	copy(x.p, save)
+	copy(x.zA, save[K:])
+	copy(x.zC, save[2*K:])
+	copy(x.zE, save[3*K:])
+	copy(x.zD, save[4*K:])
+	copy(x.y, save[4*K+m:])
+	return iters, done, nil
+}
+
+// prior returns output j's worst prior read off the multipliers, as
+// dualIPM.prior does: l_k + z_E/z_D on letter k, the inner LP's
+// solution, moved into the box (intoSet) where rounding leaves it just
+// outside, or the box's greedy worst prior for the column where it is
+// far; nil for an unused output.
+func (x *leanBox) prior(j int) []float64 {
+	n := x.n
+	if zd := x.zD[j]; zd > 0 && !math.IsInf(zd, 0) {
+		pr := make([]float64, n)
+		finite := true
+		for k := range n {
+			v := x.l[k]
+			if x.free[k] {
+				v += x.zE[j*n+k] / zd
+			}
+			pr[k] = math.Max(0, v)
+			finite = finite && !math.IsNaN(v) && !math.IsInf(v, 0)
+		}
+		if q := intoSet(x.set, pr); finite && q != nil {
+			return q
+		}
+	}
+	col := x.p[j*n : (j+1)*n]
+	if slices.Max(col) <= clean.InteriorColumnNoise {
+		return nil
+	}
+	return x.set.Extreme(tiedColumn(col), false)
+}
+
+// reading returns what SolveRobust's result needs from the point.
+func (x *leanBox) reading() *robustReading {
+	n, m := x.n, x.m
+	rd := &robustReading{n: n, m: m, scale: x.scale, y: x.y, p: slices.Clone(x.p),
+		up: make([][]float64, m), down: make([][]float64, m),
+		capUp: make([]float64, m), capDown: make([]float64, m)}
+	for j := range m {
+		rd.up[j] = x.prior(j)
+		for i := range n {
+			rd.capDown[j] += x.zA[j*n+i]
+			rd.capUp[j] += x.zC[j*n+i]
+		}
+	}
+	return rd
+}
+
+func (x *leanBox) String() string { return fmt.Sprintf("leanBox(%d×%d)", x.n, x.m) }
+
+// solveRobustLean is SolveRobust's lean route: ε-PML over a box by
+// leanBox, certified by settle as solveRobustDual's answer is. Its
+// Rounds is 1 and Cuts 0.
+func solveRobustLean(ctx context.Context, p RobustProblem, pi mech.Prior, mu, kap float64, lip bool, maxIter int, target, accept float64) (*RobustResult, error) {
+	if !leanApplies(p.Set, lip) {
+		return nil, ErrRobustNotConverged
+	}
+	x := newLeanBox(pi, p.Utility, p.Set, mu)
+	iters, _, err := x.runTo(ctx, min(maxIter, leanMaxIter), target)
+	if err != nil {
+		return nil, err
+	}
+	out := x.reading().result(p, pi)
+	out.Rounds, out.Iterations = 1, iters
+	out.Converged = x.held <= target
+	if err := settle(out, x.held, target, p.Budget, accept); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
