@@ -164,6 +164,11 @@ var ErrRobustNotConverged = errors.New("ipm: the interior point over the prior s
 // an upper bound on the optimum proven with one prior of the set per
 // output.
 //
+// ε-PML over a box that leaves some mass free is tried first by leanBox,
+// the dualised interior point specialised to that case; its answer
+// stands when settle certifies it, and otherwise the routes below decide
+// as if it had not run.
+//
 // The first route is cutting planes over the set's extreme priors: each
 // output starts with two priors for each side of its budget, the
 // estimate and the set's extreme prior for the output's utilities
@@ -238,6 +243,12 @@ func SolveRobust(p RobustProblem, opt Options) (*RobustResult, error) {
 	target := math.Max(gap, robustGap)
 	if !dualApplies(set) {
 		return solveRobustCuts(ctx, p, pi, mu, kap, lip, maxIter, target, accept, nil)
+	}
+	if leanApplies(set, lip) {
+		r, err := solveRobustLean(ctx, p, pi, mu, kap, lip, maxIter, target, accept)
+		if err == nil || ctx.Err() != nil {
+			return r, err
+		}
 	}
 	// The dualised route is tried once: at the hand-over, or after the
 	// cutting planes give no answer before it.

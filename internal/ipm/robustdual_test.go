@@ -128,13 +128,13 @@ func TestSolveRobustHandsTiedColumnsToTheDualRoute(t *testing.T) {
 
 // TestSolveRobustCountsAcrossTheHandOver: where the cutting planes give
 // the problem to the dualised route, at round robustDualAfter (Hamming
-// and grid over a box) or after their last round stalls (absolute
-// error over the L1 ball at 16 letters), SolveRobust answers with the
-// dualised route's result, bit for bit, Converged with it, and with both
-// routes' counts: the rounds, cuts and iterations of the cutting planes
-// up to the hand-over (observed with a stand-in for the dualised route
-// that answers with no counts of its own) plus the dualised route's run
-// alone (one round, no cut).
+// over the L1 ball, grid over a box) or after their last round stalls
+// (absolute error over the L1 ball at 16 letters), SolveRobust answers
+// with the dualised route's result, bit for bit, Converged with it, and
+// with both routes' counts: the rounds, cuts and iterations of the
+// cutting planes up to the hand-over (observed with a stand-in for the
+// dualised route that answers with no counts of its own) plus the
+// dualised route's run alone (one round, no cut).
 func TestSolveRobustCountsAcrossTheHandOver(t *testing.T) {
 	pml, lip := mech.Budget{Measure: mech.PML, Epsilon: 1}, mech.Budget{Measure: mech.LIP, Epsilon: 1}
 	for _, c := range []struct {
@@ -144,7 +144,7 @@ func TestSolveRobustCountsAcrossTheHandOver(t *testing.T) {
 		b      mech.Budget
 		atDual bool // handed over at round robustDualAfter, not after a stall
 	}{
-		{"hamming", 8, true, pml, true},
+		{"hamming", 8, false, pml, true},
 		{"grid", 8, true, lip, true},
 		{"abs-uniform", 16, false, pml, false},
 	} {
@@ -637,8 +637,9 @@ func TestBoxOfOnePrior(t *testing.T) {
 // the set; its Bound is proven by its own multipliers and priors
 // (RobustBound, at least the value), and BoundTwo by them with the cap
 // weights (RobustBoundTwo), both at least the LP optimum; and its counts
-// are the cutting planes' own where they answer before the hand-over, and
-// three rounds and the dualised route's one where they do not.
+// are the lean route's where it answers (ε-PML over a box), the cutting
+// planes' own where they answer before the hand-over, and three rounds
+// and the dualised route's one where they do not.
 func TestSolveRobustResultsHoldTogether(t *testing.T) {
 	for _, f := range instance.Families() {
 		in := familyInstance(t, f.Name, 8)
@@ -683,6 +684,15 @@ func TestSolveRobustResultsHoldTogether(t *testing.T) {
 					}
 				}
 				mu, kap, lip, _ := robustRates(b)
+				if leanApplies(set, lip) {
+					lean, err := solveRobustLean(context.Background(), p, normalised(set.Center), mu, kap, lip, 200, robustGap, AcceptedGap)
+					if err == nil && (r.Rounds != 1 || r.Cuts != 0 || r.Iterations != lean.Iterations || r.Value != lean.Value) {
+						t.Errorf("%s: %d rounds, %d cuts, %d iterations, value %.17g; the lean route's %+v", name, r.Rounds, r.Cuts, r.Iterations, r.Value, lean)
+					}
+					if err == nil {
+						continue
+					}
+				}
 				cuts, cerr := solveRobustCuts(context.Background(), p, normalised(set.Center), mu, kap, lip, 200, robustGap, AcceptedGap, nil)
 				switch {
 				case r.Rounds <= robustDualAfter:
