@@ -707,19 +707,26 @@ func (x *leanBox) solve(d *leanDir, check bool) {
 	x.recover(d, true)
 	// 2. Refinement: the direction's residuals R₂ = r_a + E dx and R₃ =
 	// r_d + Aᵀdz − Eᵀdy are the right-hand sides of a correction with
-	// r_p = c = 0.
+	// r_p = c = 0. A correction that does not lower them is undone: the
+	// factor is then too far off for the refinement to converge.
 	if !check {
 		return
 	}
 	f := &x.fix
+	res := x.dirResiduals(d)
 	for range leanRefine {
-		res := x.dirResiduals(d)
 		if !(res > leanRefineTol*x.dirSize(d)) {
 			break
 		}
 		x.reduced(x.r2, f)
 		x.recover(f, false)
-		x.addDir(d, f)
+		x.addDir(d, f, 1)
+		next := x.dirResiduals(d)
+		if !(next < res) {
+			x.addDir(d, f, -1)
+			break
+		}
+		res = next
 	}
 }
 
@@ -876,23 +883,13 @@ func (x *leanBox) dirSize(d *leanDir) float64 {
 	return math.Max(1, math.Max(maxAbs(d.y), math.Max(maxAbs(d.zC), maxAbs(d.zD))))
 }
 
-// addDir adds f to d.
-func (x *leanBox) addDir(d, f *leanDir) {
-	axpy(d.p, 1, f.p)
-	axpy(d.b, 1, f.b)
-	axpy(d.t, 1, f.t)
-	axpy(d.nu, 1, f.nu)
-	axpy(d.y, 1, f.y)
-	axpy(d.sA, 1, f.sA)
-	axpy(d.zA, 1, f.zA)
-	axpy(d.sC, 1, f.sC)
-	axpy(d.zC, 1, f.zC)
-	axpy(d.sB, 1, f.sB)
-	axpy(d.zB, 1, f.zB)
-	axpy(d.sE, 1, f.sE)
-	axpy(d.zE, 1, f.zE)
-	axpy(d.sD, 1, f.sD)
-	axpy(d.zD, 1, f.zD)
+// addDir adds a·f to d.
+func (x *leanBox) addDir(d, f *leanDir, a float64) {
+	for _, v := range [][2][]float64{{d.p, f.p}, {d.b, f.b}, {d.t, f.t}, {d.nu, f.nu}, {d.y, f.y},
+		{d.sA, f.sA}, {d.zA, f.zA}, {d.sC, f.sC}, {d.zC, f.zC}, {d.sB, f.sB}, {d.zB, f.zB},
+		{d.sE, f.sE}, {d.zE, f.zE}, {d.sD, f.sD}, {d.zD, f.zD}} {
+		axpy(v[0], a, v[1])
+	}
 }
 
 // stepLengths returns the largest primal and dual steps in (0, 1] that
