@@ -81,6 +81,8 @@ type dualIPM struct {
 	y  []float64
 
 	ps, pz [][]float64 // pair rows' slacks and multipliers, [row][j·n + i]
+	pw     [][]float64 // their weights z/s where present (factor)
+	rowsAt [][]int     // per letter, the pair rows present there, in order
 	ds, dz []float64   // dense rows', [j·nd + d]
 	os, oz [][]float64 // output rows', [row][j]
 
@@ -151,7 +153,8 @@ type dualPairRow struct {
 	// pairNZ and outNZ list pair's and out's nonzero coefficients.
 	pairNZ, outNZ []coef
 	has           []bool
-	side          int // 0 none, 1 upper, 2 lower: whose prior the multiplier weighs
+	letters       []int // the letters where the row is present, in order
+	side          int   // 0 none, 1 upper, 2 lower: whose prior the multiplier weighs
 }
 
 // coef is a nonzero coefficient a on unknown i.
@@ -190,10 +193,8 @@ func (r *dualPairRow) scatter(v float64, px, po []float64) {
 func (x *dualIPM) eachPairRow(j int, f func(r int, row *dualPairRow, k, pk int)) {
 	for r := range x.prow {
 		row := &x.prow[r]
-		for k := range x.n {
-			if row.at(k) {
-				f(r, row, k, j*x.n+k)
-			}
+		for _, k := range row.letters {
+			f(r, row, k, j*x.n+k)
 		}
 	}
 }
@@ -302,6 +303,11 @@ func newDualIPM(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap float
 			r.out[q] = v
 		}
 		r.pairNZ, r.outNZ = nonzeros(r.pair), nonzeros(r.out)
+		for k := range n {
+			if r.at(k) {
+				r.letters = append(r.letters, k)
+			}
+		}
 		x.prow = append(x.prow, r)
 	}
 	// The caps: p ≥ h (p ≥ 0) and t ≥ p.
@@ -391,6 +397,15 @@ func newDualIPM(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap float
 	x.x, x.xo, x.y = v(K*x.nq), v(m*x.no), v(n)
 	for range x.prow {
 		x.ps, x.pz, x.rpp, x.rcp = append(x.ps, v(K)), append(x.pz, v(K)), append(x.rpp, v(K)), append(x.rcp, v(K))
+		x.pw = append(x.pw, v(K))
+	}
+	x.rowsAt = make([][]int, n)
+	for k := range n {
+		for r := range x.prow {
+			if x.prow[r].at(k) {
+				x.rowsAt[k] = append(x.rowsAt[k], r)
+			}
+		}
 	}
 	x.ds, x.dz, x.rpd, x.rcd = v(m*x.nd), v(m*x.nd), v(m*x.nd), v(m*x.nd)
 	for range x.orow {
@@ -605,41 +620,121 @@ func (x *dualIPM) stepLengths(d dualDir) (ap, ad float64) {
 
 // stepPresent is stepTo over the pairs where pair row r is present.
 func (x *dualIPM) stepPresent(r int, v, dv []float64) float64 {
-	has := x.prow[r].has
-	if has == nil {
+	row := &x.prow[r]
+	if row.has == nil {
 		return stepTo(v, dv, nil, nil)
 	}
 	a := 1.0
 	n := x.n
-	for pk, dd := range dv {
-		if dd < 0 && has[pk%n] {
-			if t := -v[pk] / dd; t < a || t != t {
-				a = t
+	for j := range x.m {
+		vj, dvj := v[j*n:(j+1)*n], dv[j*n:(j+1)*n]
+		for _, k := range row.letters {
+			if dd := dvj[k]; dd < 0 {
+				if t := -vj[k] / dd; t < a || t != t {
+					a = t
+				}
 			}
 		}
 	}
 	return a
 }
 
-// each calls f on every present row's (slack, multiplier, their
-// directions in d) by pointer.
-func (x *dualIPM) each(d *dualDir, f func(s, z, ds, dz *float64, rc *float64)) {
+// The passes of step over every present row's slack s, multiplier z,
+// their steps ds and dz and its complementarity right-hand side rc visit
+// the pair rows (by row, output and letter), the dense rows and the
+// output rows in turn: the sums are formed in that order.
+
+// setAffineRHS sets rc = −s z for the predictor.
+func (x *dualIPM) setAffineRHS() {
 	n := x.n
 	for r := range x.prow {
-		has := x.prow[r].has
-		for pk := range x.ps[r] {
-			if has != nil && !has[pk%n] {
-				continue
+		s, z, rc, letters := x.ps[r], x.pz[r], x.rcp[r], x.prow[r].letters
+		for j := range x.m {
+			sj, zj, rcj := s[j*n:(j+1)*n], z[j*n:(j+1)*n], rc[j*n:(j+1)*n]
+			for _, k := range letters {
+				rcj[k] = -sj[k] * zj[k]
 			}
-			f(&x.ps[r][pk], &x.pz[r][pk], &d.ps[r][pk], &d.pz[r][pk], &x.rcp[r][pk])
+		}
+	}
+	for i, s := range x.ds {
+		x.rcd[i] = -s * x.dz[i]
+	}
+	for r := range x.orow {
+		for j, s := range x.os[r] {
+			x.rco[r][j] = -s * x.oz[r][j]
+		}
+	}
+}
+
+// affineComp returns the complementarity Σ (s + ap ds)(z + ad dz) after
+// the steps ap and ad along d.
+func (x *dualIPM) affineComp(d *dualDir, ap, ad float64) float64 {
+	n := x.n
+	aff := 0.0
+	for r := range x.prow {
+		s, z, ds, dz, letters := x.ps[r], x.pz[r], d.ps[r], d.pz[r], x.prow[r].letters
+		for j := range x.m {
+			sj, zj, dsj, dzj := s[j*n:(j+1)*n], z[j*n:(j+1)*n], ds[j*n:(j+1)*n], dz[j*n:(j+1)*n]
+			for _, k := range letters {
+				aff += (sj[k] + ap*dsj[k]) * (zj[k] + ad*dzj[k])
+			}
+		}
+	}
+	for i, s := range x.ds {
+		aff += (s + ap*d.ds[i]) * (x.dz[i] + ad*d.dz[i])
+	}
+	for r := range x.orow {
+		for j, s := range x.os[r] {
+			aff += (s + ap*d.os[r][j]) * (x.oz[r][j] + ad*d.oz[r][j])
+		}
+	}
+	return aff
+}
+
+// setCorrectorRHS sets rc = target − s z − ds dz for the corrector, with
+// d the predictor's direction.
+func (x *dualIPM) setCorrectorRHS(d *dualDir, target float64) {
+	n := x.n
+	for r := range x.prow {
+		s, z, ds, dz, rc, letters := x.ps[r], x.pz[r], d.ps[r], d.pz[r], x.rcp[r], x.prow[r].letters
+		for j := range x.m {
+			sj, zj, dsj, dzj, rcj := s[j*n:(j+1)*n], z[j*n:(j+1)*n], ds[j*n:(j+1)*n], dz[j*n:(j+1)*n], rc[j*n:(j+1)*n]
+			for _, k := range letters {
+				rcj[k] = target - sj[k]*zj[k] - dsj[k]*dzj[k]
+			}
+		}
+	}
+	for i, s := range x.ds {
+		x.rcd[i] = target - s*x.dz[i] - d.ds[i]*d.dz[i]
+	}
+	for r := range x.orow {
+		for j, s := range x.os[r] {
+			x.rco[r][j] = target - s*x.oz[r][j] - d.os[r][j]*d.oz[r][j]
+		}
+	}
+}
+
+// moveSlacks steps the slacks by ap and the multipliers by ad along d.
+func (x *dualIPM) moveSlacks(d *dualDir, ap, ad float64) {
+	n := x.n
+	for r := range x.prow {
+		s, z, ds, dz, letters := x.ps[r], x.pz[r], d.ps[r], d.pz[r], x.prow[r].letters
+		for j := range x.m {
+			sj, zj, dsj, dzj := s[j*n:(j+1)*n], z[j*n:(j+1)*n], ds[j*n:(j+1)*n], dz[j*n:(j+1)*n]
+			for _, k := range letters {
+				sj[k] += ap * dsj[k]
+				zj[k] += ad * dzj[k]
+			}
 		}
 	}
 	for i := range x.ds {
-		f(&x.ds[i], &x.dz[i], &d.ds[i], &d.dz[i], &x.rcd[i])
+		x.ds[i] += ap * d.ds[i]
+		x.dz[i] += ad * d.dz[i]
 	}
 	for r := range x.orow {
 		for j := range x.os[r] {
-			f(&x.os[r][j], &x.oz[r][j], &d.os[r][j], &d.oz[r][j], &x.rco[r][j])
+			x.os[r][j] += ap * d.os[r][j]
+			x.oz[r][j] += ad * d.oz[r][j]
 		}
 	}
 }
@@ -653,14 +748,13 @@ func (x *dualIPM) step() error {
 	muC := x.comp / float64(x.npairs)
 	x.krylovTol = math.Min(dualKrylovLoose, math.Max(dualKrylovTol, 1e-2*x.measureRel()))
 	a := x.aff
-	x.each(&a, func(s, z, _, _, rc *float64) { *rc = -*s * *z })
+	x.setAffineRHS()
 	x.solve(a, false)
 	ap, ad := x.stepLengths(a)
-	aff := 0.0
-	x.each(&a, func(s, z, ds, dz, _ *float64) { aff += (*s + ap**ds) * (*z + ad**dz) })
+	aff := x.affineComp(&a, ap, ad)
 	sigma := math.Pow(aff/x.comp, 3)
 	target := sigma * muC
-	x.each(&a, func(s, z, ds, dz, rc *float64) { *rc = target - *s**z - *ds**dz })
+	x.setCorrectorRHS(&a, target)
 	c := x.cor
 	x.solve(c, true)
 	ap, ad = x.stepLengths(c)
@@ -669,10 +763,7 @@ func (x *dualIPM) step() error {
 	vec.AddScaled(x.x, ap, c.x)
 	vec.AddScaled(x.xo, ap, c.xo)
 	vec.AddScaled(x.y, ad, c.y)
-	x.each(&c, func(s, z, ds, dz, _ *float64) {
-		*s += ap * *ds
-		*z += ad * *dz
-	})
+	x.moveSlacks(&c, ap, ad)
 	if math.IsNaN(x.x[0]) || math.IsNaN(x.y[0]) {
 		return errBrokeDown
 	}

@@ -486,7 +486,7 @@ func TestCoreSolvesTheNewtonSystem(t *testing.T) {
 				}
 				deflated += len(x.dirs)
 				d := x.aff
-				x.each(&d, func(s, z, _, _, rc *float64) { *rc = -*s * *z })
+				x.setAffineRHS()
 				x.solve(d, last)
 				rhs := make([]float64, len(x.x)+len(x.xo)+x.n)
 				x.newtonRHS(rhs)

@@ -39,18 +39,18 @@ func (x *dualIPM) factor() error {
 	for j := range m {
 		tmax = math.Max(tmax, x.xo[j*no+x.oT])
 	}
+	x.rowWeights()
 	for j := range m {
 		x.defl[j] = x.xo[j*no+x.oT] > dualDeflateMass*tmax
 		w := 0.0
 		for r := range x.prow {
-			for k := range n {
-				if x.prow[r].at(k) {
-					w = math.Max(w, x.pz[r][j*n+k]/x.ps[r][j*n+k])
-				}
+			pw := x.pw[r][j*n : (j+1)*n]
+			for _, k := range x.prow[r].letters {
+				w = maxOf(w, pw[k])
 			}
 		}
 		for d := range x.nd {
-			w = math.Max(w, x.dz[j*x.nd+d]/x.ds[j*x.nd+d])
+			w = maxOf(w, x.dz[j*x.nd+d]/x.ds[j*x.nd+d])
 		}
 		x.wmax[j] = w
 		x.freeReg[j] = dualFreeReg * w
@@ -165,6 +165,28 @@ func (x *dualIPM) factor() error {
 	return nil
 }
 
+// rowWeights sets each present pair row's weight ω = z/s (pw).
+func (x *dualIPM) rowWeights() {
+	n := x.n
+	for r := range x.prow {
+		s, z, w, letters := x.ps[r], x.pz[r], x.pw[r], x.prow[r].letters
+		for j := range x.m {
+			sj, zj, wj := s[j*n:(j+1)*n], z[j*n:(j+1)*n], w[j*n:(j+1)*n]
+			for _, k := range letters {
+				wj[k] = zj[k] / sj[k]
+			}
+		}
+	}
+}
+
+// maxOf is math.Max(w, v) for a w that is not a negative zero.
+func maxOf(w, v float64) float64 {
+	if v > w || v != v {
+		return v
+	}
+	return w
+}
+
 // eliminatePair writes the inverse of pair (j, k)'s block D = Aᵖᵀ Ω Aᵖ
 // into inv and D⁻¹F (F = Aᵖᵀ Ω Aᵒ, with the dense rows' coefficients as
 // its last nd columns) into df (nq × mr). The pair's rows form a star:
@@ -211,12 +233,12 @@ func (x *dualIPM) eliminatePair(j, k int, inv, df []float64) {
 		inv[q*nq+q] += 1 / (db[q] + wb[q])
 	}
 	var y [3]float64
-	for r := range x.prow {
+	for _, r := range x.rowsAt[k] {
 		row := &x.prow[r]
-		if !row.at(k) || (row.bq >= 0 && row.pair[0] == 0) {
+		if row.bq >= 0 && row.pair[0] == 0 {
 			continue
 		}
-		w := x.pz[r][pk] / x.ps[r][pk]
+		w := x.pw[r][pk]
 		if q := row.bq; q < 0 {
 			f := w / piv * row.pair[0]
 			y[0] = f
@@ -238,12 +260,12 @@ func (x *dualIPM) eliminatePair(j, k int, inv, df []float64) {
 			}
 			y[q] = cb / db[q] / den
 		}
-		for o, co := range row.out {
-			if co = x.outCoef(j, o, co); co == 0 {
+		for _, c := range row.outNZ {
+			if c.i == x.oT && x.defl[j] {
 				continue
 			}
 			for q2 := range nq {
-				df[q2*mr+o] += co * y[q2]
+				df[q2*mr+c.i] += c.a * y[q2]
 			}
 		}
 	}
@@ -289,12 +311,9 @@ func (x *dualIPM) pairStar(j, k int) pairStarWeights {
 	var st pairStarWeights
 	var sg [3]float64
 	pk := j*x.n + k
-	for r := range x.prow {
+	for _, r := range x.rowsAt[k] {
 		row := &x.prow[r]
-		if !row.at(k) {
-			continue
-		}
-		w := x.pz[r][pk] / x.ps[r][pk]
+		w := x.pw[r][pk]
 		q := row.bq
 		switch {
 		case q < 0:
@@ -367,19 +386,18 @@ func (x *dualIPM) eliminatePinned(j, k int, inv, df []float64, db, wb [3]float64
 			inv[q*nq+q] = 1
 		}
 	}
-	for r := range x.prow {
+	for _, r := range x.rowsAt[k] {
 		row := &x.prow[r]
 		q := row.bq
-		if !row.at(k) || q < 0 || row.pair[0] == 0 {
+		if q < 0 || row.pair[0] == 0 {
 			continue
 		}
-		w := x.pz[r][pk] / x.ps[r][pk]
-		yb := w * row.pair[q] / (db[q] + wb[q])
-		for o, co := range row.out {
-			if co = x.outCoef(j, o, co); co == 0 {
+		yb := x.pw[r][pk] * row.pair[q] / (db[q] + wb[q])
+		for _, c := range row.outNZ {
+			if c.i == x.oT && x.defl[j] {
 				continue
 			}
-			df[q*mr+o] += co * yb
+			df[q*mr+c.i] += c.a * yb
 		}
 	}
 	for d := range x.drow {
@@ -415,12 +433,12 @@ func (x *dualIPM) gatherPairBorder(j, k int) {
 	// row's with its b eliminated (the star's term, pairStar).
 	st := &x.stars[pk]
 	wt, kind := x.bwt[:0], x.bkind[:0]
-	for r := range x.prow {
+	for _, r := range x.rowsAt[k] {
 		row := &x.prow[r]
-		if !row.at(k) || (row.bq >= 0 && row.pair[0] == 0) {
+		if row.bq >= 0 && row.pair[0] == 0 {
 			continue
 		}
-		w := x.pz[r][pk] / x.ps[r][pk]
+		w := x.pw[r][pk]
 		if q := row.bq; q >= 0 {
 			w = st.term[q]
 		}
@@ -842,26 +860,6 @@ func (x *dualIPM) dirLetters(a int) (lo, hi int) {
 	return 0, x.n
 }
 
-// eachDirRow calls f for every pair row r of direction a's output
-// present at a letter k in [lo, hi) where a_r·z_a is not zero, with
-// wz = ω_r a_r·z_a.
-func (x *dualIPM) eachDirRow(a, lo, hi int, f func(r int, row *dualPairRow, k int, wz float64)) {
-	n, j := x.n, x.dirs[a].j
-	for r := range x.prow {
-		row := &x.prow[r]
-		for k := lo; k < hi; k++ {
-			if !row.at(k) {
-				continue
-			}
-			za := x.rowDot(a, r, k)
-			if za == 0 {
-				continue
-			}
-			f(r, row, k, x.pz[r][j*n+k]/x.ps[r][j*n+k]*za)
-		}
-	}
-}
-
 // dirCurvature sets direction a's h = H z_a on the unpinned unknowns:
 // the pair rows' terms (an output's column has them on the pairs too),
 // the output rows' for an output's column, and the dense rows' values
@@ -871,21 +869,39 @@ func (x *dualIPM) dirCurvature(a int) {
 	j, nq, no := dr.j, x.nq, x.no
 	clear(dr.hP)
 	clear(dr.hR)
-	lo, hi := x.dirLetters(a)
-	x.eachDirRow(a, lo, hi, func(_ int, row *dualPairRow, k int, wz float64) {
-		if dr.k < 0 {
-			for q, c := range row.pair {
-				if c != 0 {
-					dr.hP[k*nq+q] += wz * c
+	if k := dr.k; k >= 0 {
+		pk := j*x.n + k
+		for _, r := range x.rowsAt[k] {
+			za := x.rowDot(a, r, k)
+			if za == 0 {
+				continue
+			}
+			wz := x.pw[r][pk] * za
+			for _, c := range x.prow[r].outNZ {
+				dr.hR[c.i] += wz * c.a
+			}
+		}
+	} else {
+		n := x.n
+		for r := range x.prow {
+			row := &x.prow[r]
+			pw, rp, ps := x.pw[r][j*n:(j+1)*n], x.rpp[r][j*n:(j+1)*n], x.ps[r][j*n:(j+1)*n]
+			for _, k := range row.letters {
+				// a_r·z for the output's column: the row's value.
+				za := rp[k] + ps[k]
+				if za == 0 {
+					continue
+				}
+				wz := pw[k] * za
+				for _, c := range row.pairNZ {
+					dr.hP[k*nq+c.i] += wz * c.a
+				}
+				for _, c := range row.outNZ {
+					dr.hR[c.i] += wz * c.a
 				}
 			}
 		}
-		for o, c := range row.out {
-			if c != 0 {
-				dr.hR[o] += wz * c
-			}
-		}
-	})
+	}
 	if dr.k < 0 {
 		for r := range x.orow {
 			bz := x.outRowValue(r, j, x.xo)
@@ -935,10 +951,7 @@ func (x *dualIPM) addKBlock(j int, dirs []int) {
 			// The rows at the letters both directions have: none for
 			// soft pairs at two letters.
 			loB, hiB := x.dirLetters(b)
-			v := 0.0
-			x.eachDirRow(a, max(loA, loB), min(hiA, hiB), func(r int, _ *dualPairRow, k int, wz float64) {
-				v += wz * x.rowDot(b, r, k)
-			})
+			v := x.dirRowSum(a, b, max(loA, loB), min(hiA, hiB))
 			if x.dirs[a].k < 0 && x.dirs[b].k < 0 {
 				for r := range x.orow {
 					bz := x.outRowValue(r, j, x.xo)
@@ -950,6 +963,35 @@ func (x *dualIPM) addKBlock(j int, dirs []int) {
 			x.kent = append(x.kent, kEntry{a, b, v})
 		}
 	}
+}
+
+// dirRowSum returns Σ ω_r (a_r·z_a)(a_r·z_b) over the pair rows of
+// directions a and b's output at the letters [lo, hi).
+func (x *dualIPM) dirRowSum(a, b, lo, hi int) float64 {
+	n, j := x.n, x.dirs[a].j
+	v := 0.0
+	if hi-lo == 1 {
+		k := lo
+		for _, r := range x.rowsAt[k] {
+			if za := x.rowDot(a, r, k); za != 0 {
+				v += x.pw[r][j*n+k] * za * x.rowDot(b, r, k)
+			}
+		}
+		return v
+	}
+	if lo >= hi {
+		return 0
+	}
+	// Both are the output's column, whose a_r·z is the row's value.
+	for r := range x.prow {
+		pw, rp, ps := x.pw[r][j*n:(j+1)*n], x.rpp[r][j*n:(j+1)*n], x.ps[r][j*n:(j+1)*n]
+		for _, k := range x.prow[r].letters {
+			if za := rp[k] + ps[k]; za != 0 {
+				v += pw[k] * za * za
+			}
+		}
+	}
+	return v
 }
 
 // kEntry is an entry of K (between two directions of one output).
