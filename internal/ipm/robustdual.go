@@ -188,16 +188,23 @@ func (r *dualPairRow) scatter(v float64, px, po []float64) {
 	}
 }
 
-// eachPairRow calls f for every pair row present at output j's pairs,
-// with the row's index and the pair's index k (its letter) and pk.
-func (x *dualIPM) eachPairRow(j int, f func(r int, row *dualPairRow, k, pk int)) {
-	for r := range x.prow {
-		row := &x.prow[r]
-		for _, k := range row.letters {
-			f(r, row, k, j*x.n+k)
-		}
+// value returns the row's a·x for px the pair's unknowns and po its
+// output's.
+func (r *dualPairRow) value(px, po []float64) float64 {
+	v := 0.0
+	for _, c := range r.pairNZ {
+		v += c.a * px[c.i]
 	}
+	for _, c := range r.outNZ {
+		v += c.a * po[c.i]
+	}
+	return v
 }
+
+// The passes over the pair rows visit them by output j, row r and letter
+// k, with the slices of the output's pairs (xj, n·nq unknowns; ps, pz
+// and the like, n entries) and of its own unknowns hoisted out of the
+// letters' loop.
 
 // dualDenseRow is a side's row over a whole column: coefficients per
 // letter on the pair's unknowns and on the output's.
@@ -477,14 +484,14 @@ func newDualIPM(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap float
 
 // eachRow sets every present row's slack and multiplier to f(a·x).
 func (x *dualIPM) eachRow(f func(ax float64) (s, z float64)) {
-	n := x.n
+	n, nq, no := x.n, x.nq, x.no
 	for j := range x.m {
-		for r, row := range x.prow {
-			for k := range n {
-				if !row.at(k) {
-					continue
-				}
-				x.ps[r][j*n+k], x.pz[r][j*n+k] = f(x.pairRowValue(&row, j, k, x.x, x.xo))
+		xj, xoj := x.x[j*n*nq:(j+1)*n*nq], x.xo[j*no:(j+1)*no]
+		for r := range x.prow {
+			row := &x.prow[r]
+			ps, pz := x.ps[r][j*n:(j+1)*n], x.pz[r][j*n:(j+1)*n]
+			for _, k := range row.letters {
+				ps[k], pz[k] = f(row.value(xj[k*nq:(k+1)*nq], xoj))
 			}
 		}
 		for d := range x.drow {
@@ -494,21 +501,6 @@ func (x *dualIPM) eachRow(f func(ax float64) (s, z float64)) {
 			x.os[r][j], x.oz[r][j] = f(x.outRowValue(r, j, x.xo))
 		}
 	}
-}
-
-// pairRowValue returns pair row's value a·x at pair (j, k), for xs over
-// the pairs' unknowns and xo over the outputs'.
-func (x *dualIPM) pairRowValue(row *dualPairRow, j, k int, xs, xo []float64) float64 {
-	v := 0.0
-	base := (j*x.n + k) * x.nq
-	for _, t := range row.pairNZ {
-		v += t.a * xs[base+t.i]
-	}
-	ob := j * x.no
-	for _, t := range row.outNZ {
-		v += t.a * xo[ob+t.i]
-	}
-	return v
 }
 
 // outRowValue returns output row r's value a_r·x at output j, for xo
@@ -527,7 +519,7 @@ func (x *dualIPM) denseRowValue(d, j int, xs, xo []float64) float64 {
 // residuals computes the KKT residuals at the current point.
 func (x *dualIPM) residuals() {
 	n, m, nq, no := x.n, x.m, x.nq, x.no
-	x.comp, x.primI, x.dualI = 0, 0, 0
+	comp, primI := 0.0, 0.0
 	clear(x.ra)
 	for k := range x.rdx {
 		x.rdx[k] = 0
@@ -540,37 +532,44 @@ func (x *dualIPM) residuals() {
 			x.ra[k] += x.x[pk*nq]
 		}
 		ob := j * no
-		x.eachPairRow(j, func(r int, row *dualPairRow, k, pk int) {
-			s, z := x.ps[r][pk], x.pz[r][pk]
-			rp := x.pairRowValue(row, j, k, x.x, x.xo) - s
-			x.rpp[r][pk] = rp
-			x.primI = math.Max(x.primI, math.Abs(rp))
-			x.comp += s * z
-			row.scatter(z, x.rdx[pk*nq:(pk+1)*nq], x.rdo[ob:ob+no])
-		})
+		xj, xoj := x.x[j*n*nq:(j+1)*n*nq], x.xo[ob:ob+no]
+		rdx, rdo := x.rdx[j*n*nq:(j+1)*n*nq], x.rdo[ob:ob+no]
+		for r := range x.prow {
+			row := &x.prow[r]
+			ps, pz, rpp := x.ps[r][j*n:(j+1)*n], x.pz[r][j*n:(j+1)*n], x.rpp[r][j*n:(j+1)*n]
+			for _, k := range row.letters {
+				s, z := ps[k], pz[k]
+				rp := row.value(xj[k*nq:(k+1)*nq], xoj) - s
+				rpp[k] = rp
+				primI = maxOf(primI, math.Abs(rp))
+				comp += s * z
+				row.scatter(z, rdx[k*nq:(k+1)*nq], rdo)
+			}
+		}
 		for d := range x.drow {
 			dr := &x.drow[d]
 			s, z := x.ds[j*x.nd+d], x.dz[j*x.nd+d]
 			rp := x.denseRowValue(d, j, x.x, x.xo) - s
 			x.rpd[j*x.nd+d] = rp
-			x.primI = math.Max(x.primI, math.Abs(rp))
-			x.comp += s * z
-			vec.AddScaled(x.rdx[j*n*nq:(j+1)*n*nq], z, dr.pair)
-			vec.AddScaled(x.rdo[ob:ob+no], z, dr.out)
+			primI = maxOf(primI, math.Abs(rp))
+			comp += s * z
+			vec.AddScaled(rdx, z, dr.pair)
+			vec.AddScaled(rdo, z, dr.out)
 		}
 		for r := range x.orow {
 			s, z := x.os[r][j], x.oz[r][j]
 			rp := x.outRowValue(r, j, x.xo) - s
 			x.rpo[r][j] = rp
-			x.primI = math.Max(x.primI, math.Abs(rp))
-			x.comp += s * z
-			vec.AddScaled(x.rdo[ob:ob+no], z, x.orow[r].out)
+			primI = maxOf(primI, math.Abs(rp))
+			comp += s * z
+			vec.AddScaled(rdo, z, x.orow[r].out)
 		}
 	}
 	for i := range x.ra {
 		x.ra[i]--
 	}
-	x.primI = math.Max(x.primI, maxAbs(x.ra))
+	x.comp = comp
+	x.primI = math.Max(primI, maxAbs(x.ra))
 	x.dualI = math.Max(maxAbs(x.rdx), maxAbs(x.rdo))
 	x.obj = x.objective()
 }

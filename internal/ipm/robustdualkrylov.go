@@ -32,10 +32,16 @@ func (x *dualIPM) kktApply(u, out []float64) {
 	clear(out)
 	for j := range m {
 		ob := j * no
-		x.eachPairRow(j, func(r int, row *dualPairRow, k, pk int) {
-			t := x.pairRowValue(row, j, k, dx, dxo) * x.pz[r][pk] / x.ps[r][pk]
-			row.scatter(t, ox[pk*nq:(pk+1)*nq], oo[ob:ob+no])
-		})
+		dxj, dxoj := dx[j*n*nq:(j+1)*n*nq], dxo[ob:ob+no]
+		oxj, ooj := ox[j*n*nq:(j+1)*n*nq], oo[ob:ob+no]
+		for r := range x.prow {
+			row := &x.prow[r]
+			ps, pz := x.ps[r][j*n:(j+1)*n], x.pz[r][j*n:(j+1)*n]
+			for _, k := range row.letters {
+				t := row.value(dxj[k*nq:(k+1)*nq], dxoj) * pz[k] / ps[k]
+				row.scatter(t, oxj[k*nq:(k+1)*nq], ooj)
+			}
+		}
 		for dd := range x.drow {
 			i := j*x.nd + dd
 			t := x.denseRowValue(dd, j, dx, dxo) * x.dz[i] / x.ds[i]

@@ -610,11 +610,15 @@ func (x *dualIPM) solve(d dualDir, check bool) {
 	copy(x.go_, x.rdo)
 	for j := range m {
 		ob := j * no
-		x.eachPairRow(j, func(r int, row *dualPairRow, k, pk int) {
-			s := x.ps[r][pk]
-			v := (x.rcp[r][pk] - x.pz[r][pk]*x.rpp[r][pk]) / s
-			row.scatter(v, x.gx[pk*nq:(pk+1)*nq], x.go_[ob:ob+no])
-		})
+		gx, gxo := x.gx[j*n*nq:(j+1)*n*nq], x.go_[ob:ob+no]
+		for r := range x.prow {
+			row := &x.prow[r]
+			ps, pz, rpp, rcp := x.ps[r][j*n:(j+1)*n], x.pz[r][j*n:(j+1)*n], x.rpp[r][j*n:(j+1)*n], x.rcp[r][j*n:(j+1)*n]
+			for _, k := range row.letters {
+				v := (rcp[k] - pz[k]*rpp[k]) / ps[k]
+				row.scatter(v, gx[k*nq:(k+1)*nq], gxo)
+			}
+		}
 		for dd := range x.drow {
 			i := j*x.nd + dd
 			v := (x.rcd[i] - x.dz[i]*x.rpd[i]) / x.ds[i]
@@ -1045,13 +1049,20 @@ func (x *dualIPM) factorDeflation() error {
 // finish sets the slacks' and multipliers' steps from the unknowns':
 // ds = a·dx + rp, dz = (rc − z ds)/s.
 func (x *dualIPM) finish(d dualDir) {
-	m := x.m
+	n, m, nq, no := x.n, x.m, x.nq, x.no
 	for j := range m {
-		x.eachPairRow(j, func(r int, row *dualPairRow, k, pk int) {
-			ds := x.pairRowValue(row, j, k, d.x, d.xo) + x.rpp[r][pk]
-			d.ps[r][pk] = ds
-			d.pz[r][pk] = (x.rcp[r][pk] - x.pz[r][pk]*ds) / x.ps[r][pk]
-		})
+		dxj, dxoj := d.x[j*n*nq:(j+1)*n*nq], d.xo[j*no:(j+1)*no]
+		for r := range x.prow {
+			row := &x.prow[r]
+			lo, hi := j*n, (j+1)*n
+			ps, pz, rpp, rcp := x.ps[r][lo:hi], x.pz[r][lo:hi], x.rpp[r][lo:hi], x.rcp[r][lo:hi]
+			dps, dpz := d.ps[r][lo:hi], d.pz[r][lo:hi]
+			for _, k := range row.letters {
+				ds := row.value(dxj[k*nq:(k+1)*nq], dxoj) + rpp[k]
+				dps[k] = ds
+				dpz[k] = (rcp[k] - pz[k]*ds) / ps[k]
+			}
+		}
 		for dd := range x.drow {
 			i := j*x.nd + dd
 			ds := x.denseRowValue(dd, j, d.x, d.xo) + x.rpd[i]
