@@ -104,6 +104,7 @@ type dualIPM struct {
 	soInv, cinv, bm []float64
 	ldl             ldlt
 	vt, w1, w2, dfg []float64 // factor's scratch
+	sDots           []float64 // factor's: two rows' dot products with V
 	tmpO, tmpZ      []float64
 	bOn             []bool // [k·nq + q]: letter k has the b of pair index q
 	krylovTol       float64
@@ -425,6 +426,7 @@ func newDualIPM(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap float
 	x.soInv, x.cinv, x.bm = v(m*x.no*x.no), v(m*x.nd*x.nd), v(m*x.no*x.nd)
 	x.vt, x.w1, x.w2, x.tmpO, x.tmpZ = v(n*x.no), v(n*x.no), v(n*x.nd), v(x.no), v(x.nd)
 	x.dfg = v(x.mr)
+	x.sDots = v(2 * n)
 	x.stars = make([]pairStarWeights, K)
 	x.S = v(n * n)
 	x.tmpP = v(n * x.nq)

@@ -146,13 +146,16 @@ func (x *dualIPM) factor() error {
 			subMulInOrder(vt[k*no:(k+1)*no], vrow[:no], Bm, w2[k*nd:(k+1)*nd])
 			mulInOrder(w1[k*no:(k+1)*no], So, vt[k*no:(k+1)*no])
 		}
+		// The V_ζ rows: the ζ columns of D⁻¹F's p rows, nq·mr apart.
+		vzs := x.dinvF[j*n*nq*mr+no : (j+1)*n*nq*mr]
 		for i := range n {
 			row := x.S[i*n : i*n+i+1]
-			wi1, wi2 := w1[i*no:(i+1)*no], w2[i*nd:(i+1)*nd]
-			for kk := 0; kk <= i; kk++ {
-				row[kk] += vec.Dot(wi1, vt[kk*no:(kk+1)*no])
-				vz := x.dinvF[(j*n+kk)*nq*mr+no : (j*n+kk)*nq*mr+mr]
-				row[kk] += vec.Dot(wi2, vz)
+			d1, d2 := x.sDots[:i+1], x.sDots[n:n+i+1]
+			vec.DotRows(d1, vt, no, w1[i*no:(i+1)*no])
+			vec.DotRows(d2, vzs, nq*mr, w2[i*nd:(i+1)*nd])
+			for kk := range row {
+				row[kk] += d1[kk]
+				row[kk] += d2[kk]
 			}
 			x.S[i*n+i] += x.dinv[(j*n+i)*nq*nq]
 		}
@@ -564,18 +567,12 @@ func (x *dualIPM) applyInverse(j int, gp, gr []float64) {
 		pk := j*n + k
 		mulInOrder(tmp[k*nq:(k+1)*nq], x.dinv[pk*nq*nq:(pk+1)*nq*nq], gp[k*nq:(k+1)*nq])
 	}
-	// gr − Fᵀ D⁻¹ gp, with Fᵀ D⁻¹ = (D⁻¹F)ᵀ by symmetry.
+	// gr − Fᵀ D⁻¹ gp, with Fᵀ D⁻¹ = (D⁻¹F)ᵀ by symmetry: D⁻¹F's rows
+	// for the output's pairs are one n·nq × mr block.
+	df := x.dinvF[j*n*nq*mr : (j+1)*n*nq*mr]
 	r := x.tmpR
 	copy(r, gr)
-	for k := range n {
-		pk := j*n + k
-		df := x.dinvF[pk*nq*mr : (pk+1)*nq*mr]
-		for q := range nq {
-			if g := gp[k*nq+q]; g != 0 {
-				vec.AddScaled(r, -g, df[q*mr:(q+1)*mr])
-			}
-		}
-	}
+	vec.SubRows(r, gp, df, mr)
 	// x_o = A'⁻¹ (r_o − B C⁻¹ r_ζ), x_ζ = C⁻¹ (r_ζ − Bᵀ x_o).
 	no, nd := x.no, x.nd
 	Bm := x.bm[j*no*nd : (j+1)*no*nd]
@@ -584,17 +581,12 @@ func (x *dualIPM) applyInverse(j int, gp, gr []float64) {
 	cz, ro := x.tmpZ, x.tmpO
 	mulInOrder(cz, Ci, r[no:])
 	subMulInOrder(ro, r[:no], Bm, cz)
-	for o := range no {
-		gr[o] = vec.Dot(So[o*no:(o+1)*no], ro)
-	}
+	vec.DotRows(gr[:no], So, no, ro)
 	subMulTransInOrder(cz, r[no:], Bm, gr[:no])
 	mulInOrder(gr[no:no+nd], Ci, cz)
-	for k := range n {
-		pk := j*n + k
-		df := x.dinvF[pk*nq*mr : (pk+1)*nq*mr]
-		for q := range nq {
-			gp[k*nq+q] = tmp[k*nq+q] - vec.Dot(df[q*mr:(q+1)*mr], gr)
-		}
+	vec.DotRows(gp, df, mr, gr)
+	for i, t := range tmp[:n*nq] {
+		gp[i] = t - gp[i]
 	}
 }
 
