@@ -247,7 +247,7 @@ func TestEliminatePairMatchesTheDenseBlock(t *testing.T) {
 					}
 				}
 				x.freeReg[0], x.pinP[k] = 0, pinned
-				x.stars[k] = x.pairStar(0, k)
+				x.pairStar(0, k, &x.stars[k])
 				inv, df := make([]float64, nq*nq), make([]float64, nq*mr)
 				x.eliminatePair(0, k, inv, df)
 				close := func(got, want float64) bool { return math.Abs(got-want) <= 1e-9*math.Max(1, math.Abs(want)) }
@@ -334,6 +334,7 @@ func randomDualPoint(t *testing.T, rng *rand.Rand, n, trial int) (*dualIPM, int)
 			x.pz[r][i] = math.Exp(4 * (rng.Float64() - 0.5))
 		}
 	}
+	x.rowWeights()
 	return x, n
 }
 
@@ -418,7 +419,7 @@ func TestPairBordersSumOverTheLetters(t *testing.T) {
 		want := make([]float64, no*no)
 		for k := range n {
 			x.pinP[k] = rng.IntN(3) == 0
-			x.stars[k] = x.pairStar(0, k)
+			x.pairStar(0, k, &x.stars[k])
 			for i, v := range denseBorder(t, x, k, x.pinP[k], defl) {
 				want[i] += v
 			}
@@ -563,6 +564,7 @@ func TestChoosePinsKeepsAnEntryPerLetter(t *testing.T) {
 				x.ps[r][i], x.pz[r][i] = 1, 1e-12*(1+rng.Float64())
 			}
 		}
+		x.rowWeights()
 		for j := range m {
 			x.wmax[j], x.freeReg[j] = 1e6, 0
 		}

@@ -58,10 +58,13 @@ func (x *dualIPM) kktApply(u, out []float64) {
 		}
 	}
 	// Identity rows for the b's the set leaves out.
-	for pk := range n * m {
-		for q := 1; q < nq; q++ {
-			if !x.bOn[(pk%n)*nq+q] {
-				ox[pk*nq+q] += dx[pk*nq+q]
+	for j := range m {
+		for k := range n {
+			pk := j*n + k
+			for q := 1; q < nq; q++ {
+				if !x.bOn[k*nq+q] {
+					ox[pk*nq+q] += dx[pk*nq+q]
+				}
 			}
 		}
 	}

@@ -168,7 +168,9 @@ func (x *dualIPM) factor() error {
 	return nil
 }
 
-// rowWeights sets each present pair row's weight ω = z/s (pw).
+// rowWeights sets each present pair row's weight ω = z/s (pw), which
+// the stars, the eliminations and the deflation directions read: factor
+// sets them first.
 func (x *dualIPM) rowWeights() {
 	n := x.n
 	for r := range x.prow {
@@ -309,9 +311,9 @@ func (st *pairStarWeights) addSoft(c float64, v []float64) {
 	}
 }
 
-// pairStar gathers pair (j, k)'s rows (see eliminatePair).
-func (x *dualIPM) pairStar(j, k int) pairStarWeights {
-	var st pairStarWeights
+// pairStar gathers pair (j, k)'s rows into st (see eliminatePair).
+func (x *dualIPM) pairStar(j, k int, st *pairStarWeights) {
+	*st = pairStarWeights{}
 	var sg [3]float64
 	pk := j*x.n + k
 	for _, r := range x.rowsAt[k] {
@@ -340,7 +342,6 @@ func (x *dualIPM) pairStar(j, k int) pairStarWeights {
 		st.piv += st.term[q]
 		st.g[q] = sg[q] * st.wb[q] / (st.db[q] + st.wb[q])
 	}
-	return st
 }
 
 // choosePins gathers every pair's star (stars, which eliminatePair
@@ -356,7 +357,7 @@ func (x *dualIPM) choosePins() {
 	for k := range n {
 		keep, best := 0, math.Inf(-1)
 		for j := range m {
-			x.stars[j*n+k] = x.pairStar(j, k)
+			x.pairStar(j, k, &x.stars[j*n+k])
 			rel := x.stars[j*n+k].piv / x.wmax[j]
 			if rel > best {
 				keep, best = j, rel
@@ -563,10 +564,7 @@ func (x *dualIPM) addBorderDense(ldl *ldlt, Bm, Ci []float64) error {
 func (x *dualIPM) applyInverse(j int, gp, gr []float64) {
 	n, nq, mr := x.n, x.nq, x.mr
 	tmp := x.tmpP
-	for k := range n {
-		pk := j*n + k
-		mulInOrder(tmp[k*nq:(k+1)*nq], x.dinv[pk*nq*nq:(pk+1)*nq*nq], gp[k*nq:(k+1)*nq])
-	}
+	mulBlocksInOrder(tmp, x.dinv[j*n*nq*nq:(j+1)*n*nq*nq], gp, nq)
 	// gr − Fᵀ D⁻¹ gp, with Fᵀ D⁻¹ = (D⁻¹F)ᵀ by symmetry: D⁻¹F's rows
 	// for the output's pairs are one n·nq × mr block.
 	df := x.dinvF[j*n*nq*mr : (j+1)*n*nq*mr]
@@ -1019,9 +1017,10 @@ func (x *dualIPM) factorDeflation() error {
 	}
 	G := x.gmat[:Q*Q]
 	for a := range Q {
-		for b := 0; b <= a; b++ {
-			v := vec.Dot(x.dirs[a].c, sc[b*n:(b+1)*n])
-			G[a*Q+b], G[b*Q+a] = v, v
+		row := G[a*Q : a*Q+a+1]
+		vec.DotRows(row, sc, n, x.dirs[a].c)
+		for b, v := range row {
+			G[b*Q+a] = v
 		}
 	}
 	for _, e := range x.kent {
@@ -1088,6 +1087,45 @@ func mulInOrder(dst, a, x []float64) {
 	c := len(x)
 	for i := range dst {
 		dst[i] = dotInOrder(a[i*c:(i+1)*c], x)
+	}
+}
+
+// mulBlocksInOrder sets dst = a x for the block-diagonal a of
+// len(x)/b blocks of b × b, stored one after the other (row-major).
+func mulBlocksInOrder(dst, a, x []float64, b int) {
+	x, dst = x[:len(dst)], dst[:len(x)]
+	switch b {
+	case 2:
+		for i := 0; i+1 < len(x); i += 2 {
+			blk := a[2*i : 2*i+4]
+			x0, x1 := x[i], x[i+1]
+			v0, v1 := 0.0, 0.0
+			v0 += blk[0] * x0
+			v0 += blk[1] * x1
+			v1 += blk[2] * x0
+			v1 += blk[3] * x1
+			dst[i], dst[i+1] = v0, v1
+		}
+	case 3:
+		for i := 0; i+2 < len(x); i += 3 {
+			blk := a[3*i : 3*i+9]
+			x0, x1, x2 := x[i], x[i+1], x[i+2]
+			v0, v1, v2 := 0.0, 0.0, 0.0
+			v0 += blk[0] * x0
+			v0 += blk[1] * x1
+			v0 += blk[2] * x2
+			v1 += blk[3] * x0
+			v1 += blk[4] * x1
+			v1 += blk[5] * x2
+			v2 += blk[6] * x0
+			v2 += blk[7] * x1
+			v2 += blk[8] * x2
+			dst[i], dst[i+1], dst[i+2] = v0, v1, v2
+		}
+	default:
+		for i := 0; i+b <= len(x); i += b {
+			mulInOrder(dst[i:i+b], a[i*b:(i+b)*b], x[i:i+b])
+		}
 	}
 }
 
