@@ -5,7 +5,9 @@
 // func dotRowsFMA(dst *float64, rows int, a *float64, stride int, x *float64, n int)
 //
 // Each row's sum is dotFMA's, instruction for instruction, so that it
-// rounds the same way.
+// rounds the same way; rows of fewer than four entries, for which dotFMA
+// adds its tail to the sum of its four zero accumulators (+0), start
+// the tail from +0 directly.
 TEXT ·dotRowsFMA(SB), NOSPLIT, $0-48
 	MOVQ dst+0(FP), R8
 	MOVQ rows+8(FP), R9
@@ -14,6 +16,8 @@ TEXT ·dotRowsFMA(SB), NOSPLIT, $0-48
 	SHLQ $3, R11
 	MOVQ x+32(FP), R12
 	MOVQ n+40(FP), R13
+	CMPQ R13, $4
+	JL   short
 row:
 	CMPQ R9, $0
 	JE   done
@@ -70,6 +74,25 @@ dstore:
 	ADDQ R11, R10
 	DECQ R9
 	JMP  row
+short:
+	CMPQ R9, $0
+	JE   done
+	MOVQ R10, SI
+	MOVQ R12, DI
+	MOVQ R13, CX
+	VXORPD X1, X1, X1
+stail:
+	VMOVSD (SI), X5
+	VFMADD231SD (DI), X5, X1
+	ADDQ $8, SI
+	ADDQ $8, DI
+	DECQ CX
+	JNE  stail
+	VMOVSD X1, (R8)
+	ADDQ $8, R8
+	ADDQ R11, R10
+	DECQ R9
+	JMP  short
 done:
 	VZEROUPPER
 	RET
