@@ -103,7 +103,7 @@ type dualIPM struct {
 	// border's Schur complement (factor).
 	soInv, cinv, bm []float64
 	ldl             ldlt
-	vt, w1, w2, dfg []float64 // factor's scratch
+	vt, w1, w2      []float64 // factor's scratch
 	sDots           []float64 // factor's: two rows' dot products with V
 	tmpO, tmpZ      []float64
 	bOn             []bool // [k·nq + q]: letter k has the b of pair index q
@@ -425,7 +425,6 @@ func newDualIPM(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap float
 	x.dinvF = v(K * x.nq * x.mr)
 	x.soInv, x.cinv, x.bm = v(m*x.no*x.no), v(m*x.nd*x.nd), v(m*x.no*x.nd)
 	x.vt, x.w1, x.w2, x.tmpO, x.tmpZ = v(n*x.no), v(n*x.no), v(n*x.nd), v(x.no), v(x.nd)
-	x.dfg = v(x.mr)
 	x.sDots = v(2 * n)
 	x.stars = make([]pairStarWeights, K)
 	x.S = v(n * n)

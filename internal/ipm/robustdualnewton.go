@@ -114,8 +114,13 @@ func (x *dualIPM) factor() error {
 			pk := j*n + k
 			df := x.dinvF[pk*nq*mr : (pk+1)*nq*mr]
 			for d := range nd {
-				mulTransInOrder(x.dfg, df, x.drow[d].pair[k*nq:(k+1)*nq])
-				for a, v := range x.dfg {
+				gd := x.drow[d].pair[k*nq : (k+1)*nq]
+				for a := range mr {
+					// Column a of D⁻¹F against g_d, summed in order.
+					v := 0.0
+					for l, g := range gd {
+						v += df[l*mr+a] * g
+					}
 					if a < no {
 						Bm[a*nd+d] -= v
 					} else {
@@ -1126,18 +1131,6 @@ func mulBlocksInOrder(dst, a, x []float64, b int) {
 		for i := 0; i+b <= len(x); i += b {
 			mulInOrder(dst[i:i+b], a[i*b:(i+b)*b], x[i:i+b])
 		}
-	}
-}
-
-// mulTransInOrder sets dst = aᵀ x for the len(x)×len(dst) matrix a.
-func mulTransInOrder(dst, a, x []float64) {
-	c := len(dst)
-	for i := range dst {
-		v := 0.0
-		for l, xl := range x {
-			v += a[l*c+i] * xl
-		}
-		dst[i] = v
 	}
 }
 
