@@ -112,8 +112,11 @@ func (x *dualIPM) unpack(u []float64, d dualDir) {
 // gmresWork is gmres's scratch, allocated on its first call: the
 // right-hand side, the iterate, the residual, a product, the Krylov basis
 // V and its preconditioned images Z, the Hessenberg matrix, the Givens
-// rotations and the least-squares solution.
+// rotations and the least-squares solution. The basis vectors are
+// allocated when first used (basis): most directions pass the check on
+// the structured solve's answer and use none.
 type gmresWork struct {
+	L            int
 	b, u, r, tmp []float64
 	V, Z, H      [][]float64
 	cs, sn, g, y []float64
@@ -122,15 +125,20 @@ type gmresWork struct {
 func newGmresWork(L int) *gmresWork {
 	v := func(l int) []float64 { return make([]float64, l) }
 	k := dualKrylov
-	w := &gmresWork{b: v(L), u: v(L), r: v(L), tmp: v(L), cs: v(k), sn: v(k), g: v(k + 1), y: v(k)}
+	w := &gmresWork{L: L, b: v(L), u: v(L), r: v(L), tmp: v(L), cs: v(k), sn: v(k), g: v(k + 1), y: v(k)}
 	w.V, w.Z, w.H = make([][]float64, k+1), make([][]float64, k), make([][]float64, k+1)
 	for i := range k + 1 {
-		w.V[i], w.H[i] = v(L), v(k)
-	}
-	for i := range k {
-		w.Z[i] = v(L)
+		w.H[i] = v(k)
 	}
 	return w
+}
+
+// basis returns vs[i] (a vector of V or Z), allocating it on first use.
+func (w *gmresWork) basis(vs [][]float64, i int) []float64 {
+	if vs[i] == nil {
+		vs[i] = make([]float64, w.L)
+	}
+	return vs[i]
 }
 
 // gmres solves the unreduced Newton system for the right-hand side
@@ -168,15 +176,16 @@ func (x *dualIPM) gmres(d dualDir) {
 		if beta <= x.krylovTol*bn {
 			break
 		}
+		v0 := ws.basis(V, 0)
 		for i := range r {
-			V[0][i] = r[i] / beta
+			v0[i] = r[i] / beta
 		}
 		g[0] = beta
 		used := 0
 		for it := range dualKrylov {
-			z := Z[it]
+			z := ws.basis(Z, it)
 			x.precond(V[it], z)
-			w := V[it+1]
+			w := ws.basis(V, it+1)
 			x.kktApply(z, w)
 			for i := 0; i <= it; i++ {
 				h := vec.Dot(w, V[i])
