@@ -59,7 +59,13 @@ const cholBlock = 64
 // one pass, so L does not depend on the split.
 func (c *cholesky) factorizeSplit(a []float64, n int, split func(n, cost int, f func(lo, hi int))) int {
 	if c.n != n {
-		c.n, c.l, c.diag = n, make([]float64, n*n), make([]float64, n)
+		// Every entry read is written first (the lower triangle and the
+		// diagonal): the arrays of a larger earlier matrix serve.
+		c.n = n
+		if cap(c.l) < n*n {
+			c.l, c.diag = make([]float64, n*n), make([]float64, n)
+		}
+		c.l, c.diag = c.l[:n*n], c.diag[:n]
 	}
 	entry := func(li, ai []float64, k int) {
 		li[k] = (ai[k] - vec.Dot(li[:k], c.l[k*n:k*n+k])) * c.diag[k]

@@ -1006,14 +1006,12 @@ func (x *dualIPM) factorDeflation() error {
 	if Q == 0 {
 		return nil
 	}
-	if cap(x.sinvC) < Q*n {
-		x.sinvC = make([]float64, Q*n)
-	}
-	if cap(x.gmat) < Q*Q {
-		x.gmat = make([]float64, Q*Q)
-	}
+	// The count of directions changes from one factorisation to the
+	// next: the scratch grows by half again as many.
 	if cap(x.rho) < Q {
-		x.rho, x.alpha = make([]float64, Q), make([]float64, Q)
+		c := Q + Q/2
+		x.sinvC, x.gmat = make([]float64, c*n), make([]float64, c*c)
+		x.rho, x.alpha = make([]float64, c), make([]float64, c)
 	}
 	sc := x.sinvC[:Q*n]
 	for a := range Q {
