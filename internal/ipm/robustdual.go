@@ -104,7 +104,7 @@ type dualIPM struct {
 	soInv, cinv, bm []float64
 	ldl             ldlt
 	vt, w1, w2      []float64 // factor's scratch
-	sDots           []float64 // factor's: two rows' dot products with V
+	sDots           []float64 // factor's: a row's terms of S from Ṽ and from V_ζ
 	tmpO, tmpZ      []float64
 	bOn             []bool // [k·nq + q]: letter k has the b of pair index q
 	krylovTol       float64

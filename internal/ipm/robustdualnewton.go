@@ -189,12 +189,18 @@ func (x *dualIPM) rowWeights() {
 	}
 }
 
-// maxOf is math.Max(w, v) for a w that is not a negative zero.
+// maxOf is math.Max(w, v), without its call, for a w that is not a
+// negative zero.
 func maxOf(w, v float64) float64 {
-	if v > w || v != v {
+	switch {
+	case v > w:
 		return v
+	case w >= v:
+		return w
+	case math.IsInf(w, 1) || math.IsInf(v, 1):
+		return math.Inf(1)
 	}
-	return w
+	return math.NaN()
 }
 
 // eliminatePair writes the inverse of pair (j, k)'s block D = Aᵖᵀ Ω Aᵖ
