@@ -431,7 +431,9 @@ func newDualIPM(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap float
 	x.tmpP = v(n * x.nq)
 	x.tmpR, x.tmpR2 = v(x.mr), v(x.mr)
 	x.rhsY = v(n)
-	x.aff, x.cor, x.fix = newDualDir(x), newDualDir(x), newDualDir(x)
+	x.aff, x.cor = newDualDir(x), newDualDir(x)
+	// GMRES's preconditioner (core) solves for the unknowns alone.
+	x.fix = dualDir{x: v(len(x.x)), xo: v(len(x.xo)), y: v(n)}
 	x.npairs = x.pairs()
 	x.rx = v(n)
 	x.bdiff, x.bchol = v(x.no), v(x.nd*x.nd)
