@@ -256,10 +256,10 @@ func (x *leanBox) residuals() {
 			x.ra[k] += p
 			r := p - x.sA[pk]
 			x.rA[pk] = r
-			primI = maxOf(primI, r)
+			primI = maxAbsOf(primI, r)
 			r = t - p - x.sC[pk]
 			x.rC[pk] = r
-			primI = maxOf(primI, r)
+			primI = maxAbsOf(primI, r)
 			comp += x.sA[pk]*x.zA[pk] + x.sC[pk]*x.zC[pk]
 			dv += x.l[k] * p
 			rd := x.c[pk] - x.y[k] + x.zA[pk] - x.zC[pk] + x.l[k]*zd
@@ -268,31 +268,31 @@ func (x *leanBox) residuals() {
 				bk := x.b[pk]
 				r = bk - x.sB[pk]
 				x.rB[pk] = r
-				primI = maxOf(primI, r)
+				primI = maxAbsOf(primI, r)
 				r = bk - nu + p - x.sE[pk]
 				x.rE[pk] = r
-				primI = maxOf(primI, r)
+				primI = maxAbsOf(primI, r)
 				comp += x.sB[pk]*x.zB[pk] + x.sE[pk]*x.zE[pk]
 				dv -= x.w[k] * bk
 				rd += x.zE[pk]
 				rb := x.zB[pk] + x.zE[pk] - x.w[k]*zd
 				x.rdb[pk] = rb
-				dualI = maxOf(dualI, rb)
+				dualI = maxAbsOf(dualI, rb)
 				sn -= x.zE[pk]
 			}
 			x.rdp[pk] = rd
-			dualI = maxOf(dualI, rd)
+			dualI = maxAbsOf(dualI, rd)
 		}
 		r := dv - x.sD[j]
 		x.rD[j] = r
-		primI = maxOf(primI, r)
+		primI = maxAbsOf(primI, r)
 		comp += x.sD[j] * zd
 		x.rdt[j], x.rdn[j] = st, sn
-		dualI = maxOf(maxOf(dualI, st), sn)
+		dualI = maxAbsOf(maxAbsOf(dualI, st), sn)
 	}
 	for k := range x.ra {
 		x.ra[k]--
-		primI = maxOf(primI, x.ra[k])
+		primI = maxAbsOf(primI, x.ra[k])
 	}
 	x.comp, x.primI, x.dualI, x.obj = comp, primI, dualI, obj
 }
@@ -863,16 +863,16 @@ func (x *leanBox) dirResiduals(d *leanDir) float64 {
 				gp += d.zE[pk]
 				gb := x.rdb[pk] + d.zB[pk] + d.zE[pk] - x.w[k]*zd
 				x.gb[pk] = gb
-				worst = maxOf(worst, gb)
+				worst = maxAbsOf(worst, gb)
 				gn -= d.zE[pk]
 			} else {
 				x.gb[pk] = 0
 			}
 			x.gp[pk] = gp
-			worst = maxOf(worst, gp)
+			worst = maxAbsOf(worst, gp)
 		}
 		x.gt[j], x.gn[j] = gt, gn
-		worst = maxOf(maxOf(worst, gt), gn)
+		worst = maxAbsOf(maxAbsOf(worst, gt), gn)
 	}
 	return math.Max(worst, maxAbs(x.r2))
 }
@@ -970,10 +970,10 @@ func (x *leanBox) step() error {
 	return nil
 }
 
-// maxOf returns the larger of m ≥ 0 and |v| (math.Max without its
+// maxAbsOf returns the larger of m ≥ 0 and |v| (math.Max without its
 // care for NaN and signed zeros, which the sums of the residuals carry
 // anyway).
-func maxOf(m, v float64) float64 {
+func maxAbsOf(m, v float64) float64 {
 	if v < 0 {
 		v = -v
 	}
