@@ -160,10 +160,18 @@ func newLeanDir(n, m int) leanDir {
 		sA: v(K), zA: v(K), sC: v(K), zC: v(K), sB: v(K), zB: v(K), sE: v(K), zE: v(K), sD: v(m), zD: v(m)}
 }
 
-// leanApplies reports whether the lean route takes the problem: ε-PML
-// over a box that leaves some mass free (dualApplies).
+// leanApplies reports whether SolveRobust takes the lean route: ε-PML
+// over a box that leaves some mass free (leanFits). LIP and ALIP
+// (leanTwo) are not wired in yet: robustdual_test.go's hand-over tests
+// pose LIP over a box to the cutting planes and the dualised route.
 func leanApplies(set *mech.PriorSet, lip bool) bool {
-	return !lip && set.IsBox() && dualApplies(set)
+	return !lip && leanFits(set)
+}
+
+// leanFits reports whether the lean iterations can take the set: a box
+// that leaves some mass free (dualApplies).
+func leanFits(set *mech.PriorSet) bool {
+	return set.IsBox() && dualApplies(set)
 }
 
 // newLeanBox sets up the rows and dualIPM's starting point.
@@ -1098,21 +1106,36 @@ func (x *leanBox) reading() *robustReading {
 func (x *leanBox) String() string { return fmt.Sprintf("leanBox(%d×%d)", x.n, x.m) }
 
 // solveRobustLean is SolveRobust's lean route: ε-PML over a box by
-// leanBox, certified by settle as solveRobustDual's answer is. Its
-// Rounds is 1 and Cuts 0.
+// leanBox, LIP and ALIP by leanTwo, certified by settle as
+// solveRobustDual's answer is. Its Rounds is 1 and Cuts 0.
 func solveRobustLean(ctx context.Context, p RobustProblem, pi mech.Prior, mu, kap float64, lip bool, maxIter int, target, accept float64) (*RobustResult, error) {
-	if !leanApplies(p.Set, lip) {
+	if !leanFits(p.Set) {
 		return nil, ErrRobustNotConverged
 	}
-	x := newLeanBox(pi, p.Utility, p.Set, mu)
-	iters, _, err := x.runTo(ctx, min(maxIter, leanMaxIter), target)
+	var (
+		iters int
+		err   error
+		rd    *robustReading
+		held  float64
+	)
+	if lip {
+		x := newLeanTwo(pi, p.Utility, p.Set, mu, kap)
+		if iters, _, err = x.runTo(ctx, min(maxIter, leanMaxIter), target); err == nil {
+			rd, held = x.reading(), x.held
+		}
+	} else {
+		x := newLeanBox(pi, p.Utility, p.Set, mu)
+		if iters, _, err = x.runTo(ctx, min(maxIter, leanMaxIter), target); err == nil {
+			rd, held = x.reading(), x.held
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
-	out := x.reading().result(p, pi)
+	out := rd.result(p, pi)
 	out.Rounds, out.Iterations = 1, iters
-	out.Converged = x.held <= target
-	if err := settle(out, x.held, target, p.Budget, accept); err != nil {
+	out.Converged = held <= target
+	if err := settle(out, held, target, p.Budget, accept); err != nil {
 		return nil, err
 	}
 	return out, nil
