@@ -164,10 +164,11 @@ var ErrRobustNotConverged = errors.New("ipm: the interior point over the prior s
 // an upper bound on the optimum proven with one prior of the set per
 // output.
 //
-// ε-PML over a box that leaves some mass free is tried first by leanBox,
-// the dualised interior point specialised to that case; its answer
-// stands when settle certifies it, and otherwise the routes below decide
-// as if it had not run.
+// A box that leaves some mass free is tried first by the dualised
+// interior point specialised to it (leanBox under ε-PML, leanTwo under
+// LIP and ALIP); its answer stands when settle certifies it, and
+// otherwise the routes below decide as if it had not run
+// (solveRobustRounds).
 //
 // The first route is cutting planes over the set's extreme priors: each
 // output starts with two priors for each side of its budget, the
@@ -250,6 +251,13 @@ func SolveRobust(p RobustProblem, opt Options) (*RobustResult, error) {
 			return r, err
 		}
 	}
+	return solveRobustRounds(ctx, p, pi, mu, kap, lip, maxIter, target, accept)
+}
+
+// solveRobustRounds is SolveRobust past the lean route: the cutting
+// planes, handing over to the dualised route (dualIPM) at round
+// robustDualAfter, or after their rounds end without an answer.
+func solveRobustRounds(ctx context.Context, p RobustProblem, pi mech.Prior, mu, kap float64, lip bool, maxIter int, target, accept float64) (*RobustResult, error) {
 	// The dualised route is tried once: at the hand-over, or after the
 	// cutting planes give no answer before it.
 	var derr error

@@ -96,8 +96,9 @@ func TestDualRouteAnswersTheFamilies(t *testing.T) {
 // TestSolveRobustHandsTiedColumnsToTheDualRoute: the Hamming utility's
 // columns have many tied entries, whose worst priors over a box are as
 // many as the ways to break the ties, and the cutting planes alone give
-// no answer; SolveRobust hands the problem to the dualised route after
-// robustDualAfter rounds, which answers in one interior point with the
+// no answer; past the lean route, SolveRobust (solveRobustRounds) hands
+// the problem to the dualised route after robustDualAfter rounds, which
+// answers in one interior point with the
 // LP's optimum, a bound that brackets it and a mechanism within the
 // budget over the set.
 func TestSolveRobustHandsTiedColumnsToTheDualRoute(t *testing.T) {
@@ -109,7 +110,7 @@ func TestSolveRobustHandsTiedColumnsToTheDualRoute(t *testing.T) {
 	if _, err := solveRobustCuts(context.Background(), p, normalised(set.Center), mu, kap, lip, 200, robustGap, AcceptedGap, nil); err == nil {
 		t.Fatal("the cutting planes answered alone: the test no longer exercises the hand-over")
 	}
-	r, err := SolveRobust(p, Options{})
+	r, err := solveRobustRounds(context.Background(), p, normalised(set.Center), mu, kap, lip, 200, robustGap, AcceptedGap)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,8 +130,8 @@ func TestSolveRobustHandsTiedColumnsToTheDualRoute(t *testing.T) {
 // TestSolveRobustCountsAcrossTheHandOver: where the cutting planes give
 // the problem to the dualised route, at round robustDualAfter (Hamming
 // over the L1 ball, grid over a box) or after their last round stalls
-// (absolute error over the L1 ball at 16 letters), SolveRobust answers
-// with the dualised route's result, bit for bit, Converged with it, and
+// (absolute error over the L1 ball at 16 letters), SolveRobust past the
+// lean route (solveRobustRounds) answers with the dualised route's result, bit for bit, Converged with it, and
 // with both routes' counts: the rounds, cuts and iterations of the
 // cutting planes up to the hand-over (observed with a stand-in for the
 // dualised route that answers with no counts of its own) plus the
@@ -170,7 +171,7 @@ func TestSolveRobustCountsAcrossTheHandOver(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: the dualised route alone: %v", name, err)
 		}
-		r, err := SolveRobust(p, Options{})
+		r, err := solveRobustRounds(ctx, p, pi, mu, kap, lip, 200, robustGap, AcceptedGap)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

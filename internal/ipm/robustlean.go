@@ -160,12 +160,11 @@ func newLeanDir(n, m int) leanDir {
 		sA: v(K), zA: v(K), sC: v(K), zC: v(K), sB: v(K), zB: v(K), sE: v(K), zE: v(K), sD: v(m), zD: v(m)}
 }
 
-// leanApplies reports whether SolveRobust takes the lean route: ε-PML
-// over a box that leaves some mass free (leanFits). LIP and ALIP
-// (leanTwo) are not wired in yet: robustdual_test.go's hand-over tests
-// pose LIP over a box to the cutting planes and the dualised route.
+// leanApplies reports whether SolveRobust takes the lean route: a box
+// that leaves some mass free (leanFits), under ε-PML (leanBox), LIP or
+// ALIP (leanTwo).
 func leanApplies(set *mech.PriorSet, lip bool) bool {
-	return !lip && leanFits(set)
+	return leanFits(set)
 }
 
 // leanFits reports whether the lean iterations can take the set: a box

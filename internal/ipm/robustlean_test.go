@@ -106,9 +106,9 @@ func TestLeanBoxDirectionsSolveTheNewtonSystem(t *testing.T) {
 	}
 }
 
-// TestLeanAppliesToPMLOverABox: the lean route takes ε-PML over a box
-// with free mass, and nothing else.
-func TestLeanAppliesToPMLOverABox(t *testing.T) {
+// TestLeanAppliesToBoxes: the lean route takes ε-PML, LIP and ALIP over
+// a box with free mass, and nothing else.
+func TestLeanAppliesToBoxes(t *testing.T) {
 	pi := mech.Prior{0.2, 0.3, 0.5}
 	box, err := randinst.FactorBox(pi, 0.8, 1.25)
 	if err != nil {
@@ -126,7 +126,7 @@ func TestLeanAppliesToPMLOverABox(t *testing.T) {
 		set  *mech.PriorSet
 		lip  bool
 		want bool
-	}{{box, false, true}, {box, true, false}, {ball, false, false}, {point, false, false}} {
+	}{{box, false, true}, {box, true, true}, {ball, false, false}, {point, false, false}} {
 		if got := leanApplies(c.set, c.lip); got != c.want {
 			t.Errorf("box %v lip %v: leanApplies %v, want %v", c.set.IsBox(), c.lip, got, c.want)
 		}

@@ -232,10 +232,10 @@ func (x *leanTwo) residuals() {
 			x.ra[k] += p
 			r := p - h - x.sA[pk]
 			x.rA[pk] = r
-			primI = maxOf(primI, r)
+			primI = maxAbsOf(primI, r)
 			r = t - p - x.sC[pk]
 			x.rC[pk] = r
-			primI = maxOf(primI, r)
+			primI = maxAbsOf(primI, r)
 			comp += x.sA[pk]*x.zA[pk] + x.sC[pk]*x.zC[pk]
 			dv += x.l[k] * p
 			dv2 += x.l[k] * p
@@ -246,45 +246,45 @@ func (x *leanTwo) residuals() {
 				bk, b2 := x.b[pk], x.b2[pk]
 				r = bk - x.sB[pk]
 				x.rB[pk] = r
-				primI = maxOf(primI, r)
+				primI = maxAbsOf(primI, r)
 				r = bk - nu + p - x.sE[pk]
 				x.rE[pk] = r
-				primI = maxOf(primI, r)
+				primI = maxAbsOf(primI, r)
 				r = b2 - x.sB2[pk]
 				x.rB2[pk] = r
-				primI = maxOf(primI, r)
+				primI = maxAbsOf(primI, r)
 				r = b2 + nu2 - p - x.sE2[pk]
 				x.rE2[pk] = r
-				primI = maxOf(primI, r)
+				primI = maxAbsOf(primI, r)
 				comp += x.sB[pk]*x.zB[pk] + x.sE[pk]*x.zE[pk] + x.sB2[pk]*x.zB2[pk] + x.sE2[pk]*x.zE2[pk]
 				dv -= x.w[k] * bk
 				dv2 += x.w[k] * b2
 				rd += x.zE[pk] - x.zE2[pk]
 				rb := x.zB[pk] + x.zE[pk] - x.w[k]*zd
 				x.rdb[pk] = rb
-				dualI = maxOf(dualI, rb)
+				dualI = maxAbsOf(dualI, rb)
 				rb = x.zB2[pk] + x.zE2[pk] - kap*x.w[k]*zd2
 				x.rdb2[pk] = rb
-				dualI = maxOf(dualI, rb)
+				dualI = maxAbsOf(dualI, rb)
 				sn -= x.zE[pk]
 				sn2 += x.zE2[pk]
 			}
 			x.rdp[pk] = rd
-			dualI = maxOf(dualI, rd)
+			dualI = maxAbsOf(dualI, rd)
 		}
 		r := dv - x.sD[j]
 		x.rD[j] = r
-		primI = maxOf(primI, r)
+		primI = maxAbsOf(primI, r)
 		r = h - kap*dv2 - x.sD2[j]
 		x.rD2[j] = r
-		primI = maxOf(primI, r)
+		primI = maxAbsOf(primI, r)
 		comp += x.sD[j]*zd + x.sD2[j]*zd2
 		x.rdt[j], x.rdh[j], x.rdn[j], x.rdn2[j] = st, sh, sn, sn2
-		dualI = maxOf(maxOf(maxOf(maxOf(dualI, st), sh), sn), sn2)
+		dualI = maxAbsOf(maxAbsOf(maxAbsOf(maxAbsOf(dualI, st), sh), sn), sn2)
 	}
 	for k := range x.ra {
 		x.ra[k]--
-		primI = maxOf(primI, x.ra[k])
+		primI = maxAbsOf(primI, x.ra[k])
 	}
 	x.comp, x.primI, x.dualI, x.obj = comp, primI, dualI, obj
 }
@@ -965,17 +965,17 @@ func (x *leanTwo) dirResiduals(d *leanTwoDir) float64 {
 				gb := x.rdb[pk] + d.zB[pk] + d.zE[pk] - x.w[k]*zd
 				gb2 := x.rdb2[pk] + d.zB2[pk] + d.zE2[pk] - kap*x.w[k]*zd2
 				x.gb[pk], x.gb2[pk] = gb, gb2
-				worst = maxOf(maxOf(worst, gb), gb2)
+				worst = maxAbsOf(maxAbsOf(worst, gb), gb2)
 				gn -= d.zE[pk]
 				gn2 += d.zE2[pk]
 			} else {
 				x.gb[pk], x.gb2[pk] = 0, 0
 			}
 			x.gp[pk] = gp
-			worst = maxOf(worst, gp)
+			worst = maxAbsOf(worst, gp)
 		}
 		x.gt[j], x.gh[j], x.gn[j], x.gn2[j] = gt, gh, gn, gn2
-		worst = maxOf(maxOf(maxOf(maxOf(worst, gt), gh), gn), gn2)
+		worst = maxAbsOf(maxAbsOf(maxAbsOf(maxAbsOf(worst, gt), gh), gn), gn2)
 	}
 	return math.Max(worst, maxAbs(x.r2))
 }
