@@ -168,7 +168,8 @@ var ErrRobustNotConverged = errors.New("ipm: the interior point over the prior s
 // interior point specialised to it (leanBox under ε-PML, leanTwo under
 // LIP and ALIP); its answer stands when settle certifies it, and
 // otherwise the routes below decide as if it had not run
-// (solveRobustRounds).
+// (solveRobustRounds). ε-PML over an L1 ball of positive radius is
+// tried first likewise, by leanBall.
 //
 // The first route is cutting planes over the set's extreme priors: each
 // output starts with two priors for each side of its budget, the
@@ -251,10 +252,16 @@ func SolveRobust(p RobustProblem, opt Options) (*RobustResult, error) {
 			return r, err
 		}
 	}
+	if leanBallApplies(set, lip) {
+		r, err := solveRobustLeanBall(ctx, p, pi, mu, kap, lip, maxIter, target, accept)
+		if err == nil || ctx.Err() != nil {
+			return r, err
+		}
+	}
 	return solveRobustRounds(ctx, p, pi, mu, kap, lip, maxIter, target, accept)
 }
 
-// solveRobustRounds is SolveRobust past the lean route: the cutting
+// solveRobustRounds is SolveRobust past the lean routes: the cutting
 // planes, handing over to the dualised route (dualIPM) at round
 // robustDualAfter, or after their rounds end without an answer.
 func solveRobustRounds(ctx context.Context, p RobustProblem, pi mech.Prior, mu, kap float64, lip bool, maxIter int, target, accept float64) (*RobustResult, error) {
