@@ -137,6 +137,14 @@ const (
 	ballBorder
 )
 
+// leanBallMaxDirs is the most deflation directions: one per output and
+// up to 2(N + M) − M soft pairs, twice leanBox's room. Over a ball the
+// worst prior moves mass between letters in every used column, and the
+// optimal faces of symmetric families (bands) leave more entries strictly
+// inside their caps than a box's: past leanMaxDirs's cap the unpinned
+// soft pairs' pivots fall below the rounding of their blocks.
+func leanBallMaxDirs(n, m int) int { return 2*m + 2*n }
+
 // leanBallApplies reports whether the lean ball route takes the problem:
 // ε-PML over an L1 ball of positive radius (dualApplies).
 func leanBallApplies(set *mech.PriorSet, lip bool) bool {
@@ -167,7 +175,7 @@ func newLeanBall(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu float64) 
 	x.r2 = v(n)
 	x.isDefl, x.pinned = make([]bool, m), make([]bool, K)
 	x.piv, x.wmax = v(K), v(m)
-	md := leanMaxDirs(n, m)
+	md := leanBallMaxDirs(n, m)
 	st := 2*n + ballBorder
 	x.dz, x.dkz, x.du = v(md*st), v(md*st), v(md*st)
 	x.ed, x.ye, x.gm, x.ra2 = v(md*n), v(md*n), v(md*md), v(md)
@@ -492,7 +500,7 @@ func (x *leanBall) choosePins() {
 		}
 		x.wmax[j] = wm
 	}
-	left := leanMaxDirs(n, m) - m
+	left := leanBallMaxDirs(n, m) - m
 	for k := range n {
 		keep, best := -1, -1.0
 		for j := range m {
