@@ -246,19 +246,24 @@ func SolveRobust(p RobustProblem, opt Options) (*RobustResult, error) {
 	if !dualApplies(set) {
 		return solveRobustCuts(ctx, p, pi, mu, kap, lip, maxIter, target, accept, nil)
 	}
-	if leanApplies(set, lip) {
-		r, err := solveRobustLean(ctx, p, pi, mu, kap, lip, maxIter, target, accept)
-		if err == nil || ctx.Err() != nil {
-			return r, err
-		}
-	}
-	if leanBallApplies(set, lip) {
-		r, err := solveRobustLeanBall(ctx, p, pi, mu, kap, lip, maxIter, target, accept)
-		if err == nil || ctx.Err() != nil {
-			return r, err
-		}
+	if r, tried, err := solveRobustLeanRoute(ctx, p, pi, mu, kap, lip, maxIter, target, accept); tried && (err == nil || ctx.Err() != nil) {
+		return r, err
 	}
 	return solveRobustRounds(ctx, p, pi, mu, kap, lip, maxIter, target, accept)
+}
+
+// solveRobustLeanRoute runs the lean route that takes p's set and budget,
+// if any (tried): leanBox or leanTwo over a box, leanBall over a ball.
+func solveRobustLeanRoute(ctx context.Context, p RobustProblem, pi mech.Prior, mu, kap float64, lip bool, maxIter int, target, accept float64) (r *RobustResult, tried bool, err error) {
+	switch {
+	case leanApplies(p.Set, lip):
+		r, err = solveRobustLean(ctx, p, pi, mu, kap, lip, maxIter, target, accept)
+	case leanBallApplies(p.Set, lip):
+		r, err = solveRobustLeanBall(ctx, p, pi, mu, kap, lip, maxIter, target, accept)
+	default:
+		return nil, false, nil
+	}
+	return r, true, err
 }
 
 // solveRobustRounds is SolveRobust past the lean routes: the cutting

@@ -225,46 +225,46 @@ func (x *leanBall) residuals() {
 			x.ra[k] += p
 			r := p - x.sA[pk]
 			x.rA[pk] = r
-			primI = maxOf(primI, r)
+			primI = maxAbsOf(primI, r)
 			r = t - p - x.sC[pk]
 			x.rC[pk] = r
-			primI = maxOf(primI, r)
+			primI = maxAbsOf(primI, r)
 			r = b - x.sB[pk]
 			x.rB[pk] = r
-			primI = maxOf(primI, r)
+			primI = maxAbsOf(primI, r)
 			r = b + nu + lam - p - x.sE[pk]
 			x.rE[pk] = r
-			primI = maxOf(primI, r)
+			primI = maxAbsOf(primI, r)
 			r = p - nu + lam - x.sF[pk]
 			x.rF[pk] = r
-			primI = maxOf(primI, r)
+			primI = maxAbsOf(primI, r)
 			comp += x.sA[pk]*x.zA[pk] + x.sC[pk]*x.zC[pk] + x.sB[pk]*x.zB[pk] +
 				x.sE[pk]*x.zE[pk] + x.sF[pk]*x.zF[pk]
 			dv += pc * (p - b)
 			zE, zF := x.zE[pk], x.zF[pk]
 			rd := x.c[pk] - x.y[k] + x.zA[pk] - x.zC[pk] - zE + zF + pc*zd
 			x.rdp[pk] = rd
-			dualI = maxOf(dualI, rd)
+			dualI = maxAbsOf(dualI, rd)
 			rb := x.zB[pk] + zE - pc*zd
 			x.rdb[pk] = rb
-			dualI = maxOf(dualI, rb)
+			dualI = maxAbsOf(dualI, rb)
 			st += x.zC[pk]
 			sn += zE - zF
 			sl += zE + zF
 		}
 		r := lam - x.sL[j]
 		x.rL[j] = r
-		primI = maxOf(primI, r)
+		primI = maxAbsOf(primI, r)
 		r = dv - x.sD[j]
 		x.rD[j] = r
-		primI = maxOf(primI, r)
+		primI = maxAbsOf(primI, r)
 		comp += x.sL[j]*x.zL[j] + x.sD[j]*zd
 		x.rdt[j], x.rdn[j], x.rdl[j] = st, sn, sl
-		dualI = maxOf(maxOf(maxOf(dualI, st), sn), sl)
+		dualI = maxAbsOf(maxAbsOf(maxAbsOf(dualI, st), sn), sl)
 	}
 	for k := range x.ra {
 		x.ra[k]--
-		primI = maxOf(primI, x.ra[k])
+		primI = maxAbsOf(primI, x.ra[k])
 	}
 	x.comp, x.primI, x.dualI, x.obj = comp, primI, dualI, obj
 }
@@ -856,13 +856,13 @@ func (x *leanBall) dirResiduals(d *ballDir) float64 {
 			gp := x.rdp[pk] - d.y[k] + d.zA[pk] - d.zC[pk] - zE + zF + pc*zd
 			gb := x.rdb[pk] + d.zB[pk] + zE - pc*zd
 			x.gp[pk], x.gb[pk] = gp, gb
-			worst = maxOf(maxOf(worst, gp), gb)
+			worst = maxAbsOf(maxAbsOf(worst, gp), gb)
 			gt += d.zC[pk]
 			gn += zE - zF
 			gl += zE + zF
 		}
 		x.gt[j], x.gn[j], x.gl[j] = gt, gn, gl
-		worst = maxOf(maxOf(maxOf(worst, gt), gn), gl)
+		worst = maxAbsOf(maxAbsOf(maxAbsOf(worst, gt), gn), gl)
 	}
 	return math.Max(worst, maxAbs(x.r2))
 }
