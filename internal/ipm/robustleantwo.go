@@ -109,12 +109,44 @@ type leanTwoDir struct {
 	sD, zD, sD2, zD2           []float64
 }
 
-func newLeanTwoDir(n, m int) leanTwoDir {
+func newLeanTwoDir(n, m int, a *staggered) leanTwoDir {
 	K := n * m
-	v := func(l int) []float64 { return make([]float64, l) }
+	v := a.take
 	return leanTwoDir{p: v(K), b: v(K), b2: v(K), t: v(m), h: v(m), nu: v(m), nu2: v(m), y: v(n),
 		sA: v(K), zA: v(K), sC: v(K), zC: v(K), sB: v(K), zB: v(K), sE: v(K), zE: v(K),
 		sB2: v(K), zB2: v(K), sE2: v(K), zE2: v(K), sD: v(m), zD: v(m), sD2: v(m), zD2: v(m)}
+}
+
+// staggered hands out the slices of a few large allocations, each
+// starting one cache line past the previous one's end. leanTwo's loops
+// walk a dozen or more per-pair slices at one index; allocated one by
+// one, slices of a power-of-two length start at one offset modulo the
+// L1 cache's way size, and those loops evict each other's lines (and
+// stall loads behind stores to an aliased address). A new allocation
+// (page aligned, being large) skips as many lines as continue the
+// stagger of the ones before.
+type staggered struct {
+	buf   []float64
+	lines int // cache lines handed out
+}
+
+const (
+	staggeredLine  = 8       // float64s in a cache line
+	staggeredWay   = 64      // cache lines in 4 KiB
+	staggeredChunk = 1 << 13 // float64s in an allocation, at least
+)
+
+// take returns a zeroed slice of length l.
+func (a *staggered) take(l int) []float64 {
+	stride := (l+staggeredLine-1)/staggeredLine*staggeredLine + staggeredLine
+	if len(a.buf) < stride {
+		skip := a.lines % staggeredWay * staggeredLine
+		a.buf = make([]float64, skip+max(stride, staggeredChunk))[skip:]
+	}
+	s := a.buf[:l:l]
+	a.buf = a.buf[stride:]
+	a.lines += stride / staggeredLine
+	return s
 }
 
 // leanFreeReg is the proximal term on the b's and the levels ν, ν', in
@@ -132,7 +164,8 @@ func leanTwoStride(n int) int { return 3*n + 6 }
 func newLeanTwo(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap float64) *leanTwo {
 	n, m := u.Dims()
 	K := n * m
-	v := func(l int) []float64 { return make([]float64, l) }
+	var a staggered
+	v := a.take
 	x := &leanTwo{n: n, m: m, mu: mu, kap: kap, set: set, l: v(n), w: v(n), free: make([]bool, n), sl: 1}
 	x.c, x.scale = scaledObjective(pi, u)
 	nfree := 0
@@ -167,7 +200,7 @@ func newLeanTwo(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap float
 	x.cA, x.cC, x.cB, x.cE, x.cB2, x.cE2, x.cD, x.cD2 = v(K), v(K), v(K), v(K), v(K), v(K), v(m), v(m)
 	x.gp, x.gb, x.gb2, x.gt, x.gh, x.gn, x.gn2 = v(K), v(K), v(K), v(m), v(m), v(m), v(m)
 	x.hp, x.hb, x.hb2, x.ht, x.hh, x.hn, x.hn2 = v(K), v(K), v(K), v(m), v(m), v(m), v(m)
-	x.aff, x.cor, x.fix = newLeanTwoDir(n, m), newLeanTwoDir(n, m), newLeanTwoDir(n, m)
+	x.aff, x.cor, x.fix = newLeanTwoDir(n, m, &a), newLeanTwoDir(n, m, &a), newLeanTwoDir(n, m, &a)
 	x.r2 = v(n)
 	x.npairs = 2*K + 4*nfree*m + 2*m
 
