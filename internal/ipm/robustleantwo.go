@@ -74,18 +74,19 @@ type leanTwo struct {
 	wA, wC, wB, wE, wB2, wE2, wD, wD2 []float64
 	iA, iC, iB, iE, iB2, iE2, iD, iD2 []float64
 
-	// factor: per pair π, g = ω_E/(ω_B + ω_E), 1/(ω_B + ω_E) and the
-	// lower side's g', 1/(ω_B' + ω_E'), and f = uᵀF (6); per output the
-	// border's inverse (36); the system on y.
-	pv, g, ib, g2, ib2 []float64
-	f                  []float64
-	sbi                []float64
-	sy                 []float64
-	chol               cholesky
-	ldl                ldlt
-	wk                 []float64 // V S_b⁻¹ for one output, N×6
-	bm                 [8]float64
-	ev                 [4]float64
+	// factor: per pair π and 1/π (0 where p is held), g = ω_E/(ω_B +
+	// ω_E), 1/(ω_B + ω_E) and the lower side's g', 1/(ω_B' + ω_E'), and
+	// V's row f/π, f = uᵀF (6); per output the border's inverse (36); the
+	// system on y.
+	pv, ipv, g, ib, g2, ib2 []float64
+	vf                      []float64
+	sbi                     []float64
+	sy                      []float64
+	chol                    cholesky
+	ldl                     ldlt
+	wk                      []float64 // S_b⁻¹ Vᵀ for one output, N×6
+	bm                      [8]float64
+	ev                      [4]float64
 
 	isDefl, pinned                    []bool
 	wmax                              []float64
@@ -188,7 +189,7 @@ func newLeanTwo(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap float
 	x.rdt, x.rdh, x.rdn, x.rdn2, x.ra = v(m), v(m), v(m), v(m), v(n)
 	x.wA, x.wC, x.wB, x.wE, x.wB2, x.wE2, x.wD, x.wD2 = v(K), v(K), v(K), v(K), v(K), v(K), v(m), v(m)
 	x.iA, x.iC, x.iB, x.iE, x.iB2, x.iE2, x.iD, x.iD2 = v(K), v(K), v(K), v(K), v(K), v(K), v(m), v(m)
-	x.pv, x.g, x.ib, x.g2, x.ib2, x.f = v(K), v(K), v(K), v(K), v(K), v(6*K)
+	x.pv, x.ipv, x.g, x.ib, x.g2, x.ib2, x.vf = v(K), v(K), v(K), v(K), v(K), v(K), v(6*K)
 	x.sbi, x.sy, x.wk = v(36*m), v(n*n), v(6*n)
 	x.ldl.reset(4)
 	x.isDefl, x.pinned, x.wmax = make([]bool, m), make([]bool, K), v(m)
@@ -388,8 +389,8 @@ func (x *leanTwo) factor() error {
 			if x.pinned[pk] {
 				// p held at 0: each row joins its leaf to nothing; b and b'
 				// are their own blocks.
-				x.pv[pk] = 0
-				clear(x.f[6*pk : 6*pk+6])
+				x.pv[pk], x.ipv[pk] = 0, 0
+				clear(x.vf[6*pk : 6*pk+6])
 				for a, v := range lv {
 					self[a] += v
 				}
@@ -401,10 +402,11 @@ func (x *leanTwo) factor() error {
 			}
 			pv := lv[0] + lv[1] + lv[2] + lv[3]
 			ipv := 1 / pv
-			x.pv[pk] = pv
+			x.pv[pk], x.ipv[pk] = pv, ipv
 			a1, a2 := lk+g*wd, lk+g2*wd
-			f := x.f[6*pk : 6*pk+6]
-			f[0], f[1], f[2], f[3], f[4], f[5] = -lv[0], -lv[1], -lv[2], -lv[3], a1, -kap*a2
+			vf := x.vf[6*pk : 6*pk+6]
+			vf[0], vf[1], vf[2], vf[3] = -lv[0]*ipv, -lv[1]*ipv, -lv[2]*ipv, -lv[3]*ipv
+			vf[4], vf[5] = a1*ipv, -kap*a2*ipv
 			for a := range 4 {
 				for bb := a + 1; bb < 4; bb++ {
 					edge[a][bb] += lv[a] * lv[bb] * ipv
@@ -451,38 +453,27 @@ func (x *leanTwo) factor() error {
 		if !x.borderByC(sb, c11, c12, c22, defl) {
 			return errBrokeDown
 		}
-		// 4. The output's p-block of H⁻¹, diag(1/π) + V S_b⁻¹ Vᵀ with V's
-		// rows f/π, into the lower triangle of the system.
+		// 4. The output's p-block of H⁻¹, diag(1/π) + V S_b⁻¹ Vᵀ, into
+		// the lower triangle of the system; a held p's row of V and 1/π
+		// are 0.
 		wk := x.wk
+		vo := x.vf[6*j*n : 6*(j+1)*n]
 		for k := range n {
-			pk := j*n + k
-			if x.pinned[pk] {
-				clear(wk[6*k : 6*k+6])
-				continue
-			}
-			f := x.f[6*pk : 6*pk+6]
-			ipv := 1 / x.pv[pk]
+			f := vo[6*k : 6*k+6]
+			w := wk[6*k : 6*k+6]
 			for a := range 6 {
 				s := sb[6*a : 6*a+6]
-				wk[6*k+a] = (s[0]*f[0] + s[1]*f[1] + s[2]*f[2] + s[3]*f[3] + s[4]*f[4] + s[5]*f[5]) * ipv
+				w[a] = s[0]*f[0] + s[1]*f[1] + s[2]*f[2] + s[3]*f[3] + s[4]*f[4] + s[5]*f[5]
 			}
 		}
 		for k := range n {
-			pk := j*n + k
-			if x.pinned[pk] {
-				continue
-			}
 			a := wk[6*k : 6*k+6]
 			row := sy[k*n : k*n+k+1]
 			for k2 := range row {
-				p2 := j*n + k2
-				if x.pinned[p2] {
-					continue
-				}
-				f := x.f[6*p2 : 6*p2+6]
-				row[k2] += (a[0]*f[0] + a[1]*f[1] + a[2]*f[2] + a[3]*f[3] + a[4]*f[4] + a[5]*f[5]) / x.pv[p2]
+				f := vo[6*k2 : 6*k2+6]
+				row[k2] += a[0]*f[0] + a[1]*f[1] + a[2]*f[2] + a[3]*f[3] + a[4]*f[4] + a[5]*f[5]
 			}
-			row[k] += 1 / x.pv[pk]
+			row[k] += x.ipv[j*n+k]
 		}
 	}
 	// 5. The system's factor, then the deflation directions' system.
@@ -755,10 +746,7 @@ func (x *leanTwo) applyInvJ(j int, rt, rh, rn, rn2, rz, rz2 float64) {
 		pk := j*n + k
 		gp := x.gp[pk]
 		if !x.free[k] {
-			hp := 0.0
-			if !x.pinned[pk] {
-				hp = gp / x.pv[pk]
-			}
+			hp := gp * x.ipv[pk]
 			x.hp[pk], x.hb[pk], x.hb2[pk] = hp, 0, 0
 			rt += x.wC[pk] * hp
 			rh += x.wA[pk] * hp
@@ -768,10 +756,7 @@ func (x *leanTwo) applyInvJ(j int, rt, rh, rn, rn2, rz, rz2 float64) {
 		}
 		gb, gb2 := x.gb[pk], x.gb2[pk]
 		g, g2 := x.g[pk], x.g2[pk]
-		hp := 0.0
-		if !x.pinned[pk] {
-			hp = (gp - g*gb + g2*gb2) / x.pv[pk]
-		}
+		hp := (gp - g*gb + g2*gb2) * x.ipv[pk]
 		hb := gb*x.ib[pk] - g*hp
 		hb2 := gb2*x.ib2[pk] + g2*hp
 		x.hp[pk], x.hb[pk], x.hb2[pk] = hp, hb, hb2
@@ -791,11 +776,8 @@ func (x *leanTwo) applyInvJ(j int, rt, rh, rn, rn2, rz, rz2 float64) {
 	x.ht[j], x.hh[j], x.hn[j], x.hn2[j], x.hz[j], x.hz2[j] = v[0], v[1], v[2], v[3], v[4], v[5]
 	for k := range n {
 		pk := j*n + k
-		fv := 0.0
-		if !x.pinned[pk] {
-			f := x.f[6*pk : 6*pk+6]
-			fv = (f[0]*v[0] + f[1]*v[1] + f[2]*v[2] + f[3]*v[3] + f[4]*v[4] + f[5]*v[5]) / x.pv[pk]
-		}
+		f := x.vf[6*pk : 6*pk+6]
+		fv := f[0]*v[0] + f[1]*v[1] + f[2]*v[2] + f[3]*v[3] + f[4]*v[4] + f[5]*v[5]
 		x.hp[pk] -= fv
 		if x.free[k] {
 			g, g2 := x.g[pk], x.g2[pk]
