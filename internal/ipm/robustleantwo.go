@@ -742,30 +742,33 @@ func (x *leanTwo) applyInv() {
 // output's t is held at 0.
 func (x *leanTwo) applyInvJ(j int, rt, rh, rn, rn2, rz, rz2 float64) {
 	n, kap := x.n, x.kap
+	lo, hi := j*n, (j+1)*n
+	l, w, free := x.l[:n], x.w[:n], x.free[:n]
+	gp, gb, gb2 := x.gp[lo:hi], x.gb[lo:hi], x.gb2[lo:hi]
+	hp, hb, hb2 := x.hp[lo:hi], x.hb[lo:hi], x.hb2[lo:hi]
+	g, g2, ib, ib2, ipv := x.g[lo:hi], x.g2[lo:hi], x.ib[lo:hi], x.ib2[lo:hi], x.ipv[lo:hi]
+	wA, wC, wE, wE2 := x.wA[lo:hi], x.wC[lo:hi], x.wE[lo:hi], x.wE2[lo:hi]
+	vf := x.vf[6*lo : 6*hi]
 	for k := range n {
-		pk := j*n + k
-		gp := x.gp[pk]
-		if !x.free[k] {
-			hp := gp * x.ipv[pk]
-			x.hp[pk], x.hb[pk], x.hb2[pk] = hp, 0, 0
-			rt += x.wC[pk] * hp
-			rh += x.wA[pk] * hp
-			rz -= x.l[k] * hp
-			rz2 += kap * x.l[k] * hp
+		if !free[k] {
+			p := gp[k] * ipv[k]
+			hp[k], hb[k], hb2[k] = p, 0, 0
+			rt += wC[k] * p
+			rh += wA[k] * p
+			rz -= l[k] * p
+			rz2 += kap * l[k] * p
 			continue
 		}
-		gb, gb2 := x.gb[pk], x.gb2[pk]
-		g, g2 := x.g[pk], x.g2[pk]
-		hp := (gp - g*gb + g2*gb2) * x.ipv[pk]
-		hb := gb*x.ib[pk] - g*hp
-		hb2 := gb2*x.ib2[pk] + g2*hp
-		x.hp[pk], x.hb[pk], x.hb2[pk] = hp, hb, hb2
-		rt += x.wC[pk] * hp
-		rh += x.wA[pk] * hp
-		rn += x.wE[pk] * (hp + hb)
-		rn2 += x.wE2[pk] * (hp - hb2)
-		rz -= x.l[k]*hp - x.w[k]*hb
-		rz2 += kap * (x.l[k]*hp + x.w[k]*hb2)
+		p := (gp[k] - g[k]*gb[k] + g2[k]*gb2[k]) * ipv[k]
+		b := gb[k]*ib[k] - g[k]*p
+		b2 := gb2[k]*ib2[k] + g2[k]*p
+		hp[k], hb[k], hb2[k] = p, b, b2
+		rt += wC[k] * p
+		rh += wA[k] * p
+		rn += wE[k] * (p + b)
+		rn2 += wE2[k] * (p - b2)
+		rz -= l[k]*p - w[k]*b
+		rz2 += kap * (l[k]*p + w[k]*b2)
 	}
 	sb := x.sbi[36*j : 36*j+36]
 	var v [6]float64
@@ -775,14 +778,12 @@ func (x *leanTwo) applyInvJ(j int, rt, rh, rn, rn2, rz, rz2 float64) {
 	}
 	x.ht[j], x.hh[j], x.hn[j], x.hn2[j], x.hz[j], x.hz2[j] = v[0], v[1], v[2], v[3], v[4], v[5]
 	for k := range n {
-		pk := j*n + k
-		f := x.vf[6*pk : 6*pk+6]
+		f := vf[6*k : 6*k+6]
 		fv := f[0]*v[0] + f[1]*v[1] + f[2]*v[2] + f[3]*v[3] + f[4]*v[4] + f[5]*v[5]
-		x.hp[pk] -= fv
-		if x.free[k] {
-			g, g2 := x.g[pk], x.g2[pk]
-			x.hb[pk] -= -g*fv - g*v[2] - x.w[k]*x.ib[pk]*v[4]
-			x.hb2[pk] -= g2*fv + g2*v[3] - kap*x.w[k]*x.ib2[pk]*v[5]
+		hp[k] -= fv
+		if free[k] {
+			hb[k] -= -g[k]*fv - g[k]*v[2] - w[k]*ib[k]*v[4]
+			hb2[k] -= g2[k]*fv + g2[k]*v[3] - kap*w[k]*ib2[k]*v[5]
 		}
 	}
 }
@@ -926,31 +927,42 @@ func (x *leanTwo) recover(d *leanTwoDir, withRes bool) {
 	if withRes {
 		f = 1
 	}
+	l, w, free := x.l[:n], x.w[:n], x.free[:n]
 	for j := range x.m {
+		lo, hi := j*n, (j+1)*n
 		dt, dh, dn, dn2 := d.t[j], d.h[j], d.nu[j], d.nu2[j]
 		dv := x.sl*dn - x.mu*dt
 		dv2 := x.sl * dn2
+		dp, db, db2 := d.p[lo:hi], d.b[lo:hi], d.b2[lo:hi]
+		sA, zA, sC, zC := d.sA[lo:hi], d.zA[lo:hi], d.sC[lo:hi], d.zC[lo:hi]
+		sB, zB, sE, zE := d.sB[lo:hi], d.zB[lo:hi], d.sE[lo:hi], d.zE[lo:hi]
+		sB2, zB2, sE2, zE2 := d.sB2[lo:hi], d.zB2[lo:hi], d.sE2[lo:hi], d.zE2[lo:hi]
+		rA, cA, iA, wA := x.rA[lo:hi], x.cA[lo:hi], x.iA[lo:hi], x.wA[lo:hi]
+		rC, cC, iC, wC := x.rC[lo:hi], x.cC[lo:hi], x.iC[lo:hi], x.wC[lo:hi]
+		rB, cB, iB, wB := x.rB[lo:hi], x.cB[lo:hi], x.iB[lo:hi], x.wB[lo:hi]
+		rE, cE, iE, wE := x.rE[lo:hi], x.cE[lo:hi], x.iE[lo:hi], x.wE[lo:hi]
+		rB2, cB2, iB2, wB2 := x.rB2[lo:hi], x.cB2[lo:hi], x.iB2[lo:hi], x.wB2[lo:hi]
+		rE2, cE2, iE2, wE2 := x.rE2[lo:hi], x.cE2[lo:hi], x.iE2[lo:hi], x.wE2[lo:hi]
 		for k := range n {
-			pk := j*n + k
-			dp := d.p[pk]
-			ds := dp - dh + f*x.rA[pk]
-			d.sA[pk], d.zA[pk] = ds, f*x.cA[pk]*x.iA[pk]-x.wA[pk]*ds
-			ds = dt - dp + f*x.rC[pk]
-			d.sC[pk], d.zC[pk] = ds, f*x.cC[pk]*x.iC[pk]-x.wC[pk]*ds
-			dv += x.l[k] * dp
-			dv2 += x.l[k] * dp
-			if x.free[k] {
-				db, db2 := d.b[pk], d.b2[pk]
-				ds = db + f*x.rB[pk]
-				d.sB[pk], d.zB[pk] = ds, f*x.cB[pk]*x.iB[pk]-x.wB[pk]*ds
-				ds = db - dn + dp + f*x.rE[pk]
-				d.sE[pk], d.zE[pk] = ds, f*x.cE[pk]*x.iE[pk]-x.wE[pk]*ds
-				ds = db2 + f*x.rB2[pk]
-				d.sB2[pk], d.zB2[pk] = ds, f*x.cB2[pk]*x.iB2[pk]-x.wB2[pk]*ds
-				ds = db2 + dn2 - dp + f*x.rE2[pk]
-				d.sE2[pk], d.zE2[pk] = ds, f*x.cE2[pk]*x.iE2[pk]-x.wE2[pk]*ds
-				dv -= x.w[k] * db
-				dv2 += x.w[k] * db2
+			p := dp[k]
+			ds := p - dh + f*rA[k]
+			sA[k], zA[k] = ds, f*cA[k]*iA[k]-wA[k]*ds
+			ds = dt - p + f*rC[k]
+			sC[k], zC[k] = ds, f*cC[k]*iC[k]-wC[k]*ds
+			dv += l[k] * p
+			dv2 += l[k] * p
+			if free[k] {
+				b, b2 := db[k], db2[k]
+				ds = b + f*rB[k]
+				sB[k], zB[k] = ds, f*cB[k]*iB[k]-wB[k]*ds
+				ds = b - dn + p + f*rE[k]
+				sE[k], zE[k] = ds, f*cE[k]*iE[k]-wE[k]*ds
+				ds = b2 + f*rB2[k]
+				sB2[k], zB2[k] = ds, f*cB2[k]*iB2[k]-wB2[k]*ds
+				ds = b2 + dn2 - p + f*rE2[k]
+				sE2[k], zE2[k] = ds, f*cE2[k]*iE2[k]-wE2[k]*ds
+				dv -= w[k] * b
+				dv2 += w[k] * b2
 			}
 		}
 		ds := dv + f*x.rD[j]
