@@ -150,11 +150,20 @@ func (a *staggered) take(l int) []float64 {
 	return s
 }
 
-// leanFreeReg is the proximal term on the b's and the levels ν, ν', in
-// units of the output's largest row weight: where a side's dense row is
-// loose (or its inner LP degenerate) they are held by loose rows only and
-// their curvatures fall to rounding (dualFreeReg). They do not enter the
+// leanFreeReg is the proximal term on the levels ν, ν', in units of the
+// output's largest row weight: where a side's dense row is loose (or its
+// inner LP degenerate) they are held by loose rows only and their
+// curvatures fall to rounding (dualFreeReg). It does not enter the
 // objective, and the refinement solves the unperturbed equations.
+//
+// The b's take none, as in leanBox: each is eliminated alone, its pivot
+// ω_B + ω_E a sum of two positive weights, and what it leaves on the
+// border has one sign. A proximal term on them would outweigh the
+// curvature of a b whose rows are both loose while its dual equation
+// z_B + z_E = w z_D is not met (a letter of small width w under a
+// tight dense row): the step would move that b by the residual over
+// the term, and the refinement, preconditioned by the perturbed
+// factor, would not recover the difference.
 const leanFreeReg = 1e-13
 
 // leanTwoStride is the length of an output-local vector of leanTwo: p, b,
@@ -378,11 +387,11 @@ func (x *leanTwo) factor() error {
 			var e, e2, g, g2, ib, ib2 float64
 			if x.free[k] {
 				wB, wE := x.wB[pk], x.wE[pk]
-				ib = 1 / (wB + reg + wE)
-				g, e = wE*ib, (wB+reg)*wE*ib
+				ib = 1 / (wB + wE)
+				g, e = wE*ib, wB*wE*ib
 				wB2, wE2 := x.wB2[pk], x.wE2[pk]
-				ib2 = 1 / (wB2 + reg + wE2)
-				g2, e2 = wE2*ib2, (wB2+reg)*wE2*ib2
+				ib2 = 1 / (wB2 + wE2)
+				g2, e2 = wE2*ib2, wB2*wE2*ib2
 			}
 			x.g[pk], x.ib[pk], x.g2[pk], x.ib2[pk] = g, ib, g2, ib2
 			lv := [4]float64{x.wC[pk], x.wA[pk], e, e2}
