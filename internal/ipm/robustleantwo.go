@@ -334,14 +334,25 @@ func (x *leanTwo) residuals() {
 
 // weights sets every row's weight ω = z/s and inverse slack 1/s.
 func (x *leanTwo) weights() {
+	n := x.n
 	for pk := range x.sA {
 		x.iA[pk], x.iC[pk] = 1/x.sA[pk], 1/x.sC[pk]
 		x.wA[pk], x.wC[pk] = x.zA[pk]*x.iA[pk], x.zC[pk]*x.iC[pk]
-		if x.free[pk%x.n] {
-			x.iB[pk], x.iE[pk] = 1/x.sB[pk], 1/x.sE[pk]
-			x.wB[pk], x.wE[pk] = x.zB[pk]*x.iB[pk], x.zE[pk]*x.iE[pk]
-			x.iB2[pk], x.iE2[pk] = 1/x.sB2[pk], 1/x.sE2[pk]
-			x.wB2[pk], x.wE2[pk] = x.zB2[pk]*x.iB2[pk], x.zE2[pk]*x.iE2[pk]
+	}
+	for j := range x.m {
+		lo, hi := j*n, (j+1)*n
+		sB, zB, sE, zE := x.sB[lo:hi], x.zB[lo:hi], x.sE[lo:hi], x.zE[lo:hi]
+		sB2, zB2, sE2, zE2 := x.sB2[lo:hi], x.zB2[lo:hi], x.sE2[lo:hi], x.zE2[lo:hi]
+		iB, iE, iB2, iE2 := x.iB[lo:hi], x.iE[lo:hi], x.iB2[lo:hi], x.iE2[lo:hi]
+		wB, wE, wB2, wE2 := x.wB[lo:hi], x.wE[lo:hi], x.wB2[lo:hi], x.wE2[lo:hi]
+		for k, free := range x.free[:n] {
+			if !free {
+				continue
+			}
+			iB[k], iE[k] = 1/sB[k], 1/sE[k]
+			wB[k], wE[k] = zB[k]*iB[k], zE[k]*iE[k]
+			iB2[k], iE2[k] = 1/sB2[k], 1/sE2[k]
+			wB2[k], wE2[k] = zB2[k]*iB2[k], zE2[k]*iE2[k]
 		}
 	}
 	for j := range x.sD {
@@ -801,32 +812,41 @@ func (x *leanTwo) applyInvJ(j int, rt, rh, rn, rn2, rz, rz2 float64) {
 func (x *leanTwo) solve(d *leanTwoDir, check bool) {
 	n, m, kap := x.n, x.m, x.kap
 	// 1. g = r_d + Σ_r a_r (c_r − z_r r_r)/s_r over the unknowns.
+	l, w, free := x.l[:n], x.w[:n], x.free[:n]
 	for j := range m {
 		qd := x.cD[j]*x.iD[j] - x.wD[j]*x.rD[j]
 		qd2 := x.cD2[j]*x.iD2[j] - x.wD2[j]*x.rD2[j]
 		gt, gh := x.rdt[j]-x.mu*qd, x.rdh[j]+qd2
 		gn, gn2 := x.rdn[j]+x.sl*qd, x.rdn2[j]-kap*x.sl*qd2
+		lo, hi := j*n, (j+1)*n
+		gp, gb, gb2 := x.gp[lo:hi], x.gb[lo:hi], x.gb2[lo:hi]
+		rdp, rdb, rdb2 := x.rdp[lo:hi], x.rdb[lo:hi], x.rdb2[lo:hi]
+		rA, cA, iA, wA := x.rA[lo:hi], x.cA[lo:hi], x.iA[lo:hi], x.wA[lo:hi]
+		rC, cC, iC, wC := x.rC[lo:hi], x.cC[lo:hi], x.iC[lo:hi], x.wC[lo:hi]
+		rB, cB, iB, wB := x.rB[lo:hi], x.cB[lo:hi], x.iB[lo:hi], x.wB[lo:hi]
+		rE, cE, iE, wE := x.rE[lo:hi], x.cE[lo:hi], x.iE[lo:hi], x.wE[lo:hi]
+		rB2, cB2, iB2, wB2 := x.rB2[lo:hi], x.cB2[lo:hi], x.iB2[lo:hi], x.wB2[lo:hi]
+		rE2, cE2, iE2, wE2 := x.rE2[lo:hi], x.cE2[lo:hi], x.iE2[lo:hi], x.wE2[lo:hi]
 		for k := range n {
-			pk := j*n + k
-			qa := x.cA[pk]*x.iA[pk] - x.wA[pk]*x.rA[pk]
-			qc := x.cC[pk]*x.iC[pk] - x.wC[pk]*x.rC[pk]
-			gp := x.rdp[pk] + qa - qc + x.l[k]*(qd-kap*qd2)
+			qa := cA[k]*iA[k] - wA[k]*rA[k]
+			qc := cC[k]*iC[k] - wC[k]*rC[k]
+			g := rdp[k] + qa - qc + l[k]*(qd-kap*qd2)
 			gt += qc
 			gh -= qa
-			if x.free[k] {
-				qb := x.cB[pk]*x.iB[pk] - x.wB[pk]*x.rB[pk]
-				qe := x.cE[pk]*x.iE[pk] - x.wE[pk]*x.rE[pk]
-				qb2 := x.cB2[pk]*x.iB2[pk] - x.wB2[pk]*x.rB2[pk]
-				qe2 := x.cE2[pk]*x.iE2[pk] - x.wE2[pk]*x.rE2[pk]
-				gp += qe - qe2
-				x.gb[pk] = x.rdb[pk] + qb + qe - x.w[k]*qd
-				x.gb2[pk] = x.rdb2[pk] + qb2 + qe2 - kap*x.w[k]*qd2
+			if free[k] {
+				qb := cB[k]*iB[k] - wB[k]*rB[k]
+				qe := cE[k]*iE[k] - wE[k]*rE[k]
+				qb2 := cB2[k]*iB2[k] - wB2[k]*rB2[k]
+				qe2 := cE2[k]*iE2[k] - wE2[k]*rE2[k]
+				g += qe - qe2
+				gb[k] = rdb[k] + qb + qe - w[k]*qd
+				gb2[k] = rdb2[k] + qb2 + qe2 - kap*w[k]*qd2
 				gn -= qe
 				gn2 += qe2
 			} else {
-				x.gb[pk], x.gb2[pk] = 0, 0
+				gb[k], gb2[k] = 0, 0
 			}
-			x.gp[pk] = gp
+			gp[k] = g
 		}
 		x.gt[j], x.gh[j], x.gn[j], x.gn2[j] = gt, gh, gn, gn2
 	}
@@ -985,30 +1005,36 @@ func (x *leanTwo) recover(d *leanTwoDir, withRes bool) {
 func (x *leanTwo) dirResiduals(d *leanTwoDir) float64 {
 	n, m, kap := x.n, x.m, x.kap
 	copy(x.r2, x.ra)
+	r2, y := x.r2[:n], d.y[:n]
+	l, w, free := x.l[:n], x.w[:n], x.free[:n]
 	worst := 0.0
 	for j := range m {
 		zd, zd2 := d.zD[j], d.zD2[j]
 		gt, gh := x.rdt[j]-x.mu*zd, x.rdh[j]+zd2
 		gn, gn2 := x.rdn[j]+x.sl*zd, x.rdn2[j]-kap*x.sl*zd2
+		lo, hi := j*n, (j+1)*n
+		dp, zA, zC := d.p[lo:hi], d.zA[lo:hi], d.zC[lo:hi]
+		zB, zE, zB2, zE2 := d.zB[lo:hi], d.zE[lo:hi], d.zB2[lo:hi], d.zE2[lo:hi]
+		rdp, rdb, rdb2 := x.rdp[lo:hi], x.rdb[lo:hi], x.rdb2[lo:hi]
+		gp, gb, gb2 := x.gp[lo:hi], x.gb[lo:hi], x.gb2[lo:hi]
 		for k := range n {
-			pk := j*n + k
-			x.r2[k] += d.p[pk]
-			gp := x.rdp[pk] - d.y[k] + d.zA[pk] - d.zC[pk] + x.l[k]*(zd-kap*zd2)
-			gt += d.zC[pk]
-			gh -= d.zA[pk]
-			if x.free[k] {
-				gp += d.zE[pk] - d.zE2[pk]
-				gb := x.rdb[pk] + d.zB[pk] + d.zE[pk] - x.w[k]*zd
-				gb2 := x.rdb2[pk] + d.zB2[pk] + d.zE2[pk] - kap*x.w[k]*zd2
-				x.gb[pk], x.gb2[pk] = gb, gb2
-				worst = maxAbsOf(maxAbsOf(worst, gb), gb2)
-				gn -= d.zE[pk]
-				gn2 += d.zE2[pk]
+			r2[k] += dp[k]
+			g := rdp[k] - y[k] + zA[k] - zC[k] + l[k]*(zd-kap*zd2)
+			gt += zC[k]
+			gh -= zA[k]
+			if free[k] {
+				g += zE[k] - zE2[k]
+				b := rdb[k] + zB[k] + zE[k] - w[k]*zd
+				b2 := rdb2[k] + zB2[k] + zE2[k] - kap*w[k]*zd2
+				gb[k], gb2[k] = b, b2
+				worst = maxAbsOf(maxAbsOf(worst, b), b2)
+				gn -= zE[k]
+				gn2 += zE2[k]
 			} else {
-				x.gb[pk], x.gb2[pk] = 0, 0
+				gb[k], gb2[k] = 0, 0
 			}
-			x.gp[pk] = gp
-			worst = maxAbsOf(worst, gp)
+			gp[k] = g
+			worst = maxAbsOf(worst, g)
 		}
 		x.gt[j], x.gh[j], x.gn[j], x.gn2[j] = gt, gh, gn, gn2
 		worst = maxAbsOf(maxAbsOf(maxAbsOf(maxAbsOf(worst, gt), gh), gn), gn2)
