@@ -84,7 +84,7 @@ type leanTwo struct {
 	sy                      []float64
 	chol                    cholesky
 	ldl                     ldlt
-	wk                      []float64 // S_b⁻¹ Vᵀ for one output, N×6
+	wk                      []float64 // V S_b⁻¹ for one output, N×6
 	bm                      [8]float64
 	ev                      [4]float64
 
