@@ -153,9 +153,9 @@ const (
 // is (dualIPM's maxPinned).
 func leanMaxDirs(n, m int) int { return 2*m + n }
 
-func newLeanDir(n, m int) leanDir {
+func newLeanDir(n, m int, a *staggered) leanDir {
 	K := n * m
-	v := func(l int) []float64 { return make([]float64, l) }
+	v := a.take
 	return leanDir{p: v(K), b: v(K), t: v(m), nu: v(m), y: v(n),
 		sA: v(K), zA: v(K), sC: v(K), zC: v(K), sB: v(K), zB: v(K), sE: v(K), zE: v(K), sD: v(m), zD: v(m)}
 }
@@ -177,7 +177,8 @@ func leanFits(set *mech.PriorSet) bool {
 func newLeanBox(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu float64) *leanBox {
 	n, m := u.Dims()
 	K := n * m
-	v := func(l int) []float64 { return make([]float64, l) }
+	var a staggered
+	v := a.take
 	x := &leanBox{n: n, m: m, mu: mu, set: set, l: v(n), w: v(n), free: make([]bool, n), sl: 1}
 	x.c, x.scale = scaledObjective(pi, u)
 	nfree := 0
@@ -202,7 +203,7 @@ func newLeanBox(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu float64) *
 	x.iA, x.iC, x.iB, x.iE, x.iD = v(K), v(K), v(K), v(K), v(m)
 	x.gp, x.gb, x.gt, x.gn = v(K), v(K), v(m), v(m)
 	x.hp, x.hb, x.ht, x.hn = v(K), v(K), v(m), v(m)
-	x.aff, x.cor, x.fix = newLeanDir(n, m), newLeanDir(n, m), newLeanDir(n, m)
+	x.aff, x.cor, x.fix = newLeanDir(n, m, &a), newLeanDir(n, m, &a), newLeanDir(n, m, &a)
 	x.r2 = v(n)
 	x.isDefl, x.pinned = make([]bool, m), make([]bool, K)
 	x.piv, x.wmax = v(K), v(m)

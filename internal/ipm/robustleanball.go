@@ -113,9 +113,9 @@ type ballDir struct {
 	sL, zL, sD, zD         []float64
 }
 
-func newBallDir(n, m int) ballDir {
+func newBallDir(n, m int, a *staggered) ballDir {
 	K := n * m
-	v := func(l int) []float64 { return make([]float64, l) }
+	v := a.take
 	return ballDir{p: v(K), b: v(K), t: v(m), nu: v(m), lam: v(m), y: v(n),
 		sA: v(K), zA: v(K), sC: v(K), zC: v(K), sB: v(K), zB: v(K), sE: v(K), zE: v(K),
 		sF: v(K), zF: v(K), sL: v(m), zL: v(m), sD: v(m), zD: v(m)}
@@ -155,7 +155,8 @@ func leanBallApplies(set *mech.PriorSet, lip bool) bool {
 func newLeanBall(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu float64) *leanBall {
 	n, m := u.Dims()
 	K := n * m
-	v := func(l int) []float64 { return make([]float64, l) }
+	var a staggered
+	v := a.take
 	x := &leanBall{n: n, m: m, mu: mu, r: set.Radius, pc: slices.Clone(pi), set: set}
 	x.c, x.scale = scaledObjective(pi, u)
 	x.p, x.b, x.t, x.nu, x.lam, x.y = v(K), v(K), v(m), v(m), v(m), v(n)
@@ -171,7 +172,7 @@ func newLeanBall(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu float64) 
 	x.cA, x.cC, x.cB, x.cE, x.cF, x.cL, x.cD = v(K), v(K), v(K), v(K), v(K), v(m), v(m)
 	x.gp, x.gb, x.gt, x.gn, x.gl = v(K), v(K), v(m), v(m), v(m)
 	x.hp, x.hb, x.ht, x.hn, x.hl = v(K), v(K), v(m), v(m), v(m)
-	x.aff, x.cor, x.fix = newBallDir(n, m), newBallDir(n, m), newBallDir(n, m)
+	x.aff, x.cor, x.fix = newBallDir(n, m, &a), newBallDir(n, m, &a), newBallDir(n, m, &a)
 	x.r2 = v(n)
 	x.isDefl, x.pinned = make([]bool, m), make([]bool, K)
 	x.piv, x.wmax = v(K), v(m)
