@@ -1,0 +1,66 @@
+package ipm
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/pmlopt/pmlopt/instance"
+	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+// TestLeanBallTwoMatchesTheLP solves LIP and ALIP (ε_l ≠ ε_u too) over L1
+// balls of several radii on every family at 8 letters by the lean ball
+// route for two sides alone, and checks its answer against the dualised
+// LP (robustLP): the value within 1e-9 of the LP's optimum, the bounds
+// proven by its own multipliers, priors (two per output) and cap weights
+// and not below the LP's, the priors in the set and the mechanism within
+// the budget over the set.
+func TestLeanBallTwoMatchesTheLP(t *testing.T) {
+	budgets := []mech.Budget{{Measure: mech.LIP, Epsilon: 0.5}, {Measure: mech.LIP, Epsilon: 2},
+		{Measure: mech.ALIP, EpsilonLower: 1, EpsilonUpper: 1}, {Measure: mech.ALIP, EpsilonLower: 0.4, EpsilonUpper: 1.5}}
+	for _, f := range instance.Families() {
+		in := familyInstance(t, f.Name, 8)
+		for _, rad := range []float64{1e-3, 0.1, 0.3} {
+			set, err := mech.NewL1Set(in.Prior, rad)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, b := range budgets {
+				name := fmt.Sprintf("%s ball %g %v", f.Name, rad, b)
+				p := RobustProblem{Utility: in.Utility, Budget: b, Set: set}
+				mu, kap, lip, _ := robustRates(b)
+				r, err := solveRobustLeanBallTwo(context.Background(), p, normalised(set.Center), mu, kap, lip, 200, robustGap, AcceptedGap)
+				if err != nil {
+					t.Errorf("%s: %v", name, err)
+					continue
+				}
+				want := robustLP(t, p)
+				tol := 1e-9 * math.Max(1, math.Abs(want))
+				if math.Abs(r.Value-want) > tol {
+					t.Errorf("%s: value %.15g, LP %.15g", name, r.Value, want)
+				}
+				for _, pr := range [][][]float64{r.PriorsUpper, r.PriorsLower} {
+					for j, v := range pr {
+						if v != nil && !set.Contains(v, 1e-9) {
+							t.Errorf("%s: a prior of output %d is not in the set", name, j)
+						}
+					}
+				}
+				two := RobustBoundTwo(set.Center, in.Utility, b, r.Alpha, r.PriorsUpper, r.PriorsLower, r.CapWeights)
+				if two != r.BoundTwo || two < want-tol || r.Bound < want-tol {
+					t.Errorf("%s: BoundTwo %.15g (proven %.15g), Bound %.15g, LP %.15g", name, r.BoundTwo, two, r.Bound, want)
+				}
+				level, lower, _ := leakage.LevelOver(set, r.Mechanism, b)
+				if level != r.Level || !withinBudget(level, lower, b, RobustBudgetSlack) {
+					t.Errorf("%s: level %g (reported %g) over the set", name, level, r.Level)
+				}
+				if r.Rounds != 1 || r.Cuts != 0 || r.Iterations == 0 {
+					t.Errorf("%s: %d rounds, %d cuts, %d iterations: want one round, no cut", name, r.Rounds, r.Cuts, r.Iterations)
+				}
+			}
+		}
+	}
+}
