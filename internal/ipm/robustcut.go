@@ -168,8 +168,8 @@ var ErrRobustNotConverged = errors.New("ipm: the interior point over the prior s
 // interior point specialised to it (leanBox under ε-PML, leanTwo under
 // LIP and ALIP); its answer stands when settle certifies it, and
 // otherwise the routes below decide as if it had not run
-// (solveRobustRounds). ε-PML over an L1 ball of positive radius is
-// tried first likewise, by leanBall.
+// (solveRobustRounds). An L1 ball of positive radius is tried first
+// likewise, by leanBall under ε-PML and leanBallTwo under LIP and ALIP.
 //
 // The first route is cutting planes over the set's extreme priors: each
 // output starts with two priors for each side of its budget, the
@@ -253,13 +253,16 @@ func SolveRobust(p RobustProblem, opt Options) (*RobustResult, error) {
 }
 
 // solveRobustLeanRoute runs the lean route that takes p's set and budget,
-// if any (tried): leanBox or leanTwo over a box, leanBall over a ball.
+// if any (tried): leanBox or leanTwo over a box, leanBall or leanBallTwo
+// over a ball.
 func solveRobustLeanRoute(ctx context.Context, p RobustProblem, pi mech.Prior, mu, kap float64, lip bool, maxIter int, target, accept float64) (r *RobustResult, tried bool, err error) {
 	switch {
 	case leanApplies(p.Set, lip):
 		r, err = solveRobustLean(ctx, p, pi, mu, kap, lip, maxIter, target, accept)
 	case leanBallApplies(p.Set, lip):
 		r, err = solveRobustLeanBall(ctx, p, pi, mu, kap, lip, maxIter, target, accept)
+	case leanBallTwoApplies(p.Set, lip):
+		r, err = solveRobustLeanBallTwo(ctx, p, pi, mu, kap, lip, maxIter, target, accept)
 	default:
 		return nil, false, nil
 	}

@@ -145,8 +145,9 @@ func TestBallBorderInverse(t *testing.T) {
 	}
 }
 
-// TestLeanBallApplies: the lean ball route takes ε-PML over a ball of
-// positive radius, and nothing else.
+// TestLeanBallApplies: the lean ball routes take a ball of positive
+// radius, leanBall under ε-PML and leanBallTwo under LIP and ALIP, and
+// nothing else.
 func TestLeanBallApplies(t *testing.T) {
 	pi := mech.Prior{0.2, 0.3, 0.5}
 	ball, err := mech.NewL1Set(pi, 0.1)
@@ -159,17 +160,20 @@ func TestLeanBallApplies(t *testing.T) {
 	}
 	box, err := mech.NewBoxSet(pi, []float64{0.1, 0.2, 0.4}, []float64{0.3, 0.4, 0.6})
 	if err == nil {
-		if leanBallApplies(box, false) {
-			t.Error("leanBallApplies takes a box")
+		if leanBallApplies(box, false) || leanBallTwoApplies(box, true) {
+			t.Error("a lean ball route takes a box")
 		}
 	}
 	for _, c := range []struct {
-		set  *mech.PriorSet
-		lip  bool
-		want bool
-	}{{ball, false, true}, {ball, true, false}, {point, false, false}} {
-		if got := leanBallApplies(c.set, c.lip); got != c.want {
-			t.Errorf("radius %g lip %v: leanBallApplies %v, want %v", c.set.Radius, c.lip, got, c.want)
+		set       *mech.PriorSet
+		lip       bool
+		ball, two bool // leanBallApplies, leanBallTwoApplies
+	}{{ball, false, true, false}, {ball, true, false, true}, {point, false, false, false}, {point, true, false, false}} {
+		if got := leanBallApplies(c.set, c.lip); got != c.ball {
+			t.Errorf("radius %g lip %v: leanBallApplies %v, want %v", c.set.Radius, c.lip, got, c.ball)
+		}
+		if got := leanBallTwoApplies(c.set, c.lip); got != c.two {
+			t.Errorf("radius %g lip %v: leanBallTwoApplies %v, want %v", c.set.Radius, c.lip, got, c.two)
 		}
 	}
 }

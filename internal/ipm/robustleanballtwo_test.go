@@ -64,3 +64,42 @@ func TestLeanBallTwoMatchesTheLP(t *testing.T) {
 		}
 	}
 }
+
+// TestSolveRobustPastLeanBallTwo: where the lean ball route for two sides
+// does not settle (coarse at 5 letters under LIP at 1 nat over the ball
+// of radius 0.5: its Newton directions lose their digits near the
+// optimum), SolveRobust answers as the routes past it do
+// (solveRobustRounds), bit for bit.
+func TestSolveRobustPastLeanBallTwo(t *testing.T) {
+	f, err := instance.Lookup("coarse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := f.New(5, 2026)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := mech.NewL1Set(in.Prior, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := mech.Budget{Measure: mech.LIP, Epsilon: 1}
+	p := RobustProblem{Utility: in.Utility, Budget: b, Set: set}
+	mu, kap, lip, _ := robustRates(b)
+	pi := normalised(set.Center)
+	ctx := context.Background()
+	if _, err := solveRobustLeanBallTwo(ctx, p, pi, mu, kap, lip, 200, robustGap, AcceptedGap); err == nil {
+		t.Fatal("the lean route answered: the instance no longer tests the fall-through")
+	}
+	r, err := SolveRobust(p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := solveRobustRounds(ctx, p, pi, mu, kap, lip, 200, robustGap, AcceptedGap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Value != want.Value || r.Rounds != want.Rounds || r.Iterations != want.Iterations {
+		t.Errorf("value %.17g in %d rounds, %d iterations; past the lean route %.17g in %d, %d", r.Value, r.Rounds, r.Iterations, want.Value, want.Rounds, want.Iterations)
+	}
+}
