@@ -71,6 +71,7 @@ type leanBallTwo struct {
 	// The rows' weights ω = z/s and inverse slacks 1/s, and the
 	// complementarity right-hand sides.
 	w, is, cr [btRows][]float64
+	q         [btRows][]float64 // solve's (c − z r)/s per row
 
 	// factor: per pair π, g = ω_E/(ω_B + ω_E), 1/(ω_B + ω_E), the lower
 	// side's g', 1/(ω_B' + ω_E'), and f = uᵀF (btBorder); per output the
@@ -187,7 +188,7 @@ func newLeanBallTwo(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap f
 			l = m
 		}
 		x.s[r], x.z[r], x.rp[r] = v(l), v(l), v(l)
-		x.w[r], x.is[r], x.cr[r] = v(l), v(l), v(l)
+		x.w[r], x.is[r], x.cr[r], x.q[r] = v(l), v(l), v(l), v(l)
 	}
 	x.rdp, x.rdb, x.rdb2, x.rdu, x.ra = v(K), v(K), v(K), v(btLeaves*m), v(n)
 	x.pv, x.g, x.ib, x.g2, x.ib2, x.f = v(K), v(K), v(K), v(K), v(K), v(btBorder*K)
@@ -807,27 +808,30 @@ func (x *leanBallTwo) applyInv() {
 // is held at 0. rb is overwritten.
 func (x *leanBallTwo) applyInvJ(j int, rb *[btBorder]float64) {
 	n, kap := x.n, x.kap
+	lo, hi := j*n, (j+1)*n
 	w := &x.w
+	wA, wC, wE, wF := w[btA][lo:hi], w[btC][lo:hi], w[btE][lo:hi], w[btF][lo:hi]
+	wE2, wF2 := w[btE2][lo:hi], w[btF2][lo:hi]
+	gp, gb, gb2 := x.gp[lo:hi], x.gb[lo:hi], x.gb2[lo:hi]
+	hp, hb, hb2 := x.hp[lo:hi], x.hb[lo:hi], x.hb2[lo:hi]
+	g, g2, ib, ib2, pv := x.g[lo:hi], x.g2[lo:hi], x.ib[lo:hi], x.ib2[lo:hi], x.pv[lo:hi]
+	pinned, pc := x.pinned[lo:hi], x.pc[:n]
 	for k := range n {
-		pk := j*n + k
-		gp, gb, gb2 := x.gp[pk], x.gb[pk], x.gb2[pk]
-		g, g2 := x.g[pk], x.g2[pk]
-		hp := 0.0
-		if !x.pinned[pk] {
-			hp = (gp + g*gb - g2*gb2) / x.pv[pk]
+		p := 0.0
+		if !pinned[k] {
+			p = (gp[k] + g[k]*gb[k] - g2[k]*gb2[k]) / pv[k]
 		}
-		hb := gb*x.ib[pk] + g*hp
-		hb2 := gb2*x.ib2[pk] - g2*hp
-		x.hp[pk], x.hb[pk], x.hb2[pk] = hp, hb, hb2
-		pc := x.pc[k]
-		rb[btT] += w[btC][pk] * hp
-		rb[btH] += w[btA][pk] * hp
-		rb[btVE] += w[btE][pk] * (hp - hb)
-		rb[btVF] += w[btF][pk] * hp
-		rb[btVE2] += w[btE2][pk] * (hp + hb2)
-		rb[btVF2] += w[btF2][pk] * hp
-		rb[btZ] -= pc * (hp - hb)
-		rb[btZ2] += kap * pc * (hp + hb2)
+		b := gb[k]*ib[k] + g[k]*p
+		b2 := gb2[k]*ib2[k] - g2[k]*p
+		hp[k], hb[k], hb2[k] = p, b, b2
+		rb[btT] += wC[k] * p
+		rb[btH] += wA[k] * p
+		rb[btVE] += wE[k] * (p - b)
+		rb[btVF] += wF[k] * p
+		rb[btVE2] += wE2[k] * (p + b2)
+		rb[btVF2] += wF2[k] * p
+		rb[btZ] -= pc[k] * (p - b)
+		rb[btZ2] += kap * pc[k] * (p + b2)
 	}
 	sb := x.sbi[btBorder*btBorder*j : btBorder*btBorder*(j+1)]
 	v := x.hu[btBorder*j : btBorder*(j+1)]
@@ -839,20 +843,19 @@ func (x *leanBallTwo) applyInvJ(j int, rb *[btBorder]float64) {
 		}
 		v[a] = h
 	}
+	fs := x.f[btBorder*lo : btBorder*hi]
 	for k := range n {
-		pk := j*n + k
 		fv := 0.0
-		if !x.pinned[pk] {
-			f := x.f[btBorder*pk : btBorder*(pk+1)]
+		if !pinned[k] {
+			f := fs[btBorder*k : btBorder*(k+1)]
 			for c := range btBorder {
 				fv += f[c] * v[c]
 			}
-			fv /= x.pv[pk]
+			fv /= pv[k]
 		}
-		g, g2, pc := x.g[pk], x.g2[pk], x.pc[k]
-		x.hp[pk] -= fv
-		x.hb[pk] -= g*fv + g*v[btVE] - pc*x.ib[pk]*v[btZ]
-		x.hb2[pk] -= -g2*fv - g2*v[btVE2] - kap*pc*x.ib2[pk]*v[btZ2]
+		hp[k] -= fv
+		hb[k] -= g[k]*fv + g[k]*v[btVE] - pc[k]*ib[k]*v[btZ]
+		hb2[k] -= -g2[k]*fv - g2[k]*v[btVE2] - kap*pc[k]*ib2[k]*v[btZ2]
 	}
 }
 
@@ -863,10 +866,17 @@ func (x *leanBallTwo) applyInvJ(j int, rb *[btBorder]float64) {
 func (x *leanBallTwo) solve(d *ballTwoDir, check bool) {
 	n, m, kap := x.n, x.m, x.kap
 	r2 := 0.5 * x.r
-	q := func(r, i int) float64 { return x.cr[r][i]*x.is[r][i] - x.w[r][i]*x.rp[r][i] }
-	// 1. g = r_d + Σ_r a_r (c_r − z_r r_r)/s_r over the unknowns.
+	// 1. g = r_d + Σ_r a_r q_r over the unknowns, q_r = (c_r − z_r r_r)/s_r.
+	for r := range btRows {
+		q, cr, is, w, rp := x.q[r], x.cr[r], x.is[r], x.w[r], x.rp[r]
+		for i := range q {
+			q[i] = cr[i]*is[i] - w[i]*rp[i]
+		}
+	}
+	qA, qC, qB, qE, qF := x.q[btA], x.q[btC], x.q[btB], x.q[btE], x.q[btF]
+	qB2, qE2, qF2 := x.q[btB2], x.q[btE2], x.q[btF2]
 	for j := range m {
-		ql, ql2, qd, qd2 := q(btL, j), q(btL2, j), q(btD, j), q(btD2, j)
+		ql, ql2, qd, qd2 := x.q[btL][j], x.q[btL2][j], x.q[btD][j], x.q[btD2][j]
 		gu := x.gu[btLeaves*j : btLeaves*(j+1)]
 		copy(gu, x.rdu[btLeaves*j:btLeaves*(j+1)])
 		gu[btT] -= x.mu * qd
@@ -878,11 +888,11 @@ func (x *leanBallTwo) solve(d *ballTwoDir, check bool) {
 		for k := range n {
 			pk := j*n + k
 			pc := x.pc[k]
-			qa, qc, qe, qf := q(btA, pk), q(btC, pk), q(btE, pk), q(btF, pk)
-			qe2, qf2 := q(btE2, pk), q(btF2, pk)
+			qa, qc, qe, qf := qA[pk], qC[pk], qE[pk], qF[pk]
+			qe2, qf2 := qE2[pk], qF2[pk]
 			x.gp[pk] = x.rdp[pk] + qa - qc - qe + qf + qe2 - qf2 + pc*(qd-kap*qd2)
-			x.gb[pk] = x.rdb[pk] + q(btB, pk) + qe - pc*qd
-			x.gb2[pk] = x.rdb2[pk] + q(btB2, pk) + qe2 - kap*pc*qd2
+			x.gb[pk] = x.rdb[pk] + qB[pk] + qe - pc*qd
+			x.gb2[pk] = x.rdb2[pk] + qB2[pk] + qe2 - kap*pc*qd2
 			gu[btT] += qc
 			gu[btH] -= qa
 			gu[btVE] += qe
@@ -1001,26 +1011,32 @@ func (x *leanBallTwo) reduced(ra []float64, d *ballTwoDir) {
 // right-hand sides when withRes, else 0.
 func (x *leanBallTwo) recover(d *ballTwoDir, withRes bool) {
 	n := x.n
-	f := 0.0
-	if withRes {
-		f = 1
-	}
-	row := func(r, i int, ds float64) {
-		ds += f * x.rp[r][i]
-		d.s[r][i], d.z[r][i] = ds, f*x.cr[r][i]*x.is[r][i]-x.w[r][i]*ds
-	}
 	for j := range x.m {
 		uj := d.u[btLeaves*j : btLeaves*(j+1)]
 		for k := range n {
 			pk := j*n + k
 			a := btPairValues(d.p[pk], d.b[pk], d.b2[pk], uj)
 			for r := range btPairRows {
-				row(r, pk, a[r])
+				d.s[r][pk] = a[r]
 			}
 		}
 		a := x.outValues(j, d.p, d.b, d.b2, d.u)
 		for r := btPairRows; r < btRows; r++ {
-			row(r, j, a[r-btPairRows])
+			d.s[r][j] = a[r-btPairRows]
+		}
+	}
+	for r := range btRows {
+		ds, dz, w := d.s[r], d.z[r], x.w[r]
+		if !withRes {
+			for i, v := range ds {
+				dz[i] = -w[i] * v
+			}
+			continue
+		}
+		rp, cr, is := x.rp[r], x.cr[r], x.is[r]
+		for i := range ds {
+			v := ds[i] + rp[i]
+			ds[i], dz[i] = v, cr[i]*is[i]-w[i]*v
 		}
 	}
 }
