@@ -153,9 +153,9 @@ type ballTwoDir struct {
 	s, z           [btRows][]float64
 }
 
-func newBallTwoDir(n, m int) ballTwoDir {
+func newBallTwoDir(n, m int, a *staggered) ballTwoDir {
 	K := n * m
-	v := func(l int) []float64 { return make([]float64, l) }
+	v := a.take
 	d := ballTwoDir{p: v(K), b: v(K), b2: v(K), u: v(btLeaves * m), y: v(n)}
 	for r := range btRows {
 		l := K
@@ -178,7 +178,8 @@ func leanBallTwoApplies(set *mech.PriorSet, lip bool) bool {
 func newLeanBallTwo(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap float64) *leanBallTwo {
 	n, m := u.Dims()
 	K := n * m
-	v := func(l int) []float64 { return make([]float64, l) }
+	var a staggered
+	v := a.take
 	x := &leanBallTwo{n: n, m: m, mu: mu, kap: kap, r: set.Radius, pc: slices.Clone(pi), set: set}
 	x.c, x.scale = scaledObjective(pi, u)
 	x.p, x.b, x.b2, x.u, x.y = v(K), v(K), v(K), v(btLeaves*m), v(n)
@@ -202,7 +203,7 @@ func newLeanBallTwo(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap f
 	x.dj, x.dk = make([]int, 0, md), make([]int, 0, md)
 	x.gp, x.gb, x.gb2, x.gu = v(K), v(K), v(K), v(btLeaves*m)
 	x.hp, x.hb, x.hb2, x.hu = v(K), v(K), v(K), v(btBorder*m)
-	x.aff, x.cor, x.fix = newBallTwoDir(n, m), newBallTwoDir(n, m), newBallTwoDir(n, m)
+	x.aff, x.cor, x.fix = newBallTwoDir(n, m, &a), newBallTwoDir(n, m, &a), newBallTwoDir(n, m, &a)
 	x.r2 = v(n)
 	x.npairs = btPairRows*K + (btRows-btPairRows)*m
 
