@@ -480,18 +480,7 @@ func settle(out *RobustResult, held, target float64, b mech.Budget, accept float
 // the set dualised inside one interior point (dualIPM), no rounds. Its
 // Rounds is 1 and Cuts 0.
 func solveRobustDual(ctx context.Context, p RobustProblem, pi mech.Prior, mu, kap float64, lip bool, maxIter int, target, accept float64) (*RobustResult, error) {
-	x := newDualIPM(pi, p.Utility, p.Set, mu, kap, lip)
-	iters, _, err := x.runTo(ctx, min(maxIter, dualMaxIter), target)
-	if err != nil {
-		return nil, err
-	}
-	out := x.reading().result(p, pi)
-	out.Rounds, out.Iterations = 1, iters
-	out.Converged = x.held <= target
-	if err := settle(out, x.held, target, p.Budget, accept); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return solveOnce(ctx, newDualIPM(pi, p.Utility, p.Set, mu, kap, lip), p, pi, min(maxIter, dualMaxIter), target, accept)
 }
 
 // dualMaxIter caps the dualised route's iterations: it answers within a

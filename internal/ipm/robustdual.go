@@ -960,3 +960,6 @@ func (x *dualIPM) reading() *robustReading {
 }
 
 func (x *dualIPM) String() string { return fmt.Sprintf("dualIPM(%d×%d)", x.n, x.m) }
+
+// heldGap is the gap measure of the point runTo left.
+func (x *dualIPM) heldGap() float64 { return x.held }

@@ -1024,39 +1024,17 @@ func (x *leanBox) tiny() (near, stop bool) { return false, x.comp < leanStop }
 // at the best point it saw below robustLooseTol (its entries and the
 // multipliers reading uses).
 func (x *leanBox) runTo(ctx context.Context, maxIter int, tol float64) (iters int, done bool, err error) {
-	best := math.Inf(1)
-	K, m, n := len(x.p), x.m, x.n
-	save := make([]float64, 4*K+m+n)
-	iters, err = iterate(ctx, x, maxIter, robustLooseTol, func(int) (bool, bool) {
-		g := x.measureRel()
-		if !(g < best) {
-			return false, false
-		}
-		best = g
-		copy(save, x.p)
-		copy(save[K:], x.zA)
-		copy(save[2*K:], x.zC)
-		copy(save[3*K:], x.zE)
-		copy(save[4*K:], x.zD)
-		copy(save[4*K+m:], x.y)
-		done = withinGap(x.comp, x.primI, x.dualI, x.obj, tol)
-		return true, done
-	})
-	if cerr := ctx.Err(); cerr != nil {
-		return iters, false, cerr
-	}
-	x.held = best
-	if math.IsInf(best, 1) {
-		return iters, false, fmt.Errorf("%w (the lean iterations came within %g of no point)", ErrRobustNotConverged, robustLooseTol)
-	}
-	copy(x.p, save)
-	copy(x.zA, save[K:])
-	copy(x.zC, save[2*K:])
-	copy(x.zE, save[3*K:])
-	copy(x.zD, save[4*K:])
-	copy(x.y, save[4*K+m:])
-	return iters, done, nil
+	iters, done, x.held, err = runKeepingBest(ctx, x, maxIter, tol, [][]float64{x.p, x.zA, x.zC, x.zE, x.zD, x.y})
+	return iters, done, err
 }
+
+// converged reports the current point within tol (withinGap).
+func (x *leanBox) converged(tol float64) bool {
+	return withinGap(x.comp, x.primI, x.dualI, x.obj, tol)
+}
+
+// heldGap is the gap measure of the point runTo left.
+func (x *leanBox) heldGap() float64 { return x.held }
 
 // prior returns output j's worst prior read off the multipliers, as
 // dualIPM.prior does: l_k + z_E/z_D on letter k, the inner LP's
@@ -1112,31 +1090,11 @@ func solveRobustLean(ctx context.Context, p RobustProblem, pi mech.Prior, mu, ka
 	if !leanFits(p.Set) {
 		return nil, ErrRobustNotConverged
 	}
-	var (
-		iters int
-		err   error
-		rd    *robustReading
-		held  float64
-	)
+	var x robustOnce
 	if lip {
-		x := newLeanTwo(pi, p.Utility, p.Set, mu, kap)
-		if iters, _, err = x.runTo(ctx, min(maxIter, leanMaxIter), target); err == nil {
-			rd, held = x.reading(), x.held
-		}
+		x = newLeanTwo(pi, p.Utility, p.Set, mu, kap)
 	} else {
-		x := newLeanBox(pi, p.Utility, p.Set, mu)
-		if iters, _, err = x.runTo(ctx, min(maxIter, leanMaxIter), target); err == nil {
-			rd, held = x.reading(), x.held
-		}
+		x = newLeanBox(pi, p.Utility, p.Set, mu)
 	}
-	if err != nil {
-		return nil, err
-	}
-	out := rd.result(p, pi)
-	out.Rounds, out.Iterations = 1, iters
-	out.Converged = held <= target
-	if err := settle(out, held, target, p.Budget, accept); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return solveOnce(ctx, x, p, pi, min(maxIter, leanMaxIter), target, accept)
 }

@@ -972,36 +972,17 @@ func (x *leanBall) tiny() (near, stop bool) { return false, x.comp < leanStop }
 // at the best point it saw below robustLooseTol (its entries and the
 // multipliers reading uses).
 func (x *leanBall) runTo(ctx context.Context, maxIter int, tol float64) (iters int, done bool, err error) {
-	best := math.Inf(1)
-	keep := [][]float64{x.p, x.zA, x.zC, x.zE, x.zF, x.zD, x.y}
-	var save [][]float64
-	for _, v := range keep {
-		save = append(save, make([]float64, len(v)))
-	}
-	iters, err = iterate(ctx, x, maxIter, robustLooseTol, func(int) (bool, bool) {
-		g := x.measureRel()
-		if !(g < best) {
-			return false, false
-		}
-		best = g
-		for i, v := range keep {
-			copy(save[i], v)
-		}
-		done = withinGap(x.comp, x.primI, x.dualI, x.obj, tol)
-		return true, done
-	})
-	if cerr := ctx.Err(); cerr != nil {
-		return iters, false, cerr
-	}
-	x.held = best
-	if math.IsInf(best, 1) {
-		return iters, false, fmt.Errorf("%w (the lean iterations came within %g of no point)", ErrRobustNotConverged, robustLooseTol)
-	}
-	for i, v := range keep {
-		copy(v, save[i])
-	}
-	return iters, done, nil
+	iters, done, x.held, err = runKeepingBest(ctx, x, maxIter, tol, [][]float64{x.p, x.zA, x.zC, x.zE, x.zF, x.zD, x.y})
+	return iters, done, err
 }
+
+// converged reports the current point within tol (withinGap).
+func (x *leanBall) converged(tol float64) bool {
+	return withinGap(x.comp, x.primI, x.dualI, x.obj, tol)
+}
+
+// heldGap is the gap measure of the point runTo left.
+func (x *leanBall) heldGap() float64 { return x.held }
 
 // prior returns output j's worst prior read off the multipliers, as
 // dualIPM.prior does: π̂_k + (z_F − z_E)/z_D on letter k, the inner LP's
@@ -1055,16 +1036,5 @@ func solveRobustLeanBall(ctx context.Context, p RobustProblem, pi mech.Prior, mu
 	if !leanBallApplies(p.Set, lip) {
 		return nil, ErrRobustNotConverged
 	}
-	x := newLeanBall(pi, p.Utility, p.Set, mu)
-	iters, _, err := x.runTo(ctx, min(maxIter, leanMaxIter), target)
-	if err != nil {
-		return nil, err
-	}
-	out := x.reading().result(p, pi)
-	out.Rounds, out.Iterations = 1, iters
-	out.Converged = x.held <= target
-	if err := settle(out, x.held, target, p.Budget, accept); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return solveOnce(ctx, newLeanBall(pi, p.Utility, p.Set, mu), p, pi, min(maxIter, leanMaxIter), target, accept)
 }

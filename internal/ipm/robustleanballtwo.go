@@ -1147,37 +1147,17 @@ func (x *leanBallTwo) tiny() (near, stop bool) { return false, x.comp < leanStop
 
 // runTo is leanBall.runTo, keeping also the lower side's multipliers.
 func (x *leanBallTwo) runTo(ctx context.Context, maxIter int, tol float64) (iters int, done bool, err error) {
-	best := math.Inf(1)
-	keep := [][]float64{x.p, x.z[btA], x.z[btC], x.z[btE], x.z[btF], x.z[btE2], x.z[btF2],
-		x.z[btD], x.z[btD2], x.y}
-	save := make([][]float64, len(keep))
-	for i, v := range keep {
-		save[i] = make([]float64, len(v))
-	}
-	iters, err = iterate(ctx, x, maxIter, robustLooseTol, func(int) (bool, bool) {
-		g := x.measureRel()
-		if !(g < best) {
-			return false, false
-		}
-		best = g
-		for i, v := range keep {
-			copy(save[i], v)
-		}
-		done = withinGap(x.comp, x.primI, x.dualI, x.obj, tol)
-		return true, done
-	})
-	if cerr := ctx.Err(); cerr != nil {
-		return iters, false, cerr
-	}
-	x.held = best
-	if math.IsInf(best, 1) {
-		return iters, false, fmt.Errorf("%w (the lean iterations came within %g of no point)", ErrRobustNotConverged, robustLooseTol)
-	}
-	for i, v := range keep {
-		copy(v, save[i])
-	}
-	return iters, done, nil
+	iters, done, x.held, err = runKeepingBest(ctx, x, maxIter, tol, [][]float64{x.p, x.z[btA], x.z[btC], x.z[btE], x.z[btF], x.z[btE2], x.z[btF2], x.z[btD], x.z[btD2], x.y})
+	return iters, done, err
 }
+
+// converged reports the current point within tol (withinGap).
+func (x *leanBallTwo) converged(tol float64) bool {
+	return withinGap(x.comp, x.primI, x.dualI, x.obj, tol)
+}
+
+// heldGap is the gap measure of the point runTo left.
+func (x *leanBallTwo) heldGap() float64 { return x.held }
 
 // prior returns output j's worst prior for side sd (0 upper, 1 lower)
 // read off the multipliers, as dualIPM.prior does: π̂_k + (z_F − z_E)/z_D
@@ -1237,16 +1217,5 @@ func solveRobustLeanBallTwo(ctx context.Context, p RobustProblem, pi mech.Prior,
 	if !leanBallTwoApplies(p.Set, lip) {
 		return nil, ErrRobustNotConverged
 	}
-	x := newLeanBallTwo(pi, p.Utility, p.Set, mu, kap)
-	iters, _, err := x.runTo(ctx, min(maxIter, leanMaxIter), target)
-	if err != nil {
-		return nil, err
-	}
-	out := x.reading().result(p, pi)
-	out.Rounds, out.Iterations = 1, iters
-	out.Converged = x.held <= target
-	if err := settle(out, x.held, target, p.Budget, accept); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return solveOnce(ctx, newLeanBallTwo(pi, p.Utility, p.Set, mu, kap), p, pi, min(maxIter, leanMaxIter), target, accept)
 }

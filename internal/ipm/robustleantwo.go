@@ -1119,36 +1119,17 @@ func (x *leanTwo) tiny() (near, stop bool) { return false, x.comp < leanStop }
 
 // runTo is leanBox.runTo, keeping also the lower side's multipliers.
 func (x *leanTwo) runTo(ctx context.Context, maxIter int, tol float64) (iters int, done bool, err error) {
-	best := math.Inf(1)
-	K, m, n := len(x.p), x.m, x.n
-	save := make([]float64, 5*K+2*m+n)
-	keep := [][]float64{x.p, x.zA, x.zC, x.zE, x.zE2, x.zD, x.zD2, x.y}
-	iters, err = iterate(ctx, x, maxIter, robustLooseTol, func(int) (bool, bool) {
-		g := x.measureRel()
-		if !(g < best) {
-			return false, false
-		}
-		best = g
-		o := 0
-		for _, v := range keep {
-			o += copy(save[o:], v)
-		}
-		done = withinGap(x.comp, x.primI, x.dualI, x.obj, tol)
-		return true, done
-	})
-	if cerr := ctx.Err(); cerr != nil {
-		return iters, false, cerr
-	}
-	x.held = best
-	if math.IsInf(best, 1) {
-		return iters, false, fmt.Errorf("%w (the lean iterations came within %g of no point)", ErrRobustNotConverged, robustLooseTol)
-	}
-	o := 0
-	for _, v := range keep {
-		o += copy(v, save[o:])
-	}
-	return iters, done, nil
+	iters, done, x.held, err = runKeepingBest(ctx, x, maxIter, tol, [][]float64{x.p, x.zA, x.zC, x.zE, x.zE2, x.zD, x.zD2, x.y})
+	return iters, done, err
 }
+
+// converged reports the current point within tol (withinGap).
+func (x *leanTwo) converged(tol float64) bool {
+	return withinGap(x.comp, x.primI, x.dualI, x.obj, tol)
+}
+
+// heldGap is the gap measure of the point runTo left.
+func (x *leanTwo) heldGap() float64 { return x.held }
 
 // prior returns output j's worst prior for side sd (0 upper, 1 lower)
 // read off the multipliers, as dualIPM.prior does: l_k + z_E/z_D on

@@ -1,0 +1,80 @@
+package ipm
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+// robustOnce is an interior point over the set that answers in one run,
+// no rounds: the dualised routes (dualIPM and the lean routes). runTo
+// leaves it at the best point its iterations saw, whose gap measure
+// heldGap returns, and reading gives what its result is read from.
+type robustOnce interface {
+	runTo(ctx context.Context, maxIter int, tol float64) (iters int, done bool, err error)
+	reading() *robustReading
+	heldGap() float64
+}
+
+// solveOnce runs x towards target within maxIter iterations and
+// certifies its answer by settle: one round, no cut.
+func solveOnce(ctx context.Context, x robustOnce, p RobustProblem, pi mech.Prior, maxIter int, target, accept float64) (*RobustResult, error) {
+	iters, _, err := x.runTo(ctx, maxIter, target)
+	if err != nil {
+		return nil, err
+	}
+	out := x.reading().result(p, pi)
+	held := x.heldGap()
+	out.Rounds, out.Iterations = 1, iters
+	out.Converged = held <= target
+	if err := settle(out, held, target, p.Budget, accept); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// keptIterand is an interior point whose best point runKeepingBest
+// keeps: its gap measure and its test of a gap.
+type keptIterand interface {
+	iterand
+	measureRel() float64
+	converged(tol float64) bool
+}
+
+// runKeepingBest runs x's iterations (iterate) and leaves x at the best
+// point they saw by measureRel, keep's slices (what a reading needs)
+// restored to their values there; held is that point's measure and done
+// reports it within tol. A breakdown or a failed step ends the run at
+// that point, not in an error; a run that came near no point is
+// ErrRobustNotConverged.
+func runKeepingBest(ctx context.Context, x keptIterand, maxIter int, tol float64, keep [][]float64) (iters int, done bool, held float64, err error) {
+	held = math.Inf(1)
+	save := make([][]float64, len(keep))
+	for i, v := range keep {
+		save[i] = make([]float64, len(v))
+	}
+	iters, _ = iterate(ctx, x, maxIter, robustLooseTol, func(int) (bool, bool) {
+		g := x.measureRel()
+		if !(g < held) {
+			return false, false
+		}
+		held = g
+		for i, v := range keep {
+			copy(save[i], v)
+		}
+		done = x.converged(tol)
+		return true, done
+	})
+	if cerr := ctx.Err(); cerr != nil {
+		return iters, false, held, cerr
+	}
+	if math.IsInf(held, 1) {
+		return iters, false, held, fmt.Errorf("%w (the iterations came within %g of no point)", ErrRobustNotConverged, robustLooseTol)
+	}
+	for i, v := range keep {
+		copy(v, save[i])
+	}
+	return iters, done, held, nil
+}
