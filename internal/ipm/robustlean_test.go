@@ -38,28 +38,7 @@ func TestLeanBoxMatchesTheLP(t *testing.T) {
 					t.Errorf("%s: %v", name, err)
 					continue
 				}
-				want := robustLP(t, p)
-				tol := 1e-9 * math.Max(1, math.Abs(want))
-				if math.Abs(r.Value-want) > tol || r.Bound < want-tol {
-					t.Errorf("%s: value %.15g, bound %.15g, LP %.15g", name, r.Value, r.Bound, want)
-				}
-				cands := make([][][]float64, len(r.Priors))
-				for j, v := range r.Priors {
-					if v != nil && !set.Contains(v, 1e-9) {
-						t.Errorf("%s: the bound's prior of output %d is not in the set", name, j)
-					}
-					cands[j] = [][]float64{v}
-				}
-				if proved, _ := RobustBound(set.Center, in.Utility, b, r.Alpha, cands); math.Max(proved, r.Value) != r.Bound {
-					t.Errorf("%s: Bound %.15g, its multipliers and priors prove %.15g", name, r.Bound, proved)
-				}
-				level, lower, _ := leakage.LevelOver(set, r.Mechanism, b)
-				if level != r.Level || !withinBudget(level, lower, b, RobustBudgetSlack) {
-					t.Errorf("%s: level %g (reported %g) over the set, budget %g", name, level, r.Level, eps)
-				}
-				if r.Rounds != 1 || r.Cuts != 0 || r.Iterations == 0 {
-					t.Errorf("%s: %d rounds, %d cuts, %d iterations: want one round, no cut", name, r.Rounds, r.Cuts, r.Iterations)
-				}
+				checkOneRunAgainstLP(t, name, p, r)
 			}
 		}
 	}
@@ -191,30 +170,53 @@ func TestLeanTwoMatchesTheLP(t *testing.T) {
 					t.Errorf("%s: %v", name, err)
 					continue
 				}
-				want := robustLP(t, p)
-				tol := 1e-9 * math.Max(1, math.Abs(want))
-				if math.Abs(r.Value-want) > tol {
-					t.Errorf("%s: value %.15g, LP %.15g", name, r.Value, want)
-				}
-				for _, pr := range [][][]float64{r.PriorsUpper, r.PriorsLower} {
-					for j, v := range pr {
-						if v != nil && !set.Contains(v, 1e-9) {
-							t.Errorf("%s: a prior of output %d is not in the set", name, j)
-						}
-					}
-				}
-				two := RobustBoundTwo(set.Center, in.Utility, b, r.Alpha, r.PriorsUpper, r.PriorsLower, r.CapWeights)
-				if two != r.BoundTwo || two < want-tol || r.Bound < want-tol {
-					t.Errorf("%s: BoundTwo %.15g (proven %.15g), Bound %.15g, LP %.15g", name, r.BoundTwo, two, r.Bound, want)
-				}
-				level, lower, _ := leakage.LevelOver(set, r.Mechanism, b)
-				if level != r.Level || !withinBudget(level, lower, b, RobustBudgetSlack) {
-					t.Errorf("%s: level %g (reported %g) over the set", name, level, r.Level)
-				}
-				if r.Rounds != 1 || r.Cuts != 0 || r.Iterations == 0 {
-					t.Errorf("%s: %d rounds, %d cuts, %d iterations: want one round, no cut", name, r.Rounds, r.Cuts, r.Iterations)
-				}
+				checkOneRunAgainstLP(t, name, p, r)
 			}
 		}
+	}
+}
+
+// checkOneRunAgainstLP checks a one-run route's answer r to p against
+// the dualised LP (robustLP): the value within 1e-9 of the LP's optimum;
+// the bound proven by r's own multipliers and priors (RobustBound with
+// one prior per output under ε-PML, RobustBoundTwo with two and the cap
+// weights under LIP and ALIP) and not below the LP's; the priors in the
+// set; the mechanism's level over the set as reported and within the
+// budget; one round and no cut.
+func checkOneRunAgainstLP(t *testing.T, name string, p RobustProblem, r *RobustResult) {
+	t.Helper()
+	set, b := p.Set, p.Budget
+	want := robustLP(t, p)
+	tol := 1e-9 * math.Max(1, math.Abs(want))
+	if math.Abs(r.Value-want) > tol || r.Bound < want-tol {
+		t.Errorf("%s: value %.15g, bound %.15g, LP %.15g", name, r.Value, r.Bound, want)
+	}
+	for _, pr := range [][][]float64{r.Priors, r.PriorsUpper, r.PriorsLower} {
+		for j, v := range pr {
+			if v != nil && !set.Contains(v, 1e-9) {
+				t.Errorf("%s: a prior of output %d is not in the set", name, j)
+			}
+		}
+	}
+	if b.Measure == mech.PML {
+		cands := make([][][]float64, len(r.Priors))
+		for j, v := range r.Priors {
+			cands[j] = [][]float64{v}
+		}
+		if proved, _ := RobustBound(set.Center, p.Utility, b, r.Alpha, cands); math.Max(proved, r.Value) != r.Bound {
+			t.Errorf("%s: Bound %.15g, its multipliers and priors prove %.15g", name, r.Bound, proved)
+		}
+	} else {
+		two := RobustBoundTwo(set.Center, p.Utility, b, r.Alpha, r.PriorsUpper, r.PriorsLower, r.CapWeights)
+		if two != r.BoundTwo || two < want-tol {
+			t.Errorf("%s: BoundTwo %.15g (proven %.15g), LP %.15g", name, r.BoundTwo, two, want)
+		}
+	}
+	level, lower, _ := leakage.LevelOver(set, r.Mechanism, b)
+	if level != r.Level || !withinBudget(level, lower, b, RobustBudgetSlack) {
+		t.Errorf("%s: level %g (reported %g) over the set, budget %v", name, level, r.Level, b)
+	}
+	if r.Rounds != 1 || r.Cuts != 0 || r.Iterations == 0 {
+		t.Errorf("%s: %d rounds, %d cuts, %d iterations: want one round, no cut", name, r.Rounds, r.Cuts, r.Iterations)
 	}
 }

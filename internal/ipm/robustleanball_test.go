@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/pmlopt/pmlopt/instance"
-	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
@@ -35,28 +34,7 @@ func TestLeanBallMatchesTheLP(t *testing.T) {
 					t.Errorf("%s: %v", name, err)
 					continue
 				}
-				want := robustLP(t, p)
-				tol := 1e-9 * math.Max(1, math.Abs(want))
-				if math.Abs(res.Value-want) > tol || res.Bound < want-tol {
-					t.Errorf("%s: value %.15g, bound %.15g, LP %.15g", name, res.Value, res.Bound, want)
-				}
-				cands := make([][][]float64, len(res.Priors))
-				for j, v := range res.Priors {
-					if v != nil && !set.Contains(v, 1e-9) {
-						t.Errorf("%s: the bound's prior of output %d is not in the set", name, j)
-					}
-					cands[j] = [][]float64{v}
-				}
-				if proved, _ := RobustBound(set.Center, in.Utility, b, res.Alpha, cands); math.Max(proved, res.Value) != res.Bound {
-					t.Errorf("%s: Bound %.15g, its multipliers and priors prove %.15g", name, res.Bound, proved)
-				}
-				level, lower, _ := leakage.LevelOver(set, res.Mechanism, b)
-				if level != res.Level || !withinBudget(level, lower, b, RobustBudgetSlack) {
-					t.Errorf("%s: level %g (reported %g) over the set, budget %g", name, level, res.Level, eps)
-				}
-				if res.Rounds != 1 || res.Cuts != 0 || res.Iterations == 0 {
-					t.Errorf("%s: %d rounds, %d cuts, %d iterations: want one round, no cut", name, res.Rounds, res.Cuts, res.Iterations)
-				}
+				checkOneRunAgainstLP(t, name, p, res)
 			}
 		}
 	}

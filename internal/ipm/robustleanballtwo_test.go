@@ -3,11 +3,9 @@ package ipm
 import (
 	"context"
 	"fmt"
-	"math"
 	"testing"
 
 	"github.com/pmlopt/pmlopt/instance"
-	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
@@ -37,29 +35,7 @@ func TestLeanBallTwoMatchesTheLP(t *testing.T) {
 					t.Errorf("%s: %v", name, err)
 					continue
 				}
-				want := robustLP(t, p)
-				tol := 1e-9 * math.Max(1, math.Abs(want))
-				if math.Abs(r.Value-want) > tol {
-					t.Errorf("%s: value %.15g, LP %.15g", name, r.Value, want)
-				}
-				for _, pr := range [][][]float64{r.PriorsUpper, r.PriorsLower} {
-					for j, v := range pr {
-						if v != nil && !set.Contains(v, 1e-9) {
-							t.Errorf("%s: a prior of output %d is not in the set", name, j)
-						}
-					}
-				}
-				two := RobustBoundTwo(set.Center, in.Utility, b, r.Alpha, r.PriorsUpper, r.PriorsLower, r.CapWeights)
-				if two != r.BoundTwo || two < want-tol || r.Bound < want-tol {
-					t.Errorf("%s: BoundTwo %.15g (proven %.15g), Bound %.15g, LP %.15g", name, r.BoundTwo, two, r.Bound, want)
-				}
-				level, lower, _ := leakage.LevelOver(set, r.Mechanism, b)
-				if level != r.Level || !withinBudget(level, lower, b, RobustBudgetSlack) {
-					t.Errorf("%s: level %g (reported %g) over the set", name, level, r.Level)
-				}
-				if r.Rounds != 1 || r.Cuts != 0 || r.Iterations == 0 {
-					t.Errorf("%s: %d rounds, %d cuts, %d iterations: want one round, no cut", name, r.Rounds, r.Cuts, r.Iterations)
-				}
+				checkOneRunAgainstLP(t, name, p, r)
 			}
 		}
 	}
