@@ -257,7 +257,7 @@ func SolveRobust(p RobustProblem, opt Options) (*RobustResult, error) {
 // over a ball.
 func solveRobustLeanRoute(ctx context.Context, p RobustProblem, pi mech.Prior, mu, kap float64, lip bool, maxIter int, target, accept float64) (r *RobustResult, tried bool, err error) {
 	switch {
-	case leanApplies(p.Set, lip):
+	case leanFits(p.Set):
 		r, err = solveRobustLean(ctx, p, pi, mu, kap, lip, maxIter, target, accept)
 	case leanBallApplies(p.Set, lip):
 		r, err = solveRobustLeanBall(ctx, p, pi, mu, kap, lip, maxIter, target, accept)

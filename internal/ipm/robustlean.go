@@ -160,15 +160,9 @@ func newLeanDir(n, m int, a *staggered) leanDir {
 		sA: v(K), zA: v(K), sC: v(K), zC: v(K), sB: v(K), zB: v(K), sE: v(K), zE: v(K), sD: v(m), zD: v(m)}
 }
 
-// leanApplies reports whether SolveRobust takes the lean route: a box
-// that leaves some mass free (leanFits), under ε-PML (leanBox), LIP or
-// ALIP (leanTwo).
-func leanApplies(set *mech.PriorSet, lip bool) bool {
-	return leanFits(set)
-}
-
-// leanFits reports whether the lean iterations can take the set: a box
-// that leaves some mass free (dualApplies).
+// leanFits reports whether the lean iterations over a box take the set:
+// a box that leaves some mass free (dualApplies), under ε-PML (leanBox),
+// LIP or ALIP (leanTwo).
 func leanFits(set *mech.PriorSet) bool {
 	return set.IsBox() && dualApplies(set)
 }

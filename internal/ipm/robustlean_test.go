@@ -85,9 +85,9 @@ func TestLeanBoxDirectionsSolveTheNewtonSystem(t *testing.T) {
 	}
 }
 
-// TestLeanAppliesToBoxes: the lean route takes ε-PML, LIP and ALIP over
-// a box with free mass, and nothing else.
-func TestLeanAppliesToBoxes(t *testing.T) {
+// TestLeanFitsBoxes: the lean route over a box takes every budget over
+// a box with free mass, and no other set.
+func TestLeanFitsBoxes(t *testing.T) {
 	pi := mech.Prior{0.2, 0.3, 0.5}
 	box, err := randinst.FactorBox(pi, 0.8, 1.25)
 	if err != nil {
@@ -103,11 +103,10 @@ func TestLeanAppliesToBoxes(t *testing.T) {
 	}
 	for _, c := range []struct {
 		set  *mech.PriorSet
-		lip  bool
 		want bool
-	}{{box, false, true}, {box, true, true}, {ball, false, false}, {point, false, false}} {
-		if got := leanApplies(c.set, c.lip); got != c.want {
-			t.Errorf("box %v lip %v: leanApplies %v, want %v", c.set.IsBox(), c.lip, got, c.want)
+	}{{box, true}, {ball, false}, {point, false}} {
+		if got := leanFits(c.set); got != c.want {
+			t.Errorf("box %v: leanFits %v, want %v", c.set.IsBox(), got, c.want)
 		}
 	}
 }
