@@ -246,8 +246,15 @@ func SolveRobust(p RobustProblem, opt Options) (*RobustResult, error) {
 	if !dualApplies(set) {
 		return solveRobustCuts(ctx, p, pi, mu, kap, lip, maxIter, target, accept, nil)
 	}
-	if r, tried, err := solveRobustLeanRoute(ctx, p, pi, mu, kap, lip, maxIter, target, accept); tried && (err == nil || ctx.Err() != nil) {
-		return r, err
+	if r, tried, err := solveRobustLeanRoute(ctx, p, pi, mu, kap, lip, maxIter, target, accept); tried {
+		if err == nil {
+			return r, nil
+		}
+		if cerr := ctx.Err(); cerr != nil {
+			// A stop during the lean route ends the solve, whatever the
+			// route's own error: the rounds would be more work after it.
+			return nil, cerr
+		}
 	}
 	return solveRobustRounds(ctx, p, pi, mu, kap, lip, maxIter, target, accept)
 }
@@ -256,6 +263,11 @@ func SolveRobust(p RobustProblem, opt Options) (*RobustResult, error) {
 // if any (tried): leanBox or leanTwo over a box, leanBall or leanBallTwo
 // over a ball.
 func solveRobustLeanRoute(ctx context.Context, p RobustProblem, pi mech.Prior, mu, kap float64, lip bool, maxIter int, target, accept float64) (r *RobustResult, tried bool, err error) {
+	if mu == 0 || (lip && kap == 0) {
+		// A budget past e^{−ε}'s underflow: the lean starts put t_j at
+		// 1/μ, and the routes past them decide.
+		return nil, false, nil
+	}
 	switch {
 	case leanFits(p.Set):
 		r, err = solveRobustLean(ctx, p, pi, mu, kap, lip, maxIter, target, accept)
@@ -284,8 +296,11 @@ func solveRobustRounds(ctx context.Context, p RobustProblem, pi mech.Prior, mu, 
 		return r, derr
 	}
 	out, err := solveRobustCuts(ctx, p, pi, mu, kap, lip, maxIter, target, accept, dual)
-	if err == nil || ctx.Err() != nil {
-		return out, err
+	if err == nil {
+		return out, nil
+	}
+	if cerr := ctx.Err(); cerr != nil {
+		return nil, cerr
 	}
 	if !tried {
 		r, derr := dual()

@@ -35,8 +35,9 @@ type lpStart struct {
 // one interior point specialised to the set's rows; where it stalls,
 // cutting planes over the set's extreme priors, each round an interior
 // point with a few priors per output, and where they keep cutting, the
-// dualised constraints inside a generic interior point. Its mechanism is audited over the whole set (the greedy
-// worst prior of each output, leakage.PMLOver and friends), and its bound
+// dualised constraints inside a generic interior point. Its mechanism is
+// audited over the whole set (the greedy worst prior of each output,
+// leakage.PMLOver and friends), and its bound
 // is proven by the multipliers of the rows and one prior of the set per
 // output (ipm.RobustBound, the proof package verify checks), the priors
 // first raised above the set in exact arithmetic (certificate.AboveSet).
