@@ -458,29 +458,7 @@ func (x *leanBox) choosePins() {
 		}
 		x.wmax[j] = wm
 	}
-	left := leanMaxDirs(n, m) - m
-	for k := range n {
-		keep, best := -1, -1.0
-		for j := range m {
-			pk := j*n + k
-			x.pinned[pk] = x.isDefl[j] && x.piv[pk] < leanSoftRel*x.wmax[j]
-			if x.piv[pk] > best {
-				keep, best = pk, x.piv[pk]
-			}
-		}
-		if keep >= 0 {
-			x.pinned[keep] = false
-		}
-		for j := range m {
-			if pk := j*n + k; x.pinned[pk] {
-				if left == 0 {
-					x.pinned[pk] = false
-					continue
-				}
-				left--
-			}
-		}
-	}
+	pinSoftPairs(n, m, x.piv, x.wmax, x.isDefl, x.pinned, leanMaxDirs(n, m)-m)
 }
 
 // deflate sets up the deflation directions and their system. Each used
@@ -1091,4 +1069,35 @@ func solveRobustLean(ctx context.Context, p RobustProblem, pi mech.Prior, mu, ka
 		x = newLeanBox(pi, p.Utility, p.Set, mu)
 	}
 	return solveOnce(ctx, x, p, pi, min(maxIter, leanMaxIter), target, accept)
+}
+
+// pinSoftPairs sets pinned for the pairs of the used outputs (isDefl)
+// whose own pivot piv is below leanSoftRel of their output's largest row
+// weight wmax: soft pairs, carried by deflation directions. Never every
+// pair of a letter: its row sum keeps the pair of largest pivot, or the
+// rows' system would lose the letter's pivot. At most left are pinned,
+// letter by letter.
+func pinSoftPairs(n, m int, piv, wmax []float64, isDefl, pinned []bool, left int) {
+	for k := range n {
+		keep, best := -1, -1.0
+		for j := range m {
+			pk := j*n + k
+			pinned[pk] = isDefl[j] && piv[pk] < leanSoftRel*wmax[j]
+			if piv[pk] > best {
+				keep, best = pk, piv[pk]
+			}
+		}
+		if keep >= 0 {
+			pinned[keep] = false
+		}
+		for j := range m {
+			if pk := j*n + k; pinned[pk] {
+				if left == 0 {
+					pinned[pk] = false
+					continue
+				}
+				left--
+			}
+		}
+	}
 }

@@ -501,29 +501,7 @@ func (x *leanBall) choosePins() {
 		}
 		x.wmax[j] = wm
 	}
-	left := leanBallMaxDirs(n, m) - m
-	for k := range n {
-		keep, best := -1, -1.0
-		for j := range m {
-			pk := j*n + k
-			x.pinned[pk] = x.isDefl[j] && x.piv[pk] < leanSoftRel*x.wmax[j]
-			if x.piv[pk] > best {
-				keep, best = pk, x.piv[pk]
-			}
-		}
-		if keep >= 0 {
-			x.pinned[keep] = false
-		}
-		for j := range m {
-			if pk := j*n + k; x.pinned[pk] {
-				if left == 0 {
-					x.pinned[pk] = false
-					continue
-				}
-				left--
-			}
-		}
-	}
+	pinSoftPairs(n, m, x.piv, x.wmax, x.isDefl, x.pinned, leanBallMaxDirs(n, m)-m)
 }
 
 // deflate sets up the deflation directions and their system, as

@@ -624,29 +624,7 @@ func (x *leanBallTwo) choosePins() {
 		}
 		x.wmax[j] = wm
 	}
-	left := leanBallMaxDirs(n, m) - m
-	for k := range n {
-		keep, best := -1, -1.0
-		for j := range m {
-			pk := j*n + k
-			x.pinned[pk] = x.isDefl[j] && x.pv[pk] < leanSoftRel*x.wmax[j]
-			if x.pv[pk] > best {
-				keep, best = pk, x.pv[pk]
-			}
-		}
-		if keep >= 0 {
-			x.pinned[keep] = false
-		}
-		for j := range m {
-			if pk := j*n + k; x.pinned[pk] {
-				if left == 0 {
-					x.pinned[pk] = false
-					continue
-				}
-				left--
-			}
-		}
-	}
+	pinSoftPairs(n, m, x.pv, x.wmax, x.isDefl, x.pinned, leanBallMaxDirs(n, m)-m)
 }
 
 // deflate is leanBox.deflate on leanBallTwo's output-local vectors
