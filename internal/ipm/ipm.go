@@ -861,8 +861,11 @@ func minStep(a, b float64) float64 {
 
 // stepTo returns the largest step in (0, 1] that keeps x + step·dx ≥ 0
 // (and y + step·dy ≥ 0).
-func stepTo(x, dx, y, dy []float64) float64 {
-	a := 1.0
+func stepTo(x, dx, y, dy []float64) float64 { return stepWithin(1, x, dx, y, dy) }
+
+// stepWithin is stepTo with the steps capped at limit instead of 1.
+func stepWithin(limit float64, x, dx, y, dy []float64) float64 {
+	a := limit
 	for k, v := range dx {
 		// t != t keeps a NaN ratio, as math.Min would (without its call).
 		if v < 0 {

@@ -146,6 +146,18 @@ const (
 	// pair is soft: held by its output's dense row and its row sum only,
 	// which weigh that much more (dualSoftRel).
 	leanSoftRel = 1e-6
+	// leanExactGap is the relative gap and residual below which the
+	// iterations deflate and refine their directions. Further from the
+	// optimum the steps are held back by the caps the entries are
+	// choosing between, not by the directions' last digits, and the
+	// near-null directions that deflation carries have not formed yet.
+	leanExactGap = 1e-2
+	// leanEta is the largest fraction of the way to the boundary a step
+	// goes (robustEta's role): near the optimum the Newton step brings
+	// the active rows of degenerate pairs (b = 0 = ν − p) to the boundary
+	// at a full step, and each iteration then cuts the gap by 1/(1 −
+	// leanEta) only.
+	leanEta = 0.999
 )
 
 // leanMaxDirs is the most deflation directions: one per output and up to
@@ -326,10 +338,15 @@ func (x *leanBox) factor() error {
 	for _, t := range x.t {
 		tmax = math.Max(tmax, t)
 	}
+	exact := x.measureRel() <= leanExactGap
 	for j, t := range x.t {
-		x.isDefl[j] = t > leanDeflateMass*tmax
+		x.isDefl[j] = exact && t > leanDeflateMass*tmax
 	}
-	x.choosePins()
+	if exact {
+		x.choosePins()
+	} else {
+		clear(x.pinned)
+	}
 	for j := range m {
 		// 1. The letters' 2×2 blocks D = [[δp + ωE, ωE], [ωE, δb + ωE]]
 		// (δp = ωA + ωC, δb = ωB), their inverses and D⁻¹F, F the
@@ -689,7 +706,7 @@ func (x *leanBox) solve(d *leanDir, check bool) {
 	// r_d + Aᵀdz − Eᵀdy are the right-hand sides of a correction with
 	// r_p = c = 0. A correction that does not lower them is undone: the
 	// factor is then too far off for the refinement to converge.
-	if !check {
+	if !check || !(x.measureRel() <= leanExactGap) {
 		return
 	}
 	f := &x.fix
@@ -874,11 +891,11 @@ func (x *leanBox) addDir(d, f *leanDir, a float64) {
 
 // stepLengths returns the largest primal and dual steps in (0, 1] that
 // keep the slacks and multipliers nonnegative along d.
-func (x *leanBox) stepLengths(d *leanDir) (ap, ad float64) {
-	ap = math.Min(stepTo(x.sA, d.sA, x.sC, d.sC), stepTo(x.sB, d.sB, x.sE, d.sE))
-	ap = math.Min(ap, stepTo(x.sD, d.sD, nil, nil))
-	ad = math.Min(stepTo(x.zA, d.zA, x.zC, d.zC), stepTo(x.zB, d.zB, x.zE, d.zE))
-	ad = math.Min(ad, stepTo(x.zD, d.zD, nil, nil))
+func (x *leanBox) stepLengths(d *leanDir, limit float64) (ap, ad float64) {
+	ap = math.Min(stepWithin(limit, x.sA, d.sA, x.sC, d.sC), stepWithin(limit, x.sB, d.sB, x.sE, d.sE))
+	ap = math.Min(ap, stepWithin(limit, x.sD, d.sD, nil, nil))
+	ad = math.Min(stepWithin(limit, x.zA, d.zA, x.zC, d.zC), stepWithin(limit, x.zB, d.zB, x.zE, d.zE))
+	ad = math.Min(ad, stepWithin(limit, x.zD, d.zD, nil, nil))
 	return ap, ad
 }
 
@@ -914,7 +931,7 @@ func (x *leanBox) step() error {
 	negProd(x.cD, x.sD, x.zD)
 	a := &x.aff
 	x.solve(a, false)
-	ap, ad := x.stepLengths(a)
+	ap, ad := x.stepLengths(a, 1)
 	sigma := math.Pow(x.affineComp(a, ap, ad)/x.comp, 3)
 	target := sigma * muC
 	// 2. The corrector: c = σμ − s z − ds dz of the affine direction.
@@ -925,8 +942,8 @@ func (x *leanBox) step() error {
 	corrector(x.cD, x.sD, x.zD, a.sD, a.zD, target)
 	c := &x.cor
 	x.solve(c, true)
-	ap, ad = x.stepLengths(c)
-	eta := math.Min(robustEta, math.Max(0.9, 1-10*muC))
+	ap, ad = x.stepLengths(c, 1/leanEta)
+	eta := math.Min(leanEta, math.Max(0.9, 1-10*muC))
 	ap, ad = math.Min(1, eta*ap), math.Min(1, eta*ad)
 	// 3. The step.
 	axpy(x.p, ap, c.p)

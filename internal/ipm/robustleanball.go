@@ -295,10 +295,15 @@ func (x *leanBall) factor() error {
 	for _, t := range x.t {
 		tmax = math.Max(tmax, t)
 	}
+	exact := x.measureRel() <= leanExactGap
 	for j, t := range x.t {
-		x.isDefl[j] = t > leanDeflateMass*tmax
+		x.isDefl[j] = exact && t > leanDeflateMass*tmax
 	}
-	x.choosePins()
+	if exact {
+		x.choosePins()
+	} else {
+		clear(x.pinned)
+	}
 	if err := x.blocks(); err != nil {
 		return err
 	}
@@ -692,7 +697,7 @@ func (x *leanBall) solve(d *ballDir, check bool) {
 	}
 	x.reduced(x.ra, d)
 	x.recover(d, true)
-	if !check {
+	if !check || !(x.measureRel() <= leanExactGap) {
 		return
 	}
 	// 2. Refinement, undone where it does not lower the residuals.
@@ -874,11 +879,11 @@ func (x *leanBall) rows(d *ballDir) [7][5][]float64 {
 
 // stepLengths returns the largest primal and dual steps in (0, 1] that
 // keep the slacks and multipliers nonnegative along d.
-func (x *leanBall) stepLengths(d *ballDir) (ap, ad float64) {
-	ap, ad = 1, 1
+func (x *leanBall) stepLengths(d *ballDir, limit float64) (ap, ad float64) {
+	ap, ad = limit, limit
 	for _, r := range x.rows(d) {
-		ap = math.Min(ap, stepTo(r[0], r[2], nil, nil))
-		ad = math.Min(ad, stepTo(r[1], r[3], nil, nil))
+		ap = math.Min(ap, stepWithin(limit, r[0], r[2], nil, nil))
+		ad = math.Min(ad, stepWithin(limit, r[1], r[3], nil, nil))
 	}
 	return ap, ad
 }
@@ -909,7 +914,7 @@ func (x *leanBall) step() error {
 		negProd(r[4], r[0], r[1])
 	}
 	x.solve(a, false)
-	ap, ad := x.stepLengths(a)
+	ap, ad := x.stepLengths(a, 1)
 	sigma := math.Pow(x.affineComp(a, ap, ad)/x.comp, 3)
 	target := sigma * muC
 	// 2. The corrector: c = σμ − s z − ds dz of the affine direction.
@@ -918,8 +923,8 @@ func (x *leanBall) step() error {
 	}
 	c := &x.cor
 	x.solve(c, true)
-	ap, ad = x.stepLengths(c)
-	eta := math.Min(robustEta, math.Max(0.9, 1-10*muC))
+	ap, ad = x.stepLengths(c, 1/leanEta)
+	eta := math.Min(leanEta, math.Max(0.9, 1-10*muC))
 	ap, ad = math.Min(1, eta*ap), math.Min(1, eta*ad)
 	// 3. The step.
 	axpy(x.p, ap, c.p)

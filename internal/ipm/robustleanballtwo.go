@@ -83,6 +83,7 @@ type leanBallTwo struct {
 	chol               cholesky
 	ldl                ldlt
 	wk                 []float64 // V S_b⁻¹ for one output, N × btBorder
+	vr                 []float64 // V's rows f/π for one output, N × btBorder
 	bm                 [2 * btLeaves]float64
 	ev                 [btLeaves]float64
 
@@ -193,7 +194,7 @@ func newLeanBallTwo(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap f
 	}
 	x.rdp, x.rdb, x.rdb2, x.rdu, x.ra = v(K), v(K), v(K), v(btLeaves*m), v(n)
 	x.pv, x.g, x.ib, x.g2, x.ib2, x.f = v(K), v(K), v(K), v(K), v(K), v(btBorder*K)
-	x.sbi, x.sy, x.wk = v(btBorder*btBorder*m), v(n*n), v(btBorder*n)
+	x.sbi, x.sy, x.wk, x.vr = v(btBorder*btBorder*m), v(n*n), v(btBorder*n), v(btBorder*n)
 	x.ldl.reset(btLeaves)
 	x.isDefl, x.pinned, x.wmax = make([]bool, m), make([]bool, K), v(m)
 	md := leanBallMaxDirs(n, m)
@@ -374,10 +375,15 @@ func (x *leanBallTwo) factor() error {
 	for j := range m {
 		tmax = math.Max(tmax, x.u[btLeaves*j+btT])
 	}
+	exact := x.measureRel() <= leanExactGap
 	for j := range m {
-		x.isDefl[j] = x.u[btLeaves*j+btT] > leanDeflateMass*tmax
+		x.isDefl[j] = exact && x.u[btLeaves*j+btT] > leanDeflateMass*tmax
 	}
-	x.choosePins()
+	if exact {
+		x.choosePins()
+	} else {
+		clear(x.pinned)
+	}
 	w := &x.w
 	r2 := 0.5 * x.r
 	for j := range m {
@@ -488,23 +494,27 @@ func (x *leanBallTwo) factor() error {
 		}
 		// 4. The output's p-block of H⁻¹, diag(1/π) + V S_b⁻¹ Vᵀ with V's
 		// rows f/π, into the lower triangle of the system.
-		wk := x.wk
+		wk, vr := x.wk, x.vr
 		for k := range n {
 			pk := j*n + k
-			wr := wk[btBorder*k : btBorder*(k+1)]
+			fr, wr := vr[btBorder*k:btBorder*(k+1)], wk[btBorder*k:btBorder*(k+1)]
 			if x.pinned[pk] {
+				clear(fr)
 				clear(wr)
 				continue
 			}
 			f := x.f[btBorder*pk : btBorder*(pk+1)]
 			ipv := 1 / x.pv[pk]
+			for c := range btBorder {
+				fr[c] = f[c] * ipv
+			}
 			for a := range btBorder {
 				s := sb[btBorder*a : btBorder*(a+1)]
 				v := 0.0
 				for c := range btBorder {
-					v += s[c] * f[c]
+					v += s[c] * fr[c]
 				}
-				wr[a] = v * ipv
+				wr[a] = v
 			}
 		}
 		for k := range n {
@@ -515,16 +525,12 @@ func (x *leanBallTwo) factor() error {
 			a := wk[btBorder*k : btBorder*(k+1)]
 			row := sy[k*n : k*n+k+1]
 			for k2 := range row {
-				p2 := j*n + k2
-				if x.pinned[p2] {
-					continue
-				}
-				f := x.f[btBorder*p2 : btBorder*(p2+1)]
+				fr := vr[btBorder*k2 : btBorder*(k2+1)]
 				v := 0.0
 				for c := range btBorder {
-					v += a[c] * f[c]
+					v += a[c] * fr[c]
 				}
-				row[k2] += v / x.pv[p2]
+				row[k2] += v
 			}
 			row[k] += 1 / x.pv[pk]
 		}
@@ -882,7 +888,7 @@ func (x *leanBallTwo) solve(d *ballTwoDir, check bool) {
 	}
 	x.reduced(x.ra, d)
 	x.recover(d, true)
-	if !check {
+	if !check || !(x.measureRel() <= leanExactGap) {
 		return
 	}
 	// 2. Refinement, undone where it does not lower the residuals.
@@ -1055,11 +1061,11 @@ func (x *leanBallTwo) addDir(d, f *ballTwoDir, a float64) {
 
 // stepLengths returns the largest primal and dual steps in (0, 1] that
 // keep the slacks and multipliers nonnegative along d.
-func (x *leanBallTwo) stepLengths(d *ballTwoDir) (ap, ad float64) {
-	ap, ad = 1, 1
+func (x *leanBallTwo) stepLengths(d *ballTwoDir, limit float64) (ap, ad float64) {
+	ap, ad = limit, limit
 	for r := range btRows {
-		ap = math.Min(ap, stepTo(x.s[r], d.s[r], nil, nil))
-		ad = math.Min(ad, stepTo(x.z[r], d.z[r], nil, nil))
+		ap = math.Min(ap, stepWithin(limit, x.s[r], d.s[r], nil, nil))
+		ad = math.Min(ad, stepWithin(limit, x.z[r], d.z[r], nil, nil))
 	}
 	return ap, ad
 }
@@ -1089,7 +1095,7 @@ func (x *leanBallTwo) step() error {
 	}
 	a := &x.aff
 	x.solve(a, false)
-	ap, ad := x.stepLengths(a)
+	ap, ad := x.stepLengths(a, 1)
 	sigma := math.Pow(x.affineComp(a, ap, ad)/x.comp, 3)
 	target := sigma * muC
 	// 2. The corrector: c = σμ − s z − ds dz of the affine direction.
@@ -1098,8 +1104,8 @@ func (x *leanBallTwo) step() error {
 	}
 	c := &x.cor
 	x.solve(c, true)
-	ap, ad = x.stepLengths(c)
-	eta := math.Min(robustEta, math.Max(0.9, 1-10*muC))
+	ap, ad = x.stepLengths(c, 1/leanEta)
+	eta := math.Min(leanEta, math.Max(0.9, 1-10*muC))
 	ap, ad = math.Min(1, eta*ap), math.Min(1, eta*ad)
 	// 3. The step.
 	for _, v := range [4][2][]float64{{x.p, c.p}, {x.b, c.b}, {x.b2, c.b2}, {x.u, c.u}} {

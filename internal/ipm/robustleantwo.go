@@ -340,10 +340,15 @@ func (x *leanTwo) factor() error {
 	for _, t := range x.t {
 		tmax = math.Max(tmax, t)
 	}
+	exact := x.measureRel() <= leanExactGap
 	for j, t := range x.t {
-		x.isDefl[j] = t > leanDeflateMass*tmax
+		x.isDefl[j] = exact && t > leanDeflateMass*tmax
 	}
-	x.choosePins()
+	if exact {
+		x.choosePins()
+	} else {
+		clear(x.pinned)
+	}
 	for j := range m {
 		defl := x.isDefl[j]
 		// 1. The pairs: the star's leaves (t, h, ν, ν') with weights
@@ -799,7 +804,7 @@ func (x *leanTwo) solve(d *leanTwoDir, check bool) {
 	x.reduced(x.ra, d)
 	x.recover(d, true)
 	// 2. Refinement, as leanBox's.
-	if !check {
+	if !check || !(x.measureRel() <= leanExactGap) {
 		return
 	}
 	f := &x.fix
@@ -1008,13 +1013,13 @@ func (x *leanTwo) addDir(d, f *leanTwoDir, a float64) {
 
 // stepLengths returns the largest primal and dual steps in (0, 1] that
 // keep the slacks and multipliers nonnegative along d.
-func (x *leanTwo) stepLengths(d *leanTwoDir) (ap, ad float64) {
-	ap = math.Min(stepTo(x.sA, d.sA, x.sC, d.sC), stepTo(x.sB, d.sB, x.sE, d.sE))
-	ap = math.Min(ap, stepTo(x.sB2, d.sB2, x.sE2, d.sE2))
-	ap = math.Min(ap, stepTo(x.sD, d.sD, x.sD2, d.sD2))
-	ad = math.Min(stepTo(x.zA, d.zA, x.zC, d.zC), stepTo(x.zB, d.zB, x.zE, d.zE))
-	ad = math.Min(ad, stepTo(x.zB2, d.zB2, x.zE2, d.zE2))
-	ad = math.Min(ad, stepTo(x.zD, d.zD, x.zD2, d.zD2))
+func (x *leanTwo) stepLengths(d *leanTwoDir, limit float64) (ap, ad float64) {
+	ap = math.Min(stepWithin(limit, x.sA, d.sA, x.sC, d.sC), stepWithin(limit, x.sB, d.sB, x.sE, d.sE))
+	ap = math.Min(ap, stepWithin(limit, x.sB2, d.sB2, x.sE2, d.sE2))
+	ap = math.Min(ap, stepWithin(limit, x.sD, d.sD, x.sD2, d.sD2))
+	ad = math.Min(stepWithin(limit, x.zA, d.zA, x.zC, d.zC), stepWithin(limit, x.zB, d.zB, x.zE, d.zE))
+	ad = math.Min(ad, stepWithin(limit, x.zB2, d.zB2, x.zE2, d.zE2))
+	ad = math.Min(ad, stepWithin(limit, x.zD, d.zD, x.zD2, d.zD2))
 	return ap, ad
 }
 
@@ -1055,7 +1060,7 @@ func (x *leanTwo) step() error {
 	negProd(x.cD2, x.sD2, x.zD2)
 	a := &x.aff
 	x.solve(a, false)
-	ap, ad := x.stepLengths(a)
+	ap, ad := x.stepLengths(a, 1)
 	sigma := math.Pow(x.affineComp(a, ap, ad)/x.comp, 3)
 	target := sigma * muC
 	// 2. The corrector: c = σμ − s z − ds dz of the affine direction.
@@ -1069,8 +1074,8 @@ func (x *leanTwo) step() error {
 	corrector(x.cD2, x.sD2, x.zD2, a.sD2, a.zD2, target)
 	c := &x.cor
 	x.solve(c, true)
-	ap, ad = x.stepLengths(c)
-	eta := math.Min(robustEta, math.Max(0.9, 1-10*muC))
+	ap, ad = x.stepLengths(c, 1/leanEta)
+	eta := math.Min(leanEta, math.Max(0.9, 1-10*muC))
 	ap, ad = math.Min(1, eta*ap), math.Min(1, eta*ad)
 	// 3. The step.
 	for _, v := range [][2][]float64{{x.p, c.p}, {x.b, c.b}, {x.b2, c.b2}, {x.t, c.t}, {x.h, c.h},
