@@ -73,19 +73,21 @@ type leanBallTwo struct {
 	w, is, cr [btRows][]float64
 	q         [btRows][]float64 // solve's (c − z r)/s per row
 
-	// factor: per pair π, g = ω_E/(ω_B + ω_E), 1/(ω_B + ω_E), the lower
-	// side's g', 1/(ω_B' + ω_E'), and f = uᵀF (btBorder); per output the
-	// border's inverse (btBorder²); the system on y.
-	pv, g, ib, g2, ib2 []float64
-	f                  []float64
-	sbi                []float64
-	sy                 []float64
-	chol               cholesky
-	ldl                ldlt
-	wk                 []float64 // V S_b⁻¹ for one output, N × btBorder
-	vr                 []float64 // V's rows f/π for one output, N × btBorder
-	bm                 [2 * btLeaves]float64
-	ev                 [btLeaves]float64
+	// factor: per pair π and 1/π (0 where p is held), g = ω_E/(ω_B +
+	// ω_E), 1/(ω_B + ω_E), the lower side's g', 1/(ω_B' + ω_E'), and f =
+	// uᵀF (btBorder); per output the border's inverse (btBorder²); the
+	// system on y.
+	pv, ipv, g, ib []float64
+	g2, ib2        []float64
+	f              []float64
+	sbi            []float64
+	sy             []float64
+	chol           cholesky
+	ldl            ldlt
+	wk             []float64 // V S_b⁻¹ for one output, N × btBorder
+	vr             []float64 // V's rows f/π for one output, N × btBorder
+	bm             [2 * btLeaves]float64
+	ev             [btLeaves]float64
 
 	// Deflation, as leanBox's, on output-local vectors (btStride).
 	isDefl, pinned  []bool
@@ -193,7 +195,7 @@ func newLeanBallTwo(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap f
 		x.w[r], x.is[r], x.cr[r], x.q[r] = v(l), v(l), v(l), v(l)
 	}
 	x.rdp, x.rdb, x.rdb2, x.rdu, x.ra = v(K), v(K), v(K), v(btLeaves*m), v(n)
-	x.pv, x.g, x.ib, x.g2, x.ib2, x.f = v(K), v(K), v(K), v(K), v(K), v(btBorder*K)
+	x.pv, x.ipv, x.g, x.ib, x.g2, x.ib2, x.f = v(K), v(K), v(K), v(K), v(K), v(K), v(btBorder*K)
 	x.sbi, x.sy, x.wk, x.vr = v(btBorder*btBorder*m), v(n*n), v(btBorder*n), v(btBorder*n)
 	x.ldl.reset(btLeaves)
 	x.isDefl, x.pinned, x.wmax = make([]bool, m), make([]bool, K), v(m)
@@ -427,7 +429,7 @@ func (x *leanBallTwo) factor() error {
 			if x.pinned[pk] {
 				// p held at 0: each row joins its leaf to nothing; b and b'
 				// are their own blocks.
-				x.pv[pk] = 0
+				x.pv[pk], x.ipv[pk] = 0, 0
 				clear(x.f[btBorder*pk : btBorder*(pk+1)])
 				for a, v := range lv {
 					self[a] += v
@@ -439,7 +441,7 @@ func (x *leanBallTwo) factor() error {
 				pv += v
 			}
 			ipv := 1 / pv
-			x.pv[pk] = pv
+			x.pv[pk], x.ipv[pk] = pv, ipv
 			// uᵀ of the dense rows' coefficients, u = (1, g, −g'): 1 − g
 			// and 1 − g' formed as quotients.
 			a1, a2 := pc*wB*ib, pc*wB2*ib2
@@ -504,17 +506,13 @@ func (x *leanBallTwo) factor() error {
 				continue
 			}
 			f := x.f[btBorder*pk : btBorder*(pk+1)]
-			ipv := 1 / x.pv[pk]
+			ipv := x.ipv[pk]
 			for c := range btBorder {
 				fr[c] = f[c] * ipv
 			}
+			fa := (*[btBorder]float64)(fr)
 			for a := range btBorder {
-				s := sb[btBorder*a : btBorder*(a+1)]
-				v := 0.0
-				for c := range btBorder {
-					v += s[c] * fr[c]
-				}
-				wr[a] = v
+				wr[a] = dotBorder((*[btBorder]float64)(sb[btBorder*a:]), fa)
 			}
 		}
 		for k := range n {
@@ -522,17 +520,12 @@ func (x *leanBallTwo) factor() error {
 			if x.pinned[pk] {
 				continue
 			}
-			a := wk[btBorder*k : btBorder*(k+1)]
+			a := (*[btBorder]float64)(wk[btBorder*k:])
 			row := sy[k*n : k*n+k+1]
 			for k2 := range row {
-				fr := vr[btBorder*k2 : btBorder*(k2+1)]
-				v := 0.0
-				for c := range btBorder {
-					v += a[c] * fr[c]
-				}
-				row[k2] += v
+				row[k2] += dotBorder(a, (*[btBorder]float64)(vr[btBorder*k2:]))
 			}
-			row[k] += 1 / x.pv[pk]
+			row[k] += x.ipv[pk]
 		}
 	}
 	// 5. The system's factor, then the deflation directions' system.
@@ -799,12 +792,12 @@ func (x *leanBallTwo) applyInvJ(j int, rb *[btBorder]float64) {
 	wE2, wF2 := w[btE2][lo:hi], w[btF2][lo:hi]
 	gp, gb, gb2 := x.gp[lo:hi], x.gb[lo:hi], x.gb2[lo:hi]
 	hp, hb, hb2 := x.hp[lo:hi], x.hb[lo:hi], x.hb2[lo:hi]
-	g, g2, ib, ib2, pv := x.g[lo:hi], x.g2[lo:hi], x.ib[lo:hi], x.ib2[lo:hi], x.pv[lo:hi]
+	g, g2, ib, ib2, ipv := x.g[lo:hi], x.g2[lo:hi], x.ib[lo:hi], x.ib2[lo:hi], x.ipv[lo:hi]
 	pinned, pc := x.pinned[lo:hi], x.pc[:n]
 	for k := range n {
 		p := 0.0
 		if !pinned[k] {
-			p = (gp[k] + g[k]*gb[k] - g2[k]*gb2[k]) / pv[k]
+			p = (gp[k] + g[k]*gb[k] - g2[k]*gb2[k]) * ipv[k]
 		}
 		b := gb[k]*ib[k] + g[k]*p
 		b2 := gb2[k]*ib2[k] - g2[k]*p
@@ -821,27 +814,24 @@ func (x *leanBallTwo) applyInvJ(j int, rb *[btBorder]float64) {
 	sb := x.sbi[btBorder*btBorder*j : btBorder*btBorder*(j+1)]
 	v := x.hu[btBorder*j : btBorder*(j+1)]
 	for a := range btBorder {
-		s := sb[btBorder*a : btBorder*(a+1)]
-		h := 0.0
-		for c := range btBorder {
-			h += s[c] * rb[c]
-		}
-		v[a] = h
+		v[a] = dotBorder((*[btBorder]float64)(sb[btBorder*a:]), rb)
 	}
 	fs := x.f[btBorder*lo : btBorder*hi]
+	va := (*[btBorder]float64)(v)
 	for k := range n {
 		fv := 0.0
 		if !pinned[k] {
-			f := fs[btBorder*k : btBorder*(k+1)]
-			for c := range btBorder {
-				fv += f[c] * v[c]
-			}
-			fv /= pv[k]
+			fv = dotBorder((*[btBorder]float64)(fs[btBorder*k:]), va) * ipv[k]
 		}
 		hp[k] -= fv
 		hb[k] -= g[k]*fv + g[k]*v[btVE] - pc[k]*ib[k]*v[btZ]
 		hb2[k] -= -g2[k]*fv - g2[k]*v[btVE2] - kap*pc[k]*ib2[k]*v[btZ2]
 	}
+}
+
+// dotBorder is the dot product of two border vectors, in two halves.
+func dotBorder(a, b *[btBorder]float64) float64 {
+	return (a[0]*b[0] + a[1]*b[1] + a[2]*b[2] + a[3]*b[3]) + (a[4]*b[4] + a[5]*b[5] + a[6]*b[6] + a[7]*b[7])
 }
 
 // solve computes the direction d for the current residuals and the
