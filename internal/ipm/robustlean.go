@@ -97,14 +97,13 @@ type leanBox struct {
 	// the output's column), each with z and H z (dz, dkz: p, b over the
 	// output's letters, then t, ν, ζ), uz = Ĥ⁻¹ Qᵀ H z (du), e = E (z −
 	// uz) and S⁻¹ e (ed, ye, N each), and their system (gm, gchol).
-	isDefl          []bool
-	pinned          []bool
-	piv, wmax       []float64 // per pair its own pivot; per output its largest row weight
-	dj, dk          []int
-	dz, dkz, du     []float64
-	ed, ye, gm, ra2 []float64
-	gchol           cholesky
-	hz              []float64 // applyInvJ's ζ per output
+	isDefl    []bool
+	pinned    []bool
+	piv, wmax []float64 // per pair its own pivot; per output its largest row weight
+	dj, dk    []int
+	leanDirs
+	gchol cholesky
+	hz    []float64 // applyInvJ's ζ per output
 	// complementarity right-hand sides, per row
 	cA, cC, cB, cE, cD []float64
 	// solve's scratch: g on p, b, t, ν and H⁻¹g
@@ -160,10 +159,35 @@ const (
 	leanEta = 0.999
 )
 
-// leanMaxDirs is the most deflation directions: one per output and up to
-// N + M soft pairs, past which a face of optimal mechanisms is solved as
-// is (dualIPM's maxPinned).
-func leanMaxDirs(n, m int) int { return 2*m + n }
+// leanDirs holds the deflation directions of a lean route: their
+// output-local vectors z, H z and uz (stride st each), E (z − uz) and
+// S⁻¹ E (z − uz) (N each), and their system.
+type leanDirs struct {
+	dz, dkz, du     []float64
+	ed, ye, gm, ra2 []float64
+}
+
+// reserve makes room for md directions of stride st over n letters,
+// from take where it is given (the route's first allocation), else
+// growing what is there.
+func (d *leanDirs) reserve(md, st, n int, take func(int) []float64) {
+	if take == nil {
+		if len(d.gm) >= md*md && len(d.dz) >= md*st {
+			return
+		}
+		take = func(k int) []float64 { return make([]float64, k) }
+	}
+	d.dz, d.dkz, d.du = take(md*st), take(md*st), take(md*st)
+	d.ed, d.ye, d.gm, d.ra2 = take(md*n), take(md*n), take(md*md), take(md)
+}
+
+// leanDirsRoom is the deflation directions a lean route makes room for
+// at its start: one per output and N + M soft pairs. deflate grows it
+// where an optimal face leaves more entries strictly inside their caps
+// (symmetric families, many outputs): a soft pair left unpinned has a
+// pivot below the rounding of its block, and the directions lose their
+// digits.
+func leanDirsRoom(n, m int) int { return 2*m + n }
 
 func newLeanDir(n, m int, a *staggered) leanDir {
 	K := n * m
@@ -213,9 +237,8 @@ func newLeanBox(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu float64) *
 	x.r2 = v(n)
 	x.isDefl, x.pinned = make([]bool, m), make([]bool, K)
 	x.piv, x.wmax = v(K), v(m)
-	md := leanMaxDirs(n, m)
-	x.dz, x.dkz, x.du = v(md*(2*n+3)), v(md*(2*n+3)), v(md*(2*n+3))
-	x.ed, x.ye, x.gm, x.ra2 = v(md*n), v(md*n), v(md*md), v(md)
+	md := leanDirsRoom(n, m)
+	x.reserve(md, 2*n+3, n, v)
 	x.hz = v(m)
 	x.npairs = 2*K + 2*nfree*m + m
 
@@ -455,8 +478,7 @@ func (x *leanBox) factor() error {
 // b) and each output's largest row weight, and pins the soft pairs of
 // the used outputs: π below leanSoftRel of the largest weight, never
 // every pair of a letter (its row sum keeps the pair of largest π, or
-// the rows' system would lose the letter's pivot), at most leanMaxDirs
-// − M in all.
+// the rows' system would lose the letter's pivot).
 func (x *leanBox) choosePins() {
 	n, m := x.n, x.m
 	for j := range m {
@@ -475,7 +497,7 @@ func (x *leanBox) choosePins() {
 		}
 		x.wmax[j] = wm
 	}
-	pinSoftPairs(n, m, x.piv, x.wmax, x.isDefl, x.pinned, leanMaxDirs(n, m)-m)
+	pinSoftPairs(n, m, x.piv, x.wmax, x.isDefl, x.pinned)
 }
 
 // deflate sets up the deflation directions and their system. Each used
@@ -508,6 +530,7 @@ func (x *leanBox) deflate() {
 		return
 	}
 	st := 2*n + 3
+	x.reserve(md, st, n, nil)
 	for a, j := range x.dj {
 		z, kz := x.dz[a*st:(a+1)*st], x.dkz[a*st:(a+1)*st]
 		clear(z)
@@ -1092,9 +1115,8 @@ func solveRobustLean(ctx context.Context, p RobustProblem, pi mech.Prior, mu, ka
 // whose own pivot piv is below leanSoftRel of their output's largest row
 // weight wmax: soft pairs, carried by deflation directions. Never every
 // pair of a letter: its row sum keeps the pair of largest pivot, or the
-// rows' system would lose the letter's pivot. At most left are pinned,
-// letter by letter.
-func pinSoftPairs(n, m int, piv, wmax []float64, isDefl, pinned []bool, left int) {
+// rows' system would lose the letter's pivot.
+func pinSoftPairs(n, m int, piv, wmax []float64, isDefl, pinned []bool) {
 	for k := range n {
 		keep, best := -1, -1.0
 		for j := range m {
@@ -1106,15 +1128,6 @@ func pinSoftPairs(n, m int, piv, wmax []float64, isDefl, pinned []bool, left int
 		}
 		if keep >= 0 {
 			pinned[keep] = false
-		}
-		for j := range m {
-			if pk := j*n + k; pinned[pk] {
-				if left == 0 {
-					pinned[pk] = false
-					continue
-				}
-				left--
-			}
 		}
 	}
 }

@@ -88,14 +88,13 @@ type leanBall struct {
 
 	// Deflation, as leanBox's: the directions are output-local vectors
 	// (p, b over the letters, then t, ν, λ and the dense row's entry).
-	isDefl          []bool
-	pinned          []bool
-	piv, wmax       []float64
-	dj, dk          []int
-	dz, dkz, du     []float64
-	ed, ye, gm, ra2 []float64
-	gchol           cholesky
-	hz              []float64
+	isDefl    []bool
+	pinned    []bool
+	piv, wmax []float64
+	dj, dk    []int
+	leanDirs
+	gchol cholesky
+	hz    []float64
 	// complementarity right-hand sides, per row
 	cA, cC, cB, cE, cF, cL, cD []float64
 	// solve's scratch: g on p, b, t, ν, λ and H⁻¹g
@@ -137,14 +136,6 @@ const (
 	ballBorder
 )
 
-// leanBallMaxDirs is the most deflation directions: one per output and
-// up to 2(N + M) − M soft pairs, twice leanBox's room. Over a ball the
-// worst prior moves mass between letters in every used column, and the
-// optimal faces of symmetric families (bands) leave more entries strictly
-// inside their caps than a box's: past leanMaxDirs's cap the unpinned
-// soft pairs' pivots fall below the rounding of their blocks.
-func leanBallMaxDirs(n, m int) int { return 2*m + 2*n }
-
 // leanBallApplies reports whether the lean ball route takes the problem:
 // ε-PML over an L1 ball of positive radius (dualApplies).
 func leanBallApplies(set *mech.PriorSet, lip bool) bool {
@@ -176,10 +167,9 @@ func newLeanBall(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu float64) 
 	x.r2 = v(n)
 	x.isDefl, x.pinned = make([]bool, m), make([]bool, K)
 	x.piv, x.wmax = v(K), v(m)
-	md := leanBallMaxDirs(n, m)
+	md := leanDirsRoom(n, m)
 	st := 2*n + ballBorder
-	x.dz, x.dkz, x.du = v(md*st), v(md*st), v(md*st)
-	x.ed, x.ye, x.gm, x.ra2 = v(md*n), v(md*n), v(md*md), v(md)
+	x.reserve(md, st, n, v)
 	x.hz = v(m)
 	x.npairs = 5*K + 2*m
 
@@ -506,7 +496,7 @@ func (x *leanBall) choosePins() {
 		}
 		x.wmax[j] = wm
 	}
-	pinSoftPairs(n, m, x.piv, x.wmax, x.isDefl, x.pinned, leanBallMaxDirs(n, m)-m)
+	pinSoftPairs(n, m, x.piv, x.wmax, x.isDefl, x.pinned)
 }
 
 // deflate sets up the deflation directions and their system, as
@@ -531,6 +521,7 @@ func (x *leanBall) deflate() {
 		return
 	}
 	st := 2*n + ballBorder
+	x.reserve(md, st, n, nil)
 	o := 2 * n
 	for a, j := range x.dj {
 		z, kz := x.dz[a*st:(a+1)*st], x.dkz[a*st:(a+1)*st]

@@ -90,12 +90,11 @@ type leanBallTwo struct {
 	ev             [btLeaves]float64
 
 	// Deflation, as leanBox's, on output-local vectors (btStride).
-	isDefl, pinned  []bool
-	wmax            []float64
-	dj, dk          []int
-	dz, dkz, du     []float64
-	ed, ye, gm, ra2 []float64
-	gchol           cholesky
+	isDefl, pinned []bool
+	wmax           []float64
+	dj, dk         []int
+	leanDirs
+	gchol cholesky
 
 	// solve's scratch: g on p, b, b' and the border, and H⁻¹g (with the
 	// ζ's on the border).
@@ -199,10 +198,9 @@ func newLeanBallTwo(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap f
 	x.sbi, x.sy, x.wk, x.vr = v(btBorder*btBorder*m), v(n*n), v(btBorder*n), v(btBorder*n)
 	x.ldl.reset(btLeaves)
 	x.isDefl, x.pinned, x.wmax = make([]bool, m), make([]bool, K), v(m)
-	md := leanBallMaxDirs(n, m)
+	md := leanDirsRoom(n, m)
 	st := btStride(n)
-	x.dz, x.dkz, x.du = v(md*st), v(md*st), v(md*st)
-	x.ed, x.ye, x.gm, x.ra2 = v(md*n), v(md*n), v(md*md), v(md)
+	x.reserve(md, st, n, v)
 	x.dj, x.dk = make([]int, 0, md), make([]int, 0, md)
 	x.gp, x.gb, x.gb2, x.gu = v(K), v(K), v(K), v(btLeaves*m)
 	x.hp, x.hb, x.hb2, x.hu = v(K), v(K), v(K), v(btBorder*m)
@@ -604,7 +602,7 @@ func (x *leanBallTwo) borderByC(sb []float64, c11, c12, c22 float64, defl bool) 
 
 // choosePins sets each pair's own pivot π (its curvature left after its
 // b and b') and each output's largest row weight, and pins the soft pairs
-// of the used outputs as leanBox.choosePins does, up to leanBallMaxDirs.
+// of the used outputs as leanBox.choosePins does.
 func (x *leanBallTwo) choosePins() {
 	n, m := x.n, x.m
 	w := &x.w
@@ -623,7 +621,7 @@ func (x *leanBallTwo) choosePins() {
 		}
 		x.wmax[j] = wm
 	}
-	pinSoftPairs(n, m, x.pv, x.wmax, x.isDefl, x.pinned, leanBallMaxDirs(n, m)-m)
+	pinSoftPairs(n, m, x.pv, x.wmax, x.isDefl, x.pinned)
 }
 
 // deflate is leanBox.deflate on leanBallTwo's output-local vectors
@@ -648,6 +646,7 @@ func (x *leanBallTwo) deflate() {
 		return
 	}
 	st := btStride(n)
+	x.reserve(md, st, n, nil)
 	o := 3 * n
 	for a, j := range x.dj {
 		z, kz := x.dz[a*st:(a+1)*st], x.dkz[a*st:(a+1)*st]

@@ -88,11 +88,10 @@ type leanTwo struct {
 	bm                      [8]float64
 	ev                      [4]float64
 
-	isDefl, pinned                    []bool
-	wmax                              []float64
-	dj, dk                            []int
-	dz, dkz, du                       []float64
-	ed, ye, gm, ra2                   []float64
+	isDefl, pinned []bool
+	wmax           []float64
+	dj, dk         []int
+	leanDirs
 	gchol                             cholesky
 	hz, hz2                           []float64
 	cA, cC, cB, cE, cB2, cE2, cD, cD2 []float64
@@ -170,10 +169,9 @@ func newLeanTwo(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap float
 	x.sbi, x.sy, x.wk = v(36*m), v(n*n), v(6*n)
 	x.ldl.reset(4)
 	x.isDefl, x.pinned, x.wmax = make([]bool, m), make([]bool, K), v(m)
-	md := leanMaxDirs(n, m)
+	md := leanDirsRoom(n, m)
 	st := leanTwoStride(n)
-	x.dz, x.dkz, x.du = v(md*st), v(md*st), v(md*st)
-	x.ed, x.ye, x.gm, x.ra2 = v(md*n), v(md*n), v(md*md), v(md)
+	x.reserve(md, st, n, v)
 	x.hz, x.hz2 = v(m), v(m)
 	x.cA, x.cC, x.cB, x.cE, x.cB2, x.cE2, x.cD, x.cD2 = v(K), v(K), v(K), v(K), v(K), v(K), v(m), v(m)
 	x.gp, x.gb, x.gb2, x.gt, x.gh, x.gn, x.gn2 = v(K), v(K), v(K), v(m), v(m), v(m), v(m)
@@ -562,7 +560,7 @@ func (x *leanTwo) choosePins() {
 		}
 		x.wmax[j] = wm
 	}
-	pinSoftPairs(n, m, x.pv, x.wmax, x.isDefl, x.pinned, leanMaxDirs(n, m)-m)
+	pinSoftPairs(n, m, x.pv, x.wmax, x.isDefl, x.pinned)
 }
 
 // deflate is leanBox.deflate on leanTwo's output-local vectors
@@ -587,6 +585,7 @@ func (x *leanTwo) deflate() {
 		return
 	}
 	st := leanTwoStride(n)
+	x.reserve(md, st, n, nil)
 	for a, j := range x.dj {
 		z, kz := x.dz[a*st:(a+1)*st], x.dkz[a*st:(a+1)*st]
 		clear(z)
