@@ -50,6 +50,9 @@ import (
 // falls short. The answer stands only when settle certifies it, as
 // dualIPM's does.
 type leanBox struct {
+	// eta is the largest fraction of the way to the boundary a step
+	// goes (leanEta, or leanRetryEta on a second run).
+	eta   float64
 	n, m  int
 	mu    float64
 	l, w  []float64 // the box's lower bounds and widths u − l per letter
@@ -157,6 +160,9 @@ const (
 	// at a full step, and each iteration then cuts the gap by 1/(1 −
 	// leanEta) only.
 	leanEta = 0.999
+	// leanRetryEta is leanEta for the second run of a lean route whose
+	// first stalled (solveLean).
+	leanRetryEta = 0.99
 )
 
 // leanDirs holds the deflation directions of a lean route: their
@@ -209,7 +215,7 @@ func newLeanBox(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu float64) *
 	K := n * m
 	var a staggered
 	v := a.take
-	x := &leanBox{n: n, m: m, mu: mu, set: set, l: v(n), w: v(n), free: make([]bool, n), sl: 1}
+	x := &leanBox{eta: leanEta, n: n, m: m, mu: mu, set: set, l: v(n), w: v(n), free: make([]bool, n), sl: 1}
 	x.c, x.scale = scaledObjective(pi, u)
 	nfree := 0
 	for k := range n {
@@ -965,8 +971,8 @@ func (x *leanBox) step() error {
 	corrector(x.cD, x.sD, x.zD, a.sD, a.zD, target)
 	c := &x.cor
 	x.solve(c, true)
-	ap, ad = x.stepLengths(c, 1/leanEta)
-	eta := math.Min(leanEta, math.Max(0.9, 1-10*muC))
+	ap, ad = x.stepLengths(c, 1/x.eta)
+	eta := math.Min(x.eta, math.Max(0.9, 1-10*muC))
 	ap, ad = math.Min(1, eta*ap), math.Min(1, eta*ad)
 	// 3. The step.
 	axpy(x.p, ap, c.p)
@@ -1102,13 +1108,37 @@ func solveRobustLean(ctx context.Context, p RobustProblem, pi mech.Prior, mu, ka
 	if !leanFits(p.Set) {
 		return nil, ErrRobustNotConverged
 	}
-	var x robustOnce
-	if lip {
-		x = newLeanTwo(pi, p.Utility, p.Set, mu, kap)
-	} else {
-		x = newLeanBox(pi, p.Utility, p.Set, mu)
+	return solveLean(ctx, func(eta float64) robustOnce {
+		if lip {
+			x := newLeanTwo(pi, p.Utility, p.Set, mu, kap)
+			x.eta = eta
+			return x
+		}
+		x := newLeanBox(pi, p.Utility, p.Set, mu)
+		x.eta = eta
+		return x
+	}, p, pi, maxIter, target, accept)
+}
+
+// solveLean runs the lean route that start sets up, its steps going up
+// to leanEta of the way to the boundary, and where that run stalls once
+// more from the start with leanRetryEta: a run whose step sets the
+// dense rows' slacks to rounding level while a tie between outputs is
+// still open can lose the directions' digits along the tie, and a run
+// that keeps further from the boundary crosses it. The answer counts
+// both runs as its Rounds and Iterations.
+func solveLean(ctx context.Context, start func(eta float64) robustOnce, p RobustProblem, pi mech.Prior, maxIter int, target, accept float64) (*RobustResult, error) {
+	maxIter = min(maxIter, leanMaxIter)
+	r, iters, err := solveOnceCounting(ctx, start(leanEta), p, pi, maxIter, target, accept)
+	if err == nil || ctx.Err() != nil {
+		return r, err
 	}
-	return solveOnce(ctx, x, p, pi, min(maxIter, leanMaxIter), target, accept)
+	r, again, err := solveOnceCounting(ctx, start(leanRetryEta), p, pi, maxIter, target, accept)
+	if err != nil {
+		return nil, err
+	}
+	r.Rounds, r.Iterations = 2, iters+again
+	return r, nil
 }
 
 // pinSoftPairs sets pinned for the pairs of the used outputs (isDefl)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/pmlopt/pmlopt/instance"
@@ -111,28 +112,29 @@ func TestLeanFitsBoxes(t *testing.T) {
 	}
 }
 
-// TestSolveRobustGoesOnWhereTheLeanRouteStalls: on grid at 16 letters
-// (seed 7) over the box 0.8–1.25 at ε = 2 the lean iterations stall short
-// of the gap, and SolveRobust answers by its other routes, the optimum of
-// the dualised LP.
+// TestSolveRobustGoesOnWhereTheLeanRouteStalls: on counting-binomial at
+// 16 letters (seed 3) over a box drawn around the prior (SetAround) under
+// LIP at 0.3 nats both lean runs stall just short of the accepted gap,
+// and SolveRobust answers by its other routes, the optimum of the
+// dualised LP.
 func TestSolveRobustGoesOnWhereTheLeanRouteStalls(t *testing.T) {
-	f, err := instance.Lookup("grid")
+	f, err := instance.Lookup("counting-binomial")
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := f.New(16, 7)
+	in, err := f.New(16, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, err := randinst.FactorBox(in.Prior, 0.8, 1.25)
+	set, err := randinst.SetAround(rand.New(rand.NewPCG(3, 7)), in.Prior, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := mech.Budget{Measure: mech.PML, Epsilon: 2}
+	b := mech.Budget{Measure: mech.LIP, Epsilon: 0.3}
 	p := RobustProblem{Utility: in.Utility, Budget: b, Set: set}
 	mu, kap, lip, _ := robustRates(b)
 	if _, err := solveRobustLean(context.Background(), p, normalised(set.Center), mu, kap, lip, 200, robustGap, AcceptedGap); !errors.Is(err, ErrRobustNotConverged) {
-		t.Skipf("the lean route answers (%v): nothing to go on from", err)
+		t.Fatalf("the lean route answers (%v): the instance no longer tests going on", err)
 	}
 	r, err := SolveRobust(p, Options{})
 	if err != nil {
@@ -142,6 +144,44 @@ func TestSolveRobustGoesOnWhereTheLeanRouteStalls(t *testing.T) {
 	if tol := 1e-9 * math.Max(1, math.Abs(want)); math.Abs(r.Value-want) > tol || r.Bound < want-tol {
 		t.Errorf("value %.15g, bound %.15g, LP %.15g", r.Value, r.Bound, want)
 	}
+}
+
+// TestSolveLeanRetriesAStalledRun: on bands at 10 letters (seed 3) over
+// a box drawn around the prior (SetAround) under LIP at 0.3 nats, the
+// lean run whose steps go leanEta of the way to the boundary stalls, and
+// the second run, at leanRetryEta, answers: two rounds, the iterations of
+// both, and the optimum of the dualised LP, certified and within the
+// budget over the box.
+func TestSolveLeanRetriesAStalledRun(t *testing.T) {
+	f, err := instance.Lookup("bands")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := f.New(10, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := randinst.SetAround(rand.New(rand.NewPCG(3, 7)), in.Prior, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := mech.Budget{Measure: mech.LIP, Epsilon: 0.3}
+	p := RobustProblem{Utility: in.Utility, Budget: b, Set: set}
+	mu, kap, lip, _ := robustRates(b)
+	pi := normalised(set.Center)
+	ctx := context.Background()
+	_, first, err := solveOnceCounting(ctx, newLeanTwo(pi, p.Utility, set, mu, kap), p, pi, leanMaxIter, robustGap, AcceptedGap)
+	if err == nil {
+		t.Fatal("the first lean run answers: the instance no longer tests the second")
+	}
+	r, err := solveRobustLean(ctx, p, pi, mu, kap, lip, 200, robustGap, AcceptedGap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Iterations <= first {
+		t.Errorf("%d iterations; want more than the first run's %d", r.Iterations, first)
+	}
+	checkRunsAgainstLP(t, "bands 10", p, r, 2)
 }
 
 // TestLeanTwoMatchesTheLP solves LIP and ALIP (ε_l ≠ ε_u too) over two
@@ -184,6 +224,13 @@ func TestLeanTwoMatchesTheLP(t *testing.T) {
 // budget; one round and no cut.
 func checkOneRunAgainstLP(t *testing.T, name string, p RobustProblem, r *RobustResult) {
 	t.Helper()
+	checkRunsAgainstLP(t, name, p, r, 1)
+}
+
+// checkRunsAgainstLP is checkOneRunAgainstLP for an answer of rounds
+// runs.
+func checkRunsAgainstLP(t *testing.T, name string, p RobustProblem, r *RobustResult, rounds int) {
+	t.Helper()
 	set, b := p.Set, p.Budget
 	want := robustLP(t, p)
 	tol := 1e-9 * math.Max(1, math.Abs(want))
@@ -215,7 +262,7 @@ func checkOneRunAgainstLP(t *testing.T, name string, p RobustProblem, r *RobustR
 	if level != r.Level || !withinBudget(level, lower, b, RobustBudgetSlack) {
 		t.Errorf("%s: level %g (reported %g) over the set, budget %v", name, level, r.Level, b)
 	}
-	if r.Rounds != 1 || r.Cuts != 0 || r.Iterations == 0 {
-		t.Errorf("%s: %d rounds, %d cuts, %d iterations: want one round, no cut", name, r.Rounds, r.Cuts, r.Iterations)
+	if r.Rounds != rounds || r.Cuts != 0 || r.Iterations == 0 {
+		t.Errorf("%s: %d rounds, %d cuts, %d iterations: want %d rounds, no cut", name, r.Rounds, r.Cuts, r.Iterations, rounds)
 	}
 }

@@ -45,6 +45,9 @@ import (
 // the unreduced equations, as in leanBox. The answer stands only when
 // settle certifies it.
 type leanBall struct {
+	// eta is the largest fraction of the way to the boundary a step
+	// goes (leanEta, or leanRetryEta on a second run).
+	eta   float64
 	n, m  int
 	mu, r float64
 	pc    []float64 // π̂ per letter
@@ -148,7 +151,7 @@ func newLeanBall(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu float64) 
 	K := n * m
 	var a staggered
 	v := a.take
-	x := &leanBall{n: n, m: m, mu: mu, r: set.Radius, pc: slices.Clone(pi), set: set}
+	x := &leanBall{eta: leanEta, n: n, m: m, mu: mu, r: set.Radius, pc: slices.Clone(pi), set: set}
 	x.c, x.scale = scaledObjective(pi, u)
 	x.p, x.b, x.t, x.nu, x.lam, x.y = v(K), v(K), v(m), v(m), v(m), v(n)
 	x.sA, x.zA, x.sC, x.zC, x.sB, x.zB = v(K), v(K), v(K), v(K), v(K), v(K)
@@ -914,8 +917,8 @@ func (x *leanBall) step() error {
 	}
 	c := &x.cor
 	x.solve(c, true)
-	ap, ad = x.stepLengths(c, 1/leanEta)
-	eta := math.Min(leanEta, math.Max(0.9, 1-10*muC))
+	ap, ad = x.stepLengths(c, 1/x.eta)
+	eta := math.Min(x.eta, math.Max(0.9, 1-10*muC))
 	ap, ad = math.Min(1, eta*ap), math.Min(1, eta*ad)
 	// 3. The step.
 	axpy(x.p, ap, c.p)
@@ -1010,5 +1013,9 @@ func solveRobustLeanBall(ctx context.Context, p RobustProblem, pi mech.Prior, mu
 	if !leanBallApplies(p.Set, lip) {
 		return nil, ErrRobustNotConverged
 	}
-	return solveOnce(ctx, newLeanBall(pi, p.Utility, p.Set, mu), p, pi, min(maxIter, leanMaxIter), target, accept)
+	return solveLean(ctx, func(eta float64) robustOnce {
+		x := newLeanBall(pi, p.Utility, p.Set, mu)
+		x.eta = eta
+		return x
+	}, p, pi, maxIter, target, accept)
 }

@@ -47,6 +47,9 @@ import (
 // corrector's refinement are leanBox's. The answer stands only when
 // settle certifies it.
 type leanBallTwo struct {
+	// eta is the largest fraction of the way to the boundary a step
+	// goes (leanEta, or leanRetryEta on a second run).
+	eta        float64
 	n, m       int
 	mu, kap, r float64
 	pc         []float64 // π̂ per letter
@@ -182,7 +185,7 @@ func newLeanBallTwo(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap f
 	K := n * m
 	var a staggered
 	v := a.take
-	x := &leanBallTwo{n: n, m: m, mu: mu, kap: kap, r: set.Radius, pc: slices.Clone(pi), set: set}
+	x := &leanBallTwo{eta: leanEta, n: n, m: m, mu: mu, kap: kap, r: set.Radius, pc: slices.Clone(pi), set: set}
 	x.c, x.scale = scaledObjective(pi, u)
 	x.p, x.b, x.b2, x.u, x.y = v(K), v(K), v(K), v(btLeaves*m), v(n)
 	for r := range btRows {
@@ -1093,8 +1096,8 @@ func (x *leanBallTwo) step() error {
 	}
 	c := &x.cor
 	x.solve(c, true)
-	ap, ad = x.stepLengths(c, 1/leanEta)
-	eta := math.Min(leanEta, math.Max(0.9, 1-10*muC))
+	ap, ad = x.stepLengths(c, 1/x.eta)
+	eta := math.Min(x.eta, math.Max(0.9, 1-10*muC))
 	ap, ad = math.Min(1, eta*ap), math.Min(1, eta*ad)
 	// 3. The step.
 	for _, v := range [4][2][]float64{{x.p, c.p}, {x.b, c.b}, {x.b2, c.b2}, {x.u, c.u}} {
@@ -1190,5 +1193,9 @@ func solveRobustLeanBallTwo(ctx context.Context, p RobustProblem, pi mech.Prior,
 	if !leanBallTwoApplies(p.Set, lip) {
 		return nil, ErrRobustNotConverged
 	}
-	return solveOnce(ctx, newLeanBallTwo(pi, p.Utility, p.Set, mu, kap), p, pi, min(maxIter, leanMaxIter), target, accept)
+	return solveLean(ctx, func(eta float64) robustOnce {
+		x := newLeanBallTwo(pi, p.Utility, p.Set, mu, kap)
+		x.eta = eta
+		return x
+	}, p, pi, maxIter, target, accept)
 }

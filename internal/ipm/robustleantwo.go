@@ -45,6 +45,9 @@ import (
 // plus two more positive terms. Deflation (the used outputs' columns,
 // the soft pairs) and the corrector's refinement are leanBox's.
 type leanTwo struct {
+	// eta is the largest fraction of the way to the boundary a step
+	// goes (leanEta, or leanRetryEta on a second run).
+	eta     float64
 	n, m    int
 	mu, kap float64
 	l, w    []float64
@@ -143,7 +146,7 @@ func newLeanTwo(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap float
 	K := n * m
 	var a staggered
 	v := a.take
-	x := &leanTwo{n: n, m: m, mu: mu, kap: kap, set: set, l: v(n), w: v(n), free: make([]bool, n), sl: 1}
+	x := &leanTwo{eta: leanEta, n: n, m: m, mu: mu, kap: kap, set: set, l: v(n), w: v(n), free: make([]bool, n), sl: 1}
 	x.c, x.scale = scaledObjective(pi, u)
 	nfree := 0
 	for k := range n {
@@ -1073,8 +1076,8 @@ func (x *leanTwo) step() error {
 	corrector(x.cD2, x.sD2, x.zD2, a.sD2, a.zD2, target)
 	c := &x.cor
 	x.solve(c, true)
-	ap, ad = x.stepLengths(c, 1/leanEta)
-	eta := math.Min(leanEta, math.Max(0.9, 1-10*muC))
+	ap, ad = x.stepLengths(c, 1/x.eta)
+	eta := math.Min(x.eta, math.Max(0.9, 1-10*muC))
 	ap, ad = math.Min(1, eta*ap), math.Min(1, eta*ad)
 	// 3. The step.
 	for _, v := range [][2][]float64{{x.p, c.p}, {x.b, c.b}, {x.b2, c.b2}, {x.t, c.t}, {x.h, c.h},

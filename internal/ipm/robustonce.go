@@ -21,18 +21,25 @@ type robustOnce interface {
 // solveOnce runs x towards target within maxIter iterations and
 // certifies its answer by settle: one round, no cut.
 func solveOnce(ctx context.Context, x robustOnce, p RobustProblem, pi mech.Prior, maxIter int, target, accept float64) (*RobustResult, error) {
+	out, _, err := solveOnceCounting(ctx, x, p, pi, maxIter, target, accept)
+	return out, err
+}
+
+// solveOnceCounting is solveOnce that also returns the iterations run,
+// whether or not they answer.
+func solveOnceCounting(ctx context.Context, x robustOnce, p RobustProblem, pi mech.Prior, maxIter int, target, accept float64) (*RobustResult, int, error) {
 	iters, _, err := x.runTo(ctx, maxIter, target)
 	if err != nil {
-		return nil, err
+		return nil, iters, err
 	}
 	out := x.reading().result(p, pi)
 	held := x.heldGap()
 	out.Rounds, out.Iterations = 1, iters
 	out.Converged = held <= target
 	if err := settle(out, held, target, p.Budget, accept); err != nil {
-		return nil, err
+		return nil, iters, err
 	}
-	return out, nil
+	return out, iters, nil
 }
 
 // keptIterand is an interior point whose best point runKeepingBest
