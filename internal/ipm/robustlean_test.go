@@ -118,21 +118,9 @@ func TestLeanFitsBoxes(t *testing.T) {
 // and SolveRobust answers by its other routes, the optimum of the
 // dualised LP.
 func TestSolveRobustGoesOnWhereTheLeanRouteStalls(t *testing.T) {
-	f, err := instance.Lookup("counting-binomial")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := f.New(16, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := randinst.SetAround(rand.New(rand.NewPCG(3, 7)), in.Prior, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := mech.Budget{Measure: mech.LIP, Epsilon: 0.3}
-	p := RobustProblem{Utility: in.Utility, Budget: b, Set: set}
-	mu, kap, lip, _ := robustRates(b)
+	p := lipOverDrawnBox(t, "counting-binomial", 16)
+	set := p.Set
+	mu, kap, lip, _ := robustRates(p.Budget)
 	if _, err := solveRobustLean(context.Background(), p, normalised(set.Center), mu, kap, lip, 200, robustGap, AcceptedGap); !errors.Is(err, ErrRobustNotConverged) {
 		t.Fatalf("the lean route answers (%v): the instance no longer tests going on", err)
 	}
@@ -146,18 +134,16 @@ func TestSolveRobustGoesOnWhereTheLeanRouteStalls(t *testing.T) {
 	}
 }
 
-// TestSolveLeanRetriesAStalledRun: on bands at 10 letters (seed 3) over
-// a box drawn around the prior (SetAround) under LIP at 0.3 nats, the
-// lean run whose steps go leanEta of the way to the boundary stalls, and
-// the second run, at leanRetryEta, answers: two rounds, the iterations of
-// both, and the optimum of the dualised LP, certified and within the
-// budget over the box.
-func TestSolveLeanRetriesAStalledRun(t *testing.T) {
-	f, err := instance.Lookup("bands")
+// lipOverDrawnBox is the problem of family name at n letters (seed 3)
+// under LIP at 0.3 nats over the box SetAround draws around its prior
+// (the first draw of the seed-3 stream).
+func lipOverDrawnBox(t *testing.T, name string, n int) RobustProblem {
+	t.Helper()
+	f, err := instance.Lookup(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := f.New(10, 3)
+	in, err := f.New(n, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,9 +151,19 @@ func TestSolveLeanRetriesAStalledRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := mech.Budget{Measure: mech.LIP, Epsilon: 0.3}
-	p := RobustProblem{Utility: in.Utility, Budget: b, Set: set}
-	mu, kap, lip, _ := robustRates(b)
+	return RobustProblem{Utility: in.Utility, Budget: mech.Budget{Measure: mech.LIP, Epsilon: 0.3}, Set: set}
+}
+
+// TestSolveLeanRetriesAStalledRun: on bands at 10 letters (seed 3) over
+// a box drawn around the prior (SetAround) under LIP at 0.3 nats, the
+// lean run whose steps go leanEta of the way to the boundary stalls, and
+// the second run, at leanRetryEta, answers: two rounds, the iterations of
+// both, and the optimum of the dualised LP, certified and within the
+// budget over the box.
+func TestSolveLeanRetriesAStalledRun(t *testing.T) {
+	p := lipOverDrawnBox(t, "bands", 10)
+	set := p.Set
+	mu, kap, lip, _ := robustRates(p.Budget)
 	pi := normalised(set.Center)
 	ctx := context.Background()
 	_, first, err := solveOnceCounting(ctx, newLeanTwo(pi, p.Utility, set, mu, kap), p, pi, leanMaxIter, robustGap, AcceptedGap)
