@@ -45,10 +45,10 @@ import (
 // homogeneous) and a soft pair's entry (strictly inside its caps, held
 // only by the dense row and its row sum). Both are carried by unknowns of
 // their own, solved together with the row sums' multipliers (deflate),
-// as dualIPM does; what the blocks then solve is well conditioned. Each
-// corrector is checked in the unreduced equations and refined where it
-// falls short. The answer stands only when settle certifies it, as
-// dualIPM's does.
+// as dualIPM does; what the blocks then solve is well conditioned. Once
+// the relative gap is below leanExactGap, each corrector is checked in
+// the unreduced equations and refined where it falls short. The answer
+// stands only when settle certifies it, as dualIPM's does.
 type leanBox struct {
 	// eta is the largest fraction of the way to the boundary a step
 	// goes (leanEta, or leanRetryEta on a second run).
@@ -125,7 +125,7 @@ type leanDir struct {
 
 // The tolerances of the lean iterations.
 const (
-	// leanMaxIter caps the lean route's iterations: it answers within a
+	// leanMaxIter caps each lean run's iterations: it answers within a
 	// few dozen, past that it is stalling and SolveRobust goes on
 	// (dualMaxIter).
 	leanMaxIter = dualMaxIter
@@ -181,6 +181,9 @@ func (d *leanDirs) reserve(md, st, n int, take func(int) []float64) {
 		if len(d.gm) >= md*md && len(d.dz) >= md*st {
 			return
 		}
+		// Twice the room, or more: the count grows a few directions an
+		// iteration near the optimum.
+		md = max(md, 2*len(d.ra2))
 		take = func(k int) []float64 { return make([]float64, k) }
 	}
 	d.dz, d.dkz, d.du = take(md*st), take(md*st), take(md*st)
@@ -194,6 +197,14 @@ func (d *leanDirs) reserve(md, st, n int, take func(int) []float64) {
 // pivot below the rounding of its block, and the directions lose their
 // digits.
 func leanDirsRoom(n, m int) int { return 2*m + n }
+
+// leanMaxDirs is the most deflation directions a lean iteration takes:
+// past it (a face of optimal mechanisms with more than about 8(N + M)
+// entries strictly inside their caps) the directions' system, factorised
+// at every iteration, would cost more than the routes past the lean
+// ones, and the iteration breaks down to them. The symmetric families
+// at 48 letters need up to about 5(N + M).
+func leanMaxDirs(n, m int) int { return 8 * (n + m) }
 
 func newLeanDir(n, m int, a *staggered) leanDir {
 	K := n * m
@@ -371,11 +382,7 @@ func (x *leanBox) factor() error {
 	for j, t := range x.t {
 		x.isDefl[j] = exact && t > leanDeflateMass*tmax
 	}
-	if exact {
-		x.choosePins()
-	} else {
-		clear(x.pinned)
-	}
+	x.choosePins()
 	for j := range m {
 		// 1. The letters' 2×2 blocks D = [[δp + ωE, ωE], [ωE, δb + ωE]]
 		// (δp = ωA + ωC, δb = ωB), their inverses and D⁻¹F, F the
@@ -476,8 +483,7 @@ func (x *leanBox) factor() error {
 	if x.chol.factorize(sy, n) == n {
 		return errBrokeDown
 	}
-	x.deflate()
-	return nil
+	return x.deflate()
 }
 
 // choosePins sets each pair's own pivot π (its curvature left after its
@@ -517,7 +523,7 @@ func (x *leanBox) choosePins() {
 // (z_a − uz_a), uz_a = Ĥ⁻¹ Qᵀ H z_a, and K_ab = z_aᵀ H z_b − (Qᵀ H
 // z_a)·uz_b the curvature left along the z's after the w's, block
 // diagonal by output (dualIPM's core).
-func (x *leanBox) deflate() {
+func (x *leanBox) deflate() error {
 	n, m := x.n, x.m
 	x.dj, x.dk = x.dj[:0], x.dk[:0]
 	for j := range m {
@@ -533,7 +539,10 @@ func (x *leanBox) deflate() {
 	}
 	md := len(x.dj)
 	if md == 0 {
-		return
+		return nil
+	}
+	if md > leanMaxDirs(n, m) {
+		return errBrokeDown
 	}
 	st := 2*n + 3
 	x.reserve(md, st, n, nil)
@@ -585,6 +594,7 @@ func (x *leanBox) deflate() {
 		}
 	}
 	x.gchol.factorize(gm, md)
+	return nil
 }
 
 // curvature returns K_ab = z_aᵀ H z_b − (Qᵀ H z_a)·uz_b for two
@@ -918,7 +928,7 @@ func (x *leanBox) addDir(d, f *leanDir, a float64) {
 	}
 }
 
-// stepLengths returns the largest primal and dual steps in (0, 1] that
+// stepLengths returns the largest primal and dual steps in (0, limit] that
 // keep the slacks and multipliers nonnegative along d.
 func (x *leanBox) stepLengths(d *leanDir, limit float64) (ap, ad float64) {
 	ap = math.Min(stepWithin(limit, x.sA, d.sA, x.sC, d.sC), stepWithin(limit, x.sB, d.sB, x.sE, d.sE))
@@ -1103,7 +1113,8 @@ func (x *leanBox) String() string { return fmt.Sprintf("leanBox(%d×%d)", x.n, x
 
 // solveRobustLean is SolveRobust's lean route: ε-PML over a box by
 // leanBox, LIP and ALIP by leanTwo, certified by settle as
-// solveRobustDual's answer is. Its Rounds is 1 and Cuts 0.
+// solveRobustDual's answer is (solveLean: one run, two where the first
+// stalls). Its Cuts is 0.
 func solveRobustLean(ctx context.Context, p RobustProblem, pi mech.Prior, mu, kap float64, lip bool, maxIter int, target, accept float64) (*RobustResult, error) {
 	if !leanFits(p.Set) {
 		return nil, ErrRobustNotConverged

@@ -118,7 +118,7 @@ func TestLeanFitsBoxes(t *testing.T) {
 // and SolveRobust answers by its other routes, the optimum of the
 // dualised LP.
 func TestSolveRobustGoesOnWhereTheLeanRouteStalls(t *testing.T) {
-	p := lipOverDrawnBox(t, "counting-binomial", 16)
+	p := overDrawnBox(t, "counting-binomial", 16, mech.Budget{Measure: mech.LIP, Epsilon: 0.3})
 	set := p.Set
 	mu, kap, lip, _ := robustRates(p.Budget)
 	if _, err := solveRobustLean(context.Background(), p, normalised(set.Center), mu, kap, lip, 200, robustGap, AcceptedGap); !errors.Is(err, ErrRobustNotConverged) {
@@ -134,10 +134,10 @@ func TestSolveRobustGoesOnWhereTheLeanRouteStalls(t *testing.T) {
 	}
 }
 
-// lipOverDrawnBox is the problem of family name at n letters (seed 3)
-// under LIP at 0.3 nats over the box SetAround draws around its prior
-// (the first draw of the seed-3 stream).
-func lipOverDrawnBox(t *testing.T, name string, n int) RobustProblem {
+// overDrawnBox is the problem of family name at n letters (seed 3) under
+// budget b over the box SetAround draws around its prior (the first draw
+// of the seed-3 stream).
+func overDrawnBox(t *testing.T, name string, n int, b mech.Budget) RobustProblem {
 	t.Helper()
 	f, err := instance.Lookup(name)
 	if err != nil {
@@ -151,33 +151,39 @@ func lipOverDrawnBox(t *testing.T, name string, n int) RobustProblem {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return RobustProblem{Utility: in.Utility, Budget: mech.Budget{Measure: mech.LIP, Epsilon: 0.3}, Set: set}
+	return RobustProblem{Utility: in.Utility, Budget: b, Set: set}
 }
 
-// TestSolveLeanRetriesAStalledRun: on bands at 10 letters (seed 3) over
-// a box drawn around the prior (SetAround) under LIP at 0.3 nats, the
+// TestSolveLeanRetriesAStalledRun: on coarse at 8 letters (seed 3) over
+// a box drawn around the prior (SetAround) under ε-PML at 1 nat, the
 // lean run whose steps go leanEta of the way to the boundary stalls, and
 // the second run, at leanRetryEta, answers: two rounds, the iterations of
 // both, and the optimum of the dualised LP, certified and within the
 // budget over the box.
 func TestSolveLeanRetriesAStalledRun(t *testing.T) {
-	p := lipOverDrawnBox(t, "bands", 10)
+	p := overDrawnBox(t, "coarse", 8, mech.Budget{Measure: mech.PML, Epsilon: 1})
 	set := p.Set
 	mu, kap, lip, _ := robustRates(p.Budget)
 	pi := normalised(set.Center)
 	ctx := context.Background()
-	_, first, err := solveOnceCounting(ctx, newLeanTwo(pi, p.Utility, set, mu, kap), p, pi, leanMaxIter, robustGap, AcceptedGap)
+	_, first, err := solveOnceCounting(ctx, newLeanBox(pi, p.Utility, set, mu), p, pi, leanMaxIter, robustGap, AcceptedGap)
 	if err == nil {
 		t.Fatal("the first lean run answers: the instance no longer tests the second")
+	}
+	again := newLeanBox(pi, p.Utility, set, mu)
+	again.eta = leanRetryEta
+	_, second, err := solveOnceCounting(ctx, again, p, pi, leanMaxIter, robustGap, AcceptedGap)
+	if err != nil {
+		t.Fatalf("the second run alone: %v", err)
 	}
 	r, err := solveRobustLean(ctx, p, pi, mu, kap, lip, 200, robustGap, AcceptedGap)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Iterations <= first {
-		t.Errorf("%d iterations; want more than the first run's %d", r.Iterations, first)
+	if r.Iterations != first+second {
+		t.Errorf("%d iterations; want the first run's %d and the second's %d", r.Iterations, first, second)
 	}
-	checkRunsAgainstLP(t, "bands 10", p, r, 2)
+	checkRunsAgainstLP(t, "coarse 8", p, r, 2)
 }
 
 // TestLeanTwoMatchesTheLP solves LIP and ALIP (ε_l ≠ ε_u too) over two
@@ -260,5 +266,66 @@ func checkRunsAgainstLP(t *testing.T, name string, p RobustProblem, r *RobustRes
 	}
 	if r.Rounds != rounds || r.Cuts != 0 || r.Iterations == 0 {
 		t.Errorf("%s: %d rounds, %d cuts, %d iterations: want %d rounds, no cut", name, r.Rounds, r.Cuts, r.Iterations, rounds)
+	}
+}
+
+// TestPinSoftPairsKeepsOnePairPerLetter: every pair of a used output
+// whose pivot is below leanSoftRel of its output's largest weight is
+// pinned, however many, except each letter's pair of largest pivot; an
+// output not deflated has none pinned.
+func TestPinSoftPairsKeepsOnePairPerLetter(t *testing.T) {
+	const n, m = 3, 4
+	piv := make([]float64, n*m)
+	wmax := []float64{1, 1, 1, 1}
+	for j := range m {
+		for k := range n {
+			piv[j*n+k] = 1e-9 * float64(1+j+k*m) // all soft; output 3 largest on every letter
+		}
+	}
+	isDefl := []bool{true, true, true, true}
+	pinned := make([]bool, n*m)
+	pinSoftPairs(n, m, piv, wmax, isDefl, pinned)
+	for j := range m {
+		for k := range n {
+			if want := j != m-1; pinned[j*n+k] != want {
+				t.Errorf("output %d letter %d: pinned %v, want %v", j, k, pinned[j*n+k], want)
+			}
+		}
+	}
+	isDefl[1] = false
+	piv[1*n+0] = 0.5 // a hard pair on output 1 (not deflated) and letter 0
+	pinSoftPairs(n, m, piv, wmax, isDefl, pinned)
+	for k := range n {
+		if pinned[1*n+k] {
+			t.Errorf("letter %d of an output not deflated is pinned", k)
+		}
+	}
+	if pinned[(m-1)*n+0] != true || pinned[0*n+0] != true {
+		t.Errorf("letter 0: output 1 keeps it, outputs 0 and 3 should be pinned: %v", pinned)
+	}
+}
+
+// TestLeanDirsReserveGrows: reserve makes room for at least the
+// directions asked, at least doubling what was there, and keeps room
+// that suffices.
+func TestLeanDirsReserveGrows(t *testing.T) {
+	const st, n = 7, 3
+	var d leanDirs
+	d.reserve(2, st, n, func(k int) []float64 { return make([]float64, k) })
+	if len(d.gm) != 4 || len(d.dz) != 2*st || len(d.ed) != 2*n || len(d.ra2) != 2 {
+		t.Fatalf("first room: gm %d, dz %d, ed %d, ra2 %d", len(d.gm), len(d.dz), len(d.ed), len(d.ra2))
+	}
+	d.reserve(3, st, n, nil)
+	if len(d.ra2) != 4 || len(d.gm) != 16 || len(d.dz) != 4*st || len(d.dkz) != 4*st || len(d.du) != 4*st || len(d.ye) != 4*n {
+		t.Errorf("grown to %d directions (gm %d, dz %d), want 4", len(d.ra2), len(d.gm), len(d.dz))
+	}
+	d.reserve(9, st, n, nil)
+	if len(d.ra2) != 9 || len(d.gm) != 81 {
+		t.Errorf("grown to %d directions, want 9", len(d.ra2))
+	}
+	gm := d.gm
+	d.reserve(5, st, n, nil)
+	if &d.gm[0] != &gm[0] {
+		t.Error("room for 9 directions was replaced for 5")
 	}
 }

@@ -42,7 +42,7 @@ import (
 //
 // The used outputs' columns and the soft pairs are deflation directions
 // solved with the row sums' multipliers, and each corrector is refined in
-// the unreduced equations, as in leanBox. The answer stands only when
+// the unreduced equations, as in leanBox (below leanExactGap). The answer stands only when
 // settle certifies it.
 type leanBall struct {
 	// eta is the largest fraction of the way to the boundary a step
@@ -292,16 +292,11 @@ func (x *leanBall) factor() error {
 	for j, t := range x.t {
 		x.isDefl[j] = exact && t > leanDeflateMass*tmax
 	}
-	if exact {
-		x.choosePins()
-	} else {
-		clear(x.pinned)
-	}
+	x.choosePins()
 	if err := x.blocks(); err != nil {
 		return err
 	}
-	x.deflate()
-	return nil
+	return x.deflate()
 }
 
 // blocks builds each output's closed-form blocks and the system on the
@@ -505,7 +500,7 @@ func (x *leanBall) choosePins() {
 // deflate sets up the deflation directions and their system, as
 // leanBox.deflate: each used output's column z_j = (p_j, b_j, t_j, ν_j,
 // λ_j), and each soft pair's p with its b's response.
-func (x *leanBall) deflate() {
+func (x *leanBall) deflate() error {
 	n, m := x.n, x.m
 	x.dj, x.dk = x.dj[:0], x.dk[:0]
 	for j := range m {
@@ -521,7 +516,10 @@ func (x *leanBall) deflate() {
 	}
 	md := len(x.dj)
 	if md == 0 {
-		return
+		return nil
+	}
+	if md > leanMaxDirs(n, m) {
+		return errBrokeDown
 	}
 	st := 2*n + ballBorder
 	x.reserve(md, st, n, nil)
@@ -572,6 +570,7 @@ func (x *leanBall) deflate() {
 		}
 	}
 	x.gchol.factorize(gm, md)
+	return nil
 }
 
 // curvature returns K_ab = z_aᵀ H z_b − (Qᵀ H z_a)·uz_b for two
@@ -871,7 +870,7 @@ func (x *leanBall) rows(d *ballDir) [7][5][]float64 {
 		{x.sD, x.zD, d.sD, d.zD, x.cD}}
 }
 
-// stepLengths returns the largest primal and dual steps in (0, 1] that
+// stepLengths returns the largest primal and dual steps in (0, limit] that
 // keep the slacks and multipliers nonnegative along d.
 func (x *leanBall) stepLengths(d *ballDir, limit float64) (ap, ad float64) {
 	ap, ad = limit, limit
@@ -1007,8 +1006,8 @@ func (x *leanBall) reading() *robustReading {
 func (x *leanBall) String() string { return fmt.Sprintf("leanBall(%d×%d)", x.n, x.m) }
 
 // solveRobustLeanBall is SolveRobust's lean route over an L1 ball: ε-PML
-// by leanBall, certified by settle as solveRobustDual's answer is. Its
-// Rounds is 1 and Cuts 0.
+// by leanBall, certified by settle as solveRobustDual's answer is
+// (solveLean: one run, two where the first stalls). Its Cuts is 0.
 func solveRobustLeanBall(ctx context.Context, p RobustProblem, pi mech.Prior, mu, kap float64, lip bool, maxIter int, target, accept float64) (*RobustResult, error) {
 	if !leanBallApplies(p.Set, lip) {
 		return nil, ErrRobustNotConverged

@@ -43,8 +43,8 @@ import (
 // weighted graph's Laplacian, added to an L D Lᵀ factor by positive
 // rank-one updates, and the dense rows are kept as ζ, ζ' and eliminated
 // first (leanTwo.borderByC's steps on six leaves). Deflation (the used
-// outputs' columns and the soft pairs, leanBall's count) and the
-// corrector's refinement are leanBox's. The answer stands only when
+// outputs' columns and the soft pairs) and the corrector's refinement are
+// leanBox's. The answer stands only when
 // settle certifies it.
 type leanBallTwo struct {
 	// eta is the largest fraction of the way to the boundary a step
@@ -76,10 +76,10 @@ type leanBallTwo struct {
 	w, is, cr [btRows][]float64
 	q         [btRows][]float64 // solve's (c − z r)/s per row
 
-	// factor: per pair π and 1/π (0 where p is held), g = ω_E/(ω_B +
-	// ω_E), 1/(ω_B + ω_E), the lower side's g', 1/(ω_B' + ω_E'), and f =
-	// uᵀF (btBorder); per output the border's inverse (btBorder²); the
-	// system on y.
+	// Per pair its pivot π (choosePins) and, from factor, 1/π (0 where p
+	// is held), g = ω_E/(ω_B + ω_E), 1/(ω_B + ω_E), the lower side's g',
+	// 1/(ω_B' + ω_E'), and f = uᵀF (btBorder); per output the border's
+	// inverse (btBorder²); the system on y.
 	pv, ipv, g, ib []float64
 	g2, ib2        []float64
 	f              []float64
@@ -382,11 +382,7 @@ func (x *leanBallTwo) factor() error {
 	for j := range m {
 		x.isDefl[j] = exact && x.u[btLeaves*j+btT] > leanDeflateMass*tmax
 	}
-	if exact {
-		x.choosePins()
-	} else {
-		clear(x.pinned)
-	}
+	x.choosePins()
 	w := &x.w
 	r2 := 0.5 * x.r
 	for j := range m {
@@ -430,7 +426,7 @@ func (x *leanBallTwo) factor() error {
 			if x.pinned[pk] {
 				// p held at 0: each row joins its leaf to nothing; b and b'
 				// are their own blocks.
-				x.pv[pk], x.ipv[pk] = 0, 0
+				x.ipv[pk] = 0
 				clear(x.f[btBorder*pk : btBorder*(pk+1)])
 				for a, v := range lv {
 					self[a] += v
@@ -442,7 +438,7 @@ func (x *leanBallTwo) factor() error {
 				pv += v
 			}
 			ipv := 1 / pv
-			x.pv[pk], x.ipv[pk] = pv, ipv
+			x.ipv[pk] = ipv
 			// uᵀ of the dense rows' coefficients, u = (1, g, −g'): 1 − g
 			// and 1 − g' formed as quotients.
 			a1, a2 := pc*wB*ib, pc*wB2*ib2
@@ -533,8 +529,7 @@ func (x *leanBallTwo) factor() error {
 	if x.chol.factorize(sy, n) == n {
 		return errBrokeDown
 	}
-	x.deflate()
-	return nil
+	return x.deflate()
 }
 
 // borderByC is leanTwo.borderByC on six leaves: it writes the border's
@@ -630,7 +625,7 @@ func (x *leanBallTwo) choosePins() {
 // deflate is leanBox.deflate on leanBallTwo's output-local vectors
 // (btStride): a used output's column (p, b, b', t, h, v's) and a soft
 // pair's p with its b and b' responses (1, g, −g').
-func (x *leanBallTwo) deflate() {
+func (x *leanBallTwo) deflate() error {
 	n, m := x.n, x.m
 	x.dj, x.dk = x.dj[:0], x.dk[:0]
 	for j := range m {
@@ -646,7 +641,10 @@ func (x *leanBallTwo) deflate() {
 	}
 	md := len(x.dj)
 	if md == 0 {
-		return
+		return nil
+	}
+	if md > leanMaxDirs(n, m) {
+		return errBrokeDown
 	}
 	st := btStride(n)
 	x.reserve(md, st, n, nil)
@@ -702,6 +700,7 @@ func (x *leanBallTwo) deflate() {
 		}
 	}
 	x.gchol.factorize(gm, md)
+	return nil
 }
 
 // curvature returns K_ab = z_aᵀ H z_b − (Qᵀ H z_a)·uz_b for two
@@ -830,6 +829,10 @@ func (x *leanBallTwo) applyInvJ(j int, rb *[btBorder]float64) {
 		hb2[k] -= -g2[k]*fv - g2[k]*v[btVE2] - kap*pc[k]*ib2[k]*v[btZ2]
 	}
 }
+
+// The border has eight unknowns, dotBorder's terms: this index fails to
+// compile otherwise.
+var _ = [1]int{}[btBorder-8]
 
 // dotBorder is the dot product of two border vectors, in two halves.
 func dotBorder(a, b *[btBorder]float64) float64 {
@@ -1051,7 +1054,7 @@ func (x *leanBallTwo) addDir(d, f *ballTwoDir, a float64) {
 	}
 }
 
-// stepLengths returns the largest primal and dual steps in (0, 1] that
+// stepLengths returns the largest primal and dual steps in (0, limit] that
 // keep the slacks and multipliers nonnegative along d.
 func (x *leanBallTwo) stepLengths(d *ballTwoDir, limit float64) (ap, ad float64) {
 	ap, ad = limit, limit
@@ -1188,7 +1191,8 @@ func (x *leanBallTwo) String() string { return fmt.Sprintf("leanBallTwo(%d×%d)"
 
 // solveRobustLeanBallTwo is SolveRobust's lean route for LIP and ALIP
 // over an L1 ball, by leanBallTwo, certified by settle as
-// solveRobustDual's answer is. Its Rounds is 1 and Cuts 0.
+// solveRobustDual's answer is (solveLean: one run, two where the first
+// stalls). Its Cuts is 0.
 func solveRobustLeanBallTwo(ctx context.Context, p RobustProblem, pi mech.Prior, mu, kap float64, lip bool, maxIter int, target, accept float64) (*RobustResult, error) {
 	if !leanBallTwoApplies(p.Set, lip) {
 		return nil, ErrRobustNotConverged

@@ -345,11 +345,7 @@ func (x *leanTwo) factor() error {
 	for j, t := range x.t {
 		x.isDefl[j] = exact && t > leanDeflateMass*tmax
 	}
-	if exact {
-		x.choosePins()
-	} else {
-		clear(x.pinned)
-	}
+	x.choosePins()
 	for j := range m {
 		defl := x.isDefl[j]
 		// 1. The pairs: the star's leaves (t, h, ν, ν') with weights
@@ -474,8 +470,7 @@ func (x *leanTwo) factor() error {
 	if x.chol.factorize(sy, n) == n {
 		return errBrokeDown
 	}
-	x.deflate()
-	return nil
+	return x.deflate()
 }
 
 // borderByC writes the border's inverse into sb for the factor of A in
@@ -569,7 +564,7 @@ func (x *leanTwo) choosePins() {
 // deflate is leanBox.deflate on leanTwo's output-local vectors
 // (leanTwoStride): a used output's column (p, b, b', t, h, ν, ν') and a
 // soft pair's p with its b and b' responses (1, −g, g').
-func (x *leanTwo) deflate() {
+func (x *leanTwo) deflate() error {
 	n, m := x.n, x.m
 	x.dj, x.dk = x.dj[:0], x.dk[:0]
 	for j := range m {
@@ -585,7 +580,10 @@ func (x *leanTwo) deflate() {
 	}
 	md := len(x.dj)
 	if md == 0 {
-		return
+		return nil
+	}
+	if md > leanMaxDirs(n, m) {
+		return errBrokeDown
 	}
 	st := leanTwoStride(n)
 	x.reserve(md, st, n, nil)
@@ -637,6 +635,7 @@ func (x *leanTwo) deflate() {
 		}
 	}
 	x.gchol.factorize(gm, md)
+	return nil
 }
 
 // curvature returns K_ab = z_aᵀ H z_b − (Qᵀ H z_a)·uz_b for two
@@ -1013,7 +1012,7 @@ func (x *leanTwo) addDir(d, f *leanTwoDir, a float64) {
 	}
 }
 
-// stepLengths returns the largest primal and dual steps in (0, 1] that
+// stepLengths returns the largest primal and dual steps in (0, limit] that
 // keep the slacks and multipliers nonnegative along d.
 func (x *leanTwo) stepLengths(d *leanTwoDir, limit float64) (ap, ad float64) {
 	ap = math.Min(stepWithin(limit, x.sA, d.sA, x.sC, d.sC), stepWithin(limit, x.sB, d.sB, x.sE, d.sE))
