@@ -103,10 +103,8 @@ type leanBox struct {
 	isDefl    []bool
 	pinned    []bool
 	piv, wmax []float64 // per pair its own pivot; per output its largest row weight
-	dj, dk    []int
 	leanDirs
-	gchol cholesky
-	hz    []float64 // applyInvJ's ζ per output
+	hz []float64 // applyInvJ's ζ per output
 	// complementarity right-hand sides, per row
 	cA, cC, cB, cE, cD []float64
 	// solve's scratch: g on p, b, t, ν and H⁻¹g
@@ -165,12 +163,88 @@ const (
 	leanRetryEta = 0.99
 )
 
-// leanDirs holds the deflation directions of a lean route: their
+// leanDirs holds the deflation directions of a lean route: each one's
+// owner (dj) and pair's letter (dk, −1 for the output's column), their
 // output-local vectors z, H z and uz (stride st each), E (z − uz) and
-// S⁻¹ E (z − uz) (N each), and their system.
+// S⁻¹ E (z − uz) (N each), and their system (gm, gchol). exact is the
+// factor's verdict that the iteration deflates and refines (its relative
+// gap within leanExactGap), which the solves then follow.
 type leanDirs struct {
+	exact           bool
+	dj, dk          []int
 	dz, dkz, du     []float64
 	ed, ye, gm, ra2 []float64
+	gchol           cholesky
+}
+
+// collect lists the directions: each used output's column (isDefl)
+// and its pinned pairs, then makes room for them at stride st. It
+// returns their count, and errBrokeDown past leanMaxDirs.
+func (d *leanDirs) collect(n, m, st int, isDefl, pinned []bool) (int, error) {
+	d.dj, d.dk = d.dj[:0], d.dk[:0]
+	for j := range m {
+		if !isDefl[j] {
+			continue
+		}
+		d.dj, d.dk = append(d.dj, j), append(d.dk, -1)
+		for k := range n {
+			if pinned[j*n+k] {
+				d.dj, d.dk = append(d.dj, j), append(d.dk, k)
+			}
+		}
+	}
+	md := len(d.dj)
+	if md == 0 {
+		return 0, nil
+	}
+	if md > leanMaxDirs(n, m) {
+		return md, errBrokeDown
+	}
+	d.reserve(md, st, n, nil)
+	return md, nil
+}
+
+// factorGram forms and factorises the directions' system: entry (a, b)
+// is e_a·S⁻¹e_b, plus curvature(a, b) for two directions of one output.
+func (d *leanDirs) factorGram(n int, curvature func(a, b int) float64) {
+	md := len(d.dj)
+	gm := d.gm[:md*md]
+	for a := range md {
+		ea := d.ed[a*n : (a+1)*n]
+		for b := range a + 1 {
+			yb := d.ye[b*n : (b+1)*n]
+			v := 0.0
+			for k := range n {
+				v += ea[k] * yb[k]
+			}
+			if d.dj[a] == d.dj[b] {
+				v += curvature(a, b)
+			}
+			gm[a*md+b], gm[b*md+a] = v, v
+		}
+	}
+	d.gchol.factorize(gm, md)
+}
+
+// correct turns ralpha (the directions' right-hand sides) into their
+// weights α against the row sums' step dy, and adds their S⁻¹ E
+// responses to dy: α = K⁻¹ (r_α − Eᵀ dy), dy += Σ α_a S⁻¹ e_a.
+func (d *leanDirs) correct(n int, ralpha, dy []float64) {
+	md := len(ralpha)
+	for a := range md {
+		e := d.ed[a*n : (a+1)*n]
+		v := 0.0
+		for k := range n {
+			v += e[k] * dy[k]
+		}
+		ralpha[a] -= v
+	}
+	if md > 0 {
+		d.gchol.solve(ralpha)
+		for a := range md {
+			axpy(dy, ralpha[a], d.ye[a*n:(a+1)*n])
+		}
+	}
 }
 
 // reserve makes room for md directions of stride st over n letters,
@@ -378,9 +452,9 @@ func (x *leanBox) factor() error {
 	for _, t := range x.t {
 		tmax = math.Max(tmax, t)
 	}
-	exact := x.measureRel() <= leanExactGap
+	x.exact = x.measureRel() <= leanExactGap
 	for j, t := range x.t {
-		x.isDefl[j] = exact && t > leanDeflateMass*tmax
+		x.isDefl[j] = x.exact && t > leanDeflateMass*tmax
 	}
 	x.choosePins()
 	for j := range m {
@@ -525,27 +599,11 @@ func (x *leanBox) choosePins() {
 // diagonal by output (dualIPM's core).
 func (x *leanBox) deflate() error {
 	n, m := x.n, x.m
-	x.dj, x.dk = x.dj[:0], x.dk[:0]
-	for j := range m {
-		if !x.isDefl[j] {
-			continue
-		}
-		x.dj, x.dk = append(x.dj, j), append(x.dk, -1)
-		for k := range n {
-			if x.pinned[j*n+k] {
-				x.dj, x.dk = append(x.dj, j), append(x.dk, k)
-			}
-		}
-	}
-	md := len(x.dj)
-	if md == 0 {
-		return nil
-	}
-	if md > leanMaxDirs(n, m) {
-		return errBrokeDown
-	}
 	st := 2*n + 3
-	x.reserve(md, st, n, nil)
+	md, err := x.collect(n, m, st, x.isDefl, x.pinned)
+	if md == 0 || err != nil {
+		return err
+	}
 	for a, j := range x.dj {
 		z, kz := x.dz[a*st:(a+1)*st], x.dkz[a*st:(a+1)*st]
 		clear(z)
@@ -578,22 +636,7 @@ func (x *leanBox) deflate() error {
 		copy(y, e)
 		x.chol.solve(y)
 	}
-	gm := x.gm[:md*md]
-	for a := range md {
-		ea := x.ed[a*n : (a+1)*n]
-		for b := range a + 1 {
-			yb := x.ye[b*n : (b+1)*n]
-			v := 0.0
-			for k := range n {
-				v += ea[k] * yb[k]
-			}
-			if x.dj[a] == x.dj[b] {
-				v += x.curvature(a, b)
-			}
-			gm[a*md+b], gm[b*md+a] = v, v
-		}
-	}
-	x.gchol.factorize(gm, md)
+	x.factorGram(n, x.curvature)
 	return nil
 }
 
@@ -745,7 +788,7 @@ func (x *leanBox) solve(d *leanDir, check bool) {
 	// r_d + Aᵀdz − Eᵀdy are the right-hand sides of a correction with
 	// r_p = c = 0. A correction that does not lower them is undone: the
 	// factor is then too far off for the refinement to converge.
-	if !check || !(x.measureRel() <= leanExactGap) {
+	if !check || !x.exact {
 		return
 	}
 	f := &x.fix
@@ -806,20 +849,7 @@ func (x *leanBox) reduced(ra []float64, d *leanDir) {
 	}
 	x.chol.solve(dy)
 	// 2. α, then dy.
-	for a := range md {
-		e := x.ed[a*n : (a+1)*n]
-		v := 0.0
-		for k := range n {
-			v += e[k] * dy[k]
-		}
-		ralpha[a] -= v
-	}
-	if md > 0 {
-		x.gchol.solve(ralpha)
-		for a := range md {
-			axpy(dy, ralpha[a], x.ye[a*n:(a+1)*n])
-		}
-	}
+	x.correct(n, ralpha, dy)
 	// 3. w = Ĥ⁻¹ Qᵀ (g − α H z − Eᵀ dy) = Ĥ⁻¹ Qᵀ (g − Eᵀ dy) − α uz, and
 	// dx = α z + w.
 	for j := range m {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/pmlopt/pmlopt/instance"
@@ -327,5 +328,39 @@ func TestLeanDirsReserveGrows(t *testing.T) {
 	d.reserve(5, st, n, nil)
 	if &d.gm[0] != &gm[0] {
 		t.Error("room for 9 directions was replaced for 5")
+	}
+}
+
+// TestLeanDirsCollect: collect lists each used output's column and then
+// its pinned pairs, makes room for them, and refuses more than
+// leanMaxDirs (every pair of a 20 × 20 problem pinned: 420 > 320).
+func TestLeanDirsCollect(t *testing.T) {
+	const n, m, st = 3, 4, 5
+	isDefl := []bool{true, false, true, false}
+	pinned := make([]bool, n*m)
+	pinned[0*n+2], pinned[1*n+0], pinned[2*n+1], pinned[2*n+2] = true, true, true, true
+	var d leanDirs
+	md, err := d.collect(n, m, st, isDefl, pinned)
+	if err != nil || md != 5 {
+		t.Fatalf("%d directions (%v), want 5", md, err)
+	}
+	wantJ, wantK := []int{0, 0, 2, 2, 2}, []int{-1, 2, -1, 1, 2}
+	if !slices.Equal(d.dj, wantJ) || !slices.Equal(d.dk, wantK) {
+		t.Errorf("owners %v letters %v, want %v %v", d.dj, d.dk, wantJ, wantK)
+	}
+	if len(d.gm) < md*md || len(d.dz) < md*st || len(d.ed) < md*n {
+		t.Errorf("room: gm %d, dz %d, ed %d for %d directions", len(d.gm), len(d.dz), len(d.ed), md)
+	}
+	const big = 20
+	all := make([]bool, big*big)
+	used := make([]bool, big)
+	for i := range all {
+		all[i] = true
+	}
+	for j := range used {
+		used[j] = true
+	}
+	if md, err := d.collect(big, big, st, used, all); !errors.Is(err, errBrokeDown) || md != big+big*big {
+		t.Errorf("%d directions past the bound %d: error %v", md, leanMaxDirs(big, big), err)
 	}
 }

@@ -94,10 +94,8 @@ type leanBall struct {
 	isDefl    []bool
 	pinned    []bool
 	piv, wmax []float64
-	dj, dk    []int
 	leanDirs
-	gchol cholesky
-	hz    []float64
+	hz []float64
 	// complementarity right-hand sides, per row
 	cA, cC, cB, cE, cF, cL, cD []float64
 	// solve's scratch: g on p, b, t, ν, λ and H⁻¹g
@@ -288,9 +286,9 @@ func (x *leanBall) factor() error {
 	for _, t := range x.t {
 		tmax = math.Max(tmax, t)
 	}
-	exact := x.measureRel() <= leanExactGap
+	x.exact = x.measureRel() <= leanExactGap
 	for j, t := range x.t {
-		x.isDefl[j] = exact && t > leanDeflateMass*tmax
+		x.isDefl[j] = x.exact && t > leanDeflateMass*tmax
 	}
 	x.choosePins()
 	if err := x.blocks(); err != nil {
@@ -502,27 +500,11 @@ func (x *leanBall) choosePins() {
 // λ_j), and each soft pair's p with its b's response.
 func (x *leanBall) deflate() error {
 	n, m := x.n, x.m
-	x.dj, x.dk = x.dj[:0], x.dk[:0]
-	for j := range m {
-		if !x.isDefl[j] {
-			continue
-		}
-		x.dj, x.dk = append(x.dj, j), append(x.dk, -1)
-		for k := range n {
-			if x.pinned[j*n+k] {
-				x.dj, x.dk = append(x.dj, j), append(x.dk, k)
-			}
-		}
-	}
-	md := len(x.dj)
-	if md == 0 {
-		return nil
-	}
-	if md > leanMaxDirs(n, m) {
-		return errBrokeDown
-	}
 	st := 2*n + ballBorder
-	x.reserve(md, st, n, nil)
+	md, err := x.collect(n, m, st, x.isDefl, x.pinned)
+	if md == 0 || err != nil {
+		return err
+	}
 	o := 2 * n
 	for a, j := range x.dj {
 		z, kz := x.dz[a*st:(a+1)*st], x.dkz[a*st:(a+1)*st]
@@ -554,22 +536,7 @@ func (x *leanBall) deflate() error {
 		copy(y, e)
 		x.chol.solve(y)
 	}
-	gm := x.gm[:md*md]
-	for a := range md {
-		ea := x.ed[a*n : (a+1)*n]
-		for b := range a + 1 {
-			yb := x.ye[b*n : (b+1)*n]
-			v := 0.0
-			for k := range n {
-				v += ea[k] * yb[k]
-			}
-			if x.dj[a] == x.dj[b] {
-				v += x.curvature(a, b)
-			}
-			gm[a*md+b], gm[b*md+a] = v, v
-		}
-	}
-	x.gchol.factorize(gm, md)
+	x.factorGram(n, x.curvature)
 	return nil
 }
 
@@ -690,7 +657,7 @@ func (x *leanBall) solve(d *ballDir, check bool) {
 	}
 	x.reduced(x.ra, d)
 	x.recover(d, true)
-	if !check || !(x.measureRel() <= leanExactGap) {
+	if !check || !x.exact {
 		return
 	}
 	// 2. Refinement, undone where it does not lower the residuals.
@@ -744,20 +711,7 @@ func (x *leanBall) reduced(ra []float64, d *ballDir) {
 	}
 	x.chol.solve(dy)
 	// 2. α, then dy.
-	for a := range md {
-		e := x.ed[a*n : (a+1)*n]
-		v := 0.0
-		for k := range n {
-			v += e[k] * dy[k]
-		}
-		ralpha[a] -= v
-	}
-	if md > 0 {
-		x.gchol.solve(ralpha)
-		for a := range md {
-			axpy(dy, ralpha[a], x.ye[a*n:(a+1)*n])
-		}
-	}
+	x.correct(n, ralpha, dy)
 	// 3. w = Ĥ⁻¹ Qᵀ (g − Eᵀ dy) − α uz, and dx = α z + w.
 	for j := range m {
 		for k := range n {

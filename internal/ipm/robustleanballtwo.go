@@ -95,9 +95,7 @@ type leanBallTwo struct {
 	// Deflation, as leanBox's, on output-local vectors (btStride).
 	isDefl, pinned []bool
 	wmax           []float64
-	dj, dk         []int
 	leanDirs
-	gchol cholesky
 
 	// solve's scratch: g on p, b, b' and the border, and H⁻¹g (with the
 	// ζ's on the border).
@@ -378,9 +376,9 @@ func (x *leanBallTwo) factor() error {
 	for j := range m {
 		tmax = math.Max(tmax, x.u[btLeaves*j+btT])
 	}
-	exact := x.measureRel() <= leanExactGap
+	x.exact = x.measureRel() <= leanExactGap
 	for j := range m {
-		x.isDefl[j] = exact && x.u[btLeaves*j+btT] > leanDeflateMass*tmax
+		x.isDefl[j] = x.exact && x.u[btLeaves*j+btT] > leanDeflateMass*tmax
 	}
 	x.choosePins()
 	w := &x.w
@@ -627,27 +625,11 @@ func (x *leanBallTwo) choosePins() {
 // pair's p with its b and b' responses (1, g, −g').
 func (x *leanBallTwo) deflate() error {
 	n, m := x.n, x.m
-	x.dj, x.dk = x.dj[:0], x.dk[:0]
-	for j := range m {
-		if !x.isDefl[j] {
-			continue
-		}
-		x.dj, x.dk = append(x.dj, j), append(x.dk, -1)
-		for k := range n {
-			if x.pinned[j*n+k] {
-				x.dj, x.dk = append(x.dj, j), append(x.dk, k)
-			}
-		}
-	}
-	md := len(x.dj)
-	if md == 0 {
-		return nil
-	}
-	if md > leanMaxDirs(n, m) {
-		return errBrokeDown
-	}
 	st := btStride(n)
-	x.reserve(md, st, n, nil)
+	md, err := x.collect(n, m, st, x.isDefl, x.pinned)
+	if md == 0 || err != nil {
+		return err
+	}
 	o := 3 * n
 	for a, j := range x.dj {
 		z, kz := x.dz[a*st:(a+1)*st], x.dkz[a*st:(a+1)*st]
@@ -684,22 +666,7 @@ func (x *leanBallTwo) deflate() error {
 		copy(y, e)
 		x.chol.solve(y)
 	}
-	gm := x.gm[:md*md]
-	for a := range md {
-		ea := x.ed[a*n : (a+1)*n]
-		for b := range a + 1 {
-			yb := x.ye[b*n : (b+1)*n]
-			v := 0.0
-			for k := range n {
-				v += ea[k] * yb[k]
-			}
-			if x.dj[a] == x.dj[b] {
-				v += x.curvature(a, b)
-			}
-			gm[a*md+b], gm[b*md+a] = v, v
-		}
-	}
-	x.gchol.factorize(gm, md)
+	x.factorGram(n, x.curvature)
 	return nil
 }
 
@@ -883,7 +850,7 @@ func (x *leanBallTwo) solve(d *ballTwoDir, check bool) {
 	}
 	x.reduced(x.ra, d)
 	x.recover(d, true)
-	if !check || !(x.measureRel() <= leanExactGap) {
+	if !check || !x.exact {
 		return
 	}
 	// 2. Refinement, undone where it does not lower the residuals.
@@ -942,20 +909,7 @@ func (x *leanBallTwo) reduced(ra []float64, d *ballTwoDir) {
 	}
 	x.chol.solve(dy)
 	// 2. α, then dy.
-	for a := range md {
-		e := x.ed[a*n : (a+1)*n]
-		v := 0.0
-		for k := range n {
-			v += e[k] * dy[k]
-		}
-		ralpha[a] -= v
-	}
-	if md > 0 {
-		x.gchol.solve(ralpha)
-		for a := range md {
-			axpy(dy, ralpha[a], x.ye[a*n:(a+1)*n])
-		}
-	}
+	x.correct(n, ralpha, dy)
 	// 3. w = Ĥ⁻¹ Qᵀ (g − Eᵀ dy) − α uz, and dx = α z + w.
 	for j := range m {
 		for k := range n {

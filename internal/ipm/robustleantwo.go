@@ -93,9 +93,7 @@ type leanTwo struct {
 
 	isDefl, pinned []bool
 	wmax           []float64
-	dj, dk         []int
 	leanDirs
-	gchol                             cholesky
 	hz, hz2                           []float64
 	cA, cC, cB, cE, cB2, cE2, cD, cD2 []float64
 	gp, gb, gb2, gt, gh, gn, gn2      []float64
@@ -341,9 +339,9 @@ func (x *leanTwo) factor() error {
 	for _, t := range x.t {
 		tmax = math.Max(tmax, t)
 	}
-	exact := x.measureRel() <= leanExactGap
+	x.exact = x.measureRel() <= leanExactGap
 	for j, t := range x.t {
-		x.isDefl[j] = exact && t > leanDeflateMass*tmax
+		x.isDefl[j] = x.exact && t > leanDeflateMass*tmax
 	}
 	x.choosePins()
 	for j := range m {
@@ -566,27 +564,11 @@ func (x *leanTwo) choosePins() {
 // soft pair's p with its b and b' responses (1, −g, g').
 func (x *leanTwo) deflate() error {
 	n, m := x.n, x.m
-	x.dj, x.dk = x.dj[:0], x.dk[:0]
-	for j := range m {
-		if !x.isDefl[j] {
-			continue
-		}
-		x.dj, x.dk = append(x.dj, j), append(x.dk, -1)
-		for k := range n {
-			if x.pinned[j*n+k] {
-				x.dj, x.dk = append(x.dj, j), append(x.dk, k)
-			}
-		}
-	}
-	md := len(x.dj)
-	if md == 0 {
-		return nil
-	}
-	if md > leanMaxDirs(n, m) {
-		return errBrokeDown
-	}
 	st := leanTwoStride(n)
-	x.reserve(md, st, n, nil)
+	md, err := x.collect(n, m, st, x.isDefl, x.pinned)
+	if md == 0 || err != nil {
+		return err
+	}
 	for a, j := range x.dj {
 		z, kz := x.dz[a*st:(a+1)*st], x.dkz[a*st:(a+1)*st]
 		clear(z)
@@ -619,22 +601,7 @@ func (x *leanTwo) deflate() error {
 		copy(y, e)
 		x.chol.solve(y)
 	}
-	gm := x.gm[:md*md]
-	for a := range md {
-		ea := x.ed[a*n : (a+1)*n]
-		for b := range a + 1 {
-			yb := x.ye[b*n : (b+1)*n]
-			v := 0.0
-			for k := range n {
-				v += ea[k] * yb[k]
-			}
-			if x.dj[a] == x.dj[b] {
-				v += x.curvature(a, b)
-			}
-			gm[a*md+b], gm[b*md+a] = v, v
-		}
-	}
-	x.gchol.factorize(gm, md)
+	x.factorGram(n, x.curvature)
 	return nil
 }
 
@@ -805,7 +772,7 @@ func (x *leanTwo) solve(d *leanTwoDir, check bool) {
 	x.reduced(x.ra, d)
 	x.recover(d, true)
 	// 2. Refinement, as leanBox's.
-	if !check || !(x.measureRel() <= leanExactGap) {
+	if !check || !x.exact {
 		return
 	}
 	f := &x.fix
@@ -856,20 +823,7 @@ func (x *leanTwo) reduced(ra []float64, d *leanTwoDir) {
 	}
 	x.chol.solve(dy)
 	// 2. α, then dy.
-	for a := range md {
-		e := x.ed[a*n : (a+1)*n]
-		v := 0.0
-		for k := range n {
-			v += e[k] * dy[k]
-		}
-		ralpha[a] -= v
-	}
-	if md > 0 {
-		x.gchol.solve(ralpha)
-		for a := range md {
-			axpy(dy, ralpha[a], x.ye[a*n:(a+1)*n])
-		}
-	}
+	x.correct(n, ralpha, dy)
 	// 3. w = Ĥ⁻¹ Qᵀ (g − Eᵀ dy) − α uz, and dx = α z + w.
 	for j := range m {
 		for k := range n {
