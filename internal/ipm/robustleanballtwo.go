@@ -23,23 +23,28 @@ import (
 //
 //	(A) p_kj − h_j ≥ 0,          (C) t_j − p_kj ≥ 0,
 //	(B) b_kj ≥ 0,                (E) b_kj + v_E − p_kj ≥ 0,
-//	(F) p_kj − v_F ≥ 0,          (L) v_E − v_F ≥ 0,
 //	(B') b'_kj ≥ 0,              (E') b'_kj + p_kj − v_E' ≥ 0,
-//	(F') v_F' − p_kj ≥ 0,        (L') v_F' − v_E' ≥ 0,
+//	(L) v_E − v_F ≥ 0,           (L') v_F' − v_E' ≥ 0,
+//	(G) h_j − v_F ≥ 0,           (G') v_F' − t_j ≥ 0,
 //	(D) π̂·p_j − π̂·b_j − (r/2)(v_E − v_F) − μ t_j ≥ 0,
 //	(D') h_j − κ (π̂·p_j + π̂·b'_j + (r/2)(v_F' − v_E')) ≥ 0,
 //
 // with the row sums Σ_j p_kj = 1; the objective is Σ c_kj p_kj. D's
 // bracket is the least mass of the column over the ball, D”s the
 // greatest (their inner LPs' duals, dualIPM's rows with ν and λ changed
-// to the v's, which L and L' keep λ, λ' ≥ 0 for).
+// to the v's, which L and L' keep λ, λ' ≥ 0 for). The inner LPs ask
+// v_F ≤ p_kj and v_F' ≥ p_kj of every letter; the caps already hold
+// every entry between h_j and t_j, so G and G' ask it once per output.
+// The two constraint sets have the same mechanisms: from a point of the
+// per-letter rows, raising h_j to max(h_j, v_F) and lowering t_j to
+// min(t_j, v_F') keeps A and C and only loosens D and D'.
 //
 // In these unknowns every pair row compares p with one border unknown
 // (a leaf) or is a b's own row, as leanTwo's over a box. So the Newton
 // systems are solved as leanTwo's: eliminating b and b' leaves a star
-// centred on p with six leaves (t, h, v_E, v_F, v_E', v_F'), D⁻¹ in
-// closed form, and eliminating p joins every two leaves by an edge of
-// weight w w'/π; L and L' are two more edges. The border's block is a
+// centred on p with four leaves (t, h, v_E, v_E'), D⁻¹ in closed form,
+// and eliminating p joins every two leaves by an edge of weight w w'/π;
+// L, L', G and G' are four more edges. The border's block is a
 // weighted graph's Laplacian, added to an L D Lᵀ factor by positive
 // rank-one updates, and the dense rows are kept as ζ, ζ' and eliminated
 // first (leanTwo.borderByC's steps on six leaves). Deflation (the used
@@ -105,18 +110,18 @@ type leanBallTwo struct {
 	r2              []float64
 }
 
-// The row kinds of leanBallTwo: eight per pair, then four per output.
+// The row kinds of leanBallTwo: six per pair, then six per output.
 const (
 	btA = iota
 	btC
 	btB
 	btE
-	btF
 	btB2
 	btE2
-	btF2
 	btL
 	btL2
+	btG
+	btG2
 	btD
 	btD2
 	btRows
@@ -136,6 +141,13 @@ const (
 	btBorder
 	btLeaves = btZ
 )
+
+// btStar is the number of leaves of a pair's star, btStarLeaf their
+// places on the border: v_F and v_F' are joined to the caps by G and G',
+// not to the pairs.
+const btStar = 4
+
+var btStarLeaf = [btStar]int{btT, btH, btVE, btVE2}
 
 // leanBallTwoFreeReg is the proximal term on the levels v_E … v_F', in
 // units of the output's largest row weight (leanFreeReg's role): where a
@@ -247,12 +259,12 @@ func newLeanBallTwo(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap f
 func btPairValues(p, b, b2 float64, u []float64) [btPairRows]float64 {
 	return [btPairRows]float64{
 		btA: p - u[btH], btC: u[btT] - p,
-		btB: b, btE: b + u[btVE] - p, btF: p - u[btVF],
-		btB2: b2, btE2: b2 + p - u[btVE2], btF2: u[btVF2] - p,
+		btB: b, btE: b + u[btVE] - p,
+		btB2: b2, btE2: b2 + p - u[btVE2],
 	}
 }
 
-// outValues returns output j's rows L, L', D and D' (a·x) for the
+// outValues returns output j's rows L, L', G, G', D and D' (a·x) for the
 // unknowns p, b, b' (per pair) and u (per output).
 func (x *leanBallTwo) outValues(j int, p, b, b2, u []float64) [btRows - btPairRows]float64 {
 	n := x.n
@@ -266,7 +278,8 @@ func (x *leanBallTwo) outValues(j int, p, b, b2, u []float64) [btRows - btPairRo
 	r2 := 0.5 * x.r
 	lo -= r2*(uj[btVE]-uj[btVF]) + x.mu*uj[btT]
 	hi += r2 * (uj[btVF2] - uj[btVE2])
-	return [btRows - btPairRows]float64{uj[btVE] - uj[btVF], uj[btVF2] - uj[btVE2], lo, uj[btH] - x.kap*hi}
+	return [btRows - btPairRows]float64{uj[btVE] - uj[btVF], uj[btVF2] - uj[btVE2],
+		uj[btH] - uj[btVF], uj[btVF2] - uj[btT], lo, uj[btH] - x.kap*hi}
 }
 
 // dualEq writes base + Aᵀz − Eᵀy into op, ob, ob2 and ou (the dual
@@ -278,18 +291,19 @@ func (x *leanBallTwo) dualEq(z *[btRows][]float64, y, bp, bb, bb2, bu, op, ob, o
 	worst := 0.0
 	for j := range m {
 		zl, zl2, zd, zd2 := z[btL][j], z[btL2][j], z[btD][j], z[btD2][j]
+		zg, zg2 := z[btG][j], z[btG2][j]
 		var s [btLeaves]float64
-		s[btT] = -x.mu * zd
-		s[btH] = zd2
+		s[btT] = -x.mu*zd - zg2
+		s[btH] = zd2 + zg
 		s[btVE] = zl - r2*zd
-		s[btVF] = -zl + r2*zd
+		s[btVF] = -zl + r2*zd - zg
 		s[btVE2] = -zl2 + kap*r2*zd2
-		s[btVF2] = zl2 - kap*r2*zd2
+		s[btVF2] = zl2 - kap*r2*zd2 + zg2
 		for k := range n {
 			pk := j*n + k
 			pc := x.pc[k]
-			zE, zF, zE2, zF2 := z[btE][pk], z[btF][pk], z[btE2][pk], z[btF2][pk]
-			a := bp[pk] - y[k] + z[btA][pk] - z[btC][pk] - zE + zF + zE2 - zF2 + pc*(zd-kap*zd2)
+			zE, zE2 := z[btE][pk], z[btE2][pk]
+			a := bp[pk] - y[k] + z[btA][pk] - z[btC][pk] - zE + zE2 + pc*(zd-kap*zd2)
 			bv := z[btB][pk] + zE - pc*zd
 			b2 := z[btB2][pk] + zE2 - kap*pc*zd2
 			if bb != nil {
@@ -301,9 +315,7 @@ func (x *leanBallTwo) dualEq(z *[btRows][]float64, y, bp, bb, bb2, bu, op, ob, o
 			s[btT] += z[btC][pk]
 			s[btH] -= z[btA][pk]
 			s[btVE] += zE
-			s[btVF] -= zF
 			s[btVE2] -= zE2
-			s[btVF2] += zF2
 		}
 		o := ou[btLeaves*j : btLeaves*(j+1)]
 		for a := range btLeaves {
@@ -385,11 +397,11 @@ func (x *leanBallTwo) factor() error {
 	r2 := 0.5 * x.r
 	for j := range m {
 		defl := x.isDefl[j]
-		// 1. The pairs: the star's leaves (t, h, v_E, v_F, v_E', v_F')
-		// with weights (ω_C, ω_A, e, ω_F, e', ω_F'), e = ω_B ω_E/(ω_B +
-		// ω_E), and π their sum; the edges' weights w_a w_b/π summed per
-		// output (a held p's rows each join its leaf to nothing, a term on
-		// the leaf alone), and L, L' two more edges. B (leaves × 2)
+		// 1. The pairs: the star's leaves (t, h, v_E, v_E') with weights
+		// (ω_C, ω_A, e, e'), e = ω_B ω_E/(ω_B + ω_E), and π their sum;
+		// the edges' weights w_a w_b/π summed per output (a held p's rows
+		// each join its leaf to nothing, a term on the leaf alone), and L,
+		// L', G and G' four more edges. B (border leaves × 2)
 		// starts from the dense rows' coefficients on the border, C from
 		// −1/ω on its diagonal.
 		var edge [btLeaves][btLeaves]float64
@@ -405,6 +417,8 @@ func (x *leanBallTwo) factor() error {
 		}
 		edge[btVE][btVF] = w[btL][j]
 		edge[btVE2][btVF2] = w[btL2][j]
+		edge[btH][btVF] = w[btG][j]
+		edge[btT][btVF2] = w[btG2][j]
 		for k := range n {
 			pk := j*n + k
 			pc := x.pc[k]
@@ -415,7 +429,7 @@ func (x *leanBallTwo) factor() error {
 			ib2 := 1 / (wB2 + wE2)
 			g2, e2 := wE2*ib2, wB2*wE2*ib2
 			x.g[pk], x.ib[pk], x.g2[pk], x.ib2[pk] = g, ib, g2, ib2
-			lv := [btLeaves]float64{w[btC][pk], w[btA][pk], e, w[btF][pk], e2, w[btF2][pk]}
+			lv := [btStar]float64{w[btC][pk], w[btA][pk], e, e2}
 			// b's and b''s own rows, whether p is held or not.
 			B[2*btVE] += pc * g
 			B[2*btVE2+1] -= kap * pc * g2
@@ -427,7 +441,7 @@ func (x *leanBallTwo) factor() error {
 				x.ipv[pk] = 0
 				clear(x.f[btBorder*pk : btBorder*(pk+1)])
 				for a, v := range lv {
-					self[a] += v
+					self[btStarLeaf[a]] += v
 				}
 				continue
 			}
@@ -442,15 +456,17 @@ func (x *leanBallTwo) factor() error {
 			a1, a2 := pc*wB*ib, pc*wB2*ib2
 			f := x.f[btBorder*pk : btBorder*(pk+1)]
 			for a, v := range lv {
-				f[a] = -v
+				f[btStarLeaf[a]] = -v
 			}
+			f[btVF], f[btVF2] = 0, 0
 			f[btZ], f[btZ2] = a1, -kap*a2
-			for a := range btLeaves {
-				for bb := a + 1; bb < btLeaves; bb++ {
-					edge[a][bb] += lv[a] * lv[bb] * ipv
+			for a := range btStar {
+				la := btStarLeaf[a]
+				for bb := a + 1; bb < btStar; bb++ {
+					edge[la][btStarLeaf[bb]] += lv[a] * lv[bb] * ipv
 				}
-				B[2*a] += lv[a] * a1 * ipv
-				B[2*a+1] -= kap * lv[a] * a2 * ipv
+				B[2*la] += lv[a] * a1 * ipv
+				B[2*la+1] -= kap * lv[a] * a2 * ipv
 			}
 			c11 -= a1 * a1 * ipv
 			c12 += kap * a1 * a2 * ipv
@@ -613,7 +629,7 @@ func (x *leanBallTwo) choosePins() {
 				wm = math.Max(wm, w[r][pk])
 			}
 			wB, wE, wB2, wE2 := w[btB][pk], w[btE][pk], w[btB2][pk], w[btE2][pk]
-			x.pv[pk] = w[btA][pk] + w[btC][pk] + w[btF][pk] + w[btF2][pk] + wE*wB/(wB+wE) + wE2*wB2/(wB2+wE2)
+			x.pv[pk] = w[btA][pk] + w[btC][pk] + wE*wB/(wB+wE) + wE2*wB2/(wB2+wE2)
 		}
 		x.wmax[j] = wm
 	}
@@ -711,10 +727,14 @@ func (x *leanBallTwo) applyH0(j int, z, kz []float64) {
 	hi := r2 * (zu[btVF2] - zu[btVE2])
 	fl := w[btL][j] * (zu[btVE] - zu[btVF])
 	fl2 := w[btL2][j] * (zu[btVF2] - zu[btVE2])
+	fg := w[btG][j] * (zu[btH] - zu[btVF])
+	fg2 := w[btG2][j] * (zu[btVF2] - zu[btT])
 	ku[btVE] += fl
-	ku[btVF] -= fl
-	ku[btVF2] += fl2
+	ku[btVF] -= fl + fg
+	ku[btVF2] += fl2 + fg2
 	ku[btVE2] -= fl2
+	ku[btH] += fg
+	ku[btT] -= fg2
 	for k := range n {
 		pk := j*n + k
 		zp, zb, zb2 := z[k], z[n+k], z[2*n+k]
@@ -722,15 +742,13 @@ func (x *leanBallTwo) applyH0(j int, z, kz []float64) {
 		for r := range btPairRows {
 			a[r] *= w[r][pk]
 		}
-		kz[k] = a[btA] - a[btC] - a[btE] + a[btF] + a[btE2] - a[btF2]
+		kz[k] = a[btA] - a[btC] - a[btE] + a[btE2]
 		kz[n+k] = a[btB] + a[btE]
 		kz[2*n+k] = a[btB2] + a[btE2]
 		ku[btT] += a[btC]
 		ku[btH] -= a[btA]
 		ku[btVE] += a[btE]
-		ku[btVF] -= a[btF]
 		ku[btVE2] -= a[btE2]
-		ku[btVF2] += a[btF2]
 		lo += x.pc[k] * (zp - zb)
 		hi += x.pc[k] * (zp + zb2)
 	}
@@ -756,8 +774,7 @@ func (x *leanBallTwo) applyInvJ(j int, rb *[btBorder]float64) {
 	n, kap := x.n, x.kap
 	lo, hi := j*n, (j+1)*n
 	w := &x.w
-	wA, wC, wE, wF := w[btA][lo:hi], w[btC][lo:hi], w[btE][lo:hi], w[btF][lo:hi]
-	wE2, wF2 := w[btE2][lo:hi], w[btF2][lo:hi]
+	wA, wC, wE, wE2 := w[btA][lo:hi], w[btC][lo:hi], w[btE][lo:hi], w[btE2][lo:hi]
 	gp, gb, gb2 := x.gp[lo:hi], x.gb[lo:hi], x.gb2[lo:hi]
 	hp, hb, hb2 := x.hp[lo:hi], x.hb[lo:hi], x.hb2[lo:hi]
 	g, g2, ib, ib2, ipv := x.g[lo:hi], x.g2[lo:hi], x.ib[lo:hi], x.ib2[lo:hi], x.ipv[lo:hi]
@@ -773,9 +790,7 @@ func (x *leanBallTwo) applyInvJ(j int, rb *[btBorder]float64) {
 		rb[btT] += wC[k] * p
 		rb[btH] += wA[k] * p
 		rb[btVE] += wE[k] * (p - b)
-		rb[btVF] += wF[k] * p
 		rb[btVE2] += wE2[k] * (p + b2)
-		rb[btVF2] += wF2[k] * p
 		rb[btZ] -= pc[k] * (p - b)
 		rb[btZ2] += kap * pc[k] * (p + b2)
 	}
@@ -820,32 +835,30 @@ func (x *leanBallTwo) solve(d *ballTwoDir, check bool) {
 			q[i] = cr[i]*is[i] - w[i]*rp[i]
 		}
 	}
-	qA, qC, qB, qE, qF := x.q[btA], x.q[btC], x.q[btB], x.q[btE], x.q[btF]
-	qB2, qE2, qF2 := x.q[btB2], x.q[btE2], x.q[btF2]
+	qA, qC, qB, qE := x.q[btA], x.q[btC], x.q[btB], x.q[btE]
+	qB2, qE2 := x.q[btB2], x.q[btE2]
 	for j := range m {
 		ql, ql2, qd, qd2 := x.q[btL][j], x.q[btL2][j], x.q[btD][j], x.q[btD2][j]
+		qg, qg2 := x.q[btG][j], x.q[btG2][j]
 		gu := x.gu[btLeaves*j : btLeaves*(j+1)]
 		copy(gu, x.rdu[btLeaves*j:btLeaves*(j+1)])
-		gu[btT] -= x.mu * qd
-		gu[btH] += qd2
+		gu[btT] -= x.mu*qd + qg2
+		gu[btH] += qd2 + qg
 		gu[btVE] += ql - r2*qd
-		gu[btVF] += -ql + r2*qd
+		gu[btVF] += -ql + r2*qd - qg
 		gu[btVE2] += -ql2 + kap*r2*qd2
-		gu[btVF2] += ql2 - kap*r2*qd2
+		gu[btVF2] += ql2 - kap*r2*qd2 + qg2
 		for k := range n {
 			pk := j*n + k
 			pc := x.pc[k]
-			qa, qc, qe, qf := qA[pk], qC[pk], qE[pk], qF[pk]
-			qe2, qf2 := qE2[pk], qF2[pk]
-			x.gp[pk] = x.rdp[pk] + qa - qc - qe + qf + qe2 - qf2 + pc*(qd-kap*qd2)
+			qa, qc, qe, qe2 := qA[pk], qC[pk], qE[pk], qE2[pk]
+			x.gp[pk] = x.rdp[pk] + qa - qc - qe + qe2 + pc*(qd-kap*qd2)
 			x.gb[pk] = x.rdb[pk] + qB[pk] + qe - pc*qd
 			x.gb2[pk] = x.rdb2[pk] + qB2[pk] + qe2 - kap*pc*qd2
 			gu[btT] += qc
 			gu[btH] -= qa
 			gu[btVE] += qe
-			gu[btVF] -= qf
 			gu[btVE2] -= qe2
-			gu[btVF2] += qf2
 		}
 	}
 	x.reduced(x.ra, d)
@@ -1080,7 +1093,7 @@ func (x *leanBallTwo) tiny() (near, stop bool) { return false, x.comp < leanStop
 
 // runTo is leanBall.runTo, keeping also the lower side's multipliers.
 func (x *leanBallTwo) runTo(ctx context.Context, maxIter int, tol float64) (iters int, done bool, err error) {
-	iters, done, x.held, err = runKeepingBest(ctx, x, maxIter, tol, [][]float64{x.p, x.z[btA], x.z[btC], x.z[btE], x.z[btF], x.z[btE2], x.z[btF2], x.z[btD], x.z[btD2], x.y})
+	iters, done, x.held, err = runKeepingBest(ctx, x, maxIter, tol, [][]float64{x.p, x.z[btA], x.z[btC], x.z[btE], x.z[btE2], x.z[btG], x.z[btG2], x.z[btD], x.z[btD2], x.y})
 	return iters, done, err
 }
 
@@ -1097,19 +1110,31 @@ func (x *leanBallTwo) heldGap() float64 { return x.held }
 // on letter k for the upper side, π̂_k + (z_F' − z_E')/(κ z_D') for the
 // lower (the inner LPs' solutions), moved into the ball where rounding
 // leaves it just outside, or the ball's greedy extreme prior for the
-// column where it is far; nil for an unused output.
+// column where it is far; nil for an unused output. The per-letter
+// multipliers z_F of the inner LP are G's z_G shared among the letters
+// in proportion to their lower caps' z_A (the letters at the column's
+// least entry, through which G holds them), and z_F' likewise G”s by
+// the upper caps' z_C.
 func (x *leanBallTwo) prior(j, sd int) []float64 {
 	n := x.n
-	zd, ze, zf, f := x.z[btD][j], x.z[btE], x.z[btF], 1.0
+	zd, ze, zg, zc, f := x.z[btD][j], x.z[btE], x.z[btG][j], x.z[btA], 1.0
 	if sd == 1 {
-		zd, ze, zf, f = x.z[btD2][j], x.z[btE2], x.z[btF2], 1/x.kap
+		zd, ze, zg, zc, f = x.z[btD2][j], x.z[btE2], x.z[btG2][j], x.z[btC], 1/x.kap
 	}
 	if zd > 0 && !math.IsInf(zd, 0) {
 		pr := make([]float64, n)
 		finite := true
+		tot := 0.0
+		for k := range n {
+			tot += zc[j*n+k]
+		}
+		share := 0.0
+		if tot > 0 {
+			share = zg / tot
+		}
 		for k := range n {
 			pk := j*n + k
-			v := x.pc[k] + f*(zf[pk]-ze[pk])/zd
+			v := x.pc[k] + f*(share*zc[pk]-ze[pk])/zd
 			pr[k] = math.Max(0, v)
 			finite = finite && !math.IsNaN(v) && !math.IsInf(v, 0)
 		}
@@ -1133,10 +1158,14 @@ func (x *leanBallTwo) reading() *robustReading {
 	for j := range m {
 		rd.up[j] = x.prior(j, 0)
 		rd.down[j] = x.prior(j, 1)
+		// The caps' multipliers carry G's and G”s too (prior): their
+		// totals less those are the caps' own.
 		for i := range n {
 			rd.capDown[j] += x.z[btA][j*n+i]
 			rd.capUp[j] += x.z[btC][j*n+i]
 		}
+		rd.capDown[j] = math.Max(0, rd.capDown[j]-x.z[btG][j])
+		rd.capUp[j] = math.Max(0, rd.capUp[j]-x.z[btG2][j])
 	}
 	return rd
 }
