@@ -262,8 +262,11 @@ func (k *checker) twoPriorBound(column func(int), w []*big.Float, priors [][]flo
 	t, g, pos, neg, delta := k.a.zero(), k.a.zero(), k.a.zero(), k.a.zero(), k.a.zero()
 	h := k.a.zero()
 	for j := range k.m {
-		column(j)
 		a, b := priors[j], lower[j]
+		if k.twoPriorFloat(j, a, b, u.CapWeights[j][0], u.CapWeights[j][1], lo, hi, kappa) {
+			continue
+		}
+		column(j)
 		R, T := k.a.num(u.CapWeights[j][0]), k.a.num(u.CapWeights[j][1])
 		delta.SetFloat64(0)
 		for _, x := range b {
@@ -299,6 +302,68 @@ func (k *checker) twoPriorBound(column func(int), w []*big.Float, priors [][]flo
 		}
 	}
 	return true
+}
+
+// twoPriorFloat is twoPriorBound's check of output j in floating point,
+// with a bound on what rounding can have changed: it reports true only
+// where the column passes whatever the rounding, and false where the
+// exact check must decide (a column that fails, or one too close to its
+// cap's multiplier R for the floats to tell).
+//
+// Each computed quantity x̂ of an expression x of depth d (conversions of
+// the exact C, κ, lo and hi to float64 counted as one operation each)
+// lies within γ_d |x|_abs of x, |x|_abs the expression with every term's
+// magnitude (Higham, "Accuracy and Stability of Numerical Algorithms",
+// 2002, §3.1 and Lemma 3.3), plus an absolute 2⁻¹⁰⁷⁴ per operation for
+// underflow. The count Σ_k max(0, g_k) + max(0, T − Σ_k max(0, −g_k))
+// moves by at most the sum of the g_k's errors through each of its two
+// sums; the last comparison is exact. The error bounds are doubled for
+// the rounding of their own computation.
+func (k *checker) twoPriorFloat(j int, a, b []float64, R, T float64, lo, hi, kappa *big.Float) bool {
+	n := k.n
+	gam := func(d int) float64 { return float64(d) * 0x1p-53 / (1 - float64(d)*0x1p-53) }
+	C, _ := k.mass.Float64()
+	kf, _ := kappa.Float64()
+	lof, _ := lo.Float64()
+	hif, _ := hi.Float64()
+	// δ = max(0, Σ_k b_k − S) within eD.
+	sb, mb := 0.0, 0.0
+	for _, x := range b {
+		sb += x
+		mb += math.Abs(x)
+	}
+	delta := math.Max(0, sb-C)
+	eD := gam(n+4) * (mb + math.Abs(C))
+	// up = hi·R + lo·T·δ·hi within eUp.
+	loT := lof * T
+	up := hif*R + loT*delta*hif
+	eUp := gam(8)*(math.Abs(hif*R)+math.Abs(loT*delta*hif)) + math.Abs(loT*hif)*eD*(1+gam(8))
+	pos, neg, errG, mag := 0.0, 0.0, 0.0, 0.0
+	for i := range n {
+		pw := k.p.Prior[i] * k.p.Utility[i][j]
+		al := k.c.Utility.Alpha[i]
+		w := pw - al
+		ci := k.p.Prior[i]
+		h := C*w - kf*ci
+		g := h + up*a[i] - loT*b[i]
+		gm := math.Abs(C)*(math.Abs(pw)+math.Abs(al)) + math.Abs(kf*ci) + math.Abs(up*a[i]) + math.Abs(loT*b[i])
+		errG += gam(12)*gm + math.Abs(a[i])*eUp
+		mag += math.Abs(g)
+		if g > 0 {
+			pos += g
+		} else {
+			neg -= g
+		}
+	}
+	P := pos + math.Max(0, T-neg)
+	e := 2 * (2*errG + gam(n+4)*(mag+math.Abs(T)) + float64(24*n+64)*0x1p-1074)
+	if math.IsNaN(P) || math.IsInf(P, 0) || math.IsNaN(e) || math.IsInf(e, 0) || math.IsInf(C, 0) || math.IsInf(kf, 0) || math.IsInf(hif, 0) {
+		return false
+	}
+	// P + e ≤ R, exactly.
+	var sum, bp, be, br big.Float
+	sum.SetPrec(exactPrec).Add(bp.SetFloat64(P), be.SetFloat64(e))
+	return sum.Acc() == big.Exact && sum.Cmp(br.SetFloat64(R)) <= 0
 }
 
 // ByRatio sets order to the indices of g and a sorted by the ratio

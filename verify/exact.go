@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math"
 	"math/big"
+	"sync"
+	"sync/atomic"
 )
 
 // exactPrec holds any sum of products of two float64 exactly: such a
@@ -56,6 +58,30 @@ func (a *arith) mulf(z *big.Float, x, y float64) *big.Float {
 // rounds towards the side it bounds, and e^x = (e^r)^(2^k) is reached by k
 // squarings rounded the same way. For x < 0, e^x = 1/e^{−x}.
 func expBounds(x float64) (lo, hi *big.Float) {
+	if v, ok := expCache.Load(x); ok {
+		b := v.([2]*big.Float)
+		return new(big.Float).Copy(b[0]), new(big.Float).Copy(b[1])
+	}
+	lo, hi = expBoundsOf(x)
+	if expCacheSize.Add(1) <= expCacheMax {
+		expCache.Store(x, [2]*big.Float{new(big.Float).Copy(lo), new(big.Float).Copy(hi)})
+	}
+	return lo, hi
+}
+
+// expCache keeps expBounds' answers by x: a certificate's checks ask the
+// same few budgets many times, and each answer takes some hundred
+// operations at boundPrec. expCacheMax bounds its size; past it, answers
+// are computed and not kept.
+var (
+	expCache     sync.Map
+	expCacheSize atomic.Int64
+)
+
+const expCacheMax = 4096
+
+// expBoundsOf is expBounds without the cache.
+func expBoundsOf(x float64) (lo, hi *big.Float) {
 	if x < 0 {
 		l, h := expBounds(-x)
 		one := big.NewFloat(1)

@@ -88,3 +88,22 @@ func TestBoundWithoutMultipliers(t *testing.T) {
 		}
 	}
 }
+
+// expBounds answers from its cache what it computed before, as copies: a
+// second call returns the same bracket, and a caller that changes the
+// values it got does not change the next caller's.
+func TestExpBoundsCachedCopies(t *testing.T) {
+	for _, x := range []float64{0.75, -2.5, 13} {
+		lo, hi := expBounds(x)
+		want0, want1 := expBoundsOf(x)
+		if lo.Cmp(want0) != 0 || hi.Cmp(want1) != 0 {
+			t.Fatalf("e^%v: [%v, %v], uncached [%v, %v]", x, lo, hi, want0, want1)
+		}
+		lo.SetInt64(-1)
+		hi.SetInt64(-1)
+		lo2, hi2 := expBounds(x)
+		if lo2.Cmp(want0) != 0 || hi2.Cmp(want1) != 0 {
+			t.Fatalf("e^%v: after the first caller changed its copies, [%v, %v]", x, lo2, hi2)
+		}
+	}
+}
