@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+
+	"github.com/pmlopt/pmlopt/internal/fsum"
 )
 
 // PriorSet is a closed convex set Π of priors around the problem's prior
@@ -214,6 +216,15 @@ func (k *checker) aboveSet(v []float64) (bool, string) {
 		}
 		return true, ""
 	}
+	if k.aboveSetByPartials(v) {
+		return true, ""
+	}
+	return k.aboveSetExact(v)
+}
+
+// aboveSetExact is aboveSet in big.Float, with the reason of a refusal.
+func (k *checker) aboveSetExact(v []float64) (bool, string) {
+	s := k.p.PriorSet
 	sum, t := k.a.zero(), k.a.zero()
 	if s.isBox() {
 		for i, x := range v {
@@ -245,6 +256,43 @@ func (k *checker) aboveSet(v []float64) (bool, string) {
 		return false, fmt.Sprintf("Σ_k max(0, π̂_k − π_k) = %.17g exceeds half the radius %v: every prior below it lies outside the ball", f64(def), *s.L1Radius)
 	}
 	return true, ""
+}
+
+// aboveSetByPartials is aboveSet's test in exact float64 sums (package
+// fsum): true where v passes it, false where it fails or the sums
+// overflowed, which aboveSet then decides (and explains) in big.Float.
+func (k *checker) aboveSetByPartials(v []float64) bool {
+	s := k.p.PriorSet
+	n := len(v)
+	t := make([]float64, 0, 4*n+1)
+	if s.isBox() {
+		for i, x := range v {
+			if x < s.Lower[i] {
+				return false
+			}
+			t = append(t, min(x, s.Upper[i]), -k.p.Prior[i])
+		}
+		sg, ok := fsum.Sign(t)
+		return ok && sg >= 0
+	}
+	for i, x := range v {
+		if x < 0 {
+			return false
+		}
+		t = append(t, x, -k.p.Prior[i])
+	}
+	if sg, ok := fsum.Sign(t); !ok || sg < 0 {
+		return false
+	}
+	// Σ_k max(0, π̂_k − v_k) ≤ r/2, each term twice against r.
+	t = t[:0]
+	for i, x := range v {
+		if p := k.p.Prior[i]; x < p {
+			t = append(t, p, p, -x, -x)
+		}
+	}
+	sg, ok := fsum.Sign(append(t, -*s.L1Radius))
+	return ok && sg <= 0
 }
 
 // columnPriors returns the prior of each output from priors (one per

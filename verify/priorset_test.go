@@ -245,3 +245,57 @@ func TestSetClaimMessages(t *testing.T) {
 	}
 	t.Error("no set claim")
 }
+
+// aboveSet's sums in float64 partials decide as its big.Float sums do, on
+// random vectors at the set's edge: a box's Σ min(u, v) and a ball's Σ v
+// equal to S to the last bit, a ball's deficit at r/2 to the last bit,
+// each moved by 0 to 2 ulps either way.
+func TestAboveSetByPartialsAgreesWithBigFloat(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 4))
+	decided := 0
+	for trial := range 4000 {
+		n := 2 + r.IntN(12)
+		pi := make([]float64, n)
+		for i := range pi {
+			pi[i] = r.Float64() / float64(n) * math.Pow(10, -float64(r.IntN(12)))
+		}
+		v := make([]float64, n)
+		var set *PriorSet
+		if trial%2 == 0 {
+			lo, up := make([]float64, n), make([]float64, n)
+			for i := range pi {
+				lo[i], up[i] = pi[i]*0.8, pi[i]*1.25
+				v[i] = pi[i] * (0.9 + 0.2*r.Float64())
+			}
+			set = &PriorSet{Lower: lo, Upper: up}
+		} else {
+			rad := 0.5 * r.Float64() * pi[0]
+			for i := range pi {
+				v[i] = pi[i]
+			}
+			// Move rad/2 of mass from letter 0 to letter 1: deficit r/2.
+			v[0] -= rad / 2
+			v[1] += rad / 2
+			set = &PriorSet{L1Radius: &rad}
+		}
+		for range r.IntN(3) {
+			i := r.IntN(n)
+			if r.IntN(2) == 0 {
+				v[i] = math.Nextafter(v[i], 0)
+			} else {
+				v[i] = math.Nextafter(v[i], 1)
+			}
+		}
+		k := setChecker(Problem{Prior: pi, Mechanism: make([][]float64, n), PriorSet: set})
+		want, _ := k.aboveSetExact(v)
+		if got := k.aboveSetByPartials(v); got != want {
+			t.Fatalf("trial %d, %v over %v: partials say %v, big.Float %v", trial, v, set, got, want)
+		}
+		if want {
+			decided++
+		}
+	}
+	if decided < 500 || decided > 3500 {
+		t.Errorf("%d of 4000 vectors above the set: the edge is not where the test puts it", decided)
+	}
+}

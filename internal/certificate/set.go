@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/internal/fsum"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
@@ -133,32 +134,41 @@ func levelsOverSet(set *mech.PriorSet, pi mech.Prior, m mech.Mechanism, b mech.B
 	return up, 0
 }
 
-// exactSum returns Σ v exactly: the float sums of Shewchuk's (1997)
-// error-free transformations leave the sum as a few non-overlapping
-// partials, added in big.Float.
+// exactSum returns Σ v exactly: fsum's partials added in big.Float.
 func exactSum(v []float64) *big.Float {
-	var parts []float64
-	for _, x := range v {
-		k := 0
-		for _, y := range parts {
-			if math.Abs(x) < math.Abs(y) {
-				x, y = y, x
-			}
-			hi := x + y
-			if lo := y - (hi - x); lo != 0 {
-				parts[k] = lo
-				k++
-			}
-			x = hi
-		}
-		parts = append(parts[:k], x)
-	}
+	parts, _ := fsum.Partials(nil, v)
 	s := new(big.Float).SetPrec(1 << 13)
 	var t big.Float
 	for _, x := range parts {
 		s.Add(s, t.SetFloat64(x))
 	}
 	return s
+}
+
+// sumAtLeast reports Σ v ≥ Σ w exactly, false where it cannot tell
+// (fsum.Sign).
+func sumAtLeast(v, w []float64) bool {
+	t := make([]float64, 0, len(v)+len(w))
+	t = append(t, v...)
+	for _, x := range w {
+		t = append(t, -x)
+	}
+	s, ok := fsum.Sign(t)
+	return ok && s >= 0
+}
+
+// ballDeficitWithin reports Σ_k max(0, π_k − v_k) ≤ r/2 exactly, false
+// where it cannot tell: each term twice against r, so that no halving
+// rounds.
+func ballDeficitWithin(v, pi []float64, r float64) bool {
+	t := make([]float64, 0, 4*len(v)+1)
+	for k, x := range v {
+		if x < pi[k] {
+			t = append(t, pi[k], pi[k], -x, -x)
+		}
+	}
+	s, ok := fsum.Sign(append(t, -r))
+	return ok && s <= 0
 }
 
 // addUp returns the least float64 at least x + r (r ≥ 0 exact).
@@ -195,6 +205,9 @@ func AboveSet(set *mech.PriorSet, pi mech.Prior, v []float64) ([]float64, bool) 
 			for k := range w {
 				c[k] = math.Min(w[k], set.Upper[k])
 			}
+			if sumAtLeast(c, pi) {
+				return w, true
+			}
 			short := new(big.Float).SetPrec(1<<13).Sub(S, exactSum(c))
 			if short.Sign() <= 0 {
 				return w, true
@@ -215,6 +228,9 @@ func AboveSet(set *mech.PriorSet, pi mech.Prior, v []float64) ([]float64, bool) 
 	half := new(big.Float).SetPrec(1 << 13).SetFloat64(set.Radius)
 	half.SetMantExp(half, -1)
 	for range 3 {
+		if sumAtLeast(w, pi) && ballDeficitWithin(w, pi, set.Radius) {
+			return w, true
+		}
 		def := new(big.Float).SetPrec(1 << 13)
 		for k := range w {
 			if w[k] < pi[k] {
