@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/internal/clean"
@@ -764,8 +765,8 @@ func (x *robustReading) result(p RobustProblem, pi mech.Prior) *RobustResult {
 // (down[j]'s excess δ = Σ down[j] − Σ c shrinking its caps). Each
 // output's κ_j, the least κ for which Σ_k max(0, g_k) + max(0, T −
 // Σ_k max(0, −g_k)) ≤ R with g_k = C w_kj − κ c_k + hi up_k R − lo (down_k
-// − δ hi up_k) T (C = Σ c, w_kj = c_k u_kj − α_k), is found by bisection,
-// the function being nonincreasing in κ; the bound is Σ α_i + max_j κ_j,
+// − δ hi up_k) T (C = Σ c, w_kj = c_k u_kj − α_k), is found by
+// leastKappa; the bound is Σ α_i + max_j κ_j,
 // with a margin for rounding. +Inf when some output needs no finite κ.
 func RobustBoundTwo(c mech.Prior, u mech.Utility, b mech.Budget, alpha []float64, up, down, caps [][]float64) float64 {
 	n, m := u.Dims()
@@ -793,6 +794,7 @@ func RobustBoundTwo(c mech.Prior, u mech.Utility, b mech.Budget, alpha []float64
 		mag += math.Abs(alpha[i])
 	}
 	cw := make([]float64, n)
+	bp := make([]float64, 0, n)
 	worst := math.Inf(-1)
 	size := 0.0
 	for j := range m {
@@ -809,50 +811,12 @@ func RobustBoundTwo(c mech.Prior, u mech.Utility, b mech.Budget, alpha []float64
 			base[i] = cw[i] + a[i]*(hi*R+lo*delta*hi*T) - lo*T*d[i]
 			size = math.Max(size, math.Abs(cw[i])+a[i]*hi*R+lo*T*(d[i]+delta*hi*a[i]))
 		}
-		need := func(kappa float64) float64 {
-			pos, neg := 0.0, 0.0
-			for i := range n {
-				if g := base[i] - kappa*c[i]; g > 0 {
-					pos += g
-				} else {
-					neg -= g
-				}
-			}
-			return pos + math.Max(0, T-neg) - R
+		h, free := leastKappa(base, c, T, R, bp[:0])
+		if free {
+			continue
 		}
-		// A bracket [l, h] with need(h) ≤ 0 < need(l), by doubling.
-		step := math.Max(size, 1e-300) / math.Max(C, 1e-300)
-		l, h := 0.0, 0.0
-		if need(0) <= 0 {
-			l = -step
-			for k := 0; need(l) <= 0; k++ {
-				if k == 200 {
-					break // every κ would do (c vanishes): no constraint
-				}
-				h, l = l, 2*l
-			}
-			if need(l) <= 0 {
-				continue
-			}
-		} else {
-			h = step
-			for k := 0; need(h) > 0; k++ {
-				if k == 200 {
-					return math.Inf(1)
-				}
-				l, h = h, 2*h
-			}
-		}
-		for range 200 {
-			mid := l + (h-l)/2
-			if mid <= l || mid >= h {
-				break
-			}
-			if need(mid) > 0 {
-				l = mid
-			} else {
-				h = mid
-			}
+		if math.IsInf(h, 1) {
+			return h
 		}
 		worst = math.Max(worst, h)
 	}
@@ -860,6 +824,142 @@ func RobustBoundTwo(c mech.Prior, u mech.Utility, b mech.Budget, alpha []float64
 		worst = 0
 	}
 	return sum + worst + 16*float64(n+2)*certify.UnitRoundoff*(mag+size*float64(n)/math.Max(C, 1e-300))
+}
+
+// kappaNeed is RobustBoundTwo's count for one output at κ, less R:
+// Σ_k max(0, g_k) + max(0, T − Σ_k max(0, −g_k)) − R, g_k = base_k − κ c_k.
+func kappaNeed(base, c []float64, T, R, kappa float64) float64 {
+	pos, neg := 0.0, 0.0
+	for i := range base {
+		if g := base[i] - kappa*c[i]; g > 0 {
+			pos += g
+		} else {
+			neg -= g
+		}
+	}
+	return pos + math.Max(0, T-neg) - R
+}
+
+// leastKappa returns the least κ at which kappaNeed is at most 0, as
+// evaluated in floats; free when every κ is (no letter has c_k > 0 and
+// the count is within R), +Inf when none is. For c ≥ 0 the count is
+// nonincreasing and piecewise linear in κ, its breakpoints the ratios
+// base_k/c_k (each g_k changes sign there) and one kink where T meets the
+// negative parts: bisection over the sorted ratios (bp is their
+// storage) finds the piece where it crosses R, and the crossing is solved
+// on that piece (moved up, by steps that double and then by bisection,
+// where rounding leaves the count above R there).
+func leastKappa(base, c []float64, T, R float64, bp []float64) (kappa float64, free bool) {
+	need := func(k float64) float64 { return kappaNeed(base, c, T, R, k) }
+	for i, ci := range c {
+		if ci > 0 {
+			bp = append(bp, base[i]/ci)
+		}
+	}
+	if len(bp) == 0 {
+		if need(0) <= 0 {
+			return 0, true
+		}
+		return math.Inf(1), false
+	}
+	slices.Sort(bp)
+	// Past the last ratio every g_k with c_k > 0 is negative: the count
+	// falls to the positive g_k of the letters with c_k = 0.
+	tail := -R
+	for i, ci := range c {
+		if ci == 0 && base[i] > 0 {
+			tail += base[i]
+		}
+	}
+	if tail > 0 {
+		return math.Inf(1), false
+	}
+	// The first ratio at which the count is within R; the crossing lies
+	// in the piece before it (or past the last ratio).
+	first := sort.Search(len(bp), func(i int) bool { return need(bp[i]) <= 0 })
+	lo, hi := math.Inf(-1), math.Inf(1)
+	if first > 0 {
+		lo = bp[first-1]
+	}
+	if first < len(bp) {
+		hi = bp[first]
+	}
+	// On the piece, P(κ) = p0 − κ pc and N(κ) = κ nc − n0 (the positive
+	// and negative parts' sums), at a point strictly inside it.
+	mid := 0.0
+	switch {
+	case math.IsInf(lo, -1) && math.IsInf(hi, 1):
+		mid = 0
+	case math.IsInf(lo, -1):
+		mid = hi - math.Max(1, math.Abs(hi))
+	case math.IsInf(hi, 1):
+		mid = lo + math.Max(1, math.Abs(lo))
+	default:
+		mid = lo + (hi-lo)/2
+	}
+	p0, pc, n0, nc := 0.0, 0.0, 0.0, 0.0
+	for i := range base {
+		if base[i]-mid*c[i] > 0 {
+			p0, pc = p0+base[i], pc+c[i]
+		} else {
+			n0, nc = n0+base[i], nc+c[i]
+		}
+	}
+	// need = p0 − κ pc − R + max(0, T − κ nc + n0): the crossing where
+	// T's part is positive (kA), where it is not (kB), or at the kink.
+	cands := []float64{hi}
+	if pc+nc > 0 {
+		cands = append(cands, (p0-R+T+n0)/(pc+nc))
+	}
+	if pc > 0 {
+		cands = append(cands, (p0-R)/pc)
+	}
+	if nc > 0 {
+		cands = append(cands, (T+n0)/nc)
+	}
+	// The ratios' magnitude is the scale of κ's rounding.
+	scale := math.Max(math.Abs(bp[0]), math.Abs(bp[len(bp)-1]))
+	best := math.Inf(1)
+	for _, k := range cands {
+		k = math.Min(math.Max(k, lo), hi)
+		// A crossing solved in floats may leave the count a rounding
+		// above R: steps up from 2⁻⁵² of the scale, doubling, until it
+		// is within R or no nearer than the best so far.
+		step := math.Max(math.Max(math.Abs(k), scale)*0x1p-52, 0x1p-1000)
+		below := math.NaN() // the last κ tried whose count is above R
+		for !math.IsNaN(k) && k < best && need(k) > 0 {
+			below = k
+			k += step
+			step *= 2
+		}
+		if !(k < best) || math.IsNaN(k) {
+			continue
+		}
+		// Back down between the two by bisection.
+		for range 64 {
+			mid := below + (k-below)/2
+			if math.IsNaN(below) || mid <= below || mid >= k {
+				break
+			}
+			if need(mid) > 0 {
+				below = mid
+			} else {
+				k = mid
+			}
+		}
+		best = k
+	}
+	if math.IsInf(best, 1) {
+		// No candidate held: the piece's end, or past the last ratio
+		// the first of the doubling steps that holds.
+		best = hi
+		for step := math.Max(1, math.Abs(lo)); math.IsInf(best, 1) && !math.IsInf(step, 1); step *= 2 {
+			if need(lo+step) <= 0 {
+				best = lo + step
+			}
+		}
+	}
+	return best, false
 }
 
 func withinBudget(level, lower float64, b mech.Budget, slack float64) bool {
