@@ -50,6 +50,8 @@ import (
 // the unreduced equations and refined where it falls short. The answer
 // stands only when settle certifies it, as dualIPM's does.
 type leanBox struct {
+	// mem holds the per-pair and per-output slices (staggered).
+	mem *staggered
 	// eta is the largest fraction of the way to the boundary a step
 	// goes (leanEta, or leanRetryEta on a second run).
 	eta   float64
@@ -298,7 +300,7 @@ func leanFits(set *mech.PriorSet) bool {
 func newLeanBox(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu float64) *leanBox {
 	n, m := u.Dims()
 	K := n * m
-	var a staggered
+	a := new(staggered)
 	v := a.take
 	x := &leanBox{eta: leanEta, n: n, m: m, mu: mu, set: set, l: v(n), w: v(n), free: make([]bool, n), sl: 1}
 	x.c, x.scale = scaledObjective(pi, u)
@@ -324,7 +326,7 @@ func newLeanBox(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu float64) *
 	x.iA, x.iC, x.iB, x.iE, x.iD = v(K), v(K), v(K), v(K), v(m)
 	x.gp, x.gb, x.gt, x.gn = v(K), v(K), v(m), v(m)
 	x.hp, x.hb, x.ht, x.hn = v(K), v(K), v(m), v(m)
-	x.aff, x.cor, x.fix = newLeanDir(n, m, &a), newLeanDir(n, m, &a), newLeanDir(n, m, &a)
+	x.aff, x.cor, x.fix = newLeanDir(n, m, a), newLeanDir(n, m, a), newLeanDir(n, m, a)
 	x.r2 = v(n)
 	x.isDefl, x.pinned = make([]bool, m), make([]bool, K)
 	x.piv, x.wmax = v(K), v(m)
@@ -364,6 +366,7 @@ func newLeanBox(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu float64) *
 		}
 		x.sD[j], x.zD[j] = math.Max(dv, floor), 1
 	}
+	x.mem = a
 	return x
 }
 
@@ -1170,11 +1173,20 @@ func solveRobustLean(ctx context.Context, p RobustProblem, pi mech.Prior, mu, ka
 // both runs as its Rounds and Iterations.
 func solveLean(ctx context.Context, start func(eta float64) robustOnce, p RobustProblem, pi mech.Prior, maxIter int, target, accept float64) (*RobustResult, error) {
 	maxIter = min(maxIter, leanMaxIter)
-	r, iters, err := solveOnceCounting(ctx, start(leanEta), p, pi, maxIter, target, accept)
+	run := func(eta float64) (*RobustResult, int, error) {
+		x := start(eta)
+		// The result holds copies of what it read: x's slices go back
+		// to the pool.
+		if y, ok := x.(interface{ release() }); ok {
+			defer y.release()
+		}
+		return solveOnceCounting(ctx, x, p, pi, maxIter, target, accept)
+	}
+	r, iters, err := run(leanEta)
 	if err == nil || ctx.Err() != nil {
 		return r, err
 	}
-	r, again, err := solveOnceCounting(ctx, start(leanRetryEta), p, pi, maxIter, target, accept)
+	r, again, err := run(leanRetryEta)
 	if err != nil {
 		return nil, err
 	}
@@ -1202,3 +1214,6 @@ func pinSoftPairs(n, m int, piv, wmax []float64, isDefl, pinned []bool) {
 		}
 	}
 }
+
+// release hands x's slices back to their pool; x is not used after it.
+func (x *leanBox) release() { x.mem.release() }

@@ -45,6 +45,8 @@ import (
 // the unreduced equations, as in leanBox (below leanExactGap). The answer stands only when
 // settle certifies it.
 type leanBall struct {
+	// mem holds the per-pair and per-output slices (staggered).
+	mem *staggered
 	// eta is the largest fraction of the way to the boundary a step
 	// goes (leanEta, or leanRetryEta on a second run).
 	eta   float64
@@ -147,7 +149,7 @@ func leanBallApplies(set *mech.PriorSet, lip bool) bool {
 func newLeanBall(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu float64) *leanBall {
 	n, m := u.Dims()
 	K := n * m
-	var a staggered
+	a := new(staggered)
 	v := a.take
 	x := &leanBall{eta: leanEta, n: n, m: m, mu: mu, r: set.Radius, pc: slices.Clone(pi), set: set}
 	x.c, x.scale = scaledObjective(pi, u)
@@ -164,7 +166,7 @@ func newLeanBall(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu float64) 
 	x.cA, x.cC, x.cB, x.cE, x.cF, x.cL, x.cD = v(K), v(K), v(K), v(K), v(K), v(m), v(m)
 	x.gp, x.gb, x.gt, x.gn, x.gl = v(K), v(K), v(m), v(m), v(m)
 	x.hp, x.hb, x.ht, x.hn, x.hl = v(K), v(K), v(m), v(m), v(m)
-	x.aff, x.cor, x.fix = newBallDir(n, m, &a), newBallDir(n, m, &a), newBallDir(n, m, &a)
+	x.aff, x.cor, x.fix = newBallDir(n, m, a), newBallDir(n, m, a), newBallDir(n, m, a)
 	x.r2 = v(n)
 	x.isDefl, x.pinned = make([]bool, m), make([]bool, K)
 	x.piv, x.wmax = v(K), v(m)
@@ -197,6 +199,7 @@ func newLeanBall(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu float64) 
 		x.sL[j], x.zL[j] = math.Max(lam, floor), 1
 		x.sD[j], x.zD[j] = math.Max(dv, floor), 1
 	}
+	x.mem = a
 	return x
 }
 
@@ -972,3 +975,6 @@ func solveRobustLeanBall(ctx context.Context, p RobustProblem, pi mech.Prior, mu
 		return x
 	}, p, pi, maxIter, target, accept)
 }
+
+// release hands x's slices back to their pool; x is not used after it.
+func (x *leanBall) release() { x.mem.release() }

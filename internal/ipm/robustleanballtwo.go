@@ -52,6 +52,8 @@ import (
 // leanBox's. The answer stands only when
 // settle certifies it.
 type leanBallTwo struct {
+	// mem holds the per-pair and per-output slices (staggered).
+	mem *staggered
 	// eta is the largest fraction of the way to the boundary a step
 	// goes (leanEta, or leanRetryEta on a second run).
 	eta        float64
@@ -193,7 +195,7 @@ func leanBallTwoApplies(set *mech.PriorSet, lip bool) bool {
 func newLeanBallTwo(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap float64) *leanBallTwo {
 	n, m := u.Dims()
 	K := n * m
-	var a staggered
+	a := new(staggered)
 	v := a.take
 	x := &leanBallTwo{eta: leanEta, n: n, m: m, mu: mu, kap: kap, r: set.Radius, pc: slices.Clone(pi), set: set}
 	x.c, x.scale = scaledObjective(pi, u)
@@ -217,7 +219,7 @@ func newLeanBallTwo(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap f
 	x.dj, x.dk = make([]int, 0, md), make([]int, 0, md)
 	x.gp, x.gb, x.gb2, x.gu = v(K), v(K), v(K), v(btLeaves*m)
 	x.hp, x.hb, x.hb2, x.hu = v(K), v(K), v(K), v(btBorder*m)
-	x.aff, x.cor, x.fix = newBallTwoDir(n, m, &a), newBallTwoDir(n, m, &a), newBallTwoDir(n, m, &a)
+	x.aff, x.cor, x.fix = newBallTwoDir(n, m, a), newBallTwoDir(n, m, a), newBallTwoDir(n, m, a)
 	x.r2 = v(n)
 	x.npairs = btPairRows*K + (btRows-btPairRows)*m
 
@@ -251,6 +253,7 @@ func newLeanBallTwo(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap f
 			x.s[r][j], x.z[r][j] = math.Max(a[r-btPairRows], floor), 1
 		}
 	}
+	x.mem = a
 	return x
 }
 
@@ -1186,3 +1189,6 @@ func solveRobustLeanBallTwo(ctx context.Context, p RobustProblem, pi mech.Prior,
 		return x
 	}, p, pi, maxIter, target, accept)
 }
+
+// release hands x's slices back to their pool; x is not used after it.
+func (x *leanBallTwo) release() { x.mem.release() }

@@ -45,6 +45,8 @@ import (
 // plus two more positive terms. Deflation (the used outputs' columns,
 // the soft pairs) and the corrector's refinement are leanBox's.
 type leanTwo struct {
+	// mem holds the per-pair and per-output slices (staggered).
+	mem *staggered
 	// eta is the largest fraction of the way to the boundary a step
 	// goes (leanEta, or leanRetryEta on a second run).
 	eta     float64
@@ -142,7 +144,7 @@ func leanTwoStride(n int) int { return 3*n + 6 }
 func newLeanTwo(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap float64) *leanTwo {
 	n, m := u.Dims()
 	K := n * m
-	var a staggered
+	a := new(staggered)
 	v := a.take
 	x := &leanTwo{eta: leanEta, n: n, m: m, mu: mu, kap: kap, set: set, l: v(n), w: v(n), free: make([]bool, n), sl: 1}
 	x.c, x.scale = scaledObjective(pi, u)
@@ -177,7 +179,7 @@ func newLeanTwo(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap float
 	x.cA, x.cC, x.cB, x.cE, x.cB2, x.cE2, x.cD, x.cD2 = v(K), v(K), v(K), v(K), v(K), v(K), v(m), v(m)
 	x.gp, x.gb, x.gb2, x.gt, x.gh, x.gn, x.gn2 = v(K), v(K), v(K), v(m), v(m), v(m), v(m)
 	x.hp, x.hb, x.hb2, x.ht, x.hh, x.hn, x.hn2 = v(K), v(K), v(K), v(m), v(m), v(m), v(m)
-	x.aff, x.cor, x.fix = newLeanTwoDir(n, m, &a), newLeanTwoDir(n, m, &a), newLeanTwoDir(n, m, &a)
+	x.aff, x.cor, x.fix = newLeanTwoDir(n, m, a), newLeanTwoDir(n, m, a), newLeanTwoDir(n, m, a)
 	x.r2 = v(n)
 	x.npairs = 2*K + 4*nfree*m + 2*m
 
@@ -220,6 +222,7 @@ func newLeanTwo(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap float
 		x.sD[j], x.zD[j] = math.Max(dv, floor), 1
 		x.sD2[j], x.zD2[j] = math.Max(x.h[j]-kap*dv2, floor), 1
 	}
+	x.mem = a
 	return x
 }
 
@@ -1121,3 +1124,6 @@ func (x *leanTwo) reading() *robustReading {
 }
 
 func (x *leanTwo) String() string { return fmt.Sprintf("leanTwo(%d×%d)", x.n, x.m) }
+
+// release hands x's slices back to their pool; x is not used after it.
+func (x *leanTwo) release() { x.mem.release() }
