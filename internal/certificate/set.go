@@ -195,7 +195,16 @@ func AboveSet(set *mech.PriorSet, pi mech.Prior, v []float64) ([]float64, bool) 
 	}
 	w := make([]float64, n)
 	copy(w, v)
-	S := exactSum(pi)
+	// S − Σ_k c_k exactly, for the raises (the checks above them are
+	// fsum's signs).
+	short := func(c []float64) *big.Float {
+		t := make([]float64, 0, 2*n)
+		t = append(t, pi...)
+		for _, x := range c {
+			t = append(t, -x)
+		}
+		return exactSum(t)
+	}
 	if set.IsBox() {
 		for k := range w {
 			w[k] = math.Max(w[k], set.Lower[k])
@@ -208,8 +217,8 @@ func AboveSet(set *mech.PriorSet, pi mech.Prior, v []float64) ([]float64, bool) 
 			if sumAtLeast(c, pi) {
 				return w, true
 			}
-			short := new(big.Float).SetPrec(1<<13).Sub(S, exactSum(c))
-			if short.Sign() <= 0 {
+			sh := short(c)
+			if sh.Sign() <= 0 {
 				return w, true
 			}
 			best := -1
@@ -218,28 +227,28 @@ func AboveSet(set *mech.PriorSet, pi mech.Prior, v []float64) ([]float64, bool) 
 					best = k
 				}
 			}
-			w[best] = addUp(w[best], short)
+			w[best] = addUp(w[best], sh)
 		}
 		return nil, false
 	}
 	for k := range w {
 		w[k] = math.Max(w[k], 0)
 	}
-	half := new(big.Float).SetPrec(1 << 13).SetFloat64(set.Radius)
-	half.SetMantExp(half, -1)
 	for range 3 {
 		if sumAtLeast(w, pi) && ballDeficitWithin(w, pi, set.Radius) {
 			return w, true
 		}
-		def := new(big.Float).SetPrec(1 << 13)
+		// The deficit Σ_k max(0, π̂_k − w_k) less r/2, exactly.
+		t := make([]float64, 0, 2*n)
 		for k := range w {
 			if w[k] < pi[k] {
-				d := new(big.Float).SetPrec(1 << 13).SetFloat64(pi[k])
-				def.Add(def, d.Sub(d, new(big.Float).SetFloat64(w[k])))
+				t = append(t, pi[k], -w[k])
 			}
 		}
-		excess := def.Sub(def, half)
-		short := new(big.Float).SetPrec(1<<13).Sub(S, exactSum(w))
+		excess := exactSum(t)
+		half := new(big.Float).SetPrec(1 << 13).SetFloat64(set.Radius)
+		excess.Sub(excess, half.SetMantExp(half, -1))
+		short := short(w)
 		if excess.Sign() <= 0 && short.Sign() <= 0 {
 			return w, true
 		}
