@@ -376,14 +376,17 @@ func ByRatio(order []int, g, a []float64) {
 	for i := range order {
 		order[i] = i
 	}
-	ratioOf := func(i int) float64 {
+	// Each ratio once, not at every comparison.
+	ratio := make([]float64, len(order))
+	for i := range order {
 		if a[i] == 0 {
-			return math.Copysign(math.Inf(1), g[i])
+			ratio[i] = math.Copysign(math.Inf(1), g[i])
+		} else {
+			ratio[i] = g[i] / a[i]
 		}
-		return g[i] / a[i]
 	}
 	slices.SortFunc(order, func(x, y int) int {
-		rx, ry := ratioOf(x), ratioOf(y)
+		rx, ry := ratio[x], ratio[y]
 		switch {
 		case rx > ry:
 			return -1
