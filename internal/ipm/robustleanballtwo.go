@@ -135,8 +135,8 @@ const (
 	btT = iota
 	btH
 	btVE
-	btVF
 	btVE2
+	btVF
 	btVF2
 	btZ
 	btZ2
@@ -524,9 +524,10 @@ func (x *leanBallTwo) factor() error {
 			for c := range btBorder {
 				fr[c] = f[c] * ipv
 			}
+			// V's rows are 0 at v_F and v_F', and so need W's.
 			fa := (*[btBorder]float64)(fr)
-			for a := range btBorder {
-				wr[a] = dotBorder((*[btBorder]float64)(sb[btBorder*a:]), fa)
+			for _, a := range btPairBorder {
+				wr[a] = dotPairBorder((*[btBorder]float64)(sb[btBorder*a:]), fa)
 			}
 		}
 		for k := range n {
@@ -537,7 +538,7 @@ func (x *leanBallTwo) factor() error {
 			a := (*[btBorder]float64)(wk[btBorder*k:])
 			row := sy[k*n : k*n+k+1]
 			for k2 := range row {
-				row[k2] += dotBorder(a, (*[btBorder]float64)(vr[btBorder*k2:]))
+				row[k2] += dotPairBorder(a, (*[btBorder]float64)(vr[btBorder*k2:]))
 			}
 			row[k] += x.ipv[pk]
 		}
@@ -807,7 +808,7 @@ func (x *leanBallTwo) applyInvJ(j int, rb *[btBorder]float64) {
 	for k := range n {
 		fv := 0.0
 		if !pinned[k] {
-			fv = dotBorder((*[btBorder]float64)(fs[btBorder*k:]), va) * ipv[k]
+			fv = dotPairBorder((*[btBorder]float64)(fs[btBorder*k:]), va) * ipv[k]
 		}
 		hp[k] -= fv
 		hb[k] -= g[k]*fv + g[k]*v[btVE] - pc[k]*ib[k]*v[btZ]
@@ -822,6 +823,24 @@ var _ = [1]int{}[btBorder-8]
 // dotBorder is the dot product of two border vectors, in two halves.
 func dotBorder(a, b *[btBorder]float64) float64 {
 	return (a[0]*b[0] + a[1]*b[1] + a[2]*b[2] + a[3]*b[3]) + (a[4]*b[4] + a[5]*b[5] + a[6]*b[6] + a[7]*b[7])
+}
+
+// btPairBorder are the border entries a pair's row f of V can have: its
+// star's leaves and the ζ's, not v_F and v_F' (joined to the caps only).
+// dotPairBorder's terms are those: these indices fail to compile
+// otherwise.
+var btPairBorder = [6]int{btT, btH, btVE, btVE2, btZ, btZ2}
+
+var (
+	_ = [1]int{}[btVF-4]
+	_ = [1]int{}[btVF2-5]
+	_ = [1]int{}[btZ-6]
+)
+
+// dotPairBorder is the dot product of two border vectors of which one is
+// 0 at v_F and v_F'.
+func dotPairBorder(a, b *[btBorder]float64) float64 {
+	return (a[0]*b[0] + a[1]*b[1] + a[2]*b[2] + a[3]*b[3]) + (a[6]*b[6] + a[7]*b[7])
 }
 
 // solve computes the direction d for the current residuals and the
