@@ -1180,14 +1180,12 @@ func (x *leanBallTwo) reading() *robustReading {
 	for j := range m {
 		rd.up[j] = x.prior(j, 0)
 		rd.down[j] = x.prior(j, 1)
-		// The caps' multipliers carry G's and G”s too (prior): their
-		// totals less those are the caps' own.
-		for i := range n {
-			rd.capDown[j] += x.z[btA][j*n+i]
-			rd.capUp[j] += x.z[btC][j*n+i]
-		}
-		rd.capDown[j] = math.Max(0, rd.capDown[j]-x.z[btG][j])
-		rd.capUp[j] = math.Max(0, rd.capUp[j]-x.z[btG2][j])
+		// The caps' multipliers carry G's and G”s too (prior): the
+		// caps' own totals are those their dual equations give, μ z_D for
+		// t and z_D' for h, not the multipliers' sums less z_G', z_G,
+		// which cancel to nothing where a side's dense row is loose.
+		rd.capUp[j] = x.mu * x.z[btD][j]
+		rd.capDown[j] = x.z[btD2][j]
 	}
 	return rd
 }
