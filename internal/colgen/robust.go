@@ -45,6 +45,9 @@ type RobustMaster struct {
 	work    priceWork
 	seen    vectorSet // the vectors of one pricing round, kept for its map
 	decide  bool
+	// far marks the next probes as far below the least ε the search
+	// expects (SetFar).
+	far bool
 
 	// Rounds and Pivots count the pricing rounds and the master's pivots
 	// over the master's life.
@@ -101,6 +104,20 @@ const (
 	stallGiveUp = 32
 )
 
+// A far probe (SetFar) whose pricing has refuted it (its Lagrangian
+// bound above decideGap) ends once its master's optimum fell by less than
+// tailGain over the last tailRounds rounds while still above tailFloor:
+// such a probe is asked for its proof and Newton's estimate, and the
+// master's optimum tails off towards it long after its duals' proof has
+// come within a few hundredths of the optimum's. Its last duals are
+// still the restricted master's, so its proof stands; the search closes
+// on the probes near ε*, which run to the master's optimum.
+const (
+	tailRounds = 16
+	tailGain   = 1e-2
+	tailFloor  = 1e-3
+)
+
 // robustMaxRounds bounds the pricing rounds of one robust probe.
 const robustMaxRounds = 2000
 
@@ -134,6 +151,12 @@ func NewRobust(set *mech.PriorSet, pat mech.Pattern) (*RobustMaster, error) {
 // refutation is the engine's word, without a proof (Lower 0) or an
 // estimate.
 func (g *RobustMaster) SetDecide(on bool) { g.decide = on }
+
+// SetFar marks every later probe as far below the least ε (a refutation
+// expected, wanted for its proof and Newton's estimate): such a probe ends
+// once it is refuted and its master's optimum tails off (tailRounds),
+// instead of pricing on until the master is optimal.
+func (g *RobustMaster) SetFar(on bool) { g.far = on }
 
 // SetStop makes every later probe poll stop once per pricing round and
 // end with ErrStopped when it returns true.
@@ -343,6 +366,7 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 	last, flat, nextCheck := math.Inf(1), 0, stallCheck
 	var stalled RobustResult // the best proof of the flat rounds
 	refuted := false         // a deciding probe's Lagrangian bound settled it
+	var objs []float64       // the master's optimum of each round
 	for rounds := 0; ; rounds++ {
 		if g.stop != nil && g.stop() {
 			return nil, ErrStopped
@@ -356,6 +380,11 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 		g.Rounds++
 		if sol.Objective <= 0 {
 			break
+		}
+		objs = append(objs, sol.Objective)
+		if g.far && !g.decide && rounds >= tailRounds && centreLB > decideGap &&
+			sol.Objective > tailFloor && sol.Objective > objs[rounds-tailRounds]*(1-tailGain) {
+			break // refuted, and tailing: the proof and estimate as they are
 		}
 		if rounds == robustMaxRounds {
 			r.Unsettled = true
