@@ -43,8 +43,11 @@ type RobustMaster struct {
 	eps, mu float64
 	stop    func() bool
 	work    priceWork
-	seen    vectorSet // the vectors of one pricing round, kept for its map
-	decide  bool
+	// priceRho holds each output's last minimiser of setPriceBound's
+	// dual (NaN before any).
+	priceRho []float64
+	seen     vectorSet // the vectors of one pricing round, kept for its map
+	decide   bool
 	// far marks the next probes as far below the least ε the search
 	// expects (SetFar).
 	far bool
@@ -141,6 +144,10 @@ func NewRobust(set *mech.PriorSet, pat mech.Pattern) (*RobustMaster, error) {
 		}
 	}
 	g.sx = newDense(n)
+	g.priceRho = make([]float64, m)
+	for j := range g.priceRho {
+		g.priceRho[j] = math.NaN()
+	}
 	return g, nil
 }
 
@@ -237,9 +244,19 @@ func (g *RobustMaster) price(yp, y []float64) (int, float64) {
 			best = math.Max(best, up)
 			continue // no column of any cone prices in
 		}
-		// The exact optimum by the dual first: most outputs price
-		// nothing in, and need no search.
-		if ub := setPriceBound(g.set, yp, rows, g.mu, &g.work); ub <= priceTol {
+		// The dual at the output's last minimiser first: where it
+		// proves that no column prices in and that the output can not
+		// raise best, the exact optimum (a sort) is not needed.
+		if rho := g.priceRho[j]; rho >= 0 {
+			if at := setPriceAt(g.set, yp, rows, g.mu, rho); at <= priceTol && at <= best {
+				continue
+			}
+		}
+		// The exact optimum by the dual: most outputs price nothing in,
+		// and need no search.
+		ub := setPriceBound(g.set, yp, rows, g.mu, &g.work)
+		g.priceRho[j] = g.work.rho
+		if ub <= priceTol {
 			best = math.Max(best, ub)
 			continue
 		}
