@@ -43,8 +43,14 @@ type RobustMaster struct {
 	eps, mu float64
 	stop    func() bool
 	work    priceWork
-	seen    vectorSet // the vectors of one pricing round, kept for its map
-	decide  bool
+	// priceRho holds each output's last minimiser of setPriceBound's
+	// dual (NaN before any).
+	priceRho []float64
+	seen     vectorSet // the vectors of one pricing round, kept for its map
+	decide   bool
+	// far marks the next probes as far below the least ε the search
+	// expects (SetFar).
+	far bool
 
 	// Rounds and Pivots count the pricing rounds and the master's pivots
 	// over the master's life.
@@ -101,6 +107,20 @@ const (
 	stallGiveUp = 32
 )
 
+// A far probe (SetFar) whose pricing has refuted it (its Lagrangian
+// bound above decideGap) ends once its master's optimum fell by less than
+// tailGain over the last tailRounds rounds while still above tailFloor:
+// such a probe is asked for its proof and Newton's estimate, and the
+// master's optimum tails off towards it long after its duals' proof has
+// come within a few hundredths of the optimum's. Its last duals are
+// still the restricted master's, so its proof stands; the search closes
+// on the probes near ε*, which run to the master's optimum.
+const (
+	tailRounds = 16
+	tailGain   = 1e-2
+	tailFloor  = 1e-3
+)
+
 // robustMaxRounds bounds the pricing rounds of one robust probe.
 const robustMaxRounds = 2000
 
@@ -124,6 +144,10 @@ func NewRobust(set *mech.PriorSet, pat mech.Pattern) (*RobustMaster, error) {
 		}
 	}
 	g.sx = newDense(n)
+	g.priceRho = make([]float64, m)
+	for j := range g.priceRho {
+		g.priceRho[j] = math.NaN()
+	}
 	return g, nil
 }
 
@@ -134,6 +158,12 @@ func NewRobust(set *mech.PriorSet, pat mech.Pattern) (*RobustMaster, error) {
 // refutation is the engine's word, without a proof (Lower 0) or an
 // estimate.
 func (g *RobustMaster) SetDecide(on bool) { g.decide = on }
+
+// SetFar marks every later probe as far below the least ε (a refutation
+// expected, wanted for its proof and Newton's estimate): such a probe ends
+// once it is refuted and its master's optimum tails off (tailRounds),
+// instead of pricing on until the master is optimal.
+func (g *RobustMaster) SetFar(on bool) { g.far = on }
 
 // SetStop makes every later probe poll stop once per pricing round and
 // end with ErrStopped when it returns true.
@@ -214,9 +244,19 @@ func (g *RobustMaster) price(yp, y []float64) (int, float64) {
 			best = math.Max(best, up)
 			continue // no column of any cone prices in
 		}
-		// The exact optimum by the dual first: most outputs price
-		// nothing in, and need no search.
-		if ub := setPriceBound(g.set, yp, rows, g.mu, &g.work); ub <= priceTol {
+		// The dual at the output's last minimiser first: where it
+		// proves that no column prices in and that the output can not
+		// raise best, the exact optimum (a sort) is not needed.
+		if rho := g.priceRho[j]; rho >= 0 {
+			if at := setPriceAt(g.set, yp, rows, g.mu, rho); at <= priceTol && at <= best {
+				continue
+			}
+		}
+		// The exact optimum by the dual: most outputs price nothing in,
+		// and need no search.
+		ub := setPriceBound(g.set, yp, rows, g.mu, &g.work)
+		g.priceRho[j] = g.work.rho
+		if ub <= priceTol {
 			best = math.Max(best, ub)
 			continue
 		}
@@ -343,6 +383,7 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 	last, flat, nextCheck := math.Inf(1), 0, stallCheck
 	var stalled RobustResult // the best proof of the flat rounds
 	refuted := false         // a deciding probe's Lagrangian bound settled it
+	var objs []float64       // the master's optimum of each round
 	for rounds := 0; ; rounds++ {
 		if g.stop != nil && g.stop() {
 			return nil, ErrStopped
@@ -356,6 +397,11 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 		g.Rounds++
 		if sol.Objective <= 0 {
 			break
+		}
+		objs = append(objs, sol.Objective)
+		if g.far && !g.decide && rounds >= tailRounds && centreLB > decideGap &&
+			sol.Objective > tailFloor && sol.Objective > objs[rounds-tailRounds]*(1-tailGain) {
+			break // refuted, and tailing: the proof and estimate as they are
 		}
 		if rounds == robustMaxRounds {
 			r.Unsettled = true

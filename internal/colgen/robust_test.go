@@ -415,3 +415,64 @@ func TestRobustLeastClosedByTheCoverFlow(t *testing.T) {
 		t.Fatalf("the flow closed only %d searches", closed)
 	}
 }
+
+// A probe far below ε* is wanted for its proof and Newton's estimate:
+// marked far, it ends once refuted and its master's optimum tails off,
+// many rounds before the optimum. Its proof must still be one (checked by
+// certify with priors of the set), prove more than the probe, stay below
+// the audited level of a mechanism of the pattern, and come within a few
+// hundredths of the proof the same probe gives at the master's optimum.
+func TestRobustFarProbeEndsOnItsTail(t *testing.T) {
+	fam, err := instance.Lookup("square-geometric")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := fam.New(32, 2026)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := boxAround(in.Prior, 0.8, 1.25)
+	pat := in.Utility.Pattern(-169)
+	lb, _, _, ok := colgen.RobustCoverBound(set, pat, 0)
+	if !ok {
+		t.Fatal("no cover bound")
+	}
+	probe := func(far bool) (*colgen.RobustResult, int) {
+		g, err := colgen.NewRobust(set, pat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.SetFar(far)
+		r, err := g.Probe(lb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Mechanism != nil || r.Unsettled || r.Alpha == nil {
+			t.Fatalf("far %v: the probe at the cover's bound %v: mechanism %v, unsettled %v, proof %v", far, lb, r.Mechanism != nil, r.Unsettled, r.Alpha != nil)
+		}
+		t.Logf("far %v: proof %.9g in %d rounds, estimate %.9g", far, r.Lower, g.Rounds, r.Estimate)
+		return r, g.Rounds
+	}
+	full, fullRounds := probe(false)
+	far, farRounds := probe(true)
+	if farRounds >= fullRounds {
+		t.Errorf("the far probe took %d rounds, at the optimum %d", farRounds, fullRounds)
+	}
+	for j, pr := range far.Priors {
+		if !set.Contains(pr, 1e-12) {
+			t.Fatalf("output %d's prior is not in the set", j)
+		}
+	}
+	c, ok := certify.DualCertificateColumns(far.Priors, pat, far.Alpha)
+	if !ok || c.Epsilon < far.Lower-1e-15 {
+		t.Fatalf("the far probe's multipliers prove %v (ok %v), it claims %v", c.Epsilon, ok, far.Lower)
+	}
+	b, err := colgen.RobustLeastEpsilon(context.Background(), set, pat, 1e-9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	upper := leakage.PMLOver(set, b.Mechanism)
+	if far.Lower <= lb || far.Lower > upper || far.Lower < full.Lower-0.01 {
+		t.Errorf("far probe at %v proves %v; at the optimum %v; a mechanism audits at %v", lb, far.Lower, full.Lower, upper)
+	}
+}

@@ -172,8 +172,9 @@ func TestSetColumnKeepsTheSetAndIsBest(t *testing.T) {
 	}
 }
 
-// setPriceBound is the optimum of setColumn's problem: never below a
-// column of the slice (setColumn's, every vertex of a fine scan of τ's
+// setPriceBound is the optimum of setColumn's problem, its dual's least
+// value (setPriceAt at every ρ is at least it, and equal at the sweep's
+// minimiser): never below a column of the slice (setColumn's, every vertex of a fine scan of τ's
 // knapsacks), and within the golden-section search's precision of the
 // best of them; -Inf exactly when setColumn finds the slice empty.
 func TestSetPriceBoundIsTheOptimum(t *testing.T) {
@@ -219,6 +220,22 @@ func TestSetPriceBoundIsTheOptimum(t *testing.T) {
 		}
 		mu := 0.05 + 0.9*rng.Float64()
 		ub := setPriceBound(set, c, rows, mu, &w)
+		// The dual at one ρ (setPriceAt, price's screen) is the bound at
+		// the sweep's minimiser and above it elsewhere (weak duality).
+		if !math.IsInf(ub, -1) {
+			if at := setPriceAt(set, c, rows, mu, w.rho); math.Abs(at-ub) > 1e-12*(1+math.Abs(ub)) {
+				t.Fatalf("trial %d: the dual at its minimiser %v is %v, the sweep's least %v", trial, w.rho, at, ub)
+			}
+			for range 5 {
+				rho := w.rho * 2 * rng.Float64()
+				if rng.IntN(3) == 0 {
+					rho = 10 * rng.Float64()
+				}
+				if at := setPriceAt(set, c, rows, mu, rho); at < ub-1e-12*(1+math.Abs(ub)) {
+					t.Fatalf("trial %d: the dual at ρ = %v is %v, below the least %v", trial, rho, at, ub)
+				}
+			}
+		}
 		_, val, ok := setColumn(set, c, rows, mu, &w)
 		if !ok {
 			if !math.IsInf(ub, -1) {

@@ -115,7 +115,7 @@ func setColumn(set *mech.PriorSet, c []float64, rows []int, mu float64, work *pr
 // gives an upper bound (weak duality), and the least one is the optimum
 // (strong duality): an output whose bound is at most priceTol prices no
 // column in, and need not be searched. -Inf when no v keeps the
-// constraint.
+// constraint. work.rho is left at the minimiser (NaN with -Inf).
 func setPriceBound(set *mech.PriorSet, c []float64, rows []int, mu float64, work *priceWork) float64 {
 	box := set.IsBox()
 	C := setSlope(set)
@@ -153,7 +153,7 @@ func setPriceBound(set *mech.PriorSet, c []float64, rows []int, mu float64, work
 		return 0
 	})
 	rho := 0.0
-	best := math.Max(A, B)
+	best, arg := math.Max(A, B), 0.0
 	// cross updates best with L where the branches cross within (0, d]
 	// of ρ (d = +Inf: anywhere beyond).
 	cross := func(d float64) {
@@ -161,7 +161,9 @@ func setPriceBound(set *mech.PriorSet, c []float64, rows []int, mu float64, work
 			return
 		}
 		if x := (B - A) / (sA - sB); x > 0 && x <= d {
-			best = math.Min(best, -(rho+x)*mu+A+sA*x)
+			if v := -(rho+x)*mu + A + sA*x; v < best {
+				best, arg = v, rho+x
+			}
 		}
 	}
 	for _, q := range kinks {
@@ -170,15 +172,36 @@ func setPriceBound(set *mech.PriorSet, c []float64, rows []int, mu float64, work
 		A += sA * d
 		B += sB * d
 		rho = q.rho
-		best = math.Min(best, -rho*mu+math.Max(A, B))
+		if v := -rho*mu + math.Max(A, B); v < best {
+			best, arg = v, rho
+		}
 		sA += q.dA
 		sB += q.dB
 	}
 	cross(math.Inf(1))
 	if math.Max(sA, sB) < mu {
+		work.rho = math.NaN()
 		return math.Inf(-1) // L falls without end: the slice is empty
 	}
+	work.rho = arg
 	return best
+}
+
+// setPriceAt is setPriceBound's Lagrangian dual L at one ρ ≥ 0: by weak
+// duality an upper bound on setColumn's c·v, in one pass over rows
+// without setPriceBound's sort.
+func setPriceAt(set *mech.PriorSet, c []float64, rows []int, mu, rho float64) float64 {
+	box := set.IsBox()
+	var s1, s2 float64
+	for _, k := range rows {
+		r1, r2 := set.Center[k], 0.0
+		if box {
+			r1, r2 = set.Upper[k], set.Lower[k]
+		}
+		s1 += math.Max(0, c[k]+rho*r1)
+		s2 += math.Max(0, c[k]+rho*r2)
+	}
+	return -rho*mu + math.Max(s2, s1-rho*setSlope(set))
 }
 
 // kink is where a term of setPriceBound's S2 (dA) or S1 (dB) switches on.
@@ -200,6 +223,7 @@ type priceWork struct {
 	w        []float64
 	segs     []segment
 	kinks    []kink
+	rho      float64 // setPriceBound's minimiser
 	// The inputs with c_k ≥ 0, all at 1: their value and their mass
 	// pos1·τ + pos2·(1 − τ).
 	posVal, pos1, pos2 float64

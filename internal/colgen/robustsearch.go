@@ -107,7 +107,10 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 	}
 	rounds0, pivots0 := g.Rounds, g.Pivots
 	seeded := g.Rounds > 0 // the master holds columns of earlier probes
-	defer func() { b.Rounds, b.Pivots = b.Rounds+g.Rounds-rounds0, b.Pivots+g.Pivots-pivots0 }()
+	defer func() {
+		b.Rounds, b.Pivots = b.Rounds+g.Rounds-rounds0, b.Pivots+g.Pivots-pivots0
+		g.SetFar(false)
+	}()
 	fresh := false // the master was restarted once (below)
 	// restart replaces g by a new master of the pattern, once.
 	restart := func() (*RobustMaster, error) {
@@ -117,6 +120,7 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 			return g, err
 		}
 		h.SetStop(g.stop)
+		h.SetFar(g.far)
 		b.Rounds, b.Pivots = b.Rounds+g.Rounds-rounds0, b.Pivots+g.Pivots-pivots0
 		rounds0, pivots0 = 0, 0
 		return h, nil
@@ -145,6 +149,13 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 		}
 		width := b.Upper - math.Max(b.Lower, steer)
 		before := b.Lower
+		// Far below the ε* that Newton's estimate (or the upper end)
+		// points at, a probe is wanted for its proof and estimate only.
+		ref := b.Upper
+		if estimate > 0 {
+			ref = math.Min(ref, estimate)
+		}
+		g.SetFar(ref-t > farProbe)
 		r, err := g.Probe(t)
 		b.Probes++
 		if err != nil && !errors.Is(err, ErrStopped) && !fresh && seeded {
@@ -289,6 +300,12 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 	}
 	return b, nil
 }
+
+// farProbe is how far (nats) below the upper end, or below Newton's
+// estimate once a refutation gave one, LeastEpsilon's probe is taken as
+// far (SetFar): such probes refute, and their proof is wanted, not the
+// master's optimum.
+const farProbe = 3e-2
 
 // startBracket is LeastEpsilon's bracket before its first probe: the
 // pruning bound over the set, raised by the cover's proof over it, below;
