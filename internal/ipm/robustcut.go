@@ -694,10 +694,12 @@ func (x *robustReading) result(p RobustProblem, pi mech.Prior) *RobustResult {
 	// The entries off the optimal face are cleared where the mechanism
 	// keeps its budget over the set without them; else they stay.
 	P := read(certify.DustEntry)
-	if l, w, _ := leakage.LevelOver(p.Set, P, p.Budget); !withinBudget(l, w, p.Budget, RobustBudgetSlack) {
+	level, lower, _ := leakage.LevelOver(p.Set, P, p.Budget)
+	if !withinBudget(level, lower, p.Budget, RobustBudgetSlack) {
 		P = read(0)
+		level, lower, _ = leakage.LevelOver(p.Set, P, p.Budget)
 	}
-	P, level, lower := mixOverSet(pi, P, p.Set, p.Budget)
+	P, level, lower = mixOverSet(pi, P, level, lower, p.Set, p.Budget)
 	alpha := make([]float64, n)
 	for i, v := range x.y {
 		alpha[i] = v * x.scale
@@ -972,11 +974,11 @@ func withinBudget(level, lower float64, b mech.Budget, slack float64) bool {
 
 // mixOverSet returns P, or P mixed with the mechanism whose every row is
 // P's output marginal under pi where P breaks the budget over the set by
-// more than RobustBudgetSlack: the mixture moves every ratio towards 1
-// for every prior, and the least weight that keeps the budget is found by
-// bisection on the audit over the set.
-func mixOverSet(pi mech.Prior, P mech.Mechanism, s *mech.PriorSet, b mech.Budget) (mech.Mechanism, float64, float64) {
-	level, lower, _ := leakage.LevelOver(s, P, b)
+// more than RobustBudgetSlack (level and lower its levels over the set):
+// the mixture moves every ratio towards 1 for every prior, and the least
+// weight that keeps the budget is found by bisection on the audit over
+// the set. It returns the mechanism with its levels.
+func mixOverSet(pi mech.Prior, P mech.Mechanism, level, lower float64, s *mech.PriorSet, b mech.Budget) (mech.Mechanism, float64, float64) {
 	if withinBudget(level, lower, b, RobustBudgetSlack) {
 		return P, level, lower
 	}
