@@ -1170,7 +1170,8 @@ func solveRobustLean(ctx context.Context, p RobustProblem, pi mech.Prior, mu, ka
 // dense rows' slacks to rounding level while a tie between outputs is
 // still open can lose the directions' digits along the tie, and a run
 // that keeps further from the boundary crosses it. The answer counts
-// both runs as its Rounds and Iterations.
+// both runs as its Rounds and Iterations; an error where both fail says
+// why each did.
 func solveLean(ctx context.Context, start func(eta float64) robustOnce, p RobustProblem, pi mech.Prior, maxIter int, target, accept float64) (*RobustResult, error) {
 	maxIter = min(maxIter, leanMaxIter)
 	run := func(eta float64) (*RobustResult, int, error) {
@@ -1182,13 +1183,13 @@ func solveLean(ctx context.Context, start func(eta float64) robustOnce, p Robust
 		}
 		return solveOnceCounting(ctx, x, p, pi, maxIter, target, accept)
 	}
-	r, iters, err := run(leanEta)
-	if err == nil || ctx.Err() != nil {
-		return r, err
+	r, iters, first := run(leanEta)
+	if first == nil || ctx.Err() != nil {
+		return r, first
 	}
 	r, again, err := run(leanRetryEta)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w; the first run, stepping %g of the way: %v", err, leanEta, first)
 	}
 	r.Rounds, r.Iterations = 2, iters+again
 	return r, nil
