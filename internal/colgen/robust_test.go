@@ -268,29 +268,17 @@ func TestRobustLeastStepsByTheSecant(t *testing.T) {
 	}
 }
 
-// A decision's master at the budget, whose columns start the search of
-// its pattern, can leave the engine on a plateau at the search's first
-// probe (square-geometric at 32 letters over the bench's box): the search
-// then goes on with a new master instead of failing.
-func TestRobustLeastRestartsAStalledMaster(t *testing.T) {
-	var fam instance.Family
-	for _, f := range instance.Families() {
-		if f.Name == "square-geometric" {
-			fam = f
-		}
-	}
-	in, err := fam.New(32, 2026)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set := boxAround(in.Prior, 0.8, 1.25)
-	pat := in.Utility.Pattern(-169)
+// leastAfterDecision is the search of the pattern over the set as
+// overset's BestWorstCase runs it: seeded by the master of a decision at
+// eps that found a mechanism, and by that mechanism.
+func leastAfterDecision(t *testing.T, set *mech.PriorSet, pat mech.Pattern, eps float64) colgen.RobustBracket {
+	t.Helper()
 	g, err := colgen.NewRobust(set, pat)
 	if err != nil {
 		t.Fatal(err)
 	}
 	g.SetDecide(true)
-	r, err := g.Probe(1)
+	r, err := g.Probe(eps)
 	if err != nil || r.Mechanism == nil {
 		t.Fatalf("the decision at the budget: %v, %v", r, err)
 	}
@@ -299,11 +287,63 @@ func TestRobustLeastRestartsAStalledMaster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkBracket(t, rand.New(rand.NewPCG(37, 5)), set, pat, b)
-	t.Logf("[%.12g, %.12g] by %d probes, %d rounds", b.Lower, b.Upper, b.Probes, b.Rounds)
+	return b
+}
+
+// checkRestarted checks that the search went on with a new master once,
+// and closed within 1e-9 with its proof.
+func checkRestarted(t *testing.T, rng *rand.Rand, set *mech.PriorSet, pat mech.Pattern, b colgen.RobustBracket) {
+	t.Helper()
+	checkBracket(t, rng, set, pat, b)
+	t.Logf("[%.12g, %.12g] by %d probes, %d rounds, %d restarts", b.Lower, b.Upper, b.Probes, b.Rounds, b.Restarts)
+	if b.Restarts != 1 {
+		t.Errorf("%d restarts, want 1: the instance no longer takes the path this test is for", b.Restarts)
+	}
 	if b.Upper-b.Lower > 1e-9 || b.Alpha == nil {
 		t.Errorf("bracket [%.12g, %.12g] (proof %v), want one within 1e-9 with its proof", b.Lower, b.Upper, b.Alpha != nil)
 	}
+}
+
+// A decision's master at the budget, whose columns start the search of
+// its pattern, can leave the engine stalled at the search's first probe
+// (abs-uniform at 40 letters, |x−y| ≤ 5, over the L1 ball of radius 0.1,
+// decided at ε = 2): the search then goes on with a new master instead of
+// failing.
+func TestRobustLeastRestartsAStalledMaster(t *testing.T) {
+	fam, err := instance.Lookup("abs-uniform")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := fam.New(40, 2026)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := mech.NewL1Set(in.Prior, 0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pat := in.Utility.Pattern(-5)
+	b := leastAfterDecision(t, set, pat, 2)
+	checkRestarted(t, rand.New(rand.NewPCG(37, 5)), set, pat, b)
+}
+
+// A decision's master can also refute the search's first probe with
+// duals that prove far less than the probe (a degenerate basis; coarse at
+// 16 letters, loss ≤ 60, over the bench's box, decided at ε = 1): the
+// search asks a new master the same, whose proof closes the bracket.
+func TestRobustLeastRestartsADegenerateRefutation(t *testing.T) {
+	fam, err := instance.Lookup("coarse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := fam.New(16, 2026)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := boxAround(in.Prior, 0.8, 1.25)
+	pat := in.Utility.Pattern(-60)
+	b := leastAfterDecision(t, set, pat, 1)
+	checkRestarted(t, rand.New(rand.NewPCG(37, 6)), set, pat, b)
 }
 
 // Where the estimate's least ε is the cover's bound log τ* (the flow

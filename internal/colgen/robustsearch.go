@@ -25,6 +25,10 @@ type RobustBracket struct {
 	// Probes, Rounds and Pivots count the master's probes, pricing
 	// rounds and simplex pivots.
 	Probes, Rounds, Pivots int
+	// Restarts counts the new masters the search started when the one
+	// it was given failed a probe or refuted one with a degenerate basis
+	// (LeastEpsilon): at most one.
+	Restarts int
 }
 
 // maxLadder is the number of probes RobustLeastEpsilon makes below an
@@ -119,6 +123,7 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 		if err != nil {
 			return g, err
 		}
+		b.Restarts++
 		h.SetStop(g.stop)
 		h.SetFar(g.far)
 		b.Rounds, b.Pivots = b.Rounds+g.Rounds-rounds0, b.Pivots+g.Pivots-pivots0
