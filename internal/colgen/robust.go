@@ -121,6 +121,16 @@ const (
 	tailFloor  = 1e-3
 )
 
+// objZero is the master's optimum (the sum of the slacks) that a deciding
+// probe (SetDecide) takes as 0: the engine's rounding leaves a feasible
+// master at 1e-17 to 1e-15, and its duals, degenerate there, price
+// columns in for rounds on end. The point's rows, each short of 1 by at
+// most objZero, are normalised (assemble), which raises the level by at
+// most about objZero, and the mechanism is audited over the set. The
+// search's probes still price on to an exact 0: their basis and columns
+// start the next probes, and their path is left as it was.
+const objZero = 1e-13
+
 // robustMaxRounds bounds the pricing rounds of one robust probe.
 const robustMaxRounds = 2000
 
@@ -395,7 +405,7 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 		}
 		g.Pivots += sol.Iterations
 		g.Rounds++
-		if sol.Objective <= 0 {
+		if sol.Objective <= 0 || g.decide && sol.Objective <= objZero {
 			break
 		}
 		objs = append(objs, sol.Objective)
@@ -467,7 +477,7 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 			break
 		}
 	}
-	if sol.Objective <= 0 {
+	if sol.Objective <= 0 || g.decide && sol.Objective <= objZero {
 		var ws []weighted
 		for k, c := range g.cols {
 			if w := sol.X[n+k]; w > 0 && !c.dead {
