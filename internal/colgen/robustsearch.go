@@ -348,7 +348,7 @@ func (g *RobustMaster) startBracket(tol float64, start mech.Mechanism) (b Robust
 	// lower end (the pruning bound or the cover's proof over the set, over
 	// balls most often).
 	if b.Upper-b.Lower > tol {
-		if cv, err := SolveCover(pat, nil, nil, false); err == nil {
+		if cv := g.patternCover(); cv != nil {
 			if lb, alpha, priors, ok := robustCoverProof(set, pat, cv, b.Lower+tol); ok && lb > b.Lower {
 				b.Lower, b.Pruning, b.Alpha, b.Priors = math.Min(lb, b.Upper), false, alpha, priors
 			}
