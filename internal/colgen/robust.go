@@ -51,6 +51,10 @@ type RobustMaster struct {
 	// far marks the next probes as far below the least ε the search
 	// expects (SetFar).
 	far bool
+	// cover is the pattern's fractional cover once a decision or a
+	// search asked for it (patternCover); coverDone marks it asked.
+	cover     *Cover
+	coverDone bool
 
 	// Rounds and Pivots count the pricing rounds and the master's pivots
 	// over the master's life.
@@ -121,6 +125,21 @@ const (
 	tailFloor  = 1e-3
 )
 
+// objZero is the master's optimum (the sum of the slacks) that a deciding
+// probe (SetDecide) takes as 0: the engine's rounding leaves a feasible
+// master at 1e-17 to 1e-15, and its duals, degenerate there, price
+// columns in for rounds on end. The point's rows, each short of 1 by at
+// most objZero, are normalised (assemble), which raises the level by at
+// most about objZero, and the mechanism is audited over the set. The
+// search's probes still price on to an exact 0: their basis and columns
+// start the next probes, and their path is left as it was.
+const objZero = 1e-13
+
+// decideCoverAfter is the number of pricing rounds after which a deciding
+// probe that has not settled asks the pattern's cover for a proof above
+// the probed ε (RobustCoverBound).
+const decideCoverAfter = 8
+
 // robustMaxRounds bounds the pricing rounds of one robust probe.
 const robustMaxRounds = 2000
 
@@ -153,11 +172,25 @@ func NewRobust(set *mech.PriorSet, pat mech.Pattern) (*RobustMaster, error) {
 
 // SetDecide makes every later probe end as soon as the Lagrangian bound of
 // its pricing shows that the master's optimum is positive (no mechanism
-// keeps the probed ε over the set), instead of pricing on until the master
-// is optimal: for a caller that only needs the verdict at a budget. Such a
-// refutation is the engine's word, without a proof (Lower 0) or an
-// estimate.
+// keeps the probed ε over the set), or as soon as the pattern's cover
+// proves more than ε over the set (checked once, after decideCoverAfter
+// rounds), instead of pricing on until the master is optimal: for a
+// caller that only needs the verdict at a budget. The first refutation is
+// the engine's word, without a proof (Lower 0) or an estimate; the second
+// comes with the cover's proof (RobustBound), and no estimate.
 func (g *RobustMaster) SetDecide(on bool) { g.decide = on }
+
+// patternCover is the pattern's fractional cover (SolveCover), computed
+// once for the master's life; nil when the cover LP fails.
+func (g *RobustMaster) patternCover() *Cover {
+	if !g.coverDone {
+		g.coverDone = true
+		if cv, err := SolveCover(g.pat, nil, nil, false); err == nil {
+			g.cover = cv
+		}
+	}
+	return g.cover
+}
 
 // SetFar marks every later probe as far below the least ε (a refutation
 // expected, wanted for its proof and Newton's estimate): such a probe ends
@@ -395,7 +428,7 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 		}
 		g.Pivots += sol.Iterations
 		g.Rounds++
-		if sol.Objective <= 0 {
+		if sol.Objective <= 0 || g.decide && sol.Objective <= objZero {
 			break
 		}
 		objs = append(objs, sol.Objective)
@@ -453,6 +486,19 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 			refuted = true
 			break
 		}
+		if g.decide && rounds+1 == decideCoverAfter {
+			// A decision that has not settled: the pattern's cover
+			// may prove more than eps over the set (RobustCoverBound),
+			// where the Lagrangian bound takes many more rounds to
+			// cross 0. Checked once, late enough that the decisions
+			// that settle quickly do not pay for its LP.
+			if cv := g.patternCover(); cv != nil {
+				if lb, alpha, priors, ok := robustCoverProof(g.set, g.pat, cv, 0); ok && lb > eps {
+					r.Lower, r.Alpha, r.Priors = lb, alpha, priors
+					return r, nil
+				}
+			}
+		}
 		if added > 0 {
 			continue
 		}
@@ -467,7 +513,7 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 			break
 		}
 	}
-	if sol.Objective <= 0 {
+	if sol.Objective <= 0 || g.decide && sol.Objective <= objZero {
 		var ws []weighted
 		for k, c := range g.cols {
 			if w := sol.X[n+k]; w > 0 && !c.dead {

@@ -516,3 +516,85 @@ func TestRobustFarProbeEndsOnItsTail(t *testing.T) {
 		t.Errorf("far probe at %v proves %v; at the optimum %v; a mechanism audits at %v", lb, far.Lower, full.Lower, upper)
 	}
 }
+
+// A decision at the budget that has not settled after its first rounds
+// takes the cover's proof when it is above the budget (grid and bands at
+// 32 letters, box of factors 0.8–1.25, ε = 1: the value task's patterns).
+// Each such refutation is checked independently: its multipliers and
+// priors prove at least its bound (certify.DualCertificateColumns, priors
+// within the set), and the dualised robust LP at the budget (polytope's
+// BuildRobust) is infeasible. The decisions that find a mechanism
+// audit within the budget.
+func TestRobustDecisionRefutedByTheCover(t *testing.T) {
+	slv, err := solver.Get("revised")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const eps = 1.0
+	covered := 0
+	for _, name := range []string{"grid", "bands"} {
+		fam, err := instance.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := fam.New(32, 2026)
+		if err != nil {
+			t.Fatal(err)
+		}
+		set := boxAround(in.Prior, 0.8, 1.25)
+		seen := map[float64]bool{}
+		for _, row := range in.Utility {
+			for _, v := range row {
+				if seen[v] {
+					continue
+				}
+				seen[v] = true
+				pat := in.Utility.Pattern(v)
+				if colgen.IndependentOver(pat) != nil || colgen.SetPruningBound(set, pat) > eps {
+					continue // settled without a master
+				}
+				g, err := colgen.NewRobust(set, pat)
+				if err != nil {
+					continue // a row with no output
+				}
+				g.SetDecide(true)
+				r, err := g.Probe(eps)
+				if err != nil || r.Unsettled {
+					t.Fatalf("%s at %v: %v, %+v", name, v, err, r)
+				}
+				if r.Mechanism != nil {
+					if !pat.Holds(r.Mechanism) || !(r.PML <= eps+certify.AuditTol) {
+						t.Errorf("%s at %v: a mechanism at level %v", name, v, r.PML)
+					}
+					continue
+				}
+				if r.Alpha == nil {
+					continue // the Lagrangian bound's refutation, no proof
+				}
+				covered++
+				if !(r.Lower > eps) {
+					t.Errorf("%s at %v: refuted by a proof of %v", name, v, r.Lower)
+				}
+				for j, pr := range r.Priors {
+					if !set.Contains(pr, 1e-12) {
+						t.Fatalf("%s at %v: output %d's prior is not in the set", name, v, j)
+					}
+				}
+				if c, ok := certify.DualCertificateColumns(r.Priors, pat, r.Alpha); !ok || c.Epsilon < r.Lower-1e-15 {
+					t.Errorf("%s at %v: the multipliers prove %v (ok %v), the refutation claims %v", name, v, c.Epsilon, ok, r.Lower)
+				}
+				mod, err := polytope.BuildRobust(polytope.Spec{Prior: set.Center, Budget: mech.Budget{Measure: mech.PML, Epsilon: eps}, Pattern: pat}, set)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if sol, err := slv.Solve(mod.LP); err != nil || sol.Status == solver.Optimal {
+					t.Errorf("%s at %v: refuted at ε = %v by the cover's %v, but the dualised LP: %v, %v", name, v, eps, r.Lower, sol.Status, err)
+				}
+				t.Logf("%s at %v: refuted by the cover's proof %.6f after %d rounds", name, v, r.Lower, g.Rounds)
+			}
+		}
+	}
+	if covered == 0 {
+		t.Error("no decision was refuted by the cover: the test proves nothing")
+	}
+}

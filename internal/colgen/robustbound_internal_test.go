@@ -344,3 +344,67 @@ func TestBestPriorReachesTheLeast(t *testing.T) {
 		}
 	}
 }
+
+// minMassOf is mech.PriorSet.MinMass of an indicator to the last bit, on
+// boxes (some bounds tight, some letters fixed) and balls (radii large
+// enough to move every letter's mass, and none), including the indicator
+// of every letter and of one.
+func TestMinMassOfIsMinMass(t *testing.T) {
+	rng := rand.New(rand.NewPCG(37, 13))
+	for trial := range 2000 {
+		n := 1 + rng.IntN(12)
+		pi := make(mech.Prior, n)
+		s := 0.0
+		for i := range pi {
+			pi[i] = rng.Float64() + 1e-3
+			if rng.IntN(5) == 0 {
+				pi[i] = 1e-9
+			}
+			s += pi[i]
+		}
+		for i := range pi {
+			pi[i] /= s
+		}
+		var set *mech.PriorSet
+		var err error
+		if trial%2 == 0 {
+			l, u := make([]float64, n), make([]float64, n)
+			for i, p := range pi {
+				l[i], u[i] = p*(0.5+0.5*rng.Float64()), math.Min(1, p*(1+rng.Float64()))
+				if rng.IntN(6) == 0 {
+					l[i], u[i] = p, p
+				}
+			}
+			set, err = mech.NewBoxSet(pi, l, u)
+		} else {
+			set, err = mech.NewL1Set(pi, []float64{0, 0.05, 0.5, 1.5, 2}[rng.IntN(5)])
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, c, scratch := make([]bool, n), make([]float64, n), make([]float64, n)
+		for range 8 {
+			for i := range in {
+				in[i] = rng.IntN(3) == 0
+			}
+			switch rng.IntN(6) {
+			case 0:
+				for i := range in {
+					in[i] = true
+				}
+			case 1:
+				clear(in)
+				in[rng.IntN(n)] = true
+			}
+			for i, a := range in {
+				c[i] = 0
+				if a {
+					c[i] = 1
+				}
+			}
+			if got, want := minMassOf(set, in, scratch), set.MinMass(c); got != want {
+				t.Fatalf("trial %d (box %v): minMassOf %v (%x), MinMass %v (%x) of %v", trial, set.IsBox(), got, math.Float64bits(got), want, math.Float64bits(want), in)
+			}
+		}
+	}
+}

@@ -353,7 +353,7 @@ func (g *RobustMaster) startBracket(tol float64, start mech.Mechanism) (b Robust
 	// lower end (the pruning bound or the cover's proof over the set, over
 	// balls most often).
 	if b.Upper-b.Lower > tol {
-		if cv, err := SolveCover(pat, nil, nil, false); err == nil {
+		if cv := g.patternCover(); cv != nil {
 			if lb, alpha, priors, ok := robustCoverProof(set, pat, cv, b.Lower+tol); ok && lb > b.Lower {
 				b.Lower, b.Pruning, b.Alpha, b.Priors = math.Min(lb, b.Upper), false, alpha, priors
 			}
@@ -376,18 +376,17 @@ func SetPruningBound(set *mech.PriorSet, pat mech.Pattern) float64 {
 	}
 	n, m := len(pat), len(pat[0])
 	open := make([]float64, m)
-	c := make([]float64, n)
+	in := make([]bool, n)
+	pi := make([]float64, n)
 	for j := range m {
 		used := false
 		for i := range n {
-			c[i] = 0
-			if pat[i][j] {
-				c[i], used = 1, true
-			}
+			in[i] = pat[i][j]
+			used = used || in[i]
 		}
 		open[j] = math.Inf(1)
 		if used {
-			if mass := set.MinMass(c); mass > 0 {
+			if mass := minMassOf(set, in, pi); mass > 0 {
 				open[j] = -math.Log(mass)
 			}
 		}
@@ -403,6 +402,89 @@ func SetPruningBound(set *mech.PriorSet, pat mech.Pattern) float64 {
 		worst = math.Max(worst, least)
 	}
 	return worst
+}
+
+// minMassOf is set.MinMass of the indicator of the letters in, to the
+// last bit: the same greedy prior (mech.PriorSet.Extreme), whose order of
+// an indicator is known without a sort (the letters outside in, then
+// those in it, each by index), summed in the same order. pi is scratch of
+// the set's size. SetPruningBound asks it once per output of every
+// pattern a decision or a search meets.
+func minMassOf(set *mech.PriorSet, in []bool, pi []float64) float64 {
+	n := len(in)
+	any, all := false, true
+	for _, a := range in {
+		any, all = any || a, all && a
+	}
+	if !any {
+		return 0
+	}
+	if set.IsBox() {
+		rest := 1.0
+		for i, l := range set.Lower {
+			pi[i] = l
+			rest -= l
+		}
+		for pass := range 2 {
+			for k := range n {
+				if rest <= 0 {
+					break
+				}
+				if in[k] != (pass == 1) {
+					continue
+				}
+				add := math.Min(rest, set.Upper[k]-set.Lower[k])
+				pi[k] += add
+				rest -= add
+			}
+		}
+	} else {
+		// The cheapest letter is the first outside in (the first letter
+		// when in holds them all); mass moves onto it from the dearest,
+		// those in in by decreasing index, then the others.
+		best := 0
+		for k := range n {
+			if !in[k] {
+				best = k
+				break
+			}
+		}
+		others := 0.0
+		for k, v := range set.Center {
+			if k != best {
+				others += v
+			}
+		}
+		if set.Radius/2 >= others {
+			clear(pi)
+			pi[best] = 1
+		} else {
+			copy(pi, set.Center)
+			move := set.Radius / 2
+			for pass := range 2 {
+				for k := n - 1; k >= 0 && move > 0; k-- {
+					if in[k] != (pass == 0) || k == best {
+						continue
+					}
+					take := math.Min(move, pi[k])
+					pi[k] -= take
+					pi[best] += take
+					move -= take
+				}
+			}
+		}
+	}
+	mass := 0.0
+	for k, a := range in {
+		if a {
+			mass += pi[k] // the others' terms are +0, which leave the sum
+		}
+	}
+	lo, hi := 0.0, 1.0 // the clamp of mech.PriorSet.MinMass to the costs
+	if all {
+		lo = 1
+	}
+	return math.Min(math.Max(mass, lo), hi)
 }
 
 // UniformOverAllowed is the utility-safe mechanism of the pattern: each
