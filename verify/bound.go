@@ -314,18 +314,35 @@ func (k *checker) twoPriorBound(column func(int), w []*big.Float, priors [][]flo
 // the exact C, κ, lo and hi to float64 counted as one operation each)
 // lies within γ_d |x|_abs of x, |x|_abs the expression with every term's
 // magnitude (Higham, "Accuracy and Stability of Numerical Algorithms",
-// 2002, §3.1 and Lemma 3.3), plus an absolute 2⁻¹⁰⁷⁴ per operation for
-// underflow. The count Σ_k max(0, g_k) + max(0, T − Σ_k max(0, −g_k))
+// 2002, §3.1 and Lemma 3.3), for operations whose results are normal
+// numbers; where a product or conversion underflows the exact path
+// decides. The count Σ_k max(0, g_k) + max(0, T − Σ_k max(0, −g_k))
 // moves by at most the sum of the g_k's errors through each of its two
 // sums; the last comparison is exact. The error bounds are doubled for
 // the rounding of their own computation.
 func (k *checker) twoPriorFloat(j int, a, b []float64, R, T float64, lo, hi, kappa *big.Float) bool {
 	n := k.n
 	gam := func(d int) float64 { return float64(d) * 0x1p-53 / (1 - float64(d)*0x1p-53) }
-	C, _ := k.mass.Float64()
-	kf, _ := kappa.Float64()
-	lof, _ := lo.Float64()
-	hif, _ := hi.Float64()
+	// The bound holds for operations whose results are normal numbers (or
+	// exact zeros): a product that underflows, or a conversion that does,
+	// loses more than a relative 2⁻⁵³ and passes the loss on to every
+	// later product. Where one would, the exact path decides.
+	ok := true
+	mul := func(x, y float64) float64 {
+		p := x * y
+		if x != 0 && y != 0 && !(math.Abs(p) >= 0x1p-1021) {
+			ok = false
+		}
+		return p
+	}
+	conv := func(x *big.Float) float64 {
+		f, _ := x.Float64()
+		if x.Sign() != 0 && !(math.Abs(f) >= 0x1p-1021 && math.Abs(f) <= math.MaxFloat64) {
+			ok = false
+		}
+		return f
+	}
+	C, kf, lof, hif := conv(k.mass), conv(kappa), conv(lo), conv(hi)
 	// δ = max(0, Σ_k b_k − S) within eD.
 	sb, mb := 0.0, 0.0
 	for _, x := range b {
@@ -335,18 +352,19 @@ func (k *checker) twoPriorFloat(j int, a, b []float64, R, T float64, lo, hi, kap
 	delta := math.Max(0, sb-C)
 	eD := gam(n+4) * (mb + math.Abs(C))
 	// up = hi·R + lo·T·δ·hi within eUp.
-	loT := lof * T
-	up := hif*R + loT*delta*hif
-	eUp := gam(8)*(math.Abs(hif*R)+math.Abs(loT*delta*hif)) + math.Abs(loT*hif)*eD*(1+gam(8))
+	loT := mul(lof, T)
+	hR, ldh := mul(hif, R), mul(mul(loT, delta), hif)
+	up := hR + ldh
+	eUp := gam(8)*(math.Abs(hR)+math.Abs(ldh)) + math.Abs(loT*hif)*eD*(1+gam(8))
 	pos, neg, errG, mag := 0.0, 0.0, 0.0, 0.0
 	for i := range n {
-		pw := k.p.Prior[i] * k.p.Utility[i][j]
+		pw := mul(k.p.Prior[i], k.p.Utility[i][j])
 		al := k.c.Utility.Alpha[i]
 		w := pw - al
-		ci := k.p.Prior[i]
-		h := C*w - kf*ci
-		g := h + up*a[i] - loT*b[i]
-		gm := math.Abs(C)*(math.Abs(pw)+math.Abs(al)) + math.Abs(kf*ci) + math.Abs(up*a[i]) + math.Abs(loT*b[i])
+		kc := mul(kf, k.p.Prior[i])
+		ua, lb := mul(up, a[i]), mul(loT, b[i])
+		g := mul(C, w) - kc + ua - lb
+		gm := math.Abs(C)*(math.Abs(pw)+math.Abs(al)) + math.Abs(kc) + math.Abs(ua) + math.Abs(lb)
 		errG += gam(12)*gm + math.Abs(a[i])*eUp
 		mag += math.Abs(g)
 		if g > 0 {
@@ -357,7 +375,7 @@ func (k *checker) twoPriorFloat(j int, a, b []float64, R, T float64, lo, hi, kap
 	}
 	P := pos + math.Max(0, T-neg)
 	e := 2 * (2*errG + gam(n+4)*(mag+math.Abs(T)) + float64(24*n+64)*0x1p-1074)
-	if math.IsNaN(P) || math.IsInf(P, 0) || math.IsNaN(e) || math.IsInf(e, 0) || math.IsInf(C, 0) || math.IsInf(kf, 0) || math.IsInf(hif, 0) {
+	if !ok || math.IsNaN(P) || math.IsInf(P, 0) || math.IsNaN(e) || math.IsInf(e, 0) {
 		return false
 	}
 	// P + e ≤ R, exactly.

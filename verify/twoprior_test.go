@@ -182,3 +182,47 @@ func TestTwoPriorFloatNeverPassesAFailingColumn(t *testing.T) {
 	}
 	t.Logf("passed %d of %d far columns; %d trials straddled the crossing", passedFar, far, tight)
 }
+
+// Two columns whose float count loses its rounding bound to underflow:
+// e^{−750} converts to 0 while a lower prior of 1e308 would multiply it,
+// and a subnormal R times e^ε is rounded absolutely, then scaled by 2²⁰.
+// The float check must leave both to the exact path, which refuses them.
+func TestTwoPriorFloatLeavesUnderflowToTheExactPath(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		epsLo, epsUp   float64
+		a, b           []float64
+		R, T           float64
+		alphaFromUpper bool
+	}{
+		{"lower cap underflows", 750, 27.6, []float64{0.5, 0.5}, []float64{1e308, 0.5}, 1e-13, 1, false},
+		{"subnormal R", 0.3, 0.3, []float64{0x1p20, 0x1p20}, []float64{0.5, 0.5}, 1.487e-321, 0, true},
+	} {
+		prior := []float64{0.5, 0.5}
+		util := [][]float64{{0}, {0}}
+		lo, _ := expBounds(-tc.epsLo)
+		_, hi := expBounds(tc.epsUp)
+		hif, _ := hi.Float64()
+		alpha := []float64{0, 0}
+		kappa := new(big.Float).SetPrec(exactPrec).SetFloat64((1 + hif*tc.R) * (1 + 1e-14))
+		if tc.alphaFromUpper {
+			for i := range alpha {
+				alpha[i] = hif * tc.R * tc.a[i]
+			}
+			kappa.SetFloat64(0)
+		}
+		k := &checker{p: Problem{Prior: prior, Utility: util}, c: Certificate{Utility: &Utility{Alpha: alpha}}, n: 2, m: 1}
+		k.mass = k.a.zero()
+		for _, v := range prior {
+			k.a.add(k.mass, k.mass, k.a.num(v))
+		}
+		count := twoPriorExact(prior, util, alpha, 0, tc.a, tc.b, tc.R, tc.T, lo, hi, kappa)
+		holds := count.Cmp(new(big.Rat).SetFloat64(tc.R)) <= 0
+		if got := k.twoPriorFloat(0, tc.a, tc.b, tc.R, tc.T, lo, hi, kappa); got && !holds {
+			t.Errorf("%s: the float check passes a column whose exact count %s exceeds R = %g", tc.name, count.FloatString(30), tc.R)
+		}
+		if holds {
+			t.Errorf("%s: the exact count %s is within R = %g: the case tests nothing", tc.name, count.FloatString(30), tc.R)
+		}
+	}
+}
