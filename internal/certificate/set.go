@@ -134,9 +134,13 @@ func levelsOverSet(set *mech.PriorSet, pi mech.Prior, m mech.Mechanism, b mech.B
 	return up, 0
 }
 
-// exactSum returns Σ v exactly: fsum's partials added in big.Float.
+// exactSum returns Σ v exactly: fsum's partials added in big.Float, or v
+// itself where a partial sum overflowed float64.
 func exactSum(v []float64) *big.Float {
-	parts, _ := fsum.Partials(nil, v)
+	parts, ok := fsum.Partials(nil, v)
+	if !ok {
+		parts = v
+	}
 	s := new(big.Float).SetPrec(1 << 13)
 	var t big.Float
 	for _, x := range parts {

@@ -139,3 +139,14 @@ func TestNoFiniteLevelAgreesWithVerify(t *testing.T) {
 		t.Fatalf("%d unreachable and %d reachable patterns: too few of one", yes, no)
 	}
 }
+
+// exactSum of values whose float partial sums overflow is still their
+// exact sum (the big.Float path), not a panic on an infinite partial.
+func TestExactSumPastFloat64(t *testing.T) {
+	got := exactSum([]float64{math.MaxFloat64, math.MaxFloat64, -math.MaxFloat64, 0x1p-1074})
+	want := new(big.Float).SetPrec(1 << 13).SetFloat64(math.MaxFloat64)
+	want.Add(want, new(big.Float).SetFloat64(0x1p-1074))
+	if got.Cmp(want) != 0 {
+		t.Fatalf("exactSum = %v, want %v", got, want)
+	}
+}

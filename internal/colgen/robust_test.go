@@ -270,7 +270,8 @@ func TestRobustLeastStepsByTheSecant(t *testing.T) {
 
 // leastAfterDecision is the search of the pattern over the set as
 // overset's BestWorstCase runs it: seeded by the master of a decision at
-// eps that found a mechanism, and by that mechanism.
+// eps that found a mechanism, and by that mechanism; the master is left
+// with its probes not marked far.
 func leastAfterDecision(t *testing.T, set *mech.PriorSet, pat mech.Pattern, eps float64) colgen.RobustBracket {
 	t.Helper()
 	g, err := colgen.NewRobust(set, pat)
@@ -286,6 +287,11 @@ func leastAfterDecision(t *testing.T, set *mech.PriorSet, pat mech.Pattern, eps 
 	b, err := g.LeastEpsilon(context.Background(), 1e-9, r.Mechanism)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The caller's master comes back as plain as it went in, even where
+	// a new master took over the search.
+	if g.Far() {
+		t.Error("the caller's master is left marking its probes far")
 	}
 	return b
 }

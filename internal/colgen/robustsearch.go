@@ -111,9 +111,13 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 	}
 	rounds0, pivots0 := g.Rounds, g.Pivots
 	seeded := g.Rounds > 0 // the master holds columns of earlier probes
+	// The caller's master leaves the search as plain as it came, whether
+	// or not a restart replaced g below.
+	caller := g
 	defer func() {
 		b.Rounds, b.Pivots = b.Rounds+g.Rounds-rounds0, b.Pivots+g.Pivots-pivots0
 		g.SetFar(false)
+		caller.SetFar(false)
 	}()
 	fresh := false // the master was restarted once (below)
 	// restart replaces g by a new master of the pattern, once.
