@@ -261,9 +261,10 @@ func (k *checker) twoPriorBound(column func(int), w []*big.Float, priors [][]flo
 	c, C := k.prior, k.mass
 	t, g, pos, neg, delta := k.a.zero(), k.a.zero(), k.a.zero(), k.a.zero(), k.a.zero()
 	h := k.a.zero()
+	fc := k.floatConsts(lo, hi, kappa)
 	for j := range k.m {
 		a, b := priors[j], lower[j]
-		if k.twoPriorFloat(j, a, b, u.CapWeights[j][0], u.CapWeights[j][1], lo, hi, kappa) {
+		if k.twoPriorFloat(j, a, b, u.CapWeights[j][0], u.CapWeights[j][1], fc) {
 			continue
 		}
 		column(j)
@@ -320,14 +321,14 @@ func (k *checker) twoPriorBound(column func(int), w []*big.Float, priors [][]flo
 // moves by at most the sum of the g_k's errors through each of its two
 // sums; the last comparison is exact. The error bounds are doubled for
 // the rounding of their own computation.
-func (k *checker) twoPriorFloat(j int, a, b []float64, R, T float64, lo, hi, kappa *big.Float) bool {
+func (k *checker) twoPriorFloat(j int, a, b []float64, R, T float64, fc floatConsts) bool {
 	n := k.n
 	gam := func(d int) float64 { return float64(d) * 0x1p-53 / (1 - float64(d)*0x1p-53) }
 	// The bound holds for operations whose results are normal numbers (or
 	// exact zeros): a product that underflows, or a conversion that does,
 	// loses more than a relative 2⁻⁵³ and passes the loss on to every
 	// later product. Where one would, the exact path decides.
-	ok := true
+	ok := fc.ok
 	mul := func(x, y float64) float64 {
 		p := x * y
 		if x != 0 && y != 0 && !(math.Abs(p) >= 0x1p-1021) {
@@ -335,14 +336,7 @@ func (k *checker) twoPriorFloat(j int, a, b []float64, R, T float64, lo, hi, kap
 		}
 		return p
 	}
-	conv := func(x *big.Float) float64 {
-		f, _ := x.Float64()
-		if x.Sign() != 0 && !(math.Abs(f) >= 0x1p-1021 && math.Abs(f) <= math.MaxFloat64) {
-			ok = false
-		}
-		return f
-	}
-	C, kf, lof, hif := conv(k.mass), conv(kappa), conv(lo), conv(hi)
+	C, kf, lof, hif := fc.mass, fc.kappa, fc.lo, fc.hi
 	// δ = max(0, Σ_k b_k − S) within eD.
 	sb, mb := 0.0, 0.0
 	for _, x := range b {
@@ -382,6 +376,28 @@ func (k *checker) twoPriorFloat(j int, a, b []float64, R, T float64, lo, hi, kap
 	var sum, bp, be, br big.Float
 	sum.SetPrec(exactPrec).Add(bp.SetFloat64(P), be.SetFloat64(e))
 	return sum.Acc() == big.Exact && sum.Cmp(br.SetFloat64(R)) <= 0
+}
+
+// floatConsts are the exact numbers twoPriorFloat reads, converted to
+// float64 once for every output: S, κ and the ends lo and hi; ok is
+// false where a conversion underflowed or overflowed (twoPriorFloat then
+// leaves every column to the exact path).
+type floatConsts struct {
+	mass, kappa, lo, hi float64
+	ok                  bool
+}
+
+func (k *checker) floatConsts(lo, hi, kappa *big.Float) floatConsts {
+	fc := floatConsts{ok: true}
+	conv := func(x *big.Float) float64 {
+		f, _ := x.Float64()
+		if x.Sign() != 0 && !(math.Abs(f) >= 0x1p-1021 && math.Abs(f) <= math.MaxFloat64) {
+			fc.ok = false
+		}
+		return f
+	}
+	fc.mass, fc.kappa, fc.lo, fc.hi = conv(k.mass), conv(kappa), conv(lo), conv(hi)
+	return fc
 }
 
 // ByRatio sets order to the indices of g and a sorted by the ratio

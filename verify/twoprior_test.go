@@ -156,7 +156,7 @@ func TestTwoPriorFloatNeverPassesAFailingColumn(t *testing.T) {
 		tries = append(tries, farK)
 		fails, passes := false, false
 		for _, kap := range tries {
-			got := k.twoPriorFloat(0, a, b, R, T, lo, hi, bf(kap))
+			got := k.twoPriorFloat(0, a, b, R, T, k.floatConsts(lo, hi, bf(kap)))
 			ok := holds(kap)
 			if got && !ok {
 				t.Fatalf("trial %d (n %d, scale %g, ε %g): the float check passes κ = %g, where the exact count %s exceeds R = %g", trial, n, scale, eps, kap, count(kap).FloatString(20), R)
@@ -218,7 +218,7 @@ func TestTwoPriorFloatLeavesUnderflowToTheExactPath(t *testing.T) {
 		}
 		count := twoPriorExact(prior, util, alpha, 0, tc.a, tc.b, tc.R, tc.T, lo, hi, kappa)
 		holds := count.Cmp(new(big.Rat).SetFloat64(tc.R)) <= 0
-		if got := k.twoPriorFloat(0, tc.a, tc.b, tc.R, tc.T, lo, hi, kappa); got && !holds {
+		if got := k.twoPriorFloat(0, tc.a, tc.b, tc.R, tc.T, k.floatConsts(lo, hi, kappa)); got && !holds {
 			t.Errorf("%s: the float check passes a column whose exact count %s exceeds R = %g", tc.name, count.FloatString(30), tc.R)
 		}
 		if holds {
