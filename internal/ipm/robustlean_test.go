@@ -368,24 +368,10 @@ func TestLeanDirsCollect(t *testing.T) {
 
 // Where both lean runs fail, the error wraps ErrRobustNotConverged and
 // says why each did: coarse at 5 letters under LIP at 5 nats over the
-// ball of radius 0.3 (TestSolveRobustPastLeanBallTwo's instance).
+// ball of radius 0.3 (leanBallTwoStall).
 func TestSolveLeanSaysWhyBothRunsFailed(t *testing.T) {
-	f, err := instance.Lookup("coarse")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := f.New(5, 2026)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := mech.NewL1Set(in.Prior, 0.3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := mech.Budget{Measure: mech.LIP, Epsilon: 5}
-	p := RobustProblem{Utility: in.Utility, Budget: b, Set: set}
-	mu, kap, lip, _ := robustRates(b)
-	_, err = solveRobustLeanBallTwo(context.Background(), p, normalised(set.Center), mu, kap, lip, 200, robustGap, AcceptedGap)
+	p, pi, mu, kap, lip := leanBallTwoStall(t)
+	_, err := solveRobustLeanBallTwo(context.Background(), p, pi, mu, kap, lip, 200, robustGap, AcceptedGap)
 	if !errors.Is(err, ErrRobustNotConverged) || strings.Count(err.Error(), "stalled") < 2 || !strings.Contains(err.Error(), "the first run") {
 		t.Fatalf("error %v: want both runs' reasons, wrapping ErrRobustNotConverged", err)
 	}

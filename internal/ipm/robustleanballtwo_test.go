@@ -41,12 +41,11 @@ func TestLeanBallTwoMatchesTheLP(t *testing.T) {
 	}
 }
 
-// TestSolveRobustPastLeanBallTwo: where the lean ball route for two sides
-// does not settle (coarse at 5 letters under LIP at 5 nats over the ball
-// of radius 0.3: its iterations stall near a relative gap of 1e-8),
-// SolveRobust answers as the routes past it do
-// (solveRobustRounds), bit for bit.
-func TestSolveRobustPastLeanBallTwo(t *testing.T) {
+// leanBallTwoStall is a problem on which the lean ball route for two
+// sides does not settle at either step length: coarse at 5 letters under
+// LIP at 5 nats over the ball of radius 0.3, with its estimate and rates.
+func leanBallTwoStall(t *testing.T) (RobustProblem, mech.Prior, float64, float64, bool) {
+	t.Helper()
 	f, err := instance.Lookup("coarse")
 	if err != nil {
 		t.Fatal(err)
@@ -60,9 +59,17 @@ func TestSolveRobustPastLeanBallTwo(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := mech.Budget{Measure: mech.LIP, Epsilon: 5}
-	p := RobustProblem{Utility: in.Utility, Budget: b, Set: set}
 	mu, kap, lip, _ := robustRates(b)
-	pi := normalised(set.Center)
+	return RobustProblem{Utility: in.Utility, Budget: b, Set: set}, normalised(set.Center), mu, kap, lip
+}
+
+// TestSolveRobustPastLeanBallTwo: where the lean ball route for two sides
+// does not settle (coarse at 5 letters under LIP at 5 nats over the ball
+// of radius 0.3: its iterations stall near a relative gap of 1e-8),
+// SolveRobust answers as the routes past it do
+// (solveRobustRounds), bit for bit.
+func TestSolveRobustPastLeanBallTwo(t *testing.T) {
+	p, pi, mu, kap, lip := leanBallTwoStall(t)
 	ctx := context.Background()
 	if _, err := solveRobustLeanBallTwo(ctx, p, pi, mu, kap, lip, 200, robustGap, AcceptedGap); err == nil {
 		t.Fatal("the lean route answered: the instance no longer tests the fall-through")
