@@ -124,3 +124,47 @@ func taylor(r *big.Float, mode big.RoundingMode, upper bool) *big.Float {
 	}
 	return sum
 }
+
+// exactSign returns the sign (−1, 0 or 1) of Σ v in exact arithmetic,
+// ok false where a float64 partial sum overflowed. The sum is kept as
+// non-overlapping float64 partials, each addition split into its rounded
+// sum and its rounding error (Dekker's Fast2Sum after ordering by
+// magnitude; Shewchuk, "Adaptive precision floating-point arithmetic and
+// fast robust geometric predicates", 1997): the partials below the
+// largest sum to less than its last bit, so its sign is the sum's. The
+// engines keep such partials too (internal/fsum); verify has its own, as
+// it shares no code with what it checks.
+func exactSign(v []float64) (sign int, ok bool) {
+	var buf [16]float64
+	parts := buf[:0]
+	for _, x := range v {
+		k := 0
+		for _, y := range parts {
+			if math.Abs(x) < math.Abs(y) {
+				x, y = y, x
+			}
+			hi := x + y
+			if lo := y - (hi - x); lo != 0 {
+				parts[k] = lo
+				k++
+			}
+			x = hi
+		}
+		parts = parts[:k]
+		if x != 0 {
+			parts = append(parts, x)
+		}
+	}
+	for _, p := range parts {
+		if math.IsInf(p, 0) || math.IsNaN(p) {
+			return 0, false
+		}
+	}
+	switch {
+	case len(parts) == 0:
+		return 0, true
+	case parts[len(parts)-1] > 0:
+		return 1, true
+	}
+	return -1, true
+}

@@ -3,6 +3,7 @@ package verify
 import (
 	"math"
 	"math/big"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -105,5 +106,45 @@ func TestExpBoundsCachedCopies(t *testing.T) {
 		if lo2.Cmp(want0) != 0 || hi2.Cmp(want1) != 0 {
 			t.Fatalf("e^%v: after the first caller changed its copies, [%v, %v]", x, lo2, hi2)
 		}
+	}
+}
+
+// exactSign is the sign of the big.Float sum on random sums that cancel
+// to nothing, to one ulp or to a subnormal (magnitudes 1e-320 to 1e300),
+// and reports an overflowed partial sum as undecided.
+func TestExactSignAgreesWithBigFloat(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	zeros := 0
+	for trial := range 20000 {
+		n := 1 + rng.IntN(30)
+		v := make([]float64, 0, 2*n+1)
+		for range n {
+			x := rng.NormFloat64() * math.Pow(10, float64(rng.IntN(620)-320))
+			v = append(v, x)
+			if rng.IntN(2) == 0 {
+				v = append(v, -x)
+			}
+		}
+		if trial%3 == 0 {
+			v = append(v, math.Nextafter(0, 1)*float64(rng.IntN(3)-1))
+		}
+		rng.Shuffle(len(v), func(i, j int) { v[i], v[j] = v[j], v[i] })
+		want := new(big.Float).SetPrec(exactPrec)
+		for _, x := range v {
+			want.Add(want, new(big.Float).SetFloat64(x))
+		}
+		s, ok := exactSign(v)
+		if !ok || s != want.Sign() {
+			t.Fatalf("trial %d: sign %d (ok %v), want %d", trial, s, ok, want.Sign())
+		}
+		if s == 0 {
+			zeros++
+		}
+	}
+	if zeros < 100 {
+		t.Errorf("only %d sums of zero: the cancelling cases are not tried", zeros)
+	}
+	if _, ok := exactSign([]float64{math.MaxFloat64, math.MaxFloat64, -math.MaxFloat64}); ok {
+		t.Error("an overflowed partial sum gave a sign")
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
-
-	"github.com/pmlopt/pmlopt/internal/fsum"
 )
 
 // PriorSet is a closed convex set Π of priors around the problem's prior
@@ -258,8 +256,8 @@ func (k *checker) aboveSetExact(v []float64) (bool, string) {
 	return true, ""
 }
 
-// aboveSetByPartials is aboveSet's test in exact float64 sums (package
-// fsum): true where v passes it, false where it fails or the sums
+// aboveSetByPartials is aboveSet's test in exact float64 sums
+// (exactSign): true where v passes it, false where it fails or the sums
 // overflowed, which aboveSet then decides (and explains) in big.Float.
 func (k *checker) aboveSetByPartials(v []float64) bool {
 	s := k.p.PriorSet
@@ -272,7 +270,7 @@ func (k *checker) aboveSetByPartials(v []float64) bool {
 			}
 			t = append(t, min(x, s.Upper[i]), -k.p.Prior[i])
 		}
-		sg, ok := fsum.Sign(t)
+		sg, ok := exactSign(t)
 		return ok && sg >= 0
 	}
 	for i, x := range v {
@@ -281,7 +279,7 @@ func (k *checker) aboveSetByPartials(v []float64) bool {
 		}
 		t = append(t, x, -k.p.Prior[i])
 	}
-	if sg, ok := fsum.Sign(t); !ok || sg < 0 {
+	if sg, ok := exactSign(t); !ok || sg < 0 {
 		return false
 	}
 	// Σ_k max(0, π̂_k − v_k) ≤ r/2, each term twice against r.
@@ -291,7 +289,7 @@ func (k *checker) aboveSetByPartials(v []float64) bool {
 			t = append(t, p, p, -x, -x)
 		}
 	}
-	sg, ok := fsum.Sign(append(t, -*s.L1Radius))
+	sg, ok := exactSign(append(t, -*s.L1Radius))
 	return ok && sg <= 0
 }
 
