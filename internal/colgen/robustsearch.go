@@ -143,6 +143,7 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 	tried := math.NaN() // the lower end just above which a probe went
 	estimate := 0.0     // the last refuted probe's Newton estimate
 	secant := false     // the next probe goes to the secant's fixed point
+	repeated := false   // the last two refutations gave one estimate
 	t := b.Lower + (b.Upper-b.Lower)/2
 	if b.Lower > 0 {
 		// The pruning or the cover's bound is often the answer: one
@@ -202,6 +203,7 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 				b.Upper, b.Mechanism = r.PolishedPML, r.Polished
 			}
 			if r.Estimate > 0 {
+				repeated = math.Abs(r.Estimate-estimate) <= tol/4
 				estimate = r.Estimate
 			}
 			if r.Alpha != nil && r.Lower > b.Lower {
@@ -297,8 +299,9 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 			// bracket with its proof. Not when the secant puts ε* well
 			// below it: the estimate then converges only linearly, as
 			// the proofs do, and the secant's fixed point is the better
-			// probe.
-			if estimate > lo && math.Abs(b.Upper-estimate) <= tol/4 && !(fixed < estimate-tol) {
+			// probe. Unless the last two refutations' bases gave the
+			// same estimate: the proofs lag there, not the estimate.
+			if estimate > lo && math.Abs(b.Upper-estimate) <= tol/4 && (repeated || !(fixed < estimate-tol)) {
 				next, secant = b.Upper-tol/2, false
 			}
 		}
