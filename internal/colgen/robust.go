@@ -59,6 +59,10 @@ type RobustMaster struct {
 	// Rounds and Pivots count the pricing rounds and the master's pivots
 	// over the master's life.
 	Rounds, Pivots int
+
+	// failNext, when set, is the error the next probe returns without
+	// solving: the tests' way of making an engine fail on every build.
+	failNext error
 }
 
 type robustCol struct {
@@ -398,6 +402,10 @@ func (g *RobustMaster) trim(y []float64, keep int) error {
 func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 	if math.IsNaN(eps) || eps < 0 || math.IsInf(math.Exp(eps), 0) {
 		return nil, fmt.Errorf("colgen: RobustMaster.Probe: ε = %v: want 0 ≤ ε ≤ 709", eps)
+	}
+	if err := g.failNext; err != nil {
+		g.failNext = nil
+		return nil, err
 	}
 	n := g.sx.n
 	if len(g.cols) > 2*poolFactor*n {

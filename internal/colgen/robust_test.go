@@ -2,6 +2,7 @@ package colgen_test
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -66,6 +67,21 @@ func boxAround(pi mech.Prior, lo, hi float64) *mech.PriorSet {
 		panic(err)
 	}
 	return set
+}
+
+// familyInstance is the instance of n letters of the named family of
+// package instance, drawn with the bench's seed.
+func familyInstance(t *testing.T, name string, n int) instance.Instance {
+	t.Helper()
+	fam, err := instance.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := fam.New(n, 2026)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
 }
 
 // lpLeast is the least ε over the set by bisection on the dualised robust
@@ -239,16 +255,7 @@ func TestRobustBoundAtAPoint(t *testing.T) {
 // purego build), so the bound sits between those and the alternation's.
 // The bracket is checked by the independent LP.
 func TestRobustLeastStepsByTheSecant(t *testing.T) {
-	var fam instance.Family
-	for _, f := range instance.Families() {
-		if f.Name == "random" {
-			fam = f
-		}
-	}
-	in, err := fam.New(16, 2026)
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := familyInstance(t, "random", 16)
 	set := boxAround(in.Prior, 0.8, 1.25)
 	pat := in.Utility.Order().Pattern(9)
 	b, err := colgen.RobustLeastEpsilon(context.Background(), set, pat, 1e-9)
@@ -321,30 +328,64 @@ func checkRestarted(t *testing.T, rng *rand.Rand, set *mech.PriorSet, pat mech.P
 // A decision's master at the budget, whose columns start the search of
 // its pattern, can leave the engine stalled at the search's first probe
 // (abs-uniform at 40 letters, |x−y| ≤ 5, over the L1 ball of radius 0.1,
-// decided at ε = 2): the search then goes on with a new master instead of
-// failing.
+// decided at ε = 2, with the assembly kernels' sums; the pure-Go ones
+// round that master off its plateau): the search then goes on with a new
+// master instead of failing. The first test makes the seeded master's
+// probe fail on every build; the second keeps the instance that stalled,
+// whose search closes with or without a new master.
+func TestRobustLeastRestartsAFailedSeededMaster(t *testing.T) {
+	in := familyInstance(t, "abs-uniform", 10)
+	set, err := mech.NewL1Set(in.Prior, 0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pat := in.Utility.Pattern(-3)
+	g, err := colgen.NewRobust(set, pat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.SetDecide(true)
+	r, err := g.Probe(2)
+	if err != nil || r.Mechanism == nil {
+		t.Fatalf("the decision at the budget: %v, %v", r, err)
+	}
+	g.SetDecide(false)
+	g.FailNextProbe(errors.New("the engine stalled"))
+	b, err := g.LeastEpsilon(context.Background(), 1e-9, r.Mechanism)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRestarted(t, rand.New(rand.NewPCG(37, 8)), set, pat, b)
+	if want := lpLeast(t, set, pat, b.Upper+1); b.Lower > want+1e-7 || b.Upper < want-1e-7 {
+		t.Errorf("bracket [%.12g, %.12g], dualised LP %.12g", b.Lower, b.Upper, want)
+	}
+
+	// A master that was not seeded has nothing to restart from: its
+	// failure is the search's.
+	h, err := colgen.NewRobust(set, pat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stalled := errors.New("the engine stalled")
+	h.FailNextProbe(stalled)
+	if _, err := h.LeastEpsilon(context.Background(), 1e-9, nil); !errors.Is(err, stalled) {
+		t.Errorf("a fresh master's failed probe: error %v, want %v", err, stalled)
+	}
+}
+
 func TestRobustLeastRestartsAStalledMaster(t *testing.T) {
-	fam, err := instance.Lookup("abs-uniform")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := fam.New(40, 2026)
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := familyInstance(t, "abs-uniform", 40)
 	set, err := mech.NewL1Set(in.Prior, 0.1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	pat := in.Utility.Pattern(-5)
 	b := leastAfterDecision(t, set, pat, 2)
-	if pureKernels && b.Restarts == 0 {
-		// The stall is the assembly kernels' rounding on this instance;
-		// the pure-Go sums leave the master off its plateau.
-		checkBracket(t, rand.New(rand.NewPCG(37, 5)), set, pat, b)
-		t.Skip("the pure-Go kernels do not stall this master")
+	checkBracket(t, rand.New(rand.NewPCG(37, 5)), set, pat, b)
+	t.Logf("[%.12g, %.12g] by %d probes, %d rounds, %d restarts", b.Lower, b.Upper, b.Probes, b.Rounds, b.Restarts)
+	if b.Upper-b.Lower > 1e-9 || b.Alpha == nil || b.Restarts > 1 {
+		t.Errorf("bracket [%.12g, %.12g] (proof %v) after %d restarts, want one within 1e-9 with its proof after at most 1", b.Lower, b.Upper, b.Alpha != nil, b.Restarts)
 	}
-	checkRestarted(t, rand.New(rand.NewPCG(37, 5)), set, pat, b)
 }
 
 // A decision's master can also refute the search's first probe with
@@ -352,14 +393,7 @@ func TestRobustLeastRestartsAStalledMaster(t *testing.T) {
 // 16 letters, loss ≤ 60, over the bench's box, decided at ε = 1): the
 // search asks a new master the same, whose proof closes the bracket.
 func TestRobustLeastRestartsADegenerateRefutation(t *testing.T) {
-	fam, err := instance.Lookup("coarse")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := fam.New(16, 2026)
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := familyInstance(t, "coarse", 16)
 	set := boxAround(in.Prior, 0.8, 1.25)
 	pat := in.Utility.Pattern(-60)
 	b := leastAfterDecision(t, set, pat, 1)
@@ -483,14 +517,7 @@ func TestRobustLeastClosedByTheCoverFlow(t *testing.T) {
 // the audited level of a mechanism of the pattern, and come within a few
 // hundredths of the proof the same probe gives at the master's optimum.
 func TestRobustFarProbeEndsOnItsTail(t *testing.T) {
-	fam, err := instance.Lookup("square-geometric")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := fam.New(32, 2026)
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := familyInstance(t, "square-geometric", 32)
 	set := boxAround(in.Prior, 0.8, 1.25)
 	pat := in.Utility.Pattern(-169)
 	lb, _, _, ok := colgen.RobustCoverBound(set, pat, 0)
@@ -553,14 +580,7 @@ func TestRobustDecisionRefutedByTheCover(t *testing.T) {
 	const eps = 1.0
 	covered := 0
 	for _, name := range []string{"grid", "bands"} {
-		fam, err := instance.Lookup(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		in, err := fam.New(32, 2026)
-		if err != nil {
-			t.Fatal(err)
-		}
+		in := familyInstance(t, name, 32)
 		set := boxAround(in.Prior, 0.8, 1.25)
 		seen := map[float64]bool{}
 		for _, row := range in.Utility {
@@ -627,14 +647,7 @@ func TestRobustDecisionRefutedByTheCover(t *testing.T) {
 // 0.8–1.25: 5 probes, 6 when the secant is followed once more). The
 // bracket is checked by the independent LP.
 func TestRobustLeastTrustsARepeatedEstimate(t *testing.T) {
-	fam, err := instance.Lookup("counting-binomial")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := fam.New(12, 2026)
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := familyInstance(t, "counting-binomial", 12)
 	set := boxAround(in.Prior, 0.8, 1.25)
 	pat := in.Utility.Order().Pattern(7)
 	b, err := colgen.RobustLeastEpsilon(context.Background(), set, pat, 1e-9)
