@@ -2,6 +2,7 @@ package certificate
 
 import (
 	"math"
+	"slices"
 
 	"github.com/pmlopt/pmlopt/internal/ipm"
 	"github.com/pmlopt/pmlopt/lp"
@@ -285,7 +286,23 @@ func TwoPriorBound(p *problem.Problem, u mech.Utility, b mech.Budget, r *ipm.Rob
 			return math.NaN(), false
 		}
 	}
-	bound = ipm.RobustBoundTwo(p.Prior, u, b, r.Alpha, ups, downs, r.CapWeights)
+	// The priors raised above the set move each output's count by
+	// roundings, which a letter of the estimate's mass 1e-20 turns into
+	// a κ far above the optimum's: the caps' totals are tightened again
+	// for the raised priors where the bound lies above the value.
+	caps := make([][]float64, len(r.CapWeights))
+	for j, rt := range r.CapWeights {
+		caps[j] = slices.Clone(rt)
+	}
+	bound = ipm.RobustBoundTwo(p.Prior, u, b, r.Alpha, ups, downs, caps)
+	if room := ipm.AcceptedGap * math.Max(1, math.Abs(value)); bound-value > room {
+		sum := 0.0
+		for _, a := range r.Alpha {
+			sum += a
+		}
+		ipm.TightenCaps(p.Prior, u, b, r.Alpha, ups, downs, caps, value-sum+room/2)
+		bound = ipm.RobustBoundTwo(p.Prior, u, b, r.Alpha, ups, downs, caps)
+	}
 	old := math.Inf(1)
 	if c.Utility.Bound != nil {
 		old = *c.Utility.Bound
@@ -305,7 +322,7 @@ func TwoPriorBound(p *problem.Problem, u mech.Utility, b mech.Budget, r *ipm.Rob
 		}
 		try := *c
 		ut := *c.Utility
-		ut.Bound, ut.Alpha, ut.Priors, ut.PriorsLower, ut.CapWeights = &B, r.Alpha, ups, downs, r.CapWeights
+		ut.Bound, ut.Alpha, ut.Priors, ut.PriorsLower, ut.CapWeights = &B, r.Alpha, ups, downs, caps
 		try.Utility = &ut
 		if verify.BoundHolds(vp, try) {
 			*c = try

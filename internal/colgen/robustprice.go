@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/pmlopt/pmlopt/internal/golden"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
@@ -85,7 +86,7 @@ func setColumn(set *mech.PriorSet, c []float64, rows []int, mu float64, work *pr
 	}
 	work.prepare(c, rows, rate1, rate2)
 	f := func(t float64) float64 { return work.cover(c, rows, t, mu+C*t, false) }
-	x1, f1, x2, _ := goldenSection(func(t float64) float64 { return -f(t) }, tlo, thi, columnSteps)
+	x1, f1, x2, _ := golden.Section(func(t float64) float64 { return -f(t) }, tlo, thi, columnSteps)
 	f1 = -f1
 	bestT, best := x1, f1
 	for _, t := range []float64{x2, tlo, thi} {

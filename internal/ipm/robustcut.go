@@ -10,9 +10,12 @@ import (
 
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/internal/clean"
+	"github.com/pmlopt/pmlopt/internal/golden"
 	"github.com/pmlopt/pmlopt/internal/vec"
 	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/solver"
 	"github.com/pmlopt/pmlopt/verify"
 )
 
@@ -350,7 +353,7 @@ func robustRates(b mech.Budget) (mu, kap float64, lip bool, err error) {
 // nil), the second route: its answer, with the rounds, iterations and
 // cuts so far added, is returned; without one the rounds go on.
 func solveRobustCuts(ctx context.Context, p RobustProblem, pi mech.Prior, mu, kap float64, lip bool, maxIter int, target, accept float64, dual func() (*RobustResult, error)) (*RobustResult, error) {
-	set, u, b := p.Set, p.Utility, p.Budget
+	set, u := p.Set, p.Utility
 	n, m := u.Dims()
 	lo, hi := make([][][]float64, m), make([][][]float64, m)
 	col := make([]float64, n)
@@ -461,7 +464,17 @@ func solveRobustCuts(ctx context.Context, p RobustProblem, pi mech.Prior, mu, ka
 	if x.reg > 0 && !(x.held <= math.Max(robustRegAcceptGap, target)) {
 		return &out, fmt.Errorf("%w (the last round's iterations stalled at a relative gap or residual of %.3g)", ErrRobustNotConverged, x.held)
 	}
-	return &out, settle(&out, x.held, target, b, accept)
+	return &out, settleTight(&out, p, x.held, target, accept)
+}
+
+// settleTight is settle with out's two-prior bound first tightened
+// (tightenBoundTwo), where the point is near enough its optimum for
+// settle to take it.
+func settleTight(out *RobustResult, p RobustProblem, held, target, accept float64) error {
+	if held <= math.Max(robustAcceptGap, target) {
+		tightenBoundTwo(out, p, accept)
+	}
+	return settle(out, held, target, p.Budget, accept)
 }
 
 // settle checks a result whose iterations ended at relative gap or
@@ -757,6 +770,23 @@ func (x *robustReading) result(p RobustProblem, pi mech.Prior) *RobustResult {
 	return r
 }
 
+// tightenBoundTwo lowers out's two-prior bound by new totals of its caps'
+// multipliers (TightenCaps) where it lies more than accept above the
+// value, as settle would refuse it: the outputs whose κ keeps it there
+// are given their least κ over the totals, the rest are left as they are.
+func tightenBoundTwo(out *RobustResult, p RobustProblem, accept float64) {
+	room := accept * math.Max(1, math.Abs(out.Value))
+	if out.CapWeights == nil || !(out.BoundTwo-out.Value > room) {
+		return
+	}
+	sum := 0.0
+	for _, a := range out.Alpha {
+		sum += a
+	}
+	TightenCaps(p.Set.Center, p.Utility, p.Budget, out.Alpha, out.PriorsUpper, out.PriorsLower, out.CapWeights, out.Value-sum+room/2)
+	out.BoundTwo = RobustBoundTwo(p.Set.Center, p.Utility, p.Budget, out.Alpha, out.PriorsUpper, out.PriorsLower, out.CapWeights)
+}
+
 // RobustBoundTwo returns an upper bound on the expected utility
 // Σ_ij c_i u_ij p_ij (c the estimate) of every mechanism that keeps the
 // LIP or ALIP budget b for every prior of a set, proven by the
@@ -772,17 +802,10 @@ func (x *robustReading) result(p RobustProblem, pi mech.Prior) *RobustResult {
 // with a margin for rounding. +Inf when some output needs no finite κ.
 func RobustBoundTwo(c mech.Prior, u mech.Utility, b mech.Budget, alpha []float64, up, down, caps [][]float64) float64 {
 	n, m := u.Dims()
-	var lo, hi float64
-	switch b.Measure {
-	case mech.LIP:
-		lo, hi = math.Exp(-b.Epsilon), math.Exp(b.Epsilon)
-	case mech.ALIP:
-		lo, hi = math.Exp(-b.EpsilonLower), math.Exp(b.EpsilonUpper)
-	default:
+	lo, hi, ok := twoPriorRates(b)
+	if !ok {
 		return math.Inf(1)
 	}
-	lo *= 1 - 8*certify.UnitRoundoff
-	hi *= 1 + 8*certify.UnitRoundoff
 	if len(up) != m || len(down) != m || len(caps) != m || len(alpha) != n {
 		return math.Inf(1)
 	}
@@ -795,25 +818,14 @@ func RobustBoundTwo(c mech.Prior, u mech.Utility, b mech.Budget, alpha []float64
 		sum += alpha[i]
 		mag += math.Abs(alpha[i])
 	}
-	cw := make([]float64, n)
-	bp := make([]float64, 0, n)
+	o := newTwoPriorOutput(n)
 	worst := math.Inf(-1)
 	size := 0.0
 	for j := range m {
-		a, d := up[j], down[j]
+		o.set(c, u, j, alpha, up[j], down[j], lo, hi, C)
 		R, T := caps[j][0], caps[j][1]
-		delta := -C
-		for _, v := range d {
-			delta += v
-		}
-		delta = math.Max(0, delta)
-		base := make([]float64, n)
-		for i := range n {
-			cw[i] = C * (c[i]*u[i][j] - alpha[i])
-			base[i] = cw[i] + a[i]*(hi*R+lo*delta*hi*T) - lo*T*d[i]
-			size = math.Max(size, math.Abs(cw[i])+a[i]*hi*R+lo*T*(d[i]+delta*hi*a[i]))
-		}
-		h, free := leastKappa(base, c, T, R, bp[:0])
+		size = math.Max(size, o.size(R, T))
+		h, free := o.kappa(c, R, T)
 		if free {
 			continue
 		}
@@ -826,6 +838,176 @@ func RobustBoundTwo(c mech.Prior, u mech.Utility, b mech.Budget, alpha []float64
 		worst = 0
 	}
 	return sum + worst + 16*float64(n+2)*certify.UnitRoundoff*(mag+size*float64(n)/math.Max(C, 1e-300))
+}
+
+// twoPriorRates are the budget's rates e^{−ε_l} and e^{ε_u} as
+// RobustBoundTwo counts them, each moved by a few roundings the way that
+// weakens the bound; ok is false for a budget without lower caps.
+func twoPriorRates(b mech.Budget) (lo, hi float64, ok bool) {
+	switch b.Measure {
+	case mech.LIP:
+		lo, hi = math.Exp(-b.Epsilon), math.Exp(b.Epsilon)
+	case mech.ALIP:
+		lo, hi = math.Exp(-b.EpsilonLower), math.Exp(b.EpsilonUpper)
+	default:
+		return 0, 0, false
+	}
+	return lo * (1 - 8*certify.UnitRoundoff), hi * (1 + 8*certify.UnitRoundoff), true
+}
+
+// twoPriorOutput is one output's count in RobustBoundTwo as a function of
+// its caps' totals: g_k = cw_k + A_k R + B_k T − κ c_k, with cw_k = C
+// (c_k u_kj − α_k), A_k = hi up_k and B_k = lo (δ hi up_k − down_k).
+type twoPriorOutput struct {
+	cw, a, b   []float64 // cw_k, A_k, B_k
+	up, down   []float64 // the priors behind A and B
+	base, bp   []float64 // leastKappa's g at κ = 0 and its storage
+	lo, hi, dt float64   // the budget's rates and the lower prior's excess δ
+}
+
+func newTwoPriorOutput(n int) *twoPriorOutput {
+	return &twoPriorOutput{cw: make([]float64, n), a: make([]float64, n), b: make([]float64, n),
+		base: make([]float64, n), bp: make([]float64, 0, n)}
+}
+
+// set makes o output j's count.
+func (o *twoPriorOutput) set(c mech.Prior, u mech.Utility, j int, alpha, up, down []float64, lo, hi, C float64) {
+	delta := -C
+	for _, v := range down {
+		delta += v
+	}
+	o.dt, o.lo, o.hi, o.up, o.down = math.Max(0, delta), lo, hi, up, down
+	for i := range o.cw {
+		o.cw[i] = C * (c[i]*u[i][j] - alpha[i])
+		o.a[i] = hi * up[i]
+		o.b[i] = lo * (o.dt*hi*up[i] - down[i])
+	}
+}
+
+// kappa is the least κ of the count with caps R and T (leastKappa).
+func (o *twoPriorOutput) kappa(c []float64, R, T float64) (float64, bool) {
+	for i := range o.base {
+		o.base[i] = o.cw[i] + o.up[i]*(o.hi*R+o.lo*o.dt*o.hi*T) - o.lo*T*o.down[i]
+	}
+	return leastKappa(o.base, c, T, R, o.bp[:0])
+}
+
+// size is the largest magnitude of a term of the count with caps R and T,
+// the scale of its rounding.
+func (o *twoPriorOutput) size(R, T float64) float64 {
+	s := 0.0
+	for i := range o.cw {
+		s = math.Max(s, math.Abs(o.cw[i])+o.up[i]*o.hi*R+o.lo*T*(o.down[i]+o.dt*o.hi*o.up[i]))
+	}
+	return s
+}
+
+// TightenCaps lowers, where it can, the least κ of each output whose κ
+// lies above target by new totals of its caps' multipliers (caps[j] = [R,
+// T], replaced in place). Any R, T ≥ 0 make a valid proof with the same α
+// and priors, and κ_j is a convex function of them: the least κ over
+// them is the small LP
+//
+//	min κ  s.t.  s_k − A_k R − B_k T + c_k κ ≥ cw_k,  Σ_k s_k ≤ R,
+//	             Σ_k (cw_k + A_k R + B_k T − c_k κ) + T ≤ R,  s, R, T ≥ 0,
+//
+// (the count is max(Σ_k max(0, g_k), Σ_k g_k + T)). The interior point's
+// totals are those of its last point; where a letter's mass is a rounding
+// of the others' (a binomial's tails), the point's multipliers of its
+// caps are read to no digit, and a κ the tails alone set can exceed the
+// optimum by orders of magnitude. A new pair is kept only where leastKappa
+// finds it lowers κ_j.
+func TightenCaps(c mech.Prior, u mech.Utility, b mech.Budget, alpha []float64, up, down, caps [][]float64, target float64) {
+	n, m := u.Dims()
+	lo, hi, ok := twoPriorRates(b)
+	if !ok {
+		return
+	}
+	C := 0.0
+	for _, v := range c {
+		C += v
+	}
+	o := newTwoPriorOutput(n)
+	for j := range m {
+		o.set(c, u, j, alpha, up[j], down[j], lo, hi, C)
+		k0, free := o.kappa(c, caps[j][0], caps[j][1])
+		if free || !(k0 > target) {
+			continue
+		}
+		k := func(R, T float64) float64 {
+			if h, free := o.kappa(c, R, T); !free {
+				return h
+			}
+			return math.Inf(-1)
+		}
+		// least is the point of [0, hi] where f, convex, is least.
+		least := func(f func(float64) float64, hi float64) float64 {
+			x1, f1, x2, f2 := golden.Section(f, 0, hi, capsGoldenSteps)
+			if f2 < f1 {
+				return x2
+			}
+			return x1
+		}
+		// The engine's answer holds to its tolerances, the count must
+		// hold in floats: from it and from the point's own totals, each
+		// total is moved in turn to the least κ along its line (0 to
+		// twice it and a little more), a few times.
+		starts := make([][2]float64, 0, 2)
+		if R, T, ok := o.leastCaps(c); ok {
+			starts = append(starts, [2]float64{R, T})
+		}
+		starts = append(starts, [2]float64{caps[j][0], caps[j][1]})
+		best := k0
+	sweeps:
+		for _, st := range starts {
+			R, T := st[0], st[1]
+			for range capsSweeps {
+				wide := 1e-6 * (1 + R + T)
+				R = least(func(r float64) float64 { return k(r, T) }, 2*R+wide)
+				T = least(func(t float64) float64 { return k(R, t) }, 2*T+wide)
+				if k1 := k(R, T); k1 < best {
+					best, caps[j][0], caps[j][1] = k1, R, T
+				}
+				if best <= target {
+					break sweeps
+				}
+			}
+		}
+	}
+}
+
+// capsSweeps is the number of turns TightenCaps gives each of an output's
+// two totals from each start: κ_j is convex in them but not smooth, and
+// moves along one line at a time can stop at a kink short of its least.
+const capsSweeps = 3
+
+// capsGoldenSteps is the number of golden-section steps by which
+// TightenCaps moves a cap's total: the interval shrinks to 1e-13 of its
+// width, a millionth of which is about where the engine's totals are off.
+const capsGoldenSteps = 64
+
+// leastCaps solves TightenCaps's LP for the output o; ok is false when
+// the engine gives no optimum.
+func (o *twoPriorOutput) leastCaps(c []float64) (R, T float64, ok bool) {
+	x := &lp.Model{}
+	kap := x.AddCol(1, -lp.Inf, lp.Inf, "")
+	rc := x.AddCol(0, 0, lp.Inf, "")
+	tc := x.AddCol(0, 0, lp.Inf, "")
+	sum := []lp.Nonzero{lp.Entry(rc, -1)}
+	var cw, ca, cb, cc float64
+	for k := range o.cw {
+		sk := x.AddCol(0, 0, lp.Inf, "")
+		sum = append(sum, lp.Entry(sk, 1))
+		x.AddRow(o.cw[k], lp.Inf, "", lp.Entry(sk, 1), lp.Entry(rc, -o.a[k]), lp.Entry(tc, -o.b[k]), lp.Entry(kap, c[k]))
+		cw, ca, cb, cc = cw+o.cw[k], ca+o.a[k], cb+o.b[k], cc+c[k]
+	}
+	x.AddRow(-lp.Inf, 0, "", sum...)
+	x.AddRow(-lp.Inf, -cw, "", lp.Entry(rc, ca-1), lp.Entry(tc, cb+1), lp.Entry(kap, -cc))
+	sol, err := solver.Revised().Solve(x)
+	if err != nil || sol.Status != solver.Optimal {
+		return 0, 0, false
+	}
+	return math.Max(0, sol.X[rc]), math.Max(0, sol.X[tc]), true
 }
 
 // kappaNeed is RobustBoundTwo's count for one output at κ, less R:

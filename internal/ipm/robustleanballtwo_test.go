@@ -3,6 +3,7 @@ package ipm
 import (
 	"context"
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/pmlopt/pmlopt/instance"
@@ -84,5 +85,70 @@ func TestSolveRobustPastLeanBallTwo(t *testing.T) {
 	}
 	if r.Value != want.Value || r.Rounds != want.Rounds || r.Iterations != want.Iterations {
 		t.Errorf("value %.17g in %d rounds, %d iterations; past the lean route %.17g in %d, %d", r.Value, r.Rounds, r.Iterations, want.Value, want.Rounds, want.Iterations)
+	}
+}
+
+// The lean ball route's first run on the binomial prior at 32 letters (LIP
+// at 1 nat over the L1 ball of radius 0.1) ends at the optimum, but its
+// multipliers of the end letters' caps (masses of 1e-11) are noise: with
+// the point's totals of each output's caps the two-prior bound lies 0.3
+// above the value. TightenCaps gives the outputs that keep it there the
+// totals of least κ, and the bound comes within the accepted gap; it
+// changes no output whose κ it can not lower, and the bound it leaves is
+// still one that RobustBoundTwo proves for the caps it wrote.
+func TestTightenCapsOnBinomialTails(t *testing.T) {
+	fam, err := instance.Lookup("counting-binomial")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := fam.New(32, 2026)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := mech.NewL1Set(in.Prior, 0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := RobustProblem{Utility: in.Utility, Budget: mech.Budget{Measure: mech.LIP, Epsilon: 1}, Set: set}
+	mu, kap, _, err := robustRates(p.Budget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pi := normalised(set.Center)
+	x := newLeanBallTwo(pi, p.Utility, set, mu, kap)
+	if _, _, err := x.runTo(context.Background(), leanMaxIter, robustGap); err != nil {
+		t.Fatal(err)
+	}
+	out := x.reading().result(p, pi)
+	room := AcceptedGap * math.Max(1, math.Abs(out.Value))
+	before := out.BoundTwo
+	t.Logf("value %.12g, two-prior bound %.12g with the point's totals", out.Value, before)
+	if !(before-out.Value > room) {
+		t.Fatalf("the point's totals prove %.12g, within the accepted gap of the value %.12g: the instance no longer tests TightenCaps", before, out.Value)
+	}
+	kappas := func() []float64 {
+		lo, hi, _ := twoPriorRates(p.Budget)
+		C := 0.0
+		for _, v := range set.Center {
+			C += v
+		}
+		o := newTwoPriorOutput(len(pi))
+		k := make([]float64, len(out.CapWeights))
+		for j := range k {
+			o.set(set.Center, p.Utility, j, out.Alpha, out.PriorsUpper[j], out.PriorsLower[j], lo, hi, C)
+			k[j], _ = o.kappa(set.Center, out.CapWeights[j][0], out.CapWeights[j][1])
+		}
+		return k
+	}
+	k0 := kappas()
+	tightenBoundTwo(out, p, AcceptedGap)
+	t.Logf("after: %.12g", out.BoundTwo)
+	if !(out.BoundTwo >= out.Value && out.BoundTwo-out.Value <= room) {
+		t.Errorf("bound %.12g after TightenCaps, value %.12g: want it within %.3g above", out.BoundTwo, out.Value, room)
+	}
+	for j, k := range kappas() {
+		if k > k0[j] {
+			t.Errorf("output %d: κ %.6g raised to %.6g", j, k0[j], k)
+		}
 	}
 }
