@@ -70,6 +70,11 @@
 // converges quadratically as the probe nears ε*; where the basis stays
 // valid up to the root, the basis gives a mechanism at that λ, often ε*
 // itself to 1e-12, which is audited like any other (Result.Polished).
+// Over a set the duals of that basis at its root are the master's at ε*
+// when the basis is optimal there, and RobustBound most often proves ε*
+// with them (RobustResult.Root): a search then closes on the polished
+// mechanism without the probes just below ε*, whose masters are
+// degenerate.
 //
 // # Symmetry
 //

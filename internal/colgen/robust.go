@@ -98,6 +98,11 @@ type RobustResult struct {
 	Estimate    float64
 	Polished    mech.Mechanism
 	PolishedPML float64
+	// Root holds the duals of the polished basis at its root (nil without
+	// a polished mechanism): the master's at ε* when that basis is optimal
+	// there, often a proof of ε* itself (RobustBound), which the probes
+	// just below ε* prove only after many degenerate pivots.
+	Root []float64
 }
 
 // decideGap is the Lagrangian bound on the master's optimum above which a
@@ -533,11 +538,13 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 		}
 		return r, nil
 	}
+	var root []float64 // the polished basis's duals at its root
 	if !r.Unsettled && !g.decide {
-		if est, p := g.robustPolish(g.mu); est > 0 {
+		if est, p, y := g.robustPolish(g.mu); est > 0 {
 			r.Estimate = est
 			if p != nil && g.pat.Holds(p) {
 				r.Polished, r.PolishedPML = p, leakage.PMLOver(g.set, p)
+				root = y
 			}
 		}
 	}
@@ -551,5 +558,6 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 	if stalled.Lower > r.Lower {
 		r.Lower, r.Alpha, r.Priors = stalled.Lower, stalled.Alpha, stalled.Priors
 	}
+	r.Root = root
 	return r, nil
 }

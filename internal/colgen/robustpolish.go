@@ -13,13 +13,16 @@ import (
 // runs Newton's method on the sum of the basic slacks for the μ where
 // they vanish. It returns that μ as an ε (0 when there is none) and, when
 // the basis is still primal feasible there, the mechanism of its columns
-// for the caller to audit over the set.
-func (g *RobustMaster) robustPolish(mu0 float64) (float64, mech.Mechanism) {
+// for the caller to audit over the set, and the basis's duals there (y
+// with y_i = 1 on each basic slack's row and y·v = 0 on each basic
+// column): the duals of the master at that ε, for RobustBound to turn
+// into a proof.
+func (g *RobustMaster) robustPolish(mu0 float64) (float64, mech.Mechanism, []float64) {
 	n := g.sx.n
 	head := g.sx.head
 	for _, v := range head {
 		if v >= n && g.cols[v-n].dead {
-			return 0, nil
+			return 0, nil, nil
 		}
 	}
 	b := make([]float64, n*n)
@@ -83,7 +86,7 @@ func (g *RobustMaster) robustPolish(mu0 float64) (float64, mech.Mechanism) {
 	}
 	f0, _, ok := eval(mu0)
 	if !ok || !(f0 > 0) {
-		return 0, nil
+		return 0, nil, nil
 	}
 	mu, f := mu0, f0
 	estimate := 0.0
@@ -91,15 +94,15 @@ func (g *RobustMaster) robustPolish(mu0 float64) (float64, mech.Mechanism) {
 		h := 1e-7 * mu
 		f1, _, ok := eval(mu - h)
 		if !ok {
-			return estimate, nil
+			return estimate, nil, nil
 		}
 		slope := (f - f1) / h // df/dμ
 		if !(slope > 0) {
-			return estimate, nil
+			return estimate, nil, nil
 		}
 		next := mu - f/slope
 		if !(next > 0) || next < mu0*math.Exp(-2) {
-			return estimate, nil
+			return estimate, nil, nil
 		}
 		mu = next
 		if estimate == 0 {
@@ -108,12 +111,12 @@ func (g *RobustMaster) robustPolish(mu0 float64) (float64, mech.Mechanism) {
 		var least float64
 		f, least, ok = eval(mu)
 		if !ok {
-			return estimate, nil
+			return estimate, nil, nil
 		}
 		if math.Abs(f) <= 1e-13 {
 			estimate = -math.Log(mu)
 			if least < -1e-12 {
-				return estimate, nil
+				return estimate, nil, nil
 			}
 			var ws []weighted
 			for p, v := range head {
@@ -122,10 +125,32 @@ func (g *RobustMaster) robustPolish(mu0 float64) (float64, mech.Mechanism) {
 					ws = append(ws, weighted{j: c.j, rows: c.rows, vals: append([]float64(nil), vals[p]...), w: x[p]})
 				}
 			}
-			return estimate, assemble(n, len(g.allowed), ws)
+			return estimate, assemble(n, len(g.allowed), ws), g.rootDuals(head, vals)
 		}
 	}
-	return estimate, nil
+	return estimate, nil, nil
+}
+
+// rootDuals solves Bᵀ y = c_B for the basis head whose columns hold the
+// entries vals (as eval last set them): c_B is 1 on a slack, 0 on a
+// column. nil when the basis is singular.
+func (g *RobustMaster) rootDuals(head []int, vals [][]float64) []float64 {
+	n := g.sx.n
+	bt := make([]float64, n*n) // Bᵀ, row p the basic column at p
+	y := make([]float64, n)
+	for p, v := range head {
+		if v < n {
+			bt[p*n+v], y[p] = 1, 1
+			continue
+		}
+		for e, i := range g.cols[v-n].rows {
+			bt[p*n+i] = vals[p][e]
+		}
+	}
+	if !solveDense(bt, y, n) {
+		return nil
+	}
+	return y
 }
 
 // solveDense solves a x = rhs in place (a row-major n×n, overwritten) by

@@ -199,8 +199,17 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 			b.Upper, b.Mechanism = r.PML, r.Mechanism
 		case r.Mechanism == nil && !r.Unsettled:
 			steer = math.Max(steer, t)
-			if r.Polished != nil && r.PolishedPML < b.Upper {
+			polished := r.Polished != nil && r.PolishedPML < b.Upper
+			if polished {
 				b.Upper, b.Mechanism = r.PolishedPML, r.Polished
+			}
+			if r.Root != nil && polished && !g.far && b.Upper-math.Max(b.Lower, r.Lower) > tol {
+				// The polished mechanism is the upper end: its basis's
+				// duals at the root may prove it, which closes the
+				// bracket without the probes just below it.
+				if lb, priors, ok := RobustBound(set, pat, r.Root); ok && lb > b.Lower && b.Upper-lb <= tol {
+					b.Lower, b.Pruning, b.Alpha, b.Priors = lb, false, r.Root, priors
+				}
 			}
 			if r.Estimate > 0 {
 				repeated = math.Abs(r.Estimate-estimate) <= tol/4
