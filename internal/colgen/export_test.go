@@ -7,3 +7,7 @@ func (g *RobustMaster) Far() bool { return g.far }
 // FailNextProbe makes g's next probe return err without solving, as an
 // engine that stalls would.
 func (g *RobustMaster) FailNextProbe(err error) { g.failNext = err }
+
+// NoRootProof keeps g's searches from closing on the polished basis's
+// duals, so that a test reaches the probes that such a closing saves.
+func (g *RobustMaster) NoRootProof() { g.noRootProof = true }

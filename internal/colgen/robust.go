@@ -63,6 +63,10 @@ type RobustMaster struct {
 	// failNext, when set, is the error the next probe returns without
 	// solving: the tests' way of making an engine fail on every build.
 	failNext error
+	// noRootProof keeps a search from closing on the polished basis's
+	// duals (RobustResult.Root): the tests' way of reaching the probes
+	// that such a closing saves.
+	noRootProof bool
 }
 
 type robustCol struct {

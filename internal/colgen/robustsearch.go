@@ -130,6 +130,7 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 		b.Restarts++
 		h.SetStop(g.stop)
 		h.SetFar(g.far)
+		h.noRootProof = g.noRootProof
 		b.Rounds, b.Pivots = b.Rounds+g.Rounds-rounds0, b.Pivots+g.Pivots-pivots0
 		rounds0, pivots0 = 0, 0
 		return h, nil
@@ -203,7 +204,7 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 			if polished {
 				b.Upper, b.Mechanism = r.PolishedPML, r.Polished
 			}
-			if r.Root != nil && polished && !g.far && b.Upper-math.Max(b.Lower, r.Lower) > tol {
+			if r.Root != nil && polished && !g.far && !g.noRootProof && b.Upper-math.Max(b.Lower, r.Lower) > tol {
 				// The polished mechanism is the upper end: its basis's
 				// duals at the root may prove it, which closes the
 				// bracket without the probes just below it.
@@ -211,8 +212,8 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 					b.Lower, b.Pruning, b.Alpha, b.Priors = lb, false, r.Root, priors
 				}
 			}
+			repeated = r.Estimate > 0 && estimate > 0 && math.Abs(r.Estimate-estimate) <= tol/4
 			if r.Estimate > 0 {
-				repeated = math.Abs(r.Estimate-estimate) <= tol/4
 				estimate = r.Estimate
 			}
 			if r.Alpha != nil && r.Lower > b.Lower {
