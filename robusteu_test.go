@@ -479,15 +479,13 @@ func TestExpectedOverSetLPKeepsTheTwoPriorBound(t *testing.T) {
 	}
 }
 
-// The binomial prior's end letters have masses of 1e-11 at 32 letters and
-// 1e-20 at 48, where the interior point's multipliers of their caps are
-// read to no digit: with the point's own totals of each output's caps,
-// the two-prior bound lay 0.3 (32 letters) to 180 (48) above the optimum,
-// the lean route failed to certify, and at 40 and 48 letters the answer
-// came from the cutting planes and the LP, hundreds of times slower.
-// With each such output's totals chosen again (ipm.TightenCaps), Solve
-// answers by the interior point with no LP and a certified gap within the
-// accepted 1e-8, and verify accepts the certificate.
+// The binomial prior's end letters have masses down to 6e-17 at 32 letters and
+// 4e-21 at 40, where the interior point's multipliers of their caps are
+// read to no digit, and the point's own totals of each output's caps make
+// a two-prior bound far above the optimum. With each such output's totals
+// chosen again (ipm.TightenBoundTwo), Solve answers LIP over the L1 ball by
+// the interior point with no LP and a certified gap within the accepted
+// 1e-8, and verify accepts the certificate.
 func TestExpectedOverSetBinomialTails(t *testing.T) {
 	fam, err := instance.Lookup("counting-binomial")
 	if err != nil {

@@ -294,15 +294,7 @@ func TwoPriorBound(p *problem.Problem, u mech.Utility, b mech.Budget, r *ipm.Rob
 	for j, rt := range r.CapWeights {
 		caps[j] = slices.Clone(rt)
 	}
-	bound = ipm.RobustBoundTwo(p.Prior, u, b, r.Alpha, ups, downs, caps)
-	if room := ipm.AcceptedGap * math.Max(1, math.Abs(value)); bound-value > room {
-		sum := 0.0
-		for _, a := range r.Alpha {
-			sum += a
-		}
-		ipm.TightenCaps(p.Prior, u, b, r.Alpha, ups, downs, caps, value-sum+room/2)
-		bound = ipm.RobustBoundTwo(p.Prior, u, b, r.Alpha, ups, downs, caps)
-	}
+	bound = ipm.TightenBoundTwo(p.Prior, u, b, r.Alpha, ups, downs, caps, value, ipm.AcceptedGap)
 	old := math.Inf(1)
 	if c.Utility.Bound != nil {
 		old = *c.Utility.Bound

@@ -484,7 +484,7 @@ func TestSettleHoldsTheValueToItsBounds(t *testing.T) {
 		{-1 + 5e-9, math.NaN(), true},
 	} {
 		out := &RobustResult{Value: -1, Bound: c.bound, BoundTwo: c.two}
-		err := settle(out, 1e-12, robustGap, lip, AcceptedGap)
+		err := settle(out, RobustProblem{Budget: lip}, 1e-12, robustGap, AcceptedGap)
 		if (err == nil) != c.ok {
 			t.Errorf("bounds (%v, %v): error %v", c.bound, c.two, err)
 		}

@@ -464,17 +464,7 @@ func solveRobustCuts(ctx context.Context, p RobustProblem, pi mech.Prior, mu, ka
 	if x.reg > 0 && !(x.held <= math.Max(robustRegAcceptGap, target)) {
 		return &out, fmt.Errorf("%w (the last round's iterations stalled at a relative gap or residual of %.3g)", ErrRobustNotConverged, x.held)
 	}
-	return &out, settleTight(&out, p, x.held, target, accept)
-}
-
-// settleTight is settle with out's two-prior bound first tightened
-// (tightenBoundTwo), where the point is near enough its optimum for
-// settle to take it.
-func settleTight(out *RobustResult, p RobustProblem, held, target, accept float64) error {
-	if held <= math.Max(robustAcceptGap, target) {
-		tightenBoundTwo(out, p, accept)
-	}
-	return settle(out, held, target, p.Budget, accept)
+	return &out, settle(&out, p, x.held, target, accept)
 }
 
 // settle checks a result whose iterations ended at relative gap or
@@ -486,10 +476,15 @@ func settleTight(out *RobustResult, p RobustProblem, held, target, accept float6
 // is the answer's own: held is relative to the scaled objective, whose
 // unit can be many times the value's, so a point within held of its
 // relaxation's optimum can leave the value further from the optimum
-// than accept allows. The error wraps ErrRobustNotConverged.
-func settle(out *RobustResult, held, target float64, b mech.Budget, accept float64) error {
+// than accept allows. A two-prior bound more than accept above the value
+// first gets its caps' totals chosen again (TightenBoundTwo). The error
+// wraps ErrRobustNotConverged.
+func settle(out *RobustResult, p RobustProblem, held, target, accept float64) error {
 	if !(held <= math.Max(robustAcceptGap, target)) {
 		return fmt.Errorf("%w (the iterations stalled at a relative gap or residual of %.3g)", ErrRobustNotConverged, held)
+	}
+	if out.CapWeights != nil {
+		out.BoundTwo = TightenBoundTwo(p.Set.Center, p.Utility, p.Budget, out.Alpha, out.PriorsUpper, out.PriorsLower, out.CapWeights, out.Value, accept)
 	}
 	if !(out.Bound >= out.Value-RobustBudgetSlack*math.Max(1, math.Abs(out.Value))) || math.IsInf(out.Bound, 0) {
 		return ErrRobustNotConverged
@@ -770,21 +765,36 @@ func (x *robustReading) result(p RobustProblem, pi mech.Prior) *RobustResult {
 	return r
 }
 
-// tightenBoundTwo lowers out's two-prior bound by new totals of its caps'
-// multipliers (TightenCaps) where it lies more than accept above the
-// value, as settle would refuse it: the outputs whose κ keeps it there
-// are given their least κ over the totals, the rest are left as they are.
-func tightenBoundTwo(out *RobustResult, p RobustProblem, accept float64) {
-	room := accept * math.Max(1, math.Abs(out.Value))
-	if out.CapWeights == nil || !(out.BoundTwo-out.Value > room) {
-		return
+// TightenBoundTwo returns RobustBoundTwo's bound for the caps' totals
+// caps, or, where that lies more than accept·max(1, |value|) above value
+// (the expected utility of the answer's mechanism), the lower one after
+// TightenCaps has chosen the totals again for the outputs whose κ keeps it
+// there, caps then holding the new totals. value is no bound: the target
+// only tells which outputs to work on.
+func TightenBoundTwo(c mech.Prior, u mech.Utility, b mech.Budget, alpha []float64, up, down, caps [][]float64, value, accept float64) float64 {
+	bound := RobustBoundTwo(c, u, b, alpha, up, down, caps)
+	room := accept * math.Max(1, math.Abs(value))
+	if !(bound-value > room) || math.IsNaN(value) {
+		return bound
 	}
 	sum := 0.0
-	for _, a := range out.Alpha {
+	for _, a := range alpha {
 		sum += a
 	}
-	TightenCaps(p.Set.Center, p.Utility, p.Budget, out.Alpha, out.PriorsUpper, out.PriorsLower, out.CapWeights, out.Value-sum+room/2)
-	out.BoundTwo = RobustBoundTwo(p.Set.Center, p.Utility, p.Budget, out.Alpha, out.PriorsUpper, out.PriorsLower, out.CapWeights)
+	old := make([][]float64, len(caps))
+	for j, rt := range caps {
+		old[j] = slices.Clone(rt)
+	}
+	TightenCaps(c, u, b, alpha, up, down, caps, value-sum+room/2)
+	// The rounding margin grows with the totals: a bound that did not
+	// come down keeps the totals it had.
+	if tight := RobustBoundTwo(c, u, b, alpha, up, down, caps); tight < bound {
+		return tight
+	}
+	for j := range caps {
+		copy(caps[j], old[j])
+	}
+	return bound
 }
 
 // RobustBoundTwo returns an upper bound on the expected utility
@@ -803,10 +813,7 @@ func tightenBoundTwo(out *RobustResult, p RobustProblem, accept float64) {
 func RobustBoundTwo(c mech.Prior, u mech.Utility, b mech.Budget, alpha []float64, up, down, caps [][]float64) float64 {
 	n, m := u.Dims()
 	lo, hi, ok := twoPriorRates(b)
-	if !ok {
-		return math.Inf(1)
-	}
-	if len(up) != m || len(down) != m || len(caps) != m || len(alpha) != n {
+	if !ok || !twoPriorShapes(n, m, c, alpha, up, down, caps) {
 		return math.Inf(1)
 	}
 	C, sum, mag := 0.0, 0.0, 0.0
@@ -837,6 +844,10 @@ func RobustBoundTwo(c mech.Prior, u mech.Utility, b mech.Budget, alpha []float64
 	if math.IsInf(worst, -1) {
 		worst = 0
 	}
+	// The count's terms hold κ c_k too, large where κ is.
+	for _, ck := range c {
+		size = math.Max(size, math.Abs(worst)*ck)
+	}
 	return sum + worst + 16*float64(n+2)*certify.UnitRoundoff*(mag+size*float64(n)/math.Max(C, 1e-300))
 }
 
@@ -855,18 +866,38 @@ func twoPriorRates(b mech.Budget) (lo, hi float64, ok bool) {
 	return lo * (1 - 8*certify.UnitRoundoff), hi * (1 + 8*certify.UnitRoundoff), true
 }
 
+// twoPriorShapes reports whether the estimate c, the multipliers alpha,
+// the priors up and down and the caps' totals caps fit n letters and m
+// outputs, with every total finite and at least 0 (a proof's).
+func twoPriorShapes(n, m int, c, alpha []float64, up, down, caps [][]float64) bool {
+	if len(c) != n || len(alpha) != n || len(up) != m || len(down) != m || len(caps) != m {
+		return false
+	}
+	for j := range m {
+		if len(up[j]) != n || len(down[j]) != n || len(caps[j]) != 2 {
+			return false
+		}
+		for _, v := range caps[j] {
+			if !(v >= 0) || math.IsInf(v, 1) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // twoPriorOutput is one output's count in RobustBoundTwo as a function of
 // its caps' totals: g_k = cw_k + A_k R + B_k T − κ c_k, with cw_k = C
 // (c_k u_kj − α_k), A_k = hi up_k and B_k = lo (δ hi up_k − down_k).
 type twoPriorOutput struct {
-	cw, a, b   []float64 // cw_k, A_k, B_k
-	up, down   []float64 // the priors behind A and B
-	base, bp   []float64 // leastKappa's g at κ = 0 and its storage
-	lo, hi, dt float64   // the budget's rates and the lower prior's excess δ
+	cw, coefR, coefT []float64 // cw_k, A_k, B_k
+	up, down         []float64 // the priors behind A and B
+	base, bp         []float64 // leastKappa's g at κ = 0 and its storage
+	lo, hi, delta    float64   // the budget's rates and the lower prior's excess δ
 }
 
 func newTwoPriorOutput(n int) *twoPriorOutput {
-	return &twoPriorOutput{cw: make([]float64, n), a: make([]float64, n), b: make([]float64, n),
+	return &twoPriorOutput{cw: make([]float64, n), coefR: make([]float64, n), coefT: make([]float64, n),
 		base: make([]float64, n), bp: make([]float64, 0, n)}
 }
 
@@ -876,18 +907,21 @@ func (o *twoPriorOutput) set(c mech.Prior, u mech.Utility, j int, alpha, up, dow
 	for _, v := range down {
 		delta += v
 	}
-	o.dt, o.lo, o.hi, o.up, o.down = math.Max(0, delta), lo, hi, up, down
+	o.delta, o.lo, o.hi, o.up, o.down = math.Max(0, delta), lo, hi, up, down
 	for i := range o.cw {
 		o.cw[i] = C * (c[i]*u[i][j] - alpha[i])
-		o.a[i] = hi * up[i]
-		o.b[i] = lo * (o.dt*hi*up[i] - down[i])
+		o.coefR[i] = hi * up[i]
+		o.coefT[i] = lo * (o.delta*hi*up[i] - down[i])
 	}
 }
 
-// kappa is the least κ of the count with caps R and T (leastKappa).
+// kappa is the least κ of the count with caps R and T (leastKappa). It
+// forms g_k as RobustBoundTwo always has, up_k·(hi R + lo δ hi T) − lo T
+// down_k, which rounds otherwise than A_k R + B_k T, the form of the LP
+// in leastCaps.
 func (o *twoPriorOutput) kappa(c []float64, R, T float64) (float64, bool) {
 	for i := range o.base {
-		o.base[i] = o.cw[i] + o.up[i]*(o.hi*R+o.lo*o.dt*o.hi*T) - o.lo*T*o.down[i]
+		o.base[i] = o.cw[i] + o.up[i]*(o.hi*R+o.lo*o.delta*o.hi*T) - o.lo*T*o.down[i]
 	}
 	return leastKappa(o.base, c, T, R, o.bp[:0])
 }
@@ -897,7 +931,7 @@ func (o *twoPriorOutput) kappa(c []float64, R, T float64) (float64, bool) {
 func (o *twoPriorOutput) size(R, T float64) float64 {
 	s := 0.0
 	for i := range o.cw {
-		s = math.Max(s, math.Abs(o.cw[i])+o.up[i]*o.hi*R+o.lo*T*(o.down[i]+o.dt*o.hi*o.up[i]))
+		s = math.Max(s, math.Abs(o.cw[i])+o.up[i]*o.hi*R+o.lo*T*(o.down[i]+o.delta*o.hi*o.up[i]))
 	}
 	return s
 }
@@ -920,7 +954,7 @@ func (o *twoPriorOutput) size(R, T float64) float64 {
 func TightenCaps(c mech.Prior, u mech.Utility, b mech.Budget, alpha []float64, up, down, caps [][]float64, target float64) {
 	n, m := u.Dims()
 	lo, hi, ok := twoPriorRates(b)
-	if !ok {
+	if !ok || !twoPriorShapes(n, m, c, alpha, up, down, caps) {
 		return
 	}
 	C := 0.0
@@ -940,13 +974,19 @@ func TightenCaps(c mech.Prior, u mech.Utility, b mech.Budget, alpha []float64, u
 			}
 			return math.Inf(-1)
 		}
-		// least is the point of [0, hi] where f, convex, is least.
-		least := func(f func(float64) float64, hi float64) float64 {
-			x1, f1, x2, f2 := golden.Section(f, 0, hi, capsGoldenSteps)
+		// least is the point of [0, end] where f, convex, is least:
+		// golden sections inside, and the end at 0 (a cap the output
+		// does not need).
+		least := func(f func(float64) float64, end float64) float64 {
+			x1, f1, x2, f2 := golden.Section(f, 0, end, capsGoldenSteps)
+			x, fx := x1, f1
 			if f2 < f1 {
-				return x2
+				x, fx = x2, f2
 			}
-			return x1
+			if f(0) <= fx {
+				return 0
+			}
+			return x
 		}
 		// The engine's answer holds to its tolerances, the count must
 		// hold in floats: from it and from the point's own totals, each
@@ -998,8 +1038,8 @@ func (o *twoPriorOutput) leastCaps(c []float64) (R, T float64, ok bool) {
 	for k := range o.cw {
 		sk := x.AddCol(0, 0, lp.Inf, "")
 		sum = append(sum, lp.Entry(sk, 1))
-		x.AddRow(o.cw[k], lp.Inf, "", lp.Entry(sk, 1), lp.Entry(rc, -o.a[k]), lp.Entry(tc, -o.b[k]), lp.Entry(kap, c[k]))
-		cw, ca, cb, cc = cw+o.cw[k], ca+o.a[k], cb+o.b[k], cc+c[k]
+		x.AddRow(o.cw[k], lp.Inf, "", lp.Entry(sk, 1), lp.Entry(rc, -o.coefR[k]), lp.Entry(tc, -o.coefT[k]), lp.Entry(kap, c[k]))
+		cw, ca, cb, cc = cw+o.cw[k], ca+o.coefR[k], cb+o.coefT[k], cc+c[k]
 	}
 	x.AddRow(-lp.Inf, 0, "", sum...)
 	x.AddRow(-lp.Inf, -cw, "", lp.Entry(rc, ca-1), lp.Entry(tc, cb+1), lp.Entry(kap, -cc))

@@ -97,6 +97,9 @@ func TestLeastKappaOverflowKeepsTheCount(t *testing.T) {
 		}
 		T, R := rng.Float64()*mag(), rng.Float64()*mag()
 		k, free := leastKappa(base, c, T, R, nil)
+		if free && kappaNeed(base, c, T, R, 0) > 0 {
+			t.Fatalf("trial %d: free, yet the count at κ = 0 is %v above R", trial, kappaNeed(base, c, T, R, 0))
+		}
 		if free || math.IsInf(k, 1) {
 			continue
 		}

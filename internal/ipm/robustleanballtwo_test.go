@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/pmlopt/pmlopt/instance"
@@ -90,12 +91,12 @@ func TestSolveRobustPastLeanBallTwo(t *testing.T) {
 
 // The lean ball route's first run on the binomial prior at 32 letters (LIP
 // at 1 nat over the L1 ball of radius 0.1) ends at the optimum, but its
-// multipliers of the end letters' caps (masses of 1e-11) are noise: with
-// the point's totals of each output's caps the two-prior bound lies 0.3
-// above the value. TightenCaps gives the outputs that keep it there the
-// totals of least κ, and the bound comes within the accepted gap; it
-// changes no output whose κ it can not lower, and the bound it leaves is
-// still one that RobustBoundTwo proves for the caps it wrote.
+// multipliers of the end letters' caps (masses down to 6e-17) are noise: with
+// the point's totals of each output's caps the two-prior bound lies about
+// 31 above the value. TightenBoundTwo chooses the totals again and the
+// bound comes within the accepted gap; every total stays finite and at
+// least 0, each output's κ only falls, and the outputs whose κ was within
+// the target keep their totals.
 func TestTightenCapsOnBinomialTails(t *testing.T) {
 	fam, err := instance.Lookup("counting-binomial")
 	if err != nil {
@@ -126,12 +127,13 @@ func TestTightenCapsOnBinomialTails(t *testing.T) {
 	if !(before-out.Value > room) {
 		t.Fatalf("the point's totals prove %.12g, within the accepted gap of the value %.12g: the instance no longer tests TightenCaps", before, out.Value)
 	}
+	lo, hi, _ := twoPriorRates(p.Budget)
+	C, sum := 0.0, 0.0
+	for i, v := range set.Center {
+		C, sum = C+v, sum+out.Alpha[i]
+	}
+	target := out.Value - sum + room/2
 	kappas := func() []float64 {
-		lo, hi, _ := twoPriorRates(p.Budget)
-		C := 0.0
-		for _, v := range set.Center {
-			C += v
-		}
 		o := newTwoPriorOutput(len(pi))
 		k := make([]float64, len(out.CapWeights))
 		for j := range k {
@@ -141,14 +143,25 @@ func TestTightenCapsOnBinomialTails(t *testing.T) {
 		return k
 	}
 	k0 := kappas()
-	tightenBoundTwo(out, p, AcceptedGap)
+	caps0 := make([][]float64, len(out.CapWeights))
+	for j, rt := range out.CapWeights {
+		caps0[j] = slices.Clone(rt)
+	}
+	out.BoundTwo = TightenBoundTwo(set.Center, p.Utility, p.Budget, out.Alpha, out.PriorsUpper, out.PriorsLower, out.CapWeights, out.Value, AcceptedGap)
 	t.Logf("after: %.12g", out.BoundTwo)
 	if !(out.BoundTwo >= out.Value && out.BoundTwo-out.Value <= room) {
-		t.Errorf("bound %.12g after TightenCaps, value %.12g: want it within %.3g above", out.BoundTwo, out.Value, room)
+		t.Errorf("bound %.12g after TightenBoundTwo, value %.12g: want it within %.3g above", out.BoundTwo, out.Value, room)
 	}
 	for j, k := range kappas() {
+		R, T := out.CapWeights[j][0], out.CapWeights[j][1]
+		if !(R >= 0 && T >= 0) || math.IsInf(R, 0) || math.IsInf(T, 0) {
+			t.Errorf("output %d: totals (%v, %v)", j, R, T)
+		}
 		if k > k0[j] {
 			t.Errorf("output %d: κ %.6g raised to %.6g", j, k0[j], k)
+		}
+		if !(k0[j] > target) && !slices.Equal(out.CapWeights[j], caps0[j]) {
+			t.Errorf("output %d: κ %.6g within the target %.6g, yet its totals moved", j, k0[j], target)
 		}
 	}
 }

@@ -36,7 +36,7 @@ func solveOnceCounting(ctx context.Context, x robustOnce, p RobustProblem, pi me
 	held := x.heldGap()
 	out.Rounds, out.Iterations = 1, iters
 	out.Converged = held <= target
-	if err := settleTight(out, p, held, target, accept); err != nil {
+	if err := settle(out, p, held, target, accept); err != nil {
 		return nil, iters, err
 	}
 	return out, iters, nil
