@@ -682,3 +682,24 @@ func TestRobustLeastClosedByTheRootsDuals(t *testing.T) {
 		}
 	}
 }
+
+// On some patterns every master near ε* goes round a degenerate plateau
+// (grid at 40 letters, distance ≤ √18, over the box 0.8–1.25): the probe
+// in the middle of the bracket comes back unsettled time after time, from
+// a new master too. The search asks a new master once such a probe repeats
+// and ends after maxStuck of them in a row with the bracket it has, whose
+// ends stay certified, instead of spending its 200 probes there.
+func TestRobustLeastEndsOnAPlateau(t *testing.T) {
+	in := familyInstance(t, "grid", 40)
+	set := boxAround(in.Prior, 0.8, 1.25)
+	pat := in.Utility.Pattern(-math.Sqrt(18))
+	b, err := colgen.RobustLeastEpsilon(context.Background(), set, pat, 1e-9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBracket(t, rand.New(rand.NewPCG(41, 11)), set, pat, b)
+	t.Logf("[%.12g, %.12g] by %d probes, %d restarts", b.Lower, b.Upper, b.Probes, b.Restarts)
+	if b.Probes > 12 || b.Restarts != 2 {
+		t.Errorf("%d probes and %d restarts, want at most 12 and 2", b.Probes, b.Restarts)
+	}
+}

@@ -26,8 +26,9 @@ type RobustBracket struct {
 	// rounds and simplex pivots.
 	Probes, Rounds, Pivots int
 	// Restarts counts the new masters the search started when the one
-	// it was given failed a probe or refuted one with a degenerate basis
-	// (LeastEpsilon): at most one.
+	// it was given failed a probe or refuted one with a degenerate basis,
+	// or when one probe came back unsettled twice in a row
+	// (LeastEpsilon): at most maxRestarts.
 	Restarts int
 }
 
@@ -135,7 +136,9 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 		rounds0, pivots0 = 0, 0
 		return h, nil
 	}
-	ladder := 0 // probes further below a refutation whose proof lags
+	ladder := 0               // probes further below a refutation whose proof lags
+	unsettledAt := math.NaN() // the last probe that came back unsettled
+	stuck := 0                // unsettled probes in a row at unsettledAt
 
 	type proofPt struct{ t, lb float64 }
 	var proofs []proofPt
@@ -180,6 +183,38 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 		}
 		if err != nil {
 			return b, err
+		}
+		if r.Unsettled && t == unsettledAt && b.Restarts < maxRestarts {
+			// The same probe unsettled twice: the master goes round a
+			// degenerate plateau there. A new master, asked the same,
+			// starts from its slacks.
+			if g, err = restart(); err != nil {
+				return b, err
+			}
+			if r, err = g.Probe(t); err != nil {
+				return b, err
+			}
+			b.Probes++
+		}
+		if r.Unsettled {
+			if t == unsettledAt {
+				stuck++
+			} else {
+				stuck = 1
+			}
+			unsettledAt = t
+			if stuck >= maxStuck {
+				// Every master ends on the same plateau there: the
+				// bracket stands as it is (certified, wider than tol),
+				// with the last probe's proof where it raises the lower
+				// end.
+				if r.Alpha != nil && r.Lower > b.Lower {
+					b.Lower, b.Pruning, b.Alpha, b.Priors = r.Lower, false, r.Alpha, r.Priors
+				}
+				break
+			}
+		} else {
+			stuck = 0
 		}
 		if r.Mechanism == nil && !r.Unsettled && r.Alpha != nil && r.Lower < t-tol && !fresh {
 			// Refuted by duals that prove far less than t: a degenerate
@@ -322,6 +357,16 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 	}
 	return b, nil
 }
+
+// maxRestarts is the number of new masters a search may start: one for a
+// failure or a degenerate refutation of a master that started elsewhere,
+// one more for a probe that came back unsettled twice in a row.
+const maxRestarts = 2
+
+// maxStuck is the number of probes in a row at one ε that may come back
+// unsettled, a new master asked in between, before the search ends with
+// the bracket it has.
+const maxStuck = 4
 
 // farProbe is how far (nats) below the upper end, or below Newton's
 // estimate once a refutation gave one, LeastEpsilon's probe is taken as
