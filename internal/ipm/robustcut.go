@@ -483,7 +483,9 @@ func settle(out *RobustResult, p RobustProblem, held, target, accept float64) er
 	if !(held <= math.Max(robustAcceptGap, target)) {
 		return fmt.Errorf("%w (the iterations stalled at a relative gap or residual of %.3g)", ErrRobustNotConverged, held)
 	}
-	if out.CapWeights != nil {
+	// result computed BoundTwo for these totals: only a bound settle
+	// would refuse is worth TightenBoundTwo's second look.
+	if out.CapWeights != nil && out.BoundTwo-out.Value > accept*math.Max(1, math.Abs(out.Value)) {
 		out.BoundTwo = TightenBoundTwo(p.Set.Center, p.Utility, p.Budget, out.Alpha, out.PriorsUpper, out.PriorsLower, out.CapWeights, out.Value, accept)
 	}
 	if !(out.Bound >= out.Value-RobustBudgetSlack*math.Max(1, math.Abs(out.Value))) || math.IsInf(out.Bound, 0) {
