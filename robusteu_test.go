@@ -12,7 +12,6 @@ import (
 
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/certify"
-	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/internal/stopcount"
 	"github.com/pmlopt/pmlopt/internal/testlong"
@@ -487,21 +486,13 @@ func TestExpectedOverSetLPKeepsTheTwoPriorBound(t *testing.T) {
 // the interior point with no LP and a certified gap within the accepted
 // 1e-8, and verify accepts the certificate.
 func TestExpectedOverSetBinomialTails(t *testing.T) {
-	fam, err := instance.Lookup("counting-binomial")
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, n := range []int{32, 40} {
-		in, err := fam.New(n, 2026)
-		if err != nil {
-			t.Fatal(err)
-		}
-		set, err := mech.NewL1Set(in.Prior, 0.1)
+		pi, u, set, err := randinst.CountingBinomialBall(n, 0.3, 0.1)
 		if err != nil {
 			t.Fatal(err)
 		}
 		b := mech.Budget{Measure: mech.LIP, Epsilon: 1}
-		p := &problem.Problem{Prior: in.Prior, Utility: in.Utility, PriorSet: set, Objective: problem.ExpectedUtility, Privacy: &b}
+		p := &problem.Problem{Prior: pi, Utility: u, PriorSet: set, Objective: problem.ExpectedUtility, Privacy: &b}
 		sol, err := pmlopt.Solve(context.Background(), p, pmlopt.Options{})
 		if err != nil {
 			t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pmlopt/pmlopt/instance"
+	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
@@ -98,19 +99,11 @@ func TestSolveRobustPastLeanBallTwo(t *testing.T) {
 // least 0, each output's κ only falls, and the outputs whose κ was within
 // the target keep their totals.
 func TestTightenCapsOnBinomialTails(t *testing.T) {
-	fam, err := instance.Lookup("counting-binomial")
+	_, u, set, err := randinst.CountingBinomialBall(32, 0.3, 0.1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := fam.New(32, 2026)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := mech.NewL1Set(in.Prior, 0.1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := RobustProblem{Utility: in.Utility, Budget: mech.Budget{Measure: mech.LIP, Epsilon: 1}, Set: set}
+	p := RobustProblem{Utility: u, Budget: mech.Budget{Measure: mech.LIP, Epsilon: 1}, Set: set}
 	mu, kap, _, err := robustRates(p.Budget)
 	if err != nil {
 		t.Fatal(err)
