@@ -69,19 +69,16 @@ func boxAround(pi mech.Prior, lo, hi float64) *mech.PriorSet {
 	return set
 }
 
-// familyInstance is the instance of n letters of the named family of
-// package instance, drawn with the bench's seed.
-func familyInstance(t *testing.T, name string, n int) instance.Instance {
+// studyBox is the instance of n letters of the named family of package
+// instance with the bench's seed, and the box of the robust study around
+// its prior (randinst.StudyBox).
+func studyBox(t *testing.T, name string, n int) (instance.Instance, *mech.PriorSet) {
 	t.Helper()
-	fam, err := instance.Lookup(name)
+	in, set, err := randinst.StudyBox(name, n)
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := fam.New(n, 2026)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return in
+	return in, set
 }
 
 // lpLeast is the least ε over the set by bisection on the dualised robust
@@ -255,8 +252,7 @@ func TestRobustBoundAtAPoint(t *testing.T) {
 // purego build), so the bound sits between those and the alternation's.
 // The bracket is checked by the independent LP.
 func TestRobustLeastStepsByTheSecant(t *testing.T) {
-	in := familyInstance(t, "random", 16)
-	set := boxAround(in.Prior, 0.8, 1.25)
+	in, set := studyBox(t, "random", 16)
 	pat := in.Utility.Order().Pattern(9)
 	b, err := colgen.RobustLeastEpsilon(context.Background(), set, pat, 1e-9)
 	if err != nil {
@@ -339,8 +335,7 @@ func checkRestarted(t *testing.T, rng *rand.Rand, set *mech.PriorSet, pat mech.P
 // keeps a level above ε*, so no search closes before its first probe,
 // whichever engine solved the cover.
 func TestRobustLeastRestartsAFailedSeededMaster(t *testing.T) {
-	in := familyInstance(t, "abs-uniform", 10)
-	set := boxAround(in.Prior, 0.8, 1.25)
+	in, set := studyBox(t, "abs-uniform", 10)
 	pat := in.Utility.Pattern(-3)
 	b := leastAfterDecision(t, set, pat, 2, errors.New("the engine stalled"))
 	checkRestarted(t, rand.New(rand.NewPCG(37, 8)), set, pat, b)
@@ -365,7 +360,7 @@ func TestRobustLeastRestartsAFailedSeededMaster(t *testing.T) {
 // that master off its plateau): its search closes within 1e-9 with its
 // proof, after at most one new master.
 func TestRobustLeastRestartsAStalledMaster(t *testing.T) {
-	in := familyInstance(t, "abs-uniform", 40)
+	in, _ := studyBox(t, "abs-uniform", 40)
 	set, err := mech.NewL1Set(in.Prior, 0.1)
 	if err != nil {
 		t.Fatal(err)
@@ -384,8 +379,7 @@ func TestRobustLeastRestartsAStalledMaster(t *testing.T) {
 // 16 letters, loss ≤ 60, over the bench's box, decided at ε = 1): the
 // search asks a new master the same, whose proof closes the bracket.
 func TestRobustLeastRestartsADegenerateRefutation(t *testing.T) {
-	in := familyInstance(t, "coarse", 16)
-	set := boxAround(in.Prior, 0.8, 1.25)
+	in, set := studyBox(t, "coarse", 16)
 	pat := in.Utility.Pattern(-60)
 	b := leastAfterDecision(t, set, pat, 1, nil)
 	checkRestarted(t, rand.New(rand.NewPCG(37, 6)), set, pat, b)
@@ -508,8 +502,7 @@ func TestRobustLeastClosedByTheCoverFlow(t *testing.T) {
 // the audited level of a mechanism of the pattern, and come within a few
 // hundredths of the proof the same probe gives at the master's optimum.
 func TestRobustFarProbeEndsOnItsTail(t *testing.T) {
-	in := familyInstance(t, "square-geometric", 32)
-	set := boxAround(in.Prior, 0.8, 1.25)
+	in, set := studyBox(t, "square-geometric", 32)
 	pat := in.Utility.Pattern(-169)
 	lb, _, _, ok := colgen.RobustCoverBound(set, pat, 0)
 	if !ok {
@@ -571,8 +564,7 @@ func TestRobustDecisionRefutedByTheCover(t *testing.T) {
 	const eps = 1.0
 	covered := 0
 	for _, name := range []string{"grid", "bands"} {
-		in := familyInstance(t, name, 32)
-		set := boxAround(in.Prior, 0.8, 1.25)
+		in, set := studyBox(t, name, 32)
 		seen := map[float64]bool{}
 		for _, row := range in.Utility {
 			for _, v := range row {
@@ -640,8 +632,7 @@ func TestRobustDecisionRefutedByTheCover(t *testing.T) {
 // without the closing on the polished basis's duals, which ends it
 // before the rule matters. The bracket is checked by the independent LP.
 func TestRobustLeastTrustsARepeatedEstimate(t *testing.T) {
-	in := familyInstance(t, "counting-binomial", 12)
-	set := boxAround(in.Prior, 0.8, 1.25)
+	in, set := studyBox(t, "counting-binomial", 12)
 	pat := in.Utility.Order().Pattern(7)
 	g, err := colgen.NewRobust(set, pat)
 	if err != nil {
@@ -668,8 +659,7 @@ func TestRobustLeastClosedByTheRootsDuals(t *testing.T) {
 		name string
 		v    float64
 	}{{"square-geometric", -4}, {"counting-dirichlet", -5}} {
-		in := familyInstance(t, c.name, 8)
-		set := boxAround(in.Prior, 0.8, 1.25)
+		in, set := studyBox(t, c.name, 8)
 		pat := in.Utility.Pattern(c.v)
 		b, err := colgen.RobustLeastEpsilon(context.Background(), set, pat, 1e-9)
 		if err != nil {
@@ -689,8 +679,7 @@ func TestRobustLeastClosedByTheRootsDuals(t *testing.T) {
 // and ends after maxStuck of them in a row with the bracket it has, whose
 // ends stay certified, instead of spending its 200 probes there.
 func TestRobustLeastEndsOnAPlateau(t *testing.T) {
-	in := familyInstance(t, "grid", 40)
-	set := boxAround(in.Prior, 0.8, 1.25)
+	in, set := studyBox(t, "grid", 40)
 	pat := in.Utility.Pattern(-math.Sqrt(18))
 	b, err := colgen.RobustLeastEpsilon(context.Background(), set, pat, 1e-9)
 	if err != nil {
