@@ -59,3 +59,55 @@ func Sign(v []float64) (sign int, ok bool) {
 	}
 	return -1, true
 }
+
+// Round returns Σ parts rounded once to the nearest float64 (ties to
+// even), for non-overlapping partials in increasing magnitude as Partials
+// returns them: the top partials are added until one addition is inexact,
+// and the rounding error then left is moved up by one ulp where the
+// partials below push it past a tie (the final step of Python's
+// math.fsum).
+func Round(parts []float64) float64 {
+	n := len(parts)
+	if n == 0 {
+		return 0
+	}
+	n--
+	hi, lo := parts[n], 0.0
+	for n > 0 {
+		x := hi
+		n--
+		y := parts[n]
+		hi = x + y
+		lo = y - (hi - x)
+		if lo != 0 {
+			break
+		}
+	}
+	if n > 0 && (lo < 0 && parts[n-1] < 0 || lo > 0 && parts[n-1] > 0) {
+		y := 2 * lo
+		if x := hi + y; x-hi == y {
+			hi = x
+		}
+	}
+	return hi
+}
+
+// exactProductMin is the least magnitude of a product whose rounding
+// error Product returns exactly: below it the error term could fall
+// under the least subnormal.
+const exactProductMin = 0x1p-969
+
+// Product returns a·b as hi + lo exactly (hi the rounded product, lo its
+// error by a fused multiply-add); ok is false where that is not exact:
+// an overflow, or a nonzero product small enough that its error could
+// underflow.
+func Product(a, b float64) (hi, lo float64, ok bool) {
+	hi = a * b
+	if hi == 0 {
+		return 0, 0, a == 0 || b == 0
+	}
+	if math.IsInf(hi, 0) || math.IsNaN(hi) || math.Abs(hi) < exactProductMin {
+		return hi, 0, false
+	}
+	return hi, math.FMA(a, b, -hi), true
+}
