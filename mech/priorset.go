@@ -1,10 +1,10 @@
 package mech
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 )
 
 // PriorSet is a closed convex set Π of priors holding an estimate π̂: either
@@ -132,11 +132,11 @@ func (s *PriorSet) Extreme(c []float64, maximise bool) []float64 {
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool {
+	slices.SortStableFunc(order, func(a, b int) int {
 		if maximise {
-			return c[order[a]] > c[order[b]]
+			return cmp.Compare(c[b], c[a])
 		}
-		return c[order[a]] < c[order[b]]
+		return cmp.Compare(c[a], c[b])
 	})
 	pi := make([]float64, n)
 	if s.IsBox() {

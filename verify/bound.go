@@ -407,11 +407,17 @@ func (k *checker) floatConsts(lo, hi, kappa *big.Float) floatConsts {
 // from lo to hi. The bound's check and the solvers' own bounds
 // (internal/ipm's over a prior set) take their breakpoints from it.
 func ByRatio(order []int, g, a []float64) {
+	ByRatioWith(order, make([]float64, len(order)), g, a)
+}
+
+// ByRatioWith is ByRatio with the caller's room for the ratios (len(order)
+// of them), for callers that sort many columns.
+func ByRatioWith(order []int, ratio, g, a []float64) {
 	for i := range order {
 		order[i] = i
 	}
 	// Each ratio once, not at every comparison.
-	ratio := make([]float64, len(order))
+	ratio = ratio[:len(order)]
 	for i := range order {
 		if a[i] == 0 {
 			ratio[i] = math.Copysign(math.Inf(1), g[i])

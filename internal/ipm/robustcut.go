@@ -1253,6 +1253,7 @@ func RobustBound(c mech.Prior, u mech.Utility, b mech.Budget, alpha []float64, c
 	w := make([]float64, n)
 	worst := 0.0
 	priors := make([][]float64, m)
+	scratch := newRatioScratch(n)
 	for j := range m {
 		size := 0.0
 		for i := range n {
@@ -1274,7 +1275,7 @@ func RobustBound(c mech.Prior, u mech.Utility, b mech.Budget, alpha []float64, c
 					lo *= math.Max(0, 1-hiZ*delta)
 				}
 			}
-			if k := columnRatio(w, c, a, lo, hiZ); k < bestK {
+			if k := columnRatio(w, c, a, lo, hiZ, &scratch); k < bestK {
 				bestK, priors[j] = k, a
 			}
 		}
@@ -1287,10 +1288,20 @@ func RobustBound(c mech.Prior, u mech.Utility, b mech.Budget, alpha []float64, c
 	return bound + 8*float64(n+2)*certify.UnitRoundoff*(mag+C*math.Abs(worst)), priors
 }
 
+// ratioScratch is columnRatio's room, kept from column to column.
+type ratioScratch struct {
+	g, z, ratio []float64
+	order       []int
+}
+
+func newRatioScratch(n int) ratioScratch {
+	return ratioScratch{g: make([]float64, n), z: make([]float64, n), ratio: make([]float64, n), order: make([]int, n)}
+}
+
 // columnRatio returns max over z in {lo ≤ z ≤ hi, a·z = 1} of w·z / c·z
 // (−Inf when no such z exists: no mechanism within the budget uses the
 // output; +Inf when c·z can vanish with w·z > 0).
-func columnRatio(w, c, a []float64, lo, hi float64) float64 {
+func columnRatio(w, c, a []float64, lo, hi float64, s *ratioScratch) float64 {
 	n := len(w)
 	sa := 0.0
 	for _, v := range a {
@@ -1299,14 +1310,12 @@ func columnRatio(w, c, a []float64, lo, hi float64) float64 {
 	if hi*sa < 1 || lo*sa > 1 {
 		return math.Inf(-1)
 	}
-	g := make([]float64, n)
-	z := make([]float64, n)
-	order := make([]int, n)
+	g, z, order, ratio := s.g[:n], s.z[:n], s.order[:n], s.ratio[:n]
 	knap := func(kappa float64) {
 		for i := range n {
 			g[i] = w[i] - kappa*c[i]
 		}
-		verify.ByRatio(order, g, a)
+		verify.ByRatioWith(order, ratio, g, a)
 		left := 1 - lo*sa
 		for i := range n {
 			z[i] = lo
