@@ -60,10 +60,16 @@ const cholBlock = 64
 func (c *cholesky) factorizeSplit(a []float64, n int, split func(n, cost int, f func(lo, hi int))) int {
 	if c.n != n {
 		// Every entry read is written first (the lower triangle and the
-		// diagonal): the arrays of a larger earlier matrix serve.
+		// diagonal): the arrays of a larger earlier matrix serve. A
+		// system that grows (the lean routes' directions, a few more
+		// each iteration) gets room for twice the entries, not a new
+		// array at every size.
 		c.n = n
 		if cap(c.l) < n*n {
-			c.l, c.diag = make([]float64, n*n), make([]float64, n)
+			c.l = make([]float64, n*n, max(n*n, 2*cap(c.l)))
+		}
+		if cap(c.diag) < n {
+			c.diag = make([]float64, n, max(n, 2*cap(c.diag)))
 		}
 		c.l, c.diag = c.l[:n*n], c.diag[:n]
 	}
