@@ -123,5 +123,9 @@
 // each value of one scalar), and its duals prove a lower bound with a prior
 // of the set per output (RobustBound, checked by
 // certify.DualCertificateColumns). RobustLeastEpsilon brackets the least
-// ε over the set with one such master.
+// ε over the set with one such master. Near ε* such a master is
+// degenerate, and the duals its engine ends on can prove far less than
+// the probed ε; the stabilisation centre, the duals with the best
+// Lagrangian bound, lies inside the face of optimal duals and most often
+// proves ε* itself, so a probe whose own duals fall short tries it too.
 package colgen

@@ -11,3 +11,8 @@ func (g *RobustMaster) FailNextProbe(err error) { g.failNext = err }
 // NoRootProof keeps g's searches from closing on the polished basis's
 // duals, so that a test reaches the probes that such a closing saves.
 func (g *RobustMaster) NoRootProof() { g.noRootProof = true }
+
+// NoCentreProof keeps g's probes from proving with the stabilisation
+// centre's duals, so that a test reaches the degenerate plateaus those
+// proofs close.
+func (g *RobustMaster) NoCentreProof() { g.noCentreProof = true }

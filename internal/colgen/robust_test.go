@@ -283,12 +283,15 @@ func checkClosed(t *testing.T, rng *rand.Rand, set *mech.PriorSet, pat mech.Patt
 // overset's BestWorstCase runs it: seeded by the master of a decision at
 // eps that found a mechanism, and by that mechanism, the search's first
 // probe failing with fail where it is not nil; the master is left with
-// its probes not marked far.
-func leastAfterDecision(t *testing.T, set *mech.PriorSet, pat mech.Pattern, eps float64, fail error) colgen.RobustBracket {
+// its probes not marked far. Each of opts is applied to the master first.
+func leastAfterDecision(t *testing.T, set *mech.PriorSet, pat mech.Pattern, eps float64, fail error, opts ...func(*colgen.RobustMaster)) colgen.RobustBracket {
 	t.Helper()
 	g, err := colgen.NewRobust(set, pat)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, o := range opts {
+		o(g)
 	}
 	g.SetDecide(true)
 	r, err := g.Probe(eps)
@@ -376,13 +379,21 @@ func TestRobustLeastRestartsAStalledMaster(t *testing.T) {
 
 // A decision's master can also refute the search's first probe with
 // duals that prove far less than the probe (a degenerate basis; coarse at
-// 16 letters, loss ≤ 60, over the bench's box, decided at ε = 1): the
-// search asks a new master the same, whose proof closes the bracket.
+// 16 letters, loss ≤ 60, over the bench's box, decided at ε = 1): where
+// the stabilisation centre's duals are kept out as well, the search asks
+// a new master the same, whose proof closes the bracket. With them, the
+// first probe's proof closes it without a new master.
 func TestRobustLeastRestartsADegenerateRefutation(t *testing.T) {
 	in, set := studyBox(t, "coarse", 16)
 	pat := in.Utility.Pattern(-60)
-	b := leastAfterDecision(t, set, pat, 1, nil)
+	b := leastAfterDecision(t, set, pat, 1, nil, (*colgen.RobustMaster).NoCentreProof)
 	checkRestarted(t, rand.New(rand.NewPCG(37, 6)), set, pat, b)
+
+	b = leastAfterDecision(t, set, pat, 1, nil)
+	checkBracket(t, rand.New(rand.NewPCG(37, 16)), set, pat, b)
+	if b.Restarts != 0 || b.Upper-b.Lower > 1e-9 || b.Alpha == nil {
+		t.Errorf("with the centre's proofs: bracket [%.12g, %.12g] (proof %v) after %d restarts, want one within 1e-9 with its proof and none", b.Lower, b.Upper, b.Alpha != nil, b.Restarts)
+	}
 }
 
 // Where the estimate's least ε is the cover's bound log τ* (the flow
@@ -673,15 +684,21 @@ func TestRobustLeastClosedByTheRootsDuals(t *testing.T) {
 }
 
 // On some patterns every master near ε* goes round a degenerate plateau
-// (grid at 40 letters, distance ≤ √18, over the box 0.8–1.25): the probe
-// in the middle of the bracket comes back unsettled time after time, from
-// a new master too. The search asks a new master once such a probe repeats
-// and ends after maxStuck of them in a row with the bracket it has, whose
-// ends stay certified, instead of spending its 200 probes there.
+// (grid at 40 letters, distance ≤ √18, over the box 0.8–1.25, where the
+// stabilisation centre's proofs are kept out): the probe in the middle of
+// the bracket comes back unsettled time after time, from a new master
+// too. The search asks a new master once such a probe repeats and ends
+// after maxStuck of them in a row with the bracket it has, whose ends stay
+// certified, instead of spending its 200 probes there.
 func TestRobustLeastEndsOnAPlateau(t *testing.T) {
 	in, set := studyBox(t, "grid", 40)
 	pat := in.Utility.Pattern(-math.Sqrt(18))
-	b, err := colgen.RobustLeastEpsilon(context.Background(), set, pat, 1e-9)
+	g, err := colgen.NewRobust(set, pat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.NoCentreProof()
+	b, err := g.LeastEpsilon(context.Background(), 1e-9, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -689,5 +706,32 @@ func TestRobustLeastEndsOnAPlateau(t *testing.T) {
 	t.Logf("[%.12g, %.12g] by %d probes, %d restarts", b.Lower, b.Upper, b.Probes, b.Restarts)
 	if b.Probes > 12 || b.Restarts != 2 {
 		t.Errorf("%d probes and %d restarts, want at most 12 and 2", b.Probes, b.Restarts)
+	}
+}
+
+// A degenerate master's own duals can prove far less than the probed ε,
+// and every probe near ε* then ends unsettled; the stabilisation centre's
+// duals prove ε* there (grid at 24 letters, order pattern h = 12, over
+// the box 0.8–1.25: a bracket 8.8e-3 wide without them). The bracket is
+// checked by the independent LP; the plateau's pattern at 40 letters
+// (TestRobustLeastEndsOnAPlateau) closes too, by the audit and the proof.
+func TestRobustLeastClosedByTheCentre(t *testing.T) {
+	in, set := studyBox(t, "grid", 24)
+	pat := in.Utility.Order().Pattern(12)
+	b, err := colgen.RobustLeastEpsilon(context.Background(), set, pat, 1e-9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkClosed(t, rand.New(rand.NewPCG(41, 13)), set, pat, b, 20)
+
+	in, set = studyBox(t, "grid", 40)
+	pat = in.Utility.Pattern(-math.Sqrt(18))
+	if b, err = colgen.RobustLeastEpsilon(context.Background(), set, pat, 1e-9); err != nil {
+		t.Fatal(err)
+	}
+	checkBracket(t, rand.New(rand.NewPCG(41, 17)), set, pat, b)
+	t.Logf("[%.12g, %.12g] by %d probes", b.Lower, b.Upper, b.Probes)
+	if b.Upper-b.Lower > 1e-9 || b.Alpha == nil {
+		t.Errorf("bracket [%.12g, %.12g] (proof %v), want one within 1e-9 with its proof", b.Lower, b.Upper, b.Alpha != nil)
 	}
 }

@@ -131,7 +131,7 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 		b.Restarts++
 		h.SetStop(g.stop)
 		h.SetFar(g.far)
-		h.noRootProof = g.noRootProof
+		h.noRootProof, h.noCentreProof = g.noRootProof, g.noCentreProof
 		b.Rounds, b.Pivots = b.Rounds+g.Rounds-rounds0, b.Pivots+g.Pivots-pivots0
 		rounds0, pivots0 = 0, 0
 		return h, nil
