@@ -6,7 +6,10 @@ func (g *RobustMaster) Far() bool { return g.far }
 
 // FailNextProbe makes g's next probe return err without solving, as an
 // engine that stalls would.
-func (g *RobustMaster) FailNextProbe(err error) { g.failNext = err }
+func (g *RobustMaster) FailNextProbe(err error) { g.FailNextProbes(err, 1) }
+
+// FailNextProbes makes g's next k probes return err without solving.
+func (g *RobustMaster) FailNextProbes(err error, k int) { g.failNext, g.failCount = err, k }
 
 // NoRootProof keeps g's searches from closing on the polished basis's
 // duals, so that a test reaches the probes that such a closing saves.

@@ -60,9 +60,11 @@ type RobustMaster struct {
 	// over the master's life.
 	Rounds, Pivots int
 
-	// failNext, when set, is the error the next probe returns without
-	// solving: the tests' way of making an engine fail on every build.
-	failNext error
+	// failNext, when set, is the error the next failCount probes return
+	// without solving: the tests' way of making an engine fail on every
+	// build.
+	failNext  error
+	failCount int
 	// noRootProof keeps a search from closing on the polished basis's
 	// duals (RobustResult.Root): the tests' way of reaching the probes
 	// that such a closing saves.
@@ -416,7 +418,9 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 		return nil, fmt.Errorf("colgen: RobustMaster.Probe: ε = %v: want 0 ≤ ε ≤ 709", eps)
 	}
 	if err := g.failNext; err != nil {
-		g.failNext = nil
+		if g.failCount--; g.failCount <= 0 {
+			g.failNext = nil
+		}
 		return nil, err
 	}
 	n := g.sx.n

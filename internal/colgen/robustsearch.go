@@ -132,6 +132,7 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 		h.SetStop(g.stop)
 		h.SetFar(g.far)
 		h.noRootProof, h.noCentreProof = g.noRootProof, g.noCentreProof
+		h.failNext, h.failCount = g.failNext, g.failCount // an engine that fails on every master
 		b.Rounds, b.Pivots = b.Rounds+g.Rounds-rounds0, b.Pivots+g.Pivots-pivots0
 		rounds0, pivots0 = 0, 0
 		return h, nil
@@ -139,6 +140,28 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 	ladder := 0               // probes further below a refutation whose proof lags
 	unsettledAt := math.NaN() // the last probe that came back unsettled
 	stuck := 0                // unsettled probes in a row at unsettledAt
+	failures, settled := 0, 0 // probes the engine failed, and answered
+	var failure error         // the last failure
+	// probe asks g at t. An engine failure other than a stop (the master
+	// simplex going round a plateau at a degenerate ε, most often a
+	// breakpoint such as the cover's bound) comes back as an unsettled
+	// probe, failed set, so that the search goes on at another ε; past
+	// maxFailures of them it is the search's error.
+	probe := func(t float64) (r *RobustResult, failed bool, err error) {
+		r, err = g.Probe(t)
+		b.Probes++
+		if err == nil || errors.Is(err, ErrStopped) || ctx.Err() != nil {
+			if err == nil {
+				settled++
+			}
+			return r, false, err
+		}
+		if failures++; failures > maxFailures {
+			return nil, true, err
+		}
+		failure = err
+		return &RobustResult{PML: math.Inf(1), Unsettled: true}, true, nil
+	}
 
 	type proofPt struct{ t, lb float64 }
 	var proofs []proofPt
@@ -170,19 +193,17 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 			ref = math.Min(ref, estimate)
 		}
 		g.SetFar(ref-t > farProbe)
-		r, err := g.Probe(t)
-		b.Probes++
-		if err != nil && !errors.Is(err, ErrStopped) && !fresh && seeded {
+		r, failed, err := probe(t)
+		if failed && !fresh && seeded {
 			// The engine stalled on a master that started elsewhere (a
 			// decision's columns at the budget): a new master, asked
 			// the same, starts from its slacks.
 			if g, err = restart(); err == nil {
-				r, err = g.Probe(t)
-				b.Probes++
+				r, failed, err = probe(t)
 			}
 		}
 		if err != nil {
-			return b, err
+			return endOnFailure(b, err, settled > 0)
 		}
 		if r.Unsettled && t == unsettledAt && b.Restarts < maxRestarts {
 			// The same probe unsettled twice: the master goes round a
@@ -191,10 +212,14 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 			if g, err = restart(); err != nil {
 				return b, err
 			}
-			if r, err = g.Probe(t); err != nil {
-				return b, err
+			if r, failed, err = probe(t); err != nil {
+				return endOnFailure(b, err, settled > 0)
 			}
-			b.Probes++
+		}
+		if failed && t <= b.Lower+tol {
+			// The engine failed just above the lower end: the next
+			// probe goes elsewhere, not there again.
+			tried = b.Lower
 		}
 		if r.Unsettled {
 			if t == unsettledAt {
@@ -224,10 +249,9 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 			if g, err = restart(); err != nil {
 				return b, err
 			}
-			if r, err = g.Probe(t); err != nil {
-				return b, err
+			if r, _, err = probe(t); err != nil {
+				return endOnFailure(b, err, settled > 0)
 			}
-			b.Probes++
 		}
 		proved := false
 		switch {
@@ -355,6 +379,23 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 	if b.Lower > b.Upper {
 		b.Lower = b.Upper
 	}
+	if failure != nil && (b.Mechanism == nil || settled == 0) {
+		return b, failure
+	}
+	return b, nil
+}
+
+// endOnFailure ends a search whose engine failed more than maxFailures
+// probes: with the bracket it has, which is certified, where it holds a
+// mechanism and some probe was answered (settled), else with the
+// engine's error, for the caller's other means.
+func endOnFailure(b RobustBracket, err error, settled bool) (RobustBracket, error) {
+	if errors.Is(err, ErrStopped) || b.Mechanism == nil || !settled {
+		return b, err
+	}
+	if b.Lower > b.Upper {
+		b.Lower = b.Upper
+	}
 	return b, nil
 }
 
@@ -362,6 +403,10 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 // failure or a degenerate refutation of a master that started elsewhere,
 // one more for a probe that came back unsettled twice in a row.
 const maxRestarts = 2
+
+// maxFailures is the number of probes of one search the engine may fail
+// (errStalled) before the search ends (endOnFailure).
+const maxFailures = 4
 
 // maxStuck is the number of probes in a row at one ε that may come back
 // unsettled, a new master asked in between, before the search ends with
