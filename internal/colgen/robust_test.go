@@ -774,3 +774,24 @@ func TestRobustLeastClosedByTheCentre(t *testing.T) {
 		t.Errorf("bracket [%.12g, %.12g] (proof %v), want one within 1e-9 with its proof", b.Lower, b.Upper, b.Alpha != nil)
 	}
 }
+
+// A master whose point at the probed ε audits just above the upper end
+// (by the rounding of its columns; coarse at 32 letters, order pattern
+// h = 7, over the box 0.8–1.25, where ε* is the cover's log 5 and the
+// probes just above it find points that audit 2.4e-9 higher) gives the
+// search nothing new, and the next probe would ask the same again: the
+// search ends with the certified bracket it has instead of repeating that
+// probe up to its limit of 200.
+func TestRobustLeastEndsOnARepeatedMechanism(t *testing.T) {
+	in, set := studyBox(t, "coarse", 32)
+	pat := in.Utility.Order().Pattern(7)
+	b, err := colgen.RobustLeastEpsilon(context.Background(), set, pat, 1e-9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBracket(t, rand.New(rand.NewPCG(37, 20)), set, pat, b)
+	t.Logf("[%.12g, %.12g] by %d probes", b.Lower, b.Upper, b.Probes)
+	if b.Probes > 10 || b.Upper-b.Lower > 1e-8 {
+		t.Errorf("bracket [%.12g, %.12g] by %d probes, want one within 1e-8 by at most 10", b.Lower, b.Upper, b.Probes)
+	}
+}

@@ -168,6 +168,7 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 	steer := b.Lower // the master's word: no mechanism below (not a proof)
 	slow := 0
 	tried := math.NaN() // the lower end just above which a probe went
+	lastT, lastUpper := math.NaN(), math.NaN()
 	estimate := 0.0     // the last refuted probe's Newton estimate
 	secant := false     // the next probe goes to the secant's fixed point
 	repeated := false   // the last two refutations gave one estimate
@@ -295,6 +296,13 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 			t = RobustMaxEpsilon
 			continue
 		}
+		if r.Mechanism != nil && t == lastT && b.Upper == lastUpper {
+			// A second mechanism at the last probe's ε that audits above
+			// the upper end (by the rounding of the master's point): the
+			// next probe would ask the same again. The bracket stands.
+			break
+		}
+		lastT, lastUpper = t, b.Upper
 		lo := math.Max(b.Lower, steer)
 		if b.Upper-lo <= tol {
 			if b.Upper-b.Lower <= tol || ladder == maxLadder {
