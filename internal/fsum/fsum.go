@@ -98,7 +98,9 @@ func Round(parts []float64) float64 {
 const exactProductMin = 0x1p-969
 
 // Product returns a·b as hi + lo exactly (hi the rounded product, lo its
-// error by a fused multiply-add); ok is false where that is not exact:
+// error by a fused multiply-add: TwoProduct of Ogita, Rump and Oishi,
+// "Accurate sum and dot product", 2005); ok is false where that is not
+// exact:
 // an overflow, or a nonzero product small enough that its error could
 // underflow.
 func Product(a, b float64) (hi, lo float64, ok bool) {
