@@ -169,9 +169,9 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 	slow := 0
 	tried := math.NaN() // the lower end just above which a probe went
 	lastT, lastUpper := math.NaN(), math.NaN()
-	estimate := 0.0     // the last refuted probe's Newton estimate
-	secant := false     // the next probe goes to the secant's fixed point
-	repeated := false   // the last two refutations gave one estimate
+	estimate := 0.0   // the last refuted probe's Newton estimate
+	secant := false   // the next probe goes to the secant's fixed point
+	repeated := false // the last two refutations gave one estimate
 	t := b.Lower + (b.Upper-b.Lower)/2
 	if b.Lower > 0 {
 		// The pruning or the cover's bound is often the answer: one
