@@ -177,7 +177,8 @@ func (f *boxFill) float(c []float64, order []int) (float64, bool) {
 		// error (Fast2Sum, u ≥ l ≥ 0).
 		u, l := set.Upper[k], set.Lower[k]
 		d := u - l
-		buf = append(buf[:0], d, (u-d)-l)
+		e := (u - d) - l
+		buf = append(buf[:0], d, e)
 		for _, r := range rest {
 			buf = append(buf, -r)
 		}
@@ -188,7 +189,7 @@ func (f *boxFill) float(c []float64, order []int) (float64, bool) {
 		if s > 0 {
 			amt = append(amt[:0], rest...)
 		} else {
-			amt = append(amt[:0], d, (u-d)-l)
+			amt = append(amt[:0], d, e)
 		}
 		if s, ok := fsum.Sign(amt); !ok {
 			return 0, false
