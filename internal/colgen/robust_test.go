@@ -266,11 +266,7 @@ func TestRobustLeastStepsByTheSecant(t *testing.T) {
 // holds the least ε of the independent dualised LP.
 func checkClosed(t *testing.T, rng *rand.Rand, set *mech.PriorSet, pat mech.Pattern, b colgen.RobustBracket, maxProbes int) {
 	t.Helper()
-	checkBracket(t, rng, set, pat, b)
-	t.Logf("[%.12g, %.12g] by %d probes, %d rounds", b.Lower, b.Upper, b.Probes, b.Rounds)
-	if b.Upper-b.Lower > 1e-9 || b.Alpha == nil {
-		t.Errorf("bracket [%.12g, %.12g] (proof %v), want one within 1e-9 with its proof", b.Lower, b.Upper, b.Alpha != nil)
-	}
+	checkTight(t, rng, set, pat, b)
 	if b.Probes > maxProbes {
 		t.Errorf("%d probes, want at most %d", b.Probes, maxProbes)
 	}
@@ -318,11 +314,18 @@ func leastAfterDecision(t *testing.T, set *mech.PriorSet, pat mech.Pattern, eps 
 // and closed within 1e-9 with its proof.
 func checkRestarted(t *testing.T, rng *rand.Rand, set *mech.PriorSet, pat mech.Pattern, b colgen.RobustBracket) {
 	t.Helper()
-	checkBracket(t, rng, set, pat, b)
-	t.Logf("[%.12g, %.12g] by %d probes, %d rounds, %d restarts", b.Lower, b.Upper, b.Probes, b.Rounds, b.Restarts)
+	checkTight(t, rng, set, pat, b)
 	if b.Restarts != 1 {
 		t.Errorf("%d restarts, want 1: the instance no longer takes the path this test is for", b.Restarts)
 	}
+}
+
+// checkTight checks a search's bracket (checkBracket) and that it closed
+// within 1e-9 with its proof.
+func checkTight(t *testing.T, rng *rand.Rand, set *mech.PriorSet, pat mech.Pattern, b colgen.RobustBracket) {
+	t.Helper()
+	checkBracket(t, rng, set, pat, b)
+	t.Logf("[%.12g, %.12g] by %d probes, %d rounds, %d restarts", b.Lower, b.Upper, b.Probes, b.Rounds, b.Restarts)
 	if b.Upper-b.Lower > 1e-9 || b.Alpha == nil {
 		t.Errorf("bracket [%.12g, %.12g] (proof %v), want one within 1e-9 with its proof", b.Lower, b.Upper, b.Alpha != nil)
 	}
@@ -389,11 +392,7 @@ func TestRobustLeastGoesOnPastAStalledProbe(t *testing.T) {
 	}
 	pat := in.Utility.Pattern(-4)
 	b := leastAfterDecision(t, set, pat, 2, nil)
-	checkBracket(t, rand.New(rand.NewPCG(37, 19)), set, pat, b)
-	t.Logf("[%.12g, %.12g] by %d probes, %d rounds, %d restarts", b.Lower, b.Upper, b.Probes, b.Rounds, b.Restarts)
-	if b.Upper-b.Lower > 1e-9 || b.Alpha == nil {
-		t.Errorf("bracket [%.12g, %.12g] (proof %v), want one within 1e-9 with its proof", b.Lower, b.Upper, b.Alpha != nil)
-	}
+	checkTight(t, rand.New(rand.NewPCG(37, 19)), set, pat, b)
 }
 
 // The instance whose seeded master stalled at the search's first probe
@@ -768,11 +767,7 @@ func TestRobustLeastClosedByTheCentre(t *testing.T) {
 	if b, err = colgen.RobustLeastEpsilon(context.Background(), set, pat, 1e-9); err != nil {
 		t.Fatal(err)
 	}
-	checkBracket(t, rand.New(rand.NewPCG(41, 17)), set, pat, b)
-	t.Logf("[%.12g, %.12g] by %d probes", b.Lower, b.Upper, b.Probes)
-	if b.Upper-b.Lower > 1e-9 || b.Alpha == nil {
-		t.Errorf("bracket [%.12g, %.12g] (proof %v), want one within 1e-9 with its proof", b.Lower, b.Upper, b.Alpha != nil)
-	}
+	checkTight(t, rand.New(rand.NewPCG(41, 17)), set, pat, b)
 }
 
 // A master whose point at the probed ε audits just above the upper end
