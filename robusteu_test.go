@@ -12,6 +12,7 @@ import (
 
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/certify"
+	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/internal/stopcount"
 	"github.com/pmlopt/pmlopt/internal/testlong"
@@ -499,5 +500,50 @@ func TestExpectedOverSetBinomialTails(t *testing.T) {
 		}
 		t.Logf("%d letters: value %.12g, bound %.12g, %d LPs", n, sol.ExpectedUtility, sol.ExpectedUtilityBound, sol.LPSolves)
 		mustIPMWithinGap(t, fmt.Sprintf("counting-binomial %d, ball", n), p, sol)
+	}
+}
+
+// Over a box that lets the binomial's tail letters fall to 0, the optimum
+// at 7–12 nats puts a few parts in 10⁵ on outputs whose least mass over the
+// set is e^−ε times that: an LP holding its rows to 1e-9 absolute could
+// break those caps by e^ε·1e-9, and Solve then refused valid input. Solve
+// answers each with the optimum of the plain dualised LP, a mechanism
+// within the budget over the set and a certificate verify accepts.
+func TestExpectedOverSetBinomialTailsAtLargeBudgets(t *testing.T) {
+	ctx := context.Background()
+	f, err := instance.Lookup("counting-binomial")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := f.New(16, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := randinst.FactorBox(in.Prior, 0, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []mech.Budget{{Measure: mech.LIP, Epsilon: 8}, {Measure: mech.ALIP, EpsilonLower: 8, EpsilonUpper: 8}, {Measure: mech.PML, Epsilon: 12}} {
+		what := fmt.Sprintf("counting-binomial 16, %v", b)
+		p := &problem.Problem{Prior: in.Prior, Utility: in.Utility, PriorSet: set, Objective: problem.ExpectedUtility, Privacy: &b}
+		sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		mod, err := polytope.BuildRobust(polytope.Spec{Prior: in.Prior, Budget: b, Objective: polytope.ExpectedUtility, Utility: in.Utility}, set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := solver.Revised().Solve(mod.LP)
+		if err != nil || want.Status != solver.Optimal {
+			t.Fatalf("%s: dualised LP %v %v", what, err, want)
+		}
+		if math.Abs(sol.ExpectedUtility-want.Objective) > 1e-7 {
+			t.Fatalf("%s: Solve %.12g, dualised LP %.12g", what, sol.ExpectedUtility, want.Objective)
+		}
+		if level, lower, excess := leakage.LevelOver(set, sol.Mechanism, b); excess > certify.AuditTol {
+			t.Fatalf("%s: levels (%g, %g) over the set", what, level, lower)
+		}
+		mustVerify(t, what, p, sol.Mechanism, sol.Certificate)
 	}
 }

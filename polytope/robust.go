@@ -16,19 +16,21 @@ type RobustModel struct {
 	N, M int
 	// P[i][j] is the column of p_ij, or -1 for a pair the pattern forbids.
 	P [][]int
-	// Low[j] is the column of L_j ≤ min_{π∈Π} Σ_k π_k p_kj (PML, ALIP,
-	// LIP); High[j] the column of H_j ≥ max_{π∈Π} Σ_k π_k p_kj (ALIP, LIP);
-	// -1 where the measure has none.
+	// Low[j] is the column of s·L_j, L_j ≤ min_{π∈Π} Σ_k π_k p_kj (PML,
+	// ALIP, LIP; s the model's scale of the least masses, see
+	// addMassBound); High[j] the column of H_j ≥ max_{π∈Π} Σ_k π_k p_kj
+	// (ALIP, LIP); -1 where the measure has none.
 	Low, High []int
 	// Sum[i] is the row Σ_j p_ij = 1.
 	Sum []int
 	// Cap[i][j] is the row p_ij − e^ε L_j ≤ 0 (PML, ALIP, LIP: ε_u), or -1
 	// where p_ij has no column; nil for LDP.
 	Cap [][]int
-	// level is the upper level the model was built for, capNz[i][j] the index
-	// in LP.ConstMatrix of the Cap row's entry on L_j.
-	level float64
-	capNz [][]int
+	// level is the upper level the model was built for, lowScale the scale
+	// s of the Low columns, capNz[i][j] the index in LP.ConstMatrix of the
+	// Cap row's entry on the Low column.
+	level, lowScale float64
+	capNz           [][]int
 }
 
 // BuildRobust writes the polytope of s over the set of priors set: the
@@ -53,7 +55,8 @@ func BuildRobust(s Spec, set *mech.PriorSet) (*RobustModel, error) {
 	}
 	b := normBudget(s.Budget)
 	mod := &RobustModel{LP: &lp.Model{Maximize: s.Objective == ExpectedUtility}, N: n, M: m,
-		P: make([][]int, n), Low: make([]int, m), High: make([]int, m), Sum: make([]int, n), level: upperLevel(b)}
+		P: make([][]int, n), Low: make([]int, m), High: make([]int, m), Sum: make([]int, n), level: upperLevel(b),
+		lowScale: massScale(math.Exp(upperLevel(b)))}
 	if b.Measure != mech.LDP {
 		mod.Cap, mod.capNz = make([][]int, n), make([][]int, n)
 		for i := range mod.Cap {
@@ -98,16 +101,16 @@ func BuildRobust(s Spec, set *mech.PriorSet) (*RobustModel, error) {
 			}
 			continue
 		}
-		mod.Low[j] = addMassBound(x, set, col, false)
 		lam := math.Exp(upperLevel(b))
+		mod.Low[j] = addMassBound(x, set, col, false, mod.lowScale)
 		for i := range n {
 			if col[i] >= 0 {
-				mod.Cap[i][j] = x.AddRow(-lp.Inf, 0, "", lp.Entry(col[i], 1), lp.Entry(mod.Low[j], -lam))
+				mod.Cap[i][j] = x.AddRow(-lp.Inf, 0, "", lp.Entry(col[i], 1), lp.Entry(mod.Low[j], -lam/mod.lowScale))
 				mod.capNz[i][j] = len(x.ConstMatrix) - 1
 			}
 		}
 		if b.Measure == mech.ALIP || b.Measure == mech.LIP {
-			mod.High[j] = addMassBound(x, set, col, true)
+			mod.High[j] = addMassBound(x, set, col, true, 1)
 			kappa := math.Exp(-b.EpsilonLower)
 			for i := range n {
 				if col[i] < 0 {
@@ -116,7 +119,7 @@ func BuildRobust(s Spec, set *mech.PriorSet) (*RobustModel, error) {
 					x.AddRow(-lp.Inf, 0, "", lp.Entry(mod.High[j], 1))
 					continue
 				}
-				x.AddRow(0, lp.Inf, "", lp.Entry(col[i], 1), lp.Entry(mod.High[j], -kappa))
+				addFloor(x, col[i], mod.High[j], kappa)
 			}
 		}
 	}
@@ -136,25 +139,34 @@ func BuildRobust(s Spec, set *mech.PriorSet) (*RobustModel, error) {
 //
 //	min_ν  ν (1 − Σl) + Σ_k l_k p_k + Σ_k (u_k − l_k) (p_k − ν)^+.
 //
-// L1 ball {‖π − π̂‖₁ ≤ r} ∩ simplex. The minimum is
+// L1 ball {‖π − π̂‖₁ ≤ r} ∩ simplex, S = Σ_k π̂_k. The minimum is
 //
-//	max  μ − r ρ + Σ_k π̂_k g_k  over g_k ≤ p_k − μ, −ρ ≤ g_k ≤ ρ, ρ ≥ 0,
+//	max  S μ − r ρ + Σ_k π̂_k g_k  over g_k ≤ p_k − μ, −ρ ≤ g_k ≤ ρ, ρ ≥ 0,
 //
-// and the maximum is min μ + r ρ + Σ_k π̂_k g_k over g_k ≥ p_k − μ,
+// and the maximum is min S μ + r ρ + Σ_k π̂_k g_k over g_k ≥ p_k − μ,
 // −ρ ≤ g_k ≤ ρ, ρ ≥ 0. Both are the LP duals of the inner problems
 // (docs/theory.md).
-func addMassBound(x *lp.Model, set *mech.PriorSet, col []int, high bool) int {
+//
+// The column returned holds scale·B, and the dual variables are scaled
+// with it (the p_k enter with scale times their coefficients). An engine
+// holds each row and bound to an absolute tolerance of about 1e-9, and a
+// minimum feeds p_ij ≤ e^ε B: unscaled, an error of 1e-9 in B or in a
+// dual variable lets p_ij exceed its cap by e^ε·1e-9, 1.6e-4 at ε = 12,
+// and puts mass on an output that some prior of the set never produces.
+// BuildRobust passes massScale(e^ε) for the minimum, so that the error
+// reaches p_ij as about 1e-9, as at one prior.
+func addMassBound(x *lp.Model, set *mech.PriorSet, col []int, high bool, scale float64) int {
 	sign := 1.0 // B ≤ expression for the minimum, B ≥ expression for the maximum
 	if high {
 		sign = -1
 	}
-	bcol := x.AddCol(0, 0, 1, "")
+	bcol := x.AddCol(0, 0, scale, "")
 	// row: B − expression ≤ 0 (minimum) or expression − B ≤ 0 (maximum),
 	// written as sign·(B − expression) ≤ 0.
 	row := []lp.Nonzero{lp.Entry(bcol, sign)}
 	pTerm := func(k int, coef float64) { // adds −sign·coef·p_k to the row
 		if col[k] >= 0 && coef != 0 {
-			row = append(row, lp.Entry(col[k], -sign*coef))
+			row = append(row, lp.Entry(col[k], -sign*scale*coef))
 		}
 	}
 	n := len(col)
@@ -163,7 +175,7 @@ func addMassBound(x *lp.Model, set *mech.PriorSet, col []int, high bool) int {
 		for _, l := range set.Lower {
 			sumL += l
 		}
-		mu := x.AddCol(0, 0, 1, "") // the optimum lies between 0 and 1
+		mu := x.AddCol(0, 0, scale, "") // the optimum lies between 0 and 1
 		row = append(row, lp.Entry(mu, -sign*(1-sumL)))
 		for k := range n {
 			pTerm(k, set.Lower[k])
@@ -176,23 +188,33 @@ func addMassBound(x *lp.Model, set *mech.PriorSet, col []int, high bool) int {
 			// minimum: w − μ + p_k ≥ 0; maximum: w + ν − p_k ≥ 0
 			es := []lp.Nonzero{lp.Entry(w, 1), lp.Entry(mu, -sign)}
 			if col[k] >= 0 {
-				es = append(es, lp.Entry(col[k], sign))
+				es = append(es, lp.Entry(col[k], sign*scale))
 			}
 			x.AddRow(0, lp.Inf, "", es...)
 		}
 		x.AddRow(-lp.Inf, 0, "", row...)
 		return bcol
 	}
+	// The ball's priors are moves of mass from the estimate, so they keep
+	// its total S, which the problem files let lie within 1e-9 of 1 (the
+	// greedy of mech.PriorSet.Extreme and the certificates read the set
+	// so). Written with Σπ = 1 instead, a ball of radius below |1 − S|
+	// would hold no prior, μ would be unbounded, and the mass bound
+	// vacuous.
+	total := 0.0
+	for _, v := range set.Center {
+		total += v
+	}
 	mu := x.AddCol(0, -lp.Inf, lp.Inf, "")
 	rho := x.AddCol(0, 0, lp.Inf, "")
-	row = append(row, lp.Entry(mu, -sign), lp.Entry(rho, set.Radius))
+	row = append(row, lp.Entry(mu, -sign*total), lp.Entry(rho, set.Radius))
 	for k := range n {
 		g := x.AddCol(0, -lp.Inf, lp.Inf, "")
 		row = append(row, lp.Entry(g, -sign*set.Center[k]))
 		// minimum: g + μ − p_k ≤ 0; maximum: g + μ − p_k ≥ 0
 		es := []lp.Nonzero{lp.Entry(g, 1), lp.Entry(mu, 1)}
 		if col[k] >= 0 {
-			es = append(es, lp.Entry(col[k], -1))
+			es = append(es, lp.Entry(col[k], -scale))
 		}
 		if high {
 			x.AddRow(0, lp.Inf, "", es...)
@@ -204,6 +226,26 @@ func addMassBound(x *lp.Model, set *mech.PriorSet, col []int, high bool) int {
 	}
 	x.AddRow(-lp.Inf, 0, "", row...)
 	return bcol
+}
+
+// maxMassScale bounds massScale. An engine that equilibrates its rows
+// holds a row whose entries reach s to 1e-9/s of them: beyond 1e6, that
+// asks for less than the rounding of a sum of a few entries near 1.
+const maxMassScale = 1e6
+
+// massScale is the factor by which an output's least mass over the set is
+// scaled in the LP (addMassBound, cutModel.addCut) when its cap is
+// p_ij ≤ lam·B, and an entry's floor (addFloor) when it is p_ij ≥ B/lam:
+// lam, up to maxMassScale.
+func massScale(lam float64) float64 { return math.Min(lam, maxMassScale) }
+
+// addFloor adds the row κ H ≤ p, the floor of an entry p under ALIP and
+// LIP, multiplied by massScale(1/κ). Held to 1e-9 as written, the row
+// would let p fall 1e-9 below a floor that at a large ε_l is itself below
+// 1e-9: the entry would read 0 and its output's lower level be infinite.
+func addFloor(x *lp.Model, p, h int, kappa float64) {
+	s := massScale(1 / kappa)
+	x.AddRow(0, lp.Inf, "", lp.Entry(p, s), lp.Entry(h, -kappa*s))
 }
 
 // SetUpperLevel makes the model's Cap rows read p_ij ≤ e^ε L_j in the
@@ -220,7 +262,7 @@ func (m *RobustModel) SetUpperLevel(sess CoefSetter, eps float64) error {
 		return &mech.FieldError{Field: "budget.epsilon", Row: -1, Col: -1,
 			Msg: fmt.Sprintf("is %g, above the level %g the model was built for (its pruned outputs may be usable)", eps, m.level)}
 	}
-	lam := math.Exp(eps)
+	lam := math.Exp(eps) / m.lowScale
 	for i := range m.Cap {
 		for j, r := range m.Cap[i] {
 			if r < 0 {

@@ -3,8 +3,10 @@ package polytope_test
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
+	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
@@ -304,4 +306,82 @@ func TestCutModel(t *testing.T) {
 	if _, err := polytope.BuildCuts(s, wide); err == nil {
 		t.Fatal("BuildCuts took an ldp budget")
 	}
+}
+
+// A ball around an estimate whose total is 1 − 5e-10 (the problem files
+// allow 1e-9) holds the moves of mass from the estimate. At radius 0 it is
+// the estimate alone, so the robust optimum is the nominal one for every
+// engine, though no prior of total exactly 1 lies within the radius (an
+// LP that asks for one is unbounded, and Clp finds its ray).
+func TestRobustBallAroundAnInexactEstimate(t *testing.T) {
+	in := familyInstance(t, "counting-binomial", 4, 1)
+	pi := slices.Clone(in.Prior)
+	for i := range pi {
+		pi[i] *= 1 - 5e-10
+	}
+	ball0, err := mech.NewL1Set(pi, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []mech.Budget{{Measure: mech.PML, Epsilon: 1}, {Measure: mech.LIP, Epsilon: 1}} {
+		s := polytope.Spec{Prior: pi, Budget: b, Objective: polytope.ExpectedUtility, Utility: in.Utility}
+		want := pointOptimum(t, s)
+		mod, err := polytope.BuildRobust(s, ball0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range solver.Names() {
+			sv, err := solver.Get(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sol, err := sv.Solve(mod.LP)
+			if err != nil || sol.Status != solver.Optimal {
+				t.Fatalf("%v, %s: %v %v", b, name, err, sol)
+			}
+			// Clp's own tolerances on the raw model are 1e-7 in the rows.
+			tol := map[bool]float64{true: 1e-5, false: 1e-9}[name == "clp"]
+			if math.Abs(sol.Objective-want) > tol {
+				t.Fatalf("%v, %s: robust %.12g over the ball of radius 0, nominal %.12g", b, name, sol.Objective, want)
+			}
+		}
+	}
+}
+
+// The gonum backend on a dualised model over an L1 ball whose optimal
+// vertex is degenerate: its own Bland rule cycled there for ever; it now
+// ends, at the revised backend's optimum.
+func TestRobustGonumOnADegenerateBall(t *testing.T) {
+	in := familyInstance(t, "random", 6, 3)
+	ball, err := mech.NewL1Set(in.Prior, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := polytope.Spec{Prior: in.Prior, Budget: mech.Budget{Measure: mech.PML, Epsilon: 0.3}, Objective: polytope.ExpectedUtility, Utility: in.Utility}
+	mod, err := polytope.BuildRobust(s, ball)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := solveLP(t, mod.LP).Objective
+	got, err := solver.Gonum().Solve(mod.LP)
+	if err != nil || got.Status != solver.Optimal {
+		t.Fatalf("gonum: %v %+v", err, got)
+	}
+	if math.Abs(got.Objective-want) > 1e-9 {
+		t.Fatalf("gonum %.12g, revised %.12g", got.Objective, want)
+	}
+	auditOver(t, ball, mod.Mechanism(got.X), s.Budget)
+}
+
+func familyInstance(t *testing.T, name string, n int, seed uint64) instance.Instance {
+	t.Helper()
+	f, err := instance.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := f.New(n, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
 }

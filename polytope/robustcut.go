@@ -125,7 +125,7 @@ func newCutModel(s Spec, set *mech.PriorSet) (*cutModel, error) {
 					x.ColUpper[rm.High[j]] = 0
 					continue
 				}
-				x.AddRow(0, lp.Inf, "", lp.Entry(col, 1), lp.Entry(rm.High[j], -c.kappa))
+				addFloor(x, col, rm.High[j], c.kappa)
 			}
 			c.addCut(j, set.Center, true)
 			if seed != nil {
@@ -160,16 +160,21 @@ func seedColumn(s Spec, P [][]int, j int) []float64 {
 }
 
 // addCut adds L_j ≤ Σ_k π_k p_kj (H_j ≥ Σ_k π_k p_kj when high) for the
-// prior pi.
+// prior pi, the first multiplied by massScale(e^ε): its error then
+// reaches the caps p_ij ≤ e^ε L_j as about 1e-9 (see addMassBound).
 func (c *cutModel) addCut(j int, pi []float64, high bool) {
 	bcol := c.rm.Low[j]
 	if high {
 		bcol = c.rm.High[j]
 	}
-	es := []lp.Nonzero{lp.Entry(bcol, 1)}
+	scale := 1.0 // the least mass's rows are scaled as in BuildRobust
+	if !high {
+		scale = massScale(c.lam)
+	}
+	es := []lp.Nonzero{lp.Entry(bcol, scale)}
 	for k := range c.rm.N {
 		if col := c.rm.P[k][j]; col >= 0 && pi[k] != 0 {
-			es = append(es, lp.Entry(col, -pi[k]))
+			es = append(es, lp.Entry(col, -scale*pi[k]))
 		}
 	}
 	if high {
