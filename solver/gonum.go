@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/pmlopt/pmlopt/lp"
 	"gonum.org/v1/gonum/mat"
@@ -568,6 +569,11 @@ func (p *reduced) phase2(x1 []float64) (Status, []float64, []float64, error) {
 		c2[k] = p.c[j]
 	}
 	basis2 := completeBasis(a2, x1[:nk])
+	if len(basis2) == mk {
+		if st, x2, y, ok := perturbedPhase2(c2, a2, b2, basis2); ok {
+			return st, x2, y, nil
+		}
+	}
 	x2, err := callSimplex(c2, a2, b2, basis2)
 	if err != nil && !errors.Is(err, glp.ErrUnbounded) && len(basis2) == mk {
 		// The phase I vertex may be infeasible by more than gonum's 1e-13
@@ -583,6 +589,70 @@ func (p *reduced) phase2(x1 []float64) (Status, []float64, []float64, error) {
 		return 0, nil, nil, fmt.Errorf("solver: gonum phase II: %w", err)
 	}
 	return Optimal, x2, standardDuals(a2, c2, x2), nil
+}
+
+// perturbStep is the size of the perturbation of perturbedPhase2,
+// relative to the largest right-hand side.
+const perturbStep = 1e-7
+
+// perturbedPhase2 solves min cᵀx, A x = b, x ≥ 0 from the feasible basis
+// basis with b moved so that every basic variable starts at a distinct
+// positive value: b + A_B δ, δ_r in perturbStep·[1, 2). Gonum's Simplex
+// falls back to its Bland rule on a move of zero, and that rule, which
+// orders the columns by their place in its own lists rather than by a
+// fixed index, can cycle for ever on a degenerate vertex (robust models
+// over an L1 ball have many). With the perturbation no move is zero. The
+// optimal basis of the perturbed problem has the same reduced costs as
+// the true one, so where B⁻¹b ≥ 0 it is optimal for the true problem too,
+// and its duals y are returned; ok is false where it is not, or Simplex
+// failed, and the caller solves the true problem. Unboundedness does not
+// depend on b.
+func perturbedPhase2(c []float64, a *mat.Dense, b []float64, basis []int) (Status, []float64, []float64, bool) {
+	mk, nk := a.Dims()
+	scale := 1.0
+	for _, v := range b {
+		scale = math.Max(scale, math.Abs(v))
+	}
+	bp := slices.Clone(b)
+	for r, j := range basis {
+		// δ_r from the golden ratio's multiples: distinct, deterministic.
+		_, frac := math.Modf(float64(r+1) * 0.6180339887498949)
+		d := perturbStep * scale * (1 + frac)
+		for i := range mk {
+			bp[i] += a.At(i, j) * d
+		}
+	}
+	xp, err := callSimplex(c, a, bp, basis)
+	switch {
+	case errors.Is(err, glp.ErrUnbounded):
+		return Unbounded, nil, nil, true
+	case err != nil:
+		return 0, nil, nil, false
+	}
+	// The basis Simplex ended on, optimal for the perturbed problem when
+	// its duals are feasible.
+	final := completeBasis(a, xp)
+	y := basisDuals(a, c, final)
+	if y == nil {
+		return 0, nil, nil, false
+	}
+	bm := mat.NewDense(mk, mk, nil)
+	for k, j := range final {
+		bm.SetCol(k, mat.Col(nil, j, a))
+	}
+	var xb mat.VecDense
+	if err := xb.SolveVec(bm, mat.NewVecDense(mk, slices.Clone(b))); err != nil {
+		return 0, nil, nil, false
+	}
+	x := make([]float64, nk)
+	for k, j := range final {
+		v := xb.AtVec(k)
+		if v < -gonumFeasTol*scale {
+			return 0, nil, nil, false
+		}
+		x[j] = math.Max(0, v)
+	}
+	return Optimal, x, y, true
 }
 
 // completeBasis returns the columns of a where x > 0 completed by further
@@ -615,8 +685,13 @@ func completeBasis(a *mat.Dense, x []float64) []int {
 // entries completed to a basis) and returns it if it is dual feasible,
 // cᵀ − yᵀA ≥ −tol, else nil.
 func standardDuals(a *mat.Dense, c, x []float64) []float64 {
+	return basisDuals(a, c, completeBasis(a, x))
+}
+
+// basisDuals returns the duals y of the basis (Bᵀy = c_B) if they are
+// dual feasible, cᵀ − yᵀA ≥ −tol, else nil.
+func basisDuals(a *mat.Dense, c []float64, basis []int) []float64 {
 	mk, _ := a.Dims()
-	basis := completeBasis(a, x)
 	if len(basis) != mk {
 		return nil
 	}
