@@ -131,6 +131,9 @@ func expectedOverSetSolution(p *problem.Problem, u mech.Utility, b mech.Budget, 
 				sol.ExpectedUtilityBound = bound
 			}
 		}
+		if bound, ok := certificate.MultipliersBound(p, u, b, r.Duals, sol.Mechanism, sol.ExpectedUtility, sol.Certificate); ok {
+			sol.ExpectedUtilityBound = bound
+		}
 		closeTwoPriorBound(p, u, b, sol)
 	}
 	return sol

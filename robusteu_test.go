@@ -545,5 +545,11 @@ func TestExpectedOverSetBinomialTailsAtLargeBudgets(t *testing.T) {
 			t.Fatalf("%s: levels (%g, %g) over the set", what, level, lower)
 		}
 		mustVerify(t, what, p, sol.Mechanism, sol.Certificate)
+		t.Logf("%s: value %.12g, bound %.12g, %d LPs", what, sol.ExpectedUtility, sol.ExpectedUtilityBound, sol.LPSolves)
+		// Under LIP and ALIP the LP's own duals, with a prior for the caps
+		// and one for the floors of each output, close the bracket.
+		if gap := sol.ExpectedUtilityBound - sol.ExpectedUtility; b.Measure != mech.PML && !(gap <= 1e-9*math.Max(1, math.Abs(sol.ExpectedUtility))) {
+			t.Fatalf("%s: bracket [%.12g, %.12g] open", what, sol.ExpectedUtility, sol.ExpectedUtilityBound)
+		}
 	}
 }

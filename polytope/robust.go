@@ -3,6 +3,7 @@ package polytope
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
@@ -31,6 +32,21 @@ type RobustModel struct {
 	// Cap row's entry on the Low column.
 	level, lowScale float64
 	capNz           [][]int
+	// lowRows[j] and highRows[j] are the rows of output j's least and
+	// largest mass (addMassBound), floorRows[j] its floors κ H_j ≤ p_ij
+	// (addFloor, whose rows are times massScale(1/κ)); read by Proof.
+	lowRows, highRows []massRows
+	floorRows         [][]int
+	kappa             float64
+	set               *mech.PriorSet
+}
+
+// massRows are the rows addMassBound adds for one output: bound, the row
+// B ≤ (or ≥) the dual objective, and letters[k], the row tying letter k's
+// dual variable to p_k (-1 where the box's width is 0).
+type massRows struct {
+	bound   int
+	letters []int
 }
 
 // BuildRobust writes the polytope of s over the set of priors set: the
@@ -56,7 +72,7 @@ func BuildRobust(s Spec, set *mech.PriorSet) (*RobustModel, error) {
 	b := normBudget(s.Budget)
 	mod := &RobustModel{LP: &lp.Model{Maximize: s.Objective == ExpectedUtility}, N: n, M: m,
 		P: make([][]int, n), Low: make([]int, m), High: make([]int, m), Sum: make([]int, n), level: upperLevel(b),
-		lowScale: massScale(math.Exp(upperLevel(b)))}
+		lowScale: massScale(math.Exp(upperLevel(b))), lowRows: make([]massRows, m), highRows: make([]massRows, m), floorRows: make([][]int, m), set: set}
 	if b.Measure != mech.LDP {
 		mod.Cap, mod.capNz = make([][]int, n), make([][]int, n)
 		for i := range mod.Cap {
@@ -102,7 +118,7 @@ func BuildRobust(s Spec, set *mech.PriorSet) (*RobustModel, error) {
 			continue
 		}
 		lam := math.Exp(upperLevel(b))
-		mod.Low[j] = addMassBound(x, set, col, false, mod.lowScale)
+		mod.Low[j], mod.lowRows[j] = addMassBound(x, set, col, false, mod.lowScale)
 		for i := range n {
 			if col[i] >= 0 {
 				mod.Cap[i][j] = x.AddRow(-lp.Inf, 0, "", lp.Entry(col[i], 1), lp.Entry(mod.Low[j], -lam/mod.lowScale))
@@ -110,8 +126,9 @@ func BuildRobust(s Spec, set *mech.PriorSet) (*RobustModel, error) {
 			}
 		}
 		if b.Measure == mech.ALIP || b.Measure == mech.LIP {
-			mod.High[j] = addMassBound(x, set, col, true, 1)
+			mod.High[j], mod.highRows[j] = addMassBound(x, set, col, true, 1)
 			kappa := math.Exp(-b.EpsilonLower)
+			mod.kappa = kappa
 			for i := range n {
 				if col[i] < 0 {
 					// a forbidden pair in the column: κ H_j ≤ p_ij = 0
@@ -119,7 +136,7 @@ func BuildRobust(s Spec, set *mech.PriorSet) (*RobustModel, error) {
 					x.AddRow(-lp.Inf, 0, "", lp.Entry(mod.High[j], 1))
 					continue
 				}
-				addFloor(x, col[i], mod.High[j], kappa)
+				mod.floorRows[j] = append(mod.floorRows[j], addFloor(x, col[i], mod.High[j], kappa))
 			}
 		}
 	}
@@ -155,7 +172,7 @@ func BuildRobust(s Spec, set *mech.PriorSet) (*RobustModel, error) {
 // and puts mass on an output that some prior of the set never produces.
 // BuildRobust passes massScale(e^ε) for the minimum, so that the error
 // reaches p_ij as about 1e-9, as at one prior.
-func addMassBound(x *lp.Model, set *mech.PriorSet, col []int, high bool, scale float64) int {
+func addMassBound(x *lp.Model, set *mech.PriorSet, col []int, high bool, scale float64) (int, massRows) {
 	sign := 1.0 // B ≤ expression for the minimum, B ≥ expression for the maximum
 	if high {
 		sign = -1
@@ -170,6 +187,7 @@ func addMassBound(x *lp.Model, set *mech.PriorSet, col []int, high bool, scale f
 		}
 	}
 	n := len(col)
+	rows := massRows{letters: make([]int, n)}
 	if set.IsBox() {
 		sumL := 0.0
 		for _, l := range set.Lower {
@@ -180,6 +198,7 @@ func addMassBound(x *lp.Model, set *mech.PriorSet, col []int, high bool, scale f
 		for k := range n {
 			pTerm(k, set.Lower[k])
 			width := set.Upper[k] - set.Lower[k]
+			rows.letters[k] = -1
 			if width <= 0 {
 				continue
 			}
@@ -190,10 +209,10 @@ func addMassBound(x *lp.Model, set *mech.PriorSet, col []int, high bool, scale f
 			if col[k] >= 0 {
 				es = append(es, lp.Entry(col[k], sign*scale))
 			}
-			x.AddRow(0, lp.Inf, "", es...)
+			rows.letters[k] = x.AddRow(0, lp.Inf, "", es...)
 		}
-		x.AddRow(-lp.Inf, 0, "", row...)
-		return bcol
+		rows.bound = x.AddRow(-lp.Inf, 0, "", row...)
+		return bcol, rows
 	}
 	// The ball's priors are moves of mass from the estimate, so they keep
 	// its total S, which the problem files let lie within 1e-9 of 1 (the
@@ -217,15 +236,111 @@ func addMassBound(x *lp.Model, set *mech.PriorSet, col []int, high bool, scale f
 			es = append(es, lp.Entry(col[k], -scale))
 		}
 		if high {
-			x.AddRow(0, lp.Inf, "", es...)
+			rows.letters[k] = x.AddRow(0, lp.Inf, "", es...)
 		} else {
-			x.AddRow(-lp.Inf, 0, "", es...)
+			rows.letters[k] = x.AddRow(-lp.Inf, 0, "", es...)
 		}
 		x.AddRow(-lp.Inf, 0, "", lp.Entry(g, 1), lp.Entry(rho, -1))
 		x.AddRow(0, lp.Inf, "", lp.Entry(g, 1), lp.Entry(rho, 1))
 	}
-	x.AddRow(-lp.Inf, 0, "", row...)
-	return bcol
+	rows.bound = x.AddRow(-lp.Inf, 0, "", row...)
+	return bcol, rows
+}
+
+// Multipliers is what the row duals of an optimal point of a robust LP
+// (BuildRobust's or CutModel's, ExpectedUtility) prove about its optimum:
+// the multipliers Alpha of the rows Σ_j p_ij = 1 and, for each output j,
+// the prior Up[j] of its caps p_ij ≤ e^ε π·p_·j, Down[j] that of its
+// floors (ALIP and LIP; nil for PML), and Totals[j] = [R, T], the totals
+// of the caps' and the floors' multipliers, each times Σ_k π̂_k. The
+// estimate stands in for an output whose caps carry no weight. These are
+// the shapes of ipm.RobustBound's and ipm.RobustBoundTwo's proofs: the
+// bound is theirs to compute from them, and package verify's to check, so
+// an engine's rounding here costs tightness, never soundness.
+type Multipliers struct {
+	Alpha    []float64
+	Up, Down [][]float64
+	Totals   [][]float64
+}
+
+// newMultipliers fills Alpha and Totals from the duals y of rm's rows:
+// capRows(j) are output j's caps (unscaled), floorRows[j] its floors,
+// written times massScale(1/kappa) (kappa 0: none).
+func newMultipliers(rm *RobustModel, set *mech.PriorSet, y []float64, capRows func(j int) []int, floorRows [][]int, kappa float64) Multipliers {
+	total := 0.0
+	for _, v := range set.Center {
+		total += v
+	}
+	pr := Multipliers{Alpha: make([]float64, rm.N), Up: make([][]float64, rm.M), Totals: make([][]float64, rm.M)}
+	for i, r := range rm.Sum {
+		pr.Alpha[i] = y[r]
+	}
+	sumAbs := func(rows []int, scale float64) float64 {
+		t := 0.0
+		for _, r := range rows {
+			t += math.Abs(y[r])
+		}
+		return t * scale * total
+	}
+	if kappa > 0 {
+		pr.Down = make([][]float64, rm.M)
+	}
+	for j := range rm.M {
+		pr.Totals[j] = []float64{sumAbs(capRows(j), 1), 0}
+		if kappa > 0 {
+			pr.Totals[j][1] = sumAbs(floorRows[j], massScale(1/kappa))
+		}
+	}
+	return pr
+}
+
+// Proof reads the Multipliers of the row duals y of an optimal point of
+// the model (package solver's convention: ColDuals = ColCosts − Aᵀy).
+// Each output's priors are those of the inner problems' duals: with y_B
+// the dual of the row of B and z_k that of letter k's row, π_k = l_k +
+// |z_k|/|y_B| over a box (l_k alone where the box's width is 0) and
+// |z_k|/|y_B| over a ball. ok is false when y does not fit the model or
+// the measure is LDP.
+func (m *RobustModel) Proof(y []float64) (Multipliers, bool) {
+	if len(y) != m.LP.NumRows() || m.Cap == nil || m.set == nil {
+		return Multipliers{}, false
+	}
+	capRows := func(j int) []int {
+		var rows []int
+		for i := range m.Cap {
+			if r := m.Cap[i][j]; r >= 0 {
+				rows = append(rows, r)
+			}
+		}
+		return rows
+	}
+	pr := newMultipliers(m, m.set, y, capRows, m.floorRows, m.kappa)
+	read := func(r massRows) []float64 {
+		yb := 0.0
+		if r.letters != nil {
+			yb = math.Abs(y[r.bound])
+		}
+		if !(yb > 0) {
+			return slices.Clone(m.set.Center)
+		}
+		v := make([]float64, m.N)
+		for k := range v {
+			if m.set.IsBox() {
+				v[k] = m.set.Lower[k]
+			}
+			if r.letters[k] >= 0 {
+				v[k] += math.Abs(y[r.letters[k]]) / yb
+			}
+		}
+		return v
+	}
+	for j := range m.M {
+		pr.Up[j] = read(m.lowRows[j])
+		if pr.Down != nil {
+			pr.Down[j] = read(m.highRows[j])
+		}
+	}
+	return pr, true
 }
 
 // maxMassScale bounds massScale. An engine that equilibrates its rows
@@ -239,13 +354,13 @@ const maxMassScale = 1e6
 // lam, up to maxMassScale.
 func massScale(lam float64) float64 { return math.Min(lam, maxMassScale) }
 
-// addFloor adds the row κ H ≤ p, the floor of an entry p under ALIP and
+// addFloor adds, and returns, the row κ H ≤ p, the floor of an entry p under ALIP and
 // LIP, multiplied by massScale(1/κ). Held to 1e-9 as written, the row
 // would let p fall 1e-9 below a floor that at a large ε_l is itself below
 // 1e-9: the entry would read 0 and its output's lower level be infinite.
-func addFloor(x *lp.Model, p, h int, kappa float64) {
+func addFloor(x *lp.Model, p, h int, kappa float64) int {
 	s := massScale(1 / kappa)
-	x.AddRow(0, lp.Inf, "", lp.Entry(p, s), lp.Entry(h, -kappa*s))
+	return x.AddRow(0, lp.Inf, "", lp.Entry(p, s), lp.Entry(h, -kappa*s))
 }
 
 // SetUpperLevel makes the model's Cap rows read p_ij ≤ e^ε L_j in the

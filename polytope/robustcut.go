@@ -2,6 +2,7 @@ package polytope
 
 import (
 	"math"
+	"slices"
 
 	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
@@ -66,6 +67,45 @@ func (c *CutModel) Separate(x []float64) (added, uncut int) {
 	return added, c.cuts.violated
 }
 
+// Proof reads the Multipliers of the row duals y of an optimal point of
+// the LP (package solver's convention: ColDuals = ColCosts − Aᵀy), the
+// caps' prior of each output its cuts' priors weighed by their duals (a
+// prior of the set: the set is convex); ok is false when y does not fit
+// the LP.
+func (c *CutModel) Proof(y []float64) (Multipliers, bool) {
+	m := c.cuts
+	if len(y) != m.x.NumRows() {
+		return Multipliers{}, false
+	}
+	mix := func(priors [][]float64, rows []int) []float64 {
+		w := 0.0
+		v := make([]float64, m.rm.N)
+		for t, r := range rows {
+			a := math.Abs(y[r])
+			w += a
+			for k, q := range priors[t] {
+				v[k] += a * q
+			}
+		}
+		if !(w > 0) {
+			return slices.Clone(m.set.Center)
+		}
+		for k := range v {
+			v[k] /= w
+		}
+		return v
+	}
+	capRows := func(j int) []int { return m.capRows[j] }
+	pr := newMultipliers(m.rm, m.set, y, capRows, m.floorRows, m.kappa)
+	for j := range m.rm.M {
+		pr.Up[j] = mix(m.lowCuts[j], m.lowRows[j])
+		if pr.Down != nil {
+			pr.Down[j] = mix(m.hiCuts[j], m.hiRows[j])
+		}
+	}
+	return pr, true
+}
+
 // cutModel is the LP of CutModel and the priors each output's rows
 // hold.
 type cutModel struct {
@@ -76,6 +116,11 @@ type cutModel struct {
 	kappa   float64      // e^{−ε_l} (ALIP and LIP), 0 for PML
 	lowCuts [][][]float64
 	hiCuts  [][][]float64
+	// lowRows and hiRows are the rows of the cuts, in the lists' order;
+	// capRows[j] and floorRows[j] the rows p_ij ≤ e^ε L_j and
+	// e^{−ε_l} H_j ≤ p_ij of output j.
+	lowRows, hiRows    [][]int
+	capRows, floorRows [][]int
 	// violated counts the columns whose violation separate could not cut
 	// away (the worst prior was already in the list).
 	violated int
@@ -90,7 +135,8 @@ func newCutModel(s Spec, set *mech.PriorSet) (*cutModel, error) {
 	x := &lp.Model{Maximize: s.Objective == ExpectedUtility}
 	rm := &RobustModel{LP: x, N: n, M: m, P: make([][]int, n), Low: make([]int, m), High: make([]int, m), Sum: make([]int, n)}
 	c := &cutModel{x: x, set: set, rm: rm, lam: math.Exp(upperLevel(b)),
-		lowCuts: make([][][]float64, m), hiCuts: make([][][]float64, m)}
+		lowCuts: make([][][]float64, m), hiCuts: make([][][]float64, m),
+		lowRows: make([][]int, m), hiRows: make([][]int, m), capRows: make([][]int, m), floorRows: make([][]int, m)}
 	hasHigh := b.Measure == mech.ALIP || b.Measure == mech.LIP
 	if hasHigh {
 		c.kappa = math.Exp(-b.EpsilonLower)
@@ -108,7 +154,7 @@ func newCutModel(s Spec, set *mech.PriorSet) (*cutModel, error) {
 		rm.Low[j] = x.AddCol(0, 0, 1, "")
 		for i := range n {
 			if col := rm.P[i][j]; col >= 0 {
-				x.AddRow(-lp.Inf, 0, "", lp.Entry(col, 1), lp.Entry(rm.Low[j], -c.lam))
+				c.capRows[j] = append(c.capRows[j], x.AddRow(-lp.Inf, 0, "", lp.Entry(col, 1), lp.Entry(rm.Low[j], -c.lam)))
 			}
 		}
 		c.addCut(j, set.Center, false)
@@ -125,7 +171,7 @@ func newCutModel(s Spec, set *mech.PriorSet) (*cutModel, error) {
 					x.ColUpper[rm.High[j]] = 0
 					continue
 				}
-				addFloor(x, col, rm.High[j], c.kappa)
+				c.floorRows[j] = append(c.floorRows[j], addFloor(x, col, rm.High[j], c.kappa))
 			}
 			c.addCut(j, set.Center, true)
 			if seed != nil {
@@ -178,10 +224,10 @@ func (c *cutModel) addCut(j int, pi []float64, high bool) {
 		}
 	}
 	if high {
-		c.x.AddRow(0, lp.Inf, "", es...)
+		c.hiRows[j] = append(c.hiRows[j], c.x.AddRow(0, lp.Inf, "", es...))
 		c.hiCuts[j] = append(c.hiCuts[j], pi)
 	} else {
-		c.x.AddRow(-lp.Inf, 0, "", es...)
+		c.lowRows[j] = append(c.lowRows[j], c.x.AddRow(-lp.Inf, 0, "", es...))
 		c.lowCuts[j] = append(c.lowCuts[j], pi)
 	}
 }

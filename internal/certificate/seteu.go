@@ -1,6 +1,7 @@
 package certificate
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -315,6 +316,116 @@ func TwoPriorBound(p *problem.Problem, u mech.Utility, b mech.Budget, r *ipm.Rob
 		try := *c
 		ut := *c.Utility
 		ut.Bound, ut.Alpha, ut.Priors, ut.PriorsLower, ut.CapWeights = &B, r.Alpha, ups, downs, caps
+		try.Utility = &ut
+		if verify.BoundHolds(vp, try) {
+			*c = try
+			return B, true
+		}
+	}
+	return math.NaN(), false
+}
+
+// boxFillAlong returns v moved into the box set along the column c: each
+// entry into [l_k, u_k], then the estimate's total restored on the letters
+// of least c_k first (taken back from those of largest), as the greedy
+// fills a least mass. Multipliers' priors miss the box by the engine's
+// tolerance over the mass bound's multiplier, large for an output of
+// little weight; raised to lie above the set on letters of large c_k, as
+// AboveSet would, they move the least mass, which e^ε magnifies in the
+// bound. A ball's v is returned as it is.
+func boxFillAlong(set *mech.PriorSet, v, c []float64) []float64 {
+	if !set.IsBox() {
+		return v
+	}
+	w := slices.Clone(v)
+	rest := 0.0
+	for k := range w {
+		w[k] = math.Min(math.Max(w[k], set.Lower[k]), set.Upper[k])
+		rest += set.Center[k] - w[k]
+	}
+	order := make([]int, len(w))
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(c[a], c[b]) })
+	if rest < 0 {
+		slices.Reverse(order)
+	}
+	for _, k := range order {
+		if rest > 0 {
+			add := math.Min(rest, set.Upper[k]-w[k])
+			w[k] += add
+			rest -= add
+		} else if rest < 0 {
+			take := math.Min(-rest, w[k]-set.Lower[k])
+			w[k] -= take
+			rest += take
+		}
+	}
+	return w
+}
+
+// MultipliersBound replaces c's bound (an expected-utility answer over
+// p's set with the mechanism m of expected utility value) by the lower one
+// that r's multipliers prove, when verify's exact check accepts it: under
+// LIP and ALIP with two priors per output (TwoPriorBound), under PML with
+// r.Priors raised above the set (ipm.RobustBound), its float bound and a
+// few sizes of rounding above it. The multipliers may come from any
+// engine (an LP's row duals, say): the check does not trust them. ok is
+// true when c's bound was replaced by bound.
+func MultipliersBound(p *problem.Problem, u mech.Utility, b mech.Budget, r *ipm.RobustResult, m mech.Mechanism, value float64, c *verify.Certificate) (bound float64, ok bool) {
+	if r == nil || c == nil || c.Utility == nil {
+		return math.NaN(), false
+	}
+	if b.Measure == mech.LIP || b.Measure == mech.ALIP {
+		return TwoPriorBound(p, u, b, r, m, value, c)
+	}
+	if b.Measure != mech.PML || len(r.Priors) == 0 {
+		return math.NaN(), false
+	}
+	// Each output's prior is the multipliers' or, where their weight on
+	// the output is too small to fix it, the set's worst for m's column:
+	// RobustBound keeps the better.
+	cands := make([][][]float64, len(r.Priors))
+	n := len(p.Prior)
+	col := make([]float64, n)
+	for j, v := range r.Priors {
+		for i := range n {
+			col[i] = 0
+			if j < len(m[i]) {
+				col[i] = m[i][j]
+			}
+		}
+		for _, q := range [][]float64{boxFillAlong(p.PriorSet, v, col), p.PriorSet.Extreme(col, false)} {
+			if w, ok := AboveSet(p.PriorSet, p.Prior, q); ok {
+				cands[j] = append(cands[j], w)
+			}
+		}
+		if cands[j] == nil {
+			return math.NaN(), false
+		}
+	}
+	bound, priors := ipm.RobustBound(p.Prior, u, b, r.Alpha, cands)
+	old := math.Inf(1)
+	if c.Utility.Bound != nil {
+		old = *c.Utility.Bound
+	}
+	if math.IsNaN(bound) || math.IsInf(bound, 0) || !(bound < old) {
+		return math.NaN(), false
+	}
+	mag := 0.0
+	for _, v := range r.Alpha {
+		mag += math.Abs(v)
+	}
+	vp := verify.Problem{Prior: p.Prior, Utility: u, Order: p.Order, Mechanism: m, PriorSet: PriorSet(p.PriorSet)}
+	for _, rel := range []float64{0, 1e-13, 1e-11, 1e-9} {
+		B := math.Max(bound+rel*math.Max(1, mag), value)
+		if !(B < old) {
+			return math.NaN(), false
+		}
+		try := *c
+		ut := *c.Utility
+		ut.Bound, ut.Alpha, ut.Priors, ut.PriorsLower, ut.CapWeights = &B, r.Alpha, priors, nil, nil
 		try.Utility = &ut
 		if verify.BoundHolds(vp, try) {
 			*c = try

@@ -34,6 +34,9 @@ type cutResult struct {
 	Converged bool
 	// Dualised reports that the answer is that of BuildRobust's model.
 	Dualised bool
+	// Proof is what the last LP's duals prove (ExpectedUtility), nil
+	// where the backend gave none.
+	Proof *polytope.Multipliers
 }
 
 // maxCutRounds bounds the rounds of solveCuts before it gives the
@@ -110,6 +113,10 @@ func solveCuts(ctx context.Context, s polytope.Spec, set *mech.PriorSet, slv sol
 			return r, nil
 		}
 		basis = nb
+		r.Proof = nil
+		if pr, ok := c.Proof(sol.RowDuals); ok && s.Objective == polytope.ExpectedUtility {
+			r.Proof = &pr
+		}
 		if math.Abs(sol.Objective-last) <= stallTol*math.Max(1, math.Abs(last)) {
 			stalled++
 		} else {
@@ -146,9 +153,12 @@ func solveDualised(ctx context.Context, s polytope.Spec, set *mech.PriorSet, slv
 		return nil, err
 	}
 	r.LPs++
-	r.Status, r.Objective, r.Converged, r.Dualised, r.Mechanism = sol.Status, sol.Objective, true, true, nil
+	r.Status, r.Objective, r.Converged, r.Dualised, r.Mechanism, r.Proof = sol.Status, sol.Objective, true, true, nil, nil
 	if sol.Status == solver.Optimal {
 		r.Mechanism = mod.Mechanism(sol.X)
+		if pr, ok := mod.Proof(sol.RowDuals); ok && s.Objective == polytope.ExpectedUtility {
+			r.Proof = &pr
+		}
 	}
 	return r, nil
 }

@@ -55,6 +55,11 @@ type Expected struct {
 	Priors [][]float64
 	// LPs is the number of LPs solved (LP).
 	LPs int
+	// Duals is, for LP, the multipliers the last LP's row duals give, in
+	// the interior point's shapes (Alpha, Priors, and under LIP and ALIP
+	// PriorsUpper, PriorsLower and CapWeights): they may prove a bound far
+	// below Bound, and the certificate keeps the one verify accepts.
+	Duals *ipm.RobustResult
 }
 
 // MaximizeExpected maximises the expected utility u under the estimate
@@ -86,7 +91,7 @@ func MaximizeExpected(ctx context.Context, p *problem.Problem, u mech.Utility, b
 		atEstimate = r.Estimate
 	}
 	slv := o.Solver
-	m, status, lps, err := solveLPFrom(ctx, polytope.Spec{Prior: p.Prior, Budget: b, Objective: polytope.ExpectedUtility, Utility: u, Start: start.point}, p.PriorSet, slv, start.dualise)
+	m, status, lps, proof, err := solveLPProof(ctx, polytope.Spec{Prior: p.Prior, Budget: b, Objective: polytope.ExpectedUtility, Utility: u, Start: start.point}, p.PriorSet, slv, start.dualise)
 	if err != nil {
 		return Expected{}, err
 	}
@@ -94,6 +99,9 @@ func MaximizeExpected(ctx context.Context, p *problem.Problem, u mech.Utility, b
 		return Expected{}, fmt.Errorf("prior_set: the %s backend found no mechanism (status %v)", slv.Name(), status)
 	}
 	r = Expected{Route: LP, Mechanism: m, LPs: lps, Robust: start.robust}
+	if proof != nil {
+		r.Duals = &ipm.RobustResult{Alpha: proof.Alpha, Priors: proof.Up, PriorsUpper: proof.Up, PriorsLower: proof.Down, CapWeights: proof.Totals}
+	}
 	r.Level, r.ALIPLower = levelOver(p.PriorSet, m, b)
 	r.Bound, r.Proof = ExpectedBound(ctx, p, u, b, nil, atEstimate, o)
 	return r, nil

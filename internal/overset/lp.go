@@ -46,35 +46,46 @@ func solveLP(ctx context.Context, s polytope.Spec, set *mech.PriorSet, slv solve
 // solveLPFrom is solveLP, on BuildRobust's model whatever the measure and
 // set when dualise is set (lpStart).
 func solveLPFrom(ctx context.Context, s polytope.Spec, set *mech.PriorSet, slv solver.Solver, dualise bool) (mech.Mechanism, solver.Status, int, error) {
+	m, status, lps, _, err := solveLPProof(ctx, s, set, slv, dualise)
+	return m, status, lps, err
+}
+
+// solveLPProof is solveLPFrom that also returns what the duals of its
+// last LP prove (ExpectedUtility; nil where the backend gave none).
+func solveLPProof(ctx context.Context, s polytope.Spec, set *mech.PriorSet, slv solver.Solver, dualise bool) (mech.Mechanism, solver.Status, int, *polytope.Multipliers, error) {
 	var m mech.Mechanism
 	var status solver.Status
+	var proof *polytope.Multipliers
 	lps := 1
 	cuts := len(s.Start) == len(s.Prior) || s.Budget.Measure == mech.LIP || s.Budget.Measure == mech.ALIP || (!set.IsBox() && s.Objective == polytope.ExpectedUtility)
 	if cuts && !dualise {
 		r, err := solveCuts(ctx, s, set, slv)
 		if err != nil {
-			return nil, 0, 0, err
+			return nil, 0, 0, nil, err
 		}
-		m, status, lps = r.Mechanism, r.Status, r.LPs
+		m, status, lps, proof = r.Mechanism, r.Status, r.LPs, r.Proof
 	} else {
 		mod, err := polytope.BuildRobust(s, set)
 		if err != nil {
-			return nil, 0, 0, err
+			return nil, 0, 0, nil, err
 		}
 		sol, _, err := solver.SolveContext(ctx, slv, mod.LP, solver.Start{})
 		if err != nil {
-			return nil, 0, 0, err
+			return nil, 0, 0, nil, err
 		}
 		status = sol.Status
 		if status == solver.Optimal {
 			m = mod.Mechanism(sol.X)
+			if pr, ok := mod.Proof(sol.RowDuals); ok && s.Objective == polytope.ExpectedUtility {
+				proof = &pr
+			}
 		}
 	}
 	if status != solver.Optimal {
-		return nil, status, lps, nil
+		return nil, status, lps, nil, nil
 	}
 	if s.Pattern != nil && !s.Pattern.Holds(m) {
-		return nil, status, lps, fmt.Errorf("prior_set: the %s backend returned a mechanism that breaks the zero pattern", slv.Name())
+		return nil, status, lps, nil, fmt.Errorf("prior_set: the %s backend returned a mechanism that breaks the zero pattern", slv.Name())
 	}
 	if !withinOver(set, m, s.Budget) {
 		// An engine holds every row to an absolute tolerance, so a LIP
@@ -89,7 +100,7 @@ func solveLPFrom(ctx context.Context, s polytope.Spec, set *mech.PriorSet, slv s
 		within := func(q mech.Mechanism) bool { return withinOver(set, q, s.Budget) }
 		q := clean.MixUntil(s.Prior, m, within)
 		if within(q) && mixCostsLittle(s, m, q) && (s.Pattern == nil || s.Pattern.Holds(q)) {
-			return q, status, lps, nil
+			return q, status, lps, proof, nil
 		}
 		if s.Objective == polytope.ExpectedUtility && s.Budget.Measure == mech.PML && s.Budget.Epsilon > lpReach {
 			// Beyond lpReach the mechanism keeps the budget only within
@@ -99,12 +110,12 @@ func solveLPFrom(ctx context.Context, s polytope.Spec, set *mech.PriorSet, slv s
 			r := s
 			r.Budget.Epsilon = lpReach
 			q, status, more, err := solveLPFrom(ctx, r, set, slv, dualise)
-			return q, status, lps + more, err
+			return q, status, lps + more, proof, err
 		}
 		level, _ := levelOver(set, m, s.Budget)
-		return nil, status, lps, fmt.Errorf("prior_set: the %s backend returned a mechanism at %s %.10g over the prior set, above the budget", slv.Name(), s.Budget.Measure, level)
+		return nil, status, lps, nil, fmt.Errorf("prior_set: the %s backend returned a mechanism at %s %.10g over the prior set, above the budget", slv.Name(), s.Budget.Measure, level)
 	}
-	return m, status, lps, nil
+	return m, status, lps, proof, nil
 }
 
 // lpReach is the largest PML budget at which an LP backend's mechanism
