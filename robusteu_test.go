@@ -511,14 +511,7 @@ func TestExpectedOverSetBinomialTails(t *testing.T) {
 // within the budget over the set and a certificate verify accepts.
 func TestExpectedOverSetBinomialTailsAtLargeBudgets(t *testing.T) {
 	ctx := context.Background()
-	f, err := instance.Lookup("counting-binomial")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := f.New(16, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := familyInstance(t, "counting-binomial", 16, 1)
 	set, err := randinst.FactorBox(in.Prior, 0, 3)
 	if err != nil {
 		t.Fatal(err)
@@ -552,4 +545,47 @@ func TestExpectedOverSetBinomialTailsAtLargeBudgets(t *testing.T) {
 			t.Fatalf("%s: bracket [%.12g, %.12g] open", what, sol.ExpectedUtility, sol.ExpectedUtilityBound)
 		}
 	}
+}
+
+// Where the LP's point can not be mended within 1e-9 of its value (LIP's
+// floors of e^−40 of a mass, rounded to 0) or the engine stalls beyond 20
+// nats (PML at 25), Solve answers with the mixture or the answer at 20
+// nats: within the budget over the set, verified, its bound above its
+// value and at most the bracket those cost (counting-binomial, 16 letters,
+// box [0, 1.5π̂]; the optimum is the identity's 0 up to 1e-6).
+func TestExpectedOverSetBeyondTheEnginesReach(t *testing.T) {
+	ctx := context.Background()
+	in := familyInstance(t, "counting-binomial", 16, 1)
+	set, err := randinst.FactorBox(in.Prior, 0, 1.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []mech.Budget{{Measure: mech.LIP, Epsilon: 40}, {Measure: mech.PML, Epsilon: 25}} {
+		what := fmt.Sprintf("counting-binomial 16, %v", b)
+		p := &problem.Problem{Prior: in.Prior, Utility: in.Utility, PriorSet: set, Objective: problem.ExpectedUtility, Privacy: &b}
+		sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if level, lower, excess := leakage.LevelOver(set, sol.Mechanism, b); excess > certify.AuditTol {
+			t.Fatalf("%s: levels (%g, %g) over the set", what, level, lower)
+		}
+		mustVerify(t, what, p, sol.Mechanism, sol.Certificate)
+		if v, B := sol.ExpectedUtility, sol.ExpectedUtilityBound; !(B >= v) || v < -1e-6 || B > 1e-12 {
+			t.Fatalf("%s: value %g, bound %g", what, v, B)
+		}
+	}
+}
+
+func familyInstance(t *testing.T, name string, n int, seed uint64) instance.Instance {
+	t.Helper()
+	f, err := instance.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := f.New(n, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
 }

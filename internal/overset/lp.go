@@ -81,6 +81,16 @@ func solveLPProof(ctx context.Context, s polytope.Spec, set *mech.PriorSet, slv 
 			}
 		}
 	}
+	beyondReach := s.Objective == polytope.ExpectedUtility && s.Budget.Measure == mech.PML && s.Budget.Epsilon > lpReach
+	if status == solver.Limit && beyondReach {
+		// The engine stalled beyond lpReach, where its point could keep
+		// the budget only within its tolerance anyway: the answer at
+		// lpReach, as below.
+		r := s
+		r.Budget.Epsilon = lpReach
+		q, status, more, err := solveLPFrom(ctx, r, set, slv, dualise)
+		return q, status, lps + more, nil, err
+	}
 	if status != solver.Optimal {
 		return nil, status, lps, nil, nil
 	}
@@ -94,23 +104,35 @@ func solveLPProof(ctx context.Context, s polytope.Spec, set *mech.PriorSet, slv 
 		// less: its ratio is then infinite. The least mixture with the
 		// outputs' marginal that keeps the budget mends such rounding at
 		// a cost in utility of about that mixture's weight, and is kept
-		// only where that cost is within mixValueTol of the LP's value and
-		// the mixture keeps the zero pattern (it fills every zero of a
-		// used output: a pattern that allows every pair there).
+		// first where that cost is within mixValueTol of the LP's value;
+		// it must keep the zero pattern (it fills every zero of a used
+		// output: a pattern that allows every pair there).
 		within := func(q mech.Mechanism) bool { return withinOver(set, q, s.Budget) }
 		q := clean.MixUntil(s.Prior, m, within)
-		if within(q) && mixCostsLittle(s, m, q) && (s.Pattern == nil || s.Pattern.Holds(q)) {
+		mended := within(q) && (s.Pattern == nil || s.Pattern.Holds(q))
+		if mended && mixCostsLittle(s, m, q) {
 			return q, status, lps, proof, nil
 		}
-		if s.Objective == polytope.ExpectedUtility && s.Budget.Measure == mech.PML && s.Budget.Epsilon > lpReach {
+		if beyondReach {
 			// Beyond lpReach the mechanism keeps the budget only within
 			// the engine's tolerance. One at lpReach keeps every larger
 			// budget (the polytope grows with ε); the caller's bound,
 			// proven at the budget, says what that costs.
 			r := s
 			r.Budget.Epsilon = lpReach
-			q, status, more, err := solveLPFrom(ctx, r, set, slv, dualise)
-			return q, status, lps + more, proof, err
+			q2, status2, more, err := solveLPFrom(ctx, r, set, slv, dualise)
+			if (err == nil && q2 != nil) || !mended {
+				return q2, status2, lps + more, proof, err
+			}
+			lps += more
+		}
+		if mended {
+			// A mixture that costs more than mixValueTol still keeps
+			// the budget, and the bound, proven at the budget, says what
+			// it costs: an answer whose bracket is that much wider, where
+			// a refusal would leave none (LIP's floors of e^−40 of a
+			// mass, which the engine rounds to 0).
+			return q, status, lps, proof, nil
 		}
 		level, _ := levelOver(set, m, s.Budget)
 		return nil, status, lps, nil, fmt.Errorf("prior_set: the %s backend returned a mechanism at %s %.10g over the prior set, above the budget", slv.Name(), s.Budget.Measure, level)
