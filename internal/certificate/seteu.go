@@ -383,9 +383,10 @@ func MultipliersBound(p *problem.Problem, u mech.Utility, b mech.Budget, r *ipm.
 	if b.Measure != mech.PML || len(r.Priors) == 0 {
 		return math.NaN(), false
 	}
-	// Each output's prior is the multipliers' or, where their weight on
-	// the output is too small to fix it, the set's worst for m's column:
-	// RobustBound keeps the better.
+	// Each output's prior is the multipliers', raised above the set as
+	// AboveSet raises it or first filled into the box along m's column,
+	// or, where their weight on the output is too small to fix it, the
+	// set's worst for that column: RobustBound keeps the best.
 	cands := make([][][]float64, len(r.Priors))
 	n := len(p.Prior)
 	col := make([]float64, n)
@@ -396,7 +397,7 @@ func MultipliersBound(p *problem.Problem, u mech.Utility, b mech.Budget, r *ipm.
 				col[i] = m[i][j]
 			}
 		}
-		for _, q := range [][]float64{boxFillAlong(p.PriorSet, v, col), p.PriorSet.Extreme(col, false)} {
+		for _, q := range [][]float64{v, boxFillAlong(p.PriorSet, v, col), p.PriorSet.Extreme(col, false)} {
 			if w, ok := AboveSet(p.PriorSet, p.Prior, q); ok {
 				cands[j] = append(cands[j], w)
 			}
