@@ -540,8 +540,14 @@ func TestExpectedOverSetBinomialTailsAtLargeBudgets(t *testing.T) {
 		mustVerify(t, what, p, sol.Mechanism, sol.Certificate)
 		t.Logf("%s: value %.12g, bound %.12g, %d LPs", what, sol.ExpectedUtility, sol.ExpectedUtilityBound, sol.LPSolves)
 		// Under LIP and ALIP the LP's own duals, with a prior for the caps
-		// and one for the floors of each output, close the bracket.
-		if gap := sol.ExpectedUtilityBound - sol.ExpectedUtility; b.Measure != mech.PML && !(gap <= 1e-9*math.Max(1, math.Abs(sol.ExpectedUtility))) {
+		// and one for the floors of each output, close the bracket. Under
+		// PML at 12 nats e^ε magnifies their rounding: they leave it
+		// 5e-7 wide, against 1e-4 from the optima at the set's priors.
+		width := 1e-9
+		if b.Measure == mech.PML {
+			width = 1e-5
+		}
+		if gap := sol.ExpectedUtilityBound - sol.ExpectedUtility; !(gap <= width*math.Max(1, math.Abs(sol.ExpectedUtility))) {
 			t.Fatalf("%s: bracket [%.12g, %.12g] open", what, sol.ExpectedUtility, sol.ExpectedUtilityBound)
 		}
 	}

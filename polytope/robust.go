@@ -299,8 +299,11 @@ func newMultipliers(rm *RobustModel, set *mech.PriorSet, y []float64, capRows fu
 // Each output's priors are those of the inner problems' duals: with y_B
 // the dual of the row of B and z_k that of letter k's row, π_k = l_k +
 // |z_k|/|y_B| over a box (l_k alone where the box's width is 0) and
-// |z_k|/|y_B| over a ball. ok is false when y does not fit the model or
-// the measure is LDP.
+// |z_k|/|y_B| over a ball. Where the model's μ sits at a bound (an output
+// the optimum leaves unused, B = 0) those ratios need not make a prior of
+// the set; the reader moves them into it or tries another (a looser
+// bound, never a wrong one, since verify checks it). ok is false when y
+// does not fit the model or the measure is LDP.
 func (m *RobustModel) Proof(y []float64) (Multipliers, bool) {
 	if len(y) != m.LP.NumRows() || m.Cap == nil || m.set == nil {
 		return Multipliers{}, false

@@ -596,17 +596,18 @@ func (p *reduced) phase2(x1 []float64) (Status, []float64, []float64, error) {
 const perturbStep = 1e-7
 
 // perturbedPhase2 solves min cᵀx, A x = b, x ≥ 0 from the feasible basis
-// basis with b moved so that every basic variable starts at a distinct
-// positive value: b + A_B δ, δ_r in perturbStep·[1, 2). Gonum's Simplex
-// falls back to its Bland rule on a move of zero, and that rule, which
-// orders the columns by their place in its own lists rather than by a
-// fixed index, can cycle for ever on a degenerate vertex (robust models
-// over an L1 ball have many). With the perturbation no move is zero. The
-// optimal basis of the perturbed problem has the same reduced costs as
-// the true one, so where B⁻¹b ≥ 0 it is optimal for the true problem too,
-// and its duals y are returned; ok is false where it is not, or Simplex
-// failed, and the caller solves the true problem. Unboundedness does not
-// depend on b.
+// basis with b moved to b + A_B δ, δ_r in perturbStep·[1, 2): every basic
+// variable starts at least perturbStep above its value, none at 0.
+// Gonum's Simplex falls back to its Bland rule on a move of zero, and
+// that rule, which orders the columns by their place in its own lists
+// rather than by a fixed index, can cycle for ever on a degenerate vertex
+// (robust models over an L1 ball have many). The perturbation is numeric,
+// not lexicographic: it makes a zero move, hence a cycle, unlikely rather
+// than impossible. The optimal basis of the perturbed problem has the
+// same reduced costs as the true one, so where B⁻¹b ≥ 0 it is optimal for
+// the true problem too, and its duals y are returned; ok is false where it
+// is not, or Simplex failed, and the caller solves the true problem, as
+// before. Unboundedness does not depend on b.
 func perturbedPhase2(c []float64, a *mat.Dense, b []float64, basis []int) (Status, []float64, []float64, bool) {
 	mk, nk := a.Dims()
 	scale := 1.0

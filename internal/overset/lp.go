@@ -148,8 +148,10 @@ func solveLPProof(ctx context.Context, s polytope.Spec, set *mech.PriorSet, slv 
 const lpReach = 20
 
 // mixValueTol is the relative loss of expected utility within which
-// solveLPFrom keeps a mixture that mends an LP mechanism's rounding: the
-// 1e-9 pmlopt's answers are held to.
+// solveLPFrom keeps a mixture that mends an LP mechanism's rounding
+// before it tries anything else: the 1e-9 pmlopt's answers are held to.
+// A costlier mixture is kept only where nothing else answers, its cost
+// then in the answer's bracket.
 const mixValueTol = 1e-9
 
 // mixCostsLittle reports whether the mixture q of s's LP mechanism m loses
