@@ -454,7 +454,11 @@ func addMechanism(x *lp.Model, s Spec, set *mech.PriorSet, b mech.Budget, mod *R
 			if s.Objective == ExpectedUtility {
 				cost = s.Prior[i] * s.Utility[i][j]
 			}
-			mod.P[i][j] = x.AddCol(cost, 0, 1, "")
+			// No upper bound 1: the row sums imply it, and an engine that
+			// left an entry of 1 at it would put part of the optimum's
+			// proof in the bound's reduced cost, outside the multipliers
+			// of the rows Σ_j p_ij = 1 that Proof reads.
+			mod.P[i][j] = x.AddCol(cost, 0, lp.Inf, "")
 		}
 	}
 	for i := range n {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pmlopt/pmlopt/instance"
+	"github.com/pmlopt/pmlopt/internal/ipm"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
@@ -384,4 +385,58 @@ func familyInstance(t *testing.T, name string, n int, seed uint64) instance.Inst
 		t.Fatal(err)
 	}
 	return in
+}
+
+// The cut model solved to convergence over random boxes and balls: the
+// priors Proof reads off its duals lie in the set, and with the
+// multipliers of the rows Σ_j p_ij = 1 they prove (ipm.RobustBound under
+// PML, ipm.RobustBoundTwo with the caps' totals under LIP and ALIP) the
+// LP's optimum, which is the robust optimum (the dualised model's), to
+// 1e-9.
+func TestCutModelProof(t *testing.T) {
+	r := rand.New(rand.NewPCG(37, 15))
+	for trial := range 12 {
+		n, m := 2+r.IntN(4), 2+r.IntN(4)
+		pi, u := robustInstance(r, n, m)
+		set := randomSet(r, pi, trial%2 == 0)
+		for _, b := range budgets(r) {
+			s := polytope.Spec{Prior: pi, Budget: b, Objective: polytope.ExpectedUtility, Utility: u}
+			want, _ := robustOptimum(t, s, set)
+			c, err := polytope.BuildCuts(s, set)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sol *solver.Solution
+			for range 50 {
+				sol = solveLP(t, c.LP)
+				if added, _ := c.Separate(sol.X); added == 0 {
+					break
+				}
+			}
+			pr, ok := c.Proof(sol.RowDuals)
+			if !ok {
+				t.Fatalf("trial %d %v: no proof", trial, b)
+			}
+			for j := range m {
+				for _, q := range [][][]float64{pr.Up, pr.Down} {
+					if q != nil && !set.Contains(q[j], 1e-9) {
+						t.Fatalf("trial %d %v: output %d's prior %v is not in the set", trial, b, j, q[j])
+					}
+				}
+			}
+			var bound float64
+			if b.Measure == mech.PML {
+				cands := make([][][]float64, m)
+				for j := range cands {
+					cands[j] = [][]float64{pr.Up[j]}
+				}
+				bound, _ = ipm.RobustBound(pi, u, b, pr.Alpha, cands)
+			} else {
+				bound = ipm.RobustBoundTwo(pi, u, b, pr.Alpha, pr.Up, pr.Down, pr.Totals)
+			}
+			if math.Abs(bound-want) > 1e-9 || math.Abs(sol.Objective-want) > 1e-9 {
+				t.Fatalf("trial %d %v (box %v): bound %.12g from the duals, cut LP %.12g, robust optimum %.12g", trial, b, set.IsBox(), bound, sol.Objective, want)
+			}
+		}
+	}
 }
