@@ -263,10 +263,14 @@ type Multipliers struct {
 	Totals   [][]float64
 }
 
-// newMultipliers fills Alpha and Totals from the duals y of rm's rows:
-// capRows(j) are output j's caps (unscaled), floorRows[j] its floors,
-// written times massScale(1/kappa) (kappa 0: none).
-func newMultipliers(rm *RobustModel, set *mech.PriorSet, y []float64, capRows func(j int) []int, floorRows [][]int, kappa float64) Multipliers {
+// newMultipliers fills Alpha and Totals from the point x, the duals y of
+// rm's rows and the reduced costs d of its columns (nil: none): capRows(j)
+// are output j's caps (unscaled), floorRows[j] its floors, written times
+// massScale(1/kappa) (kappa 0: none). An entry p_ij = 1 held at its upper
+// bound 1 carries part of the optimum's proof in its reduced cost d_ij >
+// 0; added to α_i it moves there, where the proof reads it (the row's
+// other entries, at 0, only get more room).
+func newMultipliers(rm *RobustModel, set *mech.PriorSet, x, y, d []float64, capRows func(j int) []int, floorRows [][]int, kappa float64) Multipliers {
 	total := 0.0
 	for _, v := range set.Center {
 		total += v
@@ -274,6 +278,14 @@ func newMultipliers(rm *RobustModel, set *mech.PriorSet, y []float64, capRows fu
 	pr := Multipliers{Alpha: make([]float64, rm.N), Up: make([][]float64, rm.M), Totals: make([][]float64, rm.M)}
 	for i, r := range rm.Sum {
 		pr.Alpha[i] = y[r]
+		if len(d) != len(x) {
+			continue
+		}
+		for _, c := range rm.P[i] {
+			if c >= 0 && x[c] >= 1-1e-9 && d[c] > 0 {
+				pr.Alpha[i] += d[c]
+			}
+		}
 	}
 	sumAbs := func(rows []int, scale float64) float64 {
 		t := 0.0
@@ -294,8 +306,9 @@ func newMultipliers(rm *RobustModel, set *mech.PriorSet, y []float64, capRows fu
 	return pr
 }
 
-// Proof reads the Multipliers of the row duals y of an optimal point of
-// the model (package solver's convention: ColDuals = ColCosts − Aᵀy).
+// Proof reads the Multipliers of an optimal point x of the model with its
+// row duals y and reduced costs d (package solver's convention: d =
+// ColCosts − Aᵀy; nil where the engine gives none).
 // Each output's priors are those of the inner problems' duals: with y_B
 // the dual of the row of B and z_k that of letter k's row, π_k = l_k +
 // |z_k|/|y_B| over a box (l_k alone where the box's width is 0) and
@@ -304,8 +317,8 @@ func newMultipliers(rm *RobustModel, set *mech.PriorSet, y []float64, capRows fu
 // the set; the reader moves them into it or tries another (a looser
 // bound, never a wrong one, since verify checks it). ok is false when y
 // does not fit the model or the measure is LDP.
-func (m *RobustModel) Proof(y []float64) (Multipliers, bool) {
-	if len(y) != m.LP.NumRows() || m.Cap == nil || m.set == nil {
+func (m *RobustModel) Proof(x, y, d []float64) (Multipliers, bool) {
+	if len(y) != m.LP.NumRows() || len(x) != m.LP.NumCols() || m.Cap == nil || m.set == nil {
 		return Multipliers{}, false
 	}
 	capRows := func(j int) []int {
@@ -317,7 +330,7 @@ func (m *RobustModel) Proof(y []float64) (Multipliers, bool) {
 		}
 		return rows
 	}
-	pr := newMultipliers(m, m.set, y, capRows, m.floorRows, m.kappa)
+	pr := newMultipliers(m, m.set, x, y, d, capRows, m.floorRows, m.kappa)
 	read := func(r massRows) []float64 {
 		yb := 0.0
 		if r.letters != nil {
@@ -454,11 +467,7 @@ func addMechanism(x *lp.Model, s Spec, set *mech.PriorSet, b mech.Budget, mod *R
 			if s.Objective == ExpectedUtility {
 				cost = s.Prior[i] * s.Utility[i][j]
 			}
-			// No upper bound 1: the row sums imply it, and an engine that
-			// left an entry of 1 at it would put part of the optimum's
-			// proof in the bound's reduced cost, outside the multipliers
-			// of the rows Σ_j p_ij = 1 that Proof reads.
-			mod.P[i][j] = x.AddCol(cost, 0, lp.Inf, "")
+			mod.P[i][j] = x.AddCol(cost, 0, 1, "")
 		}
 	}
 	for i := range n {

@@ -413,7 +413,7 @@ func TestCutModelProof(t *testing.T) {
 					break
 				}
 			}
-			pr, ok := c.Proof(sol.RowDuals)
+			pr, ok := c.Proof(sol.X, sol.RowDuals, sol.ColDuals)
 			if !ok {
 				t.Fatalf("trial %d %v: no proof", trial, b)
 			}

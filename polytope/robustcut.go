@@ -67,14 +67,14 @@ func (c *CutModel) Separate(x []float64) (added, uncut int) {
 	return added, c.cuts.violated
 }
 
-// Proof reads the Multipliers of the row duals y of an optimal point of
-// the LP (package solver's convention: ColDuals = ColCosts − Aᵀy), the
+// Proof reads the Multipliers of an optimal point x of the LP with its
+// row duals y and reduced costs d (as RobustModel.Proof reads them), the
 // caps' prior of each output its cuts' priors weighed by their duals (a
 // prior of the set: the set is convex); ok is false when y does not fit
 // the LP.
-func (c *CutModel) Proof(y []float64) (Multipliers, bool) {
+func (c *CutModel) Proof(x, y, d []float64) (Multipliers, bool) {
 	m := c.cuts
-	if len(y) != m.x.NumRows() {
+	if len(y) != m.x.NumRows() || len(x) != m.x.NumCols() {
 		return Multipliers{}, false
 	}
 	mix := func(priors [][]float64, rows []int) []float64 {
@@ -96,7 +96,7 @@ func (c *CutModel) Proof(y []float64) (Multipliers, bool) {
 		return v
 	}
 	capRows := func(j int) []int { return m.capRows[j] }
-	pr := newMultipliers(m.rm, m.set, y, capRows, m.floorRows, m.kappa)
+	pr := newMultipliers(m.rm, m.set, x, y, d, capRows, m.floorRows, m.kappa)
 	for j := range m.rm.M {
 		pr.Up[j] = mix(m.lowCuts[j], m.lowRows[j])
 		if pr.Down != nil {

@@ -76,7 +76,7 @@ func solveLPProof(ctx context.Context, s polytope.Spec, set *mech.PriorSet, slv 
 		status = sol.Status
 		if status == solver.Optimal {
 			m = mod.Mechanism(sol.X)
-			if pr, ok := mod.Proof(sol.RowDuals); ok && s.Objective == polytope.ExpectedUtility {
+			if pr, ok := mod.Proof(sol.X, sol.RowDuals, sol.ColDuals); ok && s.Objective == polytope.ExpectedUtility {
 				proof = &pr
 			}
 		}
