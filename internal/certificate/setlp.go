@@ -1,6 +1,7 @@
 package certificate
 
 import (
+	"context"
 	"math"
 
 	"github.com/pmlopt/pmlopt/certify"
@@ -77,14 +78,23 @@ func setLowerLP(p *problem.Problem, pat mech.Pattern, L float64) (priors [][]flo
 	return priors, alpha, ok
 }
 
+// setLPIterations bounds a certificate LP's simplex iterations, per row
+// and column: these LPs take a few hundred at 16 × 16 letters, but at
+// large budgets, where their entries reach e^ε, the engine can creep along
+// degenerate vertices for minutes. Past the bound the answer keeps the
+// bound it had.
+const setLPIterations = 10
+
 // solveSetLP solves a certificate's LP over a set with the revised simplex
-// (the default backend where that is not built in); ok when it is optimal.
+// (the default backend where that is not built in), up to setLPIterations;
+// ok when it is optimal.
 func solveSetLP(x *lp.Model) (*solver.Solution, bool) {
 	slv, err := solver.Get("revised")
 	if err != nil {
 		slv = solver.Auto()
 	}
-	sol, err := slv.Solve(x)
+	limit := setLPIterations * (x.NumRows() + x.NumCols())
+	sol, _, err := solver.SolveContext(context.Background(), slv, x, solver.Start{IterationLimit: limit})
 	if err != nil || sol.Status != solver.Optimal {
 		return nil, false
 	}
