@@ -296,6 +296,17 @@ func TwoPriorBound(p *problem.Problem, u mech.Utility, b mech.Budget, r *ipm.Rob
 		caps[j] = slices.Clone(rt)
 	}
 	bound = ipm.TightenBoundTwo(p.Prior, u, b, r.Alpha, ups, downs, caps, value, ipm.AcceptedGap)
+	return acceptLower(p, u, m, value, c, bound, r.Alpha, ups, downs, caps)
+}
+
+// acceptLower replaces c's bound by bound, proven by the multipliers
+// alpha with the priors ups (and, for two priors per output, downs and
+// the caps' totals caps; nil otherwise), when it is lower: the float bound
+// or a few sizes of rounding of the multipliers above it, and no less than
+// value (the expected utility of m, the answer's mechanism), the least
+// that verify's exact check accepts. ok is true when c's bound was
+// replaced; c is left as it is otherwise.
+func acceptLower(p *problem.Problem, u mech.Utility, m mech.Mechanism, value float64, c *verify.Certificate, bound float64, alpha []float64, ups, downs, caps [][]float64) (float64, bool) {
 	old := math.Inf(1)
 	if c.Utility.Bound != nil {
 		old = *c.Utility.Bound
@@ -304,7 +315,7 @@ func TwoPriorBound(p *problem.Problem, u mech.Utility, b mech.Budget, r *ipm.Rob
 		return math.NaN(), false
 	}
 	mag := 0.0
-	for _, v := range r.Alpha {
+	for _, v := range alpha {
 		mag += math.Abs(v)
 	}
 	vp := verify.Problem{Prior: p.Prior, Utility: u, Order: p.Order, Mechanism: m, PriorSet: PriorSet(p.PriorSet)}
@@ -315,7 +326,7 @@ func TwoPriorBound(p *problem.Problem, u mech.Utility, b mech.Budget, r *ipm.Rob
 		}
 		try := *c
 		ut := *c.Utility
-		ut.Bound, ut.Alpha, ut.Priors, ut.PriorsLower, ut.CapWeights = &B, r.Alpha, ups, downs, caps
+		ut.Bound, ut.Alpha, ut.Priors, ut.PriorsLower, ut.CapWeights = &B, alpha, ups, downs, caps
 		try.Utility = &ut
 		if verify.BoundHolds(vp, try) {
 			*c = try
@@ -407,31 +418,5 @@ func MultipliersBound(p *problem.Problem, u mech.Utility, b mech.Budget, r *ipm.
 		}
 	}
 	bound, priors := ipm.RobustBound(p.Prior, u, b, r.Alpha, cands)
-	old := math.Inf(1)
-	if c.Utility.Bound != nil {
-		old = *c.Utility.Bound
-	}
-	if math.IsNaN(bound) || math.IsInf(bound, 0) || !(bound < old) {
-		return math.NaN(), false
-	}
-	mag := 0.0
-	for _, v := range r.Alpha {
-		mag += math.Abs(v)
-	}
-	vp := verify.Problem{Prior: p.Prior, Utility: u, Order: p.Order, Mechanism: m, PriorSet: PriorSet(p.PriorSet)}
-	for _, rel := range []float64{0, 1e-13, 1e-11, 1e-9} {
-		B := math.Max(bound+rel*math.Max(1, mag), value)
-		if !(B < old) {
-			return math.NaN(), false
-		}
-		try := *c
-		ut := *c.Utility
-		ut.Bound, ut.Alpha, ut.Priors, ut.PriorsLower, ut.CapWeights = &B, r.Alpha, priors, nil, nil
-		try.Utility = &ut
-		if verify.BoundHolds(vp, try) {
-			*c = try
-			return B, true
-		}
-	}
-	return math.NaN(), false
+	return acceptLower(p, u, m, value, c, bound, r.Alpha, priors, nil, nil)
 }
