@@ -27,18 +27,34 @@ type RobustModel struct {
 	// Cap[i][j] is the row p_ij − e^ε L_j ≤ 0 (PML, ALIP, LIP: ε_u), or -1
 	// where p_ij has no column; nil for LDP.
 	Cap [][]int
-	// level is the upper level the model was built for, lowScale the scale
-	// s of the Low columns, capNz[i][j] the index in LP.ConstMatrix of the
-	// Cap row's entry on the Low column.
-	level, lowScale float64
-	capNz           [][]int
+	// level is the upper level the model was built for, capNz[i][j] the
+	// index in LP.ConstMatrix of the Cap row's entry on the Low column.
+	level float64
+	capNz [][]int
 	// lowRows[j] and highRows[j] are the rows of output j's least and
-	// largest mass (addMassBound), floorRows[j] its floors κ H_j ≤ p_ij
-	// (addFloor, whose rows are times massScale(1/κ)); read by Proof.
+	// largest mass (addMassBound; none in a CutModel), floorRows[j] its
+	// floors κ H_j ≤ p_ij (addFloor), kappa the floors' κ (0 for PML), set
+	// the set of priors; read by Proof.
 	lowRows, highRows []massRows
 	floorRows         [][]int
 	kappa             float64
 	set               *mech.PriorSet
+}
+
+// lowScale is the scale s of the Low columns: massScale of the cap's
+// factor at the level the model was built for.
+func (m *RobustModel) lowScale() float64 { return massScale(math.Exp(m.level)) }
+
+// newCaps returns the n×m table of Cap rows, every entry −1 (none yet).
+func newCaps(n, m int) [][]int {
+	caps := make([][]int, n)
+	for i := range caps {
+		caps[i] = make([]int, m)
+		for j := range caps[i] {
+			caps[i][j] = -1
+		}
+	}
+	return caps
 }
 
 // massRows are the rows addMassBound adds for one output: bound, the row
@@ -72,16 +88,17 @@ func BuildRobust(s Spec, set *mech.PriorSet) (*RobustModel, error) {
 	b := normBudget(s.Budget)
 	mod := &RobustModel{LP: &lp.Model{Maximize: s.Objective == ExpectedUtility}, N: n, M: m,
 		P: make([][]int, n), Low: make([]int, m), High: make([]int, m), Sum: make([]int, n), level: upperLevel(b),
-		lowScale: massScale(math.Exp(upperLevel(b))), lowRows: make([]massRows, m), highRows: make([]massRows, m), floorRows: make([][]int, m), set: set}
+		lowRows: make([]massRows, m), highRows: make([]massRows, m), floorRows: make([][]int, m), set: set}
 	if b.Measure != mech.LDP {
-		mod.Cap, mod.capNz = make([][]int, n), make([][]int, n)
-		for i := range mod.Cap {
-			mod.Cap[i], mod.capNz[i] = make([]int, m), make([]int, m)
-			for j := range mod.Cap[i] {
-				mod.Cap[i][j] = -1
-			}
+		mod.Cap, mod.capNz = newCaps(n, m), make([][]int, n)
+		for i := range mod.capNz {
+			mod.capNz[i] = make([]int, m)
 		}
 	}
+	if b.Measure == mech.ALIP || b.Measure == mech.LIP {
+		mod.kappa = math.Exp(-b.EpsilonLower)
+	}
+	scale := mod.lowScale()
 	x := mod.LP
 	// An output that only the inputs A_j may produce has PML at least
 	// −log π(A_j) at every prior π that gives it mass (docs/theory.md §2),
@@ -118,17 +135,15 @@ func BuildRobust(s Spec, set *mech.PriorSet) (*RobustModel, error) {
 			continue
 		}
 		lam := math.Exp(upperLevel(b))
-		mod.Low[j], mod.lowRows[j] = addMassBound(x, set, col, false, mod.lowScale)
+		mod.Low[j], mod.lowRows[j] = addMassBound(x, set, col, false, scale)
 		for i := range n {
 			if col[i] >= 0 {
-				mod.Cap[i][j] = x.AddRow(-lp.Inf, 0, "", lp.Entry(col[i], 1), lp.Entry(mod.Low[j], -lam/mod.lowScale))
+				mod.Cap[i][j] = x.AddRow(-lp.Inf, 0, "", lp.Entry(col[i], 1), lp.Entry(mod.Low[j], -lam/scale))
 				mod.capNz[i][j] = len(x.ConstMatrix) - 1
 			}
 		}
 		if b.Measure == mech.ALIP || b.Measure == mech.LIP {
 			mod.High[j], mod.highRows[j] = addMassBound(x, set, col, true, 1)
-			kappa := math.Exp(-b.EpsilonLower)
-			mod.kappa = kappa
 			for i := range n {
 				if col[i] < 0 {
 					// a forbidden pair in the column: κ H_j ≤ p_ij = 0
@@ -136,7 +151,7 @@ func BuildRobust(s Spec, set *mech.PriorSet) (*RobustModel, error) {
 					x.AddRow(-lp.Inf, 0, "", lp.Entry(mod.High[j], 1))
 					continue
 				}
-				mod.floorRows[j] = append(mod.floorRows[j], addFloor(x, col[i], mod.High[j], kappa))
+				mod.floorRows[j] = append(mod.floorRows[j], addFloor(x, col[i], mod.High[j], mod.kappa))
 			}
 		}
 	}
@@ -263,16 +278,16 @@ type Multipliers struct {
 	Totals   [][]float64
 }
 
-// newMultipliers fills Alpha and Totals from the point x, the duals y of
-// rm's rows and the reduced costs d of its columns (nil: none): capRows(j)
-// are output j's caps (unscaled), floorRows[j] its floors, written times
-// massScale(1/kappa) (kappa 0: none). An entry p_ij = 1 held at its upper
-// bound 1 carries part of the optimum's proof in its reduced cost d_ij >
-// 0; added to α_i it moves there, where the proof reads it (the row's
-// other entries, at 0, only get more room).
-func newMultipliers(rm *RobustModel, set *mech.PriorSet, x, y, d []float64, capRows func(j int) []int, floorRows [][]int, kappa float64) Multipliers {
+// newMultipliers fills Alpha and Totals from the point x of rm, the
+// duals y of its rows and the reduced costs d of its columns (nil: none):
+// the caps (rm.Cap, unscaled) and the floors (rm.floorRows, written times
+// massScale(1/κ)). An entry p_ij = 1 held at its upper bound 1 carries
+// part of the optimum's proof in its reduced cost d_ij > 0; added to α_i
+// it moves there, where the proof reads it (the row's other entries, at
+// 0, only get more room).
+func newMultipliers(rm *RobustModel, x, y, d []float64) Multipliers {
 	total := 0.0
-	for _, v := range set.Center {
+	for _, v := range rm.set.Center {
 		total += v
 	}
 	pr := Multipliers{Alpha: make([]float64, rm.N), Up: make([][]float64, rm.M), Totals: make([][]float64, rm.M)}
@@ -287,20 +302,22 @@ func newMultipliers(rm *RobustModel, set *mech.PriorSet, x, y, d []float64, capR
 			}
 		}
 	}
-	sumAbs := func(rows []int, scale float64) float64 {
-		t := 0.0
-		for _, r := range rows {
-			t += math.Abs(y[r])
-		}
-		return t * scale * total
-	}
-	if kappa > 0 {
+	if rm.kappa > 0 {
 		pr.Down = make([][]float64, rm.M)
 	}
 	for j := range rm.M {
-		pr.Totals[j] = []float64{sumAbs(capRows(j), 1), 0}
-		if kappa > 0 {
-			pr.Totals[j][1] = sumAbs(floorRows[j], massScale(1/kappa))
+		caps, floors := 0.0, 0.0
+		for i := range rm.Cap {
+			if r := rm.Cap[i][j]; r >= 0 {
+				caps += math.Abs(y[r])
+			}
+		}
+		for _, r := range rm.floorRows[j] {
+			floors += math.Abs(y[r])
+		}
+		pr.Totals[j] = []float64{caps * total, 0}
+		if rm.kappa > 0 {
+			pr.Totals[j][1] = floors * massScale(1/rm.kappa) * total
 		}
 	}
 	return pr
@@ -316,21 +333,13 @@ func newMultipliers(rm *RobustModel, set *mech.PriorSet, x, y, d []float64, capR
 // the optimum leaves unused, B = 0) those ratios need not make a prior of
 // the set; the reader moves them into it or tries another (a looser
 // bound, never a wrong one, since verify checks it). ok is false when y
-// does not fit the model or the measure is LDP.
+// does not fit the model, the measure is LDP, or the model is not
+// ExpectedUtility's (a feasibility LP's duals prove nothing of a value).
 func (m *RobustModel) Proof(x, y, d []float64) (Multipliers, bool) {
-	if len(y) != m.LP.NumRows() || len(x) != m.LP.NumCols() || m.Cap == nil || m.set == nil {
+	if !m.provable(x, y) {
 		return Multipliers{}, false
 	}
-	capRows := func(j int) []int {
-		var rows []int
-		for i := range m.Cap {
-			if r := m.Cap[i][j]; r >= 0 {
-				rows = append(rows, r)
-			}
-		}
-		return rows
-	}
-	pr := newMultipliers(m, m.set, x, y, d, capRows, m.floorRows, m.kappa)
+	pr := newMultipliers(m, x, y, d)
 	read := func(r massRows) []float64 {
 		yb := 0.0
 		if r.letters != nil {
@@ -357,6 +366,13 @@ func (m *RobustModel) Proof(x, y, d []float64) (Multipliers, bool) {
 		}
 	}
 	return pr, true
+}
+
+// provable reports whether a point x with row duals y of m can be read
+// for a proof of an expected utility: they fit m, whose objective is one
+// (maximised) and whose measure has caps.
+func (m *RobustModel) provable(x, y []float64) bool {
+	return m.LP.Maximize && m.Cap != nil && m.set != nil && len(y) == m.LP.NumRows() && len(x) == m.LP.NumCols()
 }
 
 // maxMassScale bounds massScale. An engine that equilibrates its rows
@@ -393,7 +409,7 @@ func (m *RobustModel) SetUpperLevel(sess CoefSetter, eps float64) error {
 		return &mech.FieldError{Field: "budget.epsilon", Row: -1, Col: -1,
 			Msg: fmt.Sprintf("is %g, above the level %g the model was built for (its pruned outputs may be usable)", eps, m.level)}
 	}
-	lam := math.Exp(eps) / m.lowScale
+	lam := math.Exp(eps) / m.lowScale()
 	for i := range m.Cap {
 		for j, r := range m.Cap[i] {
 			if r < 0 {

@@ -74,7 +74,7 @@ func (c *CutModel) Separate(x []float64) (added, uncut int) {
 // the LP.
 func (c *CutModel) Proof(x, y, d []float64) (Multipliers, bool) {
 	m := c.cuts
-	if len(y) != m.x.NumRows() || len(x) != m.x.NumCols() {
+	if !m.rm.provable(x, y) {
 		return Multipliers{}, false
 	}
 	mix := func(priors [][]float64, rows []int) []float64 {
@@ -95,8 +95,7 @@ func (c *CutModel) Proof(x, y, d []float64) (Multipliers, bool) {
 		}
 		return v
 	}
-	capRows := func(j int) []int { return m.capRows[j] }
-	pr := newMultipliers(m.rm, m.set, x, y, d, capRows, m.floorRows, m.kappa)
+	pr := newMultipliers(m.rm, x, y, d)
 	for j := range m.rm.M {
 		pr.Up[j] = mix(m.lowCuts[j], m.lowRows[j])
 		if pr.Down != nil {
@@ -111,16 +110,13 @@ func (c *CutModel) Proof(x, y, d []float64) (Multipliers, bool) {
 type cutModel struct {
 	x       *lp.Model
 	set     *mech.PriorSet
-	rm      *RobustModel // P, Low, High and Sum as in BuildRobust
+	rm      *RobustModel // P, Low, High, Sum, Cap, floorRows, kappa as in BuildRobust
 	lam     float64      // e^{ε} (ε_u for ALIP and LIP)
-	kappa   float64      // e^{−ε_l} (ALIP and LIP), 0 for PML
 	lowCuts [][][]float64
 	hiCuts  [][][]float64
-	// lowRows and hiRows are the rows of the cuts, in the lists' order;
-	// capRows[j] and floorRows[j] the rows p_ij ≤ e^ε L_j and
-	// e^{−ε_l} H_j ≤ p_ij of output j.
-	lowRows, hiRows    [][]int
-	capRows, floorRows [][]int
+	// lowRows and hiRows are the rows of the cuts, in the lists' order
+	// (the caps and floors are rm's Cap and floorRows).
+	lowRows, hiRows [][]int
 	// violated counts the columns whose violation separate could not cut
 	// away (the worst prior was already in the list).
 	violated int
@@ -133,13 +129,14 @@ func newCutModel(s Spec, set *mech.PriorSet) (*cutModel, error) {
 	}
 	b := normBudget(s.Budget)
 	x := &lp.Model{Maximize: s.Objective == ExpectedUtility}
-	rm := &RobustModel{LP: x, N: n, M: m, P: make([][]int, n), Low: make([]int, m), High: make([]int, m), Sum: make([]int, n)}
+	rm := &RobustModel{LP: x, N: n, M: m, P: make([][]int, n), Low: make([]int, m), High: make([]int, m), Sum: make([]int, n),
+		Cap: newCaps(n, m), floorRows: make([][]int, m), set: set}
 	c := &cutModel{x: x, set: set, rm: rm, lam: math.Exp(upperLevel(b)),
 		lowCuts: make([][][]float64, m), hiCuts: make([][][]float64, m),
-		lowRows: make([][]int, m), hiRows: make([][]int, m), capRows: make([][]int, m), floorRows: make([][]int, m)}
+		lowRows: make([][]int, m), hiRows: make([][]int, m)}
 	hasHigh := b.Measure == mech.ALIP || b.Measure == mech.LIP
 	if hasHigh {
-		c.kappa = math.Exp(-b.EpsilonLower)
+		rm.kappa = math.Exp(-b.EpsilonLower)
 	}
 	addMechanism(x, s, set, b, rm)
 	for j := range m {
@@ -154,7 +151,7 @@ func newCutModel(s Spec, set *mech.PriorSet) (*cutModel, error) {
 		rm.Low[j] = x.AddCol(0, 0, 1, "")
 		for i := range n {
 			if col := rm.P[i][j]; col >= 0 {
-				c.capRows[j] = append(c.capRows[j], x.AddRow(-lp.Inf, 0, "", lp.Entry(col, 1), lp.Entry(rm.Low[j], -c.lam)))
+				rm.Cap[i][j] = x.AddRow(-lp.Inf, 0, "", lp.Entry(col, 1), lp.Entry(rm.Low[j], -c.lam))
 			}
 		}
 		c.addCut(j, set.Center, false)
@@ -171,7 +168,7 @@ func newCutModel(s Spec, set *mech.PriorSet) (*cutModel, error) {
 					x.ColUpper[rm.High[j]] = 0
 					continue
 				}
-				c.floorRows[j] = append(c.floorRows[j], addFloor(x, col, rm.High[j], c.kappa))
+				rm.floorRows[j] = append(rm.floorRows[j], addFloor(x, col, rm.High[j], rm.kappa))
 			}
 			c.addCut(j, set.Center, true)
 			if seed != nil {
@@ -258,7 +255,7 @@ func (c *cutModel) separate(x []float64) int {
 		}
 		if c.rm.High[j] >= 0 {
 			// e^{−ε_l} max_π m_j(π) ≤ p_ij
-			if hi := c.set.Extreme(col, true); c.kappa*dot(hi, col) > mn*(1+cutTol) {
+			if hi := c.set.Extreme(col, true); c.rm.kappa*dot(hi, col) > mn*(1+cutTol) {
 				if c.addNew(j, hi, true) {
 					added++
 				} else {

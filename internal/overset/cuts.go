@@ -114,7 +114,7 @@ func solveCuts(ctx context.Context, s polytope.Spec, set *mech.PriorSet, slv sol
 		}
 		basis = nb
 		r.Proof = nil
-		if pr, ok := c.Proof(sol.X, sol.RowDuals, sol.ColDuals); ok && s.Objective == polytope.ExpectedUtility {
+		if pr, ok := c.Proof(sol.X, sol.RowDuals, sol.ColDuals); ok {
 			r.Proof = &pr
 		}
 		if math.Abs(sol.Objective-last) <= stallTol*math.Max(1, math.Abs(last)) {
@@ -156,7 +156,7 @@ func solveDualised(ctx context.Context, s polytope.Spec, set *mech.PriorSet, slv
 	r.Status, r.Objective, r.Converged, r.Dualised, r.Mechanism, r.Proof = sol.Status, sol.Objective, true, true, nil, nil
 	if sol.Status == solver.Optimal {
 		r.Mechanism = mod.Mechanism(sol.X)
-		if pr, ok := mod.Proof(sol.X, sol.RowDuals, sol.ColDuals); ok && s.Objective == polytope.ExpectedUtility {
+		if pr, ok := mod.Proof(sol.X, sol.RowDuals, sol.ColDuals); ok {
 			r.Proof = &pr
 		}
 	}

@@ -53,43 +53,34 @@ func solveLPFrom(ctx context.Context, s polytope.Spec, set *mech.PriorSet, slv s
 // solveLPProof is solveLPFrom that also returns what the duals of its
 // last LP prove (ExpectedUtility; nil where the backend gave none).
 func solveLPProof(ctx context.Context, s polytope.Spec, set *mech.PriorSet, slv solver.Solver, dualise bool) (mech.Mechanism, solver.Status, int, *polytope.Multipliers, error) {
-	var m mech.Mechanism
-	var status solver.Status
-	var proof *polytope.Multipliers
-	lps := 1
 	cuts := len(s.Start) == len(s.Prior) || s.Budget.Measure == mech.LIP || s.Budget.Measure == mech.ALIP || (!set.IsBox() && s.Objective == polytope.ExpectedUtility)
+	var r *cutResult
+	var err error
 	if cuts && !dualise {
-		r, err := solveCuts(ctx, s, set, slv)
-		if err != nil {
-			return nil, 0, 0, nil, err
-		}
-		m, status, lps, proof = r.Mechanism, r.Status, r.LPs, r.Proof
+		r, err = solveCuts(ctx, s, set, slv)
 	} else {
-		mod, err := polytope.BuildRobust(s, set)
-		if err != nil {
-			return nil, 0, 0, nil, err
-		}
-		sol, _, err := solver.SolveContext(ctx, slv, mod.LP, solver.Start{})
-		if err != nil {
-			return nil, 0, 0, nil, err
-		}
-		status = sol.Status
-		if status == solver.Optimal {
-			m = mod.Mechanism(sol.X)
-			if pr, ok := mod.Proof(sol.X, sol.RowDuals, sol.ColDuals); ok && s.Objective == polytope.ExpectedUtility {
-				proof = &pr
-			}
-		}
+		r, err = solveDualised(ctx, s, set, slv, &cutResult{})
 	}
+	if err != nil {
+		return nil, 0, 0, nil, err
+	}
+	m, status, lps, proof := r.Mechanism, r.Status, r.LPs, r.Proof
+	// Beyond lpReach the mechanism keeps the budget only within the
+	// engine's tolerance. One at lpReach keeps every larger budget (the
+	// polytope grows with ε); the caller's bound, proven at the budget,
+	// says what that costs.
 	beyondReach := s.Objective == polytope.ExpectedUtility && s.Budget.Measure == mech.PML && s.Budget.Epsilon > lpReach
-	if status == solver.Limit && beyondReach {
-		// The engine stalled beyond lpReach, where its point could keep
-		// the budget only within its tolerance anyway: the answer at
-		// lpReach, as below.
+	atReach := func() (mech.Mechanism, solver.Status, int, error) {
 		r := s
 		r.Budget.Epsilon = lpReach
 		q, status, more, err := solveLPFrom(ctx, r, set, slv, dualise)
-		return q, status, lps + more, nil, err
+		return q, status, lps + more, err
+	}
+	if status == solver.Limit && beyondReach {
+		// The engine stalled, where its point could keep the budget
+		// only within its tolerance anyway.
+		q, status, lps, err := atReach()
+		return q, status, lps, nil, err
 	}
 	if status != solver.Optimal {
 		return nil, status, lps, nil, nil
@@ -114,17 +105,11 @@ func solveLPProof(ctx context.Context, s polytope.Spec, set *mech.PriorSet, slv 
 			return q, status, lps, proof, nil
 		}
 		if beyondReach {
-			// Beyond lpReach the mechanism keeps the budget only within
-			// the engine's tolerance. One at lpReach keeps every larger
-			// budget (the polytope grows with ε); the caller's bound,
-			// proven at the budget, says what that costs.
-			r := s
-			r.Budget.Epsilon = lpReach
-			q2, status2, more, err := solveLPFrom(ctx, r, set, slv, dualise)
+			q2, status2, lps2, err := atReach()
 			if (err == nil && q2 != nil) || !mended {
-				return q2, status2, lps + more, proof, err
+				return q2, status2, lps2, proof, err
 			}
-			lps += more
+			lps = lps2
 		}
 		if mended {
 			// A mixture that costs more than mixValueTol still keeps
