@@ -384,25 +384,20 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 		}
 		t = math.Min(next, math.Max(lo+(b.Upper-lo)*0.999, b.Upper-tol/2))
 	}
-	if b.Lower > b.Upper {
-		b.Lower = b.Upper
-	}
-	if failure != nil && (b.Mechanism == nil || settled == 0) {
-		return b, failure
-	}
-	return b, nil
+	return endOnFailure(b, failure, settled > 0)
 }
 
-// endOnFailure ends a search whose engine failed more than maxFailures
-// probes: with the bracket it has, which is certified, where it holds a
-// mechanism and some probe was answered (settled), else with the
-// engine's error, for the caller's other means.
+// endOnFailure ends a search, its lower end clipped at its upper: with
+// the bracket it has, which is certified, where the engine failed no
+// probe (err nil) or the bracket holds a mechanism and some probe was
+// answered (settled); else with the engine's error (the last of its
+// failures, or one past maxFailures), for the caller's other means.
 func endOnFailure(b RobustBracket, err error, settled bool) (RobustBracket, error) {
-	if errors.Is(err, ErrStopped) || b.Mechanism == nil || !settled {
-		return b, err
-	}
 	if b.Lower > b.Upper {
 		b.Lower = b.Upper
+	}
+	if err != nil && (errors.Is(err, ErrStopped) || b.Mechanism == nil || !settled) {
+		return b, err
 	}
 	return b, nil
 }
