@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/internal/ipm"
 	"github.com/pmlopt/pmlopt/leakage"
@@ -235,6 +236,38 @@ func TestRobustAgainstCuttingPlanes(t *testing.T) {
 		for _, bb := range budgets(r)[1:] {
 			_, p := robustOptimum(t, polytope.Spec{Prior: pi, Budget: bb, Objective: polytope.ExpectedUtility, Utility: u}, set)
 			auditOver(t, set, p, bb)
+		}
+	}
+}
+
+// At 8 to 16 nats over boxes whose lower ends are 0 on a binomial prior
+// (letters down to 1e-3 of mass), where the model's least masses and
+// their dual variables are scaled by up to 1e6, the dualised model has the
+// optimum of the independent cutting planes (whose cuts bound p_ij
+// directly, with no least mass between), and its mechanism keeps the
+// budget over the set to the audit's tolerance.
+func TestRobustAgainstCuttingPlanesAtLargeBudgets(t *testing.T) {
+	const n = 8
+	in := familyInstance(t, "counting-binomial", n, 1)
+	for _, hi := range []float64{1.5, 3} {
+		lo, up := make([]float64, n), make([]float64, n)
+		for k, v := range in.Prior {
+			up[k] = math.Min(1, hi*v)
+		}
+		set, err := mech.NewBoxSet(in.Prior, lo, up)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, eps := range []float64{8, 12, 16} {
+			b := mech.Budget{Measure: mech.PML, Epsilon: eps}
+			got, p := robustOptimum(t, polytope.Spec{Prior: in.Prior, Budget: b, Objective: polytope.ExpectedUtility, Utility: in.Utility}, set)
+			// to the audit's tolerance, as Solve holds an answer
+			if level := leakage.PMLOver(set, p); level > eps+certify.AuditTol {
+				t.Fatalf("box [0, %gπ̂], ε = %g: PML over the set %.12g", hi, eps, level)
+			}
+			if want := cuttingPlane(t, in.Prior, in.Utility, eps, set); math.Abs(got-want) > 1e-7 {
+				t.Fatalf("box [0, %gπ̂], ε = %g: dualised %.12g, cutting planes %.12g", hi, eps, got, want)
+			}
 		}
 	}
 }
