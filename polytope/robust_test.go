@@ -151,12 +151,14 @@ func randomSet(r *rand.Rand, pi mech.Prior, box bool) *mech.PriorSet {
 	return s
 }
 
-// cuttingPlane solves the robust PML problem without duality: the LP at
-// the estimate's weights with p_ij ≤ e^ε Σ_k π_k p_kj for a growing list
-// of priors π, each the worst prior of a column of the last solution
-// (PriorSet.Extreme), until the solution is ε-PML over the set. The set's
-// extreme points are finitely many, so this ends.
-func cuttingPlane(t *testing.T, pi mech.Prior, u mech.Utility, eps float64, set *mech.PriorSet) float64 {
+// cuttingPlane solves the robust problem under the budget b (PML, LIP or
+// ALIP) without duality: the LP at the estimate's weights with p_ij ≤
+// e^{ε_u} Σ_k π_k p_kj for a growing list of priors π, each the worst
+// prior of a column of the last solution (PriorSet.Extreme), and under
+// LIP and ALIP p_ij ≥ e^{−ε_l} Σ_k π_k p_kj for the columns' most massive
+// priors, until the solution keeps b over the set. The set's extreme
+// points are finitely many, so this ends.
+func cuttingPlane(t *testing.T, pi mech.Prior, u mech.Utility, b mech.Budget, set *mech.PriorSet) float64 {
 	t.Helper()
 	n, m := len(u), len(u[0])
 	x := &lp.Model{Maximize: true}
@@ -170,12 +172,18 @@ func cuttingPlane(t *testing.T, pi mech.Prior, u mech.Utility, eps float64, set 
 		}
 		x.AddRow(1, 1, "", es...)
 	}
-	lam := math.Exp(eps)
-	cut := func(j int, prior []float64) {
+	up, low := b.Epsilon, b.Epsilon
+	if b.Measure == mech.ALIP {
+		up, low = b.EpsilonUpper, b.EpsilonLower
+	}
+	floors := b.Measure != mech.PML
+	// cut adds, for output j and the prior, p_ij − r Σ_k π_k p_kj ≤ 0
+	// (r = e^{ε_u}) or ≥ 0 (r = e^{−ε_l}, floor).
+	cut := func(j int, prior []float64, r float64, floor bool) {
 		for i := range n {
 			es := []lp.Nonzero{}
 			for k := range n {
-				c := -lam * prior[k]
+				c := -r * prior[k]
 				if k == i {
 					c++
 				}
@@ -183,11 +191,18 @@ func cuttingPlane(t *testing.T, pi mech.Prior, u mech.Utility, eps float64, set 
 					es = append(es, lp.Entry(col[k][j], c))
 				}
 			}
-			x.AddRow(-lp.Inf, 0, "", es...)
+			if floor {
+				x.AddRow(0, lp.Inf, "", es...)
+			} else {
+				x.AddRow(-lp.Inf, 0, "", es...)
+			}
 		}
 	}
 	for j := range m {
-		cut(j, pi)
+		cut(j, pi, math.Exp(up), false)
+		if floors {
+			cut(j, pi, math.Exp(-low), true)
+		}
 	}
 	for round := 0; round < 500; round++ {
 		sol := solveLP(t, x)
@@ -198,7 +213,7 @@ func cuttingPlane(t *testing.T, pi mech.Prior, u mech.Utility, eps float64, set 
 				p[i][j] = sol.X[col[i][j]]
 			}
 		}
-		if leakage.PMLOver(set, p) <= eps+1e-9 {
+		if _, _, excess := leakage.LevelOver(set, p, b); excess <= 1e-9 {
 			return sol.Objective
 		}
 		for j := range m {
@@ -206,7 +221,10 @@ func cuttingPlane(t *testing.T, pi mech.Prior, u mech.Utility, eps float64, set 
 			for i := range c {
 				c[i] = p[i][j]
 			}
-			cut(j, set.Extreme(c, false))
+			cut(j, set.Extreme(c, false), math.Exp(up), false)
+			if floors {
+				cut(j, set.Extreme(c, true), math.Exp(-low), true)
+			}
 		}
 	}
 	t.Fatal("cutting planes did not converge")
@@ -226,7 +244,7 @@ func TestRobustAgainstCuttingPlanes(t *testing.T) {
 		b := mech.Budget{Measure: mech.PML, Epsilon: eps}
 		got, p := robustOptimum(t, polytope.Spec{Prior: pi, Budget: b, Objective: polytope.ExpectedUtility, Utility: u}, set)
 		auditOver(t, set, p, b)
-		want := cuttingPlane(t, pi, u, eps, set)
+		want := cuttingPlane(t, pi, u, b, set)
 		if math.Abs(got-want) > 1e-7 {
 			t.Fatalf("trial %d (box %v): dualised %.12g, cutting planes %.12g", trial, set.IsBox(), got, want)
 		}
@@ -242,7 +260,8 @@ func TestRobustAgainstCuttingPlanes(t *testing.T) {
 
 // At 8 to 16 nats over boxes whose lower ends are 0 on a binomial prior
 // (letters down to 1e-3 of mass), where the model's least masses and
-// their dual variables are scaled by up to 1e6, the dualised model has the
+// their dual variables, and LIP's floors, are scaled by up to 1e6, the
+// dualised model has the
 // optimum of the independent cutting planes (whose cuts bound p_ij
 // directly, with no least mass between), and its mechanism keeps the
 // budget over the set to the audit's tolerance.
@@ -258,15 +277,16 @@ func TestRobustAgainstCuttingPlanesAtLargeBudgets(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, eps := range []float64{8, 12, 16} {
-			b := mech.Budget{Measure: mech.PML, Epsilon: eps}
+		// LIP's floors at 12 nats and beyond lie below the engine's
+		// tolerance in the cutting planes' rows, which then cut forever.
+		for _, b := range []mech.Budget{{Measure: mech.PML, Epsilon: 8}, {Measure: mech.PML, Epsilon: 12}, {Measure: mech.PML, Epsilon: 16}, {Measure: mech.LIP, Epsilon: 8}} {
 			got, p := robustOptimum(t, polytope.Spec{Prior: in.Prior, Budget: b, Objective: polytope.ExpectedUtility, Utility: in.Utility}, set)
 			// to the audit's tolerance, as Solve holds an answer
-			if level := leakage.PMLOver(set, p); level > eps+certify.AuditTol {
-				t.Fatalf("box [0, %gπ̂], ε = %g: PML over the set %.12g", hi, eps, level)
+			if level, lower, excess := leakage.LevelOver(set, p, b); excess > certify.AuditTol {
+				t.Fatalf("box [0, %gπ̂], %v: levels (%.12g, %.12g) over the set", hi, b, level, lower)
 			}
-			if want := cuttingPlane(t, in.Prior, in.Utility, eps, set); math.Abs(got-want) > 1e-7 {
-				t.Fatalf("box [0, %gπ̂], ε = %g: dualised %.12g, cutting planes %.12g", hi, eps, got, want)
+			if want := cuttingPlane(t, in.Prior, in.Utility, b, set); math.Abs(got-want) > 1e-7 {
+				t.Fatalf("box [0, %gπ̂], %v: dualised %.12g, cutting planes %.12g", hi, b, got, want)
 			}
 		}
 	}
