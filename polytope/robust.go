@@ -45,6 +45,17 @@ type RobustModel struct {
 // factor at the level the model was built for.
 func (m *RobustModel) lowScale() float64 { return massScale(math.Exp(m.level)) }
 
+// CostScale is the factor by which an engine should see the model's
+// objective. The Low columns and their dual variables hold their values
+// times lowScale, and an engine holds reduced costs, as it holds rows, to
+// an absolute tolerance: a column that ranges up to s and whose reduced
+// cost is within that tolerance of the optimum's sign can leave s times
+// the tolerance of objective on the table, a relative 1e-9 of an optimum
+// near 1 only where s is near 1. Costs multiplied by s give that column
+// back the engine's tolerance in the model's own units; the solution's
+// objective and duals are then divided by s (package overset).
+func (m *RobustModel) CostScale() float64 { return m.lowScale() }
+
 // newCaps returns the n×m table of Cap rows, every entry −1 (none yet).
 func newCaps(n, m int) [][]int {
 	caps := make([][]int, n)

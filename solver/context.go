@@ -17,6 +17,13 @@ type Start struct {
 	// backend that takes a limit (LimitedSession); the solve then ends
 	// with Status Limit.
 	IterationLimit int
+	// CostScale, if positive and not 1, multiplies the costs the engine
+	// sees; the solution comes back in the model's own units (objective
+	// and duals divided by it). An engine holds reduced costs to an
+	// absolute tolerance, and a model whose columns range far beyond 1
+	// (polytope.RobustModel.CostScale) needs its costs that much larger
+	// for the tolerance to mean as much on those columns as on the others.
+	CostScale float64
 }
 
 // SolveContext solves m with s from start and returns the solution and,
@@ -37,9 +44,17 @@ func SolveContext(ctx context.Context, s Solver, m *lp.Model, start Start) (*Sol
 		basis *lp.Basis
 		err   error
 	}
+	k := start.CostScale
+	scaled := k > 0 && k != 1
+	if scaled {
+		m = withCosts(m, k)
+	}
 	done := make(chan answer, 1) // buffered: an abandoned solve never blocks
 	go func() {
 		sol, basis, err := solveStopping(s, m, start, func() bool { return ctx.Err() != nil })
+		if scaled && sol != nil {
+			unscale(sol, k)
+		}
 		done <- answer{sol, basis, err}
 	}()
 	select {
@@ -86,4 +101,29 @@ func solveStopping(s Solver, m *lp.Model, start Start, stop func() bool) (*Solut
 		return sol, &b, nil
 	}
 	return sol, nil, nil
+}
+
+// withCosts returns a copy of m whose costs and offset are multiplied by
+// k; it shares m's other slices, which a solve only reads.
+func withCosts(m *lp.Model, k float64) *lp.Model {
+	c := *m
+	c.ColCosts = make([]float64, len(m.ColCosts))
+	for j, v := range m.ColCosts {
+		c.ColCosts[j] = v * k
+	}
+	c.Offset = m.Offset * k
+	return &c
+}
+
+// unscale reads a solution of withCosts(m, k) in m's units: its
+// objective and duals divided by k (its point and rays do not depend on
+// the costs' scale).
+func unscale(sol *Solution, k float64) {
+	sol.Objective /= k
+	for i := range sol.RowDuals {
+		sol.RowDuals[i] /= k
+	}
+	for j := range sol.ColDuals {
+		sol.ColDuals[j] /= k
+	}
 }

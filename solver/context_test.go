@@ -60,3 +60,35 @@ func TestSolveContextReturnsOnCancel(t *testing.T) {
 	assert.Nil(t, sol)
 	assert.True(t, errors.Is(err, context.Canceled), "error %v", err)
 }
+
+// TestSolveContextAtACostScale: with Start.CostScale the engine sees the
+// costs multiplied by it, and the answer comes back in the model's own
+// units: Wyndor's optimum 36 at (2, 6), with the row duals (0, 3/2, 1)
+// of the unscaled solve, on every backend, and the model's costs as they
+// were.
+func TestSolveContextAtACostScale(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range solver.Names() {
+		s, err := solver.Get(name)
+		require.NoError(t, err)
+		m := wyndor()
+		plain, _, err := solver.SolveContext(ctx, s, m, solver.Start{})
+		require.NoError(t, err)
+		sol, _, err := solver.SolveContext(ctx, s, m, solver.Start{CostScale: 1e6})
+		require.NoError(t, err, name)
+		assert.Equal(t, solver.Optimal, sol.Status, name)
+		assert.InDelta(t, 36, sol.Objective, 1e-9, name)
+		assert.InDeltaSlice(t, []float64{2, 6}, sol.X, 1e-9, name)
+		assert.InDeltaSlice(t, plain.RowDuals, sol.RowDuals, 1e-9, name)
+		assert.InDelta(t, 1.5, abs(sol.RowDuals[1]), 1e-9, name)
+		assert.InDeltaSlice(t, plain.ColDuals, sol.ColDuals, 1e-9, name)
+		assert.Equal(t, wyndor().ColCosts, m.ColCosts, name)
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

@@ -94,7 +94,7 @@ func solveCuts(ctx context.Context, s polytope.Spec, set *mech.PriorSet, slv sol
 		if round > 0 {
 			limit = max(roundIterFactor*firstIters, roundIterFloor)
 		}
-		sol, nb, err := solver.SolveContext(ctx, slv, c.LP, solver.Start{Basis: basis, IterationLimit: limit})
+		sol, nb, err := solver.SolveContext(ctx, slv, c.LP, solver.Start{Basis: basis, IterationLimit: limit, CostScale: c.CostScale()})
 		if err != nil {
 			return nil, err
 		}
@@ -148,7 +148,7 @@ func solveDualised(ctx context.Context, s polytope.Spec, set *mech.PriorSet, slv
 	if err != nil {
 		return nil, err
 	}
-	sol, _, err := solver.SolveContext(ctx, slv, mod.LP, solver.Start{})
+	sol, _, err := solver.SolveContext(ctx, slv, mod.LP, solver.Start{CostScale: mod.CostScale()})
 	if err != nil {
 		return nil, err
 	}
