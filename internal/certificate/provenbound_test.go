@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pmlopt/pmlopt"
+	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/internal/certificate"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/mech"
@@ -127,5 +128,52 @@ func TestTwoPriorBoundLP(t *testing.T) {
 	}
 	if checked < 8 {
 		t.Errorf("%d of 8 bounds checked", checked)
+	}
+}
+
+// TightenExpectedOver at a large budget: counting-binomial, 12 letters,
+// box [0, 1.5π̂], PML 12 nats, where the LP for one prior per output
+// carries each prior times e^ε into its rows. Written unscaled, a prior's
+// entry of −1e-9 (the engine's tolerance on a lower end 0) counted
+// −1.6e-4 there, and the LP's proof came out 0.31 above the optimum,
+// which verify refused. The bound from a loose one is now within 1e-12 of
+// the dualised robust LP's optimum (polytope.BuildRobust, solved by the
+// revised simplex at its cost scale), and verify accepts it.
+func TestTightenExpectedOverAtALargeBudget(t *testing.T) {
+	f, err := instance.Lookup("counting-binomial")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := f.New(12, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := randinst.FactorBox(in.Prior, 0, 1.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := mech.Budget{Measure: mech.PML, Epsilon: 12}
+	p := &problem.Problem{Prior: in.Prior, Utility: in.Utility, PriorSet: set, Objective: problem.ExpectedUtility, Privacy: &b}
+	sol, err := pmlopt.Solve(context.Background(), p, pmlopt.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := polytope.BuildRobust(polytope.Spec{Prior: in.Prior, Budget: b, Objective: polytope.ExpectedUtility, Utility: in.Utility}, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lp, _, err := solver.SolveContext(context.Background(), solver.Revised(), mod.LP, solver.Start{CostScale: mod.CostScale()})
+	if err != nil || lp.Status != solver.Optimal {
+		t.Fatalf("the dualised LP: %v %+v", err, lp)
+	}
+	c := *sol.Certificate
+	u := *c.Utility
+	loose := sol.ExpectedUtility + 1e-3
+	u.Bound = &loose
+	c.Utility = &u
+	got := certificate.TightenExpectedOver(p, p.Utility, b, nil, sol.Mechanism, &c)
+	vp := verify.Problem{Prior: p.Prior, Utility: p.Utility, Mechanism: sol.Mechanism, PriorSet: certificate.PriorSet(set)}
+	if !(got >= lp.Objective) || got > lp.Objective+1e-12 || !verify.BoundHolds(vp, c) {
+		t.Errorf("bound %.15g (verified: %v), the dualised LP's optimum %.15g", got, verify.BoundHolds(vp, c), lp.Objective)
 	}
 }

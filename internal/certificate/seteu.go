@@ -25,8 +25,10 @@ import (
 //	                   y_·j ∈ M_j Π,  μ, M ≥ 0.
 //
 // By LP duality its optimum is the optimum over the set, where one prior
-// for every output (a Hint's bound) may stay above it. ok is false when
-// the LP fails or the problem has more than setTightenMaxCells cells.
+// for every output (a Hint's bound) may stay above it. The LP holds each
+// y times priorMult(e^ε), and its cap rows the coefficient e^ε over that
+// (addScaledPrior). ok is false when the LP fails or the problem has more
+// than setTightenMaxCells cells.
 func setExpectedLP(p *problem.Problem, u mech.Utility, eps float64, pat mech.Pattern) (alpha []float64, priors [][]float64, ok bool) {
 	set := p.PriorSet
 	n, m := len(u), len(u[0])
@@ -38,6 +40,7 @@ func setExpectedLP(p *problem.Problem, u mech.Utility, eps float64, pat mech.Pat
 		S += v
 	}
 	hi := math.Exp(eps)
+	mult := priorMult(hi)
 	x := &lp.Model{}
 	a := make([]int, n)
 	for i := range a {
@@ -47,7 +50,7 @@ func setExpectedLP(p *problem.Problem, u mech.Utility, eps float64, pat mech.Pat
 	y := make([][]int, m)
 	for j := range m {
 		M[j] = x.AddCol(0, 0, lp.Inf, "")
-		y[j] = addScaledPrior(x, p.Prior, set, S, M[j])
+		y[j] = addScaledPrior(x, p.Prior, set, S, M[j], mult)
 		mass := []lp.Nonzero{lp.Entry(M[j], -1)}
 		for k := range n {
 			if pat != nil && !pat[k][j] {
@@ -55,15 +58,15 @@ func setExpectedLP(p *problem.Problem, u mech.Utility, eps float64, pat mech.Pat
 			}
 			mu := x.AddCol(0, 0, lp.Inf, "")
 			mass = append(mass, lp.Entry(mu, 1))
-			x.AddRow(p.Prior[k]*u[k][j], lp.Inf, "", lp.Entry(mu, 1), lp.Entry(y[j][k], -hi), lp.Entry(a[k], 1))
+			x.AddRow(p.Prior[k]*u[k][j], lp.Inf, "", lp.Entry(mu, 1), lp.Entry(y[j][k], -hi/mult), lp.Entry(a[k], 1))
 		}
 		x.AddRow(0, 0, "", mass...)
 	}
-	sol, ok := solveSetLP(x)
+	sol, ok := solveSetLP(x, mult)
 	if !ok {
 		return nil, nil, false
 	}
-	return setLPProof(sol.X, a, M, y, p.Prior, set)
+	return setLPProof(sol.X, a, M, y, mult, p.Prior, set)
 }
 
 // setExpectedTwoLP looks for the multipliers α and, for each output j, a
@@ -81,7 +84,8 @@ func setExpectedLP(p *problem.Problem, u mech.Utility, eps float64, pat mech.Pat
 //	                   Y_·j ∈ R_j Π,  Z_·j ∈ T_j Π,  ρ, τ, R, T ≥ 0,
 //
 // whose optimum is the optimum over the set (LP duality for each column's
-// cone, whose two caps each take their worst prior). ok is false when the
+// cone, whose two caps each take their worst prior). The LP holds Y times
+// priorMult(e^{ε_u}), as setExpectedLP holds its y. ok is false when the
 // LP fails or the problem has more than setTwoPriorMaxCells cells.
 func setExpectedTwoLP(p *problem.Problem, u mech.Utility, b mech.Budget) (r *ipm.RobustResult, ok bool) {
 	set := p.PriorSet
@@ -97,6 +101,7 @@ func setExpectedTwoLP(p *problem.Problem, u mech.Utility, b mech.Budget) (r *ipm
 	for _, v := range p.Prior {
 		C += v
 	}
+	mult := priorMult(hi)
 	x := &lp.Model{}
 	a := make([]int, n)
 	for i := range a {
@@ -107,8 +112,8 @@ func setExpectedTwoLP(p *problem.Problem, u mech.Utility, b mech.Budget) (r *ipm
 	for j := range m {
 		R[j] = x.AddCol(0, 0, lp.Inf, "")
 		T[j] = x.AddCol(0, 0, lp.Inf, "")
-		Y[j] = addScaledPrior(x, p.Prior, set, C, R[j])
-		Z[j] = addScaledPrior(x, p.Prior, set, C, T[j])
+		Y[j] = addScaledPrior(x, p.Prior, set, C, R[j], mult)
+		Z[j] = addScaledPrior(x, p.Prior, set, C, T[j], 1)
 		up := []lp.Nonzero{lp.Entry(R[j], -1)}
 		down := []lp.Nonzero{lp.Entry(T[j], -1)}
 		for k := range n {
@@ -117,12 +122,12 @@ func setExpectedTwoLP(p *problem.Problem, u mech.Utility, b mech.Budget) (r *ipm
 			up = append(up, lp.Entry(rho, 1))
 			down = append(down, lp.Entry(tau, 1))
 			x.AddRow(C*p.Prior[k]*u[k][j], lp.Inf, "", lp.Entry(rho, 1), lp.Entry(tau, -1),
-				lp.Entry(Y[j][k], -hi), lp.Entry(Z[j][k], lo), lp.Entry(a[k], C))
+				lp.Entry(Y[j][k], -hi/mult), lp.Entry(Z[j][k], lo), lp.Entry(a[k], C))
 		}
 		x.AddRow(-lp.Inf, 0, "", up...)
 		x.AddRow(0, 0, "", down...)
 	}
-	sol, ok := solveSetLP(x)
+	sol, ok := solveSetLP(x, mult)
 	if !ok {
 		return nil, false
 	}
@@ -136,18 +141,18 @@ func setExpectedTwoLP(p *problem.Problem, u mech.Utility, b mech.Budget) (r *ipm
 	for j := range m {
 		top = math.Max(top, math.Max(sol.X[R[j]], sol.X[T[j]]))
 	}
-	read := func(scale int, cols []int) []float64 {
+	read := func(scale int, cols []int, mult float64) []float64 {
 		if l := sol.X[scale]; l > 1e-9*top {
 			v := make([]float64, n)
 			for i := range n {
-				v[i] = math.Max(0, sol.X[cols[i]]/l)
+				v[i] = math.Max(0, sol.X[cols[i]]/(mult*l))
 			}
 			return v
 		}
 		return p.Prior
 	}
 	for j := range m {
-		r.PriorsUpper[j], r.PriorsLower[j] = read(R[j], Y[j]), read(T[j], Z[j])
+		r.PriorsUpper[j], r.PriorsLower[j] = read(R[j], Y[j], mult), read(T[j], Z[j], 1)
 		r.CapWeights[j] = []float64{math.Max(0, sol.X[R[j]]), math.Max(0, sol.X[T[j]])}
 	}
 	return r, true

@@ -58,7 +58,7 @@ func setLowerLP(p *problem.Problem, pat mech.Pattern, L float64) (priors [][]flo
 	x.AddRow(-lp.Inf, 1, "", norm...)
 	y := make([][]int, m)
 	for j := range m {
-		y[j] = addScaledPrior(x, p.Prior, set, S, lam[j])
+		y[j] = addScaledPrior(x, p.Prior, set, S, lam[j], 1)
 		cap := []lp.Nonzero{lp.Entry(lam[j], -kappa)}
 		for i := range n {
 			if !pat[i][j] {
@@ -70,11 +70,11 @@ func setLowerLP(p *problem.Problem, pat mech.Pattern, L float64) (priors [][]flo
 		}
 		x.AddRow(-lp.Inf, 0, "", cap...)
 	}
-	sol, ok := solveSetLP(x)
+	sol, ok := solveSetLP(x, 1)
 	if !ok || !(sol.Objective > 0) {
 		return nil, nil, false
 	}
-	alpha, priors, ok = setLPProof(sol.X, a, lam, y, p.Prior, set)
+	alpha, priors, ok = setLPProof(sol.X, a, lam, y, 1, p.Prior, set)
 	return priors, alpha, ok
 }
 
@@ -86,15 +86,16 @@ func setLowerLP(p *problem.Problem, pat mech.Pattern, L float64) (priors [][]flo
 const setLPIterations = 10
 
 // solveSetLP solves a certificate's LP over a set with the revised simplex
-// (the default backend where that is not built in), up to setLPIterations;
-// ok when it is optimal.
-func solveSetLP(x *lp.Model) (*solver.Solution, bool) {
+// (the default backend where that is not built in), up to setLPIterations,
+// at the cost scale of its scaled priors (addScaledPrior's mult: their
+// columns range that far, solver.Start.CostScale); ok when it is optimal.
+func solveSetLP(x *lp.Model, costScale float64) (*solver.Solution, bool) {
 	slv, err := solver.Get("revised")
 	if err != nil {
 		slv = solver.Auto()
 	}
 	limit := setLPIterations * (x.NumRows() + x.NumCols())
-	sol, _, err := solver.SolveContext(context.Background(), slv, x, solver.Start{IterationLimit: limit})
+	sol, _, err := solver.SolveContext(context.Background(), slv, x, solver.Start{IterationLimit: limit, CostScale: costScale})
 	if err != nil || sol.Status != solver.Optimal {
 		return nil, false
 	}
@@ -103,9 +104,9 @@ func solveSetLP(x *lp.Model) (*solver.Solution, bool) {
 
 // setLPProof reads a proof over the set off the solution X of a
 // certificate's LP: the multipliers α_i = X[a_i] and, for each output j,
-// the prior X[y_j]/X[scale_j] its scaled prior columns hold (the estimate
+// the prior X[y_j]/(mult·X[scale_j]) its scaled prior columns hold (the estimate
 // where the scale is negligible), moved into the set (AboveSet).
-func setLPProof(X []float64, a, scale []int, y [][]int, pi mech.Prior, set *mech.PriorSet) (alpha []float64, priors [][]float64, ok bool) {
+func setLPProof(X []float64, a, scale []int, y [][]int, mult float64, pi mech.Prior, set *mech.PriorSet) (alpha []float64, priors [][]float64, ok bool) {
 	n, m := len(a), len(scale)
 	alpha = make([]float64, n)
 	for i := range n {
@@ -121,7 +122,7 @@ func setLPProof(X []float64, a, scale []int, y [][]int, pi mech.Prior, set *mech
 		if l := X[scale[j]]; l > 1e-9*top {
 			v = make([]float64, n)
 			for i := range n {
-				v[i] = math.Max(0, X[y[j][i]]/l)
+				v[i] = math.Max(0, X[y[j][i]]/(mult*l))
 			}
 		}
 		w, ok := AboveSet(set, pi, v)
@@ -145,13 +146,19 @@ func setLowerFromLP(p *problem.Problem, pat mech.Pattern, L float64) (certify.Lo
 }
 
 // addScaledPrior adds to x the columns y_i of a prior of the set scaled by
-// the column scale, y ∈ scale·Π: Σ_i y_i = S·scale (S the prior's own
-// total) and the box's bounds, or the L1 ball's distance to scale·prior,
-// times scale. It returns the columns y_i.
-func addScaledPrior(x *lp.Model, prior mech.Prior, set *mech.PriorSet, S float64, scale int) []int {
+// the column scale and by mult, y ∈ mult·scale·Π: Σ_i y_i = mult·S·scale
+// (S the prior's own total) and the box's bounds, or the L1 ball's
+// distance to mult·scale·prior, times mult·scale. It returns the columns
+// y_i. A y that enters a row times e^ε is written with mult = e^ε (up to
+// maxPriorMult), as the dualised model writes its least masses
+// (polytope.RobustModel.CostScale): an engine then holds the prior's own
+// rows to its tolerance over e^ε, and the row the prior enters to its
+// tolerance, where unscaled a y_i of −1e-9 on a box's lower end 0 would
+// count −e^ε·1e-9 in that row.
+func addScaledPrior(x *lp.Model, prior mech.Prior, set *mech.PriorSet, S float64, scale int, mult float64) []int {
 	n := len(prior)
 	y := make([]int, n)
-	sum := []lp.Nonzero{lp.Entry(scale, -S)}
+	sum := []lp.Nonzero{lp.Entry(scale, -mult*S)}
 	for i := range n {
 		y[i] = x.AddCol(0, 0, lp.Inf, "")
 		sum = append(sum, lp.Entry(y[i], 1))
@@ -159,18 +166,27 @@ func addScaledPrior(x *lp.Model, prior mech.Prior, set *mech.PriorSet, S float64
 	x.AddRow(0, 0, "", sum...)
 	if set.IsBox() {
 		for i := range n {
-			x.AddRow(0, lp.Inf, "", lp.Entry(y[i], 1), lp.Entry(scale, -set.Lower[i]))
-			x.AddRow(-lp.Inf, 0, "", lp.Entry(y[i], 1), lp.Entry(scale, -set.Upper[i]))
+			x.AddRow(0, lp.Inf, "", lp.Entry(y[i], 1), lp.Entry(scale, -mult*set.Lower[i]))
+			x.AddRow(-lp.Inf, 0, "", lp.Entry(y[i], 1), lp.Entry(scale, -mult*set.Upper[i]))
 		}
 		return y
 	}
-	dist := []lp.Nonzero{lp.Entry(scale, -set.Radius)}
+	dist := []lp.Nonzero{lp.Entry(scale, -mult*set.Radius)}
 	for i := range n {
 		d := x.AddCol(0, 0, lp.Inf, "")
 		dist = append(dist, lp.Entry(d, 1))
-		x.AddRow(0, lp.Inf, "", lp.Entry(d, 1), lp.Entry(y[i], -1), lp.Entry(scale, prior[i]))
-		x.AddRow(0, lp.Inf, "", lp.Entry(d, 1), lp.Entry(y[i], 1), lp.Entry(scale, -prior[i]))
+		x.AddRow(0, lp.Inf, "", lp.Entry(d, 1), lp.Entry(y[i], -1), lp.Entry(scale, mult*prior[i]))
+		x.AddRow(0, lp.Inf, "", lp.Entry(d, 1), lp.Entry(y[i], 1), lp.Entry(scale, -mult*prior[i]))
 	}
 	x.AddRow(-lp.Inf, 0, "", dist...)
 	return y
 }
+
+// maxPriorMult caps addScaledPrior's mult, as polytope caps its mass
+// scale: past 1e6 the prior's rows would ask for less than the rounding
+// of their own sums.
+const maxPriorMult = 1e6
+
+// priorMult is addScaledPrior's mult for a prior that enters its row
+// times lam.
+func priorMult(lam float64) float64 { return math.Min(lam, maxPriorMult) }
