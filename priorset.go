@@ -122,6 +122,7 @@ func expectedOverSetSolution(p *problem.Problem, u mech.Utility, b mech.Budget, 
 			}
 		}
 		closeTwoPriorBound(p, u, b, sol)
+		closeOnePriorBound(p, u, b, sol)
 	default:
 		sol.Certificate = certificate.ExpectedOver(p, b, sol.answer(), r.Proof)
 		certificate.ProvenBound(p, u, sol.Mechanism, sol.Certificate)
@@ -155,6 +156,27 @@ func closeTwoPriorBound(p *problem.Problem, u mech.Utility, b mech.Budget, sol *
 		sol.ExpectedUtilityBound = bound
 	}
 }
+
+// closeOnePriorBound replaces the bound of a PML answer over a set that its
+// interior point leaves more than closeGap above the value by the one of
+// the LP for one prior per output (certificate.TightenExpectedOver, which
+// keeps the bound it has where that LP proves no less), on problems small
+// enough for it. An interior point stops within ipm.AcceptedGap where
+// rounding stops its progress first, at large budgets most often.
+func closeOnePriorBound(p *problem.Problem, u mech.Utility, b mech.Budget, sol *Solution) {
+	v, B := sol.ExpectedUtility, sol.ExpectedUtilityBound
+	if b.Measure != mech.PML || !(B-v > closeGap*math.Max(1, math.Abs(v))) {
+		return
+	}
+	if bound := certificate.TightenExpectedOver(p, u, b, nil, sol.Mechanism, sol.Certificate); bound < B {
+		sol.ExpectedUtilityBound = bound
+	}
+}
+
+// closeGap is the relative width of an expected-utility bracket over a set
+// above which closeOnePriorBound asks the LP for one prior per output: the
+// 1e-9 pmlopt's answers are held to.
+const closeGap = 1e-9
 
 // solveWorstCaseOverSet is the strongest worst case that keeps ε-PML over
 // p's set, bracketed by overset.BestWorstCase, with its certificate.

@@ -27,8 +27,9 @@ import (
 // By LP duality its optimum is the optimum over the set, where one prior
 // for every output (a Hint's bound) may stay above it. The LP holds each
 // y times priorMult(e^ε), and its cap rows the coefficient e^ε over that
-// (addScaledPrior). ok is false when the LP fails or the problem has more
-// than setTightenMaxCells cells.
+// (addScaledPrior), or where the engine gives up on that LP, times the
+// smaller priorMults. ok is false when the LP fails or the problem has
+// more than setTightenMaxCells cells.
 func setExpectedLP(p *problem.Problem, u mech.Utility, eps float64, pat mech.Pattern) (alpha []float64, priors [][]float64, ok bool) {
 	set := p.PriorSet
 	n, m := len(u), len(u[0])
@@ -40,33 +41,33 @@ func setExpectedLP(p *problem.Problem, u mech.Utility, eps float64, pat mech.Pat
 		S += v
 	}
 	hi := math.Exp(eps)
-	mult := priorMult(hi)
-	x := &lp.Model{}
-	a := make([]int, n)
-	for i := range a {
-		a[i] = x.AddCol(1, -lp.Inf, lp.Inf, "")
-	}
-	M := make([]int, m)
-	y := make([][]int, m)
-	for j := range m {
-		M[j] = x.AddCol(0, 0, lp.Inf, "")
-		y[j] = addScaledPrior(x, p.Prior, set, S, M[j], mult)
-		mass := []lp.Nonzero{lp.Entry(M[j], -1)}
-		for k := range n {
-			if pat != nil && !pat[k][j] {
-				continue
-			}
-			mu := x.AddCol(0, 0, lp.Inf, "")
-			mass = append(mass, lp.Entry(mu, 1))
-			x.AddRow(p.Prior[k]*u[k][j], lp.Inf, "", lp.Entry(mu, 1), lp.Entry(y[j][k], -hi/mult), lp.Entry(a[k], 1))
+	for _, mult := range priorMults(hi) {
+		x := &lp.Model{}
+		a := make([]int, n)
+		for i := range a {
+			a[i] = x.AddCol(1, -lp.Inf, lp.Inf, "")
 		}
-		x.AddRow(0, 0, "", mass...)
+		M := make([]int, m)
+		y := make([][]int, m)
+		for j := range m {
+			M[j] = x.AddCol(0, 0, lp.Inf, "")
+			y[j] = addScaledPrior(x, p.Prior, set, S, M[j], mult)
+			mass := []lp.Nonzero{lp.Entry(M[j], -1)}
+			for k := range n {
+				if pat != nil && !pat[k][j] {
+					continue
+				}
+				mu := x.AddCol(0, 0, lp.Inf, "")
+				mass = append(mass, lp.Entry(mu, 1))
+				x.AddRow(p.Prior[k]*u[k][j], lp.Inf, "", lp.Entry(mu, 1), lp.Entry(y[j][k], -hi/mult), lp.Entry(a[k], 1))
+			}
+			x.AddRow(0, 0, "", mass...)
+		}
+		if sol, ok := solveSetLP(x, mult); ok {
+			return setLPProof(sol.X, a, M, y, mult, p.Prior, set)
+		}
 	}
-	sol, ok := solveSetLP(x, mult)
-	if !ok {
-		return nil, nil, false
-	}
-	return setLPProof(sol.X, a, M, y, mult, p.Prior, set)
+	return nil, nil, false
 }
 
 // setExpectedTwoLP looks for the multipliers α and, for each output j, a

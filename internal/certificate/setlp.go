@@ -190,3 +190,20 @@ const maxPriorMult = 1e6
 // priorMult is addScaledPrior's mult for a prior that enters its row
 // times lam.
 func priorMult(lam float64) float64 { return math.Min(lam, maxPriorMult) }
+
+// fallbackPriorMult is the smaller mult priorMults offers after
+// priorMult's: the revised simplex can give up, at its iteration limit, on
+// an LP whose prior rows span 1e5 to 1e6 and more (counting-binomial at 16
+// letters, 12 nats, an L1 ball), and solve the same LP with its priors
+// times 1e4; where that leaves the cap rows e^ε·1e-13 of error, the proof
+// is only looser, and verify decides.
+const fallbackPriorMult = 1e4
+
+// priorMults is the mults to try in turn for a prior that enters its row
+// times lam: priorMult's, then fallbackPriorMult where that is smaller.
+func priorMults(lam float64) []float64 {
+	if m := priorMult(lam); m > fallbackPriorMult {
+		return []float64{m, fallbackPriorMult}
+	}
+	return []float64{priorMult(lam)}
+}
