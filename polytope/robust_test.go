@@ -269,10 +269,10 @@ func TestRobustAgainstCuttingPlanes(t *testing.T) {
 // dualised model has the optimum of the independent cutting planes (whose
 // cuts bound p_ij directly, with no least mass between), and its
 // mechanism keeps the budget over the set to the audit's tolerance. At 12
-// letters (masses down to 2.4e-4) the model is solved by every engine at
-// its cost scale (RobustModel.CostScale): at the costs as written, a
-// reduced cost within the engines' tolerance on a scaled column left the
-// revised engine 1.2e-8 below the optimum at 12 nats, Clp 1.8e-4.
+// letters (masses down to 2.4e-4) every engine solves the model at its
+// cost scale (RobustModel.CostScale), which this case needs: at the costs
+// as written, a reduced cost within an engine's tolerance on a column
+// scaled by e^12 is worth up to e^12 times that tolerance of objective.
 func TestRobustAgainstCuttingPlanesAtLargeBudgets(t *testing.T) {
 	const n = 8
 	in := familyInstance(t, "counting-binomial", n, 1)
@@ -286,7 +286,7 @@ func TestRobustAgainstCuttingPlanesAtLargeBudgets(t *testing.T) {
 			if level, lower, excess := leakage.LevelOver(set, p, b); excess > certify.AuditTol {
 				t.Fatalf("box [0, %gπ̂], %v: levels (%.12g, %.12g) over the set", hi, b, level, lower)
 			}
-			if want := cuttingPlane(t, in.Prior, in.Utility, b, set); math.Abs(got-want) > 1e-12 {
+			if want := cuttingPlane(t, in.Prior, in.Utility, b, set); math.Abs(got-want) > 1e-10 {
 				t.Fatalf("box [0, %gπ̂], %v: dualised %.15g, cutting planes %.15g", hi, b, got, want)
 			}
 		}
@@ -302,7 +302,7 @@ func TestRobustAgainstCuttingPlanesAtLargeBudgets(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, sol := range everyEngine(t, mod) {
-		if math.Abs(sol.Objective-want) > 1e-12 {
+		if math.Abs(sol.Objective-want) > 1e-10 {
 			t.Errorf("12 letters, %v, %s: dualised %.15g, cutting planes %.15g", b, name, sol.Objective, want)
 		}
 	}

@@ -56,10 +56,6 @@ func BuildCuts(s Spec, set *mech.PriorSet) (*CutModel, error) {
 // Mechanism reads a solution x of the LP as RobustModel.Mechanism does.
 func (c *CutModel) Mechanism(x []float64) mech.Mechanism { return c.cuts.rm.Mechanism(x) }
 
-// CostScale is RobustModel.CostScale for the LP: its L columns hold the
-// least masses scaled as the dualised model's do.
-func (c *CutModel) CostScale() float64 { return c.cuts.rm.CostScale() }
-
 // Separate adds to the LP, for each output whose constraint x breaks over
 // the set by more than a relative 1e-9, the set's worst prior for its
 // column (PriorSet.Extreme, the greedy closed form of docs/theory.md §7),

@@ -3,6 +3,7 @@ package solver_test
 import (
 	"context"
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -61,13 +62,43 @@ func TestSolveContextReturnsOnCancel(t *testing.T) {
 	assert.True(t, errors.Is(err, context.Canceled), "error %v", err)
 }
 
+// recording is a backend without sessions that keeps the costs and
+// offset it was given and answers as if its optimum had the objective 2
+// and the duals 3 (row) and 4 (column), in its own units.
+type recording struct {
+	costs  []float64
+	offset float64
+}
+
+func (*recording) Name() string { return "recording" }
+
+func (r *recording) Solve(m *lp.Model) (*solver.Solution, error) {
+	r.costs, r.offset = append([]float64(nil), m.ColCosts...), m.Offset
+	return &solver.Solution{Status: solver.Optimal, Objective: 2, X: []float64{1, 1}, RowDuals: []float64{3, 3, 3}, ColDuals: []float64{4, 4}}, nil
+}
+
 // TestSolveContextAtACostScale: with Start.CostScale the engine sees the
-// costs multiplied by it, and the answer comes back in the model's own
-// units: Wyndor's optimum 36 at (2, 6), with the row duals (0, 3/2, 1)
-// of the unscaled solve, on every backend, and the model's costs as they
-// were.
+// costs and offset multiplied by it, and the answer comes back in the
+// model's own units (objective and duals divided by it, the point as it
+// is); the model's costs stay as they were. On every backend, Wyndor at a
+// scale of 1e6 has its optimum 36 at (2, 6) and the duals of the unscaled
+// solve.
 func TestSolveContextAtACostScale(t *testing.T) {
 	ctx := context.Background()
+	m := wyndor()
+	m.Offset = 0.5
+	rec := &recording{}
+	sol, _, err := solver.SolveContext(ctx, rec, m, solver.Start{CostScale: 8})
+	require.NoError(t, err)
+	assert.Equal(t, []float64{24, 40}, rec.costs)
+	assert.Equal(t, 4.0, rec.offset)
+	assert.Equal(t, 0.25, sol.Objective)
+	assert.Equal(t, []float64{0.375, 0.375, 0.375}, sol.RowDuals)
+	assert.Equal(t, []float64{0.5, 0.5}, sol.ColDuals)
+	assert.Equal(t, []float64{1, 1}, sol.X)
+	assert.Equal(t, []float64{3, 5}, m.ColCosts)
+	assert.Equal(t, 0.5, m.Offset)
+
 	for _, name := range solver.Names() {
 		s, err := solver.Get(name)
 		require.NoError(t, err)
@@ -80,15 +111,8 @@ func TestSolveContextAtACostScale(t *testing.T) {
 		assert.InDelta(t, 36, sol.Objective, 1e-9, name)
 		assert.InDeltaSlice(t, []float64{2, 6}, sol.X, 1e-9, name)
 		assert.InDeltaSlice(t, plain.RowDuals, sol.RowDuals, 1e-9, name)
-		assert.InDelta(t, 1.5, abs(sol.RowDuals[1]), 1e-9, name)
+		assert.InDelta(t, 1.5, math.Abs(sol.RowDuals[1]), 1e-9, name)
 		assert.InDeltaSlice(t, plain.ColDuals, sol.ColDuals, 1e-9, name)
 		assert.Equal(t, wyndor().ColCosts, m.ColCosts, name)
 	}
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }

@@ -86,8 +86,10 @@ func setExpectedLP(p *problem.Problem, u mech.Utility, eps float64, pat mech.Pat
 //
 // whose optimum is the optimum over the set (LP duality for each column's
 // cone, whose two caps each take their worst prior). The LP holds Y times
-// priorMult(e^{ε_u}), as setExpectedLP holds its y. ok is false when the
-// LP fails or the problem has more than setTwoPriorMaxCells cells.
+// priorMult(e^{ε_u}), as setExpectedLP first holds its y, and has no
+// fallback mult; Z enters its rows times e^{−ε_l} ≤ 1 and is held as it is.
+// ok is false when the LP fails or the problem has more than
+// setTwoPriorMaxCells cells.
 func setExpectedTwoLP(p *problem.Problem, u mech.Utility, b mech.Budget) (r *ipm.RobustResult, ok bool) {
 	set := p.PriorSet
 	n, m := len(u), len(u[0])
@@ -142,11 +144,11 @@ func setExpectedTwoLP(p *problem.Problem, u mech.Utility, b mech.Budget) (r *ipm
 	for j := range m {
 		top = math.Max(top, math.Max(sol.X[R[j]], sol.X[T[j]]))
 	}
-	read := func(scale int, cols []int, mult float64) []float64 {
+	read := func(scale int, cols []int, k float64) []float64 {
 		if l := sol.X[scale]; l > 1e-9*top {
 			v := make([]float64, n)
 			for i := range n {
-				v[i] = math.Max(0, sol.X[cols[i]]/(mult*l))
+				v[i] = math.Max(0, sol.X[cols[i]]/(k*l))
 			}
 			return v
 		}

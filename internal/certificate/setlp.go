@@ -150,8 +150,8 @@ func setLowerFromLP(p *problem.Problem, pat mech.Pattern, L float64) (certify.Lo
 // (S the prior's own total) and the box's bounds, or the L1 ball's
 // distance to mult·scale·prior, times mult·scale. It returns the columns
 // y_i. A y that enters a row times e^ε is written with mult = e^ε (up to
-// maxPriorMult), as the dualised model writes its least masses
-// (polytope.RobustModel.CostScale): an engine then holds the prior's own
+// maxPriorMult), as polytope's dualised model holds its least masses
+// (docs/theory.md §7): an engine then holds the prior's own
 // rows to its tolerance over e^ε, and the row the prior enters to its
 // tolerance, where unscaled a y_i of −1e-9 on a box's lower end 0 would
 // count −e^ε·1e-9 in that row.
@@ -202,8 +202,9 @@ const fallbackPriorMult = 1e4
 // priorMults is the mults to try in turn for a prior that enters its row
 // times lam: priorMult's, then fallbackPriorMult where that is smaller.
 func priorMults(lam float64) []float64 {
-	if m := priorMult(lam); m > fallbackPriorMult {
+	m := priorMult(lam)
+	if m > fallbackPriorMult {
 		return []float64{m, fallbackPriorMult}
 	}
-	return []float64{priorMult(lam)}
+	return []float64{m}
 }

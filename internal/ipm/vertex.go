@@ -265,9 +265,10 @@ func clearDust(p mech.Mechanism) {
 
 // solveVertexLP solves a vertex LP with the pure-Go revised simplex. A
 // wide face LP (budget above wideBudget) has its costs multiplied by
-// faceCostScale/max(1, |value|) (value: the interior point's), the
-// objective and row multipliers of the solution divided back, and its
-// iterations capped at faceIterations times its rows and columns. The
+// faceCostScale/max(1, |value|) (value: the interior point's) for the
+// engine (solver.Start.CostScale: the solution comes back in the LP's own
+// units), and its iterations capped at faceIterations times its rows and
+// columns. The
 // simplex's optimality tolerance is absolute (1e-9 on reduced costs): with
 // the costs as they are, a vertex it calls optimal can fall short of the
 // optimum by about that much, the whole of valueSlack where the value is
@@ -275,13 +276,10 @@ func clearDust(p mech.Mechanism) {
 // faces of tiny-mass priors it stalls; such a face is left to the next
 // reading of Vertex, or to the caller's fallback.
 func solveVertexLP(ctx context.Context, l *lp.Model, value float64, wide bool) (*solver.Solution, error) {
-	scale, start := 1.0, solver.Start{}
+	var start solver.Start
 	if wide {
-		scale = faceCostScale / math.Max(1, math.Abs(value))
+		start.CostScale = faceCostScale / math.Max(1, math.Abs(value))
 		start.IterationLimit = faceIterations * (l.NumRows() + l.NumCols())
-	}
-	for k := range l.ColCosts {
-		l.ColCosts[k] *= scale
 	}
 	sol, _, err := solver.SolveContext(ctx, solver.Revised(), l, start)
 	if cerr := ctx.Err(); cerr != nil {
@@ -292,10 +290,6 @@ func solveVertexLP(ctx context.Context, l *lp.Model, value float64, wide bool) (
 	}
 	if sol.Status != lp.Optimal {
 		return nil, fmt.Errorf("%w: the face LP ended %v", ErrNoVertex, sol.Status)
-	}
-	sol.Objective /= scale
-	for i := range sol.RowDuals {
-		sol.RowDuals[i] /= scale
 	}
 	return sol, nil
 }

@@ -94,7 +94,7 @@ func solveCuts(ctx context.Context, s polytope.Spec, set *mech.PriorSet, slv sol
 		if round > 0 {
 			limit = max(roundIterFactor*firstIters, roundIterFloor)
 		}
-		sol, nb, err := solver.SolveContext(ctx, slv, c.LP, solver.Start{Basis: basis, IterationLimit: limit, CostScale: c.CostScale()})
+		sol, nb, err := solver.SolveContext(ctx, slv, c.LP, solver.Start{Basis: basis, IterationLimit: limit})
 		if err != nil {
 			return nil, err
 		}
