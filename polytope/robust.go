@@ -41,9 +41,9 @@ type RobustModel struct {
 	set               *mech.PriorSet
 }
 
-// lowScale is the scale s of the Low columns: massScale of the cap's
+// lowScale is the scale s of the Low columns: MassScale of the cap's
 // factor at the level the model was built for.
-func (m *RobustModel) lowScale() float64 { return massScale(math.Exp(m.level)) }
+func (m *RobustModel) lowScale() float64 { return MassScale(math.Exp(m.level)) }
 
 // CostScale is the factor by which an engine should see the model's
 // objective. The Low columns and their dual variables hold their values
@@ -196,7 +196,7 @@ func BuildRobust(s Spec, set *mech.PriorSet) (*RobustModel, error) {
 // minimum feeds p_ij ≤ e^ε B: unscaled, an error of 1e-9 in B or in a
 // dual variable lets p_ij exceed its cap by e^ε·1e-9, 1.6e-4 at ε = 12,
 // and puts mass on an output that some prior of the set never produces.
-// BuildRobust passes massScale(e^ε) for the minimum, so that the error
+// BuildRobust passes MassScale(e^ε) for the minimum, so that the error
 // reaches p_ij as about 1e-9, as at one prior.
 func addMassBound(x *lp.Model, set *mech.PriorSet, col []int, high bool, scale float64) (int, massRows) {
 	sign := 1.0 // B ≤ expression for the minimum, B ≥ expression for the maximum
@@ -292,7 +292,7 @@ type Multipliers struct {
 // newMultipliers fills Alpha and Totals from the point x of rm, the
 // duals y of its rows and the reduced costs d of its columns (nil: none):
 // the caps (rm.Cap, unscaled) and the floors (rm.floorRows, written times
-// massScale(1/κ)). An entry p_ij = 1 held at its upper bound 1 carries
+// MassScale(1/κ)). An entry p_ij = 1 held at its upper bound 1 carries
 // part of the optimum's proof in its reduced cost d_ij > 0; added to α_i
 // it moves there, where the proof reads it (the row's other entries, at
 // 0, only get more room).
@@ -328,7 +328,7 @@ func newMultipliers(rm *RobustModel, x, y, d []float64) Multipliers {
 		}
 		pr.Totals[j] = []float64{caps * total, 0}
 		if rm.kappa > 0 {
-			pr.Totals[j][1] = floors * massScale(1/rm.kappa) * total
+			pr.Totals[j][1] = floors * MassScale(1/rm.kappa) * total
 		}
 	}
 	return pr
@@ -386,23 +386,24 @@ func (m *RobustModel) provable(x, y []float64) bool {
 	return m.LP.Maximize && m.Cap != nil && m.set != nil && len(y) == m.LP.NumRows() && len(x) == m.LP.NumCols()
 }
 
-// maxMassScale bounds massScale. An engine that equilibrates its rows
+// maxMassScale bounds MassScale. An engine that equilibrates its rows
 // holds a row whose entries reach s to 1e-9/s of them: beyond 1e6, that
 // asks for less than the rounding of a sum of a few entries near 1.
 const maxMassScale = 1e6
 
-// massScale is the factor by which an output's least mass over the set is
+// MassScale is the factor by which an output's least mass over the set is
 // scaled in the LP (addMassBound, cutModel.addCut) when its cap is
 // p_ij ≤ lam·B, and an entry's floor (addFloor) when it is p_ij ≥ B/lam:
-// lam, up to maxMassScale.
-func massScale(lam float64) float64 { return math.Min(lam, maxMassScale) }
+// lam, up to maxMassScale. The certificates' LPs over a set hold their
+// priors by the same factor where those enter a row times lam.
+func MassScale(lam float64) float64 { return math.Min(lam, maxMassScale) }
 
 // addFloor adds, and returns, the row κ H ≤ p, the floor of an entry p under ALIP and
-// LIP, multiplied by massScale(1/κ). Held to 1e-9 as written, the row
+// LIP, multiplied by MassScale(1/κ). Held to 1e-9 as written, the row
 // would let p fall 1e-9 below a floor that at a large ε_l is itself below
 // 1e-9: the entry would read 0 and its output's lower level be infinite.
 func addFloor(x *lp.Model, p, h int, kappa float64) int {
-	s := massScale(1 / kappa)
+	s := MassScale(1 / kappa)
 	return x.AddRow(0, lp.Inf, "", lp.Entry(p, s), lp.Entry(h, -kappa*s))
 }
 

@@ -297,22 +297,23 @@ func TestRobustAgainstCuttingPlanesAtLargeBudgets(t *testing.T) {
 	b := mech.Budget{Measure: mech.PML, Epsilon: 12}
 	s := polytope.Spec{Prior: in.Prior, Budget: b, Objective: polytope.ExpectedUtility, Utility: in.Utility}
 	want := cuttingPlane(t, in.Prior, in.Utility, b, set)
-	mod, err := polytope.BuildRobust(s, set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, sol := range everyEngine(t, mod) {
+	for name, sol := range everyEngine(t, s, set) {
 		if math.Abs(sol.Objective-want) > 1e-10 {
 			t.Errorf("12 letters, %v, %s: dualised %.15g, cutting planes %.15g", b, name, sol.Objective, want)
 		}
 	}
 }
 
-// everyEngine solves mod's LP with every engine built in, at its cost
-// scale as package overset solves it, and returns the optimal solutions
-// by engine; an engine that refuses the model's size is left out.
-func everyEngine(t *testing.T, mod *polytope.RobustModel) map[string]*solver.Solution {
+// everyEngine solves BuildRobust's LP of s over set with every engine
+// built in, at its cost scale as package overset solves it, and returns
+// the optimal solutions by engine; an engine that refuses the model's
+// size is left out.
+func everyEngine(t *testing.T, s polytope.Spec, set *mech.PriorSet) map[string]*solver.Solution {
 	t.Helper()
+	mod, err := polytope.BuildRobust(s, set)
+	if err != nil {
+		t.Fatal(err)
+	}
 	out := map[string]*solver.Solution{}
 	for _, name := range solver.Names() {
 		sv, err := solver.Get(name)
@@ -433,11 +434,7 @@ func TestRobustBallAroundAnInexactEstimate(t *testing.T) {
 	for _, b := range []mech.Budget{{Measure: mech.PML, Epsilon: 1}, {Measure: mech.LIP, Epsilon: 1}} {
 		s := polytope.Spec{Prior: pi, Budget: b, Objective: polytope.ExpectedUtility, Utility: in.Utility}
 		want := pointOptimum(t, s)
-		mod, err := polytope.BuildRobust(s, ball0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for name, sol := range everyEngine(t, mod) {
+		for name, sol := range everyEngine(t, s, ball0) {
 			if math.Abs(sol.Objective-want) > 1e-9 {
 				t.Fatalf("%v, %s: robust %.12g over the ball of radius 0, nominal %.12g", b, name, sol.Objective, want)
 			}

@@ -203,7 +203,7 @@ func seedColumn(s Spec, P [][]int, j int) []float64 {
 }
 
 // addCut adds L_j ≤ Σ_k π_k p_kj (H_j ≥ Σ_k π_k p_kj when high) for the
-// prior pi, the first multiplied by massScale(e^ε): its error then
+// prior pi, the first multiplied by MassScale(e^ε): its error then
 // reaches the caps p_ij ≤ e^ε L_j as about 1e-9 (see addMassBound).
 func (c *cutModel) addCut(j int, pi []float64, high bool) {
 	bcol := c.rm.Low[j]
@@ -212,7 +212,7 @@ func (c *cutModel) addCut(j int, pi []float64, high bool) {
 	}
 	scale := 1.0 // the least mass's rows are scaled as in BuildRobust
 	if !high {
-		scale = massScale(c.lam)
+		scale = MassScale(c.lam)
 	}
 	es := []lp.Nonzero{lp.Entry(bcol, scale)}
 	for k := range c.rm.N {

@@ -8,6 +8,7 @@ import (
 	"github.com/pmlopt/pmlopt/internal/ipm"
 	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/polytope"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/verify"
 )
@@ -26,7 +27,7 @@ import (
 //
 // By LP duality its optimum is the optimum over the set, where one prior
 // for every output (a Hint's bound) may stay above it. The LP holds each
-// y times priorMult(e^ε), and its cap rows the coefficient e^ε over that
+// y times polytope.MassScale(e^ε), and its cap rows the coefficient e^ε over that
 // (addScaledPrior), or where the engine gives up on that LP, times the
 // smaller priorMults. ok is false when the LP fails or the problem has
 // more than setTightenMaxCells cells.
@@ -86,7 +87,7 @@ func setExpectedLP(p *problem.Problem, u mech.Utility, eps float64, pat mech.Pat
 //
 // whose optimum is the optimum over the set (LP duality for each column's
 // cone, whose two caps each take their worst prior). The LP holds Y times
-// priorMult(e^{ε_u}), as setExpectedLP first holds its y, and has no
+// polytope.MassScale(e^{ε_u}), as setExpectedLP first holds its y, and has no
 // fallback mult; Z enters its rows times e^{−ε_l} ≤ 1 and is held as it is.
 // ok is false when the LP fails or the problem has more than
 // setTwoPriorMaxCells cells.
@@ -104,7 +105,7 @@ func setExpectedTwoLP(p *problem.Problem, u mech.Utility, b mech.Budget) (r *ipm
 	for _, v := range p.Prior {
 		C += v
 	}
-	mult := priorMult(hi)
+	mult := polytope.MassScale(hi)
 	x := &lp.Model{}
 	a := make([]int, n)
 	for i := range a {

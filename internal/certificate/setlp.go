@@ -7,6 +7,7 @@ import (
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/lp"
 	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/polytope"
 	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/solver"
 )
@@ -149,8 +150,8 @@ func setLowerFromLP(p *problem.Problem, pat mech.Pattern, L float64) (certify.Lo
 // the column scale and by mult, y ∈ mult·scale·Π: Σ_i y_i = mult·S·scale
 // (S the prior's own total) and the box's bounds, or the L1 ball's
 // distance to mult·scale·prior, times mult·scale. It returns the columns
-// y_i. A y that enters a row times e^ε is written with mult = e^ε (up to
-// maxPriorMult), as polytope's dualised model holds its least masses
+// y_i. A y that enters a row times e^ε is written with mult =
+// polytope.MassScale(e^ε), as the dualised model holds its least masses
 // (docs/theory.md §7): an engine then holds the prior's own
 // rows to its tolerance over e^ε, and the row the prior enters to its
 // tolerance, where unscaled a y_i of −1e-9 on a box's lower end 0 would
@@ -182,17 +183,8 @@ func addScaledPrior(x *lp.Model, prior mech.Prior, set *mech.PriorSet, S float64
 	return y
 }
 
-// maxPriorMult caps addScaledPrior's mult, as polytope caps its mass
-// scale: past 1e6 the prior's rows would ask for less than the rounding
-// of their own sums.
-const maxPriorMult = 1e6
-
-// priorMult is addScaledPrior's mult for a prior that enters its row
-// times lam.
-func priorMult(lam float64) float64 { return math.Min(lam, maxPriorMult) }
-
 // fallbackPriorMult is the smaller mult priorMults offers after
-// priorMult's: the revised simplex can give up, at its iteration limit, on
+// polytope.MassScale's: the revised simplex can give up, at its iteration limit, on
 // an LP whose prior rows span 1e5 to 1e6 and more (counting-binomial at 16
 // letters, 12 nats, an L1 ball), and solve the same LP with its priors
 // times 1e4; where that leaves the cap rows e^ε·1e-13 of error, the proof
@@ -200,9 +192,10 @@ func priorMult(lam float64) float64 { return math.Min(lam, maxPriorMult) }
 const fallbackPriorMult = 1e4
 
 // priorMults is the mults to try in turn for a prior that enters its row
-// times lam: priorMult's, then fallbackPriorMult where that is smaller.
+// times lam: polytope.MassScale's, then fallbackPriorMult where that is
+// smaller.
 func priorMults(lam float64) []float64 {
-	m := priorMult(lam)
+	m := polytope.MassScale(lam)
 	if m > fallbackPriorMult {
 		return []float64{m, fallbackPriorMult}
 	}
