@@ -595,3 +595,49 @@ func familyInstance(t *testing.T, name string, n int, seed uint64) instance.Inst
 	}
 	return in
 }
+
+// A PML answer over a set that the interior point leaves between 1e-9 and
+// its accepted gap above the value (abs-zipf, 12 letters, box [0, 1.5π̂],
+// 12 nats) is closed by the LP for one prior per output: the bracket is
+// within 1e-9 of max(1, |value|), its ends hold the optimum of the plain
+// LP with the set's constraints dualised (polytope.BuildRobust, solved at
+// its cost scale), verify accepts the certificate, and the mechanism
+// keeps the budget over the set.
+func TestExpectedOverSetClosesAnInteriorPointsGap(t *testing.T) {
+	f, err := instance.Lookup("abs-zipf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := f.New(12, 2026)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := randinst.FactorBox(in.Prior, 0, 1.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := mech.Budget{Measure: mech.PML, Epsilon: 12}
+	p := &problem.Problem{Prior: in.Prior, Utility: in.Utility, PriorSet: set, Objective: problem.ExpectedUtility, Privacy: &b}
+	sol, err := pmlopt.Solve(context.Background(), p, pmlopt.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := polytope.BuildRobust(polytope.Spec{Prior: in.Prior, Budget: b, Objective: polytope.ExpectedUtility, Utility: in.Utility}, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lp, _, err := solver.SolveContext(context.Background(), solver.Revised(), mod.LP, solver.Start{CostScale: mod.CostScale()})
+	if err != nil || lp.Status != solver.Optimal {
+		t.Fatalf("the dualised LP: %v %+v", err, lp)
+	}
+	v, B := sol.ExpectedUtility, sol.ExpectedUtilityBound
+	if sol.Solver != "ipm" || B-v > 1e-9*math.Max(1, math.Abs(v)) || v > lp.Objective+1e-12 || B < lp.Objective-1e-12 {
+		t.Errorf("%s: [%.15g, %.15g], the dualised LP's optimum %.15g", sol.Solver, v, B, lp.Objective)
+	}
+	if _, _, excess := leakage.LevelOver(set, sol.Mechanism, b); excess > certify.AuditTol {
+		t.Errorf("the mechanism breaks the budget over the set by %g", excess)
+	}
+	if !verify.AllOK(verify.Check(setVerifyProblem(p, sol.Mechanism), *sol.Certificate)) {
+		t.Error("verify refuses the certificate")
+	}
+}
