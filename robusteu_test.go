@@ -641,3 +641,48 @@ func TestExpectedOverSetClosesAnInteriorPointsGap(t *testing.T) {
 		t.Error("verify refuses the certificate")
 	}
 }
+
+// Under ALIP (0.5, 2) over the study's box, abs-zipf's optimal face at 48
+// letters leaves about 8.4(N + M) entries strictly inside their caps,
+// which the interior point over the set needs as many directions for:
+// Solve answers by it, with no LP, and verify accepts its certificate.
+// Where Clp is built in (-tags clp), the optimum of the LP with the set's
+// constraints dualised lies within the accepted gap of its value and
+// below its bound (the pure-Go engines take minutes on its 6 912
+// columns).
+func TestExpectedOverSetOnWideFaces(t *testing.T) {
+	in, set, err := randinst.StudyBox("abs-zipf", 48)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := mech.Budget{Measure: mech.ALIP, EpsilonLower: 0.5, EpsilonUpper: 2}
+	p := &problem.Problem{Prior: in.Prior, Utility: in.Utility, PriorSet: set, Objective: problem.ExpectedUtility, Privacy: &b}
+	sol, err := pmlopt.Solve(context.Background(), p, pmlopt.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sol.Solver != "ipm" || sol.LPSolves != 0 {
+		t.Errorf("solved by %q with %d LPs, not by the interior point over the set", sol.Solver, sol.LPSolves)
+	}
+	scale := math.Max(1, math.Abs(sol.ExpectedUtility))
+	if gap := sol.ExpectedUtilityBound - sol.ExpectedUtility; !(gap >= 0 && gap <= 1e-8*scale) {
+		t.Errorf("bracket [%.15g, %.15g]", sol.ExpectedUtility, sol.ExpectedUtilityBound)
+	}
+	mustVerify(t, "abs-zipf", p, sol.Mechanism, sol.Certificate)
+	clp, err := solver.Get("clp")
+	if err != nil {
+		t.Logf("no LP to compare with: %v", err)
+		return
+	}
+	mod, err := polytope.BuildRobust(polytope.Spec{Prior: in.Prior, Budget: b, Objective: polytope.ExpectedUtility, Utility: in.Utility}, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := clp.Solve(mod.LP)
+	if err != nil || want.Status != solver.Optimal {
+		t.Fatalf("dualised LP: %v %v", err, want.Status)
+	}
+	if d := want.Objective - sol.ExpectedUtility; d > 1e-8*scale || d < -1e-9*scale || want.Objective > sol.ExpectedUtilityBound+1e-9*scale {
+		t.Errorf("the dualised LP's optimum %.15g against the interior point's [%.15g, %.15g]", want.Objective, sol.ExpectedUtility, sol.ExpectedUtilityBound)
+	}
+}

@@ -87,9 +87,10 @@ const robustTieTol = 1e-7
 // SolveRobust first looks for cuts.
 const robustLooseTol = 1e-4
 
-// robustAcceptGap is the largest relative gap and residual of the last
-// round that SolveRobust accepts when its iterations stall short of the
-// gap aimed at: the value is then within about that much of the optimum.
+// robustAcceptGap is the relative gap and residual of the last point
+// past which a refused answer's error says that the iterations stalled
+// (settle): a point within it most often leaves its value within accept
+// of its bound, and one past it was refused for that stall.
 const robustAcceptGap = 1e-8
 
 // robustRegs are the relative regularisations of the output blocks'
@@ -214,7 +215,11 @@ var ErrRobustNotConverged = errors.New("ipm: the interior point over the prior s
 // prove the bound the same way. A set that is a single prior has no
 // interior for that route (dualApplies). The error wraps
 // ErrRobustNotConverged when neither route answers; the caller then has
-// the dualised LP decide. The result returned with that error, when not
+// the dualised LP decide. A run of any route that stalled short of its
+// tolerance, but whose value lies within the accepted gap of the bound
+// its multipliers prove (errStalledWithinGap), is the answer where no
+// route answers by its own tolerance (the best such run, not Converged):
+// at dozens of letters the LP would take minutes. The result returned with that error, when not
 // nil, holds the point the cutting planes stalled at, neither proven nor
 // within the accepted gap: a start for that LP (its worst priors), not an
 // answer.
@@ -248,8 +253,13 @@ func SolveRobust(p RobustProblem, opt Options) (*RobustResult, error) {
 	pi := normalised(set.Center)
 	target := math.Max(gap, robustGap)
 	if !dualApplies(set) {
-		return solveRobustCuts(ctx, p, pi, mu, kap, lip, maxIter, target, accept, nil)
+		r, err := solveRobustCuts(ctx, p, pi, mu, kap, lip, maxIter, target, accept, nil)
+		if errors.Is(err, errStalledWithinGap) && ctx.Err() == nil {
+			return r, nil
+		}
+		return r, err
 	}
+	var stalled stalledAnswer
 	if r, tried, err := solveRobustLeanRoute(ctx, p, pi, mu, kap, lip, maxIter, target, accept); tried {
 		if err == nil {
 			return r, nil
@@ -259,8 +269,15 @@ func SolveRobust(p RobustProblem, opt Options) (*RobustResult, error) {
 			// route's own error: the rounds would be more work after it.
 			return nil, cerr
 		}
+		stalled.offer(r, err)
 	}
-	return solveRobustRounds(ctx, p, pi, mu, kap, lip, maxIter, target, accept)
+	r, err := solveRobustRounds(ctx, p, pi, mu, kap, lip, maxIter, target, accept)
+	if err != nil && ctx.Err() == nil {
+		if stalled.offer(r, err); stalled.best != nil {
+			return stalled.best, nil
+		}
+	}
+	return r, err
 }
 
 // solveRobustLeanRoute runs the lean route that takes p's set and budget,
@@ -291,18 +308,21 @@ func solveRobustLeanRoute(ctx context.Context, p RobustProblem, pi mech.Prior, m
 func solveRobustRounds(ctx context.Context, p RobustProblem, pi mech.Prior, mu, kap float64, lip bool, maxIter int, target, accept float64) (*RobustResult, error) {
 	// The dualised route is tried once: at the hand-over, or after the
 	// cutting planes give no answer before it.
+	var stalled stalledAnswer
 	var derr error
 	tried := false
 	dual := func() (*RobustResult, error) {
 		tried = true
 		var r *RobustResult
 		r, derr = solveRobustDual(ctx, p, pi, mu, kap, lip, maxIter, target, accept)
+		stalled.offer(r, derr)
 		return r, derr
 	}
 	out, err := solveRobustCuts(ctx, p, pi, mu, kap, lip, maxIter, target, accept, dual)
 	if err == nil {
 		return out, nil
 	}
+	stalled.offer(out, err)
 	if cerr := ctx.Err(); cerr != nil {
 		return nil, cerr
 	}
@@ -319,6 +339,11 @@ func solveRobustRounds(ctx context.Context, p RobustProblem, pi mech.Prior, mu, 
 		if ctx.Err() != nil {
 			return nil, derr
 		}
+	}
+	if stalled.best != nil {
+		// Certified, though stalled: SolveRobust's answer where the lean
+		// route left none better.
+		return stalled.best, fmt.Errorf("%w; %v (the dualised route: %v)", errStalledWithinGap, err, derr)
 	}
 	return out, fmt.Errorf("%w (the dualised route: %v)", err, derr)
 }
@@ -478,28 +503,73 @@ func solveRobustCuts(ctx context.Context, p RobustProblem, pi mech.Prior, mu, ka
 // relaxation's optimum can leave the value further from the optimum
 // than accept allows. A two-prior bound more than accept above the value
 // first gets its caps' totals chosen again (TightenBoundTwo). The error
-// wraps ErrRobustNotConverged.
+// wraps ErrRobustNotConverged; for a run that stalled short of
+// robustAcceptGap but whose value is within accept of its bound, it
+// wraps errStalledWithinGap too, and out is such an answer.
 func settle(out *RobustResult, p RobustProblem, held, target, accept float64) error {
-	if !(held <= math.Max(robustAcceptGap, target)) {
-		return fmt.Errorf("%w (the iterations stalled at a relative gap or residual of %.3g)", ErrRobustNotConverged, held)
-	}
+	stalled := !(held <= math.Max(robustAcceptGap, target))
 	// result computed BoundTwo for these totals: only a bound settle
 	// would refuse is worth TightenBoundTwo's second look.
 	if out.CapWeights != nil && out.BoundTwo-out.Value > accept*math.Max(1, math.Abs(out.Value)) {
 		out.BoundTwo = TightenBoundTwo(p.Set.Center, p.Utility, p.Budget, out.Alpha, out.PriorsUpper, out.PriorsLower, out.CapWeights, out.Value, accept)
 	}
-	if !(out.Bound >= out.Value-RobustBudgetSlack*math.Max(1, math.Abs(out.Value))) || math.IsInf(out.Bound, 0) {
-		return ErrRobustNotConverged
+	var refused error
+	least := leastBound(out)
+	switch {
+	case !(out.Bound >= out.Value-RobustBudgetSlack*math.Max(1, math.Abs(out.Value))) || math.IsInf(out.Bound, 0):
+		refused = ErrRobustNotConverged
+	case math.Max(out.Value, least)-out.Value > accept*math.Max(1, math.Abs(out.Value)):
+		refused = fmt.Errorf("%w (the value %.12g is %.3g below the bound its multipliers prove)", ErrRobustNotConverged, out.Value, least-out.Value)
 	}
-	out.Bound = math.Max(out.Bound, out.Value)
-	least := out.Bound
-	if out.BoundTwo < least {
-		least = out.BoundTwo
+	if refused == nil {
+		out.Bound = math.Max(out.Bound, out.Value)
 	}
-	if gap := least - out.Value; gap > accept*math.Max(1, math.Abs(out.Value)) {
-		return fmt.Errorf("%w (the value %.12g is %.3g below the bound its multipliers prove)", ErrRobustNotConverged, out.Value, gap)
+	switch {
+	case stalled && refused == nil:
+		return fmt.Errorf("%w (the iterations stalled at a relative gap or residual of %.3g)", errStalledWithinGap, held)
+	case stalled:
+		return fmt.Errorf("%w (the iterations stalled at a relative gap or residual of %.3g)", ErrRobustNotConverged, held)
 	}
-	return nil
+	return refused
+}
+
+// errStalledWithinGap marks a run that stalled short of robustAcceptGap
+// but whose value lies within the accepted gap of the bound its
+// multipliers prove: an answer as certified as any other (the mechanism
+// keeps the budget over the set and the bound holds for every mechanism
+// that does, whatever point they were read from), kept back only because
+// the routes after it most often end nearer the optimum. SolveRobust
+// answers with the best such run where none of its routes answers,
+// rather than leave the LP over the set to decide.
+var errStalledWithinGap = fmt.Errorf("%w: the iterations stalled, but the value is within the accepted gap of its bound", ErrRobustNotConverged)
+
+// stalledAnswer keeps, of the results that settle refused with
+// errStalledWithinGap, the one whose value is nearest its least bound.
+type stalledAnswer struct {
+	best *RobustResult
+}
+
+// offer keeps r when err marks it as such a result nearer its bound than
+// the one kept.
+func (a *stalledAnswer) offer(r *RobustResult, err error) {
+	if r == nil || !errors.Is(err, errStalledWithinGap) {
+		return
+	}
+	if a.best == nil || provenGap(r) < provenGap(a.best) {
+		a.best = r
+	}
+}
+
+// provenGap is the distance from r's value up to the least bound proven.
+func provenGap(r *RobustResult) float64 { return leastBound(r) - r.Value }
+
+// leastBound is the least of r's bounds: Bound, or BoundTwo where it is
+// lower (a NaN BoundTwo leaves Bound to decide).
+func leastBound(r *RobustResult) float64 {
+	if r.BoundTwo < r.Bound {
+		return r.BoundTwo
+	}
+	return r.Bound
 }
 
 // solveRobustDual is SolveRobust's second route: the constraints over

@@ -275,12 +275,20 @@ func (d *leanDirs) reserve(md, st, n int, take func(int) []float64) {
 func leanDirsRoom(n, m int) int { return 2*m + n }
 
 // leanMaxDirs is the most deflation directions a lean iteration takes:
-// past it (a face of optimal mechanisms with more than about 8(N + M)
-// entries strictly inside their caps) the directions' system, factorised
-// at every iteration, would cost more than the routes past the lean
-// ones, and the iteration breaks down to them. The symmetric families
-// at 48 letters need up to about 5(N + M).
-func leanMaxDirs(n, m int) int { return 8 * (n + m) }
+// past it (a face of optimal mechanisms with more than about 16(N + M)
+// entries strictly inside their caps, or leanMaxDirsRoom) the iteration
+// breaks down to the routes past the lean ones. The directions' system,
+// factorised at every iteration, costs O(d³) for d directions, but those
+// routes cost more where the lean one needs many: they stall on the same
+// faces, and the LP over the set that then decides is N·M pairs wide.
+// Under ALIP, abs-zipf's faces need about 8.4(N + M) directions at 48
+// letters and 13(N + M) at 64, and the symmetric families about 5(N + M)
+// at 48 (docs/performance.md, "Wide faces").
+func leanMaxDirs(n, m int) int { return min(16*(n+m), leanMaxDirsRoom) }
+
+// leanMaxDirsRoom bounds the directions' system, d² entries factorised in
+// place, to 128 MiB.
+const leanMaxDirsRoom = 4096
 
 func newLeanDir(n, m int, a *staggered) leanDir {
 	K := n * m
@@ -1187,10 +1195,20 @@ func solveLean(ctx context.Context, start func(eta float64) robustOnce, p Robust
 	if first == nil || ctx.Err() != nil {
 		return r, first
 	}
-	r, again, err := run(leanRetryEta)
+	r2, again, err := run(leanRetryEta)
 	if err != nil {
+		// A run that stalled within the accepted gap of its bound is
+		// kept, and said so, for SolveRobust to fall back on.
+		var kept stalledAnswer
+		kept.offer(r, first)
+		kept.offer(r2, err)
+		if kept.best != nil {
+			kept.best.Rounds, kept.best.Iterations = 2, iters+again
+			return kept.best, fmt.Errorf("%w; the second run: %v; the first run, stepping %g of the way: %v", errStalledWithinGap, err, leanEta, first)
+		}
 		return nil, fmt.Errorf("%w; the first run, stepping %g of the way: %v", err, leanEta, first)
 	}
+	r = r2
 	r.Rounds, r.Iterations = 2, iters+again
 	return r, nil
 }

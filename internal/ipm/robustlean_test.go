@@ -334,7 +334,9 @@ func TestLeanDirsReserveGrows(t *testing.T) {
 
 // TestLeanDirsCollect: collect lists each used output's column and then
 // its pinned pairs, makes room for them, and refuses more than
-// leanMaxDirs (every pair of a 20 × 20 problem pinned: 420 > 320).
+// leanMaxDirs: every pair of a 40 × 40 problem pinned (1 640 > 16·80),
+// and 5 000 directions of a 200 × 200 problem (below 16·400, past the
+// room of leanMaxDirsRoom).
 func TestLeanDirsCollect(t *testing.T) {
 	const n, m, st = 3, 4, 5
 	isDefl := []bool{true, false, true, false}
@@ -352,17 +354,32 @@ func TestLeanDirsCollect(t *testing.T) {
 	if len(d.gm) < md*md || len(d.dz) < md*st || len(d.ed) < md*n {
 		t.Errorf("room: gm %d, dz %d, ed %d for %d directions", len(d.gm), len(d.dz), len(d.ed), md)
 	}
-	const big = 20
-	all := make([]bool, big*big)
-	used := make([]bool, big)
-	for i := range all {
-		all[i] = true
+	for _, c := range []struct{ n, pins int }{{40, 40 * 40}, {200, 4800}} {
+		all := make([]bool, c.n*c.n)
+		used := make([]bool, c.n)
+		for i := range c.pins {
+			all[i] = true
+		}
+		for j := range used {
+			used[j] = true
+		}
+		if md, err := d.collect(c.n, c.n, st, used, all); !errors.Is(err, errBrokeDown) || md != c.n+c.pins {
+			t.Errorf("%d directions past the bound %d: error %v", md, leanMaxDirs(c.n, c.n), err)
+		}
 	}
+	// At the bound, room is made.
+	var e leanDirs
+	const near = 40
+	some := make([]bool, near*near)
+	used := make([]bool, near)
 	for j := range used {
 		used[j] = true
 	}
-	if md, err := d.collect(big, big, st, used, all); !errors.Is(err, errBrokeDown) || md != big+big*big {
-		t.Errorf("%d directions past the bound %d: error %v", md, leanMaxDirs(big, big), err)
+	for i := range leanMaxDirs(near, near) - near {
+		some[i] = true
+	}
+	if md, err := e.collect(near, near, st, used, some); err != nil || md != leanMaxDirs(near, near) {
+		t.Errorf("%d directions at the bound %d: error %v", md, leanMaxDirs(near, near), err)
 	}
 }
 

@@ -2,6 +2,7 @@ package ipm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -26,7 +27,8 @@ func solveOnce(ctx context.Context, x robustOnce, p RobustProblem, pi mech.Prior
 }
 
 // solveOnceCounting is solveOnce that also returns the iterations run,
-// whether or not they answer.
+// whether or not they answer. With an error the result is nil, but for a
+// run that settle refused with errStalledWithinGap.
 func solveOnceCounting(ctx context.Context, x robustOnce, p RobustProblem, pi mech.Prior, maxIter int, target, accept float64) (*RobustResult, int, error) {
 	iters, _, err := x.runTo(ctx, maxIter, target)
 	if err != nil {
@@ -37,6 +39,9 @@ func solveOnceCounting(ctx context.Context, x robustOnce, p RobustProblem, pi me
 	out.Rounds, out.Iterations = 1, iters
 	out.Converged = held <= target
 	if err := settle(out, p, held, target, accept); err != nil {
+		if errors.Is(err, errStalledWithinGap) {
+			return out, iters, err // certified, for SolveRobust to fall back on
+		}
 		return nil, iters, err
 	}
 	return out, iters, nil
