@@ -72,6 +72,24 @@ type RobustMaster struct {
 	// noCentreProof keeps a probe from trying the stabilisation centre's
 	// duals as its proof: the tests' way of reaching a degenerate plateau.
 	noCentreProof bool
+	// stall is the flat rounds after which a probe ends unsettled, 0
+	// for stallGiveUp (setStallRounds).
+	stall int
+}
+
+// setStallRounds sets the pricing rounds without a lower optimum after
+// which the next probes end unsettled (stallGiveUp when k ≤ 0, at most
+// maxStallGiveUp).
+func (g *RobustMaster) setStallRounds(k int) {
+	g.stall = min(max(k, 0), maxStallGiveUp)
+}
+
+// stallRounds is the flat rounds after which a probe ends unsettled.
+func (g *RobustMaster) stallRounds() int {
+	if g.stall <= 0 {
+		return stallGiveUp
+	}
+	return g.stall
 }
 
 type robustCol struct {
@@ -124,9 +142,14 @@ const decideGap = 1e-6
 // the master after which a probe checks whether its duals already refute
 // the probed ε, and again after twice as many, and so on; past
 // stallGiveUp such rounds it ends unsettled, with the best proof found.
+// A search whose probe ended so asks its next probes to go on twice as
+// long each time, up to maxStallGiveUp rounds (setStallRounds): on wide
+// boxes at 48 letters and more, a master degenerate near ε* keeps its
+// optimum flat for a hundred rounds or more before its pricing ends.
 const (
-	stallCheck  = 4
-	stallGiveUp = 32
+	stallCheck     = 4
+	stallGiveUp    = 32
+	maxStallGiveUp = 256
 )
 
 // A far probe (SetFar) whose pricing has refuted it (its Lagrangian
@@ -484,7 +507,7 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 			if ok && lb >= eps-decideMargin {
 				break
 			}
-			if flat >= stallGiveUp {
+			if flat >= g.stallRounds() {
 				r.Unsettled = true
 				break
 			}

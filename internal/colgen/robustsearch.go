@@ -114,11 +114,12 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 	seeded := g.Rounds > 0 // the master holds columns of earlier probes
 	// The caller's master leaves the search as plain as it came, whether
 	// or not a restart replaced g below.
-	caller := g
+	caller, stall := g, g.stall
 	defer func() {
 		b.Rounds, b.Pivots = b.Rounds+g.Rounds-rounds0, b.Pivots+g.Pivots-pivots0
 		g.SetFar(false)
 		caller.SetFar(false)
+		caller.stall = stall
 	}()
 	fresh := false // the master was restarted once (below)
 	// restart replaces g by a new master of the pattern, once.
@@ -132,6 +133,7 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 		h.SetStop(g.stop)
 		h.SetFar(g.far)
 		h.noRootProof, h.noCentreProof = g.noRootProof, g.noCentreProof
+		h.stall = g.stall
 		h.failNext, h.failCount = g.failNext, g.failCount // an engine that fails on every master
 		b.Rounds, b.Pivots = b.Rounds+g.Rounds-rounds0, b.Pivots+g.Pivots-pivots0
 		rounds0, pivots0 = 0, 0
@@ -223,6 +225,9 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 			tried = b.Lower
 		}
 		if r.Unsettled {
+			// The master's optimum stayed flat past its rounds: the
+			// next probes go on twice as long.
+			g.setStallRounds(2 * g.stallRounds())
 			if t == unsettledAt {
 				stuck++
 			} else {
