@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -23,8 +24,13 @@ var robustTasks = []string{"order", "value", "eu-pml", "eu-lip", "eu-alip"}
 
 // robustSets are the prior sets of the robust study around each family's
 // prior: a box with every mass between 0.8 and 1.25 times the prior's, and
-// the L1 ball of radius 0.1.
-var robustSets = []string{"box", "l1"}
+// the L1 ball of radius 0.1. allRobustSets adds the box with every mass
+// between 0.5 and 2 times the prior's ("wide"), the width of a
+// confidence box from a few dozen samples, for -robust-sets.
+var (
+	robustSets    = []string{"box", "l1"}
+	allRobustSets = []string{"box", "l1", "wide"}
+)
 
 // RobustRun is one task on one family, size and set: the nominal solve
 // (the problem at its prior) against the same problem over the set.
@@ -47,21 +53,17 @@ type RobustRun struct {
 // Ratio is the robust CPU time over the nominal one.
 func (r RobustRun) Ratio() float64 { return r.RobustCPU / r.NominalCPU }
 
-// robustTaskNames parses -robust-tasks: "all" (nil) or names of
-// robustTasks.
-func robustTaskNames(list string) ([]string, error) {
+// robustNames parses the list of a -robust-tasks or -robust-sets flag:
+// "all" or "" (nil), or names of known.
+func robustNames(flag, list string, known []string) ([]string, error) {
 	if list == "all" || list == "" {
 		return nil, nil
 	}
 	var out []string
 	for _, t := range strings.Split(list, ",") {
 		t = strings.TrimSpace(t)
-		found := false
-		for _, k := range robustTasks {
-			found = found || k == t
-		}
-		if !found {
-			return nil, fmt.Errorf("-robust-tasks: unknown task %q (want %s)", t, strings.Join(robustTasks, ", "))
+		if !slices.Contains(known, t) {
+			return nil, fmt.Errorf("%s: unknown name %q (want %s)", flag, t, strings.Join(known, ", "))
 		}
 		out = append(out, t)
 	}
@@ -69,8 +71,11 @@ func robustTaskNames(list string) ([]string, error) {
 }
 
 func robustSet(set string, pi mech.Prior) (*mech.PriorSet, error) {
-	if set == "l1" {
+	switch set {
+	case "l1":
 		return mech.NewL1Set(pi, 0.1)
+	case "wide":
+		return randinst.FactorBox(pi, 0.5, 2)
 	}
 	return randinst.FactorBox(pi, 0.8, 1.25)
 }
@@ -218,7 +223,11 @@ func robustStudy(ctx context.Context, cfg Config) ([]RobustRun, error) {
 			for _, task := range tasks {
 				p := robustProblem(in, task)
 				nom := newSolveTimer(ctx, p, cfg.RobustRepeat, cfg.RobustMinTime)
-				for _, setName := range robustSets {
+				sets := cfg.RobustSets
+				if sets == nil {
+					sets = robustSets
+				}
+				for _, setName := range sets {
 					if ctx.Err() != nil {
 						return runs, ctx.Err()
 					}
@@ -312,7 +321,7 @@ func writeRobust(dir string, runs []RobustRun) error {
 		}
 	}
 	summary("Per family and size (tasks and sets)", "N | family", func(r RobustRun) string { return fmt.Sprintf("%d | %s", r.N, r.Family) })
-	summary("Per task and size (all families, both sets)", "N | task", func(r RobustRun) string { return fmt.Sprintf("%d | %s", r.N, r.Task) })
+	summary("Per task and size (all families and sets)", "N | task", func(r RobustRun) string { return fmt.Sprintf("%d | %s", r.N, r.Task) })
 	summary("Per size (all families, tasks and sets)", "N", func(r RobustRun) string { return fi(r.N) })
 	return os.WriteFile(filepath.Join(dir, "robust.md"), []byte(b.String()), 0o644)
 }

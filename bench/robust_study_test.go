@@ -6,9 +6,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pmlopt/pmlopt/mech"
 )
 
 // The robust study solves each task at the prior and over both sets, and a
@@ -70,7 +73,7 @@ func TestRobustStudy(t *testing.T) {
 // the prior and over both sets, each robust bracket ordered and its
 // mechanism within the budget over the set.
 func TestRobustStudyTasksAndRepeat(t *testing.T) {
-	for _, bad := range [][]string{{"-robust-tasks", "order,worst"}, {"-robust-repeat", "0"}, {"-robust-min-time", "-1ms"}} {
+	for _, bad := range [][]string{{"-robust-tasks", "order,worst"}, {"-robust-sets", "box,ball"}, {"-robust-repeat", "0"}, {"-robust-min-time", "-1ms"}} {
 		if _, err := parseFlags(bad, io.Discard); err == nil || !strings.Contains(err.Error(), bad[0]) {
 			t.Errorf("%v: error %v, want one naming %s", bad, err, bad[0])
 		}
@@ -79,8 +82,8 @@ func TestRobustStudyTasksAndRepeat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cfg.RobustTasks) != 2 || cfg.RobustRepeat != 2 || cfg.RobustMinTime != 50*time.Millisecond {
-		t.Fatalf("tasks %v, repeat %d, min time %v", cfg.RobustTasks, cfg.RobustRepeat, cfg.RobustMinTime)
+	if len(cfg.RobustTasks) != 2 || cfg.RobustRepeat != 2 || cfg.RobustMinTime != 50*time.Millisecond || !slices.Equal(cfg.RobustSets, robustSets) {
+		t.Fatalf("tasks %v, sets %v, repeat %d, min time %v", cfg.RobustTasks, cfg.RobustSets, cfg.RobustRepeat, cfg.RobustMinTime)
 	}
 	cfg.Out, cfg.Log, cfg.Families, cfg.RobustSizes, cfg.Seed = t.TempDir(), io.Discard, []string{"random"}, []int{6}, 1
 	runs, err := robustStudy(context.Background(), cfg)
@@ -111,5 +114,39 @@ func TestRobustMedian(t *testing.T) {
 	}
 	if m := median([]float64{4, 1, 3, 10}); m != 3.5 {
 		t.Errorf("median of 4, 1, 3, 10: %g", m)
+	}
+}
+
+// -robust-sets wide solves over the box of masses between 0.5 and 2 times
+// the prior's alone: each robust bracket ordered, the robust optimum no
+// better than the nominal one, and the set the one the flag names (its
+// lower ends half the prior's masses).
+func TestRobustStudyWideSet(t *testing.T) {
+	cfg, err := parseFlags([]string{"-robust-tasks", "value,eu-pml", "-robust-sets", "wide", "-robust-repeat", "1"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Out, cfg.Log, cfg.Families, cfg.RobustSizes, cfg.Seed = t.TempDir(), io.Discard, []string{"random"}, []int{6}, 1
+	runs, err := robustStudy(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 2 {
+		t.Fatalf("%d runs, want 2", len(runs))
+	}
+	for _, r := range runs {
+		if r.Set != "wide" || r.Err != "" {
+			t.Fatalf("run %s %s: %s", r.Task, r.Set, r.Err)
+		}
+		if r.RobustEps[0] > r.RobustEps[1]+1e-9 {
+			t.Errorf("%s: robust bracket %v", r.Task, r.RobustEps)
+		}
+		if r.Task == "eu-pml" && r.RobustValue > r.NominalValue+1e-9 {
+			t.Errorf("expected utility %g over the set above %g at the prior", r.RobustValue, r.NominalValue)
+		}
+	}
+	set, err := robustSet("wide", mech.Prior{0.25, 0.75})
+	if err != nil || !slices.Equal(set.Lower, []float64{0.125, 0.375}) || !slices.Equal(set.Upper, []float64{0.5, 1}) {
+		t.Errorf("wide set %+v (%v)", set, err)
 	}
 }
