@@ -99,7 +99,7 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 	refSizes := fs.String("reference-sizes", "", "families study: comma-separated N at which every family's curves and ε-PML optimum are compared with plain bisection and the full LP, or none (default 16; quick: 8)")
 	robustSizes := fs.String("robust-sizes", "", "comma-separated N of the robust study (default 8,16; quick: 8)")
 	robustTaskList := fs.String("robust-tasks", "all", "all, or comma-separated tasks of the robust study ("+strings.Join(robustTasks, ", ")+")")
-	robustSetList := fs.String("robust-sets", strings.Join(robustSets, ","), "comma-separated prior sets of the robust study: box (masses 0.8 to 1.25 times the prior's), l1 (the L1 ball of radius 0.1), wide (masses 0.5 to 2 times the prior's)")
+	robustSetList := fs.String("robust-sets", strings.Join(robustSets, ","), "all, or comma-separated prior sets of the robust study: box (masses 0.8 to 1.25 times the prior's), l1 (the L1 ball of radius 0.1), wide (masses 0.5 to 2 times the prior's)")
 	robustRepeat := fs.Int("robust-repeat", 5, "robust study: timed rounds per solve, nominal and robust in turn, the CPU time reported being the least per solve over them")
 	robustMinTime := fs.Duration("robust-min-time", 50*time.Millisecond, "robust study: CPU time the rounds of one solve span together, each round repeating the solve as often as its share needs; a solve that takes it alone, or every solve with 0, is timed once (a millisecond solve timed once is noise)")
 	isolate := fs.Bool("isolate", true, "run each run of the families study in a child process killed past its budget")

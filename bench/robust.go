@@ -54,10 +54,14 @@ type RobustRun struct {
 func (r RobustRun) Ratio() float64 { return r.RobustCPU / r.NominalCPU }
 
 // robustNames parses the list of a -robust-tasks or -robust-sets flag:
-// "all" or "" (nil), or names of known.
+// "" (nil, the study's default), "all" (every name of known), or names
+// of known.
 func robustNames(flag, list string, known []string) ([]string, error) {
-	if list == "all" || list == "" {
+	switch list {
+	case "":
 		return nil, nil
+	case "all":
+		return slices.Clone(known), nil
 	}
 	var out []string
 	for _, t := range strings.Split(list, ",") {

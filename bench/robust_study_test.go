@@ -145,6 +145,10 @@ func TestRobustStudyWideSet(t *testing.T) {
 			t.Errorf("expected utility %g over the set above %g at the prior", r.RobustValue, r.NominalValue)
 		}
 	}
+	all, err := parseFlags([]string{"-robust-sets", "all"}, io.Discard)
+	if err != nil || !slices.Equal(all.RobustSets, allRobustSets) {
+		t.Errorf("-robust-sets all: %v (%v), want %v", all.RobustSets, err, allRobustSets)
+	}
 	set, err := robustSet("wide", mech.Prior{0.25, 0.75})
 	if err != nil || !slices.Equal(set.Lower, []float64{0.125, 0.375}) || !slices.Equal(set.Upper, []float64{0.5, 1}) {
 		t.Errorf("wide set %+v (%v)", set, err)

@@ -19,3 +19,11 @@ func (g *RobustMaster) NoRootProof() { g.noRootProof = true }
 // centre's duals, so that a test reaches the degenerate plateaus those
 // proofs close.
 func (g *RobustMaster) NoCentreProof() { g.noCentreProof = true }
+
+// StallRounds is the flat pricing rounds after which g's next probe ends
+// unsettled.
+func (g *RobustMaster) StallRounds() int { return g.stallRounds() }
+
+// SetStallRounds sets the flat pricing rounds after which g's next probes
+// end unsettled, for the tests of the package colgen_test.
+func (g *RobustMaster) SetStallRounds(k int) { g.setStallRounds(k) }

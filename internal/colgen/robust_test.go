@@ -298,6 +298,7 @@ func leastAfterDecision(t *testing.T, set *mech.PriorSet, pat mech.Pattern, eps 
 	if fail != nil {
 		g.FailNextProbe(fail)
 	}
+	stall := g.StallRounds()
 	b, err := g.LeastEpsilon(context.Background(), 1e-9, r.Mechanism)
 	if err != nil {
 		t.Fatal(err)
@@ -306,6 +307,9 @@ func leastAfterDecision(t *testing.T, set *mech.PriorSet, pat mech.Pattern, eps 
 	// a new master took over the search.
 	if g.Far() {
 		t.Error("the caller's master is left marking its probes far")
+	}
+	if g.StallRounds() != stall {
+		t.Errorf("the caller's master is left ending its probes after %d flat rounds, not %d", g.StallRounds(), stall)
 	}
 	return b
 }
@@ -789,4 +793,26 @@ func TestRobustLeastEndsOnARepeatedMechanism(t *testing.T) {
 	if b.Probes > 10 || b.Upper-b.Lower > 1e-8 {
 		t.Errorf("bracket [%.12g, %.12g] by %d probes, want one within 1e-8 by at most 10", b.Lower, b.Upper, b.Probes)
 	}
+}
+
+// A search whose probes end unsettled on a flat master optimum gives its
+// later probes twice the flat rounds each time: coarse at 16 letters
+// (loss ≤ 60, the bench's box, decided at ε = 1, the stabilisation
+// centre's proofs kept out), its masters allowed only 4 flat rounds at
+// first, still closes within 1e-9 with its proof (without the doubling,
+// 0.013 wide after 11 probes), and the caller's master comes back
+// allowing 4 (leastAfterDecision).
+func TestRobustLeastLengthensStalledProbes(t *testing.T) {
+	in, set := studyBox(t, "coarse", 16)
+	pat := in.Utility.Pattern(-60)
+	var probes [2]int
+	for k, stall := range []int{4, 0} {
+		b := leastAfterDecision(t, set, pat, 1, nil, (*colgen.RobustMaster).NoCentreProof, func(g *colgen.RobustMaster) { g.SetStallRounds(stall) })
+		checkBracket(t, rand.New(rand.NewPCG(37, 6)), set, pat, b)
+		if b.Upper-b.Lower > 1e-9 || b.Alpha == nil {
+			t.Errorf("%d flat rounds: bracket [%.12g, %.12g] (proof %v), want one within 1e-9 with its proof", stall, b.Lower, b.Upper, b.Alpha != nil)
+		}
+		probes[k] = b.Probes
+	}
+	t.Logf("probes with 4 flat rounds first: %d; with 32: %d", probes[0], probes[1])
 }

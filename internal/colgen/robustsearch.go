@@ -225,9 +225,12 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 			tried = b.Lower
 		}
 		if r.Unsettled {
-			// The master's optimum stayed flat past its rounds: the
-			// next probes go on twice as long.
-			g.setStallRounds(2 * g.stallRounds())
+			if !failed {
+				// The master's optimum stayed flat past its rounds (or
+				// its rounds ran out): the next probes go on twice as
+				// long. An engine's failure is no plateau.
+				g.setStallRounds(2 * g.stallRounds())
+			}
 			if t == unsettledAt {
 				stuck++
 			} else {

@@ -478,28 +478,57 @@ func TestSolveRobustValueWithinItsBound(t *testing.T) {
 func TestSettleHoldsTheValueToItsBounds(t *testing.T) {
 	lip := mech.Budget{Measure: mech.LIP, Epsilon: 1}
 	for _, c := range []struct {
-		bound, two, held float64
-		ok, within       bool // answered; refused, but within the gap
+		bound, two, held, target float64
+		ok, within               bool // answered; refused, but within the gap
 	}{
-		{-1 + 5e-9, math.Inf(1), 1e-12, true, false},
-		{-1 + 5e-8, math.Inf(1), 1e-12, false, false},
-		{-1 + 5e-8, -1 + 5e-9, 1e-12, true, false},
-		{-1 + 5e-9, -1 + 5e-8, 1e-12, true, false},
-		{-1 + 5e-8, math.NaN(), 1e-12, false, false},
-		{-1 + 5e-9, math.NaN(), 1e-12, true, false},
-		{-1 + 5e-9, math.Inf(1), 1e-6, false, true},
-		{-1 + 5e-8, -1 + 5e-9, 1e-6, false, true},
-		{-1 + 5e-8, math.Inf(1), 1e-6, false, false},
-		{math.Inf(1), math.Inf(1), 1e-6, false, false},
+		{-1 + 5e-9, math.Inf(1), 1e-12, robustGap, true, false},
+		{-1 + 5e-8, math.Inf(1), 1e-12, robustGap, false, false},
+		{-1 + 5e-8, -1 + 5e-9, 1e-12, robustGap, true, false},
+		{-1 + 5e-9, -1 + 5e-8, 1e-12, robustGap, true, false},
+		{-1 + 5e-8, math.NaN(), 1e-12, robustGap, false, false},
+		{-1 + 5e-9, math.NaN(), 1e-12, robustGap, true, false},
+		{-1 + 5e-9, math.Inf(1), 1e-6, robustGap, false, true},
+		{-1 + 5e-8, -1 + 5e-9, 1e-6, robustGap, false, true},
+		{-1 + 5e-9, math.NaN(), 1e-6, robustGap, false, true},
+		{-1 + 5e-8, math.NaN(), 1e-6, robustGap, false, false},
+		{-1 + 5e-8, math.Inf(1), 1e-6, robustGap, false, false},
+		{math.Inf(1), math.Inf(1), 1e-6, robustGap, false, false},
+		// A gap looser than robustAcceptGap, asked for: no stall.
+		{-1 + 5e-9, math.Inf(1), 1e-6, 1e-6, true, false},
+		{-1 + 5e-8, math.Inf(1), 1e-6, 1e-6, false, false},
 	} {
 		out := &RobustResult{Value: -1, Bound: c.bound, BoundTwo: c.two}
-		err := settle(out, RobustProblem{Budget: lip}, c.held, robustGap, AcceptedGap)
+		err := settle(out, RobustProblem{Budget: lip}, c.held, c.target, AcceptedGap)
 		if (err == nil) != c.ok || errors.Is(err, errStalledWithinGap) != c.within {
 			t.Errorf("bounds (%v, %v), held %g: error %v", c.bound, c.two, c.held, err)
 		}
-		if err != nil && (!errors.Is(err, ErrRobustNotConverged) || (c.held > robustAcceptGap) != strings.Contains(err.Error(), "stalled at")) {
+		if err != nil && (!errors.Is(err, ErrRobustNotConverged) || (c.held > math.Max(robustAcceptGap, c.target)) != strings.Contains(err.Error(), "stalled at")) {
 			t.Errorf("bounds (%v, %v), held %g: error %v, want ErrRobustNotConverged, naming a stall past robustAcceptGap", c.bound, c.two, c.held, err)
 		}
+	}
+}
+
+// stalledAnswer keeps, of the results marked errStalledWithinGap, the one
+// of the largest value, and nothing else: not a result refused otherwise,
+// nor a nil one.
+func TestStalledAnswerKeepsTheBestValue(t *testing.T) {
+	marked := fmt.Errorf("%w (the iterations stalled at a relative gap or residual of 1e-06)", errStalledWithinGap)
+	var a stalledAnswer
+	a.offer(nil, marked)
+	a.offer(&RobustResult{Value: 5}, ErrRobustNotConverged)
+	if a.best != nil {
+		t.Fatalf("kept %+v", a.best)
+	}
+	low, high := &RobustResult{Value: -2}, &RobustResult{Value: -1}
+	a.offer(low, marked)
+	a.offer(high, marked)
+	a.offer(&RobustResult{Value: -3}, marked)
+	a.offer(&RobustResult{Value: 7}, errors.New("other"))
+	if a.best != high {
+		t.Errorf("kept %+v, want the value -1", a.best)
+	}
+	if !errors.Is(marked, ErrRobustNotConverged) {
+		t.Error("errStalledWithinGap does not wrap ErrRobustNotConverged")
 	}
 }
 

@@ -87,10 +87,12 @@ const robustTieTol = 1e-7
 // SolveRobust first looks for cuts.
 const robustLooseTol = 1e-4
 
-// robustAcceptGap is the relative gap and residual of the last point
-// past which a refused answer's error says that the iterations stalled
-// (settle): a point within it most often leaves its value within accept
-// of its bound, and one past it was refused for that stall.
+// robustAcceptGap is the largest relative gap and residual of the last
+// point at which settle answers at once when its iterations stall short
+// of the gap aimed at: the value is then within about that much of the
+// optimum. A run that stalls past it is held back (errStalledWithinGap
+// where its value is within the accepted gap of its bound), and answers
+// only where no later route does.
 const robustAcceptGap = 1e-8
 
 // robustRegs are the relative regularisations of the output blocks'
@@ -218,11 +220,12 @@ var ErrRobustNotConverged = errors.New("ipm: the interior point over the prior s
 // the dualised LP decide. A run of any route that stalled short of its
 // tolerance, but whose value lies within the accepted gap of the bound
 // its multipliers prove (errStalledWithinGap), is the answer where no
-// route answers by its own tolerance (the best such run, not Converged):
-// at dozens of letters the LP would take minutes. The result returned with that error, when not
-// nil, holds the point the cutting planes stalled at, neither proven nor
-// within the accepted gap: a start for that LP (its worst priors), not an
-// answer.
+// route answers by its own tolerance: the one of the largest value, not
+// Converged, its Rounds and Iterations its own run's. At dozens of
+// letters the LP would take minutes. The result returned with
+// ErrRobustNotConverged, when not nil, holds the point the cutting
+// planes stalled at, neither proven nor within the accepted gap: a start
+// for that LP (its worst priors), not an answer.
 func SolveRobust(p RobustProblem, opt Options) (*RobustResult, error) {
 	set := p.Set
 	if set == nil {
@@ -544,24 +547,22 @@ func settle(out *RobustResult, p RobustProblem, held, target, accept float64) er
 var errStalledWithinGap = fmt.Errorf("%w: the iterations stalled, but the value is within the accepted gap of its bound", ErrRobustNotConverged)
 
 // stalledAnswer keeps, of the results that settle refused with
-// errStalledWithinGap, the one whose value is nearest its least bound.
+// errStalledWithinGap, the one of the largest value.
 type stalledAnswer struct {
 	best *RobustResult
 }
 
-// offer keeps r when err marks it as such a result nearer its bound than
-// the one kept.
+// offer keeps r when err marks it as such a result and its mechanism's
+// value is above the kept one's: every such result is certified within
+// the accepted gap, and the better mechanism is the better answer.
 func (a *stalledAnswer) offer(r *RobustResult, err error) {
 	if r == nil || !errors.Is(err, errStalledWithinGap) {
 		return
 	}
-	if a.best == nil || provenGap(r) < provenGap(a.best) {
+	if a.best == nil || r.Value > a.best.Value {
 		a.best = r
 	}
 }
-
-// provenGap is the distance from r's value up to the least bound proven.
-func provenGap(r *RobustResult) float64 { return leastBound(r) - r.Value }
 
 // leastBound is the least of r's bounds: Bound, or BoundTwo where it is
 // lower (a NaN BoundTwo leaves Bound to decide).

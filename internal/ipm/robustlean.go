@@ -1202,9 +1202,14 @@ func solveLean(ctx context.Context, start func(eta float64) robustOnce, p Robust
 		var kept stalledAnswer
 		kept.offer(r, first)
 		kept.offer(r2, err)
-		if kept.best != nil {
-			kept.best.Rounds, kept.best.Iterations = 2, iters+again
-			return kept.best, fmt.Errorf("%w; the second run: %v; the first run, stepping %g of the way: %v", errStalledWithinGap, err, leanEta, first)
+		switch {
+		case kept.best == nil:
+		case kept.best == r2:
+			r2.Rounds, r2.Iterations = 2, iters+again
+			return r2, fmt.Errorf("%w; the first run, stepping %g of the way: %v", err, leanEta, first)
+		default:
+			r.Rounds, r.Iterations = 2, iters+again
+			return r, fmt.Errorf("%w (the first run, stepping %g of the way); the second run: %v", first, leanEta, err)
 		}
 		return nil, fmt.Errorf("%w; the first run, stepping %g of the way: %v", err, leanEta, first)
 	}
