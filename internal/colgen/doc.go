@@ -128,4 +128,8 @@
 // the probed ε; the stabilisation centre, the duals with the best
 // Lagrangian bound, lies inside the face of optimal duals and most often
 // proves ε* itself, so a probe whose own duals fall short tries it too.
+// Such a master can also keep its optimum flat for many pricing rounds
+// before its pricing ends: a probe ends unsettled past a number of flat
+// rounds, and the search doubles that number for its later probes after
+// each one that does.
 package colgen
