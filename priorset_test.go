@@ -15,7 +15,6 @@ import (
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/closedform"
-	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
@@ -462,15 +461,7 @@ func assertNoDust(t *testing.T, what string, m mech.Mechanism) {
 // proven (verify accepts the certificate) and its mechanism within the
 // budget at priors drawn from the set.
 func TestWorstCaseOverWideBoxClosesItsBracket(t *testing.T) {
-	f, err := instance.Lookup("square-geometric")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := f.New(48, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := randinst.FactorBox(in.Prior, 0.5, 2)
+	in, set, err := randinst.FamilyBox("square-geometric", 48, 5, 0.5, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -604,15 +604,7 @@ func familyInstance(t *testing.T, name string, n int, seed uint64) instance.Inst
 // its cost scale), verify accepts the certificate, and the mechanism
 // keeps the budget over the set.
 func TestExpectedOverSetClosesAnInteriorPointsGap(t *testing.T) {
-	f, err := instance.Lookup("abs-zipf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := f.New(12, 2026)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := randinst.FactorBox(in.Prior, 0, 1.5)
+	in, set, err := randinst.FamilyBox("abs-zipf", 12, 2026, 0, 1.5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -657,18 +649,8 @@ func TestExpectedOverSetOnWideFaces(t *testing.T) {
 	}
 	b := mech.Budget{Measure: mech.ALIP, EpsilonLower: 0.5, EpsilonUpper: 2}
 	p := &problem.Problem{Prior: in.Prior, Utility: in.Utility, PriorSet: set, Objective: problem.ExpectedUtility, Privacy: &b}
-	sol, err := pmlopt.Solve(context.Background(), p, pmlopt.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sol.Solver != "ipm" || sol.LPSolves != 0 {
-		t.Errorf("solved by %q with %d LPs, not by the interior point over the set", sol.Solver, sol.LPSolves)
-	}
+	sol := solveByInteriorPoint(t, "abs-zipf", p)
 	scale := math.Max(1, math.Abs(sol.ExpectedUtility))
-	if gap := sol.ExpectedUtilityBound - sol.ExpectedUtility; !(gap >= 0 && gap <= 1e-8*scale) {
-		t.Errorf("bracket [%.15g, %.15g]", sol.ExpectedUtility, sol.ExpectedUtilityBound)
-	}
-	mustVerify(t, "abs-zipf", p, sol.Mechanism, sol.Certificate)
 	clp, err := solver.Get("clp")
 	if err != nil {
 		t.Logf("no LP to compare with: %v", err)
@@ -698,32 +680,13 @@ func TestExpectedOverSetAnswersAStalledRun(t *testing.T) {
 	if testlong.Short() {
 		t.Skip("a few seconds: with the long suites")
 	}
-	f, err := instance.Lookup("fine")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := f.New(48, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := randinst.FactorBox(in.Prior, 0.5, 2)
+	in, set, err := randinst.FamilyBox("fine", 48, 1, 0.5, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b := mech.Budget{Measure: mech.LIP, Epsilon: 1}
 	p := &problem.Problem{Prior: in.Prior, Utility: in.Utility, PriorSet: set, Objective: problem.ExpectedUtility, Privacy: &b}
-	sol, err := pmlopt.Solve(context.Background(), p, pmlopt.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sol.Solver != "ipm" || sol.LPSolves != 0 {
-		t.Errorf("solved by %q with %d LPs, not by the interior point over the set", sol.Solver, sol.LPSolves)
-	}
-	scale := math.Max(1, math.Abs(sol.ExpectedUtility))
-	if gap := sol.ExpectedUtilityBound - sol.ExpectedUtility; !(gap >= 0 && gap <= 1e-8*scale) {
-		t.Errorf("bracket [%.15g, %.15g]", sol.ExpectedUtility, sol.ExpectedUtilityBound)
-	}
-	mustVerify(t, "fine", p, sol.Mechanism, sol.Certificate)
+	sol := solveByInteriorPoint(t, "fine", p)
 	r := rand.New(rand.NewPCG(48, 1))
 	for range 20 {
 		q := randinst.SetPrior(r, set, nil)
@@ -735,4 +698,25 @@ func TestExpectedOverSetAnswersAStalledRun(t *testing.T) {
 			t.Fatalf("LIP %g at a prior of the set", rep.Level)
 		}
 	}
+}
+
+// solveByInteriorPoint solves p (an expected utility over a prior set)
+// and checks that the interior point over the set answered, with no LP,
+// a bracket within the accepted gap of 1e-8 of max(1, |value|), and a
+// certificate that verify accepts.
+func solveByInteriorPoint(t *testing.T, what string, p *problem.Problem) *pmlopt.Solution {
+	t.Helper()
+	sol, err := pmlopt.Solve(context.Background(), p, pmlopt.Options{})
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if sol.Solver != "ipm" || sol.LPSolves != 0 {
+		t.Errorf("%s: solved by %q with %d LPs, not by the interior point over the set", what, sol.Solver, sol.LPSolves)
+	}
+	scale := math.Max(1, math.Abs(sol.ExpectedUtility))
+	if gap := sol.ExpectedUtilityBound - sol.ExpectedUtility; !(gap >= 0 && gap <= 1e-8*scale) {
+		t.Errorf("%s: bracket [%.15g, %.15g]", what, sol.ExpectedUtility, sol.ExpectedUtilityBound)
+	}
+	mustVerify(t, what, p, sol.Mechanism, sol.Certificate)
+	return sol
 }

@@ -141,15 +141,22 @@ func FactorBox(pi mech.Prior, lo, hi float64) (*mech.PriorSet, error) {
 // with n letters drawn with the bench's seed (2026), and the box of the
 // robust study around its prior (FactorBox 0.8 to 1.25).
 func StudyBox(family string, n int) (instance.Instance, *mech.PriorSet, error) {
+	return FamilyBox(family, n, 2026, 0.8, 1.25)
+}
+
+// FamilyBox returns the instance of the named family of package instance
+// with n letters drawn with seed, and the box FactorBox(lo, hi) around
+// its prior.
+func FamilyBox(family string, n int, seed uint64, lo, hi float64) (instance.Instance, *mech.PriorSet, error) {
 	f, err := instance.Lookup(family)
 	if err != nil {
 		return instance.Instance{}, nil, err
 	}
-	in, err := f.New(n, 2026)
+	in, err := f.New(n, seed)
 	if err != nil {
 		return instance.Instance{}, nil, err
 	}
-	set, err := FactorBox(in.Prior, 0.8, 1.25)
+	set, err := FactorBox(in.Prior, lo, hi)
 	return in, set, err
 }
 
