@@ -17,7 +17,8 @@
 //
 // The routes: the worst cases go through column generation over the set
 // (internal/colgen's robust master, up to 512 letters), the LP backend
-// on the dualised constraints deciding what it leaves; the expected
+// on the dualised constraints deciding what it leaves and finishing a
+// bracket its degenerate master left open (finishByLP); the expected
 // utility through the optimum at the estimate where that keeps the
 // budget over the set, the interior points over the set (ipm.SolveRobust),
 // then the LP backend.
