@@ -15,57 +15,130 @@ import (
 
 // finishByLP narrows a bracket that the robust master left open (its
 // master degenerate near ε*, most often over a wide set), by probes of
-// the dualised feasibility LP (BuildRobust) loaded once into a warm
-// backend, as the searches at one prior finish theirs:
+// the dualised feasibility LP (BuildRobust) in a warm backend, as the
+// searches at one prior finish theirs:
 //
 //  1. A probe goes to the middle of [max(lower, steer), upper].
 //  2. A mechanism the LP finds lowers the upper end once audited over
-//     the set.
+//     the set. One that audits no lower (just above a breakpoint, whose
+//     points audit a hair above their ε) sends one probe to the lower
+//     end itself, where they audit within rounding; a second ends the
+//     finish.
 //  3. An infeasible probe raises steer to its ε. The engine's
-//     infeasibility ray, read on the rows Σ_j p_ij = 1 (either sign), is
-//     the α that colgen.RobustBound turns into a lower end with a prior
-//     of the set per output, as it does the master's duals; the lower
-//     end moves only with such a proof.
+//     infeasibility ray y, read on the rows Σ_j p_ij = 1 (either sign),
+//     is the α that colgen.RobustBound turns into a lower end with a
+//     prior of the set per output, as it does the master's duals; the
+//     lower end moves only with such a proof. A ray may lean on the
+//     bounds p_ij ≤ 1, which that proof does not know: where the column
+//     of p_ij has z = (Aᵀy)_ij > 0, the ray pays z for it. The row sum
+//     holds the same bound (p ≥ 0 and Σ_j p_ij = 1), so lowering α_i by
+//     the largest such z of row i leaves the ray's gap as it was and no
+//     column leaning on a bound. Both readings are tried.
 //  4. Once steer is within tol of the upper end and the lower end is
 //     not, probes at 4, 16, 64 and 256 tol below the upper end ask for
 //     the proof there (a ray taken further from ε* holds up to the
 //     engine's tolerance better).
 //
-// The first, cold solve is cut at finishColdIterations times the model's
-// rows and columns, each warm one at the iterations of the cold one (a
-// solve that needs more goes round a degenerate vertex, most often just
-// below a breakpoint), and the whole finish at finishMaxLPs LPs; it stops
-// at the first engine failure, with the bracket it has: every end it moved
-// is audited or proven. A bracket within finishMinWidth is left as it is:
-// the master's ladder left it there, and the engines hold their rows to
-// about 1e-9.
+// The model is loaded once and re-solved from its last basis, and built
+// again (cold) only where an output's opening over the set lies between
+// the probe and the level it was built at: such an output's column is
+// forced to 0 at the probe, and the simplex can go round those
+// degenerate vertices for thousands of iterations. A cold solve is cut at
+// finishColdIterations times the model's rows and columns, each warm one
+// at the iterations of the last cold one; a warm solve that reaches its
+// limit (round a degenerate vertex, most often just below a breakpoint)
+// is asked again once from a fresh load, whose path differs. The finish
+// stops at finishMaxLPs LPs or at the first other failure, with the
+// bracket it has: every end it moved is audited or proven. A bracket
+// within finishMinWidth is left as it is: the master's ladder left it
+// there, and the engines hold their rows to about 1e-9.
 func finishByLP(ctx context.Context, r *Bracket, set *mech.PriorSet, pi mech.Prior, pat mech.Pattern, slv solver.Solver, tol float64) {
 	ws, ok := slv.(solver.WarmSolver)
 	if !ok || r.Mechanism == nil || !(r.Upper-r.Lower > math.Max(tol, finishMinWidth)) || len(pi)*len(pat[0]) > finishMaxPairs {
 		return
 	}
-	mod, err := polytope.BuildRobust(mechSpec(pi, pat, r.Upper), set)
-	if err != nil {
-		return
+	// The openings over the set: output j can carry mass at ε only from
+	// −log min_{π∈Π} π(A_j) on (BuildRobust prunes it below).
+	openings := make([]float64, len(pat[0]))
+	for j := range openings {
+		c := make([]float64, len(pi))
+		for i := range c {
+			if pat[i][j] {
+				c[i] = 1
+			}
+		}
+		openings[j] = math.Inf(1)
+		if low := set.MinMass(c); low > 0 {
+			openings[j] = -math.Log(low)
+		}
 	}
-	sess, err := ws.Load(mod.LP)
-	if err != nil {
-		return
+	var (
+		mod     *polytope.RobustModel
+		built   float64 // the level mod was built at
+		sess    solver.Session
+		limited solver.LimitedSession
+	)
+	// load loads mod afresh, its first solve cut at the cold limit.
+	load := func() bool {
+		if sess != nil {
+			sess.Close()
+			sess = nil
+		}
+		var err error
+		if sess, err = ws.Load(mod.LP); err != nil {
+			sess = nil
+			return false
+		}
+		if ss, ok := sess.(solver.StoppableSession); ok {
+			ss.SetStop(func() bool { return ctx.Err() != nil })
+		}
+		if limited, _ = sess.(solver.LimitedSession); limited != nil {
+			limited.SetIterationLimit(finishColdIterations * (mod.LP.NumRows() + mod.LP.NumCols()))
+		}
+		return true
 	}
-	defer sess.Close()
-	if ss, ok := sess.(solver.StoppableSession); ok {
-		ss.SetStop(func() bool { return ctx.Err() != nil })
+	// model makes mod one that serves a probe at t with the outputs
+	// pruned at t: built at the upper end, or just below the first
+	// opening above t where one lies in between. An output the model
+	// keeps that t leaves no mass is a column forced to 0, and a cold
+	// solve round such degenerate vertices can go on for thousands of
+	// iterations.
+	model := func(t float64) (fresh, ok bool) {
+		keep := mod != nil && t <= built
+		level := r.Upper
+		for _, o := range openings {
+			keep = keep && !(o > t && o <= built)
+			if o > t && o <= level {
+				level = math.Nextafter(o, 0)
+			}
+		}
+		if keep {
+			return false, true
+		}
+		m, err := polytope.BuildRobust(mechSpec(pi, pat, level), set)
+		if err != nil {
+			return false, false
+		}
+		mod, built = m, level
+		return true, load()
 	}
-	limited, _ := sess.(solver.LimitedSession)
-	if limited != nil {
-		limited.SetIterationLimit(finishColdIterations * (mod.LP.NumRows() + mod.LP.NumCols()))
-	}
-	alpha := make([]float64, len(mod.Sum))
+	defer func() {
+		if sess != nil {
+			sess.Close()
+		}
+	}()
+	cold, reloads := true, 0
+	alpha := make([]float64, len(pi))
 	steer, ladder := r.Lower, 0
+	atLower, askedLower := false, false // the next probe is at the lower end; one was
 	for k := 0; k < finishMaxLPs && r.Upper-r.Lower > tol && ctx.Err() == nil; k++ {
 		lo := math.Max(r.Lower, steer)
 		t := lo + (r.Upper-lo)/2
-		if r.Upper-lo <= tol {
+		rung := r.Upper-lo <= tol
+		switch {
+		case atLower:
+			t, atLower, rung = r.Lower, false, false
+		case rung:
 			if ladder == finishLadder {
 				return
 			}
@@ -74,6 +147,11 @@ func finishByLP(ctx context.Context, r *Bracket, set *mech.PriorSet, pi mech.Pri
 				return
 			}
 		}
+		fresh, ok := model(t)
+		if !ok {
+			return
+		}
+		cold = cold || fresh
 		if err := mod.SetUpperLevel(sess, t); err != nil {
 			return
 		}
@@ -82,15 +160,31 @@ func finishByLP(ctx context.Context, r *Bracket, set *mech.PriorSet, pi mech.Pri
 		if err != nil {
 			return
 		}
-		if k == 0 && limited != nil {
+		if cold && sol.Status != solver.Limit && limited != nil {
 			limited.SetIterationLimit(max(sol.Iterations, finishMinIterations))
 		}
+		wasCold := cold
+		cold = false
 		switch sol.Status {
 		case solver.Optimal:
 			m := mod.Mechanism(sol.X)
 			lvl := leakage.PMLOver(set, m)
-			if !pat.Holds(m) || !(lvl < r.Upper) {
-				return // a point that breaks the pattern or audits above the upper end
+			if !pat.Holds(m) {
+				return
+			}
+			if !(lvl < r.Upper) {
+				// Feasible, but its point audits above the upper end:
+				// most often ε* is a breakpoint just below t (an
+				// output's opening), above which the feasible set is a
+				// sliver of nearly parallel columns whose points audit
+				// a hair above their ε. At the breakpoint itself they
+				// audit within rounding: the proven lower end is asked
+				// once, in case it is that point.
+				if askedLower {
+					return
+				}
+				atLower, askedLower = true, true
+				continue
 			}
 			r.Upper, r.Mechanism = lvl, m
 		case solver.Infeasible:
@@ -102,17 +196,47 @@ func finishByLP(ctx context.Context, r *Bracket, set *mech.PriorSet, pi mech.Pri
 			if len(y) == 0 {
 				continue
 			}
+			z := make([]float64, mod.LP.NumCols())
+			for _, e := range mod.LP.ConstMatrix {
+				z[e.Col] += e.Val * y[e.Row]
+			}
 			for _, sign := range []float64{1, -1} {
-				for i, row := range mod.Sum {
-					alpha[i] = sign * y[row]
-				}
-				if lb, priors, ok := colgen.RobustBound(set, pat, alpha); ok && lb > r.Lower {
-					r.Lower = math.Min(lb, r.Upper)
-					r.Proofs = []certificate.Hint{{Priors: priors, Alpha: slices.Clone(alpha)}}
+				for _, lean := range []bool{false, true} {
+					for i, row := range mod.Sum {
+						alpha[i] = sign * y[row]
+						if !lean {
+							continue
+						}
+						d := 0.0
+						for _, c := range mod.P[i] {
+							if c >= 0 {
+								d = math.Max(d, sign*z[c])
+							}
+						}
+						alpha[i] -= d
+					}
+					if lb, priors, ok := colgen.RobustBound(set, pat, alpha); ok && lb > r.Lower {
+						r.Lower = math.Min(lb, r.Upper)
+						r.Proofs = []certificate.Hint{{Priors: priors, Alpha: slices.Clone(alpha)}}
+					}
 				}
 			}
+		case solver.Limit:
+			// Round a degenerate vertex: once, the same ε from a fresh
+			// load, whose path differs from a warm solve's (a cold
+			// solve's would be the same).
+			if wasCold {
+				return
+			}
+			if reloads++; reloads > finishReloads || !load() {
+				return
+			}
+			cold = true
+			if rung {
+				ladder-- // the same rung, asked again
+			}
 		default:
-			return // the iteration limit, or the engine's other failures
+			return // the engine's other failures
 		}
 	}
 }
@@ -124,7 +248,8 @@ func finishByLP(ctx context.Context, r *Bracket, set *mech.PriorSet, pi mech.Pri
 // dualised LP by the pure-Go engine takes seconds; finishMinIterations
 // the least iteration limit of its warm solves, finishColdIterations that
 // of its cold one per row and column; finishMinWidth the narrowest bracket
-// it is tried on.
+// it is tried on; finishReloads the fresh loads after a solve cut at its
+// limit.
 const (
 	finishMaxLPs         = 40
 	finishLadder         = 4
@@ -132,4 +257,5 @@ const (
 	finishMinIterations  = 1000
 	finishColdIterations = 4
 	finishMinWidth       = 1e-8
+	finishReloads        = 1
 )
