@@ -32,8 +32,9 @@ import (
 //     bounds p_ij ≤ 1, which that proof does not know: where the column
 //     of p_ij has z = (Aᵀy)_ij > 0, the ray pays z for it. The row sum
 //     holds the same bound (p ≥ 0 and Σ_j p_ij = 1), so lowering α_i by
-//     the largest such z of row i leaves the ray's gap as it was and no
-//     column leaning on a bound. Both readings are tried.
+//     the largest such z of row i leaves no column leaning on a bound
+//     and does not shrink the ray's gap (the row's sum pays that z once,
+//     where the bounds paid each). Both readings are tried.
 //  4. Once steer is within tol of the upper end and the lower end is
 //     not, probes at 4, 16, 64 and 256 tol below the upper end ask for
 //     the proof there (a ray taken further from ε* holds up to the
@@ -47,14 +48,16 @@ import (
 // finishColdIterations times the model's rows and columns, each warm one
 // at the iterations of the last cold one; a warm solve that reaches its
 // limit (round a degenerate vertex, most often just below a breakpoint)
-// is asked again once from a fresh load, whose path differs. The finish
-// stops at finishMaxLPs LPs or at the first other failure, with the
+// is asked again once from a fresh load, whose path differs (engines
+// without limits, such as Clp's sessions, have their own). The finish
+// stops at finishMaxLPs LPs, finishMaxBuilds models or the first other
+// failure, with the
 // bracket it has: every end it moved is audited or proven. A bracket
 // within finishMinWidth is left as it is: the master's ladder left it
 // there, and the engines hold their rows to about 1e-9.
 func finishByLP(ctx context.Context, r *Bracket, set *mech.PriorSet, pi mech.Prior, pat mech.Pattern, slv solver.Solver, tol float64) {
 	ws, ok := slv.(solver.WarmSolver)
-	if !ok || r.Mechanism == nil || !(r.Upper-r.Lower > math.Max(tol, finishMinWidth)) || len(pi)*len(pat[0]) > finishMaxPairs {
+	if !ok || r.Mechanism == nil || !(r.Upper-r.Lower > math.Max(tol, finishMinWidth)) || len(pat) == 0 || len(pi)*len(pat[0]) > finishMaxPairs {
 		return
 	}
 	// The openings over the set: output j can carry mass at ε only from
@@ -75,6 +78,7 @@ func finishByLP(ctx context.Context, r *Bracket, set *mech.PriorSet, pi mech.Pri
 	var (
 		mod     *polytope.RobustModel
 		built   float64 // the level mod was built at
+		builds  int     // the models built
 		sess    solver.Session
 		limited solver.LimitedSession
 	)
@@ -115,6 +119,9 @@ func finishByLP(ctx context.Context, r *Bracket, set *mech.PriorSet, pi mech.Pri
 		if keep {
 			return false, true
 		}
+		if builds++; builds > finishMaxBuilds {
+			return false, false
+		}
 		m, err := polytope.BuildRobust(mechSpec(pi, pat, level), set)
 		if err != nil {
 			return false, false
@@ -132,12 +139,14 @@ func finishByLP(ctx context.Context, r *Bracket, set *mech.PriorSet, pi mech.Pri
 	steer, ladder := r.Lower, 0
 	atLower, askedLower := false, false // the next probe is at the lower end; one was
 	for k := 0; k < finishMaxLPs && r.Upper-r.Lower > tol && ctx.Err() == nil; k++ {
+		wasLower := false // this probe is at the lower end (atLower)
 		lo := math.Max(r.Lower, steer)
 		t := lo + (r.Upper-lo)/2
 		rung := r.Upper-lo <= tol
 		switch {
 		case atLower:
 			t, atLower, rung = r.Lower, false, false
+			wasLower = true
 		case rung:
 			if ladder == finishLadder {
 				return
@@ -193,7 +202,7 @@ func finishByLP(ctx context.Context, r *Bracket, set *mech.PriorSet, pi mech.Pri
 			if y == nil {
 				y = sol.Certificate
 			}
-			if len(y) == 0 {
+			if len(y) != mod.LP.NumRows() {
 				continue
 			}
 			z := make([]float64, mod.LP.NumCols())
@@ -235,6 +244,7 @@ func finishByLP(ctx context.Context, r *Bracket, set *mech.PriorSet, pi mech.Pri
 			if rung {
 				ladder-- // the same rung, asked again
 			}
+			atLower = wasLower // and the lower end
 		default:
 			return // the engine's other failures
 		}
@@ -249,7 +259,7 @@ func finishByLP(ctx context.Context, r *Bracket, set *mech.PriorSet, pi mech.Pri
 // the least iteration limit of its warm solves, finishColdIterations that
 // of its cold one per row and column; finishMinWidth the narrowest bracket
 // it is tried on; finishReloads the fresh loads after a solve cut at its
-// limit.
+// limit; finishMaxBuilds the models it builds (each a cold solve).
 const (
 	finishMaxLPs         = 40
 	finishLadder         = 4
@@ -258,4 +268,5 @@ const (
 	finishColdIterations = 4
 	finishMinWidth       = 1e-8
 	finishReloads        = 1
+	finishMaxBuilds      = 8
 )

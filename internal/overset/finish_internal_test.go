@@ -96,3 +96,21 @@ func valuePattern(t *testing.T, pi mech.Prior, u mech.Utility, set *mech.PriorSe
 	}
 	return best
 }
+
+// A cancelled context leaves the bracket as it came: no LP.
+func TestFinishByLPStopsWithTheContext(t *testing.T) {
+	in, set, err := randinst.FamilyBox("grid", 12, 3, 0.5, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pat := valuePattern(t, in.Prior, in.Utility, set)
+	safe := colgen.UniformOverAllowed(pat)
+	up := leakage.PMLOver(set, safe)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r := Bracket{Upper: up, Mechanism: safe}
+	finishByLP(ctx, &r, set, in.Prior, pat, solver.Revised(), 1e-9)
+	if r.LPs != 0 || r.Lower != 0 || r.Upper != up || r.Proofs != nil {
+		t.Errorf("%d LPs, bracket [%g, %g]", r.LPs, r.Lower, r.Upper)
+	}
+}

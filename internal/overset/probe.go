@@ -154,6 +154,9 @@ func leastByColumnsFrom(ctx context.Context, p *problem.Problem, pat mech.Patter
 		r.Proofs = []certificate.Hint{{Priors: b.Priors, Alpha: b.Alpha}}
 	}
 	finishByLP(ctx, &r, p.PriorSet, p.Prior, pat, o.Solver, tol)
+	if err := ctx.Err(); err != nil {
+		return r, false, err
+	}
 	return r, true, nil
 }
 
