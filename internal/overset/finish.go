@@ -2,6 +2,7 @@ package overset
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"slices"
 
@@ -54,11 +55,15 @@ import (
 // failure, with the
 // bracket it has: every end it moved is audited or proven. A bracket
 // within finishMinWidth is left as it is: the master's ladder left it
-// there, and the engines hold their rows to about 1e-9.
-func finishByLP(ctx context.Context, r *Bracket, set *mech.PriorSet, pi mech.Prior, pat mech.Pattern, slv solver.Solver, tol float64) {
+// there, and the engines hold their rows to about 1e-9. notify, if not
+// nil, is told before the first LP (a finish at 64 letters takes seconds).
+func finishByLP(ctx context.Context, r *Bracket, set *mech.PriorSet, pi mech.Prior, pat mech.Pattern, slv solver.Solver, tol float64, notify func(string)) {
 	ws, ok := slv.(solver.WarmSolver)
 	if !ok || r.Mechanism == nil || !(r.Upper-r.Lower > math.Max(tol, finishMinWidth)) || len(pat) == 0 || len(pi)*len(pat[0]) > finishMaxPairs {
 		return
+	}
+	if notify != nil {
+		notify(fmt.Sprintf("the column generation over the prior set stalled with the least ε in [%.12g, %.12g]: finishing it by bisection on the %d×%d LP over the set with %s", r.Lower, r.Upper, len(pi), len(pat[0]), slv.Name()))
 	}
 	// The openings over the set: output j can carry mass at ε only from
 	// −log min_{π∈Π} π(A_j) on (BuildRobust prunes it below).

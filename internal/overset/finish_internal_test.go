@@ -3,6 +3,7 @@ package overset
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/pmlopt/pmlopt/certify"
@@ -33,7 +34,11 @@ func TestFinishByLPBracketsTheLeastEpsilon(t *testing.T) {
 		}
 		safe := colgen.UniformOverAllowed(pat)
 		r := Bracket{Upper: leakage.PMLOver(set, safe), Mechanism: safe}
-		finishByLP(context.Background(), &r, set, in.Prior, pat, solver.Revised(), 1e-9)
+		var told []string
+		finishByLP(context.Background(), &r, set, in.Prior, pat, solver.Revised(), 1e-9, func(msg string) { told = append(told, msg) })
+		if len(told) != 1 || !strings.Contains(told[0], "bisection on the 12×12 LP") {
+			t.Errorf("%s: told %q", family, told)
+		}
 		if w := r.Upper - r.Lower; !(w >= 0 && w <= 1e-8) || r.LPs == 0 {
 			t.Errorf("%s: bracket [%.12g, %.12g] after %d LPs", family, r.Lower, r.Upper, r.LPs)
 		}
@@ -69,7 +74,7 @@ func TestFinishByLPLeavesNarrowBrackets(t *testing.T) {
 	safe := colgen.UniformOverAllowed(pat)
 	up := leakage.PMLOver(set, safe)
 	r := Bracket{Lower: up - finishMinWidth/2, Upper: up, Mechanism: safe}
-	finishByLP(context.Background(), &r, set, in.Prior, pat, solver.Revised(), 1e-9)
+	finishByLP(context.Background(), &r, set, in.Prior, pat, solver.Revised(), 1e-9, nil)
 	if r.LPs != 0 || r.Lower != up-finishMinWidth/2 {
 		t.Errorf("%d LPs, lower end %g", r.LPs, r.Lower)
 	}
@@ -109,7 +114,7 @@ func TestFinishByLPStopsWithTheContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	r := Bracket{Upper: up, Mechanism: safe}
-	finishByLP(ctx, &r, set, in.Prior, pat, solver.Revised(), 1e-9)
+	finishByLP(ctx, &r, set, in.Prior, pat, solver.Revised(), 1e-9, nil)
 	if r.LPs != 0 || r.Lower != 0 || r.Upper != up || r.Proofs != nil {
 		t.Errorf("%d LPs, bracket [%g, %g]", r.LPs, r.Lower, r.Upper)
 	}

@@ -153,7 +153,7 @@ func leastByColumnsFrom(ctx context.Context, p *problem.Problem, pat mech.Patter
 	if b.Alpha != nil {
 		r.Proofs = []certificate.Hint{{Priors: b.Priors, Alpha: b.Alpha}}
 	}
-	finishByLP(ctx, &r, p.PriorSet, p.Prior, pat, o.Solver, tol)
+	finishByLP(ctx, &r, p.PriorSet, p.Prior, pat, o.Solver, tol, o.Expected.Notify)
 	if err := ctx.Err(); err != nil {
 		return r, false, err
 	}
