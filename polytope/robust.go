@@ -466,6 +466,66 @@ func (m *RobustModel) Mechanism(x []float64) mech.Mechanism {
 	return p
 }
 
+// Openings returns, for each of the m outputs, the least ε over the set
+// at which it can carry mass: −log min_{π∈Π} π(A_j), A_j its allowed
+// inputs (every input where pat is nil), +Inf where that least mass is
+// not positive. BuildRobust prunes the outputs whose opening is above its
+// level.
+func Openings(set *mech.PriorSet, pat mech.Pattern, m int) []float64 {
+	n := set.N()
+	out := make([]float64, m)
+	c := make([]float64, n)
+	for j := range m {
+		for i := range n {
+			c[i] = 0
+			if pat == nil || pat[i][j] {
+				c[i] = 1
+			}
+		}
+		out[j] = math.Inf(1)
+		if low := set.MinMass(c); low > 0 {
+			out[j] = -math.Log(low)
+		}
+	}
+	return out
+}
+
+// RayMultipliers reads an infeasibility ray y of m's feasibility model as
+// multipliers α on its rows Σ_j p_ij = 1, the shape of a proof with a
+// prior per output: y's own entries there, and the same lowered by the
+// part of the ray that leans on the bounds p_ij ≤ 1, which such a proof
+// does not have (z = (Aᵀy)_ij > 0 on p_ij's column; the row sum, with
+// p ≥ 0, holds the same bound, so α_i lowered by the row's largest such z
+// leaves no column leaning on a bound and does not shrink the ray's gap:
+// the row pays that z once where the bounds paid each). Each in both
+// signs, since engines differ in theirs: four candidates, nil where y
+// does not have one entry per row.
+func (m *RobustModel) RayMultipliers(y []float64) [][]float64 {
+	if len(y) != m.LP.NumRows() {
+		return nil
+	}
+	z := make([]float64, m.LP.NumCols())
+	for _, e := range m.LP.ConstMatrix {
+		z[e.Col] += e.Val * y[e.Row]
+	}
+	var out [][]float64
+	for _, sign := range []float64{1, -1} {
+		raw, lean := make([]float64, m.N), make([]float64, m.N)
+		for i, row := range m.Sum {
+			raw[i] = sign * y[row]
+			d := 0.0
+			for _, c := range m.P[i] {
+				if c >= 0 {
+					d = math.Max(d, sign*z[c])
+				}
+			}
+			lean[i] = raw[i] - d
+		}
+		out = append(out, raw, lean)
+	}
+	return out
+}
+
 // addMechanism adds to x the columns p_ij of the pattern's pairs, leaving
 // out the outputs pruned over the set (see BuildRobust), and the rows
 // Σ_j p_ij = 1, recording their indices in mod.P and mod.Sum.
@@ -473,15 +533,8 @@ func addMechanism(x *lp.Model, s Spec, set *mech.PriorSet, b mech.Budget, mod *R
 	n, m := mod.N, mod.M
 	pruned := make([]bool, m)
 	if b.Measure != mech.LDP {
-		for j := range m {
-			c := make([]float64, n)
-			for i := range n {
-				if s.Pattern == nil || s.Pattern[i][j] {
-					c[i] = 1
-				}
-			}
-			low := set.MinMass(c)
-			pruned[j] = !(low > 0) || -math.Log(low) > upperLevel(b)
+		for j, o := range Openings(set, s.Pattern, m) {
+			pruned[j] = math.IsInf(o, 1) || o > upperLevel(b)
 		}
 	}
 	for i := range n {
