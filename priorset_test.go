@@ -514,12 +514,6 @@ func solveWideBoxValue(t *testing.T, family string, n int, seed uint64) *pmlopt.
 		t.Errorf("%s: bracket [%.12g, %.12g]", family, sol.OptimalEpsilonLower, sol.Epsilon)
 	}
 	mustVerify(t, family, p, sol.Mechanism, sol.Certificate)
-	r := rand.New(rand.NewPCG(uint64(n), seed))
-	for range 20 {
-		q := randinst.SetPrior(r, set, nil)
-		if lvl := leakage.PML(q, sol.Mechanism); lvl > sol.Epsilon+certify.AuditTol {
-			t.Fatalf("%s: PML %g at a prior of the set, above %g", family, lvl, sol.Epsilon)
-		}
-	}
+	withinAtSetPriors(t, family, rand.New(rand.NewPCG(uint64(n), seed)), set, sol.Mechanism, mech.Budget{Measure: mech.PML, Epsilon: sol.Epsilon})
 	return sol
 }

@@ -107,23 +107,7 @@ func TestExpectedOverSetByInteriorPoint(t *testing.T) {
 				t.Fatalf("trial %d %s: bound %.12g above the optimum %.12g", trial, what(), sol.ExpectedUtilityBound, want.Objective)
 			}
 			mustVerify(t, what(), p, sol.Mechanism, sol.Certificate)
-			for range 20 {
-				q := randinst.SetPrior(r, set, nil)
-				rep, err := certify.Audit(q, sol.Mechanism, b)
-				if err != nil {
-					t.Fatal(err)
-				}
-				up := b.Epsilon
-				if b.Measure == mech.ALIP {
-					up = b.EpsilonUpper
-					if rep.ALIPLower > b.EpsilonLower+certify.AuditTol {
-						t.Fatalf("trial %d %s: ALIP lower level %g at a prior of the set", trial, what(), rep.ALIPLower)
-					}
-				}
-				if rep.Level > up+certify.AuditTol {
-					t.Fatalf("trial %d %s: level %g at a prior of the set, budget %+v", trial, what(), rep.Level, b)
-				}
-			}
+			withinAtSetPriors(t, fmt.Sprintf("trial %d %s", trial, what()), r, set, sol.Mechanism, b)
 		}
 	}
 }
@@ -687,17 +671,7 @@ func TestExpectedOverSetAnswersAStalledRun(t *testing.T) {
 	b := mech.Budget{Measure: mech.LIP, Epsilon: 1}
 	p := &problem.Problem{Prior: in.Prior, Utility: in.Utility, PriorSet: set, Objective: problem.ExpectedUtility, Privacy: &b}
 	sol := solveByInteriorPoint(t, "fine", p)
-	r := rand.New(rand.NewPCG(48, 1))
-	for range 20 {
-		q := randinst.SetPrior(r, set, nil)
-		rep, err := certify.Audit(q, sol.Mechanism, b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rep.Level > b.Epsilon+certify.AuditTol {
-			t.Fatalf("LIP %g at a prior of the set", rep.Level)
-		}
-	}
+	withinAtSetPriors(t, "fine", rand.New(rand.NewPCG(48, 1)), set, sol.Mechanism, b)
 }
 
 // solveByInteriorPoint solves p (an expected utility over a prior set)
@@ -719,4 +693,28 @@ func solveByInteriorPoint(t *testing.T, what string, p *problem.Problem) *pmlopt
 	}
 	mustVerify(t, what, p, sol.Mechanism, sol.Certificate)
 	return sol
+}
+
+// withinAtSetPriors audits m at 20 priors drawn from the set with r
+// (certify.Audit: its level within b there, and under ALIP its lower
+// level within b's lower end).
+func withinAtSetPriors(t *testing.T, what string, r *rand.Rand, set *mech.PriorSet, m mech.Mechanism, b mech.Budget) {
+	t.Helper()
+	for range 20 {
+		q := randinst.SetPrior(r, set, nil)
+		rep, err := certify.Audit(q, m, b)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		up := b.Epsilon
+		if b.Measure == mech.ALIP {
+			up = b.EpsilonUpper
+			if rep.ALIPLower > b.EpsilonLower+certify.AuditTol {
+				t.Fatalf("%s: ALIP lower level %g at a prior of the set", what, rep.ALIPLower)
+			}
+		}
+		if rep.Level > up+certify.AuditTol {
+			t.Fatalf("%s: level %g at a prior of the set, budget %+v", what, rep.Level, b)
+		}
+	}
 }

@@ -23,19 +23,13 @@ import (
 // what certify proves with the priors it returns, each a prior of the set.
 func TestFinishByLPBracketsTheLeastEpsilon(t *testing.T) {
 	for _, family := range []string{"square-geometric", "counting-binomial", "random", "grid"} {
-		in, set, err := randinst.FamilyBox(family, 12, 3, 0.5, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pat := valuePattern(t, in.Prior, in.Utility, set)
+		pi, set, pat, r := safeStart(t, family)
 		ref, err := colgen.RobustLeastEpsilon(context.Background(), set, pat, 1e-10)
 		if err != nil || ref.Mechanism == nil || ref.Upper-ref.Lower > 1e-9 || ref.Upper < 0.05 {
 			t.Fatalf("%s: reference [%g, %g], %v", family, ref.Lower, ref.Upper, err)
 		}
-		safe := colgen.UniformOverAllowed(pat)
-		r := Bracket{Upper: leakage.PMLOver(set, safe), Mechanism: safe}
 		var told []string
-		finishByLP(context.Background(), &r, set, in.Prior, pat, solver.Revised(), 1e-9, func(msg string) { told = append(told, msg) })
+		finishByLP(context.Background(), &r, set, pi, pat, solver.Revised(), 1e-9, func(msg string) { told = append(told, msg) })
 		if len(told) != 1 || !strings.Contains(told[0], "bisection on the 12×12 LP") {
 			t.Errorf("%s: told %q", family, told)
 		}
@@ -66,25 +60,27 @@ func TestFinishByLPBracketsTheLeastEpsilon(t *testing.T) {
 
 // A bracket already within the engines' reach is left alone: no LP.
 func TestFinishByLPLeavesNarrowBrackets(t *testing.T) {
-	in, set, err := randinst.FamilyBox("square-geometric", 12, 3, 0.5, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pat := valuePattern(t, in.Prior, in.Utility, set)
-	safe := colgen.UniformOverAllowed(pat)
-	up := leakage.PMLOver(set, safe)
-	r := Bracket{Lower: up - finishMinWidth/2, Upper: up, Mechanism: safe}
-	finishByLP(context.Background(), &r, set, in.Prior, pat, solver.Revised(), 1e-9, nil)
+	pi, set, pat, r := safeStart(t, "square-geometric")
+	up := r.Upper
+	r.Lower = up - finishMinWidth/2
+	finishByLP(context.Background(), &r, set, pi, pat, solver.Revised(), 1e-9, nil)
 	if r.LPs != 0 || r.Lower != up-finishMinWidth/2 {
 		t.Errorf("%d LPs, lower end %g", r.LPs, r.Lower)
 	}
 }
 
-// valuePattern is the value pattern of u that a budget of 1 nat over the
-// set reaches (BestWorstCase's decisions).
-func valuePattern(t *testing.T, pi mech.Prior, u mech.Utility, set *mech.PriorSet) mech.Pattern {
+// safeStart is the finish's start on the family's instance of 12 letters
+// (seed 3) over the box 0.5-2 times its prior: the value pattern that a
+// budget of 1 nat over the set reaches (BestWorstCase's decisions), and
+// the bracket [0, level over the set of the utility-safe mechanism] with
+// that mechanism.
+func safeStart(t *testing.T, family string) (mech.Prior, *mech.PriorSet, mech.Pattern, Bracket) {
 	t.Helper()
-	p := &problem.Problem{Prior: pi, Utility: u, PriorSet: set, Objective: problem.WorstCaseValue, Privacy: &mech.Budget{Measure: mech.PML, Epsilon: 1}}
+	in, set, err := randinst.FamilyBox(family, 12, 3, 0.5, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &problem.Problem{Prior: in.Prior, Utility: in.Utility, PriorSet: set, Objective: problem.WorstCaseValue, Privacy: &mech.Budget{Measure: mech.PML, Epsilon: 1}}
 	pats, _, err := Patterns(p)
 	if err != nil {
 		t.Fatal(err)
@@ -99,22 +95,17 @@ func valuePattern(t *testing.T, pi mech.Prior, u mech.Utility, set *mech.PriorSe
 			best = pat
 		}
 	}
-	return best
+	safe := colgen.UniformOverAllowed(best)
+	return in.Prior, set, best, Bracket{Upper: leakage.PMLOver(set, safe), Mechanism: safe}
 }
 
 // A cancelled context leaves the bracket as it came: no LP.
 func TestFinishByLPStopsWithTheContext(t *testing.T) {
-	in, set, err := randinst.FamilyBox("grid", 12, 3, 0.5, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pat := valuePattern(t, in.Prior, in.Utility, set)
-	safe := colgen.UniformOverAllowed(pat)
-	up := leakage.PMLOver(set, safe)
+	pi, set, pat, r := safeStart(t, "grid")
+	up := r.Upper
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	r := Bracket{Upper: up, Mechanism: safe}
-	finishByLP(ctx, &r, set, in.Prior, pat, solver.Revised(), 1e-9, nil)
+	finishByLP(ctx, &r, set, pi, pat, solver.Revised(), 1e-9, nil)
 	if r.LPs != 0 || r.Lower != 0 || r.Upper != up || r.Proofs != nil {
 		t.Errorf("%d LPs, bracket [%g, %g]", r.LPs, r.Lower, r.Upper)
 	}
