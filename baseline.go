@@ -56,7 +56,7 @@ func SolveBaseline(ctx context.Context, p *problem.Problem, kind Baseline) (*Bas
 		return nil, err
 	}
 	within := func(q mech.Mechanism) bool { return excessFor(p, q, b) <= 0 }
-	c, err := closedform.Calibrate(ctx, closedform.Family(kind), p.Prior, p, b, within)
+	c, err := closedform.Calibrate(ctx, closedform.Family(kind), p.Prior, p.PriorSet, p, b, within)
 	if err != nil {
 		return nil, err
 	}

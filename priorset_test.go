@@ -15,6 +15,7 @@ import (
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/closedform"
+	"github.com/pmlopt/pmlopt/guarantee"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/leakage"
@@ -332,6 +333,28 @@ func TestBaselineOverPriorSet(t *testing.T) {
 	// The next order up breaks the budget over the box.
 	if h < 4 && closedform.SafeEpsilonOver(p.PriorSet, u.Order().Pattern(h+1)) <= 1 {
 		t.Fatalf("utility-safe over the box stopped at h %d, but h %d fits", h, h+1)
+	}
+	// The conversions know M*(h)'s level at the estimate only: no start
+	// over a set.
+	if !math.IsNaN(safe.Start) {
+		t.Errorf("utility-safe over the box starts from h %g, which no conversion proves", safe.Start)
+	}
+	// Randomized response starts from the ε̄ that Prop 1 proves for the
+	// least mass a prior of the box gives a letter (0.05, not the
+	// estimate's 0.1), whose mechanism keeps the budget over the box.
+	rr, err = pmlopt.SolveBaseline(ctx, p, pmlopt.RandomizedResponse)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := guarantee.LDPForPML(1, 0.05); math.Abs(rr.Start-want) > 1e-15 || rr.Start > rr.Parameter {
+		t.Fatalf("randomized response over the box: start %v, want %v (at most the parameter %v)", rr.Start, want, rr.Parameter)
+	}
+	q, err := closedform.RandomizedResponse(4, rr.Start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lvl := leakage.PMLOver(p.PriorSet, q); lvl > 1 {
+		t.Fatalf("randomized response at its start %v has PML %v over the box", rr.Start, lvl)
 	}
 }
 

@@ -67,18 +67,27 @@ type Calibration struct {
 // beyond the budget are passed over without an audit, so within must be at
 // least as strict as the exact level of b at pi (or over a set holding pi)
 // with a slack below 1e-9·max(1, ε).
-func Calibrate(ctx context.Context, kind Family, pi mech.Prior, p Problem, b mech.Budget, within func(mech.Mechanism) bool) (*Calibration, error) {
+//
+// set, if not nil, is the prior set within audits over (holding pi): the
+// LDP conversions then read the least mass any prior of the set gives a
+// letter, and the extremal mechanism and M*(h), whose levels the
+// conversions know only at pi, start from no proven parameter.
+func Calibrate(ctx context.Context, kind Family, pi mech.Prior, set *mech.PriorSet, p Problem, b mech.Budget, within func(mech.Mechanism) bool) (*Calibration, error) {
 	n, m := p.N(), p.M()
 	var fam func(theta float64) (mech.Mechanism, error)
 	c := &Calibration{ParameterName: "ε̄", Start: math.NaN()}
 	hi := math.Inf(1)
+	pmin := pi.Min()
+	if set != nil {
+		pmin = leastLetterMass(set)
+	}
 	switch kind {
 	case FamilyRandomizedResponse:
 		if m != n {
 			return nil, fmt.Errorf("mechanism: randomized response needs as many outputs as inputs, the problem has %d and %d", n, m)
 		}
 		fam = func(t float64) (mech.Mechanism, error) { return RandomizedResponse(n, t) }
-		c.Start = ldpStart(b, pi.Min())
+		c.Start = ldpStart(b, pmin)
 	case FamilyExponential:
 		u, err := p.RequireUtilityContext(ctx)
 		if err != nil {
@@ -89,7 +98,7 @@ func Calibrate(ctx context.Context, kind Family, pi mech.Prior, p Problem, b mec
 			delta = 1 // every column constant: every ε̄ gives the same mechanism
 		}
 		fam = func(t float64) (mech.Mechanism, error) { return Exponential(u, t, delta) }
-		c.Start = ldpStart(b, pi.Min())
+		c.Start = ldpStart(b, pmin)
 	case FamilyExtremal:
 		if m != n {
 			return nil, fmt.Errorf("mechanism: the extremal mechanism needs as many outputs as inputs, the problem has %d and %d", n, m)
@@ -97,11 +106,11 @@ func Calibrate(ctx context.Context, kind Family, pi mech.Prior, p Problem, b mec
 		c.ParameterName = "ε"
 		hi = ExtremalLimit(pi)
 		fam = func(t float64) (mech.Mechanism, error) { return Extremal(pi, t) }
-		if b.Measure == mech.PML {
+		if b.Measure == mech.PML && set == nil {
 			c.Start = math.Min(b.Epsilon, hi)
 		}
 	case FamilyUtilitySafe:
-		return calibrateSafe(ctx, pi, p, b, within, c)
+		return calibrateSafe(ctx, pi, set != nil, p, b, within, c)
 	default:
 		return nil, fmt.Errorf("mechanism: unknown baseline %q (want randomized-response, exponential, extremal or utility-safe)", kind)
 	}
@@ -111,6 +120,19 @@ func Calibrate(ctx context.Context, kind Family, pi mech.Prior, p Problem, b mec
 	}
 	c.Parameter, c.Audits, c.Mechanism = theta, audits, q
 	return c, nil
+}
+
+// leastLetterMass is the least mass a prior of the set gives any one
+// letter: the p_min the LDP conversions need for every prior of the set.
+func leastLetterMass(set *mech.PriorSet) float64 {
+	least := math.Inf(1)
+	e := make([]float64, set.N())
+	for k := range e {
+		e[k] = 1
+		least = math.Min(least, set.MinMass(e))
+		e[k] = 0
+	}
+	return least
 }
 
 // ldpStart is the ε̄ of an ε̄-LDP mechanism that the implications of
@@ -214,13 +236,13 @@ func calibrate(ctx context.Context, fam func(float64) (mech.Mechanism, error), w
 }
 
 // calibrateSafe picks the largest h whose M*(h) is within the budget.
-func calibrateSafe(ctx context.Context, pi mech.Prior, p Problem, b mech.Budget, within func(mech.Mechanism) bool, c *Calibration) (*Calibration, error) {
+func calibrateSafe(ctx context.Context, pi mech.Prior, overSet bool, p Problem, b mech.Budget, within func(mech.Mechanism) bool, c *Calibration) (*Calibration, error) {
 	o, err := p.RequireOrderContext(ctx)
 	if err != nil {
 		return nil, err
 	}
 	c.ParameterName = "h"
-	if b.Measure == mech.PML {
+	if b.Measure == mech.PML && !overSet {
 		h, _ := SafeSchedule(pi, o, b.Epsilon)
 		c.Start = float64(h)
 	}

@@ -37,7 +37,7 @@ func TestCalibrateReachesTheBudget(t *testing.T) {
 	within := func(b mech.Budget) func(mech.Mechanism) bool {
 		return func(q mech.Mechanism) bool { _, _, e := leakage.Level(pi, q, b); return e <= 0 }
 	}
-	c, err := Calibrate(ctx, FamilyRandomizedResponse, pi, sizes{4, 4}, ldp, within(ldp))
+	c, err := Calibrate(ctx, FamilyRandomizedResponse, pi, nil, sizes{4, 4}, ldp, within(ldp))
 	require.NoError(t, err)
 	assert.InDelta(t, 1.3, c.Parameter, 1e-12)
 	assert.Equal(t, 1.3, c.Start)
@@ -46,7 +46,7 @@ func TestCalibrateReachesTheBudget(t *testing.T) {
 
 	pml := mech.Budget{Measure: mech.PML, Epsilon: 0.05}
 	require.Less(t, 0.05, ExtremalLimit(pi))
-	c, err = Calibrate(ctx, FamilyExtremal, pi, sizes{4, 4}, pml, within(pml))
+	c, err = Calibrate(ctx, FamilyExtremal, pi, nil, sizes{4, 4}, pml, within(pml))
 	require.NoError(t, err)
 	assert.InDelta(t, 0.05, c.Parameter, 1e-12)
 	assert.LessOrEqual(t, leakage.PML(pi, c.Mechanism), 0.05)
@@ -60,16 +60,16 @@ func TestCalibrateErrors(t *testing.T) {
 	b := mech.Budget{Measure: mech.PML, Epsilon: 1}
 	all := func(mech.Mechanism) bool { return true }
 	ctx := context.Background()
-	_, err := Calibrate(ctx, FamilyRandomizedResponse, pi, sizes{3, 4}, b, all)
+	_, err := Calibrate(ctx, FamilyRandomizedResponse, pi, nil, sizes{3, 4}, b, all)
 	assert.ErrorContains(t, err, "randomized response needs as many outputs as inputs, the problem has 3 and 4")
-	_, err = Calibrate(ctx, FamilyExponential, pi, sizes{3, 3}, b, all)
+	_, err = Calibrate(ctx, FamilyExponential, pi, nil, sizes{3, 3}, b, all)
 	assert.ErrorContains(t, err, "the problem has none")
-	_, err = Calibrate(ctx, FamilyUtilitySafe, pi, sizes{3, 3}, b, all)
+	_, err = Calibrate(ctx, FamilyUtilitySafe, pi, nil, sizes{3, 3}, b, all)
 	assert.ErrorContains(t, err, "no order")
-	_, err = Calibrate(ctx, "bogus", pi, sizes{3, 3}, b, all)
+	_, err = Calibrate(ctx, "bogus", pi, nil, sizes{3, 3}, b, all)
 	assert.ErrorContains(t, err, `unknown baseline "bogus"`)
 	// A budget nothing meets.
-	_, err = Calibrate(ctx, FamilyRandomizedResponse, pi, sizes{3, 3}, b, func(mech.Mechanism) bool { return false })
+	_, err = Calibrate(ctx, FamilyRandomizedResponse, pi, nil, sizes{3, 3}, b, func(mech.Mechanism) bool { return false })
 	assert.ErrorContains(t, err, "even the parameter 0 exceeds the budget")
 }
 
@@ -123,7 +123,7 @@ func TestCalibrateSafePassesOverUnreachableThresholds(t *testing.T) {
 				}
 			})
 			marked[b.Measure] += k
-			c, err := Calibrate(context.Background(), FamilyUtilitySafe, pi, orderProblem{o}, b, within)
+			c, err := Calibrate(context.Background(), FamilyUtilitySafe, pi, nil, orderProblem{o}, b, within)
 			if want == 0 {
 				assert.Error(t, err)
 				continue
@@ -167,7 +167,7 @@ func TestCalibrateSafeOverPriorSets(t *testing.T) {
 				want, k := scanSafe(t, pi, o, b, within, nil)
 				marked += k
 				require.NotZero(t, want, "h = 1 is within every budget")
-				c, err := Calibrate(context.Background(), FamilyUtilitySafe, pi, orderProblem{o}, b, within)
+				c, err := Calibrate(context.Background(), FamilyUtilitySafe, pi, nil, orderProblem{o}, b, within)
 				require.NoError(t, err)
 				assert.Equal(t, float64(want), c.Parameter, "trial %d, %v", trial, b)
 				checked++
@@ -230,7 +230,7 @@ func TestCalibrateSafeRaggedOrder(t *testing.T) {
 	for _, b := range []mech.Budget{{Measure: mech.LIP, Epsilon: 1}, {Measure: mech.PML, Epsilon: 1},
 		{Measure: mech.ALIP, EpsilonLower: 1, EpsilonUpper: 1}, {Measure: mech.LDP, Epsilon: 1}} {
 		all := func(mech.Mechanism) bool { return true }
-		_, err := Calibrate(context.Background(), FamilyUtilitySafe, mech.Prior{0.5, 0.5}, orderProblem{ragged}, b, all)
+		_, err := Calibrate(context.Background(), FamilyUtilitySafe, mech.Prior{0.5, 0.5}, nil, orderProblem{ragged}, b, all)
 		assert.Error(t, err, "%v", b)
 		assert.NotContains(t, unreachable(mech.Prior{1}, mech.Order{{1, 2}, {2, 1}}, b), true, "a prior of another length marks nothing")
 	}

@@ -33,8 +33,10 @@ budget, so that it can be compared fairly with the optimum.
   utility-safe         M*(h) of Song & Oechtering (2026), Thm 1, parameter h
 
 The search starts from the parameter the conversions prove safe (an ε̄-LDP
-mechanism is ε2-PML, ε1-LIP and (ε1, ε2)-ALIP, Saeidian et al. (2024), Prop 1;
-the extremal mechanism's PML is its parameter) and bisects on the audit.
+mechanism is ε2-PML, ε1-LIP and (ε1, ε2)-ALIP, Saeidian et al. (2024), Prop 1,
+with the least mass a prior of the file's prior_set gives a letter; the
+extremal mechanism's PML is its parameter, at the estimate only) and bisects
+on the audit.
 --measure and --epsilon override the file. --json writes the keys of solve
 and baseline, parameter, parameter_name, parameter_start and audits. Example:
 
