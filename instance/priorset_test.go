@@ -108,6 +108,38 @@ func TestClopperPearsonSmallTails(t *testing.T) {
 	}
 }
 
+// Where the incomplete beta function loses digits (thousands to a million
+// trials) the ends still hold the exact interval, within 1e-8 of it. The
+// exact ends were computed with mpmath at 50 digits, by bisection on the
+// regularised incomplete beta function: a 95% box on 11 letters (tail
+// 0.05/22) with counts 10, 1000 and 2549 of 4000; 1000 letters of 3
+// samples each (tail 0.05/2000); a million samples on two letters, one
+// seen once (tail 0.0125).
+func TestClopperPearsonHoldsTheExactEnds(t *testing.T) {
+	for _, c := range []struct {
+		k, n     int
+		delta    float64
+		exact    float64
+		upperEnd bool
+	}{
+		{10, 4000, 0.05 / 11, 0.0056820174052327685, true},
+		{1000, 4000, 0.05 / 11, 0.23081595231280619, false},
+		{2549, 4000, 0.05 / 11, 0.61536835502024971, false},
+		{3, 3000, 0.05 / 1000, 0.0058458170552157376, true},
+		{1, 1000000, 0.025, 6.3809085312550721e-06, true},
+		{999999, 1000000, 0.025, 0.99999361909146874, false},
+	} {
+		lo, hi := instance.ClopperPearson(c.k, c.n, c.delta)
+		end, holds := lo, lo <= c.exact
+		if c.upperEnd {
+			end, holds = hi, hi >= c.exact
+		}
+		if !holds || math.Abs(end-c.exact) > 1e-8*c.exact {
+			t.Errorf("k = %d, n = %d: end %.17g against the exact %.17g", c.k, c.n, end, c.exact)
+		}
+	}
+}
+
 // 2000 samples of size 40 from a known prior: the sets hold the prior at
 // least as often as their level says, up to three binomial standard
 // deviations of the simulation.
