@@ -16,6 +16,7 @@ import (
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/closedform"
 	"github.com/pmlopt/pmlopt/guarantee"
+	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/leakage"
@@ -539,4 +540,33 @@ func solveWideBoxValue(t *testing.T, family string, n int, seed uint64) *pmlopt.
 	mustVerify(t, family, p, sol.Mechanism, sol.Certificate)
 	withinAtSetPriors(t, family, rand.New(rand.NewPCG(uint64(n), seed)), set, sol.Mechanism, mech.Budget{Measure: mech.PML, Epsilon: sol.Epsilon})
 	return sol
+}
+
+// Past the robust master's 512 letters the free answers still decide a
+// worst case over a set without an LP: on Hamming's 513 letters over the
+// box of masses 0.5 to 2 times the uniform prior, the identity pattern's
+// pruning bound over the box, log 1026, rules it out at 1 nat, and the
+// weakest pattern's constant mechanism has PML 0 at every prior.
+func TestWorstCaseOverSetPastTheMaster(t *testing.T) {
+	ctx := context.Background()
+	in, err := instance.Hamming(513)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pi, _ := instance.Uniform(513)
+	set, err := randinst.FactorBox(pi, 0.5, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, obj := range []problem.Objective{problem.WorstCaseValue, problem.WorstCaseOrder} {
+		p := &problem.Problem{Prior: pi, Utility: in, Order: in.Order(), Objective: obj,
+			Privacy: &mech.Budget{Measure: mech.PML, Epsilon: 1}, PriorSet: set}
+		sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{})
+		require.NoError(t, err, obj)
+		assert.Equal(t, 0.0, sol.Epsilon, obj)
+		assert.Equal(t, 0.0, sol.OptimalEpsilonLower, obj)
+		assert.Equal(t, 0, sol.LPSolves, obj)
+		assert.Equal(t, -1.0, in.WorstCaseValue(sol.Mechanism), obj)
+		assert.Equal(t, 0.0, leakage.PMLOver(set, sol.Mechanism), obj)
+	}
 }

@@ -166,12 +166,10 @@ func leastByColumnsFrom(ctx context.Context, p *problem.Problem, pat mech.Patter
 // probed (its columns start a search of the same pattern). ok is false
 // when the master did not settle or failed: the caller then asks the LP.
 func probeByColumns(ctx context.Context, p *problem.Problem, pat mech.Pattern, eps float64) (mech.Mechanism, *colgen.RobustMaster, bool) {
-	if len(p.Prior) > robustColumnsMaxLetters {
-		return nil, nil, false
-	}
-	// The free answers first: an output open to every input takes
-	// everything at PML 0, the pruning bound over the set above ε rules
-	// the pattern out, and the utility-safe mechanism may keep ε.
+	// The free answers first, at every size: an output open to every
+	// input takes everything at PML 0, the pruning bound over the set
+	// above ε rules the pattern out, and the utility-safe mechanism may
+	// keep ε.
 	if q := colgen.IndependentOver(pat); q != nil {
 		return q, nil, true
 	}
@@ -180,6 +178,9 @@ func probeByColumns(ctx context.Context, p *problem.Problem, pat mech.Pattern, e
 	}
 	if safe := colgen.UniformOverAllowed(pat); safe != nil && leakage.PMLOver(p.PriorSet, safe) <= eps {
 		return safe, nil, true
+	}
+	if len(p.Prior) > robustColumnsMaxLetters {
+		return nil, nil, false
 	}
 	g, err := colgen.NewRobust(p.PriorSet, pat)
 	if err != nil {

@@ -116,9 +116,14 @@ func BestWorstCase(ctx context.Context, p *problem.Problem, eps float64, o Optio
 		return Bracket{}, err
 	}
 	lps := 0
+	told := false
 	probe := func(pat mech.Pattern, e float64) (mech.Mechanism, *colgen.RobustMaster, error) {
 		if m, g, ok := probeByColumns(ctx, p, pat, e); ok {
 			return m, g, nil
+		}
+		if n := len(p.Prior); !told && n > robustColumnsMaxLetters && o.Expected.Notify != nil {
+			told = true
+			o.Expected.Notify(fmt.Sprintf("the column generation over the prior set serves up to %d letters: deciding the worst case by the %d×%d LP over the set with %s, which can take long", robustColumnsMaxLetters, n, len(pat[0]), slv.Name()))
 		}
 		m, _, n, err := solveLP(ctx, mechSpec(p.Prior, pat, e), set, slv)
 		lps += n
@@ -169,6 +174,9 @@ func BestWorstCase(ctx context.Context, p *problem.Problem, eps float64, o Optio
 func LeastEpsilon(ctx context.Context, p *problem.Problem, pat mech.Pattern, start mech.Mechanism, o Options) (Bracket, error) {
 	if start == nil && certificate.NoFiniteLevel(p, pat) {
 		return Bracket{Lower: math.Inf(1), Upper: math.Inf(1)}, nil
+	}
+	if q := colgen.IndependentOver(pat); q != nil {
+		return Bracket{Mechanism: q}, nil // PML 0 at every prior
 	}
 	if r, ok, err := leastByColumns(ctx, p, pat, o); ok || err != nil {
 		return r, err
