@@ -242,8 +242,16 @@ func TestPriorFromCSV(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Equal(t, want, got)
 
+	// A missing answer is no letter: an empty or blank cell is refused
+	// with its line, and nothing is written.
+	holes := csvFile("holes.csv", "x,y\n1,a\n ,b\n2,c\n")
+	out := filepath.Join(dir, "holes.yaml")
+	stdout, stderr, code := cli(t, "new", "--prior-from", holes, "--column", "x", "--utility", "abs", "--epsilon", "1", "-o", out)
+	refused(t, "an empty cell", code, exitError, stdout, stderr, holes+`: column "x", line 3: empty value (drop the record or give it a value)`)
+	assert.NoFileExists(t, out)
+
 	dup := csvFile("dup.csv", "x,x\n1,3\n2,4\n")
-	stdout, stderr, code := cli(t, append([]string{"new", "--prior-from", dup}, args...)...)
+	stdout, stderr, code = cli(t, append([]string{"new", "--prior-from", dup}, args...)...)
 	refused(t, "two columns x", code, exitError, stdout, stderr, dup+`: column "x" appears twice in the header (columns 1 and 2)`)
 
 	stdout, stderr, code = cli(t, append([]string{"new", "--prior-from", plain, "--smoothing", "1e308"}, args...)...)

@@ -530,6 +530,12 @@ func columnCounts(e *env, path, column string, check func(value string, line int
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", path, err)
 		}
+		if strings.TrimSpace(rec[col]) == "" {
+			// A missing answer is no letter: counted, it would take a
+			// share of the prior that no record has.
+			line, _ := cr.FieldPos(col)
+			return nil, nil, fmt.Errorf("%s: column %q, line %d: empty value (drop the record or give it a value)", path, column, line)
+		}
 		if check != nil {
 			line, _ := cr.FieldPos(col)
 			if err := check(rec[col], line); err != nil {
