@@ -578,6 +578,12 @@ func integer(v *node) (int, string) {
 		if k := special(s); k != isNumber {
 			return 0, k.message(v.text)
 		}
+		if f, ferr := strconv.ParseFloat(s, 64); ferr == nil && f == math.Trunc(f) {
+			if math.Abs(f) > math.MaxInt64 {
+				return 0, quote(v.text) + " is beyond the largest integer a file can hold (9223372036854775807)"
+			}
+			return 0, quote(v.text) + " is not an integer as written: give its digits alone (" + strconv.FormatFloat(f, 'f', -1, 64) + ")"
+		}
 		return 0, quote(v.text) + " is not an integer"
 	}
 	return x, ""

@@ -209,9 +209,11 @@ func TestInteger(t *testing.T) {
 	assert.Equal(t, 3, x)
 	for text, want := range map[string]string{
 		"2.5":                  `"2.5" is not an integer`,
-		"2.0":                  `"2.0" is not an integer`,
+		"2.0":                  `"2.0" is not an integer as written: give its digits alone (2)`,
+		"1e3":                  `"1e3" is not an integer as written: give its digits alone (1000)`,
+		"1e30":                 `"1e30" is beyond the largest integer a file can hold (9223372036854775807)`,
 		"1/2":                  `"1/2" is not an integer`,
-		"99999999999999999999": `"99999999999999999999" is not an integer`,
+		"99999999999999999999": `"99999999999999999999" is beyond the largest integer a file can hold (9223372036854775807)`,
 		".inf":                 "is infinite",
 		"x":                    `"x" is not an integer`,
 	} {
