@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"reflect"
+	"regexp"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -128,7 +132,7 @@ func verifyFlags(fs *flagSet) runFunc {
 			err = yaml.Unmarshal(data, &doc)
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %v", path, err)
+			return fmt.Errorf("%s: %s", path, decodeMessage(err))
 		}
 		// The problem: FILE itself when it is one (it has a prior), else
 		// --problem.
@@ -279,4 +283,54 @@ func floatMatrix(v any) ([][]float64, error) {
 		}
 	}
 	return out, nil
+}
+
+// yamlTypeLine is one line of a yaml.TypeError: the line, the value's
+// text and the Go type it did not fit.
+var yamlTypeLine = regexp.MustCompile("^line (\\d+): cannot unmarshal !!\\w+ `(.*)` into (.+)$")
+
+// decodeMessage words a decoding error of an answer or certificate by
+// line or field and the value that does not fit, not by the decoder's
+// Go types.
+func decodeMessage(err error) string {
+	var ye *yaml.TypeError
+	if errors.As(err, &ye) {
+		var parts []string
+		for _, l := range ye.Errors {
+			m := yamlTypeLine.FindStringSubmatch(l)
+			if m == nil {
+				parts = append(parts, l)
+				continue
+			}
+			what := "a value of another kind"
+			switch {
+			case strings.HasPrefix(m[3], "float"):
+				what = "a number"
+			case strings.HasPrefix(m[3], "int"):
+				what = "an integer"
+			case m[3] == "string":
+				what = "a string"
+			case m[3] == "bool":
+				what = "true or false"
+			}
+			parts = append(parts, fmt.Sprintf("line %s: %q where %s belongs", m[1], m[2], what))
+		}
+		return strings.Join(parts, "; ")
+	}
+	var je *json.UnmarshalTypeError
+	if errors.As(err, &je) {
+		what := "a value of another kind"
+		switch k := je.Type.Kind(); {
+		case k == reflect.Float64 || k == reflect.Float32:
+			what = "a number"
+		case k >= reflect.Int && k <= reflect.Uint64:
+			what = "an integer"
+		case k == reflect.String:
+			what = "a string"
+		case k == reflect.Bool:
+			what = "true or false"
+		}
+		return fmt.Sprintf("field %s: a JSON %s where %s belongs", je.Field, je.Value, what)
+	}
+	return err.Error()
 }

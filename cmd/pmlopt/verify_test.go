@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -386,4 +387,36 @@ func TestVerifyThresholdsNoBudgetReaches(t *testing.T) {
 	stdout, _, code = cli(t, "verify", answer, "--problem", f, "--quiet")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stdout, "point 3: FAILED    no budget: ")
+}
+
+// A value of the wrong kind in an answer is named by its line (YAML) or
+// field (JSON) and what belongs there, not by the decoder's Go types.
+func TestVerifyWrongKindOfValue(t *testing.T) {
+	dir := t.TempDir()
+	cq := td + "counting-query.yaml"
+	saved := filepath.Join(dir, "cq.yaml")
+	_, stderr, code := cli(t, "solve", cq, "--out", saved)
+	require.Equal(t, 0, code, stderr)
+	data, err := os.ReadFile(saved)
+	require.NoError(t, err)
+	lines := strings.Split(string(data), "\n")
+	line := -1
+	for k, l := range lines {
+		if strings.TrimSpace(l) == "alpha:" {
+			line = k + 1 // the first multiplier's line, 0-based
+			break
+		}
+	}
+	require.Positive(t, line, "no multipliers in the saved answer")
+	lines[line] = strings.Split(lines[line], "-")[0] + "- abc"
+	require.NoError(t, os.WriteFile(saved, []byte(strings.Join(lines, "\n")), 0o644))
+	stdout, stderr, code := cli(t, "verify", saved)
+	refused(t, "a word for a multiplier", code, exitError, stdout, stderr, fmt.Sprintf(`%s: line %d: "abc" where a number belongs`, saved, line+1))
+
+	v := runJSON(t, "solve", cq, "--json")
+	v["certificate"].(map[string]any)["epsilon"] = "abc"
+	f := filepath.Join(dir, "cq.json")
+	require.NoError(t, os.WriteFile(f, mustJSON(t, v), 0o644))
+	stdout, stderr, code = cli(t, "verify", f, "--problem", cq)
+	refused(t, "a string for the level", code, exitError, stdout, stderr, f+": field certificate.epsilon: a JSON string where a number belongs")
 }
