@@ -17,6 +17,10 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
+// ErrNothingToDraw is the error of a figure none of whose points is
+// finite (or, on a log axis, positive).
+var ErrNothingToDraw = errors.New("figure: no finite point to draw (or none positive on a log axis)")
+
 // Format is an output format: "svg", "png", "pdf" or "eps".
 type Format string
 
@@ -246,7 +250,7 @@ func (f Figure) plot() (*plot.Plot, []drawnLine, error) {
 		}
 	}
 	if drawn == 0 {
-		return nil, nil, errors.New("figure: no finite point to draw (or none positive on a log axis)")
+		return nil, nil, ErrNothingToDraw
 	}
 	if f.IntegerX && !f.LogX && xs == 1 {
 		p.X.Min, p.X.Max = wholeRange(p.X.Min, p.X.Max)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/pmlopt/pmlopt"
 	"github.com/pmlopt/pmlopt/closedform"
+	"github.com/pmlopt/pmlopt/figure"
 	"github.com/pmlopt/pmlopt/internal/decimal"
 	"github.com/pmlopt/pmlopt/internal/jsonout"
 	"github.com/pmlopt/pmlopt/problem"
@@ -196,7 +198,7 @@ func curveFlags(fs *flagSet) runFunc {
 						return err
 					}
 					if *plotPath != "" {
-						if err := plotCurve(*plotPath, left.title(curveTitle(p.Name)), obj, pts, safeSteps); err != nil {
+						if err := plotCurve(*plotPath, left.title(curveTitle(p.Name)), obj, pts, safeSteps); err != nil && !errors.Is(err, figure.ErrNothingToDraw) {
 							return fmt.Errorf("interrupted: the settled points are on stdout, but --plot failed: %w", err)
 						}
 					}
@@ -234,7 +236,7 @@ func curveFlags(fs *flagSet) runFunc {
 				return err
 			}
 			if *plotPath != "" {
-				if err := plotCurve(*plotPath, left.title(curveTitle(p.Name)), obj, pts, safeSteps); err != nil {
+				if err := plotCurve(*plotPath, left.title(curveTitle(p.Name)), obj, pts, safeSteps); err != nil && !errors.Is(err, figure.ErrNothingToDraw) {
 					return fmt.Errorf("interrupted: the settled points are on stdout, but --plot failed: %w", err)
 				}
 			}

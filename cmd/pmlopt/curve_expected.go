@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -273,7 +274,7 @@ func (f *expectedCurveFlags) run(ctx context.Context, e *env, fs *flagSet, p *pr
 			return err
 		}
 		if out.plot != "" {
-			if err := plotExpectedCurves(out.plot, left.title(expectedTitle(p, series)), series); err != nil {
+			if err := plotExpectedCurves(out.plot, left.title(expectedTitle(p, series)), series); err != nil && !errors.Is(err, figure.ErrNothingToDraw) {
 				return fmt.Errorf("interrupted: the settled points are on stdout, but --plot failed: %w", err)
 			}
 		}

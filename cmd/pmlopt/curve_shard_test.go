@@ -14,6 +14,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pmlopt/pmlopt/figure"
+	"github.com/pmlopt/pmlopt/problem"
 )
 
 // TestShardFlag: a wrong --shard is a wrong command line, naming the flag.
@@ -132,4 +135,18 @@ func TestShardStopped(t *testing.T) {
 	// be identical), and complete the curve.
 	_, stderr, code = cli(t, "merge", file, stoppedPart, parts[0], parts[1])
 	require.Equal(t, 0, code, stderr)
+}
+
+// A curve stopped before its first point has nothing to plot: its plot
+// is ErrNothingToDraw, which the stopped run passes over (exit 130 with
+// the stop's message, not "--plot failed"), and no figure is written.
+func TestEmptyCurvePlotsNothing(t *testing.T) {
+	dir := t.TempDir()
+	plot := filepath.Join(dir, "curve.svg")
+	err := plotCurve(plot, "t", problem.WorstCaseOrder, nil, nil)
+	require.ErrorIs(t, err, figure.ErrNothingToDraw)
+	assert.NoFileExists(t, plot)
+	err = plotExpectedCurves(plot, "t", []expectedSeries{{}})
+	require.ErrorIs(t, err, figure.ErrNothingToDraw)
+	assert.NoFileExists(t, plot)
 }
