@@ -14,9 +14,11 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/pmlopt/pmlopt"
+	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/internal/certificate"
 	"github.com/pmlopt/pmlopt/internal/jsonout"
 	"github.com/pmlopt/pmlopt/mech"
+	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/verify"
 )
 
@@ -59,11 +61,54 @@ type certDoc struct {
 	// A series of curve --robustness says which priors it is over: the
 	// estimate, the whole simplex (ldp) or a prior set of its own.
 	Curves []struct {
-		Over     string           `json:"over" yaml:"over"`
-		PriorSet *verify.PriorSet `json:"prior_set" yaml:"prior_set"`
-		Points   []certPoint      `json:"points" yaml:"points"`
+		Over       string      `json:"over" yaml:"over"`
+		Confidence *float64    `json:"confidence" yaml:"confidence"`
+		PriorSet   *seriesSet  `json:"prior_set" yaml:"prior_set"`
+		Points     []certPoint `json:"points" yaml:"points"`
 	} `json:"curves" yaml:"curves"`
 }
+
+// seriesSet is a curve --robustness series' prior set: the set, and how
+// it was built from the file's samples.
+type seriesSet struct {
+	verify.PriorSet `yaml:",inline"`
+	Method          string  `json:"method" yaml:"method"`
+	Samples         int     `json:"samples" yaml:"samples"`
+	Confidence      float64 `json:"confidence" yaml:"confidence"`
+}
+
+// checkSeriesSet refuses a series whose prior set is not the one its
+// confidence names: rebuilt, as curve --robustness builds it, from the
+// counts of the problem's samples at that level (a reader takes the
+// label for the series' level, and the claims hold over the set).
+func checkSeriesSet(p *problem.Problem, label *float64, ss *seriesSet) error {
+	if label == nil || *label != ss.Confidence {
+		return fmt.Errorf("its confidence label is not its prior_set's confidence %v", ss.Confidence)
+	}
+	src, counts, err := recordedCounts(p)
+	if err != nil {
+		return err
+	}
+	if ss.Method != src.Method || ss.Samples != src.Samples {
+		return fmt.Errorf("its prior_set is built by %s from %d samples, the problem's by %s from %d", ss.Method, ss.Samples, src.Method, src.Samples)
+	}
+	want, err := instance.ConfidenceSet(counts, p.Prior, ss.Confidence, ss.Method)
+	if err != nil {
+		return err
+	}
+	var got *mech.PriorSet
+	if ss.isBoxSet() {
+		got, err = mech.NewBoxSet(p.Prior, ss.Lower, ss.Upper)
+	} else if ss.L1Radius != nil {
+		got, err = mech.NewL1Set(p.Prior, *ss.L1Radius)
+	}
+	if err != nil || got == nil || !sameSet(want, got) {
+		return fmt.Errorf("its prior_set is not the %s set of the problem's %d samples at its confidence %v", ss.Method, ss.Samples, ss.Confidence)
+	}
+	return nil
+}
+
+func (ss *seriesSet) isBoxSet() bool { return ss.Lower != nil || ss.Upper != nil }
 
 // certPoints are a worst-case curve's points, each with its certificate.
 // A problem file's points are the sites of its utility rule, [x, y]
@@ -203,7 +248,10 @@ func verifyFlags(fs *flagSet) runFunc {
 				over, label = nil, " (at the estimate)"
 			case "prior_set":
 				if cv.PriorSet != nil {
-					over, label = cv.PriorSet, " (over the series' own prior set)"
+					if err := checkSeriesSet(p, cv.Confidence, cv.PriorSet); err != nil {
+						return fmt.Errorf("%s: curve %d: %v", path, s, err)
+					}
+					over, label = &cv.PriorSet.PriorSet, " (over the series' own prior set)"
 				}
 			}
 			for k, pt := range cv.Points {

@@ -135,7 +135,8 @@ func TestVerifyRefusesTamperingOverPriorSet(t *testing.T) {
 
 // curve --robustness --certificates: each series is checked over the
 // priors it names (the estimate, the simplex, its own set), and a series'
-// set edited after the curve fails its prior set claim.
+// set or confidence edited after the curve is refused: the set must be
+// the one its confidence names, rebuilt from the file's samples.
 func TestVerifyRobustnessCurve(t *testing.T) {
 	dir := t.TempDir()
 	f := filepath.Join(dir, "c95.yaml")
@@ -161,7 +162,22 @@ func TestVerifyRobustnessCurve(t *testing.T) {
           0.0`, 1)
 	require.NotEqual(t, stdout, edited, "the 90%% series' lower bounds")
 	require.NoError(t, os.WriteFile(path, []byte(edited), 0o600))
-	out, _, code = cli(t, "verify", path, "--problem", f)
+	out, stderr, code = cli(t, "verify", path, "--problem", f)
 	require.Equal(t, 1, code, out)
-	require.Contains(t, out, "FAILED    prior set")
+	require.Contains(t, stderr, "curve 1: its prior_set is not the clopper-pearson-bonferroni set of the problem's 40 samples at its confidence 0.9")
+	// Its label, or its label and its set's level, edited to 50%: the
+	// set is not the 50% one (nor the label the set's).
+	for _, c := range []struct{ from, to, want string }{
+		{`"confidence": 0.9,
+      "prior_set"`, `"confidence": 0.5,
+      "prior_set"`, "curve 1: its confidence label is not its prior_set's confidence 0.9"},
+		{`"confidence": 0.9`, `"confidence": 0.5`, "curve 1: its prior_set is not the clopper-pearson-bonferroni set of the problem's 40 samples at its confidence 0.5"},
+	} {
+		edited := strings.ReplaceAll(stdout, c.from, c.to)
+		require.NotEqual(t, stdout, edited, c.want)
+		require.NoError(t, os.WriteFile(path, []byte(edited), 0o600))
+		out, stderr, code = cli(t, "verify", path, "--problem", f)
+		require.Equal(t, 1, code, out)
+		require.Contains(t, stderr, c.want)
+	}
 }
