@@ -59,6 +59,12 @@ type dense struct {
 	feasTol float64
 	// iterCap, if positive, caps the pivots of a run (tighten's).
 	iterCap int
+	// fineTol lets a phase 2 grinding at a sum of slacks below
+	// stallFloor tighten its feasibility tolerance to that sum
+	// (fineTolRatio): the robust masters' choice. At one prior the same
+	// tightening just above a breakpoint (log 2 on banded patterns) makes
+	// the master stall where the engine's tolerance lets it end.
+	fineTol bool
 	// workers is the number of goroutines the O(n²) vector work may use
 	// (split); results do not depend on it. minWork is parallelWork,
 	// which tests lower to split small problems.
@@ -159,6 +165,16 @@ const (
 	defaultStallPivots, defaultStallPivotsMin = 10, 1000
 	stallGain                                 = 1e-9
 	stallFloor                                = 1e-6
+	// Below stallFloor a master near ε* can have a sum of slacks of a few
+	// times denseFeasTol: basic values within the tolerance of 0 then pass
+	// for feasible or not by rounding, and the solve goes back and forth
+	// between the phases for tens of thousands of pivots without changing
+	// the sum. A robust master's phase 2 (fineTol) that has made more than n +
+	// columns pivots with its sum below stallFloor takes the feasibility
+	// tolerance fineTolRatio times that sum (at least fineTolFloor) for
+	// the rest of the solve, where the sum is well above it.
+	fineTolRatio = 1e-4
+	fineTolFloor = 1e-13
 	// denseSingTol: the least pivot, relative to the largest entry of the
 	// basis, that inversion accepts; a column without one is replaced by
 	// a slack.
@@ -475,7 +491,8 @@ func (e *dense) run() (*denseResult, error) {
 	if e.iterCap > 0 {
 		r.maxIter = min(r.maxIter, e.iterCap)
 	}
-	defer func() { e.perturbed = false }()
+	tol := e.feasTol
+	defer func() { e.perturbed, e.feasTol = false, tol }()
 	err := simplex.Run(r, &r.deg)
 	return r.res, err
 }
@@ -491,6 +508,9 @@ type denseRun struct {
 	flat  int
 	leave int // the position the ratio test chose
 	res   *denseResult
+	// fine: the feasibility tolerance was tightened to the sum of the
+	// slacks (fineTolRatio); run puts the engine's back at the end.
+	fine bool
 }
 
 // stalled ends the attempt with errStalled and the pivots made.
@@ -633,10 +653,16 @@ func (r *denseRun) Ray(bool) (simplex.Flow, error) {
 // Step pivots. Phase 1 pivots neither count nor reset best: a solve that
 // ping-pongs between the phases on rounding keeps its plateau.
 func (r *denseRun) Step(q int, dq, step float64, phase1, _ bool) {
-	r.e.pivot(q, r.leave, step, dq)
+	e := r.e
+	e.pivot(q, r.leave, step, dq)
 	r.iters++
 	if !phase1 {
-		switch f := r.e.slackSum(); {
+		f := e.slackSum()
+		if e.fineTol && !r.fine && e.iterCap == 0 && f < stallFloor && r.iters > e.n+len(e.cols) {
+			r.fine = true
+			e.feasTol = math.Min(e.feasTol, math.Max(fineTolFloor, fineTolRatio*f))
+		}
+		switch {
 		case f < r.best-stallGain*math.Max(1, f):
 			r.best, r.flat = f, 0
 		case r.best > stallFloor:

@@ -204,6 +204,7 @@ func NewRobust(set *mech.PriorSet, pat mech.Pattern) (*RobustMaster, error) {
 		}
 	}
 	g.sx = newDense(n)
+	g.sx.fineTol = true
 	g.priceRho = make([]float64, m)
 	for j := range g.priceRho {
 		g.priceRho[j] = math.NaN()
