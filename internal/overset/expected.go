@@ -79,6 +79,9 @@ func MaximizeExpected(ctx context.Context, p *problem.Problem, u mech.Utility, b
 		}
 		atEstimate, tried = r.Estimate, true
 	}
+	if n, m := len(p.Prior), len(u[0]); n*m >= noteExpectedPairs && o.Expected.Notify != nil {
+		o.Expected.Notify(fmt.Sprintf("maximising the expected utility over the prior set by interior points on the %d×%d problem, with a prior of the set per output: at this size that can take a minute or more", n, m))
+	}
 	r, ok, start, err := byInteriorPoint(ctx, p, u, b, o)
 	if ok || err != nil {
 		return r, err
@@ -106,6 +109,11 @@ func MaximizeExpected(ctx context.Context, p *problem.Problem, u mech.Utility, b
 	r.Bound, r.Proof = ExpectedBound(ctx, p, u, b, nil, atEstimate, o)
 	return r, nil
 }
+
+// noteExpectedPairs is the size (inputs × outputs) from which
+// MaximizeExpected tells its caller that the interior points over the set
+// can take a while: the users' progress note on long work.
+const noteExpectedPairs = 500 * 500
 
 // zeroBudget reports whether b allows only mechanisms whose rows are all
 // equal: ε = 0 under PML or LIP, or either end 0 under ALIP. Such a cap,

@@ -2,6 +2,7 @@ package overset
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/pmlopt/pmlopt/internal/randinst"
@@ -33,5 +34,44 @@ func TestLPRouteKeepsTheInteriorPointsResult(t *testing.T) {
 	value := u.ExpectedUtility(pi, r.Mechanism)
 	if gap := r.Robust.BoundTwo - value; !(gap >= -1e-9 && gap <= 1e-8) {
 		t.Errorf("two-prior bound %.15g for the LP's value %.15g", r.Robust.BoundTwo, value)
+	}
+}
+
+// From 500×500 letters MaximizeExpected tells its caller, before its
+// first route, that the interior points over the set can take a while;
+// below that it says nothing. (The context is cancelled beforehand: the
+// routes end at once.)
+func TestMaximizeExpectedNotesLargeSets(t *testing.T) {
+	for _, n := range []int{499, 500} {
+		pi := make(mech.Prior, n)
+		u := make(mech.Utility, n)
+		for i := range pi {
+			pi[i] = 1 / float64(n)
+			u[i] = make([]float64, n)
+			for j := range u[i] {
+				u[i][j] = -float64(max(i-j, j-i))
+			}
+		}
+		set, err := randinst.FactorBox(pi, 0.5, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		var notes []string
+		o := Options{Solver: solver.Revised()}
+		o.Expected.Notify = func(s string) { notes = append(notes, s) }
+		p := &problem.Problem{Prior: pi, Utility: u, PriorSet: set}
+		_, err = MaximizeExpected(ctx, p, u, mech.Budget{Measure: mech.PML, Epsilon: 1}, o)
+		if err == nil {
+			t.Fatalf("%d letters: no error from a cancelled context", n)
+		}
+		want := 0
+		if n == 500 {
+			want = 1
+		}
+		if len(notes) != want || (want == 1 && !strings.Contains(notes[0], "on the 500×500 problem")) {
+			t.Errorf("%d letters: notes %q", n, notes)
+		}
 	}
 }
