@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/problem"
@@ -43,14 +44,10 @@ func TestLPRouteKeepsTheInteriorPointsResult(t *testing.T) {
 // routes end at once.)
 func TestMaximizeExpectedNotesLargeSets(t *testing.T) {
 	for _, n := range []int{499, 500} {
-		pi := make(mech.Prior, n)
-		u := make(mech.Utility, n)
-		for i := range pi {
-			pi[i] = 1 / float64(n)
-			u[i] = make([]float64, n)
-			for j := range u[i] {
-				u[i][j] = -float64(max(i-j, j-i))
-			}
+		pi, _ := instance.Uniform(n)
+		u, err := instance.AbsLoss(n)
+		if err != nil {
+			t.Fatal(err)
 		}
 		set, err := randinst.FactorBox(pi, 0.5, 2)
 		if err != nil {
