@@ -90,9 +90,6 @@ const (
 	// LevelTol: the stated level exceeds the mechanism's exact level by at
 	// most this (the stated one rounds the audited level up).
 	LevelTol = 1e-9
-	// SetLevelSlack: over a prior set, how far above the certificate's
-	// level the level a document reports beside it may lie.
-	SetLevelSlack = 1e-6
 	// UtilityTol bounds |reported − exact| expected utility relative to
 	// Σ_ij |π_i u_ij p_ij|: the rounding of the reported float sum. Among
 	// subnormal numbers rounding is absolute: a term rounded there, as
@@ -675,23 +672,11 @@ func (k *checker) stated() {
 func (k *checker) reported() {
 	r, c := k.p.Reported, k.c
 	var diff []string
-	// At one prior the certificate rounds the reported level up. Over a
-	// prior set it states the level as this checker reads the set, which
-	// the engines' float reading meets to within rounding except where a
-	// tiny entry meets a letter the set lets fall to 0: there a report
-	// may lie above the certificate's level by up to SetLevelSlack (it
-	// overstates the leakage), and never more than LevelTol below it.
-	overSet := k.p.PriorSet != nil && c.Measure != "ldp"
 	level := func(name string, rep, claimed *float64) {
 		switch {
 		case rep == nil:
 		case claimed == nil:
 			diff = append(diff, fmt.Sprintf("%s %v, the certificate none", name, *rep))
-		case overSet && *rep < *claimed-LevelTol:
-			diff = append(diff, fmt.Sprintf("%s %v, below the certificate's %v by more than %g", name, *rep, *claimed, LevelTol))
-		case overSet && *rep > *claimed+SetLevelSlack:
-			diff = append(diff, fmt.Sprintf("%s %v, above the certificate's %v by more than %g", name, *rep, *claimed, SetLevelSlack))
-		case overSet:
 		case !(*rep <= *claimed && *claimed <= *rep+0x1p-44*math.Abs(*rep)+2e-12):
 			diff = append(diff, fmt.Sprintf("%s %v, the certificate's %v", name, *rep, *claimed))
 		}
