@@ -87,7 +87,7 @@ func checkSeriesSet(p *problem.Problem, label *float64, ss *seriesSet) error {
 	}
 	src, counts, err := recordedCounts(p)
 	if err != nil {
-		return err
+		return fmt.Errorf("its prior_set can not be rebuilt from the problem: %v", strings.TrimPrefix(err.Error(), "--robustness: "))
 	}
 	if ss.Method != src.Method || ss.Samples != src.Samples {
 		return fmt.Errorf("its prior_set is built by %s from %d samples, the problem's by %s from %d", ss.Method, ss.Samples, src.Method, src.Samples)
@@ -102,10 +102,24 @@ func checkSeriesSet(p *problem.Problem, label *float64, ss *seriesSet) error {
 	} else if ss.L1Radius != nil {
 		got, err = mech.NewL1Set(p.Prior, *ss.L1Radius)
 	}
-	if err != nil || got == nil || !sameSet(want, got) {
+	if err != nil || got == nil || !sameSet(want, got) || !holdsSet(got, want) {
 		return fmt.Errorf("its prior_set is not the %s set of the problem's %d samples at its confidence %v", ss.Method, ss.Samples, ss.Confidence)
 	}
 	return nil
+}
+
+// holdsSet reports whether a holds b up to a few ulps: no bound of a
+// lies inside b's by more than a relative 1e-13. sameSet's 1e-9 would
+// let a document narrow a set by more than the outward margin of its
+// Clopper–Pearson ends.
+func holdsSet(a, b *mech.PriorSet) bool {
+	const ulps = 1e-13
+	for k := range b.Lower {
+		if a.Lower[k] > b.Lower[k]*(1+ulps) || a.Upper[k] < b.Upper[k]*(1-ulps) {
+			return false
+		}
+	}
+	return a.Radius >= b.Radius*(1-ulps)
 }
 
 func (ss *seriesSet) isBoxSet() bool { return ss.Lower != nil || ss.Upper != nil }
@@ -243,16 +257,27 @@ func verifyFlags(fs *flagSet) runFunc {
 		}
 		for s, cv := range doc.Curves {
 			over, label := set, ""
+			labelled := cv.Confidence != nil || cv.PriorSet != nil
 			switch cv.Over {
-			case "estimate", "simplex":
-				over, label = nil, " (at the estimate)"
-			case "prior_set":
-				if cv.PriorSet != nil {
-					if err := checkSeriesSet(p, cv.Confidence, cv.PriorSet); err != nil {
-						return fmt.Errorf("%s: curve %d: %v", path, s, err)
-					}
-					over, label = &cv.PriorSet.PriorSet, " (over the series' own prior set)"
+			case "", "estimate", "simplex":
+				// A series at the file's own priors, the estimate or the
+				// simplex carries no level of its own.
+				if labelled {
+					return fmt.Errorf("%s: curve %d: a confidence or prior_set on a series over %q", path, s, cv.Over)
 				}
+				if cv.Over != "" {
+					over, label = nil, " (at the estimate)"
+				}
+			case "prior_set":
+				if cv.PriorSet == nil {
+					return fmt.Errorf("%s: curve %d: over prior_set, but no prior_set", path, s)
+				}
+				if err := checkSeriesSet(p, cv.Confidence, cv.PriorSet); err != nil {
+					return fmt.Errorf("%s: curve %d: %v", path, s, err)
+				}
+				over, label = &cv.PriorSet.PriorSet, " (over the series' own prior set)"
+			default:
+				return fmt.Errorf("%s: curve %d: over %q (want estimate, prior_set or simplex)", path, s, cv.Over)
 			}
 			for k, pt := range cv.Points {
 				if pt.Certificate == nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -176,6 +177,31 @@ func TestVerifyRobustnessCurve(t *testing.T) {
 		edited := strings.ReplaceAll(stdout, c.from, c.to)
 		require.NotEqual(t, stdout, edited, c.want)
 		require.NoError(t, os.WriteFile(path, []byte(edited), 0o600))
+		out, stderr, code = cli(t, "verify", path, "--problem", f)
+		require.Equal(t, 1, code, out)
+		require.Contains(t, stderr, c.want)
+	}
+	// A series that sheds its set, names other priors, or labels a
+	// series at the estimate: refused, before any claim.
+	for _, c := range []struct {
+		edit func(series []any)
+		want string
+	}{
+		{func(v []any) { delete(v[1].(map[string]any), "prior_set") }, "curve 1: over prior_set, but no prior_set"},
+		{func(v []any) { v[1].(map[string]any)["over"] = "bogus" }, `curve 1: over "bogus" (want estimate, prior_set or simplex)`},
+		{func(v []any) { v[0].(map[string]any)["confidence"] = 0.99 }, `curve 0: a confidence or prior_set on a series over "estimate"`},
+		{func(v []any) {
+			s := v[1].(map[string]any)
+			delete(s, "over")
+			delete(s, "prior_set")
+		}, `curve 1: a confidence or prior_set on a series over ""`},
+	} {
+		var doc map[string]any
+		require.NoError(t, json.Unmarshal([]byte(stdout), &doc))
+		c.edit(doc["curves"].([]any))
+		data, err := json.Marshal(doc)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(path, data, 0o600))
 		out, stderr, code = cli(t, "verify", path, "--problem", f)
 		require.Equal(t, 1, code, out)
 		require.Contains(t, stderr, c.want)
