@@ -579,10 +579,14 @@ func integer(v *node) (int, string) {
 			return 0, k.message(v.text)
 		}
 		if f, ferr := strconv.ParseFloat(s, 64); ferr == nil && f == math.Trunc(f) {
-			if math.Abs(f) > math.MaxInt64 {
-				return 0, quote(v.text) + " is beyond the largest integer a file can hold (9223372036854775807)"
+			switch {
+			case math.Abs(f) >= 0x1p63:
+				return 0, quote(v.text) + " is beyond the integers a file can hold (|n| ≤ 9223372036854775807)"
+			case math.Abs(f) <= 0x1p53:
+				// Exactly the integer the text names: give it as digits.
+				return 0, quote(v.text) + " is not an integer as written: give its digits alone (" + strconv.FormatInt(int64(f), 10) + ")"
 			}
-			return 0, quote(v.text) + " is not an integer as written: give its digits alone (" + strconv.FormatFloat(f, 'f', -1, 64) + ")"
+			return 0, quote(v.text) + " is not an integer as written: give its digits alone"
 		}
 		return 0, quote(v.text) + " is not an integer"
 	}
