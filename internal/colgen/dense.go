@@ -60,8 +60,8 @@ type dense struct {
 	// iterCap, if positive, caps the pivots of a run (tighten's).
 	iterCap int
 	// fineTol lets a phase 2 grinding at a sum of slacks below
-	// stallFloor tighten its feasibility tolerance to that sum
-	// (fineTolRatio): the robust masters' choice. At one prior the same
+	// stallFloor tighten its feasibility tolerance to fineTolRatio of
+	// that sum: the robust masters' choice. At one prior the same
 	// tightening just above a breakpoint (log 2 on banded patterns) makes
 	// the master stall where the engine's tolerance lets it end.
 	fineTol bool
@@ -168,8 +168,7 @@ const (
 	// Below stallFloor a master near ε* can have a sum of slacks of a few
 	// times denseFeasTol: basic values within the tolerance of 0 then pass
 	// for feasible or not by rounding, and the solve goes back and forth
-	// between the phases for tens of thousands of pivots without changing
-	// the sum. A robust master's phase 2 (fineTol) that has made more than n +
+	// between the phases, up to maxIter, without changing the sum. A robust master's phase 2 (fineTol) that has made more than n +
 	// columns pivots with its sum below stallFloor takes the feasibility
 	// tolerance fineTolRatio times that sum (at least fineTolFloor) for
 	// the rest of the solve, where the sum is well above it.
@@ -508,8 +507,8 @@ type denseRun struct {
 	flat  int
 	leave int // the position the ratio test chose
 	res   *denseResult
-	// fine: the feasibility tolerance was tightened to the sum of the
-	// slacks (fineTolRatio); run puts the engine's back at the end.
+	// fine: the feasibility tolerance was tightened to fineTolRatio of
+	// the sum of the slacks; run puts the engine's back at the end.
 	fine bool
 }
 

@@ -38,8 +38,8 @@ func TestLPRouteKeepsTheInteriorPointsResult(t *testing.T) {
 	}
 }
 
-// From 500×500 letters MaximizeExpected tells its caller, before its
-// first route, that the interior points over the set can take a while;
+// From 500×500 letters MaximizeExpected tells its caller, before the
+// interior points, that they can take a while over the set;
 // below that it says nothing. (The context is cancelled beforehand: the
 // routes end at once.)
 func TestMaximizeExpectedNotesLargeSets(t *testing.T) {
