@@ -9,6 +9,7 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -358,9 +359,31 @@ func floatMatrix(v any) ([][]float64, error) {
 	return out, nil
 }
 
-// yamlTypeLine is one line of a yaml.TypeError: the line, the value's
-// text and the Go type it did not fit.
-var yamlTypeLine = regexp.MustCompile("^line (\\d+): cannot unmarshal !!\\w+ `(.*)` into (.+)$")
+// yamlTypeLine is one line of a yaml.TypeError: the line, the node's
+// tag, its text (absent for a list or a mapping) and the Go type it did
+// not fit.
+var yamlTypeLine = regexp.MustCompile("^line (\\d+): cannot unmarshal !!(\\w+)(?: `(.*)`)? into (.+)$")
+
+// kindWord names what a Go type of the documents holds.
+func kindWord(k reflect.Kind) string {
+	switch {
+	case k == reflect.Float64 || k == reflect.Float32:
+		return "a number"
+	case k >= reflect.Int && k <= reflect.Uint64:
+		return "an integer"
+	case k == reflect.String:
+		return "a string"
+	case k == reflect.Bool:
+		return "true or false"
+	case k == reflect.Slice || k == reflect.Array:
+		return "a list"
+	}
+	return "a mapping"
+}
+
+// goKinds are the Go types a yaml.TypeError names, by kind.
+var goKinds = map[string]reflect.Kind{"float64": reflect.Float64, "float32": reflect.Float32, "int": reflect.Int,
+	"int64": reflect.Int64, "uint": reflect.Uint, "uint64": reflect.Uint64, "string": reflect.String, "bool": reflect.Bool}
 
 // decodeMessage words a decoding error of an answer or certificate by
 // line or field and the value that does not fit, not by the decoder's
@@ -375,35 +398,28 @@ func decodeMessage(err error) string {
 				parts = append(parts, l)
 				continue
 			}
-			what := "a value of another kind"
+			what := kindWord(reflect.Map)
 			switch {
-			case strings.HasPrefix(m[3], "float"):
-				what = "a number"
-			case strings.HasPrefix(m[3], "int"):
-				what = "an integer"
-			case m[3] == "string":
-				what = "a string"
-			case m[3] == "bool":
-				what = "true or false"
+			case strings.HasPrefix(m[4], "[]"):
+				what = kindWord(reflect.Slice)
+			case goKinds[m[4]] != reflect.Invalid:
+				what = kindWord(goKinds[m[4]])
 			}
-			parts = append(parts, fmt.Sprintf("line %s: %q where %s belongs", m[1], m[2], what))
+			got := map[string]string{"seq": "a list", "map": "a mapping"}[m[2]]
+			if got == "" {
+				got = strconv.Quote(m[3])
+				if _, perr := strconv.ParseFloat(m[3], 64); errors.Is(perr, strconv.ErrRange) {
+					got += ", beyond the float64 range,"
+				}
+			}
+			parts = append(parts, fmt.Sprintf("line %s: %s where %s belongs", m[1], got, what))
 		}
 		return strings.Join(parts, "; ")
 	}
 	var je *json.UnmarshalTypeError
 	if errors.As(err, &je) {
-		what := "a value of another kind"
-		switch k := je.Type.Kind(); {
-		case k == reflect.Float64 || k == reflect.Float32:
-			what = "a number"
-		case k >= reflect.Int && k <= reflect.Uint64:
-			what = "an integer"
-		case k == reflect.String:
-			what = "a string"
-		case k == reflect.Bool:
-			what = "true or false"
-		}
-		return fmt.Sprintf("field %s: a JSON %s where %s belongs", je.Field, je.Value, what)
+		field := strings.TrimPrefix(je.Field, "Reported.")
+		return fmt.Sprintf("field %s: a JSON %s where %s belongs", field, je.Value, kindWord(je.Type.Kind()))
 	}
 	return err.Error()
 }
