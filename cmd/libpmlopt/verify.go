@@ -66,7 +66,7 @@ func opVerify(ctx context.Context, a args, in input) (any, [][][]float64, error)
 			err = yaml.Unmarshal(data, &doc)
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %v", a.Path, err)
+			return nil, nil, fmt.Errorf("%s: %s", a.Path, jsonout.DecodeMessage(err))
 		}
 		if doc.Certificate == nil {
 			return nil, nil, fmt.Errorf("%s: no certificate at its top level (solve --out and solve --json write one; pass a curve point's certificate itself)", a.Path)
