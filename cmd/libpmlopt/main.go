@@ -32,6 +32,8 @@ import (
 	"sync"
 	"time"
 	"unsafe"
+
+	"github.com/pmlopt/pmlopt/internal/jsonout"
 )
 
 func main() {}
@@ -235,20 +237,16 @@ func paramError(err error) error {
 	if !errors.As(err, &te) || te.Field == "" {
 		return err
 	}
-	want := "a " + te.Type.String()
+	// The documents' words, in Python's where its own differ.
+	want := jsonout.KindWord(te.Type.Kind())
 	switch te.Type.Kind() {
-	case reflect.String:
-		want = "a string"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		want = "an integer"
-	case reflect.Float32, reflect.Float64:
-		want = "a number"
 	case reflect.Bool:
 		want = "True or False"
-	case reflect.Slice, reflect.Array:
-		want = "a list"
 	case reflect.Map, reflect.Struct:
 		want = "a dict"
+	}
+	if want == "" {
+		want = "a " + te.Type.String()
 	}
 	return fmt.Errorf("%s: want %s, got %s", te.Field, want, te.Value)
 }

@@ -71,6 +71,7 @@ func TestErrorsAreOneLine(t *testing.T) {
 		`{"epsilon":1,"measure":3}`:        "bad parameters for solve: measure: want a string, got number",
 		`{"epsilon":1,"min_order":2.5}`:    "bad parameters for solve: min_order: want an integer, got number 2.5",
 		`{"epsilon":1,"workers":true}`:     "bad parameters for solve: workers: want an integer, got bool",
+		`{"epsilon":1,"inputs":3}`:         "bad parameters for solve: inputs: want a list, got number",
 		`{"epsilon":1,"objective":"worst-case-value","min_order":2}`: `min_order and min_value keep a worst case while maximising the expected utility: give objective="expected-utility" (the objective is "worst-case-value")`,
 	} {
 		d, _ := call(t, context.Background(), "solve", params, in)

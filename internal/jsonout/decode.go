@@ -17,8 +17,10 @@ import (
 // not fit.
 var yamlTypeLine = regexp.MustCompile("^line (\\d+): cannot unmarshal !!(\\w+)(?: `(.*)`)? into (.+)$")
 
-// kindWord names what a Go type of the documents holds.
-func kindWord(k reflect.Kind) string {
+// KindWord names what a value of a Go kind is to a reader of a document
+// ("a number", "an integer", "a list", ...), "" for a kind no document
+// holds.
+func KindWord(k reflect.Kind) string {
 	switch {
 	case k == reflect.Float64 || k == reflect.Float32:
 		return "a number"
@@ -30,8 +32,10 @@ func kindWord(k reflect.Kind) string {
 		return "true or false"
 	case k == reflect.Slice || k == reflect.Array:
 		return "a list"
+	case k == reflect.Map || k == reflect.Struct:
+		return "a mapping"
 	}
-	return "a mapping"
+	return ""
 }
 
 // goKinds are the Go types a yaml.TypeError names, by kind.
@@ -54,12 +58,12 @@ func DecodeMessage(err error) string {
 				parts = append(parts, l)
 				continue
 			}
-			what := kindWord(reflect.Map)
+			what := KindWord(reflect.Map)
 			switch {
 			case strings.HasPrefix(m[4], "[]"):
-				what = kindWord(reflect.Slice)
+				what = KindWord(reflect.Slice)
 			case goKinds[m[4]] != reflect.Invalid:
-				what = kindWord(goKinds[m[4]])
+				what = KindWord(goKinds[m[4]])
 			}
 			got := map[string]string{"seq": "a list", "map": "a mapping"}[m[2]]
 			if got == "" {
@@ -75,7 +79,11 @@ func DecodeMessage(err error) string {
 	var je *json.UnmarshalTypeError
 	if errors.As(err, &je) {
 		field := strings.TrimPrefix(je.Field, "Reported.")
-		return fmt.Sprintf("field %s: a JSON %s where %s belongs", field, je.Value, kindWord(je.Type.Kind()))
+		what := KindWord(je.Type.Kind())
+		if what == "" {
+			what = KindWord(reflect.Map)
+		}
+		return fmt.Sprintf("field %s: a JSON %s where %s belongs", field, je.Value, what)
 	}
 	return err.Error()
 }
