@@ -94,12 +94,12 @@ func checkSeriesSet(p *problem.Problem, label *float64, ss *seriesSet) error {
 		return err
 	}
 	var got *mech.PriorSet
-	if ss.isBoxSet() {
-		got, err = mech.NewBoxSet(p.Prior, ss.Lower, ss.Upper)
-	} else if ss.L1Radius != nil {
+	if ss.L1Radius != nil {
 		got, err = mech.NewL1Set(p.Prior, *ss.L1Radius)
+	} else {
+		got, err = mech.NewBoxSet(p.Prior, ss.Lower, ss.Upper)
 	}
-	if err != nil || got == nil || !sameSet(want, got) || !holdsSet(got, want) {
+	if err != nil || !sameSet(want, got) || !holdsSet(got, want) {
 		return fmt.Errorf("its prior_set is not the %s set of the problem's %d samples at its confidence %v", ss.Method, ss.Samples, ss.Confidence)
 	}
 	return nil
@@ -118,8 +118,6 @@ func holdsSet(a, b *mech.PriorSet) bool {
 	}
 	return a.Radius >= b.Radius*(1-ulps)
 }
-
-func (ss *seriesSet) isBoxSet() bool { return ss.Lower != nil || ss.Upper != nil }
 
 // certPoints are a worst-case curve's points, each with its certificate.
 // A problem file's points are the sites of its utility rule, [x, y]
