@@ -74,15 +74,28 @@ type seriesSet struct {
 	Confidence      float64 `json:"confidence" yaml:"confidence"`
 }
 
+// seriesSource is how the problem's set was estimated (recordedCounts),
+// read once for all the series of a document.
+type seriesSource struct {
+	src    problem.PriorSetSource
+	counts []float64
+	err    error
+	read   bool
+}
+
 // checkSeriesSet refuses a series whose prior set is not the one its
 // confidence names: rebuilt, as curve --robustness builds it, from the
 // counts of the problem's samples at that level (a reader takes the
 // label for the series' level, and the claims hold over the set).
-func checkSeriesSet(p *problem.Problem, label *float64, ss *seriesSet) error {
+func checkSeriesSet(p *problem.Problem, from *seriesSource, label *float64, ss *seriesSet) error {
 	if label == nil || *label != ss.Confidence {
 		return fmt.Errorf("its confidence label is not its prior_set's confidence %v", ss.Confidence)
 	}
-	src, counts, err := recordedCounts(p)
+	if !from.read {
+		from.src, from.counts, from.err = recordedCounts(p)
+		from.read = true
+	}
+	src, counts, err := from.src, from.counts, from.err
 	if err != nil {
 		return fmt.Errorf("its prior_set can not be rebuilt from the problem: %v", strings.TrimPrefix(err.Error(), "--robustness: "))
 	}
@@ -250,6 +263,7 @@ func verifyFlags(fs *flagSet) runFunc {
 			}
 			items = append(items, item{name: name, c: pt.Certificate, set: set, rep: pt.Of(pt.Certificate)})
 		}
+		var estimated seriesSource // the problem's estimate, for the series' sets
 		for s, cv := range doc.Curves {
 			over, label := set, ""
 			labelled := cv.Confidence != nil || cv.PriorSet != nil
@@ -267,7 +281,7 @@ func verifyFlags(fs *flagSet) runFunc {
 				if cv.PriorSet == nil {
 					return fmt.Errorf("%s: curve %d: over prior_set, but no prior_set", path, s)
 				}
-				if err := checkSeriesSet(p, cv.Confidence, cv.PriorSet); err != nil {
+				if err := checkSeriesSet(p, &estimated, cv.Confidence, cv.PriorSet); err != nil {
 					return fmt.Errorf("%s: curve %d: %v", path, s, err)
 				}
 				over, label = &cv.PriorSet.PriorSet, " (over the series' own prior set)"
