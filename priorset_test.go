@@ -583,4 +583,19 @@ func TestWorstCaseOverSetPastTheMaster(t *testing.T) {
 		assert.Equal(t, -1.0, in.WorstCaseValue(sol.Mechanism), obj)
 		assert.Equal(t, 0.0, leakage.PMLOver(set, sol.Mechanism), obj)
 	}
+	if testlong.Short() {
+		return
+	}
+	// At 20 nats the identity keeps the budget: its output j is fed by
+	// input j alone, so its least ε over the box is −log of the least
+	// mass a prior of the box gives one letter, 0.5/513: log 1026, both
+	// ends, with no LP (the utility-safe mechanism is the identity).
+	p := &problem.Problem{Prior: pi, Utility: in, Objective: problem.WorstCaseValue,
+		Privacy: &mech.Budget{Measure: mech.PML, Epsilon: 20}, PriorSet: set}
+	sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{})
+	require.NoError(t, err)
+	assert.Equal(t, 0.0, in.WorstCaseValue(sol.Mechanism))
+	assert.InDelta(t, math.Log(1026), sol.Epsilon, 1e-12)
+	assert.InDelta(t, math.Log(1026), sol.OptimalEpsilonLower, 1e-12)
+	assert.Equal(t, 0, sol.LPSolves)
 }
