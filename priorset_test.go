@@ -598,4 +598,5 @@ func TestWorstCaseOverSetPastTheMaster(t *testing.T) {
 	assert.InDelta(t, math.Log(1026), sol.Epsilon, 1e-12)
 	assert.InDelta(t, math.Log(1026), sol.OptimalEpsilonLower, 1e-12)
 	assert.Equal(t, 0, sol.LPSolves)
+	mustVerify(t, "the identity at 20 nats", p, sol.Mechanism, sol.Certificate)
 }

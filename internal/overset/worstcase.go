@@ -190,6 +190,15 @@ func LeastEpsilon(ctx context.Context, p *problem.Problem, pat mech.Pattern, sta
 		r.LPs += n
 		return m, err
 	}
+	// The pruning bound over the set is a lower end for free (the
+	// certificate proves it by its own rule); a start at that level closes
+	// the bracket without the set's priors' searches or an LP.
+	pruning := colgen.SetPruningBound(set, pat)
+	if start != nil && !math.IsInf(pruning, 1) {
+		if up := leakage.PMLOver(set, start); up-pruning <= o.tol() {
+			return Bracket{Lower: math.Min(pruning, up), Upper: up, Mechanism: start}, nil
+		}
+	}
 	var hint certificate.Hint
 	r.Lower, hint = lowerAtSetPriors(ctx, p, pat, o)
 	r.Proofs = []certificate.Hint{hint}
