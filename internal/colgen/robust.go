@@ -3,6 +3,7 @@ package colgen
 import (
 	"errors"
 	"fmt"
+	"github.com/pmlopt/pmlopt/internal/mathx"
 	"math"
 	"slices"
 
@@ -313,7 +314,7 @@ func (g *RobustMaster) price(yp, y []float64) (int, float64) {
 		}
 		up := 0.0
 		for _, i := range rows {
-			up += math.Max(0, yp[i])
+			up += mathx.Pos(yp[i])
 		}
 		if up <= priceTol {
 			best = math.Max(best, up)

@@ -1,6 +1,7 @@
 package colgen
 
 import (
+	"github.com/pmlopt/pmlopt/internal/mathx"
 	"math"
 	"slices"
 
@@ -167,11 +168,11 @@ func bestPrior(set *mech.PriorSet, a []float64, rows []int) []float64 {
 // in marks the inputs of rows.
 func setMinPositive(set *mech.PriorSet, a []float64, rows []int, in []bool, nu float64, pi []float64) float64 {
 	n := len(a)
-	kink := func(i int) float64 { return math.Max(0, -nu*a[i]) }
+	kink := func(i int) float64 { return mathx.Pos(-nu * a[i]) }
 	cost := func() float64 {
 		s := 0.0
 		for _, i := range rows {
-			s += math.Max(0, pi[i]+nu*a[i])
+			s += mathx.Pos(pi[i] + nu*a[i])
 		}
 		return s
 	}
@@ -209,7 +210,7 @@ func setMinPositive(set *mech.PriorSet, a []float64, rows []int, in []bool, nu f
 	room := 0.0
 	if sink < 0 {
 		for _, i := range rows {
-			room += math.Max(0, kink(i)-pi[i])
+			room += mathx.Pos(kink(i) - pi[i])
 		}
 		move = math.Min(move, room)
 	}
@@ -284,17 +285,17 @@ func (f freeMass) parts(set *mech.PriorSet, a []float64, rows []int, nu float64)
 		free := f.outRoom
 		for _, i := range rows {
 			l, c := set.Lower[i], nu*a[i]
-			cost += math.Max(0, l+c)
-			free += math.Max(0, math.Min(set.Upper[i], math.Max(0, -c))-l)
+			cost += mathx.Pos(l + c)
+			free += mathx.Pos(min(set.Upper[i], mathx.Pos(-c)) - l)
 		}
 		return cost, f.rest - free, 0
 	}
 	for _, i := range rows {
 		p, c := set.Center[i], nu*a[i]
-		k := math.Max(0, -c)
-		cost += math.Max(0, p+c)
-		x += math.Max(0, p-k)
-		y += math.Max(0, k-p)
+		k := mathx.Pos(-c)
+		cost += mathx.Pos(p + c)
+		x += mathx.Pos(p - k)
+		y += mathx.Pos(k - p)
 	}
 	if f.sink {
 		y = math.Inf(1)

@@ -1,8 +1,10 @@
 package colgen
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/pmlopt/pmlopt/mech"
@@ -405,6 +407,51 @@ func TestMinMassOfIsMinMass(t *testing.T) {
 			if got, want := minMassOf(set, in, scratch), set.MinMass(c); got != want {
 				t.Fatalf("trial %d (box %v): minMassOf %v (%x), MinMass %v (%x) of %v", trial, set.IsBox(), got, math.Float64bits(got), want, math.Float64bits(want), in)
 			}
+		}
+	}
+}
+
+// sortKinks and sortSegments put in order what slices.SortFunc does with
+// the same comparisons, on lists of every length the quicksort and the
+// insertion sort meet, with many ties of ρ and of the loss per unit of mass
+// (inputs of equal duals and equal masses).
+func TestPricingSortsOrderAsTheLibrary(t *testing.T) {
+	rng := rand.New(rand.NewPCG(37, 13))
+	for trial := range 400 {
+		n := rng.IntN(90)
+		kinks := make([]kink, n)
+		segs := make([]segment, n)
+		for i := range n {
+			kinks[i] = kink{rho: float64(rng.IntN(1 + n/3)), dA: float64(i)}
+			if rng.IntN(4) == 0 {
+				kinks[i].rho = rng.Float64()
+			}
+			segs[i] = segment{k: i / 2, first: i%2 == 0, rate: float64(1 + rng.IntN(4)), loss: float64(1 + rng.IntN(3))}
+			if trial%3 == 0 {
+				segs[i].rate, segs[i].loss = 0.1*float64(1+rng.IntN(7)), 0.3*float64(1+rng.IntN(5))
+			}
+		}
+		wantK := slices.Clone(kinks)
+		slices.SortStableFunc(wantK, func(x, y kink) int { return cmp.Compare(x.rho, y.rho) })
+		sortKinks(kinks)
+		for i := range n {
+			if kinks[i].rho != wantK[i].rho {
+				t.Fatalf("trial %d: kink %d at ρ = %v, want %v", trial, i, kinks[i].rho, wantK[i].rho)
+			}
+		}
+		wantS := slices.Clone(segs)
+		slices.SortFunc(wantS, func(x, y segment) int {
+			switch {
+			case segmentBefore(&x, &y):
+				return -1
+			case segmentBefore(&y, &x):
+				return 1
+			}
+			return 0
+		})
+		sortSegments(segs)
+		if !slices.Equal(segs, wantS) {
+			t.Fatalf("trial %d: segments %v, want %v", trial, segs, wantS)
 		}
 	}
 }

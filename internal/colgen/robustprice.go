@@ -1,6 +1,7 @@
 package colgen
 
 import (
+	"github.com/pmlopt/pmlopt/internal/mathx"
 	"math"
 	"slices"
 
@@ -144,15 +145,7 @@ func setPriceBound(set *mech.PriorSet, c []float64, rows []int, mu float64, work
 	}
 	work.kinks = kinks
 	sB -= C
-	slices.SortFunc(kinks, func(x, y kink) int {
-		switch {
-		case x.rho < y.rho:
-			return -1
-		case x.rho > y.rho:
-			return 1
-		}
-		return 0
-	})
+	sortKinks(kinks)
 	rho := 0.0
 	best, arg := math.Max(A, B), 0.0
 	// cross updates best with L where the branches cross within (0, d]
@@ -199,8 +192,8 @@ func setPriceAt(set *mech.PriorSet, c []float64, rows []int, mu, rho float64) fl
 		if box {
 			r1, r2 = set.Upper[k], set.Lower[k]
 		}
-		s1 += math.Max(0, c[k]+rho*r1)
-		s2 += math.Max(0, c[k]+rho*r2)
+		s1 += mathx.Pos(c[k] + rho*r1)
+		s2 += mathx.Pos(c[k] + rho*r2)
 	}
 	return -rho*mu + math.Max(s2, s1-rho*setSlope(set))
 }
@@ -209,6 +202,56 @@ func setPriceAt(set *mech.PriorSet, c []float64, rows []int, mu, rho float64) fl
 type kink struct {
 	rho, dA, dB float64
 }
+
+// sortKinks sorts k by increasing rho: a quicksort on the median of three,
+// insertion below kinkRun elements. price sorts the kinks of every output
+// of every round that its screen leaves; typed, the comparisons are not
+// calls through a function value.
+func sortKinks(k []kink) {
+	for len(k) > kinkRun {
+		a, b, c := 0, len(k)/2, len(k)-1
+		if k[b].rho < k[a].rho {
+			k[a], k[b] = k[b], k[a]
+		}
+		if k[c].rho < k[b].rho {
+			k[b], k[c] = k[c], k[b]
+			if k[b].rho < k[a].rho {
+				k[a], k[b] = k[b], k[a]
+			}
+		}
+		pivot := k[b].rho
+		i, j := 0, len(k)-1
+		for i <= j {
+			for k[i].rho < pivot {
+				i++
+			}
+			for k[j].rho > pivot {
+				j--
+			}
+			if i <= j {
+				k[i], k[j] = k[j], k[i]
+				i++
+				j--
+			}
+		}
+		// The smaller side by recursion, the larger by the loop.
+		if j+1 < len(k)-i {
+			sortKinks(k[:j+1])
+			k = k[i:]
+		} else {
+			sortKinks(k[i:])
+			k = k[:j+1]
+		}
+	}
+	for i := 1; i < len(k); i++ {
+		for j := i; j > 0 && k[j].rho < k[j-1].rho; j-- {
+			k[j], k[j-1] = k[j-1], k[j]
+		}
+	}
+}
+
+// kinkRun is the length below which sortKinks sorts by insertion.
+const kinkRun = 12
 
 // columnSteps is the number of golden-section steps of setColumn over τ
 // ∈ [0, 1]: the interval ends below 3e-7, and snapVertex then moves the
@@ -259,21 +302,63 @@ func (w *priceWork) prepare(c []float64, rows []int, rate1, rate2 func(int) floa
 			w.segs = append(w.segs, segment{k: k, rate: r, loss: -c[k]})
 		}
 	}
-	slices.SortFunc(w.segs, func(x, y segment) int {
-		if l, m := x.loss*y.rate, y.loss*x.rate; l != m {
-			if l < m {
-				return -1
+	sortSegments(w.segs)
+}
+
+// segmentBefore orders prepare's segments: by the least loss per unit of
+// mass (cross-multiplied), an input's first segment before its second,
+// then by input.
+func segmentBefore(x, y *segment) bool {
+	if l, m := x.loss*y.rate, y.loss*x.rate; l != m {
+		return l < m
+	}
+	if x.first != y.first {
+		return x.first
+	}
+	return x.k < y.k
+}
+
+// sortSegments sorts s by segmentBefore, as sortKinks sorts the kinks.
+func sortSegments(s []segment) {
+	for len(s) > kinkRun {
+		a, b, c := 0, len(s)/2, len(s)-1
+		if segmentBefore(&s[b], &s[a]) {
+			s[a], s[b] = s[b], s[a]
+		}
+		if segmentBefore(&s[c], &s[b]) {
+			s[b], s[c] = s[c], s[b]
+			if segmentBefore(&s[b], &s[a]) {
+				s[a], s[b] = s[b], s[a]
 			}
-			return 1
 		}
-		switch {
-		case x.first && !y.first:
-			return -1
-		case y.first && !x.first:
-			return 1
+		pivot := s[b]
+		i, j := 0, len(s)-1
+		for i <= j {
+			for segmentBefore(&s[i], &pivot) {
+				i++
+			}
+			for segmentBefore(&pivot, &s[j]) {
+				j--
+			}
+			if i <= j {
+				s[i], s[j] = s[j], s[i]
+				i++
+				j--
+			}
 		}
-		return x.k - y.k
-	})
+		if j+1 < len(s)-i {
+			sortSegments(s[:j+1])
+			s = s[i:]
+		} else {
+			sortSegments(s[i:])
+			s = s[:j+1]
+		}
+	}
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && segmentBefore(&s[j], &s[j-1]); j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
 }
 
 // cover fills the knapsack of setColumn at τ = t: every input of rows

@@ -14,6 +14,18 @@ const (
 	ln2Lo = 1.90821492927058770002e-10 // 0x3dea39ef35793c76
 )
 
+// Pos returns x where it is not negative, else 0; NaN stays NaN. It is
+// math.Max(0, x) but for the sign of a zero (Pos(−0) = −0, which leaves
+// every sum it is added to as it was), and unlike math.Max, whose rules
+// for signed zeros make it a call, it inlines: the robust master's pricing
+// and bounds take it in their innermost loops.
+func Pos(x float64) float64 {
+	if x < 0 {
+		return 0
+	}
+	return x
+}
+
 // Log returns the natural logarithm of x, as math.Log does, but right for
 // subnormal x as well: within an ulp of the exact value for every x > 0.
 // Special cases are those of math.Log: Log(+Inf) = +Inf, Log(0) = −Inf,

@@ -144,3 +144,19 @@ func TestLogRatio(t *testing.T) {
 		t.Errorf("LogRatio(0, 0) = %g, want NaN", v)
 	}
 }
+
+// Pos is math.Max(0, x) to the bit, but for the sign of a zero and NaN,
+// which it passes on (math.Max(0, NaN) is NaN as well).
+func TestPosIsMaxWithZero(t *testing.T) {
+	for _, x := range []float64{-math.MaxFloat64, -1, -SmallestNormal, -5e-324, 0, 5e-324, 1e-300, 0.5, 1, math.MaxFloat64, math.Inf(1), math.Inf(-1)} {
+		if got, want := Pos(x), math.Max(0, x); got != want {
+			t.Errorf("Pos(%v) = %v, want %v", x, got, want)
+		}
+	}
+	if got := Pos(math.Copysign(0, -1)); got != 0 {
+		t.Errorf("Pos(−0) = %v, want a zero", got)
+	}
+	if got := Pos(math.NaN()); !math.IsNaN(got) {
+		t.Errorf("Pos(NaN) = %v, want NaN", got)
+	}
+}
