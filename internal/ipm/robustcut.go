@@ -1066,11 +1066,22 @@ func TightenCaps(c mech.Prior, u mech.Utility, b mech.Budget, alpha []float64, u
 		// total is moved in turn to the least κ along its line (0 to
 		// twice it and a little more), a few times.
 		starts := make([][2]float64, 0, 2)
+		own := [2]float64{caps[j][0], caps[j][1]}
+		best := k0
 		if R, T, ok := o.leastCaps(c); ok {
+			// Where the engine's totals bring κ_j within the target as
+			// the count reads them in floats (most outputs), they are
+			// kept as they are; the sweeps are for the totals the engine
+			// or the point reads to few digits.
+			if k1 := k(R, T); k1 < best {
+				best, caps[j][0], caps[j][1] = k1, R, T
+				if best <= target {
+					continue
+				}
+			}
 			starts = append(starts, [2]float64{R, T})
 		}
-		starts = append(starts, [2]float64{caps[j][0], caps[j][1]})
-		best := k0
+		starts = append(starts, own)
 	sweeps:
 		for _, st := range starts {
 			R, T := st[0], st[1]
