@@ -57,6 +57,9 @@ type RobustResult struct {
 	// SolveRobust's gap on the relaxation over the lists (whose
 	// optimum, with no cut left to add, is the robust one).
 	Converged bool
+	// pending is settle's check of a stalled run, left for when the run
+	// is wanted (resolve); nil once done.
+	pending func() error
 }
 
 // RobustBudgetSlack is the relative excess of the returned mechanism's
@@ -516,6 +519,39 @@ func settle(out *RobustResult, p RobustProblem, held, target, accept float64) er
 	if out.CapWeights != nil && out.BoundTwo-out.Value > accept*math.Max(1, math.Abs(out.Value)) {
 		out.BoundTwo = TightenBoundTwo(p.Set.Center, p.Utility, p.Budget, out.Alpha, out.PriorsUpper, out.PriorsLower, out.CapWeights, out.Value, accept)
 	}
+	return check(out, held, stalled, accept)
+}
+
+// settleLater is settle for a run that ends a route which another run or
+// route follows: a stalled run is an answer only where all that follow
+// fail, so its check (TightenBoundTwo's sweeps over every output above
+// the target, most of a lean solve's time where they run) waits for
+// resolve, and the error wraps errStalledPending until then.
+func settleLater(out *RobustResult, p RobustProblem, held, target, accept float64) error {
+	if held <= math.Max(robustAcceptGap, target) {
+		return settle(out, p, held, target, accept)
+	}
+	out.pending = func() error { return settle(out, p, held, target, accept) }
+	return fmt.Errorf("%w (the iterations stalled at a relative gap or residual of %.3g)", errStalledPending, held)
+}
+
+// errStalledPending marks a stalled run whose check waits (settleLater).
+var errStalledPending = fmt.Errorf("%w: the iterations stalled", ErrRobustNotConverged)
+
+// resolve runs the check that settleLater left pending on r, if any, and
+// returns its verdict in place of err (errStalledWithinGap for an answer
+// within the accepted gap); other errors come back as they are.
+func resolve(r *RobustResult, err error) error {
+	if r == nil || r.pending == nil || !errors.Is(err, errStalledPending) {
+		return err
+	}
+	check := r.pending
+	r.pending = nil
+	return check()
+}
+
+// check is settle's verdict on out once its bounds are final.
+func check(out *RobustResult, held float64, stalled bool, accept float64) error {
 	var refused error
 	least := leastBound(out)
 	switch {
@@ -556,7 +592,7 @@ type stalledAnswer struct {
 // value is above the kept one's: every such result is certified within
 // the accepted gap, and the better mechanism is the better answer.
 func (a *stalledAnswer) offer(r *RobustResult, err error) {
-	if r == nil || !errors.Is(err, errStalledWithinGap) {
+	if err = resolve(r, err); r == nil || !errors.Is(err, errStalledWithinGap) {
 		return
 	}
 	if a.best == nil || r.Value > a.best.Value {

@@ -2,6 +2,7 @@ package ipm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -1182,21 +1183,35 @@ func solveRobustLean(ctx context.Context, p RobustProblem, pi mech.Prior, mu, ka
 // why each did.
 func solveLean(ctx context.Context, start func(eta float64) robustOnce, p RobustProblem, pi mech.Prior, maxIter int, target, accept float64) (*RobustResult, error) {
 	maxIter = min(maxIter, leanMaxIter)
-	run := func(eta float64) (*RobustResult, int, error) {
+	run := func(eta float64, later bool) (*RobustResult, int, error) {
 		x := start(eta)
 		// The result holds copies of what it read: x's slices go back
 		// to the pool.
 		if y, ok := x.(interface{ release() }); ok {
 			defer y.release()
 		}
-		return solveOnceCounting(ctx, x, p, pi, maxIter, target, accept)
+		return solveOnceCounting(ctx, x, p, pi, maxIter, target, accept, later)
 	}
-	r, iters, first := run(leanEta)
-	if first == nil || ctx.Err() != nil {
+	// A first run that stalls is checked only where the second fails
+	// too: most often the second answers.
+	r, iters, first := run(leanEta, true)
+	if first == nil {
+		return r, nil
+	}
+	// A run resolved to anything but an answer within the accepted gap
+	// comes back nil, as solveOnceCounting returns it.
+	settled := func() {
+		if first = resolve(r, first); !errors.Is(first, errStalledWithinGap) {
+			r = nil
+		}
+	}
+	if ctx.Err() != nil {
+		settled()
 		return r, first
 	}
-	r2, again, err := run(leanRetryEta)
+	r2, again, err := run(leanRetryEta, false)
 	if err != nil {
+		settled()
 		// A run that stalled within the accepted gap of its bound is
 		// kept, and said so, for SolveRobust to fall back on.
 		var kept stalledAnswer

@@ -168,13 +168,13 @@ func TestSolveLeanRetriesAStalledRun(t *testing.T) {
 	mu, kap, lip, _ := robustRates(p.Budget)
 	pi := normalised(set.Center)
 	ctx := context.Background()
-	_, first, err := solveOnceCounting(ctx, newLeanBox(pi, p.Utility, set, mu), p, pi, leanMaxIter, robustGap, AcceptedGap)
+	_, first, err := solveOnceCounting(ctx, newLeanBox(pi, p.Utility, set, mu), p, pi, leanMaxIter, robustGap, AcceptedGap, false)
 	if err == nil {
 		t.Fatal("the first lean run answers: the instance no longer tests the second")
 	}
 	again := newLeanBox(pi, p.Utility, set, mu)
 	again.eta = leanRetryEta
-	_, second, err := solveOnceCounting(ctx, again, p, pi, leanMaxIter, robustGap, AcceptedGap)
+	_, second, err := solveOnceCounting(ctx, again, p, pi, leanMaxIter, robustGap, AcceptedGap, false)
 	if err != nil {
 		t.Fatalf("the second run alone: %v", err)
 	}
@@ -186,6 +186,66 @@ func TestSolveLeanRetriesAStalledRun(t *testing.T) {
 		t.Errorf("%d iterations; want the first run's %d and the second's %d", r.Iterations, first, second)
 	}
 	checkRunsAgainstLP(t, "coarse 8", p, r, 2)
+}
+
+// TestStalledRunCheckedLater: on counting-dirichlet at 32 letters over
+// the box of masses 0.8 to 1.25 times the prior's under LIP at 1 nat, the
+// first lean run stalls with a two-prior bound more than the accepted gap
+// above its value. Left pending (settleLater), its check runs only when
+// resolve asks for it, and then gives the verdict and the bounds that
+// settle gives at once on the same reading: TightenBoundTwo's totals and
+// bound, and the refusal.
+func TestStalledRunCheckedLater(t *testing.T) {
+	f, err := instance.Lookup("counting-dirichlet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := f.New(32, 2026)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := randinst.FactorBox(in.Prior, 0.8, 1.25)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := RobustProblem{Utility: in.Utility, Budget: mech.Budget{Measure: mech.LIP, Epsilon: 1}, Set: set}
+	mu, kap, _, _ := robustRates(p.Budget)
+	pi := normalised(set.Center)
+	x := newLeanTwo(pi, p.Utility, set, mu, kap)
+	x.eta = leanEta
+	if _, _, err := x.runTo(context.Background(), leanMaxIter, robustGap); err != nil {
+		t.Fatal(err)
+	}
+	held := x.heldGap()
+	if held <= robustAcceptGap {
+		t.Fatalf("the run ends at a gap of %.3g: it no longer stalls, and the instance no longer tests the deferral", held)
+	}
+	now, later := x.reading().result(p, pi), x.reading().result(p, pi)
+	if len(now.CapWeights) == 0 || &now.CapWeights[0][0] == &later.CapWeights[0][0] {
+		t.Fatal("the two readings share their caps' totals: settle's would move the pending run's")
+	}
+	if later.BoundTwo-later.Value <= AcceptedGap*math.Max(1, math.Abs(later.Value)) {
+		t.Fatalf("the two-prior bound %.12g is within the gap of the value %.12g already: nothing to tighten", later.BoundTwo, later.Value)
+	}
+	errNow := settle(now, p, held, robustGap, AcceptedGap)
+	errLater := settleLater(later, p, held, robustGap, AcceptedGap)
+	if !errors.Is(errLater, errStalledPending) || later.pending == nil {
+		t.Fatalf("left for later: %v; want the check pending", errLater)
+	}
+	if later.BoundTwo == now.BoundTwo {
+		t.Fatalf("the pending run's bound %.15g is settle's already: the check ran", later.BoundTwo)
+	}
+	errLater = resolve(later, errLater)
+	if errNow == nil || errLater == nil || errLater.Error() != errNow.Error() || later.pending != nil {
+		t.Fatalf("resolved: %v; want the verdict settle gave, %v", errLater, errNow)
+	}
+	if later.BoundTwo != now.BoundTwo || later.Bound != now.Bound || later.Value != now.Value || !slices.EqualFunc(later.CapWeights, now.CapWeights, slices.Equal) {
+		t.Errorf("resolved bounds %.15g, %.15g and value %.15g; settle gave %.15g, %.15g and %.15g",
+			later.BoundTwo, later.Bound, later.Value, now.BoundTwo, now.Bound, now.Value)
+	}
+	if again := resolve(later, errLater); again != errLater {
+		t.Errorf("a second resolve returned %v; want the verdict as it was", again)
+	}
 }
 
 // TestLeanTwoMatchesTheLP solves LIP and ALIP (ε_l ≠ ε_u too) over two

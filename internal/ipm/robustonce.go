@@ -22,14 +22,15 @@ type robustOnce interface {
 // solveOnce runs x towards target within maxIter iterations and
 // certifies its answer by settle: one round, no cut.
 func solveOnce(ctx context.Context, x robustOnce, p RobustProblem, pi mech.Prior, maxIter int, target, accept float64) (*RobustResult, error) {
-	out, _, err := solveOnceCounting(ctx, x, p, pi, maxIter, target, accept)
+	out, _, err := solveOnceCounting(ctx, x, p, pi, maxIter, target, accept, false)
 	return out, err
 }
 
 // solveOnceCounting is solveOnce that also returns the iterations run,
 // whether or not they answer. With an error the result is nil, but for a
-// run that settle refused with errStalledWithinGap.
-func solveOnceCounting(ctx context.Context, x robustOnce, p RobustProblem, pi mech.Prior, maxIter int, target, accept float64) (*RobustResult, int, error) {
+// run that settle refused with errStalledWithinGap, or, with later set, a
+// stalled run whose check settleLater left for resolve.
+func solveOnceCounting(ctx context.Context, x robustOnce, p RobustProblem, pi mech.Prior, maxIter int, target, accept float64, later bool) (*RobustResult, int, error) {
 	iters, _, err := x.runTo(ctx, maxIter, target)
 	if err != nil {
 		return nil, iters, err
@@ -38,8 +39,12 @@ func solveOnceCounting(ctx context.Context, x robustOnce, p RobustProblem, pi me
 	held := x.heldGap()
 	out.Rounds, out.Iterations = 1, iters
 	out.Converged = held <= target
-	if err := settle(out, p, held, target, accept); err != nil {
-		if errors.Is(err, errStalledWithinGap) {
+	verdict := settle
+	if later {
+		verdict = settleLater
+	}
+	if err := verdict(out, p, held, target, accept); err != nil {
+		if errors.Is(err, errStalledWithinGap) || errors.Is(err, errStalledPending) {
 			return out, iters, err // certified, for SolveRobust to fall back on
 		}
 		return nil, iters, err
