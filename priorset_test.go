@@ -503,6 +503,21 @@ func TestWorstCaseOverNarrowBoxNearTheTolerance(t *testing.T) {
 	solveBoxValue(t, "counting-binomial", 48, 5, 0.8, 1.25)
 }
 
+// Over the narrow box 0.8-1.25, bands' best worst-case value at 32 letters
+// ends its search on the ladder below the upper end: the probe just below
+// it is refuted by duals that prove less, and the ladder's next probes
+// keep that master's basis (no pivot) and prove no more. A new master
+// there closes the bracket within 1e-9 (it was left 3.6e-9 wide), its
+// lower end proven in exact arithmetic and its mechanism within the
+// budget at priors drawn from the set.
+func TestWorstCaseOverNarrowBoxOnTheLadder(t *testing.T) {
+	sol := solveBoxValue(t, "bands", 32, 2026, 0.8, 1.25)
+	// Far above the nominal optimum log 2 at one prior, as over a box.
+	if !(sol.Epsilon > 0.8) {
+		t.Errorf("ε* over the box %.12g, want above 0.8 (the nominal log 2 plus the box's price)", sol.Epsilon)
+	}
+}
+
 // Where the robust master stalls near ε* (abs-zipf's value pattern at 48
 // and 64 letters over the box 0.5-2, whose masters stay flat within 0.011
 // and 0.0094 nats of it), the LPs over the set finish the bracket, and its

@@ -250,10 +250,12 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 		} else {
 			stuck = 0
 		}
-		if r.Mechanism == nil && !r.Unsettled && r.Alpha != nil && r.Lower < t-tol && !fresh {
+		if r.Mechanism == nil && !r.Unsettled && r.Alpha != nil && r.Lower < t-tol && (!fresh || (ladder > 0 && b.Restarts < maxRestarts)) {
 			// Refuted by duals that prove far less than t: a degenerate
 			// basis of a master that started elsewhere (a decision's at
-			// the budget, say). A new master, asked the same, most often
+			// the budget, say), or, on the ladder below the upper end,
+			// one that keeps its basis from rung to rung (no pivot) and
+			// so proves no more. A new master, asked the same, most often
 			// proves t and more.
 			if g, err = restart(); err != nil {
 				return b, err
@@ -412,7 +414,8 @@ func endOnFailure(b RobustBracket, err error, settled bool) (RobustBracket, erro
 
 // maxRestarts is the number of new masters a search may start: one for a
 // failure or a degenerate refutation of a master that started elsewhere,
-// one more for a probe that came back unsettled twice in a row.
+// one more for a probe that came back unsettled twice in a row or a
+// degenerate refutation on the ladder below the upper end.
 const maxRestarts = 2
 
 // maxFailures is the number of probes of one search the engine may fail
