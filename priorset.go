@@ -149,7 +149,7 @@ func closeTwoPriorBound(p *problem.Problem, u mech.Utility, b mech.Budget, sol *
 		return
 	}
 	v, B := sol.ExpectedUtility, sol.ExpectedUtilityBound
-	if B-v <= ipm.AcceptedGap*math.Max(1, math.Abs(v)) {
+	if B-v <= ipm.AcceptedGap*max(1, math.Abs(v)) {
 		return
 	}
 	if bound, ok := certificate.TwoPriorBoundLP(p, u, b, sol.Mechanism, v, sol.Certificate); ok {
@@ -165,7 +165,7 @@ func closeTwoPriorBound(p *problem.Problem, u mech.Utility, b mech.Budget, sol *
 // rounding stops its progress first, at large budgets most often.
 func closeOnePriorBound(p *problem.Problem, u mech.Utility, b mech.Budget, sol *Solution) {
 	v, B := sol.ExpectedUtility, sol.ExpectedUtilityBound
-	if b.Measure != mech.PML || !(B-v > closeGap*math.Max(1, math.Abs(v))) {
+	if b.Measure != mech.PML || !(B-v > closeGap*max(1, math.Abs(v))) {
 		return
 	}
 	if bound := certificate.TightenExpectedOver(p, u, b, nil, sol.Mechanism, sol.Certificate); bound < B {
@@ -216,7 +216,7 @@ func dustFreeOver(set *mech.PriorSet, r overset.Bracket, eps, tol float64) overs
 		tol = overset.DefaultTol
 	}
 	level := leakage.PMLOver(set, c)
-	if !(level <= eps) || !(level-r.Lower <= math.Max(r.Upper-r.Lower, tol)) {
+	if !(level <= eps) || !(level-r.Lower <= max(r.Upper-r.Lower, tol)) {
 		return r
 	}
 	r.Mechanism, r.Upper = c, level
@@ -350,7 +350,7 @@ func excessFor(p *problem.Problem, q mech.Mechanism, b mech.Budget) float64 {
 	}
 	level, lower, _ := leakage.LevelOver(p.PriorSet, q, b)
 	if b.Measure == mech.ALIP {
-		return math.Max(lower-b.EpsilonLower, level-b.EpsilonUpper)
+		return max(lower-b.EpsilonLower, level-b.EpsilonUpper)
 	}
 	return level - b.Epsilon
 }

@@ -334,10 +334,10 @@ func famRun(ctx context.Context, job FamJob) FamRun {
 			r.LPs += p.LPSolves
 			r.Probes += p.GoProbes
 			w := p.OptimalEpsilon - p.OptimalEpsilonLower
-			if w > worstcase.DefaultTol*math.Max(1, p.OptimalEpsilon) {
+			if w > worstcase.DefaultTol*max(1, p.OptimalEpsilon) {
 				r.Open++
 			}
-			r.MaxOpen = math.Max(r.MaxOpen, w)
+			r.MaxOpen = max(r.MaxOpen, w)
 		}
 		switch {
 		case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
@@ -569,7 +569,7 @@ func famRatio(r, ref FamRun) (cell string, within, known bool) {
 		if !math.IsNaN(x.CPU) {
 			v = x.CPU
 		}
-		return math.Max(v, famRatioFloor.Seconds())
+		return max(v, famRatioFloor.Seconds())
 	}
 	rt, ft := t(r), t(ref)
 	if !(ft > 0) {

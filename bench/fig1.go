@@ -203,7 +203,7 @@ func sampleMin(p mech.Mechanism, u mech.Utility, xs []int, post []int, seed uint
 		if post != nil {
 			y = post[y]
 		}
-		low = math.Min(low, u[x][y])
+		low = min(low, u[x][y])
 	}
 	return low, nil
 }

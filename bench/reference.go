@@ -96,11 +96,11 @@ func curveDev(s solver.Solver, in instance.Instance, task string, pts []worstcas
 		if task == "value" {
 			pat = in.Utility.Pattern(p.Threshold)
 		}
-		want, err := plainLeast(s, in.Prior, pat, math.Max(p.SafeEpsilon, 1e-3))
+		want, err := plainLeast(s, in.Prior, pat, max(p.SafeEpsilon, 1e-3))
 		if err != nil {
 			return 0, fmt.Errorf("h = %d: %w", p.H, err)
 		}
-		dev = math.Max(dev, math.Max(want-p.OptimalEpsilon, p.OptimalEpsilonLower-want))
+		dev = max(dev, max(want-p.OptimalEpsilon, p.OptimalEpsilonLower-want))
 	}
 	return dev, nil
 }
@@ -178,7 +178,7 @@ func famReference(ctx context.Context, in instance.Instance, sv solver.Solver, t
 		if err != nil {
 			return fail(err)
 		}
-		r.MaxDev = math.Max(r.MaxDev, math.Abs(sol.ExpectedUtility-ref.ExpectedUtility)/math.Max(1, math.Abs(ref.ExpectedUtility)))
+		r.MaxDev = max(r.MaxDev, math.Abs(sol.ExpectedUtility-ref.ExpectedUtility)/max(1, math.Abs(ref.ExpectedUtility)))
 		r.Checked++
 	}
 	return r

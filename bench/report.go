@@ -179,10 +179,10 @@ func (f *Fig1) findings() []string {
 			continue
 		}
 		fin = append(fin, x)
-		eLo, eHi = math.Min(eLo, x.EMin), math.Max(eHi, x.EMin)
-		rLo, rHi = math.Min(rLo, x.RMin), math.Max(rHi, x.RMin)
-		ewLo, ewHi = math.Min(ewLo, x.EWorst), math.Max(ewHi, x.EWorst)
-		rwLo, rwHi = math.Min(rwLo, x.RWorst), math.Max(rwHi, x.RWorst)
+		eLo, eHi = min(eLo, x.EMin), max(eHi, x.EMin)
+		rLo, rHi = min(rLo, x.RMin), max(rHi, x.RMin)
+		ewLo, ewHi = min(ewLo, x.EWorst), max(ewHi, x.EWorst)
+		rwLo, rwHi = min(rwLo, x.RWorst), max(rwHi, x.RWorst)
 	}
 	if len(fin) > 0 {
 		var minima string
@@ -285,7 +285,7 @@ func describeGap(rows []Fig23Row, pattern string, h int) string {
 	}
 	maxAbs := 0.0
 	for _, x := range rows {
-		maxAbs = math.Max(maxAbs, math.Abs(x.Gap))
+		maxAbs = max(maxAbs, math.Abs(x.Gap))
 	}
 	if maxAbs <= coincideTol {
 		return fmt.Sprintf("h = %d: S and O coincide at every p_min (largest |ε_S − ε*| = %.1e nats): the utility-safe mechanism is optimal.", h, maxAbs)
@@ -293,7 +293,7 @@ func describeGap(rows []Fig23Row, pattern string, h int) string {
 	first, last := rows[0], rows[len(rows)-1]
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, x := range rows {
-		lo, hi = math.Min(lo, x.Gap), math.Max(hi, x.Gap)
+		lo, hi = min(lo, x.Gap), max(hi, x.Gap)
 	}
 	if hi-lo <= coincideTol {
 		return fmt.Sprintf("h = %d under %s: S loses to O by %.3f nats at every p_min (ε_S = %.3f vs ε* ≤ %.3f at p_min = %.2f).",

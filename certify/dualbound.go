@@ -129,7 +129,7 @@ func boundOver(pat mech.Pattern, a []float64, prior func(j int) []float64) (c Lo
 		}
 		var s float64
 		s, c.Nu[j], bps = columnLevel(prior(j), a, rows, bps)
-		smin = math.Max(smin, s)
+		smin = max(smin, s)
 	}
 	if !(smin > 0) || smin >= 1 {
 		return c, false

@@ -87,7 +87,7 @@ func ratioUpperBound(pi mech.Prior, u mech.Columns, b mech.Budget, alpha []float
 		// the sums to n units of their terms; err weighs both by the
 		// column's weights y_i (at most e^{ε_u} π_i for LIP and ALIP, so a
 		// large α_i/π_i of a tiny π_i costs no more than α_i).
-		worst = math.Max(worst, k+8*float64(n+2)*UnitRoundoff*err)
+		worst = max(worst, k+8*float64(n+2)*UnitRoundoff*err)
 	}
 	// The columns' masses sum to Σ_i π_i (LIP, ALIP), which the prior's
 	// validation allows to differ from 1 by 1e-9, or to N (LDP, whose
@@ -144,7 +144,7 @@ func ratioColumnMax(pi mech.Prior, g, size []float64, b mech.Budget) (k, err flo
 		if left <= 0 {
 			break
 		}
-		y := math.Min((up-lo)*pi[i], left)
+		y := min((up-lo)*pi[i], left)
 		k += y * g[i]
 		err += y * (size[i] + math.Abs(g[i]))
 		left -= y

@@ -95,7 +95,7 @@ func upperBound(pi mech.Prior, u mech.Columns, pat mech.Pattern, eps float64, al
 		})
 		left, k, err := 1.0, 0.0, 0.0
 		for _, it := range items {
-			y := math.Min(it.cap, left)
+			y := min(it.cap, left)
 			k += y * it.g
 			err += y * (it.size + math.Abs(it.g))
 			if left -= y; left <= 0 {
@@ -109,11 +109,11 @@ func upperBound(pi mech.Prior, u mech.Columns, pat mech.Pattern, eps float64, al
 			err += left * (items[0].size + math.Abs(items[0].g))
 		}
 		k += 8 * float64(len(items)+2) * UnitRoundoff * err
-		worst = math.Max(worst, k)
+		worst = max(worst, k)
 	}
 	// Σ_j q_j = Σ_i π_i, which the prior's validation allows to differ
 	// from 1 by 1e-9.
-	worst *= math.Max(1, mass)
+	worst *= max(1, mass)
 	bound := sum + worst
 	return bound + 8*float64(n+2)*UnitRoundoff*(mag+math.Abs(worst))
 }

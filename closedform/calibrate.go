@@ -107,7 +107,7 @@ func Calibrate(ctx context.Context, kind Family, pi mech.Prior, set *mech.PriorS
 		hi = ExtremalLimit(pi)
 		fam = func(t float64) (mech.Mechanism, error) { return Extremal(pi, t) }
 		if b.Measure == mech.PML && set == nil {
-			c.Start = math.Min(b.Epsilon, hi)
+			c.Start = min(b.Epsilon, hi)
 		}
 	case FamilyUtilitySafe:
 		return calibrateSafe(ctx, pi, set != nil, p, b, within, c)
@@ -129,7 +129,7 @@ func leastLetterMass(set *mech.PriorSet) float64 {
 	e := make([]float64, set.N())
 	for k := range e {
 		e[k] = 1
-		least = math.Min(least, set.MinMass(e))
+		least = min(least, set.MinMass(e))
 		e[k] = 0
 	}
 	return least
@@ -143,7 +143,7 @@ func ldpStart(b mech.Budget, pmin float64) float64 {
 		if pmin >= 1 {
 			return math.Inf(1)
 		}
-		return math.Log(math.Max(1, (math.Exp(e)-pmin)/(1-pmin)))
+		return math.Log(max(1, (math.Exp(e)-pmin)/(1-pmin)))
 	}
 	switch b.Measure {
 	case mech.LDP:
@@ -153,7 +153,7 @@ func ldpStart(b mech.Budget, pmin float64) float64 {
 	case mech.LIP:
 		return lip(b.Epsilon)
 	case mech.ALIP:
-		return math.Min(lip(b.EpsilonLower), guarantee.LDPForPML(b.EpsilonUpper, pmin))
+		return min(lip(b.EpsilonLower), guarantee.LDPForPML(b.EpsilonUpper, pmin))
 	}
 	return math.NaN()
 }
@@ -195,7 +195,7 @@ func calibrate(ctx context.Context, fam func(float64) (mech.Mechanism, error), w
 	// 3. A parameter above the budget, by doubling when hi is infinite.
 	up := hi
 	if math.IsInf(up, 1) {
-		up = math.Max(1, 2*lo)
+		up = max(1, 2*lo)
 		for {
 			if err := ctx.Err(); err != nil {
 				return 0, nil, audits, err
@@ -217,7 +217,7 @@ func calibrate(ctx context.Context, fam func(float64) (mech.Mechanism, error), w
 		}
 	}
 	// 4. Bisection on the audit.
-	for up-lo > calibrationRelTol*math.Max(1, up) {
+	for up-lo > calibrationRelTol*max(1, up) {
 		if err := ctx.Err(); err != nil {
 			return lo, qlo, audits, err
 		}
@@ -304,7 +304,7 @@ func unreachable(pi mech.Prior, o mech.Order, b mech.Budget) []bool {
 			return out
 		}
 		for h := 1; h <= m; h++ {
-			out[h] = curve[h-1] > b.Epsilon+safeRounding*math.Max(1, b.Epsilon)
+			out[h] = curve[h-1] > b.Epsilon+safeRounding*max(1, b.Epsilon)
 		}
 		return out
 	case mech.LIP, mech.LDP:

@@ -42,7 +42,7 @@ func Extremal(pi mech.Prior, eps float64) (mech.Mechanism, error) {
 				// 1 − e^ε(1 − π_i) = e^ε π_i − expm1(ε) without the
 				// subtraction from 1, which loses −log10 π_i digits for a
 				// small π_i; at the limit rounding may leave −1e-16 here.
-				p[i][j] = math.Max(0, e*pi[i]-math.Expm1(eps))
+				p[i][j] = max(0, e*pi[i]-math.Expm1(eps))
 			} else {
 				p[i][j] = e * pi[j]
 			}
@@ -97,10 +97,10 @@ func Sensitivity(u mech.Utility) float64 {
 	for j := 0; j < m; j++ {
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for i := range u {
-			lo = math.Min(lo, u[i][j])
-			hi = math.Max(hi, u[i][j])
+			lo = min(lo, u[i][j])
+			hi = max(hi, u[i][j])
 		}
-		d = math.Max(d, hi-lo)
+		d = max(d, hi-lo)
 	}
 	return d
 }
@@ -132,7 +132,7 @@ func Exponential(u mech.Utility, epsBar, delta float64) (mech.Mechanism, error) 
 	for i, row := range u {
 		mx := math.Inf(-1)
 		for _, v := range row {
-			mx = math.Max(mx, v)
+			mx = max(mx, v)
 		}
 		sum := 0.0
 		for j, v := range row {

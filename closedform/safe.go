@@ -95,7 +95,7 @@ func SafeEpsilon(pi mech.Prior, o mech.Order, h int) (float64, error) {
 	eps := 0.0 // max over Y+(h) of the Cor 1 terms
 	for _, c := range o.Pattern(h).OutputBounds(pi) {
 		if !math.IsInf(c, 1) {
-			eps = math.Max(eps, c)
+			eps = max(eps, c)
 		}
 	}
 	return eps, nil
@@ -291,7 +291,7 @@ func SafeSchedule(pi mech.Prior, o mech.Order, eps float64) (h int, epsS float64
 	if err != nil {
 		return 0, math.NaN()
 	}
-	limit := eps + scheduleTol*math.Max(1, eps)
+	limit := eps + scheduleTol*max(1, eps)
 	for h := len(curve); h > 1; h-- {
 		if curve[h-1] > limit {
 			continue
@@ -334,7 +334,7 @@ func safePML(pi mech.Prior, o mech.Order, h int) float64 {
 	best := 0.0
 	for j := 0; j < m; j++ {
 		if q[j] > 0 {
-			best = math.Max(best, mathx.LogRatio(mx[j], q[j]))
+			best = max(best, mathx.LogRatio(mx[j], q[j]))
 		}
 	}
 	return best
@@ -361,7 +361,7 @@ func SafeEpsilonOver(set *mech.PriorSet, pat mech.Pattern) float64 {
 			}
 		}
 		if used {
-			worst = math.Max(worst, -mathx.Log(set.MinMass(c)))
+			worst = max(worst, -mathx.Log(set.MinMass(c)))
 		}
 	}
 	return worst

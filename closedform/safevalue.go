@@ -36,7 +36,7 @@ func SafeValueCurve(pi mech.Prior, u mech.Utility) ([]SafeValueStep, error) {
 		eps := safeValuePML(pi, u, v)
 		// Equal PMLs summed in another order differ by rounding; they
 		// are one step.
-		if n := len(steps); n == 0 || math.Abs(steps[n-1].Epsilon-eps) > scheduleTol*math.Max(1, eps) {
+		if n := len(steps); n == 0 || math.Abs(steps[n-1].Epsilon-eps) > scheduleTol*max(1, eps) {
 			steps = append(steps, SafeValueStep{Threshold: v, Epsilon: eps})
 		}
 	}
@@ -59,7 +59,7 @@ func SafeValueCurveOver(set *mech.PriorSet, u mech.Utility) ([]SafeValueStep, er
 		eps := leakage.PMLOver(set, UniformOnAllowed(u.Pattern(v)))
 		n := len(steps)
 		if n == 0 || math.IsInf(eps, 1) != math.IsInf(steps[n-1].Epsilon, 1) ||
-			(!math.IsInf(eps, 1) && math.Abs(steps[n-1].Epsilon-eps) > scheduleTol*math.Max(1, eps)) {
+			(!math.IsInf(eps, 1) && math.Abs(steps[n-1].Epsilon-eps) > scheduleTol*max(1, eps)) {
 			steps = append(steps, SafeValueStep{Threshold: v, Epsilon: eps})
 		}
 	}
@@ -83,14 +83,14 @@ func safeValuePML(pi mech.Prior, u mech.Utility, v float64) float64 {
 		for j, x := range row {
 			if x >= v {
 				q[j] += pi[i] * p
-				top[j] = math.Max(top[j], p)
+				top[j] = max(top[j], p)
 			}
 		}
 	}
 	eps := 0.0
 	for j := range q {
 		if q[j] > 0 {
-			eps = math.Max(eps, mathx.LogRatio(top[j], q[j]))
+			eps = max(eps, mathx.LogRatio(top[j], q[j]))
 		}
 	}
 	return eps

@@ -157,12 +157,12 @@ func priceRounds(ctx context.Context, pi, norm mech.Prior, u mech.Columns, b mec
 		gains := priceOutputs(norm, u, b, r.Alpha)
 		ref := math.Inf(-1)
 		for _, j := range set {
-			ref = math.Max(ref, gains[j])
+			ref = max(ref, gains[j])
 		}
 		if b.Measure == mech.PML {
-			ref = math.Max(ref, 0)
+			ref = max(ref, 0)
 		}
-		slack := tol * math.Max(1, math.Abs(r.Value))
+		slack := tol * max(1, math.Abs(r.Value))
 		var violated []int
 		for j := range m {
 			if !in[j] && gains[j] > ref+slack {
@@ -389,11 +389,11 @@ func padded(pi mech.Prior, u mech.Columns, sub mech.Utility, b mech.Budget, set 
 		}
 	}
 	v := sub.ExpectedUtility(pi, r.Mechanism)
-	scale := math.Max(1, math.Abs(v))
+	scale := max(1, math.Abs(v))
 	if !(bound >= v-bracketSlack*scale) || bound-v > ipm.AcceptedGap*scale {
 		return Result{}, errActiveSet
 	}
-	return Result{Mechanism: P, Epsilon: a.Level, ALIPLower: a.ALIPLower, Value: v, Bound: math.Max(bound, v), Alpha: best, Solver: "ipm"}, nil
+	return Result{Mechanism: P, Epsilon: a.Level, ALIPLower: a.ALIPLower, Value: v, Bound: max(bound, v), Alpha: best, Solver: "ipm"}, nil
 }
 
 // priceOutputs returns every output's reduced gain K_j(α) under b (see
@@ -498,7 +498,7 @@ func greedyMass(pi, g []float64, c, left float64, idx []int) float64 {
 		for _, t := range idx[gt:lt] {
 			caps += c * pi[t]
 		}
-		y := math.Min(caps, left)
+		y := min(caps, left)
 		k += y * v
 		left -= y
 		lo = lt
@@ -514,5 +514,5 @@ func median3(a, b, c float64) float64 {
 	if b > c {
 		b = c
 	}
-	return math.Max(a, b)
+	return max(a, b)
 }

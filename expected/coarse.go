@@ -143,10 +143,10 @@ func mergeInputs(pi mech.Prior, u mech.Columns, s mech.Sites, f int) (*merged, b
 	} else {
 		x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 		for _, p := range s.Points {
-			x0, y0, x1, y1 = math.Min(x0, p[0]), math.Min(y0, p[1]), math.Max(x1, p[0]), math.Max(y1, p[1])
+			x0, y0, x1, y1 = min(x0, p[0]), min(y0, p[1]), max(x1, p[0]), max(y1, p[1])
 		}
 		dx, dy := x1-x0, y1-y0
-		side := float64(f) * math.Max(math.Sqrt(dx*dy/float64(n)), math.Max(dx, dy)/float64(n))
+		side := float64(f) * max(math.Sqrt(dx*dy/float64(n)), max(dx, dy)/float64(n))
 		if !(side > 0) || math.IsInf(side, 0) {
 			return nil, false
 		}

@@ -227,7 +227,7 @@ func Maximize(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget,
 	if b.Measure == mech.PML {
 		// No interior point bracketed the optimum: the LP's own duals do.
 		if bound, alpha := dualBoundAlpha(pi, u, nil, b.Epsilon, r.duals); !math.IsInf(bound, 1) {
-			r.Bound, r.Alpha = math.Max(bound, r.Value), alpha
+			r.Bound, r.Alpha = max(bound, r.Value), alpha
 		}
 	}
 	return r, nil
@@ -433,11 +433,11 @@ func withinBracket(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Bu
 		return Result{LPSolves: 1}, errUncertified
 	}
 	v := u.ExpectedUtility(pi, sol.Mechanism)
-	slack := bracketSlack * math.Max(1, math.Abs(lo))
+	slack := bracketSlack * max(1, math.Abs(lo))
 	if v < lo-slack || v > hi+slack {
 		return Result{LPSolves: sol.LPSolves}, errUncertified
 	}
-	sol.Solver, sol.Bound, sol.FullLP = opt.Solver.Name(), math.Max(hi, v), pattern == nil
+	sol.Solver, sol.Bound, sol.FullLP = opt.Solver.Name(), max(hi, v), pattern == nil
 	return sol, nil
 }
 
@@ -486,7 +486,7 @@ func ratioWhole(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budge
 // gap returns r's certified gap relative to max(1, |value|).
 func (r Result) gap(pi mech.Prior, u mech.Utility) float64 {
 	v := u.ExpectedUtility(pi, r.Mechanism)
-	return (r.Bound - v) / math.Max(1, math.Abs(v))
+	return (r.Bound - v) / max(1, math.Abs(v))
 }
 
 // checkContext refuses a nil context, which would crash the workers that

@@ -185,7 +185,7 @@ func dualBoundAlpha(pi mech.Prior, u mech.Utility, pat mech.Pattern, eps float64
 		top := math.Inf(-1)
 		for j, v := range row {
 			if pat == nil || pat[i][j] {
-				top = math.Max(top, v)
+				top = max(top, v)
 			}
 		}
 		alpha[i] = pi[i] * top

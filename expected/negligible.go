@@ -72,11 +72,11 @@ func certifiedWhole(pi mech.Prior, u mech.Utility, b mech.Budget, P mech.Mechani
 		return Result{}, errUncertified
 	}
 	v := u.ExpectedUtility(pi, P)
-	scale := math.Max(1, math.Abs(v))
+	scale := max(1, math.Abs(v))
 	if !(bound-v <= ipm.AcceptedGap*scale) || bound < v-bracketSlack*scale {
 		return Result{}, errUncertified
 	}
-	return Result{Mechanism: P, Epsilon: a.Level, ALIPLower: a.ALIPLower, Bound: math.Max(bound, v), Alpha: alpha, Solver: "ipm"}, nil
+	return Result{Mechanism: P, Epsilon: a.Level, ALIPLower: a.ALIPLower, Bound: max(bound, v), Alpha: alpha, Solver: "ipm"}, nil
 }
 
 // negligibleLetters returns the letters step 1 of withoutNegligible sets
@@ -99,7 +99,7 @@ func negligibleLetters(pi mech.Prior, u mech.Utility, maxMass float64) (aside []
 	aside = make([]bool, n)
 	sum, delta, count := 0.0, 0.0, 0
 	for _, i := range order[:n-1] { // one letter at least is kept
-		if sum+share[i] > negligibleShare*math.Max(1, math.Abs(top)) || delta+pi[i] > maxMass {
+		if sum+share[i] > negligibleShare*max(1, math.Abs(top)) || delta+pi[i] > maxMass {
 			break
 		}
 		sum, delta = sum+share[i], delta+pi[i]

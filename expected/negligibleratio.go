@@ -46,7 +46,7 @@ func ratioWithoutNegligible(ctx context.Context, pi mech.Prior, u mech.Utility, 
 	}
 	maxMass := negligibleMass
 	if b.Measure != mech.LDP {
-		maxMass = math.Min(maxMass, margin*math.Exp(-upper))
+		maxMass = min(maxMass, margin*math.Exp(-upper))
 	}
 	aside, kept, mass := negligibleLetters(pi, u, maxMass)
 	if kept == nil {

@@ -69,7 +69,7 @@ func maximizePattern(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.
 	}
 	sol = sol.finish(pi, u)
 	if !math.IsInf(bound, 1) {
-		sol.Bound, sol.Alpha = math.Max(bound, sol.Value), alpha
+		sol.Bound, sol.Alpha = max(bound, sol.Value), alpha
 	}
 	sol.Solver, sol.FullLP = slv.Name(), true
 	return sol, nil

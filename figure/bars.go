@@ -63,18 +63,18 @@ func (b Bars) plot(legend *plot.Legend, width vg.Length, infMark string, slack f
 		}
 		for _, v := range s.Values {
 			if !math.IsNaN(v) && !math.IsInf(v, 0) {
-				top, bottom = math.Max(top, v), math.Min(bottom, v)
+				top, bottom = max(top, v), min(bottom, v)
 			}
 		}
 	}
-	capped := top + 0.1*math.Max(top-bottom, 1e-9)
+	capped := top + 0.1*max(top-bottom, 1e-9)
 	if top == 0 && bottom == 0 {
 		capped = 1
 	}
 	n := len(b.Series)
 	// Each group takes the width of n+1 bars, one of them the gap; the
 	// axis and its labels take about 60 points.
-	w := vg.Length(math.Min(24, math.Max(2, float64(width-vg.Points(60))/float64(len(b.Groups)*(n+1)))))
+	w := vg.Length(min(24, max(2, float64(width-vg.Points(60))/float64(len(b.Groups)*(n+1)))))
 	for k, s := range b.Series {
 		vals := make(plotter.Values, len(s.Values))
 		var inf plotter.XYLabels

@@ -107,7 +107,7 @@ func (h Heatmap) plots() (*plot.Plot, *plot.Plot, error) {
 		for _, row := range h.Z {
 			for _, v := range row {
 				if !math.IsNaN(v) && !math.IsInf(v, 0) {
-					lo, hi = math.Min(lo, v), math.Max(hi, v)
+					lo, hi = min(lo, v), max(hi, v)
 				}
 			}
 		}

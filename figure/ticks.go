@@ -35,7 +35,7 @@ func (nt niceTicks) Ticks(lo, hi float64) []plot.Tick {
 	if nt.integer {
 		// 1, 2, 5, 10, … times a power of ten ≥ 1 are integers, and so
 		// are their multiples; minor ticks of 1 between labels 1 or 2 apart.
-		step, minor = math.Max(step, 1), math.Max(minor, 1)
+		step, minor = max(step, 1), max(minor, 1)
 	}
 	var ticks []plot.Tick
 	prec := decimals(step)
@@ -121,8 +121,8 @@ type logTicks struct{}
 func (logTicks) Ticks(loExp, hiExp float64) []plot.Tick {
 	// The ends round-trip through log10 to within a rounding, which can
 	// carry the largest float64 to +Inf and the least subnormal to 0.
-	lo := math.Max(math.Pow(10, loExp), math.SmallestNonzeroFloat64)
-	hi := math.Min(math.Pow(10, hiExp), math.MaxFloat64)
+	lo := max(math.Pow(10, loExp), math.SmallestNonzeroFloat64)
+	hi := min(math.Pow(10, hiExp), math.MaxFloat64)
 	if !(hi >= lo) {
 		return nil
 	}

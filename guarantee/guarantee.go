@@ -54,9 +54,9 @@ func PMCFromPML(epsU, pmin float64) float64 {
 	}
 	n := down(down(down(pmin-epsU)+down(epsU*pmin)) - up(expm1MinusXUp(epsU)*up(1-pmin)))
 	if n > 0 {
-		best = math.Min(best, up(up(mathx.Log(pmin))-down(mathx.Log(n))))
+		best = min(best, up(up(mathx.Log(pmin))-down(mathx.Log(n))))
 	}
-	return math.Max(0, best)
+	return max(0, best)
 }
 
 // expm1MinusXUp returns an upper bound on e^x − 1 − x for x ≥ 0: its Taylor
@@ -84,7 +84,7 @@ func PMLFromPMC(epsL, pmin float64) float64 {
 	}
 	cap := up(-mathx.Log(pmin))
 	a := up(up(-math.Expm1(-epsL)) * up(1-pmin))
-	return math.Max(0, math.Min(cap, log1pQuoUp(a, pmin)))
+	return max(0, min(cap, log1pQuoUp(a, pmin)))
 }
 
 // log1pQuoUp returns an upper bound on log(1 + a/b) for a, b > 0, also where
@@ -118,26 +118,26 @@ func FromLDP(eps, pmin float64) (eps1, eps2 float64) {
 		return 0, 0
 	}
 	e1 := up(math.Log1p(up(up(math.Expm1(eps)) * up(1-pmin))))
-	e2 := math.Min(eps, up(-mathx.Log(pmin)))
+	e2 := min(eps, up(-mathx.Log(pmin)))
 	if z := down(down(math.Expm1(-eps)) * up(1-pmin)); z > -1 {
-		e2 = math.Min(e2, up(-down(math.Log1p(z))))
+		e2 = min(e2, up(-down(math.Log1p(z))))
 	}
 	if em := down(math.Expm1(eps)); !math.IsInf(em, 0) {
-		e2 = math.Min(e2, up(eps-down(math.Log1p(down(pmin*em)))))
+		e2 = min(e2, up(eps-down(math.Log1p(down(pmin*em)))))
 	}
 	// y ≥ 0; rounding e^{−ε} = 0 down would make it negative, and log1p of
 	// a y ≤ −1 NaN. A y that overflows, at a subnormal p_min, is MaxFloat64
 	// after down, a bound below it as the form needs.
 	lp := mathx.Log(pmin)
-	y := math.Max(0, down(down(down(math.Exp(-eps))*down(1-pmin))/pmin))
-	e2 = math.Min(e2, up(up(-lp)-down(math.Log1p(y))))
+	y := max(0, down(down(down(math.Exp(-eps))*down(1-pmin))/pmin))
+	e2 = min(e2, up(up(-lp)-down(math.Log1p(y))))
 	// The same y as exp(−ε − log p_min)(1 − p_min), for e^{−ε} below the
 	// normal range (ε > 708), where the quotient above has lost its digits.
 	if t := down(-eps - up(lp)); t < 700 {
-		y = math.Max(0, down(down(math.Exp(t))*down(1-pmin)))
-		e2 = math.Min(e2, up(up(-lp)-down(math.Log1p(y))))
+		y = max(0, down(down(math.Exp(t))*down(1-pmin)))
+		e2 = min(e2, up(up(-lp)-down(math.Log1p(y))))
 	}
-	return math.Max(0, math.Min(e1, eps)), math.Max(0, e2)
+	return max(0, min(e1, eps)), max(0, e2)
 }
 
 // PMLFromLDP returns ε2 of FromLDP, the PML level implied by ε-LDP.
@@ -182,7 +182,7 @@ func LDPForPML(eps, pmin float64) float64 {
 		x = down(math.Exp(down(eps + down(mathx.Log(pmin)))))
 	}
 	if x < 1 {
-		best = math.Max(best, down(down(eps-up(math.Log1p(-x)))+down(math.Log1p(-pmin))))
+		best = max(best, down(down(eps-up(math.Log1p(-x)))+down(math.Log1p(-pmin))))
 	}
 	return best
 }
@@ -253,12 +253,12 @@ func Implied(from mech.Budget, pmin float64) ([]Implication, error) {
 	// and PML ε_u is (ε_l, ε_u)-ALIP by definition, and the LIP and LDP
 	// bounds follow from any ALIP pair).
 	fromALIP := func(l, u float64, regime string) {
-		pml := math.Min(u, PMLFromPMC(l, pmin))
-		pmc := math.Min(l, PMCFromPML(u, pmin))
+		pml := min(u, PMLFromPMC(l, pmin))
+		pmc := min(l, PMCFromPML(u, pmin))
 		add(mech.Budget{Measure: mech.PML, Epsilon: pml}, regime)
 		add(mech.Budget{Measure: mech.PMC, Epsilon: pmc}, regime)
 		add(mech.Budget{Measure: mech.ALIP, EpsilonLower: pmc, EpsilonUpper: pml}, regime)
-		add(mech.Budget{Measure: mech.LIP, Epsilon: math.Max(pmc, pml)}, regime)
+		add(mech.Budget{Measure: mech.LIP, Epsilon: max(pmc, pml)}, regime)
 		add(mech.Budget{Measure: mech.LDP, Epsilon: addUp(pmc, pml)}, regime)
 	}
 
@@ -286,7 +286,7 @@ func Implied(from mech.Budget, pmin float64) ([]Implication, error) {
 		add(mech.Budget{Measure: mech.PML, Epsilon: e2}, regime)
 		add(mech.Budget{Measure: mech.PMC, Epsilon: e1}, regime)
 		add(mech.Budget{Measure: mech.ALIP, EpsilonLower: e1, EpsilonUpper: e2}, regime)
-		add(mech.Budget{Measure: mech.LIP, Epsilon: math.Max(e1, e2)}, regime)
+		add(mech.Budget{Measure: mech.LIP, Epsilon: max(e1, e2)}, regime)
 	}
 	return out, nil
 }

@@ -26,7 +26,7 @@ func fromLog(name string, l []float64) (mech.Prior, error) {
 	}
 	top := math.Inf(-1)
 	for _, v := range l {
-		top = math.Max(top, v)
+		top = max(top, v)
 	}
 	s := 0.0
 	for _, v := range l {

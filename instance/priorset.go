@@ -62,7 +62,7 @@ func ClopperPearson(k, n int, delta float64) (lo, hi float64) {
 				b = mid
 			}
 		}
-		hi = math.Min(1, b*(1+cpMargin(n)))
+		hi = min(1, b*(1+cpMargin(n)))
 	}
 	return lo, hi
 }
@@ -86,7 +86,7 @@ func WeissmanRadius(n, letters int, delta float64) float64 {
 	// log(2^N − 2) = N log 2 + log(1 − 2^{1−N}), exact for large N.
 	logCount := float64(letters)*math.Ln2 + math.Log1p(-math.Exp2(float64(1-letters)))
 	r := math.Sqrt(2 / float64(n) * (logCount - math.Log(delta)))
-	return math.Min(2, r)
+	return min(2, r)
 }
 
 // ConfidenceSet returns a set of priors around estimate that holds the
@@ -129,8 +129,8 @@ func ConfidenceSet(counts []float64, estimate mech.Prior, level float64, method 
 		lo, up := make([]float64, N), make([]float64, N)
 		for k, c := range counts {
 			lo[k], up[k] = ClopperPearson(int(c), n, delta/float64(N))
-			lo[k] = math.Min(lo[k], estimate[k])
-			up[k] = math.Min(1, math.Max(up[k], estimate[k]))
+			lo[k] = min(lo[k], estimate[k])
+			up[k] = min(1, max(up[k], estimate[k]))
 		}
 		return mech.NewBoxSet(estimate, lo, up)
 	case MethodWeissman:
@@ -138,7 +138,7 @@ func ConfidenceSet(counts []float64, estimate mech.Prior, level float64, method 
 		for k, c := range counts {
 			r += math.Abs(estimate[k] - c/total)
 		}
-		return mech.NewL1Set(estimate, math.Min(2, r))
+		return mech.NewL1Set(estimate, min(2, r))
 	}
 	return nil, fmt.Errorf("instance: unknown prior-set method %q (want %s or %s)", method, MethodClopperPearson, MethodWeissman)
 }

@@ -138,7 +138,7 @@ func alphaBetaBounds(ctx context.Context, pi mech.Prior, p mech.Mechanism, alpha
 	lower, upper = alphaopt.Max(ctx, rows, cols, alpha, beta, alphaTol/scale)
 	lower, upper = scale*lower, scale*upper
 	// The leakage is ≥ 0 (Gilani et al. (2022), Thm 2); clamp rounding.
-	lower, upper = math.Max(0, lower), math.Max(0, upper)
+	lower, upper = max(0, lower), max(0, upper)
 	if err := ctx.Err(); err != nil {
 		return lower, upper, err
 	}
@@ -209,7 +209,7 @@ func alphaInf(rows mech.Mechanism, cols []int, beta float64) float64 {
 			}
 			terms[c] = lk + beta*lm[c]
 		}
-		best = math.Max(best, mathx.LogSumExp(terms)/beta)
+		best = max(best, mathx.LogSumExp(terms)/beta)
 	}
 	return best
 }
@@ -228,7 +228,7 @@ func vertexForm(rows mech.Mechanism, cols []int, alpha, beta float64) float64 {
 					terms = append(terms, (1-beta)*mathx.Log(rk[j])+beta*mathx.Log(ri[j]))
 				}
 			}
-			best = math.Max(best, scale*mathx.LogSumExp(terms))
+			best = max(best, scale*mathx.LogSumExp(terms))
 		}
 	}
 	return best

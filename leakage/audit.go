@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/pmlopt/pmlopt/internal/decimal"
 	"github.com/pmlopt/pmlopt/mech"
@@ -84,13 +83,13 @@ func AuditContext(ctx context.Context, pi mech.Prior, p mech.Mechanism, alpha, b
 		Marginal:     p.Marginal(pi),
 	}
 	for _, v := range r.PMLPerOutput {
-		r.PML = math.Max(r.PML, v)
+		r.PML = max(r.PML, v)
 	}
 	for _, v := range r.PMCPerOutput {
-		r.PMC = math.Max(r.PMC, v)
+		r.PMC = max(r.PMC, v)
 	}
 	r.ALIPLower, r.ALIPUpper = r.PMC, r.PML
-	r.LIP = math.Max(r.PMC, r.PML)
+	r.LIP = max(r.PMC, r.PML)
 	r.LDP = LDP(pi, p)
 	r.Lift = Lift(pi, p)
 	r.BayesCapacity = BayesCapacity(pi, p)

@@ -23,7 +23,7 @@ func Lift(pi mech.Prior, p mech.Mechanism) float64 {
 			continue
 		}
 		for i := range p {
-			best = math.Max(best, p[i][j]/qj)
+			best = max(best, p[i][j]/qj)
 		}
 	}
 	return best
@@ -51,7 +51,7 @@ func BayesCapacity(pi mech.Prior, p mech.Mechanism) float64 {
 // The input is assumed valid, as for Lift.
 func MaximalLeakage(pi mech.Prior, p mech.Mechanism) float64 {
 	// Σ_j max_i p_ij ≥ Σ_j p_1j = 1; clamp rounding so the leakage is ≥ 0.
-	return math.Max(0, mathx.Log(BayesCapacity(pi, p)))
+	return max(0, mathx.Log(BayesCapacity(pi, p)))
 }
 
 // PosteriorBayesVulnerability returns Σ_j max_i π_i p_ij, the probability
@@ -72,7 +72,7 @@ func PosteriorBayesVulnerability(pi mech.Prior, p mech.Mechanism) float64 {
 //
 // The input is assumed valid, as for Lift.
 func BayesLeakage(pi mech.Prior, p mech.Mechanism) float64 {
-	return math.Max(1, PosteriorBayesVulnerability(pi, p)/pi.Max())
+	return max(1, PosteriorBayesVulnerability(pi, p)/pi.Max())
 }
 
 // sumColumnMax returns Σ_j max_i w_i p_ij, with w_i = 1 when w is nil.
@@ -86,7 +86,7 @@ func sumColumnMax(w []float64, p mech.Mechanism) float64 {
 			if w != nil {
 				v *= w[i]
 			}
-			mx = math.Max(mx, v)
+			mx = max(mx, v)
 		}
 		s += mx
 	}

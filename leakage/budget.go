@@ -52,7 +52,7 @@ func LevelOver(s *mech.PriorSet, p mech.Mechanism, b mech.Budget) (level, lower,
 // excesses. Negative within the budget.
 func Excess(b mech.Budget, level, lower float64) float64 {
 	if b.Measure == mech.ALIP {
-		return math.Max(lower-b.EpsilonLower, level-b.EpsilonUpper)
+		return max(lower-b.EpsilonLower, level-b.EpsilonUpper)
 	}
 	return level - b.Epsilon
 }

@@ -31,8 +31,8 @@ func ldp(p mech.Mechanism) float64 {
 	for j := 0; j < m; j++ {
 		mn, mx := math.Inf(1), 0.0
 		for i := range p {
-			mn = math.Min(mn, p[i][j])
-			mx = math.Max(mx, p[i][j])
+			mn = min(mn, p[i][j])
+			mx = max(mx, p[i][j])
 		}
 		switch {
 		case mx <= 0:
@@ -40,7 +40,7 @@ func ldp(p mech.Mechanism) float64 {
 		case mn <= 0:
 			return math.Inf(1)
 		default:
-			best = math.Max(best, mathx.LogRatio(mx, mn))
+			best = max(best, mathx.LogRatio(mx, mn))
 		}
 	}
 	return best
@@ -80,7 +80,7 @@ func LRDP(p mech.Mechanism, alpha float64) (float64, error) {
 			if math.IsInf(v, 1) {
 				return v, nil
 			}
-			best = math.Max(best, v)
+			best = max(best, v)
 		}
 	}
 	return best, nil
@@ -101,7 +101,7 @@ func renyiRows(a, b []float64, alpha float64) float64 {
 		terms = append(terms, alpha*la+(1-alpha)*lb)
 	}
 	// Σ_j a_j^α b_j^{1−α} ≥ 1 by Hölder; clamp rounding so D ≥ 0.
-	return math.Max(0, mathx.LogSumExp(terms)/(alpha-1))
+	return max(0, mathx.LogSumExp(terms)/(alpha-1))
 }
 
 // checkAlpha validates an order α ∈ (1, ∞].
@@ -145,7 +145,7 @@ func lrdpProduct(p mech.Mechanism, alpha float64) (float64, bool) {
 	for j := 0; j < m; j++ {
 		mn, mx := math.Inf(1), 0.0
 		for i := range p {
-			mn, mx = math.Min(mn, p[i][j]), math.Max(mx, p[i][j])
+			mn, mx = min(mn, p[i][j]), max(mx, p[i][j])
 		}
 		switch {
 		case mx <= 0:
@@ -176,7 +176,7 @@ func lrdpProduct(p mech.Mechanism, alpha float64) (float64, bool) {
 	for i := 0; i < n; i++ {
 		for k := 0; k < n; k++ {
 			if i != k {
-				best = math.Max(best, mathx.Log(s.At(i, k))/(alpha-1))
+				best = max(best, mathx.Log(s.At(i, k))/(alpha-1))
 			}
 		}
 	}

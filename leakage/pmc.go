@@ -19,13 +19,13 @@ func PMCPerOutput(pi mech.Prior, p mech.Mechanism) []float64 {
 	return perUsedOutput(pi, p, func(j int, qj float64) float64 {
 		mn := math.Inf(1)
 		for i := range p {
-			mn = math.Min(mn, p[i][j])
+			mn = min(mn, p[i][j])
 		}
 		if mn <= 0 {
 			return math.Inf(1)
 		}
 		// q_j ≥ min_i p_ij mathematically; clamp rounding so Λ ≥ 0.
-		return math.Max(0, mathx.LogRatio(qj, mn))
+		return max(0, mathx.LogRatio(qj, mn))
 	})
 }
 
@@ -55,5 +55,5 @@ func ALIP(pi mech.Prior, p mech.Mechanism) (lower, upper float64) {
 // The input is assumed valid, as for PMCPerOutput.
 func LIP(pi mech.Prior, p mech.Mechanism) float64 {
 	l, u := ALIP(pi, p)
-	return math.Max(l, u)
+	return max(l, u)
 }

@@ -49,7 +49,7 @@ func largest(pi mech.Prior, p mech.Mechanism, perOutput func(mech.Prior, mech.Me
 	}
 	best := 0.0
 	for _, v := range perOutput(pi, p) {
-		best = math.Max(best, v)
+		best = max(best, v)
 	}
 	return best
 }

@@ -34,12 +34,12 @@ func PMLOver(s *mech.PriorSet, p mech.Mechanism) float64 {
 		c := column(p, j)
 		mx := 0.0
 		for _, v := range c {
-			mx = math.Max(mx, v)
+			mx = max(mx, v)
 		}
 		if mx <= 0 {
 			continue
 		}
-		best = math.Max(best, mathx.LogRatio(mx, s.MinMass(c)))
+		best = max(best, mathx.LogRatio(mx, s.MinMass(c)))
 	}
 	return best
 }
@@ -58,15 +58,15 @@ func PMCOver(s *mech.PriorSet, p mech.Mechanism) float64 {
 		c := column(p, j)
 		mn, mx := math.Inf(1), 0.0
 		for _, v := range c {
-			mn = math.Min(mn, v)
-			mx = math.Max(mx, v)
+			mn = min(mn, v)
+			mx = max(mx, v)
 		}
 		switch {
 		case mx <= 0:
 		case mn <= 0:
 			return math.Inf(1)
 		default:
-			best = math.Max(best, mathx.LogRatio(s.MaxMass(c), mn))
+			best = max(best, mathx.LogRatio(s.MaxMass(c), mn))
 		}
 	}
 	return best
@@ -82,5 +82,5 @@ func ALIPOver(s *mech.PriorSet, p mech.Mechanism) (lower, upper float64) {
 // ALIPOver.
 func LIPOver(s *mech.PriorSet, p mech.Mechanism) float64 {
 	l, u := ALIPOver(s, p)
-	return math.Max(l, u)
+	return max(l, u)
 }

@@ -71,7 +71,7 @@ func violation(v, lo, up float64) float64 {
 	if math.IsNaN(v) {
 		return math.Inf(1)
 	}
-	return math.Max(0, math.Max(lo-v, v-up))
+	return max(0, max(lo-v, v-up))
 }
 
 // Where describes the location of the largest violation, e.g.

@@ -99,7 +99,7 @@ func (p Mechanism) ColumnMax() []float64 {
 	mx := make([]float64, m)
 	for _, row := range p {
 		for j, v := range row[:min(len(row), m)] {
-			mx[j] = math.Max(mx[j], v)
+			mx[j] = max(mx[j], v)
 		}
 	}
 	return mx

@@ -70,7 +70,7 @@ func (p Prior) Len() int { return len(p) }
 func (p Prior) Min() float64 {
 	m := math.Inf(1)
 	for _, v := range p {
-		m = math.Min(m, v)
+		m = min(m, v)
 	}
 	return m
 }
@@ -79,7 +79,7 @@ func (p Prior) Min() float64 {
 func (p Prior) Max() float64 {
 	m := math.Inf(-1)
 	for _, v := range p {
-		m = math.Max(m, v)
+		m = max(m, v)
 	}
 	return m
 }

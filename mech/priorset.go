@@ -113,7 +113,7 @@ func withinCosts(v float64, c []float64) float64 {
 	if len(c) == 0 {
 		return v
 	}
-	return math.Min(math.Max(v, slices.Min(c)), slices.Max(c))
+	return min(max(v, slices.Min(c)), slices.Max(c))
 }
 
 // Extreme returns a prior of the set minimising Σ_k π_k c_k (maximising it
@@ -149,7 +149,7 @@ func (s *PriorSet) Extreme(c []float64, maximise bool) []float64 {
 			if rest <= 0 {
 				break
 			}
-			add := math.Min(rest, s.Upper[k]-s.Lower[k])
+			add := min(rest, s.Upper[k]-s.Lower[k])
 			pi[k] += add
 			rest -= add
 		}
@@ -170,7 +170,7 @@ func (s *PriorSet) Extreme(c []float64, maximise bool) []float64 {
 	move := s.Radius / 2
 	for t := n - 1; t > 0 && move > 0; t-- {
 		k := order[t]
-		take := math.Min(move, pi[k])
+		take := min(move, pi[k])
 		pi[k] -= take
 		pi[best] += take
 		move -= take

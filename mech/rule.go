@@ -142,7 +142,7 @@ func (m Metric) Distance(x1, y1, x2, y2 float64) float64 {
 	case Manhattan:
 		return math.Abs(dx) + math.Abs(dy)
 	case Chebyshev:
-		return math.Max(math.Abs(dx), math.Abs(dy))
+		return max(math.Abs(dx), math.Abs(dy))
 	case Haversine:
 		// The haversine formula (Sinnott, "Virtues of the Haversine",
 		// Sky and Telescope 68(2), 1984), accurate for small distances
@@ -151,7 +151,7 @@ func (m Metric) Distance(x1, y1, x2, y2 float64) float64 {
 		s1 := math.Sin(dx * rad / 2)
 		s2 := math.Sin(dy * rad / 2)
 		a := s1*s1 + math.Cos(x1*rad)*math.Cos(x2*rad)*s2*s2
-		return 2 * EarthRadiusKm * math.Asin(math.Min(1, math.Sqrt(a)))
+		return 2 * EarthRadiusKm * math.Asin(min(1, math.Sqrt(a)))
 	}
 	return math.Sqrt(dx*dx + dy*dy)
 }
@@ -220,7 +220,7 @@ func (r *UtilityRule) WorstCaseValue(p Mechanism) float64 {
 	for i, row := range p {
 		for j, v := range row {
 			if v > 0 {
-				w = math.Min(w, r.At(i, j))
+				w = min(w, r.At(i, j))
 			}
 		}
 	}
@@ -400,7 +400,7 @@ func (r *UtilityRule) MaxAbs() float64 {
 			for _, b := range out.corners() {
 				x1, y1 := in.At(a)
 				x2, y2 := out.At(b)
-				mx = math.Max(mx, math.Abs(r.utility(r.Metric.Distance(x1, y1, x2, y2))))
+				mx = max(mx, math.Abs(r.utility(r.Metric.Distance(x1, y1, x2, y2))))
 			}
 		}
 		return mx
@@ -408,7 +408,7 @@ func (r *UtilityRule) MaxAbs() float64 {
 	n, m := r.Dims()
 	for i := range n {
 		for j := range m {
-			mx = math.Max(mx, math.Abs(r.At(i, j)))
+			mx = max(mx, math.Abs(r.At(i, j)))
 		}
 	}
 	return mx
@@ -434,10 +434,10 @@ func (r *UtilityRule) MaxAbsWithin(lo, hi float64) bool {
 	n, m := r.Dims()
 	l := 0.0
 	for j := range m {
-		l = math.Max(l, r.Distance(0, j))
+		l = max(l, r.Distance(0, j))
 	}
 	for i := range n {
-		l = math.Max(l, r.Distance(i, 0))
+		l = max(l, r.Distance(i, 0))
 	}
 	// The margin covers the rounding of the computed distances, a few
 	// units in the last place each.

@@ -82,9 +82,9 @@ func (u Utility) ReachableValues() []float64 {
 	for _, row := range u {
 		top := math.Inf(-1)
 		for _, v := range row {
-			top = math.Max(top, v)
+			top = max(top, v)
 		}
-		reach = math.Min(reach, top)
+		reach = min(reach, top)
 	}
 	vs := u.Values()
 	k := 0
@@ -349,7 +349,7 @@ func (pat Pattern) OutputBounds(pi Prior) []float64 {
 		case s <= 0:
 			c[j] = math.Inf(1)
 		default:
-			c[j] = math.Max(0, -mathx.Log(s))
+			c[j] = max(0, -mathx.Log(s))
 		}
 	}
 	return c

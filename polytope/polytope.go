@@ -287,9 +287,9 @@ func (m *Model) addFloors(p mech.Mechanism, x []float64, b mech.Budget) {
 		}
 		var sig float64
 		if b.Measure == mech.LDP {
-			sig = math.Max(0, x[m.Aux2[j]])
+			sig = max(0, x[m.Aux2[j]])
 			if r := colMax[j]; r > 0 {
-				sig = math.Max(sig, r/-math.Expm1(-lowerLevel(b)))
+				sig = max(sig, r/-math.Expm1(-lowerLevel(b)))
 			}
 		} else {
 			for i := range m.N {
@@ -345,7 +345,7 @@ func (m *Model) Point(p mech.Mechanism) ([]float64, error) {
 			if c := m.P[i][j]; c >= 0 {
 				x[c] = p[i][j]
 				q += m.prior[i] * p[i][j]
-				lo = math.Min(lo, p[i][j])
+				lo = min(lo, p[i][j])
 			}
 		}
 		if m.Floored && m.Aux2[j] >= 0 {
@@ -354,7 +354,7 @@ func (m *Model) Point(p mech.Mechanism) ([]float64, error) {
 			if b.Measure == mech.LDP {
 				sig = colMax[j]
 			} else {
-				x[m.Aux[j]] = math.Min(m.LP.ColUpper[m.Aux[j]], math.Exp(b.EpsilonUpper)*q)
+				x[m.Aux[j]] = min(m.LP.ColUpper[m.Aux[j]], math.Exp(b.EpsilonUpper)*q)
 			}
 			x[m.Aux2[j]] = sig
 			for i := range m.N {
@@ -370,9 +370,9 @@ func (m *Model) Point(p mech.Mechanism) ([]float64, error) {
 		switch b.Measure {
 		case mech.PML:
 			// t_j is bounded by 1 where the marg row is an inequality.
-			x[m.Aux[j]] = math.Min(m.LP.ColUpper[m.Aux[j]], math.Exp(b.Epsilon)*q)
+			x[m.Aux[j]] = min(m.LP.ColUpper[m.Aux[j]], math.Exp(b.Epsilon)*q)
 		case mech.ALIP, mech.LIP:
-			x[m.Aux[j]] = math.Min(m.LP.ColUpper[m.Aux[j]], math.Exp(b.EpsilonUpper)*q)
+			x[m.Aux[j]] = min(m.LP.ColUpper[m.Aux[j]], math.Exp(b.EpsilonUpper)*q)
 			x[m.Aux2[j]] = math.Exp(-b.EpsilonLower) * q
 		case mech.LDP:
 			x[m.Aux[j]] = lo

@@ -396,7 +396,7 @@ const maxMassScale = 1e6
 // p_ij ≤ lam·B, and an entry's floor (addFloor) when it is p_ij ≥ B/lam:
 // lam, up to maxMassScale. The certificates' LPs over a set hold their
 // priors by the same factor where those enter a row times lam.
-func MassScale(lam float64) float64 { return math.Min(lam, maxMassScale) }
+func MassScale(lam float64) float64 { return min(lam, maxMassScale) }
 
 // addFloor adds, and returns, the row κ H ≤ p, the floor of an entry p under ALIP and
 // LIP, multiplied by MassScale(1/κ). Held to 1e-9 as written, the row
@@ -449,7 +449,7 @@ func (m *RobustModel) Mechanism(x []float64) mech.Mechanism {
 		p[i] = make([]float64, m.M)
 		for j, c := range m.P[i] {
 			if c >= 0 {
-				p[i][j] = math.Max(0, x[c])
+				p[i][j] = max(0, x[c])
 			}
 		}
 	}
@@ -516,7 +516,7 @@ func (m *RobustModel) RayMultipliers(y []float64) [][]float64 {
 			d := 0.0
 			for _, c := range m.P[i] {
 				if c >= 0 {
-					d = math.Max(d, sign*z[c])
+					d = max(d, sign*z[c])
 				}
 			}
 			lean[i] = raw[i] - d

@@ -190,7 +190,7 @@ func seedColumn(s Spec, P [][]int, j int) []float64 {
 	lo := math.Inf(1)
 	for i := range P {
 		if P[i][j] >= 0 {
-			lo = math.Min(lo, s.Utility[i][j])
+			lo = min(lo, s.Utility[i][j])
 		}
 	}
 	c := make([]float64, len(P))
@@ -275,9 +275,9 @@ func (c *cutModel) column(j int, col []float64, at func(k, v int) float64) (mx, 
 	for k := range col {
 		col[k] = 0
 		if v := c.rm.P[k][j]; v >= 0 {
-			col[k] = math.Max(0, at(k, v))
+			col[k] = max(0, at(k, v))
 		}
-		mx, mn = math.Max(mx, col[k]), math.Min(mn, col[k])
+		mx, mn = max(mx, col[k]), min(mn, col[k])
 	}
 	return mx, mn
 }

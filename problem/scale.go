@@ -73,7 +73,7 @@ func (p *Problem) ScaleExtremeUtility() (int, error) {
 	mx := 0.0
 	for _, row := range p.Utility {
 		for _, v := range row {
-			mx = math.Max(mx, math.Abs(v))
+			mx = max(mx, math.Abs(v))
 		}
 	}
 	if mx == 0 || (mx >= 1/moderate && mx <= moderate) {

@@ -112,7 +112,7 @@ func reducedCosts(m *lp.Model, y []float64) []float64 {
 func verifyPrimal(m *lp.Model, x, act []float64) error {
 	const tol = gonumFeasTol * 100
 	viol := func(v, lo, up float64) bool {
-		return v < lo-tol*math.Max(1, math.Abs(lo)) || v > up+tol*math.Max(1, math.Abs(up))
+		return v < lo-tol*max(1, math.Abs(lo)) || v > up+tol*max(1, math.Abs(up))
 	}
 	for j, v := range x {
 		if viol(v, m.ColLower[j], m.ColUpper[j]) {
@@ -401,7 +401,7 @@ func reduce(c []float64, a [][]float64, b []float64) *reduced {
 	p := &reduced{c: c, a: a, b: b}
 	scale := 1.0
 	for _, v := range b {
-		scale = math.Max(scale, math.Abs(v))
+		scale = max(scale, math.Abs(v))
 	}
 	p.feasTol = gonumFeasTol * scale
 	for j := 0; j < n; j++ {
@@ -612,7 +612,7 @@ func perturbedPhase2(c []float64, a *mat.Dense, b []float64, basis []int) (Statu
 	mk, nk := a.Dims()
 	scale := 1.0
 	for _, v := range b {
-		scale = math.Max(scale, math.Abs(v))
+		scale = max(scale, math.Abs(v))
 	}
 	bp := slices.Clone(b)
 	for r, j := range basis {
@@ -651,7 +651,7 @@ func perturbedPhase2(c []float64, a *mat.Dense, b []float64, basis []int) (Statu
 		if v < -gonumFeasTol*scale {
 			return 0, nil, nil, false
 		}
-		x[j] = math.Max(0, v)
+		x[j] = max(0, v)
 	}
 	return Optimal, x, y, true
 }
@@ -710,7 +710,7 @@ func basisDuals(a *mat.Dense, c []float64, basis []int) []float64 {
 	d.MulVec(a.T(), &y)
 	cmax := 1.0
 	for _, v := range c {
-		cmax = math.Max(cmax, math.Abs(v))
+		cmax = max(cmax, math.Abs(v))
 	}
 	for j, v := range c {
 		if v-d.AtVec(j) < -1e-9*cmax {

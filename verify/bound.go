@@ -343,7 +343,7 @@ func (k *checker) twoPriorFloat(j int, a, b []float64, R, T float64, fc floatCon
 		sb += x
 		mb += math.Abs(x)
 	}
-	delta := math.Max(0, sb-C)
+	delta := max(0, sb-C)
 	eD := gam(n+4) * (mb + math.Abs(C))
 	// up = hi·R + lo·T·δ·hi within eUp.
 	loT := mul(lof, T)
@@ -367,7 +367,7 @@ func (k *checker) twoPriorFloat(j int, a, b []float64, R, T float64, fc floatCon
 			neg -= g
 		}
 	}
-	P := pos + math.Max(0, T-neg)
+	P := pos + max(0, T-neg)
 	e := 2 * (2*errG + gam(n+4)*(mag+math.Abs(T)) + float64(24*n+64)*0x1p-1074)
 	if !ok || math.IsNaN(P) || math.IsInf(P, 0) || math.IsNaN(e) || math.IsInf(e, 0) {
 		return false

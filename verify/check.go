@@ -408,7 +408,7 @@ func (k *checker) rows() {
 			k.claim(ClaimRows, false, "row %d: |Σ_j p_%d,j − 1| = %.3g > 2^-38", i, i, f64(d))
 			return
 		}
-		worst = math.Max(worst, f64(d))
+		worst = max(worst, f64(d))
 	}
 	k.rowsExact = worst == 0
 	k.claim(ClaimRows, true, "p_ij ≥ 0 and every |Σ_j p_ij − 1| ≤ %.3g ≤ 2^-38", worst)
@@ -479,7 +479,7 @@ func (k *checker) columns() (q, top, low, sum []*big.Float) {
 		hi, lo := math.Inf(-1), math.Inf(1)
 		for i, row := range k.p.Mechanism {
 			v := row[j]
-			hi, lo = math.Max(hi, v), math.Min(lo, v)
+			hi, lo = max(hi, v), min(lo, v)
 			if v == 0 {
 				continue
 			}
@@ -781,7 +781,7 @@ func (k *checker) lower() {
 			k.claim(ClaimLower, false, "output %d: Σ_{i∈A_j} max(0, π^(j)_i + ν_j α_i) = %.17g > e^-%v", j, f64(g), l.OptimalEpsilonLower)
 			return
 		}
-		worst = math.Max(worst, f64(g))
+		worst = max(worst, f64(g))
 		if g.Cmp(maxg) > 0 {
 			maxg.Set(g)
 		}

@@ -143,7 +143,7 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 	if math.IsNaN(eps) || eps < 0 {
 		return 0, Result{}, fmt.Errorf("worstcase: budget ε = %g is not a non-negative number", eps)
 	}
-	limit := eps + budgetSlack*math.Max(1, eps)
+	limit := eps + budgetSlack*max(1, eps)
 	cfg.inner = cfg.workers
 
 	// Invariant: ε*(yes) ≤ eps, with yesMech an eps-PML mechanism of

@@ -39,7 +39,7 @@ func columnBounds(pi mech.Prior, pat mech.Pattern) (c []float64, all int) {
 		}
 		if v := c[j]; v > 0 && !math.IsInf(v, 1) {
 			gamma := 1.01 * float64(k-1) * certify.UnitRoundoff
-			c[j] = math.Max(0, v-2*certify.UnitRoundoff*v-gamma)
+			c[j] = max(0, v-2*certify.UnitRoundoff*v-gamma)
 		}
 	}
 	return c, all
@@ -53,10 +53,10 @@ func pruningBound(pat mech.Pattern, c []float64) float64 {
 		best := math.Inf(1)
 		for j, a := range row {
 			if a {
-				best = math.Min(best, c[j])
+				best = min(best, c[j])
 			}
 		}
-		lb = math.Max(lb, best)
+		lb = max(lb, best)
 	}
 	return lb
 }

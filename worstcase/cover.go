@@ -308,7 +308,7 @@ func (c *coverer) cut(pat mech.Pattern, h hint, tol float64, start []*colgen.Cov
 	if lb := pruningBound(pat, cb); lb > h.lo && (h.hiMech == nil || lb <= h.hi) {
 		h.lo, h.loKind, h.proof = lb, BoundPruning, nil
 	}
-	lam := math.Max(1, math.Exp(h.lo)*(1+cutSlack))
+	lam := max(1, math.Exp(h.lo)*(1+cutSlack))
 	var cuts [][]int
 	// below: the last ratio whose LP's optimum exceeded it, with that
 	// optimum (lam 0 if none).
@@ -327,12 +327,12 @@ func (c *coverer) cut(pat mech.Pattern, h hint, tol float64, start []*colgen.Cov
 		if lb, alpha, ok := cv.Proof(c.pi, pat); ok && lb > h.lo {
 			h.lo, h.loKind, h.proof = lb, BoundInfeasible, alpha
 			if h.hiMech != nil {
-				h.lo = math.Min(h.lo, h.hi)
+				h.lo = min(h.lo, h.hi)
 			}
 		}
 		if cv.Tau > lam*(1+cutGap) {
 			// λ is below ε* for the cuts so far.
-			next := math.Max(math.Exp(h.lo), c.secant(below.lam, below.tau, lam, cv.Tau, h))
+			next := max(math.Exp(h.lo), c.secant(below.lam, below.tau, lam, cv.Tau, h))
 			below.lam, below.tau = lam, cv.Tau
 			if next > lam*(1+cutSlack) {
 				lam, stall = next, 0
@@ -343,7 +343,7 @@ func (c *coverer) cut(pat mech.Pattern, h hint, tol float64, start []*colgen.Cov
 		var violated [][]int
 		routed := false
 		for _, r := range tightRatios {
-			p, a, sets := c.route(pat, cv, math.Max(lam, cv.Tau)*r, flowSets)
+			p, a, sets := c.route(pat, cv, max(lam, cv.Tau)*r, flowSets)
 			if p != nil {
 				if h.hiMech == nil || a < h.hi {
 					h.hiMech, h.hi = p, a
@@ -408,10 +408,10 @@ func (c *coverer) secant(l0, t0, l1, t1 float64, h hint) float64 {
 		return 0
 	}
 	if g1 > 0 {
-		s = math.Min(s, l1+secantReach*g1)
+		s = min(s, l1+secantReach*g1)
 	}
 	if h.hiMech != nil {
-		s = math.Min(s, math.Exp(h.hi))
+		s = min(s, math.Exp(h.hi))
 	}
 	return s
 }

@@ -437,7 +437,7 @@ func tighter(a, b Result) Result {
 	if b.Mechanism != nil && b.OptimalEpsilon < a.OptimalEpsilon {
 		out.OptimalEpsilon, out.Mechanism, out.exact = b.OptimalEpsilon, b.Mechanism, b.exact
 	}
-	out.OptimalEpsilonLower = math.Min(out.OptimalEpsilonLower, out.OptimalEpsilon)
+	out.OptimalEpsilonLower = min(out.OptimalEpsilonLower, out.OptimalEpsilon)
 	out.LPSolves, out.GoProbes = a.LPSolves+b.LPSolves, a.GoProbes+b.GoProbes
 	out.basis, out.seed = b.basis, b.seed
 	return out
@@ -510,7 +510,7 @@ func (c *curveRun) rec(a, b int) {
 			pat := c.fam.pattern(k)
 			cb, _ := columnBounds(c.pi, pat)
 			if lb := pruningBound(pat, cb); lb > r.OptimalEpsilonLower {
-				r.OptimalEpsilonLower, r.Lower, r.Proof = math.Min(lb, r.OptimalEpsilon), BoundPruning, nil
+				r.OptimalEpsilonLower, r.Lower, r.Proof = min(lb, r.OptimalEpsilon), BoundPruning, nil
 			}
 			rs = append(rs, r)
 		}
@@ -531,7 +531,7 @@ func (c *curveRun) rec(a, b int) {
 	// plateau of the staircase it closes mid's bracket without an LP.
 	if rb.Proof != nil {
 		if lb, ok := certify.DualBound(c.pi, c.fam.pattern(mid), rb.Proof); ok && lb > h.lo {
-			h.lo, h.loKind, h.proof = math.Min(lb, rb.OptimalEpsilon), BoundInfeasible, rb.Proof
+			h.lo, h.loKind, h.proof = min(lb, rb.OptimalEpsilon), BoundInfeasible, rb.Proof
 		}
 	}
 	if !c.solve(mid, h) {

@@ -96,7 +96,7 @@ func (st *steer) exactProbe(b *bracket, tol float64) (float64, bool) {
 		if c >= b.hi || c < b.sl-tol || st.tried[c] >= 2 {
 			continue
 		}
-		if near := b.hv-c <= lazyExact*math.Max(1, c); !near && (st.lazyExact || !st.above) {
+		if near := b.hv-c <= lazyExact*max(1, c); !near && (st.lazyExact || !st.above) {
 			continue
 		}
 		if st.tried == nil {
@@ -104,7 +104,7 @@ func (st *steer) exactProbe(b *bracket, tol float64) (float64, bool) {
 		}
 		t := c
 		if st.tried[c] == 1 {
-			t = c + exactHair*math.Max(1, c)
+			t = c + exactHair*max(1, c)
 			if c == b.lo {
 				t = c + lowerHair*tol
 			}
@@ -143,13 +143,13 @@ func (b *bracket) takeExact(o outcome, t float64, pat mech.Pattern, st *steer) {
 	}
 	if o.Mechanism != nil && o.PML < b.hi && pat.Holds(o.Mechanism) {
 		b.mech, b.hi, b.exact = o.Mechanism, o.PML, true
-		b.hv = math.Min(b.hv, b.hi)
+		b.hv = min(b.hv, b.hi)
 	}
 	if o.Alpha != nil {
 		b.raise(o.Lower, o.Alpha)
-		b.sl = math.Max(b.sl, b.lo)
+		b.sl = max(b.sl, b.lo)
 		if above {
-			b.sl = math.Max(b.sl, t)
+			b.sl = max(b.sl, t)
 		}
 	}
 }

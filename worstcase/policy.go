@@ -1,7 +1,5 @@
 package worstcase
 
-import "math"
-
 // The search's policy: where a least-ε search places its probes, who
 // answers them, and when a verdict without proof may stand instead of an
 // LP. None of it moves a certified end: the bracket's lower end is only
@@ -236,7 +234,7 @@ type proofPlacement struct{}
 func (proofPlacement) first(b *bracket) float64 { return b.lo }
 
 func (proofPlacement) next(b *bracket, st *steer, tol float64) float64 {
-	t := b.sl + math.Min((b.hv-b.sl)/2, exactTest*tol)
+	t := b.sl + min((b.hv-b.sl)/2, exactTest*tol)
 	st.exactTried = true
 	if e, ok := predict(st.proofs); ok && st.uses < predictionUses {
 		c := e + abovePrediction*tol

@@ -3,7 +3,6 @@ package worstcase
 import (
 	"context"
 	"errors"
-	"math"
 
 	"github.com/pmlopt/pmlopt/closedform"
 	"github.com/pmlopt/pmlopt/internal/clean"
@@ -112,13 +111,13 @@ func (b *bracket) closed(tol float64) bool {
 // closes reports whether a proven bound lb and an audited mechanism at a
 // would close the bracket to within tol.
 func (b *bracket) closes(lb, a, tol float64) bool {
-	return math.Min(a, b.hi)-math.Max(lb, b.lo) <= tol
+	return min(a, b.hi)-max(lb, b.lo) <= tol
 }
 
 // raise takes a proven bound, capped at the audited upper end, as the new
 // lower end when it is higher.
 func (b *bracket) raise(lb float64, alpha []float64) {
-	if lb = math.Min(lb, b.hi); lb > b.lo {
+	if lb = min(lb, b.hi); lb > b.lo {
 		b.lo, b.lower, b.proof = lb, BoundInfeasible, alpha
 	}
 }
@@ -281,12 +280,12 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 	// replaced by its cleaned copy when that stays within the bracket's
 	// tolerance (and below the hint's upper end, which a caller may have
 	// chosen within a budget).
-	limit := b.lo + math.Max(tol, h.width)
+	limit := b.lo + max(tol, h.width)
 	if h.hiMech != nil {
-		limit = math.Min(limit, h.hi)
+		limit = min(limit, h.hi)
 	}
-	if !b.dropDust(pi, math.Max(b.hi, limit)) && !h.support && ctx.Err() == nil {
-		b.dustFreeOnSupport(ctx, pi, pat, cfg, tol, math.Max(b.hi, limit), p)
+	if !b.dropDust(pi, max(b.hi, limit)) && !h.support && ctx.Err() == nil {
+		b.dustFreeOnSupport(ctx, pi, pat, cfg, tol, max(b.hi, limit), p)
 	}
 	if err := ctx.Err(); err != nil && b.hi-b.lo > tol {
 		return b.result(p), err
@@ -358,13 +357,13 @@ func (b *bracket) update(o outcome, t float64, st *steer, p *prober) {
 			// polished basis, ipm.Probe's point) is an audited upper end
 			// all the same; a polished one is often ε* itself.
 			b.mech, b.hi, b.exact = o.Mechanism, o.PML, false
-			b.hv, st.closeIn = math.Min(b.hv, o.PML), o.pol
+			b.hv, st.closeIn = min(b.hv, o.PML), o.pol
 		}
 		st.proofs, st.uses = append(st.proofs, proofPoint{t: t, lb: o.Lower, alpha: o.Alpha}), 0
 		if lb, alpha, ok := p.extrapolate(st.proofs); ok {
 			b.raise(lb, alpha)
 		}
-		b.sl = math.Max(b.sl, math.Max(t, b.lo))
+		b.sl = max(b.sl, max(t, b.lo))
 	case unproven:
 		// Whatever the probe proved or found holds all the same (an
 		// unsettled master's, the interior point's); only the steering
@@ -380,7 +379,7 @@ func (b *bracket) update(o outcome, t float64, st *steer, p *prober) {
 		if o.Lower > b.lo && o.Lower <= b.hi {
 			b.lo, b.lower, b.proof = o.Lower, BoundInfeasible, o.Alpha
 		}
-		b.hv = math.Min(t, b.hi)
+		b.hv = min(t, b.hi)
 		if b.hv < b.sl {
 			// An unproven infeasibility above a feasible point: the
 			// oracle contradicted itself; trust the audited point.
@@ -398,9 +397,9 @@ func (b *bracket) keep(o outcome, p *prober) {
 	}
 	if o.Mechanism != nil && o.PML < b.hi && p.pat.Holds(o.Mechanism) {
 		b.mech, b.hi, b.exact = o.Mechanism, o.PML, false
-		b.hv = math.Min(b.hv, b.hi)
+		b.hv = min(b.hv, b.hi)
 	}
-	b.sl = math.Max(b.sl, b.lo)
+	b.sl = max(b.sl, b.lo)
 }
 
 // result is the bracket as a Result, with the oracle's counts. A lower end
@@ -408,7 +407,7 @@ func (b *bracket) keep(o outcome, p *prober) {
 // infeasibility verdict; the audited mechanism wins.
 func (b *bracket) result(p *prober) Result {
 	r := Result{
-		OptimalEpsilonLower: math.Min(b.lo, b.hi),
+		OptimalEpsilonLower: min(b.lo, b.hi),
 		OptimalEpsilon:      b.hi,
 		Lower:               b.lower,
 		Mechanism:           b.mech,

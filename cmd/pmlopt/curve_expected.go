@@ -86,7 +86,7 @@ func (f *expectedCurveFlags) budgetAxis(fs *flagSet, p *problem.Problem) ([]floa
 		if p.Privacy != nil {
 			if l := budgetLevel(*p.Privacy); l > 0 && !math.IsInf(l, 0) {
 				// Within the budgets a file or --to may give.
-				to = math.Min(2*l, problem.MaxEpsilon)
+				to = min(2*l, problem.MaxEpsilon)
 			}
 		}
 	}

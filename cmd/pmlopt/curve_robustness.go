@@ -165,7 +165,7 @@ func recordedCounts(p *problem.Problem) (problem.PriorSetSource, []float64, erro
 // relative 1e-9 (the file writes every bound in full).
 func sameSet(a, b *mech.PriorSet) bool {
 	close := func(x, y float64) bool {
-		return math.Abs(x-y) <= 1e-9*math.Max(1e-3, math.Max(math.Abs(x), math.Abs(y)))
+		return math.Abs(x-y) <= 1e-9*max(1e-3, max(math.Abs(x), math.Abs(y)))
 	}
 	if a.IsBox() != b.IsBox() || len(a.Lower) != len(b.Lower) {
 		return false

@@ -83,7 +83,7 @@ func (b binSpec) apply(values []string, counts []float64) ([]string, []float64, 
 			return nil, nil, fmt.Errorf("--bins: %q is not a number", v)
 		}
 		xs[k] = x
-		lo, hi = math.Min(lo, x), math.Max(hi, x)
+		lo, hi = min(lo, x), max(hi, x)
 		whole = whole && x == math.Trunc(x)
 	}
 	edges := b.edges

@@ -41,7 +41,7 @@ func staircase(eps, thr []float64, xmax float64) (xs, ys []float64) {
 	sort.Slice(idx, func(a, b int) bool { return eps[idx[a]] < eps[idx[b]] })
 	best := math.Inf(-1)
 	for _, k := range idx {
-		best = math.Max(best, thr[k])
+		best = max(best, thr[k])
 		if n := len(xs); n > 0 && xs[n-1] == eps[k] {
 			ys[n-1] = best
 			continue
@@ -69,11 +69,11 @@ func plotCurve(path, title string, obj problem.Objective, pts []pmlopt.Point, sa
 		// and the step's mechanism may reach more.
 		safe[k], opt[k], thrSafe[k], thrOpt[k] = pt.SafeEpsilon, pt.OptimalEpsilon, pt.Threshold, pt.ThresholdMax
 		if !math.IsNaN(pt.WorstCaseValue) && obj == problem.WorstCaseValue {
-			thrOpt[k] = math.Max(thrOpt[k], pt.WorstCaseValue)
+			thrOpt[k] = max(thrOpt[k], pt.WorstCaseValue)
 		}
 		for _, v := range []float64{pt.SafeEpsilon, pt.OptimalEpsilon} {
 			if !math.IsInf(v, 0) {
-				xmax = math.Max(xmax, v)
+				xmax = max(xmax, v)
 			}
 		}
 	}
@@ -82,7 +82,7 @@ func plotCurve(path, title string, obj problem.Objective, pts []pmlopt.Point, sa
 		for _, st := range safeSteps {
 			safe, thrSafe = append(safe, st.Epsilon), append(thrSafe, st.Threshold)
 			if !math.IsInf(st.Epsilon, 0) {
-				xmax = math.Max(xmax, st.Epsilon)
+				xmax = max(xmax, st.Epsilon)
 			}
 		}
 	}

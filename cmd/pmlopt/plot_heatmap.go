@@ -86,7 +86,7 @@ func plotFlags(fs *flagSet) runFunc {
 			hi := 0.0
 			for _, row := range m {
 				for _, v := range row {
-					hi = math.Max(hi, v)
+					hi = max(hi, v)
 				}
 			}
 			h := figure.Heatmap{Title: title, XLabel: "output y", YLabel: "input x", Z: m, RowLabels: p.Inputs,
@@ -183,7 +183,7 @@ func whereMap(p *problem.Problem, m mech.Mechanism, in string, w int) (figure.He
 		}
 		at[cell] = j
 		z[cell[0]][cell[1]] = m[i][j]
-		hi = math.Max(hi, m[i][j])
+		hi = max(hi, m[i][j])
 	}
 	h := figure.Heatmap{Z: z, XLabel: "x", YLabel: "y", ValueLabel: "P(y | x = " + in + ")", Min: 0, Max: hi,
 		ColLabels: numLabels(cols), RowLabels: numLabels(rows)}

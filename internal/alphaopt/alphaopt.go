@@ -29,7 +29,7 @@ func LogColumnMax(rows mech.Mechanism, cols []int) []float64 {
 	for c, j := range cols {
 		mx := 0.0
 		for _, row := range rows {
-			mx = math.Max(mx, row[j])
+			mx = max(mx, row[j])
 		}
 		lm[c] = mathx.Log(mx)
 	}
@@ -94,7 +94,7 @@ func Max(ctx context.Context, rows mech.Mechanism, cols []int, alpha, beta, tol 
 	lower, upper = cps[first].lc0+lo, cps[first].lc0+up
 	if ctx.Err() != nil {
 		for _, c := range crude {
-			upper = math.Max(upper, c)
+			upper = max(upper, c)
 		}
 		return lower, upper
 	}
@@ -102,8 +102,8 @@ func Max(ctx context.Context, rows mech.Mechanism, cols []int, alpha, beta, tol 
 	bound := make([]float64, n)
 	los, ups := rowBounds(ctx, base, cps, w, nil, nil)
 	for k, cp := range cps {
-		bound[k] = math.Min(crude[k], cp.lc0+ups[k])
-		lower = math.Max(lower, cp.lc0+los[k])
+		bound[k] = min(crude[k], cp.lc0+ups[k])
+		lower = max(lower, cp.lc0+los[k])
 	}
 	bound[first] = math.Inf(-1)
 	var open []int
@@ -152,7 +152,7 @@ func Max(ctx context.Context, rows mech.Mechanism, cols []int, alpha, beta, tol 
 		}
 		los, ups = rowBounds(ctx, base, sub, nil, points, vs)
 		for x, k := range open {
-			bound[k] = math.Min(bound[k], cps[k].lc0+ups[x])
+			bound[k] = min(bound[k], cps[k].lc0+ups[x])
 			if l := cps[k].lc0 + los[x]; l > lower {
 				lower = l
 				copy(w, points[x])
@@ -191,10 +191,10 @@ func Max(ctx context.Context, rows mech.Mechanism, cols []int, alpha, beta, tol 
 		los, ups = rowUpdates(ctx, base, sub, points, next[:len(open)], gamma)
 		for x, k := range open {
 			if los[x] < prev[x] {
-				gamma[x] = math.Max(1, gamma[x]*mmShrink)
+				gamma[x] = max(1, gamma[x]*mmShrink)
 			}
 			prev[x] = los[x]
-			bound[k] = math.Min(bound[k], cps[k].lc0+ups[x])
+			bound[k] = min(bound[k], cps[k].lc0+ups[x])
 			if l := cps[k].lc0 + los[x]; l > lower {
 				lower = l
 				copy(w, points[x])
@@ -222,7 +222,7 @@ func Max(ctx context.Context, rows mech.Mechanism, cols []int, alpha, beta, tol 
 	sort.Slice(open, func(a, b int) bool { return bound[open[a]] > bound[open[b]] })
 	for _, k := range open {
 		if bound[k] <= lower || ctx.Err() != nil {
-			upper = math.Max(upper, bound[k])
+			upper = max(upper, bound[k])
 			continue
 		}
 		x := start[k]
@@ -232,11 +232,11 @@ func Max(ctx context.Context, rows mech.Mechanism, cols []int, alpha, beta, tol 
 			lower = cps[k].lc0 + lo
 			copy(w, x)
 		}
-		upper = math.Max(upper, math.Min(bound[k], cps[k].lc0+up))
+		upper = max(upper, min(bound[k], cps[k].lc0+up))
 	}
 	for k := range cps {
 		if k != first && bound[k] <= lower {
-			upper = math.Max(upper, bound[k])
+			upper = max(upper, bound[k])
 		}
 	}
 	return lower, upper
@@ -269,15 +269,15 @@ func maxByUpdates(ctx context.Context, base *concaveProblem, rows mech.Mechanism
 	g, h := make([]float64, n), make([]float64, len(cols))
 	for _, c := range cands {
 		if ctx.Err() != nil || c.ub <= lower {
-			upper = math.Max(upper, c.ub)
+			upper = max(upper, c.ub)
 			continue
 		}
 		if !math.IsInf(lower, -1) {
 			f := c.cp.gradient(w, g, h)
 			lo, up := c.cp.holder(f, g)
-			lower = math.Max(lower, c.cp.lc0+lo)
+			lower = max(lower, c.cp.lc0+lo)
 			if c.cp.lc0+up <= lower {
-				upper = math.Max(upper, c.cp.lc0+up)
+				upper = max(upper, c.cp.lc0+up)
 				continue
 			}
 		}
@@ -291,7 +291,7 @@ func maxByUpdates(ctx context.Context, base *concaveProblem, rows mech.Mechanism
 			lower = lo
 			copy(w, start)
 		}
-		upper = math.Max(upper, up)
+		upper = max(upper, up)
 	}
 	return lower, upper
 }

@@ -166,7 +166,7 @@ func (rp *restricted) newton(ctx context.Context, w []float64, tol float64) {
 		G := mathx.Log(f)
 		mx := 0.0
 		for x, q := range rp.q {
-			mx = math.Max(mx, q)
+			mx = max(mx, q)
 			// The gradient less its mean Σ_x w_x ∂_x G = r: the Newton
 			// step does not change (it keeps Σ d = 0), but the inputs
 			// with weight then enter it with gradients near 0, not near r,
@@ -208,7 +208,7 @@ func (rp *restricted) newton(ctx context.Context, w []float64, tol float64) {
 			return d, ok
 		})
 		if !ok {
-			mu = math.Max(1e-12, 10*mu)
+			mu = max(1e-12, 10*mu)
 			continue
 		}
 		slope := 0.0
@@ -220,7 +220,7 @@ func (rp *restricted) newton(ctx context.Context, w []float64, tol float64) {
 		for t, try := 1.0, 0; try < 40 && !moved; t, try = t/2, try+1 {
 			sum := 0.0
 			for x := range trial {
-				trial[x] = math.Max(0, w[x]+t*d[x])
+				trial[x] = max(0, w[x]+t*d[x])
 				sum += trial[x]
 			}
 			for x := range trial {
@@ -250,7 +250,7 @@ func (rp *restricted) newton(ctx context.Context, w []float64, tol float64) {
 			}
 			for t, try := tmax, 0; try < 40 && !moved; t, try = t/2, try+1 {
 				for x := range trial {
-					trial[x] = math.Max(0, w[x]+t*d[x])
+					trial[x] = max(0, w[x]+t*d[x])
 				}
 				if try == 0 && block >= 0 {
 					trial[block] = 0
@@ -271,7 +271,7 @@ func (rp *restricted) newton(ctx context.Context, w []float64, tol float64) {
 			// point is as good as rounding allows.
 			return
 		}
-		mu = math.Max(1e-14, mu/10)
+		mu = max(1e-14, mu/10)
 	}
 }
 
@@ -311,7 +311,7 @@ func (cp *concaveProblem) supCG(ctx context.Context, w []float64, tol float64) (
 				bestDense = bestDense && v > 0
 			}
 		}
-		up = math.Min(up, u)
+		up = min(up, u)
 		if up-lo <= tol || up <= cp.prune {
 			break
 		}
@@ -383,7 +383,7 @@ func (cp *concaveProblem) supCG(ctx context.Context, w []float64, tol float64) (
 		} else if lo < cp.prune {
 			// A row that may yet be settled by its bound needs the
 			// restricted optimum only as far as the bound's excess.
-			subTol = math.Max(subTol, (up-cp.prune)/4)
+			subTol = max(subTol, (up-cp.prune)/4)
 		}
 		prev = append(prev[:0], keep...)
 		// 3. Newton on the working set.
@@ -412,7 +412,7 @@ func (cp *concaveProblem) supCG(ctx context.Context, w []float64, tol float64) (
 			lo = l
 			copy(best, w)
 		}
-		up = math.Min(up, u)
+		up = min(up, u)
 	}
 	copy(w, best)
 	return lo, up
@@ -545,7 +545,7 @@ func rowSteps(ref *concaveProblem, cps []*concaveProblem, rows []int, w []float6
 		for z := x; z < s; z++ {
 			a.SetSym(x, z, -h[x][z])
 		}
-		scale = math.Max(scale, math.Abs(h[x][x]))
+		scale = max(scale, math.Abs(h[x][x]))
 	}
 	for x := 0; x < s; x++ {
 		a.SetSym(x, x, a.At(x, x)+1e-12*(1+scale))
@@ -596,7 +596,7 @@ func rowSteps(ref *concaveProblem, cps []*concaveProblem, rows []int, w []float6
 		nu := -sum0 / s1
 		sum := 0.0
 		for z, i := range keep {
-			p[i] = math.Max(0, ws[z]+u0[z]+nu*u1[z])
+			p[i] = max(0, ws[z]+u0[z]+nu*u1[z])
 			sum += p[i]
 		}
 		for _, i := range keep {

@@ -85,7 +85,7 @@ func (cp *concaveProblem) forRow(rows mech.Mechanism, cols []int, k int) *concav
 			v += (1 - cp.beta) * mathx.Log(rows[k][j])
 		}
 		q.lc[c] = v
-		q.lc0 = math.Max(q.lc0, v)
+		q.lc0 = max(q.lc0, v)
 	}
 	for c := range q.lc {
 		q.lc[c] -= q.lc0
@@ -127,12 +127,12 @@ func (cp *concaveProblem) certify(w []float64) (lo, up float64) {
 	lo = cp.eval(w, g)
 	mx, dot := math.Inf(-1), 0.0
 	for i, gi := range g {
-		mx = math.Max(mx, gi)
+		mx = max(mx, gi)
 		if w[i] > 0 {
 			dot += w[i] * gi
 		}
 	}
-	return lo, lo + math.Max(0, mx-dot)
+	return lo, lo + max(0, mx-dot)
 }
 
 // concaveSup maximises the concave G of problem cp over the simplex from w

@@ -106,7 +106,7 @@ func (rp *restricted) pcgDirection(f float64, g []float64, free []int, mu, accep
 		}
 		gl[x] = rp.r * rp.q[i] / f
 		diag[x] = coef*v - gl[x]*gl[x]
-		scale = math.Max(scale, math.Abs(diag[x]))
+		scale = max(scale, math.Abs(diag[x]))
 	}
 	shift := mu * (1 + scale)
 	for x := range diag {

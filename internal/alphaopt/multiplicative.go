@@ -78,10 +78,10 @@ func (cp *concaveProblem) gradient(w, g, h []float64) float64 {
 func (cp *concaveProblem) holder(f float64, g []float64) (lo, up float64) {
 	mx := math.Inf(-1)
 	for _, v := range g {
-		mx = math.Max(mx, v)
+		mx = max(mx, v)
 	}
 	lo = mathx.Log(f)
-	return lo, lo + math.Max(0, cp.r*mathx.LogRatio(mx, f))
+	return lo, lo + max(0, cp.r*mathx.LogRatio(mx, f))
 }
 
 // sub returns the problem restricted to the inputs in keep.
@@ -111,7 +111,7 @@ func (cp *concaveProblem) supMM(ctx context.Context, w []float64, tol float64) (
 			lo = l
 			copy(best, x)
 		}
-		up = math.Min(up, u)
+		up = min(up, u)
 		return f
 	}
 	w1, w2, w3 := make([]float64, n), make([]float64, n), make([]float64, n)
@@ -180,7 +180,7 @@ func (cp *concaveProblem) supMM(ctx context.Context, w []float64, tol float64) (
 		// certificate, and the next round's updates revive it.
 		wmax := 0.0
 		for _, v := range w {
-			wmax = math.Max(wmax, v)
+			wmax = max(wmax, v)
 		}
 		in := make([]bool, n)
 		for i := range w {

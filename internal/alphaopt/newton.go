@@ -36,7 +36,7 @@ func (cp *concaveProblem) newton(ctx context.Context, w []float64, tol float64) 
 			lo = G
 		}
 		if finite {
-			up = math.Min(up, G+math.Max(0, mx-dot))
+			up = min(up, G+max(0, mx-dot))
 		}
 		if up-lo <= tol {
 			break
@@ -67,7 +67,7 @@ func (cp *concaveProblem) newton(ctx context.Context, w []float64, tol float64) 
 		// free set; solve again without them.
 		d, free, ok := freeDirection(w, free, func(free []int) ([]float64, bool) { return newtonDirection(h, g, free, mu) })
 		if !ok {
-			mu = math.Max(1e-12, 10*mu)
+			mu = max(1e-12, 10*mu)
 			continue
 		}
 		// Ratio test keeps w ≥ 0.
@@ -125,13 +125,13 @@ func (cp *concaveProblem) newton(ctx context.Context, w []float64, tol float64) 
 			}
 		}
 		if moved {
-			mu = math.Max(1e-14, mu/10)
+			mu = max(1e-14, mu/10)
 		} else {
 			// Fall back on a Frank–Wolfe step towards the steepest vertex.
 			if !cp.fwStep(w, trial, imx, G) && mu > 1e6 {
 				break
 			}
-			mu = math.Max(1e-12, 10*mu)
+			mu = max(1e-12, 10*mu)
 		}
 	}
 	return lo, up
@@ -184,7 +184,7 @@ func factorDirection(h [][]float64, g []float64, free []int, mu float64) ([]floa
 		for y, k := range free {
 			a.SetSym(x, y, -h[i][k])
 		}
-		scale = math.Max(scale, math.Abs(h[i][i]))
+		scale = max(scale, math.Abs(h[i][i]))
 	}
 	for x := range free {
 		a.SetSym(x, x, a.At(x, x)+mu*(1+scale))

@@ -67,7 +67,7 @@ func WorstPattern(p *problem.Problem, objective problem.Objective, order int, va
 // Lower has no multipliers, and verify refuses it.
 func Lower(pi mech.Prior, pat mech.Pattern, proof []float64, L float64) *verify.Lower {
 	if !(L > 0) {
-		return &verify.Lower{OptimalEpsilonLower: math.Max(L, 0)}
+		return &verify.Lower{OptimalEpsilonLower: max(L, 0)}
 	}
 	for _, a := range [][]float64{proof, nil} {
 		if a == nil {
@@ -79,7 +79,7 @@ func Lower(pi mech.Prior, pat mech.Pattern, proof []float64, L float64) *verify.
 		// DualCertificate's float margins may leave it a hair below an L
 		// found otherwise (pruning's −log of a prior mass): the exact
 		// check, not this one, decides.
-		if c, ok := certify.DualCertificate(pi, pat, a); ok && c.Epsilon >= L-1e-12*math.Max(1, L) {
+		if c, ok := certify.DualCertificate(pi, pat, a); ok && c.Epsilon >= L-1e-12*max(1, L) {
 			return &verify.Lower{OptimalEpsilonLower: L, Alpha: c.Alpha, Nu: c.Nu}
 		}
 	}
@@ -229,7 +229,7 @@ func leastLargestMass(pat mech.Pattern, mass []float64) (best float64, bi int) {
 		w := math.Inf(-1)
 		for j, ok := range row {
 			if ok {
-				w = math.Max(w, mass[j])
+				w = max(w, mass[j])
 			}
 		}
 		if w < best {

@@ -238,19 +238,19 @@ func levelsOverSet(set *mech.PriorSet, pi mech.Prior, m mech.Mechanism, b mech.B
 		t, least := 0.0, math.Inf(1)
 		for i := range n {
 			c[i] = m[i][j]
-			t, least = math.Max(t, c[i]), math.Min(least, c[i])
+			t, least = max(t, c[i]), min(least, c[i])
 		}
 		if t <= 0 {
 			continue
 		}
-		up = math.Max(up, math.Log(t/massOverS(set, fill, c, false)))
+		up = max(up, math.Log(t/massOverS(set, fill, c, false)))
 		if b.Measure != mech.PML {
-			lo = math.Max(lo, math.Log(massOverS(set, fill, c, true)/least))
+			lo = max(lo, math.Log(massOverS(set, fill, c, true)/least))
 		}
 	}
 	switch b.Measure {
 	case mech.LIP:
-		return math.Max(up, lo), 0
+		return max(up, lo), 0
 	case mech.ALIP:
 		return up, lo
 	}
@@ -334,12 +334,12 @@ func AboveSet(set *mech.PriorSet, pi mech.Prior, v []float64) ([]float64, bool) 
 	}
 	if set.IsBox() {
 		for k := range w {
-			w[k] = math.Max(w[k], set.Lower[k])
+			w[k] = max(w[k], set.Lower[k])
 		}
 		for range 3 {
 			c := make([]float64, n)
 			for k := range w {
-				c[k] = math.Min(w[k], set.Upper[k])
+				c[k] = min(w[k], set.Upper[k])
 			}
 			if sumAtLeast(c, pi) {
 				return w, true
@@ -359,7 +359,7 @@ func AboveSet(set *mech.PriorSet, pi mech.Prior, v []float64) ([]float64, bool) 
 		return nil, false
 	}
 	for k := range w {
-		w[k] = math.Max(w[k], 0)
+		w[k] = max(w[k], 0)
 	}
 	for range 3 {
 		if sumAtLeast(w, pi) && ballDeficitWithin(w, pi, set.Radius) {
@@ -433,12 +433,12 @@ func AboveSet(set *mech.PriorSet, pi mech.Prior, v []float64) ([]float64, bool) 
 // a better bound it proves becomes the lower end.
 func LowerOver(p *problem.Problem, pat mech.Pattern, L, U float64, hints []Hint) *verify.Lower {
 	if !(L > 0) && !(U > 0) {
-		return &verify.Lower{OptimalEpsilonLower: math.Max(L, 0)}
+		return &verify.Lower{OptimalEpsilonLower: max(L, 0)}
 	}
 	set := p.PriorSet
 	var found *verify.Lower
 	if L > 0 {
-		reaches := func(e float64) bool { return e >= L-1e-12*math.Max(1, L) }
+		reaches := func(e float64) bool { return e >= L-1e-12*max(1, L) }
 		for _, h := range hints {
 			raw := h.Priors
 			if raw == nil && h.Prior != nil {
@@ -469,28 +469,28 @@ func LowerOver(p *problem.Problem, pat mech.Pattern, L, U float64, hints []Hint)
 				continue
 			}
 			if c, ok := certify.DualCertificateColumns(priors, pat, h.Alpha); ok && reaches(c.Epsilon) {
-				found = &verify.Lower{OptimalEpsilonLower: math.Min(L, c.Epsilon), Alpha: c.Alpha, Nu: c.Nu, Priors: priors}
+				found = &verify.Lower{OptimalEpsilonLower: min(L, c.Epsilon), Alpha: c.Alpha, Nu: c.Nu, Priors: priors}
 				break
 			}
 		}
 		if found == nil {
 			if l := setPruning(p, pat); l != nil && reaches(l.OptimalEpsilonLower) {
-				l.OptimalEpsilonLower = math.Min(L, l.OptimalEpsilonLower)
+				l.OptimalEpsilonLower = min(L, l.OptimalEpsilonLower)
 				found = l
 			}
 		}
 	}
-	proven := math.Max(L, 0)
+	proven := max(L, 0)
 	if found != nil {
 		proven = found.OptimalEpsilonLower
 	}
 	n, m := len(pat), len(pat[0])
-	if finite := !math.IsInf(U, 0) && !math.IsNaN(U); finite && U-proven > setTightenGap*math.Max(1, U) && n*m <= setTightenMaxCells {
+	if finite := !math.IsInf(U, 0) && !math.IsNaN(U); finite && U-proven > setTightenGap*max(1, U) && n*m <= setTightenMaxCells {
 		// Just below U (the robust search stops within its tolerance of
 		// it, 1e-9 by default), then a little lower.
 		for _, below := range []float64{setTightenGap / 10, setTightenGap / 2} {
-			if c, priors, ok := setLowerFromLP(p, pat, U-below*math.Max(1, U)); ok && c.Epsilon > proven {
-				return &verify.Lower{OptimalEpsilonLower: math.Min(U, c.Epsilon), Alpha: c.Alpha, Nu: c.Nu, Priors: priors}
+			if c, priors, ok := setLowerFromLP(p, pat, U-below*max(1, U)); ok && c.Epsilon > proven {
+				return &verify.Lower{OptimalEpsilonLower: min(U, c.Epsilon), Alpha: c.Alpha, Nu: c.Nu, Priors: priors}
 			}
 		}
 	}
@@ -504,8 +504,8 @@ func LowerOver(p *problem.Problem, pat mech.Pattern, L, U float64, hints []Hint)
 	// (a bracket closed at the search's default tolerance of 1e-9)
 	// leaves its optimum at 0.
 	for _, below := range []float64{0, 1e-8, 5e-8} {
-		if c, priors, ok := setLowerFromLP(p, pat, L-below*math.Max(1, L)); ok && c.Epsilon >= L-1e-7*math.Max(1, L) {
-			return &verify.Lower{OptimalEpsilonLower: math.Min(L, c.Epsilon), Alpha: c.Alpha, Nu: c.Nu, Priors: priors}
+		if c, priors, ok := setLowerFromLP(p, pat, L-below*max(1, L)); ok && c.Epsilon >= L-1e-7*max(1, L) {
+			return &verify.Lower{OptimalEpsilonLower: min(L, c.Epsilon), Alpha: c.Alpha, Nu: c.Nu, Priors: priors}
 		}
 	}
 	return &verify.Lower{OptimalEpsilonLower: L}

@@ -143,13 +143,13 @@ func setExpectedTwoLP(p *problem.Problem, u mech.Utility, b mech.Budget) (r *ipm
 	// its own: the estimate stands in (any prior of the set does).
 	top := 0.0
 	for j := range m {
-		top = math.Max(top, math.Max(sol.X[R[j]], sol.X[T[j]]))
+		top = max(top, max(sol.X[R[j]], sol.X[T[j]]))
 	}
 	read := func(scale int, cols []int, k float64) []float64 {
 		if l := sol.X[scale]; l > 1e-9*top {
 			v := make([]float64, n)
 			for i := range n {
-				v[i] = math.Max(0, sol.X[cols[i]]/(k*l))
+				v[i] = max(0, sol.X[cols[i]]/(k*l))
 			}
 			return v
 		}
@@ -157,7 +157,7 @@ func setExpectedTwoLP(p *problem.Problem, u mech.Utility, b mech.Budget) (r *ipm
 	}
 	for j := range m {
 		r.PriorsUpper[j], r.PriorsLower[j] = read(R[j], Y[j], mult), read(T[j], Z[j], 1)
-		r.CapWeights[j] = []float64{math.Max(0, sol.X[R[j]]), math.Max(0, sol.X[T[j]])}
+		r.CapWeights[j] = []float64{max(0, sol.X[R[j]]), max(0, sol.X[T[j]])}
 	}
 	return r, true
 }
@@ -209,7 +209,7 @@ func TightenExpectedOver(p *problem.Problem, u mech.Utility, b mech.Budget, pat 
 	}
 	vp := verify.Problem{Prior: p.Prior, Utility: u, Order: p.Order, Mechanism: m, PriorSet: PriorSet(p.PriorSet)}
 	for _, rel := range []float64{1e-13, 1e-11, 1e-9} {
-		B := sum + rel*math.Max(1, mag)
+		B := sum + rel*max(1, mag)
 		if !(B < old) && !math.IsNaN(old) {
 			break
 		}
@@ -255,7 +255,7 @@ func ProvenBound(p *problem.Problem, u mech.Utility, m mech.Mechanism, c *verify
 		mag += math.Abs(v)
 	}
 	for _, rel := range []float64{1e-13, 1e-11, 1e-9} {
-		B := *c.Utility.Bound + rel*math.Max(1, mag)
+		B := *c.Utility.Bound + rel*max(1, mag)
 		try := *c
 		ut := *c.Utility
 		ut.Bound = &B
@@ -329,7 +329,7 @@ func acceptLower(p *problem.Problem, u mech.Utility, m mech.Mechanism, value flo
 	}
 	vp := verify.Problem{Prior: p.Prior, Utility: u, Order: p.Order, Mechanism: m, PriorSet: PriorSet(p.PriorSet)}
 	for _, rel := range []float64{0, 1e-13, 1e-11, 1e-9} {
-		B := math.Max(bound+rel*math.Max(1, mag), value)
+		B := max(bound+rel*max(1, mag), value)
 		if !(B < old) {
 			return math.NaN(), false
 		}
@@ -360,7 +360,7 @@ func boxFillAlong(set *mech.PriorSet, v, c []float64) []float64 {
 	w := slices.Clone(v)
 	rest := 0.0
 	for k := range w {
-		w[k] = math.Min(math.Max(w[k], set.Lower[k]), set.Upper[k])
+		w[k] = min(max(w[k], set.Lower[k]), set.Upper[k])
 		rest += set.Center[k] - w[k]
 	}
 	order := make([]int, len(w))
@@ -373,11 +373,11 @@ func boxFillAlong(set *mech.PriorSet, v, c []float64) []float64 {
 	}
 	for _, k := range order {
 		if rest > 0 {
-			add := math.Min(rest, set.Upper[k]-w[k])
+			add := min(rest, set.Upper[k]-w[k])
 			w[k] += add
 			rest -= add
 		} else if rest < 0 {
-			take := math.Min(-rest, w[k]-set.Lower[k])
+			take := min(-rest, w[k]-set.Lower[k])
 			w[k] -= take
 			rest += take
 		}

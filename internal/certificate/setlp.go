@@ -115,7 +115,7 @@ func setLPProof(X []float64, a, scale []int, y [][]int, mult float64, pi mech.Pr
 	}
 	top := 0.0
 	for j := range m {
-		top = math.Max(top, X[scale[j]])
+		top = max(top, X[scale[j]])
 	}
 	priors = make([][]float64, m)
 	for j := range m {
@@ -123,7 +123,7 @@ func setLPProof(X []float64, a, scale []int, y [][]int, mult float64, pi mech.Pr
 		if l := X[scale[j]]; l > 1e-9*top {
 			v = make([]float64, n)
 			for i := range n {
-				v[i] = math.Max(0, X[y[j][i]]/(mult*l))
+				v[i] = max(0, X[y[j][i]]/(mult*l))
 			}
 		}
 		w, ok := AboveSet(set, pi, v)

@@ -90,7 +90,7 @@ func ClearTiny(p mech.Mechanism, entry float64) {
 	for _, row := range p {
 		top := 0.0
 		for _, v := range row {
-			top = math.Max(top, v)
+			top = max(top, v)
 		}
 		for j, v := range row {
 			if v < entry && v < top {
@@ -247,7 +247,7 @@ func mixToBudget(pi mech.Prior, p mech.Mechanism, eps float64) mech.Mechanism {
 	q := outputMarginal(pi, p)
 	r, b := math.Exp(a), math.Exp(eps)
 	theta := (r - b) / (r - 1)
-	theta = math.Min(1, theta*(1+mixMargin)+1e-16)
+	theta = min(1, theta*(1+mixMargin)+1e-16)
 	for _, row := range p {
 		for j := range row {
 			row[j] = (1-theta)*row[j] + theta*q[j]
@@ -268,7 +268,7 @@ func breaks(pi mech.Prior, p mech.Mechanism, j int, b mech.Budget) bool {
 	q, lo, hi := 0.0, math.Inf(1), 0.0
 	for i := range p {
 		q += pi[i] * p[i][j]
-		lo, hi = math.Min(lo, p[i][j]), math.Max(hi, p[i][j])
+		lo, hi = min(lo, p[i][j]), max(hi, p[i][j])
 	}
 	if q == 0 {
 		return false

@@ -280,7 +280,7 @@ func (g *Master) priceAt(yp, y []float64) (int, float64) {
 			d += evals[e] * y[i]
 			dp += evals[e] * yp[i]
 		}
-		best = math.Max(best, dp/massOf(g.rho, erows, evals))
+		best = max(best, dp/massOf(g.rho, erows, evals))
 		if d <= priceTol {
 			continue
 		}
@@ -313,7 +313,7 @@ func (g *Master) lagrangian(y []float64, best float64) float64 {
 	sum := 0.0
 	for i, yi := range y {
 		sum += yi
-		m = math.Min(m, (1-yi)/g.rho[i])
+		m = min(m, (1-yi)/g.rho[i])
 	}
 	return sum + m
 }

@@ -198,7 +198,7 @@ func SolveCover(pat mech.Pattern, sym *Symmetry, drop []bool, whole bool) (*Cove
 	c := &Cover{Tau: sol.Objective, X: make([]float64, m), Y: make([]float64, n), Pivots: sol.Iterations, Mixed: mixed}
 	for j := range m {
 		if colOf[j] >= 0 {
-			c.X[j] = math.Max(0, sol.X[colOf[j]])
+			c.X[j] = max(0, sol.X[colOf[j]])
 		}
 	}
 	// The packing: the row duals, spread over each orbit, then scaled so
@@ -225,7 +225,7 @@ func SolveCover(pat mech.Pattern, sym *Symmetry, drop []bool, whole bool) (*Cove
 				s += c.Y[i]
 			}
 		}
-		worst = math.Max(worst, s)
+		worst = max(worst, s)
 	}
 	if worst > 0 {
 		for i := range c.Y {
@@ -313,7 +313,7 @@ func (f *flowNet) dfs(v, t int, push float64) float64 {
 		e := f.it[v]
 		w := int(f.to[e])
 		if f.cap[e] > f.eps && f.level[w] == f.level[v]+1 {
-			if r := f.dfs(w, t, math.Min(push, f.cap[e])); r > 0 {
+			if r := f.dfs(w, t, min(push, f.cap[e])); r > 0 {
 				f.cap[e] -= r
 				f.cap[e^1] += r
 				return r
@@ -374,7 +374,7 @@ func FlowSets(pi mech.Prior, pat mech.Pattern, q []float64, lambda float64, sets
 	s := len(outs)
 	src, snk := n+s, n+s+1
 	f := newFlowNet(n + s + 2)
-	f.eps = 1e-15 * math.Min(1, lambda) / float64(n+s)
+	f.eps = 1e-15 * min(1, lambda) / float64(n+s)
 	for i := range n {
 		f.add(src, i, pi[i])
 	}
@@ -576,7 +576,7 @@ func SolveCoverGen(pat mech.Pattern, drop []bool, start ...*Cover) (*Cover, erro
 	g.clearNoise(x)
 	least := math.Inf(1)
 	for i := range n {
-		least = math.Min(least, g.rowCover(i, x))
+		least = min(least, g.rowCover(i, x))
 	}
 	if !(least > 0) {
 		return nil, errors.New("colgen: SolveCoverGen: the cover leaves an input uncovered")
@@ -649,7 +649,7 @@ func SolveCuts(pi mech.Prior, pat mech.Pattern, lambda float64, cuts [][]int, st
 	// single[i]: the coefficient of input i's row, min(1, 1/(λπ_i)).
 	single := make([]float64, n)
 	for i := range n {
-		single[i] = math.Min(1, 1/(lambda*pi[i]))
+		single[i] = min(1, 1/(lambda*pi[i]))
 	}
 	if i := stranded(pat, kept); i >= 0 {
 		return nil, fmt.Errorf("%w: input %d has no output usable at ratio %v", ErrNoCover, i, lambda)
@@ -675,7 +675,7 @@ func SolveCuts(pi mech.Prior, pat mech.Pattern, lambda float64, cuts [][]int, st
 			return nil, fmt.Errorf("colgen: SolveCuts: cut %d is empty", r)
 		}
 		for j := range row {
-			row[j] = math.Min(1/lambda, row[j]) / s
+			row[j] = min(1/lambda, row[j]) / s
 		}
 		cutRow[r], cutMass[r] = row, s
 	}
@@ -728,7 +728,7 @@ func SolveCuts(pi mech.Prior, pat mech.Pattern, lambda float64, cuts [][]int, st
 			// which the simplex's pivoting does not take well.
 			top := 0.0
 			for _, j := range g.cols {
-				top = math.Max(top, row[j])
+				top = max(top, row[j])
 			}
 			scale[r] = 1 / top
 			var es []lp.Nonzero
@@ -772,14 +772,14 @@ func SolveCuts(pi mech.Prior, pat mech.Pattern, lambda float64, cuts [][]int, st
 	// Rescale so that every row, cut or input, is covered.
 	least := math.Inf(1)
 	for i := range n {
-		least = math.Min(least, coverOf(i))
+		least = min(least, coverOf(i))
 	}
 	for _, row := range cutRow {
 		s := 0.0
 		for _, j := range g.cols {
 			s += x[j] * row[j]
 		}
-		least = math.Min(least, s)
+		least = min(least, s)
 	}
 	if !(least > 0) {
 		return nil, errors.New("colgen: SolveCuts: the cover leaves an input uncovered")
@@ -989,7 +989,7 @@ func (g *genLP) seed(start []*Cover) {
 // (clipped at 0: the backend may return a weight a few ulps below).
 func (g *genLP) setCover(x, xs []float64) {
 	for k, j := range g.cols {
-		x[j] = math.Max(0, xs[k])
+		x[j] = max(0, xs[k])
 	}
 }
 
@@ -1015,7 +1015,7 @@ func (g *genLP) addOverloaded(load []float64) bool {
 func (g *genLP) clearNoise(x []float64) {
 	top := 0.0
 	for _, j := range g.cols {
-		top = math.Max(top, x[j])
+		top = max(top, x[j])
 	}
 	for _, j := range g.cols {
 		if x[j] <= genNoise*top {
@@ -1029,7 +1029,7 @@ func (g *genLP) clearNoise(x []float64) {
 func (g *genLP) cover(x []float64, least float64, y []float64, pivots int) *Cover {
 	c := &Cover{X: make([]float64, len(x)), Y: y, Pivots: pivots}
 	for _, j := range g.cols {
-		c.X[j] = x[j] / math.Min(1, least)
+		c.X[j] = x[j] / min(1, least)
 		c.Tau += c.X[j]
 	}
 	return c
@@ -1040,7 +1040,7 @@ func (g *genLP) cover(x []float64, least float64, y []float64, pivots int) *Cove
 func normalisePacking(y, load []float64) {
 	worst := 0.0
 	for _, v := range load {
-		worst = math.Max(worst, v)
+		worst = max(worst, v)
 	}
 	if worst > 0 {
 		for i := range y {

@@ -320,9 +320,9 @@ func (e *dense) gaussJordan() (badPos, badRows []int) {
 	}
 	scale := 0.0
 	for _, x := range w {
-		scale = math.Max(scale, math.Abs(x))
+		scale = max(scale, math.Abs(x))
 	}
-	tol := denseSingTol * math.Max(scale, 1)
+	tol := denseSingTol * max(scale, 1)
 	used := make([]bool, n)
 	piv := make([]int, n) // piv[c]: the row of A pivoted in column c
 	for c := range n {
@@ -472,7 +472,7 @@ func (e *dense) slackSum() float64 {
 func (r *denseResult) minBasic() float64 {
 	m := 0.0
 	for _, v := range r.X {
-		m = math.Min(m, v)
+		m = min(m, v)
 	}
 	return m
 }
@@ -659,10 +659,10 @@ func (r *denseRun) Step(q int, dq, step float64, phase1, _ bool) {
 		f := e.slackSum()
 		if e.fineTol && !r.fine && e.iterCap == 0 && f < stallFloor && r.iters > e.n+len(e.cols) {
 			r.fine = true
-			e.feasTol = math.Min(e.feasTol, math.Max(fineTolFloor, fineTolRatio*f))
+			e.feasTol = min(e.feasTol, max(fineTolFloor, fineTolRatio*f))
 		}
 		switch {
-		case f < r.best-stallGain*math.Max(1, f):
+		case f < r.best-stallGain*max(1, f):
 			r.best, r.flat = f, 0
 		case r.best > stallFloor:
 			r.flat++
@@ -742,7 +742,7 @@ func (e *dense) ratio(phase1 bool, dq float64, bland bool) (int, float64) {
 		return -1, 0
 	}
 	if k := simplex.Harris(e.stops, theta1); k >= 0 {
-		return e.stops[k].P, math.Max(e.stops[k].T, 0)
+		return e.stops[k].P, max(e.stops[k].T, 0)
 	}
 	return -1, 0
 }

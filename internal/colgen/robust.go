@@ -317,7 +317,7 @@ func (g *RobustMaster) price(yp, y []float64) (int, float64) {
 			up += mathx.Pos(yp[i])
 		}
 		if up <= priceTol {
-			best = math.Max(best, up)
+			best = max(best, up)
 			continue // no column of any cone prices in
 		}
 		// The dual at the output's last minimiser first: where it
@@ -333,12 +333,12 @@ func (g *RobustMaster) price(yp, y []float64) (int, float64) {
 		ub := setPriceBound(g.set, yp, rows, g.mu, &g.work)
 		g.priceRho[j] = g.work.rho
 		if ub <= priceTol {
-			best = math.Max(best, ub)
+			best = max(best, ub)
 			continue
 		}
 		v, val, ok := setColumn(g.set, yp, rows, g.mu, &g.work)
 		if ok {
-			best = math.Max(best, val)
+			best = max(best, val)
 		}
 		if !ok || val <= priceTol {
 			continue
@@ -362,7 +362,7 @@ func (g *RobustMaster) price(yp, y []float64) (int, float64) {
 		}
 		top := 0.0
 		for _, i := range rows {
-			top = math.Max(top, v[i])
+			top = max(top, v[i])
 		}
 		if top <= 0 {
 			continue
@@ -374,7 +374,7 @@ func (g *RobustMaster) price(yp, y []float64) (int, float64) {
 				continue // rounding: the mechanism must keep the set's constraint
 			}
 		}
-		col := robustCol{j: j, mass: math.Max(mass/top, g.mu)}
+		col := robustCol{j: j, mass: max(mass/top, g.mu)}
 		nz := 0
 		for _, i := range rows {
 			if v[i] > 0 {
@@ -412,12 +412,12 @@ func (g *RobustMaster) price(yp, y []float64) (int, float64) {
 // Σ π̂ (its rows sum to 1), each column has π̂·v ≥ min_{π∈Π} π·v ≥ μ on
 // the slice, so Σ s ≥ Σ y + Σ π̂ · min(min_i (1 − y_i)/π̂_i, −best/μ).
 func (g *RobustMaster) lagrangian(y []float64, best float64) float64 {
-	m := -math.Max(best, 0) / g.mu
+	m := -max(best, 0) / g.mu
 	sum, mass := 0.0, 0.0
 	for i, yi := range y {
 		sum += yi
 		mass += g.set.Center[i]
-		m = math.Min(m, (1-yi)/g.set.Center[i])
+		m = min(m, (1-yi)/g.set.Center[i])
 	}
 	return sum + mass*m
 }

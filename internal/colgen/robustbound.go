@@ -187,9 +187,9 @@ func setMinPositive(set *mech.PriorSet, a []float64, rows []int, in []bool, nu f
 			for i := 0; i < n && rest > 0; i++ {
 				cap := set.Upper[i]
 				if pass == 0 && in[i] {
-					cap = math.Min(cap, kink(i))
+					cap = min(cap, kink(i))
 				}
-				if add := math.Min(rest, cap-pi[i]); add > 0 {
+				if add := min(rest, cap-pi[i]); add > 0 {
 					pi[i] += add
 					rest -= add
 				}
@@ -212,14 +212,14 @@ func setMinPositive(set *mech.PriorSet, a []float64, rows []int, in []bool, nu f
 		for _, i := range rows {
 			room += mathx.Pos(kink(i) - pi[i])
 		}
-		move = math.Min(move, room)
+		move = min(move, room)
 	}
 	taken := 0.0
 	for _, i := range rows {
 		if move-taken <= 0 {
 			break
 		}
-		if t := math.Min(move-taken, pi[i]-kink(i)); t > 0 {
+		if t := min(move-taken, pi[i]-kink(i)); t > 0 {
 			pi[i] -= t
 			taken += t
 		}
@@ -232,7 +232,7 @@ func setMinPositive(set *mech.PriorSet, a []float64, rows []int, in []bool, nu f
 		if taken <= 0 {
 			break
 		}
-		if g := math.Min(taken, kink(i)-pi[i]); g > 0 {
+		if g := min(taken, kink(i)-pi[i]); g > 0 {
 			pi[i] += g
 			taken -= g
 		}
@@ -310,7 +310,7 @@ func (f freeMass) parts(set *mech.PriorSet, a []float64, rows []int, nu float64)
 func (f freeMass) crossings(set *mech.PriorSet, a []float64, rows []int, x0, x1 float64) []float64 {
 	w := x1 - x0 // the span the parts are read over
 	if math.IsInf(x1, 1) {
-		w = math.Max(1, x0)
+		w = max(1, x0)
 	}
 	_, g0, p0 := f.parts(set, a, rows, x0)
 	_, g1, p1 := f.parts(set, a, rows, x0+w)
@@ -344,7 +344,7 @@ func (f freeMass) crossings(set *mech.PriorSet, a []float64, rows []int, x0, x1 
 func (f freeMass) value(set *mech.PriorSet, a []float64, rows []int, nu float64) float64 {
 	cost, x, y := f.parts(set, a, rows, nu)
 	if set.IsBox() {
-		return cost + math.Max(0, x)
+		return cost + max(0, x)
 	}
-	return cost - math.Min(set.Radius/2, math.Min(x, y))
+	return cost - min(set.Radius/2, min(x, y))
 }

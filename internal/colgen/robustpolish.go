@@ -77,7 +77,7 @@ func (g *RobustMaster) robustPolish(mu0 float64) (float64, mech.Mechanism, []flo
 		}
 		least = math.Inf(1)
 		for p, v := range head {
-			least = math.Min(least, x[p])
+			least = min(least, x[p])
 			if v < n {
 				sum += x[p]
 			}

@@ -18,13 +18,13 @@ func setSlope(set *mech.PriorSet) float64 {
 		for _, u := range set.Upper {
 			su += u
 		}
-		return math.Max(0, su-1)
+		return max(0, su-1)
 	}
 	tot := 0.0
 	for _, p := range set.Center {
 		tot += p
 	}
-	return math.Min(set.Radius/2, tot)
+	return min(set.Radius/2, tot)
 }
 
 // setColumn prices one output over the prior set exactly: it returns a
@@ -74,9 +74,9 @@ func setColumn(set *mech.PriorSet, c []float64, rows []int, mu float64, work *pr
 	tlo, thi := 0.0, 1.0
 	switch {
 	case b > 0:
-		tlo = math.Max(tlo, (mu-a)/b)
+		tlo = max(tlo, (mu-a)/b)
 	case b < 0:
-		thi = math.Min(thi, (mu-a)/b)
+		thi = min(thi, (mu-a)/b)
 	default:
 		if a < mu {
 			return nil, 0, false
@@ -147,7 +147,7 @@ func setPriceBound(set *mech.PriorSet, c []float64, rows []int, mu float64, work
 	sB -= C
 	sortKinks(kinks)
 	rho := 0.0
-	best, arg := math.Max(A, B), 0.0
+	best, arg := max(A, B), 0.0
 	// cross updates best with L where the branches cross within (0, d]
 	// of ρ (d = +Inf: anywhere beyond).
 	cross := func(d float64) {
@@ -166,14 +166,14 @@ func setPriceBound(set *mech.PriorSet, c []float64, rows []int, mu float64, work
 		A += sA * d
 		B += sB * d
 		rho = q.rho
-		if v := -rho*mu + math.Max(A, B); v < best {
+		if v := -rho*mu + max(A, B); v < best {
 			best, arg = v, rho
 		}
 		sA += q.dA
 		sB += q.dB
 	}
 	cross(math.Inf(1))
-	if math.Max(sA, sB) < mu {
+	if max(sA, sB) < mu {
 		work.rho = math.NaN()
 		return math.Inf(-1) // L falls without end: the slice is empty
 	}
@@ -195,7 +195,7 @@ func setPriceAt(set *mech.PriorSet, c []float64, rows []int, mu, rho float64) fl
 		s1 += mathx.Pos(c[k] + rho*r1)
 		s2 += mathx.Pos(c[k] + rho*r2)
 	}
-	return -rho*mu + math.Max(s2, s1-rho*setSlope(set))
+	return -rho*mu + max(s2, s1-rho*setSlope(set))
 }
 
 // kink is where a term of setPriceBound's S2 (dA) or S1 (dB) switches on.
@@ -403,7 +403,7 @@ func (w *priceWork) cover(c []float64, rows []int, t, target float64, keep bool)
 			return val
 		}
 	}
-	if short > 1e-15*math.Max(1, target) {
+	if short > 1e-15*max(1, target) {
 		return math.Inf(-1)
 	}
 	return val
@@ -520,9 +520,9 @@ func groupLevel(set *mech.PriorSet, one, grp []bool, mu float64) (float64, bool)
 				dZero += d
 			}
 		}
-		rest = math.Max(0, rest-dZero)
-		b += math.Min(rest, dGrp)
-		a += math.Max(0, rest-dGrp)
+		rest = max(0, rest-dZero)
+		b += min(rest, dGrp)
+		a += max(0, rest-dGrp)
 	} else {
 		zero := false
 		var pOne, pGrp float64
@@ -540,8 +540,8 @@ func groupLevel(set *mech.PriorSet, one, grp []bool, mu float64) (float64, bool)
 			return 0, false
 		}
 		rho := set.Radius / 2
-		a = pOne - math.Min(rho, pOne)
-		b = pGrp - math.Min(math.Max(0, rho-pOne), pGrp)
+		a = pOne - min(rho, pOne)
+		b = pGrp - min(max(0, rho-pOne), pGrp)
 	}
 	if !(b > 0) {
 		return 0, false

@@ -178,22 +178,22 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 	if b.Lower > 0 {
 		// The pruning or the cover's bound is often the answer: one
 		// probe settles it.
-		t = math.Min(b.Lower+tol/2, t)
+		t = min(b.Lower+tol/2, t)
 	}
 	if math.IsInf(b.Upper, 1) {
-		t = math.Max(b.Lower, RobustMaxEpsilon)
+		t = max(b.Lower, RobustMaxEpsilon)
 	}
 	for b.Probes < 200 && b.Upper-b.Lower > tol {
 		if err := ctx.Err(); err != nil {
 			return b, err
 		}
-		width := b.Upper - math.Max(b.Lower, steer)
+		width := b.Upper - max(b.Lower, steer)
 		before := b.Lower
 		// Far below the ε* that Newton's estimate (or the upper end)
 		// points at, a probe is wanted for its proof and estimate only.
 		ref := b.Upper
 		if estimate > 0 {
-			ref = math.Min(ref, estimate)
+			ref = min(ref, estimate)
 		}
 		g.SetFar(ref-t > farProbe)
 		r, failed, err := probe(t)
@@ -269,12 +269,12 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 		case r.Mechanism != nil && r.PML < b.Upper:
 			b.Upper, b.Mechanism = r.PML, r.Mechanism
 		case r.Mechanism == nil && !r.Unsettled:
-			steer = math.Max(steer, t)
+			steer = max(steer, t)
 			polished := r.Polished != nil && r.PolishedPML < b.Upper
 			if polished {
 				b.Upper, b.Mechanism = r.PolishedPML, r.Polished
 			}
-			if r.Root != nil && polished && !g.far && !g.noRootProof && b.Upper-math.Max(b.Lower, r.Lower) > tol {
+			if r.Root != nil && polished && !g.far && !g.noRootProof && b.Upper-max(b.Lower, r.Lower) > tol {
 				// The polished mechanism is the upper end: its basis's
 				// duals at the root may prove it, which closes the
 				// bracket without the probes just below it.
@@ -313,7 +313,7 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 			break
 		}
 		lastT, lastUpper = t, b.Upper
-		lo := math.Max(b.Lower, steer)
+		lo := max(b.Lower, steer)
 		if b.Upper-lo <= tol {
 			if b.Upper-b.Lower <= tol || ladder == maxLadder {
 				break
@@ -373,7 +373,7 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 				}
 			}
 			if estimate > lo {
-				guess = math.Min(guess, estimate)
+				guess = min(guess, estimate)
 			}
 			next = lo + tol/2
 			if guess > lo && guess < b.Upper {
@@ -392,7 +392,7 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 				next, secant = b.Upper-tol/2, false
 			}
 		}
-		t = math.Min(next, math.Max(lo+(b.Upper-lo)*0.999, b.Upper-tol/2))
+		t = min(next, max(lo+(b.Upper-lo)*0.999, b.Upper-tol/2))
 	}
 	return endOnFailure(b, failure, settled > 0)
 }
@@ -476,7 +476,7 @@ func (g *RobustMaster) startBracket(tol float64, start mech.Mechanism) (b Robust
 	if b.Upper-b.Lower > tol {
 		if cv := g.patternCover(); cv != nil {
 			if lb, alpha, priors, ok := robustCoverProof(set, pat, cv, b.Lower+tol); ok && lb > b.Lower {
-				b.Lower, b.Pruning, b.Alpha, b.Priors = math.Min(lb, b.Upper), false, alpha, priors
+				b.Lower, b.Pruning, b.Alpha, b.Priors = min(lb, b.Upper), false, alpha, priors
 			}
 			if f, lvl := coverFlow(set, pat, cv); f != nil && lvl < b.Upper {
 				b.Upper, b.Mechanism = lvl, f
@@ -517,10 +517,10 @@ func SetPruningBound(set *mech.PriorSet, pat mech.Pattern) float64 {
 		least := math.Inf(1)
 		for j := range m {
 			if pat[i][j] {
-				least = math.Min(least, open[j])
+				least = min(least, open[j])
 			}
 		}
-		worst = math.Max(worst, least)
+		worst = max(worst, least)
 	}
 	return worst
 }
@@ -554,7 +554,7 @@ func minMassOf(set *mech.PriorSet, in []bool, pi []float64) float64 {
 				if in[k] != (pass == 1) {
 					continue
 				}
-				add := math.Min(rest, set.Upper[k]-set.Lower[k])
+				add := min(rest, set.Upper[k]-set.Lower[k])
 				pi[k] += add
 				rest -= add
 			}
@@ -587,7 +587,7 @@ func minMassOf(set *mech.PriorSet, in []bool, pi []float64) float64 {
 					if in[k] != (pass == 0) || k == best {
 						continue
 					}
-					take := math.Min(move, pi[k])
+					take := min(move, pi[k])
 					pi[k] -= take
 					pi[best] += take
 					move -= take
@@ -605,7 +605,7 @@ func minMassOf(set *mech.PriorSet, in []bool, pi []float64) float64 {
 	if all {
 		lo = 1
 	}
-	return math.Min(math.Max(mass, lo), hi)
+	return min(max(mass, lo), hi)
 }
 
 // UniformOverAllowed is the utility-safe mechanism of the pattern: each

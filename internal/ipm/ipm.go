@@ -207,7 +207,7 @@ func Solve(p Problem, opt Options) (*Result, error) {
 	if err := opt.ctx().Err(); err != nil {
 		return nil, err
 	}
-	if best != nil && best.Bound-best.Value <= accept*math.Max(1, math.Abs(best.Value)) {
+	if best != nil && best.Bound-best.Value <= accept*max(1, math.Abs(best.Value)) {
 		return best, nil
 	}
 	return best, ErrNotConverged
@@ -264,7 +264,7 @@ func (w *workspace) tiny() (near, stop bool) { return w.lastGap < 1e-12, w.lastG
 func (w *workspace) bestPoint(ctx context.Context, maxIter int, gap float64, result func() *Result) *Result {
 	var best, low *Result // the narrowest own gap; the lowest bound
 	bound := func() float64 {
-		if low.Bound < best.Bound && low.Bound >= best.Value-boundSlack*math.Max(1, math.Abs(best.Value)) {
+		if low.Bound < best.Bound && low.Bound >= best.Value-boundSlack*max(1, math.Abs(best.Value)) {
 			return low.Bound
 		}
 		return best.Bound
@@ -287,7 +287,7 @@ func (w *workspace) bestPoint(ctx context.Context, maxIter int, gap float64, res
 			low = r
 		}
 		g := bound() - best.Value
-		return g < before, g <= gap*math.Max(1, math.Abs(best.Value))
+		return g < before, g <= gap*max(1, math.Abs(best.Value))
 	})
 	if best != nil {
 		// The whole run's work, with the iterations after the point kept.
@@ -313,7 +313,7 @@ func normalised(pi mech.Prior) mech.Prior {
 // valid reports that the result's bracket is a bracket: its bound is not
 // below its value beyond rounding, and its rows sum to 1.
 func (r *Result) valid() bool {
-	if !(r.Bound >= r.Value-boundSlack*math.Max(1, math.Abs(r.Value))) {
+	if !(r.Bound >= r.Value-boundSlack*max(1, math.Abs(r.Value))) {
 		return false
 	}
 	return certify.RowsSumToOne(r.Mechanism)
@@ -426,7 +426,7 @@ func newWorkspace(pi mech.Prior, u mech.Utility, st structure, fm capForm) *work
 	for j := range m {
 		for k := st.colStart[j]; k < st.colStart[j+1]; k++ {
 			w.c[k] = pi[st.row[k]] * u[st.row[k]][j]
-			w.scale = math.Max(w.scale, math.Abs(w.c[k]))
+			w.scale = max(w.scale, math.Abs(w.c[k]))
 		}
 	}
 	if w.scale == 0 {
@@ -466,7 +466,7 @@ func newWorkspace(pi mech.Prior, u mech.Utility, st structure, fm capForm) *work
 	for j := range m {
 		top := 0.0
 		for k := st.colStart[j]; k < st.colStart[j+1]; k++ {
-			top = math.Max(top, w.p[k])
+			top = max(top, w.p[k])
 		}
 		w.t[j] = 2*top + 1/float64(m)
 		if w.separate() {
@@ -493,7 +493,7 @@ func (w *workspace) setSlacks() {
 		for k := st.colStart[j]; k < st.colStart[j+1]; k++ {
 			w.s[k] = w.t[j] - w.p[k]
 			if w.separate() {
-				w.r[k] = math.Max(w.p[k]-w.form.kappa*w.t[j], 0.5*w.p[k])
+				w.r[k] = max(w.p[k]-w.form.kappa*w.t[j], 0.5*w.p[k])
 			}
 		}
 	}
@@ -520,7 +520,7 @@ func (w *workspace) residuals() {
 				// to 1e13 at 30 nats: its residual counts relative to that
 				// size, or the rounding of t_j − s_ij (1e-4 there) would keep
 				// the point from ever counting as near the optimum.
-				capRes = math.Max(capRes, math.Max(math.Abs(r.rc[k]), math.Abs(r.rl[k]))/math.Max(1, w.t[j]))
+				capRes = max(capRes, max(math.Abs(r.rc[k]), math.Abs(r.rl[k]))/max(1, w.t[j]))
 				q += w.pi[i] * w.p[k]
 				ws += w.w[k]
 				zs += w.z[k]
@@ -548,26 +548,26 @@ func (w *workspace) residuals() {
 	})
 	capRes := 0.0
 	for _, v := range w.colMax {
-		capRes = math.Max(capRes, v)
+		capRes = max(capRes, v)
 	}
 	comp := 0.0
 	for k := range w.p {
 		comp += w.r[k]*w.z[k] + w.s[k]*w.w[k]
 	}
 	w.lastGap = comp
-	w.lastPrimI = math.Max(maxAbs(r.ra), math.Max(maxAbs(r.rb), capRes))
-	w.lastDualI = math.Max(maxAbs(r.rd), maxAbs(r.rt))
+	w.lastPrimI = max(maxAbs(r.ra), max(maxAbs(r.rb), capRes))
+	w.lastDualI = max(maxAbs(r.rd), maxAbs(r.rt))
 }
 
 // gapMeasure is the largest of the last complementarity and residuals.
 func (w *workspace) gapMeasure() float64 {
-	return math.Max(w.lastGap, math.Max(w.lastPrimI, w.lastDualI))
+	return max(w.lastGap, max(w.lastPrimI, w.lastDualI))
 }
 
 func maxAbs(v []float64) float64 {
 	m := 0.0
 	for _, x := range v {
-		m = math.Max(m, math.Abs(x))
+		m = max(m, math.Abs(x))
 	}
 	return m
 }
@@ -928,8 +928,8 @@ func (w *workspace) step() error {
 			return err
 		}
 	}
-	eta := math.Max(0.9, 1-10*muC)
-	ap, ad = math.Min(1, eta*ap), math.Min(1, eta*ad)
+	eta := max(0.9, 1-10*muC)
+	ap, ad = min(1, eta*ap), min(1, eta*ad)
 	w.move(d, ap, ad)
 	return nil
 }

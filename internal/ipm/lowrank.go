@@ -147,7 +147,7 @@ func (w *workspace) factorLowRank(floor float64) error {
 		if !(v > 0) || math.IsInf(v, 0) {
 			return errors.New("ipm: singular diagonal in the low-rank system")
 		}
-		lr.dinv[i] = 1 / math.Max(v, floor*(v+math.Abs(lr.res[i])))
+		lr.dinv[i] = 1 / max(v, floor*(v+math.Abs(lr.res[i])))
 		lr.rdinv[i] = math.Sqrt(lr.dinv[i])
 	}
 	if !st.full {
@@ -512,13 +512,13 @@ func (w *workspace) centrality(d, trial direction, ap, ad, target float64) (dire
 		case v < lo:
 			return lo - v
 		case v > hi:
-			return math.Max(hi-v, -hi)
+			return max(hi-v, -hi)
 		}
 		return 0
 	}
 	for range correctors {
-		a := math.Min(ap, ad)
-		at := math.Min(1, 1.5*a+0.1) // the step the corrector aims at
+		a := min(ap, ad)
+		at := min(1, 1.5*a+0.1) // the step the corrector aims at
 		w.split(len(w.p), 8, func(lo, hi int) {
 			for k := lo; k < hi; k++ {
 				w.rpz[k] += push((w.r[k] + at*d.r[k]) * (w.z[k] + at*d.z[k]))
@@ -529,7 +529,7 @@ func (w *workspace) centrality(d, trial direction, ap, ad, target float64) (dire
 			return d, ap, ad, err
 		}
 		ap2, ad2 := w.ap, w.ad
-		if math.Min(ap2, ad2) < correctorGain*a {
+		if min(ap2, ad2) < correctorGain*a {
 			break
 		}
 		d, trial = trial, d

@@ -58,7 +58,7 @@ func PurifiedVertex(p Problem, r *Result, opt Options) (*Result, error) {
 	} else {
 		used, capped = thresholdFace(p, r.Mechanism, supportEntry, capSlack)
 	}
-	eps := math.Max(0, p.Epsilon*(1-budgetShrink)-budgetShrink)
+	eps := max(0, p.Epsilon*(1-budgetShrink)-budgetShrink)
 	pu := newPurifier(p, r.Mechanism, used, capped, math.Exp(eps))
 	if err := pu.cancelCycles(opt); err != nil {
 		return nil, err
@@ -79,7 +79,7 @@ func PurifiedVertex(p Problem, r *Result, opt Options) (*Result, error) {
 	if accept == 0 {
 		accept = AcceptedGap
 	}
-	if out.Bound-out.Value > accept*math.Max(1, math.Abs(out.Value)) {
+	if out.Bound-out.Value > accept*max(1, math.Abs(out.Value)) {
 		return out, ErrNotConverged
 	}
 	return out, nil
@@ -137,7 +137,7 @@ func newPurifier(p Problem, x mech.Mechanism, used, capped mech.Pattern, t float
 				pu.state[i][j] = pairCapped
 			default:
 				pu.state[i][j] = pairFree
-				pu.x[i][j] = math.Min(x[i][j], t*pu.q[j])
+				pu.x[i][j] = min(x[i][j], t*pu.q[j])
 			}
 		}
 	}
@@ -278,7 +278,7 @@ func (pu *purifier) cancelCycles(opt Options) error {
 				if d > 0 {
 					room, up = (pu.t*pu.q[e.j]-pu.x[e.i][e.j])/d, true
 				}
-				if room = math.Max(room, 0); room < theta {
+				if room = max(room, 0); room < theta {
 					theta, leave, toCap = room, k, up
 				}
 			}
@@ -461,7 +461,7 @@ func nullSpace(c, mag [][]float64, live []bool) (z [][]float64, pivots []int) {
 			mx := 0.0
 			for j := range col {
 				col[j] -= f * pc[j]
-				mx = math.Max(mx, math.Abs(col[j]))
+				mx = max(mx, math.Abs(col[j]))
 			}
 			if mx > 0 {
 				for j := range col {
@@ -582,7 +582,7 @@ func (pu *purifier) fixMarginals(opt Options) (mech.Mechanism, error) {
 		theta := math.Inf(1)
 		for j := range m {
 			if live[j] && dir*dq[j] < 0 {
-				theta = math.Min(theta, pu.q[j]/(-dir*dq[j]))
+				theta = min(theta, pu.q[j]/(-dir*dq[j]))
 			}
 		}
 		for i, row := range pu.state {
@@ -592,17 +592,17 @@ func (pu *purifier) fixMarginals(opt Options) (mech.Mechanism, error) {
 				}
 				dd := dir * d[i][j]
 				if dd < 0 {
-					theta = math.Min(theta, pu.x[i][j]/-dd)
+					theta = min(theta, pu.x[i][j]/-dd)
 				}
 				if slope := dd - pu.t*dir*dq[j]; slope > 0 {
-					theta = math.Min(theta, (pu.t*pu.q[j]-pu.x[i][j])/slope)
+					theta = min(theta, (pu.t*pu.q[j]-pu.x[i][j])/slope)
 				}
 			}
 		}
 		if math.IsInf(theta, 1) || math.IsNaN(theta) {
 			return nil, fmt.Errorf("%w: an unbounded direction in the purification", ErrNoVertex)
 		}
-		theta = math.Max(theta, 0)
+		theta = max(theta, 0)
 		for j := range m {
 			if live[j] {
 				pu.q[j] += theta * dir * dq[j]
@@ -683,7 +683,7 @@ func (pu *purifier) solveVertex(c, mag [][]float64, rhs []float64, pivots []int,
 			s += v * q[j]
 			size += mag[k][j] * math.Abs(q[j])
 		}
-		if math.Abs(s-rhs[k]) > 1e-9*math.Max(size, 1e-300) {
+		if math.Abs(s-rhs[k]) > 1e-9*max(size, 1e-300) {
 			return nil, fmt.Errorf("%w: the tree equations disagree (residual %g)", ErrNoVertex, s-rhs[k])
 		}
 	}
@@ -705,11 +705,11 @@ func (pu *purifier) solveVertex(c, mag [][]float64, rhs []float64, pivots []int,
 	var bad error
 	pu.treeSolve(order, parent, a, b, func(i, j int, v float64) {
 		cp := pu.t * q[j]
-		slack := math.Max(boundTol*cp, treeRounding)
+		slack := max(boundTol*cp, treeRounding)
 		if v < -slack || v > cp+slack {
 			bad = fmt.Errorf("%w: pair (%d, %d) at %g outside [0, %g]", ErrNoVertex, i, j, v, cp)
 		}
-		P[i][j] = math.Min(math.Max(v, 0), cp)
+		P[i][j] = min(max(v, 0), cp)
 	})
 	if bad != nil {
 		return nil, bad

@@ -99,7 +99,7 @@ func SolveRatio(p RatioProblem, opt Options) (*Result, error) {
 	if err := opt.ctx().Err(); err != nil {
 		return nil, err
 	}
-	if best != nil && best.Bound-best.Value > ratioVertexGap*math.Max(1, math.Abs(best.Value)) && best.face != nil {
+	if best != nil && best.Bound-best.Value > ratioVertexGap*max(1, math.Abs(best.Value)) && best.face != nil {
 		// The point's value is the interior point's mixed into the
 		// budget, which costs where rounding ended the iterations; a
 		// vertex of the face the point lies in has no mixing to pay, and
@@ -109,7 +109,7 @@ func SolveRatio(p RatioProblem, opt Options) (*Result, error) {
 		if purifyOutputs*m <= n {
 			v, err = purifiedRatioVertex(p, best)
 		}
-		if err != nil && best.Bound-best.Value > accept*math.Max(1, math.Abs(best.Value)) {
+		if err != nil && best.Bound-best.Value > accept*max(1, math.Abs(best.Value)) {
 			// The face LP, whose simplex grows faster than the face,
 			// where the point is not certified as it is.
 			v, err = ratioVertex(opt.ctx(), p, form, best)
@@ -118,7 +118,7 @@ func SolveRatio(p RatioProblem, opt Options) (*Result, error) {
 			best = v
 		}
 	}
-	if best != nil && best.Bound-best.Value <= accept*math.Max(1, math.Abs(best.Value)) {
+	if best != nil && best.Bound-best.Value <= accept*max(1, math.Abs(best.Value)) {
 		return best, nil
 	}
 	if _, _, ok := form.pmlCaps(); ok && opt.LowRank && p.Budget.Measure == mech.LIP && opt.ctx().Err() == nil {
@@ -185,13 +185,13 @@ func (w *workspace) ratioResult(p RatioProblem) *Result {
 		// dropped, or the mixing would pay for that noise.
 		top := 0.0
 		for i := range n {
-			top = math.Max(top, w.p[j*n+i])
+			top = max(top, w.p[j*n+i])
 		}
 		if top <= clean.InteriorColumnNoise {
 			continue
 		}
 		for i := range n {
-			P[i][j] = math.Max(0, w.p[j*n+i])
+			P[i][j] = max(0, w.p[j*n+i])
 		}
 	}
 	for i := range n {
@@ -230,7 +230,7 @@ func (w *workspace) ratioFace() *face {
 	for j := range m {
 		top := 0.0
 		for i := range n {
-			top = math.Max(top, w.p[j*n+i])
+			top = max(top, w.p[j*n+i])
 		}
 		for i := range n {
 			k := j*n + i

@@ -137,7 +137,7 @@ func ratioVertex(ctx context.Context, p RatioProblem, form capForm, r *Result) (
 			default:
 				P[i][j] = sol.X[pcol[i][j]]
 			}
-			P[i][j] = math.Max(0, P[i][j])
+			P[i][j] = max(0, P[i][j])
 		}
 	}
 	// The simplex meets its rows to its tolerance, not to rounding: the
@@ -157,7 +157,7 @@ func ratioVertex(ctx context.Context, p RatioProblem, form capForm, r *Result) (
 		// A bound below the value beyond rounding would be a broken
 		// proof: such multipliers are not taken.
 		bd := certify.RatioUpperBound(p.Prior, p.Utility, p.Budget, alpha)
-		if bd < out.Bound && bd >= out.Value-boundSlack*math.Max(1, math.Abs(out.Value)) {
+		if bd < out.Bound && bd >= out.Value-boundSlack*max(1, math.Abs(out.Value)) {
 			out.Bound, out.Alpha = bd, alpha
 		}
 	}
@@ -202,7 +202,7 @@ func interiorState(f *face) [][]int8 {
 // meet p's budget without slack.
 func shrunkForm(p RatioProblem) (mech.Budget, capForm, error) {
 	b := p.Budget
-	shrink := func(e float64) float64 { return math.Max(0, e*(1-budgetShrink)-budgetShrink) }
+	shrink := func(e float64) float64 { return max(0, e*(1-budgetShrink)-budgetShrink) }
 	b.Epsilon, b.EpsilonLower, b.EpsilonUpper = shrink(b.Epsilon), shrink(b.EpsilonLower), shrink(b.EpsilonUpper)
 	sf, err := RatioProblem{Prior: p.Prior, Utility: p.Utility, Budget: b}.form()
 	return b, sf, err
@@ -231,7 +231,7 @@ func auditedRatioVertex(p RatioProblem, r *Result, P mech.Mechanism) (*Result, e
 		return nil, fmt.Errorf("%w: the face's vertex fails the audit", ErrNoVertex)
 	}
 	v := p.Utility.ExpectedUtility(p.Prior, P)
-	if v < r.Value-valueSlack*math.Max(1, math.Abs(r.Value)) {
+	if v < r.Value-valueSlack*max(1, math.Abs(r.Value)) {
 		return nil, fmt.Errorf("%w: the vertex's value %.17g is below the interior point's %.17g", ErrNoVertex, v, r.Value)
 	}
 	out := &Result{Mechanism: P, Value: v, Bound: r.Bound, Alpha: r.Alpha, Iterations: r.Iterations}

@@ -103,7 +103,7 @@ func solveRatioAsPML(p RatioProblem, opt Options) (*Result, error) {
 		}
 	}
 	out := fromPML(p, l, point)
-	if point != r && !(out.Bound-out.Value <= accept*math.Max(1, math.Abs(out.Value))) {
+	if point != r && !(out.Bound-out.Value <= accept*max(1, math.Abs(out.Value))) {
 		// A vertex the audit of p refuses or whose value lost more than
 		// the interior point's: the point itself.
 		if alt := fromPML(p, l, r); alt.Bound-alt.Value < out.Bound-out.Value {
@@ -114,7 +114,7 @@ func solveRatioAsPML(p RatioProblem, opt Options) (*Result, error) {
 	if !out.valid() {
 		return nil, errors.Join(ErrNotConverged, errors.New("ipm: the ε'-PML point does not map to a ratio mechanism within its bound"))
 	}
-	if out.Bound-out.Value <= accept*math.Max(1, math.Abs(out.Value)) {
+	if out.Bound-out.Value <= accept*max(1, math.Abs(out.Value)) {
 		return out, nil
 	}
 	return out, ErrNotConverged

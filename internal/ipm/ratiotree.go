@@ -77,7 +77,7 @@ func purifyRatio(pi []float64, u mech.Utility, form capForm, P mech.Mechanism, s
 			if form.marg {
 				f.t[j] += pi[i] * P[i][j]
 			} else {
-				f.t[j] = math.Max(f.t[j], P[i][j])
+				f.t[j] = max(f.t[j], P[i][j])
 			}
 		}
 		if form.marg {
@@ -88,7 +88,7 @@ func purifyRatio(pi []float64, u mech.Utility, form capForm, P mech.Mechanism, s
 		f.x[i] = make([]float64, m)
 		for j := range m {
 			if state[i][j] == ratioFree {
-				f.x[i][j] = math.Min(f.t[j], math.Max(form.kappa*f.t[j], P[i][j]))
+				f.x[i][j] = min(f.t[j], max(form.kappa*f.t[j], P[i][j]))
 			}
 		}
 	}
@@ -131,7 +131,7 @@ func (f *ratioFace) cancelCycles() {
 				continue
 			}
 			if room < a {
-				a, block = math.Max(0, room), k
+				a, block = max(0, room), k
 			}
 		}
 		for k, p := range e {
@@ -386,7 +386,7 @@ func (f *ratioFace) peel(s *ratioSystem, t []float64, row1 float64) ([][]float64
 			if len(s.adj[i]) == 1 {
 				x[i][s.adj[i][0]-n] = need[i]
 			} else {
-				left = math.Max(left, math.Abs(need[i]))
+				left = max(left, math.Abs(need[i]))
 			}
 		}
 		return x, left
@@ -441,7 +441,7 @@ func (f *ratioFace) peel(s *ratioSystem, t []float64, row1 float64) ([][]float64
 			if v < n {
 				scale = f.pi[v]
 			}
-			left = math.Max(left, math.Abs(need[v]*scale))
+			left = max(left, math.Abs(need[v]*scale))
 		}
 	}
 	return x, left
@@ -508,7 +508,7 @@ func (f *ratioFace) fixCaps() error {
 		for j := range f.m {
 			if s.tcol[j] >= 0 && dt[j] < 0 {
 				if r := f.t[j] / -dt[j]; r < a {
-					a, bi, bj = math.Max(0, r), -1, j
+					a, bi, bj = max(0, r), -1, j
 				}
 			}
 		}
@@ -519,12 +519,12 @@ func (f *ratioFace) fixCaps() error {
 				}
 				if d := dx[i][j] - dt[j]; d > 0 {
 					if r := (f.t[j] - f.x[i][j]) / d; r < a {
-						a, bi, bj = math.Max(0, r), i, j
+						a, bi, bj = max(0, r), i, j
 					}
 				}
 				if d := dx[i][j] - kap*dt[j]; d < 0 {
 					if r := (f.x[i][j] - kap*f.t[j]) / -d; r < a {
-						a, bi, bj = math.Max(0, r), i, j
+						a, bi, bj = max(0, r), i, j
 					}
 				}
 			}
@@ -588,7 +588,7 @@ func (f *ratioFace) solve() (mech.Mechanism, error) {
 	for j := range m {
 		if s.tcol[j] >= 0 {
 			t[j] = x.AtVec(s.tcol[j])
-			top = math.Max(top, t[j])
+			top = max(top, t[j])
 		}
 	}
 	// A cap at 0 to rounding is an output the vertex leaves unused (a
@@ -629,7 +629,7 @@ func (f *ratioFace) solve() (mech.Mechanism, error) {
 				if slack := ratioTreeSlack * t[j]; v < lo-slack || v > hi+slack {
 					return nil, fmt.Errorf("%w: pair (%d, %d) solves to %g, outside [%g, %g]", errRatioTree, i+1, j+1, v, lo, hi)
 				}
-				P[i][j] = math.Min(hi, math.Max(lo, v))
+				P[i][j] = min(hi, max(lo, v))
 			}
 		}
 	}
@@ -654,7 +654,7 @@ func ratioState(P mech.Mechanism, t []float64, kappa, tol float64) [][]int8 {
 	n, m := P.Dims()
 	top := 0.0
 	for _, v := range t {
-		top = math.Max(top, v)
+		top = max(top, v)
 	}
 	state := make([][]int8, n)
 	for i := range n {

@@ -168,7 +168,7 @@ func newRobustIPM(pi mech.Prior, u mech.Utility, mu, kap float64, lip bool, lo, 
 		x.p[k] = 1 / float64(m)
 	}
 	for j := range m {
-		x.t[j] = math.Max(3/float64(m), 1/(float64(m)*mu))
+		x.t[j] = max(3/float64(m), 1/(float64(m)*mu))
 		x.h[j] = 0.5 * kap / float64(m)
 	}
 	for j := range m {
@@ -176,18 +176,18 @@ func newRobustIPM(pi mech.Prior, u mech.Utility, mu, kap float64, lip bool, lo, 
 			x.s[k] = x.t[j] - x.p[k]
 			x.z[k], x.w[k] = 1, 1
 			if lip {
-				x.r[k] = math.Max(x.p[k]-x.h[j], 0.5*x.p[k])
+				x.r[k] = max(x.p[k]-x.h[j], 0.5*x.p[k])
 			}
 		}
 		for l, pr := range lo[j] {
 			q := x.mass(pr, j)
-			x.sig[j][l] = math.Max(q-mu*x.t[j], 0.5*q)
+			x.sig[j][l] = max(q-mu*x.t[j], 0.5*q)
 			x.bet[j][l] = 1
 		}
 		if lip {
 			for l, pr := range hi[j] {
 				q := kap * x.mass(pr, j)
-				x.tau[j][l] = math.Max(x.h[j]-q, 0.5*q)
+				x.tau[j][l] = max(x.h[j]-q, 0.5*q)
 				x.gam[j][l] = 1
 			}
 		}
@@ -204,7 +204,7 @@ func scaledObjective(pi mech.Prior, u mech.Utility) ([]float64, float64) {
 	for j := range m {
 		for i := range n {
 			c[j*n+i] = pi[i] * u[i][j]
-			scale = math.Max(scale, math.Abs(c[j*n+i]))
+			scale = max(scale, math.Abs(c[j*n+i]))
 		}
 	}
 	if scale == 0 {
@@ -239,7 +239,7 @@ func (x *robustIPM) residuals() {
 			if x.lip {
 				x.f6[k] = x.p[k] - x.h[j] - x.r[k]
 			}
-			x.primI = math.Max(x.primI, math.Max(math.Abs(x.f5[k]), math.Abs(x.f6[k]))/math.Max(1, x.t[j]))
+			x.primI = max(x.primI, max(math.Abs(x.f5[k]), math.Abs(x.f6[k]))/max(1, x.t[j]))
 			x.f4[i] += x.p[k]
 			ws += x.w[k]
 			zs += x.z[k]
@@ -251,7 +251,7 @@ func (x *robustIPM) residuals() {
 			vec.AddScaled(f1, x.bet[j][l], pr)
 			bs += x.bet[j][l]
 			x.f7[j][l] = massOf(pr, col) - x.mu*x.t[j] - x.sig[j][l]
-			x.primI = math.Max(x.primI, math.Abs(x.f7[j][l]))
+			x.primI = max(x.primI, math.Abs(x.f7[j][l]))
 			x.comp += x.sig[j][l] * x.bet[j][l]
 		}
 		x.f2[j] = ws - x.mu*bs
@@ -261,21 +261,21 @@ func (x *robustIPM) residuals() {
 				vec.AddScaled(f1, -x.kap*x.gam[j][l], pr)
 				gs += x.gam[j][l]
 				x.f8[j][l] = x.h[j] - x.kap*massOf(pr, col) - x.tau[j][l]
-				x.primI = math.Max(x.primI, math.Abs(x.f8[j][l]))
+				x.primI = max(x.primI, math.Abs(x.f8[j][l]))
 				x.comp += x.tau[j][l] * x.gam[j][l]
 			}
 			x.f3[j] = -zs + gs
 		}
-		x.dualI = math.Max(x.dualI, math.Max(math.Abs(x.f2[j]), math.Abs(x.f3[j])))
-		x.dualI = math.Max(x.dualI, maxAbs(f1))
+		x.dualI = max(x.dualI, max(math.Abs(x.f2[j]), math.Abs(x.f3[j])))
+		x.dualI = max(x.dualI, maxAbs(f1))
 	}
 	for i := range x.f4 {
 		x.f4[i]--
 	}
-	x.primI = math.Max(x.primI, maxAbs(x.f4))
+	x.primI = max(x.primI, maxAbs(x.f4))
 }
 
-func (x *robustIPM) measure() float64 { return math.Max(x.comp, math.Max(x.primI, x.dualI)) }
+func (x *robustIPM) measure() float64 { return max(x.comp, max(x.primI, x.dualI)) }
 
 // pairs is the number of complementary pairs.
 func (x *robustIPM) pairs() int {
@@ -580,8 +580,8 @@ func (x *robustIPM) stepLengths(d robustDir) (ap, ad float64) {
 	ap = stepTo(x.s, d.s, x.r, d.r)
 	ad = stepTo(x.w, d.w, x.z, d.z)
 	for j := range x.m {
-		ap = math.Min(ap, stepTo(x.sig[j], d.sig[j], x.tau[j], d.tau[j]))
-		ad = math.Min(ad, stepTo(x.bet[j], d.bet[j], x.gam[j], d.gam[j]))
+		ap = min(ap, stepTo(x.sig[j], d.sig[j], x.tau[j], d.tau[j]))
+		ad = min(ad, stepTo(x.bet[j], d.bet[j], x.gam[j], d.gam[j]))
 	}
 	return ap, ad
 }
@@ -637,8 +637,8 @@ func (x *robustIPM) step() error {
 	c := x.cor
 	x.solve(c)
 	ap, ad = x.stepLengths(c)
-	eta := math.Min(robustEta, math.Max(0.9, 1-10*muC))
-	ap, ad = math.Min(1, eta*ap), math.Min(1, eta*ad)
+	eta := min(robustEta, max(0.9, 1-10*muC))
+	ap, ad = min(1, eta*ap), min(1, eta*ad)
 	for k := range x.p {
 		x.p[k] += ap * c.p[k]
 		x.s[k] += ap * c.s[k]
@@ -695,14 +695,14 @@ func (x *robustIPM) weights(j int, high bool) []float64 {
 	}
 	tot := 0.0
 	for _, b := range mult {
-		tot += math.Max(0, b)
+		tot += max(0, b)
 	}
 	if !(tot > 0) || math.IsInf(tot, 0) {
 		return nil
 	}
 	a := make([]float64, x.n)
 	for q, pr := range list {
-		vec.AddScaled(a, math.Max(0, mult[q])/tot, pr)
+		vec.AddScaled(a, max(0, mult[q])/tot, pr)
 	}
 	return a
 }

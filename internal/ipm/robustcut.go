@@ -257,7 +257,7 @@ func SolveRobust(p RobustProblem, opt Options) (*RobustResult, error) {
 	}
 	ctx := opt.ctx()
 	pi := normalised(set.Center)
-	target := math.Max(gap, robustGap)
+	target := max(gap, robustGap)
 	if !dualApplies(set) {
 		r, err := solveRobustCuts(ctx, p, pi, mu, kap, lip, maxIter, target, accept, nil)
 		if errors.Is(err, errStalledWithinGap) && ctx.Err() == nil {
@@ -468,17 +468,17 @@ func solveRobustCuts(ctx context.Context, p RobustProblem, pi mech.Prior, mu, ka
 		// kept: the reruns start from scratch and cost more than all the
 		// rounds before them, for digits below the answers' tolerance.
 		for _, reg := range robustRegs {
-			if x.held <= math.Max(robustHeldGap, target) {
+			if x.held <= max(robustHeldGap, target) {
 				break
 			}
 			y := newRobustIPM(pi, u, mu, kap, lip, lo, hi)
 			y.reg = reg
-			iters, _, err := y.runTo(ctx, maxIter, 1e-6, math.Max(target, robustHeldGap))
+			iters, _, err := y.runTo(ctx, maxIter, 1e-6, max(target, robustHeldGap))
 			res.Iterations += iters
 			if err != nil && ctx.Err() != nil {
 				return nil, err
 			}
-			if err == nil && y.held < x.held && y.held <= math.Max(robustRegAcceptGap, target) {
+			if err == nil && y.held < x.held && y.held <= max(robustRegAcceptGap, target) {
 				x = y
 				break
 			}
@@ -492,7 +492,7 @@ func solveRobustCuts(ctx context.Context, p RobustProblem, pi mech.Prior, mu, ka
 	out := *x.reading().result(p, pi)
 	out.Rounds, out.Cuts, out.Iterations = res.Rounds, cuts, res.Iterations
 	out.Converged = x.held <= target
-	if x.reg > 0 && !(x.held <= math.Max(robustRegAcceptGap, target)) {
+	if x.reg > 0 && !(x.held <= max(robustRegAcceptGap, target)) {
 		return &out, fmt.Errorf("%w (the last round's iterations stalled at a relative gap or residual of %.3g)", ErrRobustNotConverged, x.held)
 	}
 	return &out, settle(&out, p, x.held, target, accept)
@@ -513,10 +513,10 @@ func solveRobustCuts(ctx context.Context, p RobustProblem, pi mech.Prior, mu, ka
 // robustAcceptGap but whose value is within accept of its bound, it
 // wraps errStalledWithinGap too, and out is such an answer.
 func settle(out *RobustResult, p RobustProblem, held, target, accept float64) error {
-	stalled := !(held <= math.Max(robustAcceptGap, target))
+	stalled := !(held <= max(robustAcceptGap, target))
 	// result computed BoundTwo for these totals: only a bound settle
 	// would refuse is worth TightenBoundTwo's second look.
-	if out.CapWeights != nil && out.BoundTwo-out.Value > accept*math.Max(1, math.Abs(out.Value)) {
+	if out.CapWeights != nil && out.BoundTwo-out.Value > accept*max(1, math.Abs(out.Value)) {
 		out.BoundTwo = TightenBoundTwo(p.Set.Center, p.Utility, p.Budget, out.Alpha, out.PriorsUpper, out.PriorsLower, out.CapWeights, out.Value, accept)
 	}
 	return check(out, held, stalled, accept)
@@ -528,7 +528,7 @@ func settle(out *RobustResult, p RobustProblem, held, target, accept float64) er
 // the target, most of a lean solve's time where they run) waits for
 // resolve, and the error wraps errStalledPending until then.
 func settleLater(out *RobustResult, p RobustProblem, held, target, accept float64) error {
-	if held <= math.Max(robustAcceptGap, target) {
+	if held <= max(robustAcceptGap, target) {
 		return settle(out, p, held, target, accept)
 	}
 	out.pending = func() error { return settle(out, p, held, target, accept) }
@@ -555,13 +555,13 @@ func check(out *RobustResult, held float64, stalled bool, accept float64) error 
 	var refused error
 	least := leastBound(out)
 	switch {
-	case !(out.Bound >= out.Value-RobustBudgetSlack*math.Max(1, math.Abs(out.Value))) || math.IsInf(out.Bound, 0):
+	case !(out.Bound >= out.Value-RobustBudgetSlack*max(1, math.Abs(out.Value))) || math.IsInf(out.Bound, 0):
 		refused = ErrRobustNotConverged
-	case math.Max(out.Value, least)-out.Value > accept*math.Max(1, math.Abs(out.Value)):
+	case max(out.Value, least)-out.Value > accept*max(1, math.Abs(out.Value)):
 		refused = fmt.Errorf("%w (the value %.12g is %.3g below the bound its multipliers prove)", ErrRobustNotConverged, out.Value, least-out.Value)
 	}
 	if refused == nil {
-		out.Bound = math.Max(out.Bound, out.Value)
+		out.Bound = max(out.Bound, out.Value)
 	}
 	switch {
 	case stalled && refused == nil:
@@ -679,13 +679,13 @@ func (x *robustIPM) measureRel() float64 {
 // objective obj and the residuals primI and dualI: the duality gap of a
 // point feasible to rounding.
 func relativeGap(comp, primI, dualI, obj float64) float64 {
-	return math.Max(comp/math.Max(1, math.Abs(obj)), math.Max(primI, dualI))
+	return max(comp/max(1, math.Abs(obj)), max(primI, dualI))
 }
 
 // withinGap reports that the relative gap is at most tol and the
 // residuals at most tol and robustFeasTol.
 func withinGap(comp, primI, dualI, obj, tol float64) bool {
-	return comp <= tol*math.Max(1, math.Abs(obj)) && primI <= math.Min(tol, robustFeasTol) && dualI <= math.Min(tol, robustFeasTol)
+	return comp <= tol*max(1, math.Abs(obj)) && primI <= min(tol, robustFeasTol) && dualI <= min(tol, robustFeasTol)
 }
 
 // converged reports that the current point's relative gap is at most tol
@@ -724,7 +724,7 @@ func (x *robustIPM) separate(set *mech.PriorSet, lo, hi [][][]float64) int {
 		// bring another worst prior of the same value.
 		c, q := make([]float64, n), tiedColumn(col)
 		for i, v := range col {
-			c[i] = math.Max(0, v)
+			c[i] = max(0, v)
 		}
 		if w := set.Extreme(q, false); mx*x.mu > massOf(w, c)*(1+robustCutTol) {
 			if addPrior(&lo[j], w) {
@@ -781,7 +781,7 @@ func tiedColumn(col []float64) []float64 {
 	q := make([]float64, len(col))
 	step := robustTieTol * slices.Max(col)
 	for i, v := range col {
-		q[i] = math.Round(math.Max(0, v)/step) * step
+		q[i] = math.Round(max(0, v)/step) * step
 	}
 	return q
 }
@@ -867,7 +867,7 @@ func (x *robustReading) result(p RobustProblem, pi mech.Prior) *RobustResult {
 				down, T = p.Set.Center, 0
 			}
 			r.PriorsUpper[j], r.PriorsLower[j] = up, down
-			r.CapWeights[j] = []float64{math.Max(0, C*x.scale*R), math.Max(0, C*x.scale*T)}
+			r.CapWeights[j] = []float64{max(0, C*x.scale*R), max(0, C*x.scale*T)}
 		}
 		r.BoundTwo = RobustBoundTwo(p.Set.Center, p.Utility, p.Budget, alpha, r.PriorsUpper, r.PriorsLower, r.CapWeights)
 	}
@@ -882,7 +882,7 @@ func (x *robustReading) result(p RobustProblem, pi mech.Prior) *RobustResult {
 // only tells which outputs to work on.
 func TightenBoundTwo(c mech.Prior, u mech.Utility, b mech.Budget, alpha []float64, up, down, caps [][]float64, value, accept float64) float64 {
 	bound := RobustBoundTwo(c, u, b, alpha, up, down, caps)
-	room := accept * math.Max(1, math.Abs(value))
+	room := accept * max(1, math.Abs(value))
 	if !(bound-value > room) || math.IsNaN(value) {
 		return bound
 	}
@@ -940,7 +940,7 @@ func RobustBoundTwo(c mech.Prior, u mech.Utility, b mech.Budget, alpha []float64
 	for j := range m {
 		o.set(c, u, j, alpha, up[j], down[j], lo, hi, C)
 		R, T := caps[j][0], caps[j][1]
-		size = math.Max(size, o.size(R, T))
+		size = max(size, o.size(R, T))
 		h, free := o.kappa(c, R, T)
 		if free {
 			continue
@@ -948,16 +948,16 @@ func RobustBoundTwo(c mech.Prior, u mech.Utility, b mech.Budget, alpha []float64
 		if math.IsInf(h, 1) {
 			return h
 		}
-		worst = math.Max(worst, h)
+		worst = max(worst, h)
 	}
 	if math.IsInf(worst, -1) {
 		worst = 0
 	}
 	// The count's terms hold κ c_k too, large where κ is.
 	for _, ck := range c {
-		size = math.Max(size, math.Abs(worst)*ck)
+		size = max(size, math.Abs(worst)*ck)
 	}
-	return sum + worst + 16*float64(n+2)*certify.UnitRoundoff*(mag+size*float64(n)/math.Max(C, 1e-300))
+	return sum + worst + 16*float64(n+2)*certify.UnitRoundoff*(mag+size*float64(n)/max(C, 1e-300))
 }
 
 // twoPriorRates are the budget's rates e^{−ε_l} and e^{ε_u} as
@@ -1016,7 +1016,7 @@ func (o *twoPriorOutput) set(c mech.Prior, u mech.Utility, j int, alpha, up, dow
 	for _, v := range down {
 		delta += v
 	}
-	o.delta, o.lo, o.hi, o.up, o.down = math.Max(0, delta), lo, hi, up, down
+	o.delta, o.lo, o.hi, o.up, o.down = max(0, delta), lo, hi, up, down
 	for i := range o.cw {
 		o.cw[i] = C * (c[i]*u[i][j] - alpha[i])
 		o.coefR[i] = hi * up[i]
@@ -1040,7 +1040,7 @@ func (o *twoPriorOutput) kappa(c []float64, R, T float64) (float64, bool) {
 func (o *twoPriorOutput) size(R, T float64) float64 {
 	s := 0.0
 	for i := range o.cw {
-		s = math.Max(s, math.Abs(o.cw[i])+o.up[i]*o.hi*R+o.lo*T*(o.down[i]+o.delta*o.hi*o.up[i]))
+		s = max(s, math.Abs(o.cw[i])+o.up[i]*o.hi*R+o.lo*T*(o.down[i]+o.delta*o.hi*o.up[i]))
 	}
 	return s
 }
@@ -1167,7 +1167,7 @@ func (o *twoPriorOutput) leastCaps(c []float64) (R, T float64, ok bool) {
 	if err != nil || sol.Status != solver.Optimal {
 		return 0, 0, false
 	}
-	return math.Max(0, sol.X[rc]), math.Max(0, sol.X[tc]), true
+	return max(0, sol.X[rc]), max(0, sol.X[tc]), true
 }
 
 // kappaNeed is RobustBoundTwo's count for one output at κ, less R:
@@ -1181,7 +1181,7 @@ func kappaNeed(base, c []float64, T, R, kappa float64) float64 {
 			neg -= g
 		}
 	}
-	return pos + math.Max(0, T-neg) - R
+	return pos + max(0, T-neg) - R
 }
 
 // leastKappa returns the least κ at which kappaNeed is at most 0, as
@@ -1235,9 +1235,9 @@ func leastKappa(base, c []float64, T, R float64, bp []float64) (kappa float64, f
 	case math.IsInf(lo, -1) && math.IsInf(hi, 1):
 		mid = 0
 	case math.IsInf(lo, -1):
-		mid = hi - math.Max(1, math.Abs(hi))
+		mid = hi - max(1, math.Abs(hi))
 	case math.IsInf(hi, 1):
-		mid = lo + math.Max(1, math.Abs(lo))
+		mid = lo + max(1, math.Abs(lo))
 	default:
 		mid = lo + (hi-lo)/2
 	}
@@ -1262,14 +1262,14 @@ func leastKappa(base, c []float64, T, R float64, bp []float64) (kappa float64, f
 		cands = append(cands, (T+n0)/nc)
 	}
 	// The ratios' magnitude is the scale of κ's rounding.
-	scale := math.Max(math.Abs(bp[0]), math.Abs(bp[len(bp)-1]))
+	scale := max(math.Abs(bp[0]), math.Abs(bp[len(bp)-1]))
 	best := math.Inf(1)
 	for _, k := range cands {
-		k = math.Min(math.Max(k, lo), hi)
+		k = min(max(k, lo), hi)
 		// A crossing solved in floats may leave the count a rounding
 		// above R: steps up from 2⁻⁵² of the scale, doubling, until it
 		// is within R or no nearer than the best so far.
-		step := math.Max(math.Max(math.Abs(k), scale)*0x1p-52, 0x1p-1000)
+		step := max(max(math.Abs(k), scale)*0x1p-52, 0x1p-1000)
 		below := math.NaN() // the last κ tried whose count is above R
 		for !math.IsNaN(k) && k < best && need(k) > 0 {
 			below = k
@@ -1297,7 +1297,7 @@ func leastKappa(base, c []float64, T, R float64, bp []float64) (kappa float64, f
 		// No candidate held: the piece's end, or past the last ratio
 		// the first of the doubling steps that holds.
 		best = hi
-		for step := math.Max(1, math.Abs(lo)); math.IsInf(best, 1) && !math.IsInf(step, 1); step *= 2 {
+		for step := max(1, math.Abs(lo)); math.IsInf(best, 1) && !math.IsInf(step, 1); step *= 2 {
 			if need(lo+step) <= 0 {
 				best = lo + step
 			}
@@ -1307,7 +1307,7 @@ func leastKappa(base, c []float64, T, R float64, bp []float64) (kappa float64, f
 }
 
 func withinBudget(level, lower float64, b mech.Budget, slack float64) bool {
-	in := func(v, eps float64) bool { return v <= eps+slack*math.Max(1, eps) }
+	in := func(v, eps float64) bool { return v <= eps+slack*max(1, eps) }
 	if b.Measure == mech.ALIP {
 		return in(level, b.EpsilonUpper) && in(lower, b.EpsilonLower)
 	}
@@ -1376,7 +1376,7 @@ func RobustBound(c mech.Prior, u mech.Utility, b mech.Budget, alpha []float64, c
 		size := 0.0
 		for i := range n {
 			w[i] = c[i]*u[i][j] - alpha[i]
-			size = math.Max(size, math.Abs(c[i]*u[i][j])+math.Abs(alpha[i]))
+			size = max(size, math.Abs(c[i]*u[i][j])+math.Abs(alpha[i]))
 		}
 		bestK := math.Inf(1)
 		for _, a := range cands[j] {
@@ -1390,7 +1390,7 @@ func RobustBound(c mech.Prior, u mech.Utility, b mech.Budget, alpha []float64, c
 					sa += v
 				}
 				if delta := sa - C + 4*float64(n+2)*certify.UnitRoundoff*sa; delta > 0 {
-					lo *= math.Max(0, 1-hiZ*delta)
+					lo *= max(0, 1-hiZ*delta)
 				}
 			}
 			if k := columnRatio(w, c, a, lo, hiZ, &scratch); k < bestK {
@@ -1400,7 +1400,7 @@ func RobustBound(c mech.Prior, u mech.Utility, b mech.Budget, alpha []float64, c
 		if math.IsInf(bestK, 1) {
 			return math.Inf(1), nil
 		}
-		worst = math.Max(worst, bestK+8*float64(n+2)*certify.UnitRoundoff*size*hiZ)
+		worst = max(worst, bestK+8*float64(n+2)*certify.UnitRoundoff*size*hiZ)
 	}
 	bound := sum + C*worst
 	return bound + 8*float64(n+2)*certify.UnitRoundoff*(mag+C*math.Abs(worst)), priors
@@ -1445,7 +1445,7 @@ func columnRatio(w, c, a []float64, lo, hi float64, s *ratioScratch) float64 {
 				}
 				continue
 			}
-			add := math.Min(hi-lo, left/a[i])
+			add := min(hi-lo, left/a[i])
 			if add <= 0 {
 				break
 			}
@@ -1469,7 +1469,7 @@ func columnRatio(w, c, a []float64, lo, hi float64, s *ratioScratch) float64 {
 		}
 		next := wz / cz
 		if next <= kappa*(1+1e-15)+1e-300 && next >= kappa-1e-15*math.Abs(kappa) {
-			return math.Max(kappa, next)
+			return max(kappa, next)
 		}
 		if next < kappa {
 			return kappa

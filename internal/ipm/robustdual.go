@@ -481,7 +481,7 @@ func newDualIPM(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap float
 		}
 	}
 	floor := 0.1 * e
-	x.eachRow(func(v float64) (float64, float64) { return math.Max(v, floor), 1 })
+	x.eachRow(func(v float64) (float64, float64) { return max(v, floor), 1 })
 	return x
 }
 
@@ -544,7 +544,7 @@ func (x *dualIPM) residuals() {
 				s, z := ps[k], pz[k]
 				rp := row.value(xj[k*nq:(k+1)*nq], xoj) - s
 				rpp[k] = rp
-				primI = maxOf(primI, math.Abs(rp))
+				primI = max(primI, math.Abs(rp))
 				comp += s * z
 				row.scatter(z, rdx[k*nq:(k+1)*nq], rdo)
 			}
@@ -554,7 +554,7 @@ func (x *dualIPM) residuals() {
 			s, z := x.ds[j*x.nd+d], x.dz[j*x.nd+d]
 			rp := x.denseRowValue(d, j, x.x, x.xo) - s
 			x.rpd[j*x.nd+d] = rp
-			primI = maxOf(primI, math.Abs(rp))
+			primI = max(primI, math.Abs(rp))
 			comp += s * z
 			vec.AddScaled(rdx, z, dr.pair)
 			vec.AddScaled(rdo, z, dr.out)
@@ -563,7 +563,7 @@ func (x *dualIPM) residuals() {
 			s, z := x.os[r][j], x.oz[r][j]
 			rp := x.outRowValue(r, j, x.xo) - s
 			x.rpo[r][j] = rp
-			primI = maxOf(primI, math.Abs(rp))
+			primI = max(primI, math.Abs(rp))
 			comp += s * z
 			vec.AddScaled(rdo, z, x.orow[r].out)
 		}
@@ -572,8 +572,8 @@ func (x *dualIPM) residuals() {
 		x.ra[i]--
 	}
 	x.comp = comp
-	x.primI = math.Max(primI, maxAbs(x.ra))
-	x.dualI = math.Max(maxAbs(x.rdx), maxAbs(x.rdo))
+	x.primI = max(primI, maxAbs(x.ra))
+	x.dualI = max(maxAbs(x.rdx), maxAbs(x.rdo))
 	x.obj = x.objective()
 }
 
@@ -610,12 +610,12 @@ func (x *dualIPM) stepLengths(d dualDir) (ap, ad float64) {
 	ap = stepTo(x.ds, d.ds, nil, nil)
 	ad = stepTo(x.dz, d.dz, nil, nil)
 	for r := range x.prow {
-		ap = math.Min(ap, x.stepPresent(r, x.ps[r], d.ps[r]))
-		ad = math.Min(ad, x.stepPresent(r, x.pz[r], d.pz[r]))
+		ap = min(ap, x.stepPresent(r, x.ps[r], d.ps[r]))
+		ad = min(ad, x.stepPresent(r, x.pz[r], d.pz[r]))
 	}
 	for r := range x.orow {
-		ap = math.Min(ap, stepTo(x.os[r], d.os[r], nil, nil))
-		ad = math.Min(ad, stepTo(x.oz[r], d.oz[r], nil, nil))
+		ap = min(ap, stepTo(x.os[r], d.os[r], nil, nil))
+		ad = min(ad, stepTo(x.oz[r], d.oz[r], nil, nil))
 	}
 	return ap, ad
 }
@@ -748,7 +748,7 @@ func (x *dualIPM) step() error {
 		return err
 	}
 	muC := x.comp / float64(x.npairs)
-	x.krylovTol = math.Min(dualKrylovLoose, math.Max(dualKrylovTol, 1e-2*x.measureRel()))
+	x.krylovTol = min(dualKrylovLoose, max(dualKrylovTol, 1e-2*x.measureRel()))
 	a := x.aff
 	x.setAffineRHS()
 	x.solve(a, false)
@@ -760,8 +760,8 @@ func (x *dualIPM) step() error {
 	c := x.cor
 	x.solve(c, true)
 	ap, ad = x.stepLengths(c)
-	eta := math.Min(robustEta, math.Max(0.9, 1-10*muC))
-	ap, ad = math.Min(1, eta*ap), math.Min(1, eta*ad)
+	eta := min(robustEta, max(0.9, 1-10*muC))
+	ap, ad = min(1, eta*ap), min(1, eta*ad)
 	vec.AddScaled(x.x, ap, c.x)
 	vec.AddScaled(x.xo, ap, c.xo)
 	vec.AddScaled(x.y, ad, c.y)
@@ -857,7 +857,7 @@ func (x *dualIPM) prior(j, sd int) []float64 {
 					v += x.pz[r][j*n+k] * row.pair[0]
 				}
 			}
-			pr[k] = math.Max(0, f*v/zd)
+			pr[k] = max(0, f*v/zd)
 		}
 		finite := !slices.ContainsFunc(pr, func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) })
 		if q := intoSet(x.set, pr); finite && q != nil {
@@ -892,7 +892,7 @@ func intoSet(set *mech.PriorSet, pr []float64) []float64 {
 	if set.IsBox() {
 		sum := 0.0
 		for k := range q {
-			q[k] = math.Min(math.Max(q[k], set.Lower[k]), set.Upper[k])
+			q[k] = min(max(q[k], set.Lower[k]), set.Upper[k])
 			sum += q[k]
 		}
 		// Spread the shortfall (or the excess) over the letters' room

@@ -706,20 +706,3 @@ func TestSolveRobustResultsHoldTogether(t *testing.T) {
 		}
 	}
 }
-
-// TestMaxOfIsMathMax checks maxOf against math.Max bit for bit on
-// infinities, NaNs, zeros and ordinary values, w never a negative zero.
-func TestMaxOfIsMathMax(t *testing.T) {
-	vals := []float64{0, math.Copysign(0, -1), 1, -1, 2.5, math.Inf(1), math.Inf(-1), math.NaN(), 1e-300}
-	for _, w := range vals {
-		if w == 0 && math.Signbit(w) {
-			continue
-		}
-		for _, v := range vals {
-			got, want := maxOf(w, v), math.Max(w, v)
-			if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
-				t.Errorf("maxOf(%v, %v) = %v, math.Max %v", w, v, got, want)
-			}
-		}
-	}
-}

@@ -37,7 +37,7 @@ func (x *dualIPM) factor() error {
 	clear(x.S)
 	tmax := 0.0
 	for j := range m {
-		tmax = math.Max(tmax, x.xo[j*no+x.oT])
+		tmax = max(tmax, x.xo[j*no+x.oT])
 	}
 	x.rowWeights()
 	for j := range m {
@@ -46,11 +46,11 @@ func (x *dualIPM) factor() error {
 		for r := range x.prow {
 			pw := x.pw[r][j*n : (j+1)*n]
 			for _, k := range x.prow[r].letters {
-				w = maxOf(w, pw[k])
+				w = max(w, pw[k])
 			}
 		}
 		for d := range x.nd {
-			w = maxOf(w, x.dz[j*x.nd+d]/x.ds[j*x.nd+d])
+			w = max(w, x.dz[j*x.nd+d]/x.ds[j*x.nd+d])
 		}
 		x.wmax[j] = w
 		x.freeReg[j] = dualFreeReg * w
@@ -187,20 +187,6 @@ func (x *dualIPM) rowWeights() {
 			}
 		}
 	}
-}
-
-// maxOf is math.Max(w, v), without its call, for a w that is not a
-// negative zero.
-func maxOf(w, v float64) float64 {
-	switch {
-	case v > w:
-		return v
-	case w >= v:
-		return w
-	case math.IsInf(w, 1) || math.IsInf(v, 1):
-		return math.Inf(1)
-	}
-	return math.NaN()
 }
 
 // eliminatePair writes the inverse of pair (j, k)'s block D = Aᵖᵀ Ω Aᵖ
@@ -1035,7 +1021,7 @@ func (x *dualIPM) factorDeflation() error {
 	for _, e := range x.kent {
 		v := e.v
 		if e.a == e.b {
-			v = math.Max(0, v)
+			v = max(0, v)
 		}
 		G[e.a*Q+e.b] += v
 		if e.a != e.b {

@@ -364,16 +364,16 @@ func newLeanBox(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu float64) *
 		dv := x.sl*x.nu[j] - mu*x.t[j]
 		for k := range n {
 			pk := j*n + k
-			x.sA[pk], x.zA[pk] = math.Max(x.p[pk], floor), 1
-			x.sC[pk], x.zC[pk] = math.Max(x.t[j]-x.p[pk], floor), 1
+			x.sA[pk], x.zA[pk] = max(x.p[pk], floor), 1
+			x.sC[pk], x.zC[pk] = max(x.t[j]-x.p[pk], floor), 1
 			dv += x.l[k] * x.p[pk]
 			if x.free[k] {
-				x.sB[pk], x.zB[pk] = math.Max(x.b[pk], floor), 1
-				x.sE[pk], x.zE[pk] = math.Max(x.b[pk]-x.nu[j]+x.p[pk], floor), 1
+				x.sB[pk], x.zB[pk] = max(x.b[pk], floor), 1
+				x.sE[pk], x.zE[pk] = max(x.b[pk]-x.nu[j]+x.p[pk], floor), 1
 				dv -= x.w[k] * x.b[pk]
 			}
 		}
-		x.sD[j], x.zD[j] = math.Max(dv, floor), 1
+		x.sD[j], x.zD[j] = max(dv, floor), 1
 	}
 	x.mem = a
 	return x
@@ -462,7 +462,7 @@ func (x *leanBox) factor() error {
 	clear(sy)
 	tmax := 0.0
 	for _, t := range x.t {
-		tmax = math.Max(tmax, t)
+		tmax = max(tmax, t)
 	}
 	x.exact = x.measureRel() <= leanExactGap
 	for j, t := range x.t {
@@ -585,11 +585,11 @@ func (x *leanBox) choosePins() {
 			pk := j*n + k
 			wA, wC := x.wA[pk], x.wC[pk]
 			pv := wA + wC
-			wm = math.Max(wm, math.Max(wA, wC))
+			wm = max(wm, max(wA, wC))
 			if x.free[k] {
 				wB, wE := x.wB[pk], x.wE[pk]
 				pv += wE * wB / (wB + wE)
-				wm = math.Max(wm, math.Max(wB, wE))
+				wm = max(wm, max(wB, wE))
 			}
 			x.piv[pk] = pv
 		}
@@ -952,13 +952,13 @@ func (x *leanBox) dirResiduals(d *leanDir) float64 {
 		x.gt[j], x.gn[j] = gt, gn
 		worst = maxAbsOf(maxAbsOf(worst, gt), gn)
 	}
-	return math.Max(worst, maxAbs(x.r2))
+	return max(worst, maxAbs(x.r2))
 }
 
 // dirSize is the scale against which a direction's residuals are
 // measured: its largest multiplier step, or 1.
 func (x *leanBox) dirSize(d *leanDir) float64 {
-	return math.Max(1, math.Max(maxAbs(d.y), math.Max(maxAbs(d.zC), maxAbs(d.zD))))
+	return max(1, max(maxAbs(d.y), max(maxAbs(d.zC), maxAbs(d.zD))))
 }
 
 // addDir adds a·f to d.
@@ -973,10 +973,10 @@ func (x *leanBox) addDir(d, f *leanDir, a float64) {
 // stepLengths returns the largest primal and dual steps in (0, limit] that
 // keep the slacks and multipliers nonnegative along d.
 func (x *leanBox) stepLengths(d *leanDir, limit float64) (ap, ad float64) {
-	ap = math.Min(stepWithin(limit, x.sA, d.sA, x.sC, d.sC), stepWithin(limit, x.sB, d.sB, x.sE, d.sE))
-	ap = math.Min(ap, stepWithin(limit, x.sD, d.sD, nil, nil))
-	ad = math.Min(stepWithin(limit, x.zA, d.zA, x.zC, d.zC), stepWithin(limit, x.zB, d.zB, x.zE, d.zE))
-	ad = math.Min(ad, stepWithin(limit, x.zD, d.zD, nil, nil))
+	ap = min(stepWithin(limit, x.sA, d.sA, x.sC, d.sC), stepWithin(limit, x.sB, d.sB, x.sE, d.sE))
+	ap = min(ap, stepWithin(limit, x.sD, d.sD, nil, nil))
+	ad = min(stepWithin(limit, x.zA, d.zA, x.zC, d.zC), stepWithin(limit, x.zB, d.zB, x.zE, d.zE))
+	ad = min(ad, stepWithin(limit, x.zD, d.zD, nil, nil))
 	return ap, ad
 }
 
@@ -1024,8 +1024,8 @@ func (x *leanBox) step() error {
 	c := &x.cor
 	x.solve(c, true)
 	ap, ad = x.stepLengths(c, 1/x.eta)
-	eta := math.Min(x.eta, math.Max(0.9, 1-10*muC))
-	ap, ad = math.Min(1, eta*ap), math.Min(1, eta*ad)
+	eta := min(x.eta, max(0.9, 1-10*muC))
+	ap, ad = min(1, eta*ap), min(1, eta*ad)
 	// 3. The step.
 	axpy(x.p, ap, c.p)
 	axpy(x.b, ap, c.b)
@@ -1121,7 +1121,7 @@ func (x *leanBox) prior(j int) []float64 {
 			if x.free[k] {
 				v += x.zE[j*n+k] / zd
 			}
-			pr[k] = math.Max(0, v)
+			pr[k] = max(0, v)
 			finite = finite && !math.IsNaN(v) && !math.IsInf(v, 0)
 		}
 		if q := intoSet(x.set, pr); finite && q != nil {

@@ -189,15 +189,15 @@ func newLeanBall(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu float64) 
 			pk := j*n + k
 			p, b := e, 0.5*e
 			x.p[pk], x.b[pk] = p, b
-			x.sA[pk], x.zA[pk] = math.Max(p, floor), 1
-			x.sC[pk], x.zC[pk] = math.Max(t-p, floor), 1
-			x.sB[pk], x.zB[pk] = math.Max(b, floor), 1
-			x.sE[pk], x.zE[pk] = math.Max(b+nu+lam-p, floor), 1
-			x.sF[pk], x.zF[pk] = math.Max(p-nu+lam, floor), 1
+			x.sA[pk], x.zA[pk] = max(p, floor), 1
+			x.sC[pk], x.zC[pk] = max(t-p, floor), 1
+			x.sB[pk], x.zB[pk] = max(b, floor), 1
+			x.sE[pk], x.zE[pk] = max(b+nu+lam-p, floor), 1
+			x.sF[pk], x.zF[pk] = max(p-nu+lam, floor), 1
 			dv += x.pc[k] * (p - b)
 		}
-		x.sL[j], x.zL[j] = math.Max(lam, floor), 1
-		x.sD[j], x.zD[j] = math.Max(dv, floor), 1
+		x.sL[j], x.zL[j] = max(lam, floor), 1
+		x.sD[j], x.zD[j] = max(dv, floor), 1
 	}
 	x.mem = a
 	return x
@@ -287,7 +287,7 @@ func (x *leanBall) factor() error {
 	x.weights()
 	tmax := 0.0
 	for _, t := range x.t {
-		tmax = math.Max(tmax, t)
+		tmax = max(tmax, t)
 	}
 	x.exact = x.measureRel() <= leanExactGap
 	for j, t := range x.t {
@@ -486,12 +486,12 @@ func ballBorderInverse(sb []float64, cw *[6]float64, v [3]float64, ze float64, d
 func (x *leanBall) choosePins() {
 	n, m := x.n, x.m
 	for j := range m {
-		wm := math.Max(x.wD[j], x.wL[j])
+		wm := max(x.wD[j], x.wL[j])
 		for k := range n {
 			pk := j*n + k
 			wA, wC, wB, wE, wF := x.wA[pk], x.wC[pk], x.wB[pk], x.wE[pk], x.wF[pk]
 			x.piv[pk] = wA + wC + wF + wE*wB/(wB+wE)
-			wm = math.Max(wm, math.Max(math.Max(wA, wC), math.Max(math.Max(wB, wE), wF)))
+			wm = max(wm, max(max(wA, wC), max(max(wB, wE), wF)))
 		}
 		x.wmax[j] = wm
 	}
@@ -798,13 +798,13 @@ func (x *leanBall) dirResiduals(d *ballDir) float64 {
 		x.gt[j], x.gn[j], x.gl[j] = gt, gn, gl
 		worst = maxAbsOf(maxAbsOf(maxAbsOf(worst, gt), gn), gl)
 	}
-	return math.Max(worst, maxAbs(x.r2))
+	return max(worst, maxAbs(x.r2))
 }
 
 // dirSize is the scale against which a direction's residuals are
 // measured: its largest multiplier step, or 1.
 func (x *leanBall) dirSize(d *ballDir) float64 {
-	return math.Max(1, math.Max(maxAbs(d.y), math.Max(maxAbs(d.zC), maxAbs(d.zD))))
+	return max(1, max(maxAbs(d.y), max(maxAbs(d.zC), maxAbs(d.zD))))
 }
 
 // addDir adds a·f to d.
@@ -832,8 +832,8 @@ func (x *leanBall) rows(d *ballDir) [7][5][]float64 {
 func (x *leanBall) stepLengths(d *ballDir, limit float64) (ap, ad float64) {
 	ap, ad = limit, limit
 	for _, r := range x.rows(d) {
-		ap = math.Min(ap, stepWithin(limit, r[0], r[2], nil, nil))
-		ad = math.Min(ad, stepWithin(limit, r[1], r[3], nil, nil))
+		ap = min(ap, stepWithin(limit, r[0], r[2], nil, nil))
+		ad = min(ad, stepWithin(limit, r[1], r[3], nil, nil))
 	}
 	return ap, ad
 }
@@ -874,8 +874,8 @@ func (x *leanBall) step() error {
 	c := &x.cor
 	x.solve(c, true)
 	ap, ad = x.stepLengths(c, 1/x.eta)
-	eta := math.Min(x.eta, math.Max(0.9, 1-10*muC))
-	ap, ad = math.Min(1, eta*ap), math.Min(1, eta*ad)
+	eta := min(x.eta, max(0.9, 1-10*muC))
+	ap, ad = min(1, eta*ap), min(1, eta*ad)
 	// 3. The step.
 	axpy(x.p, ap, c.p)
 	axpy(x.b, ap, c.b)
@@ -930,7 +930,7 @@ func (x *leanBall) prior(j int) []float64 {
 		for k := range n {
 			pk := j*n + k
 			v := x.pc[k] + (x.zF[pk]-x.zE[pk])/zd
-			pr[k] = math.Max(0, v)
+			pr[k] = max(0, v)
 			finite = finite && !math.IsNaN(v) && !math.IsInf(v, 0)
 		}
 		if q := intoSet(x.set, pr); finite && q != nil {

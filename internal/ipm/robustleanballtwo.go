@@ -245,12 +245,12 @@ func newLeanBallTwo(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap f
 			pk := j*n + k
 			a := btPairValues(x.p[pk], x.b[pk], x.b2[pk], uj)
 			for r := range btPairRows {
-				x.s[r][pk], x.z[r][pk] = math.Max(a[r], floor), 1
+				x.s[r][pk], x.z[r][pk] = max(a[r], floor), 1
 			}
 		}
 		a := x.outValues(j, x.p, x.b, x.b2, x.u)
 		for r := btPairRows; r < btRows; r++ {
-			x.s[r][j], x.z[r][j] = math.Max(a[r-btPairRows], floor), 1
+			x.s[r][j], x.z[r][j] = max(a[r-btPairRows], floor), 1
 		}
 	}
 	x.mem = a
@@ -389,7 +389,7 @@ func (x *leanBallTwo) factor() error {
 	clear(sy)
 	tmax := 0.0
 	for j := range m {
-		tmax = math.Max(tmax, x.u[btLeaves*j+btT])
+		tmax = max(tmax, x.u[btLeaves*j+btT])
 	}
 	x.exact = x.measureRel() <= leanExactGap
 	for j := range m {
@@ -565,7 +565,7 @@ func (x *leanBallTwo) borderByC(sb []float64, c11, c12, c22 float64, defl bool) 
 	i11, i12, i22 := c22/det, -c12/det, c11/det // C⁻¹
 	r11 := math.Sqrt(-i11)
 	r21 := -i12 / r11
-	r22 := math.Sqrt(math.Max(0, -i22-r21*r21))
+	r22 := math.Sqrt(max(0, -i22-r21*r21))
 	for a := range nl {
 		ev[a] = B[2*a]*r11 + B[2*a+1]*r21
 	}
@@ -625,12 +625,12 @@ func (x *leanBallTwo) choosePins() {
 	for j := range m {
 		wm := 0.0
 		for r := btPairRows; r < btRows; r++ {
-			wm = math.Max(wm, w[r][j])
+			wm = max(wm, w[r][j])
 		}
 		for k := range n {
 			pk := j*n + k
 			for r := range btPairRows {
-				wm = math.Max(wm, w[r][pk])
+				wm = max(wm, w[r][pk])
 			}
 			wB, wE, wB2, wE2 := w[btB][pk], w[btE][pk], w[btB2][pk], w[btE2][pk]
 			x.pv[pk] = w[btA][pk] + w[btC][pk] + wE*wB/(wB+wE) + wE2*wB2/(wB2+wE2)
@@ -1022,14 +1022,14 @@ func (x *leanBallTwo) dirResiduals(d *ballTwoDir) float64 {
 		}
 	}
 	worst := x.dualEq(&d.z, d.y, x.rdp, x.rdb, x.rdb2, x.rdu, x.gp, x.gb, x.gb2, x.gu)
-	return math.Max(worst, maxAbs(x.r2))
+	return max(worst, maxAbs(x.r2))
 }
 
 // dirSize is the scale against which a direction's residuals are
 // measured: its largest multiplier step, or 1.
 func (x *leanBallTwo) dirSize(d *ballTwoDir) float64 {
-	s := math.Max(maxAbs(d.y), math.Max(maxAbs(d.z[btC]), maxAbs(d.z[btA])))
-	return math.Max(1, math.Max(s, math.Max(maxAbs(d.z[btD]), maxAbs(d.z[btD2]))))
+	s := max(maxAbs(d.y), max(maxAbs(d.z[btC]), maxAbs(d.z[btA])))
+	return max(1, max(s, max(maxAbs(d.z[btD]), maxAbs(d.z[btD2]))))
 }
 
 // addDir adds a·f to d.
@@ -1048,8 +1048,8 @@ func (x *leanBallTwo) addDir(d, f *ballTwoDir, a float64) {
 func (x *leanBallTwo) stepLengths(d *ballTwoDir, limit float64) (ap, ad float64) {
 	ap, ad = limit, limit
 	for r := range btRows {
-		ap = math.Min(ap, stepWithin(limit, x.s[r], d.s[r], nil, nil))
-		ad = math.Min(ad, stepWithin(limit, x.z[r], d.z[r], nil, nil))
+		ap = min(ap, stepWithin(limit, x.s[r], d.s[r], nil, nil))
+		ad = min(ad, stepWithin(limit, x.z[r], d.z[r], nil, nil))
 	}
 	return ap, ad
 }
@@ -1089,8 +1089,8 @@ func (x *leanBallTwo) step() error {
 	c := &x.cor
 	x.solve(c, true)
 	ap, ad = x.stepLengths(c, 1/x.eta)
-	eta := math.Min(x.eta, math.Max(0.9, 1-10*muC))
-	ap, ad = math.Min(1, eta*ap), math.Min(1, eta*ad)
+	eta := min(x.eta, max(0.9, 1-10*muC))
+	ap, ad = min(1, eta*ap), min(1, eta*ad)
 	// 3. The step.
 	for _, v := range [4][2][]float64{{x.p, c.p}, {x.b, c.b}, {x.b2, c.b2}, {x.u, c.u}} {
 		axpy(v[0], ap, v[1])
@@ -1157,7 +1157,7 @@ func (x *leanBallTwo) prior(j, sd int) []float64 {
 		for k := range n {
 			pk := j*n + k
 			v := x.pc[k] + f*(share*zc[pk]-ze[pk])/zd
-			pr[k] = math.Max(0, v)
+			pr[k] = max(0, v)
 			finite = finite && !math.IsNaN(v) && !math.IsInf(v, 0)
 		}
 		if q := intoSet(x.set, pr); finite && q != nil {

@@ -206,21 +206,21 @@ func newLeanTwo(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap float
 		for k := range n {
 			pk := j*n + k
 			p := x.p[pk]
-			x.sA[pk], x.zA[pk] = math.Max(p-x.h[j], floor), 1
-			x.sC[pk], x.zC[pk] = math.Max(x.t[j]-p, floor), 1
+			x.sA[pk], x.zA[pk] = max(p-x.h[j], floor), 1
+			x.sC[pk], x.zC[pk] = max(x.t[j]-p, floor), 1
 			dv += x.l[k] * p
 			dv2 += x.l[k] * p
 			if x.free[k] {
-				x.sB[pk], x.zB[pk] = math.Max(x.b[pk], floor), 1
-				x.sE[pk], x.zE[pk] = math.Max(x.b[pk]-x.nu[j]+p, floor), 1
-				x.sB2[pk], x.zB2[pk] = math.Max(x.b2[pk], floor), 1
-				x.sE2[pk], x.zE2[pk] = math.Max(x.b2[pk]+x.nu2[j]-p, floor), 1
+				x.sB[pk], x.zB[pk] = max(x.b[pk], floor), 1
+				x.sE[pk], x.zE[pk] = max(x.b[pk]-x.nu[j]+p, floor), 1
+				x.sB2[pk], x.zB2[pk] = max(x.b2[pk], floor), 1
+				x.sE2[pk], x.zE2[pk] = max(x.b2[pk]+x.nu2[j]-p, floor), 1
 				dv -= x.w[k] * x.b[pk]
 				dv2 += x.w[k] * x.b2[pk]
 			}
 		}
-		x.sD[j], x.zD[j] = math.Max(dv, floor), 1
-		x.sD2[j], x.zD2[j] = math.Max(x.h[j]-kap*dv2, floor), 1
+		x.sD[j], x.zD[j] = max(dv, floor), 1
+		x.sD2[j], x.zD2[j] = max(x.h[j]-kap*dv2, floor), 1
 	}
 	x.mem = a
 	return x
@@ -340,7 +340,7 @@ func (x *leanTwo) factor() error {
 	clear(sy)
 	tmax := 0.0
 	for _, t := range x.t {
-		tmax = math.Max(tmax, t)
+		tmax = max(tmax, t)
 	}
 	x.exact = x.measureRel() <= leanExactGap
 	for j, t := range x.t {
@@ -487,7 +487,7 @@ func (x *leanTwo) borderByC(sb []float64, c11, c12, c22 float64, defl bool) bool
 	i11, i12, i22 := c22/det, -c12/det, c11/det // C⁻¹
 	r11 := math.Sqrt(-i11)
 	r21 := -i12 / r11
-	r22 := math.Sqrt(math.Max(0, -i22-r21*r21))
+	r22 := math.Sqrt(max(0, -i22-r21*r21))
 	for a := range 4 {
 		ev[a] = B[2*a]*r11 + B[2*a+1]*r21
 	}
@@ -543,17 +543,17 @@ func (x *leanTwo) borderByC(sb []float64, c11, c12, c22 float64, defl bool) bool
 func (x *leanTwo) choosePins() {
 	n, m := x.n, x.m
 	for j := range m {
-		wm := math.Max(x.wD[j], x.wD2[j])
+		wm := max(x.wD[j], x.wD2[j])
 		for k := range n {
 			pk := j*n + k
 			wA, wC := x.wA[pk], x.wC[pk]
 			pv := wA + wC
-			wm = math.Max(wm, math.Max(wA, wC))
+			wm = max(wm, max(wA, wC))
 			if x.free[k] {
 				wB, wE := x.wB[pk], x.wE[pk]
 				wB2, wE2 := x.wB2[pk], x.wE2[pk]
 				pv += wE*wB/(wB+wE) + wE2*wB2/(wB2+wE2)
-				wm = math.Max(wm, math.Max(math.Max(wB, wE), math.Max(wB2, wE2)))
+				wm = max(wm, max(max(wB, wE), max(wB2, wE2)))
 			}
 			x.pv[pk] = pv
 		}
@@ -948,14 +948,14 @@ func (x *leanTwo) dirResiduals(d *leanTwoDir) float64 {
 		x.gt[j], x.gh[j], x.gn[j], x.gn2[j] = gt, gh, gn, gn2
 		worst = maxAbsOf(maxAbsOf(maxAbsOf(maxAbsOf(worst, gt), gh), gn), gn2)
 	}
-	return math.Max(worst, maxAbs(x.r2))
+	return max(worst, maxAbs(x.r2))
 }
 
 // dirSize is the scale against which a direction's residuals are
 // measured: its largest multiplier step, or 1.
 func (x *leanTwo) dirSize(d *leanTwoDir) float64 {
-	s := math.Max(maxAbs(d.y), math.Max(maxAbs(d.zC), maxAbs(d.zA)))
-	return math.Max(1, math.Max(s, math.Max(maxAbs(d.zD), maxAbs(d.zD2))))
+	s := max(maxAbs(d.y), max(maxAbs(d.zC), maxAbs(d.zA)))
+	return max(1, max(s, max(maxAbs(d.zD), maxAbs(d.zD2))))
 }
 
 // addDir adds a·f to d.
@@ -972,12 +972,12 @@ func (x *leanTwo) addDir(d, f *leanTwoDir, a float64) {
 // stepLengths returns the largest primal and dual steps in (0, limit] that
 // keep the slacks and multipliers nonnegative along d.
 func (x *leanTwo) stepLengths(d *leanTwoDir, limit float64) (ap, ad float64) {
-	ap = math.Min(stepWithin(limit, x.sA, d.sA, x.sC, d.sC), stepWithin(limit, x.sB, d.sB, x.sE, d.sE))
-	ap = math.Min(ap, stepWithin(limit, x.sB2, d.sB2, x.sE2, d.sE2))
-	ap = math.Min(ap, stepWithin(limit, x.sD, d.sD, x.sD2, d.sD2))
-	ad = math.Min(stepWithin(limit, x.zA, d.zA, x.zC, d.zC), stepWithin(limit, x.zB, d.zB, x.zE, d.zE))
-	ad = math.Min(ad, stepWithin(limit, x.zB2, d.zB2, x.zE2, d.zE2))
-	ad = math.Min(ad, stepWithin(limit, x.zD, d.zD, x.zD2, d.zD2))
+	ap = min(stepWithin(limit, x.sA, d.sA, x.sC, d.sC), stepWithin(limit, x.sB, d.sB, x.sE, d.sE))
+	ap = min(ap, stepWithin(limit, x.sB2, d.sB2, x.sE2, d.sE2))
+	ap = min(ap, stepWithin(limit, x.sD, d.sD, x.sD2, d.sD2))
+	ad = min(stepWithin(limit, x.zA, d.zA, x.zC, d.zC), stepWithin(limit, x.zB, d.zB, x.zE, d.zE))
+	ad = min(ad, stepWithin(limit, x.zB2, d.zB2, x.zE2, d.zE2))
+	ad = min(ad, stepWithin(limit, x.zD, d.zD, x.zD2, d.zD2))
 	return ap, ad
 }
 
@@ -1033,8 +1033,8 @@ func (x *leanTwo) step() error {
 	c := &x.cor
 	x.solve(c, true)
 	ap, ad = x.stepLengths(c, 1/x.eta)
-	eta := math.Min(x.eta, math.Max(0.9, 1-10*muC))
-	ap, ad = math.Min(1, eta*ap), math.Min(1, eta*ad)
+	eta := min(x.eta, max(0.9, 1-10*muC))
+	ap, ad = min(1, eta*ap), min(1, eta*ad)
 	// 3. The step.
 	for _, v := range [][2][]float64{{x.p, c.p}, {x.b, c.b}, {x.b2, c.b2}, {x.t, c.t}, {x.h, c.h},
 		{x.nu, c.nu}, {x.nu2, c.nu2}, {x.sA, c.sA}, {x.sC, c.sC}, {x.sB, c.sB}, {x.sE, c.sE},
@@ -1092,7 +1092,7 @@ func (x *leanTwo) prior(j, sd int) []float64 {
 			if x.free[k] {
 				v += f * ze[j*n+k] / zd
 			}
-			pr[k] = math.Max(0, v)
+			pr[k] = max(0, v)
 			finite = finite && !math.IsNaN(v) && !math.IsInf(v, 0)
 		}
 		if q := intoSet(x.set, pr); finite && q != nil {

@@ -48,7 +48,7 @@ func CertifiedVertex(p Problem, r *Result, opt Options) (*Result, error) {
 	if accept == 0 {
 		accept = AcceptedGap
 	}
-	if v.Bound-v.Value > accept*math.Max(1, math.Abs(v.Value)) {
+	if v.Bound-v.Value > accept*max(1, math.Abs(v.Value)) {
 		return v, ErrNotConverged
 	}
 	return v, nil
@@ -100,7 +100,7 @@ func vertex(ctx context.Context, p Problem, r *Result) (*Result, error) {
 	}
 	p.Prior = normalised(p.Prior)
 	var last error = ErrNoVertex
-	eps := math.Max(0, p.Epsilon*(1-budgetShrink)-budgetShrink)
+	eps := max(0, p.Epsilon*(1-budgetShrink)-budgetShrink)
 	for _, read := range []func() (used, capped mech.Pattern){
 		func() (mech.Pattern, mech.Pattern) {
 			if r.face == nil {
@@ -278,7 +278,7 @@ func clearDust(p mech.Mechanism) {
 func solveVertexLP(ctx context.Context, l *lp.Model, value float64, wide bool) (*solver.Solution, error) {
 	var start solver.Start
 	if wide {
-		start.CostScale = faceCostScale / math.Max(1, math.Abs(value))
+		start.CostScale = faceCostScale / max(1, math.Abs(value))
 		start.IterationLimit = faceIterations * (l.NumRows() + l.NumCols())
 	}
 	sol, _, err := solver.SolveContext(ctx, solver.Revised(), l, start)
@@ -426,7 +426,7 @@ func (f *faceLP) mechanism(x []float64) mech.Mechanism {
 			case f.col[i][j] >= 0:
 				v = x[f.col[i][j]]
 			}
-			P[i][j] = math.Max(0, v)
+			P[i][j] = max(0, v)
 		}
 	}
 	return P
@@ -439,7 +439,7 @@ func outputMass(pi mech.Prior, x mech.Mechanism, j int) float64 {
 	for i, row := range x {
 		q += pi[i] * row[j]
 	}
-	return math.Max(q, 0x1p-1022)
+	return max(q, 0x1p-1022)
 }
 
 // auditVertex clears P's dust and audits it as the vertex of the interior
@@ -451,11 +451,11 @@ func auditVertex(p Problem, r *Result, P mech.Mechanism, what string) (float64, 
 	if !certify.RowsSumToOne(P) {
 		return 0, fmt.Errorf("%w: a row of the %s does not sum to 1", ErrNoVertex, what)
 	}
-	if a := leakage.PML(p.Prior, P); !(a <= p.Epsilon+auditRounding*math.Max(1, p.Epsilon)) {
+	if a := leakage.PML(p.Prior, P); !(a <= p.Epsilon+auditRounding*max(1, p.Epsilon)) {
 		return 0, fmt.Errorf("%w: the %s has PML %g above %g", ErrNoVertex, what, a, p.Epsilon)
 	}
 	v := p.Utility.ExpectedUtility(p.Prior, P)
-	if v < r.Value-valueSlack*math.Max(1, math.Abs(r.Value)) {
+	if v < r.Value-valueSlack*max(1, math.Abs(r.Value)) {
 		return 0, fmt.Errorf("%w: the %s's value %.17g is below the interior point's %.17g", ErrNoVertex, what, v, r.Value)
 	}
 	return v, nil

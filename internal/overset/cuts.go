@@ -117,7 +117,7 @@ func solveCuts(ctx context.Context, s polytope.Spec, set *mech.PriorSet, slv sol
 		if pr, ok := c.Proof(sol.X, sol.RowDuals, sol.ColDuals); ok {
 			r.Proof = &pr
 		}
-		if math.Abs(sol.Objective-last) <= stallTol*math.Max(1, math.Abs(last)) {
+		if math.Abs(sol.Objective-last) <= stallTol*max(1, math.Abs(last)) {
 			stalled++
 		} else {
 			stalled = 0

@@ -53,7 +53,7 @@ import (
 // letters takes seconds).
 func finishByLP(ctx context.Context, r *Bracket, set *mech.PriorSet, pi mech.Prior, pat mech.Pattern, slv solver.Solver, tol float64, notify func(string)) {
 	ws, ok := slv.(solver.WarmSolver)
-	if !ok || r.Mechanism == nil || !(r.Upper-r.Lower > math.Max(tol, finishMinWidth)) || len(pat) == 0 || len(pi)*len(pat[0]) > finishMaxPairs {
+	if !ok || r.Mechanism == nil || !(r.Upper-r.Lower > max(tol, finishMinWidth)) || len(pat) == 0 || len(pi)*len(pat[0]) > finishMaxPairs {
 		return
 	}
 	if notify != nil {
@@ -125,7 +125,7 @@ func finishByLP(ctx context.Context, r *Bracket, set *mech.PriorSet, pi mech.Pri
 	next := math.NaN()  // the next probe's ε where it is not the bisection's
 	askedLower := false // a probe went to the lower end
 	for k := 0; k < finishMaxLPs && r.Upper-r.Lower > tol && ctx.Err() == nil; k++ {
-		lo := math.Max(r.Lower, steer)
+		lo := max(r.Lower, steer)
 		t := lo + (r.Upper-lo)/2
 		switch {
 		case !math.IsNaN(next):
@@ -177,14 +177,14 @@ func finishByLP(ctx context.Context, r *Bracket, set *mech.PriorSet, pi mech.Pri
 			}
 			next, askedLower = r.Lower, true
 		case solver.Infeasible:
-			steer = math.Max(steer, t)
+			steer = max(steer, t)
 			y := sol.Ray
 			if y == nil {
 				y = sol.Certificate
 			}
 			for _, alpha := range mod.RayMultipliers(y) {
 				if lb, priors, ok := colgen.RobustBound(set, pat, alpha); ok && lb > r.Lower {
-					r.Lower = math.Min(lb, r.Upper)
+					r.Lower = min(lb, r.Upper)
 					r.Proofs = []certificate.Hint{{Priors: priors, Alpha: alpha}}
 				}
 			}

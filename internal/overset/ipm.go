@@ -77,9 +77,9 @@ func byInteriorPoint(ctx context.Context, p *problem.Problem, u mech.Utility, b 
 	}
 	bound, _ := ipm.RobustBound(p.Prior, u, b, rr.Alpha, cands)
 	value := u.ExpectedUtility(p.Prior, m)
-	if math.IsInf(bound, 0) || math.IsNaN(bound) || bound < value-ipm.RobustBudgetSlack*math.Max(1, math.Abs(value)) {
+	if math.IsInf(bound, 0) || math.IsNaN(bound) || bound < value-ipm.RobustBudgetSlack*max(1, math.Abs(value)) {
 		return r, false, lpStart{point: m, robust: rr}, nil
 	}
-	r = Expected{Route: InteriorPoint, Mechanism: m, Level: level, ALIPLower: lower, Bound: math.Max(bound, value), Robust: rr, Priors: priors}
+	r = Expected{Route: InteriorPoint, Mechanism: m, Level: level, ALIPLower: lower, Bound: max(bound, value), Robust: rr, Priors: priors}
 	return r, true, lpStart{}, nil
 }

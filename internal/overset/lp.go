@@ -147,7 +147,7 @@ func mixCostsLittle(s polytope.Spec, m, q mech.Mechanism) bool {
 		return true
 	}
 	v := s.Utility.ExpectedUtility(s.Prior, m)
-	return v-s.Utility.ExpectedUtility(s.Prior, q) <= mixValueTol*math.Max(1, math.Abs(v))
+	return v-s.Utility.ExpectedUtility(s.Prior, q) <= mixValueTol*max(1, math.Abs(v))
 }
 
 // setPriors returns the estimate and the extreme priors of the set that

@@ -149,7 +149,7 @@ func leastByColumnsFrom(ctx context.Context, p *problem.Problem, pat mech.Patter
 	if b.Mechanism == nil || math.IsInf(b.Upper, 0) || math.IsNaN(b.Lower) || math.IsInf(b.Lower, 0) {
 		return r, false, nil
 	}
-	r.Lower, r.Upper, r.Mechanism = math.Min(b.Lower, b.Upper), b.Upper, b.Mechanism
+	r.Lower, r.Upper, r.Mechanism = min(b.Lower, b.Upper), b.Upper, b.Mechanism
 	if b.Alpha != nil {
 		r.Proofs = []certificate.Hint{{Priors: b.Priors, Alpha: b.Alpha}}
 	}

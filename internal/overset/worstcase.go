@@ -196,7 +196,7 @@ func LeastEpsilon(ctx context.Context, p *problem.Problem, pat mech.Pattern, sta
 	pruning := colgen.SetPruningBound(set, pat)
 	if start != nil && !math.IsInf(pruning, 1) {
 		if up := leakage.PMLOver(set, start); up-pruning <= o.tol() {
-			return Bracket{Lower: math.Min(pruning, up), Upper: up, Mechanism: start}, nil
+			return Bracket{Lower: min(pruning, up), Upper: up, Mechanism: start}, nil
 		}
 	}
 	var hint certificate.Hint
@@ -204,7 +204,7 @@ func LeastEpsilon(ctx context.Context, p *problem.Problem, pat mech.Pattern, sta
 	r.Proofs = []certificate.Hint{hint}
 	r.Upper, r.Mechanism = math.Inf(1), start
 	if start == nil {
-		m, err := probe(math.Max(r.Lower, maxEpsilon))
+		m, err := probe(max(r.Lower, maxEpsilon))
 		if err != nil {
 			return r, err
 		}
@@ -231,7 +231,7 @@ func LeastEpsilon(ctx context.Context, p *problem.Problem, pat mech.Pattern, sta
 		}
 		r.Upper, r.Mechanism = leakage.PMLOver(set, m), m
 	}
-	r.Lower = math.Min(r.Lower, r.Upper)
+	r.Lower = min(r.Lower, r.Upper)
 	return r, nil
 }
 

@@ -121,7 +121,7 @@ func SetAround(rng *rand.Rand, pi mech.Prior, box bool) (*mech.PriorSet, error) 
 	n := len(pi)
 	lo, up := make([]float64, n), make([]float64, n)
 	for k := range n {
-		lo[k], up[k] = pi[k]*(0.5+0.5*rng.Float64()), math.Min(1, pi[k]*(1+rng.Float64()))
+		lo[k], up[k] = pi[k]*(0.5+0.5*rng.Float64()), min(1, pi[k]*(1+rng.Float64()))
 	}
 	return mech.NewBoxSet(pi, lo, up)
 }
@@ -132,7 +132,7 @@ func SetAround(rng *rand.Rand, pi mech.Prior, box bool) (*mech.PriorSet, error) 
 func FactorBox(pi mech.Prior, lo, hi float64) (*mech.PriorSet, error) {
 	l, u := make([]float64, len(pi)), make([]float64, len(pi))
 	for k, v := range pi {
-		l[k], u[k] = lo*v, math.Min(1, hi*v)
+		l[k], u[k] = lo*v, min(1, hi*v)
 	}
 	return mech.NewBoxSet(pi, l, u)
 }
@@ -284,16 +284,16 @@ func PMLOverVertices(set *mech.PriorSet, m mech.Mechanism) float64 {
 			mass := 0.0
 			for i := range m {
 				mass += v[i] * m[i][j]
-				top = math.Max(top, m[i][j])
+				top = max(top, m[i][j])
 			}
-			least = math.Min(least, mass)
+			least = min(least, mass)
 		}
 		switch {
 		case top == 0:
 		case least < 1e-15*top:
 			return math.Inf(1)
 		default:
-			worst = math.Max(worst, math.Log(top/least))
+			worst = max(worst, math.Log(top/least))
 		}
 	}
 	return worst

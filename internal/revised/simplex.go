@@ -307,7 +307,7 @@ func New(m *lp.Model, opt *Options) (*Simplex, error) {
 	}
 	rowMaxAbs := make([]float64, rows)
 	for k, i := range s.rowIdx {
-		rowMaxAbs[i] = math.Max(rowMaxAbs[i], math.Abs(s.val[k]))
+		rowMaxAbs[i] = max(rowMaxAbs[i], math.Abs(s.val[k]))
 	}
 	for i, mx := range rowMaxAbs {
 		if mx > 0 {
@@ -936,7 +936,7 @@ func (s *Simplex) enteringColumn(q int, dq float64) (dir, ptol float64) {
 			amax = a
 		}
 	}
-	return dir, math.Max(s.opt.PivotTol, 1e-9*amax)
+	return dir, max(s.opt.PivotTol, 1e-9*amax)
 }
 
 // ratioTest chooses the leaving basic and the step length: Harris's two
@@ -991,7 +991,7 @@ func (s *Simplex) ratioTest(q int, dq, dir, ptol float64, phase1, bland bool) (l
 func lastSizeable(bps []simplex.Breakpoint, keep float64) int {
 	incMax := 0.0
 	for _, b := range bps {
-		incMax = math.Max(incMax, b.Inc)
+		incMax = max(incMax, b.Inc)
 	}
 	for k := len(bps) - 1; k >= 0; k-- {
 		if bps[k].Inc >= keep*incMax {
@@ -1160,7 +1160,7 @@ func (s *Simplex) largestPrice(dtol float64) float64 {
 	best := 0.0
 	for j := range s.n + s.m {
 		_, score := s.price(j, true, dtol)
-		best = math.Max(best, score)
+		best = max(best, score)
 	}
 	return best
 }
@@ -1206,7 +1206,7 @@ func (s *Simplex) infeasible(iters int) *Result {
 	ymax := 0.0
 	for i, rs := range s.rs {
 		r.Certificate[i] *= rs
-		ymax = math.Max(ymax, math.Abs(r.Certificate[i]))
+		ymax = max(ymax, math.Abs(r.Certificate[i]))
 	}
 	if ymax > 0 {
 		for i := range r.Certificate {

@@ -1,7 +1,5 @@
 package simplex
 
-import "math"
-
 // A Stop is a basic variable that blocks the entering direction: it
 // reaches a bound it must keep (or, in phase 1, the far bound of the one it
 // violates) after a step T, or Relaxed with the bound relaxed by the
@@ -21,7 +19,7 @@ type Stop struct {
 // bound.
 func Bound(stops []Stop, theta float64) float64 {
 	for _, s := range stops {
-		theta = math.Min(theta, s.Relaxed)
+		theta = min(theta, s.Relaxed)
 	}
 	return theta
 }

@@ -47,7 +47,7 @@ func LongStep(bps []Breakpoint, theta, dq, keep float64) int {
 			break
 		}
 		last = k
-		incMax = math.Max(incMax, b.Inc)
+		incMax = max(incMax, b.Inc)
 		slope += b.Inc
 		if slope >= 0 {
 			break
