@@ -121,8 +121,9 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 		caller.SetFar(false)
 		caller.stall = stall
 	}()
-	fresh := false // the master was restarted once (below)
-	// restart replaces g by a new master of the pattern, once.
+	fresh := false // the master was restarted (below)
+	// restart replaces g by a new master of the pattern: once, or twice
+	// where the second is for a plateau or the ladder (maxRestarts).
 	restart := func() (*RobustMaster, error) {
 		fresh = true
 		h, err := NewRobust(set, pat)

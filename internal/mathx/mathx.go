@@ -15,8 +15,8 @@ const (
 )
 
 // Pos returns x where it is not negative, else 0; NaN stays NaN. It is
-// max(0, x) but for the sign of a zero (Pos(−0) = −0, which leaves every
-// sum it is added to as it was), and about half its cost, the builtin's
+// max(0, x) but for the sign of a zero (Pos(−0) = −0, which leaves a sum
+// that starts at +0 as it was), and about half its cost, the builtin's
 // rules for signed zeros taking a few more instructions: the robust
 // master's pricing and bounds take it in their innermost loops.
 func Pos(x float64) float64 {
