@@ -188,14 +188,13 @@ func TestSolveLeanRetriesAStalledRun(t *testing.T) {
 	checkRunsAgainstLP(t, "coarse 8", p, r, 2)
 }
 
-// TestStalledRunCheckedLater: on counting-dirichlet at 32 letters over
-// the box of masses 0.8 to 1.25 times the prior's under LIP at 1 nat, the
-// first lean run stalls with a two-prior bound more than the accepted gap
-// above its value. Left pending (settleLater), its check runs only when
-// resolve asks for it, and then gives the verdict and the bounds that
-// settle gives at once on the same reading: TightenBoundTwo's totals and
-// bound, and the refusal.
-func TestStalledRunCheckedLater(t *testing.T) {
+// stallingLeanTwo is counting-dirichlet at 32 letters (seed 2026) over the
+// box of masses 0.8 to 1.25 times the prior's under LIP at 1 nat, whose
+// lean run stepping leanEta of the way to the boundary stalls with a
+// two-prior bound more than the accepted gap above its value; with the
+// estimate normalised and the budget's rates.
+func stallingLeanTwo(t *testing.T) (p RobustProblem, pi mech.Prior, mu, kap float64) {
+	t.Helper()
 	f, err := instance.Lookup("counting-dirichlet")
 	if err != nil {
 		t.Fatal(err)
@@ -208,9 +207,21 @@ func TestStalledRunCheckedLater(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := RobustProblem{Utility: in.Utility, Budget: mech.Budget{Measure: mech.LIP, Epsilon: 1}, Set: set}
-	mu, kap, _, _ := robustRates(p.Budget)
-	pi := normalised(set.Center)
+	p = RobustProblem{Utility: in.Utility, Budget: mech.Budget{Measure: mech.LIP, Epsilon: 1}, Set: set}
+	mu, kap, _, _ = robustRates(p.Budget)
+	return p, normalised(set.Center), mu, kap
+}
+
+// TestStalledRunCheckedLater: on counting-dirichlet at 32 letters over
+// the box of masses 0.8 to 1.25 times the prior's under LIP at 1 nat, the
+// first lean run stalls with a two-prior bound more than the accepted gap
+// above its value. Left pending (settleLater), its check runs only when
+// resolve asks for it, and then gives the verdict and the bounds that
+// settle gives at once on the same reading: TightenBoundTwo's totals and
+// bound, and the refusal.
+func TestStalledRunCheckedLater(t *testing.T) {
+	p, pi, mu, kap := stallingLeanTwo(t)
+	set := p.Set
 	x := newLeanTwo(pi, p.Utility, set, mu, kap)
 	x.eta = leanEta
 	if _, _, err := x.runTo(context.Background(), leanMaxIter, robustGap); err != nil {
@@ -245,6 +256,37 @@ func TestStalledRunCheckedLater(t *testing.T) {
 	}
 	if again := resolve(later, errLater); again != errLater {
 		t.Errorf("a second resolve returned %v; want the verdict as it was", again)
+	}
+}
+
+// TestSolveLeanResolvesAStalledFirstRun: where the retry stalls as well
+// (here both runs step leanEta of the way, on the case of
+// TestStalledRunCheckedLater), solveLean returns the first run's check as
+// settle gives it, never a pending one: its error gives both runs'
+// verdicts in settle's words, and no result comes back with a check left.
+func TestSolveLeanResolvesAStalledFirstRun(t *testing.T) {
+	p, pi, mu, kap := stallingLeanTwo(t)
+	set := p.Set
+	ctx := context.Background()
+	start := func(float64) robustOnce {
+		x := newLeanTwo(pi, p.Utility, set, mu, kap)
+		x.eta = leanEta
+		return x
+	}
+	_, _, firstNow := solveOnceCounting(ctx, start(leanEta), p, pi, leanMaxIter, robustGap, AcceptedGap, false)
+	if firstNow == nil {
+		t.Fatal("the first run answers: the instance no longer tests a stalled one")
+	}
+	r, err := solveLean(ctx, start, p, pi, leanMaxIter, robustGap, AcceptedGap)
+	if err == nil || errors.Is(err, errStalledPending) {
+		t.Fatalf("both runs stalled: error %v, want settle's verdict", err)
+	}
+	// Both runs are the same run: each verdict appears, in settle's words.
+	if strings.Count(err.Error(), firstNow.Error()) != 2 || strings.Contains(err.Error(), errStalledPending.Error()) {
+		t.Errorf("error %q does not give both runs' verdict %q", err, firstNow)
+	}
+	if r != nil && (r.pending != nil || !errors.Is(err, errStalledWithinGap)) {
+		t.Errorf("a result with its check pending (%v) or refused (%v)", r.pending != nil, err)
 	}
 }
 
