@@ -3,10 +3,10 @@ package colgen
 import (
 	"errors"
 	"fmt"
-	"github.com/pmlopt/pmlopt/internal/mathx"
 	"math"
 	"slices"
 
+	"github.com/pmlopt/pmlopt/internal/mathx"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 )

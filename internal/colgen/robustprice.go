@@ -1,11 +1,11 @@
 package colgen
 
 import (
-	"github.com/pmlopt/pmlopt/internal/mathx"
 	"math"
 	"slices"
 
 	"github.com/pmlopt/pmlopt/internal/golden"
+	"github.com/pmlopt/pmlopt/internal/mathx"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
