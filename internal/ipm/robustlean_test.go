@@ -195,15 +195,7 @@ func TestSolveLeanRetriesAStalledRun(t *testing.T) {
 // estimate normalised and the budget's rates.
 func stallingLeanTwo(t *testing.T) (p RobustProblem, pi mech.Prior, mu, kap float64) {
 	t.Helper()
-	f, err := instance.Lookup("counting-dirichlet")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := f.New(32, 2026)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := randinst.FactorBox(in.Prior, 0.8, 1.25)
+	in, set, err := randinst.FamilyBox("counting-dirichlet", 32, 2026, 0.8, 1.25)
 	if err != nil {
 		t.Fatal(err)
 	}
