@@ -235,3 +235,46 @@ func TestCalibrateSafeRaggedOrder(t *testing.T) {
 		assert.NotContains(t, unreachable(mech.Prior{1}, mech.Order{{1, 2}, {2, 1}}, b), true, "a prior of another length marks nothing")
 	}
 }
+
+// leastLetterMass, the p_min of the LDP conversions over a set, is the
+// closed form of each set's least letter: max(l_k, 1 − Σ_{j≠k} u_j) over
+// a box (the other letters at their upper bounds) and max(0, π̂_k − r/2)
+// over an L1 ball of radius r (half the radius moved off the letter).
+func TestLeastLetterMassIsTheClosedForm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 3))
+	for trial := range 300 {
+		n := 2 + rng.IntN(9)
+		pi := make(mech.Prior, n)
+		s := 0.0
+		for i := range pi {
+			pi[i] = 0.05 + rng.Float64()
+			s += pi[i]
+		}
+		for i := range pi {
+			pi[i] /= s
+		}
+		want := math.Inf(1)
+		var set *mech.PriorSet
+		var err error
+		if trial%2 == 0 {
+			lo, up := make([]float64, n), make([]float64, n)
+			su := 0.0
+			for i, v := range pi {
+				lo[i], up[i] = v*rng.Float64(), math.Min(1, v*(1+2*rng.Float64()))
+				su += up[i]
+			}
+			for k := range pi {
+				want = math.Min(want, math.Max(lo[k], 1-(su-up[k])))
+			}
+			set, err = mech.NewBoxSet(pi, lo, up)
+		} else {
+			r := 0.6 * rng.Float64()
+			for k := range pi {
+				want = math.Min(want, math.Max(0, pi[k]-r/2))
+			}
+			set, err = mech.NewL1Set(pi, r)
+		}
+		require.NoError(t, err)
+		assert.InDelta(t, want, leastLetterMass(set), 1e-12, "trial %d", trial)
+	}
+}
