@@ -198,8 +198,8 @@ func curveFlags(fs *flagSet) runFunc {
 						return err
 					}
 					if *plotPath != "" {
-						if err := plotCurve(*plotPath, left.title(curveTitle(p.Name)), obj, pts, safeSteps); err != nil && !errors.Is(err, figure.ErrNothingToDraw) {
-							return fmt.Errorf("interrupted: the settled points are on stdout, but --plot failed: %w", err)
+						if err := settledPlotError(plotCurve(*plotPath, left.title(curveTitle(p.Name)), obj, pts, safeSteps)); err != nil {
+							return err
 						}
 					}
 					if prog.total() == 0 {
@@ -236,8 +236,8 @@ func curveFlags(fs *flagSet) runFunc {
 				return err
 			}
 			if *plotPath != "" {
-				if err := plotCurve(*plotPath, left.title(curveTitle(p.Name)), obj, pts, safeSteps); err != nil && !errors.Is(err, figure.ErrNothingToDraw) {
-					return fmt.Errorf("interrupted: the settled points are on stdout, but --plot failed: %w", err)
+				if err := settledPlotError(plotCurve(*plotPath, left.title(curveTitle(p.Name)), obj, pts, safeSteps)); err != nil {
+					return err
 				}
 			}
 			return fmt.Errorf("interrupted: %d settled points written, %d thresholds left", len(pts), left.count())
@@ -488,4 +488,14 @@ func toSafeStepsJSON(steps []closedform.SafeValueStep) []safeStepJSON {
 		out = append(out, safeStepJSON{Threshold: jfloat(st.Threshold), SafeEpsilon: jfloat(st.Epsilon)})
 	}
 	return out
+}
+
+// settledPlotError is the error of --plot on an interrupted curve's settled
+// points: none where no point was settled to draw (nothing is written),
+// else the plot's failure, said after the points on stdout.
+func settledPlotError(err error) error {
+	if err == nil || errors.Is(err, figure.ErrNothingToDraw) {
+		return nil
+	}
+	return fmt.Errorf("interrupted: the settled points are on stdout, but --plot failed: %w", err)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/csv"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -274,8 +273,8 @@ func (f *expectedCurveFlags) run(ctx context.Context, e *env, fs *flagSet, p *pr
 			return err
 		}
 		if out.plot != "" {
-			if err := plotExpectedCurves(out.plot, left.title(expectedTitle(p, series)), series); err != nil && !errors.Is(err, figure.ErrNothingToDraw) {
-				return fmt.Errorf("interrupted: the settled points are on stdout, but --plot failed: %w", err)
+			if err := settledPlotError(plotExpectedCurves(out.plot, left.title(expectedTitle(p, series)), series)); err != nil {
+				return err
 			}
 		}
 		return fmt.Errorf("interrupted: %d points written, %d left", total-left.count(), left.count())
