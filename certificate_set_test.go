@@ -48,6 +48,24 @@ func mustVerify(t *testing.T, what string, p *problem.Problem, m mech.Mechanism,
 	}
 }
 
+// mustVerifySolution is mustVerify of sol's mechanism and certificate,
+// with the level sol reports (ALIP's two) held to the certificate's as a
+// document's are: over a set the audit reads the set as the checker does.
+func mustVerifySolution(t *testing.T, what string, p *problem.Problem, sol *pmlopt.Solution) {
+	t.Helper()
+	if sol.Certificate == nil {
+		t.Fatalf("%s: no certificate", what)
+	}
+	vp := setVerifyProblem(p, sol.Mechanism)
+	vp.Reported = &verify.Reported{Level: &sol.Epsilon}
+	if sol.Certificate.Measure == "alip" {
+		vp.Reported.ALIPLower = &sol.ALIPLower
+	}
+	if cs := verify.Check(vp, *sol.Certificate); !verify.AllOK(cs) {
+		t.Fatalf("%s: %v", what, cs)
+	}
+}
+
 // failsClaim reports the claims of c that fail, and whether one named name
 // is among them.
 func failsClaim(p *problem.Problem, m mech.Mechanism, c verify.Certificate, name string) (bool, []verify.Claim) {
@@ -92,7 +110,7 @@ func TestSetCertificateWorstCase(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				mustVerify(t, string(obj), &q, sol.Mechanism, sol.Certificate)
+				mustVerifySolution(t, string(obj), &q, sol)
 				c := sol.Certificate
 				if c.PriorSet == nil || c.Lower == nil || (sol.OptimalEpsilonLower > 0 && c.Lower.Alpha == nil) {
 					t.Fatalf("trial %d %s: certificate without its set or lower proof: %+v", trial, obj, c)
@@ -150,7 +168,7 @@ func TestSetCertificateTampering(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustVerify(t, "untouched", &q, sol.Mechanism, sol.Certificate)
+	mustVerifySolution(t, "untouched", &q, sol)
 	if sol.Certificate.Lower.Alpha == nil || !(sol.OptimalEpsilonLower > 0) {
 		t.Fatalf("no lower proof to tamper with: %+v", sol.Certificate.Lower)
 	}
@@ -250,7 +268,7 @@ func TestSetCertificateLimits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mustVerify(t, "over {π̂}", &q, sol.Mechanism, sol.Certificate)
+		mustVerifySolution(t, "over {π̂}", &q, sol)
 		// The same claims as the nominal certificate: its level and worst
 		// case, its lower end proven at the estimate.
 		nc := verify.Check(setVerifyProblem(p, sol.Mechanism), verify.Certificate{Objective: sol.Certificate.Objective,
@@ -268,7 +286,7 @@ func TestSetCertificateLimits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mustVerify(t, "over the simplex", &q, sol.Mechanism, sol.Certificate)
+		mustVerifySolution(t, "over the simplex", &q, sol)
 		ldp := verify.Certificate{Objective: "expected-utility", Measure: "ldp", Epsilon: sol.Certificate.Epsilon,
 			Utility: &verify.Utility{ExpectedUtility: sol.ExpectedUtility}}
 		if cs := verify.Check(setVerifyProblem(p, sol.Mechanism), ldp); !verify.AllOK(cs) {
@@ -371,12 +389,12 @@ func TestSetCertificateTamperingBallAndBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustVerify(t, "untouched", p, sol.Mechanism, sol.Certificate)
+	mustVerifySolution(t, "untouched", p, sol)
 	if len(sol.Certificate.Utility.Priors) == 0 {
 		// Proven at the estimate: the estimate given as the one prior
 		// proves the same.
 		sol.Certificate.Utility.Priors = [][]float64{p.Prior}
-		mustVerify(t, "the estimate as the prior", p, sol.Mechanism, sol.Certificate)
+		mustVerifySolution(t, "the estimate as the prior", p, sol)
 	}
 	clone := func() verify.Certificate {
 		c := *sol.Certificate
@@ -465,7 +483,7 @@ func TestSetCertificateInstances(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s %s %s: %v", f.Name, tc.obj, tc.b.Measure, err)
 				}
-				mustVerify(t, fmt.Sprintf("%s %v %s %s", f.Name, set.IsBox(), tc.obj, tc.b.Measure), &q, sol.Mechanism, sol.Certificate)
+				mustVerifySolution(t, fmt.Sprintf("%s %v %s %s", f.Name, set.IsBox(), tc.obj, tc.b.Measure), &q, sol)
 			}
 		}
 	}
@@ -473,10 +491,10 @@ func TestSetCertificateInstances(t *testing.T) {
 
 // A box with lower ends 0 around a prior whose floats sum to 1 + 1.1e-16,
 // under 40 nats of PML: the optimum's column (1, 4.3e-18) has a least
-// mass of 4.3e-18 when the priors total 1, but 1.2e-16 when they total
-// the estimate's exact sum, as the checker reads the set, 3.3 nats of
-// level apart. The certificate states the checker's level, and verify
-// accepts every claim.
+// mass of 4.3e-18 over priors of total 1, and 1.2e-16 over priors of the
+// estimate's exact sum, 3.3 nats of level apart. The box holds priors of
+// either total, so its least mass pours the smaller: the level the
+// solution reports is the certificate's, and verify accepts every claim.
 func TestSetCertificateLevelAtTheEstimatesTotal(t *testing.T) {
 	pi := mech.Prior{0.3093471974486841, 0.690652802551316}
 	set, err := mech.NewBoxSet(pi, []float64{0, 0}, []float64{0.34028191719355255, 1})
@@ -493,7 +511,7 @@ func TestSetCertificateLevelAtTheEstimatesTotal(t *testing.T) {
 	if sol.Mechanism[1][1] == 0 || sol.Mechanism[1][1] > 1e-15 {
 		t.Fatalf("mechanism %v: the instance no longer has a tiny entry", sol.Mechanism)
 	}
-	mustVerify(t, "pml 40 over the box", p, sol.Mechanism, sol.Certificate)
+	mustVerifySolution(t, "pml 40 over the box", p, sol)
 }
 
 // SolveJoint, and Solve's expected utility on the LP backend, over a box
@@ -545,4 +563,56 @@ func TestSetJointAtLargeBudgets(t *testing.T) {
 		t.Fatalf("expected utility at 21 nats: PML over the box %g, value %g above its bound %g", v, eu.ExpectedUtility, eu.ExpectedUtilityBound)
 	}
 	mustVerify(t, "expected utility at a large budget", p, eu.Mechanism, eu.Certificate)
+}
+
+// Over boxes that let letters fall to 0 and balls, around estimates that
+// sum to 1 ± 1e-10, at budgets of 20 and 40 nats where an output's least
+// mass over the set reaches 1e-17: every answer's reported level is its
+// certificate's (the audit reads the set as the checker does), and every
+// claim holds.
+func TestSetReportedLevelIsTheCertificatesAtLargeBudgets(t *testing.T) {
+	ctx := context.Background()
+	in, err := instance.Lookup("abs-zipf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := in.New(5, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, drift := range []float64{1e-10, -1e-10} {
+		pi := append(mech.Prior(nil), inst.Prior...)
+		pi[0] += drift
+		lo, up := make([]float64, len(pi)), make([]float64, len(pi))
+		for k, v := range pi {
+			lo[k], up[k] = 0.5*v, min(1, 2*v)
+		}
+		lo[1], lo[3] = 0, 0
+		box, err := mech.NewBoxSet(pi, lo, up)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ball, _ := mech.NewL1Set(pi, 0.3)
+		for _, set := range []*mech.PriorSet{box, ball} {
+			for _, eps := range []float64{20, 40} {
+				for _, tc := range []struct {
+					obj problem.Objective
+					b   mech.Budget
+				}{
+					{problem.ExpectedUtility, mech.Budget{Measure: mech.PML, Epsilon: eps}},
+					{problem.ExpectedUtility, mech.Budget{Measure: mech.LIP, Epsilon: eps}},
+					{problem.ExpectedUtility, mech.Budget{Measure: mech.ALIP, EpsilonLower: eps, EpsilonUpper: eps}},
+					{problem.WorstCaseValue, mech.Budget{Measure: mech.PML, Epsilon: eps}},
+				} {
+					p := &problem.Problem{Prior: pi, Utility: inst.Utility, Order: inst.Order(), PriorSet: set, Objective: tc.obj, Privacy: &tc.b}
+					what := fmt.Sprintf("drift %g, box %v, %s %s %g", drift, set.IsBox(), tc.obj, tc.b.Measure, eps)
+					sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{})
+					if err != nil {
+						t.Fatalf("%s: %v", what, err)
+					}
+					mustVerifySolution(t, what, p, sol)
+				}
+			}
+		}
+	}
 }

@@ -566,7 +566,7 @@ func solveBoxValue(t *testing.T, family string, n int, seed uint64, lo, hi float
 	if w := sol.Epsilon - sol.OptimalEpsilonLower; !(w >= 0 && w <= 1e-9) {
 		t.Errorf("%s: bracket [%.12g, %.12g]", family, sol.OptimalEpsilonLower, sol.Epsilon)
 	}
-	mustVerify(t, family, p, sol.Mechanism, sol.Certificate)
+	mustVerifySolution(t, family, p, sol)
 	withinAtSetPriors(t, family, rand.New(rand.NewPCG(uint64(n), seed)), set, sol.Mechanism, mech.Budget{Measure: mech.PML, Epsilon: sol.Epsilon})
 	return sol
 }
@@ -613,5 +613,5 @@ func TestWorstCaseOverSetPastTheMaster(t *testing.T) {
 	assert.InDelta(t, math.Log(1026), sol.Epsilon, 1e-12)
 	assert.InDelta(t, math.Log(1026), sol.OptimalEpsilonLower, 1e-12)
 	assert.Equal(t, 0, sol.LPSolves)
-	mustVerify(t, "the identity at 20 nats", p, sol.Mechanism, sol.Certificate)
+	mustVerifySolution(t, "the identity at 20 nats", p, sol)
 }

@@ -106,7 +106,7 @@ func TestExpectedOverSetByInteriorPoint(t *testing.T) {
 			if sol.Solver == "ipm" && sol.ExpectedUtilityBound > want.Objective+1e-8*math.Max(1, math.Abs(want.Objective)) {
 				t.Fatalf("trial %d %s: bound %.12g above the optimum %.12g", trial, what(), sol.ExpectedUtilityBound, want.Objective)
 			}
-			mustVerify(t, what(), p, sol.Mechanism, sol.Certificate)
+			mustVerifySolution(t, what(), p, sol)
 			withinAtSetPriors(t, fmt.Sprintf("trial %d %s", trial, what()), r, set, sol.Mechanism, b)
 		}
 	}
@@ -218,7 +218,7 @@ func mustIPMWithinGap(t *testing.T, what string, p *problem.Problem, sol *pmlopt
 	if sol.Solver != "ipm" || sol.LPSolves != 0 || !(gap >= 0 && gap <= 1e-8) {
 		t.Fatalf("%s: solved by %q with %d LPs and a certified gap of %.3g", what, sol.Solver, sol.LPSolves, gap)
 	}
-	mustVerify(t, what, p, sol.Mechanism, sol.Certificate)
+	mustVerifySolution(t, what, p, sol)
 }
 
 // At a zero budget (ε = 0 under PML and LIP, either end 0 under ALIP) a
@@ -274,7 +274,7 @@ func TestExpectedOverSetAtZeroBudget(t *testing.T) {
 					}
 				}
 			}
-			mustVerify(t, what, p, sol.Mechanism, sol.Certificate)
+			mustVerifySolution(t, what, p, sol)
 		}
 	}
 }
@@ -320,7 +320,7 @@ func TestExpectedOverSetAtLargeBudgets(t *testing.T) {
 				if level, lower, excess := leakage.LevelOver(set, sol.Mechanism, b); excess > certify.AuditTol {
 					t.Fatalf("%s: levels (%g, %g) over the set", what, level, lower)
 				}
-				mustVerify(t, what, p, sol.Mechanism, sol.Certificate)
+				mustVerifySolution(t, what, p, sol)
 			}
 		}
 	}
@@ -416,7 +416,7 @@ func TestJointOverSetAtLargeBudget(t *testing.T) {
 	if math.Abs(sol.ExpectedUtility) > 1e-9 {
 		t.Errorf("expected utility %g, want 0 to 1e-9", sol.ExpectedUtility)
 	}
-	mustVerify(t, "joint at 40 nats over the simplex", p, sol.Mechanism, sol.Certificate)
+	mustVerifySolution(t, "joint at 40 nats over the simplex", p, &sol.Solution)
 }
 
 // Where the interior points' value falls short of the bound their
@@ -459,7 +459,7 @@ func TestExpectedOverSetLPKeepsTheTwoPriorBound(t *testing.T) {
 		if u := sol.Certificate.Utility; u == nil || len(u.PriorsLower) == 0 {
 			t.Errorf("%v: no two-prior bound in the certificate", b)
 		}
-		mustVerify(t, fmt.Sprint(b), p, sol.Mechanism, sol.Certificate)
+		mustVerifySolution(t, fmt.Sprint(b), p, sol)
 	}
 }
 
@@ -521,7 +521,7 @@ func TestExpectedOverSetBinomialTailsAtLargeBudgets(t *testing.T) {
 		if level, lower, excess := leakage.LevelOver(set, sol.Mechanism, b); excess > certify.AuditTol {
 			t.Fatalf("%s: levels (%g, %g) over the set", what, level, lower)
 		}
-		mustVerify(t, what, p, sol.Mechanism, sol.Certificate)
+		mustVerifySolution(t, what, p, sol)
 		t.Logf("%s: value %.12g, bound %.12g, %d LPs", what, sol.ExpectedUtility, sol.ExpectedUtilityBound, sol.LPSolves)
 		// Under LIP and ALIP the LP's own duals, with a prior for the caps
 		// and one for the floors of each output, close the bracket. Under
@@ -560,7 +560,7 @@ func TestExpectedOverSetBeyondTheEnginesReach(t *testing.T) {
 		if level, lower, excess := leakage.LevelOver(set, sol.Mechanism, b); excess > certify.AuditTol {
 			t.Fatalf("%s: levels (%g, %g) over the set", what, level, lower)
 		}
-		mustVerify(t, what, p, sol.Mechanism, sol.Certificate)
+		mustVerifySolution(t, what, p, sol)
 		if v, B := sol.ExpectedUtility, sol.ExpectedUtilityBound; !(B >= v) || v < -1e-6 || B > 1e-12 {
 			t.Fatalf("%s: value %g, bound %g", what, v, B)
 		}
@@ -691,7 +691,7 @@ func solveByInteriorPoint(t *testing.T, what string, p *problem.Problem) *pmlopt
 	if gap := sol.ExpectedUtilityBound - sol.ExpectedUtility; !(gap >= 0 && gap <= 1e-8*scale) {
 		t.Errorf("%s: bracket [%.15g, %.15g]", what, sol.ExpectedUtility, sol.ExpectedUtilityBound)
 	}
-	mustVerify(t, what, p, sol.Mechanism, sol.Certificate)
+	mustVerifySolution(t, what, p, sol)
 	return sol
 }
 

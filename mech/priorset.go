@@ -7,9 +7,11 @@ import (
 	"slices"
 )
 
-// PriorSet is a closed convex set Π of priors holding an estimate π̂: either
-// a box {l ≤ π ≤ u, Σπ = 1} or the L1 ball {‖π − π̂‖₁ ≤ r} cut by the
-// simplex. A guarantee "over Π" holds for every prior of the set
+// PriorSet is a closed convex set Π of priors holding an estimate π̂ of sum
+// S: either a box {l ≤ π ≤ u, Σπ between 1 and S} or the L1 ball {‖π − π̂‖₁
+// ≤ r, π ≥ 0, Σπ = S}. S is 1 but for the rounding a problem file's prior
+// may have (within 1e-9): the engines' models read the box with Σπ = 1,
+// the audit (MinMass, MaxMass) as the certificate checker does. A guarantee "over Π" holds for every prior of the set
 // (docs/theory.md, "When the prior is estimated").
 //
 // Build one with NewBoxSet or NewL1Set; the zero value is not usable.
@@ -28,8 +30,8 @@ func (s *PriorSet) IsBox() bool { return s.Lower != nil }
 // N returns the number of letters.
 func (s *PriorSet) N() int { return len(s.Center) }
 
-// NewBoxSet validates and returns the box {lower ≤ π ≤ upper, Σπ = 1}
-// around center: lower ≤ center ≤ upper entrywise, 0 ≤ lower, upper ≤ 1.
+// NewBoxSet validates and returns the box {lower ≤ π ≤ upper} around
+// center (PriorSet says which totals): lower ≤ center ≤ upper entrywise, 0 ≤ lower, upper ≤ 1.
 // Σ lower ≤ 1 ≤ Σ upper then follows. Errors are *FieldError values naming
 // prior_set.lower or prior_set.upper and the entry.
 func NewBoxSet(center Prior, lower, upper []float64) (*PriorSet, error) {
@@ -99,22 +101,13 @@ func Simplex(center Prior) *PriorSet {
 }
 
 // MinMass returns min over π ∈ Π of Σ_k π_k c_k: the least mass a column c
-// of a mechanism can get under a prior of the set.
-func (s *PriorSet) MinMass(c []float64) float64 { return withinCosts(dot(s.Extreme(c, false), c), c) }
+// of a mechanism can get under a prior of the set, exact to its last bit,
+// the box's priors totalling between 1 and the estimate's own sum
+// (setmass.go says why).
+func (s *PriorSet) MinMass(c []float64) float64 { return s.massOver(c, false) }
 
-// MaxMass returns max over π ∈ Π of Σ_k π_k c_k.
-func (s *PriorSet) MaxMass(c []float64) float64 { return withinCosts(dot(s.Extreme(c, true), c), c) }
-
-// withinCosts returns v clamped to [min c, max c]. Σ_k π_k c_k over a prior
-// is a convex combination of the c_k and lies there, but the greedy's sums
-// round: the mass of every letter of a box can come out as 1 − 2^−53, and
-// −log of it, compared with a budget of 0, would rule out every output.
-func withinCosts(v float64, c []float64) float64 {
-	if len(c) == 0 {
-		return v
-	}
-	return min(max(v, slices.Min(c)), slices.Max(c))
-}
+// MaxMass returns max over π ∈ Π of Σ_k π_k c_k, as MinMass.
+func (s *PriorSet) MaxMass(c []float64) float64 { return s.massOver(c, true) }
 
 // Extreme returns a prior of the set minimising Σ_k π_k c_k (maximising it
 // when maximise is set). Both sets have greedy solutions: a box starts from its
@@ -199,12 +192,4 @@ func (s *PriorSet) Contains(pi []float64, tol float64) bool {
 		return false
 	}
 	return s.IsBox() || l1 <= s.Radius+tol
-}
-
-func dot(a, b []float64) float64 {
-	s := 0.0
-	for i := range a {
-		s += a[i] * b[i]
-	}
-	return s
 }

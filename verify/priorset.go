@@ -7,10 +7,10 @@ import (
 )
 
 // PriorSet is a closed convex set Π of priors around the problem's prior
-// π̂ (the prior as written, S = Σ_i π̂_i): the box {π : l ≤ π ≤ u, Σ_i π_i =
-// S} when Lower and Upper are given, else the L1 ball {π ≥ 0 : Σ_i π_i = S,
-// Σ_i |π_i − π̂_i| ≤ L1Radius}. The priors of the set have the estimate's
-// total S, so that π̂ lies in it exactly (docs/certificates.md).
+// π̂ (the prior as written, S = Σ_i π̂_i): the box {π : l ≤ π ≤ u, Σ_i π_i
+// between 1 and S} when Lower and Upper are given, else the L1 ball {π ≥
+// 0 : Σ_i π_i = S, Σ_i |π_i − π̂_i| ≤ L1Radius}. Both hold π̂ exactly, and
+// the box every distribution within its bounds (docs/certificates.md).
 type PriorSet struct {
 	Lower    []float64 `json:"lower,omitempty" yaml:"lower,omitempty"`
 	Upper    []float64 `json:"upper,omitempty" yaml:"upper,omitempty"`
@@ -129,8 +129,10 @@ func (k *checker) setClaim() {
 
 // massOver returns min (max when hi) over π ∈ Π of Σ_k π_k c_k for the
 // column c, exactly, by the greedy fill: the box starts from l and pours
-// the rest S − Σ l into the cheapest letters (dearest for the maximum) up
-// to u; the ball moves min(r/2, S − π̂_b) of mass onto the cheapest letter
+// the rest T − Σ l into the cheapest letters (dearest for the maximum) up
+// to u, T = min(1, S) for the minimum and max(1, S) for the maximum (the
+// box's priors total anything between 1 and the estimate's S); the ball
+// moves min(r/2, S − π̂_b) of mass onto the cheapest letter
 // b (dearest for the maximum) from the dearest others (cheapest), each at
 // most down to 0. Each unit moved adds 2 to the L1 distance.
 func (k *checker) massOver(c []float64, hi bool) *big.Float {
@@ -156,6 +158,9 @@ func (k *checker) massOver(c []float64, hi bool) *big.Float {
 	sum, t, rest, amt := k.a.zero(), k.a.zero(), k.a.zero(), k.a.zero()
 	if s.isBox() {
 		rest.Set(k.mass)
+		if one := k.a.num(1); (rest.Cmp(one) > 0) != hi {
+			rest.Set(one)
+		}
 		for i := range n {
 			k.a.sub(rest, rest, k.a.num(s.Lower[i]))
 			k.a.add(sum, sum, k.a.mulf(t, s.Lower[i], c[i]))

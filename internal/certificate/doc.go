@@ -16,8 +16,8 @@
 //     reported as the answer's.
 //   - Levels are claimed rounded up (a float audit's roundoff, a few units
 //     per letter, is below the margin added), and over a prior set they
-//     are those of the set as verify reads it: priors whose total is the
-//     estimate's exact sum.
+//     are those of the set as verify reads it, which the engines' audit
+//     (mech.PriorSet.MinMass) reads alike, to the last bit.
 //   - Priors given with multipliers over a set are raised above the set in
 //     exact arithmetic (AboveSet), the condition verify checks on them.
 //   - TightenExpectedOver and TwoPriorBound replace a bound only by a

@@ -1,7 +1,6 @@
 package certificate
 
 import (
-	"cmp"
 	"math"
 	"math/big"
 	"slices"
@@ -49,212 +48,17 @@ func PriorSet(s *mech.PriorSet) *verify.PriorSet {
 	return &verify.PriorSet{L1Radius: &r}
 }
 
-// massOverS returns min (max when hi) over the set of Σ_k π_k c_k, for
-// the set as the checker reads it: priors whose total is the estimate's
-// exact sum S (which the problem files let lie within 1e-9 of 1). A
-// ball's priors are moves from the estimate and have that total already
-// (mech.PriorSet.Extreme); a box's fill (f, nil for a ball) pours S − Σ l
-// where the engines pour 1 − Σ l, and is summed exactly, as the checker
-// does, and rounded once: S − 1 is a rounding of the estimate, but poured
-// onto a letter of c_k = 1 beside a cheapest one of 1e-18 it is most of
-// the least mass.
-func massOverS(set *mech.PriorSet, f *boxFill, c []float64, hi bool) float64 {
-	if !set.IsBox() {
-		if hi {
-			return set.MaxMass(c)
-		}
-		return set.MinMass(c)
-	}
-	return f.mass(c, hi)
-}
-
-// boxFill is the fill of massOverS over a box around the estimate pi, with
-// S − Σ l and its scratch kept from column to column.
-type boxFill struct {
-	set *mech.PriorSet
-	pi  mech.Prior
-	// rest0 is S − Σ l as fsum's partials, nil where they overflowed.
-	rest0 []float64
-	// The scratch of mass and float.
-	order                 []int
-	terms, buf, rest, amt []float64
-}
-
-func newBoxFill(set *mech.PriorSet, pi mech.Prior) *boxFill {
-	n := len(pi)
-	f := &boxFill{set: set, pi: pi, order: make([]int, n), terms: make([]float64, 0, 4*n+8), buf: make([]float64, 0, 2*n+8)}
-	f.buf = append(f.buf, pi...)
-	for _, l := range set.Lower {
-		f.buf = append(f.buf, -l)
-	}
-	if rest, ok := fsum.Partials(nil, f.buf); ok {
-		f.rest0 = rest
-	}
-	return f
-}
-
-// mass is massOverS over the box: the letters sorted by c (descending
-// when hi), then filled in float64 partials (float) or, where those could
-// lose a digit, in big.Float (boxMassBig).
-func (f *boxFill) mass(c []float64, hi bool) float64 {
-	order := fillOrder(f.order[:len(c)], c, hi)
-	if f.rest0 != nil {
-		if v, ok := f.float(c, order); ok {
-			return v
-		}
-	}
-	return boxMassBig(f.set, f.pi, c, order)
-}
-
-// fillOrder sets order to the letters by c, cheapest first (dearest
-// first when hi), ties by index, and returns it.
-func fillOrder(order []int, c []float64, hi bool) []int {
-	for k := range order {
-		order[k] = k
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		x, y := c[a], c[b]
-		if hi {
-			x, y = y, x
-		}
-		return cmp.Compare(x, y)
-	})
-	return order
-}
-
-// boxMassBig is massOverS's fill over a box in big.Float, the letters
-// taken in order.
-func boxMassBig(set *mech.PriorSet, pi mech.Prior, c []float64, order []int) float64 {
-	const prec = 1 << 13
-	num := func(x float64) *big.Float { return new(big.Float).SetPrec(prec).SetFloat64(x) }
-	rest := new(big.Float).SetPrec(prec).Sub(exactSum(pi), exactSum(set.Lower))
-	sum, t, amt := num(0), num(0), num(0)
-	for k, l := range set.Lower {
-		sum.Add(sum, t.Mul(num(l), num(c[k])))
-	}
-	for _, k := range order {
-		if rest.Sign() <= 0 {
-			break
-		}
-		amt.Sub(num(set.Upper[k]), num(set.Lower[k]))
-		if amt.Cmp(rest) > 0 {
-			amt.Set(rest)
-		}
-		if amt.Sign() <= 0 {
-			continue
-		}
-		sum.Add(sum, t.Mul(amt, num(c[k])))
-		rest.Sub(rest, amt)
-	}
-	v, _ := sum.Float64()
-	return v
-}
-
-// float is the fill over the box, the letters taken in order, in float64
-// arithmetic that is exact all the same: every sum is kept as fsum's
-// partials and every product split into its rounded value and its error
-// (fsum.Product), and the total is rounded once (fsum.Round), so it
-// equals the arbitrary-precision fill bit for bit. ok is false where a
-// product's error could underflow or a sum overflow.
-func (f *boxFill) float(c []float64, order []int) (float64, bool) {
-	set := f.set
-	terms := f.terms[:0] // Σ_k π_k c_k, as products' parts
-	for k, l := range set.Lower {
-		h, e, ok := fsum.Product(l, c[k])
-		if !ok {
-			return 0, false
-		}
-		terms = append(terms, h, e)
-	}
-	rest := append(f.rest[:0], f.rest0...)
-	amt, buf := f.amt[:0], f.buf[:0]
-	defer func() { f.terms, f.rest, f.amt, f.buf = terms, rest, amt, buf }()
-	for _, k := range order {
-		if len(rest) == 0 || rest[len(rest)-1] < 0 {
-			break // non-overlapping partials: the sign of the largest
-		}
-		// amt = min(u_k − l_k, rest) exactly: u − l as its rounding and
-		// error (Fast2Sum, u ≥ l ≥ 0).
-		u, l := set.Upper[k], set.Lower[k]
-		d := u - l
-		e := (u - d) - l
-		buf = append(buf[:0], d, e)
-		for _, r := range rest {
-			buf = append(buf, -r)
-		}
-		s, ok := fsum.Sign(buf)
-		if !ok {
-			return 0, false
-		}
-		if s > 0 {
-			amt = append(amt[:0], rest...)
-		} else {
-			amt = append(amt[:0], d, e)
-		}
-		if s, ok := fsum.Sign(amt); !ok {
-			return 0, false
-		} else if s <= 0 {
-			continue
-		}
-		for _, a := range amt {
-			h, e, ok := fsum.Product(a, c[k])
-			if !ok {
-				return 0, false
-			}
-			terms = append(terms, h, e)
-		}
-		buf = append(buf[:0], rest...)
-		for _, a := range amt {
-			buf = append(buf, -a)
-		}
-		if rest, ok = fsum.Partials(rest[:0], buf); !ok {
-			return 0, false
-		}
-	}
-	parts, ok := fsum.Partials(buf[:0], terms)
-	buf = parts
-	if !ok {
-		return 0, false
-	}
-	return fsum.Round(parts), true
-}
-
 // levelsOverSet returns the mechanism's level of b's measure over the set
-// as the checker reads it (massOverS): (ε_u, ε_l) for ALIP, (level, 0)
-// otherwise. LDP does not depend on the prior.
-func levelsOverSet(set *mech.PriorSet, pi mech.Prior, m mech.Mechanism, b mech.Budget) (float64, float64) {
-	if b.Measure == mech.LDP {
-		level, lower, _ := leakage.LevelOver(set, m, b)
+// as the checker reads it: (ε_u, ε_l) for ALIP, (level, 0) otherwise.
+// The engines' audit (leakage.LevelOver) reads it so, to the last bit
+// (mech.PriorSet.MinMass), which is what lets a document's reported level
+// be held to the certificate's.
+func levelsOverSet(set *mech.PriorSet, m mech.Mechanism, b mech.Budget) (float64, float64) {
+	level, lower, _ := leakage.LevelOver(set, m, b)
+	if b.Measure == mech.ALIP {
 		return level, lower
 	}
-	n, cols := len(m), len(m[0])
-	up, lo := 0.0, 0.0
-	c := make([]float64, n)
-	var fill *boxFill
-	if set.IsBox() {
-		fill = newBoxFill(set, pi)
-	}
-	for j := range cols {
-		t, least := 0.0, math.Inf(1)
-		for i := range n {
-			c[i] = m[i][j]
-			t, least = max(t, c[i]), min(least, c[i])
-		}
-		if t <= 0 {
-			continue
-		}
-		up = max(up, math.Log(t/massOverS(set, fill, c, false)))
-		if b.Measure != mech.PML {
-			lo = max(lo, math.Log(massOverS(set, fill, c, true)/least))
-		}
-	}
-	switch b.Measure {
-	case mech.LIP:
-		return max(up, lo), 0
-	case mech.ALIP:
-		return up, lo
-	}
-	return up, 0
+	return level, 0
 }
 
 // exactSum returns Σ v exactly: fsum's partials added in big.Float, or v
@@ -672,7 +476,7 @@ func WorstCaseOver(p *problem.Problem, objective problem.Objective, a Answer, hi
 	}
 	// The level as the checker reads the set (ExpectedOver says why it
 	// can differ from a.Epsilon by more than rounding).
-	up, _ := levelsOverSet(p.PriorSet, p.Prior, a.Mechanism, mech.Budget{Measure: mech.PML})
+	up, _ := levelsOverSet(p.PriorSet, a.Mechanism, mech.Budget{Measure: mech.PML})
 	c.Epsilon = claimedLevel(up)
 	c.PriorSet = PriorSet(p.PriorSet)
 	var pat mech.Pattern
@@ -697,7 +501,7 @@ func ExpectedOver(p *problem.Problem, b mech.Budget, a Answer, hint Hint) *verif
 	// whose lower end is 0 on that letter has a least mass of that size,
 	// which the estimate's total of 1 + 1e-16 pours far more onto, and the
 	// two levels then differ by nats, not by rounding.
-	up, low := levelsOverSet(p.PriorSet, p.Prior, a.Mechanism, b)
+	up, low := levelsOverSet(p.PriorSet, a.Mechanism, b)
 	c.Epsilon = claimedLevel(up)
 	if b.Measure == mech.ALIP {
 		lo := claimedLevel(low)

@@ -370,7 +370,7 @@ func (g *RobustMaster) price(yp, y []float64) (int, float64) {
 		mass := g.mu // a vertex's, by construction (groupLevel)
 		if !snapped {
 			copy(full, v)
-			if mass = g.set.MinMass(full); mass < g.mu*(1-1e-12) {
+			if mass = modelMinMass(g.set, full); mass < g.mu*(1-1e-12) {
 				continue // rounding: the mechanism must keep the set's constraint
 			}
 		}
@@ -607,4 +607,22 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 	}
 	r.Root = root
 	return r, nil
+}
+
+// modelMinMass is the least mass of the column c over the set as the
+// engines' models read it: the greedy prior of total 1 (Extreme), summed
+// in float64, clamped to the column's range. The master's columns are
+// priced in that arithmetic, and the search starts just above the pruning
+// bound (SetPruningBound), at an output's opening, where the master is
+// degenerate enough that a start moved by a few ulps (the exact reading,
+// mech.PriorSet.MinMass) can send its simplex round a degenerate vertex
+// for a thousand pivots. The levels the search reports are audited
+// exactly (leakage.PMLOver).
+func modelMinMass(set *mech.PriorSet, c []float64) float64 {
+	pi := set.Extreme(c, false)
+	m := 0.0
+	for k, v := range c {
+		m += pi[k] * v
+	}
+	return min(max(m, slices.Min(c)), slices.Max(c))
 }

@@ -347,7 +347,7 @@ func TestBestPriorReachesTheLeast(t *testing.T) {
 	}
 }
 
-// minMassOf is mech.PriorSet.MinMass of an indicator to the last bit, on
+// minMassOf is modelMinMass of an indicator to the last bit, on
 // boxes (some bounds tight, some letters fixed) and balls (radii large
 // enough to move every letter's mass, and none), including the indicator
 // of every letter and of one.
@@ -404,8 +404,8 @@ func TestMinMassOfIsMinMass(t *testing.T) {
 					c[i] = 1
 				}
 			}
-			if got, want := minMassOf(set, in, scratch), set.MinMass(c); got != want {
-				t.Fatalf("trial %d (box %v): minMassOf %v (%x), MinMass %v (%x) of %v", trial, set.IsBox(), got, math.Float64bits(got), want, math.Float64bits(want), in)
+			if got, want := minMassOf(set, in, scratch), modelMinMass(set, c); got != want {
+				t.Fatalf("trial %d (box %v): minMassOf %v (%x), modelMinMass %v (%x) of %v", trial, set.IsBox(), got, math.Float64bits(got), want, math.Float64bits(want), in)
 			}
 		}
 	}

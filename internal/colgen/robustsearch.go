@@ -491,7 +491,10 @@ func (g *RobustMaster) startBracket(tol float64, start mech.Mechanism) (b Robust
 // an output open to it, and output j has PML at least −log min_{π∈Π}
 // π(A_j) over the set, so no mechanism with the pattern is below max_i
 // min_{j ∋ i} of it (+Inf when some input's outputs all have an empty
-// least mass).
+// least mass). The least masses are read as the master's model reads them
+// (modelMinMass): the bound starts the search, whose first probe lies
+// just above it, at an opening where the master is at its most
+// degenerate; the certificate proves the lower end it reports on its own.
 func SetPruningBound(set *mech.PriorSet, pat mech.Pattern) float64 {
 	if len(pat) == 0 {
 		return 0
@@ -526,7 +529,7 @@ func SetPruningBound(set *mech.PriorSet, pat mech.Pattern) float64 {
 	return worst
 }
 
-// minMassOf is set.MinMass of the indicator of the letters in, to the
+// minMassOf is modelMinMass of the indicator of the letters in, to the
 // last bit: the same greedy prior (mech.PriorSet.Extreme), whose order of
 // an indicator is known without a sort (the letters outside in, then
 // those in it, each by index), summed in the same order. pi is scratch of
