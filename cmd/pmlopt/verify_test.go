@@ -295,6 +295,14 @@ func TestVerifyExpectedCurveCertificates(t *testing.T) {
 func TestVerifyReportedKeys(t *testing.T) {
 	dir := t.TempDir()
 	cq, eu := td+"counting-query.yaml", td+"expected-utility.yaml"
+	// The survey's 95% box and L1 ball: over a set the reported level is
+	// held to the certificate's as at one prior (1e-7 either way fails).
+	box, ball := filepath.Join(dir, "box.yaml"), filepath.Join(dir, "ball.yaml")
+	for f, extra := range map[string][]string{box: {"--objective", "expected-utility"}, ball: {"--objective", "worst-case-value", "--prior-set", "l1"}} {
+		args := append([]string{"new", "--prior-from", td + "survey.csv", "--column", "children", "--utility", "abs", "--epsilon", "1", "--confidence", "0.95", "-o", f}, extra...)
+		_, stderr, code := cli(t, args...)
+		require.Equal(t, 0, code, stderr)
+	}
 	for _, c := range []struct {
 		name    string
 		problem string
@@ -319,6 +327,16 @@ func TestVerifyReportedKeys(t *testing.T) {
 		{"expected curve expected_utility", eu, []string{"curve", eu, "--objective", "expected-utility", "--json", "--certificates"}, func(v map[string]any) {
 			pt := v["curves"].([]any)[0].(map[string]any)["points"].([]any)[2].(map[string]any)
 			pt["expected_utility"] = pt["expected_utility"].(float64) + 0.1
+		}},
+		{"solve epsilon below, over a box", box, []string{"solve", box, "--json"}, func(v map[string]any) { v["epsilon"] = v["epsilon"].(float64) - 1e-7 }},
+		{"solve epsilon above, over a box", box, []string{"solve", box, "--json"}, func(v map[string]any) { v["epsilon"] = v["epsilon"].(float64) + 1e-7 }},
+		{"curve optimal_epsilon, over a ball", ball, []string{"curve", ball, "--json", "--certificates"}, func(v map[string]any) {
+			pt := v["points"].([]any)[1].(map[string]any)
+			pt["optimal_epsilon"] = pt["optimal_epsilon"].(float64) - 1e-7
+		}},
+		{"expected curve audited_epsilon, over a box", box, []string{"curve", box, "--json", "--certificates", "--epsilons", "0.5,1"}, func(v map[string]any) {
+			pt := v["curves"].([]any)[0].(map[string]any)["points"].([]any)[1].(map[string]any)
+			pt["audited_epsilon"] = pt["audited_epsilon"].(float64) * 0.5
 		}},
 	} {
 		v := runJSON(t, c.args...)

@@ -59,17 +59,14 @@ func (f *Float) float() *float64 {
 // audited_epsilon where there is one (an expected-utility curve's point,
 // whose epsilon is the budget on the axis), else optimal_epsilon (a
 // worst-case curve's point), else epsilon (solve --json), with ALIP's
-// alip_lower; over a prior set it is left out, since the certificate
-// states the level as the checker reads the set, which can differ from
-// the engines' reading by more than rounding where an entry near 1e-18
-// meets a letter the set lets reach 0. Then the lower end of a worst case
+// alip_lower (over a prior set too: the engines' audit reads the set as
+// the checker does, to the last bit). Then the lower end of a worst case
 // (optimal_epsilon_lower, or least_epsilon_lower beside a worst case
 // kept), the expected utility and its bound, and the worst case a
 // worst-case objective reached.
 func (n Reported) Of(c *verify.Certificate) *verify.Reported {
 	r := &verify.Reported{}
 	switch {
-	case c.PriorSet != nil:
 	case n.AuditedEpsilon != nil:
 		r.Level = n.AuditedEpsilon.float()
 	case n.OptimalEpsilon != nil:
