@@ -616,3 +616,30 @@ func TestSetReportedLevelIsTheCertificatesAtLargeBudgets(t *testing.T) {
 		}
 	}
 }
+
+// Around an estimate of sum 1 − 9e-10 the answer at a budget keeps it to
+// the last bit, 0 included, and verifies: the rounding of the estimate
+// gives no level to the columns every distribution weighs alike.
+func TestSetLevelWithinTheBudgetBelowATotalOfOne(t *testing.T) {
+	pi := mech.Prior{0.5, 0.5 - 9e-10}
+	box, err := mech.NewBoxSet(pi, []float64{0, 1e-7}, []float64{1 - 1e-6, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ball, _ := mech.NewL1Set(pi, 0.3)
+	u := mech.Utility{{1, 0}, {0, 1}}
+	for _, set := range []*mech.PriorSet{box, ball} {
+		for _, eps := range []float64{0, 1, 20} {
+			b := mech.Budget{Measure: mech.PML, Epsilon: eps}
+			p := &problem.Problem{Prior: pi, Utility: u, Order: u.Order(), PriorSet: set, Objective: problem.ExpectedUtility, Privacy: &b}
+			sol, err := pmlopt.Solve(context.Background(), p, pmlopt.Options{})
+			if err != nil {
+				t.Fatalf("box %v, ε = %g: %v", set.IsBox(), eps, err)
+			}
+			if sol.Epsilon > eps {
+				t.Errorf("box %v, ε = %g: level %.17g", set.IsBox(), eps, sol.Epsilon)
+			}
+			mustVerifySolution(t, fmt.Sprintf("box %v, ε = %g", set.IsBox(), eps), p, sol)
+		}
+	}
+}

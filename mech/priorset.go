@@ -31,9 +31,10 @@ func (s *PriorSet) IsBox() bool { return s.Lower != nil }
 func (s *PriorSet) N() int { return len(s.Center) }
 
 // NewBoxSet validates and returns the box {lower ≤ π ≤ upper} around
-// center (PriorSet says which totals): lower ≤ center ≤ upper entrywise, 0 ≤ lower, upper ≤ 1.
-// Σ lower ≤ 1 ≤ Σ upper then follows. Errors are *FieldError values naming
-// prior_set.lower or prior_set.upper and the entry.
+// center (PriorSet says which totals): lower ≤ center ≤ upper entrywise,
+// 0 ≤ lower, upper ≤ 1, and Σ lower ≤ 1 ≤ Σ upper within SumTol. Errors
+// are *FieldError values naming prior_set.lower or prior_set.upper and
+// the entry.
 func NewBoxSet(center Prior, lower, upper []float64) (*PriorSet, error) {
 	if _, err := NewPrior(center); err != nil {
 		return nil, err
@@ -102,12 +103,25 @@ func Simplex(center Prior) *PriorSet {
 
 // MinMass returns min over π ∈ Π of Σ_k π_k c_k: the least mass a column c
 // of a mechanism can get under a prior of the set, exact to its last bit,
-// the box's priors totalling between 1 and the estimate's own sum
-// (setmass.go says why).
-func (s *PriorSet) MinMass(c []float64) float64 { return s.massOver(c, false) }
+// the box's priors totalling between 1 and the estimate's own sum, read
+// within [min c, max c] (setmass.go says why).
+func (s *PriorSet) MinMass(c []float64) float64 { return withinCosts(s.massOver(c, false), c) }
 
 // MaxMass returns max over π ∈ Π of Σ_k π_k c_k, as MinMass.
-func (s *PriorSet) MaxMass(c []float64) float64 { return s.massOver(c, true) }
+func (s *PriorSet) MaxMass(c []float64) float64 { return withinCosts(s.massOver(c, true), c) }
+
+// withinCosts returns v clamped to [min c, max c], where the mass of every
+// distribution lies. Priors of total S ≠ 1 can leave it, by a factor S
+// within 1e-9 of 1, and a constant column, whose level is 0 under every
+// distribution, would get a level of |log S| (the estimate's rounding):
+// above a budget of 0, and 1e-9 above every budget an engine designs for
+// with priors of total 1. The certificate checker reads the masses so too.
+func withinCosts(v float64, c []float64) float64 {
+	if len(c) == 0 {
+		return v
+	}
+	return min(max(v, slices.Min(c)), slices.Max(c))
+}
 
 // Extreme returns a prior of the set minimising Σ_k π_k c_k (maximising it
 // when maximise is set). Both sets have greedy solutions: a box starts from its

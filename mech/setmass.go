@@ -33,7 +33,8 @@ import (
 // letter the box lets reach 1 would get the excess S − 1 ≈ 1e-16 as its
 // mass, and a deterministic mechanism a finite level over a box that
 // holds the prior putting everything on the other letters. The
-// certificate checker reads both sets the same way.
+// certificate checker reads both sets the same way, and both read the
+// result within the column's range (withinCosts).
 
 // fillPrec is the precision of the big.Float fills: enough for every
 // product of two float64 values and their sums over the exponent range.

@@ -77,7 +77,7 @@ func ratFill(s *mech.PriorSet, c []float64, hi bool) *big.Rat {
 }
 
 // The least and largest masses over a set are the exact fill rounded once
-// on sets whose estimate sums to 1 within
+// (read within the column's range) on sets whose estimate sums to 1 within
 // 1e-9 but not to 1, boxes whose lower ends reach 0, and columns whose
 // entries span 1 to the subnormals: where the float fill's rounding of
 // S − Σ l is most of a tiny least mass.
@@ -130,6 +130,7 @@ func TestSetMassIsTheExactFill(t *testing.T) {
 				got = s.MaxMass(c)
 			}
 			want, _ := ratFill(s, c, hi).Float64()
+			want = min(max(want, slices.Min(c)), slices.Max(c))
 			if got != want {
 				t.Fatalf("trial %d (box %v, max %v, c %v): %.17g, exact %.17g", trial, s.IsBox(), hi, c, got, want)
 			}
@@ -157,5 +158,27 @@ func TestSetMassOfATinyRest(t *testing.T) {
 	}
 	if lvl := math.Log(1 / s.MinMass(c)); math.Abs(lvl-math.Log(1/want)) > 1e-15 {
 		t.Errorf("level %g", lvl)
+	}
+}
+
+// A constant column has the mass of its entry under every distribution,
+// and keeps it over sets around estimates of sum 1 ± 9e-10: the estimate's
+// rounding does not give it a level.
+func TestSetMassOfAConstantColumn(t *testing.T) {
+	for _, d := range []float64{-9e-10, 9e-10} {
+		pi := mech.Prior{0.5, 0.5 + d}
+		box, err := mech.NewBoxSet(pi, []float64{0, 1e-7}, []float64{1 - 1e-6, 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ball, _ := mech.NewL1Set(pi, 0.3)
+		for _, s := range []*mech.PriorSet{box, ball} {
+			for _, v := range []float64{1, 0.3, 1e-300} {
+				c := []float64{v, v}
+				if lo, hi := s.MinMass(c), s.MaxMass(c); lo != v || hi != v {
+					t.Errorf("drift %g, box %v: masses of (%g, %g) are %g and %g", d, s.IsBox(), v, v, lo, hi)
+				}
+			}
+		}
 	}
 }

@@ -128,7 +128,10 @@ func (k *checker) setClaim() {
 }
 
 // massOver returns min (max when hi) over π ∈ Π of Σ_k π_k c_k for the
-// column c, exactly, by the greedy fill: the box starts from l and pours
+// column c, exactly, read within [min c, max c] (where every
+// distribution's mass lies: priors of total S ≠ 1 can leave it by a
+// factor S, and a constant column would get the level |log S|), by the
+// greedy fill: the box starts from l and pours
 // the rest T − Σ l into the cheapest letters (dearest for the maximum) up
 // to u, T = min(1, S) for the minimum and max(1, S) for the maximum (the
 // box's priors total anything between 1 and the estimate's S); the ball
@@ -179,7 +182,7 @@ func (k *checker) massOver(c []float64, hi bool) *big.Float {
 			k.a.add(sum, sum, k.a.mul(t, amt, k.a.num(c[i])))
 			k.a.sub(rest, rest, amt)
 		}
-		return sum
+		return k.withinCosts(sum, c)
 	}
 	for i := range n {
 		k.a.add(sum, sum, k.a.mulf(t, k.p.Prior[i], c[i]))
@@ -201,7 +204,18 @@ func (k *checker) massOver(c []float64, hi bool) *big.Float {
 		k.a.add(sum, sum, k.a.mul(t, t, amt))
 		k.a.sub(rest, rest, amt)
 	}
-	return sum
+	return k.withinCosts(sum, c)
+}
+
+// withinCosts clamps the mass v of the column c to [min c, max c].
+func (k *checker) withinCosts(v *big.Float, c []float64) *big.Float {
+	if lo := k.a.num(slices.Min(c)); v.Cmp(lo) < 0 {
+		return lo
+	}
+	if hi := k.a.num(slices.Max(c)); v.Cmp(hi) > 0 {
+		return hi
+	}
+	return v
 }
 
 // aboveSet reports whether the vector v lies above some prior of the set

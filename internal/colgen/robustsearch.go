@@ -605,7 +605,7 @@ func minMassOf(set *mech.PriorSet, in []bool, pi []float64) float64 {
 			mass += pi[k] // the others' terms are +0, which leave the sum
 		}
 	}
-	lo, hi := 0.0, 1.0 // the clamp of mech.PriorSet.MinMass to the costs
+	lo, hi := 0.0, 1.0 // modelMinMass's clamp to the costs
 	if all {
 		lo = 1
 	}
