@@ -643,3 +643,33 @@ func TestSetLevelWithinTheBudgetBelowATotalOfOne(t *testing.T) {
 		}
 	}
 }
+
+// An estimate summing to 1 + 9e-10 (within the files' 1e-9): the interior
+// point solves at the estimate divided by its sum, and the bound its
+// multipliers prove at the estimate as given, 9e-10 above its own, is
+// the one reported and certified, at the estimate and over sets around
+// it, at budgets of 0, 1 and 20 nats.
+func TestBoundAtAnEstimateAboveATotalOfOne(t *testing.T) {
+	pi := mech.Prior{0.5, 0.5 + 9e-10}
+	box, err := mech.NewBoxSet(pi, []float64{0, 1e-7}, []float64{1 - 1e-6, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ball, _ := mech.NewL1Set(pi, 0.3)
+	u := mech.Utility{{1, 0}, {0, 1}}
+	for _, set := range []*mech.PriorSet{nil, box, ball} {
+		for _, eps := range []float64{0, 1, 20} {
+			b := mech.Budget{Measure: mech.PML, Epsilon: eps}
+			p := &problem.Problem{Prior: pi, Utility: u, Order: u.Order(), PriorSet: set, Objective: problem.ExpectedUtility, Privacy: &b}
+			what := fmt.Sprintf("set %v, ε = %g", set != nil, eps)
+			sol, err := pmlopt.Solve(context.Background(), p, pmlopt.Options{})
+			if err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+			if !(sol.ExpectedUtilityBound >= sol.ExpectedUtility) {
+				t.Errorf("%s: bound %.17g below the expected utility %.17g", what, sol.ExpectedUtilityBound, sol.ExpectedUtility)
+			}
+			mustVerifySolution(t, what, p, sol)
+		}
+	}
+}

@@ -250,7 +250,7 @@ func structured(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budge
 	p := ipm.Problem{Prior: pi, Utility: u, Epsilon: b.Epsilon}
 	if opt.Solver == nil {
 		r, err := ipm.SolveVertex(p, ipm.Options{Context: ctx})
-		return vertexResult(pi, b, r, err)
+		return vertexResult(pi, u, b, r, err)
 	}
 	r, err := ipm.Solve(p, ipm.Options{Context: ctx})
 	if errors.Is(err, ipm.ErrNotConverged) && r != nil {
@@ -258,7 +258,7 @@ func structured(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budge
 		// vertex of the point's face is certified by its own multipliers
 		// (as for Solver nil): the backend then works on its support.
 		v, verr := ipm.CertifiedVertex(p, r, ipm.Options{Context: ctx})
-		vertex, err := vertexResult(pi, b, v, verr)
+		vertex, err := vertexResult(pi, u, b, v, verr)
 		if err != nil {
 			return Result{}, err
 		}
@@ -289,7 +289,7 @@ func structured(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budge
 		return sol, err
 	}
 	v, verr := ipm.CertifiedVertex(p, r, ipm.Options{Context: ctx})
-	sol, err = vertexResult(pi, b, v, verr)
+	sol, err = vertexResult(pi, u, b, v, verr)
 	sol.LPSolves = spent
 	if err == nil {
 		opt.notify("%s's full LP failed or left the certified bracket: returning the pure-Go vertex", opt.Solver.Name())
@@ -342,8 +342,11 @@ func elsewhere(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budget
 }
 
 // vertexResult is the audited Result of ipm's certified vertex r (err
-// being ipm's error), or errUncertified.
-func vertexResult(pi mech.Prior, b mech.Budget, r *ipm.Result, err error) (Result, error) {
+// being ipm's error), or errUncertified. ipm's bound is at the prior
+// divided by its sum: the multipliers prove one at the prior as given,
+// which the certificate is checked against (a prior summing to 1 + 9e-10
+// has an expected utility 9e-10 above ipm's bound).
+func vertexResult(pi mech.Prior, u mech.Utility, b mech.Budget, r *ipm.Result, err error) (Result, error) {
 	if errors.Is(err, ipm.ErrNotConverged) {
 		return Result{}, errUncertified
 	}
@@ -354,7 +357,15 @@ func vertexResult(pi mech.Prior, b mech.Budget, r *ipm.Result, err error) (Resul
 	if err != nil {
 		return Result{}, errUncertified
 	}
-	return Result{Mechanism: r.Mechanism, Epsilon: a.Level, ALIPLower: a.ALIPLower, Bound: r.Bound, Alpha: r.Alpha, Solver: "ipm"}, nil
+	bound := certify.RatioUpperBound(pi, u, b, r.Alpha)
+	if b.Measure == mech.PML {
+		bound = certify.UpperBound(pi, u, nil, b.Epsilon, r.Alpha)
+	}
+	v := u.ExpectedUtility(pi, r.Mechanism)
+	if !(bound >= v-bracketSlack*max(1, math.Abs(v))) || math.IsInf(bound, 1) {
+		return Result{}, errUncertified
+	}
+	return Result{Mechanism: r.Mechanism, Epsilon: a.Level, ALIPLower: a.ALIPLower, Bound: max(bound, v), Alpha: r.Alpha, Solver: "ipm"}, nil
 }
 
 // onSupport has the backend opt.Solver solve the ε-PML LP restricted to
@@ -480,7 +491,15 @@ func ratioWhole(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budge
 	if err != nil {
 		return Result{}, errUncertified
 	}
-	return Result{Mechanism: r.Mechanism, Epsilon: a.Level, ALIPLower: a.ALIPLower, Bound: r.Bound, Alpha: r.Alpha, Solver: "ipm"}, nil
+	bound := certify.RatioUpperBound(pi, u, b, r.Alpha)
+	if b.Measure == mech.PML {
+		bound = certify.UpperBound(pi, u, nil, b.Epsilon, r.Alpha)
+	}
+	v := u.ExpectedUtility(pi, r.Mechanism)
+	if !(bound >= v-bracketSlack*max(1, math.Abs(v))) || math.IsInf(bound, 1) {
+		return Result{}, errUncertified
+	}
+	return Result{Mechanism: r.Mechanism, Epsilon: a.Level, ALIPLower: a.ALIPLower, Bound: max(bound, v), Alpha: r.Alpha, Solver: "ipm"}, nil
 }
 
 // gap returns r's certified gap relative to max(1, |value|).
