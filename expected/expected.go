@@ -353,19 +353,30 @@ func vertexResult(pi mech.Prior, u mech.Utility, b mech.Budget, r *ipm.Result, e
 	if err != nil {
 		return Result{}, err
 	}
-	a, err := certify.Audit(pi, r.Mechanism, b)
+	return certified(pi, u, b, r.Mechanism, r.Alpha, math.Inf(1))
+}
+
+// certified is the Result of the mechanism P with the bound the
+// multipliers alpha prove at the prior as given (certify.UpperBound under
+// ε-PML, certify.RatioUpperBound under LIP, ALIP and LDP): P audited
+// against b, the bound at least P's expected utility less bracketSlack
+// and at most maxGap above it (relative to max(1, |value|)); else
+// errUncertified.
+func certified(pi mech.Prior, u mech.Utility, b mech.Budget, P mech.Mechanism, alpha []float64, maxGap float64) (Result, error) {
+	a, err := certify.Audit(pi, P, b)
 	if err != nil {
 		return Result{}, errUncertified
 	}
-	bound := certify.RatioUpperBound(pi, u, b, r.Alpha)
+	bound := certify.RatioUpperBound(pi, u, b, alpha)
 	if b.Measure == mech.PML {
-		bound = certify.UpperBound(pi, u, nil, b.Epsilon, r.Alpha)
+		bound = certify.UpperBound(pi, u, nil, b.Epsilon, alpha)
 	}
-	v := u.ExpectedUtility(pi, r.Mechanism)
-	if !(bound >= v-bracketSlack*max(1, math.Abs(v))) || math.IsInf(bound, 1) {
+	v := u.ExpectedUtility(pi, P)
+	scale := max(1, math.Abs(v))
+	if !(bound >= v-bracketSlack*scale) || math.IsInf(bound, 1) || bound-v > maxGap*scale {
 		return Result{}, errUncertified
 	}
-	return Result{Mechanism: r.Mechanism, Epsilon: a.Level, ALIPLower: a.ALIPLower, Bound: max(bound, v), Alpha: r.Alpha, Solver: "ipm"}, nil
+	return Result{Mechanism: P, Epsilon: a.Level, ALIPLower: a.ALIPLower, Bound: max(bound, v), Alpha: alpha, Solver: "ipm"}, nil
 }
 
 // onSupport has the backend opt.Solver solve the ε-PML LP restricted to
@@ -487,19 +498,7 @@ func ratioWhole(ctx context.Context, pi mech.Prior, u mech.Utility, b mech.Budge
 	if err != nil {
 		return Result{}, errUncertified
 	}
-	a, err := certify.Audit(pi, r.Mechanism, b)
-	if err != nil {
-		return Result{}, errUncertified
-	}
-	bound := certify.RatioUpperBound(pi, u, b, r.Alpha)
-	if b.Measure == mech.PML {
-		bound = certify.UpperBound(pi, u, nil, b.Epsilon, r.Alpha)
-	}
-	v := u.ExpectedUtility(pi, r.Mechanism)
-	if !(bound >= v-bracketSlack*max(1, math.Abs(v))) || math.IsInf(bound, 1) {
-		return Result{}, errUncertified
-	}
-	return Result{Mechanism: r.Mechanism, Epsilon: a.Level, ALIPLower: a.ALIPLower, Bound: max(bound, v), Alpha: r.Alpha, Solver: "ipm"}, nil
+	return certified(pi, u, b, r.Mechanism, r.Alpha, math.Inf(1))
 }
 
 // gap returns r's certified gap relative to max(1, |value|).

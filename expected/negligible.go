@@ -7,7 +7,6 @@ import (
 	"math"
 	"slices"
 
-	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/internal/ipm"
 	"github.com/pmlopt/pmlopt/mech"
 )
@@ -60,23 +59,7 @@ func withoutNegligible(ctx context.Context, pi mech.Prior, u mech.Utility, b mec
 	// 3. The whole mechanism.
 	P, alpha := widen(pi, u, aside, kept, mass, r)
 	// 4. The certificate and the audit.
-	return certifiedWhole(pi, u, b, P, certify.UpperBound(pi, u, nil, b.Epsilon, alpha), alpha)
-}
-
-// certifiedWhole audits the whole mechanism P against b and accepts it
-// when the proven bound is within ipm.AcceptedGap of its value (step 4 of
-// withoutNegligible and of its ratio-budget form).
-func certifiedWhole(pi mech.Prior, u mech.Utility, b mech.Budget, P mech.Mechanism, bound float64, alpha []float64) (Result, error) {
-	a, err := certify.Audit(pi, P, b)
-	if err != nil {
-		return Result{}, errUncertified
-	}
-	v := u.ExpectedUtility(pi, P)
-	scale := max(1, math.Abs(v))
-	if !(bound-v <= ipm.AcceptedGap*scale) || bound < v-bracketSlack*scale {
-		return Result{}, errUncertified
-	}
-	return Result{Mechanism: P, Epsilon: a.Level, ALIPLower: a.ALIPLower, Bound: max(bound, v), Alpha: alpha, Solver: "ipm"}, nil
+	return certified(pi, u, b, P, alpha, ipm.AcceptedGap)
 }
 
 // negligibleLetters returns the letters step 1 of withoutNegligible sets

@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 
-	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/internal/ipm"
 	"github.com/pmlopt/pmlopt/mech"
 )
@@ -80,5 +79,5 @@ func ratioWithoutNegligible(ctx context.Context, pi mech.Prior, u mech.Utility, 
 	// 3. The whole mechanism.
 	P, alpha := widen(pi, u, aside, kept, mass, r)
 	// 4. The certificate and the audit.
-	return certifiedWhole(pi, u, b, P, certify.RatioUpperBound(pi, u, b, alpha), alpha)
+	return certified(pi, u, b, P, alpha, ipm.AcceptedGap)
 }
