@@ -48,19 +48,6 @@ func PriorSet(s *mech.PriorSet) *verify.PriorSet {
 	return &verify.PriorSet{L1Radius: &r}
 }
 
-// levelsOverSet returns the mechanism's level of b's measure over the set
-// as the checker reads it: (ε_u, ε_l) for ALIP, (level, 0) otherwise.
-// The engines' audit (leakage.LevelOver) reads it so, to the last bit
-// (mech.PriorSet.MinMass), which is what lets a document's reported level
-// be held to the certificate's.
-func levelsOverSet(set *mech.PriorSet, m mech.Mechanism, b mech.Budget) (float64, float64) {
-	level, lower, _ := leakage.LevelOver(set, m, b)
-	if b.Measure == mech.ALIP {
-		return level, lower
-	}
-	return level, 0
-}
-
 // exactSum returns Σ v exactly: fsum's partials added in big.Float, or v
 // itself where a partial sum overflowed float64.
 func exactSum(v []float64) *big.Float {
@@ -474,9 +461,9 @@ func WorstCaseOver(p *problem.Problem, objective problem.Objective, a Answer, hi
 	if c == nil {
 		return nil
 	}
-	// The level as the checker reads the set (ExpectedOver says why it
-	// can differ from a.Epsilon by more than rounding).
-	up, _ := levelsOverSet(p.PriorSet, a.Mechanism, mech.Budget{Measure: mech.PML})
+	// The level audited over the set, as the checker reads it
+	// (ExpectedOver).
+	up, _, _ := leakage.LevelOver(p.PriorSet, a.Mechanism, mech.Budget{Measure: mech.PML})
 	c.Epsilon = claimedLevel(up)
 	c.PriorSet = PriorSet(p.PriorSet)
 	var pat mech.Pattern
@@ -496,12 +483,10 @@ func WorstCaseOver(p *problem.Problem, objective problem.Objective, a Answer, hi
 func ExpectedOver(p *problem.Problem, b mech.Budget, a Answer, hint Hint) *verify.Certificate {
 	a.Alpha = nil
 	c := Expected(b, a)
-	// The levels as the checker reads the set (priors of the estimate's
-	// exact total), not a's: a column with an entry of 1e-18 under a box
-	// whose lower end is 0 on that letter has a least mass of that size,
-	// which the estimate's total of 1 + 1e-16 pours far more onto, and the
-	// two levels then differ by nats, not by rounding.
-	up, low := levelsOverSet(p.PriorSet, a.Mechanism, b)
+	// The levels audited over the set, as the checker reads it
+	// (mech.PriorSet.MinMass, to the last bit), whatever route gave a's:
+	// the level a document reports beside the certificate is held to it.
+	up, low, _ := leakage.LevelOver(p.PriorSet, a.Mechanism, b)
 	c.Epsilon = claimedLevel(up)
 	if b.Measure == mech.ALIP {
 		lo := claimedLevel(low)
