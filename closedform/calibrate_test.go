@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 )
@@ -244,15 +245,7 @@ func TestLeastLetterMassIsTheClosedForm(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 3))
 	for trial := range 300 {
 		n := 2 + rng.IntN(9)
-		pi := make(mech.Prior, n)
-		s := 0.0
-		for i := range pi {
-			pi[i] = 0.05 + rng.Float64()
-			s += pi[i]
-		}
-		for i := range pi {
-			pi[i] /= s
-		}
+		pi := randinst.Prior(rng, n, 0.05)
 		want := math.Inf(1)
 		var set *mech.PriorSet
 		var err error

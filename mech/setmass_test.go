@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
@@ -86,15 +87,7 @@ func TestSetMassIsTheExactFill(t *testing.T) {
 	tiny := []float64{0, 1e-18, 3e-200, 5e-324, 1e-300, 0.5, 1}
 	for trial := range 3000 {
 		n := 2 + rng.IntN(7)
-		pi := make([]float64, n)
-		total := 0.0
-		for k := range pi {
-			pi[k] = 0.05 + rng.Float64()
-			total += pi[k]
-		}
-		for k := range pi {
-			pi[k] /= total
-		}
+		pi := randinst.Prior(rng, n, 0.05)
 		pi[0] *= 1 + (rng.Float64()-0.5)*1e-9 // S within 1e-9 of 1, rarely 1
 		var s *mech.PriorSet
 		var err error
