@@ -816,3 +816,19 @@ func TestRobustLeastLengthensStalledProbes(t *testing.T) {
 	}
 	t.Logf("probes with 4 flat rounds first: %d; with 32: %d", probes[0], probes[1])
 }
+
+// Newton's estimates from refutations far below ε* can overshoot it time
+// after time: the probes just below them find mechanisms, and the proofs
+// from just above the lower end creep up on ε*. From the second such
+// mechanism on, the search probes 3% of the way from the estimate down to
+// the lower end, where a refutation near ε* gives the estimate and proof
+// that close the bracket. Here (counting-binomial at 32 letters, its
+// pattern of order 17, the box 0.8–1.25, seeded by the decision at 1 nat
+// as overset runs it) the search closes in 5 probes, where going back
+// above the lower end after each mechanism took 12.
+func TestRobustLeastProbesBelowAnOvershootingEstimate(t *testing.T) {
+	in, set := studyBox(t, "counting-binomial", 32)
+	pat := in.Utility.Order().Pattern(17)
+	b := leastAfterDecision(t, set, pat, 1, nil)
+	checkClosed(t, rand.New(rand.NewPCG(41, 6)), set, pat, b, 6)
+}

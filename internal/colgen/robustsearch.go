@@ -172,9 +172,11 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 	slow := 0
 	tried := math.NaN() // the lower end just above which a probe went
 	lastT, lastUpper := math.NaN(), math.NaN()
-	estimate := 0.0   // the last refuted probe's Newton estimate
-	secant := false   // the next probe goes to the secant's fixed point
-	repeated := false // the last two refutations gave one estimate
+	estimate := 0.0     // the last refuted probe's Newton estimate
+	atEstimate := false // the last probe went just below the estimate
+	overshoots := 0     // mechanisms found there
+	secant := false     // the next probe goes to the secant's fixed point
+	repeated := false   // the last two refutations gave one estimate
 	t := b.Lower + (b.Upper-b.Lower)/2
 	if b.Lower > 0 {
 		// The pruning or the cover's bound is often the answer: one
@@ -337,10 +339,20 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 			slow = 0
 		}
 		next := lo + (b.Upper-lo)/2
-		bySecant := secant
-		secant = false
+		bySecant, byEstimate := secant, atEstimate
+		secant, atEstimate = false, false
+		if byEstimate && r.Mechanism != nil {
+			overshoots++
+		}
 		if !proved && b.Alpha != nil && slow < 6 {
 			switch {
+			case byEstimate && r.Mechanism != nil && overshoots > 1:
+				// The estimates overshoot ε* again and again, and the
+				// proofs from just above the lower end lag: a probe a
+				// little below the estimate, refuted, gives the next
+				// estimate from a basis near ε*, and often the proof that
+				// closes the bracket.
+				next = max(lo+tol/2, estimate-max(tol, belowEstimate*(estimate-lo)))
 			case bySecant:
 				// A mechanism just above the secant's fixed point: ε*
 				// is most often within the tolerance below it, where a
@@ -390,7 +402,7 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 			// probe. Unless the last two refutations' bases gave the
 			// same estimate: the proofs lag there, not the estimate.
 			if estimate > lo && math.Abs(b.Upper-estimate) <= tol/4 && (repeated || !(fixed < estimate-tol)) {
-				next, secant = b.Upper-tol/2, false
+				next, secant, atEstimate = b.Upper-tol/2, false, true
 			}
 		}
 		t = min(next, max(lo+(b.Upper-lo)*0.999, b.Upper-tol/2))
@@ -422,6 +434,12 @@ const maxRestarts = 2
 // maxFailures is the number of probes of one search the engine may fail
 // (errStalled) before the search ends (endOnFailure).
 const maxFailures = 4
+
+// belowEstimate is how far below Newton's estimate, as a fraction of the
+// distance from the lower end, the search probes once probes just below
+// estimates have found mechanisms twice: an estimate from a refutation
+// far below ε* most often overshoots it by less than that.
+const belowEstimate = 0.03
 
 // maxStuck is the number of probes in a row at one ε that may come back
 // unsettled, a new master asked in between, before the search ends with
