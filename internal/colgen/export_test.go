@@ -27,3 +27,6 @@ func (g *RobustMaster) StallRounds() int { return g.stallRounds() }
 // SetStallRounds sets the flat pricing rounds after which g's next probes
 // end unsettled, for the tests of the package colgen_test.
 func (g *RobustMaster) SetStallRounds(k int) { g.setStallRounds(k) }
+
+// Deciding reports whether g's next probes are deciding ones (SetDecide).
+func (g *RobustMaster) Deciding() bool { return g.decide }

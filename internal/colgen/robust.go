@@ -223,6 +223,25 @@ func NewRobust(set *mech.PriorSet, pat mech.Pattern) (*RobustMaster, error) {
 // comes with the cover's proof (RobustBound), and no estimate.
 func (g *RobustMaster) SetDecide(on bool) { g.decide = on }
 
+// Decide is a deciding probe at eps (SetDecide) that does not give up on
+// a plateau: where the master's optimum stays flat past the probe's
+// rounds, it goes on with twice as many flat rounds, up to
+// maxStallGiveUp, before it comes back unsettled. A caller with no other
+// means than a large LP over the set saves that LP. The master's later
+// probes keep the flat rounds and the mode they had.
+func (g *RobustMaster) Decide(eps float64) (*RobustResult, error) {
+	decide, stall := g.decide, g.stall
+	defer func() { g.decide, g.stall = decide, stall }()
+	g.decide = true
+	for {
+		r, err := g.Probe(eps)
+		if err != nil || !r.Unsettled || g.stallRounds() >= maxStallGiveUp {
+			return r, err
+		}
+		g.setStallRounds(2 * g.stallRounds())
+	}
+}
+
 // patternCover is the pattern's fractional cover (SolveCover), computed
 // once for the master's life; nil when the cover LP fails.
 func (g *RobustMaster) patternCover() *Cover {

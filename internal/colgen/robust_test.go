@@ -832,3 +832,63 @@ func TestRobustLeastProbesBelowAnOvershootingEstimate(t *testing.T) {
 	b := leastAfterDecision(t, set, pat, 1, nil)
 	checkClosed(t, rand.New(rand.NewPCG(41, 6)), set, pat, b, 6)
 }
+
+// A deciding probe whose master keeps its optimum flat past the flat
+// rounds a probe is given comes back unsettled, and a caller with nothing
+// else would go to the LP over the set (one such decision at 100 letters
+// ran for minutes). Decide goes on with twice the flat rounds, up to
+// maxStallGiveUp, and settles it: here abs-zipf at 32 letters, the
+// pattern of utility ≥ −15 over the box 0.5–2 times the prior, at 1 nat,
+// unsettled after 32 flat rounds and refuted with more. The verdict is
+// checked by the dualised LP at 1 nat (infeasible), and the master's
+// later probes keep their flat rounds and mode.
+func TestRobustDecideGoesOnPastAPlateau(t *testing.T) {
+	f, err := instance.Lookup("abs-zipf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := f.New(32, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := boxAround(in.Prior, 0.5, 2)
+	pat := in.Utility.Pattern(-15)
+	g, err := colgen.NewRobust(set, pat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.SetDecide(true)
+	if r, err := g.Probe(1); err != nil || !r.Unsettled {
+		t.Fatalf("the plain deciding probe: %+v, %v; want it unsettled, the case this test is for", r, err)
+	}
+	h, err := colgen.NewRobust(set, pat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stall := h.StallRounds()
+	r, err := h.Decide(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Unsettled || r.Mechanism != nil {
+		t.Fatalf("Decide: unsettled %v, mechanism %v; want a refutation", r.Unsettled, r.Mechanism != nil)
+	}
+	if h.Deciding() || h.StallRounds() != stall {
+		t.Errorf("after Decide the master decides %v with %d flat rounds, want false and %d", h.Deciding(), h.StallRounds(), stall)
+	}
+	slv, err := solver.Get("revised")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := polytope.BuildRobust(polytope.Spec{Prior: set.Center, Budget: mech.Budget{Measure: mech.PML, Epsilon: 1}, Pattern: pat}, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sol, err := slv.Solve(mod.LP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sol.Status != solver.Infeasible {
+		t.Errorf("the dualised LP at 1 nat: %v, want infeasible as Decide found", sol.Status)
+	}
+}

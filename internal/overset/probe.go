@@ -187,9 +187,7 @@ func probeByColumns(ctx context.Context, p *problem.Problem, pat mech.Pattern, e
 		return nil, nil, false
 	}
 	g.SetStop(func() bool { return ctx.Err() != nil })
-	g.SetDecide(true)
-	r, err := g.Probe(eps)
-	g.SetDecide(false)
+	r, err := g.Decide(eps)
 	if err != nil || r.Unsettled {
 		return nil, nil, false
 	}

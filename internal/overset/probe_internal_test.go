@@ -153,3 +153,21 @@ func TestRobustLPStopsWithTheContext(t *testing.T) {
 		}
 	}
 }
+
+// The notice before a worst-case search goes to the LP over the set says
+// why at every size: past the master's letters, that it does not serve
+// them; below, that its master did not settle (a search at 100 letters
+// went there silently for minutes).
+func TestLPNoteSaysWhy(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want string
+	}{
+		{100, "the column generation over the prior set did not settle: deciding the worst case by the 100×101 LP over the set with revised, which can take long"},
+		{robustColumnsMaxLetters + 1, "the column generation over the prior set serves up to 512 letters: deciding the worst case by the 513×101 LP over the set with revised, which can take long"},
+	} {
+		if got := lpNote(c.n, 101, "revised", "deciding the worst case"); got != c.want {
+			t.Errorf("%d letters: %q, want %q", c.n, got, c.want)
+		}
+	}
+}

@@ -121,9 +121,9 @@ func BestWorstCase(ctx context.Context, p *problem.Problem, eps float64, o Optio
 		if m, g, ok := probeByColumns(ctx, p, pat, e); ok {
 			return m, g, nil
 		}
-		if n := len(p.Prior); !told && n > robustColumnsMaxLetters && o.Expected.Notify != nil {
+		if !told && o.Expected.Notify != nil {
 			told = true
-			o.Expected.Notify(fmt.Sprintf("the column generation over the prior set serves up to %d letters: deciding the worst case by the %d×%d LP over the set with %s, which can take long", robustColumnsMaxLetters, n, len(pat[0]), slv.Name()))
+			o.Expected.Notify(lpNote(len(p.Prior), len(pat[0]), slv.Name(), "deciding the worst case"))
 		}
 		m, _, n, err := solveLP(ctx, mechSpec(p.Prior, pat, e), set, slv)
 		lps += n
@@ -199,6 +199,9 @@ func LeastEpsilon(ctx context.Context, p *problem.Problem, pat mech.Pattern, sta
 			return Bracket{Lower: min(pruning, up), Upper: up, Mechanism: start}, nil
 		}
 	}
+	if o.Expected.Notify != nil {
+		o.Expected.Notify(lpNote(len(p.Prior), len(pat[0]), o.Solver.Name(), "bracketing the least ε"))
+	}
 	var hint certificate.Hint
 	r.Lower, hint = lowerAtSetPriors(ctx, p, pat, o)
 	r.Proofs = []certificate.Hint{hint}
@@ -252,4 +255,16 @@ func lowerAtSetPriors(ctx context.Context, p *problem.Problem, pat mech.Pattern,
 		}
 	}
 	return best, hint
+}
+
+// lpNote is the notice before a worst-case search over the set goes to
+// the LP over the set (what, an n×m one, on the backend named slv):
+// past robustColumnsMaxLetters because the column generation does not
+// serve that size, below it because its master did not settle.
+func lpNote(n, m int, slv, what string) string {
+	why := "the column generation over the prior set did not settle"
+	if n > robustColumnsMaxLetters {
+		why = fmt.Sprintf("the column generation over the prior set serves up to %d letters", robustColumnsMaxLetters)
+	}
+	return fmt.Sprintf("%s: %s by the %d×%d LP over the set with %s, which can take long", why, what, n, m, slv)
 }
