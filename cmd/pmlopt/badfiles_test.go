@@ -250,6 +250,25 @@ func TestPriorFromCSV(t *testing.T) {
 	refused(t, "an empty cell", code, exitError, stdout, stderr, holes+`: column "x", line 3: empty value (drop the record or give it a value)`)
 	assert.NoFileExists(t, out)
 
+	// In a file of one column a blank line is such a missing answer
+	// (encoding/csv would skip it), and in one of several a record with no
+	// values: refused with its line, counted after a quoted field that
+	// spans two lines. A quoted line break and blank lines at the end are
+	// no record.
+	for _, c := range []struct{ name, text, want string }{
+		{"blank1.csv", "x\n1\n\n2\n", "line 3: empty line, a record with no value (drop the line, or give the record its value)"},
+		{"blank2.csv", "x,y\n1,\"a\r\nb\"\r\n2,c\r\n\r\n2,d\r\n", "line 5: empty line, a record with no value (drop the line, or give the record its value)"},
+	} {
+		path := csvFile(c.name, c.text)
+		stdout, stderr, code := cli(t, "new", "--prior-from", path, "--column", "x", "--utility", "abs", "--epsilon", "1", "-o", out)
+		refused(t, c.name, code, exitError, stdout, stderr, path+": "+c.want)
+		assert.NoFileExists(t, out)
+	}
+	tail := csvFile("tail.csv", "x,y\n1,\"a\nb\"\n2,c\n2,d\n\n\n")
+	got, stderr, code = cli(t, append([]string{"new", "--prior-from", tail}, args...)...)
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, want, got)
+
 	dup := csvFile("dup.csv", "x,x\n1,3\n2,4\n")
 	stdout, stderr, code = cli(t, append([]string{"new", "--prior-from", dup}, args...)...)
 	refused(t, "two columns x", code, exitError, stdout, stderr, dup+`: column "x" appears twice in the header (columns 1 and 2)`)

@@ -6,13 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // readCSVHeader reads the header of the CSV text r, from the file path,
-// and returns a reader positioned at the first record. A UTF-8 byte order
-// mark, which spreadsheet programs write, is no part of the first column's
-// name.
-func readCSVHeader(r io.Reader, path string) (*csv.Reader, []string, error) {
+// and returns the reader of the records after it (csvRecords). A UTF-8
+// byte order mark, which spreadsheet programs write, is no part of the
+// first column's name.
+func readCSVHeader(r io.Reader, path string) (*csvRecords, []string, error) {
 	br := bufio.NewReader(r)
 	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" {
 		br.Discard(3)
@@ -25,7 +26,45 @@ func readCSVHeader(r io.Reader, path string) (*csv.Reader, []string, error) {
 		}
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return cr, header, nil
+	rs := &csvRecords{Reader: cr}
+	rs.next = rs.after(header)
+	return rs, header, nil
+}
+
+// csvRecords reads the records of a CSV file after its header, refusing
+// a blank line between two of them. encoding/csv skips blank lines; but a
+// file of one column has one answer per line, and a blank line there is
+// a missing answer, which counted as nothing would build the prior from
+// fewer records than the file holds. In a file of several columns it is a
+// record with no values. Blank lines after the last record are the
+// file's end.
+type csvRecords struct {
+	*csv.Reader
+	next int // the line the next record starts on
+}
+
+// Read returns the next record, io.EOF after the last, or an error that
+// names the first blank line before it.
+func (c *csvRecords) Read() ([]string, error) {
+	rec, err := c.Reader.Read()
+	if err != nil {
+		return rec, err
+	}
+	if line, _ := c.FieldPos(0); line > c.next {
+		return nil, fmt.Errorf("line %d: empty line, a record with no value (drop the line, or give the record its value)", c.next)
+	}
+	c.next = c.after(rec)
+	return rec, nil
+}
+
+// after is the line after the record rec just read: the line it starts on
+// plus the line breaks inside its quoted fields.
+func (c *csvRecords) after(rec []string) int {
+	line, _ := c.FieldPos(0)
+	for _, f := range rec {
+		line += strings.Count(f, "\n")
+	}
+	return line + 1
 }
 
 // headerColumn returns the index of the column called name in header,
