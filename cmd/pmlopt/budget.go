@@ -43,7 +43,9 @@ func (v verdict) String() string {
 	} else {
 		level = fmt.Sprintf("%s %s", v.Budget.Measure, num(v.Level))
 	}
-	if v.OverSet {
+	if v.OverSet && v.Budget.Measure != mech.LDP {
+		// LDP does not depend on the prior: its level is the same
+		// whatever the set.
 		level += " over the prior set"
 	}
 	// The budget in the words of compare's budget row, "pml ε = 1".

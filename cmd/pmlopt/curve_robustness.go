@@ -47,9 +47,14 @@ const (
 	overSimplex  = "simplex"
 )
 
-// percent writes a level as a percentage: 0.9 as "90%", 0.995 as "99.5%".
+// percent writes a level as a percentage: 0.9 as "90%", 0.995 as "99.5%";
+// a positive level that rounds to 0 in six decimals in three digits,
+// 5e-324 as "4.94e-322%", not as the 0% that no set has.
 func percent(level float64) string {
-	return strconv.FormatFloat(math.Round(level*1e8)/1e6, 'f', -1, 64) + "%"
+	if r := math.Round(level*1e8) / 1e6; r != 0 || !(level > 0) {
+		return strconv.FormatFloat(r, 'f', -1, 64) + "%"
+	}
+	return strconv.FormatFloat(level*100, 'g', 3, 64) + "%"
 }
 
 // label names the series in the table and the plot's legend.

@@ -421,3 +421,16 @@ func TestCurveRobustnessStoppedBySignal(t *testing.T) {
 	first, _, _ := strings.Cut(stdout, "\n")
 	assert.Regexp(t, `^# partial curve, stopped by SIGINT: \d+ of 60 budgets left \(90% box pml ε = [0-9., ]+; every prior \(ldp\) ldp ε = 0\.5, `, first)
 }
+
+// A level is written in percent with up to six decimals, and a positive
+// one below that in three digits rather than as 0%.
+func TestPercent(t *testing.T) {
+	for _, c := range []struct {
+		level float64
+		want  string
+	}{{0.9, "90%"}, {0.995, "99.5%"}, {0.95, "95%"}, {1e-10, "1e-08%"}, {5e-324, "4.94e-322%"}, {0, "0%"}} {
+		if got := percent(c.level); got != c.want {
+			t.Errorf("percent(%g) = %q, want %q", c.level, got, c.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -55,6 +56,16 @@ prior_set: {lower: [0.2, 0.4, 0.2], upper: [0.3, 0.6, 0.3]}
 	assert.Contains(t, text, "PML over the prior set")
 	assert.Contains(t, text, "exceeds the budget by")
 	assert.Contains(t, text, "over the prior set against the budget pml ε = 0.6")
+
+	// Under an LDP budget the verdict's level is the same at every prior
+	// (the largest ratio of two entries of one column: 0.95/0.25 in the
+	// first, 0.75/0.05 = 15 in the second, so log 15), and the words say
+	// no set.
+	ldp := filepath.Join(dir, "ldp.yaml")
+	require.NoError(t, os.WriteFile(ldp, []byte(strings.Replace(body, "{measure: pml, epsilon: 0.6}", "{measure: ldp, epsilon: 3}", 1)), 0o644))
+	text, serr, code := cli(t, "audit", ldp)
+	require.Equal(t, 0, code, serr)
+	assert.Contains(t, text, "within budget: ldp "+num(math.Log(15))+" against the budget ldp ε = 3")
 
 	// sample refuses the mechanism for the same reason, and writes nothing.
 	out, stderr, code := cli(t, "sample", f, "--input", td+"records.csv", "--column", "count", "--seed", "1")
