@@ -147,8 +147,13 @@ const (
 	// leanSoftRel is the ratio of a pair's own pivot (its curvature left
 	// after its b) to its output's largest row weight below which the
 	// pair is soft: held by its output's dense row and its row sum only,
-	// which weigh that much more (dualSoftRel).
-	leanSoftRel = 1e-6
+	// which weigh that much more, and carried by a deflation direction of
+	// its own. It is a hundredth of dualSoftRel: the lean blocks form a
+	// pivot as a sum of terms of one sign, which keeps its digits down
+	// to there, and each pinned pair is one more direction in a system
+	// whose factorisation is cubic in their number; pinned from 1e-6 on,
+	// more runs stalled short of the gap, not fewer (docs/performance.md).
+	leanSoftRel = 1e-8
 	// leanExactGap is the relative gap and residual below which the
 	// iterations deflate and refine their directions. Further from the
 	// optimum the steps are held back by the caps the entries are

@@ -45,7 +45,7 @@ func TestLeanBallTwoMatchesTheLP(t *testing.T) {
 }
 
 // leanBallTwoStall is a problem on which the lean ball route for two
-// sides does not settle at either step length: coarse at 5 letters under
+// sides does not settle at either step length: coarse at 7 letters under
 // LIP at 5 nats over the ball of radius 0.3, with its estimate and rates.
 func leanBallTwoStall(t *testing.T) (RobustProblem, mech.Prior, float64, float64, bool) {
 	t.Helper()
@@ -53,7 +53,7 @@ func leanBallTwoStall(t *testing.T) (RobustProblem, mech.Prior, float64, float64
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := f.New(5, 2026)
+	in, err := f.New(7, 2026)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func leanBallTwoStall(t *testing.T) (RobustProblem, mech.Prior, float64, float64
 }
 
 // TestSolveRobustPastLeanBallTwo: where the lean ball route for two sides
-// does not settle (coarse at 5 letters under LIP at 5 nats over the ball
+// does not settle (coarse at 7 letters under LIP at 5 nats over the ball
 // of radius 0.3: its iterations stall near a relative gap of 1e-8),
 // SolveRobust answers as the routes past it do
 // (solveRobustRounds), bit for bit.
