@@ -18,7 +18,8 @@ type verdict struct {
 	// Excess is how far the mechanism exceeds the budget: the larger of
 	// level − ε and, for ALIP, ε_l-level − ε_l; negative or 0 within it.
 	Excess float64
-	// OverSet reports levels taken over a problem's prior set.
+	// OverSet reports levels taken over a problem's prior set (never
+	// for LDP, which is the same at every prior).
 	OverSet bool
 }
 
@@ -43,9 +44,7 @@ func (v verdict) String() string {
 	} else {
 		level = fmt.Sprintf("%s %s", v.Budget.Measure, num(v.Level))
 	}
-	if v.OverSet && v.Budget.Measure != mech.LDP {
-		// LDP does not depend on the prior: its level is the same
-		// whatever the set.
+	if v.OverSet {
 		level += " over the prior set"
 	}
 	// The budget in the words of compare's budget row, "pml ε = 1".

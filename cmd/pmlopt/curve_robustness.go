@@ -48,13 +48,15 @@ const (
 )
 
 // percent writes a level as a percentage: 0.9 as "90%", 0.995 as "99.5%";
-// a positive level that rounds to 0 in six decimals in three digits,
-// 5e-324 as "4.94e-322%", not as the 0% that no set has.
+// a level strictly between 0 and 1 that six decimals would round to 0%
+// or 100%, which no set has, in twelve digits: 5e-324 as
+// "4.94065645841e-322%".
 func percent(level float64) string {
-	if r := math.Round(level*1e8) / 1e6; r != 0 || !(level > 0) {
-		return strconv.FormatFloat(r, 'f', -1, 64) + "%"
+	r := math.Round(level*1e8) / 1e6
+	if (r == 0 && level > 0) || (r == 100 && level < 1) {
+		return strconv.FormatFloat(level*100, 'g', 12, 64) + "%"
 	}
-	return strconv.FormatFloat(level*100, 'g', 3, 64) + "%"
+	return strconv.FormatFloat(r, 'f', -1, 64) + "%"
 }
 
 // label names the series in the table and the plot's legend.

@@ -422,13 +422,13 @@ func TestCurveRobustnessStoppedBySignal(t *testing.T) {
 	assert.Regexp(t, `^# partial curve, stopped by SIGINT: \d+ of 60 budgets left \(90% box pml ε = [0-9., ]+; every prior \(ldp\) ldp ε = 0\.5, `, first)
 }
 
-// A level is written in percent with up to six decimals, and a positive
-// one below that in three digits rather than as 0%.
+// A level is written in percent with up to six decimals, and one that
+// would round to 0% or 100% in twelve digits.
 func TestPercent(t *testing.T) {
 	for _, c := range []struct {
 		level float64
 		want  string
-	}{{0.9, "90%"}, {0.995, "99.5%"}, {0.95, "95%"}, {1e-10, "1e-08%"}, {5e-324, "4.94e-322%"}, {0, "0%"}} {
+	}{{0.9, "90%"}, {0.995, "99.5%"}, {0.95, "95%"}, {1e-10, "1e-08%"}, {5e-324, "4.94065645841e-322%"}, {0, "0%"}, {0.9999999999, "99.99999999%"}, {1, "100%"}} {
 		if got := percent(c.level); got != c.want {
 			t.Errorf("percent(%g) = %q, want %q", c.level, got, c.want)
 		}

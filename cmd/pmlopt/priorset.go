@@ -22,7 +22,7 @@ func judgeProblem(p *problem.Problem, m mech.Mechanism, b mech.Budget) verdict {
 // judgeOver is judge with every prior-dependent level taken over the set
 // (LDP does not depend on the prior).
 func judgeOver(s *mech.PriorSet, m mech.Mechanism, b mech.Budget) verdict {
-	v := verdict{Budget: b, OverSet: true}
+	v := verdict{Budget: b, OverSet: b.Measure != mech.LDP}
 	v.Level, v.Lower, v.Excess = leakage.LevelOver(s, m, b)
 	return v
 }

@@ -276,8 +276,8 @@ func checkClosed(t *testing.T, rng *rand.Rand, set *mech.PriorSet, pat mech.Patt
 }
 
 // leastAfterDecision is the search of the pattern over the set as
-// overset's BestWorstCase runs it: seeded by the master of a decision at
-// eps that found a mechanism, and by that mechanism, the search's first
+// overset's BestWorstCase runs it where its decision settles in one
+// probe: seeded by the master of a decision at eps that found a mechanism, and by that mechanism, the search's first
 // probe failing with fail where it is not nil; the master is left with
 // its probes not marked far. Each of opts is applied to the master first.
 func leastAfterDecision(t *testing.T, set *mech.PriorSet, pat mech.Pattern, eps float64, fail error, opts ...func(*colgen.RobustMaster)) colgen.RobustBracket {
@@ -824,19 +824,20 @@ func TestRobustLeastLengthensStalledProbes(t *testing.T) {
 // the lower end, where a refutation near ε* gives the estimate and proof
 // that close the bracket. Here (counting-binomial at 32 letters, its
 // pattern of order 17, the box 0.8–1.25, seeded by the decision at 1 nat
-// as overset runs it) the search closes in 5 probes, where going back
-// above the lower end after each mechanism took 12.
+// as overset runs it) the search closes in 5 to 8 probes, by the build
+// (the vector kernels' rounding, the cover's LP engine), where going back
+// above the lower end after each mechanism takes 11 or 12.
 func TestRobustLeastProbesBelowAnOvershootingEstimate(t *testing.T) {
 	in, set := studyBox(t, "counting-binomial", 32)
 	pat := in.Utility.Order().Pattern(17)
 	b := leastAfterDecision(t, set, pat, 1, nil)
-	checkClosed(t, rand.New(rand.NewPCG(41, 6)), set, pat, b, 6)
+	checkClosed(t, rand.New(rand.NewPCG(41, 6)), set, pat, b, 9)
 }
 
 // A deciding probe whose master keeps its optimum flat past the flat
 // rounds a probe is given comes back unsettled, and a caller with nothing
-// else would go to the LP over the set (one such decision at 100 letters
-// ran for minutes). Decide goes on with twice the flat rounds, up to
+// else would go to the LP over the set, which at 100 letters is far
+// dearer than more pricing rounds. Decide goes on with twice the flat rounds, up to
 // maxStallGiveUp, and settles it: here abs-zipf at 32 letters, the
 // pattern of utility ≥ −15 over the box 0.5–2 times the prior, at 1 nat,
 // unsettled after 32 flat rounds and refuted with more. The verdict is

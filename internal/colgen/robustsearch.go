@@ -190,6 +190,10 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 		if err := ctx.Err(); err != nil {
 			return b, err
 		}
+		// Whether this probe goes just below the estimate, read before
+		// the ladder's and the upper end's steps go on without it.
+		byEstimate := atEstimate
+		atEstimate = false
 		width := b.Upper - max(b.Lower, steer)
 		before := b.Lower
 		// Far below the ε* that Newton's estimate (or the upper end)
@@ -339,8 +343,8 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 			slow = 0
 		}
 		next := lo + (b.Upper-lo)/2
-		bySecant, byEstimate := secant, atEstimate
-		secant, atEstimate = false, false
+		bySecant := secant
+		secant = false
 		if byEstimate && r.Mechanism != nil {
 			overshoots++
 		}

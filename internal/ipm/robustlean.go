@@ -151,8 +151,8 @@ const (
 	// its own. It is a hundredth of dualSoftRel: the lean blocks form a
 	// pivot as a sum of terms of one sign, which keeps its digits down
 	// to there, and each pinned pair is one more direction in a system
-	// whose factorisation is cubic in their number; pinned from 1e-6 on,
-	// more runs stalled short of the gap, not fewer (docs/performance.md).
+	// whose factorisation is cubic in their number (docs/performance.md
+	// compares the two).
 	leanSoftRel = 1e-8
 	// leanExactGap is the relative gap and residual below which the
 	// iterations deflate and refine their directions. Further from the

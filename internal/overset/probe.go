@@ -161,7 +161,8 @@ func leastByColumnsFrom(ctx context.Context, p *problem.Problem, pat mech.Patter
 }
 
 // probeByColumns answers whether a mechanism with the pattern keeps
-// ε-PML over the set by one probe of colgen's robust master: the
+// ε-PML over the set by a deciding probe of colgen's robust master
+// (RobustMaster.Decide, which goes on past a plateau): the
 // mechanism (audited over the set) or nil, and the master when one was
 // probed (its columns start a search of the same pattern). ok is false
 // when the master did not settle or failed: the caller then asks the LP.

@@ -156,8 +156,7 @@ func TestRobustLPStopsWithTheContext(t *testing.T) {
 
 // The notice before a worst-case search goes to the LP over the set says
 // why at every size: past the master's letters, that it does not serve
-// them; below, that its master did not settle (a search at 100 letters
-// went there silently for minutes).
+// them; below, that its master did not settle.
 func TestLPNoteSaysWhy(t *testing.T) {
 	for _, c := range []struct {
 		n    int

@@ -121,6 +121,9 @@ func BestWorstCase(ctx context.Context, p *problem.Problem, eps float64, o Optio
 		if m, g, ok := probeByColumns(ctx, p, pat, e); ok {
 			return m, g, nil
 		}
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err // stopped, not unsettled
+		}
 		if !told && o.Expected.Notify != nil {
 			told = true
 			o.Expected.Notify(lpNote(len(p.Prior), len(pat[0]), slv.Name(), "deciding the worst case"))
