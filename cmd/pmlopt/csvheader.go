@@ -26,9 +26,8 @@ func readCSVHeader(r io.Reader, path string) (*csvRecords, []string, error) {
 		}
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	rs := &csvRecords{Reader: cr}
-	rs.next = rs.after(header)
-	return rs, header, nil
+	line, _ := cr.FieldPos(0)
+	return &csvRecords{Reader: cr, next: lineAfter(line, header)}, header, nil
 }
 
 // csvRecords reads the records of a CSV file after its header, refusing
@@ -50,17 +49,17 @@ func (c *csvRecords) Read() ([]string, error) {
 	if err != nil {
 		return rec, err
 	}
-	if line, _ := c.FieldPos(0); line > c.next {
+	line, _ := c.FieldPos(0)
+	if line > c.next {
 		return nil, fmt.Errorf("line %d: empty line, a record with no value (drop the line, or give the record its value)", c.next)
 	}
-	c.next = c.after(rec)
+	c.next = lineAfter(line, rec)
 	return rec, nil
 }
 
-// after is the line after the record rec just read: the line it starts on
+// lineAfter is the line after the record rec that starts on line: that line
 // plus the line breaks inside its quoted fields.
-func (c *csvRecords) after(rec []string) int {
-	line, _ := c.FieldPos(0)
+func lineAfter(line int, rec []string) int {
 	for _, f := range rec {
 		line += strings.Count(f, "\n")
 	}

@@ -837,22 +837,17 @@ func TestRobustLeastProbesBelowAnOvershootingEstimate(t *testing.T) {
 // A deciding probe whose master keeps its optimum flat past the flat
 // rounds a probe is given comes back unsettled, and a caller with nothing
 // else would go to the LP over the set, which at 100 letters is far
-// dearer than more pricing rounds. Decide goes on with twice the flat rounds, up to
-// maxStallGiveUp, and settles it: here abs-zipf at 32 letters, the
+// dearer than more pricing rounds. Decide goes on with twice the flat
+// rounds, up to maxStallGiveUp, and settles it: here abs-zipf at 32 letters, the
 // pattern of utility ≥ −15 over the box 0.5–2 times the prior, at 1 nat,
 // unsettled after 32 flat rounds and refuted with more. The verdict is
 // checked by the dualised LP at 1 nat (infeasible), and the master's
 // later probes keep their flat rounds and mode.
 func TestRobustDecideGoesOnPastAPlateau(t *testing.T) {
-	f, err := instance.Lookup("abs-zipf")
+	in, set, err := randinst.FamilyBox("abs-zipf", 32, 1, 0.5, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := f.New(32, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set := boxAround(in.Prior, 0.5, 2)
 	pat := in.Utility.Pattern(-15)
 	g, err := colgen.NewRobust(set, pat)
 	if err != nil {
