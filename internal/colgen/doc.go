@@ -45,7 +45,10 @@
 // for any y), and
 // falls back on the master's own duals when the mean prices nothing in.
 // Without it the duals oscillate from round to round near λ = 1 and a
-// probe can run for a thousand rounds.
+// probe can run for a thousand rounds. A RobustMaster of 64 rows and more
+// adapts the centre's weight round by round instead of taking the mean
+// (automatic smoothing, RobustMaster.smoothing): towards the duals where
+// the Lagrangian bound rises that way, towards the centre otherwise.
 //
 // # Scaling
 //

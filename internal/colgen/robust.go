@@ -327,6 +327,7 @@ func (g *RobustMaster) price(yp, y []float64) (int, float64) {
 		g.work.full = make([]float64, n)
 	}
 	full := g.work.full
+	g.work.topVal = math.Inf(-1)
 	for j, rows := range g.allowed {
 		if len(rows) == 0 {
 			continue
@@ -358,6 +359,9 @@ func (g *RobustMaster) price(yp, y []float64) (int, float64) {
 		v, val, ok := setColumn(g.set, yp, rows, g.mu, &g.work)
 		if ok {
 			best = max(best, val)
+			if val > g.work.topVal {
+				g.work.top, g.work.topVal = append(g.work.top[:0], v...), val
+			}
 		}
 		if !ok || val <= priceTol {
 			continue
@@ -425,6 +429,78 @@ func (g *RobustMaster) price(yp, y []float64) (int, float64) {
 	return added, best
 }
 
+// smoothing returns the centre's weight for the next pricing round by
+// the automatic smoothing rule of Pessoa, Sadykov, Uchoa and Vanderbeck
+// (2018): where the Lagrangian bound rises from the priced point yp
+// towards the master's duals y (its supergradient at yp, d, has d·(y −
+// centre) > 0), the weight falls by smoothStep, and otherwise it rises by
+// smoothStep of its distance to 1, within [stabAlpha, smoothCap].
+func (g *RobustMaster) smoothing(weight float64, yp, y, centre []float64, best float64) float64 {
+	d := g.supergradient(yp, best)
+	dot := 0.0
+	for i := range y {
+		dot += d[i] * (y[i] - centre[i])
+	}
+	if dot > 0 {
+		return max(stabAlpha, weight-smoothStep)
+	}
+	return min(smoothCap, weight+smoothStep*(1-weight))
+}
+
+// supergradient returns a supergradient at yp of lagrangian's bound
+// Σ y + Σπ̂ · min(min_i (1 − y_i)/π̂_i, −max(best, 0)/μ), a concave
+// function of y (best(y), the largest y·v over the outputs' slices, is
+// convex): 1 − (Σπ̂/μ)·v where the column term is the least and v is the
+// column price found with the largest yp·v = best, 1 − (Σπ̂/π̂_i)·e_i where
+// input i's slack term is, 1 where best ≤ 0 leaves the constant 0 the
+// least. It is work's scratch, valid until the next call.
+func (g *RobustMaster) supergradient(yp []float64, best float64) []float64 {
+	center := g.set.Center
+	mass := 0.0
+	slack, at := math.Inf(1), -1
+	for i, p := range center {
+		mass += p
+		if v := (1 - yp[i]) / p; v < slack {
+			slack, at = v, i
+		}
+	}
+	if len(g.work.grad) != len(yp) {
+		g.work.grad = make([]float64, len(yp))
+	}
+	d := g.work.grad
+	col := -max(best, 0) / g.mu
+	for i := range d {
+		d[i] = 1
+	}
+	switch {
+	case slack < col:
+		d[at] -= mass / center[at]
+	case best > 0 && g.work.topVal > math.Inf(-1):
+		for i, v := range g.work.top {
+			d[i] -= mass * v / g.mu
+		}
+	}
+	return d
+}
+
+// smoothStep and smoothCap are the automatic smoothing's step and its
+// largest weight, those of Pessoa et al. (2018); the least weight is
+// stabAlpha, the fixed weight it replaces, below which the probes near ε*
+// price at duals that oscillate. Masters of smoothMinRows rows and more
+// adapt the weight: from the slacks alone, a master of a couple of
+// hundred rows covers most inputs in its first round and then keeps its
+// optimum flat while the duals of the fixed weight creep towards the
+// centre for hundreds of rounds, where the adapted weight climbs towards
+// smoothCap and ends the plateau in a fifth of the rounds. On smaller
+// masters the fixed weight does as well or better over the instance
+// families (docs/performance.md, "Automatic smoothing of the robust
+// master").
+const (
+	smoothStep    = 0.1
+	smoothCap     = 0.99
+	smoothMinRows = 64
+)
+
 // lagrangian is a lower bound on the full master's optimum (every column
 // of every output's cone) from duals y and best ≥ the largest y·v over the
 // outputs' slices: every point of the master has Σ_c w_c π̂·v_c + π̂·s =
@@ -485,6 +561,7 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 	var stalled RobustResult // the best proof of the flat rounds
 	refuted := false         // a deciding probe's Lagrangian bound settled it
 	var objs []float64       // the master's optimum of each round
+	smooth := stabAlpha      // the centre's weight in the priced duals (smoothing)
 	for rounds := 0; ; rounds++ {
 		if g.stop != nil && g.stop() {
 			return nil, ErrStopped
@@ -533,18 +610,22 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 				break
 			}
 		}
-		// Wentges: price at the mean of the duals and the centre, the
-		// duals with the best Lagrangian bound so far; at the duals
-		// themselves when that prices nothing in.
+		// Wentges: price between the duals and the centre, the duals
+		// with the best Lagrangian bound so far, with the weight that
+		// smoothing adapts; at the duals themselves when that prices
+		// nothing in.
 		yp := y
 		if centre != nil {
 			yp = mixed
 			for i := range yp {
-				yp[i] = stabAlpha*centre[i] + (1-stabAlpha)*y[i]
+				yp[i] = smooth*centre[i] + (1-smooth)*y[i]
 			}
 		}
 		added, best := g.price(yp, y)
 		lb := g.lagrangian(yp, best)
+		if centre != nil && n >= smoothMinRows {
+			smooth = g.smoothing(smooth, yp, y, centre, best)
+		}
 		if centre == nil || lb > centreLB {
 			centre, centreLB = append(centre[:0], yp...), lb
 		}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/mech"
 )
 
@@ -17,15 +18,7 @@ func TestSetMinPositiveIsTheMinimum(t *testing.T) {
 	rng := rand.New(rand.NewPCG(37, 9))
 	for trial := range 200 {
 		n := 3 + rng.IntN(6)
-		pi := make(mech.Prior, n)
-		s := 0.0
-		for i := range pi {
-			pi[i] = 0.1 + rng.Float64()
-			s += pi[i]
-		}
-		for i := range pi {
-			pi[i] /= s
-		}
+		pi := randinst.Prior(rng, n, 0.1)
 		var set *mech.PriorSet
 		if trial%2 == 0 {
 			l, u := make([]float64, n), make([]float64, n)
@@ -101,15 +94,7 @@ func TestSetColumnKeepsTheSetAndIsBest(t *testing.T) {
 	var w priceWork
 	for trial := range 200 {
 		n := 3 + rng.IntN(6)
-		pi := make(mech.Prior, n)
-		s := 0.0
-		for i := range pi {
-			pi[i] = 0.1 + rng.Float64()
-			s += pi[i]
-		}
-		for i := range pi {
-			pi[i] /= s
-		}
+		pi := randinst.Prior(rng, n, 0.1)
 		var set *mech.PriorSet
 		if trial%2 == 0 {
 			l, u := make([]float64, n), make([]float64, n)
@@ -184,15 +169,7 @@ func TestSetPriceBoundIsTheOptimum(t *testing.T) {
 	var w, scan priceWork
 	for trial := range 400 {
 		n := 3 + rng.IntN(8)
-		pi := make(mech.Prior, n)
-		s := 0.0
-		for i := range pi {
-			pi[i] = 0.1 + rng.Float64()
-			s += pi[i]
-		}
-		for i := range pi {
-			pi[i] /= s
-		}
+		pi := randinst.Prior(rng, n, 0.1)
 		var set *mech.PriorSet
 		box := trial%2 == 0
 		if box {
@@ -286,15 +263,7 @@ func TestBestPriorReachesTheLeast(t *testing.T) {
 	rng := rand.New(rand.NewPCG(37, 12))
 	for trial := range 300 {
 		n := 3 + rng.IntN(8)
-		pi := make(mech.Prior, n)
-		s := 0.0
-		for i := range pi {
-			pi[i] = 0.1 + rng.Float64()
-			s += pi[i]
-		}
-		for i := range pi {
-			pi[i] /= s
-		}
+		pi := randinst.Prior(rng, n, 0.1)
 		var set *mech.PriorSet
 		if trial%2 == 0 {
 			l, u := make([]float64, n), make([]float64, n)

@@ -268,6 +268,11 @@ type priceWork struct {
 	segs     []segment
 	kinks    []kink
 	rho      float64 // setPriceBound's minimiser
+	// price's column of the largest value in a round, and that value
+	// (−Inf before any): the supergradient of smoothing.
+	top    []float64
+	topVal float64
+	grad   []float64 // supergradient's result
 	// The inputs with c_k ≥ 0, all at 1: their value and their mass
 	// pos1·τ + pos2·(1 − τ).
 	posVal, pos1, pos2 float64

@@ -1,0 +1,128 @@
+package colgen
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/pmlopt/pmlopt/internal/randinst"
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+// exactLagrangian is lagrangian's bound at y with best the largest y·v
+// over the outputs' slices as setPriceBound proves it (the dual's least
+// value, exact by strong duality), not as the pricing's golden sections
+// find it.
+func exactLagrangian(g *RobustMaster, y []float64) float64 {
+	var w priceWork
+	best := math.Inf(-1)
+	for _, rows := range g.allowed {
+		if len(rows) > 0 {
+			best = max(best, setPriceBound(g.set, y, rows, g.mu, &w))
+		}
+	}
+	return g.lagrangian(y, best)
+}
+
+// The automatic smoothing steers by a supergradient of the Lagrangian
+// bound at the priced point: the bound at any other duals lies on or
+// below the plane it spans (the bound is concave), up to what the
+// pricing's column falls short of the exact best; and the weight moves
+// the way that plane says, within its limits.
+func TestSmoothingSteersByASupergradient(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 3))
+	planes, slackPlanes := 0, 0
+	for trial := range 120 {
+		n, m := 4+rng.IntN(6), 3+rng.IntN(4)
+		pi := randinst.Prior(rng, n, 0.1)
+		var set *mech.PriorSet
+		if trial%2 == 0 {
+			l, u := make([]float64, n), make([]float64, n)
+			for i, v := range pi {
+				l[i], u[i] = v*(0.5+0.5*rng.Float64()), math.Min(1, v*(1+rng.Float64()))
+			}
+			set, _ = mech.NewBoxSet(pi, l, u)
+		} else {
+			set, _ = mech.NewL1Set(pi, 0.3*rng.Float64())
+		}
+		pat := make(mech.Pattern, n)
+		for i := range pat {
+			pat[i] = make([]bool, m)
+			for j := range pat[i] {
+				pat[i][j] = rng.Float64() < 0.6
+			}
+			pat[i][rng.IntN(m)] = true
+		}
+		for j := range m {
+			pat[0][j] = pat[0][j] || j == m-1 // no empty output
+			pat[n-1][j] = pat[n-1][j] || j == 0
+		}
+		g, err := NewRobust(set, pat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.setEps(0.2 + 1.5*rng.Float64())
+		yp := make([]float64, n)
+		for i := range yp {
+			yp[i] = 1 - 2*rng.Float64()
+		}
+		if trial%3 == 0 {
+			yp[rng.IntN(n)] = 1 + rng.Float64() // a slack prices in: its term is the least
+		}
+		_, best := g.price(yp, yp)
+		// The plane through the bound at yp, with the best the pricing
+		// found there: its column's value, at most the exact best.
+		at := g.lagrangian(yp, best)
+		d := append([]float64(nil), g.supergradient(yp, best)...)
+		if exact := exactLagrangian(g, yp); exact > at+1e-9 {
+			t.Fatalf("trial %d: the bound at the priced point %v above the plane's %v", trial, exact, at)
+		}
+		if best > 0 && g.work.topVal > math.Inf(-1) {
+			planes++
+		}
+		if d[slackArg(yp, pi)] < 0 {
+			slackPlanes++
+		}
+		for k := range 20 {
+			y := make([]float64, n)
+			plane := at
+			for i := range y {
+				y[i] = yp[i] + 0.3*rng.NormFloat64()*float64(1+k%3)
+				plane += d[i] * (y[i] - yp[i])
+			}
+			if got := exactLagrangian(g, y); got > plane+1e-9*(1+math.Abs(plane)) {
+				t.Fatalf("trial %d: the bound at %v is %v, above the supergradient's plane %v", trial, y, got, plane)
+			}
+			// The weight falls where the plane rises towards y from the
+			// centre yp, and rises otherwise, within [stabAlpha, smoothCap].
+			rise := 0.0
+			for i := range y {
+				rise += d[i] * (y[i] - yp[i])
+			}
+			for _, w := range []float64{stabAlpha, 0.7, smoothCap} {
+				got := g.smoothing(w, yp, y, yp, best)
+				want := min(smoothCap, w+smoothStep*(1-w))
+				if rise > 0 {
+					want = max(stabAlpha, w-smoothStep)
+				}
+				if got != want {
+					t.Fatalf("trial %d: weight %v → %v, want %v (the plane rises by %v)", trial, w, got, want, rise)
+				}
+			}
+		}
+	}
+	if planes < 30 || slackPlanes < 20 {
+		t.Fatalf("%d of the trials priced a column, %d a slack: a plane is barely tested", planes, slackPlanes)
+	}
+}
+
+// slackArg is the input whose slack term (1 − y_i)/π̂_i is the least.
+func slackArg(y []float64, pi mech.Prior) int {
+	at := 0
+	for i := range y {
+		if (1-y[i])/pi[i] < (1-y[at])/pi[at] {
+			at = i
+		}
+	}
+	return at
+}
