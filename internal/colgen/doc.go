@@ -48,7 +48,7 @@
 // probe can run for a thousand rounds. A RobustMaster of 64 rows and more
 // adapts the centre's weight round by round instead of taking the mean
 // (automatic smoothing, RobustMaster.smoothing): towards the duals where
-// the Lagrangian bound rises that way, towards the centre otherwise.
+// the Lagrangian bound may rise that way, towards the centre otherwise.
 //
 // # Scaling
 //

@@ -431,10 +431,12 @@ func (g *RobustMaster) price(yp, y []float64) (int, float64) {
 
 // smoothing returns the centre's weight for the next pricing round by
 // the automatic smoothing rule of Pessoa, Sadykov, Uchoa and Vanderbeck
-// (2018): where the Lagrangian bound rises from the priced point yp
+// (2018): where the Lagrangian bound may rise from the priced point yp
 // towards the master's duals y (its supergradient at yp, d, has d·(y −
-// centre) > 0), the weight falls by smoothStep, and otherwise it rises by
-// smoothStep of its distance to 1, within [stabAlpha, smoothCap].
+// centre) > 0; yp lies between the centre and y), the weight falls by
+// smoothStep, and otherwise, where the bound can only fall that way, it
+// rises by smoothStep of its distance to 1, within [stabAlpha,
+// smoothCap].
 func (g *RobustMaster) smoothing(weight float64, yp, y, centre []float64, best float64) float64 {
 	d := g.supergradient(yp, best)
 	dot := 0.0
@@ -452,13 +454,14 @@ func (g *RobustMaster) smoothing(weight float64, yp, y, centre []float64, best f
 // function of y (best(y), the largest y·v over the outputs' slices, is
 // convex): 1 − (Σπ̂/μ)·v where the column term is the least and v is the
 // column price found with the largest yp·v = best, 1 − (Σπ̂/π̂_i)·e_i where
-// input i's slack term is, 1 where best ≤ 0 leaves the constant 0 the
-// least. It is work's scratch, valid until the next call.
+// input i's slack term is, and 1 where best ≤ 0 leaves the constant 0 the
+// least or no output priced a column (best is then at most priceTol). It
+// is work's scratch, valid until the next call.
 func (g *RobustMaster) supergradient(yp []float64, best float64) []float64 {
-	center := g.set.Center
+	pihat := g.set.Center
 	mass := 0.0
 	slack, at := math.Inf(1), -1
-	for i, p := range center {
+	for i, p := range pihat {
 		mass += p
 		if v := (1 - yp[i]) / p; v < slack {
 			slack, at = v, i
@@ -474,7 +477,7 @@ func (g *RobustMaster) supergradient(yp []float64, best float64) []float64 {
 	}
 	switch {
 	case slack < col:
-		d[at] -= mass / center[at]
+		d[at] -= mass / pihat[at]
 	case best > 0 && g.work.topVal > math.Inf(-1):
 		for i, v := range g.work.top {
 			d[i] -= mass * v / g.mu
@@ -491,10 +494,11 @@ func (g *RobustMaster) supergradient(yp []float64, best float64) []float64 {
 // hundred rows covers most inputs in its first round and then keeps its
 // optimum flat while the duals of the fixed weight creep towards the
 // centre for hundreds of rounds, where the adapted weight climbs towards
-// smoothCap and ends the plateau in a fifth of the rounds. On smaller
-// masters the fixed weight does as well or better over the instance
-// families (docs/performance.md, "Automatic smoothing of the robust
-// master").
+// smoothCap and ends the plateau in far fewer rounds. On smaller masters
+// the fixed weight does as well or better over the instance families;
+// from 64 rows the adapted one is faster in total over them, though not
+// on every instance (docs/performance.md, "Automatic smoothing of the
+// robust master").
 const (
 	smoothStep    = 0.1
 	smoothCap     = 0.99
@@ -561,7 +565,7 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 	var stalled RobustResult // the best proof of the flat rounds
 	refuted := false         // a deciding probe's Lagrangian bound settled it
 	var objs []float64       // the master's optimum of each round
-	smooth := stabAlpha      // the centre's weight in the priced duals (smoothing)
+	weight := stabAlpha      // the centre's weight in the priced duals (smoothing)
 	for rounds := 0; ; rounds++ {
 		if g.stop != nil && g.stop() {
 			return nil, ErrStopped
@@ -611,20 +615,20 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 			}
 		}
 		// Wentges: price between the duals and the centre, the duals
-		// with the best Lagrangian bound so far, with the weight that
-		// smoothing adapts; at the duals themselves when that prices
-		// nothing in.
+		// with the best Lagrangian bound so far, with the centre's
+		// weight 0.5, or as smoothing adapts it from smoothMinRows
+		// rows; at the duals themselves when that prices nothing in.
 		yp := y
 		if centre != nil {
 			yp = mixed
 			for i := range yp {
-				yp[i] = smooth*centre[i] + (1-smooth)*y[i]
+				yp[i] = weight*centre[i] + (1-weight)*y[i]
 			}
 		}
 		added, best := g.price(yp, y)
 		lb := g.lagrangian(yp, best)
 		if centre != nil && n >= smoothMinRows {
-			smooth = g.smoothing(smooth, yp, y, centre, best)
+			weight = g.smoothing(weight, yp, y, centre, best)
 		}
 		if centre == nil || lb > centreLB {
 			centre, centreLB = append(centre[:0], yp...), lb

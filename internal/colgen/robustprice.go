@@ -269,7 +269,7 @@ type priceWork struct {
 	kinks    []kink
 	rho      float64 // setPriceBound's minimiser
 	// price's column of the largest value in a round, and that value
-	// (−Inf before any): the supergradient of smoothing.
+	// (−Inf before any): the column term of supergradient.
 	top    []float64
 	topVal float64
 	grad   []float64 // supergradient's result

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/instance"
+	"github.com/pmlopt/pmlopt/internal/colgen"
 	"github.com/pmlopt/pmlopt/internal/testlong"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
@@ -55,7 +56,7 @@ func confidenceProblem(t *testing.T, n int, seed uint64) *problem.Problem {
 // priors lie in the set and prove the lower end (certify).
 func TestWorstCaseValueOverAConfidenceBox(t *testing.T) {
 	if testlong.Short() {
-		t.Skip("200 letters over a Clopper–Pearson box: half a minute")
+		t.Skip("200 letters over a Clopper–Pearson box")
 	}
 	p := confidenceProblem(t, 200, 1)
 	o := Options{Solver: solver.Revised(), PointSolver: solver.Revised()}
@@ -95,5 +96,26 @@ func TestWorstCaseValueOverAConfidenceBox(t *testing.T) {
 	if !ok || c.Epsilon < r.Lower {
 		t.Errorf("the proof gives %.12g (%v), the lower end %.12g", c.Epsilon, ok, r.Lower)
 	}
-	t.Logf("threshold %g, bracket [%.12g, %.12g]", th[k], r.Lower, r.Upper)
+	// The next threshold needs more than the budget over the set: the
+	// value is the best the budget reaches (a proof of its own, by the
+	// cover or by a search of that pattern).
+	if k+1 >= len(pats) {
+		t.Fatalf("threshold %g is the last", th[k])
+	}
+	next := pats[k+1]
+	lb, alpha, priors, ok := colgen.RobustCoverBound(p.PriorSet, next, 1)
+	if !ok {
+		b, err := colgen.RobustLeastEpsilon(context.Background(), p.PriorSet, next, 1e-6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lb, alpha, priors, ok = b.Lower, b.Alpha, b.Priors, b.Alpha != nil
+	}
+	if !ok || !(lb > 1) {
+		t.Fatalf("threshold %g: the next one's least ε over the set is proven only above %g", th[k], lb)
+	}
+	if c, ok := certify.DualCertificateColumns(priors, next, alpha); !ok || !(c.Epsilon > 1) {
+		t.Errorf("the next threshold's proof gives %.12g (%v)", c.Epsilon, ok)
+	}
+	t.Logf("threshold %g, bracket [%.12g, %.12g]; the next threshold needs %.6g", th[k], r.Lower, r.Upper, lb)
 }
