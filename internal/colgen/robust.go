@@ -38,6 +38,7 @@ import (
 type RobustMaster struct {
 	set     *mech.PriorSet
 	pat     mech.Pattern
+	mass    float64 // Σπ̂, the estimate's total (lagrangian)
 	allowed [][]int
 	sx      *dense
 	cols    []robustCol
@@ -197,6 +198,9 @@ func NewRobust(set *mech.PriorSet, pat mech.Pattern) (*RobustMaster, error) {
 	}
 	m := len(pat[0])
 	g := &RobustMaster{set: set, pat: pat, allowed: make([][]int, m), eps: -1}
+	for _, p := range set.Center {
+		g.mass += p
+	}
 	for j := range m {
 		for i := range n {
 			if pat[i][j] {
@@ -436,9 +440,10 @@ func (g *RobustMaster) price(yp, y []float64) (int, float64) {
 // centre) > 0; yp lies between the centre and y), the weight falls by
 // smoothStep, and otherwise, where the bound can only fall that way, it
 // rises by smoothStep of its distance to 1, within [stabAlpha,
-// smoothCap].
-func (g *RobustMaster) smoothing(weight float64, yp, y, centre []float64, best float64) float64 {
-	d := g.supergradient(yp, best)
+// smoothCap]. at and best are the least term of the bound at yp and the
+// pricing's best there, as lagrangianAt and price return them.
+func (g *RobustMaster) smoothing(weight float64, y, centre []float64, at int, best float64) float64 {
+	d := g.supergradient(at, best)
 	dot := 0.0
 	for i := range y {
 		dot += d[i] * (y[i] - centre[i])
@@ -449,38 +454,30 @@ func (g *RobustMaster) smoothing(weight float64, yp, y, centre []float64, best f
 	return min(smoothCap, weight+smoothStep*(1-weight))
 }
 
-// supergradient returns a supergradient at yp of lagrangian's bound
+// supergradient returns a supergradient of lagrangian's bound
 // Σ y + Σπ̂ · min(min_i (1 − y_i)/π̂_i, −max(best, 0)/μ), a concave
 // function of y (best(y), the largest y·v over the outputs' slices, is
-// convex): 1 − (Σπ̂/μ)·v where the column term is the least and v is the
-// column price found with the largest yp·v = best, 1 − (Σπ̂/π̂_i)·e_i where
-// input i's slack term is, and 1 where best ≤ 0 leaves the constant 0 the
-// least or no output priced a column (best is then at most priceTol). It
-// is work's scratch, valid until the next call.
-func (g *RobustMaster) supergradient(yp []float64, best float64) []float64 {
-	pihat := g.set.Center
-	mass := 0.0
-	slack, at := math.Inf(1), -1
-	for i, p := range pihat {
-		mass += p
-		if v := (1 - yp[i]) / p; v < slack {
-			slack, at = v, i
-		}
-	}
-	if len(g.work.grad) != len(yp) {
-		g.work.grad = make([]float64, len(yp))
+// convex), at the point where its least term is input at's slack term (at
+// ≥ 0) or the column term (at < 0), as lagrangianAt tells: 1 −
+// (Σπ̂/π̂_at)·e_at for the slack, 1 − (Σπ̂/μ)·v for the column v that price
+// found with the largest y·v = best, and 1 where best ≤ 0 leaves the
+// constant 0 the least or no output priced a column (best is then at
+// most priceTol). It is work's scratch, valid until the next call.
+func (g *RobustMaster) supergradient(at int, best float64) []float64 {
+	n := len(g.set.Center)
+	if len(g.work.grad) != n {
+		g.work.grad = make([]float64, n)
 	}
 	d := g.work.grad
-	col := -max(best, 0) / g.mu
 	for i := range d {
 		d[i] = 1
 	}
 	switch {
-	case slack < col:
-		d[at] -= mass / pihat[at]
+	case at >= 0:
+		d[at] -= g.mass / g.set.Center[at]
 	case best > 0 && g.work.topVal > math.Inf(-1):
 		for i, v := range g.work.top {
-			d[i] -= mass * v / g.mu
+			d[i] -= g.mass * v / g.mu
 		}
 	}
 	return d
@@ -511,14 +508,26 @@ const (
 // Σ π̂ (its rows sum to 1), each column has π̂·v ≥ min_{π∈Π} π·v ≥ μ on
 // the slice, so Σ s ≥ Σ y + Σ π̂ · min(min_i (1 − y_i)/π̂_i, −best/μ).
 func (g *RobustMaster) lagrangian(y []float64, best float64) float64 {
-	m := -max(best, 0) / g.mu
-	sum, mass := 0.0, 0.0
+	lb, _ := g.lagrangianAt(y, best)
+	return lb
+}
+
+// lagrangianAt is lagrangian, and the input whose slack term (1 −
+// y_i)/π̂_i is the least of the bound's terms (the first of them), or −1
+// where the column term −max(best, 0)/μ is: the term supergradient
+// differentiates.
+func (g *RobustMaster) lagrangianAt(y []float64, best float64) (float64, int) {
+	m, at := -max(best, 0)/g.mu, -1
+	sum := 0.0
 	for i, yi := range y {
 		sum += yi
-		mass += g.set.Center[i]
-		m = min(m, (1-yi)/g.set.Center[i])
+		v := min(m, (1-yi)/g.set.Center[i])
+		if v < m {
+			at = i
+		}
+		m = v
 	}
-	return sum + mass*m
+	return sum + g.mass*m, at
 }
 
 // trim removes nonbasic generated columns until keep remain (or only
@@ -626,9 +635,9 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 			}
 		}
 		added, best := g.price(yp, y)
-		lb := g.lagrangian(yp, best)
+		lb, at := g.lagrangianAt(yp, best)
 		if centre != nil && n >= smoothMinRows {
-			weight = g.smoothing(weight, yp, y, centre, best)
+			weight = g.smoothing(weight, y, centre, at, best)
 		}
 		if centre == nil || lb > centreLB {
 			centre, centreLB = append(centre[:0], yp...), lb

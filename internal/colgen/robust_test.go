@@ -18,49 +18,6 @@ import (
 	"github.com/pmlopt/pmlopt/worstcase"
 )
 
-// robustCase is a random prior and a random zero pattern in which no
-// output is open to every input (so that the least ε is positive).
-func robustCase(rng *rand.Rand, n, m int) (mech.Prior, mech.Pattern) {
-	pi := make(mech.Prior, n)
-	s := 0.0
-	for i := range pi {
-		pi[i] = 0.2 + rng.Float64()
-		s += pi[i]
-	}
-	for i := range pi {
-		pi[i] /= s
-	}
-	pat := make(mech.Pattern, n)
-	for i := range pat {
-		pat[i] = make([]bool, m)
-		pat[i][rng.IntN(m)] = true
-		for j := range m {
-			if rng.Float64() < 0.4 {
-				pat[i][j] = true
-			}
-		}
-	}
-	for j := range m {
-		all := true
-		for i := range n {
-			all = all && pat[i][j]
-		}
-		if all {
-			pat[rng.IntN(n)][j] = false
-		}
-	}
-	for i := range pat { // every row keeps an output
-		open := false
-		for _, a := range pat[i] {
-			open = open || a
-		}
-		if !open {
-			pat[i][(i+1)%m] = true
-		}
-	}
-	return pi, pat
-}
-
 func boxAround(pi mech.Prior, lo, hi float64) *mech.PriorSet {
 	set, err := randinst.FactorBox(pi, lo, hi)
 	if err != nil {
@@ -141,7 +98,7 @@ func TestRobustLeastAgainstDualisedLP(t *testing.T) {
 	ctx := context.Background()
 	for trial := range 12 {
 		n, m := 4+rng.IntN(4), 3+rng.IntN(4)
-		pi, pat := robustCase(rng, n, m)
+		pi, pat := randinst.RobustCase(rng, n, m)
 		var set *mech.PriorSet
 		if trial%2 == 0 {
 			set = boxAround(pi, 0.8, 1.25)
@@ -173,7 +130,7 @@ func TestRobustLeastAtAPoint(t *testing.T) {
 	ctx := context.Background()
 	for range 8 {
 		n, m := 5+rng.IntN(5), 4+rng.IntN(4)
-		pi, pat := robustCase(rng, n, m)
+		pi, pat := randinst.RobustCase(rng, n, m)
 		set := boxAround(pi, 1, 1)
 		b, err := colgen.RobustLeastEpsilon(ctx, set, pat, 1e-10)
 		if err != nil {
@@ -223,7 +180,7 @@ func TestRobustBoundAtAPoint(t *testing.T) {
 	rng := rand.New(rand.NewPCG(37, 3))
 	for range 20 {
 		n, m := 4+rng.IntN(5), 3+rng.IntN(4)
-		pi, pat := robustCase(rng, n, m)
+		pi, pat := randinst.RobustCase(rng, n, m)
 		// Master duals have a positive sum (the master's optimum).
 		alpha := make([]float64, n)
 		sum := 0.0
@@ -277,7 +234,8 @@ func checkClosed(t *testing.T, rng *rand.Rand, set *mech.PriorSet, pat mech.Patt
 
 // leastAfterDecision is the search of the pattern over the set as
 // overset's BestWorstCase runs it where its decision settles in one
-// probe: seeded by the master of a decision at eps that found a mechanism, and by that mechanism, the search's first
+// probe: seeded by the master of a decision at eps that found a
+// mechanism, and by that mechanism, the search's first
 // probe failing with fail where it is not nil; the master is left with
 // its probes not marked far. Each of opts is applied to the master first.
 func leastAfterDecision(t *testing.T, set *mech.PriorSet, pat mech.Pattern, eps float64, fail error, opts ...func(*colgen.RobustMaster)) colgen.RobustBracket {
@@ -454,7 +412,7 @@ func TestRobustLeastAboveTheCoverBound(t *testing.T) {
 	closed := 0
 	for trial := 0; closed < 6 && trial < 200; trial++ {
 		n, m := 4+rng.IntN(5), 3+rng.IntN(4)
-		pi, pat := robustCase(rng, n, m)
+		pi, pat := randinst.RobustCase(rng, n, m)
 		cv, err := colgen.SolveCover(pat, nil, nil, false)
 		if err != nil {
 			t.Fatal(err)
@@ -513,7 +471,7 @@ func TestRobustLeastClosedByTheCoverFlow(t *testing.T) {
 	closed := 0
 	for trial := 0; closed < 4 && trial < 400; trial++ {
 		n, m := 4+rng.IntN(5), 3+rng.IntN(4)
-		pi, pat := robustCase(rng, n, m)
+		pi, pat := randinst.RobustCase(rng, n, m)
 		set, err := mech.NewL1Set(pi, 0.1)
 		if err != nil {
 			t.Fatal(err)

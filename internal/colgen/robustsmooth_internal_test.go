@@ -35,7 +35,7 @@ func TestSmoothingSteersByASupergradient(t *testing.T) {
 	planes, slackPlanes := 0, 0
 	for trial := range 120 {
 		n, m := 4+rng.IntN(6), 3+rng.IntN(4)
-		pi := randinst.Prior(rng, n, 0.1)
+		pi, pat := randinst.RobustCase(rng, n, m)
 		var set *mech.PriorSet
 		if trial%2 == 0 {
 			l, u := make([]float64, n), make([]float64, n)
@@ -45,18 +45,6 @@ func TestSmoothingSteersByASupergradient(t *testing.T) {
 			set, _ = mech.NewBoxSet(pi, l, u)
 		} else {
 			set, _ = mech.NewL1Set(pi, 0.3*rng.Float64())
-		}
-		pat := make(mech.Pattern, n)
-		for i := range pat {
-			pat[i] = make([]bool, m)
-			for j := range pat[i] {
-				pat[i][j] = rng.Float64() < 0.6
-			}
-			pat[i][rng.IntN(m)] = true
-		}
-		for j := range m {
-			pat[0][j] = pat[0][j] || j == m-1 // no empty output
-			pat[n-1][j] = pat[n-1][j] || j == 0
 		}
 		g, err := NewRobust(set, pat)
 		if err != nil {
@@ -74,8 +62,8 @@ func TestSmoothingSteersByASupergradient(t *testing.T) {
 		// The plane through the bound at yp, with the best the pricing
 		// found there: its column's value, at most the exact best, and
 		// within the golden sections' reach of it.
-		at := g.lagrangian(yp, best)
-		d := append([]float64(nil), g.supergradient(yp, best)...)
+		at, least := g.lagrangianAt(yp, best)
+		d := append([]float64(nil), g.supergradient(least, best)...)
 		if exact := exactLagrangian(g, yp); at-exact > 1e-6*(1+math.Abs(exact)) {
 			t.Fatalf("trial %d: the bound at the priced point %v, the plane's %v: the pricing missed the best column", trial, exact, at)
 		}
@@ -105,7 +93,7 @@ func TestSmoothingSteersByASupergradient(t *testing.T) {
 				c[i] = (yp[i] - (1-w)*y[i]) / w
 				rise += d[i] * (y[i] - c[i])
 			}
-			got := g.smoothing(w, yp, y, c, best)
+			got := g.smoothing(w, y, c, least, best)
 			want := min(smoothCap, w+smoothStep*(1-w))
 			if rise > 0 {
 				want = max(stabAlpha, w-smoothStep)

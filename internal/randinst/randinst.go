@@ -21,6 +21,43 @@ func Prior(rng *rand.Rand, n int, floor float64) mech.Prior {
 	return normalise(pi)
 }
 
+// RobustCase returns a prior (Prior with floor 0.2) and an n×m zero
+// pattern in which every input keeps an output and no output is open to
+// every input, so that a mechanism with the pattern exists and its least
+// ε, at one prior or over a set, is positive.
+func RobustCase(rng *rand.Rand, n, m int) (mech.Prior, mech.Pattern) {
+	pi := Prior(rng, n, 0.2)
+	pat := make(mech.Pattern, n)
+	for i := range pat {
+		pat[i] = make([]bool, m)
+		pat[i][rng.IntN(m)] = true
+		for j := range m {
+			if rng.Float64() < 0.4 {
+				pat[i][j] = true
+			}
+		}
+	}
+	for j := range m {
+		all := true
+		for i := range n {
+			all = all && pat[i][j]
+		}
+		if all {
+			pat[rng.IntN(n)][j] = false
+		}
+	}
+	for i := range pat {
+		open := false
+		for _, a := range pat[i] {
+			open = open || a
+		}
+		if !open {
+			pat[i][(i+1)%m] = true
+		}
+	}
+	return pi, pat
+}
+
 // Dirichlet returns a prior drawn from the flat Dirichlet(1, …, 1)
 // distribution (normalised exponentials), the uniform law on the simplex:
 // instance.Dirichlet with a = 1, and an empty prior for n = 0. A draw that
