@@ -44,6 +44,11 @@ type Options struct {
 	Workers int
 	// Progress, if not nil, is called as a curve advances.
 	Progress func(done, total int)
+	// Stand, if not nil, is told where a worst-case Solve stands: after
+	// each decision of its search for the strongest worst case the budget
+	// keeps, then with the bracket of the least ε as it narrows. Calls
+	// come from the solving goroutine, one at a time.
+	Stand func(worstcase.Stand)
 	// Settled, if not nil, is called with each threshold's point of a
 	// curve as soon as it is settled (in the order they settle; calls are
 	// serialised), so that a caller can keep each point before the curve
@@ -77,7 +82,7 @@ func (o Options) workers() int {
 }
 
 func (o Options) worstCase() worstcase.Options {
-	w := worstcase.Options{Solver: o.solver(), Tol: o.Tol, Workers: o.Workers, Progress: o.Progress, Shard: o.Shard}
+	w := worstcase.Options{Solver: o.solver(), Tol: o.Tol, Workers: o.Workers, Progress: o.Progress, Stand: o.Stand, Shard: o.Shard}
 	if o.Settled != nil {
 		w.Settled = func(p worstcase.Point) { o.Settled(fromWorstCase(p)) }
 	}

@@ -41,7 +41,7 @@ func RobustSolver(o Options) solver.Solver {
 
 // overSet is o as the routes over a prior set take it.
 func (o Options) overSet() overset.Options {
-	return overset.Options{Solver: RobustSolver(o), PointSolver: o.solver(), Tol: o.Tol, Expected: expectedOptions(o)}
+	return overset.Options{Solver: RobustSolver(o), PointSolver: o.solver(), Tol: o.Tol, Stand: o.Stand, Expected: expectedOptions(o)}
 }
 
 // solveOverPriorSet is Solve for a problem with a prior set: the budget
@@ -246,6 +246,7 @@ func curveOverSet(ctx context.Context, p *problem.Problem, objective problem.Obj
 	}
 	idx := opt.Shard.Indices(len(pats))
 	o := opt.overSet()
+	o.Stand = nil // a curve tells Progress
 	var pts []Point
 	// A value curve is reported by its steps of ε*, as at one prior; a
 	// shard's thresholds one by one, for merge to form the steps.

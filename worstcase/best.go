@@ -145,6 +145,10 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 	}
 	limit := eps + budgetSlack*max(1, eps)
 	cfg.inner = cfg.workers
+	// The decisions' own searches are not the final one: only that one
+	// tells its bracket, with the decisions taken.
+	stand := cfg.stand
+	cfg.stand = nil
 
 	// Invariant: ε*(yes) ≤ eps, with yesMech an eps-PML mechanism of
 	// pattern yes (nil for yes = 0, whose ε* = 0 is proven), and
@@ -162,7 +166,14 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 		// feasible: the final search is on that pattern.
 		seed, yesSeed *colgen.Seed
 	)
-	for no-yes > 1 {
+	decided := 0
+	tell := func() {
+		if stand != nil {
+			stand(Stand{Decided: decided, Decisions: decided + DecisionsLeft(no-yes), Lower: math.NaN(), Upper: math.NaN()})
+		}
+	}
+	for ; no-yes > 1; decided++ {
+		tell()
 		if err := ctx.Err(); err != nil {
 			return 0, Result{}, err
 		}
@@ -226,10 +237,28 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 		h = cov.hint(fam, yes, limit, h, cfg.tol)
 		probes++
 	}
+	tell()
+	if stand != nil {
+		cfg.stand = func(s Stand) {
+			s.Decided, s.Decisions = decided, decided
+			stand(s)
+		}
+	}
 	r, err := search(ctx, pi, fam.pattern(yes), cfg, cfg.tol, h)
 	r.LPSolves += solves
 	r.GoProbes += probes
 	return yes, r, err
+}
+
+// DecisionsLeft is the most decisions a binary search needs to settle
+// which of w candidates is the last one to hold (the first is known to
+// hold, and those past them not to): ⌈log₂ w⌉.
+func DecisionsLeft(w int) int {
+	d := 0
+	for ; w > 1; w = (w + 1) / 2 {
+		d++
+	}
+	return d
 }
 
 // furthest returns the largest k in [lo, hi) with ok(k), given ok(lo) and

@@ -50,6 +50,7 @@ func OrderCurve(ctx context.Context, pi mech.Prior, o mech.Order, opt Options) (
 	if err != nil {
 		return nil, err
 	}
+	cfg.stand = nil // Progress is the curves'
 	idx := cfg.shard.Indices(fam.k)
 	toPoint := func(j int, r *Result) Point {
 		k := idx[j]
@@ -113,6 +114,7 @@ func valueCurve(ctx context.Context, pi mech.Prior, u mech.Utility, opt Options,
 	if err != nil {
 		return nil, err
 	}
+	cfg.stand = nil // Progress is the curves'
 	// Every threshold's search starts from what its pattern's cover
 	// gives, as the best value's decisions do.
 	cov := coverFor(pi, u, opt, covers)

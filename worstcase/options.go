@@ -59,6 +59,11 @@ type Options struct {
 	// ValueCurve every threshold is reported (ThresholdMax = Threshold),
 	// not only the first of each step.
 	Settled func(Point)
+	// Stand, if not nil, is told where a single search stands:
+	// BestOrder and BestValue after each decision at the budget and then,
+	// as LeastEpsilon, after each probe of the final search. The curves
+	// do not call it (Progress is theirs).
+	Stand func(Stand)
 	// Shard, if set, makes OrderCurve and ValueCurve solve only that
 	// shard's thresholds (see Shard); the zero value solves them all.
 	Shard Shard
@@ -103,6 +108,7 @@ type config struct {
 	workers  int
 	progress func(done, total int)
 	settled  func(Point)
+	stand    func(Stand)
 	probes   Probes
 	shard    Shard
 	sym      *colgen.Symmetry // fold the column generation by it (Options.sym)
@@ -131,7 +137,7 @@ func (c config) colsFor(n int) bool {
 }
 
 func (o Options) config() (config, error) {
-	c := config{slv: o.Solver, tol: o.Tol, workers: o.Workers, progress: o.Progress, settled: o.Settled, probes: o.Probes, shard: o.Shard, sym: o.sym}
+	c := config{slv: o.Solver, tol: o.Tol, workers: o.Workers, progress: o.Progress, settled: o.Settled, stand: o.Stand, probes: o.Probes, shard: o.Shard, sym: o.sym}
 	if c.probes < ProbesAuto || c.probes > ProbesColumns {
 		return c, fmt.Errorf("worstcase: unknown probes %d", o.Probes)
 	}
@@ -221,6 +227,19 @@ type Result struct {
 	// exact reports that the upper end came from a probe at a candidate
 	// exact value of ε* (see exactProbe).
 	exact bool
+}
+
+// Stand is where a single search stands (Options.Stand).
+type Stand struct {
+	// Decided counts the patterns a best worst case has decided at the
+	// budget, of at most Decisions in all (the binary search's bound,
+	// which falls as free bounds settle patterns); both are 0 for
+	// LeastEpsilon.
+	Decided, Decisions int
+	// Lower and Upper bracket the least ε of the pattern being searched
+	// once its search has started (NaN before): the certified lower end
+	// and the audited level of the best mechanism found.
+	Lower, Upper float64
 }
 
 // Point is one point of a trade-off curve.

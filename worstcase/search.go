@@ -198,8 +198,14 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 	st := steer{openings: openings(pi, pat), lazyExact: h.lazyExact}
 	failures := 0
 	var lastErr error
+	tell := func() {
+		if cfg.stand != nil {
+			cfg.stand(Stand{Lower: b.lo, Upper: b.hi})
+		}
+	}
 	for pass := 0; pass < 2; pass++ {
 		for k := 0; !b.closed(tol) && k < maxProbes; k++ {
+			tell()
 			if err := ctx.Err(); err != nil {
 				return b.result(p), err
 			}
@@ -258,6 +264,7 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 				continue
 			}
 			b.keep(o, p) // proven or found, whatever the verdict
+			tell()
 		}
 
 		// 4. A bracket still open after that stood on verdicts without
@@ -287,6 +294,7 @@ func search(ctx context.Context, pi mech.Prior, pat mech.Pattern, cfg config, to
 	if !b.dropDust(pi, max(b.hi, limit)) && !h.support && ctx.Err() == nil {
 		b.dustFreeOnSupport(ctx, pi, pat, cfg, tol, max(b.hi, limit), p)
 	}
+	tell()
 	if err := ctx.Err(); err != nil && b.hi-b.lo > tol {
 		return b.result(p), err
 	}
@@ -334,6 +342,7 @@ func (b *bracket) dustFreeOnSupport(ctx context.Context, pi mech.Prior, pat mech
 		}
 	}
 	h := hint{lo: b.lo, loKind: b.lower, proof: b.proof, hiMech: c, hi: leakage.PML(pi, c), support: true}
+	cfg.stand = nil // a sub-pattern's bracket, not the one told
 	r, _ := search(ctx, pi, sub, cfg, tol, h)
 	p.solves += r.LPSolves
 	p.probes += r.GoProbes

@@ -87,6 +87,9 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	stdin  io.Reader
+	// terminal reports that stderr is a terminal, where a progress line
+	// is redrawn by a clock as well as by the work.
+	terminal bool
 	// ctx is the command's context, set by run: reads of the input (which
 	// may block on a terminal, a pipe or a FIFO) stop when it is done.
 	ctx context.Context
@@ -100,11 +103,18 @@ func main() {
 	// stdout and stderr are watched: a write that waits for a reader who
 	// does not read tells the signal handler that the run is blocked.
 	code := run(ctx, os.Args[1:], &env{
-		stdout: outfile.Watch(os.Stdout, "standard output"),
-		stderr: outfile.Watch(os.Stderr, "standard error"),
-		stdin:  os.Stdin,
+		stdout:   outfile.Watch(os.Stdout, "standard output"),
+		stderr:   outfile.Watch(os.Stderr, "standard error"),
+		stdin:    os.Stdin,
+		terminal: isTerminal(os.Stderr),
 	})
 	exit(code)
+}
+
+// isTerminal reports whether f is a character device (a terminal).
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // ending serialises the process's exit between the main flow and the

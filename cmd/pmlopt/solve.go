@@ -40,6 +40,10 @@ lines of M numbers, for numeric tools. Above 20 outputs the mechanism is
 summarised (the outputs each input uses); --full prints the matrix. FILE "-"
 reads the problem from standard input.
 
+A worst-case solve that runs past a second shows on stderr where it stands:
+the decisions of its search for the strongest worst case the budget keeps,
+then the bracket of the least ε as it narrows (--quiet: nothing).
+
 --exact (worst-case objectives, at most 20 inputs and 20 outputs) also
 returns the least ε for the worst case reached in exact rationals:
 ε* = log t* with t* a fraction, a mechanism at t* and multipliers ruling out
@@ -84,6 +88,7 @@ func solveFlags(fs *flagSet) runFunc {
 	mechOut := mechanismOutFlag(fs)
 	exactFlag := fs.Bool("exact", false, "also the least ε of the worst case in exact rationals, proven (worst-case objectives, at most 20 inputs and outputs)")
 	floor := jointFlags(fs)
+	quiet := fs.Bool("quiet", false, "no progress on stderr")
 	return func(ctx context.Context, e *env, pos []string) error {
 		if fs.isSet("objective") && *objective == "" {
 			return usagef("--objective is empty; give worst-case-order, worst-case-value or expected-utility")
@@ -141,8 +146,14 @@ func solveFlags(fs *flagSet) runFunc {
 				return err
 			}
 		}
+		line := newStandLine(e.stderr, "solve", *quiet, e.terminal)
+		notify := func(msg string) { fmt.Fprintf(e.stderr, "pmlopt solve: %s\n", msg) }
+		if line != nil {
+			notify = func(msg string) { line.note("pmlopt solve: " + msg) }
+		}
 		sol, err := pmlopt.Solve(ctx, p, pmlopt.Options{Solver: slv, Tol: tol, Workers: workers,
-			Notify: func(msg string) { fmt.Fprintf(e.stderr, "pmlopt solve: %s\n", msg) }})
+			Notify: notify, Stand: line.stand()})
+		line.stop()
 		if err != nil {
 			return withPath(pos[0], err)
 		}

@@ -44,6 +44,7 @@ type RobustMaster struct {
 	cols    []robustCol
 	eps, mu float64
 	stop    func() bool
+	report  func(lower, upper float64) // LeastEpsilon's bracket (SetReport)
 	work    priceWork
 	// priceRho holds each output's last minimiser of setPriceBound's
 	// dual (NaN before any).
@@ -267,6 +268,10 @@ func (g *RobustMaster) SetFar(on bool) { g.far = on }
 // SetStop makes every later probe poll stop once per pricing round and
 // end with ErrStopped when it returns true.
 func (g *RobustMaster) SetStop(stop func() bool) { g.stop = stop }
+
+// SetReport makes LeastEpsilon tell report its bracket as it starts and
+// after each probe.
+func (g *RobustMaster) SetReport(report func(lower, upper float64)) { g.report = report }
 
 // setEps fixes at 0 the columns that are not in the set's cones at λ =
 // e^eps and frees those that are.

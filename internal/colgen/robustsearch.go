@@ -186,7 +186,12 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 	if math.IsInf(b.Upper, 1) {
 		t = max(b.Lower, RobustMaxEpsilon)
 	}
+	report := func() {}
+	if caller.report != nil {
+		report = func() { caller.report(b.Lower, b.Upper) }
+	}
 	for b.Probes < 200 && b.Upper-b.Lower > tol {
+		report()
 		if err := ctx.Err(); err != nil {
 			return b, err
 		}

@@ -27,6 +27,7 @@ package overset
 import (
 	"github.com/pmlopt/pmlopt/expected"
 	"github.com/pmlopt/pmlopt/solver"
+	"github.com/pmlopt/pmlopt/worstcase"
 )
 
 // Options are what the routes over a set take from their caller.
@@ -39,11 +40,22 @@ type Options struct {
 	PointSolver solver.Solver
 	// Tol is the width of the worst cases' brackets; 0 means DefaultTol.
 	Tol float64
+	// Stand, if not nil, is told where BestWorstCase and LeastEpsilon
+	// stand: after each decision at the budget, then with the bracket of
+	// the least ε as it narrows.
+	Stand func(worstcase.Stand)
 	// Expected are the options of the optimum at the estimate. Its
 	// Solver and Workers are also those of the bounds at the set's
 	// priors, and a Solver or FullLP keeps the interior points over the
 	// set out.
 	Expected expected.Options
+}
+
+// report tells o.Stand the bracket [lower, upper] of the least ε.
+func (o Options) report(lower, upper float64) {
+	if o.Stand != nil {
+		o.Stand(worstcase.Stand{Lower: lower, Upper: upper})
+	}
 }
 
 func (o Options) tol() float64 {

@@ -50,8 +50,8 @@ import (
 // proven. A bracket within finishMinWidth is left as it is: the master's
 // ladder left it there, and the engines hold their rows to about 1e-9.
 // notify, if not nil, is told before the first LP (a finish at 64
-// letters takes seconds).
-func finishByLP(ctx context.Context, r *Bracket, set *mech.PriorSet, pi mech.Prior, pat mech.Pattern, slv solver.Solver, tol float64, notify func(string)) {
+// letters takes seconds), and report, if not nil, the bracket before each.
+func finishByLP(ctx context.Context, r *Bracket, set *mech.PriorSet, pi mech.Prior, pat mech.Pattern, slv solver.Solver, tol float64, notify func(string), report func(lower, upper float64)) {
 	ws, ok := slv.(solver.WarmSolver)
 	if !ok || r.Mechanism == nil || !(r.Upper-r.Lower > max(tol, finishMinWidth)) || len(pat) == 0 || len(pi)*len(pat[0]) > finishMaxPairs {
 		return
@@ -125,6 +125,9 @@ func finishByLP(ctx context.Context, r *Bracket, set *mech.PriorSet, pi mech.Pri
 	next := math.NaN()  // the next probe's ε where it is not the bisection's
 	askedLower := false // a probe went to the lower end
 	for k := 0; k < finishMaxLPs && r.Upper-r.Lower > tol && ctx.Err() == nil; k++ {
+		if report != nil {
+			report(r.Lower, r.Upper)
+		}
 		lo := max(r.Lower, steer)
 		t := lo + (r.Upper-lo)/2
 		switch {

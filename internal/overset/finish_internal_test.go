@@ -29,7 +29,7 @@ func TestFinishByLPBracketsTheLeastEpsilon(t *testing.T) {
 			t.Fatalf("%s: reference [%g, %g], %v", family, ref.Lower, ref.Upper, err)
 		}
 		var told []string
-		finishByLP(context.Background(), &r, set, pi, pat, solver.Revised(), 1e-9, func(msg string) { told = append(told, msg) })
+		finishByLP(context.Background(), &r, set, pi, pat, solver.Revised(), 1e-9, func(msg string) { told = append(told, msg) }, nil)
 		if len(told) != 1 || !strings.Contains(told[0], "bisection on the 12×12 LP") {
 			t.Errorf("%s: told %q", family, told)
 		}
@@ -63,7 +63,7 @@ func TestFinishByLPLeavesNarrowBrackets(t *testing.T) {
 	pi, set, pat, r := safeStart(t, "square-geometric")
 	up := r.Upper
 	r.Lower = up - finishMinWidth/2
-	finishByLP(context.Background(), &r, set, pi, pat, solver.Revised(), 1e-9, nil)
+	finishByLP(context.Background(), &r, set, pi, pat, solver.Revised(), 1e-9, nil, nil)
 	if r.LPs != 0 || r.Lower != up-finishMinWidth/2 {
 		t.Errorf("%d LPs, lower end %g", r.LPs, r.Lower)
 	}
@@ -105,7 +105,7 @@ func TestFinishByLPStopsWithTheContext(t *testing.T) {
 	up := r.Upper
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	finishByLP(ctx, &r, set, pi, pat, solver.Revised(), 1e-9, nil)
+	finishByLP(ctx, &r, set, pi, pat, solver.Revised(), 1e-9, nil, nil)
 	if r.LPs != 0 || r.Lower != 0 || r.Upper != up || r.Proofs != nil {
 		t.Errorf("%d LPs, bracket [%g, %g]", r.LPs, r.Lower, r.Upper)
 	}

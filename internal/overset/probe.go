@@ -139,6 +139,10 @@ func leastByColumnsFrom(ctx context.Context, p *problem.Problem, pat mech.Patter
 			return r, false, nil
 		}
 	}
+	if o.Stand != nil {
+		g.SetReport(o.report)
+		defer g.SetReport(nil)
+	}
 	b, err := g.LeastEpsilon(ctx, tol, start)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -153,7 +157,7 @@ func leastByColumnsFrom(ctx context.Context, p *problem.Problem, pat mech.Patter
 	if b.Alpha != nil {
 		r.Proofs = []certificate.Hint{{Priors: b.Priors, Alpha: b.Alpha}}
 	}
-	finishByLP(ctx, &r, p.PriorSet, p.Prior, pat, o.Solver, tol, o.Expected.Notify)
+	finishByLP(ctx, &r, p.PriorSet, p.Prior, pat, o.Solver, tol, o.Expected.Notify, o.report)
 	if err := ctx.Err(); err != nil {
 		return r, false, err
 	}

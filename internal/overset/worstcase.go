@@ -137,7 +137,15 @@ func BestWorstCase(ctx context.Context, p *problem.Problem, eps float64, o Optio
 	best, bestM := -1, mech.Mechanism(nil)
 	var bestG *colgen.RobustMaster // the master that found bestM, if one did
 	lo, hi := 0, len(pats)-1
-	for lo <= hi {
+	decided := 0
+	stand := o.Stand
+	tell := func(lower, upper float64) {
+		if stand != nil {
+			stand(worstcase.Stand{Decided: decided, Decisions: decided + worstcase.DecisionsLeft(hi-lo+2), Lower: lower, Upper: upper})
+		}
+	}
+	for ; lo <= hi; decided++ {
+		tell(math.NaN(), math.NaN())
 		if err := ctx.Err(); err != nil {
 			return Bracket{}, err
 		}
@@ -156,6 +164,14 @@ func BestWorstCase(ctx context.Context, p *problem.Problem, eps float64, o Optio
 	if best < 0 {
 		return Bracket{}, fmt.Errorf("prior_set: the %s backend found no mechanism over the prior set, not even the independent one", slv.Name())
 	}
+	tell(math.NaN(), math.NaN())
+	if stand != nil {
+		// The bracket's search: every decision taken.
+		o.Stand = func(s worstcase.Stand) {
+			s.Decided, s.Decisions = decided, decided
+			stand(s)
+		}
+	}
 	r, ok, err := leastByColumnsFrom(ctx, p, pats[best], bestG, bestM, o)
 	if !ok && err == nil {
 		r, err = LeastEpsilon(ctx, p, pats[best], bestM, o)
@@ -164,6 +180,7 @@ func BestWorstCase(ctx context.Context, p *problem.Problem, eps float64, o Optio
 		return Bracket{}, err
 	}
 	r.LPs += lps
+	tell(r.Lower, r.Upper)
 	return r, nil
 }
 
@@ -223,6 +240,7 @@ func LeastEpsilon(ctx context.Context, p *problem.Problem, pat mech.Pattern, sta
 	tol := o.tol()
 	a := r.Lower
 	for it := 0; it < 80 && r.Upper-a > tol; it++ {
+		o.report(r.Lower, r.Upper)
 		if err := ctx.Err(); err != nil {
 			return r, err
 		}
