@@ -7,6 +7,7 @@ import (
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/internal/certificate"
 	"github.com/pmlopt/pmlopt/internal/colgen"
+	"github.com/pmlopt/pmlopt/internal/ipm"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/polytope"
@@ -201,3 +202,34 @@ func probeByColumns(ctx context.Context, p *problem.Problem, pat mech.Pattern, e
 	}
 	return r.Mechanism, g, true
 }
+
+// refutedByInteriorPoint reports whether the lean interior point over
+// the set (ipm.RobustLeanBound) rules out every mechanism with the
+// pattern that keeps ε-PML over the set: it bounds the expected utility,
+// under the estimate, of the pattern's indicator (1 on its pairs, 0
+// elsewhere), which such a mechanism holds at 1, its whole mass on them.
+// A bound below 1 by more than leanRefuteMargin rules the pattern out at
+// ε + certify.AuditTol, the level at which the free answers rule out.
+// It is asked where the robust master did not settle a decision, whose
+// ε* is then most often within a few 1e-3 of the budget, and saves the
+// LP over the set; where it rules out nothing the LP decides.
+func refutedByInteriorPoint(ctx context.Context, p *problem.Problem, pat mech.Pattern, eps float64) bool {
+	u := make(mech.Utility, len(pat))
+	for i, row := range pat {
+		u[i] = make([]float64, len(row))
+		for j, a := range row {
+			if a {
+				u[i][j] = 1
+			}
+		}
+	}
+	b := mech.Budget{Measure: mech.PML, Epsilon: eps + certify.AuditTol}
+	bound, ok := ipm.RobustLeanBound(ipm.RobustProblem{Utility: u, Budget: b, Set: p.PriorSet}, ipm.Options{Context: ctx})
+	return ok && bound < 1-leanRefuteMargin
+}
+
+// leanRefuteMargin is how far below 1 refutedByInteriorPoint wants the
+// interior point's bound: far above the rounding of its sums (about
+// 1e-15 per term), far below the gaps it refutes (the bound falls below 1
+// by 1e-7 and more where the pattern's least ε is 1e-4 above the budget).
+const leanRefuteMargin = 1e-9

@@ -124,6 +124,12 @@ func BestWorstCase(ctx context.Context, p *problem.Problem, eps float64, o Optio
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err // stopped, not unsettled
 		}
+		if refutedByInteriorPoint(ctx, p, pat, e) {
+			return nil, nil, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
 		if !told && o.Expected.Notify != nil {
 			told = true
 			o.Expected.Notify(lpNote(len(p.Prior), len(pat[0]), slv.Name(), "deciding the worst case"))
