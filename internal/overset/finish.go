@@ -227,3 +227,77 @@ const (
 	finishReloads        = 1
 	finishMaxBuilds      = 8
 )
+
+// finishByInteriorPoint narrows a bracket that the robust master's search
+// (and finishByLP, where it applies) left wider than tol, each end by the
+// method that serves it near ε*, where the master's column generation
+// tails off: the lower end by the lean interior point's proof at it
+// (interiorPointProof: from a few 1e-4 below ε* its multipliers most
+// often prove within 1e-8 of ε*), the upper end by a probe of the master
+// g just above the lower end, where a mechanism is found in a few rounds.
+// It stops after finishIPMRounds rounds, or once the interior point has
+// proven nothing twice (it has nothing to refute at ε*), or at once when
+// its first proof is none (its iterations stall on priors with masses of
+// 1e-17). A master whose simplex fails a probe is replaced, once, by a
+// new one. Every end it moves is
+// proven or audited. report, if not nil, is told the bracket before each
+// round.
+func finishByInteriorPoint(ctx context.Context, r *Bracket, g *colgen.RobustMaster, set *mech.PriorSet, pat mech.Pattern, tol float64, report func(lower, upper float64)) {
+	if g == nil || r.Mechanism == nil {
+		return
+	}
+	silent := 0
+	fresh := false // g is a master of the finish's own
+	for k := 0; k < finishIPMRounds && r.Upper-r.Lower > tol && silent < 2 && ctx.Err() == nil; k++ {
+		if report != nil {
+			report(r.Lower, r.Upper)
+		}
+		raised := false
+		if alpha := interiorPointProof(ctx, set, pat, r.Lower); alpha != nil {
+			if lb, priors, ok := colgen.RobustBound(set, pat, alpha); ok && lb > r.Lower {
+				r.Lower, raised = min(lb, r.Upper), true
+				r.Proofs = []certificate.Hint{{Priors: priors, Alpha: alpha}}
+			}
+		}
+		if !raised {
+			if k == 0 {
+				return // no proof from well below ε*: none nearer it
+			}
+			silent++
+		}
+		if r.Upper-r.Lower <= tol {
+			return
+		}
+		t := r.Lower + max(tol/2, finishIPMStep*(r.Upper-r.Lower))
+		res, err := g.Probe(t)
+		if err != nil && !fresh && ctx.Err() == nil {
+			// The master simplex went round a degenerate vertex: a new
+			// master, from its slacks, once.
+			if g, err = colgen.NewRobust(set, pat); err != nil {
+				return
+			}
+			g.SetStop(func() bool { return ctx.Err() != nil })
+			fresh = true
+			res, err = g.Probe(t)
+		}
+		if err != nil {
+			return
+		}
+		switch {
+		case res.Mechanism != nil && res.PML < r.Upper && pat.Holds(res.Mechanism):
+			r.Upper, r.Mechanism = res.PML, res.Mechanism
+		case res.Mechanism == nil && res.Alpha != nil && res.Lower > r.Lower:
+			r.Lower = min(res.Lower, r.Upper)
+			r.Proofs = []certificate.Hint{{Priors: res.Priors, Alpha: res.Alpha}}
+		}
+	}
+}
+
+// finishIPMRounds is the rounds of finishByInteriorPoint; finishIPMStep
+// the fraction of the bracket above its lower end at which its master
+// probes: the interior point's proof lies within 1e-8 of ε* or so, and a
+// probe that close above ε* most often tails off as the search's did.
+const (
+	finishIPMRounds = 8
+	finishIPMStep   = 1e-3
+)

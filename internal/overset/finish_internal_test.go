@@ -39,22 +39,31 @@ func TestFinishByLPBracketsTheLeastEpsilon(t *testing.T) {
 		if math.Abs(r.Upper-ref.Upper) > 1e-8 {
 			t.Errorf("%s: upper end %.12g, the master's least ε %.12g", family, r.Upper, ref.Upper)
 		}
-		if !pat.Holds(r.Mechanism) || leakage.PMLOver(set, r.Mechanism) != r.Upper {
-			t.Errorf("%s: the mechanism breaks the pattern or audits off its end", family)
+		checkFinished(t, family, set, pat, r)
+	}
+}
+
+// checkFinished checks the ends of a finished bracket on their own: the
+// mechanism keeps the pattern and audits at the upper end over the set,
+// and the proof's priors lie in the set and prove the lower end
+// (certify).
+func checkFinished(t *testing.T, family string, set *mech.PriorSet, pat mech.Pattern, r Bracket) {
+	t.Helper()
+	if !pat.Holds(r.Mechanism) || leakage.PMLOver(set, r.Mechanism) != r.Upper {
+		t.Errorf("%s: the mechanism breaks the pattern or audits off its end", family)
+	}
+	if len(r.Proofs) != 1 {
+		t.Fatalf("%s: %d proofs", family, len(r.Proofs))
+	}
+	h := r.Proofs[0]
+	for j, pr := range h.Priors {
+		if !set.Contains(pr, 1e-12) {
+			t.Fatalf("%s: output %d's prior is not in the set", family, j)
 		}
-		if len(r.Proofs) != 1 {
-			t.Fatalf("%s: %d proofs", family, len(r.Proofs))
-		}
-		h := r.Proofs[0]
-		for j, pr := range h.Priors {
-			if !set.Contains(pr, 1e-12) {
-				t.Fatalf("%s: output %d's prior is not in the set", family, j)
-			}
-		}
-		c, ok := certify.DualCertificateColumns(h.Priors, pat, h.Alpha)
-		if !ok || c.Epsilon < r.Lower {
-			t.Errorf("%s: the proof gives %g (%v), the lower end %g", family, c.Epsilon, ok, r.Lower)
-		}
+	}
+	c, ok := certify.DualCertificateColumns(h.Priors, pat, h.Alpha)
+	if !ok || c.Epsilon < r.Lower {
+		t.Errorf("%s: the proof gives %g (%v), the lower end %g", family, c.Epsilon, ok, r.Lower)
 	}
 }
 
@@ -108,5 +117,34 @@ func TestFinishByLPStopsWithTheContext(t *testing.T) {
 	finishByLP(ctx, &r, set, pi, pat, solver.Revised(), 1e-9, nil, nil)
 	if r.LPs != 0 || r.Lower != 0 || r.Upper != up || r.Proofs != nil {
 		t.Errorf("%d LPs, bracket [%g, %g]", r.LPs, r.Lower, r.Upper)
+	}
+}
+
+// finishByInteriorPoint, from a lower end halfway below the least ε and
+// the utility-safe mechanism, narrows the bracket around the least ε the
+// robust master's own search finds (an independent method) with the
+// interior point's proofs and the master's probes alone: its lower end is
+// what certify proves with the priors it returns, each in the set, its
+// upper end the level over the set of a mechanism that keeps the pattern.
+func TestFinishByInteriorPointBracketsTheLeastEpsilon(t *testing.T) {
+	for _, family := range []string{"square-geometric", "random", "grid", "counting-dirichlet"} {
+		_, set, pat, r := safeStart(t, family)
+		ref, err := colgen.RobustLeastEpsilon(context.Background(), set, pat, 1e-10)
+		if err != nil || ref.Mechanism == nil || ref.Upper-ref.Lower > 1e-9 || ref.Upper < 0.05 {
+			t.Fatalf("%s: reference [%g, %g], %v", family, ref.Lower, ref.Upper, err)
+		}
+		r.Lower = ref.Lower / 2
+		g, err := colgen.NewRobust(set, pat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		finishByInteriorPoint(context.Background(), &r, g, set, pat, 1e-9, nil)
+		if w := r.Upper - r.Lower; !(w >= 0 && w <= 1e-8) {
+			t.Errorf("%s: bracket [%.12g, %.12g], the master's [%.12g, %.12g]", family, r.Lower, r.Upper, ref.Lower, ref.Upper)
+		}
+		if r.Lower > ref.Upper || r.Upper < ref.Lower {
+			t.Errorf("%s: bracket [%.12g, %.12g] misses the master's [%.12g, %.12g]", family, r.Lower, r.Upper, ref.Lower, ref.Upper)
+		}
+		checkFinished(t, family, set, pat, r)
 	}
 }

@@ -159,6 +159,7 @@ func leastByColumnsFrom(ctx context.Context, p *problem.Problem, pat mech.Patter
 		r.Proofs = []certificate.Hint{{Priors: b.Priors, Alpha: b.Alpha}}
 	}
 	finishByLP(ctx, &r, p.PriorSet, p.Prior, pat, o.Solver, tol, o.Expected.Notify, o.report)
+	finishByInteriorPoint(ctx, &r, g, p.PriorSet, pat, tol, o.report)
 	if err := ctx.Err(); err != nil {
 		return r, false, err
 	}
@@ -203,17 +204,21 @@ func probeByColumns(ctx context.Context, p *problem.Problem, pat mech.Pattern, e
 	return r.Mechanism, g, true
 }
 
-// refutedByInteriorPoint reports whether the lean interior point over
-// the set (ipm.RobustLeanBound) rules out every mechanism with the
-// pattern that keeps ε-PML over the set: it bounds the expected utility,
-// under the estimate, of the pattern's indicator (1 on its pairs, 0
-// elsewhere), which such a mechanism holds at 1, its whole mass on them.
-// A bound below 1 by more than leanRefuteMargin rules the pattern out at
-// ε + certify.AuditTol, the level at which the free answers rule out.
-// It is asked where the robust master did not settle a decision, whose
-// ε* is then most often within a few 1e-3 of the budget, and saves the
-// LP over the set; where it rules out nothing the LP decides.
-func refutedByInteriorPoint(ctx context.Context, p *problem.Problem, pat mech.Pattern, eps float64) bool {
+// interiorPointProof asks the lean interior point over the set
+// (ipm.RobustLean) whether some mechanism with the pattern keeps ε-PML
+// over it, and returns multipliers α, one per input, that prove it does
+// not (colgen.RobustBound turns them into a lower bound on the least ε
+// over the set, most often well above ε), or nil. The interior point
+// maximises the expected utility, under the estimate c, of the
+// pattern's indicator (1 on its pairs, 0 elsewhere), which a mechanism
+// with the pattern holds at C = Σc, its whole mass on them. Its bound B =
+// Σβ + K·C, proven by row multipliers β and a prior a_j of the set per
+// output (every column v of a mechanism keeping ε at a_j has
+// (c − β)·v ≤ K c·v), makes α = (1 − K)c − β a Farkas certificate when B
+// < C: α·v ≤ 0 on every such column, and Σα = C − B > 0, so no mixture
+// of them sums to 1 on every row. Such columns include those that keep
+// ε over the set, whose least mass is at most a_j·v.
+func interiorPointProof(ctx context.Context, set *mech.PriorSet, pat mech.Pattern, eps float64) []float64 {
 	u := make(mech.Utility, len(pat))
 	for i, row := range pat {
 		u[i] = make([]float64, len(row))
@@ -223,13 +228,47 @@ func refutedByInteriorPoint(ctx context.Context, p *problem.Problem, pat mech.Pa
 			}
 		}
 	}
-	b := mech.Budget{Measure: mech.PML, Epsilon: eps + certify.AuditTol}
-	bound, ok := ipm.RobustLeanBound(ipm.RobustProblem{Utility: u, Budget: b, Set: p.PriorSet}, ipm.Options{Context: ctx})
-	return ok && bound < 1-leanRefuteMargin
+	r := ipm.RobustLean(ipm.RobustProblem{Utility: u, Budget: mech.Budget{Measure: mech.PML, Epsilon: eps}, Set: set}, ipm.Options{Context: ctx})
+	if r == nil || len(r.Alpha) != len(pat) {
+		return nil
+	}
+	total := 0.0
+	for _, v := range set.Center {
+		total += v
+	}
+	sumBeta := 0.0
+	for _, b := range r.Alpha {
+		sumBeta += b
+	}
+	// The interior point's estimate is the set's centre scaled to sum 1.
+	if !(r.Bound < 1-leanRefuteMargin) {
+		return nil
+	}
+	k := r.Bound - sumBeta
+	alpha := make([]float64, len(pat))
+	for i, b := range r.Alpha {
+		alpha[i] = (1-k)*set.Center[i]/total - b
+	}
+	return alpha
 }
 
-// leanRefuteMargin is how far below 1 refutedByInteriorPoint wants the
+// refutedByInteriorPoint reports whether interiorPointProof's multipliers
+// prove the least ε over the set of a mechanism with the pattern above
+// ε (colgen.RobustBound). It is asked where the robust master did not
+// settle a decision at the budget, whose ε* is then most often within a
+// few 1e-3 of it, and saves the LP over the set; where it proves nothing
+// the LP decides.
+func refutedByInteriorPoint(ctx context.Context, p *problem.Problem, pat mech.Pattern, eps float64) bool {
+	alpha := interiorPointProof(ctx, p.PriorSet, pat, eps)
+	if alpha == nil {
+		return false
+	}
+	lb, _, ok := colgen.RobustBound(p.PriorSet, pat, alpha)
+	return ok && lb > eps
+}
+
+// leanRefuteMargin is how far below 1 interiorPointProof wants the
 // interior point's bound: far above the rounding of its sums (about
 // 1e-15 per term), far below the gaps it refutes (the bound falls below 1
-// by 1e-7 and more where the pattern's least ε is 1e-4 above the budget).
+// by 1e-7 and more where the pattern's least ε is 1e-5 above the budget).
 const leanRefuteMargin = 1e-9
