@@ -46,8 +46,9 @@ type Options struct {
 	Progress func(done, total int)
 	// Stand, if not nil, is told where a worst-case Solve stands: after
 	// each decision of its search for the strongest worst case the budget
-	// keeps, then with the bracket of the least ε as it narrows. Calls
-	// come from the solving goroutine, one at a time.
+	// keeps, then with the bracket of the least ε as it narrows; and
+	// where SolveJoint searches the least ε of its floor, that bracket.
+	// Calls come from the solving goroutine, one at a time.
 	Stand func(worstcase.Stand)
 	// Settled, if not nil, is called with each threshold's point of a
 	// curve as soon as it is settled (in the order they settle; calls are

@@ -22,7 +22,7 @@ import (
 func TestSolveTellsWhereItStands(t *testing.T) {
 	ctx := context.Background()
 	for _, family := range []string{"square-geometric", "counting-binomial", "random"} {
-		in, set, err := randinst.FamilyBox(family, 16, 2026, 0.8, 1.25)
+		in, set, err := randinst.FamilyBox(family, 32, 2026, 0.8, 1.25)
 		if err != nil {
 			t.Fatal(err)
 		}

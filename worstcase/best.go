@@ -193,13 +193,13 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 			continue
 		}
 		var o outcome
-		decided := false
+		byCover := false
 		if cov != nil {
-			o, decided = cov.decide(fam, mid, limit)
+			o, byCover = cov.decide(fam, mid, limit)
 			probes++
 		}
 		var last *colgen.Seed
-		if !decided {
+		if !byCover {
 			var err error
 			if o, last, err = probeDecision(ctx, pi, pat, c, cfg, limit, &seed, &solves, &probes); err != nil {
 				return 0, Result{}, err

@@ -233,7 +233,7 @@ type Result struct {
 type Stand struct {
 	// Decided counts the patterns a best worst case has decided at the
 	// budget, of at most Decisions in all (the binary search's bound,
-	// which falls as free bounds settle patterns); both are 0 for
+	// which can only fall as the search narrows); both are 0 for
 	// LeastEpsilon.
 	Decided, Decisions int
 	// Lower and Upper bracket the least ε of the pattern being searched

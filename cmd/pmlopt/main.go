@@ -111,12 +111,6 @@ func main() {
 	exit(code)
 }
 
-// isTerminal reports whether f is a character device (a terminal).
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
 // ending serialises the process's exit between the main flow and the
 // signal handler: whichever comes first exits holding it.
 var ending sync.Mutex

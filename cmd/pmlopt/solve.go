@@ -42,7 +42,8 @@ reads the problem from standard input.
 
 A worst-case solve that runs past a second shows on stderr where it stands:
 the decisions of its search for the strongest worst case the budget keeps,
-then the bracket of the least ε as it narrows (--quiet: nothing).
+then the bracket of the least ε as it narrows; one line redrawn in place on
+a terminal, a line every ten seconds at most elsewhere (--quiet: nothing).
 
 --exact (worst-case objectives, at most 20 inputs and 20 outputs) also
 returns the least ε for the worst case reached in exact rationals:
@@ -146,7 +147,7 @@ func solveFlags(fs *flagSet) runFunc {
 				return err
 			}
 		}
-		line := newStandLine(e.stderr, "solve", *quiet, e.terminal)
+		line := newStandLine(ctx, e.stderr, "solve", *quiet, e.terminal)
 		notify := func(msg string) { fmt.Fprintf(e.stderr, "pmlopt solve: %s\n", msg) }
 		if line != nil {
 			notify = func(msg string) { line.note("pmlopt solve: " + msg) }

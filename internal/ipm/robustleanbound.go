@@ -11,7 +11,7 @@ import (
 // Bound). It returns nil where no lean route applies, or the run ends
 // without an answer or a finite bound. It is for a caller that wants a
 // bound quickly, not the optimum: where the lean run stalls, SolveRobust's
-// later routes may take minutes.
+// later routes cost many times more.
 func RobustLean(p RobustProblem, opt Options) *RobustResult {
 	if p.Set == nil || !dualApplies(p.Set) {
 		return nil

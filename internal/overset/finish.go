@@ -239,12 +239,12 @@ const (
 // proven nothing twice (it has nothing to refute at ε*), or at once when
 // its first proof is none (its iterations stall on priors with masses of
 // 1e-17). A master whose simplex fails a probe is replaced, once, by a
-// new one. Every end it moves is
-// proven or audited. report, if not nil, is told the bracket before each
-// round.
-func finishByInteriorPoint(ctx context.Context, r *Bracket, g *colgen.RobustMaster, set *mech.PriorSet, pat mech.Pattern, tol float64, report func(lower, upper float64)) {
+// new one. Every end it moves is proven or audited. report, if not nil,
+// is told the bracket before each round. It returns the times the
+// interior point raised the lower end.
+func finishByInteriorPoint(ctx context.Context, r *Bracket, g *colgen.RobustMaster, set *mech.PriorSet, pat mech.Pattern, tol float64, report func(lower, upper float64)) (raises int) {
 	if g == nil || r.Mechanism == nil {
-		return
+		return 0
 	}
 	silent := 0
 	fresh := false // g is a master of the finish's own
@@ -256,17 +256,18 @@ func finishByInteriorPoint(ctx context.Context, r *Bracket, g *colgen.RobustMast
 		if alpha := interiorPointProof(ctx, set, pat, r.Lower); alpha != nil {
 			if lb, priors, ok := colgen.RobustBound(set, pat, alpha); ok && lb > r.Lower {
 				r.Lower, raised = min(lb, r.Upper), true
+				raises++
 				r.Proofs = []certificate.Hint{{Priors: priors, Alpha: alpha}}
 			}
 		}
 		if !raised {
 			if k == 0 {
-				return // no proof from well below ε*: none nearer it
+				return raises // no proof from well below ε*: none nearer it
 			}
 			silent++
 		}
 		if r.Upper-r.Lower <= tol {
-			return
+			return raises
 		}
 		t := r.Lower + max(tol/2, finishIPMStep*(r.Upper-r.Lower))
 		res, err := g.Probe(t)
@@ -274,29 +275,33 @@ func finishByInteriorPoint(ctx context.Context, r *Bracket, g *colgen.RobustMast
 			// The master simplex went round a degenerate vertex: a new
 			// master, from its slacks, once.
 			if g, err = colgen.NewRobust(set, pat); err != nil {
-				return
+				return raises
 			}
 			g.SetStop(func() bool { return ctx.Err() != nil })
 			fresh = true
 			res, err = g.Probe(t)
 		}
 		if err != nil {
-			return
+			return raises
 		}
 		switch {
 		case res.Mechanism != nil && res.PML < r.Upper && pat.Holds(res.Mechanism):
 			r.Upper, r.Mechanism = res.PML, res.Mechanism
 		case res.Mechanism == nil && res.Alpha != nil && res.Lower > r.Lower:
-			r.Lower = min(res.Lower, r.Upper)
+			r.Lower = res.Lower
 			r.Proofs = []certificate.Hint{{Priors: res.Priors, Alpha: res.Alpha}}
 		}
+		// A proof and a mechanism that cross by rounding: the lower end
+		// is clipped, its proof proving more.
+		r.Lower = min(r.Lower, r.Upper)
 	}
+	return raises
 }
 
 // finishIPMRounds is the rounds of finishByInteriorPoint; finishIPMStep
 // the fraction of the bracket above its lower end at which its master
-// probes: the interior point's proof lies within 1e-8 of ε* or so, and a
-// probe that close above ε* most often tails off as the search's did.
+// probes: the interior point's proof lies within 1e-8 of ε* or so, and
+// the master most often tails off on a probe that close above ε*.
 const (
 	finishIPMRounds = 8
 	finishIPMStep   = 1e-3

@@ -232,22 +232,23 @@ func interiorPointProof(ctx context.Context, set *mech.PriorSet, pat mech.Patter
 	if r == nil || len(r.Alpha) != len(pat) {
 		return nil
 	}
-	total := 0.0
+	// The bound is on the expected utility under the set's centre c, as
+	// written (ipm.RobustBound), whose total C is the indicator's largest
+	// value.
+	total, sumBeta := 0.0, 0.0
 	for _, v := range set.Center {
 		total += v
 	}
-	sumBeta := 0.0
 	for _, b := range r.Alpha {
 		sumBeta += b
 	}
-	// The interior point's estimate is the set's centre scaled to sum 1.
-	if !(r.Bound < 1-leanRefuteMargin) {
+	if !(r.Bound < total*(1-leanRefuteMargin)) {
 		return nil
 	}
-	k := r.Bound - sumBeta
+	k := (r.Bound - sumBeta) / total
 	alpha := make([]float64, len(pat))
 	for i, b := range r.Alpha {
-		alpha[i] = (1-k)*set.Center[i]/total - b
+		alpha[i] = (1-k)*set.Center[i] - b
 	}
 	return alpha
 }
@@ -259,6 +260,9 @@ func interiorPointProof(ctx context.Context, set *mech.PriorSet, pat mech.Patter
 // few 1e-3 of it, and saves the LP over the set; where it proves nothing
 // the LP decides.
 func refutedByInteriorPoint(ctx context.Context, p *problem.Problem, pat mech.Pattern, eps float64) bool {
+	if len(p.Prior) > robustColumnsMaxLetters {
+		return false // past the master's sizes, where nobody measured it
+	}
 	alpha := interiorPointProof(ctx, p.PriorSet, pat, eps)
 	if alpha == nil {
 		return false
@@ -267,8 +271,9 @@ func refutedByInteriorPoint(ctx context.Context, p *problem.Problem, pat mech.Pa
 	return ok && lb > eps
 }
 
-// leanRefuteMargin is how far below 1 interiorPointProof wants the
-// interior point's bound: far above the rounding of its sums (about
-// 1e-15 per term), far below the gaps it refutes (the bound falls below 1
-// by 1e-7 and more where the pattern's least ε is 1e-5 above the budget).
+// leanRefuteMargin is how far below C interiorPointProof wants the
+// interior point's bound, relative to C: far above the rounding of its
+// sums (about 1e-15 per term), far below the gaps it refutes (the bound
+// falls short of C by 1e-7 and more where the pattern's least ε is 1e-5
+// above the budget).
 const leanRefuteMargin = 1e-9

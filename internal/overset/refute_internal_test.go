@@ -11,7 +11,7 @@ import (
 )
 
 // The interior point's refutation against the robust master's brackets,
-// on every pattern of Clopper–Pearson boxes of 12 to 24 letters (the
+// on every pattern of Clopper–Pearson boxes of 12 to 20 letters (the
 // ball too, its estimate's L1 ball of radius 0.2) at three budgets: it
 // never rules out a pattern the master found a mechanism for within the
 // budget, and it rules out every pattern the master proves 1e-3 or more
