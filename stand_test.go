@@ -52,9 +52,9 @@ func TestSolveTellsWhereItStands(t *testing.T) {
 				if obj != problem.WorstCaseValue {
 					continue
 				}
-				want := worstcase.DecisionsLeft(k)
+				want := int(math.Ceil(math.Log2(float64(k))))
 				if over != nil {
-					want = worstcase.DecisionsLeft(k + 1)
+					want = int(math.Ceil(math.Log2(float64(k + 1))))
 				}
 				if got := told[0].Decisions; got != want {
 					t.Errorf("%s: first stand bounds the decisions by %d, want %d (%d reachable values)", name, got, want, k)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/bits"
 
 	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/closedform"
@@ -254,11 +255,10 @@ func best(ctx context.Context, pi mech.Prior, fam family, eps float64, opt Optio
 // which of w candidates is the last one to hold (the first is known to
 // hold, and those past them not to): ⌈log₂ w⌉.
 func DecisionsLeft(w int) int {
-	d := 0
-	for ; w > 1; w = (w + 1) / 2 {
-		d++
+	if w <= 1 {
+		return 0
 	}
-	return d
+	return bits.Len(uint(w - 1))
 }
 
 // furthest returns the largest k in [lo, hi) with ok(k), given ok(lo) and

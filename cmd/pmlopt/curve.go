@@ -388,7 +388,7 @@ func (p *progress) update(done, total int) {
 	defer p.mu.Unlock()
 	p.done_, p.all = done, total
 	now := time.Now()
-	if p.quiet || now.Sub(p.start) < time.Second || (now.Sub(p.last) < 200*time.Millisecond && done < total) {
+	if p.quiet || now.Sub(p.start) < standDelay || (now.Sub(p.last) < standEvery && done < total) {
 		return
 	}
 	p.last, p.shown = now, true

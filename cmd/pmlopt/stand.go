@@ -38,9 +38,9 @@ type standLine struct {
 	done     chan struct{}
 }
 
-// standDelay is how long a solve runs before its line shows; standEvery
-// how often a terminal's line is redrawn at most, standLogEvery how often
-// a log gets a line at most.
+// standDelay is how long a solve (or a curve, progress) runs before its
+// line shows; standEvery how often a terminal's line is redrawn at most,
+// standLogEvery how often a log gets a line at most.
 const (
 	standDelay    = time.Second
 	standEvery    = 200 * time.Millisecond
