@@ -147,7 +147,7 @@ func curveFlags(fs *flagSet) runFunc {
 			return err
 		}
 		slv = worstCurveSolver(slv, p)
-		prog := newProgress(e.stderr, "curve", *quiet)
+		prog := newProgress(e.stderr, "curve", *quiet, e.terminal)
 		opts := pmlopt.Options{Solver: slv, Tol: tol, Workers: workers, Progress: prog.update, Shard: shard}
 		var lineErr error
 		if *asJSONL {
@@ -366,21 +366,26 @@ func writeCurveTable(w io.Writer, obj problem.Objective, pts []pmlopt.Point, sol
 }
 
 // progress reports a long computation on stderr once it has run for a
-// second, redrawing one line at most five times a second.
+// second, as the stand line of solve does: on a terminal one bar redrawn
+// in place at most five times a second; elsewhere (a log, a pipe) whole
+// lines, at most one every standLogEvery and only when the count moves,
+// and one for the last count.
 type progress struct {
 	mu         sync.Mutex
 	w          io.Writer
 	what       string
 	quiet      bool
+	terminal   bool
 	start      time.Time
 	last       time.Time
 	done_, all int
+	written    int // the count of the last line, on a log
 	shown      bool
 }
 
-func newProgress(w io.Writer, what string, quiet bool) *progress {
+func newProgress(w io.Writer, what string, quiet, terminal bool) *progress {
 	now := time.Now()
-	return &progress{w: w, what: what, quiet: quiet, start: now, last: now}
+	return &progress{w: w, what: what, quiet: quiet, terminal: terminal, start: now, last: now, written: -1}
 }
 
 func (p *progress) update(done, total int) {
@@ -388,10 +393,18 @@ func (p *progress) update(done, total int) {
 	defer p.mu.Unlock()
 	p.done_, p.all = done, total
 	now := time.Now()
-	if p.quiet || now.Sub(p.start) < standDelay || (now.Sub(p.last) < standEvery && done < total) {
+	every := standEvery
+	if !p.terminal {
+		every = standLogEvery
+	}
+	if p.quiet || now.Sub(p.start) < standDelay || (p.shown && now.Sub(p.last) < every && done < total) {
 		return
 	}
 	p.last, p.shown = now, true
+	if !p.terminal {
+		p.line(now)
+		return
+	}
 	const width = 30
 	fill := 0
 	if total > 0 {
@@ -405,6 +418,15 @@ func (p *progress) update(done, total int) {
 		}
 	}
 	fmt.Fprintf(p.w, "\r%s [%s] %d/%d  %.1fs", p.what, bar, done, total, now.Sub(p.start).Seconds())
+}
+
+// line writes the count as a line of a log, unless the last one had it.
+func (p *progress) line(now time.Time) {
+	if p.done_ == p.written {
+		return
+	}
+	p.written = p.done_
+	fmt.Fprintf(p.w, "%s: %d/%d settled  %.1fs\n", p.what, p.done_, p.all, now.Sub(p.start).Seconds())
 }
 
 func (p *progress) count() int {
@@ -422,8 +444,12 @@ func (p *progress) total() int {
 func (p *progress) done() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.shown {
+	switch {
+	case !p.shown:
+	case p.terminal:
 		fmt.Fprintln(p.w)
+	default:
+		p.line(time.Now())
 	}
 }
 

@@ -209,7 +209,7 @@ func (f *expectedCurveFlags) run(ctx context.Context, e *env, fs *flagSet, p *pr
 	for k := range series {
 		series[k].ratio = ratio
 	}
-	prog := newProgress(e.stderr, "curve", out.quiet)
+	prog := newProgress(e.stderr, "curve", out.quiet, e.terminal)
 	total := len(eps) * len(series)
 	var stopped error
 	for k := range series {

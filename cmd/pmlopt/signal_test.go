@@ -89,7 +89,7 @@ func stopMidCurveWith(t *testing.T, bin string, sigs []syscall.Signal, args ...s
 	require.NoError(t, cmd.Start())
 	r := bufio.NewReader(stderr)
 	var seen strings.Builder
-	for !strings.Contains(seen.String(), "curve [") {
+	for !strings.Contains(seen.String(), "curve: ") {
 		b, err := r.ReadByte()
 		if err != nil {
 			break

@@ -122,3 +122,65 @@ func TestStandLineLogAndWidth(t *testing.T) {
 		t.Errorf("a line of %d columns: %q", n, long)
 	}
 }
+
+// The curve's progress on a terminal is one bar redrawn in place at most
+// five times a second and ended when the curve is done; on a log it is
+// whole lines with no carriage return, at most one every standLogEvery,
+// none for a count already written, and one for the last count.
+func TestCurveProgress(t *testing.T) {
+	var buf bytes.Buffer
+	p := newProgress(&buf, "curve", false, true)
+	p.update(1, 8)
+	if buf.Len() != 0 {
+		t.Fatalf("drawn in the first second: %q", buf.String())
+	}
+	p.start = p.start.Add(-2 * time.Second)
+	p.update(2, 8)
+	if got := buf.String(); !strings.HasPrefix(got, "\rcurve [#######.......................] 2/8  2.") {
+		t.Fatalf("bar %q", got)
+	}
+	drawn := buf.Len()
+	p.update(3, 8)
+	if buf.Len() != drawn {
+		t.Fatalf("redrawn within %v: %q", standEvery, buf.String())
+	}
+	p.update(8, 8) // the last count is always drawn
+	if got := buf.String()[drawn:]; !strings.HasPrefix(got, "\rcurve [##############################] 8/8") {
+		t.Fatalf("last bar %q", got)
+	}
+	p.done()
+	if !strings.HasSuffix(buf.String(), "\n") {
+		t.Fatalf("bar not ended: %q", buf.String())
+	}
+
+	buf.Reset()
+	p = newProgress(&buf, "curve", false, false)
+	p.start = p.start.Add(-2 * time.Second)
+	p.update(2, 8)
+	p.update(3, 8) // within standLogEvery of the first line
+	p.last = p.last.Add(-standLogEvery)
+	p.update(3, 8)
+	p.last = p.last.Add(-standLogEvery)
+	p.update(3, 8) // the same count: no line
+	p.update(5, 8) // within standLogEvery again
+	p.done()
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	want := []string{"curve: 2/8 settled  2.", "curve: 3/8 settled  2.", "curve: 5/8 settled  2."}
+	if strings.Contains(buf.String(), "\r") || len(lines) != len(want) {
+		t.Fatalf("log lines %q", buf.String())
+	}
+	for k, w := range want {
+		if !strings.HasPrefix(lines[k], w) {
+			t.Fatalf("line %d %q, want %q…", k, lines[k], w)
+		}
+	}
+
+	buf.Reset()
+	p = newProgress(&buf, "curve", true, false)
+	p.start = p.start.Add(-2 * time.Second)
+	p.update(8, 8)
+	p.done()
+	if buf.Len() != 0 {
+		t.Fatalf("quiet progress wrote %q", buf.String())
+	}
+}
