@@ -21,3 +21,9 @@ import "testing"
 func Short() bool {
 	return !long || testing.Short()
 }
+
+// Clp reports whether the test binary was built with -tags clp. CI runs
+// the long suites with and without the tag; a long test that names the
+// pure-Go backend itself and asks no LP of any other runs the same either
+// way, and skips under the tag so that its minutes are spent once.
+func Clp() bool { return clp }

@@ -4,8 +4,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pmlopt/pmlopt/solver"
 )
 
 // TestNoTestingShort: every test that skips its long cases asks Short, so
@@ -51,5 +54,13 @@ func TestNoTestingShort(t *testing.T) {
 	}
 	if len(found) > 0 {
 		t.Errorf("these files ask testing.Short where they should ask testlong.Short: %s", strings.Join(found, ", "))
+	}
+}
+
+// TestClpMatchesTheBuild: Clp reports the tag that links Clp in, the one
+// under which the solver registry holds "clp".
+func TestClpMatchesTheBuild(t *testing.T) {
+	if got, want := Clp(), slices.Contains(solver.Names(), "clp"); got != want {
+		t.Fatalf("Clp() = %v, but the registry has clp: %v", got, want)
 	}
 }
