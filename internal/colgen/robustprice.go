@@ -557,3 +557,25 @@ func groupLevel(set *mech.PriorSet, one, grp []bool, mu float64) (float64, bool)
 	}
 	return tau, true
 }
+
+// PriceColumn prices one output over the set against the row multipliers
+// alpha: among the v on the output's allowed inputs rows (0 ≤ v ≤ 1,
+// zero elsewhere) whose least mass over the set is at least mu, the one
+// with the largest alpha·v, moved to its vertex (snapVertex) where that
+// loses nothing, and alpha·v. ok is false when no v keeps the constraint
+// or none prices above priceTol: alpha then proves, for this output, what
+// RobustBound reads from it. v is the caller's, one entry per input.
+func PriceColumn(set *mech.PriorSet, alpha []float64, rows []int, mu float64) (v []float64, val float64, ok bool) {
+	var work priceWork
+	if ub := setPriceBound(set, alpha, rows, mu, &work); !(ub > priceTol) {
+		return nil, 0, false
+	}
+	v, val, ok = setColumn(set, alpha, rows, mu, &work)
+	if !ok || !(val > priceTol) {
+		return nil, 0, false
+	}
+	if w, wv, ok := snapVertex(set, alpha, rows, mu, v, &work); ok && wv >= val-priceTol {
+		v = w
+	}
+	return slices.Clone(v), val, true
+}

@@ -134,6 +134,22 @@ func leastByColumnsFrom(ctx context.Context, p *problem.Problem, pat mech.Patter
 		return r, false, nil
 	}
 	tol := o.tol()
+	// Where start sends groups of inputs through equal rows, the problem
+	// with each group merged into one input is solved first: often its
+	// answer closes the bracket on the whole problem, and otherwise its
+	// ends stand where they are the better ones. Its mechanism does not
+	// start the search: a search started just above ε* probes first where
+	// the master is at its most degenerate.
+	var merged Bracket
+	if start != nil {
+		merged = leastByMerging(ctx, p.PriorSet, pat, start, tol, o.report)
+		if err := ctx.Err(); err != nil {
+			return r, false, err
+		}
+		if merged.Mechanism != nil && merged.Upper-merged.Lower <= tol {
+			return merged, true, nil
+		}
+	}
 	if g == nil {
 		var err error
 		if g, err = colgen.NewRobust(p.PriorSet, pat); err != nil {
@@ -157,6 +173,12 @@ func leastByColumnsFrom(ctx context.Context, p *problem.Problem, pat mech.Patter
 	r.Lower, r.Upper, r.Mechanism = min(b.Lower, b.Upper), b.Upper, b.Mechanism
 	if b.Alpha != nil {
 		r.Proofs = []certificate.Hint{{Priors: b.Priors, Alpha: b.Alpha}}
+	}
+	if merged.Mechanism != nil && merged.Upper < r.Upper {
+		r.Upper, r.Mechanism = merged.Upper, merged.Mechanism
+	}
+	if merged.Proofs != nil && merged.Lower > r.Lower {
+		r.Lower, r.Proofs = min(merged.Lower, r.Upper), merged.Proofs
 	}
 	finishByLP(ctx, &r, p.PriorSet, p.Prior, pat, o.Solver, tol, o.Expected.Notify, o.report)
 	finishByInteriorPoint(ctx, &r, g, p.PriorSet, pat, tol, o.report)

@@ -1,0 +1,246 @@
+package overset
+
+import (
+	"cmp"
+	"context"
+	"math"
+	"slices"
+
+	"github.com/pmlopt/pmlopt/internal/certificate"
+	"github.com/pmlopt/pmlopt/internal/colgen"
+	"github.com/pmlopt/pmlopt/leakage"
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+// leastByMerging brackets the least PML over the set of a mechanism with
+// the pattern on smaller problems first, in the manner of dynamic
+// constraint aggregation (Elhallaoui, Villeneuve, Soumis and Desaulniers,
+// "Dynamic aggregation of set-partitioning constraints in column
+// generation", Operations Research 2005). The robust master's rows are the
+// inputs, and its optimum most often sends whole groups of inputs through
+// the same row (a letter's neighbours share its outputs and their split):
+// its basis is then degenerate in every row of a group but one, and its
+// duals wander among optimal ones for hundreds of pricing rounds. Merged,
+// a group is one row.
+//
+//  1. The groups start as the inputs whose rows in start are equal.
+//  2. The merged problem (mech.PriorSet.Merge; a group may use the
+//     outputs all its inputs may) is solved by colgen's search, its last
+//     mechanism starting the next. Its mechanism, each group's row given
+//     to each of its inputs, has the pattern and keeps its level over the
+//     set: it lowers the upper end once audited.
+//  3. The merged proof's multipliers are shared among a group's inputs in
+//     proportion to their estimated masses, and colgen.RobustBound reads
+//     a lower end from them on the whole pattern.
+//  4. Where the ends are within tol, the bracket is closed. Otherwise
+//     some output's column prices in against those multipliers, at the
+//     merged search's lower end: the first such column (by its value)
+//     whose entries differ within a group splits every group by them, and
+//     step 2 is asked again.
+//
+// It stops after mergeMaxRounds merged problems, or once their masters
+// have run mergeMaxPricing pricing rounds per input, or where no priced
+// column splits a group, with what it has: Mechanism nil where no merged
+// problem gave one, and Lower 0 where no proof came out. Every end is
+// audited or proven on the whole problem. It asks nothing where start has
+// one row for all inputs or more distinct rows than half the inputs,
+// where merging gains little. report, if not nil, is told each bracket.
+func leastByMerging(ctx context.Context, set *mech.PriorSet, pat mech.Pattern, start mech.Mechanism, tol float64, report func(lower, upper float64)) Bracket {
+	r := Bracket{Upper: math.Inf(1)}
+	n := len(pat)
+	if n == 0 || len(start) != n {
+		return r
+	}
+	m := len(pat[0])
+	of, k := equalRows(start, nil)
+	if k <= 1 || 2*k > n {
+		return r
+	}
+	rows := make([][]int, m) // the inputs each output allows
+	for i, row := range pat {
+		for j, ok := range row {
+			if ok {
+				rows[j] = append(rows[j], i)
+			}
+		}
+	}
+	var warm mech.Mechanism // the last merged mechanism, one row per input
+	pricing := 0
+	for range mergeMaxRounds {
+		if ctx.Err() != nil {
+			return r
+		}
+		// 2. The merged problem.
+		ms, err := set.Merge(of, k)
+		if err != nil {
+			return r
+		}
+		mp := make(mech.Pattern, k)
+		for g := range mp {
+			mp[g] = make([]bool, m)
+			for j := range mp[g] {
+				mp[g][j] = true
+			}
+		}
+		for i, g := range of {
+			for j, ok := range pat[i] {
+				mp[g][j] = mp[g][j] && ok
+			}
+		}
+		var from mech.Mechanism
+		if warm != nil {
+			from = make(mech.Mechanism, k)
+			for i, g := range of {
+				from[g] = warm[i]
+			}
+		}
+		master, err := colgen.NewRobust(ms, mp)
+		if err != nil {
+			return r
+		}
+		master.SetStop(func() bool { return ctx.Err() != nil })
+		b, err := master.LeastEpsilon(ctx, tol, from)
+		pricing += b.Rounds
+		if err != nil || b.Mechanism == nil {
+			return r
+		}
+		warm = make(mech.Mechanism, n)
+		for i, g := range of {
+			warm[i] = slices.Clone(b.Mechanism[g])
+		}
+		if pat.Holds(warm) {
+			if lvl := leakage.PMLOver(set, warm); lvl < r.Upper {
+				r.Upper, r.Mechanism = lvl, warm
+			}
+		}
+		// 3. The merged proof on the whole pattern. A merged search
+		// closed by its pruning bound or its cover has no multipliers:
+		// a probe of its master just below its lower end gives them.
+		if b.Alpha == nil && b.Lower > mergeBelow {
+			before := master.Rounds
+			if pr, err := master.Probe(b.Lower - mergeBelow); err == nil {
+				b.Alpha = pr.Alpha
+			}
+			pricing += master.Rounds - before
+		}
+		var alpha []float64
+		if b.Alpha != nil {
+			alpha = shareByMass(set.Center, ms.Center, of, b.Alpha)
+			if lb, priors, ok := colgen.RobustBound(set, pat, alpha); ok && lb > r.Lower {
+				r.Lower = min(lb, r.Upper)
+				r.Proofs = []certificate.Hint{{Priors: priors, Alpha: alpha}}
+			}
+		}
+		if report != nil && r.Mechanism != nil {
+			report(r.Lower, r.Upper)
+		}
+		// 4. Closed, or split by a column that prices in.
+		if r.Mechanism != nil && r.Upper-r.Lower <= tol || alpha == nil || pricing > mergeMaxPricing*n {
+			return r
+		}
+		split, kk := splitByPricing(set, rows, alpha, math.Exp(-b.Lower), of, k)
+		if kk == k {
+			return r
+		}
+		of, k = split, kk
+	}
+	return r
+}
+
+// mergeMaxRounds is the number of merged problems leastByMerging solves
+// at most, mergeMaxPricing the pricing rounds per input their masters
+// may run in all: past them the whole problem's search is the faster.
+const (
+	mergeMaxRounds  = 12
+	mergeMaxPricing = 10
+)
+
+// mergeBelow is how far below a merged search's lower end its master is
+// probed for multipliers where the search closed without them.
+const mergeBelow = 1e-7
+
+// shareByMass shares each group's multiplier among its inputs in
+// proportion to their estimated masses (equally in a group of no mass).
+func shareByMass(center, merged []float64, of []int, groupAlpha []float64) []float64 {
+	size := make([]int, len(merged))
+	for _, g := range of {
+		size[g]++
+	}
+	alpha := make([]float64, len(of))
+	for i, g := range of {
+		if merged[g] > 0 {
+			alpha[i] = groupAlpha[g] * center[i] / merged[g]
+		} else {
+			alpha[i] = groupAlpha[g] / float64(size[g])
+		}
+	}
+	return alpha
+}
+
+// splitByPricing prices every output against alpha at mu
+// (colgen.PriceColumn) and splits the groups of (of, k) by the entries of
+// the best-priced column whose entries differ within some group; it
+// returns the groups unchanged where none does.
+func splitByPricing(set *mech.PriorSet, rows [][]int, alpha []float64, mu float64, of []int, k int) ([]int, int) {
+	type priced struct {
+		val float64
+		v   []float64
+	}
+	var cols []priced
+	for _, in := range rows {
+		if len(in) == 0 {
+			continue
+		}
+		if v, val, ok := colgen.PriceColumn(set, alpha, in, mu); ok {
+			cols = append(cols, priced{val, v})
+		}
+	}
+	slices.SortStableFunc(cols, func(a, b priced) int { return cmp.Compare(b.val, a.val) })
+	for _, c := range cols {
+		if split, kk := equalRows(mech.Mechanism{c.v}, of); kk > k {
+			return split, kk
+		}
+	}
+	return of, k
+}
+
+// equalRows numbers the inputs' classes: for a mechanism of n rows, the
+// inputs whose rows are equal (to mergeQuantum); for one row v of n
+// entries (with within, a grouping of the n inputs), the inputs of a group
+// whose entries of v are equal. It returns each input's class and their
+// number.
+func equalRows(p mech.Mechanism, within []int) ([]int, int) {
+	var n int
+	key := func(i int) []int64 { // the quantised row of input i
+		if within != nil {
+			return []int64{int64(within[i]), int64(math.Round(p[0][i] / mergeQuantum))}
+		}
+		out := make([]int64, len(p[i]))
+		for j, v := range p[i] {
+			out[j] = int64(math.Round(v / mergeQuantum))
+		}
+		return out
+	}
+	if within != nil {
+		n = len(within)
+	} else {
+		n = len(p)
+	}
+	of := make([]int, n)
+	var keys [][]int64
+	for i := range n {
+		ki := key(i)
+		c := slices.IndexFunc(keys, func(k []int64) bool { return slices.Equal(k, ki) })
+		if c < 0 {
+			c = len(keys)
+			keys = append(keys, ki)
+		}
+		of[i] = c
+	}
+	return of, len(keys)
+}
+
+// mergeQuantum is the resolution at which entries count as equal: a
+// master's rows are sums of its columns' weights, equal up to rounding
+// where its optimum sends inputs through the same row.
+const mergeQuantum = 1e-9
