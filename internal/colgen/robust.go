@@ -259,6 +259,19 @@ func (g *RobustMaster) patternCover() *Cover {
 	return g.cover
 }
 
+// CoverFlow returns the estimate's mass routed along the pattern's
+// fractional cover (Flow; the mechanism that starts the least ε's search
+// at its upper end), nil where there is none. The cover is solved once
+// per master.
+func (g *RobustMaster) CoverFlow() mech.Mechanism {
+	cv := g.patternCover()
+	if cv == nil {
+		return nil
+	}
+	f, _ := coverFlow(g.set, g.pat, cv)
+	return f
+}
+
 // SetFar marks every later probe as far below the least ε (a refutation
 // expected, wanted for its proof and Newton's estimate): such a probe ends
 // once it is refuted and its master's optimum tails off (tailRounds),

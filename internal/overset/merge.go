@@ -52,10 +52,10 @@ func leastByMerging(ctx context.Context, set *mech.PriorSet, pat mech.Pattern, s
 		return r
 	}
 	m := len(pat[0])
-	of, k := equalRows(start, nil)
-	if k <= 1 || 2*k > n {
+	if !mergeable(start) {
 		return r
 	}
+	of, k := equalRows(start, nil)
 	rows := make([][]int, m) // the inputs each output allows
 	for i, row := range pat {
 		for j, ok := range row {
@@ -145,6 +145,17 @@ func leastByMerging(ctx context.Context, set *mech.PriorSet, pat mech.Pattern, s
 		of, k = split, kk
 	}
 	return r
+}
+
+// mergeable reports whether the mechanism p has more than one distinct
+// row and at most half as many as rows: merging its equal rows leaves a
+// problem of at most half the inputs.
+func mergeable(p mech.Mechanism) bool {
+	if len(p) == 0 {
+		return false
+	}
+	_, k := equalRows(p, nil)
+	return k > 1 && 2*k <= len(p)
 }
 
 // mergeMaxRounds is the number of merged problems leastByMerging solves

@@ -17,7 +17,13 @@ import (
 // decision's mechanism there.
 func decidedValue(t *testing.T, family string, n int) (*mech.PriorSet, mech.Pattern, mech.Mechanism) {
 	t.Helper()
-	in, set, err := randinst.FamilyBox(family, n, 2026, 0.8, 1.25)
+	return decidedValueOver(t, family, n, 0.8, 1.25)
+}
+
+// decidedValueOver is decidedValue over the box lo–hi times the prior.
+func decidedValueOver(t *testing.T, family string, n int, lo, hi float64) (*mech.PriorSet, mech.Pattern, mech.Mechanism) {
+	t.Helper()
+	in, set, err := randinst.FamilyBox(family, n, 2026, lo, hi)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,5 +132,39 @@ func TestEqualRows(t *testing.T) {
 	split, kk := equalRows(mech.Mechanism{{0.2, 0.3, 0.2, 0.7}}, of)
 	if kk != 3 || split[0] != split[2] || split[1] == split[3] {
 		t.Fatalf("split %v (%d)", split, kk)
+	}
+}
+
+// Over the box 0.5–2 at 32 letters the decision's mechanism on
+// square-geometric and coarse has a row of its own for most inputs,
+// but the estimate routed along the pattern's cover (the search's first
+// upper end) sends runs of inputs through one row, and merging them
+// closes the bracket on the least ε of the whole pattern's search.
+func TestLeastByMergingFromTheCoverFlow(t *testing.T) {
+	for _, family := range []string{"square-geometric", "coarse"} {
+		set, pat, start := decidedValueOver(t, family, 32, 0.5, 2)
+		if mergeable(start) {
+			t.Fatalf("%s: the decision's mechanism merges", family)
+		}
+		g, err := colgen.NewRobust(set, pat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		flow := g.CoverFlow()
+		if !mergeable(flow) {
+			t.Fatalf("%s: the cover's flow does not merge", family)
+		}
+		r := leastByMerging(context.Background(), set, pat, flow, DefaultTol, nil)
+		if r.Mechanism == nil || !(r.Upper-r.Lower <= DefaultTol) {
+			t.Fatalf("%s: bracket [%.12g, %.12g]", family, r.Lower, r.Upper)
+		}
+		checkFinished(t, family, set, pat, r)
+		whole, err := colgen.RobustLeastEpsilon(context.Background(), set, pat, DefaultTol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Lower > whole.Upper+1e-12 || whole.Lower > r.Upper+1e-12 {
+			t.Errorf("%s: merged [%.12g, %.12g], whole pattern's search [%.12g, %.12g]", family, r.Lower, r.Upper, whole.Lower, whole.Upper)
+		}
 	}
 }

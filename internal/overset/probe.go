@@ -134,26 +134,31 @@ func leastByColumnsFrom(ctx context.Context, p *problem.Problem, pat mech.Patter
 		return r, false, nil
 	}
 	tol := o.tol()
-	// Where start sends groups of inputs through equal rows, the problem
-	// with each group merged into one input is solved first: often its
-	// answer closes the bracket on the whole problem, and otherwise its
-	// ends stand where they are the better ones. Its mechanism does not
-	// start the search: a search started just above ε* probes first where
-	// the master is at its most degenerate.
+	if g == nil {
+		var err error
+		if g, err = colgen.NewRobust(p.PriorSet, pat); err != nil {
+			return r, false, nil
+		}
+	}
+	// Where start (else the estimate routed along the pattern's cover)
+	// sends groups of inputs through equal rows, the problem with each
+	// group merged into one input is solved first: often its answer
+	// closes the bracket on the whole problem, and otherwise its ends
+	// stand where they are the better ones. Its mechanism does not start
+	// the search: a search started just above ε* probes first where the
+	// master is at its most degenerate.
+	from := start
+	if !mergeable(from) {
+		from = g.CoverFlow()
+	}
 	var merged Bracket
-	if start != nil {
-		merged = leastByMerging(ctx, p.PriorSet, pat, start, tol, o.report)
+	if mergeable(from) {
+		merged = leastByMerging(ctx, p.PriorSet, pat, from, tol, o.report)
 		if err := ctx.Err(); err != nil {
 			return r, false, err
 		}
 		if merged.Mechanism != nil && merged.Upper-merged.Lower <= tol {
 			return merged, true, nil
-		}
-	}
-	if g == nil {
-		var err error
-		if g, err = colgen.NewRobust(p.PriorSet, pat); err != nil {
-			return r, false, nil
 		}
 	}
 	if o.Stand != nil {
