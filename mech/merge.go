@@ -5,8 +5,8 @@ import "fmt"
 // Merge returns the set of the masses that the priors of s give to k
 // groups of letters, letter i in group of[i] (every group holding at
 // least one letter). The image of a box is the box of the groups' summed
-// bounds (any masses within those sums are split among a group's letters
-// within their own bounds), and that of an L1 ball the ball of the same
+// bounds, clamped at 1 (any masses within those sums are split among a
+// group's letters within their own bounds), and that of an L1 ball the ball of the same
 // radius around the summed estimate (a move of mass between groups costs
 // what it costs between two of their letters, and one within a group
 // costs nothing). A mechanism whose rows are equal within each group
@@ -41,8 +41,10 @@ func (s *PriorSet) Merge(of []int, k int) (*PriorSet, error) {
 	if lower == nil {
 		return NewL1Set(center, s.Radius)
 	}
-	// A group's sums may pass 1, or its bounds fall a rounding on the
-	// wrong side of its estimate: no prior gives a group more than 1.
+	// A group's estimate or bounds may sum past 1 (the estimate's total
+	// and the box's lower bounds may pass 1 by the rounding the sets
+	// allow): no distribution gives a group more than 1, and the bounds
+	// must hold the estimate.
 	for g := range upper {
 		center[g] = min(center[g], 1)
 		upper[g] = max(min(upper[g], 1), center[g])

@@ -3,6 +3,7 @@ package overset
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
 	"math"
 	"slices"
 
@@ -131,6 +132,7 @@ func leastByMerging(ctx context.Context, set *mech.PriorSet, pat mech.Pattern, s
 				r.Proofs = []certificate.Hint{{Priors: priors, Alpha: alpha}}
 			}
 		}
+		r.Lower = min(r.Lower, r.Upper) // a proof a rounding above an audit
 		if report != nil && r.Mechanism != nil {
 			report(r.Lower, r.Upper)
 		}
@@ -171,19 +173,11 @@ const (
 const mergeBelow = 1e-7
 
 // shareByMass shares each group's multiplier among its inputs in
-// proportion to their estimated masses (equally in a group of no mass).
+// proportion to their estimated masses (all positive).
 func shareByMass(center, merged []float64, of []int, groupAlpha []float64) []float64 {
-	size := make([]int, len(merged))
-	for _, g := range of {
-		size[g]++
-	}
 	alpha := make([]float64, len(of))
 	for i, g := range of {
-		if merged[g] > 0 {
-			alpha[i] = groupAlpha[g] * center[i] / merged[g]
-		} else {
-			alpha[i] = groupAlpha[g] / float64(size[g])
-		}
+		alpha[i] = groupAlpha[g] * center[i] / merged[g]
 	}
 	return alpha
 }
@@ -221,34 +215,32 @@ func splitByPricing(set *mech.PriorSet, rows [][]int, alpha []float64, mu float6
 // whose entries of v are equal. It returns each input's class and their
 // number.
 func equalRows(p mech.Mechanism, within []int) ([]int, int) {
-	var n int
-	key := func(i int) []int64 { // the quantised row of input i
-		if within != nil {
-			return []int64{int64(within[i]), int64(math.Round(p[0][i] / mergeQuantum))}
-		}
-		out := make([]int64, len(p[i]))
-		for j, v := range p[i] {
-			out[j] = int64(math.Round(v / mergeQuantum))
-		}
-		return out
-	}
+	n := len(p)
 	if within != nil {
 		n = len(within)
-	} else {
-		n = len(p)
 	}
+	quantum := func(v float64) int64 { return int64(math.Round(v / mergeQuantum)) }
 	of := make([]int, n)
-	var keys [][]int64
+	class := make(map[string]int)
+	var key []byte
 	for i := range n {
-		ki := key(i)
-		c := slices.IndexFunc(keys, func(k []int64) bool { return slices.Equal(k, ki) })
-		if c < 0 {
-			c = len(keys)
-			keys = append(keys, ki)
+		key = key[:0] // the quantised row of input i
+		if within != nil {
+			key = binary.AppendVarint(key, int64(within[i]))
+			key = binary.AppendVarint(key, quantum(p[0][i]))
+		} else {
+			for _, v := range p[i] {
+				key = binary.AppendVarint(key, quantum(v))
+			}
+		}
+		c, ok := class[string(key)]
+		if !ok {
+			c = len(class)
+			class[string(key)] = c
 		}
 		of[i] = c
 	}
-	return of, len(keys)
+	return of, len(class)
 }
 
 // mergeQuantum is the resolution at which entries count as equal: a

@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/pmlopt/pmlopt/internal/certificate"
 	"github.com/pmlopt/pmlopt/internal/colgen"
 	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/mech"
@@ -106,6 +107,45 @@ func TestLeastByMergingSplitsGroups(t *testing.T) {
 	if !(first.Lower > r.Upper+1e-3) {
 		t.Fatalf("the first groups' least ε %.12g, the merged bracket's upper end %.12g", first.Lower, r.Upper)
 	}
+	checkFinished(t, "counting-binomial", set, pat, r)
+	whole, err := colgen.RobustLeastEpsilon(context.Background(), set, pat, DefaultTol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Lower > whole.Upper+1e-12 || whole.Lower > r.Upper+1e-12 {
+		t.Errorf("merged [%.12g, %.12g], whole pattern's search [%.12g, %.12g]", r.Lower, r.Upper, whole.Lower, whole.Upper)
+	}
+}
+
+// keepBetterEnds takes each end from the bracket that has the better one,
+// with its mechanism or proof, an empty bracket taking the other's whole,
+// and keeps the lower end at most the upper.
+func TestKeepBetterEnds(t *testing.T) {
+	m1, m2 := mech.Mechanism{{1}}, mech.Mechanism{{1}}
+	p1 := []certificate.Hint{{Alpha: []float64{1}}}
+	p2 := []certificate.Hint{{Alpha: []float64{2}}}
+	var r Bracket
+	keepBetterEnds(&r, Bracket{})
+	if r.Mechanism != nil {
+		t.Fatal("two empty brackets made a mechanism")
+	}
+	keepBetterEnds(&r, Bracket{Lower: 0.4, Upper: 0.7, Mechanism: m2, Proofs: p2})
+	if r.Lower != 0.4 || r.Upper != 0.7 || &r.Mechanism[0] != &m2[0] || &r.Proofs[0] != &p2[0] {
+		t.Fatalf("an empty bracket did not take the other: %+v", r)
+	}
+	r = Bracket{Lower: 0.5, Upper: 0.6, Mechanism: m1, Proofs: p1}
+	keepBetterEnds(&r, Bracket{Lower: 0.3, Upper: 0.55, Mechanism: m2, Proofs: p2})
+	if r.Lower != 0.5 || r.Upper != 0.55 || &r.Mechanism[0] != &m2[0] || &r.Proofs[0] != &p1[0] {
+		t.Fatalf("the upper end alone: %+v", r)
+	}
+	keepBetterEnds(&r, Bracket{Lower: 0.52, Upper: 0.9, Mechanism: m1, Proofs: p2})
+	if r.Lower != 0.52 || r.Upper != 0.55 || &r.Mechanism[0] != &m2[0] || &r.Proofs[0] != &p2[0] {
+		t.Fatalf("the lower end alone: %+v", r)
+	}
+	keepBetterEnds(&r, Bracket{Lower: 0, Upper: 0.51, Mechanism: m1})
+	if r.Lower != 0.51 || r.Upper != 0.51 {
+		t.Fatalf("a lower end above the upper: [%g, %g]", r.Lower, r.Upper)
+	}
 }
 
 // A start whose rows are all distinct (random's decision: no two inputs
@@ -130,7 +170,7 @@ func TestEqualRows(t *testing.T) {
 		t.Fatalf("groups %v (%d)", of, k)
 	}
 	split, kk := equalRows(mech.Mechanism{{0.2, 0.3, 0.2, 0.7}}, of)
-	if kk != 3 || split[0] != split[2] || split[1] == split[3] {
+	if kk != 3 || split[0] != split[2] || split[1] == split[3] || split[0] == split[1] {
 		t.Fatalf("split %v (%d)", split, kk)
 	}
 }

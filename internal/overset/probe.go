@@ -161,36 +161,53 @@ func leastByColumnsFrom(ctx context.Context, p *problem.Problem, pat mech.Patter
 			return merged, true, nil
 		}
 	}
+	// The stand told is the better of each end, so that it only narrows.
+	report := o.report
+	if merged.Mechanism != nil {
+		report = func(lower, upper float64) { o.report(max(lower, merged.Lower), min(upper, merged.Upper)) }
+	}
 	if o.Stand != nil {
-		g.SetReport(o.report)
+		g.SetReport(report)
 		defer g.SetReport(nil)
 	}
 	b, err := g.LeastEpsilon(ctx, tol, start)
-	if err != nil {
-		if ctx.Err() != nil {
-			return r, false, ctx.Err()
+	if err != nil && ctx.Err() != nil {
+		return r, false, ctx.Err()
+	}
+	if err == nil && b.Mechanism != nil && !math.IsInf(b.Upper, 0) && !math.IsNaN(b.Lower) && !math.IsInf(b.Lower, 0) {
+		r.Lower, r.Upper, r.Mechanism = min(b.Lower, b.Upper), b.Upper, b.Mechanism
+		if b.Alpha != nil {
+			r.Proofs = []certificate.Hint{{Priors: b.Priors, Alpha: b.Alpha}}
 		}
+	}
+	keepBetterEnds(&r, merged)
+	if r.Mechanism == nil {
 		return r, false, nil
 	}
-	if b.Mechanism == nil || math.IsInf(b.Upper, 0) || math.IsNaN(b.Lower) || math.IsInf(b.Lower, 0) {
-		return r, false, nil
-	}
-	r.Lower, r.Upper, r.Mechanism = min(b.Lower, b.Upper), b.Upper, b.Mechanism
-	if b.Alpha != nil {
-		r.Proofs = []certificate.Hint{{Priors: b.Priors, Alpha: b.Alpha}}
-	}
-	if merged.Mechanism != nil && merged.Upper < r.Upper {
-		r.Upper, r.Mechanism = merged.Upper, merged.Mechanism
-	}
-	if merged.Proofs != nil && merged.Lower > r.Lower {
-		r.Lower, r.Proofs = min(merged.Lower, r.Upper), merged.Proofs
-	}
-	finishByLP(ctx, &r, p.PriorSet, p.Prior, pat, o.Solver, tol, o.Expected.Notify, o.report)
-	finishByInteriorPoint(ctx, &r, g, p.PriorSet, pat, tol, o.report)
+	finishByLP(ctx, &r, p.PriorSet, p.Prior, pat, o.Solver, tol, o.Expected.Notify, report)
+	finishByInteriorPoint(ctx, &r, g, p.PriorSet, pat, tol, report)
 	if err := ctx.Err(); err != nil {
 		return r, false, err
 	}
 	return r, true, nil
+}
+
+// keepBetterEnds gives r the better of each end of r and m, both brackets
+// of the same pattern's least ε over the set, each end audited or proven
+// (an empty r, with no mechanism, takes m's): the lower upper end with its
+// mechanism, the higher lower end with its proof, the lower end kept at
+// most the upper (a proof may come out a rounding above an audit).
+func keepBetterEnds(r *Bracket, m Bracket) {
+	if m.Mechanism != nil && (r.Mechanism == nil || m.Upper < r.Upper) {
+		r.Upper, r.Mechanism = m.Upper, m.Mechanism
+	}
+	if r.Mechanism == nil {
+		return
+	}
+	if m.Proofs != nil && m.Lower > r.Lower {
+		r.Lower, r.Proofs = m.Lower, m.Proofs
+	}
+	r.Lower = min(r.Lower, r.Upper)
 }
 
 // probeByColumns answers whether a mechanism with the pattern keeps
