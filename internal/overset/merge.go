@@ -168,6 +168,10 @@ const (
 	mergeMaxPricing = 10
 )
 
+// mergeMinInputs is the fewest inputs whose least ε leastByColumnsFrom
+// asks of merged problems first.
+const mergeMinInputs = 16
+
 // mergeBelow is how far below a merged search's lower end its master is
 // probed for multipliers where the search closed without them.
 const mergeBelow = 1e-7

@@ -147,8 +147,14 @@ func leastByColumnsFrom(ctx context.Context, p *problem.Problem, pat mech.Patter
 	// stand where they are the better ones. Its mechanism does not start
 	// the search: a search started just above ε* probes first where the
 	// master is at its most degenerate.
+	// Not where an output open to every input answers at ε = 0, nor
+	// below mergeMinInputs inputs, where the whole search takes a
+	// fraction of a millisecond and a merged problem that does not close
+	// costs as much.
 	from := start
-	if !mergeable(from) {
+	if len(pat) < mergeMinInputs || colgen.IndependentOver(pat) != nil {
+		from = nil
+	} else if !mergeable(from) {
 		from = g.CoverFlow()
 	}
 	var merged Bracket
