@@ -76,18 +76,7 @@ func leastByMerging(ctx context.Context, set *mech.PriorSet, pat mech.Pattern, s
 		if err != nil {
 			return r
 		}
-		mp := make(mech.Pattern, k)
-		for g := range mp {
-			mp[g] = make([]bool, m)
-			for j := range mp[g] {
-				mp[g][j] = true
-			}
-		}
-		for i, g := range of {
-			for j, ok := range pat[i] {
-				mp[g][j] = mp[g][j] && ok
-			}
-		}
+		mp := mergedPattern(pat, of, k)
 		var from mech.Mechanism
 		if warm != nil {
 			from = make(mech.Mechanism, k)
@@ -175,6 +164,24 @@ const mergeMinInputs = 16
 // mergeBelow is how far below a merged search's lower end its master is
 // probed for multipliers where the search closed without them.
 const mergeBelow = 1e-7
+
+// mergedPattern is the pattern of the k groups of (of, k): a group may
+// use the outputs that all its inputs may.
+func mergedPattern(pat mech.Pattern, of []int, k int) mech.Pattern {
+	mp := make(mech.Pattern, k)
+	for g := range mp {
+		mp[g] = make([]bool, len(pat[0]))
+		for j := range mp[g] {
+			mp[g][j] = true
+		}
+	}
+	for i, g := range of {
+		for j, ok := range pat[i] {
+			mp[g][j] = mp[g][j] && ok
+		}
+	}
+	return mp
+}
 
 // shareByMass shares each group's multiplier among its inputs in
 // proportion to their estimated masses (all positive).

@@ -64,17 +64,7 @@ func TestLeastByMergingClosesTheStudysBrackets(t *testing.T) {
 			t.Fatalf("%s: the decision's mechanism has %d distinct rows", family, k)
 		}
 		r := leastByMerging(context.Background(), set, pat, start, DefaultTol, nil)
-		if r.Mechanism == nil || !(r.Upper-r.Lower <= DefaultTol) {
-			t.Fatalf("%s: bracket [%.12g, %.12g], mechanism %v", family, r.Lower, r.Upper, r.Mechanism != nil)
-		}
-		checkFinished(t, family, set, pat, r)
-		whole, err := colgen.RobustLeastEpsilon(context.Background(), set, pat, DefaultTol)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.Lower > whole.Upper+1e-12 || whole.Lower > r.Upper+1e-12 {
-			t.Errorf("%s: merged [%.12g, %.12g], whole pattern's search [%.12g, %.12g]", family, r.Lower, r.Upper, whole.Lower, whole.Upper)
-		}
+		checkMerged(t, family, set, pat, r)
 	}
 }
 
@@ -87,18 +77,7 @@ func TestLeastByMergingSplitsGroups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mp := make(mech.Pattern, k)
-	for g := range mp {
-		mp[g] = make([]bool, len(pat[0]))
-		for j := range mp[g] {
-			mp[g][j] = true
-		}
-	}
-	for i, g := range of {
-		for j, ok := range pat[i] {
-			mp[g][j] = mp[g][j] && ok
-		}
-	}
+	mp := mergedPattern(pat, of, k)
 	first, err := colgen.RobustLeastEpsilon(context.Background(), ms, mp, DefaultTol)
 	if err != nil {
 		t.Fatal(err)
@@ -107,14 +86,7 @@ func TestLeastByMergingSplitsGroups(t *testing.T) {
 	if !(first.Lower > r.Upper+1e-3) {
 		t.Fatalf("the first groups' least ε %.12g, the merged bracket's upper end %.12g", first.Lower, r.Upper)
 	}
-	checkFinished(t, "counting-binomial", set, pat, r)
-	whole, err := colgen.RobustLeastEpsilon(context.Background(), set, pat, DefaultTol)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Lower > whole.Upper+1e-12 || whole.Lower > r.Upper+1e-12 {
-		t.Errorf("merged [%.12g, %.12g], whole pattern's search [%.12g, %.12g]", r.Lower, r.Upper, whole.Lower, whole.Upper)
-	}
+	checkMerged(t, "counting-binomial", set, pat, r)
 }
 
 // keepBetterEnds takes each end from the bracket that has the better one,
@@ -195,16 +167,25 @@ func TestLeastByMergingFromTheCoverFlow(t *testing.T) {
 			t.Fatalf("%s: the cover's flow does not merge", family)
 		}
 		r := leastByMerging(context.Background(), set, pat, flow, DefaultTol, nil)
-		if r.Mechanism == nil || !(r.Upper-r.Lower <= DefaultTol) {
-			t.Fatalf("%s: bracket [%.12g, %.12g]", family, r.Lower, r.Upper)
-		}
-		checkFinished(t, family, set, pat, r)
-		whole, err := colgen.RobustLeastEpsilon(context.Background(), set, pat, DefaultTol)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.Lower > whole.Upper+1e-12 || whole.Lower > r.Upper+1e-12 {
-			t.Errorf("%s: merged [%.12g, %.12g], whole pattern's search [%.12g, %.12g]", family, r.Lower, r.Upper, whole.Lower, whole.Upper)
-		}
+		checkMerged(t, family, set, pat, r)
+	}
+}
+
+// checkMerged checks a merged bracket: closed within the tolerance, its
+// mechanism audited at the upper end and its proof certified
+// (checkFinished), and overlapping the bracket that the robust master's
+// search finds on the whole pattern.
+func checkMerged(t *testing.T, family string, set *mech.PriorSet, pat mech.Pattern, r Bracket) {
+	t.Helper()
+	if r.Mechanism == nil || !(r.Upper-r.Lower <= DefaultTol) {
+		t.Fatalf("%s: bracket [%.12g, %.12g], mechanism %v", family, r.Lower, r.Upper, r.Mechanism != nil)
+	}
+	checkFinished(t, family, set, pat, r)
+	whole, err := colgen.RobustLeastEpsilon(context.Background(), set, pat, DefaultTol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Lower > whole.Upper+1e-12 || whole.Lower > r.Upper+1e-12 {
+		t.Errorf("%s: merged [%.12g, %.12g], whole pattern's search [%.12g, %.12g]", family, r.Lower, r.Upper, whole.Lower, whole.Upper)
 	}
 }
