@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/pmlopt/pmlopt/internal/certificate"
 	"github.com/pmlopt/pmlopt/internal/colgen"
@@ -45,62 +46,57 @@ const DefaultTol = 1e-9
 // weakest (every pair allowed) to the strongest, and the threshold each
 // stands for.
 func Patterns(p *problem.Problem) ([]mech.Pattern, []float64, error) {
-	var pats []mech.Pattern
-	var th []float64
+	th, pattern, err := patternLevels(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	pats := make([]mech.Pattern, len(th))
+	for k := range th {
+		pats[k] = pattern(k)
+	}
+	return pats, th, nil
+}
+
+// patternLevels returns the thresholds of Patterns and the function that
+// builds the pattern of each: a binary search over them builds only the
+// few it decides (a utility of distinct values has about N·M).
+func patternLevels(p *problem.Problem) ([]float64, func(k int) mech.Pattern, error) {
 	if p.Objective == problem.WorstCaseOrder {
 		o, err := p.RequireOrder()
 		if err != nil {
 			return nil, nil, err
 		}
-		for h := 1; h <= len(o[0]); h++ {
-			pats, th = append(pats, o.Pattern(h)), append(th, float64(h))
+		th := make([]float64, len(o[0]))
+		for k := range th {
+			th[k] = float64(k + 1)
 		}
-		return pats, th, nil
+		return th, func(k int) mech.Pattern { return o.Pattern(k + 1) }, nil
 	}
 	u, err := p.RequireUtility()
 	if err != nil {
 		return nil, nil, err
 	}
+	// A threshold above some row's largest utility leaves that row no
+	// output: the strongest pattern is the last below every row's largest.
+	reach := math.Inf(1)
 	seen := map[float64]bool{}
-	var vals []float64
+	var th []float64
 	for _, row := range u {
+		reach = min(reach, slices.Max(row))
 		for _, v := range row {
 			if !seen[v] {
 				seen[v] = true
-				vals = append(vals, v)
+				th = append(th, v)
 			}
 		}
 	}
-	sortFloats(vals)
-	for _, v := range vals {
-		pat := u.Pattern(v)
-		if !everyRowOpen(pat) {
-			break
-		}
-		pats, th = append(pats, pat), append(th, v)
+	slices.Sort(th)
+	k := 0
+	for k < len(th) && th[k] <= reach {
+		k++
 	}
-	return pats, th, nil
-}
-
-func sortFloats(v []float64) {
-	for i := 1; i < len(v); i++ {
-		for k := i; k > 0 && v[k] < v[k-1]; k-- {
-			v[k], v[k-1] = v[k-1], v[k]
-		}
-	}
-}
-
-func everyRowOpen(pat mech.Pattern) bool {
-	for _, row := range pat {
-		open := false
-		for _, a := range row {
-			open = open || a
-		}
-		if !open {
-			return false
-		}
-	}
-	return true
+	th = th[:k]
+	return th, func(k int) mech.Pattern { return u.Pattern(th[k]) }, nil
 }
 
 // BestWorstCase finds the strongest pattern of p's worst-case objective
@@ -111,7 +107,7 @@ func everyRowOpen(pat mech.Pattern) bool {
 func BestWorstCase(ctx context.Context, p *problem.Problem, eps float64, o Options) (Bracket, error) {
 	set := p.PriorSet
 	slv := o.Solver
-	pats, _, err := Patterns(p)
+	levels, pattern, err := patternLevels(p)
 	if err != nil {
 		return Bracket{}, err
 	}
@@ -142,7 +138,7 @@ func BestWorstCase(ctx context.Context, p *problem.Problem, eps float64, o Optio
 	// (every pair allowed) always holds the independent mechanism.
 	best, bestM := -1, mech.Mechanism(nil)
 	var bestG *colgen.RobustMaster // the master that found bestM, if one did
-	lo, hi := 0, len(pats)-1
+	lo, hi := 0, len(levels)-1
 	decided := 0
 	stand := o.Stand
 	tell := func(lower, upper float64) {
@@ -156,7 +152,7 @@ func BestWorstCase(ctx context.Context, p *problem.Problem, eps float64, o Optio
 			return Bracket{}, err
 		}
 		mid := (lo + hi) / 2
-		m, g, err := probe(pats[mid], eps)
+		m, g, err := probe(pattern(mid), eps)
 		if err != nil {
 			return Bracket{}, err
 		}
@@ -178,9 +174,10 @@ func BestWorstCase(ctx context.Context, p *problem.Problem, eps float64, o Optio
 			stand(s)
 		}
 	}
-	r, ok, err := leastByColumnsFrom(ctx, p, pats[best], bestG, bestM, o)
+	pat := pattern(best)
+	r, ok, err := leastByColumnsFrom(ctx, p, pat, bestG, bestM, o)
 	if !ok && err == nil {
-		r, err = LeastEpsilon(ctx, p, pats[best], bestM, o)
+		r, err = LeastEpsilon(ctx, p, pat, bestM, o)
 	}
 	if err != nil {
 		return Bracket{}, err
