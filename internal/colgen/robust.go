@@ -218,6 +218,96 @@ func NewRobust(set *mech.PriorSet, pat mech.Pattern) (*RobustMaster, error) {
 	return g, nil
 }
 
+// Inherit adds to g's master the columns of from's (another master over
+// the same set) that lie on g's pattern. A column of an output's slice
+// depends on the set and λ alone, not on the pattern beyond its support:
+// the decisions of a worst-case search, at one budget on nested
+// patterns, so start from the columns their neighbours priced. from's
+// columns are copied; g must not have probed yet.
+func (g *RobustMaster) Inherit(from *RobustMaster) {
+	if from == nil || from.set != g.set {
+		return
+	}
+	g.inherit(from, nil)
+}
+
+// InheritSplit adds to g's master the columns of from's, a master of
+// coarser groups of the same letters: g's group h lies in from's group
+// parent[h], its set is the image of the same set of priors under g's
+// groups (mech.PriorSet.Merge) and its pattern allows output j to a group
+// where from's allows it to the parent. A column of from's then gives
+// each group its parent's entry: its least mass over g's set is the
+// least over the letters' set of the column it stands for, the same as
+// over from's, and it lies on g's pattern where it lay on from's.
+func (g *RobustMaster) InheritSplit(from *RobustMaster, parent []int) {
+	if from == nil || len(parent) != g.sx.n {
+		return
+	}
+	for _, q := range parent {
+		if q < 0 || q >= from.sx.n {
+			return
+		}
+	}
+	g.inherit(from, parent)
+}
+
+// inherit copies from's columns into g's master, each row i of g's
+// reading row parent[i] of from's (the same row where parent is nil),
+// those off g's pattern left out: the basic columns first, then the
+// latest, as many as a pool keeps past its first probe (2·poolFactor·N).
+func (g *RobustMaster) inherit(from *RobustMaster, parent []int) {
+	if g.eps >= 0 {
+		return
+	}
+	room := 2*poolFactor*g.sx.n - len(g.cols)
+	at := make([]float64, from.sx.n) // a column of from's, dense
+	for i := range at {
+		at[i] = math.NaN()
+	}
+	take := func(basic bool) {
+		for k := len(from.cols) - 1; k >= 0 && room > 0; k-- {
+			c := from.cols[k]
+			if from.sx.isBasic(from.sx.n+k) != basic {
+				continue
+			}
+			d := robustCol{j: c.j, mass: c.mass, level: c.level}
+			if parent == nil {
+				d.rows, d.vals = slices.Clone(c.rows), slices.Clone(c.vals)
+			} else {
+				for e, i := range c.rows {
+					at[i] = c.vals[e]
+				}
+				for h, q := range parent {
+					if v := at[q]; !math.IsNaN(v) {
+						d.rows, d.vals = append(d.rows, h), append(d.vals, v)
+					}
+				}
+				for _, i := range c.rows {
+					at[i] = math.NaN()
+				}
+			}
+			if len(d.rows) == 0 || c.j >= len(g.allowed) || !g.onPattern(c.j, d.rows) {
+				continue
+			}
+			g.cols = append(g.cols, d)
+			g.sx.add(denseCol{rows: d.rows, vals: d.vals})
+			room--
+		}
+	}
+	take(true)
+	take(false)
+}
+
+// onPattern reports whether output j's pattern allows every input of rows.
+func (g *RobustMaster) onPattern(j int, rows []int) bool {
+	for _, i := range rows {
+		if !g.pat[i][j] {
+			return false
+		}
+	}
+	return true
+}
+
 // SetDecide makes every later probe end as soon as the Lagrangian bound of
 // its pricing shows that the master's optimum is positive (no mechanism
 // keeps the probed ε over the set), or as soon as the pattern's cover

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/pmlopt/pmlopt/certify"
@@ -844,5 +845,75 @@ func TestRobustDecideGoesOnPastAPlateau(t *testing.T) {
 	}
 	if sol.Status != solver.Infeasible {
 		t.Errorf("the dualised LP at 1 nat: %v, want infeasible as Decide found", sol.Status)
+	}
+}
+
+// A decision that starts from the columns of the one before it
+// (Inherit), as a worst-case search's binary search over nested patterns
+// asks them, gives the verdict a fresh master gives, a mechanism with its
+// own pattern that keeps the budget over the set, and needs fewer pricing
+// rounds in all (random at 32 letters over the study's box, 9 decisions:
+// 97 rounds fresh, 46 inherited).
+func TestRobustDecisionInheritsColumns(t *testing.T) {
+	const eps = 1.0
+	in, set := studyBox(t, "random", 32)
+	var levels []float64
+	seen := map[float64]bool{}
+	for _, row := range in.Utility {
+		for _, v := range row {
+			if !seen[v] {
+				seen[v] = true
+				levels = append(levels, v)
+			}
+		}
+	}
+	slices.Sort(levels)
+	var last *colgen.RobustMaster
+	fresh, inherited, decided := 0, 0, 0
+	for lo, hi := 0, len(levels)-1; lo <= hi; {
+		mid := (lo + hi) / 2
+		pat := in.Utility.Pattern(levels[mid]) // stronger as mid grows
+		if colgen.IndependentOver(pat) != nil || colgen.SetPruningBound(set, pat) > eps {
+			hi = mid - 1
+			continue
+		}
+		f, err := colgen.NewRobust(set, pat)
+		if err != nil {
+			hi = mid - 1
+			continue
+		}
+		rf, err := f.Decide(eps)
+		if err != nil || rf.Unsettled {
+			t.Fatalf("level %v: a fresh decision: %v, %+v", levels[mid], err, rf)
+		}
+		g, err := colgen.NewRobust(set, pat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Inherit(last)
+		rg, err := g.Decide(eps)
+		if err != nil || rg.Unsettled {
+			t.Fatalf("level %v: an inheriting decision: %v, %+v", levels[mid], err, rg)
+		}
+		if (rf.Mechanism == nil) != (rg.Mechanism == nil) {
+			t.Fatalf("pattern %d: a fresh master finds %v, an inheriting one %v", mid, rf.Mechanism != nil, rg.Mechanism != nil)
+		}
+		if rg.Mechanism != nil {
+			if !pat.Holds(rg.Mechanism) {
+				t.Fatalf("pattern %d: the inheriting master's mechanism leaves the pattern", mid)
+			}
+			if lvl := leakage.PMLOver(set, rg.Mechanism); !(lvl <= eps+certify.AuditTol) {
+				t.Fatalf("pattern %d: the inheriting master's mechanism has PML %v over the set", mid, lvl)
+			}
+			lo = mid + 1
+		} else {
+			hi = mid - 1
+		}
+		fresh, inherited, decided = fresh+f.Rounds, inherited+g.Rounds, decided+1
+		last = g
+	}
+	t.Logf("%d decisions: %d pricing rounds fresh, %d inherited", decided, fresh, inherited)
+	if decided < 4 || inherited >= fresh {
+		t.Errorf("%d decisions: %d pricing rounds inherited against %d fresh", decided, inherited, fresh)
 	}
 }

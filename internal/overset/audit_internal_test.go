@@ -140,7 +140,7 @@ func TestRobustProbesKeepBudgetAtEveryVertex(t *testing.T) {
 			if e < 0 {
 				continue
 			}
-			q, _, ok := probeByColumns(ctx, p, pat, e)
+			q, _, ok := probeByColumns(ctx, p, pat, e, nil)
 			if !ok || q == nil {
 				continue
 			}

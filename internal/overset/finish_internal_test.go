@@ -96,7 +96,7 @@ func safeStart(t *testing.T, family string) (mech.Prior, *mech.PriorSet, mech.Pa
 	}
 	best := pats[0]
 	for _, pat := range pats {
-		m, _, ok := probeByColumns(context.Background(), p, pat, 1)
+		m, _, ok := probeByColumns(context.Background(), p, pat, 1, nil)
 		if !ok {
 			t.Fatal("a decision did not settle")
 		}

@@ -37,7 +37,7 @@ func decidedValueOver(t *testing.T, family string, n int, lo, hi float64) (*mech
 	var start mech.Mechanism
 	for lo, hi := 0, len(pats)-1; lo <= hi; {
 		mid := (lo + hi) / 2
-		m, _, ok := probeByColumns(context.Background(), p, pats[mid], 1)
+		m, _, ok := probeByColumns(context.Background(), p, pats[mid], 1, nil)
 		if !ok {
 			t.Fatalf("%s: decision %d unsettled", family, mid)
 		}

@@ -220,9 +220,11 @@ func keepBetterEnds(r *Bracket, m Bracket) {
 // ε-PML over the set by a deciding probe of colgen's robust master
 // (RobustMaster.Decide, which goes on past a plateau): the
 // mechanism (audited over the set) or nil, and the master when one was
-// probed (its columns start a search of the same pattern). ok is false
-// when the master did not settle or failed: the caller then asks the LP.
-func probeByColumns(ctx context.Context, p *problem.Problem, pat mech.Pattern, eps float64) (mech.Mechanism, *colgen.RobustMaster, bool) {
+// probed (its columns start a search of the same pattern). seed, if not
+// nil, is an earlier decision's master over the set, whose columns on
+// pat start this one (RobustMaster.Inherit). ok is false when the master
+// did not settle or failed: the caller then asks the LP.
+func probeByColumns(ctx context.Context, p *problem.Problem, pat mech.Pattern, eps float64, seed *colgen.RobustMaster) (mech.Mechanism, *colgen.RobustMaster, bool) {
 	// The free answers first, at every size: an output open to every
 	// input takes everything at PML 0, the pruning bound over the set
 	// above ε rules the pattern out, and the utility-safe mechanism may
@@ -243,6 +245,7 @@ func probeByColumns(ctx context.Context, p *problem.Problem, pat mech.Pattern, e
 	if err != nil {
 		return nil, nil, false
 	}
+	g.Inherit(seed)
 	g.SetStop(func() bool { return ctx.Err() != nil })
 	r, err := g.Decide(eps)
 	if err != nil || r.Unsettled {

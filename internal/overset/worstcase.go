@@ -113,8 +113,13 @@ func BestWorstCase(ctx context.Context, p *problem.Problem, eps float64, o Optio
 	}
 	lps := 0
 	told := false
+	var last *colgen.RobustMaster // the last decision's master
 	probe := func(pat mech.Pattern, e float64) (mech.Mechanism, *colgen.RobustMaster, error) {
-		if m, g, ok := probeByColumns(ctx, p, pat, e); ok {
+		m, g, ok := probeByColumns(ctx, p, pat, e, last)
+		if g != nil {
+			last = g
+		}
+		if ok {
 			return m, g, nil
 		}
 		if err := ctx.Err(); err != nil {
