@@ -52,3 +52,23 @@ func (s *PriorSet) Merge(of []int, k int) (*PriorSet, error) {
 	}
 	return NewBoxSet(center, lower, upper)
 }
+
+// Merge returns the pattern of k groups of pat's inputs, input i in group
+// of[i]: a group may use the outputs that all its inputs may, so that a
+// mechanism whose rows are equal within each group has pat where its k
+// distinct rows have the merged pattern.
+func (pat Pattern) Merge(of []int, k int) Pattern {
+	mp := make(Pattern, k)
+	for g := range mp {
+		mp[g] = make([]bool, len(pat[0]))
+		for j := range mp[g] {
+			mp[g][j] = true
+		}
+	}
+	for i, g := range of {
+		for j, ok := range pat[i] {
+			mp[g][j] = mp[g][j] && ok
+		}
+	}
+	return mp
+}

@@ -86,3 +86,33 @@ func TestMergeErrors(t *testing.T) {
 		}
 	}
 }
+
+// A group may use an output where every one of its inputs may, and the
+// rows of a mechanism with the merged pattern, given to each group's
+// inputs, hold the whole pattern.
+func TestPatternMerge(t *testing.T) {
+	pat := mech.Pattern{
+		{true, true, false},
+		{true, false, true},
+		{false, true, true},
+		{true, true, true},
+	}
+	of := []int{0, 0, 1, 1}
+	got := pat.Merge(of, 2)
+	want := mech.Pattern{{true, false, false}, {false, true, true}}
+	for g := range want {
+		for j := range want[g] {
+			if got[g][j] != want[g][j] {
+				t.Fatalf("merged pattern %v, want %v", got, want)
+			}
+		}
+	}
+	rows := mech.Mechanism{{1, 0, 0}, {0, 0.5, 0.5}}
+	whole := make(mech.Mechanism, len(of))
+	for i, g := range of {
+		whole[i] = rows[g]
+	}
+	if !got.Holds(rows) || !pat.Holds(whole) {
+		t.Fatalf("the merged rows hold the merged pattern %v, the whole %v", got.Holds(rows), pat.Holds(whole))
+	}
+}

@@ -30,3 +30,12 @@ func (g *RobustMaster) SetStallRounds(k int) { g.setStallRounds(k) }
 
 // Deciding reports whether g's next probes are deciding ones (SetDecide).
 func (g *RobustMaster) Deciding() bool { return g.decide }
+
+// Columns returns g's generated columns: each one's output, rows and
+// entries, and the least mass over the set g recorded for it.
+func (g *RobustMaster) Columns() (js []int, rows [][]int, vals [][]float64, mass []float64) {
+	for _, c := range g.cols {
+		js, rows, vals, mass = append(js, c.j), append(rows, c.rows), append(vals, c.vals), append(mass, c.mass)
+	}
+	return js, rows, vals, mass
+}

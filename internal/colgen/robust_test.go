@@ -917,3 +917,79 @@ func TestRobustDecisionInheritsColumns(t *testing.T) {
 		t.Errorf("%d decisions: %d pricing rounds inherited against %d fresh", decided, inherited, fresh)
 	}
 }
+
+// A master of finer groups of inputs (mech.PriorSet.Merge) that starts
+// from the columns of a coarser one (InheritSplit) holds only columns of
+// its own slices: on its pattern, their least mass over its set, read
+// independently, no less than the one recorded. Its search brackets the
+// least ε a fresh master's does, with a mechanism audited over its set
+// (counting-binomial at 16 letters over the study's box, the value
+// pattern of threshold −36, groups of four inputs split into pairs: 9
+// columns inherited, 7 pricing rounds against 13 fresh).
+func TestRobustMasterInheritsASplit(t *testing.T) {
+	in, set := studyBox(t, "counting-binomial", 16)
+	pat := in.Utility.Pattern(-36)
+	n := len(pat)
+	coarse, fine := make([]int, n), make([]int, n)
+	for i := range n {
+		coarse[i], fine[i] = i/4, i/2
+	}
+	parent := make([]int, n/2)
+	for h := range parent {
+		parent[h] = h / 2
+	}
+	cs, err := set.Merge(coarse, n/4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := set.Merge(fine, n/2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpat, fpat := pat.Merge(coarse, n/4), pat.Merge(fine, n/2)
+	cg, err := colgen.NewRobust(cs, cpat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cb, err := cg.LeastEpsilon(context.Background(), 1e-9, nil)
+	if err != nil || cb.Mechanism == nil {
+		t.Fatalf("the coarse search: %v, %+v", err, cb)
+	}
+	fresh, err := colgen.RobustLeastEpsilon(context.Background(), fs, fpat, 1e-9)
+	if err != nil || fresh.Mechanism == nil {
+		t.Fatalf("the fresh fine search: %v, %+v", err, fresh)
+	}
+	g, err := colgen.NewRobust(fs, fpat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.InheritSplit(cg, parent)
+	js, rows, vals, mass := g.Columns()
+	if len(js) == 0 {
+		t.Fatalf("no column inherited (coarse search %+v): the test proves nothing", cb)
+	}
+	for c, j := range js {
+		v := make([]float64, n/2)
+		for e, h := range rows[c] {
+			if !fpat[h][j] {
+				t.Fatalf("column %d: group %d may not use output %d", c, h, j)
+			}
+			v[h] = vals[c][e]
+		}
+		if got := fs.MinMass(v); got < mass[c]*(1-1e-12) {
+			t.Fatalf("column %d: least mass %v over the fine set, recorded %v", c, got, mass[c])
+		}
+	}
+	b, err := g.LeastEpsilon(context.Background(), 1e-9, nil)
+	if err != nil || b.Mechanism == nil {
+		t.Fatalf("the inheriting search: %v, %+v", err, b)
+	}
+	checkBracket(t, rand.New(rand.NewPCG(1, 2)), fs, fpat, b)
+	if b.Upper < fresh.Lower-1e-12 || fresh.Upper < b.Lower-1e-12 {
+		t.Fatalf("inheriting [%v, %v], fresh [%v, %v]: disjoint", b.Lower, b.Upper, fresh.Lower, fresh.Upper)
+	}
+	if cb.Upper < b.Lower-1e-12 {
+		t.Fatalf("the finer groups' least ε %v above the coarser's %v", b.Lower, cb.Upper)
+	}
+	t.Logf("%d columns inherited; coarse ε* %.10f, fine %.10f (fresh %.10f); rounds %d inherited, %d fresh", len(js), cb.Upper, b.Upper, fresh.Upper, b.Rounds, fresh.Rounds)
+}

@@ -66,6 +66,8 @@ func leastByMerging(ctx context.Context, set *mech.PriorSet, pat mech.Pattern, s
 		}
 	}
 	var warm mech.Mechanism // the last merged mechanism, one row per input
+	var prev *colgen.RobustMaster
+	var parent []int // each group's group in prev's problem
 	pricing := 0
 	for range mergeMaxRounds {
 		if ctx.Err() != nil {
@@ -76,7 +78,7 @@ func leastByMerging(ctx context.Context, set *mech.PriorSet, pat mech.Pattern, s
 		if err != nil {
 			return r
 		}
-		mp := mergedPattern(pat, of, k)
+		mp := pat.Merge(of, k)
 		var from mech.Mechanism
 		if warm != nil {
 			from = make(mech.Mechanism, k)
@@ -88,9 +90,28 @@ func leastByMerging(ctx context.Context, set *mech.PriorSet, pat mech.Pattern, s
 		if err != nil {
 			return r
 		}
+		master.InheritSplit(prev, parent)
+		prev = master
 		master.SetStop(func() bool { return ctx.Err() != nil })
-		b, err := master.LeastEpsilon(ctx, tol, from)
-		pricing += b.Rounds
+		// A split's merged problem holds the last merged mechanism (its
+		// groups are unions of the new ones), and its least ε is most
+		// often that mechanism's level still: what the split needs is
+		// its multipliers, from one probe just below the upper end. The
+		// whole search runs where that probe finds a mechanism (the
+		// split lowered the least ε) or does not settle.
+		var b colgen.RobustBracket
+		if from != nil && r.Mechanism != nil {
+			before := master.Rounds
+			pr, err := master.Probe(r.Upper - tol/2)
+			pricing += master.Rounds - before
+			if err == nil && pr.Mechanism == nil && !pr.Unsettled && pr.Alpha != nil {
+				b = colgen.RobustBracket{Lower: pr.Lower, Upper: r.Upper, Mechanism: from, Alpha: pr.Alpha}
+			}
+		}
+		if b.Mechanism == nil {
+			b, err = master.LeastEpsilon(ctx, tol, from)
+			pricing += b.Rounds
+		}
 		if err != nil || b.Mechanism == nil {
 			return r
 		}
@@ -133,6 +154,10 @@ func leastByMerging(ctx context.Context, set *mech.PriorSet, pat mech.Pattern, s
 		if kk == k {
 			return r
 		}
+		parent = make([]int, kk)
+		for i, h := range split {
+			parent[h] = of[i]
+		}
 		of, k = split, kk
 	}
 	return r
@@ -164,24 +189,6 @@ const mergeMinInputs = 16
 // mergeBelow is how far below a merged search's lower end its master is
 // probed for multipliers where the search closed without them.
 const mergeBelow = 1e-7
-
-// mergedPattern is the pattern of the k groups of (of, k): a group may
-// use the outputs that all its inputs may.
-func mergedPattern(pat mech.Pattern, of []int, k int) mech.Pattern {
-	mp := make(mech.Pattern, k)
-	for g := range mp {
-		mp[g] = make([]bool, len(pat[0]))
-		for j := range mp[g] {
-			mp[g][j] = true
-		}
-	}
-	for i, g := range of {
-		for j, ok := range pat[i] {
-			mp[g][j] = mp[g][j] && ok
-		}
-	}
-	return mp
-}
 
 // shareByMass shares each group's multiplier among its inputs in
 // proportion to their estimated masses (all positive).

@@ -77,7 +77,7 @@ func TestLeastByMergingSplitsGroups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mp := mergedPattern(pat, of, k)
+	mp := pat.Merge(of, k)
 	first, err := colgen.RobustLeastEpsilon(context.Background(), ms, mp, DefaultTol)
 	if err != nil {
 		t.Fatal(err)
