@@ -219,11 +219,13 @@ func NewRobust(set *mech.PriorSet, pat mech.Pattern) (*RobustMaster, error) {
 }
 
 // Inherit adds to g's master the columns of from's (another master over
-// the same set) that lie on g's pattern. A column of an output's slice
-// depends on the set and λ alone, not on the pattern beyond its support:
-// the decisions of a worst-case search, at one budget on nested
-// patterns, so start from the columns their neighbours priced. from's
-// columns are copied; g must not have probed yet.
+// the same set) that lie on g's pattern, the basic ones first, as many as
+// a pool keeps past its first probe. A column of an output's slice
+// depends on the set and λ alone, not on the pattern beyond the inputs it
+// uses, so the decisions of a worst-case search, all at one budget on
+// nested patterns, can start from the columns their neighbours priced.
+// from's columns are copied. A master that has probed already is left as
+// it is.
 func (g *RobustMaster) Inherit(from *RobustMaster) {
 	if from == nil || from.set != g.set {
 		return

@@ -873,7 +873,11 @@ func TestRobustDecisionInheritsColumns(t *testing.T) {
 	for lo, hi := 0, len(levels)-1; lo <= hi; {
 		mid := (lo + hi) / 2
 		pat := in.Utility.Pattern(levels[mid]) // stronger as mid grows
-		if colgen.IndependentOver(pat) != nil || colgen.SetPruningBound(set, pat) > eps {
+		if colgen.IndependentOver(pat) != nil {
+			lo = mid + 1 // PML 0 at every prior
+			continue
+		}
+		if colgen.SetPruningBound(set, pat) > eps {
 			hi = mid - 1
 			continue
 		}

@@ -111,7 +111,7 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 		return b, nil
 	}
 	rounds0, pivots0 := g.Rounds, g.Pivots
-	seeded := g.Rounds > 0 // the master holds columns of earlier probes
+	seeded := g.Rounds > 0 || len(g.cols) > 0 // the master holds columns of earlier probes or masters
 	// The caller's master leaves the search as plain as it came, whether
 	// or not a restart replaced g below.
 	caller, stall := g, g.stall

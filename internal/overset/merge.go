@@ -97,15 +97,18 @@ func leastByMerging(ctx context.Context, set *mech.PriorSet, pat mech.Pattern, s
 		// groups are unions of the new ones), and its least ε is most
 		// often that mechanism's level still: what the split needs is
 		// its multipliers, from one probe just below the upper end. The
-		// whole search runs where that probe finds a mechanism (the
-		// split lowered the least ε) or does not settle.
+		// whole merged search runs where there is no such mechanism yet,
+		// or where that probe does not end in a proof within tol of the
+		// upper end (a mechanism below it: the split lowered the least ε;
+		// an unsettled probe, an engine's failure, or duals of the
+		// inherited basis that prove less).
 		var b colgen.RobustBracket
 		if from != nil && r.Mechanism != nil {
 			before := master.Rounds
 			pr, err := master.Probe(r.Upper - tol/2)
 			pricing += master.Rounds - before
-			if err == nil && pr.Mechanism == nil && !pr.Unsettled && pr.Alpha != nil {
-				b = colgen.RobustBracket{Lower: pr.Lower, Upper: r.Upper, Mechanism: from, Alpha: pr.Alpha}
+			if err == nil && pr.Mechanism == nil && !pr.Unsettled && pr.Alpha != nil && pr.Lower >= r.Upper-tol {
+				b = colgen.RobustBracket{Lower: pr.Lower, Mechanism: from, Alpha: pr.Alpha}
 			}
 		}
 		if b.Mechanism == nil {

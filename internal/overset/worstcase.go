@@ -81,7 +81,10 @@ func patternLevels(p *problem.Problem) ([]float64, func(k int) mech.Pattern, err
 	reach := math.Inf(1)
 	seen := map[float64]bool{}
 	var th []float64
-	for _, row := range u {
+	for i, row := range u {
+		if len(row) == 0 {
+			return nil, nil, fmt.Errorf("utility: row %d has no outputs", i)
+		}
 		reach = min(reach, slices.Max(row))
 		for _, v := range row {
 			if !seen[v] {
