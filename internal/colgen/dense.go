@@ -404,11 +404,19 @@ func (e *dense) ftran(v int) {
 		}
 	}
 	// Split by entries of alpha, each summed in the order of the rows.
-	e.split(n, len(e.nz), func(lo, hi int) {
-		for _, i := range e.nz {
-			vec.AddScaled(e.alpha[lo:hi], a[i], e.bt[i*n+lo:i*n+hi])
-		}
-	})
+	if e.splits(n, len(e.nz)) {
+		e.split(n, len(e.nz), func(lo, hi int) { e.ftranIn(a, lo, hi) })
+	} else {
+		e.ftranIn(a, 0, n)
+	}
+}
+
+// ftranIn sums the entries lo ≤ p < hi of alpha = B⁻¹a.
+func (e *dense) ftranIn(a []float64, lo, hi int) {
+	n := e.n
+	for _, i := range e.nz {
+		vec.AddScaled(e.alpha[lo:hi], a[i], e.bt[i*n+lo:i*n+hi])
+	}
 }
 
 // denseResult is the outcome of a solve: the objective Σ s, the pivots,
@@ -567,14 +575,22 @@ func (r *denseRun) Price() (phase1 bool) {
 		}
 	}
 	if phase1 || !e.yValid {
-		e.split(n, n, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				e.y[i] = vec.Dot(e.bt[i*n:(i+1)*n], e.cb)
-			}
-		})
+		if e.splits(n, n) {
+			e.split(n, n, e.dualsIn)
+		} else {
+			e.dualsIn(0, n)
+		}
 		e.yValid = !phase1
 	}
 	return phase1
+}
+
+// dualsIn sets the duals y_i = (row i of B⁻¹)·c_B for lo ≤ i < hi.
+func (e *dense) dualsIn(lo, hi int) {
+	n := e.n
+	for i := lo; i < hi; i++ {
+		e.y[i] = vec.Dot(e.bt[i*n:(i+1)*n], e.cb)
+	}
 }
 
 // Perturb relaxes the bounds a little and goes on; the point is cleaned
@@ -675,30 +691,38 @@ func (r *denseRun) Step(q int, dq, step float64, phase1, _ bool) {
 // dead one, which never enters, and its pricing score to score[k−k0]: −d
 // below −denseOptTol, else 0.
 func (e *dense) reducedCosts(from, k0, k1 int, phase1 bool, dq, score []float64) {
+	if !e.splits(k1-k0, e.n) {
+		e.reducedCostsIn(from, k0, 0, k1-k0, phase1, dq, score)
+		return
+	}
+	e.split(k1-k0, e.n, func(lo, hi int) { e.reducedCostsIn(from, k0, lo, hi, phase1, dq, score) })
+}
+
+// reducedCostsIn is reducedCosts on the entries lo ≤ t < hi of dq and
+// score.
+func (e *dense) reducedCostsIn(from, k0, lo, hi int, phase1 bool, dq, score []float64) {
 	n, total := e.n, e.n+len(e.cols)
-	e.split(k1-k0, n, func(lo, hi int) {
-		for t := lo; t < hi; t++ {
-			v := from + k0 + t
-			if v >= total {
-				v -= total
-			}
-			d := math.Inf(1)
-			switch {
-			case e.pos[v] >= 0:
-			case v < n:
-				d = -e.y[v]
-				if !phase1 {
-					d++
-				}
-			case !e.cols[v-n].dead:
-				d = -vec.Dot(e.cols[v-n].v, e.y)
-			}
-			dq[t], score[t] = d, 0
-			if d < -denseOptTol {
-				score[t] = -d
-			}
+	for t := lo; t < hi; t++ {
+		v := from + k0 + t
+		if v >= total {
+			v -= total
 		}
-	})
+		d := math.Inf(1)
+		switch {
+		case e.pos[v] >= 0:
+		case v < n:
+			d = -e.y[v]
+			if !phase1 {
+				d++
+			}
+		case !e.cols[v-n].dead:
+			d = -vec.Dot(e.cols[v-n].v, e.y)
+		}
+		dq[t], score[t] = d, 0
+		if d < -denseOptTol {
+			score[t] = -d
+		}
+	}
 }
 
 // ratio chooses the leaving position for the entering column alpha: the
@@ -793,21 +817,29 @@ func (e *dense) pivot(q, r int, theta, dq float64) {
 	n := e.n
 	vec.AddScaled(e.xb, -theta, e.alpha)
 	e.xb[r] = theta
-	ar := e.alpha[r]
-	e.split(n, n, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			row := e.bt[i*n : (i+1)*n]
-			rho := row[r] / ar
-			if rho != 0 {
-				vec.AddScaled(row, -rho, e.alpha)
-				e.y[i] += dq * rho
-			}
-			row[r] = rho
-		}
-	})
+	if e.splits(n, n) {
+		e.split(n, n, func(lo, hi int) { e.pivotRows(r, lo, hi, dq) })
+	} else {
+		e.pivotRows(r, 0, n, dq)
+	}
 	e.pos[e.head[r]] = -1
 	e.head[r], e.pos[q] = q, r
 	e.updates++
+}
+
+// pivotRows updates the rows lo ≤ i < hi of bt, and their duals, for the
+// pivot on alpha at position r.
+func (e *dense) pivotRows(r, lo, hi int, dq float64) {
+	n, ar := e.n, e.alpha[r]
+	for i := lo; i < hi; i++ {
+		row := e.bt[i*n : (i+1)*n]
+		rho := row[r] / ar
+		if rho != 0 {
+			vec.AddScaled(row, -rho, e.alpha)
+			e.y[i] += dq * rho
+		}
+		row[r] = rho
+	}
 }
 
 // accuracyTol bounds the residuals that accurate accepts.

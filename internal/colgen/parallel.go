@@ -22,3 +22,11 @@ func (g *Master) SetWorkers(w int) { g.sx.workers = max(w, 1) }
 func (e *dense) split(n, cost int, f func(lo, hi int)) {
 	par.Split(e.workers, e.minWork, n, cost, f)
 }
+
+// splits reports whether split(n, cost, ·) goes over more than one
+// goroutine. The callers on every pivot check it first and call their
+// loop directly otherwise: a closure handed to split escapes to the heap,
+// and one per pivot was the master's largest allocation.
+func (e *dense) splits(n, cost int) bool {
+	return par.Splits(e.workers, e.minWork, n, cost)
+}

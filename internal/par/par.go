@@ -10,7 +10,7 @@ import "sync"
 // entries, so a caller whose f sums nothing across ranges gets the same
 // result for any workers.
 func Split(workers, least, n, cost int, f func(lo, hi int)) {
-	if workers <= 1 || n < 2 || n*cost < least {
+	if !Splits(workers, least, n, cost) {
 		f(0, n)
 		return
 	}
@@ -36,4 +36,11 @@ func Counts(n int) []int {
 		out = append(out, w)
 	}
 	return append(out, max(n, 1))
+}
+
+// Splits reports whether Split with these arguments runs f on more than
+// one goroutine: a caller on a hot path can then call its loop directly
+// where it does not, without building the closure Split would take.
+func Splits(workers, least, n, cost int) bool {
+	return workers > 1 && n >= 2 && n*cost >= least
 }

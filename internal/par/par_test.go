@@ -6,7 +6,8 @@ import (
 )
 
 // TestSplitCoversOnce: every index of [0, n) is visited exactly once, for
-// worker counts below, at and above n, and below the work threshold.
+// worker counts below, at and above n, and below the work threshold; and
+// Splits says whether more than one call did so.
 func TestSplitCoversOnce(t *testing.T) {
 	for _, n := range []int{0, 1, 2, 7, 100} {
 		for _, w := range []int{0, 1, 2, 3, 8, 200} {
@@ -29,6 +30,9 @@ func TestSplitCoversOnce(t *testing.T) {
 				}
 				if want := 1; (least > n || w <= 1 || n < 2) && calls != want {
 					t.Fatalf("n %d workers %d least %d: %d calls, want one", n, w, least, calls)
+				}
+				if Splits(w, least, n, 1) != (calls > 1) {
+					t.Fatalf("n %d workers %d least %d: %d calls, Splits says %v", n, w, least, calls, Splits(w, least, n, 1))
 				}
 			}
 		}
