@@ -98,16 +98,16 @@ func leastByMerging(ctx context.Context, set *mech.PriorSet, pat mech.Pattern, s
 		// often that mechanism's level still: what the split needs is
 		// its multipliers, from one probe just below the upper end. The
 		// whole merged search runs where there is no such mechanism yet,
-		// or where that probe does not end in a proof within tol of the
-		// upper end (a mechanism below it: the split lowered the least ε;
-		// an unsettled probe, an engine's failure, or duals of the
-		// inherited basis that prove less).
+		// or where that probe ends without a proof (a mechanism below
+		// it: the split lowered the least ε; an unsettled probe; an
+		// engine's failure). A proof that falls short of the upper end
+		// still splits the groups by its own μ, as a search's would.
 		var b colgen.RobustBracket
 		if from != nil && r.Mechanism != nil {
 			before := master.Rounds
 			pr, err := master.Probe(r.Upper - tol/2)
 			pricing += master.Rounds - before
-			if err == nil && pr.Mechanism == nil && !pr.Unsettled && pr.Alpha != nil && pr.Lower >= r.Upper-tol {
+			if err == nil && pr.Mechanism == nil && !pr.Unsettled && pr.Alpha != nil {
 				b = colgen.RobustBracket{Lower: pr.Lower, Mechanism: from, Alpha: pr.Alpha}
 			}
 		}
