@@ -262,9 +262,12 @@ func (g *RobustMaster) inherit(from *RobustMaster, parent []int) {
 		return
 	}
 	room := 2*poolFactor*g.sx.n - len(g.cols)
-	at := make([]float64, from.sx.n) // a column of from's, dense
-	for i := range at {
-		at[i] = math.NaN()
+	var at []float64 // a column of from's, dense, NaN off its rows
+	if parent != nil {
+		at = make([]float64, from.sx.n)
+		for i := range at {
+			at[i] = math.NaN()
+		}
 	}
 	take := func(basic bool) {
 		for k := len(from.cols) - 1; k >= 0 && room > 0; k-- {

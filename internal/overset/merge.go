@@ -103,12 +103,14 @@ func leastByMerging(ctx context.Context, set *mech.PriorSet, pat mech.Pattern, s
 		// engine's failure). A proof that falls short of the upper end
 		// still splits the groups by its own μ, as a search's would.
 		var b colgen.RobustBracket
+		held := false // b.Mechanism is from: warm, audited already
 		if from != nil && r.Mechanism != nil {
 			before := master.Rounds
 			pr, err := master.Probe(r.Upper - tol/2)
 			pricing += master.Rounds - before
 			if err == nil && pr.Mechanism == nil && !pr.Unsettled && pr.Alpha != nil {
 				b = colgen.RobustBracket{Lower: pr.Lower, Mechanism: from, Alpha: pr.Alpha}
+				held = true
 			}
 		}
 		if b.Mechanism == nil {
@@ -118,13 +120,15 @@ func leastByMerging(ctx context.Context, set *mech.PriorSet, pat mech.Pattern, s
 		if err != nil || b.Mechanism == nil {
 			return r
 		}
-		warm = make(mech.Mechanism, n)
-		for i, g := range of {
-			warm[i] = slices.Clone(b.Mechanism[g])
-		}
-		if pat.Holds(warm) {
-			if lvl := leakage.PMLOver(set, warm); lvl < r.Upper {
-				r.Upper, r.Mechanism = lvl, warm
+		if !held {
+			warm = make(mech.Mechanism, n)
+			for i, g := range of {
+				warm[i] = slices.Clone(b.Mechanism[g])
+			}
+			if pat.Holds(warm) {
+				if lvl := leakage.PMLOver(set, warm); lvl < r.Upper {
+					r.Upper, r.Mechanism = lvl, warm
+				}
 			}
 		}
 		// 3. The merged proof on the whole pattern. A merged search

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/pmlopt/pmlopt/internal/certificate"
 	"github.com/pmlopt/pmlopt/internal/colgen"
@@ -76,29 +75,7 @@ func patternLevels(p *problem.Problem) ([]float64, func(k int) mech.Pattern, err
 	if err != nil {
 		return nil, nil, err
 	}
-	// A threshold above some row's largest utility leaves that row no
-	// output: the strongest pattern is the last below every row's largest.
-	reach := math.Inf(1)
-	seen := map[float64]bool{}
-	var th []float64
-	for i, row := range u {
-		if len(row) == 0 {
-			return nil, nil, fmt.Errorf("utility: row %d has no outputs", i)
-		}
-		reach = min(reach, slices.Max(row))
-		for _, v := range row {
-			if !seen[v] {
-				seen[v] = true
-				th = append(th, v)
-			}
-		}
-	}
-	slices.Sort(th)
-	k := 0
-	for k < len(th) && th[k] <= reach {
-		k++
-	}
-	th = th[:k]
+	th := u.ReachableValues()
 	return th, func(k int) mech.Pattern { return u.Pattern(th[k]) }, nil
 }
 
