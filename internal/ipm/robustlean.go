@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/pmlopt/pmlopt/internal/clean"
 	"github.com/pmlopt/pmlopt/mech"
@@ -167,8 +168,10 @@ const (
 	// leanEta) only.
 	leanEta = 0.999
 	// leanRetryEta is leanEta for the second run of a lean route whose
-	// first stalled (solveLean).
+	// first stalled (solveLean), and leanLastEta for the third, where the
+	// second stalled too.
 	leanRetryEta = 0.99
+	leanLastEta  = 0.95
 )
 
 // leanDirs holds the deflation directions of a lean route: each one's
@@ -1180,62 +1183,60 @@ func solveRobustLean(ctx context.Context, p RobustProblem, pi mech.Prior, mu, ka
 
 // solveLean runs the lean route that start sets up, its steps going up
 // to leanEta of the way to the boundary, and where that run stalls once
-// more from the start with leanRetryEta: a run whose step sets the
-// dense rows' slacks to rounding level while a tie between outputs is
-// still open can lose the directions' digits along the tie, and a run
-// that keeps further from the boundary crosses it. The answer counts
-// both runs as its Rounds and Iterations; an error where both fail says
-// why each did.
+// more from the start with leanRetryEta, then with leanLastEta: a run
+// whose step sets the dense rows' slacks to rounding level while a tie
+// between outputs is still open can lose the directions' digits along
+// the tie, and a run that keeps further from the boundary crosses it.
+// Each run costs a fraction of the rounds that SolveRobust falls back on.
+// The answer counts the runs as its Rounds and their iterations; an error
+// where every run fails says why each did.
 func solveLean(ctx context.Context, start func(eta float64) robustOnce, p RobustProblem, pi mech.Prior, maxIter int, target, accept float64) (*RobustResult, error) {
 	maxIter = min(maxIter, leanMaxIter)
-	run := func(eta float64, later bool) (*RobustResult, int, error) {
+	etas := [...]float64{leanEta, leanRetryEta, leanLastEta}
+	type failed struct {
+		r   *RobustResult
+		err error
+	}
+	var runs []failed
+	iters := 0
+	for k, eta := range etas {
 		x := start(eta)
-		// The result holds copies of what it read: x's slices go back
-		// to the pool.
+		// A stalled run but the last is checked only where those after
+		// it fail too: most often one of them answers. The result holds
+		// copies of what it read: x's slices go back to the pool.
+		r, n, err := solveOnceCounting(ctx, x, p, pi, maxIter, target, accept, k < len(etas)-1)
 		if y, ok := x.(interface{ release() }); ok {
-			defer y.release()
+			y.release()
 		}
-		return solveOnceCounting(ctx, x, p, pi, maxIter, target, accept, later)
-	}
-	// A first run that stalls is checked only where the second fails
-	// too: most often the second answers.
-	r, iters, first := run(leanEta, true)
-	if first == nil {
-		return r, nil
-	}
-	// A run resolved to anything but an answer within the accepted gap
-	// comes back nil, as solveOnceCounting returns it.
-	settled := func() {
-		if first = resolve(r, first); !errors.Is(first, errStalledWithinGap) {
-			r = nil
+		iters += n
+		if err == nil {
+			r.Rounds, r.Iterations = k+1, iters
+			return r, nil
+		}
+		runs = append(runs, failed{r, err})
+		if ctx.Err() != nil {
+			break
 		}
 	}
-	if ctx.Err() != nil {
-		settled()
-		return r, first
-	}
-	r2, again, err := run(leanRetryEta, false)
-	if err != nil {
-		settled()
-		// A run that stalled within the accepted gap of its bound is
-		// kept, and said so, for SolveRobust to fall back on.
-		var kept stalledAnswer
-		kept.offer(r, first)
-		kept.offer(r2, err)
-		switch {
-		case kept.best == nil:
-		case kept.best == r2:
-			r2.Rounds, r2.Iterations = 2, iters+again
-			return r2, fmt.Errorf("%w; the first run, stepping %g of the way: %v", err, leanEta, first)
-		default:
-			r.Rounds, r.Iterations = 2, iters+again
-			return r, fmt.Errorf("%w (the first run, stepping %g of the way); the second run: %v", first, leanEta, err)
+	// A run that stalled within the accepted gap of its bound is kept, and
+	// said so, for SolveRobust to fall back on.
+	var kept stalledAnswer
+	why := make([]string, len(runs))
+	for k := range runs {
+		f := &runs[k]
+		if f.err = resolve(f.r, f.err); !errors.Is(f.err, errStalledWithinGap) {
+			f.r = nil
 		}
-		return nil, fmt.Errorf("%w; the first run, stepping %g of the way: %v", err, leanEta, first)
+		kept.offer(f.r, f.err)
+		why[k] = fmt.Sprintf("the run stepping %g of the way: %v", etas[k], f.err)
 	}
-	r = r2
-	r.Rounds, r.Iterations = 2, iters+again
-	return r, nil
+	for _, f := range runs {
+		if f.r != nil && f.r == kept.best {
+			f.r.Rounds, f.r.Iterations = len(runs), iters
+			return f.r, fmt.Errorf("%w; %s", f.err, strings.Join(why, "; "))
+		}
+	}
+	return nil, fmt.Errorf("%w; %s", runs[len(runs)-1].err, strings.Join(why, "; "))
 }
 
 // pinSoftPairs sets pinned for the pairs of the used outputs (isDefl)

@@ -188,6 +188,35 @@ func TestSolveLeanRetriesAStalledRun(t *testing.T) {
 	checkRunsAgainstLP(t, "coarse 8", p, r, 2)
 }
 
+// TestSolveLeanTriesAThirdRun: on coarse at 7 letters (seed 2026) over
+// the L1 ball of radius 0.3 under LIP at 5 nats, the lean runs stepping
+// leanEta and leanRetryEta of the way to the boundary both stall, and the
+// third, at leanLastEta, answers: three rounds, the iterations of all
+// three, and the dualised LP's optimum, certified and within the budget
+// over the ball, with no cutting plane.
+func TestSolveLeanTriesAThirdRun(t *testing.T) {
+	p, pi, mu, kap, lip := leanBallTwoProblem(t, "coarse", 7, 5, 0.3)
+	ctx := context.Background()
+	total := 0
+	for k, eta := range []float64{leanEta, leanRetryEta, leanLastEta} {
+		x := newLeanBallTwo(pi, p.Utility, p.Set, mu, kap)
+		x.eta = eta
+		_, n, err := solveOnceCounting(ctx, x, p, pi, leanMaxIter, robustGap, AcceptedGap, false)
+		if (err == nil) != (k == 2) {
+			t.Fatalf("the run stepping %g of the way: %v; want the first two to fail and the third to answer", eta, err)
+		}
+		total += n
+	}
+	r, err := solveRobustLeanBallTwo(ctx, p, pi, mu, kap, lip, 200, robustGap, AcceptedGap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Iterations != total {
+		t.Errorf("%d iterations; want the three runs' %d", r.Iterations, total)
+	}
+	checkRunsAgainstLP(t, "coarse 7 over the ball", p, r, 3)
+}
+
 // stallingLeanTwo is counting-dirichlet at 32 letters (seed 2026) over the
 // box of masses 0.8 to 1.25 times the prior's under LIP at 1 nat, whose
 // lean run stepping leanEta of the way to the boundary stalls with a
@@ -251,11 +280,11 @@ func TestStalledRunCheckedLater(t *testing.T) {
 	}
 }
 
-// TestSolveLeanResolvesAStalledFirstRun: where the retry stalls as well
-// (here both runs step leanEta of the way, on the case of
-// TestStalledRunCheckedLater), solveLean returns the first run's check as
-// settle gives it, never a pending one: its error gives both runs'
-// verdicts in settle's words, and no result comes back with a check left.
+// TestSolveLeanResolvesAStalledFirstRun: where the retries stall as well
+// (here every run steps leanEta of the way, on the case of
+// TestStalledRunCheckedLater), solveLean returns the runs' checks as
+// settle gives them, never a pending one: its error gives every run's
+// verdict in settle's words, and no result comes back with a check left.
 func TestSolveLeanResolvesAStalledFirstRun(t *testing.T) {
 	p, pi, mu, kap := stallingLeanTwo(t)
 	set := p.Set
@@ -271,11 +300,12 @@ func TestSolveLeanResolvesAStalledFirstRun(t *testing.T) {
 	}
 	r, err := solveLean(ctx, start, p, pi, leanMaxIter, robustGap, AcceptedGap)
 	if err == nil || errors.Is(err, errStalledPending) {
-		t.Fatalf("both runs stalled: error %v, want settle's verdict", err)
+		t.Fatalf("every run stalled: error %v, want settle's verdict", err)
 	}
-	// Both runs are the same run: each verdict appears, in settle's words.
-	if strings.Count(err.Error(), firstNow.Error()) != 2 || strings.Contains(err.Error(), errStalledPending.Error()) {
-		t.Errorf("error %q does not give both runs' verdict %q", err, firstNow)
+	// The runs are the same run: each verdict appears, in settle's words
+	// (the error wraps the last run's and names each).
+	if strings.Count(err.Error(), firstNow.Error()) != 4 || strings.Contains(err.Error(), errStalledPending.Error()) {
+		t.Errorf("error %q does not give every run's verdict %q", err, firstNow)
 	}
 	if r != nil && (r.pending != nil || !errors.Is(err, errStalledWithinGap)) {
 		t.Errorf("a result with its check pending (%v) or refused (%v)", r.pending != nil, err)
@@ -477,13 +507,17 @@ func TestLeanDirsCollect(t *testing.T) {
 	}
 }
 
-// Where both lean runs fail, the error wraps ErrRobustNotConverged and
-// says why each did: coarse at 7 letters under LIP at 5 nats over the
-// ball of radius 0.3 (leanBallTwoStall).
-func TestSolveLeanSaysWhyBothRunsFailed(t *testing.T) {
+// Where every lean run fails, the error wraps ErrRobustNotConverged and
+// says why each did, by its step length (leanBallTwoStall).
+func TestSolveLeanSaysWhyEveryRunFailed(t *testing.T) {
 	p, pi, mu, kap, lip := leanBallTwoStall(t)
 	_, err := solveRobustLeanBallTwo(context.Background(), p, pi, mu, kap, lip, 200, robustGap, AcceptedGap)
-	if !errors.Is(err, ErrRobustNotConverged) || strings.Count(err.Error(), "stalled") < 2 || !strings.Contains(err.Error(), "the first run") {
-		t.Fatalf("error %v: want both runs' reasons, wrapping ErrRobustNotConverged", err)
+	if !errors.Is(err, ErrRobustNotConverged) {
+		t.Fatalf("error %v: want it to wrap ErrRobustNotConverged", err)
+	}
+	for _, eta := range []float64{leanEta, leanRetryEta, leanLastEta} {
+		if !strings.Contains(err.Error(), fmt.Sprintf("the run stepping %g of the way: ", eta)) {
+			t.Errorf("error %v: want the reason of the run stepping %g of the way", err, eta)
+		}
 	}
 }

@@ -45,32 +45,39 @@ func TestLeanBallTwoMatchesTheLP(t *testing.T) {
 }
 
 // leanBallTwoStall is a problem on which the lean ball route for two
-// sides does not settle at either step length: coarse at 7 letters under
-// LIP at 5 nats over the ball of radius 0.3, with its estimate and rates.
+// sides does not settle at any of its step lengths: bands at 12 letters
+// (seed 2026) under LIP at 5 nats over the ball of radius 0.1, with its
+// estimate and rates.
 func leanBallTwoStall(t *testing.T) (RobustProblem, mech.Prior, float64, float64, bool) {
 	t.Helper()
-	f, err := instance.Lookup("coarse")
+	return leanBallTwoProblem(t, "bands", 12, 5, 0.1)
+}
+
+// leanBallTwoProblem is family f at n letters (seed 2026) under LIP at
+// eps nats over the L1 ball of radius rad around its prior, with its
+// estimate and rates.
+func leanBallTwoProblem(t *testing.T, f string, n int, eps, rad float64) (RobustProblem, mech.Prior, float64, float64, bool) {
+	t.Helper()
+	fam, err := instance.Lookup(f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := f.New(7, 2026)
+	in, err := fam.New(n, 2026)
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, err := mech.NewL1Set(in.Prior, 0.3)
+	set, err := mech.NewL1Set(in.Prior, rad)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := mech.Budget{Measure: mech.LIP, Epsilon: 5}
+	b := mech.Budget{Measure: mech.LIP, Epsilon: eps}
 	mu, kap, lip, _ := robustRates(b)
 	return RobustProblem{Utility: in.Utility, Budget: b, Set: set}, normalised(set.Center), mu, kap, lip
 }
 
 // TestSolveRobustPastLeanBallTwo: where the lean ball route for two sides
-// does not settle (coarse at 7 letters under LIP at 5 nats over the ball
-// of radius 0.3: its iterations stall near a relative gap of 1e-8),
-// SolveRobust answers as the routes past it do
-// (solveRobustRounds), bit for bit.
+// does not settle (leanBallTwoStall), SolveRobust answers as the routes
+// past it do (solveRobustRounds), bit for bit.
 func TestSolveRobustPastLeanBallTwo(t *testing.T) {
 	p, pi, mu, kap, lip := leanBallTwoStall(t)
 	ctx := context.Background()
