@@ -143,6 +143,10 @@ func checkRobustAnswer(t *testing.T, trial int, p RobustProblem, r *RobustResult
 	if !certify.RowsSumToOne(r.Mechanism) || !withinBudget(r.Level, r.LevelLower, b, RobustBudgetSlack) {
 		t.Fatalf("trial %d: the mechanism fails the audit over the set (level %g, %g)", trial, r.Level, r.LevelLower)
 	}
+	// The levels reported are the audit's, which callers read in its place.
+	if level, lower, _ := leakage.LevelOver(set, r.Mechanism, b); level != r.Level || lower != r.LevelLower {
+		t.Fatalf("trial %d: levels (%g, %g) reported, (%g, %g) audited over the set", trial, r.Level, r.LevelLower, level, lower)
+	}
 	for _, list := range [][][]float64{r.Priors, r.PriorsUpper, r.PriorsLower} {
 		for j, pr := range list {
 			if pr != nil && !set.Contains(pr, 1e-9) {

@@ -32,7 +32,7 @@ type RobustProblem struct {
 type RobustResult struct {
 	// Mechanism keeps the budget over the set up to RobustBudgetSlack;
 	// Level is its audited level over the set (ε_u for ALIP, LevelLower
-	// its ε_l).
+	// its ε_l), as leakage.LevelOver gives them.
 	Mechanism         mech.Mechanism
 	Level, LevelLower float64
 	// Value is the mechanism's expected utility under the estimate; Bound

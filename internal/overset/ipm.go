@@ -62,7 +62,10 @@ func byInteriorPoint(ctx context.Context, p *problem.Problem, u mech.Utility, b 
 		return r, false, start, nil
 	}
 	m := rr.Mechanism
-	level, lower, excess := leakage.LevelOver(set, m, b)
+	// The answer's levels are leakage.LevelOver's of its mechanism
+	// already: the audit over the set is not run again.
+	level, lower := rr.Level, rr.LevelLower
+	excess := leakage.Excess(b, level, lower)
 	if !(excess <= certify.AuditTol) {
 		return r, false, lpStart{point: m, robust: rr}, nil
 	}
