@@ -96,7 +96,8 @@ type leanBox struct {
 	sbi           []float64
 	sy            []float64
 	chol          cholesky
-	wk            []float64 // V S_b⁻¹ for one output, N×3
+	// V and V S_b⁻¹, a row per letter of three columns per output.
+	vt, wk []float64
 
 	// Deflation (deflate): the used outputs (isDefl), whose t is held at
 	// 0 in the blocks' solve, and the soft pairs (pinned), whose p is; the
@@ -337,7 +338,7 @@ func newLeanBox(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu float64) *
 	x.rA, x.rC, x.rB, x.rE, x.rD = v(K), v(K), v(K), v(K), v(m)
 	x.rdp, x.rdb, x.rdt, x.rdn, x.ra = v(K), v(K), v(m), v(m), v(n)
 	x.ipp, x.ipb, x.ibb, x.vp, x.vb = v(K), v(K), v(K), v(3*K), v(3*K)
-	x.sbi, x.sy, x.wk = v(9*m), v(n*n), v(3*n)
+	x.sbi, x.sy, x.wk, x.vt = v(9*m), v(n*n), v(3*K), v(3*K)
 	x.cA, x.cC, x.cB, x.cE, x.cD = v(K), v(K), v(K), v(K), v(m)
 	x.wA, x.wC, x.wB, x.wE, x.wD = v(K), v(K), v(K), v(K), v(m)
 	x.iA, x.iC, x.iB, x.iE, x.iD = v(K), v(K), v(K), v(K), v(m)
@@ -554,26 +555,22 @@ func (x *leanBox) factor() error {
 		} else if !x.borderInverse(sb, al, be, ga, v1, v2, ze) {
 			return errBrokeDown
 		}
-		// 2. The output's p-block of H⁻¹, diag(1/π) + V S_b⁻¹ Vᵀ, into
-		// the lower triangle of the system.
-		wk := x.wk
+		// 2. The output's p-block of H⁻¹ is diag(1/π) + V S_b⁻¹ Vᵀ; its
+		// rows of V and of V S_b⁻¹ go to the output's three columns of
+		// the letters' rows of vt and wk.
 		for k := range n {
 			v := x.vp[3*(j*n+k):]
-			wk[3*k] = sb[0]*v[0] + sb[1]*v[1] + sb[2]*v[2]
-			wk[3*k+1] = sb[3]*v[0] + sb[4]*v[1] + sb[5]*v[2]
-			wk[3*k+2] = sb[6]*v[0] + sb[7]*v[1] + sb[8]*v[2]
-		}
-		for k := range n {
-			a0, a1, a2 := wk[3*k], wk[3*k+1], wk[3*k+2]
-			row := sy[k*n : k*n+k+1]
-			vv := x.vp[3*j*n:]
-			for k2 := range row {
-				row[k2] += a0*vv[3*k2] + a1*vv[3*k2+1] + a2*vv[3*k2+2]
-			}
-			row[k] += x.ipp[j*n+k]
+			at := k*3*m + 3*j
+			copy(x.vt[at:at+3], v[:3])
+			x.wk[at] = sb[0]*v[0] + sb[1]*v[1] + sb[2]*v[2]
+			x.wk[at+1] = sb[3]*v[0] + sb[4]*v[1] + sb[5]*v[2]
+			x.wk[at+2] = sb[6]*v[0] + sb[7]*v[1] + sb[8]*v[2]
+			sy[k*n+k] += x.ipp[j*n+k]
 		}
 	}
-	// 3. The system's factor, then the deflation directions' system.
+	// 3. Every output's V S_b⁻¹ Vᵀ into the lower triangle of the system
+	// at once, then its factor and the deflation directions' system.
+	addLowerProduct(sy, n, x.wk, x.vt, 3*m)
 	if x.chol.factorize(sy, n) == n {
 		return errBrokeDown
 	}

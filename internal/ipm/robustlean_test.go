@@ -114,14 +114,17 @@ func TestLeanFitsBoxes(t *testing.T) {
 	}
 }
 
-// TestSolveRobustGoesOnWhereTheLeanRouteStalls: on counting-binomial at
-// 16 letters (seed 3) over a box drawn around the prior (SetAround) under
-// LIP at 0.3 nats both lean runs stall just short of the accepted gap,
-// and SolveRobust answers by its other routes, the optimum of the
+// TestSolveRobustGoesOnWhereTheLeanRouteStalls: on random at 8 letters
+// (seed 3) over the box of masses 0.9 to 1.1 times the prior's under
+// ALIP (ε_l = 3, ε_u = 0.3) every lean run stalls short of the accepted
+// gap, and SolveRobust answers by its other routes, the optimum of the
 // dualised LP.
 func TestSolveRobustGoesOnWhereTheLeanRouteStalls(t *testing.T) {
-	p := overDrawnBox(t, "counting-binomial", 16, mech.Budget{Measure: mech.LIP, Epsilon: 0.3})
-	set := p.Set
+	in, set, err := randinst.FamilyBox("random", 8, 3, 0.9, 1.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := RobustProblem{Utility: in.Utility, Budget: mech.Budget{Measure: mech.ALIP, EpsilonLower: 3, EpsilonUpper: 0.3}, Set: set}
 	mu, kap, lip, _ := robustRates(p.Budget)
 	if _, err := solveRobustLean(context.Background(), p, normalised(set.Center), mu, kap, lip, 200, robustGap, AcceptedGap); !errors.Is(err, ErrRobustNotConverged) {
 		t.Fatalf("the lean route answers (%v): the instance no longer tests going on", err)

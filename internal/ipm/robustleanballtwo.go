@@ -94,10 +94,11 @@ type leanBallTwo struct {
 	sy             []float64
 	chol           cholesky
 	ldl            ldlt
-	wk             []float64 // V S_b⁻¹ for one output, N × btBorder
-	vr             []float64 // V's rows f/π for one output, N × btBorder
-	bm             [2 * btLeaves]float64
-	ev             [btLeaves]float64
+	// V's rows f/π and V S_b⁻¹, a row per letter of six columns per
+	// output (btPairBorder's).
+	vt, wk []float64
+	bm     [2 * btLeaves]float64
+	ev     [btLeaves]float64
 
 	// Deflation, as leanBox's, on output-local vectors (btStride).
 	isDefl, pinned []bool
@@ -210,7 +211,7 @@ func newLeanBallTwo(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap f
 	}
 	x.rdp, x.rdb, x.rdb2, x.rdu, x.ra = v(K), v(K), v(K), v(btLeaves*m), v(n)
 	x.pv, x.ipv, x.g, x.ib, x.g2, x.ib2, x.f = v(K), v(K), v(K), v(K), v(K), v(K), v(btBorder*K)
-	x.sbi, x.sy, x.wk, x.vr = v(btBorder*btBorder*m), v(n*n), v(btBorder*n), v(btBorder*n)
+	x.sbi, x.sy, x.wk, x.vt = v(btBorder*btBorder*m), v(n*n), v(len(btPairBorder)*K), v(len(btPairBorder)*K)
 	x.ldl.reset(btLeaves)
 	x.isDefl, x.pinned, x.wmax = make([]bool, m), make([]bool, K), v(m)
 	md := leanDirsRoom(n, m)
@@ -508,41 +509,35 @@ func (x *leanBallTwo) factor() error {
 		if !x.borderByC(sb, c11, c12, c22, defl) {
 			return errBrokeDown
 		}
-		// 4. The output's p-block of H⁻¹, diag(1/π) + V S_b⁻¹ Vᵀ with V's
-		// rows f/π, into the lower triangle of the system.
-		wk, vr := x.wk, x.vr
+		// 4. The output's p-block of H⁻¹ is diag(1/π) + V S_b⁻¹ Vᵀ with
+		// V's rows f/π, which are 0 at v_F and v_F': its other six
+		// columns of V and of V S_b⁻¹ go to the output's columns of the
+		// letters' rows of vt and wk (a held p's rows are 0).
 		for k := range n {
 			pk := j*n + k
-			fr, wr := vr[btBorder*k:btBorder*(k+1)], wk[btBorder*k:btBorder*(k+1)]
+			at := k*len(btPairBorder)*m + len(btPairBorder)*j
+			vr, wr := x.vt[at:at+len(btPairBorder)], x.wk[at:at+len(btPairBorder)]
 			if x.pinned[pk] {
-				clear(fr)
+				clear(vr)
 				clear(wr)
 				continue
 			}
 			f := x.f[btBorder*pk : btBorder*(pk+1)]
 			ipv := x.ipv[pk]
-			for c := range btBorder {
-				fr[c] = f[c] * ipv
+			var fa [btBorder]float64
+			for c, a := range btPairBorder {
+				fa[a] = f[a] * ipv
+				vr[c] = fa[a]
 			}
-			// V's rows are 0 at v_F and v_F', and so need W's.
-			fa := (*[btBorder]float64)(fr)
-			for _, a := range btPairBorder {
-				wr[a] = dotPairBorder((*[btBorder]float64)(sb[btBorder*a:]), fa)
+			for c, a := range btPairBorder {
+				wr[c] = dotPairBorder((*[btBorder]float64)(sb[btBorder*a:]), &fa)
 			}
-		}
-		for k := range n {
-			pk := j*n + k
-			if x.pinned[pk] {
-				continue
-			}
-			a := (*[btBorder]float64)(wk[btBorder*k:])
-			row := sy[k*n : k*n+k+1]
-			for k2 := range row {
-				row[k2] += dotPairBorder(a, (*[btBorder]float64)(vr[btBorder*k2:]))
-			}
-			row[k] += x.ipv[pk]
+			sy[k*n+k] += ipv
 		}
 	}
+	// Every output's V S_b⁻¹ Vᵀ into the lower triangle of the system at
+	// once.
+	addLowerProduct(sy, n, x.wk, x.vt, len(btPairBorder)*m)
 	// 5. The system's factor, then the deflation directions' system.
 	if x.chol.factorize(sy, n) == n {
 		return errBrokeDown

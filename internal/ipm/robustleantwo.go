@@ -89,9 +89,10 @@ type leanTwo struct {
 	sy                      []float64
 	chol                    cholesky
 	ldl                     ldlt
-	wk                      []float64 // V S_b⁻¹ for one output, N×6
-	bm                      [8]float64
-	ev                      [4]float64
+	// V and V S_b⁻¹, a row per letter of six columns per output.
+	vt, wk []float64
+	bm     [8]float64
+	ev     [4]float64
 
 	isDefl, pinned []bool
 	wmax           []float64
@@ -169,7 +170,7 @@ func newLeanTwo(pi mech.Prior, u mech.Utility, set *mech.PriorSet, mu, kap float
 	x.wA, x.wC, x.wB, x.wE, x.wB2, x.wE2, x.wD, x.wD2 = v(K), v(K), v(K), v(K), v(K), v(K), v(m), v(m)
 	x.iA, x.iC, x.iB, x.iE, x.iB2, x.iE2, x.iD, x.iD2 = v(K), v(K), v(K), v(K), v(K), v(K), v(m), v(m)
 	x.pv, x.ipv, x.g, x.ib, x.g2, x.ib2, x.vf = v(K), v(K), v(K), v(K), v(K), v(K), v(6*K)
-	x.sbi, x.sy, x.wk = v(36*m), v(n*n), v(6*n)
+	x.sbi, x.sy, x.wk, x.vt = v(36*m), v(n*n), v(6*K), v(6*K)
 	x.ldl.reset(4)
 	x.isDefl, x.pinned, x.wmax = make([]bool, m), make([]bool, K), v(m)
 	md := leanDirsRoom(n, m)
@@ -444,30 +445,25 @@ func (x *leanTwo) factor() error {
 		if !x.borderByC(sb, c11, c12, c22, defl) {
 			return errBrokeDown
 		}
-		// 4. The output's p-block of H⁻¹, diag(1/π) + V S_b⁻¹ Vᵀ, into
-		// the lower triangle of the system; a held p's row of V and 1/π
-		// are 0.
-		wk := x.wk
+		// 4. The output's p-block of H⁻¹ is diag(1/π) + V S_b⁻¹ Vᵀ; its
+		// rows of V and of V S_b⁻¹ go to the output's six columns of the
+		// letters' rows of vt and wk (a held p's row of V and 1/π are 0).
 		vo := x.vf[6*j*n : 6*(j+1)*n]
 		for k := range n {
 			f := vo[6*k : 6*k+6]
-			w := wk[6*k : 6*k+6]
+			at := k*6*m + 6*j
+			w := x.wk[at : at+6]
+			copy(x.vt[at:at+6], f)
 			for a := range 6 {
 				s := sb[6*a : 6*a+6]
 				w[a] = s[0]*f[0] + s[1]*f[1] + s[2]*f[2] + s[3]*f[3] + s[4]*f[4] + s[5]*f[5]
 			}
-		}
-		for k := range n {
-			a := wk[6*k : 6*k+6]
-			row := sy[k*n : k*n+k+1]
-			for k2 := range row {
-				f := vo[6*k2 : 6*k2+6]
-				row[k2] += a[0]*f[0] + a[1]*f[1] + a[2]*f[2] + a[3]*f[3] + a[4]*f[4] + a[5]*f[5]
-			}
-			row[k] += x.ipv[j*n+k]
+			sy[k*n+k] += x.ipv[j*n+k]
 		}
 	}
-	// 5. The system's factor, then the deflation directions' system.
+	// 5. Every output's V S_b⁻¹ Vᵀ into the lower triangle of the
+	// system at once, then its factor and the deflation directions'.
+	addLowerProduct(sy, n, x.wk, x.vt, 6*m)
 	if x.chol.factorize(sy, n) == n {
 		return errBrokeDown
 	}
