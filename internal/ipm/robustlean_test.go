@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/pmlopt/pmlopt/certify"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -171,13 +172,13 @@ func TestSolveLeanRetriesAStalledRun(t *testing.T) {
 	mu, kap, lip, _ := robustRates(p.Budget)
 	pi := normalised(set.Center)
 	ctx := context.Background()
-	_, first, err := solveOnceCounting(ctx, newLeanBox(pi, p.Utility, set, mu), p, pi, leanMaxIter, robustGap, AcceptedGap, false)
+	_, first, err := solveOnceCounting(ctx, newLeanBox(pi, p.Utility, set, mu), p, pi, leanMaxIter(len(pi)), robustGap, AcceptedGap, false)
 	if err == nil {
 		t.Fatal("the first lean run answers: the instance no longer tests the second")
 	}
 	again := newLeanBox(pi, p.Utility, set, mu)
 	again.eta = leanRetryEta
-	_, second, err := solveOnceCounting(ctx, again, p, pi, leanMaxIter, robustGap, AcceptedGap, false)
+	_, second, err := solveOnceCounting(ctx, again, p, pi, leanMaxIter(len(pi)), robustGap, AcceptedGap, false)
 	if err != nil {
 		t.Fatalf("the second run alone: %v", err)
 	}
@@ -204,7 +205,7 @@ func TestSolveLeanTriesAThirdRun(t *testing.T) {
 	for k, eta := range []float64{leanEta, leanRetryEta, leanLastEta} {
 		x := newLeanBallTwo(pi, p.Utility, p.Set, mu, kap)
 		x.eta = eta
-		_, n, err := solveOnceCounting(ctx, x, p, pi, leanMaxIter, robustGap, AcceptedGap, false)
+		_, n, err := solveOnceCounting(ctx, x, p, pi, leanMaxIter(len(pi)), robustGap, AcceptedGap, false)
 		if (err == nil) != (k == 2) {
 			t.Fatalf("the run stepping %g of the way: %v; want the first two to fail and the third to answer", eta, err)
 		}
@@ -218,6 +219,72 @@ func TestSolveLeanTriesAThirdRun(t *testing.T) {
 		t.Errorf("%d iterations; want the three runs' %d", r.Iterations, total)
 	}
 	checkRunsAgainstLP(t, "coarse 7 over the ball", p, r, 3)
+}
+
+// confidenceGrid is a w×w location grid (Euclidean loss) whose prior is
+// estimated from 12 points a cell, half of them around two centres, and
+// its 95% Clopper–Pearson box: the estimate is the counts plus 0.5 a
+// cell, as new --prior-from --smoothing 0.5 makes it.
+func confidenceGrid(t *testing.T, w int) (mech.Utility, *mech.PriorSet) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(7, uint64(w)))
+	counts := make([]float64, w*w)
+	for k := range 12 * w * w {
+		x, y := r.Float64()*float64(w), r.Float64()*float64(w)
+		switch k % 4 {
+		case 0:
+			x, y = 0.3*float64(w)+0.1*float64(w)*r.NormFloat64(), 0.4*float64(w)+0.12*float64(w)*r.NormFloat64()
+		case 1:
+			x, y = 0.7*float64(w)+0.08*float64(w)*r.NormFloat64(), 0.7*float64(w)+0.1*float64(w)*r.NormFloat64()
+		}
+		cx, cy := min(max(int(x), 0), w-1), min(max(int(y), 0), w-1)
+		counts[cy*w+cx]++
+	}
+	est := make(mech.Prior, len(counts))
+	total := 0.0
+	for k, c := range counts {
+		est[k] = c + 0.5
+		total += c + 0.5
+	}
+	for k := range est {
+		est[k] /= total
+	}
+	set, err := instance.ConfidenceSet(counts, est, 0.95, instance.MethodClopperPearson)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := instance.Grid(w, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u, set
+}
+
+// TestLeanRunsLongerOnGrids: on a 16×16 location grid over the 95%
+// Clopper–Pearson box of 12 points a cell, under LIP at 1 nat, the lean
+// route's first run takes more iterations than dualMaxIter, its steps
+// short while the box's wide intervals keep the iterates off centre, and
+// still answers, with no cutting plane (which take minutes here): its cap
+// grows with the root of the letters (leanMaxIter). The answer is certified within the
+// accepted gap and keeps the budget over the box.
+func TestLeanRunsLongerOnGrids(t *testing.T) {
+	u, set := confidenceGrid(t, 16)
+	b := mech.Budget{Measure: mech.LIP, Epsilon: 1}
+	p := RobustProblem{Utility: u, Budget: b, Set: set}
+	r, err := SolveRobust(p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Rounds != 1 || r.Cuts != 0 || r.Iterations <= dualMaxIter || r.Iterations > leanMaxIter(len(set.Center)) {
+		t.Errorf("%d rounds, %d iterations, %d cuts: want one lean run past %d iterations", r.Rounds, r.Iterations, r.Cuts, dualMaxIter)
+	}
+	scale := math.Max(1, math.Abs(r.Value))
+	if least := math.Min(r.Bound, r.BoundTwo); !(least >= r.Value-RobustBudgetSlack*scale) || least-r.Value > AcceptedGap*scale {
+		t.Errorf("value %.15g, bounds %.15g and %.15g", r.Value, r.Bound, r.BoundTwo)
+	}
+	if level, lower, excess := leakage.LevelOver(set, r.Mechanism, b); !(excess <= certify.AuditTol) {
+		t.Errorf("levels (%g, %g) over the box break the budget", level, lower)
+	}
 }
 
 // stallingLeanTwo is counting-dirichlet at 32 letters (seed 2026) over the
@@ -248,7 +315,7 @@ func TestStalledRunCheckedLater(t *testing.T) {
 	set := p.Set
 	x := newLeanTwo(pi, p.Utility, set, mu, kap)
 	x.eta = leanEta
-	if _, _, err := x.runTo(context.Background(), leanMaxIter, robustGap); err != nil {
+	if _, _, err := x.runTo(context.Background(), leanMaxIter(len(pi)), robustGap); err != nil {
 		t.Fatal(err)
 	}
 	held := x.heldGap()
@@ -297,11 +364,11 @@ func TestSolveLeanResolvesAStalledFirstRun(t *testing.T) {
 		x.eta = leanEta
 		return x
 	}
-	_, _, firstNow := solveOnceCounting(ctx, start(leanEta), p, pi, leanMaxIter, robustGap, AcceptedGap, false)
+	_, _, firstNow := solveOnceCounting(ctx, start(leanEta), p, pi, leanMaxIter(len(pi)), robustGap, AcceptedGap, false)
 	if firstNow == nil {
 		t.Fatal("the first run answers: the instance no longer tests a stalled one")
 	}
-	r, err := solveLean(ctx, start, p, pi, leanMaxIter, robustGap, AcceptedGap)
+	r, err := solveLean(ctx, start, p, pi, leanMaxIter(len(pi)), robustGap, AcceptedGap)
 	if err == nil || errors.Is(err, errStalledPending) {
 		t.Fatalf("every run stalled: error %v, want settle's verdict", err)
 	}

@@ -117,7 +117,7 @@ func TestTightenCapsOnBinomialTails(t *testing.T) {
 	}
 	pi := normalised(set.Center)
 	x := newLeanBallTwo(pi, p.Utility, set, mu, kap)
-	if _, _, err := x.runTo(context.Background(), leanMaxIter, robustGap); err != nil {
+	if _, _, err := x.runTo(context.Background(), leanMaxIter(len(pi)), robustGap); err != nil {
 		t.Fatal(err)
 	}
 	out := x.reading().result(p, pi)
