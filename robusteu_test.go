@@ -674,6 +674,26 @@ func TestExpectedOverSetAnswersAfterTwoStalledRuns(t *testing.T) {
 	withinAtSetPriors(t, "fine", rand.New(rand.NewPCG(48, 1)), set, sol.Mechanism, b)
 }
 
+// On a 14×14 location grid over the 95% Clopper–Pearson box of 12
+// clustered check-ins a cell (randinst.ConfidenceGrid), under LIP at 1
+// nat, the lean interior point runs past 40 iterations: Solve answers by
+// it, no LP, its bracket within 1e-8 of the value, verify's exact check
+// accepts its certificate, and the mechanism keeps the budget at priors
+// drawn from the box.
+func TestExpectedOverSetOnAConfidenceGrid(t *testing.T) {
+	if testlong.Short() {
+		t.Skip("a few seconds: with the long suites")
+	}
+	pi, u, set, err := randinst.ConfidenceGrid(14, 12*14*14, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := mech.Budget{Measure: mech.LIP, Epsilon: 1}
+	p := &problem.Problem{Prior: pi, Utility: u, PriorSet: set, Objective: problem.ExpectedUtility, Privacy: &b}
+	sol := solveByInteriorPoint(t, "grid 14×14", p)
+	withinAtSetPriors(t, "grid 14×14", rand.New(rand.NewPCG(14, 7)), set, sol.Mechanism, b)
+}
+
 // solveByInteriorPoint solves p (an expected utility over a prior set)
 // and checks that the interior point over the set answered, with no LP,
 // a bracket within the accepted gap of 1e-8 of max(1, |value|), and a

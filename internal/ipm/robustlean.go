@@ -2,7 +2,6 @@ package ipm
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -170,6 +169,10 @@ const (
 	leanRetryEta = 0.99
 	leanLastEta  = 0.95
 )
+
+// leanEtas are the step lengths of a lean route's runs, in the order
+// solveLean tries them.
+var leanEtas = [...]float64{leanEta, leanRetryEta, leanLastEta}
 
 // leanDirs holds the deflation directions of a lean route: each one's
 // owner (dj) and pair's letter (dk, −1 for the output's column), their
@@ -1199,19 +1202,18 @@ const leanIterPerRoot = 4
 // where every run fails says why each did.
 func solveLean(ctx context.Context, start func(eta float64) robustOnce, p RobustProblem, pi mech.Prior, maxIter int, target, accept float64) (*RobustResult, error) {
 	maxIter = min(maxIter, leanMaxIter(len(pi)))
-	etas := [...]float64{leanEta, leanRetryEta, leanLastEta}
 	type failed struct {
 		r   *RobustResult
 		err error
 	}
 	var runs []failed
 	iters := 0
-	for k, eta := range etas {
+	for k, eta := range leanEtas {
 		x := start(eta)
 		// A stalled run but the last is checked only where those after
 		// it fail too: most often one of them answers. The result holds
 		// copies of what it read: x's slices go back to the pool.
-		r, n, err := solveOnceCounting(ctx, x, p, pi, maxIter, target, accept, k < len(etas)-1)
+		r, n, err := solveOnceCounting(ctx, x, p, pi, maxIter, target, accept, k < len(leanEtas)-1)
 		if y, ok := x.(interface{ release() }); ok {
 			y.release()
 		}
@@ -1231,14 +1233,12 @@ func solveLean(ctx context.Context, start func(eta float64) robustOnce, p Robust
 	why := make([]string, len(runs))
 	for k := range runs {
 		f := &runs[k]
-		if f.err = resolve(f.r, f.err); !errors.Is(f.err, errStalledWithinGap) {
-			f.r = nil
-		}
+		f.err = resolve(f.r, f.err)
 		kept.offer(f.r, f.err)
-		why[k] = fmt.Sprintf("the run stepping %g of the way: %v", etas[k], f.err)
+		why[k] = fmt.Sprintf("the run stepping %g of the way: %v", leanEtas[k], f.err)
 	}
 	for _, f := range runs {
-		if f.r != nil && f.r == kept.best {
+		if kept.best != nil && f.r == kept.best {
 			f.r.Rounds, f.r.Iterations = len(runs), iters
 			return f.r, fmt.Errorf("%w; %s", f.err, strings.Join(why, "; "))
 		}

@@ -202,7 +202,7 @@ func TestSolveLeanTriesAThirdRun(t *testing.T) {
 	p, pi, mu, kap, lip := leanBallTwoProblem(t, "coarse", 7, 5, 0.3)
 	ctx := context.Background()
 	total := 0
-	for k, eta := range []float64{leanEta, leanRetryEta, leanLastEta} {
+	for k, eta := range leanEtas {
 		x := newLeanBallTwo(pi, p.Utility, p.Set, mu, kap)
 		x.eta = eta
 		_, n, err := solveOnceCounting(ctx, x, p, pi, leanMaxIter(len(pi)), robustGap, AcceptedGap, false)
@@ -221,54 +221,19 @@ func TestSolveLeanTriesAThirdRun(t *testing.T) {
 	checkRunsAgainstLP(t, "coarse 7 over the ball", p, r, 3)
 }
 
-// confidenceGrid is a w×w location grid (Euclidean loss) whose prior is
-// estimated from 12 points a cell, half of them around two centres, and
-// its 95% Clopper–Pearson box: the estimate is the counts plus 0.5 a
-// cell, as new --prior-from --smoothing 0.5 makes it.
-func confidenceGrid(t *testing.T, w int) (mech.Utility, *mech.PriorSet) {
-	t.Helper()
-	r := rand.New(rand.NewPCG(7, uint64(w)))
-	counts := make([]float64, w*w)
-	for k := range 12 * w * w {
-		x, y := r.Float64()*float64(w), r.Float64()*float64(w)
-		switch k % 4 {
-		case 0:
-			x, y = 0.3*float64(w)+0.1*float64(w)*r.NormFloat64(), 0.4*float64(w)+0.12*float64(w)*r.NormFloat64()
-		case 1:
-			x, y = 0.7*float64(w)+0.08*float64(w)*r.NormFloat64(), 0.7*float64(w)+0.1*float64(w)*r.NormFloat64()
-		}
-		cx, cy := min(max(int(x), 0), w-1), min(max(int(y), 0), w-1)
-		counts[cy*w+cx]++
-	}
-	est := make(mech.Prior, len(counts))
-	total := 0.0
-	for k, c := range counts {
-		est[k] = c + 0.5
-		total += c + 0.5
-	}
-	for k := range est {
-		est[k] /= total
-	}
-	set, err := instance.ConfidenceSet(counts, est, 0.95, instance.MethodClopperPearson)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u, err := instance.Grid(w, w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u, set
-}
-
-// TestLeanRunsLongerOnGrids: on a 16×16 location grid over the 95%
-// Clopper–Pearson box of 12 points a cell, under LIP at 1 nat, the lean
+// TestLeanRunsLongerOnGrids: on a 14×14 location grid over the 95%
+// Clopper–Pearson box of 12 clustered check-ins a cell
+// (randinst.ConfidenceGrid), under LIP at 1 nat, the lean
 // route's first run takes more iterations than dualMaxIter, its steps
 // short while the box's wide intervals keep the iterates off centre, and
 // still answers, with no cutting plane (which take minutes here): its cap
 // grows with the root of the letters (leanMaxIter). The answer is certified within the
 // accepted gap and keeps the budget over the box.
 func TestLeanRunsLongerOnGrids(t *testing.T) {
-	u, set := confidenceGrid(t, 16)
+	_, u, set, err := randinst.ConfidenceGrid(14, 12*14*14, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
 	b := mech.Budget{Measure: mech.LIP, Epsilon: 1}
 	p := RobustProblem{Utility: u, Budget: b, Set: set}
 	r, err := SolveRobust(p, Options{})
@@ -585,7 +550,7 @@ func TestSolveLeanSaysWhyEveryRunFailed(t *testing.T) {
 	if !errors.Is(err, ErrRobustNotConverged) {
 		t.Fatalf("error %v: want it to wrap ErrRobustNotConverged", err)
 	}
-	for _, eta := range []float64{leanEta, leanRetryEta, leanLastEta} {
+	for _, eta := range leanEtas {
 		if !strings.Contains(err.Error(), fmt.Sprintf("the run stepping %g of the way: ", eta)) {
 			t.Errorf("error %v: want the reason of the run stepping %g of the way", err, eta)
 		}

@@ -58,14 +58,7 @@ func leanBallTwoStall(t *testing.T) (RobustProblem, mech.Prior, float64, float64
 // estimate and rates.
 func leanBallTwoProblem(t *testing.T, f string, n int, eps, rad float64) (RobustProblem, mech.Prior, float64, float64, bool) {
 	t.Helper()
-	fam, err := instance.Lookup(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := fam.New(n, 2026)
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := familyInstance(t, f, n)
 	set, err := mech.NewL1Set(in.Prior, rad)
 	if err != nil {
 		t.Fatal(err)
