@@ -64,7 +64,7 @@ func coverFor(pi mech.Prior, u mech.Utility, opt Options, covers bool) *coverer 
 // newCoverer returns the coverer of a value search of pi and u, or nil
 // when its probes are not the pure-Go ones (the LP and interior-point
 // searches keep their own steps). It folds the covering LP by opt's
-// symmetry when one is given, else by a symmetry detectSymmetry finds of
+// symmetry when one is given, else by a symmetry DetectSymmetry finds of
 // u alone: the cover does not depend on the prior, so the reflections of
 // a grid fold it under a clustered prior too.
 func newCoverer(pi mech.Prior, u mech.Utility, opt Options) *coverer {
@@ -78,7 +78,7 @@ func newCoverer(pi mech.Prior, u mech.Utility, opt Options) *coverer {
 		for i := range flat {
 			flat[i] = 1 / float64(len(pi))
 		}
-		s = detectSymmetry(flat, u)
+		s = DetectSymmetry(flat, u)
 	}
 	if s != nil && len(s.In) > 0 {
 		c.sym = &colgen.Symmetry{In: s.In, Out: s.Out}

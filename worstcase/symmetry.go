@@ -91,13 +91,13 @@ func isPermutation(p []int, k int) bool {
 	return true
 }
 
-// detectSymmetry looks for the reflections of a location grid among the
+// DetectSymmetry looks for the reflections of a location grid among the
 // symmetries of (pi, u), for every way of laying the letters out as a grid
 // of at least 2×2 cells numbered row by row, and returns those that hold
 // for the first layout where any does (nil if none). A candidate
 // reflection is dropped at its first entry that differs, so a utility that
 // is no grid's costs about one row per layout.
-func detectSymmetry(pi mech.Prior, u mech.Utility) *Symmetry {
+func DetectSymmetry(pi mech.Prior, u mech.Utility) *Symmetry {
 	n := len(u)
 	if n < 4 || len(u[0]) != n {
 		return nil
@@ -128,7 +128,7 @@ func detectSymmetry(pi mech.Prior, u mech.Utility) *Symmetry {
 }
 
 // symmetryFor returns the symmetry the value searches fold by: opt's when
-// given (checked against pi and u), else one detectSymmetry finds; nil
+// given (checked against pi and u), else one DetectSymmetry finds; nil
 // when the probes do not go through the column generation, or for an
 // empty Symmetry.
 func symmetryFor(pi mech.Prior, u mech.Utility, opt Options) (*colgen.Symmetry, error) {
@@ -137,7 +137,7 @@ func symmetryFor(pi mech.Prior, u mech.Utility, opt Options) (*colgen.Symmetry, 
 	}
 	s := opt.Symmetry
 	if s == nil {
-		s = detectSymmetry(pi, u)
+		s = DetectSymmetry(pi, u)
 	} else if err := checkSymmetry(pi, u, *s); err != nil {
 		return nil, err
 	}

@@ -14,7 +14,7 @@ import (
 )
 
 // TestSymmetricBestValueMatchesPlainSearch: on uniform Euclidean grids,
-// BestValue folded by the grid's reflections (found by detectSymmetry, and
+// BestValue folded by the grid's reflections (found by DetectSymmetry, and
 // given explicitly) finds the best worst-case value of plain binary search
 // with full LPs, and the least ε of plain bisection, within a certified
 // bracket; so does the unfolded search (an empty Symmetry).
@@ -34,7 +34,7 @@ func TestSymmetricBestValueMatchesPlainSearch(t *testing.T) {
 		require.NoError(t, err)
 		pi, err := instance.Uniform(g.w * g.h)
 		require.NoError(t, err)
-		found := detectSymmetry(pi, u)
+		found := DetectSymmetry(pi, u)
 		require.NotNil(t, found)
 		assert.Len(t, found.In, map[bool]int{true: 3, false: 2}[g.w == g.h])
 		given := GridSymmetry(g.w, g.h)
@@ -104,7 +104,7 @@ func TestSymmetryRefused(t *testing.T) {
 	g := GridSymmetry(4, 3)
 	_, _, err = BestValue(context.Background(), skew, u, 1, Options{Symmetry: &g})
 	assert.ErrorContains(t, err, "another prior mass")
-	assert.Nil(t, detectSymmetry(skew, u), "no reflection keeps a corner heavier")
+	assert.Nil(t, DetectSymmetry(skew, u), "no reflection keeps a corner heavier")
 }
 
 // TestFurthest: the binary search of BestValue's reuse of a decision's

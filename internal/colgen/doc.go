@@ -134,5 +134,8 @@
 // Such a master can also keep its optimum flat for many pricing rounds
 // before its pricing ends: a probe ends unsettled past a number of flat
 // rounds, and the search doubles that number for its later probes after
-// each one that does.
+// each one that does. NewRobustSymmetric folds it as NewSymmetric folds a
+// master at one prior, where the group keeps the set as well as the
+// estimate and the pattern: the set of mechanisms that keep ε over it is
+// then convex and invariant, and holds one the group leaves unchanged.
 package colgen

@@ -41,6 +41,15 @@ type RobustMaster struct {
 	mass    float64 // Σπ̂, the estimate's total (lagrangian)
 	allowed [][]int
 	sx      *dense
+	// f folds the master by the symmetry group that sym generates, of
+	// the set and the pattern (NewRobustSymmetric), nil for none; outs
+	// holds the outputs priced (every output, or one per orbit); acc and
+	// mark are fold.reduce's scratch.
+	f       *fold
+	sym     *Symmetry
+	outs    []int
+	acc     []float64
+	mark    []bool
 	cols    []robustCol
 	eps, mu float64
 	stop    func() bool
@@ -95,12 +104,17 @@ func (g *RobustMaster) stallRounds() int {
 	return g.stall
 }
 
+// robustCol is a generated column: output j, its entries (rows, vals)
+// on the inputs, and its entries in the master (erows, evals: folded, or
+// rows and vals themselves).
 type robustCol struct {
-	j    int
-	rows []int
-	vals []float64
-	mass float64 // min over the set of π·v
-	dead bool
+	j     int
+	rows  []int
+	vals  []float64
+	erows []int
+	evals []float64
+	mass  float64 // min over the set of π·v
+	dead  bool
 	// A vertex of the slice with entries 1 and τ (snapVertex): moved to
 	// each new λ by re-solving for τ, as Master moves its columns along
 	// their fill.
@@ -209,6 +223,11 @@ func NewRobust(set *mech.PriorSet, pat mech.Pattern) (*RobustMaster, error) {
 			}
 		}
 	}
+	for j := range m {
+		if len(g.allowed[j]) > 0 {
+			g.outs = append(g.outs, j)
+		}
+	}
 	g.sx = newDense(n)
 	g.sx.fineTol = true
 	g.priceRho = make([]float64, m)
@@ -216,6 +235,115 @@ func NewRobust(set *mech.PriorSet, pat mech.Pattern) (*RobustMaster, error) {
 		g.priceRho[j] = math.NaN()
 	}
 	return g, nil
+}
+
+// NewRobustSymmetric returns the master of the pattern pat over the prior
+// set folded by the symmetry group that sym generates, as NewSymmetric
+// folds a master at one prior (see fold): the least ε over a set that the
+// group leaves unchanged is reached by a mechanism the group leaves
+// unchanged, so the master's rows are the orbits of the inputs and it
+// prices one output per orbit, against the multipliers spread over each
+// orbit, while its mechanisms (assembled over the group, audited over the
+// set) and proofs (RobustBound on the unfolded pattern) are those of the
+// unfolded problem. It refuses a sym that does not leave the estimate,
+// the set's bounds and pat unchanged.
+func NewRobustSymmetric(set *mech.PriorSet, pat mech.Pattern, sym Symmetry) (*RobustMaster, error) {
+	g, err := NewRobust(set, pat)
+	if err != nil {
+		return nil, err
+	}
+	if err := setKeeps(set, sym); err != nil {
+		return nil, err
+	}
+	f, err := newFold(set.Center, pat, sym)
+	if err != nil {
+		return nil, err
+	}
+	g.f, g.sym = f, &sym
+	g.outs = g.outs[:0]
+	for _, j := range f.reps {
+		if len(g.allowed[j]) > 0 {
+			g.outs = append(g.outs, j)
+		}
+	}
+	g.sx = newDense(f.n)
+	g.sx.fineTol = true
+	g.acc, g.mark = make([]float64, f.n), make([]bool, f.n)
+	return g, nil
+}
+
+// setKeeps returns an error naming the first generator of sym and the
+// input it moves to one of other bounds in the set, nil where none does
+// (newFold checks the estimate and the pattern).
+func setKeeps(set *mech.PriorSet, sym Symmetry) error {
+	for g, s := range sym.In {
+		if len(s) != set.N() {
+			return fmt.Errorf("colgen: symmetry generator %d has %d inputs, the set %d", g, len(s), set.N())
+		}
+		if !set.IsBox() {
+			continue // a ball is fixed by its centre and radius
+		}
+		for i, k := range s {
+			if k < 0 || k >= len(s) {
+				return fmt.Errorf("colgen: symmetry generator %d maps input %d out of range", g, i)
+			}
+			if set.Lower[k] != set.Lower[i] || set.Upper[k] != set.Upper[i] {
+				return fmt.Errorf("colgen: symmetry generator %d maps input %d to %d, of other bounds in the set", g, i, k)
+			}
+		}
+	}
+	return nil
+}
+
+// Renew returns a new master of g's set and pattern, folded as g is, from
+// its slacks alone: for a search whose master went round a degenerate
+// vertex.
+func (g *RobustMaster) Renew() (*RobustMaster, error) {
+	if g.sym != nil {
+		return NewRobustSymmetric(g.set, g.pat, *g.sym)
+	}
+	return NewRobust(g.set, g.pat)
+}
+
+// Folded reports whether the master is folded by a symmetry group
+// (NewRobustSymmetric).
+func (g *RobustMaster) Folded() bool { return g.f != nil }
+
+// Rows returns the number of the master's rows: the inputs, or their
+// orbits where it is folded.
+func (g *RobustMaster) Rows() int { return g.sx.n }
+
+// engineCol sets c's entries in the master from its entries on the inputs.
+func (g *RobustMaster) engineCol(c *robustCol) {
+	c.erows, c.evals = g.engineEntries(c.j, c.rows, c.vals, c.erows, c.evals)
+}
+
+// engineEntries returns the entries in the master of output j's column of
+// entries vals on the inputs rows: folded into er and ev, or rows and vals
+// themselves.
+func (g *RobustMaster) engineEntries(j int, rows []int, vals []float64, er []int, ev []float64) ([]int, []float64) {
+	if g.f == nil {
+		return rows, vals
+	}
+	return g.f.reduce(j, rows, vals, g.acc, g.mark, er, ev)
+}
+
+// unfold returns the multipliers of the inputs from the master's row
+// duals y (y itself where the master is not folded).
+func (g *RobustMaster) unfold(y []float64) []float64 {
+	if g.f == nil {
+		return y
+	}
+	return g.f.unfold(y)
+}
+
+// assemble returns the mechanism of the weighted columns, over the
+// symmetry group when the master is folded.
+func (g *RobustMaster) assemble(ws []weighted) mech.Mechanism {
+	if g.f != nil {
+		return g.f.assemble(g.set.N(), len(g.allowed), ws)
+	}
+	return assemble(g.set.N(), len(g.allowed), ws)
 }
 
 // Inherit adds to g's master the columns of from's (another master over
@@ -242,7 +370,7 @@ func (g *RobustMaster) Inherit(from *RobustMaster) {
 // least over the letters' set of the column it stands for, the same as
 // over from's, and it lies on g's pattern where it lay on from's.
 func (g *RobustMaster) InheritSplit(from *RobustMaster, parent []int) {
-	if from == nil || len(parent) != g.sx.n {
+	if from == nil || g.f != nil || len(parent) != g.sx.n {
 		return
 	}
 	for _, q := range parent {
@@ -264,7 +392,7 @@ func (g *RobustMaster) inherit(from *RobustMaster, parent []int) {
 	room := 2*poolFactor*g.sx.n - len(g.cols)
 	var at []float64 // a column of from's, dense, NaN off its rows
 	if parent != nil {
-		at = make([]float64, from.sx.n)
+		at = make([]float64, from.set.N())
 		for i := range at {
 			at[i] = math.NaN()
 		}
@@ -291,11 +419,12 @@ func (g *RobustMaster) inherit(from *RobustMaster, parent []int) {
 					at[i] = math.NaN()
 				}
 			}
-			if len(d.rows) == 0 || c.j >= len(g.allowed) || !g.onPattern(c.j, d.rows) {
+			if len(d.rows) == 0 || c.j >= len(g.allowed) || !g.onPattern(c.j, d.rows) || (g.f != nil && g.f.repOf[c.j] != c.j) {
 				continue
 			}
+			g.engineCol(&d)
 			g.cols = append(g.cols, d)
-			g.sx.add(denseCol{rows: d.rows, vals: d.vals})
+			g.sx.add(denseCol{rows: d.erows, vals: d.evals})
 			room--
 		}
 	}
@@ -388,7 +517,7 @@ func (g *RobustMaster) setEps(eps float64) {
 		return
 	}
 	g.eps, g.mu = eps, math.Exp(-eps)
-	n := g.sx.n
+	n := g.set.N()
 	one, grp, w := make([]bool, n), make([]bool, n), make([]float64, n)
 	for k := range g.cols {
 		c := &g.cols[k]
@@ -419,7 +548,8 @@ func (g *RobustMaster) setEps(eps float64) {
 			} else {
 				c.dead = true
 			}
-			g.sx.replace(k, denseCol{rows: c.rows, vals: c.vals, dead: c.dead})
+			g.engineCol(c)
+			g.sx.replace(k, denseCol{rows: c.erows, vals: c.evals, dead: c.dead})
 			continue
 		}
 		dead := c.mass < g.mu
@@ -427,15 +557,17 @@ func (g *RobustMaster) setEps(eps float64) {
 			continue
 		}
 		c.dead = dead
-		g.sx.replace(k, denseCol{rows: c.rows, vals: c.vals, dead: dead})
+		g.sx.replace(k, denseCol{rows: c.erows, vals: c.evals, dead: dead})
 	}
 }
 
-// price adds, for each output, the column of the set's cone that
-// maximises y·v (setColumn), when y·v exceeds priceTol; it returns the
-// columns added.
+// price adds, for each output it prices (one per orbit where the master
+// is folded: the multipliers are the group's, and price every output of
+// an orbit alike), the column of the set's cone that maximises y·v
+// (setColumn), when y·v exceeds priceTol; it returns the columns added.
+// yp and y are multipliers of the inputs.
 func (g *RobustMaster) price(yp, y []float64) (int, float64) {
-	n := g.sx.n
+	n := g.set.N()
 	added := 0
 	best := 0.0 // the largest yp·v over the outputs' slices, or more
 	seen := g.seen
@@ -445,10 +577,8 @@ func (g *RobustMaster) price(yp, y []float64) (int, float64) {
 	}
 	full := g.work.full
 	g.work.topVal = math.Inf(-1)
-	for j, rows := range g.allowed {
-		if len(rows) == 0 {
-			continue
-		}
+	for _, j := range g.outs {
+		rows := g.allowed[j]
 		up := 0.0
 		for _, i := range rows {
 			up += mathx.Pos(yp[i])
@@ -539,8 +669,9 @@ func (g *RobustMaster) price(yp, y []float64) (int, float64) {
 			continue
 		}
 		seen.put(col.rows, col.vals)
+		g.engineCol(&col)
 		g.cols = append(g.cols, col)
-		g.sx.add(denseCol{rows: col.rows, vals: col.vals})
+		g.sx.add(denseCol{rows: col.erows, vals: col.evals})
 		added++
 	}
 	return added, best
@@ -669,6 +800,8 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 		}
 		return nil, err
 	}
+	// The engine's rows are n (the inputs, or their orbits where the
+	// master is folded); every multiplier outside it is one per input.
 	n := g.sx.n
 	if len(g.cols) > 2*poolFactor*n {
 		if err := g.trim(nil, 0); err != nil {
@@ -682,7 +815,7 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 	// themselves when that prices nothing in, damps their oscillation.
 	var centre []float64 // the stabilisation centre, nil before the first round
 	centreLB := math.Inf(-1)
-	mixed := make([]float64, n)
+	mixed := make([]float64, g.set.N())
 	last, flat, nextCheck := math.Inf(1), 0, stallCheck
 	var stalled RobustResult // the best proof of the flat rounds
 	refuted := false         // a deciding probe's Lagrangian bound settled it
@@ -711,12 +844,12 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 			r.Unsettled = true
 			break
 		}
-		y := sol.RowDuals[:n]
 		if len(g.cols) > 4*poolFactor*n {
-			if err := g.trim(y, 2*poolFactor*n); err != nil {
+			if err := g.trim(sol.RowDuals[:n], 2*poolFactor*n); err != nil {
 				return nil, err
 			}
 		}
+		y := g.unfold(sol.RowDuals[:n])
 		// A master whose optimum stays put while columns keep entering
 		// is degenerate: its duals move among optimal ones and may
 		// price forever. Once they prove the probed ε it is refuted.
@@ -795,7 +928,7 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 				ws = append(ws, weighted{j: c.j, rows: c.rows, vals: c.vals, w: w})
 			}
 		}
-		if p := assemble(n, len(g.allowed), ws); p != nil {
+		if p := g.assemble(ws); p != nil {
 			r.Mechanism, r.PML = p, leakage.PMLOver(g.set, p)
 		}
 		return r, nil
@@ -813,7 +946,7 @@ func (g *RobustMaster) Probe(eps float64) (*RobustResult, error) {
 	if refuted {
 		return r, nil // the verdict, without a proof
 	}
-	alpha := slices.Clone(sol.RowDuals[:n])
+	alpha := slices.Clone(g.unfold(sol.RowDuals[:n]))
 	if lb, priors, ok := RobustBound(g.set, g.pat, alpha); ok {
 		r.Lower, r.Alpha, r.Priors = lb, alpha, priors
 	}

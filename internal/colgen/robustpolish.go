@@ -27,8 +27,11 @@ func (g *RobustMaster) robustPolish(mu0 float64) (float64, mech.Mechanism, []flo
 	}
 	b := make([]float64, n*n)
 	x := make([]float64, n)
-	one, grp := make([]bool, n), make([]bool, n)
-	vals := make([][]float64, n) // the basic columns' entries at the last μ
+	ni := g.set.N()
+	one, grp := make([]bool, ni), make([]bool, ni)
+	vals := make([][]float64, n) // the basic columns' entries at the last μ, on the inputs
+	var er []int                 // a column's entries in the master (engineEntries)
+	var ev []float64
 	// eval solves B(μ) x = 1 and returns the sum of the basic slacks and
 	// the least basic value; ok is false when a column leaves its form.
 	eval := func(mu float64) (sum, least float64, ok bool) {
@@ -57,16 +60,16 @@ func (g *RobustMaster) robustPolish(mu0 float64) (float64, mech.Mechanism, []flo
 						w = tau
 					}
 					vals[p] = append(vals[p], w)
-					b[i*n+p] = w
 				}
-				continue
+			} else {
+				if c.mass < mu {
+					return 0, 0, false
+				}
+				vals[p] = append(vals[p], c.vals...)
 			}
-			if c.mass < mu {
-				return 0, 0, false
-			}
-			for e, i := range c.rows {
-				vals[p] = append(vals[p], c.vals[e])
-				b[i*n+p] = c.vals[e]
+			er, ev = g.engineEntries(c.j, c.rows, vals[p], er, ev)
+			for e, i := range er {
+				b[i*n+p] = ev[e]
 			}
 		}
 		for i := range x {
@@ -125,32 +128,37 @@ func (g *RobustMaster) robustPolish(mu0 float64) (float64, mech.Mechanism, []flo
 					ws = append(ws, weighted{j: c.j, rows: c.rows, vals: append([]float64(nil), vals[p]...), w: x[p]})
 				}
 			}
-			return estimate, assemble(n, len(g.allowed), ws), g.rootDuals(head, vals)
+			return estimate, g.assemble(ws), g.rootDuals(head, vals)
 		}
 	}
 	return estimate, nil, nil
 }
 
 // rootDuals solves Bᵀ y = c_B for the basis head whose columns hold the
-// entries vals (as eval last set them): c_B is 1 on a slack, 0 on a
-// column. nil when the basis is singular.
+// entries vals on the inputs (as eval last set them): c_B is 1 on a
+// slack, 0 on a column. It returns the multipliers of the inputs (y
+// unfolded), nil when the basis is singular.
 func (g *RobustMaster) rootDuals(head []int, vals [][]float64) []float64 {
 	n := g.sx.n
 	bt := make([]float64, n*n) // Bᵀ, row p the basic column at p
 	y := make([]float64, n)
+	var er []int
+	var ev []float64
 	for p, v := range head {
 		if v < n {
 			bt[p*n+v], y[p] = 1, 1
 			continue
 		}
-		for e, i := range g.cols[v-n].rows {
-			bt[p*n+i] = vals[p][e]
+		c := g.cols[v-n]
+		er, ev = g.engineEntries(c.j, c.rows, vals[p], er, ev)
+		for e, i := range er {
+			bt[p*n+i] = ev[e]
 		}
 	}
 	if !solveDense(bt, y, n) {
 		return nil
 	}
-	return y
+	return g.unfold(y)
 }
 
 // solveDense solves a x = rhs in place (a row-major n×n, overwritten) by

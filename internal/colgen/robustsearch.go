@@ -126,7 +126,7 @@ func (g *RobustMaster) LeastEpsilon(ctx context.Context, tol float64, start mech
 	// where the second is for a plateau or the ladder (maxRestarts).
 	restart := func() (*RobustMaster, error) {
 		fresh = true
-		h, err := NewRobust(set, pat)
+		h, err := g.Renew()
 		if err != nil {
 			return g, err
 		}

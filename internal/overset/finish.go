@@ -274,7 +274,7 @@ func finishByInteriorPoint(ctx context.Context, r *Bracket, g *colgen.RobustMast
 		if err != nil && !fresh && ctx.Err() == nil {
 			// The master simplex went round a degenerate vertex: a new
 			// master, from its slacks, once.
-			if g, err = colgen.NewRobust(set, pat); err != nil {
+			if g, err = g.Renew(); err != nil {
 				return raises
 			}
 			g.SetStop(func() bool { return ctx.Err() != nil })

@@ -12,6 +12,7 @@ import (
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/polytope"
+	"github.com/pmlopt/pmlopt/problem"
 	"github.com/pmlopt/pmlopt/solver"
 )
 
@@ -168,5 +169,82 @@ func TestLPNoteSaysWhy(t *testing.T) {
 		if got := lpNote(c.n, 101, "revised", "deciding the worst case"); got != c.want {
 			t.Errorf("%d letters: %q, want %q", c.n, got, c.want)
 		}
+	}
+}
+
+// TestNewMasterFoldsWhereTheGroupKeepsTheSet: the grid family's uniform
+// prior over a box of the same factors around every mass, or over an L1
+// ball, folds the robust master by the grid's reflections, and buckets
+// of a line by the line's reflection; a confidence box from counts
+// (bounds the reflections move), a clustered prior, or a counting query
+// (whose ties the reflection breaks) does not.
+func TestNewMasterFoldsWhereTheGroupKeepsTheSet(t *testing.T) {
+	folds := func(pi mech.Prior, u mech.Utility, set *mech.PriorSet) bool {
+		t.Helper()
+		p := &problem.Problem{Prior: pi, Utility: u, PriorSet: set, Objective: problem.WorstCaseValue}
+		pat := u.Pattern(u.ReachableValues()[len(u.ReachableValues())/2])
+		g, err := newMaster(p, pat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g.Folded()
+	}
+	in, box, err := randinst.FamilyBox("grid", 36, 2026, 0.8, 1.25)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !folds(in.Prior, in.Utility, box) {
+		t.Error("the uniform 6×6 grid over a box of factors: not folded")
+	}
+	ball, err := mech.NewL1Set(in.Prior, 0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !folds(in.Prior, in.Utility, ball) {
+		t.Error("the uniform 6×6 grid over an L1 ball: not folded")
+	}
+	pi, u, conf, err := randinst.ConfidenceGrid(6, 72, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if folds(pi, u, conf) {
+		t.Error("a clustered grid over its confidence box: folded")
+	}
+	flat := make(mech.Prior, 36)
+	for i := range flat {
+		flat[i] = 1.0 / 36
+	}
+	lop := make([]float64, 36)
+	for i := range lop {
+		lop[i] = 0.8 / 36
+	}
+	lop[0] = 0.5 / 36 // a corner may take less than the others
+	skew, err := mech.NewBoxSet(flat, lop, box.Upper)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if folds(flat, u, skew) {
+		t.Error("the uniform grid over a box of uneven lower bounds: folded")
+	}
+	cnt, cset, err := randinst.FamilyBox("counting-uniform", 36, 2026, 0.8, 1.25)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if folds(cnt.Prior, cnt.Utility, cset) {
+		t.Error("a counting query (its ties broken towards the left): folded")
+	}
+	// Buckets of a line, 36 inputs into 9 outputs: the line's reflection
+	// keeps them, and pairs the inputs.
+	co, coset, err := randinst.FamilyBox("coarse", 36, 2026, 0.8, 1.25)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &problem.Problem{Prior: co.Prior, Utility: co.Utility, PriorSet: coset, Objective: problem.WorstCaseValue}
+	g, err := newMaster(p, co.Utility.Pattern(co.Utility.ReachableValues()[3]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !g.Folded() || g.Rows() != 18 {
+		t.Errorf("coarse buckets of a line: folded %v into %d rows, want 18", g.Folded(), g.Rows())
 	}
 }
