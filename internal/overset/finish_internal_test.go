@@ -78,6 +78,23 @@ func TestFinishByLPLeavesNarrowBrackets(t *testing.T) {
 	}
 }
 
+// The interior point's finish leaves a bracket within finishMinWidth as
+// the LP's does: no round, no report.
+func TestFinishByInteriorPointLeavesNarrowBrackets(t *testing.T) {
+	_, set, pat, r := safeStart(t, "square-geometric")
+	g, err := colgen.NewRobust(set, pat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := r.Upper
+	r.Lower = up - finishMinWidth/2
+	rounds := 0
+	raises := finishByInteriorPoint(context.Background(), &r, g, set, pat, 1e-9, func(lower, upper float64) { rounds++ })
+	if rounds != 0 || raises != 0 || r.Lower != up-finishMinWidth/2 || r.Upper != up {
+		t.Errorf("%d rounds, %d raises, bracket [%g, %g] from [%g, %g]", rounds, raises, r.Lower, r.Upper, up-finishMinWidth/2, up)
+	}
+}
+
 // safeStart is the finish's start on the family's instance of 12 letters
 // (seed 3) over the box 0.5-2 times its prior: the value pattern that a
 // budget of 1 nat over the set reaches (BestWorstCase's decisions), and
