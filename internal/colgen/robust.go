@@ -370,11 +370,11 @@ func (g *RobustMaster) Inherit(from *RobustMaster) {
 // least over the letters' set of the column it stands for, the same as
 // over from's, and it lies on g's pattern where it lay on from's.
 func (g *RobustMaster) InheritSplit(from *RobustMaster, parent []int) {
-	if from == nil || g.f != nil || len(parent) != g.sx.n {
+	if from == nil || g.f != nil || len(parent) != g.set.N() {
 		return
 	}
 	for _, q := range parent {
-		if q < 0 || q >= from.sx.n {
+		if q < 0 || q >= from.set.N() {
 			return
 		}
 	}
@@ -731,6 +731,7 @@ func (g *RobustMaster) supergradient(at int, best float64) []float64 {
 // largest weight, those of Pessoa et al. (2018); the least weight is
 // stabAlpha, the fixed weight it replaces, below which the probes near ε*
 // price at duals that oscillate. Masters of smoothMinRows rows and more
+// (a folded master's rows being its orbits)
 // adapt the weight: from the slacks alone, a master of a couple of
 // hundred rows covers most inputs in its first round and then keeps its
 // optimum flat while the duals of the fixed weight creep towards the
@@ -747,10 +748,13 @@ const (
 )
 
 // lagrangian is a lower bound on the full master's optimum (every column
-// of every output's cone) from duals y and best ≥ the largest y·v over the
-// outputs' slices: every point of the master has Σ_c w_c π̂·v_c + π̂·s =
-// Σ π̂ (its rows sum to 1), each column has π̂·v ≥ min_{π∈Π} π·v ≥ μ on
-// the slice, so Σ s ≥ Σ y + Σ π̂ · min(min_i (1 − y_i)/π̂_i, −best/μ).
+// of every output's cone) from multipliers y of the inputs and best ≥ the
+// largest y·v over the outputs' slices: every point of the master has
+// Σ_c w_c π̂·v_c + π̂·s = Σ π̂ (its rows sum to 1), each column has π̂·v ≥
+// min_{π∈Π} π·v ≥ μ on the slice, so Σ s ≥ Σ y + Σ π̂ · min(min_i (1 −
+// y_i)/π̂_i, −best/μ). Where the master is folded, this is the unfolded
+// master's optimum, the sum of every input's slack: positive exactly when
+// the folded one is, which is all its callers ask.
 func (g *RobustMaster) lagrangian(y []float64, best float64) float64 {
 	lb, _ := g.lagrangianAt(y, best)
 	return lb

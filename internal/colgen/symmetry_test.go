@@ -2,6 +2,7 @@ package colgen_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -9,8 +10,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/instance"
 	"github.com/pmlopt/pmlopt/internal/colgen"
+	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 	"github.com/pmlopt/pmlopt/polytope"
 	"github.com/pmlopt/pmlopt/solver"
@@ -187,6 +190,29 @@ func TestDecide(t *testing.T) {
 	}
 }
 
+// gridSetCase is a w×h grid with the prior symmetricGridPrior gives, the
+// box of 0.8–1.25 times it or the L1 ball of radius 0.1 around it, and
+// the pattern of the cells within distance d.
+type gridSetCase struct {
+	w, h    int
+	uniform bool
+	d       float64
+	ball    bool
+}
+
+func (c gridSetCase) build(t *testing.T) (mech.Prior, *mech.PriorSet, mech.Pattern) {
+	t.Helper()
+	u, err := instance.Grid(c.w, c.h)
+	require.NoError(t, err)
+	pi := symmetricGridPrior(c.w, c.h, c.uniform)
+	set := boxAround(pi, 0.8, 1.25)
+	if c.ball {
+		set, err = mech.NewL1Set(pi, 0.1)
+		require.NoError(t, err)
+	}
+	return pi, set, u.Pattern(-c.d)
+}
+
 // lpFeasible reports whether the dualised robust LP of polytope.BuildRobust
 // (the unfolded problem, solved whole) has an eps-PML mechanism over the
 // set with the pattern.
@@ -212,26 +238,13 @@ func lpFeasible(t *testing.T, set *mech.PriorSet, pat mech.Pattern, eps float64)
 func TestRobustSymmetricAgainstDualisedLP(t *testing.T) {
 	rng := rand.New(rand.NewPCG(37, 9))
 	ctx := context.Background()
-	cases := []struct {
-		w, h    int
-		uniform bool
-		d       float64
-		ball    bool
-	}{
+	cases := []gridSetCase{
 		{4, 4, true, 2.3, false}, {4, 4, true, 1.5, false}, {4, 4, false, 2.3, true}, {5, 3, false, 1.5, false},
 		{5, 5, false, 2.3, false}, {6, 4, true, 2.3, true}, {8, 8, true, 3.2, false},
 	}
 	for _, c := range cases {
 		n := c.w * c.h
-		u, err := instance.Grid(c.w, c.h)
-		require.NoError(t, err)
-		pi := symmetricGridPrior(c.w, c.h, c.uniform)
-		set := boxAround(pi, 0.8, 1.25)
-		if c.ball {
-			set, err = mech.NewL1Set(pi, 0.1)
-			require.NoError(t, err)
-		}
-		pat := u.Pattern(-c.d)
+		_, set, pat := c.build(t)
 		g, err := colgen.NewRobustSymmetric(set, pat, gridSymmetry(c.w, c.h))
 		require.NoError(t, err)
 		require.True(t, g.Folded())
@@ -283,4 +296,58 @@ func TestRobustSymmetricRefusesWhatTheGroupMoves(t *testing.T) {
 	require.NoError(t, err)
 	_, err = colgen.NewRobustSymmetric(ball, pat, sym)
 	require.ErrorContains(t, err, "of another prior mass")
+}
+
+// TestRobustSymmetricProbes: the folded robust master's probes on either
+// side of the least ε over the set (the unfolded master's search): above
+// it a mechanism of the whole grid with the pattern, audited over the set
+// within the probed ε; below it none, and multipliers of every input whose
+// proof (from the engine's duals, not the stabilisation centre's),
+// re-checked by certify.DualCertificateColumns on the unfolded pattern,
+// lies above 0 and at most ε*; the polished basis's duals, where a probe
+// gives them, one per input.
+func TestRobustSymmetricProbes(t *testing.T) {
+	ctx := context.Background()
+	cases := []gridSetCase{
+		{5, 5, false, 2.3, false}, {4, 4, true, 2.3, false}, {6, 4, true, 2.3, true}, {8, 8, true, 3.2, false}, {6, 6, true, 3.2, false},
+	}
+	for _, c := range cases {
+		pi, set, pat := c.build(t)
+		plain, err := colgen.RobustLeastEpsilon(ctx, set, pat, 1e-10)
+		require.NoError(t, err)
+		require.LessOrEqual(t, plain.Upper-plain.Lower, 1e-9)
+		star := plain.Upper
+		name := func(d float64) string {
+			return fmt.Sprintf("%dx%d d %g ball %v, ε* %+g", c.w, c.h, c.d, c.ball, d)
+		}
+		for _, d := range []float64{0.05, 1e-4, -1e-3, -0.1} {
+			eps := star + d
+			if eps < 0 {
+				continue
+			}
+			g, err := colgen.NewRobustSymmetric(set, pat, gridSymmetry(c.w, c.h))
+			require.NoError(t, err)
+			g.NoCentreProof() // the proof from the engine's own duals, unfolded
+			r, err := g.Probe(eps)
+			require.NoError(t, err, name(d))
+			if r.Root != nil {
+				assert.Len(t, r.Root, len(pi), name(d))
+			}
+			if d > 0 {
+				require.NotNil(t, r.Mechanism, name(d))
+				require.True(t, pat.Holds(r.Mechanism), name(d))
+				lvl := leakage.PMLOver(set, r.Mechanism)
+				assert.InDelta(t, lvl, r.PML, 1e-12, name(d))
+				assert.LessOrEqual(t, lvl, eps+1e-9, name(d))
+				continue
+			}
+			require.Nil(t, r.Mechanism, name(d))
+			require.Len(t, r.Alpha, len(pi), name(d))
+			assert.Greater(t, r.Lower, 0.0, name(d))
+			assert.LessOrEqual(t, r.Lower, star+1e-9, name(d))
+			cert, ok := certify.DualCertificateColumns(r.Priors, pat, r.Alpha)
+			require.True(t, ok, name(d))
+			assert.GreaterOrEqual(t, cert.Epsilon, r.Lower-1e-12, name(d))
+		}
+	}
 }

@@ -229,11 +229,17 @@ func keepBetterEnds(r *Bracket, m Bracket) {
 // mechanism the reflections keep, is the same.
 func newMaster(p *problem.Problem, pat mech.Pattern) (*colgen.RobustMaster, error) {
 	if p.Utility != nil {
-		sym := lineReflection(p.Utility)
+		var syms []*colgen.Symmetry // the larger group first
 		if s := worstcase.DetectSymmetry(p.PriorSet.Center, p.Utility); s != nil && len(s.In) > 0 {
-			sym = &colgen.Symmetry{In: s.In, Out: s.Out}
+			syms = append(syms, &colgen.Symmetry{In: s.In, Out: s.Out})
 		}
-		if sym != nil {
+		syms = append(syms, lineReflection(p.Utility))
+		for _, sym := range syms {
+			if sym == nil {
+				continue
+			}
+			// A group that moves the set's bounds or the pattern is
+			// refused; a smaller one may still keep them.
 			if g, err := colgen.NewRobustSymmetric(p.PriorSet, pat, *sym); err == nil {
 				return g, nil
 			}

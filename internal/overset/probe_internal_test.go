@@ -233,6 +233,22 @@ func TestNewMasterFoldsWhereTheGroupKeepsTheSet(t *testing.T) {
 	if folds(cnt.Prior, cnt.Utility, cset) {
 		t.Error("a counting query (its ties broken towards the left): folded")
 	}
+	// Two opposite corners that may take less than the rest: the grid's
+	// reflections move those bounds, its half-turn (the line's reflection
+	// of the cells' numbers) keeps them and pairs the cells.
+	lop[35] = lop[0]
+	turned, err := mech.NewBoxSet(flat, lop, box.Upper)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := &problem.Problem{Prior: flat, Utility: u, PriorSet: turned, Objective: problem.WorstCaseValue}
+	tg, err := newMaster(tp, u.Pattern(u.ReachableValues()[len(u.ReachableValues())/2]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tg.Folded() || tg.Rows() != 18 {
+		t.Errorf("the uniform grid over a box the half-turn keeps: folded %v into %d rows, want 18", tg.Folded(), tg.Rows())
+	}
 	// Buckets of a line, 36 inputs into 9 outputs: the line's reflection
 	// keeps them, and pairs the inputs.
 	co, coset, err := randinst.FamilyBox("coarse", 36, 2026, 0.8, 1.25)
