@@ -163,15 +163,22 @@ func NewSymmetric(pi mech.Prior, pat mech.Pattern, sym Symmetry) (*Master, error
 		return nil, err
 	}
 	g.f, g.rho = f, f.rho
-	g.outs = g.outs[:0]
-	for _, j := range f.reps {
-		if len(g.allowed[j]) > 0 {
-			g.outs = append(g.outs, j)
-		}
-	}
+	g.outs = withInputs(g.allowed, f.reps)
 	g.sx = newDense(f.n)
 	g.acc, g.mark = make([]float64, f.n), make([]bool, f.n)
 	return g, nil
+}
+
+// withInputs returns the outputs of outs that allow some input: those a
+// master prices.
+func withInputs(allowed [][]int, outs []int) []int {
+	var with []int
+	for _, j := range outs {
+		if len(allowed[j]) > 0 {
+			with = append(with, j)
+		}
+	}
+	return with
 }
 
 // fill writes the extreme column of C_j(λ) that takes the inputs in order,

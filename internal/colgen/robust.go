@@ -41,12 +41,11 @@ type RobustMaster struct {
 	mass    float64 // Σπ̂, the estimate's total (lagrangian)
 	allowed [][]int
 	sx      *dense
-	// f folds the master by the symmetry group that sym generates, of
-	// the set and the pattern (NewRobustSymmetric), nil for none; outs
-	// holds the outputs priced (every output, or one per orbit); acc and
-	// mark are fold.reduce's scratch.
+	// f folds the master by a symmetry group of the set and the pattern
+	// (NewRobustSymmetric), nil for none; outs holds the outputs priced
+	// (every output, or one per orbit); acc and mark are fold.reduce's
+	// scratch.
 	f       *fold
-	sym     *Symmetry
 	outs    []int
 	acc     []float64
 	mark    []bool
@@ -223,11 +222,11 @@ func NewRobust(set *mech.PriorSet, pat mech.Pattern) (*RobustMaster, error) {
 			}
 		}
 	}
-	for j := range m {
-		if len(g.allowed[j]) > 0 {
-			g.outs = append(g.outs, j)
-		}
+	all := make([]int, m)
+	for j := range all {
+		all[j] = j
 	}
+	g.outs = withInputs(g.allowed, all)
 	g.sx = newDense(n)
 	g.sx.fineTol = true
 	g.priceRho = make([]float64, m)
@@ -252,41 +251,36 @@ func NewRobustSymmetric(set *mech.PriorSet, pat mech.Pattern, sym Symmetry) (*Ro
 	if err != nil {
 		return nil, err
 	}
-	if err := setKeeps(set, sym); err != nil {
-		return nil, err
-	}
 	f, err := newFold(set.Center, pat, sym)
 	if err != nil {
 		return nil, err
 	}
-	g.f, g.sym = f, &sym
-	g.outs = g.outs[:0]
-	for _, j := range f.reps {
-		if len(g.allowed[j]) > 0 {
-			g.outs = append(g.outs, j)
-		}
+	if err := setKeeps(set, sym); err != nil {
+		return nil, err
 	}
-	g.sx = newDense(f.n)
-	g.sx.fineTol = true
-	g.acc, g.mark = make([]float64, f.n), make([]bool, f.n)
+	g.fold(f)
 	return g, nil
 }
 
-// setKeeps returns an error naming the first generator of sym and the
-// input it moves to one of other bounds in the set, nil where none does
-// (newFold checks the estimate and the pattern).
+// fold folds g, a master from its slacks alone, by f.
+func (g *RobustMaster) fold(f *fold) {
+	g.f = f
+	g.outs = withInputs(g.allowed, f.reps)
+	g.sx = newDense(f.n)
+	g.sx.fineTol = true
+	g.acc, g.mark = make([]float64, f.n), make([]bool, f.n)
+}
+
+// setKeeps returns an error naming the first generator of sym (its
+// permutations checked by newFold) and the input it moves to one of other
+// bounds in the set, nil where none does: a ball is fixed by its centre,
+// which newFold checks, and its radius.
 func setKeeps(set *mech.PriorSet, sym Symmetry) error {
+	if !set.IsBox() {
+		return nil
+	}
 	for g, s := range sym.In {
-		if len(s) != set.N() {
-			return fmt.Errorf("colgen: symmetry generator %d has %d inputs, the set %d", g, len(s), set.N())
-		}
-		if !set.IsBox() {
-			continue // a ball is fixed by its centre and radius
-		}
 		for i, k := range s {
-			if k < 0 || k >= len(s) {
-				return fmt.Errorf("colgen: symmetry generator %d maps input %d out of range", g, i)
-			}
 			if set.Lower[k] != set.Lower[i] || set.Upper[k] != set.Upper[i] {
 				return fmt.Errorf("colgen: symmetry generator %d maps input %d to %d, of other bounds in the set", g, i, k)
 			}
@@ -299,15 +293,13 @@ func setKeeps(set *mech.PriorSet, sym Symmetry) error {
 // its slacks alone: for a search whose master went round a degenerate
 // vertex.
 func (g *RobustMaster) Renew() (*RobustMaster, error) {
-	if g.sym != nil {
-		return NewRobustSymmetric(g.set, g.pat, *g.sym)
+	h, err := NewRobust(g.set, g.pat)
+	if err != nil || g.f == nil {
+		return h, err
 	}
-	return NewRobust(g.set, g.pat)
+	h.fold(g.f)
+	return h, nil
 }
-
-// Folded reports whether the master is folded by a symmetry group
-// (NewRobustSymmetric).
-func (g *RobustMaster) Folded() bool { return g.f != nil }
 
 // Rows returns the number of the master's rows: the inputs, or their
 // orbits where it is folded.

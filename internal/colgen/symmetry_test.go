@@ -247,7 +247,7 @@ func TestRobustSymmetricAgainstDualisedLP(t *testing.T) {
 		_, set, pat := c.build(t)
 		g, err := colgen.NewRobustSymmetric(set, pat, gridSymmetry(c.w, c.h))
 		require.NoError(t, err)
-		require.True(t, g.Folded())
+		require.Less(t, g.Rows(), n, "%dx%d: the master's rows", c.w, c.h)
 		b, err := g.LeastEpsilon(ctx, 1e-9, nil)
 		require.NoError(t, err)
 		checkBracket(t, rng, set, pat, b)

@@ -1180,10 +1180,10 @@ func solveRobustLean(ctx context.Context, p RobustProblem, pi mech.Prior, mu, ka
 // leanMaxIter caps a lean run's iterations on n letters: past it the
 // run is stalling and SolveRobust goes on. A run answers within a few
 // dozen iterations at tens of letters (dualMaxIter), but its steps stay
-// short longer as the letters grow: on location grids over a 95%
-// Clopper–Pearson box under LIP at 1 nat, 39 iterations at 14×14 cells,
-// 53 at 16×16, 67 at 20×20 and 97 at 24×24, about 4√n. Past the cap the
-// cutting planes take minutes at those sizes.
+// short longer as the letters grow: on location grids over a
+// Clopper–Pearson box the iterations grow about as 4√n
+// (docs/performance.md, "Location grids over a confidence box"), and
+// past the cap the cutting planes take minutes there.
 func leanMaxIter(n int) int {
 	return dualMaxIter + int(math.Ceil(leanIterPerRoot*math.Sqrt(float64(n))))
 }

@@ -53,7 +53,7 @@ import (
 // letters takes seconds), and report, if not nil, the bracket before each.
 func finishByLP(ctx context.Context, r *Bracket, set *mech.PriorSet, pi mech.Prior, pat mech.Pattern, slv solver.Solver, tol float64, notify func(string), report func(lower, upper float64)) {
 	ws, ok := slv.(solver.WarmSolver)
-	if !ok || r.Mechanism == nil || !(r.Upper-r.Lower > max(tol, finishMinWidth)) || len(pat) == 0 || len(pi)*len(pat[0]) > finishMaxPairs {
+	if !ok || !r.worthFinishing(tol) || len(pat) == 0 || len(pi)*len(pat[0]) > finishMaxPairs {
 		return
 	}
 	if notify != nil {
@@ -228,6 +228,12 @@ const (
 	finishMaxBuilds      = 8
 )
 
+// worthFinishing reports whether a finish should narrow r: it holds a
+// mechanism, and its ends are further apart than tol and finishMinWidth.
+func (r *Bracket) worthFinishing(tol float64) bool {
+	return r.Mechanism != nil && r.Upper-r.Lower > max(tol, finishMinWidth)
+}
+
 // finishByInteriorPoint narrows a bracket that the robust master's search
 // (and finishByLP, where it applies) left wider than tol, each end by the
 // method that serves it near ε*, where the master's column generation
@@ -246,7 +252,7 @@ const (
 // nil, is told the bracket before each round. It returns the times the
 // interior point raised the lower end.
 func finishByInteriorPoint(ctx context.Context, r *Bracket, g *colgen.RobustMaster, set *mech.PriorSet, pat mech.Pattern, tol float64, report func(lower, upper float64)) (raises int) {
-	if g == nil || r.Mechanism == nil || !(r.Upper-r.Lower > max(tol, finishMinWidth)) {
+	if g == nil || !r.worthFinishing(tol) {
 		return 0
 	}
 	silent := 0
