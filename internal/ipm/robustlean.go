@@ -217,21 +217,20 @@ func (d *leanDirs) collect(n, m, st int, isDefl, pinned []bool) (int, error) {
 
 // factorGram forms and factorises the directions' system: entry (a, b)
 // is e_a·S⁻¹e_b, plus curvature(a, b) for two directions of one output.
+// The products are the lower triangle of E·(S⁻¹E)ᵀ, formed as one
+// (setLowerProduct): with one direction per output used, their number
+// grows with the outputs, and the products, O(d²N), are the largest part
+// of an iteration on a location grid.
 func (d *leanDirs) factorGram(n int, curvature func(a, b int) float64) {
 	md := len(d.dj)
 	gm := d.gm[:md*md]
+	setLowerProduct(gm, md, d.ed[:md*n], d.ye[:md*n], n)
 	for a := range md {
-		ea := d.ed[a*n : (a+1)*n]
 		for b := range a + 1 {
-			yb := d.ye[b*n : (b+1)*n]
-			v := 0.0
-			for k := range n {
-				v += ea[k] * yb[k]
-			}
 			if d.dj[a] == d.dj[b] {
-				v += curvature(a, b)
+				gm[a*md+b] += curvature(a, b)
 			}
-			gm[a*md+b], gm[b*md+a] = v, v
+			gm[b*md+a] = gm[a*md+b]
 		}
 	}
 	d.gchol.factorize(gm, md)
