@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/binary"
+	"github.com/pmlopt/pmlopt/certify"
 	"math"
 	"slices"
 
@@ -48,51 +49,28 @@ import (
 // where merging gains little. report, if not nil, is told each bracket.
 func leastByMerging(ctx context.Context, set *mech.PriorSet, pat mech.Pattern, start mech.Mechanism, tol float64, report func(lower, upper float64)) Bracket {
 	r := Bracket{Upper: math.Inf(1)}
-	n := len(pat)
-	if n == 0 || len(start) != n {
+	gs := newGroups(set, pat, start)
+	if gs == nil {
 		return r
-	}
-	m := len(pat[0])
-	if !mergeable(start) {
-		return r
-	}
-	of, k := equalRows(start, nil)
-	rows := make([][]int, m) // the inputs each output allows
-	for i, row := range pat {
-		for j, ok := range row {
-			if ok {
-				rows[j] = append(rows[j], i)
-			}
-		}
 	}
 	var warm mech.Mechanism // the last merged mechanism, one row per input
-	var prev *colgen.RobustMaster
-	var parent []int // each group's group in prev's problem
 	pricing := 0
 	for range mergeMaxRounds {
 		if ctx.Err() != nil {
 			return r
 		}
 		// 2. The merged problem.
-		ms, err := set.Merge(of, k)
+		ms, master, err := gs.problem(ctx)
 		if err != nil {
 			return r
 		}
-		mp := pat.Merge(of, k)
 		var from mech.Mechanism
 		if warm != nil {
-			from = make(mech.Mechanism, k)
-			for i, g := range of {
+			from = make(mech.Mechanism, gs.k)
+			for i, g := range gs.of {
 				from[g] = warm[i]
 			}
 		}
-		master, err := colgen.NewRobust(ms, mp)
-		if err != nil {
-			return r
-		}
-		master.InheritSplit(prev, parent)
-		prev = master
-		master.SetStop(func() bool { return ctx.Err() != nil })
 		// A split's merged problem holds the last merged mechanism (its
 		// groups are unions of the new ones), and its least ε is most
 		// often that mechanism's level still: what the split needs is
@@ -121,10 +99,7 @@ func leastByMerging(ctx context.Context, set *mech.PriorSet, pat mech.Pattern, s
 			return r
 		}
 		if !held {
-			warm = make(mech.Mechanism, n)
-			for i, g := range of {
-				warm[i] = slices.Clone(b.Mechanism[g])
-			}
+			warm = gs.unmerge(b.Mechanism)
 			if pat.Holds(warm) {
 				if lvl := leakage.PMLOver(set, warm); lvl < r.Upper {
 					r.Upper, r.Mechanism = lvl, warm
@@ -143,7 +118,7 @@ func leastByMerging(ctx context.Context, set *mech.PriorSet, pat mech.Pattern, s
 		}
 		var alpha []float64
 		if b.Alpha != nil {
-			alpha = shareByMass(set.Center, ms.Center, of, b.Alpha)
+			alpha = shareByMass(set.Center, ms.Center, gs.of, b.Alpha)
 			if lb, priors, ok := colgen.RobustBound(set, pat, alpha); ok && lb > r.Lower {
 				r.Lower = min(lb, r.Upper)
 				r.Proofs = []certificate.Hint{{Priors: priors, Alpha: alpha}}
@@ -154,20 +129,147 @@ func leastByMerging(ctx context.Context, set *mech.PriorSet, pat mech.Pattern, s
 			report(r.Lower, r.Upper)
 		}
 		// 4. Closed, or split by a column that prices in.
-		if r.Mechanism != nil && r.Upper-r.Lower <= tol || alpha == nil || pricing > mergeMaxPricing*n {
+		if r.Mechanism != nil && r.Upper-r.Lower <= tol || alpha == nil || pricing > mergeMaxPricing*gs.n() {
 			return r
 		}
-		split, kk := splitByPricing(set, rows, alpha, math.Exp(-b.Lower), of, k)
-		if kk == k {
+		if !gs.split(alpha, math.Exp(-b.Lower)) {
 			return r
 		}
-		parent = make([]int, kk)
-		for i, h := range split {
-			parent[h] = of[i]
-		}
-		of, k = split, kk
 	}
 	return r
+}
+
+// decideByMerging decides whether some mechanism with the pattern keeps
+// ε-PML over the set on merged problems, as leastByMerging brackets its
+// least ε: the groups start as start's equal rows, and each merged
+// problem is decided at ε (colgen.RobustMaster.Decide). A mechanism of a
+// merged problem, each group's row given to its inputs, has the pattern
+// and keeps ε on the whole problem once audited: it is the answer. A
+// refuted merged problem's multipliers, shared among each group's inputs,
+// either prove more than ε on the whole pattern (refuted) or price in a
+// column that splits the groups for the next merged problem. It answers
+// neither (m nil, refuted false) where a merged problem is not settled,
+// no column splits the groups, or after mergeMaxRounds of them.
+func decideByMerging(ctx context.Context, set *mech.PriorSet, pat mech.Pattern, start mech.Mechanism, eps float64) (m mech.Mechanism, refuted bool) {
+	gs := newGroups(set, pat, start)
+	if gs == nil {
+		return nil, false
+	}
+	for range mergeMaxRounds {
+		if ctx.Err() != nil {
+			return nil, false
+		}
+		ms, master, err := gs.problem(ctx)
+		if err != nil {
+			return nil, false
+		}
+		r, err := master.Decide(eps)
+		if err == nil && r.Mechanism == nil && !r.Unsettled && r.Alpha == nil {
+			// Refuted by its Lagrangian bound alone: the master's
+			// duals, once more, for the proof and the split.
+			r, err = master.Probe(eps)
+		}
+		if err != nil || r.Unsettled {
+			return nil, false
+		}
+		if r.Mechanism != nil {
+			p := gs.unmerge(r.Mechanism)
+			if pat.Holds(p) && leakage.PMLOver(set, p) <= eps+certify.AuditTol {
+				return p, false
+			}
+			return nil, false
+		}
+		if r.Alpha == nil {
+			return nil, false
+		}
+		alpha := shareByMass(set.Center, ms.Center, gs.of, r.Alpha)
+		if lb, _, ok := colgen.RobustBound(set, pat, alpha); ok && lb > eps {
+			return nil, true
+		}
+		if !gs.split(alpha, math.Exp(-eps)) {
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+// groups are the groups of inputs of a merged problem of the pattern over
+// the set: input i lies in group of[i] of k; rows lists the inputs each
+// output allows. prev is the last merged problem's master and parent[h]
+// the group of prev's problem that group h lies in, for the next master's
+// columns (InheritSplit).
+type groups struct {
+	set    *mech.PriorSet
+	pat    mech.Pattern
+	rows   [][]int
+	of     []int
+	k      int
+	prev   *colgen.RobustMaster
+	parent []int
+}
+
+// newGroups returns the groups of start's equal rows, or nil where start
+// does not fit the pattern or is not mergeable.
+func newGroups(set *mech.PriorSet, pat mech.Pattern, start mech.Mechanism) *groups {
+	n := len(pat)
+	if n == 0 || len(start) != n || !mergeable(start) {
+		return nil
+	}
+	gs := &groups{set: set, pat: pat, rows: make([][]int, len(pat[0]))}
+	gs.of, gs.k = equalRows(start, nil)
+	for i, row := range pat {
+		for j, ok := range row {
+			if ok {
+				gs.rows[j] = append(gs.rows[j], i)
+			}
+		}
+	}
+	return gs
+}
+
+// n is the number of inputs.
+func (gs *groups) n() int { return len(gs.of) }
+
+// problem returns the merged problem's set and its master, which holds the
+// last master's columns split to the groups.
+func (gs *groups) problem(ctx context.Context) (*mech.PriorSet, *colgen.RobustMaster, error) {
+	ms, err := gs.set.Merge(gs.of, gs.k)
+	if err != nil {
+		return nil, nil, err
+	}
+	master, err := colgen.NewRobust(ms, gs.pat.Merge(gs.of, gs.k))
+	if err != nil {
+		return nil, nil, err
+	}
+	master.InheritSplit(gs.prev, gs.parent)
+	gs.prev = master
+	master.SetStop(func() bool { return ctx.Err() != nil })
+	return ms, master, nil
+}
+
+// unmerge gives each input its group's row of the merged mechanism p.
+func (gs *groups) unmerge(p mech.Mechanism) mech.Mechanism {
+	whole := make(mech.Mechanism, len(gs.of))
+	for i, g := range gs.of {
+		whole[i] = slices.Clone(p[g])
+	}
+	return whole
+}
+
+// split splits the groups by the best column that prices in against alpha
+// at mu and differs within a group (splitByPricing); false where none
+// does.
+func (gs *groups) split(alpha []float64, mu float64) bool {
+	of, k := splitByPricing(gs.set, gs.rows, alpha, mu, gs.of, gs.k)
+	if k == gs.k {
+		return false
+	}
+	gs.parent = make([]int, k)
+	for i, h := range of {
+		gs.parent[h] = gs.of[i]
+	}
+	gs.of, gs.k = of, k
+	return true
 }
 
 // mergeable reports whether the mechanism p has more than one distinct

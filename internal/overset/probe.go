@@ -315,6 +315,31 @@ func probeByColumns(ctx context.Context, p *problem.Problem, pat mech.Pattern, e
 	return r.Mechanism, g, true
 }
 
+// decideOnMergedProblems decides a pattern at ε by merged problems
+// (decideByMerging), their groups those of the estimate routed along the
+// pattern's cover (colgen.RobustMaster.CoverFlow), where the whole
+// problem's master did not settle: at a few hundred letters of a location
+// grid whose prior was estimated, its simplex goes round degenerate
+// plateaus for minutes, the interior point's proof often falls short, and
+// the LP over the set takes longer still, where a merged problem of a
+// tenth of the rows settles in a second. A mechanism is audited over the
+// set; a refutation is proven on the whole pattern. Past
+// robustColumnsMaxLetters groups it asks nothing.
+func decideOnMergedProblems(ctx context.Context, p *problem.Problem, pat mech.Pattern, eps float64) (mech.Mechanism, bool) {
+	g, err := colgen.NewRobust(p.PriorSet, pat)
+	if err != nil {
+		return nil, false
+	}
+	from := g.CoverFlow()
+	if !mergeable(from) {
+		return nil, false
+	}
+	if _, k := equalRows(from, nil); k > robustColumnsMaxLetters {
+		return nil, false
+	}
+	return decideByMerging(ctx, p.PriorSet, pat, from, eps)
+}
+
 // interiorPointProof asks the lean interior point over the set
 // (ipm.RobustLean) whether some mechanism with the pattern keeps ε-PML
 // over it, and returns multipliers α, one per input, that prove it does

@@ -81,7 +81,9 @@ func patternLevels(p *problem.Problem) ([]float64, func(k int) mech.Pattern, err
 
 // BestWorstCase finds the strongest pattern of p's worst-case objective
 // for which a mechanism keeps ε-PML over the set (column generation over
-// the set, else the LP backend), then brackets the least ε over the set
+// the set; where its master does not settle a pattern, merged problems,
+// the interior point's proof and the LP backend, in turn), then brackets
+// the least ε over the set
 // for that pattern as LeastEpsilon does, from the mechanism found. The
 // bracket's LPs count those of both steps.
 func BestWorstCase(ctx context.Context, p *problem.Problem, eps float64, o Options) (Bracket, error) {
@@ -104,6 +106,12 @@ func BestWorstCase(ctx context.Context, p *problem.Problem, eps float64, o Optio
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err // stopped, not unsettled
+		}
+		if m, refuted := decideOnMergedProblems(ctx, p, pat, e); m != nil || refuted {
+			return m, nil, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
 		}
 		if refutedByInteriorPoint(ctx, p, pat, e) {
 			return nil, nil, nil
