@@ -4,10 +4,10 @@ import (
 	"cmp"
 	"context"
 	"encoding/binary"
-	"github.com/pmlopt/pmlopt/certify"
 	"math"
 	"slices"
 
+	"github.com/pmlopt/pmlopt/certify"
 	"github.com/pmlopt/pmlopt/internal/certificate"
 	"github.com/pmlopt/pmlopt/internal/colgen"
 	"github.com/pmlopt/pmlopt/leakage"
@@ -60,7 +60,7 @@ func leastByMerging(ctx context.Context, set *mech.PriorSet, pat mech.Pattern, s
 			return r
 		}
 		// 2. The merged problem.
-		ms, master, err := gs.problem(ctx)
+		ms, master, err := gs.merged(ctx)
 		if err != nil {
 			return r
 		}
@@ -149,17 +149,19 @@ func leastByMerging(ctx context.Context, set *mech.PriorSet, pat mech.Pattern, s
 // either prove more than ε on the whole pattern (refuted) or price in a
 // column that splits the groups for the next merged problem. It answers
 // neither (m nil, refuted false) where a merged problem is not settled,
-// no column splits the groups, or after mergeMaxRounds of them.
+// no column splits the groups, or after mergeMaxRounds of them or
+// mergeMaxPricing pricing rounds per input in all.
 func decideByMerging(ctx context.Context, set *mech.PriorSet, pat mech.Pattern, start mech.Mechanism, eps float64) (m mech.Mechanism, refuted bool) {
 	gs := newGroups(set, pat, start)
 	if gs == nil {
 		return nil, false
 	}
+	pricing := 0
 	for range mergeMaxRounds {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || pricing > mergeMaxPricing*gs.n() {
 			return nil, false
 		}
-		ms, master, err := gs.problem(ctx)
+		ms, master, err := gs.merged(ctx)
 		if err != nil {
 			return nil, false
 		}
@@ -169,6 +171,7 @@ func decideByMerging(ctx context.Context, set *mech.PriorSet, pat mech.Pattern, 
 			// duals, once more, for the proof and the split.
 			r, err = master.Probe(eps)
 		}
+		pricing += master.Rounds
 		if err != nil || r.Unsettled {
 			return nil, false
 		}
@@ -230,9 +233,9 @@ func newGroups(set *mech.PriorSet, pat mech.Pattern, start mech.Mechanism) *grou
 // n is the number of inputs.
 func (gs *groups) n() int { return len(gs.of) }
 
-// problem returns the merged problem's set and its master, which holds the
+// merged returns the merged problem's set and its master, which holds the
 // last master's columns split to the groups.
-func (gs *groups) problem(ctx context.Context) (*mech.PriorSet, *colgen.RobustMaster, error) {
+func (gs *groups) merged(ctx context.Context) (*mech.PriorSet, *colgen.RobustMaster, error) {
 	ms, err := gs.set.Merge(gs.of, gs.k)
 	if err != nil {
 		return nil, nil, err
@@ -283,9 +286,10 @@ func mergeable(p mech.Mechanism) bool {
 	return k > 1 && 2*k <= len(p)
 }
 
-// mergeMaxRounds is the number of merged problems leastByMerging solves
-// at most, mergeMaxPricing the pricing rounds per input their masters
-// may run in all: past them the whole problem's search is the faster.
+// mergeMaxRounds is the number of merged problems leastByMerging and
+// decideByMerging solve at most, mergeMaxPricing the pricing rounds per
+// input their masters may run in all: past them the whole problem's search
+// is the faster, or, for a decision, the interior point and the LP.
 const (
 	mergeMaxRounds  = 12
 	mergeMaxPricing = 10

@@ -324,17 +324,18 @@ func probeByColumns(ctx context.Context, p *problem.Problem, pat mech.Pattern, e
 // the LP over the set takes longer still, where a merged problem of a
 // tenth of the rows settles in a second. A mechanism is audited over the
 // set; a refutation is proven on the whole pattern. Past
-// robustColumnsMaxLetters groups it asks nothing.
+// robustColumnsMaxLetters letters, where no robust master is built, it
+// asks nothing.
 func decideOnMergedProblems(ctx context.Context, p *problem.Problem, pat mech.Pattern, eps float64) (mech.Mechanism, bool) {
+	if len(p.Prior) > robustColumnsMaxLetters {
+		return nil, false
+	}
 	g, err := colgen.NewRobust(p.PriorSet, pat)
 	if err != nil {
 		return nil, false
 	}
 	from := g.CoverFlow()
 	if !mergeable(from) {
-		return nil, false
-	}
-	if _, k := equalRows(from, nil); k > robustColumnsMaxLetters {
 		return nil, false
 	}
 	return decideByMerging(ctx, p.PriorSet, pat, from, eps)

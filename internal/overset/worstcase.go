@@ -83,9 +83,8 @@ func patternLevels(p *problem.Problem) ([]float64, func(k int) mech.Pattern, err
 // for which a mechanism keeps ε-PML over the set (column generation over
 // the set; where its master does not settle a pattern, merged problems,
 // the interior point's proof and the LP backend, in turn), then brackets
-// the least ε over the set
-// for that pattern as LeastEpsilon does, from the mechanism found. The
-// bracket's LPs count those of both steps.
+// the least ε over the set for that pattern as LeastEpsilon does, from
+// the mechanism found. The bracket's LPs count those of both steps.
 func BestWorstCase(ctx context.Context, p *problem.Problem, eps float64, o Options) (Bracket, error) {
 	set := p.PriorSet
 	slv := o.Solver
