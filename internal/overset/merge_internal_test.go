@@ -255,7 +255,11 @@ func TestDecideOnMergedProblemsAgreesWithTheLP(t *testing.T) {
 				if eps <= 0 {
 					continue
 				}
-				m, no := decideOnMergedProblems(ctx, p, pats[d], eps)
+				g, err := newMaster(p, pats[d])
+				if err != nil {
+					t.Fatal(c.name, err)
+				}
+				m, no := decideOnMergedProblems(ctx, p, pats[d], g, eps)
 				_, status, _, err := solveLP(ctx, mechSpec(c.pi, pats[d], eps), c.set, solver.Revised())
 				if err != nil {
 					t.Fatal(c.name, err)

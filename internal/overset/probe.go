@@ -281,7 +281,9 @@ func lineReflection(u mech.Utility) *colgen.Symmetry {
 // probed (its columns start a search of the same pattern). seed, if not
 // nil, is an earlier decision's master over the set, whose columns on
 // pat start this one (RobustMaster.Inherit). ok is false when the master
-// did not settle or failed: the caller then asks the LP.
+// did not settle or failed: the caller then asks other means, with the
+// master where one was built (its pattern's cover, often solved by then,
+// routes the estimate for decideOnMergedProblems).
 func probeByColumns(ctx context.Context, p *problem.Problem, pat mech.Pattern, eps float64, seed *colgen.RobustMaster) (mech.Mechanism, *colgen.RobustMaster, bool) {
 	// The free answers first, at every size: an output open to every
 	// input takes everything at PML 0, the pruning bound over the set
@@ -306,11 +308,8 @@ func probeByColumns(ctx context.Context, p *problem.Problem, pat mech.Pattern, e
 	g.Inherit(seed)
 	g.SetStop(func() bool { return ctx.Err() != nil })
 	r, err := g.Decide(eps)
-	if err != nil || r.Unsettled {
-		return nil, nil, false
-	}
-	if r.Mechanism != nil && !(r.PML <= eps+certify.AuditTol) {
-		return nil, nil, false
+	if err != nil || r.Unsettled || r.Mechanism != nil && !(r.PML <= eps+certify.AuditTol) {
+		return nil, g, false
 	}
 	return r.Mechanism, g, true
 }
@@ -322,23 +321,16 @@ func probeByColumns(ctx context.Context, p *problem.Problem, pat mech.Pattern, e
 // grid whose prior was estimated, its simplex goes round degenerate
 // plateaus for minutes, the interior point's proof often falls short, and
 // the LP over the set takes longer still, where a merged problem of a
-// tenth of the rows settles in a second. A mechanism is audited over the
-// set; a refutation is proven on the whole pattern. Past
-// robustColumnsMaxLetters letters, where no robust master is built, it
-// asks nothing.
-func decideOnMergedProblems(ctx context.Context, p *problem.Problem, pat mech.Pattern, eps float64) (mech.Mechanism, bool) {
-	if len(p.Prior) > robustColumnsMaxLetters {
+// tenth of the rows settles in a second. g is the whole problem's master
+// of the pattern (probeByColumns'), whose cover gives the routing; where
+// there is none (past robustColumnsMaxLetters letters) it asks nothing.
+// A mechanism is audited over the set; a refutation is proven on the
+// whole pattern.
+func decideOnMergedProblems(ctx context.Context, p *problem.Problem, pat mech.Pattern, g *colgen.RobustMaster, eps float64) (mech.Mechanism, bool) {
+	if g == nil {
 		return nil, false
 	}
-	g, err := colgen.NewRobust(p.PriorSet, pat)
-	if err != nil {
-		return nil, false
-	}
-	from := g.CoverFlow()
-	if !mergeable(from) {
-		return nil, false
-	}
-	return decideByMerging(ctx, p.PriorSet, pat, from, eps)
+	return decideByMerging(ctx, p.PriorSet, pat, g.CoverFlow(), eps)
 }
 
 // interiorPointProof asks the lean interior point over the set

@@ -97,16 +97,16 @@ func BestWorstCase(ctx context.Context, p *problem.Problem, eps float64, o Optio
 	var last *colgen.RobustMaster // the last decision's master
 	probe := func(pat mech.Pattern, e float64) (mech.Mechanism, *colgen.RobustMaster, error) {
 		m, g, ok := probeByColumns(ctx, p, pat, e, last)
-		if g != nil {
-			last = g
-		}
 		if ok {
+			if g != nil {
+				last = g
+			}
 			return m, g, nil
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err // stopped, not unsettled
 		}
-		if m, refuted := decideOnMergedProblems(ctx, p, pat, e); m != nil || refuted {
+		if m, refuted := decideOnMergedProblems(ctx, p, pat, g, e); m != nil || refuted {
 			return m, nil, nil
 		}
 		if err := ctx.Err(); err != nil {
