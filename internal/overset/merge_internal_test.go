@@ -291,3 +291,79 @@ func TestDecideOnMergedProblemsAgreesWithTheLP(t *testing.T) {
 		t.Errorf("%d mechanisms and %d refutations: the instances no longer take both paths", found, refuted)
 	}
 }
+
+// Where the whole problem's master settles none of BestWorstCase's
+// decisions (decideByColumns made to leave them unsettled), they go to
+// merged problems, then the interior point's proof, then the LP over the
+// set, and the answer is the masters' own: the same strongest pattern, a
+// bracket of the same least ε, its mechanism audited over the set at the
+// upper end and its proof certified. On the clustered grids the merged
+// problems settle some of those decisions (asked alone, as
+// BestWorstCase asked them), and BestWorstCase solves an LP for none of
+// those: at most as many LPs as the decisions they left.
+func TestBestWorstCaseDecidesOnMergedProblems(t *testing.T) {
+	ctx := context.Background()
+	o := Options{Solver: solver.Revised(), PointSolver: solver.Revised()}
+	for _, seed := range []uint64{1, 2} {
+		name := fmt.Sprintf("6×6 grid, seed %d", seed)
+		pi, u, set, err := randinst.ConfidenceGrid(6, 12*36, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := &problem.Problem{Prior: pi, Utility: u, PriorSet: set, Objective: problem.WorstCaseValue}
+		pats, _, err := Patterns(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := BestWorstCase(ctx, p, 1, o)
+		if err != nil {
+			t.Fatal(name, err)
+		}
+		type decision struct {
+			pat mech.Pattern
+			g   *colgen.RobustMaster
+			eps float64
+		}
+		var left []decision
+		decideByColumns = func(ctx context.Context, p *problem.Problem, pat mech.Pattern, eps float64, seed *colgen.RobustMaster) (mech.Mechanism, *colgen.RobustMaster, bool) {
+			m, g, ok := probeByColumns(ctx, p, pat, eps, seed)
+			if g == nil {
+				return m, g, ok // settled without a master
+			}
+			left = append(left, decision{pat, g, eps})
+			return nil, g, false
+		}
+		got, err := BestWorstCase(ctx, p, 1, o)
+		decideByColumns = probeByColumns
+		if err != nil {
+			t.Fatal(name, err)
+		}
+		merged := 0
+		for _, d := range left {
+			if m, no := decideOnMergedProblems(ctx, p, d.pat, d.g, d.eps); m != nil || no {
+				merged++
+			}
+		}
+		t.Logf("%s: %d decisions left by the master, %d settled by merged problems, %d LPs", name, len(left), merged, got.LPs)
+		if len(left) == 0 || merged == 0 {
+			t.Fatalf("%s: %d decisions left, %d settled by merged problems: the instance no longer takes the route", name, len(left), merged)
+		}
+		if got.LPs > len(left)-merged {
+			t.Errorf("%s: %d LPs for %d decisions the merged problems left", name, got.LPs, len(left)-merged)
+		}
+		best := func(m mech.Mechanism) int {
+			k := 0
+			for k+1 < len(pats) && pats[k+1].Holds(m) {
+				k++
+			}
+			return k
+		}
+		if best(got.Mechanism) != best(want.Mechanism) {
+			t.Fatalf("%s: pattern %d, the masters' %d", name, best(got.Mechanism), best(want.Mechanism))
+		}
+		checkFinished(t, name, set, pats[best(got.Mechanism)], got)
+		if got.Upper-got.Lower > DefaultTol || got.Lower > want.Upper+DefaultTol || want.Lower > got.Upper+DefaultTol {
+			t.Errorf("%s: [%.12g, %.12g], the masters' [%.12g, %.12g]", name, got.Lower, got.Upper, want.Lower, want.Upper)
+		}
+	}
+}
