@@ -138,8 +138,9 @@ const (
 	leanRefine    = 3
 	leanRefineTol = 1e-11
 	// leanDeflateMass is the share of the largest t_j above which an
-	// output's column is a deflation direction: an output no mechanism
-	// uses has every row tight and no near-null direction.
+	// output's column may be a deflation direction (columnNearNull
+	// decides): an output no mechanism uses has every row tight and no
+	// near-null direction.
 	leanDeflateMass = 1e-6
 	// leanSoftRel is the ratio of a pair's own pivot (its curvature left
 	// after its b) to its output's largest row weight below which the
@@ -597,8 +598,37 @@ func (x *leanBox) choosePins() {
 			x.piv[pk] = pv
 		}
 		x.wmax[j] = wm
+		if x.isDefl[j] {
+			x.isDefl[j] = x.columnNearNull(j)
+		}
 	}
 	pinSoftPairs(n, m, x.piv, x.wmax, x.isDefl, x.pinned)
+}
+
+// columnNearNull reports whether output j's column z_j is a near-null
+// direction of its block: zᵀHz, which is the output's complementarity
+// Σ s·z since every row of the block is homogeneous in z_j, below
+// leanSoftRel of |z_j|² times the output's largest row weight, the test
+// of a soft pair applied to the whole column. From the first deflating
+// iterations a used output's column lies many powers of ten below that
+// and an unused one's above it (its entries shrink with its slacks),
+// though its mass is still far above leanDeflateMass: deflating those
+// too makes the directions' system, cubic in its size, as large as the
+// outputs on a location grid, with their soft pairs on top.
+func (x *leanBox) columnNearNull(j int) bool {
+	n := x.n
+	comp := x.sD[j] * x.zD[j]
+	norm := x.t[j]*x.t[j] + x.nu[j]*x.nu[j]
+	for k := range n {
+		pk := j*n + k
+		comp += x.sA[pk]*x.zA[pk] + x.sC[pk]*x.zC[pk]
+		norm += x.p[pk] * x.p[pk]
+		if x.free[k] {
+			comp += x.sB[pk]*x.zB[pk] + x.sE[pk]*x.zE[pk]
+			norm += x.b[pk] * x.b[pk]
+		}
+	}
+	return comp < leanSoftRel*norm*x.wmax[j]
 }
 
 // deflate sets up the deflation directions and their system. Each used

@@ -554,8 +554,28 @@ func (x *leanTwo) choosePins() {
 			x.pv[pk] = pv
 		}
 		x.wmax[j] = wm
+		if x.isDefl[j] {
+			x.isDefl[j] = x.columnNearNull(j)
+		}
 	}
 	pinSoftPairs(n, m, x.pv, x.wmax, x.isDefl, x.pinned)
+}
+
+// columnNearNull is leanBox.columnNearNull on both sides' rows.
+func (x *leanTwo) columnNearNull(j int) bool {
+	n := x.n
+	comp := x.sD[j]*x.zD[j] + x.sD2[j]*x.zD2[j]
+	norm := x.t[j]*x.t[j] + x.h[j]*x.h[j] + x.nu[j]*x.nu[j] + x.nu2[j]*x.nu2[j]
+	for k := range n {
+		pk := j*n + k
+		comp += x.sA[pk]*x.zA[pk] + x.sC[pk]*x.zC[pk]
+		norm += x.p[pk] * x.p[pk]
+		if x.free[k] {
+			comp += x.sB[pk]*x.zB[pk] + x.sE[pk]*x.zE[pk] + x.sB2[pk]*x.zB2[pk] + x.sE2[pk]*x.zE2[pk]
+			norm += x.b[pk]*x.b[pk] + x.b2[pk]*x.b2[pk]
+		}
+	}
+	return comp < leanSoftRel*norm*x.wmax[j]
 }
 
 // deflate is leanBox.deflate on leanTwo's output-local vectors
