@@ -693,17 +693,37 @@ func (x *leanBox) curvature(a, b int) float64 {
 	j := x.dj[a]
 	za, kzb := x.dz[a*st:(a+1)*st], x.dkz[b*st:(b+1)*st]
 	kza, ub := x.dkz[a*st:(a+1)*st], x.du[b*st:(b+1)*st]
+	lo, hi := letterSpan(x.dk[a], n)
 	v := 0.0
-	for i := range 2*n + 2 {
-		v += za[i] * kzb[i]
+	for k := lo; k < hi; k++ {
+		v += za[k] * kzb[k]
 	}
-	for k := range n {
+	for k := lo; k < hi; k++ {
+		v += za[n+k] * kzb[n+k]
+	}
+	v += za[2*n] * kzb[2*n]
+	v += za[2*n+1] * kzb[2*n+1]
+	for k := lo; k < hi; k++ {
 		if !x.pinned[j*n+k] {
 			v -= kza[k] * ub[k]
 		}
 		v -= kza[n+k] * ub[n+k]
 	}
 	return v - kza[2*n+1]*ub[2*n+1] - kza[2*n+2]*ub[2*n+2]
+}
+
+// letterSpan is the letters on which a deflation direction and its H₀
+// product can be non-zero: every letter for an output's column (k < 0),
+// the pair's own letter k for a soft pair, whose z is zero elsewhere and
+// whose H₀ z is too but on the border. The curvatures' sums then skip
+// only exact zeros, in the order of the full sums, so they come out the
+// same to the last bit: a used output of a location grid holds tens of
+// soft pairs, whose curvatures over every letter would cost O(n) each.
+func letterSpan(k, n int) (lo, hi int) {
+	if k < 0 {
+		return 0, n
+	}
+	return k, k + 1
 }
 
 // applyH0 writes H₀ z into kz for an output-local z (p, b over the

@@ -552,11 +552,17 @@ func (x *leanBall) curvature(a, b int) float64 {
 	j := x.dj[a]
 	za, kzb := x.dz[a*st:(a+1)*st], x.dkz[b*st:(b+1)*st]
 	kza, ub := x.dkz[a*st:(a+1)*st], x.du[b*st:(b+1)*st]
+	lo, hi := letterSpan(x.dk[a], n)
 	v := 0.0
-	for i := range o + ballZeta {
+	for s := 0; s < o; s += n {
+		for k := lo; k < hi; k++ {
+			v += za[s+k] * kzb[s+k]
+		}
+	}
+	for i := o; i < o+ballZeta; i++ {
 		v += za[i] * kzb[i]
 	}
-	for k := range n {
+	for k := lo; k < hi; k++ {
 		if !x.pinned[j*n+k] {
 			v -= kza[k] * ub[k]
 		}

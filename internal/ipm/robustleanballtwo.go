@@ -694,17 +694,25 @@ func (x *leanBallTwo) curvature(a, b int) float64 {
 	j := x.dj[a]
 	za, kzb := x.dz[a*st:(a+1)*st], x.dkz[b*st:(b+1)*st]
 	kza, ub := x.dkz[a*st:(a+1)*st], x.du[b*st:(b+1)*st]
+	lo, hi := letterSpan(x.dk[a], n)
 	v := 0.0
-	for i := range o + btLeaves {
+	for s := 0; s < o; s += n {
+		for k := lo; k < hi; k++ {
+			v += za[s+k] * kzb[s+k]
+		}
+	}
+	for i := o; i < o+btLeaves; i++ {
 		v += za[i] * kzb[i]
 	}
-	for k := range n {
+	for k := lo; k < hi; k++ {
 		if !x.pinned[j*n+k] {
 			v -= kza[k] * ub[k]
 		}
 	}
-	for i := n; i < o; i++ {
-		v -= kza[i] * ub[i]
+	for s := n; s < o; s += n {
+		for k := lo; k < hi; k++ {
+			v -= kza[s+k] * ub[s+k]
+		}
 	}
 	for i := o + btH; i < st; i++ {
 		v -= kza[i] * ub[i]

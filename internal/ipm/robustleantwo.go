@@ -632,17 +632,25 @@ func (x *leanTwo) curvature(a, b int) float64 {
 	j := x.dj[a]
 	za, kzb := x.dz[a*st:(a+1)*st], x.dkz[b*st:(b+1)*st]
 	kza, ub := x.dkz[a*st:(a+1)*st], x.du[b*st:(b+1)*st]
+	lo, hi := letterSpan(x.dk[a], n)
 	v := 0.0
-	for i := range 3*n + 4 {
+	for o := 0; o < 3*n; o += n {
+		for k := lo; k < hi; k++ {
+			v += za[o+k] * kzb[o+k]
+		}
+	}
+	for i := 3 * n; i < 3*n+4; i++ {
 		v += za[i] * kzb[i]
 	}
-	for k := range n {
+	for k := lo; k < hi; k++ {
 		if !x.pinned[j*n+k] {
 			v -= kza[k] * ub[k]
 		}
 	}
-	for i := n; i < 3*n; i++ {
-		v -= kza[i] * ub[i]
+	for o := n; o < 3*n; o += n {
+		for k := lo; k < hi; k++ {
+			v -= kza[o+k] * ub[o+k]
+		}
 	}
 	for i := 3*n + 1; i < st; i++ {
 		v -= kza[i] * ub[i]
