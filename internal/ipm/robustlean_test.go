@@ -390,6 +390,22 @@ func checkOneRunAgainstLP(t *testing.T, name string, p RobustProblem, r *RobustR
 	checkRunsAgainstLP(t, name, p, r, 1)
 }
 
+// provenBound is the bound on the optimum that r's own multipliers and
+// priors prove, by the certificate's rule for p's measure: RobustBound
+// with one prior per output under ε-PML, RobustBoundTwo under LIP and
+// ALIP.
+func provenBound(p RobustProblem, r *RobustResult) float64 {
+	if p.Budget.Measure == mech.PML {
+		cands := make([][][]float64, len(r.Priors))
+		for j, v := range r.Priors {
+			cands[j] = [][]float64{v}
+		}
+		proved, _ := RobustBound(p.Set.Center, p.Utility, p.Budget, r.Alpha, cands)
+		return proved
+	}
+	return RobustBoundTwo(p.Set.Center, p.Utility, p.Budget, r.Alpha, r.PriorsUpper, r.PriorsLower, r.CapWeights)
+}
+
 // checkRunsAgainstLP is checkOneRunAgainstLP for an answer of rounds
 // runs.
 func checkRunsAgainstLP(t *testing.T, name string, p RobustProblem, r *RobustResult, rounds int) {
@@ -407,19 +423,13 @@ func checkRunsAgainstLP(t *testing.T, name string, p RobustProblem, r *RobustRes
 			}
 		}
 	}
+	proved := provenBound(p, r)
 	if b.Measure == mech.PML {
-		cands := make([][][]float64, len(r.Priors))
-		for j, v := range r.Priors {
-			cands[j] = [][]float64{v}
-		}
-		if proved, _ := RobustBound(set.Center, p.Utility, b, r.Alpha, cands); math.Max(proved, r.Value) != r.Bound {
+		if math.Max(proved, r.Value) != r.Bound {
 			t.Errorf("%s: Bound %.15g, its multipliers and priors prove %.15g", name, r.Bound, proved)
 		}
-	} else {
-		two := RobustBoundTwo(set.Center, p.Utility, b, r.Alpha, r.PriorsUpper, r.PriorsLower, r.CapWeights)
-		if two != r.BoundTwo || two < want-tol {
-			t.Errorf("%s: BoundTwo %.15g (proven %.15g), LP %.15g", name, r.BoundTwo, two, want)
-		}
+	} else if proved != r.BoundTwo || proved < want-tol {
+		t.Errorf("%s: BoundTwo %.15g (proven %.15g), LP %.15g", name, r.BoundTwo, proved, want)
 	}
 	level, lower, _ := leakage.LevelOver(set, r.Mechanism, b)
 	if level != r.Level || !withinBudget(level, lower, b, RobustBudgetSlack) {
@@ -584,9 +594,9 @@ func (d *deflationCount) step() error {
 // unused keeps a column of its own curvature, however much mass it still
 // carries), and their answer is proven within 1e-9 by its own multipliers
 // and priors (the dualised LP takes minutes at this size) and keeps the
-// budget over the box. Deflating every output
-// of mass above leanDeflateMass, as far as the gap's first digits, makes
-// the directions' system as large as the outputs and more.
+// budget over the box. Deflating every output of mass above
+// leanDeflateMass, as far as the gap's first digits, makes the
+// directions' system as large as the outputs and more.
 func TestLeanBoxDeflatesNearNullColumnsOnly(t *testing.T) {
 	for _, name := range []string{"grid", "fine"} {
 		in := familyInstance(t, name, 36)
@@ -618,17 +628,7 @@ func TestLeanBoxDeflatesNearNullColumnsOnly(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			proved := r.BoundTwo
-			if !lip {
-				cands := make([][][]float64, len(r.Priors))
-				for j, v := range r.Priors {
-					cands[j] = [][]float64{v}
-				}
-				proved, _ = RobustBound(set.Center, p.Utility, b, r.Alpha, cands)
-			} else {
-				proved = RobustBoundTwo(set.Center, p.Utility, b, r.Alpha, r.PriorsUpper, r.PriorsLower, r.CapWeights)
-			}
-			if !(math.Abs(proved-r.Value) <= 1e-9*math.Max(1, math.Abs(r.Value))) {
+			if proved := provenBound(p, r); !(math.Abs(proved-r.Value) <= 1e-9*math.Max(1, math.Abs(r.Value))) {
 				t.Errorf("%s: value %.15g, proven bound %.15g", name, r.Value, proved)
 			}
 			level, lower, _ := leakage.LevelOver(set, r.Mechanism, b)
