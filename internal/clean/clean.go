@@ -12,8 +12,9 @@ import (
 // its budget before the output breaks it (DropNoise).
 const breakSlack = 1e-9
 
-// mixMargin raises the mixing weight of MixToBudget by a relative amount,
-// so that rounding leaves the mixture within the budget.
+// mixMargin raises the mixing weight of MixToBudget, and tightens the
+// bounds MixOver solves for, by a relative amount, so that rounding leaves
+// the mixture within the budget.
 const mixMargin = 1e-12
 
 // Vertex cleans, in place, the mechanism read off an LP engine's
@@ -202,8 +203,88 @@ func MixToBudget(pi mech.Prior, p mech.Mechanism, eps float64) (mech.Mechanism, 
 // grows, so meets must hold at θ = 1, where every ratio is 1: a budget on
 // any of the ratio measures, at one prior or over a set of them.
 func MixUntil(pi mech.Prior, p mech.Mechanism, meets func(mech.Mechanism) bool) mech.Mechanism {
-	n, m := p.Dims()
+	return mixFrom(p, outputMarginal(pi, p), 0, meets)
+}
+
+// MixOver is MixUntil for the budget b over the prior set s, where meets
+// is the audit of b over s: its weight comes first in closed form, and
+// the bisection runs only where the audit refuses that one. Every prior
+// of s sums to 1, so mixing a column c with the constant q_j moves its
+// least and largest masses over s to (1−θ)·min_{π∈s} π·c + θq_j and
+// (1−θ)·max_{π∈s} π·c + θq_j, and each of the budget's ratios to the
+// column's extreme entries (the largest over the least mass, the largest
+// mass over the least entry, the largest entry over the least for LDP)
+// is a ratio of two functions affine in θ: it meets its bound from the
+// root of one linear equation on. The weight is the largest of those
+// roots for bounds a relative mixMargin tighter, so that rounding leaves
+// the mixture within b; the utility it costs over the least weight is
+// of that relative order.
+func MixOver(pi mech.Prior, p mech.Mechanism, s *mech.PriorSet, b mech.Budget, meets func(mech.Mechanism) bool) mech.Mechanism {
 	q := outputMarginal(pi, p)
+	return mixFrom(p, q, weightOver(p, q, s, b), meets)
+}
+
+// weightOver is MixOver's closed-form weight, 0 for a measure without
+// one (the bisection then runs from 0).
+func weightOver(p mech.Mechanism, q []float64, s *mech.PriorSet, b mech.Budget) float64 {
+	var up, low float64 // e^ε of the upper and lower bounds, 0 for none
+	switch b.Measure {
+	case mech.PML:
+		up = math.Exp(b.Epsilon)
+	case mech.LIP, mech.LDP:
+		up, low = math.Exp(b.Epsilon), math.Exp(b.Epsilon)
+	case mech.ALIP:
+		up, low = math.Exp(b.EpsilonUpper), math.Exp(b.EpsilonLower)
+	default:
+		return 0
+	}
+	up *= 1 - mixMargin
+	low *= 1 - mixMargin
+	// root is the least θ with (1−θ)a + θq ≤ e((1−θ)c + θq), for a above
+	// e·c: 1 where e ≤ 1 (no weight below 1 brings a ratio to 1 or less).
+	root := func(a, c, q, e float64) float64 {
+		d := a - e*c
+		if !(d > 0) {
+			return 0
+		}
+		if !(e > 1) || !(q > 0) {
+			return 1
+		}
+		return d / (d + q*(e-1))
+	}
+	n, m := p.Dims()
+	col := make([]float64, n)
+	theta := 0.0
+	for j := range m {
+		lo, hi := math.Inf(1), 0.0
+		for i := range n {
+			col[i] = p[i][j]
+			lo, hi = min(lo, col[i]), max(hi, col[i])
+		}
+		if !(hi > 0) {
+			continue // an unused output stays unused
+		}
+		switch {
+		case b.Measure == mech.LDP:
+			theta = max(theta, root(hi, lo, q[j], up))
+		default:
+			theta = max(theta, root(hi, s.MinMass(col), q[j], up))
+			if low > 0 {
+				theta = max(theta, root(s.MaxMass(col), lo, q[j], low))
+			}
+		}
+	}
+	if math.IsNaN(theta) {
+		return 0
+	}
+	return min(theta, 1)
+}
+
+// mixFrom is MixUntil with Q's row q, its first weight tried theta
+// (MixOver's closed form, or 0): kept where it meets, else the lower end
+// of the bisection.
+func mixFrom(p mech.Mechanism, q []float64, theta float64, meets func(mech.Mechanism) bool) mech.Mechanism {
+	n, m := p.Dims()
 	mix := func(theta float64) mech.Mechanism {
 		out := mech.Zeros(n, m)
 		for i, row := range p {
@@ -214,6 +295,12 @@ func MixUntil(pi mech.Prior, p mech.Mechanism, meets func(mech.Mechanism) bool) 
 		return out
 	}
 	lo, hi := 0.0, 1.0
+	if theta > 0 && theta < 1 {
+		if out := mix(theta); meets(out) {
+			return out
+		}
+		lo = theta
+	}
 	for range 60 {
 		mid := (lo + hi) / 2
 		if meets(mix(mid)) {

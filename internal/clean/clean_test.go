@@ -2,6 +2,7 @@ package clean_test
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -79,5 +80,94 @@ func TestMixUntilLeastWeight(t *testing.T) {
 	}
 	if p[0][1] != 0 || p[0][0] != 1 {
 		t.Fatalf("the mechanism given was changed: %v", p)
+	}
+}
+
+// MixOver's closed-form weight against MixUntil's bisection on the same
+// audit: random mechanisms with zeros, over a box and an L1 ball, under
+// PML, LIP, ALIP and LDP budgets (those that break them, most of the
+// 96). The closed form must meet
+// the audit at the first call, and its mixture lie within 1e-9 of the
+// bisection's (the least weight to 2^-60) in every entry. With an audit
+// stricter than the budget the closed form is refused, and the bisection
+// that follows must end where MixUntil's does.
+func TestMixOverAgreesWithTheBisection(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	budgets := []mech.Budget{
+		{Measure: mech.PML, Epsilon: 0.4},
+		{Measure: mech.LIP, Epsilon: 0.7},
+		{Measure: mech.ALIP, EpsilonLower: 0.3, EpsilonUpper: 0.9},
+		{Measure: mech.LDP, Epsilon: 1.2},
+	}
+	ran := 0
+	for trial := range 24 {
+		n, m := 3+rng.IntN(6), 2+rng.IntN(6)
+		pi := make(mech.Prior, n)
+		for i := range pi {
+			pi[i] = 0.05 + rng.Float64()
+		}
+		mech.Normalise(pi)
+		p := mech.Zeros(n, m)
+		for i := range p {
+			for j := range p[i] {
+				if rng.IntN(4) > 0 {
+					p[i][j] = rng.Float64()
+				}
+			}
+			p[i][rng.IntN(m)] += 0.1
+			mech.Normalise(p[i])
+		}
+		var set *mech.PriorSet
+		var err error
+		if trial%2 == 0 {
+			lo, hi := make([]float64, n), make([]float64, n)
+			for i, v := range pi {
+				lo[i], hi[i] = 0.7*v, min(1, 1.4*v)
+			}
+			set, err = mech.NewBoxSet(pi, lo, hi)
+		} else {
+			set, err = mech.NewL1Set(pi, 0.2)
+		}
+		require.NoError(t, err)
+		for _, b := range budgets {
+			meetsOf := func(b mech.Budget, calls *int) func(mech.Mechanism) bool {
+				return func(q mech.Mechanism) bool {
+					*calls++
+					_, _, excess := leakage.LevelOver(set, q, b)
+					return excess <= 0
+				}
+			}
+			if _, _, excess := leakage.LevelOver(set, p, b); excess <= 0 {
+				continue // nothing to mix
+			}
+			ran++
+			calls, bisect := 0, 0
+			got := clean.MixOver(pi, p, set, b, meetsOf(b, &calls))
+			want := clean.MixUntil(pi, p, meetsOf(b, &bisect))
+			assert.Equal(t, 1, calls, "trial %d, %v: the closed form refused", trial, b.Measure)
+			assertMixturesNear(t, want, got, 1e-9, "trial %d, %v", trial, b.Measure)
+			strict := b
+			strict.Epsilon *= 0.9
+			strict.EpsilonLower *= 0.9
+			strict.EpsilonUpper *= 0.9
+			calls, bisect = 0, 0
+			got = clean.MixOver(pi, p, set, b, meetsOf(strict, &calls))
+			want = clean.MixUntil(pi, p, meetsOf(strict, &bisect))
+			assert.Greater(t, calls, 1, "trial %d, %v: a stricter audit took the closed form", trial, b.Measure)
+			assertMixturesNear(t, want, got, 1e-12, "trial %d, %v, stricter audit", trial, b.Measure)
+		}
+	}
+	assert.GreaterOrEqual(t, ran, 60, "mechanisms that break their budget, of 96")
+}
+
+func assertMixturesNear(t *testing.T, want, got mech.Mechanism, tol float64, msg string, args ...any) {
+	t.Helper()
+	for i := range want {
+		for j := range want[i] {
+			if math.Abs(want[i][j]-got[i][j]) > tol {
+				t.Errorf(msg+": entry (%d, %d) %.17g, bisection's %.17g", append(args, i, j, got[i][j], want[i][j])...)
+				return
+			}
+		}
 	}
 }

@@ -1318,13 +1318,13 @@ func withinBudget(level, lower float64, b mech.Budget, slack float64) bool {
 // P's output marginal under pi where P breaks the budget over the set by
 // more than RobustBudgetSlack (level and lower its levels over the set):
 // the mixture moves every ratio towards 1 for every prior, and the least
-// weight that keeps the budget is found by bisection on the audit over
-// the set. It returns the mechanism with its levels.
+// weight that keeps the budget is clean.MixOver's, checked by the audit
+// over the set. It returns the mechanism with its levels.
 func mixOverSet(pi mech.Prior, P mech.Mechanism, level, lower float64, s *mech.PriorSet, b mech.Budget) (mech.Mechanism, float64, float64) {
 	if withinBudget(level, lower, b, RobustBudgetSlack) {
 		return P, level, lower
 	}
-	out := clean.MixUntil(pi, P, func(M mech.Mechanism) bool {
+	out := clean.MixOver(pi, P, s, b, func(M mech.Mechanism) bool {
 		l, w, _ := leakage.LevelOver(s, M, b)
 		return withinBudget(l, w, b, 0)
 	})

@@ -99,7 +99,7 @@ func solveLPProof(ctx context.Context, s polytope.Spec, set *mech.PriorSet, slv 
 		// it must keep the zero pattern (it fills every zero of a used
 		// output: a pattern that allows every pair there).
 		within := func(q mech.Mechanism) bool { return withinOver(set, q, s.Budget) }
-		q := clean.MixUntil(s.Prior, m, within)
+		q := clean.MixOver(s.Prior, m, set, s.Budget, within)
 		mended := within(q) && (s.Pattern == nil || s.Pattern.Holds(q))
 		if mended && mixCostsLittle(s, m, q) {
 			return q, status, lps, proof, nil
