@@ -221,12 +221,33 @@ func MixUntil(pi mech.Prior, p mech.Mechanism, meets func(mech.Mechanism) bool) 
 // of that relative order.
 func MixOver(pi mech.Prior, p mech.Mechanism, s *mech.PriorSet, b mech.Budget, meets func(mech.Mechanism) bool) mech.Mechanism {
 	q := outputMarginal(pi, p)
-	return mixFrom(p, q, weightOver(p, q, s, b), meets)
+	return mixFrom(p, q, weight(p, q, b, s.MinMass, s.MaxMass, 1), meets)
 }
 
-// weightOver is MixOver's closed-form weight, 0 for a measure without
-// one (the bisection then runs from 0).
-func weightOver(p mech.Mechanism, q []float64, s *mech.PriorSet, b mech.Budget) float64 {
+// MixAt is MixOver at the one prior pi, where meets is the audit of b
+// at pi: a column's mass there is π·c, moved by the mixture to
+// (1−θ)π·c + θq_j·Σπ.
+func MixAt(pi mech.Prior, p mech.Mechanism, b mech.Budget, meets func(mech.Mechanism) bool) mech.Mechanism {
+	q := outputMarginal(pi, p)
+	mass := func(c []float64) float64 {
+		v := 0.0
+		for i, x := range c {
+			v += pi[i] * x
+		}
+		return v
+	}
+	total := 0.0
+	for _, v := range pi {
+		total += v
+	}
+	return mixFrom(p, q, weight(p, q, b, mass, mass, total), meets)
+}
+
+// weight is the closed-form weight of MixOver and MixAt, 0 for a measure
+// without one (the bisection then runs from 0): least and most are a
+// column's least and largest mass over the priors, each of which sums to
+// total.
+func weight(p mech.Mechanism, q []float64, b mech.Budget, least, most func([]float64) float64, total float64) float64 {
 	var up, low float64 // e^ε of the upper and lower bounds, 0 for none
 	switch b.Measure {
 	case mech.PML:
@@ -240,17 +261,17 @@ func weightOver(p mech.Mechanism, q []float64, s *mech.PriorSet, b mech.Budget) 
 	}
 	up *= 1 - mixMargin
 	low *= 1 - mixMargin
-	// root is the least θ with (1−θ)a + θq ≤ e((1−θ)c + θq), for a above
-	// e·c: 1 where e ≤ 1 (no weight below 1 brings a ratio to 1 or less).
-	root := func(a, c, q, e float64) float64 {
+	// root is the least θ with (1−θ)a + θqa ≤ e((1−θ)c + θqc), for a
+	// above e·c: 1 where e·qc ≤ qa (no weight below 1 does).
+	root := func(a, qa, c, qc, e float64) float64 {
 		d := a - e*c
 		if !(d > 0) {
 			return 0
 		}
-		if !(e > 1) || !(q > 0) {
-			return 1
+		if g := e*qc - qa; g > 0 {
+			return d / (d + g)
 		}
-		return d / (d + q*(e-1))
+		return 1
 	}
 	n, m := p.Dims()
 	col := make([]float64, n)
@@ -264,13 +285,14 @@ func weightOver(p mech.Mechanism, q []float64, s *mech.PriorSet, b mech.Budget) 
 		if !(hi > 0) {
 			continue // an unused output stays unused
 		}
+		qj, qm := q[j], q[j]*total
 		switch {
 		case b.Measure == mech.LDP:
-			theta = max(theta, root(hi, lo, q[j], up))
+			theta = max(theta, root(hi, qj, lo, qj, up))
 		default:
-			theta = max(theta, root(hi, s.MinMass(col), q[j], up))
+			theta = max(theta, root(hi, qj, least(col), qm, up))
 			if low > 0 {
-				theta = max(theta, root(s.MaxMass(col), lo, q[j], low))
+				theta = max(theta, root(most(col), qm, lo, qj, low))
 			}
 		}
 	}

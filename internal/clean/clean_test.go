@@ -3,6 +3,7 @@ package clean_test
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -90,7 +91,8 @@ func TestMixUntilLeastWeight(t *testing.T) {
 // the audit at the first call, and its mixture lie within 1e-9 of the
 // bisection's (the least weight to 2^-60) in every entry. With an audit
 // stricter than the budget the closed form is refused, and the bisection
-// that follows must end where MixUntil's does.
+// that follows must end where MixUntil's does. MixAt likewise at one
+// prior, its sum 1 + 3e-10.
 func TestMixOverAgreesWithTheBisection(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	budgets := []mech.Budget{
@@ -99,7 +101,7 @@ func TestMixOverAgreesWithTheBisection(t *testing.T) {
 		{Measure: mech.ALIP, EpsilonLower: 0.3, EpsilonUpper: 0.9},
 		{Measure: mech.LDP, Epsilon: 1.2},
 	}
-	ran := 0
+	ran, ranAt := 0, 0
 	for trial := range 24 {
 		n, m := 3+rng.IntN(6), 2+rng.IntN(6)
 		pi := make(mech.Prior, n)
@@ -156,7 +158,31 @@ func TestMixOverAgreesWithTheBisection(t *testing.T) {
 			assert.Greater(t, calls, 1, "trial %d, %v: a stricter audit took the closed form", trial, b.Measure)
 			assertMixturesNear(t, want, got, 1e-12, "trial %d, %v, stricter audit", trial, b.Measure)
 		}
+		// MixAt at a prior whose sum is off 1 by a rounding.
+		at := slices.Clone(pi)
+		for i := range at {
+			at[i] *= 1 + 3e-10
+		}
+		for _, b := range budgets {
+			meets := func(calls *int) func(mech.Mechanism) bool {
+				return func(q mech.Mechanism) bool {
+					*calls++
+					_, _, excess := leakage.Level(at, q, b)
+					return excess <= 0
+				}
+			}
+			if _, _, excess := leakage.Level(at, p, b); excess <= 0 {
+				continue
+			}
+			ranAt++
+			calls, bisect := 0, 0
+			got := clean.MixAt(at, p, b, meets(&calls))
+			want := clean.MixUntil(at, p, meets(&bisect))
+			assert.Equal(t, 1, calls, "trial %d, %v at the prior: the closed form refused", trial, b.Measure)
+			assertMixturesNear(t, want, got, 1e-9, "trial %d, %v at the prior", trial, b.Measure)
+		}
 	}
+	assert.GreaterOrEqual(t, ranAt, 60, "mechanisms that break their budget at the prior, of 96")
 	assert.GreaterOrEqual(t, ran, 60, "mechanisms that break their budget, of 96")
 }
 
