@@ -44,7 +44,15 @@ var errStopped = errors.New("ipm: stopped")
 // the iteration it ended at and, where that was not a stop of the
 // iterations' own, the context's error, errBrokeDown, or step's error.
 func iterate(ctx context.Context, x iterand, maxIter int, near float64, observe func(it int) (improved, done bool)) (int, error) {
-	watch := newStallWatch()
+	return iterateWatched(ctx, x, maxIter, near, observe, newStallWatch(math.Inf(1)))
+}
+
+// iterateWatched is iterate with the stall rules of watch: a finite
+// blow-up (newStallWatch) also ends a run that was never near-optimal
+// once its gap measure stays that many times above its least for
+// stallRuns iterations in a row: the iterates have left every
+// neighbourhood they came near.
+func iterateWatched(ctx context.Context, x iterand, maxIter int, near float64, observe func(it int) (improved, done bool), watch stallWatch) (int, error) {
 	for it := 0; it <= maxIter; it++ {
 		if err := ctx.Err(); err != nil {
 			return it, err
@@ -74,13 +82,16 @@ func iterate(ctx context.Context, x iterand, maxIter int, near float64, observe 
 	return maxIter, nil
 }
 
-// stallWatch decides when iterations past their first near-optimal point
-// stop paying: after stallRuns observed points none of which improved on
-// the best, or stallRuns growing gap measures in a row away from one.
+// stallWatch decides when iterations stop paying: past their first
+// near-optimal point, after stallRuns observed points none of which
+// improved on the best, or stallRuns growing gap measures in a row away
+// from one; before it, after stallRuns measures in a row above blowUp
+// times the least so far.
 type stallWatch struct {
 	watching         bool
 	stale, diverging int
-	last             float64
+	last, least      float64
+	blowUp           float64
 }
 
 // stallRuns is how many steps without progress end the iterations: enough
@@ -88,12 +99,17 @@ type stallWatch struct {
 // broken by rounding is not carried on.
 const stallRuns = 5
 
-func newStallWatch() stallWatch { return stallWatch{last: math.Inf(1)} }
+// newStallWatch returns the watch of a run from its start, its blow-up
+// factor blowUp (+Inf for none).
+func newStallWatch(blowUp float64) stallWatch {
+	return stallWatch{last: math.Inf(1), least: math.Inf(1), blowUp: blowUp}
+}
 
 // observed records a near-optimal point of gap measure g, improved when
 // it beat the best.
 func (s *stallWatch) observed(g float64, improved bool) {
 	s.watching, s.diverging, s.last = true, 0, g
+	s.least = min(s.least, g)
 	if improved {
 		s.stale = 0
 	} else {
@@ -103,14 +119,13 @@ func (s *stallWatch) observed(g float64, improved bool) {
 
 // far records the gap measure g of a point that is not near-optimal.
 func (s *stallWatch) far(g float64) {
-	if s.watching {
-		if g >= s.last {
-			s.diverging++
-		} else {
-			s.diverging = 0
-		}
+	switch {
+	case s.watching && g >= s.last, !s.watching && g > s.blowUp*s.least:
+		s.diverging++
+	default:
+		s.diverging = 0
 	}
-	s.last = g
+	s.last, s.least = g, min(s.least, g)
 }
 
 // over reports whether the iterations should end.

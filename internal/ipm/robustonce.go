@@ -60,6 +60,11 @@ type keptIterand interface {
 	converged(tol float64) bool
 }
 
+// leanBlownUp is the growth of a lean run's gap measure past its least at
+// which a run never near-optimal counts as diverging (iterateWatched):
+// such a run does not come back, and went on to its iteration limit.
+const leanBlownUp = 1e3
+
 // runKeepingBest runs x's iterations (iterate) and leaves x at the best
 // point they saw by measureRel, keep's slices (what a reading needs)
 // restored to their values there; held is that point's measure and done
@@ -72,7 +77,7 @@ func runKeepingBest(ctx context.Context, x keptIterand, maxIter int, tol float64
 	for i, v := range keep {
 		save[i] = make([]float64, len(v))
 	}
-	iters, _ = iterate(ctx, x, maxIter, robustLooseTol, func(int) (bool, bool) {
+	iters, _ = iterateWatched(ctx, x, maxIter, robustLooseTol, func(int) (bool, bool) {
 		g := x.measureRel()
 		if !(g < held) {
 			return false, false
@@ -83,7 +88,7 @@ func runKeepingBest(ctx context.Context, x keptIterand, maxIter int, tol float64
 		}
 		done = x.converged(tol)
 		return true, done
-	})
+	}, newStallWatch(leanBlownUp))
 	if cerr := ctx.Err(); cerr != nil {
 		return iters, false, held, cerr
 	}
