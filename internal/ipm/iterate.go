@@ -44,14 +44,16 @@ var errStopped = errors.New("ipm: stopped")
 // the iteration it ended at and, where that was not a stop of the
 // iterations' own, the context's error, errBrokeDown, or step's error.
 func iterate(ctx context.Context, x iterand, maxIter int, near float64, observe func(it int) (improved, done bool)) (int, error) {
-	return iterateWatched(ctx, x, maxIter, near, observe, newStallWatch(math.Inf(1)))
+	return iterateWatched(ctx, x, maxIter, near, observe, newStallWatch(math.Inf(1), 0))
 }
 
 // iterateWatched is iterate with the stall rules of watch: a finite
 // blow-up (newStallWatch) also ends a run that was never near-optimal
 // once its gap measure stays that many times above its least for
 // stallRuns iterations in a row: the iterates have left every
-// neighbourhood they came near.
+// neighbourhood they came near. A settled gap ends a run whose best point
+// is within it after stallRuns iterations that do not improve on it,
+// whether they are near-optimal or on the way back from a jump.
 func iterateWatched(ctx context.Context, x iterand, maxIter int, near float64, observe func(it int) (improved, done bool), watch stallWatch) (int, error) {
 	for it := 0; it <= maxIter; it++ {
 		if err := ctx.Err(); err != nil {
@@ -86,12 +88,18 @@ func iterateWatched(ctx context.Context, x iterand, maxIter int, near float64, o
 // near-optimal point, after stallRuns observed points none of which
 // improved on the best, or stallRuns growing gap measures in a row away
 // from one; before it, after stallRuns measures in a row above blowUp
-// times the least so far.
+// times the least so far; and, once the best point is within settled,
+// after stallRuns iterations that do not improve on it.
 type stallWatch struct {
 	watching         bool
 	stale, diverging int
 	last, least      float64
 	blowUp           float64
+	// settled is the gap measure at or below which the best point ends a
+	// run after stallRuns iterations that do not improve on it, observed
+	// or not (0 for none); since counts them.
+	settled float64
+	since   int
 }
 
 // stallRuns is how many steps without progress end the iterations: enough
@@ -100,16 +108,16 @@ type stallWatch struct {
 const stallRuns = 5
 
 // newStallWatch returns the watch of a run from its start, its blow-up
-// factor blowUp (+Inf for none).
-func newStallWatch(blowUp float64) stallWatch {
-	return stallWatch{last: math.Inf(1), least: math.Inf(1), blowUp: blowUp}
+// factor blowUp (+Inf for none) and its settled gap (0 for none).
+func newStallWatch(blowUp, settled float64) stallWatch {
+	return stallWatch{last: math.Inf(1), least: math.Inf(1), blowUp: blowUp, settled: settled}
 }
 
 // observed records a near-optimal point of gap measure g, improved when
 // it beat the best.
 func (s *stallWatch) observed(g float64, improved bool) {
 	s.watching, s.diverging, s.last = true, 0, g
-	s.least = min(s.least, g)
+	s.record(g)
 	if improved {
 		s.stale = 0
 	} else {
@@ -125,8 +133,22 @@ func (s *stallWatch) far(g float64) {
 	default:
 		s.diverging = 0
 	}
-	s.last, s.least = g, min(s.least, g)
+	s.last = g
+	s.record(g)
+}
+
+// record counts g towards the least measure and the iterations since the
+// best point came within settled.
+func (s *stallWatch) record(g float64) {
+	if s.least <= s.settled && !(g < s.least) {
+		s.since++
+	} else {
+		s.since = 0
+	}
+	s.least = min(s.least, g)
 }
 
 // over reports whether the iterations should end.
-func (s *stallWatch) over() bool { return s.stale >= stallRuns || s.diverging >= stallRuns }
+func (s *stallWatch) over() bool {
+	return s.stale >= stallRuns || s.diverging >= stallRuns || s.since >= stallRuns
+}

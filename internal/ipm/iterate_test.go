@@ -3,6 +3,7 @@ package ipm
 import (
 	"context"
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -35,6 +36,12 @@ func TestIterateStallRules(t *testing.T) {
 	rises := []float64{55, 20, 3, 0.4, 0.05, 0.014, 0.036, 0.6, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13}
 	jump := []float64{1, 0.1, 1e-3, 1e-5, 2e-7, 2e-7, 1e-3, 2e-3, 3e-3, 4e-3, 5e-3, 6e-3, 7e-3}
 	flat := []float64{1, 0.1, 1e-3, 1e-5, 2e-7, 3e-7, 3e-7, 3e-7, 3e-7, 3e-7, 3e-7, 3e-7}
+	crawl := []float64{1, 1e-3, 1e-6, 1.5e-10, 2e-7, 2e-7, 1.9e-3, 1.6e-3, 1.4e-3, 3.7e-4, 3.1e-2, 7.7e-2}
+	for len(crawl) <= 30 {
+		crawl = append(crawl, crawl[len(crawl)-1]*0.999)
+	}
+	unsettled := slices.Clone(crawl)
+	unsettled[3] = 1.4e-8
 	cases := []struct {
 		name          string
 		gaps          []float64
@@ -44,6 +51,8 @@ func TestIterateStallRules(t *testing.T) {
 		{"rise", rises, 30, 30},
 		{"jump", jump, 10, 10},
 		{"flat", flat, 9, 9},
+		{"crawl", crawl, 8, 30}, // counting-binomial at 64 letters, LIP over the L1 ball, went on to 72
+		{"unsettled", unsettled, 30, 30},
 	}
 	for _, c := range cases {
 		for _, watched := range []bool{true, false} {
@@ -61,7 +70,7 @@ func TestIterateStallRules(t *testing.T) {
 			var err error
 			want := c.want
 			if watched {
-				got, err = iterateWatched(context.Background(), x, 30, 1e-4, observe, newStallWatch(leanBlownUp))
+				got, err = iterateWatched(context.Background(), x, 30, 1e-4, observe, newStallWatch(leanBlownUp, AcceptedGap))
 				want = c.watched
 			} else {
 				got, err = iterate(context.Background(), x, 30, 1e-4, observe)

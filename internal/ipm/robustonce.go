@@ -62,7 +62,11 @@ type keptIterand interface {
 
 // leanBlownUp is the growth of a lean run's gap measure past its least at
 // which a run never near-optimal counts as diverging (iterateWatched):
-// such a run does not come back, and went on to its iteration limit.
+// such a run does not come back, and went on to its iteration limit. A
+// lean run whose best point is within AcceptedGap, the gap settle accepts
+// by default, ends after stallRuns iterations that do not improve on it:
+// one that left for a jump crawled back for dozens of iterations without
+// beating it.
 const leanBlownUp = 1e3
 
 // runKeepingBest runs x's iterations (iterate) and leaves x at the best
@@ -88,7 +92,7 @@ func runKeepingBest(ctx context.Context, x keptIterand, maxIter int, tol float64
 		}
 		done = x.converged(tol)
 		return true, done
-	}, newStallWatch(leanBlownUp))
+	}, newStallWatch(leanBlownUp, AcceptedGap))
 	if cerr := ctx.Err(); cerr != nil {
 		return iters, false, held, cerr
 	}
