@@ -208,59 +208,63 @@ func MixUntil(pi mech.Prior, p mech.Mechanism, meets func(mech.Mechanism) bool) 
 
 // MixOver is MixUntil for the budget b over the prior set s, where meets
 // is the audit of b over s: its weight comes first in closed form, and
-// the bisection runs only where the audit refuses that one. Every prior
-// of s sums to 1, so mixing a column c with the constant q_j moves its
-// least and largest masses over s to (1−θ)·min_{π∈s} π·c + θq_j and
-// (1−θ)·max_{π∈s} π·c + θq_j, and each of the budget's ratios to the
-// column's extreme entries (the largest over the least mass, the largest
-// mass over the least entry, the largest entry over the least for LDP)
-// is a ratio of two functions affine in θ: it meets its bound from the
-// root of one linear equation on. The weight is the largest of those
-// roots for bounds a relative mixMargin tighter, so that rounding leaves
-// the mixture within b; the utility it costs over the least weight is
-// of that relative order.
+// the bisection runs only where the audit refuses that one. A column c
+// mixed with the constant q_j has least and largest masses over s
+// (1−θ)·min_{π∈s} π·c + θq_j·T and (1−θ)·max_{π∈s} π·c + θq_j·T', T
+// and T' the totals of the priors that reach them (the estimate's sum S
+// over a ball; min(1, S) and max(1, S) over a box, which holds every
+// distribution within its bounds of total between 1 and S), and each of
+// the budget's ratios to the column's extreme entries (the largest over
+// the least mass, the largest mass over the least entry, the largest
+// entry over the least for LDP) is a ratio of two functions affine in θ:
+// it meets its bound from the root of one linear equation on. The weight
+// is the largest of those roots for bounds a relative mixMargin tighter,
+// so that rounding leaves the mixture within b; the utility it costs over
+// the least weight is of that relative order.
 func MixOver(pi mech.Prior, p mech.Mechanism, s *mech.PriorSet, b mech.Budget, meets func(mech.Mechanism) bool) mech.Mechanism {
 	q := outputMarginal(pi, p)
-	return mixFrom(p, q, weight(p, q, b, s.MinMass, s.MaxMass, 1), meets)
+	sum := total(s.Center)
+	low, high := sum, sum
+	if s.IsBox() {
+		low, high = min(1, sum), max(1, sum)
+	}
+	least := func(_ int, c []float64) float64 { return s.MinMass(c) }
+	most := func(_ int, c []float64) float64 { return s.MaxMass(c) }
+	return mixFrom(p, q, weight(p, q, b, least, most, low, high), meets)
 }
 
 // MixAt is MixOver at the one prior pi, where meets is the audit of b
 // at pi: a column's mass there is π·c, moved by the mixture to
 // (1−θ)π·c + θq_j·Σπ.
 func MixAt(pi mech.Prior, p mech.Mechanism, b mech.Budget, meets func(mech.Mechanism) bool) mech.Mechanism {
-	q := outputMarginal(pi, p)
-	mass := func(c []float64) float64 {
-		v := 0.0
-		for i, x := range c {
-			v += pi[i] * x
-		}
-		return v
+	marginal := p.Marginal(pi)
+	sum := total(pi)
+	q := make([]float64, len(marginal))
+	for j, v := range marginal {
+		q[j] = v / sum
 	}
-	total := 0.0
-	for _, v := range pi {
-		total += v
-	}
-	return mixFrom(p, q, weight(p, q, b, mass, mass, total), meets)
+	mass := func(j int, _ []float64) float64 { return marginal[j] }
+	return mixFrom(p, q, weight(p, q, b, mass, mass, sum, sum), meets)
 }
 
 // weight is the closed-form weight of MixOver and MixAt, 0 for a measure
-// without one (the bisection then runs from 0): least and most are a
-// column's least and largest mass over the priors, each of which sums to
-// total.
-func weight(p mech.Mechanism, q []float64, b mech.Budget, least, most func([]float64) float64, total float64) float64 {
-	var up, low float64 // e^ε of the upper and lower bounds, 0 for none
+// without one (the bisection then runs from 0): least and most are the
+// least and largest mass over the priors of column j, entries c, reached
+// by priors of totals low and high.
+func weight(p mech.Mechanism, q []float64, b mech.Budget, least, most func(j int, c []float64) float64, low, high float64) float64 {
+	var up, down float64 // e^ε of the upper and lower bounds, 0 for none
 	switch b.Measure {
 	case mech.PML:
 		up = math.Exp(b.Epsilon)
 	case mech.LIP, mech.LDP:
-		up, low = math.Exp(b.Epsilon), math.Exp(b.Epsilon)
+		up, down = math.Exp(b.Epsilon), math.Exp(b.Epsilon)
 	case mech.ALIP:
-		up, low = math.Exp(b.EpsilonUpper), math.Exp(b.EpsilonLower)
+		up, down = math.Exp(b.EpsilonUpper), math.Exp(b.EpsilonLower)
 	default:
 		return 0
 	}
 	up *= 1 - mixMargin
-	low *= 1 - mixMargin
+	down *= 1 - mixMargin
 	// root is the least θ with (1−θ)a + θqa ≤ e((1−θ)c + θqc), for a
 	// above e·c: 1 where e·qc ≤ qa (no weight below 1 does).
 	root := func(a, qa, c, qc, e float64) float64 {
@@ -285,14 +289,14 @@ func weight(p mech.Mechanism, q []float64, b mech.Budget, least, most func([]flo
 		if !(hi > 0) {
 			continue // an unused output stays unused
 		}
-		qj, qm := q[j], q[j]*total
+		qj := q[j]
 		switch {
 		case b.Measure == mech.LDP:
 			theta = max(theta, root(hi, qj, lo, qj, up))
 		default:
-			theta = max(theta, root(hi, qj, least(col), qm, up))
-			if low > 0 {
-				theta = max(theta, root(most(col), qm, lo, qj, low))
+			theta = max(theta, root(hi, qj, least(j, col), qj*low, up))
+			if down > 0 {
+				theta = max(theta, root(most(j, col), qj*high, lo, qj, down))
 			}
 		}
 	}
@@ -338,14 +342,20 @@ func mixFrom(p mech.Mechanism, q []float64, theta float64, meets func(mech.Mecha
 // may differ from 1 by 1e-9: a row of it sums to 1, as p's rows do.
 func outputMarginal(pi mech.Prior, p mech.Mechanism) []float64 {
 	q := p.Marginal(pi)
-	total := 0.0
-	for _, v := range pi {
-		total += v
-	}
+	t := total(pi)
 	for j := range q {
-		q[j] /= total
+		q[j] /= t
 	}
 	return q
+}
+
+// total is Σ_i π_i.
+func total(pi []float64) float64 {
+	t := 0.0
+	for _, v := range pi {
+		t += v
+	}
+	return t
 }
 
 func mixToBudget(pi mech.Prior, p mech.Mechanism, eps float64) mech.Mechanism {

@@ -140,7 +140,7 @@ func (s *stallWatch) far(g float64) {
 // record counts g towards the least measure and the iterations since the
 // best point came within settled.
 func (s *stallWatch) record(g float64) {
-	if s.least <= s.settled && !(g < s.least) {
+	if s.settled > 0 && s.least <= s.settled && !(g < s.least) {
 		s.since++
 	} else {
 		s.since = 0

@@ -253,8 +253,9 @@ func ratioMeets(pi mech.Prior, P mech.Mechanism, b mech.Budget) bool {
 // row is P's output marginal q (LIP 0, ALIP 0, LDP 0) when P exceeds the
 // budget: the mixture keeps q and moves every ratio p_ij/q_j and
 // p_ij/p_i'j towards 1. The least mixing weight that meets the budget is
-// clean.MixAt's, checked by the audit, which must hold without slack. (At a budget of 0 no weight may: a ratio 1/q_j is 1 only up to
-// the rounding of the prior's sum; the weight is then 1.)
+// clean.MixAt's, checked by the audit, which must hold without slack. (At
+// a budget of 0 no weight may: a ratio 1/q_j is 1 only up to the rounding
+// of the prior's sum; the weight is then 1.)
 func mixIntoRatio(pi mech.Prior, P mech.Mechanism, b mech.Budget) mech.Mechanism {
 	if ratioMeets(pi, P, b) {
 		return P

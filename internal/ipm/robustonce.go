@@ -62,11 +62,13 @@ type keptIterand interface {
 
 // leanBlownUp is the growth of a lean run's gap measure past its least at
 // which a run never near-optimal counts as diverging (iterateWatched):
-// such a run does not come back, and went on to its iteration limit. A
-// lean run whose best point is within AcceptedGap, the gap settle accepts
-// by default, ends after stallRuns iterations that do not improve on it:
-// one that left for a jump crawled back for dozens of iterations without
-// beating it.
+// such a run does not come back, and would spend its iterations up to
+// the limit. A lean run whose best point is within robustAcceptGap, where
+// settle takes a stalled run's answer, ends after stallRuns iterations
+// that do not improve on it: one that jumps away from there crawls back
+// by a fraction of a percent an iteration. The price is the run that
+// would have come back to its target after a longer recovery: it answers
+// at the accepted gap instead (or its next run does).
 const leanBlownUp = 1e3
 
 // runKeepingBest runs x's iterations (iterate) and leaves x at the best
@@ -92,7 +94,7 @@ func runKeepingBest(ctx context.Context, x keptIterand, maxIter int, tol float64
 		}
 		done = x.converged(tol)
 		return true, done
-	}, newStallWatch(leanBlownUp, AcceptedGap))
+	}, newStallWatch(leanBlownUp, robustAcceptGap))
 	if cerr := ctx.Err(); cerr != nil {
 		return iters, false, held, cerr
 	}

@@ -98,6 +98,10 @@ func solveLPProof(ctx context.Context, s polytope.Spec, set *mech.PriorSet, slv 
 		// first where that cost is within mixValueTol of the LP's value;
 		// it must keep the zero pattern (it fills every zero of a used
 		// output: a pattern that allows every pair there).
+		// The weight is solved for the budget itself, not for the
+		// audit's slack: a mixture at the edge of that slack can read
+		// above it in the certificate checker's own arithmetic, at 40
+		// nats where the caps are 1e-18 of a mass.
 		within := func(q mech.Mechanism) bool { return withinOver(set, q, s.Budget) }
 		q := clean.MixOver(s.Prior, m, set, s.Budget, within)
 		mended := within(q) && (s.Pattern == nil || s.Pattern.Holds(q))
