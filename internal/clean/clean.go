@@ -201,7 +201,9 @@ func MixToBudget(pi mech.Prior, p mech.Mechanism, eps float64) (mech.Mechanism, 
 // bisection: 60 halvings, so within 2^-60 of it); p is left as it is.
 // Every ratio p_ij/q_j, at pi and at any other prior, moves towards 1 as θ
 // grows, so meets must hold at θ = 1, where every ratio is 1: a budget on
-// any of the ratio measures, at one prior or over a set of them.
+// any of the ratio measures, at one prior or over a set of them. The
+// mixture returned is, bit for bit, the last one meets accepted (θ = 1
+// where it accepted none), so a caller may keep what its audit found.
 func MixUntil(pi mech.Prior, p mech.Mechanism, meets func(mech.Mechanism) bool) mech.Mechanism {
 	return mixFrom(p, outputMarginal(pi, p), 0, meets)
 }
@@ -239,10 +241,7 @@ func MixOver(pi mech.Prior, p mech.Mechanism, s *mech.PriorSet, b mech.Budget, m
 func MixAt(pi mech.Prior, p mech.Mechanism, b mech.Budget, meets func(mech.Mechanism) bool) mech.Mechanism {
 	marginal := p.Marginal(pi)
 	sum := total(pi)
-	q := make([]float64, len(marginal))
-	for j, v := range marginal {
-		q[j] = v / sum
-	}
+	q := perUnit(marginal, sum)
 	mass := func(j int, _ []float64) float64 { return marginal[j] }
 	return mixFrom(p, q, weight(p, q, b, mass, mass, sum, sum), meets)
 }
@@ -341,10 +340,14 @@ func mixFrom(p mech.Mechanism, q []float64, theta float64, meets func(mech.Mecha
 // outputMarginal is p's output marginal under pi divided by Σ_i π_i, which
 // may differ from 1 by 1e-9: a row of it sums to 1, as p's rows do.
 func outputMarginal(pi mech.Prior, p mech.Mechanism) []float64 {
-	q := p.Marginal(pi)
-	t := total(pi)
-	for j := range q {
-		q[j] /= t
+	return perUnit(p.Marginal(pi), total(pi))
+}
+
+// perUnit returns a copy of v divided by t.
+func perUnit(v []float64, t float64) []float64 {
+	q := make([]float64, len(v))
+	for j, x := range v {
+		q[j] = x / t
 	}
 	return q
 }

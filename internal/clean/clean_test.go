@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmlopt/pmlopt/internal/clean"
+	"github.com/pmlopt/pmlopt/internal/randinst"
 	"github.com/pmlopt/pmlopt/leakage"
 	"github.com/pmlopt/pmlopt/mech"
 )
@@ -88,11 +89,14 @@ func TestMixUntilLeastWeight(t *testing.T) {
 // audit: random mechanisms with zeros, over a box and an L1 ball around
 // estimates that sum to 1, 1 + 4e-10 and 1 − 4e-10, under PML, LIP, ALIP
 // and LDP budgets (those the mechanism breaks, most of the 96). The
-// closed form must meet the audit at the first call, and its mixture lie
+// closed form must meet the audit at the first call; its mixture must lie
 // within 1e-11 of the bisection's (the least weight to 2^-60) in every
-// entry. With an audit stricter than the budget the closed form is
-// refused, and the bisection that follows must end where MixUntil's
-// does. MixAt likewise at one prior, its sum 1 + 3e-10.
+// entry, and within 1e-13 of the bisection's on the audit of the bounds,
+// a relative MixMargin tighter, that it solves for. With an audit
+// stricter than the budget the closed form is refused, and the bisection
+// that follows must end where MixUntil's does. The bisection's mixture is,
+// bit for bit, the last one the audit accepted (MixUntil's promise).
+// MixAt likewise at one prior, its sum 1 + 3e-10.
 func TestMixOverAgreesWithTheBisection(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	budgets := []mech.Budget{
@@ -128,20 +132,20 @@ func TestMixOverAgreesWithTheBisection(t *testing.T) {
 		var set *mech.PriorSet
 		var err error
 		if trial%2 == 0 {
-			lo, hi := make([]float64, n), make([]float64, n)
-			for i, v := range pi {
-				lo[i], hi[i] = 0.7*v, min(1, 1.4*v)
-			}
-			set, err = mech.NewBoxSet(pi, lo, hi)
+			set, err = randinst.FactorBox(pi, 0.7, 1.4)
 		} else {
 			set, err = mech.NewL1Set(pi, 0.2)
 		}
 		require.NoError(t, err)
 		for _, b := range budgets {
+			var last mech.Mechanism // the last mixture an audit accepted
 			meetsOf := func(b mech.Budget, calls *int) func(mech.Mechanism) bool {
 				return func(q mech.Mechanism) bool {
 					*calls++
 					_, _, excess := leakage.LevelOver(set, q, b)
+					if excess <= 0 {
+						last = q
+					}
 					return excess <= 0
 				}
 			}
@@ -154,6 +158,16 @@ func TestMixOverAgreesWithTheBisection(t *testing.T) {
 			want := clean.MixUntil(pi, p, meetsOf(b, &bisect))
 			assert.Equal(t, 1, calls, "trial %d, %v: the closed form refused", trial, b.Measure)
 			assertMixturesNear(t, want, got, 1e-11, "trial %d, %v", trial, b.Measure)
+			assertMixturesNear(t, last, want, 0, "trial %d, %v: the bisection's mixture is not the last accepted", trial, b.Measure)
+			// The closed form is the least weight of the bounds it
+			// solves for: the bisection on the audit of those finds it.
+			tight := b
+			shift := math.Log1p(-clean.MixMargin)
+			tight.Epsilon += shift
+			tight.EpsilonLower += shift
+			tight.EpsilonUpper += shift
+			least := clean.MixUntil(pi, p, meetsOf(tight, &bisect))
+			assertMixturesNear(t, least, got, 1e-13, "trial %d, %v, the bounds solved for", trial, b.Measure)
 			strict := b
 			strict.Epsilon *= 0.9
 			strict.EpsilonLower *= 0.9
@@ -163,6 +177,7 @@ func TestMixOverAgreesWithTheBisection(t *testing.T) {
 			want = clean.MixUntil(pi, p, meetsOf(strict, &bisect))
 			assert.Greater(t, calls, 1, "trial %d, %v: a stricter audit took the closed form", trial, b.Measure)
 			assertMixturesNear(t, want, got, 1e-12, "trial %d, %v, stricter audit", trial, b.Measure)
+			assertMixturesNear(t, last, want, 0, "trial %d, %v, stricter audit: the bisection's mixture is not the last accepted", trial, b.Measure)
 		}
 		// MixAt at a prior whose sum is off 1 by a rounding.
 		at := slices.Clone(pi)

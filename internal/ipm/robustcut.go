@@ -1324,11 +1324,20 @@ func mixOverSet(pi mech.Prior, P mech.Mechanism, level, lower float64, s *mech.P
 	if withinBudget(level, lower, b, RobustBudgetSlack) {
 		return P, level, lower
 	}
+	// The mixture returned is the last one the audit passed, bit for bit
+	// (or θ = 1 where none did): its levels are that audit's.
+	met := false
 	out := clean.MixOver(pi, P, s, b, func(M mech.Mechanism) bool {
 		l, w, _ := leakage.LevelOver(s, M, b)
-		return withinBudget(l, w, b, 0)
+		if !withinBudget(l, w, b, 0) {
+			return false
+		}
+		level, lower, met = l, w, true
+		return true
 	})
-	level, lower, _ = leakage.LevelOver(s, out, b)
+	if !met {
+		level, lower, _ = leakage.LevelOver(s, out, b)
+	}
 	return out, level, lower
 }
 
