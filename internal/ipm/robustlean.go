@@ -116,6 +116,8 @@ type leanBox struct {
 	hp, hb, ht, hn []float64
 	aff, cor, fix  leanDir
 	r2             []float64 // refinement's row-sum residuals
+	// finish takes the runs' last step (leanFinish).
+	finish leanFinish
 }
 
 // leanDir is a Newton direction of leanBox.
@@ -1076,25 +1078,26 @@ func (x *leanBox) step() error {
 	corrector(x.cD, x.sD, x.zD, a.sD, a.zD, target)
 	c := &x.cor
 	x.solve(c, true)
-	ap, ad = x.stepLengths(c, 1/x.eta)
+	// 3. The step, at most eta of the way to the boundary.
+	apMax, adMax := x.stepLengths(c, 1/x.eta)
 	eta := min(x.eta, max(0.9, 1-10*muC))
-	ap, ad = min(1, eta*ap), min(1, eta*ad)
-	// 3. The step.
-	axpy(x.p, ap, c.p)
-	axpy(x.b, ap, c.b)
-	axpy(x.t, ap, c.t)
-	axpy(x.nu, ap, c.nu)
-	axpy(x.y, ad, c.y)
-	axpy(x.sA, ap, c.sA)
-	axpy(x.sC, ap, c.sC)
-	axpy(x.sB, ap, c.sB)
-	axpy(x.sE, ap, c.sE)
-	axpy(x.sD, ap, c.sD)
-	axpy(x.zA, ad, c.zA)
-	axpy(x.zC, ad, c.zC)
-	axpy(x.zB, ad, c.zB)
-	axpy(x.zE, ad, c.zE)
-	axpy(x.zD, ad, c.zD)
+	x.finish.step(x, apMax, adMax, eta, func(ap, ad float64) float64 { return x.affineComp(c, ap, ad) }, func(ap, ad float64) {
+		axpy(x.p, ap, c.p)
+		axpy(x.b, ap, c.b)
+		axpy(x.t, ap, c.t)
+		axpy(x.nu, ap, c.nu)
+		axpy(x.y, ad, c.y)
+		axpy(x.sA, ap, c.sA)
+		axpy(x.sC, ap, c.sC)
+		axpy(x.sB, ap, c.sB)
+		axpy(x.sE, ap, c.sE)
+		axpy(x.sD, ap, c.sD)
+		axpy(x.zA, ad, c.zA)
+		axpy(x.zC, ad, c.zC)
+		axpy(x.zB, ad, c.zB)
+		axpy(x.zE, ad, c.zE)
+		axpy(x.zD, ad, c.zD)
+	})
 	if math.IsNaN(x.p[0]) || math.IsNaN(x.y[0]) {
 		return errBrokeDown
 	}
@@ -1135,6 +1138,10 @@ func axpy(v []float64, a float64, d []float64) {
 	}
 }
 
+func (x *leanBox) gapParts() (comp, primI, dualI, obj float64) {
+	return x.comp, x.primI, x.dualI, x.obj
+}
+
 func (x *leanBox) measureRel() float64 { return relativeGap(x.comp, x.primI, x.dualI, x.obj) }
 
 func (x *leanBox) gapMeasure() float64 { return x.measureRel() }
@@ -1147,6 +1154,7 @@ func (x *leanBox) tiny() (near, stop bool) { return false, x.comp < leanStop }
 // at the best point it saw below robustLooseTol (its entries and the
 // multipliers reading uses).
 func (x *leanBox) runTo(ctx context.Context, maxIter int, tol float64) (iters int, done bool, err error) {
+	x.finish.target = tol
 	iters, done, x.held, err = runKeepingBest(ctx, x, maxIter, tol, [][]float64{x.p, x.zA, x.zC, x.zE, x.zD, x.y})
 	return iters, done, err
 }

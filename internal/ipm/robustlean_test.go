@@ -193,13 +193,13 @@ func TestSolveLeanRetriesAStalledRun(t *testing.T) {
 }
 
 // TestSolveLeanTriesAThirdRun: on coarse at 7 letters (seed 2026) over
-// the L1 ball of radius 0.3 under LIP at 5 nats, the lean runs stepping
+// the L1 ball of radius 0.1 under LIP at 3 nats, the lean runs stepping
 // leanEta and leanRetryEta of the way to the boundary both stall, and the
 // third, at leanLastEta, answers: three rounds, the iterations of all
 // three, and the dualised LP's optimum, certified and within the budget
 // over the ball, with no cutting plane.
 func TestSolveLeanTriesAThirdRun(t *testing.T) {
-	p, pi, mu, kap, lip := leanBallTwoProblem(t, "coarse", 7, 5, 0.3)
+	p, pi, mu, kap, lip := leanBallTwoProblem(t, "coarse", 7, 3, 0.1)
 	ctx := context.Background()
 	total := 0
 	for k, eta := range leanEtas {

@@ -105,6 +105,8 @@ type leanBall struct {
 	hp, hb, ht, hn, hl []float64
 	aff, cor, fix      ballDir
 	r2                 []float64
+	// finish takes the runs' last step (leanFinish).
+	finish leanFinish
 }
 
 // ballDir is a Newton direction of leanBall.
@@ -879,24 +881,29 @@ func (x *leanBall) step() error {
 	}
 	c := &x.cor
 	x.solve(c, true)
-	ap, ad = x.stepLengths(c, 1/x.eta)
+	// 3. The step, at most eta of the way to the boundary.
+	apMax, adMax := x.stepLengths(c, 1/x.eta)
 	eta := min(x.eta, max(0.9, 1-10*muC))
-	ap, ad = min(1, eta*ap), min(1, eta*ad)
-	// 3. The step.
-	axpy(x.p, ap, c.p)
-	axpy(x.b, ap, c.b)
-	axpy(x.t, ap, c.t)
-	axpy(x.nu, ap, c.nu)
-	axpy(x.lam, ap, c.lam)
-	axpy(x.y, ad, c.y)
-	for _, r := range x.rows(c) {
-		axpy(r[0], ap, r[2])
-		axpy(r[1], ad, r[3])
-	}
+	x.finish.step(x, apMax, adMax, eta, func(ap, ad float64) float64 { return x.affineComp(c, ap, ad) }, func(ap, ad float64) {
+		axpy(x.p, ap, c.p)
+		axpy(x.b, ap, c.b)
+		axpy(x.t, ap, c.t)
+		axpy(x.nu, ap, c.nu)
+		axpy(x.lam, ap, c.lam)
+		axpy(x.y, ad, c.y)
+		for _, r := range x.rows(c) {
+			axpy(r[0], ap, r[2])
+			axpy(r[1], ad, r[3])
+		}
+	})
 	if math.IsNaN(x.p[0]) || math.IsNaN(x.y[0]) {
 		return errBrokeDown
 	}
 	return nil
+}
+
+func (x *leanBall) gapParts() (comp, primI, dualI, obj float64) {
+	return x.comp, x.primI, x.dualI, x.obj
 }
 
 func (x *leanBall) measureRel() float64 { return relativeGap(x.comp, x.primI, x.dualI, x.obj) }
@@ -911,6 +918,7 @@ func (x *leanBall) tiny() (near, stop bool) { return false, x.comp < leanStop }
 // at the best point it saw below robustLooseTol (its entries and the
 // multipliers reading uses).
 func (x *leanBall) runTo(ctx context.Context, maxIter int, tol float64) (iters int, done bool, err error) {
+	x.finish.target = tol
 	iters, done, x.held, err = runKeepingBest(ctx, x, maxIter, tol, [][]float64{x.p, x.zA, x.zC, x.zE, x.zF, x.zD, x.y})
 	return iters, done, err
 }

@@ -111,6 +111,8 @@ type leanBallTwo struct {
 	hp, hb, hb2, hu []float64
 	aff, cor, fix   ballTwoDir
 	r2              []float64
+	// finish takes the runs' last step (leanFinish).
+	finish leanFinish
 }
 
 // The row kinds of leanBallTwo: six per pair, then six per output.
@@ -1091,22 +1093,27 @@ func (x *leanBallTwo) step() error {
 	}
 	c := &x.cor
 	x.solve(c, true)
-	ap, ad = x.stepLengths(c, 1/x.eta)
+	// 3. The step, at most eta of the way to the boundary.
+	apMax, adMax := x.stepLengths(c, 1/x.eta)
 	eta := min(x.eta, max(0.9, 1-10*muC))
-	ap, ad = min(1, eta*ap), min(1, eta*ad)
-	// 3. The step.
-	for _, v := range [4][2][]float64{{x.p, c.p}, {x.b, c.b}, {x.b2, c.b2}, {x.u, c.u}} {
-		axpy(v[0], ap, v[1])
-	}
-	axpy(x.y, ad, c.y)
-	for r := range btRows {
-		axpy(x.s[r], ap, c.s[r])
-		axpy(x.z[r], ad, c.z[r])
-	}
+	x.finish.step(x, apMax, adMax, eta, func(ap, ad float64) float64 { return x.affineComp(c, ap, ad) }, func(ap, ad float64) {
+		for _, v := range [4][2][]float64{{x.p, c.p}, {x.b, c.b}, {x.b2, c.b2}, {x.u, c.u}} {
+			axpy(v[0], ap, v[1])
+		}
+		axpy(x.y, ad, c.y)
+		for r := range btRows {
+			axpy(x.s[r], ap, c.s[r])
+			axpy(x.z[r], ad, c.z[r])
+		}
+	})
 	if math.IsNaN(x.p[0]) || math.IsNaN(x.y[0]) {
 		return errBrokeDown
 	}
 	return nil
+}
+
+func (x *leanBallTwo) gapParts() (comp, primI, dualI, obj float64) {
+	return x.comp, x.primI, x.dualI, x.obj
 }
 
 func (x *leanBallTwo) measureRel() float64 { return relativeGap(x.comp, x.primI, x.dualI, x.obj) }
@@ -1118,6 +1125,7 @@ func (x *leanBallTwo) tiny() (near, stop bool) { return false, x.comp < leanStop
 
 // runTo is leanBall.runTo, keeping also the lower side's multipliers.
 func (x *leanBallTwo) runTo(ctx context.Context, maxIter int, tol float64) (iters int, done bool, err error) {
+	x.finish.target = tol
 	iters, done, x.held, err = runKeepingBest(ctx, x, maxIter, tol, [][]float64{x.p, x.z[btA], x.z[btC], x.z[btE], x.z[btE2], x.z[btG], x.z[btG2], x.z[btD], x.z[btD2], x.y})
 	return iters, done, err
 }

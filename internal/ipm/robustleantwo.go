@@ -103,6 +103,8 @@ type leanTwo struct {
 	hp, hb, hb2, ht, hh, hn, hn2      []float64
 	aff, cor, fix                     leanTwoDir
 	r2                                []float64
+	// finish takes the runs' last step (leanFinish).
+	finish leanFinish
 }
 
 // leanTwoDir is a Newton direction of leanTwo.
@@ -1056,23 +1058,28 @@ func (x *leanTwo) step() error {
 	corrector(x.cD2, x.sD2, x.zD2, a.sD2, a.zD2, target)
 	c := &x.cor
 	x.solve(c, true)
-	ap, ad = x.stepLengths(c, 1/x.eta)
+	// 3. The step, at most eta of the way to the boundary.
+	apMax, adMax := x.stepLengths(c, 1/x.eta)
 	eta := min(x.eta, max(0.9, 1-10*muC))
-	ap, ad = min(1, eta*ap), min(1, eta*ad)
-	// 3. The step.
-	for _, v := range [][2][]float64{{x.p, c.p}, {x.b, c.b}, {x.b2, c.b2}, {x.t, c.t}, {x.h, c.h},
-		{x.nu, c.nu}, {x.nu2, c.nu2}, {x.sA, c.sA}, {x.sC, c.sC}, {x.sB, c.sB}, {x.sE, c.sE},
-		{x.sB2, c.sB2}, {x.sE2, c.sE2}, {x.sD, c.sD}, {x.sD2, c.sD2}} {
-		axpy(v[0], ap, v[1])
-	}
-	for _, v := range [][2][]float64{{x.y, c.y}, {x.zA, c.zA}, {x.zC, c.zC}, {x.zB, c.zB}, {x.zE, c.zE},
-		{x.zB2, c.zB2}, {x.zE2, c.zE2}, {x.zD, c.zD}, {x.zD2, c.zD2}} {
-		axpy(v[0], ad, v[1])
-	}
+	x.finish.step(x, apMax, adMax, eta, func(ap, ad float64) float64 { return x.affineComp(c, ap, ad) }, func(ap, ad float64) {
+		for _, v := range [][2][]float64{{x.p, c.p}, {x.b, c.b}, {x.b2, c.b2}, {x.t, c.t}, {x.h, c.h},
+			{x.nu, c.nu}, {x.nu2, c.nu2}, {x.sA, c.sA}, {x.sC, c.sC}, {x.sB, c.sB}, {x.sE, c.sE},
+			{x.sB2, c.sB2}, {x.sE2, c.sE2}, {x.sD, c.sD}, {x.sD2, c.sD2}} {
+			axpy(v[0], ap, v[1])
+		}
+		for _, v := range [][2][]float64{{x.y, c.y}, {x.zA, c.zA}, {x.zC, c.zC}, {x.zB, c.zB}, {x.zE, c.zE},
+			{x.zB2, c.zB2}, {x.zE2, c.zE2}, {x.zD, c.zD}, {x.zD2, c.zD2}} {
+			axpy(v[0], ad, v[1])
+		}
+	})
 	if math.IsNaN(x.p[0]) || math.IsNaN(x.y[0]) {
 		return errBrokeDown
 	}
 	return nil
+}
+
+func (x *leanTwo) gapParts() (comp, primI, dualI, obj float64) {
+	return x.comp, x.primI, x.dualI, x.obj
 }
 
 func (x *leanTwo) measureRel() float64 { return relativeGap(x.comp, x.primI, x.dualI, x.obj) }
@@ -1084,6 +1091,7 @@ func (x *leanTwo) tiny() (near, stop bool) { return false, x.comp < leanStop }
 
 // runTo is leanBox.runTo, keeping also the lower side's multipliers.
 func (x *leanTwo) runTo(ctx context.Context, maxIter int, tol float64) (iters int, done bool, err error) {
+	x.finish.target = tol
 	iters, done, x.held, err = runKeepingBest(ctx, x, maxIter, tol, [][]float64{x.p, x.zA, x.zC, x.zE, x.zE2, x.zD, x.zD2, x.y})
 	return iters, done, err
 }

@@ -1,0 +1,179 @@
+package ipm
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/pmlopt/pmlopt/internal/randinst"
+	"github.com/pmlopt/pmlopt/mech"
+)
+
+// scriptedFinishing is a lean route reduced to what leanFinish reads: a
+// point's gap parts, whether it converges after a step, and the steps it
+// was moved by.
+type scriptedFinishing struct {
+	comp, primI, dualI, obj float64
+	convergesAfter          bool
+	updates                 int
+	moves                   [][2]float64
+}
+
+func (x *scriptedFinishing) residuals() { x.updates++ }
+
+func (x *scriptedFinishing) converged(float64) bool { return x.convergesAfter }
+
+func (x *scriptedFinishing) gapParts() (comp, primI, dualI, obj float64) {
+	return x.comp, x.primI, x.dualI, x.obj
+}
+
+// TestLeanFinishSteps: the finishing step is taken only in the tail, on a
+// short step, where the predicted gap measure is below leanFinishShare of
+// the target; it stops leanFinishCut short of the largest steps, and a
+// point it leaves outside the target is moved on to the route's own step
+// along the same direction.
+func TestLeanFinishSteps(t *testing.T) {
+	const eta = 0.999
+	apMax, adMax := 0.9999, 1.0
+	ap, ad := eta*apMax, eta*adMax
+	keep := 1 - leanFinishCut
+	fp, fd := keep*apMax, min(1, keep*adMax)
+	tail := scriptedFinishing{comp: 1e-6, primI: 1e-9, dualI: 1e-10, obj: -3}
+	cases := []struct {
+		name         string
+		target       float64
+		x            scriptedFinishing
+		apMax, adMax float64
+		predicted    float64 // the complementarity comp reports
+		want         [][2]float64
+		tried        int
+		taken        int
+	}{
+		{"no target", 0, tail, apMax, adMax, 0, [][2]float64{{ap, ad}}, 0, 0},
+		{"full steps", 1e-11, tail, 1.002, 1.002, 0, [][2]float64{{1, 1}}, 0, 0},
+		{"far from the optimum", 1e-11, scriptedFinishing{comp: 0.1, obj: 3}, apMax, adMax, 0, [][2]float64{{ap, ad}}, 0, 0},
+		{"predicted above the share", 1e-11, tail, apMax, adMax, 3 * 0.6e-11, [][2]float64{{ap, ad}}, 0, 0},
+		{"residuals left above the share", 1e-11, scriptedFinishing{comp: 1e-6, primI: 1e-6, obj: -3}, apMax, adMax, 0, [][2]float64{{ap, ad}}, 0, 0},
+		{"ends the run", 1e-11, withConvergence(tail, true), apMax, adMax, 3 * 0.4e-11, [][2]float64{{fp, fd}}, 1, 1},
+		{"moved back", 1e-11, withConvergence(tail, false), apMax, adMax, 3 * 0.4e-11, [][2]float64{{fp, fd}, {ap - fp, ad - fd}}, 1, 0},
+	}
+	for _, c := range cases {
+		x := c.x
+		f := leanFinish{target: c.target}
+		var asked [][2]float64
+		f.step(&x, c.apMax, c.adMax, eta, func(p, d float64) float64 {
+			asked = append(asked, [2]float64{p, d})
+			return c.predicted
+		}, func(p, d float64) { x.moves = append(x.moves, [2]float64{p, d}) })
+		if fmt.Sprint(x.moves) != fmt.Sprint(c.want) {
+			t.Errorf("%s: moves %v, want %v", c.name, x.moves, c.want)
+		}
+		if f.tried != c.tried || f.taken != c.taken || x.updates != c.tried {
+			t.Errorf("%s: tried %d, taken %d, residuals %d; want %d, %d, %d", c.name, f.tried, f.taken, x.updates, c.tried, c.taken, c.tried)
+		}
+		if len(asked) > 0 && asked[0] != [2]float64{fp, fd} {
+			t.Errorf("%s: complementarity asked at %v, want %v", c.name, asked[0], [2]float64{fp, fd})
+		}
+		if p, d := sumMoves(x.moves); c.tried > c.taken && (math.Abs(p-ap) > 1e-15 || math.Abs(d-ad) > 1e-15) {
+			t.Errorf("%s: moved %g, %g in all; want the route's %g, %g", c.name, p, d, ap, ad)
+		}
+	}
+}
+
+func withConvergence(x scriptedFinishing, ok bool) scriptedFinishing {
+	x.convergesAfter = ok
+	return x
+}
+
+func sumMoves(moves [][2]float64) (p, d float64) {
+	for _, m := range moves {
+		p, d = p+m[0], d+m[1]
+	}
+	return p, d
+}
+
+// TestLeanFinishEndsRuns: on each lean route, over the box 0.8–1.25 times
+// the estimate and the L1 ball of radius 0.1, under ε-PML and LIP at 1
+// nat, the finishing step ends the run at least one iteration before the
+// same run without it, within the run's gap, and the route's answer is
+// the dualised LP's optimum, certified and within the budget over the
+// set.
+func TestLeanFinishEndsRuns(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		family string
+		n      int
+		ball   bool
+		lip    bool
+	}{
+		{"fine", 16, false, true},
+		{"bands", 8, true, true},
+		{"grid", 16, false, false},
+		{"counting-uniform", 16, true, false},
+	} {
+		in := familyInstance(t, c.family, c.n)
+		var set *mech.PriorSet
+		var err error
+		if c.ball {
+			set, err = mech.NewL1Set(in.Prior, 0.1)
+		} else {
+			set, err = randinst.FactorBox(in.Prior, 0.8, 1.25)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := mech.Budget{Measure: mech.PML, Epsilon: 1}
+		if c.lip {
+			b.Measure = mech.LIP
+		}
+		p := RobustProblem{Utility: in.Utility, Budget: b, Set: set}
+		mu, kap, lip, _ := robustRates(b)
+		pi := normalised(set.Center)
+		route := func() leanRoute {
+			switch {
+			case !c.ball && lip:
+				return newLeanTwo(pi, p.Utility, set, mu, kap)
+			case !c.ball:
+				return newLeanBox(pi, p.Utility, set, mu)
+			case lip:
+				return newLeanBallTwo(pi, p.Utility, set, mu, kap)
+			}
+			return newLeanBall(pi, p.Utility, set, mu)
+		}
+		name := fmt.Sprintf("%s %d (%s)", c.family, c.n, route())
+		max := leanMaxIter(len(pi))
+		plain := route()
+		plainIters, plainDone, _, err := runKeepingBest(ctx, plain, max, robustGap, nil)
+		if err != nil || !plainDone {
+			t.Fatalf("%s: the run without the finishing step: done %v, %v", name, plainDone, err)
+		}
+		x := route()
+		iters, done, err := x.runTo(ctx, max, robustGap)
+		if err != nil || !done {
+			t.Fatalf("%s: done %v, %v", name, done, err)
+		}
+		f := x.finishing()
+		if f.taken != 1 || iters > plainIters-1 || x.heldGap() > robustGap {
+			t.Errorf("%s: %d iterations (%d finishing steps of %d tried), gap %g; without it %d", name, iters, f.taken, f.tried, x.heldGap(), plainIters)
+		}
+		r, tried, err := solveRobustLeanRoute(ctx, p, pi, mu, kap, lip, 200, robustGap, AcceptedGap)
+		if err != nil || !tried {
+			t.Fatalf("%s: %v", name, err)
+		}
+		checkRunsAgainstLP(t, name, p, r, 1)
+	}
+}
+
+// leanRoute is a lean route as TestLeanFinishEndsRuns runs it.
+type leanRoute interface {
+	keptIterand
+	runTo(ctx context.Context, maxIter int, tol float64) (iters int, done bool, err error)
+	heldGap() float64
+	finishing() leanFinish
+}
+
+func (x *leanBox) finishing() leanFinish     { return x.finish }
+func (x *leanTwo) finishing() leanFinish     { return x.finish }
+func (x *leanBall) finishing() leanFinish    { return x.finish }
+func (x *leanBallTwo) finishing() leanFinish { return x.finish }
