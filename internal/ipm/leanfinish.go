@@ -18,13 +18,16 @@ package ipm
 //  3. A point within the target ends the run there. Any other (the
 //     prediction is linear in the steps, the complementarity is not) is
 //     moved back along the same direction to the route's own step, so
-//     that no run goes on from a point that near the boundary.
+//     that a run goes on from a point that near the boundary only where
+//     an earlier point of lower gap measure, not within a target above
+//     robustFeasTol, keeps it going (runKeepingBest ends a run on a
+//     point that beats the best so far).
 type leanFinish struct {
 	// target is the run's gap, set by the route's runTo; 0 turns the
 	// finishing step off.
 	target float64
-	// tried and taken count the finishing steps taken and those that
-	// ended the run.
+	// tried and taken count the finishing steps taken and those of
+	// them kept, for the tests.
 	tried, taken int
 }
 
@@ -50,8 +53,9 @@ const (
 )
 
 // step moves x along its direction (move) by eta of the largest steps
-// that keep it interior, apMax and adMax (capped at 1/eta or more), or by
-// the finishing step where that ends the run; comp is the
+// that keep it interior, apMax and adMax (as far as the route's ratio
+// test looked: at most 1/leanEta or so, where eta of them is a full
+// step), or by the finishing step where that ends the run; comp is the
 // complementarity after given steps along the direction.
 func (f *leanFinish) step(x leanFinishing, apMax, adMax, eta float64, comp func(ap, ad float64) float64, move func(ap, ad float64)) {
 	ap, ad := min(1, eta*apMax), min(1, eta*adMax)
