@@ -1108,10 +1108,9 @@ func (x *leanBox) step() error {
 // care for NaN and signed zeros, which the sums of the residuals carry
 // anyway).
 func maxAbsOf(m, v float64) float64 {
-	if v < 0 {
-		v = -v
-	}
-	if v > m {
+	// math.Abs clears the sign bit: no branch on a sign that residuals
+	// flip at random.
+	if v = math.Abs(v); v > m {
 		return v
 	}
 	return m
