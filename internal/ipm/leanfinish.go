@@ -7,7 +7,7 @@ package ipm
 // boundary, each step then cuts the gap by 1/(1 − leanEta) only, one or
 // two iterations more than the nominal interior point, whose steps go
 // 1 − 10μ of the way. The finishing step goes leanFinishCut short of the
-// boundary, and is taken only where it ends the run:
+// boundary, and is kept only where it ends the run:
 //
 //  1. In the tail (gap measure below leanExactGap) and where the route's
 //     step is not the full one, the complementarity the direction
@@ -15,13 +15,16 @@ package ipm
 //     steps' fractions, give the gap measure the step would reach.
 //  2. Where that is below leanFinishShare of the run's target, the step
 //     is taken and the residuals brought up to date.
-//  3. A point within the target ends the run there. Any other (the
-//     prediction is linear in the steps, the complementarity is not) is
-//     moved back along the same direction to the route's own step, so
-//     that a run goes on from a point that near the boundary only where
-//     an earlier point of lower gap measure, not within a target above
-//     robustFeasTol, keeps it going (runKeepingBest ends a run on a
-//     point that beats the best so far).
+//  3. A point within the target is kept. Any other is moved back along
+//     the same direction to the route's own step: the prediction scales
+//     the residuals by the steps' fractions and keeps the objective,
+//     and the direction solves its system only to the refinement's
+//     tolerance.
+//
+// A kept point ends the run (runKeepingBest) unless an earlier point of
+// lower gap measure was not within the target, which only a target above
+// robustFeasTol allows; the run then goes on from it as from any other
+// interior point.
 type leanFinish struct {
 	// target is the run's gap, set by the route's runTo; 0 turns the
 	// finishing step off.
