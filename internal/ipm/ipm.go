@@ -863,6 +863,13 @@ func minStep(a, b float64) float64 {
 // (and y + step·dy ≥ 0).
 func stepTo(x, dx, y, dy []float64) float64 { return stepWithin(1, x, dx, y, dy) }
 
+// stepFraction is the share of the largest interior step an iteration
+// takes, at most limit: 1 − 10μ near the optimum (μ the mean
+// complementarity of its pairs), so that the steps come as near the
+// boundary as the complementarity they aim at, and at least 0.9 further
+// from it.
+func stepFraction(limit, mu float64) float64 { return min(limit, max(0.9, 1-10*mu)) }
+
 // stepWithin is stepTo with the steps capped at limit instead of 1.
 func stepWithin(limit float64, x, dx, y, dy []float64) float64 {
 	a := limit
@@ -928,7 +935,7 @@ func (w *workspace) step() error {
 			return err
 		}
 	}
-	eta := max(0.9, 1-10*muC)
+	eta := stepFraction(1, muC)
 	ap, ad = min(1, eta*ap), min(1, eta*ad)
 	w.move(d, ap, ad)
 	return nil

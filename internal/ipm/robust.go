@@ -637,7 +637,7 @@ func (x *robustIPM) step() error {
 	c := x.cor
 	x.solve(c)
 	ap, ad = x.stepLengths(c)
-	eta := min(robustEta, max(0.9, 1-10*muC))
+	eta := stepFraction(robustEta, muC)
 	ap, ad = min(1, eta*ap), min(1, eta*ad)
 	for k := range x.p {
 		x.p[k] += ap * c.p[k]

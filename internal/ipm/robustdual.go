@@ -760,7 +760,7 @@ func (x *dualIPM) step() error {
 	c := x.cor
 	x.solve(c, true)
 	ap, ad = x.stepLengths(c)
-	eta := min(robustEta, max(0.9, 1-10*muC))
+	eta := stepFraction(robustEta, muC)
 	ap, ad = min(1, eta*ap), min(1, eta*ad)
 	vec.AddScaled(x.x, ap, c.x)
 	vec.AddScaled(x.xo, ap, c.xo)

@@ -79,10 +79,8 @@ type leanBox struct {
 	rdp, rdb           []float64 // c + Aᵀz − Eᵀy on p and b
 	rdt, rdn           []float64 // on t and ν
 	ra                 []float64 // Σ_j p_kj − 1
-	comp, primI, dualI float64
-	obj                float64
 	npairs             int
-	held               float64
+	leanRun
 
 	// The rows' weights ω = z/s and inverse slacks 1/s (weights).
 	wA, wC, wB, wE, wD []float64
@@ -116,8 +114,6 @@ type leanBox struct {
 	hp, hb, ht, hn []float64
 	aff, cor, fix  leanDir
 	r2             []float64 // refinement's row-sum residuals
-	// finish takes the runs' last step (leanFinish).
-	finish leanFinish
 }
 
 // leanDir is a Newton direction of leanBox.
@@ -1078,10 +1074,9 @@ func (x *leanBox) step() error {
 	corrector(x.cD, x.sD, x.zD, a.sD, a.zD, target)
 	c := &x.cor
 	x.solve(c, true)
-	// 3. The step, at most eta of the way to the boundary.
+	// 3. The step (leanRun.advance).
 	apMax, adMax := x.stepLengths(c, 1/x.eta)
-	eta := min(x.eta, max(0.9, 1-10*muC))
-	x.finish.step(x, apMax, adMax, eta, func(ap, ad float64) float64 { return x.affineComp(c, ap, ad) }, func(ap, ad float64) {
+	x.advance(x.residuals, apMax, adMax, stepFraction(x.eta, muC), func(ap, ad float64) float64 { return x.affineComp(c, ap, ad) }, func(ap, ad float64) {
 		axpy(x.p, ap, c.p)
 		axpy(x.b, ap, c.b)
 		axpy(x.t, ap, c.t)
@@ -1137,34 +1132,11 @@ func axpy(v []float64, a float64, d []float64) {
 	}
 }
 
-func (x *leanBox) gapParts() (comp, primI, dualI, obj float64) {
-	return x.comp, x.primI, x.dualI, x.obj
-}
-
-func (x *leanBox) measureRel() float64 { return relativeGap(x.comp, x.primI, x.dualI, x.obj) }
-
-func (x *leanBox) gapMeasure() float64 { return x.measureRel() }
-
-// tiny: like dualIPM, a point is observed on its gap measure alone.
-func (x *leanBox) tiny() (near, stop bool) { return false, x.comp < leanStop }
-
-// runTo iterates until the relative gap and the residuals are below tol
-// (then done), the iterations stall or break down, or maxIter; x is left
-// at the best point it saw below robustLooseTol (its entries and the
-// multipliers reading uses).
+// runTo runs x (leanRun.run), keeping the entries and the multipliers
+// its reading uses.
 func (x *leanBox) runTo(ctx context.Context, maxIter int, tol float64) (iters int, done bool, err error) {
-	x.finish.target = tol
-	iters, done, x.held, err = runKeepingBest(ctx, x, maxIter, tol, [][]float64{x.p, x.zA, x.zC, x.zE, x.zD, x.y})
-	return iters, done, err
+	return x.run(ctx, x, maxIter, tol, [][]float64{x.p, x.zA, x.zC, x.zE, x.zD, x.y})
 }
-
-// converged reports the current point within tol (withinGap).
-func (x *leanBox) converged(tol float64) bool {
-	return withinGap(x.comp, x.primI, x.dualI, x.obj, tol)
-}
-
-// heldGap is the gap measure of the point runTo left.
-func (x *leanBox) heldGap() float64 { return x.held }
 
 // prior returns output j's worst prior read off the multipliers, as
 // dualIPM.prior does: l_k + z_E/z_D on letter k, the inner LP's

@@ -73,10 +73,8 @@ type leanBall struct {
 	rdp, rdb                   []float64 // c + Aᵀz − Eᵀy on p and b
 	rdt, rdn, rdl              []float64 // on t, ν and λ
 	ra                         []float64 // Σ_j p_kj − 1
-	comp, primI, dualI         float64
-	obj                        float64
 	npairs                     int
-	held                       float64
+	leanRun
 
 	// The rows' weights ω = z/s and inverse slacks 1/s.
 	wA, wC, wB, wE, wF, wL, wD []float64
@@ -105,8 +103,6 @@ type leanBall struct {
 	hp, hb, ht, hn, hl []float64
 	aff, cor, fix      ballDir
 	r2                 []float64
-	// finish takes the runs' last step (leanFinish).
-	finish leanFinish
 }
 
 // ballDir is a Newton direction of leanBall.
@@ -881,10 +877,9 @@ func (x *leanBall) step() error {
 	}
 	c := &x.cor
 	x.solve(c, true)
-	// 3. The step, at most eta of the way to the boundary.
+	// 3. The step (leanRun.advance).
 	apMax, adMax := x.stepLengths(c, 1/x.eta)
-	eta := min(x.eta, max(0.9, 1-10*muC))
-	x.finish.step(x, apMax, adMax, eta, func(ap, ad float64) float64 { return x.affineComp(c, ap, ad) }, func(ap, ad float64) {
+	x.advance(x.residuals, apMax, adMax, stepFraction(x.eta, muC), func(ap, ad float64) float64 { return x.affineComp(c, ap, ad) }, func(ap, ad float64) {
 		axpy(x.p, ap, c.p)
 		axpy(x.b, ap, c.b)
 		axpy(x.t, ap, c.t)
@@ -902,34 +897,11 @@ func (x *leanBall) step() error {
 	return nil
 }
 
-func (x *leanBall) gapParts() (comp, primI, dualI, obj float64) {
-	return x.comp, x.primI, x.dualI, x.obj
-}
-
-func (x *leanBall) measureRel() float64 { return relativeGap(x.comp, x.primI, x.dualI, x.obj) }
-
-func (x *leanBall) gapMeasure() float64 { return x.measureRel() }
-
-// tiny: like dualIPM, a point is observed on its gap measure alone.
-func (x *leanBall) tiny() (near, stop bool) { return false, x.comp < leanStop }
-
-// runTo iterates until the relative gap and the residuals are below tol
-// (then done), the iterations stall or break down, or maxIter; x is left
-// at the best point it saw below robustLooseTol (its entries and the
-// multipliers reading uses).
+// runTo runs x (leanRun.run), keeping the entries and the multipliers
+// its reading uses.
 func (x *leanBall) runTo(ctx context.Context, maxIter int, tol float64) (iters int, done bool, err error) {
-	x.finish.target = tol
-	iters, done, x.held, err = runKeepingBest(ctx, x, maxIter, tol, [][]float64{x.p, x.zA, x.zC, x.zE, x.zF, x.zD, x.y})
-	return iters, done, err
+	return x.run(ctx, x, maxIter, tol, [][]float64{x.p, x.zA, x.zC, x.zE, x.zF, x.zD, x.y})
 }
-
-// converged reports the current point within tol (withinGap).
-func (x *leanBall) converged(tol float64) bool {
-	return withinGap(x.comp, x.primI, x.dualI, x.obj, tol)
-}
-
-// heldGap is the gap measure of the point runTo left.
-func (x *leanBall) heldGap() float64 { return x.held }
 
 // prior returns output j's worst prior read off the multipliers, as
 // dualIPM.prior does: π̂_k + (z_F − z_E)/z_D on letter k, the inner LP's

@@ -70,13 +70,12 @@ type leanBallTwo struct {
 	s, z     [btRows][]float64
 
 	// residuals
-	rp                 [btRows][]float64 // a·x − s
-	rdp, rdb, rdb2     []float64         // c + Aᵀz − Eᵀy on p, b and b'
-	rdu                []float64         // on the border, per output
-	ra                 []float64         // Σ_j p_kj − 1
-	comp, primI, dualI float64
-	obj, held          float64
-	npairs             int
+	rp             [btRows][]float64 // a·x − s
+	rdp, rdb, rdb2 []float64         // c + Aᵀz − Eᵀy on p, b and b'
+	rdu            []float64         // on the border, per output
+	ra             []float64         // Σ_j p_kj − 1
+	npairs         int
+	leanRun
 
 	// The rows' weights ω = z/s and inverse slacks 1/s, and the
 	// complementarity right-hand sides.
@@ -111,8 +110,6 @@ type leanBallTwo struct {
 	hp, hb, hb2, hu []float64
 	aff, cor, fix   ballTwoDir
 	r2              []float64
-	// finish takes the runs' last step (leanFinish).
-	finish leanFinish
 }
 
 // The row kinds of leanBallTwo: six per pair, then six per output.
@@ -1093,10 +1090,9 @@ func (x *leanBallTwo) step() error {
 	}
 	c := &x.cor
 	x.solve(c, true)
-	// 3. The step, at most eta of the way to the boundary.
+	// 3. The step (leanRun.advance).
 	apMax, adMax := x.stepLengths(c, 1/x.eta)
-	eta := min(x.eta, max(0.9, 1-10*muC))
-	x.finish.step(x, apMax, adMax, eta, func(ap, ad float64) float64 { return x.affineComp(c, ap, ad) }, func(ap, ad float64) {
+	x.advance(x.residuals, apMax, adMax, stepFraction(x.eta, muC), func(ap, ad float64) float64 { return x.affineComp(c, ap, ad) }, func(ap, ad float64) {
 		for _, v := range [4][2][]float64{{x.p, c.p}, {x.b, c.b}, {x.b2, c.b2}, {x.u, c.u}} {
 			axpy(v[0], ap, v[1])
 		}
@@ -1112,31 +1108,10 @@ func (x *leanBallTwo) step() error {
 	return nil
 }
 
-func (x *leanBallTwo) gapParts() (comp, primI, dualI, obj float64) {
-	return x.comp, x.primI, x.dualI, x.obj
-}
-
-func (x *leanBallTwo) measureRel() float64 { return relativeGap(x.comp, x.primI, x.dualI, x.obj) }
-
-func (x *leanBallTwo) gapMeasure() float64 { return x.measureRel() }
-
-// tiny: like dualIPM, a point is observed on its gap measure alone.
-func (x *leanBallTwo) tiny() (near, stop bool) { return false, x.comp < leanStop }
-
 // runTo is leanBall.runTo, keeping also the lower side's multipliers.
 func (x *leanBallTwo) runTo(ctx context.Context, maxIter int, tol float64) (iters int, done bool, err error) {
-	x.finish.target = tol
-	iters, done, x.held, err = runKeepingBest(ctx, x, maxIter, tol, [][]float64{x.p, x.z[btA], x.z[btC], x.z[btE], x.z[btE2], x.z[btG], x.z[btG2], x.z[btD], x.z[btD2], x.y})
-	return iters, done, err
+	return x.run(ctx, x, maxIter, tol, [][]float64{x.p, x.z[btA], x.z[btC], x.z[btE], x.z[btE2], x.z[btG], x.z[btG2], x.z[btD], x.z[btD2], x.y})
 }
-
-// converged reports the current point within tol (withinGap).
-func (x *leanBallTwo) converged(tol float64) bool {
-	return withinGap(x.comp, x.primI, x.dualI, x.obj, tol)
-}
-
-// heldGap is the gap measure of the point runTo left.
-func (x *leanBallTwo) heldGap() float64 { return x.held }
 
 // prior returns output j's worst prior for side sd (0 upper, 1 lower)
 // read off the multipliers, as dualIPM.prior does: π̂_k + (z_F − z_E)/z_D

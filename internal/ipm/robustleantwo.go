@@ -72,8 +72,8 @@ type leanTwo struct {
 	rdp, rdb, rdb2                    []float64
 	rdt, rdh, rdn, rdn2               []float64
 	ra                                []float64
-	comp, primI, dualI, obj, held     float64
 	npairs                            int
+	leanRun
 
 	// weights ω = z/s and 1/s per row
 	wA, wC, wB, wE, wB2, wE2, wD, wD2 []float64
@@ -103,8 +103,6 @@ type leanTwo struct {
 	hp, hb, hb2, ht, hh, hn, hn2      []float64
 	aff, cor, fix                     leanTwoDir
 	r2                                []float64
-	// finish takes the runs' last step (leanFinish).
-	finish leanFinish
 }
 
 // leanTwoDir is a Newton direction of leanTwo.
@@ -1058,10 +1056,9 @@ func (x *leanTwo) step() error {
 	corrector(x.cD2, x.sD2, x.zD2, a.sD2, a.zD2, target)
 	c := &x.cor
 	x.solve(c, true)
-	// 3. The step, at most eta of the way to the boundary.
+	// 3. The step (leanRun.advance).
 	apMax, adMax := x.stepLengths(c, 1/x.eta)
-	eta := min(x.eta, max(0.9, 1-10*muC))
-	x.finish.step(x, apMax, adMax, eta, func(ap, ad float64) float64 { return x.affineComp(c, ap, ad) }, func(ap, ad float64) {
+	x.advance(x.residuals, apMax, adMax, stepFraction(x.eta, muC), func(ap, ad float64) float64 { return x.affineComp(c, ap, ad) }, func(ap, ad float64) {
 		for _, v := range [][2][]float64{{x.p, c.p}, {x.b, c.b}, {x.b2, c.b2}, {x.t, c.t}, {x.h, c.h},
 			{x.nu, c.nu}, {x.nu2, c.nu2}, {x.sA, c.sA}, {x.sC, c.sC}, {x.sB, c.sB}, {x.sE, c.sE},
 			{x.sB2, c.sB2}, {x.sE2, c.sE2}, {x.sD, c.sD}, {x.sD2, c.sD2}} {
@@ -1078,31 +1075,10 @@ func (x *leanTwo) step() error {
 	return nil
 }
 
-func (x *leanTwo) gapParts() (comp, primI, dualI, obj float64) {
-	return x.comp, x.primI, x.dualI, x.obj
-}
-
-func (x *leanTwo) measureRel() float64 { return relativeGap(x.comp, x.primI, x.dualI, x.obj) }
-
-func (x *leanTwo) gapMeasure() float64 { return x.measureRel() }
-
-// tiny: like dualIPM, a point is observed on its gap measure alone.
-func (x *leanTwo) tiny() (near, stop bool) { return false, x.comp < leanStop }
-
 // runTo is leanBox.runTo, keeping also the lower side's multipliers.
 func (x *leanTwo) runTo(ctx context.Context, maxIter int, tol float64) (iters int, done bool, err error) {
-	x.finish.target = tol
-	iters, done, x.held, err = runKeepingBest(ctx, x, maxIter, tol, [][]float64{x.p, x.zA, x.zC, x.zE, x.zE2, x.zD, x.zD2, x.y})
-	return iters, done, err
+	return x.run(ctx, x, maxIter, tol, [][]float64{x.p, x.zA, x.zC, x.zE, x.zE2, x.zD, x.zD2, x.y})
 }
-
-// converged reports the current point within tol (withinGap).
-func (x *leanTwo) converged(tol float64) bool {
-	return withinGap(x.comp, x.primI, x.dualI, x.obj, tol)
-}
-
-// heldGap is the gap measure of the point runTo left.
-func (x *leanTwo) heldGap() float64 { return x.held }
 
 // prior returns output j's worst prior for side sd (0 upper, 1 lower)
 // read off the multipliers, as dualIPM.prior does: l_k + z_E/z_D on

@@ -11,80 +11,64 @@ import (
 	"github.com/pmlopt/pmlopt/mech"
 )
 
-// scriptedFinishing is a lean route reduced to what leanFinish reads: a
-// point's gap parts, whether it converges after a step, and the steps it
-// was moved by.
-type scriptedFinishing struct {
-	comp, primI, dualI, obj float64
-	convergesAfter          bool
-	updates                 int
-	moves                   [][2]float64
-}
-
-func (x *scriptedFinishing) residuals() { x.updates++ }
-
-func (x *scriptedFinishing) converged(float64) bool { return x.convergesAfter }
-
-func (x *scriptedFinishing) gapParts() (comp, primI, dualI, obj float64) {
-	return x.comp, x.primI, x.dualI, x.obj
-}
-
 // TestLeanFinishSteps: the finishing step is taken only in the tail, on a
 // short step, where the predicted gap measure is below leanFinishShare of
-// the target; it stops leanFinishCut short of the largest steps, and a
-// point it leaves outside the target is moved on to the route's own step
-// along the same direction.
+// the target; it stops leanFinishCut short of the largest steps, a point
+// it leaves within the target is kept, and any other is moved on to the
+// route's own step along the same direction. The route is a leanRun
+// whose residuals, after a move, report the measures given.
 func TestLeanFinishSteps(t *testing.T) {
 	const eta = 0.999
 	apMax, adMax := 0.9999, 1.0
 	ap, ad := eta*apMax, eta*adMax
 	keep := 1 - leanFinishCut
 	fp, fd := keep*apMax, min(1, keep*adMax)
-	tail := scriptedFinishing{comp: 1e-6, primI: 1e-9, dualI: 1e-10, obj: -3}
+	tail := leanRun{comp: 1e-6, primI: 1e-9, dualI: 1e-10, obj: -3}
+	within := leanRun{comp: 1e-12, primI: 1e-13, dualI: 1e-14, obj: -3}
+	outside := leanRun{comp: 1e-9, primI: 1e-13, dualI: 1e-14, obj: -3}
 	cases := []struct {
 		name         string
 		target       float64
-		x            scriptedFinishing
+		at, after    leanRun
 		apMax, adMax float64
 		predicted    float64 // the complementarity comp reports
 		want         [][2]float64
 		tried        int
 		taken        int
 	}{
-		{"no target", 0, tail, apMax, adMax, 0, [][2]float64{{ap, ad}}, 0, 0},
-		{"full steps", 1e-11, tail, 1.002, 1.002, 0, [][2]float64{{1, 1}}, 0, 0},
-		{"far from the optimum", 1e-11, scriptedFinishing{comp: 0.1, obj: 3}, apMax, adMax, 0, [][2]float64{{ap, ad}}, 0, 0},
-		{"predicted above the share", 1e-11, tail, apMax, adMax, 3 * 0.6e-11, [][2]float64{{ap, ad}}, 0, 0},
-		{"residuals left above the share", 1e-11, scriptedFinishing{comp: 1e-6, primI: 1e-6, obj: -3}, apMax, adMax, 0, [][2]float64{{ap, ad}}, 0, 0},
-		{"ends the run", 1e-11, withConvergence(tail, true), apMax, adMax, 3 * 0.4e-11, [][2]float64{{fp, fd}}, 1, 1},
-		{"moved back", 1e-11, withConvergence(tail, false), apMax, adMax, 3 * 0.4e-11, [][2]float64{{fp, fd}, {ap - fp, ad - fd}}, 1, 0},
+		{"no target", 0, tail, within, apMax, adMax, 0, [][2]float64{{ap, ad}}, 0, 0},
+		{"full steps", 1e-11, tail, within, 1.002, 1.002, 0, [][2]float64{{1, 1}}, 0, 0},
+		{"far from the optimum", 1e-11, leanRun{comp: 0.1, obj: 3}, within, apMax, adMax, 0, [][2]float64{{ap, ad}}, 0, 0},
+		{"predicted above the share", 1e-11, tail, within, apMax, adMax, 3 * 0.6e-11, [][2]float64{{ap, ad}}, 0, 0},
+		{"residuals left above the share", 1e-11, leanRun{comp: 1e-6, primI: 1e-6, obj: -3}, within, apMax, adMax, 0, [][2]float64{{ap, ad}}, 0, 0},
+		{"ends the run", 1e-11, tail, within, apMax, adMax, 3 * 0.4e-11, [][2]float64{{fp, fd}}, 1, 1},
+		{"moved back", 1e-11, tail, outside, apMax, adMax, 3 * 0.4e-11, [][2]float64{{fp, fd}, {ap - fp, ad - fd}}, 1, 0},
 	}
 	for _, c := range cases {
-		x := c.x
-		f := leanFinish{target: c.target}
-		var asked [][2]float64
-		f.step(&x, c.apMax, c.adMax, eta, func(p, d float64) float64 {
+		r := c.at
+		r.target = c.target
+		var asked, moves [][2]float64
+		updates := 0
+		r.advance(func() {
+			updates++
+			r.comp, r.primI, r.dualI, r.obj = c.after.comp, c.after.primI, c.after.dualI, c.after.obj
+		}, c.apMax, c.adMax, eta, func(p, d float64) float64 {
 			asked = append(asked, [2]float64{p, d})
 			return c.predicted
-		}, func(p, d float64) { x.moves = append(x.moves, [2]float64{p, d}) })
-		if fmt.Sprint(x.moves) != fmt.Sprint(c.want) {
-			t.Errorf("%s: moves %v, want %v", c.name, x.moves, c.want)
+		}, func(p, d float64) { moves = append(moves, [2]float64{p, d}) })
+		if fmt.Sprint(moves) != fmt.Sprint(c.want) {
+			t.Errorf("%s: moves %v, want %v", c.name, moves, c.want)
 		}
-		if f.tried != c.tried || f.taken != c.taken || x.updates != c.tried {
-			t.Errorf("%s: tried %d, taken %d, residuals %d; want %d, %d, %d", c.name, f.tried, f.taken, x.updates, c.tried, c.taken, c.tried)
+		if r.tried != c.tried || r.taken != c.taken || updates != c.tried {
+			t.Errorf("%s: tried %d, taken %d, residuals %d; want %d, %d, %d", c.name, r.tried, r.taken, updates, c.tried, c.taken, c.tried)
 		}
 		if len(asked) > 0 && asked[0] != [2]float64{fp, fd} {
 			t.Errorf("%s: complementarity asked at %v, want %v", c.name, asked[0], [2]float64{fp, fd})
 		}
-		if p, d := sumMoves(x.moves); c.tried > c.taken && (math.Abs(p-ap) > 1e-15 || math.Abs(d-ad) > 1e-15) {
+		if p, d := sumMoves(moves); c.tried > c.taken && (math.Abs(p-ap) > 1e-15 || math.Abs(d-ad) > 1e-15) {
 			t.Errorf("%s: moved %g, %g in all; want the route's %g, %g", c.name, p, d, ap, ad)
 		}
 	}
-}
-
-func withConvergence(x scriptedFinishing, ok bool) scriptedFinishing {
-	x.convergesAfter = ok
-	return x
 }
 
 func sumMoves(moves [][2]float64) (p, d float64) {
@@ -159,7 +143,7 @@ func TestLeanFinishEndsRuns(t *testing.T) {
 		if err != nil || done == c.stalls {
 			t.Fatalf("%s: done %v, %v", name, done, err)
 		}
-		f := x.finishing()
+		f := x.lean()
 		switch {
 		case c.stalls:
 			if f.tried == 0 || f.taken != 0 {
@@ -191,10 +175,8 @@ type leanRoute interface {
 	keptIterand
 	runTo(ctx context.Context, maxIter int, tol float64) (iters int, done bool, err error)
 	heldGap() float64
-	finishing() leanFinish
+	lean() *leanRun
 }
 
-func (x *leanBox) finishing() leanFinish     { return x.finish }
-func (x *leanTwo) finishing() leanFinish     { return x.finish }
-func (x *leanBall) finishing() leanFinish    { return x.finish }
-func (x *leanBallTwo) finishing() leanFinish { return x.finish }
+// lean returns the lean route's run, for the tests.
+func (r *leanRun) lean() *leanRun { return r }
